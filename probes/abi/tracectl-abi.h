@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The wire ABI between an instrumented application (libtracectl-ust) and
+ * tracectld, over the registration socket <rundir>/app.sock.
+ *
+ * The socket is AF_UNIX SOCK_SEQPACKET, so every message keeps its
+ * boundaries: one message is one tracectl_msg_header followed by exactly
+ * header.size - sizeof(header) bytes of the payload named by header.type.
+ * Every message is at most TRACECTL_ABI_MSG_MAX bytes. Receivers check the
+ * magic, the type, and that the datagram length equals header.size and the
+ * payload size of that type; anything else ends the connection. Strings are
+ * fixed arrays that must contain a NUL within their bounds.
+ *
+ * Conversation:
+ *
+ *   app                                   tracectld
+ *   REGISTER ------------------------------>     (identity from SO_PEERCRED)
+ *   EVENT (one per event) ----------------->
+ *   EVENTS_END {batch} -------------------->
+ *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
+ *                 <------------------------ EVENT_ENABLE, SESSION_START, ...
+ *                 <------------------------ EVENTS_DONE {batch}
+ *
+ * After EVENTS_DONE the application's state reflects every session that
+ * applied to it when the batch was processed; the library's constructor
+ * waits for it (bounded by TRACECTL_UST_REGISTER_TIMEOUT). More batches may
+ * follow when providers are loaded later (dlopen). Commands sent by the
+ * service carry a non-zero seq; the application answers each with REPLY
+ * carrying the same seq once the command has taken effect.
+ *
+ * All integers are in the host's byte order: both ends run on one machine.
+ */
+#ifndef TRACECTL_ABI_H
+#define TRACECTL_ABI_H
+
+#include <stdint.h>
+#include <assert.h>
+
+#define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
+#define TRACECTL_ABI_VERSION 1u
+#define TRACECTL_ABI_MSG_MAX 4096u
+
+#define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
+#define TRACECTL_ABI_FIELD_NAME_MAX 48u
+#define TRACECTL_ABI_FIELDS_MAX 32u
+#define TRACECTL_ABI_PROCNAME_MAX 16u
+#define TRACECTL_ABI_EVENTS_MAX 65536u /* per application */
+
+enum tracectl_msg_type {
+	/* application -> service */
+	TRACECTL_MSG_REGISTER = 1,
+	TRACECTL_MSG_EVENT = 2,
+	TRACECTL_MSG_EVENTS_END = 3,
+	TRACECTL_MSG_REPLY = 4,
+
+	/* service -> application */
+	TRACECTL_MSG_CHANNEL_ADD = 16,
+	TRACECTL_MSG_STREAM_ADD = 17, /* carries one memfd in SCM_RIGHTS */
+	TRACECTL_MSG_CHANNEL_REMOVE = 18,
+	TRACECTL_MSG_EVENT_ENABLE = 19,
+	TRACECTL_MSG_EVENT_DISABLE = 20,
+	TRACECTL_MSG_SESSION_START = 21,
+	TRACECTL_MSG_SESSION_STOP = 22,
+	TRACECTL_MSG_EVENTS_DONE = 23,
+};
+
+struct tracectl_msg_header {
+	uint32_t magic;
+	uint32_t type; /* enum tracectl_msg_type */
+	uint32_t size; /* whole message, header included */
+	uint32_t seq;  /* service commands: non-zero, echoed by REPLY */
+};
+
+/* Field types of an event payload, as laid out in the ring buffer. */
+enum tracectl_field_type {
+	TRACECTL_FIELD_SIGNED = 1,   /* size: 1, 2, 4 or 8 bytes */
+	TRACECTL_FIELD_UNSIGNED = 2, /* size: 1, 2, 4 or 8 bytes */
+	TRACECTL_FIELD_DOUBLE = 3,   /* size: 8, IEEE 754 binary64 */
+	TRACECTL_FIELD_STRING = 4,   /* NUL-terminated UTF-8, size 0 */
+	TRACECTL_FIELD_BYTES = 5,    /* uint32_t length then bytes, size 0 */
+};
+
+struct tracectl_abi_field {
+	char name[TRACECTL_ABI_FIELD_NAME_MAX];
+	uint32_t type; /* enum tracectl_field_type */
+	uint32_t size; /* bytes, for integers and double; 0 otherwise */
+};
+
+struct tracectl_msg_register {
+	struct tracectl_msg_header header;
+	uint32_t abi_version; /* TRACECTL_ABI_VERSION */
+	uint32_t bits_per_long;
+	uint32_t tracer_major;
+	uint32_t tracer_minor;
+	/*
+	 * Informational only: the service takes pid and uid from SO_PEERCRED
+	 * and the process name from /proc, never from here.
+	 */
+	int32_t pid;
+	uint32_t uid;
+	char procname[TRACECTL_ABI_PROCNAME_MAX];
+};
+
+struct tracectl_msg_event {
+	struct tracectl_msg_header header;
+	uint32_t index; /* the application's own index, 0.. in sending order */
+	int32_t loglevel;
+	uint32_t nr_fields; /* <= TRACECTL_ABI_FIELDS_MAX */
+	uint32_t reserved;
+	char name[TRACECTL_ABI_EVENT_NAME_MAX]; /* "provider:event" */
+	struct tracectl_abi_field fields[TRACECTL_ABI_FIELDS_MAX];
+};
+
+struct tracectl_msg_batch {
+	struct tracectl_msg_header header;
+	uint32_t batch; /* EVENTS_END and EVENTS_DONE */
+	uint32_t reserved;
+};
+
+struct tracectl_msg_reply {
+	struct tracectl_msg_header header; /* seq of the command answered */
+	int32_t status;                    /* 0 or a negative errno */
+	uint32_t reserved;
+};
+
+struct tracectl_msg_channel {
+	struct tracectl_msg_header header;
+	uint64_t session_handle;
+	uint64_t channel_handle;
+	uint32_t stream_id;   /* CTF stream class id of the channel */
+	uint32_t nr_streams;  /* one per possible CPU */
+	uint64_t subbuf_size; /* for CHANNEL_ADD; 0 in CHANNEL_REMOVE */
+	uint64_t num_subbuf;
+};
+
+struct tracectl_msg_stream {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t shm_size; /* bytes to map from the passed memfd */
+};
+
+struct tracectl_msg_event_enable {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t index; /* application's event index */
+	uint32_t id;    /* CTF event id in the channel's stream class */
+};
+
+struct tracectl_msg_session {
+	struct tracectl_msg_header header;
+	uint64_t session_handle;
+};
+
+static_assert(sizeof(struct tracectl_msg_event) <= TRACECTL_ABI_MSG_MAX, "event message too big");
+static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
+static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");
+
+#endif /* TRACECTL_ABI_H */

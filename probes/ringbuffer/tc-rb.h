@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The per-CPU ring buffer shared by an application (the writer) and the
+ * session owner's tracectl-consumerd (the reader), after "Lockless
+ * Multi-Core High-Throughput Buffering Scheme for Kernel Tracing"
+ * (Desnoyers & Dagenais), sections 3-4, in discard mode.
+ *
+ * One buffer lives in one memfd that the consumer creates:
+ *
+ *   [ struct tc_rb_shm (one page) | commit counters | sub-buffers ... ]
+ *
+ * - write_offset is the free-running write count (wcnt). Writers reserve
+ *   with a compare-and-swap loop; the slot is theirs once the CAS succeeds.
+ * - consumed is the free-running read count (rcnt), written by the reader
+ *   only, with release ordering once a sub-buffer's bytes are out.
+ * - commit[i].count is the free-running commit count of sub-buffer i: every
+ *   byte reserved in it is eventually committed (event slots, the packet
+ *   header, the end padding), so sub-buffer i of round r is complete when
+ *   its count reaches (r + 1) * subbuf_size (equation 2 of the paper).
+ *   Commits are atomic adds and may land in any order, so an event written
+ *   from a signal handler that interrupted another event's write is fine.
+ * - A sub-buffer is one CTF packet: struct tc_packet_header at its start,
+ *   written by the writer that opens it (begin fields) and by whoever
+ *   closes it (end fields), then event records, then padding.
+ *
+ * The reader treats all of this memory as hostile: the application can
+ * write anything into it. It copies a complete sub-buffer out before
+ * checking it and never uses a size or offset from shared memory unchecked.
+ */
+#ifndef TC_RB_H
+#define TC_RB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <assert.h>
+
+#define TC_RB_MAGIC 0x54435242u /* "TCRB" */
+#define TC_RB_VERSION 1u
+#define TC_RB_HEADER_SIZE 4096u
+#define TC_RB_CACHELINE 64u
+
+#define TC_RB_SUBBUF_SIZE_MIN 4096u
+#define TC_RB_SUBBUF_SIZE_MAX (64u << 20)
+#define TC_RB_NUM_SUBBUF_MIN 2u
+#define TC_RB_NUM_SUBBUF_MAX 1024u
+
+#define TC_CTF_MAGIC 0xC1FC1FC1u
+
+/* The CTF packet header and context at the start of every sub-buffer. */
+struct tc_packet_header {
+	/* trace.packet.header */
+	uint32_t magic;
+	uint8_t uuid[16];
+	uint32_t stream_id;
+	uint64_t stream_instance_id; /* the CPU */
+	/* stream.packet.context */
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_size;     /* bits */
+	uint64_t packet_size;      /* bits */
+	uint64_t packet_seq_num;   /* sub-buffer number since the stream began */
+	uint64_t events_discarded; /* free-running count for the stream */
+	uint32_t cpu_id;
+} __attribute__((packed));
+
+/* Every event record starts with this header, then its payload, packed. */
+struct tc_event_header {
+	uint32_t id;
+	uint64_t timestamp;
+} __attribute__((packed));
+
+struct tc_rb_commit {
+	uint64_t count;
+	uint8_t pad[TC_RB_CACHELINE - sizeof(uint64_t)];
+};
+
+/* Header page of one buffer. Fields above the first cache line are set
+ * by the consumer at creation and never change. */
+struct tc_rb_shm {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t subbuf_size; /* power of two */
+	uint32_t num_subbuf;  /* power of two */
+	uint32_t cpu;
+	uint32_t stream_id;
+	uint64_t shm_size;    /* whole mapping */
+	uint64_t data_offset; /* of sub-buffer 0, page aligned */
+	uint8_t uuid[16];
+	uint8_t pad0[TC_RB_CACHELINE - 56];
+
+	uint64_t write_offset;
+	uint8_t pad1[TC_RB_CACHELINE - 8];
+	uint64_t consumed;
+	uint8_t pad2[TC_RB_CACHELINE - 8];
+	uint64_t events_discarded;
+	uint8_t pad3[TC_RB_CACHELINE - 8];
+};
+
+static_assert(sizeof(struct tc_rb_shm) == 4 * TC_RB_CACHELINE, "shm header layout");
+static_assert(sizeof(struct tc_packet_header) == 84, "packet header layout");
+static_assert(sizeof(struct tc_event_header) == 12, "event header layout");
+
+/* A mapped buffer, private to the process that mapped it. */
+struct tc_rb {
+	struct tc_rb_shm *shm;
+	struct tc_rb_commit *commit;
+	uint8_t *data;
+	uint32_t subbuf_size; /* validated copies, never re-read from shm */
+	uint32_t num_subbuf;
+	uint64_t shm_size;
+};
+
+/* Both sides. */
+uint64_t tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf);
+/* Checks a mapping against its size and fills rb. Returns 0 or -EINVAL. */
+int tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size);
+
+/* Consumer: lays out a fresh buffer in a zeroed mapping of
+ * tc_rb_shm_size() bytes. Returns 0 or -EINVAL for bad geometry. */
+int tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
+	       uint32_t stream_id, const uint8_t uuid[16]);
+
+/* Writer: a reservation in progress. */
+struct tc_rb_ctx {
+	struct tc_rb *rb;
+	uint64_t offset;    /* of the first byte of the record */
+	uint32_t slot_size; /* bytes to commit, record included */
+	uint64_t timestamp;
+};
+
+/*
+ * Reserves len bytes (event header included) and reads the timestamp
+ * inside the reservation loop. No lock, no system call.
+ * Returns 0, -ENOBUFS when the buffer is full (the loss is counted in
+ * events_discarded), or -EMSGSIZE when len cannot fit a sub-buffer.
+ */
+int tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
+/* Copies len bytes at byte offset pos within the reserved record. */
+void tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len);
+/* Publishes the record (release ordering before the commit add). */
+void tc_rb_commit(const struct tc_rb_ctx *ctx);
+
+/* Reader (consumer). */
+struct tc_rb_reader {
+	struct tc_rb rb;
+	uint64_t consumed;          /* private copy of the read count */
+	uint64_t packets_corrupted; /* dropped because they failed checks */
+	uint32_t stream_id;
+	uint32_t cpu;
+	uint8_t uuid[16];
+};
+
+/*
+ * Copies the next complete sub-buffer into out (subbuf_size bytes) and
+ * checks it. Returns 1 when a valid packet is in out, 0 when none is ready,
+ * -EBADMSG when a complete sub-buffer failed the checks (it is skipped and
+ * counted in packets_corrupted). Then the caller calls tc_rb_reader_put().
+ */
+int tc_rb_reader_get(struct tc_rb_reader *reader, void *out);
+/* Releases the sub-buffer got last, so that writers can reuse it. */
+void tc_rb_reader_put(struct tc_rb_reader *reader);
+/*
+ * Closes the current sub-buffer if it holds data, so that the next get
+ * returns it once its writers commit (the stop/destroy flush).
+ * Returns true when a sub-buffer was closed.
+ */
+bool tc_rb_flush(struct tc_rb *rb);
+
+/* CLOCK_MONOTONIC in ns, the trace clock. */
+uint64_t tc_rb_clock_now(void);
+
+#endif /* TC_RB_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The command protocol between tracectld and one tracectl-consumerd.
+ *
+ * tracectld starts one consumer per user with active sessions and keeps an
+ * AF_UNIX SOCK_SEQPACKET socket pair to it; the consumer gets its end as
+ * file descriptor 3 (TC_CONSUMER_COMMAND_FD). Requests are answered in
+ * order, one at a time: the consumer reads a request, does the work, and
+ * answers with zero or more TC_CONSUMER_STREAM messages (each carrying one
+ * memfd in SCM_RIGHTS) followed by exactly one TC_CONSUMER_REPLY.
+ *
+ * The consumer runs as the session owner, so every path it is given is
+ * created and opened with that user's rights only: the service never
+ * writes into a user's directory. The consumer checks every size it reads,
+ * like the service does; a malformed request gets an error reply.
+ *
+ * When the socket closes (the service went away) the consumer flushes and
+ * writes out everything it holds, then exits.
+ */
+#ifndef TC_CONSUMER_ABI_H
+#define TC_CONSUMER_ABI_H
+
+#include <stdint.h>
+#include <assert.h>
+
+#define TC_CONSUMER_MAGIC 0x54434331u /* "TCC1" */
+#define TC_CONSUMER_COMMAND_FD 3
+#define TC_CONSUMER_MSG_MAX 65536u
+#define TC_CONSUMER_PATH_MAX 4096u
+#define TC_CONSUMER_NAME_MAX 256u
+#define TC_CONSUMER_ERROR_MAX 256u
+#define TC_CONSUMER_METADATA_CHUNK_MAX (TC_CONSUMER_MSG_MAX - 64u)
+
+enum tc_consumer_msg_type {
+	/* service -> consumer */
+	TC_CONSUMER_CREATE_SESSION = 1,  /* struct tc_consumer_session */
+	TC_CONSUMER_CREATE_CHANNEL = 2,  /* struct tc_consumer_channel */
+	TC_CONSUMER_METADATA = 3,        /* struct tc_consumer_metadata + text */
+	TC_CONSUMER_FLUSH_SESSION = 4,   /* struct tc_consumer_session_ref */
+	TC_CONSUMER_DESTROY_SESSION = 5, /* struct tc_consumer_session_ref */
+	/* consumer -> service */
+	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
+	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
+};
+
+struct tc_consumer_header {
+	uint32_t magic;
+	uint32_t type; /* enum tc_consumer_msg_type */
+	uint32_t size; /* whole message, header included */
+	uint32_t reserved;
+};
+
+/* Creates trace_dir (and missing parents, mode 0700) and an empty
+ * "metadata" file in it, mode 0600. The directory must not exist yet or
+ * be empty. */
+struct tc_consumer_session {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	char trace_dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+};
+
+struct tc_consumer_session_ref {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+};
+
+/* Creates one buffer per CPU (0..nr_cpus-1), each in its own memfd, and
+ * one stream file "<name>_<cpu>" per buffer in the session's trace_dir.
+ * The reply carries nr_cpus TC_CONSUMER_STREAM messages, in CPU order. */
+struct tc_consumer_channel {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint64_t channel_id;
+	uint32_t stream_id;
+	uint32_t nr_cpus;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint8_t uuid[16];
+	char name[TC_CONSUMER_NAME_MAX];
+};
+
+/* Appends size - sizeof(struct tc_consumer_metadata) bytes of TSDL text to
+ * the session's metadata file. */
+struct tc_consumer_metadata {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	/* text follows */
+};
+
+struct tc_consumer_stream {
+	struct tc_consumer_header header;
+	uint64_t channel_id;
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t shm_size;
+};
+
+struct tc_consumer_reply {
+	struct tc_consumer_header header;
+	int32_t status; /* 0 or a negative errno */
+	uint32_t reserved;
+	/* FLUSH/DESTROY: totals over the session, for status and logs. */
+	uint64_t packets_written;
+	uint64_t packets_corrupted;
+	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
+};
+
+static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");
+
+#endif /* TC_CONSUMER_ABI_H */
