@@ -152,10 +152,25 @@ struct tc_rb_reader {
 };
 
 /*
+ * Attaches reader->rb to a mapping (as tc_rb_attach()) and starts reading
+ * at sub-buffer 0. stream_id, cpu and uuid are the reader's own copies of
+ * what the packets must carry; they are never taken from shared memory.
+ * Returns 0 or -EINVAL.
+ */
+int tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mapping_size,
+		      uint32_t stream_id, uint32_t cpu, const uint8_t uuid[16]);
+
+/*
  * Copies the next complete sub-buffer into out (subbuf_size bytes) and
  * checks it. Returns 1 when a valid packet is in out, 0 when none is ready,
  * -EBADMSG when a complete sub-buffer failed the checks (it is skipped and
  * counted in packets_corrupted). Then the caller calls tc_rb_reader_put().
+ *
+ * Precisely: after 1 the caller writes out, then calls tc_rb_reader_put().
+ * After -EBADMSG the sub-buffer has already been released (the read count
+ * moved past it); the caller must not call tc_rb_reader_put() and simply
+ * calls tc_rb_reader_get() again. A commit count outside the range that a
+ * writer can produce is reported as -EBADMSG too.
  */
 int tc_rb_reader_get(struct tc_rb_reader *reader, void *out);
 /* Releases the sub-buffer got last, so that writers can reuse it. */

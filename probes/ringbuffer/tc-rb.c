@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Lock-less per-CPU ring buffer in discard mode (see tc-rb.h for the layout
+ * and /work/shared/seeds/desnoyers-lockless-ring-buffer.txt, sections 3-4).
+ *
+ * Writer protocol, for one reservation:
+ *
+ *   load write_offset -> read clock -> decide (open | append | close) -> CAS
+ *
+ *   open:   the offset is at a sub-buffer boundary. Refuse when the reader
+ *           is a whole buffer behind (Buffer Full, equation 1), otherwise
+ *           reserve packet header + record in one CAS, then write the
+ *           packet's begin fields and commit the header bytes.
+ *   append: the record fits in the current sub-buffer; reserve it.
+ *   close:  it does not fit; move write_offset to the next boundary, write
+ *           the end fields of the packet and commit the unused tail as
+ *           padding, then retry (the retry opens the next sub-buffer).
+ *
+ * A reservation that ends exactly on a boundary closes its packet too: it
+ * writes the end fields before returning, so that nobody else has to.
+ *
+ * Every byte of a sub-buffer is committed exactly once (header, records,
+ * padding), in any order, so the sub-buffer of round r is complete when its
+ * free-running commit count reaches (r + 1) * subbuf_size (equation 2).
+ */
+#include "tc-rb.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#define TC_RB_PAGE_SIZE 4096u
+/* tc_rb_flush() competes with writers and with whatever the application
+ * writes into write_offset; it gives up rather than spin forever. */
+#define TC_RB_FLUSH_CAS_RETRIES 64
+
+static_assert(TC_RB_HEADER_SIZE % TC_RB_PAGE_SIZE == 0, "header page");
+static_assert(sizeof(struct tc_rb_commit) == TC_RB_CACHELINE, "commit counter layout");
+
+static bool
+is_power_of_two(uint64_t value)
+{
+	return value != 0 && (value & (value - 1)) == 0;
+}
+
+static bool
+geometry_is_valid(uint32_t subbuf_size, uint32_t num_subbuf)
+{
+	return is_power_of_two(subbuf_size) && is_power_of_two(num_subbuf) &&
+	       subbuf_size >= TC_RB_SUBBUF_SIZE_MIN && subbuf_size <= TC_RB_SUBBUF_SIZE_MAX &&
+	       num_subbuf >= TC_RB_NUM_SUBBUF_MIN && num_subbuf <= TC_RB_NUM_SUBBUF_MAX;
+}
+
+static uint64_t
+data_offset_for(uint32_t num_subbuf)
+{
+	uint64_t end = TC_RB_HEADER_SIZE + (uint64_t)num_subbuf * sizeof(struct tc_rb_commit);
+
+	return (end + TC_RB_PAGE_SIZE - 1) & ~(uint64_t)(TC_RB_PAGE_SIZE - 1);
+}
+
+/*
+ * Bytes of a buffer of this geometry, header page and commit counters
+ * included. Returns 0 when the geometry is invalid.
+ */
+uint64_t
+tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf)
+{
+	if (!geometry_is_valid(subbuf_size, num_subbuf))
+		return 0;
+	return data_offset_for(num_subbuf) + (uint64_t)subbuf_size * num_subbuf;
+}
+
+uint64_t
+tc_rb_clock_now(void)
+{
+	struct timespec now;
+
+	/* vDSO on Linux: no system call. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+int
+tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
+	   uint32_t stream_id, const uint8_t uuid[16])
+{
+	struct tc_rb_shm *shm = mapping;
+
+	if (!mapping || !uuid || !geometry_is_valid(subbuf_size, num_subbuf))
+		return -EINVAL;
+	shm->magic = TC_RB_MAGIC;
+	shm->version = TC_RB_VERSION;
+	shm->subbuf_size = subbuf_size;
+	shm->num_subbuf = num_subbuf;
+	shm->cpu = cpu;
+	shm->stream_id = stream_id;
+	shm->shm_size = tc_rb_shm_size(subbuf_size, num_subbuf);
+	shm->data_offset = data_offset_for(num_subbuf);
+	memcpy(shm->uuid, uuid, sizeof(shm->uuid));
+	shm->write_offset = 0;
+	shm->consumed = 0;
+	shm->events_discarded = 0;
+	return 0;
+}
+
+/*
+ * Validates the header of a mapping and fills rb with checked copies of the
+ * geometry. The mapping may belong to another process (the consumer's memfd
+ * in the application, or the application's scribbles in the consumer): every
+ * value used later is checked here, and only the copies in rb are used.
+ * Returns 0 or -EINVAL.
+ */
+int
+tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
+{
+	const struct tc_rb_shm *shm = mapping;
+	uint32_t subbuf_size, num_subbuf;
+	uint64_t data_offset, shm_size;
+
+	if (!rb || !mapping || ((uintptr_t)mapping % TC_RB_PAGE_SIZE) != 0)
+		return -EINVAL;
+	if (mapping_size < TC_RB_HEADER_SIZE)
+		return -EINVAL;
+	/* Read each shared value once, then check the local copy. */
+	subbuf_size = __atomic_load_n(&shm->subbuf_size, __ATOMIC_RELAXED);
+	num_subbuf = __atomic_load_n(&shm->num_subbuf, __ATOMIC_RELAXED);
+	data_offset = __atomic_load_n(&shm->data_offset, __ATOMIC_RELAXED);
+	shm_size = __atomic_load_n(&shm->shm_size, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&shm->magic, __ATOMIC_RELAXED) != TC_RB_MAGIC ||
+	    __atomic_load_n(&shm->version, __ATOMIC_RELAXED) != TC_RB_VERSION)
+		return -EINVAL;
+	if (!geometry_is_valid(subbuf_size, num_subbuf))
+		return -EINVAL;
+	if (data_offset != data_offset_for(num_subbuf) || data_offset % TC_RB_PAGE_SIZE != 0)
+		return -EINVAL;
+	if (shm_size != tc_rb_shm_size(subbuf_size, num_subbuf) || shm_size != mapping_size)
+		return -EINVAL;
+
+	rb->shm = mapping;
+	rb->commit = (struct tc_rb_commit *)((uint8_t *)mapping + TC_RB_HEADER_SIZE);
+	rb->data = (uint8_t *)mapping + data_offset;
+	rb->subbuf_size = subbuf_size;
+	rb->num_subbuf = num_subbuf;
+	rb->shm_size = shm_size;
+	return 0;
+}
+
+static inline uint64_t
+buffer_size(const struct tc_rb *rb)
+{
+	return (uint64_t)rb->subbuf_size * rb->num_subbuf;
+}
+
+static inline uint64_t
+offset_in_subbuf(const struct tc_rb *rb, uint64_t offset)
+{
+	return offset & (rb->subbuf_size - 1);
+}
+
+static inline uint32_t
+subbuf_index(const struct tc_rb *rb, uint64_t offset)
+{
+	return (uint32_t)(offset >> __builtin_ctz(rb->subbuf_size)) & (rb->num_subbuf - 1);
+}
+
+/* The packet header of the sub-buffer holding offset. Offsets are free-running:
+ * the masking keeps every access inside the data area whatever their value. */
+static inline struct tc_packet_header *
+packet_header_at(const struct tc_rb *rb, uint64_t offset)
+{
+	return (struct tc_packet_header *)(rb->data +
+					   (uint64_t)subbuf_index(rb, offset) * rb->subbuf_size);
+}
+
+static inline void
+commit_bytes(const struct tc_rb *rb, uint64_t offset, uint64_t bytes)
+{
+	/* Release: the bytes written into the slot are visible to a reader
+	 * whose acquire load sees the count that includes them. */
+	__atomic_fetch_add(&rb->commit[subbuf_index(rb, offset)].count, bytes, __ATOMIC_RELEASE);
+}
+
+static void
+count_discarded(const struct tc_rb *rb)
+{
+	__atomic_fetch_add(&rb->shm->events_discarded, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Writes the begin fields of the packet that starts at subbuf_start, which
+ * the caller has just reserved, and commits the header's bytes. The end
+ * fields belong to whoever closes the packet, possibly before this runs.
+ */
+static void
+open_packet(const struct tc_rb *rb, uint64_t subbuf_start, uint64_t timestamp)
+{
+	struct tc_packet_header *header = packet_header_at(rb, subbuf_start);
+	const struct tc_rb_shm *shm = rb->shm;
+
+	header->magic = TC_CTF_MAGIC;
+	memcpy(header->uuid, shm->uuid, sizeof(header->uuid));
+	header->stream_id = shm->stream_id;
+	header->stream_instance_id = shm->cpu;
+	header->cpu_id = shm->cpu;
+	header->timestamp_begin = timestamp;
+	header->packet_seq_num = subbuf_start / rb->subbuf_size;
+	commit_bytes(rb, subbuf_start, sizeof(*header));
+}
+
+/*
+ * Writes the end fields of the packet holding the byte just before
+ * end_offset, used bytes of which carry data, without committing anything.
+ * timestamp was read after every reservation inside the packet succeeded,
+ * so it is not older than any of their timestamps.
+ */
+static void
+finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64_t timestamp)
+{
+	struct tc_packet_header *header = packet_header_at(rb, end_offset - 1);
+
+	header->timestamp_end = timestamp;
+	header->content_size = used * 8;
+	header->packet_size = (uint64_t)rb->subbuf_size * 8;
+	header->events_discarded = __atomic_load_n(&rb->shm->events_discarded, __ATOMIC_RELAXED);
+}
+
+/*
+ * Called after a CAS moved write_offset from old to the next sub-buffer
+ * boundary: finishes the packet and commits its unused tail as padding.
+ */
+static void
+close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp)
+{
+	uint64_t used = offset_in_subbuf(rb, old);
+	uint64_t boundary = old - used + rb->subbuf_size;
+
+	finish_packet(rb, boundary, used, timestamp);
+	commit_bytes(rb, old, rb->subbuf_size - used);
+}
+
+static inline bool
+cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t new_offset)
+{
+	return __atomic_compare_exchange_n(&rb->shm->write_offset, old, new_offset, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Reserves len bytes (event header included); see tc-rb.h.
+ *
+ * Why timestamps of physically consecutive records never go back: the clock
+ * is read after loading write_offset and before the CAS that must still find
+ * that same value. A reservation that lands after ours in the buffer loaded
+ * the value our CAS wrote, so its clock read comes after our CAS succeeded,
+ * hence after our clock read; CLOCK_MONOTONIC never goes back, across CPUs
+ * included. A retry (failed CAS, or a close) reads the clock again, so a
+ * timestamp is never older than the offset it is used with. The same holds
+ * for the begin and end times in packet headers, written with the timestamp
+ * of the reservation that opened or closed the packet.
+ *
+ * Returns 0, -ENOBUFS when the buffer is full, -EMSGSIZE when len can never
+ * fit in a sub-buffer (both counted in events_discarded), -EINVAL when len
+ * is 0.
+ */
+int
+tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+{
+	const uint64_t header_size = sizeof(struct tc_packet_header);
+	uint64_t old, used, timestamp, consumed, record;
+
+	if (__builtin_expect(len == 0, 0))
+		return -EINVAL;
+	if (__builtin_expect(len > rb->subbuf_size - header_size, 0)) {
+		count_discarded(rb);
+		return -EMSGSIZE;
+	}
+
+	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	for (;;) {
+		timestamp = tc_rb_clock_now();
+		used = offset_in_subbuf(rb, old);
+		if (__builtin_expect(used == 0, 0)) {
+			/* Buffer Full: the sub-buffer to open was not consumed yet. */
+			consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_ACQUIRE);
+			if (__builtin_expect(old - consumed >= buffer_size(rb), 0)) {
+				count_discarded(rb);
+				return -ENOBUFS;
+			}
+			if (!cas_write_offset(rb, &old, old + header_size + len))
+				continue;
+			open_packet(rb, old, timestamp);
+			record = old + header_size;
+			break;
+		}
+		if (__builtin_expect(used + len > rb->subbuf_size, 0)) {
+			if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
+				close_packet(rb, old, timestamp);
+				old = old - used + rb->subbuf_size;
+			}
+			continue;
+		}
+		if (cas_write_offset(rb, &old, old + len)) {
+			record = old;
+			break;
+		}
+	}
+
+	ctx->rb = rb;
+	ctx->offset = record;
+	ctx->slot_size = len;
+	ctx->timestamp = timestamp;
+	/* A record ending exactly on the boundary closes its packet (no padding). */
+	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + len) == 0, 0))
+		finish_packet(rb, ctx->offset + len, rb->subbuf_size, timestamp);
+	return 0;
+}
+
+void
+tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len)
+{
+	const struct tc_rb *rb = ctx->rb;
+	uint64_t start;
+
+	/* Never write outside the slot, whatever the caller computed. */
+	if (__builtin_expect(pos > ctx->slot_size || len > ctx->slot_size - pos, 0))
+		return;
+	start = ctx->offset & (buffer_size(rb) - 1);
+	memcpy(rb->data + start + pos, src, len);
+}
+
+void
+tc_rb_commit(const struct tc_rb_ctx *ctx)
+{
+	commit_bytes(ctx->rb, ctx->offset, ctx->slot_size);
+}
+
+/*
+ * Closes the current sub-buffer if it holds data. Used by the consumer at
+ * stop/flush time and by the application: write_offset may be anything the
+ * application wrote, hence the bounded number of attempts.
+ */
+bool
+tc_rb_flush(struct tc_rb *rb)
+{
+	uint64_t old, used, timestamp;
+	int attempt;
+
+	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
+		timestamp = tc_rb_clock_now();
+		used = offset_in_subbuf(rb, old);
+		if (used == 0)
+			return false;
+		if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
+			close_packet(rb, old, timestamp);
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mapping_size,
+		  uint32_t stream_id, uint32_t cpu, const uint8_t uuid[16])
+{
+	int ret;
+
+	if (!reader || !uuid)
+		return -EINVAL;
+	memset(reader, 0, sizeof(*reader));
+	ret = tc_rb_attach(&reader->rb, mapping, mapping_size);
+	if (ret < 0)
+		return ret;
+	reader->stream_id = stream_id;
+	reader->cpu = cpu;
+	memcpy(reader->uuid, uuid, sizeof(reader->uuid));
+	return 0;
+}
+
+/* Checks a packet copied out of shared memory. Returns true when it is sane. */
+static bool
+packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header *header)
+{
+	uint64_t packet_bits = (uint64_t)reader->rb.subbuf_size * 8;
+
+	if (header->magic != TC_CTF_MAGIC || header->stream_id != reader->stream_id ||
+	    header->stream_instance_id != reader->cpu || header->cpu_id != reader->cpu ||
+	    memcmp(header->uuid, reader->uuid, sizeof(header->uuid)) != 0)
+		return false;
+	if (header->packet_size != packet_bits)
+		return false;
+	if (header->content_size < sizeof(*header) * 8 || header->content_size > packet_bits ||
+	    header->content_size % 8 != 0)
+		return false;
+	if (header->packet_seq_num != reader->consumed / reader->rb.subbuf_size)
+		return false;
+	return header->timestamp_begin <= header->timestamp_end;
+}
+
+static void
+release_subbuf(struct tc_rb_reader *reader)
+{
+	reader->consumed += reader->rb.subbuf_size;
+	/* Release: our reads of the sub-buffer are done before writers reuse it. */
+	__atomic_store_n(&reader->rb.shm->consumed, reader->consumed, __ATOMIC_RELEASE);
+}
+
+/*
+ * See tc-rb.h. Sub-buffer idx of round r holds a commit count in
+ * [r * subbuf_size, (r + 1) * subbuf_size] as long as the application plays
+ * by the rules: a discard-mode writer cannot be a round ahead, since it
+ * refuses to open a sub-buffer that was not consumed. Anything outside that
+ * range was written by someone else and the sub-buffer is skipped.
+ */
+int
+tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
+{
+	const struct tc_rb *rb = &reader->rb;
+	uint32_t idx = subbuf_index(rb, reader->consumed);
+	uint64_t round = reader->consumed / buffer_size(rb);
+	uint64_t count, filled;
+
+	count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+	filled = count - round * rb->subbuf_size;
+	if (filled < rb->subbuf_size)
+		return 0;
+	if (filled > rb->subbuf_size)
+		goto corrupted;
+
+	/* Copy first, then check only the copy: the application may still be
+	 * writing into the shared sub-buffer. */
+	memcpy(out, rb->data + (uint64_t)idx * rb->subbuf_size, rb->subbuf_size);
+	if (!packet_is_valid(reader, out))
+		goto corrupted;
+	return 1;
+
+corrupted:
+	reader->packets_corrupted++;
+	release_subbuf(reader);
+	return -EBADMSG;
+}
+
+void
+tc_rb_reader_put(struct tc_rb_reader *reader)
+{
+	release_subbuf(reader);
+}
