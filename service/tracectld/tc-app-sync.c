@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The shadow copy of sessions into applications (thesis §3.5.2, figures
+ * 3.10 and 3.11). tc_app_sync_locked() is idempotent: it compares what an
+ * application was told with what the session is now and sends only the
+ * difference, so the same function serves registration, every command,
+ * and both orders of their races.
+ */
+#define G_LOG_DOMAIN "tracectld-sync"
+
+#include "tc-registry.h"
+
+#include "tc-metadata.h"
+
+void
+tc_app_session_state_free(TcAppSessionState *state)
+{
+	g_hash_table_unref(state->channels_sent);
+	g_hash_table_unref(state->enabled);
+	g_free(state);
+}
+
+static TcAppSessionState *
+app_session_state(TcApp *app, TcSession *session)
+{
+	TcAppSessionState *state = g_hash_table_lookup(app->sessions, &session->id);
+
+	if (state == NULL) {
+		state = g_new0(TcAppSessionState, 1);
+		state->channels_sent = g_hash_table_new(g_int64_hash, g_int64_equal);
+		state->enabled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		g_hash_table_insert(app->sessions, g_memdup2(&session->id, sizeof(session->id)),
+				    state);
+	}
+	return state;
+}
+
+/* Sends a command that the application acknowledges; counts it in waiter. */
+static gboolean
+send_command(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, guint n_fds,
+	     TcAckWaiter *waiter)
+{
+	guint32 seq = app->next_seq++;
+
+	if (app->next_seq == 0)
+		app->next_seq = 1;
+	if (!tc_app_send_locked(app, msg, type, size, seq, fds, n_fds))
+		return FALSE;
+	if (waiter) {
+		waiter->remaining++;
+		g_hash_table_insert(app->pending, GUINT_TO_POINTER(seq), waiter);
+	}
+	return TRUE;
+}
+
+static gboolean
+send_session_state(TcApp *app, TcSession *session, guint32 type, TcAckWaiter *waiter)
+{
+	struct tracectl_msg_session msg = {.session_handle = session->id};
+
+	return send_command(app, &msg, type, sizeof(msg), NULL, 0, waiter);
+}
+
+static gboolean
+send_channel(TcApp *app, TcChannel *channel, TcAckWaiter *waiter)
+{
+	struct tracectl_msg_channel msg = {
+		.session_handle = channel->session->id,
+		.channel_handle = channel->handle,
+		.stream_id = channel->stream_id,
+		.nr_streams = channel->nr_streams,
+		.subbuf_size = channel->subbuf_size,
+		.num_subbuf = channel->num_subbuf,
+	};
+
+	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter))
+		return FALSE;
+	for (guint cpu = 0; cpu < channel->nr_streams; cpu++) {
+		struct tracectl_msg_stream stream = {
+			.channel_handle = channel->handle,
+			.cpu = cpu,
+			.shm_size = channel->shm_size,
+		};
+
+		if (!send_command(app, &stream, TRACECTL_MSG_STREAM_ADD, sizeof(stream),
+				  &channel->stream_fds[cpu], 1, waiter))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+channel_matches(TcChannel *channel, const TcAppEvent *event)
+{
+	for (guint i = 0; i < channel->patterns->len; i++)
+		if (g_pattern_match_simple(g_ptr_array_index(channel->patterns, i), event->name))
+			return TRUE;
+	return FALSE;
+}
+
+/* The CTF id of the event in the channel's stream class, assigned on first
+ * use; events of the same name and fields share an id across applications,
+ * since all applications of a user write into the same buffers. */
+static guint32
+channel_event_id(TcChannel *channel, const TcAppEvent *event)
+{
+	g_autofree char *key = g_strdup_printf("%s|%s", event->name, event->signature);
+	gpointer value = g_hash_table_lookup(channel->event_ids, key);
+	guint32 id;
+
+	if (value != NULL)
+		return GPOINTER_TO_UINT(value) - 1;
+	id = channel->next_event_id++;
+	g_hash_table_insert(channel->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(id + 1));
+	tc_metadata_append_event(channel->session->metadata_pending, channel->stream_id, id,
+				 event);
+	return id;
+}
+
+static gboolean
+sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, TcAckWaiter *waiter)
+{
+	for (guint index = 0; index < app->events->len; index++) {
+		const TcAppEvent *event = g_ptr_array_index(app->events, index);
+		g_autofree char *key =
+			g_strdup_printf("%" G_GUINT64_FORMAT ":%u", channel->handle, index);
+		gboolean want = channel_matches(channel, event);
+		gboolean have = g_hash_table_contains(state->enabled, key);
+		struct tracectl_msg_event_enable msg = {
+			.channel_handle = channel->handle,
+			.index = index,
+		};
+
+		if (want == have)
+			continue;
+		if (want) {
+			msg.id = channel_event_id(channel, event);
+			if (!send_command(app, &msg, TRACECTL_MSG_EVENT_ENABLE, sizeof(msg), NULL,
+					  0, waiter))
+				return FALSE;
+			g_hash_table_add(state->enabled, g_steal_pointer(&key));
+		} else {
+			if (!send_command(app, &msg, TRACECTL_MSG_EVENT_DISABLE, sizeof(msg), NULL,
+					  0, waiter))
+				return FALSE;
+			g_hash_table_remove(state->enabled, key);
+		}
+	}
+	return TRUE;
+}
+
+void
+tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
+{
+	gboolean active = session->state == TC_SESSION_ACTIVE;
+	TcAppSessionState *state;
+
+	if (app->state != TC_APP_REGISTERED || app->uid != session->owner_uid ||
+	    !session->has_buffers || session->destroyed)
+		return;
+	state = app_session_state(app, session);
+
+	/* Stop first, so that nothing is recorded under a half-applied state. */
+	if (state->active && !active) {
+		if (!send_session_state(app, session, TRACECTL_MSG_SESSION_STOP, waiter))
+			return;
+		state->active = FALSE;
+	}
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+
+		if (channel->stream_fds == NULL)
+			continue;
+		if (!g_hash_table_contains(state->channels_sent, &channel->handle)) {
+			if (!send_channel(app, channel, waiter))
+				return;
+			g_hash_table_add(state->channels_sent, &channel->handle);
+		}
+		if (!sync_events(app, state, channel, waiter))
+			return;
+	}
+	if (!state->active && active) {
+		if (!send_session_state(app, session, TRACECTL_MSG_SESSION_START, waiter))
+			return;
+		state->active = TRUE;
+	}
+}
+
+void
+tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
+{
+	g_autoptr(GPtrArray) apps = tc_registry_apps_locked(session->owner_uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++)
+		tc_app_sync_locked(g_ptr_array_index(apps, i), session, waiter);
+}
+
+void
+tc_app_forget_session_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
+{
+	TcAppSessionState *state = g_hash_table_lookup(app->sessions, &session->id);
+
+	if (state == NULL)
+		return;
+	if (state->active)
+		send_session_state(app, session, TRACECTL_MSG_SESSION_STOP, waiter);
+	for (guint i = 0; i < session->channels->len && app->state != TC_APP_DEAD; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+		struct tracectl_msg_channel msg = {
+			.session_handle = session->id,
+			.channel_handle = channel->handle,
+			.stream_id = channel->stream_id,
+		};
+
+		if (g_hash_table_contains(state->channels_sent, &channel->handle))
+			send_command(app, &msg, TRACECTL_MSG_CHANNEL_REMOVE, sizeof(msg), NULL, 0,
+				     waiter);
+	}
+	g_hash_table_remove(app->sessions, &session->id);
+}

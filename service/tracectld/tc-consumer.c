@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Starting and talking to tracectl-consumerd. The protocol is in
+ * service/abi/tc-consumer-abi.h. A consumer that stops answering within
+ * CONSUMER_REPLY_TIMEOUT_MS is killed and marked dead: the sessions that
+ * used it report the loss, and the next session of that user starts a new
+ * one.
+ */
+#define G_LOG_DOMAIN "tracectld-consumer"
+
+#include "tc-consumer.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tc-consumer-abi.h"
+#include "tc-error.h"
+
+#define CONSUMER_REPLY_TIMEOUT_MS 60000
+#define CONSUMER_EXIT_TIMEOUT_MS 10000
+
+struct _TcConsumer {
+	gint refcount;
+	uid_t uid;
+	GPid pid;
+	int fd;           /* command socket, -1 once dead */
+	GMutex lock;      /* one request at a time; covers fd */
+	gboolean is_dead; /* atomic */
+};
+
+static GMutex consumers_lock; /* covers consumers */
+static GHashTable *consumers; /* uid -> TcConsumer * (a reference) */
+
+static void
+consumer_mark_dead(TcConsumer *consumer, const char *why)
+{
+	if (g_atomic_int_get(&consumer->is_dead))
+		return;
+	g_warning("Consumer of uid %u (pid %d) is gone: %s", (unsigned)consumer->uid,
+		  (int)consumer->pid, why);
+	g_atomic_int_set(&consumer->is_dead, TRUE);
+	if (consumer->fd >= 0) {
+		close(consumer->fd);
+		consumer->fd = -1;
+	}
+	g_mutex_lock(&consumers_lock);
+	if (consumers && g_hash_table_lookup(consumers, GUINT_TO_POINTER(consumer->uid)) ==
+				 consumer)
+		g_hash_table_remove(consumers, GUINT_TO_POINTER(consumer->uid));
+	g_mutex_unlock(&consumers_lock);
+}
+
+void
+tc_consumer_unref(TcConsumer *consumer)
+{
+	if (consumer == NULL || !g_atomic_int_dec_and_test(&consumer->refcount))
+		return;
+	if (consumer->fd >= 0)
+		close(consumer->fd);
+	g_mutex_clear(&consumer->lock);
+	g_free(consumer);
+}
+
+static TcConsumer *
+consumer_ref(TcConsumer *consumer)
+{
+	g_atomic_int_inc(&consumer->refcount);
+	return consumer;
+}
+
+/* The consumer binary: next to the service in a build tree, installed in
+ * libexecdir otherwise; TRACECTL_CONSUMERD overrides both. */
+static char *
+consumerd_path(void)
+{
+	const char *env = g_getenv("TRACECTL_CONSUMERD");
+	g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+
+	if (env && *env)
+		return g_strdup(env);
+	if (self && g_str_has_prefix(self, TRACECTL_BUILD_SERVICEDIR "/"))
+		return g_build_filename(TRACECTL_BUILD_SERVICEDIR, "consumerd",
+					"tracectl-consumerd", NULL);
+	return g_build_filename(TRACECTL_LIBEXECDIR, "tracectl-consumerd", NULL);
+}
+
+typedef struct {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[256];
+	int n_groups;
+} DropPrivileges;
+
+/* Runs in the child between fork and exec: async-signal-safe calls only,
+ * everything else was prepared by the parent. */
+static void
+drop_privileges_cb(gpointer data)
+{
+	const DropPrivileges *drop = data;
+
+	if (getuid() != 0 && getuid() == drop->uid)
+		return;
+	if (setgroups(drop->n_groups, drop->groups) < 0 || setgid(drop->gid) < 0 ||
+	    setuid(drop->uid) < 0 || setuid(0) == 0)
+		_exit(127);
+}
+
+static gboolean
+prepare_privileges(uid_t uid, DropPrivileges *drop, char **home, char **user, GError **error)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "uid %u has no user account",
+			    (unsigned)uid);
+		return FALSE;
+	}
+	if (getuid() != 0 && getuid() != uid) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "tracectld runs as uid %u and cannot start a consumer for uid %u "
+			    "without systemd",
+			    (unsigned)getuid(), (unsigned)uid);
+		return FALSE;
+	}
+	drop->uid = uid;
+	drop->gid = pw->pw_gid;
+	drop->n_groups = G_N_ELEMENTS(drop->groups);
+	if (getgrouplist(pw->pw_name, pw->pw_gid, drop->groups, &drop->n_groups) < 0)
+		drop->n_groups = 1; /* too many groups: keep the primary one only */
+	*home = g_strdup(pw->pw_dir);
+	*user = g_strdup(pw->pw_name);
+	return TRUE;
+}
+
+static void
+consumer_exited_cb(GPid pid, gint status, gpointer data)
+{
+	TcConsumer *consumer = data;
+	g_autoptr(GError) error = NULL;
+
+	if (!g_spawn_check_wait_status(status, &error))
+		g_warning("Consumer of uid %u (pid %d) exited: %s", (unsigned)consumer->uid,
+			  (int)pid, error->message);
+	else
+		g_debug("Consumer of uid %u (pid %d) exited", (unsigned)consumer->uid, (int)pid);
+	g_spawn_close_pid(pid);
+	g_mutex_lock(&consumer->lock);
+	consumer_mark_dead(consumer, "exited");
+	g_mutex_unlock(&consumer->lock);
+	tc_consumer_unref(consumer);
+}
+
+static TcConsumer *
+consumer_spawn(uid_t uid, GError **error)
+{
+	DropPrivileges drop;
+	g_autofree char *home = NULL, *user = NULL, *path = consumerd_path();
+	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)uid);
+	g_autofree char *env_home = NULL, *env_user = NULL;
+	const char *argv[] = {path, "--uid", uid_text, NULL};
+	const char *envp[6];
+	int pair[2], source_fds[1], target_fds[1] = {TC_CONSUMER_COMMAND_FD};
+	guint n_env = 0;
+	TcConsumer *consumer;
+	GPid pid;
+
+	if (!prepare_privileges(uid, &drop, &home, &user, error))
+		return NULL;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "socketpair: %s",
+			    g_strerror(errno));
+		return NULL;
+	}
+	env_home = g_strdup_printf("HOME=%s", home);
+	env_user = g_strdup_printf("USER=%s", user);
+	envp[n_env++] = env_home;
+	envp[n_env++] = env_user;
+	envp[n_env++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	if (g_getenv("G_MESSAGES_DEBUG"))
+		envp[n_env++] = "TRACECTL_CONSUMERD_DEBUG=1";
+	envp[n_env] = NULL;
+	source_fds[0] = pair[1];
+	if (!g_spawn_async_with_pipes_and_fds("/", argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
+					      drop_privileges_cb, &drop, -1, -1, -1, source_fds,
+					      target_fds, 1, &pid, NULL, NULL, NULL, error)) {
+		close(pair[0]);
+		close(pair[1]);
+		g_prefix_error(error, "Failed to start %s: ", path);
+		return NULL;
+	}
+	close(pair[1]);
+	consumer = g_new0(TcConsumer, 1);
+	consumer->refcount = 2; /* the table's and the child watch's */
+	consumer->uid = uid;
+	consumer->pid = pid;
+	consumer->fd = pair[0];
+	g_mutex_init(&consumer->lock);
+	g_child_watch_add(pid, consumer_exited_cb, consumer);
+	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
+	return consumer;
+}
+
+TcConsumer *
+tc_consumer_get(uid_t uid, GError **error)
+{
+	TcConsumer *consumer;
+
+	g_mutex_lock(&consumers_lock);
+	if (consumers == NULL)
+		consumers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						  (GDestroyNotify)tc_consumer_unref);
+	consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
+	if (consumer == NULL) {
+		consumer = consumer_spawn(uid, error);
+		if (consumer)
+			g_hash_table_insert(consumers, GUINT_TO_POINTER(uid), consumer);
+	}
+	if (consumer)
+		consumer_ref(consumer);
+	g_mutex_unlock(&consumers_lock);
+	return consumer;
+}
+
+/* Request/reply, consumer->lock held. */
+
+static gboolean
+wait_readable(int fd, GError **error)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int n;
+
+	do
+		n = poll(&pfd, 1, CONSUMER_REPLY_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer did not answer within %d s",
+			    CONSUMER_REPLY_TIMEOUT_MS / 1000);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Receives one message of at most max bytes and at most one fd. Returns
+ * its length, or -1 with error set. */
+static gssize
+receive_message(TcConsumer *consumer, void *buf, gsize max, int *fd, GError **error)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = buf, .iov_len = max};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cmsg;
+	gssize len;
+
+	*fd = -1;
+	if (!wait_readable(consumer->fd, error))
+		return -1;
+	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC);
+	cmsg = CMSG_FIRSTHDR(&mh);
+	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	if (len <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer closed its connection or sent a bad message");
+		return -1;
+	}
+	return len;
+}
+
+static gboolean
+check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
+{
+	if (len != sizeof(*reply) || reply->header.magic != TC_CONSUMER_MAGIC ||
+	    reply->header.size != sizeof(*reply)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer sent a bad reply");
+		return FALSE;
+	}
+	if (reply->status < 0) {
+		char message[TC_CONSUMER_ERROR_MAX];
+
+		g_strlcpy(message, reply->message, sizeof(message));
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s",
+			    *message ? message : g_strerror(-reply->status));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * Sends a request and collects up to max_fds streams before the reply.
+ * Each stream's memfd goes to fds[cpu]. Returns the reply in *reply.
+ */
+static gboolean
+request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds,
+	       guint max_fds, guint64 *shm_size, struct tc_consumer_reply *reply,
+	       GError **error)
+{
+	struct tc_consumer_header *header = msg;
+	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
+	guint n_streams = 0;
+
+	if (consumer->fd < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer of uid %u is gone",
+			    (unsigned)consumer->uid);
+		return FALSE;
+	}
+	header->magic = TC_CONSUMER_MAGIC;
+	header->type = type;
+	header->size = size;
+	if (send(consumer->fd, msg, size, MSG_NOSIGNAL) != (gssize)size) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Failed to reach the consumer: %s",
+			    g_strerror(errno));
+		return FALSE;
+	}
+	for (;;) {
+		const struct tc_consumer_stream *stream = (const void *)buf;
+		int fd;
+		gssize len = receive_message(consumer, buf, sizeof(buf), &fd, error);
+
+		if (len < 0)
+			return FALSE;
+		if (len >= (gssize)sizeof(struct tc_consumer_header) &&
+		    stream->header.type == TC_CONSUMER_REPLY) {
+			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
+			if (fd >= 0)
+				close(fd);
+			return check_reply(reply, len, error);
+		}
+		if (len != sizeof(*stream) || stream->header.type != TC_CONSUMER_STREAM ||
+		    stream->header.magic != TC_CONSUMER_MAGIC || fd < 0 ||
+		    n_streams >= max_fds || stream->cpu != n_streams) {
+			if (fd >= 0)
+				close(fd);
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer sent an unexpected stream");
+			return FALSE;
+		}
+		fds[n_streams++] = fd;
+		*shm_size = stream->shm_size;
+	}
+}
+
+static gboolean
+request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, guint max_fds,
+	guint64 *shm_size, struct tc_consumer_reply *reply, GError **error)
+{
+	g_autoptr(GError) local_error = NULL;
+	gboolean ok;
+
+	g_mutex_lock(&consumer->lock);
+	reply->header.type = 0;
+	ok = request_locked(consumer, msg, type, size, fds, max_fds, shm_size, reply,
+			    &local_error);
+	/* A consumer that answered "no" is alive; one that failed to talk is not. */
+	if (!ok && reply->header.type != TC_CONSUMER_REPLY) {
+		if (consumer->pid > 0 && consumer->fd >= 0)
+			kill(consumer->pid, SIGKILL);
+		consumer_mark_dead(consumer, local_error->message);
+	}
+	g_mutex_unlock(&consumer->lock);
+	if (!ok)
+		g_propagate_error(error, g_steal_pointer(&local_error));
+	return ok;
+}
+
+gboolean
+tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char *trace_dir,
+			   GError **error)
+{
+	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
+	struct tc_consumer_reply reply = {0};
+
+	msg->session_id = session_id;
+	if (g_strlcpy(msg->trace_dir, trace_dir, sizeof(msg->trace_dir)) >=
+	    sizeof(msg->trace_dir)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The trace directory is too long");
+		return FALSE;
+	}
+	return request(consumer, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), NULL, 0, NULL,
+		       &reply, error);
+}
+
+gboolean
+tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
+			   const char *name, guint32 stream_id, guint32 subbuf_size,
+			   guint32 num_subbuf, const guint8 uuid[16], guint nr_cpus, int **fds,
+			   guint64 *shm_size, GError **error)
+{
+	struct tc_consumer_channel msg = {
+		.session_id = session_id,
+		.channel_id = channel_id,
+		.stream_id = stream_id,
+		.nr_cpus = nr_cpus,
+		.subbuf_size = subbuf_size,
+		.num_subbuf = num_subbuf,
+	};
+	struct tc_consumer_reply reply = {0};
+	int *result = g_new(int, nr_cpus);
+
+	for (guint i = 0; i < nr_cpus; i++)
+		result[i] = -1;
+	memcpy(msg.uuid, uuid, sizeof(msg.uuid));
+	g_strlcpy(msg.name, name, sizeof(msg.name));
+	*shm_size = 0;
+	if (!request(consumer, &msg, TC_CONSUMER_CREATE_CHANNEL, sizeof(msg), result, nr_cpus,
+		     shm_size, &reply, error) ||
+	    result[nr_cpus - 1] < 0) {
+		for (guint i = 0; i < nr_cpus; i++)
+			if (result[i] >= 0)
+				close(result[i]);
+		g_free(result);
+		if (error && *error == NULL)
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer sent fewer buffers than CPUs");
+		return FALSE;
+	}
+	*fds = result;
+	return TRUE;
+}
+
+gboolean
+tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id, const char *text,
+			    gsize len, GError **error)
+{
+	g_autofree guint8 *buf = g_malloc(TC_CONSUMER_MSG_MAX);
+	struct tc_consumer_metadata *msg = (void *)buf;
+	struct tc_consumer_reply reply = {0};
+	gsize max_chunk = TC_CONSUMER_MSG_MAX - sizeof(*msg);
+
+	for (gsize done = 0; done < len;) {
+		gsize chunk = MIN(len - done, max_chunk);
+
+		memset(msg, 0, sizeof(*msg));
+		msg->session_id = session_id;
+		memcpy(buf + sizeof(*msg), text + done, chunk);
+		if (!request(consumer, msg, TC_CONSUMER_METADATA, sizeof(*msg) + chunk, NULL, 0,
+			     NULL, &reply, error))
+			return FALSE;
+		done += chunk;
+	}
+	return TRUE;
+}
+
+gboolean
+tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id, guint64 *packets_corrupted,
+			  GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_FLUSH_SESSION, sizeof(msg), NULL, 0, NULL,
+		     &reply, error))
+		return FALSE;
+	if (packets_corrupted)
+		*packets_corrupted = reply.packets_corrupted;
+	return TRUE;
+}
+
+gboolean
+tc_consumer_destroy_session(TcConsumer *consumer, guint64 session_id, GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	return request(consumer, &msg, TC_CONSUMER_DESTROY_SESSION, sizeof(msg), NULL, 0, NULL,
+		       &reply, error);
+}
+
+void
+tc_consumers_shutdown(void)
+{
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)tc_consumer_unref);
+	GHashTableIter iter;
+	gpointer value;
+
+	g_mutex_lock(&consumers_lock);
+	if (consumers) {
+		g_hash_table_iter_init(&iter, consumers);
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			g_ptr_array_add(all, consumer_ref(value));
+	}
+	g_mutex_unlock(&consumers_lock);
+	for (guint i = 0; i < all->len; i++) {
+		TcConsumer *consumer = g_ptr_array_index(all, i);
+		gint64 deadline = g_get_monotonic_time() + CONSUMER_EXIT_TIMEOUT_MS * 1000;
+		int status;
+
+		g_mutex_lock(&consumer->lock);
+		if (consumer->fd >= 0) {
+			close(consumer->fd);
+			consumer->fd = -1;
+		}
+		g_mutex_unlock(&consumer->lock);
+		/* EOF on its socket makes the consumer write out and exit. */
+		while (waitpid(consumer->pid, &status, WNOHANG) == 0) {
+			if (g_get_monotonic_time() > deadline) {
+				g_warning("Consumer of uid %u did not exit, killing it",
+					  (unsigned)consumer->uid);
+				kill(consumer->pid, SIGKILL);
+				waitpid(consumer->pid, &status, 0);
+				break;
+			}
+			g_usleep(10000);
+		}
+	}
+}

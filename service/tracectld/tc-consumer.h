@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+/*
+ * The per-user consumer daemons (tracectl-consumerd). One runs per user
+ * with sessions, as that user, started by a direct fork/setuid launcher
+ * (machines without systemd). Requests are synchronous and serialized per
+ * consumer; call them from worker threads only, never from the D-Bus main
+ * loop, and never with the registry lock held.
+ */
+typedef struct _TcConsumer TcConsumer;
+
+/* Returns the consumer of uid (a new reference), starting it if needed. */
+TcConsumer *tc_consumer_get(uid_t uid, GError **error);
+void tc_consumer_unref(TcConsumer *consumer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
+
+gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
+				    const char *trace_dir, GError **error);
+/* On success *fds holds nr_cpus memfds (the caller owns them). */
+gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
+				    const char *name, guint32 stream_id, guint32 subbuf_size,
+				    guint32 num_subbuf, const guint8 uuid[16], guint nr_cpus,
+				    int **fds, guint64 *shm_size, GError **error);
+gboolean tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id,
+				     const char *text, gsize len, GError **error);
+/* Writes out everything recorded so far, returns once it is on disk. */
+gboolean tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id,
+				   guint64 *packets_corrupted, GError **error);
+gboolean tc_consumer_destroy_session(TcConsumer *consumer, guint64 session_id,
+				     GError **error);
+
+/* Closes every consumer's command socket, which makes each write out its
+ * data and exit, and waits a bounded time for them. */
+void tc_consumers_shutdown(void);

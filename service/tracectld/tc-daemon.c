@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectld: the tracectl session daemon. Owns org.tracectl.Tracing1 on
+ * the system bus (or on its own bus in embedded mode), serves D-Bus on the
+ * GLib main loop, applications on the listener thread, and consumers from
+ * worker threads.
+ */
+#define G_LOG_DOMAIN "tracectld"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "tc-app-listener.h"
+#include "tc-authority.h"
+#include "tc-consumer.h"
+#include "tc-dbus-request.h"
+#include "tc-embedded.h"
+#include "tc-error.h"
+#include "tc-registry.h"
+
+typedef struct {
+	GMainLoop *loop;
+	char *rundir;
+	TcEmbedded *embedded;
+	TcAppListener *listener;
+	gpointer manager;
+	guint owner_id;
+	gboolean is_started;
+	int exit_status;
+} TcDaemon;
+
+static const char *
+rundir_from_env(void)
+{
+	const char *dir = g_getenv("TRACECTL_RUNDIR");
+
+	return dir && *dir ? dir : TRACECTL_DEFAULT_RUNDIR;
+}
+
+static void
+quit_with(TcDaemon *daemon, int status)
+{
+	daemon->exit_status = status;
+	g_main_loop_quit(daemon->loop);
+}
+
+static void
+bus_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_data)
+{
+	TcDaemon *daemon = user_data;
+	g_autoptr(GError) error = NULL;
+
+	/* Objects are exported before the name is ours, so that the first
+	 * caller finds them. */
+	tc_authority_watch_peers(connection);
+	daemon->manager = tc_manager_object_export(connection, &error);
+	if (daemon->manager == NULL) {
+		g_critical("Cannot export %s: %s", TC_DBUS_MANAGER_PATH, error->message);
+		quit_with(daemon, EXIT_FAILURE);
+	}
+}
+
+static void
+name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_data)
+{
+	TcDaemon *daemon = user_data;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *socket_path = g_build_filename(daemon->rundir, "app.sock", NULL);
+
+	daemon->listener = tc_app_listener_new(socket_path, &error);
+	if (daemon->listener == NULL) {
+		g_critical("Cannot accept applications: %s", error->message);
+		quit_with(daemon, EXIT_FAILURE);
+		return;
+	}
+	daemon->is_started = TRUE;
+	g_message("Acquired the bus name %s, ready", name);
+	sd_notify(0, "READY=1\nSTATUS=Ready");
+}
+
+static void
+name_lost_cb(GDBusConnection *connection, const char *name, gpointer user_data)
+{
+	TcDaemon *daemon = user_data;
+
+	if (connection == NULL)
+		g_warning("Cannot connect to the system bus; without one, run "
+			  "'tracectld --embedded'");
+	else if (!daemon->is_started)
+		g_warning("Cannot own %s: is another tracectld running?", name);
+	else
+		g_message("Lost the bus name %s, exiting", name);
+	quit_with(daemon, daemon->is_started ? EXIT_SUCCESS : EXIT_FAILURE);
+}
+
+static gboolean
+terminate_cb(gpointer user_data)
+{
+	TcDaemon *daemon = user_data;
+
+	g_message("Terminating");
+	quit_with(daemon, EXIT_SUCCESS);
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+prepare_rundir(const char *rundir, GError **error)
+{
+	if (g_mkdir_with_parents(rundir, 0755) < 0) {
+		int saved = errno;
+
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
+			    "Cannot create '%s': %s", rundir, g_strerror(saved));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+shutdown_daemon(TcDaemon *daemon)
+{
+	sd_notify(0, "STOPPING=1");
+	if (daemon->owner_id)
+		g_bus_unown_name(daemon->owner_id);
+	/* Applications first, so nothing new arrives; then the consumers,
+	 * which write out what they hold when their socket closes. */
+	g_clear_pointer(&daemon->listener, tc_app_listener_free);
+	tc_consumers_shutdown();
+	g_clear_object(&daemon->manager);
+	g_clear_pointer(&daemon->embedded, tc_embedded_stop);
+	g_main_loop_unref(daemon->loop);
+	g_free(daemon->rundir);
+}
+
+int
+main(int argc, char **argv)
+{
+	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
+	const GOptionEntry entries[] = {
+		{"embedded", 'e', 0, G_OPTION_ARG_NONE, &embedded,
+		 "Start a private system bus and polkitd (no system bus on this machine)",
+		 NULL},
+		{"replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
+		 "Replace the running instance", NULL},
+		{"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL},
+		{"version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("- tracectl tracing service");
+	g_autoptr(GError) error = NULL;
+	TcDaemon daemon = {.exit_status = EXIT_SUCCESS};
+
+	setlocale(LC_ALL, "");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		g_printerr("tracectld: %s\n", error->message);
+		return EXIT_FAILURE;
+	}
+	if (version) {
+		g_print("tracectld %s\n", PACKAGE_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (verbose)
+		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
+	(void)TC_ERROR; /* register the D-Bus error names before any reply */
+	daemon.rundir = g_strdup(rundir_from_env());
+	daemon.loop = g_main_loop_new(NULL, FALSE);
+	if (!prepare_rundir(daemon.rundir, &error))
+		goto fail;
+	if (embedded) {
+		daemon.embedded = tc_embedded_start(daemon.rundir, &error);
+		if (daemon.embedded == NULL)
+			goto fail;
+	}
+	tc_registry_init();
+	tc_authority_init();
+	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);
+	g_unix_signal_add(SIGINT, terminate_cb, &daemon);
+	daemon.owner_id = g_bus_own_name(G_BUS_TYPE_SYSTEM, TC_DBUS_NAME,
+					 G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT |
+						 (replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE : 0),
+					 bus_acquired_cb, name_acquired_cb, name_lost_cb, &daemon,
+					 NULL);
+	g_main_loop_run(daemon.loop);
+	shutdown_daemon(&daemon);
+	return daemon.exit_status;
+fail:
+	g_printerr("tracectld: %s\n", error->message);
+	g_clear_pointer(&daemon.embedded, tc_embedded_stop);
+	g_main_loop_unref(daemon.loop);
+	g_free(daemon.rundir);
+	return EXIT_FAILURE;
+}

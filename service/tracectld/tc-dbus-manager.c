@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* org.tracectl.Tracing1.Manager at /org/tracectl/Tracing1. */
+#define G_LOG_DOMAIN "tracectld-dbus"
+
+#include <pwd.h>
+#include <string.h>
+
+#include "config.h"
+#include "tc-dbus-generated.h"
+#include "tc-dbus-request.h"
+#include "tc-error.h"
+#include "tc-session-ops.h"
+#include "tc-validate.h"
+
+static GDBusConnection *manager_connection;
+
+/* $HOME/tracectl-traces/<name>-<YYYYmmdd-HHMMSS> of uid. */
+static char *
+default_output_directory(uid_t uid, const char *name, GError **error)
+{
+	struct passwd *pw = getpwuid(uid);
+	g_autoptr(GDateTime) now = g_date_time_new_now_local();
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+	g_autofree char *leaf = g_strdup_printf("%s-%s", name, stamp);
+
+	if (pw == NULL || pw->pw_dir == NULL || !g_path_is_absolute(pw->pw_dir)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "uid %u has no home directory; give an output directory",
+			    (unsigned)uid);
+		return NULL;
+	}
+	return g_build_filename(pw->pw_dir, "tracectl-traces", leaf, NULL);
+}
+
+static gboolean
+create_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_create(request->session, error);
+}
+
+static void
+create_done(TcRequest *request)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_session_object_export(request->session, manager_connection, &error)) {
+		g_warning("Cannot export session '%s': %s", request->session->name,
+			  error->message);
+		tc_registry_lock_acquire();
+		tc_registry_remove_session_locked(request->session);
+		tc_registry_lock_release();
+		g_dbus_method_invocation_return_gerror(request->invocation, error);
+		return;
+	}
+	g_dbus_method_invocation_return_value(request->invocation,
+					      g_variant_new("(o)", request->session->object_path));
+}
+
+/* The default directory depends on who asked, known only now. */
+static gboolean
+create_authorized(TcRequest *request, GError **error)
+{
+	g_autofree char *directory = NULL;
+
+	directory = *request->directory ? g_strdup(request->directory)
+					: default_output_directory(request->caller.uid,
+								   request->name, error);
+	if (directory == NULL)
+		return FALSE;
+	request->session = tc_session_new(request->name, request->caller.uid, directory);
+	return TRUE;
+}
+
+static gboolean
+handle_create_session(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+		      const char *name, const char *output_directory)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!tc_validate_name("session", name, &error) ||
+	    (*output_directory && !tc_validate_output_directory(output_directory, &error))) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, NULL);
+	request->name = g_strdup(name);
+	request->directory = g_strdup(output_directory);
+	request->authorized = create_authorized;
+	request->work = create_work;
+	request->done = create_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static void
+find_done(TcRequest *request)
+{
+	g_autoptr(TcSession) session =
+		tc_registry_find_session_by_name(request->caller.uid, request->name);
+
+	if (session == NULL) {
+		g_dbus_method_invocation_return_error(request->invocation, TC_ERROR,
+						      TC_ERROR_NOT_FOUND,
+						      "You have no session named '%s'",
+						      request->name);
+		return;
+	}
+	g_dbus_method_invocation_return_value(request->invocation,
+					      g_variant_new("(o)", session->object_path));
+}
+
+static gboolean
+handle_find_session(TcDbusManager *manager, GDBusMethodInvocation *invocation, const char *name)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!tc_validate_name("session", name, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, NULL);
+	request->name = g_strdup(name);
+	request->done = find_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static void
+list_sessions_done(TcRequest *request)
+{
+	g_autoptr(GPtrArray) sessions =
+		tc_registry_list_sessions(request->caller.uid, request->caller.is_admin);
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(osuss)"));
+	tc_registry_lock_acquire();
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+
+		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
+				      (guint32)session->owner_uid,
+				      session->state == TC_SESSION_ACTIVE ? "active" : "inactive",
+				      session->output_directory);
+	}
+	tc_registry_lock_release();
+	g_dbus_method_invocation_return_value(request->invocation,
+					      g_variant_new("(a(osuss))", &builder));
+}
+
+static gboolean
+handle_list_sessions(TcDbusManager *manager, GDBusMethodInvocation *invocation)
+{
+	TcRequest *request = tc_request_new(invocation, NULL);
+
+	request->done = list_sessions_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	return TRUE;
+}
+
+static gboolean
+destroy_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_destroy(request->session, error);
+}
+
+static void
+destroy_done(TcRequest *request)
+{
+	tc_session_object_unexport(request->session);
+	g_dbus_method_invocation_return_value(request->invocation, NULL);
+}
+
+/* The session at path, or NULL with NotFound. */
+static TcSession *
+session_from_path(const char *path, GError **error)
+{
+	guint64 id = 0;
+	TcSession *session = NULL;
+
+	if (g_str_has_prefix(path, TC_DBUS_SESSION_PATH_PREFIX) &&
+	    g_ascii_string_to_unsigned(path + strlen(TC_DBUS_SESSION_PATH_PREFIX), 10, 1,
+				       G_MAXUINT64, &id, NULL))
+		session = tc_registry_find_session(id);
+	if (session == NULL)
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "No session at '%s'", path);
+	return session;
+}
+
+static gboolean
+handle_destroy_session(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+		       const char *path)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcSession) session = session_from_path(path, &error);
+	TcRequest *request;
+
+	if (session == NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->work = destroy_work;
+	request->done = destroy_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static GVariant *
+app_events_variant(TcApp *app)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sis)"));
+	for (guint i = 0; i < app->events->len; i++) {
+		TcAppEvent *event = g_ptr_array_index(app->events, i);
+
+		g_variant_builder_add(&builder, "(sis)", event->name, event->loglevel,
+				      event->signature);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+static void
+list_applications_done(TcRequest *request)
+{
+	g_autoptr(GPtrArray) apps = NULL;
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(iussa(sis))"));
+	tc_registry_lock_acquire();
+	apps = tc_registry_apps_locked(request->caller.uid, request->caller.is_admin);
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
+		g_autofree char *version =
+			g_strdup_printf("%u.%u", app->tracer_major, app->tracer_minor);
+
+		g_variant_builder_add(&builder, "(iuss@a(sis))", (gint32)app->pid,
+				      (guint32)app->uid, app->procname, version,
+				      app_events_variant(app));
+	}
+	tc_registry_lock_release();
+	g_dbus_method_invocation_return_value(request->invocation,
+					      g_variant_new("(a(iussa(sis)))", &builder));
+}
+
+static gboolean
+handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocation)
+{
+	TcRequest *request = tc_request_new(invocation, NULL);
+
+	request->done = list_applications_done;
+	tc_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	return TRUE;
+}
+
+gpointer
+tc_manager_object_export(GDBusConnection *connection, GError **error)
+{
+	TcDbusManager *manager = tc_dbus_manager_skeleton_new();
+
+	manager_connection = connection;
+	tc_dbus_manager_set_version(manager, PACKAGE_VERSION);
+	g_signal_connect(manager, "handle-create-session", G_CALLBACK(handle_create_session),
+			 NULL);
+	g_signal_connect(manager, "handle-find-session", G_CALLBACK(handle_find_session), NULL);
+	g_signal_connect(manager, "handle-list-sessions", G_CALLBACK(handle_list_sessions),
+			 NULL);
+	g_signal_connect(manager, "handle-destroy-session", G_CALLBACK(handle_destroy_session),
+			 NULL);
+	g_signal_connect(manager, "handle-list-applications",
+			 G_CALLBACK(handle_list_applications), NULL);
+	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager), connection,
+					      TC_DBUS_MANAGER_PATH, error)) {
+		g_object_unref(manager);
+		return NULL;
+	}
+	return manager;
+}

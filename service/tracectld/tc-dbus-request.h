@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tc-authority.h"
+#include "tc-registry.h"
+
+#define TC_DBUS_NAME "org.tracectl.Tracing1"
+#define TC_DBUS_MANAGER_PATH "/org/tracectl/Tracing1"
+#define TC_DBUS_SESSION_PATH_PREFIX "/org/tracectl/Tracing1/session/"
+
+/*
+ * One D-Bus method call on its way: parsed arguments, then authorization
+ * (tc-authority.c) on the main loop, then optionally work in a worker
+ * thread, then the reply on the main loop. Handlers only parse, fill a
+ * request and submit it.
+ */
+typedef struct _TcRequest TcRequest;
+typedef gboolean (*TcRequestWorkFunc)(TcRequest *request, GError **error);
+typedef void (*TcRequestDoneFunc)(TcRequest *request);
+
+struct _TcRequest {
+	GDBusMethodInvocation *invocation;
+	TcSession *session; /* a reference, or NULL */
+	TcCaller caller;    /* set once authorized */
+	char *name;
+	char *channel;
+	char *pattern;
+	char *directory;
+	guint32 subbuf_size;
+	guint32 num_subbuf;
+	/* Main loop, once authorized, before work: what depends on the caller. */
+	TcRequestWorkFunc authorized;
+	TcRequestWorkFunc work; /* worker thread; NULL for none */
+	TcRequestDoneFunc done; /* main loop, after success; NULL: empty reply */
+	gpointer object;        /* the exported object the call came to */
+};
+
+TcRequest *tc_request_new(GDBusMethodInvocation *invocation, TcSession *session);
+void tc_request_free(TcRequest *request);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcRequest, tc_request_free)
+
+/* Authorizes, runs and answers the request; takes ownership of it. */
+void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
+		       TcAuthorityFlags flags);
+/* Replies with an error and frees the request. */
+void tc_request_fail(TcRequest *request, GError *error);
+
+/* Session objects (tc-dbus-session.c). */
+gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection,
+				  GError **error);
+void tc_session_object_unexport(TcSession *session);
+/* Manager (tc-dbus-manager.c). */
+gpointer tc_manager_object_export(GDBusConnection *connection, GError **error);

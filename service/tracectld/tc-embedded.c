@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-embedded"
+
+#include "tc-embedded.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tc-error.h"
+
+#define DBUS_DAEMON "dbus-daemon"
+#define POLKITD_PATH "/usr/lib/polkit-1/polkitd"
+#define START_TIMEOUT_MS 15000
+
+struct _TcEmbedded {
+	GPid bus_pid;
+	GPid polkit_pid;
+	char *bus_file;
+	char *socket_path;
+};
+
+/* The children must not outlive the service, even if it crashes. */
+static void
+die_with_parent_cb(gpointer data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static char *
+bus_config_path(void)
+{
+	g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+
+	if (self && g_str_has_prefix(self, TRACECTL_BUILD_SERVICEDIR "/"))
+		return g_build_filename(TRACECTL_BUILD_DATADIR, "embedded-bus.conf", NULL);
+	return g_build_filename(TRACECTL_DATADIR, "embedded-bus.conf", NULL);
+}
+
+/* Reads the address dbus-daemon prints once it listens. */
+static char *
+read_address(int fd, GError **error)
+{
+	g_autoptr(GIOChannel) channel = g_io_channel_unix_new(fd);
+	g_autofree char *line = NULL;
+
+	g_io_channel_set_close_on_unref(channel, TRUE);
+	if (g_io_channel_read_line(channel, &line, NULL, NULL, error) != G_IO_STATUS_NORMAL ||
+	    line == NULL) {
+		if (error && *error == NULL)
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "dbus-daemon exited without printing its address");
+		return NULL;
+	}
+	return g_strstrip(g_steal_pointer(&line));
+}
+
+static gboolean
+start_bus(TcEmbedded *embedded, GError **error)
+{
+	g_autofree char *config = bus_config_path();
+	g_autofree char *config_arg = g_strdup_printf("--config-file=%s", config);
+	g_autofree char *address_arg =
+		g_strdup_printf("--address=unix:path=%s", embedded->socket_path);
+	const char *argv[] = {DBUS_DAEMON,   config_arg, address_arg, "--nofork",
+			      "--nopidfile", "--print-address", NULL};
+	g_autofree char *address = NULL;
+	int out_fd;
+
+	if (!g_file_test(config, G_FILE_TEST_EXISTS)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The bus configuration '%s' is missing",
+			    config);
+		return FALSE;
+	}
+	unlink(embedded->socket_path);
+	if (!g_spawn_async_with_pipes(NULL, (char **)argv, NULL,
+				      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+				      die_with_parent_cb, NULL, &embedded->bus_pid, NULL, &out_fd,
+				      NULL, error)) {
+		g_prefix_error(error, "Failed to start dbus-daemon: ");
+		return FALSE;
+	}
+	address = read_address(out_fd, error);
+	if (address == NULL)
+		return FALSE;
+	g_setenv("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+	g_message("Embedded system bus at '%s' (pid %d)", address, (int)embedded->bus_pid);
+	return TRUE;
+}
+
+static gboolean
+wait_for_polkit(GError **error)
+{
+	g_autoptr(GDBusConnection) bus = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, error);
+	gint64 deadline = g_get_monotonic_time() + START_TIMEOUT_MS * 1000;
+
+	if (bus == NULL)
+		return FALSE;
+	while (g_get_monotonic_time() < deadline) {
+		g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
+			bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			"org.freedesktop.DBus", "NameHasOwner",
+			g_variant_new("(s)", "org.freedesktop.PolicyKit1"), G_VARIANT_TYPE("(b)"),
+			G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+		gboolean has_owner = FALSE;
+
+		if (reply == NULL)
+			return FALSE;
+		g_variant_get(reply, "(b)", &has_owner);
+		if (has_owner)
+			return TRUE;
+		g_usleep(20000);
+	}
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "polkitd did not appear on the bus");
+	return FALSE;
+}
+
+static gboolean
+start_polkit(TcEmbedded *embedded, GError **error)
+{
+	const char *argv[] = {POLKITD_PATH, "--no-debug", NULL};
+
+	if (!g_file_test(POLKITD_PATH, G_FILE_TEST_IS_EXECUTABLE)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "%s is missing (Debian package polkitd)", POLKITD_PATH);
+		return FALSE;
+	}
+	if (!g_spawn_async(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+			   die_with_parent_cb, NULL, &embedded->polkit_pid, error)) {
+		g_prefix_error(error, "Failed to start polkitd: ");
+		return FALSE;
+	}
+	if (!wait_for_polkit(error))
+		return FALSE;
+	g_message("polkitd running on the embedded bus (pid %d)", (int)embedded->polkit_pid);
+	return TRUE;
+}
+
+TcEmbedded *
+tc_embedded_start(const char *rundir, GError **error)
+{
+	TcEmbedded *embedded = g_new0(TcEmbedded, 1);
+	const char *address;
+
+	embedded->socket_path = g_build_filename(rundir, "system_bus_socket", NULL);
+	embedded->bus_file = g_build_filename(rundir, "bus", NULL);
+	if (!start_bus(embedded, error) || !start_polkit(embedded, error))
+		goto fail;
+	address = g_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+	if (!g_file_set_contents_full(embedded->bus_file, address, -1,
+				      G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+		goto fail;
+	return embedded;
+fail:
+	tc_embedded_stop(embedded);
+	return NULL;
+}
+
+static void
+stop_child(GPid pid, const char *what)
+{
+	int status;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (guint i = 0; i < 200; i++) {
+		if (waitpid(pid, &status, WNOHANG) != 0)
+			return;
+		g_usleep(10000);
+	}
+	g_warning("%s (pid %d) did not exit, killing it", what, (int)pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+void
+tc_embedded_stop(TcEmbedded *embedded)
+{
+	if (embedded == NULL)
+		return;
+	unlink(embedded->bus_file);
+	stop_child(embedded->polkit_pid, "polkitd");
+	stop_child(embedded->bus_pid, "dbus-daemon");
+	unlink(embedded->socket_path);
+	g_free(embedded->bus_file);
+	g_free(embedded->socket_path);
+	g_free(embedded);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+/* The service's one error domain; each code travels on the bus under the
+ * name org.tracectl.Tracing1.Error.<Name>, so clients match on names. */
+#define TC_ERROR (tc_error_quark())
+
+typedef enum {
+	TC_ERROR_FAILED,
+	TC_ERROR_NOT_FOUND,
+	TC_ERROR_ALREADY_EXISTS,
+	TC_ERROR_PERMISSION_DENIED,
+	TC_ERROR_INVALID_ARGUMENT,
+	TC_ERROR_INVALID_STATE,
+} TcError;
+
+GQuark tc_error_quark(void);

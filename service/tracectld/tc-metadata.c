@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-metadata.h"
+
+#include <endian.h>
+
+#include "config.h"
+
+static const char *
+byte_order(void)
+{
+	return __BYTE_ORDER == __LITTLE_ENDIAN ? "le" : "be";
+}
+
+static void
+append_uuid(GString *out, const guint8 uuid[16])
+{
+	for (guint i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			g_string_append_c(out, '-');
+		g_string_append_printf(out, "%02x", uuid[i]);
+	}
+}
+
+void
+tc_metadata_append_header(GString *out, const TcSession *session)
+{
+	g_autoptr(GDateTime) created =
+		g_date_time_new_from_unix_utc(session->creation_realtime_us / G_USEC_PER_SEC);
+	g_autofree char *created_text = g_date_time_format_iso8601(created);
+	gint64 offset = session->clock_offset_ns;
+	gint64 offset_s = offset / G_GINT64_CONSTANT(1000000000);
+	gint64 offset_ns = offset % G_GINT64_CONSTANT(1000000000);
+
+	if (offset_ns < 0) {
+		offset_ns += G_GINT64_CONSTANT(1000000000);
+		offset_s--;
+	}
+	g_string_append(out, "/* CTF 1.8 */\n\n");
+	for (guint bits = 8; bits <= 64; bits *= 2)
+		g_string_append_printf(out,
+				       "typealias integer { size = %u; align = 8; signed = false; } "
+				       ":= uint%u_t;\n",
+				       bits, bits);
+	g_string_append(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
+	append_uuid(out, session->uuid);
+	g_string_append_printf(out,
+			       "\";\n\tbyte_order = %s;\n"
+			       "\tpacket.header := struct {\n"
+			       "\t\tuint32_t magic;\n"
+			       "\t\tuint8_t uuid[16];\n"
+			       "\t\tuint32_t stream_id;\n"
+			       "\t\tuint64_t stream_instance_id;\n"
+			       "\t} align(8);\n};\n\n",
+			       byte_order());
+	g_string_append_printf(out,
+			       "env {\n"
+			       "\thostname = \"%s\";\n"
+			       "\tdomain = \"ust\";\n"
+			       "\ttracer_name = \"tracectl\";\n"
+			       "\ttracer_version = \"%s\";\n"
+			       "\ttrace_name = \"%s\";\n"
+			       "\ttrace_creation_datetime = \"%s\";\n"
+			       "\tuid = %u;\n"
+			       "};\n\n",
+			       g_get_host_name(), PACKAGE_VERSION, session->name, created_text,
+			       (unsigned)session->owner_uid);
+	g_string_append_printf(out,
+			       "clock {\n"
+			       "\tname = \"monotonic\";\n"
+			       "\tdescription = \"CLOCK_MONOTONIC\";\n"
+			       "\tfreq = 1000000000;\n"
+			       "\tprecision = 1;\n"
+			       "\toffset_s = %" G_GINT64_FORMAT ";\n"
+			       "\toffset = %" G_GINT64_FORMAT ";\n"
+			       "\tabsolute = false;\n"
+			       "};\n\n"
+			       "typealias integer { size = 64; align = 8; signed = false; "
+			       "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
+			       offset_s, offset_ns);
+}
+
+void
+tc_metadata_append_stream(GString *out, const TcChannel *channel)
+{
+	g_string_append_printf(out,
+			       "stream {\n"
+			       "\tid = %u;\n"
+			       "\tevent.header := struct {\n"
+			       "\t\tuint32_t id;\n"
+			       "\t\tuint64_clock_monotonic_t timestamp;\n"
+			       "\t} align(8);\n"
+			       "\tpacket.context := struct {\n"
+			       "\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+			       "\t\tuint64_clock_monotonic_t timestamp_end;\n"
+			       "\t\tuint64_t content_size;\n"
+			       "\t\tuint64_t packet_size;\n"
+			       "\t\tuint64_t packet_seq_num;\n"
+			       "\t\tuint64_t events_discarded;\n"
+			       "\t\tuint32_t cpu_id;\n"
+			       "\t} align(8);\n"
+			       "};\n\n",
+			       channel->stream_id);
+}
+
+static void
+append_field(GString *out, const struct tracectl_abi_field *field)
+{
+	switch (field->type) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		g_string_append_printf(out,
+				       "\t\tinteger { size = %u; align = 8; signed = %s; base = 10; "
+				       "byte_order = %s; } _%s;\n",
+				       field->size * 8,
+				       field->type == TRACECTL_FIELD_SIGNED ? "true" : "false",
+				       byte_order(), field->name);
+		break;
+	case TRACECTL_FIELD_DOUBLE:
+		g_string_append_printf(out,
+				       "\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; "
+				       "byte_order = %s; } _%s;\n",
+				       byte_order(), field->name);
+		break;
+	case TRACECTL_FIELD_STRING:
+		g_string_append_printf(out, "\t\tstring { encoding = UTF8; } _%s;\n", field->name);
+		break;
+	case TRACECTL_FIELD_BYTES:
+		g_string_append_printf(out,
+				       "\t\tuint32_t __%s_length;\n"
+				       "\t\tinteger { size = 8; align = 8; signed = false; "
+				       "encoding = none; base = 16; } _%s[__%s_length];\n",
+				       field->name, field->name, field->name);
+		break;
+	default:
+		g_assert_not_reached();
+	}
+}
+
+void
+tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id, const TcAppEvent *event)
+{
+	g_string_append_printf(out,
+			       "event {\n"
+			       "\tname = \"%s\";\n"
+			       "\tid = %u;\n"
+			       "\tstream_id = %u;\n"
+			       "\tloglevel = %d;\n"
+			       "\tfields := struct {\n",
+			       event->name, id, stream_id, event->loglevel);
+	for (guint i = 0; i < event->nr_fields; i++)
+		append_field(out, &event->fields[i]);
+	g_string_append(out, "\t} align(8);\n};\n\n");
+}
+
+static const char *
+field_type_name(const struct tracectl_abi_field *field)
+{
+	static const char *const signed_names[] = {"int8", "int16", NULL, "int32",
+						   NULL,   NULL,    NULL, "int64"};
+	static const char *const unsigned_names[] = {"uint8", "uint16", NULL, "uint32",
+						     NULL,    NULL,     NULL, "uint64"};
+
+	switch (field->type) {
+	case TRACECTL_FIELD_SIGNED:
+		return signed_names[field->size - 1];
+	case TRACECTL_FIELD_UNSIGNED:
+		return unsigned_names[field->size - 1];
+	case TRACECTL_FIELD_DOUBLE:
+		return "double";
+	case TRACECTL_FIELD_STRING:
+		return "string";
+	case TRACECTL_FIELD_BYTES:
+		return "bytes";
+	default:
+		g_assert_not_reached();
+	}
+}
+
+char *
+tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields)
+{
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < nr_fields; i++)
+		g_string_append_printf(out, "%s%s %s", i ? ", " : "", field_type_name(&fields[i]),
+				       fields[i].name);
+	return g_string_free(out, FALSE);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-registry.h"
+
+/*
+ * The CTF 1.8 TSDL metadata of a session's user-space trace. The layout
+ * described here is the one of struct tc_packet_header and struct
+ * tc_event_header (probes/ringbuffer/tc-rb.h): every field is byte
+ * aligned and packed, little or big endian as the host.
+ *
+ * Metadata is produced in pieces, appended to the session's metadata file
+ * by its consumer: the trace header and clock when the buffers are created,
+ * one stream class per channel, and one event class whenever an event is
+ * first enabled in a channel.
+ */
+
+/* The trace, environment and clock declarations. */
+void tc_metadata_append_header(GString *out, const TcSession *session);
+/* The stream class of a channel. */
+void tc_metadata_append_stream(GString *out, const TcChannel *channel);
+/* One event class. Event names and field names were validated at
+ * registration (tc-validate.h), so they are safe to quote. */
+void tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id,
+			      const TcAppEvent *event);
+/* "int64 count, string msg": the signature of an event's fields. */
+char *tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields);

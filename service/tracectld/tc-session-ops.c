@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-ops.h"
+
+#include <unistd.h>
+
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-metadata.h"
+
+gboolean
+tc_session_op_create(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	gboolean added;
+
+	g_mutex_lock(&session->op_lock);
+	tc_registry_lock_acquire();
+	added = tc_registry_add_session_locked(session, error);
+	tc_registry_lock_release();
+	if (added) {
+		consumer = tc_consumer_get(session->owner_uid, error);
+		if (consumer == NULL ||
+		    !tc_consumer_create_session(consumer, session->id, session->trace_dir, error)) {
+			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
+				       session->name);
+			tc_registry_lock_acquire();
+			tc_registry_remove_session_locked(session);
+			tc_registry_lock_release();
+			added = FALSE;
+		}
+	}
+	g_mutex_unlock(&session->op_lock);
+	if (added)
+		g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
+			  session->name, session->id, (unsigned)session->owner_uid,
+			  session->output_directory);
+	return added;
+}
+
+/* Sends the metadata produced since the last call to the consumer. */
+static gboolean
+flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	g_autofree char *text = NULL;
+	gsize len;
+
+	tc_registry_lock_acquire();
+	len = session->metadata_pending->len;
+	text = g_string_free(session->metadata_pending, FALSE);
+	session->metadata_pending = g_string_new(NULL);
+	tc_registry_lock_release();
+	if (len == 0)
+		return TRUE;
+	return tc_consumer_append_metadata(consumer, session->id, text, len, error);
+}
+
+static gboolean
+check_alive_locked(TcSession *session, GError **error)
+{
+	if (session->destroyed) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "Session '%s' was destroyed",
+			    session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Asks the consumer for the buffers of every channel, the first time the
+ * session starts. op_lock held. */
+static gboolean
+create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+	g_autoptr(GString) metadata = g_string_new(NULL);
+
+	tc_registry_lock_acquire();
+	if (session->channels->len == 0)
+		tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, TC_DEFAULT_SUBBUF_SIZE,
+					      TC_DEFAULT_NUM_SUBBUF);
+	tc_registry_lock_release();
+	tc_metadata_append_header(metadata, session);
+	/* Channels change only under op_lock, which we hold. */
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+		int *fds = NULL;
+		guint64 shm_size = 0;
+
+		if (!tc_consumer_create_channel(consumer, session->id, channel->handle,
+						channel->name, channel->stream_id,
+						channel->subbuf_size, channel->num_subbuf,
+						session->uuid, nr_cpus, &fds, &shm_size, error)) {
+			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
+				       channel->name);
+			return FALSE;
+		}
+		tc_metadata_append_stream(metadata, channel);
+		tc_registry_lock_acquire();
+		channel->stream_fds = fds;
+		channel->nr_streams = nr_cpus;
+		channel->shm_size = shm_size;
+		tc_registry_lock_release();
+	}
+	tc_registry_lock_acquire();
+	/* The header goes before any event declared by a registration. */
+	g_string_prepend(session->metadata_pending, metadata->str);
+	session->has_buffers = TRUE;
+	tc_registry_lock_release();
+	return TRUE;
+}
+
+/* Applies the session's state to every application of its owner and waits
+ * for them. op_lock held. */
+static void
+sync_apps_and_wait(TcSession *session)
+{
+	TcAckWaiter waiter = {0};
+
+	tc_registry_lock_acquire();
+	tc_session_sync_apps_locked(session, &waiter);
+	tc_ack_waiter_wait_locked(&waiter, TC_APP_ACK_TIMEOUT_MS);
+	tc_registry_lock_release();
+}
+
+gboolean
+tc_session_op_start(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	if (!check_alive_locked(session, error))
+		goto out;
+	if (session->state == TC_SESSION_ACTIVE) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is already started", session->name);
+		goto out;
+	}
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL)
+		goto out;
+	if (!session->has_buffers && !create_buffers(session, consumer, error))
+		goto out;
+	if (!flush_metadata(session, consumer, error))
+		goto out;
+	tc_registry_lock_acquire();
+	session->state = TC_SESSION_ACTIVE;
+	tc_registry_lock_release();
+	sync_apps_and_wait(session);
+	ok = flush_metadata(session, consumer, error);
+	g_message("Session '%s' of uid %u started", session->name, (unsigned)session->owner_uid);
+out:
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+/* Stops the applications, then has the consumer write out what they
+ * recorded. op_lock held. */
+static gboolean
+stop_locked(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	guint64 corrupted = 0;
+
+	tc_registry_lock_acquire();
+	session->state = TC_SESSION_INACTIVE;
+	tc_registry_lock_release();
+	sync_apps_and_wait(session);
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL || !flush_metadata(session, consumer, error) ||
+	    !tc_consumer_flush_session(consumer, session->id, &corrupted, error)) {
+		g_prefix_error(error, "Session '%s' stopped, but writing its trace failed: ",
+			       session->name);
+		return FALSE;
+	}
+	if (corrupted > 0)
+		g_warning("Session '%s': %" G_GUINT64_FORMAT " corrupted packet(s) were dropped",
+			  session->name, corrupted);
+	g_message("Session '%s' of uid %u stopped, trace written to '%s'", session->name,
+		  (unsigned)session->owner_uid, session->output_directory);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_stop(TcSession *session, GError **error)
+{
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	if (!check_alive_locked(session, error))
+		goto out;
+	if (session->state != TC_SESSION_ACTIVE) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is not started", session->name);
+		goto out;
+	}
+	ok = stop_locked(session, error);
+out:
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
+tc_session_op_destroy(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GPtrArray) apps = NULL;
+	TcAckWaiter waiter = {0};
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	if (!check_alive_locked(session, error))
+		goto out;
+	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, error))
+		g_message("Destroying session '%s' anyway", session->name);
+	g_clear_error(error);
+	tc_registry_lock_acquire();
+	tc_registry_remove_session_locked(session);
+	apps = tc_registry_apps_locked(session->owner_uid, FALSE);
+	for (guint i = 0; i < apps->len; i++)
+		tc_app_forget_session_locked(g_ptr_array_index(apps, i), session, &waiter);
+	tc_ack_waiter_wait_locked(&waiter, TC_APP_ACK_TIMEOUT_MS);
+	tc_registry_lock_release();
+	consumer = tc_consumer_get(session->owner_uid, error);
+	ok = consumer != NULL && flush_metadata(session, consumer, error) &&
+	     tc_consumer_destroy_session(consumer, session->id, error);
+	if (!ok) {
+		g_warning("Session '%s' destroyed, but its consumer failed: %s", session->name,
+			  (*error)->message);
+		g_clear_error(error);
+		ok = TRUE; /* the session is gone either way */
+	}
+	g_message("Session '%s' of uid %u destroyed", session->name,
+		  (unsigned)session->owner_uid);
+out:
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
+tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbuf_size,
+			     guint32 num_subbuf, GError **error)
+{
+	TcChannel *channel;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	tc_registry_lock_acquire();
+	if (!check_alive_locked(session, error))
+		goto out;
+	channel = tc_session_find_channel_locked(session, name);
+	if (channel != NULL) {
+		ok = channel->subbuf_size == subbuf_size && channel->num_subbuf == num_subbuf;
+		if (!ok)
+			g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+				    "Channel '%s' already exists with %u sub-buffers of %u bytes",
+				    name, channel->num_subbuf, channel->subbuf_size);
+		goto out;
+	}
+	if (session->has_buffers) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Channels can be added to session '%s' only before it is first "
+			    "started",
+			    session->name);
+		goto out;
+	}
+	tc_session_add_channel_locked(session, name, subbuf_size, num_subbuf);
+	ok = TRUE;
+out:
+	tc_registry_lock_release();
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+/* [R] The channel named, "" meaning the default one, created if the
+ * session has no buffers yet. */
+static TcChannel *
+resolve_channel_locked(TcSession *session, const char *name, GError **error)
+{
+	const char *wanted = *name ? name : TC_DEFAULT_CHANNEL;
+	TcChannel *channel = tc_session_find_channel_locked(session, wanted);
+
+	if (channel == NULL && !*name && !session->has_buffers)
+		channel = tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL,
+							TC_DEFAULT_SUBBUF_SIZE,
+							TC_DEFAULT_NUM_SUBBUF);
+	if (channel == NULL)
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' has no channel '%s'", session->name, wanted);
+	return channel;
+}
+
+static gint
+find_pattern(TcChannel *channel, const char *pattern)
+{
+	for (guint i = 0; i < channel->patterns->len; i++)
+		if (g_str_equal(g_ptr_array_index(channel->patterns, i), pattern))
+			return i;
+	return -1;
+}
+
+/* Changes the patterns of a channel, then applies them to applications. */
+static gboolean
+change_pattern(TcSession *session, const char *channel_name, const char *pattern,
+	       gboolean enable, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	TcChannel *channel;
+	gint index;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	tc_registry_lock_acquire();
+	if (!check_alive_locked(session, error) ||
+	    (channel = resolve_channel_locked(session, channel_name, error)) == NULL) {
+		tc_registry_lock_release();
+		goto out;
+	}
+	index = find_pattern(channel, pattern);
+	if (enable && index >= 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+			    "Events '%s' are already enabled in channel '%s'", pattern,
+			    channel->name);
+	} else if (!enable && index < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Events '%s' are not enabled in channel '%s'", pattern, channel->name);
+	} else {
+		if (enable)
+			g_ptr_array_add(channel->patterns, g_strdup(pattern));
+		else
+			g_ptr_array_remove_index(channel->patterns, index);
+		ok = TRUE;
+	}
+	tc_registry_lock_release();
+	if (!ok)
+		goto out;
+	sync_apps_and_wait(session);
+	/* New event ids produce metadata; write it out while we are here. */
+	if (session->has_buffers) {
+		consumer = tc_consumer_get(session->owner_uid, NULL);
+		if (consumer)
+			flush_metadata(session, consumer, NULL);
+	}
+	g_message("Session '%s': events '%s' %s in channel '%s'", session->name, pattern,
+		  enable ? "enabled" : "disabled", channel->name);
+out:
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
+tc_session_op_enable_event(TcSession *session, const char *channel, const char *pattern,
+			   GError **error)
+{
+	return change_pattern(session, channel, pattern, TRUE, error);
+}
+
+gboolean
+tc_session_op_disable_event(TcSession *session, const char *channel, const char *pattern,
+			    GError **error)
+{
+	return change_pattern(session, channel, pattern, FALSE, error);
+}

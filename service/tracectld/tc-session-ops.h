@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-registry.h"
+
+/*
+ * Control operations on a session. Each may wait on the consumer or on
+ * applications, so each runs in a worker thread, never on the D-Bus main
+ * loop, under the session's op_lock. Errors are TC_ERROR codes with a
+ * message for a person.
+ */
+
+/* How long an operation waits for applications to acknowledge commands.
+ * A slow or dead application delays the reply by at most this much, and
+ * never fails the operation. */
+#define TC_APP_ACK_TIMEOUT_MS 2000
+
+/* Adds the session to the registry and creates its trace directory
+ * through the owner's consumer. */
+gboolean tc_session_op_create(TcSession *session, GError **error);
+gboolean tc_session_op_start(TcSession *session, GError **error);
+/* Returns once everything recorded is written out. */
+gboolean tc_session_op_stop(TcSession *session, GError **error);
+gboolean tc_session_op_destroy(TcSession *session, GError **error);
+gboolean tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbuf_size,
+				      guint32 num_subbuf, GError **error);
+gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
+				    const char *pattern, GError **error);
+gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
+				     const char *pattern, GError **error);
