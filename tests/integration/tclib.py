@@ -1,0 +1,328 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Helpers of the integration tests: the real tracectld in embedded mode
+(its own dbus-daemon and the real polkitd), the real CLI and example
+application, test users, and reading traces with babeltrace2.
+
+Every test starts its own service in a fresh run directory and removes
+what it installed into system directories (polkit policy and rules, test
+users) when it ends, even when it fails.
+"""
+
+import contextlib
+import grp
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+BUILD = os.environ.get("TRACECTL_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+SOURCE = os.environ.get("TRACECTL_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+TRACECTLD = os.path.join(BUILD, "service", "tracectld", "tracectld")
+TRACECTL = os.path.join(BUILD, "client", "tracectl")
+EXAMPLE_APP = os.path.join(BUILD, "probes", "examples", "tracectl-example-app")
+POLKIT_ACTIONS = "/usr/share/polkit-1/actions/org.tracectl.policy"
+POLKIT_RULES = "/etc/polkit-1/rules.d/60-org.tracectl.rules"
+SYSTEM_PYTHON = "/usr/bin/python3"  # the one python3-bt2 imports under
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def require(condition, why):
+    if not condition:
+        log("SKIP:", why)
+        sys.exit(SKIP)
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+def wait_for(predicate, timeout=10.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class Installed:
+    """Files put into system directories for polkitd, restored at exit."""
+
+    def __init__(self):
+        self.saved = []
+
+    def install(self, source, target):
+        backup = None
+        if os.path.exists(target):
+            backup = target + ".tracectl-test-backup"
+            shutil.copy2(target, backup)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o644)
+        self.saved.append((target, backup))
+
+    def restore(self):
+        for target, backup in reversed(self.saved):
+            if backup:
+                os.replace(backup, target)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(target)
+
+
+class User:
+    def __init__(self, name, groups=()):
+        self.name = name
+        self.created = False
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            args = ["useradd", "--create-home", "--shell", "/bin/sh"]
+            if groups:
+                args += ["--groups", ",".join(groups)]
+            subprocess.run(args + [name], check=True)
+            self.created = True
+        entry = pwd.getpwnam(name)
+        self.uid = entry.pw_uid
+        self.home = entry.pw_dir
+
+    def remove(self):
+        if self.created:
+            subprocess.run(["pkill", "-KILL", "-u", self.name], check=False)
+            subprocess.run(["userdel", "--remove", self.name], check=False,
+                           stderr=subprocess.DEVNULL)
+
+
+class Result:
+    def __init__(self, proc):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def __repr__(self):
+        return f"<rc={self.returncode} out={self.stdout!r} err={self.stderr!r}>"
+
+
+class Service:
+    """tracectld --embedded in a private run directory."""
+
+    def __init__(self):
+        for path in (TRACECTLD, TRACECTL, EXAMPLE_APP):
+            require(os.path.exists(path), f"{path} is not built")
+        require(os.geteuid() == 0, "integration tests need root (test users, polkitd)")
+        require(os.path.exists("/usr/lib/polkit-1/polkitd"), "polkitd is not installed")
+        require(shutil.which("dbus-daemon"), "dbus-daemon is not installed")
+        self.installed = Installed()
+        self.users = []
+        self.rundir = tempfile.mkdtemp(prefix="tracectl-test-")
+        os.chmod(self.rundir, 0o755)
+        self.log_path = os.path.join(self.rundir, "tracectld.log")
+        self.proc = None
+        self.apps = []
+
+    def __enter__(self):
+        try:
+            self.installed.install(os.path.join(SOURCE, "policy", "org.tracectl.policy"),
+                                   POLKIT_ACTIONS)
+            self.installed.install(os.path.join(SOURCE, "policy", "org.tracectl.rules"),
+                                   POLKIT_RULES)
+            self.start()
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def env(self, user=None):
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "TRACECTL_RUNDIR": self.rundir,
+            "LANG": "C.UTF-8",
+        }
+        if self.address:
+            env["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+            if key in os.environ:
+                env[key] = os.environ[key]
+        env["HOME"] = user.home if user else "/root"
+        return env
+
+    def start(self):
+        self.address = None
+        env = self.env()
+        env["G_MESSAGES_DEBUG"] = "all"
+        self.logfile = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([TRACECTLD, "--embedded"], env=env,
+                                     stdout=self.logfile, stderr=subprocess.STDOUT)
+        bus_file = os.path.join(self.rundir, "bus")
+        sock = os.path.join(self.rundir, "app.sock")
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"tracectld exited with {self.proc.returncode}")
+            return os.path.exists(bus_file) and os.path.exists(sock)
+        try:
+            wait_for(ready, 30, "tracectld to be ready")
+        except AssertionError:
+            self.dump_log()
+            raise
+        with open(bus_file) as f:
+            self.address = f.read().strip()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def dump_log(self):
+        with contextlib.suppress(OSError):
+            with open(self.log_path, "rb") as f:
+                log("---- tracectld log ----")
+                log(f.read().decode(errors="replace")[-20000:])
+                log("-----------------------")
+
+    def stop(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.logfile.close()
+
+    def __exit__(self, exc_type, exc, tb):
+        for app in self.apps:
+            if app.poll() is None:
+                app.kill()
+                app.wait()
+        if self.proc:
+            self.stop()
+            if exc_type is not None or self.proc.returncode not in (0, None):
+                log(f"tracectld exit status: {self.proc.returncode}")
+                self.dump_log()
+        for user in self.users:
+            user.remove()
+        self.installed.restore()
+        shutil.rmtree(self.rundir, ignore_errors=True)
+        return False
+
+    def add_user(self, name, groups=()):
+        user = User(name, groups)
+        self.users.append(user)
+        return user
+
+    def _as(self, user):
+        if user is None:
+            return []
+        return ["setpriv", f"--reuid={user.uid}", f"--regid={pwd.getpwnam(user.name).pw_gid}",
+                "--init-groups", "--"]
+
+    def cli(self, *args, user=None, check_ok=True, timeout=120):
+        proc = subprocess.run(self._as(user) + [TRACECTL, *args], env=self.env(user),
+                              capture_output=True, text=True, timeout=timeout,
+                              cwd=user.home if user else "/")
+        result = Result(proc)
+        if check_ok and result.returncode != 0:
+            raise AssertionError(f"tracectl {' '.join(args)} failed: {result}")
+        return result
+
+    def gdbus(self, *args, user=None):
+        proc = subprocess.run(self._as(user) + ["gdbus", "call", "--system",
+                                                "--dest", "org.tracectl.Tracing1", *args],
+                              env=self.env(user), capture_output=True, text=True, timeout=120)
+        return Result(proc)
+
+    def app(self, *args, user=None, wait_ready=False, extra_env=None):
+        env = self.env(user)
+        env["TRACECTL_UST_REGISTER_TIMEOUT"] = "5000"
+        if extra_env:
+            env.update(extra_env)
+        proc = subprocess.Popen(self._as(user) + [EXAMPLE_APP, *args], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.apps.append(proc)
+        if wait_ready:
+            line = proc.stdout.readline()
+            check(line.strip() == "ready", f"example app did not get ready: {line!r}")
+        return proc
+
+    def run_app(self, *args, user=None, timeout=60):
+        proc = self.app(*args, user=user)
+        out, err = proc.communicate(timeout=timeout)
+        check(proc.returncode == 0, f"example app failed ({proc.returncode}): {out} {err}")
+        check(err == "", f"example app wrote to stderr: {err!r}")
+        return out
+
+
+def read_trace(path):
+    """All events of a trace: a list of (name, {field: value}) in time
+    order, read with babeltrace2's Python bindings."""
+    script = r"""
+import bt2, json, sys
+out = []
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(msg) is bt2._EventMessageConst:
+        ev = msg.event
+        fields = {}
+        for name, value in ev.payload_field.items():
+            if isinstance(value, bt2._StringFieldConst):
+                fields[name] = str(value)
+            elif isinstance(value, (bt2._ArrayFieldConst,)):
+                fields[name] = [int(v) for v in value]
+            elif isinstance(value, bt2._RealFieldConst):
+                fields[name] = float(value)
+            else:
+                fields[name] = int(value)
+        out.append([ev.name, fields])
+    elif type(msg) is bt2._DiscardedEventsMessageConst:
+        out.append(["<discarded>", {"count": msg.count}])
+print(json.dumps(out))
+"""
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", script, path], capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr}")
+    import json
+    return json.loads(proc.stdout)
+
+
+def babeltrace_text(path):
+    """babeltrace2's text output; fails on any warning or error."""
+    proc = subprocess.run(["babeltrace2", path], capture_output=True, text=True, timeout=300)
+    check(proc.returncode == 0, f"babeltrace2 failed on {path}: {proc.stderr}")
+    check(proc.stderr == "", f"babeltrace2 warned on {path}: {proc.stderr}")
+    return proc.stdout
+
+
+def expected_all_types(i):
+    """The field values the example application gives event i."""
+    blob = list(range(0x10, 0x10 + i % 8))
+    return {
+        "seq": i,
+        "s8": -(i % 128),
+        "s16": -300 * (i % 100),
+        "s32": -70000 * i,
+        "s64": -i * 10000000000,
+        "u8": i % 256,
+        "u16": (i * 3) % 65536,
+        "u32": (i * 100000) % (1 << 32),
+        "u64": (1 << 64) - 1 - i,
+        "dbl": i * 0.5,
+        "str": f"event-{i}",
+        "blob": blob,
+    }
+
+
+def run(test):
+    """Runs test(), turning an AssertionError into a failure with a message."""
+    try:
+        test()
+    except AssertionError as error:
+        log("FAIL:", error)
+        sys.exit(1)
+    log("PASS")

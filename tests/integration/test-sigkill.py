@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Killing applications with SIGKILL while they trace leaves the service
+running and the trace readable by babeltrace2."""
+
+import os
+import signal
+import time
+
+from tclib import Service, babeltrace_text, check, read_trace, run
+
+
+def test():
+    with Service() as svc:
+        out = os.path.join(svc.rundir, "trace")
+        svc.cli("create", "killed", "--output", out)
+        svc.cli("enable-event", "-u", "example:*")
+        svc.cli("start")
+        apps = [svc.app("--forever", "--threads", "2") for _ in range(3)]
+        time.sleep(1.0)
+        for app in apps:
+            app.send_signal(signal.SIGKILL)
+            app.wait()
+        check(svc.alive(), "tracectld died")
+        survivor = svc.run_app("--count", "20")
+        svc.cli("stop")
+        check(svc.alive(), "tracectld died")
+        events = read_trace(out)
+        check(any(n == "example:all_types" for n, _ in events), "nothing recorded")
+        babeltrace_text(out)
+        listed = svc.cli("list", "-u").stdout
+        for app in apps:
+            check(str(app.pid) not in listed, f"killed app {app.pid} still listed")
+        del survivor
+
+
+run(test)
