@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl tracepoints: the public API of libtracectl-ust.
+ *
+ * A provider header declares events:
+ *
+ *   #include <tracectl/tracepoint.h>
+ *   TRACECTL_EVENT(example, all_types,
+ *           TRACECTL_ARGS(uint64_t, i, const char *, msg),
+ *           TRACECTL_FIELDS(
+ *                   tracectl_field_integer(uint64_t, seq, i),
+ *                   tracectl_field_double(half, i * 0.5),
+ *                   tracectl_field_string(str, msg)))
+ *
+ * Exactly one .c file of each module (executable or shared object) defines
+ * TRACECTL_CREATE_PROBES before including its provider headers (and before
+ * any other include of this header). That file holds the event descriptors
+ * and the probe functions, and registers them with libtracectl-ust from a
+ * constructor. Every file may then call:
+ *
+ *   tracectl_tracepoint(example, all_types, i, "hello");
+ *
+ * A disabled tracepoint costs one load and one predicted branch; its
+ * argument expressions are not evaluated. Enabled, the probe evaluates the
+ * field expressions and writes one record into each channel that enabled
+ * the event, without locks, system calls or allocation.
+ *
+ * Limits: 1 to 10 (type, name) argument pairs, 1 to TRACECTL_FIELDS_MAX
+ * fields, field names [A-Za-z][A-Za-z0-9_]* (unique within the event),
+ * provider and event names [A-Za-z0-9_]+ ("provider:event" shorter than 128
+ * bytes). Events that break the naming rules are not registered.
+ *
+ * Field kinds:
+ *   tracectl_field_integer(type, name, expr)  int8_t..int64_t, uint8_t..uint64_t
+ *   tracectl_field_double(name, expr)         IEEE 754 binary64
+ *   tracectl_field_string(name, expr)         NUL-terminated; NULL gives "(null)"
+ *   tracectl_field_bytes(name, ptr, len)      uint32 length, then the bytes;
+ *                                             len is capped at TRACECTL_BYTES_LENGTH_MAX
+ * Record layout in the ring buffer: the event header (id, timestamp), then
+ * every field in order, packed.
+ */
+#ifndef TRACECTL_TRACEPOINT_H
+#define TRACECTL_TRACEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRACECTL_UST_API_VERSION 1u
+#define TRACECTL_FIELDS_MAX 32u
+#define TRACECTL_BYTES_LENGTH_MAX 65536u
+
+/* Log levels: syslog's 0..7, then finer debug levels as in LTTng. */
+enum tracectl_loglevel {
+	TRACECTL_LOGLEVEL_EMERG = 0,
+	TRACECTL_LOGLEVEL_ALERT = 1,
+	TRACECTL_LOGLEVEL_CRIT = 2,
+	TRACECTL_LOGLEVEL_ERR = 3,
+	TRACECTL_LOGLEVEL_WARNING = 4,
+	TRACECTL_LOGLEVEL_NOTICE = 5,
+	TRACECTL_LOGLEVEL_INFO = 6,
+	TRACECTL_LOGLEVEL_DEBUG_SYSTEM = 7,
+	TRACECTL_LOGLEVEL_DEBUG_PROGRAM = 8,
+	TRACECTL_LOGLEVEL_DEBUG_PROCESS = 9,
+	TRACECTL_LOGLEVEL_DEBUG_MODULE = 10,
+	TRACECTL_LOGLEVEL_DEBUG_UNIT = 11,
+	TRACECTL_LOGLEVEL_DEBUG_FUNCTION = 12,
+	TRACECTL_LOGLEVEL_DEBUG_LINE = 13,
+	TRACECTL_LOGLEVEL_DEBUG = 14,
+};
+#define TRACECTL_LOGLEVEL_DEFAULT TRACECTL_LOGLEVEL_DEBUG_LINE
+
+/* The values of enum tracectl_field_type of the wire ABI. */
+enum tracectl_ust_field_type {
+	TRACECTL_UST_FIELD_SIGNED = 1,
+	TRACECTL_UST_FIELD_UNSIGNED = 2,
+	TRACECTL_UST_FIELD_DOUBLE = 3,
+	TRACECTL_UST_FIELD_STRING = 4,
+	TRACECTL_UST_FIELD_BYTES = 5,
+};
+
+struct tracectl_ust_field {
+	const char *name;
+	uint32_t type; /* enum tracectl_ust_field_type */
+	uint32_t size; /* bytes for integers and double, 0 otherwise */
+};
+
+/*
+ * An event descriptor, defined (hidden) in the module's TRACECTL_CREATE_PROBES
+ * file. enabled is written by libtracectl-ust only: non-zero while at least
+ * one channel of an active session records the event. priv belongs to the
+ * library.
+ */
+struct tracectl_ust_event {
+	uint32_t enabled;
+	int32_t loglevel;
+	const char *provider;
+	const char *name;
+	const struct tracectl_ust_field *fields;
+	uint32_t nr_fields;
+	void *priv;
+};
+
+/* One contiguous piece of a record's payload. */
+struct tracectl_ust_piece {
+	const void *data;
+	size_t len;
+};
+
+#define TRACECTL_UST_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Writes one record of event, made of the pieces in order, into every
+ * channel that enabled it. Called by the generated probe functions only.
+ * Lock-free, async-signal-safe, never fails visibly: losses are counted in
+ * the buffers.
+ */
+TRACECTL_UST_EXPORT void tracectl_ust_emit(struct tracectl_ust_event *event,
+					   const struct tracectl_ust_piece *pieces,
+					   unsigned int nr_pieces);
+/*
+ * Adds events to the library's table and, when the service is there, waits
+ * until it has applied its sessions to them (at most
+ * TRACECTL_UST_REGISTER_TIMEOUT ms). Called from module constructors.
+ * Returns 0, or a negative errno (-EINVAL for an API version mismatch,
+ * -ETIMEDOUT when the wait timed out); events stay untraced on failure.
+ */
+TRACECTL_UST_EXPORT int tracectl_ust_register_provider(uint32_t api_version,
+						       struct tracectl_ust_event *const *events,
+						       size_t nr_events);
+/* Forgets events whose module is going away (dlclose). */
+TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_event *const *events,
+							  size_t nr_events);
+
+/* Preprocessor helpers. */
+#define _TRACECTL_EXPAND(...) __VA_ARGS__
+
+#define _TRACECTL_NARGS(...) _TRACECTL_NARGS_(__VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define _TRACECTL_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, n, ...) n
+#define _TRACECTL_CAT(a, b) _TRACECTL_CAT_(a, b)
+#define _TRACECTL_CAT_(a, b) a##b
+
+/* _TRACECTL_FOR_EACH(m, x, a, b, ...): m(x, a) m(x, b) ..., up to 32 items. */
+#define _TRACECTL_FOR_EACH(m, x, ...) \
+	_TRACECTL_CAT(_TRACECTL_FE_, _TRACECTL_NARGS(__VA_ARGS__))(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_1(m, x, a) m(x, a)
+#define _TRACECTL_FE_2(m, x, a, ...) m(x, a) _TRACECTL_FE_1(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_3(m, x, a, ...) m(x, a) _TRACECTL_FE_2(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_4(m, x, a, ...) m(x, a) _TRACECTL_FE_3(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_5(m, x, a, ...) m(x, a) _TRACECTL_FE_4(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_6(m, x, a, ...) m(x, a) _TRACECTL_FE_5(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_7(m, x, a, ...) m(x, a) _TRACECTL_FE_6(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_8(m, x, a, ...) m(x, a) _TRACECTL_FE_7(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_9(m, x, a, ...) m(x, a) _TRACECTL_FE_8(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_10(m, x, a, ...) m(x, a) _TRACECTL_FE_9(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_11(m, x, a, ...) m(x, a) _TRACECTL_FE_10(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_12(m, x, a, ...) m(x, a) _TRACECTL_FE_11(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_13(m, x, a, ...) m(x, a) _TRACECTL_FE_12(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_14(m, x, a, ...) m(x, a) _TRACECTL_FE_13(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_15(m, x, a, ...) m(x, a) _TRACECTL_FE_14(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_16(m, x, a, ...) m(x, a) _TRACECTL_FE_15(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_17(m, x, a, ...) m(x, a) _TRACECTL_FE_16(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_18(m, x, a, ...) m(x, a) _TRACECTL_FE_17(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_19(m, x, a, ...) m(x, a) _TRACECTL_FE_18(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_20(m, x, a, ...) m(x, a) _TRACECTL_FE_19(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_21(m, x, a, ...) m(x, a) _TRACECTL_FE_20(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_22(m, x, a, ...) m(x, a) _TRACECTL_FE_21(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_23(m, x, a, ...) m(x, a) _TRACECTL_FE_22(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_24(m, x, a, ...) m(x, a) _TRACECTL_FE_23(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_25(m, x, a, ...) m(x, a) _TRACECTL_FE_24(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_26(m, x, a, ...) m(x, a) _TRACECTL_FE_25(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_27(m, x, a, ...) m(x, a) _TRACECTL_FE_26(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_28(m, x, a, ...) m(x, a) _TRACECTL_FE_27(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_29(m, x, a, ...) m(x, a) _TRACECTL_FE_28(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_30(m, x, a, ...) m(x, a) _TRACECTL_FE_29(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_31(m, x, a, ...) m(x, a) _TRACECTL_FE_30(m, x, __VA_ARGS__)
+#define _TRACECTL_FE_32(m, x, a, ...) m(x, a) _TRACECTL_FE_31(m, x, __VA_ARGS__)
+
+/* Argument lists: (type, name, ...) pairs, up to 10 pairs. */
+#define _TRACECTL_PROTO(...) _TRACECTL_CAT(_TRACECTL_PR_, _TRACECTL_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define _TRACECTL_PR_2(t, n) t n
+#define _TRACECTL_PR_4(t, n, ...) t n, _TRACECTL_PR_2(__VA_ARGS__)
+#define _TRACECTL_PR_6(t, n, ...) t n, _TRACECTL_PR_4(__VA_ARGS__)
+#define _TRACECTL_PR_8(t, n, ...) t n, _TRACECTL_PR_6(__VA_ARGS__)
+#define _TRACECTL_PR_10(t, n, ...) t n, _TRACECTL_PR_8(__VA_ARGS__)
+#define _TRACECTL_PR_12(t, n, ...) t n, _TRACECTL_PR_10(__VA_ARGS__)
+#define _TRACECTL_PR_14(t, n, ...) t n, _TRACECTL_PR_12(__VA_ARGS__)
+#define _TRACECTL_PR_16(t, n, ...) t n, _TRACECTL_PR_14(__VA_ARGS__)
+#define _TRACECTL_PR_18(t, n, ...) t n, _TRACECTL_PR_16(__VA_ARGS__)
+#define _TRACECTL_PR_20(t, n, ...) t n, _TRACECTL_PR_18(__VA_ARGS__)
+
+/* _TRACECTL_APPLY(mode, (kind, ...)) -> _TRACECTL_<mode>_<kind>(...) */
+#define _TRACECTL_APPLY(mode, tuple) _TRACECTL_APPLY_(mode, _TRACECTL_EXPAND tuple)
+#define _TRACECTL_APPLY_(mode, ...) _TRACECTL_APPLY__(mode, __VA_ARGS__)
+#define _TRACECTL_APPLY__(mode, kind, ...) _TRACECTL_##mode##_##kind(__VA_ARGS__)
+#define _TRACECTL_FOR_EACH_FIELD(mode, fields) \
+	_TRACECTL_FOR_EACH(_TRACECTL_APPLY, mode, _TRACECTL_EXPAND fields)
+
+/* Field constructors: tuples that the modes below take apart. */
+#define tracectl_field_integer(type, name, expr) (_tc_integer, type, name, expr)
+#define tracectl_field_double(name, expr) (_tc_double, name, expr)
+#define tracectl_field_string(name, expr) (_tc_string, name, expr)
+#define tracectl_field_bytes(name, ptr, len) (_tc_bytes, name, ptr, len)
+
+#define TRACECTL_ARGS(...) (__VA_ARGS__)
+#define TRACECTL_FIELDS(...) (__VA_ARGS__)
+
+#define _TRACECTL_IS_SIGNED(type) ((type)-1 < (type)1)
+
+/* Mode DESC: one struct tracectl_ust_field per field. */
+#define _TRACECTL_DESC__tc_integer(type, name, expr)                                      \
+	{ #name,                                                                          \
+	  _TRACECTL_IS_SIGNED(type) ? TRACECTL_UST_FIELD_SIGNED : TRACECTL_UST_FIELD_UNSIGNED, \
+	  sizeof(type) },
+#define _TRACECTL_DESC__tc_double(name, expr) { #name, TRACECTL_UST_FIELD_DOUBLE, sizeof(double) },
+#define _TRACECTL_DESC__tc_string(name, expr) { #name, TRACECTL_UST_FIELD_STRING, 0 },
+#define _TRACECTL_DESC__tc_bytes(name, ptr, len) { #name, TRACECTL_UST_FIELD_BYTES, 0 },
+
+/* Mode CHECK: compile-time checks of each field's type. */
+#define _TRACECTL_CHECK__tc_integer(type, name, expr)                                     \
+	_Static_assert(sizeof(type) == 1 || sizeof(type) == 2 || sizeof(type) == 4 ||       \
+			       sizeof(type) == 8,                                           \
+		       "tracectl: integer field " #name " must be 1, 2, 4 or 8 bytes");    \
+	_Static_assert((type)0.5 == (type)0, "tracectl: field " #name " is not an integer");
+#define _TRACECTL_CHECK__tc_double(name, expr)
+#define _TRACECTL_CHECK__tc_string(name, expr)
+#define _TRACECTL_CHECK__tc_bytes(name, ptr, len)
+
+/* Mode PIECES: evaluate each field once, point a payload piece at it. */
+#define _TRACECTL_PIECES__tc_integer(type, name, expr)                                    \
+	type _tc_value_##name = (type)(expr);                                              \
+	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(type) };
+#define _TRACECTL_PIECES__tc_double(name, expr)                                           \
+	double _tc_value_##name = (double)(expr);                                          \
+	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(double) };
+#define _TRACECTL_PIECES__tc_string(name, expr)                                           \
+	const char *_tc_string_##name = (expr);                                            \
+	if (!_tc_string_##name)                                                            \
+		_tc_string_##name = "(null)";                                              \
+	_tc_pieces[_tc_count++] =                                                          \
+		(struct tracectl_ust_piece){ _tc_string_##name, strlen(_tc_string_##name) + 1 };
+#define _TRACECTL_PIECES__tc_bytes(name, ptr, len)                                        \
+	const void *_tc_bytes_##name = (ptr);                                              \
+	size_t _tc_size_##name = (size_t)(len);                                            \
+	uint32_t _tc_length_##name;                                                        \
+	if (!_tc_bytes_##name)                                                             \
+		_tc_size_##name = 0;                                                       \
+	if (_tc_size_##name > TRACECTL_BYTES_LENGTH_MAX)                                   \
+		_tc_size_##name = TRACECTL_BYTES_LENGTH_MAX;                               \
+	_tc_length_##name = (uint32_t)_tc_size_##name;                                     \
+	_tc_pieces[_tc_count++] =                                                          \
+		(struct tracectl_ust_piece){ &_tc_length_##name, sizeof(uint32_t) };       \
+	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ _tc_bytes_##name, _tc_size_##name };
+
+#define _TRACECTL_EVENT_SYMBOL(_provider, _name) __tracectl_event__##_provider##__##_name
+#define _TRACECTL_PROBE_SYMBOL(_provider, _name) __tracectl_probe__##_provider##__##_name
+
+/* Declarations, in every file that includes a provider header. */
+#define _TRACECTL_EVENT_DECLARE(_provider, _name, _args)                                     \
+	extern struct tracectl_ust_event _TRACECTL_EVENT_SYMBOL(_provider, _name)             \
+		__attribute__((visibility("hidden")));                                      \
+	void _TRACECTL_PROBE_SYMBOL(_provider, _name)(_TRACECTL_PROTO _args)                    \
+		__attribute__((visibility("hidden")));
+
+#ifdef TRACECTL_CREATE_PROBES
+/* The descriptor, its section entry (found by the constructor below) and
+ * the probe function that serializes the fields. */
+#define _TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)                       \
+	static const struct tracectl_ust_field __tracectl_fields__##_provider##__##_name[] = { \
+		_TRACECTL_FOR_EACH_FIELD(DESC, _fields)                                      \
+	};                                                                                  \
+	struct tracectl_ust_event _TRACECTL_EVENT_SYMBOL(_provider, _name) = {                \
+		.loglevel = (_level),                                                        \
+		.provider = #_provider,                                                      \
+		.name = #_name,                                                              \
+		.fields = __tracectl_fields__##_provider##__##_name,                          \
+		.nr_fields = sizeof(__tracectl_fields__##_provider##__##_name) /              \
+			     sizeof(struct tracectl_ust_field),                             \
+	};                                                                                  \
+	static struct tracectl_ust_event *const __tracectl_entry__##_provider##__##_name      \
+		__attribute__((used, section("__tracectl_events"))) =                       \
+			&_TRACECTL_EVENT_SYMBOL(_provider, _name);                            \
+	void _TRACECTL_PROBE_SYMBOL(_provider, _name)(_TRACECTL_PROTO _args)                    \
+	{                                                                                   \
+		struct tracectl_ust_piece _tc_pieces[2 * TRACECTL_FIELDS_MAX];              \
+		unsigned int _tc_count = 0;                                                 \
+		_TRACECTL_FOR_EACH_FIELD(CHECK, _fields)                                     \
+		_TRACECTL_FOR_EACH_FIELD(PIECES, _fields)                                    \
+		tracectl_ust_emit(&_TRACECTL_EVENT_SYMBOL(_provider, _name), _tc_pieces,      \
+				  _tc_count);                                               \
+	}
+#else
+#define _TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)
+#endif
+
+/* Declares (and, in the TRACECTL_CREATE_PROBES file, defines) an event. */
+#define TRACECTL_EVENT_LOGLEVEL(_provider, _name, _level, _args, _fields)                      \
+	_TRACECTL_EVENT_DECLARE(_provider, _name, _args)                                       \
+	_TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)
+#define TRACECTL_EVENT(_provider, _name, _args, _fields)                                      \
+	TRACECTL_EVENT_LOGLEVEL(_provider, _name, TRACECTL_LOGLEVEL_DEFAULT, _args, _fields)
+
+/* Records an event when it is enabled; otherwise the arguments are not
+ * evaluated. The relaxed atomic load keeps the compiler from hoisting the
+ * check out of loops, and costs what a plain load costs. */
+#define tracectl_tracepoint(provider, name, ...)                                          \
+	do {                                                                                \
+		if (__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled, \
+						     __ATOMIC_RELAXED), 0))                 \
+			_TRACECTL_PROBE_SYMBOL(provider, name)(__VA_ARGS__);                \
+	} while (0)
+
+/* True when the event is being recorded, to guard costly argument set-up. */
+#define tracectl_tracepoint_enabled(provider, name)                                       \
+	__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled,   \
+					 __ATOMIC_RELAXED), 0)
+
+#ifdef TRACECTL_CREATE_PROBES
+/*
+ * Registration of the module's events: the linker gathers the descriptor
+ * pointers of this module in section __tracectl_events and defines its
+ * bounds (hidden, so each module sees its own). The library's constructor
+ * has run already: it is a dependency of this module.
+ */
+extern struct tracectl_ust_event *const __start___tracectl_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct tracectl_ust_event *const __stop___tracectl_events[]
+	__attribute__((weak, visibility("hidden")));
+
+static void __attribute__((constructor)) __tracectl_register_probes(void)
+{
+	if (&__stop___tracectl_events[0] > &__start___tracectl_events[0])
+		tracectl_ust_register_provider(TRACECTL_UST_API_VERSION, __start___tracectl_events,
+					       (size_t)(__stop___tracectl_events -
+							__start___tracectl_events));
+}
+
+static void __attribute__((destructor)) __tracectl_unregister_probes(void)
+{
+	if (&__stop___tracectl_events[0] > &__start___tracectl_events[0])
+		tracectl_ust_unregister_provider(__start___tracectl_events,
+						 (size_t)(__stop___tracectl_events -
+							  __start___tracectl_events));
+}
+#endif /* TRACECTL_CREATE_PROBES */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACECTL_TRACEPOINT_H */

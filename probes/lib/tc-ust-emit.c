@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracepoint fast path: no lock, no system call, no allocation.
+ * sched_getcpu() reads the CPU number from the rseq area in glibc >= 2.35,
+ * and the ring buffer reads CLOCK_MONOTONIC through the vDSO.
+ */
+#include <sched.h>
+
+#include "tc-rb.h"
+#include "tc-ust-state.h"
+
+/* A tracepoint may run in a signal handler that interrupted another
+ * tracepoint of the same thread; deeper nesting means recursion (a
+ * tracepoint inside something the tracer calls) and is dropped. */
+#define TC_UST_NESTING_MAX 4
+
+/* initial-exec: no __tls_get_addr (which may allocate) on the fast path. */
+static __thread unsigned int tc_ust_nesting __attribute__((tls_model("initial-exec")));
+
+static size_t
+payload_size(const struct tracectl_ust_piece *pieces, unsigned int nr_pieces)
+{
+	size_t total = 0;
+
+	for (unsigned int i = 0; i < nr_pieces; i++) {
+		if (__builtin_expect(pieces[i].len > UINT32_MAX - total, 0))
+			return UINT32_MAX;
+		total += pieces[i].len;
+	}
+	return total;
+}
+
+/* The buffer of this CPU in a binding's channel, or NULL when it is not
+ * recording or its buffer has not arrived yet. */
+static struct tc_rb *
+binding_buffer(const struct tc_ust_binding *binding, unsigned int cpu)
+{
+	const struct tc_ust_channel *channel = binding->channel;
+
+	if (!__atomic_load_n(&binding->enabled, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&channel->dead, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&channel->session->active, __ATOMIC_ACQUIRE))
+		return NULL;
+	return __atomic_load_n(&channel->streams[cpu % channel->nr_streams], __ATOMIC_ACQUIRE);
+}
+
+static void
+write_record(struct tc_rb *rb, uint32_t id, const struct tracectl_ust_piece *pieces,
+	     unsigned int nr_pieces, uint32_t record_size)
+{
+	struct tc_event_header header;
+	struct tc_rb_ctx ctx;
+	uint32_t pos;
+
+	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
+	if (tc_rb_reserve(rb, &ctx, record_size) < 0)
+		return;
+	header.id = id;
+	header.timestamp = ctx.timestamp;
+	tc_rb_write(&ctx, 0, &header, sizeof(header));
+	pos = sizeof(header);
+	for (unsigned int i = 0; i < nr_pieces; i++) {
+		tc_rb_write(&ctx, pos, pieces[i].data, (uint32_t)pieces[i].len);
+		pos += (uint32_t)pieces[i].len;
+	}
+	tc_rb_commit(&ctx);
+}
+
+void TRACECTL_UST_EXPORT
+tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_piece *pieces,
+		  unsigned int nr_pieces)
+{
+	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
+	size_t payload;
+	uint32_t record_size;
+	int cpu;
+
+	if (__builtin_expect(!entry || tc_ust_nesting >= TC_UST_NESTING_MAX, 0))
+		return;
+	tc_ust_nesting++;
+	/* A signal handler of this thread must see the increment. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+
+	payload = payload_size(pieces, nr_pieces);
+	/* Too big records go on to tc_rb_reserve() to be counted as lost. */
+	record_size = payload > UINT32_MAX - sizeof(struct tc_event_header)
+			      ? UINT32_MAX
+			      : (uint32_t)(payload + sizeof(struct tc_event_header));
+	cpu = sched_getcpu();
+	if (__builtin_expect(cpu < 0, 0))
+		cpu = 0;
+	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
+	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
+		struct tc_rb *rb = binding_buffer(b, (unsigned int)cpu);
+
+		if (rb)
+			write_record(rb, __atomic_load_n(&b->id, __ATOMIC_RELAXED), pieces,
+				     nr_pieces, record_size);
+	}
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tc_ust_nesting--;
+}

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-ust-state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "tc-ust-log.h"
+
+/* A buffer per possible CPU; more would be a confused or hostile service. */
+#define TC_UST_STREAMS_MAX 4096u
+
+static_assert(TRACECTL_FIELDS_MAX == TRACECTL_ABI_FIELDS_MAX, "public and wire field limits");
+static_assert((int)TRACECTL_UST_FIELD_SIGNED == (int)TRACECTL_FIELD_SIGNED &&
+		      (int)TRACECTL_UST_FIELD_UNSIGNED == (int)TRACECTL_FIELD_UNSIGNED &&
+		      (int)TRACECTL_UST_FIELD_DOUBLE == (int)TRACECTL_FIELD_DOUBLE &&
+		      (int)TRACECTL_UST_FIELD_STRING == (int)TRACECTL_FIELD_STRING &&
+		      (int)TRACECTL_UST_FIELD_BYTES == (int)TRACECTL_FIELD_BYTES,
+	      "public and wire field types");
+
+struct tc_ust_state tc_ust_state = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.connection = TC_UST_CONNECTING,
+	.connection_fd = -1,
+	.wake_fd = -1,
+};
+
+/* [A-Za-z0-9_.-]+, the service's rule for each half of "provider:event". */
+static bool
+is_valid_name_part(const char *part)
+{
+	if (!part || !*part)
+		return false;
+	for (; *part; part++) {
+		char c = *part;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* [A-Za-z][A-Za-z0-9_]*, shorter than the wire array. */
+static bool
+is_valid_field_name(const char *name)
+{
+	size_t len;
+
+	if (!name || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+		return false;
+	len = strlen(name);
+	if (len >= TRACECTL_ABI_FIELD_NAME_MAX)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+	       len;
+}
+
+static bool
+is_valid_field(const struct tracectl_ust_field *field)
+{
+	if (!is_valid_field_name(field->name))
+		return false;
+	switch (field->type) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		return field->size == 1 || field->size == 2 || field->size == 4 || field->size == 8;
+	case TRACECTL_FIELD_DOUBLE:
+		return field->size == 8;
+	case TRACECTL_FIELD_STRING:
+	case TRACECTL_FIELD_BYTES:
+		return field->size == 0;
+	default:
+		return false;
+	}
+}
+
+bool
+tc_ust_event_describe(const struct tracectl_ust_event *desc, struct tracectl_msg_event *msg)
+{
+	int len;
+
+	memset(msg, 0, sizeof(*msg));
+	if (!is_valid_name_part(desc->provider) || !is_valid_name_part(desc->name))
+		return false;
+	if (desc->nr_fields > TRACECTL_ABI_FIELDS_MAX || (desc->nr_fields && !desc->fields))
+		return false;
+	len = snprintf(msg->name, sizeof(msg->name), "%s:%s", desc->provider, desc->name);
+	if (len < 0 || (size_t)len >= sizeof(msg->name))
+		return false;
+	for (uint32_t i = 0; i < desc->nr_fields; i++) {
+		const struct tracectl_ust_field *field = &desc->fields[i];
+
+		if (!is_valid_field(field))
+			return false;
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(desc->fields[j].name, field->name) == 0)
+				return false;
+		}
+		strcpy(msg->fields[i].name, field->name);
+		msg->fields[i].type = field->type;
+		msg->fields[i].size = field->size;
+	}
+	msg->header.magic = TRACECTL_ABI_MAGIC;
+	msg->header.type = TRACECTL_MSG_EVENT;
+	msg->header.size = sizeof(*msg);
+	msg->loglevel = desc->loglevel;
+	msg->nr_fields = desc->nr_fields;
+	return true;
+}
+
+static struct tc_ust_entry *
+find_entry(const struct tracectl_ust_event *desc)
+{
+	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++) {
+		if (tc_ust_state.entries[i]->desc == desc)
+			return tc_ust_state.entries[i];
+	}
+	return NULL;
+}
+
+static bool
+reserve_entry_slot(void)
+{
+	struct tc_ust_entry **entries;
+	uint32_t capacity;
+
+	if (tc_ust_state.nr_entries < tc_ust_state.capacity)
+		return true;
+	if (tc_ust_state.capacity >= TRACECTL_ABI_EVENTS_MAX)
+		return false;
+	capacity = tc_ust_state.capacity ? tc_ust_state.capacity * 2 : 64;
+	entries = realloc(tc_ust_state.entries, capacity * sizeof(*entries));
+	if (!entries)
+		return false;
+	tc_ust_state.entries = entries;
+	tc_ust_state.capacity = capacity;
+	return true;
+}
+
+struct tc_ust_entry *
+tc_ust_state_add_event(struct tracectl_ust_event *desc)
+{
+	struct tc_ust_entry *entry = find_entry(desc);
+
+	if (entry)
+		return entry;
+	if (!reserve_entry_slot())
+		return NULL;
+	entry = calloc(1, sizeof(*entry));
+	if (!entry)
+		return NULL;
+	if (!tc_ust_event_describe(desc, &entry->msg)) {
+		tc_ust_debug("Event %s:%s breaks the naming rules, not registered",
+			     desc->provider ? desc->provider : "?", desc->name ? desc->name : "?");
+		free(entry);
+		return NULL;
+	}
+	entry->desc = desc;
+	entry->index = tc_ust_state.nr_entries;
+	entry->msg.index = entry->index;
+	tc_ust_state.entries[tc_ust_state.nr_entries++] = entry;
+	/* Tracepoints find their entry through the descriptor. */
+	__atomic_store_n(&desc->priv, entry, __ATOMIC_RELEASE);
+	return entry;
+}
+
+/*
+ * The entry stays, so that indexes keep matching what the service knows;
+ * only the link to the descriptor, which is about to be unmapped, goes.
+ */
+void
+tc_ust_state_remove_event(struct tracectl_ust_event *desc)
+{
+	struct tc_ust_entry *entry = find_entry(desc);
+
+	if (!entry)
+		return;
+	__atomic_store_n(&desc->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELEASE);
+	entry->desc = NULL;
+}
+
+static bool
+binding_is_recording(const struct tc_ust_binding *binding)
+{
+	const struct tc_ust_channel *channel = binding->channel;
+
+	return __atomic_load_n(&binding->enabled, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&channel->dead, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&channel->session->active, __ATOMIC_RELAXED);
+}
+
+/* Sets each descriptor's enabled word from its bindings. The release store
+ * orders the bindings' state before a tracepoint that sees enabled. */
+static void
+update_enabled_words(void)
+{
+	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++) {
+		struct tc_ust_entry *entry = tc_ust_state.entries[i];
+		uint32_t enabled = 0;
+
+		if (!entry->desc)
+			continue;
+		for (struct tc_ust_binding *b = entry->bindings; b; b = b->next) {
+			if (binding_is_recording(b))
+				enabled = 1;
+		}
+		__atomic_store_n(&entry->desc->enabled, enabled, __ATOMIC_RELEASE);
+	}
+}
+
+void
+tc_ust_state_reset_connection(void)
+{
+	for (struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next)
+		__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
+	for (struct tc_ust_session *s = tc_ust_state.sessions; s; s = s->next)
+		__atomic_store_n(&s->active, 0, __ATOMIC_RELEASE);
+	update_enabled_words();
+	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++)
+		tc_ust_state.entries[i]->sent_batch = 0;
+	tc_ust_state.nr_sent = 0;
+	tc_ust_state.batch_requested = false;
+}
+
+static struct tc_ust_session *
+find_session(uint64_t handle)
+{
+	for (struct tc_ust_session *s = tc_ust_state.sessions; s; s = s->next) {
+		if (s->handle == handle)
+			return s;
+	}
+	return NULL;
+}
+
+/* Sessions are created on first mention, inactive, and never freed. */
+static struct tc_ust_session *
+get_session(uint64_t handle)
+{
+	struct tc_ust_session *session = find_session(handle);
+
+	if (session)
+		return session;
+	session = calloc(1, sizeof(*session));
+	if (!session)
+		return NULL;
+	session->handle = handle;
+	session->next = tc_ust_state.sessions;
+	tc_ust_state.sessions = session;
+	return session;
+}
+
+/* The live channel with this handle; dead ones are never found again. */
+static struct tc_ust_channel *
+find_channel(uint64_t handle)
+{
+	for (struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next) {
+		if (c->handle == handle && !c->dead)
+			return c;
+	}
+	return NULL;
+}
+
+int
+tc_ust_state_channel_add(const struct tracectl_msg_channel *msg)
+{
+	struct tc_ust_session *session;
+	struct tc_ust_channel *channel;
+
+	if (find_channel(msg->channel_handle))
+		return -EEXIST;
+	if (msg->nr_streams == 0 || msg->nr_streams > TC_UST_STREAMS_MAX ||
+	    msg->subbuf_size > UINT32_MAX || msg->num_subbuf > UINT32_MAX ||
+	    tc_rb_shm_size((uint32_t)msg->subbuf_size, (uint32_t)msg->num_subbuf) == 0)
+		return -EINVAL;
+	session = get_session(msg->session_handle);
+	channel = calloc(1, sizeof(*channel));
+	if (!session || !channel)
+		goto no_memory;
+	channel->streams = calloc(msg->nr_streams, sizeof(*channel->streams));
+	if (!channel->streams)
+		goto no_memory;
+	channel->handle = msg->channel_handle;
+	channel->session = session;
+	channel->stream_id = msg->stream_id;
+	channel->nr_streams = msg->nr_streams;
+	channel->subbuf_size = (uint32_t)msg->subbuf_size;
+	channel->num_subbuf = (uint32_t)msg->num_subbuf;
+	channel->next = tc_ust_state.channels;
+	tc_ust_state.channels = channel;
+	return 0;
+
+no_memory:
+	free(channel);
+	return -ENOMEM;
+}
+
+/* Marks the channel dead; its buffers stay mapped (see tc-ust-state.h). */
+int
+tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
+{
+	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+
+	if (!channel || channel->session->handle != msg->session_handle)
+		return -ENOENT;
+	__atomic_store_n(&channel->dead, 1, __ATOMIC_RELEASE);
+	update_enabled_words();
+	return 0;
+}
+
+/*
+ * Maps the buffer of one CPU of a channel from the memfd that came with the
+ * message. The caller keeps ownership of fd and closes it.
+ */
+int
+tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd)
+{
+	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	uint64_t expected_size;
+	struct tc_rb *rb;
+	struct stat st;
+	void *mapping;
+	int ret;
+
+	if (!channel)
+		return -ENOENT;
+	if (msg->cpu >= channel->nr_streams || channel->streams[msg->cpu])
+		return -EINVAL;
+	expected_size = tc_rb_shm_size(channel->subbuf_size, channel->num_subbuf);
+	/* A file shorter than the mapping would turn tracepoints into SIGBUS. */
+	if (msg->shm_size != expected_size || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < expected_size)
+		return -EINVAL;
+	mapping = mmap(NULL, expected_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mapping == MAP_FAILED)
+		return -errno;
+	rb = calloc(1, sizeof(*rb));
+	if (!rb) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = tc_rb_attach(rb, mapping, expected_size);
+	if (ret < 0)
+		goto fail;
+	if (rb->subbuf_size != channel->subbuf_size || rb->num_subbuf != channel->num_subbuf) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	__atomic_store_n(&channel->streams[msg->cpu], rb, __ATOMIC_RELEASE);
+	return 0;
+
+fail:
+	free(rb);
+	munmap(mapping, expected_size);
+	return ret;
+}
+
+static struct tc_ust_binding *
+find_binding(struct tc_ust_entry *entry, const struct tc_ust_channel *channel)
+{
+	for (struct tc_ust_binding *b = entry->bindings; b; b = b->next) {
+		if (b->channel == channel)
+			return b;
+	}
+	return NULL;
+}
+
+int
+tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable)
+{
+	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_binding *binding;
+	struct tc_ust_entry *entry;
+	bool is_new = false;
+
+	/* Only events sent on this connection can be named by the service. */
+	if (msg->index >= tc_ust_state.nr_sent)
+		return -EINVAL;
+	if (!channel)
+		return -ENOENT;
+	entry = tc_ust_state.entries[msg->index];
+	binding = find_binding(entry, channel);
+	if (!enable) {
+		if (binding)
+			__atomic_store_n(&binding->enabled, 0, __ATOMIC_RELEASE);
+		update_enabled_words();
+		return 0;
+	}
+	if (!binding) {
+		binding = calloc(1, sizeof(*binding));
+		if (!binding)
+			return -ENOMEM;
+		binding->channel = channel;
+		binding->next = entry->bindings;
+		is_new = true;
+	} else if (__atomic_load_n(&binding->enabled, __ATOMIC_RELAXED) &&
+		   binding->id != msg->id) {
+		/* Changing the id under running tracepoints would mix ids. */
+		return -EBUSY;
+	}
+	__atomic_store_n(&binding->id, msg->id, __ATOMIC_RELAXED);
+	__atomic_store_n(&binding->enabled, 1, __ATOMIC_RELAXED);
+	if (is_new)
+		__atomic_store_n(&entry->bindings, binding, __ATOMIC_RELEASE);
+	update_enabled_words();
+	return 0;
+}
+
+int
+tc_ust_state_session_set_active(uint64_t handle, bool active)
+{
+	struct tc_ust_session *session = get_session(handle);
+
+	if (!session)
+		return -ENOMEM;
+	__atomic_store_n(&session->active, active ? 1 : 0, __ATOMIC_RELEASE);
+	update_enabled_words();
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The state of libtracectl-ust: registered events, and what the service
+ * told us about sessions, channels and their buffers.
+ *
+ * Two kinds of readers:
+ * - tracepoints (tc-ust-emit.c) read event entries, bindings, channels and
+ *   sessions without any lock. Every object they can reach is published
+ *   with a release store after it is fully built, and is never freed nor
+ *   unmapped: a removed channel is only marked dead. This leaks the
+ *   bindings, channel structs and buffer mappings of removed channels, a
+ *   leak bounded by the number of channels the service ever created for
+ *   this process (it ends with the process), until RCU replaces it.
+ * - the listener thread and provider registration, which serialize on
+ *   tc_ust_state.lock. The lock is never held across socket I/O or while
+ *   waiting for anything but itself (the condition variable aside).
+ */
+#ifndef TC_UST_STATE_H
+#define TC_UST_STATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tc-rb.h"
+#include "tracectl-abi.h"
+#include "tracectl/tracepoint.h"
+
+struct tc_ust_session {
+	uint64_t handle;
+	uint32_t active; /* atomic */
+	struct tc_ust_session *next;
+};
+
+struct tc_ust_channel {
+	uint64_t handle;
+	struct tc_ust_session *session;
+	uint32_t stream_id;
+	uint32_t nr_streams;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t dead;           /* atomic; set once, never cleared */
+	struct tc_rb **streams;  /* [nr_streams], each published once */
+	struct tc_ust_channel *next;
+};
+
+/* One event recorded in one channel under one id. */
+struct tc_ust_binding {
+	struct tc_ust_channel *channel;
+	uint32_t id;      /* atomic */
+	uint32_t enabled; /* atomic */
+	struct tc_ust_binding *next;
+};
+
+struct tc_ust_entry {
+	struct tracectl_ust_event *desc; /* NULL once its module is gone */
+	struct tc_ust_binding *bindings; /* atomic list head */
+	uint32_t index;
+	uint32_t sent_batch; /* batch it was sent in on this connection, 0: not sent */
+	struct tracectl_msg_event msg; /* its wire description, built once */
+};
+
+enum tc_ust_connection {
+	TC_UST_CONNECTING,   /* the first connection attempt is under way */
+	TC_UST_CONNECTED,    /* registered with the service */
+	TC_UST_DISCONNECTED, /* no service; the listener retries */
+};
+
+struct tc_ust_state {
+	pthread_mutex_t lock; /* covers everything below */
+	pthread_cond_t changed; /* connection, nr_sent or done_batch changed */
+	enum tc_ust_connection connection;
+	int connection_fd; /* -1 when not connected */
+	int wake_fd;       /* eventfd: wakes the listener to send a batch */
+	bool batch_requested;
+	uint32_t last_batch; /* never reset, so batches of old connections never match */
+	uint32_t done_batch;
+	uint32_t nr_sent; /* entries [0, nr_sent) were sent on this connection */
+	struct tc_ust_entry **entries;
+	uint32_t nr_entries;
+	uint32_t capacity;
+	struct tc_ust_session *sessions;
+	struct tc_ust_channel *channels;
+};
+
+extern struct tc_ust_state tc_ust_state;
+
+/* Builds the wire description of desc. Returns false when the event breaks
+ * the naming rules of the ABI (the service would drop us for it). */
+bool tc_ust_event_describe(const struct tracectl_ust_event *desc, struct tracectl_msg_event *msg);
+
+/* All of the following require tc_ust_state.lock. */
+
+/* Adds desc unless it is there already. Returns its entry, or NULL when it
+ * cannot be registered (invalid, table full, out of memory). */
+struct tc_ust_entry *tc_ust_state_add_event(struct tracectl_ust_event *desc);
+void tc_ust_state_remove_event(struct tracectl_ust_event *desc);
+/* The connection ended: nothing is recorded any more, every channel is
+ * dead, every event must be sent again. */
+void tc_ust_state_reset_connection(void);
+/* Service commands. Each returns 0 or a negative errno for the REPLY. */
+int tc_ust_state_channel_add(const struct tracectl_msg_channel *msg);
+int tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg);
+int tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd);
+int tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable);
+int tc_ust_state_session_set_active(uint64_t handle, bool active);
+
+#endif /* TC_UST_STATE_H */
