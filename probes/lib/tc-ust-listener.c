@@ -87,7 +87,10 @@ tc_ust_listener_request_batch_locked(void)
 static int
 connect_service(void)
 {
-	struct timeval send_timeout = { .tv_usec = TC_UST_SEND_TIMEOUT_MS * 1000 };
+	struct timeval send_timeout = {
+		.tv_sec = TC_UST_SEND_TIMEOUT_MS / 1000,
+		.tv_usec = (TC_UST_SEND_TIMEOUT_MS % 1000) * 1000,
+	};
 	int fd, ret;
 
 	if (!service_address_is_valid)

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of libtracectl-ust: the tracepoint macros, and the library
+ * against a fake service speaking the wire ABI on a private run directory.
+ *
+ * The library connects from its constructor, before main(), so the tests
+ * that need a service run in a subprocess started once the fake service
+ * listens (g_test_trap_subprocess), with TRACECTL_RUNDIR pointing at it.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define TRACECTL_CREATE_PROBES
+#include "tc-ust-test-tp.h"
+
+#include "tc-rb.h"
+#include "tracectl-abi.h"
+
+#define FAKE_STREAMS 2u
+#define FAKE_SUBBUF_SIZE 4096u
+#define FAKE_NUM_SUBBUF 4u
+#define FAKE_SESSION 1u
+#define FAKE_CHANNEL 10u
+#define FAKE_STREAM_ID 5u
+#define FAKE_ID_BASE 100u
+#define FAKE_TIMEOUT_MS 10000
+
+static int argument_evaluations;
+
+static int
+count_evaluation(void)
+{
+	return ++argument_evaluations;
+}
+
+static void
+test_descriptor(void)
+{
+	const struct tracectl_ust_event *event = &__tracectl_event__unit__every_type;
+	static const struct {
+		const char *name;
+		uint32_t type;
+		uint32_t size;
+	} expected[] = {
+		{ "s8", TRACECTL_UST_FIELD_SIGNED, 1 },   { "s16", TRACECTL_UST_FIELD_SIGNED, 2 },
+		{ "s32", TRACECTL_UST_FIELD_SIGNED, 4 },  { "s64", TRACECTL_UST_FIELD_SIGNED, 8 },
+		{ "u8", TRACECTL_UST_FIELD_UNSIGNED, 1 }, { "u16", TRACECTL_UST_FIELD_UNSIGNED, 2 },
+		{ "u32", TRACECTL_UST_FIELD_UNSIGNED, 4 }, { "u64", TRACECTL_UST_FIELD_UNSIGNED, 8 },
+		{ "dbl", TRACECTL_UST_FIELD_DOUBLE, 8 },  { "str", TRACECTL_UST_FIELD_STRING, 0 },
+		{ "blob", TRACECTL_UST_FIELD_BYTES, 0 },
+	};
+
+	g_assert_cmpstr(event->provider, ==, "unit");
+	g_assert_cmpstr(event->name, ==, "every_type");
+	g_assert_cmpint(event->loglevel, ==, TRACECTL_LOGLEVEL_DEFAULT);
+	g_assert_cmpint(TRACECTL_LOGLEVEL_DEFAULT, ==, 13);
+	g_assert_cmpuint(event->nr_fields, ==, G_N_ELEMENTS(expected));
+	for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
+		g_assert_cmpstr(event->fields[i].name, ==, expected[i].name);
+		g_assert_cmpuint(event->fields[i].type, ==, expected[i].type);
+		g_assert_cmpuint(event->fields[i].size, ==, expected[i].size);
+	}
+	event = &__tracectl_event__unit__leveled;
+	g_assert_cmpint(event->loglevel, ==, TRACECTL_LOGLEVEL_WARNING);
+	g_assert_cmpuint(event->nr_fields, ==, 1);
+	g_assert_cmpuint(event->fields[0].type, ==, TRACECTL_UST_FIELD_SIGNED);
+	g_assert_cmpuint(event->fields[0].size, ==, sizeof(int));
+
+	/* Registered (the constructor ran) but disabled without a service. */
+	g_assert_nonnull(__tracectl_event__unit__every_type.priv);
+	g_assert_null(__tracectl_event__unit__bad_field_name.priv);
+	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 0);
+	/* A disabled tracepoint does not evaluate its arguments. */
+	tracectl_tracepoint(unit, leveled, count_evaluation());
+	g_assert_cmpint(argument_evaluations, ==, 0);
+	/* Called directly, the probe writes nowhere and does not crash. */
+	__tracectl_probe__unit__every_type(1, NULL, NULL, 12);
+	g_assert_false(tracectl_tracepoint_enabled(unit, every_type));
+}
+
+/* The fake service. */
+
+typedef struct {
+	char *rundir;
+	int listen_fd;
+	GThread *thread;
+	gboolean send_garbage_then_reconnect;
+	/* Results, read after the thread ended. */
+	void *mappings[FAKE_STREAMS];
+	uint64_t shm_size;
+	GPtrArray *event_names; /* by index, from the first connection */
+	struct tracectl_msg_event every_type;
+	guint connections;
+	guint replies_failed;
+	gboolean ok;
+} FakeService;
+
+static gboolean
+wait_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, FAKE_TIMEOUT_MS) == 1;
+}
+
+static ssize_t
+receive(int fd, void *buf, size_t size)
+{
+	if (!wait_readable(fd))
+		return -1;
+	return recv(fd, buf, size, 0);
+}
+
+static gboolean
+send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int pass_fd)
+{
+	struct tracectl_msg_header *header = msg;
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(sizeof(int))];
+	} control;
+	struct iovec iov = { .iov_base = msg, .iov_len = size };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	header->magic = TRACECTL_ABI_MAGIC;
+	header->type = type;
+	header->size = size;
+	header->seq = seq;
+	if (pass_fd >= 0) {
+		struct cmsghdr *cmsg;
+
+		mh.msg_control = &control;
+		mh.msg_controllen = sizeof(control.bytes);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &pass_fd, sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)size;
+}
+
+/* Sends a command and waits for its REPLY. */
+static gboolean
+command(FakeService *service, int fd, void *msg, uint32_t type, uint32_t size, int pass_fd)
+{
+	static uint32_t seq;
+	struct tracectl_msg_reply reply;
+
+	if (!send_command(fd, msg, type, size, ++seq, pass_fd))
+		return FALSE;
+	if (receive(fd, &reply, sizeof(reply)) != sizeof(reply) ||
+	    reply.header.type != TRACECTL_MSG_REPLY || reply.header.seq != seq)
+		return FALSE;
+	if (reply.status != 0)
+		service->replies_failed++;
+	return TRUE;
+}
+
+/* Reads REGISTER, the events and EVENTS_END. Returns the batch, 0 on error. */
+static uint32_t
+receive_registration(FakeService *service, int fd, gboolean record)
+{
+	union {
+		struct tracectl_msg_header header;
+		struct tracectl_msg_register reg;
+		struct tracectl_msg_event event;
+		struct tracectl_msg_batch batch;
+	} msg;
+
+	if (receive(fd, &msg, sizeof(msg)) != sizeof(msg.reg) ||
+	    msg.header.type != TRACECTL_MSG_REGISTER || msg.reg.abi_version != TRACECTL_ABI_VERSION ||
+	    msg.reg.pid <= 0 || msg.reg.bits_per_long != sizeof(long) * 8)
+		return 0;
+	for (;;) {
+		ssize_t len = receive(fd, &msg, sizeof(msg));
+
+		if (len == sizeof(msg.batch) && msg.header.type == TRACECTL_MSG_EVENTS_END)
+			return msg.batch.batch;
+		if (len != sizeof(msg.event) || msg.header.type != TRACECTL_MSG_EVENT ||
+		    msg.header.size != len)
+			return 0;
+		if (!record)
+			continue;
+		if (msg.event.index != service->event_names->len)
+			return 0;
+		g_ptr_array_add(service->event_names, g_strdup(msg.event.name));
+		if (g_str_equal(msg.event.name, "unit:every_type"))
+			service->every_type = msg.event;
+	}
+}
+
+static int
+create_buffer(FakeService *service, uint32_t cpu)
+{
+	static const uint8_t uuid[16] = { 0 };
+	int fd = memfd_create("fake-buffer", MFD_CLOEXEC);
+
+	service->shm_size = tc_rb_shm_size(FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)service->shm_size), ==, 0);
+	service->mappings[cpu] =
+		mmap(NULL, service->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(service->mappings[cpu] != MAP_FAILED);
+	g_assert_cmpint(tc_rb_init(service->mappings[cpu], FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF, cpu,
+				   FAKE_STREAM_ID, uuid), ==, 0);
+	return fd;
+}
+
+/* What tracectld does for a session with one channel that enables every event. */
+static gboolean
+apply_session(FakeService *service, int fd, uint32_t batch)
+{
+	struct tracectl_msg_channel channel = {
+		.session_handle = FAKE_SESSION,
+		.channel_handle = FAKE_CHANNEL,
+		.stream_id = FAKE_STREAM_ID,
+		.nr_streams = FAKE_STREAMS,
+		.subbuf_size = FAKE_SUBBUF_SIZE,
+		.num_subbuf = FAKE_NUM_SUBBUF,
+	};
+	struct tracectl_msg_session session = { .session_handle = FAKE_SESSION };
+	struct tracectl_msg_batch done = { .batch = batch };
+
+	if (!command(service, fd, &channel, TRACECTL_MSG_CHANNEL_ADD, sizeof(channel), -1))
+		return FALSE;
+	for (uint32_t cpu = 0; cpu < FAKE_STREAMS; cpu++) {
+		struct tracectl_msg_stream stream = {
+			.channel_handle = FAKE_CHANNEL,
+			.cpu = cpu,
+			.shm_size = service->shm_size ? service->shm_size
+						      : tc_rb_shm_size(FAKE_SUBBUF_SIZE,
+								       FAKE_NUM_SUBBUF),
+		};
+		int memfd = create_buffer(service, cpu);
+		gboolean sent = command(service, fd, &stream, TRACECTL_MSG_STREAM_ADD,
+					sizeof(stream), memfd);
+
+		close(memfd);
+		if (!sent)
+			return FALSE;
+	}
+	for (uint32_t i = 0; i < service->event_names->len; i++) {
+		struct tracectl_msg_event_enable enable = {
+			.channel_handle = FAKE_CHANNEL,
+			.index = i,
+			.id = FAKE_ID_BASE + i,
+		};
+
+		if (!command(service, fd, &enable, TRACECTL_MSG_EVENT_ENABLE, sizeof(enable), -1))
+			return FALSE;
+	}
+	if (!command(service, fd, &session, TRACECTL_MSG_SESSION_START, sizeof(session), -1))
+		return FALSE;
+	return send_command(fd, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, -1);
+}
+
+/* Accepts one connection. Returns the socket or -1. */
+static int
+accept_app(FakeService *service)
+{
+	int fd;
+
+	if (!wait_readable(service->listen_fd))
+		return -1;
+	fd = accept4(service->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		service->connections++;
+	return fd;
+}
+
+static gboolean
+wait_for_close(int fd)
+{
+	char buf[TRACECTL_ABI_MSG_MAX];
+
+	return receive(fd, buf, sizeof(buf)) == 0;
+}
+
+static gpointer
+fake_service_main(gpointer data)
+{
+	FakeService *service = data;
+	struct tracectl_msg_batch garbage = { 0 };
+	int fd = accept_app(service);
+	uint32_t batch;
+
+	if (fd < 0)
+		return NULL;
+	batch = receive_registration(service, fd, TRUE);
+	if (batch == 0 || !apply_session(service, fd, batch))
+		goto out;
+	if (service->send_garbage_then_reconnect) {
+		/* A message one byte short: the library must hang up and come back. */
+		if (!send_command(fd, &garbage, TRACECTL_MSG_EVENTS_DONE, sizeof(garbage) - 1, 0,
+				  -1) ||
+		    !wait_for_close(fd))
+			goto out;
+		close(fd);
+		fd = accept_app(service);
+		if (fd < 0 || receive_registration(service, fd, FALSE) == 0)
+			goto out;
+	}
+	/* The application runs, then exits: its end closes. */
+	service->ok = wait_for_close(fd);
+out:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void
+fake_service_start(FakeService *service, gboolean garbage)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	GError *error = NULL;
+
+	memset(service, 0, sizeof(*service));
+	service->send_garbage_then_reconnect = garbage;
+	service->event_names = g_ptr_array_new_with_free_func(g_free);
+	service->rundir = g_dir_make_tmp("tc-ust-test-XXXXXX", &error);
+	g_assert_no_error(error);
+	g_snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/app.sock", service->rundir);
+	service->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	g_assert_cmpint(service->listen_fd, >=, 0);
+	g_assert_cmpint(bind(service->listen_fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
+	g_assert_cmpint(listen(service->listen_fd, 4), ==, 0);
+	service->thread = g_thread_new("fake-service", fake_service_main, service);
+}
+
+static void
+fake_service_stop(FakeService *service)
+{
+	char *path = g_build_filename(service->rundir, "app.sock", NULL);
+
+	g_thread_join(service->thread);
+	close(service->listen_fd);
+	g_unlink(path);
+	g_rmdir(service->rundir);
+	g_free(path);
+	g_clear_pointer(&service->rundir, g_free);
+}
+
+static void
+fake_service_free(FakeService *service)
+{
+	for (guint i = 0; i < FAKE_STREAMS; i++) {
+		if (service->mappings[i])
+			munmap(service->mappings[i], service->shm_size);
+	}
+	g_ptr_array_unref(service->event_names);
+}
+
+/* Reads the record of every stream into one array of packets' contents. */
+static GByteArray *
+collect_records(FakeService *service)
+{
+	static const uint8_t uuid[16] = { 0 };
+	GByteArray *records = g_byte_array_new();
+	g_autofree uint8_t *packet = g_malloc(FAKE_SUBBUF_SIZE);
+
+	for (uint32_t cpu = 0; cpu < FAKE_STREAMS; cpu++) {
+		struct tc_rb_reader reader;
+		int ret;
+
+		g_assert_cmpint(tc_rb_reader_init(&reader, service->mappings[cpu], service->shm_size,
+						  FAKE_STREAM_ID, cpu, uuid), ==, 0);
+		tc_rb_flush(&reader.rb);
+		while ((ret = tc_rb_reader_get(&reader, packet)) == 1) {
+			const struct tc_packet_header *header = (const void *)packet;
+
+			g_byte_array_append(records, packet + sizeof(*header),
+					    header->content_size / 8 - sizeof(*header));
+			tc_rb_reader_put(&reader);
+		}
+		g_assert_cmpint(ret, ==, 0);
+		g_assert_cmpuint(reader.rb.shm->events_discarded, ==, 0);
+	}
+	return records;
+}
+
+static uint32_t
+event_id(FakeService *service, const char *name)
+{
+	for (guint i = 0; i < service->event_names->len; i++) {
+		if (g_str_equal(g_ptr_array_index(service->event_names, i), name))
+			return FAKE_ID_BASE + i;
+	}
+	g_assert_not_reached();
+}
+
+/* Takes the next packed value of size bytes from a record. */
+static void
+take(const uint8_t **cursor, void *value, size_t size)
+{
+	memcpy(value, *cursor, size);
+	*cursor += size;
+}
+
+static void
+check_every_type_record(const uint8_t **cursor, uint32_t id)
+{
+	struct tc_event_header header;
+	int8_t s8;
+	int16_t s16;
+	int32_t s32;
+	int64_t s64;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32, length;
+	uint64_t u64;
+	double dbl;
+
+	take(cursor, &header, sizeof(header));
+	g_assert_cmpuint(header.id, ==, id);
+	g_assert_cmpuint(header.timestamp, >, 0);
+	take(cursor, &s8, 1);
+	take(cursor, &s16, 2);
+	take(cursor, &s32, 4);
+	take(cursor, &s64, 8);
+	take(cursor, &u8, 1);
+	take(cursor, &u16, 2);
+	take(cursor, &u32, 4);
+	take(cursor, &u64, 8);
+	take(cursor, &dbl, 8);
+	g_assert_cmpint(s8, ==, -5);
+	g_assert_cmpint(s16, ==, -10);
+	g_assert_cmpint(s32, ==, -15);
+	g_assert_cmpint(s64, ==, -20);
+	g_assert_cmpuint(u8, ==, 5);
+	g_assert_cmpuint(u16, ==, 10);
+	g_assert_cmpuint(u32, ==, 15);
+	g_assert_cmpuint(u64, ==, 20);
+	g_assert_cmpfloat(dbl, ==, 1.25);
+	g_assert_cmpstr((const char *)*cursor, ==, "hello");
+	*cursor += strlen("hello") + 1;
+	take(cursor, &length, 4);
+	g_assert_cmpuint(length, ==, 3);
+	g_assert_cmpmem(*cursor, 3, "\x01\x02\x03", 3);
+	*cursor += 3;
+}
+
+/* Runs in the subprocess: the constructor waited for the service, so the
+ * events are live at the first instruction. */
+static void
+emit_in_subprocess(void)
+{
+	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 1);
+	tracectl_tracepoint(unit, every_type, 5, "hello", "\x01\x02\x03", 3);
+	tracectl_tracepoint(unit, leveled, 42);
+	g_assert_cmpuint(__tracectl_event__unit__bad_field_name.enabled, ==, 0);
+	tracectl_tracepoint(unit, bad_field_name, 1);
+}
+
+static void
+run_subprocess(FakeService *service, const char *path)
+{
+	g_setenv("TRACECTL_RUNDIR", service->rundir, TRUE);
+	g_setenv("TRACECTL_UST_REGISTER_TIMEOUT", "-1", TRUE);
+	g_test_trap_subprocess(path, FAKE_TIMEOUT_MS * 1000, G_TEST_SUBPROCESS_INHERIT_STDERR);
+	g_unsetenv("TRACECTL_RUNDIR");
+	g_test_trap_assert_passed();
+	/* The library is silent. */
+	g_test_trap_assert_stdout("");
+}
+
+static void
+test_fake_service(void)
+{
+	g_autoptr(GByteArray) records = NULL;
+	const uint8_t *cursor;
+	struct tc_event_header header;
+	FakeService service;
+	int32_t value;
+
+	if (g_test_subprocess()) {
+		emit_in_subprocess();
+		return;
+	}
+	fake_service_start(&service, FALSE);
+	run_subprocess(&service, "/tracectl/ust/fake-service");
+	fake_service_stop(&service);
+	g_assert_true(service.ok);
+	g_assert_cmpuint(service.replies_failed, ==, 0);
+
+	/* What the service learnt: two valid events, fields described exactly. */
+	g_assert_cmpuint(service.event_names->len, ==, 2);
+	g_assert_cmpint(service.every_type.loglevel, ==, 13);
+	g_assert_cmpuint(service.every_type.nr_fields, ==, 11);
+	g_assert_cmpstr(service.every_type.fields[3].name, ==, "s64");
+	g_assert_cmpuint(service.every_type.fields[3].type, ==, TRACECTL_FIELD_SIGNED);
+	g_assert_cmpuint(service.every_type.fields[3].size, ==, 8);
+	g_assert_cmpuint(service.every_type.fields[10].type, ==, TRACECTL_FIELD_BYTES);
+
+	/* What the application recorded: both events, byte for byte. The
+	 * process may have moved between CPUs, so the order is not known. */
+	records = collect_records(&service);
+	g_assert_cmpuint(records->len, ==, (12 + 1 + 2 + 4 + 8 + 1 + 2 + 4 + 8 + 8 + 6 + 4 + 3) +
+						   (12 + 4));
+	cursor = records->data;
+	memcpy(&header, cursor, sizeof(header));
+	if (header.id == event_id(&service, "unit:leveled")) {
+		cursor += sizeof(header);
+		take(&cursor, &value, 4);
+		g_assert_cmpint(value, ==, 42);
+		check_every_type_record(&cursor, event_id(&service, "unit:every_type"));
+	} else {
+		check_every_type_record(&cursor, event_id(&service, "unit:every_type"));
+		take(&cursor, &header, sizeof(header));
+		g_assert_cmpuint(header.id, ==, event_id(&service, "unit:leveled"));
+		take(&cursor, &value, 4);
+		g_assert_cmpint(value, ==, 42);
+	}
+	fake_service_free(&service);
+}
+
+/* Runs in the subprocess: waits until the library hung up on the garbage
+ * and registered again (events are disabled in between). */
+static void
+reconnect_in_subprocess(void)
+{
+	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 1);
+	for (int i = 0; i < 500 && __tracectl_event__unit__every_type.enabled; i++)
+		g_usleep(10000);
+	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 0);
+	/* Give the listener time to retry (every second) and register again. */
+	g_usleep(2500000);
+}
+
+static void
+test_protocol_error_reconnects(void)
+{
+	FakeService service;
+
+	if (g_test_subprocess()) {
+		reconnect_in_subprocess();
+		return;
+	}
+	fake_service_start(&service, TRUE);
+	run_subprocess(&service, "/tracectl/ust/protocol-error-reconnects");
+	fake_service_stop(&service);
+	g_assert_cmpuint(service.connections, ==, 2);
+	g_assert_true(service.ok);
+	fake_service_free(&service);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/tracectl/ust/descriptor", test_descriptor);
+	g_test_add_func("/tracectl/ust/fake-service", test_fake_service);
+	g_test_add_func("/tracectl/ust/protocol-error-reconnects", test_protocol_error_reconnects);
+	return g_test_run();
+}
