@@ -203,6 +203,9 @@ create_buffer(FakeService *service, uint32_t cpu)
 	static const uint8_t uuid[16] = { 0 };
 	int fd = memfd_create("fake-buffer", MFD_CLOEXEC);
 
+	if (service->mappings[cpu])
+		munmap(service->mappings[cpu], service->shm_size);
+
 	service->shm_size = tc_rb_shm_size(FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF);
 	g_assert_cmpint(fd, >=, 0);
 	g_assert_cmpint(ftruncate(fd, (off_t)service->shm_size), ==, 0);
@@ -298,6 +301,10 @@ fake_service_main(gpointer data)
 	if (batch == 0 || !apply_session(service, fd, batch))
 		goto out;
 	if (service->send_garbage_then_reconnect) {
+		g_autofree char *go = g_build_filename(service->rundir, "go", NULL);
+
+		for (int i = 0; i < 1000 && !g_file_test(go, G_FILE_TEST_EXISTS); i++)
+			g_usleep(10000);
 		/* A message one byte short: the library must hang up and come back. */
 		if (!send_command(fd, &garbage, TRACECTL_MSG_EVENTS_DONE, sizeof(garbage) - 1, 0,
 				  -1) ||
@@ -305,7 +312,10 @@ fake_service_main(gpointer data)
 			goto out;
 		close(fd);
 		fd = accept_app(service);
-		if (fd < 0 || receive_registration(service, fd, FALSE) == 0)
+		if (fd < 0)
+			goto out;
+		batch = receive_registration(service, fd, FALSE);
+		if (batch == 0 || !apply_session(service, fd, batch))
 			goto out;
 	}
 	/* The application runs, then exits: its end closes. */
@@ -342,6 +352,9 @@ fake_service_stop(FakeService *service)
 
 	g_thread_join(service->thread);
 	close(service->listen_fd);
+	g_unlink(path);
+	g_free(path);
+	path = g_build_filename(service->rundir, "go", NULL);
 	g_unlink(path);
 	g_rmdir(service->rundir);
 	g_free(path);
@@ -521,17 +534,30 @@ test_fake_service(void)
 	fake_service_free(&service);
 }
 
-/* Runs in the subprocess: waits until the library hung up on the garbage
- * and registered again (events are disabled in between). */
+/* Runs in the subprocess: lets the fake service send its garbage, sees the
+ * library hang up (events off) and register again (events on again). */
+static gboolean
+wait_enabled(uint32_t expected)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&__tracectl_event__unit__every_type.enabled, __ATOMIC_RELAXED) ==
+		    expected)
+			return TRUE;
+		g_usleep(10000);
+	}
+	return FALSE;
+}
+
 static void
 reconnect_in_subprocess(void)
 {
+	g_autofree char *go = g_build_filename(g_getenv("TRACECTL_RUNDIR"), "go", NULL);
+
 	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 1);
-	for (int i = 0; i < 500 && __tracectl_event__unit__every_type.enabled; i++)
-		g_usleep(10000);
-	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 0);
-	/* Give the listener time to retry (every second) and register again. */
-	g_usleep(2500000);
+	g_assert_true(g_file_set_contents(go, "", 0, NULL));
+	g_assert_true(wait_enabled(0));
+	/* The listener retries every second, then the session is applied again. */
+	g_assert_true(wait_enabled(1));
 }
 
 static void
