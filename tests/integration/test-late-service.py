@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""An application started while no service runs goes on normally, and
+registers once the service appears; a session started afterwards records
+it. The application must not wait for a service that is not there."""
+
+import os
+import signal
+import time
+
+from tclib import Service, check, read_trace, run, wait_for
+
+
+def test():
+    with Service() as svc:
+        svc.stop()
+        check(not os.path.exists(os.path.join(svc.rundir, "bus")), "bus file left behind")
+        check(not os.path.exists(os.path.join(svc.rundir, "app.sock")), "socket left behind")
+        started = time.monotonic()
+        app = svc.app("--pause", "--count", "5", wait_ready=True)
+        check(time.monotonic() - started < 2.0, "the application waited for a missing service")
+        svc.start()
+        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 10,
+                 "the application to register with the new service")
+        out = os.path.join(svc.rundir, "trace")
+        svc.cli("create", "late", "--output", out)
+        svc.cli("enable-event", "-u", "example:all_types")
+        svc.cli("start")
+        app.send_signal(signal.SIGUSR1)
+        app.communicate(timeout=60)
+        check(app.returncode == 0, "the application failed")
+        svc.cli("stop")
+        count = sum(1 for n, _ in read_trace(out) if n == "example:all_types")
+        check(count == 5, f"recorded {count} events, expected 5")
+
+
+run(test)

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit tests of the service's checks of outside input and its metadata. */
+#include <glib.h>
+#include <string.h>
+
+#include "tc-error.h"
+#include "tc-metadata.h"
+#include "tc-validate.h"
+
+static void
+test_names(void)
+{
+	const char *good[] = {"a", "my-session_1.2", "x" "123456789012345678901234567890123456789012345678901234567890123"};
+	const char *bad[] = {"", ".hidden", "a/b", "sp ace", "quo\"te", "tab\t", "é",
+			     "12345678901234567890123456789012345678901234567890123456789012345"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
+		g_autoptr(GError) error = NULL;
+
+		g_assert_true(tc_validate_name("session", good[i], &error));
+		g_assert_no_error(error);
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) error = NULL;
+
+		g_assert_false(tc_validate_name("session", bad[i], &error));
+		g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+		g_assert_null(strchr(error->message, '\n'));
+	}
+}
+
+static void
+test_patterns(void)
+{
+	const char *good[] = {"*", "example:*", "a.b-c:d_e", "*:x*"};
+	const char *bad[] = {"", "a b", "x\";", "p:e/x", "a?b"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(good); i++)
+		g_assert_true(tc_validate_pattern(good[i], NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++)
+		g_assert_false(tc_validate_pattern(bad[i], NULL));
+}
+
+static void
+test_output_directory(void)
+{
+	g_assert_true(tc_validate_output_directory("/home/alice/traces", NULL));
+	g_assert_false(tc_validate_output_directory("relative", NULL));
+	g_assert_false(tc_validate_output_directory("/a/../etc", NULL));
+	g_assert_false(tc_validate_output_directory("/a/./b", NULL));
+}
+
+static void
+test_application_names(void)
+{
+	g_assert_true(tc_validate_event_name("provider:event"));
+	g_assert_false(tc_validate_event_name("noprovider"));
+	g_assert_false(tc_validate_event_name(":event"));
+	g_assert_false(tc_validate_event_name("p:"));
+	g_assert_false(tc_validate_event_name("p:\"inject"));
+	g_assert_true(tc_validate_field_name("count_2"));
+	g_assert_false(tc_validate_field_name("_hidden"));
+	g_assert_false(tc_validate_field_name("2x"));
+	g_assert_false(tc_validate_field_name("a-b"));
+}
+
+static void
+test_metadata_event(void)
+{
+	TcAppEvent event = {.name = "p:e", .loglevel = 13, .nr_fields = 3};
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree char *signature = NULL;
+
+	strcpy(event.fields[0].name, "count");
+	event.fields[0].type = TRACECTL_FIELD_SIGNED;
+	event.fields[0].size = 2;
+	strcpy(event.fields[1].name, "msg");
+	event.fields[1].type = TRACECTL_FIELD_STRING;
+	strcpy(event.fields[2].name, "raw");
+	event.fields[2].type = TRACECTL_FIELD_BYTES;
+	signature = tc_metadata_signature(event.fields, event.nr_fields);
+	g_assert_cmpstr(signature, ==, "int16 count, string msg, bytes raw");
+	tc_metadata_append_event(out, 2, 7, &event);
+	g_assert_nonnull(strstr(out->str, "name = \"p:e\";"));
+	g_assert_nonnull(strstr(out->str, "id = 7;"));
+	g_assert_nonnull(strstr(out->str, "stream_id = 2;"));
+	g_assert_nonnull(strstr(out->str, "size = 16; align = 8; signed = true;"));
+	g_assert_nonnull(strstr(out->str, "_count;"));
+	g_assert_nonnull(strstr(out->str, "string { encoding = UTF8; } _msg;"));
+	g_assert_nonnull(strstr(out->str, "uint32_t __raw_length;"));
+	g_assert_nonnull(strstr(out->str, "_raw[__raw_length];"));
+}
+
+static void
+test_metadata_header(void)
+{
+	g_autoptr(TcSession) session = tc_session_new("s1", 1000, "/tmp/x");
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	tc_metadata_append_header(out, session);
+	g_assert_true(g_str_has_prefix(out->str, "/* CTF 1.8 */"));
+	g_assert_nonnull(strstr(out->str, "trace_name = \"s1\";"));
+	g_assert_nonnull(strstr(out->str, "freq = 1000000000;"));
+	g_assert_cmpstr(session->trace_dir, ==, "/tmp/x/ust/uid/1000/64-bit");
+	/* RFC 4122 version 4 uuid. */
+	g_assert_cmpuint(session->uuid[6] >> 4, ==, 4);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	tc_registry_init();
+	g_test_add_func("/tracectl/service/names", test_names);
+	g_test_add_func("/tracectl/service/patterns", test_patterns);
+	g_test_add_func("/tracectl/service/output-directory", test_output_directory);
+	g_test_add_func("/tracectl/service/application-names", test_application_names);
+	g_test_add_func("/tracectl/service/metadata-event", test_metadata_event);
+	g_test_add_func("/tracectl/service/metadata-header", test_metadata_header);
+	return g_test_run();
+}
