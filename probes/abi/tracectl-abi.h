@@ -153,6 +153,26 @@ struct tracectl_msg_session {
 	uint64_t session_handle;
 };
 
+/*
+ * <rundir>/wait: the passive wait of applications started before the
+ * service (thesis §3.5.2, figures 3.3-3.5). One page, created by the
+ * service (or by systemd-tmpfiles), writable only by it. state holds
+ * (generation << 1) | ready. When the service is ready it bumps the
+ * generation, sets ready and wakes every waiter (FUTEX_WAKE); when it exits
+ * it bumps the generation and clears ready. An application that cannot
+ * connect reads state and, when ready is clear, sleeps in FUTEX_WAIT on
+ * that value: no polling, and no lost wake-up, because any change of the
+ * value makes FUTEX_WAIT return at once. ready set with a failed connect
+ * means the service died without clearing it: the application then falls
+ * back to retrying once a second.
+ */
+#define TRACECTL_WAIT_FILE "wait"
+#define TRACECTL_WAIT_READY 1u
+
+struct tracectl_wait_page {
+	uint32_t state;
+};
+
 static_assert(sizeof(struct tracectl_msg_event) <= TRACECTL_ABI_MSG_MAX, "event message too big");
 static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");

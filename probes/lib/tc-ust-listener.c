@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "tc-ust-log.h"
+#include "tc-ust-wait.h"
 #include "tc-ust-state.h"
 
 #define TC_UST_RETRY_INTERVAL_MS 1000
@@ -45,6 +46,7 @@
 
 static struct sockaddr_un service_address;
 static bool service_address_is_valid;
+static char wait_path[sizeof(service_address.sun_path) + 8];
 
 union message {
 	struct tracectl_msg_header header;
@@ -68,6 +70,7 @@ tc_ust_listener_configure(void)
 	len = snprintf(service_address.sun_path, sizeof(service_address.sun_path), "%s/app.sock",
 		       rundir);
 	service_address_is_valid = len > 0 && (size_t)len < sizeof(service_address.sun_path);
+	snprintf(wait_path, sizeof(wait_path), "%s/%s", rundir, TRACECTL_WAIT_FILE);
 	if (!service_address_is_valid)
 		tc_ust_debug("Run directory '%s' is too long, tracing disabled", rundir);
 }
@@ -418,11 +421,9 @@ listener_main(void *data)
 				     strerror(-sock));
 		}
 		connection_ended();
-		/* Sleep, then retry. Registrations in the meantime need no wake:
-		 * the next connection sends every event. (A futex the service
-		 * wakes when it starts will replace this polling.) */
-		poll(&(struct pollfd){ .fd = tc_ust_state.wake_fd, .events = 0 }, 1,
-		     TC_UST_RETRY_INTERVAL_MS);
+		/* Wait for the service, passively. Registrations in the meantime
+		 * need no wake: the next connection sends every event. */
+		tc_ust_wait_for_service(wait_path, TC_UST_RETRY_INTERVAL_MS);
 	}
 	return NULL;
 }

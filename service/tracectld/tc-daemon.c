@@ -23,6 +23,7 @@
 #include "tc-embedded.h"
 #include "tc-error.h"
 #include "tc-registry.h"
+#include "tc-wake.h"
 
 typedef struct {
 	GMainLoop *loop;
@@ -79,6 +80,9 @@ name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_da
 		quit_with(daemon, EXIT_FAILURE);
 		return;
 	}
+	if (!tc_wake_ready(daemon->rundir, &error))
+		g_warning("Applications waiting for the service will retry on their own: %s",
+			  error->message);
 	daemon->is_started = TRUE;
 	g_message("Acquired the bus name %s, ready", name);
 	sd_notify(0, "READY=1\nSTATUS=Ready");
@@ -126,6 +130,7 @@ static void
 shutdown_daemon(TcDaemon *daemon)
 {
 	sd_notify(0, "STOPPING=1");
+	tc_wake_stopping();
 	if (daemon->owner_id)
 		g_bus_unown_name(daemon->owner_id);
 	/* Applications first, so nothing new arrives; then the consumers,

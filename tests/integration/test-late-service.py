@@ -1,14 +1,27 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""An application started while no service runs goes on normally, and
-registers once the service appears; a session started afterwards records
-it. The application must not wait for a service that is not there."""
+"""An application started while no service runs goes on normally, waits
+for the service passively (a futex on <rundir>/wait, no polling: it does
+not wake up at all), and registers as soon as the service appears; a
+session started afterwards records it. The application never waits for a
+service that is not there."""
 
 import os
 import signal
 import time
 
 from tclib import Service, check, read_trace, run, wait_for
+
+
+def context_switches(pid):
+    """Voluntary context switches of all threads of pid."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
 
 
 def test():
@@ -19,8 +32,12 @@ def test():
         started = time.monotonic()
         app = svc.app("--pause", "--count", "5", wait_ready=True)
         check(time.monotonic() - started < 2.0, "the application waited for a missing service")
+        before = context_switches(app.pid)
+        time.sleep(2.5)
+        after = context_switches(app.pid)
+        check(after == before, f"the waiting application woke up {after - before} times")
         svc.start()
-        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 10,
+        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 0.9,
                  "the application to register with the new service")
         out = os.path.join(svc.rundir, "trace")
         svc.cli("create", "late", "--output", out)
