@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-consumer-channel.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc-consumer-stream.h"
+
+static void
+channel_close_streams(struct consumerd_channel *channel, uint32_t count, int dir_fd,
+		      bool unlink_files)
+{
+	for (uint32_t cpu = 0; cpu < count; cpu++)
+		consumerd_stream_close(&channel->streams[cpu], dir_fd, unlink_files);
+}
+
+int
+consumerd_channel_new(const struct consumerd_session *session,
+		      const struct consumerd_channel_spec *spec,
+		      struct consumerd_channel **result)
+{
+	struct consumerd_channel *channel;
+	uint32_t cpu;
+	int ret;
+
+	channel = calloc(1, sizeof(*channel) + (size_t)spec->nr_cpus * sizeof(channel->streams[0]));
+	if (!channel)
+		return -ENOMEM;
+	channel->channel_id = spec->channel_id;
+	channel->stream_id = spec->stream_id;
+	channel->nr_cpus = spec->nr_cpus;
+	channel->subbuf_size = spec->subbuf_size;
+	channel->num_subbuf = spec->num_subbuf;
+	/* The caller checked that the name fits. */
+	strncpy(channel->name, spec->name, sizeof(channel->name) - 1);
+	channel->packet = malloc(spec->subbuf_size);
+	if (!channel->packet) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (cpu = 0; cpu < spec->nr_cpus; cpu++) {
+		ret = consumerd_stream_open(&channel->streams[cpu], session, spec, channel->name,
+					    cpu);
+		if (ret < 0) {
+			channel_close_streams(channel, cpu, session->dir_fd, true);
+			goto fail;
+		}
+	}
+	*result = channel;
+	return 0;
+
+fail:
+	free(channel->packet);
+	free(channel);
+	return ret;
+}
+
+void
+consumerd_channel_free(struct consumerd_channel *channel, int dir_fd)
+{
+	if (!channel)
+		return;
+	channel_close_streams(channel, channel->nr_cpus, dir_fd, false);
+	free(channel->packet);
+	free(channel);
+}

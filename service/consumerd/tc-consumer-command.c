@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Request handling. Every request is checked before anything is done:
+ *
+ *   header  -> at least a header, TC_CONSUMER_MAGIC, size field equal to
+ *              the bytes received, a known type, and the exact size of
+ *              that type (a minimum for METADATA, whose text follows)
+ *   strings -> NUL-terminated inside their array
+ *   ids     -> sessions known (or unused for CREATE_SESSION), channel ids
+ *              and stream ids unused within their session
+ *   values  -> absolute paths without "..", ring buffer geometry accepted
+ *              by tc_rb_shm_size(), 1 <= nr_cpus <= CONSUMERD_NR_CPUS_MAX
+ *
+ * The service is trusted to follow the protocol, but a bug there must cost
+ * one error reply, never the consumer and the traces it holds.
+ */
+#include "tc-consumer-command.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tc-consumer-abi.h"
+#include "tc-consumer-log.h"
+#include "tc-consumer-output.h"
+
+#define CONSUMERD_NR_CPUS_MAX 4096u
+/* Room for a few fds that a confused peer might attach: they are closed. */
+#define RECEIVE_FDS_MAX 16
+
+struct command {
+	int fd;
+	struct consumerd_registry *registry;
+	const void *msg;
+	size_t len;
+	struct tc_consumer_reply reply;
+	bool is_socket_broken;
+};
+
+struct command_type {
+	uint32_t type;
+	const char *name;
+	size_t size;       /* exact size, or minimum when has_payload */
+	bool has_payload;  /* METADATA: text follows the struct */
+	int (*handle)(struct command *command);
+};
+
+/* Fills the reply's message; returns status for the caller's return. */
+static int __attribute__((format(printf, 3, 4)))
+command_fail(struct command *command, int status, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(command->reply.message, sizeof(command->reply.message), format, args);
+	va_end(args);
+	return status;
+}
+
+static bool
+string_is_terminated(const char *array, size_t size)
+{
+	return memchr(array, '\0', size) != NULL;
+}
+
+static struct consumerd_session *
+command_find_session(struct command *command, uint64_t session_id)
+{
+	return consumerd_session_find(command->registry, session_id);
+}
+
+static void
+command_set_totals(struct command *command, const struct consumerd_session *session)
+{
+	struct consumerd_totals totals;
+
+	consumerd_session_totals(session, &totals);
+	command->reply.packets_written = totals.packets_written;
+	command->reply.packets_corrupted = totals.packets_corrupted;
+}
+
+static int
+handle_create_session(struct command *command)
+{
+	const struct tc_consumer_session *msg = command->msg;
+	int ret;
+
+	if (!string_is_terminated(msg->trace_dir, sizeof(msg->trace_dir)))
+		return command_fail(command, -EINVAL, "The trace directory is not terminated");
+	if (!consumerd_output_path_is_safe(msg->trace_dir))
+		return command_fail(command, -EINVAL,
+				    "The trace directory \"%s\" is not an absolute path without "
+				    "\"..\"",
+				    msg->trace_dir);
+	if (command_find_session(command, msg->session_id))
+		return command_fail(command, -EEXIST, "Session %" PRIu64 " exists already",
+				    msg->session_id);
+	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir);
+	if (ret == -ENOTEMPTY || ret == -EEXIST)
+		return command_fail(command, ret,
+				    "The trace directory \"%s\" exists and is not empty",
+				    msg->trace_dir);
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot create the trace directory \"%s\": %s",
+				    msg->trace_dir, strerror(-ret));
+	return 0;
+}
+
+/* A channel name becomes a file name: "<name>_<cpu>". Hidden names are
+ * refused too, since trace readers skip hidden files. */
+static bool
+channel_name_is_valid(const char *name)
+{
+	if (name[0] == '\0' || name[0] == '.')
+		return false;
+	for (const char *c = name; *c; c++) {
+		if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+static int
+check_channel(struct command *command, const struct tc_consumer_channel *msg,
+	      const struct consumerd_session *session)
+{
+	if (!string_is_terminated(msg->name, sizeof(msg->name)))
+		return command_fail(command, -EINVAL, "The channel name is not terminated");
+	if (!channel_name_is_valid(msg->name))
+		return command_fail(command, -EINVAL, "Invalid channel name \"%s\"", msg->name);
+	if (consumerd_channel_find(session, msg->channel_id))
+		return command_fail(command, -EEXIST,
+				    "Session %" PRIu64 " has a channel %" PRIu64 " already",
+				    msg->session_id, msg->channel_id);
+	if (consumerd_channel_find_stream_id(session, msg->stream_id))
+		return command_fail(command, -EEXIST,
+				    "Session %" PRIu64 " has a stream id %" PRIu32 " already",
+				    msg->session_id, msg->stream_id);
+	if (msg->nr_cpus < 1 || msg->nr_cpus > CONSUMERD_NR_CPUS_MAX)
+		return command_fail(command, -EINVAL, "Invalid number of CPUs %" PRIu32,
+				    msg->nr_cpus);
+	if (tc_rb_shm_size(msg->subbuf_size, msg->num_subbuf) == 0)
+		return command_fail(command, -EINVAL,
+				    "Invalid buffer geometry %" PRIu32 " x %" PRIu32
+				    " bytes: sizes are powers of two, %u to %u sub-buffers of "
+				    "%u to %u bytes",
+				    msg->num_subbuf, msg->subbuf_size, TC_RB_NUM_SUBBUF_MIN,
+				    TC_RB_NUM_SUBBUF_MAX, TC_RB_SUBBUF_SIZE_MIN,
+				    TC_RB_SUBBUF_SIZE_MAX);
+	return 0;
+}
+
+/* Sends one buffer's memfd. Returns 0 or -errno of sendmsg(). */
+static int
+send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
+{
+	struct tc_consumer_stream msg = {
+		.header = {.magic = TC_CONSUMER_MAGIC,
+			   .type = TC_CONSUMER_STREAM,
+			   .size = sizeof(msg)},
+		.channel_id = channel_id,
+		.cpu = stream->cpu,
+		.shm_size = stream->mapping_size,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
+	ssize_t n;
+
+	memset(&control, 0, sizeof(control));
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &stream->memfd, sizeof(int));
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(msg) ? 0 : -EPIPE;
+}
+
+static int
+handle_create_channel(struct command *command)
+{
+	const struct tc_consumer_channel *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_channel_spec spec;
+	struct consumerd_channel *channel;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	ret = check_channel(command, msg, session);
+	if (ret < 0)
+		return ret;
+	spec = (struct consumerd_channel_spec){
+		.channel_id = msg->channel_id,
+		.stream_id = msg->stream_id,
+		.nr_cpus = msg->nr_cpus,
+		.subbuf_size = msg->subbuf_size,
+		.num_subbuf = msg->num_subbuf,
+		.name = msg->name,
+	};
+	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
+	ret = consumerd_channel_create(session, &spec, &channel);
+	if (ret < 0)
+		return command_fail(command, ret,
+				    "Session %" PRIu64 ": cannot create the buffers of channel "
+				    "\"%s\": %s",
+				    msg->session_id, msg->name, strerror(-ret));
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+		ret = send_stream(command->fd, channel->channel_id, &channel->streams[cpu]);
+		if (ret < 0) {
+			/* The channel stays: the service is gone, and the shutdown
+			 * that follows writes out whatever it holds. */
+			command->is_socket_broken = true;
+			return command_fail(command, ret, "Cannot send the buffers: %s",
+					    strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+static int
+handle_metadata(struct command *command)
+{
+	const struct tc_consumer_metadata *msg = command->msg;
+	const char *text = (const char *)command->msg + sizeof(*msg);
+	size_t len = command->len - sizeof(*msg);
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (memchr(text, '\0', len))
+		return command_fail(command, -EINVAL,
+				    "Session %" PRIu64 ": the metadata text holds a NUL byte",
+				    msg->session_id);
+	ret = consumerd_session_append_metadata(session, text, len);
+	if (ret < 0)
+		return command_fail(command, ret, "Session %" PRIu64 ": cannot write metadata: %s",
+				    msg->session_id, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_flush_session(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	ret = consumerd_session_flush(session);
+	command_set_totals(command, session);
+	if (ret < 0)
+		return command_fail(command, ret,
+				    "Session %" PRIu64 ": cannot sync the trace to disk: %s",
+				    msg->session_id, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_destroy_session(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	/* The flush inside destroy updates the counts: take them after it. */
+	ret = consumerd_session_flush(session);
+	command_set_totals(command, session);
+	consumerd_session_destroy(command->registry, session);
+	if (ret < 0)
+		return command_fail(command, ret,
+				    "Session %" PRIu64 " destroyed, but its trace could not be "
+				    "synced to disk: %s",
+				    msg->session_id, strerror(-ret));
+	return 0;
+}
+
+static const struct command_type command_types[] = {
+	{TC_CONSUMER_CREATE_SESSION, "CREATE_SESSION", sizeof(struct tc_consumer_session), false,
+	 handle_create_session},
+	{TC_CONSUMER_CREATE_CHANNEL, "CREATE_CHANNEL", sizeof(struct tc_consumer_channel), false,
+	 handle_create_channel},
+	{TC_CONSUMER_METADATA, "METADATA", sizeof(struct tc_consumer_metadata), true,
+	 handle_metadata},
+	{TC_CONSUMER_FLUSH_SESSION, "FLUSH_SESSION", sizeof(struct tc_consumer_session_ref), false,
+	 handle_flush_session},
+	{TC_CONSUMER_DESTROY_SESSION, "DESTROY_SESSION", sizeof(struct tc_consumer_session_ref),
+	 false, handle_destroy_session},
+};
+
+static const struct command_type *
+command_type_find(uint32_t type)
+{
+	for (size_t i = 0; i < sizeof(command_types) / sizeof(command_types[0]); i++) {
+		if (command_types[i].type == type)
+			return &command_types[i];
+	}
+	return NULL;
+}
+
+/* Checks the header and the size, then runs the handler. Returns the status. */
+static int
+command_dispatch(struct command *command, bool is_truncated)
+{
+	const struct tc_consumer_header *header = command->msg;
+	const struct command_type *type;
+
+	if (is_truncated)
+		return command_fail(command, -EMSGSIZE, "Request longer than %u bytes",
+				    TC_CONSUMER_MSG_MAX);
+	if (command->len < sizeof(*header))
+		return command_fail(command, -EBADMSG, "Request of %zu bytes has no header",
+				    command->len);
+	if (header->magic != TC_CONSUMER_MAGIC)
+		return command_fail(command, -EBADMSG, "Request with bad magic 0x%08" PRIx32,
+				    header->magic);
+	if (header->size != command->len)
+		return command_fail(command, -EBADMSG,
+				    "Request size field %" PRIu32 " but %zu bytes received",
+				    header->size, command->len);
+	type = command_type_find(header->type);
+	if (!type)
+		return command_fail(command, -EOPNOTSUPP, "Unknown request type %" PRIu32,
+				    header->type);
+	if (type->has_payload ? command->len < type->size : command->len != type->size)
+		return command_fail(command, -EBADMSG, "%s request of %zu bytes, expected %s%zu",
+				    type->name, command->len, type->has_payload ? "at least " : "",
+				    type->size);
+	consumerd_debug("%s request", type->name);
+	return type->handle(command);
+}
+
+/* Closes any descriptor that came with a request: none is expected. */
+static void
+close_received_fds(struct msghdr *mh)
+{
+	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		size_t count;
+
+		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+			close(fd);
+		}
+	}
+}
+
+static int
+send_reply(int fd, struct tc_consumer_reply *reply)
+{
+	ssize_t n;
+
+	reply->header.magic = TC_CONSUMER_MAGIC;
+	reply->header.type = TC_CONSUMER_REPLY;
+	reply->header.size = sizeof(*reply);
+	do
+		n = send(fd, reply, sizeof(*reply), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*reply) ? 0 : -EPIPE;
+}
+
+int
+consumerd_command_handle(int fd, struct consumerd_registry *registry)
+{
+	/* 64 KiB: static rather than on the stack; one request at a time. */
+	static union {
+		struct tc_consumer_header header;
+		uint64_t align;
+		uint8_t bytes[TC_CONSUMER_MSG_MAX];
+	} buffer;
+	union {
+		char buf[CMSG_SPACE(RECEIVE_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = buffer.bytes, .iov_len = sizeof(buffer.bytes)};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct command command = {.fd = fd, .registry = registry, .msg = buffer.bytes};
+	ssize_t n;
+
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -EAGAIN;
+	if (n < 0) {
+		consumerd_warning("Failed to read from the service: %m");
+		return -EPIPE;
+	}
+	/* SOCK_SEQPACKET: 0 is the end of the connection (the service never
+	 * sends an empty request). */
+	if (n == 0)
+		return -EPIPE;
+	close_received_fds(&mh);
+	command.len = (size_t)n;
+	command.reply.status = command_dispatch(&command, mh.msg_flags & MSG_TRUNC);
+	if (command.reply.status < 0)
+		consumerd_warning("Request failed: %s", command.reply.message);
+	if (command.is_socket_broken || send_reply(fd, &command.reply) < 0)
+		return -EPIPE;
+	return 0;
+}

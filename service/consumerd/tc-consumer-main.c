@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl-consumerd: the per-user process that owns a user's ring buffers
+ * and writes them out as CTF 1.8 traces. tracectld starts it already
+ * running as the session owner, with the command socket as fd 3 (see
+ * service/abi/tc-consumer-abi.h) and stderr going to the service's log.
+ *
+ * One thread, one loop:
+ *
+ *   ppoll(command socket, timeout)
+ *     -> a request: serve it (tc-consumer-command.c)
+ *     -> the read timer (every CONSUMERD_READ_INTERVAL_MS while at least one
+ *        session exists, never otherwise): drain every buffer
+ *     -> EOF on the socket, SIGTERM or SIGINT: flush and write out every
+ *        session, close everything, exit 0
+ *
+ * SIGTERM and SIGINT are blocked except inside ppoll(), so that the
+ * stop flag is never missed and never interrupts a write.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tc-consumer-abi.h"
+#include "tc-consumer-command.h"
+#include "tc-consumer-log.h"
+#include "tc-consumer-session.h"
+
+#define CONSUMERD_READ_INTERVAL_MS 100u
+#define NS_PER_MS 1000000ull
+
+struct consumerd_options {
+	unsigned long uid; /* for logging only */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+stop_signal_cb(int signal_number)
+{
+	stop_signal = signal_number;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "Usage: tracectl-consumerd [--uid UID]\n"
+		     "Writes out the ring buffers of one user's tracing sessions.\n"
+		     "Started by tracectld with its command socket as file descriptor %d.\n",
+		     TC_CONSUMER_COMMAND_FD);
+}
+
+/* Returns 0, or 1 after printing a message (exit status 2). */
+static int
+parse_options(int argc, char **argv, struct consumerd_options *options)
+{
+	static const struct option longopts[] = {
+		{"uid", required_argument, NULL, 'u'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	int opt;
+
+	options->uid = (unsigned long)getuid();
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'u':
+			errno = 0;
+			options->uid = strtoul(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' ||
+			    options->uid > UINT_MAX) {
+				fprintf(stderr, "tracectl-consumerd: invalid uid \"%s\"\n", optarg);
+				return 1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			printf("tracectl-consumerd %s\n", PACKAGE_VERSION);
+			exit(EXIT_SUCCESS);
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 1;
+	}
+	return 0;
+}
+
+/* Checks that fd 3 is the SOCK_SEQPACKET socket of the protocol. */
+static int
+check_command_socket(int fd)
+{
+	struct stat st;
+	socklen_t len = sizeof(int);
+	int type;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return -errno;
+	return type == SOCK_SEQPACKET ? 0 : -EPROTOTYPE;
+}
+
+/* Blocks SIGTERM and SIGINT, installs their handler; *unblocked is the
+ * mask to use inside ppoll(). */
+static void
+setup_signals(sigset_t *unblocked)
+{
+	struct sigaction action = {.sa_handler = stop_signal_cb};
+	sigset_t stop_set;
+
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGTERM);
+	sigaddset(&stop_set, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop_set, unblocked);
+	sigdelset(unblocked, SIGTERM);
+	sigdelset(unblocked, SIGINT);
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGTERM, &action, NULL);
+	sigaction(SIGINT, &action, NULL);
+	/* Writes use MSG_NOSIGNAL; this covers anything else. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Serves requests and runs the read timer until the service goes away or
+ * a stop signal arrives. Returns 0, or -errno when ppoll() failed.
+ */
+static int
+run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	uint64_t next_read_ns = 0, now;
+	struct timespec timeout;
+	int ret;
+
+	while (!stop_signal) {
+		now = tc_rb_clock_now();
+		if (!registry->sessions) {
+			next_read_ns = 0; /* no session, no timer, no wake-up */
+		} else if (next_read_ns == 0) {
+			next_read_ns = now + CONSUMERD_READ_INTERVAL_MS * NS_PER_MS;
+		} else if (now >= next_read_ns) {
+			consumerd_registry_drain(registry);
+			next_read_ns = now + CONSUMERD_READ_INTERVAL_MS * NS_PER_MS;
+		}
+		if (next_read_ns) {
+			uint64_t wait_ns = next_read_ns > now ? next_read_ns - now : 0;
+
+			timeout.tv_sec = (time_t)(wait_ns / 1000000000ull);
+			timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
+		}
+		ret = ppoll(&pfd, 1, next_read_ns ? &timeout : NULL, unblocked);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		if (ret == 0)
+			continue;
+		if (pfd.revents & POLLNVAL)
+			return -EBADF;
+		if (consumerd_command_handle(fd, registry) == -EPIPE)
+			break;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct consumerd_registry registry = {0};
+	struct consumerd_options options;
+	sigset_t unblocked;
+	int ret;
+
+	if (parse_options(argc, argv, &options) != 0)
+		return 2;
+	consumerd_log_init(options.uid);
+	/* Trace directories 0700, files 0600, whatever the parent's umask. */
+	umask(0077);
+	ret = check_command_socket(TC_CONSUMER_COMMAND_FD);
+	if (ret < 0) {
+		consumerd_error("File descriptor %d is not the command socket: %s",
+				TC_CONSUMER_COMMAND_FD, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	setup_signals(&unblocked);
+	consumerd_debug("Started, pid %ld", (long)getpid());
+
+	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &unblocked);
+	if (ret < 0)
+		consumerd_error("Failed to wait for requests, stopping: %s", strerror(-ret));
+	else if (stop_signal)
+		consumerd_info("Stopping on signal %d", (int)stop_signal);
+	consumerd_registry_destroy_all(&registry);
+	close(TC_CONSUMER_COMMAND_FD);
+	consumerd_debug("Exiting");
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

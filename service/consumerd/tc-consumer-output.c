@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-consumer-output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DIR_MODE 0700
+#define FILE_MODE 0600
+
+bool
+consumerd_output_path_is_safe(const char *path)
+{
+	const char *component = path;
+
+	if (path[0] != '/')
+		return false;
+	while (*component) {
+		const char *end = strchrnul(component, '/');
+
+		if (end - component == 2 && component[0] == '.' && component[1] == '.')
+			return false;
+		component = *end ? end + 1 : end;
+	}
+	return true;
+}
+
+/* mkdir() that accepts an existing directory. Returns 0 or -errno. */
+static int
+make_dir(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, DIR_MODE) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Creates every missing parent of path. path must be safe. Returns 0 or -errno. */
+static int
+make_parents(const char *path)
+{
+	char *copy = strdup(path);
+	char *slash;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* Start after the root's slash; each further slash ends a parent. */
+	for (slash = strchr(copy + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if (slash[-1] == '/')
+			continue; /* "//": an empty component */
+		*slash = '\0';
+		ret = make_dir(copy);
+		*slash = '/';
+		if (ret < 0)
+			break;
+	}
+	free(copy);
+	return ret;
+}
+
+/* Returns 0 when the directory open at dir_fd has no entries, -ENOTEMPTY
+ * when it has, or -errno. dir_fd stays open and owned by the caller. */
+static int
+check_empty(int dir_fd)
+{
+	struct dirent *entry;
+	DIR *dir;
+	int fd, ret = 0;
+
+	fd = dup(dir_fd);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	errno = 0;
+	while ((entry = readdir(dir)) != NULL) {
+		if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
+			ret = -ENOTEMPTY;
+			break;
+		}
+	}
+	if (!entry && errno != 0)
+		ret = -errno;
+	closedir(dir);
+	return ret;
+}
+
+int
+consumerd_output_open_dir(const char *path)
+{
+	int fd, ret;
+
+	if (!consumerd_output_path_is_safe(path))
+		return -EINVAL;
+	ret = make_parents(path);
+	if (ret < 0)
+		return ret;
+	if (mkdir(path, DIR_MODE) < 0 && errno != EEXIST)
+		return -errno;
+	/* Opened after mkdir, checked through the descriptor: what is checked is
+	 * what the session uses, whatever happens to the path meanwhile. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		/* O_NOFOLLOW|O_DIRECTORY on a symbolic link gives ENOTDIR or ELOOP. */
+		return ret;
+	}
+	ret = check_empty(fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int
+consumerd_output_create_file(int dir_fd, const char *name)
+{
+	int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			FILE_MODE);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int
+consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len)
+{
+	const uint8_t *bytes = buf;
+	size_t done = 0;
+	ssize_t n;
+	int ret;
+
+	while (done < len) {
+		n = pwrite(fd, bytes + done, len - done, (off_t)(*size + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* pwrite() returning 0 for a non-empty write is a full device. */
+			ret = n < 0 ? -errno : -ENOSPC;
+			goto rollback;
+		}
+		done += (size_t)n;
+	}
+	*size += len;
+	return 0;
+
+rollback:
+	/* Keep the file a sequence of whole packets; ignore a failure here, the
+	 * next append starts at *size anyway and overwrites the tail. */
+	if (done > 0 && ftruncate(fd, (off_t)*size) < 0)
+		errno = 0;
+	return ret;
+}
+
+int
+consumerd_output_sync(int fd)
+{
+	while (fdatasync(fd) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The consumer's files: the session's trace directory, its metadata file
+ * and one stream file per buffer. The consumer runs as the session owner,
+ * so everything here is done with that user's rights. Directories the
+ * consumer creates are 0700 and files 0600 (the process umask is 077).
+ */
+#ifndef TC_CONSUMER_OUTPUT_H
+#define TC_CONSUMER_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * True when path is absolute and none of its components is "..". Other
+ * checks (length, NUL termination) are the caller's.
+ */
+bool consumerd_output_path_is_safe(const char *path);
+
+/*
+ * Creates the directory path and its missing parents (mode 0700), or
+ * accepts it when it already exists as an empty directory, and opens it.
+ * A final component that is a symbolic link is refused.
+ *
+ * Returns a directory file descriptor (O_CLOEXEC), or:
+ *   -EINVAL     path is not safe (see consumerd_output_path_is_safe())
+ *   -ENOTEMPTY  path exists and holds entries
+ *   -ENOTDIR    path or a parent exists and is not a directory
+ *   -ELOOP      the final component is a symbolic link
+ *   other       -errno of mkdir(), open() or reading the directory
+ */
+int consumerd_output_open_dir(const char *path);
+
+/*
+ * Creates a new file name in dir_fd, mode 0600, for writing. Never opens an
+ * existing file nor follows a symbolic link.
+ * Returns the descriptor (O_CLOEXEC), or -errno of openat(), e.g. -EEXIST.
+ */
+int consumerd_output_create_file(int dir_fd, const char *name);
+
+/*
+ * Appends len bytes at offset *size of fd and advances *size. Short writes
+ * and EINTR are retried. On failure the file is truncated back to *size, so
+ * that it never holds a partial packet or a partial metadata chunk.
+ * Returns 0, or -errno of pwrite() (-ENOSPC, -EDQUOT, -EIO, -EFBIG, ...).
+ */
+int consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len);
+
+/* fdatasync() retried on EINTR. Returns 0 or -errno. */
+int consumerd_output_sync(int fd);
+
+#endif /* TC_CONSUMER_OUTPUT_H */

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The session registry and what happens to a whole session: creation,
+ * metadata, flush, destruction, and the periodic drain.
+ *
+ * Flush protocol, for one session:
+ *
+ *   tc_rb_flush() every stream, note each stream's flush target
+ *     -> drain every stream (bounded per pass)
+ *     -> some stream still below its target? sleep 1 ms and drain again,
+ *        until CONSUMERD_FLUSH_WAIT_MS have passed
+ *     -> fdatasync() every stream file and the metadata file
+ *
+ * A stream stays below its target only while a writer that reserved space
+ * before the flush has not committed it yet: normally microseconds, forever
+ * if the application died or scribbled over its buffer, hence the deadline.
+ */
+#include "tc-consumer-session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumer-channel.h"
+#include "tc-consumer-log.h"
+#include "tc-consumer-output.h"
+#include "tc-consumer-stream.h"
+
+#define METADATA_FILE_NAME "metadata"
+#define FLUSH_POLL_INTERVAL_NS 1000000L
+
+#define for_each_stream(session, channel, cpu)                                                     \
+	for (struct consumerd_channel *channel = (session)->channels; channel;                     \
+	     channel = channel->next)                                                              \
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+
+struct consumerd_session *
+consumerd_session_find(const struct consumerd_registry *registry, uint64_t session_id)
+{
+	struct consumerd_session *session;
+
+	for (session = registry->sessions; session; session = session->next) {
+		if (session->session_id == session_id)
+			return session;
+	}
+	return NULL;
+}
+
+struct consumerd_channel *
+consumerd_channel_find(const struct consumerd_session *session, uint64_t channel_id)
+{
+	struct consumerd_channel *channel;
+
+	for (channel = session->channels; channel; channel = channel->next) {
+		if (channel->channel_id == channel_id)
+			return channel;
+	}
+	return NULL;
+}
+
+struct consumerd_channel *
+consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32_t stream_id)
+{
+	struct consumerd_channel *channel;
+
+	for (channel = session->channels; channel; channel = channel->next) {
+		if (channel->stream_id == stream_id)
+			return channel;
+	}
+	return NULL;
+}
+
+int
+consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
+			 const char *trace_dir)
+{
+	struct consumerd_session *session;
+	size_t dir_len = strlen(trace_dir);
+	int ret;
+
+	if (consumerd_session_find(registry, session_id))
+		return -EEXIST;
+	session = calloc(1, sizeof(*session) + dir_len + 1);
+	if (!session)
+		return -ENOMEM;
+	session->session_id = session_id;
+	session->metadata_fd = -1;
+	memcpy(session->trace_dir, trace_dir, dir_len + 1);
+	ret = consumerd_output_open_dir(trace_dir);
+	if (ret < 0)
+		goto fail;
+	session->dir_fd = ret;
+	ret = consumerd_output_create_file(session->dir_fd, METADATA_FILE_NAME);
+	if (ret < 0) {
+		close(session->dir_fd);
+		goto fail;
+	}
+	session->metadata_fd = ret;
+	session->next = registry->sessions;
+	registry->sessions = session;
+	consumerd_info("session=%" PRIu64 ": Created, writing to \"%s\"", session_id,
+		       trace_dir);
+	return 0;
+
+fail:
+	free(session);
+	return ret;
+}
+
+int
+consumerd_channel_create(struct consumerd_session *session,
+			 const struct consumerd_channel_spec *spec,
+			 struct consumerd_channel **result)
+{
+	struct consumerd_channel *channel;
+	int ret;
+
+	ret = consumerd_channel_new(session, spec, &channel);
+	if (ret < 0)
+		return ret;
+	channel->next = session->channels;
+	session->channels = channel;
+	consumerd_info("session=%" PRIu64 ": Created channel \"%s\" (id %" PRIu64
+		       ", stream id %" PRIu32 ", %" PRIu32 " CPUs, %" PRIu32 " x %" PRIu32
+		       " bytes)",
+		       session->session_id, channel->name, channel->channel_id,
+		       channel->stream_id, channel->nr_cpus, channel->num_subbuf,
+		       channel->subbuf_size);
+	*result = channel;
+	return 0;
+}
+
+int
+consumerd_session_append_metadata(struct consumerd_session *session, const void *text,
+				  size_t len)
+{
+	int ret = consumerd_output_append(session->metadata_fd, &session->metadata_size, text,
+					  len);
+
+	if (ret < 0)
+		consumerd_warning("session=%" PRIu64 ": Failed to append %zu bytes of metadata: %s",
+				  session->session_id, len, strerror(-ret));
+	return ret;
+}
+
+static uint64_t
+monotonic_ns(void)
+{
+	return tc_rb_clock_now();
+}
+
+/* Drains every stream of the session once. Returns true when a stream is
+ * still below its flush target. */
+static bool
+session_drain(struct consumerd_session *session)
+{
+	bool is_behind = false;
+
+	for_each_stream (session, channel, cpu) {
+		struct consumerd_stream *stream = &channel->streams[cpu];
+
+		consumerd_stream_drain(stream, channel->packet);
+		if (consumerd_stream_is_behind(stream))
+			is_behind = true;
+	}
+	return is_behind;
+}
+
+static void
+session_drain_until_flushed(struct consumerd_session *session)
+{
+	const uint64_t deadline = monotonic_ns() + CONSUMERD_FLUSH_WAIT_MS * 1000000ull;
+	const struct timespec interval = {.tv_sec = 0, .tv_nsec = FLUSH_POLL_INTERVAL_NS};
+
+	for_each_stream (session, channel, cpu)
+		consumerd_stream_flush_begin(&channel->streams[cpu]);
+	while (session_drain(session)) {
+		if (monotonic_ns() >= deadline) {
+			consumerd_warning("session=%" PRIu64 ": Writers did not commit within %d ms "
+					  "of the flush, their last packets are missing",
+					  session->session_id, CONSUMERD_FLUSH_WAIT_MS);
+			break;
+		}
+		/* EINTR only shortens one interval; the deadline bounds the loop. */
+		nanosleep(&interval, NULL);
+	}
+}
+
+/* Syncs every file of the session. Returns 0 or the first error. */
+static int
+session_sync(struct consumerd_session *session)
+{
+	int ret, first_error = 0;
+
+	for_each_stream (session, channel, cpu) {
+		const struct consumerd_stream *stream = &channel->streams[cpu];
+
+		if (stream->file_fd < 0)
+			continue;
+		ret = consumerd_output_sync(stream->file_fd);
+		if (ret < 0 && first_error == 0)
+			first_error = ret;
+	}
+	ret = consumerd_output_sync(session->metadata_fd);
+	if (ret < 0 && first_error == 0)
+		first_error = ret;
+	if (first_error < 0)
+		consumerd_warning("session=%" PRIu64 ": Failed to sync the trace to disk: %s",
+				  session->session_id, strerror(-first_error));
+	return first_error;
+}
+
+int
+consumerd_session_flush(struct consumerd_session *session)
+{
+	struct consumerd_totals totals;
+
+	session_drain_until_flushed(session);
+	consumerd_session_totals(session, &totals);
+	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
+			" corrupt, %" PRIu64 " lost",
+			session->session_id, totals.packets_written, totals.packets_corrupted,
+			totals.packets_lost);
+	return session_sync(session);
+}
+
+static void
+session_unlink(struct consumerd_registry *registry, struct consumerd_session *session)
+{
+	struct consumerd_session **link;
+
+	for (link = &registry->sessions; *link; link = &(*link)->next) {
+		if (*link == session) {
+			*link = session->next;
+			return;
+		}
+	}
+}
+
+int
+consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_session *session)
+{
+	struct consumerd_channel *channel, *next;
+	struct consumerd_totals totals;
+	int ret;
+
+	ret = consumerd_session_flush(session);
+	consumerd_session_totals(session, &totals);
+	session_unlink(registry, session);
+	for (channel = session->channels; channel; channel = next) {
+		next = channel->next;
+		consumerd_channel_free(channel, session->dir_fd);
+	}
+	close(session->metadata_fd);
+	close(session->dir_fd);
+	consumerd_info("session=%" PRIu64 ": Destroyed: %" PRIu64 " packets written, %" PRIu64
+		       " corrupt, %" PRIu64 " lost",
+		       session->session_id, totals.packets_written, totals.packets_corrupted,
+		       totals.packets_lost);
+	free(session);
+	return ret;
+}
+
+void
+consumerd_registry_drain(struct consumerd_registry *registry)
+{
+	struct consumerd_session *session;
+
+	for (session = registry->sessions; session; session = session->next)
+		session_drain(session);
+}
+
+void
+consumerd_registry_destroy_all(struct consumerd_registry *registry)
+{
+	while (registry->sessions)
+		consumerd_session_destroy(registry, registry->sessions);
+}
+
+void
+consumerd_session_totals(const struct consumerd_session *session,
+			 struct consumerd_totals *totals)
+{
+	memset(totals, 0, sizeof(*totals));
+	for_each_stream (session, channel, cpu) {
+		const struct consumerd_stream *stream = &channel->streams[cpu];
+
+		totals->packets_written += stream->packets_written;
+		totals->packets_corrupted += stream->reader.packets_corrupted;
+		totals->packets_lost += stream->packets_lost;
+	}
+}

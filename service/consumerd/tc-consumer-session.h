@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sessions, channels and streams of one tracectl-consumerd.
+ *
+ * A session is a trace directory with its metadata file. A channel is one
+ * ring buffer per CPU, each in its own sealed memfd that the service hands
+ * to the applications; a stream is one of those buffers with its reader
+ * and its stream file "<channel>_<cpu>" in the trace directory.
+ *
+ * Everything here runs on the consumer's single thread: there is no lock.
+ * The shared memory is hostile (any application of the user can write
+ * anything into it); only tc-rb's reader touches it, and every loop over
+ * it is bounded by a count or a deadline.
+ */
+#ifndef TC_CONSUMER_SESSION_H
+#define TC_CONSUMER_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tc-consumer-log.h"
+#include "tc-rb.h"
+
+struct consumerd_stream {
+	struct tc_rb_reader reader; /* its rb.shm is the mapping */
+	uint64_t session_id;        /* for logs */
+	const char *channel_name;   /* for logs, the channel's name */
+	void *mapping;
+	uint64_t mapping_size;
+	int memfd;   /* sealed against shrinking; -1 once closed */
+	int file_fd; /* the stream file; -1 once closed */
+	uint64_t file_size;
+	uint32_t cpu;
+	uint64_t packets_written;
+	uint64_t packets_lost; /* valid packets that could not be written */
+	uint64_t flush_target; /* read count to reach before a flush is done */
+	struct consumerd_ratelimit corrupt_limit;
+	struct consumerd_ratelimit write_limit;
+};
+
+struct consumerd_channel {
+	struct consumerd_channel *next;
+	uint64_t channel_id;
+	uint32_t stream_id;
+	uint32_t nr_cpus;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	char name[256];
+	uint8_t *packet; /* subbuf_size bytes: the reader's private copy */
+	struct consumerd_stream streams[];
+};
+
+struct consumerd_session {
+	struct consumerd_session *next;
+	uint64_t session_id;
+	int dir_fd;
+	int metadata_fd;
+	uint64_t metadata_size;
+	struct consumerd_channel *channels;
+	char trace_dir[];
+};
+
+struct consumerd_registry {
+	struct consumerd_session *sessions;
+};
+
+/* Packet counts of a session, summed over its streams. */
+struct consumerd_totals {
+	uint64_t packets_written;
+	uint64_t packets_corrupted;
+	uint64_t packets_lost;
+};
+
+/* Geometry and identity of a new channel, already checked for sanity by
+ * the caller (sizes via tc_rb_shm_size(), nr_cpus range, name). */
+struct consumerd_channel_spec {
+	uint64_t channel_id;
+	uint32_t stream_id;
+	uint32_t nr_cpus;
+	uint32_t subbuf_size;
+	uint32_t num_subbuf;
+	uint8_t uuid[16];
+	const char *name;
+};
+
+struct consumerd_session *consumerd_session_find(const struct consumerd_registry *registry,
+						 uint64_t session_id);
+struct consumerd_channel *consumerd_channel_find(const struct consumerd_session *session,
+						 uint64_t channel_id);
+struct consumerd_channel *
+consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32_t stream_id);
+
+/*
+ * Creates the session's directory (see consumerd_output_open_dir()) and its
+ * empty metadata file, and adds the session to the registry.
+ * Returns 0, -EEXIST when session_id is taken, -ENOMEM, or an error of
+ * consumerd_output_open_dir() / consumerd_output_create_file().
+ */
+int consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
+			     const char *trace_dir);
+
+/*
+ * Creates a channel in session: per CPU a sealed memfd laid out by
+ * tc_rb_init(), mapped, with its reader and its stream file. Nothing is
+ * left behind on failure (memfds closed, stream files unlinked).
+ * On success *channel is the new channel, owned by the session.
+ * Returns 0, -ENOMEM, or the -errno of the failing step (memfd_create,
+ * ftruncate, fcntl sealing, mmap, stream file creation).
+ */
+int consumerd_channel_create(struct consumerd_session *session,
+			     const struct consumerd_channel_spec *spec,
+			     struct consumerd_channel **channel);
+
+/* Appends metadata text. Returns 0 or an error of consumerd_output_append(). */
+int consumerd_session_append_metadata(struct consumerd_session *session, const void *text,
+				      size_t len);
+
+/*
+ * Closes the open sub-buffer of every stream of the session, writes out
+ * every complete packet, waiting up to CONSUMERD_FLUSH_WAIT_MS for writers
+ * that reserved space before the flush and have not committed yet, then
+ * syncs the session's files to disk.
+ * Returns 0 or the first -errno of fdatasync(); packets that could not be
+ * written are counted, not reported here.
+ */
+int consumerd_session_flush(struct consumerd_session *session);
+
+/* Flushes (as consumerd_session_flush()), closes and frees the session
+ * after removing it from the registry. Returns the flush's result. */
+int consumerd_session_destroy(struct consumerd_registry *registry,
+			      struct consumerd_session *session);
+
+/* Writes out every complete packet of every session without waiting: the
+ * periodic read timer. */
+void consumerd_registry_drain(struct consumerd_registry *registry);
+
+/* Flushes and destroys every session (the service went away). */
+void consumerd_registry_destroy_all(struct consumerd_registry *registry);
+
+void consumerd_session_totals(const struct consumerd_session *session,
+			      struct consumerd_totals *totals);
+
+#define CONSUMERD_FLUSH_WAIT_MS 200
+
+#endif /* TC_CONSUMER_SESSION_H */

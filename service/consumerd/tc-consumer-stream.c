@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-consumer-stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tc-consumer-log.h"
+#include "tc-consumer-output.h"
+
+/* memfd names are limited to 249 bytes; keep the CPU number readable. */
+#define MEMFD_NAME_MAX 249
+#define MEMFD_CHANNEL_NAME_MAX 192
+
+static int
+stream_file_name(char *buf, size_t size, const char *channel_name, uint32_t cpu)
+{
+	int len = snprintf(buf, size, "%s_%" PRIu32, channel_name, cpu);
+
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Creates, sizes and seals the memfd of one buffer. Returns the fd or -errno. */
+static int
+create_memfd(uint64_t session_id, const char *channel_name, uint32_t cpu, uint64_t size)
+{
+	char name[MEMFD_NAME_MAX + 1];
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "tracectl-%" PRIu64 "-%.*s-%" PRIu32, session_id,
+		 MEMFD_CHANNEL_NAME_MAX, channel_name, cpu);
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto fail;
+	/* An application holds this fd too: without the seal it could shrink
+	 * the file and every access of the consumer past the new end would
+	 * raise SIGBUS. F_SEAL_SEAL keeps it from lifting the seal. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+		goto fail;
+	return fd;
+
+fail:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int
+consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_session *session,
+		      const struct consumerd_channel_spec *spec, const char *channel_name,
+		      uint32_t cpu)
+{
+	uint64_t size = tc_rb_shm_size(spec->subbuf_size, spec->num_subbuf);
+	char file_name[NAME_MAX + 1];
+	int ret;
+
+	memset(stream, 0, sizeof(*stream));
+	stream->memfd = -1;
+	stream->file_fd = -1;
+	stream->mapping = MAP_FAILED;
+	stream->session_id = session->session_id;
+	stream->channel_name = channel_name;
+	stream->cpu = cpu;
+	if (size == 0 || size > SIZE_MAX)
+		return -EINVAL;
+	ret = stream_file_name(file_name, sizeof(file_name), channel_name, cpu);
+	if (ret < 0)
+		return ret;
+
+	ret = create_memfd(session->session_id, channel_name, cpu, size);
+	if (ret < 0)
+		goto fail;
+	stream->memfd = ret;
+	stream->mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, stream->memfd, 0);
+	if (stream->mapping == MAP_FAILED) {
+		ret = -errno;
+		goto fail;
+	}
+	stream->mapping_size = size;
+	ret = tc_rb_init(stream->mapping, spec->subbuf_size, spec->num_subbuf, cpu,
+			 spec->stream_id, spec->uuid);
+	if (ret < 0)
+		goto fail;
+	ret = tc_rb_reader_init(&stream->reader, stream->mapping, size, spec->stream_id, cpu,
+				spec->uuid);
+	if (ret < 0)
+		goto fail;
+	ret = consumerd_output_create_file(session->dir_fd, file_name);
+	if (ret < 0)
+		goto fail;
+	stream->file_fd = ret;
+	return 0;
+
+fail:
+	consumerd_stream_close(stream, session->dir_fd, false);
+	return ret;
+}
+
+void
+consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file)
+{
+	char file_name[NAME_MAX + 1];
+
+	if (stream->file_fd >= 0) {
+		close(stream->file_fd);
+		stream->file_fd = -1;
+		if (unlink_file &&
+		    stream_file_name(file_name, sizeof(file_name), stream->channel_name,
+				     stream->cpu) == 0 &&
+		    unlinkat(dir_fd, file_name, 0) < 0)
+			consumerd_warning("session=%" PRIu64 ": Failed to remove %s, ignoring: %m",
+					  stream->session_id, file_name);
+	}
+	if (stream->mapping != MAP_FAILED && stream->mapping != NULL) {
+		munmap(stream->mapping, stream->mapping_size);
+		stream->mapping = MAP_FAILED;
+	}
+	if (stream->memfd >= 0) {
+		close(stream->memfd);
+		stream->memfd = -1;
+	}
+}
+
+static void
+log_corrupt_packet(struct consumerd_stream *stream)
+{
+	uint64_t suppressed;
+
+	if (!consumerd_ratelimit_check(&stream->corrupt_limit, tc_rb_clock_now(), &suppressed))
+		return;
+	consumerd_warning("session=%" PRIu64 ": Dropped a corrupt packet of stream %s_%" PRIu32
+			  " (%" PRIu64 " so far, %" PRIu64 " not logged): its application "
+			  "wrote over its ring buffer",
+			  stream->session_id, stream->channel_name, stream->cpu,
+			  stream->reader.packets_corrupted, suppressed);
+}
+
+static void
+write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t size)
+{
+	uint64_t suppressed;
+	int ret;
+
+	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
+	if (ret == 0) {
+		stream->packets_written++;
+		return;
+	}
+	/* A full disk or any other write error costs this packet, not the
+	 * consumer: count it and go on with the next one. */
+	stream->packets_lost++;
+	if (consumerd_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
+		consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
+				  ", dropping it (%" PRIu64 " lost so far, %" PRIu64
+				  " not logged): %s",
+				  stream->session_id, stream->channel_name, stream->cpu,
+				  stream->packets_lost, suppressed, strerror(-ret));
+}
+
+uint32_t
+consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
+{
+	uint32_t budget = stream->reader.rb.num_subbuf;
+	uint32_t done;
+	int ret;
+
+	if (stream->file_fd < 0)
+		return 0;
+	for (done = 0; done < budget; done++) {
+		ret = tc_rb_reader_get(&stream->reader, packet);
+		if (ret == 0)
+			break;
+		if (ret == -EBADMSG) {
+			/* Already released by the reader, never written. */
+			log_corrupt_packet(stream);
+			continue;
+		}
+		if (ret < 0)
+			break;
+		/* packet is a private copy: hand the sub-buffer back to the
+		 * writers before the possibly slow write. */
+		tc_rb_reader_put(&stream->reader);
+		write_packet(stream, packet, stream->reader.rb.subbuf_size);
+	}
+	return done;
+}
+
+void
+consumerd_stream_flush_begin(struct consumerd_stream *stream)
+{
+	struct tc_rb *rb = &stream->reader.rb;
+	uint64_t write_offset;
+
+	tc_rb_flush(rb);
+	write_offset = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	/* Sub-buffers below the boundary are closed; the one above it, if any,
+	 * was opened after the flush and is not waited for. */
+	stream->flush_target = write_offset & ~(uint64_t)(rb->subbuf_size - 1);
+}
+
+bool
+consumerd_stream_is_behind(const struct consumerd_stream *stream)
+{
+	const struct tc_rb *rb = &stream->reader.rb;
+	uint64_t consumed = stream->reader.consumed;
+	uint64_t buffer_size = (uint64_t)rb->subbuf_size * rb->num_subbuf;
+
+	if (stream->file_fd < 0 || stream->flush_target <= consumed)
+		return false;
+	return stream->flush_target - consumed <= buffer_size;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One stream: a ring buffer in a sealed memfd, its reader, and its stream
+ * file. Internal to the session code (tc-consumer-session.c,
+ * tc-consumer-channel.c).
+ */
+#ifndef TC_CONSUMER_STREAM_H
+#define TC_CONSUMER_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tc-consumer-session.h"
+
+/*
+ * Sets up stream for CPU cpu of the channel described by spec in session:
+ * a memfd "tracectl-<session>-<channel>-<cpu>" of tc_rb_shm_size() bytes,
+ * sealed with F_SEAL_SHRINK | F_SEAL_SEAL so that no application can
+ * truncate it under the consumer's mapping (which would raise SIGBUS), laid
+ * out with tc_rb_init(), mapped, read by a tc_rb_reader, and written to the
+ * new stream file "<name>_<cpu>" (mode 0600).
+ *
+ * channel_name must outlive the stream. On failure nothing is left open
+ * and no file is left behind.
+ * Returns 0 or -errno: memfd_create, ftruncate, F_ADD_SEALS, mmap, -EINVAL
+ * from tc_rb_init() / tc_rb_reader_init(), -ENAMETOOLONG, or the stream
+ * file's creation error (-EEXIST when it exists).
+ */
+int consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_session *session,
+			  const struct consumerd_channel_spec *spec, const char *channel_name,
+			  uint32_t cpu);
+
+/*
+ * Unmaps and closes what consumerd_stream_open() set up. When
+ * unlink_file is true the stream file is removed too (undoing a channel
+ * that could not be created whole). Safe on a zeroed stream with fds -1.
+ */
+void consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file);
+
+/*
+ * Writes out the complete packets of the stream, at most one buffer's worth
+ * (num_subbuf packets, valid or not), so that an application that keeps
+ * forging commit counts cannot hold the consumer in this loop. packet is a
+ * scratch area of subbuf_size bytes. Returns the number of sub-buffers
+ * consumed (written, lost or dropped as corrupt).
+ */
+uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet);
+
+/*
+ * Closes the sub-buffer that the writers are filling (tc_rb_flush()) and
+ * records in stream->flush_target the read count that covers everything
+ * reserved before this call.
+ */
+void consumerd_stream_flush_begin(struct consumerd_stream *stream);
+
+/*
+ * True while the reader has not reached stream->flush_target, i.e. some
+ * writer reserved space before the flush and has not committed it yet.
+ * A target more than one buffer ahead of the reader cannot come from a
+ * writer that follows the protocol and is not waited for.
+ */
+bool consumerd_stream_is_behind(const struct consumerd_stream *stream);
+
+#endif /* TC_CONSUMER_STREAM_H */
