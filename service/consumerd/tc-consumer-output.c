@@ -100,6 +100,18 @@ check_empty(int dir_fd)
 	return ret;
 }
 
+/* O_NOFOLLOW | O_DIRECTORY on a symbolic link fails with ENOTDIR: tell the
+ * two cases apart for the caller. */
+static int
+open_dir_error(const char *path, int error)
+{
+	struct stat st;
+
+	if (error == -ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return error;
+}
+
 int
 consumerd_output_open_dir(const char *path)
 {
@@ -115,11 +127,8 @@ consumerd_output_open_dir(const char *path)
 	/* Opened after mkdir, checked through the descriptor: what is checked is
 	 * what the session uses, whatever happens to the path meanwhile. */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		/* O_NOFOLLOW|O_DIRECTORY on a symbolic link gives ENOTDIR or ELOOP. */
-		return ret;
-	}
+	if (fd < 0)
+		return open_dir_error(path, -errno);
 	ret = check_empty(fd);
 	if (ret < 0) {
 		close(fd);

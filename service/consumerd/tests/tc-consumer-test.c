@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tests of tracectl-consumerd: this program plays the service. It starts
+ * the built consumer on a socket pair, creates sessions and channels over
+ * the protocol of service/abi/tc-consumer-abi.h, maps the memfds it gets
+ * back and writes events into them like an application would, then checks
+ * the trace files, with babeltrace2 when it is installed.
+ *
+ * TRACECTL_CONSUMERD names the consumer binary (set by meson).
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tc-consumer-abi.h"
+#include "tc-rb.h"
+
+#define BABELTRACE2 "/usr/bin/babeltrace2"
+#define TEST_SUBBUF_SIZE 4096u
+#define TEST_NUM_SUBBUF 4u
+#define TEST_STREAM_ID 0u
+#define TEST_MAX_CPUS 4u
+#define TEST_REPLY_TIMEOUT_MS 10000
+#define TEST_EXIT_TIMEOUT_MS 10000
+
+static const uint8_t test_uuid[16] = {0x3b, 0x8a, 0x1c, 0x52, 0x77, 0x0e, 0x4d, 0x1f,
+				      0x9a, 0x6b, 0x21, 0x34, 0x55, 0xc0, 0xde, 0x01};
+
+/* The records the test writes: event id 0 with two 64-bit fields. */
+struct test_event {
+	struct tc_event_header header;
+	uint64_t seq;
+	uint64_t value;
+} __attribute__((packed));
+
+/*
+ * A CTF 1.8 description of exactly what tc-rb writes: the packet header and
+ * context of struct tc_packet_header, the event header of struct
+ * tc_event_header, every field byte-aligned (align = 8 bits), little endian.
+ * %s is the trace UUID.
+ */
+static const char test_metadata_format[] =
+	"/* CTF 1.8 */\n"
+	"\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"\n"
+	"trace {\n"
+	"\tmajor = 1;\n"
+	"\tminor = 8;\n"
+	"\tuuid = \"%s\";\n"
+	"\tbyte_order = le;\n"
+	"\tpacket.header := struct {\n"
+	"\t\tuint32_t magic;\n"
+	"\t\tuint8_t uuid[16];\n"
+	"\t\tuint32_t stream_id;\n"
+	"\t\tuint64_t stream_instance_id;\n"
+	"\t} align(8);\n"
+	"};\n"
+	"\n"
+	"env {\n"
+	"\tdomain = \"ust\";\n"
+	"\ttracer_name = \"tracectl\";\n"
+	"\ttracer_major = 0;\n"
+	"\ttracer_minor = 1;\n"
+	"};\n"
+	"\n"
+	"clock {\n"
+	"\tname = \"monotonic\";\n"
+	"\tdescription = \"CLOCK_MONOTONIC\";\n"
+	"\tfreq = 1000000000;\n"
+	"\tprecision = 1;\n"
+	"\toffset_s = 0;\n"
+	"\toffset = 0;\n"
+	"\tabsolute = false;\n"
+	"};\n"
+	"\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } "
+	":= uint64_clock_monotonic_t;\n"
+	"\n"
+	"stream {\n"
+	"\tid = 0;\n"
+	"\tpacket.context := struct {\n"
+	"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+	"\t\tuint64_clock_monotonic_t timestamp_end;\n"
+	"\t\tuint64_t content_size;\n"
+	"\t\tuint64_t packet_size;\n"
+	"\t\tuint64_t packet_seq_num;\n"
+	"\t\tuint64_t events_discarded;\n"
+	"\t\tuint32_t cpu_id;\n"
+	"\t} align(8);\n"
+	"\tevent.header := struct {\n"
+	"\t\tuint32_t id;\n"
+	"\t\tuint64_clock_monotonic_t timestamp;\n"
+	"\t} align(8);\n"
+	"};\n"
+	"\n"
+	"event {\n"
+	"\tname = \"tracectl_test:sample\";\n"
+	"\tid = 0;\n"
+	"\tstream_id = 0;\n"
+	"\tloglevel = 13;\n"
+	"\tfields := struct {\n"
+	"\t\tinteger { size = 64; align = 8; signed = false; base = 10; } seq;\n"
+	"\t\tinteger { size = 64; align = 8; signed = false; base = 10; } value;\n"
+	"\t} align(8);\n"
+	"};\n";
+
+struct test_buffer {
+	int memfd;
+	void *mapping;
+	uint64_t size;
+	struct tc_rb rb;
+};
+
+typedef struct {
+	char *base_dir;  /* temporary, removed at teardown */
+	char *trace_dir; /* base_dir/a/b/trace: created by the consumer */
+	char *log_path;  /* the consumer's stderr */
+	int fd;          /* the service's end of the command socket */
+	GPid pid;
+	gboolean has_exited;
+	int exit_status;
+	uint32_t nr_buffers;
+	struct test_buffer buffers[TEST_MAX_CPUS];
+} Fixture;
+
+/* Process setup */
+
+static void
+child_setup_cb(gpointer data)
+{
+	/* The consumer must set its own modes, whatever it inherits. */
+	umask(0);
+}
+
+static void
+fixture_spawn(Fixture *fixture)
+{
+	const char *path = g_getenv("TRACECTL_CONSUMERD");
+	g_autofree char *uid = g_strdup_printf("%u", (unsigned)getuid());
+	const char *argv[] = {path, "--uid", uid, NULL};
+	int pair[2], log_fd, target_fd = TC_CONSUMER_COMMAND_FD;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_nonnull(path);
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), ==, 0);
+	log_fd = open(fixture->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	g_assert_cmpint(log_fd, >=, 0);
+	g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					 child_setup_cb, NULL, -1, -1, log_fd, &pair[1], &target_fd,
+					 1, &fixture->pid, NULL, NULL, NULL, &error);
+	g_assert_no_error(error);
+	close(log_fd);
+	close(pair[1]);
+	fixture->fd = pair[0];
+}
+
+static void
+fixture_setup(Fixture *fixture, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	fixture->base_dir = g_dir_make_tmp("tc-consumerd-test-XXXXXX", &error);
+	g_assert_no_error(error);
+	fixture->trace_dir = g_build_filename(fixture->base_dir, "a", "b", "trace", NULL);
+	fixture->log_path = g_build_filename(fixture->base_dir, "consumerd.log", NULL);
+	fixture->fd = -1;
+	fixture_spawn(fixture);
+}
+
+static gboolean
+fixture_wait_exit(Fixture *fixture, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 10) {
+		pid_t pid = waitpid(fixture->pid, &fixture->exit_status, WNOHANG);
+
+		g_assert_cmpint(pid, >=, 0);
+		if (pid == fixture->pid) {
+			fixture->has_exited = TRUE;
+			return TRUE;
+		}
+		g_usleep(10000);
+	}
+	return FALSE;
+}
+
+static void
+fixture_close_socket(Fixture *fixture)
+{
+	if (fixture->fd >= 0)
+		close(fixture->fd);
+	fixture->fd = -1;
+}
+
+static void
+remove_tree(const char *path)
+{
+	const char *argv[] = {"rm", "-rf", "--", path, NULL};
+	g_autoptr(GError) error = NULL;
+	int status;
+
+	g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+		     &status, &error);
+	g_assert_no_error(error);
+}
+
+static void
+fixture_teardown(Fixture *fixture, gconstpointer data)
+{
+	g_autofree char *log = NULL;
+
+	fixture_close_socket(fixture);
+	if (!fixture->has_exited && !fixture_wait_exit(fixture, TEST_EXIT_TIMEOUT_MS)) {
+		kill(fixture->pid, SIGKILL);
+		waitpid(fixture->pid, NULL, 0);
+	}
+	for (uint32_t i = 0; i < fixture->nr_buffers; i++) {
+		munmap(fixture->buffers[i].mapping, fixture->buffers[i].size);
+		close(fixture->buffers[i].memfd);
+	}
+	if (g_file_get_contents(fixture->log_path, &log, NULL, NULL) && *log)
+		g_test_message("consumer log:\n%s", log);
+	remove_tree(fixture->base_dir);
+	g_free(fixture->base_dir);
+	g_free(fixture->trace_dir);
+	g_free(fixture->log_path);
+}
+
+/* Protocol */
+
+static void
+send_raw(Fixture *fixture, const void *msg, size_t len)
+{
+	g_assert_cmpint(send(fixture->fd, msg, len, MSG_NOSIGNAL), ==, (ssize_t)len);
+}
+
+/* Receives one message; its fd, if any, goes to *fd. Returns its length. */
+static ssize_t
+receive_message(Fixture *fixture, void *buf, size_t max, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = buf, .iov_len = max};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct pollfd pfd = {.fd = fixture->fd, .events = POLLIN};
+	struct cmsghdr *cmsg;
+	ssize_t len;
+
+	*fd = -1;
+	g_assert_cmpint(poll(&pfd, 1, TEST_REPLY_TIMEOUT_MS), ==, 1);
+	len = recvmsg(fixture->fd, &mh, MSG_CMSG_CLOEXEC);
+	g_assert_cmpint(len, >, 0);
+	g_assert_false(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+	cmsg = CMSG_FIRSTHDR(&mh);
+	if (cmsg) {
+		g_assert_cmpint(cmsg->cmsg_type, ==, SCM_RIGHTS);
+		g_assert_cmpuint(cmsg->cmsg_len, ==, CMSG_LEN(sizeof(int)));
+		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	}
+	return len;
+}
+
+/* Receives the reply of a request that sends no stream. */
+static void
+receive_reply(Fixture *fixture, struct tc_consumer_reply *reply)
+{
+	int fd;
+	ssize_t len = receive_message(fixture, reply, sizeof(*reply), &fd);
+
+	g_assert_cmpint(fd, ==, -1);
+	g_assert_cmpint(len, ==, sizeof(*reply));
+	g_assert_cmphex(reply->header.magic, ==, TC_CONSUMER_MAGIC);
+	g_assert_cmpuint(reply->header.type, ==, TC_CONSUMER_REPLY);
+	g_assert_cmpuint(reply->header.size, ==, sizeof(*reply));
+	g_assert_nonnull(memchr(reply->message, '\0', sizeof(reply->message)));
+}
+
+static int
+request(Fixture *fixture, void *msg, uint32_t type, uint32_t size,
+	struct tc_consumer_reply *reply)
+{
+	struct tc_consumer_header *header = msg;
+
+	header->magic = TC_CONSUMER_MAGIC;
+	header->type = type;
+	header->size = size;
+	send_raw(fixture, msg, size);
+	receive_reply(fixture, reply);
+	return reply->status;
+}
+
+/* Sends a malformed or refused request: it must get an error reply. */
+static void
+assert_refused(Fixture *fixture, void *msg, uint32_t type, uint32_t size, int expected)
+{
+	struct tc_consumer_reply reply;
+
+	g_assert_cmpint(request(fixture, msg, type, size, &reply), ==, expected);
+	g_assert_cmpstr(reply.message, !=, "");
+	g_test_message("refused as expected: %s", reply.message);
+}
+
+static int
+create_session(Fixture *fixture, uint64_t session_id, const char *trace_dir)
+{
+	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
+	struct tc_consumer_reply reply;
+
+	msg->session_id = session_id;
+	g_assert_cmpuint(g_strlcpy(msg->trace_dir, trace_dir, sizeof(msg->trace_dir)), <,
+			 sizeof(msg->trace_dir));
+	return request(fixture, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), &reply);
+}
+
+static void
+channel_msg_init(struct tc_consumer_channel *msg, uint64_t session_id, uint64_t channel_id,
+		 const char *name, uint32_t nr_cpus)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->session_id = session_id;
+	msg->channel_id = channel_id;
+	msg->stream_id = TEST_STREAM_ID;
+	msg->nr_cpus = nr_cpus;
+	msg->subbuf_size = TEST_SUBBUF_SIZE;
+	msg->num_subbuf = TEST_NUM_SUBBUF;
+	memcpy(msg->uuid, test_uuid, sizeof(msg->uuid));
+	g_strlcpy(msg->name, name, sizeof(msg->name));
+}
+
+/* Creates a channel and maps its buffers as an application would. */
+static void
+create_channel(Fixture *fixture, uint64_t session_id, uint64_t channel_id, const char *name,
+	       uint32_t nr_cpus)
+{
+	struct tc_consumer_channel msg;
+	union {
+		struct tc_consumer_stream stream;
+		struct tc_consumer_reply reply;
+	} answer;
+	uint32_t received = 0;
+
+	g_assert_cmpuint(fixture->nr_buffers + nr_cpus, <=, TEST_MAX_CPUS);
+	channel_msg_init(&msg, session_id, channel_id, name, nr_cpus);
+	msg.header = (struct tc_consumer_header){TC_CONSUMER_MAGIC, TC_CONSUMER_CREATE_CHANNEL,
+						 sizeof(msg), 0};
+	send_raw(fixture, &msg, sizeof(msg));
+	for (;;) {
+		struct test_buffer *buffer = &fixture->buffers[fixture->nr_buffers];
+		int fd;
+		ssize_t len = receive_message(fixture, &answer, sizeof(answer), &fd);
+
+		g_assert_cmphex(answer.stream.header.magic, ==, TC_CONSUMER_MAGIC);
+		if (answer.stream.header.type == TC_CONSUMER_REPLY) {
+			g_assert_cmpint(len, ==, sizeof(answer.reply));
+			g_assert_cmpint(fd, ==, -1);
+			g_assert_cmpint(answer.reply.status, ==, 0);
+			break;
+		}
+		g_assert_cmpuint(answer.stream.header.type, ==, TC_CONSUMER_STREAM);
+		g_assert_cmpint(len, ==, sizeof(answer.stream));
+		g_assert_cmpint(fd, >=, 0);
+		g_assert_cmpuint(answer.stream.channel_id, ==, channel_id);
+		g_assert_cmpuint(answer.stream.cpu, ==, received);
+		g_assert_cmpuint(answer.stream.shm_size, ==,
+				 tc_rb_shm_size(TEST_SUBBUF_SIZE, TEST_NUM_SUBBUF));
+		buffer->memfd = fd;
+		buffer->size = answer.stream.shm_size;
+		buffer->mapping = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				       0);
+		g_assert_true(buffer->mapping != MAP_FAILED);
+		g_assert_cmpint(tc_rb_attach(&buffer->rb, buffer->mapping, buffer->size), ==, 0);
+		fixture->nr_buffers++;
+		received++;
+	}
+	g_assert_cmpuint(received, ==, nr_cpus);
+}
+
+static void
+send_metadata(Fixture *fixture, uint64_t session_id)
+{
+	g_autofree char *uuid = g_strdup_printf(
+		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		test_uuid[0], test_uuid[1], test_uuid[2], test_uuid[3], test_uuid[4], test_uuid[5],
+		test_uuid[6], test_uuid[7], test_uuid[8], test_uuid[9], test_uuid[10],
+		test_uuid[11], test_uuid[12], test_uuid[13], test_uuid[14], test_uuid[15]);
+	g_autofree char *text = g_strdup_printf(test_metadata_format, uuid);
+	size_t len = strlen(text), half = len / 2;
+	g_autofree uint8_t *buf = g_malloc0(sizeof(struct tc_consumer_metadata) + len);
+	struct tc_consumer_metadata *msg = (void *)buf;
+	struct tc_consumer_reply reply;
+
+	/* In two chunks, as the service does for long metadata. */
+	msg->session_id = session_id;
+	memcpy(buf + sizeof(*msg), text, half);
+	g_assert_cmpint(request(fixture, msg, TC_CONSUMER_METADATA, sizeof(*msg) + half, &reply),
+			==, 0);
+	memset(msg, 0, sizeof(*msg));
+	msg->session_id = session_id;
+	memcpy(buf + sizeof(*msg), text + half, len - half);
+	g_assert_cmpint(
+		request(fixture, msg, TC_CONSUMER_METADATA, sizeof(*msg) + len - half, &reply), ==,
+		0);
+}
+
+static int
+session_request(Fixture *fixture, uint32_t type, uint64_t session_id,
+		struct tc_consumer_reply *reply)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+
+	return request(fixture, &msg, type, sizeof(msg), reply);
+}
+
+/* The application side */
+
+static void
+write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
+{
+	struct test_event event;
+	struct tc_rb_ctx ctx;
+
+	g_assert_cmpint(tc_rb_reserve(&buffer->rb, &ctx, sizeof(event)), ==, 0);
+	event.header.id = 0;
+	event.header.timestamp = ctx.timestamp;
+	event.seq = seq;
+	event.value = value;
+	tc_rb_write(&ctx, 0, &event, sizeof(event));
+	tc_rb_commit(&ctx);
+}
+
+static uint64_t
+event_value(uint64_t seq)
+{
+	return seq * 1000003u + 17u;
+}
+
+/* The packet header of the sub-buffer being filled, as the app sees it. */
+static struct tc_packet_header *
+current_packet(struct test_buffer *buffer)
+{
+	uint64_t offset = __atomic_load_n(&buffer->rb.shm->write_offset, __ATOMIC_ACQUIRE);
+	uint64_t index = (offset - 1) / TEST_SUBBUF_SIZE % TEST_NUM_SUBBUF;
+
+	return (struct tc_packet_header *)(buffer->rb.data + index * TEST_SUBBUF_SIZE);
+}
+
+/* Checks */
+
+static goffset
+file_size(const char *dir, const char *name)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	GStatBuf st;
+
+	g_assert_cmpint(g_stat(path, &st), ==, 0);
+	return st.st_size;
+}
+
+static void
+assert_mode(const char *path, mode_t type, mode_t mode)
+{
+	GStatBuf st;
+
+	g_assert_cmpint(g_lstat(path, &st), ==, 0);
+	g_assert_cmpuint(st.st_mode & S_IFMT, ==, type);
+	g_assert_cmpuint(st.st_mode & 07777, ==, mode);
+}
+
+static gboolean
+has_babeltrace2(void)
+{
+	if (g_file_test(BABELTRACE2, G_FILE_TEST_IS_EXECUTABLE))
+		return TRUE;
+	g_test_skip(BABELTRACE2 " is not installed");
+	return FALSE;
+}
+
+/* Runs babeltrace2 on the trace. Returns its lines of output; stderr must be
+ * empty unless may_warn. */
+static char **
+read_trace(const char *trace_dir, gboolean may_warn)
+{
+	const char *argv[] = {BABELTRACE2, trace_dir, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_autoptr(GError) error = NULL;
+	int status;
+
+	g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+		     &error);
+	g_assert_no_error(error);
+	if (*err)
+		g_test_message("babeltrace2 stderr:\n%s", err);
+	g_assert_true(g_spawn_check_wait_status(status, NULL));
+	if (!may_warn)
+		g_assert_cmpstr(err, ==, "");
+	g_strchomp(out);
+	return *out ? g_strsplit(out, "\n", -1) : g_new0(char *, 1);
+}
+
+/* Each line is one sample event: checks that lines hold exactly the events
+ * first..last (in any order), each with its cpu. */
+static void
+assert_events(char **lines, uint64_t first, uint64_t last, uint32_t nr_cpus)
+{
+	guint n = g_strv_length(lines);
+	g_autofree gboolean *seen = g_new0(gboolean, last - first + 1);
+
+	g_assert_cmpuint(n, ==, last - first + 1);
+	for (guint i = 0; i < n; i++) {
+		const char *payload = strstr(lines[i], "tracectl_test:sample: ");
+		uint64_t seq, value;
+		unsigned cpu;
+
+		g_assert_nonnull(payload);
+		g_assert_cmpint(sscanf(payload,
+				       "tracectl_test:sample: { cpu_id = %u }, { seq = %" SCNu64
+				       ", value = %" SCNu64 " }",
+				       &cpu, &seq, &value),
+				==, 3);
+		g_assert_cmpuint(seq, >=, first);
+		g_assert_cmpuint(seq, <=, last);
+		g_assert_false(seen[seq - first]);
+		seen[seq - first] = TRUE;
+		g_assert_cmpuint(value, ==, event_value(seq));
+		g_assert_cmpuint(cpu, ==, seq % nr_cpus);
+	}
+}
+
+/* Cases */
+
+static void
+test_round_trip(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	/* (4096 - 84) / 28 = 143 events per packet: 200 per CPU is 2 packets. */
+	const uint64_t nr_events = 400;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < nr_events; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 4);
+	g_assert_cmpuint(reply.packets_corrupted, ==, 0);
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
+
+		g_assert_cmpint(file_size(fixture->trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
+	}
+	if (has_babeltrace2()) {
+		lines = read_trace(fixture->trace_dir, FALSE);
+		assert_events(lines, 0, nr_events - 1, nr_cpus);
+	}
+
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 4);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==,
+			-ENOENT);
+	fixture_close_socket(fixture);
+	g_assert_true(fixture_wait_exit(fixture, TEST_EXIT_TIMEOUT_MS));
+	g_assert_true(WIFEXITED(fixture->exit_status));
+	g_assert_cmpint(WEXITSTATUS(fixture->exit_status), ==, 0);
+}
+
+static void
+test_permissions(Fixture *fixture, gconstpointer data)
+{
+	g_autofree char *a = g_build_filename(fixture->base_dir, "a", NULL);
+	g_autofree char *b = g_build_filename(a, "b", NULL);
+	g_autofree char *metadata = g_build_filename(fixture->trace_dir, "metadata", NULL);
+	g_autofree char *stream = g_build_filename(fixture->trace_dir, "chan_0", NULL);
+	g_autofree char *empty = g_build_filename(fixture->base_dir, "empty", NULL);
+	struct test_buffer *buffer;
+
+	g_assert_cmpint(create_session(fixture, 7, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 7, 1, "chan", 1);
+	assert_mode(a, S_IFDIR, 0700);
+	assert_mode(b, S_IFDIR, 0700);
+	assert_mode(fixture->trace_dir, S_IFDIR, 0700);
+	assert_mode(metadata, S_IFREG, 0600);
+	assert_mode(stream, S_IFREG, 0600);
+
+	/* An existing empty directory is accepted and keeps its mode. */
+	g_assert_cmpint(g_mkdir(empty, 0751), ==, 0);
+	g_assert_cmpint(chmod(empty, 0751), ==, 0);
+	g_assert_cmpint(create_session(fixture, 8, empty), ==, 0);
+	assert_mode(empty, S_IFDIR, 0751);
+
+	/* The buffers are sealed: an application cannot shrink them under the
+	 * consumer, nor lift the seal. */
+	buffer = &fixture->buffers[0];
+	g_assert_cmpint(fcntl(buffer->memfd, F_GET_SEALS), ==, F_SEAL_SHRINK | F_SEAL_SEAL);
+	g_assert_cmpint(ftruncate(buffer->memfd, 4096), ==, -1);
+	g_assert_cmpint(errno, ==, EPERM);
+	g_assert_cmpint(fcntl(buffer->memfd, F_ADD_SEALS, F_SEAL_WRITE), ==, -1);
+	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
+}
+
+static void
+test_malformed(Fixture *fixture, gconstpointer data)
+{
+	g_autofree struct tc_consumer_session *session = g_new0(struct tc_consumer_session, 1);
+	g_autofree uint8_t *big = g_malloc0(TC_CONSUMER_MSG_MAX + 4096);
+	g_autofree char *full = g_build_filename(fixture->base_dir, "full", NULL);
+	g_autofree char *file = g_build_filename(full, "file", NULL);
+	g_autofree char *link = g_build_filename(fixture->base_dir, "link", NULL);
+	g_autofree char *dotdot = g_build_filename(fixture->base_dir, "x", "..", "y", NULL);
+	struct tc_consumer_channel channel;
+	struct tc_consumer_session_ref ref = {.session_id = 99};
+	struct tc_consumer_header header = {TC_CONSUMER_MAGIC, 0, 0, 0};
+	struct {
+		struct tc_consumer_metadata msg;
+		char text[8];
+	} metadata = {.msg.session_id = 1, .text = "ab\0cd"};
+	struct tc_consumer_reply reply;
+	uint32_t word = TC_CONSUMER_MAGIC;
+	int pipe_fds[2];
+
+	/* Broken headers. */
+	send_raw(fixture, &word, sizeof(word));
+	receive_reply(fixture, &reply);
+	g_assert_cmpint(reply.status, ==, -EBADMSG);
+	header.magic = 0xdeadbeef;
+	header.type = TC_CONSUMER_FLUSH_SESSION;
+	header.size = sizeof(header);
+	send_raw(fixture, &header, sizeof(header));
+	receive_reply(fixture, &reply);
+	g_assert_cmpint(reply.status, ==, -EBADMSG);
+	header.magic = TC_CONSUMER_MAGIC;
+	header.size = sizeof(header) + 1; /* size field lies */
+	send_raw(fixture, &header, sizeof(header));
+	receive_reply(fixture, &reply);
+	g_assert_cmpint(reply.status, ==, -EBADMSG);
+	assert_refused(fixture, &header, 42, sizeof(header), -EOPNOTSUPP);
+	assert_refused(fixture, &header, TC_CONSUMER_REPLY, sizeof(header), -EOPNOTSUPP);
+	assert_refused(fixture, &ref, TC_CONSUMER_FLUSH_SESSION, sizeof(ref) - 1, -EBADMSG);
+	assert_refused(fixture, &ref, TC_CONSUMER_CREATE_SESSION, sizeof(ref), -EBADMSG);
+	assert_refused(fixture, &metadata, TC_CONSUMER_METADATA, sizeof(struct tc_consumer_header),
+		       -EBADMSG);
+	/* Longer than TC_CONSUMER_MSG_MAX. */
+	assert_refused(fixture, big, TC_CONSUMER_METADATA, TC_CONSUMER_MSG_MAX + 4096, -EMSGSIZE);
+	/* A descriptor attached to a request is closed, the request served. */
+	g_assert_cmpint(pipe(pipe_fds), ==, 0);
+	{
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} control = {0};
+		struct iovec iov = {.iov_base = &ref, .iov_len = sizeof(ref)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = control.buf,
+				    .msg_controllen = sizeof(control.buf)};
+		struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
+
+		ref.header = (struct tc_consumer_header){TC_CONSUMER_MAGIC,
+							 TC_CONSUMER_FLUSH_SESSION, sizeof(ref), 0};
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &pipe_fds[1], sizeof(int));
+		g_assert_cmpint(sendmsg(fixture->fd, &mh, 0), ==, sizeof(ref));
+		receive_reply(fixture, &reply);
+		g_assert_cmpint(reply.status, ==, -ENOENT);
+		close(pipe_fds[1]);
+		/* EOF on the pipe: the consumer did not keep the write end. */
+		g_assert_cmpint(read(pipe_fds[0], &word, 1), ==, 0);
+		close(pipe_fds[0]);
+	}
+
+	/* Unknown sessions. */
+	assert_refused(fixture, &ref, TC_CONSUMER_FLUSH_SESSION, sizeof(ref), -ENOENT);
+	assert_refused(fixture, &ref, TC_CONSUMER_DESTROY_SESSION, sizeof(ref), -ENOENT);
+	metadata.msg.session_id = 99;
+	assert_refused(fixture, &metadata, TC_CONSUMER_METADATA, sizeof(metadata.msg) + 2, -ENOENT);
+	channel_msg_init(&channel, 99, 1, "chan", 1);
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -ENOENT);
+
+	/* Bad trace directories. */
+	session->session_id = 1;
+	memset(session->trace_dir, 'x', sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session), -EINVAL);
+	g_strlcpy(session->trace_dir, "relative/trace", sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session), -EINVAL);
+	g_strlcpy(session->trace_dir, dotdot, sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session), -EINVAL);
+	g_assert_cmpint(g_mkdir(full, 0700), ==, 0);
+	g_assert_true(g_file_set_contents(file, "x", 1, NULL));
+	g_strlcpy(session->trace_dir, full, sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session),
+		       -ENOTEMPTY);
+	g_strlcpy(session->trace_dir, file, sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session), -ENOTDIR);
+	g_assert_cmpint(symlink(full, link), ==, 0);
+	g_strlcpy(session->trace_dir, link, sizeof(session->trace_dir));
+	assert_refused(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session), -ELOOP);
+	g_assert_true(g_file_test(file, G_FILE_TEST_EXISTS));
+
+	/* A good session, then bad channels in it. */
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, 0);
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, -EEXIST);
+	channel_msg_init(&channel, 1, 1, "chan", 0);
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 4097);
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	channel.subbuf_size = 5000;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	channel.num_subbuf = 1;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	channel.subbuf_size = TC_RB_SUBBUF_SIZE_MAX * 2;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	for (const char *const *name = (const char *const[]){"", ".hidden", "../x", "a/b", "a\nb",
+							      NULL};
+	     *name; name++) {
+		channel_msg_init(&channel, 1, 1, *name, 1);
+		assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel),
+			       -EINVAL);
+	}
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	memset(channel.name, 'n', sizeof(channel.name));
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	/* A name too long for a file name: refused, nothing left behind. */
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	memset(channel.name, 'n', sizeof(channel.name) - 1);
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel),
+		       -ENAMETOOLONG);
+	/* Stream file collision on the second CPU: the first one is undone. */
+	{
+		g_autofree char *taken = g_build_filename(fixture->trace_dir, "clash_1", NULL);
+		g_autofree char *first = g_build_filename(fixture->trace_dir, "clash_0", NULL);
+
+		g_assert_true(g_file_set_contents(taken, "", 0, NULL));
+		channel_msg_init(&channel, 1, 1, "clash", 2);
+		assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel),
+			       -EEXIST);
+		g_assert_false(g_file_test(first, G_FILE_TEST_EXISTS));
+		g_assert_cmpint(g_unlink(taken), ==, 0);
+	}
+	create_channel(fixture, 1, 1, "chan", 1);
+	channel_msg_init(&channel, 1, 1, "other", 1); /* same channel id */
+	channel.stream_id = 5;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EEXIST);
+	channel_msg_init(&channel, 1, 2, "other", 1); /* same stream id */
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EEXIST);
+	channel_msg_init(&channel, 1, 2, "chan", 1); /* same files */
+	channel.stream_id = 5;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EEXIST);
+	metadata.msg.session_id = 1;
+	assert_refused(fixture, &metadata, TC_CONSUMER_METADATA, sizeof(metadata), -EINVAL);
+
+	/* Still alive and serving. */
+	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+}
+
+/*
+ * The application overwrites the magic of a packet it is filling: the
+ * packet is dropped and counted, the following ones are written. Two
+ * corrupt packets in a row give one log line (rate limit).
+ */
+static void
+test_scribble(Fixture *fixture, gconstpointer data)
+{
+	const uint64_t per_packet = (TEST_SUBBUF_SIZE - sizeof(struct tc_packet_header)) /
+				    sizeof(struct test_event);
+	struct test_buffer *buffer;
+	struct tc_consumer_reply reply;
+	g_autofree char *log = NULL;
+	g_auto(GStrv) lines = NULL;
+	g_auto(GStrv) log_lines = NULL;
+	uint64_t seq = 0;
+	guint corrupt_lines = 0;
+
+	g_assert_cmpint(create_session(fixture, 3, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 3, 1, "chan", 1);
+	send_metadata(fixture, 3);
+	buffer = &fixture->buffers[0];
+	for (int packet = 0; packet < 2; packet++) {
+		write_event(buffer, seq, event_value(seq));
+		seq++;
+		/* The packet is open and incomplete: the consumer cannot read it yet. */
+		current_packet(buffer)->magic = 0xbadc0ffe;
+		for (uint64_t i = 1; i < per_packet; i++, seq++)
+			write_event(buffer, seq, event_value(seq));
+	}
+	/* Packet 2: valid, closed by the flush. */
+	for (uint64_t i = 0; i < 10; i++)
+		write_event(buffer, seq + i, event_value(seq + i));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 3, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_corrupted, ==, 2);
+	g_assert_cmpuint(reply.packets_written, ==, 1);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, TEST_SUBBUF_SIZE);
+
+	/* A packet after the corrupt ones is still written. */
+	write_event(buffer, seq + 10, event_value(seq + 10));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 3, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 2);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 2 * TEST_SUBBUF_SIZE);
+	if (has_babeltrace2()) {
+		/* babeltrace2 may warn about the packets missing before. */
+		lines = read_trace(fixture->trace_dir, TRUE);
+		assert_events(lines, seq, seq + 10, 1);
+	}
+
+	g_assert_true(g_file_get_contents(fixture->log_path, &log, NULL, NULL));
+	log_lines = g_strsplit(log, "\n", -1);
+	for (guint i = 0; log_lines[i]; i++) {
+		if (strstr(log_lines[i], "corrupt packet")) {
+			g_assert_true(g_str_has_prefix(log_lines[i], "tracectl-consumerd[uid="));
+			g_assert_nonnull(strstr(log_lines[i], "session=3"));
+			corrupt_lines++;
+		}
+	}
+	g_assert_cmpuint(corrupt_lines, ==, 1);
+}
+
+/*
+ * The application writes garbage over the whole buffer, header page and
+ * commit counters included: the consumer answers in bounded time, writes
+ * nothing invalid and survives.
+ */
+static void
+test_hostile_memory(Fixture *fixture, gconstpointer data)
+{
+	g_autoptr(GRand) rand = g_rand_new_with_seed(1234);
+	struct tc_consumer_reply reply;
+	gint64 start;
+
+	g_assert_cmpint(create_session(fixture, 4, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 4, 1, "chan", 2);
+	for (int round = 0; round < 20; round++) {
+		for (uint32_t i = 0; i < fixture->nr_buffers; i++) {
+			uint32_t *words = fixture->buffers[i].mapping;
+			uint64_t *commit = (uint64_t *)fixture->buffers[i].rb.commit;
+
+			for (uint64_t w = 0; w < fixture->buffers[i].size / 4; w++)
+				words[w] = g_rand_int(rand);
+			/* Commit counts that look complete. */
+			for (uint32_t s = 0; s < TEST_NUM_SUBBUF; s++)
+				commit[s * (TC_RB_CACHELINE / 8)] =
+					(uint64_t)(round + 1) * TEST_SUBBUF_SIZE;
+		}
+		start = g_get_monotonic_time();
+		g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 4, &reply), ==,
+				0);
+		/* Bounded: the 200 ms flush wait and a little more. */
+		g_assert_cmpint(g_get_monotonic_time() - start, <, 2 * G_USEC_PER_SEC);
+	}
+	g_assert_cmpuint(reply.packets_written, ==, 0);
+	g_assert_cmpuint(reply.packets_corrupted, >, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_1"), ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 4, &reply), ==, 0);
+	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
+}
+
+/* Closing the socket makes the consumer flush what it holds and exit 0. */
+static void
+test_eof_flush(Fixture *fixture, gconstpointer data)
+{
+	g_auto(GStrv) lines = NULL;
+
+	g_assert_cmpint(create_session(fixture, 5, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 5, 1, "chan", 2);
+	send_metadata(fixture, 5);
+	for (uint64_t seq = 0; seq < 20; seq++)
+		write_event(&fixture->buffers[seq % 2], seq, event_value(seq));
+	fixture_close_socket(fixture);
+	g_assert_true(fixture_wait_exit(fixture, TEST_EXIT_TIMEOUT_MS));
+	g_assert_true(WIFEXITED(fixture->exit_status));
+	g_assert_cmpint(WEXITSTATUS(fixture->exit_status), ==, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, TEST_SUBBUF_SIZE);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_1"), ==, TEST_SUBBUF_SIZE);
+	if (has_babeltrace2()) {
+		lines = read_trace(fixture->trace_dir, FALSE);
+		assert_events(lines, 0, 19, 2);
+	}
+}
+
+/* The read timer writes full packets out without any flush. */
+static void
+test_read_timer(Fixture *fixture, gconstpointer data)
+{
+	/* Three complete packets and an open one: only the timer reads them. */
+	const uint64_t per_packet = (TEST_SUBBUF_SIZE - sizeof(struct tc_packet_header)) /
+				    sizeof(struct test_event);
+	g_autofree char *stream = g_build_filename(fixture->trace_dir, "chan_0", NULL);
+
+	g_assert_cmpint(create_session(fixture, 6, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 6, 1, "chan", 1);
+	for (uint64_t seq = 0; seq < 3 * per_packet + 1; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	for (int waited = 0; waited < 5000; waited += 10) {
+		GStatBuf st;
+
+		g_assert_cmpint(g_stat(stream, &st), ==, 0);
+		if (st.st_size == 3 * TEST_SUBBUF_SIZE)
+			break;
+		g_usleep(10000);
+	}
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 3 * TEST_SUBBUF_SIZE);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	signal(SIGPIPE, SIG_IGN);
+#define ADD(path, func) \
+	g_test_add("/tracectl/consumerd/" path, Fixture, NULL, fixture_setup, func, \
+		   fixture_teardown)
+	ADD("round-trip", test_round_trip);
+	ADD("permissions", test_permissions);
+	ADD("malformed", test_malformed);
+	ADD("scribble", test_scribble);
+	ADD("hostile-memory", test_hostile_memory);
+	ADD("eof-flush", test_eof_flush);
+	ADD("read-timer", test_read_timer);
+#undef ADD
+	return g_test_run();
+}
