@@ -27,6 +27,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-stream.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 /* Room for a few fds that a confused peer might attach: they are closed. */
@@ -223,7 +224,9 @@ handle_create_channel(struct command *command)
 				    "\"%s\": %s",
 				    msg->session_id, msg->name, strerror(-ret));
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-		ret = send_stream(command->fd, channel->channel_id, &channel->streams[cpu]);
+		struct consumerd_stream *stream = &channel->streams[cpu];
+
+		ret = send_stream(command->fd, channel->channel_id, stream);
 		if (ret < 0) {
 			/* The channel stays: the service is gone, and the shutdown
 			 * that follows writes out whatever it holds. */
@@ -231,6 +234,9 @@ handle_create_channel(struct command *command)
 			return command_fail(command, ret, "Cannot send the buffers: %s",
 					    strerror(-ret));
 		}
+		/* The mapping keeps the buffer; the service holds the fd now.
+		 * With up to 4096 CPUs per channel, descriptors are precious. */
+		consumerd_stream_release_memfd(stream);
 	}
 	return 0;
 }

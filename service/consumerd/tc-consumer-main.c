@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,6 +137,22 @@ setup_signals(sigset_t *unblocked)
 	sigaction(SIGINT, &action, NULL);
 	/* Writes use MSG_NOSIGNAL; this covers anything else. */
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit must cost packets (EFBIG), not the consumer. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Each stream holds a file descriptor, up to 4096 per channel: take what
+ * the hard limit allows. */
+static void
+raise_file_limit(void)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) < 0 || limit.rlim_cur == limit.rlim_max)
+		return;
+	limit.rlim_cur = limit.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &limit) < 0)
+		consumerd_warning("Failed to raise the open file limit, ignoring: %m");
 }
 
 /*
@@ -201,6 +218,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	setup_signals(&unblocked);
+	raise_file_limit();
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
 	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &unblocked);

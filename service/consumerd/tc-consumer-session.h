@@ -28,7 +28,7 @@ struct consumerd_stream {
 	const char *channel_name;   /* for logs, the channel's name */
 	void *mapping;
 	uint64_t mapping_size;
-	int memfd;   /* sealed against shrinking; -1 once closed */
+	int memfd;   /* sealed against shrinking; -1 once sent or closed */
 	int file_fd; /* the stream file; -1 once closed */
 	uint64_t file_size;
 	uint32_t cpu;

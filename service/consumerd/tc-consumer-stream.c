@@ -122,10 +122,15 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 		munmap(stream->mapping, stream->mapping_size);
 		stream->mapping = MAP_FAILED;
 	}
-	if (stream->memfd >= 0) {
+	consumerd_stream_release_memfd(stream);
+}
+
+void
+consumerd_stream_release_memfd(struct consumerd_stream *stream)
+{
+	if (stream->memfd >= 0)
 		close(stream->memfd);
-		stream->memfd = -1;
-	}
+	stream->memfd = -1;
 }
 
 static void

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One stream: a ring buffer in a sealed memfd, its reader, and its stream
- * file. Internal to the session code (tc-consumer-session.c,
- * tc-consumer-channel.c).
+ * file. Internal to the consumer's session code.
  */
 #ifndef TC_CONSUMER_STREAM_H
 #define TC_CONSUMER_STREAM_H
@@ -36,6 +35,10 @@ int consumerd_stream_open(struct consumerd_stream *stream, const struct consumer
  * that could not be created whole). Safe on a zeroed stream with fds -1.
  */
 void consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file);
+
+/* Closes the stream's memfd once it was handed to the service; the
+ * mapping stays. */
+void consumerd_stream_release_memfd(struct consumerd_stream *stream);
 
 /*
  * Writes out the complete packets of the stream, at most one buffer's worth

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -138,15 +139,20 @@ typedef struct {
 
 /* Process setup */
 
+/* data: a file size limit in bytes for the consumer, or 0. */
 static void
 child_setup_cb(gpointer data)
 {
+	struct rlimit limit = {.rlim_cur = GPOINTER_TO_SIZE(data), .rlim_max = RLIM_INFINITY};
+
 	/* The consumer must set its own modes, whatever it inherits. */
 	umask(0);
+	if (limit.rlim_cur)
+		setrlimit(RLIMIT_FSIZE, &limit);
 }
 
 static void
-fixture_spawn(Fixture *fixture)
+fixture_spawn(Fixture *fixture, gconstpointer file_size_limit)
 {
 	const char *path = g_getenv("TRACECTL_CONSUMERD");
 	g_autofree char *uid = g_strdup_printf("%u", (unsigned)getuid());
@@ -159,7 +165,7 @@ fixture_spawn(Fixture *fixture)
 	log_fd = open(fixture->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	g_assert_cmpint(log_fd, >=, 0);
 	g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-					 child_setup_cb, NULL, -1, -1, log_fd, &pair[1], &target_fd,
+					 child_setup_cb, (gpointer)file_size_limit, -1, -1, log_fd, &pair[1], &target_fd,
 					 1, &fixture->pid, NULL, NULL, NULL, &error);
 	g_assert_no_error(error);
 	close(log_fd);
@@ -177,7 +183,7 @@ fixture_setup(Fixture *fixture, gconstpointer data)
 	fixture->trace_dir = g_build_filename(fixture->base_dir, "a", "b", "trace", NULL);
 	fixture->log_path = g_build_filename(fixture->base_dir, "consumerd.log", NULL);
 	fixture->fd = -1;
-	fixture_spawn(fixture);
+	fixture_spawn(fixture, data);
 }
 
 static gboolean
@@ -513,6 +519,7 @@ read_trace(const char *trace_dir, gboolean may_warn)
 	if (!may_warn)
 		g_assert_cmpstr(err, ==, "");
 	g_strchomp(out);
+	g_test_message("babeltrace2 output:\n%s", out);
 	return *out ? g_strsplit(out, "\n", -1) : g_new0(char *, 1);
 }
 
@@ -927,14 +934,116 @@ test_read_timer(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 3 * TEST_SUBBUF_SIZE);
 }
 
+/*
+ * A writer that reserved space and never committed (it died, or it is
+ * stuck): the flush waits a bounded time for it, then answers; the packets
+ * before it are written.
+ */
+static void
+test_dead_writer(Fixture *fixture, gconstpointer data)
+{
+	struct tc_consumer_reply reply;
+	struct tc_rb_ctx ctx;
+	gint64 start;
+
+	g_assert_cmpint(create_session(fixture, 9, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 9, 1, "chan", 1);
+	send_metadata(fixture, 9);
+	for (uint64_t seq = 0; seq < 5; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(tc_rb_reserve(&fixture->buffers[0].rb, &ctx, sizeof(struct test_event)),
+			==, 0);
+	start = g_get_monotonic_time();
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 9, &reply), ==, 0);
+	g_assert_cmpint(g_get_monotonic_time() - start, >=, 150 * 1000);
+	g_assert_cmpint(g_get_monotonic_time() - start, <, 2 * G_USEC_PER_SEC);
+	g_assert_cmpuint(reply.packets_written, ==, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 0);
+
+	/* The writer comes back: its packet is complete and written. */
+	tc_rb_write(&ctx, 0,
+		    &(struct test_event){.header = {0, ctx.timestamp}, .seq = 5,
+					 .value = event_value(5)},
+		    sizeof(struct test_event));
+	tc_rb_commit(&ctx);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 9, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 1);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) lines = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(lines, 0, 5, 1);
+	}
+}
+
+/*
+ * Writes fail (here the file size limit, EFBIG; a full disk, ENOSPC, takes
+ * the same path): the packets are counted as lost, the files stay whole
+ * packets, the consumer goes on.
+ */
+/* Above the size of one memfd (which the limit applies to as well), not a
+ * multiple of the packet size. */
+#define TEST_FILE_SIZE_LIMIT (6 * TEST_SUBBUF_SIZE + 100)
+
+static void
+test_write_error(Fixture *fixture, gconstpointer data)
+{
+	const uint64_t per_packet = (TEST_SUBBUF_SIZE - sizeof(struct tc_packet_header)) /
+				    sizeof(struct test_event);
+	const uint64_t per_round = 2 * per_packet + 1; /* 3 packets */
+	struct tc_consumer_reply reply;
+	g_autofree char *log = NULL;
+
+	g_assert_cmpint(create_session(fixture, 2, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 2, 1, "chan", 1);
+	send_metadata(fixture, 2);
+	g_assert_cmpuint(tc_rb_shm_size(TEST_SUBBUF_SIZE, TEST_NUM_SUBBUF), <,
+			 TEST_FILE_SIZE_LIMIT);
+	for (uint64_t round = 0; round < 3; round++) {
+		for (uint64_t i = 0; i < per_round; i++) {
+			uint64_t seq = round * per_round + i;
+
+			write_event(&fixture->buffers[0], seq, event_value(seq));
+		}
+		g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 2, &reply), ==,
+				0);
+	}
+	/* 9 packets, 6 fit under the limit. */
+	g_assert_cmpuint(reply.packets_written, ==, 6);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, 6 * TEST_SUBBUF_SIZE);
+	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
+	g_assert_true(g_file_get_contents(fixture->log_path, &log, NULL, NULL));
+	g_assert_nonnull(strstr(log, "Failed to write a packet of stream chan_0"));
+	if (has_babeltrace2()) {
+		g_auto(GStrv) lines = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(lines, 0, 2 * per_round - 1, 1);
+	}
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 2, &reply), ==, 0);
+}
+
+/* SIGTERM: like the end of the connection, flush and exit 0. */
+static void
+test_sigterm(Fixture *fixture, gconstpointer data)
+{
+	g_assert_cmpint(create_session(fixture, 5, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 5, 1, "chan", 1);
+	write_event(&fixture->buffers[0], 0, event_value(0));
+	g_assert_cmpint(kill(fixture->pid, SIGTERM), ==, 0);
+	g_assert_true(fixture_wait_exit(fixture, TEST_EXIT_TIMEOUT_MS));
+	g_assert_true(WIFEXITED(fixture->exit_status));
+	g_assert_cmpint(WEXITSTATUS(fixture->exit_status), ==, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, TEST_SUBBUF_SIZE);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	signal(SIGPIPE, SIG_IGN);
-#define ADD(path, func) \
-	g_test_add("/tracectl/consumerd/" path, Fixture, NULL, fixture_setup, func, \
+#define ADD_WITH(path, data, func)                                                           \
+	g_test_add("/tracectl/consumerd/" path, Fixture, data, fixture_setup, func,          \
 		   fixture_teardown)
+#define ADD(path, func) ADD_WITH(path, NULL, func)
 	ADD("round-trip", test_round_trip);
 	ADD("permissions", test_permissions);
 	ADD("malformed", test_malformed);
@@ -942,6 +1051,10 @@ main(int argc, char **argv)
 	ADD("hostile-memory", test_hostile_memory);
 	ADD("eof-flush", test_eof_flush);
 	ADD("read-timer", test_read_timer);
+	ADD("dead-writer", test_dead_writer);
+	ADD_WITH("write-error", GSIZE_TO_POINTER(TEST_FILE_SIZE_LIMIT), test_write_error);
+	ADD("sigterm", test_sigterm);
 #undef ADD
+#undef ADD_WITH
 	return g_test_run();
 }
