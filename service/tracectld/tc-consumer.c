@@ -109,7 +109,10 @@ drop_privileges_cb(gpointer data)
 	if (getuid() != 0 && getuid() == drop->uid)
 		return;
 	if (setgroups(drop->n_groups, drop->groups) < 0 || setgid(drop->gid) < 0 ||
-	    setuid(drop->uid) < 0 || setuid(0) == 0)
+	    setuid(drop->uid) < 0)
+		_exit(127);
+	/* Make sure the change cannot be undone. */
+	if (drop->uid != 0 && setuid(0) == 0)
 		_exit(127);
 }
 
