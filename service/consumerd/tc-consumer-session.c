@@ -33,11 +33,6 @@
 #define METADATA_FILE_NAME "metadata"
 #define FLUSH_POLL_INTERVAL_NS 1000000L
 
-#define for_each_stream(session, channel, cpu)                                                     \
-	for (struct consumerd_channel *channel = (session)->channels; channel;                     \
-	     channel = channel->next)                                                              \
-		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-
 struct consumerd_session *
 consumerd_session_find(const struct consumerd_registry *registry, uint64_t session_id)
 {
@@ -102,8 +97,7 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 	session->metadata_fd = ret;
 	session->next = registry->sessions;
 	registry->sessions = session;
-	consumerd_info("session=%" PRIu64 ": Created, writing to \"%s\"", session_id,
-		       trace_dir);
+	consumerd_info("session=%" PRIu64 ": Created, writing to \"%s\"", session_id, trace_dir);
 	return 0;
 
 fail:
@@ -127,19 +121,16 @@ consumerd_channel_create(struct consumerd_session *session,
 	consumerd_info("session=%" PRIu64 ": Created channel \"%s\" (id %" PRIu64
 		       ", stream id %" PRIu32 ", %" PRIu32 " CPUs, %" PRIu32 " x %" PRIu32
 		       " bytes)",
-		       session->session_id, channel->name, channel->channel_id,
-		       channel->stream_id, channel->nr_cpus, channel->num_subbuf,
-		       channel->subbuf_size);
+		       session->session_id, channel->name, channel->channel_id, channel->stream_id,
+		       channel->nr_cpus, channel->num_subbuf, channel->subbuf_size);
 	*result = channel;
 	return 0;
 }
 
 int
-consumerd_session_append_metadata(struct consumerd_session *session, const void *text,
-				  size_t len)
+consumerd_session_append_metadata(struct consumerd_session *session, const void *text, size_t len)
 {
-	int ret = consumerd_output_append(session->metadata_fd, &session->metadata_size, text,
-					  len);
+	int ret = consumerd_output_append(session->metadata_fd, &session->metadata_size, text, len);
 
 	if (ret < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to append %zu bytes of metadata: %s",
@@ -160,12 +151,15 @@ session_drain(struct consumerd_session *session)
 {
 	bool is_behind = false;
 
-	for_each_stream (session, channel, cpu) {
-		struct consumerd_stream *stream = &channel->streams[cpu];
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			struct consumerd_stream *stream = &channel->streams[cpu];
 
-		consumerd_stream_drain(stream, channel->packet);
-		if (consumerd_stream_is_behind(stream))
-			is_behind = true;
+			consumerd_stream_drain(stream, channel->packet);
+			if (consumerd_stream_is_behind(stream))
+				is_behind = true;
+		}
 	}
 	return is_behind;
 }
@@ -176,11 +170,15 @@ session_drain_until_flushed(struct consumerd_session *session)
 	const uint64_t deadline = monotonic_ns() + CONSUMERD_FLUSH_WAIT_MS * 1000000ull;
 	const struct timespec interval = {.tv_sec = 0, .tv_nsec = FLUSH_POLL_INTERVAL_NS};
 
-	for_each_stream (session, channel, cpu)
-		consumerd_stream_flush_begin(&channel->streams[cpu]);
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+			consumerd_stream_flush_begin(&channel->streams[cpu]);
+	}
 	while (session_drain(session)) {
 		if (monotonic_ns() >= deadline) {
-			consumerd_warning("session=%" PRIu64 ": Writers did not commit within %d ms "
+			consumerd_warning("session=%" PRIu64
+					  ": Writers did not commit within %d ms "
 					  "of the flush, their last packets are missing",
 					  session->session_id, CONSUMERD_FLUSH_WAIT_MS);
 			break;
@@ -196,14 +194,17 @@ session_sync(struct consumerd_session *session)
 {
 	int ret, first_error = 0;
 
-	for_each_stream (session, channel, cpu) {
-		const struct consumerd_stream *stream = &channel->streams[cpu];
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			const struct consumerd_stream *stream = &channel->streams[cpu];
 
-		if (stream->file_fd < 0)
-			continue;
-		ret = consumerd_output_sync(stream->file_fd);
-		if (ret < 0 && first_error == 0)
-			first_error = ret;
+			if (stream->file_fd < 0)
+				continue;
+			ret = consumerd_output_sync(stream->file_fd);
+			if (ret < 0 && first_error == 0)
+				first_error = ret;
+		}
 	}
 	ret = consumerd_output_sync(session->metadata_fd);
 	if (ret < 0 && first_error == 0)
@@ -282,15 +283,17 @@ consumerd_registry_destroy_all(struct consumerd_registry *registry)
 }
 
 void
-consumerd_session_totals(const struct consumerd_session *session,
-			 struct consumerd_totals *totals)
+consumerd_session_totals(const struct consumerd_session *session, struct consumerd_totals *totals)
 {
 	memset(totals, 0, sizeof(*totals));
-	for_each_stream (session, channel, cpu) {
-		const struct consumerd_stream *stream = &channel->streams[cpu];
+	for (const struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			const struct consumerd_stream *stream = &channel->streams[cpu];
 
-		totals->packets_written += stream->packets_written;
-		totals->packets_corrupted += stream->reader.packets_corrupted;
-		totals->packets_lost += stream->packets_lost;
+			totals->packets_written += stream->packets_written;
+			totals->packets_corrupted += stream->reader.packets_corrupted;
+			totals->packets_lost += stream->packets_lost;
+		}
 	}
 }

@@ -161,12 +161,12 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 	/* A full disk or any other write error costs this packet, not the
 	 * consumer: count it and go on with the next one. */
 	stream->packets_lost++;
-	if (consumerd_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
-		consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
-				  ", dropping it (%" PRIu64 " lost so far, %" PRIu64
-				  " not logged): %s",
-				  stream->session_id, stream->channel_name, stream->cpu,
-				  stream->packets_lost, suppressed, strerror(-ret));
+	if (!consumerd_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
+		return;
+	consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
+			  ", dropping it (%" PRIu64 " lost so far, %" PRIu64 " not logged): %s",
+			  stream->session_id, stream->channel_name, stream->cpu, stream->packets_lost,
+			  suppressed, strerror(-ret));
 }
 
 uint32_t

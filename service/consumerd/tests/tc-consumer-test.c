@@ -165,8 +165,9 @@ fixture_spawn(Fixture *fixture, gconstpointer file_size_limit)
 	log_fd = open(fixture->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	g_assert_cmpint(log_fd, >=, 0);
 	g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-					 child_setup_cb, (gpointer)file_size_limit, -1, -1, log_fd, &pair[1], &target_fd,
-					 1, &fixture->pid, NULL, NULL, NULL, &error);
+					 child_setup_cb, (gpointer)file_size_limit, -1, -1, log_fd,
+					 &pair[1], &target_fd, 1, &fixture->pid, NULL, NULL, NULL,
+					 &error);
 	g_assert_no_error(error);
 	close(log_fd);
 	close(pair[1]);
@@ -236,8 +237,12 @@ fixture_teardown(Fixture *fixture, gconstpointer data)
 		munmap(fixture->buffers[i].mapping, fixture->buffers[i].size);
 		close(fixture->buffers[i].memfd);
 	}
-	if (g_file_get_contents(fixture->log_path, &log, NULL, NULL) && *log)
+	if (g_file_get_contents(fixture->log_path, &log, NULL, NULL) && *log) {
 		g_test_message("consumer log:\n%s", log);
+		/* Under -Db_sanitize, the consumer's reports land in its log. */
+		g_assert_null(strstr(log, "runtime error"));
+		g_assert_null(strstr(log, "Sanitizer"));
+	}
 	remove_tree(fixture->base_dir);
 	g_free(fixture->base_dir);
 	g_free(fixture->trace_dir);
