@@ -443,19 +443,30 @@ session_request(Fixture *fixture, uint32_t type, uint64_t session_id,
 
 /* The application side */
 
-static void
-write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
+/* Returns 0, or -ENOBUFS when the buffer is full (the event is discarded). */
+static int
+try_write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
 {
 	struct test_event event;
 	struct tc_rb_ctx ctx;
+	int ret;
 
-	g_assert_cmpint(tc_rb_reserve(&buffer->rb, &ctx, sizeof(event)), ==, 0);
+	ret = tc_rb_reserve(&buffer->rb, &ctx, sizeof(event));
+	if (ret < 0)
+		return ret;
 	event.header.id = 0;
 	event.header.timestamp = ctx.timestamp;
 	event.seq = seq;
 	event.value = value;
 	tc_rb_write(&ctx, 0, &event, sizeof(event));
 	tc_rb_commit(&ctx);
+	return 0;
+}
+
+static void
+write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
+{
+	g_assert_cmpint(try_write_event(buffer, seq, value), ==, 0);
 }
 
 static uint64_t
@@ -506,9 +517,9 @@ has_babeltrace2(void)
 }
 
 /* Runs babeltrace2 on the trace. Returns its lines of output; stderr must be
- * empty unless may_warn. */
+ * empty unless may_warn, and goes to *warnings when warnings is not NULL. */
 static char **
-read_trace(const char *trace_dir, gboolean may_warn)
+read_trace_with_warnings(const char *trace_dir, gboolean may_warn, char **warnings)
 {
 	const char *argv[] = {BABELTRACE2, trace_dir, NULL};
 	g_autofree char *out = NULL, *err = NULL;
@@ -525,7 +536,15 @@ read_trace(const char *trace_dir, gboolean may_warn)
 		g_assert_cmpstr(err, ==, "");
 	g_strchomp(out);
 	g_test_message("babeltrace2 output:\n%s", out);
+	if (warnings)
+		*warnings = g_steal_pointer(&err);
 	return *out ? g_strsplit(out, "\n", -1) : g_new0(char *, 1);
+}
+
+static char **
+read_trace(const char *trace_dir, gboolean may_warn)
+{
+	return read_trace_with_warnings(trace_dir, may_warn, NULL);
 }
 
 /* Each line is one sample event: checks that lines hold exactly the events
@@ -1026,6 +1045,70 @@ test_write_error(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 2, &reply), ==, 0);
 }
 
+/*
+ * A full buffer discards events and counts them; the next packet closed
+ * carries the count in events_discarded. babeltrace2 reads the events that
+ * were kept and reports the loss on stderr.
+ */
+static void
+test_discarded_events(Fixture *fixture, gconstpointer data)
+{
+	const uint64_t nr_events = 2000; /* a 4 x 4096 buffer holds ~570 */
+	g_autofree gboolean *is_kept = g_new0(gboolean, nr_events);
+	struct tc_consumer_reply reply;
+	uint64_t kept = 0, discarded;
+
+	g_assert_cmpint(create_session(fixture, 11, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 11, 1, "chan", 1);
+	send_metadata(fixture, 11);
+	for (uint64_t seq = 0; seq < nr_events; seq++) {
+		if (try_write_event(&fixture->buffers[0], seq, event_value(seq)) == 0) {
+			is_kept[seq] = TRUE;
+			kept++;
+		}
+	}
+	discarded = __atomic_load_n(&fixture->buffers[0].rb.shm->events_discarded,
+				    __ATOMIC_RELAXED);
+	g_assert_cmpuint(kept + discarded, ==, nr_events);
+	g_assert_cmpuint(discarded, >, 0);
+	/* The flush frees the buffer; the packet of one more event records the
+	 * loss (a flush closes no empty packet, so without it the loss at the
+	 * very end would not reach the trace). */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 11, &reply), ==, 0);
+	write_event(&fixture->buffers[0], nr_events, event_value(nr_events));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 11, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_corrupted, ==, 0);
+	if (has_babeltrace2()) {
+		g_autofree char *warnings = NULL;
+		g_auto(GStrv) lines = read_trace_with_warnings(fixture->trace_dir, TRUE, &warnings);
+		uint64_t reported = 0;
+		guint n = g_strv_length(lines);
+
+		/* Lines of events, and maybe discarded-event notices on stdout. */
+		for (guint i = 0; i < n; i++) {
+			const char *payload = strstr(lines[i], "{ seq = ");
+			uint64_t seq;
+
+			if (!payload)
+				continue;
+			g_assert_cmpint(sscanf(payload, "{ seq = %" SCNu64, &seq), ==, 1);
+			if (seq == nr_events)
+				continue; /* the one after the flush */
+			g_assert_cmpuint(seq, <, nr_events);
+			g_assert_true(is_kept[seq]);
+			is_kept[seq] = FALSE;
+			kept--;
+		}
+		g_assert_cmpuint(kept, ==, 0);
+		/* One warning per packet that saw a loss: usually one, more if the
+		 * read timer ran during the write loop. */
+		for (const char *w = strstr(warnings, "discarded "); w;
+		     w = strstr(w + 1, "discarded "))
+			reported += g_ascii_strtoull(w + strlen("discarded "), NULL, 10);
+		g_assert_cmpuint(reported, ==, discarded);
+	}
+}
+
 /* SIGTERM: like the end of the connection, flush and exit 0. */
 static void
 test_sigterm(Fixture *fixture, gconstpointer data)
@@ -1059,6 +1142,7 @@ main(int argc, char **argv)
 	ADD("dead-writer", test_dead_writer);
 	ADD_WITH("write-error", GSIZE_TO_POINTER(TEST_FILE_SIZE_LIMIT), test_write_error);
 	ADD("sigterm", test_sigterm);
+	ADD("discarded-events", test_discarded_events);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();
