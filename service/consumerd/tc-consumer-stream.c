@@ -165,8 +165,8 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 		return;
 	consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
 			  ", dropping it (%" PRIu64 " lost so far, %" PRIu64 " not logged): %s",
-			  stream->session_id, stream->channel_name, stream->cpu, stream->packets_lost,
-			  suppressed, strerror(-ret));
+			  stream->session_id, stream->channel_name, stream->cpu,
+			  stream->packets_lost, suppressed, strerror(-ret));
 }
 
 uint32_t
