@@ -286,14 +286,14 @@ handle_destroy_session(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
 	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_totals totals;
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	/* The flush inside destroy updates the counts: take them after it. */
-	ret = consumerd_session_flush(session);
-	command_set_totals(command, session);
-	consumerd_session_destroy(command->registry, session);
+	ret = consumerd_session_destroy(command->registry, session, &totals);
+	command->reply.packets_written = totals.packets_written;
+	command->reply.packets_corrupted = totals.packets_corrupted;
 	if (ret < 0)
 		return command_fail(command, ret,
 				    "Session %" PRIu64 " destroyed, but its trace could not be "

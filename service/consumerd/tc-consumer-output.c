@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tc-consumer-log.h"
+
 #define DIR_MODE 0700
 #define FILE_MODE 0600
 
@@ -169,10 +171,10 @@ consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len)
 	return 0;
 
 rollback:
-	/* Keep the file a sequence of whole packets; ignore a failure here, the
-	 * next append starts at *size anyway and overwrites the tail. */
+	/* Keep the file a sequence of whole packets. Should this fail too, the
+	 * next append starts at *size anyway and overwrites the partial tail. */
 	if (done > 0 && ftruncate(fd, (off_t)*size) < 0)
-		errno = 0;
+		consumerd_warning("Failed to cut a partial write off, ignoring: %m");
 	return ret;
 }
 

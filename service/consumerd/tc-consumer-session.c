@@ -243,7 +243,8 @@ session_unlink(struct consumerd_registry *registry, struct consumerd_session *se
 }
 
 int
-consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_session *session)
+consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_session *session,
+			  struct consumerd_totals *final_totals)
 {
 	struct consumerd_channel *channel, *next;
 	struct consumerd_totals totals;
@@ -251,6 +252,8 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 
 	ret = consumerd_session_flush(session);
 	consumerd_session_totals(session, &totals);
+	if (final_totals)
+		*final_totals = totals;
 	session_unlink(registry, session);
 	for (channel = session->channels; channel; channel = next) {
 		next = channel->next;
@@ -279,7 +282,7 @@ void
 consumerd_registry_destroy_all(struct consumerd_registry *registry)
 {
 	while (registry->sessions)
-		consumerd_session_destroy(registry, registry->sessions);
+		consumerd_session_destroy(registry, registry->sessions, NULL);
 }
 
 void

@@ -127,9 +127,10 @@ int consumerd_session_append_metadata(struct consumerd_session *session, const v
 int consumerd_session_flush(struct consumerd_session *session);
 
 /* Flushes (as consumerd_session_flush()), closes and frees the session
- * after removing it from the registry. Returns the flush's result. */
+ * after removing it from the registry. When totals is not NULL it receives
+ * the session's final counts. Returns the flush's result. */
 int consumerd_session_destroy(struct consumerd_registry *registry,
-			      struct consumerd_session *session);
+			      struct consumerd_session *session, struct consumerd_totals *totals);
 
 /* Writes out every complete packet of every session without waiting: the
  * periodic read timer. */
