@@ -271,6 +271,8 @@ for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
         ev = msg.event
         fields = {}
         for name, value in ev.payload_field.items():
+            if name.startswith("_"):
+                continue  # the length of a byte sequence
             if isinstance(value, bt2._StringFieldConst):
                 fields[name] = str(value)
             elif isinstance(value, (bt2._ArrayFieldConst,)):

@@ -16,7 +16,8 @@ def test():
         svc.cli("create", "killed", "--output", out)
         svc.cli("enable-event", "-u", "example:*")
         svc.cli("start")
-        apps = [svc.app("--forever", "--threads", "2") for _ in range(3)]
+        apps = [svc.app("--forever", "--threads", "2", "--interval-us", "100")
+                for _ in range(3)]
         time.sleep(1.0)
         for app in apps:
             app.send_signal(signal.SIGKILL)

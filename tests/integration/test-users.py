@@ -56,10 +56,17 @@ def test():
                            "--method", "org.tracectl.Tracing1.Manager.DestroySession", path,
                            user=bob)
         check(result.returncode != 0 and DENIED in result.stderr, f"bob's destroy: {result}")
+        for prop in ("Name", "OutputDirectory", "State", "Channels", "OwnerUid"):
+            result = svc.gdbus("--object-path", path, "--method",
+                               "org.freedesktop.DBus.Properties.Get",
+                               "org.tracectl.Tracing1.Session", prop, user=bob)
+            check(result.returncode != 0 and DENIED in result.stderr,
+                  f"bob read alice's {prop}: {result}")
+        # GDBus leaves out of GetAll the properties it may not read.
         result = svc.gdbus("--object-path", path, "--method",
                            "org.freedesktop.DBus.Properties.GetAll",
                            "org.tracectl.Tracing1.Session", user=bob)
-        check(result.returncode != 0 and DENIED in result.stderr,
+        check("work" not in result.stdout and "tracectl-traces" not in result.stdout,
               f"bob read alice's properties: {result}")
         result = svc.cli("stop", "work", user=bob, check_ok=False)
         check(result.returncode != 0, "bob stopped a session named like alice's")

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tracectl create [NAME] [-o DIR] */
+#include "tc-client.h"
+
+int
+tc_cmd_create(int argc, char **argv)
+{
+	g_autofree char *output = NULL;
+	const GOptionEntry entries[] = {
+		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+		 "Write the trace in DIR (default: ~/tracectl-traces/NAME-DATE-TIME)", "DIR"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	g_autofree char *name = NULL, *directory = NULL;
+	int status;
+
+	g_option_context_set_summary(context,
+				     "Create a tracing session and make it the current one.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (argc > 2) {
+		g_printerr("Error: too many arguments (try 'tracectl create --help')\n");
+		return TC_EXIT_USAGE;
+	}
+	if (argc == 2) {
+		name = g_strdup(argv[1]);
+	} else {
+		g_autoptr(GDateTime) now = g_date_time_new_now_local();
+
+		name = g_date_time_format(now, "auto-%Y%m%d-%H%M%S");
+	}
+	if (output)
+		directory = g_canonicalize_filename(output, NULL);
+	manager = tc_client_manager(&error);
+	if (manager)
+		reply = tc_client_call(manager, "CreateSession",
+				       g_variant_new("(ss)", name, directory ? directory : ""),
+				       &error);
+	if (reply)
+		session = tc_client_session(name, &error);
+	if (session == NULL)
+		return tc_client_fail(error);
+	g_print("Session %s created.\n", name);
+	g_print("Traces will be written in %s\n", tc_dbus_session_get_output_directory(session));
+	if (!tc_client_set_current_session(name, &error))
+		g_printerr("Warning: cannot remember the current session: %s\n", error->message);
+	return TC_EXIT_OK;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tracectl destroy [NAME] [-a] */
+#include <unistd.h>
+
+#include "tc-client.h"
+
+static gboolean
+destroy_one(TcDbusManager *manager, const char *path, const char *name, GError **error)
+{
+	g_autoptr(GVariant) reply =
+		tc_client_call(manager, "DestroySession", g_variant_new("(o)", path), error);
+
+	if (reply == NULL)
+		return FALSE;
+	g_print("Session %s destroyed.\n", name);
+	tc_client_clear_current_session(name);
+	return TRUE;
+}
+
+static int
+destroy_all(TcDbusManager *manager)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
+	g_autoptr(GVariantIter) iter = NULL;
+	const char *path, *name, *state, *output;
+	guint32 owner;
+	int status = TC_EXIT_OK;
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(a(osuss))", &iter);
+	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
+		/* --all means the caller's own sessions, even for an admin. */
+		if (owner != getuid())
+			continue;
+		if (!destroy_one(manager, path, name, &error)) {
+			status = tc_client_fail(error);
+			g_clear_error(&error);
+		}
+	}
+	return status;
+}
+
+int
+tc_cmd_destroy(int argc, char **argv)
+{
+	gboolean all = FALSE;
+	const GOptionEntry entries[] = {
+		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "Destroy all your sessions", NULL},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	g_autofree char *name = NULL;
+	int status;
+
+	g_option_context_set_summary(context,
+				     "Destroy a session (the current one by default). Recording "
+				     "stops and the trace stays on disk.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (argc > 2 || (all && argc > 1)) {
+		g_printerr("Error: give one NAME or --all (try 'tracectl destroy --help')\n");
+		return TC_EXIT_USAGE;
+	}
+	manager = tc_client_manager(&error);
+	if (manager == NULL)
+		return tc_client_fail(error);
+	if (all)
+		return destroy_all(manager);
+	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
+	if (session == NULL)
+		return tc_client_fail(error);
+	name = g_strdup(tc_dbus_session_get_name(session));
+	if (!destroy_one(manager, g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)), name,
+			 &error))
+		return tc_client_fail(error);
+	return TC_EXIT_OK;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl enable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
+ * tracectl disable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
+ */
+#include "tc-client.h"
+
+static int
+change_events(int argc, char **argv, gboolean enable)
+{
+	gboolean userspace = FALSE, kernel = FALSE, all = FALSE;
+	g_autofree char *session_name = NULL, *channel = NULL;
+	const GOptionEntry entries[] = {
+		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
+		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
+		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
+		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
+		 "The channel (default: channel0)", "CHANNEL"},
+		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
+		 "The session (default: the current one)", "SESSION"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("-u PATTERN[,PATTERN...]");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	g_auto(GStrv) patterns = NULL;
+	int status = TC_EXIT_OK;
+
+	g_option_context_set_summary(
+		context, enable ? "Record the events matching the patterns ('provider:event', "
+				  "'*' matches anything), in every application of yours."
+				: "Stop recording events enabled with these patterns.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (kernel) {
+		g_printerr("Error: the kernel domain is not supported yet\n");
+		return TC_EXIT_FAILURE;
+	}
+	if (!userspace || (argc != 2 && !(all && argc == 1))) {
+		g_printerr("Error: give -u and PATTERN[,PATTERN...] or -a (try 'tracectl %s "
+			   "--help')\n",
+			   enable ? "enable-event" : "disable-event");
+		return TC_EXIT_USAGE;
+	}
+	patterns = all ? g_strsplit("*", ",", -1) : tc_client_split_patterns(argv[1]);
+	if (patterns[0] == NULL) {
+		g_printerr("Error: the event pattern is empty\n");
+		return TC_EXIT_USAGE;
+	}
+	session = tc_client_session(session_name, &error);
+	if (session == NULL)
+		return tc_client_fail(error);
+	for (guint i = 0; patterns[i]; i++) {
+		g_autoptr(GVariant) reply = tc_client_call(
+			session, enable ? "EnableEvent" : "DisableEvent",
+			g_variant_new("(sss)", "ust", channel ? channel : "", patterns[i]), &error);
+
+		if (reply == NULL) {
+			status = tc_client_fail(error);
+			g_clear_error(&error);
+			continue;
+		}
+		g_print("Event %s %s in channel %s of session %s\n", patterns[i],
+			enable ? "enabled" : "disabled", channel ? channel : "channel0",
+			tc_dbus_session_get_name(session));
+	}
+	return status;
+}
+
+int
+tc_cmd_enable_event(int argc, char **argv)
+{
+	return change_events(argc, argv, TRUE);
+}
+
+int
+tc_cmd_disable_event(int argc, char **argv)
+{
+	return change_events(argc, argv, FALSE);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl list            your sessions ('*' marks the current one)
+ * tracectl list NAME       a session's channels and events
+ * tracectl list -u         your registered applications and their events
+ */
+#include <unistd.h>
+
+#include "tc-client.h"
+
+static int
+list_sessions(TcDbusManager *manager)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
+	g_autoptr(GVariantIter) iter = NULL;
+	g_autofree char *current = tc_client_current_session();
+	const char *path, *name, *state, *output;
+	guint32 owner;
+	guint n = 0;
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(a(osuss))", &iter);
+	if (g_variant_iter_n_children(iter) == 0) {
+		g_print("No tracing sessions.\n");
+		return TC_EXIT_OK;
+	}
+	g_print("Tracing sessions:\n");
+	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
+		gboolean is_current = current && g_str_equal(current, name) && owner == getuid();
+
+		g_print("  %u) %s [%s] (%s) uid %u%s\n", ++n, name, state, output, owner,
+			is_current ? " *" : "");
+	}
+	return TC_EXIT_OK;
+}
+
+static void
+print_events(GVariantIter *events)
+{
+	const char *name, *fields;
+	gint32 loglevel;
+
+	while (g_variant_iter_next(events, "(&si&s)", &name, &loglevel, &fields))
+		g_print("      %s (loglevel: %d) (fields: %s)\n", name, loglevel, fields);
+}
+
+static int
+list_applications(TcDbusManager *manager)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(manager, "ListApplications", NULL, &error);
+	g_autoptr(GVariantIter) iter = NULL;
+	GVariantIter *events;
+	const char *procname, *version;
+	gint32 pid;
+	guint32 uid;
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(a(iussa(sis)))", &iter);
+	g_print("User-space applications:\n");
+	while (g_variant_iter_next(iter, "(iu&s&sa(sis))", &pid, &uid, &procname, &version,
+				   &events)) {
+		g_print("\nPID: %d - Name: %s - UID: %u - Tracer: %s\n", pid, procname, uid,
+			version);
+		print_events(events);
+		g_variant_iter_free(events);
+	}
+	return TC_EXIT_OK;
+}
+
+int
+tc_client_print_session(TcDbusSession *session)
+{
+	GVariant *channels = tc_dbus_session_get_channels(session);
+	GVariantIter iter, *patterns;
+	const char *name, *domain, *pattern;
+	guint64 subbuf_size;
+	guint32 num_subbuf;
+
+	g_print("Tracing session %s: [%s]\n", tc_dbus_session_get_name(session),
+		tc_dbus_session_get_state(session));
+	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
+	g_print("=== Domain: User space ===\n\nChannels:\n");
+	if (channels == NULL || g_variant_n_children(channels) == 0) {
+		g_print("  (none yet: 'channel0' is created by the first enable-event or "
+			"start)\n");
+		return TC_EXIT_OK;
+	}
+	g_variant_iter_init(&iter, channels);
+	while (g_variant_iter_next(&iter, "(&s&stuas)", &name, &domain, &subbuf_size, &num_subbuf,
+				   &patterns)) {
+		g_print("- %s:\n", name);
+		g_print("    Sub-buffer size: %" G_GUINT64_FORMAT " bytes\n", subbuf_size);
+		g_print("    Number of sub-buffers: %u\n", num_subbuf);
+		g_print("    Enabled events:\n");
+		if (g_variant_iter_n_children(patterns) == 0)
+			g_print("      (none)\n");
+		while (g_variant_iter_next(patterns, "&s", &pattern))
+			g_print("      %s\n", pattern);
+		g_variant_iter_free(patterns);
+	}
+	return TC_EXIT_OK;
+}
+
+int
+tc_cmd_list(int argc, char **argv)
+{
+	gboolean userspace = FALSE, kernel = FALSE;
+	const GOptionEntry entries[] = {
+		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
+		 "List your registered applications and their events", NULL},
+		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	int status;
+
+	g_option_context_set_summary(context, "Without arguments, list your sessions; with "
+					      "NAME, show that session; with -u, list your "
+					      "instrumented applications.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (kernel) {
+		g_printerr("Error: the kernel domain is not supported yet\n");
+		return TC_EXIT_FAILURE;
+	}
+	if (argc > 2 || (userspace && argc > 1)) {
+		g_printerr("Error: too many arguments (try 'tracectl list --help')\n");
+		return TC_EXIT_USAGE;
+	}
+	if (argc == 2) {
+		session = tc_client_session(argv[1], &error);
+		return session ? tc_client_print_session(session) : tc_client_fail(error);
+	}
+	manager = tc_client_manager(&error);
+	if (manager == NULL)
+		return tc_client_fail(error);
+	return userspace ? list_applications(manager) : list_sessions(manager);
+}

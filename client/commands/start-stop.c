@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tracectl start [NAME], tracectl stop [NAME] */
+#include "tc-client.h"
+
+static int
+run_state_change(int argc, char **argv, const char *method, const char *summary,
+		 const char *done_verb)
+{
+	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	int status;
+
+	g_option_context_set_summary(context, summary);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (argc > 2) {
+		g_printerr("Error: too many arguments (try 'tracectl %s --help')\n", argv[0]);
+		return TC_EXIT_USAGE;
+	}
+	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
+	if (session)
+		reply = tc_client_call(session, method, NULL, &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_print("Tracing %s for session %s\n", done_verb, tc_dbus_session_get_name(session));
+	return TC_EXIT_OK;
+}
+
+int
+tc_cmd_start(int argc, char **argv)
+{
+	return run_state_change(argc, argv, "Start",
+				"Start recording in a session (the current one by default).",
+				"started");
+}
+
+int
+tc_cmd_stop(int argc, char **argv)
+{
+	return run_state_change(argc, argv, "Stop",
+				"Stop recording; returns once everything recorded is on disk.",
+				"stopped");
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The CLI's pure helpers. */
+#include "tc-client.h"
+
+static void
+test_size(void)
+{
+	guint64 size;
+
+	g_assert_true(tc_client_parse_size("4096", &size));
+	g_assert_cmpuint(size, ==, 4096);
+	g_assert_true(tc_client_parse_size("64k", &size));
+	g_assert_cmpuint(size, ==, 65536);
+	g_assert_true(tc_client_parse_size("1M", &size));
+	g_assert_cmpuint(size, ==, 1048576);
+	g_assert_true(tc_client_parse_size("2g", &size));
+	g_assert_cmpuint(size, ==, G_GUINT64_CONSTANT(2147483648));
+	g_assert_false(tc_client_parse_size("", &size));
+	g_assert_false(tc_client_parse_size("k", &size));
+	g_assert_false(tc_client_parse_size("-4k", &size));
+	g_assert_false(tc_client_parse_size("4kb", &size));
+	g_assert_false(tc_client_parse_size("99999999999999999999g", &size));
+}
+
+static void
+test_power_of_two(void)
+{
+	g_assert_false(tc_client_is_power_of_two(0));
+	g_assert_true(tc_client_is_power_of_two(1));
+	g_assert_true(tc_client_is_power_of_two(4096));
+	g_assert_false(tc_client_is_power_of_two(4097));
+}
+
+static void
+test_patterns(void)
+{
+	g_auto(GStrv) one = tc_client_split_patterns("a:b");
+	g_auto(GStrv) many = tc_client_split_patterns("a:*,,b:c,");
+	g_auto(GStrv) none = tc_client_split_patterns(",");
+
+	g_assert_cmpuint(g_strv_length(one), ==, 1);
+	g_assert_cmpstr(many[0], ==, "a:*");
+	g_assert_cmpstr(many[1], ==, "b:c");
+	g_assert_null(many[2]);
+	g_assert_null(none[0]);
+}
+
+static void
+test_rc_file(void)
+{
+	g_autofree char *a = tc_client_rc_with_session(NULL, "one");
+	g_autofree char *b = tc_client_rc_with_session("other=1\nsession=one\n", "two");
+	g_autofree char *c = tc_client_rc_with_session(b, NULL);
+	g_autofree char *read_a = tc_client_read_session_from_rc(a);
+	g_autofree char *read_b = tc_client_read_session_from_rc(b);
+	g_autofree char *read_c = tc_client_read_session_from_rc(c);
+
+	g_assert_cmpstr(read_a, ==, "one");
+	g_assert_cmpstr(read_b, ==, "two");
+	g_assert_null(read_c);
+	g_assert_cmpstr(c, ==, "other=1\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/tracectl/client/size", test_size);
+	g_test_add_func("/tracectl/client/power-of-two", test_power_of_two);
+	g_test_add_func("/tracectl/client/patterns", test_patterns);
+	g_test_add_func("/tracectl/client/rc-file", test_rc_file);
+	return g_test_run();
+}
