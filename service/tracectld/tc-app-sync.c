@@ -23,7 +23,12 @@ tc_app_session_state_free(TcAppSessionState *state)
 static TcAppSessionState *
 app_session_state(TcApp *app, TcSession *session)
 {
-	TcAppSessionState *state = g_hash_table_lookup(app->sessions, &session->id);
+	TcAppSessionState *state;
+
+	if (app->sessions == NULL)
+		app->sessions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+						      (GDestroyNotify)tc_app_session_state_free);
+	state = g_hash_table_lookup(app->sessions, &session->id);
 
 	if (state == NULL) {
 		state = g_new0(TcAppSessionState, 1);
@@ -47,7 +52,11 @@ send_command(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, 
 	if (!tc_app_send_locked(app, msg, type, size, seq, fds, n_fds))
 		return FALSE;
 	if (waiter) {
+		g_mutex_lock(&waiter->lock);
 		waiter->remaining++;
+		g_mutex_unlock(&waiter->lock);
+		if (app->pending == NULL)
+			app->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
 		g_hash_table_insert(app->pending, GUINT_TO_POINTER(seq), waiter);
 	}
 	return TRUE;
@@ -189,16 +198,39 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 void
 tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
 {
-	g_autoptr(GPtrArray) apps = tc_registry_apps_locked(session->owner_uid, FALSE);
+	g_autoptr(GPtrArray) apps = tc_registry_list_apps(session->owner_uid, FALSE);
 
-	for (guint i = 0; i < apps->len; i++)
-		tc_app_sync_locked(g_ptr_array_index(apps, i), session, waiter);
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
+
+		g_mutex_lock(&app->lock);
+		tc_app_sync_locked(app, session, waiter);
+		g_mutex_unlock(&app->lock);
+	}
 }
 
 void
-tc_app_forget_session_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
+tc_app_sync_all_sessions(TcApp *app)
 {
-	TcAppSessionState *state = g_hash_table_lookup(app->sessions, &session->id);
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(app->uid, FALSE);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+
+		g_mutex_lock(&session->lock);
+		g_mutex_lock(&app->lock);
+		tc_app_sync_locked(app, session, NULL);
+		g_mutex_unlock(&app->lock);
+		g_mutex_unlock(&session->lock);
+	}
+}
+
+/* [S] and [A] held. */
+static void
+forget_session(TcApp *app, TcSession *session, TcAckWaiter *waiter)
+{
+	TcAppSessionState *state =
+		app->sessions ? g_hash_table_lookup(app->sessions, &session->id) : NULL;
 
 	if (state == NULL)
 		return;
@@ -217,4 +249,18 @@ tc_app_forget_session_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter
 				     waiter);
 	}
 	g_hash_table_remove(app->sessions, &session->id);
+}
+
+void
+tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter)
+{
+	g_autoptr(GPtrArray) apps = tc_registry_list_apps(session->owner_uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
+
+		g_mutex_lock(&app->lock);
+		forget_session(app, session, waiter);
+		g_mutex_unlock(&app->lock);
+	}
 }

@@ -136,6 +136,7 @@ shutdown_daemon(TcDaemon *daemon)
 	/* Applications first, so nothing new arrives; then the consumers,
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
+	tc_request_pool_stop();
 	tc_consumers_shutdown();
 	g_clear_object(&daemon->manager);
 	g_clear_pointer(&daemon->embedded, tc_embedded_stop);
@@ -183,8 +184,11 @@ main(int argc, char **argv)
 		if (daemon.embedded == NULL)
 			goto fail;
 	}
+	/* The main loop reads the registry: it is an RCU reader. */
+	rcu_register_thread();
 	tc_registry_init();
 	tc_authority_init();
+	tc_request_pool_start();
 	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);
 	g_unix_signal_add(SIGINT, terminate_cb, &daemon);
 	daemon.owner_id = g_bus_own_name(G_BUS_TYPE_SYSTEM, TC_DBUS_NAME,
@@ -194,6 +198,9 @@ main(int argc, char **argv)
 					 NULL);
 	g_main_loop_run(daemon.loop);
 	shutdown_daemon(&daemon);
+	/* call_rcu callbacks may still run: let them finish before exit. */
+	rcu_barrier();
+	rcu_unregister_thread();
 	return daemon.exit_status;
 fail:
 	g_printerr("tracectld: %s\n", error->message);

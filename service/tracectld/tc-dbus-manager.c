@@ -46,9 +46,9 @@ create_done(TcRequest *request)
 	if (!tc_session_object_export(request->session, manager_connection, &error)) {
 		g_warning("Cannot export session '%s': %s", request->session->name,
 			  error->message);
-		tc_registry_lock_acquire();
+		g_mutex_lock(&request->session->lock);
 		tc_registry_remove_session_locked(request->session);
-		tc_registry_lock_release();
+		g_mutex_unlock(&request->session->lock);
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
@@ -137,16 +137,16 @@ list_sessions_done(TcRequest *request)
 	GVariantBuilder builder;
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(osuss)"));
-	tc_registry_lock_acquire();
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
 
+		g_mutex_lock(&session->lock);
 		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
 				      (guint32)session->owner_uid,
 				      session->state == TC_SESSION_ACTIVE ? "active" : "inactive",
 				      session->output_directory);
+		g_mutex_unlock(&session->lock);
 	}
-	tc_registry_lock_release();
 	g_dbus_method_invocation_return_value(request->invocation,
 					      g_variant_new("(a(osuss))", &builder));
 }
@@ -233,18 +233,19 @@ list_applications_done(TcRequest *request)
 	GVariantBuilder builder;
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(iussa(sis))"));
-	tc_registry_lock_acquire();
-	apps = tc_registry_apps_locked(request->caller.uid, request->caller.is_admin);
+	apps = tc_registry_list_apps(request->caller.uid, request->caller.is_admin);
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
 		g_autofree char *version =
 			g_strdup_printf("%u.%u", app->tracer_major, app->tracer_minor);
 
-		g_variant_builder_add(&builder, "(iuss@a(sis))", (gint32)app->pid,
-				      (guint32)app->uid, app->procname, version,
-				      app_events_variant(app));
+		g_mutex_lock(&app->lock);
+		if (app->state == TC_APP_REGISTERED)
+			g_variant_builder_add(&builder, "(iuss@a(sis))", (gint32)app->pid,
+					      (guint32)app->uid, app->procname, version,
+					      app_events_variant(app));
+		g_mutex_unlock(&app->lock);
 	}
-	tc_registry_lock_release();
 	g_dbus_method_invocation_return_value(request->invocation,
 					      g_variant_new("(a(iussa(sis)))", &builder));
 }

@@ -5,6 +5,17 @@
 
 #include "tc-error.h"
 
+/*
+ * Operations run in a pool of our own threads, registered with liburcu,
+ * because they read the registry; GLib's GTask threads are not ours and
+ * never enter an RCU read-side section.
+ */
+#define TC_OPERATION_THREADS 4
+
+static GAsyncQueue *operations; /* TcRequest * */
+static GPtrArray *operation_threads;
+static TcRequest stop_marker;
+
 TcRequest *
 tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
 {
@@ -26,6 +37,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->channel);
 	g_free(request->pattern);
 	g_free(request->directory);
+	g_clear_error(&request->work_error);
 	g_free(request);
 }
 
@@ -49,37 +61,67 @@ finish(TcRequest *request)
 	tc_request_free(request);
 }
 
-static void
-work_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-	TcRequest *request = task_data;
-	GError *error = NULL;
-
-	if (request->work(request, &error))
-		g_task_return_boolean(task, TRUE);
-	else
-		g_task_return_error(task, error);
-}
-
-static void
-work_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+/* Main loop: the work of an operation thread is done. */
+static gboolean
+work_done_cb(gpointer user_data)
 {
 	TcRequest *request = user_data;
-	GError *error = NULL;
 
-	if (!g_task_propagate_boolean(G_TASK(result), &error)) {
+	if (request->work_error) {
+		GError *error = g_steal_pointer(&request->work_error);
+
 		tc_request_fail(request, error);
 		g_error_free(error);
-		return;
+		return G_SOURCE_REMOVE;
 	}
 	finish(request);
+	return G_SOURCE_REMOVE;
+}
+
+static gpointer
+operation_thread(gpointer data)
+{
+	rcu_register_thread();
+	for (;;) {
+		TcRequest *request = g_async_queue_pop(operations);
+
+		if (request == &stop_marker)
+			break;
+		request->work(request, &request->work_error);
+		g_main_context_invoke(NULL, work_done_cb, request);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+void
+tc_request_pool_start(void)
+{
+	operations = g_async_queue_new();
+	operation_threads = g_ptr_array_new();
+	for (guint i = 0; i < TC_OPERATION_THREADS; i++)
+		g_ptr_array_add(operation_threads,
+				g_thread_new("tc-operation", operation_thread, NULL));
+}
+
+void
+tc_request_pool_stop(void)
+{
+	if (operations == NULL)
+		return;
+	for (guint i = 0; i < operation_threads->len; i++)
+		g_async_queue_push(operations, &stop_marker);
+	for (guint i = 0; i < operation_threads->len; i++)
+		g_thread_join(g_ptr_array_index(operation_threads, i));
+	g_ptr_array_unref(operation_threads);
+	g_async_queue_unref(operations);
+	operations = NULL;
 }
 
 static void
 authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 {
 	TcRequest *request = user_data;
-	g_autoptr(GTask) task = NULL;
 	g_autoptr(GError) error = NULL;
 
 	if (!tc_authority_check_finish(result, &request->caller, &error)) {
@@ -97,10 +139,8 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		finish(request);
 		return;
 	}
-	/* The request is freed by work_done_cb, on the main loop. */
-	task = g_task_new(NULL, NULL, work_done_cb, request);
-	g_task_set_task_data(task, request, NULL);
-	g_task_run_in_thread(task, work_thread);
+	/* The request comes back to work_done_cb, on the main loop. */
+	g_async_queue_push(operations, request);
 }
 
 void

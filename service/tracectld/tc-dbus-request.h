@@ -34,8 +34,13 @@ struct _TcRequest {
 	TcRequestWorkFunc authorized;
 	TcRequestWorkFunc work; /* worker thread; NULL for none */
 	TcRequestDoneFunc done; /* main loop, after success; NULL: empty reply */
-	gpointer object;        /* the exported object the call came to */
+	GError *work_error;     /* set by work */
 };
+
+/* The threads that run the work of requests. */
+void tc_request_pool_start(void);
+/* Waits for the operations in progress. */
+void tc_request_pool_stop(void);
 
 TcRequest *tc_request_new(GDBusMethodInvocation *invocation, TcSession *session);
 void tc_request_free(TcRequest *request);

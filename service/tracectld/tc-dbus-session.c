@@ -84,9 +84,9 @@ session_get_property(GDBusConnection *connection, const char *sender, const char
 			    "This session belongs to another user");
 		return NULL;
 	}
-	tc_registry_lock_acquire();
+	g_mutex_lock(&self->session->lock);
 	value = property_value_locked(self->session, property_name);
-	tc_registry_lock_release();
+	g_mutex_unlock(&self->session->lock);
 	if (value == NULL)
 		g_set_error(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY,
 			    "No property %s", property_name);

@@ -3,51 +3,48 @@
 
 #include "tc-registry.h"
 
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tc-error.h"
 
-typedef struct {
-	GMutex lock;
-	GCond ack_cond;       /* applications answered or died */
-	GHashTable *sessions; /* id -> TcSession * (a reference) */
-	GHashTable *apps;     /* fd -> TcApp * (a reference) */
-	guint64 next_session_id;
-	guint64 next_channel_handle;
-} TcRegistry;
+#define HT_INITIAL_BUCKETS 64
 
-static TcRegistry registry;
+static struct cds_lfht *sessions_by_id;
+static struct cds_lfht *sessions_by_name; /* (owner, name) */
+static struct cds_lfht *apps_by_fd;
+static struct cds_lfht *apps_by_pid;
+static guint64 next_session_id = 1;       /* atomic */
+static guint64 next_channel_handle = 1;   /* atomic */
+
+static struct cds_lfht *
+new_table(void)
+{
+	return cds_lfht_new(HT_INITIAL_BUCKETS, HT_INITIAL_BUCKETS, 0,
+			    CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
+}
 
 void
 tc_registry_init(void)
 {
-	g_mutex_init(&registry.lock);
-	g_cond_init(&registry.ack_cond);
-	registry.sessions = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
-						  (GDestroyNotify)tc_session_unref);
-	registry.apps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-					      (GDestroyNotify)tc_app_unref);
-	registry.next_session_id = 1;
-	registry.next_channel_handle = 1;
+	sessions_by_id = new_table();
+	sessions_by_name = new_table();
+	apps_by_fd = new_table();
+	apps_by_pid = new_table();
 }
 
-GMutex *
-tc_registry_lock(void)
+static unsigned long
+hash_u64(guint64 value)
 {
-	return &registry.lock;
+	/* Fibonacci hashing spreads consecutive ids over the buckets. */
+	return (unsigned long)(value * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15));
 }
 
-void
-tc_registry_lock_acquire(void)
+static unsigned long
+hash_owner_name(uid_t owner, const char *name)
 {
-	g_mutex_lock(&registry.lock);
-}
-
-void
-tc_registry_lock_release(void)
-{
-	g_mutex_unlock(&registry.lock);
+	return hash_u64(owner) ^ g_str_hash(name);
 }
 
 static gint64
@@ -73,6 +70,8 @@ random_uuid(guint8 uuid[16])
 	uuid[8] = (uuid[8] & 0x3f) | 0x80; /* RFC 4122 variant */
 }
 
+/* Sessions. */
+
 TcSession *
 tc_session_new(const char *name, uid_t owner, const char *output_directory)
 {
@@ -89,9 +88,12 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->creation_realtime_us = g_get_real_time();
 	session->clock_offset_ns = clock_offset_ns();
 	g_mutex_init(&session->op_lock);
+	g_mutex_init(&session->lock);
 	session->state = TC_SESSION_INACTIVE;
 	session->channels = g_ptr_array_new();
 	session->metadata_pending = g_string_new(NULL);
+	cds_lfht_node_init(&session->id_node);
+	cds_lfht_node_init(&session->name_node);
 	return session;
 }
 
@@ -125,6 +127,7 @@ tc_session_unref(TcSession *session)
 	g_ptr_array_unref(session->channels);
 	g_string_free(session->metadata_pending, TRUE);
 	g_mutex_clear(&session->op_lock);
+	g_mutex_clear(&session->lock);
 	g_free(session->name);
 	g_free(session->output_directory);
 	g_free(session->trace_dir);
@@ -132,67 +135,118 @@ tc_session_unref(TcSession *session)
 	g_free(session);
 }
 
-static TcSession *
-find_by_name_locked(uid_t owner, const char *name)
+typedef struct {
+	uid_t owner;
+	const char *name;
+} OwnerName;
+
+static int
+match_owner_name(struct cds_lfht_node *node, const void *key)
 {
-	GHashTableIter iter;
-	gpointer value;
+	const TcSession *session = caa_container_of(node, TcSession, name_node);
+	const OwnerName *wanted = key;
 
-	g_hash_table_iter_init(&iter, registry.sessions);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		TcSession *session = value;
+	return session->owner_uid == wanted->owner && g_str_equal(session->name, wanted->name);
+}
 
-		if (session->owner_uid == owner && g_str_equal(session->name, name))
-			return session;
-	}
-	return NULL;
+static int
+match_session_id(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, TcSession, id_node)->id == *(const guint64 *)key;
 }
 
 gboolean
-tc_registry_add_session_locked(TcSession *session, GError **error)
+tc_registry_add_session(TcSession *session, GError **error)
 {
-	if (find_by_name_locked(session->owner_uid, session->name) != NULL) {
+	OwnerName key = {session->owner_uid, session->name};
+	struct cds_lfht_node *existing;
+
+	session->id = __atomic_fetch_add(&next_session_id, 1, __ATOMIC_RELAXED);
+	session->object_path =
+		g_strdup_printf("/org/tracectl/Tracing1/session/%" G_GUINT64_FORMAT, session->id);
+	tc_session_ref(session); /* the registry's */
+	rcu_read_lock();
+	/* The name table decides uniqueness, atomically. */
+	existing = cds_lfht_add_unique(sessions_by_name,
+				       hash_owner_name(session->owner_uid, session->name),
+				       match_owner_name, &key, &session->name_node);
+	if (existing != &session->name_node) {
+		rcu_read_unlock();
+		tc_session_unref(session);
 		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
 			    "A session named '%s' already exists", session->name);
 		return FALSE;
 	}
-	session->id = registry.next_session_id++;
-	session->object_path =
-		g_strdup_printf("/org/tracectl/Tracing1/session/%" G_GUINT64_FORMAT, session->id);
-	g_hash_table_insert(registry.sessions, &session->id, tc_session_ref(session));
+	cds_lfht_add(sessions_by_id, hash_u64(session->id), &session->id_node);
+	rcu_read_unlock();
 	return TRUE;
+}
+
+static void
+session_free_rcu(struct rcu_head *head)
+{
+	tc_session_unref(caa_container_of(head, TcSession, rcu_head));
 }
 
 void
 tc_registry_remove_session_locked(TcSession *session)
 {
+	if (session->destroyed)
+		return;
 	session->destroyed = TRUE;
-	g_hash_table_remove(registry.sessions, &session->id);
+	rcu_read_lock();
+	cds_lfht_del(sessions_by_id, &session->id_node);
+	cds_lfht_del(sessions_by_name, &session->name_node);
+	rcu_read_unlock();
+	/* Readers that found it before the removal may still use it. */
+	call_rcu(&session->rcu_head, session_free_rcu);
+}
+
+/* RCU read-side lock held: takes a reference unless the session is going. */
+static TcSession *
+ref_if_alive(TcSession *session)
+{
+	gint old;
+
+	do {
+		old = g_atomic_int_get(&session->refcount);
+		if (old == 0)
+			return NULL;
+	} while (!g_atomic_int_compare_and_exchange(&session->refcount, old, old + 1));
+	return session;
 }
 
 TcSession *
 tc_registry_find_session(guint64 id)
 {
-	TcSession *session;
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	TcSession *session = NULL;
 
-	g_mutex_lock(&registry.lock);
-	session = g_hash_table_lookup(registry.sessions, &id);
-	if (session)
-		tc_session_ref(session);
-	g_mutex_unlock(&registry.lock);
+	rcu_read_lock();
+	cds_lfht_lookup(sessions_by_id, hash_u64(id), match_session_id, &id, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node)
+		session = ref_if_alive(caa_container_of(node, TcSession, id_node));
+	rcu_read_unlock();
 	return session;
 }
 
 TcSession *
 tc_registry_find_session_by_name(uid_t owner, const char *name)
 {
-	TcSession *session;
+	OwnerName key = {owner, name};
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	TcSession *session = NULL;
 
-	g_mutex_lock(&registry.lock);
-	session = find_by_name_locked(owner, name);
-	if (session)
-		tc_session_ref(session);
-	g_mutex_unlock(&registry.lock);
+	rcu_read_lock();
+	cds_lfht_lookup(sessions_by_name, hash_owner_name(owner, name), match_owner_name, &key,
+			&iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node)
+		session = ref_if_alive(caa_container_of(node, TcSession, name_node));
+	rcu_read_unlock();
 	return session;
 }
 
@@ -209,47 +263,32 @@ GPtrArray *
 tc_registry_list_sessions(uid_t uid, gboolean all)
 {
 	GPtrArray *result = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
-	GHashTableIter iter;
-	gpointer value;
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
 
-	g_mutex_lock(&registry.lock);
-	g_hash_table_iter_init(&iter, registry.sessions);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		TcSession *session = value;
+	rcu_read_lock();
+	/* Not cds_lfht_for_each_entry(): it computes container_of(NULL). */
+	for (cds_lfht_first(sessions_by_id, &iter); (node = cds_lfht_iter_get_node(&iter));
+	     cds_lfht_next(sessions_by_id, &iter)) {
+		TcSession *session = caa_container_of(node, TcSession, id_node);
 
-		if (all || session->owner_uid == uid)
-			g_ptr_array_add(result, tc_session_ref(session));
-	}
-	g_mutex_unlock(&registry.lock);
-	g_ptr_array_sort(result, compare_session_ids);
-	return result;
-}
-
-GPtrArray *
-tc_registry_sessions_locked(uid_t uid)
-{
-	GPtrArray *result = g_ptr_array_new();
-	GHashTableIter iter;
-	gpointer value;
-
-	g_hash_table_iter_init(&iter, registry.sessions);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		TcSession *session = value;
-
-		if (session->owner_uid == uid)
+		if ((all || session->owner_uid == uid) && ref_if_alive(session))
 			g_ptr_array_add(result, session);
 	}
+	rcu_read_unlock();
+	g_ptr_array_sort(result, compare_session_ids);
 	return result;
 }
 
 guint
 tc_registry_session_count(void)
 {
-	guint count;
+	long approx_before, approx_after;
+	unsigned long count;
 
-	g_mutex_lock(&registry.lock);
-	count = g_hash_table_size(registry.sessions);
-	g_mutex_unlock(&registry.lock);
+	rcu_read_lock();
+	cds_lfht_count_nodes(sessions_by_id, &approx_before, &count, &approx_after);
+	rcu_read_unlock();
 	return count;
 }
 
@@ -273,7 +312,7 @@ tc_session_add_channel_locked(TcSession *session, const char *name, guint32 subb
 
 	channel->session = session;
 	channel->name = g_strdup(name);
-	channel->handle = registry.next_channel_handle++;
+	channel->handle = __atomic_fetch_add(&next_channel_handle, 1, __ATOMIC_RELAXED);
 	channel->stream_id = session->channels->len;
 	channel->subbuf_size = subbuf_size;
 	channel->num_subbuf = num_subbuf;
@@ -295,12 +334,12 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	app->pid = pid;
 	app->uid = uid;
 	app->gid = gid;
-	app->state = TC_APP_CONNECTED;
+	g_mutex_init(&app->lock);
+	app->state = TC_APP_REGISTERING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_event_free);
 	app->next_seq = 1;
-	app->sessions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-					      (GDestroyNotify)tc_app_session_state_free);
-	app->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
+	cds_lfht_node_init(&app->pid_node);
+	cds_lfht_node_init(&app->fd_node);
 	return app;
 }
 
@@ -324,104 +363,187 @@ tc_app_unref(TcApp *app)
 	if (app == NULL || !g_atomic_int_dec_and_test(&app->refcount))
 		return;
 	g_ptr_array_unref(app->events);
-	g_hash_table_unref(app->sessions);
-	g_hash_table_unref(app->pending);
+	if (app->sessions)
+		g_hash_table_unref(app->sessions);
+	if (app->pending)
+		g_hash_table_unref(app->pending);
+	g_mutex_clear(&app->lock);
 	g_free(app);
 }
 
-void
-tc_registry_add_app_locked(TcApp *app)
+static int
+match_app_fd(struct cds_lfht_node *node, const void *key)
 {
-	g_hash_table_insert(registry.apps, GINT_TO_POINTER(app->fd), tc_app_ref(app));
+	return caa_container_of(node, TcApp, fd_node)->fd == *(const int *)key;
+}
+
+static int
+match_app_pid(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, TcApp, pid_node)->pid == *(const pid_t *)key;
+}
+
+void
+tc_registry_add_app(TcApp *app)
+{
+	struct cds_lfht_node *replaced;
+
+	tc_app_ref(app); /* the registry's */
+	rcu_read_lock();
+	cds_lfht_add(apps_by_fd, hash_u64(app->fd), &app->fd_node);
+	/* A dead process's entry may linger until its socket hang-up is
+	 * seen; the newer process of that pid wins the pid index. */
+	replaced = cds_lfht_add_replace(apps_by_pid, hash_u64(app->pid), match_app_pid,
+					&app->pid, &app->pid_node);
+	(void)replaced;
+	rcu_read_unlock();
+}
+
+static void
+app_free_rcu(struct rcu_head *head)
+{
+	tc_app_unref(caa_container_of(head, TcApp, rcu_head));
 }
 
 void
 tc_registry_remove_app_locked(TcApp *app)
 {
+	gboolean was_published = app->state == TC_APP_REGISTERED;
 	GHashTableIter iter;
 	gpointer value;
 
 	app->state = TC_APP_DEAD;
 	/* Nobody waits for the answers of a dead application. */
-	g_hash_table_iter_init(&iter, app->pending);
-	while (g_hash_table_iter_next(&iter, NULL, &value))
-		tc_ack_waiter_signal_locked(value);
-	g_hash_table_remove_all(app->pending);
-	g_hash_table_remove(registry.apps, GINT_TO_POINTER(app->fd));
+	if (app->pending) {
+		g_hash_table_iter_init(&iter, app->pending);
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			tc_ack_waiter_signal(value);
+		g_hash_table_remove_all(app->pending);
+	}
+	if (!was_published)
+		return;
+	rcu_read_lock();
+	cds_lfht_del(apps_by_fd, &app->fd_node);
+	/* -ENOENT when a newer process of the same pid replaced us. */
+	cds_lfht_del(apps_by_pid, &app->pid_node);
+	rcu_read_unlock();
+	call_rcu(&app->rcu_head, app_free_rcu);
 }
 
 TcApp *
-tc_registry_find_app_by_fd_locked(int fd)
+tc_registry_find_app_by_fd(int fd)
 {
-	return g_hash_table_lookup(registry.apps, GINT_TO_POINTER(fd));
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(apps_by_fd, hash_u64(fd), match_app_fd, &fd, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	return node ? caa_container_of(node, TcApp, fd_node) : NULL;
+}
+
+TcApp *
+tc_registry_find_app_by_pid(pid_t pid)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(apps_by_pid, hash_u64(pid), match_app_pid, &pid, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	return node ? caa_container_of(node, TcApp, pid_node) : NULL;
 }
 
 GPtrArray *
-tc_registry_apps_locked(uid_t uid, gboolean all)
+tc_registry_list_apps(uid_t uid, gboolean all)
 {
-	GPtrArray *result = g_ptr_array_new();
-	GHashTableIter iter;
-	gpointer value;
+	GPtrArray *result = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_unref);
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
 
-	g_hash_table_iter_init(&iter, registry.apps);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		TcApp *app = value;
+	rcu_read_lock();
+	for (cds_lfht_first(apps_by_fd, &iter); (node = cds_lfht_iter_get_node(&iter));
+	     cds_lfht_next(apps_by_fd, &iter)) {
+		TcApp *app = caa_container_of(node, TcApp, fd_node);
 
-		if (app->state == TC_APP_REGISTERED && (all || app->uid == uid))
-			g_ptr_array_add(result, app);
+		if (all || app->uid == uid)
+			g_ptr_array_add(result, tc_app_ref(app));
 	}
+	rcu_read_unlock();
 	return result;
 }
 
 guint
 tc_registry_app_count(void)
 {
-	guint count;
+	long approx_before, approx_after;
+	unsigned long count;
 
-	g_mutex_lock(&registry.lock);
-	count = g_hash_table_size(registry.apps);
-	g_mutex_unlock(&registry.lock);
+	rcu_read_lock();
+	cds_lfht_count_nodes(apps_by_fd, &approx_before, &count, &approx_after);
+	rcu_read_unlock();
 	return count;
 }
 
+/* Waiting for acknowledgements. */
+
 void
-tc_ack_waiter_signal_locked(TcAckWaiter *waiter)
+tc_ack_waiter_init(TcAckWaiter *waiter)
 {
-	if (waiter->remaining > 0)
-		waiter->remaining--;
-	g_cond_broadcast(&registry.ack_cond);
+	g_mutex_init(&waiter->lock);
+	g_cond_init(&waiter->cond);
+	waiter->remaining = 0;
 }
 
+void
+tc_ack_waiter_signal(TcAckWaiter *waiter)
+{
+	g_mutex_lock(&waiter->lock);
+	if (waiter->remaining > 0)
+		waiter->remaining--;
+	g_cond_broadcast(&waiter->cond);
+	g_mutex_unlock(&waiter->lock);
+}
+
+/* Drops every reference applications hold to waiter. */
 static void
 forget_waiter(TcAckWaiter *waiter)
 {
-	GHashTableIter apps, pending;
-	gpointer app_ptr, value;
+	g_autoptr(GPtrArray) apps = tc_registry_list_apps(0, TRUE);
+	GHashTableIter pending;
+	gpointer value;
 
-	g_hash_table_iter_init(&apps, registry.apps);
-	while (g_hash_table_iter_next(&apps, NULL, &app_ptr)) {
-		TcApp *app = app_ptr;
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
 
-		g_hash_table_iter_init(&pending, app->pending);
-		while (g_hash_table_iter_next(&pending, NULL, &value))
-			if (value == waiter)
-				g_hash_table_iter_remove(&pending);
+		g_mutex_lock(&app->lock);
+		if (app->pending) {
+			g_hash_table_iter_init(&pending, app->pending);
+			while (g_hash_table_iter_next(&pending, NULL, &value))
+				if (value == waiter)
+					g_hash_table_iter_remove(&pending);
+		}
+		g_mutex_unlock(&app->lock);
 	}
 }
 
 void
-tc_ack_waiter_wait_locked(TcAckWaiter *waiter, guint timeout_ms)
+tc_ack_waiter_wait(TcAckWaiter *waiter, guint timeout_ms)
 {
 	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	guint remaining;
 
-	while (waiter->remaining > 0) {
-		if (!g_cond_wait_until(&registry.ack_cond, &registry.lock, deadline))
+	g_mutex_lock(&waiter->lock);
+	while (waiter->remaining > 0)
+		if (!g_cond_wait_until(&waiter->cond, &waiter->lock, deadline))
 			break;
-	}
-	if (waiter->remaining > 0) {
-		g_message("%u application(s) did not answer within %u ms, carrying on",
-			  waiter->remaining, timeout_ms);
-		/* The waiter lives on the caller's stack: drop every reference. */
+	remaining = waiter->remaining;
+	g_mutex_unlock(&waiter->lock);
+	if (remaining > 0) {
+		g_message("%u command(s) not acknowledged within %u ms, carrying on", remaining,
+			  timeout_ms);
+		/* The waiter lives on the caller's stack. Applications signal it
+		 * under their lock, so once forgotten it is never touched. */
 		forget_waiter(waiter);
 	}
+	g_mutex_clear(&waiter->lock);
+	g_cond_clear(&waiter->cond);
 }

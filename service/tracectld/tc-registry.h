@@ -3,6 +3,8 @@
 
 #include <glib.h>
 #include <sys/types.h>
+#include <urcu.h>
+#include <urcu/rculfhash.h>
 
 #include "tracectl-abi.h"
 
@@ -10,18 +12,32 @@
  * The tracing registry: sessions (what users asked for) and registered
  * applications (what runs), after chapter 3 of the session-daemon thesis.
  *
- * Locking: one registry lock (tc_registry_lock()) covers every field below
- * marked [R], the session and application tables, and every message sent
- * to an application. Sends are non-blocking, so the lock is never held
- * across a wait on an application. It nests inside a session's op_lock,
- * and the consumer lock (tc-consumer.c) is never taken under it.
+ * Lookups are lock-free: sessions are in RCU hash tables by id and by
+ * (owner, name), applications by pid and by socket (figure 3.8), each
+ * lookup a single cds_lfht operation. Readers hold the RCU read-side lock
+ * (rcu_read_lock()) while they use what they found, or take a reference.
+ * Only threads tracectld created and registered with liburcu may do so
+ * (the main thread, the application threads, the operation pool).
  *
- * Every change to a session is made to the session first, and then each
- * registered application of the session's owner is brought to the
- * session's state by tc_app_sync() (the "shadow copy"): a registering
- * application is synced with every session when its events arrive, so
- * whichever of a command and a registration comes first, both end in the
- * same state (thesis figure 3.9).
+ * Writers take locks, never a global one across I/O:
+ *   - a session's op_lock serializes its long operations (start, stop,
+ *     destroy: they wait on the consumer and on applications);
+ *   - a session's lock [S] covers its state, channels and metadata;
+ *   - an application's lock [A] covers its shadow copies, its pending
+ *     commands and every message sent to it (sends never block).
+ * Nesting: op_lock > session lock > application lock > waiter lock. The
+ * hash-table insertions and removals take no lock of ours: cds_lfht is
+ * safe for concurrent writers.
+ *
+ * Destroying follows table 3.1: look up, lock, unlink (the node leaves the
+ * tables), unlock, and free after a grace period (call_rcu), so a racing
+ * command gets "not found" and never a freed session.
+ *
+ * Every change to a session is made to the session first and then applied
+ * to each registered application of its owner by tc_app_sync_locked() (the
+ * shadow copy); a registering application is first published, then synced
+ * with every session, so whichever of a command and a registration comes
+ * first, both end in the same state (figure 3.9).
  */
 
 typedef struct _TcSession TcSession;
@@ -40,11 +56,11 @@ struct _TcChannel {
 	guint32 stream_id; /* CTF stream class id, the index in the session */
 	guint32 subbuf_size;
 	guint32 num_subbuf;
-	GPtrArray *patterns;   /* [R] char *, enabled event patterns */
-	GHashTable *event_ids; /* [R] "name|fields" -> GUINT_TO_POINTER(id + 1) */
-	guint32 next_event_id; /* [R] */
+	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
+	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
+	guint32 next_event_id; /* [S] */
 	/* The per-CPU buffers, once the consumer created them (first start). */
-	int *stream_fds; /* [R] memfds, nr_streams of them, or NULL */
+	int *stream_fds; /* [S] memfds, nr_streams of them, or NULL */
 	guint nr_streams;
 	guint64 shm_size;
 };
@@ -66,31 +82,34 @@ struct _TcSession {
 	gint64 creation_realtime_us;
 	gint64 clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
-	/* Serializes control operations (start, stop, destroy, channels) so
-	 * that they run one at a time per session, in worker threads. */
-	GMutex op_lock;
+	GMutex op_lock; /* serializes start, stop, destroy, channels */
+	GMutex lock;    /* [S] */
 
-	TcSessionState state; /* [R] */
-	gboolean has_buffers; /* [R] buffers exist: started at least once */
-	gboolean destroyed;   /* [R] unlinked from the registry */
-	GPtrArray *channels;  /* [R] TcChannel * */
-	GString *metadata_pending; /* [R] TSDL not yet sent to the consumer */
+	TcSessionState state;      /* [S] */
+	gboolean has_buffers;      /* [S] buffers exist: started at least once */
+	gboolean destroyed;        /* [S] unlinked from the registry */
+	GPtrArray *channels;       /* [S] TcChannel * */
+	GString *metadata_pending; /* [S] TSDL not yet sent to the consumer */
 
 	gpointer dbus_object; /* main thread only: the exported skeleton */
+
+	struct cds_lfht_node id_node;
+	struct cds_lfht_node name_node;
+	struct rcu_head rcu_head;
 };
 
 typedef struct {
 	char name[TRACECTL_ABI_EVENT_NAME_MAX];
 	int loglevel;
-	guint nr_fields;
-	struct tracectl_abi_field fields[TRACECTL_ABI_FIELDS_MAX];
 	char *signature; /* "type name, type name", for listings and ids */
+	guint nr_fields;
+	struct tracectl_abi_field fields[]; /* nr_fields of them */
 } TcAppEvent;
 
 typedef enum {
-	TC_APP_CONNECTED,  /* waiting for REGISTER */
-	TC_APP_REGISTERED, /* REGISTER received */
-	TC_APP_DEAD,       /* socket closed, unlinked */
+	TC_APP_REGISTERING, /* handshake in a registration worker */
+	TC_APP_REGISTERED,  /* published */
+	TC_APP_DEAD,        /* socket closed, unlinked */
 } TcAppState;
 
 struct _TcApp {
@@ -101,76 +120,27 @@ struct _TcApp {
 	gid_t gid;
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
-	TcAppState state;     /* [R] */
-	GPtrArray *events;    /* [R] TcAppEvent *, by application index */
-	guint batch_start;    /* [R] index of the first event of the open batch */
-	guint32 next_seq;     /* [R] */
-	GHashTable *sessions; /* [R] session id -> TcAppSessionState * */
-	GHashTable *pending;  /* [R] seq -> TcAckWaiter *, commands not acked */
+	gboolean is_greeted; /* REGISTER received */
+	GMutex lock;         /* [A] */
+	TcAppState state;     /* [A] */
+	GPtrArray *events;    /* [A] TcAppEvent *, by application index */
+	guint batch_start;    /* [A] index of the first event of the open batch */
+	guint32 next_seq;     /* [A] */
+	GHashTable *sessions; /* [A] session id -> TcAppSessionState *, or NULL */
+	GHashTable *pending;  /* [A] seq -> TcAckWaiter *, or NULL */
+
+	struct cds_lfht_node pid_node;
+	struct cds_lfht_node fd_node;
+	struct rcu_head rcu_head;
 };
 
 /* Waits for applications to acknowledge commands. Lives on the stack of
  * the operation that sent them; see tc_ack_waiter_wait(). */
 struct _TcAckWaiter {
-	guint remaining; /* [R] */
+	GMutex lock;
+	GCond cond;
+	guint remaining; /* [lock] */
 };
-
-void tc_registry_init(void);
-GMutex *tc_registry_lock(void);
-void tc_registry_lock_acquire(void);
-void tc_registry_lock_release(void);
-
-/* Sessions. */
-TcSession *tc_session_new(const char *name, uid_t owner, const char *output_directory);
-TcSession *tc_session_ref(TcSession *session);
-void tc_session_unref(TcSession *session);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
-
-/* [R] Adds the session; fails with AlreadyExists when the owner has one
- * of that name. */
-gboolean tc_registry_add_session_locked(TcSession *session, GError **error);
-/* [R] Unlinks the session and marks it destroyed. */
-void tc_registry_remove_session_locked(TcSession *session);
-/* Returns a new reference, or NULL. */
-TcSession *tc_registry_find_session(guint64 id);
-TcSession *tc_registry_find_session_by_name(uid_t owner, const char *name);
-/* Returns new references to all sessions, the caller's only unless all. */
-GPtrArray *tc_registry_list_sessions(uid_t uid, gboolean all);
-/* [R] Borrowed pointers to the sessions owned by uid. */
-GPtrArray *tc_registry_sessions_locked(uid_t uid);
-/* [R] */
-TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);
-/* [R] Adds a channel; the caller checked the name and geometry. */
-TcChannel *tc_session_add_channel_locked(TcSession *session, const char *name,
-					 guint32 subbuf_size, guint32 num_subbuf);
-guint tc_registry_session_count(void);
-
-/* Applications. */
-TcApp *tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid);
-TcApp *tc_app_ref(TcApp *app);
-void tc_app_unref(TcApp *app);
-/* [R] */
-void tc_registry_add_app_locked(TcApp *app);
-/* [R] Unlinks the app, releases its waiters; the caller closes the fd after. */
-void tc_registry_remove_app_locked(TcApp *app);
-/* [R] Applications of uid, or all when all; borrowed pointers. */
-GPtrArray *tc_registry_apps_locked(uid_t uid, gboolean all);
-TcApp *tc_registry_find_app_by_fd_locked(int fd);
-guint tc_registry_app_count(void);
-void tc_app_event_free(TcAppEvent *event);
-
-/*
- * [R] Brings app to the state of session (channels and their buffers,
- * enabled events, started or stopped), sending only what differs from
- * what the application already has. Commands that need an answer are
- * counted in waiter when it is not NULL. An application that cannot take
- * a message is disconnected.
- */
-void tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
-/* [R] tc_app_sync_locked() for every registered application of the owner. */
-void tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter);
-/* [R] Tells the app to forget the session (destroy). */
-void tc_app_forget_session_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
 
 /* The shadow copy of one session in one application. */
 typedef struct {
@@ -179,16 +149,80 @@ typedef struct {
 	GHashTable *enabled;       /* "<channel handle>:<event index>" */
 } TcAppSessionState;
 
+void tc_registry_init(void);
+
+/* Sessions. */
+TcSession *tc_session_new(const char *name, uid_t owner, const char *output_directory);
+TcSession *tc_session_ref(TcSession *session);
+void tc_session_unref(TcSession *session);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
+
+/* Publishes the session; AlreadyExists when the owner has one of that
+ * name. */
+gboolean tc_registry_add_session(TcSession *session, GError **error);
+/* [S] Unlinks the session, marks it destroyed; its registry reference is
+ * dropped after a grace period. */
+void tc_registry_remove_session_locked(TcSession *session);
+/* Return a new reference, or NULL. Any thread. */
+TcSession *tc_registry_find_session(guint64 id);
+TcSession *tc_registry_find_session_by_name(uid_t owner, const char *name);
+/* New references to the sessions of uid, or of everyone when all. */
+GPtrArray *tc_registry_list_sessions(uid_t uid, gboolean all);
+/* [S] */
+TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);
+/* [S] Adds a channel; the caller checked the name and geometry. */
+TcChannel *tc_session_add_channel_locked(TcSession *session, const char *name,
+					 guint32 subbuf_size, guint32 num_subbuf);
+guint tc_registry_session_count(void);
+
+/* Applications. */
+TcApp *tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid);
+TcApp *tc_app_ref(TcApp *app);
+void tc_app_unref(TcApp *app);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcApp, tc_app_unref)
+void tc_app_event_free(TcAppEvent *event);
+
+/* Publishes a registered application in both indexes. */
+void tc_registry_add_app(TcApp *app);
+/* [A] Unlinks the app and releases its waiters; the caller closes the
+ * socket after this, never before. */
+void tc_registry_remove_app_locked(TcApp *app);
+/* New references to the registered applications of uid (all when all). */
+GPtrArray *tc_registry_list_apps(uid_t uid, gboolean all);
+/* RCU read-side lock held: the application on socket fd, or NULL. */
+TcApp *tc_registry_find_app_by_fd(int fd);
+/* RCU read-side lock held: the application of pid, or NULL. */
+TcApp *tc_registry_find_app_by_pid(pid_t pid);
+guint tc_registry_app_count(void);
+
+/*
+ * [S] and [A] held: brings app to the state of session (channels and
+ * their buffers, enabled events, started or stopped), sending only what
+ * differs from what the application already has. Commands that need an
+ * answer are counted in waiter when it is not NULL. An application that
+ * cannot take a message is disconnected.
+ */
+void tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
+/* [S] held: tc_app_sync_locked() for every registered application of the
+ * owner. */
+void tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter);
+/* [S] held: syncs app with every session of its owner (registration). */
+void tc_app_sync_all_sessions(TcApp *app);
+/* [S] held: tells the owner's applications to forget the session. */
+void tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter);
 void tc_app_session_state_free(TcAppSessionState *state);
 
-/* [R] held on entry and exit, released while waiting at most timeout_ms. */
-void tc_ack_waiter_wait_locked(TcAckWaiter *waiter, guint timeout_ms);
-/* [R] An application answered or died. */
-void tc_ack_waiter_signal_locked(TcAckWaiter *waiter);
+void tc_ack_waiter_init(TcAckWaiter *waiter);
+/* Waits at most timeout_ms for the answers, then forgets the rest. No
+ * session or application lock may be held. */
+void tc_ack_waiter_wait(TcAckWaiter *waiter, guint timeout_ms);
+/* [A] held: an application answered or died. */
+void tc_ack_waiter_signal(TcAckWaiter *waiter);
 
-/* Implemented by the application listener: sends one message, and fds
- * when n_fds > 0. Returns FALSE when the application must be dropped. */
+/* Implemented by the application listener. [A] held: sends one message,
+ * and fds when n_fds > 0. Returns FALSE when the application must go. */
 gboolean tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
 			    const int *fds, guint n_fds);
-/* [R] Marks the app dead and wakes the listener to close it. */
+/* [A] held: unlinks the app and shuts its socket down; the listener then
+ * closes it. */
 void tc_app_disconnect_locked(TcApp *app, const char *why);

@@ -16,18 +16,16 @@ tc_session_op_create(TcSession *session, GError **error)
 	gboolean added;
 
 	g_mutex_lock(&session->op_lock);
-	tc_registry_lock_acquire();
-	added = tc_registry_add_session_locked(session, error);
-	tc_registry_lock_release();
+	added = tc_registry_add_session(session, error);
 	if (added) {
 		consumer = tc_consumer_get(session->owner_uid, error);
 		if (consumer == NULL ||
 		    !tc_consumer_create_session(consumer, session->id, session->trace_dir, error)) {
 			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
 				       session->name);
-			tc_registry_lock_acquire();
+			g_mutex_lock(&session->lock);
 			tc_registry_remove_session_locked(session);
-			tc_registry_lock_release();
+			g_mutex_unlock(&session->lock);
 			added = FALSE;
 		}
 	}
@@ -46,11 +44,11 @@ flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
 	g_autofree char *text = NULL;
 	gsize len;
 
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	len = session->metadata_pending->len;
 	text = g_string_free(session->metadata_pending, FALSE);
 	session->metadata_pending = g_string_new(NULL);
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	if (len == 0)
 		return TRUE;
 	return tc_consumer_append_metadata(consumer, session->id, text, len, error);
@@ -75,11 +73,11 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
 	g_autoptr(GString) metadata = g_string_new(NULL);
 
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	if (session->channels->len == 0)
 		tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, TC_DEFAULT_SUBBUF_SIZE,
 					      TC_DEFAULT_NUM_SUBBUF);
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	tc_metadata_append_header(metadata, session);
 	/* Channels change only under op_lock, which we hold. */
 	for (guint i = 0; i < session->channels->len; i++) {
@@ -96,17 +94,17 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 			return FALSE;
 		}
 		tc_metadata_append_stream(metadata, channel);
-		tc_registry_lock_acquire();
+		g_mutex_lock(&session->lock);
 		channel->stream_fds = fds;
 		channel->nr_streams = nr_cpus;
 		channel->shm_size = shm_size;
-		tc_registry_lock_release();
+		g_mutex_unlock(&session->lock);
 	}
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	/* The header goes before any event declared by a registration. */
 	g_string_prepend(session->metadata_pending, metadata->str);
 	session->has_buffers = TRUE;
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
 
@@ -115,12 +113,13 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 static void
 sync_apps_and_wait(TcSession *session)
 {
-	TcAckWaiter waiter = {0};
+	TcAckWaiter waiter;
 
-	tc_registry_lock_acquire();
+	tc_ack_waiter_init(&waiter);
+	g_mutex_lock(&session->lock);
 	tc_session_sync_apps_locked(session, &waiter);
-	tc_ack_waiter_wait_locked(&waiter, TC_APP_ACK_TIMEOUT_MS);
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
+	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 }
 
 gboolean
@@ -144,9 +143,9 @@ tc_session_op_start(TcSession *session, GError **error)
 		goto out;
 	if (!flush_metadata(session, consumer, error))
 		goto out;
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	session->state = TC_SESSION_ACTIVE;
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	sync_apps_and_wait(session);
 	ok = flush_metadata(session, consumer, error);
 	g_message("Session '%s' of uid %u started", session->name, (unsigned)session->owner_uid);
@@ -163,9 +162,9 @@ stop_locked(TcSession *session, GError **error)
 	g_autoptr(TcConsumer) consumer = NULL;
 	guint64 corrupted = 0;
 
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	session->state = TC_SESSION_INACTIVE;
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	sync_apps_and_wait(session);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !flush_metadata(session, consumer, error) ||
@@ -205,8 +204,7 @@ gboolean
 tc_session_op_destroy(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GPtrArray) apps = NULL;
-	TcAckWaiter waiter = {0};
+	TcAckWaiter waiter;
 	gboolean ok = FALSE;
 
 	g_mutex_lock(&session->op_lock);
@@ -215,13 +213,14 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, error))
 		g_message("Destroying session '%s' anyway", session->name);
 	g_clear_error(error);
-	tc_registry_lock_acquire();
+	tc_ack_waiter_init(&waiter);
+	g_mutex_lock(&session->lock);
+	/* Lookup, lock, unlink, unlock, free after a grace period: a command
+	 * racing this one finds the session destroyed, or not at all. */
 	tc_registry_remove_session_locked(session);
-	apps = tc_registry_apps_locked(session->owner_uid, FALSE);
-	for (guint i = 0; i < apps->len; i++)
-		tc_app_forget_session_locked(g_ptr_array_index(apps, i), session, &waiter);
-	tc_ack_waiter_wait_locked(&waiter, TC_APP_ACK_TIMEOUT_MS);
-	tc_registry_lock_release();
+	tc_session_forget_apps_locked(session, &waiter);
+	g_mutex_unlock(&session->lock);
+	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	ok = consumer != NULL && flush_metadata(session, consumer, error) &&
 	     tc_consumer_destroy_session(consumer, session->id, error);
@@ -246,7 +245,7 @@ tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbu
 	gboolean ok = FALSE;
 
 	g_mutex_lock(&session->op_lock);
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	if (!check_alive_locked(session, error))
 		goto out;
 	channel = tc_session_find_channel_locked(session, name);
@@ -268,7 +267,7 @@ tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbu
 	tc_session_add_channel_locked(session, name, subbuf_size, num_subbuf);
 	ok = TRUE;
 out:
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	g_mutex_unlock(&session->op_lock);
 	return ok;
 }
@@ -311,10 +310,10 @@ change_pattern(TcSession *session, const char *channel_name, const char *pattern
 	gboolean ok = FALSE;
 
 	g_mutex_lock(&session->op_lock);
-	tc_registry_lock_acquire();
+	g_mutex_lock(&session->lock);
 	if (!check_alive_locked(session, error) ||
 	    (channel = resolve_channel_locked(session, channel_name, error)) == NULL) {
-		tc_registry_lock_release();
+		g_mutex_unlock(&session->lock);
 		goto out;
 	}
 	index = find_pattern(channel, pattern);
@@ -332,7 +331,7 @@ change_pattern(TcSession *session, const char *channel_name, const char *pattern
 			g_ptr_array_remove_index(channel->patterns, index);
 		ok = TRUE;
 	}
-	tc_registry_lock_release();
+	g_mutex_unlock(&session->lock);
 	if (!ok)
 		goto out;
 	sync_apps_and_wait(session);

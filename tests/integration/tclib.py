@@ -202,15 +202,19 @@ class Service:
             if app.poll() is None:
                 app.kill()
                 app.wait()
+        failed_exit = False
         if self.proc:
             self.stop()
             if exc_type is not None or self.proc.returncode not in (0, None):
                 log(f"tracectld exit status: {self.proc.returncode}")
                 self.dump_log()
+                failed_exit = exc_type is None
         for user in self.users:
             user.remove()
         self.installed.restore()
         shutil.rmtree(self.rundir, ignore_errors=True)
+        # A crash or a sanitizer report at exit is a failure too.
+        check(not failed_exit, f"tracectld exited with status {self.proc.returncode}")
         return False
 
     def add_user(self, name, groups=()):

@@ -32,6 +32,7 @@ def test():
         started = time.monotonic()
         app = svc.app("--pause", "--count", "5", wait_ready=True)
         check(time.monotonic() - started < 2.0, "the application waited for a missing service")
+        time.sleep(0.5)  # let the listener thread reach its wait
         before = context_switches(app.pid)
         time.sleep(2.5)
         after = context_switches(app.pid)

@@ -67,20 +67,25 @@ test_application_names(void)
 static void
 test_metadata_event(void)
 {
-	TcAppEvent event = {.name = "p:e", .loglevel = 13, .nr_fields = 3};
+	g_autofree TcAppEvent *event =
+		g_malloc0(sizeof(TcAppEvent) + 3 * sizeof(struct tracectl_abi_field));
 	g_autoptr(GString) out = g_string_new(NULL);
 	g_autofree char *signature = NULL;
 
-	strcpy(event.fields[0].name, "count");
-	event.fields[0].type = TRACECTL_FIELD_SIGNED;
-	event.fields[0].size = 2;
-	strcpy(event.fields[1].name, "msg");
-	event.fields[1].type = TRACECTL_FIELD_STRING;
-	strcpy(event.fields[2].name, "raw");
-	event.fields[2].type = TRACECTL_FIELD_BYTES;
-	signature = tc_metadata_signature(event.fields, event.nr_fields);
+	strcpy(event->name, "p:e");
+	event->loglevel = 13;
+	event->nr_fields = 3;
+
+	strcpy(event->fields[0].name, "count");
+	event->fields[0].type = TRACECTL_FIELD_SIGNED;
+	event->fields[0].size = 2;
+	strcpy(event->fields[1].name, "msg");
+	event->fields[1].type = TRACECTL_FIELD_STRING;
+	strcpy(event->fields[2].name, "raw");
+	event->fields[2].type = TRACECTL_FIELD_BYTES;
+	signature = tc_metadata_signature(event->fields, event->nr_fields);
 	g_assert_cmpstr(signature, ==, "int16 count, string msg, bytes raw");
-	tc_metadata_append_event(out, 2, 7, &event);
+	tc_metadata_append_event(out, 2, 7, event);
 	g_assert_nonnull(strstr(out->str, "name = \"p:e\";"));
 	g_assert_nonnull(strstr(out->str, "id = 7;"));
 	g_assert_nonnull(strstr(out->str, "stream_id = 2;"));
@@ -110,6 +115,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	rcu_register_thread();
 	tc_registry_init();
 	g_test_add_func("/tracectl/service/names", test_names);
 	g_test_add_func("/tracectl/service/patterns", test_patterns);

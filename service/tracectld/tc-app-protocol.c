@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-apps"
+
+#include "tc-app-protocol.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tc-error.h"
+#include "tc-metadata.h"
+#include "tc-validate.h"
+
+static guint32
+expected_size(guint32 type)
+{
+	switch (type) {
+	case TRACECTL_MSG_REGISTER:
+		return sizeof(struct tracectl_msg_register);
+	case TRACECTL_MSG_EVENT:
+		return sizeof(struct tracectl_msg_event);
+	case TRACECTL_MSG_EVENTS_END:
+		return sizeof(struct tracectl_msg_batch);
+	case TRACECTL_MSG_REPLY:
+		return sizeof(struct tracectl_msg_reply);
+	default:
+		return 0;
+	}
+}
+
+static void
+close_received_fds(struct msghdr *mh)
+{
+	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS) {
+			size_t n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t i = 0; i < n; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+				close(fd);
+			}
+		}
+	}
+}
+
+TcAppReadResult
+tc_app_read_message(int fd, TcAppMessage *message, char **why)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} control;
+	/* One byte more than the largest message, to see oversized ones. */
+	struct iovec iov = {.iov_base = message, .iov_len = sizeof(*message)};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	ssize_t len;
+	guint32 expected;
+
+	do
+		len = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (len < 0 && errno == EINTR);
+	if (len < 0 && errno == EAGAIN)
+		return TC_APP_READ_NOTHING;
+	if (len <= 0) {
+		*why = g_strdup(len < 0 ? g_strerror(errno) : "connection closed");
+		return TC_APP_READ_GONE;
+	}
+	if (mh.msg_controllen > 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		close_received_fds(&mh);
+		*why = g_strdup("oversized message or unexpected file descriptors");
+		return TC_APP_READ_GONE;
+	}
+	if ((size_t)len < sizeof(message->header) || message->header.magic != TRACECTL_ABI_MAGIC) {
+		*why = g_strdup("protocol error: bad message header");
+		return TC_APP_READ_GONE;
+	}
+	expected = expected_size(message->header.type);
+	if (expected == 0 || message->header.size != (size_t)len || (size_t)len != expected) {
+		*why = g_strdup_printf("protocol error: message type %u of %zd bytes",
+				       message->header.type, len);
+		return TC_APP_READ_GONE;
+	}
+	return TC_APP_READ_MESSAGE;
+}
+
+static void
+read_procname(TcApp *app)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/comm", (int)app->pid);
+	g_autofree char *contents = NULL;
+
+	if (g_file_get_contents(path, &contents, NULL, NULL)) {
+		g_strchomp(contents);
+		g_strlcpy(app->procname, contents, sizeof(app->procname));
+	} else {
+		g_strlcpy(app->procname, "?", sizeof(app->procname));
+	}
+}
+
+gboolean
+tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg, GError **error)
+{
+	if (app->is_greeted) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "registered twice");
+		return FALSE;
+	}
+	if (msg->abi_version != TRACECTL_ABI_VERSION) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "ABI version %u, the service speaks %u", msg->abi_version,
+			    TRACECTL_ABI_VERSION);
+		return FALSE;
+	}
+	if (msg->bits_per_long != sizeof(long) * 8) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "%u-bit applications are not supported", msg->bits_per_long);
+		return FALSE;
+	}
+	if (msg->pid != app->pid || msg->uid != app->uid)
+		g_warning("Application pid=%d uid=%u claims pid=%d uid=%u; using its "
+			  "credentials from the socket",
+			  (int)app->pid, (unsigned)app->uid, msg->pid, msg->uid);
+	app->tracer_major = msg->tracer_major;
+	app->tracer_minor = msg->tracer_minor;
+	read_procname(app);
+	app->is_greeted = TRUE;
+	return TRUE;
+}
+
+static gboolean
+check_field(const struct tracectl_abi_field *field)
+{
+	if (memchr(field->name, '\0', sizeof(field->name)) == NULL ||
+	    !tc_validate_field_name(field->name))
+		return FALSE;
+	switch (field->type) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		return field->size == 1 || field->size == 2 || field->size == 4 ||
+		       field->size == 8;
+	case TRACECTL_FIELD_DOUBLE:
+		return field->size == 8;
+	case TRACECTL_FIELD_STRING:
+	case TRACECTL_FIELD_BYTES:
+		return field->size == 0;
+	default:
+		return FALSE;
+	}
+}
+
+static gboolean
+check_event(const struct tracectl_msg_event *msg, GError **error)
+{
+	if (memchr(msg->name, '\0', sizeof(msg->name)) == NULL ||
+	    !tc_validate_event_name(msg->name)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "bad event name");
+		return FALSE;
+	}
+	if (msg->nr_fields > TRACECTL_ABI_FIELDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "event '%s' has %u fields", msg->name, msg->nr_fields);
+		return FALSE;
+	}
+	for (guint i = 0; i < msg->nr_fields; i++) {
+		if (!check_field(&msg->fields[i])) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "event '%s' has a bad field %u", msg->name, i);
+			return FALSE;
+		}
+		for (guint j = 0; j < i; j++) {
+			if (g_str_equal(msg->fields[i].name, msg->fields[j].name)) {
+				g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+					    "event '%s' has two fields '%s'", msg->name,
+					    msg->fields[i].name);
+				return FALSE;
+			}
+		}
+	}
+	return TRUE;
+}
+
+gboolean
+tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error)
+{
+	TcAppEvent *event;
+
+	if (!app->is_greeted || msg->index != app->events->len ||
+	    app->events->len >= TRACECTL_ABI_EVENTS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "unexpected event %u (have %u)", msg->index, app->events->len);
+		return FALSE;
+	}
+	if (!check_event(msg, error))
+		return FALSE;
+	/* Only the fields it has: an application may describe thousands. */
+	event = g_malloc0(sizeof(*event) + sizeof(event->fields[0]) * msg->nr_fields);
+	memcpy(event->name, msg->name, sizeof(event->name));
+	event->loglevel = msg->loglevel;
+	event->nr_fields = msg->nr_fields;
+	memcpy(event->fields, msg->fields, sizeof(event->fields[0]) * msg->nr_fields);
+	event->signature = tc_metadata_signature(event->fields, event->nr_fields);
+	g_ptr_array_add(app->events, event);
+	return TRUE;
+}
+
+gboolean
+tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg, GError **error)
+{
+	if (!app->is_greeted) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "events before register");
+		return FALSE;
+	}
+	g_debug("Application pid=%d sent %u event(s) in batch %u", (int)app->pid,
+		app->events->len - app->batch_start, msg->batch);
+	app->batch_start = app->events->len;
+	return TRUE;
+}
+
+void
+tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
+{
+	TcAckWaiter *waiter = app->pending ? g_hash_table_lookup(
+						     app->pending, GUINT_TO_POINTER(msg->header.seq))
+					   : NULL;
+
+	if (msg->status < 0)
+		g_warning("Application pid=%d failed command %u: %s", (int)app->pid,
+			  msg->header.seq, g_strerror(-msg->status));
+	if (waiter) {
+		g_hash_table_remove(app->pending, GUINT_TO_POINTER(msg->header.seq));
+		tc_ack_waiter_signal(waiter);
+	}
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-registry.h"
+
+/*
+ * Reading and checking what applications send (probes/abi/tracectl-abi.h).
+ * Nothing read from an application socket is used before these checks.
+ */
+
+/* One message, at most TRACECTL_ABI_MSG_MAX bytes, 8-byte aligned. */
+typedef union {
+	struct tracectl_msg_header header;
+	struct tracectl_msg_register registration;
+	struct tracectl_msg_event event;
+	struct tracectl_msg_batch batch;
+	struct tracectl_msg_reply reply;
+	guint64 words[TRACECTL_ABI_MSG_MAX / sizeof(guint64) + 1];
+} TcAppMessage;
+
+typedef enum {
+	TC_APP_READ_MESSAGE,  /* a well-framed message is in the buffer */
+	TC_APP_READ_NOTHING,  /* would block */
+	TC_APP_READ_GONE,     /* closed, or a framing error: drop the app */
+} TcAppReadResult;
+
+/* Reads one message without blocking and checks its framing (magic,
+ * type, exact size, no file descriptors). *why says why on GONE. */
+TcAppReadResult tc_app_read_message(int fd, TcAppMessage *message, char **why);
+
+/* The application (not published yet, or [A] held) handles each message
+ * kind; FALSE with error means a protocol violation. */
+gboolean tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg,
+				GError **error);
+gboolean tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error);
+/* Closes the open batch; FALSE when no REGISTER came first. */
+gboolean tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
+				  GError **error);
+void tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg);
