@@ -195,8 +195,11 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 	}
 }
 
-void
-tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
+typedef void (*AppSessionFunc)(TcApp *app, TcSession *session, TcAckWaiter *waiter);
+
+/* [S] held: calls func on every application of the owner, under its lock. */
+static void
+for_each_owner_app(TcSession *session, AppSessionFunc func, TcAckWaiter *waiter)
 {
 	g_autoptr(GPtrArray) apps = tc_registry_list_apps(session->owner_uid, FALSE);
 
@@ -204,9 +207,15 @@ tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
 		TcApp *app = g_ptr_array_index(apps, i);
 
 		g_mutex_lock(&app->lock);
-		tc_app_sync_locked(app, session, waiter);
+		func(app, session, waiter);
 		g_mutex_unlock(&app->lock);
 	}
+}
+
+void
+tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
+{
+	for_each_owner_app(session, tc_app_sync_locked, waiter);
 }
 
 void
@@ -254,13 +263,5 @@ forget_session(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 void
 tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter)
 {
-	g_autoptr(GPtrArray) apps = tc_registry_list_apps(session->owner_uid, FALSE);
-
-	for (guint i = 0; i < apps->len; i++) {
-		TcApp *app = g_ptr_array_index(apps, i);
-
-		g_mutex_lock(&app->lock);
-		forget_session(app, session, waiter);
-		g_mutex_unlock(&app->lock);
-	}
+	for_each_owner_app(session, forget_session, waiter);
 }

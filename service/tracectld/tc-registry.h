@@ -206,7 +206,8 @@ void tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
 /* [S] held: tc_app_sync_locked() for every registered application of the
  * owner. */
 void tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter);
-/* [S] held: syncs app with every session of its owner (registration). */
+/* No lock held: syncs app with every session of its owner (registration),
+ * taking each session's lock, then the application's. */
 void tc_app_sync_all_sessions(TcApp *app);
 /* [S] held: tells the owner's applications to forget the session. */
 void tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter);
