@@ -22,6 +22,7 @@
 #include "tc-dbus-request.h"
 #include "tc-embedded.h"
 #include "tc-error.h"
+#include "tc-idle.h"
 #include "tc-registry.h"
 #include "tc-wake.h"
 
@@ -103,6 +104,20 @@ name_lost_cb(GDBusConnection *connection, const char *name, gpointer user_data)
 	quit_with(daemon, daemon->is_started ? EXIT_SUCCESS : EXIT_FAILURE);
 }
 
+/* Idle: give the name back first, so that a call arriving now activates
+ * a new instance instead of reaching one that is leaving. */
+static gboolean
+idle_exit_cb(gpointer user_data)
+{
+	TcDaemon *daemon = user_data;
+
+	if (daemon->owner_id)
+		g_bus_unown_name(daemon->owner_id);
+	daemon->owner_id = 0;
+	quit_with(daemon, EXIT_SUCCESS);
+	return G_SOURCE_REMOVE;
+}
+
 static gboolean
 terminate_cb(gpointer user_data)
 {
@@ -148,10 +163,14 @@ int
 main(int argc, char **argv)
 {
 	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
+	gint idle_timeout_s = 0;
 	const GOptionEntry entries[] = {
 		{"embedded", 'e', 0, G_OPTION_ARG_NONE, &embedded,
 		 "Start a private system bus and polkitd (no system bus on this machine)",
 		 NULL},
+		{"idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout_s,
+		 "Exit after SECS without any session or call (0: never, the default)",
+		 "SECS"},
 		{"replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
 		 "Replace the running instance", NULL},
 		{"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL},
@@ -189,6 +208,7 @@ main(int argc, char **argv)
 	tc_registry_init();
 	tc_authority_init();
 	tc_request_pool_start();
+	tc_idle_init(MAX(idle_timeout_s, 0), idle_exit_cb, &daemon);
 	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);
 	g_unix_signal_add(SIGINT, terminate_cb, &daemon);
 	daemon.owner_id = g_bus_own_name(G_BUS_TYPE_SYSTEM, TC_DBUS_NAME,

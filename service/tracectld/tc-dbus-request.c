@@ -4,6 +4,7 @@
 #include "tc-dbus-request.h"
 
 #include "tc-error.h"
+#include "tc-idle.h"
 
 /*
  * Operations run in a pool of our own threads, registered with liburcu,
@@ -23,6 +24,7 @@ tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
 
 	request->invocation = g_object_ref(invocation);
 	request->session = session ? tc_session_ref(session) : NULL;
+	tc_idle_hold();
 	return request;
 }
 
@@ -39,6 +41,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->directory);
 	g_clear_error(&request->work_error);
 	g_free(request);
+	tc_idle_release();
 }
 
 void

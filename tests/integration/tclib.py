@@ -115,7 +115,8 @@ class Result:
 class Service:
     """tracectld --embedded in a private run directory."""
 
-    def __init__(self):
+    def __init__(self, args=()):
+        self.args = list(args)
         for path in (TRACECTLD, TRACECTL, EXAMPLE_APP):
             require(os.path.exists(path), f"{path} is not built")
         require(os.geteuid() == 0, "integration tests need root (test users, polkitd)")
@@ -160,7 +161,7 @@ class Service:
         env = self.env()
         env["G_MESSAGES_DEBUG"] = "all"
         self.logfile = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([TRACECTLD, "--embedded"], env=env,
+        self.proc = subprocess.Popen([TRACECTLD, "--embedded", *self.args], env=env,
                                      stdout=self.logfile, stderr=subprocess.STDOUT)
         bus_file = os.path.join(self.rundir, "bus")
         sock = os.path.join(self.rundir, "app.sock")
