@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 #include <locale.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -128,6 +129,20 @@ terminate_cb(gpointer user_data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* One socket per registered application: take every descriptor we may. */
+static void
+raise_file_limit(void)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+		limit.rlim_cur = limit.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &limit) < 0)
+			g_message("Cannot raise the open file limit, ignoring: %s",
+				  g_strerror(errno));
+	}
+}
+
 static gboolean
 prepare_rundir(const char *rundir, GError **error)
 {
@@ -194,6 +209,7 @@ main(int argc, char **argv)
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */
+	raise_file_limit();
 	daemon.rundir = g_strdup(rundir_from_env());
 	daemon.loop = g_main_loop_new(NULL, FALSE);
 	if (!prepare_rundir(daemon.rundir, &error))
