@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <gio/gio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -41,6 +42,7 @@ struct _TcAppListener {
 	int wake_fd; /* eventfd: stop */
 	int epoll_fd;
 	char *socket_path; /* created by us, removed at exit; NULL if activated */
+	struct stat socket_stat; /* so that we never remove a successor's socket */
 	GThread *thread;
 	gboolean stopping;
 	TcRegistrar *registrar;
@@ -152,6 +154,33 @@ handle_message(TcApp *app, const TcAppMessage *message, char **why)
 	return TRUE;
 }
 
+/*
+ * glibc keeps freed memory in its per-thread arenas; give it back once a
+ * wave of applications is gone, so the service returns to its baseline
+ * after a thousand applications come and go. Rare, off every hot path.
+ */
+static struct rcu_head trim_head;
+static gboolean is_trim_pending; /* atomic */
+
+static void
+trim_rcu(struct rcu_head *head)
+{
+	malloc_trim(0);
+	g_atomic_int_set(&is_trim_pending, FALSE);
+}
+
+static void
+trim_after_unregistrations(void)
+{
+	static guint unregistered;
+
+	if (++unregistered % 256 != 0 && tc_registry_app_count() != 0)
+		return;
+	/* After the applications' own call_rcu frees, which come first. */
+	if (g_atomic_int_compare_and_exchange(&is_trim_pending, FALSE, TRUE))
+		call_rcu(&trim_head, trim_rcu);
+}
+
 static void
 close_app(TcAppListener *listener, TcApp *app, const char *why)
 {
@@ -165,6 +194,7 @@ close_app(TcAppListener *listener, TcApp *app, const char *why)
 	epoll_ctl(listener->epoll_fd, EPOLL_CTL_DEL, app->fd, NULL);
 	close(app->fd);
 	tc_app_unref(app); /* the listener's */
+	trim_after_unregistrations();
 }
 
 static void
@@ -235,6 +265,15 @@ listener_thread(gpointer data)
 }
 
 /* Socket set-up. */
+
+gboolean
+tc_path_is_same_file(const char *path, const struct stat *known)
+{
+	struct stat now;
+
+	return lstat(path, &now) == 0 && now.st_dev == known->st_dev &&
+	       now.st_ino == known->st_ino;
+}
 
 static int
 activated_socket(void)
@@ -333,6 +372,7 @@ tc_app_listener_new(const char *socket_path, GError **error)
 		if (listener->listen_fd < 0)
 			return NULL;
 		listener->socket_path = g_strdup(socket_path);
+		stat(socket_path, &listener->socket_stat);
 		g_message("Listening for applications on '%s'", socket_path);
 	}
 	listener->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -371,7 +411,8 @@ tc_app_listener_free(TcAppListener *listener)
 		close_app(listener, tc_app_ref(g_ptr_array_index(apps, i)), "the service stops");
 	if (listener->listen_fd >= 0)
 		close(listener->listen_fd);
-	if (listener->socket_path)
+	if (listener->socket_path && tc_path_is_same_file(listener->socket_path,
+							   &listener->socket_stat))
 		unlink(listener->socket_path);
 	if (listener->wake_fd >= 0)
 		close(listener->wake_fd);

@@ -4,13 +4,16 @@
 #include "tc-embedded.h"
 
 #include <errno.h>
+#include <string.h>
 #include <gio/gio.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-app-listener.h"
 #include "tc-error.h"
 
 #define DBUS_DAEMON "dbus-daemon"
@@ -22,6 +25,10 @@ struct _TcEmbedded {
 	GPid polkit_pid;
 	char *bus_file;
 	char *socket_path;
+	struct stat bus_file_stat; /* ours, to be removed at exit */
+	struct stat socket_stat;
+	gboolean has_bus_file;
+	gboolean has_socket;
 };
 
 /* The children must not outlive the service, even if it crashes. */
@@ -87,6 +94,7 @@ start_bus(TcEmbedded *embedded, GError **error)
 	address = read_address(out_fd, error);
 	if (address == NULL)
 		return FALSE;
+	embedded->has_socket = stat(embedded->socket_path, &embedded->socket_stat) == 0;
 	g_setenv("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
 	g_message("Embedded system bus at '%s' (pid %d)", address, (int)embedded->bus_pid);
 	return TRUE;
@@ -140,13 +148,41 @@ start_polkit(TcEmbedded *embedded, GError **error)
 	return TRUE;
 }
 
+/* Sockets of instances that died without cleaning up (SIGKILL). */
+static void
+remove_stale_sockets(const char *rundir)
+{
+	g_autoptr(GDir) dir = g_dir_open(rundir, 0, NULL);
+	const char *name;
+
+	while (dir && (name = g_dir_read_name(dir)) != NULL) {
+		guint64 pid;
+		g_autofree char *proc = NULL;
+
+		if (!g_str_has_prefix(name, "system_bus_socket.") ||
+		    !g_ascii_string_to_unsigned(name + strlen("system_bus_socket."), 10, 1,
+						G_MAXINT, &pid, NULL))
+			continue;
+		proc = g_strdup_printf("/proc/%" G_GUINT64_FORMAT, pid);
+		if (!g_file_test(proc, G_FILE_TEST_EXISTS)) {
+			g_autofree char *path = g_build_filename(rundir, name, NULL);
+
+			unlink(path);
+		}
+	}
+}
+
 TcEmbedded *
 tc_embedded_start(const char *rundir, GError **error)
 {
 	TcEmbedded *embedded = g_new0(TcEmbedded, 1);
+	g_autofree char *socket_name = g_strdup_printf("system_bus_socket.%d", (int)getpid());
 	const char *address;
 
-	embedded->socket_path = g_build_filename(rundir, "system_bus_socket", NULL);
+	/* One socket per instance: dbus-daemon removes its socket when it
+	 * exits, which must never be the socket of the next instance. */
+	remove_stale_sockets(rundir);
+	embedded->socket_path = g_build_filename(rundir, socket_name, NULL);
 	embedded->bus_file = g_build_filename(rundir, "bus", NULL);
 	if (!start_bus(embedded, error) || !start_polkit(embedded, error))
 		goto fail;
@@ -154,6 +190,7 @@ tc_embedded_start(const char *rundir, GError **error)
 	if (!g_file_set_contents_full(embedded->bus_file, address, -1,
 				      G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
 		goto fail;
+	embedded->has_bus_file = stat(embedded->bus_file, &embedded->bus_file_stat) == 0;
 	return embedded;
 fail:
 	tc_embedded_stop(embedded);
@@ -183,10 +220,14 @@ tc_embedded_stop(TcEmbedded *embedded)
 {
 	if (embedded == NULL)
 		return;
-	unlink(embedded->bus_file);
+	/* Remove only what is still ours: a new instance may already run. */
+	if (embedded->has_bus_file &&
+	    tc_path_is_same_file(embedded->bus_file, &embedded->bus_file_stat))
+		unlink(embedded->bus_file);
 	stop_child(embedded->polkit_pid, "polkitd");
 	stop_child(embedded->bus_pid, "dbus-daemon");
-	unlink(embedded->socket_path);
+	if (embedded->has_socket && tc_path_is_same_file(embedded->socket_path, &embedded->socket_stat))
+		unlink(embedded->socket_path);
 	g_free(embedded->bus_file);
 	g_free(embedded->socket_path);
 	g_free(embedded);

@@ -6,7 +6,7 @@
 /*
  * Embedded mode, for machines without a system bus (containers, minimal
  * machines, CI): tracectld starts its own dbus-daemon with the system-bus
- * configuration shipped in data/ (listening on <rundir>/system_bus_socket)
+ * configuration shipped in data/ (listening on <rundir>/system_bus_socket.<pid>)
  * and the real polkit daemon on it, points DBUS_SYSTEM_BUS_ADDRESS at it,
  * and writes the address to <rundir>/bus, where tracectl and other
  * clients find it when the system bus cannot be reached.

@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A new instance started while the previous one is still shutting down
+keeps its files: the old instance removes only its own bus address file,
+bus socket and registration socket, never those of its successor."""
+
+import os
+import signal
+
+from tclib import Service, check, run, wait_for
+
+
+def test():
+    with Service() as svc:
+        out = os.path.join(svc.rundir, "trace")
+        svc.cli("create", "busy", "--output", out)
+        svc.cli("enable-event", "-u", "example:*")
+        svc.cli("start")
+        old = svc.proc
+        old.send_signal(signal.SIGTERM)
+        # The successor starts at once, in the same run directory.
+        svc.logfile.close()
+        svc.start()
+        old.wait(timeout=30)
+        check(old.returncode == 0, f"the old instance exited with {old.returncode}")
+        for name in ("bus", "app.sock"):
+            check(os.path.exists(os.path.join(svc.rundir, name)),
+                  f"the old instance removed the new instance's {name}")
+        app = svc.app("--pause", wait_ready=True)
+        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 5,
+                 "the application to register with the new instance")
+
+
+run(test)
