@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -40,7 +41,8 @@
 #define NS_PER_MS 1000000ull
 
 struct consumerd_options {
-	unsigned long uid; /* for logging only */
+	unsigned long uid;   /* for logging only */
+	const char *connect; /* systemd units: the service's consumer socket */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -54,9 +56,10 @@ stop_signal_cb(int signal_number)
 static void
 usage(FILE *out)
 {
-	fprintf(out, "Usage: tracectl-consumerd [--uid UID]\n"
+	fprintf(out, "Usage: tracectl-consumerd [--uid UID] [--connect SOCKET]\n"
 		     "Writes out the ring buffers of one user's tracing sessions.\n"
-		     "Started by tracectld with its command socket as file descriptor %d.\n",
+		     "Started by tracectld with its command socket as file descriptor %d,\n"
+		     "or, as a systemd unit, connecting to tracectld's SOCKET.\n",
 		     TC_CONSUMER_COMMAND_FD);
 }
 
@@ -66,6 +69,7 @@ parse_options(int argc, char **argv, struct consumerd_options *options)
 {
 	static const struct option longopts[] = {
 		{"uid", required_argument, NULL, 'u'},
+		{"connect", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -74,6 +78,7 @@ parse_options(int argc, char **argv, struct consumerd_options *options)
 	int opt;
 
 	options->uid = (unsigned long)getuid();
+	options->connect = NULL;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u':
@@ -84,6 +89,9 @@ parse_options(int argc, char **argv, struct consumerd_options *options)
 				fprintf(stderr, "tracectl-consumerd: invalid uid \"%s\"\n", optarg);
 				return 1;
 			}
+			break;
+		case 'c':
+			options->connect = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -101,6 +109,30 @@ parse_options(int argc, char **argv, struct consumerd_options *options)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Connects to the service's consumer socket and makes it the command
+ * socket. The service knows us by our uid (SO_PEERCRED), so there is
+ * nothing to prove. Returns 0 or -errno.
+ */
+static int
+connect_command_socket(const char *path)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd, ret = 0;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    dup2(fd, TC_CONSUMER_COMMAND_FD) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 /* Checks that fd 3 is the SOCK_SEQPACKET socket of the protocol. */
@@ -211,6 +243,14 @@ main(int argc, char **argv)
 	consumerd_log_init(options.uid);
 	/* Trace directories 0700, files 0600, whatever the parent's umask. */
 	umask(0077);
+	if (options.connect) {
+		ret = connect_command_socket(options.connect);
+		if (ret < 0) {
+			consumerd_error("Cannot connect to %s: %s", options.connect,
+					strerror(-ret));
+			return EXIT_FAILURE;
+		}
+	}
 	ret = check_command_socket(TC_CONSUMER_COMMAND_FD);
 	if (ret < 0) {
 		consumerd_error("File descriptor %d is not the command socket: %s",

@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
+#include "tc-consumer-unit.h"
 #include "tc-error.h"
 
 #define CONSUMER_REPLY_TIMEOUT_MS 60000
@@ -161,6 +162,27 @@ consumer_exited_cb(GPid pid, gint status, gpointer data)
 	tc_consumer_unref(consumer);
 }
 
+/* systemd runs the consumer: it connects back to us. */
+static TcConsumer *
+consumer_start_unit(uid_t uid, GError **error)
+{
+	TcConsumer *consumer;
+	pid_t pid = 0;
+	int fd;
+
+	fd = tc_consumer_unit_start(uid, &pid, error);
+	if (fd < 0)
+		return NULL;
+	consumer = g_new0(TcConsumer, 1);
+	consumer->refcount = 1; /* the table's */
+	consumer->uid = uid;
+	consumer->pid = pid;
+	consumer->fd = fd;
+	g_mutex_init(&consumer->lock);
+	g_message("Consumer unit of uid %u connected, pid %d", (unsigned)uid, (int)pid);
+	return consumer;
+}
+
 static TcConsumer *
 consumer_spawn(uid_t uid, GError **error)
 {
@@ -222,7 +244,8 @@ tc_consumer_get(uid_t uid, GError **error)
 						  (GDestroyNotify)tc_consumer_unref);
 	consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
 	if (consumer == NULL) {
-		consumer = consumer_spawn(uid, error);
+		consumer = tc_consumer_units_available() ? consumer_start_unit(uid, error)
+							  : consumer_spawn(uid, error);
 		if (consumer)
 			g_hash_table_insert(consumers, GUINT_TO_POINTER(uid), consumer);
 	}

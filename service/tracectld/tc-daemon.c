@@ -20,6 +20,7 @@
 #include "tc-app-listener.h"
 #include "tc-authority.h"
 #include "tc-consumer.h"
+#include "tc-consumer-unit.h"
 #include "tc-dbus-request.h"
 #include "tc-embedded.h"
 #include "tc-error.h"
@@ -168,6 +169,7 @@ shutdown_daemon(TcDaemon *daemon)
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
 	tc_request_pool_stop();
 	tc_consumers_shutdown();
+	tc_consumer_units_shutdown();
 	g_clear_object(&daemon->manager);
 	g_clear_pointer(&daemon->embedded, tc_embedded_stop);
 	g_main_loop_unref(daemon->loop);
@@ -224,6 +226,7 @@ main(int argc, char **argv)
 	tc_registry_init();
 	tc_authority_init();
 	tc_request_pool_start();
+	tc_consumer_units_init(daemon.rundir);
 	tc_idle_init(MAX(idle_timeout_s, 0), idle_exit_cb, &daemon);
 	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);
 	g_unix_signal_add(SIGINT, terminate_cb, &daemon);
