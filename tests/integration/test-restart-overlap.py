@@ -18,11 +18,15 @@ def test():
         svc.cli("start")
         old = svc.proc
         old.send_signal(signal.SIGTERM)
-        # The successor starts at once, in the same run directory.
+        # The old instance first stops taking applications, then writes out
+        # its session and stops its bus: the successor starts in between.
+        wait_for(lambda: not os.path.exists(os.path.join(svc.rundir, "app.sock")), 10,
+                 "the old instance to close its registration socket")
         svc.logfile.close()
         svc.start()
         old.wait(timeout=30)
         check(old.returncode == 0, f"the old instance exited with {old.returncode}")
+        check(svc.alive(), "the new instance did not survive the old one's exit")
         for name in ("bus", "app.sock"):
             check(os.path.exists(os.path.join(svc.rundir, name)),
                   f"the old instance removed the new instance's {name}")
