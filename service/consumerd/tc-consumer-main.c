@@ -128,10 +128,17 @@ connect_command_socket(const char *path)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    dup2(fd, TC_CONSUMER_COMMAND_FD) < 0)
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		ret = -errno;
-	close(fd);
+		close(fd);
+		return ret;
+	}
+	/* Under systemd the new socket may already be descriptor 3. */
+	if (fd != TC_CONSUMER_COMMAND_FD) {
+		if (dup2(fd, TC_CONSUMER_COMMAND_FD) < 0)
+			ret = -errno;
+		close(fd);
+	}
 	return ret;
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""tracectl as it ships, under a real systemd (issue 5):
+
+1. bus activation: with the service stopped, `tracectl list` by bob starts
+   it; socket activation: an application started while the service is
+   stopped starts it and is listed;
+2. alice's consumer is tracectl-consumer@<uid>.service running with her
+   uid; her trace directory is hers, 0700, files 0600; bob can neither
+   read it nor see her session or application;
+3. after its idle time with no session the service exits, and the next
+   call brings it back.
+"""
+
+import os
+import signal
+import stat
+import subprocess
+
+from sdlib import SystemdMachine, check, run_test, time, wait_for
+
+
+def is_active(sd, unit):
+    return sd.run("systemctl", "is-active", unit, check_ok=False).stdout.strip() == "active"
+
+
+def main_pid(sd, unit):
+    return int(sd.run("systemctl", "show", "-p", "MainPID", "--value", unit).stdout.strip())
+
+
+def proc_uid(sd, pid):
+    status = sd.run("cat", f"/proc/{pid}/status").stdout
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def test():
+    with SystemdMachine() as sd:
+        alice = sd.add_user("tctest-alice", groups=("tracing",))
+        bob = sd.add_user("tctest-bob")
+        # A short idle time, so the test can see the service leave.
+        sd.add_dropin("tracectld.service", "[Service]\nExecStart=\n"
+                      "ExecStart=/usr/local/libexec/tracectld --idle-timeout=3\n")
+        sd.run("systemctl", "start", "tracectld.socket")
+        check(not is_active(sd, "tracectld.service"), "the service runs before any use")
+
+        # 1. Bus activation by an unprivileged user.
+        listed = sd.run("tracectl", "list", user=bob)
+        check("No tracing sessions" in listed.stdout, f"bob's list: {listed.stdout}")
+        check(is_active(sd, "tracectld.service"), "tracectl list did not activate the service")
+        tracectld = main_pid(sd, "tracectld.service")
+        check(proc_uid(sd, tracectld) != 0, "tracectld runs as root")
+        sd.run("systemctl", "stop", "tracectld.service")
+
+        # 1. Socket activation by an application.
+        app = sd.popen("tracectl-example-app", "--pause", "--count", "5", user=alice)
+        check(app.stdout.readline().strip() == "ready", "the example app did not start")
+        wait_for(lambda: is_active(sd, "tracectld.service"), 10,
+                 "the application to activate the service")
+        wait_for(lambda: _listed_by_name(sd, alice), 10, "alice's application to be listed")
+
+        # 2. Alice traces; her consumer is a unit running as her.
+        sd.run("tracectl", "create", "work", user=alice)
+        sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
+        sd.run("tracectl", "start", user=alice)
+        unit = f"tracectl-consumer@{alice.uid}.service"
+        check(is_active(sd, unit), f"{unit} is not running")
+        check(proc_uid(sd, main_pid(sd, unit)) == alice.uid, "the consumer is not alice's")
+        check(_apps_count(sd, bob) == 0, "bob sees alice's application")
+        check("work" not in sd.run("tracectl", "list", user=bob).stdout,
+              "bob sees alice's session")
+        # Popen holds nsenter, which does not forward signals: signal the
+        # application itself (the host sees the namespace's processes).
+        pid = subprocess.run(["pgrep", "-n", "-u", alice.name, "-f", "tracectl-example-app"],
+                             capture_output=True, text=True).stdout.strip()
+        check(pid, "the example application is gone")
+        os.kill(int(pid), signal.SIGUSR1)
+        app.communicate(timeout=60)
+        sd.run("tracectl", "stop", user=alice)
+        trace = sd.run("tracectl", "status", user=alice).stdout
+        trace = next(line.split(": ", 1)[1] for line in trace.splitlines()
+                     if "Trace output" in line)
+        check(trace.startswith(alice.home), f"trace outside alice's home: {trace}")
+        _check_private(trace, alice.uid)
+        denied = sd.run("ls", trace, user=bob, check_ok=False)
+        check(denied.returncode != 0, "bob can read alice's trace directory")
+        text = sd.run("babeltrace2", trace, user=alice).stdout
+        check(text.count("example:all_types") == 5, f"alice's trace: {text[:500]}")
+
+        # 3. Idle exit, and back on the next call.
+        sd.run("tracectl", "destroy", "work", user=alice)
+        wait_for(lambda: not is_active(sd, "tracectld.service"), 20,
+                 "the service to exit when idle")
+        sd.run("tracectl", "list", user=bob)
+        check(is_active(sd, "tracectld.service"), "the next call did not bring the service back")
+
+
+def _apps_count(sd, user):
+    return sd.run("tracectl", "list", "-u", user=user).stdout.count("PID:")
+
+
+def _listed_by_name(sd, user):
+    return "tracectl-exampl" in sd.run("tracectl", "list", "-u", user=user).stdout
+
+
+def _check_private(root, uid):
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            st = os.stat(os.path.join(directory, name))
+            mode = stat.S_IMODE(st.st_mode)
+            check(st.st_uid == uid, f"{name} is owned by {st.st_uid}")
+            check(mode == (0o700 if name in dirs else 0o600), f"{name} has mode {mode:o}")
+
+
+run_test(test)
