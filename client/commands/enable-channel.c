@@ -65,13 +65,9 @@ tc_cmd_enable_channel(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (kernel) {
-		g_printerr("Error: the kernel domain is not supported yet\n");
-		return TC_EXIT_FAILURE;
-	}
-	if (!userspace || argc != 2) {
-		g_printerr("Error: give -u and one channel NAME (try 'tracectl enable-channel "
-			   "--help')\n");
+	if (userspace == kernel || argc != 2) {
+		g_printerr("Error: give -u or -k, and one channel NAME (try 'tracectl "
+			   "enable-channel --help')\n");
 		return TC_EXIT_USAGE;
 	}
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
@@ -82,7 +78,8 @@ tc_cmd_enable_channel(int argc, char **argv)
 	session = tc_client_session(session_name, &error);
 	if (session)
 		reply = tc_client_call(session, "EnableChannel",
-				       g_variant_new("(ssa{sv})", "ust", argv[1], &options),
+				       g_variant_new("(ssa{sv})", kernel ? "kernel" : "ust", argv[1],
+						     &options),
 				       &error);
 	else
 		g_variant_builder_clear(&options);

@@ -33,12 +33,8 @@ change_events(int argc, char **argv, gboolean enable)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (kernel) {
-		g_printerr("Error: the kernel domain is not supported yet\n");
-		return TC_EXIT_FAILURE;
-	}
-	if (!userspace || (argc != 2 && !(all && argc == 1))) {
-		g_printerr("Error: give -u and PATTERN[,PATTERN...] or -a (try 'tracectl %s "
+	if (userspace == kernel || (argc != 2 && !(all && argc == 1))) {
+		g_printerr("Error: give -u or -k, and PATTERN[,PATTERN...] or -a (try 'tracectl %s "
 			   "--help')\n",
 			   enable ? "enable-event" : "disable-event");
 		return TC_EXIT_USAGE;
@@ -54,7 +50,9 @@ change_events(int argc, char **argv, gboolean enable)
 	for (guint i = 0; patterns[i]; i++) {
 		g_autoptr(GVariant) reply = tc_client_call(
 			session, enable ? "EnableEvent" : "DisableEvent",
-			g_variant_new("(sss)", "ust", channel ? channel : "", patterns[i]), &error);
+			g_variant_new("(sss)", kernel ? "kernel" : "ust", channel ? channel : "",
+				      patterns[i]),
+			&error);
 
 		if (reply == NULL) {
 			status = tc_client_fail(error);

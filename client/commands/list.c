@@ -83,6 +83,8 @@ tc_client_print_session(TcDbusSession *session)
 	g_print("Tracing session %s: [%s]\n", tc_dbus_session_get_name(session),
 		tc_dbus_session_get_state(session));
 	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
+		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
 	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
 	g_print("=== Domain: User space ===\n\nChannels:\n");
 	if (channels == NULL || g_variant_n_children(channels) == 0) {

@@ -104,9 +104,16 @@ action_checked_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 	CheckData *data = g_task_get_task_data(task);
 
 	if (!result_is_authorized(source, res, data->action_id, task)) {
-		g_task_return_new_error(task, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-					"Not authorized for %s (uid %u)", data->action_id,
-					(unsigned)data->caller.uid);
+		if (g_str_equal(data->action_id, TC_ACTION_TRACE_KERNEL))
+			g_task_return_new_error(
+				task, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+				"Tracing the kernel is for members of the 'tracing' group and "
+				"administrators (uid %u is neither)",
+				(unsigned)data->caller.uid);
+		else
+			g_task_return_new_error(task, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+						"Not authorized for %s (uid %u)", data->action_id,
+						(unsigned)data->caller.uid);
 		return;
 	}
 	if (data->target_uid != TC_NO_TARGET_UID && data->target_uid != data->caller.uid) {

@@ -11,6 +11,7 @@
 #include "tc-consumer.h"
 
 #include <errno.h>
+#include <glib-unix.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -24,6 +25,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
+#include "tc-session-ops.h"
 
 #define CONSUMER_REPLY_TIMEOUT_MS 60000
 #define CONSUMER_EXIT_TIMEOUT_MS 10000
@@ -33,6 +35,8 @@ struct _TcConsumer {
 	uid_t uid;
 	GPid pid;
 	int fd;           /* command socket, -1 once dead */
+	GSource *watch;   /* hang-up of fd, on the main loop */
+	gboolean is_forgotten; /* atomic: unlinked and reported once */
 	GMutex lock;      /* one request at a time; covers fd */
 	gboolean is_dead; /* atomic */
 };
@@ -40,18 +44,17 @@ struct _TcConsumer {
 static GMutex consumers_lock; /* covers consumers */
 static GHashTable *consumers; /* uid -> TcConsumer * (a reference) */
 
+/* Forgets the consumer and reports the loss, without closing its socket:
+ * callable from the main loop while a request holds consumer->lock. */
 static void
-consumer_mark_dead(TcConsumer *consumer, const char *why)
+consumer_forget(TcConsumer *consumer, const char *why)
 {
-	if (g_atomic_int_get(&consumer->is_dead))
+	if (!g_atomic_int_compare_and_exchange(&consumer->is_forgotten, FALSE, TRUE))
 		return;
 	g_warning("Consumer of uid %u (pid %d) is gone: %s", (unsigned)consumer->uid,
 		  (int)consumer->pid, why);
 	g_atomic_int_set(&consumer->is_dead, TRUE);
-	if (consumer->fd >= 0) {
-		close(consumer->fd);
-		consumer->fd = -1;
-	}
+	tc_sessions_consumer_lost(consumer->uid, why);
 	g_mutex_lock(&consumers_lock);
 	if (consumers && g_hash_table_lookup(consumers, GUINT_TO_POINTER(consumer->uid)) ==
 				 consumer)
@@ -59,11 +62,27 @@ consumer_mark_dead(TcConsumer *consumer, const char *why)
 	g_mutex_unlock(&consumers_lock);
 }
 
+static void
+consumer_mark_dead(TcConsumer *consumer, const char *why)
+{
+	consumer_forget(consumer, why);
+	if (consumer->watch)
+		g_source_destroy(consumer->watch); /* it must not poll a closed fd */
+	if (consumer->fd >= 0) {
+		close(consumer->fd);
+		consumer->fd = -1;
+	}
+}
+
 void
 tc_consumer_unref(TcConsumer *consumer)
 {
 	if (consumer == NULL || !g_atomic_int_dec_and_test(&consumer->refcount))
 		return;
+	if (consumer->watch) {
+		g_source_destroy(consumer->watch);
+		g_source_unref(consumer->watch);
+	}
 	if (consumer->fd >= 0)
 		close(consumer->fd);
 	g_mutex_clear(&consumer->lock);
@@ -156,9 +175,7 @@ consumer_exited_cb(GPid pid, gint status, gpointer data)
 	else
 		g_debug("Consumer of uid %u (pid %d) exited", (unsigned)consumer->uid, (int)pid);
 	g_spawn_close_pid(pid);
-	g_mutex_lock(&consumer->lock);
-	consumer_mark_dead(consumer, "exited");
-	g_mutex_unlock(&consumer->lock);
+	consumer_forget(consumer, "it exited");
 	tc_consumer_unref(consumer);
 }
 
@@ -233,6 +250,26 @@ consumer_spawn(uid_t uid, GError **error)
 	return consumer;
 }
 
+/* Main loop: the consumer closed its end, it died. */
+static gboolean
+consumer_hangup_cb(int fd, GIOCondition condition, gpointer user_data)
+{
+	TcConsumer *consumer = user_data;
+
+	/* The socket itself is closed by the next request, under its lock. */
+	consumer_forget(consumer, "it closed its connection");
+	return G_SOURCE_REMOVE;
+}
+
+/* Notices a consumer's death at once, not at the next request. */
+static void
+consumer_watch(TcConsumer *consumer)
+{
+	consumer->watch = g_unix_fd_source_new(consumer->fd, G_IO_HUP | G_IO_ERR);
+	g_source_set_callback(consumer->watch, G_SOURCE_FUNC(consumer_hangup_cb), consumer, NULL);
+	g_source_attach(consumer->watch, NULL);
+}
+
 TcConsumer *
 tc_consumer_get(uid_t uid, GError **error)
 {
@@ -246,8 +283,10 @@ tc_consumer_get(uid_t uid, GError **error)
 	if (consumer == NULL) {
 		consumer = tc_consumer_units_available() ? consumer_start_unit(uid, error)
 							  : consumer_spawn(uid, error);
-		if (consumer)
+		if (consumer) {
+			consumer_watch(consumer);
 			g_hash_table_insert(consumers, GUINT_TO_POINTER(uid), consumer);
+		}
 	}
 	if (consumer)
 		consumer_ref(consumer);

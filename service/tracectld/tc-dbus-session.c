@@ -64,6 +64,8 @@ property_value_locked(TcSession *session, const char *name)
 	if (g_str_equal(name, "State"))
 		return g_variant_new_string(session->state == TC_SESSION_ACTIVE ? "active"
 										: "inactive");
+	if (g_str_equal(name, "Problem"))
+		return g_variant_new_string(session->problem ? session->problem : "");
 	if (g_str_equal(name, "Channels"))
 		return channels_variant_locked(session);
 	return NULL;
@@ -152,15 +154,33 @@ handle_stop(TcDbusSession *object, GDBusMethodInvocation *invocation)
 static gboolean
 check_domain(const char *domain, GError **error)
 {
-	if (g_str_equal(domain, "ust"))
+	if (g_str_equal(domain, "ust") || g_str_equal(domain, "kernel"))
 		return TRUE;
-	if (g_str_equal(domain, "kernel"))
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The kernel domain is not supported yet");
-	else
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Unknown domain '%s', use \"ust\"", domain);
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown domain '%s', use \"ust\" or \"kernel\"", domain);
 	return FALSE;
+}
+
+static gboolean
+kernel_work(TcRequest *request, GError **error)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+		    "Kernel tracing is not available in this version of tracectl");
+	return FALSE;
+}
+
+/* Kernel requests are authorized like every other (the kernel action,
+ * then ownership), and only then refused as not implemented, so that who
+ * may do what is already what it will be. */
+static gboolean
+submit_kernel_request(TcSessionObject *self, GDBusMethodInvocation *invocation)
+{
+	TcRequest *request = tc_request_new(invocation, self->session);
+
+	request->work = kernel_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
 }
 
 static gboolean
@@ -228,6 +248,8 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
+	if (g_str_equal(domain, "kernel"))
+		return submit_kernel_request(self, invocation);
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(name);
 	request->subbuf_size = subbuf_size;
@@ -265,6 +287,8 @@ handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
+	if (g_str_equal(domain, "kernel"))
+		return submit_kernel_request(self, invocation);
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(channel);
 	request->pattern = g_strdup(pattern);

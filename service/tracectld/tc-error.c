@@ -10,6 +10,7 @@ static const GDBusErrorEntry tc_error_entries[] = {
 	{TC_ERROR_PERMISSION_DENIED, "org.tracectl.Tracing1.Error.PermissionDenied"},
 	{TC_ERROR_INVALID_ARGUMENT, "org.tracectl.Tracing1.Error.InvalidArgument"},
 	{TC_ERROR_INVALID_STATE, "org.tracectl.Tracing1.Error.InvalidState"},
+	{TC_ERROR_NOT_SUPPORTED, "org.tracectl.Tracing1.Error.NotSupported"},
 };
 
 GQuark

@@ -14,6 +14,7 @@ typedef enum {
 	TC_ERROR_PERMISSION_DENIED,
 	TC_ERROR_INVALID_ARGUMENT,
 	TC_ERROR_INVALID_STATE,
+	TC_ERROR_NOT_SUPPORTED,
 } TcError;
 
 GQuark tc_error_quark(void);

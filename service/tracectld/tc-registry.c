@@ -126,6 +126,7 @@ tc_session_unref(TcSession *session)
 		tc_channel_free(g_ptr_array_index(session->channels, i));
 	g_ptr_array_unref(session->channels);
 	g_string_free(session->metadata_pending, TRUE);
+	g_free(session->problem);
 	g_mutex_clear(&session->op_lock);
 	g_mutex_clear(&session->lock);
 	g_free(session->name);

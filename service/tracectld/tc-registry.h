@@ -90,6 +90,7 @@ struct _TcSession {
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */
 	GString *metadata_pending; /* [S] TSDL not yet sent to the consumer */
+	char *problem;             /* [S] for the Problem property, or NULL */
 
 	gpointer dbus_object; /* main thread only: the exported skeleton */
 

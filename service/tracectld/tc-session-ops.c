@@ -361,3 +361,27 @@ tc_session_op_disable_event(TcSession *session, const char *channel, const char 
 {
 	return change_pattern(session, channel, pattern, FALSE, error);
 }
+
+void
+tc_sessions_consumer_lost(uid_t uid, const char *why)
+{
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(uid, FALSE);
+	g_autoptr(GDateTime) now = g_date_time_new_now_local();
+	g_autofree char *when = g_date_time_format(now, "%H:%M:%S");
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+
+		g_mutex_lock(&session->lock);
+		if (session->has_buffers && session->problem == NULL) {
+			session->problem = g_strdup_printf(
+				"The consumer writing this trace stopped at %s (%s): what was "
+				"recorded since its last write is lost, and the session cannot "
+				"record any more; destroy it and create a new one",
+				when, why);
+			g_warning("Session '%s' of uid %u: %s", session->name, (unsigned)uid,
+				  session->problem);
+		}
+		g_mutex_unlock(&session->lock);
+	}
+}

@@ -30,3 +30,7 @@ gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 				    const char *pattern, GError **error);
 gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 				     const char *pattern, GError **error);
+
+/* The consumer of uid died: every session of uid with buffers says what
+ * was lost in its Problem property. Any thread. */
+void tc_sessions_consumer_lost(uid_t uid, const char *why);

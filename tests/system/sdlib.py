@@ -121,6 +121,7 @@ class SystemdMachine:
         self.run("ldconfig")
 
     def run(self, *args, user=None, check_ok=True, timeout=120):
+        """Runs a command inside, as user (None: root)."""
         prefix = ["nsenter", "-t", str(self.pid), "-m", "-p"]
         if user is not None:
             entry = pwd.getpwnam(user.name)

@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The permission matrix of issue 5 under a real systemd and polkitd, one
+assertion per cell: {create, list, start, stop, destroy, enable user
+events, enable kernel events, list other users' applications, act on
+another user's session} x {root, alice (in 'tracing'), bob}. Kernel
+tracing itself is not implemented: an authorized caller gets NotSupported,
+an unauthorized one PermissionDenied naming the group. Also: the API with
+busctl alone, and a killed consumer reported by `tracectl status`."""
+
+from sdlib import SystemdMachine, check, run_test, wait_for
+
+DENIED = "PermissionDenied"
+NOT_SUPPORTED = "NotSupported"
+MANAGER = ["org.tracectl.Tracing1", "/org/tracectl/Tracing1", "org.tracectl.Tracing1.Manager"]
+
+
+def session_path(sd, user, name):
+    out = sd.run("busctl", "--system", "call", *MANAGER, "FindSession", "s", name,
+                 user=user).stdout
+    return out.split('"')[1]
+
+
+def call_session(sd, user, path, method, *args):
+    """gdbus, which prints the D-Bus error name of a failure."""
+    return sd.run("gdbus", "call", "--system", "--dest", "org.tracectl.Tracing1",
+                  "--object-path", path, "--method", f"org.tracectl.Tracing1.Session.{method}",
+                  *args, user=user, check_ok=False)
+
+
+def busctl_session(sd, user, path, method, *args):
+    return sd.run("busctl", "--system", "call", "org.tracectl.Tracing1", path,
+                  "org.tracectl.Tracing1.Session", method, *args, user=user, check_ok=False)
+
+
+def own_session_cells(sd, who, user):
+    """create, list, enable user events, start, stop, destroy: allowed."""
+    name = f"s-{who}"
+    sd.run("tracectl", "create", name, user=user)
+    check(name in sd.run("tracectl", "list", user=user).stdout, f"{who}: list")
+    sd.run("tracectl", "enable-event", "-u", "example:*", "-s", name, user=user)
+    sd.run("tracectl", "start", name, user=user)
+    sd.run("tracectl", "stop", name, user=user)
+    kernel = sd.run("tracectl", "enable-event", "-k", "sched_switch", "-s", name, user=user,
+                    check_ok=False)
+    return name, kernel
+
+
+def test():
+    with SystemdMachine() as sd:
+        alice = sd.add_user("tctest-alice", groups=("tracing",))
+        bob = sd.add_user("tctest-bob")
+        sd.run("systemctl", "start", "tracectld.socket")
+        users = {"root": None, "alice": alice, "bob": bob}
+        sessions, kernel = {}, {}
+        for who, user in users.items():
+            sessions[who], kernel[who] = own_session_cells(sd, who, user)
+
+        # enable kernel events
+        # (the CLI prints the message; the error names are checked with busctl below)
+        for who in ("root", "alice"):
+            check(kernel[who].returncode != 0 and "not available" in kernel[who].stderr,
+                  f"{who}: kernel: {kernel[who].stderr}")
+        check(kernel["bob"].returncode != 0 and "'tracing' group" in kernel["bob"].stderr,
+              f"bob: kernel: {kernel['bob'].stderr}")
+
+        # list other users' applications
+        alice_app = sd.popen("tracectl-example-app", "--pause", user=alice)
+        check(alice_app.stdout.readline().strip() == "ready", "alice's app did not start")
+        wait_for(lambda: "tracectl-exampl" in sd.run("tracectl", "list", "-u",
+                                                     user=alice).stdout, 10,
+                 "alice's application to register")
+        check("tracectl-exampl" in sd.run("tracectl", "list", "-u").stdout,
+              "root: does not see alice's application")
+        check("tracectl-exampl" not in sd.run("tracectl", "list", "-u", user=bob).stdout,
+              "bob: sees alice's application")
+        alice_app.kill()
+
+        # act on another user's session
+        alice_path = session_path(sd, alice, sessions["alice"])
+        bob_path = session_path(sd, bob, sessions["bob"])
+        result = call_session(sd, bob, alice_path, "Start")
+        check(result.returncode != 0 and DENIED in result.stderr, f"bob on alice's: {result}")
+        result = call_session(sd, alice, bob_path, "Start")
+        check(result.returncode != 0 and DENIED in result.stderr, f"alice on bob's: {result}")
+        result = call_session(sd, None, alice_path, "Start")
+        check(result.returncode == 0, f"root on alice's: {result.stderr}")
+        result = call_session(sd, None, alice_path, "Stop")
+        check(result.returncode == 0, f"root stopping alice's: {result.stderr}")
+
+        # The API with busctl alone.
+        introspection = sd.run("busctl", "--system", "introspect", "org.tracectl.Tracing1",
+                               "/org/tracectl/Tracing1", user=bob).stdout
+        check(".CreateSession" in introspection, "introspection lacks CreateSession")
+        created = sd.run("busctl", "--system", "call", *MANAGER, "CreateSession", "ss", "viabus",
+                         "", user=bob).stdout
+        path = created.split('"')[1]
+        check(busctl_session(sd, bob, path, "EnableEvent", "sss", "ust", "",
+                             "example:*").returncode == 0, "EnableEvent over busctl")
+        check(busctl_session(sd, bob, path, "Start").returncode == 0, "Start over busctl")
+        check(busctl_session(sd, bob, path, "Stop").returncode == 0, "Stop over busctl")
+
+        for who, expected in (("alice", NOT_SUPPORTED), ("bob", DENIED)):
+            path = session_path(sd, users[who], sessions[who])
+            result = call_session(sd, users[who], path, "EnableEvent", "kernel", "",
+                                  "sched_switch")
+            check(expected in result.stderr, f"{who}: kernel over busctl: {result.stderr}")
+
+        # A killed consumer is reported.
+        sd.run("tracectl", "start", sessions["alice"], user=alice)
+        sd.run("systemctl", "kill", "--signal=KILL", f"tracectl-consumer@{alice.uid}.service")
+
+        def reported():
+            out = sd.run("tracectl", "list", sessions["alice"], user=alice).stdout
+            return "Problem:" in out
+        wait_for(reported, 10, "tracectl to report the dead consumer")
+
+        # destroy, every user their own.
+        for who, user in users.items():
+            sd.run("tracectl", "destroy", sessions[who], user=user)
+        sd.run("tracectl", "destroy", "viabus", user=bob)
+
+
+run_test(test)
