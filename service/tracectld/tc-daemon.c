@@ -25,6 +25,7 @@
 #include "tc-embedded.h"
 #include "tc-error.h"
 #include "tc-idle.h"
+#include "tc-kernel.h"
 #include "tc-registry.h"
 #include "tc-wake.h"
 
@@ -170,6 +171,7 @@ shutdown_daemon(TcDaemon *daemon)
 	tc_request_pool_stop();
 	tc_consumers_shutdown();
 	tc_consumer_units_shutdown();
+	tc_kernel_shutdown();
 	g_clear_object(&daemon->manager);
 	g_clear_pointer(&daemon->embedded, tc_embedded_stop);
 	g_main_loop_unref(daemon->loop);
@@ -227,6 +229,7 @@ main(int argc, char **argv)
 	tc_authority_init();
 	tc_request_pool_start();
 	tc_consumer_units_init(daemon.rundir);
+	tc_kernel_init(daemon.rundir);
 	tc_idle_init(MAX(idle_timeout_s, 0), idle_exit_cb, &daemon);
 	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);
 	g_unix_signal_add(SIGINT, terminate_cb, &daemon);

@@ -15,6 +15,7 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
+#include "tc-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-validate.h"
 #include "tc-rb.h"
@@ -161,11 +162,19 @@ check_domain(const char *domain, GError **error)
 	return FALSE;
 }
 
+/* The root helper is started on demand and answers; the kernel domain
+ * itself is not implemented yet. */
 static gboolean
 kernel_work(TcRequest *request, GError **error)
 {
+	guint32 version = 0;
+
+	if (!tc_kernel_ping(&version, error))
+		return FALSE;
 	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-		    "Kernel tracing is not available in this version of tracectl");
+		    "Kernel tracing is not available in this version of tracectl (kernel helper "
+		    "protocol %u)",
+		    version);
 	return FALSE;
 }
 

@@ -83,6 +83,13 @@ class User:
     def __init__(self, name, groups=()):
         self.name = name
         self.created = False
+        self.created_groups = []
+        for group in groups:
+            try:
+                grp.getgrnam(group)
+            except KeyError:
+                subprocess.run(["groupadd", "--system", group], check=True)
+                self.created_groups.append(group)
         try:
             pwd.getpwnam(name)
         except KeyError:
@@ -100,6 +107,8 @@ class User:
             subprocess.run(["pkill", "-KILL", "-u", self.name], check=False)
             subprocess.run(["userdel", "--remove", self.name], check=False,
                            stderr=subprocess.DEVNULL)
+        for group in self.created_groups:
+            subprocess.run(["groupdel", group], check=False)
 
 
 class Result:

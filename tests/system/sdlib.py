@@ -44,7 +44,8 @@ class SystemdMachine:
     def install(self):
         data = os.path.join(BUILD, "data")
         put = self.installed.install
-        for unit in ("tracectld.service", "tracectld.socket", "tracectl-consumer@.service"):
+        for unit in ("tracectld.service", "tracectld.socket", "tracectl-consumer@.service",
+                     "tracectl-kernel-helper.service", "tracectl-kernel-helper.socket"):
             put(os.path.join(data, unit), f"/etc/systemd/system/{unit}")
         put(os.path.join(data, "org.tracectl.Tracing1.conf"),
             "/etc/dbus-1/system.d/org.tracectl.Tracing1.conf")
@@ -57,6 +58,8 @@ class SystemdMachine:
         binaries = {
             "service/tracectld/tracectld": "/usr/local/libexec/tracectld",
             "service/consumerd/tracectl-consumerd": "/usr/local/libexec/tracectl-consumerd",
+            "service/kernel-helper/tracectl-kernel-helper":
+                "/usr/local/libexec/tracectl-kernel-helper",
             "client/tracectl": "/usr/local/bin/tracectl",
             "probes/examples/tracectl-example-app": "/usr/local/bin/tracectl-example-app",
         }

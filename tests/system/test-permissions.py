@@ -50,7 +50,7 @@ def test():
     with SystemdMachine() as sd:
         alice = sd.add_user("tctest-alice", groups=("tracing",))
         bob = sd.add_user("tctest-bob")
-        sd.run("systemctl", "start", "tracectld.socket")
+        sd.run("systemctl", "start", "tracectld.socket", "tracectl-kernel-helper.socket")
         users = {"root": None, "alice": alice, "bob": bob}
         sessions, kernel = {}, {}
         for who, user in users.items():
@@ -63,6 +63,19 @@ def test():
                   f"{who}: kernel: {kernel[who].stderr}")
         check(kernel["bob"].returncode != 0 and "'tracing' group" in kernel["bob"].stderr,
               f"bob: kernel: {kernel['bob'].stderr}")
+        # The root helper was started on demand by the authorized requests,
+        # runs as root, and nobody but root and tracectld may reach it.
+        check("kernel helper protocol 1" in kernel["alice"].stderr,
+              f"the kernel helper did not answer: {kernel['alice'].stderr}")
+        started = sd.run("systemctl", "show", "-p", "ExecMainStartTimestampMonotonic",
+                         "--value", "tracectl-kernel-helper.service").stdout.strip()
+        check(started not in ("", "0"), "tracectl-kernel-helper.service was never started")
+        probe = sd.run("python3", "-c",
+                       "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET);"
+                       " s.connect('/run/tracectl/kernel-helper.sock')",
+                       user=bob, check_ok=False)
+        check(probe.returncode != 0 and "Permission denied" in probe.stderr,
+              f"bob reached the kernel helper: {probe.stderr}")
 
         # list other users' applications
         alice_app = sd.popen("tracectl-example-app", "--pause", user=alice)

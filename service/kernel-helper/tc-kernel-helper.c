@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl-kernel-helper: the root side of kernel tracing. It does the
+ * tracefs work tracectld (an unprivileged user) cannot: one tracefs
+ * instance per tracing session. It trusts nobody: each connection's uid
+ * must be root or the tracectl account, every request is checked, and
+ * instance names are built here from a number, never taken from a peer.
+ * It removes the instances of a crashed run when it starts, and exits
+ * after IDLE_EXIT_MS without a connection (systemd starts it again).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tc-kernel-abi.h"
+
+#define IDLE_EXIT_MS 10000
+#define MAX_CLIENTS 8
+#define SERVICE_USER "tracectl"
+
+static const char *
+tracefs_root(void)
+{
+	const char *env = getenv("TRACECTL_TRACEFS");
+
+	return env && *env ? env : "/sys/kernel/tracing";
+}
+
+static void __attribute__((format(printf, 2, 3)))
+log_line(const char *level, const char *format, ...)
+{
+	va_list args;
+
+	fprintf(stderr, "tracectl-kernel-helper: %s: ", level);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputc('\n', stderr);
+}
+
+/* Instance path of a session; the name is ours, only the number varies. */
+static int
+instance_path(uint64_t session_id, char *path, size_t size)
+{
+	int len = snprintf(path, size, "%s/instances/%s%llu", tracefs_root(),
+			   TC_KERNEL_INSTANCE_PREFIX, (unsigned long long)session_id);
+
+	return len > 0 && (size_t)len < size ? 0 : -ENAMETOOLONG;
+}
+
+static int
+instance_create(uint64_t session_id)
+{
+	char path[4096];
+	int ret = instance_path(session_id, path, sizeof(path));
+
+	if (ret < 0)
+		return ret;
+	if (mkdir(path, 0700) < 0)
+		return -errno;
+	log_line("info", "created instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
+		 (unsigned long long)session_id);
+	return 0;
+}
+
+static int
+instance_remove(uint64_t session_id)
+{
+	char path[4096];
+	int ret = instance_path(session_id, path, sizeof(path));
+
+	if (ret < 0)
+		return ret;
+	if (rmdir(path) < 0)
+		return -errno;
+	log_line("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
+		 (unsigned long long)session_id);
+	return 0;
+}
+
+/* Instances left by a run that crashed: nobody else names theirs so. */
+static void
+remove_leftovers(void)
+{
+	char path[4096];
+	struct dirent *entry;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/instances", tracefs_root());
+	dir = opendir(path);
+	if (dir == NULL)
+		return;
+	while ((entry = readdir(dir)) != NULL) {
+		char *end;
+		unsigned long long id;
+
+		if (strncmp(entry->d_name, TC_KERNEL_INSTANCE_PREFIX,
+			    strlen(TC_KERNEL_INSTANCE_PREFIX)) != 0)
+			continue;
+		id = strtoull(entry->d_name + strlen(TC_KERNEL_INSTANCE_PREFIX), &end, 10);
+		if (*end == '\0' && instance_remove(id) == 0)
+			log_line("info", "removed the leftover instance %s", entry->d_name);
+	}
+	closedir(dir);
+}
+
+static bool
+peer_is_allowed(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct passwd *pw;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	if (cred.uid == 0)
+		return true;
+	pw = getpwnam(SERVICE_USER);
+	if (pw && cred.uid == pw->pw_uid)
+		return true;
+	log_line("warning", "refused a connection from pid %ld uid %ld", (long)cred.pid,
+		 (long)cred.uid);
+	return false;
+}
+
+static void
+handle_request(const struct tc_kernel_msg *request, struct tc_kernel_msg *reply)
+{
+	reply->magic = TC_KERNEL_MAGIC;
+	reply->type = TC_KERNEL_REPLY;
+	reply->size = sizeof(*reply);
+	reply->seq = request->seq;
+	reply->session_id = request->session_id;
+	switch (request->type) {
+	case TC_KERNEL_PING:
+		reply->value = TC_KERNEL_VERSION;
+		break;
+	case TC_KERNEL_INSTANCE_CREATE:
+		reply->status = instance_create(request->session_id);
+		break;
+	case TC_KERNEL_INSTANCE_REMOVE:
+		reply->status = instance_remove(request->session_id);
+		break;
+	default:
+		reply->status = -EINVAL;
+	}
+}
+
+/* Serves one message; false when the connection is over. */
+static bool
+serve(int fd)
+{
+	struct tc_kernel_msg request, reply = {0};
+	ssize_t len = recv(fd, &request, sizeof(request), MSG_TRUNC);
+
+	if (len <= 0)
+		return false;
+	if (len != sizeof(request) || request.magic != TC_KERNEL_MAGIC ||
+	    request.size != sizeof(request)) {
+		reply.magic = TC_KERNEL_MAGIC;
+		reply.type = TC_KERNEL_REPLY;
+		reply.size = sizeof(reply);
+		reply.status = -EINVAL;
+	} else {
+		handle_request(&request, &reply);
+	}
+	return send(fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
+}
+
+/* Listening (socket activation) or one connected socket (fd 3). */
+static int
+run(int fd, bool is_listening)
+{
+	struct pollfd fds[1 + MAX_CLIENTS];
+	int n = 1;
+
+	fds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+	for (;;) {
+		int ready = poll(fds, n, is_listening && n == 1 ? IDLE_EXIT_MS : -1);
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			return ready < 0 ? EXIT_FAILURE : EXIT_SUCCESS; /* idle */
+		if (!is_listening) {
+			if (!serve(fd))
+				return EXIT_SUCCESS;
+			continue;
+		}
+		if ((fds[0].revents & POLLIN) && n < 1 + MAX_CLIENTS) {
+			int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (client >= 0 && peer_is_allowed(client))
+				fds[n++] = (struct pollfd){.fd = client, .events = POLLIN};
+			else if (client >= 0)
+				close(client);
+		}
+		for (int i = 1; i < n; i++) {
+			if (fds[i].revents && !serve(fds[i].fd)) {
+				close(fds[i].fd);
+				fds[i--] = fds[--n];
+			}
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = sd_listen_fds(true);
+
+	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+		printf("tracectl-kernel-helper %s\n", PACKAGE_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "tracectl-kernel-helper: must run as root\n");
+		return EXIT_FAILURE;
+	}
+	umask(0077);
+	remove_leftovers();
+	if (n == 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) > 0)
+		return run(SD_LISTEN_FDS_START, true);
+	if (!peer_is_allowed(TC_KERNEL_COMMAND_FD)) {
+		fprintf(stderr, "tracectl-kernel-helper: descriptor %d is no allowed peer\n",
+			TC_KERNEL_COMMAND_FD);
+		return EXIT_FAILURE;
+	}
+	return run(TC_KERNEL_COMMAND_FD, false);
+}

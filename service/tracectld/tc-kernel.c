@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-kernel"
+
+#include "tc-kernel.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tc-error.h"
+#include "tc-kernel-abi.h"
+
+#define REPLY_TIMEOUT_MS 10000
+
+static GMutex kernel_lock; /* covers everything below */
+static char *socket_path;
+static int helper_fd = -1;
+static GPid helper_pid;
+static guint32 next_seq = 1;
+
+void
+tc_kernel_init(const char *rundir)
+{
+	socket_path = g_build_filename(rundir, TC_KERNEL_SOCKET_NAME, NULL);
+}
+
+static char *
+helper_binary(void)
+{
+	g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+
+	if (self && g_str_has_prefix(self, TRACECTL_BUILD_SERVICEDIR "/"))
+		return g_build_filename(TRACECTL_BUILD_SERVICEDIR, "kernel-helper",
+					"tracectl-kernel-helper", NULL);
+	return g_build_filename(TRACECTL_LIBEXECDIR, "tracectl-kernel-helper", NULL);
+}
+
+/* systemd holds the helper's socket: connecting starts it. */
+static int
+connect_socket(GError **error)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	g_strlcpy(addr.sun_path, socket_path, sizeof(addr.sun_path));
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "Cannot reach the kernel helper at '%s': %s", socket_path,
+			    g_strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* No systemd: we are root, so we start the helper ourselves. */
+static int
+spawn_helper(GError **error)
+{
+	g_autofree char *path = helper_binary();
+	const char *argv[] = {path, NULL};
+	int pair[2], target_fds[1] = {TC_KERNEL_COMMAND_FD};
+
+	if (geteuid() != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "No kernel helper socket at '%s', and tracectld is not root",
+			    socket_path);
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "socketpair: %s", g_strerror(errno));
+		return -1;
+	}
+	if (!g_spawn_async_with_pipes_and_fds("/", argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+					      NULL, -1, -1, -1, &pair[1], target_fds, 1,
+					      &helper_pid, NULL, NULL, NULL, error)) {
+		close(pair[0]);
+		close(pair[1]);
+		return -1;
+	}
+	close(pair[1]);
+	g_message("Started the kernel helper, pid %d", (int)helper_pid);
+	return pair[0];
+}
+
+static gboolean
+ensure_connected(GError **error)
+{
+	g_autoptr(GError) socket_error = NULL;
+
+	if (helper_fd >= 0)
+		return TRUE;
+	if (g_file_test(socket_path, G_FILE_TEST_EXISTS)) {
+		helper_fd = connect_socket(&socket_error);
+		/* A socket nobody serves is the leftover of another run. */
+		if (helper_fd >= 0 || geteuid() != 0) {
+			if (helper_fd < 0)
+				g_propagate_error(error, g_steal_pointer(&socket_error));
+			return helper_fd >= 0;
+		}
+		g_debug("%s, starting the helper", socket_error->message);
+	}
+	helper_fd = spawn_helper(error);
+	return helper_fd >= 0;
+}
+
+static void
+disconnect(void)
+{
+	if (helper_fd >= 0)
+		close(helper_fd);
+	helper_fd = -1;
+}
+
+/* kernel_lock held. */
+static gboolean
+request_locked(struct tc_kernel_msg *msg, struct tc_kernel_msg *reply, GError **error)
+{
+	struct pollfd pfd = {.events = POLLIN};
+	gssize len;
+
+	if (!ensure_connected(error))
+		return FALSE;
+	msg->magic = TC_KERNEL_MAGIC;
+	msg->size = sizeof(*msg);
+	msg->seq = next_seq++;
+	pfd.fd = helper_fd;
+	if (send(helper_fd, msg, sizeof(*msg), MSG_NOSIGNAL) != sizeof(*msg) ||
+	    poll(&pfd, 1, REPLY_TIMEOUT_MS) != 1 ||
+	    (len = recv(helper_fd, reply, sizeof(*reply), MSG_TRUNC)) != sizeof(*reply) ||
+	    reply->magic != TC_KERNEL_MAGIC || reply->type != TC_KERNEL_REPLY ||
+	    reply->seq != msg->seq) {
+		disconnect();
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The kernel helper did not answer properly");
+		return FALSE;
+	}
+	if (reply->status < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper failed: %s",
+			    g_strerror(-reply->status));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+tc_kernel_ping(guint32 *version, GError **error)
+{
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_PING}, reply = {0};
+	gboolean ok;
+
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked(&msg, &reply, error);
+	g_mutex_unlock(&kernel_lock);
+	if (ok)
+		*version = reply.value;
+	return ok;
+}
+
+void
+tc_kernel_shutdown(void)
+{
+	int status;
+
+	g_mutex_lock(&kernel_lock);
+	disconnect();
+	if (helper_pid > 0) {
+		/* EOF on its socket ends it. */
+		waitpid(helper_pid, &status, 0);
+		helper_pid = 0;
+	}
+	g_mutex_unlock(&kernel_lock);
+	g_clear_pointer(&socket_path, g_free);
+}

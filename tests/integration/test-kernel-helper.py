@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The root kernel helper's boundary: it answers its protocol (and
+nothing else) to root and the tracectl account only, creates and removes
+one tracefs instance per session under names it builds itself, removes a
+crashed run's leftovers when it starts; tracectld starts it on demand for
+authorized kernel requests, and bob is refused before it is involved."""
+
+import os
+import shutil
+import socket
+import struct
+import subprocess
+
+from tclib import BUILD, Service, check, require, run, wait_for
+
+HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
+TRACEFS = "/sys/kernel/tracing"
+MAGIC, PING, CREATE, REMOVE, REPLY = 0x54434B31, 1, 2, 3, 16
+MSG = struct.Struct("=IIIIQiI")
+
+
+def request(sock, kind, session=0, seq=1):
+    sock.send(MSG.pack(MAGIC, kind, MSG.size, seq, session, 0, 0))
+    data = sock.recv(256)
+    check(len(data) == MSG.size, f"reply of {len(data)} bytes")
+    magic, rtype, size, rseq, rsession, status, value = MSG.unpack(data)
+    check(magic == MAGIC and rtype == REPLY and rseq == seq, "malformed reply")
+    return status, value
+
+
+def start_paired():
+    """The helper with a socket pair as descriptor 3, as tracectld does."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    # Our sockets are close-on-exec; only the dup2 result is inherited.
+    proc = subprocess.Popen([HELPER], close_fds=False,
+                            preexec_fn=lambda: os.dup2(theirs.fileno(), 3),
+                            stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    return ours, proc
+
+
+def tracefs_instances():
+    """Mounts tracefs if needed; returns the instances dir (or None) and
+    whether we mounted it."""
+    path = os.path.join(TRACEFS, "instances")
+    if os.path.isdir(path):
+        return path, False
+    mounted = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                             capture_output=True).returncode == 0
+    return (path if os.path.isdir(path) else None), mounted
+
+
+def test_protocol_and_instances():
+    sock, proc = start_paired()
+    status, version = request(sock, PING)
+    check(status == 0 and version == 1, f"PING: {status} {version}")
+    sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
+    check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
+    instances, mounted = tracefs_instances()
+    try:
+        if instances:
+            status, _ = request(sock, CREATE, 424242, seq=2)
+            check(status == 0, f"INSTANCE_CREATE: {status}")
+            check(os.path.isdir(os.path.join(instances, "tracectl-424242")), "no instance")
+            status, _ = request(sock, REMOVE, 424242, seq=3)
+            check(status == 0 and not os.path.exists(os.path.join(instances, "tracectl-424242")),
+                  f"INSTANCE_REMOVE: {status}")
+            # A crashed run's instance is removed when the helper starts again.
+            os.mkdir(os.path.join(instances, "tracectl-777777"))
+            sock.close()
+            proc.wait(timeout=10)
+            sock, proc = start_paired()
+            request(sock, PING)
+            check(not os.path.exists(os.path.join(instances, "tracectl-777777")),
+                  "the leftover instance was not removed")
+        else:
+            print("tracefs is not available: instance checks skipped")
+    finally:
+        sock.close()
+        proc.wait(timeout=10)
+        if mounted:
+            subprocess.run(["umount", TRACEFS], check=False)
+
+
+def test_peer_check(svc):
+    require(shutil.which("systemd-socket-activate"), "systemd-socket-activate is missing")
+    bob = svc.add_user("tctest-bob")
+    path = os.path.join(svc.rundir, "kernel-helper.sock")
+    proc = subprocess.Popen(["systemd-socket-activate", "--seqpacket", "-l", path, HELPER],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(path), 10, "the helper's socket")
+        os.chmod(path, 0o666)  # so that only the helper's own check stands in bob's way
+        script = ("import socket,struct,sys\n"
+                  "s=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET)\n"
+                  f"s.connect({path!r})\n"
+                  f"s.send(struct.pack('=IIIIQiI',{MAGIC},{PING},32,1,0,0,0))\n"
+                  "sys.exit(0 if s.recv(64) else 3)\n")
+        as_bob = subprocess.run(["setpriv", f"--reuid={bob.uid}", f"--regid={bob.uid}",
+                                 "--clear-groups", "/usr/bin/python3", "-c", script],
+                                capture_output=True, timeout=30)
+        check(as_bob.returncode != 0, "the helper answered bob")
+        as_root = subprocess.run(["/usr/bin/python3", "-c", script], capture_output=True,
+                                 timeout=30)
+        check(as_root.returncode == 0, f"the helper did not answer root: {as_root.stderr}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    # The stale socket stays: tracectld must see nobody serves it.
+
+
+def test_service(svc):
+    alice = svc.add_user("tctest-alice", groups=("tracing",))
+    bob = [u for u in svc.users if u.name == "tctest-bob"][0]
+    for user in (alice, bob):
+        svc.cli("create", "k", user=user)
+    result = svc.cli("enable-event", "-k", "sched_switch", user=alice, check_ok=False)
+    check(result.returncode != 0 and "kernel helper protocol 1" in result.stderr,
+          f"alice: {result.stderr}")
+    result = svc.cli("enable-event", "-k", "sched_switch", user=bob, check_ok=False)
+    check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob: {result.stderr}")
+
+
+def test():
+    require(os.path.exists(HELPER), "the kernel helper is not built")
+    test_protocol_and_instances()
+    with Service() as svc:
+        test_peer_check(svc)
+        test_service(svc)
+
+
+run(test)
