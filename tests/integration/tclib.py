@@ -167,6 +167,11 @@ class Service:
 
     def start(self):
         self.address = None
+        # A killed instance leaves its files: wait for the new ones.
+        if self.proc is not None and self.proc.poll() is not None:
+            for name in ("bus", "app.sock"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self.rundir, name))
         env = self.env()
         env["G_MESSAGES_DEBUG"] = "all"
         self.logfile = open(self.log_path, "ab")
