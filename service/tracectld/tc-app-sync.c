@@ -11,6 +11,7 @@
 #include "tc-registry.h"
 
 #include "tc-metadata.h"
+#include "tc-session-ops.h"
 
 void
 tc_app_session_state_free(TcAppSessionState *state)
@@ -71,28 +72,29 @@ send_session_state(TcApp *app, TcSession *session, guint32 type, TcAckWaiter *wa
 }
 
 static gboolean
-send_channel(TcApp *app, TcChannel *channel, TcAckWaiter *waiter)
+send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
+	     TcAckWaiter *waiter)
 {
 	struct tracectl_msg_channel msg = {
 		.session_handle = channel->session->id,
 		.channel_handle = channel->handle,
 		.stream_id = channel->stream_id,
-		.nr_streams = channel->nr_streams,
+		.nr_streams = buffers->nr_streams,
 		.subbuf_size = channel->subbuf_size,
 		.num_subbuf = channel->num_subbuf,
 	};
 
 	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter))
 		return FALSE;
-	for (guint cpu = 0; cpu < channel->nr_streams; cpu++) {
+	for (guint cpu = 0; cpu < buffers->nr_streams; cpu++) {
 		struct tracectl_msg_stream stream = {
 			.channel_handle = channel->handle,
 			.cpu = cpu,
-			.shm_size = channel->shm_size,
+			.shm_size = buffers->shm_size,
 		};
 
 		if (!send_command(app, &stream, TRACECTL_MSG_STREAM_ADD, sizeof(stream),
-				  &channel->stream_fds[cpu], 1, waiter))
+				  &buffers->fds[cpu], 1, waiter))
 			return FALSE;
 	}
 	return TRUE;
@@ -164,7 +166,7 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 	gboolean active = session->state == TC_SESSION_ACTIVE;
 	TcAppSessionState *state;
 
-	if (app->state != TC_APP_REGISTERED || app->uid != session->owner_uid ||
+	if (app->state != TC_APP_REGISTERED || !tc_session_records_uid(session, app->uid) ||
 	    !session->has_buffers || session->destroyed)
 		return;
 	state = app_session_state(app, session);
@@ -177,11 +179,14 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 	}
 	for (guint i = 0; i < session->channels->len; i++) {
 		TcChannel *channel = g_ptr_array_index(session->channels, i);
+		/* Only ever the buffers of the application's own uid. */
+		TcChannelBuffers *buffers =
+			g_hash_table_lookup(channel->buffers, GUINT_TO_POINTER(app->uid));
 
-		if (channel->stream_fds == NULL)
+		if (buffers == NULL)
 			continue;
 		if (!g_hash_table_contains(state->channels_sent, &channel->handle)) {
-			if (!send_channel(app, channel, waiter))
+			if (!send_channel(app, channel, buffers, waiter))
 				return;
 			g_hash_table_add(state->channels_sent, &channel->handle);
 		}
@@ -201,7 +206,8 @@ typedef void (*AppSessionFunc)(TcApp *app, TcSession *session, TcAckWaiter *wait
 static void
 for_each_owner_app(TcSession *session, AppSessionFunc func, TcAckWaiter *waiter)
 {
-	g_autoptr(GPtrArray) apps = tc_registry_list_apps(session->owner_uid, FALSE);
+	g_autoptr(GPtrArray) apps =
+		tc_registry_list_apps(session->owner_uid, session->owner_uid == 0);
 
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
@@ -221,11 +227,14 @@ tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
 void
 tc_app_sync_all_sessions(TcApp *app)
 {
-	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(app->uid, FALSE);
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions_recording(app->uid);
 
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
 
+		/* Root's session gives this uid its own trace first. */
+		if (session->owner_uid != app->uid)
+			tc_session_trace_uid_for_app(session, app->uid);
 		g_mutex_lock(&session->lock);
 		g_mutex_lock(&app->lock);
 		tc_app_sync_locked(app, session, NULL);

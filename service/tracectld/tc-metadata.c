@@ -22,7 +22,8 @@ append_uuid(GString *out, const guint8 uuid[16])
 }
 
 void
-tc_metadata_append_header(GString *out, const TcSession *session)
+tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
+			  const guint8 uuid[16])
 {
 	g_autoptr(GDateTime) created =
 		g_date_time_new_from_unix_utc(session->creation_realtime_us / G_USEC_PER_SEC);
@@ -42,7 +43,7 @@ tc_metadata_append_header(GString *out, const TcSession *session)
 				       ":= uint%u_t;\n",
 				       bits, bits);
 	g_string_append(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
-	append_uuid(out, session->uuid);
+	append_uuid(out, uuid);
 	g_string_append_printf(out,
 			       "\";\n\tbyte_order = %s;\n"
 			       "\tpacket.header := struct {\n"
@@ -63,7 +64,7 @@ tc_metadata_append_header(GString *out, const TcSession *session)
 			       "\tuid = %u;\n"
 			       "};\n\n",
 			       g_get_host_name(), PACKAGE_VERSION, session->name, created_text,
-			       (unsigned)session->owner_uid);
+			       (unsigned)uid);
 	g_string_append_printf(out,
 			       "clock {\n"
 			       "\tname = \"monotonic\";\n"

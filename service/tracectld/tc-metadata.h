@@ -17,8 +17,9 @@
  * first enabled in a channel.
  */
 
-/* The trace, environment and clock declarations. */
-void tc_metadata_append_header(GString *out, const TcSession *session);
+/* The trace, environment and clock declarations of the trace of uid. */
+void tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
+			       const guint8 uuid[16]);
 /* The stream class of a channel. */
 void tc_metadata_append_stream(GString *out, const TcChannel *channel);
 /* One event class. Event names and field names were validated at

@@ -92,6 +92,8 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->state = TC_SESSION_INACTIVE;
 	session->channels = g_ptr_array_new();
 	session->metadata_pending = g_string_new(NULL);
+	session->metadata_body = g_string_new(NULL);
+	session->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	cds_lfht_node_init(&session->id_node);
 	cds_lfht_node_init(&session->name_node);
 	return session;
@@ -105,12 +107,19 @@ tc_session_ref(TcSession *session)
 }
 
 static void
+channel_buffers_free(TcChannelBuffers *buffers)
+{
+	for (guint i = 0; i < buffers->nr_streams; i++)
+		if (buffers->fds[i] >= 0)
+			close(buffers->fds[i]);
+	g_free(buffers->fds);
+	g_free(buffers);
+}
+
+static void
 tc_channel_free(TcChannel *channel)
 {
-	for (guint i = 0; channel->stream_fds && i < channel->nr_streams; i++)
-		if (channel->stream_fds[i] >= 0)
-			close(channel->stream_fds[i]);
-	g_free(channel->stream_fds);
+	g_hash_table_unref(channel->buffers);
 	g_ptr_array_unref(channel->patterns);
 	g_hash_table_unref(channel->event_ids);
 	g_free(channel->name);
@@ -126,6 +135,8 @@ tc_session_unref(TcSession *session)
 		tc_channel_free(g_ptr_array_index(session->channels, i));
 	g_ptr_array_unref(session->channels);
 	g_string_free(session->metadata_pending, TRUE);
+	g_string_free(session->metadata_body, TRUE);
+	g_hash_table_unref(session->traces);
 	g_free(session->problem);
 	g_mutex_clear(&session->op_lock);
 	g_mutex_clear(&session->lock);
@@ -281,6 +292,20 @@ tc_registry_list_sessions(uid_t uid, gboolean all)
 	return result;
 }
 
+GPtrArray *
+tc_registry_list_sessions_recording(uid_t uid)
+{
+	GPtrArray *result = tc_registry_list_sessions(uid, FALSE);
+
+	if (uid != 0) {
+		g_autoptr(GPtrArray) of_root = tc_registry_list_sessions(0, FALSE);
+
+		for (guint i = 0; i < of_root->len; i++)
+			g_ptr_array_add(result, tc_session_ref(g_ptr_array_index(of_root, i)));
+	}
+	return result;
+}
+
 guint
 tc_registry_session_count(void)
 {
@@ -319,6 +344,8 @@ tc_session_add_channel_locked(TcSession *session, const char *name, guint32 subb
 	channel->num_subbuf = num_subbuf;
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						 (GDestroyNotify)channel_buffers_free);
 	g_ptr_array_add(session->channels, channel);
 	return channel;
 }

@@ -59,11 +59,27 @@ struct _TcChannel {
 	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
-	/* The per-CPU buffers, once the consumer created them (first start). */
-	int *stream_fds; /* [S] memfds, nr_streams of them, or NULL */
+	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
+	 * created by the consumer (an application only ever gets those of
+	 * its own uid). [S] */
+	GHashTable *buffers;
+};
+
+typedef struct {
+	int *fds; /* memfds, one per CPU */
 	guint nr_streams;
 	guint64 shm_size;
-};
+} TcChannelBuffers;
+
+/* The trace of one uid in a session: its own directory
+ * <output>/ust/uid/<uid>/64-bit, consumer session, uuid and metadata. An
+ * ordinary session has one, its owner's; a session of root (the
+ * administrator) has one per uid whose applications it recorded. */
+typedef struct {
+	guint64 consumer_id;
+	guint8 uuid[16];
+	gboolean has_buffers;
+} TcUidTrace;
 
 typedef enum {
 	TC_SESSION_INACTIVE,
@@ -90,6 +106,8 @@ struct _TcSession {
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */
 	GString *metadata_pending; /* [S] TSDL not yet sent to the consumer */
+	GString *metadata_body;    /* [S] streams and events sent so far */
+	GHashTable *traces;        /* [S] uid -> TcUidTrace * */
 	char *problem;             /* [S] for the Problem property, or NULL */
 
 	gpointer dbus_object; /* main thread only: the exported skeleton */
@@ -175,6 +193,17 @@ TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);
 TcChannel *tc_session_add_channel_locked(TcSession *session, const char *name,
 					 guint32 subbuf_size, guint32 num_subbuf);
 guint tc_registry_session_count(void);
+
+/* Root's sessions record every user's applications, each in its own
+ * per-uid trace; the others only their owner's. */
+static inline gboolean
+tc_session_records_uid(const TcSession *session, uid_t uid)
+{
+	return session->owner_uid == uid || session->owner_uid == 0;
+}
+
+/* New references to the sessions that record uid's applications. */
+GPtrArray *tc_registry_list_sessions_recording(uid_t uid);
 
 /* Applications. */
 TcApp *tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid);

@@ -3,11 +3,15 @@
 
 #include "tc-session-ops.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
+
+static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
+				 const char *trace_dir, GError **error);
 
 gboolean
 tc_session_op_create(TcSession *session, GError **error)
@@ -19,8 +23,8 @@ tc_session_op_create(TcSession *session, GError **error)
 	added = tc_registry_add_session(session, error);
 	if (added) {
 		consumer = tc_consumer_get(session->owner_uid, error);
-		if (consumer == NULL ||
-		    !tc_consumer_create_session(consumer, session->id, session->trace_dir, error)) {
+		if (consumer == NULL || !create_uid_trace(session, consumer, session->owner_uid,
+							  session->trace_dir, error)) {
 			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
 				       session->name);
 			g_mutex_lock(&session->lock);
@@ -37,21 +41,136 @@ tc_session_op_create(TcSession *session, GError **error)
 	return added;
 }
 
-/* Sends the metadata produced since the last call to the consumer. */
+/* The uuid of uid's trace: the session's, changed for other uids, so
+ * that each per-uid trace is a trace of its own for babeltrace2. */
+static void
+uid_trace_uuid(const TcSession *session, uid_t uid, guint8 uuid[16])
+{
+	guint32 mix = uid ^ session->owner_uid;
+
+	memcpy(uuid, session->uuid, 16);
+	for (guint i = 0; i < 4; i++)
+		uuid[12 + i] ^= (mix >> (8 * i)) & 0xff;
+}
+
+/* The consumer session of uid's trace: the session id for the owner's. */
+static guint64
+uid_trace_consumer_id(const TcSession *session, uid_t uid)
+{
+	if (uid == session->owner_uid)
+		return session->id;
+	return ((guint64)uid + 1) << 32 | (session->id & G_MAXUINT32);
+}
+
+/* Creates the directory of uid's trace through the consumer. op_lock held. */
+static gboolean
+create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid, const char *trace_dir,
+		 GError **error)
+{
+	TcUidTrace *trace = g_new0(TcUidTrace, 1);
+
+	trace->consumer_id = uid_trace_consumer_id(session, uid);
+	uid_trace_uuid(session, uid, trace->uuid);
+	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, error)) {
+		g_free(trace);
+		return FALSE;
+	}
+	g_mutex_lock(&session->lock);
+	g_hash_table_insert(session->traces, GUINT_TO_POINTER(uid), trace);
+	g_mutex_unlock(&session->lock);
+	return TRUE;
+}
+
+/* Sends the metadata produced since the last call to every trace that has
+ * buffers, and keeps it for traces created later. op_lock held. */
 static gboolean
 flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	g_autofree char *text = NULL;
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	GHashTableIter iter;
+	gpointer value;
 	gsize len;
 
 	g_mutex_lock(&session->lock);
 	len = session->metadata_pending->len;
+	g_string_append_len(session->metadata_body, session->metadata_pending->str, len);
 	text = g_string_free(session->metadata_pending, FALSE);
 	session->metadata_pending = g_string_new(NULL);
+	g_hash_table_iter_init(&iter, session->traces);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		TcUidTrace *trace = value;
+
+		if (trace->has_buffers)
+			g_array_append_val(ids, trace->consumer_id);
+	}
 	g_mutex_unlock(&session->lock);
-	if (len == 0)
+	for (guint i = 0; len > 0 && i < ids->len; i++)
+		if (!tc_consumer_append_metadata(consumer, g_array_index(ids, guint64, i), text,
+						 len, error))
+			return FALSE;
+	return TRUE;
+}
+
+/*
+ * Gives uid its trace in the session, with buffers in every channel and
+ * the metadata so far (a new uid in root's session, or the owner at the
+ * first start). op_lock held.
+ */
+static gboolean
+trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
+{
+	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+	g_autoptr(GString) metadata = g_string_new(NULL);
+	TcUidTrace *trace;
+
+	g_mutex_lock(&session->lock);
+	trace = g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid));
+	g_mutex_unlock(&session->lock);
+	if (trace == NULL) {
+		g_autofree char *dir = g_strdup_printf("%s/ust/uid/%u/%u-bit",
+						       session->output_directory, (unsigned)uid,
+						       (unsigned)(sizeof(long) * 8));
+
+		if (!create_uid_trace(session, consumer, uid, dir, error))
+			return FALSE;
+		g_mutex_lock(&session->lock);
+		trace = g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid));
+		g_mutex_unlock(&session->lock);
+	}
+	if (trace->has_buffers)
 		return TRUE;
-	return tc_consumer_append_metadata(consumer, session->id, text, len, error);
+	/* Channels change only under op_lock, which we hold. */
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+		TcChannelBuffers *buffers = g_new0(TcChannelBuffers, 1);
+
+		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel->handle,
+						channel->name, channel->stream_id,
+						channel->subbuf_size, channel->num_subbuf,
+						trace->uuid, nr_cpus, &buffers->fds,
+						&buffers->shm_size, error)) {
+			g_free(buffers);
+			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
+				       channel->name);
+			return FALSE;
+		}
+		buffers->nr_streams = nr_cpus;
+		g_mutex_lock(&session->lock);
+		g_hash_table_insert(channel->buffers, GUINT_TO_POINTER(uid), buffers);
+		g_mutex_unlock(&session->lock);
+	}
+	tc_metadata_append_header(metadata, session, uid, trace->uuid);
+	g_mutex_lock(&session->lock);
+	g_string_append_len(metadata, session->metadata_body->str, session->metadata_body->len);
+	g_mutex_unlock(&session->lock);
+	if (!tc_consumer_append_metadata(consumer, trace->consumer_id, metadata->str,
+					 metadata->len, error))
+		return FALSE;
+	g_mutex_lock(&session->lock);
+	trace->has_buffers = TRUE;
+	g_mutex_unlock(&session->lock);
+	return TRUE;
 }
 
 static gboolean
@@ -65,47 +184,99 @@ check_alive_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
-/* Asks the consumer for the buffers of every channel, the first time the
- * session starts. op_lock held. */
+/* The first start: the default channel if none, the stream classes, and
+ * the owner's buffers. op_lock held. */
 static gboolean
 create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 {
-	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
-	g_autoptr(GString) metadata = g_string_new(NULL);
-
 	g_mutex_lock(&session->lock);
 	if (session->channels->len == 0)
 		tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, TC_DEFAULT_SUBBUF_SIZE,
 					      TC_DEFAULT_NUM_SUBBUF);
-	g_mutex_unlock(&session->lock);
-	tc_metadata_append_header(metadata, session);
-	/* Channels change only under op_lock, which we hold. */
-	for (guint i = 0; i < session->channels->len; i++) {
-		TcChannel *channel = g_ptr_array_index(session->channels, i);
-		int *fds = NULL;
-		guint64 shm_size = 0;
+	/* Stream classes first: event classes may follow from registrations. */
+	{
+		g_autoptr(GString) streams = g_string_new(NULL);
 
-		if (!tc_consumer_create_channel(consumer, session->id, channel->handle,
-						channel->name, channel->stream_id,
-						channel->subbuf_size, channel->num_subbuf,
-						session->uuid, nr_cpus, &fds, &shm_size, error)) {
-			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
-				       channel->name);
-			return FALSE;
-		}
-		tc_metadata_append_stream(metadata, channel);
-		g_mutex_lock(&session->lock);
-		channel->stream_fds = fds;
-		channel->nr_streams = nr_cpus;
-		channel->shm_size = shm_size;
-		g_mutex_unlock(&session->lock);
+		for (guint i = 0; i < session->channels->len; i++)
+			tc_metadata_append_stream(streams, g_ptr_array_index(session->channels, i));
+		g_string_prepend(session->metadata_pending, streams->str);
 	}
-	g_mutex_lock(&session->lock);
-	/* The header goes before any event declared by a registration. */
-	g_string_prepend(session->metadata_pending, metadata->str);
 	session->has_buffers = TRUE;
 	g_mutex_unlock(&session->lock);
+	return trace_uid(session, consumer, session->owner_uid, error);
+}
+
+/* Root's session: a trace for every uid with registered applications.
+ * op_lock held. */
+static gboolean
+trace_registered_uids(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	g_autoptr(GPtrArray) apps = NULL;
+
+	if (session->owner_uid != 0)
+		return TRUE;
+	apps = tc_registry_list_apps(0, TRUE);
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
+
+		if (!trace_uid(session, consumer, app->uid, error))
+			return FALSE;
+	}
 	return TRUE;
+}
+
+void
+tc_session_trace_uid_for_app(TcSession *session, uid_t uid)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GError) error = NULL;
+	gboolean needed;
+
+	g_mutex_lock(&session->lock);
+	needed = session->has_buffers && !session->destroyed &&
+		 g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid)) == NULL;
+	g_mutex_unlock(&session->lock);
+	if (!needed)
+		return;
+	g_mutex_lock(&session->op_lock);
+	consumer = tc_consumer_get(session->owner_uid, &error);
+	if (consumer == NULL || !trace_uid(session, consumer, uid, &error) ||
+	    !flush_metadata(session, consumer, &error))
+		g_warning("Session '%s' cannot record uid %u: %s", session->name, (unsigned)uid,
+			  error->message);
+	g_mutex_unlock(&session->op_lock);
+}
+
+/* Calls func on the consumer session of every trace. op_lock held. */
+static gboolean
+for_each_trace(TcSession *session, TcConsumer *consumer,
+	       gboolean (*func)(TcConsumer *, guint64, GError **), GError **error)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	GHashTableIter iter;
+	gpointer value;
+	gboolean ok = TRUE;
+
+	g_mutex_lock(&session->lock);
+	g_hash_table_iter_init(&iter, session->traces);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
+	g_mutex_unlock(&session->lock);
+	for (guint i = 0; i < ids->len; i++) {
+		g_autoptr(GError) local_error = NULL;
+
+		if (!func(consumer, g_array_index(ids, guint64, i), &local_error) && ok) {
+			g_propagate_error(error, g_steal_pointer(&local_error));
+			ok = FALSE;
+		}
+	}
+	return ok;
+}
+
+static gboolean
+flush_trace(TcConsumer *consumer, guint64 id, GError **error)
+{
+	return tc_consumer_flush_session(consumer, id, NULL, error);
 }
 
 /* Applies the session's state to every application of its owner and waits
@@ -141,7 +312,8 @@ tc_session_op_start(TcSession *session, GError **error)
 		goto out;
 	if (!session->has_buffers && !create_buffers(session, consumer, error))
 		goto out;
-	if (!flush_metadata(session, consumer, error))
+	if (!trace_registered_uids(session, consumer, error) ||
+	    !flush_metadata(session, consumer, error))
 		goto out;
 	g_mutex_lock(&session->lock);
 	session->state = TC_SESSION_ACTIVE;
@@ -160,7 +332,6 @@ static gboolean
 stop_locked(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	guint64 corrupted = 0;
 
 	g_mutex_lock(&session->lock);
 	session->state = TC_SESSION_INACTIVE;
@@ -168,14 +339,11 @@ stop_locked(TcSession *session, GError **error)
 	sync_apps_and_wait(session);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !flush_metadata(session, consumer, error) ||
-	    !tc_consumer_flush_session(consumer, session->id, &corrupted, error)) {
+	    !for_each_trace(session, consumer, flush_trace, error)) {
 		g_prefix_error(error, "Session '%s' stopped, but writing its trace failed: ",
 			       session->name);
 		return FALSE;
 	}
-	if (corrupted > 0)
-		g_warning("Session '%s': %" G_GUINT64_FORMAT " corrupted packet(s) were dropped",
-			  session->name, corrupted);
 	g_message("Session '%s' of uid %u stopped, trace written to '%s'", session->name,
 		  (unsigned)session->owner_uid, session->output_directory);
 	return TRUE;
@@ -223,7 +391,7 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	ok = consumer != NULL && flush_metadata(session, consumer, error) &&
-	     tc_consumer_destroy_session(consumer, session->id, error);
+	     for_each_trace(session, consumer, tc_consumer_destroy_session, error);
 	if (!ok) {
 		g_warning("Session '%s' destroyed, but its consumer failed: %s", session->name,
 			  (*error)->message);

@@ -34,3 +34,7 @@ gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 /* The consumer of uid died: every session of uid with buffers says what
  * was lost in its Problem property. Any thread. */
 void tc_sessions_consumer_lost(uid_t uid, const char *why);
+
+/* Registration: gives uid its own trace in root's session when it has
+ * none yet (takes op_lock, asks the consumer). No lock held. */
+void tc_session_trace_uid_for_app(TcSession *session, uid_t uid);

@@ -102,9 +102,10 @@ test_metadata_header(void)
 	g_autoptr(TcSession) session = tc_session_new("s1", 1000, "/tmp/x");
 	g_autoptr(GString) out = g_string_new(NULL);
 
-	tc_metadata_append_header(out, session);
+	tc_metadata_append_header(out, session, 1000, session->uuid);
 	g_assert_true(g_str_has_prefix(out->str, "/* CTF 1.8 */"));
 	g_assert_nonnull(strstr(out->str, "trace_name = \"s1\";"));
+	g_assert_nonnull(strstr(out->str, "uid = 1000;"));
 	g_assert_nonnull(strstr(out->str, "freq = 1000000000;"));
 	g_assert_cmpstr(session->trace_dir, ==, "/tmp/x/ust/uid/1000/64-bit");
 	/* RFC 4122 version 4 uuid. */
