@@ -12,6 +12,7 @@ import contextlib
 import grp
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -165,10 +166,14 @@ class Service:
         env["HOME"] = user.home if user else "/root"
         return env
 
-    def start(self):
+    def start(self, remove_stale=True):
+        """Starts tracectld. After a killed instance, remove_stale=False
+        leaves its files in place (as a crash does) and waits for a bus
+        address other than the old one instead."""
+        old_address = getattr(self, "address", None)
         self.address = None
         # A killed instance leaves its files: wait for the new ones.
-        if self.proc is not None and self.proc.poll() is not None:
+        if remove_stale and self.proc is not None and self.proc.poll() is not None:
             for name in ("bus", "app.sock"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(self.rundir, name))
@@ -183,7 +188,12 @@ class Service:
         def ready():
             if self.proc.poll() is not None:
                 raise AssertionError(f"tracectld exited with {self.proc.returncode}")
-            return os.path.exists(bus_file) and os.path.exists(sock)
+            if not (os.path.exists(bus_file) and os.path.exists(sock)):
+                return False
+            if remove_stale or old_address is None:
+                return True
+            with open(bus_file) as f:
+                return f.read().strip() not in ("", old_address)
         try:
             wait_for(ready, 30, "tracectld to be ready")
         except AssertionError:
@@ -232,6 +242,19 @@ class Service:
         check(not failed_exit, f"tracectld exited with status {self.proc.returncode}")
         return False
 
+    def restart(self, how=signal.SIGTERM, remove_stale=True):
+        """Ends the service with signal how, waits for it, starts a new
+        instance in the same run directory."""
+        self.proc.send_signal(how)
+        self.proc.wait(timeout=30)
+        self.logfile.close()
+        self.start(remove_stale=remove_stale)
+
+    def listed_pids(self, user=None):
+        """The pids `tracectl list -u` shows (to user, root by default)."""
+        out = self.cli("list", "-u", user=user).stdout
+        return [int(pid) for pid in re.findall(r"^PID: (\d+) ", out, re.MULTILINE)]
+
     def add_user(self, name, groups=()):
         user = User(name, groups)
         self.users.append(user)
@@ -277,6 +300,37 @@ class Service:
         check(proc.returncode == 0, f"example app failed ({proc.returncode}): {out} {err}")
         check(err == "", f"example app wrote to stderr: {err!r}")
         return out
+
+
+def proc_status(pid, key):
+    """An integer field of /proc/<pid>/status (kB for the Vm*/Rss* ones)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {key} in /proc/{pid}/status")
+
+
+def children(pid):
+    """The pids whose parent is pid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+    return found
+
+
+def is_running(pid):
+    """pid exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def read_trace(path):
