@@ -22,6 +22,28 @@
  * Every byte of a sub-buffer is committed exactly once (header, records,
  * padding), in any order, so the sub-buffer of round r is complete when its
  * free-running commit count reaches (r + 1) * subbuf_size (equation 2).
+ *
+ * Overwrite mode changes only the opening of a sub-buffer and the reader:
+ *
+ *   open:   refuse when the previous round of the sub-buffer is not Fully
+ *           Committed (equation 3: a reservation from a whole buffer ago is
+ *           still being written), otherwise CAS write_offset, then push the
+ *           reader (CAS consumed past the sub-buffer if it is still unread),
+ *           and only then write the packet header. Pushing before writing
+ *           is what lets the reader detect a lap after its copy.
+ *   get:    follow a pushed consumed, check Sub-buffer Ready (equation 2),
+ *           copy, acquire fence, re-read consumed; moved means the copy may
+ *           hold bytes of the next round: drop it.
+ *   put:    CAS consumed forward, never backward over a writer's push.
+ *
+ * Counters are free-running and compared modulo 2^64 as in the paper; the
+ * commit counts wrap num_subbuf times less often than write_offset, hence
+ * the mask of equations (2) and (3) on the commit side.
+ *
+ * TC_RB_SCHED_POINT() marks every access to shared state that another
+ * thread can interleave with. It is empty in the library; the exhaustive
+ * interleaving test (tests/unit/tc-rb-model-test.c) builds this file with
+ * TC_RB_MODEL_CHECK to switch threads there.
  */
 #include "tc-rb.h"
 
@@ -29,10 +51,20 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef TC_RB_MODEL_CHECK
+#include "tc-rb-model.h"
+#else
+#define TC_RB_SCHED_POINT() do { } while (0)
+#endif
+
 #define TC_RB_PAGE_SIZE 4096u
 /* tc_rb_flush() competes with writers and with whatever the application
  * writes into write_offset; it gives up rather than spin forever. */
 #define TC_RB_FLUSH_CAS_RETRIES 64
+/* Overwrite mode: attempts of one get against writers that keep lapping the
+ * reader, and of one put against an application rewriting consumed. */
+#define TC_RB_READ_LAP_RETRIES 16
+#define TC_RB_PUT_CAS_RETRIES 64
 
 static_assert(TC_RB_HEADER_SIZE % TC_RB_PAGE_SIZE == 0, "header page");
 static_assert(sizeof(struct tc_rb_commit) == TC_RB_CACHELINE, "commit counter layout");
@@ -71,6 +103,7 @@ tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf)
 	return data_offset_for(num_subbuf) + (uint64_t)subbuf_size * num_subbuf;
 }
 
+#ifndef TC_RB_MODEL_CHECK
 uint64_t
 tc_rb_clock_now(void)
 {
@@ -80,14 +113,23 @@ tc_rb_clock_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
+#endif
 
 int
 tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
 	   uint32_t stream_id, const uint8_t uuid[16])
 {
+	return tc_rb_init_mode(mapping, subbuf_size, num_subbuf, cpu, stream_id, uuid, 0);
+}
+
+int
+tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
+		uint32_t stream_id, const uint8_t uuid[16], uint32_t flags)
+{
 	struct tc_rb_shm *shm = mapping;
 
-	if (!mapping || !uuid || !geometry_is_valid(subbuf_size, num_subbuf))
+	if (!mapping || !uuid || !geometry_is_valid(subbuf_size, num_subbuf) ||
+	    (flags & ~TC_RB_FLAGS_KNOWN) != 0)
 		return -EINVAL;
 	shm->magic = TC_RB_MAGIC;
 	shm->version = TC_RB_VERSION;
@@ -98,9 +140,11 @@ tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cp
 	shm->shm_size = tc_rb_shm_size(subbuf_size, num_subbuf);
 	shm->data_offset = data_offset_for(num_subbuf);
 	memcpy(shm->uuid, uuid, sizeof(shm->uuid));
+	shm->flags = flags;
 	shm->write_offset = 0;
 	shm->consumed = 0;
 	shm->events_discarded = 0;
+	shm->packets_overwritten = 0;
 	return 0;
 }
 
@@ -115,7 +159,7 @@ int
 tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 {
 	const struct tc_rb_shm *shm = mapping;
-	uint32_t subbuf_size, num_subbuf;
+	uint32_t subbuf_size, num_subbuf, flags;
 	uint64_t data_offset, shm_size;
 
 	if (!rb || !mapping || ((uintptr_t)mapping % TC_RB_PAGE_SIZE) != 0)
@@ -127,6 +171,9 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	num_subbuf = __atomic_load_n(&shm->num_subbuf, __ATOMIC_RELAXED);
 	data_offset = __atomic_load_n(&shm->data_offset, __ATOMIC_RELAXED);
 	shm_size = __atomic_load_n(&shm->shm_size, __ATOMIC_RELAXED);
+	flags = __atomic_load_n(&shm->flags, __ATOMIC_RELAXED);
+	if ((flags & ~TC_RB_FLAGS_KNOWN) != 0)
+		return -EINVAL;
 	if (__atomic_load_n(&shm->magic, __ATOMIC_RELAXED) != TC_RB_MAGIC ||
 	    __atomic_load_n(&shm->version, __ATOMIC_RELAXED) != TC_RB_VERSION)
 		return -EINVAL;
@@ -143,6 +190,7 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	rb->subbuf_size = subbuf_size;
 	rb->num_subbuf = num_subbuf;
 	rb->shm_size = shm_size;
+	rb->flags = flags;
 	return 0;
 }
 
@@ -156,6 +204,32 @@ static inline uint64_t
 offset_in_subbuf(const struct tc_rb *rb, uint64_t offset)
 {
 	return offset & (rb->subbuf_size - 1);
+}
+
+static inline bool
+is_overwrite(const struct tc_rb *rb)
+{
+	return (rb->flags & TC_RB_FLAG_OVERWRITE) != 0;
+}
+
+/*
+ * The commit count that sub-buffer subbuf_index(offset) holds when every
+ * round before the one of offset is complete and nothing of this round is
+ * committed: the left side of equations (2) and (3), (offset with the
+ * in-buffer bits cleared) / num_subbuf.
+ */
+static inline uint64_t
+commit_base(const struct tc_rb *rb, uint64_t offset)
+{
+	return (offset & ~(buffer_size(rb) - 1)) >> __builtin_ctz(rb->num_subbuf);
+}
+
+/* The mask of equations (2) and (3): commit counts wrap at
+ * 2^(64 - log2(num_subbuf)) relative to write_offset. */
+static inline uint64_t
+commit_mask(const struct tc_rb *rb)
+{
+	return UINT64_MAX >> __builtin_ctz(rb->num_subbuf);
 }
 
 static inline uint32_t
@@ -178,12 +252,14 @@ commit_bytes(const struct tc_rb *rb, uint64_t offset, uint64_t bytes)
 {
 	/* Release: the bytes written into the slot are visible to a reader
 	 * whose acquire load sees the count that includes them. */
+	TC_RB_SCHED_POINT();
 	__atomic_fetch_add(&rb->commit[subbuf_index(rb, offset)].count, bytes, __ATOMIC_RELEASE);
 }
 
 static void
 count_discarded(const struct tc_rb *rb)
 {
+	TC_RB_SCHED_POINT();
 	__atomic_fetch_add(&rb->shm->events_discarded, 1, __ATOMIC_RELAXED);
 }
 
@@ -198,6 +274,7 @@ open_packet(const struct tc_rb *rb, uint64_t subbuf_start, uint64_t timestamp)
 	struct tc_packet_header *header = packet_header_at(rb, subbuf_start);
 	const struct tc_rb_shm *shm = rb->shm;
 
+	TC_RB_SCHED_POINT();
 	header->magic = TC_CTF_MAGIC;
 	memcpy(header->uuid, shm->uuid, sizeof(header->uuid));
 	header->stream_id = shm->stream_id;
@@ -219,6 +296,7 @@ finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64
 {
 	struct tc_packet_header *header = packet_header_at(rb, end_offset - 1);
 
+	TC_RB_SCHED_POINT();
 	header->timestamp_end = timestamp;
 	header->content_size = used * 8;
 	header->packet_size = (uint64_t)rb->subbuf_size * 8;
@@ -242,8 +320,64 @@ close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp)
 static inline bool
 cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t new_offset)
 {
+	TC_RB_SCHED_POINT();
 	return __atomic_compare_exchange_n(&rb->shm->write_offset, old, new_offset, false,
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * May the sub-buffer starting at boundary be opened? Discard mode: not when
+ * the reader is a whole buffer behind (Buffer Full, equation 1). Overwrite
+ * mode: not when the previous round of that sub-buffer is not Fully
+ * Committed (equation 3), which only happens when reservations of a whole
+ * buffer's worth nested over (or overtook) one that is still uncommitted;
+ * a full buffer is not a reason, the reader gets pushed after the CAS.
+ * The acquire loads order the caller's later writes into the sub-buffer
+ * after the reader's put (discard) or the last commit into it (overwrite).
+ */
+static bool
+subbuf_can_open(const struct tc_rb *rb, uint64_t boundary)
+{
+	uint64_t consumed, count;
+
+	TC_RB_SCHED_POINT();
+	if (!is_overwrite(rb)) {
+		consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_ACQUIRE);
+		/* Signed: a reader ahead of the writers (it skipped sub-buffers
+		 * the application scribbled on) must not look a buffer behind. */
+		return (int64_t)(boundary - consumed) < (int64_t)buffer_size(rb);
+	}
+	count = __atomic_load_n(&rb->commit[subbuf_index(rb, boundary)].count, __ATOMIC_ACQUIRE);
+	return ((count - commit_base(rb, boundary)) & commit_mask(rb)) == 0;
+}
+
+/*
+ * Overwrite mode, right after the CAS that opened the sub-buffer at boundary
+ * and before anything is written into it: if the reader has not released
+ * that sub-buffer's previous round (consumed <= boundary - buffer size),
+ * move consumed to the sub-buffer after it. Acquire-release: the header and
+ * record stores that follow cannot be seen before the push, so a reader that
+ * copied any of them sees consumed moved when it re-reads it (tc-rb.h).
+ * Lock-free: a failed CAS means the reader or another writer moved consumed
+ * forward, and the loop re-evaluates.
+ */
+static void
+push_reader(const struct tc_rb *rb, uint64_t boundary)
+{
+	uint64_t target = boundary - buffer_size(rb) + rb->subbuf_size;
+	uint64_t consumed;
+
+	TC_RB_SCHED_POINT();
+	consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_ACQUIRE);
+	while ((int64_t)(target - consumed) > 0) {
+		TC_RB_SCHED_POINT();
+		if (__atomic_compare_exchange_n(&rb->shm->consumed, &consumed, target, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&rb->shm->packets_overwritten,
+					   (target - consumed) / rb->subbuf_size, __ATOMIC_RELAXED);
+			break;
+		}
+	}
 }
 
 /*
@@ -267,7 +401,7 @@ int
 tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
-	uint64_t old, used, timestamp, consumed, record;
+	uint64_t old, used, timestamp, record;
 
 	if (__builtin_expect(len == 0, 0))
 		return -EINVAL;
@@ -276,19 +410,20 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 		return -EMSGSIZE;
 	}
 
+	TC_RB_SCHED_POINT();
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (;;) {
 		timestamp = tc_rb_clock_now();
 		used = offset_in_subbuf(rb, old);
 		if (__builtin_expect(used == 0, 0)) {
-			/* Buffer Full: the sub-buffer to open was not consumed yet. */
-			consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_ACQUIRE);
-			if (__builtin_expect(old - consumed >= buffer_size(rb), 0)) {
+			if (!subbuf_can_open(rb, old)) {
 				count_discarded(rb);
 				return -ENOBUFS;
 			}
 			if (!cas_write_offset(rb, &old, old + header_size + len))
 				continue;
+			if (is_overwrite(rb))
+				push_reader(rb, old);
 			open_packet(rb, old, timestamp);
 			record = old + header_size;
 			break;
@@ -326,6 +461,7 @@ tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t
 	if (__builtin_expect(pos > ctx->slot_size || len > ctx->slot_size - pos, 0))
 		return;
 	start = ctx->offset & (buffer_size(rb) - 1);
+	TC_RB_SCHED_POINT();
 	memcpy(rb->data + start + pos, src, len);
 }
 
@@ -346,6 +482,7 @@ tc_rb_flush(struct tc_rb *rb)
 	uint64_t old, used, timestamp;
 	int attempt;
 
+	TC_RB_SCHED_POINT();
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
 		timestamp = tc_rb_clock_now();
@@ -356,6 +493,36 @@ tc_rb_flush(struct tc_rb *rb)
 			close_packet(rb, old, timestamp);
 			return true;
 		}
+	}
+	return false;
+}
+
+/*
+ * Opens and closes a packet holding only its header at the current
+ * sub-buffer boundary, so that events discarded after the last packet was
+ * closed are reported somewhere (babeltrace2 reports discards in the packet
+ * whose count grew). Only at a boundary: call tc_rb_flush() first.
+ */
+bool
+tc_rb_close_empty_packet(struct tc_rb *rb)
+{
+	const uint64_t header_size = sizeof(struct tc_packet_header);
+	uint64_t old, timestamp;
+	int attempt;
+
+	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
+		timestamp = tc_rb_clock_now();
+		if (offset_in_subbuf(rb, old) != 0 || !subbuf_can_open(rb, old))
+			return false;
+		if (!cas_write_offset(rb, &old, old + rb->subbuf_size))
+			continue;
+		if (is_overwrite(rb))
+			push_reader(rb, old);
+		open_packet(rb, old, timestamp);
+		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp);
+		commit_bytes(rb, old, rb->subbuf_size - header_size);
+		return true;
 	}
 	return false;
 }
@@ -378,6 +545,15 @@ tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mapping_s
 	return 0;
 }
 
+/* Has write_offset moved past the sub-buffer starting at subbuf_start? */
+static bool
+writers_passed(const struct tc_rb *rb, uint64_t subbuf_start)
+{
+	uint64_t written = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+
+	return (int64_t)(written - subbuf_start) >= (int64_t)rb->subbuf_size;
+}
+
 /* Checks a packet copied out of shared memory. Returns true when it is sane. */
 static bool
 packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header *header)
@@ -398,42 +574,139 @@ packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header
 	return header->timestamp_begin <= header->timestamp_end;
 }
 
+/*
+ * Moves the read count past the sub-buffer at reader->consumed. Release: our
+ * reads of the sub-buffer are done before writers reuse it. In overwrite
+ * mode writers move consumed too, so it only ever moves forward by CAS; an
+ * application that keeps rewriting it gets a bounded number of attempts.
+ */
 static void
 release_subbuf(struct tc_rb_reader *reader)
 {
-	reader->consumed += reader->rb.subbuf_size;
-	/* Release: our reads of the sub-buffer are done before writers reuse it. */
-	__atomic_store_n(&reader->rb.shm->consumed, reader->consumed, __ATOMIC_RELEASE);
+	uint64_t *shared = &reader->rb.shm->consumed;
+	uint64_t next = reader->consumed + reader->rb.subbuf_size;
+	uint64_t current;
+
+	reader->consumed = next;
+	TC_RB_SCHED_POINT();
+	if (!is_overwrite(&reader->rb)) {
+		__atomic_store_n(shared, next, __ATOMIC_RELEASE);
+		return;
+	}
+	current = __atomic_load_n(shared, __ATOMIC_RELAXED);
+	for (int attempt = 0; attempt < TC_RB_PUT_CAS_RETRIES; attempt++) {
+		/* A writer already pushed it here or further: leave it. */
+		if ((int64_t)(next - current) <= 0)
+			return;
+		TC_RB_SCHED_POINT();
+		if (__atomic_compare_exchange_n(shared, &current, next, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/*
+ * Overwrite mode: loads consumed and, when writers pushed it ahead of the
+ * reader, moves the reader there, counting the sub-buffers it lost. A value
+ * behind the reader can only come from the application scribbling; it is
+ * ignored.
+ */
+static void
+follow_pushed_reader(struct tc_rb_reader *reader)
+{
+	uint64_t shared;
+
+	TC_RB_SCHED_POINT();
+	shared = __atomic_load_n(&reader->rb.shm->consumed, __ATOMIC_ACQUIRE);
+	shared &= ~(uint64_t)(reader->rb.subbuf_size - 1);
+	if ((int64_t)(shared - reader->consumed) > 0) {
+		reader->packets_overwritten += (shared - reader->consumed) / reader->rb.subbuf_size;
+		reader->consumed = shared;
+	}
+}
+
+/* Overwrite mode, after a copy: did a writer push the reader meanwhile? */
+static bool
+reader_was_pushed(const struct tc_rb_reader *reader)
+{
+	/* Orders the copy's loads before the load of consumed: a copy that saw
+	 * a byte a writer stored after its push also sees the push. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	TC_RB_SCHED_POINT();
+	return __atomic_load_n(&reader->rb.shm->consumed, __ATOMIC_RELAXED) != reader->consumed;
+}
+
+/* The model-check build copies in two halves, with a thread switch between. */
+static void
+copy_subbuf(const struct tc_rb *rb, uint32_t idx, void *out)
+{
+	const uint8_t *src = rb->data + (uint64_t)idx * rb->subbuf_size;
+
+	TC_RB_SCHED_POINT();
+#ifdef TC_RB_MODEL_CHECK
+	memcpy(out, src, rb->subbuf_size / 2);
+	TC_RB_SCHED_POINT();
+	memcpy((uint8_t *)out + rb->subbuf_size / 2, src + rb->subbuf_size / 2,
+	       rb->subbuf_size / 2);
+#else
+	memcpy(out, src, rb->subbuf_size);
+#endif
 }
 
 /*
  * See tc-rb.h. Sub-buffer idx of round r holds a commit count in
  * [r * subbuf_size, (r + 1) * subbuf_size] as long as the application plays
  * by the rules: a discard-mode writer cannot be a round ahead, since it
- * refuses to open a sub-buffer that was not consumed. Anything outside that
- * range was written by someone else and the sub-buffer is skipped.
+ * refuses to open a sub-buffer that was not consumed. In overwrite mode a
+ * writer can be a round ahead only after pushing consumed, which the reader
+ * re-reads before calling it corruption. Anything else was written by
+ * someone else and the sub-buffer is skipped.
  */
 int
 tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 {
 	const struct tc_rb *rb = &reader->rb;
-	uint32_t idx = subbuf_index(rb, reader->consumed);
-	uint64_t round = reader->consumed / buffer_size(rb);
+	const bool overwrite = is_overwrite(rb);
 	uint64_t count, filled;
+	uint32_t idx;
 
-	count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
-	filled = count - round * rb->subbuf_size;
-	if (filled < rb->subbuf_size)
-		return 0;
-	if (filled > rb->subbuf_size)
-		goto corrupted;
+	for (int attempt = 0; attempt < TC_RB_READ_LAP_RETRIES; attempt++) {
+		if (overwrite)
+			follow_pushed_reader(reader);
+		/* Never judge a sub-buffer the writers have not left yet: a
+		 * scribbled count there would make the reader skip ahead of them. */
+		if (!writers_passed(rb, reader->consumed))
+			return 0;
+		idx = subbuf_index(rb, reader->consumed);
+		TC_RB_SCHED_POINT();
+		count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+		/* Sub-buffer Ready (equation 2). */
+		filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
+		if (filled < rb->subbuf_size)
+			return 0;
+		if (filled > rb->subbuf_size) {
+			/* A round ahead: legitimate only after a push. */
+			if (overwrite && reader_was_pushed(reader))
+				continue;
+			goto corrupted;
+		}
 
-	/* Copy first, then check only the copy: the application may still be
-	 * writing into the shared sub-buffer. */
-	memcpy(out, rb->data + (uint64_t)idx * rb->subbuf_size, rb->subbuf_size);
-	if (!packet_is_valid(reader, out))
-		goto corrupted;
-	return 1;
+		/* Copy first, then check only the copy: the application may still be
+		 * writing into the shared sub-buffer. */
+		copy_subbuf(rb, idx, out);
+		/* Lapped while copying: the copy may mix two rounds. The next
+		 * attempt follows consumed and counts this sub-buffer as lost. */
+		if (overwrite && reader_was_pushed(reader))
+			continue;
+		if (!packet_is_valid(reader, out))
+			goto corrupted;
+		reader->events_discarded_seen =
+			((const struct tc_packet_header *)out)->events_discarded;
+		return 1;
+	}
+	/* Writers keep lapping the reader (or the application keeps rewriting
+	 * consumed): nothing stable to read right now. */
+	return 0;
 
 corrupted:
 	reader->packets_corrupted++;

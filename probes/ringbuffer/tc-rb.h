@@ -3,7 +3,8 @@
  * The per-CPU ring buffer shared by an application (the writer) and the
  * session owner's tracectl-consumerd (the reader), after "Lockless
  * Multi-Core High-Throughput Buffering Scheme for Kernel Tracing"
- * (Desnoyers & Dagenais), sections 3-4, in discard mode.
+ * (Desnoyers & Dagenais), sections 3-4, in discard or overwrite
+ * (flight recorder) mode.
  *
  * One buffer lives in one memfd that the consumer creates:
  *
@@ -22,6 +23,18 @@
  * - A sub-buffer is one CTF packet: struct tc_packet_header at its start,
  *   written by the writer that opens it (begin fields) and by whoever
  *   closes it (end fields), then event records, then padding.
+ *
+ * - In discard mode consumed is written by the reader only and a writer that
+ *   finds the reader a whole buffer behind drops its event (Buffer Full,
+ *   equation 1). In overwrite mode (TC_RB_FLAG_OVERWRITE) the writer that
+ *   opens a sub-buffer still holding unread data pushes the reader instead:
+ *   it moves consumed past that sub-buffer with a CAS before writing a byte
+ *   of it, so the newest data survives. Such a writer only opens a
+ *   sub-buffer whose previous round is Fully Committed (equation 3), or
+ *   drops its event. The reader copies a sub-buffer out, then re-reads
+ *   consumed: if a writer pushed it meanwhile the copy may be torn and is
+ *   thrown away (the seqlock pattern). Lost sub-buffers show as gaps in
+ *   packet_seq_num, which babeltrace2 reports as discarded packets.
  *
  * The reader treats all of this memory as hostile: the application can
  * write anything into it. It copies a complete sub-buffer out before
@@ -46,6 +59,10 @@
 #define TC_RB_NUM_SUBBUF_MAX 1024u
 
 #define TC_CTF_MAGIC 0xC1FC1FC1u
+
+/* tc_rb_shm.flags, set by the consumer at creation. 0 is discard mode. */
+#define TC_RB_FLAG_OVERWRITE 0x1u /* flight recorder: writers push the reader */
+#define TC_RB_FLAGS_KNOWN TC_RB_FLAG_OVERWRITE
 
 /* The CTF packet header and context at the start of every sub-buffer. */
 struct tc_packet_header {
@@ -87,14 +104,18 @@ struct tc_rb_shm {
 	uint64_t shm_size;    /* whole mapping */
 	uint64_t data_offset; /* of sub-buffer 0, page aligned */
 	uint8_t uuid[16];
-	uint8_t pad0[TC_RB_CACHELINE - 56];
+	uint32_t flags; /* TC_RB_FLAG_*; was padding (0) before overwrite mode */
+	uint8_t pad0[TC_RB_CACHELINE - 60];
 
 	uint64_t write_offset;
 	uint8_t pad1[TC_RB_CACHELINE - 8];
 	uint64_t consumed;
 	uint8_t pad2[TC_RB_CACHELINE - 8];
 	uint64_t events_discarded;
-	uint8_t pad3[TC_RB_CACHELINE - 8];
+	/* Overwrite mode: sub-buffers writers pushed the reader past, unread.
+	 * Informative only (monitoring); the reader counts its own. */
+	uint64_t packets_overwritten;
+	uint8_t pad3[TC_RB_CACHELINE - 16];
 };
 
 static_assert(sizeof(struct tc_rb_shm) == 4 * TC_RB_CACHELINE, "shm header layout");
@@ -109,17 +130,25 @@ struct tc_rb {
 	uint32_t subbuf_size; /* validated copies, never re-read from shm */
 	uint32_t num_subbuf;
 	uint64_t shm_size;
+	uint32_t flags; /* TC_RB_FLAG_*, checked copy */
 };
 
 /* Both sides. */
 uint64_t tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf);
-/* Checks a mapping against its size and fills rb. Returns 0 or -EINVAL. */
+/* Checks a mapping against its size and fills rb (geometry and mode).
+ * Returns 0 or -EINVAL (unknown flags included). */
 int tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size);
 
 /* Consumer: lays out a fresh buffer in a zeroed mapping of
- * tc_rb_shm_size() bytes. Returns 0 or -EINVAL for bad geometry. */
+ * tc_rb_shm_size() bytes, in discard mode. Returns 0 or -EINVAL for bad
+ * geometry. Same as tc_rb_init_mode(..., 0). */
 int tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
 	       uint32_t stream_id, const uint8_t uuid[16]);
+/* Same, with flags: 0 (discard) or TC_RB_FLAG_OVERWRITE (flight recorder).
+ * Returns 0, or -EINVAL for bad geometry or unknown flags. The mode is fixed
+ * for the life of the buffer. */
+int tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
+		    uint32_t stream_id, const uint8_t uuid[16], uint32_t flags);
 
 /* Writer: a reservation in progress. */
 struct tc_rb_ctx {
@@ -132,8 +161,11 @@ struct tc_rb_ctx {
 /*
  * Reserves len bytes (event header included) and reads the timestamp
  * inside the reservation loop. No lock, no system call.
- * Returns 0, -ENOBUFS when the buffer is full (the loss is counted in
- * events_discarded), or -EMSGSIZE when len cannot fit a sub-buffer.
+ * Returns 0, -ENOBUFS when the buffer is full in discard mode, or in
+ * overwrite mode when the sub-buffer to reuse still has a reservation in
+ * progress from a whole buffer ago (the loss is counted in events_discarded),
+ * -EMSGSIZE when len cannot fit a sub-buffer (counted too), -EINVAL when
+ * len is 0.
  */
 int tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
 /* Copies len bytes at byte offset pos within the reserved record. */
@@ -149,6 +181,11 @@ struct tc_rb_reader {
 	uint32_t stream_id;
 	uint32_t cpu;
 	uint8_t uuid[16];
+	/* Overwrite mode: sub-buffers lost because writers pushed the reader
+	 * past them, before or while they were being copied. */
+	uint64_t packets_overwritten;
+	/* events_discarded of the last valid packet returned. */
+	uint64_t events_discarded_seen;
 };
 
 /*
@@ -171,9 +208,18 @@ int tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mappi
  * moved past it); the caller must not call tc_rb_reader_put() and simply
  * calls tc_rb_reader_get() again. A commit count outside the range that a
  * writer can produce is reported as -EBADMSG too.
+ *
+ * Overwrite mode: get first follows consumed if writers pushed it (counting
+ * the skipped sub-buffers in packets_overwritten), and after copying checks
+ * that no writer pushed it meanwhile; a copy that a writer may have lapped
+ * is thrown away, counted in packets_overwritten, and get tries the next
+ * sub-buffer. It returns 0 if writers keep lapping it. The return codes are
+ * the same as in discard mode.
  */
 int tc_rb_reader_get(struct tc_rb_reader *reader, void *out);
-/* Releases the sub-buffer got last, so that writers can reuse it. */
+/* Releases the sub-buffer got last, so that writers can reuse it. In
+ * overwrite mode a writer may already have pushed the reader past it; the
+ * release then leaves consumed where the writer put it. */
 void tc_rb_reader_put(struct tc_rb_reader *reader);
 /*
  * Closes the current sub-buffer if it holds data, so that the next get
@@ -181,6 +227,13 @@ void tc_rb_reader_put(struct tc_rb_reader *reader);
  * Returns true when a sub-buffer was closed.
  */
 bool tc_rb_flush(struct tc_rb *rb);
+/*
+ * At a sub-buffer boundary, writes a packet holding only its header, so
+ * that events discarded since the last packet are reported (the final
+ * flush, when shm->events_discarded is ahead of the reader's
+ * events_discarded_seen). Returns true when it wrote one.
+ */
+bool tc_rb_close_empty_packet(struct tc_rb *rb);
 
 /* CLOCK_MONOTONIC in ns, the trace clock. */
 uint64_t tc_rb_clock_now(void);

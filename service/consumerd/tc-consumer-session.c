@@ -173,7 +173,7 @@ session_drain_until_flushed(struct consumerd_session *session)
 	for (struct consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-			consumerd_stream_flush_begin(&channel->streams[cpu]);
+			consumerd_stream_flush_begin(&channel->streams[cpu], channel->packet);
 	}
 	while (session_drain(session)) {
 		if (monotonic_ns() >= deadline) {

@@ -197,13 +197,31 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 	return done;
 }
 
+/* Events discarded since the last packet the reader took? */
+static bool
+discards_unreported(const struct consumerd_stream *stream)
+{
+	uint64_t counted = __atomic_load_n(&stream->reader.rb.shm->events_discarded,
+					   __ATOMIC_RELAXED);
+
+	return counted != stream->reader.events_discarded_seen;
+}
+
 void
-consumerd_stream_flush_begin(struct consumerd_stream *stream)
+consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
 {
 	struct tc_rb *rb = &stream->reader.rb;
 	uint64_t write_offset;
 
+	if (stream->file_fd < 0)
+		return;
+	/* Make room first: a full discard-mode buffer has no sub-buffer left
+	 * for the packet that reports its last discards. */
+	consumerd_stream_drain(stream, packet);
 	tc_rb_flush(rb);
+	consumerd_stream_drain(stream, packet);
+	if (discards_unreported(stream))
+		tc_rb_close_empty_packet(rb);
 	write_offset = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	/* Sub-buffers below the boundary are closed; the one above it, if any,
 	 * was opened after the flush and is not waited for. */

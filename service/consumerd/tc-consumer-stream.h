@@ -50,11 +50,12 @@ void consumerd_stream_release_memfd(struct consumerd_stream *stream);
 uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet);
 
 /*
- * Closes the sub-buffer that the writers are filling (tc_rb_flush()) and
- * records in stream->flush_target the read count that covers everything
+ * Closes the sub-buffer that the writers are filling (tc_rb_flush()),
+ * adds a header-only packet when events were discarded since the last
+ * packet (so that they are reported), and records in stream->flush_target the read count that covers everything
  * reserved before this call.
  */
-void consumerd_stream_flush_begin(struct consumerd_stream *stream);
+void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet);
 
 /*
  * True while the reader has not reached stream->flush_target, i.e. some

@@ -6,6 +6,8 @@
 #include <glib.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -34,19 +36,26 @@ typedef struct {
 } Fixture;
 
 static void
-fixture_setup_geometry(Fixture *fixture, uint32_t subbuf_size, uint32_t num_subbuf)
+fixture_setup_mode(Fixture *fixture, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t flags)
 {
 	fixture->size = tc_rb_shm_size(subbuf_size, num_subbuf);
 	g_assert_cmpuint(fixture->size, >, 0);
 	fixture->mapping = mmap(NULL, fixture->size, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	g_assert_true(fixture->mapping != MAP_FAILED);
-	g_assert_cmpint(tc_rb_init(fixture->mapping, subbuf_size, num_subbuf, TEST_CPU,
-				   TEST_STREAM_ID, test_uuid), ==, 0);
+	g_assert_cmpint(tc_rb_init_mode(fixture->mapping, subbuf_size, num_subbuf, TEST_CPU,
+					TEST_STREAM_ID, test_uuid, flags),
+			==, 0);
 	g_assert_cmpint(tc_rb_attach(&fixture->rb, fixture->mapping, fixture->size), ==, 0);
 	g_assert_cmpint(tc_rb_reader_init(&fixture->reader, fixture->mapping, fixture->size,
 					  TEST_STREAM_ID, TEST_CPU, test_uuid), ==, 0);
 	fixture->packet = g_malloc(subbuf_size);
+}
+
+static void
+fixture_setup_geometry(Fixture *fixture, uint32_t subbuf_size, uint32_t num_subbuf)
+{
+	fixture_setup_mode(fixture, subbuf_size, num_subbuf, 0);
 }
 
 static void
@@ -376,8 +385,10 @@ test_reader_rejects_scribbles(Fixture *fixture, gconstpointer user_data)
 	fixture->rb.commit[idx].count += 4096;
 	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, -EBADMSG);
 	g_assert_cmpuint(fixture->reader.packets_corrupted, ==, 10);
-	/* And one below the round being read. */
+	/* And one below the round being read, once the writers left it. */
 	idx = (fixture->reader.consumed / 4096) % 4;
+	g_assert_cmpint(write_record(&fixture->rb, 0, 1, 40), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
 	fixture->rb.commit[idx].count -= 8192;
 	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, -EBADMSG);
 	g_assert_cmpuint(fixture->reader.packets_corrupted, ==, 11);
@@ -529,6 +540,283 @@ test_concurrent_writers_large(Fixture *fixture, gconstpointer user_data)
 	test_concurrent_writers(fixture, user_data);
 }
 
+
+/*
+ * Writers interrupted by signal handlers that write too: thread i writes
+ * as writer i, its handler as writer i + 4, into the same buffer, while a
+ * reader drains it. A handler that lands between its thread's reserve and
+ * commit writes a record that ends before the interrupted one is committed
+ * (the user-space analogue of an interrupt nesting over a probe).
+ */
+#define NESTING_THREADS 3
+#define NESTING_EVENTS 100000
+#define NESTING_SIGNALS 20000
+
+typedef struct {
+	Fixture *fixture;
+	uint32_t thread;
+	pthread_t id;
+	uint64_t emitted, discarded;                 /* by the thread */
+	uint64_t handler_emitted, handler_discarded; /* by its handler */
+	uint64_t nested;     /* handler runs that found a reservation open */
+	int in_reservation;  /* read by the handler of the same thread */
+	int done;            /* atomic */
+} NestingWriter;
+
+static __thread NestingWriter *nesting_self;
+
+static void
+nesting_handler(int signo)
+{
+	NestingWriter *self = nesting_self;
+	int ret;
+
+	if (!self)
+		return;
+	if (self->in_reservation)
+		self->nested++;
+	ret = write_record(&self->fixture->rb, self->thread + 4, self->handler_emitted,
+			   sizeof(struct test_record) + (self->handler_emitted * 5) % 64);
+	if (ret < 0)
+		self->handler_discarded++;
+	self->handler_emitted++;
+}
+
+/* write_record() with the reservation window marked for the handler. */
+static int
+write_record_marked(NestingWriter *self, uint64_t seq, uint32_t length)
+{
+	struct test_record record;
+	struct tc_rb_ctx ctx;
+	uint8_t filler[256];
+	uint32_t filler_len = length - sizeof(record);
+	int ret;
+
+	for (uint32_t i = 0; i < filler_len; i++)
+		filler[i] = filler_byte(self->thread, seq, i);
+	record.header.id = self->thread;
+	record.length = length;
+	record.thread = self->thread;
+	record.seq = seq;
+	self->in_reservation = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ret = tc_rb_reserve(&self->fixture->rb, &ctx, length);
+	if (ret == 0) {
+		record.header.timestamp = ctx.timestamp;
+		tc_rb_write(&ctx, 0, &record, sizeof(record));
+		tc_rb_write(&ctx, sizeof(record), filler, filler_len);
+		tc_rb_commit(&ctx);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->in_reservation = 0;
+	return ret;
+}
+
+static void *
+nesting_writer_thread(void *data)
+{
+	NestingWriter *self = data;
+	sigset_t unblock;
+
+	nesting_self = self;
+	sigemptyset(&unblock);
+	sigaddset(&unblock, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+	for (uint64_t seq = 0; seq < NESTING_EVENTS; seq++) {
+		int ret = write_record_marked(self, seq,
+					      sizeof(struct test_record) + (seq * 13) % 200);
+
+		g_assert_true(ret == 0 || ret == -ENOBUFS);
+		if (ret < 0)
+			self->discarded++;
+		self->emitted++;
+	}
+	/* Block the signal before saying we are done, so no handler runs
+	 * after the main thread read the counters. */
+	pthread_sigmask(SIG_BLOCK, &unblock, NULL);
+	__atomic_store_n(&self->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+run_nesting_stress(Fixture *fixture, bool overwrite)
+{
+	NestingWriter writers[NESTING_THREADS];
+	Reader reader = { .fixture = fixture };
+	struct sigaction action = { .sa_handler = nesting_handler };
+	pthread_t reader_id;
+	sigset_t block;
+	uint64_t nested = 0, signals = 0;
+	guint running;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &block, NULL); /* inherited, unblocked per writer */
+	action.sa_flags = SA_RESTART;
+	g_assert_cmpint(sigaction(SIGUSR1, &action, NULL), ==, 0);
+	for (uint32_t i = 0; i < NESTING_THREADS; i++) {
+		writers[i] = (NestingWriter){ .fixture = fixture, .thread = i };
+		g_assert_cmpint(pthread_create(&writers[i].id, NULL, nesting_writer_thread,
+					       &writers[i]), ==, 0);
+	}
+	g_assert_cmpint(pthread_create(&reader_id, NULL, reader_thread, &reader), ==, 0);
+	do {
+		running = 0;
+		for (uint32_t i = 0; i < NESTING_THREADS; i++) {
+			if (__atomic_load_n(&writers[i].done, __ATOMIC_ACQUIRE))
+				continue;
+			running++;
+			if (signals < NESTING_SIGNALS * NESTING_THREADS) {
+				pthread_kill(writers[i].id, SIGUSR1);
+				signals++;
+			}
+		}
+		sched_yield();
+	} while (running > 0);
+	for (uint32_t i = 0; i < NESTING_THREADS; i++)
+		pthread_join(writers[i].id, NULL);
+	__atomic_store_n(&reader.writers_done, 1, __ATOMIC_RELEASE);
+	pthread_join(reader_id, NULL);
+	/* The newest records: written last, after every writer, with room
+	 * made for them (discard mode). */
+	drain(fixture, &reader.checker);
+	for (uint64_t seq = 0; seq < 10; seq++)
+		g_assert_cmpint(write_record(&fixture->rb, 7, seq, 40), ==, 0);
+	tc_rb_flush(&fixture->rb);
+	drain(fixture, &reader.checker);
+
+	for (uint32_t i = 0; i < NESTING_THREADS; i++) {
+		NestingWriter *w = &writers[i];
+
+		nested += w->nested;
+		g_assert_cmpuint(w->emitted, ==, NESTING_EVENTS);
+		g_assert_cmpuint(w->handler_emitted, >, 0);
+		if (overwrite)
+			continue;
+		g_assert_cmpuint(reader.checker.recorded[i] + w->discarded, ==, w->emitted);
+		g_assert_cmpuint(reader.checker.recorded[i + 4] + w->handler_discarded, ==,
+				 w->handler_emitted);
+	}
+	g_assert_cmpuint(reader.checker.recorded[7], ==, 10);
+	g_assert_cmpuint(fixture->reader.packets_corrupted, ==, 0);
+	if (overwrite)
+		g_assert_cmpuint(fixture->reader.packets_overwritten, >, 0);
+	g_test_message("%" G_GUINT64_FORMAT " records in %u packets, %" G_GUINT64_FORMAT
+		       " signals, %" G_GUINT64_FORMAT " nested inside a reservation, %"
+		       G_GUINT64_FORMAT " packets overwritten",
+		       reader.checker.records, reader.checker.packets, signals, nested,
+		       fixture->reader.packets_overwritten);
+	/* The point of the test: handlers did land inside reservations. */
+	g_assert_cmpuint(nested, >, 0);
+}
+
+static void
+test_signal_nesting_discard(Fixture *fixture, gconstpointer user_data)
+{
+	run_nesting_stress(fixture, false);
+}
+
+static void
+test_signal_nesting_overwrite(Fixture *fixture, gconstpointer user_data)
+{
+	fixture_teardown(fixture, NULL);
+	fixture_setup_mode(fixture, 4096, 8, TC_RB_FLAG_OVERWRITE);
+	run_nesting_stress(fixture, true);
+}
+
+/* Overwrite mode without a reader: the newest packets survive. */
+static void
+test_overwrite_keeps_newest(Fixture *fixture, gconstpointer user_data)
+{
+	Checker checker = { 0 };
+	const uint64_t total = 1000;
+	uint64_t first_seq;
+
+	fixture_teardown(fixture, NULL);
+	fixture_setup_mode(fixture, 4096, 4, TC_RB_FLAG_OVERWRITE);
+	for (uint64_t seq = 0; seq < total; seq++)
+		g_assert_cmpint(write_record(&fixture->rb, 0, seq, 100), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(fixture->rb.shm->events_discarded, ==, 0);
+	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 1);
+	first_seq = ((struct test_record *)(fixture->packet + sizeof(struct tc_packet_header)))->seq;
+	checker.next_seq[0] = first_seq;
+	check_packet(&checker, fixture->packet);
+	tc_rb_reader_put(&fixture->reader);
+	drain(fixture, &checker);
+	/* 40 records per sub-buffer: 1000 records are 25 packets, the last 4 kept. */
+	g_assert_cmpuint(checker.packets, ==, 4);
+	g_assert_cmpuint(checker.next_seq[0], ==, total);
+	g_assert_cmpuint(checker.records, ==, total - first_seq);
+	g_assert_cmpuint(first_seq, ==, 21 * 40);
+	g_assert_cmpuint(fixture->reader.packets_overwritten, ==, 21);
+}
+
+/* Counts forged for sub-buffers the writers have not reached must not make
+ * the reader run ahead of them (it would then find the buffer full forever). */
+static void
+test_forged_counts_ahead(Fixture *fixture, gconstpointer user_data)
+{
+	Checker checker = { 0 };
+	uint64_t seq = 0, refused = 0;
+	int ret;
+
+	g_assert_cmpint(write_record(&fixture->rb, 0, seq++, 40), ==, 0);
+	fixture->rb.commit[1].count = 4096;
+	fixture->rb.commit[2].count = 4096;
+	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(drain(fixture, &checker), ==, 1);
+	/* The reader waits at sub-buffer 1 until the writers leave it. */
+	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 0);
+	g_assert_cmpuint(fixture->reader.consumed, ==, 4096);
+	/* Twenty buffers' worth more: tracing goes on; only the scribbled
+	 * sub-buffers are lost. */
+	for (int round = 0; round < 80; round++) {
+		for (int i = 0; i < 30; i++)
+			if (write_record(&fixture->rb, 0, seq++, 100) < 0)
+				refused++;
+		g_assert_true(tc_rb_flush(&fixture->rb));
+		while ((ret = tc_rb_reader_get(&fixture->reader, fixture->packet)) != 0) {
+			if (ret == 1) {
+				check_packet(&checker, fixture->packet);
+				tc_rb_reader_put(&fixture->reader);
+			}
+		}
+	}
+	g_assert_cmpuint(refused, ==, 0);
+	g_assert_cmpuint(fixture->reader.packets_corrupted, >, 0);
+	/* Sub-buffers 0 and 3 of every round come through. */
+	g_assert_cmpuint(checker.packets, >=, 40);
+}
+
+/* Events discarded after the last packet are reported by a header-only one. */
+static void
+test_empty_packet_reports_discards(Fixture *fixture, gconstpointer user_data)
+{
+	const struct tc_packet_header *header = (const void *)fixture->packet;
+	Checker checker = { 0 };
+	uint64_t written = 0;
+
+	while (write_record(&fixture->rb, 0, written, 100) == 0)
+		written++;
+	for (int i = 0; i < 9; i++)
+		g_assert_cmpint(write_record(&fixture->rb, 0, written + 1 + i, 100), ==, -ENOBUFS);
+	g_assert_cmpuint(drain(fixture, &checker), ==, 4);
+	g_assert_cmpuint(fixture->reader.events_discarded_seen, ==, 0);
+	g_assert_false(tc_rb_flush(&fixture->rb));
+	g_assert_true(tc_rb_close_empty_packet(&fixture->rb));
+	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 1);
+	g_assert_cmpuint(header->content_size, ==, sizeof(*header) * 8);
+	g_assert_cmpuint(header->events_discarded, ==, 10);
+	g_assert_cmpuint(header->packet_seq_num, ==, 4);
+	g_assert_cmpuint(fixture->reader.events_discarded_seen, ==, 10);
+	tc_rb_reader_put(&fixture->reader);
+	/* Not in the middle of a packet. */
+	g_assert_cmpint(write_record(&fixture->rb, 0, 100, 100), ==, 0);
+	g_assert_false(tc_rb_close_empty_packet(&fixture->rb));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -543,6 +831,11 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/reader-rejects-scribbles", test_reader_rejects_scribbles);
 	ADD("/tracectl/rb/concurrent-writers", test_concurrent_writers);
 	ADD("/tracectl/rb/concurrent-writers-large", test_concurrent_writers_large);
+	ADD("/tracectl/rb/signal-nesting-discard", test_signal_nesting_discard);
+	ADD("/tracectl/rb/signal-nesting-overwrite", test_signal_nesting_overwrite);
+	ADD("/tracectl/rb/overwrite-keeps-newest", test_overwrite_keeps_newest);
+	ADD("/tracectl/rb/forged-counts-ahead", test_forged_counts_ahead);
+	ADD("/tracectl/rb/empty-packet-reports-discards", test_empty_packet_reports_discards);
 #undef ADD
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
