@@ -49,6 +49,8 @@ int tc_cmd_start(int argc, char **argv);
 int tc_cmd_stop(int argc, char **argv);
 int tc_cmd_enable_channel(int argc, char **argv);
 int tc_cmd_enable_event(int argc, char **argv);
+int tc_cmd_add_context(int argc, char **argv);
+int tc_cmd_snapshot(int argc, char **argv);
 int tc_cmd_disable_event(int argc, char **argv);
 int tc_cmd_list(int argc, char **argv);
 int tc_cmd_status(int argc, char **argv);

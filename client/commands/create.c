@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl create [NAME] [-o DIR] */
+/* tracectl create [NAME] [-o DIR] [--snapshot] */
 #include "tc-client.h"
 
 int
 tc_cmd_create(int argc, char **argv)
 {
 	g_autofree char *output = NULL;
+	gboolean snapshot = FALSE;
 	const GOptionEntry entries[] = {
 		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
 		 "Write the trace in DIR (default: ~/tracectl-traces/NAME-DATE-TIME)", "DIR"},
+		{"snapshot", 0, 0, G_OPTION_ARG_NONE, &snapshot,
+		 "Snapshot session: record in overwrite buffers, write only on 'tracectl "
+		 "snapshot record'",
+		 NULL},
 		{NULL},
 	};
+	GVariantBuilder options;
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusManager) manager = NULL;
@@ -38,16 +44,23 @@ tc_cmd_create(int argc, char **argv)
 	if (output)
 		directory = g_canonicalize_filename(output, NULL);
 	manager = tc_client_manager(&error);
+	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+	if (snapshot)
+		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
 	if (manager)
-		reply = tc_client_call(manager, "CreateSession",
-				       g_variant_new("(ss)", name, directory ? directory : ""),
+		reply = tc_client_call(manager, "CreateSessionWithOptions",
+				       g_variant_new("(ssa{sv})", name, directory ? directory : "",
+						     &options),
 				       &error);
+	else
+		g_variant_builder_clear(&options);
 	if (reply)
 		session = tc_client_session(name, &error);
 	if (session == NULL)
 		return tc_client_fail(error);
-	g_print("Session %s created.\n", name);
-	g_print("Traces will be written in %s\n", tc_dbus_session_get_output_directory(session));
+	g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
+	g_print("Traces will be written in %s%s\n", tc_dbus_session_get_output_directory(session),
+		snapshot ? " on 'tracectl snapshot record'" : "");
 	if (!tc_client_set_current_session(name, &error))
 		g_printerr("Warning: cannot remember the current session: %s\n", error->message);
 	return TC_EXIT_OK;

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl enable-channel -u NAME [--subbuf-size SIZE] [--num-subbuf N] [-s SESSION] */
+/*
+ * tracectl enable-channel -u NAME [--subbuf-size SIZE] [--num-subbuf N]
+ *     [--overwrite | --discard] [--switch-timer US] [--read-timer US]
+ *     [--monitor-timer US] [-s SESSION]
+ */
 #include "tc-client.h"
 
 #define SUBBUF_SIZE_MIN (4u * 1024)
@@ -36,12 +40,62 @@ add_geometry(GVariantBuilder *options, const char *size_text, gint num_subbuf)
 	return TRUE;
 }
 
+#define TIMER_MIN_US 1000u
+#define TIMER_MAX_US 3600000000u
+
+/* A timer option in microseconds: 0 (off) or TIMER_MIN_US..TIMER_MAX_US. */
+static gboolean
+add_timer(GVariantBuilder *options, const char *key, const char *text)
+{
+	guint64 us;
+
+	if (text == NULL)
+		return TRUE;
+	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &us, NULL) ||
+	    (us != 0 && (us < TIMER_MIN_US || us > TIMER_MAX_US))) {
+		g_printerr("Error: --%s is in microseconds, 0 (off) or %u to %u, not '%s'\n", key,
+			   TIMER_MIN_US, TIMER_MAX_US, text);
+		return FALSE;
+	}
+	g_variant_builder_add(options, "{sv}", key, g_variant_new_uint32((guint32)us));
+	return TRUE;
+}
+
+typedef struct {
+	gboolean overwrite, discard;
+	char *switch_timer, *read_timer, *monitor_timer;
+} ModeOptions;
+
+static gboolean
+add_mode(GVariantBuilder *options, const ModeOptions *mode)
+{
+	if (mode->overwrite && mode->discard) {
+		g_printerr("Error: give --overwrite or --discard, not both\n");
+		return FALSE;
+	}
+	if (mode->overwrite || mode->discard)
+		g_variant_builder_add(options, "{sv}", "overwrite",
+				      g_variant_new_boolean(mode->overwrite));
+	return add_timer(options, "switch-timer", mode->switch_timer) &&
+	       add_timer(options, "read-timer", mode->read_timer) &&
+	       add_timer(options, "monitor-timer", mode->monitor_timer);
+}
+
+static void
+mode_options_clear(ModeOptions *mode)
+{
+	g_free(mode->switch_timer);
+	g_free(mode->read_timer);
+	g_free(mode->monitor_timer);
+}
+
 int
 tc_cmd_enable_channel(int argc, char **argv)
 {
 	gboolean userspace = FALSE, kernel = FALSE;
 	g_autofree char *session_name = NULL, *size_text = NULL;
 	gint num_subbuf = -1;
+	ModeOptions mode = {0};
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
@@ -51,6 +105,16 @@ tc_cmd_enable_channel(int argc, char **argv)
 		 "Sub-buffer size, a power of two from 4k to 64M (default 64k)", "SIZE"},
 		{"num-subbuf", 0, 0, G_OPTION_ARG_INT, &num_subbuf,
 		 "Number of sub-buffers, a power of two from 2 to 1024 (default 4)", "N"},
+		{"overwrite", 0, 0, G_OPTION_ARG_NONE, &mode.overwrite,
+		 "Flight recorder: when full, the newest events replace the oldest", NULL},
+		{"discard", 0, 0, G_OPTION_ARG_NONE, &mode.discard,
+		 "When full, discard new events and count them (default)", NULL},
+		{"switch-timer", 0, 0, G_OPTION_ARG_STRING, &mode.switch_timer,
+		 "Close partly filled sub-buffers every US microseconds (default 0: off)", "US"},
+		{"read-timer", 0, 0, G_OPTION_ARG_STRING, &mode.read_timer,
+		 "Collect full sub-buffers every US microseconds (default 100000)", "US"},
+		{"monitor-timer", 0, 0, G_OPTION_ARG_STRING, &mode.monitor_timer,
+		 "Sample buffer usage every US microseconds (default 1000000, 0: off)", "US"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u NAME");
@@ -61,20 +125,26 @@ tc_cmd_enable_channel(int argc, char **argv)
 	int status;
 
 	g_option_context_set_summary(context, "Create a channel: per-CPU ring buffers of "
-					      "NUM-SUBBUF sub-buffers of SUBBUF-SIZE bytes.");
+					      "NUM-SUBBUF sub-buffers of SUBBUF-SIZE bytes, in "
+					      "discard or overwrite mode.");
 	g_option_context_add_main_entries(context, entries, NULL);
-	if (!tc_client_parse(context, &argc, &argv, &status))
+	if (!tc_client_parse(context, &argc, &argv, &status)) {
+		mode_options_clear(&mode);
 		return status;
+	}
 	if (userspace == kernel || argc != 2) {
 		g_printerr("Error: give -u or -k, and one channel NAME (try 'tracectl "
 			   "enable-channel --help')\n");
+		mode_options_clear(&mode);
 		return TC_EXIT_USAGE;
 	}
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-	if (!add_geometry(&options, size_text, num_subbuf)) {
+	if (!add_geometry(&options, size_text, num_subbuf) || !add_mode(&options, &mode)) {
 		g_variant_builder_clear(&options);
+		mode_options_clear(&mode);
 		return TC_EXIT_USAGE;
 	}
+	mode_options_clear(&mode);
 	session = tc_client_session(session_name, &error);
 	if (session)
 		reply = tc_client_call(session, "EnableChannel",

@@ -71,17 +71,66 @@ list_applications(TcDbusManager *manager)
 	return TC_EXIT_OK;
 }
 
+static void
+print_channel_settings(GVariant *settings)
+{
+	gboolean overwrite = FALSE;
+	guint32 switch_us = 0, read_us = 0, monitor_us = 0;
+	g_autofree const char **contexts = NULL;
+
+	g_variant_lookup(settings, "overwrite", "b", &overwrite);
+	g_variant_lookup(settings, "switch-timer", "u", &switch_us);
+	g_variant_lookup(settings, "read-timer", "u", &read_us);
+	g_variant_lookup(settings, "monitor-timer", "u", &monitor_us);
+	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
+	g_print("    Mode: %s\n", overwrite ? "overwrite" : "discard");
+	g_print("    Timers (us): switch %u, read %u, monitor %u\n", switch_us, read_us,
+		monitor_us);
+	if (contexts && contexts[0]) {
+		g_autofree char *joined = g_strjoinv(", ", (char **)contexts);
+
+		g_print("    Contexts: %s\n", joined);
+	}
+}
+
+/* The statistics of one channel, from a ChannelStatistics reply. */
+static void
+print_channel_statistics(GVariant *statistics, const char *channel)
+{
+	const char *domain, *name;
+	guint64 size, used, peak, discarded, packets;
+	GVariantIter iter;
+
+	if (statistics == NULL)
+		return;
+	g_variant_iter_init(&iter, statistics);
+	while (g_variant_iter_next(&iter, "(&s&sttttt)", &domain, &name, &size, &used, &peak,
+				   &discarded, &packets)) {
+		if (!g_str_equal(name, channel))
+			continue;
+		g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
+			" in use at the last sample (peak %" G_GUINT64_FORMAT ")\n",
+			size, used, peak);
+		g_print("    Events discarded: %" G_GUINT64_FORMAT ", packets written: %"
+			G_GUINT64_FORMAT "\n", discarded, packets);
+	}
+}
+
 int
 tc_client_print_session(TcDbusSession *session)
 {
 	GVariant *channels = tc_dbus_session_get_channels(session);
+	g_autoptr(GVariant) statistics = NULL;
+	g_autoptr(GVariant) stats_reply = NULL;
 	GVariantIter iter, *patterns;
 	const char *name, *domain, *pattern;
 	guint64 subbuf_size;
 	guint32 num_subbuf;
+	GVariant *settings;
 
-	g_print("Tracing session %s: [%s]\n", tc_dbus_session_get_name(session),
-		tc_dbus_session_get_state(session));
+	g_print("Tracing session %s: [%s%s]\n", tc_dbus_session_get_name(session),
+		tc_dbus_session_get_state(session),
+		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
 	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
 	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
@@ -92,12 +141,19 @@ tc_client_print_session(TcDbusSession *session)
 			"start)\n");
 		return TC_EXIT_OK;
 	}
+	/* Statistics are best effort: a listing works without them. */
+	stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
+	if (stats_reply)
+		statistics = g_variant_get_child_value(stats_reply, 0);
 	g_variant_iter_init(&iter, channels);
-	while (g_variant_iter_next(&iter, "(&s&stuas)", &name, &domain, &subbuf_size, &num_subbuf,
-				   &patterns)) {
+	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size,
+				   &num_subbuf, &patterns, &settings)) {
 		g_print("- %s:\n", name);
 		g_print("    Sub-buffer size: %" G_GUINT64_FORMAT " bytes\n", subbuf_size);
 		g_print("    Number of sub-buffers: %u\n", num_subbuf);
+		print_channel_settings(settings);
+		print_channel_statistics(statistics, name);
+		g_variant_unref(settings);
 		g_print("    Enabled events:\n");
 		if (g_variant_iter_n_children(patterns) == 0)
 			g_print("      (none)\n");

@@ -37,7 +37,7 @@
 #include <assert.h>
 
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
-#define TRACECTL_ABI_VERSION 1u
+#define TRACECTL_ABI_VERSION 2u
 #define TRACECTL_ABI_MSG_MAX 4096u
 
 #define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
@@ -123,6 +123,27 @@ struct tracectl_msg_reply {
 	uint32_t reserved;
 };
 
+/*
+ * Context fields a channel adds to every event, right after the event
+ * header, packed, in the order of these bits whatever the order they were
+ * added in (the stream's event.context in the CTF metadata).
+ */
+#define TRACECTL_CONTEXT_VPID 0x1u       /* int32_t, getpid() */
+#define TRACECTL_CONTEXT_VTID 0x2u       /* int32_t, gettid() */
+#define TRACECTL_CONTEXT_PROCNAME 0x4u   /* char[16], the thread's name */
+#define TRACECTL_CONTEXT_PTHREAD_ID 0x8u /* uint64_t, pthread_self() */
+#define TRACECTL_CONTEXT_ALL 0xfu
+#define TRACECTL_CONTEXT_PROCNAME_LEN 16u
+
+static inline uint32_t
+tracectl_context_size(uint32_t contexts)
+{
+	return ((contexts & TRACECTL_CONTEXT_VPID) ? 4u : 0u) +
+	       ((contexts & TRACECTL_CONTEXT_VTID) ? 4u : 0u) +
+	       ((contexts & TRACECTL_CONTEXT_PROCNAME) ? TRACECTL_CONTEXT_PROCNAME_LEN : 0u) +
+	       ((contexts & TRACECTL_CONTEXT_PTHREAD_ID) ? 8u : 0u);
+}
+
 struct tracectl_msg_channel {
 	struct tracectl_msg_header header;
 	uint64_t session_handle;
@@ -131,6 +152,8 @@ struct tracectl_msg_channel {
 	uint32_t nr_streams;  /* one per possible CPU */
 	uint64_t subbuf_size; /* for CHANNEL_ADD; 0 in CHANNEL_REMOVE */
 	uint64_t num_subbuf;
+	uint32_t contexts;    /* TRACECTL_CONTEXT_* bits */
+	uint32_t reserved;
 };
 
 struct tracectl_msg_stream {

@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include "tc-rb.h"
+#include "tc-ust-context.h"
 #include "tc-ust-state.h"
 
 /* A tracepoint may run in a signal handler that interrupted another
@@ -45,20 +46,31 @@ binding_buffer(const struct tc_ust_binding *binding, unsigned int cpu)
 }
 
 static void
-write_record(struct tc_rb *rb, uint32_t id, const struct tracectl_ust_piece *pieces,
-	     unsigned int nr_pieces, uint32_t record_size)
+write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
+	     const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
 {
 	struct tc_event_header header;
+	uint8_t context[TC_UST_CONTEXT_MAX];
+	uint32_t context_size = 0, pos;
 	struct tc_rb_ctx ctx;
-	uint32_t pos;
 
-	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
-	if (tc_rb_reserve(rb, &ctx, record_size) < 0)
+	if (__builtin_expect(contexts != 0, 0))
+		context_size = tc_ust_context_fill(contexts, context);
+	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count;
+	 * a payload too big for any sub-buffer goes on to be counted too. */
+	if (tc_rb_reserve(rb, &ctx,
+			  payload > UINT32_MAX - sizeof(header) - TC_UST_CONTEXT_MAX
+				  ? UINT32_MAX
+				  : (uint32_t)sizeof(header) + context_size + payload) < 0)
 		return;
 	header.id = id;
 	header.timestamp = ctx.timestamp;
 	tc_rb_write(&ctx, 0, &header, sizeof(header));
 	pos = sizeof(header);
+	if (context_size) {
+		tc_rb_write(&ctx, pos, context, context_size);
+		pos += context_size;
+	}
 	for (unsigned int i = 0; i < nr_pieces; i++) {
 		tc_rb_write(&ctx, pos, pieces[i].data, (uint32_t)pieces[i].len);
 		pos += (uint32_t)pieces[i].len;
@@ -72,7 +84,6 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 {
 	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
 	size_t payload;
-	uint32_t record_size;
 	int cpu;
 
 	if (__builtin_expect(!entry || tc_ust_nesting >= TC_UST_NESTING_MAX, 0))
@@ -82,10 +93,6 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
 	payload = payload_size(pieces, nr_pieces);
-	/* Too big records go on to tc_rb_reserve() to be counted as lost. */
-	record_size = payload > UINT32_MAX - sizeof(struct tc_event_header)
-			      ? UINT32_MAX
-			      : (uint32_t)(payload + sizeof(struct tc_event_header));
 	cpu = sched_getcpu();
 	if (__builtin_expect(cpu < 0, 0))
 		cpu = 0;
@@ -94,8 +101,8 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 		struct tc_rb *rb = binding_buffer(b, (unsigned int)cpu);
 
 		if (rb)
-			write_record(rb, __atomic_load_n(&b->id, __ATOMIC_RELAXED), pieces,
-				     nr_pieces, record_size);
+			write_record(rb, __atomic_load_n(&b->id, __ATOMIC_RELAXED),
+				     b->channel->contexts, pieces, nr_pieces, (uint32_t)payload);
 	}
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-ust-context.h"
 #include "tc-ust-listener.h"
 #include "tc-ust-log.h"
 #include "tc-ust-state.h"
@@ -112,6 +113,7 @@ fork_child(void)
 		close(tc_ust_state.wake_fd);
 	tc_ust_state.wake_fd = -1;
 	tc_ust_state_reset_connection();
+	tc_ust_context_forget();
 	/* Waiters of the parent's threads do not exist here. */
 	init_condition();
 	start_listener();

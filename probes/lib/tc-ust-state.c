@@ -275,7 +275,8 @@ tc_ust_state_channel_add(const struct tracectl_msg_channel *msg)
 		return -EEXIST;
 	if (msg->nr_streams == 0 || msg->nr_streams > TC_UST_STREAMS_MAX ||
 	    msg->subbuf_size > UINT32_MAX || msg->num_subbuf > UINT32_MAX ||
-	    tc_rb_shm_size((uint32_t)msg->subbuf_size, (uint32_t)msg->num_subbuf) == 0)
+	    tc_rb_shm_size((uint32_t)msg->subbuf_size, (uint32_t)msg->num_subbuf) == 0 ||
+	    (msg->contexts & ~TRACECTL_CONTEXT_ALL) != 0)
 		return -EINVAL;
 	session = get_session(msg->session_handle);
 	channel = calloc(1, sizeof(*channel));
@@ -290,6 +291,7 @@ tc_ust_state_channel_add(const struct tracectl_msg_channel *msg)
 	channel->nr_streams = msg->nr_streams;
 	channel->subbuf_size = (uint32_t)msg->subbuf_size;
 	channel->num_subbuf = (uint32_t)msg->num_subbuf;
+	channel->contexts = msg->contexts;
 	channel->next = tc_ust_state.channels;
 	tc_ust_state.channels = channel;
 	return 0;

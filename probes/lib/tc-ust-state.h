@@ -39,6 +39,7 @@ struct tc_ust_channel {
 	uint32_t nr_streams;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t contexts;       /* TRACECTL_CONTEXT_* of every event */
 	uint32_t dead;           /* atomic; set once, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
 	struct tc_ust_channel *next;

@@ -556,7 +556,8 @@ writers_passed(const struct tc_rb *rb, uint64_t subbuf_start)
 
 /* Checks a packet copied out of shared memory. Returns true when it is sane. */
 static bool
-packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header *header)
+packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header *header,
+		uint64_t position)
 {
 	uint64_t packet_bits = (uint64_t)reader->rb.subbuf_size * 8;
 
@@ -569,7 +570,7 @@ packet_is_valid(const struct tc_rb_reader *reader, const struct tc_packet_header
 	if (header->content_size < sizeof(*header) * 8 || header->content_size > packet_bits ||
 	    header->content_size % 8 != 0)
 		return false;
-	if (header->packet_seq_num != reader->consumed / reader->rb.subbuf_size)
+	if (header->packet_seq_num != position / reader->rb.subbuf_size)
 		return false;
 	return header->timestamp_begin <= header->timestamp_end;
 }
@@ -698,7 +699,7 @@ tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 		 * attempt follows consumed and counts this sub-buffer as lost. */
 		if (overwrite && reader_was_pushed(reader))
 			continue;
-		if (!packet_is_valid(reader, out))
+		if (!packet_is_valid(reader, out, reader->consumed))
 			goto corrupted;
 		reader->events_discarded_seen =
 			((const struct tc_packet_header *)out)->events_discarded;
@@ -718,4 +719,62 @@ void
 tc_rb_reader_put(struct tc_rb_reader *reader)
 {
 	release_subbuf(reader);
+}
+
+void
+tc_rb_reader_snapshot_range(const struct tc_rb_reader *reader, uint64_t *begin, uint64_t *end)
+{
+	const struct tc_rb *rb = &reader->rb;
+	uint64_t mask = ~(uint64_t)(rb->subbuf_size - 1);
+	uint64_t written = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE) & mask;
+	uint64_t consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_ACQUIRE) & mask;
+	uint64_t oldest = written >= buffer_size(rb) ? written - buffer_size(rb) : 0;
+
+	/* Both values come from shared memory: never more than a buffer. */
+	*begin = (int64_t)(consumed - oldest) > 0 && (int64_t)(written - consumed) >= 0 ? consumed
+										      : oldest;
+	*end = written;
+}
+
+/*
+ * See tc-rb.h. Like get, without consuming: the sub-buffer must be complete
+ * for the round of position (equation 2), and, in overwrite mode, no writer
+ * may have pushed the read count past it by the end of the copy, since a
+ * writer pushes before it writes a byte of the next round.
+ */
+int
+tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out)
+{
+	const struct tc_rb *rb = &reader->rb;
+	uint32_t idx = subbuf_index(rb, position);
+	uint64_t count, consumed;
+
+	if (offset_in_subbuf(rb, position) != 0 || !writers_passed(rb, position))
+		return 0;
+	count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+	if (((count - commit_base(rb, position)) & commit_mask(rb)) != rb->subbuf_size)
+		return 0;
+	copy_subbuf(rb, idx, out);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
+	if (is_overwrite(rb) && (int64_t)(consumed - position) > 0)
+		return 0;
+	if (!packet_is_valid(reader, out, position)) {
+		reader->packets_corrupted++;
+		return -EBADMSG;
+	}
+	return 1;
+}
+
+uint64_t
+tc_rb_bytes_used(const struct tc_rb *rb)
+{
+	uint64_t written = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED);
+	uint64_t consumed = __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
+	int64_t used = (int64_t)(written - consumed);
+
+	/* Scribbled values must not make a nonsense figure. */
+	if (used < 0)
+		return 0;
+	return (uint64_t)used > buffer_size(rb) ? buffer_size(rb) : (uint64_t)used;
 }

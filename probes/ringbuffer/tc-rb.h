@@ -235,6 +235,23 @@ bool tc_rb_flush(struct tc_rb *rb);
  */
 bool tc_rb_close_empty_packet(struct tc_rb *rb);
 
+/*
+ * Snapshots read without consuming. [*begin, *end) are the sub-buffer
+ * aligned positions that may hold complete packets now: at most a buffer
+ * ending at the write position (call tc_rb_flush() first).
+ */
+void tc_rb_reader_snapshot_range(const struct tc_rb_reader *reader, uint64_t *begin,
+				 uint64_t *end);
+/*
+ * Copies the packet at position into out, checked as tc_rb_reader_get()
+ * does. Returns 1 for a valid packet, 0 when there is none complete there
+ * (or a writer overwrote it during the copy), -EBADMSG when it failed the
+ * checks (counted in packets_corrupted). Never moves the read count.
+ */
+int tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out);
+/* Bytes written and not yet read, for monitoring. */
+uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
+
 /* CLOCK_MONOTONIC in ns, the trace clock. */
 uint64_t tc_rb_clock_now(void);
 

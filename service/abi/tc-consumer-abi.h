@@ -38,6 +38,8 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_METADATA = 3,        /* struct tc_consumer_metadata + text */
 	TC_CONSUMER_FLUSH_SESSION = 4,   /* struct tc_consumer_session_ref */
 	TC_CONSUMER_DESTROY_SESSION = 5, /* struct tc_consumer_session_ref */
+	TC_CONSUMER_SNAPSHOT = 6,        /* struct tc_consumer_snapshot */
+	TC_CONSUMER_CHANNEL_STATS = 7,   /* struct tc_consumer_channel_ref */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -53,10 +55,31 @@ struct tc_consumer_header {
 /* Creates trace_dir (and missing parents, mode 0700) and an empty
  * "metadata" file in it, mode 0600. The directory must not exist yet or
  * be empty. */
+/* Snapshot sessions: nothing is created at trace_dir and nothing is
+ * written while tracing; TC_CONSUMER_SNAPSHOT writes the buffers out. The
+ * metadata is kept in memory until then. */
+#define TC_CONSUMER_SESSION_SNAPSHOT 0x1u
+
 struct tc_consumer_session {
 	struct tc_consumer_header header;
 	uint64_t session_id;
+	uint32_t flags; /* TC_CONSUMER_SESSION_* */
+	uint32_t reserved;
 	char trace_dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+};
+
+/* Writes the metadata and what every buffer of the session holds now into
+ * dir (created, 0700), one file per stream. Tracing goes on. */
+struct tc_consumer_snapshot {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	char dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+};
+
+struct tc_consumer_channel_ref {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint64_t channel_id;
 };
 
 struct tc_consumer_session_ref {
@@ -67,6 +90,11 @@ struct tc_consumer_session_ref {
 /* Creates one buffer per CPU (0..nr_cpus-1), each in its own memfd, and
  * one stream file "<name>_<cpu>" per buffer in the session's trace_dir.
  * The reply carries nr_cpus TC_CONSUMER_STREAM messages, in CPU order. */
+#define TC_CONSUMER_CHANNEL_OVERWRITE 0x1u /* flight recorder buffers */
+/* Timers, in microseconds, 0 = off, else within these bounds. */
+#define TC_CONSUMER_TIMER_MIN_US 1000u
+#define TC_CONSUMER_TIMER_MAX_US 3600000000u
+
 struct tc_consumer_channel {
 	struct tc_consumer_header header;
 	uint64_t session_id;
@@ -75,6 +103,10 @@ struct tc_consumer_channel {
 	uint32_t nr_cpus;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t flags;            /* TC_CONSUMER_CHANNEL_* */
+	uint32_t switch_timer_us;  /* close partly filled sub-buffers this often */
+	uint32_t read_timer_us;    /* collect full sub-buffers this often */
+	uint32_t monitor_timer_us; /* sample buffer usage this often */
 	uint8_t uuid[16];
 	char name[TC_CONSUMER_NAME_MAX];
 };
@@ -102,6 +134,11 @@ struct tc_consumer_reply {
 	/* FLUSH/DESTROY: totals over the session, for status and logs. */
 	uint64_t packets_written;
 	uint64_t packets_corrupted;
+	/* CHANNEL_STATS: summed over the channel's CPUs. */
+	uint64_t buffer_bytes;
+	uint64_t bytes_used;      /* at the last monitor sample */
+	uint64_t bytes_used_peak; /* highest sampled */
+	uint64_t events_discarded;
 	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
 };
 

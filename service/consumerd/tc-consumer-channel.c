@@ -32,6 +32,12 @@ consumerd_channel_new(const struct consumerd_session *session,
 	channel->nr_cpus = spec->nr_cpus;
 	channel->subbuf_size = spec->subbuf_size;
 	channel->num_subbuf = spec->num_subbuf;
+	channel->flags = spec->flags;
+	channel->timers = (struct consumerd_timers){
+		.switch_ns = (uint64_t)spec->switch_timer_us * 1000,
+		.read_ns = (uint64_t)spec->read_timer_us * 1000,
+		.monitor_ns = (uint64_t)spec->monitor_timer_us * 1000,
+	};
 	/* The caller checked that the name fits. */
 	strncpy(channel->name, spec->name, sizeof(channel->name) - 1);
 	channel->packet = malloc(spec->subbuf_size);

@@ -100,7 +100,11 @@ handle_create_session(struct command *command)
 	if (command_find_session(command, msg->session_id))
 		return command_fail(command, -EEXIST, "Session %" PRIu64 " exists already",
 				    msg->session_id);
-	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir);
+	if (msg->flags & ~TC_CONSUMER_SESSION_SNAPSHOT)
+		return command_fail(command, -EINVAL, "Unknown session flags 0x%" PRIx32,
+				    msg->flags);
+	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
+				       msg->flags);
 	if (ret == -ENOTEMPTY || ret == -EEXIST)
 		return command_fail(command, ret,
 				    "The trace directory \"%s\" exists and is not empty",
@@ -125,6 +129,12 @@ channel_name_is_valid(const char *name)
 	return true;
 }
 
+static bool
+timer_is_valid(uint32_t us)
+{
+	return us == 0 || (us >= TC_CONSUMER_TIMER_MIN_US && us <= TC_CONSUMER_TIMER_MAX_US);
+}
+
 static int
 check_channel(struct command *command, const struct tc_consumer_channel *msg,
 	      const struct consumerd_session *session)
@@ -144,6 +154,14 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 	if (msg->nr_cpus < 1 || msg->nr_cpus > CONSUMERD_NR_CPUS_MAX)
 		return command_fail(command, -EINVAL, "Invalid number of CPUs %" PRIu32,
 				    msg->nr_cpus);
+	if (msg->flags & ~TC_CONSUMER_CHANNEL_OVERWRITE)
+		return command_fail(command, -EINVAL, "Unknown channel flags 0x%" PRIx32,
+				    msg->flags);
+	if (!timer_is_valid(msg->switch_timer_us) || !timer_is_valid(msg->read_timer_us) ||
+	    !timer_is_valid(msg->monitor_timer_us))
+		return command_fail(command, -EINVAL,
+				    "Timers are 0 (off) or %u to %u microseconds", TC_CONSUMER_TIMER_MIN_US,
+				    TC_CONSUMER_TIMER_MAX_US);
 	if (tc_rb_shm_size(msg->subbuf_size, msg->num_subbuf) == 0)
 		return command_fail(command, -EINVAL,
 				    "Invalid buffer geometry %" PRIu32 " x %" PRIu32
@@ -214,6 +232,10 @@ handle_create_channel(struct command *command)
 		.nr_cpus = msg->nr_cpus,
 		.subbuf_size = msg->subbuf_size,
 		.num_subbuf = msg->num_subbuf,
+		.flags = msg->flags,
+		.switch_timer_us = msg->switch_timer_us,
+		.read_timer_us = msg->read_timer_us,
+		.monitor_timer_us = msg->monitor_timer_us,
 		.name = msg->name,
 	};
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
@@ -302,7 +324,59 @@ handle_destroy_session(struct command *command)
 	return 0;
 }
 
+static int
+handle_snapshot(struct command *command)
+{
+	const struct tc_consumer_snapshot *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t packets;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (!session->snapshot)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
+				    msg->session_id);
+	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
+	    !consumerd_output_path_is_safe(msg->dir))
+		return command_fail(command, -EINVAL,
+				    "The snapshot directory is not an absolute path without \"..\"");
+	ret = consumerd_session_snapshot(session, msg->dir, &packets);
+	command->reply.packets_written = packets;
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot write the snapshot into \"%s\": %s",
+				    msg->dir, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_channel_stats(struct command *command)
+{
+	const struct tc_consumer_channel_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_channel_stats stats;
+	struct consumerd_channel *channel;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	channel = consumerd_channel_find(session, msg->channel_id);
+	if (!channel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
+				    msg->session_id, msg->channel_id);
+	consumerd_channel_stats(channel, &stats);
+	command->reply.buffer_bytes = stats.buffer_bytes;
+	command->reply.bytes_used = stats.bytes_used;
+	command->reply.bytes_used_peak = stats.bytes_used_peak;
+	command->reply.events_discarded = stats.events_discarded;
+	command->reply.packets_written = stats.packets_written;
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_SNAPSHOT, "SNAPSHOT", sizeof(struct tc_consumer_snapshot), false,
+	 handle_snapshot},
+	{TC_CONSUMER_CHANNEL_STATS, "CHANNEL_STATS", sizeof(struct tc_consumer_channel_ref), false,
+	 handle_channel_stats},
 	{TC_CONSUMER_CREATE_SESSION, "CREATE_SESSION", sizeof(struct tc_consumer_session), false,
 	 handle_create_session},
 	{TC_CONSUMER_CREATE_CHANNEL, "CREATE_CHANNEL", sizeof(struct tc_consumer_channel), false,

@@ -9,8 +9,8 @@
  *
  *   ppoll(command socket, timeout)
  *     -> a request: serve it (tc-consumer-command.c)
- *     -> the read timer (every CONSUMERD_READ_INTERVAL_MS while at least one
- *        session exists, never otherwise): drain every buffer
+ *     -> the channel timers (tc-consumer-timer.c): read, switch and
+ *        monitor, per channel; no channel, no timer, no wake-up
  *     -> EOF on the socket, SIGTERM or SIGINT: flush and write out every
  *        session, close everything, exit 0
  *
@@ -37,8 +37,6 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-session.h"
 
-#define CONSUMERD_READ_INTERVAL_MS 100u
-#define NS_PER_MS 1000000ull
 
 struct consumerd_options {
 	unsigned long uid;   /* for logging only */
@@ -195,34 +193,28 @@ raise_file_limit(void)
 }
 
 /*
- * Serves requests and runs the read timer until the service goes away or
+ * Serves requests and runs the channel timers until the service goes away or
  * a stop signal arrives. Returns 0, or -errno when ppoll() failed.
  */
 static int
 run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	uint64_t next_read_ns = 0, now;
+	uint64_t next_timer_ns, now;
 	struct timespec timeout;
 	int ret;
 
 	while (!stop_signal) {
 		now = tc_rb_clock_now();
-		if (!registry->sessions) {
-			next_read_ns = 0; /* no session, no timer, no wake-up */
-		} else if (next_read_ns == 0) {
-			next_read_ns = now + CONSUMERD_READ_INTERVAL_MS * NS_PER_MS;
-		} else if (now >= next_read_ns) {
-			consumerd_registry_drain(registry);
-			next_read_ns = now + CONSUMERD_READ_INTERVAL_MS * NS_PER_MS;
-		}
-		if (next_read_ns) {
-			uint64_t wait_ns = next_read_ns > now ? next_read_ns - now : 0;
+		/* No channel, no timer, no wake-up. */
+		next_timer_ns = consumerd_registry_run_timers(registry, now);
+		if (next_timer_ns) {
+			uint64_t wait_ns = next_timer_ns > now ? next_timer_ns - now : 0;
 
 			timeout.tv_sec = (time_t)(wait_ns / 1000000000ull);
 			timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
 		}
-		ret = ppoll(&pfd, 1, next_read_ns ? &timeout : NULL, unblocked);
+		ret = ppoll(&pfd, 1, next_timer_ns ? &timeout : NULL, unblocked);
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)

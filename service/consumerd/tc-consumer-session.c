@@ -22,9 +22,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-consumer-channel.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
@@ -69,9 +71,22 @@ consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32
 	return NULL;
 }
 
+/* A snapshot session keeps its metadata in memory until a snapshot. */
+static int
+session_create_in_memory(struct consumerd_session *session)
+{
+	int fd = memfd_create("tracectl-metadata", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	session->dir_fd = -1;
+	session->metadata_fd = fd;
+	return 0;
+}
+
 int
 consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			 const char *trace_dir)
+			 const char *trace_dir, uint32_t flags)
 {
 	struct consumerd_session *session;
 	size_t dir_len = strlen(trace_dir);
@@ -84,7 +99,14 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 		return -ENOMEM;
 	session->session_id = session_id;
 	session->metadata_fd = -1;
+	session->snapshot = (flags & TC_CONSUMER_SESSION_SNAPSHOT) != 0;
 	memcpy(session->trace_dir, trace_dir, dir_len + 1);
+	if (session->snapshot) {
+		ret = session_create_in_memory(session);
+		if (ret < 0)
+			goto fail;
+		goto done;
+	}
 	ret = consumerd_output_open_dir(trace_dir);
 	if (ret < 0)
 		goto fail;
@@ -95,6 +117,7 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 		goto fail;
 	}
 	session->metadata_fd = ret;
+done:
 	session->next = registry->sessions;
 	registry->sessions = session;
 	consumerd_info("session=%" PRIu64 ": Created, writing to \"%s\"", session_id, trace_dir);
@@ -260,7 +283,8 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 		consumerd_channel_free(channel, session->dir_fd);
 	}
 	close(session->metadata_fd);
-	close(session->dir_fd);
+	if (session->dir_fd >= 0)
+		close(session->dir_fd);
 	consumerd_info("session=%" PRIu64 ": Destroyed: %" PRIu64 " packets written, %" PRIu64
 		       " corrupt, %" PRIu64 " lost",
 		       session->session_id, totals.packets_written, totals.packets_corrupted,
@@ -298,5 +322,23 @@ consumerd_session_totals(const struct consumerd_session *session, struct consume
 			totals->packets_corrupted += stream->reader.packets_corrupted;
 			totals->packets_lost += stream->packets_lost;
 		}
+	}
+}
+
+void
+consumerd_channel_stats(const struct consumerd_channel *channel,
+			struct consumerd_channel_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->buffer_bytes = (uint64_t)channel->subbuf_size * channel->num_subbuf * channel->nr_cpus;
+	stats->bytes_used = channel->bytes_used;
+	stats->bytes_used_peak = channel->bytes_used_peak;
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+		const struct consumerd_stream *stream = &channel->streams[cpu];
+
+		/* Written by the applications: a number to show, nothing more. */
+		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
+							   __ATOMIC_RELAXED);
+		stats->packets_written += stream->packets_written;
 	}
 }

@@ -39,6 +39,12 @@ struct consumerd_stream {
 	struct consumerd_ratelimit write_limit;
 };
 
+/* Periodic work of a channel; 0 intervals are off. */
+struct consumerd_timers {
+	uint64_t switch_ns, read_ns, monitor_ns; /* intervals */
+	uint64_t next_switch, next_read, next_monitor; /* deadlines, 0: not armed */
+};
+
 struct consumerd_channel {
 	struct consumerd_channel *next;
 	uint64_t channel_id;
@@ -46,6 +52,10 @@ struct consumerd_channel {
 	uint32_t nr_cpus;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t flags; /* TC_CONSUMER_CHANNEL_* */
+	struct consumerd_timers timers;
+	uint64_t bytes_used;      /* at the last monitor sample, all CPUs */
+	uint64_t bytes_used_peak; /* highest sample */
 	char name[256];
 	uint8_t *packet; /* subbuf_size bytes: the reader's private copy */
 	struct consumerd_stream streams[];
@@ -54,7 +64,8 @@ struct consumerd_channel {
 struct consumerd_session {
 	struct consumerd_session *next;
 	uint64_t session_id;
-	int dir_fd;
+	bool snapshot; /* no files until a snapshot; metadata in a memfd */
+	int dir_fd;    /* -1 for snapshot sessions */
 	int metadata_fd;
 	uint64_t metadata_size;
 	struct consumerd_channel *channels;
@@ -80,6 +91,8 @@ struct consumerd_channel_spec {
 	uint32_t nr_cpus;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
+	uint32_t flags; /* TC_CONSUMER_CHANNEL_* */
+	uint32_t switch_timer_us, read_timer_us, monitor_timer_us;
 	uint8_t uuid[16];
 	const char *name;
 };
@@ -98,7 +111,7 @@ consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32
  * consumerd_output_open_dir() / consumerd_output_create_file().
  */
 int consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			     const char *trace_dir);
+			     const char *trace_dir, uint32_t flags);
 
 /*
  * Creates a channel in session: per CPU a sealed memfd laid out by
@@ -132,9 +145,36 @@ int consumerd_session_flush(struct consumerd_session *session);
 int consumerd_session_destroy(struct consumerd_registry *registry,
 			      struct consumerd_session *session, struct consumerd_totals *totals);
 
-/* Writes out every complete packet of every session without waiting: the
- * periodic read timer. */
+/* Writes out every complete packet of every session without waiting. */
 void consumerd_registry_drain(struct consumerd_registry *registry);
+
+/*
+ * Runs the channel timers that are due at now (read: drain; switch: close
+ * partly filled sub-buffers, then drain; monitor: sample buffer usage)
+ * and returns the next deadline over all channels, 0 when none is armed.
+ * In tc-consumer-timer.c.
+ */
+uint64_t consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now);
+
+/* Statistics of a channel, summed over its CPUs, into the reply fields. */
+struct consumerd_channel_stats {
+	uint64_t buffer_bytes;
+	uint64_t bytes_used;
+	uint64_t bytes_used_peak;
+	uint64_t events_discarded;
+	uint64_t packets_written;
+};
+void consumerd_channel_stats(const struct consumerd_channel *channel,
+			     struct consumerd_channel_stats *stats);
+
+/*
+ * Writes the session's metadata and every complete packet its buffers
+ * hold into dir (created 0700, must not exist or be empty), without
+ * consuming anything. *packets receives the number written.
+ * Returns 0 or -errno. In tc-consumer-snapshot.c.
+ */
+int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
+			       uint64_t *packets);
 
 /* Flushes and destroys every session (the service went away). */
 void consumerd_registry_destroy_all(struct consumerd_registry *registry);

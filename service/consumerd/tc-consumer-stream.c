@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 
@@ -84,14 +85,19 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 		goto fail;
 	}
 	stream->mapping_size = size;
-	ret = tc_rb_init(stream->mapping, spec->subbuf_size, spec->num_subbuf, cpu,
-			 spec->stream_id, spec->uuid);
+	ret = tc_rb_init_mode(stream->mapping, spec->subbuf_size, spec->num_subbuf, cpu,
+			      spec->stream_id, spec->uuid,
+			      (spec->flags & TC_CONSUMER_CHANNEL_OVERWRITE) ? TC_RB_FLAG_OVERWRITE
+									    : 0);
 	if (ret < 0)
 		goto fail;
 	ret = tc_rb_reader_init(&stream->reader, stream->mapping, size, spec->stream_id, cpu,
 				spec->uuid);
 	if (ret < 0)
 		goto fail;
+	/* Snapshot sessions write files only when a snapshot is taken. */
+	if (session->dir_fd < 0)
+		return 0;
 	ret = consumerd_output_create_file(session->dir_fd, file_name);
 	if (ret < 0)
 		goto fail;

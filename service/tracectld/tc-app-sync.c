@@ -80,8 +80,9 @@ send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 		.channel_handle = channel->handle,
 		.stream_id = channel->stream_id,
 		.nr_streams = buffers->nr_streams,
-		.subbuf_size = channel->subbuf_size,
-		.num_subbuf = channel->num_subbuf,
+		.subbuf_size = channel->config.subbuf_size,
+		.num_subbuf = channel->config.num_subbuf,
+		.contexts = channel->contexts,
 	};
 
 	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter))
@@ -235,11 +236,16 @@ tc_app_sync_all_sessions(TcApp *app)
 		/* Root's session gives this uid its own trace first. */
 		if (session->owner_uid != app->uid)
 			tc_session_trace_uid_for_app(session, app->uid);
+		gboolean new_metadata;
+
 		g_mutex_lock(&session->lock);
 		g_mutex_lock(&app->lock);
 		tc_app_sync_locked(app, session, NULL);
 		g_mutex_unlock(&app->lock);
+		new_metadata = session->has_buffers && session->metadata_pending->len > 0;
 		g_mutex_unlock(&session->lock);
+		if (new_metadata)
+			tc_session_flush_metadata_later(session);
 	}
 }
 

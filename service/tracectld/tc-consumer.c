@@ -450,12 +450,13 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 
 gboolean
 tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char *trace_dir,
-			   GError **error)
+			   gboolean snapshot, GError **error)
 {
 	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
 	struct tc_consumer_reply reply = {0};
 
 	msg->session_id = session_id;
+	msg->flags = snapshot ? TC_CONSUMER_SESSION_SNAPSHOT : 0;
 	if (g_strlcpy(msg->trace_dir, trace_dir, sizeof(msg->trace_dir)) >=
 	    sizeof(msg->trace_dir)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -467,18 +468,23 @@ tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char 
 }
 
 gboolean
-tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
-			   const char *name, guint32 stream_id, guint32 subbuf_size,
-			   guint32 num_subbuf, const guint8 uuid[16], guint nr_cpus, int **fds,
-			   guint64 *shm_size, GError **error)
+tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcChannel *channel,
+			   const guint8 uuid[16], guint nr_cpus, int **fds, guint64 *shm_size,
+			   GError **error)
 {
+	const TcChannelConfig *config = &channel->config;
+	const char *name = channel->name;
 	struct tc_consumer_channel msg = {
 		.session_id = session_id,
-		.channel_id = channel_id,
-		.stream_id = stream_id,
+		.channel_id = channel->handle,
+		.stream_id = channel->stream_id,
 		.nr_cpus = nr_cpus,
-		.subbuf_size = subbuf_size,
-		.num_subbuf = num_subbuf,
+		.subbuf_size = config->subbuf_size,
+		.num_subbuf = config->num_subbuf,
+		.flags = config->overwrite ? TC_CONSUMER_CHANNEL_OVERWRITE : 0,
+		.switch_timer_us = config->switch_timer_us,
+		.read_timer_us = config->read_timer_us,
+		.monitor_timer_us = config->monitor_timer_us,
 	};
 	struct tc_consumer_reply reply = {0};
 	int *result = g_new(int, nr_cpus);
@@ -524,6 +530,44 @@ tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id, const char
 			return FALSE;
 		done += chunk;
 	}
+	return TRUE;
+}
+
+gboolean
+tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir, guint64 *packets,
+		     GError **error)
+{
+	g_autofree struct tc_consumer_snapshot *msg = g_new0(struct tc_consumer_snapshot, 1);
+	struct tc_consumer_reply reply = {0};
+
+	msg->session_id = session_id;
+	if (g_strlcpy(msg->dir, dir, sizeof(msg->dir)) >= sizeof(msg->dir)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The snapshot directory is too long");
+		return FALSE;
+	}
+	if (!request(consumer, msg, TC_CONSUMER_SNAPSHOT, sizeof(*msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	*packets = reply.packets_written;
+	return TRUE;
+}
+
+gboolean
+tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
+			  TcChannelStats *stats, GError **error)
+{
+	struct tc_consumer_channel_ref msg = {.session_id = session_id, .channel_id = channel_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_CHANNEL_STATS, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	stats->buffer_bytes += reply.buffer_bytes;
+	stats->bytes_used += reply.bytes_used;
+	stats->bytes_used_peak += reply.bytes_used_peak;
+	stats->events_discarded += reply.events_discarded;
+	stats->packets_written += reply.packets_written;
 	return TRUE;
 }
 

@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "tc-registry.h"
+
 /*
  * The per-user consumer daemons (tracectl-consumerd). One runs per user
  * with sessions, as that user, started by a direct fork/setuid launcher
@@ -18,13 +20,28 @@ TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 
+/* snapshot: keep everything in memory until tc_consumer_snapshot(). */
 gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
-				    const char *trace_dir, GError **error);
+				    const char *trace_dir, gboolean snapshot, GError **error);
 /* On success *fds holds nr_cpus memfds (the caller owns them). */
-gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
-				    const char *name, guint32 stream_id, guint32 subbuf_size,
-				    guint32 num_subbuf, const guint8 uuid[16], guint nr_cpus,
+gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
+				    const TcChannel *channel, const guint8 uuid[16], guint nr_cpus,
 				    int **fds, guint64 *shm_size, GError **error);
+/* Writes what the buffers of a snapshot session hold into dir. */
+gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
+			      guint64 *packets, GError **error);
+
+typedef struct {
+	guint64 buffer_bytes;
+	guint64 bytes_used;
+	guint64 bytes_used_peak;
+	guint64 events_discarded;
+	guint64 packets_written;
+} TcChannelStats;
+
+/* Adds the channel's figures in this consumer session to *stats. */
+gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
+				   TcChannelStats *stats, GError **error);
 gboolean tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id,
 				     const char *text, gsize len, GError **error);
 /* Writes out everything recorded so far, returns once it is on disk. */

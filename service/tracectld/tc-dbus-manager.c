@@ -68,22 +68,52 @@ create_authorized(TcRequest *request, GError **error)
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);
+	request->session->snapshot = request->snapshot;
 	return TRUE;
 }
 
 static gboolean
-handle_create_session(TcDbusManager *manager, GDBusMethodInvocation *invocation,
-		      const char *name, const char *output_directory)
+parse_session_options(GVariant *options, gboolean *snapshot, GError **error)
+{
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	*snapshot = FALSE;
+	if (options == NULL)
+		return TRUE;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
+		if (g_str_equal(key, "snapshot") &&
+		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
+			*snapshot = g_variant_get_boolean(value);
+			continue;
+		}
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown session option '%s' of type %s", key,
+			    g_variant_get_type_string(value));
+		g_variant_unref(value);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+create_session(GDBusMethodInvocation *invocation, const char *name, const char *output_directory,
+	       GVariant *options)
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
+	gboolean snapshot;
 
 	if (!tc_validate_name("session", name, &error) ||
-	    (*output_directory && !tc_validate_output_directory(output_directory, &error))) {
+	    (*output_directory && !tc_validate_output_directory(output_directory, &error)) ||
+	    !parse_session_options(options, &snapshot, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	request = tc_request_new(invocation, NULL);
+	request->snapshot = snapshot;
 	request->name = g_strdup(name);
 	request->directory = g_strdup(output_directory);
 	request->authorized = create_authorized;
@@ -92,6 +122,21 @@ handle_create_session(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
+}
+
+static gboolean
+handle_create_session(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+		      const char *name, const char *output_directory)
+{
+	return create_session(invocation, name, output_directory, NULL);
+}
+
+static gboolean
+handle_create_session_with_options(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+				   const char *name, const char *output_directory,
+				   GVariant *options)
+{
+	return create_session(invocation, name, output_directory, options);
 }
 
 static void
@@ -270,6 +315,8 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 	tc_dbus_manager_set_version(manager, PACKAGE_VERSION);
 	g_signal_connect(manager, "handle-create-session", G_CALLBACK(handle_create_session),
 			 NULL);
+	g_signal_connect(manager, "handle-create-session-with-options",
+			 G_CALLBACK(handle_create_session_with_options), NULL);
 	g_signal_connect(manager, "handle-find-session", G_CALLBACK(handle_find_session), NULL);
 	g_signal_connect(manager, "handle-list-sessions", G_CALLBACK(handle_list_sessions),
 			 NULL);

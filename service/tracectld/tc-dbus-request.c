@@ -39,6 +39,8 @@ tc_request_free(TcRequest *request)
 	g_free(request->channel);
 	g_free(request->pattern);
 	g_free(request->directory);
+	if (request->result)
+		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);
 	g_free(request);
 	tc_idle_release();
@@ -60,7 +62,9 @@ finish(TcRequest *request)
 	if (request->done)
 		request->done(request);
 	else
-		g_dbus_method_invocation_return_value(request->invocation, NULL);
+		g_dbus_method_invocation_return_value(
+			request->invocation,
+			request->result ? g_variant_ref_sink(request->result) : NULL);
 	tc_request_free(request);
 }
 

@@ -28,8 +28,10 @@ struct _TcRequest {
 	char *channel;
 	char *pattern;
 	char *directory;
-	guint32 subbuf_size;
-	guint32 num_subbuf;
+	TcChannelConfig config;
+	guint32 contexts;    /* TRACECTL_CONTEXT_* */
+	gboolean snapshot;   /* CreateSessionWithOptions */
+	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;
 	TcRequestWorkFunc work; /* worker thread; NULL for none */

@@ -18,7 +18,20 @@
 #include "tc-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-validate.h"
+#include "tc-consumer-abi.h"
 #include "tc-rb.h"
+#include "tracectl-abi.h"
+
+/* Context names of the API, in the order of their fields. */
+static const struct {
+	const char *name;
+	guint32 bit;
+} tc_contexts[] = {
+	{"vpid", TRACECTL_CONTEXT_VPID},
+	{"vtid", TRACECTL_CONTEXT_VTID},
+	{"procname", TRACECTL_CONTEXT_PROCNAME},
+	{"pthread_id", TRACECTL_CONTEXT_PTHREAD_ID},
+};
 
 #define TC_TYPE_SESSION_OBJECT (tc_session_object_get_type())
 G_DECLARE_FINAL_TYPE(TcSessionObject, tc_session_object, TC, SESSION_OBJECT,
@@ -32,23 +45,54 @@ struct _TcSessionObject {
 G_DEFINE_TYPE(TcSessionObject, tc_session_object, TC_DBUS_TYPE_SESSION_SKELETON)
 
 static GVariant *
+context_names_variant(guint32 contexts)
+{
+	GVariantBuilder names;
+
+	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
+	for (guint i = 0; i < G_N_ELEMENTS(tc_contexts); i++)
+		if (contexts & tc_contexts[i].bit)
+			g_variant_builder_add(&names, "s", tc_contexts[i].name);
+	return g_variant_builder_end(&names);
+}
+
+static GVariant *
+channel_settings_variant(const TcChannel *channel)
+{
+	GVariantBuilder settings;
+
+	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&settings, "{sv}", "overwrite",
+			      g_variant_new_boolean(channel->config.overwrite));
+	g_variant_builder_add(&settings, "{sv}", "switch-timer",
+			      g_variant_new_uint32(channel->config.switch_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "read-timer",
+			      g_variant_new_uint32(channel->config.read_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "monitor-timer",
+			      g_variant_new_uint32(channel->config.monitor_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "contexts",
+			      context_names_variant(channel->contexts));
+	return g_variant_builder_end(&settings);
+}
+
+static GVariant *
 channels_variant_locked(TcSession *session)
 {
 	GVariantBuilder builder;
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sstuas)"));
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sstuasa{sv})"));
 	for (guint i = 0; i < session->channels->len; i++) {
 		TcChannel *channel = g_ptr_array_index(session->channels, i);
-
 		GVariantBuilder patterns;
 
 		g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
 		for (guint j = 0; j < channel->patterns->len; j++)
 			g_variant_builder_add(&patterns, "s",
 					      (char *)g_ptr_array_index(channel->patterns, j));
-		g_variant_builder_add(&builder, "(sstuas)", channel->name, "ust",
-				      (guint64)channel->subbuf_size, channel->num_subbuf,
-				      &patterns);
+		g_variant_builder_add(&builder, "(sstuas@a{sv})", channel->name, "ust",
+				      (guint64)channel->config.subbuf_size,
+				      channel->config.num_subbuf, &patterns,
+				      channel_settings_variant(channel));
 	}
 	return g_variant_builder_end(&builder);
 }
@@ -69,6 +113,8 @@ property_value_locked(TcSession *session, const char *name)
 		return g_variant_new_string(session->problem ? session->problem : "");
 	if (g_str_equal(name, "Channels"))
 		return channels_variant_locked(session);
+	if (g_str_equal(name, "Snapshot"))
+		return g_variant_new_boolean(session->snapshot);
 	return NULL;
 }
 
@@ -193,23 +239,67 @@ submit_kernel_request(TcSessionObject *self, GDBusMethodInvocation *invocation)
 }
 
 static gboolean
-parse_geometry(GVariant *options, guint32 *subbuf_size, guint32 *num_subbuf, GError **error)
+check_power_of_two(const char *what, guint64 value, guint64 min, guint64 max, GError **error)
 {
+	if (value >= min && value <= max && (value & (value - 1)) == 0)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "%s must be a power of two from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+		    ", not %" G_GUINT64_FORMAT,
+		    what, min, max, value);
+	return FALSE;
+}
+
+static gboolean
+check_timer(const char *key, guint32 us, GError **error)
+{
+	if (us == 0 || (us >= TC_CONSUMER_TIMER_MIN_US && us <= TC_CONSUMER_TIMER_MAX_US))
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The %s is 0 (off) or %u to %u microseconds, not %u", key,
+		    TC_CONSUMER_TIMER_MIN_US, TC_CONSUMER_TIMER_MAX_US, us);
+	return FALSE;
+}
+
+/* One option of EnableChannel into config; FALSE for an unknown one. */
+static gboolean
+parse_channel_option(const char *key, GVariant *value, guint64 *size, TcChannelConfig *config)
+{
+	if (g_str_equal(key, "subbuf-size") && g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64))
+		*size = g_variant_get_uint64(value);
+	else if (g_str_equal(key, "num-subbuf") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->num_subbuf = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "overwrite") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
+		config->overwrite = g_variant_get_boolean(value);
+	else if (g_str_equal(key, "switch-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->switch_timer_us = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "read-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->read_timer_us = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "monitor-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->monitor_timer_us = g_variant_get_uint32(value);
+	else
+		return FALSE;
+	return TRUE;
+}
+
+static gboolean
+parse_channel_options(GVariant *options, gboolean snapshot, TcChannelConfig *config,
+		      GError **error)
+{
+	guint64 size = TC_DEFAULT_SUBBUF_SIZE;
 	GVariantIter iter;
 	const char *key;
 	GVariant *value;
-	guint64 size = TC_DEFAULT_SUBBUF_SIZE;
-	guint64 count = TC_DEFAULT_NUM_SUBBUF;
 
+	tc_channel_config_init_default(config, snapshot);
 	g_variant_iter_init(&iter, options);
 	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
-		if (g_str_equal(key, "subbuf-size") &&
-		    g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
-			size = g_variant_get_uint64(value);
-		} else if (g_str_equal(key, "num-subbuf") &&
-			   g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32)) {
-			count = g_variant_get_uint32(value);
-		} else {
+		if (!parse_channel_option(key, value, &size, config)) {
 			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 				    "Unknown channel option '%s' of type %s", key,
 				    g_variant_get_type_string(value));
@@ -217,30 +307,23 @@ parse_geometry(GVariant *options, guint32 *subbuf_size, guint32 *num_subbuf, GEr
 			return FALSE;
 		}
 	}
-	if (size < TC_RB_SUBBUF_SIZE_MIN || size > TC_RB_SUBBUF_SIZE_MAX || (size & (size - 1))) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The sub-buffer size must be a power of two from %u to %u bytes, "
-			    "not %" G_GUINT64_FORMAT,
-			    TC_RB_SUBBUF_SIZE_MIN, TC_RB_SUBBUF_SIZE_MAX, size);
+	if (!check_power_of_two("The sub-buffer size", size, TC_RB_SUBBUF_SIZE_MIN,
+				TC_RB_SUBBUF_SIZE_MAX, error) ||
+	    !check_power_of_two("The number of sub-buffers", config->num_subbuf,
+				TC_RB_NUM_SUBBUF_MIN, TC_RB_NUM_SUBBUF_MAX, error) ||
+	    !check_timer("switch-timer", config->switch_timer_us, error) ||
+	    !check_timer("read-timer", config->read_timer_us, error) ||
+	    !check_timer("monitor-timer", config->monitor_timer_us, error))
 		return FALSE;
-	}
-	if (count < TC_RB_NUM_SUBBUF_MIN || count > TC_RB_NUM_SUBBUF_MAX || (count & (count - 1))) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The number of sub-buffers must be a power of two from %u to %u, "
-			    "not %" G_GUINT64_FORMAT,
-			    TC_RB_NUM_SUBBUF_MIN, TC_RB_NUM_SUBBUF_MAX, count);
-		return FALSE;
-	}
-	*subbuf_size = size;
-	*num_subbuf = count;
+	config->subbuf_size = size;
 	return TRUE;
 }
 
 static gboolean
 enable_channel_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_enable_channel(request->session, request->channel,
-					    request->subbuf_size, request->num_subbuf, error);
+	return tc_session_op_enable_channel(request->session, request->channel, &request->config,
+					    error);
 }
 
 static gboolean
@@ -249,11 +332,11 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 {
 	TcSessionObject *self = TC_SESSION_OBJECT(object);
 	g_autoptr(GError) error = NULL;
-	guint32 subbuf_size, num_subbuf;
+	TcChannelConfig config;
 	TcRequest *request;
 
 	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
-	    !parse_geometry(options, &subbuf_size, &num_subbuf, &error)) {
+	    !parse_channel_options(options, self->session->snapshot, &config, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
@@ -261,9 +344,110 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 		return submit_kernel_request(self, invocation);
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(name);
-	request->subbuf_size = subbuf_size;
-	request->num_subbuf = num_subbuf;
+	request->config = config;
 	request->work = enable_channel_work;
+	submit(self, request);
+	return TRUE;
+}
+
+static gboolean
+parse_contexts(const char *const *names, guint32 *contexts, GError **error)
+{
+	*contexts = 0;
+	for (; *names; names++) {
+		guint i;
+
+		for (i = 0; i < G_N_ELEMENTS(tc_contexts); i++)
+			if (g_str_equal(*names, tc_contexts[i].name))
+				break;
+		if (i == G_N_ELEMENTS(tc_contexts)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Unknown context '%.64s': use vpid, vtid, procname or "
+				    "pthread_id",
+				    *names);
+			return FALSE;
+		}
+		*contexts |= tc_contexts[i].bit;
+	}
+	if (*contexts == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No context given");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+add_context_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_add_context(request->session, request->channel, request->contexts,
+					 error);
+}
+
+static gboolean
+handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		   const char *channel, const char *const *contexts)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 bits;
+
+	if (!check_domain(domain, &error) ||
+	    (*channel && !tc_validate_name("channel", channel, &error)) ||
+	    !parse_contexts(contexts, &bits, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (g_str_equal(domain, "kernel"))
+		return submit_kernel_request(self, invocation);
+	request = tc_request_new(invocation, self->session);
+	request->channel = g_strdup(channel);
+	request->contexts = bits;
+	request->work = add_context_work;
+	submit(self, request);
+	return TRUE;
+}
+
+static gboolean
+record_snapshot_work(TcRequest *request, GError **error)
+{
+	g_autofree char *directory = NULL;
+
+	if (!tc_session_op_record_snapshot(request->session, &directory, error))
+		return FALSE;
+	request->result = g_variant_new("(s)", directory);
+	return TRUE;
+}
+
+static gboolean
+handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	TcRequest *request = tc_request_new(invocation, self->session);
+
+	request->work = record_snapshot_work;
+	submit(self, request);
+	return TRUE;
+}
+
+static gboolean
+channel_statistics_work(TcRequest *request, GError **error)
+{
+	GVariant *statistics = tc_session_op_channel_statistics(request->session, error);
+
+	if (statistics == NULL)
+		return FALSE;
+	request->result = g_variant_new_tuple(&statistics, 1);
+	return TRUE;
+}
+
+static gboolean
+handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocation)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	TcRequest *request = tc_request_new(invocation, self->session);
+
+	request->work = channel_statistics_work;
 	submit(self, request);
 	return TRUE;
 }
@@ -349,6 +533,10 @@ tc_session_object_init(TcSessionObject *self)
 	g_signal_connect(self, "handle-enable-channel", G_CALLBACK(handle_enable_channel), NULL);
 	g_signal_connect(self, "handle-enable-event", G_CALLBACK(handle_enable_event), NULL);
 	g_signal_connect(self, "handle-disable-event", G_CALLBACK(handle_disable_event), NULL);
+	g_signal_connect(self, "handle-add-context", G_CALLBACK(handle_add_context), NULL);
+	g_signal_connect(self, "handle-record-snapshot", G_CALLBACK(handle_record_snapshot), NULL);
+	g_signal_connect(self, "handle-channel-statistics", G_CALLBACK(handle_channel_statistics),
+			 NULL);
 }
 
 gpointer

@@ -80,6 +80,31 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       offset_s, offset_ns);
 }
 
+/* The stream's event.context: the channel's context fields, in the
+ * order of their TRACECTL_CONTEXT_* bits (the order the probes write). */
+static void
+append_event_context(GString *out, guint32 contexts)
+{
+	if (contexts == 0)
+		return;
+	g_string_append(out, "\tevent.context := struct {\n");
+	if (contexts & TRACECTL_CONTEXT_VPID)
+		g_string_append_printf(out, "\t\tinteger { size = 32; align = 8; signed = true; "
+					    "byte_order = %s; } _vpid;\n", byte_order());
+	if (contexts & TRACECTL_CONTEXT_VTID)
+		g_string_append_printf(out, "\t\tinteger { size = 32; align = 8; signed = true; "
+					    "byte_order = %s; } _vtid;\n", byte_order());
+	if (contexts & TRACECTL_CONTEXT_PROCNAME)
+		g_string_append_printf(out, "\t\tinteger { size = 8; align = 8; signed = false; "
+					    "encoding = UTF8; } _procname[%u];\n",
+				       TRACECTL_CONTEXT_PROCNAME_LEN);
+	if (contexts & TRACECTL_CONTEXT_PTHREAD_ID)
+		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
+					    "base = 16; byte_order = %s; } _pthread_id;\n",
+				       byte_order());
+	g_string_append(out, "\t} align(8);\n");
+}
+
 void
 tc_metadata_append_stream(GString *out, const TcChannel *channel)
 {
@@ -98,9 +123,10 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\tuint64_t packet_seq_num;\n"
 			       "\t\tuint64_t events_discarded;\n"
 			       "\t\tuint32_t cpu_id;\n"
-			       "\t} align(8);\n"
-			       "};\n\n",
+			       "\t} align(8);\n",
 			       channel->stream_id);
+	append_event_context(out, channel->contexts);
+	g_string_append(out, "};\n\n");
 }
 
 static void

@@ -330,9 +330,22 @@ tc_session_find_channel_locked(TcSession *session, const char *name)
 	return NULL;
 }
 
+void
+tc_channel_config_init_default(TcChannelConfig *config, gboolean snapshot)
+{
+	*config = (TcChannelConfig){
+		.subbuf_size = TC_DEFAULT_SUBBUF_SIZE,
+		.num_subbuf = TC_DEFAULT_NUM_SUBBUF,
+		.overwrite = snapshot,
+		/* A snapshot session writes only when asked to. */
+		.read_timer_us = snapshot ? 0 : TC_DEFAULT_READ_TIMER_US,
+		.monitor_timer_us = TC_DEFAULT_MONITOR_TIMER_US,
+	};
+}
+
 TcChannel *
-tc_session_add_channel_locked(TcSession *session, const char *name, guint32 subbuf_size,
-			      guint32 num_subbuf)
+tc_session_add_channel_locked(TcSession *session, const char *name,
+			      const TcChannelConfig *config)
 {
 	TcChannel *channel = g_new0(TcChannel, 1);
 
@@ -340,8 +353,7 @@ tc_session_add_channel_locked(TcSession *session, const char *name, guint32 subb
 	channel->name = g_strdup(name);
 	channel->handle = __atomic_fetch_add(&next_channel_handle, 1, __ATOMIC_RELAXED);
 	channel->stream_id = session->channels->len;
-	channel->subbuf_size = subbuf_size;
-	channel->num_subbuf = num_subbuf;
+	channel->config = *config;
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,

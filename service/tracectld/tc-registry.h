@@ -48,14 +48,26 @@ typedef struct _TcAckWaiter TcAckWaiter;
 #define TC_DEFAULT_CHANNEL "channel0"
 #define TC_DEFAULT_SUBBUF_SIZE (64u * 1024u)
 #define TC_DEFAULT_NUM_SUBBUF 4u
+#define TC_DEFAULT_READ_TIMER_US 100000u
+#define TC_DEFAULT_MONITOR_TIMER_US 1000000u
+
+/* What a channel is made of, fixed once it exists. */
+typedef struct {
+	guint32 subbuf_size;
+	guint32 num_subbuf;
+	gboolean overwrite;       /* flight recorder: the newest data wins */
+	guint32 switch_timer_us;  /* 0: off */
+	guint32 read_timer_us;    /* 0: off (snapshot sessions) */
+	guint32 monitor_timer_us; /* 0: off */
+} TcChannelConfig;
 
 struct _TcChannel {
 	TcSession *session;
 	char *name;
 	guint64 handle;    /* unique in the service, names the channel to apps */
 	guint32 stream_id; /* CTF stream class id, the index in the session */
-	guint32 subbuf_size;
-	guint32 num_subbuf;
+	TcChannelConfig config;
+	guint32 contexts;      /* [S] TRACECTL_CONTEXT_* bits */
 	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
@@ -102,6 +114,8 @@ struct _TcSession {
 	GMutex lock;    /* [S] */
 
 	TcSessionState state;      /* [S] */
+	gboolean snapshot;         /* set at creation, never changed */
+	guint snapshot_count;      /* [op_lock] snapshots recorded so far */
 	gboolean has_buffers;      /* [S] buffers exist: started at least once */
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */
@@ -189,9 +203,11 @@ TcSession *tc_registry_find_session_by_name(uid_t owner, const char *name);
 GPtrArray *tc_registry_list_sessions(uid_t uid, gboolean all);
 /* [S] */
 TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);
-/* [S] Adds a channel; the caller checked the name and geometry. */
+/* [S] Adds a channel; the caller checked the name and the settings. */
 TcChannel *tc_session_add_channel_locked(TcSession *session, const char *name,
-					 guint32 subbuf_size, guint32 num_subbuf);
+					 const TcChannelConfig *config);
+/* The settings of a channel created without options in session. */
+void tc_channel_config_init_default(TcChannelConfig *config, gboolean snapshot);
 guint tc_registry_session_count(void);
 
 /* Root's sessions record every user's applications, each in its own

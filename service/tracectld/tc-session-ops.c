@@ -71,7 +71,8 @@ create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid, const char
 
 	trace->consumer_id = uid_trace_consumer_id(session, uid);
 	uid_trace_uuid(session, uid, trace->uuid);
-	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, error)) {
+	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
+					error)) {
 		g_free(trace);
 		return FALSE;
 	}
@@ -145,11 +146,9 @@ trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
 		TcChannel *channel = g_ptr_array_index(session->channels, i);
 		TcChannelBuffers *buffers = g_new0(TcChannelBuffers, 1);
 
-		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel->handle,
-						channel->name, channel->stream_id,
-						channel->subbuf_size, channel->num_subbuf,
-						trace->uuid, nr_cpus, &buffers->fds,
-						&buffers->shm_size, error)) {
+		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel, trace->uuid,
+						nr_cpus, &buffers->fds, &buffers->shm_size,
+						error)) {
 			g_free(buffers);
 			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
 				       channel->name);
@@ -184,6 +183,16 @@ check_alive_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/* [S] */
+static TcChannel *
+add_default_channel_locked(TcSession *session)
+{
+	TcChannelConfig config;
+
+	tc_channel_config_init_default(&config, session->snapshot);
+	return tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, &config);
+}
+
 /* The first start: the default channel if none, the stream classes, and
  * the owner's buffers. op_lock held. */
 static gboolean
@@ -191,8 +200,7 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	g_mutex_lock(&session->lock);
 	if (session->channels->len == 0)
-		tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, TC_DEFAULT_SUBBUF_SIZE,
-					      TC_DEFAULT_NUM_SUBBUF);
+		add_default_channel_locked(session);
 	/* Stream classes first: event classes may follow from registrations. */
 	{
 		g_autoptr(GString) streams = g_string_new(NULL);
@@ -245,6 +253,42 @@ tc_session_trace_uid_for_app(TcSession *session, uid_t uid)
 		g_warning("Session '%s' cannot record uid %u: %s", session->name, (unsigned)uid,
 			  error->message);
 	g_mutex_unlock(&session->op_lock);
+}
+
+static void
+metadata_flush_job(gpointer data, gpointer user_data)
+{
+	g_autoptr(TcSession) session = data;
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	if (session->destroyed || session->metadata_pending->len == 0) {
+		g_mutex_unlock(&session->lock);
+		goto out;
+	}
+	g_mutex_unlock(&session->lock);
+	consumer = tc_consumer_get(session->owner_uid, &error);
+	if (consumer == NULL || !flush_metadata(session, consumer, &error))
+		g_warning("Session '%s': cannot write the metadata of new events: %s",
+			  session->name, error->message);
+out:
+	g_mutex_unlock(&session->op_lock);
+}
+
+void
+tc_session_flush_metadata_later(TcSession *session)
+{
+	static GThreadPool *pool;
+	static gsize initialized;
+
+	/* One thread: the jobs only wait on the consumer, in order. */
+	if (g_once_init_enter(&initialized)) {
+		pool = g_thread_pool_new(metadata_flush_job, NULL, 1, FALSE, NULL);
+		g_once_init_leave(&initialized, 1);
+	}
+	g_thread_pool_push(pool, tc_session_ref(session), NULL);
 }
 
 /* Calls func on the consumer session of every trace. op_lock held. */
@@ -405,9 +449,17 @@ out:
 	return ok;
 }
 
+static gboolean
+config_equal(const TcChannelConfig *a, const TcChannelConfig *b)
+{
+	return a->subbuf_size == b->subbuf_size && a->num_subbuf == b->num_subbuf &&
+	       !a->overwrite == !b->overwrite && a->switch_timer_us == b->switch_timer_us &&
+	       a->read_timer_us == b->read_timer_us && a->monitor_timer_us == b->monitor_timer_us;
+}
+
 gboolean
-tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbuf_size,
-			     guint32 num_subbuf, GError **error)
+tc_session_op_enable_channel(TcSession *session, const char *name,
+			     const TcChannelConfig *config, GError **error)
 {
 	TcChannel *channel;
 	gboolean ok = FALSE;
@@ -418,11 +470,20 @@ tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbu
 		goto out;
 	channel = tc_session_find_channel_locked(session, name);
 	if (channel != NULL) {
-		ok = channel->subbuf_size == subbuf_size && channel->num_subbuf == num_subbuf;
+		ok = config_equal(&channel->config, config);
 		if (!ok)
 			g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
-				    "Channel '%s' already exists with %u sub-buffers of %u bytes",
-				    name, channel->num_subbuf, channel->subbuf_size);
+				    "Channel '%s' already exists with other settings (%u "
+				    "sub-buffers of %u bytes, %s mode)",
+				    name, channel->config.num_subbuf, channel->config.subbuf_size,
+				    channel->config.overwrite ? "overwrite" : "discard");
+		goto out;
+	}
+	if (session->snapshot && !config->overwrite) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Session '%s' is a snapshot session: its channels must be in "
+			    "overwrite mode",
+			    session->name);
 		goto out;
 	}
 	if (session->has_buffers) {
@@ -432,7 +493,7 @@ tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbu
 			    session->name);
 		goto out;
 	}
-	tc_session_add_channel_locked(session, name, subbuf_size, num_subbuf);
+	tc_session_add_channel_locked(session, name, config);
 	ok = TRUE;
 out:
 	g_mutex_unlock(&session->lock);
@@ -449,9 +510,7 @@ resolve_channel_locked(TcSession *session, const char *name, GError **error)
 	TcChannel *channel = tc_session_find_channel_locked(session, wanted);
 
 	if (channel == NULL && !*name && !session->has_buffers)
-		channel = tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL,
-							TC_DEFAULT_SUBBUF_SIZE,
-							TC_DEFAULT_NUM_SUBBUF);
+		channel = add_default_channel_locked(session);
 	if (channel == NULL)
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "Session '%s' has no channel '%s'", session->name, wanted);
@@ -552,4 +611,170 @@ tc_sessions_consumer_lost(uid_t uid, const char *why)
 		}
 		g_mutex_unlock(&session->lock);
 	}
+}
+
+/* [S] Adds contexts to one channel, or to all when name is "". */
+static gboolean
+add_context_locked(TcSession *session, const char *name, guint32 contexts, GError **error)
+{
+	TcChannel *channel;
+
+	if (*name) {
+		channel = resolve_channel_locked(session, name, error);
+		if (channel == NULL)
+			return FALSE;
+		channel->contexts |= contexts;
+		return TRUE;
+	}
+	if (session->channels->len == 0)
+		add_default_channel_locked(session);
+	for (guint i = 0; i < session->channels->len; i++) {
+		channel = g_ptr_array_index(session->channels, i);
+		channel->contexts |= contexts;
+	}
+	return TRUE;
+}
+
+gboolean
+tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
+			  GError **error)
+{
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	if (!check_alive_locked(session, error))
+		goto out;
+	/* The stream classes of the metadata are written at the first start. */
+	if (session->has_buffers) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Contexts can be added to session '%s' only before it is first "
+			    "started",
+			    session->name);
+		goto out;
+	}
+	ok = add_context_locked(session, channel, contexts, error);
+out:
+	g_mutex_unlock(&session->lock);
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+/* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>. op_lock held. */
+static char *
+snapshot_directory(TcSession *session)
+{
+	g_autoptr(GDateTime) now = g_date_time_new_now_local();
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+
+	return g_strdup_printf("%s/snapshot-%u-%s", session->output_directory,
+			       session->snapshot_count, stamp);
+}
+
+static gboolean
+snapshot_trace(TcSession *session, TcConsumer *consumer, uid_t uid, guint64 consumer_id,
+	       const char *root, guint64 *packets, GError **error)
+{
+	g_autofree char *dir = g_strdup_printf("%s/ust/uid/%u/%u-bit", root, (unsigned)uid,
+					       (unsigned)(sizeof(long) * 8));
+	guint64 count = 0;
+
+	if (!tc_consumer_snapshot(consumer, consumer_id, dir, &count, error))
+		return FALSE;
+	*packets += count;
+	return TRUE;
+}
+
+gboolean
+tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GArray) uids = g_array_new(FALSE, FALSE, sizeof(guint));
+	g_autofree char *root = NULL;
+	GHashTableIter iter;
+	gpointer key, value;
+	guint64 packets = 0;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	ok = check_alive_locked(session, error);
+	if (ok && (!session->snapshot || !session->has_buffers)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    session->snapshot ? "Session '%s' was never started"
+					      : "Session '%s' is not a snapshot session "
+						"(tracectl create --snapshot)",
+			    session->name);
+		ok = FALSE;
+	}
+	g_hash_table_iter_init(&iter, session->traces);
+	while (ok && g_hash_table_iter_next(&iter, &key, &value)) {
+		guint uid = GPOINTER_TO_UINT(key);
+
+		if (((TcUidTrace *)value)->has_buffers)
+			g_array_append_val(uids, uid);
+	}
+	g_mutex_unlock(&session->lock);
+	if (!ok)
+		goto out;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	ok = consumer != NULL && flush_metadata(session, consumer, error);
+	root = snapshot_directory(session);
+	for (guint i = 0; ok && i < uids->len; i++) {
+		uid_t uid = g_array_index(uids, guint, i);
+
+		ok = snapshot_trace(session, consumer, uid, uid_trace_consumer_id(session, uid),
+				    root, &packets, error);
+	}
+	if (ok) {
+		session->snapshot_count++;
+		g_message("Session '%s': snapshot of %" G_GUINT64_FORMAT " packets in '%s'",
+			  session->name, packets, root);
+		*directory = g_steal_pointer(&root);
+	}
+out:
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+GVariant *
+tc_session_op_channel_statistics(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	GVariantBuilder builder;
+	GHashTableIter iter;
+	gpointer value;
+	gboolean ok = TRUE;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	g_hash_table_iter_init(&iter, session->traces);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		if (((TcUidTrace *)value)->has_buffers)
+			g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
+	g_mutex_unlock(&session->lock);
+	if (ids->len > 0)
+		consumer = tc_consumer_get(session->owner_uid, error);
+	if (ids->len > 0 && consumer == NULL)
+		ok = FALSE;
+	/* Channels change only under op_lock, which we hold. */
+	for (guint c = 0; ok && c < session->channels->len; c++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, c);
+		TcChannelStats stats = {0};
+
+		for (guint i = 0; ok && i < ids->len; i++)
+			ok = tc_consumer_channel_stats(consumer, g_array_index(ids, guint64, i),
+						       channel->handle, &stats, error);
+		g_variant_builder_add(&builder, "(ssttttt)", "ust", channel->name,
+				      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
+				      stats.events_discarded, stats.packets_written);
+	}
+	g_mutex_unlock(&session->op_lock);
+	if (!ok) {
+		g_variant_builder_clear(&builder);
+		return NULL;
+	}
+	return g_variant_builder_end(&builder);
 }

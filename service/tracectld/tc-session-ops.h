@@ -24,12 +24,27 @@ gboolean tc_session_op_start(TcSession *session, GError **error);
 /* Returns once everything recorded is written out. */
 gboolean tc_session_op_stop(TcSession *session, GError **error);
 gboolean tc_session_op_destroy(TcSession *session, GError **error);
-gboolean tc_session_op_enable_channel(TcSession *session, const char *name, guint32 subbuf_size,
-				      guint32 num_subbuf, GError **error);
+gboolean tc_session_op_enable_channel(TcSession *session, const char *name,
+				      const TcChannelConfig *config, GError **error);
+/* Adds TRACECTL_CONTEXT_* fields to a channel, or to every channel when
+ * channel is "". Only before the first start. */
+gboolean tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
+				   GError **error);
+/* Snapshot sessions: writes what the buffers hold into a new directory,
+ * returned in *directory. */
+gboolean tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error);
+/* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
+GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 				    const char *pattern, GError **error);
 gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 				     const char *pattern, GError **error);
+
+/* New event classes of applications that registered while the session
+ * records: their metadata goes to the consumer soon, from a worker of its
+ * own, so that a trace read while recording can decode their events. Any
+ * thread, no lock held. */
+void tc_session_flush_metadata_later(TcSession *session);
 
 /* The consumer of uid died: every session of uid with buffers says what
  * was lost in its Problem property. Any thread. */

@@ -26,6 +26,7 @@ SOURCE = os.environ.get("TRACECTL_SOURCE_ROOT", os.path.join(os.path.dirname(__f
 TRACECTLD = os.path.join(BUILD, "service", "tracectld", "tracectld")
 TRACECTL = os.path.join(BUILD, "client", "tracectl")
 EXAMPLE_APP = os.path.join(BUILD, "probes", "examples", "tracectl-example-app")
+STRESS_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-stress-app")
 POLKIT_ACTIONS = "/usr/share/polkit-1/actions/org.tracectl.policy"
 POLKIT_RULES = "/etc/polkit-1/rules.d/60-org.tracectl.rules"
 SYSTEM_PYTHON = "/usr/bin/python3"  # the one python3-bt2 imports under
@@ -281,12 +282,12 @@ class Service:
                               env=self.env(user), capture_output=True, text=True, timeout=120)
         return Result(proc)
 
-    def app(self, *args, user=None, wait_ready=False, extra_env=None):
+    def app(self, *args, user=None, wait_ready=False, extra_env=None, program=EXAMPLE_APP):
         env = self.env(user)
         env["TRACECTL_UST_REGISTER_TIMEOUT"] = "5000"
         if extra_env:
             env.update(extra_env)
-        proc = subprocess.Popen(self._as(user) + [EXAMPLE_APP, *args], env=env,
+        proc = subprocess.Popen(self._as(user) + [program, *args], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.apps.append(proc)
         if wait_ready:
@@ -294,8 +295,8 @@ class Service:
             check(line.strip() == "ready", f"example app did not get ready: {line!r}")
         return proc
 
-    def run_app(self, *args, user=None, timeout=60):
-        proc = self.app(*args, user=user)
+    def run_app(self, *args, user=None, timeout=60, program=EXAMPLE_APP):
+        proc = self.app(*args, user=user, program=program)
         out, err = proc.communicate(timeout=timeout)
         check(proc.returncode == 0, f"example app failed ({proc.returncode}): {out} {err}")
         check(err == "", f"example app wrote to stderr: {err!r}")
@@ -363,6 +364,52 @@ print(json.dumps(out))
                           timeout=300)
     check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr}")
     import json
+    return json.loads(proc.stdout)
+
+
+READ_STREAMS_SCRIPT = r"""
+import bt2, json, sys
+events, discarded, packets_lost = [], {}, 0
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    t = type(msg)
+    if t is bt2._EventMessageConst:
+        ev = msg.event
+        entry = {"name": ev.name, "stream": ev.stream.id,
+                 "cpu": int(ev.packet.context_field["cpu_id"]),
+                 "ts": msg.default_clock_snapshot.value}
+        for name, value in ev.payload_field.items():
+            if name.startswith("_"):
+                continue
+            if isinstance(value, bt2._StringFieldConst):
+                entry[name] = str(value)
+            elif isinstance(value, bt2._ArrayFieldConst):
+                entry[name] = [int(v) for v in value]
+            elif isinstance(value, bt2._RealFieldConst):
+                entry[name] = float(value)
+            else:
+                entry[name] = int(value)
+        if ev.common_context_field is not None:
+            for name, value in ev.common_context_field.items():
+                entry["ctx_" + name] = (str(value) if isinstance(value, bt2._StringFieldConst)
+                                        else int(value))
+        events.append(entry)
+    elif t is bt2._DiscardedEventsMessageConst:
+        key = str(msg.stream.id)
+        discarded[key] = discarded.get(key, 0) + msg.count
+    elif t is bt2._DiscardedPacketsMessageConst:
+        packets_lost += msg.count
+print(json.dumps({"events": events, "discarded": discarded, "packets_lost": packets_lost}))
+"""
+
+
+def read_streams(path):
+    """Events with their stream, CPU, timestamp, payload and context fields,
+    the events discarded per stream id and the packets lost, with
+    babeltrace2's Python bindings."""
+    import json
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path],
+                          capture_output=True, text=True, timeout=600)
+    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}")
     return json.loads(proc.stdout)
 
 

@@ -19,6 +19,7 @@ from tclib import Service, check, run, wait_for
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END = 1, 2, 3
 FIELDS_MAX = 32
+ABI_VERSION = 2  # TRACECTL_ABI_VERSION
 
 
 def header(kind, size):
@@ -26,7 +27,7 @@ def header(kind, size):
 
 
 def register(pid, uid):
-    body = struct.pack("=IIIIiI16s", 1, 64, 0, 1, pid, uid, b"liar")
+    body = struct.pack("=IIIIiI16s", ABI_VERSION, 64, 0, 1, pid, uid, b"liar")
     return header(REGISTER, 16 + len(body)) + body
 
 

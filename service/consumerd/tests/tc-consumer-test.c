@@ -353,6 +353,8 @@ channel_msg_init(struct tc_consumer_channel *msg, uint64_t session_id, uint64_t 
 	msg->nr_cpus = nr_cpus;
 	msg->subbuf_size = TEST_SUBBUF_SIZE;
 	msg->num_subbuf = TEST_NUM_SUBBUF;
+	msg->read_timer_us = 100000; /* the service's default */
+	msg->monitor_timer_us = 1000000;
 	memcpy(msg->uuid, test_uuid, sizeof(msg->uuid));
 	g_strlcpy(msg->name, name, sizeof(msg->name));
 }

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tracectl add-context -u -t TYPE [-t TYPE...] [-c CHANNEL] [-s SESSION] */
+#include "tc-client.h"
+
+int
+tc_cmd_add_context(int argc, char **argv)
+{
+	gboolean userspace = FALSE, kernel = FALSE;
+	g_autofree char *session_name = NULL, *channel = NULL;
+	g_auto(GStrv) types = NULL;
+	const GOptionEntry entries[] = {
+		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
+		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
+		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
+		 "The session (default: the current one)", "SESSION"},
+		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
+		 "Only this channel (default: every channel)", "CHANNEL"},
+		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
+		 "Context to add: vpid, vtid, procname or pthread_id (repeat -t for more)", "TYPE"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("-u -t TYPE...");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	int status;
+
+	g_option_context_set_summary(context,
+				     "Add context fields to every event of a session's channels. "
+				     "Only before the session is first started.");
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!tc_client_parse(context, &argc, &argv, &status))
+		return status;
+	if (userspace == kernel || argc != 1 || types == NULL) {
+		g_printerr("Error: give -u or -k and at least one -t TYPE (try 'tracectl "
+			   "add-context --help')\n");
+		return TC_EXIT_USAGE;
+	}
+	session = tc_client_session(session_name, &error);
+	if (session)
+		reply = tc_client_call(session, "AddContext",
+				       g_variant_new("(ss^as)", kernel ? "kernel" : "ust",
+						     channel ? channel : "", types),
+				       &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	for (guint i = 0; types[i]; i++)
+		g_print("%s context %s added to %s of session %s\n", kernel ? "Kernel" : "UST",
+			types[i], channel ? channel : "all channels",
+			tc_dbus_session_get_name(session));
+	return TC_EXIT_OK;
+}

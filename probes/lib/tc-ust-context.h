@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-event context fields (tracectl add-context): the values come from
+ * caches, so the tracepoint makes no system call for them, but the first
+ * event of each thread (and of a forked child) fills its thread's cache.
+ */
+#ifndef TC_UST_CONTEXT_H
+#define TC_UST_CONTEXT_H
+
+#include <stdint.h>
+
+#include "tracectl-abi.h"
+
+/* The largest context: every field. */
+#define TC_UST_CONTEXT_MAX 32u
+
+/* Writes the fields of contexts (TRACECTL_CONTEXT_* bits) into out, in the
+ * order of the bits. Returns the bytes written, tracectl_context_size(). */
+uint32_t tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX]);
+
+/* The fork child's caches belong to its parent: forget them. */
+void tc_ust_context_forget(void);
+
+#endif /* TC_UST_CONTEXT_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The channel timers of the consumer, run from its single thread:
+ *
+ *   switch  -> close the sub-buffers being filled (tc_rb_flush()), so that
+ *              a slow trickle of events reaches the trace within one period
+ *   read    -> write out the complete sub-buffers; when a pass found half
+ *              a buffer or more ready, the next pass comes sooner, so a
+ *              burst does not fill the buffer before the consumer looks
+ *   monitor -> sample how much of the buffers is in use, for statistics
+ *
+ * The applications never make a system call to wake the consumer: a full
+ * sub-buffer waits at most one read period.
+ */
+#include "tc-consumer-session.h"
+
+#include "tc-consumer-stream.h"
+
+#define BUSY_READ_DIVISOR 8
+#define BUSY_READ_MIN_NS 1000000ull
+
+/* Arms a timer not armed yet; returns its deadline, 0 when it is off. */
+static uint64_t
+timer_arm(uint64_t *deadline, uint64_t interval, uint64_t now)
+{
+	if (interval == 0)
+		return *deadline = 0;
+	if (*deadline == 0)
+		*deadline = now + interval;
+	return *deadline;
+}
+
+static bool
+timer_is_due(uint64_t deadline, uint64_t now)
+{
+	return deadline != 0 && now >= deadline;
+}
+
+/* Drains every stream; true when one of them had half its buffer ready. */
+static bool
+channel_read(struct consumerd_channel *channel)
+{
+	bool busy = false;
+
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+		uint32_t done = consumerd_stream_drain(&channel->streams[cpu], channel->packet);
+
+		if (done * 2 >= channel->num_subbuf)
+			busy = true;
+	}
+	return busy;
+}
+
+static void
+channel_switch(struct consumerd_channel *channel)
+{
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+		tc_rb_flush(&channel->streams[cpu].reader.rb);
+}
+
+static void
+channel_monitor(struct consumerd_channel *channel)
+{
+	uint64_t used = 0;
+
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+		used += tc_rb_bytes_used(&channel->streams[cpu].reader.rb);
+	channel->bytes_used = used;
+	if (used > channel->bytes_used_peak)
+		channel->bytes_used_peak = used;
+}
+
+static uint64_t
+earliest(uint64_t a, uint64_t b)
+{
+	if (a == 0)
+		return b;
+	if (b == 0)
+		return a;
+	return a < b ? a : b;
+}
+
+static uint64_t
+channel_run_timers(struct consumerd_channel *channel, uint64_t now)
+{
+	struct consumerd_timers *t = &channel->timers;
+	uint64_t next = 0;
+
+	if (timer_is_due(t->next_switch, now)) {
+		channel_switch(channel);
+		t->next_switch = now + t->switch_ns;
+		/* What the switch closed is read right away. */
+		t->next_read = t->read_ns ? now : 0;
+	}
+	if (timer_is_due(t->next_read, now)) {
+		uint64_t interval = t->read_ns;
+
+		if (channel_read(channel)) {
+			interval /= BUSY_READ_DIVISOR;
+			if (interval < BUSY_READ_MIN_NS)
+				interval = BUSY_READ_MIN_NS;
+		}
+		t->next_read = now + interval;
+	}
+	if (timer_is_due(t->next_monitor, now)) {
+		channel_monitor(channel);
+		t->next_monitor = now + t->monitor_ns;
+	}
+	next = earliest(next, timer_arm(&t->next_switch, t->switch_ns, now));
+	next = earliest(next, timer_arm(&t->next_read, t->read_ns, now));
+	next = earliest(next, timer_arm(&t->next_monitor, t->monitor_ns, now));
+	return next;
+}
+
+uint64_t
+consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
+{
+	uint64_t next = 0;
+
+	for (struct consumerd_session *session = registry->sessions; session;
+	     session = session->next) {
+		for (struct consumerd_channel *channel = session->channels; channel;
+		     channel = channel->next)
+			next = earliest(next, channel_run_timers(channel, now));
+	}
+	return next;
+}

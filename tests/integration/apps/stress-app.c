@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The workload of the ring-buffer stress tests:
+ *
+ *   tracectl-stress-app --threads N --count C [--signals S] [--pin]
+ *                       [--scribble]
+ *
+ * N threads each emit C stress:thread events (thread, seq 0..C-1) as fast
+ * as they can, while the main thread sends each of them S SIGUSR1, whose
+ * handler emits stress:signal (thread, its own seq) in the middle of
+ * whatever the thread was writing. --pin puts thread i on CPU i (so that
+ * each CPU's stream holds one thread's events and the discards of that
+ * stream are that thread's). --scribble makes thread 0 write garbage over
+ * its own ring buffers in the middle of the run, as a buggy or hostile
+ * application could. At the end it prints one line per thread:
+ *
+ *   thread=<i> events=<C> signals=<handler events emitted> cpu=<cpu or -1>
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "stress-tp.h"
+
+#define THREADS_MAX 64
+
+struct worker {
+	pthread_t id;
+	uint32_t index;
+	uint64_t signals_emitted; /* by the handler, on this thread only */
+	int cpu;
+	int done; /* atomic */
+};
+
+static struct worker workers[THREADS_MAX];
+static __thread struct worker *self;
+static unsigned int nr_threads = 2;
+static uint64_t count = 100000;
+static uint64_t signals_per_thread = 1000;
+static bool pin, scribble;
+
+static void
+on_signal(int signo)
+{
+	if (self) {
+		tracectl_tracepoint(stress, signal, self->index, self->signals_emitted);
+		self->signals_emitted++;
+	}
+}
+
+/*
+ * Writes garbage over every tracectl buffer mapped in this process except
+ * their first page (the header the consumer validated at creation): commit
+ * counters and packet data, as a stray memset would.
+ */
+static void
+scribble_own_buffers(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end;
+
+		if (!strstr(line, "memfd:tracectl-") || sscanf(line, "%lx-%lx", &start, &end) != 2)
+			continue;
+		for (unsigned long p = start + 4096; p + 64 <= end; p += 1531)
+			memset((void *)p, 0x5a, 64);
+	}
+	fclose(maps);
+}
+
+static void *
+worker_main(void *data)
+{
+	struct worker *worker = data;
+	sigset_t set;
+
+	self = worker;
+	if (pin) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(worker->cpu, &cpus);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus) != 0)
+			worker->cpu = -1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (uint64_t seq = 0; seq < count; seq++) {
+		tracectl_tracepoint(stress, thread, worker->index, seq);
+		if (scribble && worker->index == 0 && seq == count / 2)
+			scribble_own_buffers();
+	}
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	__atomic_store_n(&worker->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int
+parse_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"threads", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'c'},
+		{"signals", required_argument, NULL, 's'}, {"pin", no_argument, NULL, 'p'},
+		{"scribble", no_argument, NULL, 'x'},      {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			nr_threads = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			count = strtoull(optarg, NULL, 10);
+			break;
+		case 's':
+			signals_per_thread = strtoull(optarg, NULL, 10);
+			break;
+		case 'p':
+			pin = true;
+			break;
+		case 'x':
+			scribble = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (nr_threads == 0 || nr_threads > THREADS_MAX || optind != argc) {
+		fprintf(stderr, "usage: tracectl-stress-app --threads 1..%d --count C [--signals S] "
+				"[--pin] [--scribble]\n", THREADS_MAX);
+		return 2;
+	}
+	return 0;
+}
+
+/* Sends each running worker its signals, spread over the run. */
+static void
+send_signals(void)
+{
+	uint64_t sent = 0;
+	unsigned int running;
+
+	do {
+		running = 0;
+		for (unsigned int i = 0; i < nr_threads; i++) {
+			if (__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE))
+				continue;
+			running++;
+			if (sent < signals_per_thread * nr_threads) {
+				pthread_kill(workers[i].id, SIGUSR1);
+				sent++;
+			}
+		}
+		sched_yield();
+	} while (running > 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	long nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	sigset_t set;
+	int ret = parse_options(argc, argv);
+
+	if (ret)
+		return ret;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL); /* workers unblock it */
+	sigaction(SIGUSR1, &action, NULL);
+	for (unsigned int i = 0; i < nr_threads; i++) {
+		workers[i].index = i;
+		workers[i].cpu = pin ? (int)(i % (nr_cpus > 0 ? nr_cpus : 1)) : -1;
+		if (pthread_create(&workers[i].id, NULL, worker_main, &workers[i]) != 0) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	send_signals();
+	for (unsigned int i = 0; i < nr_threads; i++)
+		pthread_join(workers[i].id, NULL);
+	for (unsigned int i = 0; i < nr_threads; i++)
+		printf("thread=%u events=%llu signals=%llu cpu=%d\n", i, (unsigned long long)count,
+		       (unsigned long long)workers[i].signals_emitted, workers[i].cpu);
+	return 0;
+}

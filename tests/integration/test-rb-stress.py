@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The ring buffer under stress, through the whole system, in discard mode.
+
+Two threads, each pinned to its own CPU, emit (thread, seq) events as fast
+as they can into small buffers, while signal handlers emit their own
+(thread, seq) events in the middle of the threads' writes. From the trace
+alone, for every thread: recorded + discarded (from the packet contexts of
+its CPU's stream) == emitted, no event twice, none out of order, and
+babeltrace2 reads it all."""
+
+import os
+
+from tclib import STRESS_APP, Service, check, log, read_streams, run
+
+COUNT = 1000000
+SIGNALS = 3000
+
+
+def parse_emitted(out):
+    emitted = {}
+    for line in out.splitlines():
+        fields = dict(part.split("=") for part in line.split())
+        emitted[int(fields["thread"])] = {k: int(v) for k, v in fields.items()}
+    return emitted
+
+
+def check_thread_order(events, name, thread):
+    seqs = [e["seq"] for e in events if e["name"] == name and e["thread"] == thread]
+    check(all(a < b for a, b in zip(seqs, seqs[1:])),
+          f"{name} of thread {thread} duplicated or out of order")
+    return len(seqs)
+
+
+def test():
+    cpus = os.cpu_count()
+    with Service() as svc:
+        out = os.path.join(svc.rundir, "rb-stress")
+        svc.cli("create", "stress", "--output", out)
+        svc.cli("enable-channel", "-u", "small", "--subbuf-size", "4k", "--num-subbuf", "8",
+                "--read-timer", "1000")
+        svc.cli("enable-event", "-u", "-c", "small", "stress:*")
+        svc.cli("start")
+        threads = min(2, cpus)
+        emitted = parse_emitted(svc.run_app("--threads", str(threads), "--count", str(COUNT),
+                                            "--signals", str(SIGNALS), "--pin",
+                                            program=STRESS_APP, timeout=240))
+        svc.cli("stop")
+        check(svc.alive(), "tracectld died")
+
+        trace = read_streams(out)
+        events = trace["events"]
+        stream_of_cpu = {e["cpu"]: e["stream"] for e in events}
+        total_discarded = 0
+        for thread, counts in emitted.items():
+            check(counts["cpu"] >= 0, f"thread {thread} could not be pinned")
+            mine = [e for e in events if e["thread"] == thread]
+            check(all(e["cpu"] == counts["cpu"] for e in mine),
+                  f"events of thread {thread} outside its CPU")
+            recorded = (check_thread_order(events, "stress:thread", thread) +
+                        check_thread_order(events, "stress:signal", thread))
+            stream = stream_of_cpu.get(counts["cpu"])
+            discarded = trace["discarded"].get(str(stream), 0)
+            total_discarded += discarded
+            log(f"thread {thread}: {counts['events']} events + {counts['signals']} from "
+                f"handlers emitted, {recorded} recorded, {discarded} discarded")
+            check(counts["signals"] > 0, f"no signal handler ran on thread {thread}")
+            check(recorded + discarded == counts["events"] + counts["signals"],
+                  f"thread {thread}: {recorded} + {discarded} != "
+                  f"{counts['events']} + {counts['signals']}")
+        check(total_discarded > 0, "nothing was discarded: the test did not stress anything")
+        check(trace["packets_lost"] == 0, "packets were lost in discard mode")
+        svc.cli("destroy", "stress")
+
+
+run(test)
