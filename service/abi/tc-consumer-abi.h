@@ -40,6 +40,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_DESTROY_SESSION = 5, /* struct tc_consumer_session_ref */
 	TC_CONSUMER_SNAPSHOT = 6,        /* struct tc_consumer_snapshot */
 	TC_CONSUMER_CHANNEL_STATS = 7,   /* struct tc_consumer_channel_ref */
+	TC_CONSUMER_EVENT_LAYOUT = 8,    /* struct tc_consumer_event_layout */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -117,6 +118,28 @@ struct tc_consumer_metadata {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	/* text follows */
+};
+
+/*
+ * How the records of one event class are laid out, so that the consumer
+ * can walk every packet before writing it and drop one that an
+ * application scribbled on (babeltrace2 would stop at its first bad
+ * record). A record: the event header, context_size bytes, then the
+ * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8).
+ */
+#define TC_CONSUMER_LAYOUT_FIELDS_MAX 32u
+#define TC_CONSUMER_EVENT_ID_MAX 65535u
+#define TC_CONSUMER_FIELD_STRING 0xffu /* NUL-terminated */
+#define TC_CONSUMER_FIELD_BYTES 0xfeu  /* uint32_t length, then the bytes */
+
+struct tc_consumer_event_layout {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint32_t stream_id;
+	uint32_t event_id; /* <= TC_CONSUMER_EVENT_ID_MAX */
+	uint32_t context_size;
+	uint32_t nr_fields; /* <= TC_CONSUMER_LAYOUT_FIELDS_MAX */
+	uint8_t fields[TC_CONSUMER_LAYOUT_FIELDS_MAX];
 };
 
 struct tc_consumer_stream {

@@ -52,6 +52,7 @@ consumerd_channel_new(const struct consumerd_session *session,
 			channel_close_streams(channel, cpu, session->dir_fd, true);
 			goto fail;
 		}
+		channel->streams[cpu].layouts = &channel->layouts;
 	}
 	*result = channel;
 	return 0;
@@ -68,6 +69,7 @@ consumerd_channel_free(struct consumerd_channel *channel, int dir_fd)
 	if (!channel)
 		return;
 	channel_close_streams(channel, channel->nr_cpus, dir_fd, false);
+	consumerd_layouts_clear(&channel->layouts);
 	free(channel->packet);
 	free(channel);
 }

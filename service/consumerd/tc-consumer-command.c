@@ -372,7 +372,30 @@ handle_channel_stats(struct command *command)
 	return 0;
 }
 
+static int
+handle_event_layout(struct command *command)
+{
+	const struct tc_consumer_event_layout *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_channel *channel;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	channel = consumerd_channel_find_stream_id(session, msg->stream_id);
+	if (!channel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no stream id %" PRIu32,
+				    msg->session_id, msg->stream_id);
+	ret = consumerd_layouts_add(&channel->layouts, msg);
+	if (ret < 0)
+		return command_fail(command, ret, "Bad layout of event %" PRIu32 ": %s",
+				    msg->event_id, strerror(-ret));
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_EVENT_LAYOUT, "EVENT_LAYOUT", sizeof(struct tc_consumer_event_layout), false,
+	 handle_event_layout},
 	{TC_CONSUMER_SNAPSHOT, "SNAPSHOT", sizeof(struct tc_consumer_snapshot), false,
 	 handle_snapshot},
 	{TC_CONSUMER_CHANNEL_STATS, "CHANNEL_STATS", sizeof(struct tc_consumer_channel_ref), false,

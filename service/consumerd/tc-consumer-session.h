@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
 #include "tc-rb.h"
 
@@ -35,6 +36,8 @@ struct consumerd_stream {
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */
 	uint64_t flush_target; /* read count to reach before a flush is done */
+	const struct consumerd_layouts *layouts; /* the channel's */
+	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
 };
@@ -56,6 +59,7 @@ struct consumerd_channel {
 	struct consumerd_timers timers;
 	uint64_t bytes_used;      /* at the last monitor sample, all CPUs */
 	uint64_t bytes_used_peak; /* highest sample */
+	struct consumerd_layouts layouts;
 	char name[256];
 	uint8_t *packet; /* subbuf_size bytes: the reader's private copy */
 	struct consumerd_stream streams[];

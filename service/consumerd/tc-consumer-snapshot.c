@@ -81,6 +81,11 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 	for (uint64_t position = begin; position != end; position += subbuf_size) {
 		if (tc_rb_reader_peek(&stream->reader, position, packet) != 1)
 			continue;
+		if (consumerd_packet_check(stream->layouts, packet, subbuf_size) !=
+		    CONSUMERD_PACKET_VALID) {
+			stream->reader.packets_corrupted++;
+			continue;
+		}
 		ret = consumerd_output_append(fd, &size, packet, subbuf_size);
 		if (ret < 0)
 			break;

@@ -175,11 +175,47 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 			  stream->packets_lost, suppressed, strerror(-ret));
 }
 
+/*
+ * Checks the records of a packet got from the reader. Returns true when
+ * it may be written, false when it was dropped (released and counted) or
+ * must wait, unreleased, for the layout of one of its event classes.
+ */
+static bool
+accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait)
+{
+	uint32_t size = stream->reader.rb.subbuf_size;
+	uint64_t now;
+
+	*wait = false;
+	switch (consumerd_packet_check(stream->layouts, packet, size)) {
+	case CONSUMERD_PACKET_VALID:
+		stream->unknown_event_since = 0;
+		return true;
+	case CONSUMERD_PACKET_UNKNOWN_EVENT:
+		now = tc_rb_clock_now();
+		if (stream->unknown_event_since == 0)
+			stream->unknown_event_since = now;
+		if (now - stream->unknown_event_since < CONSUMERD_LAYOUT_WAIT_NS) {
+			*wait = true;
+			return false;
+		}
+		break;
+	case CONSUMERD_PACKET_CORRUPT:
+		break;
+	}
+	stream->unknown_event_since = 0;
+	tc_rb_reader_put(&stream->reader);
+	stream->reader.packets_corrupted++;
+	log_corrupt_packet(stream);
+	return false;
+}
+
 uint32_t
 consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 {
 	uint32_t budget = stream->reader.rb.num_subbuf;
 	uint32_t done;
+	bool wait;
 	int ret;
 
 	if (stream->file_fd < 0)
@@ -195,6 +231,11 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 		}
 		if (ret < 0)
 			break;
+		if (!accept_packet(stream, packet, &wait)) {
+			if (wait)
+				break;
+			continue;
+		}
 		/* packet is a private copy: hand the sub-buffer back to the
 		 * writers before the possibly slow write. */
 		tc_rb_reader_put(&stream->reader);

@@ -11,6 +11,10 @@
 
 #include "tc-consumer-session.h"
 
+/* How long a packet waits for the layout of an event class it holds before
+ * it is dropped as corrupt. */
+#define CONSUMERD_LAYOUT_WAIT_NS 2000000000ull
+
 /*
  * Sets up stream for CPU cpu of the channel described by spec in session:
  * a memfd "tracectl-<session>-<channel>-<cpu>" of tc_rb_shm_size() bytes,

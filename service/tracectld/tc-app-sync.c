@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "tracectld-sync"
 
 #include "tc-registry.h"
+#include "tc-consumer-abi.h"
 
 #include "tc-metadata.h"
 #include "tc-session-ops.h"
@@ -110,6 +111,30 @@ channel_matches(TcChannel *channel, const TcAppEvent *event)
 	return FALSE;
 }
 
+/* [S] What the consumer needs to walk the event's records. */
+static void
+append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
+{
+	struct tc_consumer_event_layout layout = {
+		.stream_id = channel->stream_id,
+		.event_id = id,
+		.context_size = tracectl_context_size(channel->contexts),
+		.nr_fields = MIN(event->nr_fields, TC_CONSUMER_LAYOUT_FIELDS_MAX),
+	};
+
+	for (guint i = 0; i < layout.nr_fields; i++) {
+		const struct tracectl_abi_field *field = &event->fields[i];
+
+		if (field->type == TRACECTL_FIELD_STRING)
+			layout.fields[i] = TC_CONSUMER_FIELD_STRING;
+		else if (field->type == TRACECTL_FIELD_BYTES)
+			layout.fields[i] = TC_CONSUMER_FIELD_BYTES;
+		else
+			layout.fields[i] = (guint8)field->size;
+	}
+	g_array_append_val(channel->session->layouts_pending, layout);
+}
+
 /* The CTF id of the event in the channel's stream class, assigned on first
  * use; events of the same name and fields share an id across applications,
  * since all applications of a user write into the same buffers. */
@@ -126,6 +151,7 @@ channel_event_id(TcChannel *channel, const TcAppEvent *event)
 	g_hash_table_insert(channel->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(id + 1));
 	tc_metadata_append_event(channel->session->metadata_pending, channel->stream_id, id,
 				 event);
+	append_layout(channel, id, event);
 	return id;
 }
 
@@ -242,7 +268,8 @@ tc_app_sync_all_sessions(TcApp *app)
 		g_mutex_lock(&app->lock);
 		tc_app_sync_locked(app, session, NULL);
 		g_mutex_unlock(&app->lock);
-		new_metadata = session->has_buffers && session->metadata_pending->len > 0;
+		new_metadata = session->has_buffers && (session->metadata_pending->len > 0 ||
+							 session->layouts_pending->len > 0);
 		g_mutex_unlock(&session->lock);
 		if (new_metadata)
 			tc_session_flush_metadata_later(session);

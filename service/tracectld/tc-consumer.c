@@ -534,6 +534,23 @@ tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id, const char
 }
 
 gboolean
+tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
+			 GError **error)
+{
+	for (guint i = 0; i < layouts->len; i++) {
+		struct tc_consumer_event_layout msg =
+			g_array_index(layouts, struct tc_consumer_event_layout, i);
+		struct tc_consumer_reply reply = {0};
+
+		msg.session_id = session_id;
+		if (!request(consumer, &msg, TC_CONSUMER_EVENT_LAYOUT, sizeof(msg), NULL, 0, NULL,
+			     &reply, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
 tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir, guint64 *packets,
 		     GError **error)
 {

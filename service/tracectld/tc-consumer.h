@@ -27,6 +27,9 @@ gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
 gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
 				    const TcChannel *channel, const guint8 uuid[16], guint nr_cpus,
 				    int **fds, guint64 *shm_size, GError **error);
+/* Sends layouts (struct tc_consumer_event_layout) to a consumer session. */
+gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
+				  GError **error);
 /* Writes what the buffers of a snapshot session hold into dir. */
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			      guint64 *packets, GError **error);

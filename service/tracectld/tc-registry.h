@@ -121,6 +121,8 @@ struct _TcSession {
 	GPtrArray *channels;       /* [S] TcChannel * */
 	GString *metadata_pending; /* [S] TSDL not yet sent to the consumer */
 	GString *metadata_body;    /* [S] streams and events sent so far */
+	GArray *layouts_pending;   /* [S] struct tc_consumer_event_layout, not sent yet */
+	GArray *layouts_body;      /* [S] those sent so far */
 	GHashTable *traces;        /* [S] uid -> TcUidTrace * */
 	char *problem;             /* [S] for the Problem property, or NULL */
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tc-consumer.h"
+#include "tc-consumer-abi.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
 
@@ -89,6 +90,7 @@ flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	g_autofree char *text = NULL;
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GArray) layouts = NULL;
 	GHashTableIter iter;
 	gpointer value;
 	gsize len;
@@ -98,6 +100,10 @@ flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
 	g_string_append_len(session->metadata_body, session->metadata_pending->str, len);
 	text = g_string_free(session->metadata_pending, FALSE);
 	session->metadata_pending = g_string_new(NULL);
+	layouts = session->layouts_pending;
+	g_array_append_vals(session->layouts_body, layouts->data, layouts->len);
+	session->layouts_pending =
+		g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	g_hash_table_iter_init(&iter, session->traces);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		TcUidTrace *trace = value;
@@ -109,6 +115,10 @@ flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
 	for (guint i = 0; len > 0 && i < ids->len; i++)
 		if (!tc_consumer_append_metadata(consumer, g_array_index(ids, guint64, i), text,
 						 len, error))
+			return FALSE;
+	for (guint i = 0; i < ids->len; i++)
+		if (!tc_consumer_send_layouts(consumer, g_array_index(ids, guint64, i), layouts,
+					      error))
 			return FALSE;
 	return TRUE;
 }
@@ -123,6 +133,7 @@ trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
 {
 	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
 	g_autoptr(GString) metadata = g_string_new(NULL);
+	g_autoptr(GArray) layouts = NULL;
 	TcUidTrace *trace;
 
 	g_mutex_lock(&session->lock);
@@ -163,8 +174,12 @@ trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
 	g_mutex_lock(&session->lock);
 	g_string_append_len(metadata, session->metadata_body->str, session->metadata_body->len);
 	g_mutex_unlock(&session->lock);
+	g_mutex_lock(&session->lock);
+	layouts = g_array_copy(session->layouts_body);
+	g_mutex_unlock(&session->lock);
 	if (!tc_consumer_append_metadata(consumer, trace->consumer_id, metadata->str,
-					 metadata->len, error))
+					 metadata->len, error) ||
+	    !tc_consumer_send_layouts(consumer, trace->consumer_id, layouts, error))
 		return FALSE;
 	g_mutex_lock(&session->lock);
 	trace->has_buffers = TRUE;
@@ -264,7 +279,8 @@ metadata_flush_job(gpointer data, gpointer user_data)
 
 	g_mutex_lock(&session->op_lock);
 	g_mutex_lock(&session->lock);
-	if (session->destroyed || session->metadata_pending->len == 0) {
+	if (session->destroyed ||
+	    (session->metadata_pending->len == 0 && session->layouts_pending->len == 0)) {
 		g_mutex_unlock(&session->lock);
 		goto out;
 	}

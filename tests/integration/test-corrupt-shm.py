@@ -10,16 +10,18 @@ import os
 
 from tclib import STRESS_APP, Service, check, log, read_streams, run
 
-COUNT = 400000
+COUNT = 40000
 
 
 def test():
     with Service() as svc:
         out = os.path.join(svc.rundir, "corrupt")
         svc.cli("create", "corrupt", "--output", out)
-        svc.cli("enable-event", "-u", "stress:*")
+        svc.cli("enable-channel", "-u", "c", "--read-timer", "5000")
+        svc.cli("enable-event", "-u", "-c", "c", "stress:*")
         svc.cli("start")
         svc.run_app("--threads", "1", "--count", str(COUNT), "--signals", "0", "--scribble",
+                    "--pace", "200",
                     program=STRESS_APP, timeout=240)
         svc.cli("stop")
         check(svc.alive(), "tracectld died")

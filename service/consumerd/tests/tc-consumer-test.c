@@ -359,6 +359,23 @@ channel_msg_init(struct tc_consumer_channel *msg, uint64_t session_id, uint64_t 
 	g_strlcpy(msg->name, name, sizeof(msg->name));
 }
 
+/* The layout of the test's only event class: id 0, two 64-bit fields. */
+static void
+send_layout(Fixture *fixture, uint64_t session_id)
+{
+	struct tc_consumer_event_layout msg = {
+		.session_id = session_id,
+		.stream_id = TEST_STREAM_ID,
+		.event_id = 0,
+		.nr_fields = 2,
+		.fields = {8, 8},
+	};
+	struct tc_consumer_reply reply;
+
+	g_assert_cmpint(request(fixture, &msg, TC_CONSUMER_EVENT_LAYOUT, sizeof(msg), &reply), ==,
+			0);
+}
+
 /* Creates a channel and maps its buffers as an application would. */
 static void
 create_channel(Fixture *fixture, uint64_t session_id, uint64_t channel_id, const char *name,
@@ -405,6 +422,7 @@ create_channel(Fixture *fixture, uint64_t session_id, uint64_t channel_id, const
 		received++;
 	}
 	g_assert_cmpuint(received, ==, nr_cpus);
+	send_layout(fixture, session_id);
 }
 
 static void

@@ -3,7 +3,7 @@
  * The workload of the ring-buffer stress tests:
  *
  *   tracectl-stress-app --threads N --count C [--signals S] [--pin]
- *                       [--scribble]
+ *                       [--scribble] [--pace P]
  *
  * N threads each emit C stress:thread events (thread, seq 0..C-1) as fast
  * as they can, while the main thread sends each of them S SIGUSR1, whose
@@ -12,7 +12,8 @@
  * each CPU's stream holds one thread's events and the discards of that
  * stream are that thread's). --scribble makes thread 0 write garbage over
  * its own ring buffers in the middle of the run, as a buggy or hostile
- * application could. At the end it prints one line per thread:
+ * application could. --pace P sleeps 1 ms after every P events of a
+ * thread, so that the consumer reads while the run goes on. At the end it prints one line per thread:
  *
  *   thread=<i> events=<C> signals=<handler events emitted> cpu=<cpu or -1>
  */
@@ -46,6 +47,7 @@ static unsigned int nr_threads = 2;
 static uint64_t count = 100000;
 static uint64_t signals_per_thread = 1000;
 static bool pin, scribble;
+static uint64_t pace;
 
 static void
 on_signal(int signo)
@@ -102,6 +104,8 @@ worker_main(void *data)
 		tracectl_tracepoint(stress, thread, worker->index, seq);
 		if (scribble && worker->index == 0 && seq == count / 2)
 			scribble_own_buffers();
+		if (pace && seq % pace == pace - 1)
+			usleep(1000);
 	}
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	__atomic_store_n(&worker->done, 1, __ATOMIC_RELEASE);
@@ -114,7 +118,8 @@ parse_options(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"threads", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'c'},
 		{"signals", required_argument, NULL, 's'}, {"pin", no_argument, NULL, 'p'},
-		{"scribble", no_argument, NULL, 'x'},      {NULL, 0, NULL, 0},
+		{"scribble", no_argument, NULL, 'x'},      {"pace", required_argument, NULL, 'P'},
+		{NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -134,6 +139,9 @@ parse_options(int argc, char **argv)
 			break;
 		case 'x':
 			scribble = true;
+			break;
+		case 'P':
+			pace = strtoull(optarg, NULL, 10);
 			break;
 		default:
 			return 2;

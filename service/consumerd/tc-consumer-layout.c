@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-consumer-layout.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc-rb.h"
+
+static bool
+field_kind_is_valid(uint8_t kind)
+{
+	return (kind >= 1 && kind <= 8) || kind == TC_CONSUMER_FIELD_STRING ||
+	       kind == TC_CONSUMER_FIELD_BYTES;
+}
+
+static int
+grow(struct consumerd_layouts *layouts, uint32_t id)
+{
+	uint32_t capacity = layouts->capacity ? layouts->capacity : 16;
+	struct consumerd_event_layout **by_id;
+
+	while (capacity <= id)
+		capacity *= 2;
+	by_id = realloc(layouts->by_id, capacity * sizeof(*by_id));
+	if (!by_id)
+		return -ENOMEM;
+	memset(by_id + layouts->capacity, 0, (capacity - layouts->capacity) * sizeof(*by_id));
+	layouts->by_id = by_id;
+	layouts->capacity = capacity;
+	return 0;
+}
+
+int
+consumerd_layouts_add(struct consumerd_layouts *layouts, const struct tc_consumer_event_layout *msg)
+{
+	struct consumerd_event_layout *layout;
+	int ret;
+
+	if (msg->event_id > TC_CONSUMER_EVENT_ID_MAX ||
+	    msg->nr_fields > TC_CONSUMER_LAYOUT_FIELDS_MAX || msg->context_size > 4096)
+		return -EINVAL;
+	for (uint32_t i = 0; i < msg->nr_fields; i++)
+		if (!field_kind_is_valid(msg->fields[i]))
+			return -EINVAL;
+	if (msg->event_id >= layouts->capacity && (ret = grow(layouts, msg->event_id)) < 0)
+		return ret;
+	layout = layouts->by_id[msg->event_id];
+	if (!layout && !(layout = malloc(sizeof(*layout))))
+		return -ENOMEM;
+	layout->context_size = msg->context_size;
+	layout->nr_fields = msg->nr_fields;
+	memcpy(layout->fields, msg->fields, sizeof(layout->fields));
+	layouts->by_id[msg->event_id] = layout;
+	return 0;
+}
+
+void
+consumerd_layouts_clear(struct consumerd_layouts *layouts)
+{
+	for (uint32_t i = 0; i < layouts->capacity; i++)
+		free(layouts->by_id[i]);
+	free(layouts->by_id);
+	layouts->by_id = NULL;
+	layouts->capacity = 0;
+}
+
+/* Skips one field at *pos of a record ending before end. */
+static bool
+skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
+{
+	uint32_t length;
+	const uint8_t *nul;
+
+	switch (kind) {
+	case TC_CONSUMER_FIELD_STRING:
+		nul = memchr(packet + *pos, '\0', end - *pos);
+		if (!nul)
+			return false;
+		*pos = (uint64_t)(nul - packet) + 1;
+		return true;
+	case TC_CONSUMER_FIELD_BYTES:
+		if (end - *pos < sizeof(length))
+			return false;
+		memcpy(&length, packet + *pos, sizeof(length));
+		*pos += sizeof(length);
+		if (end - *pos < length)
+			return false;
+		*pos += length;
+		return true;
+	default:
+		if (end - *pos < kind)
+			return false;
+		*pos += kind;
+		return true;
+	}
+}
+
+enum consumerd_packet_verdict
+consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *packet,
+		       uint32_t size)
+{
+	const struct tc_packet_header *header = (const void *)packet;
+	uint64_t end = header->content_size / 8, pos = sizeof(*header);
+	struct tc_event_header event;
+
+	if (end > size || end < pos)
+		return CONSUMERD_PACKET_CORRUPT;
+	while (pos < end) {
+		const struct consumerd_event_layout *layout;
+
+		if (end - pos < sizeof(event))
+			return CONSUMERD_PACKET_CORRUPT;
+		memcpy(&event, packet + pos, sizeof(event));
+		if (event.timestamp < header->timestamp_begin ||
+		    event.timestamp > header->timestamp_end)
+			return CONSUMERD_PACKET_CORRUPT;
+		if (event.id > TC_CONSUMER_EVENT_ID_MAX)
+			return CONSUMERD_PACKET_CORRUPT;
+		if (event.id >= layouts->capacity || !(layout = layouts->by_id[event.id]))
+			return CONSUMERD_PACKET_UNKNOWN_EVENT;
+		pos += sizeof(event);
+		if (end - pos < layout->context_size)
+			return CONSUMERD_PACKET_CORRUPT;
+		pos += layout->context_size;
+		for (uint32_t i = 0; i < layout->nr_fields; i++)
+			if (!skip_field(layout->fields[i], packet, &pos, end))
+				return CONSUMERD_PACKET_CORRUPT;
+	}
+	return CONSUMERD_PACKET_VALID;
+}
