@@ -27,10 +27,15 @@
  *
  *   open:   refuse when the previous round of the sub-buffer is not Fully
  *           Committed (equation 3: a reservation from a whole buffer ago is
- *           still being written), otherwise CAS write_offset, then push the
- *           reader (CAS consumed past the sub-buffer if it is still unread),
- *           and only then write the packet header. Pushing before writing
- *           is what lets the reader detect a lap after its copy.
+ *           still being written), otherwise push the reader (CAS consumed
+ *           past the sub-buffer if it is still unread), and only then CAS
+ *           write_offset past the boundary. Pushing before any writer can
+ *           write into the new round is what lets the reader detect a lap
+ *           after its copy: once write_offset is past the boundary, other
+ *           writers append there without looking at consumed. (Pushing
+ *           after the CAS lost that race; tests/unit/tc-rb-model-test.c
+ *           found it.) A push whose CAS then fails is not wasted: whoever
+ *           moved write_offset opened the same sub-buffer.
  *   get:    follow a pushed consumed, check Sub-buffer Ready (equation 2),
  *           copy, acquire fence, re-read consumed; moved means the copy may
  *           hold bytes of the next round: drop it.
@@ -420,10 +425,12 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 				count_discarded(rb);
 				return -ENOBUFS;
 			}
-			if (!cas_write_offset(rb, &old, old + header_size + len))
-				continue;
+			/* Push before the CAS: once write_offset is past the
+			 * boundary, any writer may write into this sub-buffer. */
 			if (is_overwrite(rb))
 				push_reader(rb, old);
+			if (!cas_write_offset(rb, &old, old + header_size + len))
+				continue;
 			open_packet(rb, old, timestamp);
 			record = old + header_size;
 			break;
@@ -515,10 +522,10 @@ tc_rb_close_empty_packet(struct tc_rb *rb)
 		timestamp = tc_rb_clock_now();
 		if (offset_in_subbuf(rb, old) != 0 || !subbuf_can_open(rb, old))
 			return false;
-		if (!cas_write_offset(rb, &old, old + rb->subbuf_size))
-			continue;
 		if (is_overwrite(rb))
 			push_reader(rb, old);
+		if (!cas_write_offset(rb, &old, old + rb->subbuf_size))
+			continue;
 		open_packet(rb, old, timestamp);
 		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp);
 		commit_bytes(rb, old, rb->subbuf_size - header_size);
@@ -549,7 +556,10 @@ tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mapping_s
 static bool
 writers_passed(const struct tc_rb *rb, uint64_t subbuf_start)
 {
-	uint64_t written = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	uint64_t written;
+
+	TC_RB_SCHED_POINT();
+	written = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 
 	return (int64_t)(written - subbuf_start) >= (int64_t)rb->subbuf_size;
 }

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Exhaustive small-state check of the ring buffer's counter algorithm, the
+ * way the paper checked it with a model checker, but on the real code:
+ * tc-rb.c is built with TC_RB_MODEL_CHECK, so every access to shared state
+ * is a scheduling point, and this program runs two writers and a reader
+ * as coroutines and explores every interleaving with at most
+ * PREEMPTION_BOUND preemptions (a thread switch while the running thread
+ * could go on), depth first, each one from a fresh buffer.
+ *
+ * After each interleaving, with the writers done, it flushes and drains,
+ * then checks: no packet failed the reader's checks, every record read is
+ * intact, each writer's records come in order and once, and in discard
+ * mode recorded + discarded == emitted for each writer; in both modes the
+ * newest record (reserved at the highest offset) is read.
+ *
+ * The buffer is two sub-buffers of 4 KiB and records of 1000 bytes (four
+ * per sub-buffer), so that a handful of records exercises opening,
+ * closing with padding, exact fit, Buffer Full and, in overwrite mode,
+ * pushing the reader.
+ */
+#include <glib.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "tc-rb.h"
+#include "tc-rb-model.h"
+
+#define SUBBUF_SIZE 4096u
+#define NUM_SUBBUF 2u
+#define RECORD_SIZE 1000u
+#define RECORDS_PER_WRITER 5u
+#define READER_ATTEMPTS 3
+#define NR_TASKS 3
+#define STACK_SIZE (256 * 1024)
+#define MAX_DECISIONS 4096
+
+static const uint8_t uuid[16] = {7};
+
+struct record {
+	struct tc_event_header header;
+	uint32_t writer;
+	uint32_t seq;
+	uint8_t filler[RECORD_SIZE - sizeof(struct tc_event_header) - 8];
+} __attribute__((packed));
+
+G_STATIC_ASSERT(sizeof(struct record) == RECORD_SIZE);
+
+/* The coroutines. */
+typedef struct {
+	ucontext_t context;
+	void (*body)(int);
+	int arg;
+	gboolean done;
+	char *stack;
+} Task;
+
+static Task tasks[NR_TASKS];
+static ucontext_t scheduler_context;
+static int current = -1;
+static uint64_t model_clock;
+
+/* Depth-first search over the decisions of the scheduler. */
+static int prefix[MAX_DECISIONS], prefix_len;
+static int chosen[MAX_DECISIONS], alternatives[MAX_DECISIONS], nr_decisions;
+static int preemption_bound = 2;
+
+/* The system under test, fresh for each interleaving. */
+static void *mapping;
+static uint64_t mapping_size;
+static struct tc_rb rb;
+static struct tc_rb_reader reader;
+static uint8_t packet[SUBBUF_SIZE];
+static uint32_t emitted[2], refused[2], recorded[2], next_seq[2];
+static gboolean was_read[2][RECORDS_PER_WRITER];
+/* The record reserved at the highest offset: the newest of the buffer. */
+static uint64_t newest_offset;
+static int newest_writer = -1;
+static uint32_t newest_seq;
+static uint32_t flags;
+
+void
+tc_rb_model_yield(void)
+{
+	if (current >= 0)
+		swapcontext(&tasks[current].context, &scheduler_context);
+}
+
+uint64_t
+tc_rb_clock_now(void)
+{
+	/* Each read in execution order: monotonic, as CLOCK_MONOTONIC is. */
+	return ++model_clock;
+}
+
+static uint8_t
+filler_byte(uint32_t writer, uint32_t seq, uint32_t i)
+{
+	return (uint8_t)(writer * 101 + seq * 13 + i);
+}
+
+static void
+writer_body(int writer)
+{
+	for (uint32_t seq = 0; seq < RECORDS_PER_WRITER; seq++) {
+		struct record record = {.writer = (uint32_t)writer, .seq = seq};
+		struct tc_rb_ctx ctx;
+
+		for (uint32_t i = 0; i < sizeof(record.filler); i++)
+			record.filler[i] = filler_byte((uint32_t)writer, seq, i);
+		emitted[writer]++;
+		if (tc_rb_reserve(&rb, &ctx, RECORD_SIZE) < 0) {
+			refused[writer]++;
+			continue;
+		}
+		if (newest_writer < 0 || ctx.offset > newest_offset) {
+			newest_offset = ctx.offset;
+			newest_writer = writer;
+			newest_seq = seq;
+		}
+		record.header.id = (uint32_t)writer;
+		record.header.timestamp = ctx.timestamp;
+		/* In two parts, so that others can run in between. */
+		tc_rb_write(&ctx, 0, &record, RECORD_SIZE / 2);
+		tc_rb_write(&ctx, RECORD_SIZE / 2, (uint8_t *)&record + RECORD_SIZE / 2,
+			    RECORD_SIZE - RECORD_SIZE / 2);
+		tc_rb_commit(&ctx);
+	}
+}
+
+/* Checks every record of a valid packet. */
+static void
+check_packet(void)
+{
+	const struct tc_packet_header *header = (const void *)packet;
+	uint64_t pos = sizeof(*header), end = header->content_size / 8;
+
+	while (pos < end) {
+		struct record record;
+
+		g_assert_cmpuint(end - pos, >=, RECORD_SIZE);
+		memcpy(&record, packet + pos, RECORD_SIZE);
+		g_assert_cmpuint(record.writer, <, 2);
+		g_assert_cmpuint(record.header.id, ==, record.writer);
+		g_assert_cmpuint(record.seq, >=, next_seq[record.writer]);
+		g_assert_cmpuint(record.header.timestamp, >=, header->timestamp_begin);
+		g_assert_cmpuint(record.header.timestamp, <=, header->timestamp_end);
+		for (uint32_t i = 0; i < sizeof(record.filler); i++)
+			g_assert_cmpuint(record.filler[i], ==,
+					 filler_byte(record.writer, record.seq, i));
+		next_seq[record.writer] = record.seq + 1;
+		was_read[record.writer][record.seq] = TRUE;
+		recorded[record.writer]++;
+		pos += RECORD_SIZE;
+	}
+}
+
+static gboolean
+read_one(void)
+{
+	int ret = tc_rb_reader_get(&reader, packet);
+
+	g_assert_cmpint(ret, !=, -EBADMSG);
+	if (ret != 1)
+		return FALSE;
+	check_packet();
+	tc_rb_reader_put(&reader);
+	return TRUE;
+}
+
+static void
+reader_body(int unused)
+{
+	for (int i = 0; i < READER_ATTEMPTS; i++)
+		read_one();
+}
+
+static void
+task_entry(void)
+{
+	tasks[current].body(tasks[current].arg);
+	tasks[current].done = TRUE;
+	/* uc_link returns to the scheduler. */
+}
+
+static void
+task_start(int index, void (*body)(int), int arg)
+{
+	Task *task = &tasks[index];
+
+	task->body = body;
+	task->arg = arg;
+	task->done = FALSE;
+	getcontext(&task->context);
+	task->context.uc_stack.ss_sp = task->stack;
+	task->context.uc_stack.ss_size = STACK_SIZE;
+	task->context.uc_link = &scheduler_context;
+	makecontext(&task->context, task_entry, 0);
+}
+
+/* The next task to run: the running one first (no preemption), then the
+ * others while the preemption budget lasts. */
+static int
+pick(int last, int *preemptions)
+{
+	int options[NR_TASKS], count = 0, choice;
+
+	if (last >= 0 && !tasks[last].done)
+		options[count++] = last;
+	for (int i = 0; i < NR_TASKS; i++) {
+		if (i == last || tasks[i].done)
+			continue;
+		if (count > 0 && options[0] == last && *preemptions >= preemption_bound)
+			continue;
+		options[count++] = i;
+	}
+	if (count == 0)
+		return -1;
+	if (count == 1)
+		return options[0];
+	g_assert_cmpint(nr_decisions, <, MAX_DECISIONS);
+	choice = nr_decisions < prefix_len ? prefix[nr_decisions] : 0;
+	chosen[nr_decisions] = choice;
+	alternatives[nr_decisions] = count;
+	nr_decisions++;
+	if (options[0] == last && choice != 0)
+		(*preemptions)++;
+	return options[choice];
+}
+
+static void
+reset_system(void)
+{
+	memset(mapping, 0, mapping_size);
+	g_assert_cmpint(tc_rb_init_mode(mapping, SUBBUF_SIZE, NUM_SUBBUF, 0, 1, uuid, flags), ==, 0);
+	g_assert_cmpint(tc_rb_attach(&rb, mapping, mapping_size), ==, 0);
+	g_assert_cmpint(tc_rb_reader_init(&reader, mapping, mapping_size, 1, 0, uuid), ==, 0);
+	memset(emitted, 0, sizeof(emitted));
+	memset(refused, 0, sizeof(refused));
+	memset(recorded, 0, sizeof(recorded));
+	memset(next_seq, 0, sizeof(next_seq));
+	memset(was_read, 0, sizeof(was_read));
+	newest_writer = -1;
+	model_clock = 0;
+}
+
+static void
+run_one_interleaving(void)
+{
+	int last = -1, preemptions = 0;
+
+	reset_system();
+	nr_decisions = 0;
+	task_start(0, writer_body, 0);
+	task_start(1, writer_body, 1);
+	task_start(2, reader_body, 0);
+	while ((current = pick(last, &preemptions)) >= 0) {
+		swapcontext(&scheduler_context, &tasks[current].context);
+		last = current;
+	}
+	current = -1;
+
+	/* Alone now: the stop flush, then everything left. */
+	tc_rb_flush(&rb);
+	while (read_one())
+		;
+	g_assert_cmpuint(reader.packets_corrupted, ==, 0);
+	/* The newest record survives, flight recorder included. */
+	g_assert_cmpint(newest_writer, >=, 0);
+	g_assert_true(was_read[newest_writer][newest_seq]);
+	g_assert_cmpuint(rb.shm->events_discarded, ==, refused[0] + refused[1]);
+	for (int w = 0; w < 2 && !(flags & TC_RB_FLAG_OVERWRITE); w++)
+		g_assert_cmpuint(recorded[w] + refused[w], ==, emitted[w]);
+}
+
+/* The next prefix in depth-first order; FALSE when all were run. */
+static gboolean
+next_prefix(void)
+{
+	for (int d = nr_decisions - 1; d >= 0; d--) {
+		if (chosen[d] + 1 < alternatives[d]) {
+			memcpy(prefix, chosen, d * sizeof(int));
+			prefix[d] = chosen[d] + 1;
+			prefix_len = d + 1;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static void
+explore(uint32_t mode)
+{
+	guint64 runs = 0;
+
+	flags = mode;
+	mapping_size = tc_rb_shm_size(SUBBUF_SIZE, NUM_SUBBUF);
+	mapping = mmap(NULL, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		       0);
+	g_assert_true(mapping != MAP_FAILED);
+	for (int i = 0; i < NR_TASKS; i++)
+		tasks[i].stack = g_malloc(STACK_SIZE);
+	prefix_len = 0;
+	do {
+		run_one_interleaving();
+		runs++;
+	} while (next_prefix());
+	g_test_message("%" G_GUINT64_FORMAT " interleavings with up to %d preemptions", runs,
+		       preemption_bound);
+	g_assert_cmpuint(runs, >, 1000);
+	for (int i = 0; i < NR_TASKS; i++)
+		g_free(tasks[i].stack);
+	munmap(mapping, mapping_size);
+}
+
+static void
+test_discard(void)
+{
+	explore(0);
+}
+
+static void
+test_overwrite(void)
+{
+	explore(TC_RB_FLAG_OVERWRITE);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *bound = g_getenv("TC_RB_MODEL_PREEMPTIONS");
+
+	g_test_init(&argc, &argv, NULL);
+	if (bound)
+		preemption_bound = atoi(bound);
+	g_test_add_func("/tracectl/rb-model/discard", test_discard);
+	g_test_add_func("/tracectl/rb-model/overwrite", test_overwrite);
+	return g_test_run();
+}
