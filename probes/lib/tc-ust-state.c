@@ -337,7 +337,10 @@ tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd)
 	if (msg->shm_size != expected_size || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size < expected_size)
 		return -EINVAL;
-	mapping = mmap(NULL, expected_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* MAP_POPULATE: the page faults happen here, in the listener thread,
+	 * not in the first tracepoints that touch each page. */
+	mapping = mmap(NULL, expected_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		       0);
 	if (mapping == MAP_FAILED)
 		return -errno;
 	rb = calloc(1, sizeof(*rb));

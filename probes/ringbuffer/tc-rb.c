@@ -452,24 +452,22 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 	ctx->offset = record;
 	ctx->slot_size = len;
 	ctx->timestamp = timestamp;
+	ctx->slot = rb->data + (record & (buffer_size(rb) - 1));
+	ctx->commit_count = &rb->commit[subbuf_index(rb, record)].count;
 	/* A record ending exactly on the boundary closes its packet (no padding). */
 	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + len) == 0, 0))
 		finish_packet(rb, ctx->offset + len, rb->subbuf_size, timestamp);
 	return 0;
 }
 
+#ifdef TC_RB_MODEL_CHECK
 void
 tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len)
 {
-	const struct tc_rb *rb = ctx->rb;
-	uint64_t start;
-
-	/* Never write outside the slot, whatever the caller computed. */
-	if (__builtin_expect(pos > ctx->slot_size || len > ctx->slot_size - pos, 0))
+	if (pos > ctx->slot_size || len > ctx->slot_size - pos)
 		return;
-	start = ctx->offset & (buffer_size(rb) - 1);
 	TC_RB_SCHED_POINT();
-	memcpy(rb->data + start + pos, src, len);
+	memcpy(ctx->slot + pos, src, len);
 }
 
 void
@@ -477,6 +475,7 @@ tc_rb_commit(const struct tc_rb_ctx *ctx)
 {
 	commit_bytes(ctx->rb, ctx->offset, ctx->slot_size);
 }
+#endif
 
 /*
  * Closes the current sub-buffer if it holds data. Used by the consumer at

@@ -156,6 +156,8 @@ struct tc_rb_ctx {
 	uint64_t offset;    /* of the first byte of the record */
 	uint32_t slot_size; /* bytes to commit, record included */
 	uint64_t timestamp;
+	uint8_t *slot;          /* the record's first byte in the mapping */
+	uint64_t *commit_count; /* of the record's sub-buffer */
 };
 
 /*
@@ -168,10 +170,47 @@ struct tc_rb_ctx {
  * len is 0.
  */
 int tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
-/* Copies len bytes at byte offset pos within the reserved record. */
+#ifdef TC_RB_MODEL_CHECK
+/* Out of line, with scheduling points, for tests/unit/tc-rb-model-test.c. */
 void tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len);
-/* Publishes the record (release ordering before the commit add). */
 void tc_rb_commit(const struct tc_rb_ctx *ctx);
+#else
+/* Copies len bytes at byte offset pos within the reserved record. Inline,
+ * with the small sizes of integer fields copied without a call. */
+static inline void
+tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len)
+{
+	uint8_t *dst = ctx->slot + pos;
+
+	/* Never write outside the slot, whatever the caller computed. */
+	if (__builtin_expect(pos > ctx->slot_size || len > ctx->slot_size - pos, 0))
+		return;
+	switch (len) {
+	case 8:
+		__builtin_memcpy(dst, src, 8);
+		break;
+	case 4:
+		__builtin_memcpy(dst, src, 4);
+		break;
+	case 2:
+		__builtin_memcpy(dst, src, 2);
+		break;
+	case 1:
+		*dst = *(const uint8_t *)src;
+		break;
+	default:
+		__builtin_memcpy(dst, src, len);
+	}
+}
+
+/* Publishes the record: release, so that a reader whose acquire load sees
+ * the count including it sees its bytes. */
+static inline void
+tc_rb_commit(const struct tc_rb_ctx *ctx)
+{
+	__atomic_fetch_add(ctx->commit_count, ctx->slot_size, __ATOMIC_RELEASE);
+}
+#endif
 
 /* Reader (consumer). */
 struct tc_rb_reader {

@@ -79,7 +79,8 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	if (ret < 0)
 		goto fail;
 	stream->memfd = ret;
-	stream->mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, stream->memfd, 0);
+	stream->mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			       stream->memfd, 0);
 	if (stream->mapping == MAP_FAILED) {
 		ret = -errno;
 		goto fail;

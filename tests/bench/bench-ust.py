@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Per-event benchmarks of issue 3, tracectl side by side with LTTng-UST
+2.13 (Debian's lttng-tools and liblttng-ust-dev, the anchor) in one run:
+the same program (ust-loop.c) built for each tracer, the same event (two
+64-bit integers), the same channel geometry for the first three figures,
+each tracer's default channel for the last. Prints one line per figure:
+
+  figure NAME ours=X anchor=Y ratio=X/Y unit=U
+
+ust_event_ns_1thread        enabled event, one thread pinned to CPU 0, ns per
+                            event, median of RUNS loops of COUNT events that
+                            fit in the buffers (nothing discarded, checked)
+ust_event_scaling_2threads  events/s of two threads on CPUs 0 and 1 over
+                            events/s of one thread (ours and LTTng's own)
+ust_disabled_ns             a tracepoint whose event is not enabled, ns/call
+ust_sustained_rate          highest rate (events/s, one thread, paced) the
+                            default channel records for 2 s without
+                            discarding an event, by bisection
+"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
+
+RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
+COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
+SUBBUF_SIZE = "1M"
+NUM_SUBBUF = "8"
+DISABLED_COUNT = 200000000
+PACED_SECONDS = 2.0
+
+
+def figure(name, ours, anchor, unit):
+    ratio = ours / anchor if anchor else float("inf")
+    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
+          flush=True)
+
+
+def build(tmp):
+    source = f"{HERE}/ust-loop.c"
+    subprocess.run(["cc", "-O2", "-o", f"{tmp}/loop-ours", source, f"-I{SOURCE}/probes/include",
+                    f"-L{BUILD}/probes", "-ltracectl-ust",
+                    f"-Wl,-rpath,{os.path.abspath(BUILD)}/probes", "-lpthread"], check=True)
+    subprocess.run(["cc", "-O2", "-DTRACER_LTTNG", "-o", f"{tmp}/loop-lttng", source,
+                    f"-I{HERE}", "-llttng-ust", "-ldl", "-lpthread"], check=True)
+
+
+def run_loop(program, env, threads, count):
+    out = subprocess.run([program, "loop", str(threads), str(count)], env=env, check=True,
+                         capture_output=True, text=True, timeout=600).stdout
+    values = dict(part.split("=") for part in out.split())
+    return float(values["ns_per_event"]), float(values["events_per_s"])
+
+
+def run_paced(program, env, rate):
+    subprocess.run([program, "paced", str(rate), str(PACED_SECONDS)], env=env, check=True,
+                   capture_output=True, timeout=600)
+
+
+class Ours:
+    name = "tracectl"
+
+    def __init__(self, tmp, svc):
+        self.tmp, self.svc, self.program = tmp, svc, f"{tmp}/loop-ours"
+        self.env = svc.env()
+        self.n = 0
+
+    def session(self, channel_args, enable=True):
+        self.n += 1
+        name = f"s{self.n}"
+        self.svc.cli("create", name, "--output", f"{self.tmp}/ours-{name}")
+        if channel_args is not None:
+            self.svc.cli("enable-channel", "-u", "c", *channel_args)
+            if enable:
+                self.svc.cli("enable-event", "-u", "-c", "c", "bench:*")
+        elif enable:
+            self.svc.cli("enable-event", "-u", "bench:*")
+        self.svc.cli("start")
+        return name
+
+    def discarded(self, name):
+        status = self.svc.cli("list", name).stdout
+        return sum(int(n) for n in re.findall(r"Events discarded: (\d+)", status))
+
+    def end(self, name):
+        self.svc.cli("stop", name)
+        discarded = self.discarded(name)
+        self.svc.cli("destroy", name)
+        shutil.rmtree(f"{self.tmp}/ours-{name}", ignore_errors=True)
+        return discarded
+
+
+class Lttng:
+    name = "lttng"
+
+    def __init__(self, tmp):
+        self.tmp, self.program = tmp, f"{tmp}/loop-lttng"
+        home = f"{tmp}/lttng-home"
+        os.makedirs(home, exist_ok=True)
+        self.env = dict(os.environ, LTTNG_HOME=home, HOME=home)
+        subprocess.run(["lttng-sessiond", "--no-kernel", "--daemonize"], env=self.env,
+                       check=True)
+        self.n = 0
+
+    def lttng(self, *args):
+        return subprocess.run(["lttng", *args], env=self.env, capture_output=True, text=True,
+                              check=True).stdout
+
+    def session(self, channel_args, enable=True):
+        self.n += 1
+        name = f"s{self.n}"
+        self.lttng("create", name, "--output", f"{self.tmp}/lttng-{name}")
+        if channel_args is not None:
+            self.lttng("enable-channel", "-u", "c", *channel_args)
+            if enable:
+                self.lttng("enable-event", "-u", "-c", "c", "bench:*")
+        elif enable:
+            self.lttng("enable-event", "-u", "bench:*")
+        self.lttng("start")
+        return name
+
+    def end(self, name):
+        self.lttng("stop", name)
+        listing = self.lttng("list", name)
+        discarded = sum(int(n) for n in re.findall(r"Discarded events: (\d+)", listing))
+        self.lttng("destroy", name)
+        shutil.rmtree(f"{self.tmp}/lttng-{name}", ignore_errors=True)
+        return discarded
+
+    def close(self):
+        subprocess.run(["pkill", "-x", "lttng-sessiond"], check=False)
+        subprocess.run(["pkill", "-x", "lttng-consumerd"], check=False)
+
+
+GEOMETRY = ["--subbuf-size", SUBBUF_SIZE, "--num-subbuf", NUM_SUBBUF]
+
+
+def per_event(tracer):
+    """(median ns/event on one thread, 1-thread events/s, 2-thread events/s)."""
+    ns, one, two = [], [], []
+    session = tracer.session(GEOMETRY)
+    for _ in range(RUNS):
+        value, rate = run_loop(tracer.program, tracer.env, 1, COUNT)
+        ns.append(value)
+        one.append(rate)
+        time.sleep(0.3)  # let the consumer empty the buffers
+        two.append(run_loop(tracer.program, tracer.env, 2, COUNT)[1])
+        time.sleep(0.3)
+    discarded = tracer.end(session)
+    check(discarded == 0, f"{tracer.name} discarded {discarded} events in the loops")
+    return statistics.median(ns), statistics.median(one), statistics.median(two)
+
+
+def disabled(tracer):
+    session = tracer.session(GEOMETRY, enable=False)
+    values = [run_loop(tracer.program, tracer.env, 1, DISABLED_COUNT)[0] for _ in range(3)]
+    tracer.end(session)
+    return min(values)
+
+
+def sustained(tracer):
+    """Bisection on the rate between 100k/s and 20M/s, the default channel."""
+    low, high = 100000.0, 20000000.0
+    while high / low > 1.2:
+        rate = (low * high) ** 0.5
+        session = tracer.session(None)
+        run_paced(tracer.program, tracer.env, rate)
+        time.sleep(0.5)
+        if tracer.end(session) == 0:
+            low = rate
+        else:
+            high = rate
+    return low
+
+
+def main():
+    require(shutil.which("lttng-sessiond") and
+            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
+            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require(os.cpu_count() >= 2, "two CPUs are needed")
+    with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
+        build(tmp)
+        with Service() as svc:
+            ours = Ours(tmp, svc)
+            o_ns, o_one, o_two = per_event(ours)
+            o_disabled = disabled(ours)
+            o_rate = sustained(ours)
+        lttng = Lttng(tmp)
+        try:
+            l_ns, l_one, l_two = per_event(lttng)
+            l_disabled = disabled(lttng)
+            l_rate = sustained(lttng)
+        finally:
+            lttng.close()
+    figure("ust_event_ns_1thread", o_ns, l_ns, "ns")
+    figure("ust_event_scaling_2threads", o_two / o_one, l_two / l_one, "x")
+    figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
+    figure("ust_sustained_rate", o_rate, l_rate, "events/s")
+
+
+if __name__ == "__main__":
+    main()

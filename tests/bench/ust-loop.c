@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The workload of the per-event benchmarks, built once for tracectl and
+ * once for LTTng-UST (-DTRACER_LTTNG) around the same event, two 64-bit
+ * integers:
+ *
+ *   ust-loop loop THREADS COUNT   each thread (on CPU i) emits COUNT events
+ *                                 as fast as it can; prints the ns per
+ *                                 event of one thread and the events per
+ *                                 second of all of them
+ *   ust-loop paced RATE SECONDS   one thread emits RATE events per second
+ *                                 (busy-waiting on the clock) for SECONDS
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef TRACER_LTTNG
+#define TRACEPOINT_DEFINE
+#define TRACEPOINT_CREATE_PROBES
+#include "reg-app-lttng-tp.h"
+#define EMIT(a, b) tracepoint(bench, event, (a), (b))
+#else
+#define TRACECTL_CREATE_PROBES
+#include <tracectl/tracepoint.h>
+TRACECTL_EVENT(bench, event,
+	TRACECTL_ARGS(uint64_t, a, uint64_t, b),
+	TRACECTL_FIELDS(
+		tracectl_field_integer(uint64_t, a, a),
+		tracectl_field_integer(uint64_t, b, b)))
+#define EMIT(a, b) tracectl_tracepoint(bench, event, (a), (b))
+#endif
+
+#define THREADS_MAX 16
+
+static uint64_t count;
+static pthread_barrier_t barrier;
+static double thread_seconds[THREADS_MAX];
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *
+loop_thread(void *data)
+{
+	long index = (long)data;
+	cpu_set_t cpus;
+	double start;
+
+	CPU_ZERO(&cpus);
+	CPU_SET((int)index, &cpus);
+	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	pthread_barrier_wait(&barrier);
+	start = now_s();
+	for (uint64_t i = 0; i < count; i++)
+		EMIT(i, (uint64_t)index);
+	thread_seconds[index] = now_s() - start;
+	return NULL;
+}
+
+static int
+run_loop(long threads)
+{
+	pthread_t ids[THREADS_MAX];
+	double start, elapsed;
+
+	pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
+	for (long i = 0; i < threads; i++)
+		pthread_create(&ids[i], NULL, loop_thread, (void *)i);
+	pthread_barrier_wait(&barrier);
+	start = now_s();
+	for (long i = 0; i < threads; i++)
+		pthread_join(ids[i], NULL);
+	elapsed = now_s() - start;
+	printf("ns_per_event=%.3f events_per_s=%.1f\n", thread_seconds[0] * 1e9 / (double)count,
+	       (double)count * (double)threads / elapsed);
+	return 0;
+}
+
+static int
+run_paced(double rate, double seconds)
+{
+	double start = now_s(), interval = 1.0 / rate;
+	uint64_t total = (uint64_t)(rate * seconds);
+
+	for (uint64_t i = 0; i < total; i++) {
+		while (now_s() - start < (double)i * interval)
+			;
+		EMIT(i, 0);
+	}
+	printf("emitted=%llu\n", (unsigned long long)total);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "loop") == 0) {
+		long threads = strtol(argv[2], NULL, 10);
+
+		count = strtoull(argv[3], NULL, 10);
+		if (threads < 1 || threads > THREADS_MAX)
+			return 2;
+		return run_loop(threads);
+	}
+	if (argc == 4 && strcmp(argv[1], "paced") == 0)
+		return run_paced(strtod(argv[2], NULL), strtod(argv[3], NULL));
+	fprintf(stderr, "usage: ust-loop loop THREADS COUNT | paced RATE SECONDS\n");
+	return 2;
+}
