@@ -76,6 +76,8 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 		pos += (uint32_t)pieces[i].len;
 	}
 	tc_rb_commit(&ctx);
+	if (__builtin_expect(ctx.closed_packet, 0))
+		tc_rb_wake_reader(rb);
 }
 
 void TRACECTL_UST_EXPORT

@@ -225,7 +225,7 @@ command_size(uint32_t type)
 /* Applies one well-formed command. Requires the state lock. Returns the
  * status for the REPLY. */
 static int
-apply_command_locked(const union message *msg, int fd)
+apply_command_locked(const union message *msg, int fd, int wake_fd)
 {
 	switch (msg->header.type) {
 	case TRACECTL_MSG_CHANNEL_ADD:
@@ -233,7 +233,7 @@ apply_command_locked(const union message *msg, int fd)
 	case TRACECTL_MSG_CHANNEL_REMOVE:
 		return tc_ust_state_channel_remove(&msg->channel);
 	case TRACECTL_MSG_STREAM_ADD:
-		return tc_ust_state_stream_add(&msg->stream, fd);
+		return tc_ust_state_stream_add(&msg->stream, fd, wake_fd);
 	case TRACECTL_MSG_EVENT_ENABLE:
 		return tc_ust_state_event_enable(&msg->event_enable, true);
 	case TRACECTL_MSG_EVENT_DISABLE:
@@ -267,14 +267,15 @@ handle_command(int sock, const union message *msg, size_t len, const int *fds, i
 			     len >= sizeof(msg->header) ? msg->header.type : 0, len);
 		return -EPROTO;
 	}
-	if (nr_fds != (msg->header.type == TRACECTL_MSG_STREAM_ADD ? 1 : 0)) {
+	/* STREAM_ADD: the buffer's memfd and the consumer's wake-up eventfd. */
+	if (nr_fds != (msg->header.type == TRACECTL_MSG_STREAM_ADD ? 2 : 0)) {
 		tc_ust_debug("Message type %u came with %d descriptors, disconnecting",
 			     msg->header.type, nr_fds);
 		return -EPROTO;
 	}
 
 	pthread_mutex_lock(&tc_ust_state.lock);
-	status = apply_command_locked(msg, nr_fds ? fds[0] : -1);
+	status = apply_command_locked(msg, nr_fds ? fds[0] : -1, nr_fds ? fds[1] : -1);
 	pthread_mutex_unlock(&tc_ust_state.lock);
 	if (status < 0)
 		tc_ust_debug("Command type %u seq %u failed: %s", msg->header.type,

@@ -2,6 +2,7 @@
 #include "tc-ust-state.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,7 +320,7 @@ tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
  * message. The caller keeps ownership of fd and closes it.
  */
 int
-tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd)
+tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_fd)
 {
 	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
 	uint64_t expected_size;
@@ -355,6 +356,8 @@ tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd)
 		ret = -EINVAL;
 		goto fail;
 	}
+	/* Not an eventfd, or none: no wake-ups, the consumer's timer reads. */
+	rb->wake_fd = fcntl(wake_fd, F_DUPFD_CLOEXEC, 3);
 	__atomic_store_n(&channel->streams[msg->cpu], rb, __ATOMIC_RELEASE);
 	return 0;
 

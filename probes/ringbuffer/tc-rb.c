@@ -54,6 +54,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 
 #ifdef TC_RB_MODEL_CHECK
@@ -195,6 +196,7 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	rb->subbuf_size = subbuf_size;
 	rb->num_subbuf = num_subbuf;
 	rb->shm_size = shm_size;
+	rb->wake_fd = -1;
 	rb->flags = flags;
 	return 0;
 }
@@ -407,6 +409,7 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
 	uint64_t old, used, timestamp, record;
+	bool closed = false;
 
 	if (__builtin_expect(len == 0, 0))
 		return -EINVAL;
@@ -439,6 +442,7 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 			if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
 				close_packet(rb, old, timestamp);
 				old = old - used + rb->subbuf_size;
+				closed = true;
 			}
 			continue;
 		}
@@ -455,8 +459,11 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 	ctx->slot = rb->data + (record & (buffer_size(rb) - 1));
 	ctx->commit_count = &rb->commit[subbuf_index(rb, record)].count;
 	/* A record ending exactly on the boundary closes its packet (no padding). */
-	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + len) == 0, 0))
+	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + len) == 0, 0)) {
 		finish_packet(rb, ctx->offset + len, rb->subbuf_size, timestamp);
+		closed = true;
+	}
+	ctx->closed_packet = closed;
 	return 0;
 }
 
@@ -786,4 +793,13 @@ tc_rb_bytes_used(const struct tc_rb *rb)
 	if (used < 0)
 		return 0;
 	return (uint64_t)used > buffer_size(rb) ? buffer_size(rb) : (uint64_t)used;
+}
+
+void
+tc_rb_wake_reader(const struct tc_rb *rb)
+{
+	/* Non-blocking: a full counter means the reader has a wake-up pending
+	 * anyway. */
+	if (rb->wake_fd >= 0)
+		eventfd_write(rb->wake_fd, 1);
 }

@@ -131,6 +131,9 @@ struct tc_rb {
 	uint32_t num_subbuf;
 	uint64_t shm_size;
 	uint32_t flags; /* TC_RB_FLAG_*, checked copy */
+	/* The reader's eventfd, written when a reservation closes a
+	 * sub-buffer (tc_rb_wake_reader()); -1 for none. Not shared. */
+	int wake_fd;
 };
 
 /* Both sides. */
@@ -158,6 +161,7 @@ struct tc_rb_ctx {
 	uint64_t timestamp;
 	uint8_t *slot;          /* the record's first byte in the mapping */
 	uint64_t *commit_count; /* of the record's sub-buffer */
+	bool closed_packet;     /* this reservation closed a sub-buffer */
 };
 
 /*
@@ -290,6 +294,13 @@ void tc_rb_reader_snapshot_range(const struct tc_rb_reader *reader, uint64_t *be
 int tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out);
 /* Bytes written and not yet read, for monitoring. */
 uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
+
+/*
+ * Writer, after the commit of a reservation that closed a sub-buffer
+ * (ctx->closed_packet): wakes the reader, one system call per sub-buffer,
+ * never per event. Nothing when there is no wake_fd.
+ */
+void tc_rb_wake_reader(const struct tc_rb *rb);
 
 /* CLOCK_MONOTONIC in ns, the trace clock. */
 uint64_t tc_rb_clock_now(void);

@@ -53,6 +53,7 @@ consumerd_channel_new(const struct consumerd_session *session,
 			goto fail;
 		}
 		channel->streams[cpu].layouts = &channel->layouts;
+		channel->streams[cpu].packet = channel->packet;
 	}
 	*result = channel;
 	return 0;

@@ -186,9 +186,10 @@ send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
 		.shm_size = stream->mapping_size,
 	};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} control;
+	int fds[2] = {stream->memfd, stream->wake_fd};
 	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
 	struct msghdr mh = {
 		.msg_iov = &iov,
@@ -202,8 +203,8 @@ send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
 	memset(&control, 0, sizeof(control));
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &stream->memfd, sizeof(int));
+	cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
 	do
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

@@ -196,12 +196,22 @@ raise_file_limit(void)
  * Serves requests and runs the channel timers until the service goes away or
  * a stop signal arrives. Returns 0, or -errno when ppoll() failed.
  */
+/* Polled descriptors beyond the command socket: stream wake-ups. Streams
+ * past this many are read by their timers only. */
+#define WAKE_FDS_MAX 4096
+
+/*
+ * Serves requests, wake-ups and the channel timers until the service goes
+ * away or a stop signal arrives. Returns 0, or -errno when ppoll() failed.
+ */
 static int
 run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 {
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	static struct pollfd pfds[1 + WAKE_FDS_MAX];
+	static struct consumerd_stream *woken[WAKE_FDS_MAX];
 	uint64_t next_timer_ns, now;
 	struct timespec timeout;
+	size_t nr_wake;
 	int ret;
 
 	while (!stop_signal) {
@@ -214,15 +224,21 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 			timeout.tv_sec = (time_t)(wait_ns / 1000000000ull);
 			timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
 		}
-		ret = ppoll(&pfd, 1, next_timer_ns ? &timeout : NULL, unblocked);
+		pfds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+		nr_wake = consumerd_registry_wake_fds(registry, pfds + 1, woken, WAKE_FDS_MAX);
+		ret = ppoll(pfds, 1 + nr_wake, next_timer_ns ? &timeout : NULL, unblocked);
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)
 			return -errno;
-		if (ret == 0)
+		for (size_t i = 0; ret > 0 && i < nr_wake; i++)
+			if (pfds[1 + i].revents & POLLIN)
+				consumerd_stream_woken(woken[i]);
+		if (ret == 0 || !pfds[0].revents)
 			continue;
-		if (pfd.revents & POLLNVAL)
+		if (pfds[0].revents & POLLNVAL)
 			return -EBADF;
+		/* A request may destroy the streams polled above: handled last. */
 		if (consumerd_command_handle(fd, registry) == -EPIPE)
 			break;
 	}

@@ -15,6 +15,7 @@
 #ifndef TC_CONSUMER_SESSION_H
 #define TC_CONSUMER_SESSION_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@ struct consumerd_stream {
 	void *mapping;
 	uint64_t mapping_size;
 	int memfd;   /* sealed against shrinking; -1 once sent or closed */
+	int wake_fd; /* eventfd the writers signal at sub-buffer switches */
 	int file_fd; /* the stream file; -1 once closed */
 	uint64_t file_size;
 	uint32_t cpu;
@@ -37,6 +39,7 @@ struct consumerd_stream {
 	uint64_t packets_lost; /* valid packets that could not be written */
 	uint64_t flush_target; /* read count to reach before a flush is done */
 	const struct consumerd_layouts *layouts; /* the channel's */
+	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
@@ -179,6 +182,17 @@ void consumerd_channel_stats(const struct consumerd_channel *channel,
  */
 int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 			       uint64_t *packets);
+
+/*
+ * The wake-up eventfds of every stream that writes a file, for ppoll():
+ * fills up to max entries of pfds (events POLLIN) and of streams, the
+ * stream each one belongs to. Returns how many it filled. In
+ * tc-consumer-wake.c.
+ */
+size_t consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
+				   struct consumerd_stream **streams, size_t max);
+/* A stream's eventfd is readable: empties it and writes out the stream. */
+void consumerd_stream_woken(struct consumerd_stream *stream);
 
 /* Flushes and destroys every session (the service went away). */
 void consumerd_registry_destroy_all(struct consumerd_registry *registry);

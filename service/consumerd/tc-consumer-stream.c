@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 
 	memset(stream, 0, sizeof(*stream));
 	stream->memfd = -1;
+	stream->wake_fd = -1;
 	stream->file_fd = -1;
 	stream->mapping = MAP_FAILED;
 	stream->session_id = session->session_id;
@@ -79,6 +81,11 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	if (ret < 0)
 		goto fail;
 	stream->memfd = ret;
+	stream->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (stream->wake_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
 	stream->mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
 			       stream->memfd, 0);
 	if (stream->mapping == MAP_FAILED) {
@@ -130,6 +137,9 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 		stream->mapping = MAP_FAILED;
 	}
 	consumerd_stream_release_memfd(stream);
+	if (stream->wake_fd >= 0)
+		close(stream->wake_fd);
+	stream->wake_fd = -1;
 }
 
 void
@@ -286,4 +296,14 @@ consumerd_stream_is_behind(const struct consumerd_stream *stream)
 	if (stream->file_fd < 0 || stream->flush_target <= consumed)
 		return false;
 	return stream->flush_target - consumed <= buffer_size;
+}
+
+void
+consumerd_stream_woken(struct consumerd_stream *stream)
+{
+	eventfd_t count;
+
+	/* Non-blocking: nothing to read is fine, the drain decides. */
+	eventfd_read(stream->wake_fd, &count);
+	consumerd_stream_drain(stream, stream->packet);
 }

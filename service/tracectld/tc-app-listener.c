@@ -57,30 +57,30 @@ tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 se
 	struct tracectl_msg_header *header = msg;
 	struct iovec iov = {.iov_base = msg, .iov_len = size};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t sent;
 
-	g_assert(n_fds <= 1);
+	g_assert(n_fds <= 2);
 	if (app->state == TC_APP_DEAD)
 		return FALSE;
 	header->magic = TRACECTL_ABI_MAGIC;
 	header->type = type;
 	header->size = size;
 	header->seq = seq;
-	if (n_fds == 1) {
+	if (n_fds > 0) {
 		struct cmsghdr *cmsg;
 
 		memset(&control, 0, sizeof(control));
 		mh.msg_control = control.buf;
-		mh.msg_controllen = sizeof(control.buf);
+		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
 		cmsg = CMSG_FIRSTHDR(&mh);
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(int));
+		cmsg->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, n_fds * sizeof(int));
 	}
 	do
 		sent = sendmsg(app->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -96,7 +96,7 @@ send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 		};
 
 		if (!send_command(app, &stream, TRACECTL_MSG_STREAM_ADD, sizeof(stream),
-				  &buffers->fds[cpu], 1, waiter))
+				  &buffers->fds[2 * cpu], 2, waiter))
 			return FALSE;
 	}
 	return TRUE;

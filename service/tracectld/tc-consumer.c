@@ -314,13 +314,23 @@ wait_readable(int fd, GError **error)
 	return TRUE;
 }
 
-/* Receives one message of at most max bytes and at most one fd. Returns
- * its length, or -1 with error set. */
+/* Receives one message of at most max bytes and at most two fds (-1 for
+ * none). Returns its length, or -1 with error set. */
+static void
+close_fds(int fds[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
 static gssize
-receive_message(TcConsumer *consumer, void *buf, gsize max, int *fd, GError **error)
+receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], GError **error)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = {.iov_base = buf, .iov_len = max};
@@ -333,18 +343,16 @@ receive_message(TcConsumer *consumer, void *buf, gsize max, int *fd, GError **er
 	struct cmsghdr *cmsg;
 	gssize len;
 
-	*fd = -1;
+	fds[0] = fds[1] = -1;
 	if (!wait_readable(consumer->fd, error))
 		return -1;
 	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC);
 	cmsg = CMSG_FIRSTHDR(&mh);
 	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	    cmsg->cmsg_len >= CMSG_LEN(sizeof(int)) && cmsg->cmsg_len <= CMSG_LEN(2 * sizeof(int)))
+		memcpy(fds, CMSG_DATA(cmsg), cmsg->cmsg_len - CMSG_LEN(0));
 	if (len <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
+		close_fds(fds);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer closed its connection or sent a bad message");
 		return -1;
@@ -372,8 +380,9 @@ check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
 }
 
 /*
- * Sends a request and collects up to max_fds streams before the reply.
- * Each stream's memfd goes to fds[cpu]. Returns the reply in *reply.
+ * Sends a request and collects up to max_streams streams before the
+ * reply. Each stream's memfd goes to fds[2 * cpu], its wake-up eventfd to
+ * fds[2 * cpu + 1]. Returns the reply in *reply.
  */
 static gboolean
 request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds,
@@ -399,28 +408,28 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int 
 	}
 	for (;;) {
 		const struct tc_consumer_stream *stream = (const void *)buf;
-		int fd;
-		gssize len = receive_message(consumer, buf, sizeof(buf), &fd, error);
+		int received[2];
+		gssize len = receive_message(consumer, buf, sizeof(buf), received, error);
 
 		if (len < 0)
 			return FALSE;
 		if (len >= (gssize)sizeof(struct tc_consumer_header) &&
 		    stream->header.type == TC_CONSUMER_REPLY) {
 			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
-			if (fd >= 0)
-				close(fd);
+			close_fds(received);
 			return check_reply(reply, len, error);
 		}
 		if (len != sizeof(*stream) || stream->header.type != TC_CONSUMER_STREAM ||
-		    stream->header.magic != TC_CONSUMER_MAGIC || fd < 0 ||
-		    n_streams >= max_fds || stream->cpu != n_streams) {
-			if (fd >= 0)
-				close(fd);
+		    stream->header.magic != TC_CONSUMER_MAGIC || received[0] < 0 ||
+		    received[1] < 0 || n_streams >= max_fds || stream->cpu != n_streams) {
+			close_fds(received);
 			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 				    "The consumer sent an unexpected stream");
 			return FALSE;
 		}
-		fds[n_streams++] = fd;
+		fds[2 * n_streams] = received[0];
+		fds[2 * n_streams + 1] = received[1];
+		n_streams++;
 		*shm_size = stream->shm_size;
 	}
 }
@@ -487,17 +496,17 @@ tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcCha
 		.monitor_timer_us = config->monitor_timer_us,
 	};
 	struct tc_consumer_reply reply = {0};
-	int *result = g_new(int, nr_cpus);
+	int *result = g_new(int, 2 * nr_cpus);
 
-	for (guint i = 0; i < nr_cpus; i++)
+	for (guint i = 0; i < 2 * nr_cpus; i++)
 		result[i] = -1;
 	memcpy(msg.uuid, uuid, sizeof(msg.uuid));
 	g_strlcpy(msg.name, name, sizeof(msg.name));
 	*shm_size = 0;
 	if (!request(consumer, &msg, TC_CONSUMER_CREATE_CHANNEL, sizeof(msg), result, nr_cpus,
 		     shm_size, &reply, error) ||
-	    result[nr_cpus - 1] < 0) {
-		for (guint i = 0; i < nr_cpus; i++)
+	    result[2 * nr_cpus - 1] < 0) {
+		for (guint i = 0; i < 2 * nr_cpus; i++)
 			if (result[i] >= 0)
 				close(result[i]);
 		g_free(result);

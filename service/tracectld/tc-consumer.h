@@ -23,7 +23,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 /* snapshot: keep everything in memory until tc_consumer_snapshot(). */
 gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
 				    const char *trace_dir, gboolean snapshot, GError **error);
-/* On success *fds holds nr_cpus memfds (the caller owns them). */
+/* On success *fds holds, per CPU, the buffer's memfd then the consumer's
+ * wake-up eventfd: 2 * nr_cpus descriptors (the caller owns them). */
 gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
 				    const TcChannel *channel, const guint8 uuid[16], guint nr_cpus,
 				    int **fds, guint64 *shm_size, GError **error);

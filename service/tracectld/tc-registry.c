@@ -113,7 +113,7 @@ tc_session_ref(TcSession *session)
 static void
 channel_buffers_free(TcChannelBuffers *buffers)
 {
-	for (guint i = 0; i < buffers->nr_streams; i++)
+	for (guint i = 0; i < 2 * buffers->nr_streams; i++)
 		if (buffers->fds[i] >= 0)
 			close(buffers->fds[i]);
 	g_free(buffers->fds);

@@ -78,7 +78,7 @@ struct _TcChannel {
 };
 
 typedef struct {
-	int *fds; /* memfds, one per CPU */
+	int *fds; /* per CPU: the memfd, then the consumer's wake-up eventfd */
 	guint nr_streams;
 	guint64 shm_size;
 } TcChannelBuffers;

@@ -164,7 +164,11 @@ class Service:
         for key in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
             if key in os.environ:
                 env[key] = os.environ[key]
-        env["HOME"] = user.home if user else "/root"
+        # Root's CLI remembers its current session in $HOME/.tracectlrc:
+        # a home of the test's own keeps runs from seeing each other's.
+        if user is None:
+            os.makedirs(os.path.join(self.rundir, "root-home"), exist_ok=True)
+        env["HOME"] = user.home if user else os.path.join(self.rundir, "root-home")
         return env
 
     def start(self, remove_stale=True):

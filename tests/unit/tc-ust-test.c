@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -118,14 +119,18 @@ receive(int fd, void *buf, size_t size)
 	return recv(fd, buf, size, 0);
 }
 
+/* With pass_fd (a STREAM_ADD's memfd), also passes a wake-up eventfd, as
+ * the service does. */
 static gboolean
 send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int pass_fd)
 {
 	struct tracectl_msg_header *header = msg;
 	union {
 		struct cmsghdr align;
-		char bytes[CMSG_SPACE(sizeof(int))];
+		char bytes[CMSG_SPACE(2 * sizeof(int))];
 	} control;
+	int fds[2] = {pass_fd, -1};
+	gboolean sent;
 	struct iovec iov = { .iov_base = msg, .iov_len = size };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
@@ -141,10 +146,15 @@ send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int 
 		cmsg = CMSG_FIRSTHDR(&mh);
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &pass_fd, sizeof(int));
+		fds[1] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		g_assert_cmpint(fds[1], >=, 0);
+		cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)size;
+	sent = sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)size;
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return sent;
 }
 
 /* Sends a command and waits for its REPLY. */

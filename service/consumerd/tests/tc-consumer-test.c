@@ -257,12 +257,14 @@ send_raw(Fixture *fixture, const void *msg, size_t len)
 	g_assert_cmpint(send(fixture->fd, msg, len, MSG_NOSIGNAL), ==, (ssize_t)len);
 }
 
-/* Receives one message; its fd, if any, goes to *fd. Returns its length. */
+/* Receives one message; its first fd, if any, goes to *fd (a stream's
+ * memfd; its wake-up eventfd, the second, is checked and closed). Returns
+ * its length. */
 static ssize_t
 receive_message(Fixture *fixture, void *buf, size_t max, int *fd)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = {.iov_base = buf, .iov_len = max};
@@ -283,9 +285,15 @@ receive_message(Fixture *fixture, void *buf, size_t max, int *fd)
 	g_assert_false(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
 	cmsg = CMSG_FIRSTHDR(&mh);
 	if (cmsg) {
+		int fds[2];
+
 		g_assert_cmpint(cmsg->cmsg_type, ==, SCM_RIGHTS);
-		g_assert_cmpuint(cmsg->cmsg_len, ==, CMSG_LEN(sizeof(int)));
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+		g_assert_cmpuint(cmsg->cmsg_len, ==, CMSG_LEN(sizeof(fds)));
+		memcpy(fds, CMSG_DATA(cmsg), sizeof(fds));
+		*fd = fds[0];
+		/* The wake-up eventfd: 8-byte counter reads. */
+		g_assert_cmpint(fcntl(fds[1], F_GETFL) & O_NONBLOCK, !=, 0);
+		close(fds[1]);
 	}
 	return len;
 }
