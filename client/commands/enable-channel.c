@@ -102,7 +102,7 @@ tc_cmd_enable_channel(int argc, char **argv)
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
 		 "The session (default: the current one)", "SESSION"},
 		{"subbuf-size", 0, 0, G_OPTION_ARG_STRING, &size_text,
-		 "Sub-buffer size, a power of two from 4k to 64M (default 64k)", "SIZE"},
+		 "Sub-buffer size, a power of two from 4k to 64M (default 512k)", "SIZE"},
 		{"num-subbuf", 0, 0, G_OPTION_ARG_INT, &num_subbuf,
 		 "Number of sub-buffers, a power of two from 2 to 1024 (default 4)", "N"},
 		{"overwrite", 0, 0, G_OPTION_ARG_NONE, &mode.overwrite,

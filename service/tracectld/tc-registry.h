@@ -46,7 +46,7 @@ typedef struct _TcApp TcApp;
 typedef struct _TcAckWaiter TcAckWaiter;
 
 #define TC_DEFAULT_CHANNEL "channel0"
-#define TC_DEFAULT_SUBBUF_SIZE (64u * 1024u)
+#define TC_DEFAULT_SUBBUF_SIZE (512u * 1024u) /* as LTTng-UST */
 #define TC_DEFAULT_NUM_SUBBUF 4u
 #define TC_DEFAULT_READ_TIMER_US 100000u
 #define TC_DEFAULT_MONITOR_TIMER_US 1000000u
