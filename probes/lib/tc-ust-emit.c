@@ -42,7 +42,11 @@ binding_buffer(const struct tc_ust_binding *binding, unsigned int cpu)
 	    __atomic_load_n(&channel->dead, __ATOMIC_ACQUIRE) ||
 	    !__atomic_load_n(&channel->session->active, __ATOMIC_ACQUIRE))
 		return NULL;
-	return __atomic_load_n(&channel->streams[cpu % channel->nr_streams], __ATOMIC_ACQUIRE);
+	/* One stream per possible CPU: the division is for CPUs that appeared
+	 * after the channel was made, and stays off the common path. */
+	if (__builtin_expect(cpu >= channel->nr_streams, 0))
+		cpu %= channel->nr_streams;
+	return __atomic_load_n(&channel->streams[cpu], __ATOMIC_ACQUIRE);
 }
 
 static void

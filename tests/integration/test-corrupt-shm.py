@@ -17,7 +17,8 @@ def test():
     with Service() as svc:
         out = os.path.join(svc.rundir, "corrupt")
         svc.cli("create", "corrupt", "--output", out)
-        svc.cli("enable-channel", "-u", "c", "--read-timer", "5000")
+        svc.cli("enable-channel", "-u", "c", "--subbuf-size", "16k", "--num-subbuf", "4",
+                "--read-timer", "5000")
         svc.cli("enable-event", "-u", "-c", "c", "stress:*")
         svc.cli("start")
         svc.run_app("--threads", "1", "--count", str(COUNT), "--signals", "0", "--scribble",
