@@ -196,6 +196,8 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	rb->subbuf_size = subbuf_size;
 	rb->num_subbuf = num_subbuf;
 	rb->shm_size = shm_size;
+	rb->subbuf_shift = (uint32_t)__builtin_ctz(subbuf_size);
+	rb->buffer_mask = (uint64_t)subbuf_size * num_subbuf - 1;
 	rb->wake_fd = -1;
 	rb->flags = flags;
 	return 0;
@@ -405,7 +407,7 @@ push_reader(const struct tc_rb *rb, uint64_t boundary)
  * is 0.
  */
 int
-tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
 	uint64_t old, used, timestamp, record;

@@ -131,6 +131,8 @@ struct tc_rb {
 	uint32_t num_subbuf;
 	uint64_t shm_size;
 	uint32_t flags; /* TC_RB_FLAG_*, checked copy */
+	uint32_t subbuf_shift; /* log2(subbuf_size) */
+	uint64_t buffer_mask;  /* subbuf_size * num_subbuf - 1 */
 	/* The reader's eventfd, written when a reservation closes a
 	 * sub-buffer (tc_rb_wake_reader()); -1 for none. Not shared. */
 	int wake_fd;
@@ -173,7 +175,41 @@ struct tc_rb_ctx {
  * -EMSGSIZE when len cannot fit a sub-buffer (counted too), -EINVAL when
  * len is 0.
  */
-int tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
+int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
+/* CLOCK_MONOTONIC in ns, the trace clock. */
+uint64_t tc_rb_clock_now(void);
+
+#ifdef TC_RB_MODEL_CHECK
+#define tc_rb_reserve tc_rb_reserve_slow
+#else
+/*
+ * The common case inline: appending to the open sub-buffer without
+ * reaching its end, with the same load -> clock -> CAS order as the full
+ * algorithm (tc_rb_reserve_slow(), which handles everything else).
+ */
+static inline int
+tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+{
+	uint64_t old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	uint64_t used = old & (rb->subbuf_size - 1);
+	uint64_t timestamp = tc_rb_clock_now();
+
+	if (__builtin_expect(used != 0 && len != 0 && used + len < rb->subbuf_size, 1) &&
+	    __atomic_compare_exchange_n(&rb->shm->write_offset, &old, old + len, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		ctx->rb = rb;
+		ctx->offset = old;
+		ctx->slot_size = len;
+		ctx->timestamp = timestamp;
+		ctx->slot = rb->data + (old & rb->buffer_mask);
+		ctx->commit_count =
+			&rb->commit[(old >> rb->subbuf_shift) & (rb->num_subbuf - 1)].count;
+		ctx->closed_packet = false;
+		return 0;
+	}
+	return tc_rb_reserve_slow(rb, ctx, len);
+}
+#endif
 #ifdef TC_RB_MODEL_CHECK
 /* Out of line, with scheduling points, for tests/unit/tc-rb-model-test.c. */
 void tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len);
@@ -302,7 +338,5 @@ uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
  */
 void tc_rb_wake_reader(const struct tc_rb *rb);
 
-/* CLOCK_MONOTONIC in ns, the trace clock. */
-uint64_t tc_rb_clock_now(void);
 
 #endif /* TC_RB_H */
