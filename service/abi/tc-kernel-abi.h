@@ -18,7 +18,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 1u
+#define TC_KERNEL_VERSION 2u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -27,8 +27,25 @@
 
 enum tc_kernel_msg_type {
 	TC_KERNEL_PING = 1,            /* -> reply.value = TC_KERNEL_VERSION */
-	TC_KERNEL_INSTANCE_CREATE = 2, /* session_id -> creates the instance */
+	/* session_id, value = per-CPU buffer size in KiB (0: the kernel's
+	 * default) -> creates the instance, trace_clock "mono" (the clock of
+	 * applications), recording off */
+	TC_KERNEL_INSTANCE_CREATE = 2,
 	TC_KERNEL_INSTANCE_REMOVE = 3, /* session_id -> removes it */
+	/* struct tc_kernel_event_msg: names or '*' globs; -ENOENT when no
+	 * event matched */
+	TC_KERNEL_EVENT_ENABLE = 4,
+	TC_KERNEL_EVENT_DISABLE = 5,
+	/* session_id -> recording on; before the reply, one TC_KERNEL_CPU_FD
+	 * message per CPU (value = the CPU) carrying its trace_pipe_raw
+	 * (O_NONBLOCK), then one TC_KERNEL_FORMATS message carrying a sealed
+	 * memfd: "== header_page header_page\n" and events/header_page, then
+	 * "== <system> <event>\n" and the format file of every enabled event.
+	 * reply.value = the number of CPUs */
+	TC_KERNEL_START = 6,
+	TC_KERNEL_STOP = 7, /* session_id -> recording off, descriptors stay */
+	TC_KERNEL_CPU_FD = 8,
+	TC_KERNEL_FORMATS = 9,
 	TC_KERNEL_REPLY = 16,
 };
 
@@ -43,5 +60,13 @@ struct tc_kernel_msg {
 };
 
 static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
+
+#define TC_KERNEL_NAME_MAX 128u
+
+struct tc_kernel_event_msg {
+	struct tc_kernel_msg header;   /* header.size = sizeof(this) */
+	char system[TC_KERNEL_NAME_MAX]; /* [A-Za-z0-9_*], NUL-terminated */
+	char event[TC_KERNEL_NAME_MAX];
+};
 
 #endif /* TC_KERNEL_ABI_H */

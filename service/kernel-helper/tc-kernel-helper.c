@@ -9,6 +9,7 @@
  * after IDLE_EXIT_MS without a connection (systemd starts it again).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <poll.h>
 #include <pwd.h>
@@ -24,21 +25,22 @@
 
 #include "config.h"
 #include "tc-kernel-abi.h"
+#include "tc-kernel-helper.h"
 
 #define IDLE_EXIT_MS 10000
 #define MAX_CLIENTS 8
 #define SERVICE_USER "tracectl"
 
-static const char *
-tracefs_root(void)
+const char *
+tc_helper_tracefs_root(void)
 {
 	const char *env = getenv("TRACECTL_TRACEFS");
 
 	return env && *env ? env : "/sys/kernel/tracing";
 }
 
-static void __attribute__((format(printf, 2, 3)))
-log_line(const char *level, const char *format, ...)
+void
+tc_helper_log(const char *level, const char *format, ...)
 {
 	va_list args;
 
@@ -53,7 +55,7 @@ log_line(const char *level, const char *format, ...)
 static int
 instance_path(uint64_t session_id, char *path, size_t size)
 {
-	int len = snprintf(path, size, "%s/instances/%s%llu", tracefs_root(),
+	int len = snprintf(path, size, "%s/instances/%s%llu", tc_helper_tracefs_root(),
 			   TC_KERNEL_INSTANCE_PREFIX, (unsigned long long)session_id);
 
 	return len > 0 && (size_t)len < size ? 0 : -ENAMETOOLONG;
@@ -69,7 +71,7 @@ instance_create(uint64_t session_id)
 		return ret;
 	if (mkdir(path, 0700) < 0)
 		return -errno;
-	log_line("info", "created instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
+	tc_helper_log("info", "created instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
 		 (unsigned long long)session_id);
 	return 0;
 }
@@ -84,7 +86,7 @@ instance_remove(uint64_t session_id)
 		return ret;
 	if (rmdir(path) < 0)
 		return -errno;
-	log_line("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
+	tc_helper_log("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
 		 (unsigned long long)session_id);
 	return 0;
 }
@@ -97,7 +99,7 @@ remove_leftovers(void)
 	struct dirent *entry;
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "%s/instances", tracefs_root());
+	snprintf(path, sizeof(path), "%s/instances", tc_helper_tracefs_root());
 	dir = opendir(path);
 	if (dir == NULL)
 		return;
@@ -110,7 +112,7 @@ remove_leftovers(void)
 			continue;
 		id = strtoull(entry->d_name + strlen(TC_KERNEL_INSTANCE_PREFIX), &end, 10);
 		if (*end == '\0' && instance_remove(id) == 0)
-			log_line("info", "removed the leftover instance %s", entry->d_name);
+			tc_helper_log("info", "removed the leftover instance %s", entry->d_name);
 	}
 	closedir(dir);
 }
@@ -129,28 +131,117 @@ peer_is_allowed(int fd)
 	pw = getpwnam(SERVICE_USER);
 	if (pw && cred.uid == pw->pw_uid)
 		return true;
-	log_line("warning", "refused a connection from pid %ld uid %ld", (long)cred.pid,
+	tc_helper_log("warning", "refused a connection from pid %ld uid %ld", (long)cred.pid,
 		 (long)cred.uid);
 	return false;
 }
 
-static void
-handle_request(const struct tc_kernel_msg *request, struct tc_kernel_msg *reply)
+#define CPUS_MAX 1024
+
+/* Sends a message of the START sequence carrying one descriptor. */
+static bool
+send_fd(int sock, uint32_t type, const struct tc_kernel_msg *request, uint32_t value, int fd)
 {
-	reply->magic = TC_KERNEL_MAGIC;
-	reply->type = TC_KERNEL_REPLY;
-	reply->size = sizeof(*reply);
+	struct tc_kernel_msg msg = {
+		.magic = TC_KERNEL_MAGIC, .type = type, .size = sizeof(msg),
+		.seq = request->seq, .session_id = request->session_id, .value = value,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			    .msg_controllen = sizeof(control.buf)};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
+
+	memset(&control, 0, sizeof(control));
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(msg);
+}
+
+/* START: recording on, then the raw buffers and the formats. */
+static int
+start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
+{
+	static int fds[CPUS_MAX];
+	int count, formats, ret;
+
+	ret = tc_helper_open_cpu_buffers(request->session_id, fds, CPUS_MAX, &count);
+	if (ret < 0)
+		return ret;
+	formats = tc_helper_formats_memfd(request->session_id);
+	ret = formats < 0 ? formats : tc_helper_tracing_on(request->session_id, true);
+	for (int cpu = 0; ret == 0 && cpu < count; cpu++)
+		if (!send_fd(sock, TC_KERNEL_CPU_FD, request, (uint32_t)cpu, fds[cpu]))
+			ret = -EPIPE;
+	if (ret == 0 && !send_fd(sock, TC_KERNEL_FORMATS, request, 0, formats))
+		ret = -EPIPE;
+	for (int cpu = 0; cpu < count; cpu++)
+		close(fds[cpu]);
+	if (formats >= 0)
+		close(formats);
+	*nr_cpus = (uint32_t)count;
+	tc_helper_log("info", "session %" PRIu64 ": recording on %d CPUs (%s)",
+		      request->session_id, count, ret == 0 ? "ok" : strerror(-ret));
+	return ret;
+}
+
+static int
+change_event(const void *buf, size_t len, bool enable)
+{
+	const struct tc_kernel_event_msg *msg = buf;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    !tc_helper_name_is_valid(msg->system, sizeof(msg->system)) ||
+	    !tc_helper_name_is_valid(msg->event, sizeof(msg->event)))
+		return -EINVAL;
+	return tc_helper_event_enable(msg->header.session_id, msg->system, msg->event, enable);
+}
+
+static int
+create_instance(const struct tc_kernel_msg *request)
+{
+	int ret = instance_create(request->session_id);
+
+	if (ret == 0)
+		ret = tc_helper_instance_setup(request->session_id, request->value);
+	if (ret < 0)
+		instance_remove(request->session_id);
+	return ret;
+}
+
+static void
+handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *reply)
+{
+	const struct tc_kernel_msg *request = buf;
+	bool fixed = len == sizeof(*request) && request->size == sizeof(*request);
+
 	reply->seq = request->seq;
 	reply->session_id = request->session_id;
 	switch (request->type) {
 	case TC_KERNEL_PING:
 		reply->value = TC_KERNEL_VERSION;
+		reply->status = fixed ? 0 : -EINVAL;
 		break;
 	case TC_KERNEL_INSTANCE_CREATE:
-		reply->status = instance_create(request->session_id);
+		reply->status = fixed ? create_instance(request) : -EINVAL;
 		break;
 	case TC_KERNEL_INSTANCE_REMOVE:
-		reply->status = instance_remove(request->session_id);
+		reply->status = fixed ? instance_remove(request->session_id) : -EINVAL;
+		break;
+	case TC_KERNEL_EVENT_ENABLE:
+	case TC_KERNEL_EVENT_DISABLE:
+		reply->status = change_event(buf, len, request->type == TC_KERNEL_EVENT_ENABLE);
+		break;
+	case TC_KERNEL_START:
+		reply->status = fixed ? start_session(sock, request, &reply->value) : -EINVAL;
+		break;
+	case TC_KERNEL_STOP:
+		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
 		break;
 	default:
 		reply->status = -EINVAL;
@@ -161,20 +252,21 @@ handle_request(const struct tc_kernel_msg *request, struct tc_kernel_msg *reply)
 static bool
 serve(int fd)
 {
-	struct tc_kernel_msg request, reply = {0};
+	union {
+		struct tc_kernel_msg header;
+		struct tc_kernel_event_msg event;
+	} request;
+	struct tc_kernel_msg reply = {
+		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),
+		.status = -EINVAL,
+	};
 	ssize_t len = recv(fd, &request, sizeof(request), MSG_TRUNC);
 
 	if (len <= 0)
 		return false;
-	if (len != sizeof(request) || request.magic != TC_KERNEL_MAGIC ||
-	    request.size != sizeof(request)) {
-		reply.magic = TC_KERNEL_MAGIC;
-		reply.type = TC_KERNEL_REPLY;
-		reply.size = sizeof(reply);
-		reply.status = -EINVAL;
-	} else {
-		handle_request(&request, &reply);
-	}
+	if ((size_t)len >= sizeof(request.header) && (size_t)len <= sizeof(request) &&
+	    request.header.magic == TC_KERNEL_MAGIC && request.header.size == (size_t)len)
+		handle_request(fd, &request, (size_t)len, &reply);
 	return send(fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
 }
 

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Internal interfaces of tracectl-kernel-helper. */
+#ifndef TC_KERNEL_HELPER_H
+#define TC_KERNEL_HELPER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The tracefs mount point ($TRACECTL_TRACEFS for tests). */
+const char *tc_helper_tracefs_root(void);
+void tc_helper_log(const char *level, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* tc-kernel-tracefs.c: the session instances. Each returns 0 or -errno. */
+int tc_helper_instance_setup(uint64_t session_id, uint32_t buffer_size_kb);
+int tc_helper_event_enable(uint64_t session_id, const char *system, const char *event,
+			   bool enable);
+int tc_helper_tracing_on(uint64_t session_id, bool on);
+/* Opens per_cpu/cpuN/trace_pipe_raw of every CPU: fds[0..*count-1]. */
+int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count);
+/* A sealed memfd with the header page and the formats of enabled events. */
+int tc_helper_formats_memfd(uint64_t session_id);
+bool tc_helper_name_is_valid(const char *name, unsigned long size);
+
+#endif /* TC_KERNEL_HELPER_H */

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracefs work of a session, in its own instance
+ * (instances/tracectl-<session id>), with libtracefs: buffer size, trace
+ * clock, events, recording on and off, the per-CPU raw buffers and the
+ * event formats the consumer needs to decode them.
+ */
+#include "tc-kernel-helper.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "tc-kernel-abi.h"
+
+#define FORMAT_MAX (1u << 20)
+
+bool
+tc_helper_name_is_valid(const char *name, unsigned long size)
+{
+	const char *end = memchr(name, '\0', size);
+
+	if (!end || end == name)
+		return false;
+	for (const char *c = name; c < end; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '*'))
+			return false;
+	return true;
+}
+
+/* The instance of a session; the name is ours, only the number varies. */
+static struct tracefs_instance *
+session_instance(uint64_t session_id)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s%" PRIu64, TC_KERNEL_INSTANCE_PREFIX, session_id);
+	return tracefs_instance_alloc(tc_helper_tracefs_root(), name);
+}
+
+static int
+write_file(struct tracefs_instance *instance, const char *file, const char *text)
+{
+	return tracefs_instance_file_write(instance, file, text) < 0 ? -EIO : 0;
+}
+
+int
+tc_helper_instance_setup(uint64_t session_id, uint32_t buffer_size_kb)
+{
+	struct tracefs_instance *instance = session_instance(session_id);
+	char size[32];
+	int ret;
+
+	if (!instance)
+		return -ENOMEM;
+	/* Kernel and application timestamps on one clock: CLOCK_MONOTONIC. */
+	ret = write_file(instance, "trace_clock", "mono");
+	if (ret == 0)
+		ret = write_file(instance, "tracing_on", "0");
+	if (ret == 0 && buffer_size_kb) {
+		snprintf(size, sizeof(size), "%" PRIu32, buffer_size_kb);
+		ret = write_file(instance, "buffer_size_kb", size);
+	}
+	tracefs_instance_free(instance);
+	return ret;
+}
+
+/* "sched_*" -> "^sched_.*$": names are [A-Za-z0-9_*] only (checked). */
+static void
+glob_to_regex(const char *glob, char *regex, size_t size)
+{
+	size_t n = 0;
+
+	regex[n++] = '^';
+	for (; *glob && n + 4 < size; glob++) {
+		if (*glob == '*')
+			regex[n++] = '.';
+		regex[n++] = *glob;
+	}
+	regex[n++] = '$';
+	regex[n] = '\0';
+}
+
+int
+tc_helper_event_enable(uint64_t session_id, const char *system, const char *event, bool enable)
+{
+	struct tracefs_instance *instance = session_instance(session_id);
+	char system_re[2 * TC_KERNEL_NAME_MAX + 4], event_re[2 * TC_KERNEL_NAME_MAX + 4];
+	int ret;
+
+	if (!instance)
+		return -ENOMEM;
+	glob_to_regex(system, system_re, sizeof(system_re));
+	glob_to_regex(event, event_re, sizeof(event_re));
+	errno = 0;
+	ret = enable ? tracefs_event_enable(instance, system_re, event_re)
+		     : tracefs_event_disable(instance, system_re, event_re);
+	tracefs_instance_free(instance);
+	/* libtracefs: -1 with errno ENOENT when nothing matched. */
+	return ret < 0 ? (errno ? -errno : -ENOENT) : 0;
+}
+
+int
+tc_helper_tracing_on(uint64_t session_id, bool on)
+{
+	struct tracefs_instance *instance = session_instance(session_id);
+	int ret;
+
+	if (!instance)
+		return -ENOMEM;
+	ret = write_file(instance, "tracing_on", on ? "1" : "0");
+	tracefs_instance_free(instance);
+	return ret;
+}
+
+int
+tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count)
+{
+	char path[4096];
+	int cpu;
+
+	*count = 0;
+	for (cpu = 0; cpu < max; cpu++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/instances/%s%" PRIu64 "/per_cpu/cpu%d/trace_pipe_raw",
+			 tc_helper_tracefs_root(), TC_KERNEL_INSTANCE_PREFIX, session_id, cpu);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT && cpu > 0)
+				break; /* no such CPU: done */
+			int ret = -errno;
+
+			while (cpu-- > 0)
+				close(fds[cpu]);
+			return ret;
+		}
+		fds[cpu] = fd;
+	}
+	*count = cpu;
+	return 0;
+}
+
+/* Appends "== <system> <event>\n" and the file at path to fd. */
+static int
+append_record(int fd, const char *system, const char *event, const char *path)
+{
+	char line[2 * TC_KERNEL_NAME_MAX + 8];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in = fopen(path, "re");
+	int ret = 0;
+
+	if (!in)
+		return -errno;
+	text = malloc(FORMAT_MAX);
+	if (!text) {
+		fclose(in);
+		return -ENOMEM;
+	}
+	len = fread(text, 1, FORMAT_MAX, in);
+	fclose(in);
+	snprintf(line, sizeof(line), "== %s %s\n", system, event);
+	if (write(fd, line, strlen(line)) < 0 || write(fd, text, len) != (ssize_t)len)
+		ret = -errno;
+	free(text);
+	return ret;
+}
+
+static bool
+event_is_enabled(const char *events_dir, const char *system, const char *event)
+{
+	char path[4096], value[4] = "";
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s/%s/enable", events_dir, system, event) >=
+	    (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, value, sizeof(value) - 1) < 0)
+		value[0] = '0';
+	close(fd);
+	return value[0] == '1';
+}
+
+static int
+append_enabled_formats(int fd, const char *events_dir)
+{
+	struct dirent *system, *event;
+	DIR *systems = opendir(events_dir), *events;
+	char path[4096];
+	int ret = 0;
+
+	if (!systems)
+		return -errno;
+	while (ret == 0 && (system = readdir(systems))) {
+		if (system->d_name[0] == '.' || (system->d_type != DT_DIR && system->d_type != DT_UNKNOWN))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", events_dir, system->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		events = opendir(path);
+		while (ret == 0 && events && (event = readdir(events))) {
+			if (event->d_name[0] == '.' || (event->d_type != DT_DIR && event->d_type != DT_UNKNOWN) ||
+			    !event_is_enabled(events_dir, system->d_name, event->d_name))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s/%s/format", events_dir,
+				     system->d_name, event->d_name) >= (int)sizeof(path))
+				continue;
+			ret = append_record(fd, system->d_name, event->d_name, path);
+		}
+		if (events)
+			closedir(events);
+	}
+	closedir(systems);
+	return ret;
+}
+
+int
+tc_helper_formats_memfd(uint64_t session_id)
+{
+	char events_dir[4096], path[4096];
+	int fd = memfd_create("tracectl-formats", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(events_dir, sizeof(events_dir), "%s/instances/%s%" PRIu64 "/events",
+		 tc_helper_tracefs_root(), TC_KERNEL_INSTANCE_PREFIX, session_id);
+	if (snprintf(path, sizeof(path), "%s/header_page", events_dir) >= (int)sizeof(path)) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	ret = append_record(fd, "header_page", "header_page", path);
+	if (ret == 0)
+		ret = append_enabled_formats(fd, events_dir);
+	/* The consumer reads it as it is: nobody may change it. */
+	if (ret == 0 && fcntl(fd, F_ADD_SEALS,
+			      F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
