@@ -89,3 +89,26 @@ tc_client_rc_with_session(const char *contents, const char *name)
 		g_string_append_printf(out, "session=%s\n", name);
 	return g_string_free(out, FALSE);
 }
+
+/*
+ * Kernel patterns: "system:event" as given, or with syscall, NAME becomes
+ * its entry and exit events, "syscalls:sys_enter_NAME" and
+ * "syscalls:sys_exit_NAME".
+ */
+char **
+tc_client_kernel_patterns(const char *list, gboolean syscall)
+{
+	g_auto(GStrv) names = tc_client_split_patterns(list);
+	GPtrArray *patterns = g_ptr_array_new();
+
+	for (guint i = 0; names[i]; i++) {
+		if (!syscall) {
+			g_ptr_array_add(patterns, g_strdup(names[i]));
+			continue;
+		}
+		g_ptr_array_add(patterns, g_strdup_printf("syscalls:sys_enter_%s", names[i]));
+		g_ptr_array_add(patterns, g_strdup_printf("syscalls:sys_exit_%s", names[i]));
+	}
+	g_ptr_array_add(patterns, NULL);
+	return (char **)g_ptr_array_free(patterns, FALSE);
+}

@@ -39,6 +39,7 @@ char *tc_client_config_path(void);
 gboolean tc_client_parse_size(const char *text, guint64 *size);
 gboolean tc_client_is_power_of_two(guint64 value);
 char **tc_client_split_patterns(const char *list);
+char **tc_client_kernel_patterns(const char *list, gboolean syscall);
 char *tc_client_read_session_from_rc(const char *contents);
 char *tc_client_rc_with_session(const char *contents, const char *name);
 

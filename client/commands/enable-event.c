@@ -8,12 +8,14 @@
 static int
 change_events(int argc, char **argv, gboolean enable)
 {
-	gboolean userspace = FALSE, kernel = FALSE, all = FALSE;
+	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
 		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
+		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall,
+		 "With -k: system calls by name (entry and exit events)", NULL},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "The channel (default: channel0)", "CHANNEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
@@ -39,7 +41,15 @@ change_events(int argc, char **argv, gboolean enable)
 			   enable ? "enable-event" : "disable-event");
 		return TC_EXIT_USAGE;
 	}
-	patterns = all ? g_strsplit("*", ",", -1) : tc_client_split_patterns(argv[1]);
+	if (syscall && !kernel) {
+		g_printerr("Error: --syscall goes with -k\n");
+		return TC_EXIT_USAGE;
+	}
+	if (kernel)
+		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)
+			       : tc_client_kernel_patterns(argv[1], syscall);
+	else
+		patterns = all ? g_strsplit("*", ",", -1) : tc_client_split_patterns(argv[1]);
 	if (patterns[0] == NULL) {
 		g_printerr("Error: the event pattern is empty\n");
 		return TC_EXIT_USAGE;

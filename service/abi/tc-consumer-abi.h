@@ -41,6 +41,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_SNAPSHOT = 6,        /* struct tc_consumer_snapshot */
 	TC_CONSUMER_CHANNEL_STATS = 7,   /* struct tc_consumer_channel_ref */
 	TC_CONSUMER_EVENT_LAYOUT = 8,    /* struct tc_consumer_event_layout */
+	TC_CONSUMER_KERNEL_TRACE = 9,    /* struct tc_consumer_kernel_trace + fds */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -140,6 +141,23 @@ struct tc_consumer_event_layout {
 	uint32_t context_size;
 	uint32_t nr_fields; /* <= TC_CONSUMER_LAYOUT_FIELDS_MAX */
 	uint8_t fields[TC_CONSUMER_LAYOUT_FIELDS_MAX];
+};
+
+/*
+ * The kernel trace of a session, written into dir: comes with nr_cpus
+ * trace_pipe_raw descriptors (CPU order) then the helper's formats memfd.
+ * The consumer reads them on its read timer and at flushes.
+ */
+#define TC_CONSUMER_KERNEL_CPUS_MAX 252u
+
+struct tc_consumer_kernel_trace {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint32_t nr_cpus;
+	uint32_t reserved;
+	int64_t clock_offset_ns;
+	uint8_t uuid[16];
+	char dir[TC_CONSUMER_PATH_MAX];
 };
 
 struct tc_consumer_stream {

@@ -31,10 +31,12 @@
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 /* Room for a few fds that a confused peer might attach: they are closed. */
-#define RECEIVE_FDS_MAX 16
+#define RECEIVE_FDS_MAX (TC_CONSUMER_KERNEL_CPUS_MAX + 1)
 
 struct command {
 	int fd;
+	int fds[RECEIVE_FDS_MAX]; /* received with the request; -1 once taken */
+	size_t nr_fds;
 	struct consumerd_registry *registry;
 	const void *msg;
 	size_t len;
@@ -394,7 +396,48 @@ handle_event_layout(struct command *command)
 	return 0;
 }
 
+static int
+handle_kernel_trace(struct command *command)
+{
+	const struct tc_consumer_kernel_trace *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_kernel_spec spec = {
+		.dir = msg->dir,
+		.cpu_fds = command->fds,
+		.nr_cpus = msg->nr_cpus,
+		.clock_offset_ns = msg->clock_offset_ns,
+		.session_id = msg->session_id,
+	};
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (session->kernel)
+		return command_fail(command, -EEXIST, "Session %" PRIu64 " has a kernel trace",
+				    msg->session_id);
+	if (msg->nr_cpus < 1 || msg->nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
+	    command->nr_fds != msg->nr_cpus + 1)
+		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
+				    command->nr_fds, msg->nr_cpus);
+	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
+	    !consumerd_output_path_is_safe(msg->dir))
+		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
+	spec.formats_fd = command->fds[msg->nr_cpus];
+	ret = consumerd_kernel_trace_open(&spec, &session->kernel);
+	/* Taken: the CPU descriptors belong to the trace (closed on failure
+	 * too); the formats were read. */
+	for (uint32_t cpu = 0; cpu < msg->nr_cpus; cpu++)
+		command->fds[cpu] = -1;
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot write the kernel trace into \"%s\": %s",
+				    msg->dir, strerror(-ret));
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,
+	 handle_kernel_trace},
 	{TC_CONSUMER_EVENT_LAYOUT, "EVENT_LAYOUT", sizeof(struct tc_consumer_event_layout), false,
 	 handle_event_layout},
 	{TC_CONSUMER_SNAPSHOT, "SNAPSHOT", sizeof(struct tc_consumer_snapshot), false,
@@ -455,9 +498,9 @@ command_dispatch(struct command *command, bool is_truncated)
 	return type->handle(command);
 }
 
-/* Closes any descriptor that came with a request: none is expected. */
+/* Collects the descriptors that came with a request. */
 static void
-close_received_fds(struct msghdr *mh)
+collect_received_fds(struct msghdr *mh, struct command *command)
 {
 	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
 		size_t count;
@@ -469,9 +512,21 @@ close_received_fds(struct msghdr *mh)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-			close(fd);
+			if (command->nr_fds < RECEIVE_FDS_MAX)
+				command->fds[command->nr_fds++] = fd;
+			else
+				close(fd);
 		}
 	}
+}
+
+/* Closes what no handler took: a confused peer's descriptors included. */
+static void
+close_untaken_fds(struct command *command)
+{
+	for (size_t i = 0; i < command->nr_fds; i++)
+		if (command->fds[i] >= 0)
+			close(command->fds[i]);
 }
 
 static int
@@ -522,9 +577,10 @@ consumerd_command_handle(int fd, struct consumerd_registry *registry)
 	 * sends an empty request). */
 	if (n == 0)
 		return -EPIPE;
-	close_received_fds(&mh);
+	collect_received_fds(&mh, &command);
 	command.len = (size_t)n;
 	command.reply.status = command_dispatch(&command, mh.msg_flags & MSG_TRUNC);
+	close_untaken_fds(&command);
 	if (command.reply.status < 0)
 		consumerd_warning("Request failed: %s", command.reply.message);
 	if (command.is_socket_broken || send_reply(fd, &command.reply) < 0)

@@ -244,6 +244,8 @@ consumerd_session_flush(struct consumerd_session *session)
 	struct consumerd_totals totals;
 
 	session_drain_until_flushed(session);
+	if (session->kernel)
+		consumerd_kernel_trace_drain(session->kernel);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",
@@ -278,6 +280,7 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 	if (final_totals)
 		*final_totals = totals;
 	session_unlink(registry, session);
+	consumerd_kernel_trace_close(session->kernel);
 	for (channel = session->channels; channel; channel = next) {
 		next = channel->next;
 		consumerd_channel_free(channel, session->dir_fd);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc-consumer-kernel.h"
 #include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
 #include "tc-rb.h"
@@ -76,6 +77,8 @@ struct consumerd_session {
 	int metadata_fd;
 	uint64_t metadata_size;
 	struct consumerd_channel *channels;
+	struct consumerd_kernel_trace *kernel; /* or NULL */
+	uint64_t kernel_next_read;
 	char trace_dir[];
 };
 

@@ -112,6 +112,21 @@ channel_run_timers(struct consumerd_channel *channel, uint64_t now)
 	return next;
 }
 
+#define KERNEL_READ_NS 100000000ull
+
+/* The kernel buffers: read every KERNEL_READ_NS. */
+static uint64_t
+kernel_run_timer(struct consumerd_session *session, uint64_t now)
+{
+	if (!session->kernel)
+		return 0;
+	if (timer_is_due(session->kernel_next_read, now)) {
+		consumerd_kernel_trace_drain(session->kernel);
+		session->kernel_next_read = 0;
+	}
+	return timer_arm(&session->kernel_next_read, KERNEL_READ_NS, now);
+}
+
 uint64_t
 consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
 {
@@ -119,6 +134,7 @@ consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
 
 	for (struct consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
+		next = earliest(next, kernel_run_timer(session, now));
 		for (struct consumerd_channel *channel = session->channels; channel;
 		     channel = channel->next)
 			next = earliest(next, channel_run_timers(channel, now));

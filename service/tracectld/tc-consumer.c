@@ -384,10 +384,33 @@ check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
  * reply. Each stream's memfd goes to fds[2 * cpu], its wake-up eventfd to
  * fds[2 * cpu + 1]. Returns the reply in *reply.
  */
+/* Sends a request with count descriptors (KERNEL_TRACE), or none. */
 static gboolean
-request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds,
-	       guint max_fds, guint64 *shm_size, struct tc_consumer_reply *reply,
-	       GError **error)
+send_request(TcConsumer *consumer, void *msg, guint32 size, const int *fds, guint count)
+{
+	g_autofree char *control = NULL;
+	struct iovec iov = {.iov_base = msg, .iov_len = size};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (count > 0) {
+		struct cmsghdr *cmsg;
+
+		control = g_malloc0(CMSG_SPACE(count * sizeof(int)));
+		mh.msg_control = control;
+		mh.msg_controllen = CMSG_SPACE(count * sizeof(int));
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(count * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, count * sizeof(int));
+	}
+	return sendmsg(consumer->fd, &mh, MSG_NOSIGNAL) == (gssize)size;
+}
+
+static gboolean
+request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
+	       const int *send_fds, guint n_send, int *fds, guint max_fds, guint64 *shm_size,
+	       struct tc_consumer_reply *reply, GError **error)
 {
 	struct tc_consumer_header *header = msg;
 	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
@@ -401,7 +424,7 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int 
 	header->magic = TC_CONSUMER_MAGIC;
 	header->type = type;
 	header->size = size;
-	if (send(consumer->fd, msg, size, MSG_NOSIGNAL) != (gssize)size) {
+	if (!send_request(consumer, msg, size, send_fds, n_send)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Failed to reach the consumer: %s",
 			    g_strerror(errno));
 		return FALSE;
@@ -435,16 +458,17 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int 
 }
 
 static gboolean
-request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, guint max_fds,
-	guint64 *shm_size, struct tc_consumer_reply *reply, GError **error)
+request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const int *send_fds,
+	     guint n_send, int *fds, guint max_fds, guint64 *shm_size,
+	     struct tc_consumer_reply *reply, GError **error)
 {
 	g_autoptr(GError) local_error = NULL;
 	gboolean ok;
 
 	g_mutex_lock(&consumer->lock);
 	reply->header.type = 0;
-	ok = request_locked(consumer, msg, type, size, fds, max_fds, shm_size, reply,
-			    &local_error);
+	ok = request_locked(consumer, msg, type, size, send_fds, n_send, fds, max_fds, shm_size,
+			    reply, &local_error);
 	/* A consumer that answered "no" is alive; one that failed to talk is not. */
 	if (!ok && reply->header.type != TC_CONSUMER_REPLY) {
 		if (consumer->pid > 0 && consumer->fd >= 0)
@@ -455,6 +479,14 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 	if (!ok)
 		g_propagate_error(error, g_steal_pointer(&local_error));
 	return ok;
+}
+
+static gboolean
+request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, guint max_fds,
+	guint64 *shm_size, struct tc_consumer_reply *reply, GError **error)
+{
+	return request_full(consumer, msg, type, size, NULL, 0, fds, max_fds, shm_size, reply,
+			    error);
 }
 
 gboolean
@@ -557,6 +589,31 @@ tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layou
 			return FALSE;
 	}
 	return TRUE;
+}
+
+gboolean
+tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
+			 const guint8 uuid[16], gint64 clock_offset_ns, const int *cpu_fds,
+			 guint nr_cpus, int formats_fd, GError **error)
+{
+	g_autofree struct tc_consumer_kernel_trace *msg = g_new0(struct tc_consumer_kernel_trace, 1);
+	g_autofree int *fds = g_new(int, nr_cpus + 1);
+	struct tc_consumer_reply reply = {0};
+
+	if (nr_cpus == 0 || nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
+	    g_strlcpy(msg->dir, dir, sizeof(msg->dir)) >= sizeof(msg->dir)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Cannot trace %u CPUs into '%s'",
+			    nr_cpus, dir);
+		return FALSE;
+	}
+	msg->session_id = session_id;
+	msg->nr_cpus = nr_cpus;
+	msg->clock_offset_ns = clock_offset_ns;
+	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
+	memcpy(fds, cpu_fds, nr_cpus * sizeof(int));
+	fds[nr_cpus] = formats_fd;
+	return request_full(consumer, msg, TC_CONSUMER_KERNEL_TRACE, sizeof(*msg), fds,
+			    nr_cpus + 1, NULL, 0, NULL, &reply, error);
 }
 
 gboolean

@@ -31,6 +31,13 @@ gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
 /* Sends layouts (struct tc_consumer_event_layout) to a consumer session. */
 gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
 				  GError **error);
+/* Hands the kernel's raw buffers and formats of a session to the consumer,
+ * which writes the kernel trace into dir. The descriptors stay the
+ * caller's (the consumer gets copies). */
+gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
+				  const guint8 uuid[16], gint64 clock_offset_ns,
+				  const int *cpu_fds, guint nr_cpus, int formats_fd,
+				  GError **error);
 /* Writes what the buffers of a snapshot session hold into dir. */
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			      guint64 *packets, GError **error);

@@ -16,6 +16,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
+#include "tc-session-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-validate.h"
 #include "tc-consumer-abi.h"
@@ -327,6 +328,12 @@ enable_channel_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+kernel_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_channel(request->session, &request->config, error);
+}
+
+static gboolean
 handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 		      const char *domain, const char *name, GVariant *options)
 {
@@ -340,11 +347,15 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	if (g_str_equal(domain, "kernel"))
-		return submit_kernel_request(self, invocation);
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(name);
 	request->config = config;
+	if (g_str_equal(domain, "kernel")) {
+		request->work = kernel_channel_work;
+		tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+				  TC_AUTHORITY_FLAGS_NONE);
+		return TRUE;
+	}
 	request->work = enable_channel_work;
 	submit(self, request);
 	return TRUE;
@@ -467,6 +478,37 @@ disable_event_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+kernel_enable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_event(request->session, request->pattern, TRUE, error);
+}
+
+static gboolean
+kernel_disable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_event(request->session, request->pattern, FALSE, error);
+}
+
+static gboolean
+submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
+		    const char *pattern, gboolean enable)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!tc_kernel_validate_event(pattern, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->pattern = g_strdup(pattern);
+	request->work = enable ? kernel_enable_work : kernel_disable_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
 handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		    const char *domain, const char *channel, const char *pattern,
 		    TcRequestWorkFunc work)
@@ -475,13 +517,16 @@ handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 	TcRequest *request;
 
 	if (!check_domain(domain, &error) ||
-	    (*channel && !tc_validate_name("channel", channel, &error)) ||
-	    !tc_validate_pattern(pattern, &error)) {
+	    (*channel && !tc_validate_name("channel", channel, &error))) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	if (g_str_equal(domain, "kernel"))
-		return submit_kernel_request(self, invocation);
+		return submit_kernel_event(self, invocation, pattern, work == enable_event_work);
+	if (!tc_validate_pattern(pattern, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(channel);
 	request->pattern = g_strdup(pattern);

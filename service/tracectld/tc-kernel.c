@@ -119,35 +119,181 @@ disconnect(void)
 	helper_fd = -1;
 }
 
-/* kernel_lock held. */
-static gboolean
-request_locked(struct tc_kernel_msg *msg, struct tc_kernel_msg *reply, GError **error)
+/* Receives one message and at most one descriptor (-1 for none). */
+static gssize
+receive(struct tc_kernel_msg *msg, int *fd)
 {
-	struct pollfd pfd = {.events = POLLIN};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(*msg)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			    .msg_controllen = sizeof(control.buf)};
+	struct pollfd pfd = {.fd = helper_fd, .events = POLLIN};
+	struct cmsghdr *cmsg;
 	gssize len;
+
+	*fd = -1;
+	if (poll(&pfd, 1, REPLY_TIMEOUT_MS) != 1)
+		return -1;
+	len = recvmsg(helper_fd, &mh, MSG_CMSG_CLOEXEC);
+	cmsg = CMSG_FIRSTHDR(&mh);
+	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	return len;
+}
+
+/* kernel_lock held. START sends descriptors before its reply: each one
+ * goes to on_fd (which takes it), or is closed. */
+static gboolean
+request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *reply,
+		   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer), gpointer data,
+		   GError **error)
+{
+	gssize len = -1;
+	int fd = -1;
 
 	if (!ensure_connected(error))
 		return FALSE;
 	msg->magic = TC_KERNEL_MAGIC;
-	msg->size = sizeof(*msg);
+	msg->size = size;
 	msg->seq = next_seq++;
-	pfd.fd = helper_fd;
-	if (send(helper_fd, msg, sizeof(*msg), MSG_NOSIGNAL) != sizeof(*msg) ||
-	    poll(&pfd, 1, REPLY_TIMEOUT_MS) != 1 ||
-	    (len = recv(helper_fd, reply, sizeof(*reply), MSG_TRUNC)) != sizeof(*reply) ||
-	    reply->magic != TC_KERNEL_MAGIC || reply->type != TC_KERNEL_REPLY ||
-	    reply->seq != msg->seq) {
+	if (send(helper_fd, msg, size, MSG_NOSIGNAL) == (gssize)size) {
+		while ((len = receive(reply, &fd)) == sizeof(*reply) &&
+		       reply->magic == TC_KERNEL_MAGIC && reply->type != TC_KERNEL_REPLY &&
+		       fd >= 0) {
+			if (on_fd)
+				on_fd(reply, fd, data);
+			else
+				close(fd);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (len != sizeof(*reply) || reply->magic != TC_KERNEL_MAGIC ||
+	    reply->type != TC_KERNEL_REPLY || reply->seq != msg->seq) {
 		disconnect();
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The kernel helper did not answer properly");
 		return FALSE;
 	}
 	if (reply->status < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper failed: %s",
-			    g_strerror(-reply->status));
+		g_set_error(error, TC_ERROR,
+			    reply->status == -ENOENT ? TC_ERROR_NOT_FOUND : TC_ERROR_FAILED,
+			    "The kernel helper failed: %s", g_strerror(-reply->status));
 		return FALSE;
 	}
 	return TRUE;
+}
+
+static gboolean
+request_locked(struct tc_kernel_msg *msg, struct tc_kernel_msg *reply, GError **error)
+{
+	return request_locked_fds(msg, sizeof(*msg), reply, NULL, NULL, error);
+}
+
+static gboolean
+simple_request(guint32 type, guint64 session_id, guint32 value, GError **error)
+{
+	struct tc_kernel_msg msg = {.type = type, .session_id = session_id, .value = value};
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked(&msg, &reply, error);
+	g_mutex_unlock(&kernel_lock);
+	return ok;
+}
+
+gboolean
+tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, GError **error)
+{
+	return simple_request(TC_KERNEL_INSTANCE_CREATE, session_id, buffer_size_kb, error);
+}
+
+gboolean
+tc_kernel_instance_remove(guint64 session_id, GError **error)
+{
+	return simple_request(TC_KERNEL_INSTANCE_REMOVE, session_id, 0, error);
+}
+
+gboolean
+tc_kernel_stop(guint64 session_id, GError **error)
+{
+	return simple_request(TC_KERNEL_STOP, session_id, 0, error);
+}
+
+gboolean
+tc_kernel_event(guint64 session_id, const char *system, const char *event, gboolean enable,
+		GError **error)
+{
+	struct tc_kernel_event_msg msg = {
+		.header = {.type = enable ? TC_KERNEL_EVENT_ENABLE : TC_KERNEL_EVENT_DISABLE,
+			   .session_id = session_id},
+	};
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	if (g_strlcpy(msg.system, system, sizeof(msg.system)) >= sizeof(msg.system) ||
+	    g_strlcpy(msg.event, event, sizeof(msg.event)) >= sizeof(msg.event)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Event name too long");
+		return FALSE;
+	}
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, NULL, NULL, error);
+	g_mutex_unlock(&kernel_lock);
+	return ok;
+}
+
+static void
+collect_start_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
+{
+	TcKernelBuffers *buffers = data;
+
+	if (msg->type == TC_KERNEL_CPU_FD && msg->value == buffers->cpu_fds->len) {
+		g_array_append_val(buffers->cpu_fds, fd);
+	} else if (msg->type == TC_KERNEL_FORMATS && buffers->formats_fd < 0) {
+		buffers->formats_fd = fd;
+	} else {
+		close(fd);
+	}
+}
+
+void
+tc_kernel_buffers_clear(TcKernelBuffers *buffers)
+{
+	for (guint i = 0; buffers->cpu_fds && i < buffers->cpu_fds->len; i++)
+		close(g_array_index(buffers->cpu_fds, int, i));
+	g_clear_pointer(&buffers->cpu_fds, g_array_unref);
+	if (buffers->formats_fd >= 0)
+		close(buffers->formats_fd);
+	buffers->formats_fd = -1;
+}
+
+gboolean
+tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error)
+{
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_START, .session_id = session_id};
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	buffers->cpu_fds = g_array_new(FALSE, FALSE, sizeof(int));
+	buffers->formats_fd = -1;
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_start_fd, buffers, error);
+	g_mutex_unlock(&kernel_lock);
+	if (ok && (buffers->cpu_fds->len == 0 || buffers->cpu_fds->len != reply.value ||
+		   buffers->formats_fd < 0)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The kernel helper sent %u of %u CPU buffers", buffers->cpu_fds->len,
+			    reply.value);
+		ok = FALSE;
+	}
+	if (!ok)
+		tc_kernel_buffers_clear(buffers);
+	return ok;
 }
 
 gboolean

@@ -13,3 +13,20 @@ void tc_kernel_init(const char *rundir);
 /* Checks the helper answers, starting it if needed; its protocol version. */
 gboolean tc_kernel_ping(guint32 *version, GError **error);
 void tc_kernel_shutdown(void);
+
+/* The session's tracefs instance (see tc-kernel-abi.h). */
+gboolean tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, GError **error);
+gboolean tc_kernel_instance_remove(guint64 session_id, GError **error);
+/* NotFound when no event matched. */
+gboolean tc_kernel_event(guint64 session_id, const char *system, const char *event,
+			 gboolean enable, GError **error);
+gboolean tc_kernel_stop(guint64 session_id, GError **error);
+
+typedef struct {
+	GArray *cpu_fds; /* int, trace_pipe_raw per CPU */
+	int formats_fd;
+} TcKernelBuffers;
+
+/* Recording on; the raw buffers and formats to hand to the consumer. */
+gboolean tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error);
+void tc_kernel_buffers_clear(TcKernelBuffers *buffers);

@@ -95,6 +95,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->channels = g_ptr_array_new();
 	session->metadata_pending = g_string_new(NULL);
 	session->metadata_body = g_string_new(NULL);
+	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
 	session->layouts_pending = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -140,6 +141,7 @@ tc_session_unref(TcSession *session)
 	g_ptr_array_unref(session->channels);
 	g_string_free(session->metadata_pending, TRUE);
 	g_string_free(session->metadata_body, TRUE);
+	g_ptr_array_unref(session->kernel_events);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);

@@ -126,6 +126,12 @@ struct _TcSession {
 	GHashTable *traces;        /* [S] uid -> TcUidTrace * */
 	char *problem;             /* [S] for the Problem property, or NULL */
 
+	/* The kernel domain, [op_lock]. */
+	GPtrArray *kernel_events;  /* "system:event" patterns */
+	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
+	gboolean kernel_instance;  /* the helper made the tracefs instance */
+	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
+
 	gpointer dbus_object; /* main thread only: the exported skeleton */
 
 	struct cds_lfht_node id_node;

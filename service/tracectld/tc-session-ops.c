@@ -10,6 +10,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
+#include "tc-session-kernel.h"
 
 static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
 				 const char *trace_dir, GError **error);
@@ -375,6 +376,10 @@ tc_session_op_start(TcSession *session, GError **error)
 	if (!trace_registered_uids(session, consumer, error) ||
 	    !flush_metadata(session, consumer, error))
 		goto out;
+	/* The kernel first: its events are then recorded from the moment the
+	 * applications are told to start. */
+	if (!tc_session_kernel_start_locked(session, consumer, error))
+		goto out;
 	g_mutex_lock(&session->lock);
 	session->state = TC_SESSION_ACTIVE;
 	g_mutex_unlock(&session->lock);
@@ -397,6 +402,8 @@ stop_locked(TcSession *session, GError **error)
 	session->state = TC_SESSION_INACTIVE;
 	g_mutex_unlock(&session->lock);
 	sync_apps_and_wait(session);
+	if (!tc_session_kernel_stop_locked(session, error))
+		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !flush_metadata(session, consumer, error) ||
 	    !for_each_trace(session, consumer, flush_trace, error)) {
@@ -452,6 +459,8 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	consumer = tc_consumer_get(session->owner_uid, error);
 	ok = consumer != NULL && flush_metadata(session, consumer, error) &&
 	     for_each_trace(session, consumer, tc_consumer_destroy_session, error);
+	/* The consumer closed the raw buffers: the instance can go. */
+	tc_session_kernel_destroyed_locked(session);
 	if (!ok) {
 		g_warning("Session '%s' destroyed, but its consumer failed: %s", session->name,
 			  (*error)->message);
@@ -793,4 +802,41 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 		return NULL;
 	}
 	return g_variant_builder_end(&builder);
+}
+
+gboolean
+tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
+			   GError **error)
+{
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	ok = check_alive_locked(session, error);
+	g_mutex_unlock(&session->lock);
+	if (ok)
+		ok = tc_session_kernel_event_locked(session, pattern, enable, error);
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
+tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
+{
+	guint64 kb = (guint64)config->subbuf_size * config->num_subbuf / 1024;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	ok = check_alive_locked(session, error);
+	g_mutex_unlock(&session->lock);
+	if (ok && session->kernel_instance) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "The kernel buffers of session '%s' exist already", session->name);
+		ok = FALSE;
+	}
+	if (ok)
+		session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
+	g_mutex_unlock(&session->op_lock);
+	return ok;
 }

@@ -33,6 +33,12 @@ gboolean tc_session_op_add_context(TcSession *session, const char *channel, guin
 /* Snapshot sessions: writes what the buffers hold into a new directory,
  * returned in *directory. */
 gboolean tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error);
+/* The kernel domain: events "system:event" (globs), and the per-CPU
+ * buffer size of the session's instance. */
+gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
+				    GError **error);
+gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config,
+				      GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,

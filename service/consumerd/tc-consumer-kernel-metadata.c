@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * CTF 1.8 metadata of a kernel trace, from the tracefs format files parsed
+ * by libtraceevent: one stream class like the user-space one (same packet
+ * context, same clock), one event class per format, named
+ * "<system>:<event>", whose fields are what tc-consumer-kernel.c writes:
+ * integers with their size and signedness, character arrays and
+ * __data_loc strings as strings, other arrays as arrays of integers.
+ */
+#include "tc-consumer-kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+/* An open_memstream; NULL on allocation failure. */
+struct text {
+	FILE *out;
+	char *buf;
+	size_t len;
+};
+
+/* Field names become CTF identifiers: [A-Za-z0-9_], "_" in front. */
+static void
+print_name(FILE *out, const char *name)
+{
+	fputc('_', out);
+	for (const char *c = name; *c; c++)
+		fputc((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= '0' && *c <= '9') || *c == '_'
+		      ? *c
+		      : '_',
+		      out);
+}
+
+static void
+print_integer(FILE *out, unsigned int size, int is_signed, int hex)
+{
+	fprintf(out, "integer { size = %u; align = 8; signed = %s; base = %d; } ", size * 8,
+		is_signed ? "true" : "false", hex ? 16 : 10);
+}
+
+int
+consumerd_kernel_field_is_string(const struct tep_format_field *field)
+{
+	return (field->flags & TEP_FIELD_IS_STRING) ||
+	       ((field->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+		field->elementsize == 1 && strstr(field->type, "char"));
+}
+
+static void
+print_field(FILE *out, const struct tep_format_field *field)
+{
+	fputs("\t\t", out);
+	if (consumerd_kernel_field_is_string(field)) {
+		fputs("string { encoding = UTF8; } ", out);
+	} else if (field->flags & TEP_FIELD_IS_DYNAMIC) {
+		/* Written as its length then its bytes. */
+		fputs("uint32_t ", out);
+		print_name(out, field->name);
+		fputs("_length;\n\t\tinteger { size = 8; align = 8; signed = false; base = 16; } ",
+		      out);
+		print_name(out, field->name);
+		fputs("[", out);
+		print_name(out, field->name);
+		fputs("_length];\n", out);
+		return;
+	} else if (field->flags & TEP_FIELD_IS_ARRAY) {
+		unsigned int element = field->elementsize ? field->elementsize : 1;
+
+		print_integer(out, element, field->flags & TEP_FIELD_IS_SIGNED, 0);
+		print_name(out, field->name);
+		fprintf(out, "[%u];\n", field->size / element);
+		return;
+	} else {
+		print_integer(out, field->size, field->flags & TEP_FIELD_IS_SIGNED,
+			      field->flags & TEP_FIELD_IS_POINTER);
+	}
+	print_name(out, field->name);
+	fputs(";\n", out);
+}
+
+static void
+print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns)
+{
+	int64_t offset_s = clock_offset_ns / 1000000000, offset_ns = clock_offset_ns % 1000000000;
+
+	if (offset_ns < 0) {
+		offset_ns += 1000000000;
+		offset_s--;
+	}
+	fputs("/* CTF 1.8 */\n\n", out);
+	for (unsigned int bits = 8; bits <= 64; bits *= 2)
+		fprintf(out, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n",
+			bits, bits);
+	fprintf(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
+	for (int i = 0; i < 16; i++)
+		fprintf(out, "%02x%s", uuid[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
+	fputs("\";\n\tbyte_order = le;\n\tpacket.header := struct {\n\t\tuint32_t magic;\n"
+	      "\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n"
+	      "\t} align(8);\n};\n\n",
+	      out);
+	fputs("env {\n\tdomain = \"kernel\";\n\ttracer_name = \"tracectl\";\n};\n\n", out);
+	fprintf(out,
+		"clock {\n\tname = \"monotonic\";\n\tdescription = \"CLOCK_MONOTONIC\";\n"
+		"\tfreq = 1000000000;\n\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %lld;\n"
+		"\tabsolute = false;\n};\n\n"
+		"typealias integer { size = 64; align = 8; signed = false; "
+		"map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
+		(long long)offset_s, (long long)offset_ns);
+	fputs("stream {\n\tid = 0;\n\tevent.header := struct {\n\t\tuint32_t id;\n"
+	      "\t\tuint64_clock_monotonic_t timestamp;\n\t} align(8);\n"
+	      "\tpacket.context := struct {\n\t\tuint64_clock_monotonic_t timestamp_begin;\n"
+	      "\t\tuint64_clock_monotonic_t timestamp_end;\n\t\tuint64_t content_size;\n"
+	      "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
+	      "\t\tuint64_t events_discarded;\n\t\tuint32_t cpu_id;\n\t} align(8);\n};\n\n",
+	      out);
+}
+
+static void
+print_event(FILE *out, struct tep_event *event)
+{
+	struct tep_format_field **fields = tep_event_fields(event);
+	struct tep_format_field **common = tep_event_common_fields(event);
+
+	fprintf(out, "event {\n\tname = \"%s:%s\";\n\tid = %d;\n\tstream_id = 0;\n"
+		     "\tfields := struct {\n",
+		event->system, event->name, event->id);
+	for (int i = 0; common && common[i]; i++)
+		print_field(out, common[i]);
+	for (int i = 0; fields && fields[i]; i++)
+		print_field(out, fields[i]);
+	fputs("\t} align(8);\n};\n\n", out);
+	free(fields);
+	free(common);
+}
+
+char *
+consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16], int64_t clock_offset_ns,
+			  size_t *len)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	struct text text = {0};
+
+	text.out = open_memstream(&text.buf, &text.len);
+	if (!text.out)
+		return NULL;
+	print_header(text.out, uuid, clock_offset_ns);
+	for (int i = 0; events && events[i]; i++)
+		print_event(text.out, events[i]);
+	if (fclose(text.out) != 0) {
+		free(text.buf);
+		return NULL;
+	}
+	*len = text.len;
+	return text.buf;
+}

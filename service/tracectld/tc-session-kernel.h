@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-consumer.h"
+#include "tc-registry.h"
+
+/* The kernel domain of a session (tc-session-kernel.c). All with op_lock
+ * held, from worker threads. */
+gboolean tc_kernel_validate_event(const char *pattern, GError **error);
+gboolean tc_session_kernel_event_locked(TcSession *session, const char *pattern,
+					gboolean enable, GError **error);
+gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,
+					GError **error);
+gboolean tc_session_kernel_stop_locked(TcSession *session, GError **error);
+/* After the consumer let go of the buffers. */
+void tc_session_kernel_destroyed_locked(TcSession *session);
