@@ -191,7 +191,11 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 		ret = -EBADMSG;
 		goto fail;
 	}
-	trace->kbuf = tep_kbuffer(trace->tep);
+	/* The pages of this machine: 64-bit longs, little endian. */
+	tep_set_long_size(trace->tep, sizeof(long));
+	tep_set_page_size(trace->tep, (int)trace->page_size);
+	trace->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				    KBUFFER_ENDIAN_LITTLE);
 	if (!trace->page || !trace->kbuf)
 		goto fail;
 	ret = consumerd_output_open_dir(spec->dir);

@@ -3,7 +3,7 @@
  * The workload of the ring-buffer stress tests:
  *
  *   tracectl-stress-app --threads N --count C [--signals S] [--pin]
- *                       [--scribble] [--pace P]
+ *                       [--scribble] [--pace P] [--getppid]
  *
  * N threads each emit C stress:thread events (thread, seq 0..C-1) as fast
  * as they can, while the main thread sends each of them S SIGUSR1, whose
@@ -13,7 +13,8 @@
  * stream are that thread's). --scribble makes thread 0 write garbage over
  * its own ring buffers in the middle of the run, as a buggy or hostile
  * application could. --pace P sleeps 1 ms after every P events of a
- * thread, so that the consumer reads while the run goes on. At the end it prints one line per thread:
+ * thread, so that the consumer reads while the run goes on. --getppid
+ * calls getppid() right after each stress:thread event. At the end it prints one line per thread:
  *
  *   thread=<i> events=<C> signals=<handler events emitted> cpu=<cpu or -1>
  */
@@ -46,7 +47,7 @@ static __thread struct worker *self;
 static unsigned int nr_threads = 2;
 static uint64_t count = 100000;
 static uint64_t signals_per_thread = 1000;
-static bool pin, scribble;
+static bool pin, scribble, call_getppid;
 static uint64_t pace;
 
 static void
@@ -102,6 +103,9 @@ worker_main(void *data)
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	for (uint64_t seq = 0; seq < count; seq++) {
 		tracectl_tracepoint(stress, thread, worker->index, seq);
+		/* The kernel timeline test: a system call right after each event. */
+		if (call_getppid)
+			getppid();
 		if (scribble && worker->index == 0 && seq == count / 2)
 			scribble_own_buffers();
 		if (pace && seq % pace == pace - 1)
@@ -119,6 +123,7 @@ parse_options(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'c'},
 		{"signals", required_argument, NULL, 's'}, {"pin", no_argument, NULL, 'p'},
 		{"scribble", no_argument, NULL, 'x'},      {"pace", required_argument, NULL, 'P'},
+		{"getppid", no_argument, NULL, 'g'},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -142,6 +147,9 @@ parse_options(int argc, char **argv)
 			break;
 		case 'P':
 			pace = strtoull(optarg, NULL, 10);
+			break;
+		case 'g':
+			call_getppid = true;
 			break;
 		default:
 			return 2;

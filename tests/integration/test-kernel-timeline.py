@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Kernel and application events in one session and one timeline: with
+sched_switch and the getppid system call enabled in the kernel and the
+stress application's event in user space, each thread calls getppid()
+right after emitting its event. babeltrace2 reads the session's output
+(<output>/ust/... and <output>/kernel) as one merged timeline without a
+warning; every application event is followed, on its thread, by the entry
+of its getppid call, later in time; sched_switch events carry sane
+command names; destroying the session leaves no tracefs instance."""
+
+import os
+import subprocess
+
+from tclib import STRESS_APP, Service, babeltrace_text, check, log, read_streams, run
+
+TRACEFS = "/sys/kernel/tracing"
+COUNT = 200
+
+
+def mount_tracefs():
+    if not os.path.exists(os.path.join(TRACEFS, "instances")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+
+
+def instances():
+    return [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
+            if n.startswith("tracectl-")]
+
+
+def test():
+    mount_tracefs()
+    with Service() as svc:
+        out = os.path.join(svc.rundir, "timeline")
+        svc.cli("create", "timeline", "--output", out)
+        svc.cli("add-context", "-u", "-t", "vtid")
+        svc.cli("enable-event", "-u", "stress:*")
+        svc.cli("enable-event", "-k", "sched:sched_switch")
+        svc.cli("enable-event", "-k", "--syscall", "getppid")
+        bad = svc.cli("enable-event", "-k", "nosuch:thing", check_ok=False)
+        check(bad.returncode == 0, "a pattern is only checked when the instance is made")
+        svc.cli("disable-event", "-k", "nosuch:thing")
+        svc.cli("start")
+        check(len(instances()) == 1, f"tracefs instances while recording: {instances()}")
+        svc.run_app("--threads", "2", "--count", str(COUNT), "--signals", "0", "--getppid",
+                    program=STRESS_APP)
+        svc.cli("stop")
+        check(svc.alive(), "tracectld died")
+
+        check(os.path.exists(os.path.join(out, "kernel", "metadata")), "no kernel trace")
+        babeltrace_text(out)
+        events = read_streams(out)["events"]
+        app = [e for e in events if e["name"] == "stress:thread"]
+        enters = [e for e in events if e["name"] == "syscalls:sys_enter_getppid"]
+        switches = [e for e in events if e["name"] == "sched:sched_switch"]
+        tids = {e["ctx_vtid"] for e in app}
+        log(f"{len(app)} application events, {len(enters)} getppid entries, "
+            f"{len(switches)} sched_switch, threads {sorted(tids)}")
+        check(len(app) == 2 * COUNT, f"{len(app)} application events")
+        check(switches, "no sched_switch event")
+        check(all(isinstance(e["prev_comm"], str) and isinstance(e["next_pid"], int)
+                  for e in switches), "sched_switch fields")
+        mine = [e for e in enters if e["common_pid"] in tids]
+        check(len(mine) == 2 * COUNT, f"{len(mine)} getppid entries of the application threads")
+        # The merged timeline: on each thread, event then its system call.
+        order = [e for e in events
+                 if (e["name"] == "stress:thread") or
+                 (e["name"] == "syscalls:sys_enter_getppid" and e["common_pid"] in tids)]
+        for tid in tids:
+            seq = [e for e in order if e.get("ctx_vtid") == tid or e.get("common_pid") == tid]
+            kinds = [e["name"] for e in seq]
+            check(kinds == ["stress:thread", "syscalls:sys_enter_getppid"] * COUNT,
+                  f"thread {tid}: not event, system call, event, ...: {kinds[:6]}")
+            check(all(a["ts"] <= b["ts"] for a, b in zip(seq, seq[1:])), "time goes back")
+        svc.cli("destroy", "timeline")
+        check(instances() == [], f"tracefs instances left: {instances()}")
+
+
+run(test)
