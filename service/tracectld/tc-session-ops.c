@@ -11,6 +11,8 @@
 #include "tc-error.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
+#include "tc-kernel.h"
+#include "tc-kernel-abi.h"
 
 static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
 				 const char *trace_dir, GError **error);
@@ -810,6 +812,18 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 {
 	gboolean ok = FALSE;
 
+	guint32 version = 0;
+
+	/* The helper is started on demand: it answers before anything is
+	 * promised, and speaks this protocol. */
+	if (!tc_kernel_ping(&version, error))
+		return FALSE;
+	if (version != TC_KERNEL_VERSION) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The kernel helper speaks protocol %u, not %u", version,
+			    TC_KERNEL_VERSION);
+		return FALSE;
+	}
 	g_mutex_lock(&session->op_lock);
 	g_mutex_lock(&session->lock);
 	ok = check_alive_locked(session, error);

@@ -54,7 +54,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 1, f"PING: {status} {version}")
+    check(status == 0 and version == 2, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
@@ -115,10 +115,11 @@ def test_service(svc):
     bob = [u for u in svc.users if u.name == "tctest-bob"][0]
     for user in (alice, bob):
         svc.cli("create", "k", user=user)
+    result = svc.cli("enable-event", "-k", "sched:sched_switch", user=alice, check_ok=False)
+    check(result.returncode == 0, f"alice: {result.stderr}")
     result = svc.cli("enable-event", "-k", "sched_switch", user=alice, check_ok=False)
-    check(result.returncode != 0 and "kernel helper protocol 1" in result.stderr,
-          f"alice: {result.stderr}")
-    result = svc.cli("enable-event", "-k", "sched_switch", user=bob, check_ok=False)
+    check(result.returncode == 1 and "'system:event'" in result.stderr, f"bad name: {result}")
+    result = svc.cli("enable-event", "-k", "sched:sched_switch", user=bob, check_ok=False)
     check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob: {result.stderr}")
 
 
