@@ -20,8 +20,8 @@ MAGIC, PING, CREATE, REMOVE, REPLY = 0x54434B31, 1, 2, 3, 16
 MSG = struct.Struct("=IIIIQiI")
 
 
-def request(sock, kind, session=0, seq=1):
-    sock.send(MSG.pack(MAGIC, kind, MSG.size, seq, session, 0, 0))
+def request(sock, kind, session=0, seq=1, value=0):
+    sock.send(MSG.pack(MAGIC, kind, MSG.size, seq, session, 0, value))
     data = sock.recv(256)
     check(len(data) == MSG.size, f"reply of {len(data)} bytes")
     magic, rtype, size, rseq, rsession, status, value = MSG.unpack(data)
@@ -60,9 +60,17 @@ def test_protocol_and_instances():
     instances, mounted = tracefs_instances()
     try:
         if instances:
-            status, _ = request(sock, CREATE, 424242, seq=2)
+            status, _ = request(sock, CREATE, 424242, seq=2, value=2048)
             check(status == 0, f"INSTANCE_CREATE: {status}")
-            check(os.path.isdir(os.path.join(instances, "tracectl-424242")), "no instance")
+            instance = os.path.join(instances, "tracectl-424242")
+            check(os.path.isdir(instance), "no instance")
+            # The clock of applications, the buffer size asked for, not recording.
+            with open(os.path.join(instance, "trace_clock")) as f:
+                check("[mono]" in f.read(), "trace_clock is not mono")
+            with open(os.path.join(instance, "buffer_size_kb")) as f:
+                check(int(f.read().split()[0]) >= 2048, "buffer_size_kb not set")
+            with open(os.path.join(instance, "tracing_on")) as f:
+                check(f.read().strip() == "0", "recording before START")
             status, _ = request(sock, REMOVE, 424242, seq=3)
             check(status == 0 and not os.path.exists(os.path.join(instances, "tracectl-424242")),
                   f"INSTANCE_REMOVE: {status}")
