@@ -91,6 +91,55 @@ instance_remove(uint64_t session_id)
 	return 0;
 }
 
+/*
+ * The instances each connection created: when tracectld goes away (its
+ * connection closes), so do they. Removing one fails with EBUSY while a
+ * consumer still holds its raw buffers: the consumer of a dead service
+ * flushes and exits, so the removal is retried for a while.
+ */
+#define OWNED_MAX 1024
+#define REMOVE_RETRIES 50
+#define REMOVE_RETRY_US 100000
+
+static struct {
+	int fd;
+	uint64_t session_id;
+} owned[OWNED_MAX];
+static int nr_owned;
+
+static void
+own(int fd, uint64_t session_id)
+{
+	if (nr_owned < OWNED_MAX)
+		owned[nr_owned++] = (__typeof__(owned[0])){.fd = fd, .session_id = session_id};
+}
+
+static void
+disown(uint64_t session_id)
+{
+	for (int i = 0; i < nr_owned; i++)
+		if (owned[i].session_id == session_id)
+			owned[i--] = owned[--nr_owned];
+}
+
+static void
+remove_owned_by(int fd)
+{
+	for (int i = 0; i < nr_owned; i++) {
+		uint64_t id = owned[i].session_id;
+		int ret, attempt = 0;
+
+		if (owned[i].fd != fd)
+			continue;
+		while ((ret = instance_remove(id)) == -EBUSY && attempt++ < REMOVE_RETRIES)
+			usleep(REMOVE_RETRY_US);
+		if (ret < 0)
+			tc_helper_log("warning", "cannot remove the instance of session %" PRIu64
+				      " whose service went away: %s", id, strerror(-ret));
+		owned[i--] = owned[--nr_owned];
+	}
+}
+
 /* Instances left by a run that crashed: nobody else names theirs so. */
 static void
 remove_leftovers(void)
@@ -203,7 +252,7 @@ change_event(const void *buf, size_t len, bool enable)
 }
 
 static int
-create_instance(const struct tc_kernel_msg *request)
+create_instance(int sock, const struct tc_kernel_msg *request)
 {
 	int ret = instance_create(request->session_id);
 
@@ -211,6 +260,18 @@ create_instance(const struct tc_kernel_msg *request)
 		ret = tc_helper_instance_setup(request->session_id, request->value);
 	if (ret < 0)
 		instance_remove(request->session_id);
+	else
+		own(sock, request->session_id);
+	return ret;
+}
+
+static int
+remove_instance(uint64_t session_id)
+{
+	int ret = instance_remove(session_id);
+
+	if (ret == 0)
+		disown(session_id);
 	return ret;
 }
 
@@ -228,10 +289,10 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		reply->status = fixed ? 0 : -EINVAL;
 		break;
 	case TC_KERNEL_INSTANCE_CREATE:
-		reply->status = fixed ? create_instance(request) : -EINVAL;
+		reply->status = fixed ? create_instance(sock, request) : -EINVAL;
 		break;
 	case TC_KERNEL_INSTANCE_REMOVE:
-		reply->status = fixed ? instance_remove(request->session_id) : -EINVAL;
+		reply->status = fixed ? remove_instance(request->session_id) : -EINVAL;
 		break;
 	case TC_KERNEL_EVENT_ENABLE:
 	case TC_KERNEL_EVENT_DISABLE:
@@ -286,8 +347,10 @@ run(int fd, bool is_listening)
 		if (ready <= 0)
 			return ready < 0 ? EXIT_FAILURE : EXIT_SUCCESS; /* idle */
 		if (!is_listening) {
-			if (!serve(fd))
+			if (!serve(fd)) {
+				remove_owned_by(fd);
 				return EXIT_SUCCESS;
+			}
 			continue;
 		}
 		if ((fds[0].revents & POLLIN) && n < 1 + MAX_CLIENTS) {
@@ -300,6 +363,7 @@ run(int fd, bool is_listening)
 		}
 		for (int i = 1; i < n; i++) {
 			if (fds[i].revents && !serve(fds[i].fd)) {
+				remove_owned_by(fds[i].fd);
 				close(fds[i].fd);
 				fds[i--] = fds[--n];
 			}

@@ -7,12 +7,15 @@ right after emitting its event. babeltrace2 reads the session's output
 (<output>/ust/... and <output>/kernel) as one merged timeline without a
 warning; every application event is followed, on its thread, by the entry
 of its getppid call, later in time; sched_switch events carry sane
-command names; destroying the session leaves no tracefs instance."""
+command names; destroying the session, or killing the service while it
+records, leaves no tracefs instance."""
 
 import os
+import signal
 import subprocess
 
-from tclib import STRESS_APP, Service, babeltrace_text, check, log, read_streams, run
+from tclib import (STRESS_APP, Service, babeltrace_text, check, log, read_streams, run,
+                   wait_for)
 
 TRACEFS = "/sys/kernel/tracing"
 COUNT = 200
@@ -74,6 +77,14 @@ def test():
             check(all(a["ts"] <= b["ts"] for a, b in zip(seq, seq[1:])), "time goes back")
         svc.cli("destroy", "timeline")
         check(instances() == [], f"tracefs instances left: {instances()}")
+
+        # The service killed while recording: its helper removes the instance.
+        svc.cli("create", "killed", "--output", os.path.join(svc.rundir, "killed"))
+        svc.cli("enable-event", "-k", "sched:sched_switch")
+        svc.cli("start")
+        check(len(instances()) == 1, "no instance while recording")
+        svc.restart(signal.SIGKILL)
+        wait_for(lambda: instances() == [], 15, "the instance of the killed service to go")
 
 
 run(test)
