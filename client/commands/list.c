@@ -164,14 +164,35 @@ tc_client_print_session(TcDbusSession *session)
 	return TC_EXIT_OK;
 }
 
+static int
+list_kernel(gboolean syscalls)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(GVariant) reply = NULL;
+	g_autofree const char **events = NULL;
+
+	if (manager)
+		reply = tc_client_call(manager, "ListKernelEvents", g_variant_new("(b)", syscalls),
+				       &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(^a&s)", &events);
+	g_print("Kernel %s:\n", syscalls ? "system calls" : "events");
+	for (guint i = 0; events[i]; i++)
+		g_print("      %s\n", events[i]);
+	return TC_EXIT_OK;
+}
+
 int
 tc_cmd_list(int argc, char **argv)
 {
-	gboolean userspace = FALSE, kernel = FALSE;
+	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
 		 "List your registered applications and their events", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
+		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall, "With -k: list system calls", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
@@ -186,10 +207,8 @@ tc_cmd_list(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (kernel) {
-		g_printerr("Error: the kernel domain is not supported yet\n");
-		return TC_EXIT_FAILURE;
-	}
+	if (kernel)
+		return list_kernel(syscall);
 	if (argc > 2 || (userspace && argc > 1)) {
 		g_printerr("Error: too many arguments (try 'tracectl list --help')\n");
 		return TC_EXIT_USAGE;

@@ -46,6 +46,11 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_STOP = 7, /* session_id -> recording off, descriptors stay */
 	TC_KERNEL_CPU_FD = 8,
 	TC_KERNEL_FORMATS = 9,
+	/* value = 0: every event as "system:event", 1: the system calls by
+	 * name -> one TC_KERNEL_LIST_FD message carrying a sealed memfd, a
+	 * name per line, then the reply */
+	TC_KERNEL_LIST = 10,
+	TC_KERNEL_LIST_FD = 11,
 	TC_KERNEL_REPLY = 16,
 };
 

@@ -240,6 +240,20 @@ start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
 }
 
 static int
+list_events(int sock, const struct tc_kernel_msg *request)
+{
+	int fd = tc_helper_list_memfd(request->value == 1);
+	int ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (!send_fd(sock, TC_KERNEL_LIST_FD, request, 0, fd))
+		ret = -EPIPE;
+	close(fd);
+	return ret;
+}
+
+static int
 change_event(const void *buf, size_t len, bool enable)
 {
 	const struct tc_kernel_event_msg *msg = buf;
@@ -300,6 +314,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		break;
 	case TC_KERNEL_START:
 		reply->status = fixed ? start_session(sock, request, &reply->value) : -EINVAL;
+		break;
+	case TC_KERNEL_LIST:
+		reply->status = fixed ? list_events(sock, request) : -EINVAL;
 		break;
 	case TC_KERNEL_STOP:
 		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;

@@ -21,5 +21,7 @@ int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *coun
 /* A sealed memfd with the header page and the formats of enabled events. */
 int tc_helper_formats_memfd(uint64_t session_id);
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
+/* A sealed memfd listing the machine's events, or its system calls. */
+int tc_helper_list_memfd(bool syscalls);
 
 #endif /* TC_KERNEL_HELPER_H */

@@ -255,3 +255,58 @@ tc_helper_formats_memfd(uint64_t session_id)
 	}
 	return fd;
 }
+
+/* One line per event of the system directory at path (syscalls: names
+ * without their sys_enter_ prefix, exits left out). */
+static void
+list_system(FILE *out, const char *path, const char *system, bool syscalls)
+{
+	struct dirent *entry;
+	DIR *dir = opendir(path);
+
+	if (!dir)
+		return;
+	while ((entry = readdir(dir))) {
+		if (entry->d_name[0] == '.' ||
+		    (entry->d_type != DT_DIR && entry->d_type != DT_UNKNOWN))
+			continue;
+		if (!syscalls)
+			fprintf(out, "%s:%s\n", system, entry->d_name);
+		else if (strncmp(entry->d_name, "sys_enter_", 10) == 0)
+			fprintf(out, "%s\n", entry->d_name + 10);
+	}
+	closedir(dir);
+}
+
+int
+tc_helper_list_memfd(bool syscalls)
+{
+	char events_dir[4096], path[4096];
+	int fd = memfd_create("tracectl-events", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	struct dirent *system;
+	FILE *out;
+	DIR *dir;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(events_dir, sizeof(events_dir), "%s/events", tc_helper_tracefs_root());
+	out = fdopen(dup(fd), "w");
+	dir = opendir(events_dir);
+	while (out && dir && (system = readdir(dir))) {
+		if (system->d_name[0] == '.' ||
+		    (system->d_type != DT_DIR && system->d_type != DT_UNKNOWN) ||
+		    (syscalls && strcmp(system->d_name, "syscalls") != 0))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", events_dir, system->d_name) <
+		    (int)sizeof(path))
+			list_system(out, path, system->d_name, syscalls);
+	}
+	if (dir)
+		closedir(dir);
+	if (!out || fclose(out) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}

@@ -9,6 +9,7 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
+#include "tc-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-validate.h"
 
@@ -306,6 +307,31 @@ handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocati
 	return TRUE;
 }
 
+static gboolean
+list_kernel_events_work(TcRequest *request, GError **error)
+{
+	g_auto(GStrv) events = tc_kernel_list(request->snapshot, error);
+
+	if (events == NULL)
+		return FALSE;
+	request->result = g_variant_new("(^as)", events);
+	return TRUE;
+}
+
+static gboolean
+handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+			  gboolean syscalls)
+{
+	TcRequest *request = tc_request_new(invocation, NULL);
+
+	/* Reused flag: the kind of list. */
+	request->snapshot = syscalls;
+	request->work = list_kernel_events_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
 gpointer
 tc_manager_object_export(GDBusConnection *connection, GError **error)
 {
@@ -324,6 +350,8 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 			 NULL);
 	g_signal_connect(manager, "handle-list-applications",
 			 G_CALLBACK(handle_list_applications), NULL);
+	g_signal_connect(manager, "handle-list-kernel-events",
+			 G_CALLBACK(handle_list_kernel_events), NULL);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager), connection,
 					      TC_DBUS_MANAGER_PATH, error)) {
 		g_object_unref(manager);

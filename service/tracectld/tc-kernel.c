@@ -325,3 +325,48 @@ tc_kernel_shutdown(void)
 	g_mutex_unlock(&kernel_lock);
 	g_clear_pointer(&socket_path, g_free);
 }
+
+static void
+collect_list_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
+{
+	int *list_fd = data;
+
+	if (msg->type == TC_KERNEL_LIST_FD && *list_fd < 0)
+		*list_fd = fd;
+	else
+		close(fd);
+}
+
+/* Reads at most this much of the helper's list. */
+#define LIST_MAX (4u << 20)
+
+char **
+tc_kernel_list(gboolean syscalls, GError **error)
+{
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_LIST, .value = syscalls ? 1 : 0};
+	struct tc_kernel_msg reply = {0};
+	g_autofree char *text = NULL;
+	int fd = -1;
+	gssize len;
+	gboolean ok;
+
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_list_fd, &fd, error);
+	g_mutex_unlock(&kernel_lock);
+	if (ok && fd < 0)
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no list");
+	if (!ok || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	text = g_malloc(LIST_MAX + 1);
+	len = pread(fd, text, LIST_MAX, 0);
+	close(fd);
+	if (len < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Cannot read the kernel helper's list");
+		return NULL;
+	}
+	text[len] = '\0';
+	return g_strsplit(g_strchomp(text), "\n", -1);
+}

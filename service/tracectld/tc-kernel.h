@@ -30,3 +30,5 @@ typedef struct {
 /* Recording on; the raw buffers and formats to hand to the consumer. */
 gboolean tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error);
 void tc_kernel_buffers_clear(TcKernelBuffers *buffers);
+/* The machine's kernel events ("system:event"), or its system calls. */
+char **tc_kernel_list(gboolean syscalls, GError **error);

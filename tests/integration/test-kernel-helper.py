@@ -127,6 +127,17 @@ def test_service(svc):
     check(result.returncode == 0, f"alice: {result.stderr}")
     result = svc.cli("enable-event", "-k", "sched_switch", user=alice, check_ok=False)
     check(result.returncode == 1 and "'system:event'" in result.stderr, f"bad name: {result}")
+    _, mounted = tracefs_instances()
+    try:
+        listing = svc.cli("list", "-k", user=alice).stdout
+        check("sched:sched_switch" in listing.split(), f"list -k: {listing[:300]}")
+        calls = svc.cli("list", "-k", "--syscall", user=alice).stdout
+        check("getppid" in calls.split() and "sys_enter_getppid" not in calls, calls[:300])
+    finally:
+        if mounted:
+            subprocess.run(["umount", TRACEFS], check=False)
+    result = svc.cli("list", "-k", user=bob, check_ok=False)
+    check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob list -k: {result}")
     result = svc.cli("enable-event", "-k", "sched:sched_switch", user=bob, check_ok=False)
     check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob: {result.stderr}")
 
