@@ -5,17 +5,42 @@
  */
 #include "tc-client.h"
 
+/* --probe, --function, --userspace-probe: one dynamic probe named name. */
+static int
+add_probe(const char *session_name, const char *kind, const char *location, const char *name)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusSession) session = tc_client_session(session_name, &error);
+	g_autoptr(GVariant) reply = NULL;
+
+	if (session)
+		reply = tc_client_call(session, "AddKernelProbe",
+				       g_variant_new("(sss)", kind, name, location), &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_print("Kernel %s %s on %s added to session %s (events tracectl_<id>:%s)\n", kind, name,
+		location, tc_dbus_session_get_name(session), name);
+	return TC_EXIT_OK;
+}
+
 static int
 change_events(int argc, char **argv, gboolean enable)
 {
 	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
+	g_autofree char *probe = NULL, *function = NULL, *uprobe = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
 		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall,
 		 "With -k: system calls by name (entry and exit events)", NULL},
+		{"probe", 0, 0, G_OPTION_ARG_STRING, &probe,
+		 "With -k: a kprobe named NAME on SYMBOL[+OFFSET] or 0xADDRESS", "PLACE"},
+		{"function", 0, 0, G_OPTION_ARG_STRING, &function,
+		 "With -k: a kretprobe (function return) named NAME on SYMBOL", "PLACE"},
+		{"userspace-probe", 0, 0, G_OPTION_ARG_STRING, &uprobe,
+		 "With -k: a uprobe named NAME on /path/to/ELF:FUNCTION", "PLACE"},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "The channel (default: channel0)", "CHANNEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
@@ -41,9 +66,18 @@ change_events(int argc, char **argv, gboolean enable)
 			   enable ? "enable-event" : "disable-event");
 		return TC_EXIT_USAGE;
 	}
-	if (syscall && !kernel) {
-		g_printerr("Error: --syscall goes with -k\n");
+	if ((syscall || probe || function || uprobe) && !kernel) {
+		g_printerr("Error: --syscall, --probe, --function and --userspace-probe go with -k\n");
 		return TC_EXIT_USAGE;
+	}
+	if (probe || function || uprobe) {
+		if (!enable || argc != 2 || !!probe + !!function + !!uprobe != 1) {
+			g_printerr("Error: give one of --probe, --function, --userspace-probe and "
+				   "one event NAME\n");
+			return TC_EXIT_USAGE;
+		}
+		return add_probe(session_name, probe ? "kprobe" : function ? "kretprobe" : "uprobe",
+				 probe ? probe : function ? function : uprobe, argv[1]);
 	}
 	if (kernel)
 		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)

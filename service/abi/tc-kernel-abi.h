@@ -51,6 +51,10 @@ enum tc_kernel_msg_type {
 	 * name per line, then the reply */
 	TC_KERNEL_LIST = 10,
 	TC_KERNEL_LIST_FD = 11,
+	/* struct tc_kernel_probe_msg -> a dynamic event in the group
+	 * "tracectl_<session id>", enabled in the session's instance;
+	 * removed with the instance */
+	TC_KERNEL_PROBE_ADD = 12,
 	TC_KERNEL_REPLY = 16,
 };
 
@@ -67,6 +71,23 @@ struct tc_kernel_msg {
 static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 
 #define TC_KERNEL_NAME_MAX 128u
+
+#define TC_KERNEL_LOCATION_MAX 256u
+
+enum tc_kernel_probe_kind {
+	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */
+	TC_KERNEL_PROBE_KRETPROBE = 2, /* the same, on return */
+	TC_KERNEL_PROBE_UPROBE = 3,    /* location: /absolute/path/to/ELF:function */
+};
+
+struct tc_kernel_probe_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t kind;               /* enum tc_kernel_probe_kind */
+	uint32_t uid, gid;           /* the session owner: uprobe files are opened as them */
+	uint32_t reserved;
+	char name[64];               /* [A-Za-z0-9_], the event's name */
+	char location[TC_KERNEL_LOCATION_MAX];
+};
 
 struct tc_kernel_event_msg {
 	struct tc_kernel_msg header;   /* header.size = sizeof(this) */

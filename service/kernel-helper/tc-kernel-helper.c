@@ -86,6 +86,12 @@ instance_remove(uint64_t session_id)
 		return ret;
 	if (rmdir(path) < 0)
 		return -errno;
+	{
+		char group[64];
+
+		tc_helper_probe_group(session_id, group, sizeof(group));
+		tc_helper_probes_remove(group);
+	}
 	tc_helper_log("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
 		 (unsigned long long)session_id);
 	return 0;
@@ -254,6 +260,18 @@ list_events(int sock, const struct tc_kernel_msg *request)
 }
 
 static int
+add_probe(const void *buf, size_t len)
+{
+	const struct tc_kernel_probe_msg *msg = buf;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    !tc_helper_name_is_valid(msg->name, sizeof(msg->name)) || strchr(msg->name, '*') ||
+	    !memchr(msg->location, '\0', sizeof(msg->location)))
+		return -EINVAL;
+	return tc_helper_probe_add(msg);
+}
+
+static int
 change_event(const void *buf, size_t len, bool enable)
 {
 	const struct tc_kernel_event_msg *msg = buf;
@@ -315,6 +333,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_START:
 		reply->status = fixed ? start_session(sock, request, &reply->value) : -EINVAL;
 		break;
+	case TC_KERNEL_PROBE_ADD:
+		reply->status = add_probe(buf, len);
+		break;
 	case TC_KERNEL_LIST:
 		reply->status = fixed ? list_events(sock, request) : -EINVAL;
 		break;
@@ -333,6 +354,7 @@ serve(int fd)
 	union {
 		struct tc_kernel_msg header;
 		struct tc_kernel_event_msg event;
+		struct tc_kernel_probe_msg probe;
 	} request;
 	struct tc_kernel_msg reply = {
 		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),
@@ -403,6 +425,7 @@ main(int argc, char **argv)
 	}
 	umask(0077);
 	remove_leftovers();
+	tc_helper_probes_remove_leftovers();
 	if (n == 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) > 0)
 		return run(SD_LISTEN_FDS_START, true);
 	if (!peer_is_allowed(TC_KERNEL_COMMAND_FD)) {

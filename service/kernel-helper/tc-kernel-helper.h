@@ -21,6 +21,14 @@ int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *coun
 /* A sealed memfd with the header page and the formats of enabled events. */
 int tc_helper_formats_memfd(uint64_t session_id);
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
+struct tc_kernel_probe_msg;
+/* tc-kernel-probe.c */
+void tc_helper_probe_group(uint64_t session_id, char *group, unsigned long size);
+int tc_helper_probe_add(const struct tc_kernel_probe_msg *msg);
+void tc_helper_probes_remove(const char *group);
+void tc_helper_probes_remove_leftovers(void);
+/* tc-kernel-elf.c: the file offset of function in the ELF64 file fd. */
+int tc_helper_elf_function_offset(int fd, const char *function, uint64_t *offset);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_list_memfd(bool syscalls);
 

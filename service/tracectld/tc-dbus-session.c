@@ -420,6 +420,64 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 }
 
 static gboolean
+kernel_probe_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_probe(request->session, request->contexts, request->name,
+					  request->pattern, error);
+}
+
+static gboolean
+parse_probe(const char *kind, const char *name, const char *location, guint32 *kind_value,
+	    GError **error)
+{
+	static const char *const kinds[] = {"kprobe", "kretprobe", "uprobe"};
+	gsize len = strlen(name);
+
+	*kind_value = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++)
+		if (g_str_equal(kind, kinds[i]))
+			*kind_value = i + 1; /* TC_KERNEL_PROBE_* */
+	if (*kind_value == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown probe kind '%.32s': kprobe, kretprobe or uprobe", kind);
+		return FALSE;
+	}
+	for (const char *c = name; *c; c++)
+		if (!g_ascii_isalnum(*c) && *c != '_')
+			len = 0;
+	if (len == 0 || len > 63 || strlen(location) == 0 || strlen(location) > 255) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Probe names are 1 to 63 characters from [A-Za-z0-9_] and places "
+			    "1 to 255 characters");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			const char *kind, const char *name, const char *location)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 kind_value;
+
+	if (!parse_probe(kind, name, location, &kind_value, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->contexts = kind_value; /* the probe kind */
+	request->name = g_strdup(name);
+	request->pattern = g_strdup(location);
+	request->work = kernel_probe_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
 record_snapshot_work(TcRequest *request, GError **error)
 {
 	g_autofree char *directory = NULL;
@@ -579,6 +637,8 @@ tc_session_object_init(TcSessionObject *self)
 	g_signal_connect(self, "handle-enable-event", G_CALLBACK(handle_enable_event), NULL);
 	g_signal_connect(self, "handle-disable-event", G_CALLBACK(handle_disable_event), NULL);
 	g_signal_connect(self, "handle-add-context", G_CALLBACK(handle_add_context), NULL);
+	g_signal_connect(self, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
+			 NULL);
 	g_signal_connect(self, "handle-record-snapshot", G_CALLBACK(handle_record_snapshot), NULL);
 	g_signal_connect(self, "handle-channel-statistics", G_CALLBACK(handle_channel_statistics),
 			 NULL);

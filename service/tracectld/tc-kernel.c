@@ -370,3 +370,27 @@ tc_kernel_list(gboolean syscalls, GError **error)
 	text[len] = '\0';
 	return g_strsplit(g_strchomp(text), "\n", -1);
 }
+
+gboolean
+tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const char *location,
+		    uid_t uid, gid_t gid, GError **error)
+{
+	struct tc_kernel_probe_msg msg = {
+		.header = {.type = TC_KERNEL_PROBE_ADD, .session_id = session_id},
+		.kind = kind,
+		.uid = uid,
+		.gid = gid,
+	};
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	if (g_strlcpy(msg.name, name, sizeof(msg.name)) >= sizeof(msg.name) ||
+	    g_strlcpy(msg.location, location, sizeof(msg.location)) >= sizeof(msg.location)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Probe name or place too long");
+		return FALSE;
+	}
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, NULL, NULL, error);
+	g_mutex_unlock(&kernel_lock);
+	return ok;
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 
 /*
  * The client side of tracectl-kernel-helper (service/abi/tc-kernel-abi.h):
@@ -30,5 +31,9 @@ typedef struct {
 /* Recording on; the raw buffers and formats to hand to the consumer. */
 gboolean tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error);
 void tc_kernel_buffers_clear(TcKernelBuffers *buffers);
+/* A dynamic probe (TC_KERNEL_PROBE_*), enabled in the session's instance;
+ * uprobe files are opened with uid's and gid's rights. */
+gboolean tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name,
+			     const char *location, uid_t uid, gid_t gid, GError **error);
 /* The machine's kernel events ("system:event"), or its system calls. */
 char **tc_kernel_list(gboolean syscalls, GError **error);

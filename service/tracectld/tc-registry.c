@@ -74,6 +74,16 @@ random_uuid(guint8 uuid[16])
 
 /* Sessions. */
 
+static void
+kernel_probe_free(gpointer data)
+{
+	TcKernelProbe *probe = data;
+
+	g_free(probe->name);
+	g_free(probe->location);
+	g_free(probe);
+}
+
 TcSession *
 tc_session_new(const char *name, uid_t owner, const char *output_directory)
 {
@@ -96,6 +106,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->metadata_pending = g_string_new(NULL);
 	session->metadata_body = g_string_new(NULL);
 	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
+	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	session->layouts_pending = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -142,6 +153,7 @@ tc_session_unref(TcSession *session)
 	g_string_free(session->metadata_pending, TRUE);
 	g_string_free(session->metadata_body, TRUE);
 	g_ptr_array_unref(session->kernel_events);
+	g_ptr_array_unref(session->kernel_probes);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);

@@ -93,6 +93,13 @@ typedef struct {
 	gboolean has_buffers;
 } TcUidTrace;
 
+/* A dynamic probe of the kernel domain (kprobe, kretprobe, uprobe). */
+typedef struct {
+	guint32 kind; /* TC_KERNEL_PROBE_* */
+	char *name;
+	char *location;
+} TcKernelProbe;
+
 typedef enum {
 	TC_SESSION_INACTIVE,
 	TC_SESSION_ACTIVE,
@@ -128,6 +135,7 @@ struct _TcSession {
 
 	/* The kernel domain, [op_lock]. */
 	GPtrArray *kernel_events;  /* "system:event" patterns */
+	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */

@@ -16,6 +16,7 @@
 
 #include "tc-session-kernel.h"
 
+#include <pwd.h>
 #include <string.h>
 
 #include "tc-consumer.h"
@@ -96,7 +97,20 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 	return TRUE;
 }
 
-/* The first start: the instance and its events. */
+static gboolean
+apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
+{
+	struct passwd *pw = getpwuid(session->owner_uid);
+
+	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
+				 session->owner_uid, pw ? pw->pw_gid : (gid_t)-1, error)) {
+		g_prefix_error(error, "Probe '%s' on '%s': ", probe->name, probe->location);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The first start: the instance, its events and its probes. */
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
@@ -107,6 +121,38 @@ make_instance(TcSession *session, GError **error)
 		if (!apply_event(session, g_ptr_array_index(session->kernel_events, i), TRUE,
 				 error))
 			return FALSE;
+	for (guint i = 0; i < session->kernel_probes->len; i++)
+		if (!apply_probe(session, g_ptr_array_index(session->kernel_probes, i), error))
+			return FALSE;
+	return TRUE;
+}
+
+gboolean
+tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *name,
+			       const char *location, GError **error)
+{
+	TcKernelProbe *probe;
+
+	for (guint i = 0; i < session->kernel_probes->len; i++) {
+		probe = g_ptr_array_index(session->kernel_probes, i);
+		if (g_str_equal(probe->name, name)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+				    "Session '%s' has a probe named '%s'", session->name, name);
+			return FALSE;
+		}
+	}
+	probe = g_new0(TcKernelProbe, 1);
+	probe->kind = kind;
+	probe->name = g_strdup(name);
+	probe->location = g_strdup(location);
+	if (session->kernel_instance && !apply_probe(session, probe, error)) {
+		g_free(probe->name);
+		g_free(probe->location);
+		g_free(probe);
+		return FALSE;
+	}
+	g_ptr_array_add(session->kernel_probes, probe);
+	g_message("Session '%s': probe '%s' on '%s'", session->name, name, location);
 	return TRUE;
 }
 
@@ -126,7 +172,7 @@ tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError 
 	guint8 uuid[16];
 	gboolean ok;
 
-	if (session->kernel_events->len == 0)
+	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0)
 		return TRUE;
 	if (!session->kernel_instance && !make_instance(session, error))
 		return FALSE;

@@ -11,6 +11,8 @@
 gboolean tc_kernel_validate_event(const char *pattern, GError **error);
 gboolean tc_session_kernel_event_locked(TcSession *session, const char *pattern,
 					gboolean enable, GError **error);
+gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *name,
+					const char *location, GError **error);
 gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,
 					GError **error);
 gboolean tc_session_kernel_stop_locked(TcSession *session, GError **error);

@@ -806,16 +806,13 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 	return g_variant_builder_end(&builder);
 }
 
-gboolean
-tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
-			   GError **error)
+/* The helper is started on demand: it answers before anything is
+ * promised, and speaks this protocol. */
+static gboolean
+kernel_helper_answers(GError **error)
 {
-	gboolean ok = FALSE;
-
 	guint32 version = 0;
 
-	/* The helper is started on demand: it answers before anything is
-	 * promised, and speaks this protocol. */
 	if (!tc_kernel_ping(&version, error))
 		return FALSE;
 	if (version != TC_KERNEL_VERSION) {
@@ -824,6 +821,35 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 			    TC_KERNEL_VERSION);
 		return FALSE;
 	}
+	return TRUE;
+}
+
+gboolean
+tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
+			   const char *location, GError **error)
+{
+	gboolean ok;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	ok = check_alive_locked(session, error);
+	g_mutex_unlock(&session->lock);
+	if (ok)
+		ok = tc_session_kernel_probe_locked(session, kind, name, location, error);
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
+tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
+			   GError **error)
+{
+	gboolean ok = FALSE;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
 	g_mutex_lock(&session->op_lock);
 	g_mutex_lock(&session->lock);
 	ok = check_alive_locked(session, error);

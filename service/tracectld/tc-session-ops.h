@@ -37,6 +37,9 @@ gboolean tc_session_op_record_snapshot(TcSession *session, char **directory, GEr
  * buffer size of the session's instance. */
 gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 				    GError **error);
+/* kind: TC_KERNEL_PROBE_*. */
+gboolean tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
+				    const char *location, GError **error);
 gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config,
 				      GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */

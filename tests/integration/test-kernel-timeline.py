@@ -33,6 +33,7 @@ def instances():
 
 def test():
     mount_tracefs()
+    has_kprobes = os.path.exists(os.path.join(TRACEFS, "kprobe_events"))
     with Service() as svc:
         out = os.path.join(svc.rundir, "timeline")
         svc.cli("create", "timeline", "--output", out)
@@ -40,11 +41,28 @@ def test():
         svc.cli("enable-event", "-u", "stress:*")
         svc.cli("enable-event", "-k", "sched:sched_switch")
         svc.cli("enable-event", "-k", "--syscall", "getppid")
+        # Dynamic probes: the kernel function of getppid, and the stress
+        # application's marker, called right after each getppid.
+        probes = ["marker"]
+        if has_kprobes:
+            svc.cli("enable-event", "-k", "--probe", "__x64_sys_getppid", "ppid")
+            probes.append("ppid")
+        svc.cli("enable-event", "-k", "--userspace-probe",
+                f"{os.path.realpath(STRESS_APP)}:stress_marker", "marker")
+
         bad = svc.cli("enable-event", "-k", "nosuch:thing", check_ok=False)
         check(bad.returncode == 0, "a pattern is only checked when the instance is made")
         svc.cli("disable-event", "-k", "nosuch:thing")
         svc.cli("start")
         check(len(instances()) == 1, f"tracefs instances while recording: {instances()}")
+        for args in (["--userspace-probe", "relative/path:main", "x1"],
+                     ["--userspace-probe", f"{os.path.realpath(STRESS_APP)}:no_such_function",
+                      "x2"],
+                     ["--probe", "no_such_kernel_symbol_tc", "x3"]):
+            bad = svc.cli("enable-event", "-k", *args, check_ok=False)
+            check(bad.returncode == 1, f"bad probe {args} accepted: {bad}")
+        if not has_kprobes:
+            log("this kernel has no kprobe events: kprobes are refused, not tested")
         svc.run_app("--threads", "2", "--count", str(COUNT), "--signals", "0", "--getppid",
                     program=STRESS_APP)
         svc.cli("stop")
@@ -65,6 +83,10 @@ def test():
                   for e in switches), "sched_switch fields")
         mine = [e for e in enters if e["common_pid"] in tids]
         check(len(mine) == 2 * COUNT, f"{len(mine)} getppid entries of the application threads")
+        for probe in probes:
+            hits = [e for e in events if e["name"].endswith(":" + probe)
+                    and e["common_pid"] in tids]
+            check(len(hits) == 2 * COUNT, f"{len(hits)} hits of probe {probe}")
         # The merged timeline: on each thread, event then its system call.
         order = [e for e in events
                  if (e["name"] == "stress:thread") or

@@ -50,6 +50,16 @@ static uint64_t signals_per_thread = 1000;
 static bool pin, scribble, call_getppid;
 static uint64_t pace;
 
+/* The uprobe test's target: called once per stress:thread event with
+ * --getppid. noinline and used, so that it has a symbol of its own. */
+__attribute__((noinline, used)) void stress_marker(uint64_t seq);
+
+__attribute__((noinline, used)) void
+stress_marker(uint64_t seq)
+{
+	__asm__ volatile("" : : "r"(seq) : "memory");
+}
+
 static void
 on_signal(int signo)
 {
@@ -104,8 +114,10 @@ worker_main(void *data)
 	for (uint64_t seq = 0; seq < count; seq++) {
 		tracectl_tracepoint(stress, thread, worker->index, seq);
 		/* The kernel timeline test: a system call right after each event. */
-		if (call_getppid)
+		if (call_getppid) {
 			getppid();
+			stress_marker(seq);
+		}
 		if (scribble && worker->index == 0 && seq == count / 2)
 			scribble_own_buffers();
 		if (pace && seq % pace == pace - 1)
