@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl add-context -u -t TYPE [-t TYPE...] [-c CHANNEL] [-s SESSION] */
+/* tracectl add-context -u|-k -t TYPE [-t TYPE...] [-c CHANNEL] [-s SESSION] */
 #include "tc-client.h"
 
 int
@@ -16,10 +16,12 @@ tc_cmd_add_context(int argc, char **argv)
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "Only this channel (default: every channel)", "CHANNEL"},
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
-		 "Context to add: vpid, vtid, procname or pthread_id (repeat -t for more)", "TYPE"},
+		 "Context to add: -u: vpid, vtid, procname, pthread_id; -k: pid, tid, procname, "
+		 "prio (repeat -t for more)",
+		 "TYPE"},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("-u -t TYPE...");
+	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE...");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;

@@ -23,6 +23,18 @@ add_probe(const char *session_name, const char *kind, const char *location, cons
 	return TC_EXIT_OK;
 }
 
+/* --function, as LTTng's: NAME_entry at the function's entry and
+ * NAME_return at its return. */
+static int
+add_function_probes(const char *session_name, const char *location, const char *name)
+{
+	g_autofree char *entry = g_strconcat(name, "_entry", NULL);
+	g_autofree char *ret = g_strconcat(name, "_return", NULL);
+	int status = add_probe(session_name, "kprobe", location, entry);
+
+	return status == TC_EXIT_OK ? add_probe(session_name, "kretprobe", location, ret) : status;
+}
+
 static int
 change_events(int argc, char **argv, gboolean enable)
 {
@@ -38,7 +50,8 @@ change_events(int argc, char **argv, gboolean enable)
 		{"probe", 0, 0, G_OPTION_ARG_STRING, &probe,
 		 "With -k: a kprobe named NAME on SYMBOL[+OFFSET] or 0xADDRESS", "PLACE"},
 		{"function", 0, 0, G_OPTION_ARG_STRING, &function,
-		 "With -k: a kretprobe (function return) named NAME on SYMBOL", "PLACE"},
+		 "With -k: probes on the entry (NAME_entry) and return (NAME_return) of SYMBOL",
+		 "PLACE"},
 		{"userspace-probe", 0, 0, G_OPTION_ARG_STRING, &uprobe,
 		 "With -k: a uprobe named NAME on /path/to/ELF:FUNCTION", "PLACE"},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
@@ -76,8 +89,10 @@ change_events(int argc, char **argv, gboolean enable)
 				   "one event NAME\n");
 			return TC_EXIT_USAGE;
 		}
-		return add_probe(session_name, probe ? "kprobe" : function ? "kretprobe" : "uprobe",
-				 probe ? probe : function ? function : uprobe, argv[1]);
+		if (function)
+			return add_function_probes(session_name, function, argv[1]);
+		return add_probe(session_name, probe ? "kprobe" : "uprobe", probe ? probe : uprobe,
+				 argv[1]);
 	}
 	if (kernel)
 		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)

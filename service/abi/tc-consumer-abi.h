@@ -42,6 +42,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_CHANNEL_STATS = 7,   /* struct tc_consumer_channel_ref */
 	TC_CONSUMER_EVENT_LAYOUT = 8,    /* struct tc_consumer_event_layout */
 	TC_CONSUMER_KERNEL_TRACE = 9,    /* struct tc_consumer_kernel_trace + fds */
+	TC_CONSUMER_KERNEL_UPDATE = 10,  /* struct tc_consumer_kernel_update [+ memfd] */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -145,19 +146,44 @@ struct tc_consumer_event_layout {
 
 /*
  * The kernel trace of a session, written into dir: comes with nr_cpus
- * trace_pipe_raw descriptors (CPU order) then the helper's formats memfd.
+ * trace_pipe_raw descriptors (CPU order) then the helper's formats memfd
+ * (then saved_tgids, see below).
  * The consumer reads them on its read timer and at flushes.
  */
-#define TC_CONSUMER_KERNEL_CPUS_MAX 252u
+#define TC_CONSUMER_KERNEL_CPUS_MAX 251u
+
+/* Context fields of every kernel event (the stream's event context, in
+ * this order), and events the service enabled only to compute them: the
+ * consumer follows them but leaves them out of the trace unless the user
+ * enabled them too. With TC_CONSUMER_KCTX_PID, the descriptors end with
+ * the kernel's saved_tgids, after the formats. */
+#define TC_CONSUMER_KCTX_PID 0x1u      /* int32, the thread group id */
+#define TC_CONSUMER_KCTX_TID 0x2u      /* int32 */
+#define TC_CONSUMER_KCTX_PROCNAME 0x4u /* string, the comm */
+#define TC_CONSUMER_KCTX_PRIO 0x8u     /* int32, prio - 100 as in /proc */
+#define TC_CONSUMER_KCTX_ALL 0xfu
+#define TC_CONSUMER_KHIDE_SCHED_SWITCH 0x100u
+#define TC_CONSUMER_KHIDE_WAKEUP_NEW 0x200u  /* sched:sched_wakeup_new */
+#define TC_CONSUMER_KHIDE_TASK_RENAME 0x400u /* task:task_rename */
+#define TC_CONSUMER_KHIDE_ALL 0x700u
 
 struct tc_consumer_kernel_trace {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	uint32_t nr_cpus;
-	uint32_t reserved;
+	uint32_t flags; /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 	int64_t clock_offset_ns;
 	uint8_t uuid[16];
 	char dir[TC_CONSUMER_PATH_MAX];
+};
+
+/* Events are about to be enabled in a running kernel trace: their
+ * formats (the helper's memfd, optional) and the new hide flags. */
+struct tc_consumer_kernel_update {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint32_t flags; /* TC_CONSUMER_KHIDE_*; context bits are ignored */
+	uint32_t reserved;
 };
 
 struct tc_consumer_stream {

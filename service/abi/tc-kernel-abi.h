@@ -18,7 +18,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 2u
+#define TC_KERNEL_VERSION 3u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -55,6 +55,18 @@ enum tc_kernel_msg_type {
 	 * "tracectl_<session id>", enabled in the session's instance;
 	 * removed with the instance */
 	TC_KERNEL_PROBE_ADD = 12,
+	/* struct tc_kernel_event_msg (globs) -> one TC_KERNEL_FORMATS message
+	 * as START's, holding the formats of the matching events, enabled or
+	 * not, then the reply (value = how many). The service hands them to
+	 * the consumer before it enables events in a running session, so no
+	 * record comes before its format. */
+	TC_KERNEL_FORMATS_GET = 13,
+	/* session_id -> the instance records thread group ids (its option
+	 * record-tgid); one TC_KERNEL_TGIDS_FD message carrying saved_tgids
+	 * opened for reading ("tid tgid" lines), then the reply. For the
+	 * consumer's pid context. */
+	TC_KERNEL_TGIDS = 14,
+	TC_KERNEL_TGIDS_FD = 15,
 	TC_KERNEL_REPLY = 16,
 };
 
@@ -80,11 +92,15 @@ enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_UPROBE = 3,    /* location: /absolute/path/to/ELF:function */
 };
 
+/* Created but not enabled: the service enables it once the consumer has
+ * its format (TC_KERNEL_FORMATS_GET). */
+#define TC_KERNEL_PROBE_DISABLED 0x1u
+
 struct tc_kernel_probe_msg {
 	struct tc_kernel_msg header; /* header.size = sizeof(this) */
 	uint32_t kind;               /* enum tc_kernel_probe_kind */
 	uint32_t uid, gid;           /* the session owner: uprobe files are opened as them */
-	uint32_t reserved;
+	uint32_t flags;              /* TC_KERNEL_PROBE_* */
 	char name[64];               /* [A-Za-z0-9_], the event's name */
 	char location[TC_KERNEL_LOCATION_MAX];
 };

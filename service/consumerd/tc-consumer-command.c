@@ -31,7 +31,7 @@
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 /* Room for a few fds that a confused peer might attach: they are closed. */
-#define RECEIVE_FDS_MAX (TC_CONSUMER_KERNEL_CPUS_MAX + 1)
+#define RECEIVE_FDS_MAX (TC_CONSUMER_KERNEL_CPUS_MAX + 2)
 
 struct command {
 	int fd;
@@ -407,16 +407,20 @@ handle_kernel_trace(struct command *command)
 		.nr_cpus = msg->nr_cpus,
 		.clock_offset_ns = msg->clock_offset_ns,
 		.session_id = msg->session_id,
+		.flags = msg->flags,
 	};
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (msg->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL))
+		return command_fail(command, -EINVAL, "Unknown kernel trace flags 0x%" PRIx32,
+				    msg->flags);
 	if (session->kernel)
 		return command_fail(command, -EEXIST, "Session %" PRIu64 " has a kernel trace",
 				    msg->session_id);
 	if (msg->nr_cpus < 1 || msg->nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
-	    command->nr_fds != msg->nr_cpus + 1)
+	    command->nr_fds != msg->nr_cpus + 1 + !!(msg->flags & TC_CONSUMER_KCTX_PID))
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
@@ -424,18 +428,44 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.formats_fd = command->fds[msg->nr_cpus];
+	spec.tgids_fd = (msg->flags & TC_CONSUMER_KCTX_PID) ? command->fds[msg->nr_cpus + 1] : -1;
 	ret = consumerd_kernel_trace_open(&spec, &session->kernel);
 	/* Taken: the CPU descriptors belong to the trace (closed on failure
 	 * too); the formats were read. */
 	for (uint32_t cpu = 0; cpu < msg->nr_cpus; cpu++)
 		command->fds[cpu] = -1;
+	if (spec.tgids_fd >= 0)
+		command->fds[msg->nr_cpus + 1] = -1;
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot write the kernel trace into \"%s\": %s",
 				    msg->dir, strerror(-ret));
 	return 0;
 }
 
+static int
+handle_kernel_update(struct command *command)
+{
+	const struct tc_consumer_kernel_update *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret;
+
+	if (!session || !session->kernel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
+				    msg->session_id);
+	if (command->nr_fds > 1 || (msg->flags & ~TC_CONSUMER_KHIDE_ALL))
+		return command_fail(command, -EINVAL, "Bad kernel update: %zu descriptors, "
+				    "flags 0x%" PRIx32, command->nr_fds, msg->flags);
+	ret = consumerd_kernel_trace_update(session->kernel,
+					    command->nr_fds ? command->fds[0] : -1, msg->flags);
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot take the new kernel formats: %s",
+				    strerror(-ret));
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
+	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,
 	 handle_kernel_trace},
 	{TC_CONSUMER_EVENT_LAYOUT, "EVENT_LAYOUT", sizeof(struct tc_consumer_event_layout), false,

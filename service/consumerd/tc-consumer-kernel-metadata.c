@@ -14,6 +14,8 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "tc-consumer-abi.h"
+
 /* An open_memstream; NULL on allocation failure. */
 struct text {
 	FILE *out;
@@ -81,8 +83,26 @@ print_field(FILE *out, const struct tep_format_field *field)
 	fputs(";\n", out);
 }
 
+/* The context fields, in the order tc-consumer-kernel.c writes them. */
 static void
-print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns)
+print_event_context(FILE *out, uint32_t contexts)
+{
+	if (!(contexts & TC_CONSUMER_KCTX_ALL))
+		return;
+	fputs("\tevent.context := struct {\n", out);
+	if (contexts & TC_CONSUMER_KCTX_PID)
+		fputs("\t\tint32_t _pid;\n", out);
+	if (contexts & TC_CONSUMER_KCTX_TID)
+		fputs("\t\tint32_t _tid;\n", out);
+	if (contexts & TC_CONSUMER_KCTX_PROCNAME)
+		fputs("\t\tstring { encoding = UTF8; } _procname;\n", out);
+	if (contexts & TC_CONSUMER_KCTX_PRIO)
+		fputs("\t\tint32_t _prio;\n", out);
+	fputs("\t} align(8);\n", out);
+}
+
+static void
+print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns, uint32_t contexts)
 {
 	int64_t offset_s = clock_offset_ns / 1000000000, offset_ns = clock_offset_ns % 1000000000;
 
@@ -94,6 +114,7 @@ print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns)
 	for (unsigned int bits = 8; bits <= 64; bits *= 2)
 		fprintf(out, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n",
 			bits, bits);
+	fputs("typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n", out);
 	fprintf(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
 	for (int i = 0; i < 16; i++)
 		fprintf(out, "%02x%s", uuid[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
@@ -114,8 +135,10 @@ print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns)
 	      "\tpacket.context := struct {\n\t\tuint64_clock_monotonic_t timestamp_begin;\n"
 	      "\t\tuint64_clock_monotonic_t timestamp_end;\n\t\tuint64_t content_size;\n"
 	      "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
-	      "\t\tuint64_t events_discarded;\n\t\tuint32_t cpu_id;\n\t} align(8);\n};\n\n",
+	      "\t\tuint64_t events_discarded;\n\t\tuint32_t cpu_id;\n\t} align(8);\n",
 	      out);
+	print_event_context(out, contexts);
+	fputs("};\n\n", out);
 }
 
 static void
@@ -136,9 +159,20 @@ print_event(FILE *out, struct tep_event *event)
 	free(common);
 }
 
+static char *
+finish(struct text *text, size_t *len)
+{
+	if (fclose(text->out) != 0) {
+		free(text->buf);
+		return NULL;
+	}
+	*len = text->len;
+	return text->buf;
+}
+
 char *
 consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16], int64_t clock_offset_ns,
-			  size_t *len)
+			  uint32_t contexts, size_t *len)
 {
 	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	struct text text = {0};
@@ -146,13 +180,21 @@ consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16], int64_
 	text.out = open_memstream(&text.buf, &text.len);
 	if (!text.out)
 		return NULL;
-	print_header(text.out, uuid, clock_offset_ns);
+	print_header(text.out, uuid, clock_offset_ns, contexts);
 	for (int i = 0; events && events[i]; i++)
 		print_event(text.out, events[i]);
-	if (fclose(text.out) != 0) {
-		free(text.buf);
+	return finish(&text, len);
+}
+
+char *
+consumerd_kernel_metadata_events(struct tep_event **events, size_t *len)
+{
+	struct text text = {0};
+
+	text.out = open_memstream(&text.buf, &text.len);
+	if (!text.out)
 		return NULL;
-	}
-	*len = text.len;
-	return text.buf;
+	for (int i = 0; events[i]; i++)
+		print_event(text.out, events[i]);
+	return finish(&text, len);
 }

@@ -12,6 +12,12 @@
  *        events the kernel lost count in the packet where they were
  *        reported, so babeltrace2 shows them there
  *
+ * Context fields (pid, tid, procname, prio) come first in each event, from
+ * tc-consumer-kernel-task.c; the events the service enabled only for them
+ * (TC_CONSUMER_KHIDE_*) are followed but not written. Events enabled later
+ * come with their formats first (consumerd_kernel_trace_update), and their
+ * event classes are appended to the metadata.
+ *
  * Everything that comes from the kernel's pages is bounds-checked against
  * the record's size: a format and a record that disagree cost that field,
  * never a read out of the page.
@@ -30,6 +36,7 @@
 #include <traceevent/kbuffer.h>
 #include <unistd.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 #include "tc-rb.h"
@@ -37,9 +44,15 @@
 #define PACKET_MAX (256u * 1024u)
 #define FORMATS_MAX (64u << 20)
 #define PAGES_PER_DRAIN 4096u
+#define HIDDEN_MAX 3
 
 struct kernel_cpu {
 	int fd;      /* trace_pipe_raw */
+	struct kbuffer *kbuf; /* walks page */
+	uint8_t *page;
+	const uint8_t *record; /* the next record of page, or NULL */
+	unsigned long long record_ts;
+	uint32_t pages_read; /* in this drain */
 	int file_fd; /* kernel_<cpu> */
 	uint64_t file_size;
 	uint64_t seq;
@@ -51,11 +64,14 @@ struct kernel_cpu {
 
 struct consumerd_kernel_trace {
 	struct tep_handle *tep;
-	struct kbuffer *kbuf;
+	struct consumerd_kernel_tasks *tasks; /* NULL without contexts */
+	uint32_t contexts;                    /* TC_CONSUMER_KCTX_* */
+	int hidden_ids[HIDDEN_MAX];           /* -1 or the id of a hidden event */
+	int metadata_fd;
+	uint64_t metadata_size;
 	uint64_t session_id;
 	uint8_t uuid[16];
 	uint32_t page_size;
-	uint8_t *page;
 	uint64_t unknown_records;
 	uint32_t nr_cpus;
 	struct kernel_cpu cpus[];
@@ -82,9 +98,11 @@ read_formats(int fd, size_t *len)
 	return text;
 }
 
-/* "== <system> <event>\n<text>" records, into tep. */
+/* "== <system> <event>\n<text>" records, into tep: the header page the
+ * first time, the events tep does not know yet. Returns how many events
+ * were added, or -EBADMSG. */
 static int
-parse_formats(struct tep_handle *tep, char *text, size_t len)
+parse_formats(struct tep_handle *tep, char *text, size_t len, bool with_header)
 {
 	char *record = text, *end = text + len;
 	int formats = 0;
@@ -93,58 +111,137 @@ parse_formats(struct tep_handle *tep, char *text, size_t len)
 		return -EBADMSG;
 	while (record < end) {
 		char system[128], name[128], *body = strchr(record, '\n'), *next;
+		unsigned long size;
 
 		if (!body || sscanf(record, "== %127s %127s", system, name) != 2)
 			return -EBADMSG;
 		body++;
 		next = strstr(body, "\n== ");
 		next = next ? next + 1 : end;
+		size = (unsigned long)(next - body);
+		record = next;
 		if (strcmp(system, "header_page") == 0) {
-			if (tep_parse_header_page(tep, body, (unsigned long)(next - body), 8) < 0)
+			if (with_header && tep_parse_header_page(tep, body, size, 8) < 0)
 				return -EBADMSG;
-		} else if (tep_parse_event(tep, body, (unsigned long)(next - body), system) != 0) {
+		} else if (tep_find_event_by_name(tep, system, name)) {
+			continue; /* known already */
+		} else if (tep_parse_event(tep, body, size, system) != 0) {
 			return -EBADMSG;
 		} else {
 			formats++;
 		}
-		record = next;
 	}
 	return formats;
 }
 
-static struct tep_handle *
-load_formats(int fd)
+static int
+load_formats(struct tep_handle *tep, int fd, bool with_header)
 {
-	struct tep_handle *tep = tep_alloc();
 	size_t len = 0;
 	char *text = read_formats(fd, &len);
+	int ret = text ? parse_formats(tep, text, len, with_header) : -EBADMSG;
 
-	if (tep && text && parse_formats(tep, text, len) >= 0) {
-		free(text);
-		return tep;
-	}
 	free(text);
-	if (tep)
-		tep_free(tep);
-	return NULL;
+	return ret;
 }
 
 static int
 write_metadata(struct consumerd_kernel_trace *trace, int dir_fd, int64_t clock_offset_ns)
 {
-	uint64_t size = 0;
 	size_t len = 0;
-	char *text = consumerd_kernel_metadata(trace->tep, trace->uuid, clock_offset_ns, &len);
-	int fd, ret;
+	char *text = consumerd_kernel_metadata(trace->tep, trace->uuid, clock_offset_ns,
+					       trace->contexts, &len);
+	int ret;
 
 	if (!text)
 		return -ENOMEM;
-	fd = consumerd_output_create_file(dir_fd, "metadata");
-	ret = fd < 0 ? fd : consumerd_output_append(fd, &size, text, len);
-	if (fd >= 0)
-		close(fd);
+	trace->metadata_fd = consumerd_output_create_file(dir_fd, "metadata");
+	ret = trace->metadata_fd < 0 ? trace->metadata_fd
+				     : consumerd_output_append(trace->metadata_fd,
+							       &trace->metadata_size, text, len);
 	free(text);
 	return ret;
+}
+
+static const struct {
+	const char *system, *name;
+	uint32_t flag;
+} hideable[HIDDEN_MAX] = {
+	{"sched", "sched_switch", TC_CONSUMER_KHIDE_SCHED_SWITCH},
+	{"sched", "sched_wakeup_new", TC_CONSUMER_KHIDE_WAKEUP_NEW},
+	{"task", "task_rename", TC_CONSUMER_KHIDE_TASK_RENAME},
+};
+
+static void
+set_hidden(struct consumerd_kernel_trace *trace, uint32_t flags)
+{
+	for (int i = 0; i < HIDDEN_MAX; i++) {
+		struct tep_event *event =
+			tep_find_event_by_name(trace->tep, hideable[i].system, hideable[i].name);
+
+		trace->hidden_ids[i] = event && (flags & hideable[i].flag) ? event->id : -1;
+	}
+}
+
+static bool
+is_hidden(const struct consumerd_kernel_trace *trace, int id)
+{
+	for (int i = 0; i < HIDDEN_MAX; i++)
+		if (trace->hidden_ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The events of tep not in the metadata yet: those with no class in
+ * known (NULL-terminated, sorted by id). */
+static struct tep_event **
+new_events(struct tep_handle *tep, struct tep_event **known)
+{
+	struct tep_event **all = tep_list_events_copy(tep, TEP_EVENT_SORT_ID);
+	int n = 0, k = 0;
+
+	if (!all)
+		return NULL;
+	for (int i = 0; all[i]; i++) {
+		while (known && known[k] && known[k]->id < all[i]->id)
+			k++;
+		if (!known || !known[k] || known[k]->id != all[i]->id)
+			all[n++] = all[i];
+	}
+	all[n] = NULL;
+	return all;
+}
+
+int
+consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_fd,
+			      uint32_t hide_flags)
+{
+	struct tep_event **known = NULL, **added = NULL;
+	size_t len = 0;
+	char *text = NULL;
+	int ret = 0;
+
+	if (formats_fd >= 0) {
+		/* Drain first: what is in the buffers was recorded before. */
+		consumerd_kernel_trace_drain(trace);
+		known = tep_list_events_copy(trace->tep, TEP_EVENT_SORT_ID);
+		ret = known ? load_formats(trace->tep, formats_fd, false) : -ENOMEM;
+	}
+	if (ret > 0) {
+		added = new_events(trace->tep, known);
+		text = added ? consumerd_kernel_metadata_events(added, &len) : NULL;
+		ret = text ? consumerd_output_append(trace->metadata_fd, &trace->metadata_size,
+						     text, len)
+			   : -ENOMEM;
+		if (trace->tasks)
+			consumerd_kernel_tasks_use_formats(trace->tasks, trace->tep);
+	}
+	free(text);
+	free(added);
+	free(known);
+	if (ret >= 0)
+		set_hidden(trace, hide_flags);
+	return ret < 0 ? ret : 0;
 }
 
 static int
@@ -169,35 +266,53 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 			    struct consumerd_kernel_trace **result)
 {
 	struct consumerd_kernel_trace *trace;
-	int dir_fd = -1, ret = -ENOMEM;
+	int dir_fd = -1, ret = -ENOMEM, tgids_fd = spec->tgids_fd;
 
 	trace = calloc(1, sizeof(*trace) + spec->nr_cpus * sizeof(trace->cpus[0]));
 	if (!trace) {
 		for (uint32_t cpu = 0; cpu < spec->nr_cpus; cpu++)
 			close(spec->cpu_fds[cpu]);
+		if (spec->tgids_fd >= 0)
+			close(spec->tgids_fd);
 		return -ENOMEM;
 	}
 	trace->nr_cpus = spec->nr_cpus;
 	trace->session_id = spec->session_id;
+	trace->contexts = spec->flags & TC_CONSUMER_KCTX_ALL;
+	trace->metadata_fd = -1;
+	for (int i = 0; i < HIDDEN_MAX; i++)
+		trace->hidden_ids[i] = -1;
 	memcpy(trace->uuid, spec->uuid, sizeof(trace->uuid));
 	for (uint32_t cpu = 0; cpu < spec->nr_cpus; cpu++) {
 		trace->cpus[cpu].fd = spec->cpu_fds[cpu];
 		trace->cpus[cpu].file_fd = -1;
 	}
 	trace->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	trace->page = malloc(trace->page_size);
-	trace->tep = load_formats(spec->formats_fd);
-	if (!trace->tep) {
-		ret = -EBADMSG;
+	trace->tep = tep_alloc();
+	if (!trace->tep || load_formats(trace->tep, spec->formats_fd, true) < 0) {
+		ret = trace->tep ? -EBADMSG : -ENOMEM;
 		goto fail;
+	}
+	set_hidden(trace, spec->flags);
+	if (trace->contexts) {
+		trace->tasks = consumerd_kernel_tasks_new(spec->nr_cpus, tgids_fd);
+		tgids_fd = -1;
+		if (!trace->tasks)
+			goto fail;
+		consumerd_kernel_tasks_use_formats(trace->tasks, trace->tep);
 	}
 	/* The pages of this machine: 64-bit longs, little endian. */
 	tep_set_long_size(trace->tep, sizeof(long));
 	tep_set_page_size(trace->tep, (int)trace->page_size);
-	trace->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				    KBUFFER_ENDIAN_LITTLE);
-	if (!trace->page || !trace->kbuf)
-		goto fail;
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					KBUFFER_ENDIAN_LITTLE);
+		c->page = malloc(trace->page_size);
+		if (!c->kbuf || !c->page)
+			goto fail;
+	}
 	ret = consumerd_output_open_dir(spec->dir);
 	if (ret < 0)
 		goto fail;
@@ -212,6 +327,8 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	return 0;
 
 fail:
+	if (tgids_fd >= 0)
+		close(tgids_fd);
 	consumerd_kernel_trace_close(trace);
 	return ret;
 }
@@ -266,10 +383,29 @@ put_field(struct kernel_cpu *c, const struct tep_format_field *field, const uint
 	return put(c, data + offset, len);
 }
 
+static bool
+put_contexts(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
+	     int32_t tid)
+{
+	struct consumerd_kernel_task task;
+	bool ok = true;
+
+	consumerd_kernel_tasks_lookup(trace->tasks, cpu, tid, &task);
+	if (trace->contexts & TC_CONSUMER_KCTX_PID)
+		ok = ok && put(c, &task.tgid, sizeof(task.tgid));
+	if (trace->contexts & TC_CONSUMER_KCTX_TID)
+		ok = ok && put(c, &tid, sizeof(tid));
+	if (trace->contexts & TC_CONSUMER_KCTX_PROCNAME)
+		ok = ok && put_string(c, task.has_comm ? task.comm : "", sizeof(task.comm));
+	if (trace->contexts & TC_CONSUMER_KCTX_PRIO)
+		ok = ok && put(c, &task.prio, sizeof(task.prio));
+	return ok;
+}
+
 /* The whole event, header included; false when the packet is full. */
 static bool
-put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, struct tep_event *event,
-	  const uint8_t *data, uint32_t size, uint64_t ts)
+put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
+	  struct tep_event *event, int32_t tid, const uint8_t *data, uint32_t size, uint64_t ts)
 {
 	struct tep_format_field **common = tep_event_common_fields(event);
 	struct tep_format_field **fields = tep_event_fields(event);
@@ -277,6 +413,8 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, struct tep
 	uint32_t start = c->used;
 	bool ok = put(c, &header, sizeof(header));
 
+	if (ok && trace->tasks)
+		ok = put_contexts(trace, c, cpu, tid);
 	for (int i = 0; ok && common && common[i]; i++)
 		ok = put_field(c, common[i], data, size);
 	for (int i = 0; ok && fields && fields[i]; i++)
@@ -322,6 +460,11 @@ begin_packet_if_empty(struct kernel_cpu *c, uint64_t ts)
 	}
 }
 
+/* Every record starts with common_type (2 bytes), common_flags,
+ * common_preempt_count (1 byte each) and common_pid: the kernel's
+ * struct trace_entry. */
+#define COMMON_PID_OFFSET 4
+
 static void
 convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t *data,
 	       uint32_t size, uint64_t ts)
@@ -329,6 +472,7 @@ convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	struct tep_event *event;
 	uint16_t type;
+	int32_t tid = -1;
 
 	if (size < sizeof(type))
 		return;
@@ -338,56 +482,97 @@ convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t
 		trace->unknown_records++;
 		return;
 	}
+	if (size >= COMMON_PID_OFFSET + sizeof(tid))
+		memcpy(&tid, data + COMMON_PID_OFFSET, sizeof(tid));
+	if (trace->tasks)
+		consumerd_kernel_tasks_follow(trace->tasks, cpu, event->id, data, size);
+	if (is_hidden(trace, event->id))
+		return;
 	begin_packet_if_empty(c, ts);
-	if (!put_event(trace, c, event, data, size, ts)) {
+	if (!put_event(trace, c, cpu, event, tid, data, size, ts)) {
 		write_packet(trace, cpu);
 		begin_packet_if_empty(c, ts);
-		if (!put_event(trace, c, event, data, size, ts))
+		if (!put_event(trace, c, cpu, event, tid, data, size, ts))
 			return; /* larger than a packet: dropped */
 	}
 	c->end = ts;
 }
 
-/* One page: returns false when there is nothing more to read now. */
+/* The first record of the CPU's next page, skipping empty pages; false
+ * when the kernel has nothing more now or the drain read enough. */
 static bool
-convert_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
+load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
-	unsigned long long ts;
-	ssize_t n = read(c->fd, trace->page, trace->page_size);
 	int missed;
-	void *data;
 
-	if (n <= 0)
-		return false;
-	if (kbuffer_load_subbuffer(trace->kbuf, trace->page) < 0)
-		return true;
-	missed = kbuffer_missed_events(trace->kbuf);
-	if (missed > 0) {
-		/* Reported in the packet that holds what came after them. */
-		write_packet(trace, cpu);
-		c->discarded += (uint64_t)missed;
+	c->record = NULL;
+	while (!c->record && c->pages_read < PAGES_PER_DRAIN) {
+		if (read(c->fd, c->page, trace->page_size) <= 0)
+			return false;
+		c->pages_read++;
+		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+			continue;
+		missed = kbuffer_missed_events(c->kbuf);
+		if (missed > 0) {
+			/* Reported in the packet that holds what came after them. */
+			write_packet(trace, cpu);
+			c->discarded += (uint64_t)missed;
+		}
+		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 	}
-	for (data = kbuffer_read_event(trace->kbuf, &ts); data;
-	     data = kbuffer_next_event(trace->kbuf, &ts)) {
-		int size = kbuffer_event_size(trace->kbuf);
-
-		if (size > 0 && (size_t)size <= trace->page_size)
-			convert_record(trace, cpu, data, (uint32_t)size, ts);
-	}
-	return true;
+	return c->record != NULL;
 }
 
+static void
+next_record(struct consumerd_kernel_trace *trace, uint32_t cpu)
+{
+	struct kernel_cpu *c = &trace->cpus[cpu];
+
+	c->record = kbuffer_next_event(c->kbuf, &c->record_ts);
+	if (!c->record)
+		load_page(trace, cpu);
+}
+
+/* The CPU whose next record is the oldest, or -1 when none has one. */
+static int
+oldest_cpu(const struct consumerd_kernel_trace *trace)
+{
+	int oldest = -1;
+
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++)
+		if (trace->cpus[cpu].record &&
+		    (oldest < 0 || trace->cpus[cpu].record_ts < trace->cpus[oldest].record_ts))
+			oldest = (int)cpu;
+	return oldest;
+}
+
+/* The CPUs' records in time order: what one CPU's records say about a
+ * task (its switch-in, its creation) is known before its records on
+ * another CPU are written. */
 void
 consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 {
-	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
-		if (trace->cpus[cpu].fd < 0)
-			continue;
-		for (uint32_t pages = 0; pages < PAGES_PER_DRAIN && convert_page(trace, cpu); pages++)
-			;
-		write_packet(trace, cpu);
+	int cpu;
+
+	if (trace->tasks)
+		consumerd_kernel_tasks_new_drain(trace->tasks);
+	for (uint32_t i = 0; i < trace->nr_cpus; i++) {
+		trace->cpus[i].pages_read = 0;
+		if (trace->cpus[i].fd >= 0)
+			load_page(trace, i);
 	}
+	while ((cpu = oldest_cpu(trace)) >= 0) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+		int size = kbuffer_event_size(c->kbuf);
+
+		if (size > 0 && (size_t)size <= trace->page_size)
+			convert_record(trace, (uint32_t)cpu, c->record, (uint32_t)size,
+				       c->record_ts);
+		next_record(trace, (uint32_t)cpu);
+	}
+	for (uint32_t i = 0; i < trace->nr_cpus; i++)
+		write_packet(trace, i);
 }
 
 void
@@ -395,7 +580,7 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 {
 	if (!trace)
 		return;
-	if (trace->tep && trace->kbuf && trace->page)
+	if (trace->tep && trace->metadata_fd >= 0)
 		consumerd_kernel_trace_drain(trace);
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
@@ -407,14 +592,19 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 			close(c->file_fd);
 		}
 		free(c->packet);
+		free(c->page);
+		if (c->kbuf)
+			kbuffer_free(c->kbuf);
 	}
 	if (trace->unknown_records)
 		consumerd_warning("session=%" PRIu64 ": %" PRIu64 " kernel records of unknown "
 				  "events were skipped", trace->session_id, trace->unknown_records);
-	if (trace->kbuf)
-		kbuffer_free(trace->kbuf);
+	if (trace->metadata_fd >= 0) {
+		consumerd_output_sync(trace->metadata_fd);
+		close(trace->metadata_fd);
+	}
+	consumerd_kernel_tasks_free(trace->tasks);
 	if (trace->tep)
 		tep_free(trace->tep);
-	free(trace->page);
 	free(trace);
 }

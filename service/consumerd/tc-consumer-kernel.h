@@ -8,6 +8,7 @@
 #ifndef TC_CONSUMER_KERNEL_H
 #define TC_CONSUMER_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,25 +18,58 @@ struct consumerd_kernel_spec {
 	const char *dir;       /* absolute, created 0700 */
 	int formats_fd;        /* the helper's sealed memfd, hostile text */
 	const int *cpu_fds;    /* nr_cpus trace_pipe_raw descriptors, taken */
+	int tgids_fd;          /* saved_tgids, or -1; taken */
 	uint32_t nr_cpus;
 	uint8_t uuid[16];
 	int64_t clock_offset_ns; /* the session's, as in the user-space metadata */
 	uint64_t session_id;     /* for logs */
+	uint32_t flags;          /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 };
 
 /* Returns 0 and *trace, or -errno (-EBADMSG for bad formats). On
- * failure the cpu descriptors are closed too. */
+ * failure the cpu and tgids descriptors are closed too. */
 int consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 				struct consumerd_kernel_trace **trace);
+/* Takes the formats of events about to be enabled (formats_fd, or -1:
+ * none; the metadata grows by the new ones) and the new TC_CONSUMER_KHIDE_*
+ * flags. -EBADMSG for bad formats. */
+int consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_fd,
+				  uint32_t hide_flags);
 /* Reads what the kernel buffers hold now and writes it out. */
 void consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 
-/* tc-consumer-kernel-metadata.c: the TSDL of the formats in tep. */
+/* tc-consumer-kernel-metadata.c: the TSDL of the formats in tep, with
+ * the stream's event context of the contexts (TC_CONSUMER_KCTX_*). */
 struct tep_handle;
+struct tep_event;
 char *consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
-				int64_t clock_offset_ns, size_t *len);
+				int64_t clock_offset_ns, uint32_t contexts, size_t *len);
+/* The TSDL of a NULL-terminated list of events, to append. */
+char *consumerd_kernel_metadata_events(struct tep_event **events, size_t *len);
+
+/* tc-consumer-kernel-task.c: the thread behind each record. */
+struct consumerd_kernel_task {
+	int32_t tid, tgid, prio; /* -1: unknown */
+	char comm[16];
+	bool has_comm;  /* comm and prio are known */
+	bool looked_up; /* /proc was read for it */
+};
+struct consumerd_kernel_tasks;
+/* tgids_fd (saved_tgids, or -1) is taken. */
+struct consumerd_kernel_tasks *consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd);
+void consumerd_kernel_tasks_free(struct consumerd_kernel_tasks *tasks);
+/* Finds sched_switch in tep (again after an update). */
+void consumerd_kernel_tasks_use_formats(struct consumerd_kernel_tasks *tasks,
+					struct tep_handle *tep);
+/* Every record of the CPU, in order, before it is looked up. */
+void consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu,
+				   int event_id, const uint8_t *data, uint32_t size);
+/* A new drain: saved_tgids may be read again. */
+void consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks);
+void consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu,
+				   int32_t tid, struct consumerd_kernel_task *result);
 /* Whether a field is written as a string (char arrays, __data_loc char[]). */
 struct tep_format_field;
 int consumerd_kernel_field_is_string(const struct tep_format_field *field);

@@ -9,6 +9,7 @@
  * after IDLE_EXIT_MS without a connection (systemd starts it again).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <poll.h>
@@ -228,7 +229,7 @@ start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
 	ret = tc_helper_open_cpu_buffers(request->session_id, fds, CPUS_MAX, &count);
 	if (ret < 0)
 		return ret;
-	formats = tc_helper_formats_memfd(request->session_id);
+	formats = tc_helper_formats_memfd(request->session_id, NULL, NULL, NULL);
 	ret = formats < 0 ? formats : tc_helper_tracing_on(request->session_id, true);
 	for (int cpu = 0; ret == 0 && cpu < count; cpu++)
 		if (!send_fd(sock, TC_KERNEL_CPU_FD, request, (uint32_t)cpu, fds[cpu]))
@@ -266,9 +267,20 @@ add_probe(const void *buf, size_t len)
 
 	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
 	    !tc_helper_name_is_valid(msg->name, sizeof(msg->name)) || strchr(msg->name, '*') ||
-	    !memchr(msg->location, '\0', sizeof(msg->location)))
+	    !memchr(msg->location, '\0', sizeof(msg->location)) ||
+	    (msg->flags & ~TC_KERNEL_PROBE_DISABLED))
 		return -EINVAL;
 	return tc_helper_probe_add(msg);
+}
+
+static bool
+event_msg_is_valid(const void *buf, size_t len)
+{
+	const struct tc_kernel_event_msg *msg = buf;
+
+	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
+	       tc_helper_name_is_valid(msg->system, sizeof(msg->system)) &&
+	       tc_helper_name_is_valid(msg->event, sizeof(msg->event));
 }
 
 static int
@@ -276,11 +288,46 @@ change_event(const void *buf, size_t len, bool enable)
 {
 	const struct tc_kernel_event_msg *msg = buf;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    !tc_helper_name_is_valid(msg->system, sizeof(msg->system)) ||
-	    !tc_helper_name_is_valid(msg->event, sizeof(msg->event)))
+	if (!event_msg_is_valid(buf, len))
 		return -EINVAL;
 	return tc_helper_event_enable(msg->header.session_id, msg->system, msg->event, enable);
+}
+
+/* FORMATS_GET: the formats of events matching the globs, enabled or not. */
+static int
+send_formats(int sock, const void *buf, size_t len, uint32_t *count)
+{
+	const struct tc_kernel_event_msg *msg = buf;
+	int fd, matched = 0, ret = 0;
+
+	if (!event_msg_is_valid(buf, len))
+		return -EINVAL;
+	fd = tc_helper_formats_memfd(msg->header.session_id, msg->system, msg->event, &matched);
+	if (fd < 0)
+		return fd;
+	if (!send_fd(sock, TC_KERNEL_FORMATS, &msg->header, 0, fd))
+		ret = -EPIPE;
+	close(fd);
+	*count = (uint32_t)matched;
+	return ret;
+}
+
+/* TGIDS: record-tgid in the instance, and the kernel's map to read. */
+static int
+send_tgids(int sock, const struct tc_kernel_msg *request)
+{
+	char path[4096];
+	int fd, ret = tc_helper_record_tgids(request->session_id);
+
+	if (ret < 0)
+		return ret;
+	snprintf(path, sizeof(path), "%s/saved_tgids", tc_helper_tracefs_root());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = send_fd(sock, TC_KERNEL_TGIDS_FD, request, 0, fd) ? 0 : -EPIPE;
+	close(fd);
+	return ret;
 }
 
 static int
@@ -332,6 +379,12 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		break;
 	case TC_KERNEL_START:
 		reply->status = fixed ? start_session(sock, request, &reply->value) : -EINVAL;
+		break;
+	case TC_KERNEL_TGIDS:
+		reply->status = fixed ? send_tgids(sock, request) : -EINVAL;
+		break;
+	case TC_KERNEL_FORMATS_GET:
+		reply->status = send_formats(sock, buf, len, &reply->value);
 		break;
 	case TC_KERNEL_PROBE_ADD:
 		reply->status = add_probe(buf, len);

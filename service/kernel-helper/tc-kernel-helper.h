@@ -16,10 +16,14 @@ int tc_helper_instance_setup(uint64_t session_id, uint32_t buffer_size_kb);
 int tc_helper_event_enable(uint64_t session_id, const char *system, const char *event,
 			   bool enable);
 int tc_helper_tracing_on(uint64_t session_id, bool on);
+/* The instance's record-tgid option: the scheduler fills saved_tgids. */
+int tc_helper_record_tgids(uint64_t session_id);
 /* Opens per_cpu/cpuN/trace_pipe_raw of every CPU: fds[0..*count-1]. */
 int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count);
-/* A sealed memfd with the header page and the formats of enabled events. */
-int tc_helper_formats_memfd(uint64_t session_id);
+/* A sealed memfd with the header page and the formats of the enabled
+ * events (globs NULL) or of the events matching the globs; *count of them. */
+int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
+			    int *count);
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
 struct tc_kernel_probe_msg;
 /* tc-kernel-probe.c */

@@ -129,7 +129,10 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 	ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
 	tracefs_dynevent_free(probe);
 	if (ret == 0)
-		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
+		ret = (msg->flags & TC_KERNEL_PROBE_DISABLED)
+			      ? 0
+			      : tc_helper_event_enable(msg->header.session_id, group, msg->name,
+						       true);
 	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s: %s", msg->header.session_id,
 		      group, msg->name, msg->location, ret == 0 ? "added" : strerror(-ret));
 	return ret;

@@ -123,6 +123,19 @@ tc_helper_tracing_on(uint64_t session_id, bool on)
 }
 
 int
+tc_helper_record_tgids(uint64_t session_id)
+{
+	struct tracefs_instance *instance = session_instance(session_id);
+	int ret;
+
+	if (!instance)
+		return -ENOMEM;
+	ret = write_file(instance, "options/record-tgid", "1");
+	tracefs_instance_free(instance);
+	return ret;
+}
+
+int
 tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count)
 {
 	char path[4096];
@@ -194,42 +207,81 @@ event_is_enabled(const char *events_dir, const char *system, const char *event)
 	return value[0] == '1';
 }
 
-static int
-append_enabled_formats(int fd, const char *events_dir)
+/* The events whose formats go to the consumer: the enabled ones (globs
+ * NULL), or those matching the globs. */
+struct format_filter {
+	const char *system_glob, *event_glob;
+	int count;
+};
+
+static bool
+filter_matches(const struct format_filter *filter, const char *events_dir, const char *system,
+	       const char *event)
 {
-	struct dirent *system, *event;
-	DIR *systems = opendir(events_dir), *events;
+	if (!filter->system_glob)
+		return event_is_enabled(events_dir, system, event);
+	return fnmatch(filter->system_glob, system, 0) == 0 &&
+	       fnmatch(filter->event_glob, event, 0) == 0;
+}
+
+static bool
+is_directory(const struct dirent *entry)
+{
+	return entry->d_name[0] != '.' && (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN);
+}
+
+static int
+append_system_formats(int fd, const char *events_dir, const char *system,
+		      struct format_filter *filter)
+{
 	char path[4096];
+	struct dirent *event;
+	DIR *events;
+	int ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", events_dir, system) >= (int)sizeof(path))
+		return 0;
+	events = opendir(path);
+	while (ret == 0 && events && (event = readdir(events))) {
+		if (!is_directory(event) ||
+		    !filter_matches(filter, events_dir, system, event->d_name))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/%s/format", events_dir, system,
+			     event->d_name) >= (int)sizeof(path))
+			continue;
+		ret = append_record(fd, system, event->d_name, path);
+		/* Directories without a format (a system's own) are not events. */
+		if (ret == -ENOENT)
+			ret = 0;
+		else if (ret == 0)
+			filter->count++;
+	}
+	if (events)
+		closedir(events);
+	return ret;
+}
+
+static int
+append_formats(int fd, const char *events_dir, struct format_filter *filter)
+{
+	struct dirent *system;
+	DIR *systems = opendir(events_dir);
 	int ret = 0;
 
 	if (!systems)
 		return -errno;
-	while (ret == 0 && (system = readdir(systems))) {
-		if (system->d_name[0] == '.' || (system->d_type != DT_DIR && system->d_type != DT_UNKNOWN))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", events_dir, system->d_name) >=
-		    (int)sizeof(path))
-			continue;
-		events = opendir(path);
-		while (ret == 0 && events && (event = readdir(events))) {
-			if (event->d_name[0] == '.' || (event->d_type != DT_DIR && event->d_type != DT_UNKNOWN) ||
-			    !event_is_enabled(events_dir, system->d_name, event->d_name))
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s/%s/format", events_dir,
-				     system->d_name, event->d_name) >= (int)sizeof(path))
-				continue;
-			ret = append_record(fd, system->d_name, event->d_name, path);
-		}
-		if (events)
-			closedir(events);
-	}
+	while (ret == 0 && (system = readdir(systems)))
+		if (is_directory(system))
+			ret = append_system_formats(fd, events_dir, system->d_name, filter);
 	closedir(systems);
 	return ret;
 }
 
 int
-tc_helper_formats_memfd(uint64_t session_id)
+tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
+			int *count)
 {
+	struct format_filter filter = {.system_glob = system_glob, .event_glob = event_glob};
 	char events_dir[4096], path[4096];
 	int fd = memfd_create("tracectl-formats", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	int ret;
@@ -244,7 +296,7 @@ tc_helper_formats_memfd(uint64_t session_id)
 	}
 	ret = append_record(fd, "header_page", "header_page", path);
 	if (ret == 0)
-		ret = append_enabled_formats(fd, events_dir);
+		ret = append_formats(fd, events_dir, &filter);
 	/* The consumer reads it as it is: nobody may change it. */
 	if (ret == 0 && fcntl(fd, F_ADD_SEALS,
 			      F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
@@ -253,6 +305,8 @@ tc_helper_formats_memfd(uint64_t session_id)
 		close(fd);
 		return ret;
 	}
+	if (count)
+		*count = filter.count;
 	return fd;
 }
 

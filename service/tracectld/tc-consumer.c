@@ -594,10 +594,12 @@ tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layou
 gboolean
 tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 			 const guint8 uuid[16], gint64 clock_offset_ns, const int *cpu_fds,
-			 guint nr_cpus, int formats_fd, GError **error)
+			 guint nr_cpus, int formats_fd, int tgids_fd, guint32 flags,
+			 GError **error)
 {
 	g_autofree struct tc_consumer_kernel_trace *msg = g_new0(struct tc_consumer_kernel_trace, 1);
-	g_autofree int *fds = g_new(int, nr_cpus + 1);
+	g_autofree int *fds = g_new(int, nr_cpus + 2);
+	guint n_fds = nr_cpus + 1;
 	struct tc_consumer_reply reply = {0};
 
 	if (nr_cpus == 0 || nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
@@ -608,12 +610,26 @@ tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *d
 	}
 	msg->session_id = session_id;
 	msg->nr_cpus = nr_cpus;
+	msg->flags = flags;
 	msg->clock_offset_ns = clock_offset_ns;
 	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
 	memcpy(fds, cpu_fds, nr_cpus * sizeof(int));
 	fds[nr_cpus] = formats_fd;
-	return request_full(consumer, msg, TC_CONSUMER_KERNEL_TRACE, sizeof(*msg), fds,
-			    nr_cpus + 1, NULL, 0, NULL, &reply, error);
+	if (tgids_fd >= 0)
+		fds[n_fds++] = tgids_fd;
+	return request_full(consumer, msg, TC_CONSUMER_KERNEL_TRACE, sizeof(*msg), fds, n_fds,
+			    NULL, 0, NULL, &reply, error);
+}
+
+gboolean
+tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,
+			  guint32 hide_flags, GError **error)
+{
+	struct tc_consumer_kernel_update msg = {.session_id = session_id, .flags = hide_flags};
+	struct tc_consumer_reply reply = {0};
+
+	return request_full(consumer, &msg, TC_CONSUMER_KERNEL_UPDATE, sizeof(msg), &formats_fd,
+			    formats_fd >= 0 ? 1 : 0, NULL, 0, NULL, &reply, error);
 }
 
 gboolean

@@ -37,7 +37,11 @@ gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArr
 gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 				  const guint8 uuid[16], gint64 clock_offset_ns,
 				  const int *cpu_fds, guint nr_cpus, int formats_fd,
-				  GError **error);
+				  int tgids_fd, guint32 flags, GError **error);
+/* Before events are enabled in a running kernel trace: their formats
+ * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
+gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,
+				   guint32 hide_flags, GError **error);
 /* Writes what the buffers of a snapshot session hold into dir. */
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			      guint64 *packets, GError **error);

@@ -23,15 +23,26 @@
 #include "tc-rb.h"
 #include "tracectl-abi.h"
 
-/* Context names of the API, in the order of their fields. */
-static const struct {
+/* Context names of the API, per domain, in the order of their fields. */
+typedef struct {
 	const char *name;
 	guint32 bit;
-} tc_contexts[] = {
+} TcContextName;
+
+static const TcContextName ust_contexts[] = {
 	{"vpid", TRACECTL_CONTEXT_VPID},
 	{"vtid", TRACECTL_CONTEXT_VTID},
 	{"procname", TRACECTL_CONTEXT_PROCNAME},
 	{"pthread_id", TRACECTL_CONTEXT_PTHREAD_ID},
+	{NULL, 0},
+};
+
+static const TcContextName kernel_contexts[] = {
+	{"pid", TC_CONSUMER_KCTX_PID},
+	{"tid", TC_CONSUMER_KCTX_TID},
+	{"procname", TC_CONSUMER_KCTX_PROCNAME},
+	{"prio", TC_CONSUMER_KCTX_PRIO},
+	{NULL, 0},
 };
 
 #define TC_TYPE_SESSION_OBJECT (tc_session_object_get_type())
@@ -51,9 +62,9 @@ context_names_variant(guint32 contexts)
 	GVariantBuilder names;
 
 	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
-	for (guint i = 0; i < G_N_ELEMENTS(tc_contexts); i++)
-		if (contexts & tc_contexts[i].bit)
-			g_variant_builder_add(&names, "s", tc_contexts[i].name);
+	for (const TcContextName *context = ust_contexts; context->name; context++)
+		if (contexts & context->bit)
+			g_variant_builder_add(&names, "s", context->name);
 	return g_variant_builder_end(&names);
 }
 
@@ -209,36 +220,6 @@ check_domain(const char *domain, GError **error)
 	return FALSE;
 }
 
-/* The root helper is started on demand and answers; the kernel domain
- * itself is not implemented yet. */
-static gboolean
-kernel_work(TcRequest *request, GError **error)
-{
-	guint32 version = 0;
-
-	if (!tc_kernel_ping(&version, error))
-		return FALSE;
-	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-		    "Kernel tracing is not available in this version of tracectl (kernel helper "
-		    "protocol %u)",
-		    version);
-	return FALSE;
-}
-
-/* Kernel requests are authorized like every other (the kernel action,
- * then ownership), and only then refused as not implemented, so that who
- * may do what is already what it will be. */
-static gboolean
-submit_kernel_request(TcSessionObject *self, GDBusMethodInvocation *invocation)
-{
-	TcRequest *request = tc_request_new(invocation, self->session);
-
-	request->work = kernel_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-	return TRUE;
-}
-
 static gboolean
 check_power_of_two(const char *what, guint64 value, guint64 min, guint64 max, GError **error)
 {
@@ -362,23 +343,26 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 }
 
 static gboolean
-parse_contexts(const char *const *names, guint32 *contexts, GError **error)
+parse_contexts(const char *const *names, const TcContextName *known, guint32 *contexts,
+	       GError **error)
 {
 	*contexts = 0;
 	for (; *names; names++) {
-		guint i;
+		const TcContextName *context = known;
 
-		for (i = 0; i < G_N_ELEMENTS(tc_contexts); i++)
-			if (g_str_equal(*names, tc_contexts[i].name))
-				break;
-		if (i == G_N_ELEMENTS(tc_contexts)) {
+		while (context->name && !g_str_equal(*names, context->name))
+			context++;
+		if (!context->name) {
+			g_autoptr(GString) choices = g_string_new(NULL);
+
+			for (context = known; context->name; context++)
+				g_string_append_printf(choices, "%s%s", context == known ? "" : ", ",
+						       context->name);
 			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "Unknown context '%.64s': use vpid, vtid, procname or "
-				    "pthread_id",
-				    *names);
+				    "Unknown context '%.64s': use %s", *names, choices->str);
 			return FALSE;
 		}
-		*contexts |= tc_contexts[i].bit;
+		*contexts |= context->bit;
 	}
 	if (*contexts == 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No context given");
@@ -395,6 +379,44 @@ add_context_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+kernel_context_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_context(request->session, request->contexts, error);
+}
+
+/* The kernel domain has one channel: "" or its name. */
+static gboolean
+check_kernel_channel(const char *channel, GError **error)
+{
+	if (!*channel || g_str_equal(channel, "channel0"))
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The kernel domain has one channel, 'channel0', not '%.64s'", channel);
+	return FALSE;
+}
+
+static gboolean
+handle_add_kernel_context(TcSessionObject *self, GDBusMethodInvocation *invocation,
+			  const char *channel, const char *const *contexts)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 bits;
+
+	if (!check_kernel_channel(channel, &error) ||
+	    !parse_contexts(contexts, kernel_contexts, &bits, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->contexts = bits;
+	request->work = kernel_context_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
 handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
 		   const char *channel, const char *const *contexts)
 {
@@ -403,14 +425,13 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 	TcRequest *request;
 	guint32 bits;
 
-	if (!check_domain(domain, &error) ||
-	    (*channel && !tc_validate_name("channel", channel, &error)) ||
-	    !parse_contexts(contexts, &bits, &error)) {
+	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
+		return handle_add_kernel_context(self, invocation, channel, contexts);
+	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
+	    !parse_contexts(contexts, ust_contexts, &bits, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	if (g_str_equal(domain, "kernel"))
-		return submit_kernel_request(self, invocation);
 	request = tc_request_new(invocation, self->session);
 	request->channel = g_strdup(channel);
 	request->contexts = bits;

@@ -225,13 +225,14 @@ tc_kernel_stop(guint64 session_id, GError **error)
 	return simple_request(TC_KERNEL_STOP, session_id, 0, error);
 }
 
-gboolean
-tc_kernel_event(guint64 session_id, const char *system, const char *event, gboolean enable,
-		GError **error)
+/* An EVENT_ENABLE, EVENT_DISABLE or FORMATS_GET request. */
+static gboolean
+event_request(guint32 type, guint64 session_id, const char *system, const char *event,
+	      void (*on_fd)(const struct tc_kernel_msg *, int, gpointer), gpointer data,
+	      GError **error)
 {
 	struct tc_kernel_event_msg msg = {
-		.header = {.type = enable ? TC_KERNEL_EVENT_ENABLE : TC_KERNEL_EVENT_DISABLE,
-			   .session_id = session_id},
+		.header = {.type = type, .session_id = session_id},
 	};
 	struct tc_kernel_msg reply = {0};
 	gboolean ok;
@@ -242,9 +243,75 @@ tc_kernel_event(guint64 session_id, const char *system, const char *event, gbool
 		return FALSE;
 	}
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, NULL, NULL, error);
+	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, on_fd, data, error);
 	g_mutex_unlock(&kernel_lock);
 	return ok;
+}
+
+gboolean
+tc_kernel_event(guint64 session_id, const char *system, const char *event, gboolean enable,
+		GError **error)
+{
+	return event_request(enable ? TC_KERNEL_EVENT_ENABLE : TC_KERNEL_EVENT_DISABLE,
+			     session_id, system, event, NULL, NULL, error);
+}
+
+static void
+collect_formats_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
+{
+	int *formats_fd = data;
+
+	if (msg->type == TC_KERNEL_FORMATS && *formats_fd < 0)
+		*formats_fd = fd;
+	else
+		close(fd);
+}
+
+static void
+collect_tgids_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
+{
+	int *tgids_fd = data;
+
+	if (msg->type == TC_KERNEL_TGIDS_FD && *tgids_fd < 0)
+		*tgids_fd = fd;
+	else
+		close(fd);
+}
+
+int
+tc_kernel_tgids(guint64 session_id, GError **error)
+{
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_TGIDS, .session_id = session_id};
+	struct tc_kernel_msg reply = {0};
+	int fd = -1;
+	gboolean ok;
+
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_tgids_fd, &fd, error);
+	g_mutex_unlock(&kernel_lock);
+	if (ok && fd < 0)
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no tgid map");
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int
+tc_kernel_formats(guint64 session_id, const char *system, const char *event, GError **error)
+{
+	int fd = -1;
+
+	if (!event_request(TC_KERNEL_FORMATS_GET, session_id, system, event, collect_formats_fd,
+			   &fd, error)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (fd < 0)
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no formats");
+	return fd;
 }
 
 static void
@@ -373,13 +440,14 @@ tc_kernel_list(gboolean syscalls, GError **error)
 
 gboolean
 tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const char *location,
-		    uid_t uid, gid_t gid, GError **error)
+		    uid_t uid, gid_t gid, gboolean enable, GError **error)
 {
 	struct tc_kernel_probe_msg msg = {
 		.header = {.type = TC_KERNEL_PROBE_ADD, .session_id = session_id},
 		.kind = kind,
 		.uid = uid,
 		.gid = gid,
+		.flags = enable ? 0 : TC_KERNEL_PROBE_DISABLED,
 	};
 	struct tc_kernel_msg reply = {0};
 	gboolean ok;

@@ -21,6 +21,12 @@ gboolean tc_kernel_instance_remove(guint64 session_id, GError **error);
 /* NotFound when no event matched. */
 gboolean tc_kernel_event(guint64 session_id, const char *system, const char *event,
 			 gboolean enable, GError **error);
+/* The formats of the events matching the globs, enabled or not: a sealed
+ * memfd for the consumer, or -1. */
+int tc_kernel_formats(guint64 session_id, const char *system, const char *event, GError **error);
+/* The instance records thread group ids: the kernel's saved_tgids, open
+ * for reading, or -1. */
+int tc_kernel_tgids(guint64 session_id, GError **error);
 gboolean tc_kernel_stop(guint64 session_id, GError **error);
 
 typedef struct {
@@ -31,9 +37,10 @@ typedef struct {
 /* Recording on; the raw buffers and formats to hand to the consumer. */
 gboolean tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error);
 void tc_kernel_buffers_clear(TcKernelBuffers *buffers);
-/* A dynamic probe (TC_KERNEL_PROBE_*), enabled in the session's instance;
- * uprobe files are opened with uid's and gid's rights. */
+/* A dynamic probe (TC_KERNEL_PROBE_*) in the session's instance, enabled
+ * or not; uprobe files are opened with uid's and gid's rights. */
 gboolean tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name,
-			     const char *location, uid_t uid, gid_t gid, GError **error);
+			     const char *location, uid_t uid, gid_t gid, gboolean enable,
+			     GError **error);
 /* The machine's kernel events ("system:event"), or its system calls. */
 char **tc_kernel_list(gboolean syscalls, GError **error);

@@ -137,6 +137,7 @@ struct _TcSession {
 	GPtrArray *kernel_events;  /* "system:event" patterns */
 	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
+	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
 

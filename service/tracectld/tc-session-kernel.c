@@ -11,19 +11,120 @@
  *   stop:        helper stops recording (the consumer then drains)
  *   destroy:     the consumer closes the buffers -> helper removes the
  *                instance
+ *
+ * Events enabled once the consumer reads the buffers: the helper gives
+ * their formats first, the consumer takes them, then they are enabled, so
+ * no record comes before the format that decodes it.
+ *
+ * Contexts (pid, tid, procname, prio) are computed by the consumer from
+ * what the kernel records: tid is every record's common_pid, procname and
+ * prio follow sched_switch, sched_wakeup_new and task_rename, which are
+ * enabled for them and left out of the trace unless the user enabled them
+ * too ("internal" events), and pid
+ * comes from the kernel's saved_tgids, which the helper opens for the
+ * consumer.
  */
 #define G_LOG_DOMAIN "tracectld-kernel"
 
 #include "tc-session-kernel.h"
 
 #include <pwd.h>
+#include <unistd.h>
 #include <string.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 
 #define KERNEL_NAME_MAX 127
+
+static const struct {
+	const char *system, *event;
+	guint32 needed_by; /* TC_CONSUMER_KCTX_* */
+	guint32 hide;      /* TC_CONSUMER_KHIDE_* */
+} internal_events[] = {
+	{"sched", "sched_switch", TC_CONSUMER_KCTX_PROCNAME | TC_CONSUMER_KCTX_PRIO,
+	 TC_CONSUMER_KHIDE_SCHED_SWITCH},
+	{"sched", "sched_wakeup_new", TC_CONSUMER_KCTX_PROCNAME | TC_CONSUMER_KCTX_PRIO,
+	 TC_CONSUMER_KHIDE_WAKEUP_NEW},
+	{"task", "task_rename", TC_CONSUMER_KCTX_PROCNAME, TC_CONSUMER_KHIDE_TASK_RENAME},
+};
+
+/* Whether the user's patterns (with extra, unless NULL) enable the event. */
+static gboolean
+user_enables(TcSession *session, const char *extra, const char *system, const char *event)
+{
+	for (guint i = 0; i <= session->kernel_events->len; i++) {
+		const char *pattern = i < session->kernel_events->len
+					      ? g_ptr_array_index(session->kernel_events, i)
+					      : extra;
+		g_auto(GStrv) parts = pattern ? g_strsplit(pattern, ":", 2) : NULL;
+
+		if (parts && parts[1] && g_pattern_match_simple(parts[0], system) &&
+		    g_pattern_match_simple(parts[1], event))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The internal events the consumer must leave out of the trace. */
+static guint32
+hidden_events(TcSession *session, const char *extra)
+{
+	guint32 hide = 0;
+
+	for (guint i = 0; i < G_N_ELEMENTS(internal_events); i++)
+		if ((session->kernel_contexts & internal_events[i].needed_by) &&
+		    !user_enables(session, extra, internal_events[i].system,
+				  internal_events[i].event))
+			hide |= internal_events[i].hide;
+	return hide;
+}
+
+/* Enables the internal events the contexts need (again, after the user
+ * disabled a pattern that matched them). */
+static gboolean
+enable_internal_events(TcSession *session, GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(internal_events); i++)
+		if ((session->kernel_contexts & internal_events[i].needed_by) &&
+		    !tc_kernel_event(session->id, internal_events[i].system,
+				     internal_events[i].event, TRUE, error)) {
+			g_prefix_error(error, "Kernel events '%s:%s' (for contexts): ",
+				       internal_events[i].system, internal_events[i].event);
+			return FALSE;
+		}
+	return TRUE;
+}
+
+/* The consumer reads the buffers already: it gets the formats of what
+ * is about to be enabled (system and event globs, or NULL) and the new
+ * set of hidden events. */
+static gboolean
+update_consumer(TcSession *session, const char *system, const char *event, const char *extra,
+		GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	int formats_fd = -1;
+	gboolean ok;
+
+	if (!session->kernel_trace)
+		return TRUE;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (!consumer)
+		return FALSE;
+	if (system) {
+		formats_fd = tc_kernel_formats(session->id, system, event, error);
+		if (formats_fd < 0)
+			return FALSE;
+	}
+	ok = tc_consumer_kernel_update(consumer, session->id, formats_fd,
+				       hidden_events(session, extra), error);
+	if (formats_fd >= 0)
+		close(formats_fd);
+	return ok;
+}
 
 /* "system:event", each part of [A-Za-z0-9_*]. */
 gboolean
@@ -49,6 +150,10 @@ apply_event(TcSession *session, const char *pattern, gboolean enable, GError **e
 {
 	g_auto(GStrv) parts = g_strsplit(pattern, ":", 2);
 
+	if (enable && !update_consumer(session, parts[0], parts[1], pattern, error)) {
+		g_prefix_error(error, "Kernel events '%s': ", pattern);
+		return FALSE;
+	}
 	if (!tc_kernel_event(session->id, parts[0], parts[1], enable, error)) {
 		g_prefix_error(error, "Kernel events '%s': ", pattern);
 		return FALSE;
@@ -92,18 +197,30 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 		g_ptr_array_add(session->kernel_events, g_strdup(pattern));
 	else
 		g_ptr_array_remove_index(session->kernel_events, index);
+	/* A disabled pattern may have matched what the contexts need. */
+	if (!enable && session->kernel_instance &&
+	    (!enable_internal_events(session, error) ||
+	     !update_consumer(session, NULL, NULL, NULL, error)))
+		return FALSE;
 	g_message("Session '%s': kernel events '%s' %s", session->name, pattern,
 		  enable ? "enabled" : "disabled");
 	return TRUE;
 }
 
+/* In a running trace, the probe is enabled once the consumer has its
+ * format. */
 static gboolean
 apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 {
 	struct passwd *pw = getpwuid(session->owner_uid);
+	g_autofree char *group = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT, session->id);
+	gboolean enable_now = !session->kernel_trace;
 
 	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
-				 session->owner_uid, pw ? pw->pw_gid : (gid_t)-1, error)) {
+				 session->owner_uid, pw ? pw->pw_gid : (gid_t)-1, enable_now,
+				 error) ||
+	    (!enable_now && (!update_consumer(session, group, probe->name, NULL, error) ||
+			     !tc_kernel_event(session->id, group, probe->name, TRUE, error)))) {
 		g_prefix_error(error, "Probe '%s' on '%s': ", probe->name, probe->location);
 		return FALSE;
 	}
@@ -124,6 +241,26 @@ make_instance(TcSession *session, GError **error)
 	for (guint i = 0; i < session->kernel_probes->len; i++)
 		if (!apply_probe(session, g_ptr_array_index(session->kernel_probes, i), error))
 			return FALSE;
+	return enable_internal_events(session, error);
+}
+
+gboolean
+tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **error)
+{
+	if (session->kernel_instance) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Kernel contexts can be added to session '%s' only before it is "
+			    "first started",
+			    session->name);
+		return FALSE;
+	}
+	if (session->snapshot) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "Snapshot sessions do not record kernel events in this version");
+		return FALSE;
+	}
+	session->kernel_contexts |= contexts;
+	g_message("Session '%s': kernel contexts 0x%x", session->name, session->kernel_contexts);
 	return TRUE;
 }
 
@@ -164,12 +301,37 @@ kernel_uuid(const TcSession *session, guint8 uuid[16])
 	uuid[15] ^= 0x4b;
 }
 
+/* The consumer gets the buffers, the formats, and saved_tgids for the
+ * pid context. */
+static gboolean
+give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers *buffers,
+		      GError **error)
+{
+	g_autofree char *dir = g_build_filename(session->output_directory, "kernel", NULL);
+	int tgids_fd = -1;
+	guint8 uuid[16];
+	gboolean ok;
+
+	if (session->kernel_contexts & TC_CONSUMER_KCTX_PID) {
+		tgids_fd = tc_kernel_tgids(session->id, error);
+		if (tgids_fd < 0)
+			return FALSE;
+	}
+	kernel_uuid(session, uuid);
+	ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid, session->clock_offset_ns,
+				      (const int *)(gpointer)buffers->cpu_fds->data,
+				      buffers->cpu_fds->len, buffers->formats_fd, tgids_fd,
+				      session->kernel_contexts | hidden_events(session, NULL),
+				      error);
+	if (tgids_fd >= 0)
+		close(tgids_fd);
+	return ok;
+}
+
 gboolean
 tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	TcKernelBuffers buffers = {0};
-	g_autofree char *dir = NULL;
-	guint8 uuid[16];
 	gboolean ok;
 
 	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0)
@@ -181,12 +343,7 @@ tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError 
 	/* A restart: the consumer still reads the buffers it was given. */
 	ok = session->kernel_trace;
 	if (!ok) {
-		dir = g_build_filename(session->output_directory, "kernel", NULL);
-		kernel_uuid(session, uuid);
-		ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid,
-					      session->clock_offset_ns,
-					      (const int *)(gpointer)buffers.cpu_fds->data,
-					      buffers.cpu_fds->len, buffers.formats_fd, error);
+		ok = give_consumer_buffers(session, consumer, &buffers, error);
 		session->kernel_trace = ok;
 	}
 	tc_kernel_buffers_clear(&buffers);

@@ -9,6 +9,8 @@
 /* The kernel domain of a session (tc-session-kernel.c). All with op_lock
  * held, from worker threads. */
 gboolean tc_kernel_validate_event(const char *pattern, GError **error);
+/* Only before the first start. */
+gboolean tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **error);
 gboolean tc_session_kernel_event_locked(TcSession *session, const char *pattern,
 					gboolean enable, GError **error);
 gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *name,

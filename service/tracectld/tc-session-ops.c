@@ -861,6 +861,21 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 }
 
 gboolean
+tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error)
+{
+	gboolean ok;
+
+	g_mutex_lock(&session->op_lock);
+	g_mutex_lock(&session->lock);
+	ok = check_alive_locked(session, error);
+	g_mutex_unlock(&session->lock);
+	if (ok)
+		ok = tc_session_kernel_context_locked(session, contexts, error);
+	g_mutex_unlock(&session->op_lock);
+	return ok;
+}
+
+gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
 	guint64 kb = (guint64)config->subbuf_size * config->num_subbuf / 1024;

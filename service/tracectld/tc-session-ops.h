@@ -40,6 +40,7 @@ gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gbo
 /* kind: TC_KERNEL_PROBE_*. */
 gboolean tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 				    const char *location, GError **error);
+gboolean tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error);
 gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config,
 				      GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */

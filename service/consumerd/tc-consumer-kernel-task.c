@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who each kernel record belongs to, for the kernel context fields (pid,
+ * tid, procname, prio). A record carries only its thread id (common_pid),
+ * so the rest comes from the kernel:
+ *
+ *   comm, prio  sched_switch: the task now running on a CPU, whose records
+ *               follow on that CPU (the kernel does not always record a
+ *               switch out of the idle task, so the task's last known
+ *               comm and prio are used when the CPU's is not it);
+ *               sched_wakeup_new: a new task, before it ever runs;
+ *               task_rename: a comm set by exec or prctl
+ *   tgid        the kernel's saved_tgids map (the instance's record-tgid
+ *               option has the scheduler fill it for every task that
+ *               runs), read again at most once per drain when a thread is
+ *               not in it yet; CPUs are drained one after the other, so a
+ *               thread's creation may well be in a CPU read later
+ *
+ * and for tasks that ran only before tracing started, /proc/<tid>/stat
+ * and /proc/<tid>/status the first time they are seen (-1 and "" when the
+ * task was gone by then). Tasks are cached by thread id in direct-mapped
+ * tables: an evicted task is looked up again.
+ */
+#include "tc-consumer-kernel.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+
+#define TASKS_CACHED 8192u  /* a power of two */
+#define TGIDS_CACHED 65536u /* a power of two */
+#define TGIDS_TEXT_MAX (16u << 20)
+#define MAX_RT_PRIO 100 /* kernel prio 120 is "20" in /proc and in LTTng */
+
+struct field_ref {
+	uint32_t offset, size; /* size 0: no such field */
+};
+
+struct tgid_entry {
+	int32_t tid, tgid; /* tid -1: empty */
+};
+
+struct consumerd_kernel_tasks {
+	int switch_id, wakeup_new_id, rename_id; /* -1 until their formats are known */
+	struct field_ref prev_pid, prev_comm, prev_prio, next_pid, next_comm, next_prio;
+	struct field_ref new_pid, new_comm, new_prio, rename_pid, rename_comm;
+	int tgids_fd;        /* saved_tgids, or -1 */
+	bool tgids_reread;   /* in this drain */
+	char *tgids_text;
+	struct tgid_entry tgids[TGIDS_CACHED];
+	uint32_t nr_cpus;
+	struct consumerd_kernel_task *running; /* per CPU, tid -1: unknown */
+	struct consumerd_kernel_task cache[TASKS_CACHED];
+};
+
+static void
+task_clear(struct consumerd_kernel_task *task, int32_t tid)
+{
+	memset(task, 0, sizeof(*task));
+	task->tid = tid;
+	task->tgid = -1;
+	task->prio = -1;
+}
+
+struct consumerd_kernel_tasks *
+consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd)
+{
+	struct consumerd_kernel_tasks *tasks = calloc(1, sizeof(*tasks));
+
+	if (tasks)
+		tasks->running = calloc(nr_cpus, sizeof(tasks->running[0]));
+	if (!tasks || !tasks->running) {
+		free(tasks);
+		if (tgids_fd >= 0)
+			close(tgids_fd);
+		return NULL;
+	}
+	tasks->tgids_fd = tgids_fd;
+	tasks->nr_cpus = nr_cpus;
+	tasks->switch_id = tasks->wakeup_new_id = tasks->rename_id = -1;
+	for (uint32_t i = 0; i < TGIDS_CACHED; i++)
+		tasks->tgids[i].tid = -1;
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++)
+		task_clear(&tasks->running[cpu], -1);
+	for (uint32_t i = 0; i < TASKS_CACHED; i++)
+		task_clear(&tasks->cache[i], -1);
+	return tasks;
+}
+
+void
+consumerd_kernel_tasks_free(struct consumerd_kernel_tasks *tasks)
+{
+	if (!tasks)
+		return;
+	if (tasks->tgids_fd >= 0)
+		close(tasks->tgids_fd);
+	free(tasks->tgids_text);
+	free(tasks->running);
+	free(tasks);
+}
+
+static struct field_ref
+find_field(struct tep_event *event, const char *name)
+{
+	struct tep_format_field *field = event ? tep_find_field(event, name) : NULL;
+	struct field_ref ref = {0};
+
+	if (field && !(field->flags & TEP_FIELD_IS_DYNAMIC) && field->size > 0) {
+		ref.offset = (uint32_t)field->offset;
+		ref.size = (uint32_t)field->size;
+	}
+	return ref;
+}
+
+void
+consumerd_kernel_tasks_use_formats(struct consumerd_kernel_tasks *tasks, struct tep_handle *tep)
+{
+	struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+	struct tep_event *wn = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
+	struct tep_event *rn = tep_find_event_by_name(tep, "task", "task_rename");
+
+	tasks->switch_id = sw ? sw->id : -1;
+	tasks->wakeup_new_id = wn ? wn->id : -1;
+	tasks->rename_id = rn ? rn->id : -1;
+	tasks->new_pid = find_field(wn, "pid");
+	tasks->new_comm = find_field(wn, "comm");
+	tasks->new_prio = find_field(wn, "prio");
+	tasks->rename_pid = find_field(rn, "pid");
+	tasks->rename_comm = find_field(rn, "newcomm");
+	tasks->prev_pid = find_field(sw, "prev_pid");
+	tasks->prev_comm = find_field(sw, "prev_comm");
+	tasks->prev_prio = find_field(sw, "prev_prio");
+	tasks->next_pid = find_field(sw, "next_pid");
+	tasks->next_comm = find_field(sw, "next_comm");
+	tasks->next_prio = find_field(sw, "next_prio");
+}
+
+/* A signed or unsigned integer field of 1 to 8 bytes; false when the
+ * record is too short for it. */
+static bool
+read_integer(const uint8_t *data, uint32_t size, struct field_ref ref, int64_t *value)
+{
+	uint64_t raw = 0;
+
+	if (ref.size == 0 || ref.size > 8 || ref.offset > size || ref.size > size - ref.offset)
+		return false;
+	memcpy(&raw, data + ref.offset, ref.size); /* little endian */
+	if (ref.size < 8 && (raw >> (ref.size * 8 - 1)) & 1)
+		raw |= ~0ull << (ref.size * 8); /* pids and prios are signed */
+	*value = (int64_t)raw;
+	return true;
+}
+
+static bool
+read_comm(const uint8_t *data, uint32_t size, struct field_ref ref, char comm[16])
+{
+	uint32_t len = ref.size < 15 ? ref.size : 15;
+
+	if (ref.size == 0 || ref.offset > size || len > size - ref.offset)
+		return false;
+	memcpy(comm, data + ref.offset, len);
+	comm[len] = '\0';
+	return true;
+}
+
+static struct consumerd_kernel_task *
+cache_slot(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	return &tasks->cache[(uint32_t)tid & (TASKS_CACHED - 1)];
+}
+
+/* The cached task tid, or a cleared slot for it. */
+static struct consumerd_kernel_task *
+cache_entry(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	struct consumerd_kernel_task *task = cache_slot(tasks, tid);
+
+	if (task->tid != tid)
+		task_clear(task, tid);
+	return task;
+}
+
+static void
+remember(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *comm, int64_t prio)
+{
+	struct consumerd_kernel_task *task = cache_entry(tasks, tid);
+
+	memcpy(task->comm, comm, sizeof(task->comm));
+	task->prio = (int32_t)(prio - MAX_RT_PRIO);
+	task->has_comm = true;
+}
+
+static void
+follow_switch(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
+	      uint32_t size)
+{
+	struct consumerd_kernel_task *running = &tasks->running[cpu];
+	int64_t prev_pid, prev_prio, next_pid, next_prio;
+	char prev_comm[16], next_comm[16];
+
+	if (read_integer(data, size, tasks->prev_pid, &prev_pid) &&
+	    read_integer(data, size, tasks->prev_prio, &prev_prio) &&
+	    read_comm(data, size, tasks->prev_comm, prev_comm))
+		remember(tasks, (int32_t)prev_pid, prev_comm, prev_prio);
+	if (!read_integer(data, size, tasks->next_pid, &next_pid) ||
+	    !read_integer(data, size, tasks->next_prio, &next_prio) ||
+	    !read_comm(data, size, tasks->next_comm, next_comm)) {
+		task_clear(running, -1);
+		return;
+	}
+	remember(tasks, (int32_t)next_pid, next_comm, next_prio);
+	task_clear(running, (int32_t)next_pid);
+	memcpy(running->comm, next_comm, sizeof(running->comm));
+	running->prio = (int32_t)(next_prio - MAX_RT_PRIO);
+	running->has_comm = true;
+}
+
+/* A new task: whatever was cached under its id was another one's. */
+static void
+follow_wakeup_new(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
+{
+	int64_t pid, prio;
+	char comm[16];
+
+	if (read_integer(data, size, tasks->new_pid, &pid) && pid > 0 && pid <= INT32_MAX &&
+	    read_integer(data, size, tasks->new_prio, &prio) &&
+	    read_comm(data, size, tasks->new_comm, comm)) {
+		task_clear(cache_slot(tasks, (int32_t)pid), (int32_t)pid);
+		remember(tasks, (int32_t)pid, comm, prio);
+	}
+}
+
+static void
+follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
+	      uint32_t size)
+{
+	struct consumerd_kernel_task *task;
+	int64_t pid;
+	char comm[16];
+
+	if (!read_integer(data, size, tasks->rename_pid, &pid) || pid <= 0 || pid > INT32_MAX ||
+	    !read_comm(data, size, tasks->rename_comm, comm))
+		return;
+	task = cache_entry(tasks, (int32_t)pid);
+	memcpy(task->comm, comm, sizeof(task->comm));
+	if (cpu < tasks->nr_cpus && tasks->running[cpu].tid == (int32_t)pid)
+		memcpy(tasks->running[cpu].comm, comm, sizeof(comm));
+}
+
+void
+consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int event_id,
+			      const uint8_t *data, uint32_t size)
+{
+	if (event_id == tasks->switch_id && cpu < tasks->nr_cpus)
+		follow_switch(tasks, cpu, data, size);
+	else if (event_id == tasks->wakeup_new_id)
+		follow_wakeup_new(tasks, data, size);
+	else if (event_id == tasks->rename_id)
+		follow_rename(tasks, cpu, data, size);
+}
+
+void
+consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks)
+{
+	tasks->tgids_reread = false;
+}
+
+static struct tgid_entry *
+tgid_slot(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	return &tasks->tgids[(uint32_t)tid & (TGIDS_CACHED - 1)];
+}
+
+/* saved_tgids: "tid tgid" lines, kernel text but checked all the same. */
+static void
+reread_tgids(struct consumerd_kernel_tasks *tasks)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	if (!tasks->tgids_text)
+		tasks->tgids_text = malloc(TGIDS_TEXT_MAX + 1);
+	if (!tasks->tgids_text)
+		return;
+	while (len < TGIDS_TEXT_MAX &&
+	       (n = pread(tasks->tgids_fd, tasks->tgids_text + len, TGIDS_TEXT_MAX - len,
+			  (off_t)len)) > 0)
+		len += (size_t)n;
+	tasks->tgids_text[len] = '\0';
+	for (char *line = tasks->tgids_text; line && *line;) {
+		char *end;
+		long tid = strtol(line, &end, 10), tgid = end != line ? strtol(end, &end, 10) : -1;
+
+		if (tid > 0 && tid <= INT32_MAX && tgid > 0 && tgid <= INT32_MAX)
+			*tgid_slot(tasks, (int32_t)tid) =
+				(struct tgid_entry){.tid = (int32_t)tid, .tgid = (int32_t)tgid};
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+}
+
+static int32_t
+lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	struct tgid_entry *entry = tgid_slot(tasks, tid);
+
+	if (entry->tid != tid && tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
+		tasks->tgids_reread = true;
+		reread_tgids(tasks);
+	}
+	return entry->tid == tid ? entry->tgid : -1;
+}
+
+static bool
+read_proc_file(int32_t tid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, size - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	return true;
+}
+
+/* "tid (comm) state ppid ..." with prio the 18th field. */
+static void
+proc_comm_prio(struct consumerd_kernel_task *task)
+{
+	char stat[1024], *open_paren, *close_paren, *field;
+	long prio;
+	size_t len;
+	int n;
+
+	if (!read_proc_file(task->tid, "stat", stat, sizeof(stat)))
+		return;
+	open_paren = strchr(stat, '(');
+	close_paren = strrchr(stat, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return;
+	len = (size_t)(close_paren - open_paren - 1);
+	if (len > 15)
+		len = 15;
+	memcpy(task->comm, open_paren + 1, len);
+	task->comm[len] = '\0';
+	task->has_comm = true;
+	/* From the space before field 3 to the one before field 18. */
+	field = close_paren + 1;
+	for (n = 3; n < 18 && field; n++)
+		field = strchr(field + 1, ' ');
+	if (field && sscanf(field, " %ld", &prio) == 1)
+		task->prio = (int32_t)prio;
+}
+
+static void
+proc_tgid(struct consumerd_kernel_task *task)
+{
+	char status[4096], *line;
+
+	if (!read_proc_file(task->tid, "status", status, sizeof(status)))
+		return;
+	line = strstr(status, "\nTgid:");
+	if (line)
+		task->tgid = (int32_t)strtol(line + 6, NULL, 10);
+}
+
+void
+consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int32_t tid,
+			      struct consumerd_kernel_task *result)
+{
+	struct consumerd_kernel_task *task;
+
+	if (tid == 0) { /* the idle task of the CPU */
+		task_clear(result, 0);
+		result->tgid = 0;
+		result->prio = 20;
+		snprintf(result->comm, sizeof(result->comm), "swapper/%u", cpu);
+		result->has_comm = true;
+		return;
+	}
+	task = cache_entry(tasks, tid);
+	if (task->tgid < 0)
+		task->tgid = lookup_tgid(tasks, tid);
+	if (!task->has_comm && !task->looked_up)
+		proc_comm_prio(task);
+	if (task->tgid < 0 && !task->looked_up)
+		proc_tgid(task);
+	task->looked_up = true; /* /proc is read once per task */
+	*result = *task;
+	/* What the scheduler said last about the running task wins. */
+	if (cpu < tasks->nr_cpus && tasks->running[cpu].tid == tid) {
+		memcpy(result->comm, tasks->running[cpu].comm, sizeof(result->comm));
+		result->prio = tasks->running[cpu].prio;
+		result->has_comm = true;
+	}
+}
