@@ -800,8 +800,19 @@ tc_rb_bytes_used(const struct tc_rb *rb)
 void
 tc_rb_wake_reader(const struct tc_rb *rb)
 {
+	uint64_t unread;
+
+	if (rb->wake_fd < 0)
+		return;
+	/* Batches: below half full, the reader's timer collects the closed
+	 * sub-buffers, so a burst does not wake the reader onto a CPU the
+	 * writers need, and the reader copies more per wake-up. Past half,
+	 * it must come before the buffer fills. */
+	unread = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED) -
+		 __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
+	if (unread < buffer_size(rb) / 2)
+		return;
 	/* Non-blocking: a full counter means the reader has a wake-up pending
 	 * anyway. */
-	if (rb->wake_fd >= 0)
-		eventfd_write(rb->wake_fd, 1);
+	eventfd_write(rb->wake_fd, 1);
 }

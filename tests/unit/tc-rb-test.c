@@ -9,7 +9,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "tc-rb.h"
 
@@ -817,6 +819,55 @@ test_empty_packet_reports_discards(Fixture *fixture, gconstpointer user_data)
 	g_assert_false(tc_rb_close_empty_packet(&fixture->rb));
 }
 
+/* Writes 100-byte records until one closes a sub-buffer, waking the
+ * reader as the tracepoint does. */
+static void
+fill_one_subbuf(Fixture *fixture, uint64_t *seq)
+{
+	for (;;) {
+		struct test_record record = {.length = sizeof(record), .seq = (*seq)++};
+		struct tc_rb_ctx ctx;
+
+		g_assert_cmpint(tc_rb_reserve(&fixture->rb, &ctx, sizeof(record)), ==, 0);
+		record.header.timestamp = ctx.timestamp;
+		tc_rb_write(&ctx, 0, &record, sizeof(record));
+		tc_rb_commit(&ctx);
+		if (ctx.closed_packet) {
+			tc_rb_wake_reader(&fixture->rb);
+			return;
+		}
+	}
+}
+
+static uint64_t
+wakeups(int fd)
+{
+	eventfd_t value = 0;
+
+	return eventfd_read(fd, &value) == 0 ? value : 0;
+}
+
+/* The reader is woken once the buffer is half full, not for each closed
+ * sub-buffer before that (the read timer collects those). */
+static void
+test_wake_reader_when_half_full(Fixture *fixture, gconstpointer user_data)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	uint64_t seq = 0;
+	Checker checker = {0};
+
+	g_assert_cmpint(fd, >=, 0);
+	fixture->rb.wake_fd = fd;
+	fill_one_subbuf(fixture, &seq); /* 1 of 4 closed: a quarter */
+	g_assert_cmpuint(wakeups(fd), ==, 0);
+	fill_one_subbuf(fixture, &seq); /* 2 of 4: half */
+	g_assert_cmpuint(wakeups(fd), ==, 1);
+	g_assert_cmpuint(drain(fixture, &checker), ==, 2);
+	fill_one_subbuf(fixture, &seq); /* read: a quarter again */
+	g_assert_cmpuint(wakeups(fd), ==, 0);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -836,6 +887,7 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/overwrite-keeps-newest", test_overwrite_keeps_newest);
 	ADD("/tracectl/rb/forged-counts-ahead", test_forged_counts_ahead);
 	ADD("/tracectl/rb/empty-packet-reports-discards", test_empty_packet_reports_discards);
+	ADD("/tracectl/rb/wake-reader-when-half-full", test_wake_reader_when_half_full);
 #undef ADD
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
