@@ -804,13 +804,13 @@ tc_rb_wake_reader(const struct tc_rb *rb)
 
 	if (rb->wake_fd < 0)
 		return;
-	/* Batches: below half full, the reader's timer collects the closed
-	 * sub-buffers, so a burst does not wake the reader onto a CPU the
-	 * writers need, and the reader copies more per wake-up. Past half,
-	 * it must come before the buffer fills. */
+	/* Batches: below a quarter of the buffer (one sub-buffer at least),
+	 * the reader's timer collects the closed sub-buffers, so a burst does
+	 * not wake the reader onto a CPU the writers need, and the reader
+	 * copies more per wake-up; three quarters are left for it to come. */
 	unread = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED) -
 		 __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
-	if (unread < buffer_size(rb) / 2)
+	if (unread < buffer_size(rb) / 4 || unread < rb->subbuf_size)
 		return;
 	/* Non-blocking: a full counter means the reader has a wake-up pending
 	 * anyway. */

@@ -333,9 +333,10 @@ uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
 
 /*
  * Writer, after the commit of a reservation that closed a sub-buffer
- * (ctx->closed_packet): wakes the reader when the buffer is at least half
- * full (a system call per sub-buffer at most, never per event; below half
- * the reader's read timer collects). Nothing when there is no wake_fd.
+ * (ctx->closed_packet): wakes the reader when a quarter of the buffer (one
+ * sub-buffer at least) is unread: a system call per sub-buffer at most,
+ * never per event; below, the reader's read timer collects. Nothing when
+ * there is no wake_fd.
  */
 void tc_rb_wake_reader(const struct tc_rb *rb);
 

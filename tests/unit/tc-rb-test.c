@@ -847,24 +847,46 @@ wakeups(int fd)
 	return eventfd_read(fd, &value) == 0 ? value : 0;
 }
 
-/* The reader is woken once the buffer is half full, not for each closed
- * sub-buffer before that (the read timer collects those). */
+/* With 8 sub-buffers, the reader is woken once a quarter of the buffer
+ * (2) is unread, not for each closed sub-buffer before that (the read
+ * timer collects those). */
 static void
-test_wake_reader_when_half_full(Fixture *fixture, gconstpointer user_data)
+test_wake_reader_at_a_quarter(Fixture *fixture, gconstpointer user_data)
 {
 	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	uint64_t seq = 0;
 	Checker checker = {0};
 
 	g_assert_cmpint(fd, >=, 0);
+	fixture_teardown(fixture, user_data);
+	fixture_setup_geometry(fixture, 4096, 8);
 	fixture->rb.wake_fd = fd;
-	fill_one_subbuf(fixture, &seq); /* 1 of 4 closed: a quarter */
+	fill_one_subbuf(fixture, &seq); /* 1 of 8 */
 	g_assert_cmpuint(wakeups(fd), ==, 0);
-	fill_one_subbuf(fixture, &seq); /* 2 of 4: half */
+	fill_one_subbuf(fixture, &seq); /* 2 of 8: a quarter */
 	g_assert_cmpuint(wakeups(fd), ==, 1);
-	g_assert_cmpuint(drain(fixture, &checker), ==, 2);
-	fill_one_subbuf(fixture, &seq); /* read: a quarter again */
+	fill_one_subbuf(fixture, &seq); /* 3 of 8 */
+	g_assert_cmpuint(wakeups(fd), ==, 1);
+	g_assert_cmpuint(drain(fixture, &checker), ==, 3);
+	fill_one_subbuf(fixture, &seq); /* read: 1 of 8 again */
 	g_assert_cmpuint(wakeups(fd), ==, 0);
+	close(fd);
+}
+
+/* With 4 sub-buffers, every closed one wakes the reader: a quarter is
+ * one sub-buffer. */
+static void
+test_wake_reader_small_buffer(Fixture *fixture, gconstpointer user_data)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	uint64_t seq = 0;
+
+	g_assert_cmpint(fd, >=, 0);
+	fixture->rb.wake_fd = fd;
+	fill_one_subbuf(fixture, &seq);
+	g_assert_cmpuint(wakeups(fd), ==, 1);
+	fill_one_subbuf(fixture, &seq);
+	g_assert_cmpuint(wakeups(fd), ==, 1);
 	close(fd);
 }
 
@@ -887,7 +909,8 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/overwrite-keeps-newest", test_overwrite_keeps_newest);
 	ADD("/tracectl/rb/forged-counts-ahead", test_forged_counts_ahead);
 	ADD("/tracectl/rb/empty-packet-reports-discards", test_empty_packet_reports_discards);
-	ADD("/tracectl/rb/wake-reader-when-half-full", test_wake_reader_when_half_full);
+	ADD("/tracectl/rb/wake-reader-at-a-quarter", test_wake_reader_at_a_quarter);
+	ADD("/tracectl/rb/wake-reader-small-buffer", test_wake_reader_small_buffer);
 #undef ADD
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
