@@ -138,8 +138,18 @@ def test_service(svc):
             subprocess.run(["umount", TRACEFS], check=False)
     result = svc.cli("list", "-k", user=bob, check_ok=False)
     check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob list -k: {result}")
-    result = svc.cli("enable-event", "-k", "sched:sched_switch", user=bob, check_ok=False)
-    check(result.returncode != 0 and "'tracing' group" in result.stderr, f"bob: {result.stderr}")
+    result = svc.cli("add-context", "-k", "-t", "prio", user=alice, check_ok=False)
+    check(result.returncode == 0, f"alice add-context -k: {result.stderr}")
+    # bob (not in 'tracing') is refused every kernel operation.
+    for args in (["enable-event", "-k", "sched:sched_switch"],
+                 ["disable-event", "-k", "sched:sched_switch"],
+                 ["enable-event", "-k", "--syscall", "getppid"],
+                 ["enable-event", "-k", "--userspace-probe", "/bin/true:main", "p"],
+                 ["enable-channel", "-k", "k", "--subbuf-size", "1M", "--num-subbuf", "4"],
+                 ["add-context", "-k", "-t", "pid"]):
+        result = svc.cli(*args, user=bob, check_ok=False)
+        check(result.returncode != 0 and "'tracing' group" in result.stderr,
+              f"bob {' '.join(args)}: {result.stderr}")
 
 
 def test():
