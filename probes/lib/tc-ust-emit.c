@@ -49,28 +49,55 @@ binding_buffer(const struct tc_ust_binding *binding, unsigned int cpu)
 	return __atomic_load_n(&channel->streams[cpu], __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Writes the record header, compact or extended (the layout the metadata
+ * declares, tc_metadata_append_stream()): one 32-bit word holding the id
+ * in its low 5 bits and the low 27 bits of the timestamp above them, or
+ * the id 31 in one byte followed by the 32-bit id and the 64-bit timestamp.
+ * Returns the header's size.
+ */
+static uint32_t
+write_record_header(const struct tc_rb_ctx *ctx, uint32_t id)
+{
+	struct tc_event_header_extended extended;
+	uint32_t compact;
+
+	if (id >= TC_EVENT_ID_EXTENDED || ctx->full_timestamp) {
+		extended.tag = TC_EVENT_EXTENDED_TAG;
+		extended.id = id;
+		extended.timestamp = ctx->timestamp;
+		tc_rb_write(ctx, 0, &extended, sizeof(extended));
+		return sizeof(extended);
+	}
+	compact = tc_event_compact_pack(id, ctx->timestamp);
+	tc_rb_write(ctx, 0, &compact, sizeof(compact));
+	return sizeof(compact);
+}
+
 static void
 write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 	     const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
 {
-	struct tc_event_header header;
+	const uint32_t extra = sizeof(struct tc_event_header_extended) - sizeof(uint32_t);
 	uint8_t context[TC_UST_CONTEXT_MAX];
-	uint32_t context_size = 0, pos;
+	uint32_t context_size = 0, pos, len;
 	struct tc_rb_ctx ctx;
+	int ret;
 
 	if (__builtin_expect(contexts != 0, 0))
 		context_size = tc_ust_context_fill(contexts, context);
-	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count;
-	 * a payload too big for any sub-buffer goes on to be counted too. */
-	if (tc_rb_reserve(rb, &ctx,
-			  payload > UINT32_MAX - sizeof(header) - TC_UST_CONTEXT_MAX
-				  ? UINT32_MAX
-				  : (uint32_t)sizeof(header) + context_size + payload) < 0)
+	/* A payload too big for any sub-buffer goes on to be counted. */
+	len = payload > UINT32_MAX - sizeof(struct tc_event_header_extended) - TC_UST_CONTEXT_MAX
+		      ? UINT32_MAX
+		      : (uint32_t)sizeof(uint32_t) + context_size + payload;
+	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
+	if (__builtin_expect(id >= TC_EVENT_ID_EXTENDED, 0))
+		ret = tc_rb_reserve(rb, &ctx, len == UINT32_MAX ? len : len + extra);
+	else
+		ret = tc_rb_reserve_ts(rb, &ctx, len, extra);
+	if (ret < 0)
 		return;
-	header.id = id;
-	header.timestamp = ctx.timestamp;
-	tc_rb_write(&ctx, 0, &header, sizeof(header));
-	pos = sizeof(header);
+	pos = write_record_header(&ctx, id);
 	if (context_size) {
 		tc_rb_write(&ctx, pos, context, context_size);
 		pos += context_size;

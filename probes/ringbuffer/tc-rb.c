@@ -402,20 +402,34 @@ push_reader(const struct tc_rb *rb, uint64_t boundary)
  * for the begin and end times in packet headers, written with the timestamp
  * of the reservation that opened or closed the packet.
  *
+ * Compact headers (full_ts_extra): last_timestamp is stored after our CAS
+ * succeeded, with our timestamp. A reservation that loads it is one whose
+ * load comes after that store, hence after our CAS: it lands after ours in
+ * the buffer. Loads and stores of it race between writers (a signal handler
+ * nested over us, a migrated thread), but every value a reservation can see
+ * is the timestamp of a record before it in the buffer, never newer than
+ * the one just before it, which is the reference a CTF reader uses to
+ * restore the bits a compact header leaves out. Seeing an older value only
+ * makes a full header more likely. The first record of a packet is compared
+ * the same way: its packet's timestamp_begin is its own timestamp or older.
+ *
  * Returns 0, -ENOBUFS when the buffer is full, -EMSGSIZE when len can never
  * fit in a sub-buffer (both counted in events_discarded), -EINVAL when len
  * is 0.
  */
 int
-tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t full_ts_extra)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
-	uint64_t old, used, timestamp, record;
-	bool closed = false;
+	uint64_t old, used, timestamp, record, last;
+	uint32_t slot_size;
+	bool closed = false, full;
 
 	if (__builtin_expect(len == 0, 0))
 		return -EINVAL;
-	if (__builtin_expect(len > rb->subbuf_size - header_size, 0)) {
+	if (__builtin_expect(len > rb->subbuf_size - header_size ||
+				     full_ts_extra > rb->subbuf_size - header_size - len,
+			     0)) {
 		count_discarded(rb);
 		return -EMSGSIZE;
 	}
@@ -423,7 +437,10 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 	TC_RB_SCHED_POINT();
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (;;) {
+		last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
 		timestamp = tc_rb_clock_now();
+		full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
+		slot_size = full ? len + full_ts_extra : len;
 		used = offset_in_subbuf(rb, old);
 		if (__builtin_expect(used == 0, 0)) {
 			if (!subbuf_can_open(rb, old)) {
@@ -434,13 +451,13 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 			 * boundary, any writer may write into this sub-buffer. */
 			if (is_overwrite(rb))
 				push_reader(rb, old);
-			if (!cas_write_offset(rb, &old, old + header_size + len))
+			if (!cas_write_offset(rb, &old, old + header_size + slot_size))
 				continue;
 			open_packet(rb, old, timestamp);
 			record = old + header_size;
 			break;
 		}
-		if (__builtin_expect(used + len > rb->subbuf_size, 0)) {
+		if (__builtin_expect(used + slot_size > rb->subbuf_size, 0)) {
 			if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
 				close_packet(rb, old, timestamp);
 				old = old - used + rb->subbuf_size;
@@ -448,21 +465,24 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 			}
 			continue;
 		}
-		if (cas_write_offset(rb, &old, old + len)) {
+		if (cas_write_offset(rb, &old, old + slot_size)) {
 			record = old;
 			break;
 		}
 	}
+	TC_RB_SCHED_POINT();
+	__atomic_store_n(&rb->shm->last_timestamp, timestamp, __ATOMIC_RELAXED);
 
 	ctx->rb = rb;
 	ctx->offset = record;
-	ctx->slot_size = len;
+	ctx->slot_size = slot_size;
 	ctx->timestamp = timestamp;
+	ctx->full_timestamp = full;
 	ctx->slot = rb->data + (record & (buffer_size(rb) - 1));
 	ctx->commit_count = &rb->commit[subbuf_index(rb, record)].count;
 	/* A record ending exactly on the boundary closes its packet (no padding). */
-	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + len) == 0, 0)) {
-		finish_packet(rb, ctx->offset + len, rb->subbuf_size, timestamp);
+	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + slot_size) == 0, 0)) {
+		finish_packet(rb, ctx->offset + slot_size, rb->subbuf_size, timestamp);
 		closed = true;
 	}
 	ctx->closed_packet = closed;

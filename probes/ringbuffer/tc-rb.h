@@ -49,7 +49,7 @@
 #include <assert.h>
 
 #define TC_RB_MAGIC 0x54435242u /* "TCRB" */
-#define TC_RB_VERSION 1u
+#define TC_RB_VERSION 2u /* 2: last_timestamp */
 #define TC_RB_HEADER_SIZE 4096u
 #define TC_RB_CACHELINE 64u
 
@@ -81,11 +81,90 @@ struct tc_packet_header {
 	uint32_t cpu_id;
 } __attribute__((packed));
 
-/* Every event record starts with this header, then its payload, packed. */
+/* Kernel event records (tracectl-consumerd's kernel streams) start with
+ * this header, then their payload, packed. */
 struct tc_event_header {
 	uint32_t id;
 	uint64_t timestamp;
 } __attribute__((packed));
+
+/*
+ * User-space event records start with a compact header, one 32-bit word:
+ * the id in bits 0-4 and the low TC_RB_COMPACT_TS_BITS bits of the
+ * timestamp in bits 5-31; or, for ids from 31 up and for records that need
+ * their full timestamp, this extended header. Then the payload, packed.
+ */
+#define TC_EVENT_ID_BITS 5u
+/* A record whose timestamp is less than 2^27 ns (134 ms) after the one
+ * before it in the stream can carry only those low bits; CTF readers
+ * restore the rest. */
+#define TC_RB_COMPACT_TS_BITS 27u
+#define TC_EVENT_ID_EXTENDED 31u /* the tag of the extended header */
+
+struct tc_event_header_extended {
+	uint8_t tag; /* TC_EVENT_EXTENDED_TAG */
+	uint32_t id;
+	uint64_t timestamp;
+} __attribute__((packed));
+
+/* CTF packs bit fields from the least significant bit of the first byte
+ * in little-endian traces and from the most significant one in big-endian
+ * traces: the id is the first field of both headers. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TC_EVENT_EXTENDED_TAG ((uint8_t)TC_EVENT_ID_EXTENDED)
+static inline uint32_t
+tc_event_compact_pack(uint32_t id, uint64_t timestamp)
+{
+	return id | (uint32_t)(timestamp << TC_EVENT_ID_BITS);
+}
+
+static inline uint32_t
+tc_event_compact_id(uint32_t word)
+{
+	return word & ((1u << TC_EVENT_ID_BITS) - 1);
+}
+
+static inline uint32_t
+tc_event_compact_timestamp(uint32_t word)
+{
+	return word >> TC_EVENT_ID_BITS;
+}
+#else
+#define TC_EVENT_EXTENDED_TAG ((uint8_t)(TC_EVENT_ID_EXTENDED << 3))
+static inline uint32_t
+tc_event_compact_pack(uint32_t id, uint64_t timestamp)
+{
+	return id << TC_RB_COMPACT_TS_BITS |
+	       ((uint32_t)timestamp & ((1u << TC_RB_COMPACT_TS_BITS) - 1));
+}
+
+static inline uint32_t
+tc_event_compact_id(uint32_t word)
+{
+	return word >> TC_RB_COMPACT_TS_BITS;
+}
+
+static inline uint32_t
+tc_event_compact_timestamp(uint32_t word)
+{
+	return word & ((1u << TC_RB_COMPACT_TS_BITS) - 1);
+}
+#endif
+
+/*
+ * The timestamp a CTF reader restores from the low bits of a compact
+ * header, given the stream's clock before the record (the record before
+ * it, or the packet's timestamp_begin): the same high bits, plus one wrap
+ * of the low ones when they went back.
+ */
+static inline uint64_t
+tc_event_compact_restore(uint64_t clock, uint32_t low_bits)
+{
+	const uint64_t mask = (1ull << TC_RB_COMPACT_TS_BITS) - 1;
+	uint64_t timestamp = (clock & ~mask) | low_bits;
+
+	return timestamp < clock ? timestamp + mask + 1 : timestamp;
+}
 
 struct tc_rb_commit {
 	uint64_t count;
@@ -108,7 +187,11 @@ struct tc_rb_shm {
 	uint8_t pad0[TC_RB_CACHELINE - 60];
 
 	uint64_t write_offset;
-	uint8_t pad1[TC_RB_CACHELINE - 8];
+	/* Timestamp of a record reserved before any that is still to come,
+	 * for compact record headers (tc_rb_reserve_ts()). In the cache line
+	 * every reservation writes anyway. */
+	uint64_t last_timestamp;
+	uint8_t pad1[TC_RB_CACHELINE - 16];
 	uint64_t consumed;
 	uint8_t pad2[TC_RB_CACHELINE - 8];
 	uint64_t events_discarded;
@@ -121,6 +204,8 @@ struct tc_rb_shm {
 static_assert(sizeof(struct tc_rb_shm) == 4 * TC_RB_CACHELINE, "shm header layout");
 static_assert(sizeof(struct tc_packet_header) == 84, "packet header layout");
 static_assert(sizeof(struct tc_event_header) == 12, "event header layout");
+static_assert(sizeof(struct tc_event_header_extended) == 13, "extended header layout");
+static_assert(TC_EVENT_ID_BITS + TC_RB_COMPACT_TS_BITS == 32, "compact header layout");
 
 /* A mapped buffer, private to the process that mapped it. */
 struct tc_rb {
@@ -164,6 +249,9 @@ struct tc_rb_ctx {
 	uint8_t *slot;          /* the record's first byte in the mapping */
 	uint64_t *commit_count; /* of the record's sub-buffer */
 	bool closed_packet;     /* this reservation closed a sub-buffer */
+	/* The record needs its full timestamp: tc_rb_reserve_ts() added
+	 * full_ts_extra bytes to it. */
+	bool full_timestamp;
 };
 
 /*
@@ -175,12 +263,30 @@ struct tc_rb_ctx {
  * -EMSGSIZE when len cannot fit a sub-buffer (counted too), -EINVAL when
  * len is 0.
  */
-int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len);
+int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len,
+		       uint32_t full_ts_extra);
+/*
+ * Same as tc_rb_reserve(), for records whose header can be compact: len is
+ * the size with a compact header; when the timestamp read inside the
+ * reservation is 2^TC_RB_COMPACT_TS_BITS ns or more after the buffer's
+ * last_timestamp (or there is none yet), full_ts_extra more bytes are
+ * reserved and ctx->full_timestamp is set, so that the caller writes the
+ * full timestamp. last_timestamp is only ever older than or equal to the
+ * timestamp of the record just before in the buffer, so a compact header
+ * is never chosen wrongly; see tc_rb_reserve_slow().
+ */
 /* CLOCK_MONOTONIC in ns, the trace clock. */
 uint64_t tc_rb_clock_now(void);
 
+/* Does a record at timestamp need its full timestamp after last? */
+static inline bool
+tc_rb_needs_full_timestamp(uint64_t timestamp, uint64_t last)
+{
+	return last == 0 || timestamp < last || (timestamp - last) >> TC_RB_COMPACT_TS_BITS != 0;
+}
+
 #ifdef TC_RB_MODEL_CHECK
-#define tc_rb_reserve tc_rb_reserve_slow
+#define tc_rb_reserve_ts tc_rb_reserve_slow
 #else
 /*
  * The common case inline: appending to the open sub-buffer without
@@ -190,11 +296,13 @@ uint64_t tc_rb_clock_now(void);
 #define TC_RB_PREFETCH_AHEAD 256u
 
 static inline int
-tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+tc_rb_reserve_ts(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t full_ts_extra)
 {
 	uint64_t old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	uint64_t last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
 	uint64_t used = old & (rb->subbuf_size - 1);
 	uint64_t timestamp;
+	bool full;
 
 	/* The cache lines of the records to come are fetched for writing
 	 * while the clock is read, so that the commit (a locked add, which
@@ -202,10 +310,14 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 	 * event on the development machine. A prefetch never faults. */
 	__builtin_prefetch(rb->data + ((old + TC_RB_PREFETCH_AHEAD) & rb->buffer_mask), 1, 3);
 	timestamp = tc_rb_clock_now();
+	full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
+	if (full)
+		len += full_ts_extra;
 
 	if (__builtin_expect(used != 0 && len != 0 && used + len < rb->subbuf_size, 1) &&
 	    __atomic_compare_exchange_n(&rb->shm->write_offset, &old, old + len, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&rb->shm->last_timestamp, timestamp, __ATOMIC_RELAXED);
 		ctx->rb = rb;
 		ctx->offset = old;
 		ctx->slot_size = len;
@@ -214,11 +326,18 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 		ctx->commit_count =
 			&rb->commit[(old >> rb->subbuf_shift) & (rb->num_subbuf - 1)].count;
 		ctx->closed_packet = false;
+		ctx->full_timestamp = full;
 		return 0;
 	}
-	return tc_rb_reserve_slow(rb, ctx, len);
+	return tc_rb_reserve_slow(rb, ctx, full ? len - full_ts_extra : len, full_ts_extra);
 }
 #endif
+
+static inline int
+tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
+{
+	return tc_rb_reserve_ts(rb, ctx, len, 0);
+}
 #ifdef TC_RB_MODEL_CHECK
 /* Out of line, with scheduling points, for tests/unit/tc-rb-model-test.c. */
 void tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len);

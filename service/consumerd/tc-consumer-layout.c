@@ -96,30 +96,60 @@ skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
 	}
 }
 
+/*
+ * Reads the record header at *pos (compact or extended, tc-rb.h): the event
+ * id, and the timestamp, restored from *clock as a CTF reader does; *clock
+ * becomes it. Returns false when the header does not fit or its full
+ * timestamp goes back.
+ */
+static bool
+read_record_header(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *clock,
+		   uint32_t *id)
+{
+	struct tc_event_header_extended extended;
+	uint32_t word;
+
+	if (end - *pos < sizeof(word))
+		return false;
+	memcpy(&word, packet + *pos, sizeof(word));
+	if (tc_event_compact_id(word) != TC_EVENT_ID_EXTENDED) {
+		*id = tc_event_compact_id(word);
+		*clock = tc_event_compact_restore(*clock, tc_event_compact_timestamp(word));
+		*pos += sizeof(word);
+		return true;
+	}
+	if (end - *pos < sizeof(extended))
+		return false;
+	memcpy(&extended, packet + *pos, sizeof(extended));
+	if (extended.tag != TC_EVENT_EXTENDED_TAG || extended.timestamp < *clock)
+		return false;
+	*id = extended.id;
+	*clock = extended.timestamp;
+	*pos += sizeof(extended);
+	return true;
+}
+
 enum consumerd_packet_verdict
 consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *packet,
 		       uint32_t size)
 {
 	const struct tc_packet_header *header = (const void *)packet;
 	uint64_t end = header->content_size / 8, pos = sizeof(*header);
-	struct tc_event_header event;
+	uint64_t clock = header->timestamp_begin;
+	uint32_t id;
 
 	if (end > size || end < pos)
 		return CONSUMERD_PACKET_CORRUPT;
 	while (pos < end) {
 		const struct consumerd_event_layout *layout;
 
-		if (end - pos < sizeof(event))
+		/* Timestamps never go back (restored ones cannot) and stay
+		 * within the packet's, as CTF readers require. */
+		if (!read_record_header(packet, &pos, end, &clock, &id) ||
+		    clock > header->timestamp_end || id > TC_CONSUMER_EVENT_ID_MAX)
 			return CONSUMERD_PACKET_CORRUPT;
-		memcpy(&event, packet + pos, sizeof(event));
-		if (event.timestamp < header->timestamp_begin ||
-		    event.timestamp > header->timestamp_end)
-			return CONSUMERD_PACKET_CORRUPT;
-		if (event.id > TC_CONSUMER_EVENT_ID_MAX)
-			return CONSUMERD_PACKET_CORRUPT;
-		if (event.id >= layouts->capacity || !(layout = layouts->by_id[event.id]))
+		if (id >= layouts->capacity || !(layout = layouts->by_id[id]))
 			return CONSUMERD_PACKET_UNKNOWN_EVENT;
-		pos += sizeof(event);
 		if (end - pos < layout->context_size)
 			return CONSUMERD_PACKET_CORRUPT;
 		pos += layout->context_size;

@@ -76,7 +76,11 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       "\tabsolute = false;\n"
 			       "};\n\n"
 			       "typealias integer { size = 64; align = 8; signed = false; "
-			       "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
+			       "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n"
+			       "typealias integer { size = 27; align = 1; signed = false; "
+			       "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
+			       "typealias integer { size = 5; align = 1; signed = false; } "
+			       ":= uint5_t;\n\n",
 			       offset_s, offset_ns);
 }
 
@@ -112,8 +116,16 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "stream {\n"
 			       "\tid = %u;\n"
 			       "\tevent.header := struct {\n"
-			       "\t\tuint32_t id;\n"
-			       "\t\tuint64_clock_monotonic_t timestamp;\n"
+			       "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+			       "\t\tvariant <id> {\n"
+			       "\t\t\tstruct {\n"
+			       "\t\t\t\tuint27_clock_monotonic_t timestamp;\n"
+			       "\t\t\t} compact;\n"
+			       "\t\t\tstruct {\n"
+			       "\t\t\t\tuint32_t id;\n"
+			       "\t\t\t\tuint64_clock_monotonic_t timestamp;\n"
+			       "\t\t\t} extended;\n"
+			       "\t\t} v;\n"
 			       "\t} align(8);\n"
 			       "\tpacket.context := struct {\n"
 			       "\t\tuint64_clock_monotonic_t timestamp_begin;\n"

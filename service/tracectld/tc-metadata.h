@@ -7,9 +7,10 @@
 
 /*
  * The CTF 1.8 TSDL metadata of a session's user-space trace. The layout
- * described here is the one of struct tc_packet_header and struct
- * tc_event_header (probes/ringbuffer/tc-rb.h): every field is byte
- * aligned and packed, little or big endian as the host.
+ * described here is the one of struct tc_packet_header and of the compact
+ * and extended record headers (probes/ringbuffer/tc-rb.h): every field
+ * but the two bit fields of the compact header is byte aligned and packed,
+ * little or big endian as the host.
  *
  * Metadata is produced in pieces, appended to the session's metadata file
  * by its consumer: the trace header and clock when the buffers are created,

@@ -3,7 +3,8 @@
 """Kernel and application events in one session and one timeline: with
 sched_switch and the getppid system call enabled in the kernel and the
 stress application's event in user space, each thread calls getppid()
-right after emitting its event. babeltrace2 reads the session's output
+right after emitting its event, and pauses 150 ms (more than the 2^27 ns
+a compact record header can span) every 50 events. babeltrace2 reads the session's output
 (<output>/ust/... and <output>/kernel) as one merged timeline without a
 warning; every application event is followed, on its thread, by the entry
 of its getppid call, later in time; sched_switch events carry sane
@@ -64,7 +65,7 @@ def test():
         if not has_kprobes:
             log("this kernel has no kprobe events: kprobes are refused, not tested")
         svc.run_app("--threads", "2", "--count", str(COUNT), "--signals", "0", "--getppid",
-                    program=STRESS_APP)
+                    "--pace", "50", "--pause-ms", "150", program=STRESS_APP)
         svc.cli("stop")
         check(svc.alive(), "tracectld died")
 

@@ -436,7 +436,8 @@ test_attach_rejects_bad_geometry(void)
 		g_assert_cmpint(tc_rb_attach(&rb, mapping, size), ==, 0);                \
 	} while (0)
 	EXPECT_REJECTED(magic, 0);
-	EXPECT_REJECTED(version, 2);
+	EXPECT_REJECTED(version, TC_RB_VERSION - 1);
+	EXPECT_REJECTED(version, TC_RB_VERSION + 1);
 	EXPECT_REJECTED(subbuf_size, 4097);
 	EXPECT_REJECTED(subbuf_size, 8192);
 	EXPECT_REJECTED(subbuf_size, 0);
@@ -890,6 +891,60 @@ test_wake_reader_small_buffer(Fixture *fixture, gconstpointer user_data)
 	close(fd);
 }
 
+/* Reserves len bytes of a compact-header record and commits them. */
+static struct tc_rb_ctx
+reserve_compact(Fixture *fixture, uint32_t len, uint32_t full_ts_extra)
+{
+	struct tc_rb_ctx ctx;
+
+	g_assert_cmpint(tc_rb_reserve_ts(&fixture->rb, &ctx, len, full_ts_extra), ==, 0);
+	g_assert_cmpuint(ctx.slot_size, ==, ctx.full_timestamp ? len + full_ts_extra : len);
+	tc_rb_commit(&ctx);
+	return ctx;
+}
+
+/*
+ * Compact headers: the first record of a buffer, the first after a gap of
+ * 2^27 ns or more, and any record after a last_timestamp that is not
+ * behind the clock take the extra bytes of a full timestamp; the others do
+ * not, and their low bits restore the full timestamp.
+ */
+static void
+test_compact_timestamps(Fixture *fixture, gconstpointer user_data)
+{
+	const uint64_t wrap = 1ull << TC_RB_COMPACT_TS_BITS;
+	struct tc_rb_ctx first, second, ctx;
+
+	first = reserve_compact(fixture, 8, 12);
+	g_assert_true(first.full_timestamp);
+	second = reserve_compact(fixture, 8, 12);
+	g_assert_false(second.full_timestamp);
+	g_assert_cmpuint(fixture->rb.shm->last_timestamp, ==, second.timestamp);
+	g_assert_cmpuint(tc_event_compact_restore(first.timestamp,
+						  tc_event_compact_timestamp(tc_event_compact_pack(
+							  3, second.timestamp))),
+			 ==, second.timestamp);
+	g_assert_cmpuint(tc_event_compact_id(tc_event_compact_pack(30, second.timestamp)), ==, 30);
+
+	g_usleep(wrap / 1000 + 10000);
+	g_assert_true(reserve_compact(fixture, 8, 12).full_timestamp);
+	g_assert_false(reserve_compact(fixture, 8, 12).full_timestamp);
+	/* Plain reservations never grow. */
+	g_assert_cmpint(tc_rb_reserve(&fixture->rb, &ctx, 8), ==, 0);
+	g_assert_false(ctx.full_timestamp);
+	g_assert_cmpuint(ctx.slot_size, ==, 8);
+	tc_rb_commit(&ctx);
+	/* An application that scribbled last_timestamp only makes records
+	 * bigger. */
+	fixture->rb.shm->last_timestamp = UINT64_MAX;
+	g_assert_true(reserve_compact(fixture, 8, 12).full_timestamp);
+
+	/* Restoring: same high bits, or one wrap when the low bits went back. */
+	g_assert_cmpuint(tc_event_compact_restore(5 * wrap + 100, 200), ==, 5 * wrap + 200);
+	g_assert_cmpuint(tc_event_compact_restore(5 * wrap + 200, 200), ==, 5 * wrap + 200);
+	g_assert_cmpuint(tc_event_compact_restore(5 * wrap + 200, 100), ==, 6 * wrap + 100);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -911,6 +966,7 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/empty-packet-reports-discards", test_empty_packet_reports_discards);
 	ADD("/tracectl/rb/wake-reader-at-a-quarter", test_wake_reader_at_a_quarter);
 	ADD("/tracectl/rb/wake-reader-small-buffer", test_wake_reader_small_buffer);
+	ADD("/tracectl/rb/compact-timestamps", test_compact_timestamps);
 #undef ADD
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);

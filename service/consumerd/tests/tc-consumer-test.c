@@ -37,17 +37,18 @@
 static const uint8_t test_uuid[16] = {0x3b, 0x8a, 0x1c, 0x52, 0x77, 0x0e, 0x4d, 0x1f,
 				      0x9a, 0x6b, 0x21, 0x34, 0x55, 0xc0, 0xde, 0x01};
 
-/* The records the test writes: event id 0 with two 64-bit fields. */
+/* The records the test writes: event id 0 with two 64-bit fields, behind
+ * the extended header (the full timestamp). */
 struct test_event {
-	struct tc_event_header header;
+	struct tc_event_header_extended header;
 	uint64_t seq;
 	uint64_t value;
 } __attribute__((packed));
 
 /*
  * A CTF 1.8 description of exactly what tc-rb writes: the packet header and
- * context of struct tc_packet_header, the event header of struct
- * tc_event_header, every field byte-aligned (align = 8 bits), little endian.
+ * context of struct tc_packet_header, the compact or extended record header
+ * (tc-rb.h), every other field byte-aligned (align = 8 bits), little endian.
  * %s is the trace UUID.
  */
 static const char test_metadata_format[] =
@@ -89,6 +90,9 @@ static const char test_metadata_format[] =
 	"\n"
 	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } "
 	":= uint64_clock_monotonic_t;\n"
+	"typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } "
+	":= uint27_clock_monotonic_t;\n"
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
 	"\n"
 	"stream {\n"
 	"\tid = 0;\n"
@@ -102,8 +106,11 @@ static const char test_metadata_format[] =
 	"\t\tuint32_t cpu_id;\n"
 	"\t} align(8);\n"
 	"\tevent.header := struct {\n"
-	"\t\tuint32_t id;\n"
-	"\t\tuint64_clock_monotonic_t timestamp;\n"
+	"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"\t\tvariant <id> {\n"
+	"\t\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
+	"\t\t\tstruct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;\n"
+	"\t\t} v;\n"
 	"\t} align(8);\n"
 	"};\n"
 	"\n"
@@ -482,6 +489,7 @@ try_write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
 	ret = tc_rb_reserve(&buffer->rb, &ctx, sizeof(event));
 	if (ret < 0)
 		return ret;
+	event.header.tag = TC_EVENT_EXTENDED_TAG;
 	event.header.id = 0;
 	event.header.timestamp = ctx.timestamp;
 	event.seq = seq;
@@ -1014,7 +1022,7 @@ test_dead_writer(Fixture *fixture, gconstpointer data)
 
 	/* The writer comes back: its packet is complete and written. */
 	tc_rb_write(&ctx, 0,
-		    &(struct test_event){.header = {0, ctx.timestamp}, .seq = 5,
+		    &(struct test_event){.header = {TC_EVENT_EXTENDED_TAG, 0, ctx.timestamp}, .seq = 5,
 					 .value = event_value(5)},
 		    sizeof(struct test_event));
 	tc_rb_commit(&ctx);

@@ -3,7 +3,7 @@
  * The workload of the ring-buffer stress tests:
  *
  *   tracectl-stress-app --threads N --count C [--signals S] [--pin]
- *                       [--scribble] [--pace P] [--getppid]
+ *                       [--scribble] [--pace P [--pause-ms M]] [--getppid]
  *
  * N threads each emit C stress:thread events (thread, seq 0..C-1) as fast
  * as they can, while the main thread sends each of them S SIGUSR1, whose
@@ -12,8 +12,9 @@
  * each CPU's stream holds one thread's events and the discards of that
  * stream are that thread's). --scribble makes thread 0 write garbage over
  * its own ring buffers in the middle of the run, as a buggy or hostile
- * application could. --pace P sleeps 1 ms after every P events of a
- * thread, so that the consumer reads while the run goes on. --getppid
+ * application could. --pace P sleeps 1 ms (or M ms) after every P events
+ * of a thread, so that the consumer reads while the run goes on (or, with
+ * pauses of 135 ms or more, so that records must carry full timestamps). --getppid
  * calls getppid() right after each stress:thread event. At the end it prints one line per thread:
  *
  *   thread=<i> events=<C> signals=<handler events emitted> cpu=<cpu or -1>
@@ -48,7 +49,7 @@ static unsigned int nr_threads = 2;
 static uint64_t count = 100000;
 static uint64_t signals_per_thread = 1000;
 static bool pin, scribble, call_getppid;
-static uint64_t pace;
+static uint64_t pace, pause_ms = 1;
 
 /* The uprobe test's target: called once per stress:thread event with
  * --getppid. noinline and used, so that it has a symbol of its own. */
@@ -121,7 +122,7 @@ worker_main(void *data)
 		if (scribble && worker->index == 0 && seq == count / 2)
 			scribble_own_buffers();
 		if (pace && seq % pace == pace - 1)
-			usleep(1000);
+			usleep((useconds_t)(pause_ms * 1000));
 	}
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	__atomic_store_n(&worker->done, 1, __ATOMIC_RELEASE);
@@ -135,7 +136,7 @@ parse_options(int argc, char **argv)
 		{"threads", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'c'},
 		{"signals", required_argument, NULL, 's'}, {"pin", no_argument, NULL, 'p'},
 		{"scribble", no_argument, NULL, 'x'},      {"pace", required_argument, NULL, 'P'},
-		{"getppid", no_argument, NULL, 'g'},
+		{"getppid", no_argument, NULL, 'g'},       {"pause-ms", required_argument, NULL, 'm'},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -163,11 +164,14 @@ parse_options(int argc, char **argv)
 		case 'g':
 			call_getppid = true;
 			break;
+		case 'm':
+			pause_ms = strtoull(optarg, NULL, 10);
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (nr_threads == 0 || nr_threads > THREADS_MAX || optind != argc) {
+	if (nr_threads == 0 || nr_threads > THREADS_MAX || pause_ms > 10000 || optind != argc) {
 		fprintf(stderr, "usage: tracectl-stress-app --threads 1..%d --count C [--signals S] "
 				"[--pin] [--scribble]\n", THREADS_MAX);
 		return 2;
