@@ -178,6 +178,19 @@ rollback:
 	return ret;
 }
 
+void
+consumerd_output_write_behind(int fd, uint64_t offset, uint64_t len)
+{
+	const unsigned int wait_all = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				      SYNC_FILE_RANGE_WAIT_AFTER;
+
+	(void)sync_file_range(fd, (off64_t)offset, (off64_t)len, SYNC_FILE_RANGE_WRITE);
+	if (offset < len)
+		return;
+	if (sync_file_range(fd, (off64_t)(offset - len), (off64_t)len, wait_all) == 0)
+		(void)posix_fadvise(fd, (off_t)(offset - len), (off_t)len, POSIX_FADV_DONTNEED);
+}
+
 int
 consumerd_output_sync(int fd)
 {

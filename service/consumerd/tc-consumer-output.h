@@ -47,6 +47,17 @@ int consumerd_output_create_file(int dir_fd, const char *name);
  */
 int consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len);
 
+/*
+ * Streaming writes: called after each append of len bytes at offset, it
+ * starts the write-back of these bytes and waits for the ones appended
+ * just before (the previous len bytes), then drops those from the page
+ * cache. A trace writes hundreds of MB/s that nobody reads back soon; this
+ * keeps the consumer's dirty and cached pages to a few packets (its writes
+ * go to pages just freed, not to fresh memory) and the trace on disk at
+ * most two packets behind. Errors are ignored: they only cost caching.
+ */
+void consumerd_output_write_behind(int fd, uint64_t offset, uint64_t len);
+
 /* fdatasync() retried on EINTR. Returns 0 or -errno. */
 int consumerd_output_sync(int fd);
 

@@ -174,11 +174,11 @@ def disabled(tracer):
 
 
 def sustained(tracer):
-    """Bisection on the rate asked for, between 100k/s and 20M/s, with the
+    """Bisection on the rate asked for, between 100k/s and 60M/s, with the
     default channel; returns the highest rate reached without a discarded
     event (a rate asked for above what the tracepoint can do is reached
     only as far as it can)."""
-    low, high, best = 100000.0, 20000000.0, 0.0
+    low, high, best = 100000.0, 60000000.0, 0.0
     while high / low > 1.2:
         rate = (low * high) ** 0.5
         session = tracer.session(None)
