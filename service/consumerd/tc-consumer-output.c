@@ -179,16 +179,22 @@ rollback:
 }
 
 void
-consumerd_output_write_behind(int fd, uint64_t offset, uint64_t len)
+consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind, uint64_t size)
 {
 	const unsigned int wait_all = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				      SYNC_FILE_RANGE_WAIT_AFTER;
 
-	(void)sync_file_range(fd, (off64_t)offset, (off64_t)len, SYNC_FILE_RANGE_WRITE);
-	if (offset < len)
+	if (size < behind->started || size - behind->started < CONSUMERD_WRITE_BEHIND_CHUNK)
 		return;
-	if (sync_file_range(fd, (off64_t)(offset - len), (off64_t)len, wait_all) == 0)
-		(void)posix_fadvise(fd, (off_t)(offset - len), (off_t)len, POSIX_FADV_DONTNEED);
+	(void)sync_file_range(fd, (off64_t)behind->started, (off64_t)(size - behind->started),
+			      SYNC_FILE_RANGE_WRITE);
+	if (behind->started > behind->dropped &&
+	    sync_file_range(fd, (off64_t)behind->dropped,
+			    (off64_t)(behind->started - behind->dropped), wait_all) == 0)
+		(void)posix_fadvise(fd, (off_t)behind->dropped,
+				    (off_t)(behind->started - behind->dropped), POSIX_FADV_DONTNEED);
+	behind->dropped = behind->started;
+	behind->started = size;
 }
 
 int

@@ -48,15 +48,24 @@ int consumerd_output_create_file(int dir_fd, const char *name);
 int consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len);
 
 /*
- * Streaming writes: called after each append of len bytes at offset, it
- * starts the write-back of these bytes and waits for the ones appended
- * just before (the previous len bytes), then drops those from the page
- * cache. A trace writes hundreds of MB/s that nobody reads back soon; this
- * keeps the consumer's dirty and cached pages to a few packets (its writes
- * go to pages just freed, not to fresh memory) and the trace on disk at
- * most two packets behind. Errors are ignored: they only cost caching.
+ * Streaming writes. A trace is written at up to hundreds of MB/s and read
+ * back much later: left to the page cache, every packet would go to freshly
+ * allocated memory and push other users' data out of the cache. So, once a
+ * file has grown by CONSUMERD_WRITE_BEHIND_CHUNK bytes, their write-back is
+ * started, and the chunk before them (whose write-back started a chunk ago)
+ * is waited for and dropped from the page cache. A stream file then holds
+ * at most two chunks in the cache and the consumer writes into pages it
+ * has just released. Errors only cost caching and are ignored.
  */
-void consumerd_output_write_behind(int fd, uint64_t offset, uint64_t len);
+#define CONSUMERD_WRITE_BEHIND_CHUNK (1u << 20)
+
+struct consumerd_write_behind {
+	uint64_t started; /* write-back started below this offset */
+	uint64_t dropped; /* dropped from the cache below this offset */
+};
+
+/* Called after each append; size is the file's size now. */
+void consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind, uint64_t size);
 
 /* fdatasync() retried on EINTR. Returns 0 or -errno. */
 int consumerd_output_sync(int fd);

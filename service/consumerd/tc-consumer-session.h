@@ -23,6 +23,7 @@
 #include "tc-consumer-kernel.h"
 #include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
+#include "tc-consumer-output.h"
 #include "tc-rb.h"
 
 struct consumerd_stream {
@@ -35,6 +36,7 @@ struct consumerd_stream {
 	int wake_fd; /* eventfd the writers signal at sub-buffer switches */
 	int file_fd; /* the stream file; -1 once closed */
 	uint64_t file_size;
+	struct consumerd_write_behind write_behind;
 	uint32_t cpu;
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */

@@ -173,7 +173,8 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
 	if (ret == 0) {
 		stream->packets_written++;
-		consumerd_output_write_behind(stream->file_fd, stream->file_size - size, size);
+		consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
+					      stream->file_size);
 		return;
 	}
 	/* A full disk or any other write error costs this packet, not the

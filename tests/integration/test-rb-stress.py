@@ -7,9 +7,11 @@ as they can into small buffers, while signal handlers emit their own
 (thread, seq) events in the middle of the threads' writes. From the trace
 alone, for every thread: recorded + discarded (from the packet contexts of
 its CPU's stream) == emitted, no event twice, none out of order, and
-babeltrace2 reads it all."""
+babeltrace2 reads it all. The consumer writes behind: of the megabytes it
+wrote, only its last few packets per stream are left in the page cache."""
 
 import os
+import subprocess
 
 from tclib import STRESS_APP, Service, check, log, read_streams, run
 
@@ -32,6 +34,26 @@ def check_thread_order(events, name, thread):
     return len(seqs)
 
 
+def page_cache_bytes(path):
+    """(bytes of the file in the page cache, file size), from fincore."""
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def check_write_behind(out):
+    streams = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(out, "ust"))
+               for f in files if f.startswith("small_")]
+    check(streams, "no stream file")
+    sizes = []
+    for path in streams:
+        cached, size = page_cache_bytes(path)
+        log(f"{os.path.basename(path)}: {size} bytes, {cached} in the page cache")
+        check(cached <= (2 << 20) + 4096, f"{path}: {cached} of {size} bytes left in the page cache")
+        sizes.append(size)
+    check(max(sizes) >= 3 << 20, f"streams of {sizes} bytes: too small to tell")
+
+
 def test():
     cpus = os.cpu_count()
     with Service() as svc:
@@ -47,6 +69,7 @@ def test():
                                             program=STRESS_APP, timeout=240))
         svc.cli("stop")
         check(svc.alive(), "tracectld died")
+        check_write_behind(out)
 
         trace = read_streams(out)
         events = trace["events"]
