@@ -397,7 +397,9 @@ push_reader(const struct tc_rb *rb, uint64_t boundary)
  * that same value. A reservation that lands after ours in the buffer loaded
  * the value our CAS wrote, so its clock read comes after our CAS succeeded,
  * hence after our clock read; CLOCK_MONOTONIC never goes back, across CPUs
- * included. A retry (failed CAS, or a close) reads the clock again, so a
+ * included, and neither does the TSC where the kernel uses it as its clock
+ * source (the service's condition for TC_RB_FLAG_CLOCK_TSC), read after
+ * the load (tc_rb_tsc()). A retry (failed CAS, or a close) reads the clock again, so a
  * timestamp is never older than the offset it is used with. The same holds
  * for the begin and end times in packet headers, written with the timestamp
  * of the reservation that opened or closed the packet.
@@ -438,7 +440,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (;;) {
 		last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
-		timestamp = tc_rb_clock_now();
+		timestamp = tc_rb_timestamp(rb);
 		full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
 		slot_size = full ? len + full_ts_extra : len;
 		used = offset_in_subbuf(rb, old);
@@ -520,7 +522,7 @@ tc_rb_flush(struct tc_rb *rb)
 	TC_RB_SCHED_POINT();
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
-		timestamp = tc_rb_clock_now();
+		timestamp = tc_rb_timestamp(rb);
 		used = offset_in_subbuf(rb, old);
 		if (used == 0)
 			return false;
@@ -547,7 +549,7 @@ tc_rb_close_empty_packet(struct tc_rb *rb)
 
 	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
 	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
-		timestamp = tc_rb_clock_now();
+		timestamp = tc_rb_timestamp(rb);
 		if (offset_in_subbuf(rb, old) != 0 || !subbuf_can_open(rb, old))
 			return false;
 		if (is_overwrite(rb))

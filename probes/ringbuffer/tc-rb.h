@@ -62,7 +62,10 @@
 
 /* tc_rb_shm.flags, set by the consumer at creation. 0 is discard mode. */
 #define TC_RB_FLAG_OVERWRITE 0x1u /* flight recorder: writers push the reader */
-#define TC_RB_FLAGS_KNOWN TC_RB_FLAG_OVERWRITE
+/* Timestamps are the x86 time-stamp counter (tc_rb_tsc()), not
+ * CLOCK_MONOTONIC nanoseconds: the session's trace clock. */
+#define TC_RB_FLAG_CLOCK_TSC 0x2u
+#define TC_RB_FLAGS_KNOWN (TC_RB_FLAG_OVERWRITE | TC_RB_FLAG_CLOCK_TSC)
 
 /* The CTF packet header and context at the start of every sub-buffer. */
 struct tc_packet_header {
@@ -275,8 +278,38 @@ int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len,
  * timestamp of the record just before in the buffer, so a compact header
  * is never chosen wrongly; see tc_rb_reserve_slow().
  */
-/* CLOCK_MONOTONIC in ns, the trace clock. */
+/* CLOCK_MONOTONIC in ns: the trace clock of buffers without
+ * TC_RB_FLAG_CLOCK_TSC, and the consumer's clock for its own timers. */
 uint64_t tc_rb_clock_now(void);
+
+/*
+ * The time-stamp counter, ordered after the loads before it (lfence): a
+ * bare rdtsc may run ahead of the load of write_offset that precedes it in
+ * a reservation, and then a record could land after another one with an
+ * older timestamp (see tc_rb_reserve_slow()). A third of the cost of
+ * clock_gettime(), which reads the same counter through the vDSO and
+ * converts it. Only for buffers with TC_RB_FLAG_CLOCK_TSC, which the
+ * service sets on x86-64 alone.
+ */
+static inline uint64_t
+tc_rb_tsc(void)
+{
+#if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
+	uint32_t low, high;
+
+	__asm__ volatile("lfence\n\trdtsc" : "=a"(low), "=d"(high) : : "memory");
+	return (uint64_t)high << 32 | low;
+#else
+	return tc_rb_clock_now();
+#endif
+}
+
+/* A timestamp on the buffer's trace clock. */
+static inline uint64_t
+tc_rb_timestamp(const struct tc_rb *rb)
+{
+	return (rb->flags & TC_RB_FLAG_CLOCK_TSC) ? tc_rb_tsc() : tc_rb_clock_now();
+}
 
 /* Does a record at timestamp need its full timestamp after last? */
 static inline bool
@@ -309,7 +342,7 @@ tc_rb_reserve_ts(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t
 	 * waits for the record's stores) finds them there: 4 to 5 % per
 	 * event on the development machine. A prefetch never faults. */
 	__builtin_prefetch(rb->data + ((old + TC_RB_PREFETCH_AHEAD) & rb->buffer_mask), 1, 3);
-	timestamp = tc_rb_clock_now();
+	timestamp = tc_rb_timestamp(rb);
 	full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
 	if (full)
 		len += full_ts_extra;

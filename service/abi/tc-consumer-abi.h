@@ -94,6 +94,8 @@ struct tc_consumer_session_ref {
  * one stream file "<name>_<cpu>" per buffer in the session's trace_dir.
  * The reply carries nr_cpus TC_CONSUMER_STREAM messages, in CPU order. */
 #define TC_CONSUMER_CHANNEL_OVERWRITE 0x1u /* flight recorder buffers */
+#define TC_CONSUMER_CHANNEL_CLOCK_TSC 0x2u  /* timestamps: the x86 TSC */
+#define TC_CONSUMER_CHANNEL_FLAGS (TC_CONSUMER_CHANNEL_OVERWRITE | TC_CONSUMER_CHANNEL_CLOCK_TSC)
 /* Timers, in microseconds, 0 = off, else within these bounds. */
 #define TC_CONSUMER_TIMER_MIN_US 1000u
 #define TC_CONSUMER_TIMER_MAX_US 3600000000u
@@ -167,12 +169,25 @@ struct tc_consumer_event_layout {
 #define TC_CONSUMER_KHIDE_TASK_RENAME 0x400u /* task:task_rename */
 #define TC_CONSUMER_KHIDE_ALL 0x700u
 
+/* A session's trace clock as its CTF metadata declares it: CLOCK_MONOTONIC
+ * in ns, or the x86 TSC (the kernel's trace_clock x86-tsc). */
+struct tc_consumer_clock {
+	uint64_t freq;         /* ticks per second, 1 MHz to 100 GHz */
+	int64_t offset_s;      /* Unix time at tick 0: seconds, */
+	uint64_t offset_ticks; /* plus ticks, below freq */
+	uint32_t tsc;          /* 1: the TSC, 0: CLOCK_MONOTONIC */
+	uint32_t pad;          /* 0 */
+};
+
+#define TC_CONSUMER_CLOCK_FREQ_MIN 1000000ull
+#define TC_CONSUMER_CLOCK_FREQ_MAX 100000000000ull
+
 struct tc_consumer_kernel_trace {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	uint32_t nr_cpus;
 	uint32_t flags; /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
-	int64_t clock_offset_ns;
+	struct tc_consumer_clock clock;
 	uint8_t uuid[16];
 	char dir[TC_CONSUMER_PATH_MAX];
 };

@@ -18,7 +18,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 3u
+#define TC_KERNEL_VERSION 4u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -28,8 +28,9 @@
 enum tc_kernel_msg_type {
 	TC_KERNEL_PING = 1,            /* -> reply.value = TC_KERNEL_VERSION */
 	/* session_id, value = per-CPU buffer size in KiB (0: the kernel's
-	 * default) -> creates the instance, trace_clock "mono" (the clock of
-	 * applications), recording off */
+	 * default), with TC_KERNEL_CLOCK_TSC or not -> creates the instance,
+	 * trace_clock "x86-tsc" or "mono" (the session's clock, the one of
+	 * its applications), recording off */
 	TC_KERNEL_INSTANCE_CREATE = 2,
 	TC_KERNEL_INSTANCE_REMOVE = 3, /* session_id -> removes it */
 	/* struct tc_kernel_event_msg: names or '*' globs; -ENOENT when no
@@ -69,6 +70,9 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_TGIDS_FD = 15,
 	TC_KERNEL_REPLY = 16,
 };
+
+/* In INSTANCE_CREATE's value: the session's clock is the TSC. */
+#define TC_KERNEL_CLOCK_TSC 0x80000000u
 
 struct tc_kernel_msg {
 	uint32_t magic;

@@ -156,7 +156,7 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 	if (msg->nr_cpus < 1 || msg->nr_cpus > CONSUMERD_NR_CPUS_MAX)
 		return command_fail(command, -EINVAL, "Invalid number of CPUs %" PRIu32,
 				    msg->nr_cpus);
-	if (msg->flags & ~TC_CONSUMER_CHANNEL_OVERWRITE)
+	if (msg->flags & ~TC_CONSUMER_CHANNEL_FLAGS)
 		return command_fail(command, -EINVAL, "Unknown channel flags 0x%" PRIx32,
 				    msg->flags);
 	if (!timer_is_valid(msg->switch_timer_us) || !timer_is_valid(msg->read_timer_us) ||
@@ -396,6 +396,16 @@ handle_event_layout(struct command *command)
 	return 0;
 }
 
+/* The session's clock, as the service described it: it goes into the
+ * kernel trace's metadata as it is. */
+static bool
+consumerd_clock_is_valid(const struct tc_consumer_clock *clock)
+{
+	return clock->freq >= TC_CONSUMER_CLOCK_FREQ_MIN &&
+	       clock->freq <= TC_CONSUMER_CLOCK_FREQ_MAX && clock->offset_ticks < clock->freq &&
+	       clock->tsc <= 1 && clock->pad == 0;
+}
+
 static int
 handle_kernel_trace(struct command *command)
 {
@@ -405,7 +415,7 @@ handle_kernel_trace(struct command *command)
 		.dir = msg->dir,
 		.cpu_fds = command->fds,
 		.nr_cpus = msg->nr_cpus,
-		.clock_offset_ns = msg->clock_offset_ns,
+		.clock = msg->clock,
 		.session_id = msg->session_id,
 		.flags = msg->flags,
 	};
@@ -416,6 +426,9 @@ handle_kernel_trace(struct command *command)
 	if (msg->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL))
 		return command_fail(command, -EINVAL, "Unknown kernel trace flags 0x%" PRIx32,
 				    msg->flags);
+	if (!consumerd_clock_is_valid(&msg->clock))
+		return command_fail(command, -EINVAL, "Invalid trace clock (%" PRIu64 " Hz)",
+				    msg->clock.freq);
 	if (session->kernel)
 		return command_fail(command, -EEXIST, "Session %" PRIu64 " has a kernel trace",
 				    msg->session_id);

@@ -102,14 +102,9 @@ print_event_context(FILE *out, uint32_t contexts)
 }
 
 static void
-print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns, uint32_t contexts)
+print_header(FILE *out, const uint8_t uuid[16], const struct tc_consumer_clock *clock,
+	     uint32_t contexts)
 {
-	int64_t offset_s = clock_offset_ns / 1000000000, offset_ns = clock_offset_ns % 1000000000;
-
-	if (offset_ns < 0) {
-		offset_ns += 1000000000;
-		offset_s--;
-	}
 	fputs("/* CTF 1.8 */\n\n", out);
 	for (unsigned int bits = 8; bits <= 64; bits *= 2)
 		fprintf(out, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n",
@@ -124,12 +119,13 @@ print_header(FILE *out, const uint8_t uuid[16], int64_t clock_offset_ns, uint32_
 	      out);
 	fputs("env {\n\tdomain = \"kernel\";\n\ttracer_name = \"tracectl\";\n};\n\n", out);
 	fprintf(out,
-		"clock {\n\tname = \"monotonic\";\n\tdescription = \"CLOCK_MONOTONIC\";\n"
-		"\tfreq = 1000000000;\n\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %lld;\n"
+		"clock {\n\tname = \"monotonic\";\n\tdescription = \"%s\";\n"
+		"\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %llu;\n"
 		"\tabsolute = false;\n};\n\n"
 		"typealias integer { size = 64; align = 8; signed = false; "
 		"map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
-		(long long)offset_s, (long long)offset_ns);
+		clock->tsc ? "x86 TSC" : "CLOCK_MONOTONIC", (unsigned long long)clock->freq,
+		(long long)clock->offset_s, (unsigned long long)clock->offset_ticks);
 	fputs("stream {\n\tid = 0;\n\tevent.header := struct {\n\t\tuint32_t id;\n"
 	      "\t\tuint64_clock_monotonic_t timestamp;\n\t} align(8);\n"
 	      "\tpacket.context := struct {\n\t\tuint64_clock_monotonic_t timestamp_begin;\n"
@@ -171,7 +167,8 @@ finish(struct text *text, size_t *len)
 }
 
 char *
-consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16], int64_t clock_offset_ns,
+consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
+			  const struct tc_consumer_clock *clock,
 			  uint32_t contexts, size_t *len)
 {
 	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
@@ -180,7 +177,7 @@ consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16], int64_
 	text.out = open_memstream(&text.buf, &text.len);
 	if (!text.out)
 		return NULL;
-	print_header(text.out, uuid, clock_offset_ns, contexts);
+	print_header(text.out, uuid, clock, contexts);
 	for (int i = 0; events && events[i]; i++)
 		print_event(text.out, events[i]);
 	return finish(&text, len);

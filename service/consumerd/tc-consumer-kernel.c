@@ -146,10 +146,11 @@ load_formats(struct tep_handle *tep, int fd, bool with_header)
 }
 
 static int
-write_metadata(struct consumerd_kernel_trace *trace, int dir_fd, int64_t clock_offset_ns)
+write_metadata(struct consumerd_kernel_trace *trace, int dir_fd,
+	       const struct tc_consumer_clock *clock)
 {
 	size_t len = 0;
-	char *text = consumerd_kernel_metadata(trace->tep, trace->uuid, clock_offset_ns,
+	char *text = consumerd_kernel_metadata(trace->tep, trace->uuid, clock,
 					       trace->contexts, &len);
 	int ret;
 
@@ -317,7 +318,7 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	if (ret < 0)
 		goto fail;
 	dir_fd = ret;
-	ret = write_metadata(trace, dir_fd, spec->clock_offset_ns);
+	ret = write_metadata(trace, dir_fd, &spec->clock);
 	if (ret == 0)
 		ret = open_cpu_files(trace, dir_fd);
 	close(dir_fd);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc-consumer-abi.h"
+
 struct consumerd_kernel_trace;
 
 struct consumerd_kernel_spec {
@@ -21,7 +23,7 @@ struct consumerd_kernel_spec {
 	int tgids_fd;          /* saved_tgids, or -1; taken */
 	uint32_t nr_cpus;
 	uint8_t uuid[16];
-	int64_t clock_offset_ns; /* the session's, as in the user-space metadata */
+	struct tc_consumer_clock clock; /* the session's, checked */
 	uint64_t session_id;     /* for logs */
 	uint32_t flags;          /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 };
@@ -45,7 +47,8 @@ void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 struct tep_handle;
 struct tep_event;
 char *consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
-				int64_t clock_offset_ns, uint32_t contexts, size_t *len);
+				const struct tc_consumer_clock *clock, uint32_t contexts,
+				size_t *len);
 /* The TSDL of a NULL-terminated list of events, to append. */
 char *consumerd_kernel_metadata_events(struct tep_event **events, size_t *len);
 

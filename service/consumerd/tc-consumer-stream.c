@@ -95,8 +95,10 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	stream->mapping_size = size;
 	ret = tc_rb_init_mode(stream->mapping, spec->subbuf_size, spec->num_subbuf, cpu,
 			      spec->stream_id, spec->uuid,
-			      (spec->flags & TC_CONSUMER_CHANNEL_OVERWRITE) ? TC_RB_FLAG_OVERWRITE
-									    : 0);
+			      ((spec->flags & TC_CONSUMER_CHANNEL_OVERWRITE) ? TC_RB_FLAG_OVERWRITE
+									     : 0) |
+				      ((spec->flags & TC_CONSUMER_CHANNEL_CLOCK_TSC) ? TC_RB_FLAG_CLOCK_TSC
+									     : 0));
 	if (ret < 0)
 		goto fail;
 	ret = tc_rb_reader_init(&stream->reader, stream->mapping, size, spec->stream_id, cpu,

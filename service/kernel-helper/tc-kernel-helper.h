@@ -12,7 +12,8 @@ void tc_helper_log(const char *level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* tc-kernel-tracefs.c: the session instances. Each returns 0 or -errno. */
-int tc_helper_instance_setup(uint64_t session_id, uint32_t buffer_size_kb);
+/* value: INSTANCE_CREATE's (buffer size in KiB | TC_KERNEL_CLOCK_TSC). */
+int tc_helper_instance_setup(uint64_t session_id, uint32_t value);
 int tc_helper_event_enable(uint64_t session_id, const char *system, const char *event,
 			   bool enable);
 int tc_helper_tracing_on(uint64_t session_id, bool on);

@@ -54,16 +54,23 @@ write_file(struct tracefs_instance *instance, const char *file, const char *text
 }
 
 int
-tc_helper_instance_setup(uint64_t session_id, uint32_t buffer_size_kb)
+tc_helper_instance_setup(uint64_t session_id, uint32_t value)
 {
-	struct tracefs_instance *instance = session_instance(session_id);
+	struct tracefs_instance *instance;
+	uint32_t buffer_size_kb = value & ~TC_KERNEL_CLOCK_TSC;
 	char size[32];
 	int ret;
 
+#ifndef __x86_64__
+	if (value & TC_KERNEL_CLOCK_TSC)
+		return -EINVAL;
+#endif
+	instance = session_instance(session_id);
 	if (!instance)
 		return -ENOMEM;
-	/* Kernel and application timestamps on one clock: CLOCK_MONOTONIC. */
-	ret = write_file(instance, "trace_clock", "mono");
+	/* Kernel and application timestamps on one clock, the session's. */
+	ret = write_file(instance, "trace_clock",
+			 (value & TC_KERNEL_CLOCK_TSC) ? "x86-tsc" : "mono");
 	if (ret == 0)
 		ret = write_file(instance, "tracing_on", "0");
 	if (ret == 0 && buffer_size_kb) {

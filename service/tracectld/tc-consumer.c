@@ -510,8 +510,8 @@ tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char 
 
 gboolean
 tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcChannel *channel,
-			   const guint8 uuid[16], guint nr_cpus, int **fds, guint64 *shm_size,
-			   GError **error)
+			   const guint8 uuid[16], const TcTraceClock *clock, guint nr_cpus,
+			   int **fds, guint64 *shm_size, GError **error)
 {
 	const TcChannelConfig *config = &channel->config;
 	const char *name = channel->name;
@@ -522,7 +522,8 @@ tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcCha
 		.nr_cpus = nr_cpus,
 		.subbuf_size = config->subbuf_size,
 		.num_subbuf = config->num_subbuf,
-		.flags = config->overwrite ? TC_CONSUMER_CHANNEL_OVERWRITE : 0,
+		.flags = (config->overwrite ? TC_CONSUMER_CHANNEL_OVERWRITE : 0) |
+			 (clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0),
 		.switch_timer_us = config->switch_timer_us,
 		.read_timer_us = config->read_timer_us,
 		.monitor_timer_us = config->monitor_timer_us,
@@ -593,7 +594,7 @@ tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layou
 
 gboolean
 tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
-			 const guint8 uuid[16], gint64 clock_offset_ns, const int *cpu_fds,
+			 const guint8 uuid[16], const TcTraceClock *clock, const int *cpu_fds,
 			 guint nr_cpus, int formats_fd, int tgids_fd, guint32 flags,
 			 GError **error)
 {
@@ -611,7 +612,7 @@ tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *d
 	msg->session_id = session_id;
 	msg->nr_cpus = nr_cpus;
 	msg->flags = flags;
-	msg->clock_offset_ns = clock_offset_ns;
+	msg->clock = *clock;
 	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
 	memcpy(fds, cpu_fds, nr_cpus * sizeof(int));
 	fds[nr_cpus] = formats_fd;

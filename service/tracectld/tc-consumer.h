@@ -26,8 +26,9 @@ gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
 /* On success *fds holds, per CPU, the buffer's memfd then the consumer's
  * wake-up eventfd: 2 * nr_cpus descriptors (the caller owns them). */
 gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
-				    const TcChannel *channel, const guint8 uuid[16], guint nr_cpus,
-				    int **fds, guint64 *shm_size, GError **error);
+				    const TcChannel *channel, const guint8 uuid[16],
+				    const TcTraceClock *clock, guint nr_cpus, int **fds,
+				    guint64 *shm_size, GError **error);
 /* Sends layouts (struct tc_consumer_event_layout) to a consumer session. */
 gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
 				  GError **error);
@@ -35,7 +36,7 @@ gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArr
  * which writes the kernel trace into dir. The descriptors stay the
  * caller's (the consumer gets copies). */
 gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
-				  const guint8 uuid[16], gint64 clock_offset_ns,
+				  const guint8 uuid[16], const TcTraceClock *clock,
 				  const int *cpu_fds, guint nr_cpus, int formats_fd,
 				  int tgids_fd, guint32 flags, GError **error);
 /* Before events are enabled in a running kernel trace: their formats

@@ -208,9 +208,16 @@ simple_request(guint32 type, guint64 session_id, guint32 value, GError **error)
 }
 
 gboolean
-tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, GError **error)
+tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean clock_tsc,
+			  GError **error)
 {
-	return simple_request(TC_KERNEL_INSTANCE_CREATE, session_id, buffer_size_kb, error);
+	if (buffer_size_kb & TC_KERNEL_CLOCK_TSC) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Kernel buffers of %u KiB are too big",
+			    buffer_size_kb);
+		return FALSE;
+	}
+	return simple_request(TC_KERNEL_INSTANCE_CREATE, session_id,
+			      buffer_size_kb | (clock_tsc ? TC_KERNEL_CLOCK_TSC : 0), error);
 }
 
 gboolean

@@ -16,7 +16,9 @@ gboolean tc_kernel_ping(guint32 *version, GError **error);
 void tc_kernel_shutdown(void);
 
 /* The session's tracefs instance (see tc-kernel-abi.h). */
-gboolean tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, GError **error);
+/* Creates the session's instance, recording on the session's clock. */
+gboolean tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean clock_tsc,
+				   GError **error);
 gboolean tc_kernel_instance_remove(guint64 session_id, GError **error);
 /* NotFound when no event matched. */
 gboolean tc_kernel_event(guint64 session_id, const char *system, const char *event,

@@ -28,14 +28,7 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 	g_autoptr(GDateTime) created =
 		g_date_time_new_from_unix_utc(session->creation_realtime_us / G_USEC_PER_SEC);
 	g_autofree char *created_text = g_date_time_format_iso8601(created);
-	gint64 offset = session->clock_offset_ns;
-	gint64 offset_s = offset / G_GINT64_CONSTANT(1000000000);
-	gint64 offset_ns = offset % G_GINT64_CONSTANT(1000000000);
-
-	if (offset_ns < 0) {
-		offset_ns += G_GINT64_CONSTANT(1000000000);
-		offset_s--;
-	}
+	const TcTraceClock *clock = &session->clock;
 	g_string_append(out, "/* CTF 1.8 */\n\n");
 	for (guint bits = 8; bits <= 64; bits *= 2)
 		g_string_append_printf(out,
@@ -68,11 +61,11 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 	g_string_append_printf(out,
 			       "clock {\n"
 			       "\tname = \"monotonic\";\n"
-			       "\tdescription = \"CLOCK_MONOTONIC\";\n"
-			       "\tfreq = 1000000000;\n"
+			       "\tdescription = \"%s\";\n"
+			       "\tfreq = %" G_GUINT64_FORMAT ";\n"
 			       "\tprecision = 1;\n"
 			       "\toffset_s = %" G_GINT64_FORMAT ";\n"
-			       "\toffset = %" G_GINT64_FORMAT ";\n"
+			       "\toffset = %" G_GUINT64_FORMAT ";\n"
 			       "\tabsolute = false;\n"
 			       "};\n\n"
 			       "typealias integer { size = 64; align = 8; signed = false; "
@@ -81,7 +74,8 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
 			       "typealias integer { size = 5; align = 1; signed = false; } "
 			       ":= uint5_t;\n\n",
-			       offset_s, offset_ns);
+			       tc_trace_clock_description(clock), clock->freq, clock->offset_s,
+			       clock->offset_ticks);
 }
 
 /* The stream's event.context: the channel's context fields, in the

@@ -49,17 +49,6 @@ hash_owner_name(uid_t owner, const char *name)
 	return hash_u64(owner) ^ g_str_hash(name);
 }
 
-static gint64
-clock_offset_ns(void)
-{
-	struct timespec real, mono;
-
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	return ((gint64)real.tv_sec - mono.tv_sec) * G_GINT64_CONSTANT(1000000000) +
-	       ((gint64)real.tv_nsec - mono.tv_nsec);
-}
-
 static void
 random_uuid(guint8 uuid[16])
 {
@@ -98,7 +87,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 				(unsigned)(sizeof(long) * 8));
 	random_uuid(session->uuid);
 	session->creation_realtime_us = g_get_real_time();
-	session->clock_offset_ns = clock_offset_ns();
+	tc_trace_clock_init(&session->clock);
 	g_mutex_init(&session->op_lock);
 	g_mutex_init(&session->lock);
 	session->state = TC_SESSION_INACTIVE;

@@ -6,6 +6,7 @@
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
+#include "tc-trace-clock.h"
 #include "tracectl-abi.h"
 
 /*
@@ -115,7 +116,7 @@ struct _TcSession {
 	char *object_path;
 	guint8 uuid[16];
 	gint64 creation_realtime_us;
-	gint64 clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	TcTraceClock clock; /* the trace clock of all its buffers */
 
 	GMutex op_lock; /* serializes start, stop, destroy, channels */
 	GMutex lock;    /* [S] */

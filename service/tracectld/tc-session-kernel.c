@@ -231,7 +231,8 @@ apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
-	if (!tc_kernel_instance_create(session->id, session->kernel_buffer_kb, error))
+	if (!tc_kernel_instance_create(session->id, session->kernel_buffer_kb,
+				       session->clock.tsc != 0, error))
 		return FALSE;
 	session->kernel_instance = TRUE;
 	for (guint i = 0; i < session->kernel_events->len; i++)
@@ -318,7 +319,7 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 			return FALSE;
 	}
 	kernel_uuid(session, uuid);
-	ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid, session->clock_offset_ns,
+	ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid, &session->clock,
 				      (const int *)(gpointer)buffers->cpu_fds->data,
 				      buffers->cpu_fds->len, buffers->formats_fd, tgids_fd,
 				      session->kernel_contexts | hidden_events(session, NULL),

@@ -161,8 +161,8 @@ trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
 		TcChannelBuffers *buffers = g_new0(TcChannelBuffers, 1);
 
 		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel, trace->uuid,
-						nr_cpus, &buffers->fds, &buffers->shm_size,
-						error)) {
+						&session->clock, nr_cpus, &buffers->fds,
+						&buffers->shm_size, error)) {
 			g_free(buffers);
 			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
 				       channel->name);
