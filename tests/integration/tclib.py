@@ -126,8 +126,9 @@ class Result:
 class Service:
     """tracectld --embedded in a private run directory."""
 
-    def __init__(self, args=()):
+    def __init__(self, args=(), daemon_env=None):
         self.args = list(args)
+        self.daemon_env = dict(daemon_env or {})
         for path in (TRACECTLD, TRACECTL, EXAMPLE_APP):
             require(os.path.exists(path), f"{path} is not built")
         require(os.geteuid() == 0, "integration tests need root (test users, polkitd)")
@@ -183,6 +184,7 @@ class Service:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(self.rundir, name))
         env = self.env()
+        env.update(self.daemon_env)
         env["G_MESSAGES_DEBUG"] = "all"
         self.logfile = open(self.log_path, "ab")
         self.proc = subprocess.Popen([TRACECTLD, "--embedded", *self.args], env=env,

@@ -9,7 +9,9 @@ a compact record header can span) every 50 events. babeltrace2 reads the session
 warning; every application event is followed, on its thread, by the entry
 of its getppid call, later in time; sched_switch events carry sane
 command names; destroying the session, or killing the service while it
-records, leaves no tracefs instance."""
+records, leaves no tracefs instance. Both trace clocks: the TSC (where the
+kernel's clock source is the TSC) and CLOCK_MONOTONIC
+(TRACECTL_TRACE_CLOCK=monotonic), declared alike in both traces."""
 
 import os
 import signal
@@ -32,9 +34,48 @@ def instances():
             if n.startswith("tracectl-")]
 
 
+def kernel_uses_tsc():
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
+
+
+def check_clock(out, description):
+    for trace in ("ust/uid/0/64-bit", "kernel"):
+        with open(os.path.join(out, trace, "metadata"), errors="replace") as f:
+            text = f.read()
+        check(f'description = "{description}";' in text,
+              f"{trace}: the clock is not {description}")
+
+
+def monotonic_timeline():
+    """The same merged timeline on CLOCK_MONOTONIC."""
+    with Service(daemon_env={"TRACECTL_TRACE_CLOCK": "monotonic"}) as svc:
+        out = os.path.join(svc.rundir, "mono")
+        svc.cli("create", "mono", "--output", out)
+        svc.cli("add-context", "-u", "-t", "vtid")
+        svc.cli("enable-event", "-u", "stress:*")
+        svc.cli("enable-event", "-k", "--syscall", "getppid")
+        svc.cli("start")
+        svc.run_app("--threads", "2", "--count", "100", "--signals", "0", "--getppid",
+                    program=STRESS_APP)
+        svc.cli("stop")
+        check_clock(out, "CLOCK_MONOTONIC")
+        babeltrace_text(out)
+        events = read_streams(out)["events"]
+        tids = {e["ctx_vtid"] for e in events if e["name"] == "stress:thread"}
+        for tid in tids:
+            kinds = [e["name"] for e in events
+                     if e.get("ctx_vtid") == tid or (e.get("common_pid") == tid and
+                                                     e["name"].startswith("syscalls:sys_enter"))]
+            check(kinds == ["stress:thread", "syscalls:sys_enter_getppid"] * 100,
+                  f"CLOCK_MONOTONIC, thread {tid}: not event, system call, ...: {kinds[:6]}")
+        svc.cli("destroy", "mono")
+
+
 def test():
     mount_tracefs()
     has_kprobes = os.path.exists(os.path.join(TRACEFS, "kprobe_events"))
+    monotonic_timeline()
     with Service() as svc:
         out = os.path.join(svc.rundir, "timeline")
         svc.cli("create", "timeline", "--output", out)
@@ -70,6 +111,7 @@ def test():
         check(svc.alive(), "tracectld died")
 
         check(os.path.exists(os.path.join(out, "kernel", "metadata")), "no kernel trace")
+        check_clock(out, "x86 TSC" if kernel_uses_tsc() else "CLOCK_MONOTONIC")
         babeltrace_text(out)
         events = read_streams(out)["events"]
         app = [e for e in events if e["name"] == "stress:thread"]
