@@ -44,6 +44,9 @@
 #define PACKET_MAX (256u * 1024u)
 #define FORMATS_MAX (64u << 20)
 #define PAGES_PER_DRAIN 4096u
+/* Free bytes at the end of a page that mean the kernel was still filling
+ * it when it was read, rather than the record that did not fit. */
+#define PAGE_ROOM_CAUGHT_UP 256
 #define HIDDEN_MAX 3
 
 struct kernel_cpu {
@@ -53,13 +56,21 @@ struct kernel_cpu {
 	const uint8_t *record; /* the next record of page, or NULL */
 	unsigned long long record_ts;
 	uint32_t pages_read; /* in this drain */
+	bool caught_up;      /* this drain read a page the kernel is filling */
 	int file_fd; /* kernel_<cpu> */
 	uint64_t file_size;
+	struct consumerd_write_behind write_behind;
 	uint64_t seq;
 	uint64_t discarded; /* free-running, as in packet contexts */
 	uint64_t begin, end;
 	uint32_t used; /* bytes in packet */
 	uint8_t *packet;
+};
+
+struct event_fields {
+	struct tep_format_field **common; /* NULL-terminated, or NULL */
+	struct tep_format_field **own;
+	bool known;
 };
 
 struct consumerd_kernel_trace {
@@ -73,6 +84,11 @@ struct consumerd_kernel_trace {
 	uint8_t uuid[16];
 	uint32_t page_size;
 	uint64_t unknown_records;
+	struct consumerd_ratelimit loss_limit; /* of the unknown-loss warnings */
+	/* libtraceevent allocates the field lists it returns: they are asked
+	 * for once per event class, not once per record. By event id. */
+	struct event_fields *fields;
+	uint32_t nr_fields;
 	uint32_t nr_cpus;
 	struct kernel_cpu cpus[];
 };
@@ -403,25 +419,62 @@ put_contexts(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_
 	return ok;
 }
 
-/* The whole event, header included; false when the packet is full. */
+/* The field lists of an event class, from the cache; NULL when the id is
+ * out of range or memory ran out. */
+static const struct event_fields *
+fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
+{
+	uint32_t id = (uint32_t)event->id;
+	struct event_fields *entry;
+
+	if (event->id < 0 || id > UINT16_MAX)
+		return NULL;
+	if (id >= trace->nr_fields) {
+		uint32_t count = id + 64;
+		struct event_fields *grown = realloc(trace->fields, count * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		memset(grown + trace->nr_fields, 0, (count - trace->nr_fields) * sizeof(*grown));
+		trace->fields = grown;
+		trace->nr_fields = count;
+	}
+	entry = &trace->fields[id];
+	if (!entry->known) {
+		entry->common = tep_event_common_fields((struct tep_event *)event);
+		entry->own = tep_event_fields((struct tep_event *)event);
+		entry->known = true;
+	}
+	return entry;
+}
+
+static void
+free_fields(struct consumerd_kernel_trace *trace)
+{
+	for (uint32_t i = 0; i < trace->nr_fields; i++) {
+		free(trace->fields[i].common);
+		free(trace->fields[i].own);
+	}
+	free(trace->fields);
+}
+
+/* The whole event, header included; false when the packet is full (or
+ * the event's fields are not known). */
 static bool
 put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
 	  struct tep_event *event, int32_t tid, const uint8_t *data, uint32_t size, uint64_t ts)
 {
-	struct tep_format_field **common = tep_event_common_fields(event);
-	struct tep_format_field **fields = tep_event_fields(event);
+	const struct event_fields *fields = fields_of(trace, event);
 	struct tc_event_header header = {.id = (uint32_t)event->id, .timestamp = ts};
 	uint32_t start = c->used;
-	bool ok = put(c, &header, sizeof(header));
+	bool ok = fields && put(c, &header, sizeof(header));
 
 	if (ok && trace->tasks)
 		ok = put_contexts(trace, c, cpu, tid);
-	for (int i = 0; ok && common && common[i]; i++)
-		ok = put_field(c, common[i], data, size);
-	for (int i = 0; ok && fields && fields[i]; i++)
-		ok = put_field(c, fields[i], data, size);
-	free(common);
-	free(fields);
+	for (int i = 0; ok && fields->common && fields->common[i]; i++)
+		ok = put_field(c, fields->common[i], data, size);
+	for (int i = 0; ok && fields->own && fields->own[i]; i++)
+		ok = put_field(c, fields->own[i], data, size);
 	if (!ok)
 		c->used = start;
 	return ok;
@@ -449,6 +502,8 @@ write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	if (consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to write a kernel packet of CPU %"
 				  PRIu32, trace->session_id, cpu);
+	else
+		consumerd_output_write_behind(c->file_fd, &c->write_behind, c->file_size);
 	c->used = 0;
 }
 
@@ -499,6 +554,19 @@ convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t
 	c->end = ts;
 }
 
+static void
+log_unknown_loss(struct consumerd_kernel_trace *trace, uint32_t cpu)
+{
+	uint64_t suppressed;
+
+	if (!consumerd_ratelimit_check(&trace->loss_limit, tc_rb_clock_now(), &suppressed))
+		return;
+	consumerd_warning("session=%" PRIu64 ": The kernel overwrote events of CPU %" PRIu32
+			  " before they were read; their number is not known (counted as one, "
+			  "%" PRIu64 " such reports not logged)",
+			  trace->session_id, cpu, suppressed);
+}
+
 /* The first record of the CPU's next page, skipping empty pages; false
  * when the kernel has nothing more now or the drain read enough. */
 static bool
@@ -508,17 +576,31 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	int missed;
 
 	c->record = NULL;
-	while (!c->record && c->pages_read < PAGES_PER_DRAIN) {
+	while (!c->record && !c->caught_up && c->pages_read < PAGES_PER_DRAIN) {
 		if (read(c->fd, c->page, trace->page_size) <= 0)
 			return false;
 		c->pages_read++;
 		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
 			continue;
+		/* A page with room left, after the first read of a drain (which
+		 * returns the rest of the page the last drain stopped in), is
+		 * the one the kernel writes into: the next read would return
+		 * the few records written since, one read per handful of
+		 * records. The next drain goes on from there. */
+		if (c->pages_read > 1 &&
+		    kbuffer_subbuffer_size(c->kbuf) + PAGE_ROOM_CAUGHT_UP <
+			    (int)trace->page_size - kbuffer_start_of_data(c->kbuf))
+			c->caught_up = true;
 		missed = kbuffer_missed_events(c->kbuf);
-		if (missed > 0) {
-			/* Reported in the packet that holds what came after them. */
+		if (missed != 0) {
+			/* Reported in the packet that holds what came after them.
+			 * A full page has no room for the count (-1): at least
+			 * one event was lost, and the log says the count is not
+			 * known. */
 			write_packet(trace, cpu);
-			c->discarded += (uint64_t)missed;
+			c->discarded += missed > 0 ? (uint64_t)missed : 1;
+			if (missed < 0)
+				log_unknown_loss(trace, cpu);
 		}
 		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 	}
@@ -551,15 +633,17 @@ oldest_cpu(const struct consumerd_kernel_trace *trace)
 /* The CPUs' records in time order: what one CPU's records say about a
  * task (its switch-in, its creation) is known before its records on
  * another CPU are written. */
-void
+uint32_t
 consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 {
+	uint32_t most_pages = 0;
 	int cpu;
 
 	if (trace->tasks)
 		consumerd_kernel_tasks_new_drain(trace->tasks);
 	for (uint32_t i = 0; i < trace->nr_cpus; i++) {
 		trace->cpus[i].pages_read = 0;
+		trace->cpus[i].caught_up = false;
 		if (trace->cpus[i].fd >= 0)
 			load_page(trace, i);
 	}
@@ -572,8 +656,12 @@ consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 				       c->record_ts);
 		next_record(trace, (uint32_t)cpu);
 	}
-	for (uint32_t i = 0; i < trace->nr_cpus; i++)
+	for (uint32_t i = 0; i < trace->nr_cpus; i++) {
 		write_packet(trace, i);
+		if (trace->cpus[i].pages_read > most_pages)
+			most_pages = trace->cpus[i].pages_read;
+	}
+	return most_pages;
 }
 
 void
@@ -605,6 +693,7 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 		close(trace->metadata_fd);
 	}
 	consumerd_kernel_tasks_free(trace->tasks);
+	free_fields(trace);
 	if (trace->tep)
 		tep_free(trace->tep);
 	free(trace);

@@ -37,8 +37,9 @@ int consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
  * flags. -EBADMSG for bad formats. */
 int consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_fd,
 				  uint32_t hide_flags);
-/* Reads what the kernel buffers hold now and writes it out. */
-void consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
+/* Reads what the kernel buffers hold now and writes it out. Returns the
+ * most pages read from one CPU's buffer. */
+uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

@@ -113,16 +113,25 @@ channel_run_timers(struct consumerd_channel *channel, uint64_t now)
 }
 
 #define KERNEL_READ_NS 100000000ull
+/* A drain that found this many pages on a CPU (64 KiB) means the kernel
+ * writes fast: the next one comes after KERNEL_BUSY_READ_NS, so that a
+ * buffer of a few MiB does not overflow between two drains (the kernel
+ * overwrites the oldest events of a full buffer). */
+#define KERNEL_BUSY_PAGES 16u
+#define KERNEL_BUSY_READ_NS 2000000ull
 
-/* The kernel buffers: read every KERNEL_READ_NS. */
+/* The kernel buffers: read every KERNEL_READ_NS, or KERNEL_BUSY_READ_NS
+ * while they fill fast. */
 static uint64_t
 kernel_run_timer(struct consumerd_session *session, uint64_t now)
 {
 	if (!session->kernel)
 		return 0;
 	if (timer_is_due(session->kernel_next_read, now)) {
-		consumerd_kernel_trace_drain(session->kernel);
-		session->kernel_next_read = 0;
+		uint32_t pages = consumerd_kernel_trace_drain(session->kernel);
+
+		session->kernel_next_read =
+			pages >= KERNEL_BUSY_PAGES ? now + KERNEL_BUSY_READ_NS : 0;
 	}
 	return timer_arm(&session->kernel_next_read, KERNEL_READ_NS, now);
 }

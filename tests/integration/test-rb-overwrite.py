@@ -45,7 +45,8 @@ def test():
             check(len(seqs) < COUNT, f"thread {thread}: nothing was overwritten")
             log(f"thread {thread}: kept {len(seqs)} newest of {COUNT}, "
                 f"from {seqs[0]} to {seqs[-1]}")
-        check(sum(trace["discarded"].values()) == 0, "events discarded in overwrite mode")
+        check(sum(trace["discarded"].values()) == 0,
+              f"events discarded in overwrite mode: {trace['discarded']}, {out_text}")
         check(len(out_text.splitlines()) == threads, "stress app output")
         # babeltrace2 reads it all; it may mention the overwritten packets.
         proc = subprocess.run(["babeltrace2", out], capture_output=True, text=True, timeout=300)
