@@ -61,6 +61,7 @@
 #include "tc-rb-model.h"
 #else
 #define TC_RB_SCHED_POINT() do { } while (0)
+#define TC_RB_REFUSING(rb, boundary) do { } while (0)
 #endif
 
 #define TC_RB_PAGE_SIZE 4096u
@@ -326,6 +327,20 @@ close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp)
 	commit_bytes(rb, old, rb->subbuf_size - used);
 }
 
+/* Reloads write_offset into *old; true when it is not *old any more. */
+static bool
+write_offset_moved(const struct tc_rb *rb, uint64_t *old)
+{
+	uint64_t now;
+
+	TC_RB_SCHED_POINT();
+	now = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	if (now == *old)
+		return false;
+	*old = now;
+	return true;
+}
+
 static inline bool
 cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t new_offset)
 {
@@ -446,6 +461,14 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 		used = offset_in_subbuf(rb, old);
 		if (__builtin_expect(used == 0, 0)) {
 			if (!subbuf_can_open(rb, old)) {
+				/* Overwrite mode: a writer that nested over us (a
+				 * signal handler) or ran beside us may have opened
+				 * this sub-buffer since we loaded old; its commits
+				 * then make the round look unfinished. Not a reason
+				 * to drop: go on from where write_offset is now. */
+				if (is_overwrite(rb) && write_offset_moved(rb, &old))
+					continue;
+				TC_RB_REFUSING(rb, old);
 				count_discarded(rb);
 				return -ENOBUFS;
 			}

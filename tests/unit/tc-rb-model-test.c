@@ -12,7 +12,9 @@
  * then checks: no packet failed the reader's checks, every record read is
  * intact, each writer's records come in order and once, and in discard
  * mode recorded + discarded == emitted for each writer; in both modes the
- * newest record (reserved at the highest offset) is read.
+ * newest record (reserved at the highest offset) is read. In overwrite
+ * mode, a writer refuses a record only while the other writer holds a
+ * reservation it has not committed (checked at the refusal itself).
  *
  * The buffer is two sub-buffers of 4 KiB and records of 1000 bytes (four
  * per sub-buffer), so that a handful of records exercises opening,
@@ -101,6 +103,23 @@ filler_byte(uint32_t writer, uint32_t seq, uint32_t i)
 	return (uint8_t)(writer * 101 + seq * 13 + i);
 }
 
+/* Each writer from its call to reserve until its commit is done. */
+static gboolean busy[2];
+
+/*
+ * Overwrite mode refuses a record only when the sub-buffer to open still
+ * holds bytes of the round before that are not committed: some writer
+ * other than the refused one is between a reservation and its commit.
+ * (Buffer Full in discard mode is checked by the counts at the end.)
+ */
+void
+tc_rb_model_refusing(const struct tc_rb *buffer, uint64_t boundary)
+{
+	g_assert_cmpuint(boundary % SUBBUF_SIZE, ==, 0);
+	if (flags & TC_RB_FLAG_OVERWRITE)
+		g_assert_true(busy[1 - current]);
+}
+
 static void
 writer_body(int writer)
 {
@@ -111,7 +130,9 @@ writer_body(int writer)
 		for (uint32_t i = 0; i < sizeof(record.filler); i++)
 			record.filler[i] = filler_byte((uint32_t)writer, seq, i);
 		emitted[writer]++;
+		busy[writer] = TRUE;
 		if (tc_rb_reserve(&rb, &ctx, RECORD_SIZE) < 0) {
+			busy[writer] = FALSE;
 			refused[writer]++;
 			continue;
 		}
@@ -127,6 +148,7 @@ writer_body(int writer)
 		tc_rb_write(&ctx, RECORD_SIZE / 2, (uint8_t *)&record + RECORD_SIZE / 2,
 			    RECORD_SIZE - RECORD_SIZE / 2);
 		tc_rb_commit(&ctx);
+		busy[writer] = FALSE;
 	}
 }
 
@@ -244,6 +266,7 @@ reset_system(void)
 	memset(was_read, 0, sizeof(was_read));
 	newest_writer = -1;
 	model_clock = 0;
+	busy[0] = busy[1] = FALSE;
 }
 
 static void
@@ -271,6 +294,7 @@ run_one_interleaving(void)
 	g_assert_cmpint(newest_writer, >=, 0);
 	g_assert_true(was_read[newest_writer][newest_seq]);
 	g_assert_cmpuint(rb.shm->events_discarded, ==, refused[0] + refused[1]);
+
 	for (int w = 0; w < 2 && !(flags & TC_RB_FLAG_OVERWRITE); w++)
 		g_assert_cmpuint(recorded[w] + refused[w], ==, emitted[w]);
 }

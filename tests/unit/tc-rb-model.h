@@ -7,8 +7,17 @@
 #ifndef TC_RB_MODEL_H
 #define TC_RB_MODEL_H
 
+#include <stdint.h>
+
 void tc_rb_model_yield(void);
 
 #define TC_RB_SCHED_POINT() tc_rb_model_yield()
+
+/* Called when a writer is about to refuse a record for want of a
+ * sub-buffer to open at boundary, with no scheduling point in between. */
+struct tc_rb;
+void tc_rb_model_refusing(const struct tc_rb *rb, uint64_t boundary);
+
+#define TC_RB_REFUSING(rb, boundary) tc_rb_model_refusing(rb, boundary)
 
 #endif /* TC_RB_MODEL_H */
