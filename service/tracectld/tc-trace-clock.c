@@ -33,6 +33,8 @@ pair_with_tsc(clockid_t id, guint64 *tsc, guint64 *ns)
 {
 	guint64 best = G_MAXUINT64;
 
+	*tsc = 0;
+	*ns = 0;
 	for (int i = 0; i < PAIRING_TRIES; i++) {
 		struct timespec now;
 		guint64 before = tc_rb_tsc();
@@ -56,7 +58,7 @@ tsc_frequency(void)
 	static guint64 freq;
 
 	if (g_once_init_enter(&once)) {
-		guint64 tsc0, ns0, tsc1, ns1;
+		guint64 tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
 
 		pair_with_tsc(CLOCK_MONOTONIC_RAW, &tsc0, &ns0);
 		g_usleep(CALIBRATION_US);
@@ -75,7 +77,7 @@ tsc_frequency(void)
 static void
 tsc_offset(TcTraceClock *clock)
 {
-	guint64 tsc, real_ns, tsc_ns, offset_ns;
+	guint64 tsc = 0, real_ns = 0, tsc_ns, offset_ns;
 
 	pair_with_tsc(CLOCK_REALTIME, &tsc, &real_ns);
 	tsc_ns = (guint64)((unsigned __int128)tsc * NSEC_PER_SEC / clock->freq);
