@@ -114,8 +114,10 @@ wait_readable(int fd)
 static ssize_t
 receive(int fd, void *buf, size_t size)
 {
-	if (!wait_readable(fd))
+	if (!wait_readable(fd)) {
+		errno = ETIMEDOUT;
 		return -1;
+	}
 	return recv(fd, buf, size, 0);
 }
 
@@ -289,12 +291,21 @@ accept_app(FakeService *service)
 	return fd;
 }
 
+/*
+ * Waits until the application's end closes. An application that exits
+ * before reading the last messages sent to it resets the connection
+ * instead (ECONNRESET): that is a close too. Messages it sends before
+ * are read and ignored. FALSE on a timeout or any other error.
+ */
 static gboolean
 wait_for_close(int fd)
 {
 	char buf[TRACECTL_ABI_MSG_MAX];
+	ssize_t n;
 
-	return receive(fd, buf, sizeof(buf)) == 0;
+	while ((n = receive(fd, buf, sizeof(buf))) > 0)
+		;
+	return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 static gpointer
