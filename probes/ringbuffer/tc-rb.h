@@ -98,9 +98,9 @@ struct tc_event_header {
  * their full timestamp, this extended header. Then the payload, packed.
  */
 #define TC_EVENT_ID_BITS 5u
-/* A record whose timestamp is less than 2^27 ns (134 ms) after the one
- * before it in the stream can carry only those low bits; CTF readers
- * restore the rest. */
+/* A record whose timestamp is less than 2^27 clock ticks after the one
+ * before it in the stream (134 ms in ns, 52 ms of a 2.6 GHz TSC) can carry
+ * only those low bits; CTF readers restore the rest. */
 #define TC_RB_COMPACT_TS_BITS 27u
 #define TC_EVENT_ID_EXTENDED 31u /* the tag of the extended header */
 
@@ -268,16 +268,6 @@ struct tc_rb_ctx {
  */
 int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len,
 		       uint32_t full_ts_extra);
-/*
- * Same as tc_rb_reserve(), for records whose header can be compact: len is
- * the size with a compact header; when the timestamp read inside the
- * reservation is 2^TC_RB_COMPACT_TS_BITS ns or more after the buffer's
- * last_timestamp (or there is none yet), full_ts_extra more bytes are
- * reserved and ctx->full_timestamp is set, so that the caller writes the
- * full timestamp. last_timestamp is only ever older than or equal to the
- * timestamp of the record just before in the buffer, so a compact header
- * is never chosen wrongly; see tc_rb_reserve_slow().
- */
 /* CLOCK_MONOTONIC in ns: the trace clock of buffers without
  * TC_RB_FLAG_CLOCK_TSC, and the consumer's clock for its own timers. */
 uint64_t tc_rb_clock_now(void);
@@ -318,6 +308,16 @@ tc_rb_needs_full_timestamp(uint64_t timestamp, uint64_t last)
 	return last == 0 || timestamp < last || (timestamp - last) >> TC_RB_COMPACT_TS_BITS != 0;
 }
 
+/*
+ * Same as tc_rb_reserve(), for records whose header can be compact: len is
+ * the size with a compact header; when the timestamp read inside the
+ * reservation is 2^TC_RB_COMPACT_TS_BITS ticks or more after the buffer's
+ * last_timestamp (or there is none yet), full_ts_extra more bytes are
+ * reserved and ctx->full_timestamp is set, so that the caller writes the
+ * full timestamp. last_timestamp is only ever older than or equal to the
+ * timestamp of the record just before in the buffer, so a compact header
+ * is never chosen wrongly; see tc_rb_reserve_slow().
+ */
 #ifdef TC_RB_MODEL_CHECK
 #define tc_rb_reserve_ts tc_rb_reserve_slow
 #else

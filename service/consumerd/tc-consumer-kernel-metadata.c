@@ -8,6 +8,7 @@
  * __data_loc strings as strings, other arrays as arrays of integers.
  */
 #include "tc-consumer-kernel.h"
+#include "tc-ctf-clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,8 @@ static void
 print_header(FILE *out, const uint8_t uuid[16], const struct tc_consumer_clock *clock,
 	     uint32_t contexts)
 {
+	char clock_text[TC_CTF_CLOCK_MAX];
+
 	fputs("/* CTF 1.8 */\n\n", out);
 	for (unsigned int bits = 8; bits <= 64; bits *= 2)
 		fprintf(out, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n",
@@ -118,14 +121,9 @@ print_header(FILE *out, const uint8_t uuid[16], const struct tc_consumer_clock *
 	      "\t} align(8);\n};\n\n",
 	      out);
 	fputs("env {\n\tdomain = \"kernel\";\n\ttracer_name = \"tracectl\";\n};\n\n", out);
-	fprintf(out,
-		"clock {\n\tname = \"monotonic\";\n\tdescription = \"%s\";\n"
-		"\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %llu;\n"
-		"\tabsolute = false;\n};\n\n"
-		"typealias integer { size = 64; align = 8; signed = false; "
-		"map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n",
-		clock->tsc ? "x86 TSC" : "CLOCK_MONOTONIC", (unsigned long long)clock->freq,
-		(long long)clock->offset_s, (unsigned long long)clock->offset_ticks);
+	tc_ctf_clock_format(clock_text, sizeof(clock_text), clock);
+	fputs(clock_text, out);
+	fputc('\n', out);
 	fputs("stream {\n\tid = 0;\n\tevent.header := struct {\n\t\tuint32_t id;\n"
 	      "\t\tuint64_clock_monotonic_t timestamp;\n\t} align(8);\n"
 	      "\tpacket.context := struct {\n\t\tuint64_clock_monotonic_t timestamp_begin;\n"

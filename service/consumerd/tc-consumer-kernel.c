@@ -68,7 +68,7 @@ struct kernel_cpu {
 };
 
 struct event_fields {
-	struct tep_format_field **common; /* NULL-terminated, or NULL */
+	struct tep_format_field **common; /* NULL-terminated */
 	struct tep_format_field **own;
 	bool known;
 };
@@ -441,8 +441,16 @@ fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
 	}
 	entry = &trace->fields[id];
 	if (!entry->known) {
+		/* NULL only when memory ran out (no fields is an empty list):
+		 * never cache that, or records would lose their fields. */
 		entry->common = tep_event_common_fields((struct tep_event *)event);
 		entry->own = tep_event_fields((struct tep_event *)event);
+		if (!entry->common || !entry->own) {
+			free(entry->common);
+			free(entry->own);
+			entry->common = entry->own = NULL;
+			return NULL;
+		}
 		entry->known = true;
 	}
 	return entry;
@@ -471,9 +479,9 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t c
 
 	if (ok && trace->tasks)
 		ok = put_contexts(trace, c, cpu, tid);
-	for (int i = 0; ok && fields->common && fields->common[i]; i++)
+	for (int i = 0; ok && fields->common[i]; i++)
 		ok = put_field(c, fields->common[i], data, size);
-	for (int i = 0; ok && fields->own && fields->own[i]; i++)
+	for (int i = 0; ok && fields->own[i]; i++)
 		ok = put_field(c, fields->own[i], data, size);
 	if (!ok)
 		c->used = start;

@@ -27,6 +27,7 @@
 #include "tc-idle.h"
 #include "tc-kernel.h"
 #include "tc-registry.h"
+#include "tc-trace-clock.h"
 #include "tc-wake.h"
 
 typedef struct {
@@ -226,6 +227,7 @@ main(int argc, char **argv)
 	/* The main loop reads the registry: it is an RCU reader. */
 	rcu_register_thread();
 	tc_registry_init();
+	tc_trace_clock_prepare();
 	tc_authority_init();
 	tc_request_pool_start();
 	tc_consumer_units_init(daemon.rundir);

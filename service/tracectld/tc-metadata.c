@@ -4,6 +4,7 @@
 #include <endian.h>
 
 #include "config.h"
+#include "tc-ctf-clock.h"
 
 static const char *
 byte_order(void)
@@ -28,7 +29,7 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 	g_autoptr(GDateTime) created =
 		g_date_time_new_from_unix_utc(session->creation_realtime_us / G_USEC_PER_SEC);
 	g_autofree char *created_text = g_date_time_format_iso8601(created);
-	const TcTraceClock *clock = &session->clock;
+	char clock_text[TC_CTF_CLOCK_MAX];
 	g_string_append(out, "/* CTF 1.8 */\n\n");
 	for (guint bits = 8; bits <= 64; bits *= 2)
 		g_string_append_printf(out,
@@ -58,24 +59,12 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       "};\n\n",
 			       g_get_host_name(), PACKAGE_VERSION, session->name, created_text,
 			       (unsigned)uid);
-	g_string_append_printf(out,
-			       "clock {\n"
-			       "\tname = \"monotonic\";\n"
-			       "\tdescription = \"%s\";\n"
-			       "\tfreq = %" G_GUINT64_FORMAT ";\n"
-			       "\tprecision = 1;\n"
-			       "\toffset_s = %" G_GINT64_FORMAT ";\n"
-			       "\toffset = %" G_GUINT64_FORMAT ";\n"
-			       "\tabsolute = false;\n"
-			       "};\n\n"
-			       "typealias integer { size = 64; align = 8; signed = false; "
-			       "map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n"
-			       "typealias integer { size = 27; align = 1; signed = false; "
-			       "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
-			       "typealias integer { size = 5; align = 1; signed = false; } "
-			       ":= uint5_t;\n\n",
-			       tc_trace_clock_description(clock), clock->freq, clock->offset_s,
-			       clock->offset_ticks);
+	tc_ctf_clock_format(clock_text, sizeof(clock_text), &session->clock);
+	g_string_append(out, clock_text);
+	g_string_append(out, "typealias integer { size = 27; align = 1; signed = false; "
+			     "map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
+			     "typealias integer { size = 5; align = 1; signed = false; } "
+			     ":= uint5_t;\n\n");
 }
 
 /* The stream's event.context: the channel's context fields, in the

@@ -123,8 +123,20 @@ tc_trace_clock_init(TcTraceClock *clock)
 	monotonic_offset(clock);
 }
 
-const char *
-tc_trace_clock_description(const TcTraceClock *clock)
+#ifdef __x86_64__
+static gpointer
+calibrate_thread(gpointer unused)
 {
-	return clock->tsc ? "x86 TSC" : "CLOCK_MONOTONIC";
+	tsc_frequency();
+	return NULL;
+}
+#endif
+
+void
+tc_trace_clock_prepare(void)
+{
+#ifdef __x86_64__
+	if (kernel_uses_tsc())
+		g_thread_unref(g_thread_new("tc-clock", calibrate_thread, NULL));
+#endif
 }

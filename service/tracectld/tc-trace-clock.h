@@ -22,8 +22,9 @@
  */
 typedef struct tc_consumer_clock TcTraceClock;
 
+/* At start-up: measures the TSC's frequency in a thread of its own (10 ms),
+ * so that the first session created on the main loop does not wait. */
+void tc_trace_clock_prepare(void);
+
 /* Chooses the clock and reads its offset from the Unix epoch now. */
 void tc_trace_clock_init(TcTraceClock *clock);
-
-/* Its CTF clock description, one line: "CLOCK_MONOTONIC" or "x86 TSC". */
-const char *tc_trace_clock_description(const TcTraceClock *clock);

@@ -3,7 +3,7 @@
 """Kernel and application events in one session and one timeline: with
 sched_switch and the getppid system call enabled in the kernel and the
 stress application's event in user space, each thread calls getppid()
-right after emitting its event, and pauses 150 ms (more than the 2^27 ns
+right after emitting its event, and pauses 150 ms (more than the 2^27 ticks
 a compact record header can span) every 50 events. babeltrace2 reads the session's output
 (<output>/ust/... and <output>/kernel) as one merged timeline without a
 warning; every application event is followed, on its thread, by the entry

@@ -566,7 +566,7 @@ test_fake_service(void)
 	records = collect_records(&service);
 	payloads = (1 + 2 + 4 + 8 + 1 + 2 + 4 + 8 + 8 + 6 + 4 + 3) + 4;
 	/* Two buffers: two extended headers; one: the second record is less
-	 * than 2^27 ns after the first, so its header is compact. */
+	 * than 2^27 ticks after the first, so its header is compact. */
 	g_assert_true(records->len == payloads + 13 + 13 || records->len == payloads + 13 + 4);
 	cursor = records->data;
 	id = peek_record_id(cursor);
