@@ -634,6 +634,11 @@ nesting_writer_thread(void *data)
 			self->discarded++;
 		self->emitted++;
 	}
+	/* A fast writer may finish before a signal reaches it: wait for one
+	 * handler to run (the main thread keeps signalling until then). */
+	for (int i = 0; i < 5000 && __atomic_load_n(&self->handler_emitted, __ATOMIC_RELAXED) == 0;
+	     i++)
+		g_usleep(1000);
 	/* Block the signal before saying we are done, so no handler runs
 	 * after the main thread read the counters. */
 	pthread_sigmask(SIG_BLOCK, &unblock, NULL);
@@ -669,7 +674,8 @@ run_nesting_stress(Fixture *fixture, bool overwrite)
 			if (__atomic_load_n(&writers[i].done, __ATOMIC_ACQUIRE))
 				continue;
 			running++;
-			if (signals < NESTING_SIGNALS * NESTING_THREADS) {
+			if (signals < NESTING_SIGNALS * NESTING_THREADS ||
+			    __atomic_load_n(&writers[i].handler_emitted, __ATOMIC_RELAXED) == 0) {
 				pthread_kill(writers[i].id, SIGUSR1);
 				signals++;
 			}
