@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,6 +671,18 @@ consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 			most_pages = trace->cpus[i].pages_read;
 	}
 	return most_pages;
+}
+
+size_t
+consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace, struct pollfd *pfds,
+				size_t max)
+{
+	size_t count = 0;
+
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus && count < max; cpu++)
+		if (trace->cpus[cpu].fd >= 0)
+			pfds[count++] = (struct pollfd){.fd = trace->cpus[cpu].fd, .events = POLLIN};
+	return count;
 }
 
 void

@@ -40,6 +40,12 @@ int consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int form
 /* Reads what the kernel buffers hold now and writes it out. Returns the
  * most pages read from one CPU's buffer. */
 uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
+/* The trace_pipe_raw descriptors, events POLLIN, for ppoll(): readable
+ * once the kernel filled its instance's buffer_percent of a CPU's buffer.
+ * Fills up to max entries; returns how many. */
+struct pollfd;
+size_t consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace,
+				       struct pollfd *pfds, size_t max);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

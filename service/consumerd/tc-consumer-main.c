@@ -196,8 +196,8 @@ raise_file_limit(void)
  * Serves requests and runs the channel timers until the service goes away or
  * a stop signal arrives. Returns 0, or -errno when ppoll() failed.
  */
-/* Polled descriptors beyond the command socket: stream wake-ups. Streams
- * past this many are read by their timers only. */
+/* Polled descriptors beyond the command socket: stream and kernel
+ * wake-ups. Buffers past this many are read by their timers only. */
 #define WAKE_FDS_MAX 4096
 
 /*
@@ -208,7 +208,7 @@ static int
 run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 {
 	static struct pollfd pfds[1 + WAKE_FDS_MAX];
-	static struct consumerd_stream *woken[WAKE_FDS_MAX];
+	static struct consumerd_wake_source sources[WAKE_FDS_MAX];
 	uint64_t next_timer_ns, now;
 	struct timespec timeout;
 	size_t nr_wake;
@@ -225,7 +225,7 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 			timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
 		}
 		pfds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
-		nr_wake = consumerd_registry_wake_fds(registry, pfds + 1, woken, WAKE_FDS_MAX);
+		nr_wake = consumerd_registry_wake_fds(registry, pfds + 1, sources, WAKE_FDS_MAX);
 		ret = ppoll(pfds, 1 + nr_wake, next_timer_ns ? &timeout : NULL, unblocked);
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -233,7 +233,7 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 			return -errno;
 		for (size_t i = 0; ret > 0 && i < nr_wake; i++)
 			if (pfds[1 + i].revents & POLLIN)
-				consumerd_stream_woken(woken[i]);
+				consumerd_wake_source_woken(&sources[i], tc_rb_clock_now());
 		if (ret == 0 || !pfds[0].revents)
 			continue;
 		if (pfds[0].revents & POLLNVAL)

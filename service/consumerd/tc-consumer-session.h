@@ -81,6 +81,8 @@ struct consumerd_session {
 	struct consumerd_channel *channels;
 	struct consumerd_kernel_trace *kernel; /* or NULL */
 	uint64_t kernel_next_read;
+	bool kernel_busy;  /* drained every few ms, not polled */
+	bool kernel_woken; /* the next drain is for a wake-up */
 	char trace_dir[];
 };
 
@@ -188,16 +190,26 @@ void consumerd_channel_stats(const struct consumerd_channel *channel,
 int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 			       uint64_t *packets);
 
+/* What a polled descriptor wakes: a stream (its eventfd), or the kernel
+ * trace of a session (one of its trace_pipe_raw descriptors). */
+struct consumerd_wake_source {
+	struct consumerd_stream *stream;
+	struct consumerd_session *kernel_session;
+};
+
 /*
- * The wake-up eventfds of every stream that writes a file, for ppoll():
- * fills up to max entries of pfds (events POLLIN) and of streams, the
- * stream each one belongs to. Returns how many it filled. In
+ * The descriptors to wake the consumer, for ppoll(): the eventfds of every
+ * stream that writes a file, and the kernel buffers of every session
+ * tracing the kernel. Fills up to max entries of pfds (events POLLIN) and
+ * of sources, what each one wakes. Returns how many it filled. In
  * tc-consumer-wake.c.
  */
 size_t consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
-				   struct consumerd_stream **streams, size_t max);
-/* A stream's eventfd is readable: empties it and writes out the stream. */
-void consumerd_stream_woken(struct consumerd_stream *stream);
+				   struct consumerd_wake_source *sources, size_t max);
+/* A source's descriptor is readable: a stream's eventfd is emptied and
+ * the stream written out; a kernel trace is drained at the next timer
+ * pass, once however many of its CPUs woke. */
+void consumerd_wake_source_woken(const struct consumerd_wake_source *source, uint64_t now);
 
 /* Flushes and destroys every session (the service went away). */
 void consumerd_registry_destroy_all(struct consumerd_registry *registry);

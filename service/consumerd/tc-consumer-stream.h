@@ -69,4 +69,7 @@ void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *pack
  */
 bool consumerd_stream_is_behind(const struct consumerd_stream *stream);
 
+/* The stream's eventfd is readable: empties it and writes out the stream. */
+void consumerd_stream_woken(struct consumerd_stream *stream);
+
 #endif /* TC_CONSUMER_STREAM_H */

@@ -120,8 +120,11 @@ channel_run_timers(struct consumerd_channel *channel, uint64_t now)
 #define KERNEL_BUSY_PAGES 16u
 #define KERNEL_BUSY_READ_NS 2000000ull
 
-/* The kernel buffers: read every KERNEL_READ_NS, or KERNEL_BUSY_READ_NS
- * while they fill fast. */
+/* The kernel buffers: read every KERNEL_READ_NS or when the kernel
+ * wakes the consumer (tc-consumer-wake.c), and every KERNEL_BUSY_READ_NS
+ * while they fill fast. A wake-up whose drain found nothing (a descriptor
+ * that polls readable for another reason) also counts as busy: polled
+ * again only after a timed drain, never in a loop. */
 static uint64_t
 kernel_run_timer(struct consumerd_session *session, uint64_t now)
 {
@@ -130,8 +133,10 @@ kernel_run_timer(struct consumerd_session *session, uint64_t now)
 	if (timer_is_due(session->kernel_next_read, now)) {
 		uint32_t pages = consumerd_kernel_trace_drain(session->kernel);
 
-		session->kernel_next_read =
-			pages >= KERNEL_BUSY_PAGES ? now + KERNEL_BUSY_READ_NS : 0;
+		session->kernel_busy =
+			pages >= KERNEL_BUSY_PAGES || (session->kernel_woken && pages == 0);
+		session->kernel_woken = false;
+		session->kernel_next_read = session->kernel_busy ? now + KERNEL_BUSY_READ_NS : 0;
 	}
 	return timer_arm(&session->kernel_next_read, KERNEL_READ_NS, now);
 }

@@ -1,34 +1,78 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Wake-ups from the writers: each stream has an eventfd that the
- * applications signal when a reservation closes a sub-buffer (one system
- * call per sub-buffer, none per event), so a busy buffer is read as soon
- * as it has something to read, not only at the next read timer.
+ * Wake-ups, so that a busy buffer is read as soon as it has something to
+ * read, not only at the next read timer:
+ *
+ *   streams  each has an eventfd that the applications signal when a
+ *            reservation closes a sub-buffer (one system call per
+ *            sub-buffer, none per event)
+ *   kernel   each CPU's trace_pipe_raw polls readable once the kernel
+ *            filled the instance's buffer_percent of its buffer (the
+ *            helper sets it), so a burst starting while the consumer
+ *            waits for its idle period is read before the kernel
+ *            overwrites it
  */
 #include "tc-consumer-session.h"
 
+#include "tc-consumer-stream.h"
+
+static size_t
+add_stream_fds(struct consumerd_session *session, struct pollfd *pfds,
+	       struct consumerd_wake_source *sources, size_t count, size_t max)
+{
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			struct consumerd_stream *stream = &channel->streams[cpu];
+
+			/* Snapshot sessions read only when asked. */
+			if (stream->file_fd < 0 || stream->wake_fd < 0)
+				continue;
+			if (count == max)
+				return count;
+			pfds[count] = (struct pollfd){.fd = stream->wake_fd, .events = POLLIN};
+			sources[count++] = (struct consumerd_wake_source){.stream = stream};
+		}
+	}
+	return count;
+}
+
+static size_t
+add_kernel_fds(struct consumerd_session *session, struct pollfd *pfds,
+	       struct consumerd_wake_source *sources, size_t count, size_t max)
+{
+	size_t added;
+
+	/* While busy, the kernel buffers are drained every few ms anyway. */
+	if (!session->kernel || session->kernel_busy)
+		return count;
+	added = consumerd_kernel_trace_poll_fds(session->kernel, pfds + count, max - count);
+	for (size_t i = count; i < count + added; i++)
+		sources[i] = (struct consumerd_wake_source){.kernel_session = session};
+	return count + added;
+}
+
 size_t
 consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
-			    struct consumerd_stream **streams, size_t max)
+			    struct consumerd_wake_source *sources, size_t max)
 {
 	size_t count = 0;
 
 	for (struct consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
-		for (struct consumerd_channel *channel = session->channels; channel;
-		     channel = channel->next) {
-			for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-				struct consumerd_stream *stream = &channel->streams[cpu];
-
-				/* Snapshot sessions read only when asked. */
-				if (stream->file_fd < 0 || stream->wake_fd < 0)
-					continue;
-				if (count == max)
-					return count;
-				pfds[count] = (struct pollfd){.fd = stream->wake_fd, .events = POLLIN};
-				streams[count++] = stream;
-			}
-		}
+		count = add_stream_fds(session, pfds, sources, count, max);
+		count = add_kernel_fds(session, pfds, sources, count, max);
 	}
 	return count;
+}
+
+void
+consumerd_wake_source_woken(const struct consumerd_wake_source *source, uint64_t now)
+{
+	if (source->stream)
+		consumerd_stream_woken(source->stream);
+	else if (source->kernel_session) {
+		source->kernel_session->kernel_next_read = now;
+		source->kernel_session->kernel_woken = true;
+	}
 }

@@ -53,6 +53,8 @@ write_file(struct tracefs_instance *instance, const char *file, const char *text
 	return tracefs_instance_file_write(instance, file, text) < 0 ? -EIO : 0;
 }
 
+#define BUFFER_PERCENT_WAKE "25"
+
 int
 tc_helper_instance_setup(uint64_t session_id, uint32_t value)
 {
@@ -77,6 +79,11 @@ tc_helper_instance_setup(uint64_t session_id, uint32_t value)
 		snprintf(size, sizeof(size), "%" PRIu32, buffer_size_kb);
 		ret = write_file(instance, "buffer_size_kb", size);
 	}
+	/* The consumer polls trace_pipe_raw between its timed drains: a CPU
+	 * buffer a quarter full wakes it, three quarters are left for its
+	 * latency. Kernels without the file wake it at the first page. */
+	if (ret == 0 && tracefs_file_exists(instance, "buffer_percent"))
+		ret = write_file(instance, "buffer_percent", BUFFER_PERCENT_WAKE);
 	tracefs_instance_free(instance);
 	return ret;
 }
