@@ -148,11 +148,16 @@ struct tc_consumer_event_layout {
 
 /*
  * The kernel trace of a session, written into dir: comes with nr_cpus
- * trace_pipe_raw descriptors (CPU order) then the helper's formats memfd
+ * trace_pipe_raw descriptors (CPU order), with TC_CONSUMER_KSTATS nr_cpus
+ * per_cpu stats descriptors (CPU order), then the helper's formats memfd
  * (then saved_tgids, see below).
- * The consumer reads them on its read timer and at flushes.
+ * The consumer reads them on its read timer, when the kernel wakes it,
+ * and at flushes.
  */
 #define TC_CONSUMER_KERNEL_CPUS_MAX 251u
+/* Stats descriptors come with at most this many CPUs (a message carries
+ * at most 253 descriptors); beyond, losses in full pages count as one. */
+#define TC_CONSUMER_KERNEL_STATS_CPUS_MAX 125u
 
 /* Context fields of every kernel event (the stream's event context, in
  * this order), and events the service enabled only to compute them: the
@@ -168,6 +173,9 @@ struct tc_consumer_event_layout {
 #define TC_CONSUMER_KHIDE_WAKEUP_NEW 0x200u  /* sched:sched_wakeup_new */
 #define TC_CONSUMER_KHIDE_TASK_RENAME 0x400u /* task:task_rename */
 #define TC_CONSUMER_KHIDE_ALL 0x700u
+/* The per_cpu stats descriptors come after the CPU buffers: the consumer
+ * counts lost events from the kernel's overrun and dropped counters. */
+#define TC_CONSUMER_KSTATS 0x10000u
 
 /* A session's trace clock as its CTF metadata declares it: CLOCK_MONOTONIC
  * in ns, or the x86 TSC (the kernel's trace_clock x86-tsc). */

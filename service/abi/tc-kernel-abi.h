@@ -18,7 +18,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 4u
+#define TC_KERNEL_VERSION 5u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -39,7 +39,11 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_EVENT_DISABLE = 5,
 	/* session_id -> recording on; before the reply, one TC_KERNEL_CPU_FD
 	 * message per CPU (value = the CPU) carrying its trace_pipe_raw
-	 * (O_NONBLOCK), then one TC_KERNEL_FORMATS message carrying a sealed
+	 * (O_NONBLOCK), each followed by a TC_KERNEL_CPU_STATS_FD message
+	 * (value = the CPU) carrying its per_cpu stats file (the kernel's
+	 * exact counts of what it overwrote and dropped; the raw pages only
+	 * say that events were lost when a page is full), then one
+	 * TC_KERNEL_FORMATS message carrying a sealed
 	 * memfd: "== header_page header_page\n" and events/header_page, then
 	 * "== <system> <event>\n" and the format file of every enabled event.
 	 * reply.value = the number of CPUs */
@@ -69,6 +73,7 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_TGIDS = 14,
 	TC_KERNEL_TGIDS_FD = 15,
 	TC_KERNEL_REPLY = 16,
+	TC_KERNEL_CPU_STATS_FD = 17,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */

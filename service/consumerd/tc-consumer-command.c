@@ -417,13 +417,16 @@ handle_kernel_trace(struct command *command)
 		.nr_cpus = msg->nr_cpus,
 		.clock = msg->clock,
 		.session_id = msg->session_id,
-		.flags = msg->flags,
+		.flags = msg->flags & ~TC_CONSUMER_KSTATS,
 	};
+	bool stats = msg->flags & TC_CONSUMER_KSTATS;
+	/* The descriptors before the formats: buffers, then stats files. */
+	size_t cpu_fds = stats ? 2 * (size_t)msg->nr_cpus : msg->nr_cpus;
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	if (msg->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL))
+	if (msg->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL | TC_CONSUMER_KSTATS))
 		return command_fail(command, -EINVAL, "Unknown kernel trace flags 0x%" PRIx32,
 				    msg->flags);
 	if (!consumerd_clock_is_valid(&msg->clock))
@@ -433,22 +436,24 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EEXIST, "Session %" PRIu64 " has a kernel trace",
 				    msg->session_id);
 	if (msg->nr_cpus < 1 || msg->nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
-	    command->nr_fds != msg->nr_cpus + 1 + !!(msg->flags & TC_CONSUMER_KCTX_PID))
+	    (stats && msg->nr_cpus > TC_CONSUMER_KERNEL_STATS_CPUS_MAX) ||
+	    command->nr_fds != cpu_fds + 1 + !!(msg->flags & TC_CONSUMER_KCTX_PID))
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
 	    !consumerd_output_path_is_safe(msg->dir))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
-	spec.formats_fd = command->fds[msg->nr_cpus];
-	spec.tgids_fd = (msg->flags & TC_CONSUMER_KCTX_PID) ? command->fds[msg->nr_cpus + 1] : -1;
+	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
+	spec.formats_fd = command->fds[cpu_fds];
+	spec.tgids_fd = (msg->flags & TC_CONSUMER_KCTX_PID) ? command->fds[cpu_fds + 1] : -1;
 	ret = consumerd_kernel_trace_open(&spec, &session->kernel);
 	/* Taken: the CPU descriptors belong to the trace (closed on failure
 	 * too); the formats were read. */
-	for (uint32_t cpu = 0; cpu < msg->nr_cpus; cpu++)
-		command->fds[cpu] = -1;
+	for (uint32_t i = 0; i < cpu_fds; i++)
+		command->fds[i] = -1;
 	if (spec.tgids_fd >= 0)
-		command->fds[msg->nr_cpus + 1] = -1;
+		command->fds[cpu_fds + 1] = -1;
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot write the kernel trace into \"%s\": %s",
 				    msg->dir, strerror(-ret));

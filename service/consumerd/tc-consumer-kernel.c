@@ -4,13 +4,15 @@
  *
  *   read a page of trace_pipe_raw (non-blocking)
  *     -> libtraceevent's kbuffer walks its records (time extends, padding,
- *        the missed-events count the kernel puts in the page header)
+ *        the missed-events mark the kernel puts in the page header)
  *     -> each record is decoded once with its format (tep_find_event) and
  *        appended to the CPU's packet: our event header (id, timestamp),
  *        then the fields as the metadata describes them
  *     -> a packet is written when it is full or at the end of a drain;
  *        events the kernel lost count in the packet where they were
- *        reported, so babeltrace2 shows them there
+ *        reported, so babeltrace2 shows them there; how many comes from
+ *        the CPU's stats file (overrun + dropped events), as the page
+ *        stores the count only when it has room for it
  *
  * Context fields (pid, tid, procname, prio) come first in each event, from
  * tc-consumer-kernel-task.c; the events the service enabled only for them
@@ -52,6 +54,8 @@
 
 struct kernel_cpu {
 	int fd;      /* trace_pipe_raw */
+	int stats_fd; /* per_cpu stats, or -1 */
+	uint64_t lost_counted; /* of the kernel's lost count, in discarded */
 	struct kbuffer *kbuf; /* walks page */
 	uint8_t *page;
 	const uint8_t *record; /* the next record of page, or NULL */
@@ -288,8 +292,11 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 
 	trace = calloc(1, sizeof(*trace) + spec->nr_cpus * sizeof(trace->cpus[0]));
 	if (!trace) {
-		for (uint32_t cpu = 0; cpu < spec->nr_cpus; cpu++)
+		for (uint32_t cpu = 0; cpu < spec->nr_cpus; cpu++) {
 			close(spec->cpu_fds[cpu]);
+			if (spec->stats_fds)
+				close(spec->stats_fds[cpu]);
+		}
 		if (spec->tgids_fd >= 0)
 			close(spec->tgids_fd);
 		return -ENOMEM;
@@ -303,6 +310,7 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	memcpy(trace->uuid, spec->uuid, sizeof(trace->uuid));
 	for (uint32_t cpu = 0; cpu < spec->nr_cpus; cpu++) {
 		trace->cpus[cpu].fd = spec->cpu_fds[cpu];
+		trace->cpus[cpu].stats_fd = spec->stats_fds ? spec->stats_fds[cpu] : -1;
 		trace->cpus[cpu].file_fd = -1;
 	}
 	trace->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -576,6 +584,70 @@ log_unknown_loss(struct consumerd_kernel_trace *trace, uint32_t cpu)
 			  trace->session_id, cpu, suppressed);
 }
 
+/* The value of "name: N" in stats text; false when it is not there. */
+static bool
+stats_value(const char *text, const char *name, uint64_t *value)
+{
+	size_t len = strlen(name);
+
+	for (const char *line = text; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, name, len) == 0 && line[len] == ':') {
+			char *end;
+			unsigned long long n = strtoull(line + len + 1, &end, 10);
+
+			if (end == line + len + 1)
+				return false;
+			*value = n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What the kernel lost on the CPU so far: its per_cpu stats file's
+ * "overrun" (overwritten) plus "dropped events" (refused); false when the
+ * file cannot be read or parsed. */
+static bool
+kernel_lost_so_far(const struct kernel_cpu *c, uint64_t *lost)
+{
+	char text[1024];
+	uint64_t overrun, dropped;
+	ssize_t len = c->stats_fd >= 0 ? pread(c->stats_fd, text, sizeof(text) - 1, 0) : -1;
+
+	if (len <= 0)
+		return false;
+	text[len] = '\0';
+	if (!stats_value(text, "overrun", &overrun) ||
+	    !stats_value(text, "dropped events", &dropped) || overrun > UINT64_MAX - dropped)
+		return false;
+	*lost = overrun + dropped;
+	return true;
+}
+
+/* A page says events were lost before it (missed: their count, or -1
+ * when the page had no room for it). The CPU's stats give the exact
+ * count: whatever the kernel lost so far and no earlier packet counted
+ * (losses after this page but before the stats were read count here,
+ * not in their own packet). Without stats, the page's count, or one. */
+static uint64_t
+lost_before_page(struct consumerd_kernel_trace *trace, uint32_t cpu, int missed)
+{
+	struct kernel_cpu *c = &trace->cpus[cpu];
+	uint64_t lost;
+
+	if (kernel_lost_so_far(c, &lost)) {
+		lost = lost > c->lost_counted ? lost - c->lost_counted : 0;
+		c->lost_counted += lost;
+		return lost;
+	}
+	if (missed > 0)
+		return (uint64_t)missed;
+	log_unknown_loss(trace, cpu);
+	return 1;
+}
+
 /* The first record of the CPU's next page, skipping empty pages; false
  * when the kernel has nothing more now or the drain read enough. */
 static bool
@@ -602,14 +674,9 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 			c->caught_up = true;
 		missed = kbuffer_missed_events(c->kbuf);
 		if (missed != 0) {
-			/* Reported in the packet that holds what came after them.
-			 * A full page has no room for the count (-1): at least
-			 * one event was lost, and the log says the count is not
-			 * known. */
+			/* Reported in the packet that holds what came after them. */
 			write_packet(trace, cpu);
-			c->discarded += missed > 0 ? (uint64_t)missed : 1;
-			if (missed < 0)
-				log_unknown_loss(trace, cpu);
+			c->discarded += lost_before_page(trace, cpu, missed);
 		}
 		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 	}
@@ -697,6 +764,8 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 
 		if (c->fd >= 0)
 			close(c->fd);
+		if (c->stats_fd >= 0)
+			close(c->stats_fd);
 		if (c->file_fd >= 0) {
 			consumerd_output_sync(c->file_fd);
 			close(c->file_fd);

@@ -20,6 +20,7 @@ struct consumerd_kernel_spec {
 	const char *dir;       /* absolute, created 0700 */
 	int formats_fd;        /* the helper's sealed memfd, hostile text */
 	const int *cpu_fds;    /* nr_cpus trace_pipe_raw descriptors, taken */
+	const int *stats_fds;  /* nr_cpus per_cpu stats descriptors, taken, or NULL */
 	int tgids_fd;          /* saved_tgids, or -1; taken */
 	uint32_t nr_cpus;
 	uint8_t uuid[16];
@@ -29,7 +30,7 @@ struct consumerd_kernel_spec {
 };
 
 /* Returns 0 and *trace, or -errno (-EBADMSG for bad formats). On
- * failure the cpu and tgids descriptors are closed too. */
+ * failure the cpu, stats and tgids descriptors are closed too. */
 int consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 				struct consumerd_kernel_trace **trace);
 /* Takes the formats of events about to be enabled (formats_fd, or -1:

@@ -223,21 +223,24 @@ send_fd(int sock, uint32_t type, const struct tc_kernel_msg *request, uint32_t v
 static int
 start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
 {
-	static int fds[CPUS_MAX];
+	static int fds[CPUS_MAX], stats_fds[CPUS_MAX];
 	int count, formats, ret;
 
-	ret = tc_helper_open_cpu_buffers(request->session_id, fds, CPUS_MAX, &count);
+	ret = tc_helper_open_cpu_buffers(request->session_id, fds, stats_fds, CPUS_MAX, &count);
 	if (ret < 0)
 		return ret;
 	formats = tc_helper_formats_memfd(request->session_id, NULL, NULL, NULL);
 	ret = formats < 0 ? formats : tc_helper_tracing_on(request->session_id, true);
 	for (int cpu = 0; ret == 0 && cpu < count; cpu++)
-		if (!send_fd(sock, TC_KERNEL_CPU_FD, request, (uint32_t)cpu, fds[cpu]))
+		if (!send_fd(sock, TC_KERNEL_CPU_FD, request, (uint32_t)cpu, fds[cpu]) ||
+		    !send_fd(sock, TC_KERNEL_CPU_STATS_FD, request, (uint32_t)cpu, stats_fds[cpu]))
 			ret = -EPIPE;
 	if (ret == 0 && !send_fd(sock, TC_KERNEL_FORMATS, request, 0, formats))
 		ret = -EPIPE;
-	for (int cpu = 0; cpu < count; cpu++)
+	for (int cpu = 0; cpu < count; cpu++) {
 		close(fds[cpu]);
+		close(stats_fds[cpu]);
+	}
 	if (formats >= 0)
 		close(formats);
 	*nr_cpus = (uint32_t)count;

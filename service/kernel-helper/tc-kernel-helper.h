@@ -19,8 +19,10 @@ int tc_helper_event_enable(uint64_t session_id, const char *system, const char *
 int tc_helper_tracing_on(uint64_t session_id, bool on);
 /* The instance's record-tgid option: the scheduler fills saved_tgids. */
 int tc_helper_record_tgids(uint64_t session_id);
-/* Opens per_cpu/cpuN/trace_pipe_raw of every CPU: fds[0..*count-1]. */
-int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count);
+/* Opens per_cpu/cpuN/trace_pipe_raw and per_cpu/cpuN/stats of every CPU:
+ * fds[0..*count-1] and stats_fds[0..*count-1]. */
+int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, int max,
+			       int *count);
 /* A sealed memfd with the header page and the formats of the enabled
  * events (globs NULL) or of the events matching the globs; *count of them. */
 int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,

@@ -149,29 +149,41 @@ tc_helper_record_tgids(uint64_t session_id)
 	return ret;
 }
 
-int
-tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int max, int *count)
+/* per_cpu/cpu<cpu>/<file> of the session's instance. */
+static int
+open_cpu_file(uint64_t session_id, int cpu, const char *file, int flags)
 {
 	char path[4096];
-	int cpu;
+
+	snprintf(path, sizeof(path), "%s/instances/%s%" PRIu64 "/per_cpu/cpu%d/%s",
+		 tc_helper_tracefs_root(), TC_KERNEL_INSTANCE_PREFIX, session_id, cpu, file);
+	return open(path, flags | O_CLOEXEC);
+}
+
+int
+tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, int max, int *count)
+{
+	int cpu, ret = 0;
 
 	*count = 0;
 	for (cpu = 0; cpu < max; cpu++) {
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/instances/%s%" PRIu64 "/per_cpu/cpu%d/trace_pipe_raw",
-			 tc_helper_tracefs_root(), TC_KERNEL_INSTANCE_PREFIX, session_id, cpu);
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENOENT && cpu > 0)
-				break; /* no such CPU: done */
-			int ret = -errno;
-
-			while (cpu-- > 0)
+		fds[cpu] = open_cpu_file(session_id, cpu, "trace_pipe_raw", O_RDONLY | O_NONBLOCK);
+		if (fds[cpu] < 0 && errno == ENOENT && cpu > 0)
+			break; /* no such CPU: done */
+		stats_fds[cpu] = fds[cpu] < 0 ? -1 : open_cpu_file(session_id, cpu, "stats", O_RDONLY);
+		if (fds[cpu] < 0 || stats_fds[cpu] < 0) {
+			ret = -errno;
+			if (fds[cpu] >= 0)
 				close(fds[cpu]);
-			return ret;
+			break;
 		}
-		fds[cpu] = fd;
+	}
+	if (ret < 0) {
+		while (cpu-- > 0) {
+			close(fds[cpu]);
+			close(stats_fds[cpu]);
+		}
+		return ret;
 	}
 	*count = cpu;
 	return 0;

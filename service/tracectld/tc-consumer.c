@@ -595,12 +595,12 @@ tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layou
 gboolean
 tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 			 const guint8 uuid[16], const TcTraceClock *clock, const int *cpu_fds,
-			 guint nr_cpus, int formats_fd, int tgids_fd, guint32 flags,
-			 GError **error)
+			 const int *stats_fds, guint nr_cpus, int formats_fd, int tgids_fd,
+			 guint32 flags, GError **error)
 {
 	g_autofree struct tc_consumer_kernel_trace *msg = g_new0(struct tc_consumer_kernel_trace, 1);
-	g_autofree int *fds = g_new(int, nr_cpus + 2);
-	guint n_fds = nr_cpus + 1;
+	g_autofree int *fds = g_new(int, 2 * nr_cpus + 2);
+	guint n_fds = 0;
 	struct tc_consumer_reply reply = {0};
 
 	if (nr_cpus == 0 || nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
@@ -615,7 +615,15 @@ tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *d
 	msg->clock = *clock;
 	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
 	memcpy(fds, cpu_fds, nr_cpus * sizeof(int));
-	fds[nr_cpus] = formats_fd;
+	n_fds = nr_cpus;
+	/* One message carries at most 253 descriptors: with more CPUs, the
+	 * consumer counts losses from the pages only. */
+	if (stats_fds && nr_cpus <= TC_CONSUMER_KERNEL_STATS_CPUS_MAX) {
+		memcpy(fds + n_fds, stats_fds, nr_cpus * sizeof(int));
+		n_fds += nr_cpus;
+		msg->flags |= TC_CONSUMER_KSTATS;
+	}
+	fds[n_fds++] = formats_fd;
 	if (tgids_fd >= 0)
 		fds[n_fds++] = tgids_fd;
 	return request_full(consumer, msg, TC_CONSUMER_KERNEL_TRACE, sizeof(*msg), fds, n_fds,

@@ -32,13 +32,13 @@ gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
 /* Sends layouts (struct tc_consumer_event_layout) to a consumer session. */
 gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
 				  GError **error);
-/* Hands the kernel's raw buffers and formats of a session to the consumer,
- * which writes the kernel trace into dir. The descriptors stay the
- * caller's (the consumer gets copies). */
+/* Hands the kernel's raw buffers, their stats files (or NULL) and the
+ * formats of a session to the consumer, which writes the kernel trace into
+ * dir. The descriptors stay the caller's (the consumer gets copies). */
 gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 				  const guint8 uuid[16], const TcTraceClock *clock,
-				  const int *cpu_fds, guint nr_cpus, int formats_fd,
-				  int tgids_fd, guint32 flags, GError **error);
+				  const int *cpu_fds, const int *stats_fds, guint nr_cpus,
+				  int formats_fd, int tgids_fd, guint32 flags, GError **error);
 /* Before events are enabled in a running kernel trace: their formats
  * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
 gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,

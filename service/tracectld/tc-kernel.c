@@ -328,6 +328,8 @@ collect_start_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
 
 	if (msg->type == TC_KERNEL_CPU_FD && msg->value == buffers->cpu_fds->len) {
 		g_array_append_val(buffers->cpu_fds, fd);
+	} else if (msg->type == TC_KERNEL_CPU_STATS_FD && msg->value == buffers->stats_fds->len) {
+		g_array_append_val(buffers->stats_fds, fd);
 	} else if (msg->type == TC_KERNEL_FORMATS && buffers->formats_fd < 0) {
 		buffers->formats_fd = fd;
 	} else {
@@ -341,6 +343,9 @@ tc_kernel_buffers_clear(TcKernelBuffers *buffers)
 	for (guint i = 0; buffers->cpu_fds && i < buffers->cpu_fds->len; i++)
 		close(g_array_index(buffers->cpu_fds, int, i));
 	g_clear_pointer(&buffers->cpu_fds, g_array_unref);
+	for (guint i = 0; buffers->stats_fds && i < buffers->stats_fds->len; i++)
+		close(g_array_index(buffers->stats_fds, int, i));
+	g_clear_pointer(&buffers->stats_fds, g_array_unref);
 	if (buffers->formats_fd >= 0)
 		close(buffers->formats_fd);
 	buffers->formats_fd = -1;
@@ -354,12 +359,13 @@ tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error)
 	gboolean ok;
 
 	buffers->cpu_fds = g_array_new(FALSE, FALSE, sizeof(int));
+	buffers->stats_fds = g_array_new(FALSE, FALSE, sizeof(int));
 	buffers->formats_fd = -1;
 	g_mutex_lock(&kernel_lock);
 	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_start_fd, buffers, error);
 	g_mutex_unlock(&kernel_lock);
 	if (ok && (buffers->cpu_fds->len == 0 || buffers->cpu_fds->len != reply.value ||
-		   buffers->formats_fd < 0)) {
+		   buffers->stats_fds->len != reply.value || buffers->formats_fd < 0)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The kernel helper sent %u of %u CPU buffers", buffers->cpu_fds->len,
 			    reply.value);

@@ -32,7 +32,8 @@ int tc_kernel_tgids(guint64 session_id, GError **error);
 gboolean tc_kernel_stop(guint64 session_id, GError **error);
 
 typedef struct {
-	GArray *cpu_fds; /* int, trace_pipe_raw per CPU */
+	GArray *cpu_fds;   /* int, trace_pipe_raw per CPU */
+	GArray *stats_fds; /* int, per_cpu stats per CPU */
 	int formats_fd;
 } TcKernelBuffers;
 

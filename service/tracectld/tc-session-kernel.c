@@ -321,6 +321,7 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 	kernel_uuid(session, uuid);
 	ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid, &session->clock,
 				      (const int *)(gpointer)buffers->cpu_fds->data,
+				      (const int *)(gpointer)buffers->stats_fds->data,
 				      buffers->cpu_fds->len, buffers->formats_fd, tgids_fd,
 				      session->kernel_contexts | hidden_events(session, NULL),
 				      error);

@@ -419,6 +419,16 @@ def read_streams(path):
     return json.loads(proc.stdout)
 
 
+TRACEFS = "/sys/kernel/tracing"
+
+
+def mount_tracefs():
+    """tracefs at TRACEFS, for the kernel tests (a fresh machine or
+    container may not have it mounted)."""
+    if not os.path.exists(os.path.join(TRACEFS, "instances")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+
+
 def babeltrace_text(path, allow_discards=False):
     """babeltrace2's text output; fails on any warning or error, but for
     reports of discarded events when allow_discards (a run that filled its

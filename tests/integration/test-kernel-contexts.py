@@ -18,17 +18,10 @@ everything without a warning. Bad contexts, and contexts after the first
 start, are refused."""
 
 import os
-import subprocess
 
-from tclib import STRESS_APP, Service, babeltrace_text, check, log, read_streams, run
+from tclib import STRESS_APP, Service, babeltrace_text, check, log, mount_tracefs, read_streams, run
 
-TRACEFS = "/sys/kernel/tracing"
 COUNT = 100
-
-
-def mount_tracefs():
-    if not os.path.exists(os.path.join(TRACEFS, "instances")):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
 
 
 def run_app_niced(svc):

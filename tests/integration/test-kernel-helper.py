@@ -54,7 +54,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 4, f"PING: {status} {version}")
+    check(status == 0 and version == 5, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
@@ -71,6 +71,9 @@ def test_protocol_and_instances():
                 check(int(f.read().split()[0]) >= 2048, "buffer_size_kb not set")
             with open(os.path.join(instance, "tracing_on")) as f:
                 check(f.read().strip() == "0", "recording before START")
+            # The consumer is woken when a CPU buffer is a quarter full.
+            with open(os.path.join(instance, "buffer_percent")) as f:
+                check(f.read().strip() == "25", "buffer_percent not set")
             status, _ = request(sock, REMOVE, 424242, seq=3)
             check(status == 0 and not os.path.exists(os.path.join(instances, "tracectl-424242")),
                   f"INSTANCE_REMOVE: {status}")

@@ -15,18 +15,11 @@ kernel's clock source is the TSC) and CLOCK_MONOTONIC
 
 import os
 import signal
-import subprocess
 
-from tclib import (STRESS_APP, Service, babeltrace_text, check, log, read_streams, run,
-                   wait_for)
+from tclib import (STRESS_APP, TRACEFS, Service, babeltrace_text, check, log, mount_tracefs,
+                   read_streams, run, wait_for)
 
-TRACEFS = "/sys/kernel/tracing"
 COUNT = 200
-
-
-def mount_tracefs():
-    if not os.path.exists(os.path.join(TRACEFS, "instances")):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
 
 
 def instances():

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Events the kernel lost are counted exactly, in the CPU's stream.
+
+A kernel channel of 16 KiB per CPU records the getppid system call while
+a process calls it 200,000 times: the kernel overwrites most of the
+events before the consumer reads them, in full pages, whose headers only
+say that events were lost. After `stop`, the instance's per_cpu stats say
+what the kernel lost (overrun + dropped events) and what it still holds
+or handed out (entries + read events); the trace must agree with both,
+per CPU: its discarded events (packet contexts, as babeltrace2 reports
+them) equal the kernel's losses, its events the rest. So the
+application's own getppid events, recorded plus lost, are all there."""
+
+import os
+import subprocess
+
+from tclib import (TRACEFS, Service, babeltrace_text, check, log, mount_tracefs, read_streams,
+                   run)
+
+CALLS = 200000
+
+
+def instance_stats():
+    """{cpu: {name: value}} of the only tracectl instance."""
+    instances = [name for name in os.listdir(os.path.join(TRACEFS, "instances"))
+                 if name.startswith("tracectl-")]
+    check(len(instances) == 1, f"tracectl instances: {instances}")
+    per_cpu = os.path.join(TRACEFS, "instances", instances[0], "per_cpu")
+    stats = {}
+    for name in os.listdir(per_cpu):
+        with open(os.path.join(per_cpu, name, "stats")) as f:
+            values = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        stats[int(name[3:])] = {key: int(float(value)) for key, value in values.items()
+                                if key in ("entries", "overrun", "dropped events",
+                                           "read events")}
+    return stats
+
+
+def test():
+    mount_tracefs()
+    with Service() as svc:
+        out = os.path.join(svc.rundir, "losses")
+        svc.cli("create", "klost", "--output", out)
+        svc.cli("enable-channel", "-k", "klost", "--subbuf-size", "4K", "--num-subbuf", "4")
+        svc.cli("enable-event", "-k", "--syscall", "getppid")
+        svc.cli("start")
+        caller = subprocess.Popen(["/usr/bin/python3", "-c",
+                                   f"import os\nfor _ in range({CALLS}): os.getppid()"])
+        check(caller.wait(timeout=120) == 0, "the getppid loop failed")
+        svc.cli("stop")
+        stats = instance_stats()
+        svc.cli("destroy", "klost")
+        babeltrace_text(out, allow_discards=True)
+        trace = read_streams(os.path.join(out, "kernel"))
+    events, discarded = trace["events"], trace["discarded"]
+    check(trace["packets_lost"] == 0, f"packets lost: {trace['packets_lost']}")
+    lost_total = 0
+    for cpu, kernel in sorted(stats.items()):
+        lost = kernel["overrun"] + kernel["dropped events"]
+        handed = kernel["entries"] + kernel["read events"]
+        recorded = sum(1 for e in events if e["cpu"] == cpu)
+        log(f"CPU {cpu}: kernel lost {lost}, handed out {handed}; trace: "
+            f"{discarded.get(str(cpu), 0)} discarded, {recorded} events")
+        check(discarded.get(str(cpu), 0) == lost,
+              f"CPU {cpu}: {discarded.get(str(cpu), 0)} discarded, the kernel lost {lost}")
+        check(recorded == handed, f"CPU {cpu}: {recorded} events, the kernel had {handed}")
+        lost_total += lost
+    check(lost_total > 0, "the kernel lost nothing: the test did not overflow the buffer")
+    mine = sum(1 for e in events if e["common_pid"] == caller.pid)
+    check(mine <= 2 * CALLS and mine + lost_total >= 2 * CALLS,
+          f"{mine} getppid events of the caller and {lost_total} lost, of {2 * CALLS}")
+    log(f"{mine} of the caller's {2 * CALLS} getppid events recorded, {lost_total} lost")
+
+
+if __name__ == "__main__":
+    run(test)
