@@ -498,13 +498,11 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t c
 }
 
 static void
-write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
+write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	struct tc_packet_header *header = (struct tc_packet_header *)c->packet;
 
-	if (c->used <= sizeof(*header))
-		return;
 	header->magic = TC_CTF_MAGIC;
 	memcpy(header->uuid, trace->uuid, sizeof(header->uuid));
 	header->stream_id = 0;
@@ -522,6 +520,30 @@ write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	else
 		consumerd_output_write_behind(c->file_fd, &c->write_behind, c->file_size);
 	c->used = 0;
+}
+
+static void
+write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
+{
+	if (trace->cpus[cpu].used > sizeof(struct tc_packet_header))
+		write_packet_even_empty(trace, cpu);
+}
+
+/* A CTF reader counts discarded events from one packet's count to the
+ * next: losses in a stream's first packet have no count before them
+ * (babeltrace2 warns that events "may have" been discarded). So a stream
+ * that lost events before its first packet starts with an empty one,
+ * at the time of the first record after the loss. */
+static void
+write_first_packet_before_loss(struct consumerd_kernel_trace *trace, uint32_t cpu, uint64_t ts)
+{
+	struct kernel_cpu *c = &trace->cpus[cpu];
+
+	if (c->seq != 0)
+		return;
+	c->used = sizeof(struct tc_packet_header);
+	c->begin = c->end = ts;
+	write_packet_even_empty(trace, cpu);
 }
 
 static void
@@ -673,12 +695,14 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 			    (int)trace->page_size - kbuffer_start_of_data(c->kbuf))
 			c->caught_up = true;
 		missed = kbuffer_missed_events(c->kbuf);
+		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 		if (missed != 0) {
 			/* Reported in the packet that holds what came after them. */
 			write_packet(trace, cpu);
+			write_first_packet_before_loss(
+				trace, cpu, c->record ? c->record_ts : kbuffer_timestamp(c->kbuf));
 			c->discarded += lost_before_page(trace, cpu, missed);
 		}
-		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 	}
 	return c->record != NULL;
 }
