@@ -22,6 +22,12 @@ from tclib import (STRESS_APP, TRACEFS, Service, babeltrace_text, check, log, mo
 COUNT = 200
 
 
+def dynamic_events():
+    """tracectl's kprobes and uprobes ("p:tracectl_1/name ..." lines)."""
+    with open(os.path.join(TRACEFS, "dynamic_events")) as f:
+        return [line for line in f.read().splitlines() if ":tracectl_" in line]
+
+
 def instances():
     return [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
             if n.startswith("tracectl-")]
@@ -68,6 +74,10 @@ def monotonic_timeline():
 def test():
     mount_tracefs()
     has_kprobes = os.path.exists(os.path.join(TRACEFS, "kprobe_events"))
+    # tests/system/test-kernel-vm.py runs this test on a kernel with kprobes.
+    check(has_kprobes or not os.environ.get("TRACECTL_REQUIRE_KPROBES"),
+          "kprobes are required but this kernel has no kprobe events")
+    log(f"kernel {os.uname().release}, kprobe events: {has_kprobes}")
     monotonic_timeline()
     with Service() as svc:
         out = os.path.join(svc.rundir, "timeline")
@@ -81,7 +91,8 @@ def test():
         probes = ["marker"]
         if has_kprobes:
             svc.cli("enable-event", "-k", "--probe", "__x64_sys_getppid", "ppid")
-            probes.append("ppid")
+            svc.cli("enable-event", "-k", "--function", "__x64_sys_getppid", "ppidfn")
+            probes += ["ppid", "ppidfn_entry", "ppidfn_return"]
         svc.cli("enable-event", "-k", "--userspace-probe",
                 f"{os.path.realpath(STRESS_APP)}:stress_marker", "marker")
 
@@ -135,14 +146,22 @@ def test():
             check(all(a["ts"] <= b["ts"] for a, b in zip(seq, seq[1:])), "time goes back")
         svc.cli("destroy", "timeline")
         check(instances() == [], f"tracefs instances left: {instances()}")
+        check(dynamic_events() == [], f"dynamic events left: {dynamic_events()}")
 
-        # The service killed while recording: its helper removes the instance.
+        # The service killed while recording: its helper removes the
+        # instance and the probes.
         svc.cli("create", "killed", "--output", os.path.join(svc.rundir, "killed"))
         svc.cli("enable-event", "-k", "sched:sched_switch")
+        svc.cli("enable-event", "-k", "--userspace-probe",
+                f"{os.path.realpath(STRESS_APP)}:stress_marker", "marker")
+        if has_kprobes:
+            svc.cli("enable-event", "-k", "--probe", "__x64_sys_getppid", "ppid")
         svc.cli("start")
         check(len(instances()) == 1, "no instance while recording")
+        check(len(dynamic_events()) == 1 + has_kprobes, f"probes: {dynamic_events()}")
         svc.restart(signal.SIGKILL)
-        wait_for(lambda: instances() == [], 15, "the instance of the killed service to go")
+        wait_for(lambda: instances() == [] and dynamic_events() == [], 15,
+                 "the instance and probes of the killed service to go")
 
 
 run(test)
