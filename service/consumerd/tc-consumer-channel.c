@@ -40,7 +40,9 @@ consumerd_channel_new(const struct consumerd_session *session,
 	};
 	/* The caller checked that the name fits. */
 	strncpy(channel->name, spec->name, sizeof(channel->name) - 1);
-	channel->packet = malloc(spec->subbuf_size);
+	/* Aligned for direct I/O (sub-buffers are powers of two of at least
+	 * a page, a multiple of the alignment). */
+	channel->packet = aligned_alloc(CONSUMERD_DIRECT_ALIGN, spec->subbuf_size);
 	if (!channel->packet) {
 		ret = -ENOMEM;
 		goto fail;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "tc-consumer-log.h"
@@ -195,6 +196,41 @@ consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind, uin
 				    (off_t)(behind->started - behind->dropped), POSIX_FADV_DONTNEED);
 	behind->dropped = behind->started;
 	behind->started = size;
+}
+
+#define EXT4_MAGIC 0xef53
+#define XFS_MAGIC 0x58465342
+#define BTRFS_MAGIC 0x9123683e
+
+static bool
+has_plain_direct_io(int fd)
+{
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs) < 0)
+		return false;
+	return fs.f_type == EXT4_MAGIC || fs.f_type == XFS_MAGIC || fs.f_type == BTRFS_MAGIC;
+}
+
+bool
+consumerd_output_try_direct(int fd, uint32_t packet_size)
+{
+	int flags;
+
+	if (packet_size < CONSUMERD_DIRECT_MIN || packet_size % CONSUMERD_DIRECT_ALIGN != 0 ||
+	    !has_plain_direct_io(fd))
+		return false;
+	flags = fcntl(fd, F_GETFL);
+	return flags >= 0 && fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
+}
+
+void
+consumerd_output_stop_direct(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_DIRECT);
 }
 
 int

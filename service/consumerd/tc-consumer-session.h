@@ -37,6 +37,7 @@ struct consumerd_stream {
 	int file_fd; /* the stream file; -1 once closed */
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
+	bool direct; /* file_fd has O_DIRECT: no page cache, no write-behind */
 	uint32_t cpu;
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */

@@ -112,6 +112,7 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	if (ret < 0)
 		goto fail;
 	stream->file_fd = ret;
+	stream->direct = consumerd_output_try_direct(stream->file_fd, spec->subbuf_size);
 	return 0;
 
 fail:
@@ -173,10 +174,20 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 	int ret;
 
 	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
+	if (ret == -EINVAL && stream->direct) {
+		/* A file system that took O_DIRECT but not this write. */
+		consumerd_info("session=%" PRIu64 ": Stream %s_%" PRIu32 " refused direct I/O, "
+			       "writing it through the page cache", stream->session_id,
+			       stream->channel_name, stream->cpu);
+		stream->direct = false;
+		consumerd_output_stop_direct(stream->file_fd);
+		ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
+	}
 	if (ret == 0) {
 		stream->packets_written++;
-		consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
-					      stream->file_size);
+		if (!stream->direct)
+			consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
+						      stream->file_size);
 		return;
 	}
 	/* A full disk or any other write error costs this packet, not the

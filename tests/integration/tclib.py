@@ -419,6 +419,23 @@ def read_streams(path):
     return json.loads(proc.stdout)
 
 
+def page_cache_bytes(path):
+    """(bytes of the file in the page cache, file size), from fincore."""
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+# The file systems where the consumer writes packets of 256 KiB and more
+# with direct I/O: ext4 (statfs says ext2/ext3, the same magic), XFS, Btrfs.
+DIRECT_IO_FILE_SYSTEMS = {"ext2/ext3", "xfs", "btrfs"}
+
+
+def file_system_type(path):
+    return subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 TRACEFS = "/sys/kernel/tracing"
 
 

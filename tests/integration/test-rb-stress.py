@@ -11,9 +11,8 @@ babeltrace2 reads it all. The consumer writes behind: of the megabytes it
 wrote, only its last few packets per stream are left in the page cache."""
 
 import os
-import subprocess
 
-from tclib import STRESS_APP, Service, check, log, read_streams, run
+from tclib import STRESS_APP, Service, check, log, page_cache_bytes, read_streams, run
 
 COUNT = 1000000
 SIGNALS = 3000
@@ -32,13 +31,6 @@ def check_thread_order(events, name, thread):
     check(all(a < b for a, b in zip(seqs, seqs[1:])),
           f"{name} of thread {thread} duplicated or out of order")
     return len(seqs)
-
-
-def page_cache_bytes(path):
-    """(bytes of the file in the page cache, file size), from fincore."""
-    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
-                         capture_output=True, text=True, check=True).stdout.split()
-    return int(out[0]), int(out[1])
 
 
 def check_write_behind(out):

@@ -4,13 +4,29 @@
 exactly those K events with exactly those values, and babeltrace2 reads it
 without a warning. The application's first event, emitted as the first
 instruction of main(), is recorded too: the session was active before it
-started."""
+started. On ext4, XFS and Btrfs the stream files of the default channel
+(512 KiB packets) were written with direct I/O: none of their pages is
+in the page cache."""
 
 import os
 
-from tclib import (Service, babeltrace_text, check, expected_all_types, read_trace, run)
+from tclib import (DIRECT_IO_FILE_SYSTEMS, Service, babeltrace_text, check, expected_all_types,
+                   file_system_type, log, page_cache_bytes, read_trace, run)
 
 K = 200
+
+
+def check_direct_io(out):
+    """Before anything reads the trace (reading fills the page cache)."""
+    uid_dir = os.path.join(out, "ust", "uid", "0", "64-bit")
+    streams = [os.path.join(uid_dir, n) for n in os.listdir(uid_dir) if n.startswith("channel0_")]
+    if file_system_type(out) not in DIRECT_IO_FILE_SYSTEMS:
+        log(f"{file_system_type(out)}: the stream files go through the page cache")
+        return
+    for path in streams:
+        cached, size = page_cache_bytes(path)
+        log(f"{os.path.basename(path)}: {size} bytes, {cached} in the page cache")
+        check(cached == 0, f"{path}: {cached} of {size} bytes in the page cache")
 
 
 def test():
@@ -22,6 +38,7 @@ def test():
         svc.run_app("--count", str(K))
         svc.cli("stop")
         check(svc.alive(), "tracectld died")
+        check_direct_io(out)
 
         events = read_trace(out)
         names = [name for name, _ in events]
