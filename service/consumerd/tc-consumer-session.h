@@ -45,6 +45,7 @@ struct consumerd_stream {
 	const struct consumerd_layouts *layouts; /* the channel's */
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
+	uint64_t lost_when_waiting;   /* the writers' losses when it began */
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
 };

@@ -201,6 +201,24 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 			  stream->packets_lost, suppressed, strerror(-ret));
 }
 
+/* Events discarded and sub-buffers overwritten by the writers so far:
+ * shared memory, but a scribbled value only shortens a wait. */
+static uint64_t
+writers_lost(const struct consumerd_stream *stream)
+{
+	const struct tc_rb_shm *shm = stream->reader.rb.shm;
+
+	return __atomic_load_n(&shm->events_discarded, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&shm->packets_overwritten, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+layout_wait_ns(const struct consumerd_stream *stream)
+{
+	return writers_lost(stream) != stream->lost_when_waiting ? CONSUMERD_LAYOUT_WAIT_LOSING_NS
+								  : CONSUMERD_LAYOUT_WAIT_NS;
+}
+
 /*
  * Checks the records of a packet got from the reader. Returns true when
  * it may be written, false when it was dropped (released and counted) or
@@ -219,9 +237,11 @@ accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait
 		return true;
 	case CONSUMERD_PACKET_UNKNOWN_EVENT:
 		now = tc_rb_clock_now();
-		if (stream->unknown_event_since == 0)
+		if (stream->unknown_event_since == 0) {
 			stream->unknown_event_since = now;
-		if (now - stream->unknown_event_since < CONSUMERD_LAYOUT_WAIT_NS) {
+			stream->lost_when_waiting = writers_lost(stream);
+		}
+		if (now - stream->unknown_event_since < layout_wait_ns(stream)) {
 			*wait = true;
 			return false;
 		}

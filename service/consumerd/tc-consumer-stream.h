@@ -12,8 +12,14 @@
 #include "tc-consumer-session.h"
 
 /* How long a packet waits for the layout of an event class it holds before
- * it is dropped as corrupt. */
+ * it is dropped as corrupt (the service sends layouts after it answered
+ * the application's registration, so a new event's first records can come
+ * first). While it waits, its sub-buffer is not released: once the
+ * writers lose events for it, it waits CONSUMERD_LAYOUT_WAIT_LOSING_NS at
+ * most, so that an application that scribbled something like an unknown
+ * event over its buffer does not lose seconds of events behind it. */
 #define CONSUMERD_LAYOUT_WAIT_NS 2000000000ull
+#define CONSUMERD_LAYOUT_WAIT_LOSING_NS 50000000ull
 
 /*
  * Sets up stream for CPU cpu of the channel described by spec in session:

@@ -122,9 +122,10 @@ channel_run_timers(struct consumerd_channel *channel, uint64_t now)
 
 /* The kernel buffers: read every KERNEL_READ_NS or when the kernel
  * wakes the consumer (tc-consumer-wake.c), and every KERNEL_BUSY_READ_NS
- * while they fill fast. A wake-up whose drain found nothing (a descriptor
- * that polls readable for another reason) also counts as busy: polled
- * again only after a timed drain, never in a loop. */
+ * while they fill fast. After a wake-up they are polled again only once a
+ * timed drain found them quiet: a kernel without buffer_percent, or a
+ * buffer of a few pages, polls readable at its first page, and would
+ * otherwise wake the consumer for every few records. */
 static uint64_t
 kernel_run_timer(struct consumerd_session *session, uint64_t now)
 {
@@ -133,8 +134,7 @@ kernel_run_timer(struct consumerd_session *session, uint64_t now)
 	if (timer_is_due(session->kernel_next_read, now)) {
 		uint32_t pages = consumerd_kernel_trace_drain(session->kernel);
 
-		session->kernel_busy =
-			pages >= KERNEL_BUSY_PAGES || (session->kernel_woken && pages == 0);
+		session->kernel_busy = pages >= KERNEL_BUSY_PAGES || session->kernel_woken;
 		session->kernel_woken = false;
 		session->kernel_next_read = session->kernel_busy ? now + KERNEL_BUSY_READ_NS : 0;
 	}

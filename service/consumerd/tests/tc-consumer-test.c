@@ -499,6 +499,23 @@ try_write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
 	return 0;
 }
 
+/* An event of class id, which has no layout unless id is 0. */
+static void
+write_event_of_class(struct test_buffer *buffer, uint32_t id, uint64_t seq)
+{
+	struct test_event event;
+	struct tc_rb_ctx ctx;
+
+	g_assert_cmpint(tc_rb_reserve(&buffer->rb, &ctx, sizeof(event)), ==, 0);
+	event.header.tag = TC_EVENT_EXTENDED_TAG;
+	event.header.id = id;
+	event.header.timestamp = ctx.timestamp;
+	event.seq = seq;
+	event.value = 0;
+	tc_rb_write(&ctx, 0, &event, sizeof(event));
+	tc_rb_commit(&ctx);
+}
+
 static void
 write_event(struct test_buffer *buffer, uint64_t seq, uint64_t value)
 {
@@ -1145,6 +1162,40 @@ test_discarded_events(Fixture *fixture, gconstpointer data)
 	}
 }
 
+/*
+ * A packet holding an event class the consumer has no layout for waits for
+ * it (the service may send it after the application's first records), up
+ * to 2 s, holding its sub-buffer. Once the writers lose events behind it,
+ * it waits 50 ms at most: then it is dropped as corrupt and the packets
+ * after it are written.
+ */
+static void
+test_unknown_event_while_losing(Fixture *fixture, gconstpointer data)
+{
+	const uint64_t per_packet = (TEST_SUBBUF_SIZE - sizeof(struct tc_packet_header)) /
+				    sizeof(struct test_event);
+	struct test_buffer *buffer = &fixture->buffers[0];
+	struct tc_consumer_reply reply;
+	uint64_t seq = 0;
+
+	g_assert_cmpint(create_session(fixture, 12, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 12, 1, "chan", 1);
+	send_metadata(fixture, 12);
+	write_event_of_class(buffer, 7, seq++);
+	while (seq < per_packet + 1) /* closes the first packet */
+		write_event(buffer, seq, event_value(seq)), seq++;
+	/* No loss yet: the packet waits, the flush (200 ms) ends without it. */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 12, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 0);
+	g_assert_cmpuint(reply.packets_corrupted, ==, 0);
+	/* The writers fill the buffer and lose events. */
+	while (try_write_event(buffer, seq, event_value(seq)) == 0)
+		seq++;
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 12, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_corrupted, ==, 1);
+	g_assert_cmpuint(reply.packets_written, >=, TEST_NUM_SUBBUF - 1);
+}
+
 /* SIGTERM: like the end of the connection, flush and exit 0. */
 static void
 test_sigterm(Fixture *fixture, gconstpointer data)
@@ -1179,6 +1230,7 @@ main(int argc, char **argv)
 	ADD_WITH("write-error", GSIZE_TO_POINTER(TEST_FILE_SIZE_LIMIT), test_write_error);
 	ADD("sigterm", test_sigterm);
 	ADD("discarded-events", test_discarded_events);
+	ADD("unknown-event-while-losing", test_unknown_event_while_losing);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();
