@@ -20,11 +20,18 @@ ust_sustained_rate          highest rate (events/s, one thread, paced) the
                             asked for; the rate reached is reported
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
 over the rate of one thread alone.
+
+ust_event_scaling_2threads_consumer_paused (not a goal of the issue, a
+diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
+during the 2-thread loops: the loops fit in the buffers, and on a
+2-core machine a consumer that writes out earlier runs takes its CPU from
+one of the two writers, so this one is the tracepoints' own scaling.
 """
 
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -33,7 +40,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
+from tclib import BUILD, SOURCE, Service, check, children, require  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
 COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
@@ -93,6 +100,10 @@ class Ours:
         self.svc.cli("start")
         return name
 
+    def consumer_pids(self):
+        return [pid for pid in children(self.svc.proc.pid)
+                if "consumerd" in open(f"/proc/{pid}/cmdline").read()]
+
     def discarded(self, name):
         status = self.svc.cli("list", name).stdout
         return sum(int(n) for n in re.findall(r"Events discarded: (\d+)", status))
@@ -142,6 +153,11 @@ class Lttng:
         shutil.rmtree(f"{self.tmp}/lttng-{name}", ignore_errors=True)
         return discarded
 
+    def consumer_pids(self):
+        out = subprocess.run(["pgrep", "-x", "lttng-consumerd"], capture_output=True,
+                             text=True).stdout
+        return [int(pid) for pid in out.split()]
+
     def close(self):
         subprocess.run(["pkill", "-x", "lttng-sessiond"], check=False)
         subprocess.run(["pkill", "-x", "lttng-consumerd"], check=False)
@@ -150,9 +166,22 @@ class Lttng:
 GEOMETRY = ["--subbuf-size", SUBBUF_SIZE, "--num-subbuf", NUM_SUBBUF]
 
 
+def run_loop_consumer_paused(tracer, threads):
+    pids = tracer.consumer_pids()
+    check(pids, f"no {tracer.name} consumer to pause")
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        return run_loop(tracer.program, tracer.env, threads, COUNT)[1]
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+
 def per_event(tracer):
-    """(median ns/event on one thread, 1-thread events/s, 2-thread events/s)."""
-    ns, one, two = [], [], []
+    """(median ns/event on one thread, 1-thread events/s, 2-thread events/s,
+    2-thread events/s with the consumer paused)."""
+    ns, one, two, paused = [], [], [], []
     session = tracer.session(GEOMETRY)
     for _ in range(RUNS):
         value, rate = run_loop(tracer.program, tracer.env, 1, COUNT)
@@ -161,9 +190,12 @@ def per_event(tracer):
         time.sleep(0.3)  # let the consumer empty the buffers
         two.append(run_loop(tracer.program, tracer.env, 2, COUNT)[1])
         time.sleep(0.3)
+        paused.append(run_loop_consumer_paused(tracer, 2))
+        time.sleep(0.3)
     discarded = tracer.end(session)
     check(discarded == 0, f"{tracer.name} discarded {discarded} events in the loops")
-    return statistics.median(ns), statistics.median(one), statistics.median(two)
+    return (statistics.median(ns), statistics.median(one), statistics.median(two),
+            statistics.median(paused))
 
 
 def disabled(tracer):
@@ -200,18 +232,19 @@ def main():
         build(tmp)
         with Service() as svc:
             ours = Ours(tmp, svc)
-            o_ns, o_one, o_two = per_event(ours)
+            o_ns, o_one, o_two, o_paused = per_event(ours)
             o_disabled = disabled(ours)
             o_rate = sustained(ours)
         lttng = Lttng(tmp)
         try:
-            l_ns, l_one, l_two = per_event(lttng)
+            l_ns, l_one, l_two, l_paused = per_event(lttng)
             l_disabled = disabled(lttng)
             l_rate = sustained(lttng)
         finally:
             lttng.close()
     figure("ust_event_ns_1thread", o_ns, l_ns, "ns")
     figure("ust_event_scaling_2threads", o_two / o_one, l_two / l_one, "x")
+    figure("ust_event_scaling_2threads_consumer_paused", o_paused / o_one, l_paused / l_one, "x")
     figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
 
