@@ -27,6 +27,8 @@ tc_ctf_clock_format(char *buf, size_t size, const struct tc_consumer_clock *cloc
 			clock->offset_ticks);
 }
 
+/* The text is 316 bytes at most (a 15-character description, three
+ * numbers of 20 characters): a buffer of this size never truncates it. */
 #define TC_CTF_CLOCK_MAX 512
 
 #endif /* TC_CTF_CLOCK_H */

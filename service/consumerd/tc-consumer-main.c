@@ -231,8 +231,14 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 			continue;
 		if (ret < 0)
 			return -errno;
+		/* Any event counts, POLLERR included: ppoll() reports it whatever
+		 * was asked, so a descriptor left out here would return at once
+		 * forever (a kernel CPU buffer polls EPOLLERR while its CPU is
+		 * offline). A woken kernel trace is then drained on a timer and
+		 * polled again only once quiet, so such a CPU costs a wake-up per
+		 * busy period, not a spinning loop. */
 		for (size_t i = 0; ret > 0 && i < nr_wake; i++)
-			if (pfds[1 + i].revents & POLLIN)
+			if (pfds[1 + i].revents)
 				consumerd_wake_source_woken(&sources[i], tc_rb_clock_now());
 		if (ret == 0 || !pfds[0].revents)
 			continue;

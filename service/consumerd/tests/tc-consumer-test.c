@@ -1182,8 +1182,8 @@ test_unknown_event_while_losing(Fixture *fixture, gconstpointer data)
 	create_channel(fixture, 12, 1, "chan", 1);
 	send_metadata(fixture, 12);
 	write_event_of_class(buffer, 7, seq++);
-	while (seq < per_packet + 1) /* closes the first packet */
-		write_event(buffer, seq, event_value(seq)), seq++;
+	for (; seq < per_packet + 1; seq++) /* the last one closes the first packet */
+		write_event(buffer, seq, event_value(seq));
 	/* No loss yet: the packet waits, the flush (200 ms) ends without it. */
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 12, &reply), ==, 0);
 	g_assert_cmpuint(reply.packets_written, ==, 0);
