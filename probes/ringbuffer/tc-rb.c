@@ -160,7 +160,7 @@ tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32
  * geometry. The mapping may belong to another process (the consumer's memfd
  * in the application, or the application's scribbles in the consumer): every
  * value used later is checked here, and only the copies in rb are used.
- * Returns 0 or -EINVAL.
+ * Returns 0, -EINVAL, or -ENOTSUP (see tc-rb.h).
  */
 int
 tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
@@ -171,6 +171,11 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 
 	if (!rb || !mapping || ((uintptr_t)mapping % TC_RB_PAGE_SIZE) != 0)
 		return -EINVAL;
+#if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("cmpxchg16b"))
+		return -ENOTSUP;
+#endif
 	if (mapping_size < TC_RB_HEADER_SIZE)
 		return -EINVAL;
 	/* Read each shared value once, then check the local copy. */
@@ -327,26 +332,42 @@ close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp)
 	commit_bytes(rb, old, rb->subbuf_size - used);
 }
 
-/* Reloads write_offset into *old; true when it is not *old any more. */
+/* Reloads the position into *old and *last; true when the offset is not
+ * *old any more. */
 static bool
-write_offset_moved(const struct tc_rb *rb, uint64_t *old)
+write_offset_moved(const struct tc_rb *rb, uint64_t *old, uint64_t *last)
 {
 	uint64_t now;
 
 	TC_RB_SCHED_POINT();
 	now = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	*last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
 	if (now == *old)
 		return false;
 	*old = now;
 	return true;
 }
 
+/* Loads the position: the offset, then its timestamp. Not one atomic
+ * read; a torn pair only makes the move that follows fail and retry. */
+static inline uint64_t
+load_position(const struct tc_rb *rb, uint64_t *last)
+{
+	uint64_t offset;
+
+	TC_RB_SCHED_POINT();
+	offset = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	*last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
+	return offset;
+}
+
+/* Moves the position to new_offset with timestamp; see tc_rb_cas_position(). */
 static inline bool
-cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t new_offset)
+cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t *last, uint64_t new_offset,
+		 uint64_t timestamp)
 {
 	TC_RB_SCHED_POINT();
-	return __atomic_compare_exchange_n(&rb->shm->write_offset, old, new_offset, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return tc_rb_cas_position(rb->shm, old, last, new_offset, timestamp);
 }
 
 /*
@@ -407,28 +428,25 @@ push_reader(const struct tc_rb *rb, uint64_t boundary)
 /*
  * Reserves len bytes (event header included); see tc-rb.h.
  *
- * Why timestamps of physically consecutive records never go back: the clock
- * is read after loading write_offset and before the CAS that must still find
- * that same value. A reservation that lands after ours in the buffer loaded
- * the value our CAS wrote, so its clock read comes after our CAS succeeded,
- * hence after our clock read; CLOCK_MONOTONIC never goes back, across CPUs
- * included, and neither does the TSC where the kernel uses it as its clock
- * source (the service's condition for TC_RB_FLAG_CLOCK_TSC), read after
- * the load (tc_rb_tsc()). A retry (failed CAS, or a close) reads the clock again, so a
- * timestamp is never older than the offset it is used with. The same holds
- * for the begin and end times in packet headers, written with the timestamp
- * of the reservation that opened or closed the packet.
+ * Why timestamps of physically consecutive records never go back: every
+ * move of write_offset (a reservation, the close of a packet, a flush)
+ * stores its timestamp with it in one CAS of the position, and takes a
+ * timestamp no older than the one it found there (tc_rb_clamp_timestamp()).
+ * The CAS succeeds only if the position is still what was loaded, so the
+ * timestamp compared with is exactly that of the move just before in the
+ * buffer. This holds whatever the clock read does (on x86-64 a bare rdtsc,
+ * which may run ahead of the load of the position); where the position is
+ * swapped in two steps (not x86-64), the clock is read in order after the
+ * load (clock_gettime()), as the comparison alone would not be enough
+ * there. A retry (failed CAS, or a close) reads the clock again. The begin
+ * and end times in packet headers are the timestamps of the moves that
+ * opened and closed the packet.
  *
- * Compact headers (full_ts_extra): last_timestamp is stored after our CAS
- * succeeded, with our timestamp. A reservation that loads it is one whose
- * load comes after that store, hence after our CAS: it lands after ours in
- * the buffer. Loads and stores of it race between writers (a signal handler
- * nested over us, a migrated thread), but every value a reservation can see
- * is the timestamp of a record before it in the buffer, never newer than
- * the one just before it, which is the reference a CTF reader uses to
- * restore the bits a compact header leaves out. Seeing an older value only
- * makes a full header more likely. The first record of a packet is compared
- * the same way: its packet's timestamp_begin is its own timestamp or older.
+ * Compact headers (full_ts_extra): the reference a CTF reader restores the
+ * left-out bits from is the timestamp of the record just before (or the
+ * packet's timestamp_begin, the first record's own): the last timestamp of
+ * a successful CAS. A scribbled last timestamp only makes full headers
+ * more likely.
  *
  * Returns 0, -ENOBUFS when the buffer is full, -EMSGSIZE when len can never
  * fit in a sub-buffer (both counted in events_discarded), -EINVAL when len
@@ -451,11 +469,9 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 		return -EMSGSIZE;
 	}
 
-	TC_RB_SCHED_POINT();
-	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	old = load_position(rb, &last);
 	for (;;) {
-		last = __atomic_load_n(&rb->shm->last_timestamp, __ATOMIC_RELAXED);
-		timestamp = tc_rb_timestamp(rb);
+		timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 		full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
 		slot_size = full ? len + full_ts_extra : len;
 		used = offset_in_subbuf(rb, old);
@@ -466,7 +482,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 				 * this sub-buffer since we loaded old; its commits
 				 * then make the round look unfinished. Not a reason
 				 * to drop: go on from where write_offset is now. */
-				if (is_overwrite(rb) && write_offset_moved(rb, &old))
+				if (is_overwrite(rb) && write_offset_moved(rb, &old, &last))
 					continue;
 				TC_RB_REFUSING(rb, old);
 				count_discarded(rb);
@@ -476,28 +492,26 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 			 * boundary, any writer may write into this sub-buffer. */
 			if (is_overwrite(rb))
 				push_reader(rb, old);
-			if (!cas_write_offset(rb, &old, old + header_size + slot_size))
+			if (!cas_write_offset(rb, &old, &last, old + header_size + slot_size, timestamp))
 				continue;
 			open_packet(rb, old, timestamp);
 			record = old + header_size;
 			break;
 		}
 		if (__builtin_expect(used + slot_size > rb->subbuf_size, 0)) {
-			if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
+			if (cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size, timestamp)) {
 				close_packet(rb, old, timestamp);
 				old = old - used + rb->subbuf_size;
+				last = timestamp;
 				closed = true;
 			}
 			continue;
 		}
-		if (cas_write_offset(rb, &old, old + slot_size)) {
+		if (cas_write_offset(rb, &old, &last, old + slot_size, timestamp)) {
 			record = old;
 			break;
 		}
 	}
-	TC_RB_SCHED_POINT();
-	__atomic_store_n(&rb->shm->last_timestamp, timestamp, __ATOMIC_RELAXED);
-
 	ctx->rb = rb;
 	ctx->offset = record;
 	ctx->slot_size = slot_size;
@@ -539,17 +553,16 @@ tc_rb_commit(const struct tc_rb_ctx *ctx)
 bool
 tc_rb_flush(struct tc_rb *rb)
 {
-	uint64_t old, used, timestamp;
+	uint64_t old, last, used, timestamp;
 	int attempt;
 
-	TC_RB_SCHED_POINT();
-	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	old = load_position(rb, &last);
 	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
-		timestamp = tc_rb_timestamp(rb);
+		timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 		used = offset_in_subbuf(rb, old);
 		if (used == 0)
 			return false;
-		if (cas_write_offset(rb, &old, old - used + rb->subbuf_size)) {
+		if (cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size, timestamp)) {
 			close_packet(rb, old, timestamp);
 			return true;
 		}
@@ -567,17 +580,17 @@ bool
 tc_rb_close_empty_packet(struct tc_rb *rb)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
-	uint64_t old, timestamp;
+	uint64_t old, last, timestamp;
 	int attempt;
 
-	old = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
+	old = load_position(rb, &last);
 	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
-		timestamp = tc_rb_timestamp(rb);
+		timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 		if (offset_in_subbuf(rb, old) != 0 || !subbuf_can_open(rb, old))
 			return false;
 		if (is_overwrite(rb))
 			push_reader(rb, old);
-		if (!cas_write_offset(rb, &old, old + rb->subbuf_size))
+		if (!cas_write_offset(rb, &old, &last, old + rb->subbuf_size, timestamp))
 			continue;
 		open_packet(rb, old, timestamp);
 		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp);

@@ -10,7 +10,9 @@
  *
  * After each interleaving, with the writers done, it flushes and drains,
  * then checks: no packet failed the reader's checks, every record read is
- * intact, each writer's records come in order and once, and in discard
+ * intact, timestamps never go back in buffer order (with a clock that may
+ * read the time from before the task's last shared access, as a bare rdtsc
+ * can), each writer's records come in order and once, and in discard
  * mode recorded + discarded == emitted for each writer; in both modes the
  * newest record (reserved at the highest offset) is read. In overwrite
  * mode, a writer refuses a record only while the other writer holds a
@@ -76,6 +78,8 @@ static struct tc_rb rb;
 static struct tc_rb_reader reader;
 static uint8_t packet[SUBBUF_SIZE];
 static uint32_t emitted[2], refused[2], recorded[2], next_seq[2];
+/* The last timestamp read, packet bounds included, in buffer order. */
+static uint64_t last_read_timestamp;
 static gboolean was_read[2][RECORDS_PER_WRITER];
 /* The record reserved at the highest offset: the newest of the buffer. */
 static uint64_t newest_offset;
@@ -83,17 +87,29 @@ static int newest_writer = -1;
 static uint32_t newest_seq;
 static uint32_t flags;
 
+/* The clock as of each task's last scheduling point. */
+static uint64_t clock_at_yield[NR_TASKS];
+
 void
 tc_rb_model_yield(void)
 {
-	if (current >= 0)
+	if (current >= 0) {
+		clock_at_yield[current] = ++model_clock;
 		swapcontext(&tasks[current].context, &scheduler_context);
+	}
 }
 
+/*
+ * The writers' clock is a bare rdtsc, which may run ahead of the loads
+ * before it: a task reads the time of its last scheduling point, from
+ * before the shared access that followed it and before whatever other
+ * tasks did in between. Outside the tasks (the final flush), the time now.
+ */
 uint64_t
 tc_rb_clock_now(void)
 {
-	/* Each read in execution order: monotonic, as CLOCK_MONOTONIC is. */
+	if (current >= 0)
+		return clock_at_yield[current];
 	return ++model_clock;
 }
 
@@ -159,6 +175,9 @@ check_packet(void)
 	const struct tc_packet_header *header = (const void *)packet;
 	uint64_t pos = sizeof(*header), end = header->content_size / 8;
 
+	/* Physically consecutive: never back in time. */
+	g_assert_cmpuint(header->timestamp_begin, >=, last_read_timestamp);
+	last_read_timestamp = header->timestamp_begin;
 	while (pos < end) {
 		struct record record;
 
@@ -167,8 +186,9 @@ check_packet(void)
 		g_assert_cmpuint(record.writer, <, 2);
 		g_assert_cmpuint(record.header.id, ==, record.writer);
 		g_assert_cmpuint(record.seq, >=, next_seq[record.writer]);
-		g_assert_cmpuint(record.header.timestamp, >=, header->timestamp_begin);
+		g_assert_cmpuint(record.header.timestamp, >=, last_read_timestamp);
 		g_assert_cmpuint(record.header.timestamp, <=, header->timestamp_end);
+		last_read_timestamp = record.header.timestamp;
 		for (uint32_t i = 0; i < sizeof(record.filler); i++)
 			g_assert_cmpuint(record.filler[i], ==,
 					 filler_byte(record.writer, record.seq, i));
@@ -177,6 +197,7 @@ check_packet(void)
 		recorded[record.writer]++;
 		pos += RECORD_SIZE;
 	}
+	last_read_timestamp = header->timestamp_end;
 }
 
 static gboolean
@@ -266,6 +287,8 @@ reset_system(void)
 	memset(was_read, 0, sizeof(was_read));
 	newest_writer = -1;
 	model_clock = 0;
+	memset(clock_at_yield, 0, sizeof(clock_at_yield));
+	last_read_timestamp = 0;
 	busy[0] = busy[1] = FALSE;
 }
 

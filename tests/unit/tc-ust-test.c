@@ -32,6 +32,8 @@
 #define FAKE_STREAM_ID 5u
 #define FAKE_ID_BASE 100u
 #define FAKE_TIMEOUT_MS 10000
+/* The valid events of tc-ust-test-tp.h. */
+#define FAKE_EVENTS 2u
 
 static int argument_evaluations;
 
@@ -176,37 +178,60 @@ command(FakeService *service, int fd, void *msg, uint32_t type, uint32_t size, i
 	return TRUE;
 }
 
-/* Reads REGISTER, the events and EVENTS_END. Returns the batch, 0 on error. */
+/* Reads the events of one batch and its EVENTS_END, counting them in
+ * *received. Returns the batch, 0 on error. */
 static uint32_t
-receive_registration(FakeService *service, int fd, gboolean record)
+receive_batch(FakeService *service, int fd, gboolean record, uint32_t *received)
 {
 	union {
 		struct tracectl_msg_header header;
-		struct tracectl_msg_register reg;
 		struct tracectl_msg_event event;
 		struct tracectl_msg_batch batch;
+		uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 	} msg;
 
-	if (receive(fd, &msg, sizeof(msg)) != sizeof(msg.reg) ||
-	    msg.header.type != TRACECTL_MSG_REGISTER || msg.reg.abi_version != TRACECTL_ABI_VERSION ||
-	    msg.reg.pid <= 0 || msg.reg.bits_per_long != sizeof(long) * 8)
-		return 0;
 	for (;;) {
 		ssize_t len = receive(fd, &msg, sizeof(msg));
 
 		if (len == sizeof(msg.batch) && msg.header.type == TRACECTL_MSG_EVENTS_END)
 			return msg.batch.batch;
 		if (len != sizeof(msg.event) || msg.header.type != TRACECTL_MSG_EVENT ||
-		    msg.header.size != len)
+		    msg.header.size != len || msg.event.index != *received)
 			return 0;
+		(*received)++;
 		if (!record)
 			continue;
-		if (msg.event.index != service->event_names->len)
-			return 0;
 		g_ptr_array_add(service->event_names, g_strdup(msg.event.name));
 		if (g_str_equal(msg.event.name, "unit:every_type"))
 			service->every_type = msg.event;
 	}
+}
+
+/*
+ * Reads REGISTER, then batches of events until the application's
+ * FAKE_EVENTS valid events came. The listener may connect while the
+ * executable's constructors are still registering them: then the first
+ * batch holds fewer (or none) and the rest follows unasked. Returns the
+ * last batch, 0 on error.
+ */
+static uint32_t
+receive_registration(FakeService *service, int fd, gboolean record)
+{
+	union {
+		struct tracectl_msg_register reg;
+		uint8_t bytes[TRACECTL_ABI_MSG_MAX];
+	} msg;
+	uint32_t received = 0, batch;
+
+	if (receive(fd, &msg, sizeof(msg)) != sizeof(msg.reg) ||
+	    msg.reg.header.type != TRACECTL_MSG_REGISTER ||
+	    msg.reg.abi_version != TRACECTL_ABI_VERSION || msg.reg.pid <= 0 ||
+	    msg.reg.bits_per_long != sizeof(long) * 8)
+		return 0;
+	do
+		batch = receive_batch(service, fd, record, &received);
+	while (batch != 0 && received < FAKE_EVENTS);
+	return received == FAKE_EVENTS ? batch : 0;
 }
 
 static int
