@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The packet walk of tc-consumer-layout.c on hand-built packets: what it
+ * accepts, what it calls corrupt, and where it waits for a layout. Runs of
+ * compact records of one class take a shorter path than the others; every
+ * verdict is checked on both.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "tc-consumer-layout.h"
+#include "tc-rb.h"
+
+#define PACKET_SIZE 4096u
+#define FIXED_ID 3u    /* two 64-bit integers */
+#define STRING_ID 4u   /* a 32-bit integer, then a string */
+#define EXTENDED_ID 40u /* an id only the extended header can carry; one byte */
+
+typedef struct {
+	struct consumerd_layouts layouts;
+	uint8_t packet[PACKET_SIZE];
+	uint64_t pos, clock;
+} Fixture;
+
+static void
+add_layout(Fixture *fixture, uint32_t id, uint32_t nr_fields, const uint8_t *fields)
+{
+	struct tc_consumer_event_layout msg = { .event_id = id, .nr_fields = nr_fields };
+
+	memcpy(msg.fields, fields, nr_fields);
+	g_assert_cmpint(consumerd_layouts_add(&fixture->layouts, &msg), ==, 0);
+}
+
+static void
+fixture_setup(Fixture *fixture, gconstpointer data)
+{
+	static const uint8_t two_u64[] = { 8, 8 };
+	static const uint8_t u32_string[] = { 4, TC_CONSUMER_FIELD_STRING };
+	static const uint8_t one_byte[] = { 1 };
+	struct tc_packet_header *header = (void *)fixture->packet;
+
+	memset(fixture, 0, sizeof(*fixture));
+	add_layout(fixture, FIXED_ID, 2, two_u64);
+	add_layout(fixture, STRING_ID, 2, u32_string);
+	add_layout(fixture, EXTENDED_ID, 1, one_byte);
+	fixture->clock = 1000;
+	header->timestamp_begin = fixture->clock;
+	header->timestamp_end = fixture->clock + (1ull << 40);
+	fixture->pos = sizeof(*header);
+}
+
+static void
+fixture_teardown(Fixture *fixture, gconstpointer data)
+{
+	consumerd_layouts_clear(&fixture->layouts);
+}
+
+static void
+append(Fixture *fixture, const void *bytes, uint64_t len)
+{
+	g_assert_cmpuint(fixture->pos + len, <=, PACKET_SIZE);
+	if (len != 0)
+		memcpy(fixture->packet + fixture->pos, bytes, len);
+	fixture->pos += len;
+}
+
+/* A compact record, delta ticks after the one before, with its payload. */
+static void
+append_compact(Fixture *fixture, uint32_t id, uint64_t delta, const void *payload, uint64_t len)
+{
+	uint32_t word;
+
+	fixture->clock += delta;
+	word = tc_event_compact_pack(id, fixture->clock);
+	append(fixture, &word, sizeof(word));
+	append(fixture, payload, len);
+}
+
+static void
+append_extended(Fixture *fixture, uint32_t id, uint64_t timestamp, const void *payload,
+		uint64_t len)
+{
+	struct tc_event_header_extended header = {
+		.tag = TC_EVENT_EXTENDED_TAG, .id = id, .timestamp = timestamp,
+	};
+
+	fixture->clock = timestamp;
+	append(fixture, &header, sizeof(header));
+	append(fixture, payload, len);
+}
+
+static void
+append_fixed_run(Fixture *fixture, int count)
+{
+	static const uint64_t payload[2] = { 1, 2 };
+
+	for (int i = 0; i < count; i++)
+		append_compact(fixture, FIXED_ID, 10, payload, sizeof(payload));
+}
+
+/* Closes the packet where the records end, or at content_end if not 0. */
+static enum consumerd_packet_verdict
+check(Fixture *fixture, uint64_t content_end)
+{
+	struct tc_packet_header *header = (void *)fixture->packet;
+
+	header->content_size = (content_end ? content_end : fixture->pos) * 8;
+	header->packet_size = PACKET_SIZE * 8;
+	return consumerd_packet_check(&fixture->layouts, fixture->packet, PACKET_SIZE);
+}
+
+static void
+test_valid(Fixture *fixture, gconstpointer data)
+{
+	static const uint8_t string_payload[] = { 1, 2, 3, 4, 'h', 'i', 0 };
+	static const uint8_t byte = 7;
+
+	/* Empty, then runs broken by other classes and by extended headers. */
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+	append_fixed_run(fixture, 50);
+	append_compact(fixture, STRING_ID, 5, string_payload, sizeof(string_payload));
+	append_fixed_run(fixture, 3);
+	append_extended(fixture, EXTENDED_ID, fixture->clock + (1ull << 30), &byte, 1);
+	append_fixed_run(fixture, 7);
+	append_extended(fixture, FIXED_ID, fixture->clock + 1, (uint64_t[2]){ 3, 4 }, 16);
+	append_fixed_run(fixture, 2);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+}
+
+/* A run whose last record is cut by the content end. */
+static void
+test_run_cut_short(Fixture *fixture, gconstpointer data)
+{
+	append_fixed_run(fixture, 10);
+	g_assert_cmpint(check(fixture, fixture->pos - 1), ==, CONSUMERD_PACKET_CORRUPT);
+	g_assert_cmpint(check(fixture, fixture->pos - 20), ==, CONSUMERD_PACKET_VALID);
+	g_assert_cmpint(check(fixture, fixture->pos - 21), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
+/* A timestamp after the packet's end, in the middle of a run or first. */
+static void
+test_timestamp_past_end(Fixture *fixture, gconstpointer data)
+{
+	struct tc_packet_header *header = (void *)fixture->packet;
+
+	append_fixed_run(fixture, 10);
+	header->timestamp_end = fixture->clock - 15;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+	header->timestamp_end = fixture->clock;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+	header->timestamp_end = header->timestamp_begin + 5;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
+/* An extended header that goes back in time, after a run. */
+static void
+test_extended_goes_back(Fixture *fixture, gconstpointer data)
+{
+	static const uint8_t byte = 7;
+	uint64_t before;
+
+	append_fixed_run(fixture, 4);
+	before = fixture->clock;
+	append_extended(fixture, EXTENDED_ID, before - 1, &byte, 1);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
+/* A class without a layout, first or after a run; a string without its
+ * terminator. */
+static void
+test_unknown_and_unterminated(Fixture *fixture, gconstpointer data)
+{
+	static const uint8_t unterminated[] = { 1, 2, 3, 4, 'h', 'i' };
+
+	append_fixed_run(fixture, 4);
+	append_compact(fixture, 9, 1, NULL, 0);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_UNKNOWN_EVENT);
+
+	fixture_teardown(fixture, NULL);
+	fixture_setup(fixture, NULL);
+	append_fixed_run(fixture, 4);
+	append_compact(fixture, STRING_ID, 1, unterminated, sizeof(unterminated));
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+#define ADD(path, func) \
+	g_test_add("/tracectl/consumerd-layout/" path, Fixture, NULL, fixture_setup, func, \
+		   fixture_teardown)
+	ADD("valid", test_valid);
+	ADD("run-cut-short", test_run_cut_short);
+	ADD("timestamp-past-end", test_timestamp_past_end);
+	ADD("extended-goes-back", test_extended_goes_back);
+	ADD("unknown-and-unterminated", test_unknown_and_unterminated);
+	return g_test_run();
+}
