@@ -36,6 +36,8 @@
 #include "tc-consumer-command.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-session.h"
+#include "tc-consumer-stream.h"
+#include "tc-consumer-writer.h"
 
 
 struct consumerd_options {
@@ -280,6 +282,7 @@ main(int argc, char **argv)
 	}
 	setup_signals(&unblocked);
 	raise_file_limit();
+	consumerd_writer_start(consumerd_stream_write_packet);
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
 	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &unblocked);
@@ -288,6 +291,7 @@ main(int argc, char **argv)
 	else if (stop_signal)
 		consumerd_info("Stopping on signal %d", (int)stop_signal);
 	consumerd_registry_destroy_all(&registry);
+	consumerd_writer_stop();
 	close(TC_CONSUMER_COMMAND_FD);
 	consumerd_debug("Exiting");
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -31,6 +31,7 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 #include "tc-consumer-stream.h"
+#include "tc-consumer-writer.h"
 
 #define METADATA_FILE_NAME "metadata"
 #define FLUSH_POLL_INTERVAL_NS 1000000L
@@ -244,6 +245,8 @@ consumerd_session_flush(struct consumerd_session *session)
 	struct consumerd_totals totals;
 
 	session_drain_until_flushed(session);
+	/* The trace is complete once the writer thread wrote it out. */
+	consumerd_writer_wait_idle();
 	if (session->kernel)
 		consumerd_kernel_trace_drain(session->kernel);
 	consumerd_session_totals(session, &totals);
@@ -321,9 +324,11 @@ consumerd_session_totals(const struct consumerd_session *session, struct consume
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
 			const struct consumerd_stream *stream = &channel->streams[cpu];
 
-			totals->packets_written += stream->packets_written;
+			totals->packets_written +=
+				__atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED);
 			totals->packets_corrupted += stream->reader.packets_corrupted;
-			totals->packets_lost += stream->packets_lost;
+			totals->packets_lost +=
+				__atomic_load_n(&stream->packets_lost, __ATOMIC_RELAXED);
 		}
 	}
 }
@@ -342,6 +347,6 @@ consumerd_channel_stats(const struct consumerd_channel *channel,
 		/* Written by the applications: a number to show, nothing more. */
 		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
 							   __ATOMIC_RELAXED);
-		stats->packets_written += stream->packets_written;
+		stats->packets_written += __atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED);
 	}
 }

@@ -14,6 +14,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-writer.h"
 
 /* memfd names are limited to 249 bytes; keep the CPU number readable. */
 #define MEMFD_NAME_MAX 249
@@ -126,6 +127,8 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 	char file_name[NAME_MAX + 1];
 
 	if (stream->file_fd >= 0) {
+		/* Queued packets of ours are written first. */
+		consumerd_writer_wait_idle();
 		close(stream->file_fd);
 		stream->file_fd = -1;
 		if (unlink_file &&
@@ -167,10 +170,11 @@ log_corrupt_packet(struct consumerd_stream *stream)
 			  stream->reader.packets_corrupted, suppressed);
 }
 
-static void
-write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t size)
+void
+consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,
+			      uint32_t size)
 {
-	uint64_t suppressed;
+	uint64_t suppressed, lost;
 	int ret;
 
 	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
@@ -184,7 +188,7 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 		ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
 	}
 	if (ret == 0) {
-		stream->packets_written++;
+		__atomic_fetch_add(&stream->packets_written, 1, __ATOMIC_RELAXED);
 		if (!stream->direct)
 			consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
 						      stream->file_size);
@@ -192,13 +196,13 @@ write_packet(struct consumerd_stream *stream, const uint8_t *packet, uint32_t si
 	}
 	/* A full disk or any other write error costs this packet, not the
 	 * consumer: count it and go on with the next one. */
-	stream->packets_lost++;
+	lost = __atomic_add_fetch(&stream->packets_lost, 1, __ATOMIC_RELAXED);
 	if (!consumerd_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
 		return;
 	consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
 			  ", dropping it (%" PRIu64 " lost so far, %" PRIu64 " not logged): %s",
-			  stream->session_id, stream->channel_name, stream->cpu,
-			  stream->packets_lost, suppressed, strerror(-ret));
+			  stream->session_id, stream->channel_name, stream->cpu, lost, suppressed,
+			  strerror(-ret));
 }
 
 /* Events discarded and sub-buffers overwritten by the writers so far:
@@ -256,36 +260,50 @@ accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait
 	return false;
 }
 
+/* Writes a packet copied out of the stream: queued to the writer thread
+ * when it is in job, at once from the scratch copy when no job could be
+ * had (out of memory), after the writer wrote what it holds for us. */
+static void
+write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
+	   const uint8_t *copy, uint32_t size)
+{
+	if (job) {
+		consumerd_writer_submit(job, stream);
+		return;
+	}
+	consumerd_writer_wait_idle();
+	consumerd_stream_write_packet(stream, copy, size);
+}
+
 uint32_t
 consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 {
-	uint32_t budget = stream->reader.rb.num_subbuf;
+	uint32_t budget = stream->reader.rb.num_subbuf, size = stream->reader.rb.subbuf_size;
 	uint32_t done;
-	bool wait;
+	bool wait = false;
 	int ret;
 
 	if (stream->file_fd < 0)
 		return 0;
 	for (done = 0; done < budget; done++) {
-		ret = tc_rb_reader_get(&stream->reader, packet);
-		if (ret == 0)
-			break;
-		if (ret == -EBADMSG) {
-			/* Already released by the reader, never written. */
+		struct consumerd_writer_job *job = consumerd_writer_job_new(size);
+		uint8_t *copy = job ? job->data : packet;
+
+		ret = tc_rb_reader_get(&stream->reader, copy);
+		if (ret == 1 && accept_packet(stream, copy, &wait)) {
+			/* copy is private: hand the sub-buffer back to the
+			 * writers before the possibly slow write. */
+			tc_rb_reader_put(&stream->reader);
+			write_copy(stream, job, copy, size);
+			continue;
+		}
+		if (job)
+			consumerd_writer_job_release(job);
+		/* -EBADMSG: already released by the reader, never written. */
+		if (ret == -EBADMSG)
 			log_corrupt_packet(stream);
-			continue;
-		}
-		if (ret < 0)
+		else if (ret != 1 || wait)
 			break;
-		if (!accept_packet(stream, packet, &wait)) {
-			if (wait)
-				break;
-			continue;
-		}
-		/* packet is a private copy: hand the sub-buffer back to the
-		 * writers before the possibly slow write. */
-		tc_rb_reader_put(&stream->reader);
-		write_packet(stream, packet, stream->reader.rb.subbuf_size);
 	}
 	return done;
 }

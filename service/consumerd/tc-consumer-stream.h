@@ -53,8 +53,9 @@ void consumerd_stream_release_memfd(struct consumerd_stream *stream);
 /*
  * Writes out the complete packets of the stream, at most one buffer's worth
  * (num_subbuf packets, valid or not), so that an application that keeps
- * forging commit counts cannot hold the consumer in this loop. packet is a
- * scratch area of subbuf_size bytes. Returns the number of sub-buffers
+ * forging commit counts cannot hold the consumer in this loop. Packets go
+ * to the writer thread; packet is a scratch area of subbuf_size bytes for
+ * when no memory can be had for one. Returns the number of sub-buffers
  * consumed (written, lost or dropped as corrupt).
  */
 uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet);
@@ -74,6 +75,11 @@ void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *pack
  * writer that follows the protocol and is not waited for.
  */
 bool consumerd_stream_is_behind(const struct consumerd_stream *stream);
+
+/* Appends one packet to the stream file, counting it written or lost
+ * (the writer thread's job, tc-consumer-writer.h). */
+void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,
+				   uint32_t size);
 
 /* The stream's eventfd is readable: empties it and writes out the stream. */
 void consumerd_stream_woken(struct consumerd_stream *stream);
