@@ -858,17 +858,21 @@ tc_rb_bytes_used(const struct tc_rb *rb)
 void
 tc_rb_wake_reader(const struct tc_rb *rb)
 {
-	uint64_t unread;
+	uint64_t unread, room;
 
 	if (rb->wake_fd < 0)
 		return;
-	/* Batches: below a quarter of the buffer (one sub-buffer at least),
-	 * the reader's timer collects the closed sub-buffers, so a burst does
-	 * not wake the reader onto a CPU the writers need, and the reader
-	 * copies more per wake-up; three quarters are left for it to come. */
+	/* Batches: until the room left falls to three quarters of the buffer,
+	 * or to TC_RB_WAKE_ROOM in a bigger one, and one sub-buffer is
+	 * unread at least, the reader's timer collects the closed
+	 * sub-buffers, so that a burst does not wake the reader onto a CPU
+	 * the writers need and the reader copies more per wake-up. */
+	room = buffer_size(rb) / 4 * 3;
+	if (room > TC_RB_WAKE_ROOM)
+		room = TC_RB_WAKE_ROOM;
 	unread = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED) -
 		 __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
-	if (unread < buffer_size(rb) / 4 || unread < rb->subbuf_size)
+	if (unread < buffer_size(rb) - room || unread < rb->subbuf_size)
 		return;
 	/* Non-blocking: a full counter means the reader has a wake-up pending
 	 * anyway. */

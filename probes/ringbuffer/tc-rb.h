@@ -590,9 +590,18 @@ int tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out)
 uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
 
 /*
+ * The room a writer leaves the reader when it wakes it, in buffers of more
+ * than 16/3 MiB (smaller ones keep three quarters): what the fastest writer
+ * of one CPU (about 500 MB/s) fills in 8 ms, well beyond the reader's
+ * wake-up latency (up to 2 ms seen on a loaded virtual machine).
+ */
+#define TC_RB_WAKE_ROOM (4ull << 20)
+
+/*
  * Writer, after the commit of a reservation that closed a sub-buffer
- * (ctx->closed_packet): wakes the reader when a quarter of the buffer (one
- * sub-buffer at least) is unread: a system call per sub-buffer at most,
+ * (ctx->closed_packet): wakes the reader once the room left is three
+ * quarters of the buffer or TC_RB_WAKE_ROOM, whichever is less, and one
+ * sub-buffer at least is unread: a system call per sub-buffer at most,
  * never per event; below, the reader's read timer collects. Nothing when
  * there is no wake_fd.
  */

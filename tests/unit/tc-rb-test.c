@@ -880,6 +880,35 @@ test_wake_reader_at_a_quarter(Fixture *fixture, gconstpointer user_data)
 	close(fd);
 }
 
+/* In a buffer of more than 16/3 MiB, the writers wake the reader once
+ * only TC_RB_WAKE_ROOM is left: 8 x 1 MiB, at 4 MiB unread. */
+static void
+test_wake_reader_big_buffer(Fixture *fixture, gconstpointer user_data)
+{
+	const uint32_t subbuf_size = 1u << 20;
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	uint64_t seq = 0;
+	Checker checker = {0};
+
+	g_assert_cmpint(fd, >=, 0);
+	fixture_teardown(fixture, user_data);
+	fixture_setup_geometry(fixture, subbuf_size, 8);
+	fixture->rb.wake_fd = fd;
+	for (uint64_t unread = subbuf_size; unread < 8ull * subbuf_size - TC_RB_WAKE_ROOM;
+	     unread += subbuf_size) {
+		fill_one_subbuf(fixture, &seq);
+		g_assert_cmpuint(wakeups(fd), ==, 0);
+	}
+	fill_one_subbuf(fixture, &seq); /* 4 MiB unread, 4 MiB left */
+	g_assert_cmpuint(wakeups(fd), ==, 1);
+	fill_one_subbuf(fixture, &seq);
+	g_assert_cmpuint(wakeups(fd), ==, 1);
+	g_assert_cmpuint(drain(fixture, &checker), ==, 5);
+	fill_one_subbuf(fixture, &seq);
+	g_assert_cmpuint(wakeups(fd), ==, 0);
+	close(fd);
+}
+
 /* With 4 sub-buffers, every closed one wakes the reader: a quarter is
  * one sub-buffer. */
 static void
@@ -971,6 +1000,7 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/forged-counts-ahead", test_forged_counts_ahead);
 	ADD("/tracectl/rb/empty-packet-reports-discards", test_empty_packet_reports_discards);
 	ADD("/tracectl/rb/wake-reader-at-a-quarter", test_wake_reader_at_a_quarter);
+	ADD("/tracectl/rb/wake-reader-big-buffer", test_wake_reader_big_buffer);
 	ADD("/tracectl/rb/wake-reader-small-buffer", test_wake_reader_small_buffer);
 	ADD("/tracectl/rb/compact-timestamps", test_compact_timestamps);
 #undef ADD
