@@ -50,6 +50,20 @@ DISABLED_COUNT = 200000000
 PACED_SECONDS = 2.0
 
 
+def cpu_times():
+    """(steal, total) clock ticks of all CPUs since boot (/proc/stat)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return fields[7], sum(fields[:8])
+
+
+def print_steal(before):
+    """A note, not a figure: the share of the CPUs' time the hypervisor gave
+    other guests during the run, which no tracer can make up for."""
+    steal, total = (now - then for now, then in zip(cpu_times(), before))
+    print(f"note cpu_steal={100.0 * steal / max(total, 1):.1f}% of the run", flush=True)
+
+
 def figure(name, ours, anchor, unit):
     ratio = ours / anchor if anchor else float("inf")
     print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
@@ -228,6 +242,7 @@ def main():
             os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
     require(os.cpu_count() >= 2, "two CPUs are needed")
+    start = cpu_times()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
         build(tmp)
         with Service() as svc:
@@ -247,6 +262,7 @@ def main():
     figure("ust_event_scaling_2threads_consumer_paused", o_paused / o_one, l_paused / l_one, "x")
     figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
+    print_steal(start)
 
 
 if __name__ == "__main__":
