@@ -11,9 +11,11 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 
-/* Free jobs kept for reuse: a packet buffer is up to 64 MiB and fresh
- * memory costs page faults, but idle channels should not pin memory. */
+/* Free jobs kept for reuse, as fresh memory costs page faults; at most
+ * this many and this many bytes, as a packet buffer is up to 64 MiB and
+ * idle channels should not pin memory. */
 #define CONSUMERD_WRITER_FREE_MAX 8u
+#define CONSUMERD_WRITER_FREE_BYTES_MAX CONSUMERD_WRITER_QUEUE_MAX
 
 static struct {
 	pthread_mutex_t lock;
@@ -25,6 +27,7 @@ static struct {
 	struct consumerd_writer_job *head, *tail; /* FIFO */
 	struct consumerd_writer_job *free_jobs;
 	uint32_t nr_free;
+	uint64_t free_bytes;
 	uint64_t busy_bytes; /* queued or being written */
 } writer = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -43,13 +46,15 @@ job_free(struct consumerd_writer_job *job)
 static void
 job_recycle_locked(struct consumerd_writer_job *job)
 {
-	if (writer.nr_free >= CONSUMERD_WRITER_FREE_MAX) {
+	if (writer.nr_free >= CONSUMERD_WRITER_FREE_MAX ||
+	    writer.free_bytes + job->size > CONSUMERD_WRITER_FREE_BYTES_MAX) {
 		job_free(job);
 		return;
 	}
 	job->next = writer.free_jobs;
 	writer.free_jobs = job;
 	writer.nr_free++;
+	writer.free_bytes += job->size;
 }
 
 static void *
@@ -86,6 +91,7 @@ consumerd_writer_start(consumerd_writer_fn write_packet)
 	int ret;
 
 	writer.write_packet = write_packet;
+	writer.stopping = false;
 	/* Signals stay with the main thread, which waits for them in ppoll(). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
@@ -118,6 +124,7 @@ consumerd_writer_stop(void)
 		job_free(job);
 	}
 	writer.nr_free = 0;
+	writer.free_bytes = 0;
 }
 
 struct consumerd_writer_job *
@@ -133,6 +140,7 @@ consumerd_writer_job_new(uint32_t size)
 			job = *link;
 			*link = job->next;
 			writer.nr_free--;
+			writer.free_bytes -= size;
 			break;
 		}
 	}
