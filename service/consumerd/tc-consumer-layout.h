@@ -32,8 +32,10 @@ enum consumerd_packet_verdict {
 	CONSUMERD_PACKET_VALID,
 	CONSUMERD_PACKET_CORRUPT,
 	/* A record of an event class whose layout has not arrived yet: the
-	 * service sends layouts shortly after the first events may be
-	 * written, so the caller waits a little before calling it corrupt. */
+	 * service sends layouts before it lets a registering application's
+	 * constructor return, but threads the application already runs can
+	 * write sooner, so the caller waits a little before calling it
+	 * corrupt. */
 	CONSUMERD_PACKET_UNKNOWN_EVENT,
 };
 

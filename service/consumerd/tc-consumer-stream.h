@@ -12,9 +12,10 @@
 #include "tc-consumer-session.h"
 
 /* How long a packet waits for the layout of an event class it holds before
- * it is dropped as corrupt (the service sends layouts after it answered
- * the application's registration, so a new event's first records can come
- * first). While it waits, its sub-buffer is not released: once the
+ * it is dropped as corrupt (the service sends layouts before it answers
+ * the application's registration, EVENTS_DONE, but the application's
+ * threads already running, or a provider loaded later, can write a new
+ * event's first records before they arrive). While it waits, its sub-buffer is not released: once the
  * writers lose events for it, it waits CONSUMERD_LAYOUT_WAIT_LOSING_NS at
  * most, so that an application that scribbled something like an unknown
  * event over its buffer does not lose seconds of events behind it. */

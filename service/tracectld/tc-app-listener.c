@@ -111,12 +111,7 @@ tc_app_disconnect_locked(TcApp *app, const char *why)
 static void
 finish_batch(TcApp *app, guint32 batch)
 {
-	struct tracectl_msg_batch done = {.batch = batch};
-
-	tc_app_sync_all_sessions(app);
-	g_mutex_lock(&app->lock);
-	tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
-	g_mutex_unlock(&app->lock);
+	tc_app_sync_all_sessions(app, batch);
 }
 
 /* Handles one message; FALSE with *why when the application must go. */

@@ -149,16 +149,6 @@ worker_push(TcWorker *worker, TcRegistration *registration)
 	worker_wake(worker);
 }
 
-static void
-send_events_done(TcApp *app, guint32 batch)
-{
-	struct tracectl_msg_batch done = {.batch = batch};
-
-	g_mutex_lock(&app->lock);
-	tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
-	g_mutex_unlock(&app->lock);
-}
-
 /* The handshake is complete: publish, shadow-copy, answer, hand over. */
 static void
 registration_complete(TcRegistrar *registrar, TcRegistration *registration, guint32 batch)
@@ -170,8 +160,7 @@ registration_complete(TcRegistrar *registrar, TcRegistration *registration, guin
 	g_message("Application registered: pid=%d uid=%u name='%s' tracer=%u.%u, %u event(s)",
 		  (int)app->pid, (unsigned)app->uid, app->procname, app->tracer_major,
 		  app->tracer_minor, app->events->len);
-	tc_app_sync_all_sessions(app);
-	send_events_done(app, batch);
+	tc_app_sync_all_sessions(app, batch);
 	registrar->adopt(app, registrar->adopt_data);
 	g_free(registration);
 }

@@ -251,10 +251,38 @@ tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
 	for_each_owner_app(session, tc_app_sync_locked, waiter);
 }
 
+typedef struct {
+	TcApp *app; /* referenced */
+	guint32 batch;
+} EventsDone;
+
+static void
+send_events_done(TcApp *app, guint32 batch)
+{
+	struct tracectl_msg_batch done = {.batch = batch};
+
+	g_mutex_lock(&app->lock);
+	tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
+	g_mutex_unlock(&app->lock);
+}
+
+static void
+send_deferred_events_done(gpointer data)
+{
+	EventsDone *done = data;
+
+	send_events_done(done->app, done->batch);
+	tc_app_unref(done->app);
+	g_free(done);
+}
+
 void
-tc_app_sync_all_sessions(TcApp *app)
+tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 {
 	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions_recording(app->uid);
+	g_autoptr(GPtrArray) to_flush =
+		g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	EventsDone *done;
 
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
@@ -272,8 +300,20 @@ tc_app_sync_all_sessions(TcApp *app)
 							 session->layouts_pending->len > 0);
 		g_mutex_unlock(&session->lock);
 		if (new_metadata)
-			tc_session_flush_metadata_later(session);
+			g_ptr_array_add(to_flush, tc_session_ref(session));
 	}
+	if (to_flush->len == 0) {
+		send_events_done(app, batch);
+		return;
+	}
+	/* The answer lets the application's constructor return, and its
+	 * events are usually written from main on: after the consumer has
+	 * their layouts, so that it never holds a sub-buffer waiting for them
+	 * while a fast writer fills the rest. */
+	done = g_new0(EventsDone, 1);
+	done->app = tc_app_ref(app);
+	done->batch = batch;
+	tc_sessions_flush_metadata_then(to_flush, send_deferred_events_done, done);
 }
 
 /* [S] and [A] held. */

@@ -273,10 +273,10 @@ tc_session_trace_uid_for_app(TcSession *session, uid_t uid)
 	g_mutex_unlock(&session->op_lock);
 }
 
+/* Writes the pending metadata and layouts of session. Takes op_lock. */
 static void
-metadata_flush_job(gpointer data, gpointer user_data)
+flush_pending_metadata(TcSession *session)
 {
-	g_autoptr(TcSession) session = data;
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GError) error = NULL;
 
@@ -296,18 +296,41 @@ out:
 	g_mutex_unlock(&session->op_lock);
 }
 
+typedef struct {
+	GPtrArray *sessions; /* of TcSession, referenced */
+	void (*then)(gpointer data);
+	gpointer data;
+} MetadataFlushJob;
+
+static void
+metadata_flush_job(gpointer data, gpointer user_data)
+{
+	MetadataFlushJob *job = data;
+
+	for (guint i = 0; i < job->sessions->len; i++)
+		flush_pending_metadata(g_ptr_array_index(job->sessions, i));
+	if (job->then)
+		job->then(job->data);
+	g_ptr_array_unref(job->sessions);
+	g_free(job);
+}
+
 void
-tc_session_flush_metadata_later(TcSession *session)
+tc_sessions_flush_metadata_then(GPtrArray *sessions, void (*then)(gpointer data), gpointer data)
 {
 	static GThreadPool *pool;
 	static gsize initialized;
+	MetadataFlushJob *job = g_new0(MetadataFlushJob, 1);
 
 	/* One thread: the jobs only wait on the consumer, in order. */
 	if (g_once_init_enter(&initialized)) {
 		pool = g_thread_pool_new(metadata_flush_job, NULL, 1, FALSE, NULL);
 		g_once_init_leave(&initialized, 1);
 	}
-	g_thread_pool_push(pool, tc_session_ref(session), NULL);
+	job->sessions = g_ptr_array_ref(sessions);
+	job->then = then;
+	job->data = data;
+	g_thread_pool_push(pool, job, NULL);
 }
 
 /* Calls func on the consumer session of every trace. op_lock held. */
