@@ -38,6 +38,10 @@ struct consumerd_stream {
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
 	bool direct; /* file_fd has O_DIRECT: no page cache, no write-behind */
+	/* Packets go to the writer thread: set at open for direct streams,
+	 * whose writes wait for the disk; small packets through the page
+	 * cache are written at once (a hand-over would cost more). */
+	bool write_queued;
 	uint32_t cpu;
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */

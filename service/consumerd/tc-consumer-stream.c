@@ -114,6 +114,7 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 		goto fail;
 	stream->file_fd = ret;
 	stream->direct = consumerd_output_try_direct(stream->file_fd, spec->subbuf_size);
+	stream->write_queued = stream->direct;
 	return 0;
 
 fail:
@@ -128,7 +129,8 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 
 	if (stream->file_fd >= 0) {
 		/* Queued packets of ours are written first. */
-		consumerd_writer_wait_idle();
+		if (stream->write_queued)
+			consumerd_writer_wait_idle();
 		close(stream->file_fd);
 		stream->file_fd = -1;
 		if (unlink_file &&
@@ -261,8 +263,8 @@ accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait
 }
 
 /* Writes a packet copied out of the stream: queued to the writer thread
- * when it is in job, at once from the scratch copy when no job could be
- * had (out of memory), after the writer wrote what it holds for us. */
+ * when it is in job; otherwise at once from the scratch copy, after the
+ * writer wrote what it holds for a queued stream (no memory for a job). */
 static void
 write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
 	   const uint8_t *copy, uint32_t size)
@@ -271,7 +273,8 @@ write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
 		consumerd_writer_submit(job, stream);
 		return;
 	}
-	consumerd_writer_wait_idle();
+	if (stream->write_queued)
+		consumerd_writer_wait_idle();
 	consumerd_stream_write_packet(stream, copy, size);
 }
 
@@ -286,7 +289,8 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 	if (stream->file_fd < 0)
 		return 0;
 	for (done = 0; done < budget; done++) {
-		struct consumerd_writer_job *job = consumerd_writer_job_new(size);
+		struct consumerd_writer_job *job =
+			stream->write_queued ? consumerd_writer_job_new(size) : NULL;
 		uint8_t *copy = job ? job->data : packet;
 
 		ret = tc_rb_reader_get(&stream->reader, copy);

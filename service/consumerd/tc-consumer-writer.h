@@ -11,6 +11,9 @@
  * same stall costs queue memory instead, up to CONSUMERD_WRITER_QUEUE_MAX
  * bytes; beyond, the main thread waits for the writer as it did before.
  *
+ * Only streams written with direct I/O go through it (stream->write_queued);
+ * small packets through the page cache are written at once.
+ *
  * The packets' buffers come from here (consumerd_writer_buffer()), so that
  * the reader copies a sub-buffer once, straight into the memory that is
  * written. Everything a queued write touches (the stream's file, size,
