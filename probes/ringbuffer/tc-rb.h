@@ -277,31 +277,14 @@ int tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len,
 uint64_t tc_rb_clock_now(void);
 
 /*
- * The time-stamp counter, ordered after the loads before it (lfence): for
- * pairing it with another clock (the service's trace clock description).
- * Only on x86-64, where the service sets TC_RB_FLAG_CLOCK_TSC.
- */
-static inline uint64_t
-tc_rb_tsc(void)
-{
-#if defined(__x86_64__)
-	uint32_t low, high;
-
-	__asm__ volatile("lfence\n\trdtsc" : "=a"(low), "=d"(high) : : "memory");
-	return (uint64_t)high << 32 | low;
-#else
-	return tc_rb_clock_now();
-#endif
-}
-
-/*
  * The time-stamp counter as the writers read it: a bare rdtsc, which may
  * run ahead of the loads before it, by the depth of the processor's
  * out-of-order window. The fence that would prevent it costs as much as
  * the rest of a reservation (12 ns of 24 on the development machine);
  * tc_rb_clamp_timestamp() repairs what it can break. A third of the cost of
  * clock_gettime(), which reads the same counter through the vDSO, fenced,
- * and converts it.
+ * and converts it. Only on x86-64, where the service sets
+ * TC_RB_FLAG_CLOCK_TSC.
  */
 static inline uint64_t
 tc_rb_tsc_unordered(void)
@@ -314,6 +297,17 @@ tc_rb_tsc_unordered(void)
 #else
 	return tc_rb_clock_now();
 #endif
+}
+
+/* The same, ordered after the loads before it (lfence): for pairing it
+ * with another clock (the service's trace clock description). */
+static inline uint64_t
+tc_rb_tsc(void)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("lfence" : : : "memory");
+#endif
+	return tc_rb_tsc_unordered();
 }
 
 /* A timestamp on the buffer's trace clock. */

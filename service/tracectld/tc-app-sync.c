@@ -256,23 +256,37 @@ typedef struct {
 	guint32 batch;
 } EventsDone;
 
-static void
-send_events_done(TcApp *app, guint32 batch)
+/* Answers batch at once, unless metadata must be flushed first or an
+ * earlier answer still waits; then counts one more deferred answer.
+ * Returns TRUE when answered. */
+static gboolean
+answer_now_or_defer(TcApp *app, guint32 batch, gboolean flush_first)
 {
 	struct tracectl_msg_batch done = {.batch = batch};
+	gboolean now;
 
 	g_mutex_lock(&app->lock);
-	tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
+	now = !flush_first && app->answers_deferred == 0;
+	if (now)
+		tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
+	else
+		app->answers_deferred++;
 	g_mutex_unlock(&app->lock);
+	return now;
 }
 
 static void
 send_deferred_events_done(gpointer data)
 {
 	EventsDone *done = data;
+	TcApp *app = done->app;
+	struct tracectl_msg_batch msg = {.batch = done->batch};
 
-	send_events_done(done->app, done->batch);
-	tc_app_unref(done->app);
+	g_mutex_lock(&app->lock);
+	tc_app_send_locked(app, &msg, TRACECTL_MSG_EVENTS_DONE, sizeof(msg), 0, NULL, 0);
+	app->answers_deferred--;
+	g_mutex_unlock(&app->lock);
+	tc_app_unref(app);
 	g_free(done);
 }
 
@@ -302,14 +316,12 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 		if (new_metadata)
 			g_ptr_array_add(to_flush, tc_session_ref(session));
 	}
-	if (to_flush->len == 0) {
-		send_events_done(app, batch);
-		return;
-	}
 	/* The answer lets the application's constructor return, and its
 	 * events are usually written from main on: after the consumer has
 	 * their layouts, so that it never holds a sub-buffer waiting for them
-	 * while a fast writer fills the rest. */
+	 * while a fast writer fills the rest. The worker answers in order. */
+	if (answer_now_or_defer(app, batch, to_flush->len > 0))
+		return;
 	done = g_new0(EventsDone, 1);
 	done->app = tc_app_ref(app);
 	done->batch = batch;

@@ -179,6 +179,10 @@ struct _TcApp {
 	guint32 next_seq;     /* [A] */
 	GHashTable *sessions; /* [A] session id -> TcAppSessionState *, or NULL */
 	GHashTable *pending;  /* [A] seq -> TcAckWaiter *, or NULL */
+	/* [A] EVENTS_DONE answers waiting for a metadata flush: while any
+	 * does, later answers queue behind them, so that batches are
+	 * answered in order (tc_app_sync_all_sessions()). */
+	guint answers_deferred;
 
 	struct cds_lfht_node pid_node;
 	struct cds_lfht_node fd_node;

@@ -309,8 +309,7 @@ metadata_flush_job(gpointer data, gpointer user_data)
 
 	for (guint i = 0; i < job->sessions->len; i++)
 		flush_pending_metadata(g_ptr_array_index(job->sessions, i));
-	if (job->then)
-		job->then(job->data);
+	job->then(job->data);
 	g_ptr_array_unref(job->sessions);
 	g_free(job);
 }
