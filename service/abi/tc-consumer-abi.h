@@ -172,7 +172,8 @@ struct tc_consumer_event_layout {
 #define TC_CONSUMER_KHIDE_SCHED_SWITCH 0x100u
 #define TC_CONSUMER_KHIDE_WAKEUP_NEW 0x200u  /* sched:sched_wakeup_new */
 #define TC_CONSUMER_KHIDE_TASK_RENAME 0x400u /* task:task_rename */
-#define TC_CONSUMER_KHIDE_ALL 0x700u
+#define TC_CONSUMER_KHIDE_TASK_NEWTASK 0x800u /* task:task_newtask */
+#define TC_CONSUMER_KHIDE_ALL 0xf00u
 /* The per_cpu stats descriptors come after the CPU buffers: the consumer
  * counts lost events from the kernel's overrun and dropped counters. */
 #define TC_CONSUMER_KSTATS 0x10000u

@@ -10,16 +10,22 @@
  *               comm and prio are used when the CPU's is not it);
  *               sched_wakeup_new: a new task, before it ever runs;
  *               task_rename: a comm set by exec or prctl
- *   tgid        the kernel's saved_tgids map (the instance's record-tgid
- *               option has the scheduler fill it for every task that
- *               runs), read again at most once per drain when a thread is
- *               not in it yet; CPUs are drained one after the other, so a
- *               thread's creation may well be in a CPU read later
+ *   tgid        task_newtask: a new thread is in its creator's thread
+ *               group, a new process is its own; for tasks created before
+ *               tracing started (or whose creation the consumer has not
+ *               read yet, being in a page of another CPU the kernel is
+ *               still filling), /proc/<tid>/status while the task lives,
+ *               then the kernel's saved_tgids map (the instance's
+ *               record-tgid option has the scheduler fill it), read again
+ *               at most once per drain. The map is only a last resort:
+ *               it is never cleared, so the entry of a pid the kernel
+ *               gave out again is the old task's until the new one is
+ *               scheduled with tracing on
  *
- * and for tasks that ran only before tracing started, /proc/<tid>/stat
- * and /proc/<tid>/status the first time they are seen (-1 and "" when the
- * task was gone by then). Tasks are cached by thread id in direct-mapped
- * tables: an evicted task is looked up again.
+ * and for comm and prio of tasks that ran only before tracing started,
+ * /proc/<tid>/stat the first time they are seen ("" and -1 when the task
+ * was gone by then). Tasks and thread groups are cached by thread id in
+ * direct-mapped tables: an evicted entry is looked up again.
  */
 #include "tc-consumer-kernel.h"
 
@@ -33,7 +39,7 @@
 #include <unistd.h>
 
 #define TASKS_CACHED 8192u  /* a power of two */
-#define TGIDS_CACHED 65536u /* a power of two */
+#define TGIDS_CACHED (1u << 18) /* a power of two */
 #define TGIDS_TEXT_MAX (16u << 20)
 #define MAX_RT_PRIO 100 /* kernel prio 120 is "20" in /proc and in LTTng */
 
@@ -41,14 +47,23 @@ struct field_ref {
 	uint32_t offset, size; /* size 0: no such field */
 };
 
+/* How sure a thread group id is. */
+enum tgid_source {
+	TGID_FROM_MAP,      /* saved_tgids: maybe an older task's with that pid */
+	TGID_FROM_MAP_ONLY, /* and /proc had no such task any more */
+	TGID_EXACT,         /* its creation, or /proc while it lived */
+};
+
 struct tgid_entry {
-	int32_t tid, tgid; /* tid -1: empty */
+	int32_t tid, tgid; /* tid 0: empty; tgid -1: not known */
+	enum tgid_source source;
 };
 
 struct consumerd_kernel_tasks {
-	int switch_id, wakeup_new_id, rename_id; /* -1 until their formats are known */
+	int switch_id, wakeup_new_id, rename_id, newtask_id; /* -1 until their formats are known */
 	struct field_ref prev_pid, prev_comm, prev_prio, next_pid, next_comm, next_prio;
 	struct field_ref new_pid, new_comm, new_prio, rename_pid, rename_comm;
+	struct field_ref creator_pid, created_pid, clone_flags;
 	int tgids_fd;        /* saved_tgids, or -1 */
 	bool tgids_reread;   /* in this drain */
 	char *tgids_text;
@@ -82,9 +97,7 @@ consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd)
 	}
 	tasks->tgids_fd = tgids_fd;
 	tasks->nr_cpus = nr_cpus;
-	tasks->switch_id = tasks->wakeup_new_id = tasks->rename_id = -1;
-	for (uint32_t i = 0; i < TGIDS_CACHED; i++)
-		tasks->tgids[i].tid = -1;
+	tasks->switch_id = tasks->wakeup_new_id = tasks->rename_id = tasks->newtask_id = -1;
 	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++)
 		task_clear(&tasks->running[cpu], -1);
 	for (uint32_t i = 0; i < TASKS_CACHED; i++)
@@ -107,7 +120,7 @@ consumerd_kernel_tasks_free(struct consumerd_kernel_tasks *tasks)
 static struct field_ref
 find_field(struct tep_event *event, const char *name)
 {
-	struct tep_format_field *field = event ? tep_find_field(event, name) : NULL;
+	struct tep_format_field *field = event ? tep_find_any_field(event, name) : NULL;
 	struct field_ref ref = {0};
 
 	if (field && !(field->flags & TEP_FIELD_IS_DYNAMIC) && field->size > 0) {
@@ -123,10 +136,15 @@ consumerd_kernel_tasks_use_formats(struct consumerd_kernel_tasks *tasks, struct 
 	struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
 	struct tep_event *wn = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
 	struct tep_event *rn = tep_find_event_by_name(tep, "task", "task_rename");
+	struct tep_event *nt = tep_find_event_by_name(tep, "task", "task_newtask");
 
 	tasks->switch_id = sw ? sw->id : -1;
 	tasks->wakeup_new_id = wn ? wn->id : -1;
 	tasks->rename_id = rn ? rn->id : -1;
+	tasks->newtask_id = nt ? nt->id : -1;
+	tasks->creator_pid = find_field(nt, "common_pid");
+	tasks->created_pid = find_field(nt, "pid");
+	tasks->clone_flags = find_field(nt, "clone_flags");
 	tasks->new_pid = find_field(wn, "pid");
 	tasks->new_comm = find_field(wn, "comm");
 	tasks->new_prio = find_field(wn, "prio");
@@ -252,31 +270,45 @@ follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t 
 		memcpy(tasks->running[cpu].comm, comm, sizeof(comm));
 }
 
-void
-consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int event_id,
-			      const uint8_t *data, uint32_t size)
-{
-	if (event_id == tasks->switch_id && cpu < tasks->nr_cpus)
-		follow_switch(tasks, cpu, data, size);
-	else if (event_id == tasks->wakeup_new_id)
-		follow_wakeup_new(tasks, data, size);
-	else if (event_id == tasks->rename_id)
-		follow_rename(tasks, cpu, data, size);
-}
-
-void
-consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks)
-{
-	tasks->tgids_reread = false;
-}
-
 static struct tgid_entry *
 tgid_slot(struct consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	return &tasks->tgids[(uint32_t)tid & (TGIDS_CACHED - 1)];
 }
 
-/* saved_tgids: "tid tgid" lines, kernel text but checked all the same. */
+static void
+set_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid, int32_t tgid,
+	 enum tgid_source source)
+{
+	*tgid_slot(tasks, tid) = (struct tgid_entry){.tid = tid, .tgid = tgid, .source = source};
+}
+
+/* A whole "tid tgid" line at *line, which then points past it; false
+ * (and *line past the line) for anything else: kernel text, but a line
+ * cut short must not be read as the start of the next one. */
+static bool
+parse_tgid_line(char **line, long *tid, long *tgid)
+{
+	char *end, *next = strchr(*line, '\n');
+	bool ok;
+
+	if (!next) { /* the last line, cut at the read's end */
+		*line += strlen(*line);
+		return false;
+	}
+	*tid = strtol(*line, &end, 10);
+	ok = end != *line && *end == ' ';
+	if (ok) {
+		char *start = end + 1;
+
+		*tgid = strtol(start, &end, 10);
+		ok = end != start && end == next;
+	}
+	*line = next + 1;
+	return ok && *tid > 0 && *tid <= INT32_MAX && *tgid > 0 && *tgid <= INT32_MAX;
+}
+
+/* saved_tgids: what it says never overrides what is known exactly. */
 static void
 reread_tgids(struct consumerd_kernel_tasks *tasks)
 {
@@ -292,28 +324,16 @@ reread_tgids(struct consumerd_kernel_tasks *tasks)
 			  (off_t)len)) > 0)
 		len += (size_t)n;
 	tasks->tgids_text[len] = '\0';
-	for (char *line = tasks->tgids_text; line && *line;) {
-		char *end;
-		long tid = strtol(line, &end, 10), tgid = end != line ? strtol(end, &end, 10) : -1;
+	for (char *line = tasks->tgids_text; *line;) {
+		long tid, tgid;
 
-		if (tid > 0 && tid <= INT32_MAX && tgid > 0 && tgid <= INT32_MAX)
-			*tgid_slot(tasks, (int32_t)tid) =
-				(struct tgid_entry){.tid = (int32_t)tid, .tgid = (int32_t)tgid};
-		line = strchr(line, '\n');
-		line = line ? line + 1 : NULL;
+		if (parse_tgid_line(&line, &tid, &tgid)) {
+			struct tgid_entry *entry = tgid_slot(tasks, (int32_t)tid);
+
+			if (entry->tid != tid || entry->source != TGID_EXACT)
+				set_tgid(tasks, (int32_t)tid, (int32_t)tgid, TGID_FROM_MAP);
+		}
 	}
-}
-
-static int32_t
-lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
-{
-	struct tgid_entry *entry = tgid_slot(tasks, tid);
-
-	if (entry->tid != tid && tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
-		tasks->tgids_reread = true;
-		reread_tgids(tasks);
-	}
-	return entry->tid == tid ? entry->tgid : -1;
 }
 
 static bool
@@ -333,6 +353,87 @@ read_proc_file(int32_t tid, const char *name, char *buf, size_t size)
 		return false;
 	buf[len] = '\0';
 	return true;
+}
+
+/* The thread group of a live task, or -1. */
+static int32_t
+proc_tgid(int32_t tid)
+{
+	char status[4096], *line;
+	long tgid;
+
+	if (!read_proc_file(tid, "status", status, sizeof(status)))
+		return -1;
+	line = strstr(status, "\nTgid:");
+	tgid = line ? strtol(line + 6, NULL, 10) : -1;
+	return tgid > 0 && tgid <= INT32_MAX ? (int32_t)tgid : -1;
+}
+
+/* The thread group of tid, or -1; /proc is read once per task, the map
+ * once per drain at most. */
+static int32_t
+lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	struct tgid_entry *entry = tgid_slot(tasks, tid);
+	int32_t tgid;
+
+	if (entry->tid == tid && entry->source != TGID_FROM_MAP)
+		return entry->tgid;
+	tgid = proc_tgid(tid);
+	if (tgid > 0) {
+		set_tgid(tasks, tid, tgid, TGID_EXACT);
+		return tgid;
+	}
+	if (entry->tid != tid && tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
+		tasks->tgids_reread = true;
+		reread_tgids(tasks);
+	}
+	tgid = entry->tid == tid ? entry->tgid : -1;
+	set_tgid(tasks, tid, tgid, TGID_FROM_MAP_ONLY);
+	return tgid;
+}
+
+#define CLONE_THREAD_FLAG 0x00010000 /* CLONE_THREAD of <linux/sched.h> */
+
+/* A new task, recorded by its creator: a thread joins its creator's
+ * thread group, a process starts its own. */
+static void
+follow_newtask(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
+{
+	int64_t creator, created, flags;
+	int32_t tgid;
+
+	if (!read_integer(data, size, tasks->creator_pid, &creator) || creator <= 0 ||
+	    creator > INT32_MAX || !read_integer(data, size, tasks->created_pid, &created) ||
+	    created <= 0 || created > INT32_MAX ||
+	    !read_integer(data, size, tasks->clone_flags, &flags))
+		return;
+	tgid = (flags & CLONE_THREAD_FLAG) ? lookup_tgid(tasks, (int32_t)creator)
+					   : (int32_t)created;
+	if (tgid > 0)
+		set_tgid(tasks, (int32_t)created, tgid, TGID_EXACT);
+	else /* looked up on its own, later */
+		*tgid_slot(tasks, (int32_t)created) = (struct tgid_entry){0};
+}
+
+void
+consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int event_id,
+			      const uint8_t *data, uint32_t size)
+{
+	if (event_id == tasks->switch_id && cpu < tasks->nr_cpus)
+		follow_switch(tasks, cpu, data, size);
+	else if (event_id == tasks->wakeup_new_id)
+		follow_wakeup_new(tasks, data, size);
+	else if (event_id == tasks->rename_id)
+		follow_rename(tasks, cpu, data, size);
+	else if (event_id == tasks->newtask_id)
+		follow_newtask(tasks, data, size);
+}
+
+void
+consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks)
+{
+	tasks->tgids_reread = false;
 }
 
 /* "tid (comm) state ppid ..." with prio the 18th field. */
@@ -364,18 +465,6 @@ proc_comm_prio(struct consumerd_kernel_task *task)
 		task->prio = (int32_t)prio;
 }
 
-static void
-proc_tgid(struct consumerd_kernel_task *task)
-{
-	char status[4096], *line;
-
-	if (!read_proc_file(task->tid, "status", status, sizeof(status)))
-		return;
-	line = strstr(status, "\nTgid:");
-	if (line)
-		task->tgid = (int32_t)strtol(line + 6, NULL, 10);
-}
-
 void
 consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int32_t tid,
 			      struct consumerd_kernel_task *result)
@@ -391,14 +480,11 @@ consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu
 		return;
 	}
 	task = cache_entry(tasks, tid);
-	if (task->tgid < 0)
-		task->tgid = lookup_tgid(tasks, tid);
 	if (!task->has_comm && !task->looked_up)
 		proc_comm_prio(task);
-	if (task->tgid < 0 && !task->looked_up)
-		proc_tgid(task);
 	task->looked_up = true; /* /proc is read once per task */
 	*result = *task;
+	result->tgid = tid > 0 ? lookup_tgid(tasks, tid) : -1;
 	/* What the scheduler said last about the running task wins. */
 	if (cpu < tasks->nr_cpus && tasks->running[cpu].tid == tid) {
 		memcpy(result->comm, tasks->running[cpu].comm, sizeof(result->comm));

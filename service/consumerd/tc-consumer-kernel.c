@@ -50,7 +50,7 @@
 /* Free bytes at the end of a page that mean the kernel was still filling
  * it when it was read, rather than the record that did not fit. */
 #define PAGE_ROOM_CAUGHT_UP 256
-#define HIDDEN_MAX 3
+#define HIDDEN_MAX 4
 
 struct kernel_cpu {
 	int fd;      /* trace_pipe_raw */
@@ -192,6 +192,7 @@ static const struct {
 	{"sched", "sched_switch", TC_CONSUMER_KHIDE_SCHED_SWITCH},
 	{"sched", "sched_wakeup_new", TC_CONSUMER_KHIDE_WAKEUP_NEW},
 	{"task", "task_rename", TC_CONSUMER_KHIDE_TASK_RENAME},
+	{"task", "task_newtask", TC_CONSUMER_KHIDE_TASK_NEWTASK},
 };
 
 static void

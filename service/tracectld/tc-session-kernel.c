@@ -20,9 +20,9 @@
  * what the kernel records: tid is every record's common_pid, procname and
  * prio follow sched_switch, sched_wakeup_new and task_rename, which are
  * enabled for them and left out of the trace unless the user enabled them
- * too ("internal" events), and pid
- * comes from the kernel's saved_tgids, which the helper opens for the
- * consumer.
+ * too ("internal" events), and pid follows task_newtask (a thread joins
+ * its creator's group), with /proc and the kernel's saved_tgids, which the
+ * helper opens for the consumer, for tasks created before tracing.
  */
 #define G_LOG_DOMAIN "tracectld-kernel"
 
@@ -49,6 +49,7 @@ static const struct {
 	{"sched", "sched_wakeup_new", TC_CONSUMER_KCTX_PROCNAME | TC_CONSUMER_KCTX_PRIO,
 	 TC_CONSUMER_KHIDE_WAKEUP_NEW},
 	{"task", "task_rename", TC_CONSUMER_KCTX_PROCNAME, TC_CONSUMER_KHIDE_TASK_RENAME},
+	{"task", "task_newtask", TC_CONSUMER_KCTX_PID, TC_CONSUMER_KHIDE_TASK_NEWTASK},
 };
 
 /* Whether the user's patterns (with extra, unless NULL) enable the event. */
