@@ -791,6 +791,22 @@ corrupted:
 	return -EBADMSG;
 }
 
+bool
+tc_rb_reader_ready(const struct tc_rb_reader *reader)
+{
+	const struct tc_rb *rb = &reader->rb;
+	uint64_t count, filled;
+
+	if (!writers_passed(rb, reader->consumed))
+		return false;
+	if (is_overwrite(rb)) /* pushed or not, get finds one */
+		return true;
+	count = __atomic_load_n(&rb->commit[subbuf_index(rb, reader->consumed)].count,
+				__ATOMIC_ACQUIRE);
+	filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
+	return filled >= rb->subbuf_size;
+}
+
 void
 tc_rb_reader_put(struct tc_rb_reader *reader)
 {

@@ -548,6 +548,10 @@ int tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mappi
  * the same as in discard mode.
  */
 int tc_rb_reader_get(struct tc_rb_reader *reader, void *out);
+/* Whether tc_rb_reader_get() would find a sub-buffer to copy now: a hint,
+ * for a caller that needs a buffer for the copy before it can get (the
+ * writers may still have the sub-buffer, or a copy may fail the checks). */
+bool tc_rb_reader_ready(const struct tc_rb_reader *reader);
 /* Releases the sub-buffer got last, so that writers can reuse it. In
  * overwrite mode a writer may already have pushed the reader past it; the
  * release then leaves consumed where the writer put it. */

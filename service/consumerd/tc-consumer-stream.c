@@ -289,9 +289,17 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 	if (stream->file_fd < 0)
 		return 0;
 	for (done = 0; done < budget; done++) {
-		struct consumerd_writer_job *job =
-			stream->write_queued ? consumerd_writer_job_new(size) : NULL;
-		uint8_t *copy = job ? job->data : packet;
+		struct consumerd_writer_job *job = NULL;
+		uint8_t *copy;
+
+		/* Taking a job buffer may wait for the writer thread: only
+		 * for a packet that is there. */
+		if (stream->write_queued) {
+			if (!tc_rb_reader_ready(&stream->reader))
+				break;
+			job = consumerd_writer_job_new(size);
+		}
+		copy = job ? job->data : packet;
 
 		ret = tc_rb_reader_get(&stream->reader, copy);
 		if (ret == 1 && accept_packet(stream, copy, &wait)) {

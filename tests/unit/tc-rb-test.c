@@ -179,8 +179,10 @@ test_round_trip(Fixture *fixture, gconstpointer user_data)
 
 	for (guint i = 0; i < G_N_ELEMENTS(lengths); i++)
 		g_assert_cmpint(write_record(&fixture->rb, 1, i, lengths[i]), ==, 0);
+	g_assert_false(tc_rb_reader_ready(&fixture->reader));
 	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 0);
 	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_true(tc_rb_reader_ready(&fixture->reader));
 	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 1);
 
 	g_assert_cmphex(header->magic, ==, TC_CTF_MAGIC);
@@ -212,6 +214,7 @@ test_round_trip(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmpuint(checker.records, ==, 3);
 	tc_rb_reader_put(&fixture->reader);
 	g_assert_cmpuint(fixture->rb.shm->consumed, ==, 4096);
+	g_assert_false(tc_rb_reader_ready(&fixture->reader));
 	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 0);
 
 	/* The next packet starts in the next sub-buffer with the next number. */
@@ -248,7 +251,9 @@ test_full_discards(Fixture *fixture, gconstpointer user_data)
 	refused++;
 	g_assert_cmpuint(fixture->rb.shm->events_discarded, ==, refused);
 
+	g_assert_true(tc_rb_reader_ready(&fixture->reader));
 	g_assert_cmpuint(drain(fixture, &checker), ==, 4);
+	g_assert_false(tc_rb_reader_ready(&fixture->reader));
 	g_assert_cmpuint(checker.records, ==, written);
 
 	/* Space is back: the next packet reports the losses so far. */
@@ -316,6 +321,7 @@ test_flush(Fixture *fixture, gconstpointer user_data)
 
 		g_assert_cmpint(tc_rb_reserve(&fixture->rb, &ctx, 40), ==, 0);
 		g_assert_true(tc_rb_flush(&fixture->rb));
+		g_assert_false(tc_rb_reader_ready(&fixture->reader));
 		g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 0);
 		record.header.timestamp = ctx.timestamp;
 		tc_rb_write(&ctx, 0, &record, sizeof(record));
