@@ -11,10 +11,10 @@
  *               sched_wakeup_new: a new task, before it ever runs;
  *               task_rename: a comm set by exec or prctl
  *   tgid        task_newtask: a new thread is in its creator's thread
- *               group, a new process is its own (the drain follows the
- *               CPUs in time order, holding back records newer than what
- *               a CPU was read up to); for tasks created before tracing
- *               started, /proc/<tid>/status while the task lives,
+ *               group, a new process is its own; for tasks created before
+ *               tracing started (or whose creation the consumer has not
+ *               read yet, being in a page of another CPU the kernel is
+ *               still filling), /proc/<tid>/status while the task lives,
  *               then the kernel's saved_tgids map (the instance's
  *               record-tgid option has the scheduler fill it), read again
  *               at most once per drain. The map is only a last resort:

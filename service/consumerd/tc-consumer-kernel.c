@@ -62,9 +62,6 @@ struct kernel_cpu {
 	unsigned long long record_ts;
 	uint32_t pages_read; /* in this drain */
 	bool caught_up;      /* this drain read a page the kernel is filling */
-	/* With no record left to convert in this drain: every record of the
-	 * CPU older than this (trace clock) has been read. */
-	uint64_t read_up_to;
 	int file_fd; /* kernel_<cpu> */
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
@@ -91,7 +88,6 @@ struct consumerd_kernel_trace {
 	uint64_t session_id;
 	uint8_t uuid[16];
 	uint32_t page_size;
-	bool clock_tsc; /* the instance's trace clock: x86-tsc, else mono */
 	uint64_t unknown_records;
 	struct consumerd_ratelimit loss_limit; /* of the unknown-loss warnings */
 	/* libtraceevent allocates the field lists it returns: they are asked
@@ -309,7 +305,6 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	trace->nr_cpus = spec->nr_cpus;
 	trace->session_id = spec->session_id;
 	trace->contexts = spec->flags & TC_CONSUMER_KCTX_ALL;
-	trace->clock_tsc = spec->clock.tsc != 0;
 	trace->metadata_fd = -1;
 	for (int i = 0; i < HIDDEN_MAX; i++)
 		trace->hidden_ids[i] = -1;
@@ -676,13 +671,6 @@ lost_before_page(struct consumerd_kernel_trace *trace, uint32_t cpu, int missed)
 	return 1;
 }
 
-/* Now, on the clock the kernel instance stamps its records with. */
-static uint64_t
-trace_clock_now(const struct consumerd_kernel_trace *trace)
-{
-	return trace->clock_tsc ? tc_rb_tsc() : tc_rb_clock_now();
-}
-
 /* The first record of the CPU's next page, skipping empty pages; false
  * when the kernel has nothing more now or the drain read enough. */
 static bool
@@ -693,12 +681,8 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 
 	c->record = NULL;
 	while (!c->record && !c->caught_up && c->pages_read < PAGES_PER_DRAIN) {
-		uint64_t before = trace_clock_now(trace);
-
-		if (read(c->fd, c->page, trace->page_size) <= 0) {
-			c->read_up_to = before; /* it had nothing older */
+		if (read(c->fd, c->page, trace->page_size) <= 0)
 			return false;
-		}
 		c->pages_read++;
 		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
 			continue;
@@ -709,10 +693,8 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 		 * records. The next drain goes on from there. */
 		if (c->pages_read > 1 &&
 		    kbuffer_subbuffer_size(c->kbuf) + PAGE_ROOM_CAUGHT_UP <
-			    (int)trace->page_size - kbuffer_start_of_data(c->kbuf)) {
+			    (int)trace->page_size - kbuffer_start_of_data(c->kbuf))
 			c->caught_up = true;
-			c->read_up_to = before;
-		}
 		missed = kbuffer_missed_events(c->kbuf);
 		c->record = kbuffer_read_event(c->kbuf, &c->record_ts);
 		if (missed != 0) {
@@ -730,48 +712,30 @@ static void
 next_record(struct consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
-	unsigned long long last_ts = c->record_ts;
 
 	c->record = kbuffer_next_event(c->kbuf, &c->record_ts);
-	if (!c->record && !load_page(trace, cpu) && c->pages_read >= PAGES_PER_DRAIN)
-		c->read_up_to = last_ts; /* the rest waits in the kernel */
+	if (!c->record)
+		load_page(trace, cpu);
 }
 
-/*
- * The CPU whose next record is the oldest, or -1 when none has one or,
- * unless final, when that record is newer than what some CPU with no
- * record left was read up to: that CPU may still have older records in
- * the kernel, and they may say what the newer one needs (a thread's
- * creation before its first record on another CPU). The newer record
- * then waits in its page for the next drain.
- */
+/* The CPU whose next record is the oldest, or -1 when none has one. */
 static int
-oldest_cpu(const struct consumerd_kernel_trace *trace, bool final)
+oldest_cpu(const struct consumerd_kernel_trace *trace)
 {
-	uint64_t read_up_to = UINT64_MAX;
 	int oldest = -1;
 
-	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
-		const struct kernel_cpu *c = &trace->cpus[cpu];
-
-		if (!c->record) {
-			if (c->fd >= 0 && c->read_up_to < read_up_to)
-				read_up_to = c->read_up_to;
-		} else if (oldest < 0 || c->record_ts < trace->cpus[oldest].record_ts) {
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++)
+		if (trace->cpus[cpu].record &&
+		    (oldest < 0 || trace->cpus[cpu].record_ts < trace->cpus[oldest].record_ts))
 			oldest = (int)cpu;
-		}
-	}
-	if (oldest >= 0 && !final && trace->cpus[oldest].record_ts > read_up_to)
-		return -1;
 	return oldest;
 }
 
 /* The CPUs' records in time order: what one CPU's records say about a
  * task (its switch-in, its creation) is known before its records on
- * another CPU are written. A CPU holding records back from the last
- * drain goes on with them; the others read the kernel. */
-static uint32_t
-drain(struct consumerd_kernel_trace *trace, bool final)
+ * another CPU are written. */
+uint32_t
+consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 {
 	uint32_t most_pages = 0;
 	int cpu;
@@ -781,10 +745,10 @@ drain(struct consumerd_kernel_trace *trace, bool final)
 	for (uint32_t i = 0; i < trace->nr_cpus; i++) {
 		trace->cpus[i].pages_read = 0;
 		trace->cpus[i].caught_up = false;
-		if (trace->cpus[i].fd >= 0 && !trace->cpus[i].record)
+		if (trace->cpus[i].fd >= 0)
 			load_page(trace, i);
 	}
-	while ((cpu = oldest_cpu(trace, final)) >= 0) {
+	while ((cpu = oldest_cpu(trace)) >= 0) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
 		int size = kbuffer_event_size(c->kbuf);
 
@@ -799,18 +763,6 @@ drain(struct consumerd_kernel_trace *trace, bool final)
 			most_pages = trace->cpus[i].pages_read;
 	}
 	return most_pages;
-}
-
-uint32_t
-consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
-{
-	return drain(trace, false);
-}
-
-void
-consumerd_kernel_trace_flush(struct consumerd_kernel_trace *trace)
-{
-	drain(trace, true);
 }
 
 size_t
@@ -831,7 +783,7 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 	if (!trace)
 		return;
 	if (trace->tep && trace->metadata_fd >= 0)
-		consumerd_kernel_trace_flush(trace);
+		consumerd_kernel_trace_drain(trace);
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
 

@@ -41,11 +41,6 @@ int consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int form
 /* Reads what the kernel buffers hold now and writes it out. Returns the
  * most pages read from one CPU's buffer. */
 uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
-/* The same, holding nothing back for the next drain: what tracing, once
- * stopped, wrote last (records of a CPU newer than what another CPU was
- * read up to otherwise wait, so that records are followed in time order
- * across CPUs). */
-void consumerd_kernel_trace_flush(struct consumerd_kernel_trace *trace);
 /* The trace_pipe_raw descriptors, events POLLIN, for ppoll(): readable
  * once the kernel filled its instance's buffer_percent of a CPU's buffer.
  * Fills up to max entries; returns how many. */

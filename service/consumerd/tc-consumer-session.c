@@ -248,7 +248,7 @@ consumerd_session_flush(struct consumerd_session *session)
 	/* The trace is complete once the writer thread wrote it out. */
 	consumerd_writer_wait_idle();
 	if (session->kernel)
-		consumerd_kernel_trace_flush(session->kernel);
+		consumerd_kernel_trace_drain(session->kernel);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",
