@@ -15,10 +15,11 @@
  * it is dropped as corrupt (the service sends layouts before it answers
  * the application's registration, EVENTS_DONE, but the application's
  * threads already running, or a provider loaded later, can write a new
- * event's first records before they arrive). While it waits, its sub-buffer is not released: once the
- * writers lose events for it, it waits CONSUMERD_LAYOUT_WAIT_LOSING_NS at
- * most, so that an application that scribbled something like an unknown
- * event over its buffer does not lose seconds of events behind it. */
+ * event's first records before they arrive). While it waits, its
+ * sub-buffer is not released: once the writers lose events for it, it
+ * waits CONSUMERD_LAYOUT_WAIT_LOSING_NS at most, so that an application
+ * that scribbled something like an unknown event over its buffer does not
+ * lose seconds of events behind it. */
 #define CONSUMERD_LAYOUT_WAIT_NS 2000000000ull
 #define CONSUMERD_LAYOUT_WAIT_LOSING_NS 50000000ull
 

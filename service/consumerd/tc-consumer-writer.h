@@ -14,7 +14,7 @@
  * Only streams written with direct I/O go through it (stream->write_queued);
  * small packets through the page cache are written at once.
  *
- * The packets' buffers come from here (consumerd_writer_buffer()), so that
+ * The packets' buffers come from here (consumerd_writer_job_new()), so that
  * the reader copies a sub-buffer once, straight into the memory that is
  * written. Everything a queued write touches (the stream's file, size,
  * direct flag, write-behind state, error rate limit) belongs to the writer
