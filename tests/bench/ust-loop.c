@@ -58,6 +58,7 @@ loop_thread(void *data)
 {
 	long index = (long)data;
 	cpu_set_t cpus;
+	const uint64_t n = count;
 	double start;
 
 	CPU_ZERO(&cpus);
@@ -65,7 +66,7 @@ loop_thread(void *data)
 	pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
 	pthread_barrier_wait(&barrier);
 	start = now_s();
-	for (uint64_t i = 0; i < count; i++)
+	for (uint64_t i = 0; i < n; i++)
 		EMIT(i, (uint64_t)index);
 	thread_seconds[index] = now_s() - start;
 	return NULL;
