@@ -33,6 +33,7 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
+#include "tc-consumer-affinity.h"
 #include "tc-consumer-command.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-session.h"
@@ -194,20 +195,26 @@ raise_file_limit(void)
 		consumerd_warning("Failed to raise the open file limit, ignoring: %m");
 }
 
-/*
- * Serves requests and runs the channel timers until the service goes away or
- * a stop signal arrives. Returns 0, or -errno when ppoll() failed.
- */
 /* Polled descriptors beyond the command socket: stream and kernel
  * wake-ups. Buffers past this many are read by their timers only. */
 #define WAKE_FDS_MAX 4096
+
+/* The earlier of two deadlines, 0 being none. */
+static uint64_t
+earliest_deadline(uint64_t a, uint64_t b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	return a < b ? a : b;
+}
 
 /*
  * Serves requests, wake-ups and the channel timers until the service goes
  * away or a stop signal arrives. Returns 0, or -errno when ppoll() failed.
  */
 static int
-run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
+run(int fd, struct consumerd_registry *registry, struct consumerd_affinity *affinity,
+    const sigset_t *unblocked)
 {
 	static struct pollfd pfds[1 + WAKE_FDS_MAX];
 	static struct consumerd_wake_source sources[WAKE_FDS_MAX];
@@ -220,6 +227,8 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 		now = tc_rb_clock_now();
 		/* No channel, no timer, no wake-up. */
 		next_timer_ns = consumerd_registry_run_timers(registry, now);
+		next_timer_ns = earliest_deadline(next_timer_ns,
+						  consumerd_affinity_expire(affinity, now));
 		if (next_timer_ns) {
 			uint64_t wait_ns = next_timer_ns > now ? next_timer_ns - now : 0;
 
@@ -239,9 +248,9 @@ run(int fd, struct consumerd_registry *registry, const sigset_t *unblocked)
 		 * offline). A woken kernel trace is then drained on a timer and
 		 * polled again only once quiet, so such a CPU costs a wake-up per
 		 * busy period, not a spinning loop. */
-		for (size_t i = 0; ret > 0 && i < nr_wake; i++)
-			if (pfds[1 + i].revents)
-				consumerd_wake_source_woken(&sources[i], tc_rb_clock_now());
+		if (ret > 0)
+			consumerd_wake_sources_woken(sources, pfds + 1, nr_wake, affinity,
+						     tc_rb_clock_now());
 		if (ret == 0 || !pfds[0].revents)
 			continue;
 		if (pfds[0].revents & POLLNVAL)
@@ -257,6 +266,7 @@ int
 main(int argc, char **argv)
 {
 	struct consumerd_registry registry = {0};
+	struct consumerd_affinity affinity;
 	struct consumerd_options options;
 	sigset_t unblocked;
 	int ret;
@@ -282,16 +292,22 @@ main(int argc, char **argv)
 	}
 	setup_signals(&unblocked);
 	raise_file_limit();
+	/* The writer thread, started unheld, keeps all the CPUs it inherits. */
+	ret = consumerd_affinity_init(&affinity);
+	if (ret < 0)
+		consumerd_warning("Cannot read the consumer's CPUs, it will not follow the "
+				  "writers' CPU: %s", strerror(-ret));
 	consumerd_writer_start(consumerd_stream_write_packet);
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
-	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &unblocked);
+	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &affinity, &unblocked);
 	if (ret < 0)
 		consumerd_error("Failed to wait for requests, stopping: %s", strerror(-ret));
 	else if (stop_signal)
 		consumerd_info("Stopping on signal %d", (int)stop_signal);
 	consumerd_registry_destroy_all(&registry);
 	consumerd_writer_stop();
+	consumerd_affinity_fini(&affinity);
 	close(TC_CONSUMER_COMMAND_FD);
 	consumerd_debug("Exiting");
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc-consumer-affinity.h"
 #include "tc-consumer-kernel.h"
 #include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
@@ -50,6 +51,12 @@ struct consumerd_stream {
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	uint64_t lost_when_waiting;   /* the writers' losses when it began */
+	/* Following its CPU (tc-consumer-affinity.h): the writers' losses
+	 * and the affinity's moves at the last wake-up, and whether its
+	 * writers lost events while the consumer was held on their CPU. */
+	uint64_t lost_at_wake;
+	uint64_t moves_at_wake;
+	bool follow_off;
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
 };
@@ -212,10 +219,17 @@ struct consumerd_wake_source {
  */
 size_t consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
 				   struct consumerd_wake_source *sources, size_t max);
-/* A source's descriptor is readable: a stream's eventfd is emptied and
- * the stream written out; a kernel trace is drained at the next timer
- * pass, once however many of its CPUs woke. */
-void consumerd_wake_source_woken(const struct consumerd_wake_source *source, uint64_t now);
+/*
+ * The descriptors of sources with revents set (pfds and sources as filled
+ * by consumerd_registry_wake_fds(), count entries) are readable: a
+ * stream's eventfd is emptied and the stream written out; a kernel trace
+ * is drained at the next timer pass, once however many of its CPUs woke.
+ * Then the thread follows the CPU of the streams that woke it, when they
+ * are all of one CPU (tc-consumer-affinity.h).
+ */
+void consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
+				  const struct pollfd *pfds, size_t count,
+				  struct consumerd_affinity *affinity, uint64_t now);
 
 /* Flushes and destroys every session (the service went away). */
 void consumerd_registry_destroy_all(struct consumerd_registry *registry);

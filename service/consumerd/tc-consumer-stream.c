@@ -364,11 +364,32 @@ consumerd_stream_is_behind(const struct consumerd_stream *stream)
 }
 
 void
-consumerd_stream_woken(struct consumerd_stream *stream)
+consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity)
 {
+	bool held = affinity->cpu == (int)stream->cpu && affinity->moves == stream->moves_at_wake;
 	eventfd_t count;
+	uint64_t lost;
 
 	/* Non-blocking: nothing to read is fine, the drain decides. */
 	eventfd_read(stream->wake_fd, &count);
 	consumerd_stream_drain(stream, stream->packet);
+	/* Shared memory: a scribbled count only stops the following of the
+	 * scribbler's own stream. */
+	lost = writers_lost(stream);
+	if (held && lost != stream->lost_at_wake && !stream->follow_off) {
+		stream->follow_off = true;
+		consumerd_info("session=%" PRIu64 ": The writers of stream %s_%" PRIu32
+			       " lost events while the consumer ran on their CPU: reading it "
+			       "from any CPU from now on",
+			       stream->session_id, stream->channel_name, stream->cpu);
+		consumerd_affinity_release(affinity);
+	}
+	stream->lost_at_wake = lost;
+}
+
+void
+consumerd_stream_woken_done(struct consumerd_stream *stream,
+			    const struct consumerd_affinity *affinity)
+{
+	stream->moves_at_wake = affinity->moves;
 }

@@ -11,9 +11,13 @@
  *            helper sets it), so a burst starting while the consumer
  *            waits for its idle period is read before the kernel
  *            overwrites it
+ *
+ * and where the consumer waits for the next one: on the CPU of the
+ * streams that woke it (tc-consumer-affinity.h).
  */
 #include "tc-consumer-session.h"
 
+#include "tc-consumer-affinity.h"
 #include "tc-consumer-stream.h"
 
 static size_t
@@ -66,13 +70,50 @@ consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *
 	return count;
 }
 
-void
-consumerd_wake_source_woken(const struct consumerd_wake_source *source, uint64_t now)
+/* The one CPU of the followed streams that woke the consumer, or -1 when
+ * none or several did. */
+static int
+cpu_to_follow(const struct consumerd_wake_source *sources, const struct pollfd *pfds,
+	      size_t count)
 {
-	if (source->stream)
-		consumerd_stream_woken(source->stream);
-	else if (source->kernel_session) {
-		source->kernel_session->kernel_next_read = now;
-		source->kernel_session->kernel_woken = true;
+	int cpu = -1;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct consumerd_stream *stream = sources[i].stream;
+
+		if (!pfds[i].revents || !stream || stream->follow_off)
+			continue;
+		if (cpu >= 0 && cpu != (int)stream->cpu)
+			return -1;
+		cpu = (int)stream->cpu;
 	}
+	return cpu;
+}
+
+void
+consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
+			     const struct pollfd *pfds, size_t count,
+			     struct consumerd_affinity *affinity, uint64_t now)
+{
+	int cpu;
+
+	for (size_t i = 0; i < count; i++) {
+		if (!pfds[i].revents)
+			continue;
+		if (sources[i].stream)
+			consumerd_stream_woken(sources[i].stream, affinity);
+		else if (sources[i].kernel_session) {
+			sources[i].kernel_session->kernel_next_read = now;
+			sources[i].kernel_session->kernel_woken = true;
+		}
+	}
+	/* The drains above ran where the wake-up found the thread; the move
+	 * is for the next wake-up, which then needs no other CPU. After the
+	 * drains, so that a stream that just stopped being followed is not. */
+	cpu = cpu_to_follow(sources, pfds, count);
+	if (cpu >= 0)
+		consumerd_affinity_follow(affinity, (uint32_t)cpu, now);
+	for (size_t i = 0; i < count; i++)
+		if (pfds[i].revents && sources[i].stream)
+			consumerd_stream_woken_done(sources[i].stream, affinity);
 }

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tc-consumer-affinity.c on the test's own thread: following a CPU holds
+ * the thread there, asking again costs nothing, releasing gives back
+ * exactly the CPUs it had, CPUs it was not given are not followed, and a
+ * hold expires CONSUMERD_AFFINITY_IDLE_NS after the last request.
+ */
+#include <glib.h>
+#include <sched.h>
+
+#include "tc-consumer-affinity.h"
+
+/* The thread's CPUs, or the test is skipped when it has fewer than two. */
+static gboolean
+two_cpus(cpu_set_t *set, int *first, int *second)
+{
+	CPU_ZERO(set);
+	g_assert_cmpint(sched_getaffinity(0, sizeof(*set), set), ==, 0);
+	*first = *second = -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		if (*first < 0)
+			*first = cpu;
+		else if (*second < 0)
+			*second = cpu;
+	}
+	if (*second < 0) {
+		g_test_skip("needs two CPUs");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+assert_only_cpu(int cpu)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	g_assert_cmpint(sched_getaffinity(0, sizeof(now), &now), ==, 0);
+	g_assert_cmpint(CPU_COUNT(&now), ==, 1);
+	g_assert_true(CPU_ISSET(cpu, &now));
+	g_assert_cmpint(sched_getcpu(), ==, cpu);
+}
+
+static void
+assert_cpus(const cpu_set_t *expected)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	g_assert_cmpint(sched_getaffinity(0, sizeof(now), &now), ==, 0);
+	g_assert_true(CPU_EQUAL(&now, expected));
+}
+
+static void
+test_follow_and_release(void)
+{
+	struct consumerd_affinity affinity;
+	int first, second;
+	cpu_set_t original;
+
+	if (!two_cpus(&original, &first, &second))
+		return;
+	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
+	g_assert_cmpint(affinity.cpu, ==, second);
+	g_assert_cmpuint(affinity.moves, ==, 1);
+	assert_only_cpu(second);
+	/* Asked again: no move, the request is only dated. */
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 2);
+	g_assert_cmpuint(affinity.moves, ==, 1);
+	g_assert_cmpuint(affinity.last_asked, ==, 2);
+
+	consumerd_affinity_follow(&affinity, (uint32_t)first, 3);
+	g_assert_cmpuint(affinity.moves, ==, 2);
+	assert_only_cpu(first);
+
+	consumerd_affinity_release(&affinity);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	g_assert_cmpuint(affinity.moves, ==, 3);
+	assert_cpus(&original);
+	/* Released twice: nothing happens. */
+	consumerd_affinity_release(&affinity);
+	g_assert_cmpuint(affinity.moves, ==, 3);
+	consumerd_affinity_fini(&affinity);
+}
+
+static void
+test_not_given(void)
+{
+	struct consumerd_affinity affinity;
+	cpu_set_t original, one;
+	int first, second;
+
+	if (!two_cpus(&original, &first, &second))
+		return;
+	/* The thread was given one CPU only: the other one is not followed,
+	 * nor a CPU past any set. */
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	g_assert_cmpint(sched_setaffinity(0, sizeof(one), &one), ==, 0);
+	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
+	consumerd_affinity_follow(&affinity, 1u << 30, 1);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	g_assert_cmpuint(affinity.moves, ==, 0);
+	assert_cpus(&one);
+	consumerd_affinity_fini(&affinity);
+	g_assert_cmpint(sched_setaffinity(0, sizeof(original), &original), ==, 0);
+}
+
+static void
+test_expire(void)
+{
+	const uint64_t start = 5 * CONSUMERD_AFFINITY_IDLE_NS;
+	struct consumerd_affinity affinity;
+	int first, second;
+	cpu_set_t original;
+
+	if (!two_cpus(&original, &first, &second))
+		return;
+	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start), ==, 0);
+
+	consumerd_affinity_follow(&affinity, (uint32_t)second, start);
+	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start + 1), ==,
+			 start + CONSUMERD_AFFINITY_IDLE_NS);
+	/* A later request pushes the deadline. */
+	consumerd_affinity_follow(&affinity, (uint32_t)second, start + 10);
+	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start + CONSUMERD_AFFINITY_IDLE_NS),
+			 ==, start + 10 + CONSUMERD_AFFINITY_IDLE_NS);
+	assert_only_cpu(second);
+
+	g_assert_cmpuint(consumerd_affinity_expire(&affinity,
+						   start + 10 + CONSUMERD_AFFINITY_IDLE_NS),
+			 ==, 0);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	assert_cpus(&original);
+	consumerd_affinity_fini(&affinity);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/tracectl/consumerd-affinity/follow-and-release", test_follow_and_release);
+	g_test_add_func("/tracectl/consumerd-affinity/not-given", test_not_given);
+	g_test_add_func("/tracectl/consumerd-affinity/expire", test_expire);
+	return g_test_run();
+}
