@@ -65,11 +65,14 @@ consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu, uin
 	affinity->last_asked = now;
 	if (affinity->cpu == (int)cpu)
 		return;
+	if (affinity->cpu >= 0 && now - affinity->moved_at < CONSUMERD_AFFINITY_HOLD_MIN_NS)
+		return;
 	CPU_ZERO_S(affinity->set_size, affinity->one);
 	CPU_SET_S(cpu, affinity->set_size, affinity->one);
 	if (sched_setaffinity(0, affinity->set_size, affinity->one) == 0) {
 		affinity->cpu = (int)cpu;
 		affinity->moves++;
+		affinity->moved_at = now;
 		consumerd_debug("Waiting for wake-ups on CPU %u", cpu);
 		return;
 	}

@@ -376,15 +376,17 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 	/* Shared memory: a scribbled count only stops the following of the
 	 * scribbler's own stream. */
 	lost = writers_lost(stream);
-	if (held && lost != stream->lost_at_wake && !stream->follow_off) {
-		stream->follow_off = true;
-		consumerd_info("session=%" PRIu64 ": The writers of stream %s_%" PRIu32
-			       " lost events while the consumer ran on their CPU: reading it "
-			       "from any CPU from now on",
-			       stream->session_id, stream->channel_name, stream->cpu);
-		consumerd_affinity_release(affinity);
-	}
+	stream->losing_wakes = held && lost != stream->lost_at_wake ? stream->losing_wakes + 1 : 0;
 	stream->lost_at_wake = lost;
+	if (stream->losing_wakes < CONSUMERD_AFFINITY_LOSING_WAKES || stream->follow_off)
+		return;
+	stream->follow_off = true;
+	consumerd_info("session=%" PRIu64 ": The writers of stream %s_%" PRIu32 " lost events "
+		       "at %d wake-ups in a row while the consumer ran on their CPU: reading it "
+		       "from any CPU from now on",
+		       stream->session_id, stream->channel_name, stream->cpu,
+		       CONSUMERD_AFFINITY_LOSING_WAKES);
+	consumerd_affinity_release(affinity);
 }
 
 void

@@ -86,8 +86,9 @@ void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_
 /*
  * The stream's eventfd is readable: empties it and writes out the stream.
  * When its writers lost events while the consumer was held on their CPU
- * since the stream's last wake-up, the stream is no longer followed
- * (stream->follow_off) and the thread is released.
+ * since the stream's last wake-up, CONSUMERD_AFFINITY_LOSING_WAKES times
+ * in a row, the stream is no longer followed (stream->follow_off) and the
+ * thread is released.
  */
 void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity);
 

@@ -7,10 +7,11 @@
   then held on CPU 1 (its Cpus_allowed_list), and on CPU 0 after one held
   on CPU 0;
 - a second after the last wake-up it has all its CPUs back;
-- a stream whose writers lost events while the consumer was held on their
-  CPU is no longer followed: the consumer is stopped (SIGSTOP) while held
-  on CPU 1 and an application there overfills its buffer; once resumed,
-  the consumer logs it, gets its CPUs back, and a later run on CPU 1 no
+- a stream whose writers lost events at three wake-ups in a row while the
+  consumer was held on their CPU is no longer followed: three times, the
+  consumer is stopped (SIGSTOP) while held on CPU 1 and an application
+  there overfills its buffer; after two it is still held there, after
+  the third it logs why, gets its CPUs back, and a later run on CPU 1 no
   longer moves it; the trace counts the discarded events."""
 
 import os
@@ -73,19 +74,27 @@ def test():
         log("followed CPUs 1, 0, 1, then released")
 
         # Held on CPU 1 again, then stopped while the application there
-        # writes ten buffers' worth.
+        # writes ten buffers' worth, three times (well within the second
+        # that would release the consumer).
         run_on(svc, 1, 3000)
-        os.kill(consumer, signal.SIGSTOP)
-        try:
-            check(main_thread_cpus(consumer) == "1", "the consumer is not held on CPU 1")
-            run_on(svc, 1, 20000, paced=False)
-        finally:
-            os.kill(consumer, signal.SIGCONT)
+        for losing in range(1, 4):
+            os.kill(consumer, signal.SIGSTOP)
+            try:
+                check(main_thread_cpus(consumer) == "1",
+                      f"the consumer is not held on CPU 1 before losing wake-up {losing}")
+                run_on(svc, 1, 20000, paced=False)
+            finally:
+                os.kill(consumer, signal.SIGCONT)
+            if losing < 3:
+                time.sleep(0.1)
+                check(main_thread_cpus(consumer) == "1",
+                      f"released after {losing} losing wake-up(s), not 3")
         wait_for(lambda: main_thread_cpus(consumer) == everything, timeout=5,
                  what="the consumer to be released after its stream lost events")
         with open(svc.log_path, "rb") as f:
             text = f.read().decode(errors="replace")
-        check("c_1 lost events while the consumer ran on their CPU" in text,
+        check("c_1 lost events at 3 wake-ups in a row while the consumer ran on their CPU"
+              in text,
               "the consumer did not log why it stopped following stream c_1")
         run_on(svc, 1, 3000)
         time.sleep(0.2)

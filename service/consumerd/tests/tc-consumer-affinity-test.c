@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tc-consumer-affinity.c on the test's own thread: following a CPU holds
- * the thread there, asking again costs nothing, releasing gives back
- * exactly the CPUs it had, CPUs it was not given are not followed, and a
- * hold expires CONSUMERD_AFFINITY_IDLE_NS after the last request.
+ * the thread there, asking again costs nothing, another CPU takes it only
+ * after CONSUMERD_AFFINITY_HOLD_MIN_NS, releasing gives back exactly the
+ * CPUs it had, CPUs it was not given are not followed, and a hold expires
+ * CONSUMERD_AFFINITY_IDLE_NS after the last request.
  */
 #include <glib.h>
 #include <sched.h>
@@ -75,7 +76,13 @@ test_follow_and_release(void)
 	g_assert_cmpuint(affinity.moves, ==, 1);
 	g_assert_cmpuint(affinity.last_asked, ==, 2);
 
+	/* Another CPU, too soon: the request only keeps the hold alive. */
 	consumerd_affinity_follow(&affinity, (uint32_t)first, 3);
+	g_assert_cmpint(affinity.cpu, ==, second);
+	g_assert_cmpuint(affinity.last_asked, ==, 3);
+	assert_only_cpu(second);
+	consumerd_affinity_follow(&affinity, (uint32_t)first, 1 + CONSUMERD_AFFINITY_HOLD_MIN_NS);
+	g_assert_cmpint(affinity.cpu, ==, first);
 	g_assert_cmpuint(affinity.moves, ==, 2);
 	assert_only_cpu(first);
 
