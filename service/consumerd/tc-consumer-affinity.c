@@ -42,6 +42,9 @@ consumerd_affinity_init(struct consumerd_affinity *affinity)
 	}
 	if (ret < 0)
 		consumerd_affinity_fini(affinity);
+	/* One CPU: nowhere to move, no system call to make. */
+	else if (CPU_COUNT_S(affinity->set_size, affinity->allowed) < 2)
+		consumerd_affinity_fini(affinity);
 	return ret;
 }
 

@@ -60,7 +60,8 @@ struct consumerd_affinity {
 
 /*
  * Reads the calling thread's CPUs. On failure (no memory, a kernel that
- * will not say) the thread is never moved. Returns 0 or -errno.
+ * will not say), or when it has only one, the thread is never moved.
+ * Returns 0 or -errno.
  */
 int consumerd_affinity_init(struct consumerd_affinity *affinity);
 

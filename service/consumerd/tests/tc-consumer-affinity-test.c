@@ -3,8 +3,9 @@
  * tc-consumer-affinity.c on the test's own thread: following a CPU holds
  * the thread there, asking again costs nothing, another CPU takes it only
  * after CONSUMERD_AFFINITY_HOLD_MIN_NS, releasing gives back exactly the
- * CPUs it had, CPUs it was not given are not followed, and a hold expires
- * CONSUMERD_AFFINITY_IDLE_NS after the last request.
+ * CPUs it had, CPUs it was not given are not followed, a thread given one
+ * CPU is never moved, and a hold expires CONSUMERD_AFFINITY_IDLE_NS after
+ * the last request.
  */
 #include <glib.h>
 #include <sched.h>
@@ -100,22 +101,34 @@ static void
 test_not_given(void)
 {
 	struct consumerd_affinity affinity;
-	cpu_set_t original, one;
+	cpu_set_t original, one, two;
 	int first, second;
 
 	if (!two_cpus(&original, &first, &second))
 		return;
-	/* The thread was given one CPU only: the other one is not followed,
-	 * nor a CPU past any set. */
+	/* Given the first two CPUs only: a third is not followed, nor a CPU
+	 * past any set. */
+	CPU_ZERO(&two);
+	CPU_SET(first, &two);
+	CPU_SET(second, &two);
+	g_assert_cmpint(sched_setaffinity(0, sizeof(two), &two), ==, 0);
+	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	consumerd_affinity_follow(&affinity, (uint32_t)second + 1, 1);
+	consumerd_affinity_follow(&affinity, 1u << 30, 1);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	g_assert_cmpuint(affinity.moves, ==, 0);
+	assert_cpus(&two);
+	consumerd_affinity_fini(&affinity);
+
+	/* Given one CPU: it is never moved, not even to that CPU. */
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
 	g_assert_cmpint(sched_setaffinity(0, sizeof(one), &one), ==, 0);
 	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
-	consumerd_affinity_follow(&affinity, 1u << 30, 1);
+	g_assert_null(affinity.allowed);
+	consumerd_affinity_follow(&affinity, (uint32_t)first, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
-	g_assert_cmpuint(affinity.moves, ==, 0);
-	assert_cpus(&one);
+	g_assert_cmpuint(consumerd_affinity_expire(&affinity, 1), ==, 0);
 	consumerd_affinity_fini(&affinity);
 	g_assert_cmpint(sched_setaffinity(0, sizeof(original), &original), ==, 0);
 }
