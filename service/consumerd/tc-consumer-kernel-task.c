@@ -25,7 +25,11 @@
  * and for comm and prio of tasks that ran only before tracing started,
  * /proc/<tid>/stat the first time they are seen ("" and -1 when the task
  * was gone by then). Tasks and thread groups are cached by thread id in
- * direct-mapped tables: an evicted entry is looked up again.
+ * tables of sets of CACHE_WAYS entries, the least recently used one
+ * replaced: an evicted entry is looked up again. With one entry per set,
+ * two busy threads whose ids were equal modulo the table size (easily
+ * met with pid_max at 4M, systemd's default) took turns evicting each
+ * other, and every one of their records cost a /proc read.
  */
 #include "tc-consumer-kernel.h"
 
@@ -40,6 +44,7 @@
 
 #define TASKS_CACHED 8192u  /* a power of two */
 #define TGIDS_CACHED (1u << 18) /* a power of two */
+#define CACHE_WAYS 4u       /* entries per set, in both tables */
 #define TGIDS_TEXT_MAX (16u << 20)
 #define MAX_RT_PRIO 100 /* kernel prio 120 is "20" in /proc and in LTTng */
 
@@ -71,6 +76,11 @@ struct consumerd_kernel_tasks {
 	uint32_t nr_cpus;
 	struct consumerd_kernel_task *running; /* per CPU, tid -1: unknown */
 	struct consumerd_kernel_task cache[TASKS_CACHED];
+	/* When each entry was last used, on a clock that ticks per use. */
+	uint64_t clock;
+	uint64_t tgid_used[TGIDS_CACHED];
+	uint64_t task_used[TASKS_CACHED];
+	uint64_t proc_reads;
 };
 
 static void
@@ -186,19 +196,51 @@ read_comm(const uint8_t *data, uint32_t size, struct field_ref ref, char comm[16
 	return true;
 }
 
-static struct consumerd_kernel_task *
-cache_slot(struct consumerd_kernel_tasks *tasks, int32_t tid)
+/*
+ * Of a set of CACHE_WAYS entries whose thread ids are tids, the way that
+ * holds tid (*hit), else the one to give it: an empty one (id empty),
+ * else the least recently used.
+ */
+static uint32_t
+pick_way(const int32_t tids[CACHE_WAYS], const uint64_t used[CACHE_WAYS], int32_t tid,
+	 int32_t empty, bool *hit)
 {
-	return &tasks->cache[(uint32_t)tid & (TASKS_CACHED - 1)];
+	uint32_t victim = 0;
+
+	for (uint32_t way = 0; way < CACHE_WAYS; way++) {
+		if (tids[way] == tid && tid != empty) {
+			*hit = true;
+			return way;
+		}
+		if (tids[victim] != empty && (tids[way] == empty || used[way] < used[victim]))
+			victim = way;
+	}
+	*hit = false;
+	return victim;
 }
 
-/* The cached task tid, or a cleared slot for it. */
+/* The index of task tid in the cache (*hit), or of the entry to give it. */
+static uint32_t
+task_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
+{
+	uint32_t set = ((uint32_t)tid & (TASKS_CACHED / CACHE_WAYS - 1)) * CACHE_WAYS;
+	int32_t tids[CACHE_WAYS];
+
+	for (uint32_t way = 0; way < CACHE_WAYS; way++)
+		tids[way] = tasks->cache[set + way].tid;
+	return set + pick_way(tids, &tasks->task_used[set], tid, -1, hit);
+}
+
+/* The cached task tid, or a cleared entry for it. */
 static struct consumerd_kernel_task *
 cache_entry(struct consumerd_kernel_tasks *tasks, int32_t tid)
 {
-	struct consumerd_kernel_task *task = cache_slot(tasks, tid);
+	bool hit;
+	uint32_t index = task_index(tasks, tid, &hit);
+	struct consumerd_kernel_task *task = &tasks->cache[index];
 
-	if (task->tid != tid)
+	tasks->task_used[index] = ++tasks->clock;
+	if (!hit)
 		task_clear(task, tid);
 	return task;
 }
@@ -248,7 +290,7 @@ follow_wakeup_new(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uin
 	if (read_integer(data, size, tasks->new_pid, &pid) && pid > 0 && pid <= INT32_MAX &&
 	    read_integer(data, size, tasks->new_prio, &prio) &&
 	    read_comm(data, size, tasks->new_comm, comm)) {
-		task_clear(cache_slot(tasks, (int32_t)pid), (int32_t)pid);
+		task_clear(cache_entry(tasks, (int32_t)pid), (int32_t)pid);
 		remember(tasks, (int32_t)pid, comm, prio);
 	}
 }
@@ -270,17 +312,41 @@ follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t 
 		memcpy(tasks->running[cpu].comm, comm, sizeof(comm));
 }
 
-static struct tgid_entry *
-tgid_slot(struct consumerd_kernel_tasks *tasks, int32_t tid)
+/* The index of tid's entry in the thread group table (*hit), or of the
+ * entry to give it. */
+static uint32_t
+tgid_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 {
-	return &tasks->tgids[(uint32_t)tid & (TGIDS_CACHED - 1)];
+	uint32_t set = ((uint32_t)tid & (TGIDS_CACHED / CACHE_WAYS - 1)) * CACHE_WAYS;
+	int32_t tids[CACHE_WAYS];
+
+	for (uint32_t way = 0; way < CACHE_WAYS; way++)
+		tids[way] = tasks->tgids[set + way].tid;
+	return set + pick_way(tids, &tasks->tgid_used[set], tid, 0, hit);
+}
+
+/* tid's entry, or NULL. */
+static struct tgid_entry *
+find_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+{
+	bool hit;
+	uint32_t index = tgid_index(tasks, tid, &hit);
+
+	if (!hit)
+		return NULL;
+	tasks->tgid_used[index] = ++tasks->clock;
+	return &tasks->tgids[index];
 }
 
 static void
 set_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid, int32_t tgid,
 	 enum tgid_source source)
 {
-	*tgid_slot(tasks, tid) = (struct tgid_entry){.tid = tid, .tgid = tgid, .source = source};
+	bool hit;
+	uint32_t index = tgid_index(tasks, tid, &hit);
+
+	tasks->tgids[index] = (struct tgid_entry){.tid = tid, .tgid = tgid, .source = source};
+	tasks->tgid_used[index] = ++tasks->clock;
 }
 
 /* A whole "tid tgid" line at *line, which then points past it; false
@@ -308,17 +374,23 @@ parse_tgid_line(char **line, long *tid, long *tgid)
 	return ok && *tid > 0 && *tid <= INT32_MAX && *tgid > 0 && *tgid <= INT32_MAX;
 }
 
-/* saved_tgids: what it says never overrides what is known exactly. */
-static void
-reread_tgids(struct consumerd_kernel_tasks *tasks)
+/*
+ * saved_tgids: what it says never overrides what is known exactly, and
+ * takes only free entries or those it filled before (the map lists every
+ * task the scheduler saw, far more than the table holds). Returns what it
+ * says of wanted, or -1.
+ */
+static int32_t
+reread_tgids(struct consumerd_kernel_tasks *tasks, int32_t wanted)
 {
+	int32_t wanted_tgid = -1;
 	size_t len = 0;
 	ssize_t n;
 
 	if (!tasks->tgids_text)
 		tasks->tgids_text = malloc(TGIDS_TEXT_MAX + 1);
 	if (!tasks->tgids_text)
-		return;
+		return -1;
 	while (len < TGIDS_TEXT_MAX &&
 	       (n = pread(tasks->tgids_fd, tasks->tgids_text + len, TGIDS_TEXT_MAX - len,
 			  (off_t)len)) > 0)
@@ -327,22 +399,31 @@ reread_tgids(struct consumerd_kernel_tasks *tasks)
 	for (char *line = tasks->tgids_text; *line;) {
 		long tid, tgid;
 
-		if (parse_tgid_line(&line, &tid, &tgid)) {
-			struct tgid_entry *entry = tgid_slot(tasks, (int32_t)tid);
+		struct tgid_entry *entry;
+		bool hit;
 
-			if (entry->tid != tid || entry->source != TGID_EXACT)
-				set_tgid(tasks, (int32_t)tid, (int32_t)tgid, TGID_FROM_MAP);
-		}
+		if (!parse_tgid_line(&line, &tid, &tgid))
+			continue;
+		if (tid == wanted)
+			wanted_tgid = (int32_t)tgid;
+		entry = &tasks->tgids[tgid_index(tasks, (int32_t)tid, &hit)];
+		if (hit ? entry->source != TGID_EXACT
+			: entry->tid == 0 || entry->source == TGID_FROM_MAP)
+			*entry = (struct tgid_entry){.tid = (int32_t)tid, .tgid = (int32_t)tgid,
+						     .source = TGID_FROM_MAP};
 	}
+	return wanted_tgid;
 }
 
 static bool
-read_proc_file(int32_t tid, const char *name, char *buf, size_t size)
+read_proc_file(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *name, char *buf,
+	       size_t size)
 {
 	char path[64];
 	ssize_t len;
 	int fd;
 
+	tasks->proc_reads++;
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -357,12 +438,12 @@ read_proc_file(int32_t tid, const char *name, char *buf, size_t size)
 
 /* The thread group of a live task, or -1. */
 static int32_t
-proc_tgid(int32_t tid)
+proc_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	char status[4096], *line;
 	long tgid;
 
-	if (!read_proc_file(tid, "status", status, sizeof(status)))
+	if (!read_proc_file(tasks, tid, "status", status, sizeof(status)))
 		return -1;
 	line = strstr(status, "\nTgid:");
 	tgid = line ? strtol(line + 6, NULL, 10) : -1;
@@ -374,21 +455,22 @@ proc_tgid(int32_t tid)
 static int32_t
 lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 {
-	struct tgid_entry *entry = tgid_slot(tasks, tid);
+	struct tgid_entry *entry = find_tgid(tasks, tid);
 	int32_t tgid;
 
-	if (entry->tid == tid && entry->source != TGID_FROM_MAP)
+	if (entry && entry->source != TGID_FROM_MAP)
 		return entry->tgid;
-	tgid = proc_tgid(tid);
+	tgid = proc_tgid(tasks, tid);
 	if (tgid > 0) {
 		set_tgid(tasks, tid, tgid, TGID_EXACT);
 		return tgid;
 	}
-	if (entry->tid != tid && tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
+	if (entry)
+		tgid = entry->tgid;
+	else if (tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
 		tasks->tgids_reread = true;
-		reread_tgids(tasks);
+		tgid = reread_tgids(tasks, tid);
 	}
-	tgid = entry->tid == tid ? entry->tgid : -1;
 	set_tgid(tasks, tid, tgid, TGID_FROM_MAP_ONLY);
 	return tgid;
 }
@@ -401,6 +483,7 @@ static void
 follow_newtask(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
 {
 	int64_t creator, created, flags;
+	struct tgid_entry *stale;
 	int32_t tgid;
 
 	if (!read_integer(data, size, tasks->creator_pid, &creator) || creator <= 0 ||
@@ -412,8 +495,8 @@ follow_newtask(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32
 					   : (int32_t)created;
 	if (tgid > 0)
 		set_tgid(tasks, (int32_t)created, tgid, TGID_EXACT);
-	else /* looked up on its own, later */
-		*tgid_slot(tasks, (int32_t)created) = (struct tgid_entry){0};
+	else if ((stale = find_tgid(tasks, (int32_t)created))) /* looked up on its own, later */
+		*stale = (struct tgid_entry){0};
 }
 
 void
@@ -438,14 +521,14 @@ consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks)
 
 /* "tid (comm) state ppid ..." with prio the 18th field. */
 static void
-proc_comm_prio(struct consumerd_kernel_task *task)
+proc_comm_prio(struct consumerd_kernel_tasks *tasks, struct consumerd_kernel_task *task)
 {
 	char stat[1024], *open_paren, *close_paren, *field;
 	long prio;
 	size_t len;
 	int n;
 
-	if (!read_proc_file(task->tid, "stat", stat, sizeof(stat)))
+	if (!read_proc_file(tasks, task->tid, "stat", stat, sizeof(stat)))
 		return;
 	open_paren = strchr(stat, '(');
 	close_paren = strrchr(stat, ')');
@@ -481,7 +564,7 @@ consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu
 	}
 	task = cache_entry(tasks, tid);
 	if (!task->has_comm && !task->looked_up)
-		proc_comm_prio(task);
+		proc_comm_prio(tasks, task);
 	task->looked_up = true; /* /proc is read once per task */
 	*result = *task;
 	result->tgid = tid > 0 ? lookup_tgid(tasks, tid) : -1;
@@ -491,4 +574,10 @@ consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu
 		result->prio = tasks->running[cpu].prio;
 		result->has_comm = true;
 	}
+}
+
+uint64_t
+consumerd_kernel_tasks_proc_reads(const struct consumerd_kernel_tasks *tasks)
+{
+	return tasks->proc_reads;
 }

@@ -81,6 +81,8 @@ void consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_
 void consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks);
 void consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu,
 				   int32_t tid, struct consumerd_kernel_task *result);
+/* The /proc files read so far, found or not (statistics, and the tests). */
+uint64_t consumerd_kernel_tasks_proc_reads(const struct consumerd_kernel_tasks *tasks);
 /* Whether a field is written as a string (char arrays, __data_loc char[]). */
 struct tep_format_field;
 int consumerd_kernel_field_is_string(const struct tep_format_field *field);
