@@ -74,7 +74,6 @@ consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu, uin
 	CPU_SET_S(cpu, affinity->set_size, affinity->one);
 	if (sched_setaffinity(0, affinity->set_size, affinity->one) == 0) {
 		affinity->cpu = (int)cpu;
-		affinity->moves++;
 		affinity->moved_at = now;
 		consumerd_debug("Waiting for wake-ups on CPU %u", cpu);
 		return;
@@ -94,7 +93,6 @@ consumerd_affinity_release(struct consumerd_affinity *affinity)
 	if (sched_setaffinity(0, affinity->set_size, affinity->allowed) < 0)
 		consumerd_warning("Failed to give the consumer back its CPUs: %m");
 	affinity->cpu = -1;
-	affinity->moves++;
 	consumerd_debug("Waiting for wake-ups on any CPU");
 }
 

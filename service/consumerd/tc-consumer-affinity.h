@@ -21,7 +21,7 @@
  * checking packets) is done on the writer's CPU, even when another CPU
  * is idle; an application that keeps its CPU busy with events runs that
  * much slower (46.1 against 41.9 ns per event, one thread writing 6 MiB
- * as fast as it can).
+ * as fast as it can, measured with the prototype).
  *
  * Following stops, for good, for a stream whose writers lost events at
  * CONSUMERD_AFFINITY_LOSING_WAKES wake-ups in a row while the consumer
@@ -53,8 +53,7 @@ struct consumerd_affinity {
 	cpu_set_t *one;     /* scratch set for one CPU */
 	size_t set_size;    /* bytes of each set */
 	int cpu;            /* the CPU the thread is held on, or -1 */
-	uint64_t moves;     /* times cpu changed */
-	uint64_t moved_at;  /* when it last changed */
+	uint64_t moved_at;  /* when it was held there */
 	uint64_t last_asked; /* when a wake-up last asked for a CPU */
 };
 

@@ -51,12 +51,12 @@ struct consumerd_stream {
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	uint64_t lost_when_waiting;   /* the writers' losses when it began */
-	/* Following its CPU (tc-consumer-affinity.h): the writers' losses
-	 * and the affinity's moves at the last wake-up, the wake-ups in a
-	 * row that found losses while the consumer was held on its CPU, and
-	 * whether that ended the following. */
+	/* Following its CPU (tc-consumer-affinity.h): when it last woke the
+	 * consumer and the writers' losses then, the wake-ups in a row that
+	 * found losses while the consumer was held on its CPU, and whether
+	 * that ended the following. */
+	uint64_t woken_at;
 	uint64_t lost_at_wake;
-	uint64_t moves_at_wake;
 	uint32_t losing_wakes;
 	bool follow_off;
 	struct consumerd_ratelimit corrupt_limit;

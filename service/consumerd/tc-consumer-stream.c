@@ -364,12 +364,16 @@ consumerd_stream_is_behind(const struct consumerd_stream *stream)
 }
 
 void
-consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity)
+consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
+		       uint64_t now)
 {
-	bool held = affinity->cpu == (int)stream->cpu && affinity->moves == stream->moves_at_wake;
+	/* On the stream's CPU since its last wake-up: a move to it at the end
+	 * of that wake-up is dated with the same time. */
+	bool held = affinity->cpu == (int)stream->cpu && affinity->moved_at <= stream->woken_at;
 	eventfd_t count;
 	uint64_t lost;
 
+	stream->woken_at = now;
 	/* Non-blocking: nothing to read is fine, the drain decides. */
 	eventfd_read(stream->wake_fd, &count);
 	consumerd_stream_drain(stream, stream->packet);
@@ -387,11 +391,4 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 		       stream->session_id, stream->channel_name, stream->cpu,
 		       CONSUMERD_AFFINITY_LOSING_WAKES);
 	consumerd_affinity_release(affinity);
-}
-
-void
-consumerd_stream_woken_done(struct consumerd_stream *stream,
-			    const struct consumerd_affinity *affinity)
-{
-	stream->moves_at_wake = affinity->moves;
 }

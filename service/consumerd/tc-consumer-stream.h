@@ -84,16 +84,13 @@ void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_
 				   uint32_t size);
 
 /*
- * The stream's eventfd is readable: empties it and writes out the stream.
- * When its writers lost events while the consumer was held on their CPU
- * since the stream's last wake-up, CONSUMERD_AFFINITY_LOSING_WAKES times
- * in a row, the stream is no longer followed (stream->follow_off) and the
- * thread is released.
+ * The stream's eventfd is readable (at now): empties it and writes out the
+ * stream. When its writers lost events while the consumer was held on
+ * their CPU since the stream's last wake-up, CONSUMERD_AFFINITY_LOSING_WAKES
+ * times in a row, the stream is no longer followed (stream->follow_off)
+ * and the thread is released.
  */
-void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity);
-
-/* After the wake-up's move, if any: what the next wake-up compares with. */
-void consumerd_stream_woken_done(struct consumerd_stream *stream,
-				 const struct consumerd_affinity *affinity);
+void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
+			    uint64_t now);
 
 #endif /* TC_CONSUMER_STREAM_H */

@@ -101,7 +101,7 @@ consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 		if (!pfds[i].revents)
 			continue;
 		if (sources[i].stream)
-			consumerd_stream_woken(sources[i].stream, affinity);
+			consumerd_stream_woken(sources[i].stream, affinity, now);
 		else if (sources[i].kernel_session) {
 			sources[i].kernel_session->kernel_next_read = now;
 			sources[i].kernel_session->kernel_woken = true;
@@ -113,7 +113,4 @@ consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 	cpu = cpu_to_follow(sources, pfds, count);
 	if (cpu >= 0)
 		consumerd_affinity_follow(affinity, (uint32_t)cpu, now);
-	for (size_t i = 0; i < count; i++)
-		if (pfds[i].revents && sources[i].stream)
-			consumerd_stream_woken_done(sources[i].stream, affinity);
 }
