@@ -83,6 +83,13 @@ consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu, uin
 		consumerd_affinity_fini(affinity);
 }
 
+bool
+consumerd_affinity_held_since(const struct consumerd_affinity *affinity, uint32_t cpu,
+			      uint64_t since)
+{
+	return affinity->cpu >= 0 && (uint32_t)affinity->cpu == cpu && affinity->moved_at <= since;
+}
+
 void
 consumerd_affinity_release(struct consumerd_affinity *affinity)
 {

@@ -41,6 +41,7 @@
 #define TC_CONSUMER_AFFINITY_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,14 @@ void consumerd_affinity_fini(struct consumerd_affinity *affinity);
  */
 void consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu,
 			       uint64_t now);
+
+/*
+ * Whether the thread has been held on cpu, without a break, since the time
+ * since: a move there at that very time counts, as the move that ends a
+ * wake-up carries that wake-up's time; a move away and back does not.
+ */
+bool consumerd_affinity_held_since(const struct consumerd_affinity *affinity, uint32_t cpu,
+				   uint64_t since);
 
 /* Gives the thread back all its CPUs, if it is held on one. */
 void consumerd_affinity_release(struct consumerd_affinity *affinity);

@@ -367,9 +367,7 @@ void
 consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
 		       uint64_t now)
 {
-	/* On the stream's CPU since its last wake-up: a move to it at the end
-	 * of that wake-up is dated with the same time. */
-	bool held = affinity->cpu == (int)stream->cpu && affinity->moved_at <= stream->woken_at;
+	bool held = consumerd_affinity_held_since(affinity, stream->cpu, stream->woken_at);
 	eventfd_t count;
 	uint64_t lost;
 

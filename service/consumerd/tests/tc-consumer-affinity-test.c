@@ -4,8 +4,9 @@
  * the thread there, asking again costs nothing, another CPU takes it only
  * after CONSUMERD_AFFINITY_HOLD_MIN_NS, releasing gives back exactly the
  * CPUs it had, CPUs it was not given are not followed, a thread given one
- * CPU is never moved, and a hold expires CONSUMERD_AFFINITY_IDLE_NS after
- * the last request.
+ * CPU is never moved, a hold expires CONSUMERD_AFFINITY_IDLE_NS after
+ * the last request, and whether the thread was held on a CPU since a given
+ * time (what the losing wake-ups of a stream are counted on).
  */
 #include <glib.h>
 #include <sched.h>
@@ -98,6 +99,42 @@ test_follow_and_release(void)
 	consumerd_affinity_fini(&affinity);
 }
 
+/* Held since a time: from the move's own time on, not across a move away
+ * and back, not once released. */
+static void
+test_held_since(void)
+{
+	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
+	struct consumerd_affinity affinity;
+	int first, second;
+	cpu_set_t original;
+
+	if (!two_cpus(&original, &first, &second))
+		return;
+	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 0));
+
+	consumerd_affinity_follow(&affinity, (uint32_t)second, hold);
+	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold));
+	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold - 1));
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)first, hold));
+
+	/* Away and back: held only since the move back. */
+	consumerd_affinity_follow(&affinity, (uint32_t)first, 2 * hold);
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 2 * hold));
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 3 * hold);
+	assert_only_cpu(second);
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold));
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold - 1));
+	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
+
+	consumerd_affinity_release(&affinity);
+	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
+	assert_cpus(&original);
+	consumerd_affinity_fini(&affinity);
+}
+
 static void
 test_not_given(void)
 {
@@ -168,6 +205,7 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/consumerd-affinity/follow-and-release", test_follow_and_release);
+	g_test_add_func("/tracectl/consumerd-affinity/held-since", test_held_since);
 	g_test_add_func("/tracectl/consumerd-affinity/not-given", test_not_given);
 	g_test_add_func("/tracectl/consumerd-affinity/expire", test_expire);
 	return g_test_run();
