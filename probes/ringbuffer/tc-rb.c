@@ -56,6 +56,9 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #ifdef TC_RB_MODEL_CHECK
 #include "tc-rb-model.h"
@@ -162,6 +165,19 @@ tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32
  * value used later is checked here, and only the copies in rb are used.
  * Returns 0, -EINVAL, or -ENOTSUP (see tc-rb.h).
  */
+#if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
+/* tc_rb_cas_position() needs cmpxchg16b (CPUID leaf 1, ECX): asked of the
+ * processor itself, as clang's __builtin_cpu_supports() does not know the
+ * name (the fuzz test builds this file with clang's libFuzzer). */
+static bool
+cpu_has_cmpxchg16b(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_CMPXCHG16B) != 0;
+}
+#endif
+
 int
 tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 {
@@ -172,8 +188,7 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	if (!rb || !mapping || ((uintptr_t)mapping % TC_RB_PAGE_SIZE) != 0)
 		return -EINVAL;
 #if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
-	__builtin_cpu_init();
-	if (!__builtin_cpu_supports("cmpxchg16b"))
+	if (!cpu_has_cmpxchg16b())
 		return -ENOTSUP;
 #endif
 	if (mapping_size < TC_RB_HEADER_SIZE)
