@@ -158,6 +158,27 @@ tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32
 	return 0;
 }
 
+#if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
+/* tc_rb_cas_position() needs cmpxchg16b (CPUID leaf 1, ECX): asked of the
+ * processor itself, as clang's __builtin_cpu_supports() does not know the
+ * name (the fuzz test builds this file with clang's libFuzzer). Asked once:
+ * CPUID traps to the hypervisor on a virtual machine (13 us on the
+ * development VM), and every buffer of every CPU is attached. */
+static bool
+cpu_has_cmpxchg16b(void)
+{
+	static int known; /* 0: not asked yet, 1: no, 2: yes */
+	int answer = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	unsigned int eax, ebx, ecx, edx;
+
+	if (answer == 0) {
+		answer = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_CMPXCHG16B) ? 2 : 1;
+		__atomic_store_n(&known, answer, __ATOMIC_RELAXED);
+	}
+	return answer == 2;
+}
+#endif
+
 /*
  * Validates the header of a mapping and fills rb with checked copies of the
  * geometry. The mapping may belong to another process (the consumer's memfd
@@ -165,19 +186,6 @@ tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32
  * value used later is checked here, and only the copies in rb are used.
  * Returns 0, -EINVAL, or -ENOTSUP (see tc-rb.h).
  */
-#if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
-/* tc_rb_cas_position() needs cmpxchg16b (CPUID leaf 1, ECX): asked of the
- * processor itself, as clang's __builtin_cpu_supports() does not know the
- * name (the fuzz test builds this file with clang's libFuzzer). */
-static bool
-cpu_has_cmpxchg16b(void)
-{
-	unsigned int eax, ebx, ecx, edx;
-
-	return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_CMPXCHG16B) != 0;
-}
-#endif
-
 int
 tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 {
