@@ -197,38 +197,39 @@ read_comm(const uint8_t *data, uint32_t size, struct field_ref ref, char comm[16
 }
 
 /*
- * Of a set of CACHE_WAYS entries whose thread ids are tids, the way that
- * holds tid (*hit), else the one to give it: an empty one (id empty),
- * else the least recently used.
+ * Where tid is, or goes, in a table of entries (a power of two) kept in
+ * sets of CACHE_WAYS: first_tid is the thread id field of the table's
+ * first entry, stride the size of an entry, used when each was last used.
+ * Returns the entry that holds tid (*hit), else the one to give it: an
+ * empty one (thread id empty), else the least recently used of its set.
  */
 static uint32_t
-pick_way(const int32_t tids[CACHE_WAYS], const uint64_t used[CACHE_WAYS], int32_t tid,
-	 int32_t empty, bool *hit)
+cache_index(const int32_t *first_tid, size_t stride, const uint64_t *used, uint32_t entries,
+	    int32_t tid, int32_t empty, bool *hit)
 {
-	uint32_t victim = 0;
+	uint32_t set = ((uint32_t)tid & (entries / CACHE_WAYS - 1)) * CACHE_WAYS;
+	uint32_t victim = set;
 
-	for (uint32_t way = 0; way < CACHE_WAYS; way++) {
-		if (tids[way] == tid && tid != empty) {
+	for (uint32_t index = set; index < set + CACHE_WAYS; index++) {
+		int32_t id = *(const int32_t *)((const char *)first_tid + index * stride);
+		int32_t victim_id = *(const int32_t *)((const char *)first_tid + victim * stride);
+
+		if (id == tid && tid != empty) {
 			*hit = true;
-			return way;
+			return index;
 		}
-		if (tids[victim] != empty && (tids[way] == empty || used[way] < used[victim]))
-			victim = way;
+		if (victim_id != empty && (id == empty || used[index] < used[victim]))
+			victim = index;
 	}
 	*hit = false;
 	return victim;
 }
 
-/* The index of task tid in the cache (*hit), or of the entry to give it. */
 static uint32_t
 task_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 {
-	uint32_t set = ((uint32_t)tid & (TASKS_CACHED / CACHE_WAYS - 1)) * CACHE_WAYS;
-	int32_t tids[CACHE_WAYS];
-
-	for (uint32_t way = 0; way < CACHE_WAYS; way++)
-		tids[way] = tasks->cache[set + way].tid;
-	return set + pick_way(tids, &tasks->task_used[set], tid, -1, hit);
+	return cache_index(&tasks->cache[0].tid, sizeof(tasks->cache[0]), tasks->task_used,
+			   TASKS_CACHED, tid, -1, hit);
 }
 
 /* The cached task tid, or a cleared entry for it. */
@@ -312,17 +313,11 @@ follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t 
 		memcpy(tasks->running[cpu].comm, comm, sizeof(comm));
 }
 
-/* The index of tid's entry in the thread group table (*hit), or of the
- * entry to give it. */
 static uint32_t
 tgid_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 {
-	uint32_t set = ((uint32_t)tid & (TGIDS_CACHED / CACHE_WAYS - 1)) * CACHE_WAYS;
-	int32_t tids[CACHE_WAYS];
-
-	for (uint32_t way = 0; way < CACHE_WAYS; way++)
-		tids[way] = tasks->tgids[set + way].tid;
-	return set + pick_way(tids, &tasks->tgid_used[set], tid, 0, hit);
+	return cache_index(&tasks->tgids[0].tid, sizeof(tasks->tgids[0]), tasks->tgid_used,
+			   TGIDS_CACHED, tid, 0, hit);
 }
 
 /* tid's entry, or NULL. */

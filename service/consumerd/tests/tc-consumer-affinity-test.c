@@ -35,6 +35,16 @@ two_cpus(cpu_set_t *set, int *first, int *second)
 	return TRUE;
 }
 
+/* Two CPUs found and affinity read from the thread, or the test skipped. */
+static gboolean
+start_on_two_cpus(struct consumerd_affinity *affinity, cpu_set_t *original, int *first, int *second)
+{
+	if (!two_cpus(original, first, second))
+		return FALSE;
+	g_assert_cmpint(consumerd_affinity_init(affinity), ==, 0);
+	return TRUE;
+}
+
 static void
 assert_only_cpu(int cpu)
 {
@@ -64,9 +74,8 @@ test_follow_and_release(void)
 	int first, second;
 	cpu_set_t original;
 
-	if (!two_cpus(&original, &first, &second))
+	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 
 	consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
@@ -109,9 +118,8 @@ test_held_since(void)
 	int first, second;
 	cpu_set_t original;
 
-	if (!two_cpus(&original, &first, &second))
+	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
 	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 0));
 
 	consumerd_affinity_follow(&affinity, (uint32_t)second, hold);
@@ -178,9 +186,8 @@ test_expire(void)
 	int first, second;
 	cpu_set_t original;
 
-	if (!two_cpus(&original, &first, &second))
+	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
 	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start), ==, 0);
 
 	consumerd_affinity_follow(&affinity, (uint32_t)second, start);
