@@ -45,6 +45,9 @@
 #define TRACECTL_ABI_FIELDS_MAX 32u
 #define TRACECTL_ABI_PROCNAME_MAX 16u
 #define TRACECTL_ABI_EVENTS_MAX 65536u /* per application */
+/* Log levels are LTTng's 0 (emergency) to 14 (debug): CTF readers refuse a
+ * negative one and warn about a larger one. */
+#define TRACECTL_ABI_LOGLEVEL_MAX 14
 
 enum tracectl_msg_type {
 	/* application -> service */
@@ -104,7 +107,7 @@ struct tracectl_msg_register {
 struct tracectl_msg_event {
 	struct tracectl_msg_header header;
 	uint32_t index; /* the application's own index, 0.. in sending order */
-	int32_t loglevel;
+	int32_t loglevel;   /* 0..TRACECTL_ABI_LOGLEVEL_MAX */
 	uint32_t nr_fields; /* <= TRACECTL_ABI_FIELDS_MAX */
 	uint32_t reserved;
 	char name[TRACECTL_ABI_EVENT_NAME_MAX]; /* "provider:event" */

@@ -89,6 +89,8 @@ tc_ust_event_describe(const struct tracectl_ust_event *desc, struct tracectl_msg
 		return false;
 	if (desc->nr_fields > TRACECTL_ABI_FIELDS_MAX || (desc->nr_fields && !desc->fields))
 		return false;
+	if (desc->loglevel < 0 || desc->loglevel > TRACECTL_ABI_LOGLEVEL_MAX)
+		return false;
 	len = snprintf(msg->name, sizeof(msg->name), "%s:%s", desc->provider, desc->name);
 	if (len < 0 || (size_t)len >= sizeof(msg->name))
 		return false;
@@ -155,7 +157,7 @@ tc_ust_state_add_event(struct tracectl_ust_event *desc)
 	if (!entry)
 		return NULL;
 	if (!tc_ust_event_describe(desc, &entry->msg)) {
-		tc_ust_debug("Event %s:%s breaks the naming rules, not registered",
+		tc_ust_debug("Event %s:%s breaks the naming or log level rules, not registered",
 			     desc->provider ? desc->provider : "?", desc->name ? desc->name : "?");
 		free(entry);
 		return NULL;

@@ -87,7 +87,8 @@ struct tc_ust_state {
 extern struct tc_ust_state tc_ust_state;
 
 /* Builds the wire description of desc. Returns false when the event breaks
- * the naming rules of the ABI (the service would drop us for it). */
+ * the naming or log level rules of the ABI (the service would drop us for
+ * it). */
 bool tc_ust_event_describe(const struct tracectl_ust_event *desc, struct tracectl_msg_event *msg);
 
 /* All of the following require tc_ust_state.lock. */

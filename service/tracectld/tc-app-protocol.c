@@ -163,6 +163,12 @@ check_event(const struct tracectl_msg_event *msg, GError **error)
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "bad event name");
 		return FALSE;
 	}
+	if (msg->loglevel < 0 || msg->loglevel > TRACECTL_ABI_LOGLEVEL_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "event '%s' has log level %d, not 0 to %d", msg->name, msg->loglevel,
+			    TRACECTL_ABI_LOGLEVEL_MAX);
+		return FALSE;
+	}
 	if (msg->nr_fields > TRACECTL_ABI_FIELDS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "event '%s' has %u fields", msg->name, msg->nr_fields);

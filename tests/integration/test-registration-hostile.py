@@ -31,10 +31,10 @@ def register(pid, uid):
     return header(REGISTER, 16 + len(body)) + body
 
 
-def event(index, name, fields=(), nr_fields=None):
+def event(index, name, fields=(), nr_fields=None, loglevel=13):
     packed = b"".join(struct.pack("=48sII", n.encode(), t, s) for n, t, s in fields)
     packed += b"\0" * (56 * FIELDS_MAX - len(packed))
-    body = struct.pack("=IiII128s", index, 13, len(fields) if nr_fields is None else nr_fields,
+    body = struct.pack("=IiII128s", index, loglevel, len(fields) if nr_fields is None else nr_fields,
                        0, name.encode()) + packed
     return header(EVENT, 16 + len(body)) + body
 
@@ -109,6 +109,9 @@ def check_bad_descriptions(svc):
         event(0, "p:e", [("x", 9, 8)]),
         event(0, "p:e", [("x", 1, 8)], nr_fields=FIELDS_MAX + 1),
         event(5, "p:e", [("x", 1, 8)]),
+        # CTF readers refuse a negative log level and warn about one above 14.
+        event(0, "p:e", [("x", 1, 8)], loglevel=-1),
+        event(0, "p:e", [("x", 1, 8)], loglevel=15),
     ]
     for message in bad:
         sock = connect(svc.rundir)

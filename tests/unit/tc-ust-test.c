@@ -37,6 +37,21 @@
 
 static int argument_evaluations;
 
+/* A descriptor made by hand, as the macros refuse its log level at build
+ * time: the library must not register it (the service would drop it). */
+static const struct tracectl_ust_field bad_level_fields[] = {
+	{"value", TRACECTL_UST_FIELD_SIGNED, 4},
+};
+static struct tracectl_ust_event bad_level_event = {
+	.loglevel = TRACECTL_LOGLEVEL_DEBUG + 1,
+	.provider = "unit",
+	.name = "bad_level",
+	.fields = bad_level_fields,
+	.nr_fields = 1,
+};
+static struct tracectl_ust_event *const bad_level_entry
+	__attribute__((used, section("__tracectl_events"))) = &bad_level_event;
+
 static int
 count_evaluation(void)
 {
@@ -79,6 +94,7 @@ test_descriptor(void)
 	/* Registered (the constructor ran) but disabled without a service. */
 	g_assert_nonnull(__tracectl_event__unit__every_type.priv);
 	g_assert_null(__tracectl_event__unit__bad_field_name.priv);
+	g_assert_null(bad_level_event.priv);
 	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 0);
 	/* A disabled tracepoint does not evaluate its arguments. */
 	tracectl_tracepoint(unit, leveled, count_evaluation());
@@ -544,6 +560,7 @@ emit_in_subprocess(void)
 	tracectl_tracepoint(unit, leveled, 42);
 	g_assert_cmpuint(__tracectl_event__unit__bad_field_name.enabled, ==, 0);
 	tracectl_tracepoint(unit, bad_field_name, 1);
+	g_assert_cmpuint(bad_level_event.enabled, ==, 0);
 }
 
 static void

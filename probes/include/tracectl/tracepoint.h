@@ -50,6 +50,12 @@
 extern "C" {
 #endif
 
+#ifdef __cplusplus
+#define _TRACECTL_STATIC_ASSERT(_condition, _message) static_assert(_condition, _message)
+#else
+#define _TRACECTL_STATIC_ASSERT(_condition, _message) _Static_assert(_condition, _message)
+#endif
+
 #define TRACECTL_UST_API_VERSION 1u
 #define TRACECTL_FIELDS_MAX 32u
 #define TRACECTL_BYTES_LENGTH_MAX 65536u
@@ -222,10 +228,11 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 
 /* Mode CHECK: compile-time checks of each field's type. */
 #define _TRACECTL_CHECK__tc_integer(type, name, expr)                                     \
-	_Static_assert(sizeof(type) == 1 || sizeof(type) == 2 || sizeof(type) == 4 ||       \
-			       sizeof(type) == 8,                                           \
-		       "tracectl: integer field " #name " must be 1, 2, 4 or 8 bytes");    \
-	_Static_assert((type)0.5 == (type)0, "tracectl: field " #name " is not an integer");
+	_TRACECTL_STATIC_ASSERT(sizeof(type) == 1 || sizeof(type) == 2 || sizeof(type) == 4 ||  \
+					sizeof(type) == 8,                                       \
+				"tracectl: integer field " #name " must be 1, 2, 4 or 8 bytes"); \
+	_TRACECTL_STATIC_ASSERT((type)0.5 == (type)0,                                       \
+				"tracectl: field " #name " is not an integer");
 #define _TRACECTL_CHECK__tc_double(name, expr)
 #define _TRACECTL_CHECK__tc_string(name, expr)
 #define _TRACECTL_CHECK__tc_bytes(name, ptr, len)
@@ -268,18 +275,24 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 
 #ifdef TRACECTL_CREATE_PROBES
 /* The descriptor, its section entry (found by the constructor below) and
- * the probe function that serializes the fields. */
+ * the probe function that serializes the fields. A log level out of range
+ * would be refused at registration, so it is refused at build time. */
 #define _TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)                       \
+	_TRACECTL_STATIC_ASSERT((_level) >= TRACECTL_LOGLEVEL_EMERG &&                          \
+					(_level) <= TRACECTL_LOGLEVEL_DEBUG,                     \
+				"log level of " #_provider ":" #_name " out of 0 to 14");   \
 	static const struct tracectl_ust_field __tracectl_fields__##_provider##__##_name[] = { \
 		_TRACECTL_FOR_EACH_FIELD(DESC, _fields)                                      \
 	};                                                                                  \
 	struct tracectl_ust_event _TRACECTL_EVENT_SYMBOL(_provider, _name) = {                \
+		.enabled = 0,                                                                \
 		.loglevel = (_level),                                                        \
 		.provider = #_provider,                                                      \
 		.name = #_name,                                                              \
 		.fields = __tracectl_fields__##_provider##__##_name,                          \
 		.nr_fields = sizeof(__tracectl_fields__##_provider##__##_name) /              \
 			     sizeof(struct tracectl_ust_field),                             \
+		.priv = NULL,                                                                \
 	};                                                                                  \
 	static struct tracectl_ust_event *const __tracectl_entry__##_provider##__##_name      \
 		__attribute__((used, section("__tracectl_events"))) =                       \

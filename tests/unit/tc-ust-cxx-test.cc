@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The public tracepoint header in a C++ program: a provider defined with
+ * the macros compiles without warnings (-Wall -Wextra, C++17), registers
+ * through the library's constructor, and its disabled tracepoint does not
+ * evaluate its arguments. The C side of the same checks is tc-ust-test.c.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#define TRACECTL_CREATE_PROBES
+#include <tracectl/tracepoint.h>
+
+TRACECTL_EVENT_LOGLEVEL(cxx, pair, TRACECTL_LOGLEVEL_INFO,
+	TRACECTL_ARGS(long, count, const char *, text),
+	TRACECTL_FIELDS(
+		tracectl_field_integer(long, count, count),
+		tracectl_field_string(text, text)))
+
+static int failures;
+
+static void
+check(bool condition, const char *what)
+{
+	if (!condition) {
+		std::fprintf(stderr, "FAIL: %s\n", what);
+		failures++;
+	}
+}
+
+static int evaluations;
+
+static long
+count_evaluation()
+{
+	return ++evaluations;
+}
+
+int
+main()
+{
+	const tracectl_ust_event &event = __tracectl_event__cxx__pair;
+
+	check(event.loglevel == TRACECTL_LOGLEVEL_INFO, "log level");
+	check(std::strcmp(event.provider, "cxx") == 0 && std::strcmp(event.name, "pair") == 0,
+	      "provider and name");
+	check(event.nr_fields == 2, "two fields");
+	check(std::strcmp(event.fields[0].name, "count") == 0 &&
+		      event.fields[0].type == TRACECTL_UST_FIELD_SIGNED &&
+		      event.fields[0].size == sizeof(long),
+	      "integer field");
+	check(std::strcmp(event.fields[1].name, "text") == 0 &&
+		      event.fields[1].type == TRACECTL_UST_FIELD_STRING,
+	      "string field");
+	/* The constructor registered it; without a service it stays off. */
+	check(event.priv != nullptr, "registered by the constructor");
+	check(!tracectl_tracepoint_enabled(cxx, pair), "disabled without a service");
+	tracectl_tracepoint(cxx, pair, count_evaluation(), "never");
+	check(evaluations == 0, "a disabled tracepoint evaluated its arguments");
+	return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
