@@ -119,32 +119,19 @@ static gboolean
 handle_message(TcApp *app, const TcAppMessage *message, char **why)
 {
 	g_autoptr(GError) error = NULL;
-	gboolean ok = TRUE, batch_done = FALSE;
+	TcAppHandled handled;
+	gboolean is_dead;
 
 	g_mutex_lock(&app->lock);
-	switch (message->header.type) {
-	case TRACECTL_MSG_EVENT:
-		ok = tc_app_handle_event(app, &message->event, &error);
-		break;
-	case TRACECTL_MSG_EVENTS_END:
-		ok = batch_done = tc_app_handle_events_end(app, &message->batch, &error);
-		break;
-	case TRACECTL_MSG_REPLY:
-		tc_app_handle_reply(app, &message->reply);
-		break;
-	default:
-		ok = FALSE;
-		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-			    "message type %u after registration", message->header.type);
-	}
-	ok = ok && app->state != TC_APP_DEAD;
+	handled = tc_app_handle_message(app, message, &error);
+	is_dead = app->state == TC_APP_DEAD;
 	g_mutex_unlock(&app->lock);
-	if (!ok) {
+	if (handled == TC_APP_REFUSED || is_dead) {
 		*why = g_strdup_printf("protocol error: %s",
 				       error ? error->message : "disconnected");
 		return FALSE;
 	}
-	if (batch_done)
+	if (handled == TC_APP_BATCH_ENDED)
 		finish_batch(app, message->batch.batch);
 	return TRUE;
 }

@@ -244,3 +244,29 @@ tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
 		tc_ack_waiter_signal(waiter);
 	}
 }
+
+TcAppHandled
+tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error)
+{
+	guint32 type = message->header.type;
+	gboolean ok;
+
+	if (type == TRACECTL_MSG_REGISTER && app->state == TC_APP_REGISTERING) {
+		ok = tc_app_handle_register(app, &message->registration, error);
+	} else if (type == TRACECTL_MSG_EVENT) {
+		ok = tc_app_handle_event(app, &message->event, error);
+	} else if (type == TRACECTL_MSG_EVENTS_END) {
+		if (!tc_app_handle_events_end(app, &message->batch, error))
+			return TC_APP_REFUSED;
+		return TC_APP_BATCH_ENDED;
+	} else if (type == TRACECTL_MSG_REPLY && app->state == TC_APP_REGISTERED) {
+		tc_app_handle_reply(app, &message->reply);
+		ok = TRUE;
+	} else {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "message type %u %s", type,
+			    app->state == TC_APP_REGISTERING ? "during registration"
+							     : "after registration");
+		ok = FALSE;
+	}
+	return ok ? TC_APP_HANDLED : TC_APP_REFUSED;
+}

@@ -30,8 +30,18 @@ typedef enum {
  * type, exact size, no file descriptors). *why says why on GONE. */
 TcAppReadResult tc_app_read_message(int fd, TcAppMessage *message, char **why);
 
-/* The application (not published yet, or [A] held) handles each message
- * kind; FALSE with error means a protocol violation. */
+typedef enum {
+	TC_APP_HANDLED,     /* go on reading */
+	TC_APP_BATCH_ENDED, /* EVENTS_END: the batch of events is complete */
+	TC_APP_REFUSED,     /* a protocol violation, in error: drop the app */
+} TcAppHandled;
+
+/* The application (not published yet, or [A] held) handles a message read
+ * by tc_app_read_message(): REGISTER only while registering, REPLY only
+ * once registered, EVENT and EVENTS_END in both states. */
+TcAppHandled tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error);
+
+/* Each message kind; FALSE with error means a protocol violation. */
 gboolean tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg,
 				GError **error);
 gboolean tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error);

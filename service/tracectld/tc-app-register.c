@@ -179,7 +179,6 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	g_autofree char *why = NULL;
 	TcAppMessage message;
 	TcApp *app = registration->app;
-	gboolean ok;
 
 	switch (tc_app_read_message(app->fd, &message, &why)) {
 	case TC_APP_READ_NOTHING:
@@ -190,31 +189,18 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	case TC_APP_READ_MESSAGE:
 		break;
 	}
-	switch (message.header.type) {
-	case TRACECTL_MSG_REGISTER:
-		ok = tc_app_handle_register(app, &message.registration, &error);
-		break;
-	case TRACECTL_MSG_EVENT:
-		ok = tc_app_handle_event(app, &message.event, &error);
-		break;
-	case TRACECTL_MSG_EVENTS_END:
-		ok = tc_app_handle_events_end(app, &message.batch, &error);
+	switch (tc_app_handle_message(app, &message, &error)) {
+	case TC_APP_HANDLED:
+		return STEP_AGAIN;
+	case TC_APP_BATCH_ENDED:
 		*batch = message.batch.batch;
-		if (ok)
-			return STEP_DONE;
+		return STEP_DONE;
+	case TC_APP_REFUSED:
 		break;
-	default:
-		ok = FALSE;
-		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-			    "message type %u during registration", message.header.type);
 	}
-	if (!ok) {
-		g_autofree char *text = g_strdup_printf("protocol error: %s", error->message);
-
-		registration_drop(registration, text);
-		return STEP_DROPPED;
-	}
-	return STEP_AGAIN;
+	why = g_strdup_printf("protocol error: %s", error->message);
+	registration_drop(registration, why);
+	return STEP_DROPPED;
 }
 
 /* Reads what the application sent so far; never waits for more. */
