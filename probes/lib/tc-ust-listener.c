@@ -338,10 +338,11 @@ receive_command(int sock)
 	len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	if (len < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
-	if (len == 0)
-		return -ECONNRESET;
+	/* Even an empty datagram may carry descriptors: ours to close. */
 	nr_fds = collect_fds(&mh, fds, TC_UST_FDS_MAX);
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+	if (len == 0) {
+		ret = -ECONNRESET;
+	} else if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 		tc_ust_debug("Truncated message, disconnecting");
 		ret = -EPROTO;
 	} else {

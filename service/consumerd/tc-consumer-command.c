@@ -621,11 +621,14 @@ consumerd_command_handle(int fd, struct consumerd_registry *registry)
 		consumerd_warning("Failed to read from the service: %m");
 		return -EPIPE;
 	}
-	/* SOCK_SEQPACKET: 0 is the end of the connection (the service never
-	 * sends an empty request). */
-	if (n == 0)
-		return -EPIPE;
 	collect_received_fds(&mh, &command);
+	/* SOCK_SEQPACKET: 0 is the end of the connection (the service never
+	 * sends an empty request), or an empty datagram whose descriptors
+	 * are closed all the same. */
+	if (n == 0) {
+		close_untaken_fds(&command);
+		return -EPIPE;
+	}
 	command.len = (size_t)n;
 	command.reply.status = command_dispatch(&command, mh.msg_flags & MSG_TRUNC);
 	close_untaken_fds(&command);

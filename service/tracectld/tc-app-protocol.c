@@ -69,13 +69,19 @@ tc_app_read_message(int fd, TcAppMessage *message, char **why)
 	while (len < 0 && errno == EINTR);
 	if (len < 0 && errno == EAGAIN)
 		return TC_APP_READ_NOTHING;
-	if (len <= 0) {
-		*why = g_strdup(len < 0 ? g_strerror(errno) : "connection closed");
+	if (len < 0) {
+		*why = g_strdup(g_strerror(errno));
 		return TC_APP_READ_GONE;
 	}
+	/* Before the end-of-file test: an empty datagram can carry
+	 * descriptors too, and they are ours to close. */
 	if (mh.msg_controllen > 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		close_received_fds(&mh);
 		*why = g_strdup("oversized message or unexpected file descriptors");
+		return TC_APP_READ_GONE;
+	}
+	if (len == 0) {
+		*why = g_strdup("connection closed");
 		return TC_APP_READ_GONE;
 	}
 	if ((size_t)len < sizeof(message->header) || message->header.magic != TRACECTL_ABI_MAGIC) {

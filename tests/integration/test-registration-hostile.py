@@ -3,11 +3,13 @@
 """Registrations that stall, lie, break the protocol or die half-way cost
 nothing to anyone else: a normal application registers at once while 70
 connections stall, a lying peer is known by its real pid and uid, bad
-event descriptions end their connection, stalled ones are dropped at their
-deadline, and applications killed while registering leave no trace."""
+event descriptions end their connection, descriptors sent along messages
+are closed, stalled ones are dropped at their deadline, and applications
+killed while registering leave no trace."""
 
 import os
 import random
+import select
 import signal
 import socket
 import struct
@@ -121,6 +123,25 @@ def check_bad_descriptions(svc):
         sock.close()
 
 
+def check_descriptors_closed(svc):
+    """Descriptors sent along any message are the service's to close: an
+    empty datagram (which reads like an end of file), a valid REGISTER
+    and one too big, each with a pipe's write end. Its read end sees the
+    end of file once no copy is open anywhere."""
+    shapes = [b"", register(os.getpid(), 0), b"x" * 5000]
+    for data in shapes:
+        reader, writer = os.pipe()
+        sock = connect(svc.rundir)
+        socket.send_fds(sock, [data], [writer])
+        os.close(writer)
+        check(is_dropped(sock), f"a message of {len(data)} bytes with a descriptor was taken")
+        ready, _, _ = select.select([reader], [], [], 5)
+        check(ready and os.read(reader, 1) == b"",
+              f"tracectld kept a descriptor sent with a message of {len(data)} bytes")
+        os.close(reader)
+        sock.close()
+
+
 def check_killed_while_registering(svc):
     rng = random.Random(7)
     pids = []
@@ -141,6 +162,7 @@ def test():
         check_stalls_block_nobody(svc)
         check_liar(svc)
         check_bad_descriptions(svc)
+        check_descriptors_closed(svc)
         check_killed_while_registering(svc)
         app = svc.app("--pause", wait_ready=True)
         wait_for(lambda: f"PID: {app.pid} " in svc.cli("list", "-u").stdout, 5,
