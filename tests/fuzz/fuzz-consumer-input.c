@@ -19,13 +19,14 @@
  * nothing on 2026-11-23):
  *
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
+ *     -Itests/fuzz \
  *     -Iprobes/ringbuffer -Iservice/abi -Iservice/consumerd \
  *     tests/fuzz/fuzz-consumer-input.c probes/ringbuffer/tc-rb.c \
  *     service/consumerd/tc-consumer-layout.c -o fuzz-consumer-input
  *   ./fuzz-consumer-input -max_len=512 -max_total_time=300 CORPUS_DIR
  *
- * Otherwise main() below replays the input files given as arguments, or
- * mutates built-in seed inputs with a seeded generator:
+ * Otherwise fuzz-driver.c's main() replays the input files given as
+ * arguments, or mutates the seed inputs below with a seeded generator:
  * `fuzz-consumer-input --seed N --runs M`. The test suite runs a fixed
  * seed, so a failure reproduces with the same command.
  */
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-driver.h"
 #include "tc-consumer-layout.h"
 #include "tc-rb.h"
 
@@ -63,28 +65,6 @@ static const char *const outcome_names[OUTCOMES] = {
 	"walk valid", "walk corrupt", "walk unknown event",
 };
 static unsigned long long outcomes[OUTCOMES];
-
-/* The input, read front to back; past its end every byte reads as 0. */
-struct input {
-	const uint8_t *data;
-	size_t size, pos;
-};
-
-static uint8_t
-take_byte(struct input *in)
-{
-	return in->pos < in->size ? in->data[in->pos++] : 0;
-}
-
-static uint32_t
-take_u32(struct input *in)
-{
-	uint32_t value = 0;
-
-	for (int i = 0; i < 4; i++)
-		value |= (uint32_t)take_byte(in) << (8 * i);
-	return value;
-}
 
 struct harness {
 	struct tc_rb rb; /* the application's side */
@@ -239,23 +219,23 @@ peek_one(struct harness *h, uint8_t which)
 /* Writes up to 8 bytes of the input into the header page, the commit
  * counters or the data, at an offset the input gives in that region. */
 static void
-scribble(struct harness *h, struct input *in)
+scribble(struct harness *h, struct fuzz_input *in)
 {
 	uint64_t data_offset = (uint64_t)(h->reader.rb.data - h->mapping);
 	uint64_t begin[] = {0, TC_RB_HEADER_SIZE, data_offset};
 	uint64_t end[] = {TC_RB_HEADER_SIZE, data_offset, h->mapping_size};
-	uint8_t region = take_byte(in) % 3;
-	uint64_t offset = begin[region] + take_u32(in) % (end[region] - begin[region]);
-	uint32_t len = 1 + take_byte(in) % 8;
+	uint8_t region = fuzz_take_byte(in) % 3;
+	uint64_t offset = begin[region] + fuzz_take_u32(in) % (end[region] - begin[region]);
+	uint32_t len = 1 + fuzz_take_byte(in) % 8;
 
 	for (uint32_t i = 0; i < len && offset + i < h->mapping_size; i++)
-		__atomic_store_n(&h->mapping[offset + i], take_byte(in), __ATOMIC_RELAXED);
+		__atomic_store_n(&h->mapping[offset + i], fuzz_take_byte(in), __ATOMIC_RELAXED);
 }
 
 static void
-harness_init(struct harness *h, struct input *in)
+harness_init(struct harness *h, struct fuzz_input *in)
 {
-	uint8_t geometry = take_byte(in);
+	uint8_t geometry = fuzz_take_byte(in);
 	uint32_t subbuf_size = TC_RB_SUBBUF_SIZE_MIN << (geometry & 1);
 	uint32_t num_subbuf = TC_RB_NUM_SUBBUF_MIN << ((geometry >> 1) & 1);
 	uint32_t flags = (geometry >> 2) & 1 ? TC_RB_FLAG_OVERWRITE : 0;
@@ -299,21 +279,19 @@ enum op {
 	OP_COUNT,
 };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input in = {data, size, 0};
+	struct fuzz_input in = {data, size, 0};
 	struct harness h;
 
 	harness_init(&h, &in);
 	while (in.pos < in.size) {
-		switch (take_byte(&in) % OP_COUNT) {
+		switch (fuzz_take_byte(&in) % OP_COUNT) {
 		case OP_WRITE: {
-			uint8_t count = take_byte(&in);
+			uint8_t count = fuzz_take_byte(&in);
 
-			write_events(&h, count, take_byte(&in));
+			write_events(&h, count, fuzz_take_byte(&in));
 			break;
 		}
 		case OP_SCRIBBLE:
@@ -323,7 +301,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)get_one(&h);
 			break;
 		case OP_PEEK:
-			peek_one(&h, take_byte(&in));
+			peek_one(&h, fuzz_take_byte(&in));
 			break;
 		case OP_FLUSH:
 			/* The consumer's stop: on memory the application shares. */
@@ -373,109 +351,19 @@ static const uint8_t seeds[][32] = {
 	 OP_GET, OP_PEEK, 0, OP_GET},
 };
 
-static uint64_t
-next_random(uint64_t *state)
-{
-	/* splitmix64: small, and the same sequence everywhere. */
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+static const struct fuzz_seed seed_list[] = {
+	{seeds[0], 32}, {seeds[1], 32}, {seeds[2], 32}, {seeds[3], 32},
+	{seeds[4], 32}, {seeds[5], 32}, {seeds[6], 32},
+};
+_Static_assert(sizeof(seed_list) / sizeof(seed_list[0]) == sizeof(seeds) / sizeof(seeds[0]),
+	       "a seed is missing from seed_list");
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* A seed with a few bytes changed, inserted or cut. */
-static size_t
-mutate(uint8_t *out, size_t max, uint64_t *state)
-{
-	const uint8_t *seed = seeds[next_random(state) % (sizeof(seeds) / sizeof(seeds[0]))];
-	size_t size = sizeof(seeds[0]);
-	unsigned int edits = 1 + next_random(state) % 16;
-
-	memcpy(out, seed, size);
-	for (unsigned int i = 0; i < edits; i++) {
-		size_t at = next_random(state) % (size + 1);
-		uint8_t value = (uint8_t)next_random(state);
-
-		switch (next_random(state) % 4) {
-		case 0: /* insert */
-			if (size < max) {
-				memmove(out + at + 1, out + at, size - at);
-				out[at] = value;
-				size++;
-			}
-			break;
-		case 1: /* cut */
-			if (at < size) {
-				memmove(out + at, out + at + 1, size - at - 1);
-				size--;
-			}
-			break;
-		default: /* change */
-			if (at < size)
-				out[at] = value;
-			break;
-		}
-	}
-	return size;
-}
-
-static int
-replay_file(const char *path)
-{
-	static uint8_t data[1 << 20];
-	FILE *f = fopen(path, "rb");
-	size_t size;
-
-	if (!f) {
-		perror(path);
-		return 1;
-	}
-	size = fread(data, 1, sizeof(data), f);
-	fclose(f);
-	return LLVMFuzzerTestOneInput(data, size);
-}
-
-int
-main(int argc, char **argv)
-{
-	uint64_t seed = 1, runs = 10000, state;
-	uint8_t input[256];
-	int first_file = 1;
-
-	for (; first_file + 1 < argc; first_file += 2) {
-		if (strcmp(argv[first_file], "--seed") == 0)
-			seed = strtoull(argv[first_file + 1], NULL, 0);
-		else if (strcmp(argv[first_file], "--runs") == 0)
-			runs = strtoull(argv[first_file + 1], NULL, 0);
-		else
-			break;
-	}
-	if (first_file < argc) {
-		for (int i = first_file; i < argc; i++)
-			if (replay_file(argv[i]) != 0)
-				return 1;
-		printf("%d input files read without an error\n", argc - first_file);
-		return 0;
-	}
-	state = seed;
-	for (uint64_t run = 0; run < runs; run++) {
-		size_t size = mutate(input, sizeof(input), &state);
-
-		LLVMFuzzerTestOneInput(input, size);
-	}
-	printf("%llu inputs from seed %llu read without an error:", (unsigned long long)runs,
-	       (unsigned long long)seed);
-	for (int i = 0; i < OUTCOMES; i++)
-		printf("%s %s %llu", i ? "," : "", outcome_names[i], outcomes[i]);
-	printf("\n");
-	for (int i = 0; i < OUTCOMES; i++) {
-		if (runs >= 1000 && outcomes[i] == 0) {
-			fprintf(stderr, "no input reached '%s': the seeds or the harness are broken\n",
-				outcome_names[i]);
-			return 1;
-		}
-	}
-	return 0;
-}
+const struct fuzz_harness fuzz_harness = {
+	.seeds = seed_list,
+	.nr_seeds = sizeof(seed_list) / sizeof(seed_list[0]),
+	.input_max = 256,
+	.outcome_names = outcome_names,
+	.outcomes = outcomes,
+	.nr_outcomes = OUTCOMES,
+};
 #endif

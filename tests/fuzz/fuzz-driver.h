@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * What the fuzz harnesses share: reading an input front to back, and the
+ * standalone driver (fuzz-driver.c) that runs a harness without libFuzzer.
+ *
+ * A harness defines LLVMFuzzerTestOneInput() and, unless built with
+ * -DFUZZ_LIBFUZZER, fuzz_harness below. The driver replays the input files
+ * given as arguments, or runs `--runs M` inputs made with a seeded
+ * generator (`--seed N`; splitmix64, so the same inputs everywhere): a seed
+ * input with a few bytes changed, inserted or cut, or random bytes when the
+ * harness has no seeds. After a run it prints how often each outcome was
+ * reached and fails when one never was (from 1000 runs on): inputs that
+ * never reach an outcome test less than they seem to.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct fuzz_input {
+	const uint8_t *data;
+	size_t size, pos;
+};
+
+/* Past its end, an input reads as zeros. */
+static inline uint8_t
+fuzz_take_byte(struct fuzz_input *in)
+{
+	return in->pos < in->size ? in->data[in->pos++] : 0;
+}
+
+static inline uint32_t
+fuzz_take_u32(struct fuzz_input *in)
+{
+	uint32_t value = 0;
+
+	for (int i = 0; i < 4; i++)
+		value |= (uint32_t)fuzz_take_byte(in) << (8 * i);
+	return value;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fuzz_seed {
+	const uint8_t *data;
+	size_t size;
+};
+
+struct fuzz_harness {
+	const struct fuzz_seed *seeds; /* NULL: random inputs */
+	size_t nr_seeds;
+	size_t input_max; /* bytes */
+	const char *const *outcome_names;
+	const unsigned long long *outcomes; /* counted by the harness */
+	unsigned int nr_outcomes;
+	/* Optional: checks once all inputs ran; non-zero fails the run. */
+	int (*finish)(void);
+};
+
+extern const struct fuzz_harness fuzz_harness;
