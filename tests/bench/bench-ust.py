@@ -128,10 +128,12 @@ def run_loop(program, env, threads, count):
 
 
 def run_paced(program, env, rate):
-    """The rate reached (events/s)."""
+    """The rate reached (events/s) and the loop's largest lag behind its
+    schedule (s), after which it ran at full speed to catch up."""
     out = subprocess.run([program, "paced", str(rate), str(PACED_SECONDS)], env=env, check=True,
                          capture_output=True, text=True, timeout=600).stdout
-    return float(out.split("=")[1])
+    values = {key: float(value) for key, value in (part.split("=") for part in out.split())}
+    return values["rate"], values["max_lag_us"] / 1e6
 
 
 class Ours:
@@ -280,11 +282,12 @@ def sustained(tracer):
     while high / low > 1.2:
         rate = (low * high) ** 0.5
         session = tracer.session(None)
-        reached = run_paced(tracer.program, tracer.env, rate)
+        reached, lag = run_paced(tracer.program, tracer.env, rate)
         time.sleep(0.5)
         discarded = tracer.end(session)
         print(f"{tracer.name} sustained: asked {rate / 1e6:.2f} M/s, reached "
-              f"{reached / 1e6:.2f} M/s, discarded {discarded}", file=sys.stderr, flush=True)
+              f"{reached / 1e6:.2f} M/s, discarded {discarded}, largest lag "
+              f"{lag * 1e3:.2f} ms", file=sys.stderr, flush=True)
         if discarded == 0:
             low, best = rate, max(best, reached)
         else:
@@ -297,9 +300,12 @@ def lossless_runs(tracer, rate):
     lossless = 0
     for _ in range(AT_TWICE_RUNS):
         session = tracer.session(None)
-        run_paced(tracer.program, tracer.env, rate)
+        _, lag = run_paced(tracer.program, tracer.env, rate)
         time.sleep(0.5)
-        lossless += tracer.end(session) == 0
+        discarded = tracer.end(session)
+        print(f"{tracer.name} at {rate / 1e6:.2f} M/s: discarded {discarded}, largest lag "
+              f"{lag * 1e3:.2f} ms", file=sys.stderr, flush=True)
+        lossless += discarded == 0
     return lossless
 
 
