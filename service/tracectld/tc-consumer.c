@@ -504,8 +504,14 @@ tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char 
 			    "The trace directory is too long");
 		return FALSE;
 	}
-	return request(consumer, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), NULL, 0, NULL,
-		       &reply, error);
+	if (request(consumer, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), NULL, 0, NULL,
+		    &reply, error))
+		return TRUE;
+	/* A directory that holds a trace is taken, as a name can be. */
+	if (error && *error && reply.header.type == TC_CONSUMER_REPLY &&
+	    (reply.status == -EEXIST || reply.status == -ENOTEMPTY))
+		(*error)->code = TC_ERROR_ALREADY_EXISTS;
+	return FALSE;
 }
 
 gboolean

@@ -69,6 +69,7 @@ create_authorized(TcRequest *request, GError **error)
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);
+	request->session->output_is_default = *request->directory == '\0';
 	request->session->snapshot = request->snapshot;
 	return TRUE;
 }

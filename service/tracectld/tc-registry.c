@@ -81,10 +81,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->refcount = 1;
 	session->name = g_strdup(name);
 	session->owner_uid = owner;
-	session->output_directory = g_strdup(output_directory);
-	session->trace_dir =
-		g_strdup_printf("%s/ust/uid/%u/%u-bit", output_directory, (unsigned)owner,
-				(unsigned)(sizeof(long) * 8));
+	tc_session_set_output_directory(session, output_directory);
 	random_uuid(session->uuid);
 	session->creation_realtime_us = g_get_real_time();
 	tc_trace_clock_init(&session->clock);
@@ -102,6 +99,17 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	cds_lfht_node_init(&session->id_node);
 	cds_lfht_node_init(&session->name_node);
 	return session;
+}
+
+void
+tc_session_set_output_directory(TcSession *session, const char *output_directory)
+{
+	g_free(session->output_directory);
+	g_free(session->trace_dir);
+	session->output_directory = g_strdup(output_directory);
+	session->trace_dir = g_strdup_printf("%s/ust/uid/%u/%u-bit", output_directory,
+					     (unsigned)session->owner_uid,
+					     (unsigned)(sizeof(long) * 8));
 }
 
 TcSession *

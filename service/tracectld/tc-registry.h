@@ -111,8 +111,12 @@ struct _TcSession {
 	guint64 id;
 	char *name;
 	uid_t owner_uid;
+	/* Both [S] until the session is exported, fixed from then on. */
 	char *output_directory; /* the trace root the user sees */
 	char *trace_dir;        /* <output>/ust/uid/<uid>/64-bit */
+	/* The service chose output_directory (<name>-<date>-<time>), so it
+	 * may pick another when that one holds a trace already. */
+	gboolean output_is_default;
 	char *object_path;
 	guint8 uuid[16];
 	gint64 creation_realtime_us;
@@ -208,6 +212,8 @@ void tc_registry_init(void);
 
 /* Sessions. */
 TcSession *tc_session_new(const char *name, uid_t owner, const char *output_directory);
+/* Before the session is published: its trace goes to output_directory. */
+void tc_session_set_output_directory(TcSession *session, const char *output_directory);
 TcSession *tc_session_ref(TcSession *session);
 void tc_session_unref(TcSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)

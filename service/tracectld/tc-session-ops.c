@@ -17,6 +17,37 @@
 static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
 				 const char *trace_dir, GError **error);
 
+/* The same name again within a second gets the same default directory:
+ * the next free "<default>-2", "-3"... rather than an error. */
+#define DEFAULT_DIRECTORY_TRIES 100
+
+/* Creates the owner's trace directory through the consumer. op_lock held,
+ * the session published. */
+static gboolean
+create_owner_trace(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	g_autofree char *base = g_strdup(session->output_directory);
+	g_autoptr(GError) local_error = NULL;
+
+	for (guint n = 2; !create_uid_trace(session, consumer, session->owner_uid,
+					    session->trace_dir, &local_error);
+	     n++) {
+		g_autofree char *next = NULL;
+
+		if (!session->output_is_default || n > DEFAULT_DIRECTORY_TRIES ||
+		    !g_error_matches(local_error, TC_ERROR, TC_ERROR_ALREADY_EXISTS)) {
+			g_propagate_error(error, g_steal_pointer(&local_error));
+			return FALSE;
+		}
+		g_clear_error(&local_error);
+		next = g_strdup_printf("%s-%u", base, n);
+		g_mutex_lock(&session->lock);
+		tc_session_set_output_directory(session, next);
+		g_mutex_unlock(&session->lock);
+	}
+	return TRUE;
+}
+
 gboolean
 tc_session_op_create(TcSession *session, GError **error)
 {
@@ -27,8 +58,7 @@ tc_session_op_create(TcSession *session, GError **error)
 	added = tc_registry_add_session(session, error);
 	if (added) {
 		consumer = tc_consumer_get(session->owner_uid, error);
-		if (consumer == NULL || !create_uid_trace(session, consumer, session->owner_uid,
-							  session->trace_dir, error)) {
+		if (consumer == NULL || !create_owner_trace(session, consumer, error)) {
 			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
 				       session->name);
 			g_mutex_lock(&session->lock);

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Bad input gets a clear, named error and the service stays up while an
-application keeps tracing: bad session names, unknown sessions, bad event
-patterns, and garbage written to the registration socket."""
+application keeps tracing: bad session names, unknown sessions, taken
+names and trace directories, bad event patterns, and garbage written to
+the registration socket."""
 
 import os
 import random
+import re
 import socket
 import struct
 
@@ -54,6 +56,25 @@ def garbage(rundir):
     return half
 
 
+def check_recreated_at_once(svc):
+    """The same name again within a second, with the default directory:
+    a directory of its own, not an error."""
+    directories = []
+    for _ in range(3):
+        path = create(svc, "again").stdout.strip().split("'")[1]
+        result = svc.gdbus("--object-path", path, "--method",
+                           "org.freedesktop.DBus.Properties.Get",
+                           "org.tracectl.Tracing1.Session", "OutputDirectory")
+        directories.append(result.stdout.strip().split("'")[1])
+        svc.gdbus(*MANAGER, "--method", "org.tracectl.Tracing1.Manager.DestroySession", path)
+    check(len(set(directories)) == 3, f"three sessions 'again' in a row got {directories}")
+    # Within one second (the usual case) the stamps are the same.
+    for earlier, later in zip(directories, directories[1:]):
+        if later.startswith(earlier):
+            check(re.fullmatch(r"-[23]", later[len(earlier):]) is not None,
+                  f"directory {later} after {earlier}")
+
+
 def test():
     with Service() as svc:
         for name in ("", "x" * 65, "a/b", ".hidden", "sp ace", "quo\"te"):
@@ -78,6 +99,9 @@ def test():
         svc.cli("create", "good", "--output", out)
         result = create(svc, "good")
         check(EXISTS in result.stderr, f"duplicate name: {result}")
+        result = create(svc, "other", out)
+        check(EXISTS in result.stderr, f"a directory holding a trace: {result}")
+        check_recreated_at_once(svc)
         for pattern in ("", "a b", "x" * 200, "evil\";", "p:e/x"):
             result = svc.cli("enable-event", "-u", pattern, check_ok=False)
             check(result.returncode != 0, f"pattern {pattern!r} accepted")
