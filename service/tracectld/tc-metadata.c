@@ -12,6 +12,15 @@ byte_order(void)
 	return __BYTE_ORDER == __LITTLE_ENDIAN ? "le" : "be";
 }
 
+/* The host's name, for a quoted TSDL string: an administrator may name
+ * the host anything, quotes, backslashes and newlines included. */
+static char *
+safe_host_name(void)
+{
+	return g_strcanon(g_strdup(g_get_host_name()),
+			  G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-", '_');
+}
+
 static void
 append_uuid(GString *out, const guint8 uuid[16])
 {
@@ -29,6 +38,7 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 	g_autoptr(GDateTime) created =
 		g_date_time_new_from_unix_utc(session->creation_realtime_us / G_USEC_PER_SEC);
 	g_autofree char *created_text = g_date_time_format_iso8601(created);
+	g_autofree char *host_name = safe_host_name();
 	char clock_text[TC_CTF_CLOCK_MAX];
 	g_string_append(out, "/* CTF 1.8 */\n\n");
 	for (guint bits = 8; bits <= 64; bits *= 2)
@@ -57,7 +67,7 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       "\ttrace_creation_datetime = \"%s\";\n"
 			       "\tuid = %u;\n"
 			       "};\n\n",
-			       g_get_host_name(), PACKAGE_VERSION, session->name, created_text,
+			       host_name, PACKAGE_VERSION, session->name, created_text,
 			       (unsigned)uid);
 	tc_ctf_clock_format(clock_text, sizeof(clock_text), &session->clock);
 	g_string_append(out, clock_text);

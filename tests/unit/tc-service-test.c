@@ -2,8 +2,11 @@
 /* Unit tests of the service's checks of outside input and its metadata. */
 #include <glib.h>
 #include <math.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tc-error.h"
 #include "tc-metadata.h"
@@ -119,6 +122,42 @@ test_metadata_header(void)
 	g_assert_cmpuint(session->uuid[6] >> 4, ==, 4);
 }
 
+static gboolean
+can_own_host_name(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUTS) == 0 ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+/* A host named with quotes, a backslash and a newline: the metadata stays
+ * one well-formed TSDL string (babeltrace2 would refuse the trace). */
+static void
+test_metadata_host_name(void)
+{
+	if (g_test_subprocess()) {
+		static const char name[] = "evil\"host\\\n";
+		g_autoptr(TcSession) session = tc_session_new("s1", 1000, "/tmp/x");
+		g_autoptr(GString) out = g_string_new(NULL);
+
+		g_assert_cmpint(unshare(CLONE_NEWUTS), ==, 0);
+		g_assert_cmpint(sethostname(name, strlen(name)), ==, 0);
+		tc_metadata_append_header(out, session, 1000, session->uuid);
+		g_assert_nonnull(strstr(out->str, "\thostname = \"evil_host__\";\n"));
+		return;
+	}
+	if (!can_own_host_name()) {
+		g_test_skip("no UTS namespace of our own here (needs root)");
+		return;
+	}
+	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+	g_test_trap_assert_passed();
+}
+
 /* Unix time in seconds that a clock reading stands for, by the clock's
  * description. */
 static double
@@ -198,6 +237,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/service/application-names", test_application_names);
 	g_test_add_func("/tracectl/service/metadata-event", test_metadata_event);
 	g_test_add_func("/tracectl/service/metadata-header", test_metadata_header);
+	g_test_add_func("/tracectl/service/metadata-host-name", test_metadata_host_name);
 	g_test_add_func("/tracectl/service/trace-clock", test_trace_clock);
 	return g_test_run();
 }
