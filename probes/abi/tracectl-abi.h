@@ -33,8 +33,9 @@
 #ifndef TRACECTL_ABI_H
 #define TRACECTL_ABI_H
 
-#include <stdint.h>
 #include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
 #define TRACECTL_ABI_VERSION 2u
@@ -88,6 +89,24 @@ struct tracectl_abi_field {
 	uint32_t type; /* enum tracectl_field_type */
 	uint32_t size; /* bytes, for integers and double; 0 otherwise */
 };
+
+/* Whether a field of this type may have this size. */
+static inline bool
+tracectl_abi_field_size_is_valid(uint32_t type, uint32_t size)
+{
+	switch (type) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		return size == 1 || size == 2 || size == 4 || size == 8;
+	case TRACECTL_FIELD_DOUBLE:
+		return size == 8;
+	case TRACECTL_FIELD_STRING:
+	case TRACECTL_FIELD_BYTES:
+		return size == 0;
+	default:
+		return false;
+	}
+}
 
 struct tracectl_msg_register {
 	struct tracectl_msg_header header;

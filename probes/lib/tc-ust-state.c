@@ -63,20 +63,8 @@ is_valid_field_name(const char *name)
 static bool
 is_valid_field(const struct tracectl_ust_field *field)
 {
-	if (!is_valid_field_name(field->name))
-		return false;
-	switch (field->type) {
-	case TRACECTL_FIELD_SIGNED:
-	case TRACECTL_FIELD_UNSIGNED:
-		return field->size == 1 || field->size == 2 || field->size == 4 || field->size == 8;
-	case TRACECTL_FIELD_DOUBLE:
-		return field->size == 8;
-	case TRACECTL_FIELD_STRING:
-	case TRACECTL_FIELD_BYTES:
-		return field->size == 0;
-	default:
-		return false;
-	}
+	return is_valid_field_name(field->name) &&
+	       tracectl_abi_field_size_is_valid(field->type, field->size);
 }
 
 bool

@@ -143,22 +143,9 @@ tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg, GErr
 static gboolean
 check_field(const struct tracectl_abi_field *field)
 {
-	if (memchr(field->name, '\0', sizeof(field->name)) == NULL ||
-	    !tc_validate_field_name(field->name))
-		return FALSE;
-	switch (field->type) {
-	case TRACECTL_FIELD_SIGNED:
-	case TRACECTL_FIELD_UNSIGNED:
-		return field->size == 1 || field->size == 2 || field->size == 4 ||
-		       field->size == 8;
-	case TRACECTL_FIELD_DOUBLE:
-		return field->size == 8;
-	case TRACECTL_FIELD_STRING:
-	case TRACECTL_FIELD_BYTES:
-		return field->size == 0;
-	default:
-		return FALSE;
-	}
+	return memchr(field->name, '\0', sizeof(field->name)) != NULL &&
+	       tc_validate_field_name(field->name) &&
+	       tracectl_abi_field_size_is_valid(field->type, field->size);
 }
 
 static gboolean
