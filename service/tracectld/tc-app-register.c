@@ -16,6 +16,7 @@
 #include <urcu/wfcqueue.h>
 
 #include "tc-app-protocol.h"
+#include "tc-app-quota.h"
 
 #define APP_SOCKET_SNDBUF (1 << 20)
 #define MESSAGES_PER_TURN 256
@@ -77,6 +78,23 @@ inbox_push(TcRegistrar *registrar, TcRegistration *registration)
 
 /* Accept thread. */
 
+/* A user at the limit may be trying to flood us: one line a second. */
+static void
+warn_over_quota(const struct ucred *cred)
+{
+	static gint64 last_us;
+	static guint refused;
+	gint64 now = g_get_monotonic_time();
+
+	refused++;
+	if (now - last_us < G_USEC_PER_SEC)
+		return;
+	g_warning("Refused a connection of pid=%d uid=%u: the user holds the most connections "
+		  "allowed (%u refused in all)",
+		  (int)cred->pid, (unsigned)cred->uid, refused);
+	last_us = now;
+}
+
 static void
 accept_one(TcRegistrar *registrar)
 {
@@ -99,9 +117,15 @@ accept_one(TcRegistrar *registrar)
 		close(fd);
 		return;
 	}
+	if (!tc_app_quota_take(cred.uid)) {
+		warn_over_quota(&cred);
+		close(fd);
+		return;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	registration = g_new0(TcRegistration, 1);
 	registration->app = tc_app_new(fd, cred.pid, cred.uid, cred.gid);
+	registration->app->holds_quota = TRUE;
 	registration->deadline_us =
 		g_get_monotonic_time() + (gint64)TC_REGISTRATION_TIMEOUT_MS * 1000;
 	inbox_push(registrar, registration);

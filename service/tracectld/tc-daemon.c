@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "tc-app-listener.h"
+#include "tc-app-quota.h"
 #include "tc-authority.h"
 #include "tc-consumer.h"
 #include "tc-consumer-unit.h"
@@ -183,7 +184,7 @@ int
 main(int argc, char **argv)
 {
 	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
-	gint idle_timeout_s = 0;
+	gint idle_timeout_s = 0, max_app_connections = TC_APP_QUOTA_DEFAULT;
 	const GOptionEntry entries[] = {
 		{"embedded", 'e', 0, G_OPTION_ARG_NONE, &embedded,
 		 "Start a private system bus and polkitd (no system bus on this machine)",
@@ -191,6 +192,10 @@ main(int argc, char **argv)
 		{"idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout_s,
 		 "Exit after SECS without any session or call (0: never, the default)",
 		 "SECS"},
+		{"max-app-connections", 0, 0, G_OPTION_ARG_INT, &max_app_connections,
+		 "Connections to the application socket one user (root aside) may hold "
+		 "(0: no limit; default 8192)",
+		 "N"},
 		{"replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
 		 "Replace the running instance", NULL},
 		{"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL},
@@ -211,6 +216,11 @@ main(int argc, char **argv)
 		g_print("tracectld %s\n", PACKAGE_VERSION);
 		return EXIT_SUCCESS;
 	}
+	if (max_app_connections < 0) {
+		g_printerr("tracectld: --max-app-connections must be 0 or more\n");
+		return EXIT_FAILURE;
+	}
+	tc_app_quota_set_max((guint)max_app_connections);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-app-quota.h"
 #include "tc-error.h"
 
 #define HT_INITIAL_BUCKETS 64
@@ -419,6 +420,8 @@ tc_app_unref(TcApp *app)
 {
 	if (app == NULL || !g_atomic_int_dec_and_test(&app->refcount))
 		return;
+	if (app->holds_quota)
+		tc_app_quota_release(app->uid);
 	g_ptr_array_unref(app->events);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);

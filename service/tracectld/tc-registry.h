@@ -176,6 +176,7 @@ struct _TcApp {
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
 	gboolean is_greeted; /* REGISTER received */
+	gboolean holds_quota; /* counted by tc_app_quota_take() until freed */
 	GMutex lock;         /* [A] */
 	TcAppState state;     /* [A] */
 	GPtrArray *events;    /* [A] TcAppEvent *, by application index */
