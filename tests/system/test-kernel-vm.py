@@ -148,7 +148,9 @@ def test():
             [QEMU, "-accel", ACCEL, "-cpu", "max", "-m", "2048", "-smp", "2", "-nodefaults",
              "-display", "none", "-serial", "stdio", "-no-reboot",
              "-kernel", vmlinuz, "-initrd", initramfs,
-             "-append", "console=ttyS0 panic=-1 quiet",
+             # A soft lockup panics (and qemu exits) with its stack on the
+             # console, rather than hanging until VM_TIMEOUT_S unexplained.
+             "-append", "console=ttyS0 panic=-1 quiet loglevel=5 softlockup_panic=1",
              "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, errors="replace")
