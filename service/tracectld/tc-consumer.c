@@ -370,9 +370,14 @@ check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
 	}
 	if (reply->status < 0) {
 		char message[TC_CONSUMER_ERROR_MAX];
+		/* Something there already (a trace in the directory) is taken,
+		 * as a name can be; anything else the service could not do. */
+		int code = reply->status == -EEXIST || reply->status == -ENOTEMPTY
+				   ? TC_ERROR_ALREADY_EXISTS
+				   : TC_ERROR_FAILED;
 
 		g_strlcpy(message, reply->message, sizeof(message));
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s",
+		g_set_error(error, TC_ERROR, code, "%s",
 			    *message ? message : g_strerror(-reply->status));
 		return FALSE;
 	}
@@ -504,14 +509,8 @@ tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char 
 			    "The trace directory is too long");
 		return FALSE;
 	}
-	if (request(consumer, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), NULL, 0, NULL,
-		    &reply, error))
-		return TRUE;
-	/* A directory that holds a trace is taken, as a name can be. */
-	if (error && *error && reply.header.type == TC_CONSUMER_REPLY &&
-	    (reply.status == -EEXIST || reply.status == -ENOTEMPTY))
-		(*error)->code = TC_ERROR_ALREADY_EXISTS;
-	return FALSE;
+	return request(consumer, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), NULL, 0, NULL,
+		       &reply, error);
 }
 
 gboolean

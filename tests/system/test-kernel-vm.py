@@ -164,6 +164,8 @@ def test():
     log("-----------------------")
     check(proc.returncode is not None and proc.returncode >= 0,
           f"the guest did not power off within {VM_TIMEOUT_S} s (its console is above)")
+    check("Kernel panic" not in output,
+          "the guest kernel panicked (a soft lockup, with softlockup_panic): its console is above")
     status = STATUS.search(output)
     check(proc.returncode == 0, f"qemu failed ({proc.returncode}): {errors[-2000:]}")
     check(status is not None, "the guest did not report the test's status")
