@@ -145,7 +145,15 @@ def test():
         initramfs = build_initramfs(tmp, version, guest_command())
         log(f"booting {vmlinuz} in qemu")
         proc = subprocess.Popen(
-            [QEMU, "-accel", ACCEL, "-cpu", "max", "-m", "2048", "-smp", "2", "-nodefaults",
+            # One virtual CPU: twice in about 25 runs the test's teardown
+            # hung with tracectl-kernel-helper spinning in the kernel on
+            # CPU 1 while CPU 0, idle, never answered (RCU: "0 ticks this
+            # GP"), as if an inter-processor interrupt to an idle CPU was
+            # lost under emulation (removing a kprobe patches kernel text,
+            # which interrupts every other CPU and waits for each to answer);
+            # with one CPU there is none to wait for. The merged timeline
+            # of several CPUs is checked on the host (test-kernel-timeline).
+            [QEMU, "-accel", ACCEL, "-cpu", "max", "-m", "2048", "-smp", "1", "-nodefaults",
              "-display", "none", "-serial", "stdio", "-no-reboot",
              "-kernel", vmlinuz, "-initrd", initramfs,
              # A soft lockup panics (and qemu exits) with its stack on the
