@@ -27,9 +27,9 @@ consumerd_affinity_init(struct consumerd_affinity *affinity)
 	affinity->cpu = -1;
 	for (int cpus = SET_CPUS_FIRST; cpus <= SET_CPUS_MAX; cpus *= 2) {
 		affinity->allowed = CPU_ALLOC(cpus);
-		affinity->one = CPU_ALLOC(cpus);
+		affinity->scratch = CPU_ALLOC(cpus);
 		affinity->set_size = CPU_ALLOC_SIZE(cpus);
-		if (!affinity->allowed || !affinity->one) {
+		if (!affinity->allowed || !affinity->scratch) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -37,8 +37,8 @@ consumerd_affinity_init(struct consumerd_affinity *affinity)
 		if (ret != -EINVAL)
 			break;
 		CPU_FREE(affinity->allowed);
-		CPU_FREE(affinity->one);
-		affinity->allowed = affinity->one = NULL;
+		CPU_FREE(affinity->scratch);
+		affinity->allowed = affinity->scratch = NULL;
 	}
 	if (ret < 0)
 		consumerd_affinity_fini(affinity);
@@ -53,41 +53,83 @@ consumerd_affinity_fini(struct consumerd_affinity *affinity)
 {
 	if (affinity->allowed)
 		CPU_FREE(affinity->allowed);
-	if (affinity->one)
-		CPU_FREE(affinity->one);
-	affinity->allowed = affinity->one = NULL;
+	if (affinity->scratch)
+		CPU_FREE(affinity->scratch);
+	affinity->allowed = affinity->scratch = NULL;
 	affinity->cpu = -1;
+}
+
+/* Whether the thread may be placed about cpu now: one of its CPUs, and
+ * the current placement, if another, held long enough. */
+static bool
+may_place(const struct consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
+{
+	if (!affinity->allowed || cpu >= affinity->set_size * 8 ||
+	    !CPU_ISSET_S(cpu, affinity->set_size, affinity->allowed))
+		return false;
+	if (affinity->cpu < 0 || (affinity->cpu == (int)cpu && affinity->away == away))
+		return true;
+	return now - affinity->moved_at >= CONSUMERD_AFFINITY_HOLD_MIN_NS;
+}
+
+static void
+place(struct consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
+{
+	/* Refused, a request still says the placement is wanted. */
+	consumerd_affinity_keep(affinity, now);
+	if (!may_place(affinity, cpu, away, now))
+		return;
+	affinity->last_asked = now;
+	if (affinity->cpu == (int)cpu && affinity->away == away)
+		return;
+	CPU_ZERO_S(affinity->set_size, affinity->scratch);
+	if (away) {
+		CPU_OR_S(affinity->set_size, affinity->scratch, affinity->scratch,
+			 affinity->allowed);
+		CPU_CLR_S(cpu, affinity->set_size, affinity->scratch);
+	} else
+		CPU_SET_S(cpu, affinity->set_size, affinity->scratch);
+	if (sched_setaffinity(0, affinity->set_size, affinity->scratch) == 0) {
+		affinity->cpu = (int)cpu;
+		affinity->away = away;
+		affinity->moved_at = now;
+		consumerd_debug("Waiting for wake-ups %s CPU %u", away ? "off" : "on", cpu);
+		return;
+	}
+	consumerd_debug("Cannot wait %s CPU %u, staying where it is: %m", away ? "off" : "on", cpu);
+	if (read_allowed(affinity) < 0)
+		consumerd_affinity_fini(affinity);
 }
 
 void
 consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
 {
-	if (!affinity->allowed || cpu >= affinity->set_size * 8 ||
-	    !CPU_ISSET_S(cpu, affinity->set_size, affinity->allowed))
-		return;
-	affinity->last_asked = now;
-	if (affinity->cpu == (int)cpu)
-		return;
-	if (affinity->cpu >= 0 && now - affinity->moved_at < CONSUMERD_AFFINITY_HOLD_MIN_NS)
-		return;
-	CPU_ZERO_S(affinity->set_size, affinity->one);
-	CPU_SET_S(cpu, affinity->set_size, affinity->one);
-	if (sched_setaffinity(0, affinity->set_size, affinity->one) == 0) {
-		affinity->cpu = (int)cpu;
-		affinity->moved_at = now;
-		consumerd_debug("Waiting for wake-ups on CPU %u", cpu);
-		return;
-	}
-	consumerd_debug("Cannot run on CPU %u, staying where it is: %m", cpu);
-	if (read_allowed(affinity) < 0)
-		consumerd_affinity_fini(affinity);
+	place(affinity, cpu, false, now);
 }
 
-bool
-consumerd_affinity_held_since(const struct consumerd_affinity *affinity, uint32_t cpu,
-			      uint64_t since)
+void
+consumerd_affinity_avoid(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
 {
-	return affinity->cpu >= 0 && (uint32_t)affinity->cpu == cpu && affinity->moved_at <= since;
+	place(affinity, cpu, true, now);
+}
+
+void
+consumerd_affinity_late_wake(struct consumerd_affinity *affinity, uint32_t writer_cpu,
+			     int ran_on, uint64_t now)
+{
+	if (ran_on < 0)
+		return;
+	if ((uint32_t)ran_on == writer_cpu)
+		consumerd_affinity_avoid(affinity, writer_cpu, now);
+	else
+		consumerd_affinity_follow(affinity, writer_cpu, now);
+}
+
+void
+consumerd_affinity_keep(struct consumerd_affinity *affinity, uint64_t now)
+{
+	if (affinity->cpu >= 0)
+		affinity->last_asked = now;
 }
 
 void

@@ -1,41 +1,41 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The consumer's main thread reads a busy buffer from the CPU that fills
- * it: a wake-up from the streams of one CPU moves the thread there (its
- * affinity becomes that CPU), and it stays there while it sleeps, so that
- * the next wake-up from that CPU is local.
+ * Where the consumer's main thread waits for wake-ups: anywhere, as the
+ * scheduler places it, until a wake-up comes late, then away from what
+ * made it late.
  *
- * Why: on a virtual machine, a consumer asleep on an idle virtual CPU runs
- * again only when the hypervisor runs that CPU, measured at up to 11 ms
- * after the writer's wake-up, while the default 4 x 512 KiB buffer holds
- * 7.5 ms of events at 14 M events/s; and time the hypervisor takes from
- * the consumer's CPU does not stop the writer on another. On the writer's
- * CPU the wake-up needs no other CPU, and what stops the consumer stops
- * the writer too. Paced at 12 to 15 M events/s on the development VM
- * (2 vCPUs, 2 s runs, alternated): 34 runs of 48 lost events without
- * following, 10 with it, and 17 following only after a wake-up that
- * found the buffer half full (a prototype); this code against none, 6
- * runs of 30 against 19.
+ * A wake-up is late when the drain it starts finds more than one closed
+ * sub-buffer (CONSUMERD_AFFINITY_LATE_PACKETS): the consumer ran only
+ * after the writers had filled a whole sub-buffer more, and two more such
+ * sub-buffers fill the default 4-sub-buffer buffer. Two causes were seen,
+ * with perf sched, on the 2-vCPU development VM:
  *
- * The price: the consumer's work (about 6 ns per event, copying and
- * checking packets) is done on the writer's CPU, even when another CPU
- * is idle; an application that keeps its CPU busy with events runs that
- * much slower (46.1 against 41.9 ns per event, one thread writing 6 MiB
- * as fast as it can, measured with the prototype).
+ *   - woken on the writer's own CPU, behind a writer that never sleeps:
+ *     the scheduler (EEVDF, HZ=250) let the writer finish its slice, up
+ *     to the next tick, 3.8 to 3.9 ms, while the other CPU was idle;
+ *     the thread then waits off that CPU (all its CPUs but that one);
+ *   - woken on another, idle, virtual CPU: that CPU ran again only when
+ *     the hypervisor ran it, up to 11 ms later on a day the hypervisor
+ *     took 5 to 13 % of the CPUs; the thread then waits on the writer's
+ *     CPU, where the wake-up needs no other CPU and what stops the
+ *     consumer stops the writer too.
  *
- * Following stops, for good, for a stream whose writers lost events at
- * CONSUMERD_AFFINITY_LOSING_WAKES wake-ups in a row while the consumer
- * was held on their CPU (a writer that leaves the consumer no time there,
- * such as a real-time thread that never sleeps; a single loss is the
- * hypervisor's doing more often than not): its buffer is then read from
- * whichever CPU the scheduler picks, as before. The thread stays on a CPU
- * at least CONSUMERD_AFFINITY_HOLD_MIN_NS, so that writers on several
- * CPUs do not move it at every wake-up, and gets back all the CPUs it
- * was given CONSUMERD_AFFINITY_IDLE_NS after the last wake-up that asked
- * for one.
+ * The placement stays while wake-ups come in time, changes at the next
+ * late one (not before CONSUMERD_AFFINITY_HOLD_MIN_NS, so that writers on
+ * several CPUs do not move the thread at every wake-up), and ends
+ * CONSUMERD_AFFINITY_IDLE_NS after the last wake-up. Always waiting on
+ * the writer's CPU (the rule before) lost events in 12 of 12 paced 2 s
+ * runs at 22 M events/s on a day without steal, against 3 of 12 for the
+ * scheduler's placement and 5 of 12 for this rule (2 of 12, 3 and 6 at
+ * 20.5 M/s); on the day with steal, following always had lost events in
+ * 6 of 30 runs at 12 to 15 M/s against 19 of 30 for the scheduler's
+ * placement, and a rule that followed only after a late wake-up 17 of
+ * 48 against 10.
  *
  * Only the main thread moves; the writer thread (tc-consumer-writer.h)
- * runs anywhere. Nothing here reads shared memory.
+ * runs anywhere. Nothing here reads shared memory; the count of packets
+ * a wake-up found does, which lets an application move its own user's
+ * consumer, nothing more.
  */
 #ifndef TC_CONSUMER_AFFINITY_H
 #define TC_CONSUMER_AFFINITY_H
@@ -47,15 +47,16 @@
 
 #define CONSUMERD_AFFINITY_IDLE_NS 1000000000ull
 #define CONSUMERD_AFFINITY_HOLD_MIN_NS 10000000ull
-#define CONSUMERD_AFFINITY_LOSING_WAKES 3
+#define CONSUMERD_AFFINITY_LATE_PACKETS 2
 
 struct consumerd_affinity {
 	cpu_set_t *allowed; /* the CPUs the thread was given; NULL: never moves */
-	cpu_set_t *one;     /* scratch set for one CPU */
+	cpu_set_t *scratch; /* the set being asked for */
 	size_t set_size;    /* bytes of each set */
-	int cpu;            /* the CPU the thread is held on, or -1 */
-	uint64_t moved_at;  /* when it was held there */
-	uint64_t last_asked; /* when a wake-up last asked for a CPU */
+	int cpu;            /* the CPU the thread is placed about, or -1 */
+	bool away;          /* on all its CPUs but cpu, rather than on cpu */
+	uint64_t moved_at;  /* when it was placed */
+	uint64_t last_asked; /* the last wake-up while placed */
 };
 
 /*
@@ -68,21 +69,26 @@ int consumerd_affinity_init(struct consumerd_affinity *affinity);
 void consumerd_affinity_fini(struct consumerd_affinity *affinity);
 
 /*
- * Holds the thread on cpu, if it is one of its CPUs and the thread has
- * been held where it is for CONSUMERD_AFFINITY_HOLD_MIN_NS. A failure
- * (the CPU went offline, a cpuset changed) rereads the thread's CPUs and
- * leaves it where it runs.
+ * Places the thread on cpu (follow) or on all its CPUs but cpu (avoid),
+ * if cpu is one of its CPUs and the thread has been where it is for
+ * CONSUMERD_AFFINITY_HOLD_MIN_NS; asked again for the same placement,
+ * only dates the request. A failure (the CPU went offline, a cpuset
+ * changed) rereads the thread's CPUs and leaves it where it runs.
  */
 void consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu,
 			       uint64_t now);
+void consumerd_affinity_avoid(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now);
 
 /*
- * Whether the thread has been held on cpu, without a break, since the time
- * since: a move there at that very time counts, as the move that ends a
- * wake-up carries that wake-up's time; a move away and back does not.
+ * A wake-up from the buffer of writer_cpu came late and the thread ran on
+ * ran_on (sched_getcpu(), -1 if unknown): avoids writer_cpu when it ran
+ * there, follows it otherwise.
  */
-bool consumerd_affinity_held_since(const struct consumerd_affinity *affinity, uint32_t cpu,
-				   uint64_t since);
+void consumerd_affinity_late_wake(struct consumerd_affinity *affinity, uint32_t writer_cpu,
+				  int ran_on, uint64_t now);
+
+/* A wake-up came in time: the placement, if any, stays. */
+void consumerd_affinity_keep(struct consumerd_affinity *affinity, uint64_t now);
 
 /* Gives the thread back all its CPUs, if it is held on one. */
 void consumerd_affinity_release(struct consumerd_affinity *affinity);

@@ -51,14 +51,6 @@ struct consumerd_stream {
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	uint64_t lost_when_waiting;   /* the writers' losses when it began */
-	/* Following its CPU (tc-consumer-affinity.h): when it last woke the
-	 * consumer and the writers' losses then, the wake-ups in a row that
-	 * found losses while the consumer was held on its CPU, and whether
-	 * that ended the following. */
-	uint64_t woken_at;
-	uint64_t lost_at_wake;
-	uint32_t losing_wakes;
-	bool follow_off;
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
 };
@@ -226,8 +218,6 @@ size_t consumerd_registry_wake_fds(struct consumerd_registry *registry, struct p
  * by consumerd_registry_wake_fds(), count entries) are readable: a
  * stream's eventfd is emptied and the stream written out; a kernel trace
  * is drained at the next timer pass, once however many of its CPUs woke.
- * Then the thread follows the CPU of the streams that woke it, when they
- * are all of one CPU (tc-consumer-affinity.h).
  */
 void consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 				  const struct pollfd *pfds, size_t count,

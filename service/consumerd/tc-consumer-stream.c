@@ -367,26 +367,14 @@ void
 consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
 		       uint64_t now)
 {
-	bool held = consumerd_affinity_held_since(affinity, stream->cpu, stream->woken_at);
 	eventfd_t count;
-	uint64_t lost;
+	uint32_t packets;
 
-	stream->woken_at = now;
 	/* Non-blocking: nothing to read is fine, the drain decides. */
 	eventfd_read(stream->wake_fd, &count);
-	consumerd_stream_drain(stream, stream->packet);
-	/* Shared memory: a scribbled count only stops the following of the
-	 * scribbler's own stream. */
-	lost = writers_lost(stream);
-	stream->losing_wakes = held && lost != stream->lost_at_wake ? stream->losing_wakes + 1 : 0;
-	stream->lost_at_wake = lost;
-	if (stream->losing_wakes < CONSUMERD_AFFINITY_LOSING_WAKES || stream->follow_off)
-		return;
-	stream->follow_off = true;
-	consumerd_info("session=%" PRIu64 ": The writers of stream %s_%" PRIu32 " lost events "
-		       "at %d wake-ups in a row while the consumer ran on their CPU: reading it "
-		       "from any CPU from now on",
-		       stream->session_id, stream->channel_name, stream->cpu,
-		       CONSUMERD_AFFINITY_LOSING_WAKES);
-	consumerd_affinity_release(affinity);
+	packets = consumerd_stream_drain(stream, stream->packet);
+	if (packets >= CONSUMERD_AFFINITY_LATE_PACKETS)
+		consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
+	else
+		consumerd_affinity_keep(affinity, now);
 }

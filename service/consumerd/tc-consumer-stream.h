@@ -85,10 +85,8 @@ void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_
 
 /*
  * The stream's eventfd is readable (at now): empties it and writes out the
- * stream. When its writers lost events while the consumer was held on
- * their CPU since the stream's last wake-up, CONSUMERD_AFFINITY_LOSING_WAKES
- * times in a row, the stream is no longer followed (stream->follow_off)
- * and the thread is released.
+ * stream; a wake-up that found CONSUMERD_AFFINITY_LATE_PACKETS packets or
+ * more was late and moves the thread (tc-consumer-affinity.h).
  */
 void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
 			    uint64_t now);

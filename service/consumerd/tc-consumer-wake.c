@@ -12,8 +12,8 @@
  *            waits for its idle period is read before the kernel
  *            overwrites it
  *
- * and where the consumer waits for the next one: on the CPU of the
- * streams that woke it (tc-consumer-affinity.h).
+ * and where the consumer waits for the next one: where a late one says
+ * it should (tc-consumer-affinity.h).
  */
 #include "tc-consumer-session.h"
 
@@ -70,33 +70,11 @@ consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *
 	return count;
 }
 
-/* The one CPU of the followed streams that woke the consumer, or -1 when
- * none or several did. */
-static int
-cpu_to_follow(const struct consumerd_wake_source *sources, const struct pollfd *pfds,
-	      size_t count)
-{
-	int cpu = -1;
-
-	for (size_t i = 0; i < count; i++) {
-		const struct consumerd_stream *stream = sources[i].stream;
-
-		if (!pfds[i].revents || !stream || stream->follow_off)
-			continue;
-		if (cpu >= 0 && cpu != (int)stream->cpu)
-			return -1;
-		cpu = (int)stream->cpu;
-	}
-	return cpu;
-}
-
 void
 consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 			     const struct pollfd *pfds, size_t count,
 			     struct consumerd_affinity *affinity, uint64_t now)
 {
-	int cpu;
-
 	for (size_t i = 0; i < count; i++) {
 		if (!pfds[i].revents)
 			continue;
@@ -107,10 +85,4 @@ consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 			sources[i].kernel_session->kernel_woken = true;
 		}
 	}
-	/* The drains above ran where the wake-up found the thread; the move
-	 * is for the next wake-up, which then needs no other CPU. After the
-	 * drains, so that a stream that just stopped being followed is not. */
-	cpu = cpu_to_follow(sources, pfds, count);
-	if (cpu >= 0)
-		consumerd_affinity_follow(affinity, (uint32_t)cpu, now);
 }

@@ -5,8 +5,9 @@
  * after CONSUMERD_AFFINITY_HOLD_MIN_NS, releasing gives back exactly the
  * CPUs it had, CPUs it was not given are not followed, a thread given one
  * CPU is never moved, a hold expires CONSUMERD_AFFINITY_IDLE_NS after
- * the last request, and whether the thread was held on a CPU since a given
- * time (what the losing wake-ups of a stream are counted on).
+ * the last request; avoiding a CPU holds the thread on all its others,
+ * and a late wake-up avoids the writer's CPU when the thread ran there,
+ * follows it otherwise.
  */
 #include <glib.h>
 #include <sched.h>
@@ -108,10 +109,22 @@ test_follow_and_release(void)
 	consumerd_affinity_fini(&affinity);
 }
 
-/* Held since a time: from the move's own time on, not across a move away
- * and back, not once released. */
 static void
-test_held_since(void)
+assert_all_but(const cpu_set_t *original, int cpu)
+{
+	cpu_set_t expected;
+
+	CPU_ZERO(&expected);
+	CPU_OR(&expected, &expected, original);
+	CPU_CLR(cpu, &expected);
+	assert_cpus(&expected);
+	g_assert_cmpint(sched_getcpu(), !=, cpu);
+}
+
+/* Avoiding: all CPUs but one; the hold applies between following and
+ * avoiding the same CPU too. */
+static void
+test_avoid(void)
 {
 	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
 	struct consumerd_affinity affinity;
@@ -120,25 +133,69 @@ test_held_since(void)
 
 	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 0));
+	consumerd_affinity_avoid(&affinity, (uint32_t)second, hold);
+	g_assert_cmpint(affinity.cpu, ==, second);
+	g_assert_true(affinity.away);
+	assert_all_but(&original, second);
 
-	consumerd_affinity_follow(&affinity, (uint32_t)second, hold);
-	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold));
-	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold - 1));
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)first, hold));
-
-	/* Away and back: held only since the move back. */
-	consumerd_affinity_follow(&affinity, (uint32_t)first, 2 * hold);
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 2 * hold));
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 3 * hold);
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold - 1);
+	g_assert_true(affinity.away);
+	g_assert_cmpuint(affinity.last_asked, ==, 2 * hold - 1);
+	assert_all_but(&original, second);
+	consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold);
+	g_assert_false(affinity.away);
+	g_assert_cmpuint(affinity.moved_at, ==, 2 * hold);
 	assert_only_cpu(second);
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, hold));
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold - 1));
-	g_assert_true(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
 
 	consumerd_affinity_release(&affinity);
-	g_assert_false(consumerd_affinity_held_since(&affinity, (uint32_t)second, 3 * hold));
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	assert_cpus(&original);
+	consumerd_affinity_fini(&affinity);
+}
+
+/* A late wake-up moves the thread away from where it ran late: off the
+ * writer's CPU if it ran there, onto it if it ran elsewhere; one in time
+ * only keeps the placement alive; an unknown CPU changes nothing. */
+static void
+test_late_wake(void)
+{
+	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
+	struct consumerd_affinity affinity;
+	int first, second;
+	cpu_set_t original;
+
+	if (!start_on_two_cpus(&affinity, &original, &first, &second))
+		return;
+	consumerd_affinity_keep(&affinity, 1);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	g_assert_cmpuint(affinity.last_asked, ==, 0);
+	consumerd_affinity_late_wake(&affinity, (uint32_t)second, -1, 1);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	assert_cpus(&original);
+
+	/* Ran elsewhere than the writer: waits on the writer's CPU. */
+	consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, hold);
+	g_assert_cmpint(affinity.cpu, ==, second);
+	g_assert_false(affinity.away);
+	assert_only_cpu(second);
+	consumerd_affinity_keep(&affinity, hold + 5);
+	g_assert_cmpuint(affinity.last_asked, ==, hold + 5);
+	g_assert_cmpuint(affinity.moved_at, ==, hold);
+
+	/* Then late there too: waits off it. */
+	consumerd_affinity_late_wake(&affinity, (uint32_t)second, second, 2 * hold);
+	g_assert_cmpint(affinity.cpu, ==, second);
+	g_assert_true(affinity.away);
+	assert_all_but(&original, second);
+
+	/* The writer moved to the CPU the thread now waits on, and was late
+	 * there: off that one. */
+	consumerd_affinity_late_wake(&affinity, (uint32_t)first, first, 3 * hold);
+	g_assert_cmpint(affinity.cpu, ==, first);
+	g_assert_true(affinity.away);
+	assert_all_but(&original, first);
+
+	consumerd_affinity_release(&affinity);
 	assert_cpus(&original);
 	consumerd_affinity_fini(&affinity);
 }
@@ -212,7 +269,8 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/consumerd-affinity/follow-and-release", test_follow_and_release);
-	g_test_add_func("/tracectl/consumerd-affinity/held-since", test_held_since);
+	g_test_add_func("/tracectl/consumerd-affinity/avoid", test_avoid);
+	g_test_add_func("/tracectl/consumerd-affinity/late-wake", test_late_wake);
 	g_test_add_func("/tracectl/consumerd-affinity/not-given", test_not_given);
 	g_test_add_func("/tracectl/consumerd-affinity/expire", test_expire);
 	return g_test_run();
