@@ -894,10 +894,27 @@ tc_rb_bytes_used(const struct tc_rb *rb)
 	return (uint64_t)used > buffer_size(rb) ? buffer_size(rb) : (uint64_t)used;
 }
 
+static uint64_t
+wake_room(const struct tc_rb *rb)
+{
+	uint64_t room = buffer_size(rb) / 4 * 3;
+
+	return room < TC_RB_WAKE_ROOM ? room : TC_RB_WAKE_ROOM;
+}
+
+uint32_t
+tc_rb_wake_packets(const struct tc_rb *rb)
+{
+	uint64_t unread = buffer_size(rb) - wake_room(rb);
+	uint64_t packets = (unread + rb->subbuf_size - 1) / rb->subbuf_size;
+
+	return packets ? (uint32_t)packets : 1;
+}
+
 void
 tc_rb_wake_reader(const struct tc_rb *rb)
 {
-	uint64_t unread, room;
+	uint64_t unread;
 
 	if (rb->wake_fd < 0)
 		return;
@@ -906,12 +923,9 @@ tc_rb_wake_reader(const struct tc_rb *rb)
 	 * unread at least, the reader's timer collects the closed
 	 * sub-buffers, so that a burst does not wake the reader onto a CPU
 	 * the writers need and the reader copies more per wake-up. */
-	room = buffer_size(rb) / 4 * 3;
-	if (room > TC_RB_WAKE_ROOM)
-		room = TC_RB_WAKE_ROOM;
 	unread = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED) -
 		 __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
-	if (unread < buffer_size(rb) - room || unread < rb->subbuf_size)
+	if (unread < buffer_size(rb) - wake_room(rb) || unread < rb->subbuf_size)
 		return;
 	/* Non-blocking: a full counter means the reader has a wake-up pending
 	 * anyway. */

@@ -605,5 +605,9 @@ uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
  */
 void tc_rb_wake_reader(const struct tc_rb *rb);
 
+/* The closed sub-buffers a reader finds, at least, when a writer's wake-up
+ * reaches it at once (1 for buffers of up to 16/3 MiB). */
+uint32_t tc_rb_wake_packets(const struct tc_rb *rb);
+
 
 #endif /* TC_RB_H */

@@ -4,10 +4,11 @@
  * scheduler places it, until a wake-up comes late, then away from what
  * made it late.
  *
- * A wake-up is late when the drain it starts finds more than one closed
- * sub-buffer (CONSUMERD_AFFINITY_LATE_PACKETS): the consumer ran only
- * after the writers had filled a whole sub-buffer more, and two more such
- * sub-buffers fill the default 4-sub-buffer buffer. Two causes were seen,
+ * A wake-up is late when the drain it starts finds more closed
+ * sub-buffers than the writer leaves when it wakes the consumer
+ * (tc_rb_wake_packets(): one in the default 4 x 512 KiB buffer): the
+ * consumer ran only after the writers had filled a whole sub-buffer
+ * more, and two more such fill the default buffer. Two causes were seen,
  * with perf sched, on the 2-vCPU development VM:
  *
  *   - woken on the writer's own CPU, behind a writer that never sleeps:
@@ -23,13 +24,13 @@
  * The placement stays while wake-ups come in time, changes at the next
  * late one (not before CONSUMERD_AFFINITY_HOLD_MIN_NS, so that writers on
  * several CPUs do not move the thread at every wake-up), and ends
- * CONSUMERD_AFFINITY_IDLE_NS after the last wake-up. Always waiting on
- * the writer's CPU (the rule before) lost events in 12 of 12 paced 2 s
- * runs at 22 M events/s on a day without steal, against 3 of 12 for the
- * scheduler's placement and 5 of 12 for this rule (2 of 12, 3 and 6 at
- * 20.5 M/s); on the day with steal, following always had lost events in
+ * CONSUMERD_AFFINITY_IDLE_NS after the last wake-up. Paced 2 s runs on a
+ * day without steal, lost events in: always waiting on the writer's CPU
+ * (the rule before), 6 of 12 at 20.5 M events/s and 12 of 12 at 22 M/s;
+ * the scheduler's placement, 3 and 3 of 12; a prototype of this rule, 2
+ * and 5 of 12. On a day with steal, always following had lost events in
  * 6 of 30 runs at 12 to 15 M/s against 19 of 30 for the scheduler's
- * placement, and a rule that followed only after a late wake-up 17 of
+ * placement, and a rule that followed only after a late wake-up in 17 of
  * 48 against 10.
  *
  * Only the main thread moves; the writer thread (tc-consumer-writer.h)
@@ -47,7 +48,6 @@
 
 #define CONSUMERD_AFFINITY_IDLE_NS 1000000000ull
 #define CONSUMERD_AFFINITY_HOLD_MIN_NS 10000000ull
-#define CONSUMERD_AFFINITY_LATE_PACKETS 2
 
 struct consumerd_affinity {
 	cpu_set_t *allowed; /* the CPUs the thread was given; NULL: never moves */

@@ -373,7 +373,7 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 	/* Non-blocking: nothing to read is fine, the drain decides. */
 	eventfd_read(stream->wake_fd, &count);
 	packets = consumerd_stream_drain(stream, stream->packet);
-	if (packets >= CONSUMERD_AFFINITY_LATE_PACKETS)
+	if (packets > tc_rb_wake_packets(&stream->reader.rb))
 		consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
 	else
 		consumerd_affinity_keep(affinity, now);

@@ -85,8 +85,9 @@ void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_
 
 /*
  * The stream's eventfd is readable (at now): empties it and writes out the
- * stream; a wake-up that found CONSUMERD_AFFINITY_LATE_PACKETS packets or
- * more was late and moves the thread (tc-consumer-affinity.h).
+ * stream; a wake-up that found more packets than a writer's wake-up leaves
+ * (tc_rb_wake_packets()) was late and moves the thread
+ * (tc-consumer-affinity.h).
  */
 void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
 			    uint64_t now);

@@ -874,6 +874,7 @@ test_wake_reader_at_a_quarter(Fixture *fixture, gconstpointer user_data)
 	fixture_teardown(fixture, user_data);
 	fixture_setup_geometry(fixture, 4096, 8);
 	fixture->rb.wake_fd = fd;
+	g_assert_cmpuint(tc_rb_wake_packets(&fixture->rb), ==, 2);
 	fill_one_subbuf(fixture, &seq); /* 1 of 8 */
 	g_assert_cmpuint(wakeups(fd), ==, 0);
 	fill_one_subbuf(fixture, &seq); /* 2 of 8: a quarter */
@@ -900,6 +901,7 @@ test_wake_reader_big_buffer(Fixture *fixture, gconstpointer user_data)
 	fixture_teardown(fixture, user_data);
 	fixture_setup_geometry(fixture, subbuf_size, 8);
 	fixture->rb.wake_fd = fd;
+	g_assert_cmpuint(tc_rb_wake_packets(&fixture->rb), ==, 4);
 	for (uint64_t unread = subbuf_size; unread < 8ull * subbuf_size - TC_RB_WAKE_ROOM;
 	     unread += subbuf_size) {
 		fill_one_subbuf(fixture, &seq);
@@ -925,6 +927,7 @@ test_wake_reader_small_buffer(Fixture *fixture, gconstpointer user_data)
 
 	g_assert_cmpint(fd, >=, 0);
 	fixture->rb.wake_fd = fd;
+	g_assert_cmpuint(tc_rb_wake_packets(&fixture->rb), ==, 1);
 	fill_one_subbuf(fixture, &seq);
 	g_assert_cmpuint(wakeups(fd), ==, 1);
 	fill_one_subbuf(fixture, &seq);
