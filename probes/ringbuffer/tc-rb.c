@@ -229,6 +229,7 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	rb->buffer_mask = (uint64_t)subbuf_size * num_subbuf - 1;
 	rb->wake_fd = -1;
 	rb->flags = flags;
+	rb->cpu = __atomic_load_n(&shm->cpu, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -288,10 +289,37 @@ packet_header_at(const struct tc_rb *rb, uint64_t offset)
 static inline void
 commit_bytes(const struct tc_rb *rb, uint64_t offset, uint64_t bytes)
 {
-	/* Release: the bytes written into the slot are visible to a reader
-	 * whose acquire load sees the count that includes them. */
+	struct tc_rb_commit *commit = &rb->commit[subbuf_index(rb, offset)];
+
 	TC_RB_SCHED_POINT();
-	__atomic_fetch_add(&rb->commit[subbuf_index(rb, offset)].count, bytes, __ATOMIC_RELEASE);
+#ifdef TC_RB_MODEL_CHECK
+	/* Into either counter, as threads on the buffer's CPU and elsewhere
+	 * do, so that the interleavings of the readers' two loads with
+	 * commits into each are explored. */
+	__atomic_fetch_add((offset / 8) & 1 ? &commit->remote : &commit->count, bytes,
+			   __ATOMIC_RELEASE);
+#else
+	tc_rb_commit_add(rb, commit, bytes);
+#endif
+}
+
+/*
+ * The commit count of sub-buffer idx: both counters, each with an acquire
+ * load, so that the bytes of every commit counted are visible. The two
+ * loads are not one snapshot: the sum lies between the count when the
+ * first load ran and the count when the second did, which is all that
+ * equations (2) and (3) need from a count that only grows.
+ */
+static inline uint64_t
+commit_count(const struct tc_rb *rb, uint32_t idx)
+{
+	uint64_t local, remote;
+
+	TC_RB_SCHED_POINT();
+	local = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+	TC_RB_SCHED_POINT();
+	remote = __atomic_load_n(&rb->commit[idx].remote, __ATOMIC_ACQUIRE);
+	return local + remote;
 }
 
 static void
@@ -415,7 +443,7 @@ subbuf_can_open(const struct tc_rb *rb, uint64_t boundary)
 		 * the application scribbled on) must not look a buffer behind. */
 		return (int64_t)(boundary - consumed) < (int64_t)buffer_size(rb);
 	}
-	count = __atomic_load_n(&rb->commit[subbuf_index(rb, boundary)].count, __ATOMIC_ACQUIRE);
+	count = commit_count(rb, subbuf_index(rb, boundary));
 	return ((count - commit_base(rb, boundary)) & commit_mask(rb)) == 0;
 }
 
@@ -541,7 +569,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 	ctx->timestamp = timestamp;
 	ctx->full_timestamp = full;
 	ctx->slot = rb->data + (record & (buffer_size(rb) - 1));
-	ctx->commit_count = &rb->commit[subbuf_index(rb, record)].count;
+	ctx->commit = &rb->commit[subbuf_index(rb, record)];
 	/* A record ending exactly on the boundary closes its packet (no padding). */
 	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + slot_size) == 0, 0)) {
 		finish_packet(rb, ctx->offset + slot_size, rb->subbuf_size, timestamp);
@@ -637,6 +665,8 @@ tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mapping_s
 		return ret;
 	reader->stream_id = stream_id;
 	reader->cpu = cpu;
+	/* The reader's own commits (flush, empty packet) trust its copy. */
+	reader->rb.cpu = cpu;
 	memcpy(reader->uuid, uuid, sizeof(reader->uuid));
 	return 0;
 }
@@ -778,8 +808,7 @@ tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 		if (!writers_passed(rb, reader->consumed))
 			return 0;
 		idx = subbuf_index(rb, reader->consumed);
-		TC_RB_SCHED_POINT();
-		count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+		count = commit_count(rb, idx);
 		/* Sub-buffer Ready (equation 2). */
 		filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
 		if (filled < rb->subbuf_size)
@@ -824,8 +853,7 @@ tc_rb_reader_ready(const struct tc_rb_reader *reader)
 		return false;
 	if (is_overwrite(rb)) /* pushed or not, get finds one */
 		return true;
-	count = __atomic_load_n(&rb->commit[subbuf_index(rb, reader->consumed)].count,
-				__ATOMIC_ACQUIRE);
+	count = commit_count(rb, subbuf_index(rb, reader->consumed));
 	filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
 	return filled >= rb->subbuf_size;
 }
@@ -866,7 +894,7 @@ tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out)
 
 	if (offset_in_subbuf(rb, position) != 0 || !writers_passed(rb, position))
 		return 0;
-	count = __atomic_load_n(&rb->commit[idx].count, __ATOMIC_ACQUIRE);
+	count = commit_count(rb, idx);
 	if (((count - commit_base(rb, position)) & commit_mask(rb)) != rb->subbuf_size)
 		return 0;
 	copy_subbuf(rb, idx, out);

@@ -14,11 +14,13 @@
  *   with a compare-and-swap loop; the slot is theirs once the CAS succeeds.
  * - consumed is the free-running read count (rcnt), written by the reader
  *   only, with release ordering once a sub-buffer's bytes are out.
- * - commit[i].count is the free-running commit count of sub-buffer i: every
- *   byte reserved in it is eventually committed (event slots, the packet
- *   header, the end padding), so sub-buffer i of round r is complete when
- *   its count reaches (r + 1) * subbuf_size (equation 2 of the paper).
- *   Commits are atomic adds and may land in any order, so an event written
+ * - commit[i] is the free-running commit count of sub-buffer i, the sum of
+ *   two counters (tc-rb-rseq.h): every byte reserved in it is eventually
+ *   committed (event slots, the packet header, the end padding), so
+ *   sub-buffer i of round r is complete when its count reaches
+ *   (r + 1) * subbuf_size (equation 2 of the paper). Commits are adds
+ *   that cannot be torn (a restartable sequence on the buffer's CPU, a
+ *   locked add elsewhere) and may land in any order, so an event written
  *   from a signal handler that interrupted another event's write is fine.
  * - A sub-buffer is one CTF packet: struct tc_packet_header at its start,
  *   written by the writer that opens it (begin fields) and by whoever
@@ -48,8 +50,11 @@
 #include <stdint.h>
 #include <assert.h>
 
+#include "tc-rb-rseq.h"
+
 #define TC_RB_MAGIC 0x54435242u /* "TCRB" */
-#define TC_RB_VERSION 3u /* 2: last_timestamp; 3: moved with write_offset */
+#define TC_RB_VERSION 4u /* 2: last_timestamp; 3: moved with write_offset;
+			   4: local and remote commit counts */
 #define TC_RB_HEADER_SIZE 4096u
 #define TC_RB_CACHELINE 64u
 
@@ -169,9 +174,11 @@ tc_event_compact_restore(uint64_t clock, uint32_t low_bits)
 	return timestamp < clock ? timestamp + mask + 1 : timestamp;
 }
 
+/* A sub-buffer's commit count is count + remote (tc-rb-rseq.h). */
 struct tc_rb_commit {
-	uint64_t count;
-	uint8_t pad[TC_RB_CACHELINE - sizeof(uint64_t)];
+	uint64_t count;  /* added to on the buffer's CPU only, by rseq */
+	uint64_t remote; /* added to from anywhere, locked */
+	uint8_t pad[TC_RB_CACHELINE - 2 * sizeof(uint64_t)];
 };
 
 /* Header page of one buffer. Fields above the first cache line are set
@@ -227,6 +234,9 @@ struct tc_rb {
 	/* The reader's eventfd, written when a reservation closes a
 	 * sub-buffer (tc_rb_wake_reader()); -1 for none. Not shared. */
 	int wake_fd;
+	/* The CPU whose writers commit locally (tc-rb-rseq.h): shm->cpu for
+	 * writers, the reader's own copy for the reader. */
+	uint32_t cpu;
 };
 
 /* Both sides. */
@@ -254,7 +264,7 @@ struct tc_rb_ctx {
 	uint32_t slot_size; /* bytes to commit, record included */
 	uint64_t timestamp;
 	uint8_t *slot;          /* the record's first byte in the mapping */
-	uint64_t *commit_count; /* of the record's sub-buffer */
+	struct tc_rb_commit *commit; /* of the record's sub-buffer */
 	bool closed_packet;     /* this reservation closed a sub-buffer */
 	/* The record needs its full timestamp: tc_rb_reserve_ts() added
 	 * full_ts_extra bytes to it. */
@@ -447,8 +457,7 @@ tc_rb_reserve_ts(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t
 		ctx->slot_size = len;
 		ctx->timestamp = timestamp;
 		ctx->slot = rb->data + (old & rb->buffer_mask);
-		ctx->commit_count =
-			&rb->commit[(old >> rb->subbuf_shift) & (rb->num_subbuf - 1)].count;
+		ctx->commit = &rb->commit[(old >> rb->subbuf_shift) & (rb->num_subbuf - 1)];
 		ctx->closed_packet = false;
 		ctx->full_timestamp = full;
 		return 0;
@@ -495,12 +504,25 @@ tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t
 	}
 }
 
-/* Publishes the record: release, so that a reader whose acquire load sees
- * the count including it sees its bytes. */
+/* Adds bytes to a sub-buffer's commit count: release, so that a reader
+ * whose acquire loads see the count including them sees what was written
+ * before. Locally when the thread runs on the buffer's CPU (no locked
+ * instruction, tc-rb-rseq.h), otherwise to the remote counter. */
+static inline void
+tc_rb_commit_add(const struct tc_rb *rb, struct tc_rb_commit *commit, uint64_t bytes)
+{
+#ifdef TC_RB_HAVE_RSEQ
+	if (__builtin_expect(tc_rb_rseq_add(&commit->count, bytes, rb->cpu), 1))
+		return;
+#endif
+	__atomic_fetch_add(&commit->remote, bytes, __ATOMIC_RELEASE);
+}
+
+/* Publishes the record. */
 static inline void
 tc_rb_commit(const struct tc_rb_ctx *ctx)
 {
-	__atomic_fetch_add(ctx->commit_count, ctx->slot_size, __ATOMIC_RELEASE);
+	tc_rb_commit_add(ctx->rb, ctx->commit, ctx->slot_size);
 }
 #endif
 

@@ -16,7 +16,15 @@
 #include "tc-rb.h"
 
 #define TEST_STREAM_ID 7u
+/* The buffers' CPU: one no thread runs on (every commit is remote), or,
+ * in the "on-cpu0" tests, CPU 0, where the threads that run there commit
+ * locally (tc-rb-rseq.h). */
 #define TEST_CPU 3u
+static uint32_t fixture_cpu = TEST_CPU;
+/* The concurrent writers move between CPUs 0 and 1 every MIGRATE_EVERY
+ * events, so that they commit both locally and remotely. */
+static bool writers_migrate;
+#define MIGRATE_EVERY 1000u
 
 static const uint8_t test_uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -45,12 +53,12 @@ fixture_setup_mode(Fixture *fixture, uint32_t subbuf_size, uint32_t num_subbuf, 
 	fixture->mapping = mmap(NULL, fixture->size, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	g_assert_true(fixture->mapping != MAP_FAILED);
-	g_assert_cmpint(tc_rb_init_mode(fixture->mapping, subbuf_size, num_subbuf, TEST_CPU,
+	g_assert_cmpint(tc_rb_init_mode(fixture->mapping, subbuf_size, num_subbuf, fixture_cpu,
 					TEST_STREAM_ID, test_uuid, flags),
 			==, 0);
 	g_assert_cmpint(tc_rb_attach(&fixture->rb, fixture->mapping, fixture->size), ==, 0);
 	g_assert_cmpint(tc_rb_reader_init(&fixture->reader, fixture->mapping, fixture->size,
-					  TEST_STREAM_ID, TEST_CPU, test_uuid), ==, 0);
+					  TEST_STREAM_ID, fixture_cpu, test_uuid), ==, 0);
 	fixture->packet = g_malloc(subbuf_size);
 }
 
@@ -60,9 +68,36 @@ fixture_setup_geometry(Fixture *fixture, uint32_t subbuf_size, uint32_t num_subb
 	fixture_setup_mode(fixture, subbuf_size, num_subbuf, 0);
 }
 
+static bool
+pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+static void
+maybe_migrate(uint32_t thread, uint64_t seq)
+{
+	if (writers_migrate && seq % MIGRATE_EVERY == 0)
+		pin_to((int)((seq / MIGRATE_EVERY + thread) % 2));
+}
+
 static void
 fixture_setup(Fixture *fixture, gconstpointer user_data)
 {
+	fixture_cpu = TEST_CPU;
+	writers_migrate = false;
+	fixture_setup_geometry(fixture, 4096, 4);
+}
+
+static void
+fixture_setup_cpu0(Fixture *fixture, gconstpointer user_data)
+{
+	fixture_cpu = 0;
+	writers_migrate = false;
 	fixture_setup_geometry(fixture, 4096, 4);
 }
 
@@ -188,8 +223,8 @@ test_round_trip(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmphex(header->magic, ==, TC_CTF_MAGIC);
 	g_assert_cmpmem(header->uuid, 16, test_uuid, 16);
 	g_assert_cmpuint(header->stream_id, ==, TEST_STREAM_ID);
-	g_assert_cmpuint(header->stream_instance_id, ==, TEST_CPU);
-	g_assert_cmpuint(header->cpu_id, ==, TEST_CPU);
+	g_assert_cmpuint(header->stream_instance_id, ==, fixture_cpu);
+	g_assert_cmpuint(header->cpu_id, ==, fixture_cpu);
 	g_assert_cmpuint(header->packet_seq_num, ==, 0);
 	g_assert_cmpuint(header->packet_size, ==, 4096 * 8);
 	g_assert_cmpuint(header->content_size, ==, (sizeof(*header) + 28 + 100 + 57) * 8);
@@ -484,9 +519,11 @@ writer_thread(void *data)
 	Writer *writer = data;
 
 	for (uint64_t seq = 0; seq < CONCURRENT_EVENTS; seq++) {
-		int ret = write_record(&writer->fixture->rb, writer->thread, seq,
-				       sizeof(struct test_record) + (seq * 13) % 120);
+		int ret;
 
+		maybe_migrate(writer->thread, seq);
+		ret = write_record(&writer->fixture->rb, writer->thread, seq,
+				   sizeof(struct test_record) + (seq * 13) % 120);
 		g_assert_true(ret == 0 || ret == -ENOBUFS);
 		if (ret < 0)
 			writer->discarded++;
@@ -935,6 +972,111 @@ test_wake_reader_small_buffer(Fixture *fixture, gconstpointer user_data)
 	close(fd);
 }
 
+/* Whether this thread commits locally on its CPU: glibc registered its
+ * rseq area and the build uses it. */
+static bool
+rseq_commits(void)
+{
+#ifdef TC_RB_HAVE_RSEQ
+	return __rseq_size > 0;
+#else
+	return false;
+#endif
+}
+
+/* Sums of the local and remote commit counts of all sub-buffers. */
+static void
+commit_totals(const Fixture *fixture, uint64_t *local, uint64_t *remote)
+{
+	*local = *remote = 0;
+	for (uint32_t i = 0; i < fixture->rb.num_subbuf; i++) {
+		*local += __atomic_load_n(&fixture->rb.commit[i].count, __ATOMIC_RELAXED);
+		*remote += __atomic_load_n(&fixture->rb.commit[i].remote, __ATOMIC_RELAXED);
+	}
+}
+
+/* A record committed on the buffer's CPU goes to the local count, one
+ * committed on another CPU to the remote one, and the reader adds both:
+ * the two packets read back whole. */
+static void
+test_commit_local_and_remote(Fixture *fixture, gconstpointer user_data)
+{
+	cpu_set_t saved;
+	uint64_t local0, remote0, local1, remote1;
+	Checker checker = {0};
+
+	if (!rseq_commits() || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		g_test_skip("needs glibc's rseq area and two CPUs");
+		return;
+	}
+	g_assert_cmpint(sched_getaffinity(0, sizeof(saved), &saved), ==, 0);
+	if (!pin_to(0) || sched_getcpu() != 0) {
+		g_test_skip("cannot run on CPU 0");
+		return;
+	}
+	g_assert_cmpint(write_record(&fixture->rb, 0, 0, 64), ==, 0);
+	commit_totals(fixture, &local0, &remote0);
+	/* The record, and the packet header its reservation opened. */
+	g_assert_cmpuint(local0, ==, 64 + sizeof(struct tc_packet_header));
+	g_assert_cmpuint(remote0, ==, 0);
+
+	g_assert_true(pin_to(1));
+	g_assert_cmpint(write_record(&fixture->rb, 0, 1, 100), ==, 0);
+	commit_totals(fixture, &local1, &remote1);
+	g_assert_cmpuint(local1, ==, local0);
+	g_assert_cmpuint(remote1, ==, 100);
+
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(drain(fixture, &checker), ==, 1);
+	g_assert_cmpuint(checker.recorded[0], ==, 2);
+	sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+/* Reports how much each counter of CPU 0's buffer took. */
+static void
+report_counters(const Fixture *fixture, uint64_t *local, uint64_t *remote)
+{
+	commit_totals(fixture, local, remote);
+	g_test_message("%" G_GUINT64_FORMAT " bytes committed locally, %" G_GUINT64_FORMAT
+		       " remotely", *local, *remote);
+}
+
+/* Writers that move between CPU 0 and CPU 1 commit into both counters,
+ * which the reader adds. */
+static void
+test_concurrent_writers_cpu0(Fixture *fixture, gconstpointer user_data)
+{
+	uint64_t local, remote;
+
+	writers_migrate = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	test_concurrent_writers(fixture, user_data);
+	report_counters(fixture, &local, &remote);
+	if (!writers_migrate || !rseq_commits())
+		return;
+	g_assert_cmpuint(local, >, 0);
+	g_assert_cmpuint(remote, >, 0);
+}
+
+/* Signal handlers that interrupt a commit on the buffer's CPU make the
+ * kernel restart it (wherever the scheduler runs the writers). */
+static void
+test_signal_nesting_discard_cpu0(Fixture *fixture, gconstpointer user_data)
+{
+	uint64_t local, remote;
+
+	test_signal_nesting_discard(fixture, user_data);
+	report_counters(fixture, &local, &remote);
+}
+
+static void
+test_signal_nesting_overwrite_cpu0(Fixture *fixture, gconstpointer user_data)
+{
+	uint64_t local, remote;
+
+	test_signal_nesting_overwrite(fixture, user_data);
+	report_counters(fixture, &local, &remote);
+}
+
 /* Reserves len bytes of a compact-header record and commits them. */
 static struct tc_rb_ctx
 reserve_compact(Fixture *fixture, uint32_t len, uint32_t full_ts_extra)
@@ -1013,6 +1155,14 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/wake-reader-small-buffer", test_wake_reader_small_buffer);
 	ADD("/tracectl/rb/compact-timestamps", test_compact_timestamps);
 #undef ADD
+#define ADD_CPU0(path, func) \
+	g_test_add(path, Fixture, NULL, fixture_setup_cpu0, func, fixture_teardown)
+	ADD_CPU0("/tracectl/rb/commit-local-and-remote", test_commit_local_and_remote);
+	ADD_CPU0("/tracectl/rb/concurrent-writers-on-cpu0", test_concurrent_writers_cpu0);
+	ADD_CPU0("/tracectl/rb/signal-nesting-discard-on-cpu0", test_signal_nesting_discard_cpu0);
+	ADD_CPU0("/tracectl/rb/signal-nesting-overwrite-on-cpu0",
+		 test_signal_nesting_overwrite_cpu0);
+#undef ADD_CPU0
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
 	return g_test_run();
