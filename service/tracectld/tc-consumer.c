@@ -15,6 +15,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -112,11 +113,20 @@ consumerd_path(void)
 	return g_build_filename(TRACECTL_LIBEXECDIR, "tracectl-consumerd", NULL);
 }
 
+static int consumer_rt_priority;
+
+void
+tc_consumer_set_rt_priority(int priority)
+{
+	consumer_rt_priority = priority;
+}
+
 typedef struct {
 	uid_t uid;
 	gid_t gid;
 	gid_t groups[256];
 	int n_groups;
+	int rt_priority; /* SCHED_FIFO priority of the main thread, 0 for none */
 } DropPrivileges;
 
 /* Runs in the child between fork and exec: async-signal-safe calls only,
@@ -126,6 +136,13 @@ drop_privileges_cb(gpointer data)
 {
 	const DropPrivileges *drop = data;
 
+	/* While still privileged. Reset on fork: the threads the consumer
+	 * starts keep the normal policy. A failure is reported by the parent. */
+	if (drop->rt_priority > 0) {
+		struct sched_param param = {.sched_priority = drop->rt_priority};
+
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
+	}
 	if (getuid() != 0 && getuid() == drop->uid)
 		return;
 	if (setgroups(drop->n_groups, drop->groups) < 0 || setgid(drop->gid) < 0 ||
@@ -155,6 +172,7 @@ prepare_privileges(uid_t uid, DropPrivileges *drop, char **home, char **user, GE
 	}
 	drop->uid = uid;
 	drop->gid = pw->pw_gid;
+	drop->rt_priority = consumer_rt_priority;
 	drop->n_groups = G_N_ELEMENTS(drop->groups);
 	if (getgrouplist(pw->pw_name, pw->pw_gid, drop->groups, &drop->n_groups) < 0)
 		drop->n_groups = 1; /* too many groups: keep the primary one only */
@@ -247,6 +265,12 @@ consumer_spawn(uid_t uid, GError **error)
 	g_mutex_init(&consumer->lock);
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
 	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
+	/* The child set it before its exec, which g_spawn waited for. */
+	if (drop.rt_priority > 0 && (sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_FIFO)
+		g_warning("Consumer of uid %u (pid %d) runs without the realtime priority %d "
+			  "it was given: %s",
+			  (unsigned)uid, (int)pid, drop.rt_priority,
+			  getuid() == 0 ? "refused by the kernel" : "tracectld is not root");
 	return consumer;
 }
 

@@ -15,6 +15,22 @@
  */
 typedef struct _TcConsumer TcConsumer;
 
+/*
+ * The SCHED_FIFO priority of the main thread of the consumers that
+ * tracectld starts itself (1 to 99; 0, the default, keeps the normal
+ * policy). That thread is the one the writers wake when a sub-buffer
+ * fills; at normal priority the scheduler can leave it waiting behind a
+ * busy writer on the same CPU for a tick or more (5.5 ms measured), longer
+ * than a default buffer lasts at 17 M events/s. Its other threads (the
+ * disk writer) keep the normal policy. A realtime consumer does as much
+ * work as its user's applications give it, ahead of every other user's
+ * normal tasks on its CPU, hence the administrator's choice. Consumers
+ * run as systemd units get it from the unit (CPUSchedulingPolicy=).
+ * Call before the first tc_consumer_get().
+ */
+#define TC_CONSUMER_RT_PRIORITY_MAX 99
+void tc_consumer_set_rt_priority(int priority);
+
 /* Returns the consumer of uid (a new reference), starting it if needed. */
 TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);

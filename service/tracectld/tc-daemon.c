@@ -185,7 +185,13 @@ main(int argc, char **argv)
 {
 	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
 	gint idle_timeout_s = 0, max_app_connections = TC_APP_QUOTA_DEFAULT;
+	gint consumer_rt_priority = 0;
 	const GOptionEntry entries[] = {
+		{"consumer-rt-priority", 0, 0, G_OPTION_ARG_INT, &consumer_rt_priority,
+		 "Run the consumers' main threads as SCHED_FIFO with priority N, 1 to 99, "
+		 "so that a busy writer on their CPU cannot delay them (0: normal "
+		 "scheduling, the default)",
+		 "N"},
 		{"embedded", 'e', 0, G_OPTION_ARG_NONE, &embedded,
 		 "Start a private system bus and polkitd (no system bus on this machine)",
 		 NULL},
@@ -221,6 +227,12 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	tc_app_quota_set_max((guint)max_app_connections);
+	if (consumer_rt_priority < 0 || consumer_rt_priority > TC_CONSUMER_RT_PRIORITY_MAX) {
+		g_printerr("tracectld: --consumer-rt-priority must be 0 to %d\n",
+			   TC_CONSUMER_RT_PRIORITY_MAX);
+		return EXIT_FAILURE;
+	}
+	tc_consumer_set_rt_priority(consumer_rt_priority);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */

@@ -42,6 +42,11 @@ running; what the consumer leaves in the caches of a writer's CPU still
 counts, and can put the figure above 2 when it lands more on the
 one-thread loops' CPU than on the two-thread loops'.
 
+ust_sustained_rate_rt_consumer (a diagnosis too) is ust_sustained_rate
+with tracectld --consumer-rt-priority 1, the consumer's main thread
+SCHED_FIFO, so that a writer on its CPU cannot keep it waiting: what the
+default figure loses to the scheduler rather than to the tracer.
+
 Notes (not figures) end the output: how many of AT_TWICE_RUNS paced runs
 of ours at twice the anchor's sustained rate discarded nothing (the
 issue's goal for ust_sustained_rate asked directly, as one bisection
@@ -137,9 +142,8 @@ def run_paced(program, env, rate):
 
 
 class Ours:
-    name = "tracectl"
-
-    def __init__(self, tmp, svc):
+    def __init__(self, tmp, svc, name="tracectl"):
+        self.name = name
         self.tmp, self.svc, self.program = tmp, svc, f"{tmp}/loop-ours"
         self.env = svc.env()
         self.n = 0
@@ -331,6 +335,8 @@ def main():
             lttng.close()
         with Service() as svc:
             at_twice = lossless_runs(Ours(tmp, svc), 2 * l_rate)
+        with Service(args=["--consumer-rt-priority", "1"]) as svc:
+            o_rate_rt = sustained(Ours(tmp, svc, "tracectl-rt"))
     figure("ust_event_ns_1thread", o_loops["ns"], l_loops["ns"], "ns")
     for name, two, one in (("ust_event_scaling_2threads", "two", "one"),
                            ("ust_event_scaling_2threads_consumer_paused", "two_paused",
@@ -339,6 +345,7 @@ def main():
         figure(name, o_loops[two] / o_loops[one], l_loops[two] / l_loops[one], "x")
     figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
+    figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
     print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours at "
           f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) discarded nothing",
           flush=True)
