@@ -922,21 +922,25 @@ tc_rb_bytes_used(const struct tc_rb *rb)
 	return (uint64_t)used > buffer_size(rb) ? buffer_size(rb) : (uint64_t)used;
 }
 
+/* The unread bytes at which a writer wakes the reader: all but three
+ * quarters of the buffer or TC_RB_WAKE_ROOM, whichever leaves more, and
+ * one sub-buffer at least. */
 static uint64_t
-wake_room(const struct tc_rb *rb)
+wake_threshold(const struct tc_rb *rb)
 {
 	uint64_t room = buffer_size(rb) / 4 * 3;
+	uint64_t unread;
 
-	return room < TC_RB_WAKE_ROOM ? room : TC_RB_WAKE_ROOM;
+	if (room > TC_RB_WAKE_ROOM)
+		room = TC_RB_WAKE_ROOM;
+	unread = buffer_size(rb) - room;
+	return unread > rb->subbuf_size ? unread : rb->subbuf_size;
 }
 
 uint32_t
 tc_rb_wake_packets(const struct tc_rb *rb)
 {
-	uint64_t unread = buffer_size(rb) - wake_room(rb);
-	uint64_t packets = (unread + rb->subbuf_size - 1) / rb->subbuf_size;
-
-	return packets ? (uint32_t)packets : 1;
+	return (uint32_t)((wake_threshold(rb) + rb->subbuf_size - 1) / rb->subbuf_size);
 }
 
 void
@@ -953,7 +957,7 @@ tc_rb_wake_reader(const struct tc_rb *rb)
 	 * the writers need and the reader copies more per wake-up. */
 	unread = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_RELAXED) -
 		 __atomic_load_n(&rb->shm->consumed, __ATOMIC_RELAXED);
-	if (unread < buffer_size(rb) - wake_room(rb) || unread < rb->subbuf_size)
+	if (unread < wake_threshold(rb))
 		return;
 	/* Non-blocking: a full counter means the reader has a wake-up pending
 	 * anyway. */

@@ -205,6 +205,10 @@ consumer_start_unit(uid_t uid, GError **error)
 	pid_t pid = 0;
 	int fd;
 
+	if (consumer_rt_priority > 0)
+		g_warning_once("--consumer-rt-priority does not reach consumers run as systemd "
+			       "units: give tracectl-consumer@.service a drop-in "
+			       "(CPUSchedulingPolicy=fifo)");
 	fd = tc_consumer_unit_start(uid, &pid, error);
 	if (fd < 0)
 		return NULL;
