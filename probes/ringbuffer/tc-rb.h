@@ -237,6 +237,8 @@ struct tc_rb {
 	/* The CPU whose writers commit locally (tc-rb-rseq.h): shm->cpu for
 	 * writers, the reader's own copy for the reader. */
 	uint32_t cpu;
+	/* The processor has prefetchw (tc_rb_prefetch_for_write()). */
+	bool prefetch_write;
 };
 
 /* Both sides. */
@@ -245,6 +247,11 @@ uint64_t tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf);
  * Returns 0 or -EINVAL (unknown flags included); on x86-64, -ENOTSUP on a
  * processor without cmpxchg16b (tc_rb_cas_position()). */
 int tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size);
+
+/* Writer, after tc_rb_attach(): writes once to every page of the mapping,
+ * changing nothing, so that no tracepoint pays a page's first write. Takes
+ * as long as the pages are many; not for the fast path. */
+void tc_rb_prefault(const struct tc_rb *rb);
 
 /* Consumer: lays out a fresh buffer in a zeroed mapping of
  * tc_rb_shm_size() bytes, in discard mode. Returns 0 or -EINVAL for bad
@@ -431,6 +438,27 @@ tc_rb_needs_full_timestamp(uint64_t timestamp, uint64_t last)
  */
 #define TC_RB_PREFETCH_AHEAD 256u
 
+/*
+ * Fetches the cache line at addr in the exclusive state when the processor
+ * can (prefetchw): the consumer read the line on its own CPU a lap ago, and
+ * a read prefetch (what __builtin_prefetch(addr, 1) is on baseline x86-64)
+ * leaves it shared, so the store still waits for the other copy to be
+ * invalidated. Paced runs at top speed with the default channel and the
+ * consumer on the other CPU: 20.4 to 21.8 M events/s, against 16.3 to 17.6
+ * with the read prefetch.
+ */
+static inline void
+tc_rb_prefetch_for_write(const struct tc_rb *rb, const uint8_t *addr)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(rb->prefetch_write, 1)) {
+		__asm__ volatile("prefetchw %0" : : "m"(*addr));
+		return;
+	}
+#endif
+	__builtin_prefetch(addr, 1, 3);
+}
+
 static inline int
 tc_rb_reserve_ts(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t full_ts_extra)
 {
@@ -441,10 +469,10 @@ tc_rb_reserve_ts(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t
 	bool full;
 
 	/* The cache lines of the records to come are fetched for writing
-	 * while the clock is read, so that the commit (a locked add, which
-	 * waits for the record's stores) finds them there: 4 to 5 % per
-	 * event on the development machine. A prefetch never faults. */
-	__builtin_prefetch(rb->data + ((old + TC_RB_PREFETCH_AHEAD) & rb->buffer_mask), 1, 3);
+	 * while the clock is read, so that the locked instruction of the next
+	 * reservation, which waits for this record's stores, finds them
+	 * there. A prefetch never faults. */
+	tc_rb_prefetch_for_write(rb, rb->data + ((old + TC_RB_PREFETCH_AHEAD) & rb->buffer_mask));
 	timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 	full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
 	if (full)
