@@ -346,8 +346,6 @@ tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_
 		ret = -EINVAL;
 		goto fail;
 	}
-	/* MAP_POPULATE does not reach a hypervisor's shadow page tables. */
-	tc_rb_prefault(rb);
 	/* Not an eventfd, or none: no wake-ups, the consumer's timer reads. */
 	rb->wake_fd = fcntl(wake_fd, F_DUPFD_CLOEXEC, 3);
 	__atomic_store_n(&channel->streams[msg->cpu], rb, __ATOMIC_RELEASE);

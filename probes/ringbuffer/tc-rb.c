@@ -248,23 +248,6 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	return 0;
 }
 
-/*
- * A hypervisor that shadows the guest's page tables (PVM on the 2-vCPU
- * development VM) builds its own entry for a page at the first write from
- * user space, whatever the kernel has populated: 5 to 7 us a page, which
- * made the first lap of a buffer cost 33 ns more per 20-byte event (73
- * against 41 ns, loops of 100,000 events in fresh processes), and a
- * tracepoint that crossed into a new page stall for microseconds. An
- * atomic add of zero writes without changing anything, even while other
- * processes of the user write records there.
- */
-void
-tc_rb_prefault(const struct tc_rb *rb)
-{
-	for (uint64_t offset = 0; offset < rb->shm_size; offset += TC_RB_PAGE_SIZE)
-		__atomic_fetch_add((uint64_t *)((uint8_t *)rb->shm + offset), 0, __ATOMIC_RELAXED);
-}
-
 static inline uint64_t
 buffer_size(const struct tc_rb *rb)
 {

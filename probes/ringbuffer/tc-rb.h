@@ -248,11 +248,6 @@ uint64_t tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf);
  * processor without cmpxchg16b (tc_rb_cas_position()). */
 int tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size);
 
-/* Writer, after tc_rb_attach(): writes once to every page of the mapping,
- * changing nothing, so that no tracepoint pays a page's first write. Takes
- * as long as the pages are many; not for the fast path. */
-void tc_rb_prefault(const struct tc_rb *rb);
-
 /* Consumer: lays out a fresh buffer in a zeroed mapping of
  * tc_rb_shm_size() bytes, in discard mode. Returns 0 or -EINVAL for bad
  * geometry. Same as tc_rb_init_mode(..., 0). */

@@ -5,7 +5,6 @@
  */
 #include <glib.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1140,95 +1139,6 @@ test_compact_timestamps(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmpuint(tc_event_compact_restore(5 * wrap + 200, 100), ==, 6 * wrap + 100);
 }
 
-/* tc_rb_prefault() over and over while the writers write and the reader
- * reads: every record arrives whole (a plain load and store back instead
- * of the atomic add would undo what a writer stored in between). */
-typedef struct {
-	Fixture *fixture;
-	int done; /* atomic */
-	uint64_t rounds;
-} Prefaulter;
-
-static void *
-prefault_thread(void *data)
-{
-	Prefaulter *prefaulter = data;
-
-	while (!__atomic_load_n(&prefaulter->done, __ATOMIC_ACQUIRE)) {
-		tc_rb_prefault(&prefaulter->fixture->rb);
-		prefaulter->rounds++;
-	}
-	return NULL;
-}
-
-static void
-test_prefault_while_writing(Fixture *fixture, gconstpointer user_data)
-{
-	/* Rounds, for more chances to catch a prefault that loses a store. */
-	for (int round = 0; round < 4; round++) {
-		Prefaulter prefaulter = { .fixture = fixture };
-		pthread_t id;
-
-		if (round > 0) {
-			fixture_teardown(fixture, NULL);
-			fixture_setup(fixture, NULL);
-		}
-		g_assert_cmpint(pthread_create(&id, NULL, prefault_thread, &prefaulter), ==, 0);
-		test_concurrent_writers(fixture, user_data);
-		__atomic_store_n(&prefaulter.done, 1, __ATOMIC_RELEASE);
-		pthread_join(id, NULL);
-		g_assert_cmpuint(prefaulter.rounds, >, 0);
-		g_test_message("%" G_GUINT64_FORMAT " rounds of prefaulting", prefaulter.rounds);
-	}
-}
-
-/* The kB of the mapping at start that are dirty (written since they were
- * mapped), private or shared, in /proc/self/smaps; -1 if not found. */
-static gint64
-dirty_kb(const void *start)
-{
-	g_autofree char *smaps = NULL, *header = NULL;
-	static const char *const fields[] = { "\nShared_Dirty:", "\nPrivate_Dirty:" };
-	const char *entry, *next;
-	gint64 total = 0;
-
-	if (!g_file_get_contents("/proc/self/smaps", &smaps, NULL, NULL))
-		return -1;
-	header = g_strdup_printf("\n%" G_GINT64_MODIFIER "x-", (guint64)(uintptr_t)start);
-	entry = strstr(smaps, header);
-	if (!entry)
-		return -1;
-	/* The mapping's fields end with its VmFlags line. */
-	next = strstr(entry + 1, "\nVmFlags:");
-	for (size_t i = 0; i < G_N_ELEMENTS(fields); i++) {
-		const char *name = fields[i], *field = strstr(entry, name);
-
-		if (!field || (next && field > next))
-			return -1;
-		total += g_ascii_strtoll(field + strlen(name), NULL, 10);
-	}
-	return total;
-}
-
-/* tc_rb_prefault() writes to every page of a 1 MiB buffer that was only
- * laid out (its data pages never touched), and changes no byte. A read
- * would map the pages clean. */
-static void
-test_prefault_touches_every_page(Fixture *fixture, gconstpointer user_data)
-{
-	g_autofree uint8_t *before = NULL;
-
-	fixture_teardown(fixture, NULL);
-	fixture_setup_geometry(fixture, 65536, 16);
-	g_assert_cmpint(dirty_kb(fixture->mapping), <, (gint64)(fixture->size / 1024 / 2));
-	before = g_malloc(fixture->size);
-	for (uint64_t i = 0; i < fixture->size; i++)
-		before[i] = ((const volatile uint8_t *)fixture->mapping)[i];
-	tc_rb_prefault(&fixture->rb);
-	g_assert_cmpint(dirty_kb(fixture->mapping), ==, (gint64)(fixture->size / 1024));
-	g_assert_cmpmem(before, fixture->size, fixture->mapping, fixture->size);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -1252,8 +1162,6 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/wake-reader-big-buffer", test_wake_reader_big_buffer);
 	ADD("/tracectl/rb/wake-reader-small-buffer", test_wake_reader_small_buffer);
 	ADD("/tracectl/rb/compact-timestamps", test_compact_timestamps);
-	ADD("/tracectl/rb/prefault-while-writing", test_prefault_while_writing);
-	ADD("/tracectl/rb/prefault-touches-every-page", test_prefault_touches_every_page);
 #undef ADD
 #define ADD_CPU0(path, func) \
 	g_test_add(path, Fixture, NULL, fixture_setup_cpu0, func, fixture_teardown)
