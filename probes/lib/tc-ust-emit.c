@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The tracepoint fast path: no lock, no system call, no allocation.
- * sched_getcpu() reads the CPU number from the rseq area in glibc >= 2.35,
- * and the ring buffer reads CLOCK_MONOTONIC through the vDSO.
+ * The CPU number comes from the thread's rseq area (glibc >= 2.35), and
+ * the ring buffer reads its clock through the vDSO or with rdtsc.
  */
 #include <sched.h>
 
@@ -17,6 +17,22 @@
 
 /* initial-exec: no __tls_get_addr (which may allocate) on the fast path. */
 static __thread unsigned int tc_ust_nesting __attribute__((tls_model("initial-exec")));
+
+/* Any CPU number will do if the kernel will not say: it only picks a
+ * buffer. */
+static int
+current_cpu(void)
+{
+	int cpu;
+
+#ifdef TC_RB_HAVE_RSEQ
+	cpu = tc_rb_rseq_cpu();
+	if (__builtin_expect(cpu >= 0, 1))
+		return cpu;
+#endif
+	cpu = sched_getcpu();
+	return cpu >= 0 ? cpu : 0;
+}
 
 static size_t
 payload_size(const struct tracectl_ust_piece *pieces, unsigned int nr_pieces)
@@ -126,9 +142,7 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
 	payload = payload_size(pieces, nr_pieces);
-	cpu = sched_getcpu();
-	if (__builtin_expect(cpu < 0, 0))
-		cpu = 0;
+	cpu = current_cpu();
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
 	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
 		struct tc_rb *rb = binding_buffer(b, (unsigned int)cpu);

@@ -32,6 +32,21 @@
 #include <sys/rseq.h>
 #define TC_RB_HAVE_RSEQ 1
 
+static inline struct rseq *
+tc_rb_rseq_area(void)
+{
+	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+}
+
+/* The CPU the calling thread runs on, as the kernel last wrote it to the
+ * thread's rseq area (what sched_getcpu() returns, without the call), or
+ * a negative value when the thread has no rseq area. */
+static inline int
+tc_rb_rseq_cpu(void)
+{
+	return (int)__atomic_load_n(&tc_rb_rseq_area()->cpu_id, __ATOMIC_RELAXED);
+}
+
 /*
  * Adds value to *counter if the calling thread runs on cpu; returns false,
  * adding nothing, when it runs on another CPU or has no rseq area (glibc
@@ -47,7 +62,7 @@
 static inline bool
 tc_rb_rseq_add(uint64_t *counter, uint64_t value, uint32_t cpu)
 {
-	struct rseq *area = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+	struct rseq *area = tc_rb_rseq_area();
 
 restart:
 	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"

@@ -113,18 +113,6 @@ tc_rb_shm_size(uint32_t subbuf_size, uint32_t num_subbuf)
 	return data_offset_for(num_subbuf) + (uint64_t)subbuf_size * num_subbuf;
 }
 
-#ifndef TC_RB_MODEL_CHECK
-uint64_t
-tc_rb_clock_now(void)
-{
-	struct timespec now;
-
-	/* vDSO on Linux: no system call. */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-#endif
-
 int
 tc_rb_init(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32_t cpu,
 	   uint32_t stream_id, const uint8_t uuid[16])
@@ -415,7 +403,9 @@ write_offset_moved(const struct tc_rb *rb, uint64_t *old, uint64_t *last)
 }
 
 /* Loads the position: the offset, then its timestamp. Not one atomic
- * read; a torn pair only makes the move that follows fail and retry. */
+ * read; a torn pair makes the move that follows fail and retry, or, for
+ * buffers whose clock is read in order, gives an older timestamp
+ * (tc_rb_cas_position()). */
 static inline uint64_t
 load_position(const struct tc_rb *rb, uint64_t *last)
 {
@@ -433,7 +423,8 @@ cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t *last, uint64_t
 		 uint64_t timestamp)
 {
 	TC_RB_SCHED_POINT();
-	return tc_rb_cas_position(rb->shm, old, last, new_offset, timestamp);
+	return tc_rb_cas_position(rb->shm, old, last, new_offset, timestamp,
+				  tc_rb_unordered_clock(rb));
 }
 
 /*

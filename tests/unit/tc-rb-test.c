@@ -101,6 +101,18 @@ fixture_setup_cpu0(Fixture *fixture, gconstpointer user_data)
 	fixture_setup_geometry(fixture, 4096, 4);
 }
 
+/* Buffers on the TSC, read without a fence, whose position moves with a
+ * double-width swap (tc_rb_cas_position()); the others move the offset
+ * alone. Their writers migrate, so that records of consecutive
+ * reservations come from both CPUs' counters. */
+static void
+fixture_setup_tsc(Fixture *fixture, gconstpointer user_data)
+{
+	fixture_cpu = TEST_CPU;
+	writers_migrate = true;
+	fixture_setup_mode(fixture, 4096, 4, TC_RB_FLAG_CLOCK_TSC);
+}
+
 static void
 fixture_teardown(Fixture *fixture, gconstpointer user_data)
 {
@@ -1171,6 +1183,13 @@ main(int argc, char **argv)
 	ADD_CPU0("/tracectl/rb/signal-nesting-overwrite-on-cpu0",
 		 test_signal_nesting_overwrite_cpu0);
 #undef ADD_CPU0
+#define ADD_TSC(path, func) \
+	g_test_add(path, Fixture, NULL, fixture_setup_tsc, func, fixture_teardown)
+	ADD_TSC("/tracectl/rb/timestamps-monotonic-tsc-clock", test_timestamps_monotonic);
+	ADD_TSC("/tracectl/rb/concurrent-writers-tsc-clock", test_concurrent_writers);
+	ADD_TSC("/tracectl/rb/signal-nesting-discard-tsc-clock", test_signal_nesting_discard);
+	ADD_TSC("/tracectl/rb/compact-timestamps-tsc-clock", test_compact_timestamps);
+#undef ADD_TSC
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
 	return g_test_run();
