@@ -48,9 +48,11 @@ SCHED_FIFO, so that a writer on its CPU cannot keep it waiting: what the
 default figure loses to the scheduler rather than to the tracer.
 
 Notes (not figures) end the output: how many of AT_TWICE_RUNS paced runs
-of ours at twice the anchor's sustained rate discarded nothing (the
-issue's goal for ust_sustained_rate asked directly, as one bisection
-decides on one run per rate), and the hypervisor's steal, per CPU.
+of ours asked for twice the anchor's sustained rate reached it (99 %) and
+discarded nothing (the issue's goal for ust_sustained_rate asked
+directly, as one bisection decides on one run per rate; until 2026-11-25
+a run that fell behind its schedule, and so ran slower, counted too), and
+the hypervisor's steal, per CPU.
 """
 
 import os
@@ -300,16 +302,19 @@ def sustained(tracer):
 
 
 def lossless_runs(tracer, rate):
-    """How many of AT_TWICE_RUNS paced runs at rate discarded nothing."""
+    """How many of AT_TWICE_RUNS paced runs at rate reached it (99 %) and
+    discarded nothing: a run whose tracepoint cannot go that fast falls
+    behind its schedule and runs at its own top speed instead."""
     lossless = 0
     for _ in range(AT_TWICE_RUNS):
         session = tracer.session(None)
-        _, lag = run_paced(tracer.program, tracer.env, rate)
+        reached, lag = run_paced(tracer.program, tracer.env, rate)
         time.sleep(0.5)
         discarded = tracer.end(session)
-        print(f"{tracer.name} at {rate / 1e6:.2f} M/s: discarded {discarded}, largest lag "
-              f"{lag * 1e3:.2f} ms", file=sys.stderr, flush=True)
-        lossless += discarded == 0
+        print(f"{tracer.name} at {rate / 1e6:.2f} M/s: reached {reached / 1e6:.2f} M/s, "
+              f"discarded {discarded}, largest lag {lag * 1e3:.2f} ms", file=sys.stderr,
+              flush=True)
+        lossless += discarded == 0 and reached >= 0.99 * rate
     return lossless
 
 
@@ -346,9 +351,9 @@ def main():
     figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
     figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
-    print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours at "
-          f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) discarded nothing",
-          flush=True)
+    print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours asked for "
+          f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) reached it and "
+          f"discarded nothing", flush=True)
     print_steal(start)
 
 
