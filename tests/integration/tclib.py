@@ -27,6 +27,7 @@ TRACECTLD = os.path.join(BUILD, "service", "tracectld", "tracectld")
 TRACECTL = os.path.join(BUILD, "client", "tracectl")
 EXAMPLE_APP = os.path.join(BUILD, "probes", "examples", "tracectl-example-app")
 STRESS_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-stress-app")
+FORK_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-fork-app")
 POLKIT_ACTIONS = "/usr/share/polkit-1/actions/org.tracectl.policy"
 POLKIT_RULES = "/etc/polkit-1/rules.d/60-org.tracectl.rules"
 SYSTEM_PYTHON = "/usr/bin/python3"  # the one python3-bt2 imports under
@@ -301,8 +302,8 @@ class Service:
             check(line.strip() == "ready", f"example app did not get ready: {line!r}")
         return proc
 
-    def run_app(self, *args, user=None, timeout=60, program=EXAMPLE_APP):
-        proc = self.app(*args, user=user, program=program)
+    def run_app(self, *args, user=None, timeout=60, extra_env=None, program=EXAMPLE_APP):
+        proc = self.app(*args, user=user, extra_env=extra_env, program=program)
         out, err = proc.communicate(timeout=timeout)
         check(proc.returncode == 0, f"example app failed ({proc.returncode}): {out} {err}")
         check(err == "", f"example app wrote to stderr: {err!r}")

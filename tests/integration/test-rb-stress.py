@@ -8,7 +8,12 @@ as they can into small buffers, while signal handlers emit their own
 alone, for every thread: recorded + discarded (from the packet contexts of
 its CPU's stream) == emitted, no event twice, none out of order, and
 babeltrace2 reads it all. The consumer writes behind: of the megabytes it
-wrote, only its last few packets per stream are left in the page cache."""
+wrote, only its last few packets per stream are left in the page cache.
+
+Twice: as glibc sets threads up (an rseq area each: commits on the
+buffer's CPU add to its local count, tc-rb-rseq.h), and with rseq turned
+off (glibc.pthread.rseq=0: every commit is remote, the CPU comes from
+sched_getcpu())."""
 
 import os
 
@@ -47,7 +52,14 @@ def check_write_behind(out):
 
 
 def test():
+    for rseq in (True, False):
+        stress(rseq)
+
+
+def stress(rseq):
     cpus = os.cpu_count()
+    extra_env = None if rseq else {"GLIBC_TUNABLES": "glibc.pthread.rseq=0"}
+    log(f"with rseq: {rseq}")
     with Service() as svc:
         out = os.path.join(svc.rundir, "rb-stress")
         svc.cli("create", "stress", "--output", out)
@@ -58,7 +70,11 @@ def test():
         threads = min(2, cpus)
         emitted = parse_emitted(svc.run_app("--threads", str(threads), "--count", str(COUNT),
                                             "--signals", str(SIGNALS), "--pin",
-                                            program=STRESS_APP, timeout=240))
+                                            extra_env=extra_env, program=STRESS_APP,
+                                            timeout=240))
+        for thread, counts in emitted.items():
+            check((counts["rseq"] > 0) == rseq,
+                  f"thread {thread}: rseq area of {counts['rseq']} bytes, expected rseq={rseq}")
         svc.cli("stop")
         check(svc.alive(), "tracectld died")
         check_write_behind(out)

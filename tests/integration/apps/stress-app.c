@@ -30,6 +30,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#include <sys/rseq.h>
+#define RSEQ_SIZE __rseq_size
+#else
+#define RSEQ_SIZE 0u
+#endif
 
 #include "stress-tp.h"
 
@@ -227,7 +233,8 @@ main(int argc, char **argv)
 	for (unsigned int i = 0; i < nr_threads; i++)
 		pthread_join(workers[i].id, NULL);
 	for (unsigned int i = 0; i < nr_threads; i++)
-		printf("thread=%u events=%llu signals=%llu cpu=%d\n", i, (unsigned long long)count,
-		       (unsigned long long)workers[i].signals_emitted, workers[i].cpu);
+		printf("thread=%u events=%llu signals=%llu cpu=%d rseq=%u\n", i,
+		       (unsigned long long)count, (unsigned long long)workers[i].signals_emitted,
+		       workers[i].cpu, (unsigned int)RSEQ_SIZE);
 	return 0;
 }
