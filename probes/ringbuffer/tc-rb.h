@@ -382,9 +382,7 @@ tc_rb_clamp_timestamp(uint64_t timestamp, uint64_t last)
  *
  * exact (buffers on the TSC, read without a fence; x86-64): one lock
  * cmpxchg16b, so that a reservation that succeeds knows the exact
- * timestamp of the one before it, which tc_rb_clamp_timestamp() needs. The
- * exhaustive interleaving test builds the same semantics in plain C (it
- * runs one coroutine at a time).
+ * timestamp of the one before it, which tc_rb_clamp_timestamp() needs.
  *
  * Otherwise (CLOCK_MONOTONIC, read in order by clock_gettime(), whose
  * vDSO fences the counter read; and every buffer off x86-64): the offset
@@ -394,19 +392,30 @@ tc_rb_clamp_timestamp(uint64_t timestamp, uint64_t last)
  * record before for a move that succeeds: a newer one was stored after
  * the offset had moved on, so the swap fails. 5.8 against 7.2 ns for the
  * double-width swap on the development machine of 2026-11-25.
+ *
+ * The exhaustive interleaving test checks both, each with its clock: read
+ * ahead of the loads for the first, in order for the second.
  */
+#ifdef TC_RB_MODEL_CHECK
+void tc_rb_model_yield(void); /* tests/unit/tc-rb-model.h */
+#endif
+
 static inline bool
 tc_rb_cas_position(struct tc_rb_shm *shm, uint64_t *offset, uint64_t *timestamp,
 		   uint64_t new_offset, uint64_t new_timestamp, bool exact)
 {
 #if defined(TC_RB_MODEL_CHECK)
-	(void)exact;
-	if (shm->write_offset != *offset || shm->last_timestamp != *timestamp) {
+	/* The same two protocols, in plain C (the exhaustive test runs one
+	 * coroutine at a time), with a scheduling point between the offset's
+	 * move and the timestamp's store of the single-width one. */
+	if (shm->write_offset != *offset || (exact && shm->last_timestamp != *timestamp)) {
 		*offset = shm->write_offset;
 		*timestamp = shm->last_timestamp;
 		return false;
 	}
 	shm->write_offset = new_offset;
+	if (!exact)
+		tc_rb_model_yield();
 	shm->last_timestamp = new_timestamp;
 	return true;
 #else

@@ -10,9 +10,11 @@
  *
  * After each interleaving, with the writers done, it flushes and drains,
  * then checks: no packet failed the reader's checks, every record read is
- * intact, timestamps never go back in buffer order (with a clock that may
- * read the time from before the task's last shared access, as a bare rdtsc
- * can), each writer's records come in order and once, and in discard
+ * intact, timestamps never go back in buffer order (on TSC buffers with a
+ * clock that may read the time from before the task's last shared access,
+ * as a bare rdtsc can, and a double-width swap of the position; on the
+ * others with a clock read in order and the offset swapped alone, its
+ * timestamp stored after a scheduling point), each writer's records come in order and once, and in discard
  * mode recorded + discarded == emitted for each writer; in both modes the
  * newest record (reserved at the highest offset) is read. In overwrite
  * mode, a writer refuses a record only while the other writer holds a
@@ -100,15 +102,17 @@ tc_rb_model_yield(void)
 }
 
 /*
- * The writers' clock is a bare rdtsc, which may run ahead of the loads
- * before it: a task reads the time of its last scheduling point, from
- * before the shared access that followed it and before whatever other
- * tasks did in between. Outside the tasks (the final flush), the time now.
+ * The writers' clock. On TSC buffers a bare rdtsc, which may run ahead of
+ * the loads before it: a task reads the time of its last scheduling
+ * point, from before the shared access that followed it and before
+ * whatever other tasks did in between. On the others clock_gettime(),
+ * read in order: the time now, after the loads before it. Outside the
+ * tasks (the final flush), the time now.
  */
 uint64_t
 tc_rb_clock_now(void)
 {
-	if (current >= 0)
+	if (current >= 0 && (flags & TC_RB_FLAG_CLOCK_TSC))
 		return clock_at_yield[current];
 	return ++model_clock;
 }
@@ -374,6 +378,18 @@ test_overwrite(void)
 	explore(TC_RB_FLAG_OVERWRITE);
 }
 
+static void
+test_discard_tsc_clock(void)
+{
+	explore(TC_RB_FLAG_CLOCK_TSC);
+}
+
+static void
+test_overwrite_tsc_clock(void)
+{
+	explore(TC_RB_FLAG_OVERWRITE | TC_RB_FLAG_CLOCK_TSC);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -384,5 +400,7 @@ main(int argc, char **argv)
 		preemption_bound = atoi(bound);
 	g_test_add_func("/tracectl/rb-model/discard", test_discard);
 	g_test_add_func("/tracectl/rb-model/overwrite", test_overwrite);
+	g_test_add_func("/tracectl/rb-model/discard-tsc-clock", test_discard_tsc_clock);
+	g_test_add_func("/tracectl/rb-model/overwrite-tsc-clock", test_overwrite_tsc_clock);
 	return g_test_run();
 }
