@@ -4,6 +4,7 @@
  * The CPU number comes from the thread's rseq area (glibc >= 2.35), and
  * the ring buffer reads its clock through the vDSO or with rdtsc.
  */
+#include <errno.h>
 #include <sched.h>
 
 #include "tc-rb.h"
@@ -14,6 +15,9 @@
  * tracepoint of the same thread; deeper nesting means recursion (a
  * tracepoint inside something the tracer calls) and is dropped. */
 #define TC_UST_NESTING_MAX 4
+/* Buffers tried for one record: a thread migrates between its choice of
+ * buffer and its reservation rarely, twice in a row hardly ever. */
+#define TC_UST_PICK_ATTEMPTS 4
 
 /* initial-exec: no __tls_get_addr (which may allocate) on the fast path. */
 static __thread unsigned int tc_ust_nesting __attribute__((tls_model("initial-exec")));
@@ -90,7 +94,7 @@ write_record_header(const struct tc_rb_ctx *ctx, uint32_t id)
 	return sizeof(compact);
 }
 
-static void
+static int
 write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 	     const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
 {
@@ -112,7 +116,7 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 	else
 		ret = tc_rb_reserve_ts(rb, &ctx, len, extra);
 	if (ret < 0)
-		return;
+		return ret;
 	pos = write_record_header(&ctx, id);
 	if (context_size) {
 		tc_rb_write(&ctx, pos, context, context_size);
@@ -125,6 +129,32 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 	tc_rb_commit(&ctx);
 	if (__builtin_expect(ctx.closed_packet, 0))
 		tc_rb_wake_reader(rb);
+	return 0;
+}
+
+/*
+ * Writes the record into the binding's buffer of the CPU the thread runs
+ * on. A thread that left that CPU before its reservation was done picks
+ * the buffer of its new one (-EAGAIN, tc_rb_move_position()); one that
+ * keeps doing so, or runs on a CPU whose buffer is another's (more CPUs
+ * than the channel has buffers), loses its event, counted.
+ */
+static void
+write_to_binding(const struct tc_ust_binding *binding, int cpu,
+		 const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
+{
+	struct tc_rb *rb = NULL;
+
+	for (int attempt = 0; attempt < TC_UST_PICK_ATTEMPTS; attempt++) {
+		if (attempt > 0)
+			cpu = current_cpu();
+		rb = binding_buffer(binding, (unsigned int)cpu);
+		if (!rb || write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
+					binding->channel->contexts, pieces, nr_pieces,
+					payload) != -EAGAIN)
+			return;
+	}
+	tc_rb_discard(rb);
 }
 
 void TRACECTL_UST_EXPORT
@@ -144,13 +174,8 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 	payload = payload_size(pieces, nr_pieces);
 	cpu = current_cpu();
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
-	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
-		struct tc_rb *rb = binding_buffer(b, (unsigned int)cpu);
-
-		if (rb)
-			write_record(rb, __atomic_load_n(&b->id, __ATOMIC_RELAXED),
-				     b->channel->contexts, pieces, nr_pieces, (uint32_t)payload);
-	}
+	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE))
+		write_to_binding(b, cpu, pieces, nr_pieces, (uint32_t)payload);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tc_ust_nesting--;

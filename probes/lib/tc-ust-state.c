@@ -342,10 +342,16 @@ tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_
 	ret = tc_rb_attach(rb, mapping, expected_size);
 	if (ret < 0)
 		goto fail;
-	if (rb->subbuf_size != channel->subbuf_size || rb->num_subbuf != channel->num_subbuf) {
+	/* Writers pick the buffer of their CPU (tc-ust-emit.c). */
+	if (rb->subbuf_size != channel->subbuf_size || rb->num_subbuf != channel->num_subbuf ||
+	    rb->cpu != msg->cpu) {
 		ret = -EINVAL;
 		goto fail;
 	}
+	rb->picks_by_cpu = true;
+#ifdef TC_RB_HAVE_RSEQ
+	rb->move_locally = tc_rb_rseq_registered();
+#endif
 	/* Not an eventfd, or none: no wake-ups, the consumer's timer reads. */
 	rb->wake_fd = fcntl(wake_fd, F_DUPFD_CLOEXEC, 3);
 	__atomic_store_n(&channel->streams[msg->cpu], rb, __ATOMIC_RELEASE);

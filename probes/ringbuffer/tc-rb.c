@@ -53,8 +53,10 @@
 #include "tc-rb.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -230,6 +232,9 @@ tc_rb_attach(struct tc_rb *rb, void *mapping, uint64_t mapping_size)
 	rb->wake_fd = -1;
 	rb->flags = flags;
 	rb->cpu = __atomic_load_n(&shm->cpu, __ATOMIC_RELAXED);
+	rb->cpu_possible = rb->cpu < (uint32_t)get_nprocs_conf();
+	rb->picks_by_cpu = rb->move_locally = false;
+	rb->lock_out_raised = rb->remote_ready = false;
 #if defined(__x86_64__) && !defined(TC_RB_MODEL_CHECK)
 	rb->prefetch_write = (cpu_features() & CPU_PREFETCHW) != 0;
 #endif
@@ -417,14 +422,125 @@ load_position(const struct tc_rb *rb, uint64_t *last)
 	return offset;
 }
 
-/* Moves the position to new_offset with timestamp; see tc_rb_cas_position(). */
-static inline bool
-cas_write_offset(const struct tc_rb *rb, uint64_t *old, uint64_t *last, uint64_t new_offset,
+/* A writer moves the position to new_offset with timestamp; see
+ * tc_rb_move_position(). */
+static inline enum tc_rb_move
+cas_write_offset(struct tc_rb *rb, uint64_t *old, uint64_t *last, uint64_t new_offset,
 		 uint64_t timestamp)
+{
+	TC_RB_SCHED_POINT();
+	return tc_rb_move_position(rb, old, last, new_offset, timestamp);
+}
+
+/* The same with the locked swap, for the reader (tc_rb_flush()), which
+ * locks the writers' plain moves out around it (lock_out_begin()). */
+static inline bool
+cas_write_offset_locked(const struct tc_rb *rb, uint64_t *old, uint64_t *last,
+			uint64_t new_offset, uint64_t timestamp)
 {
 	TC_RB_SCHED_POINT();
 	return tc_rb_cas_position(rb->shm, old, last, new_offset, timestamp,
 				  tc_rb_unordered_clock(rb));
+}
+
+/*
+ * Locking the writers' plain moves out (tc_rb_move_position()). A writer
+ * on the buffer's CPU checks locked_moves inside the restartable sequence
+ * that moves the position; one that read 0 may still store its move after
+ * locked_moves was raised, until the kernel next switches that CPU to
+ * another thread, which restarts the sequence if it was not done. So once
+ * the raising thread has itself run on that CPU after raising it, no
+ * plain move is in flight there, and every later one sees the lock-out.
+ * A CPU the machine cannot have runs nothing.
+ */
+#ifdef TC_RB_HAVE_RSEQ
+/* Runs the calling thread on cpu for a moment, then gives it back its
+ * CPUs. False when it cannot run there (offline, not in its cpuset). */
+static bool
+visit_cpu(uint32_t cpu)
+{
+	cpu_set_t saved, only;
+	bool there;
+
+	if (cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(saved), &saved) < 0)
+		return false;
+	CPU_ZERO(&only);
+	CPU_SET(cpu, &only);
+	if (sched_setaffinity(0, sizeof(only), &only) < 0)
+		return false;
+	there = sched_getcpu() == (int)cpu;
+	sched_setaffinity(0, sizeof(saved), &saved);
+	return there;
+}
+
+/* Has the lock-out, raised before the call, taken hold on rb's CPU? Only
+ * threads that may be moved look for it there (visit). */
+static bool
+lock_out_took_hold(const struct tc_rb *rb, bool visit)
+{
+	if (!rb->cpu_possible || sched_getcpu() == (int)rb->cpu)
+		return true;
+	return visit && visit_cpu(rb->cpu);
+}
+
+bool
+tc_rb_enter_remote(struct tc_rb *rb)
+{
+	/* Raised before the flag says so: a thread that sees the flag knows
+	 * the lock-out is up. Two threads may both raise it; it is never
+	 * lowered, so that does not matter. */
+	if (!__atomic_load_n(&rb->lock_out_raised, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&rb->shm->locked_moves, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&rb->lock_out_raised, true, __ATOMIC_RELEASE);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* A tracepoint's thread is never moved: it picks the buffer of the
+	 * CPU it runs on again instead. */
+	if (!lock_out_took_hold(rb, !rb->picks_by_cpu))
+		return false;
+	__atomic_store_n(&rb->remote_ready, true, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* For the duration of one flush. False, with nothing held, when the
+ * lock-out could not be seen to take hold. */
+static bool
+lock_out_begin(const struct tc_rb *rb)
+{
+	if (tc_rb_unordered_clock(rb))
+		return true; /* TSC buffers move with a locked swap only */
+	__atomic_fetch_add(&rb->shm->locked_moves, 1, __ATOMIC_SEQ_CST);
+	if (lock_out_took_hold(rb, true))
+		return true;
+	__atomic_fetch_sub(&rb->shm->locked_moves, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void
+lock_out_end(const struct tc_rb *rb)
+{
+	if (!tc_rb_unordered_clock(rb))
+		__atomic_fetch_sub(&rb->shm->locked_moves, 1, __ATOMIC_RELEASE);
+}
+#else
+static bool
+lock_out_begin(const struct tc_rb *rb)
+{
+	(void)rb;
+	return true;
+}
+
+static void
+lock_out_end(const struct tc_rb *rb)
+{
+	(void)rb;
+}
+#endif
+
+void
+tc_rb_discard(const struct tc_rb *rb)
+{
+	count_discarded(rb);
 }
 
 /*
@@ -514,6 +630,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
 	uint64_t old, used, timestamp, record, last;
+	enum tc_rb_move moved;
 	uint32_t slot_size;
 	bool closed = false, full;
 
@@ -549,25 +666,36 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 			 * boundary, any writer may write into this sub-buffer. */
 			if (is_overwrite(rb))
 				push_reader(rb, old);
-			if (!cas_write_offset(rb, &old, &last, old + header_size + slot_size, timestamp))
+			moved = cas_write_offset(rb, &old, &last, old + header_size + slot_size,
+						 timestamp);
+			if (moved == TC_RB_MOVE_ELSEWHERE)
+				return -EAGAIN;
+			if (moved != TC_RB_MOVED)
 				continue;
 			open_packet(rb, old, timestamp);
 			record = old + header_size;
 			break;
 		}
 		if (__builtin_expect(used + slot_size > rb->subbuf_size, 0)) {
-			if (cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size, timestamp)) {
+			moved = cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size,
+						 timestamp);
+			if (moved == TC_RB_MOVED) {
 				close_packet(rb, old, timestamp);
 				old = old - used + rb->subbuf_size;
 				last = timestamp;
 				closed = true;
 			}
-			continue;
+		} else {
+			moved = cas_write_offset(rb, &old, &last, old + slot_size, timestamp);
+			if (moved == TC_RB_MOVED) {
+				record = old;
+				break;
+			}
 		}
-		if (cas_write_offset(rb, &old, &last, old + slot_size, timestamp)) {
-			record = old;
-			break;
-		}
+		/* A packet this call closed is complete (its padding is
+		 * committed); the reader's timer finds it without a wake-up. */
+		if (moved == TC_RB_MOVE_ELSEWHERE)
+			return -EAGAIN;
 	}
 	ctx->rb = rb;
 	ctx->offset = record;
@@ -602,24 +730,18 @@ tc_rb_commit(const struct tc_rb_ctx *ctx)
 }
 #endif
 
-/*
- * Closes the current sub-buffer if it holds data. Used by the consumer at
- * stop/flush time and by the application: write_offset may be anything the
- * application wrote, hence the bounded number of attempts.
- */
-bool
-tc_rb_flush(struct tc_rb *rb)
+static bool
+flush_locked(struct tc_rb *rb, uint64_t old, uint64_t last)
 {
-	uint64_t old, last, used, timestamp;
-	int attempt;
+	uint64_t used, timestamp;
 
-	old = load_position(rb, &last);
-	for (attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
+	for (int attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
 		timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 		used = offset_in_subbuf(rb, old);
 		if (used == 0)
 			return false;
-		if (cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size, timestamp)) {
+		if (cas_write_offset_locked(rb, &old, &last, old - used + rb->subbuf_size,
+					    timestamp)) {
 			close_packet(rb, old, timestamp);
 			return true;
 		}
@@ -628,13 +750,36 @@ tc_rb_flush(struct tc_rb *rb)
 }
 
 /*
+ * Closes the current sub-buffer if it holds data. Used by the consumer at
+ * stop/flush time and by the application: write_offset may be anything the
+ * application wrote, hence the bounded number of attempts. A sub-buffer
+ * with data is closed with the writers' plain moves locked out, which
+ * takes a visit to the buffer's CPU (lock_out_begin()); false when the
+ * caller cannot go there.
+ */
+bool
+tc_rb_flush(struct tc_rb *rb)
+{
+	uint64_t last, old = load_position(rb, &last);
+	bool closed;
+
+	/* Nothing to close: no need to go to the buffer's CPU. */
+	if (offset_in_subbuf(rb, old) == 0 || !lock_out_begin(rb))
+		return false;
+	old = load_position(rb, &last);
+	closed = flush_locked(rb, old, last);
+	lock_out_end(rb);
+	return closed;
+}
+
+/*
  * Opens and closes a packet holding only its header at the current
  * sub-buffer boundary, so that events discarded after the last packet was
  * closed are reported somewhere (babeltrace2 reports discards in the packet
  * whose count grew). Only at a boundary: call tc_rb_flush() first.
  */
-bool
-tc_rb_close_empty_packet(struct tc_rb *rb)
+static bool
+close_empty_packet_locked(struct tc_rb *rb)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
 	uint64_t old, last, timestamp;
@@ -647,7 +792,7 @@ tc_rb_close_empty_packet(struct tc_rb *rb)
 			return false;
 		if (is_overwrite(rb))
 			push_reader(rb, old);
-		if (!cas_write_offset(rb, &old, &last, old + rb->subbuf_size, timestamp))
+		if (!cas_write_offset_locked(rb, &old, &last, old + rb->subbuf_size, timestamp))
 			continue;
 		open_packet(rb, old, timestamp);
 		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp);
@@ -655,6 +800,19 @@ tc_rb_close_empty_packet(struct tc_rb *rb)
 		return true;
 	}
 	return false;
+}
+
+/* The same with the writers' plain moves locked out (tc_rb_flush()). */
+bool
+tc_rb_close_empty_packet(struct tc_rb *rb)
+{
+	bool written;
+
+	if (!lock_out_begin(rb))
+		return false;
+	written = close_empty_packet_locked(rb);
+	lock_out_end(rb);
+	return written;
 }
 
 int

@@ -1097,6 +1097,168 @@ test_signal_nesting_overwrite_cpu0(Fixture *fixture, gconstpointer user_data)
 	report_counters(fixture, &local, &remote);
 }
 
+/*
+ * Per-CPU buffers as the tracepoint uses them: writers that pick the
+ * buffer of the CPU they run on (picks_by_cpu) and move its position in
+ * restartable sequences (move_locally), migrating as the scheduler and
+ * the test move them, with a thread that locks those moves out to close
+ * the sub-buffers being filled (tc_rb_flush(), the consumer's switch
+ * timer) and, with with_remote, a writer that moves positions with a
+ * locked swap from any CPU (move_locally unset, as without rseq). Every
+ * record is read back whole, exactly once, or counted discarded by its
+ * writer.
+ */
+#define LOCAL_CPUS_MAX 8
+#define LOCAL_WRITERS 3
+#define LOCAL_EVENTS 200000
+
+typedef struct {
+	Fixture buffers[LOCAL_CPUS_MAX];
+	Checker checkers[LOCAL_CPUS_MAX];
+	uint32_t nr_cpus;
+	int writers_done; /* atomic */
+	uint64_t flushes; /* sub-buffers closed by the flusher */
+} LocalRun;
+
+typedef struct {
+	LocalRun *run;
+	uint32_t thread;
+	bool remote; /* a writer without an rseq area */
+	struct tc_rb rbs[LOCAL_CPUS_MAX]; /* its own mappings' handles */
+	uint64_t emitted, discarded, repicked;
+} LocalWriter;
+
+static void *
+local_writer_thread(void *data)
+{
+	LocalWriter *writer = data;
+	LocalRun *run = writer->run;
+
+	for (uint64_t seq = 0; seq < LOCAL_EVENTS; seq++) {
+		int ret;
+
+		if (seq % MIGRATE_EVERY == 0)
+			pin_to((int)((seq / MIGRATE_EVERY + writer->thread) % run->nr_cpus));
+		do {
+			int cpu = sched_getcpu();
+
+			ret = write_record(&writer->rbs[cpu < 0 ? 0 : cpu % (int)run->nr_cpus],
+					   writer->thread, seq,
+					   sizeof(struct test_record) + (seq * 13) % 120);
+			if (ret == -EAGAIN)
+				writer->repicked++;
+		} while (ret == -EAGAIN);
+		g_assert_true(ret == 0 || ret == -ENOBUFS);
+		writer->discarded += ret < 0;
+		writer->emitted++;
+	}
+	return NULL;
+}
+
+static void
+local_drain(LocalRun *run, uint32_t cpu)
+{
+	Fixture *buffer = &run->buffers[cpu];
+
+	while (tc_rb_reader_get(&buffer->reader, buffer->packet) == 1) {
+		check_packet(&run->checkers[cpu], buffer->packet);
+		tc_rb_reader_put(&buffer->reader);
+	}
+}
+
+/* Reads, and closes the sub-buffers being filled as often as it can. */
+static void *
+local_flusher_thread(void *data)
+{
+	LocalRun *run = data;
+
+	while (!__atomic_load_n(&run->writers_done, __ATOMIC_ACQUIRE)) {
+		for (uint32_t cpu = 0; cpu < run->nr_cpus; cpu++) {
+			local_drain(run, cpu);
+			if (tc_rb_flush(&run->buffers[cpu].reader.rb))
+				run->flushes++;
+		}
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void
+run_local_moves(bool with_remote)
+{
+	LocalRun run = { 0 };
+	LocalWriter writers[LOCAL_WRITERS + 1];
+	pthread_t writer_ids[LOCAL_WRITERS + 1], flusher_id;
+	uint32_t nr_writers = LOCAL_WRITERS + (with_remote ? 1 : 0);
+	uint64_t repicked = 0;
+	cpu_set_t saved;
+
+	run.nr_cpus = (uint32_t)MIN(sysconf(_SC_NPROCESSORS_ONLN), LOCAL_CPUS_MAX);
+	if (!rseq_commits() || run.nr_cpus < 2) {
+		g_test_skip("needs glibc's rseq area and two CPUs");
+		return;
+	}
+	g_assert_cmpint(sched_getaffinity(0, sizeof(saved), &saved), ==, 0);
+	for (uint32_t cpu = 0; cpu < run.nr_cpus; cpu++) {
+		fixture_cpu = cpu;
+		fixture_setup_geometry(&run.buffers[cpu], 65536, 4);
+	}
+	for (uint32_t i = 0; i < nr_writers; i++) {
+		writers[i] = (LocalWriter){ .run = &run, .thread = i, .remote = i == LOCAL_WRITERS };
+		for (uint32_t cpu = 0; cpu < run.nr_cpus; cpu++) {
+			struct tc_rb *rb = &writers[i].rbs[cpu];
+
+			g_assert_cmpint(tc_rb_attach(rb, run.buffers[cpu].mapping,
+						     run.buffers[cpu].size), ==, 0);
+			rb->picks_by_cpu = true;
+			rb->move_locally = !writers[i].remote;
+		}
+		g_assert_cmpint(pthread_create(&writer_ids[i], NULL, local_writer_thread,
+					       &writers[i]), ==, 0);
+	}
+	g_assert_cmpint(pthread_create(&flusher_id, NULL, local_flusher_thread, &run), ==, 0);
+	for (uint32_t i = 0; i < nr_writers; i++)
+		pthread_join(writer_ids[i], NULL);
+	__atomic_store_n(&run.writers_done, 1, __ATOMIC_RELEASE);
+	pthread_join(flusher_id, NULL);
+	sched_setaffinity(0, sizeof(saved), &saved);
+
+	for (uint32_t cpu = 0; cpu < run.nr_cpus; cpu++) {
+		tc_rb_flush(&run.buffers[cpu].reader.rb);
+		drain(&run.buffers[cpu], &run.checkers[cpu]);
+		g_assert_cmpuint(run.buffers[cpu].reader.packets_corrupted, ==, 0);
+		/* Nothing left locked out. */
+		g_assert_cmpuint(run.buffers[cpu].rb.shm->locked_moves, ==, with_remote ? 1 : 0);
+	}
+	for (uint32_t i = 0; i < nr_writers; i++) {
+		uint64_t recorded = 0;
+
+		for (uint32_t cpu = 0; cpu < run.nr_cpus; cpu++)
+			recorded += run.checkers[cpu].recorded[i];
+		g_assert_cmpuint(writers[i].emitted, ==, LOCAL_EVENTS);
+		g_assert_cmpuint(recorded + writers[i].discarded, ==, writers[i].emitted);
+		repicked += writers[i].repicked;
+	}
+	g_test_message("%" G_GUINT64_FORMAT " sub-buffers closed by the flusher, %"
+		       G_GUINT64_FORMAT " reservations made again on another CPU",
+		       run.flushes, repicked);
+	g_assert_cmpuint(run.flushes, >, 0);
+	for (uint32_t cpu = 0; cpu < run.nr_cpus; cpu++)
+		fixture_teardown(&run.buffers[cpu], NULL);
+}
+
+static void
+test_local_moves(void)
+{
+	run_local_moves(false);
+}
+
+static void
+test_local_and_remote_moves(void)
+{
+	run_local_moves(true);
+}
+
 /* Reserves len bytes of a compact-header record and commits them. */
 static struct tc_rb_ctx
 reserve_compact(Fixture *fixture, uint32_t len, uint32_t full_ts_extra)
@@ -1192,5 +1354,7 @@ main(int argc, char **argv)
 #undef ADD_TSC
 	g_test_add_func("/tracectl/rb/attach-rejects-bad-geometry",
 			test_attach_rejects_bad_geometry);
+	g_test_add_func("/tracectl/rb/local-moves", test_local_moves);
+	g_test_add_func("/tracectl/rb/local-and-remote-moves", test_local_and_remote_moves);
 	return g_test_run();
 }
