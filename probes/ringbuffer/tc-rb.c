@@ -53,8 +53,12 @@
 #include "tc-rb.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -473,6 +477,24 @@ visit_cpu(uint32_t cpu)
 	return there;
 }
 
+/* Is cpu offline? Then nothing runs there: a thread that was inside a
+ * sequence there when it went down was migrated, which restarts it. */
+static bool
+cpu_offline(uint32_t cpu)
+{
+	char path[64], state = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%" PRIu32 "/online", cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* CPU 0 often has no such file: it cannot go down */
+	if (read(fd, &state, 1) != 1)
+		state = '1';
+	close(fd);
+	return state == '0';
+}
+
 /* Has the lock-out, raised before the call, taken hold on rb's CPU? Only
  * threads that may be moved look for it there (visit). */
 static bool
@@ -480,7 +502,7 @@ lock_out_took_hold(const struct tc_rb *rb, bool visit)
 {
 	if (!rb->cpu_possible || sched_getcpu() == (int)rb->cpu)
 		return true;
-	return visit && visit_cpu(rb->cpu);
+	return visit && (visit_cpu(rb->cpu) || cpu_offline(rb->cpu));
 }
 
 bool
