@@ -457,7 +457,15 @@ cas_write_offset_locked(const struct tc_rb *rb, uint64_t *old, uint64_t *last,
  * plain move is in flight there, and every later one sees the lock-out.
  * A CPU the machine cannot have runs nothing.
  */
-#ifdef TC_RB_HAVE_RSEQ
+#if defined(TC_RB_HAVE_RSEQ) || defined(TC_RB_MODEL_CHECK)
+#ifdef TC_RB_MODEL_CHECK
+/* The test's CPUs: tasks that visit one count as a switch there. */
+#define current_cpu() tc_rb_model_cpu()
+#define visit_cpu(cpu) tc_rb_model_visit(cpu)
+#define cpu_offline(cpu) false
+#else
+#define current_cpu() sched_getcpu()
+
 /* Runs the calling thread on cpu for a moment, then gives it back its
  * CPUs. False when it cannot run there (offline, not in its cpuset). */
 static bool
@@ -494,13 +502,14 @@ cpu_offline(uint32_t cpu)
 	close(fd);
 	return state == '0';
 }
+#endif
 
 /* Has the lock-out, raised before the call, taken hold on rb's CPU? Only
  * threads that may be moved look for it there (visit). */
 static bool
 lock_out_took_hold(const struct tc_rb *rb, bool visit)
 {
-	if (!rb->cpu_possible || sched_getcpu() == (int)rb->cpu)
+	if (!rb->cpu_possible || current_cpu() == (int)rb->cpu)
 		return true;
 	return visit && (visit_cpu(rb->cpu) || cpu_offline(rb->cpu));
 }
@@ -512,6 +521,7 @@ tc_rb_enter_remote(struct tc_rb *rb)
 	 * the lock-out is up. Two threads may both raise it; it is never
 	 * lowered, so that does not matter. */
 	if (!__atomic_load_n(&rb->lock_out_raised, __ATOMIC_ACQUIRE)) {
+		TC_RB_SCHED_POINT();
 		__atomic_fetch_add(&rb->shm->locked_moves, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&rb->lock_out_raised, true, __ATOMIC_RELEASE);
 	}
@@ -531,6 +541,7 @@ lock_out_begin(const struct tc_rb *rb)
 {
 	if (tc_rb_unordered_clock(rb))
 		return true; /* TSC buffers move with a locked swap only */
+	TC_RB_SCHED_POINT();
 	__atomic_fetch_add(&rb->shm->locked_moves, 1, __ATOMIC_SEQ_CST);
 	if (lock_out_took_hold(rb, true))
 		return true;
@@ -541,8 +552,10 @@ lock_out_begin(const struct tc_rb *rb)
 static void
 lock_out_end(const struct tc_rb *rb)
 {
-	if (!tc_rb_unordered_clock(rb))
-		__atomic_fetch_sub(&rb->shm->locked_moves, 1, __ATOMIC_RELEASE);
+	if (tc_rb_unordered_clock(rb))
+		return;
+	TC_RB_SCHED_POINT();
+	__atomic_fetch_sub(&rb->shm->locked_moves, 1, __ATOMIC_RELEASE);
 }
 #else
 static bool

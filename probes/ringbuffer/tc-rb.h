@@ -509,12 +509,26 @@ bool tc_rb_enter_remote(struct tc_rb *rb);
  * process has locked the plain moves out (tc_rb_enter_remote()). TSC
  * buffers keep the double-width swap, locked, from every CPU.
  */
+#ifdef TC_RB_MODEL_CHECK
+/* The restartable sequence of tc_rb_rseq_move(), modelled by the
+ * exhaustive interleaving test (tests/unit/tc-rb-model-test.c). */
+enum tc_rb_move tc_rb_model_move_locally(struct tc_rb *rb, uint64_t *offset,
+					 uint64_t *timestamp, uint64_t new_offset,
+					 uint64_t new_timestamp);
+#endif
+
 static inline enum tc_rb_move
 tc_rb_move_position(struct tc_rb *rb, uint64_t *offset, uint64_t *timestamp,
 		    uint64_t new_offset, uint64_t new_timestamp)
 {
 	const bool exact = tc_rb_unordered_clock(rb);
 
+#ifdef TC_RB_MODEL_CHECK
+	if (rb->move_locally && !exact)
+		return tc_rb_model_move_locally(rb, offset, timestamp, new_offset, new_timestamp);
+	if (!exact && !rb->remote_ready && !tc_rb_enter_remote(rb))
+		return TC_RB_MOVE_ELSEWHERE;
+#endif
 #ifdef TC_RB_HAVE_RSEQ
 	if (__builtin_expect(rb->move_locally && !exact, 1)) {
 		enum tc_rb_rseq_move moved = tc_rb_rseq_move(&rb->shm->write_offset,

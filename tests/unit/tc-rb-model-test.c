@@ -18,12 +18,22 @@
  * mode recorded + discarded == emitted for each writer; in both modes the
  * newest record (reserved at the highest offset) is read. In overwrite
  * mode, a writer refuses a record only while the other writer holds a
- * reservation it has not committed (checked at the refusal itself).
+ * reservation it has not committed, or the reader is closing a sub-buffer,
+ * at some point of the refused reservation (checked at the refusal).
  *
  * The buffer is two sub-buffers of 4 KiB and records of 1000 bytes (four
  * per sub-buffer), so that a handful of records exercises opening,
  * closing with padding, exact fit, Buffer Full and, in overwrite mode,
  * pushing the reader.
+ *
+ * The -local tests give the tasks CPUs: the writers run on the buffer's
+ * CPU and move the position in a modelled restartable sequence
+ * (tc_rb_model_move_locally(), tc_rb_rseq_move()), which starts over when
+ * the task resumes after another task ran on its CPU, while the reader, on
+ * the other CPU, also closes the sub-buffer being filled (tc_rb_flush(),
+ * which locks those moves out and visits their CPU). -local-and-remote
+ * moves the second writer to the reader's CPU, without rseq: it locks the
+ * plain moves out for good before its first locked swap.
  */
 #include <glib.h>
 #include <errno.h>
@@ -73,10 +83,18 @@ static int prefix[MAX_DECISIONS], prefix_len;
 static int chosen[MAX_DECISIONS], alternatives[MAX_DECISIONS], nr_decisions;
 static int preemption_bound = 2;
 
+/* The -local tests' CPUs: of each task, and for each CPU the task that ran
+ * there last and a count of the switches there. */
+#define NR_CPUS 2
+static int task_cpu[NR_TASKS];
+static int last_on_cpu[NR_CPUS];
+static uint64_t cpu_switches[NR_CPUS];
+static gboolean local_moves, remote_writer;
+
 /* The system under test, fresh for each interleaving. */
 static void *mapping;
 static uint64_t mapping_size;
-static struct tc_rb rb;
+static struct tc_rb rb, remote_rb;
 static struct tc_rb_reader reader;
 static uint8_t packet[SUBBUF_SIZE];
 static uint32_t emitted[2], refused[2], recorded[2], next_seq[2];
@@ -92,9 +110,12 @@ static uint32_t flags;
 /* The clock as of each task's last scheduling point. */
 static uint64_t clock_at_yield[NR_TASKS];
 
+static void note_busy(void);
+
 void
 tc_rb_model_yield(void)
 {
+	note_busy();
 	if (current >= 0) {
 		clock_at_yield[current] = ++model_clock;
 		swapcontext(&tasks[current].context, &scheduler_context);
@@ -123,8 +144,102 @@ filler_byte(uint32_t writer, uint32_t seq, uint32_t i)
 	return (uint8_t)(writer * 101 + seq * 13 + i);
 }
 
-/* Each writer from its call to reserve until its commit is done. */
-static gboolean busy[2];
+/* The running task is on its CPU: a switch there if another ran there
+ * last. */
+static void
+note_running(int task, int cpu)
+{
+	if (last_on_cpu[cpu] != task) {
+		cpu_switches[cpu]++;
+		last_on_cpu[cpu] = task;
+	}
+}
+
+int
+tc_rb_model_cpu(void)
+{
+	return current >= 0 ? task_cpu[current] : -1;
+}
+
+/* The reader's visit to the writers' CPU: it runs there for a moment. */
+_Bool
+tc_rb_model_visit(uint32_t cpu)
+{
+	g_assert_cmpuint(cpu, <, NR_CPUS);
+	if (current < 0)
+		return TRUE; /* alone, after the tasks */
+	tc_rb_model_yield();
+	note_running(current, (int)cpu);
+	return TRUE;
+}
+
+/* Has a task been switched out of cpu since the switch count was
+ * switches? The kernel then restarts the sequence it was inside. */
+static gboolean
+restarted(int cpu, uint64_t switches)
+{
+	return cpu_switches[cpu] != switches;
+}
+
+/*
+ * tc_rb_rseq_move() and tc_rb_rseq_move_locked(), step by step: the
+ * loads of locked_moves and of the position, then the plain store (or
+ * the locked swap, one step), each after a scheduling point, where tasks
+ * of the other CPU run as they like and tasks of this one restart the
+ * sequence. Then the timestamp, stored after the move.
+ */
+enum tc_rb_move
+tc_rb_model_move_locally(struct tc_rb *b, uint64_t *offset, uint64_t *timestamp,
+			 uint64_t new_offset, uint64_t new_timestamp)
+{
+	struct tc_rb_shm *shm = b->shm;
+	const int cpu = task_cpu[current];
+
+	for (;;) {
+		uint64_t switches = cpu_switches[cpu];
+		gboolean locked;
+
+		if (cpu != (int)b->cpu)
+			return TC_RB_MOVE_ELSEWHERE;
+		tc_rb_model_yield();
+		if (restarted(cpu, switches))
+			continue;
+		locked = shm->locked_moves != 0;
+		tc_rb_model_yield();
+		if (restarted(cpu, switches))
+			continue;
+		if (!locked && shm->write_offset != *offset) {
+			*offset = shm->write_offset;
+			*timestamp = shm->last_timestamp;
+			return TC_RB_MOVE_CHANGED;
+		}
+		tc_rb_model_yield();
+		if (restarted(cpu, switches))
+			continue;
+		if (locked && shm->write_offset != *offset) {
+			*offset = shm->write_offset;
+			*timestamp = shm->last_timestamp;
+			return TC_RB_MOVE_CHANGED;
+		}
+		shm->write_offset = new_offset;
+		tc_rb_model_yield();
+		shm->last_timestamp = new_timestamp;
+		return TC_RB_MOVED;
+	}
+}
+
+/* Each writer from its call to reserve until its commit is done, and the
+ * reader from its flush's move until the padding is committed; for each
+ * writer, whether the other writer or the reader was so at one of its
+ * scheduling points since it began its reservation. */
+static gboolean busy[2], flushing, other_was_busy[2];
+
+static void
+note_busy(void)
+{
+	if (current >= 0 && current < 2 && (busy[1 - current] || flushing))
+		other_was_busy[current] = TRUE;
+}
 
 /*
  * Overwrite mode refuses a record only when the sub-buffer to open still
@@ -137,7 +252,7 @@ tc_rb_model_refusing(const struct tc_rb *buffer, uint64_t boundary)
 {
 	g_assert_cmpuint(boundary % SUBBUF_SIZE, ==, 0);
 	if (flags & TC_RB_FLAG_OVERWRITE)
-		g_assert_true(busy[1 - current]);
+		g_assert_true(other_was_busy[current]);
 }
 
 static void
@@ -151,7 +266,10 @@ writer_body(int writer)
 			record.filler[i] = filler_byte((uint32_t)writer, seq, i);
 		emitted[writer]++;
 		busy[writer] = TRUE;
-		if (tc_rb_reserve(&rb, &ctx, RECORD_SIZE) < 0) {
+		other_was_busy[writer] = FALSE;
+		note_busy();
+		if (tc_rb_reserve(writer == 1 && remote_writer ? &remote_rb : &rb, &ctx,
+				  RECORD_SIZE) < 0) {
 			busy[writer] = FALSE;
 			refused[writer]++;
 			continue;
@@ -220,8 +338,15 @@ read_one(void)
 static void
 reader_body(int unused)
 {
-	for (int i = 0; i < READER_ATTEMPTS; i++)
+	for (int i = 0; i < READER_ATTEMPTS; i++) {
 		read_one();
+		/* The switch timer: close the sub-buffer being filled. */
+		if (local_moves) {
+			flushing = TRUE;
+			tc_rb_flush(&reader.rb);
+			flushing = FALSE;
+		}
+	}
 }
 
 static void
@@ -284,6 +409,15 @@ reset_system(void)
 	g_assert_cmpint(tc_rb_init_mode(mapping, SUBBUF_SIZE, NUM_SUBBUF, 0, 1, uuid, flags), ==, 0);
 	g_assert_cmpint(tc_rb_attach(&rb, mapping, mapping_size), ==, 0);
 	g_assert_cmpint(tc_rb_reader_init(&reader, mapping, mapping_size, 1, 0, uuid), ==, 0);
+	rb.move_locally = rb.picks_by_cpu = local_moves;
+	g_assert_cmpint(tc_rb_attach(&remote_rb, mapping, mapping_size), ==, 0);
+	/* Writers 0 and 1 on the buffer's CPU, the reader on the other; the
+	 * remote writer on the reader's. */
+	task_cpu[0] = 0;
+	task_cpu[1] = remote_writer ? 1 : 0;
+	task_cpu[2] = local_moves ? 1 : 0;
+	memset(last_on_cpu, -1, sizeof(last_on_cpu));
+	memset(cpu_switches, 0, sizeof(cpu_switches));
 	memset(emitted, 0, sizeof(emitted));
 	memset(refused, 0, sizeof(refused));
 	memset(recorded, 0, sizeof(recorded));
@@ -293,7 +427,8 @@ reset_system(void)
 	model_clock = 0;
 	memset(clock_at_yield, 0, sizeof(clock_at_yield));
 	last_read_timestamp = 0;
-	busy[0] = busy[1] = FALSE;
+	busy[0] = busy[1] = flushing = FALSE;
+	other_was_busy[0] = other_was_busy[1] = FALSE;
 }
 
 static void
@@ -307,6 +442,7 @@ run_one_interleaving(void)
 	task_start(1, writer_body, 1);
 	task_start(2, reader_body, 0);
 	while ((current = pick(last, &preemptions)) >= 0) {
+		note_running(current, task_cpu[current]);
 		swapcontext(&scheduler_context, &tasks[current].context);
 		last = current;
 	}
@@ -324,6 +460,14 @@ run_one_interleaving(void)
 
 	for (int w = 0; w < 2 && !(flags & TC_RB_FLAG_OVERWRITE); w++)
 		g_assert_cmpuint(recorded[w] + refused[w], ==, emitted[w]);
+	/* The flushes lifted their lock-outs; writers without rseq (all of
+	 * them outside the -local tests) raised theirs for good, once per
+	 * process, or once per thread that raced to it; TSC buffers have no
+	 * plain moves to lock out. */
+	if ((local_moves && !remote_writer) || (flags & TC_RB_FLAG_CLOCK_TSC))
+		g_assert_cmpuint(rb.shm->locked_moves, ==, 0);
+	else if (refused[1] < emitted[1])
+		g_assert_cmpuint(rb.shm->locked_moves, >=, 1);
 }
 
 /* The next prefix in depth-first order; FALSE when all were run. */
@@ -373,6 +517,30 @@ test_discard(void)
 }
 
 static void
+test_discard_local(void)
+{
+	local_moves = TRUE;
+	explore(0);
+	local_moves = FALSE;
+}
+
+static void
+test_overwrite_local(void)
+{
+	local_moves = TRUE;
+	explore(TC_RB_FLAG_OVERWRITE);
+	local_moves = FALSE;
+}
+
+static void
+test_discard_local_and_remote(void)
+{
+	local_moves = remote_writer = TRUE;
+	explore(0);
+	local_moves = remote_writer = FALSE;
+}
+
+static void
 test_overwrite(void)
 {
 	explore(TC_RB_FLAG_OVERWRITE);
@@ -402,5 +570,9 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/rb-model/overwrite", test_overwrite);
 	g_test_add_func("/tracectl/rb-model/discard-tsc-clock", test_discard_tsc_clock);
 	g_test_add_func("/tracectl/rb-model/overwrite-tsc-clock", test_overwrite_tsc_clock);
+	g_test_add_func("/tracectl/rb-model/discard-local", test_discard_local);
+	g_test_add_func("/tracectl/rb-model/overwrite-local", test_overwrite_local);
+	g_test_add_func("/tracectl/rb-model/discard-local-and-remote",
+			test_discard_local_and_remote);
 	return g_test_run();
 }

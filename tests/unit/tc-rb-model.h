@@ -20,4 +20,10 @@ void tc_rb_model_refusing(const struct tc_rb *rb, uint64_t boundary);
 
 #define TC_RB_REFUSING(rb, boundary) tc_rb_model_refusing(rb, boundary)
 
+/* The CPU the running task is on, and a visit of it to another
+ * (tc_rb_flush()'s lock-out): a switch on that CPU, which restarts the
+ * sequence of a task there that was inside one. */
+int tc_rb_model_cpu(void);
+_Bool tc_rb_model_visit(uint32_t cpu);
+
 #endif /* TC_RB_MODEL_H */
