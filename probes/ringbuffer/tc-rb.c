@@ -534,10 +534,26 @@ tc_rb_enter_remote(struct tc_rb *rb)
 	return true;
 }
 
-/* For the duration of one flush. False, with nothing held, when the
- * lock-out could not be seen to take hold. */
+/* Waits, in the consumer, for a plain move that missed the lock-out. */
+static void
+wait_ns(uint64_t ns)
+{
+#ifdef TC_RB_MODEL_CHECK
+	(void)ns;
+#else
+	struct timespec delay = {.tv_sec = (time_t)(ns / 1000000000u),
+				 .tv_nsec = (long)(ns % 1000000000u)};
+
+	while (nanosleep(&delay, &delay) < 0 && errno == EINTR)
+		;
+#endif
+}
+
+/* For the duration of one flush. When the caller cannot visit the
+ * buffer's CPU, it waits unreachable_wait ns instead (tc_rb_flush_status());
+ * with 0, false, with nothing held. */
 static bool
-lock_out_begin(const struct tc_rb *rb)
+lock_out_begin(const struct tc_rb *rb, uint64_t unreachable_wait)
 {
 	if (tc_rb_unordered_clock(rb))
 		return true; /* TSC buffers move with a locked swap only */
@@ -545,6 +561,10 @@ lock_out_begin(const struct tc_rb *rb)
 	__atomic_fetch_add(&rb->shm->locked_moves, 1, __ATOMIC_SEQ_CST);
 	if (lock_out_took_hold(rb, true))
 		return true;
+	if (unreachable_wait) {
+		wait_ns(unreachable_wait);
+		return true;
+	}
 	__atomic_fetch_sub(&rb->shm->locked_moves, 1, __ATOMIC_RELEASE);
 	return false;
 }
@@ -559,9 +579,10 @@ lock_out_end(const struct tc_rb *rb)
 }
 #else
 static bool
-lock_out_begin(const struct tc_rb *rb)
+lock_out_begin(const struct tc_rb *rb, uint64_t unreachable_wait)
 {
 	(void)rb;
+	(void)unreachable_wait;
 	return true;
 }
 
@@ -792,19 +813,27 @@ flush_locked(struct tc_rb *rb, uint64_t old, uint64_t last)
  * takes a visit to the buffer's CPU (lock_out_begin()); false when the
  * caller cannot go there.
  */
-bool
-tc_rb_flush(struct tc_rb *rb)
+int
+tc_rb_flush_status(struct tc_rb *rb, uint64_t unreachable_wait)
 {
 	uint64_t last, old = load_position(rb, &last);
 	bool closed;
 
 	/* Nothing to close: no need to go to the buffer's CPU. */
-	if (offset_in_subbuf(rb, old) == 0 || !lock_out_begin(rb))
-		return false;
+	if (offset_in_subbuf(rb, old) == 0)
+		return 0;
+	if (!lock_out_begin(rb, unreachable_wait))
+		return -EAGAIN;
 	old = load_position(rb, &last);
 	closed = flush_locked(rb, old, last);
 	lock_out_end(rb);
-	return closed;
+	return closed ? 1 : 0;
+}
+
+bool
+tc_rb_flush(struct tc_rb *rb)
+{
+	return tc_rb_flush_status(rb, 0) == 1;
 }
 
 /*
@@ -843,7 +872,7 @@ tc_rb_close_empty_packet(struct tc_rb *rb)
 {
 	bool written;
 
-	if (!lock_out_begin(rb))
+	if (!lock_out_begin(rb, TC_RB_UNREACHABLE_WAIT_NS))
 		return false;
 	written = close_empty_packet_locked(rb);
 	lock_out_end(rb);

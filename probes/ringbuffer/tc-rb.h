@@ -765,6 +765,25 @@ void tc_rb_reader_put(struct tc_rb_reader *reader);
  */
 bool tc_rb_flush(struct tc_rb *rb);
 /*
+ * The same, saying why nothing was closed: 1 when a sub-buffer was, 0 when
+ * there was nothing to close (or the position kept moving), -EAGAIN when
+ * the writers' plain moves could not be locked out because the caller
+ * cannot run on the buffer's CPU (its affinity or cpuset) and
+ * unreachable_wait is 0. Otherwise, in that case, it waits that many ns
+ * instead of the visit, then closes the sub-buffer.
+ *
+ * The wait: a writer that read locked_moves as 0 before it was raised
+ * stores its move within a few instructions, unless its CPU switches to
+ * another thread in between, which restarts its sequence, or the
+ * hypervisor stops that virtual CPU. TC_RB_UNREACHABLE_WAIT_NS covers
+ * such a stop up to its length; after a longer one, the move lands over
+ * the close, and the reader's checks drop that packet as corrupt
+ * (counted). Only for closes that must not be skipped: the stop flush and
+ * snapshots (tc_rb_close_empty_packet() always waits).
+ */
+#define TC_RB_UNREACHABLE_WAIT_NS 20000000ull
+int tc_rb_flush_status(struct tc_rb *rb, uint64_t unreachable_wait);
+/*
  * At a sub-buffer boundary, writes a packet holding only its header, so
  * that events discarded since the last packet are reported (the final
  * flush, when shm->events_discarded is ahead of the reader's

@@ -53,6 +53,7 @@ struct consumerd_stream {
 	uint64_t lost_when_waiting;   /* the writers' losses when it began */
 	struct consumerd_ratelimit corrupt_limit;
 	struct consumerd_ratelimit write_limit;
+	struct consumerd_ratelimit close_limit;
 };
 
 /* Periodic work of a channel; 0 intervals are off. */

@@ -24,6 +24,7 @@
 
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-stream.h"
 
 #define COPY_CHUNK 65536
 
@@ -76,7 +77,7 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 	fd = consumerd_output_create_file(dir_fd, name);
 	if (fd < 0)
 		return fd;
-	tc_rb_flush(&stream->reader.rb);
+	consumerd_stream_close_current(stream, true);
 	tc_rb_reader_snapshot_range(&stream->reader, &begin, &end);
 	for (uint64_t position = begin; position != end; position += subbuf_size) {
 		if (tc_rb_reader_peek(&stream->reader, position, packet) != 1)

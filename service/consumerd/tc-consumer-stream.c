@@ -331,6 +331,24 @@ discards_unreported(const struct consumerd_stream *stream)
 }
 
 void
+consumerd_stream_close_current(struct consumerd_stream *stream, bool final)
+{
+	uint64_t suppressed;
+
+	if (tc_rb_flush_status(&stream->reader.rb, final ? TC_RB_UNREACHABLE_WAIT_NS : 0) !=
+		    -EAGAIN ||
+	    !consumerd_ratelimit_check(&stream->close_limit, tc_rb_clock_now(), &suppressed))
+		return;
+	consumerd_warning("session=%" PRIu64 ": Cannot close the sub-buffer being filled of "
+			  "stream %s_%" PRIu32 " (%" PRIu64 " times not logged): the consumer "
+			  "cannot run on CPU %" PRIu32 ", which it must visit to lock out the "
+			  "writers there; its events wait until the writers fill it or the "
+			  "session stops",
+			  stream->session_id, stream->channel_name, stream->cpu, suppressed,
+			  stream->cpu);
+}
+
+void
 consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
 {
 	struct tc_rb *rb = &stream->reader.rb;
@@ -341,7 +359,7 @@ consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
 	/* Make room first: a full discard-mode buffer has no sub-buffer left
 	 * for the packet that reports its last discards. */
 	consumerd_stream_drain(stream, packet);
-	tc_rb_flush(rb);
+	consumerd_stream_close_current(stream, true);
 	consumerd_stream_drain(stream, packet);
 	if (discards_unreported(stream))
 		tc_rb_close_empty_packet(rb);

@@ -63,8 +63,19 @@ void consumerd_stream_release_memfd(struct consumerd_stream *stream);
 uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet);
 
 /*
- * Closes the sub-buffer that the writers are filling (tc_rb_flush()),
- * adds a header-only packet when events were discarded since the last
+ * Closes the sub-buffer that the writers are filling (tc_rb_flush()), if
+ * it holds data. That takes running on the stream's CPU for a moment,
+ * which the consumer's affinity or cpuset may forbid: then a final close
+ * (stop, snapshot) waits TC_RB_UNREACHABLE_WAIT_NS instead and closes it
+ * (tc_rb_flush_status()), and a periodic one (the switch timer) warns,
+ * rate-limited, and leaves those events for the writers to fill the
+ * sub-buffer or for the final close.
+ */
+void consumerd_stream_close_current(struct consumerd_stream *stream, bool final);
+
+/*
+ * Closes the sub-buffer that the writers are filling
+ * (consumerd_stream_close_current()), adds a header-only packet when events were discarded since the last
  * packet (so that they are reported), and records in stream->flush_target the read count that covers everything
  * reserved before this call.
  */

@@ -55,7 +55,7 @@ static void
 channel_switch(struct consumerd_channel *channel)
 {
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-		tc_rb_flush(&channel->streams[cpu].reader.rb);
+		consumerd_stream_close_current(&channel->streams[cpu], false);
 }
 
 static void
