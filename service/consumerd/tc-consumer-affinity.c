@@ -2,6 +2,7 @@
 #include "tc-consumer-affinity.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,34 @@
  * at least that wide, and says EINVAL otherwise. */
 #define SET_CPUS_FIRST 1024
 #define SET_CPUS_MAX (1 << 16)
+
+/* The steal of all CPUs so far, in USER_HZ ticks: the eighth number of
+ * the "cpu" line of /proc/stat; 0 when it cannot be read. */
+static uint64_t
+read_steal(const char *stat_path)
+{
+	unsigned long long fields[8] = {0};
+	FILE *stat = fopen(stat_path, "re");
+	int found = 0;
+
+	if (!stat)
+		return 0;
+	found = fscanf(stat, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &fields[0], &fields[1],
+		       &fields[2], &fields[3], &fields[4], &fields[5], &fields[6], &fields[7]);
+	fclose(stat);
+	return found == 8 ? fields[7] : 0;
+}
+
+/* Did the hypervisor take time from the machine since the last call? */
+static bool
+steal_grew(struct consumerd_affinity *affinity)
+{
+	uint64_t steal = read_steal(affinity->stat_path);
+	bool grew = steal > affinity->steal;
+
+	affinity->steal = steal;
+	return grew;
+}
 
 static int
 read_allowed(struct consumerd_affinity *affinity)
@@ -25,6 +54,8 @@ consumerd_affinity_init(struct consumerd_affinity *affinity)
 
 	memset(affinity, 0, sizeof(*affinity));
 	affinity->cpu = -1;
+	affinity->stat_path = "/proc/stat";
+	affinity->steal = read_steal(affinity->stat_path);
 	for (int cpus = SET_CPUS_FIRST; cpus <= SET_CPUS_MAX; cpus *= 2) {
 		affinity->allowed = CPU_ALLOC(cpus);
 		affinity->scratch = CPU_ALLOC(cpus);
@@ -121,8 +152,11 @@ consumerd_affinity_late_wake(struct consumerd_affinity *affinity, uint32_t write
 		return;
 	if ((uint32_t)ran_on == writer_cpu)
 		consumerd_affinity_avoid(affinity, writer_cpu, now);
-	else
+	else if (steal_grew(affinity))
 		consumerd_affinity_follow(affinity, writer_cpu, now);
+	else
+		consumerd_debug("Late wake-up on CPU %d without steal: not following CPU %u",
+				ran_on, writer_cpu);
 }
 
 void

@@ -11,6 +11,7 @@
  */
 #include <glib.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include "tc-consumer-affinity.h"
 
@@ -153,19 +154,44 @@ test_avoid(void)
 	consumerd_affinity_fini(&affinity);
 }
 
+/* Writes a /proc/stat first line whose steal is steal. */
+static void
+write_stat(const char *path, unsigned int steal)
+{
+	g_autofree char *line = g_strdup_printf("cpu  100 0 50 1000 0 0 0 %u 0 0\ncpu0 ...\n",
+						 steal);
+
+	g_assert_true(g_file_set_contents(path, line, -1, NULL));
+}
+
 /* A late wake-up moves the thread away from where it ran late: off the
- * writer's CPU if it ran there, onto it if it ran elsewhere; one in time
- * only keeps the placement alive; an unknown CPU changes nothing. */
+ * writer's CPU if it ran there, onto it if it ran elsewhere and the
+ * hypervisor stole time since; one in time only keeps the placement
+ * alive; an unknown CPU changes nothing. */
 static void
 test_late_wake(void)
 {
 	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
+	g_autofree char *stat_path = g_build_filename(g_get_tmp_dir(), "tc-affinity-stat-XXXXXX",
+						      NULL);
 	struct consumerd_affinity affinity;
-	int first, second;
+	int first, second, fd;
 	cpu_set_t original;
 
 	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
+	fd = g_mkstemp(stat_path);
+	g_assert_cmpint(fd, >=, 0);
+	close(fd);
+	write_stat(stat_path, 7);
+	affinity.stat_path = stat_path;
+	affinity.steal = 7;
+
+	/* Ran elsewhere than the writer, but nothing was stolen: stays. */
+	consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, 1);
+	g_assert_cmpint(affinity.cpu, ==, -1);
+	assert_cpus(&original);
+	write_stat(stat_path, 9);
 	consumerd_affinity_keep(&affinity, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	g_assert_cmpuint(affinity.last_asked, ==, 0);
@@ -198,6 +224,7 @@ test_late_wake(void)
 	consumerd_affinity_release(&affinity);
 	assert_cpus(&original);
 	consumerd_affinity_fini(&affinity);
+	unlink(stat_path);
 }
 
 static void
