@@ -36,6 +36,7 @@
 #include "tc-consumer-affinity.h"
 #include "tc-consumer-command.h"
 #include "tc-consumer-log.h"
+#include "tc-consumer-sched.h"
 #include "tc-consumer-session.h"
 #include "tc-consumer-stream.h"
 #include "tc-consumer-writer.h"
@@ -195,6 +196,23 @@ raise_file_limit(void)
 		consumerd_warning("Failed to raise the open file limit, ignoring: %m");
 }
 
+/* After the writer thread started: only the main thread, which wake-ups
+ * are for, takes the short slice (tc-consumer-sched.h). */
+static void
+use_short_slice(void)
+{
+	int ret = consumerd_sched_short_slice();
+
+	if (ret == -EOPNOTSUPP)
+		consumerd_debug("The kernel has no custom slices (Linux 6.12): wake-ups wait "
+				"for a busy writer's slice to end");
+	else if (ret == -EPERM)
+		consumerd_debug("Not the normal scheduling policy: keeping it");
+	else if (ret < 0)
+		consumerd_warning("Cannot shorten the consumer's slice, wake-ups may wait for "
+				  "a busy writer's: %s", strerror(-ret));
+}
+
 /* Polled descriptors beyond the command socket: stream and kernel
  * wake-ups. Buffers past this many are read by their timers only. */
 #define WAKE_FDS_MAX 4096
@@ -298,6 +316,7 @@ main(int argc, char **argv)
 		consumerd_warning("Cannot read the consumer's CPUs, it will not follow the "
 				  "writers' CPU: %s", strerror(-ret));
 	consumerd_writer_start(consumerd_stream_write_packet);
+	use_short_slice();
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
 	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &affinity, &unblocked);

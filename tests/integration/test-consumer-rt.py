@@ -4,14 +4,49 @@
 for a user runs its main thread as SCHED_FIFO with priority N, after
 dropping to that user, and its other threads with the normal policy; the
 user's trace is recorded as before. Without the option the consumer keeps
-the normal policy; a priority outside 0 to 99 is refused at start."""
+the normal policy, its main thread with a slice of 0.1 ms (reset on fork,
+its other threads keep the kernel's) on kernels that have custom slices
+(Linux 6.12), which the test finds out by asking for one itself; a
+priority outside 0 to 99 is refused at start."""
 
+import ctypes
 import os
 import subprocess
 
 from tclib import TRACECTLD, Service, check, children, log, read_trace, run
 
 PRIORITY = 7
+SLICE_NS = 100000  # CONSUMERD_SCHED_SLICE_NS
+SYS_SCHED_SETATTR, SYS_SCHED_GETATTR = 314, 315  # x86-64
+
+
+class SchedAttr(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
+                ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
+                ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
+                ("deadline", ctypes.c_uint64), ("period", ctypes.c_uint64),
+                ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def sched_attr(tid):
+    attr = SchedAttr(size=ctypes.sizeof(SchedAttr))
+    if libc.syscall(SYS_SCHED_GETATTR, tid, ctypes.byref(attr), ctypes.sizeof(attr), 0) != 0:
+        raise OSError(ctypes.get_errno(), f"sched_getattr({tid})")
+    return attr
+
+
+def kernel_has_custom_slices():
+    """Asks for a 0.1 ms slice in a child process and reads it back: the
+    kernel reports the slice in effect only since 6.12."""
+    pid = os.fork()
+    if pid == 0:
+        attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=SLICE_NS)
+        libc.syscall(SYS_SCHED_SETATTR, 0, ctypes.byref(attr), 0)
+        os._exit(0 if sched_attr(0).runtime == SLICE_NS else 1)
+    return os.waitpid(pid, 0)[1] == 0
 
 
 def consumer_of(svc, uid):
@@ -67,8 +102,22 @@ def test():
         alice = svc.add_user("tctest-alice")
         out = trace_as(svc, alice, "normal")
         consumer = consumer_of(svc, alice.uid)
-        check(os.sched_getscheduler(consumer) == os.SCHED_OTHER,
+        check(os.sched_getscheduler(consumer) & ~os.SCHED_RESET_ON_FORK == os.SCHED_OTHER,
               "the consumer runs as realtime without the option")
+        if kernel_has_custom_slices():
+            main = sched_attr(consumer)
+            check(main.runtime == SLICE_NS and main.flags & 1,
+                  f"consumer main thread slice {main.runtime} ns, flags {main.flags:#x}, not "
+                  f"{SLICE_NS} ns reset on fork")
+            others = [int(tid) for tid in os.listdir(f"/proc/{consumer}/task")
+                      if int(tid) != consumer]
+            for tid in others:
+                check(sched_attr(tid).runtime != SLICE_NS,
+                      f"consumer thread {tid} took the main thread's slice")
+            log(f"consumer {consumer}: main thread slice {SLICE_NS} ns, "
+                f"{len(others)} other threads {[sched_attr(t).runtime for t in others]} ns")
+        else:
+            log("the kernel has no custom slices: not checked")
         check_recorded(svc, alice, "normal", out)
 
 
