@@ -11,13 +11,23 @@ visiting. Nothing may be lost: every event of an application on the
 forbidden CPU, all of them in a sub-buffer that the writer never filled,
 is in the trace.
 
+The lock-out, and so the visit, is for buffers on CLOCK_MONOTONIC, whose
+writers move the position with a plain store: the service runs with
+TRACECTL_TRACE_CLOCK=monotonic. Buffers on the TSC clock (the default
+where the kernel's clock source is the TSC) are moved with a locked swap
+only and need no visit: on such a machine a second service, on its
+default clock, must close CPU 1's sub-buffer on the switch timer, while
+the application's session runs, without the warning.
+
 The service is moved into a cpuset of CPU 0 (cgroup v1, or v2 with the
 cpuset controller) before the session exists, so its consumer starts
 there; the application runs on CPU 1, outside."""
 
 import contextlib
+import glob
 import os
 import subprocess
+import time
 
 from tclib import STRESS_APP, Service, check, log, read_streams, require, run, wait_for
 
@@ -69,35 +79,64 @@ def remove_cpuset(path, parent_procs, turned_on):
             write(os.path.join(V2, "cgroup.subtree_control"), "-cpuset")
 
 
+def kernel_uses_tsc():
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
+
+
+def cpu1_stream_size(out):
+    return sum(os.path.getsize(path) for path in glob.glob(f"{out}/ust/uid/*/*-bit/c_1"))
+
+
+def trace_on_cpu1(cpuset_path, daemon_env, expect_warning):
+    """One session whose application runs on CPU 1, outside the consumer's
+    cpuset; with expect_warning, the switch timer's close is refused with
+    a warning, otherwise it closes CPU 1's sub-buffer before the stop.
+    Every event is in the trace either way."""
+    with Service(daemon_env=daemon_env) as svc:
+        write(os.path.join(cpuset_path, "cgroup.procs"), str(svc.proc.pid))
+        out = os.path.join(svc.rundir, "cpuset")
+        svc.cli("create", "cpuset", "--output", out)
+        svc.cli("enable-channel", "-u", "c", "--switch-timer", "50000")
+        svc.cli("enable-event", "-u", "-c", "c", "stress:*")
+        svc.cli("start")
+        env = svc.env()
+        env["TRACECTL_UST_REGISTER_TIMEOUT"] = "5000"
+        app = subprocess.run(["taskset", "-c", "1", STRESS_APP, "--threads", "1",
+                              "--count", str(COUNT), "--signals", "0"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        check(app.returncode == 0, f"stress app failed: {app}")
+        warned = lambda: b"Cannot close the sub-buffer being filled" in open(svc.log_path,
+                                                                            "rb").read()
+        if expect_warning:
+            # Two switch-timer periods and more: the close is tried, refused.
+            wait_for(warned, 10, "the consumer's warning")
+        else:
+            wait_for(lambda: cpu1_stream_size(out) > 0, 10,
+                     "the switch timer to close CPU 1's sub-buffer")
+            time.sleep(0.2)  # a few more periods: none may warn
+            check(not warned(), "the consumer could not close a TSC buffer's sub-buffer")
+        svc.cli("stop")
+        check(svc.alive(), "tracectld died")
+        events = read_streams(out)["events"]
+        seqs = [e["seq"] for e in events if e["name"] == "stress:thread"]
+        log(f"{len(seqs)} of {COUNT} events recorded from CPU 1 "
+            f"({daemon_env or 'default clock'})")
+        check(seqs == list(range(COUNT)), f"{len(seqs)} of {COUNT} events, or out of order")
+        svc.cli("destroy", "cpuset")
+
+
 def test():
     require(os.cpu_count() >= 2, "two CPUs are needed")
     cpuset = make_cpuset(f"tracectl-test-{os.getpid()}")
     require(cpuset is not None, "no cpuset controller to confine the consumer with")
     path, parent_procs, turned_on = cpuset
     try:
-        with Service() as svc:
-            write(os.path.join(path, "cgroup.procs"), str(svc.proc.pid))
-            out = os.path.join(svc.rundir, "cpuset")
-            svc.cli("create", "cpuset", "--output", out)
-            svc.cli("enable-channel", "-u", "c", "--switch-timer", "50000")
-            svc.cli("enable-event", "-u", "-c", "c", "stress:*")
-            svc.cli("start")
-            env = svc.env()
-            env["TRACECTL_UST_REGISTER_TIMEOUT"] = "5000"
-            app = subprocess.run(["taskset", "-c", "1", STRESS_APP, "--threads", "1",
-                                  "--count", str(COUNT), "--signals", "0"], env=env,
-                                 capture_output=True, text=True, timeout=60)
-            check(app.returncode == 0, f"stress app failed: {app}")
-            # Two switch-timer periods and more: the close is tried, refused.
-            wait_for(lambda: b"Cannot close the sub-buffer being filled" in
-                     open(svc.log_path, "rb").read(), 10, "the consumer's warning")
-            svc.cli("stop")
-            check(svc.alive(), "tracectld died")
-            events = read_streams(out)["events"]
-            seqs = [e["seq"] for e in events if e["name"] == "stress:thread"]
-            log(f"{len(seqs)} of {COUNT} events recorded from CPU 1")
-            check(seqs == list(range(COUNT)), f"{len(seqs)} of {COUNT} events, or out of order")
-            svc.cli("destroy", "cpuset")
+        trace_on_cpu1(path, {"TRACECTL_TRACE_CLOCK": "monotonic"}, expect_warning=True)
+        if kernel_uses_tsc():
+            trace_on_cpu1(path, {}, expect_warning=False)
+        else:
+            log("the kernel's clock source is not the TSC: no TSC buffers to check")
     finally:
         remove_cpuset(path, parent_procs, turned_on)
 
