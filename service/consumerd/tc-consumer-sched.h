@@ -19,11 +19,18 @@
  * alone. Threads started later do not inherit it (reset on fork).
  *
  * Measured on the 2-vCPU development machine of 2026-11-25 (Linux 6.18,
- * HZ=250, Intel Xeon, no steal), paced 2 s runs of one writer against
- * the default channel, services with and without it alternated in
- * blocks: lost events in 5 of 36 runs at 26 to 28 M/s against 18 of 36,
- * and in 1 of 9 runs at the writer's top speed (34 to 36 M/s) against 4
- * of 9.
+ * HZ=250, Intel Xeon, no steal, base slice 1.4 ms), paced 2 s runs of
+ * one writer against the default channel, services with and without it
+ * alternated in blocks: lost events in 12 of 68 runs at 26 to 28 M/s
+ * against 34 of 68, and in 3 of 21 runs at the writer's top speed (34 to
+ * 36 M/s) against 12 of 21. Slices of 0.4 and 1 ms did as well as 0.1 ms
+ * within the noise (2 and 4 of 16 against 3 of 16). What still loses
+ * events, in `perf sched`: a thread woken onto the writer's CPU, or
+ * preempted there in the middle of a drain once its slice is used up,
+ * that is no longer eligible to run before the writer, which then runs
+ * to the next tick. On the AMD machine of the same day (a paravirtualised
+ * hypervisor, kvm-clock) a 0.1 ms slice made no clear difference (7 of 16
+ * lossy runs against 9 of 16).
  */
 #ifndef TC_CONSUMER_SCHED_H
 #define TC_CONSUMER_SCHED_H
