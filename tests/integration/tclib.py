@@ -9,6 +9,7 @@ users) when it ends, even when it fails.
 """
 
 import contextlib
+import ctypes
 import grp
 import os
 import pwd
@@ -476,6 +477,43 @@ def expected_all_types(i):
         "str": f"event-{i}",
         "blob": blob,
     }
+
+
+# The consumer's main thread asks for this slice (CONSUMERD_SCHED_SLICE_NS).
+# The slice the consumer's main thread asks for (CONSUMERD_SCHED_SLICE_NS,
+# service/consumerd/tc-consumer-sched.h), and the scheduling attributes of
+# a thread, which glibc 2.36 has no wrappers for.
+CONSUMER_SLICE_NS = 100000
+SYS_SCHED_SETATTR, SYS_SCHED_GETATTR = 314, 315  # x86-64
+
+
+class SchedAttr(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
+                ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
+                ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
+                ("deadline", ctypes.c_uint64), ("period", ctypes.c_uint64),
+                ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def sched_attr(tid):
+    attr = SchedAttr(size=ctypes.sizeof(SchedAttr))
+    if libc.syscall(SYS_SCHED_GETATTR, tid, ctypes.byref(attr), ctypes.sizeof(attr), 0) != 0:
+        raise OSError(ctypes.get_errno(), f"sched_getattr({tid})")
+    return attr
+
+
+def kernel_has_custom_slices():
+    """Asks for a 0.1 ms slice in a child process and reads it back: the
+    kernel reports the slice in effect only since 6.12."""
+    pid = os.fork()
+    if pid == 0:
+        attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=CONSUMER_SLICE_NS)
+        libc.syscall(SYS_SCHED_SETATTR, 0, ctypes.byref(attr), 0)
+        os._exit(0 if sched_attr(0).runtime == CONSUMER_SLICE_NS else 1)
+    return os.waitpid(pid, 0)[1] == 0
 
 
 def run(test):

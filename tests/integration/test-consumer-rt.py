@@ -9,44 +9,13 @@ its other threads keep the kernel's) on kernels that have custom slices
 (Linux 6.12), which the test finds out by asking for one itself; a
 priority outside 0 to 99 is refused at start."""
 
-import ctypes
 import os
 import subprocess
 
-from tclib import TRACECTLD, Service, check, children, log, read_trace, run
+from tclib import (CONSUMER_SLICE_NS, TRACECTLD, Service, check, children,
+                   kernel_has_custom_slices, log, read_trace, run, sched_attr)
 
 PRIORITY = 7
-SLICE_NS = 100000  # CONSUMERD_SCHED_SLICE_NS
-SYS_SCHED_SETATTR, SYS_SCHED_GETATTR = 314, 315  # x86-64
-
-
-class SchedAttr(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
-                ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
-                ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
-                ("deadline", ctypes.c_uint64), ("period", ctypes.c_uint64),
-                ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
-
-
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def sched_attr(tid):
-    attr = SchedAttr(size=ctypes.sizeof(SchedAttr))
-    if libc.syscall(SYS_SCHED_GETATTR, tid, ctypes.byref(attr), ctypes.sizeof(attr), 0) != 0:
-        raise OSError(ctypes.get_errno(), f"sched_getattr({tid})")
-    return attr
-
-
-def kernel_has_custom_slices():
-    """Asks for a 0.1 ms slice in a child process and reads it back: the
-    kernel reports the slice in effect only since 6.12."""
-    pid = os.fork()
-    if pid == 0:
-        attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=SLICE_NS)
-        libc.syscall(SYS_SCHED_SETATTR, 0, ctypes.byref(attr), 0)
-        os._exit(0 if sched_attr(0).runtime == SLICE_NS else 1)
-    return os.waitpid(pid, 0)[1] == 0
 
 
 def consumer_of(svc, uid):
@@ -106,15 +75,15 @@ def test():
               "the consumer runs as realtime without the option")
         if kernel_has_custom_slices():
             main = sched_attr(consumer)
-            check(main.runtime == SLICE_NS and main.flags & 1,
+            check(main.runtime == CONSUMER_SLICE_NS and main.flags & 1,
                   f"consumer main thread slice {main.runtime} ns, flags {main.flags:#x}, not "
-                  f"{SLICE_NS} ns reset on fork")
+                  f"{CONSUMER_SLICE_NS} ns reset on fork")
             others = [int(tid) for tid in os.listdir(f"/proc/{consumer}/task")
                       if int(tid) != consumer]
             for tid in others:
-                check(sched_attr(tid).runtime != SLICE_NS,
+                check(sched_attr(tid).runtime != CONSUMER_SLICE_NS,
                       f"consumer thread {tid} took the main thread's slice")
-            log(f"consumer {consumer}: main thread slice {SLICE_NS} ns, "
+            log(f"consumer {consumer}: main thread slice {CONSUMER_SLICE_NS} ns, "
                 f"{len(others)} other threads {[sched_attr(t).runtime for t in others]} ns")
         else:
             log("the kernel has no custom slices: not checked")

@@ -6,7 +6,8 @@
    it; socket activation: an application started while the service is
    stopped starts it and is listed;
 2. alice's consumer is tracectl-consumer@<uid>.service running with her
-   uid; her trace directory is hers, 0700, files 0600; bob can neither
+   uid, its main thread with the consumer's short slice where the kernel
+   has custom slices (Linux 6.12); her trace directory is hers, 0700, files 0600; bob can neither
    read it nor see her session or application;
 3. after its idle time with no session the service exits, and the next
    call brings it back.
@@ -18,6 +19,7 @@ import stat
 import subprocess
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
+from tclib import CONSUMER_SLICE_NS, kernel_has_custom_slices, log
 
 
 def is_active(sd, unit):
@@ -31,6 +33,13 @@ def main_pid(sd, unit):
 def proc_uid(sd, pid):
     status = sd.run("cat", f"/proc/{pid}/status").stdout
     return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def proc_slice(sd, pid):
+    """The thread's EEVDF slice, ns, from /proc/PID/sched (se.slice)."""
+    sched = sd.run("cat", f"/proc/{pid}/sched").stdout
+    return int(next(line for line in sched.splitlines()
+                    if line.startswith("se.slice")).split(":")[1])
 
 
 def test():
@@ -65,6 +74,11 @@ def test():
         unit = f"tracectl-consumer@{alice.uid}.service"
         check(is_active(sd, unit), f"{unit} is not running")
         check(proc_uid(sd, main_pid(sd, unit)) == alice.uid, "the consumer is not alice's")
+        if kernel_has_custom_slices():
+            consumer_slice = proc_slice(sd, main_pid(sd, unit))
+            check(consumer_slice == CONSUMER_SLICE_NS,
+                  f"the consumer unit's slice is {consumer_slice} ns, not {CONSUMER_SLICE_NS}")
+            log(f"{unit}: main thread slice {consumer_slice} ns")
         check(_apps_count(sd, bob) == 0, "bob sees alice's application")
         check("work" not in sd.run("tracectl", "list", user=bob).stdout,
               "bob sees alice's session")
