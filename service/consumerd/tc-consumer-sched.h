@@ -28,7 +28,9 @@
  * events, in `perf sched`: a thread woken onto the writer's CPU, or
  * preempted there in the middle of a drain once its slice is used up,
  * that is no longer eligible to run before the writer, which then runs
- * to the next tick. On the AMD machine of the same day (a paravirtualised
+ * to the next tick (5 of 6 delays over 2.5 ms in 15 traced runs at 27
+ * M/s), and, more rarely, a wake-up on the idle virtual CPU that the
+ * machine runs 4 ms late. On the AMD machine of the same day (a paravirtualised
  * hypervisor, kvm-clock) a 0.1 ms slice made no clear difference (7 of 16
  * lossy runs against 9 of 16).
  */
