@@ -206,7 +206,7 @@ use_short_slice(void)
 	if (ret == -EOPNOTSUPP)
 		consumerd_debug("The kernel has no custom slices (Linux 6.12): wake-ups wait "
 				"for a busy writer's slice to end");
-	else if (ret == -EPERM)
+	else if (ret == 1)
 		consumerd_debug("Not the normal scheduling policy: keeping it");
 	else if (ret < 0)
 		consumerd_warning("Cannot shorten the consumer's slice, wake-ups may wait for "

@@ -8,9 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The kernel's struct sched_attr (its first version): <linux/sched/types.h>
- * clashes with glibc's struct sched_param. */
-struct sched_attr {
+/* The kernel's struct sched_attr, its first version, under a name of our
+ * own: <linux/sched/types.h> clashes with glibc's struct sched_param, and
+ * glibc 2.41 declares struct sched_attr itself. */
+struct consumerd_sched_attr {
 	uint32_t size;
 	uint32_t sched_policy;
 	uint64_t sched_flags;
@@ -25,14 +26,14 @@ struct sched_attr {
 
 /* glibc 2.36 has no wrappers for these two. */
 static int
-sched_getattr_self(struct sched_attr *attr)
+sched_getattr_self(struct consumerd_sched_attr *attr)
 {
 	return syscall(SYS_sched_getattr, 0, attr, (unsigned int)sizeof(*attr), 0U) < 0 ? -errno
 											 : 0;
 }
 
 static int
-sched_setattr_self(const struct sched_attr *attr)
+sched_setattr_self(const struct consumerd_sched_attr *attr)
 {
 	return syscall(SYS_sched_setattr, 0, attr, 0U) < 0 ? -errno : 0;
 }
@@ -40,13 +41,13 @@ sched_setattr_self(const struct sched_attr *attr)
 int
 consumerd_sched_short_slice(void)
 {
-	struct sched_attr attr = {.size = sizeof(attr)};
+	struct consumerd_sched_attr attr = {.size = sizeof(attr)};
 	int ret = sched_getattr_self(&attr);
 
 	if (ret < 0)
 		return ret;
 	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SCHED_BATCH)
-		return -EPERM;
+		return 1;
 	/* The policy and nice value read above are set again as they are. */
 	attr.size = sizeof(attr);
 	attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;

@@ -30,9 +30,9 @@
  * that is no longer eligible to run before the writer, which then runs
  * to the next tick (5 of 6 delays over 2.5 ms in 15 traced runs at 27
  * M/s), and, more rarely, a wake-up on the idle virtual CPU that the
- * machine runs 4 ms late. On the AMD machine of the same day (a paravirtualised
- * hypervisor, kvm-clock) a 0.1 ms slice made no clear difference (7 of 16
- * lossy runs against 9 of 16).
+ * machine runs 4 ms late. On the AMD machine of the same day (a
+ * paravirtualised hypervisor, kvm-clock) a 0.1 ms slice made no clear
+ * difference (7 of 16 lossy runs against 9 of 16).
  */
 #ifndef TC_CONSUMER_SCHED_H
 #define TC_CONSUMER_SCHED_H
@@ -42,9 +42,10 @@
 /*
  * Gives the calling thread a slice of CONSUMERD_SCHED_SLICE_NS, reset on
  * fork, if it runs with the normal or batch policy; its nice value stays.
- * Returns 0 when the kernel took it, -EOPNOTSUPP when it ignored it (a
- * kernel before 6.12), -EPERM for another policy (left as it is), or
- * another -errno from sched_setattr().
+ * Returns 0 when the kernel took it, 1 when the thread has another policy
+ * (SCHED_FIFO from tracectld --consumer-rt-priority, say), left as it is,
+ * -EOPNOTSUPP when the kernel ignored it (before 6.12), or another -errno
+ * from sched_getattr()/sched_setattr().
  */
 int consumerd_sched_short_slice(void);
 

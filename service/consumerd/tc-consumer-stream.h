@@ -75,9 +75,10 @@ void consumerd_stream_close_current(struct consumerd_stream *stream, bool final)
 
 /*
  * Closes the sub-buffer that the writers are filling
- * (consumerd_stream_close_current()), adds a header-only packet when events were discarded since the last
- * packet (so that they are reported), and records in stream->flush_target the read count that covers everything
- * reserved before this call.
+ * (consumerd_stream_close_current()), adds a header-only packet when
+ * events were discarded since the last packet (so that they are
+ * reported), and records in stream->flush_target the read count that
+ * covers everything reserved before this call.
  */
 void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet);
 

@@ -480,14 +480,23 @@ def expected_all_types(i):
 
 
 # The consumer's main thread asks for this slice (CONSUMERD_SCHED_SLICE_NS).
+def kernel_uses_tsc():
+    """Whether sessions trace on the TSC clock by default: the kernel's
+    clock source is the TSC, on x86-64 (service/abi and README, Trace
+    clock)."""
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
+
+
 # The slice the consumer's main thread asks for (CONSUMERD_SCHED_SLICE_NS,
-# service/consumerd/tc-consumer-sched.h), and the scheduling attributes of
-# a thread, which glibc 2.36 has no wrappers for.
+# service/consumerd/tc-consumer-sched.h).
 CONSUMER_SLICE_NS = 100000
-SYS_SCHED_SETATTR, SYS_SCHED_GETATTR = 314, 315  # x86-64
+# sched_setattr(2), which glibc 2.36 and Python do not wrap.
+SYS_SCHED_SETATTR = {"x86_64": 314, "aarch64": 274}
 
 
 class SchedAttr(ctypes.Structure):
+    """struct sched_attr, its first version; runtime is the slice."""
     _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
                 ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
                 ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
@@ -495,24 +504,29 @@ class SchedAttr(ctypes.Structure):
                 ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
 
 
-libc = ctypes.CDLL(None, use_errno=True)
+def sched_slice_ns(sched_text):
+    """A thread's EEVDF slice, ns, from the text of /proc/PID/sched."""
+    line = next(line for line in sched_text.splitlines() if line.startswith("se.slice"))
+    return int(line.split(":")[1])
 
 
-def sched_attr(tid):
-    attr = SchedAttr(size=ctypes.sizeof(SchedAttr))
-    if libc.syscall(SYS_SCHED_GETATTR, tid, ctypes.byref(attr), ctypes.sizeof(attr), 0) != 0:
-        raise OSError(ctypes.get_errno(), f"sched_getattr({tid})")
-    return attr
+def thread_slice_ns(tid):
+    with open(f"/proc/{tid}/sched") as f:
+        return sched_slice_ns(f.read())
 
 
 def kernel_has_custom_slices():
-    """Asks for a 0.1 ms slice in a child process and reads it back: the
-    kernel reports the slice in effect only since 6.12."""
+    """Asks for a CONSUMER_SLICE_NS slice in a child process and reads it
+    back: the kernel takes slices of the normal policy only since 6.12
+    (earlier ones accept and ignore the value)."""
+    number = SYS_SCHED_SETATTR.get(os.uname().machine)
+    if number is None:
+        return False
+    attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=CONSUMER_SLICE_NS)
     pid = os.fork()
     if pid == 0:
-        attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=CONSUMER_SLICE_NS)
-        libc.syscall(SYS_SCHED_SETATTR, 0, ctypes.byref(attr), 0)
-        os._exit(0 if sched_attr(0).runtime == CONSUMER_SLICE_NS else 1)
+        ctypes.CDLL(None).syscall(number, 0, ctypes.byref(attr), 0)
+        os._exit(0 if thread_slice_ns(os.getpid()) == CONSUMER_SLICE_NS else 1)
     return os.waitpid(pid, 0)[1] == 0
 
 

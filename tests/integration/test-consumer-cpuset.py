@@ -29,7 +29,8 @@ import os
 import subprocess
 import time
 
-from tclib import STRESS_APP, Service, check, log, read_streams, require, run, wait_for
+from tclib import (STRESS_APP, Service, check, kernel_uses_tsc, log, read_streams, require, run,
+                   wait_for)
 
 COUNT = 1000
 V1 = "/sys/fs/cgroup/cpuset"
@@ -79,11 +80,6 @@ def remove_cpuset(path, parent_procs, turned_on):
             write(os.path.join(V2, "cgroup.subtree_control"), "-cpuset")
 
 
-def kernel_uses_tsc():
-    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-        return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
-
-
 def cpu1_stream_size(out):
     return sum(os.path.getsize(path) for path in glob.glob(f"{out}/ust/uid/*/*-bit/c_1"))
 
@@ -106,8 +102,10 @@ def trace_on_cpu1(cpuset_path, daemon_env, expect_warning):
                               "--count", str(COUNT), "--signals", "0"], env=env,
                              capture_output=True, text=True, timeout=60)
         check(app.returncode == 0, f"stress app failed: {app}")
-        warned = lambda: b"Cannot close the sub-buffer being filled" in open(svc.log_path,
-                                                                            "rb").read()
+        def warned():
+            with open(svc.log_path, "rb") as log_file:
+                return b"Cannot close the sub-buffer being filled" in log_file.read()
+
         if expect_warning:
             # Two switch-timer periods and more: the close is tried, refused.
             wait_for(warned, 10, "the consumer's warning")

@@ -13,7 +13,7 @@ import os
 import subprocess
 
 from tclib import (CONSUMER_SLICE_NS, TRACECTLD, Service, check, children,
-                   kernel_has_custom_slices, log, read_trace, run, sched_attr)
+                   kernel_has_custom_slices, log, read_trace, run, thread_slice_ns)
 
 PRIORITY = 7
 
@@ -74,17 +74,17 @@ def test():
         check(os.sched_getscheduler(consumer) & ~os.SCHED_RESET_ON_FORK == os.SCHED_OTHER,
               "the consumer runs as realtime without the option")
         if kernel_has_custom_slices():
-            main = sched_attr(consumer)
-            check(main.runtime == CONSUMER_SLICE_NS and main.flags & 1,
-                  f"consumer main thread slice {main.runtime} ns, flags {main.flags:#x}, not "
-                  f"{CONSUMER_SLICE_NS} ns reset on fork")
+            check(thread_slice_ns(consumer) == CONSUMER_SLICE_NS and
+                  os.sched_getscheduler(consumer) & os.SCHED_RESET_ON_FORK,
+                  f"consumer main thread slice {thread_slice_ns(consumer)} ns, policy "
+                  f"{os.sched_getscheduler(consumer):#x}: not {CONSUMER_SLICE_NS} ns, reset on fork")
             others = [int(tid) for tid in os.listdir(f"/proc/{consumer}/task")
                       if int(tid) != consumer]
             for tid in others:
-                check(sched_attr(tid).runtime != CONSUMER_SLICE_NS,
+                check(thread_slice_ns(tid) != CONSUMER_SLICE_NS,
                       f"consumer thread {tid} took the main thread's slice")
             log(f"consumer {consumer}: main thread slice {CONSUMER_SLICE_NS} ns, "
-                f"{len(others)} other threads {[sched_attr(t).runtime for t in others]} ns")
+                f"{len(others)} other threads {[thread_slice_ns(t) for t in others]} ns")
         else:
             log("the kernel has no custom slices: not checked")
         check_recorded(svc, alice, "normal", out)

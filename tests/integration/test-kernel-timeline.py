@@ -16,7 +16,8 @@ kernel's clock source is the TSC) and CLOCK_MONOTONIC
 import os
 import signal
 
-from tclib import (STRESS_APP, TRACEFS, Service, babeltrace_text, check, log, mount_tracefs,
+from tclib import (STRESS_APP, TRACEFS, Service, babeltrace_text, check, kernel_uses_tsc, log,
+                   mount_tracefs,
                    read_streams, run, wait_for)
 
 COUNT = 200
@@ -31,11 +32,6 @@ def dynamic_events():
 def instances():
     return [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
             if n.startswith("tracectl-")]
-
-
-def kernel_uses_tsc():
-    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-        return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
 
 
 def check_clock(out, description):

@@ -19,7 +19,7 @@ import stat
 import subprocess
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
-from tclib import CONSUMER_SLICE_NS, kernel_has_custom_slices, log
+from tclib import CONSUMER_SLICE_NS, kernel_has_custom_slices, log, sched_slice_ns
 
 
 def is_active(sd, unit):
@@ -36,10 +36,8 @@ def proc_uid(sd, pid):
 
 
 def proc_slice(sd, pid):
-    """The thread's EEVDF slice, ns, from /proc/PID/sched (se.slice)."""
-    sched = sd.run("cat", f"/proc/{pid}/sched").stdout
-    return int(next(line for line in sched.splitlines()
-                    if line.startswith("se.slice")).split(":")[1])
+    """The EEVDF slice, ns, of a process of the namespace (its PID there)."""
+    return sched_slice_ns(sd.run("cat", f"/proc/{pid}/sched").stdout)
 
 
 def test():
