@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Registration and registry benchmarks of issue 4, tracectl side by side
+"""Registration and registry benchmarks, tracectl side by side
 with LTTng 2.13 (Debian's lttng-tools and liblttng-ust-dev, the anchor) in
 one run, the same tiny application built for each tracer, a session with
 its event enabled and started in each. Prints one line per figure:
@@ -13,8 +13,9 @@ registration_us      median time from fork() to the first instruction of
                      registering costs the application (200 runs each)
 registry_kb_per_app  service RSS growth per registered application (1000)
 register_1000_s      1000 applications started at once, until all listed
-idle_wakeups_per_s   service context switches per second, all threads,
-                     over 10 s idle with the 1000 applications registered
+idle_wakeups_per_s   service context switches per second, over 10 s idle
+                     with the 1000 applications registered, counted by
+                     perf for every thread, those that exit included
 """
 
 import os
@@ -60,14 +61,21 @@ def rss_kb(pid):
         return int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
 
 
-def context_switches(pid):
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            for line in f:
-                if "ctxt_switches" in line:
-                    total += int(line.split()[1])
-    return total
+def context_switches_per_s(pid, seconds):
+    """Context switches of every thread of pid over seconds. perf's
+    per-task counters are inherited and fold an exiting thread's count
+    into its parent's, so threads that end within the window still count
+    (summing /proc/PID/task/*/status loses them and can go negative)."""
+    out = subprocess.run(["perf", "stat", "-x,", "-e", "context-switches", "-p", str(pid),
+                          "--", "sleep", str(seconds)],
+                         capture_output=True, text=True, check=True).stderr
+    for line in out.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2] == "context-switches":
+            # "<not counted>": no thread of pid ran in the window at all.
+            count = 0 if fields[0] == "<not counted>" else int(fields[0])
+            return count / seconds
+    raise AssertionError(f"no context-switches line in perf's output: {out!r}")
 
 
 def crowd(app, env, count_listed, service_pid):
@@ -81,9 +89,7 @@ def crowd(app, env, count_listed, service_pid):
     elapsed = time.monotonic() - started
     time.sleep(1)
     per_app = (rss_kb(service_pid) - before) / APPS
-    switches = context_switches(service_pid)
-    time.sleep(10)
-    wakeups = (context_switches(service_pid) - switches) / 10
+    wakeups = context_switches_per_s(service_pid, 10)
     for proc in apps:
         proc.stdin.close()
     for proc in apps:
@@ -142,6 +148,7 @@ def main():
     require(shutil.which("lttng-sessiond") and os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
     require(os.geteuid() == 0, "the benchmark starts services: run it as root")
+    require(shutil.which("perf"), "perf is not installed (apt-get install linux-perf)")
     tmp = tempfile.mkdtemp(prefix="tracectl-bench-")
     os.chmod(tmp, 0o755)
     try:
