@@ -26,6 +26,7 @@
 
 #include "tc-app-listener.h"
 #include "tc-error.h"
+#include "tc-process.h"
 
 #define CONNECT_TIMEOUT_MS 15000
 
@@ -104,7 +105,7 @@ start_unit(const char *unit, GError **error)
 
 /* Waits for the connection of uid's consumer; others are closed. */
 static int
-accept_consumer(uid_t uid, pid_t *pid, GError **error)
+accept_consumer(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	gint64 deadline = g_get_monotonic_time() + CONNECT_TIMEOUT_MS * 1000;
 
@@ -126,6 +127,11 @@ accept_consumer(uid_t uid, pid_t *pid, GError **error)
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == uid) {
 			*pid = cred.pid;
+			*pidfd = tc_process_open_peer(fd);
+			if (*pidfd < 0)
+				g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), "
+					  "it cannot be killed if it hangs: %s",
+					  (unsigned)uid, (int)cred.pid, g_strerror(errno));
 			return fd;
 		}
 		g_warning("Refusing a consumer connection from pid %d uid %u (waiting for uid %u)",
@@ -135,11 +141,11 @@ accept_consumer(uid_t uid, pid_t *pid, GError **error)
 }
 
 int
-tc_consumer_unit_start(uid_t uid, pid_t *pid, GError **error)
+tc_consumer_unit_start(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	g_autofree char *unit = g_strdup_printf("tracectl-consumer@%u.service", (unsigned)uid);
 
 	if (!start_unit(unit, error))
 		return -1;
-	return accept_consumer(uid, pid, error);
+	return accept_consumer(uid, pid, pidfd, error);
 }
