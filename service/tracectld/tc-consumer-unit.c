@@ -27,6 +27,7 @@
 #include "tc-app-listener.h"
 #include "tc-error.h"
 #include "tc-process.h"
+#include "tc-rundir.h"
 
 #define CONNECT_TIMEOUT_MS 15000
 
@@ -43,8 +44,9 @@ tc_consumer_units_available(void)
 void
 tc_consumer_units_init(const char *rundir)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	struct sockaddr_un addr;
 	const char *launcher = g_getenv("TRACECTL_CONSUMER_LAUNCHER");
+	g_autoptr(GError) error = NULL;
 
 	/* The direct launcher when there is no systemd, or when asked. */
 	if (sd_booted() <= 0 || g_strcmp0(launcher, "direct") == 0)
@@ -52,17 +54,10 @@ tc_consumer_units_init(const char *rundir)
 	socket_path = g_build_filename(rundir, "consumer.sock", NULL);
 	if (strlen(socket_path) >= sizeof(addr.sun_path))
 		return;
-	strcpy(addr.sun_path, socket_path);
-	unlink(socket_path);
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	/* Any user's consumer connects; the uid of the connection says whose. */
-	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(socket_path, 0666) < 0 || listen(listen_fd, 64) < 0) {
-		g_warning("Cannot listen on '%s', using the direct launcher: %s", socket_path,
-			  g_strerror(errno));
-		if (listen_fd >= 0)
-			close(listen_fd);
-		listen_fd = -1;
+	listen_fd = tc_rundir_listen(socket_path, SOCK_CLOEXEC, 0666, 64, &error);
+	if (listen_fd < 0) {
+		g_warning("Using the direct launcher: %s", error->message);
 		return;
 	}
 	stat(socket_path, &socket_stat);
