@@ -5,8 +5,9 @@
  * consumer is an instance of the template tracectl-consumer@.service,
  * tracectl-consumer@<uid>.service, which runs as that uid and is restarted
  * on failure, started through org.freedesktop.systemd1 (a shipped polkit
- * rule lets the tracectl user start these units and no others; the socket
- * path is fixed in the unit). The consumer connects back to
+ * rule lets the tracectl user start these units and no others, and never
+ * the one of uid 0, which only a tracectld running as root may use; the
+ * socket path is fixed in the unit). The consumer connects back to
  * <rundir>/consumer.sock; the service knows it by the uid the kernel
  * gives for the connection (SO_PEERCRED), never by what it says.
  */
@@ -140,6 +141,16 @@ tc_consumer_unit_start(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	g_autofree char *unit = g_strdup_printf("tracectl-consumer@%u.service", (unsigned)uid);
 
+	/* Root's consumer writes with root's rights: it serves only a service
+	 * that is root itself, and the polkit rule does not let us start it. */
+	if (uid == 0 && geteuid() != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Sessions of root record only when tracectld runs as root: a "
+			    "consumer running as root is never started for a service running as "
+			    "uid %u",
+			    (unsigned)geteuid());
+		return -1;
+	}
 	if (!start_unit(unit, error))
 		return -1;
 	return accept_consumer(uid, pid, pidfd, error);
