@@ -37,8 +37,8 @@ check_rundir_stat(const char *rundir, const struct stat *st, GError **error)
 	}
 	if (st->st_uid != self && st->st_uid != 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "The run directory '%s' is owned by uid %u, not by the service's uid "
-			    "%u or root: refusing to start (remove it, or give it to uid %u)",
+			    "The run directory '%s' is owned by uid %u, not by root or the "
+			    "service's uid %u: refusing to start (remove it, or give it to uid %u)",
 			    rundir, (unsigned)st->st_uid, (unsigned)self, (unsigned)self);
 		return FALSE;
 	}
