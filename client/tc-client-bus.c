@@ -50,8 +50,8 @@ check_bus_file(const char *path, const struct stat *st, GError **error)
 	}
 	if (!is_trusted_owner(st->st_uid)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-			    "%s belongs to uid %u, not to root, '%s' or you: not trusting it",
-			    path, (unsigned)st->st_uid, TRACECTL_USER);
+			    "%s belongs to uid %u, not to root, '%s' or you: not trusting it", path,
+			    (unsigned)st->st_uid, TRACECTL_USER);
 		return FALSE;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
@@ -110,8 +110,7 @@ connect_embedded(const char *why, GError **error)
 	GDBusConnection *bus;
 
 	address = read_bus_file(path, &local_error);
-	if (address == NULL &&
-	    g_error_matches(local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)) {
+	if (address == NULL && g_error_matches(local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
 			    "cannot reach the tracectl service: no system bus (%s) and no %s "
 			    "(is tracectld running? try 'tracectld --embedded')",

@@ -161,8 +161,8 @@ tc_client_check_bus_address(const char *address, GError **error)
 	for (guint i = 0; pairs[i]; i++) {
 		const char *pair = pairs[i];
 
-		if (g_str_has_prefix(pair, "path=") && !has_path &&
-		    pair[strlen("path=")] == '/' && is_address_value(pair + strlen("path="))) {
+		if (g_str_has_prefix(pair, "path=") && !has_path && pair[strlen("path=")] == '/' &&
+		    is_address_value(pair + strlen("path="))) {
 			has_path = TRUE;
 		} else if (g_str_has_prefix(pair, "guid=") && !has_guid &&
 			   is_guid(pair + strlen("guid="))) {
