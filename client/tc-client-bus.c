@@ -3,7 +3,12 @@
  * Reaching the service: the system bus when it can be reached, otherwise
  * the bus of an embedded tracectld, whose address is in <rundir>/bus.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tc-client.h"
@@ -12,6 +17,8 @@
 #define TC_MANAGER_PATH "/org/tracectl/Tracing1"
 /* Stop waits until the trace is on disk: be patient. */
 #define CALL_TIMEOUT_MS (10 * 60 * 1000)
+/* An address is one line; anything longer is not one tracectld wrote. */
+#define BUS_FILE_MAX 4096
 
 static GDBusConnection *connection;
 
@@ -23,6 +30,77 @@ rundir(void)
 	return dir && *dir ? dir : TRACECTL_DEFAULT_RUNDIR;
 }
 
+/* Whom the bus file may belong to: root, the service's account, or the
+ * caller (a tracectld of its own). Anyone else could point us anywhere. */
+static gboolean
+is_trusted_owner(uid_t uid)
+{
+	struct passwd *service = getpwnam(TRACECTL_USER);
+
+	return uid == 0 || uid == getuid() || (service && uid == service->pw_uid);
+}
+
+static gboolean
+check_bus_file(const char *path, const struct stat *st, GError **error)
+{
+	if (!S_ISREG(st->st_mode) || st->st_size > BUS_FILE_MAX) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			    "%s is not a regular file of at most %d bytes", path, BUS_FILE_MAX);
+		return FALSE;
+	}
+	if (!is_trusted_owner(st->st_uid)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+			    "%s belongs to uid %u, not to root, '%s' or you: not trusting it", path,
+			    (unsigned)st->st_uid, TRACECTL_USER);
+		return FALSE;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+			    "%s is writable by its group or others (mode %04o): not trusting it",
+			    path, (unsigned)(st->st_mode & 07777));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The address in <rundir>/bus, read through the descriptor that was
+ * checked. NULL with G_IO_ERROR_NOT_FOUND when there is no such file. */
+static char *
+read_bus_file(const char *path, GError **error)
+{
+	char buf[BUS_FILE_MAX + 1];
+	struct stat st;
+	ssize_t len = -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		int saved = errno;
+
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved), "%s: %s", path,
+			    g_strerror(saved));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && check_bus_file(path, &st, error)) {
+		len = read(fd, buf, BUS_FILE_MAX);
+		if (len < 0)
+			g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
+				    "Cannot read %s: %s", path, g_strerror(errno));
+	} else if (error && *error == NULL) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot check %s: %s", path,
+			    g_strerror(errno));
+	}
+	close(fd);
+	if (len < 0)
+		return NULL;
+	buf[len] = '\0';
+	if (strlen(buf) != (size_t)len) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s holds a NUL byte",
+			    path);
+		return NULL;
+	}
+	return g_strstrip(g_strdup(buf));
+}
+
 static GDBusConnection *
 connect_embedded(const char *why, GError **error)
 {
@@ -31,14 +109,20 @@ connect_embedded(const char *why, GError **error)
 	g_autoptr(GError) local_error = NULL;
 	GDBusConnection *bus;
 
-	if (!g_file_get_contents(path, &address, NULL, &local_error)) {
+	address = read_bus_file(path, &local_error);
+	if (address == NULL && g_error_matches(local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
 			    "cannot reach the tracectl service: no system bus (%s) and no %s "
 			    "(is tracectld running? try 'tracectld --embedded')",
 			    why, path);
 		return NULL;
 	}
-	g_strstrip(address);
+	if (address == NULL || !tc_client_check_bus_address(address, &local_error)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+			    "cannot reach the tracectl service: refusing the bus address in %s: %s",
+			    path, local_error->message);
+		return NULL;
+	}
 	bus = g_dbus_connection_new_for_address_sync(
 		address,
 		G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |

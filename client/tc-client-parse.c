@@ -112,3 +112,73 @@ tc_client_kernel_patterns(const char *list, gboolean syscall)
 	g_ptr_array_add(patterns, NULL);
 	return (char **)g_ptr_array_free(patterns, FALSE);
 }
+
+/* A value of a D-Bus address (the D-Bus specification, "Server Addresses"):
+ * the optionally-escaped bytes, or %XX. A NUL, even escaped, is refused. */
+static gboolean
+is_address_value(const char *value)
+{
+	if (*value == '\0')
+		return FALSE;
+	for (const char *c = value; *c; c++) {
+		if (*c == '%') {
+			if (!g_ascii_isxdigit(c[1]) || !g_ascii_isxdigit(c[2]) ||
+			    (c[1] == '0' && c[2] == '0'))
+				return FALSE;
+			c += 2;
+		} else if (!g_ascii_isalnum(*c) && !strchr("-_/.\\*", *c)) {
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+is_guid(const char *value)
+{
+	if (strlen(value) != 32)
+		return FALSE;
+	for (const char *c = value; *c; c++)
+		if (!g_ascii_isxdigit(*c))
+			return FALSE;
+	return TRUE;
+}
+
+gboolean
+tc_client_check_bus_address(const char *address, GError **error)
+{
+	g_auto(GStrv) pairs = NULL;
+	gboolean has_path = FALSE, has_guid = FALSE;
+
+	/* GDBus would also try every other address after a ';', run the program
+	 * of a unixexec: one, or connect anywhere a tcp: one says. */
+	if (!g_str_has_prefix(address, "unix:")) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "only 'unix:path=' bus addresses are accepted, not '%.64s'", address);
+		return FALSE;
+	}
+	pairs = g_strsplit(address + strlen("unix:"), ",", -1);
+	for (guint i = 0; pairs[i]; i++) {
+		const char *pair = pairs[i];
+
+		if (g_str_has_prefix(pair, "path=") && !has_path && pair[strlen("path=")] == '/' &&
+		    is_address_value(pair + strlen("path="))) {
+			has_path = TRUE;
+		} else if (g_str_has_prefix(pair, "guid=") && !has_guid &&
+			   is_guid(pair + strlen("guid="))) {
+			has_guid = TRUE;
+		} else {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "only 'unix:path=/…[,guid=…]' bus addresses are accepted; "
+				    "refusing '%.64s' in '%.64s'",
+				    pair, address);
+			return FALSE;
+		}
+	}
+	if (!has_path) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "the bus address '%.64s' has no 'path='", address);
+		return FALSE;
+	}
+	return TRUE;
+}

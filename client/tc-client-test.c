@@ -61,6 +61,38 @@ test_rc_file(void)
 	g_assert_cmpstr(c, ==, "other=1\n");
 }
 
+static void
+test_bus_address(void)
+{
+	const char *good[] = {
+		"unix:path=/run/tracectl/system_bus_socket.12",
+		"unix:path=/tmp/a%20b,guid=0123456789abcdef0123456789ABCDEF",
+	};
+	const char *bad[] = {
+		"unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=touch%20/tmp/x",
+		"tcp:host=127.0.0.1,port=1234",
+		"unix:abstract=tracectl",
+		"unix:path=/run/a;unixexec:path=/bin/sh",
+		"unix:path=/run/a,path=/run/b",
+		"unix:path=relative",
+		"unix:path=/run/a%00b",
+		"unix:path=/run/a,guid=xyz",
+		"unix:path=/run/a,noncefile=/tmp/n",
+		"unix:tmpdir=/tmp",
+		"unix:",
+		"",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(good); i++)
+		g_assert_true(tc_client_check_bus_address(good[i], NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) error = NULL;
+
+		g_assert_false(tc_client_check_bus_address(bad[i], &error));
+		g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -69,5 +101,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/client/power-of-two", test_power_of_two);
 	g_test_add_func("/tracectl/client/patterns", test_patterns);
 	g_test_add_func("/tracectl/client/rc-file", test_rc_file);
+	g_test_add_func("/tracectl/client/bus-address", test_bus_address);
 	return g_test_run();
 }

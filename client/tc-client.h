@@ -42,6 +42,9 @@ char **tc_client_split_patterns(const char *list);
 char **tc_client_kernel_patterns(const char *list, gboolean syscall);
 char *tc_client_read_session_from_rc(const char *contents);
 char *tc_client_rc_with_session(const char *contents, const char *name);
+/* TRUE for a single 'unix:path=/…' address with an optional ',guid=';
+ * anything else (unixexec:, tcp:, unix:abstract=, a list) is refused. */
+gboolean tc_client_check_bus_address(const char *address, GError **error);
 
 /* Commands (commands/<verb>.c). */
 int tc_cmd_create(int argc, char **argv);

@@ -42,6 +42,10 @@
 #include "tc-consumer-writer.h"
 
 
+/* Exit status of a consumer that refuses to serve the service it reached;
+ * tracectl-consumer@.service does not restart it (RestartPreventExitStatus). */
+#define CONSUMERD_EXIT_REFUSED 3
+
 struct consumerd_options {
 	unsigned long uid;   /* for logging only */
 	const char *connect; /* systemd units: the service's consumer socket */
@@ -142,6 +146,33 @@ connect_command_socket(const char *path)
 		close(fd);
 	}
 	return ret;
+}
+
+/*
+ * A consumer running as root writes wherever the service tells it to: it
+ * may serve only a service that is root itself, or the service's account
+ * could use it to write any file (a unit, tracectl-consumer@0.service,
+ * can be started by others than root's service). The listening end's
+ * credentials are the kernel's, taken when it called listen().
+ * Returns 0, -EPERM when refused, or -errno.
+ */
+static int
+check_service_for_root(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (cred.uid != 0) {
+		consumerd_error("Refusing to serve, as root, a service running as uid %u (pid %ld): "
+				"a root consumer serves only a service running as root",
+				(unsigned)cred.uid, (long)cred.pid);
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* Checks that fd 3 is the SOCK_SEQPACKET socket of the protocol. */
@@ -298,6 +329,14 @@ main(int argc, char **argv)
 		ret = connect_command_socket(options.connect);
 		if (ret < 0) {
 			consumerd_error("Cannot connect to %s: %s", options.connect,
+					strerror(-ret));
+			return EXIT_FAILURE;
+		}
+		ret = check_service_for_root(TC_CONSUMER_COMMAND_FD);
+		if (ret == -EPERM)
+			return CONSUMERD_EXIT_REFUSED;
+		if (ret < 0) {
+			consumerd_error("Cannot check the service at %s: %s", options.connect,
 					strerror(-ret));
 			return EXIT_FAILURE;
 		}

@@ -31,6 +31,7 @@
 #include "tc-app-register.h"
 #include "tc-error.h"
 #include "tc-registry.h"
+#include "tc-rundir.h"
 
 #define MAX_EPOLL_EVENTS 64
 #define MESSAGES_PER_TURN 64
@@ -306,18 +307,10 @@ create_socket(const char *path, GError **error)
 			    "Another tracectld is listening on '%s'", path);
 		return -1;
 	}
-	unlink(path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(path, 0666) < 0 || listen(fd, SOMAXCONN) < 0) {
-		int saved = errno;
-
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
-			    "Failed to listen on '%s': %s", path, g_strerror(saved));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
+	/* Every user's applications register here. */
+	fd = tc_rundir_listen(path, SOCK_CLOEXEC | SOCK_NONBLOCK, 0666, SOMAXCONN, error);
+	if (fd < 0)
+		g_prefix_error(error, "Failed to listen for applications: ");
 	return fd;
 }
 

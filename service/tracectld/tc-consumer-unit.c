@@ -5,8 +5,9 @@
  * consumer is an instance of the template tracectl-consumer@.service,
  * tracectl-consumer@<uid>.service, which runs as that uid and is restarted
  * on failure, started through org.freedesktop.systemd1 (a shipped polkit
- * rule lets the tracectl user start these units and no others; the socket
- * path is fixed in the unit). The consumer connects back to
+ * rule lets the tracectl user start these units and no others, and never
+ * the one of uid 0, which only a tracectld running as root may use; the
+ * socket path is fixed in the unit). The consumer connects back to
  * <rundir>/consumer.sock; the service knows it by the uid the kernel
  * gives for the connection (SO_PEERCRED), never by what it says.
  */
@@ -26,6 +27,8 @@
 
 #include "tc-app-listener.h"
 #include "tc-error.h"
+#include "tc-process.h"
+#include "tc-rundir.h"
 
 #define CONNECT_TIMEOUT_MS 15000
 
@@ -42,8 +45,9 @@ tc_consumer_units_available(void)
 void
 tc_consumer_units_init(const char *rundir)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	struct sockaddr_un addr;
 	const char *launcher = g_getenv("TRACECTL_CONSUMER_LAUNCHER");
+	g_autoptr(GError) error = NULL;
 
 	/* The direct launcher when there is no systemd, or when asked. */
 	if (sd_booted() <= 0 || g_strcmp0(launcher, "direct") == 0)
@@ -51,17 +55,10 @@ tc_consumer_units_init(const char *rundir)
 	socket_path = g_build_filename(rundir, "consumer.sock", NULL);
 	if (strlen(socket_path) >= sizeof(addr.sun_path))
 		return;
-	strcpy(addr.sun_path, socket_path);
-	unlink(socket_path);
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	/* Any user's consumer connects; the uid of the connection says whose. */
-	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(socket_path, 0666) < 0 || listen(listen_fd, 64) < 0) {
-		g_warning("Cannot listen on '%s', using the direct launcher: %s", socket_path,
-			  g_strerror(errno));
-		if (listen_fd >= 0)
-			close(listen_fd);
-		listen_fd = -1;
+	listen_fd = tc_rundir_listen(socket_path, SOCK_CLOEXEC, 0666, 64, &error);
+	if (listen_fd < 0) {
+		g_warning("Using the direct launcher: %s", error->message);
 		return;
 	}
 	stat(socket_path, &socket_stat);
@@ -104,7 +101,7 @@ start_unit(const char *unit, GError **error)
 
 /* Waits for the connection of uid's consumer; others are closed. */
 static int
-accept_consumer(uid_t uid, pid_t *pid, GError **error)
+accept_consumer(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	gint64 deadline = g_get_monotonic_time() + CONNECT_TIMEOUT_MS * 1000;
 
@@ -126,6 +123,11 @@ accept_consumer(uid_t uid, pid_t *pid, GError **error)
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == uid) {
 			*pid = cred.pid;
+			*pidfd = tc_process_open_peer(fd);
+			if (*pidfd < 0)
+				g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), "
+					  "it cannot be killed if it hangs: %s",
+					  (unsigned)uid, (int)cred.pid, g_strerror(errno));
 			return fd;
 		}
 		g_warning("Refusing a consumer connection from pid %d uid %u (waiting for uid %u)",
@@ -135,11 +137,21 @@ accept_consumer(uid_t uid, pid_t *pid, GError **error)
 }
 
 int
-tc_consumer_unit_start(uid_t uid, pid_t *pid, GError **error)
+tc_consumer_unit_start(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	g_autofree char *unit = g_strdup_printf("tracectl-consumer@%u.service", (unsigned)uid);
 
+	/* Root's consumer writes with root's rights: it serves only a service
+	 * that is root itself, and the polkit rule does not let us start it. */
+	if (uid == 0 && geteuid() != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Sessions of root record only when tracectld runs as root: a "
+			    "consumer running as root is never started for a service running as "
+			    "uid %u",
+			    (unsigned)geteuid());
+		return -1;
+	}
 	if (!start_unit(unit, error))
 		return -1;
-	return accept_consumer(uid, pid, error);
+	return accept_consumer(uid, pid, pidfd, error);
 }

@@ -12,5 +12,6 @@ void tc_consumer_units_init(const char *rundir);
 gboolean tc_consumer_units_available(void);
 void tc_consumer_units_shutdown(void);
 /* Starts tracectl-consumer@<uid>.service (or finds it running) and returns
- * its connected command socket, or -1 with error. Caller serializes. */
-int tc_consumer_unit_start(uid_t uid, pid_t *pid, GError **error);
+ * its connected command socket, or -1 with error; *pidfd names the
+ * consumer process (-1 if it could not be taken). Caller serializes. */
+int tc_consumer_unit_start(uid_t uid, pid_t *pid, int *pidfd, GError **error);

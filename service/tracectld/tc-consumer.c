@@ -26,6 +26,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
+#include "tc-process.h"
 #include "tc-session-ops.h"
 
 #define CONSUMER_REPLY_TIMEOUT_MS 60000
@@ -34,7 +35,8 @@
 struct _TcConsumer {
 	gint refcount;
 	uid_t uid;
-	GPid pid;
+	GPid pid;         /* for logs; signals go through pidfd */
+	int pidfd;        /* the consumer process, -1 if unknown */
 	int fd;           /* command socket, -1 once dead */
 	GSource *watch;   /* hang-up of fd, on the main loop */
 	gboolean is_forgotten; /* atomic: unlinked and reported once */
@@ -86,6 +88,8 @@ tc_consumer_unref(TcConsumer *consumer)
 	}
 	if (consumer->fd >= 0)
 		close(consumer->fd);
+	if (consumer->pidfd >= 0)
+		close(consumer->pidfd);
 	g_mutex_clear(&consumer->lock);
 	g_free(consumer);
 }
@@ -203,19 +207,20 @@ consumer_start_unit(uid_t uid, GError **error)
 {
 	TcConsumer *consumer;
 	pid_t pid = 0;
-	int fd;
+	int fd, pidfd = -1;
 
 	if (consumer_rt_priority > 0)
 		g_warning_once("--consumer-rt-priority does not reach consumers run as systemd "
 			       "units: give tracectl-consumer@.service a drop-in "
 			       "(CPUSchedulingPolicy=fifo)");
-	fd = tc_consumer_unit_start(uid, &pid, error);
+	fd = tc_consumer_unit_start(uid, &pid, &pidfd, error);
 	if (fd < 0)
 		return NULL;
 	consumer = g_new0(TcConsumer, 1);
 	consumer->refcount = 1; /* the table's */
 	consumer->uid = uid;
 	consumer->pid = pid;
+	consumer->pidfd = pidfd;
 	consumer->fd = fd;
 	g_mutex_init(&consumer->lock);
 	g_message("Consumer unit of uid %u connected, pid %d", (unsigned)uid, (int)pid);
@@ -265,6 +270,12 @@ consumer_spawn(uid_t uid, GError **error)
 	consumer->refcount = 2; /* the table's and the child watch's */
 	consumer->uid = uid;
 	consumer->pid = pid;
+	/* Our child, not reaped before the child watch runs: pid is still its. */
+	consumer->pidfd = tc_process_open(pid);
+	if (consumer->pidfd < 0)
+		g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), it cannot be "
+			  "killed if it hangs: %s",
+			  (unsigned)uid, (int)pid, g_strerror(errno));
 	consumer->fd = pair[0];
 	g_mutex_init(&consumer->lock);
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
@@ -504,8 +515,8 @@ request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const 
 			    reply, &local_error);
 	/* A consumer that answered "no" is alive; one that failed to talk is not. */
 	if (!ok && reply->header.type != TC_CONSUMER_REPLY) {
-		if (consumer->pid > 0 && consumer->fd >= 0)
-			kill(consumer->pid, SIGKILL);
+		if (consumer->fd >= 0)
+			tc_process_signal(consumer->pidfd, SIGKILL);
 		consumer_mark_dead(consumer, local_error->message);
 	}
 	g_mutex_unlock(&consumer->lock);
@@ -767,7 +778,7 @@ tc_consumers_shutdown(void)
 			if (g_get_monotonic_time() > deadline) {
 				g_warning("Consumer of uid %u did not exit, killing it",
 					  (unsigned)consumer->uid);
-				kill(consumer->pid, SIGKILL);
+				tc_process_signal(consumer->pidfd, SIGKILL);
 				waitpid(consumer->pid, &status, 0);
 				break;
 			}

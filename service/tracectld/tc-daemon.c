@@ -28,6 +28,7 @@
 #include "tc-idle.h"
 #include "tc-kernel.h"
 #include "tc-registry.h"
+#include "tc-rundir.h"
 #include "tc-trace-clock.h"
 #include "tc-wake.h"
 
@@ -147,19 +148,6 @@ raise_file_limit(void)
 	}
 }
 
-static gboolean
-prepare_rundir(const char *rundir, GError **error)
-{
-	if (g_mkdir_with_parents(rundir, 0755) < 0) {
-		int saved = errno;
-
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
-			    "Cannot create '%s': %s", rundir, g_strerror(saved));
-		return FALSE;
-	}
-	return TRUE;
-}
-
 static void
 shutdown_daemon(TcDaemon *daemon)
 {
@@ -239,7 +227,7 @@ main(int argc, char **argv)
 	raise_file_limit();
 	daemon.rundir = g_strdup(rundir_from_env());
 	daemon.loop = g_main_loop_new(NULL, FALSE);
-	if (!prepare_rundir(daemon.rundir, &error))
+	if (!tc_rundir_prepare(daemon.rundir, &error))
 		goto fail;
 	if (embedded) {
 		daemon.embedded = tc_embedded_start(daemon.rundir, &error);

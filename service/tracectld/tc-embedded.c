@@ -15,6 +15,7 @@
 #include "config.h"
 #include "tc-app-listener.h"
 #include "tc-error.h"
+#include "tc-process.h"
 
 #define DBUS_DAEMON "dbus-daemon"
 #define POLKITD_PATH "/usr/lib/polkit-1/polkitd"
@@ -23,6 +24,9 @@
 struct _TcEmbedded {
 	GPid bus_pid;
 	GPid polkit_pid;
+	/* Taken at spawn, while the unreaped children still own their pids. */
+	int bus_pidfd;
+	int polkit_pidfd;
 	char *bus_file;
 	char *socket_path;
 	struct stat bus_file_stat; /* ours, to be removed at exit */
@@ -91,6 +95,7 @@ start_bus(TcEmbedded *embedded, GError **error)
 		g_prefix_error(error, "Failed to start dbus-daemon: ");
 		return FALSE;
 	}
+	embedded->bus_pidfd = tc_process_open(embedded->bus_pid);
 	address = read_address(out_fd, error);
 	if (address == NULL)
 		return FALSE;
@@ -142,6 +147,7 @@ start_polkit(TcEmbedded *embedded, GError **error)
 		g_prefix_error(error, "Failed to start polkitd: ");
 		return FALSE;
 	}
+	embedded->polkit_pidfd = tc_process_open(embedded->polkit_pid);
 	if (!wait_for_polkit(error))
 		return FALSE;
 	g_message("polkitd running on the embedded bus (pid %d)", (int)embedded->polkit_pid);
@@ -179,6 +185,8 @@ tc_embedded_start(const char *rundir, GError **error)
 	g_autofree char *socket_name = g_strdup_printf("system_bus_socket.%d", (int)getpid());
 	const char *address;
 
+	embedded->bus_pidfd = -1;
+	embedded->polkit_pidfd = -1;
 	/* One socket per instance: dbus-daemon removes its socket when it
 	 * exits, which must never be the socket of the next instance. */
 	remove_stale_sockets(rundir);
@@ -197,21 +205,32 @@ fail:
 	return NULL;
 }
 
+/* Our unreaped child cannot lose its pid to another process, so without a
+ * pidfd (none could be opened) kill() is still safe here. */
 static void
-stop_child(GPid pid, const char *what)
+signal_child(GPid pid, int pidfd, int sig)
+{
+	if (pidfd >= 0)
+		tc_process_signal(pidfd, sig);
+	else
+		kill(pid, sig);
+}
+
+static void
+stop_child(GPid pid, int pidfd, const char *what)
 {
 	int status;
 
 	if (pid <= 0)
 		return;
-	kill(pid, SIGTERM);
+	signal_child(pid, pidfd, SIGTERM);
 	for (guint i = 0; i < 200; i++) {
 		if (waitpid(pid, &status, WNOHANG) != 0)
 			return;
 		g_usleep(10000);
 	}
 	g_warning("%s (pid %d) did not exit, killing it", what, (int)pid);
-	kill(pid, SIGKILL);
+	signal_child(pid, pidfd, SIGKILL);
 	waitpid(pid, &status, 0);
 }
 
@@ -224,8 +243,12 @@ tc_embedded_stop(TcEmbedded *embedded)
 	if (embedded->has_bus_file &&
 	    tc_path_is_same_file(embedded->bus_file, &embedded->bus_file_stat))
 		unlink(embedded->bus_file);
-	stop_child(embedded->polkit_pid, "polkitd");
-	stop_child(embedded->bus_pid, "dbus-daemon");
+	stop_child(embedded->polkit_pid, embedded->polkit_pidfd, "polkitd");
+	stop_child(embedded->bus_pid, embedded->bus_pidfd, "dbus-daemon");
+	if (embedded->polkit_pidfd >= 0)
+		close(embedded->polkit_pidfd);
+	if (embedded->bus_pidfd >= 0)
+		close(embedded->bus_pidfd);
 	if (embedded->has_socket && tc_path_is_same_file(embedded->socket_path, &embedded->socket_stat))
 		unlink(embedded->socket_path);
 	g_free(embedded->bus_file);
