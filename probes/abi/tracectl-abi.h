@@ -200,7 +200,9 @@ struct tracectl_msg_session {
 
 /*
  * <rundir>/wait: the passive wait of applications started before the
- * service (thesis §3.5.2, figures 3.3-3.5). One page, created by the
+ * service (§3.5.2 and figures 3.3-3.5 of David Goulet, "Unified
+ * Kernel/User-Space Efficient Linux Tracing Architecture", Master's thesis,
+ * École Polytechnique de Montréal, 2012). One page, created by the
  * service (or by systemd-tmpfiles), writable only by it. state holds
  * (generation << 1) | ready. When the service is ready it bumps the
  * generation, sets ready and wakes every waiter (FUTEX_WAKE); when it exits

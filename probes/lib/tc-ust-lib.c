@@ -109,7 +109,7 @@ static int wait_until_applied_locked(const struct tc_ust_entry *entry);
  * applied its sessions to the child's events (or there is no service, or
  * TRACECTL_UST_REGISTER_TIMEOUT passed), so that fork() returns in the
  * child with tracing in place: without the wait, events the child emitted
- * right after fork() went unrecorded (1,000 of 1,000 in a test). A child
+ * right after fork() went unrecorded. A child
  * that only calls exec() pays one round trip to the service; posix_spawn(),
  * system() and popen() do not run fork handlers.
  */

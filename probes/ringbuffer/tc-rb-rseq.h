@@ -5,9 +5,8 @@
  * thread by glibc >= 2.35).
  *
  * A commit is an add to a counter that other threads of any process may
- * add to at the same time. A locked add costs 6 ns on the development
- * machine of 2026-11-25, where perf put a quarter of tracectl_ust_emit()'s
- * own samples on it. But a buffer belongs to one CPU,
+ * add to at the same time. A locked add is a large part of an event's
+ * cost (docs/performance.md). But a buffer belongs to one CPU,
  * and whatever runs on that CPU runs one thread at a time: a plain add
  * made by a thread that has not left that CPU since it checked it is
  * atomic against everything else on the CPU, as the paper's per-CPU
@@ -24,8 +23,8 @@
  *
  * A reservation moves one word, the write position, which cannot be
  * split in two. Writers on the buffer's CPU move it with a plain
- * compare-then-store in a restartable sequence (tc_rb_rseq_move()), 5 ns
- * less than lock cmpxchg. Everyone else must first lock these plain moves
+ * compare-then-store in a restartable sequence (tc_rb_rseq_move()),
+ * cheaper than lock cmpxchg. Everyone else must first lock these plain moves
  * out (the buffer's locked_moves count, tc-rb.h), and see the lock-out
  * take hold on that CPU, before a locked move of their own.
  */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Lock-less per-CPU ring buffer in discard mode (see tc-rb.h for the layout
- * and /work/shared/seeds/desnoyers-lockless-ring-buffer.txt, sections 3-4).
+ * Lock-less per-CPU ring buffer, in discard or overwrite mode (see tc-rb.h
+ * for the layout and docs/ring-buffer.md), after Mathieu Desnoyers and
+ * Michel R. Dagenais, "Lockless multi-core high-throughput buffering scheme
+ * for kernel tracing", ACM SIGOPS Operating Systems Review 46(3), 2012,
+ * sections 3-4.
  *
  * Writer protocol, for one reservation:
  *
@@ -163,8 +166,8 @@ tc_rb_init_mode(void *mapping, uint32_t subbuf_size, uint32_t num_subbuf, uint32
  * - cmpxchg16b (leaf 1, ECX), which tc_rb_cas_position() needs;
  * - prefetchw (leaf 0x80000001, ECX), tc_rb_prefetch_for_write(); the
  *   baseline x86-64 that Debian builds for has no such instruction.
- * Asked once: CPUID traps to the hypervisor on a virtual machine (13 us on
- * the development VM), and every buffer of every CPU is attached.
+ * Asked once: CPUID traps to the hypervisor on a virtual machine, which
+ * takes microseconds, and every buffer of every CPU is attached.
  */
 static unsigned int
 cpu_features(void)

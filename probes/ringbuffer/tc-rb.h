@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The per-CPU ring buffer shared by an application (the writer) and the
- * session owner's tracectl-consumerd (the reader), after "Lockless
- * Multi-Core High-Throughput Buffering Scheme for Kernel Tracing"
- * (Desnoyers & Dagenais), sections 3-4, in discard or overwrite
- * (flight recorder) mode.
+ * session owner's tracectl-consumerd (the reader), in discard or overwrite
+ * (flight recorder) mode, after sections 3-4 of Mathieu Desnoyers and
+ * Michel R. Dagenais, "Lockless multi-core high-throughput buffering
+ * scheme for kernel tracing", ACM SIGOPS Operating Systems Review 46(3),
+ * 2012. docs/ring-buffer.md describes the design.
  *
  * One buffer lives in one memfd that the consumer creates:
  *
@@ -329,7 +330,7 @@ tc_rb_clock_now(void)
  * The time-stamp counter as the writers read it: a bare rdtsc, which may
  * run ahead of the loads before it, by the depth of the processor's
  * out-of-order window. The fence that would prevent it costs as much as
- * the rest of a reservation (12 ns of 24 on the development machine);
+ * the rest of a reservation (docs/performance.md);
  * tc_rb_clamp_timestamp() repairs what it can break. A third of the cost of
  * clock_gettime(), which reads the same counter through the vDSO, fenced,
  * and converts it. Only on x86-64, where the service sets
@@ -412,8 +413,8 @@ tc_rb_clamp_timestamp(uint64_t timestamp, uint64_t last)
  * seen late, hence older than the record before: harmless, an older last
  * only makes full timestamps more likely. It is never newer than the
  * record before for a move that succeeds: a newer one was stored after
- * the offset had moved on, so the swap fails. 5.8 against 7.2 ns for the
- * double-width swap on the development machine of 2026-11-25.
+ * the offset had moved on, so the swap fails. Cheaper than the
+ * double-width swap.
  *
  * The exhaustive interleaving test checks both, each with its clock: read
  * ahead of the loads for the first, in order for the second.
@@ -500,9 +501,7 @@ bool tc_rb_enter_remote(struct tc_rb *rb);
  * moves the position (shm->locked_moves is 0): a compare-then-store in a
  * restartable sequence on that CPU, as the paper's per-CPU local_cmpxchg()
  * in the kernel. A locked swap waits for the stores of the record before
- * to drain; this does not. 30.5 against 35.5 ns a record, timestamp
- * included, in a loop with a reader on the other CPU (development machine
- * of 2026-11-25).
+ * to drain; this does not (docs/performance.md has the difference).
  *
  * A thread elsewhere gets TC_RB_MOVE_ELSEWHERE and picks the buffer of its
  * CPU. A thread without an rseq area takes the locked swap, once its
@@ -595,9 +594,7 @@ tc_rb_needs_full_timestamp(uint64_t timestamp, uint64_t last)
  * can (prefetchw): the consumer read the line on its own CPU a lap ago, and
  * a read prefetch (what __builtin_prefetch(addr, 1) is on baseline x86-64)
  * leaves it shared, so the store still waits for the other copy to be
- * invalidated. Paced runs at top speed with the default channel and the
- * consumer on the other CPU: 20.4 to 21.8 M events/s, against 16.3 to 17.6
- * with the read prefetch.
+ * invalidated, which limits the sustained rate (docs/performance.md).
  */
 static inline void
 tc_rb_prefetch_for_write(const struct tc_rb *rb, const uint8_t *addr)
@@ -810,9 +807,9 @@ uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
 
 /*
  * The room a writer leaves the reader when it wakes it, in buffers of more
- * than 16/3 MiB (smaller ones keep three quarters): what the fastest writer
- * of one CPU (about 500 MB/s) fills in 8 ms, well beyond the reader's
- * wake-up latency (up to 2 ms seen on a loaded virtual machine).
+ * than 16/3 MiB (smaller ones keep three quarters): enough for the fastest
+ * writer of one CPU to go on for several times the reader's wake-up
+ * latency on a loaded virtual machine (docs/performance.md).
  */
 #define TC_RB_WAKE_ROOM (4ull << 20)
 

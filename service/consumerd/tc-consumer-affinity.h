@@ -8,38 +8,30 @@
  * sub-buffers than the writer leaves when it wakes the consumer
  * (tc_rb_wake_packets(): one in the default 4 x 512 KiB buffer): the
  * consumer ran only after the writers had filled a whole sub-buffer
- * more, and two more such fill the default buffer. Two causes were seen,
- * with perf sched, on the 2-vCPU development VM:
+ * more, and two more such fill the default buffer. Two causes are known
+ * (perf sched):
  *
  *   - woken on the writer's own CPU, behind a writer that never sleeps:
- *     the scheduler (EEVDF, HZ=250) let the writer finish its slice, up
- *     to the next tick, 3.8 to 3.9 ms, while the other CPU was idle;
- *     the thread then waits off that CPU (all its CPUs but that one);
- *   - woken on another, idle, virtual CPU: that CPU ran again only when
- *     the hypervisor ran it, up to 11 ms later on a day the hypervisor
- *     took 5 to 13 % of the CPUs; the thread then waits on the writer's
- *     CPU, where the wake-up needs no other CPU and what stops the
- *     consumer stops the writer too.
+ *     the scheduler lets the writer finish its slice, up to the next
+ *     tick, while another CPU is idle; the thread then waits off that
+ *     CPU (all its CPUs but that one);
+ *   - woken on another, idle, virtual CPU: that CPU runs again only when
+ *     the hypervisor runs it; the thread then waits on the writer's CPU,
+ *     where the wake-up needs no other CPU and what stops the consumer
+ *     stops the writer too.
  *
  * Following is for the second cause only: a late wake-up on another CPU
  * moves the thread onto the writer's only if the hypervisor took time
- * from the machine's CPUs since the last one (steal in /proc/stat). On
- * the 2-vCPU development machine of 2026-11-25, without steal, following
- * put the thread behind a writer that never sleeps, to the next tick,
- * while the other CPU idled: paced 2 s runs at 22.2 M/s, alternated, lost
- * events in 8 of 8 runs, against 4 of 8 without following.
+ * from the machine's CPUs since the last one (steal in /proc/stat).
+ * Without steal, following only puts the thread behind the writer.
  *
  * The placement stays while wake-ups come in time, changes at the next
  * late one (not before CONSUMERD_AFFINITY_HOLD_MIN_NS, so that writers on
  * several CPUs do not move the thread at every wake-up), and ends
- * CONSUMERD_AFFINITY_IDLE_NS after the last wake-up. Paced 2 s runs on a
- * day without steal, lost events in: always waiting on the writer's CPU
- * (the rule before), 6 of 12 at 20.5 M events/s and 12 of 12 at 22 M/s;
- * the scheduler's placement, 3 and 3 of 12; a prototype of this rule, 2
- * and 5 of 12. On a day with steal, always following had lost events in
- * 6 of 30 runs at 12 to 15 M/s against 19 of 30 for the scheduler's
- * placement, and a rule that followed only after a late wake-up in 17 of
- * 48 against 10.
+ * CONSUMERD_AFFINITY_IDLE_NS after the last wake-up. This rule lost
+ * fewer events than always following the writer, never following it, or
+ * following it after any late wake-up; docs/performance.md has the
+ * measurements.
  *
  * Only the main thread moves; the writer thread (tc-consumer-writer.h)
  * runs anywhere. Nothing here reads shared memory; the count of packets

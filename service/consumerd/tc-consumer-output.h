@@ -71,9 +71,9 @@ void consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind
  * Direct I/O for stream files whose packets are whole sub-buffers: written
  * from a buffer aligned to CONSUMERD_DIRECT_ALIGN, in sizes and at offsets
  * that are multiples of it, they go from the consumer's copy to the device
- * without a copy into the page cache and without write-behind (the disk of
- * the development machine takes 2 GB/s this way, about 370 MB/s through
- * the page cache's write-back). Each write waits for the device, so only
+ * without a copy into the page cache and without write-behind (several
+ * times faster than the page cache's write-back on a fast disk). Each
+ * write waits for the device, so only
  * packets of CONSUMERD_DIRECT_MIN bytes or more go direct (4 KiB packets
  * would wait for the disk 128 times as often), and only on the local disk
  * file systems whose direct I/O behaves the same (ext4, XFS, Btrfs: tmpfs,

@@ -4,10 +4,10 @@
  * their stream files by a second thread, in the order they were queued,
  * while the main thread goes on emptying the buffers.
  *
- * A write to disk usually takes half a millisecond per 512 KiB, but now and
- * then 5 to 9 ms (measured on the development machine at 320 MB/s). A
- * writer that waited for it would leave the ring buffers unread meanwhile,
- * and a 2 MiB buffer fills in 6 ms at that rate: events lost. Queued, the
+ * A write to disk now and then stalls for several milliseconds, longer
+ * than a small buffer lasts at full speed (docs/performance.md). A
+ * writer that waited for it would leave the ring buffers unread meanwhile:
+ * events lost. Queued, the
  * same stall costs queue memory instead, up to CONSUMERD_WRITER_QUEUE_MAX
  * bytes; beyond, the main thread waits for the writer as it did before.
  *

@@ -35,7 +35,9 @@
 
 #define MAX_EPOLL_EVENTS 64
 #define MESSAGES_PER_TURN 64
-/* Registration is short work: a worker per core is plenty. */
+/* Registration is short work (a worker only handles what a connection
+ * already sent, it never waits for more): a fixed two workers are plenty,
+ * whatever the number of cores. */
 #define TC_REGISTRATION_WORKERS 2
 
 struct _TcAppListener {
@@ -49,7 +51,7 @@ struct _TcAppListener {
 	TcRegistrar *registrar;
 };
 
-/* Sending (any thread, registry lock held). */
+/* Sending (any thread, the application's lock [A] held: tc-registry.h). */
 
 gboolean
 tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,

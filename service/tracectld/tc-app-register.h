@@ -6,7 +6,9 @@
 #include "tc-registry.h"
 
 /*
- * The registration path of applications (thesis §3.5.2, with the thread
+ * The registration path of applications (§3.5.2 of the session-daemon
+ * thesis, David Goulet, "Unified Kernel/User-Space Efficient Linux Tracing
+ * Architecture", École Polytechnique de Montréal, 2012, with the thread
  * pool its section 5.2 asked for):
  *
  *   accept thread ──wfcqueue──> dispatcher ──wfcqueue + futex──> worker 1..N

@@ -11,7 +11,9 @@
  * with sessions, as that user, started by a direct fork/setuid launcher
  * (machines without systemd). Requests are synchronous and serialized per
  * consumer; call them from worker threads only, never from the D-Bus main
- * loop, and never with the registry lock held.
+ * loop, and never with a session's lock [S] or an application's lock [A]
+ * held (tc-registry.h): they wait on another process. A session's op_lock
+ * may be held; it serializes exactly such waits.
  */
 typedef struct _TcConsumer TcConsumer;
 
@@ -20,8 +22,8 @@ typedef struct _TcConsumer TcConsumer;
  * tracectld starts itself (1 to 99; 0, the default, keeps the normal
  * policy). That thread is the one the writers wake when a sub-buffer
  * fills; at normal priority the scheduler can leave it waiting behind a
- * busy writer on the same CPU for a tick or more (5.5 ms measured), longer
- * than a default buffer lasts at 17 M events/s. Its other threads (the
+ * busy writer on the same CPU for a tick or more, longer than a default
+ * buffer lasts at full speed (docs/performance.md). Its other threads (the
  * disk writer) keep the normal policy. A realtime consumer does as much
  * work as its user's applications give it, ahead of every other user's
  * normal tasks on its CPU, hence the administrator's choice. Consumers

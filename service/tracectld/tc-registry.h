@@ -11,7 +11,10 @@
 
 /*
  * The tracing registry: sessions (what users asked for) and registered
- * applications (what runs), after chapter 3 of the session-daemon thesis.
+ * applications (what runs), after chapter 3 of the session-daemon thesis
+ * (David Goulet, "Unified Kernel/User-Space Efficient Linux Tracing
+ * Architecture", Master's thesis, École Polytechnique de Montréal, 2012;
+ * see docs/architecture.md).
  *
  * Lookups are lock-free: sessions are in RCU hash tables by id and by
  * (owner, name), applications by pid and by socket (figure 3.8), each

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Per-event benchmarks of issue 3, tracectl side by side with LTTng-UST
+"""Per-event benchmarks, tracectl side by side with LTTng-UST
 2.13 (Debian's lttng-tools and liblttng-ust-dev, the anchor) in one run:
 the same program (ust-loop.c) built for each tracer, the same event (two
 64-bit integers), the same channel geometry for the first three figures,
@@ -49,10 +49,11 @@ default figure loses to the scheduler rather than to the tracer.
 
 Notes (not figures) end the output: how many of AT_TWICE_RUNS paced runs
 of ours asked for twice the anchor's sustained rate reached it (99 %) and
-discarded nothing (the issue's goal for ust_sustained_rate asked
-directly, as one bisection decides on one run per rate; until 2026-11-25
-a run that fell behind its schedule, and so ran slower, counted too), and
-the hypervisor's steal, per CPU.
+discarded nothing (the goal for ust_sustained_rate asked directly, as
+one bisection decides on one run per rate; a run that fell behind its
+schedule, and so ran slower, does not count), and the hypervisor's
+steal, per CPU. docs/performance.md states the goals and the latest
+figures.
 """
 
 import os
@@ -112,9 +113,8 @@ def figure(name, ours, anchor, unit):
 
 # The loops start on a 64-byte boundary in both programs: a disabled
 # tracepoint is a load and a branch, and a loop whose six instructions
-# straddle two cache lines took twice as long (1.5 against 0.7 ns/call,
-# the same tracepoint, runs alternated), which measured where the linker
-# happened to put the loop rather than the tracepoint.
+# straddle two cache lines takes about twice as long, which measures where
+# the linker happened to put the loop rather than the tracepoint.
 CFLAGS = ["-O2", "-falign-loops=64"]
 
 

@@ -121,8 +121,8 @@ run_loop(long threads)
 }
 
 /* The paced loop reads the clock once every PACE_BATCH events: a read per
- * event (22 ns on the development machine) would cap the rate at what the
- * loop itself can do, below what a tracer can record. */
+ * event (tens of ns) would cap the rate at what the loop itself can do,
+ * below what a tracer can record. */
 #define PACE_BATCH 16u
 
 static int

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Thesis figure 3.9: an event enabled before the application starts and an
-event enabled after it registered are both recorded."""
+"""Figure 3.9 of the session-daemon thesis (docs/architecture.md): an
+event enabled before the application starts and an event enabled after
+it registered are both recorded."""
 
 import os
 import signal

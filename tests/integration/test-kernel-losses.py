@@ -8,14 +8,11 @@ buffers every 100 ms while nothing happens, and a getppid loop writes
 a half such periods; the kernel must wake the consumer (the instance's
 buffer_percent) so that nothing is lost: the kernel's stats say nothing
 was overwritten, and the trace has every call. Without the wake-ups the
-consumer loses most of it (156,230 of the 200,000 events in one run).
-The loop is paced, BURST_CHUNK calls at a time, to take BURST_S at
-least, so that the test is about the wake-up and not about the
-consumer's throughput: with tracing on it took 155 ms (1.3 M events/s)
-on the 2026-11-25 Intel machine, while unpaced it ran at 1.8 to 2.8 M
-events/s and a consumer built with AddressSanitizer lost events in some
-runs (9,520 in one of two; 2,550 to 30,090 in each of eight the day the
-pace was added).
+consumer loses most of it. The loop is paced, BURST_CHUNK calls at a
+time, to take BURST_S at least, so that the test is about the wake-up
+and not about the consumer's throughput: unpaced, a consumer built with
+AddressSanitizer could not keep up and lost events (docs/performance.md
+has the figures).
 
 Then, events the kernel lost are counted exactly, in the CPU's stream.
 

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Thesis figure 3.9, per application: many rounds of applications
-registering while event rules (exact names and wildcard patterns) are
-enabled and disabled concurrently, in both race orders (commands first,
-applications first, and interleaved). Once the dust settles:
+"""Figure 3.9 of the session-daemon thesis (docs/architecture.md), per
+application: many rounds of applications registering while event rules
+(exact names and wildcard patterns) are enabled and disabled
+concurrently, in both race orders (commands first, applications first,
+and interleaved). Once the dust settles:
 
 - `list -u` shows every application of the round;
 - every application records exactly the final enabled set, checked per

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Thesis figure 3.9, many times over: applications start and register
-while event patterns are enabled and disabled concurrently. Once the dust
-settles, every application records exactly the final enabled set: each
-registration and each command end in the same state, whichever came
-first."""
+"""Figure 3.9 of the session-daemon thesis (docs/architecture.md), many
+times over: applications start and register while event patterns are
+enabled and disabled concurrently. Once the dust settles, every
+application records exactly the final enabled set: each registration and
+each command end in the same state, whichever came first."""
 
 import os
 import random

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A real systemd, booted as PID 1 of a PID and mount namespace (see
-DESIGN.md), with tracectl installed into it the way a distribution would:
+docs/testing.md), with tracectl installed into it the way a distribution would:
 units in /etc/systemd/system, bus policy in /etc/dbus-1/system.d, the bus
 activation file in /usr/local/share/dbus-1/system-services, binaries in
 /usr/local, the polkit policy and rules where polkitd reads them, and the

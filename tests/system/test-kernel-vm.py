@@ -145,9 +145,9 @@ def test():
         initramfs = build_initramfs(tmp, version, guest_command())
         log(f"booting {vmlinuz} in qemu")
         proc = subprocess.Popen(
-            # One virtual CPU: twice in about 25 runs the test's teardown
+            # One virtual CPU: with two, the test's teardown sometimes
             # hung with tracectl-kernel-helper spinning in the kernel on
-            # CPU 1 while CPU 0, idle, never answered (RCU: "0 ticks this
+            # one CPU while the other, idle, never answered (RCU: "0 ticks this
             # GP"), as if an inter-processor interrupt to an idle CPU was
             # lost under emulation (removing a kprobe patches kernel text,
             # which interrupts every other CPU and waits for each to answer);
