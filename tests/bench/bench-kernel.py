@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The kernel benchmark of issue 6: a system-call-heavy workload (CALLS
+"""The kernel benchmark: a system-call-heavy workload (CALLS
 getppid() calls, two events each) traced with the getppid system call and
 sched_switch enabled, by tracectl and by `perf record` (Debian's
 linux-perf, the anchor) with the same events and the same buffer size per

@@ -24,7 +24,7 @@ ust_sustained_rate          highest rate (events/s, one thread, paced) the
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
 over the rate of one thread alone.
 
-ust_event_scaling_2threads_consumer_paused (not a goal of the issue, a
+ust_event_scaling_2threads_consumer_paused (not a goal, a
 diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
 during both the 1-thread and the 2-thread loops: the loops fit in the
 buffers, and on a 2-core machine a consumer that writes out takes its

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Root's session records every user's applications (issue 4's shadow copy
-"its uid; all for admin sessions"), each uid in its own trace,
+"""Root's session records every user's applications (the shadow copy's
+rule "its uid; all for admin sessions"), each uid in its own trace,
 ust/uid/<uid>/64-bit, written from buffers that only that uid's
 applications get; applications registered before and after the start
 are both recorded; a user's own session still records only that user."""

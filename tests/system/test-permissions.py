@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The permission matrix of issue 5 under a real systemd and polkitd, one
-assertion per cell: {create, list, start, stop, destroy, enable user
-events, enable kernel events, list other users' applications, act on
-another user's session} x {root, alice (in 'tracing'), bob}; root's own
-sessions are refused while the service runs as the tracectl user (they
-would need a consumer running as root). Kernel
-events are accepted from an authorized caller (after the root helper,
-started on demand, answered), refused to an unauthorized one with
-PermissionDenied naming the group. Also: the API with busctl alone, and a
-killed consumer reported by `tracectl status`."""
+"""The permission matrix (README.md, Authorization) under a real systemd
+and polkitd, one assertion per cell: {create, list, start, stop,
+destroy, enable user events, enable kernel events, list other users'
+applications, act on another user's session} x {root, alice (in
+'tracing'), bob}; root's own sessions are refused while the service runs
+as the tracectl user (they would need a consumer running as root).
+Kernel events are accepted from an authorized caller (after the root
+helper, started on demand, answered), refused to an unauthorized one
+with PermissionDenied naming the group. Also: the API with busctl alone,
+and a killed consumer reported by `tracectl status`."""
 
 from sdlib import SystemdMachine, check, run_test, wait_for
 

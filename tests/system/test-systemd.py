@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tracectl as it ships, under a real systemd (issue 5):
+"""tracectl as it ships, under a real systemd:
 
 1. bus activation: with the service stopped, `tracectl list` by bob starts
    it; socket activation: an application started while the service is
