@@ -11,7 +11,7 @@
  * each; every size and name is checked (tc-kernel-names.h, on both sides),
  * a malformed request gets -EINVAL and the connection goes on.
  *
- * The first request of every connection is TC_KERNEL_PRUNE: the helper
+ * tracectld sends TC_KERNEL_PRUNE first on every connection: the helper
  * keeps no list of its own across restarts, so tracectld, which knows
  * which sessions still exist, tells it which instances and probe groups to
  * keep; everything else named by tracectl is a leftover.

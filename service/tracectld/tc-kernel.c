@@ -150,8 +150,9 @@ disconnect(gboolean kill_it)
 	helper_fd = -1;
 	if (helper_pid <= 0)
 		return;
-	/* A pidfd becomes readable when its process exits. */
-	if (helper_pidfd < 0 || poll(&pfd, 1, KILL_WAIT_MS) == 1)
+	/* A pidfd becomes readable when its process exits. One that was not
+	 * killed removes our instances first: it is waited for. */
+	if (helper_pidfd < 0 || poll(&pfd, 1, kill_it ? KILL_WAIT_MS : -1) == 1)
 		waitpid(helper_pid, NULL, kill_it ? WNOHANG : 0);
 	if (kill_it && waitpid(helper_pid, NULL, WNOHANG) == 0)
 		g_array_append_val(killed_pids, helper_pid);
