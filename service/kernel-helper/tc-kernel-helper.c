@@ -313,7 +313,6 @@ static int
 add_probe(const void *buf, size_t len)
 {
 	const struct tc_kernel_probe_msg *msg = buf;
-
 	size_t position;
 
 	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||

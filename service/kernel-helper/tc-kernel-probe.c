@@ -164,14 +164,15 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 		return ret;
 	}
 	ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
-	tracefs_dynevent_free(probe);
 	if (file_fd >= 0)
 		close(file_fd);
-	if (ret == 0)
-		ret = (msg->flags & TC_KERNEL_PROBE_DISABLED)
-			      ? 0
-			      : tc_helper_event_enable(msg->header.session_id, group, msg->name,
-						       true);
+	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
+		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
+		/* No probe outlives its refusal. */
+		if (ret < 0)
+			tracefs_dynevent_destroy(probe, true);
+	}
+	tracefs_dynevent_free(probe);
 	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s: %s", msg->header.session_id,
 		      group, msg->name, msg->location, ret == 0 ? "added" : strerror(-ret));
 	return ret;
