@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +54,15 @@ kernel_has_file(const char *name)
 static int
 open_as(const char *path, uint32_t uid, uint32_t gid)
 {
+	static gid_t groups[NGROUPS_MAX]; /* the kernel's limit */
 	struct passwd *pw = getpwuid(uid);
-	gid_t groups[256];
-	int nr_groups = (int)(sizeof(groups) / sizeof(groups[0]));
+	int nr_groups = NGROUPS_MAX;
 	int fd, saved;
 
 	if (uid == (uint32_t)-1 || gid == (uint32_t)-1 || !pw)
 		return -EINVAL;
 	if (getgrouplist(pw->pw_name, gid, groups, &nr_groups) < 0)
-		return -E2BIG;
+		return -EPERM;
 	if (setgroups((size_t)nr_groups, groups) < 0)
 		return -errno;
 	setfsgid(gid);
