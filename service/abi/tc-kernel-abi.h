@@ -8,8 +8,13 @@
  * socket pair (descriptor 3 of the helper) when tracectld starts it
  * itself. The helper serves only peers whose uid (SO_PEERCRED) is root or
  * the tracectl service account. Requests are answered in order, one reply
- * each; every size and name is checked, a malformed request gets
- * -EINVAL and the connection goes on.
+ * each; every size and name is checked (tc-kernel-names.h, on both sides),
+ * a malformed request gets -EINVAL and the connection goes on.
+ *
+ * tracectld sends TC_KERNEL_PRUNE first on every connection: the helper
+ * keeps no list of its own across restarts, so tracectld, which knows
+ * which sessions still exist, tells it which instances and probe groups to
+ * keep; everything else named by tracectl is a leftover.
  */
 #ifndef TC_KERNEL_ABI_H
 #define TC_KERNEL_ABI_H
@@ -18,7 +23,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 5u
+#define TC_KERNEL_VERSION 6u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -74,6 +79,11 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_TGIDS_FD = 15,
 	TC_KERNEL_REPLY = 16,
 	TC_KERNEL_CPU_STATS_FD = 17,
+	/* struct tc_kernel_prune_msg -> removes every instance and probe
+	 * group named by tracectl whose session id is not in the list, and
+	 * the connection owns the listed ones (removed when it closes).
+	 * reply.value = how many were removed. */
+	TC_KERNEL_PRUNE = 18,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -94,6 +104,27 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 #define TC_KERNEL_NAME_MAX 128u
 
 #define TC_KERNEL_LOCATION_MAX 256u
+
+/*
+ * PROBE_ADD's refusals of a uprobe target, so that the service names the
+ * reason (other codes are the open's, as the owner: ENOENT, EACCES...):
+ *   -EINVAL       the location is not /absolute/path:function (see
+ *                 tc-kernel-names.h)
+ *   -EMEDIUMTYPE  not a regular file (a FIFO, a device, a directory)
+ *   -EFBIG        bigger than TC_KERNEL_ELF_FILE_MAX
+ *   -E2BIG        more sections, symbols or symbol names than the limits
+ *                 below
+ *   -ENOEXEC      not an ELF64 file, or one whose headers point outside it
+ *                 (a truncated file)
+ *   -ESRCH        no function of that name in its symbol tables
+ * The limits bound what one request makes the helper read (file size
+ * aside, at most about 200 MiB) and are far above what real programs
+ * need: a large C++ library has a few hundred thousand symbols.
+ */
+#define TC_KERNEL_ELF_FILE_MAX (4ull << 30)        /* bytes */
+#define TC_KERNEL_ELF_SECTIONS_MAX 16384u           /* section headers */
+#define TC_KERNEL_ELF_SYMBOLS_MAX (4u << 20)       /* symbols walked, all tables */
+#define TC_KERNEL_ELF_NAMES_MAX (64u << 20)        /* bytes of one string table */
 
 enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */
@@ -119,5 +150,18 @@ struct tc_kernel_event_msg {
 	char system[TC_KERNEL_NAME_MAX]; /* [A-Za-z0-9_*], NUL-terminated */
 	char event[TC_KERNEL_NAME_MAX];
 };
+
+/* At most this many sessions with kernel instances per tracectld. */
+#define TC_KERNEL_PRUNE_MAX 1024u
+
+struct tc_kernel_prune_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t count;              /* <= TC_KERNEL_PRUNE_MAX */
+	uint32_t reserved;           /* 0 */
+	uint64_t keep[TC_KERNEL_PRUNE_MAX]; /* session ids, count of them */
+};
+
+static_assert(sizeof(struct tc_kernel_prune_msg) == 40 + 8 * TC_KERNEL_PRUNE_MAX,
+	      "ABI size changed");
 
 #endif /* TC_KERNEL_ABI_H */

@@ -5,8 +5,12 @@
  * instance per tracing session. It trusts nobody: each connection's uid
  * must be root or the tracectl account, every request is checked, and
  * instance names are built here from a number, never taken from a peer.
- * It removes the instances of a crashed run when it starts, and exits
- * after IDLE_EXIT_MS without a connection (systemd starts it again).
+ * Every request is bounded in time (non-blocking opens, bounded reads),
+ * and tracectld kills and restarts a helper that does not answer in time.
+ * It removes nothing when it starts: a restarted helper does not know which
+ * sessions still exist, tracectld tells it (TC_KERNEL_PRUNE), so that the
+ * probes and instances of live sessions survive a restart. It exits after
+ * IDLE_EXIT_MS without a connection (systemd starts it again).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +24,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <dirent.h>
+#include <grp.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-helper.h"
+#include "tc-kernel-names.h"
 
 #define IDLE_EXIT_MS 10000
 #define MAX_CLIENTS 8
@@ -138,8 +145,10 @@ remove_owned_by(int fd)
 
 		if (owned[i].fd != fd)
 			continue;
-		while ((ret = instance_remove(id)) == -EBUSY && attempt++ < REMOVE_RETRIES)
+		while ((ret = instance_remove(id)) == -EBUSY && attempt++ < REMOVE_RETRIES) {
+			tc_helper_watchdog_ping();
 			usleep(REMOVE_RETRY_US);
+		}
 		if (ret < 0)
 			tc_helper_log("warning", "cannot remove the instance of session %" PRIu64
 				      " whose service went away: %s", id, strerror(-ret));
@@ -147,30 +156,67 @@ remove_owned_by(int fd)
 	}
 }
 
-/* Instances left by a run that crashed: nobody else names theirs so. */
-static void
-remove_leftovers(void)
+static bool
+is_kept(uint64_t session_id, const void *data)
+{
+	const struct tc_kernel_prune_msg *msg = data;
+
+	for (uint32_t i = 0; i < msg->count; i++)
+		if (msg->keep[i] == session_id)
+			return true;
+	return false;
+}
+
+/* Instances of sessions that are gone, then their probe groups. */
+static int
+remove_instances_not_kept(const struct tc_kernel_prune_msg *msg)
 {
 	char path[4096];
 	struct dirent *entry;
+	int removed = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "%s/instances", tc_helper_tracefs_root());
 	dir = opendir(path);
-	if (dir == NULL)
-		return;
-	while ((entry = readdir(dir)) != NULL) {
-		char *end;
+	while (dir && (entry = readdir(dir)) != NULL) {
+		const char *digits = entry->d_name + strlen(TC_KERNEL_INSTANCE_PREFIX);
 		unsigned long long id;
+		char *end;
 
 		if (strncmp(entry->d_name, TC_KERNEL_INSTANCE_PREFIX,
-			    strlen(TC_KERNEL_INSTANCE_PREFIX)) != 0)
+			    strlen(TC_KERNEL_INSTANCE_PREFIX)) != 0 ||
+		    *digits < '0' || *digits > '9')
 			continue;
-		id = strtoull(entry->d_name + strlen(TC_KERNEL_INSTANCE_PREFIX), &end, 10);
-		if (*end == '\0' && instance_remove(id) == 0)
-			tc_helper_log("info", "removed the leftover instance %s", entry->d_name);
+		errno = 0;
+		id = strtoull(digits, &end, 10);
+		if (*end || errno || is_kept(id, msg))
+			continue;
+		if (instance_remove(id) == 0) {
+			tc_helper_log("info", "removed instance %s, whose session is gone",
+				      entry->d_name);
+			removed++;
+		}
 	}
-	closedir(dir);
+	if (dir)
+		closedir(dir);
+	return removed + tc_helper_probes_prune(is_kept, msg);
+}
+
+/* PRUNE: what tracectld keeps is owned by this connection, the rest goes. */
+static int
+prune(int sock, const void *buf, size_t len, uint32_t *removed)
+{
+	const struct tc_kernel_prune_msg *msg = buf;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    msg->count > TC_KERNEL_PRUNE_MAX || msg->reserved != 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < msg->count; i++) {
+		disown(msg->keep[i]);
+		own(sock, msg->keep[i]);
+	}
+	*removed = (uint32_t)remove_instances_not_kept(msg);
+	return 0;
 }
 
 static bool
@@ -267,9 +313,11 @@ static int
 add_probe(const void *buf, size_t len)
 {
 	const struct tc_kernel_probe_msg *msg = buf;
+	size_t position;
 
 	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    !tc_helper_name_is_valid(msg->name, sizeof(msg->name)) || strchr(msg->name, '*') ||
+	    !memchr(msg->name, '\0', sizeof(msg->name)) ||
+	    tc_kernel_check_probe_name(msg->name, &position) ||
 	    !memchr(msg->location, '\0', sizeof(msg->location)) ||
 	    (msg->flags & ~TC_KERNEL_PROBE_DISABLED))
 		return -EINVAL;
@@ -395,6 +443,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_LIST:
 		reply->status = fixed ? list_events(sock, request) : -EINVAL;
 		break;
+	case TC_KERNEL_PRUNE:
+		reply->status = prune(sock, buf, len, &reply->value);
+		break;
 	case TC_KERNEL_STOP:
 		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
 		break;
@@ -411,6 +462,7 @@ serve(int fd)
 		struct tc_kernel_msg header;
 		struct tc_kernel_event_msg event;
 		struct tc_kernel_probe_msg probe;
+		struct tc_kernel_prune_msg prune;
 	} request;
 	struct tc_kernel_msg reply = {
 		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),
@@ -426,21 +478,64 @@ serve(int fd)
 	return send(fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
 }
 
+/* systemd's watchdog (WatchdogSec= of the unit), 0 without: it kills a
+ * helper stuck in one request before tracectld gives up on it. */
+static uint64_t watchdog_usec;
+
+void
+tc_helper_watchdog_ping(void)
+{
+	if (watchdog_usec)
+		sd_notify(0, "WATCHDOG=1");
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The poll timeout: the watchdog's half period, and the idle exit. */
+static int
+poll_timeout_ms(bool is_idle, int64_t idle_deadline)
+{
+	int64_t timeout = watchdog_usec ? (int64_t)(watchdog_usec / 2000) : -1;
+
+	if (is_idle) {
+		int64_t left = idle_deadline - now_ms();
+
+		left = left < 0 ? 0 : left;
+		timeout = timeout < 0 || left < timeout ? left : timeout;
+	}
+	return (int)timeout;
+}
+
 /* Listening (socket activation) or one connected socket (fd 3). */
 static int
 run(int fd, bool is_listening)
 {
 	struct pollfd fds[1 + MAX_CLIENTS];
+	int64_t idle_deadline = now_ms() + IDLE_EXIT_MS;
 	int n = 1;
 
 	fds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
 	for (;;) {
-		int ready = poll(fds, n, is_listening && n == 1 ? IDLE_EXIT_MS : -1);
+		bool is_idle = is_listening && n == 1;
+		int ready = poll(fds, n, poll_timeout_ms(is_idle, idle_deadline));
 
+		tc_helper_watchdog_ping();
 		if (ready < 0 && errno == EINTR)
 			continue;
-		if (ready <= 0)
-			return ready < 0 ? EXIT_FAILURE : EXIT_SUCCESS; /* idle */
+		if (ready < 0)
+			return EXIT_FAILURE;
+		if (ready == 0) {
+			if (is_idle && now_ms() >= idle_deadline)
+				return EXIT_SUCCESS;
+			continue;
+		}
 		if (!is_listening) {
 			if (!serve(fd)) {
 				remove_owned_by(fd);
@@ -463,6 +558,8 @@ run(int fd, bool is_listening)
 				fds[i--] = fds[--n];
 			}
 		}
+		if (n == 1)
+			idle_deadline = now_ms() + IDLE_EXIT_MS;
 	}
 }
 
@@ -480,8 +577,14 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	umask(0077);
-	remove_leftovers();
-	tc_helper_probes_remove_leftovers();
+	if (sd_watchdog_enabled(false, &watchdog_usec) <= 0)
+		watchdog_usec = 0;
+	/* Root's supplementary groups would open group-readable files for
+	 * whoever asks for a uprobe: the helper has none. */
+	if (setgroups(0, NULL) < 0) {
+		fprintf(stderr, "tracectl-kernel-helper: setgroups: %s\n", strerror(errno));
+		return EXIT_FAILURE;
+	}
 	if (n == 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) > 0)
 		return run(SD_LISTEN_FDS_START, true);
 	if (!peer_is_allowed(TC_KERNEL_COMMAND_FD)) {

@@ -8,6 +8,8 @@
 
 /* The tracefs mount point ($TRACECTL_TRACEFS for tests). */
 const char *tc_helper_tracefs_root(void);
+/* Tells systemd's watchdog the helper is not stuck (no-op without it). */
+void tc_helper_watchdog_ping(void);
 void tc_helper_log(const char *level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -27,14 +29,18 @@ int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, in
  * events (globs NULL) or of the events matching the globs; *count of them. */
 int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
 			    int *count);
+/* A NUL-terminated event or system name (glob) within size bytes. */
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
 struct tc_kernel_probe_msg;
 /* tc-kernel-probe.c */
 void tc_helper_probe_group(uint64_t session_id, char *group, unsigned long size);
 int tc_helper_probe_add(const struct tc_kernel_probe_msg *msg);
 void tc_helper_probes_remove(const char *group);
-void tc_helper_probes_remove_leftovers(void);
-/* tc-kernel-elf.c: the file offset of function in the ELF64 file fd. */
+/* Removes the probe groups of sessions keep() says are gone; how many. */
+int tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data),
+			   const void *data);
+/* tc-kernel-elf.c: the file offset of function in the ELF64 file fd, read
+ * with bounded pread()s; the codes of tc-kernel-abi.h (PROBE_ADD). */
 int tc_helper_elf_function_offset(int fd, const char *function, uint64_t *offset);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_list_memfd(bool syscalls);

@@ -9,15 +9,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <tracefs.h>
 #include <unistd.h>
 
 #include "tc-kernel-abi.h"
+#include "tc-kernel-names.h"
 
 #define ALL_PROBES                                                                         \
 	(TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | TRACEFS_DYNEVENT_UPROBE |  \
@@ -39,61 +44,88 @@ kernel_has_file(const char *name)
 	       access(path, F_OK) == 0;
 }
 
-/* symbol[+offset] or 0xADDRESS: [A-Za-z0-9_.+]. */
-static bool
-kernel_location_is_valid(const char *location)
-{
-	if (!*location)
-		return false;
-	for (const char *c = location; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '.' || *c == '+'))
-			return false;
-	return true;
-}
-
-/* Opens path with the rights of uid: nobody probes a file they cannot read. */
+/*
+ * Opens path with the rights of the session owner (uid, gid and their
+ * supplementary groups): nobody probes a file they cannot read. Setting the
+ * file-system ids drops the helper's file capabilities for the open; the
+ * supplementary groups are root's otherwise (group-readable root files).
+ * O_NONBLOCK: opening a FIFO or a device would wait for its other end.
+ */
 static int
 open_as(const char *path, uint32_t uid, uint32_t gid)
 {
+	static gid_t groups[NGROUPS_MAX]; /* the kernel's limit */
+	struct passwd *pw = getpwuid(uid);
+	int nr_groups = NGROUPS_MAX;
 	int fd, saved;
 
+	if (uid == (uint32_t)-1 || gid == (uint32_t)-1 || !pw)
+		return -EINVAL;
+	if (getgrouplist(pw->pw_name, gid, groups, &nr_groups) < 0)
+		return -EPERM;
+	if (setgroups((size_t)nr_groups, groups) < 0)
+		return -errno;
 	setfsgid(gid);
 	setfsuid(uid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	saved = errno;
+	/* setfsuid() reports no error: asking again returns what is in force. */
+	if ((uint32_t)setfsuid(uid) != uid || (uint32_t)setfsgid(gid) != gid) {
+		fd = -EPERM;
+	} else {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		saved = errno;
+		fd = fd < 0 ? -saved : fd;
+	}
 	setfsuid(0);
 	setfsgid(0);
-	errno = saved;
-	return fd < 0 ? -errno : fd;
+	if (setgroups(0, NULL) < 0)
+		abort(); /* the helper must not go on with the owner's groups */
+	return fd;
 }
 
-static struct tracefs_dynevent *
+/*
+ * The uprobe goes on the file that was checked, not on whatever its path
+ * names when the kernel reads it: the path is opened once, as the owner
+ * (open_as), the descriptor must be a regular file, the function's offset
+ * is read from it, and the kernel is given "/proc/self/fd/N", the helper's
+ * own descriptor. The kernel resolves a uprobe's path once, when the probe
+ * is written (kern_path() in the uprobe parser, which keeps the path it
+ * found and never looks the name up again), and the magic link resolves to
+ * the open file itself, so swapping a symlink or renaming files in the
+ * meantime changes nothing. uprobe_events then shows that
+ * /proc/self/fd/N name; the log names the path. Checking device and inode
+ * after creating the probe from the path was not chosen: a second lookup
+ * can be swapped back between the kernel's and ours, so it proves nothing.
+ */
+static int
 alloc_uprobe(const char *group, const char *name, const char *location, uint32_t uid,
-	     uint32_t gid, int *error)
+	     uint32_t gid, struct tracefs_dynevent **probe, int *file_fd)
 {
-	char path[TC_KERNEL_LOCATION_MAX];
-	const char *colon = strrchr(location, ':');
+	char path[TC_KERNEL_LOCATION_MAX], fd_path[64];
+	const char *colon = strchr(location, ':');
 	uint64_t offset = 0;
-	int fd;
+	size_t position;
+	struct stat st;
+	int fd, ret;
 
-	if (!colon || location[0] != '/' || strstr(location, "/../") ||
-	    (size_t)(colon - location) >= sizeof(path) || !colon[1]) {
-		*error = -EINVAL;
-		return NULL;
-	}
+	if (tc_kernel_check_uprobe_location(location, &position) || !colon)
+		return -EINVAL;
 	memcpy(path, location, (size_t)(colon - location));
 	path[colon - location] = '\0';
 	fd = open_as(path, uid, gid);
-	if (fd < 0) {
-		*error = fd;
-		return NULL;
+	if (fd < 0)
+		return fd;
+	ret = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? -EMEDIUMTYPE : 0;
+	if (ret == 0)
+		ret = tc_helper_elf_function_offset(fd, colon + 1, &offset);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	if (ret == 0 && !(*probe = tracefs_uprobe_alloc(group, name, fd_path, offset, NULL)))
+		ret = -ENOMEM;
+	if (ret < 0) {
+		close(fd);
+		return ret;
 	}
-	*error = tc_helper_elf_function_offset(fd, colon + 1, &offset);
-	close(fd);
-	if (*error < 0)
-		return NULL;
-	return tracefs_uprobe_alloc(group, name, path, offset, NULL);
+	*file_fd = fd; /* open until the kernel has resolved fd_path */
+	return 0;
 }
 
 int
@@ -101,7 +133,8 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 {
 	char group[64];
 	struct tracefs_dynevent *probe = NULL;
-	int ret = -EINVAL;
+	int ret = -EINVAL, file_fd = -1;
+	size_t position;
 
 	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
 	if ((msg->kind == TC_KERNEL_PROBE_KPROBE || msg->kind == TC_KERNEL_PROBE_KRETPROBE) &&
@@ -111,28 +144,36 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 		return -EOPNOTSUPP;
 	switch (msg->kind) {
 	case TC_KERNEL_PROBE_KPROBE:
-		if (kernel_location_is_valid(msg->location))
+		if (!tc_kernel_check_kprobe_location(msg->location, &position))
 			probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
 		break;
 	case TC_KERNEL_PROBE_KRETPROBE:
-		if (kernel_location_is_valid(msg->location))
+		if (!tc_kernel_check_kprobe_location(msg->location, &position))
 			probe = tracefs_kretprobe_alloc(group, msg->name, msg->location, NULL, 0);
 		break;
 	case TC_KERNEL_PROBE_UPROBE:
-		probe = alloc_uprobe(group, msg->name, msg->location, msg->uid, msg->gid, &ret);
+		ret = alloc_uprobe(group, msg->name, msg->location, msg->uid, msg->gid, &probe,
+				   &file_fd);
 		break;
 	default:
 		break;
 	}
-	if (!probe)
+	if (!probe) {
+		/* The location may be what was refused: not logged. */
+		tc_helper_log("info", "session %" PRIu64 ": probe %s:%s refused: %s",
+			      msg->header.session_id, group, msg->name, strerror(-ret));
 		return ret;
+	}
 	ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
+	if (file_fd >= 0)
+		close(file_fd);
+	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
+		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
+		/* No probe outlives its refusal. */
+		if (ret < 0)
+			tracefs_dynevent_destroy(probe, true);
+	}
 	tracefs_dynevent_free(probe);
-	if (ret == 0)
-		ret = (msg->flags & TC_KERNEL_PROBE_DISABLED)
-			      ? 0
-			      : tc_helper_event_enable(msg->header.session_id, group, msg->name,
-						       true);
 	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s: %s", msg->header.session_id,
 		      group, msg->name, msg->location, ret == 0 ? "added" : strerror(-ret));
 	return ret;
@@ -148,21 +189,39 @@ tc_helper_probes_remove(const char *group)
 	tracefs_dynevent_list_free(probes);
 }
 
-/* Probe groups of a run that crashed: nobody else names theirs so. */
-void
-tc_helper_probes_remove_leftovers(void)
+/* The session id of a group "tracectl_<id>", or false for other groups. */
+static bool
+group_session(const char *group, uint64_t *session_id)
+{
+	char *end;
+
+	if (strncmp(group, "tracectl_", 9) != 0 || group[9] < '0' || group[9] > '9')
+		return false;
+	errno = 0;
+	*session_id = strtoull(group + 9, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* Probe groups of sessions that are gone: those keep() refuses. */
+int
+tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data), const void *data)
 {
 	struct tracefs_dynevent **probes = tracefs_dynevent_get_all(ALL_PROBES, NULL);
+	int removed = 0;
 
 	for (int i = 0; probes && probes[i]; i++) {
 		char *system = NULL;
+		uint64_t session_id;
 
 		tracefs_dynevent_info(probes[i], &system, NULL, NULL, NULL, NULL);
-		if (system && strncmp(system, "tracectl_", 9) == 0) {
-			tracefs_dynevent_destroy(probes[i], true);
-			tc_helper_log("info", "removed a leftover probe of group %s", system);
+		if (system && group_session(system, &session_id) && !keep(session_id, data) &&
+		    tracefs_dynevent_destroy(probes[i], true) == 0) {
+			tc_helper_log("info", "removed a probe of group %s, whose session is gone",
+				      system);
+			removed++;
 		}
 		free(system);
 	}
 	tracefs_dynevent_list_free(probes);
+	return removed;
 }

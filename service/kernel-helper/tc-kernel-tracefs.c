@@ -20,21 +20,16 @@
 #include <unistd.h>
 
 #include "tc-kernel-abi.h"
+#include "tc-kernel-names.h"
 
 #define FORMAT_MAX (1u << 20)
 
 bool
 tc_helper_name_is_valid(const char *name, unsigned long size)
 {
-	const char *end = memchr(name, '\0', size);
+	size_t position;
 
-	if (!end || end == name)
-		return false;
-	for (const char *c = name; c < end; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '*'))
-			return false;
-	return true;
+	return memchr(name, '\0', size) && !tc_kernel_check_event_name(name, &position);
 }
 
 /* The instance of a session; the name is ours, only the number varies. */

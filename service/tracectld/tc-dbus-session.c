@@ -452,7 +452,6 @@ parse_probe(const char *kind, const char *name, const char *location, guint32 *k
 	    GError **error)
 {
 	static const char *const kinds[] = {"kprobe", "kretprobe", "uprobe"};
-	gsize len = strlen(name);
 
 	*kind_value = 0;
 	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++)
@@ -463,16 +462,7 @@ parse_probe(const char *kind, const char *name, const char *location, guint32 *k
 			    "Unknown probe kind '%.32s': kprobe, kretprobe or uprobe", kind);
 		return FALSE;
 	}
-	for (const char *c = name; *c; c++)
-		if (!g_ascii_isalnum(*c) && *c != '_')
-			len = 0;
-	if (len == 0 || len > 63 || strlen(location) == 0 || strlen(location) > 255) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Probe names are 1 to 63 characters from [A-Za-z0-9_] and places "
-			    "1 to 255 characters");
-		return FALSE;
-	}
-	return TRUE;
+	return tc_validate_kernel_probe(*kind_value, name, location, error);
 }
 
 static gboolean

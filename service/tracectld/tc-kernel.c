@@ -7,7 +7,9 @@
 #include <gio/gio.h>
 #include <poll.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,18 +18,41 @@
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
 
+/*
+ * A helper that does not answer within REPLY_TIMEOUT_MS is given up: the
+ * request fails, and a helper tracectld started itself is killed (through
+ * its pidfd) before its socket is closed, so that it removes nothing on its
+ * way out; the next request starts a new one. One that died is started
+ * again by the next request, which is sent again when the old helper could
+ * not have read it. On a systemd machine the helper's unit has a watchdog
+ * shorter than REPLY_TIMEOUT_MS, which kills a helper stuck in a request
+ * before tracectld gives up on it.
+ *
+ * Every new connection starts with TC_KERNEL_PRUNE, listing the sessions
+ * that have an instance: a restarted helper removes the instances and
+ * probes of the others (sessions destroyed while it was away, or of a
+ * previous tracectld) and keeps those of the live sessions.
+ */
 #define REPLY_TIMEOUT_MS 10000
+/* How long a killed helper is waited for before it is reaped later. */
+#define KILL_WAIT_MS 1000
 
 static GMutex kernel_lock; /* covers everything below */
 static char *socket_path;
 static int helper_fd = -1;
-static GPid helper_pid;
+static GPid helper_pid;  /* the helper tracectld started, not yet reaped */
+static int helper_pidfd = -1;
+static GArray *killed_pids; /* GPid: killed helpers still to be reaped */
+static GArray *instances;   /* guint64: the sessions whose instance exists */
+static gboolean is_pruning; /* a new connection's PRUNE is under way */
 static guint32 next_seq = 1;
 
 void
 tc_kernel_init(const char *rundir)
 {
 	socket_path = g_build_filename(rundir, TC_KERNEL_SOCKET_NAME, NULL);
+	instances = g_array_new(FALSE, FALSE, sizeof(guint64));
+	killed_pids = g_array_new(FALSE, FALSE, sizeof(GPid));
 }
 
 static char *
@@ -60,6 +85,18 @@ connect_socket(GError **error)
 	return fd;
 }
 
+/* Reaps the killed helpers that have exited. */
+static void
+reap_killed(void)
+{
+	for (guint i = 0; i < killed_pids->len; i++) {
+		GPid pid = g_array_index(killed_pids, GPid, i);
+
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			g_array_remove_index_fast(killed_pids, i--);
+	}
+}
+
 /* No systemd: we are root, so we start the helper ourselves. */
 static int
 spawn_helper(GError **error)
@@ -74,6 +111,7 @@ spawn_helper(GError **error)
 			    socket_path);
 		return -1;
 	}
+	reap_killed();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "socketpair: %s", g_strerror(errno));
 		return -1;
@@ -86,8 +124,74 @@ spawn_helper(GError **error)
 		return -1;
 	}
 	close(pair[1]);
+	/* Not reaped yet, so the pid is still the helper's. */
+	helper_pidfd = (int)syscall(SYS_pidfd_open, helper_pid, 0);
 	g_message("Started the kernel helper, pid %d", (int)helper_pid);
 	return pair[0];
+}
+
+/* Closes the connection; a helper we started is killed first when
+ * kill_it, or waited for (it exits at the end of its socket). */
+static void
+disconnect(gboolean kill_it)
+{
+	struct pollfd pfd = {.fd = helper_pidfd, .events = POLLIN};
+
+	if (helper_pid > 0 && kill_it) {
+		if (helper_pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, helper_pidfd, SIGKILL, NULL, 0);
+		else
+			kill(helper_pid, SIGKILL); /* not reaped: still the helper */
+		g_warning("Killed the kernel helper, pid %d; the next request starts another",
+			  (int)helper_pid);
+	}
+	if (helper_fd >= 0)
+		close(helper_fd);
+	helper_fd = -1;
+	if (helper_pid <= 0)
+		return;
+	/* A pidfd becomes readable when its process exits. One that was not
+	 * killed removes our instances first: it is waited for. */
+	if (helper_pidfd < 0 || poll(&pfd, 1, kill_it ? KILL_WAIT_MS : -1) == 1)
+		waitpid(helper_pid, NULL, kill_it ? WNOHANG : 0);
+	if (kill_it && waitpid(helper_pid, NULL, WNOHANG) == 0)
+		g_array_append_val(killed_pids, helper_pid);
+	if (helper_pidfd >= 0)
+		close(helper_pidfd);
+	helper_pidfd = -1;
+	helper_pid = 0;
+}
+
+static gboolean request_locked_fds(struct tc_kernel_msg *msg, gsize size,
+				   struct tc_kernel_msg *reply,
+				   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer),
+				   gpointer data, GError **error);
+
+/* The first request of a connection: the sessions whose instances stay. */
+static gboolean
+prune_locked(GError **error)
+{
+	g_autofree struct tc_kernel_prune_msg *msg = g_new0(struct tc_kernel_prune_msg, 1);
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	if (instances->len > TC_KERNEL_PRUNE_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "%u sessions have kernel instances, the limit is %u", instances->len,
+			    TC_KERNEL_PRUNE_MAX);
+		return FALSE;
+	}
+	msg->header.type = TC_KERNEL_PRUNE;
+	msg->count = instances->len;
+	memcpy(msg->keep, instances->data, instances->len * sizeof(guint64));
+	is_pruning = TRUE;
+	ok = request_locked_fds(&msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	is_pruning = FALSE;
+	if (!ok)
+		return FALSE;
+	g_message("Kernel helper: %u sessions with instances kept, %u leftovers removed",
+		  msg->count, reply.value);
+	return TRUE;
 }
 
 static gboolean
@@ -100,28 +204,29 @@ ensure_connected(GError **error)
 	if (g_file_test(socket_path, G_FILE_TEST_EXISTS)) {
 		helper_fd = connect_socket(&socket_error);
 		/* A socket nobody serves is the leftover of another run. */
-		if (helper_fd >= 0 || geteuid() != 0) {
-			if (helper_fd < 0)
-				g_propagate_error(error, g_steal_pointer(&socket_error));
-			return helper_fd >= 0;
+		if (helper_fd < 0 && geteuid() != 0) {
+			g_propagate_error(error, g_steal_pointer(&socket_error));
+			return FALSE;
 		}
-		g_debug("%s, starting the helper", socket_error->message);
+		if (helper_fd < 0)
+			g_debug("%s, starting the helper", socket_error->message);
 	}
-	helper_fd = spawn_helper(error);
-	return helper_fd >= 0;
+	if (helper_fd < 0)
+		helper_fd = spawn_helper(error);
+	if (helper_fd < 0)
+		return FALSE;
+	if (!prune_locked(error)) {
+		g_prefix_error(error, "The kernel helper refused the list of live sessions: ");
+		disconnect(TRUE);
+		return FALSE;
+	}
+	return TRUE;
 }
 
-static void
-disconnect(void)
-{
-	if (helper_fd >= 0)
-		close(helper_fd);
-	helper_fd = -1;
-}
-
-/* Receives one message and at most one descriptor (-1 for none). */
+/* Receives one message and at most one descriptor (-1 for none) before
+ * the deadline (monotonic, us); -ETIMEDOUT after it. */
 static gssize
-receive(struct tc_kernel_msg *msg, int *fd)
+receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -131,18 +236,49 @@ receive(struct tc_kernel_msg *msg, int *fd)
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 			    .msg_controllen = sizeof(control.buf)};
 	struct pollfd pfd = {.fd = helper_fd, .events = POLLIN};
+	gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
 	struct cmsghdr *cmsg;
 	gssize len;
+	int ready;
 
 	*fd = -1;
-	if (poll(&pfd, 1, REPLY_TIMEOUT_MS) != 1)
-		return -1;
+	do
+		ready = poll(&pfd, 1, (int)MAX(left_ms, 0));
+	while (ready < 0 && errno == EINTR);
+	if (ready == 0)
+		return -ETIMEDOUT;
+	if (ready < 0)
+		return -errno;
 	len = recvmsg(helper_fd, &mh, MSG_CMSG_CLOEXEC);
 	cmsg = CMSG_FIRSTHDR(&mh);
 	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
 	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
 	return len;
+}
+
+/* Sends msg on a connection, reconnecting once when the helper is gone
+ * (it has not read the request, so it is sent again as it is). */
+static gboolean
+send_locked(struct tc_kernel_msg *msg, gsize size, GError **error)
+{
+	for (int attempt = 0;; attempt++) {
+		if (!ensure_connected(error))
+			return FALSE;
+		msg->magic = TC_KERNEL_MAGIC;
+		msg->size = size;
+		msg->seq = next_seq++;
+		if (send(helper_fd, msg, size, MSG_NOSIGNAL) == (gssize)size)
+			return TRUE;
+		g_warning("The kernel helper is gone (%s), starting it again", g_strerror(errno));
+		disconnect(TRUE);
+		/* A new helper that dies at once is not started again and again. */
+		if (attempt > 0 || is_pruning) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The kernel helper went away twice in a row");
+			return FALSE;
+		}
+	}
 }
 
 /* kernel_lock held. START sends descriptors before its reply: each one
@@ -152,31 +288,36 @@ request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *
 		   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer), gpointer data,
 		   GError **error)
 {
+	gint64 deadline = g_get_monotonic_time() + REPLY_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
 	gssize len = -1;
 	int fd = -1;
 
-	if (!ensure_connected(error))
+	if (!send_locked(msg, size, error))
 		return FALSE;
-	msg->magic = TC_KERNEL_MAGIC;
-	msg->size = size;
-	msg->seq = next_seq++;
-	if (send(helper_fd, msg, size, MSG_NOSIGNAL) == (gssize)size) {
-		while ((len = receive(reply, &fd)) == sizeof(*reply) &&
-		       reply->magic == TC_KERNEL_MAGIC && reply->type != TC_KERNEL_REPLY &&
-		       fd >= 0) {
-			if (on_fd)
-				on_fd(reply, fd, data);
-			else
-				close(fd);
-		}
+	while ((len = receive(reply, &fd, deadline)) == sizeof(*reply) &&
+	       reply->magic == TC_KERNEL_MAGIC && reply->type != TC_KERNEL_REPLY && fd >= 0) {
+		if (on_fd)
+			on_fd(reply, fd, data);
+		else
+			close(fd);
 	}
 	if (fd >= 0)
 		close(fd);
+	if (len == -ETIMEDOUT) {
+		disconnect(TRUE);
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The kernel helper did not answer within %d ms; it was stopped, and the "
+			    "next request starts it again",
+			    REPLY_TIMEOUT_MS);
+		return FALSE;
+	}
 	if (len != sizeof(*reply) || reply->magic != TC_KERNEL_MAGIC ||
 	    reply->type != TC_KERNEL_REPLY || reply->seq != msg->seq) {
-		disconnect();
+		disconnect(TRUE);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The kernel helper did not answer properly");
+			    len == 0 ? "The kernel helper went away during the request; the next "
+				       "request starts it again"
+				     : "The kernel helper did not answer properly");
 		return FALSE;
 	}
 	if (reply->status < 0) {
@@ -207,6 +348,16 @@ simple_request(guint32 type, guint64 session_id, guint32 value, GError **error)
 	return ok;
 }
 
+static void
+forget_instance(guint64 session_id)
+{
+	g_mutex_lock(&kernel_lock);
+	for (guint i = 0; i < instances->len; i++)
+		if (g_array_index(instances, guint64, i) == session_id)
+			g_array_remove_index_fast(instances, i--);
+	g_mutex_unlock(&kernel_lock);
+}
+
 gboolean
 tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean clock_tsc,
 			  GError **error)
@@ -216,13 +367,30 @@ tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean c
 			    buffer_size_kb);
 		return FALSE;
 	}
-	return simple_request(TC_KERNEL_INSTANCE_CREATE, session_id,
-			      buffer_size_kb | (clock_tsc ? TC_KERNEL_CLOCK_TSC : 0), error);
+	g_mutex_lock(&kernel_lock);
+	if (instances->len >= TC_KERNEL_PRUNE_MAX) {
+		g_mutex_unlock(&kernel_lock);
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "%u sessions have kernel instances already, the limit is %u",
+			    TC_KERNEL_PRUNE_MAX, TC_KERNEL_PRUNE_MAX);
+		return FALSE;
+	}
+	/* Listed before it exists: a helper restarted meanwhile keeps it. */
+	g_array_append_val(instances, session_id);
+	g_mutex_unlock(&kernel_lock);
+	if (simple_request(TC_KERNEL_INSTANCE_CREATE, session_id,
+			   buffer_size_kb | (clock_tsc ? TC_KERNEL_CLOCK_TSC : 0), error))
+		return TRUE;
+	forget_instance(session_id);
+	return FALSE;
 }
 
 gboolean
 tc_kernel_instance_remove(guint64 session_id, GError **error)
 {
+	/* The session is gone whatever the helper says: a later PRUNE removes
+	 * what this request could not. */
+	forget_instance(session_id);
 	return simple_request(TC_KERNEL_INSTANCE_REMOVE, session_id, 0, error);
 }
 
@@ -393,17 +561,14 @@ tc_kernel_ping(guint32 *version, GError **error)
 void
 tc_kernel_shutdown(void)
 {
-	int status;
-
 	g_mutex_lock(&kernel_lock);
-	disconnect();
-	if (helper_pid > 0) {
-		/* EOF on its socket ends it. */
-		waitpid(helper_pid, &status, 0);
-		helper_pid = 0;
-	}
+	/* EOF on its socket ends it, after it removed our instances. */
+	disconnect(FALSE);
+	reap_killed();
 	g_mutex_unlock(&kernel_lock);
 	g_clear_pointer(&socket_path, g_free);
+	g_clear_pointer(&instances, g_array_unref);
+	g_clear_pointer(&killed_pids, g_array_unref);
 }
 
 static void
@@ -451,6 +616,47 @@ tc_kernel_list(gboolean syscalls, GError **error)
 	return g_strsplit(g_strchomp(text), "\n", -1);
 }
 
+/* The helper's refusal of a uprobe target (tc-kernel-abi.h), in words. */
+static void
+name_uprobe_refusal(int code, const char *location, GError **error)
+{
+	g_autofree char *path = g_strndup(location, strcspn(location, ":"));
+	const char *function = strchr(location, ':') ? strchr(location, ':') + 1 : "";
+	g_autofree char *why = NULL;
+
+	switch (code) {
+	case EMEDIUMTYPE:
+		why = g_strdup("it is not a regular file (a FIFO, a device or a directory)");
+		break;
+	case EFBIG:
+		why = g_strdup_printf("it is bigger than %llu MiB, the kernel helper's limit",
+				      TC_KERNEL_ELF_FILE_MAX >> 20);
+		break;
+	case E2BIG:
+		why = g_strdup_printf("its ELF headers exceed the kernel helper's limits (%u "
+				      "sections, %u symbols, %u MiB of symbol names)",
+				      TC_KERNEL_ELF_SECTIONS_MAX, TC_KERNEL_ELF_SYMBOLS_MAX,
+				      TC_KERNEL_ELF_NAMES_MAX >> 20);
+		break;
+	case ENOEXEC:
+		why = g_strdup("it is not an ELF64 file, or its headers point past its end "
+			       "(truncated?)");
+		break;
+	case ESRCH:
+		why = g_strdup_printf("it has no function named '%s'", function);
+		break;
+	case EACCES:
+	case EPERM:
+		why = g_strdup("the session owner may not read it");
+		break;
+	default:
+		return;
+	}
+	g_clear_error(error);
+	g_set_error(error, TC_ERROR, code == ESRCH ? TC_ERROR_NOT_FOUND : TC_ERROR_INVALID_ARGUMENT,
+		    "Cannot probe '%s': %s", path, why);
+}
+
 gboolean
 tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const char *location,
 		    uid_t uid, gid_t gid, gboolean enable, GError **error)
@@ -473,5 +679,8 @@ tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const ch
 	g_mutex_lock(&kernel_lock);
 	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, NULL, NULL, error);
 	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.magic == TC_KERNEL_MAGIC && reply.type == TC_KERNEL_REPLY &&
+	    reply.status < 0 && kind == TC_KERNEL_PROBE_UPROBE)
+		name_uprobe_refusal(-reply.status, location, error);
 	return ok;
 }

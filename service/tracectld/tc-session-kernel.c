@@ -36,8 +36,7 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
-
-#define KERNEL_NAME_MAX 127
+#include "tc-validate.h"
 
 static const struct {
 	const char *system, *event;
@@ -127,23 +126,11 @@ update_consumer(TcSession *session, const char *system, const char *event, const
 	return ok;
 }
 
-/* "system:event", each part of [A-Za-z0-9_*]. */
+/* "system:event", each part of [A-Za-z0-9_*] (tc-kernel-names.h). */
 gboolean
 tc_kernel_validate_event(const char *pattern, GError **error)
 {
-	const char *colon = strchr(pattern, ':');
-	gsize len = strlen(pattern);
-
-	for (const char *c = pattern; *c; c++)
-		if (!g_ascii_isalnum(*c) && *c != '_' && *c != '*' && *c != ':')
-			colon = NULL;
-	if (colon && colon != pattern && colon[1] && !strchr(colon + 1, ':') &&
-	    len <= 2 * KERNEL_NAME_MAX)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Kernel events are named 'system:event' ([A-Za-z0-9_] and '*'), not '%.64s'",
-		    pattern);
-	return FALSE;
+	return tc_validate_kernel_event(pattern, error);
 }
 
 static gboolean

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tc-error.h"
+#include "tc-kernel-names.h"
 #include "tracectl-abi.h"
 
 static gboolean
@@ -131,4 +132,83 @@ tc_validate_field_name(const char *name)
 		if (!g_ascii_isalnum(name[i]) && name[i] != '_')
 			return FALSE;
 	return TRUE;
+}
+
+/* "'\n' (0x0a) at position 12": the character as C would escape it. */
+static char *
+describe_position(const char *text, size_t position)
+{
+	unsigned char c = (unsigned char)text[position];
+	char one[2] = {(char)c, '\0'};
+	g_autofree char *shown = NULL;
+
+	if (c == '\0')
+		return g_strdup_printf("the end at position %zu", position);
+	shown = g_strescape(one, NULL);
+	if (c >= 0x80 || !g_ascii_isprint(c))
+		return g_strdup_printf("'%s' (0x%02x) at position %zu", shown, c, position);
+	return g_strdup_printf("'%s' at position %zu", shown, position);
+}
+
+/* The error of a check of tc-kernel-names.h that failed. */
+static gboolean
+kernel_string_refused(const char *what, const char *text, const char *why, size_t position,
+		      GError **error)
+{
+	g_autofree char *shown = g_strescape(text, NULL);
+	g_autofree char *where = describe_position(text, position);
+
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The %s '%.300s' is refused at %s: %s", what, shown, where, why);
+	return FALSE;
+}
+
+gboolean
+tc_validate_kernel_probe(guint32 kind, const char *name, const char *location, GError **error)
+{
+	size_t position;
+	const char *why = tc_kernel_check_probe_name(name, &position);
+
+	if (why)
+		return kernel_string_refused("probe name", name, why, position, error);
+	switch (kind) {
+	case TC_KERNEL_PROBE_KPROBE:
+	case TC_KERNEL_PROBE_KRETPROBE:
+		why = tc_kernel_check_kprobe_location(location, &position);
+		return !why || kernel_string_refused("kprobe location", location, why, position,
+						     error);
+	case TC_KERNEL_PROBE_UPROBE:
+		why = tc_kernel_check_uprobe_location(location, &position);
+		return !why || kernel_string_refused("uprobe location", location, why, position,
+						     error);
+	default:
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Unknown probe kind %u",
+			    kind);
+		return FALSE;
+	}
+}
+
+gboolean
+tc_validate_kernel_event(const char *pattern, GError **error)
+{
+	const char *colon = strchr(pattern, ':');
+	g_autofree char *system = NULL;
+	size_t position;
+	const char *why;
+
+	if (!colon) {
+		g_autofree char *shown = g_strescape(pattern, NULL);
+
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Kernel events are named 'system:event', not '%.300s'", shown);
+		return FALSE;
+	}
+	system = g_strndup(pattern, colon - pattern);
+	why = tc_kernel_check_event_name(system, &position);
+	if (!why) {
+		why = tc_kernel_check_event_name(colon + 1, &position);
+		position += colon + 1 - pattern;
+	}
+	return !why || kernel_string_refused("kernel event pattern 'system:event'", pattern, why,
+					     position, error);
 }

@@ -19,6 +19,14 @@ gboolean tc_validate_pattern(const char *pattern, GError **error);
 /* An absolute, normalized directory path without ".." components. */
 gboolean tc_validate_output_directory(const char *path, GError **error);
 
+/* Strings for the kernel helper (tc-kernel-names.h): kind is a
+ * TC_KERNEL_PROBE_*; an InvalidArgument error names the bad character and
+ * its position. */
+gboolean tc_validate_kernel_probe(guint32 kind, const char *name, const char *location,
+				  GError **error);
+/* "system:event", each part a kernel name or glob. */
+gboolean tc_validate_kernel_event(const char *pattern, GError **error);
+
 /* Application event names: "provider:event", each part [A-Za-z0-9_.-]+. */
 gboolean tc_validate_event_name(const char *name);
 /* Application field names: [A-Za-z][A-Za-z0-9_]*, so that "_" prefixes and

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The root kernel helper's boundary: it answers its protocol (and
 nothing else) to root and the tracectl account only, creates and removes
-one tracefs instance per session under names it builds itself, removes a
-crashed run's leftovers when it starts; tracectld starts it on demand for
+one tracefs instance per session under names it builds itself, removes
+the leftovers of sessions that are gone when tracectld tells it which ones
+live (PRUNE), and nothing else; tracectld starts it on demand for
 authorized kernel requests, and bob is refused before it is involved."""
 
 import os
@@ -16,8 +17,9 @@ from tclib import BUILD, Service, check, require, run, wait_for
 
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
 TRACEFS = "/sys/kernel/tracing"
-MAGIC, PING, CREATE, REMOVE, REPLY = 0x54434B31, 1, 2, 3, 16
+MAGIC, PING, CREATE, REMOVE, REPLY, PRUNE = 0x54434B31, 1, 2, 3, 16, 18
 MSG = struct.Struct("=IIIIQiI")
+PRUNE_MAX = 1024
 
 
 def request(sock, kind, session=0, seq=1, value=0):
@@ -27,6 +29,18 @@ def request(sock, kind, session=0, seq=1, value=0):
     magic, rtype, size, rseq, rsession, status, value = MSG.unpack(data)
     check(magic == MAGIC and rtype == REPLY and rseq == seq, "malformed reply")
     return status, value
+
+
+def prune(sock, keep, seq=1):
+    """PRUNE: the sessions in keep live, the others' leftovers go."""
+    body = struct.pack("=II", len(keep), 0) + struct.pack(f"={PRUNE_MAX}Q",
+                                                          *(list(keep) + [0] * (PRUNE_MAX - len(keep))))
+    size = MSG.size + len(body)
+    sock.send(MSG.pack(MAGIC, PRUNE, size, seq, 0, 0, 0) + body)
+    magic, rtype, _, rseq, _, status, removed = MSG.unpack(sock.recv(256))
+    check(magic == MAGIC and rtype == REPLY and rseq == seq and status == 0,
+          f"PRUNE: status {status}")
+    return removed
 
 
 def start_paired():
@@ -54,7 +68,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 5, f"PING: {status} {version}")
+    check(status == 0 and version == 6, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
@@ -77,14 +91,23 @@ def test_protocol_and_instances():
             status, _ = request(sock, REMOVE, 424242, seq=3)
             check(status == 0 and not os.path.exists(os.path.join(instances, "tracectl-424242")),
                   f"INSTANCE_REMOVE: {status}")
-            # A crashed run's instance is removed when the helper starts again.
-            os.mkdir(os.path.join(instances, "tracectl-777777"))
+            # A restarted helper removes nothing by itself; PRUNE removes
+            # the instances of the sessions it does not list, and only them.
+            for name in ("tracectl-777777", "tracectl-777778"):
+                os.mkdir(os.path.join(instances, name))
             sock.close()
             proc.wait(timeout=10)
             sock, proc = start_paired()
             request(sock, PING)
+            check(os.path.exists(os.path.join(instances, "tracectl-777777")),
+                  "the helper removed an instance before PRUNE")
+            check(prune(sock, [777778], seq=2) >= 1, "PRUNE removed nothing")
             check(not os.path.exists(os.path.join(instances, "tracectl-777777")),
                   "the leftover instance was not removed")
+            check(os.path.exists(os.path.join(instances, "tracectl-777778")),
+                  "PRUNE removed a live session's instance")
+            status, _ = request(sock, REMOVE, 777778, seq=3)
+            check(status == 0, f"INSTANCE_REMOVE: {status}")
         else:
             print("tracefs is not available: instance checks skipped")
     finally:

@@ -9,9 +9,15 @@ as the tracectl user (they would need a consumer running as root).
 Kernel events are accepted from an authorized caller (after the root
 helper, started on demand, answered), refused to an unauthorized one
 with PermissionDenied naming the group. Also: the API with busctl alone,
-and a killed consumer reported by `tracectl status`."""
+and a killed consumer reported by `tracectl status`. A uprobe is placed
+by the helper, run by systemd, with its owner's rights: on alice's own
+program, not on a root-only one."""
 
-from sdlib import SystemdMachine, check, run_test, wait_for
+import os
+import pwd
+import shutil
+
+from sdlib import BUILD, SystemdMachine, check, run_test, wait_for
 
 DENIED = "PermissionDenied"
 MANAGER = ["org.tracectl.Tracing1", "/org/tracectl/Tracing1", "org.tracectl.Tracing1.Manager"]
@@ -70,6 +76,30 @@ def root_consumer_cells(sd):
     check(active != "active", f"tracectl-consumer@0.service is {active}")
 
 
+def uprobes_as_owner(sd, alice):
+    """The helper's unit keeps what opening a file as its owner needs."""
+    program = os.path.join(alice.home, "prog")
+    shutil.copyfile(os.path.join(BUILD, "client", "tracectl"), program)
+    os.chmod(program, 0o755)
+    os.chown(program, alice.uid, pwd.getpwnam(alice.name).pw_gid)
+    secret = "/var/lib/tracectl-test-secret"
+    shutil.copyfile(program, secret)
+    os.chmod(secret, 0o700)
+    try:
+        sd.run("tracectl", "create", "up", user=alice)
+        sd.run("tracectl", "enable-event", "-k", "--userspace-probe", f"{program}:main", "mine",
+               "-s", "up", user=alice)
+        sd.run("tracectl", "start", "up", user=alice)
+        refused = sd.run("tracectl", "enable-event", "-k", "--userspace-probe",
+                         f"{secret}:main", "theirs", "-s", "up", user=alice, check_ok=False)
+        check(refused.returncode != 0 and "may not read" in refused.stderr,
+              f"alice: uprobe on a root-only file: {refused.stderr}")
+        sd.run("tracectl", "stop", "up", user=alice)
+        sd.run("tracectl", "destroy", "up", user=alice)
+    finally:
+        os.unlink(secret)
+
+
 def test():
     with SystemdMachine() as sd:
         alice = sd.add_user("tctest-alice", groups=("tracing",))
@@ -101,6 +131,7 @@ def test():
                        user=bob, check_ok=False)
         check(probe.returncode != 0 and "Permission denied" in probe.stderr,
               f"bob reached the kernel helper: {probe.stderr}")
+        uprobes_as_owner(sd, alice)
 
         # list other users' applications
         alice_app = sd.popen("tracectl-example-app", "--pause", user=alice)

@@ -12,6 +12,7 @@
 #include "tc-metadata.h"
 #include "tc-rb.h"
 #include "tc-trace-clock.h"
+#include "tc-kernel-names.h"
 #include "tc-validate.h"
 
 static void
@@ -55,6 +56,58 @@ test_output_directory(void)
 	g_assert_false(tc_validate_output_directory("relative", NULL));
 	g_assert_false(tc_validate_output_directory("/a/../etc", NULL));
 	g_assert_false(tc_validate_output_directory("/a/./b", NULL));
+}
+
+/* The strings that reach the kernel helper (tc-kernel-names.h). */
+static void
+test_kernel_strings(void)
+{
+	static const char *const good_uprobes[] = {
+		"/usr/bin/true:main", "/home/a/lib/libx-1.2+b@c.so:_ZN3foo3barEv",
+		"/a/b:foo.cold", "/a/b:memcpy@GLIBC_2.14", "/a/b:_ZN4core3fmt$LT$T$GT$",
+	};
+	static const struct {
+		const char *location;
+		size_t position;
+	} bad_uprobes[] = {
+		{"/d/a:0x0\np:evil/pw /bin/true:0x0 #/p:f", 8}, /* the newline */
+		{"/d/a\n:main", 4}, {"/d/a b:main", 4}, {"/d/a#:main", 4}, {"/d/a;:main", 4},
+		{"/d/../e:main", 3}, {"/d/./e:main", 3}, {"//d:main", 1}, {"/d/:main", 3},
+		{"d/a:main", 0}, {"/d/a", 4}, {"/d/a:", 5}, {"/d/a:ma in", 7}, {"/d/a:f(0x1)", 6},
+		{"/d/\xc3\xa9:main", 3},
+	};
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(good_uprobes); i++)
+		g_assert_true(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "p", good_uprobes[i],
+						       NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(bad_uprobes); i++) {
+		size_t position = 99;
+
+		g_assert_nonnull(tc_kernel_check_uprobe_location(bad_uprobes[i].location, &position));
+		g_assert_cmpuint(position, ==, bad_uprobes[i].position);
+		g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "p",
+							bad_uprobes[i].location, NULL));
+	}
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "p", "/d/a\n:main", &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "'\\n' (0x0a) at position 4"));
+	g_assert_true(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "do_sys_open+0x10", NULL));
+	g_assert_true(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "0xffffffff81000000",
+					       NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "a b", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "+1", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "a+1+2", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_KPROBE, "p", "mod:sym", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "1p", "/a:b", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "p-q", "/a:b", NULL));
+	g_assert_false(tc_validate_kernel_probe(TC_KERNEL_PROBE_UPROBE, "", "/a:b", NULL));
+	g_assert_true(tc_validate_kernel_event("sched:sched_*", NULL));
+	g_assert_false(tc_validate_kernel_event("sched:sched switch", NULL));
+	g_assert_false(tc_validate_kernel_event("sched:a\n-:x/y", NULL));
+	g_assert_false(tc_validate_kernel_event("a:b:c", NULL));
+	g_assert_false(tc_validate_kernel_event(":b", NULL));
+	g_assert_false(tc_validate_kernel_event("sched_switch", NULL));
 }
 
 static void
@@ -235,6 +288,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/service/patterns", test_patterns);
 	g_test_add_func("/tracectl/service/output-directory", test_output_directory);
 	g_test_add_func("/tracectl/service/application-names", test_application_names);
+	g_test_add_func("/tracectl/service/kernel-strings", test_kernel_strings);
 	g_test_add_func("/tracectl/service/metadata-event", test_metadata_event);
 	g_test_add_func("/tracectl/service/metadata-header", test_metadata_header);
 	g_test_add_func("/tracectl/service/metadata-host-name", test_metadata_host_name);
