@@ -401,7 +401,7 @@ sync_apps_and_wait(TcSession *session)
 {
 	TcAckWaiter waiter;
 
-	tc_ack_waiter_init(&waiter);
+	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
 	tc_session_sync_apps_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
@@ -502,7 +502,7 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, error))
 		g_message("Destroying session '%s' anyway", session->name);
 	g_clear_error(error);
-	tc_ack_waiter_init(&waiter);
+	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
 	/* Lookup, lock, unlink, unlock, free after a grace period: a command
 	 * racing this one finds the session destroyed, or not at all. */
