@@ -326,7 +326,7 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 	done = g_new0(EventsDone, 1);
 	done->app = tc_app_ref(app);
 	done->batch = batch;
-	tc_sessions_flush_metadata_then(to_flush, send_deferred_events_done, done);
+	tc_sessions_flush_metadata_then(app->uid, to_flush, send_deferred_events_done, done);
 }
 
 /* [S] and [A] held. */
