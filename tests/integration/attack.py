@@ -45,21 +45,65 @@ def _events_end(batch=1):
 # Run as the attacker: registers `count` applications with `events` event
 # descriptions each, prints "registered", then never reads its sockets.
 MUTE_SCRIPT = r"""
-import socket, sys, time
-path, count, events = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-messages = [bytes.fromhex(m) for m in sys.argv[4:]]
-register, end, event_hex = messages[0], messages[1], messages[2:]
-socks = []
-for _ in range(count):
+import socket, struct, sys, time
+path, count, events, churn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "churn"
+register, end, template = (bytes.fromhex(m) for m in sys.argv[5:8])
+
+def mute_app(generation):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    s.send(register)
-    for i in range(events):
-        s.send(event_hex[i])
-    s.send(end)
-    socks.append(s)
+    try:
+        s.connect(path)
+        s.send(register)
+        for i in range(events):
+            # The index (offset 16) and the name (offset 32) of event i.
+            name = f"mute:g{generation}_{i}".encode().ljust(128, b"\0")
+            s.send(template[:16] + struct.pack("=I", i) + template[20:32] + name
+                   + template[160:])
+        s.send(end)
+    except OSError as e:  # refused by a limit: the attack goes on without it
+        print(f"refused: {e}", file=sys.stderr, flush=True)
+    return s
+
+socks = [mute_app(n) for n in range(count)]
 print("registered", flush=True)
+generation = count
+while churn:
+    # New applications with new event classes, whose metadata must reach
+    # the stopped consumer; the oldest go, the count stays.
+    socks.append(mute_app(generation))
+    generation += 1
+    socks.pop(0).close()
+    time.sleep(0.1)
 time.sleep(3600)
+"""
+
+# Run as the attacker under /usr/bin/python3 (Gio): a session with
+# `channels` channels of the smallest buffers, started.
+CHANNELS_SCRIPT = r"""
+import os, sys
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib
+name, channels = sys.argv[1], int(sys.argv[2])
+bus = Gio.DBusConnection.new_for_address_sync(
+    os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
+    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+    None, None)
+def call(path, interface, method, args=None, reply=None):
+    return bus.call_sync("org.tracectl.Tracing1", path, "org.tracectl.Tracing1." + interface,
+                         method, args, reply, Gio.DBusCallFlags.NONE, 60000, None)
+path = call("/org/tracectl/Tracing1", "Manager", "CreateSession",
+            GLib.Variant("(ss)", (name, "")), GLib.VariantType.new("(o)")).unpack()[0]
+made = 0
+try:
+    for i in range(channels):
+        options = {"subbuf-size": GLib.Variant("t", 4096), "num-subbuf": GLib.Variant("u", 2)}
+        call(path, "Session", "EnableChannel", GLib.Variant("(ssa{sv})", ("ust", f"ch{i}", options)))
+        made += 1
+    call(path, "Session", "Start")
+except GLib.Error as e:  # refused by a limit: the attack goes on with what it has
+    print(f"refused after {made} channels: {e.message}", file=sys.stderr, flush=True)
+print(made, flush=True)
 """
 
 
@@ -80,12 +124,20 @@ def consumers_of(svc, uid):
 class Attack:
     """Everything the attacker does, in threads and processes of its own."""
 
-    def __init__(self, svc, user, flood_threads=20, mute_apps=4, events_per_app=1):
+    def __init__(self, svc, user, flood_threads=20, mute_apps=4, describing_apps=0,
+                 events_per_app=0, channels=0):
+        """mute_apps register one new event class each, and are replaced
+        by new ones every 100 ms; describing_apps (mute too) describe
+        events_per_app events each; channels: a started session with that
+        many channels."""
         self.svc = svc
         self.user = user
         self.flood_threads = flood_threads
         self.mute_apps = mute_apps
+        self.describing_apps = describing_apps
         self.events_per_app = events_per_app
+        self.channels = channels
+        self.channels_made = 0
         self.stopping = threading.Event()
         self.threads = []
         self.procs = []
@@ -97,9 +149,13 @@ class Attack:
         self.svc.cli("create", "attacker-0", user=self.user)
         self.svc.cli("enable-event", "-u", "*", "-s", "attacker-0", user=self.user)
         self.svc.cli("start", "attacker-0", user=self.user)
+        if self.channels:
+            self._make_channels()
         self._spawn(self._keep_consumer_stopped)
         if self.mute_apps:
-            self._start_mute_apps()
+            self._start_mute_apps(self.mute_apps, 1, churn=True)
+        if self.describing_apps:
+            self._start_mute_apps(self.describing_apps, self.events_per_app)
         for i in range(self.flood_threads):
             self._spawn(self._flood, i)
         # Let the flood fill the queue before the victim starts.
@@ -123,13 +179,21 @@ class Attack:
                         pass
             time.sleep(0.02)
 
-    def _start_mute_apps(self):
-        messages = [_register(), _events_end()]
-        messages += [_event(i, f"mute:ev{i}") for i in range(self.events_per_app)]
+    def _make_channels(self):
+        proc = subprocess.run(
+            self.svc._as(self.user) + ["/usr/bin/python3", "-c", CHANNELS_SCRIPT,
+                                       "attacker-channels", str(self.channels)],
+            env=self.svc.env(self.user), capture_output=True, text=True, timeout=600,
+            check=True)
+        self.channels_made = int(proc.stdout)
+
+    def _start_mute_apps(self, count, events, churn=False):
+        messages = [_register(), _events_end(), _event(0, "mute:ev0")]
         proc = subprocess.Popen(
             self.svc._as(self.user) + ["/usr/bin/python3", "-c", MUTE_SCRIPT,
-                                  os.path.join(self.svc.rundir, "app.sock"),
-                                  str(self.mute_apps), str(self.events_per_app)]
+                                       os.path.join(self.svc.rundir, "app.sock"),
+                                       str(count), str(events),
+                                       "churn" if churn else "hold"]
             + [m.hex() for m in messages],
             stdout=subprocess.PIPE, text=True)
         self.procs.append(proc)
@@ -177,8 +241,10 @@ def percentile(values, fraction):
 # Run as the victim under /usr/bin/python3 (Gio): `cycles` times, creates
 # a session, enables example:*, starts it, runs the example application
 # (`count` events), stops and destroys it; every D-Bus call is timed in
-# process, so that the figures are the service's and not process start-up.
-# Prints {"latencies": [[method, seconds], ...], "outputs": [dir, ...]}.
+# process, so that the figures are the service's and not process start-up,
+# and so is each run of the application (registration included). Prints
+# {"latencies": [[method, seconds], ...], "outputs": [dir, ...],
+#  "records": [seconds, ...]}.
 VICTIM_SCRIPT = r"""
 import json, os, subprocess, sys, time
 import gi
@@ -190,7 +256,7 @@ bus = Gio.DBusConnection.new_for_address_sync(
     os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
     Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
     None, None)
-latencies, outputs = [], []
+latencies, outputs, records = [], [], []
 
 def call(path, interface, method, args=None, reply=None):
     started = time.monotonic()
@@ -206,11 +272,13 @@ for n in range(cycles):
                 GLib.VariantType.new("(o)")).unpack()[0]
     call(path, "Session", "EnableEvent", GLib.Variant("(sss)", ("ust", "", "example:*")))
     call(path, "Session", "Start")
+    started = time.monotonic()
     subprocess.run([app, "--count", str(count)], check=True, stdout=subprocess.DEVNULL)
+    records.append(time.monotonic() - started)
     call(path, "Session", "Stop")
     call("/org/tracectl/Tracing1", "Manager", "DestroySession", GLib.Variant("(o)", (path,)))
     outputs.append(out)
-print(json.dumps({"latencies": latencies, "outputs": outputs}), flush=True)
+print(json.dumps({"latencies": latencies, "outputs": outputs, "records": records}), flush=True)
 """
 
 
@@ -227,8 +295,9 @@ def start_victim(svc, user, prefix, cycles, count, program):
 
 
 def finish_victim(proc, timeout):
-    """The latencies [(method, seconds)] and output directories of a victim,
-    which must be done within timeout seconds."""
+    """The latencies [(method, seconds)] of a victim's calls, its output
+    directories and how long each run of its application took (seconds);
+    the victim must be done within timeout seconds."""
     import json
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -239,4 +308,5 @@ def finish_victim(proc, timeout):
     if proc.returncode != 0:
         raise AssertionError(f"the victim failed ({proc.returncode}): {err[-3000:]}")
     result = json.loads(out)
-    return [tuple(entry) for entry in result["latencies"]], result["outputs"]
+    return ([tuple(entry) for entry in result["latencies"]], result["outputs"],
+            result["records"])

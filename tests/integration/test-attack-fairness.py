@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """One user attacks the others' use of the service: it stops its own
 consumer (SIGSTOP, again each time the service replaces it), floods the
-service with 20 parallel calls that wait on that consumer, and connects 4
-applications that register and never read their socket. Meanwhile a
+service with 20 parallel calls that wait on that consumer, and keeps 4
+applications connected that register new events and never read their
+socket (a new one every 100 ms, whose metadata is for the stopped
+consumer). Meanwhile a
 second user, and root, create, enable, start, record the example
 application, stop and destroy sessions: each of their calls answers
 within a bound, and the second user's traces hold every event of its
@@ -17,12 +19,14 @@ from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
 from tclib import (EXAMPLE_APP, Service, check, expected_all_types, log, read_trace,  # noqa: E402
                    run)
 
-CYCLES = 4
+CYCLES = 6
 EVENTS = 200
 # Without an attack a call takes milliseconds; the bound leaves room for
 # a sanitizer build on a loaded machine, far below the waits the attacks
 # used to cause (a consumer reply, acknowledgement deadlines).
 CALL_BOUND_S = 1.0
+# A run of the example application, which registers then emits its events.
+RECORD_BOUND_S = 1.0
 # The cycles take seconds; before the service was fair they took minutes.
 VICTIM_TIMEOUT_S = 30
 
@@ -62,8 +66,9 @@ def test():
             for user, name in ((victim, "bob"), (None, "root")):
                 victims.append(start_victim(svc, user, f"{name}-{os.getpid()}", CYCLES, EVENTS,
                                             EXAMPLE_APP))
-            bob_latencies, bob_outputs = finish_victim(victims[0], VICTIM_TIMEOUT_S)
-            root_latencies, _ = finish_victim(victims[1], VICTIM_TIMEOUT_S)
+            bob_latencies, bob_outputs, bob_records = finish_victim(victims[0],
+                                                                    VICTIM_TIMEOUT_S)
+            root_latencies, _, _ = finish_victim(victims[1], VICTIM_TIMEOUT_S)
             log(f"attacker: {attack.calls} calls done, "
                 f"{len(attack.stopped_consumers)} consumer(s) stopped")
         finally:
@@ -76,6 +81,11 @@ def test():
         check(svc.alive(), "tracectld died")
         check_latencies("bob", bob_latencies)
         check_latencies("root", root_latencies)
+        # Registration included: the answer waits for the metadata to reach
+        # bob's consumer, never for the attacker's.
+        log(f"bob's application runs: {[round(s, 3) for s in bob_records]} s")
+        check(max(bob_records) < RECORD_BOUND_S,
+              f"bob's application took {max(bob_records):.3f} s or more to run")
         for out in bob_outputs:
             check_trace(out)
         # The attacker is served again once it lets its consumer run.
