@@ -12,6 +12,7 @@ within a bound, and the second user's traces hold every event of its
 application, values intact."""
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -78,6 +79,11 @@ def test():
                     proc.wait()
             attack.stop()
         check(attack.stopped_consumers, "the attacker's consumer was never stopped")
+        # The attacker's own calls fail soon, saying whose consumer and why.
+        with open(svc.log_path, errors="replace") as f:
+            check(re.search(rf"The consumer of uid {attacker.uid} \(pid \d+\) is stopped",
+                            f.read()),
+                  "no error names the attacker's stopped consumer")
         check(svc.alive(), "tracectld died")
         check_latencies("bob", bob_latencies)
         check_latencies("root", root_latencies)
