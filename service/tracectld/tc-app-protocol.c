@@ -232,9 +232,10 @@ tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
 	if (msg->status < 0)
 		g_warning("Application pid=%d failed command %u: %s", (int)app->pid,
 			  msg->header.seq, g_strerror(-msg->status));
+	tc_app_answered_locked(app, msg->header.seq);
 	if (waiter) {
 		g_hash_table_remove(app->pending, GUINT_TO_POINTER(msg->header.seq));
-		tc_ack_waiter_signal(waiter);
+		tc_ack_waiter_signal_locked(waiter, app);
 	}
 }
 

@@ -42,7 +42,8 @@ app_session_state(TcApp *app, TcSession *session)
 	return state;
 }
 
-/* Sends a command that the application acknowledges; counts it in waiter. */
+/* Sends a command that the application acknowledges; counts it in waiter
+ * unless the application is unresponsive. */
 static gboolean
 send_command(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, guint n_fds,
 	     TcAckWaiter *waiter)
@@ -53,10 +54,10 @@ send_command(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, 
 		app->next_seq = 1;
 	if (!tc_app_send_locked(app, msg, type, size, seq, fds, n_fds))
 		return FALSE;
-	if (waiter) {
-		g_mutex_lock(&waiter->lock);
-		waiter->remaining++;
-		g_mutex_unlock(&waiter->lock);
+	/* An unresponsive application gets the command all the same (it
+	 * applies it when it reads again), but nobody waits for it. */
+	if (waiter && !app->is_unresponsive) {
+		tc_ack_waiter_expect_locked(waiter, app);
 		if (app->pending == NULL)
 			app->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
 		g_hash_table_insert(app->pending, GUINT_TO_POINTER(seq), waiter);
@@ -325,7 +326,7 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 	done = g_new0(EventsDone, 1);
 	done->app = tc_app_ref(app);
 	done->batch = batch;
-	tc_sessions_flush_metadata_then(to_flush, send_deferred_events_done, done);
+	tc_sessions_flush_metadata_then(app->uid, to_flush, send_deferred_events_done, done);
 }
 
 /* [S] and [A] held. */

@@ -99,41 +99,145 @@ start_unit(const char *unit, GError **error)
 	return TRUE;
 }
 
-/* Waits for the connection of uid's consumer; others are closed. */
+/*
+ * Consumers of several users may be starting at once, and all connect to
+ * the one listening socket: the thread that accepts a connection hands it
+ * to the thread waiting for its uid. One waiting thread at a time polls
+ * the socket, for a slice of ACCEPT_SLICE_MS, then lets the others look at
+ * what arrived; nobody holds accept_lock while it polls.
+ */
+#define ACCEPT_SLICE_MS 100
+
+typedef struct {
+	int fd;
+	pid_t pid;
+} Arrived;
+
+static GMutex accept_lock;      /* covers what follows */
+static GCond accept_changed;    /* a connection arrived, or the poller left */
+static gboolean is_polling;     /* a thread polls listen_fd */
+static GHashTable *waiting;     /* uid -> number of threads waiting for it */
+static GHashTable *arrived;     /* uid -> Arrived *: connected, not yet taken */
+
+static void
+arrived_free(gpointer data)
+{
+	Arrived *connection = data;
+
+	close(connection->fd);
+	g_free(connection);
+}
+
+/* No lock held: accepts one connection if one comes within timeout_ms,
+ * and returns it with its peer's credentials, or -1. */
+static int
+accept_one(int timeout_ms, struct ucred *cred)
+{
+	struct pollfd pfd = {.fd = listen_fd, .events = POLLIN};
+	socklen_t len = sizeof(*cred);
+	int fd;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return -1;
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* accept_lock held: keeps a connection for the thread waiting for its
+ * uid; refuses it when nobody waits for that uid. */
+static void
+hand_over_locked(int fd, const struct ucred *cred)
+{
+	Arrived *connection;
+
+	if (!g_hash_table_contains(waiting, GUINT_TO_POINTER(cred->uid)) ||
+	    g_hash_table_contains(arrived, GUINT_TO_POINTER(cred->uid))) {
+		g_warning("Refusing a consumer connection from pid %d uid %u: no consumer of "
+			  "that uid is starting",
+			  (int)cred->pid, (unsigned)cred->uid);
+		close(fd);
+		return;
+	}
+	connection = g_new0(Arrived, 1);
+	connection->fd = fd;
+	connection->pid = cred->pid;
+	g_hash_table_insert(arrived, GUINT_TO_POINTER(cred->uid), connection);
+}
+
+/* accept_lock held: counts a thread more (1) or less (-1) waiting for uid. */
+static void
+waiting_add_locked(uid_t uid, int delta)
+{
+	guint count = GPOINTER_TO_UINT(g_hash_table_lookup(waiting, GUINT_TO_POINTER(uid))) + delta;
+
+	if (count == 0)
+		g_hash_table_remove(waiting, GUINT_TO_POINTER(uid));
+	else
+		g_hash_table_insert(waiting, GUINT_TO_POINTER(uid), GUINT_TO_POINTER(count));
+}
+
+/* Waits for the connection of uid's consumer. */
 static int
 accept_consumer(uid_t uid, pid_t *pid, int *pidfd, GError **error)
 {
 	gint64 deadline = g_get_monotonic_time() + CONNECT_TIMEOUT_MS * 1000;
+	gpointer key = GUINT_TO_POINTER(uid);
+	Arrived *connection = NULL;
+	int fd = -1;
 
-	for (;;) {
-		gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
-		struct pollfd pfd = {.fd = listen_fd, .events = POLLIN};
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
-		int fd;
-
-		if (left_ms <= 0 || poll(&pfd, 1, left_ms) == 0) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer of uid %u did not connect within %d s",
-				    (unsigned)uid, CONNECT_TIMEOUT_MS / 1000);
-			return -1;
-		}
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == uid) {
-			*pid = cred.pid;
-			*pidfd = tc_process_open_peer(fd);
-			if (*pidfd < 0)
-				g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), "
-					  "it cannot be killed if it hangs: %s",
-					  (unsigned)uid, (int)cred.pid, g_strerror(errno));
-			return fd;
-		}
-		g_warning("Refusing a consumer connection from pid %d uid %u (waiting for uid %u)",
-			  (int)cred.pid, (unsigned)cred.uid, (unsigned)uid);
-		close(fd);
+	g_mutex_lock(&accept_lock);
+	if (waiting == NULL) {
+		waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
+		arrived = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, arrived_free);
 	}
+	waiting_add_locked(uid, 1);
+	for (;;) {
+		gint64 now = g_get_monotonic_time();
+
+		if (g_hash_table_steal_extended(arrived, key, NULL, (gpointer *)&connection))
+			break;
+		if (now >= deadline)
+			break;
+		if (is_polling) {
+			g_cond_wait_until(&accept_changed, &accept_lock,
+					  MIN(deadline, now + ACCEPT_SLICE_MS * 1000));
+			continue;
+		}
+		is_polling = TRUE;
+		g_mutex_unlock(&accept_lock);
+		{
+			struct ucred cred;
+			int accepted = accept_one(
+				(int)MIN(ACCEPT_SLICE_MS, (deadline - now) / 1000 + 1), &cred);
+
+			g_mutex_lock(&accept_lock);
+			if (accepted >= 0)
+				hand_over_locked(accepted, &cred);
+		}
+		is_polling = FALSE;
+		g_cond_broadcast(&accept_changed);
+	}
+	waiting_add_locked(uid, -1);
+	g_mutex_unlock(&accept_lock);
+	if (connection == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer of uid %u did not connect within %d s", (unsigned)uid,
+			    CONNECT_TIMEOUT_MS / 1000);
+		return -1;
+	}
+	fd = connection->fd;
+	*pid = connection->pid;
+	g_free(connection);
+	*pidfd = tc_process_open_peer(fd);
+	if (*pidfd < 0)
+		g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), it cannot be "
+			  "killed if it hangs: %s",
+			  (unsigned)uid, (int)*pid, g_strerror(errno));
+	return fd;
 }
 
 int

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and talking to tracectl-consumerd. The protocol is in
- * service/abi/tc-consumer-abi.h. A consumer that stops answering within
- * CONSUMER_REPLY_TIMEOUT_MS is killed and marked dead: the sessions that
- * used it report the loss, and the next session of that user starts a new
- * one.
+ * service/abi/tc-consumer-abi.h. A consumer that does not answer within
+ * its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS for the
+ * requests that write data out), or that stays stopped for
+ * CONSUMER_STOPPED_TIMEOUT_MS while a request waits (SIGSTOP, a debugger),
+ * is killed and marked dead: the sessions that used it report the loss,
+ * and the next session of that user starts a new one.
+ *
+ * A consumer runs as its user, who can stop it. So nothing that waits on
+ * one user's consumer holds a lock another user needs: consumers_lock
+ * covers the table only, never a start, a spawn, an accept or a request;
+ * a request holds only its own consumer's lock.
  */
 #define G_LOG_DOMAIN "tracectld-consumer"
 
@@ -29,7 +36,13 @@
 #include "tc-process.h"
 #include "tc-session-ops.h"
 
-#define CONSUMER_REPLY_TIMEOUT_MS 60000
+/* A command's reply: the consumer only creates or maps something. */
+#define CONSUMER_REPLY_TIMEOUT_MS 10000
+/* Flushing and snapshots write buffers out to the user's disk. */
+#define CONSUMER_WRITE_TIMEOUT_MS 30000
+/* A stopped consumer cannot answer: fail long before the bounds above. */
+#define CONSUMER_STOPPED_TIMEOUT_MS 1000
+#define CONSUMER_POLL_SLICE_MS 100
 #define CONSUMER_EXIT_TIMEOUT_MS 10000
 
 struct _TcConsumer {
@@ -44,8 +57,10 @@ struct _TcConsumer {
 	gboolean is_dead; /* atomic */
 };
 
-static GMutex consumers_lock; /* covers consumers */
+static GMutex consumers_lock; /* covers consumers and starting, held briefly */
+static GCond consumers_changed; /* a start finished, with consumers_lock */
 static GHashTable *consumers; /* uid -> TcConsumer * (a reference) */
+static GHashTable *starting;  /* uids whose consumer a thread is starting */
 
 /* Forgets the consumer and reports the loss, without closing its socket:
  * callable from the main loop while a request holds consumer->lock. */
@@ -217,7 +232,7 @@ consumer_start_unit(uid_t uid, GError **error)
 	if (fd < 0)
 		return NULL;
 	consumer = g_new0(TcConsumer, 1);
-	consumer->refcount = 1; /* the table's */
+	consumer->refcount = 1; /* the table's, once tc_consumer_get() adds it */
 	consumer->uid = uid;
 	consumer->pid = pid;
 	consumer->pidfd = pidfd;
@@ -309,48 +324,118 @@ consumer_watch(TcConsumer *consumer)
 	g_source_attach(consumer->watch, NULL);
 }
 
+static TcConsumer *
+consumer_start(uid_t uid, GError **error)
+{
+	TcConsumer *consumer = tc_consumer_units_available() ? consumer_start_unit(uid, error)
+							      : consumer_spawn(uid, error);
+
+	if (consumer)
+		consumer_watch(consumer);
+	return consumer;
+}
+
+/*
+ * Starting a consumer waits on systemd and on the new process, for as long
+ * as CONNECT_TIMEOUT_MS: it runs with no lock held, while the uid is in
+ * starting, so that other users' consumers are found and started
+ * meanwhile, and a second caller for the same uid waits for this start
+ * instead of making a second consumer.
+ */
 TcConsumer *
 tc_consumer_get(uid_t uid, GError **error)
 {
 	TcConsumer *consumer;
 
 	g_mutex_lock(&consumers_lock);
-	if (consumers == NULL)
+	if (consumers == NULL) {
 		consumers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						  (GDestroyNotify)tc_consumer_unref);
-	consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
-	if (consumer == NULL) {
-		consumer = tc_consumer_units_available() ? consumer_start_unit(uid, error)
-							  : consumer_spawn(uid, error);
-		if (consumer) {
-			consumer_watch(consumer);
-			g_hash_table_insert(consumers, GUINT_TO_POINTER(uid), consumer);
-		}
+		starting = g_hash_table_new(g_direct_hash, g_direct_equal);
 	}
-	if (consumer)
+	while ((consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid))) == NULL &&
+	       g_hash_table_contains(starting, GUINT_TO_POINTER(uid)))
+		g_cond_wait(&consumers_changed, &consumers_lock);
+	if (consumer) {
 		consumer_ref(consumer);
+		g_mutex_unlock(&consumers_lock);
+		return consumer;
+	}
+	g_hash_table_add(starting, GUINT_TO_POINTER(uid));
+	g_mutex_unlock(&consumers_lock);
+
+	consumer = consumer_start(uid, error);
+
+	g_mutex_lock(&consumers_lock);
+	g_hash_table_remove(starting, GUINT_TO_POINTER(uid));
+	/* The start's reference becomes the table's, unless the consumer died
+	 * already: then it is the caller's, whose request reports it. */
+	if (consumer && !g_atomic_int_get(&consumer->is_forgotten)) {
+		g_hash_table_insert(consumers, GUINT_TO_POINTER(uid), consumer);
+		consumer_ref(consumer);
+	}
+	g_cond_broadcast(&consumers_changed);
 	g_mutex_unlock(&consumers_lock);
 	return consumer;
 }
 
 /* Request/reply, consumer->lock held. */
 
+/* Whether the process is stopped by a signal or a tracer: /proc/<pid>/stat
+ * is readable by anybody, whoever the process runs as. */
 static gboolean
-wait_readable(int fd, GError **error)
+process_is_stopped(pid_t pid)
 {
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	int n;
+	g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+	g_autofree char *text = NULL;
+	const char *end;
 
-	do
-		n = poll(&pfd, 1, CONSUMER_REPLY_TIMEOUT_MS);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer did not answer within %d s",
-			    CONSUMER_REPLY_TIMEOUT_MS / 1000);
+	if (pid <= 0 || !g_file_get_contents(path, &text, NULL, NULL))
 		return FALSE;
+	/* "pid (comm) S ...": comm may hold anything, ')' included. */
+	end = strrchr(text, ')');
+	return end && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
+}
+
+/* Waits for the consumer's next message, at most timeout_ms, and less when
+ * the consumer is stopped (it cannot answer until its owner resumes it). */
+static gboolean
+wait_readable(TcConsumer *consumer, guint timeout_ms, GError **error)
+{
+	gint64 now = g_get_monotonic_time();
+	gint64 deadline = now + (gint64)timeout_ms * 1000;
+	gint64 stopped_since = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = consumer->fd, .events = POLLIN};
+		int n = poll(&pfd, 1, CONSUMER_POLL_SLICE_MS);
+
+		if (n > 0)
+			return TRUE;
+		if (n < 0 && errno != EINTR) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "Cannot wait for the consumer of uid %u (pid %d): %s",
+				    (unsigned)consumer->uid, (int)consumer->pid, g_strerror(errno));
+			return FALSE;
+		}
+		now = g_get_monotonic_time();
+		if (!process_is_stopped(consumer->pid))
+			stopped_since = 0;
+		else if (stopped_since == 0)
+			stopped_since = now;
+		if (stopped_since && now - stopped_since >= CONSUMER_STOPPED_TIMEOUT_MS * 1000) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer of uid %u (pid %d) is stopped and cannot answer",
+				    (unsigned)consumer->uid, (int)consumer->pid);
+			return FALSE;
+		}
+		if (now >= deadline) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer of uid %u (pid %d) did not answer within %u s",
+				    (unsigned)consumer->uid, (int)consumer->pid, timeout_ms / 1000);
+			return FALSE;
+		}
 	}
-	return TRUE;
 }
 
 /* Receives one message of at most max bytes and at most two fds (-1 for
@@ -366,7 +451,8 @@ close_fds(int fds[2])
 }
 
 static gssize
-receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], GError **error)
+receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], guint timeout_ms,
+		GError **error)
 {
 	union {
 		char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -383,7 +469,7 @@ receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], GError *
 	gssize len;
 
 	fds[0] = fds[1] = -1;
-	if (!wait_readable(consumer->fd, error))
+	if (!wait_readable(consumer, timeout_ms, error))
 		return -1;
 	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC);
 	cmsg = CMSG_FIRSTHDR(&mh);
@@ -459,6 +545,9 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 	struct tc_consumer_header *header = msg;
 	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
 	guint n_streams = 0;
+	guint timeout_ms = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT
+				   ? CONSUMER_WRITE_TIMEOUT_MS
+				   : CONSUMER_REPLY_TIMEOUT_MS;
 
 	if (consumer->fd < 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer of uid %u is gone",
@@ -476,7 +565,8 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 	for (;;) {
 		const struct tc_consumer_stream *stream = (const void *)buf;
 		int received[2];
-		gssize len = receive_message(consumer, buf, sizeof(buf), received, error);
+		gssize len =
+			receive_message(consumer, buf, sizeof(buf), received, timeout_ms, error);
 
 		if (len < 0)
 			return FALSE;

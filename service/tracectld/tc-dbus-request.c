@@ -4,18 +4,29 @@
 #include "tc-dbus-request.h"
 
 #include "tc-error.h"
+#include "tc-fair-queue.h"
 #include "tc-idle.h"
 
 /*
  * Operations run in a pool of our own threads, registered with liburcu,
  * because they read the registry; GLib's GTask threads are not ours and
  * never enter an RCU read-side section.
+ *
+ * An operation mostly waits on its user's processes (the consumer, up to
+ * its reply timeout; applications, up to their acknowledgement deadline),
+ * so the pool is sized for waiting, not for CPUs. The queue is fair per
+ * caller uid (tc-fair-queue.h): one user's stalled work holds at most
+ * TC_OPERATION_THREADS_PER_USER threads, so that four users can be stalled
+ * at once and a fifth user's call is still taken at once. Two per user let
+ * one user's calls on two sessions run side by side (the calls on one
+ * session serialize on its op_lock anyway). Idle threads cost a stack of
+ * virtual memory and nothing else.
  */
-#define TC_OPERATION_THREADS 4
+#define TC_OPERATION_THREADS 10
+#define TC_OPERATION_THREADS_PER_USER 2
 
-static GAsyncQueue *operations; /* TcRequest * */
+static TcFairQueue *operations; /* TcRequest *, keyed by the caller's uid */
 static GPtrArray *operation_threads;
-static TcRequest stop_marker;
 
 TcRequest *
 tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
@@ -90,11 +101,13 @@ operation_thread(gpointer data)
 {
 	rcu_register_thread();
 	for (;;) {
-		TcRequest *request = g_async_queue_pop(operations);
+		guint32 uid;
+		TcRequest *request = tc_fair_queue_pop(operations, -1, &uid);
 
-		if (request == &stop_marker)
+		if (request == NULL)
 			break;
 		request->work(request, &request->work_error);
+		tc_fair_queue_done(operations, uid);
 		g_main_context_invoke(NULL, work_done_cb, request);
 	}
 	rcu_unregister_thread();
@@ -104,7 +117,7 @@ operation_thread(gpointer data)
 void
 tc_request_pool_start(void)
 {
-	operations = g_async_queue_new();
+	operations = tc_fair_queue_new(TC_OPERATION_THREADS_PER_USER);
 	operation_threads = g_ptr_array_new();
 	for (guint i = 0; i < TC_OPERATION_THREADS; i++)
 		g_ptr_array_add(operation_threads,
@@ -116,13 +129,12 @@ tc_request_pool_stop(void)
 {
 	if (operations == NULL)
 		return;
-	for (guint i = 0; i < operation_threads->len; i++)
-		g_async_queue_push(operations, &stop_marker);
+	/* The threads finish the operation in progress, then see the close. */
+	tc_fair_queue_close(operations);
 	for (guint i = 0; i < operation_threads->len; i++)
 		g_thread_join(g_ptr_array_index(operation_threads, i));
 	g_ptr_array_unref(operation_threads);
-	g_async_queue_unref(operations);
-	operations = NULL;
+	g_clear_pointer(&operations, tc_fair_queue_free);
 }
 
 static void
@@ -146,8 +158,11 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		finish(request);
 		return;
 	}
-	/* The request comes back to work_done_cb, on the main loop. */
-	g_async_queue_push(operations, request);
+	/* The request comes back to work_done_cb, on the main loop. Keyed on
+	 * the uid the bus gave for the caller, never on the session's owner:
+	 * an administrator acting on a user's session uses the
+	 * administrator's share. */
+	tc_fair_queue_push(operations, request->caller.uid, request);
 }
 
 void

@@ -477,7 +477,7 @@ tc_registry_remove_app_locked(TcApp *app)
 	if (app->pending) {
 		g_hash_table_iter_init(&iter, app->pending);
 		while (g_hash_table_iter_next(&iter, NULL, &value))
-			tc_ack_waiter_signal(value);
+			tc_ack_waiter_signal_locked(value, app);
 		g_hash_table_remove_all(app->pending);
 	}
 	if (!was_published)
@@ -546,24 +546,69 @@ tc_registry_app_count(void)
 /* Waiting for acknowledgements. */
 
 void
-tc_ack_waiter_init(TcAckWaiter *waiter)
+tc_ack_waiter_init(TcAckWaiter *waiter, uid_t owner_uid)
 {
 	g_mutex_init(&waiter->lock);
 	g_cond_init(&waiter->cond);
-	waiter->remaining = 0;
+	waiter->owner_uid = owner_uid;
+	waiter->remaining_owner = 0;
+	waiter->remaining_others = 0;
+}
+
+static guint *
+remaining_of_locked(TcAckWaiter *waiter, TcApp *app)
+{
+	return app->uid == waiter->owner_uid ? &waiter->remaining_owner
+					     : &waiter->remaining_others;
 }
 
 void
-tc_ack_waiter_signal(TcAckWaiter *waiter)
+tc_ack_waiter_expect_locked(TcAckWaiter *waiter, TcApp *app)
 {
 	g_mutex_lock(&waiter->lock);
-	if (waiter->remaining > 0)
-		waiter->remaining--;
+	(*remaining_of_locked(waiter, app))++;
+	g_mutex_unlock(&waiter->lock);
+}
+
+void
+tc_ack_waiter_signal_locked(TcAckWaiter *waiter, TcApp *app)
+{
+	guint *remaining;
+
+	g_mutex_lock(&waiter->lock);
+	remaining = remaining_of_locked(waiter, app);
+	if (*remaining > 0)
+		(*remaining)--;
 	g_cond_broadcast(&waiter->cond);
 	g_mutex_unlock(&waiter->lock);
 }
 
-/* Drops every reference applications hold to waiter. */
+void
+tc_app_answered_locked(TcApp *app, guint32 seq)
+{
+	/* Sequence numbers wrap: compare their distance. */
+	if (app->is_unresponsive && (gint32)(seq - app->unresponsive_seq) >= 0) {
+		app->is_unresponsive = FALSE;
+		g_message("Application pid=%d uid=%u answers again", (int)app->pid,
+			  (unsigned)app->uid);
+	}
+}
+
+/* [A] held: app let a deadline pass. Marked until it catches up, so that
+ * later commands, of any session, do not wait for it again. */
+static void
+app_mark_unresponsive_locked(TcApp *app)
+{
+	if (!app->is_unresponsive)
+		g_message("Application pid=%d uid=%u did not acknowledge in time: not waiting "
+			  "for it until it answers",
+			  (int)app->pid, (unsigned)app->uid);
+	app->is_unresponsive = TRUE;
+	app->unresponsive_seq = app->next_seq;
+}
+
+/* Drops every reference applications hold to waiter; those that still
+ * owed it an answer are marked unresponsive. */
 static void
 forget_waiter(TcAckWaiter *waiter)
 {
@@ -573,14 +618,19 @@ forget_waiter(TcAckWaiter *waiter)
 
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
+		gboolean owed = FALSE;
 
 		g_mutex_lock(&app->lock);
 		if (app->pending) {
 			g_hash_table_iter_init(&pending, app->pending);
 			while (g_hash_table_iter_next(&pending, NULL, &value))
-				if (value == waiter)
+				if (value == waiter) {
 					g_hash_table_iter_remove(&pending);
+					owed = TRUE;
+				}
 		}
+		if (owed && app->state == TC_APP_REGISTERED)
+			app_mark_unresponsive_locked(app);
 		g_mutex_unlock(&app->lock);
 	}
 }
@@ -588,18 +638,26 @@ forget_waiter(TcAckWaiter *waiter)
 void
 tc_ack_waiter_wait(TcAckWaiter *waiter, guint timeout_ms)
 {
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	gint64 start = g_get_monotonic_time();
+	gint64 owner_deadline = start + (gint64)timeout_ms * 1000;
+	gint64 others_deadline =
+		start + (gint64)MIN(timeout_ms, TC_ACK_OTHER_USERS_TIMEOUT_MS) * 1000;
 	guint remaining;
 
+	/* One deadline for all the applications, never one after the other. */
 	g_mutex_lock(&waiter->lock);
-	while (waiter->remaining > 0)
+	while (waiter->remaining_owner > 0 || waiter->remaining_others > 0) {
+		gint64 deadline = waiter->remaining_owner > 0 ? owner_deadline : others_deadline;
+
 		if (!g_cond_wait_until(&waiter->cond, &waiter->lock, deadline))
 			break;
-	remaining = waiter->remaining;
+	}
+	remaining = waiter->remaining_owner + waiter->remaining_others;
 	g_mutex_unlock(&waiter->lock);
 	if (remaining > 0) {
-		g_message("%u command(s) not acknowledged within %u ms, carrying on", remaining,
-			  timeout_ms);
+		g_message("%u command(s) not acknowledged within %u ms (%u ms for other users' "
+			  "applications), carrying on",
+			  remaining, timeout_ms, MIN(timeout_ms, TC_ACK_OTHER_USERS_TIMEOUT_MS));
 		/* The waiter lives on the caller's stack. Applications signal it
 		 * under their lock, so once forgotten it is never touched. */
 		forget_waiter(waiter);

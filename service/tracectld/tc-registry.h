@@ -33,6 +33,12 @@
  * hash-table insertions and removals take no lock of ours: cds_lfht is
  * safe for concurrent writers.
  *
+ * Waits on a user's processes hold only that user's locks: a session's
+ * op_lock while it waits on its consumer (whose own lock covers one
+ * request, tc-consumer.c) or for acknowledgements, which are awaited with
+ * no session or application lock held. The consumer table's lock and the
+ * operation queue's are leaves, held for bookkeeping only.
+ *
  * Destroying follows table 3.1: look up, lock, unlink (the node leaves the
  * tables), unlock, and free after a grace period (call_rcu), so a racing
  * command gets "not found" and never a freed session.
@@ -185,6 +191,11 @@ struct _TcApp {
 	GPtrArray *events;    /* [A] TcAppEvent *, by application index */
 	guint batch_start;    /* [A] index of the first event of the open batch */
 	guint32 next_seq;     /* [A] */
+	/* [A] It let an acknowledgement deadline pass: commands are still
+	 * sent, but nobody waits for its answers until it answers one sent
+	 * from unresponsive_seq on (it caught up). */
+	gboolean is_unresponsive;
+	guint32 unresponsive_seq; /* [A] */
 	GHashTable *sessions; /* [A] session id -> TcAppSessionState *, or NULL */
 	GHashTable *pending;  /* [A] seq -> TcAckWaiter *, or NULL */
 	/* [A] EVENTS_DONE answers waiting for a metadata flush: while any
@@ -197,12 +208,23 @@ struct _TcApp {
 	struct rcu_head rcu_head;
 };
 
-/* Waits for applications to acknowledge commands. Lives on the stack of
- * the operation that sent them; see tc_ack_waiter_wait(). */
+/*
+ * Waits for applications to acknowledge commands. Lives on the stack of
+ * the operation that sent them; see tc_ack_waiter_wait(). The answers of
+ * all applications are awaited together, against one deadline: the
+ * caller's for the session owner's applications, and at most
+ * TC_ACK_OTHER_USERS_TIMEOUT_MS for other users' (root's sessions record
+ * everyone's), so that no user's slow or mute applications delay another
+ * user's commands by more than that.
+ */
+#define TC_ACK_OTHER_USERS_TIMEOUT_MS 200
+
 struct _TcAckWaiter {
 	GMutex lock;
 	GCond cond;
-	guint remaining; /* [lock] */
+	uid_t owner_uid;         /* the session's owner */
+	guint remaining_owner;   /* [lock] answers due from owner_uid's applications */
+	guint remaining_others;  /* [lock] and from other users' */
 };
 
 /* The shadow copy of one session in one application. */
@@ -293,12 +315,18 @@ void tc_app_sync_all_sessions(TcApp *app, guint32 batch);
 void tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter);
 void tc_app_session_state_free(TcAppSessionState *state);
 
-void tc_ack_waiter_init(TcAckWaiter *waiter);
-/* Waits at most timeout_ms for the answers, then forgets the rest. No
- * session or application lock may be held. */
+void tc_ack_waiter_init(TcAckWaiter *waiter, uid_t owner_uid);
+/* [A] held: one more answer is due from app. */
+void tc_ack_waiter_expect_locked(TcAckWaiter *waiter, TcApp *app);
+/* Waits at most timeout_ms for the answers (less for other users'
+ * applications), then forgets the rest and marks the applications that
+ * owed them unresponsive. No session or application lock may be held. */
 void tc_ack_waiter_wait(TcAckWaiter *waiter, guint timeout_ms);
-/* [A] held: an application answered or died. */
-void tc_ack_waiter_signal(TcAckWaiter *waiter);
+/* [A] held: app answered, or died. */
+void tc_ack_waiter_signal_locked(TcAckWaiter *waiter, TcApp *app);
+/* [A] held: app answered command seq; it is responsive again once it
+ * answers a command sent after it was marked. */
+void tc_app_answered_locked(TcApp *app, guint32 seq);
 
 /* Implemented by the application listener. [A] held: sends one message,
  * and fds when n_fds > 0. Returns FALSE when the application must go. */

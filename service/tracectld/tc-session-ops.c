@@ -9,6 +9,7 @@
 #include "tc-consumer.h"
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
+#include "tc-fair-queue.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
 #include "tc-kernel.h"
@@ -344,22 +345,47 @@ metadata_flush_job(gpointer data, gpointer user_data)
 	g_free(job);
 }
 
-void
-tc_sessions_flush_metadata_then(GPtrArray *sessions, void (*then)(gpointer data), gpointer data)
+/*
+ * The jobs only wait on consumers. Those of one uid's applications run
+ * one at a time, in order (their answers must), and those of different
+ * uids side by side: a user whose consumer is stopped holds one thread,
+ * and another user's applications are answered meanwhile.
+ */
+#define METADATA_FLUSH_THREADS 4
+
+static TcFairQueue *metadata_jobs; /* MetadataFlushJob *, by the applications' uid */
+
+static gpointer
+metadata_flush_thread(gpointer unused)
 {
-	static GThreadPool *pool;
+	for (;;) {
+		guint32 uid;
+		MetadataFlushJob *job = tc_fair_queue_pop(metadata_jobs, -1, &uid);
+
+		if (job == NULL)
+			return NULL;
+		metadata_flush_job(job, NULL);
+		tc_fair_queue_done(metadata_jobs, uid);
+	}
+}
+
+void
+tc_sessions_flush_metadata_then(uid_t uid, GPtrArray *sessions, void (*then)(gpointer data),
+				gpointer data)
+{
 	static gsize initialized;
 	MetadataFlushJob *job = g_new0(MetadataFlushJob, 1);
 
-	/* One thread: the jobs only wait on the consumer, in order. */
 	if (g_once_init_enter(&initialized)) {
-		pool = g_thread_pool_new(metadata_flush_job, NULL, 1, FALSE, NULL);
+		metadata_jobs = tc_fair_queue_new(1);
+		for (guint i = 0; i < METADATA_FLUSH_THREADS; i++)
+			g_thread_unref(g_thread_new("tc-metadata", metadata_flush_thread, NULL));
 		g_once_init_leave(&initialized, 1);
 	}
 	job->sessions = g_ptr_array_ref(sessions);
 	job->then = then;
 	job->data = data;
-	g_thread_pool_push(pool, job, NULL);
+	tc_fair_queue_push(metadata_jobs, uid, job);
 }
 
 /* Calls func on the consumer session of every trace. op_lock held. */
@@ -401,7 +427,7 @@ sync_apps_and_wait(TcSession *session)
 {
 	TcAckWaiter waiter;
 
-	tc_ack_waiter_init(&waiter);
+	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
 	tc_session_sync_apps_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
@@ -502,7 +528,7 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, error))
 		g_message("Destroying session '%s' anyway", session->name);
 	g_clear_error(error);
-	tc_ack_waiter_init(&waiter);
+	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
 	/* Lookup, lock, unlink, unlock, free after a grace period: a command
 	 * racing this one finds the session destroyed, or not at all. */

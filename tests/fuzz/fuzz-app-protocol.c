@@ -573,8 +573,8 @@ conversation_start(struct conversation *c)
 	c->service_fd = fds[1];
 	c->app = tc_app_new(c->service_fd, getpid(), getuid(), getgid());
 	/* A command waiting for its answer, as tc-app-sync.c leaves it. */
-	tc_ack_waiter_init(&c->waiter);
-	c->waiter.remaining = 1;
+	tc_ack_waiter_init(&c->waiter, c->app->uid);
+	c->waiter.remaining_owner = 1;
 	c->app->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_hash_table_insert(c->app->pending, GUINT_TO_POINTER(PENDING_SEQ), &c->waiter);
 }
@@ -681,9 +681,10 @@ conversation_end(struct conversation *c)
 {
 	gboolean pending = g_hash_table_contains(c->app->pending, GUINT_TO_POINTER(PENDING_SEQ));
 
-	if (c->waiter.remaining != (c->waiter_woken ? 0u : 1u) || pending == c->waiter_woken)
+	if (c->waiter.remaining_owner != (c->waiter_woken ? 0u : 1u) ||
+	    pending == c->waiter_woken)
 		FAIL("the waiter has %u answers to wait for (woken: %d, still pending: %d)",
-		     c->waiter.remaining, c->waiter_woken, pending);
+		     c->waiter.remaining_owner, c->waiter_woken, pending);
 	outcomes[REPLY_WOKE] += c->waiter_woken;
 	close(c->app_fd);
 	close(c->service_fd);

@@ -6,8 +6,8 @@
    it; socket activation: an application started while the service is
    stopped starts it and is listed;
 2. alice's consumer is tracectl-consumer@<uid>.service running with her
-   uid, its main thread with the consumer's short slice where the kernel
-   has custom slices (Linux 6.12); her trace directory is hers, 0700, files 0600; bob can neither
+   uid (bob's starting at the same time), its main thread with the
+   consumer's short slice where the kernel has custom slices (Linux 6.12); her trace directory is hers, 0700, files 0600; bob can neither
    read it nor see her session or application;
 3. after its idle time with no session the service exits, and the next
    call brings it back.
@@ -65,8 +65,16 @@ def test():
                  "the application to activate the service")
         wait_for(lambda: _listed_by_name(sd, alice), 10, "alice's application to be listed")
 
-        # 2. Alice traces; her consumer is a unit running as her.
+        # 2. Alice traces; her consumer is a unit running as her. Bob's
+        # starts at the same time: both connect to the one socket, and
+        # each start gets its own user's connection.
+        bob_create = sd.popen("tracectl", "create", "mine", user=bob)
         sd.run("tracectl", "create", "work", user=alice)
+        _, err = bob_create.communicate(timeout=60)
+        check(bob_create.returncode == 0, f"bob's create failed: {err}")
+        check(is_active(sd, f"tracectl-consumer@{bob.uid}.service"),
+              "bob's consumer is not running")
+        sd.run("tracectl", "destroy", "mine", user=bob)
         sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
         sd.run("tracectl", "start", user=alice)
         unit = f"tracectl-consumer@{alice.uid}.service"

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What one local user's attacks cost the others: a second user's calls
+and the service's memory, with and without the attacks (the anchor), in
+one run. Prints one line per figure:
+
+  figure NAME ours=X anchor=Y ratio=X/Y unit=U
+
+victim_command_p99_ms        p99 of the second user's D-Bus calls (create,
+                             enable-event, start, stop, destroy, timed in
+                             process, around a recorded example
+                             application) during the attacks, against the
+                             same cycles with no attack. Goal: ratio <= 2
+                             and <= 100 ms.
+service_rss_mb_under_attack  tracectld's peak RSS (VmHWM) at the end of the
+                             attacks, against idle after start-up. Goal:
+                             <= 64 MB.
+
+The attacks, all by one user (tests/integration/attack.py): its consumer
+stopped (again each time the service replaces it), 20 calls in flight
+that wait on it, 4 applications that register and never read, 4 that
+describe TRACECTL_BENCH_EVENTS events each (65,536 by default) and never
+read, and a started session with TRACECTL_BENCH_CHANNELS channels (100).
+"""
+
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
+from tclib import EXAMPLE_APP, Service, log, proc_status  # noqa: E402
+
+CYCLES = int(os.environ.get("TRACECTL_BENCH_CYCLES", "20"))
+EVENTS = int(os.environ.get("TRACECTL_BENCH_EVENTS", "65536"))
+CHANNELS = int(os.environ.get("TRACECTL_BENCH_CHANNELS", "100"))
+APP_EVENTS = 100
+
+
+def figure(name, ours, anchor, unit):
+    ratio = ours / anchor if anchor else float("inf")
+    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
+          flush=True)
+
+
+def machine():
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            clock = f.read().strip()
+    except OSError:
+        clock = "unknown"
+    return f"{model}, {os.cpu_count()} CPUs, clock source {clock}"
+
+
+def victim_p99_ms(svc, user, prefix):
+    latencies, _, _ = finish_victim(start_victim(svc, user, prefix, CYCLES, APP_EVENTS,
+                                              EXAMPLE_APP), 600)
+    seconds = [s for _, s in latencies]
+    by_method = {}
+    for method, s in latencies:
+        by_method.setdefault(method, []).append(s)
+    log(f"{prefix}: {len(seconds)} calls, p50 {percentile(seconds, 0.5) * 1000:.1f} ms, "
+        f"p99 {percentile(seconds, 0.99) * 1000:.1f} ms; max per call: "
+        + ", ".join(f"{m} {max(v) * 1000:.0f} ms" for m, v in by_method.items()))
+    return percentile(seconds, 0.99) * 1000
+
+
+def main():
+    log(f"machine: {machine()}")
+    with Service() as svc:
+        attacker = svc.add_user("tctest-mallory")
+        victim = svc.add_user("tctest-bob")
+        time.sleep(1)
+        idle_mb = proc_status(svc.proc.pid, "VmHWM") / 1024
+        anchor_ms = victim_p99_ms(svc, victim, f"quiet-{os.getpid()}")
+
+        attack = Attack(svc, attacker, flood_threads=20, mute_apps=4, describing_apps=4,
+                        events_per_app=EVENTS, channels=CHANNELS)
+        try:
+            started = time.monotonic()
+            attack.start()
+            log(f"attacks in place after {time.monotonic() - started:.1f} s "
+                f"({attack.channels_made} channels)")
+            ours_ms = victim_p99_ms(svc, victim, f"attacked-{os.getpid()}")
+            peak_mb = proc_status(svc.proc.pid, "VmHWM") / 1024
+            log(f"attacker: {attack.calls} calls done, "
+                f"{len(attack.stopped_consumers)} consumer(s) stopped")
+        finally:
+            attack.stop()
+        figure("victim_command_p99_ms", ours_ms, anchor_ms, "ms")
+        figure("service_rss_mb_under_attack", peak_mb, idle_mb, "MB")
+
+
+main()
