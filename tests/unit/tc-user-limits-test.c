@@ -170,7 +170,10 @@ test_config(void)
 
 	tc_user_limits_reset();
 	tc_user_limits_set_default(TC_LIMIT_CHANNELS, 7); /* an option wins */
+	g_test_expect_message("tracectld-limits", G_LOG_LEVEL_WARNING,
+			      "*[User no-such-user-of-this-system] names no user*");
 	g_assert_true(tc_user_limits_load(path, TRUE, &error));
+	g_test_assert_expected_messages();
 	g_assert_no_error(error);
 	g_assert_cmpuint(tc_user_limits_get(USER, TC_LIMIT_SESSIONS), ==, 20);
 	g_assert_cmpuint(tc_user_limits_get(USER, TC_LIMIT_CONNECTIONS), ==, TC_LIMIT_UNLIMITED);
