@@ -5,10 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tc-error.h"
@@ -123,8 +122,12 @@ open_peer_proc(int fd, const struct ucred *cred, GError **error)
 	}
 	if (pidfd >= 0) {
 		/* The pidfd pins the peer's pid: alive now, so the number was
-		 * not reused before the open. */
-		is_peer = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+		 * not reused before the open. A pidfd turns readable when its
+		 * process exits; polling it needs no right over the process,
+		 * which signal 0 would (EPERM for another user's). */
+		struct pollfd exited = {.fd = pidfd, .events = POLLIN};
+
+		is_peer = poll(&exited, 1, 0) == 0;
 		close(pidfd);
 	} else {
 		is_peer = read_status_euid(dir_fd, &euid) && euid == cred->uid;
