@@ -16,6 +16,7 @@
 #include <urcu/wfcqueue.h>
 
 #include "tc-app-protocol.h"
+#include "tc-error.h"
 #include "tc-peer-identity.h"
 #include "tc-user-limits.h"
 
@@ -243,7 +244,11 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	case TC_APP_REFUSED:
 		break;
 	}
-	why = g_strdup_printf("protocol error: %s", error->message);
+	why = g_strdup_printf("%s: %s",
+			      g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)
+				      ? "refused"
+				      : "protocol error",
+			      error->message);
 	registration_drop(registration, why);
 	return STEP_DROPPED;
 }
