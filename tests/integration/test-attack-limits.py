@@ -234,6 +234,7 @@ def attack(svc, config):
     mallory = svc.add_user("tctest-mallory")
     victor = svc.add_user("tctest-victor")
     pid = svc.proc.pid
+    idle_kb = proc_status(pid, "VmHWM")
 
     bus = helper(svc, mallory, "--bus")
     result = json.loads(bus.stdout.readline())
@@ -258,7 +259,8 @@ def attack(svc, config):
     check(not result["fifth_app"], "a fifth application added to 65536 descriptions")
     check(result["heavy_apps"] < 6, "six applications of 8000 heavy descriptions all kept")
     hwm_kb = proc_status(pid, "VmHWM")
-    log(f"tracectld's peak RSS: {hwm_kb} kB")
+    print(f"figure service_rss_mb_under_attack ours={hwm_kb / 1024:.1f} "
+          f"anchor={idle_kb / 1024:.1f} ratio={hwm_kb / idle_kb:.2f} unit=MB", flush=True)
     check(hwm_kb < RSS_GOAL_KB, f"tracectld peaked at {hwm_kb} kB")
     victim_records(svc, victor)
     flood.stdin.close()
