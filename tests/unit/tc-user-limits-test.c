@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tc-error.h"
@@ -277,6 +278,42 @@ test_peer_self(void)
 	close(fds[1]);
 }
 
+/* tracectld runs as its own user and checks other users' applications:
+ * the check must need no right over the peer. Needs root to become
+ * another user; skipped otherwise. */
+static void
+test_peer_other_user(void)
+{
+	int fds[2];
+	pid_t child;
+	int status;
+
+	if (getuid() != 0) {
+		g_test_skip("needs root to check a peer as another user");
+		return;
+	}
+	g_assert_cmpint(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds), ==, 0);
+	child = fork();
+	g_assert_cmpint(child, >=, 0);
+	if (child == 0) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		TcPeerUserSource source;
+		uid_t user;
+
+		/* The peer is the parent, root; the checker is nobody. */
+		if (getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+		    setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(2);
+		_exit(tc_peer_accountable_user(fds[0], &cred, &user, &source, NULL) ? 0 : 1);
+	}
+	g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+	g_assert_true(WIFEXITED(status));
+	g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -289,5 +326,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/user-limits/config-errors", test_config_errors);
 	g_test_add_func("/tracectl/user-limits/user-slice", test_user_slice);
 	g_test_add_func("/tracectl/user-limits/peer-self", test_peer_self);
+	g_test_add_func("/tracectl/user-limits/peer-other-user", test_peer_other_user);
 	return g_test_run();
 }
