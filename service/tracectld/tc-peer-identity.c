@@ -100,7 +100,8 @@ read_status_euid(int dir_fd, uid_t *euid)
 	return TRUE;
 }
 
-/* Opens /proc/PID of the peer and shows it is still the peer. */
+/* Opens /proc/PID of the peer of fd (-1: no socket, only cred) and shows
+ * it is still the peer. */
 static int
 open_peer_proc(int fd, const struct ucred *cred, GError **error)
 {
@@ -110,7 +111,7 @@ open_peer_proc(int fd, const struct ucred *cred, GError **error)
 	gboolean is_peer;
 	uid_t euid;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
 		pidfd = -1;
 	dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
@@ -141,17 +142,37 @@ open_peer_proc(int fd, const struct ucred *cred, GError **error)
 	return dir_fd;
 }
 
+static gboolean accountable_user_in(int dir_fd, const struct ucred *cred, uid_t *user,
+				    TcPeerUserSource *source, GError **error);
+
 gboolean
 tc_peer_accountable_user(int fd, const struct ucred *cred, uid_t *user,
 			 TcPeerUserSource *source, GError **error)
 {
+	int dir_fd = open_peer_proc(fd, cred, error);
+
+	return dir_fd >= 0 && accountable_user_in(dir_fd, cred, user, source, error);
+}
+
+gboolean
+tc_peer_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user, TcPeerUserSource *source,
+				GError **error)
+{
+	struct ucred cred = {.pid = pid, .uid = uid};
+	int dir_fd = open_peer_proc(-1, &cred, error);
+
+	return dir_fd >= 0 && accountable_user_in(dir_fd, &cred, user, source, error);
+}
+
+/* Reads the accountable user from /proc/PID of the peer, then closes it. */
+static gboolean
+accountable_user_in(int dir_fd, const struct ucred *cred, uid_t *user, TcPeerUserSource *source,
+		    GError **error)
+{
 	g_autofree char *loginuid = NULL;
 	g_autofree char *cgroup = NULL;
-	int dir_fd = open_peer_proc(fd, cred, error);
 	guint64 value;
 
-	if (dir_fd < 0)
-		return FALSE;
 	*user = cred->uid;
 	*source = TC_PEER_USER_FROM_UID;
 	/* A file that cannot be read because the peer exited meanwhile must

@@ -37,6 +37,10 @@ typedef enum {
  * to account it to). */
 gboolean tc_peer_accountable_user(int fd, const struct ucred *cred, uid_t *user,
 				  TcPeerUserSource *source, GError **error);
+/* The same for a process known by pid and uid only (a bus peer, whose
+ * pid the bus daemon gives): /proc/PID must still run as uid. */
+gboolean tc_peer_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user,
+					 TcPeerUserSource *source, GError **error);
 const char *tc_peer_user_source_name(TcPeerUserSource source);
 
 /* The uid of "user-UID.slice" in the contents of a /proc/PID/cgroup file;

@@ -149,7 +149,8 @@ struct _TcSession {
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
 	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
 
-	/* What the session counts against its owner's limits: itself, its
+	/* What the session counts against its owner's limits (those of the
+	 * owner's login user when it was created over the bus): itself, its
 	 * channels, buffers and metadata; given back when it is unlinked. */
 	TcUserCharge charge;
 

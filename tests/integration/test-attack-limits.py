@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """An unprivileged user plays the attacker against the per-user limits.
 
-mallory creates sessions until refused, floods channels (a 64 MiB x 1024
-one too), floods event descriptions over several connections (many
-fields each, to weigh the most) and holds every application connection
-she may, half of them from a second uid that shares her login uid (a
-subordinate uid): each is refused at its limit, naming it, tracectld's
-peak RSS stays under 64 MB, and meanwhile victor records a session with
-every event intact. Last, a [User NAME] group of the configuration file
-raises one user's limit."""
+mallory creates sessions until refused (another uid under her login uid
+may not add one), floods channels (a 64 MiB x 1024 one too), floods event
+descriptions over several connections (many fields each, to weigh the
+most) and holds every application connection she may, half of them from a
+second uid that shares her login uid (a subordinate uid): each is refused
+at its limit, naming it, tracectld's peak RSS stays under 64 MB, and
+meanwhile victor records a session with every event intact. Last, a
+[User NAME] group of the configuration file raises one user's limit."""
 
 import json
 import os
@@ -169,9 +169,9 @@ def flood_events(rundir):
     sys.stdin.read()
 
 
-def hold_connections(rundir, loginuid, uid, gid, count):
-    """Runs as root: takes loginuid, becomes uid, holds count registered
-    connections, then tries one more; holds them until stdin closes."""
+def become(loginuid, uid, gid):
+    """Runs as root: takes loginuid (as a login would), then becomes uid.
+    False, having said so, when the login uid cannot be set here."""
     import resource
 
     try:
@@ -180,11 +180,19 @@ def hold_connections(rundir, loginuid, uid, gid, count):
     except OSError as error:
         print("no-loginuid", error, flush=True)
         sys.stdin.read()
-        return
+        return False
     resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
     os.setgroups([])
     os.setgid(gid)
     os.setuid(uid)
+    return True
+
+
+def hold_connections(rundir, loginuid, uid, gid, count):
+    """Holds count registered connections as uid under loginuid, then
+    tries one more; holds them until stdin closes."""
+    if not become(loginuid, uid, gid):
+        return
     held = [describe(rundir, 0, 0) for _ in range(count)]
     print("held", sum(1 for s in held if s), flush=True)
     if sys.stdin.readline().strip() == "extra":
@@ -233,6 +241,7 @@ def test():
 def attack(svc, config):
     mallory = svc.add_user("tctest-mallory")
     victor = svc.add_user("tctest-victor")
+    mallory2 = svc.add_user("tctest-mallory2")
     pid = svc.proc.pid
     idle_kb = proc_status(pid, "VmHWM")
 
@@ -250,6 +259,18 @@ def attack(svc, config):
     check(any("'MaxChannelsPerSession' of 64" in e for e in result["channel_errors"]) and
           any("'MaxChannels' of 256" in e for e in result["channel_errors"]),
           f"channel refusals: {result['channel_errors']}")
+
+    # Another uid under mallory's login (as her subordinate uids would
+    # be) shares her sessions' limit.
+    proc = helper(svc, mallory2, "--sessions-as", str(mallory.uid), str(mallory2.uid),
+                  str(mallory2.uid), "0", as_root=True)
+    line = proc.stdout.readline()
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    require(not line.startswith("no-loginuid"), f"cannot set a login uid: {line}")
+    result = json.loads(line)
+    check(result["created"] == 0 and f"User {mallory.uid} would hold 65 sessions" in
+          (result["error"] or ""), f"a session under mallory's login: {result}")
 
     flood = helper(svc, mallory, "--events", svc.rundir)
     result = json.loads(flood.stdout.readline())
@@ -318,5 +339,8 @@ if __name__ == "__main__" and len(sys.argv) > 1:
         flood_events(args[0])
     elif mode == "--connections":
         hold_connections(args[0], *map(int, args[1:]))
+    elif mode == "--sessions-as":
+        if become(*map(int, args[:3])):
+            create_sessions(int(args[3]))
     sys.exit(0)
 run(test)
