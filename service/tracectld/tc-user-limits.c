@@ -510,20 +510,6 @@ tc_user_limits_charge(TcUserCharge *charge, TcLimit limit, guint64 amount, GErro
 }
 
 void
-tc_user_limits_uncharge(TcUserCharge *charge, TcLimit limit, guint64 amount)
-{
-	TcUserTotals *entry;
-
-	g_return_if_fail(limit < TC_LIMIT_TOTALS);
-	g_mutex_lock(&limits_lock);
-	entry = totals_find_locked(charge->user);
-	take_back_locked(charge, entry, limit, amount);
-	if (entry)
-		totals_drop_if_empty_locked(charge->user, entry);
-	g_mutex_unlock(&limits_lock);
-}
-
-void
 tc_user_limits_release(TcUserCharge *charge)
 {
 	TcUserTotals *entry;

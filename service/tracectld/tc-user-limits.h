@@ -73,8 +73,6 @@ void tc_user_charge_init(TcUserCharge *charge, uid_t user);
  * value and where to raise it, and nothing charged. */
 gboolean tc_user_limits_charge(TcUserCharge *charge, TcLimit limit, guint64 amount,
 			       GError **error);
-/* Takes amount back (never more than charge holds). */
-void tc_user_limits_uncharge(TcUserCharge *charge, TcLimit limit, guint64 amount);
 /* Gives back everything charge holds; it may be charged again after. */
 void tc_user_limits_release(TcUserCharge *charge);
 
