@@ -130,7 +130,10 @@ handle_message(TcApp *app, const TcAppMessage *message, char **why)
 	is_dead = app->state == TC_APP_DEAD;
 	g_mutex_unlock(&app->lock);
 	if (handled == TC_APP_REFUSED || is_dead) {
-		*why = g_strdup_printf("protocol error: %s",
+		*why = g_strdup_printf("%s: %s",
+				       g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)
+					       ? "refused"
+					       : "protocol error",
 				       error ? error->message : "disconnected");
 		return FALSE;
 	}

@@ -189,6 +189,7 @@ gboolean
 tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error)
 {
 	TcAppEvent *event;
+	gsize size;
 
 	if (!app->is_greeted || msg->index != app->events->len ||
 	    app->events->len >= TRACECTL_ABI_EVENTS_MAX) {
@@ -199,12 +200,19 @@ tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **e
 	if (!check_event(msg, error))
 		return FALSE;
 	/* Only the fields it has: an application may describe thousands. */
-	event = g_malloc0(sizeof(*event) + sizeof(event->fields[0]) * msg->nr_fields);
+	size = sizeof(*event) + sizeof(event->fields[0]) * msg->nr_fields;
+	event = g_malloc0(size);
 	memcpy(event->name, msg->name, sizeof(event->name));
 	event->loglevel = msg->loglevel;
 	event->nr_fields = msg->nr_fields;
 	memcpy(event->fields, msg->fields, sizeof(event->fields[0]) * msg->nr_fields);
 	event->signature = tc_metadata_signature(event->fields, event->nr_fields);
+	/* What the service keeps of it, against its user's limits. */
+	if (!tc_user_limits_charge_event(&app->charge, app->events->len,
+					 size + strlen(event->signature) + 1, error)) {
+		tc_app_event_free(event);
+		return FALSE;
+	}
 	g_ptr_array_add(app->events, event);
 	return TRUE;
 }

@@ -16,7 +16,9 @@
 #include <urcu/wfcqueue.h>
 
 #include "tc-app-protocol.h"
-#include "tc-app-quota.h"
+#include "tc-error.h"
+#include "tc-peer-identity.h"
+#include "tc-user-limits.h"
 
 #define APP_SOCKET_SNDBUF (1 << 20)
 #define MESSAGES_PER_TURN 256
@@ -80,7 +82,7 @@ inbox_push(TcRegistrar *registrar, TcRegistration *registration)
 
 /* A user at the limit may be trying to flood us: one line a second. */
 static void
-warn_over_quota(const struct ucred *cred)
+warn_refused(const struct ucred *cred, const GError *error)
 {
 	static gint64 last_us;
 	static guint refused;
@@ -89,19 +91,39 @@ warn_over_quota(const struct ucred *cred)
 	refused++;
 	if (now - last_us < G_USEC_PER_SEC)
 		return;
-	g_warning("Refused a connection of pid=%d uid=%u: the user holds the most connections "
-		  "allowed (%u refused in all)",
-		  (int)cred->pid, (unsigned)cred->uid, refused);
+	g_warning("Refused a connection of pid=%d uid=%u: %s (%u refused in all)", (int)cred->pid,
+		  (unsigned)cred->uid, error->message, refused);
 	last_us = now;
+}
+
+/* Counts the connection against the limits of the user who pays for it;
+ * FALSE with error when the peer is gone or at the limit. */
+static gboolean
+charge_connection(int fd, const struct ucred *cred, TcUserCharge *charge, GError **error)
+{
+	TcPeerUserSource source;
+	uid_t user;
+
+	if (!tc_peer_accountable_user(fd, cred, &user, &source, error))
+		return FALSE;
+	tc_user_charge_init(charge, user);
+	if (!tc_user_limits_charge(charge, TC_LIMIT_CONNECTIONS, 1, error)) {
+		g_prefix_error(error, "by its %s %u: ", tc_peer_user_source_name(source),
+			       (unsigned)user);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static void
 accept_one(TcRegistrar *registrar)
 {
+	g_autoptr(GError) error = NULL;
 	struct ucred cred;
 	socklen_t cred_len = sizeof(cred);
 	int sndbuf = APP_SOCKET_SNDBUF;
 	TcRegistration *registration;
+	TcUserCharge charge;
 	int fd;
 
 	fd = accept4(registrar->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -117,15 +139,15 @@ accept_one(TcRegistrar *registrar)
 		close(fd);
 		return;
 	}
-	if (!tc_app_quota_take(cred.uid)) {
-		warn_over_quota(&cred);
+	if (!charge_connection(fd, &cred, &charge, &error)) {
+		warn_refused(&cred, error);
 		close(fd);
 		return;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	registration = g_new0(TcRegistration, 1);
 	registration->app = tc_app_new(fd, cred.pid, cred.uid, cred.gid);
-	registration->app->holds_quota = TRUE;
+	registration->app->charge = charge;
 	registration->deadline_us =
 		g_get_monotonic_time() + (gint64)TC_REGISTRATION_TIMEOUT_MS * 1000;
 	inbox_push(registrar, registration);
@@ -222,7 +244,11 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	case TC_APP_REFUSED:
 		break;
 	}
-	why = g_strdup_printf("protocol error: %s", error->message);
+	why = g_strdup_printf("%s: %s",
+			      g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)
+				      ? "refused"
+				      : "protocol error",
+			      error->message);
 	registration_drop(registration, why);
 	return STEP_DROPPED;
 }

@@ -136,24 +136,49 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 	g_array_append_val(channel->session->layouts_pending, layout);
 }
 
+/* A user at the limit may be enabling thousands: one line a second. */
+static void
+warn_metadata_refused(const TcSession *session, const TcAppEvent *event, const GError *error)
+{
+	static gint64 last_us; /* racy on purpose: only paces a log line */
+	gint64 now = g_get_monotonic_time();
+
+	if (now - last_us < G_USEC_PER_SEC)
+		return;
+	g_warning("Event '%s' is not recorded in session '%s' of uid %u: %s", event->name,
+		  session->name, (unsigned)session->owner_uid, error->message);
+	last_us = now;
+}
+
 /* The CTF id of the event in the channel's stream class, assigned on first
  * use; events of the same name and fields share an id across applications,
- * since all applications of a user write into the same buffers. */
-static guint32
-channel_event_id(TcChannel *channel, const TcAppEvent *event)
+ * since all applications of a user write into the same buffers. FALSE when
+ * its metadata would take the owner over the limit: the event stays
+ * disabled in this session. */
+static gboolean
+channel_event_id(TcChannel *channel, const TcAppEvent *event, guint32 *id)
 {
 	g_autofree char *key = g_strdup_printf("%s|%s", event->name, event->signature);
 	gpointer value = g_hash_table_lookup(channel->event_ids, key);
-	guint32 id;
+	TcSession *session = channel->session;
+	g_autoptr(GString) tsdl = NULL;
+	g_autoptr(GError) error = NULL;
 
-	if (value != NULL)
-		return GPOINTER_TO_UINT(value) - 1;
-	id = channel->next_event_id++;
-	g_hash_table_insert(channel->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(id + 1));
-	tc_metadata_append_event(channel->session->metadata_pending, channel->stream_id, id,
-				 event);
-	append_layout(channel, id, event);
-	return id;
+	if (value != NULL) {
+		*id = GPOINTER_TO_UINT(value) - 1;
+		return TRUE;
+	}
+	tsdl = g_string_new(NULL);
+	tc_metadata_append_event(tsdl, channel->stream_id, channel->next_event_id, event);
+	if (!tc_user_limits_charge(&session->charge, TC_LIMIT_METADATA_BYTES, tsdl->len, &error)) {
+		warn_metadata_refused(session, event, error);
+		return FALSE;
+	}
+	*id = channel->next_event_id++;
+	g_hash_table_insert(channel->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(*id + 1));
+	g_string_append_len(session->metadata_pending, tsdl->str, tsdl->len);
+	append_layout(channel, *id, event);
+	return TRUE;
 }
 
 static gboolean
@@ -173,7 +198,8 @@ sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, TcAckWaite
 		if (want == have)
 			continue;
 		if (want) {
-			msg.id = channel_event_id(channel, event);
+			if (!channel_event_id(channel, event, &msg.id))
+				continue;
 			if (!send_command(app, &msg, TRACECTL_MSG_EVENT_ENABLE, sizeof(msg), NULL,
 					  0, waiter))
 				return FALSE;

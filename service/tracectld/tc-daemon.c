@@ -18,7 +18,6 @@
 
 #include "config.h"
 #include "tc-app-listener.h"
-#include "tc-app-quota.h"
 #include "tc-authority.h"
 #include "tc-consumer.h"
 #include "tc-consumer-unit.h"
@@ -30,6 +29,7 @@
 #include "tc-registry.h"
 #include "tc-rundir.h"
 #include "tc-trace-clock.h"
+#include "tc-user-limits.h"
 #include "tc-wake.h"
 
 typedef struct {
@@ -148,6 +148,23 @@ raise_file_limit(void)
 	}
 }
 
+/* The per-user limits: the configuration file, with the option given for
+ * the connections over its [Limits]. */
+static gboolean
+load_limits(const char *config_file, gint max_app_connections, GError **error)
+{
+	if (max_app_connections == 0)
+		tc_user_limits_set_default(TC_LIMIT_CONNECTIONS, TC_LIMIT_UNLIMITED);
+	else if (max_app_connections > 0)
+		tc_user_limits_set_default(TC_LIMIT_CONNECTIONS, (guint64)max_app_connections);
+	if (!tc_user_limits_load(config_file ? config_file : TRACECTL_CONFIG_FILE,
+				 config_file != NULL, error)) {
+		g_prefix_error(error, "Bad per-user limits: ");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 shutdown_daemon(TcDaemon *daemon)
 {
@@ -172,9 +189,14 @@ int
 main(int argc, char **argv)
 {
 	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
-	gint idle_timeout_s = 0, max_app_connections = TC_APP_QUOTA_DEFAULT;
+	gint idle_timeout_s = 0, max_app_connections = -1;
 	gint consumer_rt_priority = 0;
+	g_autofree char *config_file = NULL;
 	const GOptionEntry entries[] = {
+		{"config", 0, 0, G_OPTION_ARG_FILENAME, &config_file,
+		 "Read the per-user limits from PATH (default " TRACECTL_CONFIG_FILE
+		 ", which may be missing)",
+		 "PATH"},
 		{"consumer-rt-priority", 0, 0, G_OPTION_ARG_INT, &consumer_rt_priority,
 		 "Run the consumers' main threads as SCHED_FIFO with priority N, 1 to 99, "
 		 "so that a busy writer on their CPU cannot delay them (0: normal "
@@ -187,8 +209,8 @@ main(int argc, char **argv)
 		 "Exit after SECS without any session or call (0: never, the default)",
 		 "SECS"},
 		{"max-app-connections", 0, 0, G_OPTION_ARG_INT, &max_app_connections,
-		 "Connections to the application socket one user (root aside) may hold "
-		 "(0: no limit; default 8192)",
+		 "Connections to the application socket one user (root aside) may hold, "
+		 "instead of MaxConnections of the configuration's [Limits] (0: no limit)",
 		 "N"},
 		{"replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
 		 "Replace the running instance", NULL},
@@ -210,11 +232,10 @@ main(int argc, char **argv)
 		g_print("tracectld %s\n", PACKAGE_VERSION);
 		return EXIT_SUCCESS;
 	}
-	if (max_app_connections < 0) {
-		g_printerr("tracectld: --max-app-connections must be 0 or more\n");
+	if (!load_limits(config_file, max_app_connections, &error)) {
+		g_printerr("tracectld: %s\n", error->message);
 		return EXIT_FAILURE;
 	}
-	tc_app_quota_set_max((guint)max_app_connections);
 	if (consumer_rt_priority < 0 || consumer_rt_priority > TC_CONSUMER_RT_PRIORITY_MAX) {
 		g_printerr("tracectld: --consumer-rt-priority must be 0 to %d\n",
 			   TC_CONSUMER_RT_PRIORITY_MAX);

@@ -10,6 +10,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
+#include "tc-peer-identity.h"
 #include "tc-session-ops.h"
 #include "tc-validate.h"
 
@@ -33,9 +34,47 @@ default_output_directory(uid_t uid, const char *name, GError **error)
 	return g_build_filename(pw->pw_dir, "tracectl-traces", leaf, NULL);
 }
 
+/*
+ * Worker thread: the session counts against the limits of the caller's
+ * login user (tc-peer-identity.h), so that a user's subordinate uids do
+ * not multiply its sessions, channels and buffers. The bus daemon knows
+ * the caller's pid; /proc/PID must still run as the caller's uid.
+ */
+static gboolean
+charge_to_caller_login(TcRequest *request, GError **error)
+{
+	GDBusConnection *connection = g_dbus_method_invocation_get_connection(request->invocation);
+	const char *sender = g_dbus_method_invocation_get_sender(request->invocation);
+	g_autoptr(GVariant) reply = NULL;
+	TcPeerUserSource source;
+	guint32 pid;
+	uid_t user;
+
+	if (request->caller.uid == 0 || sender == NULL)
+		return TRUE;
+	reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus",
+					    "/org/freedesktop/DBus", "org.freedesktop.DBus",
+					    "GetConnectionUnixProcessID", g_variant_new("(s)", sender),
+					    G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
+					    error);
+	if (reply == NULL)
+		return FALSE;
+	g_variant_get(reply, "(u)", &pid);
+	if (!tc_peer_accountable_user_of_pid((pid_t)pid, request->caller.uid, &user, &source,
+					     error))
+		return FALSE;
+	tc_user_charge_init(&request->session->charge, user);
+	return TRUE;
+}
+
 static gboolean
 create_work(TcRequest *request, GError **error)
 {
+	if (!charge_to_caller_login(request, error)) {
+		g_prefix_error(error, "Cannot tell which user pays for session '%s': ",
+			       request->name);
+		return FALSE;
+	}
 	return tc_session_op_create(request->session, error);
 }
 

@@ -11,6 +11,7 @@ static const GDBusErrorEntry tc_error_entries[] = {
 	{TC_ERROR_INVALID_ARGUMENT, "org.tracectl.Tracing1.Error.InvalidArgument"},
 	{TC_ERROR_INVALID_STATE, "org.tracectl.Tracing1.Error.InvalidState"},
 	{TC_ERROR_NOT_SUPPORTED, "org.tracectl.Tracing1.Error.NotSupported"},
+	{TC_ERROR_LIMIT_EXCEEDED, "org.tracectl.Tracing1.Error.LimitExceeded"},
 };
 
 GQuark

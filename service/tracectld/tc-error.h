@@ -15,6 +15,7 @@ typedef enum {
 	TC_ERROR_INVALID_ARGUMENT,
 	TC_ERROR_INVALID_STATE,
 	TC_ERROR_NOT_SUPPORTED,
+	TC_ERROR_LIMIT_EXCEEDED, /* a per-user limit (tc-user-limits.h) */
 } TcError;
 
 GQuark tc_error_quark(void);

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tc-app-quota.h"
 #include "tc-error.h"
 
 #define HT_INITIAL_BUCKETS 64
@@ -82,6 +81,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->refcount = 1;
 	session->name = g_strdup(name);
 	session->owner_uid = owner;
+	tc_user_charge_init(&session->charge, owner);
 	tc_session_set_output_directory(session, output_directory);
 	random_uuid(session->uuid);
 	session->creation_realtime_us = g_get_real_time();
@@ -145,6 +145,7 @@ tc_session_unref(TcSession *session)
 {
 	if (session == NULL || !g_atomic_int_dec_and_test(&session->refcount))
 		return;
+	tc_user_limits_release(&session->charge); /* if it was never published */
 	for (guint i = 0; i < session->channels->len; i++)
 		tc_channel_free(g_ptr_array_index(session->channels, i));
 	g_ptr_array_unref(session->channels);
@@ -191,6 +192,8 @@ tc_registry_add_session(TcSession *session, GError **error)
 	OwnerName key = {session->owner_uid, session->name};
 	struct cds_lfht_node *existing;
 
+	if (!tc_user_limits_charge(&session->charge, TC_LIMIT_SESSIONS, 1, error))
+		return FALSE;
 	session->id = __atomic_fetch_add(&next_session_id, 1, __ATOMIC_RELAXED);
 	session->object_path =
 		g_strdup_printf("/org/tracectl/Tracing1/session/%" G_GUINT64_FORMAT, session->id);
@@ -202,6 +205,7 @@ tc_registry_add_session(TcSession *session, GError **error)
 				       match_owner_name, &key, &session->name_node);
 	if (existing != &session->name_node) {
 		rcu_read_unlock();
+		tc_user_limits_release(&session->charge);
 		tc_session_unref(session);
 		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
 			    "A session named '%s' already exists", session->name);
@@ -224,6 +228,8 @@ tc_registry_remove_session_locked(TcSession *session)
 	if (session->destroyed)
 		return;
 	session->destroyed = TRUE;
+	/* Given back at once: the owner may create another right away. */
+	tc_user_limits_release(&session->charge);
 	rcu_read_lock();
 	cds_lfht_del(sessions_by_id, &session->id_node);
 	cds_lfht_del(sessions_by_name, &session->name_node);
@@ -420,8 +426,7 @@ tc_app_unref(TcApp *app)
 {
 	if (app == NULL || !g_atomic_int_dec_and_test(&app->refcount))
 		return;
-	if (app->holds_quota)
-		tc_app_quota_release(app->uid);
+	tc_user_limits_release(&app->charge);
 	g_ptr_array_unref(app->events);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);

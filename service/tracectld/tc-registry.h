@@ -7,6 +7,7 @@
 #include <urcu/rculfhash.h>
 
 #include "tc-trace-clock.h"
+#include "tc-user-limits.h"
 #include "tracectl-abi.h"
 
 /*
@@ -29,7 +30,8 @@
  *   - a session's lock [S] covers its state, channels and metadata;
  *   - an application's lock [A] covers its shadow copies, its pending
  *     commands and every message sent to it (sends never block).
- * Nesting: op_lock > session lock > application lock > waiter lock. The
+ * Nesting: op_lock > session lock > application lock > waiter lock, and
+ * the per-user limits' lock (tc-user-limits.h) is a leaf under any. The
  * hash-table insertions and removals take no lock of ours: cds_lfht is
  * safe for concurrent writers.
  *
@@ -154,6 +156,12 @@ struct _TcSession {
 	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
+	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
+
+	/* What the session counts against its owner's limits (those of the
+	 * owner's login user when it was created over the bus): itself, its
+	 * channels, buffers and metadata; given back when it is unlinked. */
+	TcUserCharge charge;
 
 	gpointer dbus_object; /* main thread only: the exported skeleton */
 
@@ -185,7 +193,9 @@ struct _TcApp {
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
 	gboolean is_greeted; /* REGISTER received */
-	gboolean holds_quota; /* counted by tc_app_quota_take() until freed */
+	/* Its connection and event descriptions, counted against the limits
+	 * of its accountable user (tc-peer-identity.h) until it is freed. */
+	TcUserCharge charge;
 	GMutex lock;         /* [A] */
 	TcAppState state;     /* [A] */
 	GPtrArray *events;    /* [A] TcAppEvent *, by application index */
@@ -245,7 +255,7 @@ void tc_session_unref(TcSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
 
 /* Publishes the session; AlreadyExists when the owner has one of that
- * name. */
+ * name, LimitExceeded when the owner holds all the sessions allowed. */
 gboolean tc_registry_add_session(TcSession *session, GError **error);
 /* [S] Unlinks the session, marks it destroyed; its registry reference is
  * dropped after a grace period. */

@@ -14,6 +14,7 @@
 #include "tc-session-kernel.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
+#include "tc-user-limits.h"
 
 static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
 				 const char *trace_dir, GError **error);
@@ -232,14 +233,36 @@ check_alive_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/* Buffer memory of a channel: every CPU has its own stream. */
+static guint64
+channel_buffer_bytes(const TcChannelConfig *config)
+{
+	return (guint64)config->subbuf_size * config->num_subbuf *
+	       MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+}
+
+/* [S] Adds a channel counted against the owner's limits. */
+static TcChannel *
+add_channel_locked(TcSession *session, const char *name, const TcChannelConfig *config,
+		   GError **error)
+{
+	if (!tc_user_limits_charge_channel(&session->charge, session->channels->len,
+					   channel_buffer_bytes(config), error)) {
+		g_prefix_error(error, "Cannot add channel '%s' to session '%s': ", name,
+			       session->name);
+		return NULL;
+	}
+	return tc_session_add_channel_locked(session, name, config);
+}
+
 /* [S] */
 static TcChannel *
-add_default_channel_locked(TcSession *session)
+add_default_channel_locked(TcSession *session, GError **error)
 {
 	TcChannelConfig config;
 
 	tc_channel_config_init_default(&config, session->snapshot);
-	return tc_session_add_channel_locked(session, TC_DEFAULT_CHANNEL, &config);
+	return add_channel_locked(session, TC_DEFAULT_CHANNEL, &config, error);
 }
 
 /* The first start: the default channel if none, the stream classes, and
@@ -248,8 +271,10 @@ static gboolean
 create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	g_mutex_lock(&session->lock);
-	if (session->channels->len == 0)
-		add_default_channel_locked(session);
+	if (session->channels->len == 0 && !add_default_channel_locked(session, error)) {
+		g_mutex_unlock(&session->lock);
+		return FALSE;
+	}
 	/* Stream classes first: event classes may follow from registrations. */
 	{
 		g_autoptr(GString) streams = g_string_new(NULL);
@@ -598,8 +623,7 @@ tc_session_op_enable_channel(TcSession *session, const char *name,
 			    session->name);
 		goto out;
 	}
-	tc_session_add_channel_locked(session, name, config);
-	ok = TRUE;
+	ok = add_channel_locked(session, name, config, error) != NULL;
 out:
 	g_mutex_unlock(&session->lock);
 	g_mutex_unlock(&session->op_lock);
@@ -615,7 +639,7 @@ resolve_channel_locked(TcSession *session, const char *name, GError **error)
 	TcChannel *channel = tc_session_find_channel_locked(session, wanted);
 
 	if (channel == NULL && !*name && !session->has_buffers)
-		channel = add_default_channel_locked(session);
+		return add_default_channel_locked(session, error);
 	if (channel == NULL)
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "Session '%s' has no channel '%s'", session->name, wanted);
@@ -731,8 +755,8 @@ add_context_locked(TcSession *session, const char *name, guint32 contexts, GErro
 		channel->contexts |= contexts;
 		return TRUE;
 	}
-	if (session->channels->len == 0)
-		add_default_channel_locked(session);
+	if (session->channels->len == 0 && !add_default_channel_locked(session, error))
+		return FALSE;
 	for (guint i = 0; i < session->channels->len; i++) {
 		channel = g_ptr_array_index(session->channels, i);
 		channel->contexts |= contexts;
@@ -953,6 +977,23 @@ tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **erro
 	return ok;
 }
 
+/* op_lock held: the kernel's ring buffers of kb per CPU replace those
+ * counted so far, against the owner's limits as any channel's. */
+static gboolean
+charge_kernel_buffers(TcSession *session, guint64 kb, GError **error)
+{
+	guint64 bytes = MIN(kb, G_MAXUINT32) * 1024 * MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+
+	if (!tc_user_limits_recharge_buffer(&session->charge, session->kernel_buffer_bytes, bytes,
+					    error)) {
+		g_prefix_error(error, "Cannot size the kernel buffers of session '%s': ",
+			       session->name);
+		return FALSE;
+	}
+	session->kernel_buffer_bytes = bytes;
+	return TRUE;
+}
+
 gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
@@ -968,6 +1009,8 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 			    "The kernel buffers of session '%s' exist already", session->name);
 		ok = FALSE;
 	}
+	if (ok)
+		ok = charge_kernel_buffers(session, kb, error);
 	if (ok)
 		session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
 	g_mutex_unlock(&session->op_lock);

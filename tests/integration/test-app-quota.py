@@ -84,8 +84,10 @@ def test():
             proc.stdin.close()
             proc.wait(timeout=30)
         log = open(svc.log_path).read()
-        check(log.count(f"uid={bob.uid}: the user holds the most connections") == 1,
-              "the refusal is not logged once")
+        check(log.count(f"uid={bob.uid}: by its uid {bob.uid}: User {bob.uid} would hold "
+                        f"{LIMIT + 1} application connections, over the limit "
+                        f"'MaxConnections' of {LIMIT}") == 1,
+              "the refusal is not logged once, naming the limit")
         check(svc.alive(), "tracectld died")
 
 

@@ -10,16 +10,22 @@
    consumer's short slice where the kernel has custom slices (Linux 6.12); her trace directory is hers, 0700, files 0600; bob can neither
    read it nor see her session or application;
 3. after its idle time with no session the service exits, and the next
-   call brings it back.
+   call brings it back;
+4. the consumer unit of a user lands in user-UID.slice, and a per-user
+   limit of /etc/tracectl/tracectld.conf is enforced by the service.
 """
 
 import os
 import signal
 import stat
 import subprocess
+import tempfile
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
 from tclib import CONSUMER_SLICE_NS, kernel_has_custom_slices, log, sched_slice_ns
+
+
+CONFIG = "/etc/tracectl/tracectld.conf"
 
 
 def is_active(sd, unit):
@@ -44,9 +50,17 @@ def test():
     with SystemdMachine() as sd:
         alice = sd.add_user("tctest-alice", groups=("tracing",))
         bob = sd.add_user("tctest-bob")
+        # 4. A per-user limit in the configuration file.
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            conf.write("[Limits]\nMaxSessions=1\n")
+            conf.flush()
+            if not os.path.isdir(os.path.dirname(CONFIG)):
+                sd.created_dirs.append(os.path.dirname(CONFIG))
+            sd.installed.install(conf.name, CONFIG)
         # A short idle time, so the test can see the service leave.
         sd.add_dropin("tracectld.service", "[Service]\nExecStart=\n"
-                      "ExecStart=/usr/local/libexec/tracectld --idle-timeout=3\n")
+                      "ExecStart=/usr/local/libexec/tracectld --idle-timeout=3 "
+                      f"--config={CONFIG}\n")
         sd.run("systemctl", "start", "tracectld.socket")
         check(not is_active(sd, "tracectld.service"), "the service runs before any use")
 
@@ -80,6 +94,16 @@ def test():
         unit = f"tracectl-consumer@{alice.uid}.service"
         check(is_active(sd, unit), f"{unit} is not running")
         check(proc_uid(sd, main_pid(sd, unit)) == alice.uid, "the consumer is not alice's")
+        # 4. Her consumer and its buffers are charged to her slice.
+        user_slice = f"user-{alice.uid}.slice"
+        shown = sd.run("systemctl", "show", "-p", "Slice", "--value", unit).stdout.strip()
+        check(shown == user_slice, f"{unit} is in {shown}, not {user_slice}")
+        cgroup = sd.run("systemctl", "show", "-p", "ControlGroup", "--value", unit).stdout
+        check(f"/{user_slice}/" in cgroup, f"{unit}'s control group: {cgroup}")
+        # 4. Her second session is over MaxSessions=1.
+        refused = sd.run("tracectl", "create", "second", user=alice, check_ok=False)
+        check(refused.returncode != 0 and "'MaxSessions' of 1" in refused.stderr and
+              CONFIG in refused.stderr, f"alice's second session: {refused.stderr}")
         if kernel_has_custom_slices():
             consumer_slice = proc_slice(sd, main_pid(sd, unit))
             check(consumer_slice == CONSUMER_SLICE_NS,
