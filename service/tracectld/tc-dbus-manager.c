@@ -350,7 +350,7 @@ handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocati
 static gboolean
 list_kernel_events_work(TcRequest *request, GError **error)
 {
-	g_auto(GStrv) events = tc_kernel_list(request->snapshot, error);
+	g_auto(GStrv) events = tc_kernel_list(request->syscalls, error);
 
 	if (events == NULL)
 		return FALSE;
@@ -365,7 +365,7 @@ handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocat
 	TcRequest *request = tc_request_new(invocation, NULL);
 
 	/* Reused flag: the kind of list. */
-	request->snapshot = syscalls;
+	request->syscalls = syscalls;
 	request->work = list_kernel_events_work;
 	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, TC_NO_TARGET_UID,
 			  TC_AUTHORITY_FLAGS_NONE);

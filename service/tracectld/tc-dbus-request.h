@@ -31,6 +31,9 @@ struct _TcRequest {
 	TcChannelConfig config;
 	guint32 contexts;    /* TRACECTL_CONTEXT_* */
 	gboolean snapshot;   /* CreateSessionWithOptions */
+	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
+	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
+	char *location;      /* AddKernelProbe: where the probe goes */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;
