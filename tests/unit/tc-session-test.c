@@ -172,6 +172,39 @@ test_create_twice(Fixture *fixture, gconstpointer unused)
 	g_assert_no_error(error);
 }
 
+/* A lost consumer (reported by the consumer client through the callback
+ * the daemon sets) marks the sessions of its uid that have buffers, and
+ * only those, with a Problem naming the cause. */
+static void
+test_consumer_lost(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	g_autofree char *idle_name = g_strconcat(session->name, "-idle", NULL);
+	g_autoptr(TcSession) idle = tc_session_new(idle_name, getuid(), fixture->root);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(tc_session_op_create(session, &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_op_create(idle, &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_no_error(error);
+	g_test_expect_message("tracectld-session", G_LOG_LEVEL_WARNING, "*unit test*");
+	tc_sessions_consumer_lost(getuid(), "unit test");
+	g_test_assert_expected_messages();
+	g_mutex_lock(&session->lock);
+	g_assert_nonnull(session->problem);
+	g_assert_nonnull(strstr(session->problem, "unit test"));
+	g_mutex_unlock(&session->lock);
+	g_mutex_lock(&idle->lock);
+	g_assert_null(idle->problem);
+	g_mutex_unlock(&idle->lock);
+	g_assert_true(tc_session_op_destroy(session, &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_op_destroy(idle, &error));
+	g_assert_no_error(error);
+}
+
 /*
  * A registered application at the far end of a socketpair. A thread
  * reads what the service sends it, keeps the message types, and answers
@@ -370,6 +403,8 @@ main(int argc, char **argv)
 		   test_state_errors, fixture_tear_down);
 	g_test_add("/tracectl/session/create-twice", Fixture, NULL, fixture_set_up,
 		   test_create_twice, fixture_tear_down);
+	g_test_add("/tracectl/session/consumer-lost", Fixture, NULL, fixture_set_up,
+		   test_consumer_lost, fixture_tear_down);
 	g_test_add("/tracectl/session/sync-registered-app", Fixture, NULL, fixture_set_up,
 		   test_sync_registered_app, fixture_tear_down);
 	ret = g_test_run();
