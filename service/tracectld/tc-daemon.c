@@ -21,6 +21,7 @@
 #include "tc-authority.h"
 #include "tc-consumer.h"
 #include "tc-consumer-unit.h"
+#include "tc-dbus-manager.h"
 #include "tc-dbus-request.h"
 #include "tc-embedded.h"
 #include "tc-error.h"

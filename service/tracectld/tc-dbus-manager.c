@@ -2,12 +2,15 @@
 /* org.tracectl.Tracing1.Manager at /org/tracectl/Tracing1. */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
+#include "tc-dbus-manager.h"
+
 #include <pwd.h>
 #include <string.h>
 
 #include "config.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-dbus-session.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"

@@ -56,10 +56,3 @@ void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_u
 		       TcAuthorityFlags flags);
 /* Replies with an error and frees the request. */
 void tc_request_fail(TcRequest *request, GError *error);
-
-/* Session objects (tc-dbus-session.c). */
-gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection,
-				  GError **error);
-void tc_session_object_unexport(TcSession *session);
-/* Manager (tc-dbus-manager.c). */
-gpointer tc_manager_object_export(GDBusConnection *connection, GError **error);

@@ -12,6 +12,8 @@
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
+#include "tc-dbus-session.h"
+
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
