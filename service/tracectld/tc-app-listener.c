@@ -3,8 +3,9 @@
  * Registered applications. The registration path (tc-app-register.c)
  * hands each published application to this module's thread, which reads
  * its answers to commands, later event batches (providers loaded with
- * dlopen) and its hang-up, with epoll. Sending to an application happens
- * from any thread, under the application's lock, never blocking.
+ * dlopen) and its hang-up, with epoll. Sending to an application
+ * (tc-app-protocol.c) happens from any thread, under the application's
+ * lock, never blocking.
  *
  * Closing order: an application is first unlinked from the registry under
  * its lock, and only then is its socket closed, so a descriptor number
@@ -29,6 +30,7 @@
 
 #include "tc-app-protocol.h"
 #include "tc-app-register.h"
+#include "tc-app-sync.h"
 #include "tc-error.h"
 #include "tc-registry.h"
 #include "tc-rundir.h"
@@ -50,62 +52,6 @@ struct _TcAppListener {
 	gboolean stopping;
 	TcRegistrar *registrar;
 };
-
-/* Sending (any thread, the application's lock [A] held: tc-registry.h). */
-
-gboolean
-tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
-		   const int *fds, guint n_fds)
-{
-	struct tracectl_msg_header *header = msg;
-	struct iovec iov = {.iov_base = msg, .iov_len = size};
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t sent;
-
-	g_assert(n_fds <= 2);
-	if (app->state == TC_APP_DEAD)
-		return FALSE;
-	header->magic = TRACECTL_ABI_MAGIC;
-	header->type = type;
-	header->size = size;
-	header->seq = seq;
-	if (n_fds > 0) {
-		struct cmsghdr *cmsg;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
-		memcpy(CMSG_DATA(cmsg), fds, n_fds * sizeof(int));
-	}
-	do
-		sent = sendmsg(app->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (sent < 0 && errno == EINTR);
-	if (sent == (ssize_t)size)
-		return TRUE;
-	/* A full socket means the application stopped reading: never wait. */
-	tc_app_disconnect_locked(app, sent < 0 ? g_strerror(errno) : "short send");
-	return FALSE;
-}
-
-void
-tc_app_disconnect_locked(TcApp *app, const char *why)
-{
-	if (app->state == TC_APP_DEAD)
-		return;
-	g_message("Disconnecting application pid=%d uid=%u name='%s': %s", (int)app->pid,
-		  (unsigned)app->uid, app->procname, why);
-	tc_registry_remove_app_locked(app);
-	/* The listener sees the hang-up and closes the descriptor. */
-	shutdown(app->fd, SHUT_RDWR);
-}
 
 /* Serving registered applications (listener thread). */
 
@@ -253,15 +199,6 @@ listener_thread(gpointer data)
 }
 
 /* Socket set-up. */
-
-gboolean
-tc_path_is_same_file(const char *path, const struct stat *known)
-{
-	struct stat now;
-
-	return lstat(path, &now) == 0 && now.st_dev == known->st_dev &&
-	       now.st_ino == known->st_ino;
-}
 
 static int
 activated_socket(void)

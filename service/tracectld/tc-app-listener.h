@@ -18,7 +18,3 @@ TcAppListener *tc_app_listener_new(const char *socket_path, GError **error);
  * file it created. */
 void tc_app_listener_free(TcAppListener *listener);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcAppListener, tc_app_listener_free)
-
-/* TRUE when path is still the file known was taken from: an instance that
- * stops must not remove what the next one already created. */
-gboolean tc_path_is_same_file(const char *path, const struct stat *known);

@@ -272,3 +272,59 @@ tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error)
 	}
 	return ok ? TC_APP_HANDLED : TC_APP_REFUSED;
 }
+
+/* Sending (any thread, the application's lock [A] held). */
+
+gboolean
+tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
+		   const int *fds, guint n_fds)
+{
+	struct tracectl_msg_header *header = msg;
+	struct iovec iov = {.iov_base = msg, .iov_len = size};
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t sent;
+
+	g_assert(n_fds <= 2);
+	if (app->state == TC_APP_DEAD)
+		return FALSE;
+	header->magic = TRACECTL_ABI_MAGIC;
+	header->type = type;
+	header->size = size;
+	header->seq = seq;
+	if (n_fds > 0) {
+		struct cmsghdr *cmsg;
+
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = control.buf;
+		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, n_fds * sizeof(int));
+	}
+	do
+		sent = sendmsg(app->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (sent < 0 && errno == EINTR);
+	if (sent == (ssize_t)size)
+		return TRUE;
+	/* A full socket means the application stopped reading: never wait. */
+	tc_app_disconnect_locked(app, sent < 0 ? g_strerror(errno) : "short send");
+	return FALSE;
+}
+
+void
+tc_app_disconnect_locked(TcApp *app, const char *why)
+{
+	if (app->state == TC_APP_DEAD)
+		return;
+	g_message("Disconnecting application pid=%d uid=%u name='%s': %s", (int)app->pid,
+		  (unsigned)app->uid, app->procname, why);
+	tc_registry_remove_app_locked(app);
+	/* The listener sees the hang-up and closes the descriptor. */
+	shutdown(app->fd, SHUT_RDWR);
+}

@@ -6,8 +6,9 @@
 #include "tc-registry.h"
 
 /*
- * Reading and checking what applications send (probes/abi/tracectl-abi.h).
- * Nothing read from an application socket is used before these checks.
+ * The connection to an application: reading and checking what it sends
+ * (probes/abi/tracectl-abi.h), sending to it, disconnecting it. Nothing
+ * read from an application socket is used before these checks.
  */
 
 /* One message, at most TRACECTL_ABI_MSG_MAX bytes, 8-byte aligned. */
@@ -49,3 +50,12 @@ gboolean tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, G
 gboolean tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
 				  GError **error);
 void tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg);
+
+/* Sending, from any thread. [A] held: sends one message, never waiting,
+ * and fds when n_fds > 0. An application whose socket is full stopped
+ * reading: it is disconnected, and FALSE returned. */
+gboolean tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
+			    const int *fds, guint n_fds);
+/* [A] held: unlinks the app and shuts its socket down; the listener then
+ * closes it. */
+void tc_app_disconnect_locked(TcApp *app, const char *why);

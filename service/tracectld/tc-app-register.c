@@ -16,6 +16,7 @@
 #include <urcu/wfcqueue.h>
 
 #include "tc-app-protocol.h"
+#include "tc-app-sync.h"
 #include "tc-error.h"
 #include "tc-peer-identity.h"
 #include "tc-user-limits.h"

@@ -8,11 +8,12 @@
  */
 #define G_LOG_DOMAIN "tracectld-sync"
 
-#include "tc-registry.h"
-#include "tc-consumer-abi.h"
+#include "tc-app-sync.h"
 
+#include "tc-app-protocol.h"
+#include "tc-consumer-abi.h"
 #include "tc-metadata.h"
-#include "tc-session-ops.h"
+#include "tc-session-trace.h"
 
 void
 tc_app_session_state_free(TcAppSessionState *state)

@@ -25,7 +25,6 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "tc-app-listener.h"
 #include "tc-error.h"
 #include "tc-process.h"
 #include "tc-rundir.h"

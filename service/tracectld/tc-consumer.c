@@ -34,7 +34,6 @@
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
 #include "tc-process.h"
-#include "tc-session-ops.h"
 
 /* A command's reply: the consumer only creates or maps something. */
 #define CONSUMER_REPLY_TIMEOUT_MS 10000
@@ -61,6 +60,14 @@ static GMutex consumers_lock; /* covers consumers and starting, held briefly */
 static GCond consumers_changed; /* a start finished, with consumers_lock */
 static GHashTable *consumers; /* uid -> TcConsumer * (a reference) */
 static GHashTable *starting;  /* uids whose consumer a thread is starting */
+/* Set once at start-up, before any consumer exists. */
+static TcConsumerLostFunc consumer_lost_func;
+
+void
+tc_consumer_set_lost_func(TcConsumerLostFunc func)
+{
+	consumer_lost_func = func;
+}
 
 /* Forgets the consumer and reports the loss, without closing its socket:
  * callable from the main loop while a request holds consumer->lock. */
@@ -72,7 +79,8 @@ consumer_forget(TcConsumer *consumer, const char *why)
 	g_warning("Consumer of uid %u (pid %d) is gone: %s", (unsigned)consumer->uid,
 		  (int)consumer->pid, why);
 	g_atomic_int_set(&consumer->is_dead, TRUE);
-	tc_sessions_consumer_lost(consumer->uid, why);
+	if (consumer_lost_func)
+		consumer_lost_func(consumer->uid, why);
 	g_mutex_lock(&consumers_lock);
 	if (consumers && g_hash_table_lookup(consumers, GUINT_TO_POINTER(consumer->uid)) ==
 				 consumer)

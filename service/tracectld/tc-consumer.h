@@ -33,6 +33,13 @@ typedef struct _TcConsumer TcConsumer;
 #define TC_CONSUMER_RT_PRIORITY_MAX 99
 void tc_consumer_set_rt_priority(int priority);
 
+/* Called from any thread when the consumer of uid dies or stops answering,
+ * once per consumer, with no lock of this module held. The daemon sets
+ * the sessions' handler (tc_sessions_consumer_lost()) so that this module
+ * never calls up into sessions. Call before the first tc_consumer_get(). */
+typedef void (*TcConsumerLostFunc)(uid_t uid, const char *why);
+void tc_consumer_set_lost_func(TcConsumerLostFunc func);
+
 /* Returns the consumer of uid (a new reference), starting it if needed. */
 TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);

@@ -21,6 +21,7 @@
 #include "tc-authority.h"
 #include "tc-consumer.h"
 #include "tc-consumer-unit.h"
+#include "tc-dbus-manager.h"
 #include "tc-dbus-request.h"
 #include "tc-embedded.h"
 #include "tc-error.h"
@@ -28,6 +29,7 @@
 #include "tc-kernel.h"
 #include "tc-registry.h"
 #include "tc-rundir.h"
+#include "tc-session-ops.h"
 #include "tc-trace-clock.h"
 #include "tc-user-limits.h"
 #include "tc-wake.h"
@@ -242,6 +244,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	tc_consumer_set_rt_priority(consumer_rt_priority);
+	tc_consumer_set_lost_func(tc_sessions_consumer_lost);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */

@@ -2,12 +2,15 @@
 /* org.tracectl.Tracing1.Manager at /org/tracectl/Tracing1. */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
+#include "tc-dbus-manager.h"
+
 #include <pwd.h>
 #include <string.h>
 
 #include "config.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-dbus-session.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
@@ -350,7 +353,7 @@ handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocati
 static gboolean
 list_kernel_events_work(TcRequest *request, GError **error)
 {
-	g_auto(GStrv) events = tc_kernel_list(request->snapshot, error);
+	g_auto(GStrv) events = tc_kernel_list(request->syscalls, error);
 
 	if (events == NULL)
 		return FALSE;
@@ -365,7 +368,7 @@ handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocat
 	TcRequest *request = tc_request_new(invocation, NULL);
 
 	/* Reused flag: the kind of list. */
-	request->snapshot = syscalls;
+	request->syscalls = syscalls;
 	request->work = list_kernel_events_work;
 	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, TC_NO_TARGET_UID,
 			  TC_AUTHORITY_FLAGS_NONE);

@@ -50,6 +50,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->channel);
 	g_free(request->pattern);
 	g_free(request->directory);
+	g_free(request->location);
 	if (request->result)
 		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);

@@ -31,6 +31,9 @@ struct _TcRequest {
 	TcChannelConfig config;
 	guint32 contexts;    /* TRACECTL_CONTEXT_* */
 	gboolean snapshot;   /* CreateSessionWithOptions */
+	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
+	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
+	char *location;      /* AddKernelProbe: where the probe goes */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;
@@ -53,10 +56,3 @@ void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_u
 		       TcAuthorityFlags flags);
 /* Replies with an error and frees the request. */
 void tc_request_fail(TcRequest *request, GError *error);
-
-/* Session objects (tc-dbus-session.c). */
-gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection,
-				  GError **error);
-void tc_session_object_unexport(TcSession *session);
-/* Manager (tc-dbus-manager.c). */
-gpointer tc_manager_object_export(GDBusConnection *connection, GError **error);

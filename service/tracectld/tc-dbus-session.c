@@ -12,6 +12,8 @@
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
+#include "tc-dbus-session.h"
+
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
@@ -443,8 +445,8 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 static gboolean
 kernel_probe_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_kernel_probe(request->session, request->contexts, request->name,
-					  request->pattern, error);
+	return tc_session_op_kernel_probe(request->session, request->probe_kind, request->name,
+					  request->location, error);
 }
 
 static gboolean
@@ -479,9 +481,9 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 		return TRUE;
 	}
 	request = tc_request_new(invocation, self->session);
-	request->contexts = kind_value; /* the probe kind */
+	request->probe_kind = kind_value;
 	request->name = g_strdup(name);
-	request->pattern = g_strdup(location);
+	request->location = g_strdup(location);
 	request->work = kernel_probe_work;
 	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "tc-app-listener.h"
 #include "tc-error.h"
 #include "tc-process.h"
+#include "tc-rundir.h"
 
 #define DBUS_DAEMON "dbus-daemon"
 #define POLKITD_PATH "/usr/lib/polkit-1/polkitd"

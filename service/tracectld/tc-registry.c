@@ -108,9 +108,14 @@ tc_session_set_output_directory(TcSession *session, const char *output_directory
 	g_free(session->output_directory);
 	g_free(session->trace_dir);
 	session->output_directory = g_strdup(output_directory);
-	session->trace_dir = g_strdup_printf("%s/ust/uid/%u/%u-bit", output_directory,
-					     (unsigned)session->owner_uid,
-					     (unsigned)(sizeof(long) * 8));
+	session->trace_dir = tc_uid_trace_dir(output_directory, session->owner_uid);
+}
+
+char *
+tc_uid_trace_dir(const char *root, uid_t uid)
+{
+	return g_strdup_printf("%s/ust/uid/%u/%u-bit", root, (unsigned)uid,
+			       (unsigned)(sizeof(long) * 8));
 }
 
 TcSession *

@@ -250,6 +250,10 @@ void tc_registry_init(void);
 TcSession *tc_session_new(const char *name, uid_t owner, const char *output_directory);
 /* Before the session is published: its trace goes to output_directory. */
 void tc_session_set_output_directory(TcSession *session, const char *output_directory);
+/* The directory of uid's trace under root (a session's output directory,
+ * or a snapshot's): <root>/ust/uid/<uid>/<bits>-bit, where babeltrace2 and
+ * the user look for it. */
+char *tc_uid_trace_dir(const char *root, uid_t uid);
 TcSession *tc_session_ref(TcSession *session);
 void tc_session_unref(TcSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
@@ -305,25 +309,6 @@ TcApp *tc_registry_find_app_by_fd(int fd);
 TcApp *tc_registry_find_app_by_pid(pid_t pid);
 guint tc_registry_app_count(void);
 
-/*
- * [S] and [A] held: brings app to the state of session (channels and
- * their buffers, enabled events, started or stopped), sending only what
- * differs from what the application already has. Commands that need an
- * answer are counted in waiter when it is not NULL. An application that
- * cannot take a message is disconnected.
- */
-void tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
-/* [S] held: tc_app_sync_locked() for every registered application of the
- * owner. */
-void tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter);
-/* No lock held: syncs app with every session of its owner (registration,
- * or a later batch of events), taking each session's lock, then the
- * application's, and answers EVENTS_DONE for batch: at once, or once the
- * consumer has the metadata and layouts of new event classes. */
-void tc_app_sync_all_sessions(TcApp *app, guint32 batch);
-/* [S] held: tells the owner's applications to forget the session. */
-void tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter);
-void tc_app_session_state_free(TcAppSessionState *state);
 
 void tc_ack_waiter_init(TcAckWaiter *waiter, uid_t owner_uid);
 /* [A] held: one more answer is due from app. */
@@ -337,11 +322,3 @@ void tc_ack_waiter_signal_locked(TcAckWaiter *waiter, TcApp *app);
 /* [A] held: app answered command seq; it is responsive again once it
  * answers a command sent after it was marked. */
 void tc_app_answered_locked(TcApp *app, guint32 seq);
-
-/* Implemented by the application listener. [A] held: sends one message,
- * and fds when n_fds > 0. Returns FALSE when the application must go. */
-gboolean tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
-			    const int *fds, guint n_fds);
-/* [A] held: unlinks the app and shuts its socket down; the listener then
- * closes it. */
-void tc_app_disconnect_locked(TcApp *app, const char *why);

@@ -144,3 +144,12 @@ tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, G
 	rmdir(private_dir);
 	return fd;
 }
+
+gboolean
+tc_path_is_same_file(const char *path, const struct stat *known)
+{
+	struct stat now;
+
+	return lstat(path, &now) == 0 && now.st_dev == known->st_dev &&
+	       now.st_ino == known->st_ino;
+}

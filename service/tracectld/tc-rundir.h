@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -23,3 +24,7 @@ gboolean tc_rundir_prepare(const char *rundir, GError **error);
  * renamed into place, so it has its mode from the moment it can be
  * reached. Returns the descriptor, or -1 with error set. */
 int tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, GError **error);
+
+/* TRUE when path is still the file known was taken from: an instance that
+ * stops must not remove what the next one already created. */
+gboolean tc_path_is_same_file(const char *path, const struct stat *known);

@@ -6,18 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tc-app-sync.h"
 #include "tc-consumer.h"
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
 #include "tc-fair-queue.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
+#include "tc-session-trace.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-user-limits.h"
-
-static gboolean create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid,
-				 const char *trace_dir, GError **error);
 
 /* The same name again within a second gets the same default directory:
  * the next free "<default>-2", "-3"... rather than an error. */
@@ -31,7 +30,7 @@ create_owner_trace(TcSession *session, TcConsumer *consumer, GError **error)
 	g_autofree char *base = g_strdup(session->output_directory);
 	g_autoptr(GError) local_error = NULL;
 
-	for (guint n = 2; !create_uid_trace(session, consumer, session->owner_uid,
+	for (guint n = 2; !tc_session_trace_create(session, consumer, session->owner_uid,
 					    session->trace_dir, &local_error);
 	     n++) {
 		g_autofree char *next = NULL;
@@ -54,171 +53,25 @@ gboolean
 tc_session_op_create(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	gboolean added;
 
-	g_mutex_lock(&session->op_lock);
-	added = tc_registry_add_session(session, error);
-	if (added) {
+	{
+		g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
+
+		if (!tc_registry_add_session(session, error))
+			return FALSE;
 		consumer = tc_consumer_get(session->owner_uid, error);
 		if (consumer == NULL || !create_owner_trace(session, consumer, error)) {
+			g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
 			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
 				       session->name);
-			g_mutex_lock(&session->lock);
 			tc_registry_remove_session_locked(session);
-			g_mutex_unlock(&session->lock);
-			added = FALSE;
-		}
-	}
-	g_mutex_unlock(&session->op_lock);
-	if (added)
-		g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
-			  session->name, session->id, (unsigned)session->owner_uid,
-			  session->output_directory);
-	return added;
-}
-
-/* The uuid of uid's trace: the session's, changed for other uids, so
- * that each per-uid trace is a trace of its own for babeltrace2. */
-static void
-uid_trace_uuid(const TcSession *session, uid_t uid, guint8 uuid[16])
-{
-	guint32 mix = uid ^ session->owner_uid;
-
-	memcpy(uuid, session->uuid, 16);
-	for (guint i = 0; i < 4; i++)
-		uuid[12 + i] ^= (mix >> (8 * i)) & 0xff;
-}
-
-/* The consumer session of uid's trace: the session id for the owner's. */
-static guint64
-uid_trace_consumer_id(const TcSession *session, uid_t uid)
-{
-	if (uid == session->owner_uid)
-		return session->id;
-	return ((guint64)uid + 1) << 32 | (session->id & G_MAXUINT32);
-}
-
-/* Creates the directory of uid's trace through the consumer. op_lock held. */
-static gboolean
-create_uid_trace(TcSession *session, TcConsumer *consumer, uid_t uid, const char *trace_dir,
-		 GError **error)
-{
-	TcUidTrace *trace = g_new0(TcUidTrace, 1);
-
-	trace->consumer_id = uid_trace_consumer_id(session, uid);
-	uid_trace_uuid(session, uid, trace->uuid);
-	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
-					error)) {
-		g_free(trace);
-		return FALSE;
-	}
-	g_mutex_lock(&session->lock);
-	g_hash_table_insert(session->traces, GUINT_TO_POINTER(uid), trace);
-	g_mutex_unlock(&session->lock);
-	return TRUE;
-}
-
-/* Sends the metadata produced since the last call to every trace that has
- * buffers, and keeps it for traces created later. op_lock held. */
-static gboolean
-flush_metadata(TcSession *session, TcConsumer *consumer, GError **error)
-{
-	g_autofree char *text = NULL;
-	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-	g_autoptr(GArray) layouts = NULL;
-	GHashTableIter iter;
-	gpointer value;
-	gsize len;
-
-	g_mutex_lock(&session->lock);
-	len = session->metadata_pending->len;
-	g_string_append_len(session->metadata_body, session->metadata_pending->str, len);
-	text = g_string_free(session->metadata_pending, FALSE);
-	session->metadata_pending = g_string_new(NULL);
-	layouts = session->layouts_pending;
-	g_array_append_vals(session->layouts_body, layouts->data, layouts->len);
-	session->layouts_pending =
-		g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
-	g_hash_table_iter_init(&iter, session->traces);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		TcUidTrace *trace = value;
-
-		if (trace->has_buffers)
-			g_array_append_val(ids, trace->consumer_id);
-	}
-	g_mutex_unlock(&session->lock);
-	for (guint i = 0; len > 0 && i < ids->len; i++)
-		if (!tc_consumer_append_metadata(consumer, g_array_index(ids, guint64, i), text,
-						 len, error))
-			return FALSE;
-	for (guint i = 0; i < ids->len; i++)
-		if (!tc_consumer_send_layouts(consumer, g_array_index(ids, guint64, i), layouts,
-					      error))
-			return FALSE;
-	return TRUE;
-}
-
-/*
- * Gives uid its trace in the session, with buffers in every channel and
- * the metadata so far (a new uid in root's session, or the owner at the
- * first start). op_lock held.
- */
-static gboolean
-trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError **error)
-{
-	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
-	g_autoptr(GString) metadata = g_string_new(NULL);
-	g_autoptr(GArray) layouts = NULL;
-	TcUidTrace *trace;
-
-	g_mutex_lock(&session->lock);
-	trace = g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid));
-	g_mutex_unlock(&session->lock);
-	if (trace == NULL) {
-		g_autofree char *dir = g_strdup_printf("%s/ust/uid/%u/%u-bit",
-						       session->output_directory, (unsigned)uid,
-						       (unsigned)(sizeof(long) * 8));
-
-		if (!create_uid_trace(session, consumer, uid, dir, error))
-			return FALSE;
-		g_mutex_lock(&session->lock);
-		trace = g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid));
-		g_mutex_unlock(&session->lock);
-	}
-	if (trace->has_buffers)
-		return TRUE;
-	/* Channels change only under op_lock, which we hold. */
-	for (guint i = 0; i < session->channels->len; i++) {
-		TcChannel *channel = g_ptr_array_index(session->channels, i);
-		TcChannelBuffers *buffers = g_new0(TcChannelBuffers, 1);
-
-		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel, trace->uuid,
-						&session->clock, nr_cpus, &buffers->fds,
-						&buffers->shm_size, error)) {
-			g_free(buffers);
-			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",
-				       channel->name);
 			return FALSE;
 		}
-		buffers->nr_streams = nr_cpus;
-		g_mutex_lock(&session->lock);
-		g_hash_table_insert(channel->buffers, GUINT_TO_POINTER(uid), buffers);
-		g_mutex_unlock(&session->lock);
 	}
-	tc_metadata_append_header(metadata, session, uid, trace->uuid);
-	g_mutex_lock(&session->lock);
-	g_string_append_len(metadata, session->metadata_body->str, session->metadata_body->len);
-	g_mutex_unlock(&session->lock);
-	g_mutex_lock(&session->lock);
-	layouts = g_array_copy(session->layouts_body);
-	g_mutex_unlock(&session->lock);
-	if (!tc_consumer_append_metadata(consumer, trace->consumer_id, metadata->str,
-					 metadata->len, error) ||
-	    !tc_consumer_send_layouts(consumer, trace->consumer_id, layouts, error))
-		return FALSE;
-	g_mutex_lock(&session->lock);
-	trace->has_buffers = TRUE;
-	g_mutex_unlock(&session->lock);
+	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
+		  session->name, session->id, (unsigned)session->owner_uid,
+		  session->output_directory);
 	return TRUE;
 }
 
@@ -231,6 +84,23 @@ check_alive_locked(TcSession *session, GError **error)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/*
+ * Every operation on a published session starts here: its op_lock, held
+ * until the returned locker goes out of scope, and the session still
+ * alive. Only destroy clears that, under op_lock, so it holds for the
+ * whole operation. NULL with error set when the session was destroyed.
+ */
+static GMutexLocker *
+op_begin(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	if (!check_alive_locked(session, error))
+		return NULL;
+	return g_steal_pointer(&op);
 }
 
 /* Buffer memory of a channel: every CPU has its own stream. */
@@ -285,7 +155,7 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 	}
 	session->has_buffers = TRUE;
 	g_mutex_unlock(&session->lock);
-	return trace_uid(session, consumer, session->owner_uid, error);
+	return tc_session_trace_uid(session, consumer, session->owner_uid, error);
 }
 
 /* Root's session: a trace for every uid with registered applications.
@@ -301,116 +171,10 @@ trace_registered_uids(TcSession *session, TcConsumer *consumer, GError **error)
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
 
-		if (!trace_uid(session, consumer, app->uid, error))
+		if (!tc_session_trace_uid(session, consumer, app->uid, error))
 			return FALSE;
 	}
 	return TRUE;
-}
-
-void
-tc_session_trace_uid_for_app(TcSession *session, uid_t uid)
-{
-	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GError) error = NULL;
-	gboolean needed;
-
-	g_mutex_lock(&session->lock);
-	needed = session->has_buffers && !session->destroyed &&
-		 g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid)) == NULL;
-	g_mutex_unlock(&session->lock);
-	if (!needed)
-		return;
-	g_mutex_lock(&session->op_lock);
-	consumer = tc_consumer_get(session->owner_uid, &error);
-	if (consumer == NULL || !trace_uid(session, consumer, uid, &error) ||
-	    !flush_metadata(session, consumer, &error))
-		g_warning("Session '%s' cannot record uid %u: %s", session->name, (unsigned)uid,
-			  error->message);
-	g_mutex_unlock(&session->op_lock);
-}
-
-/* Writes the pending metadata and layouts of session. Takes op_lock. */
-static void
-flush_pending_metadata(TcSession *session)
-{
-	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GError) error = NULL;
-
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	if (session->destroyed ||
-	    (session->metadata_pending->len == 0 && session->layouts_pending->len == 0)) {
-		g_mutex_unlock(&session->lock);
-		goto out;
-	}
-	g_mutex_unlock(&session->lock);
-	consumer = tc_consumer_get(session->owner_uid, &error);
-	if (consumer == NULL || !flush_metadata(session, consumer, &error))
-		g_warning("Session '%s': cannot write the metadata of new events: %s",
-			  session->name, error->message);
-out:
-	g_mutex_unlock(&session->op_lock);
-}
-
-typedef struct {
-	GPtrArray *sessions; /* of TcSession, referenced */
-	void (*then)(gpointer data);
-	gpointer data;
-} MetadataFlushJob;
-
-static void
-metadata_flush_job(gpointer data, gpointer user_data)
-{
-	MetadataFlushJob *job = data;
-
-	for (guint i = 0; i < job->sessions->len; i++)
-		flush_pending_metadata(g_ptr_array_index(job->sessions, i));
-	job->then(job->data);
-	g_ptr_array_unref(job->sessions);
-	g_free(job);
-}
-
-/*
- * The jobs only wait on consumers. Those of one uid's applications run
- * one at a time, in order (their answers must), and those of different
- * uids side by side: a user whose consumer is stopped holds one thread,
- * and another user's applications are answered meanwhile.
- */
-#define METADATA_FLUSH_THREADS 4
-
-static TcFairQueue *metadata_jobs; /* MetadataFlushJob *, by the applications' uid */
-
-static gpointer
-metadata_flush_thread(gpointer unused)
-{
-	for (;;) {
-		guint32 uid;
-		MetadataFlushJob *job = tc_fair_queue_pop(metadata_jobs, -1, &uid);
-
-		if (job == NULL)
-			return NULL;
-		metadata_flush_job(job, NULL);
-		tc_fair_queue_done(metadata_jobs, uid);
-	}
-}
-
-void
-tc_sessions_flush_metadata_then(uid_t uid, GPtrArray *sessions, void (*then)(gpointer data),
-				gpointer data)
-{
-	static gsize initialized;
-	MetadataFlushJob *job = g_new0(MetadataFlushJob, 1);
-
-	if (g_once_init_enter(&initialized)) {
-		metadata_jobs = tc_fair_queue_new(1);
-		for (guint i = 0; i < METADATA_FLUSH_THREADS; i++)
-			g_thread_unref(g_thread_new("tc-metadata", metadata_flush_thread, NULL));
-		g_once_init_leave(&initialized, 1);
-	}
-	job->sessions = g_ptr_array_ref(sessions);
-	job->then = then;
-	job->data = data;
-	tc_fair_queue_push(metadata_jobs, uid, job);
 }
 
 /* Calls func on the consumer session of every trace. op_lock held. */
@@ -445,6 +209,14 @@ flush_trace(TcConsumer *consumer, guint64 id, GError **error)
 	return tc_consumer_flush_session(consumer, id, NULL, error);
 }
 
+static void
+set_state(TcSession *session, TcSessionState state)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	session->state = state;
+}
+
 /* Applies the session's state to every application of its owner and waits
  * for them. op_lock held. */
 static void
@@ -463,36 +235,32 @@ gboolean
 tc_session_op_start(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	gboolean ok = FALSE;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	gboolean ok;
 
-	g_mutex_lock(&session->op_lock);
-	if (!check_alive_locked(session, error))
-		goto out;
+	if (op == NULL)
+		return FALSE;
 	if (session->state == TC_SESSION_ACTIVE) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Session '%s' is already started", session->name);
-		goto out;
+		return FALSE;
 	}
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL)
-		goto out;
+		return FALSE;
 	if (!session->has_buffers && !create_buffers(session, consumer, error))
-		goto out;
+		return FALSE;
 	if (!trace_registered_uids(session, consumer, error) ||
-	    !flush_metadata(session, consumer, error))
-		goto out;
+	    !tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
 	/* The kernel first: its events are then recorded from the moment the
 	 * applications are told to start. */
 	if (!tc_session_kernel_start_locked(session, consumer, error))
-		goto out;
-	g_mutex_lock(&session->lock);
-	session->state = TC_SESSION_ACTIVE;
-	g_mutex_unlock(&session->lock);
+		return FALSE;
+	set_state(session, TC_SESSION_ACTIVE);
 	sync_apps_and_wait(session);
-	ok = flush_metadata(session, consumer, error);
+	ok = tc_session_trace_flush_metadata(session, consumer, error);
 	g_message("Session '%s' of uid %u started", session->name, (unsigned)session->owner_uid);
-out:
-	g_mutex_unlock(&session->op_lock);
 	return ok;
 }
 
@@ -503,14 +271,12 @@ stop_locked(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 
-	g_mutex_lock(&session->lock);
-	session->state = TC_SESSION_INACTIVE;
-	g_mutex_unlock(&session->lock);
+	set_state(session, TC_SESSION_INACTIVE);
 	sync_apps_and_wait(session);
 	if (!tc_session_kernel_stop_locked(session, error))
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
-	if (consumer == NULL || !flush_metadata(session, consumer, error) ||
+	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error) ||
 	    !for_each_trace(session, consumer, flush_trace, error)) {
 		g_prefix_error(error, "Session '%s' stopped, but writing its trace failed: ",
 			       session->name);
@@ -524,35 +290,32 @@ stop_locked(TcSession *session, GError **error)
 gboolean
 tc_session_op_stop(TcSession *session, GError **error)
 {
-	gboolean ok = FALSE;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
-	g_mutex_lock(&session->op_lock);
-	if (!check_alive_locked(session, error))
-		goto out;
+	if (op == NULL)
+		return FALSE;
 	if (session->state != TC_SESSION_ACTIVE) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Session '%s' is not started", session->name);
-		goto out;
+		return FALSE;
 	}
-	ok = stop_locked(session, error);
-out:
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return stop_locked(session, error);
 }
 
 gboolean
 tc_session_op_destroy(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GError) consumer_error = NULL;
 	TcAckWaiter waiter;
-	gboolean ok = FALSE;
+	gboolean ok;
 
-	g_mutex_lock(&session->op_lock);
-	if (!check_alive_locked(session, error))
-		goto out;
-	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, error))
+	if (op == NULL)
+		return FALSE;
+	if (session->state == TC_SESSION_ACTIVE && !stop_locked(session, &consumer_error))
 		g_message("Destroying session '%s' anyway", session->name);
-	g_clear_error(error);
+	g_clear_error(&consumer_error);
 	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
 	/* Lookup, lock, unlink, unlock, free after a grace period: a command
@@ -561,22 +324,19 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	tc_session_forget_apps_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
-	consumer = tc_consumer_get(session->owner_uid, error);
-	ok = consumer != NULL && flush_metadata(session, consumer, error) &&
-	     for_each_trace(session, consumer, tc_consumer_destroy_session, error);
+	consumer = tc_consumer_get(session->owner_uid, &consumer_error);
+	ok = consumer != NULL &&
+	     tc_session_trace_flush_metadata(session, consumer, &consumer_error) &&
+	     for_each_trace(session, consumer, tc_consumer_destroy_session, &consumer_error);
 	/* The consumer closed the raw buffers: the instance can go. */
 	tc_session_kernel_destroyed_locked(session);
-	if (!ok) {
+	/* The session is gone either way. */
+	if (!ok)
 		g_warning("Session '%s' destroyed, but its consumer failed: %s", session->name,
-			  (*error)->message);
-		g_clear_error(error);
-		ok = TRUE; /* the session is gone either way */
-	}
+			  consumer_error->message);
 	g_message("Session '%s' of uid %u destroyed", session->name,
 		  (unsigned)session->owner_uid);
-out:
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return TRUE;
 }
 
 static gboolean
@@ -591,43 +351,39 @@ gboolean
 tc_session_op_enable_channel(TcSession *session, const char *name,
 			     const TcChannelConfig *config, GError **error)
 {
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) locker = NULL;
 	TcChannel *channel;
-	gboolean ok = FALSE;
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	if (!check_alive_locked(session, error))
-		goto out;
+	if (op == NULL)
+		return FALSE;
+	locker = g_mutex_locker_new(&session->lock);
 	channel = tc_session_find_channel_locked(session, name);
 	if (channel != NULL) {
-		ok = config_equal(&channel->config, config);
-		if (!ok)
-			g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
-				    "Channel '%s' already exists with other settings (%u "
-				    "sub-buffers of %u bytes, %s mode)",
-				    name, channel->config.num_subbuf, channel->config.subbuf_size,
-				    channel->config.overwrite ? "overwrite" : "discard");
-		goto out;
+		if (config_equal(&channel->config, config))
+			return TRUE;
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+			    "Channel '%s' already exists with other settings (%u "
+			    "sub-buffers of %u bytes, %s mode)",
+			    name, channel->config.num_subbuf, channel->config.subbuf_size,
+			    channel->config.overwrite ? "overwrite" : "discard");
+		return FALSE;
 	}
 	if (session->snapshot && !config->overwrite) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Session '%s' is a snapshot session: its channels must be in "
 			    "overwrite mode",
 			    session->name);
-		goto out;
+		return FALSE;
 	}
 	if (session->has_buffers) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Channels can be added to session '%s' only before it is first "
 			    "started",
 			    session->name);
-		goto out;
+		return FALSE;
 	}
-	ok = add_channel_locked(session, name, config, error) != NULL;
-out:
-	g_mutex_unlock(&session->lock);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return add_channel_locked(session, name, config, error) != NULL;
 }
 
 /* [R] The channel named, "" meaning the default one, created if the
@@ -655,53 +411,58 @@ find_pattern(TcChannel *channel, const char *pattern)
 	return -1;
 }
 
+/* [S] Adds or removes pattern in the channel's list. */
+static gboolean
+change_pattern_locked(TcChannel *channel, const char *pattern, gboolean enable, GError **error)
+{
+	gint index = find_pattern(channel, pattern);
+
+	if (enable && index >= 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+			    "Events '%s' are already enabled in channel '%s'", pattern,
+			    channel->name);
+		return FALSE;
+	}
+	if (!enable && index < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Events '%s' are not enabled in channel '%s'", pattern, channel->name);
+		return FALSE;
+	}
+	if (enable)
+		g_ptr_array_add(channel->patterns, g_strdup(pattern));
+	else
+		g_ptr_array_remove_index(channel->patterns, index);
+	return TRUE;
+}
+
 /* Changes the patterns of a channel, then applies them to applications. */
 static gboolean
 change_pattern(TcSession *session, const char *channel_name, const char *pattern,
 	       gboolean enable, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
 	TcChannel *channel;
-	gint index;
-	gboolean ok = FALSE;
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	if (!check_alive_locked(session, error) ||
-	    (channel = resolve_channel_locked(session, channel_name, error)) == NULL) {
-		g_mutex_unlock(&session->lock);
-		goto out;
+	if (op == NULL)
+		return FALSE;
+	{
+		g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+		channel = resolve_channel_locked(session, channel_name, error);
+		if (channel == NULL || !change_pattern_locked(channel, pattern, enable, error))
+			return FALSE;
 	}
-	index = find_pattern(channel, pattern);
-	if (enable && index >= 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
-			    "Events '%s' are already enabled in channel '%s'", pattern,
-			    channel->name);
-	} else if (!enable && index < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
-			    "Events '%s' are not enabled in channel '%s'", pattern, channel->name);
-	} else {
-		if (enable)
-			g_ptr_array_add(channel->patterns, g_strdup(pattern));
-		else
-			g_ptr_array_remove_index(channel->patterns, index);
-		ok = TRUE;
-	}
-	g_mutex_unlock(&session->lock);
-	if (!ok)
-		goto out;
 	sync_apps_and_wait(session);
 	/* New event ids produce metadata; write it out while we are here. */
 	if (session->has_buffers) {
 		consumer = tc_consumer_get(session->owner_uid, NULL);
 		if (consumer)
-			flush_metadata(session, consumer, NULL);
+			tc_session_trace_flush_metadata(session, consumer, NULL);
 	}
 	g_message("Session '%s': events '%s' %s in channel '%s'", session->name, pattern,
 		  enable ? "enabled" : "disabled", channel->name);
-out:
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return TRUE;
 }
 
 gboolean
@@ -768,25 +529,21 @@ gboolean
 tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
 			  GError **error)
 {
-	gboolean ok = FALSE;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) locker = NULL;
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	if (!check_alive_locked(session, error))
-		goto out;
+	if (op == NULL)
+		return FALSE;
+	locker = g_mutex_locker_new(&session->lock);
 	/* The stream classes of the metadata are written at the first start. */
 	if (session->has_buffers) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Contexts can be added to session '%s' only before it is first "
 			    "started",
 			    session->name);
-		goto out;
+		return FALSE;
 	}
-	ok = add_context_locked(session, channel, contexts, error);
-out:
-	g_mutex_unlock(&session->lock);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return add_context_locked(session, channel, contexts, error);
 }
 
 /* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>. op_lock held. */
@@ -804,8 +561,7 @@ static gboolean
 snapshot_trace(TcSession *session, TcConsumer *consumer, uid_t uid, guint64 consumer_id,
 	       const char *root, guint64 *packets, GError **error)
 {
-	g_autofree char *dir = g_strdup_printf("%s/ust/uid/%u/%u-bit", root, (unsigned)uid,
-					       (unsigned)(sizeof(long) * 8));
+	g_autofree char *dir = tc_uid_trace_dir(root, uid);
 	guint64 count = 0;
 
 	if (!tc_consumer_snapshot(consumer, consumer_id, dir, &count, error))
@@ -814,56 +570,67 @@ snapshot_trace(TcSession *session, TcConsumer *consumer, uid_t uid, guint64 cons
 	return TRUE;
 }
 
-gboolean
-tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+/* [S] The uids whose traces have buffers, after checking that the session
+ * can take a snapshot. */
+static GArray *
+snapshot_uids_locked(TcSession *session, GError **error)
 {
-	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GArray) uids = g_array_new(FALSE, FALSE, sizeof(guint));
-	g_autofree char *root = NULL;
+	GArray *uids;
 	GHashTableIter iter;
 	gpointer key, value;
-	guint64 packets = 0;
-	gboolean ok = FALSE;
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	ok = check_alive_locked(session, error);
-	if (ok && (!session->snapshot || !session->has_buffers)) {
+	if (!session->snapshot || !session->has_buffers) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    session->snapshot ? "Session '%s' was never started"
 					      : "Session '%s' is not a snapshot session "
 						"(tracectl create --snapshot)",
 			    session->name);
-		ok = FALSE;
+		return NULL;
 	}
+	uids = g_array_new(FALSE, FALSE, sizeof(guint));
 	g_hash_table_iter_init(&iter, session->traces);
-	while (ok && g_hash_table_iter_next(&iter, &key, &value)) {
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
 		guint uid = GPOINTER_TO_UINT(key);
 
 		if (((TcUidTrace *)value)->has_buffers)
 			g_array_append_val(uids, uid);
 	}
+	return uids;
+}
+
+gboolean
+tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GArray) uids = NULL;
+	g_autofree char *root = NULL;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	guint64 packets = 0;
+
+	if (op == NULL)
+		return FALSE;
+	g_mutex_lock(&session->lock);
+	uids = snapshot_uids_locked(session, error);
 	g_mutex_unlock(&session->lock);
-	if (!ok)
-		goto out;
+	if (uids == NULL)
+		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
-	ok = consumer != NULL && flush_metadata(session, consumer, error);
+	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
 	root = snapshot_directory(session);
-	for (guint i = 0; ok && i < uids->len; i++) {
+	for (guint i = 0; i < uids->len; i++) {
 		uid_t uid = g_array_index(uids, guint, i);
 
-		ok = snapshot_trace(session, consumer, uid, uid_trace_consumer_id(session, uid),
-				    root, &packets, error);
+		if (!snapshot_trace(session, consumer, uid,
+				    tc_session_trace_consumer_id(session, uid), root, &packets,
+				    error))
+			return FALSE;
 	}
-	if (ok) {
-		session->snapshot_count++;
-		g_message("Session '%s': snapshot of %" G_GUINT64_FORMAT " packets in '%s'",
-			  session->name, packets, root);
-		*directory = g_steal_pointer(&root);
-	}
-out:
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	session->snapshot_count++;
+	g_message("Session '%s': snapshot of %" G_GUINT64_FORMAT " packets in '%s'",
+		  session->name, packets, root);
+	*directory = g_steal_pointer(&root);
+	return TRUE;
 }
 
 GVariant *
@@ -871,13 +638,14 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GMutexLocker) op = NULL;
 	GVariantBuilder builder;
 	GHashTableIter iter;
 	gpointer value;
 	gboolean ok = TRUE;
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssttttt)"));
-	g_mutex_lock(&session->op_lock);
+	op = g_mutex_locker_new(&session->op_lock);
 	g_mutex_lock(&session->lock);
 	g_hash_table_iter_init(&iter, session->traces);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
@@ -900,7 +668,6 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 				      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
 				      stats.events_discarded, stats.packets_written);
 	}
-	g_mutex_unlock(&session->op_lock);
 	if (!ok) {
 		g_variant_builder_clear(&builder);
 		return NULL;
@@ -930,51 +697,32 @@ gboolean
 tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 			   const char *location, GError **error)
 {
-	gboolean ok;
+	g_autoptr(GMutexLocker) op = NULL;
 
 	if (!kernel_helper_answers(error))
 		return FALSE;
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	ok = check_alive_locked(session, error);
-	g_mutex_unlock(&session->lock);
-	if (ok)
-		ok = tc_session_kernel_probe_locked(session, kind, name, location, error);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	op = op_begin(session, error);
+	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error);
 }
 
 gboolean
 tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 			   GError **error)
 {
-	gboolean ok = FALSE;
+	g_autoptr(GMutexLocker) op = NULL;
 
 	if (!kernel_helper_answers(error))
 		return FALSE;
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	ok = check_alive_locked(session, error);
-	g_mutex_unlock(&session->lock);
-	if (ok)
-		ok = tc_session_kernel_event_locked(session, pattern, enable, error);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	op = op_begin(session, error);
+	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error);
 }
 
 gboolean
 tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error)
 {
-	gboolean ok;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	ok = check_alive_locked(session, error);
-	g_mutex_unlock(&session->lock);
-	if (ok)
-		ok = tc_session_kernel_context_locked(session, contexts, error);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	return op != NULL && tc_session_kernel_context_locked(session, contexts, error);
 }
 
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those
@@ -998,21 +746,17 @@ gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
 	guint64 kb = (guint64)config->subbuf_size * config->num_subbuf / 1024;
-	gboolean ok = FALSE;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
-	g_mutex_lock(&session->op_lock);
-	g_mutex_lock(&session->lock);
-	ok = check_alive_locked(session, error);
-	g_mutex_unlock(&session->lock);
-	if (ok && session->kernel_instance) {
+	if (op == NULL)
+		return FALSE;
+	if (session->kernel_instance) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The kernel buffers of session '%s' exist already", session->name);
-		ok = FALSE;
+		return FALSE;
 	}
-	if (ok)
-		ok = charge_kernel_buffers(session, kb, error);
-	if (ok)
-		session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
-	g_mutex_unlock(&session->op_lock);
-	return ok;
+	if (!charge_kernel_buffers(session, kb, error))
+		return FALSE;
+	session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
+	return TRUE;
 }

@@ -50,19 +50,7 @@ gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 				     const char *pattern, GError **error);
 
-/* New event classes of applications of uid that registered while a
- * session records: their metadata and layouts go to the consumer of each
- * of sessions (TcSession, referenced; the array is referenced until done),
- * from a worker of its own, so that a trace read while recording can
- * decode their events; then then(data), on that worker, after the earlier
- * calls for uid. Any thread, no lock held. */
-void tc_sessions_flush_metadata_then(uid_t uid, GPtrArray *sessions,
-				     void (*then)(gpointer data), gpointer data);
-
 /* The consumer of uid died: every session of uid with buffers says what
- * was lost in its Problem property. Any thread. */
+ * was lost in its Problem property. Any thread, no lock held; the daemon
+ * passes it to tc_consumer_set_lost_func(). */
 void tc_sessions_consumer_lost(uid_t uid, const char *why);
-
-/* Registration: gives uid its own trace in root's session when it has
- * none yet (takes op_lock, asks the consumer). No lock held. */
-void tc_session_trace_uid_for_app(TcSession *session, uid_t uid);
