@@ -6,7 +6,7 @@
 #include "tc-registry.h"
 
 /*
- * Reading and checking what applications send (probes/abi/tracectl-abi.h).
+ * Reading and checking what applications send (common/abi/tracectl-abi.h).
  * Nothing read from an application socket is used before these checks.
  */
 

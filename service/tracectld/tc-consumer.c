@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and talking to tracectl-consumerd. The protocol is in
- * service/abi/tc-consumer-abi.h. A consumer that does not answer within
+ * common/abi/tc-consumer-abi.h. A consumer that does not answer within
  * its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS for the
  * requests that write data out), or that stays stopped for
  * CONSUMER_STOPPED_TIMEOUT_MS while a request waits (SIGSTOP, a debugger),

@@ -2,7 +2,7 @@
 /*
  * Tests of tracectl-consumerd: this program plays the service. It starts
  * the built consumer on a socket pair, creates sessions and channels over
- * the protocol of service/abi/tc-consumer-abi.h, maps the memfds it gets
+ * the protocol of common/abi/tc-consumer-abi.h, maps the memfds it gets
  * back and writes events into them like an application would, then checks
  * the trace files, with babeltrace2 when it is installed.
  *
