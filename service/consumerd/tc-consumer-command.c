@@ -28,6 +28,7 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 #include "tc-consumer-stream.h"
+#include "tc-fd-passing.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 /* Room for a few fds that a confused peer might attach: they are closed. */
@@ -187,31 +188,11 @@ send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
 		.cpu = stream->cpu,
 		.shm_size = stream->mapping_size,
 	};
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
 	int fds[2] = {stream->memfd, stream->wake_fd};
-	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
-	ssize_t n;
+	ssize_t n = tc_fd_send(fd, &msg, sizeof(msg), fds, 2);
 
-	memset(&control, 0, sizeof(control));
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
-	do
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	return n == (ssize_t)sizeof(msg) ? 0 : -EPIPE;
 }
 
@@ -546,26 +527,14 @@ command_dispatch(struct command *command, bool is_truncated)
 	return type->handle(command);
 }
 
-/* Collects the descriptors that came with a request. */
+/* Collects the descriptors that came with a request (those beyond
+ * RECEIVE_FDS_MAX are closed and not counted). */
 static void
 collect_received_fds(struct msghdr *mh, struct command *command)
 {
-	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
-		size_t count;
+	size_t count = tc_fd_collect(mh, command->fds, RECEIVE_FDS_MAX);
 
-		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < count; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-			if (command->nr_fds < RECEIVE_FDS_MAX)
-				command->fds[command->nr_fds++] = fd;
-			else
-				close(fd);
-		}
-	}
+	command->nr_fds = count < RECEIVE_FDS_MAX ? count : RECEIVE_FDS_MAX;
 }
 
 /* Closes what no handler took: a confused peer's descriptors included. */
