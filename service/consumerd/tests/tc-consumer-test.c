@@ -25,6 +25,7 @@
 
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
+#include "tc-rb-ctf.h"
 
 #define BABELTRACE2 "/usr/bin/babeltrace2"
 #define TEST_SUBBUF_SIZE 4096u
@@ -49,6 +50,7 @@ struct test_event {
  * A CTF 1.8 description of exactly what tc-rb writes: the packet header and
  * context of struct tc_packet_header, the compact or extended record header
  * (tc-rb.h), every other field byte-aligned (align = 8 bits), little endian.
+ * The packet header and context are the service's own (tc-rb-ctf.h).
  * %s is the trace UUID.
  */
 static const char test_metadata_format[] =
@@ -63,12 +65,7 @@ static const char test_metadata_format[] =
 	"\tminor = 8;\n"
 	"\tuuid = \"%s\";\n"
 	"\tbyte_order = le;\n"
-	"\tpacket.header := struct {\n"
-	"\t\tuint32_t magic;\n"
-	"\t\tuint8_t uuid[16];\n"
-	"\t\tuint32_t stream_id;\n"
-	"\t\tuint64_t stream_instance_id;\n"
-	"\t} align(8);\n"
+	TC_CTF_PACKET_HEADER
 	"};\n"
 	"\n"
 	"env {\n"
@@ -96,15 +93,7 @@ static const char test_metadata_format[] =
 	"\n"
 	"stream {\n"
 	"\tid = 0;\n"
-	"\tpacket.context := struct {\n"
-	"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-	"\t\tuint64_clock_monotonic_t timestamp_end;\n"
-	"\t\tuint64_t content_size;\n"
-	"\t\tuint64_t packet_size;\n"
-	"\t\tuint64_t packet_seq_num;\n"
-	"\t\tuint64_t events_discarded;\n"
-	"\t\tuint32_t cpu_id;\n"
-	"\t} align(8);\n"
+	TC_CTF_PACKET_CONTEXT
 	"\tevent.header := struct {\n"
 	"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
 	"\t\tvariant <id> {\n"
