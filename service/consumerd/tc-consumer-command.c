@@ -160,17 +160,21 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 	if (msg->flags & ~TC_CONSUMER_CHANNEL_FLAGS)
 		return command_fail(command, -EINVAL, "Unknown channel flags 0x%" PRIx32,
 				    msg->flags);
-	if (!timer_is_valid(msg->switch_timer_us) || !timer_is_valid(msg->read_timer_us) ||
-	    !timer_is_valid(msg->monitor_timer_us))
+	if (msg->geometry.overwrite > 1)
+		return command_fail(command, -EINVAL, "Overwrite is 0 or 1, not %" PRIu32,
+				    msg->geometry.overwrite);
+	if (!timer_is_valid(msg->geometry.switch_timer_us) ||
+	    !timer_is_valid(msg->geometry.read_timer_us) ||
+	    !timer_is_valid(msg->geometry.monitor_timer_us))
 		return command_fail(command, -EINVAL,
 				    "Timers are 0 (off) or %u to %u microseconds", TC_CONSUMER_TIMER_MIN_US,
 				    TC_CONSUMER_TIMER_MAX_US);
-	if (tc_rb_shm_size(msg->subbuf_size, msg->num_subbuf) == 0)
+	if (tc_rb_shm_size(msg->geometry.subbuf_size, msg->geometry.num_subbuf) == 0)
 		return command_fail(command, -EINVAL,
 				    "Invalid buffer geometry %" PRIu32 " x %" PRIu32
 				    " bytes: sizes are powers of two, %u to %u sub-buffers of "
 				    "%u to %u bytes",
-				    msg->num_subbuf, msg->subbuf_size, TC_RB_NUM_SUBBUF_MIN,
+				    msg->geometry.num_subbuf, msg->geometry.subbuf_size, TC_RB_NUM_SUBBUF_MIN,
 				    TC_RB_NUM_SUBBUF_MAX, TC_RB_SUBBUF_SIZE_MIN,
 				    TC_RB_SUBBUF_SIZE_MAX);
 	return 0;
@@ -214,12 +218,8 @@ handle_create_channel(struct command *command)
 		.channel_id = msg->channel_id,
 		.stream_id = msg->stream_id,
 		.nr_cpus = msg->nr_cpus,
-		.subbuf_size = msg->subbuf_size,
-		.num_subbuf = msg->num_subbuf,
+		.geometry = msg->geometry,
 		.flags = msg->flags,
-		.switch_timer_us = msg->switch_timer_us,
-		.read_timer_us = msg->read_timer_us,
-		.monitor_timer_us = msg->monitor_timer_us,
 		.name = msg->name,
 	};
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));

@@ -654,13 +654,8 @@ tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcCha
 		.channel_id = channel->handle,
 		.stream_id = channel->stream_id,
 		.nr_cpus = nr_cpus,
-		.subbuf_size = config->subbuf_size,
-		.num_subbuf = config->num_subbuf,
-		.flags = (config->overwrite ? TC_CONSUMER_CHANNEL_OVERWRITE : 0) |
-			 (clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0),
-		.switch_timer_us = config->switch_timer_us,
-		.read_timer_us = config->read_timer_us,
-		.monitor_timer_us = config->monitor_timer_us,
+		.geometry = *config,
+		.flags = clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0,
 	};
 	struct tc_consumer_reply reply = {0};
 	int *result = g_new(int, 2 * nr_cpus);

@@ -355,10 +355,10 @@ channel_msg_init(struct tc_consumer_channel *msg, uint64_t session_id, uint64_t 
 	msg->channel_id = channel_id;
 	msg->stream_id = TEST_STREAM_ID;
 	msg->nr_cpus = nr_cpus;
-	msg->subbuf_size = TEST_SUBBUF_SIZE;
-	msg->num_subbuf = TEST_NUM_SUBBUF;
-	msg->read_timer_us = 100000; /* the service's default */
-	msg->monitor_timer_us = 1000000;
+	msg->geometry.subbuf_size = TEST_SUBBUF_SIZE;
+	msg->geometry.num_subbuf = TEST_NUM_SUBBUF;
+	msg->geometry.read_timer_us = 100000; /* the service's default */
+	msg->geometry.monitor_timer_us = 1000000;
 	memcpy(msg->uuid, test_uuid, sizeof(msg->uuid));
 	g_strlcpy(msg->name, name, sizeof(msg->name));
 }
@@ -799,13 +799,16 @@ test_malformed(Fixture *fixture, gconstpointer data)
 	channel_msg_init(&channel, 1, 1, "chan", 4097);
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.subbuf_size = 5000;
+	channel.geometry.subbuf_size = 5000;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.num_subbuf = 1;
+	channel.geometry.num_subbuf = 1;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.subbuf_size = TC_RB_SUBBUF_SIZE_MAX * 2;
+	channel.geometry.overwrite = 2;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	channel.geometry.subbuf_size = TC_RB_SUBBUF_SIZE_MAX * 2;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	for (const char *const *name = (const char *const[]){"", ".hidden", "../x", "a/b", "a\nb",
 							      NULL};
