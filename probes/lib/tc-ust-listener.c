@@ -32,6 +32,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "tc-fd-passing.h"
 #include "tc-ust-log.h"
 #include "tc-ust-wait.h"
 #include "tc-ust-state.h"
@@ -288,32 +289,6 @@ handle_command(int sock, const union message *msg, size_t len, const int *fds, i
 	return send_message(sock, &reply, sizeof(reply));
 }
 
-/* Collects the descriptors of SCM_RIGHTS messages, at most max of them;
- * returns how many were found in total (extra ones are closed). */
-static int
-collect_fds(struct msghdr *mh, int *fds, int max)
-{
-	int count = 0;
-
-	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
-		size_t n;
-
-		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++, count++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-			if (count < max)
-				fds[count] = fd;
-			else
-				close(fd);
-		}
-	}
-	return count;
-}
-
 /* Receives and handles one command. Returns 0 or a negative errno when the
  * connection must end (including end of file). */
 static int
@@ -339,7 +314,7 @@ receive_command(int sock)
 	if (len < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
 	/* Even an empty datagram may carry descriptors: ours to close. */
-	nr_fds = collect_fds(&mh, fds, TC_UST_FDS_MAX);
+	nr_fds = (int)tc_fd_collect(&mh, fds, TC_UST_FDS_MAX);
 	if (len == 0) {
 		ret = -ECONNRESET;
 	} else if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {

@@ -30,19 +30,19 @@ consumerd_channel_new(const struct consumerd_session *session,
 	channel->channel_id = spec->channel_id;
 	channel->stream_id = spec->stream_id;
 	channel->nr_cpus = spec->nr_cpus;
-	channel->subbuf_size = spec->subbuf_size;
-	channel->num_subbuf = spec->num_subbuf;
+	channel->subbuf_size = spec->geometry.subbuf_size;
+	channel->num_subbuf = spec->geometry.num_subbuf;
 	channel->flags = spec->flags;
 	channel->timers = (struct consumerd_timers){
-		.switch_ns = (uint64_t)spec->switch_timer_us * 1000,
-		.read_ns = (uint64_t)spec->read_timer_us * 1000,
-		.monitor_ns = (uint64_t)spec->monitor_timer_us * 1000,
+		.switch_ns = (uint64_t)spec->geometry.switch_timer_us * 1000,
+		.read_ns = (uint64_t)spec->geometry.read_timer_us * 1000,
+		.monitor_ns = (uint64_t)spec->geometry.monitor_timer_us * 1000,
 	};
 	/* The caller checked that the name fits. */
 	strncpy(channel->name, spec->name, sizeof(channel->name) - 1);
 	/* Aligned for direct I/O (sub-buffers are powers of two of at least
 	 * a page, a multiple of the alignment). */
-	channel->packet = aligned_alloc(CONSUMERD_DIRECT_ALIGN, spec->subbuf_size);
+	channel->packet = aligned_alloc(CONSUMERD_DIRECT_ALIGN, spec->geometry.subbuf_size);
 	if (!channel->packet) {
 		ret = -ENOMEM;
 		goto fail;

@@ -28,6 +28,7 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 #include "tc-consumer-stream.h"
+#include "tc-fd-passing.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 /* Room for a few fds that a confused peer might attach: they are closed. */
@@ -159,17 +160,21 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 	if (msg->flags & ~TC_CONSUMER_CHANNEL_FLAGS)
 		return command_fail(command, -EINVAL, "Unknown channel flags 0x%" PRIx32,
 				    msg->flags);
-	if (!timer_is_valid(msg->switch_timer_us) || !timer_is_valid(msg->read_timer_us) ||
-	    !timer_is_valid(msg->monitor_timer_us))
+	if (msg->geometry.overwrite > 1)
+		return command_fail(command, -EINVAL, "Overwrite is 0 or 1, not %" PRIu32,
+				    msg->geometry.overwrite);
+	if (!timer_is_valid(msg->geometry.switch_timer_us) ||
+	    !timer_is_valid(msg->geometry.read_timer_us) ||
+	    !timer_is_valid(msg->geometry.monitor_timer_us))
 		return command_fail(command, -EINVAL,
 				    "Timers are 0 (off) or %u to %u microseconds", TC_CONSUMER_TIMER_MIN_US,
 				    TC_CONSUMER_TIMER_MAX_US);
-	if (tc_rb_shm_size(msg->subbuf_size, msg->num_subbuf) == 0)
+	if (tc_rb_shm_size(msg->geometry.subbuf_size, msg->geometry.num_subbuf) == 0)
 		return command_fail(command, -EINVAL,
 				    "Invalid buffer geometry %" PRIu32 " x %" PRIu32
 				    " bytes: sizes are powers of two, %u to %u sub-buffers of "
 				    "%u to %u bytes",
-				    msg->num_subbuf, msg->subbuf_size, TC_RB_NUM_SUBBUF_MIN,
+				    msg->geometry.num_subbuf, msg->geometry.subbuf_size, TC_RB_NUM_SUBBUF_MIN,
 				    TC_RB_NUM_SUBBUF_MAX, TC_RB_SUBBUF_SIZE_MIN,
 				    TC_RB_SUBBUF_SIZE_MAX);
 	return 0;
@@ -187,31 +192,11 @@ send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
 		.cpu = stream->cpu,
 		.shm_size = stream->mapping_size,
 	};
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
 	int fds[2] = {stream->memfd, stream->wake_fd};
-	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
-	ssize_t n;
+	ssize_t n = tc_fd_send(fd, &msg, sizeof(msg), fds, 2);
 
-	memset(&control, 0, sizeof(control));
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
-	do
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	return n == (ssize_t)sizeof(msg) ? 0 : -EPIPE;
 }
 
@@ -233,12 +218,8 @@ handle_create_channel(struct command *command)
 		.channel_id = msg->channel_id,
 		.stream_id = msg->stream_id,
 		.nr_cpus = msg->nr_cpus,
-		.subbuf_size = msg->subbuf_size,
-		.num_subbuf = msg->num_subbuf,
+		.geometry = msg->geometry,
 		.flags = msg->flags,
-		.switch_timer_us = msg->switch_timer_us,
-		.read_timer_us = msg->read_timer_us,
-		.monitor_timer_us = msg->monitor_timer_us,
 		.name = msg->name,
 	};
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
@@ -546,26 +527,14 @@ command_dispatch(struct command *command, bool is_truncated)
 	return type->handle(command);
 }
 
-/* Collects the descriptors that came with a request. */
+/* Collects the descriptors that came with a request (those beyond
+ * RECEIVE_FDS_MAX are closed and not counted). */
 static void
 collect_received_fds(struct msghdr *mh, struct command *command)
 {
-	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
-		size_t count;
+	size_t count = tc_fd_collect(mh, command->fds, RECEIVE_FDS_MAX);
 
-		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < count; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-			if (command->nr_fds < RECEIVE_FDS_MAX)
-				command->fds[command->nr_fds++] = fd;
-			else
-				close(fd);
-		}
-	}
+	command->nr_fds = count < RECEIVE_FDS_MAX ? count : RECEIVE_FDS_MAX;
 }
 
 /* Closes what no handler took: a confused peer's descriptors included. */

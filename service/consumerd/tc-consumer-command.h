@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The service's requests (service/abi/tc-consumer-abi.h): receiving,
+ * The service's requests (common/abi/tc-consumer-abi.h): receiving,
  * checking, dispatching and answering them.
  */
 #ifndef TC_CONSUMER_COMMAND_H

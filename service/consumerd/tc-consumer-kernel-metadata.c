@@ -9,6 +9,7 @@
  */
 #include "tc-consumer-kernel.h"
 #include "tc-ctf-clock.h"
+#include "tc-rb-ctf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,20 +117,13 @@ print_header(FILE *out, const uint8_t uuid[16], const struct tc_consumer_clock *
 	fprintf(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
 	for (int i = 0; i < 16; i++)
 		fprintf(out, "%02x%s", uuid[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
-	fputs("\";\n\tbyte_order = le;\n\tpacket.header := struct {\n\t\tuint32_t magic;\n"
-	      "\t\tuint8_t uuid[16];\n\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n"
-	      "\t} align(8);\n};\n\n",
-	      out);
+	fputs("\";\n\tbyte_order = le;\n" TC_CTF_PACKET_HEADER "};\n\n", out);
 	fputs("env {\n\tdomain = \"kernel\";\n\ttracer_name = \"tracectl\";\n};\n\n", out);
 	tc_ctf_clock_format(clock_text, sizeof(clock_text), clock);
 	fputs(clock_text, out);
 	fputc('\n', out);
 	fputs("stream {\n\tid = 0;\n\tevent.header := struct {\n\t\tuint32_t id;\n"
-	      "\t\tuint64_clock_monotonic_t timestamp;\n\t} align(8);\n"
-	      "\tpacket.context := struct {\n\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-	      "\t\tuint64_clock_monotonic_t timestamp_end;\n\t\tuint64_t content_size;\n"
-	      "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
-	      "\t\tuint64_t events_discarded;\n\t\tuint32_t cpu_id;\n\t} align(8);\n",
+	      "\t\tuint64_clock_monotonic_t timestamp;\n\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 	      out);
 	print_event_context(out, contexts);
 	fputs("};\n\n", out);

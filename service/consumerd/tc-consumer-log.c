@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-consumer-log.h"
 
-#include <errno.h>
+#include "tc-log-line.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define LOG_LINE_MAX 1024
 
 static unsigned long log_uid;
 static bool log_is_debug;
@@ -38,36 +36,21 @@ level_name(enum consumerd_log_level level)
 	}
 }
 
-/*
- * Formats the whole line first and writes it with one write(), so that the
- * lines stay whole in the service's log. errno is preserved, so that a
- * caller can log and then still use it (and %m works).
- */
+/* The line goes out as tc_log_line_write() says: whole, with one write(),
+ * so that it stays whole in the service's log; errno is preserved. */
 void
 consumerd_log(enum consumerd_log_level level, const char *format, ...)
 {
-	char line[LOG_LINE_MAX];
-	int saved_errno = errno;
+	char prefix[80];
 	va_list args;
-	int prefix, len;
 
 	if (level == CONSUMERD_LOG_DEBUG && !log_is_debug)
 		return;
-	prefix = snprintf(line, sizeof(line), "tracectl-consumerd[uid=%lu]: %s: ", log_uid,
-			  level_name(level));
+	snprintf(prefix, sizeof(prefix), "tracectl-consumerd[uid=%lu]: %s: ", log_uid,
+		 level_name(level));
 	va_start(args, format);
-	len = vsnprintf(line + prefix, sizeof(line) - prefix - 1, format, args);
+	tc_log_line_write(prefix, format, args);
 	va_end(args);
-	if (len < 0)
-		len = 0;
-	len += prefix;
-	if (len > (int)sizeof(line) - 2)
-		len = sizeof(line) - 2;
-	line[len++] = '\n';
-	/* Best effort: nothing sensible can be done if stderr is gone. */
-	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
-		;
-	errno = saved_errno;
 }
 
 bool

@@ -3,7 +3,7 @@
  * tracectl-consumerd: the per-user process that owns a user's ring buffers
  * and writes them out as CTF 1.8 traces. tracectld starts it already
  * running as the session owner, with the command socket as fd 3 (see
- * service/abi/tc-consumer-abi.h) and stderr going to the service's log.
+ * common/abi/tc-consumer-abi.h) and stderr going to the service's log.
  *
  * One thread, one loop:
  *

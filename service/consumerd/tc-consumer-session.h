@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-consumer-affinity.h"
 #include "tc-consumer-kernel.h"
 #include "tc-consumer-layout.h"
@@ -111,10 +112,8 @@ struct consumerd_channel_spec {
 	uint64_t channel_id;
 	uint32_t stream_id;
 	uint32_t nr_cpus;
-	uint32_t subbuf_size;
-	uint32_t num_subbuf;
+	struct tc_channel_geometry geometry;
 	uint32_t flags; /* TC_CONSUMER_CHANNEL_* */
-	uint32_t switch_timer_us, read_timer_us, monitor_timer_us;
 	uint8_t uuid[16];
 	const char *name;
 };

@@ -60,7 +60,7 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 		      const struct consumerd_channel_spec *spec, const char *channel_name,
 		      uint32_t cpu)
 {
-	uint64_t size = tc_rb_shm_size(spec->subbuf_size, spec->num_subbuf);
+	uint64_t size = tc_rb_shm_size(spec->geometry.subbuf_size, spec->geometry.num_subbuf);
 	char file_name[NAME_MAX + 1];
 	int ret;
 
@@ -94,10 +94,9 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 		goto fail;
 	}
 	stream->mapping_size = size;
-	ret = tc_rb_init_mode(stream->mapping, spec->subbuf_size, spec->num_subbuf, cpu,
-			      spec->stream_id, spec->uuid,
-			      ((spec->flags & TC_CONSUMER_CHANNEL_OVERWRITE) ? TC_RB_FLAG_OVERWRITE
-									     : 0) |
+	ret = tc_rb_init_mode(stream->mapping, spec->geometry.subbuf_size,
+			      spec->geometry.num_subbuf, cpu, spec->stream_id, spec->uuid,
+			      (spec->geometry.overwrite ? TC_RB_FLAG_OVERWRITE : 0) |
 				      ((spec->flags & TC_CONSUMER_CHANNEL_CLOCK_TSC) ? TC_RB_FLAG_CLOCK_TSC
 									     : 0));
 	if (ret < 0)
@@ -113,7 +112,7 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	if (ret < 0)
 		goto fail;
 	stream->file_fd = ret;
-	stream->direct = consumerd_output_try_direct(stream->file_fd, spec->subbuf_size);
+	stream->direct = consumerd_output_try_direct(stream->file_fd, spec->geometry.subbuf_size);
 	stream->write_queued = stream->direct;
 	return 0;
 

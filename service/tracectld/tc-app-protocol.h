@@ -7,7 +7,7 @@
 
 /*
  * The connection to an application: reading and checking what it sends
- * (probes/abi/tracectl-abi.h), sending to it, disconnecting it. Nothing
+ * (common/abi/tracectl-abi.h), sending to it, disconnecting it. Nothing
  * read from an application socket is used before these checks.
  */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and talking to tracectl-consumerd. The protocol is in
- * service/abi/tc-consumer-abi.h. A consumer that does not answer within
+ * common/abi/tc-consumer-abi.h. A consumer that does not answer within
  * its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS for the
  * requests that write data out), or that stays stopped for
  * CONSUMER_STOPPED_TIMEOUT_MS while a request waits (SIGSTOP, a debugger),
@@ -662,13 +662,8 @@ tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcCha
 		.channel_id = channel->handle,
 		.stream_id = channel->stream_id,
 		.nr_cpus = nr_cpus,
-		.subbuf_size = config->subbuf_size,
-		.num_subbuf = config->num_subbuf,
-		.flags = (config->overwrite ? TC_CONSUMER_CHANNEL_OVERWRITE : 0) |
-			 (clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0),
-		.switch_timer_us = config->switch_timer_us,
-		.read_timer_us = config->read_timer_us,
-		.monitor_timer_us = config->monitor_timer_us,
+		.geometry = *config,
+		.flags = clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0,
 	};
 	struct tc_consumer_reply reply = {0};
 	int *result = g_new(int, 2 * nr_cpus);

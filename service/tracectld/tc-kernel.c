@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "tc-error.h"
+#include "tc-fd-passing.h"
 #include "tc-kernel-abi.h"
 
 /*
@@ -237,7 +238,6 @@ receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 			    .msg_controllen = sizeof(control.buf)};
 	struct pollfd pfd = {.fd = helper_fd, .events = POLLIN};
 	gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
-	struct cmsghdr *cmsg;
 	gssize len;
 	int ready;
 
@@ -250,10 +250,9 @@ receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 	if (ready < 0)
 		return -errno;
 	len = recvmsg(helper_fd, &mh, MSG_CMSG_CLOEXEC);
-	cmsg = CMSG_FIRSTHDR(&mh);
-	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	/* More than one descriptor: the extra ones are closed. */
+	if (len >= 0)
+		tc_fd_collect(&mh, fd, 1);
 	return len;
 }
 

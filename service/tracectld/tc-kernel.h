@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 /*
- * The client side of tracectl-kernel-helper (service/abi/tc-kernel-abi.h):
+ * The client side of tracectl-kernel-helper (common/abi/tc-kernel-abi.h):
  * on a systemd machine its socket, <rundir>/kernel-helper.sock, starts it
  * on demand; otherwise (tracectld running as root) tracectld starts it
  * with a socket pair. Worker threads only: requests wait for the reply.

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "tc-ctf-clock.h"
+#include "tc-rb-ctf.h"
 
 static const char *
 byte_order(void)
@@ -49,13 +50,7 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 	g_string_append(out, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
 	append_uuid(out, uuid);
 	g_string_append_printf(out,
-			       "\";\n\tbyte_order = %s;\n"
-			       "\tpacket.header := struct {\n"
-			       "\t\tuint32_t magic;\n"
-			       "\t\tuint8_t uuid[16];\n"
-			       "\t\tuint32_t stream_id;\n"
-			       "\t\tuint64_t stream_instance_id;\n"
-			       "\t} align(8);\n};\n\n",
+			       "\";\n\tbyte_order = %s;\n" TC_CTF_PACKET_HEADER "};\n\n",
 			       byte_order());
 	g_string_append_printf(out,
 			       "env {\n"
@@ -119,16 +114,7 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\t\t\tuint64_clock_monotonic_t timestamp;\n"
 			       "\t\t\t} extended;\n"
 			       "\t\t} v;\n"
-			       "\t} align(8);\n"
-			       "\tpacket.context := struct {\n"
-			       "\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-			       "\t\tuint64_clock_monotonic_t timestamp_end;\n"
-			       "\t\tuint64_t content_size;\n"
-			       "\t\tuint64_t packet_size;\n"
-			       "\t\tuint64_t packet_seq_num;\n"
-			       "\t\tuint64_t events_discarded;\n"
-			       "\t\tuint32_t cpu_id;\n"
-			       "\t} align(8);\n",
+			       "\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 			       channel->stream_id);
 	append_event_context(out, channel->contexts);
 	g_string_append(out, "};\n\n");

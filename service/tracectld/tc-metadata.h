@@ -8,7 +8,7 @@
 /*
  * The CTF 1.8 TSDL metadata of a session's user-space trace. The layout
  * described here is the one of struct tc_packet_header and of the compact
- * and extended record headers (probes/ringbuffer/tc-rb.h): every field
+ * and extended record headers (common/ringbuffer/tc-rb.h): every field
  * but the two bit fields of the compact header is byte aligned and packed,
  * little or big endian as the host.
  *

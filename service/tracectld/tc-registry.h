@@ -6,6 +6,7 @@
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
+#include "tc-consumer-abi.h"
 #include "tc-trace-clock.h"
 #include "tc-user-limits.h"
 #include "tracectl-abi.h"
@@ -63,15 +64,10 @@ typedef struct _TcAckWaiter TcAckWaiter;
 #define TC_DEFAULT_READ_TIMER_US 100000u
 #define TC_DEFAULT_MONITOR_TIMER_US 1000000u
 
-/* What a channel is made of, fixed once it exists. */
-typedef struct {
-	guint32 subbuf_size;
-	guint32 num_subbuf;
-	gboolean overwrite;       /* flight recorder: the newest data wins */
-	guint32 switch_timer_us;  /* 0: off */
-	guint32 read_timer_us;    /* 0: off (snapshot sessions) */
-	guint32 monitor_timer_us; /* 0: off */
-} TcChannelConfig;
+/* What a channel is made of, fixed once it exists: the geometry that
+ * the consumer builds the buffers from (timers 0: off; read_timer_us
+ * is 0 in snapshot sessions). */
+typedef struct tc_channel_geometry TcChannelConfig;
 
 struct _TcChannel {
 	TcSession *session;

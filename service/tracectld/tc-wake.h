@@ -4,7 +4,7 @@
 #include <glib.h>
 
 /* The readiness page <rundir>/wait of struct tracectl_wait_page
- * (probes/abi/tracectl-abi.h): waking applications that wait for us. */
+ * (common/abi/tracectl-abi.h): waking applications that wait for us. */
 
 /* Marks the service ready and wakes every waiting application. */
 gboolean tc_wake_ready(const char *rundir, GError **error);

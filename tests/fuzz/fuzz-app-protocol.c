@@ -14,7 +14,7 @@
  * must hold:
  *
  * - For a message the harness did not flip bytes of, the service decides
- *   as the wire ABI (probes/abi/tracectl-abi.h) says, which the harness
+ *   as the wire ABI (common/abi/tracectl-abi.h) says, which the harness
  *   knows from what it built: a wrong length or attached descriptors end
  *   the connection, an event description is taken exactly when its name,
  *   log level, fields and index follow the rules, and so on.
@@ -30,8 +30,8 @@
  * source tree once `build` is built (Debian's clang-14):
  *
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
- *     -Itests/fuzz -Iservice/tracectld -Iprobes/abi -Iprobes/ringbuffer \
- *     -Iservice/abi -Ibuild -Ibuild/data -D_GNU_SOURCE $(pkg-config --cflags \
+ *     -Itests/fuzz -Iservice/tracectld -Icommon/abi -Icommon/ringbuffer \
+ *     -Ibuild -Ibuild/data -D_GNU_SOURCE $(pkg-config --cflags \
  *     glib-2.0 gio-unix-2.0 polkit-gobject-1 liburcu-cds) \
  *     tests/fuzz/fuzz-app-protocol.c service/tracectld/tc-app-protocol.c \
  *     service/tracectld/tc-validate.c service/tracectld/tc-metadata.c \

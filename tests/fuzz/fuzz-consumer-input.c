@@ -19,8 +19,8 @@
  *
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
  *     -Itests/fuzz \
- *     -Iprobes/ringbuffer -Iservice/abi -Iservice/consumerd \
- *     tests/fuzz/fuzz-consumer-input.c probes/ringbuffer/tc-rb.c \
+ *     -Icommon/ringbuffer -Icommon/abi -Iservice/consumerd \
+ *     tests/fuzz/fuzz-consumer-input.c common/ringbuffer/tc-rb.c \
  *     service/consumerd/tc-consumer-layout.c -o fuzz-consumer-input
  *   ./fuzz-consumer-input -max_len=512 -max_total_time=300 CORPUS_DIR
  *

@@ -482,7 +482,7 @@ def expected_all_types(i):
 # The consumer's main thread asks for this slice (CONSUMERD_SCHED_SLICE_NS).
 def kernel_uses_tsc():
     """Whether sessions trace on the TSC clock by default: the kernel's
-    clock source is the TSC, on x86-64 (service/abi and
+    clock source is the TSC, on x86-64 (common/abi and
     docs/ring-buffer.md, Trace clock)."""
     with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
         return f.read().strip() == "tsc" and os.uname().machine == "x86_64"

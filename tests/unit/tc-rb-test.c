@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the shared-memory ring buffer (probes/ringbuffer/tc-rb.c):
+ * Unit tests of the shared-memory ring buffer (common/ringbuffer/tc-rb.c):
  * writer and reader in one process, on an anonymous shared mapping.
  */
 #include <glib.h>

@@ -2,7 +2,7 @@
 /*
  * Tests of tracectl-consumerd: this program plays the service. It starts
  * the built consumer on a socket pair, creates sessions and channels over
- * the protocol of service/abi/tc-consumer-abi.h, maps the memfds it gets
+ * the protocol of common/abi/tc-consumer-abi.h, maps the memfds it gets
  * back and writes events into them like an application would, then checks
  * the trace files, with babeltrace2 when it is installed.
  *
@@ -25,6 +25,7 @@
 
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
+#include "tc-rb-ctf.h"
 
 #define BABELTRACE2 "/usr/bin/babeltrace2"
 #define TEST_SUBBUF_SIZE 4096u
@@ -49,6 +50,7 @@ struct test_event {
  * A CTF 1.8 description of exactly what tc-rb writes: the packet header and
  * context of struct tc_packet_header, the compact or extended record header
  * (tc-rb.h), every other field byte-aligned (align = 8 bits), little endian.
+ * The packet header and context are the service's own (tc-rb-ctf.h).
  * %s is the trace UUID.
  */
 static const char test_metadata_format[] =
@@ -63,12 +65,7 @@ static const char test_metadata_format[] =
 	"\tminor = 8;\n"
 	"\tuuid = \"%s\";\n"
 	"\tbyte_order = le;\n"
-	"\tpacket.header := struct {\n"
-	"\t\tuint32_t magic;\n"
-	"\t\tuint8_t uuid[16];\n"
-	"\t\tuint32_t stream_id;\n"
-	"\t\tuint64_t stream_instance_id;\n"
-	"\t} align(8);\n"
+	TC_CTF_PACKET_HEADER
 	"};\n"
 	"\n"
 	"env {\n"
@@ -96,15 +93,7 @@ static const char test_metadata_format[] =
 	"\n"
 	"stream {\n"
 	"\tid = 0;\n"
-	"\tpacket.context := struct {\n"
-	"\t\tuint64_clock_monotonic_t timestamp_begin;\n"
-	"\t\tuint64_clock_monotonic_t timestamp_end;\n"
-	"\t\tuint64_t content_size;\n"
-	"\t\tuint64_t packet_size;\n"
-	"\t\tuint64_t packet_seq_num;\n"
-	"\t\tuint64_t events_discarded;\n"
-	"\t\tuint32_t cpu_id;\n"
-	"\t} align(8);\n"
+	TC_CTF_PACKET_CONTEXT
 	"\tevent.header := struct {\n"
 	"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
 	"\t\tvariant <id> {\n"
@@ -366,10 +355,10 @@ channel_msg_init(struct tc_consumer_channel *msg, uint64_t session_id, uint64_t 
 	msg->channel_id = channel_id;
 	msg->stream_id = TEST_STREAM_ID;
 	msg->nr_cpus = nr_cpus;
-	msg->subbuf_size = TEST_SUBBUF_SIZE;
-	msg->num_subbuf = TEST_NUM_SUBBUF;
-	msg->read_timer_us = 100000; /* the service's default */
-	msg->monitor_timer_us = 1000000;
+	msg->geometry.subbuf_size = TEST_SUBBUF_SIZE;
+	msg->geometry.num_subbuf = TEST_NUM_SUBBUF;
+	msg->geometry.read_timer_us = 100000; /* the service's default */
+	msg->geometry.monitor_timer_us = 1000000;
 	memcpy(msg->uuid, test_uuid, sizeof(msg->uuid));
 	g_strlcpy(msg->name, name, sizeof(msg->name));
 }
@@ -810,13 +799,16 @@ test_malformed(Fixture *fixture, gconstpointer data)
 	channel_msg_init(&channel, 1, 1, "chan", 4097);
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.subbuf_size = 5000;
+	channel.geometry.subbuf_size = 5000;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.num_subbuf = 1;
+	channel.geometry.num_subbuf = 1;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	channel_msg_init(&channel, 1, 1, "chan", 1);
-	channel.subbuf_size = TC_RB_SUBBUF_SIZE_MAX * 2;
+	channel.geometry.overwrite = 2;
+	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
+	channel_msg_init(&channel, 1, 1, "chan", 1);
+	channel.geometry.subbuf_size = TC_RB_SUBBUF_SIZE_MAX * 2;
 	assert_refused(fixture, &channel, TC_CONSUMER_CREATE_CHANNEL, sizeof(channel), -EINVAL);
 	for (const char *const *name = (const char *const[]){"", ".hidden", "../x", "a/b", "a\nb",
 							      NULL};

@@ -93,12 +93,25 @@ struct tc_consumer_session_ref {
 /* Creates one buffer per CPU (0..nr_cpus-1), each in its own memfd, and
  * one stream file "<name>_<cpu>" per buffer in the session's trace_dir.
  * The reply carries nr_cpus TC_CONSUMER_STREAM messages, in CPU order. */
-#define TC_CONSUMER_CHANNEL_OVERWRITE 0x1u /* flight recorder buffers */
-#define TC_CONSUMER_CHANNEL_CLOCK_TSC 0x2u  /* timestamps: the x86 TSC */
-#define TC_CONSUMER_CHANNEL_FLAGS (TC_CONSUMER_CHANNEL_OVERWRITE | TC_CONSUMER_CHANNEL_CLOCK_TSC)
+#define TC_CONSUMER_CHANNEL_CLOCK_TSC 0x2u /* timestamps: the x86 TSC */
+#define TC_CONSUMER_CHANNEL_FLAGS TC_CONSUMER_CHANNEL_CLOCK_TSC
 /* Timers, in microseconds, 0 = off, else within these bounds. */
 #define TC_CONSUMER_TIMER_MIN_US 1000u
 #define TC_CONSUMER_TIMER_MAX_US 3600000000u
+
+/*
+ * What a channel's buffers are made of, fixed once the channel exists:
+ * the one definition that the service keeps (TcChannelConfig), sends and
+ * the consumer builds its buffers from.
+ */
+struct tc_channel_geometry {
+	uint32_t subbuf_size;      /* bytes, a power of two */
+	uint32_t num_subbuf;       /* a power of two */
+	uint32_t overwrite;        /* 0, or 1: flight recorder, the newest data wins */
+	uint32_t switch_timer_us;  /* close partly filled sub-buffers this often */
+	uint32_t read_timer_us;    /* collect full sub-buffers this often */
+	uint32_t monitor_timer_us; /* sample buffer usage this often */
+};
 
 struct tc_consumer_channel {
 	struct tc_consumer_header header;
@@ -106,12 +119,8 @@ struct tc_consumer_channel {
 	uint64_t channel_id;
 	uint32_t stream_id;
 	uint32_t nr_cpus;
-	uint32_t subbuf_size;
-	uint32_t num_subbuf;
-	uint32_t flags;            /* TC_CONSUMER_CHANNEL_* */
-	uint32_t switch_timer_us;  /* close partly filled sub-buffers this often */
-	uint32_t read_timer_us;    /* collect full sub-buffers this often */
-	uint32_t monitor_timer_us; /* sample buffer usage this often */
+	struct tc_channel_geometry geometry;
+	uint32_t flags; /* TC_CONSUMER_CHANNEL_* */
 	uint8_t uuid[16];
 	char name[TC_CONSUMER_NAME_MAX];
 };
