@@ -117,6 +117,9 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
  *   -ENOEXEC      not an ELF64 file, or one whose headers point outside it
  *                 (a truncated file)
  *   -ESRCH        no function of that name in its symbol tables
+ *   -ETIMEDOUT    the file was not opened and parsed within
+ *                 TC_KERNEL_UPROBE_FILE_MS (a slow or hung file system,
+ *                 such as a FUSE mount whose server does not answer)
  * The limits bound what one request makes the helper read (file size
  * aside, at most about 200 MiB) and are far above what real programs
  * need: a large C++ library has a few hundred thousand symbols.
@@ -125,6 +128,8 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 #define TC_KERNEL_ELF_SECTIONS_MAX 16384u           /* section headers */
 #define TC_KERNEL_ELF_SYMBOLS_MAX (4u << 20)       /* symbols walked, all tables */
 #define TC_KERNEL_ELF_NAMES_MAX (64u << 20)        /* bytes of one string table */
+/* How long the helper's child may take to open and parse a uprobe target. */
+#define TC_KERNEL_UPROBE_FILE_MS 3000
 
 enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */

@@ -42,6 +42,11 @@ int tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data),
 /* tc-kernel-elf.c: the file offset of function in the ELF64 file fd, read
  * with bounded pread()s; the codes of tc-kernel-abi.h (PROBE_ADD). */
 int tc_helper_elf_function_offset(int fd, const char *function, uint64_t *offset);
+/* tc-kernel-target.c: opens path as uid/gid and finds function in it, in a
+ * child given TC_KERNEL_UPROBE_FILE_MS: 0 with *fd (a regular file) and
+ * *offset, or the codes of tc-kernel-abi.h (PROBE_ADD), -ETIMEDOUT. */
+int tc_helper_uprobe_target(const char *path, const char *function, uint32_t uid, uint32_t gid,
+			    int *fd, uint64_t *offset);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_list_memfd(bool syscalls);
 

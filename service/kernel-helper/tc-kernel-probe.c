@@ -9,15 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
-#include <sys/stat.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -45,50 +40,12 @@ kernel_has_file(const char *name)
 }
 
 /*
- * Opens path with the rights of the session owner (uid, gid and their
- * supplementary groups): nobody probes a file they cannot read. Setting the
- * file-system ids drops the helper's file capabilities for the open; the
- * supplementary groups are root's otherwise (group-readable root files).
- * O_NONBLOCK: opening a FIFO or a device would wait for its other end.
- */
-static int
-open_as(const char *path, uint32_t uid, uint32_t gid)
-{
-	static gid_t groups[NGROUPS_MAX]; /* the kernel's limit */
-	struct passwd *pw = getpwuid(uid);
-	int nr_groups = NGROUPS_MAX;
-	int fd, saved;
-
-	if (uid == (uint32_t)-1 || gid == (uint32_t)-1 || !pw)
-		return -EINVAL;
-	if (getgrouplist(pw->pw_name, gid, groups, &nr_groups) < 0)
-		return -EPERM;
-	if (setgroups((size_t)nr_groups, groups) < 0)
-		return -errno;
-	setfsgid(gid);
-	setfsuid(uid);
-	/* setfsuid() reports no error: asking again returns what is in force. */
-	if ((uint32_t)setfsuid(uid) != uid || (uint32_t)setfsgid(gid) != gid) {
-		fd = -EPERM;
-	} else {
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		saved = errno;
-		fd = fd < 0 ? -saved : fd;
-	}
-	setfsuid(0);
-	setfsgid(0);
-	if (setgroups(0, NULL) < 0)
-		abort(); /* the helper must not go on with the owner's groups */
-	return fd;
-}
-
-/*
  * The uprobe goes on the file that was checked, not on whatever its path
- * names when the kernel reads it: the path is opened once, as the owner
- * (open_as), the descriptor must be a regular file, the function's offset
- * is read from it, and the kernel is given "/proc/self/fd/N", the helper's
- * own descriptor. The kernel resolves a uprobe's path once, when the probe
- * is written (kern_path() in the uprobe parser, which keeps the path it
+ * names when the kernel reads it: the path is opened once, as the owner,
+ * the descriptor must be a regular file, the function's offset is read
+ * from it (in a child with a deadline, tc-kernel-target.c), and the kernel
+ * is given "/proc/self/fd/N", the helper's own descriptor. The kernel
+ * resolves a uprobe's path once, when the probe is written (kern_path() in the uprobe parser, which keeps the path it
  * found and never looks the name up again), and the magic link resolves to
  * the open file itself, so swapping a symlink or renaming files in the
  * meantime changes nothing. uprobe_events then shows that
@@ -104,21 +61,17 @@ alloc_uprobe(const char *group, const char *name, const char *location, uint32_t
 	const char *colon = strchr(location, ':');
 	uint64_t offset = 0;
 	size_t position;
-	struct stat st;
 	int fd, ret;
 
 	if (tc_kernel_check_uprobe_location(location, &position) || !colon)
 		return -EINVAL;
 	memcpy(path, location, (size_t)(colon - location));
 	path[colon - location] = '\0';
-	fd = open_as(path, uid, gid);
-	if (fd < 0)
-		return fd;
-	ret = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? -EMEDIUMTYPE : 0;
-	if (ret == 0)
-		ret = tc_helper_elf_function_offset(fd, colon + 1, &offset);
+	ret = tc_helper_uprobe_target(path, colon + 1, uid, gid, &fd, &offset);
+	if (ret < 0)
+		return ret;
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	if (ret == 0 && !(*probe = tracefs_uprobe_alloc(group, name, fd_path, offset, NULL)))
+	if (!(*probe = tracefs_uprobe_alloc(group, name, fd_path, offset, NULL)))
 		ret = -ENOMEM;
 	if (ret < 0) {
 		close(fd);
