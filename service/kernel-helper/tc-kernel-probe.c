@@ -39,87 +39,21 @@ kernel_has_file(const char *name)
 	       access(path, F_OK) == 0;
 }
 
-/*
- * The uprobe goes on the file that was checked, not on whatever its path
- * names when the kernel reads it: the path is opened once, as the owner,
- * the descriptor must be a regular file, the function's offset is read
- * from it (in a child with a deadline, tc-kernel-target.c), and the kernel
- * is given "/proc/self/fd/N", the helper's own descriptor. The kernel
- * resolves a uprobe's path once, when the probe is written (kern_path() in the uprobe parser, which keeps the path it
- * found and never looks the name up again), and the magic link resolves to
- * the open file itself, so swapping a symlink or renaming files in the
- * meantime changes nothing. uprobe_events then shows that
- * /proc/self/fd/N name; the log names the path. Checking device and inode
- * after creating the probe from the path was not chosen: a second lookup
- * can be swapped back between the kernel's and ours, so it proves nothing.
- */
 static int
-alloc_uprobe(const char *group, const char *name, const char *location, uint32_t uid,
-	     uint32_t gid, struct tracefs_dynevent **probe, int *file_fd)
+refused(const struct tc_kernel_probe_msg *msg, const char *group, int ret)
 {
-	char path[TC_KERNEL_LOCATION_MAX], fd_path[64];
-	const char *colon = strchr(location, ':');
-	uint64_t offset = 0;
-	size_t position;
-	int fd, ret;
-
-	if (tc_kernel_check_uprobe_location(location, &position) || !colon)
-		return -EINVAL;
-	memcpy(path, location, (size_t)(colon - location));
-	path[colon - location] = '\0';
-	ret = tc_helper_uprobe_target(path, colon + 1, uid, gid, &fd, &offset);
-	if (ret < 0)
-		return ret;
-	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	if (!(*probe = tracefs_uprobe_alloc(group, name, fd_path, offset, NULL)))
-		ret = -ENOMEM;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	*file_fd = fd; /* open until the kernel has resolved fd_path */
-	return 0;
+	/* The location may be what was refused: not logged. */
+	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s refused: %s",
+		      msg->header.session_id, group, msg->name, strerror(-ret));
+	return ret;
 }
 
-int
-tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
+/* Writes the probe, enabled unless asked otherwise; frees it. */
+static int
+create(const struct tc_kernel_probe_msg *msg, const char *group, struct tracefs_dynevent *probe)
 {
-	char group[64];
-	struct tracefs_dynevent *probe = NULL;
-	int ret = -EINVAL, file_fd = -1;
-	size_t position;
+	int ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
 
-	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
-	if ((msg->kind == TC_KERNEL_PROBE_KPROBE || msg->kind == TC_KERNEL_PROBE_KRETPROBE) &&
-	    !kernel_has_file("kprobe_events"))
-		return -EOPNOTSUPP; /* a kernel built without kprobe events */
-	if (msg->kind == TC_KERNEL_PROBE_UPROBE && !kernel_has_file("uprobe_events"))
-		return -EOPNOTSUPP;
-	switch (msg->kind) {
-	case TC_KERNEL_PROBE_KPROBE:
-		if (!tc_kernel_check_kprobe_location(msg->location, &position))
-			probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
-		break;
-	case TC_KERNEL_PROBE_KRETPROBE:
-		if (!tc_kernel_check_kprobe_location(msg->location, &position))
-			probe = tracefs_kretprobe_alloc(group, msg->name, msg->location, NULL, 0);
-		break;
-	case TC_KERNEL_PROBE_UPROBE:
-		ret = alloc_uprobe(group, msg->name, msg->location, msg->uid, msg->gid, &probe,
-				   &file_fd);
-		break;
-	default:
-		break;
-	}
-	if (!probe) {
-		/* The location may be what was refused: not logged. */
-		tc_helper_log("info", "session %" PRIu64 ": probe %s:%s refused: %s",
-			      msg->header.session_id, group, msg->name, strerror(-ret));
-		return ret;
-	}
-	ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
-	if (file_fd >= 0)
-		close(file_fd);
 	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
 		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
 		/* No probe outlives its refusal. */
@@ -129,6 +63,85 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 	tracefs_dynevent_free(probe);
 	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s: %s", msg->header.session_id,
 		      group, msg->name, msg->location, ret == 0 ? "added" : strerror(-ret));
+	return ret;
+}
+
+int
+tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
+{
+	char group[64];
+	struct tracefs_dynevent *probe = NULL;
+	size_t position;
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (msg->kind != TC_KERNEL_PROBE_KPROBE && msg->kind != TC_KERNEL_PROBE_KRETPROBE)
+		return refused(msg, group, -EINVAL);
+	if (!kernel_has_file("kprobe_events"))
+		return -EOPNOTSUPP; /* a kernel built without kprobe events */
+	if (tc_kernel_check_kprobe_location(msg->location, &position))
+		return refused(msg, group, -EINVAL);
+	if (msg->kind == TC_KERNEL_PROBE_KPROBE)
+		probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
+	else
+		probe = tracefs_kretprobe_alloc(group, msg->name, msg->location, NULL, 0);
+	return probe ? create(msg, group, probe) : refused(msg, group, -EINVAL);
+}
+
+/*
+ * The uprobe goes on the file that was checked, not on whatever its path
+ * names when the kernel reads it: the path is opened once, as the owner,
+ * the descriptor must be a regular file, the function's offset is read
+ * from it (in a child with a deadline, tc-kernel-target.c), and the kernel
+ * is given "/proc/self/fd/N", the helper's own descriptor. The kernel
+ * resolves a uprobe's path once, when the probe is written (kern_path() in
+ * the uprobe parser, which keeps the path it found and never looks the
+ * name up again), and the magic link resolves to the open file itself, so
+ * swapping a symlink or renaming files in the meantime changes nothing.
+ * uprobe_events then shows that /proc/self/fd/N name; the log names the
+ * path. Checking device and inode after creating the probe from the path
+ * was not chosen: a second lookup can be swapped back between the
+ * kernel's and ours, so it proves nothing.
+ */
+int
+tc_helper_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+{
+	char group[64], path[TC_KERNEL_LOCATION_MAX];
+	const char *colon = strchr(msg->location, ':');
+	size_t position;
+	int ret;
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (msg->kind != TC_KERNEL_PROBE_UPROBE ||
+	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon)
+		return refused(msg, group, -EINVAL);
+	if (!kernel_has_file("uprobe_events"))
+		return -EOPNOTSUPP;
+	memcpy(path, msg->location, (size_t)(colon - msg->location));
+	path[colon - msg->location] = '\0';
+	ret = tc_helper_target_start(path, colon + 1, msg->uid, msg->gid, child);
+	return ret < 0 ? refused(msg, group, ret) : 0;
+}
+
+int
+tc_helper_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+{
+	char group[64], fd_path[64];
+	struct tracefs_dynevent *probe;
+	uint64_t offset = 0;
+	int fd, ret = tc_helper_target_end(child, &fd, &offset);
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (ret == -ETIMEDOUT)
+		tc_helper_log("warning", "session %" PRIu64 ": the target of probe %s:%s, %s, "
+			      "did not open within %d ms", msg->header.session_id, group,
+			      msg->name, msg->location, TC_KERNEL_UPROBE_FILE_MS);
+	if (ret < 0)
+		return refused(msg, group, ret);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	probe = tracefs_uprobe_alloc(group, msg->name, fd_path, offset, NULL);
+	/* fd stays open until the kernel has resolved fd_path. */
+	ret = probe ? create(msg, group, probe) : refused(msg, group, -ENOMEM);
+	close(fd);
 	return ret;
 }
 

@@ -6,9 +6,10 @@
  * descriptor and the offset back over a socketpair: the file may live on
  * a file system its owner controls (a FUSE server that never answers
  * open(), which O_NONBLOCK does not prevent, or any slow or hung mount),
- * and only the child then waits in the kernel. The helper waits for it at
- * most TC_KERNEL_UPROBE_FILE_MS, then kills it (SIGKILL ends a FUSE wait)
- * and refuses the probe with -ETIMEDOUT. Changing the file-system ids and
+ * and only the child then waits in the kernel. The helper's poll loop
+ * serves the other connections meanwhile; it waits for the child at most
+ * TC_KERNEL_UPROBE_FILE_MS, then kills it (SIGKILL ends a FUSE wait) and
+ * refuses the probe with -ETIMEDOUT. Changing the file-system ids and
  * groups in the child also leaves the helper's own credentials untouched.
  */
 #include "tc-kernel-helper.h"
@@ -25,7 +26,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tc-kernel-abi.h"
@@ -137,32 +137,6 @@ receive_reply(int sock, int *fd, uint64_t *offset)
 	return reply.status;
 }
 
-static int64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits for the child's reply until the deadline: 1 readable, 0 not. */
-static int
-wait_readable(int sock, int64_t deadline)
-{
-	struct pollfd pfd = {.fd = sock, .events = POLLIN};
-	int ready;
-
-	for (;;) {
-		int64_t left = deadline - monotonic_ms();
-
-		ready = poll(&pfd, 1, left < 0 ? 0 : (int)left);
-		tc_helper_watchdog_ping();
-		if (ready >= 0 || errno != EINTR)
-			return ready > 0;
-	}
-}
-
 /* Children killed at their deadline, reaped once they are gone: a child
  * stuck in a file system may take a moment to die, and is not waited for.
  * Unreaped, their pids cannot be reused, so killing them by pid is safe. */
@@ -181,36 +155,50 @@ reap(pid_t pid)
 }
 
 int
-tc_helper_uprobe_target(const char *path, const char *function, uint32_t uid, uint32_t gid,
-			int *fd, uint64_t *offset)
+tc_helper_target_start(const char *path, const char *function, uint32_t uid, uint32_t gid,
+		       struct tc_target_child *child)
 {
-	int64_t deadline = monotonic_ms() + TC_KERNEL_UPROBE_FILE_MS;
 	int pair[2], ret;
-	pid_t pid;
 
-	*fd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		return -errno;
-	pid = fork();
-	if (pid == 0) {
+	child->pid = fork();
+	if (child->pid == 0) {
 		close(pair[0]);
 		child_main(pair[1], path, function, uid, gid);
 	}
 	close(pair[1]);
-	if (pid < 0) {
+	if (child->pid < 0) {
 		ret = -errno;
 		close(pair[0]);
 		return ret;
 	}
-	if (wait_readable(pair[0], deadline)) {
-		ret = receive_reply(pair[0], fd, offset);
-	} else {
-		kill(pid, SIGKILL); /* not reaped yet: still our child */
-		ret = -ETIMEDOUT;
-		tc_helper_log("warning", "uprobe target %s did not open within %d ms", path,
-			      TC_KERNEL_UPROBE_FILE_MS);
+	child->sock = pair[0];
+	child->deadline_ms = tc_helper_now_ms() + TC_KERNEL_UPROBE_FILE_MS;
+	return 0;
+}
+
+void
+tc_helper_target_abort(struct tc_target_child *child)
+{
+	kill(child->pid, SIGKILL); /* not reaped yet: still our child */
+	close(child->sock);
+	reap(child->pid);
+}
+
+int
+tc_helper_target_end(struct tc_target_child *child, int *fd, uint64_t *offset)
+{
+	struct pollfd pfd = {.fd = child->sock, .events = POLLIN};
+
+	*fd = -1;
+	if (poll(&pfd, 1, 0) == 1) {
+		int ret = receive_reply(child->sock, fd, offset);
+
+		close(child->sock);
+		reap(child->pid);
+		return ret;
 	}
-	close(pair[0]);
-	reap(pid);
-	return ret;
+	tc_helper_target_abort(child);
+	return -ETIMEDOUT;
 }
