@@ -10,7 +10,9 @@ session (create -k, sched_switch, start, stop, a non-empty trace,
 destroy) goes on with every command under a second; each of the
 attacker's requests fails within the helper's deadline with an error that
 says the file did not open in time, and the kernel helper that serves the
-other sessions stays the same process."""
+other sessions stays the same process. Twice: with the helpers tracectld
+starts itself, and with one helper listening on its socket (as systemd
+starts it) that serves every connection."""
 
 import os
 import pwd
@@ -19,7 +21,9 @@ import subprocess
 import time
 
 from kattack import Victim, helper_pids, require_uprobes
-from tclib import Service, check, log, require, run
+from tclib import BUILD, Service, check, log, require, run, wait_for
+
+HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
 
 ATTEMPTS = 3
 DEADLINE_S = 3.0  # TC_KERNEL_UPROBE_FILE_MS
@@ -61,23 +65,35 @@ def start_server(mountpoint, owner):
     raise AssertionError(f"the FUSE server did not mount: {server.stderr.read()}")
 
 
-def test():
-    require_uprobes()
-    require(os.access("/dev/fuse", os.R_OK | os.W_OK) and shutil.which("fusermount3"),
-            "no FUSE here")
-    require(subprocess.run(["/usr/bin/python3", "-c", "import fusepy"]).returncode == 0,
-            "no python3-fusepy")
+def listening_helper(svc):
+    """A helper on the service's socket, as systemd starts it: one process
+    serves every connection. Returns its launcher."""
+    path = os.path.join(svc.rundir, "kernel-helper.sock")
+    launcher = subprocess.Popen(["systemd-socket-activate", "--seqpacket", "-l", path, HELPER])
+    wait_for(lambda: os.path.exists(path), 10, "the helper's socket")
+    return launcher
+
+
+def helpers_serving(svc, launcher):
+    if launcher is None:
+        return helper_pids(svc)
+    return [launcher.pid] if launcher.poll() is None else []
+
+
+def attack(listening):
+    log("a helper listening on its socket" if listening else "helpers tracectld starts")
     with Service() as svc:
         mallory = svc.add_user("tctest-kattacker", groups=("tracing",))
         carol = svc.add_user("tctest-kvictim", groups=("tracing",))
         mountpoint = os.path.join(mallory.home, "slow")
         os.makedirs(mountpoint)
+        launcher = listening_helper(svc) if listening else None
         server = start_server(mountpoint, mallory)
         try:
             svc.cli("create", "m", "--output", os.path.join(mallory.home, "t"), user=mallory)
             svc.cli("enable-event", "-k", "sched:sched_switch", user=mallory)
             svc.cli("start", user=mallory)  # probes reach the helper once it runs
-            helpers = helper_pids(svc)
+            helpers = helpers_serving(svc, launcher)
             check(len(helpers) == 1, f"kernel helpers: {helpers}")
             with Victim(svc, carol) as victim:
                 time.sleep(0.5)
@@ -93,7 +109,8 @@ def test():
                           f"unclear error: {result.stderr.strip()}")
                     check(took < DEADLINE_S + 2, f"refused after {took:.1f} s")
                 time.sleep(1.0)  # a round of the victim after the attacks
-            check(helper_pids(svc) == helpers, f"the helper was replaced: {helper_pids(svc)}")
+            check(helpers_serving(svc, launcher) == helpers,
+                  f"the helper was replaced: {helpers_serving(svc, launcher)}")
             victim.check(slowest_s=1.0)
             check(victim.rounds >= 3, f"the victim finished {victim.rounds} rounds")
             svc.cli("stop", user=mallory)
@@ -103,6 +120,20 @@ def test():
             server.kill()
             server.wait()
             subprocess.run(["fusermount3", "-uz", mountpoint], stderr=subprocess.DEVNULL)
+            if launcher:
+                launcher.terminate()
+                launcher.wait(timeout=10)
+
+
+def test():
+    require_uprobes()
+    require(os.access("/dev/fuse", os.R_OK | os.W_OK) and shutil.which("fusermount3"),
+            "no FUSE here")
+    require(subprocess.run(["/usr/bin/python3", "-c", "import fusepy"]).returncode == 0,
+            "no python3-fusepy")
+    require(shutil.which("systemd-socket-activate"), "systemd-socket-activate is missing")
+    attack(listening=False)
+    attack(listening=True)
 
 
 run(test)
