@@ -11,10 +11,12 @@
  * each; every size and name is checked (tc-kernel-names.h, on both sides),
  * a malformed request gets -EINVAL and the connection goes on.
  *
- * tracectld sends TC_KERNEL_PRUNE first on every connection: the helper
- * keeps no list of its own across restarts, so tracectld, which knows
- * which sessions still exist, tells it which instances and probe groups to
- * keep; everything else named by tracectl is a leftover.
+ * tracectld sends TC_KERNEL_PRUNE first on its main connection: the
+ * helper keeps no list of its own across restarts, so tracectld, which
+ * knows which sessions still exist, tells it which instances and probe
+ * groups to keep; everything else named by tracectl is a leftover. Each
+ * uprobe PROBE_ADD goes on a connection of its own, which sends nothing
+ * else and owns no instance.
  */
 #ifndef TC_KERNEL_ABI_H
 #define TC_KERNEL_ABI_H

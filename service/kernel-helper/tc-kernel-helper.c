@@ -5,8 +5,10 @@
  * instance per tracing session. It trusts nobody: each connection's uid
  * must be root or the tracectl account, every request is checked, and
  * instance names are built here from a number, never taken from a peer.
- * Every request is bounded in time (non-blocking opens, bounded reads),
- * and tracectld kills and restarts a helper that does not answer in time.
+ * Every request is bounded in time (non-blocking opens, bounded reads; a
+ * uprobe's file, which may sit on a file system its owner controls, is
+ * opened in a child while the other connections are served), and
+ * tracectld kills and restarts a helper that does not answer in time.
  * It removes nothing when it starts: a restarted helper does not know which
  * sessions still exist, tracectld tells it (TC_KERNEL_PRUNE), so that the
  * probes and instances of live sessions survive a restart. It exits after
