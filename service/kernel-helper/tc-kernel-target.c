@@ -9,8 +9,8 @@
  * and only the child then waits in the kernel. The helper's poll loop
  * serves the other connections meanwhile; it waits for the child at most
  * TC_KERNEL_UPROBE_FILE_MS, then kills it (SIGKILL ends a FUSE wait) and
- * refuses the probe with -ETIMEDOUT. Changing the file-system ids and
- * groups in the child also leaves the helper's own credentials untouched.
+ * refuses the probe with -ETIMEDOUT. Changing ids and groups in the child
+ * also leaves the helper's own credentials untouched.
  */
 #include "tc-kernel-helper.h"
 
@@ -93,13 +93,26 @@ send_reply(int sock, const struct target_reply *reply, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(*reply);
 }
 
+/*
+ * The child keeps only its end of the socketpair (not the helper's
+ * connections), opens the file as the owner, and parses it as the owner
+ * only: a parser bug a crafted file could exploit yields nothing the owner
+ * could not do. Changing ids makes it non-dumpable, so the owner cannot
+ * ptrace it either.
+ */
 static __attribute__((noreturn)) void
 child_main(int sock, const char *path, const char *function, uint32_t uid, uint32_t gid)
 {
 	struct target_reply reply = {0};
 	struct stat st;
-	int fd = open_as(path, uid, gid);
+	int fd;
 
+	if (close_range(3, (unsigned int)sock - 1, 0) < 0 ||
+	    close_range((unsigned int)sock + 1, ~0u, 0) < 0)
+		_exit(1);
+	fd = open_as(path, uid, gid);
+	if (fd >= 0 && (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
+		_exit(1); /* never parse as root */
 	reply.status = fd < 0 ? fd : 0;
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
 		reply.status = -EMEDIUMTYPE;
