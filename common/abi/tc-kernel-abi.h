@@ -11,10 +11,12 @@
  * each; every size and name is checked (tc-kernel-names.h, on both sides),
  * a malformed request gets -EINVAL and the connection goes on.
  *
- * tracectld sends TC_KERNEL_PRUNE first on every connection: the helper
- * keeps no list of its own across restarts, so tracectld, which knows
- * which sessions still exist, tells it which instances and probe groups to
- * keep; everything else named by tracectl is a leftover.
+ * tracectld sends TC_KERNEL_PRUNE first on its main connection: the
+ * helper keeps no list of its own across restarts, so tracectld, which
+ * knows which sessions still exist, tells it which instances and probe
+ * groups to keep; everything else named by tracectl is a leftover. Each
+ * uprobe PROBE_ADD goes on a connection of its own, which sends nothing
+ * else and owns no instance.
  */
 #ifndef TC_KERNEL_ABI_H
 #define TC_KERNEL_ABI_H
@@ -117,6 +119,9 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
  *   -ENOEXEC      not an ELF64 file, or one whose headers point outside it
  *                 (a truncated file)
  *   -ESRCH        no function of that name in its symbol tables
+ *   -ETIMEDOUT    the file was not opened and parsed within
+ *                 TC_KERNEL_UPROBE_FILE_MS (a slow or hung file system,
+ *                 such as a FUSE mount whose server does not answer)
  * The limits bound what one request makes the helper read (file size
  * aside, at most about 200 MiB) and are far above what real programs
  * need: a large C++ library has a few hundred thousand symbols.
@@ -125,6 +130,8 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 #define TC_KERNEL_ELF_SECTIONS_MAX 16384u           /* section headers */
 #define TC_KERNEL_ELF_SYMBOLS_MAX (4u << 20)       /* symbols walked, all tables */
 #define TC_KERNEL_ELF_NAMES_MAX (64u << 20)        /* bytes of one string table */
+/* How long the helper's child may take to open and parse a uprobe target. */
+#define TC_KERNEL_UPROBE_FILE_MS 3000
 
 enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */

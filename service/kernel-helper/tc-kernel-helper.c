@@ -5,8 +5,10 @@
  * instance per tracing session. It trusts nobody: each connection's uid
  * must be root or the tracectl account, every request is checked, and
  * instance names are built here from a number, never taken from a peer.
- * Every request is bounded in time (non-blocking opens, bounded reads),
- * and tracectld kills and restarts a helper that does not answer in time.
+ * Every request is bounded in time (non-blocking opens, bounded reads; a
+ * uprobe's file, which may sit on a file system its owner controls, is
+ * opened in a child while the other connections are served), and
+ * tracectld kills and restarts a helper that does not answer in time.
  * It removes nothing when it starts: a restarted helper does not know which
  * sessions still exist, tracectld tells it (TC_KERNEL_PRUNE), so that the
  * probes and instances of live sessions survive a restart. It exits after
@@ -36,7 +38,8 @@
 #include "tc-kernel-names.h"
 
 #define IDLE_EXIT_MS 10000
-#define MAX_CLIENTS 8
+/* tracectld's main connection, and one per uprobe request under way. */
+#define MAX_CLIENTS 64
 #define SERVICE_USER "tracectl"
 
 const char *
@@ -309,19 +312,24 @@ list_events(int sock, const struct tc_kernel_msg *request)
 	return ret;
 }
 
-static int
-add_probe(const void *buf, size_t len)
+static bool
+add_probe_is_valid(const void *buf, size_t len)
 {
 	const struct tc_kernel_probe_msg *msg = buf;
 	size_t position;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    !memchr(msg->name, '\0', sizeof(msg->name)) ||
-	    tc_kernel_check_probe_name(msg->name, &position) ||
-	    !memchr(msg->location, '\0', sizeof(msg->location)) ||
-	    (msg->flags & ~TC_KERNEL_PROBE_DISABLED))
-		return -EINVAL;
-	return tc_helper_probe_add(msg);
+	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
+	       memchr(msg->name, '\0', sizeof(msg->name)) &&
+	       !tc_kernel_check_probe_name(msg->name, &position) &&
+	       memchr(msg->location, '\0', sizeof(msg->location)) &&
+	       !(msg->flags & ~TC_KERNEL_PROBE_DISABLED);
+}
+
+/* A kprobe: uprobes are begun in serve(). */
+static int
+add_probe(const void *buf, size_t len)
+{
+	return add_probe_is_valid(buf, len) ? tc_helper_probe_add(buf) : -EINVAL;
 }
 
 static bool
@@ -454,9 +462,44 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	}
 }
 
-/* Serves one message; false when the connection is over. */
+/*
+ * A connection, and the uprobe request it waits for, if any: the part of
+ * a uprobe that touches the owner's file runs in a child (tc-kernel-
+ * target.c) while the loop serves the other connections; the waiting one
+ * sends nothing more until it has its reply.
+ */
+struct client {
+	int fd;
+	bool is_waiting;
+	struct tc_kernel_probe_msg probe;
+	struct tc_target_child child;
+};
+
 static bool
-serve(int fd)
+send_reply(int fd, const struct tc_kernel_msg *request, int status, uint32_t value)
+{
+	struct tc_kernel_msg reply = {
+		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),
+		.seq = request->seq, .session_id = request->session_id, .status = status,
+		.value = value,
+	};
+
+	return send(fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
+}
+
+static bool
+is_uprobe_request(const void *buf, size_t len)
+{
+	const struct tc_kernel_probe_msg *msg = buf;
+
+	return msg->header.type == TC_KERNEL_PROBE_ADD && add_probe_is_valid(buf, len) &&
+	       msg->kind == TC_KERNEL_PROBE_UPROBE;
+}
+
+/* Serves one message, or starts a uprobe's child; false when the
+ * connection is over. */
+static bool
+serve(struct client *client)
 {
 	union {
 		struct tc_kernel_msg header;
@@ -468,14 +511,32 @@ serve(int fd)
 		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),
 		.status = -EINVAL,
 	};
-	ssize_t len = recv(fd, &request, sizeof(request), MSG_TRUNC);
+	ssize_t len = recv(client->fd, &request, sizeof(request), MSG_TRUNC);
+	int ret;
 
 	if (len <= 0)
 		return false;
-	if ((size_t)len >= sizeof(request.header) && (size_t)len <= sizeof(request) &&
-	    request.header.magic == TC_KERNEL_MAGIC && request.header.size == (size_t)len)
-		handle_request(fd, &request, (size_t)len, &reply);
-	return send(fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
+	if ((size_t)len < sizeof(request.header) || (size_t)len > sizeof(request) ||
+	    request.header.magic != TC_KERNEL_MAGIC || request.header.size != (size_t)len)
+		return send(client->fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
+	if (is_uprobe_request(&request, (size_t)len)) {
+		client->probe = request.probe;
+		ret = tc_helper_uprobe_begin(&client->probe, &client->child);
+		client->is_waiting = ret == 0;
+		return ret == 0 || send_reply(client->fd, &request.header, ret, 0);
+	}
+	handle_request(client->fd, &request, (size_t)len, &reply);
+	return send(client->fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
+}
+
+/* The waiting uprobe's child answered or ran out of time. */
+static bool
+finish_uprobe(struct client *client)
+{
+	int status = tc_helper_uprobe_end(&client->probe, &client->child);
+
+	client->is_waiting = false;
+	return send_reply(client->fd, &client->probe.header, status, 0);
 }
 
 /* systemd's watchdog (WatchdogSec= of the unit), 0 without: it kills a
@@ -489,8 +550,8 @@ tc_helper_watchdog_ping(void)
 		sd_notify(0, "WATCHDOG=1");
 }
 
-static int64_t
-now_ms(void)
+int64_t
+tc_helper_now_ms(void)
 {
 	struct timespec ts;
 
@@ -498,19 +559,51 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The poll timeout: the watchdog's half period, and the idle exit. */
+static int64_t
+earlier(int64_t timeout, int64_t deadline)
+{
+	int64_t left = deadline - tc_helper_now_ms();
+
+	left = left < 0 ? 0 : left;
+	return timeout < 0 || left < timeout ? left : timeout;
+}
+
+/* The poll timeout: the watchdog's half period, the idle exit and the
+ * deadlines of the uprobes' children. */
 static int
-poll_timeout_ms(bool is_idle, int64_t idle_deadline)
+poll_timeout_ms(bool is_idle, int64_t idle_deadline, const struct client *clients, int n)
 {
 	int64_t timeout = watchdog_usec ? (int64_t)(watchdog_usec / 2000) : -1;
 
-	if (is_idle) {
-		int64_t left = idle_deadline - now_ms();
-
-		left = left < 0 ? 0 : left;
-		timeout = timeout < 0 || left < timeout ? left : timeout;
-	}
+	if (is_idle)
+		timeout = earlier(timeout, idle_deadline);
+	for (int i = 0; i < n; i++)
+		if (clients[i].is_waiting)
+			timeout = earlier(timeout, clients[i].child.deadline_ms);
 	return (int)timeout;
+}
+
+static struct client clients[MAX_CLIENTS];
+static int nr_clients;
+
+static void
+drop_client(int i)
+{
+	if (clients[i].is_waiting)
+		tc_helper_target_abort(&clients[i].child);
+	remove_owned_by(clients[i].fd);
+	close(clients[i].fd);
+	clients[i] = clients[--nr_clients];
+}
+
+/* Serves what poll() found for each connection; false for a closed one. */
+static bool
+serve_ready(struct client *client, short revents)
+{
+	if (client->is_waiting)
+		return (!revents && tc_helper_now_ms() < client->child.deadline_ms) ||
+		       finish_uprobe(client);
+	return !revents || serve(client);
 }
 
 /* Listening (socket activation) or one connected socket (fd 3). */
@@ -518,48 +611,49 @@ static int
 run(int fd, bool is_listening)
 {
 	struct pollfd fds[1 + MAX_CLIENTS];
-	int64_t idle_deadline = now_ms() + IDLE_EXIT_MS;
-	int n = 1;
+	int64_t idle_deadline = tc_helper_now_ms() + IDLE_EXIT_MS;
 
-	fds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+	if (!is_listening)
+		clients[nr_clients++] = (struct client){.fd = fd};
 	for (;;) {
-		bool is_idle = is_listening && n == 1;
-		int ready = poll(fds, n, poll_timeout_ms(is_idle, idle_deadline));
+		bool is_idle = is_listening && nr_clients == 0;
+		int ready, polled;
 
+		fds[0] = (struct pollfd){.fd = is_listening ? fd : -1,
+					 .events = nr_clients < MAX_CLIENTS ? POLLIN : 0};
+		for (int i = 0; i < nr_clients; i++)
+			fds[1 + i] = (struct pollfd){
+				.fd = clients[i].is_waiting ? clients[i].child.sock : clients[i].fd,
+				.events = POLLIN};
+		ready = poll(fds, 1 + nr_clients,
+			     poll_timeout_ms(is_idle, idle_deadline, clients, nr_clients));
 		tc_helper_watchdog_ping();
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready < 0)
 			return EXIT_FAILURE;
-		if (ready == 0) {
-			if (is_idle && now_ms() >= idle_deadline)
-				return EXIT_SUCCESS;
-			continue;
-		}
-		if (!is_listening) {
-			if (!serve(fd)) {
-				remove_owned_by(fd);
-				return EXIT_SUCCESS;
-			}
-			continue;
-		}
-		if ((fds[0].revents & POLLIN) && n < 1 + MAX_CLIENTS) {
+		if (ready == 0 && is_idle && tc_helper_now_ms() >= idle_deadline)
+			return EXIT_SUCCESS;
+		polled = nr_clients;
+		if (fds[0].revents & POLLIN) {
 			int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 
 			if (client >= 0 && peer_is_allowed(client))
-				fds[n++] = (struct pollfd){.fd = client, .events = POLLIN};
+				clients[nr_clients++] = (struct client){.fd = client};
 			else if (client >= 0)
 				close(client);
 		}
-		for (int i = 1; i < n; i++) {
-			if (fds[i].revents && !serve(fds[i].fd)) {
-				remove_owned_by(fds[i].fd);
-				close(fds[i].fd);
-				fds[i--] = fds[--n];
-			}
+		/* From the end: a dropped client's place takes the last one,
+		 * which has been served already. fds[] holds the clients
+		 * polled, the one accepted since comes after them. */
+		for (int i = nr_clients - 1; i >= 0; i--) {
+			if (!serve_ready(&clients[i], i < polled ? fds[1 + i].revents : 0))
+				drop_client(i);
 		}
-		if (n == 1)
-			idle_deadline = now_ms() + IDLE_EXIT_MS;
+		if (!is_listening && nr_clients == 0)
+			return EXIT_SUCCESS;
+		if (nr_clients == 0)
+			idle_deadline = tc_helper_now_ms() + IDLE_EXIT_MS;
 	}
 }
 

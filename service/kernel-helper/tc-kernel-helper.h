@@ -10,6 +10,8 @@
 const char *tc_helper_tracefs_root(void);
 /* Tells systemd's watchdog the helper is not stuck (no-op without it). */
 void tc_helper_watchdog_ping(void);
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t tc_helper_now_ms(void);
 void tc_helper_log(const char *level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -34,7 +36,14 @@ bool tc_helper_name_is_valid(const char *name, unsigned long size);
 struct tc_kernel_probe_msg;
 /* tc-kernel-probe.c */
 void tc_helper_probe_group(uint64_t session_id, char *group, unsigned long size);
+struct tc_target_child;
+/* A kprobe or kretprobe. */
 int tc_helper_probe_add(const struct tc_kernel_probe_msg *msg);
+/* A uprobe, in two steps: begin starts the child that opens its target
+ * (0, or the refusal), end adds the probe once the child answered or its
+ * deadline passed (the reply's status). */
+int tc_helper_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child);
+int tc_helper_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child);
 void tc_helper_probes_remove(const char *group);
 /* Removes the probe groups of sessions keep() says are gone; how many. */
 int tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data),
@@ -42,6 +51,21 @@ int tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data),
 /* tc-kernel-elf.c: the file offset of function in the ELF64 file fd, read
  * with bounded pread()s; the codes of tc-kernel-abi.h (PROBE_ADD). */
 int tc_helper_elf_function_offset(int fd, const char *function, uint64_t *offset);
+/* tc-kernel-target.c: the child that opens a uprobe target as uid/gid
+ * and finds function in it; its reply is due on sock by deadline_ms. */
+struct tc_target_child {
+	int pid;
+	int sock;
+	int64_t deadline_ms; /* tc_helper_now_ms() */
+};
+int tc_helper_target_start(const char *path, const char *function, uint32_t uid, uint32_t gid,
+			   struct tc_target_child *child);
+/* Once sock is readable or the deadline passed: 0 with *fd (a regular
+ * file) and *offset, the codes of tc-kernel-abi.h (PROBE_ADD), or
+ * -ETIMEDOUT. Ends the child either way. */
+int tc_helper_target_end(struct tc_target_child *child, int *fd, uint64_t *offset);
+/* Kills the child whose reply is no longer wanted. */
+void tc_helper_target_abort(struct tc_target_child *child);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_list_memfd(bool syscalls);
 

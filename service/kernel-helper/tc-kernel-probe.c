@@ -9,15 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
-#include <sys/stat.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -44,129 +39,21 @@ kernel_has_file(const char *name)
 	       access(path, F_OK) == 0;
 }
 
-/*
- * Opens path with the rights of the session owner (uid, gid and their
- * supplementary groups): nobody probes a file they cannot read. Setting the
- * file-system ids drops the helper's file capabilities for the open; the
- * supplementary groups are root's otherwise (group-readable root files).
- * O_NONBLOCK: opening a FIFO or a device would wait for its other end.
- */
 static int
-open_as(const char *path, uint32_t uid, uint32_t gid)
+refused(const struct tc_kernel_probe_msg *msg, const char *group, int ret)
 {
-	static gid_t groups[NGROUPS_MAX]; /* the kernel's limit */
-	struct passwd *pw = getpwuid(uid);
-	int nr_groups = NGROUPS_MAX;
-	int fd, saved;
-
-	if (uid == (uint32_t)-1 || gid == (uint32_t)-1 || !pw)
-		return -EINVAL;
-	if (getgrouplist(pw->pw_name, gid, groups, &nr_groups) < 0)
-		return -EPERM;
-	if (setgroups((size_t)nr_groups, groups) < 0)
-		return -errno;
-	setfsgid(gid);
-	setfsuid(uid);
-	/* setfsuid() reports no error: asking again returns what is in force. */
-	if ((uint32_t)setfsuid(uid) != uid || (uint32_t)setfsgid(gid) != gid) {
-		fd = -EPERM;
-	} else {
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		saved = errno;
-		fd = fd < 0 ? -saved : fd;
-	}
-	setfsuid(0);
-	setfsgid(0);
-	if (setgroups(0, NULL) < 0)
-		abort(); /* the helper must not go on with the owner's groups */
-	return fd;
+	/* The location may be what was refused: not logged. */
+	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s refused: %s",
+		      msg->header.session_id, group, msg->name, strerror(-ret));
+	return ret;
 }
 
-/*
- * The uprobe goes on the file that was checked, not on whatever its path
- * names when the kernel reads it: the path is opened once, as the owner
- * (open_as), the descriptor must be a regular file, the function's offset
- * is read from it, and the kernel is given "/proc/self/fd/N", the helper's
- * own descriptor. The kernel resolves a uprobe's path once, when the probe
- * is written (kern_path() in the uprobe parser, which keeps the path it
- * found and never looks the name up again), and the magic link resolves to
- * the open file itself, so swapping a symlink or renaming files in the
- * meantime changes nothing. uprobe_events then shows that
- * /proc/self/fd/N name; the log names the path. Checking device and inode
- * after creating the probe from the path was not chosen: a second lookup
- * can be swapped back between the kernel's and ours, so it proves nothing.
- */
+/* Writes the probe, enabled unless asked otherwise; frees it. */
 static int
-alloc_uprobe(const char *group, const char *name, const char *location, uint32_t uid,
-	     uint32_t gid, struct tracefs_dynevent **probe, int *file_fd)
+create(const struct tc_kernel_probe_msg *msg, const char *group, struct tracefs_dynevent *probe)
 {
-	char path[TC_KERNEL_LOCATION_MAX], fd_path[64];
-	const char *colon = strchr(location, ':');
-	uint64_t offset = 0;
-	size_t position;
-	struct stat st;
-	int fd, ret;
+	int ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
 
-	if (tc_kernel_check_uprobe_location(location, &position) || !colon)
-		return -EINVAL;
-	memcpy(path, location, (size_t)(colon - location));
-	path[colon - location] = '\0';
-	fd = open_as(path, uid, gid);
-	if (fd < 0)
-		return fd;
-	ret = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? -EMEDIUMTYPE : 0;
-	if (ret == 0)
-		ret = tc_helper_elf_function_offset(fd, colon + 1, &offset);
-	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	if (ret == 0 && !(*probe = tracefs_uprobe_alloc(group, name, fd_path, offset, NULL)))
-		ret = -ENOMEM;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	*file_fd = fd; /* open until the kernel has resolved fd_path */
-	return 0;
-}
-
-int
-tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
-{
-	char group[64];
-	struct tracefs_dynevent *probe = NULL;
-	int ret = -EINVAL, file_fd = -1;
-	size_t position;
-
-	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
-	if ((msg->kind == TC_KERNEL_PROBE_KPROBE || msg->kind == TC_KERNEL_PROBE_KRETPROBE) &&
-	    !kernel_has_file("kprobe_events"))
-		return -EOPNOTSUPP; /* a kernel built without kprobe events */
-	if (msg->kind == TC_KERNEL_PROBE_UPROBE && !kernel_has_file("uprobe_events"))
-		return -EOPNOTSUPP;
-	switch (msg->kind) {
-	case TC_KERNEL_PROBE_KPROBE:
-		if (!tc_kernel_check_kprobe_location(msg->location, &position))
-			probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
-		break;
-	case TC_KERNEL_PROBE_KRETPROBE:
-		if (!tc_kernel_check_kprobe_location(msg->location, &position))
-			probe = tracefs_kretprobe_alloc(group, msg->name, msg->location, NULL, 0);
-		break;
-	case TC_KERNEL_PROBE_UPROBE:
-		ret = alloc_uprobe(group, msg->name, msg->location, msg->uid, msg->gid, &probe,
-				   &file_fd);
-		break;
-	default:
-		break;
-	}
-	if (!probe) {
-		/* The location may be what was refused: not logged. */
-		tc_helper_log("info", "session %" PRIu64 ": probe %s:%s refused: %s",
-			      msg->header.session_id, group, msg->name, strerror(-ret));
-		return ret;
-	}
-	ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
-	if (file_fd >= 0)
-		close(file_fd);
 	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
 		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
 		/* No probe outlives its refusal. */
@@ -176,6 +63,85 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 	tracefs_dynevent_free(probe);
 	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s: %s", msg->header.session_id,
 		      group, msg->name, msg->location, ret == 0 ? "added" : strerror(-ret));
+	return ret;
+}
+
+int
+tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
+{
+	char group[64];
+	struct tracefs_dynevent *probe = NULL;
+	size_t position;
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (msg->kind != TC_KERNEL_PROBE_KPROBE && msg->kind != TC_KERNEL_PROBE_KRETPROBE)
+		return refused(msg, group, -EINVAL);
+	if (!kernel_has_file("kprobe_events"))
+		return -EOPNOTSUPP; /* a kernel built without kprobe events */
+	if (tc_kernel_check_kprobe_location(msg->location, &position))
+		return refused(msg, group, -EINVAL);
+	if (msg->kind == TC_KERNEL_PROBE_KPROBE)
+		probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
+	else
+		probe = tracefs_kretprobe_alloc(group, msg->name, msg->location, NULL, 0);
+	return probe ? create(msg, group, probe) : refused(msg, group, -EINVAL);
+}
+
+/*
+ * The uprobe goes on the file that was checked, not on whatever its path
+ * names when the kernel reads it: the path is opened once, as the owner,
+ * the descriptor must be a regular file, the function's offset is read
+ * from it (in a child with a deadline, tc-kernel-target.c), and the kernel
+ * is given "/proc/self/fd/N", the helper's own descriptor. The kernel
+ * resolves a uprobe's path once, when the probe is written (kern_path() in
+ * the uprobe parser, which keeps the path it found and never looks the
+ * name up again), and the magic link resolves to the open file itself, so
+ * swapping a symlink or renaming files in the meantime changes nothing.
+ * uprobe_events then shows that /proc/self/fd/N name; the log names the
+ * path. Checking device and inode after creating the probe from the path
+ * was not chosen: a second lookup can be swapped back between the
+ * kernel's and ours, so it proves nothing.
+ */
+int
+tc_helper_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+{
+	char group[64], path[TC_KERNEL_LOCATION_MAX];
+	const char *colon = strchr(msg->location, ':');
+	size_t position;
+	int ret;
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (msg->kind != TC_KERNEL_PROBE_UPROBE ||
+	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon)
+		return refused(msg, group, -EINVAL);
+	if (!kernel_has_file("uprobe_events"))
+		return -EOPNOTSUPP;
+	memcpy(path, msg->location, (size_t)(colon - msg->location));
+	path[colon - msg->location] = '\0';
+	ret = tc_helper_target_start(path, colon + 1, msg->uid, msg->gid, child);
+	return ret < 0 ? refused(msg, group, ret) : 0;
+}
+
+int
+tc_helper_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+{
+	char group[64], fd_path[64];
+	struct tracefs_dynevent *probe;
+	uint64_t offset = 0;
+	int fd, ret = tc_helper_target_end(child, &fd, &offset);
+
+	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	if (ret == -ETIMEDOUT)
+		tc_helper_log("warning", "session %" PRIu64 ": the target of probe %s:%s, %s, "
+			      "did not open within %d ms", msg->header.session_id, group,
+			      msg->name, msg->location, TC_KERNEL_UPROBE_FILE_MS);
+	if (ret < 0)
+		return refused(msg, group, ret);
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	probe = tracefs_uprobe_alloc(group, msg->name, fd_path, offset, NULL);
+	/* fd stays open until the kernel has resolved fd_path. */
+	ret = probe ? create(msg, group, probe) : refused(msg, group, -ENOMEM);
+	close(fd);
 	return ret;
 }
 

@@ -33,20 +33,36 @@
  * that have an instance: a restarted helper removes the instances and
  * probes of the others (sessions destroyed while it was away, or of a
  * previous tracectld) and keeps those of the live sessions.
+ *
+ * Uprobes are the one request that touches a user's file, which may sit on
+ * a file system that user controls and hang (a FUSE server that never
+ * answers open()). Each goes on a connection of its own (probe_request),
+ * outside kernel_lock: a slow one holds neither the other users' requests
+ * nor the main connection, and giving up on it kills only the helper that
+ * serves it (one started for that connection), never the main one with
+ * the other sessions' requests in flight. Such a connection creates no
+ * instance and sends no PRUNE, so its helper removes nothing when it ends.
  */
 #define REPLY_TIMEOUT_MS 10000
 /* How long a killed helper is waited for before it is reaped later. */
 #define KILL_WAIT_MS 1000
 
-static GMutex kernel_lock; /* covers everything below */
-static char *socket_path;
-static int helper_fd = -1;
-static GPid helper_pid;  /* the helper tracectld started, not yet reaped */
-static int helper_pidfd = -1;
+/* A connection to a helper. */
+struct link {
+	int fd;
+	GPid pid;  /* the helper tracectld started for it, not yet reaped */
+	int pidfd;
+	gboolean is_main;    /* the shared one, which sends PRUNE */
+	gboolean is_pruning; /* its PRUNE is under way */
+};
+
+static char *socket_path; /* set once at start */
+static GMutex kernel_lock; /* covers main_link and instances */
+static struct link main_link = {.fd = -1, .pidfd = -1, .is_main = TRUE};
+static GArray *instances; /* guint64: the sessions whose instance exists */
+static GMutex killed_lock; /* covers killed_pids */
 static GArray *killed_pids; /* GPid: killed helpers still to be reaped */
-static GArray *instances;   /* guint64: the sessions whose instance exists */
-static gboolean is_pruning; /* a new connection's PRUNE is under way */
-static guint32 next_seq = 1;
+static guint next_seq = 1; /* atomic */
 
 void
 tc_kernel_init(const char *rundir)
@@ -90,17 +106,19 @@ connect_socket(GError **error)
 static void
 reap_killed(void)
 {
+	g_mutex_lock(&killed_lock);
 	for (guint i = 0; i < killed_pids->len; i++) {
 		GPid pid = g_array_index(killed_pids, GPid, i);
 
 		if (waitpid(pid, NULL, WNOHANG) != 0)
 			g_array_remove_index_fast(killed_pids, i--);
 	}
+	g_mutex_unlock(&killed_lock);
 }
 
 /* No systemd: we are root, so we start the helper ourselves. */
 static int
-spawn_helper(GError **error)
+spawn_helper(struct link *link, GError **error)
 {
 	g_autofree char *path = helper_binary();
 	const char *argv[] = {path, NULL};
@@ -119,51 +137,55 @@ spawn_helper(GError **error)
 	}
 	if (!g_spawn_async_with_pipes_and_fds("/", argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
 					      NULL, -1, -1, -1, &pair[1], target_fds, 1,
-					      &helper_pid, NULL, NULL, NULL, error)) {
+					      &link->pid, NULL, NULL, NULL, error)) {
 		close(pair[0]);
 		close(pair[1]);
 		return -1;
 	}
 	close(pair[1]);
 	/* Not reaped yet, so the pid is still the helper's. */
-	helper_pidfd = (int)syscall(SYS_pidfd_open, helper_pid, 0);
-	g_message("Started the kernel helper, pid %d", (int)helper_pid);
+	link->pidfd = (int)syscall(SYS_pidfd_open, link->pid, 0);
+	g_message("Started the kernel helper, pid %d%s", (int)link->pid,
+		  link->is_main ? "" : ", for one uprobe");
 	return pair[0];
 }
 
 /* Closes the connection; a helper we started is killed first when
  * kill_it, or waited for (it exits at the end of its socket). */
 static void
-disconnect(gboolean kill_it)
+disconnect(struct link *link, gboolean kill_it)
 {
-	struct pollfd pfd = {.fd = helper_pidfd, .events = POLLIN};
+	struct pollfd pfd = {.fd = link->pidfd, .events = POLLIN};
 
-	if (helper_pid > 0 && kill_it) {
-		if (helper_pidfd >= 0)
-			syscall(SYS_pidfd_send_signal, helper_pidfd, SIGKILL, NULL, 0);
+	if (link->pid > 0 && kill_it) {
+		if (link->pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, link->pidfd, SIGKILL, NULL, 0);
 		else
-			kill(helper_pid, SIGKILL); /* not reaped: still the helper */
+			kill(link->pid, SIGKILL); /* not reaped: still the helper */
 		g_warning("Killed the kernel helper, pid %d; the next request starts another",
-			  (int)helper_pid);
+			  (int)link->pid);
 	}
-	if (helper_fd >= 0)
-		close(helper_fd);
-	helper_fd = -1;
-	if (helper_pid <= 0)
+	if (link->fd >= 0)
+		close(link->fd);
+	link->fd = -1;
+	if (link->pid <= 0)
 		return;
 	/* A pidfd becomes readable when its process exits. One that was not
 	 * killed removes our instances first: it is waited for. */
-	if (helper_pidfd < 0 || poll(&pfd, 1, kill_it ? KILL_WAIT_MS : -1) == 1)
-		waitpid(helper_pid, NULL, kill_it ? WNOHANG : 0);
-	if (kill_it && waitpid(helper_pid, NULL, WNOHANG) == 0)
-		g_array_append_val(killed_pids, helper_pid);
-	if (helper_pidfd >= 0)
-		close(helper_pidfd);
-	helper_pidfd = -1;
-	helper_pid = 0;
+	if (link->pidfd < 0 || poll(&pfd, 1, kill_it ? KILL_WAIT_MS : -1) == 1)
+		waitpid(link->pid, NULL, kill_it ? WNOHANG : 0);
+	if (kill_it && waitpid(link->pid, NULL, WNOHANG) == 0) {
+		g_mutex_lock(&killed_lock);
+		g_array_append_val(killed_pids, link->pid);
+		g_mutex_unlock(&killed_lock);
+	}
+	if (link->pidfd >= 0)
+		close(link->pidfd);
+	link->pidfd = -1;
+	link->pid = 0;
 }
 
-static gboolean request_locked_fds(struct tc_kernel_msg *msg, gsize size,
+static gboolean request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size,
 				   struct tc_kernel_msg *reply,
 				   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer),
 				   gpointer data, GError **error);
@@ -185,9 +207,9 @@ prune_locked(GError **error)
 	msg->header.type = TC_KERNEL_PRUNE;
 	msg->count = instances->len;
 	memcpy(msg->keep, instances->data, instances->len * sizeof(guint64));
-	is_pruning = TRUE;
-	ok = request_locked_fds(&msg->header, sizeof(*msg), &reply, NULL, NULL, error);
-	is_pruning = FALSE;
+	main_link.is_pruning = TRUE;
+	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	main_link.is_pruning = FALSE;
 	if (!ok)
 		return FALSE;
 	g_message("Kernel helper: %u sessions with instances kept, %u leftovers removed",
@@ -196,29 +218,29 @@ prune_locked(GError **error)
 }
 
 static gboolean
-ensure_connected(GError **error)
+ensure_connected(struct link *link, GError **error)
 {
 	g_autoptr(GError) socket_error = NULL;
 
-	if (helper_fd >= 0)
+	if (link->fd >= 0)
 		return TRUE;
 	if (g_file_test(socket_path, G_FILE_TEST_EXISTS)) {
-		helper_fd = connect_socket(&socket_error);
+		link->fd = connect_socket(&socket_error);
 		/* A socket nobody serves is the leftover of another run. */
-		if (helper_fd < 0 && geteuid() != 0) {
+		if (link->fd < 0 && geteuid() != 0) {
 			g_propagate_error(error, g_steal_pointer(&socket_error));
 			return FALSE;
 		}
-		if (helper_fd < 0)
+		if (link->fd < 0)
 			g_debug("%s, starting the helper", socket_error->message);
 	}
-	if (helper_fd < 0)
-		helper_fd = spawn_helper(error);
-	if (helper_fd < 0)
+	if (link->fd < 0)
+		link->fd = spawn_helper(link, error);
+	if (link->fd < 0)
 		return FALSE;
-	if (!prune_locked(error)) {
+	if (link->is_main && !prune_locked(error)) {
 		g_prefix_error(error, "The kernel helper refused the list of live sessions: ");
-		disconnect(TRUE);
+		disconnect(link, TRUE);
 		return FALSE;
 	}
 	return TRUE;
@@ -227,7 +249,7 @@ ensure_connected(GError **error)
 /* Receives one message and at most one descriptor (-1 for none) before
  * the deadline (monotonic, us); -ETIMEDOUT after it. */
 static gssize
-receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
+receive(struct link *link, struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -236,7 +258,7 @@ receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(*msg)};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 			    .msg_controllen = sizeof(control.buf)};
-	struct pollfd pfd = {.fd = helper_fd, .events = POLLIN};
+	struct pollfd pfd = {.fd = link->fd, .events = POLLIN};
 	gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
 	gssize len;
 	int ready;
@@ -249,7 +271,7 @@ receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 		return -ETIMEDOUT;
 	if (ready < 0)
 		return -errno;
-	len = recvmsg(helper_fd, &mh, MSG_CMSG_CLOEXEC);
+	len = recvmsg(link->fd, &mh, MSG_CMSG_CLOEXEC);
 	/* More than one descriptor: the extra ones are closed. */
 	if (len >= 0)
 		tc_fd_collect(&mh, fd, 1);
@@ -259,20 +281,20 @@ receive(struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 /* Sends msg on a connection, reconnecting once when the helper is gone
  * (it has not read the request, so it is sent again as it is). */
 static gboolean
-send_locked(struct tc_kernel_msg *msg, gsize size, GError **error)
+send_locked(struct link *link, struct tc_kernel_msg *msg, gsize size, GError **error)
 {
 	for (int attempt = 0;; attempt++) {
-		if (!ensure_connected(error))
+		if (!ensure_connected(link, error))
 			return FALSE;
 		msg->magic = TC_KERNEL_MAGIC;
 		msg->size = size;
-		msg->seq = next_seq++;
-		if (send(helper_fd, msg, size, MSG_NOSIGNAL) == (gssize)size)
+		msg->seq = (guint32)g_atomic_int_add(&next_seq, 1);
+		if (send(link->fd, msg, size, MSG_NOSIGNAL) == (gssize)size)
 			return TRUE;
 		g_warning("The kernel helper is gone (%s), starting it again", g_strerror(errno));
-		disconnect(TRUE);
+		disconnect(link, TRUE);
 		/* A new helper that dies at once is not started again and again. */
-		if (attempt > 0 || is_pruning) {
+		if (attempt > 0 || link->is_pruning) {
 			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 				    "The kernel helper went away twice in a row");
 			return FALSE;
@@ -280,10 +302,11 @@ send_locked(struct tc_kernel_msg *msg, gsize size, GError **error)
 	}
 }
 
-/* kernel_lock held. START sends descriptors before its reply: each one
- * goes to on_fd (which takes it), or is closed. */
+/* The link's lock held (kernel_lock for the main one). START sends
+ * descriptors before its reply: each one goes to on_fd (which takes it),
+ * or is closed. */
 static gboolean
-request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *reply,
+request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *reply,
 		   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer), gpointer data,
 		   GError **error)
 {
@@ -291,9 +314,9 @@ request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *
 	gssize len = -1;
 	int fd = -1;
 
-	if (!send_locked(msg, size, error))
+	if (!send_locked(link, msg, size, error))
 		return FALSE;
-	while ((len = receive(reply, &fd, deadline)) == sizeof(*reply) &&
+	while ((len = receive(link, reply, &fd, deadline)) == sizeof(*reply) &&
 	       reply->magic == TC_KERNEL_MAGIC && reply->type != TC_KERNEL_REPLY && fd >= 0) {
 		if (on_fd)
 			on_fd(reply, fd, data);
@@ -303,7 +326,7 @@ request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *
 	if (fd >= 0)
 		close(fd);
 	if (len == -ETIMEDOUT) {
-		disconnect(TRUE);
+		disconnect(link, TRUE);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The kernel helper did not answer within %d ms; it was stopped, and the "
 			    "next request starts it again",
@@ -312,7 +335,7 @@ request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *
 	}
 	if (len != sizeof(*reply) || reply->magic != TC_KERNEL_MAGIC ||
 	    reply->type != TC_KERNEL_REPLY || reply->seq != msg->seq) {
-		disconnect(TRUE);
+		disconnect(link, TRUE);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    len == 0 ? "The kernel helper went away during the request; the next "
 				       "request starts it again"
@@ -331,7 +354,7 @@ request_locked_fds(struct tc_kernel_msg *msg, gsize size, struct tc_kernel_msg *
 static gboolean
 request_locked(struct tc_kernel_msg *msg, struct tc_kernel_msg *reply, GError **error)
 {
-	return request_locked_fds(msg, sizeof(*msg), reply, NULL, NULL, error);
+	return request_locked_fds(&main_link, msg, sizeof(*msg), reply, NULL, NULL, error);
 }
 
 static gboolean
@@ -417,7 +440,7 @@ event_request(guint32 type, guint64 session_id, const char *system, const char *
 		return FALSE;
 	}
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, on_fd, data, error);
+	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, on_fd, data, error);
 	g_mutex_unlock(&kernel_lock);
 	return ok;
 }
@@ -461,7 +484,7 @@ tc_kernel_tgids(guint64 session_id, GError **error)
 	gboolean ok;
 
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_tgids_fd, &fd, error);
+	ok = request_locked_fds(&main_link, &msg, sizeof(msg), &reply, collect_tgids_fd, &fd, error);
 	g_mutex_unlock(&kernel_lock);
 	if (ok && fd < 0)
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no tgid map");
@@ -529,7 +552,7 @@ tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error)
 	buffers->stats_fds = g_array_new(FALSE, FALSE, sizeof(int));
 	buffers->formats_fd = -1;
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_start_fd, buffers, error);
+	ok = request_locked_fds(&main_link, &msg, sizeof(msg), &reply, collect_start_fd, buffers, error);
 	g_mutex_unlock(&kernel_lock);
 	if (ok && (buffers->cpu_fds->len == 0 || buffers->cpu_fds->len != reply.value ||
 		   buffers->stats_fds->len != reply.value || buffers->formats_fd < 0)) {
@@ -562,7 +585,7 @@ tc_kernel_shutdown(void)
 {
 	g_mutex_lock(&kernel_lock);
 	/* EOF on its socket ends it, after it removed our instances. */
-	disconnect(FALSE);
+	disconnect(&main_link, FALSE);
 	reap_killed();
 	g_mutex_unlock(&kernel_lock);
 	g_clear_pointer(&socket_path, g_free);
@@ -595,7 +618,7 @@ tc_kernel_list(gboolean syscalls, GError **error)
 	gboolean ok;
 
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg, sizeof(msg), &reply, collect_list_fd, &fd, error);
+	ok = request_locked_fds(&main_link, &msg, sizeof(msg), &reply, collect_list_fd, &fd, error);
 	g_mutex_unlock(&kernel_lock);
 	if (ok && fd < 0)
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no list");
@@ -644,6 +667,11 @@ name_uprobe_refusal(int code, const char *location, GError **error)
 	case ESRCH:
 		why = g_strdup_printf("it has no function named '%s'", function);
 		break;
+	case ETIMEDOUT:
+		why = g_strdup_printf("it did not open within %d ms (a slow or hung file "
+				      "system?); the kernel helper gave up on it",
+				      TC_KERNEL_UPROBE_FILE_MS);
+		break;
 	case EACCES:
 	case EPERM:
 		why = g_strdup("the session owner may not read it");
@@ -654,6 +682,28 @@ name_uprobe_refusal(int code, const char *location, GError **error)
 	g_clear_error(error);
 	g_set_error(error, TC_ERROR, code == ESRCH ? TC_ERROR_NOT_FOUND : TC_ERROR_INVALID_ARGUMENT,
 		    "Cannot probe '%s': %s", path, why);
+}
+
+/* A uprobe request on a connection of its own: see the top of the file.
+ * Kprobes touch no user's file and take the main connection. */
+static gboolean
+probe_request(struct tc_kernel_probe_msg *msg, struct tc_kernel_msg *reply, GError **error)
+{
+	struct link link = {.fd = -1, .pidfd = -1};
+	gboolean ok;
+
+	if (msg->kind != TC_KERNEL_PROBE_UPROBE) {
+		g_mutex_lock(&kernel_lock);
+		ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), reply, NULL, NULL,
+					error);
+		g_mutex_unlock(&kernel_lock);
+		return ok;
+	}
+	ok = request_locked_fds(&link, &msg->header, sizeof(*msg), reply, NULL, NULL, error);
+	/* A helper that failed the request is gone already; one that answered
+	 * ends with its socket, owning nothing. */
+	disconnect(&link, FALSE);
+	return ok;
 }
 
 gboolean
@@ -675,9 +725,7 @@ tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const ch
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Probe name or place too long");
 		return FALSE;
 	}
-	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&msg.header, sizeof(msg), &reply, NULL, NULL, error);
-	g_mutex_unlock(&kernel_lock);
+	ok = probe_request(&msg, &reply, error);
 	if (!ok && reply.magic == TC_KERNEL_MAGIC && reply.type == TC_KERNEL_REPLY &&
 	    reply.status < 0 && kind == TC_KERNEL_PROBE_UPROBE)
 		name_uprobe_refusal(-reply.status, location, error);
