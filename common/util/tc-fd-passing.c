@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 ssize_t
-tc_fd_send(int sock, const void *buf, size_t len, const int *fds, size_t nr_fds)
+tc_fd_send(int sock, const void *buf, size_t len, const int *fds, size_t nr_fds, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * TC_FD_PASSING_MAX)];
@@ -32,7 +32,7 @@ tc_fd_send(int sock, const void *buf, size_t len, const int *fds, size_t nr_fds)
 		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nr_fds);
 	}
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
 	while (n < 0 && errno == EINTR);
 	return n < 0 ? -errno : n;
 }

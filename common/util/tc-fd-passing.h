@@ -11,15 +11,17 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* The most descriptors one message carries anywhere in tracectl. */
-#define TC_FD_PASSING_MAX 8
+/* The most descriptors one message can carry: the kernel's SCM_MAX_FD. */
+#define TC_FD_PASSING_MAX 253
 
 /*
  * Sends len bytes of buf and nr_fds descriptors (at most
  * TC_FD_PASSING_MAX; none when nr_fds is 0) in one message, with
- * MSG_NOSIGNAL, retrying on EINTR. Returns the bytes sent or -errno.
+ * MSG_NOSIGNAL and flags (MSG_DONTWAIT for a peer that must never make
+ * us wait), retrying on EINTR. Returns the bytes sent or -errno.
  */
-ssize_t tc_fd_send(int sock, const void *buf, size_t len, const int *fds, size_t nr_fds);
+ssize_t tc_fd_send(int sock, const void *buf, size_t len, const int *fds, size_t nr_fds,
+		   int flags);
 
 /*
  * Takes the descriptors of every SCM_RIGHTS message in mh: the first max

@@ -193,7 +193,7 @@ send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
 		.shm_size = stream->mapping_size,
 	};
 	int fds[2] = {stream->memfd, stream->wake_fd};
-	ssize_t n = tc_fd_send(fd, &msg, sizeof(msg), fds, 2);
+	ssize_t n = tc_fd_send(fd, &msg, sizeof(msg), fds, 2, 0);
 
 	if (n < 0)
 		return (int)n;

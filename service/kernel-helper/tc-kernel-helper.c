@@ -35,6 +35,7 @@
 #include "config.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-helper.h"
+#include "tc-fd-passing.h"
 #include "tc-kernel-names.h"
 
 #define IDLE_EXIT_MS 10000
@@ -251,21 +252,8 @@ send_fd(int sock, uint32_t type, const struct tc_kernel_msg *request, uint32_t v
 		.magic = TC_KERNEL_MAGIC, .type = type, .size = sizeof(msg),
 		.seq = request->seq, .session_id = request->session_id, .value = value,
 	};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = &msg, .iov_len = sizeof(msg)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-			    .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&mh);
 
-	memset(&control, 0, sizeof(control));
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(msg);
+	return tc_fd_send(sock, &msg, sizeof(msg), &fd, 1, 0) == sizeof(msg);
 }
 
 /* START: recording on, then the raw buffers and the formats. */

@@ -13,6 +13,7 @@
  * also leaves the helper's own credentials untouched.
  */
 #include "tc-kernel-helper.h"
+#include "tc-fd-passing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,26 +72,8 @@ open_as(const char *path, uint32_t uid, uint32_t gid)
 static bool
 send_reply(int sock, const struct target_reply *reply, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = (void *)reply, .iov_len = sizeof(*reply)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		struct cmsghdr *cmsg;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = sizeof(control.buf);
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == sizeof(*reply);
+	return tc_fd_send(sock, reply, sizeof(*reply), &fd, fd >= 0 ? 1 : 0, 0) ==
+	       (ssize_t)sizeof(*reply);
 }
 
 /*
@@ -134,12 +117,10 @@ receive_reply(int sock, int *fd, uint64_t *offset)
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 			    .msg_controllen = sizeof(control.buf)};
 	ssize_t len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	struct cmsghdr *cmsg = len > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 
 	*fd = -1;
-	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-	    cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	if (len > 0)
+		tc_fd_collect(&mh, fd, 1);
 	if (len != sizeof(reply) || (reply.status == 0) != (*fd >= 0) || reply.status > 0) {
 		if (*fd >= 0)
 			close(*fd);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tc-error.h"
+#include "tc-fd-passing.h"
 #include "tc-metadata.h"
 #include "tc-validate.h"
 
@@ -26,23 +27,6 @@ expected_size(guint32 type)
 		return sizeof(struct tracectl_msg_reply);
 	default:
 		return 0;
-	}
-}
-
-static void
-close_received_fds(struct msghdr *mh)
-{
-	for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
-		if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS) {
-			size_t n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			for (size_t i = 0; i < n; i++) {
-				int fd;
-
-				memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-				close(fd);
-			}
-		}
 	}
 }
 
@@ -76,7 +60,7 @@ tc_app_read_message(int fd, TcAppMessage *message, char **why)
 	/* Before the end-of-file test: an empty datagram can carry
 	 * descriptors too, and they are ours to close. */
 	if (mh.msg_controllen > 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		close_received_fds(&mh);
+		tc_fd_collect(&mh, NULL, 0);
 		*why = g_strdup("oversized message or unexpected file descriptors");
 		return TC_APP_READ_GONE;
 	}
@@ -280,12 +264,6 @@ tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 se
 		   const int *fds, guint n_fds)
 {
 	struct tracectl_msg_header *header = msg;
-	struct iovec iov = {.iov_base = msg, .iov_len = size};
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t sent;
 
 	g_assert(n_fds <= 2);
@@ -295,25 +273,11 @@ tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 se
 	header->type = type;
 	header->size = size;
 	header->seq = seq;
-	if (n_fds > 0) {
-		struct cmsghdr *cmsg;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
-		memcpy(CMSG_DATA(cmsg), fds, n_fds * sizeof(int));
-	}
-	do
-		sent = sendmsg(app->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (sent < 0 && errno == EINTR);
+	sent = tc_fd_send(app->fd, msg, size, fds, n_fds, MSG_DONTWAIT);
 	if (sent == (ssize_t)size)
 		return TRUE;
 	/* A full socket means the application stopped reading: never wait. */
-	tc_app_disconnect_locked(app, sent < 0 ? g_strerror(errno) : "short send");
+	tc_app_disconnect_locked(app, sent < 0 ? g_strerror((int)-sent) : "short send");
 	return FALSE;
 }
 

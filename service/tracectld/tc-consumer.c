@@ -33,6 +33,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
+#include "tc-fd-passing.h"
 #include "tc-process.h"
 
 /* A command's reply: the consumer only creates or maps something. */
@@ -473,17 +474,15 @@ receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], guint ti
 		.msg_control = control.buf,
 		.msg_controllen = sizeof(control.buf),
 	};
-	struct cmsghdr *cmsg;
 	gssize len;
 
 	fds[0] = fds[1] = -1;
 	if (!wait_readable(consumer, timeout_ms, error))
 		return -1;
 	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC);
-	cmsg = CMSG_FIRSTHDR(&mh);
-	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-	    cmsg->cmsg_len >= CMSG_LEN(sizeof(int)) && cmsg->cmsg_len <= CMSG_LEN(2 * sizeof(int)))
-		memcpy(fds, CMSG_DATA(cmsg), cmsg->cmsg_len - CMSG_LEN(0));
+	/* At most the two a stream comes with; any more are closed. */
+	if (len > 0)
+		tc_fd_collect(&mh, fds, 2);
 	if (len <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		close_fds(fds);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
@@ -526,23 +525,7 @@ check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
 static gboolean
 send_request(TcConsumer *consumer, void *msg, guint32 size, const int *fds, guint count)
 {
-	g_autofree char *control = NULL;
-	struct iovec iov = {.iov_base = msg, .iov_len = size};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (count > 0) {
-		struct cmsghdr *cmsg;
-
-		control = g_malloc0(CMSG_SPACE(count * sizeof(int)));
-		mh.msg_control = control;
-		mh.msg_controllen = CMSG_SPACE(count * sizeof(int));
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(count * sizeof(int));
-		memcpy(CMSG_DATA(cmsg), fds, count * sizeof(int));
-	}
-	return sendmsg(consumer->fd, &mh, MSG_NOSIGNAL) == (gssize)size;
+	return tc_fd_send(consumer->fd, msg, size, fds, count, 0) == (gssize)size;
 }
 
 static gboolean
