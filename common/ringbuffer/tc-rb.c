@@ -36,7 +36,7 @@
  *           write into the new round is what lets the reader detect a lap
  *           after its copy: once write_offset is past the boundary, other
  *           writers append there without looking at consumed. (Pushing
- *           after the CAS lost that race; tests/unit/tc-rb-model-test.c
+ *           after the CAS lost that race; tests/unit/ringbuffer/tc-rb-model-test.c
  *           found it.) A push whose CAS then fails is not wasted: whoever
  *           moved write_offset opened the same sub-buffer.
  *   get:    follow a pushed consumed, check Sub-buffer Ready (equation 2),
@@ -50,7 +50,7 @@
  *
  * TC_RB_SCHED_POINT() marks every access to shared state that another
  * thread can interleave with. It is empty in the library; the exhaustive
- * interleaving test (tests/unit/tc-rb-model-test.c) builds this file with
+ * interleaving test (tests/unit/ringbuffer/tc-rb-model-test.c) builds this file with
  * TC_RB_MODEL_CHECK to switch threads there.
  */
 #include "tc-rb.h"

@@ -420,7 +420,7 @@ tc_rb_clamp_timestamp(uint64_t timestamp, uint64_t last)
  * ahead of the loads for the first, in order for the second.
  */
 #ifdef TC_RB_MODEL_CHECK
-void tc_rb_model_yield(void); /* tests/unit/tc-rb-model.h */
+void tc_rb_model_yield(void); /* tests/unit/ringbuffer/tc-rb-model.h */
 #endif
 
 static inline bool
@@ -510,7 +510,7 @@ bool tc_rb_enter_remote(struct tc_rb *rb);
  */
 #ifdef TC_RB_MODEL_CHECK
 /* The restartable sequence of tc_rb_rseq_move(), modelled by the
- * exhaustive interleaving test (tests/unit/tc-rb-model-test.c). */
+ * exhaustive interleaving test (tests/unit/ringbuffer/tc-rb-model-test.c). */
 enum tc_rb_move tc_rb_model_move_locally(struct tc_rb *rb, uint64_t *offset,
 					 uint64_t *timestamp, uint64_t new_offset,
 					 uint64_t new_timestamp);
@@ -649,7 +649,7 @@ tc_rb_reserve(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len)
 	return tc_rb_reserve_ts(rb, ctx, len, 0);
 }
 #ifdef TC_RB_MODEL_CHECK
-/* Out of line, with scheduling points, for tests/unit/tc-rb-model-test.c. */
+/* Out of line, with scheduling points, for tests/unit/ringbuffer/tc-rb-model-test.c. */
 void tc_rb_write(const struct tc_rb_ctx *ctx, uint32_t pos, const void *src, uint32_t len);
 void tc_rb_commit(const struct tc_rb_ctx *ctx);
 #else

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Helpers of the integration tests: the real tracectld in embedded mode
 (its own dbus-daemon and the real polkitd), the real CLI and example
-application, test users, and reading traces with babeltrace2.
+application and test users. Reading traces is in tracelib.py, the
+scheduler's slices in schedlib.py.
 
 Every test starts its own service in a fresh run directory and removes
 what it installed into system directories (polkit policy and rules, test
@@ -9,7 +10,6 @@ users) when it ends, even when it fails.
 """
 
 import contextlib
-import ctypes
 import grp
 import os
 import pwd
@@ -342,85 +342,6 @@ def is_running(pid):
         return False
 
 
-def read_trace(path):
-    """All events of a trace: a list of (name, {field: value}) in time
-    order, read with babeltrace2's Python bindings."""
-    script = r"""
-import bt2, json, sys
-out = []
-for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
-    if type(msg) is bt2._EventMessageConst:
-        ev = msg.event
-        fields = {}
-        for name, value in ev.payload_field.items():
-            if name.startswith("_"):
-                continue  # the length of a byte sequence
-            if isinstance(value, bt2._StringFieldConst):
-                fields[name] = str(value)
-            elif isinstance(value, (bt2._ArrayFieldConst,)):
-                fields[name] = [int(v) for v in value]
-            elif isinstance(value, bt2._RealFieldConst):
-                fields[name] = float(value)
-            else:
-                fields[name] = int(value)
-        out.append([ev.name, fields])
-    elif type(msg) is bt2._DiscardedEventsMessageConst:
-        out.append(["<discarded>", {"count": msg.count}])
-print(json.dumps(out))
-"""
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", script, path], capture_output=True, text=True,
-                          timeout=300)
-    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr}")
-    import json
-    return json.loads(proc.stdout)
-
-
-READ_STREAMS_SCRIPT = r"""
-import bt2, json, sys
-events, discarded, packets_lost = [], {}, 0
-for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
-    t = type(msg)
-    if t is bt2._EventMessageConst:
-        ev = msg.event
-        entry = {"name": ev.name, "stream": ev.stream.id,
-                 "cpu": int(ev.packet.context_field["cpu_id"]),
-                 "ts": msg.default_clock_snapshot.value}
-        for name, value in ev.payload_field.items():
-            if name.startswith("_"):
-                continue
-            if isinstance(value, bt2._StringFieldConst):
-                entry[name] = str(value)
-            elif isinstance(value, bt2._ArrayFieldConst):
-                entry[name] = [int(v) for v in value]
-            elif isinstance(value, bt2._RealFieldConst):
-                entry[name] = float(value)
-            else:
-                entry[name] = int(value)
-        if ev.common_context_field is not None:
-            for name, value in ev.common_context_field.items():
-                entry["ctx_" + name] = (str(value) if isinstance(value, bt2._StringFieldConst)
-                                        else int(value))
-        events.append(entry)
-    elif t is bt2._DiscardedEventsMessageConst:
-        key = str(msg.stream.id)
-        discarded[key] = discarded.get(key, 0) + msg.count
-    elif t is bt2._DiscardedPacketsMessageConst:
-        packets_lost += msg.count if msg.count is not None else 1
-print(json.dumps({"events": events, "discarded": discarded, "packets_lost": packets_lost}))
-"""
-
-
-def read_streams(path):
-    """Events with their stream, CPU, timestamp, payload and context fields,
-    the events discarded per stream id and the packets lost, with
-    babeltrace2's Python bindings."""
-    import json
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path],
-                          capture_output=True, text=True, timeout=600)
-    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
-
-
 def page_cache_bytes(path):
     """(bytes of the file in the page cache, file size), from fincore."""
     out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
@@ -448,86 +369,12 @@ def mount_tracefs():
         subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
 
 
-def babeltrace_text(path, allow_discards=False):
-    """babeltrace2's text output; fails on any warning or error, but for
-    reports of discarded events when allow_discards (a run that filled its
-    buffers on purpose)."""
-    proc = subprocess.run(["babeltrace2", path], capture_output=True, text=True, timeout=300)
-    check(proc.returncode == 0, f"babeltrace2 failed on {path}: {proc.stderr}")
-    warnings = [line for line in proc.stderr.splitlines()
-                if not (allow_discards and line.startswith("WARNING: Tracer discarded"))]
-    check(warnings == [], f"babeltrace2 warned on {path}: {proc.stderr}")
-    return proc.stdout
-
-
-def expected_all_types(i):
-    """The field values the example application gives event i."""
-    blob = list(range(0x10, 0x10 + i % 8))
-    return {
-        "seq": i,
-        "s8": -(i % 128),
-        "s16": -300 * (i % 100),
-        "s32": -70000 * i,
-        "s64": -i * 10000000000,
-        "u8": i % 256,
-        "u16": (i * 3) % 65536,
-        "u32": (i * 100000) % (1 << 32),
-        "u64": (1 << 64) - 1 - i,
-        "dbl": i * 0.5,
-        "str": f"event-{i}",
-        "blob": blob,
-    }
-
-
-# The consumer's main thread asks for this slice (CONSUMERD_SCHED_SLICE_NS).
 def kernel_uses_tsc():
     """Whether sessions trace on the TSC clock by default: the kernel's
     clock source is the TSC, on x86-64 (common/abi and
     docs/ring-buffer.md, Trace clock)."""
     with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
         return f.read().strip() == "tsc" and os.uname().machine == "x86_64"
-
-
-# The slice the consumer's main thread asks for (CONSUMERD_SCHED_SLICE_NS,
-# service/consumerd/tc-consumer-sched.h).
-CONSUMER_SLICE_NS = 100000
-# sched_setattr(2), which glibc 2.36 and Python do not wrap.
-SYS_SCHED_SETATTR = {"x86_64": 314, "aarch64": 274}
-
-
-class SchedAttr(ctypes.Structure):
-    """struct sched_attr, its first version; runtime is the slice."""
-    _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
-                ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
-                ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
-                ("deadline", ctypes.c_uint64), ("period", ctypes.c_uint64),
-                ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
-
-
-def sched_slice_ns(sched_text):
-    """A thread's EEVDF slice, ns, from the text of /proc/PID/sched."""
-    line = next(line for line in sched_text.splitlines() if line.startswith("se.slice"))
-    return int(line.split(":")[1])
-
-
-def thread_slice_ns(tid):
-    with open(f"/proc/{tid}/sched") as f:
-        return sched_slice_ns(f.read())
-
-
-def kernel_has_custom_slices():
-    """Asks for a CONSUMER_SLICE_NS slice in a child process and reads it
-    back: the kernel takes slices of the normal policy only since 6.12
-    (earlier ones accept and ignore the value)."""
-    number = SYS_SCHED_SETATTR.get(os.uname().machine)
-    if number is None:
-        return False
-    attr = SchedAttr(size=ctypes.sizeof(SchedAttr), runtime=CONSUMER_SLICE_NS)
-    pid = os.fork()
-    if pid == 0:
-        ctypes.CDLL(None).syscall(number, 0, ctypes.byref(attr), 0)
-        os._exit(0 if thread_slice_ns(os.getpid()) == CONSUMER_SLICE_NS else 1)
-    return os.waitpid(pid, 0)[1] == 0
 
 
 def run(test):

@@ -9,7 +9,8 @@ are both recorded; a user's own session still records only that user."""
 import os
 import signal
 
-from tclib import Service, babeltrace_text, check, read_trace, run, wait_for
+from tclib import Service, check, run, wait_for
+from tracelib import babeltrace_text, read_trace
 
 
 def count(events, name):

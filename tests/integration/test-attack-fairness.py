@@ -17,8 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
-from tclib import (EXAMPLE_APP, Service, check, expected_all_types, log, read_trace,  # noqa: E402
-                   run)
+from tclib import EXAMPLE_APP, Service, check, log, run  # noqa: E402
+from tracelib import expected_all_types, read_trace  # noqa: E402
 
 CYCLES = 6
 EVENTS = 200

@@ -19,8 +19,8 @@ import subprocess
 import sys
 import time
 
-from tclib import (Service, check, expected_all_types, log, proc_status, read_trace, require,
-                   run)
+from tclib import Service, check, log, proc_status, require, run
+from tracelib import expected_all_types, read_trace
 
 LIMIT_ERROR = "org.tracectl.Tracing1.Error.LimitExceeded"
 MAGIC = 0x54434131

@@ -11,7 +11,8 @@ import re
 import socket
 import struct
 
-from tclib import Service, check, read_trace, run
+from tclib import Service, check, run
+from tracelib import read_trace
 
 INVALID = "org.tracectl.Tracing1.Error.InvalidArgument"
 NOT_FOUND = "org.tracectl.Tracing1.Error.NotFound"

@@ -8,7 +8,8 @@ timer's samples show in tracectl status."""
 import os
 import time
 
-from tclib import Service, check, read_streams, run
+from tclib import Service, check, run
+from tracelib import read_streams
 
 BAD_CLI = [
     (["--subbuf-size", "3000"], "power of two"),

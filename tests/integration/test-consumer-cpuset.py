@@ -29,8 +29,8 @@ import os
 import subprocess
 import time
 
-from tclib import (STRESS_APP, Service, check, kernel_uses_tsc, log, read_streams, require, run,
-                   wait_for)
+from tclib import STRESS_APP, Service, check, kernel_uses_tsc, log, require, run, wait_for
+from tracelib import read_streams
 
 COUNT = 1000
 V1 = "/sys/fs/cgroup/cpuset"

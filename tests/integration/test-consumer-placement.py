@@ -20,8 +20,8 @@ import os
 import signal
 import time
 
-from tclib import (STRESS_APP, Service, check, children, log, read_streams, require, run,
-                   wait_for)
+from tclib import STRESS_APP, Service, check, children, log, require, run, wait_for
+from tracelib import read_streams
 
 TASKSET = "/usr/bin/taskset"
 

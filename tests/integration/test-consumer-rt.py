@@ -12,8 +12,9 @@ priority outside 0 to 99 is refused at start."""
 import os
 import subprocess
 
-from tclib import (CONSUMER_SLICE_NS, TRACECTLD, Service, check, children,
-                   kernel_has_custom_slices, log, read_trace, run, thread_slice_ns)
+from schedlib import CONSUMER_SLICE_NS, kernel_has_custom_slices, thread_slice_ns
+from tclib import TRACECTLD, Service, check, children, log, run
+from tracelib import read_trace
 
 PRIORITY = 7
 

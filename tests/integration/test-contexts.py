@@ -7,7 +7,8 @@ first start, with clear errors for unknown ones."""
 
 import os
 
-from tclib import STRESS_APP, Service, babeltrace_text, check, read_streams, run
+from tclib import STRESS_APP, Service, check, run
+from tracelib import babeltrace_text, read_streams
 
 
 def test():

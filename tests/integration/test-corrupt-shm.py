@@ -8,7 +8,8 @@ order."""
 
 import os
 
-from tclib import STRESS_APP, Service, check, log, read_streams, run
+from tclib import STRESS_APP, Service, check, log, run
+from tracelib import read_streams
 
 COUNT = 40000
 

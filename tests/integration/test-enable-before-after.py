@@ -7,7 +7,8 @@ it registered are both recorded."""
 import os
 import signal
 
-from tclib import Service, check, read_trace, run
+from tclib import Service, check, run
+from tracelib import read_trace
 
 K = 50
 

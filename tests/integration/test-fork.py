@@ -9,7 +9,8 @@ service, fork() does not wait."""
 import os
 import subprocess
 
-from tclib import FORK_APP, Service, check, log, read_streams, run
+from tclib import FORK_APP, Service, check, log, run
+from tracelib import read_streams
 
 COUNT = 1000
 

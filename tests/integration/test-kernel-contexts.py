@@ -22,7 +22,8 @@ Bad contexts, and contexts after the first start, are refused."""
 
 import os
 
-from tclib import STRESS_APP, Service, babeltrace_text, check, log, mount_tracefs, read_streams, run
+from tclib import STRESS_APP, Service, check, log, mount_tracefs, run
+from tracelib import babeltrace_text, read_streams
 
 COUNT = 100
 

@@ -32,8 +32,8 @@ import os
 import subprocess
 import time
 
-from tclib import (TRACEFS, Service, babeltrace_text, check, log, mount_tracefs, read_streams,
-                   run)
+from tclib import TRACEFS, Service, check, log, mount_tracefs, run
+from tracelib import babeltrace_text, read_streams
 
 CALLS = 100000
 BURST_CALLS, BURST_S, BURST_CHUNK = 100000, 0.06, 1000

@@ -16,9 +16,9 @@ kernel's clock source is the TSC) and CLOCK_MONOTONIC
 import os
 import signal
 
-from tclib import (STRESS_APP, TRACEFS, Service, babeltrace_text, check, kernel_uses_tsc, log,
-                   mount_tracefs,
-                   read_streams, run, wait_for)
+from tclib import (STRESS_APP, TRACEFS, Service, check, kernel_uses_tsc, log, mount_tracefs, run,
+                   wait_for)
+from tracelib import babeltrace_text, read_streams
 
 COUNT = 200
 

@@ -10,7 +10,8 @@ import os
 import signal
 import time
 
-from tclib import Service, check, read_trace, run, wait_for
+from tclib import Service, check, run, wait_for
+from tracelib import read_trace
 
 
 def context_switches(pid):

@@ -28,7 +28,8 @@ import signal
 import threading
 import time
 
-from tclib import Service, check, log, read_trace, run, wait_for
+from tclib import Service, check, log, run, wait_for
+from tracelib import read_trace
 
 ROUNDS = int(os.environ.get("TRACECTL_TEST_ROUNDS", "50"))
 APPS = 8

@@ -22,7 +22,8 @@ import collections
 import os
 import time
 
-from tclib import STRESS_APP, Service, check, log, read_streams, run
+from tclib import STRESS_APP, Service, check, log, run
+from tracelib import read_streams
 
 THREADS = 3
 COUNT = 150000

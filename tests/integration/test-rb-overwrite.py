@@ -9,7 +9,8 @@ discarded: overwriting loses whole packets, oldest first."""
 import os
 import subprocess
 
-from tclib import STRESS_APP, Service, check, log, read_streams, run
+from tclib import STRESS_APP, Service, check, log, run
+from tracelib import read_streams
 
 COUNT = 100000
 

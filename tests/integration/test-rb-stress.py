@@ -17,7 +17,8 @@ sched_getcpu())."""
 
 import os
 
-from tclib import STRESS_APP, Service, check, log, page_cache_bytes, read_streams, run
+from tclib import STRESS_APP, Service, check, log, page_cache_bytes, run
+from tracelib import read_streams
 
 COUNT = 1000000
 SIGNALS = 3000

@@ -12,7 +12,8 @@ import signal
 import threading
 import time
 
-from tclib import Service, check, read_trace, run, wait_for
+from tclib import Service, check, run, wait_for
+from tracelib import read_trace
 
 ITERATIONS = 8
 APPS = 4

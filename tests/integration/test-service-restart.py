@@ -8,7 +8,8 @@ records it."""
 import os
 import signal
 
-from tclib import Service, check, read_trace, run, wait_for
+from tclib import Service, check, run, wait_for
+from tracelib import read_trace
 
 APPS = 4
 

@@ -7,7 +7,8 @@ import os
 import signal
 import time
 
-from tclib import Service, babeltrace_text, check, read_trace, run
+from tclib import Service, check, run
+from tracelib import babeltrace_text, read_trace
 
 
 def test():

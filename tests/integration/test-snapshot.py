@@ -8,7 +8,8 @@ and a later snapshot holds newer events."""
 import os
 import time
 
-from tclib import Service, babeltrace_text, check, log, read_streams, run
+from tclib import Service, check, log, run
+from tracelib import babeltrace_text, read_streams
 
 
 def all_types_seqs(path):

@@ -10,8 +10,9 @@ in the page cache."""
 
 import os
 
-from tclib import (DIRECT_IO_FILE_SYSTEMS, Service, babeltrace_text, check, expected_all_types,
-                   file_system_type, log, page_cache_bytes, read_trace, run)
+from tclib import (DIRECT_IO_FILE_SYSTEMS, Service, check, file_system_type, log, page_cache_bytes,
+                   run)
+from tracelib import babeltrace_text, expected_all_types, read_trace
 
 K = 200
 

@@ -7,7 +7,8 @@ holds none of bob's events. Her trace directory is hers alone."""
 import os
 import stat
 
-from tclib import Service, check, read_trace, run
+from tclib import Service, check, run
+from tracelib import read_trace
 
 DENIED = "org.tracectl.Tracing1.Error.PermissionDenied"
 

@@ -22,7 +22,8 @@ import subprocess
 import tempfile
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
-from tclib import CONSUMER_SLICE_NS, kernel_has_custom_slices, log, sched_slice_ns
+from schedlib import CONSUMER_SLICE_NS, kernel_has_custom_slices, sched_slice_ns
+from tclib import log
 
 
 CONFIG = "/etc/tracectl/tracectld.conf"

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Reading the traces the integration tests record: events through
+babeltrace2's Python bindings (run under the system python3, which
+python3-bt2 is built for), its text output, and the values the example
+application gives its events."""
+
+import json
+import subprocess
+
+from tclib import SYSTEM_PYTHON, check
+
+
+def read_trace(path):
+    """All events of a trace: a list of (name, {field: value}) in time
+    order, read with babeltrace2's Python bindings."""
+    script = r"""
+import bt2, json, sys
+out = []
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(msg) is bt2._EventMessageConst:
+        ev = msg.event
+        fields = {}
+        for name, value in ev.payload_field.items():
+            if name.startswith("_"):
+                continue  # the length of a byte sequence
+            if isinstance(value, bt2._StringFieldConst):
+                fields[name] = str(value)
+            elif isinstance(value, (bt2._ArrayFieldConst,)):
+                fields[name] = [int(v) for v in value]
+            elif isinstance(value, bt2._RealFieldConst):
+                fields[name] = float(value)
+            else:
+                fields[name] = int(value)
+        out.append([ev.name, fields])
+    elif type(msg) is bt2._DiscardedEventsMessageConst:
+        out.append(["<discarded>", {"count": msg.count}])
+print(json.dumps(out))
+"""
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", script, path], capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr}")
+    return json.loads(proc.stdout)
+
+
+READ_STREAMS_SCRIPT = r"""
+import bt2, json, sys
+events, discarded, packets_lost = [], {}, 0
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    t = type(msg)
+    if t is bt2._EventMessageConst:
+        ev = msg.event
+        entry = {"name": ev.name, "stream": ev.stream.id,
+                 "cpu": int(ev.packet.context_field["cpu_id"]),
+                 "ts": msg.default_clock_snapshot.value}
+        for name, value in ev.payload_field.items():
+            if name.startswith("_"):
+                continue
+            if isinstance(value, bt2._StringFieldConst):
+                entry[name] = str(value)
+            elif isinstance(value, bt2._ArrayFieldConst):
+                entry[name] = [int(v) for v in value]
+            elif isinstance(value, bt2._RealFieldConst):
+                entry[name] = float(value)
+            else:
+                entry[name] = int(value)
+        if ev.common_context_field is not None:
+            for name, value in ev.common_context_field.items():
+                entry["ctx_" + name] = (str(value) if isinstance(value, bt2._StringFieldConst)
+                                        else int(value))
+        events.append(entry)
+    elif t is bt2._DiscardedEventsMessageConst:
+        key = str(msg.stream.id)
+        discarded[key] = discarded.get(key, 0) + msg.count
+    elif t is bt2._DiscardedPacketsMessageConst:
+        packets_lost += msg.count if msg.count is not None else 1
+print(json.dumps({"events": events, "discarded": discarded, "packets_lost": packets_lost}))
+"""
+
+
+def read_streams(path):
+    """Events with their stream, CPU, timestamp, payload and context fields,
+    the events discarded per stream id and the packets lost, with
+    babeltrace2's Python bindings."""
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path],
+                          capture_output=True, text=True, timeout=600)
+    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)
+
+
+def babeltrace_text(path, allow_discards=False):
+    """babeltrace2's text output; fails on any warning or error, but for
+    reports of discarded events when allow_discards (a run that filled its
+    buffers on purpose)."""
+    proc = subprocess.run(["babeltrace2", path], capture_output=True, text=True, timeout=300)
+    check(proc.returncode == 0, f"babeltrace2 failed on {path}: {proc.stderr}")
+    warnings = [line for line in proc.stderr.splitlines()
+                if not (allow_discards and line.startswith("WARNING: Tracer discarded"))]
+    check(warnings == [], f"babeltrace2 warned on {path}: {proc.stderr}")
+    return proc.stdout
+
+
+def expected_all_types(i):
+    """The field values the example application gives event i."""
+    blob = list(range(0x10, 0x10 + i % 8))
+    return {
+        "seq": i,
+        "s8": -(i % 128),
+        "s16": -300 * (i % 100),
+        "s32": -70000 * i,
+        "s64": -i * 10000000000,
+        "u8": i % 256,
+        "u16": (i * 3) % 65536,
+        "u32": (i * 100000) % (1 << 32),
+        "u64": (1 << 64) - 1 - i,
+        "dbl": i * 0.5,
+        "str": f"event-{i}",
+        "blob": blob,
+    }
