@@ -206,7 +206,8 @@ prune_locked(GError **error)
 	}
 	msg->header.type = TC_KERNEL_PRUNE;
 	msg->count = instances->len;
-	memcpy(msg->keep, instances->data, instances->len * sizeof(guint64));
+	if (instances->len > 0) /* an empty GArray may have no data at all */
+		memcpy(msg->keep, instances->data, instances->len * sizeof(guint64));
 	main_link.is_pruning = TRUE;
 	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
 	main_link.is_pruning = FALSE;
