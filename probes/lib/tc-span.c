@@ -100,14 +100,10 @@ set_unsampled(struct tracectl_span *span, enum tracectl_span_kind kind)
 	*span = (struct tracectl_span){ .kind = (uint8_t)kind };
 }
 
-void TRACECTL_SPAN_API
-tracectl_span_start_root_decided(struct tracectl_span *span, enum tracectl_span_kind kind,
-				 const char *name, int sample)
+/* Static, so that the exported entry points reach it without a PLT jump. */
+static void
+start_sampled_root(struct tracectl_span *span, enum tracectl_span_kind kind, const char *name)
 {
-	if (!sample) {
-		set_unsampled(span, kind);
-		return;
-	}
 	do {
 		span->trace_id_hi = tc_span_random_next();
 		span->trace_id_lo = tc_span_random_next();
@@ -122,10 +118,23 @@ tracectl_span_start_root_decided(struct tracectl_span *span, enum tracectl_span_
 }
 
 void TRACECTL_SPAN_API
+tracectl_span_start_root_decided(struct tracectl_span *span, enum tracectl_span_kind kind,
+				 const char *name, int sample)
+{
+	if (sample)
+		start_sampled_root(span, kind, name);
+	else
+		set_unsampled(span, kind);
+}
+
+void TRACECTL_SPAN_API
 tracectl_span_start_root(struct tracectl_span *span, enum tracectl_span_kind kind,
 			 const char *name)
 {
-	tracectl_span_start_root_decided(span, kind, name, sampler_decides());
+	if (sampler_decides())
+		start_sampled_root(span, kind, name);
+	else
+		set_unsampled(span, kind);
 }
 
 void TRACECTL_SPAN_API

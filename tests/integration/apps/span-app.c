@@ -10,6 +10,8 @@
  *                                one child and one attribute
  *   tracectl-span-app unsampled  a root the application chose not to
  *                                sample, with a child, attributes and ends
+ *   tracectl-span-app unfinished a root whose child ends, then "ready" and
+ *                                a wait for the signal that kills it
  *
  * It prints what it did, one JSON object a line, for the test to compare
  * with the trace: {"span": id, "trace": "hex", "parent": id, ...} for each
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tracectl/span.h>
 
@@ -92,6 +95,24 @@ unsampled(void)
 	tracectl_span_end(&root);
 }
 
+static void
+unfinished(void)
+{
+	struct tracectl_span root, child;
+
+	tracectl_span_set_endpoint("doomed", NULL);
+	tracectl_span_start_root_decided(&root, TRACECTL_SPAN_KIND_SERVER, "never ends", 1);
+	tracectl_span_start_child(&child, &root, TRACECTL_SPAN_KIND_INTERNAL, "ends");
+	tracectl_span_annotate(&child, "last words");
+	tracectl_span_end(&child);
+	print_span(&root, "never ends");
+	print_span(&child, "ends");
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -101,8 +122,10 @@ main(int argc, char **argv)
 		roots(strtoul(argv[2], NULL, 10));
 	else if (argc == 2 && strcmp(argv[1], "unsampled") == 0)
 		unsampled();
+	else if (argc == 2 && strcmp(argv[1], "unfinished") == 0)
+		unfinished();
 	else {
-		fprintf(stderr, "usage: %s tree | roots N | unsampled\n", argv[0]);
+		fprintf(stderr, "usage: %s tree | roots N | unsampled | unfinished\n", argv[0]);
 		return 2;
 	}
 	return 0;
