@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tc-span-random.h"
 #include "tc-span-sampler.h"
+
+__thread struct tc_span_countdown tc_span_countdown_tls __attribute__((tls_model("initial-exec")));
 
 static int
 parse_probability(struct tc_span_sampler *sampler, const char *denominator)
@@ -82,4 +85,18 @@ tc_span_sampler_decide_rate(struct tc_span_sampler *sampler, uint64_t now_ns)
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			return true;
 	}
+}
+
+/* Inverse transform of a uniform draw in (0, 1]: floor(ln(u) / ln(1 - p)). */
+uint64_t
+tc_span_sampler_draw_skip(uint64_t threshold)
+{
+	double p = ((double)threshold + 1.0) / 18446744073709551616.0;
+	double u = ((double)(tc_span_random_next() >> 11) + 1.0) / 9007199254740992.0;
+	double skip;
+
+	if (p >= 1.0)
+		return 0;
+	skip = floor(log(u) / log1p(-p));
+	return skip >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)skip;
 }

@@ -21,7 +21,7 @@
 #define ENDPOINT_MAX 128
 
 /* Every root span sampled until configured otherwise. */
-static struct tc_span_sampler sampler = { .threshold = UINT64_MAX };
+static struct tc_span_sampler sampler = { .threshold = UINT64_MAX, .generation = 1 };
 static char endpoint_service[ENDPOINT_MAX];
 static char endpoint_address[ENDPOINT_MAX];
 
@@ -52,6 +52,7 @@ tracectl_span_sampler_configure(const char *spec)
 	__atomic_store_n(&sampler.next_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sampler.interval_ns, parsed.interval_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&sampler.threshold, parsed.threshold, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&sampler.generation, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -74,13 +75,40 @@ monotonic_ns(void)
 	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-static int
+/* A thread's first root, or the first since the sampler changed: the
+ * countdown starts over. Then, at a sampled root, the next skip. */
+static __attribute__((noinline)) int
+countdown_restart(struct tc_span_countdown *countdown, uint64_t threshold, uint64_t generation)
+{
+	if (countdown->generation != generation) {
+		countdown->generation = generation;
+		countdown->skip = tc_span_sampler_draw_skip(threshold);
+		if (countdown->skip > 0) {
+			countdown->skip--;
+			return 0;
+		}
+	}
+	countdown->skip = tc_span_sampler_draw_skip(threshold);
+	return 1;
+}
+
+static inline int
 sampler_decides(void)
 {
 	uint64_t threshold = __atomic_load_n(&sampler.threshold, __ATOMIC_RELAXED);
 
-	if (__builtin_expect(threshold != 0, 1))
-		return threshold == UINT64_MAX || tc_span_random_next() <= threshold;
+	if (__builtin_expect(threshold != 0, 1)) {
+		struct tc_span_countdown *countdown = &tc_span_countdown_tls;
+		uint64_t generation = __atomic_load_n(&sampler.generation, __ATOMIC_RELAXED);
+
+		if (threshold == UINT64_MAX)
+			return 1;
+		if (__builtin_expect(countdown->generation == generation && countdown->skip > 0, 1)) {
+			countdown->skip--;
+			return 0;
+		}
+		return countdown_restart(countdown, threshold, generation);
+	}
 	if (__atomic_load_n(&sampler.interval_ns, __ATOMIC_RELAXED) == 0)
 		return 0;
 	return tc_span_sampler_decide_rate(&sampler, monotonic_ns());

@@ -39,7 +39,8 @@
  * Sampling. A root span is sampled by the process's sampler, configured by
  * TRACECTL_SPAN_SAMPLE (read once, when the library loads) or
  * tracectl_span_sampler_configure():
- *   "1/N"  each root span with probability 1/N (independent draws);
+ *   "1/N"  each root span with probability 1/N (independent draws: each
+ *          thread counts down a geometric number of roots to skip);
  *   "R/s"  at most R root spans per second in the whole process, evenly
  *          spaced (R may have a fraction, "0.5/s"); reads CLOCK_MONOTONIC;
  *   unset or invalid: "1/1", every root span.
