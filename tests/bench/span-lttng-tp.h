@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The anchor of bench-spans: a span as BlkKin records it with LTTng-UST
- * (Marios-Evaggelos Kogias, "Distributed Tracing for Ceph: BlkKin",
- * diploma thesis, National Technical University of Athens, 2014): every
- * timestamp and key-value annotation is one tracepoint carrying the trace
- * name, the endpoint (service, IP, port) and the three ids.
+ * in its library (Marios Kogias, the BlkKin diploma thesis, National
+ * Technical University of Athens, School of Electrical and Computer
+ * Engineering): every timestamp and key-value annotation is one
+ * tracepoint carrying the trace name, the endpoint (service, IP, port) and
+ * the three ids.
  */
 #undef TRACEPOINT_PROVIDER
 #define TRACEPOINT_PROVIDER zipkin
