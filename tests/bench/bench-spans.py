@@ -107,8 +107,10 @@ def anchor_figures(tmp):
         check(discarded == 0, f"LTTng discarded {discarded} events")
         lttng(env, "destroy", "spans")
     finally:
-        # Only the daemons of this run's LTTNG_HOME.
-        pid_file = f"{home}/.lttng/lttng-sessiond.pid"
+        # Only the daemon this run started: root's runs in /var/run/lttng
+        # whatever LTTNG_HOME says.
+        pid_file = ("/var/run/lttng/lttng-sessiond.pid" if os.getuid() == 0
+                    else f"{home}/.lttng/lttng-sessiond.pid")
         if os.path.exists(pid_file):
             subprocess.run(["kill", open(pid_file).read().strip()], check=False)
     return statistics.median(sampled), min(unsampled)
