@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * OTLP/HTTP JSON (tc-export-json.h). The JSON mapping of the protobuf
+ * messages: ids in lower-case hex, 64-bit integers and times as decimal
+ * strings, enums as numbers. One ResourceSpans per resource, one
+ * ScopeSpans (scope "tracectl") in each.
+ */
+#include <json-glib/json-glib.h>
+
+#include "tc-export-json.h"
+#include "tc-export-spans.h"
+
+static void
+add_value(JsonBuilder *builder, const char *key, const struct tc_export_attr *attr)
+{
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "key");
+	json_builder_add_string_value(builder, key);
+	json_builder_set_member_name(builder, "value");
+	json_builder_begin_object(builder);
+	switch (attr->type) {
+	case TC_EXPORT_ATTR_INT: {
+		g_autofree char *text = g_strdup_printf("%" G_GINT64_FORMAT, attr->int_value);
+
+		json_builder_set_member_name(builder, "intValue");
+		json_builder_add_string_value(builder, text);
+		break;
+	}
+	case TC_EXPORT_ATTR_DOUBLE:
+		json_builder_set_member_name(builder, "doubleValue");
+		json_builder_add_double_value(builder, attr->double_value);
+		break;
+	case TC_EXPORT_ATTR_STRING:
+		json_builder_set_member_name(builder, "stringValue");
+		json_builder_add_string_value(builder, attr->string_value ? attr->string_value : "");
+		break;
+	case TC_EXPORT_ATTR_BOOL:
+		json_builder_set_member_name(builder, "boolValue");
+		json_builder_add_boolean_value(builder, attr->int_value != 0);
+		break;
+	}
+	json_builder_end_object(builder);
+	json_builder_end_object(builder);
+}
+
+static void
+add_string_attr(JsonBuilder *builder, const char *key, const char *value)
+{
+	struct tc_export_attr attr = { .type = TC_EXPORT_ATTR_STRING, .string_value = (char *)value };
+
+	add_value(builder, key, &attr);
+}
+
+static void
+add_resource(JsonBuilder *builder, const struct tc_export_resource *resource)
+{
+	json_builder_set_member_name(builder, "resource");
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "attributes");
+	json_builder_begin_array(builder);
+	add_string_attr(builder, "service.name", resource->service_name);
+	add_string_attr(builder, "host.name", resource->host_name);
+	if (resource->process_name)
+		add_string_attr(builder, "process.executable.name", resource->process_name);
+	if (resource->pid >= 0) {
+		struct tc_export_attr pid = { .type = TC_EXPORT_ATTR_INT, .int_value = resource->pid };
+
+		add_value(builder, "process.pid", &pid);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+}
+
+static void
+add_member_text(JsonBuilder *builder, const char *name, const char *format, ...)
+	G_GNUC_PRINTF(3, 4);
+
+static void
+add_member_text(JsonBuilder *builder, const char *name, const char *format, ...)
+{
+	g_autofree char *text = NULL;
+	va_list args;
+
+	va_start(args, format);
+	text = g_strdup_vprintf(format, args);
+	va_end(args);
+	json_builder_set_member_name(builder, name);
+	json_builder_add_string_value(builder, text);
+}
+
+static void
+add_attributes(JsonBuilder *builder, const struct tc_export_span *span)
+{
+	json_builder_set_member_name(builder, "attributes");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < span->attributes->len; i++) {
+		const struct tc_export_attr *attr = g_ptr_array_index(span->attributes, i);
+
+		add_value(builder, attr->key ? attr->key : "", attr);
+	}
+	if (span->address && *span->address)
+		add_string_attr(builder, "tracectl.address", span->address);
+	if (span->remote_service && *span->remote_service)
+		add_string_attr(builder, "peer.service", span->remote_service);
+	if (span->remote_address && *span->remote_address)
+		add_string_attr(builder, "network.peer.address", span->remote_address);
+	if (span->unfinished) {
+		struct tc_export_attr yes = { .type = TC_EXPORT_ATTR_BOOL, .int_value = 1 };
+
+		add_value(builder, "tracectl.unfinished", &yes);
+	}
+	json_builder_end_array(builder);
+}
+
+static void
+add_events(JsonBuilder *builder, const struct tc_export_span *span)
+{
+	json_builder_set_member_name(builder, "events");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < span->annotations->len; i++) {
+		const struct tc_export_annotation *annotation = g_ptr_array_index(span->annotations, i);
+
+		json_builder_begin_object(builder);
+		add_member_text(builder, "timeUnixNano", "%" G_GINT64_FORMAT, annotation->time_ns);
+		json_builder_set_member_name(builder, "name");
+		json_builder_add_string_value(builder, annotation->message ? annotation->message : "");
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+}
+
+static void
+add_span(JsonBuilder *builder, const struct tc_export_span *span)
+{
+	json_builder_begin_object(builder);
+	add_member_text(builder, "traceId", "%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x",
+			span->trace_id_hi, span->trace_id_lo);
+	add_member_text(builder, "spanId", "%016" G_GINT64_MODIFIER "x", span->span_id);
+	if (span->parent_span_id)
+		add_member_text(builder, "parentSpanId", "%016" G_GINT64_MODIFIER "x",
+				span->parent_span_id);
+	json_builder_set_member_name(builder, "name");
+	json_builder_add_string_value(builder, span->name ? span->name : "");
+	json_builder_set_member_name(builder, "kind");
+	json_builder_add_int_value(builder, span->kind);
+	add_member_text(builder, "startTimeUnixNano", "%" G_GINT64_FORMAT, span->start_ns);
+	add_member_text(builder, "endTimeUnixNano", "%" G_GINT64_FORMAT, span->end_ns);
+	add_attributes(builder, span);
+	add_events(builder, span);
+	json_builder_set_member_name(builder, "status");
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "code");
+	json_builder_add_int_value(builder, span->status);
+	if (span->error_message) {
+		json_builder_set_member_name(builder, "message");
+		json_builder_add_string_value(builder, span->error_message);
+	}
+	json_builder_end_object(builder);
+	json_builder_end_object(builder);
+}
+
+static void
+add_resource_spans(JsonBuilder *builder, GPtrArray *spans,
+		   const struct tc_export_resource *resource)
+{
+	json_builder_begin_object(builder);
+	add_resource(builder, resource);
+	json_builder_set_member_name(builder, "scopeSpans");
+	json_builder_begin_array(builder);
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "scope");
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "name");
+	json_builder_add_string_value(builder, "tracectl");
+	json_builder_end_object(builder);
+	json_builder_set_member_name(builder, "spans");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < spans->len; i++) {
+		const struct tc_export_span *span = g_ptr_array_index(spans, i);
+
+		if (span->resource == resource)
+			add_span(builder, span);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+}
+
+char *
+tc_export_otlp_json(GPtrArray *spans)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(JsonGenerator) generator = json_generator_new();
+	g_autoptr(JsonNode) root = NULL;
+	g_autoptr(GPtrArray) resources = g_ptr_array_new();
+
+	for (guint i = 0; i < spans->len; i++) {
+		const struct tc_export_span *span = g_ptr_array_index(spans, i);
+
+		if (!g_ptr_array_find(resources, span->resource, NULL))
+			g_ptr_array_add(resources, (gpointer)span->resource);
+	}
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "resourceSpans");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < resources->len; i++)
+		add_resource_spans(builder, spans, g_ptr_array_index(resources, i));
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	root = json_builder_get_root(builder);
+	json_generator_set_root(generator, root);
+	return json_generator_to_data(generator, NULL);
+}

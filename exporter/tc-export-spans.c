@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Spans rebuilt from tracectl_span events (tc-export-spans.h). */
+#include <string.h>
+
+#include "tc-export-spans.h"
+
+#define SPAN_PREFIX "tracectl_span:"
+
+struct tc_export_spans {
+	GHashTable *by_id;      /* span id (uint64_t *) -> struct tc_export_span */
+	GHashTable *resources;  /* key text -> struct tc_export_resource */
+	GHashTable *last_event; /* const bt_trace * -> int64_t * ns */
+	GPtrArray *order;       /* spans by arrival, finished by start time */
+	uint64_t orphan_events;
+};
+
+static void
+resource_free(struct tc_export_resource *resource)
+{
+	g_free(resource->host_name);
+	g_free(resource->service_name);
+	g_free(resource->process_name);
+	g_free(resource);
+}
+
+static void
+attr_free(struct tc_export_attr *attr)
+{
+	g_free(attr->key);
+	g_free(attr->string_value);
+	g_free(attr);
+}
+
+static void
+annotation_free(struct tc_export_annotation *annotation)
+{
+	g_free(annotation->message);
+	g_free(annotation);
+}
+
+static void
+span_free(struct tc_export_span *span)
+{
+	g_free(span->name);
+	g_free(span->address);
+	g_free(span->remote_service);
+	g_free(span->remote_address);
+	g_free(span->error_message);
+	g_ptr_array_unref(span->attributes);
+	g_ptr_array_unref(span->annotations);
+	g_free(span);
+}
+
+struct tc_export_spans *
+tc_export_spans_new(void)
+{
+	struct tc_export_spans *spans = g_new0(struct tc_export_spans, 1);
+
+	spans->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, NULL);
+	spans->resources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)resource_free);
+	spans->last_event = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	spans->order = g_ptr_array_new_with_free_func((GDestroyNotify)span_free);
+	return spans;
+}
+
+void
+tc_export_spans_free(struct tc_export_spans *spans)
+{
+	g_hash_table_unref(spans->by_id);
+	g_ptr_array_unref(spans->order);
+	g_hash_table_unref(spans->resources);
+	g_hash_table_unref(spans->last_event);
+	g_free(spans);
+}
+
+/* Payload or context member name of struct field, or NULL. */
+static const bt_field *
+member(const bt_field *structure, const char *name)
+{
+	if (!structure || bt_field_get_class_type(structure) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NULL;
+	return bt_field_structure_borrow_member_field_by_name_const(structure, name);
+}
+
+static int64_t
+integer_of(const bt_field *field, int64_t fallback)
+{
+	bt_field_class_type type;
+
+	if (!field)
+		return fallback;
+	type = bt_field_get_class_type(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return bt_field_integer_signed_get_value(field);
+	if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return (int64_t)bt_field_integer_unsigned_get_value(field);
+	return fallback;
+}
+
+static const char *
+string_of(const bt_field *field)
+{
+	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
+		return NULL;
+	return bt_field_string_get_value(field);
+}
+
+static double
+double_of(const bt_field *field)
+{
+	if (!field || !bt_field_class_type_is(bt_field_get_class_type(field),
+					      BT_FIELD_CLASS_TYPE_REAL))
+		return 0;
+	return bt_field_real_double_precision_get_value(field);
+}
+
+static const struct tc_export_resource *
+resource_of(struct tc_export_spans *spans, const bt_event *event, const char *service)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
+	const bt_value *host = bt_trace_borrow_environment_entry_value_by_name_const(trace,
+										    "hostname");
+	const bt_field *context = bt_event_borrow_common_context_field_const(event);
+	const char *process_name = string_of(member(context, "procname"));
+	int64_t pid = integer_of(member(context, "vpid"), -1);
+	const char *host_name = host && bt_value_is_string(host) ? bt_value_string_get(host) : "";
+	char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%" G_GINT64_FORMAT, host_name, service,
+				    process_name ? process_name : "", pid);
+	struct tc_export_resource *resource = g_hash_table_lookup(spans->resources, key);
+
+	if (resource) {
+		g_free(key);
+		return resource;
+	}
+	resource = g_new0(struct tc_export_resource, 1);
+	resource->host_name = g_strdup(host_name);
+	resource->service_name = g_strdup(service);
+	resource->process_name = g_strdup(process_name);
+	resource->pid = pid;
+	g_hash_table_insert(spans->resources, key, resource);
+	return resource;
+}
+
+static void
+add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *payload,
+	  int64_t time_ns)
+{
+	struct tc_export_span *span = g_new0(struct tc_export_span, 1);
+	const char *service = string_of(member(payload, "service"));
+
+	span->trace_id_hi = (uint64_t)integer_of(member(payload, "trace_id_hi"), 0);
+	span->trace_id_lo = (uint64_t)integer_of(member(payload, "trace_id_lo"), 0);
+	span->span_id = (uint64_t)integer_of(member(payload, "span_id"), 0);
+	span->parent_span_id = (uint64_t)integer_of(member(payload, "parent_span_id"), 0);
+	span->kind = (uint8_t)integer_of(member(payload, "kind"), 1);
+	span->name = g_strdup(string_of(member(payload, "name")));
+	span->address = g_strdup(string_of(member(payload, "address")));
+	span->resource = resource_of(spans, event, service ? service : "");
+	span->trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
+	span->start_ns = time_ns;
+	span->unfinished = true;
+	span->attributes = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+	span->annotations = g_ptr_array_new_with_free_func((GDestroyNotify)annotation_free);
+	g_ptr_array_add(spans->order, span);
+	g_hash_table_insert(spans->by_id, &span->span_id, span);
+}
+
+static void
+add_attr(struct tc_export_span *span, const bt_field *payload, enum tc_export_attr_type type)
+{
+	struct tc_export_attr *attr = g_new0(struct tc_export_attr, 1);
+	const bt_field *value = member(payload, "value");
+
+	attr->key = g_strdup(string_of(member(payload, "key")));
+	attr->type = type;
+	if (type == TC_EXPORT_ATTR_DOUBLE)
+		attr->double_value = double_of(value);
+	else if (type == TC_EXPORT_ATTR_STRING)
+		attr->string_value = g_strdup(string_of(value));
+	else
+		attr->int_value = integer_of(value, 0);
+	g_ptr_array_add(span->attributes, attr);
+}
+
+static void
+add_to_span(struct tc_export_span *span, const char *what, const bt_field *payload,
+	    int64_t time_ns)
+{
+	if (strcmp(what, "annotation") == 0) {
+		struct tc_export_annotation *annotation = g_new0(struct tc_export_annotation, 1);
+
+		annotation->time_ns = time_ns;
+		annotation->message = g_strdup(string_of(member(payload, "message")));
+		g_ptr_array_add(span->annotations, annotation);
+	} else if (strcmp(what, "attr_int") == 0) {
+		add_attr(span, payload, TC_EXPORT_ATTR_INT);
+	} else if (strcmp(what, "attr_double") == 0) {
+		add_attr(span, payload, TC_EXPORT_ATTR_DOUBLE);
+	} else if (strcmp(what, "attr_string") == 0) {
+		add_attr(span, payload, TC_EXPORT_ATTR_STRING);
+	} else if (strcmp(what, "attr_bool") == 0) {
+		add_attr(span, payload, TC_EXPORT_ATTR_BOOL);
+	} else if (strcmp(what, "error") == 0) {
+		g_free(span->error_message);
+		span->error_message = g_strdup(string_of(member(payload, "message")));
+		span->status = 2;
+	} else if (strcmp(what, "remote") == 0) {
+		g_free(span->remote_service);
+		g_free(span->remote_address);
+		span->remote_service = g_strdup(string_of(member(payload, "service")));
+		span->remote_address = g_strdup(string_of(member(payload, "address")));
+	} else if (strcmp(what, "end") == 0) {
+		span->end_ns = time_ns;
+		span->status = (uint8_t)integer_of(member(payload, "status"), span->status);
+		span->unfinished = false;
+	}
+}
+
+static void
+note_last_event(struct tc_export_spans *spans, const bt_event *event, int64_t time_ns)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
+	int64_t *last = g_hash_table_lookup(spans->last_event, trace);
+
+	if (!last) {
+		last = g_new(int64_t, 1);
+		*last = time_ns;
+		g_hash_table_insert(spans->last_event, (gpointer)trace, last);
+	} else if (time_ns > *last) {
+		*last = time_ns;
+	}
+}
+
+void
+tc_export_spans_add_message(struct tc_export_spans *spans, const bt_message *message)
+{
+	const bt_event *event;
+	const char *name;
+	const bt_field *payload;
+	int64_t time_ns = 0;
+
+	if (bt_message_get_type(message) != BT_MESSAGE_TYPE_EVENT)
+		return;
+	event = bt_message_event_borrow_event_const(message);
+	if (bt_message_event_borrow_stream_class_default_clock_class_const(message))
+		bt_clock_snapshot_get_ns_from_origin(
+			bt_message_event_borrow_default_clock_snapshot_const(message), &time_ns);
+	note_last_event(spans, event, time_ns);
+	name = bt_event_class_get_name(bt_event_borrow_class_const(event));
+	if (!name || !g_str_has_prefix(name, SPAN_PREFIX))
+		return;
+	name += strlen(SPAN_PREFIX);
+	payload = bt_event_borrow_payload_field_const(event);
+	if (strcmp(name, "start") == 0) {
+		add_start(spans, event, payload, time_ns);
+	} else {
+		uint64_t id = (uint64_t)integer_of(member(payload, "span_id"), 0);
+		struct tc_export_span *span = g_hash_table_lookup(spans->by_id, &id);
+
+		if (span)
+			add_to_span(span, name, payload, time_ns);
+		else
+			spans->orphan_events++;
+	}
+}
+
+static gint
+by_start_time(gconstpointer a, gconstpointer b)
+{
+	const struct tc_export_span *x = *(struct tc_export_span *const *)a;
+	const struct tc_export_span *y = *(struct tc_export_span *const *)b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+GPtrArray *
+tc_export_spans_finish(struct tc_export_spans *spans, uint64_t *orphan_events)
+{
+	for (guint i = 0; i < spans->order->len; i++) {
+		struct tc_export_span *span = g_ptr_array_index(spans->order, i);
+		const int64_t *last = g_hash_table_lookup(spans->last_event, span->trace);
+
+		if (span->unfinished)
+			span->end_ns = last ? *last : span->start_ns;
+	}
+	g_ptr_array_sort(spans->order, by_start_time);
+	*orphan_events = spans->orphan_events;
+	return spans->order;
+}

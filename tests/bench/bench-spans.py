@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Span benchmarks, tracectl (tracectl/span.h) side by side with BlkKin's
+way of recording a span, LTTng-UST 2.13 tracepoints (span-lttng-tp.h), in
+one run: the same program (span-loop.c) built for each, on CPU 0. Prints
+
+  figure NAME ours=X anchor=Y ratio=X/Y unit=ns
+
+span_sampled_ns    start + one integer attribute + end of a sampled root
+                   span, recorded by a session with 8 x 1 MiB sub-buffers
+                   per CPU (nothing discarded, checked); median of RUNS
+                   loops of COUNT spans
+span_unsampled_ns  the same span not sampled: ours decided by the sampler
+                   (TRACECTL_SPAN_SAMPLE=1/1000000000000), the anchor's
+                   three tracepoints disabled (no session), the least of
+                   RUNS loops of UNSAMPLED_COUNT spans
+
+and notes: the CPU model, the clock source and the load average, which on
+a shared machine move the figures more than anything measured here.
+"""
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
+
+RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "7"))
+COUNT = 30000
+UNSAMPLED_COUNT = 20000000
+GEOMETRY = ["--subbuf-size", "1M", "--num-subbuf", "8"]
+NEVER = "1/1000000000000"
+
+
+def figure(name, ours, anchor):
+    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ours / anchor:.3f} unit=ns",
+          flush=True)
+
+
+def build(tmp):
+    source = f"{HERE}/span-loop.c"
+    probes = os.path.abspath(os.path.join(BUILD, "probes"))
+    subprocess.run(["cc", "-O2", "-o", f"{tmp}/loop-ours", source, f"-I{SOURCE}/probes/include",
+                    f"-L{probes}", "-ltracectl-span", "-ltracectl-ust", f"-Wl,-rpath,{probes}"],
+                   check=True)
+    subprocess.run(["cc", "-O2", "-DTRACER_LTTNG", "-o", f"{tmp}/loop-lttng", source, f"-I{HERE}",
+                    "-llttng-ust", "-ldl", "-lpthread"], check=True)
+
+
+def loop(program, env, count):
+    out = subprocess.run([program, str(count)], env=env, check=True, capture_output=True,
+                         text=True, timeout=600).stdout
+    return float(re.search(r"ns_per_span=([\d.]+)", out).group(1))
+
+
+def ours_figures(tmp):
+    with Service() as svc:
+        env = svc.env()
+        svc.cli("create", "spans", "--output", f"{tmp}/ours")
+        svc.cli("enable-channel", "-u", "c", *GEOMETRY)
+        svc.cli("enable-event", "-u", "-c", "c", "tracectl_span:*")
+        svc.cli("start")
+        sampled = []
+        for _ in range(RUNS):
+            sampled.append(loop(f"{tmp}/loop-ours", env, COUNT))
+            time.sleep(0.3)  # let the consumer empty the buffers
+        unsampled = [loop(f"{tmp}/loop-ours", dict(env, TRACECTL_SPAN_SAMPLE=NEVER),
+                          UNSAMPLED_COUNT) for _ in range(RUNS)]
+        svc.cli("stop")
+        status = svc.cli("list", "spans").stdout
+        discarded = sum(int(n) for n in re.findall(r"Events discarded: (\d+)", status))
+        check(discarded == 0, f"tracectl discarded {discarded} events")
+        svc.cli("destroy", "spans")
+    return statistics.median(sampled), min(unsampled)
+
+
+def lttng(env, *args):
+    return subprocess.run(["lttng", *args], env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def anchor_figures(tmp):
+    home = f"{tmp}/lttng-home"
+    os.makedirs(home, exist_ok=True)
+    env = dict(os.environ, LTTNG_HOME=home, HOME=home)
+    subprocess.run(["lttng-sessiond", "--no-kernel", "--daemonize"], env=env, check=True)
+    try:
+        unsampled = [loop(f"{tmp}/loop-lttng", env, UNSAMPLED_COUNT) for _ in range(RUNS)]
+        lttng(env, "create", "spans", "--output", f"{tmp}/lttng")
+        lttng(env, "enable-channel", "-u", "c", *GEOMETRY)
+        lttng(env, "enable-event", "-u", "-c", "c", "zipkin:*")
+        lttng(env, "start")
+        sampled = []
+        for _ in range(RUNS):
+            sampled.append(loop(f"{tmp}/loop-lttng", env, COUNT))
+            time.sleep(0.3)
+        lttng(env, "stop")
+        listing = lttng(env, "list", "spans")
+        discarded = sum(int(n) for n in re.findall(r"Discarded events: (\d+)", listing))
+        check(discarded == 0, f"LTTng discarded {discarded} events")
+        lttng(env, "destroy", "spans")
+    finally:
+        # Only the daemon this run started: root's runs in /var/run/lttng
+        # whatever LTTNG_HOME says.
+        pid_file = ("/var/run/lttng/lttng-sessiond.pid" if os.getuid() == 0
+                    else f"{home}/.lttng/lttng-sessiond.pid")
+        if os.path.exists(pid_file):
+            subprocess.run(["kill", open(pid_file).read().strip()], check=False)
+    return statistics.median(sampled), min(unsampled)
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def main():
+    headers = ("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h",
+               "/usr/include/lttng/tracepoint.h")
+    require(shutil.which("lttng-sessiond") and any(os.path.exists(h) for h in headers),
+            "lttng-tools and liblttng-ust-dev are needed")
+    with tempfile.TemporaryDirectory() as tmp:
+        build(tmp)
+        ours_sampled, ours_unsampled = ours_figures(tmp)
+        anchor_sampled, anchor_unsampled = anchor_figures(tmp)
+    figure("span_sampled_ns", ours_sampled, anchor_sampled)
+    figure("span_unsampled_ns", ours_unsampled, anchor_unsampled)
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        clocksource = f.read().strip()
+    print(f"note cpu={cpu_model()!r} clocksource={clocksource} "
+          f"loadavg={os.getloadavg()[0]:.2f} cpus={os.cpu_count()}", flush=True)
+
+
+main()
