@@ -320,6 +320,13 @@ def proc_status(pid, key):
     raise AssertionError(f"no {key} in /proc/{pid}/status")
 
 
+def is_sanitized(pid):
+    """AddressSanitizer keeps freed memory in quarantine and maps shadow
+    memory: the RSS of a process built with it says nothing."""
+    with open(f"/proc/{pid}/maps") as f:
+        return "libasan" in f.read()
+
+
 def children(pid):
     """The pids whose parent is pid."""
     found = []

@@ -12,7 +12,7 @@ import os
 import signal
 import threading
 
-from tclib import Service, check, log, run, wait_for
+from tclib import Service, check, is_sanitized, log, run, wait_for
 
 APPS = int(os.environ.get("TRACECTL_TEST_APPS", "200"))
 TOLERANCE_KB = 1024
@@ -24,12 +24,6 @@ def rss_anon_kb(pid):
             if line.startswith("RssAnon:"):
                 return int(line.split()[1])
     raise AssertionError("no RssAnon")
-
-
-def is_sanitized(pid):
-    """AddressSanitizer keeps freed memory in quarantine: RSS says nothing."""
-    with open(f"/proc/{pid}/maps") as f:
-        return "libasan" in f.read()
 
 
 def listed(svc):
