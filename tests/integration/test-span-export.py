@@ -61,10 +61,27 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def sanitizer_preload():
+    """A plugin built with AddressSanitizer needs its runtime loaded first,
+    before babeltrace2 (which is not) opens it: its libraries, or None."""
+    plugin = os.path.join(PLUGIN_DIR, "babeltrace-plugin-tracectl.so")
+    if not os.path.exists(plugin):
+        return None
+    out = subprocess.run(["ldd", plugin], capture_output=True, text=True).stdout
+    runtimes = re.findall(r"=> (\S*lib(?:asan|ubsan)\.so\S*)", out)
+    return ":".join(runtimes) or None
+
+
 def export(sink, traces, url, *params):
     args = ["babeltrace2", f"--plugin-path={PLUGIN_DIR}", *traces, "-c", f"sink.tracectl.{sink}",
             "-p", f'url="{url}",backoff-ms=50' + "".join("," + p for p in params)]
-    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+    env = dict(os.environ)
+    preload = sanitizer_preload()
+    if preload:
+        env["LD_PRELOAD"] = preload
+        # babeltrace2 itself leaks by design at exit; only the plugin is ours.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
 
 
 def record(svc, tmp, user):
