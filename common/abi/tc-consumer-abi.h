@@ -63,12 +63,40 @@ struct tc_consumer_header {
  * metadata is kept in memory until then. */
 #define TC_CONSUMER_SESSION_SNAPSHOT 0x1u
 
+/*
+ * Streaming to an LTTng relay daemon (lttng-relayd, LTTng 2.13's relay
+ * protocol) instead of writing locally. The consumer, with the owner's
+ * rights, resolves host and opens the control and data connections; the
+ * service never opens a socket on a user's behalf. With this flag
+ * trace_dir is the trace's path relative to the session's trace root
+ * (e.g. "ust/uid/1000/64-bit"), which is where the relay files it under
+ * <relay output>/<hostname>/<session_name>-<creation time>/; nothing is
+ * written on the traced machine. Snapshot sessions with a relay send each
+ * snapshot to the relay instead of a local directory.
+ */
+#define TC_CONSUMER_SESSION_RELAY 0x2u
+#define TC_CONSUMER_HOST_MAX 256u
+
+struct tc_consumer_relay_output {
+	char host[TC_CONSUMER_HOST_MAX]; /* name or numeric address, NUL-terminated */
+	uint32_t family;                 /* AF_INET, AF_INET6, or AF_UNSPEC: either */
+	uint16_t control_port;           /* lttng-relayd's default: 5342 */
+	uint16_t data_port;              /* default: 5343 */
+	uint32_t live_timer_us;          /* 0: not live; else TC_CONSUMER_TIMER_* bounds */
+	uint32_t reserved;
+	int64_t creation_time; /* Unix seconds: names the relay's directory */
+	/* the traced machine as the relay files it and viewers find it */
+	char hostname[TC_CONSUMER_NAME_MAX];
+	char session_name[TC_CONSUMER_NAME_MAX];
+};
+
 struct tc_consumer_session {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	uint32_t flags; /* TC_CONSUMER_SESSION_* */
 	uint32_t reserved;
 	char trace_dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+	struct tc_consumer_relay_output relay; /* with TC_CONSUMER_SESSION_RELAY */
 };
 
 /* Writes the metadata and what every buffer of the session holds now into

@@ -167,6 +167,7 @@ tc_session_unref(TcSession *session)
 	g_free(session->name);
 	g_free(session->output_directory);
 	g_free(session->trace_dir);
+	g_free(session->relay);
 	g_free(session->object_path);
 	g_free(session);
 }

@@ -134,6 +134,9 @@ struct _TcSession {
 
 	TcSessionState state;      /* [S] */
 	gboolean snapshot;         /* set at creation, never changed */
+	/* Where the trace is streamed, or NULL: written under
+	 * output_directory. Set at creation, never changed. */
+	struct tc_consumer_relay_output *relay;
 	guint snapshot_count;      /* [op_lock] snapshots recorded so far */
 	gboolean has_buffers;      /* [S] buffers exist: started at least once */
 	gboolean destroyed;        /* [S] unlinked from the registry */
