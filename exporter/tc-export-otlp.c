@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * OTLP/HTTP JSON (tc-export-json.h). The JSON mapping of the protobuf
+ * OTLP/HTTP JSON (tc-export-encode.h). The JSON mapping of the protobuf
  * messages: ids in lower-case hex, 64-bit integers and times as decimal
  * strings, enums as numbers. One ResourceSpans per resource, one
  * ScopeSpans (scope "tracectl") in each.
  */
 #include <json-glib/json-glib.h>
 
-#include "tc-export-json.h"
-#include "tc-export-spans.h"
+#include "tc-export-encode.h"
+#include "tc-export-model.h"
 
 static void
 add_value(JsonBuilder *builder, const char *key, const struct tc_export_attr *attr)
@@ -43,12 +43,19 @@ add_value(JsonBuilder *builder, const char *key, const struct tc_export_attr *at
 	json_builder_end_object(builder);
 }
 
+/* Consumes attrs. */
 static void
-add_string_attr(JsonBuilder *builder, const char *key, const char *value)
+add_attributes(JsonBuilder *builder, GArray *attrs)
 {
-	struct tc_export_attr attr = { .type = TC_EXPORT_ATTR_STRING, .string_value = (char *)value };
+	json_builder_set_member_name(builder, "attributes");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < attrs->len; i++) {
+		const struct tc_export_attr *attr = &g_array_index(attrs, struct tc_export_attr, i);
 
-	add_value(builder, key, &attr);
+		add_value(builder, attr->key, attr);
+	}
+	json_builder_end_array(builder);
+	g_array_unref(attrs);
 }
 
 static void
@@ -56,18 +63,7 @@ add_resource(JsonBuilder *builder, const struct tc_export_resource *resource)
 {
 	json_builder_set_member_name(builder, "resource");
 	json_builder_begin_object(builder);
-	json_builder_set_member_name(builder, "attributes");
-	json_builder_begin_array(builder);
-	add_string_attr(builder, "service.name", resource->service_name);
-	add_string_attr(builder, "host.name", resource->host_name);
-	if (resource->process_name)
-		add_string_attr(builder, "process.executable.name", resource->process_name);
-	if (resource->pid >= 0) {
-		struct tc_export_attr pid = { .type = TC_EXPORT_ATTR_INT, .int_value = resource->pid };
-
-		add_value(builder, "process.pid", &pid);
-	}
-	json_builder_end_array(builder);
+	add_attributes(builder, tc_export_resource_attrs(resource));
 	json_builder_end_object(builder);
 }
 
@@ -86,30 +82,6 @@ add_member_text(JsonBuilder *builder, const char *name, const char *format, ...)
 	va_end(args);
 	json_builder_set_member_name(builder, name);
 	json_builder_add_string_value(builder, text);
-}
-
-static void
-add_attributes(JsonBuilder *builder, const struct tc_export_span *span)
-{
-	json_builder_set_member_name(builder, "attributes");
-	json_builder_begin_array(builder);
-	for (guint i = 0; i < span->attributes->len; i++) {
-		const struct tc_export_attr *attr = g_ptr_array_index(span->attributes, i);
-
-		add_value(builder, attr->key ? attr->key : "", attr);
-	}
-	if (span->address && *span->address)
-		add_string_attr(builder, "tracectl.address", span->address);
-	if (span->remote_service && *span->remote_service)
-		add_string_attr(builder, "peer.service", span->remote_service);
-	if (span->remote_address && *span->remote_address)
-		add_string_attr(builder, "network.peer.address", span->remote_address);
-	if (span->unfinished) {
-		struct tc_export_attr yes = { .type = TC_EXPORT_ATTR_BOOL, .int_value = 1 };
-
-		add_value(builder, "tracectl.unfinished", &yes);
-	}
-	json_builder_end_array(builder);
 }
 
 static void
@@ -145,7 +117,7 @@ add_span(JsonBuilder *builder, const struct tc_export_span *span)
 	json_builder_add_int_value(builder, span->kind);
 	add_member_text(builder, "startTimeUnixNano", "%" G_GINT64_FORMAT, span->start_ns);
 	add_member_text(builder, "endTimeUnixNano", "%" G_GINT64_FORMAT, span->end_ns);
-	add_attributes(builder, span);
+	add_attributes(builder, tc_export_span_attrs(span));
 	add_events(builder, span);
 	json_builder_set_member_name(builder, "status");
 	json_builder_begin_object(builder);
@@ -171,7 +143,7 @@ add_resource_spans(JsonBuilder *builder, GPtrArray *spans,
 	json_builder_set_member_name(builder, "scope");
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "name");
-	json_builder_add_string_value(builder, "tracectl");
+	json_builder_add_string_value(builder, TC_EXPORT_SCOPE_NAME);
 	json_builder_end_object(builder);
 	json_builder_set_member_name(builder, "spans");
 	json_builder_begin_array(builder);
@@ -187,20 +159,16 @@ add_resource_spans(JsonBuilder *builder, GPtrArray *spans,
 	json_builder_end_object(builder);
 }
 
-char *
+GBytes *
 tc_export_otlp_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autoptr(JsonGenerator) generator = json_generator_new();
 	g_autoptr(JsonNode) root = NULL;
-	g_autoptr(GPtrArray) resources = g_ptr_array_new();
+	g_autoptr(GPtrArray) resources = tc_export_resources_of(spans);
+	gsize length;
+	char *text;
 
-	for (guint i = 0; i < spans->len; i++) {
-		const struct tc_export_span *span = g_ptr_array_index(spans, i);
-
-		if (!g_ptr_array_find(resources, span->resource, NULL))
-			g_ptr_array_add(resources, (gpointer)span->resource);
-	}
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "resourceSpans");
 	json_builder_begin_array(builder);
@@ -210,5 +178,6 @@ tc_export_otlp_json(GPtrArray *spans)
 	json_builder_end_object(builder);
 	root = json_builder_get_root(builder);
 	json_generator_set_root(generator, root);
-	return json_generator_to_data(generator, NULL);
+	text = json_generator_to_data(generator, &length);
+	return g_bytes_new_take(text, length);
 }

@@ -16,10 +16,14 @@ discard_reply(char *data, size_t size, size_t count, void *user_data)
 
 /* One attempt. Returns the HTTP status, or 0 with *why on a transport error. */
 static long
-post_once(const char *url, const char *body, unsigned int timeout_ms, char **why)
+post_once(const char *url, GBytes *body, const char *content_type, unsigned int timeout_ms,
+	  char **why)
 {
+	g_autofree char *header = g_strdup_printf("Content-Type: %s", content_type);
 	CURL *curl = curl_easy_init();
-	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+	struct curl_slist *headers = curl_slist_append(NULL, header);
+	gsize length;
+	const void *data = g_bytes_get_data(body, &length);
 	CURLcode code;
 	long status = 0;
 
@@ -32,8 +36,8 @@ post_once(const char *url, const char *body, unsigned int timeout_ms, char **why
 	}
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, data);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_reply);
@@ -54,8 +58,8 @@ worth_retrying(long status)
 }
 
 gboolean
-tc_export_post(const char *url, const char *body, const struct tc_export_send_options *options,
-	       char **why)
+tc_export_post(const char *url, GBytes *body, const char *content_type,
+	       const struct tc_export_send_options *options, char **why)
 {
 	unsigned int backoff_ms = options->first_backoff_ms;
 
@@ -64,7 +68,7 @@ tc_export_post(const char *url, const char *body, const struct tc_export_send_op
 		long status;
 
 		g_clear_pointer(why, g_free);
-		status = post_once(url, body, options->timeout_ms, why);
+		status = post_once(url, body, content_type, options->timeout_ms, why);
 		if (status >= 200 && status <= 299)
 			return TRUE;
 		if (status != 0)
@@ -82,18 +86,21 @@ tc_export_post(const char *url, const char *body, const struct tc_export_send_op
 }
 
 gboolean
-tc_export_write(const char *path, const char *body, char **why)
+tc_export_write(const char *path, GBytes *body, char **why)
 {
 	g_autoptr(GError) error = NULL;
+	gsize length;
+	const char *data = g_bytes_get_data(body, &length);
 
 	if (strcmp(path, "-") == 0) {
-		if (fputs(body, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout) != 0) {
+		if (fwrite(data, 1, length, stdout) != length || fputc('\n', stdout) < 0 ||
+		    fflush(stdout) != 0) {
 			*why = g_strdup_printf("standard output: %s", g_strerror(errno));
 			return FALSE;
 		}
 		return TRUE;
 	}
-	if (!g_file_set_contents(path, body, -1, &error)) {
+	if (!g_file_set_contents(path, data, (gssize)length, &error)) {
 		*why = g_strdup(error->message);
 		return FALSE;
 	}

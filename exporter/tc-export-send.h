@@ -12,14 +12,15 @@ struct tc_export_send_options {
 };
 
 /*
- * POSTs body (application/json) to url. Retries after a connection failure,
+ * POSTs body (of content_type) to url. Retries after a connection failure,
  * a timeout, 429 or a 5xx status, waiting first_backoff_ms, then twice
  * that, and so on; other statuses are final. Returns TRUE on a 2xx, or
  * FALSE with *why saying what the last attempt got.
  */
-gboolean tc_export_post(const char *url, const char *body,
+gboolean tc_export_post(const char *url, GBytes *body, const char *content_type,
 			const struct tc_export_send_options *options, char **why);
-/* Writes body to path ("-": standard output). FALSE with *why on error. */
-gboolean tc_export_write(const char *path, const char *body, char **why);
+/* Writes body to path ("-": standard output, then a newline). FALSE with
+ * *why on error. */
+gboolean tc_export_write(const char *path, GBytes *body, char **why);
 
 #endif /* TC_EXPORT_SEND_H */

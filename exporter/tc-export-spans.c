@@ -6,11 +6,19 @@
 
 #define SPAN_PREFIX "tracectl_span:"
 
+/* A span's events all come from the process that started it, so from one
+ * trace: the trace and the span id name it, whatever other traces hold. */
+struct span_key {
+	const bt_trace *trace;
+	uint64_t span_id;
+};
+
 struct tc_export_spans {
-	GHashTable *by_id;      /* span id (uint64_t *) -> struct tc_export_span */
+	GHashTable *by_id;      /* struct span_key * -> struct tc_export_span */
 	GHashTable *resources;  /* key text -> struct tc_export_resource */
 	GHashTable *last_event; /* const bt_trace * -> int64_t * ns */
-	GPtrArray *order;       /* spans by arrival, finished by start time */
+	GPtrArray *order;       /* spans by arrival, not yet taken */
+	guint finished;         /* spans in order that have ended */
 	uint64_t orphan_events;
 };
 
@@ -38,6 +46,22 @@ annotation_free(struct tc_export_annotation *annotation)
 	g_free(annotation);
 }
 
+static guint
+span_key_hash(gconstpointer key)
+{
+	const struct span_key *k = key;
+
+	return g_direct_hash(k->trace) ^ (guint)k->span_id ^ (guint)(k->span_id >> 32);
+}
+
+static gboolean
+span_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct span_key *x = a, *y = b;
+
+	return x->trace == y->trace && x->span_id == y->span_id;
+}
+
 static void
 span_free(struct tc_export_span *span)
 {
@@ -56,7 +80,7 @@ tc_export_spans_new(void)
 {
 	struct tc_export_spans *spans = g_new0(struct tc_export_spans, 1);
 
-	spans->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, NULL);
+	spans->by_id = g_hash_table_new_full(span_key_hash, span_key_equal, g_free, NULL);
 	spans->resources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						 (GDestroyNotify)resource_free);
 	spans->last_event = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -148,6 +172,7 @@ add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *
 {
 	struct tc_export_span *span = g_new0(struct tc_export_span, 1);
 	const char *service = string_of(member(payload, "service"));
+	struct span_key *key;
 
 	span->trace_id_hi = (uint64_t)integer_of(member(payload, "trace_id_hi"), 0);
 	span->trace_id_lo = (uint64_t)integer_of(member(payload, "trace_id_lo"), 0);
@@ -162,8 +187,11 @@ add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *
 	span->unfinished = true;
 	span->attributes = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
 	span->annotations = g_ptr_array_new_with_free_func((GDestroyNotify)annotation_free);
+	key = g_new(struct span_key, 1);
+	key->trace = span->trace;
+	key->span_id = span->span_id;
 	g_ptr_array_add(spans->order, span);
-	g_hash_table_insert(spans->by_id, &span->span_id, span);
+	g_hash_table_replace(spans->by_id, key, span);
 }
 
 static void
@@ -184,8 +212,8 @@ add_attr(struct tc_export_span *span, const bt_field *payload, enum tc_export_at
 }
 
 static void
-add_to_span(struct tc_export_span *span, const char *what, const bt_field *payload,
-	    int64_t time_ns)
+add_to_span(struct tc_export_spans *spans, struct tc_export_span *span, const char *what,
+	    const bt_field *payload, int64_t time_ns)
 {
 	if (strcmp(what, "annotation") == 0) {
 		struct tc_export_annotation *annotation = g_new0(struct tc_export_annotation, 1);
@@ -210,7 +238,8 @@ add_to_span(struct tc_export_span *span, const char *what, const bt_field *paylo
 		g_free(span->remote_address);
 		span->remote_service = g_strdup(string_of(member(payload, "service")));
 		span->remote_address = g_strdup(string_of(member(payload, "address")));
-	} else if (strcmp(what, "end") == 0) {
+	} else if (strcmp(what, "end") == 0 && span->unfinished) {
+		spans->finished++;
 		span->end_ns = time_ns;
 		span->status = (uint8_t)integer_of(member(payload, "status"), span->status);
 		span->unfinished = false;
@@ -255,11 +284,14 @@ tc_export_spans_add_message(struct tc_export_spans *spans, const bt_message *mes
 	if (strcmp(name, "start") == 0) {
 		add_start(spans, event, payload, time_ns);
 	} else {
-		uint64_t id = (uint64_t)integer_of(member(payload, "span_id"), 0);
-		struct tc_export_span *span = g_hash_table_lookup(spans->by_id, &id);
+		struct span_key key = {
+			.trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event)),
+			.span_id = (uint64_t)integer_of(member(payload, "span_id"), 0),
+		};
+		struct tc_export_span *span = g_hash_table_lookup(spans->by_id, &key);
 
 		if (span)
-			add_to_span(span, name, payload, time_ns);
+			add_to_span(spans, span, name, payload, time_ns);
 		else
 			spans->orphan_events++;
 	}
@@ -274,8 +306,47 @@ by_start_time(gconstpointer a, gconstpointer b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+guint
+tc_export_spans_finished_count(const struct tc_export_spans *spans)
+{
+	return spans->finished;
+}
+
+/* Moves the spans that match from order to a new array, by start time. A
+ * taken span is forgotten: an event naming it later counts as orphaned. */
+static GPtrArray *
+take_spans(struct tc_export_spans *spans, gboolean all)
+{
+	GPtrArray *taken = g_ptr_array_new_with_free_func((GDestroyNotify)span_free);
+	GPtrArray *kept = g_ptr_array_new_with_free_func((GDestroyNotify)span_free);
+
+	for (guint i = 0; i < spans->order->len; i++) {
+		struct tc_export_span *span = g_ptr_array_index(spans->order, i);
+		struct span_key key = { .trace = span->trace, .span_id = span->span_id };
+
+		if (all || !span->unfinished) {
+			g_hash_table_remove(spans->by_id, &key);
+			g_ptr_array_add(taken, span);
+		} else {
+			g_ptr_array_add(kept, span);
+		}
+	}
+	g_ptr_array_set_free_func(spans->order, NULL);
+	g_ptr_array_unref(spans->order);
+	spans->order = kept;
+	spans->finished = 0;
+	g_ptr_array_sort(taken, by_start_time);
+	return taken;
+}
+
 GPtrArray *
-tc_export_spans_finish(struct tc_export_spans *spans, uint64_t *orphan_events)
+tc_export_spans_take_finished(struct tc_export_spans *spans)
+{
+	return take_spans(spans, FALSE);
+}
+
+GPtrArray *
+tc_export_spans_take_all(struct tc_export_spans *spans, uint64_t *orphan_events)
 {
 	for (guint i = 0; i < spans->order->len; i++) {
 		struct tc_export_span *span = g_ptr_array_index(spans->order, i);
@@ -284,7 +355,6 @@ tc_export_spans_finish(struct tc_export_spans *spans, uint64_t *orphan_events)
 		if (span->unfinished)
 			span->end_ns = last ? *last : span->start_ns;
 	}
-	g_ptr_array_sort(spans->order, by_start_time);
 	*orphan_events = spans->orphan_events;
-	return spans->order;
+	return take_spans(spans, TRUE);
 }

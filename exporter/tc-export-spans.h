@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Spans rebuilt from tracectl_span events (probes/lib/tc-span-tp.h) of
- * every trace a sink reads: one table keyed by span id, times in ns since
+ * every trace a sink reads: one table keyed by trace and span id, times in ns since
  * the Unix epoch, resources from the trace environment and the events'
  * contexts.
  */
@@ -63,9 +63,14 @@ struct tc_export_spans *tc_export_spans_new(void);
 void tc_export_spans_free(struct tc_export_spans *spans);
 /* Takes in one message of any kind; only events matter. */
 void tc_export_spans_add_message(struct tc_export_spans *spans, const bt_message *message);
+/* Spans that have ended since the last take. */
+guint tc_export_spans_finished_count(const struct tc_export_spans *spans);
+/* The spans that have ended, by start time, now owned by the caller: they
+ * can be sent while the others are still going on (a live session). */
+GPtrArray *tc_export_spans_take_finished(struct tc_export_spans *spans);
 /* Once every message is in: ends the unfinished spans at their trace's last
- * event and returns every span by start time (owned by spans), and how many
- * events named a span whose start was never seen. */
-GPtrArray *tc_export_spans_finish(struct tc_export_spans *spans, uint64_t *orphan_events);
+ * event and returns every span not taken yet, by start time (owned by the
+ * caller), and how many events named a span whose start was never seen. */
+GPtrArray *tc_export_spans_take_all(struct tc_export_spans *spans, uint64_t *orphan_events);
 
 #endif /* TC_EXPORT_SPANS_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Zipkin v2 JSON (tc-export-json.h): a list of spans, times and durations
+ * Zipkin v2 JSON (tc-export-encode.h): a list of spans, times and durations
  * in microseconds since the Unix epoch, tags as strings. Zipkin has no
  * resource: the host, process and unfinished mark become tags, the error
  * message the "error" tag as Zipkin's UI expects. An address "ip:port" or
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-export-json.h"
+#include "tc-export-encode.h"
 #include "tc-export-spans.h"
 
 static const char *const kind_names[] = { NULL, NULL, "SERVER", "CLIENT", "PRODUCER",
@@ -194,12 +194,14 @@ add_span(JsonBuilder *builder, const struct tc_export_span *span)
 	json_builder_end_object(builder);
 }
 
-char *
+GBytes *
 tc_export_zipkin_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autoptr(JsonGenerator) generator = json_generator_new();
 	g_autoptr(JsonNode) root = NULL;
+	gsize length;
+	char *text;
 
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < spans->len; i++)
@@ -207,5 +209,6 @@ tc_export_zipkin_json(GPtrArray *spans)
 	json_builder_end_array(builder);
 	root = json_builder_get_root(builder);
 	json_generator_set_root(generator, root);
-	return json_generator_to_data(generator, NULL);
+	text = json_generator_to_data(generator, &length);
+	return g_bytes_new_take(text, length);
 }

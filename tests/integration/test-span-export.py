@@ -6,11 +6,14 @@ of their own) pass their span context over Unix sockets while one session
 records them; sink.tracectl.otlp and sink.tracectl.zipkin, reading both
 traces, POST to an HTTP receiver on 127.0.0.1 exactly the three request
 trees (parents, kinds, names, attributes, annotations, resources, nested
-durations on the Unix epoch), in the OTLP/HTTP JSON and Zipkin v2 shapes.
-A program killed in the middle of a span has it exported as unfinished.
-The exporter retries a receiver that answers 503, and reports, and fails,
-when it cannot deliver."""
+durations on the Unix epoch), in OTLP/HTTP protobuf (decoded with the
+OpenTelemetry project's definitions), OTLP/HTTP JSON and Zipkin v2. In
+batches, every span arrives once. A program killed in the middle of a span
+has it exported as unfinished. The exporter retries a receiver that
+answers 503, and reports, and fails, when it cannot deliver. `tracectl
+export` gives the same spans."""
 
+import base64
 import http.server
 import json
 import os
@@ -27,6 +30,9 @@ from tclib import BUILD, Service, check, log, require, run
 TRIO = os.path.join(BUILD, "probes", "examples", "tracectl-span-trio")
 SPAN_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-span-app")
 PLUGIN_DIR = os.path.join(BUILD, "exporter")
+# Where tools/test installs @opentelemetry/otlp-transformer from npm.
+NPM_PREFIX = "/usr/local/lib/tracectl-test"
+OTLP_DECODER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "otlp-decode.js")
 REQUESTS = 3
 KIND = {"internal": 1, "server": 2, "client": 3}
 
@@ -45,9 +51,8 @@ class Receiver:
                 receiver.attempts += 1
                 status = receiver.fail_first.pop(0) if receiver.fail_first else 200
                 if status == 200:
-                    check(self.headers["Content-Type"] == "application/json",
-                          f"content type {self.headers['Content-Type']}")
-                    receiver.bodies.append((self.path, json.loads(body)))
+                    receiver.bodies.append((self.path, decode(self.headers["Content-Type"],
+                                                              body)))
                 self.send_response(status)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
@@ -61,6 +66,48 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def base64_to_hex(item, *keys):
+    for key in keys:
+        if key in item:
+            item[key] = base64.b64decode(item[key]).hex()
+
+
+def decode(content_type, body):
+    """JSON as it comes, or protobuf decoded by the OpenTelemetry project's
+    definitions into the OTLP JSON mapping (ids in hex)."""
+    if content_type == "application/json":
+        return json.loads(body)
+    check(content_type == "application/x-protobuf", f"content type {content_type}")
+    out = subprocess.run(["node", OTLP_DECODER, NPM_PREFIX], input=body, capture_output=True,
+                         timeout=60)
+    check(out.returncode == 0, f"OTLP protobuf does not decode: {out.stderr.decode()}")
+    request = json.loads(out.stdout)
+    for rs in request.get("resourceSpans", []):
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                base64_to_hex(span, "traceId", "spanId", "parentSpanId")
+                span.setdefault("status", {}).setdefault("code", 0)
+                span.setdefault("events", [])
+                for event in span["events"]:
+                    if event.get("attributes") == []:
+                        del event["attributes"]
+                span.setdefault("attributes", [])
+                if span.get("links") == []:
+                    del span["links"]  # arrays: true lists every repeated field
+    return request
+
+
+def check_same_spans(got, want, what):
+    check(set(got) == set(want), f"{what}: span ids differ")
+    for span_id, span in want.items():
+        check(got[span_id] == span, f"{what}: span {span_id} is {got[span_id]}, not {span}")
+
+
+def merged(bodies):
+    """Several OTLP requests as one."""
+    return {"resourceSpans": [rs for _, body in bodies for rs in body["resourceSpans"]]}
+
+
 def sanitizer_preload():
     """A plugin built with AddressSanitizer needs its runtime loaded first,
     before babeltrace2 (which is not) opens it: its libraries, or None."""
@@ -72,16 +119,20 @@ def sanitizer_preload():
     return ":".join(runtimes) or None
 
 
-def export(sink, traces, url, *params):
-    args = ["babeltrace2", f"--plugin-path={PLUGIN_DIR}", *traces, "-c", f"sink.tracectl.{sink}",
-            "-p", f'url="{url}",backoff-ms=50' + "".join("," + p for p in params)]
+def plugin_env():
     env = dict(os.environ)
     preload = sanitizer_preload()
     if preload:
         env["LD_PRELOAD"] = preload
         # babeltrace2 itself leaks by design at exit; only the plugin is ours.
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-    return subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+    return env
+
+
+def export(sink, traces, url, *params):
+    args = ["babeltrace2", f"--plugin-path={PLUGIN_DIR}", *traces, "-c", f"sink.tracectl.{sink}",
+            "-p", f'url="{url}",backoff-ms=50' + "".join("," + p for p in params)]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, env=plugin_env())
 
 
 def record(svc, tmp, user):
@@ -189,7 +240,7 @@ def check_otlp(body, pids, doomed, started_ns):
             check(int(p["startTimeUnixNano"]) <= int(c["startTimeUnixNano"]) and
                   int(c["endTimeUnixNano"]) <= int(p["endTimeUnixNano"]),
                   f"{name} not within {parent}")
-        check(all(s["status"]["code"] == 0 for _, s in tree), "statuses")
+        check(all(s["status"].get("code", 0) == 0 for _, s in tree), "statuses")
     never = by_id[f"{doomed[0]['span']:016x}"][1]
     ends = by_id[f"{doomed[1]['span']:016x}"][1]
     check(attrs_of(never).get("tracectl.unfinished") is True, f"unfinished: {never}")
@@ -256,6 +307,9 @@ def test():
         traces, pids, doomed = record(svc, tmp, user)
         receiver = Receiver()
 
+        node = subprocess.run(["node", "--version"], capture_output=True)
+        require(node.returncode == 0 and os.path.isdir(os.path.join(NPM_PREFIX, "node_modules")),
+                f"node and @opentelemetry/otlp-transformer under {NPM_PREFIX} (tools/test)")
         receiver.fail_first = [503, 503]
         result = export("otlp", traces, receiver.url + "/v1/traces")
         check(result.returncode == 0, f"OTLP export failed: {result.stderr}")
@@ -264,6 +318,21 @@ def test():
         path, body = receiver.bodies[-1]
         check(path == "/v1/traces", f"OTLP path {path}")
         otlp = check_otlp(body, pids, doomed, started_ns)
+        log("OTLP/HTTP protobuf decoded by opentelemetry-proto's definitions: 14 spans")
+
+        result = export("otlp", traces, receiver.url + "/v1/traces", 'encoding="json"')
+        check(result.returncode == 0, f"OTLP JSON export failed: {result.stderr}")
+        check_same_spans(check_otlp(receiver.bodies[-1][1], pids, doomed, started_ns), otlp,
+                         "OTLP JSON against protobuf")
+
+        before = len(receiver.bodies)
+        result = export("otlp", traces, receiver.url + "/v1/traces", "batch-size=4")
+        check(result.returncode == 0, f"OTLP batched export failed: {result.stderr}")
+        batches = receiver.bodies[before:]
+        check(len(batches) >= 3, f"{len(batches)} requests with batch-size=4")
+        check_same_spans(check_otlp(merged(batches), pids, doomed, started_ns), otlp,
+                         "batches against one request")
+        log(f"batch-size=4: {len(batches)} requests, each span once")
 
         result = export("zipkin", traces, receiver.url + "/api/v2/spans")
         check(result.returncode == 0, f"Zipkin export failed: {result.stderr}")
