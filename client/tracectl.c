@@ -20,6 +20,7 @@ static const TcCommand commands[] = {
 	{"snapshot", "Record a snapshot of a snapshot session (snapshot record)", tc_cmd_snapshot},
 	{"status", "Show the current session", tc_cmd_status},
 	{"view", "Print a trace with babeltrace2", tc_cmd_view},
+	{"export", "Export recorded spans to OpenTelemetry or Zipkin", tc_cmd_export},
 	{"version", "Print the versions of tracectl and tracectld", tc_cmd_version},
 };
 

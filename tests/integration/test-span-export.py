@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 
-from tclib import BUILD, Service, check, log, require, run
+from tclib import BUILD, TRACECTL, Service, check, log, require, run
 
 TRIO = os.path.join(BUILD, "probes", "examples", "tracectl-span-trio")
 SPAN_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-span-app")
@@ -133,6 +133,15 @@ def export(sink, traces, url, *params):
     args = ["babeltrace2", f"--plugin-path={PLUGIN_DIR}", *traces, "-c", f"sink.tracectl.{sink}",
             "-p", f'url="{url}",backoff-ms=50' + "".join("," + p for p in params)]
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env=plugin_env())
+
+
+def cli_export(svc, *args):
+    """tracectl export, with the plugin of this build."""
+    env = dict(svc.env())
+    env.update({k: v for k, v in plugin_env().items() if k in ("LD_PRELOAD", "ASAN_OPTIONS")})
+    env["TRACECTL_BT_PLUGIN_PATH"] = PLUGIN_DIR
+    return subprocess.run([TRACECTL, "export", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
 
 
 def record(svc, tmp, user):
@@ -333,6 +342,25 @@ def test():
         check_same_spans(check_otlp(merged(batches), pids, doomed, started_ns), otlp,
                          "batches against one request")
         log(f"batch-size=4: {len(batches)} requests, each span once")
+
+        before = len(receiver.bodies)
+        result = cli_export(svc, "spans", "--url", receiver.url + "/v1/traces")
+        check(result.returncode == 0 and len(receiver.bodies) == before + 1,
+              f"tracectl export of the session failed: {result.stderr}")
+        check_same_spans(check_otlp(receiver.bodies[-1][1], pids, doomed, started_ns), otlp,
+                         "tracectl export against babeltrace2")
+        out = os.path.join(tmp, "spans.json")
+        result = cli_export(svc, "--format", "otlp-json", "--output", out,
+                            *[a for t in traces for a in ("--trace", t)])
+        check(result.returncode == 0, f"tracectl export --trace failed: {result.stderr}")
+        with open(out) as f:
+            check_same_spans(check_otlp(json.load(f), pids, doomed, started_ns), otlp,
+                             "tracectl export --output against babeltrace2")
+        for bad in (["spans", "--url", "ftp://x"], ["spans"], ["--format", "jaeger", "-o", "-"]):
+            result = cli_export(svc, *bad)
+            check(result.returncode == 2 and "Error:" in result.stderr,
+                  f"tracectl export {bad}: {result.returncode} {result.stderr!r}")
+        log("tracectl export: a session to a URL, traces to a file, bad usage refused")
 
         result = export("zipkin", traces, receiver.url + "/api/v2/spans")
         check(result.returncode == 0, f"Zipkin export failed: {result.stderr}")
