@@ -14,11 +14,18 @@ span_unsampled_ns  the same span not sampled: ours decided by the sampler
                    (TRACECTL_SPAN_SAMPLE=1/1000000000000), the anchor's
                    three tracepoints disabled (no session), the least of
                    RUNS loops of UNSAMPLED_COUNT spans
+export_spans_per_s the sampled spans of our trace converted to OTLP/HTTP
+                   protobuf and POSTed by the exporter (sink.tracectl.otlp)
+                   to a receiver on 127.0.0.1 that reads and drops them,
+                   against the same trace read by babeltrace2 into its null
+                   sink (sink.utils.dummy); the best of three each. A figure
+                   to watch: the anchor does none of the exporter's work.
 
 and notes: the CPU model, the clock source and the load average, which on
 a shared machine move the figures more than anything measured here.
 """
 
+import http.server
 import os
 import re
 import shutil
@@ -26,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,9 +47,10 @@ GEOMETRY = ["--subbuf-size", "1M", "--num-subbuf", "8"]
 NEVER = "1/1000000000000"
 
 
-def figure(name, ours, anchor):
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ours / anchor:.3f} unit=ns",
-          flush=True)
+def figure(name, ours, anchor, unit="ns"):
+    check(ours > 0 and anchor > 0, f"{name}: ours={ours} anchor={anchor}: nothing measured")
+    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ours / anchor:.3f} "
+          f"unit={unit}", flush=True)
 
 
 def build(tmp):
@@ -116,6 +125,53 @@ def anchor_figures(tmp):
     return statistics.median(sampled), min(unsampled)
 
 
+class NullReceiver:
+    """Reads each POST body whole and answers 200, counting the bytes."""
+
+    def __init__(self):
+        self.requests = self.bytes = 0
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                receiver.bytes += len(self.rfile.read(int(self.headers["Content-Length"])))
+                receiver.requests += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def timed(args):
+    start = time.monotonic()
+    out = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    check(out.returncode == 0, f"{' '.join(args)}: {out.stderr[-500:]}")
+    return time.monotonic() - start
+
+
+def export_figure(trace_root, spans):
+    plugin_dir = os.path.join(BUILD, "exporter")
+    require(os.path.exists(os.path.join(plugin_dir, "babeltrace-plugin-tracectl.so")),
+            "the exporter plugin was not built")
+    receiver = NullReceiver()
+    ours = min(timed(["babeltrace2", f"--plugin-path={plugin_dir}", trace_root, "-c",
+                      "sink.tracectl.otlp", "-p", f'url="{receiver.url}"']) for _ in range(3))
+    anchor = min(timed(["babeltrace2", trace_root, "-c", "sink.utils.dummy"]) for _ in range(3))
+    receiver.server.shutdown()
+    check(receiver.requests >= 3 * spans // 512, f"{receiver.requests} requests for {spans} spans")
+    figure("export_spans_per_s", spans / ours, spans / anchor, unit="spans/s")
+    print(f"note export: {spans} spans in {receiver.requests // 3} requests of "
+          f"{receiver.bytes // max(receiver.requests, 1)} bytes on average", flush=True)
+
+
 def cpu_model():
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -133,8 +189,9 @@ def main():
         build(tmp)
         ours_sampled, ours_unsampled = ours_figures(tmp)
         anchor_sampled, anchor_unsampled = anchor_figures(tmp)
-    figure("span_sampled_ns", ours_sampled, anchor_sampled)
-    figure("span_unsampled_ns", ours_unsampled, anchor_unsampled)
+        figure("span_sampled_ns", ours_sampled, anchor_sampled)
+        figure("span_unsampled_ns", ours_unsampled, anchor_unsampled)
+        export_figure(f"{tmp}/ours", RUNS * COUNT)
     with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
         clocksource = f.read().strip()
     print(f"note cpu={cpu_model()!r} clocksource={clocksource} "
