@@ -8,7 +8,12 @@
 #include "tc-span-random.h"
 #include "tc-span-sampler.h"
 
-__thread struct tc_span_countdown tc_span_countdown_tls __attribute__((tls_model("initial-exec")));
+#include <tracectl/span.h>
+
+TRACECTL_SPAN_API __thread struct tracectl_span__countdown tracectl_span__countdown_tls
+	__attribute__((tls_model("initial-exec")));
+/* Starts at 1 so that a thread's zeroed countdown is stale. */
+TRACECTL_SPAN_API uint64_t tracectl_span__generation = 1;
 
 static int
 parse_probability(struct tc_span_sampler *sampler, const char *denominator)

@@ -14,8 +14,6 @@ struct tc_span_sampler {
 	/* Probability mode: each root sampled with probability
 	 * (threshold + 1) / 2^64; UINT64_MAX samples every root. */
 	uint64_t threshold;
-	/* Bumped by every configuration: the threads' countdowns are stale. */
-	uint64_t generation;
 	/* Rate mode when non-zero: ns between two sampled roots. */
 	uint64_t interval_ns;
 	/* Rate mode: the earliest time of the next sampled root. */
@@ -24,17 +22,13 @@ struct tc_span_sampler {
 
 /*
  * Probability mode draws, at each sampled root, how many roots to skip
- * before the next one: a geometric number of failures, which gives the same
- * distribution as one Bernoulli draw per root, but leaves an unsampled root
- * a decrement instead of a draw.
+ * before the next one (struct tracectl_span__countdown, per thread): a
+ * geometric number of failures, which gives the same distribution as one
+ * Bernoulli draw per root, but leaves an unsampled root a decrement
+ * instead of a draw. tracectl_span__generation is bumped by every
+ * configuration: the threads' countdowns are stale then. Rate mode and
+ * "every root" keep the skip at 0, so that every root reaches the library.
  */
-struct tc_span_countdown {
-	uint64_t skip;
-	uint64_t generation; /* of the sampler the skip was drawn for */
-};
-
-extern __thread struct tc_span_countdown tc_span_countdown_tls
-	__attribute__((tls_model("initial-exec")));
 
 /* Roots to skip before the next sampled one, for probability threshold. */
 uint64_t tc_span_sampler_draw_skip(uint64_t threshold);

@@ -21,7 +21,7 @@
 #define ENDPOINT_MAX 128
 
 /* Every root span sampled until configured otherwise. */
-static struct tc_span_sampler sampler = { .threshold = UINT64_MAX, .generation = 1 };
+static struct tc_span_sampler sampler = { .threshold = UINT64_MAX };
 static char endpoint_service[ENDPOINT_MAX];
 static char endpoint_address[ENDPOINT_MAX];
 
@@ -52,7 +52,7 @@ tracectl_span_sampler_configure(const char *spec)
 	__atomic_store_n(&sampler.next_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sampler.interval_ns, parsed.interval_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&sampler.threshold, parsed.threshold, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&sampler.generation, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&tracectl_span__generation, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -78,7 +78,8 @@ monotonic_ns(void)
 /* A thread's first root, or the first since the sampler changed: the
  * countdown starts over. Then, at a sampled root, the next skip. */
 static __attribute__((noinline)) int
-countdown_restart(struct tc_span_countdown *countdown, uint64_t threshold, uint64_t generation)
+countdown_restart(struct tracectl_span__countdown *countdown, uint64_t threshold,
+		  uint64_t generation)
 {
 	if (countdown->generation != generation) {
 		countdown->generation = generation;
@@ -98,8 +99,8 @@ sampler_decides(void)
 	uint64_t threshold = __atomic_load_n(&sampler.threshold, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(threshold != 0, 1)) {
-		struct tc_span_countdown *countdown = &tc_span_countdown_tls;
-		uint64_t generation = __atomic_load_n(&sampler.generation, __ATOMIC_RELAXED);
+		struct tracectl_span__countdown *countdown = &tracectl_span__countdown_tls;
+		uint64_t generation = __atomic_load_n(&tracectl_span__generation, __ATOMIC_RELAXED);
 
 		if (threshold == UINT64_MAX)
 			return 1;
@@ -156,8 +157,8 @@ tracectl_span_start_root_decided(struct tracectl_span *span, enum tracectl_span_
 }
 
 void TRACECTL_SPAN_API
-tracectl_span_start_root(struct tracectl_span *span, enum tracectl_span_kind kind,
-			 const char *name)
+tracectl_span__start_root(struct tracectl_span *span, enum tracectl_span_kind kind,
+			  const char *name)
 {
 	if (sampler_decides())
 		start_sampled_root(span, kind, name);

@@ -145,9 +145,6 @@ TRACECTL_SPAN_API int tracectl_span_sampler_configure(const char *spec);
  * concurrently with them). Until then the service name is the program's. */
 TRACECTL_SPAN_API void tracectl_span_set_endpoint(const char *service, const char *address);
 
-/* A root span: a new trace when the sampler samples it. */
-TRACECTL_SPAN_API void tracectl_span_start_root(struct tracectl_span *span,
-						enum tracectl_span_kind kind, const char *name);
 /* A root span sampled when sample is non-zero, not sampled otherwise. */
 TRACECTL_SPAN_API void tracectl_span_start_root_decided(struct tracectl_span *span,
 							enum tracectl_span_kind kind,
@@ -197,6 +194,49 @@ static inline int
 tracectl_span_is_sampled(const struct tracectl_span *span)
 {
 	return __builtin_expect(span->flags & TRACECTL_SPAN_FLAG_SAMPLED, 0) != 0;
+}
+
+/*
+ * The 1/N sampler's per-thread state, read inline below so that an
+ * unsampled root costs a decrement and a few stores, with no call: how
+ * many roots to skip before the next sampled one, drawn for the sampler
+ * configuration whose generation it names. Not an API: only the library
+ * changes them.
+ */
+struct tracectl_span__countdown {
+	uint64_t skip;
+	uint64_t generation;
+};
+extern TRACECTL_SPAN_API __thread struct tracectl_span__countdown tracectl_span__countdown_tls;
+extern TRACECTL_SPAN_API uint64_t tracectl_span__generation;
+/* The decision and the sampled path of tracectl_span_start_root(). */
+TRACECTL_SPAN_API void tracectl_span__start_root(struct tracectl_span *span,
+						 enum tracectl_span_kind kind, const char *name);
+
+/* A root span: a new trace when the sampler samples it. */
+static inline void
+tracectl_span_start_root(struct tracectl_span *span, enum tracectl_span_kind kind,
+			 const char *name)
+{
+	struct tracectl_span__countdown *countdown = &tracectl_span__countdown_tls;
+
+	if (__builtin_expect(countdown->skip != 0 &&
+				     countdown->generation ==
+					     __atomic_load_n(&tracectl_span__generation,
+							     __ATOMIC_RELAXED),
+			     1)) {
+		countdown->skip--;
+		span->trace_id_hi = 0;
+		span->trace_id_lo = 0;
+		span->span_id = 0;
+		span->parent_span_id = 0;
+		span->flags = 0;
+		span->kind = (uint8_t)kind;
+		span->status = TRACECTL_SPAN_STATUS_UNSET;
+		span->tracestate = NULL;
+		return;
+	}
+	tracectl_span__start_root(span, kind, name);
 }
 
 /* A child of parent in this process, sampled when the parent is. */
