@@ -49,8 +49,9 @@
  * sampled, no child of an unsampled one is.
  *
  * Cost. An unsampled span is a few stores and predicted branches: no
- * system call, lock, allocation or clock read (the operations after the
- * start are inline). A sampled span makes no system call and takes no lock
+ * system call, lock, allocation or clock read, and no call for a root the
+ * 1/N sampler skips (the start's decision and the operations after it are
+ * inline). A sampled span makes no system call and takes no lock
  * either: each operation is one tracepoint.
  *
  * Ids. 128-bit trace ids and 64-bit span ids come from a per-thread
