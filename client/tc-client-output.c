@@ -150,18 +150,17 @@ typedef struct {
 } ErrorStatus;
 
 /* D-Bus error names that say more than "it failed". Every other name, the
- * service's Failed, AlreadyExists, InvalidState, NotSupported and
- * LimitExceeded among them, gives TC_EXIT_FAILURE; the error object still
- * carries the name for scripts that need finer distinctions. */
+ * service's Failed, InvalidArgument, AlreadyExists, InvalidState,
+ * NotSupported and LimitExceeded among them, gives TC_EXIT_FAILURE: usage
+ * errors are the command lines the CLI itself rejects, before any call.
+ * The error object carries the name for scripts that need more. */
 static const ErrorStatus error_statuses[] = {
 	{"org.tracectl.Tracing1.Error.NotFound", TC_EXIT_NOT_FOUND},
 	{"org.tracectl.Tracing1.Error.PermissionDenied", TC_EXIT_PERMISSION},
-	{"org.tracectl.Tracing1.Error.InvalidArgument", TC_EXIT_USAGE},
 	{"org.freedesktop.DBus.Error.UnknownObject", TC_EXIT_NOT_FOUND},
 	{"org.freedesktop.DBus.Error.AccessDenied", TC_EXIT_PERMISSION},
 	{"org.freedesktop.DBus.Error.AuthFailed", TC_EXIT_PERMISSION},
 	{"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", TC_EXIT_PERMISSION},
-	{"org.freedesktop.DBus.Error.InvalidArgs", TC_EXIT_USAGE},
 	{"org.freedesktop.DBus.Error.ServiceUnknown", TC_EXIT_UNREACHABLE},
 	{"org.freedesktop.DBus.Error.NameHasNoOwner", TC_EXIT_UNREACHABLE},
 	{"org.freedesktop.DBus.Error.NoServer", TC_EXIT_UNREACHABLE},

@@ -17,7 +17,7 @@
  * 'tracectl --help'). Scripts match on these, so they never change. */
 #define TC_EXIT_OK 0
 #define TC_EXIT_FAILURE 1     /* any other failure */
-#define TC_EXIT_USAGE 2       /* bad command line, or an argument the service refused */
+#define TC_EXIT_USAGE 2       /* a command line the CLI rejects */
 #define TC_EXIT_NOT_FOUND 3   /* no such session, channel, current session... */
 #define TC_EXIT_PERMISSION 4  /* polkit or the service refused the caller */
 #define TC_EXIT_UNREACHABLE 5 /* the service or its bus cannot be reached */

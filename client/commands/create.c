@@ -22,13 +22,9 @@ created_json(TcDbusSession *session)
 static void
 print_created_text(TcDbusSession *session, const char *name, gboolean snapshot)
 {
-	if (tc_client_output_is_json()) {
-		g_autoptr(JsonNode) node = created_json(session);
-
-		tc_client_output_print_json(node);
-	} else {
-		print_created_text(session, name, snapshot);
-	}
+	g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
+	g_print("Traces will be written in %s%s\n", tc_dbus_session_get_output_directory(session),
+		snapshot ? " on 'tracectl snapshot record'" : "");
 }
 
 int

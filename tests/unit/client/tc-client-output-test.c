@@ -114,7 +114,7 @@ test_exit_status(void)
 
 	assert_status("org.tracectl.Tracing1.Error.NotFound", TC_EXIT_NOT_FOUND);
 	assert_status("org.tracectl.Tracing1.Error.PermissionDenied", TC_EXIT_PERMISSION);
-	assert_status("org.tracectl.Tracing1.Error.InvalidArgument", TC_EXIT_USAGE);
+	assert_status("org.tracectl.Tracing1.Error.InvalidArgument", TC_EXIT_FAILURE);
 	assert_status("org.tracectl.Tracing1.Error.Failed", TC_EXIT_FAILURE);
 	assert_status("org.tracectl.Tracing1.Error.AlreadyExists", TC_EXIT_FAILURE);
 	assert_status("org.tracectl.Tracing1.Error.InvalidState", TC_EXIT_FAILURE);
