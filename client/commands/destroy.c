@@ -38,13 +38,14 @@ destroyed_begin(void)
 	return builder;
 }
 
-/* Prints {"destroyed": [...]} with --json. */
+/* Prints {"destroyed": [...]} with --json, unless nothing was destroyed
+ * because of a failure (stdout stays empty then). */
 static void
-destroyed_end(JsonBuilder *builder)
+destroyed_end(JsonBuilder *builder, int status)
 {
 	json_builder_end_array(builder);
 	json_builder_end_object(builder);
-	if (tc_client_output_is_json())
+	if (tc_client_output_is_json() && (status == TC_EXIT_OK || status == TC_EXIT_PARTIAL))
 		tc_client_output_print_builder(builder);
 }
 
@@ -58,7 +59,7 @@ destroy_all(TcDbusManager *manager)
 	const char *path, *name, *state, *output;
 	guint32 owner;
 	guint n_destroyed = 0;
-	int failed_status = TC_EXIT_OK;
+	int failed_status = TC_EXIT_OK, status;
 
 	if (reply == NULL)
 		return tc_client_fail(error);
@@ -75,8 +76,9 @@ destroy_all(TcDbusManager *manager)
 			g_clear_error(&error);
 		}
 	}
-	destroyed_end(destroyed);
-	return tc_client_output_combine(n_destroyed, failed_status);
+	status = tc_client_output_combine(n_destroyed, failed_status);
+	destroyed_end(destroyed, status);
+	return status;
 }
 
 int
@@ -118,6 +120,6 @@ tc_cmd_destroy(int argc, char **argv)
 	if (!destroy_one(manager, g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)), name,
 			 destroyed, &error))
 		return tc_client_fail(error);
-	destroyed_end(destroyed);
+	destroyed_end(destroyed, TC_EXIT_OK);
 	return TC_EXIT_OK;
 }

@@ -179,7 +179,8 @@ change_events(int argc, char **argv, gboolean enable)
 				tc_dbus_session_get_name(session));
 	}
 	n_changed = changed->len;
-	if (tc_client_output_is_json()) {
+	/* With every pattern refused, there is no result: stdout stays empty. */
+	if (tc_client_output_is_json() && n_changed > 0) {
 		g_autoptr(JsonNode) node =
 			events_json(session, kernel ? "kernel" : "ust",
 				    channel ? channel : "channel0", enable, changed, failed);

@@ -107,7 +107,8 @@ def test():
         check(svc.session("mine", user=bob)["channels"][0]["events"] == ["example:*"],
               "the accepted pattern is not enabled")
         # All refused is a plain failure, not a partial one.
-        failed(svc, 1, "failed", "enable-event", "-u", "bad;one,bad;two", user=bob)
+        none = failed(svc, 1, "failed", "enable-event", "-u", "bad;one,bad;two", user=bob)
+        check(none.stdout == "" and len(none.errors) == 2, f"all refused: {none}")
         # A state the service refuses: 1, with its D-Bus name.
         svc.cli("start", user=bob)
         failed(svc, 1, "failed", "start", user=bob,
