@@ -139,14 +139,20 @@ GDBusConnection *
 tc_client_connect(GError **error)
 {
 	g_autoptr(GError) system_error = NULL;
+	g_autoptr(GError) embedded_error = NULL;
 
 	if (connection)
 		return connection;
 	connection = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &system_error);
 	if (connection == NULL) {
 		g_debug("No system bus: %s", system_error->message);
-		connection = connect_embedded(system_error->message, error);
+		connection = connect_embedded(system_error->message, &embedded_error);
 	}
+	/* Whatever kept us from a bus, the service is what cannot be reached
+	 * (TC_EXIT_UNREACHABLE), not a session or a file. */
+	if (connection == NULL)
+		g_set_error_literal(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
+				    embedded_error->message);
 	return connection;
 }
 
@@ -209,10 +215,35 @@ tc_client_session(const char *name, GError **error)
 int
 tc_client_fail(GError *error)
 {
-	if (g_dbus_error_is_remote_error(error))
-		g_dbus_error_strip_remote_error(error);
-	g_printerr("Error: %s\n", error->message);
-	return TC_EXIT_FAILURE;
+	return tc_client_output_fail(error);
+}
+
+static gboolean
+json_option_cb(const char *name, const char *value, gpointer data, GError **error)
+{
+	TcOutputMode mode;
+
+	if (!tc_client_output_parse_mode(value, isatty(STDOUT_FILENO), &mode)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "the JSON modes are short and pretty, not '%s'", value);
+		return FALSE;
+	}
+	tc_client_output_set_mode(mode);
+	return TRUE;
+}
+
+/* main() takes --json out of argv before any command parses it; the entry
+ * is here so that every command's --help (and completion built from these
+ * tables) shows it. */
+static void
+add_output_options(GOptionContext *context)
+{
+	const GOptionEntry entries[] = {
+		{"json", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, json_option_cb,
+		 "Print the result as JSON: short or pretty (docs/json.md)", "MODE"},
+		{NULL},
+	};
+	g_option_context_add_main_entries(context, entries, NULL);
 }
 
 gboolean
@@ -220,6 +251,7 @@ tc_client_parse(GOptionContext *context, int *argc, char ***argv, int *status)
 {
 	g_autoptr(GError) error = NULL;
 
+	add_output_options(context);
 	g_option_context_set_strict_posix(context, FALSE);
 	if (!g_option_context_parse(context, argc, argv, &error)) {
 		g_printerr("Error: %s (try '%s --help')\n", error->message, g_get_prgname());

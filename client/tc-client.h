@@ -3,12 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "tc-client-output.h"
 #include "tc-dbus-generated.h"
-
-/* Exit statuses of every command. */
-#define TC_EXIT_OK 0
-#define TC_EXIT_FAILURE 1 /* the service refused or failed */
-#define TC_EXIT_USAGE 2   /* bad command line */
 
 typedef struct {
 	const char *name;
@@ -24,7 +20,8 @@ TcDbusSession *tc_client_session(const char *name, GError **error);
 /* Calls a method allowing interactive authorization. */
 GVariant *tc_client_call(gpointer proxy, const char *method, GVariant *parameters,
 			GError **error);
-/* Prints "Error: <message>" for a failed call and returns TC_EXIT_FAILURE. */
+/* Reports a failed call ("Error: <message>", or the JSON error object with
+ * --json) and returns its exit status (tc-client-output.h). */
 int tc_client_fail(GError *error);
 /* Parses a command's options; prints the error and returns FALSE. */
 gboolean tc_client_parse(GOptionContext *context, int *argc, char ***argv, int *status);
@@ -61,5 +58,8 @@ int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
-/* Prints a session's details (list NAME, status). */
+/* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
+/* The session as JSON; statistics is a ChannelStatistics array or NULL
+ * (tc-client-session-json.c). */
+JsonNode *tc_client_session_json(TcDbusSession *session, GVariant *statistics);

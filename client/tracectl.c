@@ -34,12 +34,24 @@ usage(FILE *out)
 	fprintf(out, "\nGlobal options:\n"
 		     "  -h, --help       Show this help ('tracectl COMMAND --help' for a command)\n"
 		     "  -V, --version    Print the version\n"
-		     "  -v, --verbose    Print debug messages\n\n"
+		     "  -v, --verbose    Print debug messages\n"
+		     "  --json[=MODE]    Print results as JSON: short (one line) or pretty;\n"
+		     "                   plain --json is pretty on a terminal, short otherwise.\n"
+		     "                   Allowed before or after COMMAND. Errors are JSON objects\n"
+		     "                   on stderr, one a line.\n\n"
 		     "tracectl talks to tracectld on the system bus, or, when there is none, on\n"
 		     "the bus whose address is in $TRACECTL_RUNDIR/bus (default "
-		     "/run/tracectl/bus).\n"
-		     "Exit status: 0 on success, 1 when the service refused or failed, 2 for a\n"
-		     "bad command line.\n");
+		     "/run/tracectl/bus).\n\n"
+		     "Exit status:\n"
+		     "  0  success\n"
+		     "  1  any other failure (an argument the service refuses included)\n"
+		     "  2  usage: a command line tracectl rejects before calling the service\n"
+		     "  3  not found: no such session (other users' sessions included), no\n"
+		     "     current session, no such channel\n"
+		     "  4  permission denied: polkit or the service refused the caller\n"
+		     "  5  the service is unreachable: no bus, or no tracectld on it\n"
+		     "  6  partial failure: some of the operations asked for failed\n"
+		     "The JSON shapes and statuses are described in docs/json.md.\n");
 }
 
 static const TcCommand *
@@ -60,13 +72,12 @@ run_command(const TcCommand *command, int argc, char **argv)
 	return command->run(argc, argv);
 }
 
-int
-main(int argc, char **argv)
+static int
+run_tracectl(int argc, char **argv)
 {
 	const TcCommand *command;
 	int i;
 
-	setlocale(LC_ALL, "");
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (g_str_equal(argv[i], "-h") || g_str_equal(argv[i], "--help")) {
 			usage(stdout);
@@ -103,4 +114,22 @@ main(int argc, char **argv)
 	g_printerr("Error: unknown command '%s' (try 'tracectl --help')\n",
 		   argv[i + (g_str_equal(argv[i], "help") ? 1 : 0)]);
 	return TC_EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *bad_json = NULL;
+
+	setlocale(LC_ALL, "");
+	/* --json is global, before or after the command: taken out here so
+	 * that no command's option parser sees it. */
+	if (!tc_client_output_take_option(&argc, argv, &bad_json)) {
+		g_printerr("Error: '%s': the JSON modes are short and pretty (try 'tracectl "
+			   "--help')\n",
+			   bad_json);
+		return TC_EXIT_USAGE;
+	}
+	tc_client_output_begin();
+	return tc_client_output_end(run_tracectl(argc, argv));
 }

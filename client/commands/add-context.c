@@ -2,6 +2,22 @@
 /* tracectl add-context -u|-k -t TYPE [-t TYPE...] [-c CHANNEL] [-s SESSION] */
 #include "tc-client.h"
 
+/* {"session", "domain", "channel" (null: every channel), "contexts"}. */
+static JsonNode *
+contexts_json(TcDbusSession *session, const char *domain, const char *channel,
+	      const char *const *types)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "domain", domain);
+	tc_client_output_member_string(builder, "channel", channel);
+	tc_client_output_member_strv(builder, "contexts", types);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
 int
 tc_cmd_add_context(int argc, char **argv)
 {
@@ -46,6 +62,13 @@ tc_cmd_add_context(int argc, char **argv)
 				       &error);
 	if (reply == NULL)
 		return tc_client_fail(error);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = contexts_json(session, kernel ? "kernel" : "ust", channel,
+							 (const char *const *)types);
+
+		tc_client_output_print_json(node);
+		return TC_EXIT_OK;
+	}
 	for (guint i = 0; types[i]; i++)
 		g_print("%s context %s added to %s of session %s\n", kernel ? "Kernel" : "UST",
 			types[i], channel ? channel : "all channels",

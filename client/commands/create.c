@@ -2,6 +2,31 @@
 /* tracectl create [NAME] [-o DIR] [--snapshot] */
 #include "tc-client.h"
 
+/* {"name", "path", "output_directory", "snapshot"} of the new session. */
+static JsonNode *
+created_json(TcDbusSession *session)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "name", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "path",
+				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
+	tc_client_output_member_string(builder, "output_directory",
+				       tc_dbus_session_get_output_directory(session));
+	tc_client_output_member_bool(builder, "snapshot", tc_dbus_session_get_snapshot(session));
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
+static void
+print_created_text(TcDbusSession *session, const char *name, gboolean snapshot)
+{
+	g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
+	g_print("Traces will be written in %s%s\n", tc_dbus_session_get_output_directory(session),
+		snapshot ? " on 'tracectl snapshot record'" : "");
+}
+
 int
 tc_cmd_create(int argc, char **argv)
 {
@@ -58,9 +83,13 @@ tc_cmd_create(int argc, char **argv)
 		session = tc_client_session(name, &error);
 	if (session == NULL)
 		return tc_client_fail(error);
-	g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
-	g_print("Traces will be written in %s%s\n", tc_dbus_session_get_output_directory(session),
-		snapshot ? " on 'tracectl snapshot record'" : "");
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = created_json(session);
+
+		tc_client_output_print_json(node);
+	} else {
+		print_created_text(session, name, snapshot);
+	}
 	if (!tc_client_set_current_session(name, &error))
 		g_printerr("Warning: cannot remember the current session: %s\n", error->message);
 	return TC_EXIT_OK;

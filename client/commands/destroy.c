@@ -4,17 +4,49 @@
 
 #include "tc-client.h"
 
+/* With --json, the sessions destroyed are collected in destroyed, an
+ * open array of {"name", "path"}; as text, each is printed. */
 static gboolean
-destroy_one(TcDbusManager *manager, const char *path, const char *name, GError **error)
+destroy_one(TcDbusManager *manager, const char *path, const char *name,
+	    JsonBuilder *destroyed, GError **error)
 {
 	g_autoptr(GVariant) reply =
 		tc_client_call(manager, "DestroySession", g_variant_new("(o)", path), error);
 
 	if (reply == NULL)
 		return FALSE;
-	g_print("Session %s destroyed.\n", name);
+	if (tc_client_output_is_json()) {
+		json_builder_begin_object(destroyed);
+		tc_client_output_member_string(destroyed, "name", name);
+		tc_client_output_member_string(destroyed, "path", path);
+		json_builder_end_object(destroyed);
+	} else {
+		g_print("Session %s destroyed.\n", name);
+	}
 	tc_client_clear_current_session(name);
 	return TRUE;
+}
+
+static JsonBuilder *
+destroyed_begin(void)
+{
+	JsonBuilder *builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "destroyed");
+	json_builder_begin_array(builder);
+	return builder;
+}
+
+/* Prints {"destroyed": [...]} with --json, unless nothing was destroyed
+ * because of a failure (stdout stays empty then). */
+static void
+destroyed_end(JsonBuilder *builder, int status)
+{
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	if (tc_client_output_is_json() && (status == TC_EXIT_OK || status == TC_EXIT_PARTIAL))
+		tc_client_output_print_builder(builder);
 }
 
 static int
@@ -23,22 +55,29 @@ destroy_all(TcDbusManager *manager)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
 	g_autoptr(GVariantIter) iter = NULL;
+	g_autoptr(JsonBuilder) destroyed = NULL;
 	const char *path, *name, *state, *output;
 	guint32 owner;
-	int status = TC_EXIT_OK;
+	guint n_destroyed = 0;
+	int failed_status = TC_EXIT_OK, status;
 
 	if (reply == NULL)
 		return tc_client_fail(error);
+	destroyed = destroyed_begin();
 	g_variant_get(reply, "(a(osuss))", &iter);
 	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
 		/* --all means the caller's own sessions, even for an admin. */
 		if (owner != getuid())
 			continue;
-		if (!destroy_one(manager, path, name, &error)) {
-			status = tc_client_fail(error);
+		if (destroy_one(manager, path, name, destroyed, &error)) {
+			n_destroyed++;
+		} else {
+			failed_status = tc_client_fail(error);
 			g_clear_error(&error);
 		}
 	}
+	status = tc_client_output_combine(n_destroyed, failed_status);
+	destroyed_end(destroyed, status);
 	return status;
 }
 
@@ -54,6 +93,7 @@ tc_cmd_destroy(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusManager) manager = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(JsonBuilder) destroyed = NULL;
 	g_autofree char *name = NULL;
 	int status;
 
@@ -76,8 +116,10 @@ tc_cmd_destroy(int argc, char **argv)
 	if (session == NULL)
 		return tc_client_fail(error);
 	name = g_strdup(tc_dbus_session_get_name(session));
+	destroyed = destroyed_begin();
 	if (!destroy_one(manager, g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)), name,
-			 &error))
+			 destroyed, &error))
 		return tc_client_fail(error);
+	destroyed_end(destroyed, TC_EXIT_OK);
 	return TC_EXIT_OK;
 }

@@ -89,6 +89,20 @@ mode_options_clear(ModeOptions *mode)
 	g_free(mode->monitor_timer);
 }
 
+/* {"session", "domain", "channel"} of the channel created. */
+static JsonNode *
+channel_json(TcDbusSession *session, const char *domain, const char *channel)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "domain", domain);
+	tc_client_output_member_string(builder, "channel", channel);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
 int
 tc_cmd_enable_channel(int argc, char **argv)
 {
@@ -155,7 +169,13 @@ tc_cmd_enable_channel(int argc, char **argv)
 		g_variant_builder_clear(&options);
 	if (reply == NULL)
 		return tc_client_fail(error);
-	g_print("Channel %s enabled for session %s\n", argv[1],
-		tc_dbus_session_get_name(session));
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = channel_json(session, kernel ? "kernel" : "ust", argv[1]);
+
+		tc_client_output_print_json(node);
+	} else {
+		g_print("Channel %s enabled for session %s\n", argv[1],
+			tc_dbus_session_get_name(session));
+	}
 	return TC_EXIT_OK;
 }

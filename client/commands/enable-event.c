@@ -5,34 +5,84 @@
  */
 #include "tc-client.h"
 
-/* --probe, --function, --userspace-probe: one dynamic probe named name. */
+/* --probe, --function, --userspace-probe: one dynamic probe named name.
+ * With --json, the probe is added to probes, an open array. */
+static gboolean
+add_probe(TcDbusSession *session, const char *kind, const char *location, const char *name,
+	  JsonBuilder *probes, GError **error)
+{
+	g_autoptr(GVariant) reply = tc_client_call(
+		session, "AddKernelProbe", g_variant_new("(sss)", kind, name, location), error);
+
+	if (reply == NULL)
+		return FALSE;
+	if (tc_client_output_is_json()) {
+		json_builder_begin_object(probes);
+		tc_client_output_member_string(probes, "kind", kind);
+		tc_client_output_member_string(probes, "name", name);
+		tc_client_output_member_string(probes, "location", location);
+		json_builder_end_object(probes);
+	} else {
+		g_print("Kernel %s %s on %s added to session %s (events tracectl_<id>:%s)\n", kind,
+			name, location, tc_dbus_session_get_name(session), name);
+	}
+	return TRUE;
+}
+
+/* One probe of kind, or for --function (kind NULL), as LTTng's:
+ * NAME_entry at the function's entry and NAME_return at its return.
+ * Prints {"session", "probes": [{"kind", "name", "location"}]} with --json. */
 static int
-add_probe(const char *session_name, const char *kind, const char *location, const char *name)
+add_probes(const char *session_name, const char *kind, const char *location, const char *name)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = tc_client_session(session_name, &error);
-	g_autoptr(GVariant) reply = NULL;
-
-	if (session)
-		reply = tc_client_call(session, "AddKernelProbe",
-				       g_variant_new("(sss)", kind, name, location), &error);
-	if (reply == NULL)
-		return tc_client_fail(error);
-	g_print("Kernel %s %s on %s added to session %s (events tracectl_<id>:%s)\n", kind, name,
-		location, tc_dbus_session_get_name(session), name);
-	return TC_EXIT_OK;
-}
-
-/* --function, as LTTng's: NAME_entry at the function's entry and
- * NAME_return at its return. */
-static int
-add_function_probes(const char *session_name, const char *location, const char *name)
-{
+	g_autoptr(JsonBuilder) probes = json_builder_new();
 	g_autofree char *entry = g_strconcat(name, "_entry", NULL);
 	g_autofree char *ret = g_strconcat(name, "_return", NULL);
-	int status = add_probe(session_name, "kprobe", location, entry);
+	guint n_added = 0;
+	int failed_status = TC_EXIT_OK;
 
-	return status == TC_EXIT_OK ? add_probe(session_name, "kretprobe", location, ret) : status;
+	if (session == NULL)
+		return tc_client_fail(error);
+	json_builder_begin_object(probes);
+	tc_client_output_member_string(probes, "session", tc_dbus_session_get_name(session));
+	json_builder_set_member_name(probes, "probes");
+	json_builder_begin_array(probes);
+	if (kind) {
+		n_added += add_probe(session, kind, location, name, probes, &error);
+	} else if (add_probe(session, "kprobe", location, entry, probes, &error)) {
+		n_added++;
+		n_added += add_probe(session, "kretprobe", location, ret, probes, &error);
+	}
+	if (error)
+		failed_status = tc_client_fail(error);
+	json_builder_end_array(probes);
+	json_builder_end_object(probes);
+	if (tc_client_output_is_json() && n_added > 0)
+		tc_client_output_print_builder(probes);
+	return tc_client_output_combine(n_added, failed_status);
+}
+
+/* {"session", "domain", "channel", "enabled", "events": [pattern],
+ * "failed": [pattern]}: what changed and what the service refused. */
+static JsonNode *
+events_json(TcDbusSession *session, const char *domain, const char *channel, gboolean enable,
+	    GPtrArray *changed, GPtrArray *failed)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	g_ptr_array_add(changed, NULL);
+	g_ptr_array_add(failed, NULL);
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "domain", domain);
+	tc_client_output_member_string(builder, "channel", channel);
+	tc_client_output_member_bool(builder, "enabled", enable);
+	tc_client_output_member_strv(builder, "events", (const char *const *)changed->pdata);
+	tc_client_output_member_strv(builder, "failed", (const char *const *)failed->pdata);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
 }
 
 static int
@@ -64,6 +114,9 @@ change_events(int argc, char **argv, gboolean enable)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
 	g_auto(GStrv) patterns = NULL;
+	g_autoptr(GPtrArray) changed = g_ptr_array_new();
+	g_autoptr(GPtrArray) failed = g_ptr_array_new();
+	guint n_changed;
 	int status = TC_EXIT_OK;
 
 	g_option_context_set_summary(
@@ -90,9 +143,9 @@ change_events(int argc, char **argv, gboolean enable)
 			return TC_EXIT_USAGE;
 		}
 		if (function)
-			return add_function_probes(session_name, function, argv[1]);
-		return add_probe(session_name, probe ? "kprobe" : "uprobe", probe ? probe : uprobe,
-				 argv[1]);
+			return add_probes(session_name, NULL, function, argv[1]);
+		return add_probes(session_name, probe ? "kprobe" : "uprobe", probe ? probe : uprobe,
+				  argv[1]);
 	}
 	if (kernel)
 		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)
@@ -116,13 +169,25 @@ change_events(int argc, char **argv, gboolean enable)
 		if (reply == NULL) {
 			status = tc_client_fail(error);
 			g_clear_error(&error);
+			g_ptr_array_add(failed, patterns[i]);
 			continue;
 		}
-		g_print("Event %s %s in channel %s of session %s\n", patterns[i],
-			enable ? "enabled" : "disabled", channel ? channel : "channel0",
-			tc_dbus_session_get_name(session));
+		g_ptr_array_add(changed, patterns[i]);
+		if (!tc_client_output_is_json())
+			g_print("Event %s %s in channel %s of session %s\n", patterns[i],
+				enable ? "enabled" : "disabled", channel ? channel : "channel0",
+				tc_dbus_session_get_name(session));
 	}
-	return status;
+	n_changed = changed->len;
+	/* With every pattern refused, there is no result: stdout stays empty. */
+	if (tc_client_output_is_json() && n_changed > 0) {
+		g_autoptr(JsonNode) node =
+			events_json(session, kernel ? "kernel" : "ust",
+				    channel ? channel : "channel0", enable, changed, failed);
+
+		tc_client_output_print_json(node);
+	}
+	return tc_client_output_combine(n_changed, status);
 }
 
 int

@@ -8,23 +8,18 @@
 
 #include "tc-client.h"
 
-static int
-list_sessions(TcDbusManager *manager)
+static void
+print_sessions_text(GVariant *reply, const char *current)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
 	g_autoptr(GVariantIter) iter = NULL;
-	g_autofree char *current = tc_client_current_session();
 	const char *path, *name, *state, *output;
 	guint32 owner;
 	guint n = 0;
 
-	if (reply == NULL)
-		return tc_client_fail(error);
 	g_variant_get(reply, "(a(osuss))", &iter);
 	if (g_variant_iter_n_children(iter) == 0) {
 		g_print("No tracing sessions.\n");
-		return TC_EXIT_OK;
+		return;
 	}
 	g_print("Tracing sessions:\n");
 	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
@@ -32,6 +27,55 @@ list_sessions(TcDbusManager *manager)
 
 		g_print("  %u) %s [%s] (%s) uid %u%s\n", ++n, name, state, output, owner,
 			is_current ? " *" : "");
+	}
+}
+
+/* {"sessions": [{"name", "path", "owner_uid", "state", "output_directory",
+ * "current"}]} from a ListSessions reply (docs/json.md). */
+static JsonNode *
+sessions_json(GVariant *reply, const char *current)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(GVariantIter) iter = NULL;
+	const char *path, *name, *state, *output;
+	guint32 owner;
+
+	g_variant_get(reply, "(a(osuss))", &iter);
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "sessions");
+	json_builder_begin_array(builder);
+	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "name", name);
+		tc_client_output_member_string(builder, "path", path);
+		tc_client_output_member_int(builder, "owner_uid", owner);
+		tc_client_output_member_string(builder, "state", state);
+		tc_client_output_member_string(builder, "output_directory", output);
+		tc_client_output_member_bool(builder, "current",
+					     current && g_str_equal(current, name) &&
+						     owner == getuid());
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
+static int
+list_sessions(TcDbusManager *manager)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
+	g_autofree char *current = tc_client_current_session();
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = sessions_json(reply, current);
+
+		tc_client_output_print_json(node);
+	} else {
+		print_sessions_text(reply, current);
 	}
 	return TC_EXIT_OK;
 }
@@ -46,19 +90,15 @@ print_events(GVariantIter *events)
 		g_print("      %s (loglevel: %d) (fields: %s)\n", name, loglevel, fields);
 }
 
-static int
-list_applications(TcDbusManager *manager)
+static void
+print_applications_text(GVariant *reply)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) reply = tc_client_call(manager, "ListApplications", NULL, &error);
 	g_autoptr(GVariantIter) iter = NULL;
 	GVariantIter *events;
 	const char *procname, *version;
 	gint32 pid;
 	guint32 uid;
 
-	if (reply == NULL)
-		return tc_client_fail(error);
 	g_variant_get(reply, "(a(iussa(sis)))", &iter);
 	g_print("User-space applications:\n");
 	while (g_variant_iter_next(iter, "(iu&s&sa(sis))", &pid, &uid, &procname, &version,
@@ -67,6 +107,73 @@ list_applications(TcDbusManager *manager)
 			version);
 		print_events(events);
 		g_variant_iter_free(events);
+	}
+}
+
+static void
+add_events_json(JsonBuilder *builder, GVariantIter *events)
+{
+	const char *name, *fields;
+	gint32 loglevel;
+
+	json_builder_begin_array(builder);
+	while (g_variant_iter_next(events, "(&si&s)", &name, &loglevel, &fields)) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "name", name);
+		tc_client_output_member_int(builder, "log_level", loglevel);
+		tc_client_output_member_string(builder, "fields", fields);
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+}
+
+/* {"applications": [{"pid", "uid", "process_name", "tracer_version",
+ * "events": [{"name", "log_level", "fields"}]}]} from ListApplications. */
+static JsonNode *
+applications_json(GVariant *reply)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(GVariantIter) iter = NULL;
+	GVariantIter *events;
+	const char *procname, *version;
+	gint32 pid;
+	guint32 uid;
+
+	g_variant_get(reply, "(a(iussa(sis)))", &iter);
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "applications");
+	json_builder_begin_array(builder);
+	while (g_variant_iter_next(iter, "(iu&s&sa(sis))", &pid, &uid, &procname, &version,
+				   &events)) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_int(builder, "pid", pid);
+		tc_client_output_member_int(builder, "uid", uid);
+		tc_client_output_member_string(builder, "process_name", procname);
+		tc_client_output_member_string(builder, "tracer_version", version);
+		json_builder_set_member_name(builder, "events");
+		add_events_json(builder, events);
+		g_variant_iter_free(events);
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
+static int
+list_applications(TcDbusManager *manager)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(manager, "ListApplications", NULL, &error);
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = applications_json(reply);
+
+		tc_client_output_print_json(node);
+	} else {
+		print_applications_text(reply);
 	}
 	return TC_EXIT_OK;
 }
@@ -116,12 +223,10 @@ print_channel_statistics(GVariant *statistics, const char *channel)
 	}
 }
 
-int
-tc_client_print_session(TcDbusSession *session)
+static void
+print_session_text(TcDbusSession *session, GVariant *statistics)
 {
 	GVariant *channels = tc_dbus_session_get_channels(session);
-	g_autoptr(GVariant) statistics = NULL;
-	g_autoptr(GVariant) stats_reply = NULL;
 	GVariantIter iter, *patterns;
 	const char *name, *domain, *pattern;
 	guint64 subbuf_size;
@@ -139,12 +244,8 @@ tc_client_print_session(TcDbusSession *session)
 	if (channels == NULL || g_variant_n_children(channels) == 0) {
 		g_print("  (none yet: 'channel0' is created by the first enable-event or "
 			"start)\n");
-		return TC_EXIT_OK;
+		return;
 	}
-	/* Statistics are best effort: a listing works without them. */
-	stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
-	if (stats_reply)
-		statistics = g_variant_get_child_value(stats_reply, 0);
 	g_variant_iter_init(&iter, channels);
 	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size,
 				   &num_subbuf, &patterns, &settings)) {
@@ -161,7 +262,41 @@ tc_client_print_session(TcDbusSession *session)
 			g_print("      %s\n", pattern);
 		g_variant_iter_free(patterns);
 	}
+}
+
+int
+tc_client_print_session(TcDbusSession *session)
+{
+	GVariant *channels = tc_dbus_session_get_channels(session);
+	g_autoptr(GVariant) statistics = NULL;
+	g_autoptr(GVariant) stats_reply = NULL;
+
+	/* Statistics are best effort: a listing works without them. */
+	if (channels && g_variant_n_children(channels) > 0)
+		stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
+	if (stats_reply)
+		statistics = g_variant_get_child_value(stats_reply, 0);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = tc_client_session_json(session, statistics);
+
+		tc_client_output_print_json(node);
+	} else {
+		print_session_text(session, statistics);
+	}
 	return TC_EXIT_OK;
+}
+
+/* {"syscalls": bool, "events": [string]} from ListKernelEvents. */
+static JsonNode *
+kernel_events_json(const char *const *events, gboolean syscalls)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_bool(builder, "syscalls", syscalls);
+	tc_client_output_member_strv(builder, "events", events);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
 }
 
 static int
@@ -178,6 +313,12 @@ list_kernel(gboolean syscalls)
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(^a&s)", &events);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = kernel_events_json(events, syscalls);
+
+		tc_client_output_print_json(node);
+		return TC_EXIT_OK;
+	}
 	g_print("Kernel %s:\n", syscalls ? "system calls" : "events");
 	for (guint i = 0; events[i]; i++)
 		g_print("      %s\n", events[i]);

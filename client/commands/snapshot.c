@@ -2,6 +2,19 @@
 /* tracectl snapshot record [-s SESSION] */
 #include "tc-client.h"
 
+/* {"session", "directory"}: the RecordSnapshot reply. */
+static JsonNode *
+recorded_json(TcDbusSession *session, const char *directory)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "directory", directory);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
 int
 tc_cmd_snapshot(int argc, char **argv)
 {
@@ -35,6 +48,12 @@ tc_cmd_snapshot(int argc, char **argv)
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(&s)", &directory);
-	g_print("Snapshot recorded in %s\n", directory);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = recorded_json(session, directory);
+
+		tc_client_output_print_json(node);
+	} else {
+		g_print("Snapshot recorded in %s\n", directory);
+	}
 	return TC_EXIT_OK;
 }

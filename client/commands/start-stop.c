@@ -2,9 +2,24 @@
 /* tracectl start [NAME], tracectl stop [NAME] */
 #include "tc-client.h"
 
+/* {"name", "path", "state"}: the state the successful call left. */
+static JsonNode *
+state_json(TcDbusSession *session, const char *state)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+
+	json_builder_begin_object(builder);
+	tc_client_output_member_string(builder, "name", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "path",
+				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
+	tc_client_output_member_string(builder, "state", state);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
 static int
 run_state_change(int argc, char **argv, const char *method, const char *summary,
-		 const char *done_verb)
+		 const char *done_verb, const char *state)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
@@ -24,7 +39,14 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 		reply = tc_client_call(session, method, NULL, &error);
 	if (reply == NULL)
 		return tc_client_fail(error);
-	g_print("Tracing %s for session %s\n", done_verb, tc_dbus_session_get_name(session));
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = state_json(session, state);
+
+		tc_client_output_print_json(node);
+	} else {
+		g_print("Tracing %s for session %s\n", done_verb,
+			tc_dbus_session_get_name(session));
+	}
 	return TC_EXIT_OK;
 }
 
@@ -33,7 +55,7 @@ tc_cmd_start(int argc, char **argv)
 {
 	return run_state_change(argc, argv, "Start",
 				"Start recording in a session (the current one by default).",
-				"started");
+				"started", "active");
 }
 
 int
@@ -41,5 +63,5 @@ tc_cmd_stop(int argc, char **argv)
 {
 	return run_state_change(argc, argv, "Stop",
 				"Stop recording; returns once everything recorded is on disk.",
-				"stopped");
+				"stopped", "inactive");
 }

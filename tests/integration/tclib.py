@@ -11,9 +11,9 @@ users) when it ends, even when it fails.
 
 import contextlib
 import grp
+import json
 import os
 import pwd
-import re
 import shutil
 import signal
 import subprocess
@@ -123,6 +123,17 @@ class Result:
 
     def __repr__(self):
         return f"<rc={self.returncode} out={self.stdout!r} err={self.stderr!r}>"
+
+    @property
+    def json(self):
+        """stdout of a `tracectl --json` command, parsed (docs/json.md)."""
+        return json.loads(self.stdout)
+
+    @property
+    def errors(self):
+        """The error and warning objects `tracectl --json` wrote on
+        stderr, one a line."""
+        return [json.loads(line) for line in self.stderr.splitlines() if line.strip()]
 
 
 class Service:
@@ -261,8 +272,25 @@ class Service:
 
     def listed_pids(self, user=None):
         """The pids `tracectl list -u` shows (to user, root by default)."""
-        out = self.cli("list", "-u", user=user).stdout
-        return [int(pid) for pid in re.findall(r"^PID: (\d+) ", out, re.MULTILINE)]
+        return [app["pid"] for app in self.applications(user=user)]
+
+    def applications(self, user=None):
+        """`tracectl list -u --json`: the applications user sees."""
+        return self.cli_json("list", "-u", user=user)["applications"]
+
+    def sessions(self, user=None):
+        """`tracectl list --json`: the sessions user sees."""
+        return self.cli_json("list", user=user)["sessions"]
+
+    def session(self, name=None, user=None):
+        """`tracectl list NAME --json`, or `status --json` without a name:
+        one session with its channels."""
+        return self.cli_json(*(("list", name) if name else ("status",)), user=user)
+
+    def cli_json(self, *args, user=None, timeout=120):
+        """The parsed JSON result of `tracectl --json=short ARGS`, which
+        must succeed."""
+        return self.cli("--json=short", *args, user=user, timeout=timeout).json
 
     def add_user(self, name, groups=()):
         user = User(name, groups)

@@ -30,7 +30,7 @@ def test():
         # bob's application registers before root's session starts,
         # alice's and root's after.
         bob_app = svc.app("--pause", "--count", "7", user=bob, wait_ready=True)
-        wait_for(lambda: f"PID: {bob_app.pid} " in svc.cli("list", "-u").stdout, 5,
+        wait_for(lambda: bob_app.pid in svc.listed_pids(), 5,
                  "bob's application to register")
         svc.cli("start", "all")
         alice_app = svc.app("--pause", "--count", "5", user=alice, wait_ready=True)

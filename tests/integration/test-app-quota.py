@@ -75,8 +75,7 @@ def test():
             check(again == ["again", "taken"], f"bob after closing one: {again}")
             for user in (alice, None):
                 app = svc.app("--pause", user=user, wait_ready=True)
-                wait_for(lambda: f"PID: {app.pid} " in svc.cli("list", "-u", user=user).stdout,
-                         5, f"{user.name if user else 'root'}'s application to register "
+                wait_for(lambda: app.pid in svc.listed_pids(user=user), 5, f"{user.name if user else 'root'}'s application to register "
                          "while bob holds all of his")
                 app.kill()
                 app.wait()

@@ -58,9 +58,13 @@ def test():
             if "example:done" in names:
                 break
         check("example:done" in names, f"switch timer did not deliver the events: {names}")
-        status = svc.cli("status").stdout
-        check("Timers (us): switch 100000, read 100000, monitor 100000" in status, status)
-        check("Events discarded: 0" in status and "Buffers: " in status, status)
+        live = [c for c in svc.session()["channels"] if c["name"] == "live"][0]
+        timers = {key: live["settings"][key]
+                  for key in ("switch_timer", "read_timer", "monitor_timer")}
+        check(timers == {"switch_timer": 100000, "read_timer": 100000,
+                         "monitor_timer": 100000}, f"timers: {live}")
+        check(live["statistics"] and live["statistics"]["discarded_events"] == 0 and
+              live["statistics"]["buffer_bytes"] > 0, f"statistics: {live}")
         svc.cli("stop")
         svc.cli("destroy", "opts")
 

@@ -24,8 +24,8 @@ def test():
         svc.cli("add-context", "-u", "-t", "procname", "-t", "pthread_id")
         svc.cli("enable-event", "-u", "example:*")
         svc.cli("enable-event", "-u", "stress:*")
-        listing = svc.cli("list", "ctx").stdout
-        check("Contexts: vpid, vtid, procname, pthread_id" in listing, listing)
+        contexts = svc.session("ctx")["channels"][0]["settings"]["contexts"]
+        check(contexts == ["vpid", "vtid", "procname", "pthread_id"], f"contexts: {contexts}")
         svc.cli("start")
         late = svc.cli("add-context", "-u", "-t", "vpid", check_ok=False)
         check(late.returncode == 1 and "before it is first started" in late.stderr,

@@ -20,8 +20,8 @@ def test():
         svc.cli("enable-event", "-u", "example:startup")
         svc.cli("start")
         app = svc.app("--count", str(K), "--pause", wait_ready=True)
-        listed = svc.cli("list", "-u").stdout
-        check(str(app.pid) in listed, f"app {app.pid} not in list -u: {listed}")
+        listed = svc.listed_pids()
+        check(app.pid in listed, f"app {app.pid} not in list -u: {listed}")
         svc.cli("enable-event", "-u", "example:all_types")
         app.send_signal(signal.SIGUSR1)
         app.communicate(timeout=60)

@@ -27,7 +27,7 @@ def test():
         check(app.poll() is None, "the application died with the service")
         # It comes back, and the waiting application registers again.
         svc.start()
-        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 5,
+        wait_for(lambda: app.pid in svc.listed_pids(), 5,
                  "the application to register again")
 
 

@@ -39,7 +39,7 @@ def test():
         after = context_switches(app.pid)
         check(after == before, f"the waiting application woke up {after - before} times")
         svc.start()
-        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 0.9,
+        wait_for(lambda: app.pid in svc.listed_pids(), 0.9,
                  "the application to register with the new service")
         out = os.path.join(svc.rundir, "trace")
         svc.cli("create", "late", "--output", out)

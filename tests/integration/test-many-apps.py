@@ -27,7 +27,7 @@ def rss_anon_kb(pid):
 
 
 def listed(svc):
-    return svc.cli("list", "-u").stdout.count("PID: ")
+    return len(svc.listed_pids())
 
 
 def commands(svc, stop, wave_number, errors):

@@ -22,8 +22,9 @@ def test():
         # --read-timer 0: the consumer reads only at stop.
         svc.cli("enable-channel", "-u", "ring", "--overwrite", "--subbuf-size", "4k",
                 "--num-subbuf", "4", "--read-timer", "0")
-        listing = svc.cli("list", "flight").stdout
-        check("Mode: overwrite" in listing, f"overwrite mode not listed: {listing}")
+        ring = svc.session("flight")["channels"][0]
+        check(ring["name"] == "ring" and ring["settings"]["overwrite"] is True,
+              f"overwrite mode not listed: {ring}")
         svc.cli("enable-event", "-u", "-c", "ring", "stress:*")
         svc.cli("start")
         threads = min(2, os.cpu_count())

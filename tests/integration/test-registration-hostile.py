@@ -69,7 +69,7 @@ def check_stalls_block_nobody(svc):
         half.append(sock)
     started = time.monotonic()
     app = svc.app("--pause", wait_ready=True)
-    wait_for(lambda: f"PID: {app.pid} " in svc.cli("list", "-u").stdout, 2,
+    wait_for(lambda: app.pid in svc.listed_pids(), 2,
              "a normal application to register while 70 connections stall")
     check(time.monotonic() - started < 2.0, "registration waited for the stalled ones")
     # Their deadline (5 s) passes: the service drops them.
@@ -93,10 +93,11 @@ def check_liar(svc):
                              "--clear-groups", "/usr/bin/python3", "-c", script],
                             stdout=subprocess.PIPE, text=True)
     check(proc.stdout.readline().strip() == "registered", "the liar did not register")
-    listed = svc.cli("list", "-u").stdout
-    check(f"PID: {proc.pid} " in listed and f"UID: {bob.uid} " in listed,
+    listed = svc.applications()
+    check({"pid": proc.pid, "uid": bob.uid} in
+          [{"pid": a["pid"], "uid": a["uid"]} for a in listed],
           f"the liar is not known by its real pid and uid: {listed}")
-    check("PID: 1 " not in listed, "the service believed the claimed pid")
+    check(1 not in [a["pid"] for a in listed], "the service believed the claimed pid")
     proc.kill()
     proc.wait()
 
@@ -152,8 +153,8 @@ def check_killed_while_registering(svc):
         app.wait()
         pids.append(app.pid)
     check(svc.alive(), "tracectld died")
-    listed = svc.cli("list", "-u").stdout
-    wait_for(lambda: not any(f"PID: {pid} " in svc.cli("list", "-u").stdout for pid in pids),
+    listed = svc.listed_pids()
+    wait_for(lambda: not set(pids) & set(svc.listed_pids()),
              5, f"killed applications to be gone: {listed}")
 
 
@@ -165,7 +166,7 @@ def test():
         check_descriptors_closed(svc)
         check_killed_while_registering(svc)
         app = svc.app("--pause", wait_ready=True)
-        wait_for(lambda: f"PID: {app.pid} " in svc.cli("list", "-u").stdout, 5,
+        wait_for(lambda: app.pid in svc.listed_pids(), 5,
                  "a normal application to register after all that")
         check(svc.alive(), "tracectld died")
 

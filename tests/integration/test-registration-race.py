@@ -51,7 +51,7 @@ def one_round(svc, n, rng):
     starter.join()
     for app in apps:
         check(app.stdout.readline().strip() == "ready", "an application did not start")
-    wait_for(lambda: all(str(a.pid) in svc.cli("list", "-u").stdout for a in apps), 10,
+    wait_for(lambda: {a.pid for a in apps} <= set(svc.listed_pids()), 10,
              "every application to register")
     for app in apps:
         app.send_signal(signal.SIGUSR1)

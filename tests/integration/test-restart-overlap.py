@@ -31,7 +31,7 @@ def test():
             check(os.path.exists(os.path.join(svc.rundir, name)),
                   f"the old instance removed the new instance's {name}")
         app = svc.app("--pause", wait_ready=True)
-        wait_for(lambda: str(app.pid) in svc.cli("list", "-u").stdout, 5,
+        wait_for(lambda: app.pid in svc.listed_pids(), 5,
                  "the application to register with the new instance")
 
 

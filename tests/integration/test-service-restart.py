@@ -22,8 +22,7 @@ def restart(svc, how):
 
 
 def all_listed(svc, apps):
-    listed = svc.cli("list", "-u").stdout
-    return all(f"PID: {app.pid} " in listed for app in apps)
+    return {app.pid for app in apps} <= set(svc.listed_pids())
 
 
 def test():

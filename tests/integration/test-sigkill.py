@@ -30,9 +30,9 @@ def test():
         events = read_trace(out)
         check(any(n == "example:all_types" for n, _ in events), "nothing recorded")
         babeltrace_text(out, allow_discards=True)
-        listed = svc.cli("list", "-u").stdout
+        listed = svc.listed_pids()
         for app in apps:
-            check(str(app.pid) not in listed, f"killed app {app.pid} still listed")
+            check(app.pid not in listed, f"killed app {app.pid} still listed")
         del survivor
 
 

@@ -19,8 +19,8 @@ def all_types_seqs(path):
 def test():
     with Service() as svc:
         out = os.path.join(svc.rundir, "snapshots")
-        created = svc.cli("create", "snap", "--snapshot", "--output", out).stdout
-        check("Snapshot session snap created" in created, created)
+        created = svc.cli_json("create", "snap", "--snapshot", "--output", out)
+        check(created["name"] == "snap" and created["snapshot"] is True, f"{created}")
         bad = svc.cli("enable-channel", "-u", "c", "--discard", check_ok=False)
         check(bad.returncode == 1 and "overwrite mode" in bad.stderr, f"discard: {bad}")
         early = svc.cli("snapshot", "record", check_ok=False)
@@ -30,12 +30,13 @@ def test():
         app = svc.app("--forever", "--interval-us", "100")
         time.sleep(1.5)
         check(not os.path.exists(os.path.join(out, "ust")), "a snapshot session wrote a trace")
-        first = svc.cli("snapshot", "record").stdout.split()[-1]
+        first = svc.cli_json("snapshot", "record")["directory"]
         time.sleep(1.0)
-        second = svc.cli("snapshot", "record").stdout.split()[-1]
+        second = svc.cli_json("snapshot", "record")["directory"]
         check(first != second and os.path.basename(first).startswith("snapshot-0-") and
               os.path.basename(second).startswith("snapshot-1-"), f"{first} {second}")
-        check("[active, snapshot]" in svc.cli("status").stdout, "session not active")
+        status = svc.session()
+        check(status["state"] == "active" and status["snapshot"], f"session: {status}")
         app.kill()
         app.wait()
         svc.cli("stop")

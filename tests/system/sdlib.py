@@ -9,6 +9,7 @@ restored) at the end, and systemd is powered off.
 """
 
 import grp
+import json
 import os
 import pwd
 import shutil
@@ -139,6 +140,11 @@ class SystemdMachine:
             raise AssertionError(f"{' '.join(args)} failed ({proc.returncode}): "
                                  f"{proc.stdout} {proc.stderr}")
         return proc
+
+    def tracectl_json(self, *args, user=None):
+        """The parsed result of `tracectl --json=short ARGS` inside, which
+        must succeed (docs/json.md)."""
+        return json.loads(self.run("tracectl", "--json=short", *args, user=user).stdout)
 
     def popen(self, *args, user):
         entry = pwd.getpwnam(user.name)

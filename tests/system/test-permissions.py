@@ -41,11 +41,17 @@ def busctl_session(sd, user, path, method, *args):
                   "org.tracectl.Tracing1.Session", method, *args, user=user, check_ok=False)
 
 
+def example_app_listed(sd, user):
+    return any(app["process_name"] == "tracectl-exampl"
+               for app in sd.tracectl_json("list", "-u", user=user)["applications"])
+
+
 def own_session_cells(sd, who, user):
     """create, list, enable user events, start, stop, destroy: allowed."""
     name = f"s-{who}"
     sd.run("tracectl", "create", name, user=user)
-    check(name in sd.run("tracectl", "list", user=user).stdout, f"{who}: list")
+    check(name in [s["name"] for s in sd.tracectl_json("list", user=user)["sessions"]],
+          f"{who}: list")
     sd.run("tracectl", "enable-event", "-u", "example:*", "-s", name, user=user)
     sd.run("tracectl", "start", name, user=user)
     sd.run("tracectl", "stop", name, user=user)
@@ -136,13 +142,9 @@ def test():
         # list other users' applications
         alice_app = sd.popen("tracectl-example-app", "--pause", user=alice)
         check(alice_app.stdout.readline().strip() == "ready", "alice's app did not start")
-        wait_for(lambda: "tracectl-exampl" in sd.run("tracectl", "list", "-u",
-                                                     user=alice).stdout, 10,
-                 "alice's application to register")
-        check("tracectl-exampl" in sd.run("tracectl", "list", "-u").stdout,
-              "root: does not see alice's application")
-        check("tracectl-exampl" not in sd.run("tracectl", "list", "-u", user=bob).stdout,
-              "bob: sees alice's application")
+        wait_for(lambda: example_app_listed(sd, alice), 10, "alice's application to register")
+        check(example_app_listed(sd, None), "root: does not see alice's application")
+        check(not example_app_listed(sd, bob), "bob: sees alice's application")
         alice_app.kill()
 
         # act on another user's session
@@ -185,8 +187,7 @@ def test():
         sd.run("systemctl", "kill", "--signal=KILL", f"tracectl-consumer@{alice.uid}.service")
 
         def reported():
-            out = sd.run("tracectl", "list", sessions["alice"], user=alice).stdout
-            return "Problem:" in out
+            return sd.tracectl_json("list", sessions["alice"], user=alice)["problem"] is not None
         wait_for(reported, 10, "tracectl to report the dead consumer")
 
         # destroy, every user their own.
