@@ -215,7 +215,23 @@ apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 	return TRUE;
 }
 
-/* The first start: the instance, its events and its probes. */
+gboolean
+tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GError **error)
+{
+	const GArray *pids = tc_tracker_values(tracker, TC_TRACK_PID);
+	gboolean all = tc_tracker_holds_all(tracker, TC_TRACK_PID);
+
+	if (!session->kernel_instance)
+		return TRUE;
+	if (!tc_kernel_set_pids(session->id, all ? NULL : (const guint32 *)(gpointer)pids->data,
+				all ? 0 : pids->len, all, error)) {
+		g_prefix_error(error, "Kernel process tracking of session '%s': ", session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The first start: the instance, its pid filter, events and probes. */
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
@@ -223,6 +239,10 @@ make_instance(TcSession *session, GError **error)
 				       session->clock.tsc != 0, error))
 		return FALSE;
 	session->kernel_instance = TRUE;
+	/* The filter before any event: nothing untracked is recorded. */
+	if (!tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID) &&
+	    !tc_session_kernel_pids_locked(session, &session->kernel_tracker, error))
+		return FALSE;
 	for (guint i = 0; i < session->kernel_events->len; i++)
 		if (!apply_event(session, g_ptr_array_index(session->kernel_events, i), TRUE,
 				 error))

@@ -13,6 +13,7 @@
 #include "tc-fair-queue.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
+#include "tc-session-track.h"
 #include "tc-session-trace.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
@@ -171,7 +172,9 @@ trace_registered_uids(TcSession *session, TcConsumer *consumer, GError **error)
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
 
-		if (!tc_session_trace_uid(session, consumer, app->uid, error))
+		/* Only the uids of the applications it records. */
+		if (tc_session_tracks_app(session, app) &&
+		    !tc_session_trace_uid(session, consumer, app->uid, error))
 			return FALSE;
 	}
 	return TRUE;
@@ -723,6 +726,19 @@ tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **erro
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
 	return op != NULL && tc_session_kernel_context_locked(session, contexts, error);
+}
+
+gboolean
+tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
+		    guint count, gboolean all, gboolean track, GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (kernel && !kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL &&
+	       tc_session_track_locked(session, kernel, kind, values, count, all, track, error);
 }
 
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those
