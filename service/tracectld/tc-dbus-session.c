@@ -91,6 +91,46 @@ channel_settings_variant(const TcChannel *channel)
 	return g_variant_builder_end(&settings);
 }
 
+/* [S] The kernel channel: its events (system calls among them, as
+ * "syscalls:sys_enter_NAME" and "syscalls:sys_exit_NAME"), then its probes
+ * as they are recorded ("tracectl_<session id>:<name>"). */
+static GVariant *
+kernel_channel_variant_locked(TcSession *session)
+{
+	static const char *const probe_kinds[] = {"", "kprobe", "kretprobe", "uprobe"};
+	GVariantBuilder patterns, settings, contexts, probes;
+	guint64 subbuf_size = session->kernel_subbuf_size;
+
+	g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
+	g_variant_builder_init(&probes, G_VARIANT_TYPE_STRING_ARRAY);
+	for (guint i = 0; i < session->kernel_events->len; i++)
+		g_variant_builder_add(&patterns, "s",
+				      (char *)g_ptr_array_index(session->kernel_events, i));
+	for (guint i = 0; i < session->kernel_probes->len; i++) {
+		const TcKernelProbe *probe = g_ptr_array_index(session->kernel_probes, i);
+		g_autofree char *event = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT ":%s",
+							 session->id, probe->name);
+		g_autofree char *text = g_strdup_printf(
+			"%s %s %s", probe->kind < G_N_ELEMENTS(probe_kinds) ? probe_kinds[probe->kind] : "",
+			probe->name, probe->location);
+
+		g_variant_builder_add(&patterns, "s", event);
+		g_variant_builder_add(&probes, "s", text);
+	}
+	g_variant_builder_init(&contexts, G_VARIANT_TYPE_STRING_ARRAY);
+	for (const TcContextName *context = kernel_contexts; context->name; context++)
+		if (session->kernel_contexts & context->bit)
+			g_variant_builder_add(&contexts, "s", context->name);
+	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&settings, "{sv}", "overwrite", g_variant_new_boolean(FALSE));
+	g_variant_builder_add(&settings, "{sv}", "buffer-kb-per-cpu",
+			      g_variant_new_uint32(session->kernel_buffer_kb));
+	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
+	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
+	return g_variant_new("(sstuasa{sv})", TC_DEFAULT_CHANNEL, "kernel", subbuf_size,
+			     session->kernel_num_subbuf, &patterns, &settings);
+}
+
 static GVariant *
 channels_variant_locked(TcSession *session)
 {
@@ -110,6 +150,8 @@ channels_variant_locked(TcSession *session)
 				      channel->config.num_subbuf, &patterns,
 				      channel_settings_variant(channel));
 	}
+	if (tc_session_has_kernel(session))
+		g_variant_builder_add_value(&builder, kernel_channel_variant_locked(session));
 	return g_variant_builder_end(&builder);
 }
 

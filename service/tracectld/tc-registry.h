@@ -152,10 +152,14 @@ struct _TcSession {
 	TcTracker ust_tracker;
 	char *problem;             /* [S] for the Problem property, or NULL */
 
-	/* The kernel domain, [op_lock]. */
+	/* The kernel domain, [op_lock]; what the Channels property shows
+	 * (events, probes, contexts, geometry) is written with [S] held too. */
 	GPtrArray *kernel_events;  /* "system:event" patterns */
 	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
+	/* As EnableChannel "kernel" gave it, 0 and 0: the kernel's default. */
+	guint64 kernel_subbuf_size;
+	guint32 kernel_num_subbuf;
 	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */
 	TcTracker kernel_tracker;  /* pids the tracefs instance records */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */

@@ -636,6 +636,26 @@ tc_session_op_record_snapshot(TcSession *session, char **directory, GError **err
 	return TRUE;
 }
 
+/* op_lock held: the kernel channel's figures, from the kernel's own
+ * counts once its buffers are read (zeros before the first start). */
+static gboolean
+add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **error)
+{
+	TcChannelStats stats = {.buffer_bytes = session->kernel_buffer_bytes};
+
+	if (session->kernel_trace) {
+		g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
+
+		if (consumer == NULL ||
+		    !tc_consumer_kernel_stats(consumer, session->id, &stats, error))
+			return FALSE;
+	}
+	g_variant_builder_add(builder, "(ssttttt)", "kernel", TC_DEFAULT_CHANNEL,
+			      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
+			      stats.events_discarded, stats.packets_written);
+	return TRUE;
+}
+
 GVariant *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
@@ -671,6 +691,8 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 				      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
 				      stats.events_discarded, stats.packets_written);
 	}
+	if (ok && tc_session_has_kernel(session))
+		ok = add_kernel_statistics(session, &builder, error);
 	if (!ok) {
 		g_variant_builder_clear(&builder);
 		return NULL;
@@ -773,6 +795,10 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 	}
 	if (!charge_kernel_buffers(session, kb, error))
 		return FALSE;
+	g_mutex_lock(&session->lock);
 	session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
+	session->kernel_subbuf_size = config->subbuf_size;
+	session->kernel_num_subbuf = config->num_subbuf;
+	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
