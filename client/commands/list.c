@@ -108,10 +108,12 @@ print_channel_statistics(GVariant *statistics, const char *channel_domain, const
 				   &discarded, &packets)) {
 		if (!g_str_equal(name, channel) || !g_str_equal(domain, channel_domain))
 			continue;
-		if (g_str_equal(domain, "kernel"))
-			g_print("    Buffers: %" G_GUINT64_FORMAT " bytes (0: the kernel's "
-				"default), %" G_GUINT64_FORMAT " not read yet\n",
-				size, used);
+		if (g_str_equal(domain, "kernel") && size == 0)
+			g_print("    Buffers: the kernel's default, %" G_GUINT64_FORMAT
+				" bytes not read yet\n", used);
+		else if (g_str_equal(domain, "kernel"))
+			g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
+				" not read yet\n", size, used);
 		else
 			g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
 				" in use at the last sample (peak %" G_GUINT64_FORMAT ")\n",
