@@ -30,6 +30,11 @@ t.join()
 """
 
 
+def busctl(svc, *args, user=None):
+    return subprocess.run(svc._as(user) + ["busctl", "--system", *args], env=svc.env(user),
+                          capture_output=True, text=True, timeout=60)
+
+
 def worker():
     return subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, text=True)
 
@@ -57,8 +62,20 @@ def test():
         refused = svc.cli("track", "-k", "--uid=0", check_ok=False)
         check(refused.returncode == 1 and "tracks process ids only" in refused.stderr,
               f"kernel uid tracking: {refused}")
-        refused = svc.cli("track", "-k", "--pid=1", user=bob, check_ok=False)
-        check(refused.returncode == 1, f"bob tracked in root's session: {refused}")
+        # bob, over the bus, on root's session: refused before anything.
+        path = busctl(svc, "call", "org.tracectl.Tracing1", "/org/tracectl/Tracing1",
+                      "org.tracectl.Tracing1.Manager", "FindSession", "s", "k").stdout
+        path = path.split('"')[1]
+        for method, signature, args in (("Track", "ssau", ["kernel", "pid", "1", "1"]),
+                                        ("UntrackAll", "ss", ["kernel", "pid"])):
+            refused = busctl(svc, "call", "org.tracectl.Tracing1", path,
+                             "org.tracectl.Tracing1.Session", method, signature, *args,
+                             user=bob)
+            check(refused.returncode != 0 and ("another user" in refused.stderr or
+                                               "Tracing the kernel is for" in refused.stderr),
+                  f"bob's {method} on root's session: {refused.stderr}")
+        listing = svc.cli("list", "k").stdout
+        check(f"pid: {tracked.pid}\n" in listing, f"bob changed the tracking: {listing}")
         svc.cli("start")
         release(tracked, other)
         svc.cli("stop")

@@ -6,8 +6,8 @@ alice's session tracks one application's vpid: only its events are in
 the trace, not those of her other application running beside it. A
 tracked application that is untracked while it runs records nothing
 more. Root's session tracking alice's uid records her application that
-registers later, and neither bob's nor a trace directory for him.
-`list` shows the sets; bob cannot track in alice's session or read its
+registers later, and neither bob's nor a trace directory for him; a pid
+(SO_PEERCRED's) tracked beside it keeps only that one of her two. `list` shows the sets; bob cannot track in alice's session or read its
 Tracking property (busctl), values that are not tracked are refused, and
 the per-session limit of tracked values holds."""
 
@@ -134,9 +134,12 @@ def root_tracks_uid(svc, alice, bob):
     # Both register after the tracking: only alice's is recorded.
     alice_app = svc.app("--pause", "--count", "3", user=alice, wait_ready=True)
     bob_app = svc.app("--pause", "--count", "4", user=bob, wait_ready=True)
-    registered(svc, alice_app)
-    registered(svc, bob_app)
-    release(alice_app, bob_app)
+    # And of alice's two, only the pid tracked once both run.
+    alice_other = svc.app("--pause", "--count", "5", user=alice, wait_ready=True)
+    for app in (alice_app, bob_app, alice_other):
+        registered(svc, app)
+    svc.cli("track", "-u", f"--pid={alice_app.pid}")
+    release(alice_app, bob_app, alice_other)
     svc.cli("stop")
     check(not os.path.exists(os.path.join(out, "ust", "uid", str(bob.uid))),
           "root's session made a trace for bob, whom it does not track")
