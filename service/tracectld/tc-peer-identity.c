@@ -251,19 +251,37 @@ parse_nspid(const char *status)
 	return last;
 }
 
+/* The service's own map (its user namespace never changes), or "". */
+static const char *
+self_map(const char *map_name)
+{
+	static gsize once_uid, once_gid;
+	static char *uid_map, *gid_map;
+	gboolean is_uid = g_str_equal(map_name, "uid_map");
+	gsize *once = is_uid ? &once_uid : &once_gid;
+	char **map = is_uid ? &uid_map : &gid_map;
+
+	if (g_once_init_enter(once)) {
+		g_autofree char *path = g_strdup_printf("/proc/self/%s", map_name);
+
+		if (!g_file_get_contents(path, map, NULL, NULL))
+			*map = g_strdup("");
+		g_once_init_leave(once, 1);
+	}
+	return *map;
+}
+
 /* The peer's id in its user namespace: outside itself when its map is the
  * service's own (the same namespace, whose map is relative to the parent's,
  * not to the service's). */
 static gint64
 virtual_id(int dir_fd, const char *map_name, guint32 outside)
 {
-	g_autofree char *self_path = g_strdup_printf("/proc/self/%s", map_name);
-	g_autofree char *self_map = NULL;
 	g_autofree char *map = read_proc_file(dir_fd, map_name);
 
 	if (map == NULL)
 		return -1;
-	if (g_file_get_contents(self_path, &self_map, NULL, NULL) && g_str_equal(self_map, map))
+	if (g_str_equal(self_map(map_name), map))
 		return outside;
 	return tc_peer_parse_id_map(map, outside);
 }

@@ -29,15 +29,14 @@ tracker_copy(const TcTracker *from, TcTracker *to)
 	}
 }
 
-/* The values both trackers of the session hold, with kind's set of
- * domain replaced by what changed holds. */
+/* The values both trackers of the session would hold, with changed in
+ * place of the domain's. */
 static guint
 count_values(TcSession *session, gboolean kernel, const TcTracker *changed)
 {
 	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel_tracker;
 
-	return tc_tracker_count_after(changed, 0, NULL, 0) +
-	       tc_tracker_count_after(other, 0, NULL, 0);
+	return tc_tracker_count(changed) + tc_tracker_count(other);
 }
 
 static gboolean

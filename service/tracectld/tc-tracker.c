@@ -119,28 +119,13 @@ tc_tracker_untrack(TcTracker *tracker, TcTrackKind kind, const guint32 *values, 
 }
 
 guint
-tc_tracker_count_after(const TcTracker *tracker, TcTrackKind kind, const guint32 *values,
-		       guint count)
+tc_tracker_count(const TcTracker *tracker)
 {
 	guint total = 0;
 
 	for (guint i = 0; i < TC_TRACK_KINDS; i++)
-		if (i != kind && !tracker->all[i])
+		if (!tracker->all[i])
 			total += tracker->values[i]->len;
-	{
-		/* What kind's set would hold: the new values (once each) and,
-		 * unless it holds every value now, those it has. */
-		g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(guint32));
-		guint index;
-
-		if (!tracker->all[kind])
-			g_array_append_vals(after, tracker->values[kind]->data,
-					    tracker->values[kind]->len);
-		for (guint i = 0; i < count; i++)
-			if (!find_value(after, values[i], &index))
-				g_array_insert_val(after, index, values[i]);
-		total += after->len;
-	}
 	return total;
 }
 

@@ -60,10 +60,9 @@ void tc_tracker_track(TcTracker *tracker, TcTrackKind kind, const guint32 *value
 gboolean tc_tracker_untrack(TcTracker *tracker, TcTrackKind kind, const guint32 *values,
 			    guint count, gboolean all, GError **error);
 
-/* The number of values the sets would hold if values were tracked in
- * kind: what the per-session limit counts. */
-guint tc_tracker_count_after(const TcTracker *tracker, TcTrackKind kind, const guint32 *values,
-			     guint count);
+/* The number of values the sets hold (those holding every value count
+ * none): what the per-session limit counts. */
+guint tc_tracker_count(const TcTracker *tracker);
 /* Whether each set holds the process' attribute; an attribute that could
  * not be read (-1) is in no set of values. */
 gboolean tc_tracker_matches(const TcTracker *tracker, const TcProcessIds *ids);
