@@ -5,7 +5,10 @@
 alice's session tracks one application's vpid: only its events are in
 the trace, not those of her other application running beside it. A
 tracked application that is untracked while it runs records nothing
-more. Root's session tracking alice's uid records her application that
+more. An application in a user and pid namespace of its own is root
+and pid 1 there: tracking vuid 0 and vpid 1 keeps it and not alice's
+plain one (ids read from /proc, not from the application). Root's
+session tracking alice's uid records her application that
 registers later, and neither bob's nor a trace directory for him; a pid
 (SO_PEERCRED's) tracked beside it keeps only that one of her two. `list` shows the sets; bob cannot track in alice's session or read its
 Tracking property (busctl), values that are not tracked are refused, and
@@ -15,7 +18,7 @@ import os
 import signal
 import subprocess
 
-from tclib import Service, check, run, wait_for
+from tclib import EXAMPLE_APP, Service, check, children, log, run, wait_for
 from tracelib import read_streams
 
 LIMIT = 4
@@ -124,6 +127,49 @@ def owner_tracks_vpid(svc, alice, bob):
     svc.cli("destroy", user=alice)
 
 
+def namespaced_app(svc, user, count):
+    """The example application in a user and pid namespace of its own, as
+    root of it (uid 0, pid 1 there); (unshare's process, the application's
+    pid), or None where user namespaces are not allowed."""
+    proc = svc.app("--user", "--map-root-user", "--pid", "--fork", EXAMPLE_APP, "--pause",
+                   "--count", str(count), user=user, program="/usr/bin/unshare")
+    line = proc.stdout.readline()
+    if line.strip() != "ready":
+        log(f"no user namespace for {user.name}: {line!r} {proc.stderr.read()!r}")
+        return None
+    found = children(proc.pid)
+    check(len(found) == 1, f"unshare's children: {found}")
+    return proc, found[0]
+
+
+def owner_tracks_virtual_ids(svc, alice):
+    """vuid and vpid come from the kernel's view of the application's
+    namespaces: root and pid 1 inside one, alice and her pid outside."""
+    out = os.path.join(alice.home, "virtual")
+    svc.cli("create", "v", "--output", out, user=alice)
+    svc.cli("add-context", "-u", "-t", "vpid", user=alice)
+    svc.cli("enable-event", "-u", "example:all_types", user=alice)
+    svc.cli("track", "-u", "--vuid=0", "--vpid=1", user=alice)
+    svc.cli("start", user=alice)
+    plain = svc.app("--pause", "--count", "3", user=alice, wait_ready=True)
+    inside = namespaced_app(svc, alice, 4)
+    if inside is None:
+        svc.cli("destroy", user=alice)
+        return
+    unshare, pid = inside
+    registered(svc, plain, alice)
+    wait_for(lambda: pid in svc.listed_pids(user=alice), 5, "the namespaced application")
+    os.kill(pid, signal.SIGUSR1)
+    release(plain)
+    unshare.communicate(timeout=60)
+    check(unshare.returncode == 0, "the namespaced application failed")
+    svc.cli("stop", user=alice)
+    counts = by_vpid(read_streams(out)["events"])
+    check(counts == {1: 4}, f"all_types per vpid: {counts}, only the namespaced one's "
+          "(vpid 1) tracked")
+    svc.cli("destroy", user=alice)
+
+
 def root_tracks_uid(svc, alice, bob):
     out = os.path.join(svc.rundir, "root")
     svc.cli("create", "all", "--output", out)
@@ -158,6 +204,7 @@ def test():
             alice = svc.add_user("tctest-alice")
             bob = svc.add_user("tctest-bob")
             owner_tracks_vpid(svc, alice, bob)
+            owner_tracks_virtual_ids(svc, alice)
             root_tracks_uid(svc, alice, bob)
     finally:
         os.unlink(config)
