@@ -58,6 +58,11 @@ int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
+int tc_cmd_track(int argc, char **argv);
+int tc_cmd_untrack(int argc, char **argv);
+/* The "Tracking:" lines of a session, for domain "ust" or "kernel"
+ * (commands/track.c). */
+void tc_client_print_tracking(TcDbusSession *session, const char *domain);
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL

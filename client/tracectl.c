@@ -19,6 +19,8 @@ static const TcCommand commands[] = {
 	{"list", "List sessions, a session's channels, or applications (-u)", tc_cmd_list},
 	{"snapshot", "Record a snapshot of a snapshot session (snapshot record)", tc_cmd_snapshot},
 	{"status", "Show the current session", tc_cmd_status},
+	{"track", "Let only some processes record (by pid, uid, gid...)", tc_cmd_track},
+	{"untrack", "Keep processes from recording", tc_cmd_untrack},
 	{"view", "Print a trace with babeltrace2", tc_cmd_view},
 	{"export", "Export recorded spans to OpenTelemetry or Zipkin", tc_cmd_export},
 	{"version", "Print the versions of tracectl and tracectld", tc_cmd_version},

@@ -202,7 +202,7 @@ print_channel_settings(GVariant *settings)
 
 /* The statistics of one channel, from a ChannelStatistics reply. */
 static void
-print_channel_statistics(GVariant *statistics, const char *channel)
+print_channel_statistics(GVariant *statistics, const char *channel_domain, const char *channel)
 {
 	const char *domain, *name;
 	guint64 size, used, peak, discarded, packets;
@@ -213,25 +213,108 @@ print_channel_statistics(GVariant *statistics, const char *channel)
 	g_variant_iter_init(&iter, statistics);
 	while (g_variant_iter_next(&iter, "(&s&sttttt)", &domain, &name, &size, &used, &peak,
 				   &discarded, &packets)) {
-		if (!g_str_equal(name, channel))
+		if (!g_str_equal(name, channel) || !g_str_equal(domain, channel_domain))
 			continue;
-		g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
-			" in use at the last sample (peak %" G_GUINT64_FORMAT ")\n",
-			size, used, peak);
+		if (g_str_equal(domain, "kernel") && size == 0)
+			g_print("    Buffers: the kernel's default, %" G_GUINT64_FORMAT
+				" bytes not read yet\n", used);
+		else if (g_str_equal(domain, "kernel"))
+			g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
+				" not read yet\n", size, used);
+		else
+			g_print("    Buffers: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
+				" in use at the last sample (peak %" G_GUINT64_FORMAT ")\n",
+				size, used, peak);
 		g_print("    Events discarded: %" G_GUINT64_FORMAT ", packets written: %"
 			G_GUINT64_FORMAT "\n", discarded, packets);
 	}
+}
+
+/* A kernel channel's settings: buffer size, contexts, probes. */
+static void
+print_kernel_settings(GVariant *settings)
+{
+	g_autofree const char **contexts = NULL;
+	g_autofree const char **probes = NULL;
+	guint32 buffer_kb = 0;
+
+	g_variant_lookup(settings, "buffer-kb-per-cpu", "u", &buffer_kb);
+	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
+	g_variant_lookup(settings, "probes", "^a&s", &probes);
+	if (buffer_kb)
+		g_print("    Buffer per CPU: %u KiB\n", buffer_kb);
+	else
+		g_print("    Buffer per CPU: the kernel's default\n");
+	if (contexts && contexts[0]) {
+		g_autofree char *joined = g_strjoinv(", ", (char **)contexts);
+
+		g_print("    Contexts: %s\n", joined);
+	}
+	for (guint i = 0; probes && probes[i]; i++)
+		g_print("    Probe: %s\n", probes[i]);
+}
+
+/* Kernel events: system calls by name, the rest as they were enabled. */
+static void
+print_kernel_event(const char *pattern)
+{
+	if (g_str_has_prefix(pattern, "syscalls:sys_enter_"))
+		g_print("      %s (system call entry)\n", pattern);
+	else if (g_str_has_prefix(pattern, "syscalls:sys_exit_"))
+		g_print("      %s (system call exit)\n", pattern);
+	else
+		g_print("      %s\n", pattern);
+}
+
+/* The channels of domain; FALSE when it has none. */
+static gboolean
+print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
+{
+	const char *name, *domain, *pattern;
+	guint64 subbuf_size;
+	guint32 num_subbuf;
+	GVariantIter iter, *patterns;
+	GVariant *settings;
+	gboolean any = FALSE;
+
+	g_variant_iter_init(&iter, channels);
+	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size,
+				   &num_subbuf, &patterns, &settings)) {
+		gboolean kernel = g_str_equal(domain, "kernel");
+
+		if (g_str_equal(domain, wanted)) {
+			any = TRUE;
+			g_print("- %s:\n", name);
+			if (!kernel || num_subbuf) {
+				g_print("    Sub-buffer size: %" G_GUINT64_FORMAT " bytes\n",
+					subbuf_size);
+				g_print("    Number of sub-buffers: %u\n", num_subbuf);
+			}
+			if (kernel)
+				print_kernel_settings(settings);
+			else
+				print_channel_settings(settings);
+			print_channel_statistics(statistics, domain, name);
+			g_print("    Enabled events:\n");
+			if (g_variant_iter_n_children(patterns) == 0)
+				g_print("      (none)\n");
+			while (g_variant_iter_next(patterns, "&s", &pattern)) {
+				if (kernel)
+					print_kernel_event(pattern);
+				else
+					g_print("      %s\n", pattern);
+			}
+		}
+		g_variant_iter_free(patterns);
+		g_variant_unref(settings);
+	}
+	return any;
 }
 
 static void
 print_session_text(TcDbusSession *session, GVariant *statistics)
 {
 	GVariant *channels = tc_dbus_session_get_channels(session);
-	GVariantIter iter, *patterns;
-	const char *name, *domain, *pattern;
-	guint64 subbuf_size;
-	guint32 num_subbuf;
-	GVariant *settings;
 
 	g_print("Tracing session %s: [%s%s]\n", tc_dbus_session_get_name(session),
 		tc_dbus_session_get_state(session),
@@ -240,27 +323,27 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
 	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
-	g_print("=== Domain: User space ===\n\nChannels:\n");
-	if (channels == NULL || g_variant_n_children(channels) == 0) {
+	g_print("=== Domain: User space ===\n\n");
+	tc_client_print_tracking(session, "ust");
+	g_print("Channels:\n");
+	if (channels == NULL || !print_channels(channels, statistics, "ust"))
 		g_print("  (none yet: 'channel0' is created by the first enable-event or "
 			"start)\n");
+	if (channels == NULL)
 		return;
-	}
-	g_variant_iter_init(&iter, channels);
-	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size,
-				   &num_subbuf, &patterns, &settings)) {
-		g_print("- %s:\n", name);
-		g_print("    Sub-buffer size: %" G_GUINT64_FORMAT " bytes\n", subbuf_size);
-		g_print("    Number of sub-buffers: %u\n", num_subbuf);
-		print_channel_settings(settings);
-		print_channel_statistics(statistics, name);
-		g_variant_unref(settings);
-		g_print("    Enabled events:\n");
-		if (g_variant_iter_n_children(patterns) == 0)
-			g_print("      (none)\n");
-		while (g_variant_iter_next(patterns, "&s", &pattern))
-			g_print("      %s\n", pattern);
-		g_variant_iter_free(patterns);
+	/* The kernel domain, when the session has one. */
+	for (gsize i = 0; i < g_variant_n_children(channels); i++) {
+		g_autoptr(GVariant) channel = g_variant_get_child_value(channels, i);
+		const char *domain = NULL;
+
+		g_variant_get_child(channel, 1, "&s", &domain);
+		if (g_str_equal(domain, "kernel")) {
+			g_print("\n=== Domain: Kernel ===\n\n");
+			tc_client_print_tracking(session, "kernel");
+			g_print("Channels:\n");
+			print_channels(channels, statistics, "kernel");
+			break;
+		}
 	}
 }
 

@@ -43,6 +43,8 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_EVENT_LAYOUT = 8,    /* struct tc_consumer_event_layout */
 	TC_CONSUMER_KERNEL_TRACE = 9,    /* struct tc_consumer_kernel_trace + fds */
 	TC_CONSUMER_KERNEL_UPDATE = 10,  /* struct tc_consumer_kernel_update [+ memfd] */
+	/* struct tc_consumer_session_ref -> the reply's KERNEL_STATS figures */
+	TC_CONSUMER_KERNEL_STATS = 11,
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -262,7 +264,11 @@ struct tc_consumer_reply {
 	/* FLUSH/DESTROY: totals over the session, for status and logs. */
 	uint64_t packets_written;
 	uint64_t packets_corrupted;
-	/* CHANNEL_STATS: summed over the channel's CPUs. */
+	/* CHANNEL_STATS: summed over the channel's CPUs. KERNEL_STATS: the
+	 * same over the kernel buffers' CPUs, from the kernel's per_cpu stats
+	 * files read now (exact: "overrun" plus "dropped events", and "bytes"
+	 * not read yet as bytes_used), with buffer_bytes and bytes_used_peak
+	 * 0 (the service knows the size, the kernel keeps no peak). */
 	uint64_t buffer_bytes;
 	uint64_t bytes_used;      /* at the last monitor sample */
 	uint64_t bytes_used_peak; /* highest sampled */

@@ -25,7 +25,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 6u
+#define TC_KERNEL_VERSION 7u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -86,6 +86,14 @@ enum tc_kernel_msg_type {
 	 * the connection owns the listed ones (removed when it closes).
 	 * reply.value = how many were removed. */
 	TC_KERNEL_PRUNE = 18,
+	/* struct tc_kernel_pids_msg -> which processes the instance records
+	 * (set_event_pid): with TC_KERNEL_PIDS_ALL (count 0) every one;
+	 * otherwise the listed pids, which need not exist, with the threads
+	 * they have now and, from then on, the threads and children they
+	 * create (the instance's option event-fork); none at all when count
+	 * is 0. -E2BIG when the listed processes have more than
+	 * TC_KERNEL_PID_THREADS_MAX threads in all. */
+	TC_KERNEL_PIDS = 19,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -169,6 +177,22 @@ struct tc_kernel_prune_msg {
 };
 
 static_assert(sizeof(struct tc_kernel_prune_msg) == 40 + 8 * TC_KERNEL_PRUNE_MAX,
+	      "ABI size changed");
+
+/* At most this many pids in one PIDS request, and threads they expand to. */
+#define TC_KERNEL_PIDS_MAX 1024u
+#define TC_KERNEL_PID_THREADS_MAX 65536u
+/* In PIDS' flags: no filter, every process records. */
+#define TC_KERNEL_PIDS_ALL 0x1u
+
+struct tc_kernel_pids_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t count;              /* <= TC_KERNEL_PIDS_MAX, 0 with PIDS_ALL */
+	uint32_t flags;              /* TC_KERNEL_PIDS_* */
+	int32_t pids[TC_KERNEL_PIDS_MAX]; /* count of them, each > 0 */
+};
+
+static_assert(sizeof(struct tc_kernel_pids_msg) == 40 + 4 * TC_KERNEL_PIDS_MAX,
 	      "ABI size changed");
 
 #endif /* TC_KERNEL_ABI_H */

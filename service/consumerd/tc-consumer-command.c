@@ -462,7 +462,26 @@ handle_kernel_update(struct command *command)
 	return 0;
 }
 
+static int
+handle_kernel_stats(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_kernel_stats stats;
+
+	if (!session || !session->kernel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
+				    msg->session_id);
+	consumerd_kernel_trace_stats(session->kernel, &stats);
+	command->reply.bytes_used = stats.bytes_unread;
+	command->reply.events_discarded = stats.events_discarded;
+	command->reply.packets_written = stats.packets_written;
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_KERNEL_STATS, "KERNEL_STATS", sizeof(struct tc_consumer_session_ref), false,
+	 handle_kernel_stats},
 	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
 	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,

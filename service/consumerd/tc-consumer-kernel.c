@@ -649,6 +649,29 @@ kernel_lost_so_far(const struct kernel_cpu *c, uint64_t *lost)
 	return true;
 }
 
+void
+consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
+			     struct consumerd_kernel_stats *stats)
+{
+	*stats = (struct consumerd_kernel_stats){0};
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		const struct kernel_cpu *c = &trace->cpus[cpu];
+		char text[1024];
+		ssize_t len = c->stats_fd >= 0 ? pread(c->stats_fd, text, sizeof(text) - 1, 0) : -1;
+		uint64_t lost, bytes;
+
+		if (!kernel_lost_so_far(c, &lost))
+			lost = c->discarded;
+		stats->events_discarded += lost;
+		if (len > 0) {
+			text[len] = '\0';
+			if (stats_value(text, "bytes", &bytes))
+				stats->bytes_unread += bytes;
+		}
+		stats->packets_written += c->seq;
+	}
+}
+
 /* A page says events were lost before it (missed: their count, or -1
  * when the page had no room for it). The CPU's stats give the exact
  * count: whatever the kernel lost so far and no earlier packet counted

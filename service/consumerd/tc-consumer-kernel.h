@@ -47,6 +47,17 @@ uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
 struct pollfd;
 size_t consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace,
 				       struct pollfd *pfds, size_t max);
+/* The kernel's figures for the trace's buffers, summed over CPUs: what
+ * it discarded so far (exact, from the stats files; what the packets
+ * counted for a CPU whose file cannot be read), the bytes it holds unread,
+ * and the packets written. */
+struct consumerd_kernel_stats {
+	uint64_t events_discarded;
+	uint64_t bytes_unread;
+	uint64_t packets_written;
+};
+void consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
+				  struct consumerd_kernel_stats *stats);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

@@ -377,6 +377,20 @@ send_tgids(int sock, const struct tc_kernel_msg *request)
 	return ret;
 }
 
+/* PIDS: the size exact, the count and flags within bounds. */
+static int
+set_pids(const void *buf, size_t len)
+{
+	const struct tc_kernel_pids_msg *msg = buf;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    msg->count > TC_KERNEL_PIDS_MAX || (msg->flags & ~TC_KERNEL_PIDS_ALL) ||
+	    ((msg->flags & TC_KERNEL_PIDS_ALL) && msg->count != 0))
+		return -EINVAL;
+	return tc_helper_set_pids(msg->header.session_id, msg->pids, msg->count,
+				  msg->flags & TC_KERNEL_PIDS_ALL);
+}
+
 static int
 create_instance(int sock, const struct tc_kernel_msg *request)
 {
@@ -442,6 +456,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_PRUNE:
 		reply->status = prune(sock, buf, len, &reply->value);
 		break;
+	case TC_KERNEL_PIDS:
+		reply->status = set_pids(buf, len);
+		break;
 	case TC_KERNEL_STOP:
 		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
 		break;
@@ -494,6 +511,7 @@ serve(struct client *client)
 		struct tc_kernel_event_msg event;
 		struct tc_kernel_probe_msg probe;
 		struct tc_kernel_prune_msg prune;
+		struct tc_kernel_pids_msg pids;
 	} request;
 	struct tc_kernel_msg reply = {
 		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),

@@ -149,6 +149,16 @@ accept_one(TcRegistrar *registrar)
 	registration = g_new0(TcRegistration, 1);
 	registration->app = tc_app_new(fd, cred.pid, cred.uid, cred.gid);
 	registration->app->charge = charge;
+	if (!tc_peer_virtual_ids(fd, &cred, &registration->app->ids.value[TC_TRACK_VPID],
+				 &registration->app->ids.value[TC_TRACK_VUID],
+				 &registration->app->ids.value[TC_TRACK_VGID], &error)) {
+		/* Gone already: nothing to trace, nor to track. */
+		warn_refused(&cred, error);
+		tc_app_unref(registration->app);
+		g_free(registration);
+		close(fd);
+		return;
+	}
 	registration->deadline_us =
 		g_get_monotonic_time() + (gint64)TC_REGISTRATION_TIMEOUT_MS * 1000;
 	inbox_push(registrar, registration);

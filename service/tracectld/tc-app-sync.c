@@ -182,14 +182,17 @@ channel_event_id(TcChannel *channel, const TcAppEvent *event, guint32 *id)
 	return TRUE;
 }
 
+/* An application the session's trackers leave out keeps its channels
+ * (it may be tracked again) but has none of the events enabled. */
 static gboolean
-sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, TcAckWaiter *waiter)
+sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, gboolean tracked,
+	    TcAckWaiter *waiter)
 {
 	for (guint index = 0; index < app->events->len; index++) {
 		const TcAppEvent *event = g_ptr_array_index(app->events, index);
 		g_autofree char *key =
 			g_strdup_printf("%" G_GUINT64_FORMAT ":%u", channel->handle, index);
-		gboolean want = channel_matches(channel, event);
+		gboolean want = tracked && channel_matches(channel, event);
 		gboolean have = g_hash_table_contains(state->enabled, key);
 		struct tracectl_msg_event_enable msg = {
 			.channel_handle = channel->handle,
@@ -220,11 +223,15 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 {
 	gboolean active = session->state == TC_SESSION_ACTIVE;
 	TcAppSessionState *state;
+	gboolean tracked;
 
 	if (app->state != TC_APP_REGISTERED || !tc_session_records_uid(session, app->uid) ||
 	    !session->has_buffers || session->destroyed)
 		return;
 	state = app_session_state(app, session);
+	/* From the kernel's view of the application (SO_PEERCRED, /proc),
+	 * never from what it says. */
+	tracked = tc_tracker_matches(&session->ust_tracker, &app->ids);
 
 	/* Stop first, so that nothing is recorded under a half-applied state. */
 	if (state->active && !active) {
@@ -241,11 +248,14 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 		if (buffers == NULL)
 			continue;
 		if (!g_hash_table_contains(state->channels_sent, &channel->handle)) {
+			/* Buffers go only to the applications it records. */
+			if (!tracked)
+				continue;
 			if (!send_channel(app, channel, buffers, waiter))
 				return;
 			g_hash_table_add(state->channels_sent, &channel->handle);
 		}
-		if (!sync_events(app, state, channel, waiter))
+		if (!sync_events(app, state, channel, tracked, waiter))
 			return;
 	}
 	if (!state->active && active) {
@@ -318,6 +328,15 @@ send_deferred_events_done(gpointer data)
 	g_free(done);
 }
 
+/* No lock held. */
+static gboolean
+app_is_tracked(TcSession *session, TcApp *app)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	return tc_session_tracks_app(session, app);
+}
+
 void
 tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 {
@@ -329,10 +348,12 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
 
-		/* Root's session gives this uid its own trace first. */
-		if (session->owner_uid != app->uid)
-			tc_session_trace_uid_for_app(session, app->uid);
 		gboolean new_metadata;
+
+		/* Root's session gives this uid its own trace first, if it
+		 * records the application. */
+		if (session->owner_uid != app->uid && app_is_tracked(session, app))
+			tc_session_trace_uid_for_app(session, app->uid);
 
 		g_mutex_lock(&session->lock);
 		g_mutex_lock(&app->lock);

@@ -800,6 +800,22 @@ tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 chan
 }
 
 gboolean
+tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id, TcChannelStats *stats,
+			 GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_KERNEL_STATS, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	stats->bytes_used += reply.bytes_used;
+	stats->events_discarded += reply.events_discarded;
+	stats->packets_written += reply.packets_written;
+	return TRUE;
+}
+
+gboolean
 tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id, guint64 *packets_corrupted,
 			  GError **error)
 {

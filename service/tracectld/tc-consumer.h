@@ -80,6 +80,10 @@ typedef struct {
 	guint64 packets_written;
 } TcChannelStats;
 
+/* The figures of the session's kernel buffers (see KERNEL_STATS in
+ * tc-consumer-abi.h) added to *stats; NotFound without a kernel trace. */
+gboolean tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id,
+				  TcChannelStats *stats, GError **error);
 /* Adds the channel's figures in this consumer session to *stats. */
 gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 				   TcChannelStats *stats, GError **error);

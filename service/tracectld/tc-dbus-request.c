@@ -54,6 +54,8 @@ tc_request_free(TcRequest *request)
 	if (request->result)
 		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);
+	if (request->data_free)
+		request->data_free(request->data);
 	g_free(request);
 	tc_idle_release();
 }

@@ -35,6 +35,10 @@ struct _TcRequest {
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */
 	GVariant *result;    /* set by work: the reply when done is NULL */
+	/* What a handler hands its work beyond the fields above, freed with
+	 * the request by data_free. */
+	gpointer data;
+	GDestroyNotify data_free;
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;
 	TcRequestWorkFunc work; /* worker thread; NULL for none */

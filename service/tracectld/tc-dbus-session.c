@@ -16,10 +16,12 @@
 
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-dbus-track.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
+#include "tc-session-track.h"
 #include "tc-validate.h"
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
@@ -89,6 +91,46 @@ channel_settings_variant(const TcChannel *channel)
 	return g_variant_builder_end(&settings);
 }
 
+/* [S] The kernel channel: its events (system calls among them, as
+ * "syscalls:sys_enter_NAME" and "syscalls:sys_exit_NAME"), then its probes
+ * as they are recorded ("tracectl_<session id>:<name>"). */
+static GVariant *
+kernel_channel_variant_locked(TcSession *session)
+{
+	static const char *const probe_kinds[] = {"", "kprobe", "kretprobe", "uprobe"};
+	GVariantBuilder patterns, settings, contexts, probes;
+	guint64 subbuf_size = session->kernel_subbuf_size;
+
+	g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
+	g_variant_builder_init(&probes, G_VARIANT_TYPE_STRING_ARRAY);
+	for (guint i = 0; i < session->kernel_events->len; i++)
+		g_variant_builder_add(&patterns, "s",
+				      (char *)g_ptr_array_index(session->kernel_events, i));
+	for (guint i = 0; i < session->kernel_probes->len; i++) {
+		const TcKernelProbe *probe = g_ptr_array_index(session->kernel_probes, i);
+		g_autofree char *event = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT ":%s",
+							 session->id, probe->name);
+		g_autofree char *text = g_strdup_printf(
+			"%s %s %s", probe->kind < G_N_ELEMENTS(probe_kinds) ? probe_kinds[probe->kind] : "",
+			probe->name, probe->location);
+
+		g_variant_builder_add(&patterns, "s", event);
+		g_variant_builder_add(&probes, "s", text);
+	}
+	g_variant_builder_init(&contexts, G_VARIANT_TYPE_STRING_ARRAY);
+	for (const TcContextName *context = kernel_contexts; context->name; context++)
+		if (session->kernel_contexts & context->bit)
+			g_variant_builder_add(&contexts, "s", context->name);
+	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&settings, "{sv}", "overwrite", g_variant_new_boolean(FALSE));
+	g_variant_builder_add(&settings, "{sv}", "buffer-kb-per-cpu",
+			      g_variant_new_uint32(session->kernel_buffer_kb));
+	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
+	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
+	return g_variant_new("(sstuasa{sv})", TC_DEFAULT_CHANNEL, "kernel", subbuf_size,
+			     session->kernel_num_subbuf, &patterns, &settings);
+}
+
 static GVariant *
 channels_variant_locked(TcSession *session)
 {
@@ -108,6 +150,8 @@ channels_variant_locked(TcSession *session)
 				      channel->config.num_subbuf, &patterns,
 				      channel_settings_variant(channel));
 	}
+	if (tc_session_has_kernel(session))
+		g_variant_builder_add_value(&builder, kernel_channel_variant_locked(session));
 	return g_variant_builder_end(&builder);
 }
 
@@ -129,6 +173,8 @@ property_value_locked(TcSession *session, const char *name)
 		return channels_variant_locked(session);
 	if (g_str_equal(name, "Snapshot"))
 		return g_variant_new_boolean(session->snapshot);
+	if (g_str_equal(name, "Tracking"))
+		return tc_session_tracking_variant_locked(session);
 	return NULL;
 }
 
@@ -663,6 +709,7 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 	TcSessionObject *self = g_object_new(TC_TYPE_SESSION_OBJECT, NULL);
 
 	self->session = tc_session_ref(session);
+	tc_dbus_track_connect(self, session);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(self), connection,
 					      session->object_path, error)) {
 		g_object_unref(self);

@@ -423,6 +423,38 @@ tc_kernel_stop(guint64 session_id, GError **error)
 	return simple_request(TC_KERNEL_STOP, session_id, 0, error);
 }
 
+gboolean
+tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolean all,
+		   GError **error)
+{
+	g_autofree struct tc_kernel_pids_msg *msg = g_new0(struct tc_kernel_pids_msg, 1);
+	struct tc_kernel_msg reply = {0};
+	gboolean ok;
+
+	if (count > TC_KERNEL_PIDS_MAX || (all && count > 0)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The kernel helper takes at most %u pids, not %u", TC_KERNEL_PIDS_MAX,
+			    count);
+		return FALSE;
+	}
+	msg->header.type = TC_KERNEL_PIDS;
+	msg->header.session_id = session_id;
+	msg->count = count;
+	msg->flags = all ? TC_KERNEL_PIDS_ALL : 0;
+	for (guint i = 0; i < count; i++) {
+		if (pids[i] == 0 || pids[i] > G_MAXINT32) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "%u is not a process id", pids[i]);
+			return FALSE;
+		}
+		msg->pids[i] = (gint32)pids[i];
+	}
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	g_mutex_unlock(&kernel_lock);
+	return ok;
+}
+
 /* An EVENT_ENABLE, EVENT_DISABLE or FORMATS_GET request. */
 static gboolean
 event_request(guint32 type, guint64 session_id, const char *system, const char *event,

@@ -30,6 +30,10 @@ int tc_kernel_formats(guint64 session_id, const char *system, const char *event,
  * for reading, or -1. */
 int tc_kernel_tgids(guint64 session_id, GError **error);
 gboolean tc_kernel_stop(guint64 session_id, GError **error);
+/* The processes the instance records: every one when all, else the
+ * count pids (none when 0), with their threads and what they start. */
+gboolean tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolean all,
+			    GError **error);
 
 typedef struct {
 	GArray *cpu_fds;   /* int, trace_pipe_raw per CPU */

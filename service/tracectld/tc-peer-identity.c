@@ -205,3 +205,106 @@ gone:
 	close(dir_fd);
 	return FALSE;
 }
+
+gint64
+tc_peer_parse_id_map(const char *map, guint32 outside)
+{
+	g_auto(GStrv) lines = g_strsplit(map ? map : "", "\n", 0);
+
+	for (guint i = 0; lines[i]; i++) {
+		guint64 inside_first, outside_first, length;
+
+		if (sscanf(lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+				     " %" G_GUINT64_FORMAT,
+			   &inside_first, &outside_first, &length) != 3)
+			continue;
+		if (outside >= outside_first && outside - outside_first < length &&
+		    inside_first + (outside - outside_first) <= G_MAXUINT32)
+			return (gint64)(inside_first + (outside - outside_first));
+	}
+	return -1;
+}
+
+/* The last number of the "NSpid:" line of a status file, -1 if none. */
+static gint64
+parse_nspid(const char *status)
+{
+	const char *line = status ? strstr(status, "\nNSpid:") : NULL;
+	gint64 last = -1;
+	const char *at;
+
+	if (line == NULL)
+		return -1;
+	at = line + strlen("\nNSpid:");
+	while (*at && *at != '\n') {
+		char *end;
+		guint64 value;
+
+		while (*at == ' ' || *at == '\t')
+			at++;
+		if (!g_ascii_isdigit(*at))
+			break;
+		value = g_ascii_strtoull(at, &end, 10);
+		last = value <= G_MAXINT32 ? (gint64)value : -1;
+		at = end;
+	}
+	return last;
+}
+
+/* The service's own map (its user namespace never changes), or "". */
+static const char *
+self_map(const char *map_name)
+{
+	static gsize once_uid, once_gid;
+	static char *uid_map, *gid_map;
+	gboolean is_uid = g_str_equal(map_name, "uid_map");
+	gsize *once = is_uid ? &once_uid : &once_gid;
+	char **map = is_uid ? &uid_map : &gid_map;
+
+	if (g_once_init_enter(once)) {
+		g_autofree char *path = g_strdup_printf("/proc/self/%s", map_name);
+
+		if (!g_file_get_contents(path, map, NULL, NULL))
+			*map = g_strdup("");
+		g_once_init_leave(once, 1);
+	}
+	return *map;
+}
+
+/* The peer's id in its user namespace: outside itself when its map is the
+ * service's own (the same namespace, whose map is relative to the parent's,
+ * not to the service's). */
+static gint64
+virtual_id(int dir_fd, const char *map_name, guint32 outside)
+{
+	g_autofree char *map = read_proc_file(dir_fd, map_name);
+
+	if (map == NULL)
+		return -1;
+	if (g_str_equal(self_map(map_name), map))
+		return outside;
+	return tc_peer_parse_id_map(map, outside);
+}
+
+gboolean
+tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid, gint64 *vgid,
+		    GError **error)
+{
+	int dir_fd = open_peer_proc(fd, cred, error);
+	g_autofree char *status = NULL;
+
+	if (dir_fd < 0)
+		return FALSE;
+	status = read_proc_file(dir_fd, "status");
+	if (status == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "cannot read /proc/%d: %s",
+			    (int)cred->pid, g_strerror(errno));
+		close(dir_fd);
+		return FALSE;
+	}
+	*vpid = parse_nspid(status);
+	*vuid = virtual_id(dir_fd, "uid_map", cred->uid);
+	*vgid = virtual_id(dir_fd, "gid_map", cred->gid);
+	close(dir_fd);
+	return TRUE;
+}

@@ -46,3 +46,14 @@ const char *tc_peer_user_source_name(TcPeerUserSource source);
 /* The uid of "user-UID.slice" in the contents of a /proc/PID/cgroup file;
  * FALSE when the process is in no user slice. */
 gboolean tc_peer_parse_user_slice(const char *cgroup, uid_t *uid);
+
+/* The peer's ids in its own namespaces, for tracking (tc-tracker.h):
+ * the last pid of NSpid in its status, and its uid and gid mapped through
+ * its uid_map and gid_map (-1 when they have no value there). A peer in
+ * the service's user namespace has the same maps as the service: its ids
+ * are then its own. FALSE with error when the peer is gone. */
+gboolean tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid,
+			     gint64 *vgid, GError **error);
+/* The id that map (the text of a uid_map or gid_map) gives to outside;
+ * -1 when no line of it covers outside. */
+gint64 tc_peer_parse_id_map(const char *map, guint32 outside);

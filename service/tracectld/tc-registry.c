@@ -94,6 +94,8 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->metadata_body = g_string_new(NULL);
 	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
 	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
+	tc_tracker_init(&session->ust_tracker);
+	tc_tracker_init(&session->kernel_tracker);
 	session->layouts_pending = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -158,6 +160,8 @@ tc_session_unref(TcSession *session)
 	g_string_free(session->metadata_body, TRUE);
 	g_ptr_array_unref(session->kernel_events);
 	g_ptr_array_unref(session->kernel_probes);
+	tc_tracker_clear(&session->ust_tracker);
+	tc_tracker_clear(&session->kernel_tracker);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);
@@ -404,6 +408,14 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	app->pid = pid;
 	app->uid = uid;
 	app->gid = gid;
+	/* The virtual ids are read once the peer is shown to be the
+	 * connected process (tc_peer_virtual_ids()); unknown until then. */
+	app->ids.value[TC_TRACK_PID] = pid;
+	app->ids.value[TC_TRACK_UID] = uid;
+	app->ids.value[TC_TRACK_GID] = gid;
+	app->ids.value[TC_TRACK_VPID] = -1;
+	app->ids.value[TC_TRACK_VUID] = -1;
+	app->ids.value[TC_TRACK_VGID] = -1;
 	g_mutex_init(&app->lock);
 	app->state = TC_APP_REGISTERING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_event_free);

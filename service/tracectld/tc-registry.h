@@ -8,6 +8,7 @@
 
 #include "tc-consumer-abi.h"
 #include "tc-trace-clock.h"
+#include "tc-tracker.h"
 #include "tc-user-limits.h"
 #include "tracectl-abi.h"
 
@@ -146,13 +147,21 @@ struct _TcSession {
 	GArray *layouts_pending;   /* [S] struct tc_consumer_event_layout, not sent yet */
 	GArray *layouts_body;      /* [S] those sent so far */
 	GHashTable *traces;        /* [S] uid -> TcUidTrace * */
+	/* Which applications record: written with op_lock and [S] held, so
+	 * either is enough to read it. */
+	TcTracker ust_tracker;
 	char *problem;             /* [S] for the Problem property, or NULL */
 
-	/* The kernel domain, [op_lock]. */
+	/* The kernel domain, [op_lock]; what the Channels property shows
+	 * (events, probes, contexts, geometry) is written with [S] held too. */
 	GPtrArray *kernel_events;  /* "system:event" patterns */
 	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
+	/* As EnableChannel "kernel" gave it, 0 and 0: the kernel's default. */
+	guint64 kernel_subbuf_size;
+	guint32 kernel_num_subbuf;
 	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */
+	TcTracker kernel_tracker;  /* pids the tracefs instance records */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
 	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
@@ -189,6 +198,9 @@ struct _TcApp {
 	pid_t pid; /* from SO_PEERCRED */
 	uid_t uid;
 	gid_t gid;
+	/* pid, uid, gid and their values in the application's namespaces,
+	 * fixed at the connection, for the sessions' trackers. */
+	TcProcessIds ids;
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
 	gboolean is_greeted; /* REGISTER received */
@@ -283,6 +295,14 @@ static inline gboolean
 tc_session_records_uid(const TcSession *session, uid_t uid)
 {
 	return session->owner_uid == uid || session->owner_uid == 0;
+}
+
+/* [S] or op_lock: whether the session's trackers let app record. */
+static inline gboolean
+tc_session_tracks_app(const TcSession *session, const TcApp *app)
+{
+	return tc_session_records_uid(session, app->uid) &&
+	       tc_tracker_matches(&session->ust_tracker, &app->ids);
 }
 
 /* New references to the sessions that record uid's applications. */

@@ -181,10 +181,12 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 	}
 	if (session->kernel_instance && !apply_event(session, pattern, enable, error))
 		return FALSE;
+	g_mutex_lock(&session->lock);
 	if (enable)
 		g_ptr_array_add(session->kernel_events, g_strdup(pattern));
 	else
 		g_ptr_array_remove_index(session->kernel_events, index);
+	g_mutex_unlock(&session->lock);
 	/* A disabled pattern may have matched what the contexts need. */
 	if (!enable && session->kernel_instance &&
 	    (!enable_internal_events(session, error) ||
@@ -215,7 +217,23 @@ apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 	return TRUE;
 }
 
-/* The first start: the instance, its events and its probes. */
+gboolean
+tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GError **error)
+{
+	const GArray *pids = tc_tracker_values(tracker, TC_TRACK_PID);
+	gboolean all = tc_tracker_holds_all(tracker, TC_TRACK_PID);
+
+	if (!session->kernel_instance)
+		return TRUE;
+	if (!tc_kernel_set_pids(session->id, all ? NULL : (const guint32 *)(gpointer)pids->data,
+				all ? 0 : pids->len, all, error)) {
+		g_prefix_error(error, "Kernel process tracking of session '%s': ", session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The first start: the instance, its pid filter, events and probes. */
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
@@ -223,6 +241,10 @@ make_instance(TcSession *session, GError **error)
 				       session->clock.tsc != 0, error))
 		return FALSE;
 	session->kernel_instance = TRUE;
+	/* The filter before any event: nothing untracked is recorded. */
+	if (!tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID) &&
+	    !tc_session_kernel_pids_locked(session, &session->kernel_tracker, error))
+		return FALSE;
 	for (guint i = 0; i < session->kernel_events->len; i++)
 		if (!apply_event(session, g_ptr_array_index(session->kernel_events, i), TRUE,
 				 error))
@@ -248,7 +270,9 @@ tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **
 			    "Snapshot sessions do not record kernel events in this version");
 		return FALSE;
 	}
+	g_mutex_lock(&session->lock);
 	session->kernel_contexts |= contexts;
+	g_mutex_unlock(&session->lock);
 	g_message("Session '%s': kernel contexts 0x%x", session->name, session->kernel_contexts);
 	return TRUE;
 }
@@ -277,9 +301,19 @@ tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *nam
 		g_free(probe);
 		return FALSE;
 	}
+	g_mutex_lock(&session->lock);
 	g_ptr_array_add(session->kernel_probes, probe);
+	g_mutex_unlock(&session->lock);
 	g_message("Session '%s': probe '%s' on '%s'", session->name, name, location);
 	return TRUE;
+}
+
+gboolean
+tc_session_has_kernel(const TcSession *session)
+{
+	return session->kernel_events->len > 0 || session->kernel_probes->len > 0 ||
+	       session->kernel_contexts != 0 || session->kernel_buffer_kb != 0 ||
+	       !tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID);
 }
 
 /* The kernel trace's own uuid, derived from the session's. */

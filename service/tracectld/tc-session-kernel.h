@@ -18,5 +18,12 @@ gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const 
 gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,
 					GError **error);
 gboolean tc_session_kernel_stop_locked(TcSession *session, GError **error);
+/* The instance, if it exists, records the processes tracker lets in
+ * (its pid set; the caller checked the other kinds hold every value). */
+gboolean tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker,
+				       GError **error);
+/* [S] or op_lock: whether the session has a kernel side (events,
+ * probes, contexts, a kernel channel, tracking, an instance). */
+gboolean tc_session_has_kernel(const TcSession *session);
 /* After the consumer let go of the buffers. */
 void tc_session_kernel_destroyed_locked(TcSession *session);

@@ -13,6 +13,7 @@
 #include "tc-fair-queue.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
+#include "tc-session-track.h"
 #include "tc-session-trace.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
@@ -171,7 +172,9 @@ trace_registered_uids(TcSession *session, TcConsumer *consumer, GError **error)
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);
 
-		if (!tc_session_trace_uid(session, consumer, app->uid, error))
+		/* Only the uids of the applications it records. */
+		if (tc_session_tracks_app(session, app) &&
+		    !tc_session_trace_uid(session, consumer, app->uid, error))
 			return FALSE;
 	}
 	return TRUE;
@@ -633,6 +636,26 @@ tc_session_op_record_snapshot(TcSession *session, char **directory, GError **err
 	return TRUE;
 }
 
+/* op_lock held: the kernel channel's figures, from the kernel's own
+ * counts once its buffers are read (zeros before the first start). */
+static gboolean
+add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **error)
+{
+	TcChannelStats stats = {.buffer_bytes = session->kernel_buffer_bytes};
+
+	if (session->kernel_trace) {
+		g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
+
+		if (consumer == NULL ||
+		    !tc_consumer_kernel_stats(consumer, session->id, &stats, error))
+			return FALSE;
+	}
+	g_variant_builder_add(builder, "(ssttttt)", "kernel", TC_DEFAULT_CHANNEL,
+			      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
+			      stats.events_discarded, stats.packets_written);
+	return TRUE;
+}
+
 GVariant *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
@@ -668,6 +691,8 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 				      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
 				      stats.events_discarded, stats.packets_written);
 	}
+	if (ok && tc_session_has_kernel(session))
+		ok = add_kernel_statistics(session, &builder, error);
 	if (!ok) {
 		g_variant_builder_clear(&builder);
 		return NULL;
@@ -725,6 +750,19 @@ tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **erro
 	return op != NULL && tc_session_kernel_context_locked(session, contexts, error);
 }
 
+gboolean
+tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
+		    guint count, gboolean all, gboolean track, GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (kernel && !kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL &&
+	       tc_session_track_locked(session, kernel, kind, values, count, all, track, error);
+}
+
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those
  * counted so far, against the owner's limits as any channel's. */
 static gboolean
@@ -757,6 +795,10 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 	}
 	if (!charge_kernel_buffers(session, kb, error))
 		return FALSE;
+	g_mutex_lock(&session->lock);
 	session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
+	session->kernel_subbuf_size = config->subbuf_size;
+	session->kernel_num_subbuf = config->num_subbuf;
+	g_mutex_unlock(&session->lock);
 	return TRUE;
 }

@@ -43,6 +43,11 @@ gboolean tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char
 gboolean tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error);
 gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config,
 				      GError **error);
+/* Tracking (tc-session-track.h): kernel or user-space domain. The
+ * kernel domain needs its helper. */
+gboolean tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind kind,
+			     const guint32 *values, guint count, gboolean all, gboolean track,
+			     GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,

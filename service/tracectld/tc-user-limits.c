@@ -35,6 +35,9 @@ typedef struct {
  *   goal is 64 MB whatever one user does; 32 MiB holds 65,536 descriptions
  *   of typical events (a few fields, about 400 bytes each) and their TSDL.
  * - connections: one descriptor each; a thousand applications per user.
+ * - tracked values: each is scanned at every application sync and sent
+ *   to the kernel helper (which takes TC_KERNEL_PIDS_MAX pids); LTTng
+ *   users track a few processes or users.
  */
 static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_SESSIONS] = {"MaxSessions", "sessions", 64},
@@ -52,6 +55,9 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 					   256 * MIB},
 	[TC_LIMIT_EVENTS_PER_APPLICATION] = {"MaxEventDescriptionsPerApplication",
 					     "event descriptions in one application", 16384},
+	[TC_LIMIT_TRACKED_VALUES_PER_SESSION] = {"MaxTrackedValuesPerSession",
+						 "tracked process attributes in one session",
+						 1024},
 };
 
 /* Values of one configuration group; set tells which keys it has. */
@@ -592,6 +598,22 @@ tc_user_limits_charge_event(TcUserCharge *charge, guint events_before, guint64 b
 	} else if (entry) {
 		totals_drop_if_empty_locked(charge->user, entry);
 	}
+	g_mutex_unlock(&limits_lock);
+	return ok;
+}
+
+gboolean
+tc_user_limits_check_tracked_values(const TcUserCharge *charge, guint64 count, GError **error)
+{
+	TcUserTotals *entry;
+	gboolean ok;
+
+	g_mutex_lock(&limits_lock);
+	entry = totals_get_locked(charge->user);
+	ok = check_item_locked(entry, charge->user, TC_LIMIT_TRACKED_VALUES_PER_SESSION, count,
+			       error);
+	if (entry)
+		totals_drop_if_empty_locked(charge->user, entry);
 	g_mutex_unlock(&limits_lock);
 	return ok;
 }

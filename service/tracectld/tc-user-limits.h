@@ -36,6 +36,7 @@ typedef enum {
 	TC_LIMIT_CHANNELS_PER_SESSION,
 	TC_LIMIT_CHANNEL_BUFFER_BYTES,
 	TC_LIMIT_EVENTS_PER_APPLICATION,
+	TC_LIMIT_TRACKED_VALUES_PER_SESSION,
 	TC_LIMIT_COUNT,
 } TcLimit;
 
@@ -90,6 +91,12 @@ gboolean tc_user_limits_recharge_buffer(TcUserCharge *charge, guint64 old_bytes,
  * user's totals of descriptions and metadata bytes, all or nothing. */
 gboolean tc_user_limits_charge_event(TcUserCharge *charge, guint events_before, guint64 bytes,
 				     GError **error);
+
+/* A session's trackers holding count values in all (both domains):
+ * the per-session limit. Nothing is held: the values live and die with
+ * the session. */
+gboolean tc_user_limits_check_tracked_values(const TcUserCharge *charge, guint64 count,
+					     GError **error);
 
 /* For tests: forgets every total and override, back to the built-in
  * defaults. */

@@ -17,9 +17,10 @@ from tclib import BUILD, Service, check, require, run, wait_for
 
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
 TRACEFS = "/sys/kernel/tracing"
-MAGIC, PING, CREATE, REMOVE, REPLY, PRUNE = 0x54434B31, 1, 2, 3, 16, 18
+MAGIC, PING, CREATE, REMOVE, REPLY, PRUNE, PIDS = 0x54434B31, 1, 2, 3, 16, 18, 19
 MSG = struct.Struct("=IIIIQiI")
 PRUNE_MAX = 1024
+PIDS_MAX, PIDS_ALL = 1024, 1
 
 
 def request(sock, kind, session=0, seq=1, value=0):
@@ -41,6 +42,43 @@ def prune(sock, keep, seq=1):
     check(magic == MAGIC and rtype == REPLY and rseq == seq and status == 0,
           f"PRUNE: status {status}")
     return removed
+
+
+def set_pids(sock, session, pids, flags=0, count=None, seq=1, size=None):
+    """PIDS: the processes the instance records; returns the status."""
+    count = len(pids) if count is None else count
+    body = struct.pack("=II", count, flags) + struct.pack(
+        f"={PIDS_MAX}i", *(list(pids) + [0] * (PIDS_MAX - len(pids))))
+    size = MSG.size + len(body) if size is None else size
+    sock.send(MSG.pack(MAGIC, PIDS, size, seq, session, 0, 0) + body)
+    magic, rtype, _, rseq, _, status, _ = MSG.unpack(sock.recv(256))
+    # A size that is not the message's is refused before its seq is read.
+    check(magic == MAGIC and rtype == REPLY and rseq == (seq if size == MSG.size + len(body)
+                                                         else 0), "PIDS: malformed reply")
+    return status
+
+
+def check_pids(sock, instance, session):
+    """PIDS refuses what is malformed and writes set_event_pid."""
+    def read(name):
+        with open(os.path.join(instance, name)) as f:
+            return f.read().split()
+    for what, args in (("count over the limit", dict(pids=[1], count=PIDS_MAX + 1)),
+                       ("unknown flags", dict(pids=[1], flags=2)),
+                       ("every pid and a pid", dict(pids=[1], flags=PIDS_ALL)),
+                       ("pid 0", dict(pids=[0])),
+                       ("a negative pid", dict(pids=[-5])),
+                       ("a wrong size", dict(pids=[1], size=MSG.size + 8))):
+        check(set_pids(sock, session, **args) == -22, f"PIDS with {what} was not refused")
+    check(set_pids(sock, session, [os.getpid()]) == 0, "PIDS refused our pid")
+    check(read("set_event_pid") == [str(os.getpid())] and read("options/event-fork") == ["1"],
+          f"set_event_pid {read('set_event_pid')}")
+    check(set_pids(sock, session, []) == 0, "PIDS refused the empty set")
+    check(read("set_event_pid") == ["0"] and read("set_event_notrace_pid") == ["0"],
+          "the empty set does not record nothing")
+    check(set_pids(sock, session, [], flags=PIDS_ALL) == 0, "PIDS refused every pid")
+    check(read("set_event_pid") == [] and read("set_event_notrace_pid") == [],
+          "every pid is still filtered")
 
 
 def start_paired():
@@ -68,7 +106,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 6, f"PING: {status} {version}")
+    check(status == 0 and version == 7, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
@@ -85,6 +123,7 @@ def test_protocol_and_instances():
                 check(int(f.read().split()[0]) >= 2048, "buffer_size_kb not set")
             with open(os.path.join(instance, "tracing_on")) as f:
                 check(f.read().strip() == "0", "recording before START")
+            check_pids(sock, instance, 424242)
             # The consumer is woken when a CPU buffer is a quarter full.
             with open(os.path.join(instance, "buffer_percent")) as f:
                 check(f.read().strip() == "25", "buffer_percent not set")

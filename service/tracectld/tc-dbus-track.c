@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The tracking methods of org.tracectl.Tracing1.Session: parse, then
+ * submit to the session's owner check and polkit (the kernel action for
+ * the kernel domain), then tc_session_op_track() in a worker.
+ */
+#define G_LOG_DOMAIN "tracectld-dbus"
+
+#include "tc-dbus-track.h"
+
+#include "tc-dbus-generated.h"
+#include "tc-dbus-request.h"
+#include "tc-error.h"
+#include "tc-kernel-abi.h"
+#include "tc-session-ops.h"
+#include "tc-tracker.h"
+
+typedef struct {
+	gboolean kernel;
+	TcTrackKind kind;
+	gboolean all;
+	gboolean track;
+	GArray *values; /* guint32 */
+} TcTrackArgs;
+
+static void
+track_args_free(gpointer data)
+{
+	TcTrackArgs *args = data;
+
+	g_array_unref(args->values);
+	g_free(args);
+}
+
+static gboolean
+track_work(TcRequest *request, GError **error)
+{
+	TcTrackArgs *args = request->data;
+
+	return tc_session_op_track(request->session, args->kernel, args->kind,
+				   (const guint32 *)(gpointer)args->values->data, args->values->len,
+				   args->all, args->track, error);
+}
+
+static gboolean
+parse_domain_kind(const char *domain, const char *kind, TcTrackArgs *args, GError **error)
+{
+	if (g_str_equal(domain, "kernel"))
+		args->kernel = TRUE;
+	else if (!g_str_equal(domain, "ust")) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
+		return FALSE;
+	}
+	if (!tc_track_kind_parse(kind, &args->kind)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown process attribute '%.32s': pid, vpid, uid, vuid, gid or vgid",
+			    kind);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* At most the kernel helper's bound per call: the limits then apply to
+ * what the session would hold. */
+static gboolean
+parse_values(GVariant *values, TcTrackArgs *args, GError **error)
+{
+	gsize count = 0;
+	const guint32 *data = values ? g_variant_get_fixed_array(values, &count, sizeof(guint32))
+				     : NULL;
+
+	if (values && count == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "No value given (TrackAll or UntrackAll name every value)");
+		return FALSE;
+	}
+	if (count > TC_KERNEL_PIDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "%" G_GSIZE_FORMAT " values in one call, the limit is %u", count,
+			    TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	for (gsize i = 0; i < count; i++)
+		if (data[i] == G_MAXUINT32 ||
+		    ((args->kind == TC_TRACK_PID || args->kind == TC_TRACK_VPID) &&
+		     (data[i] == 0 || data[i] > G_MAXINT32))) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "%u is not a valid %s", data[i],
+				    tc_track_kind_name(args->kind));
+			return FALSE;
+		}
+	args->values = g_array_sized_new(FALSE, FALSE, sizeof(guint32), count);
+	if (count > 0)
+		g_array_append_vals(args->values, data, count);
+	return TRUE;
+}
+
+/* values NULL: every value (all). */
+static gboolean
+submit_track(TcSession *session, GDBusMethodInvocation *invocation, const char *domain,
+	     const char *kind, GVariant *values, gboolean track)
+{
+	g_autoptr(GError) error = NULL;
+	TcTrackArgs *args = g_new0(TcTrackArgs, 1);
+	TcRequest *request;
+
+	args->track = track;
+	args->all = values == NULL;
+	if (!parse_domain_kind(domain, kind, args, &error) ||
+	    !parse_values(values, args, &error)) {
+		if (args->values)
+			g_array_unref(args->values);
+		g_free(args);
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->data = args;
+	request->data_free = track_args_free;
+	request->work = track_work;
+	tc_request_submit(request,
+			  args->kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+handle_track(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+	     const char *kind, GVariant *values, gpointer session)
+{
+	return submit_track(session, invocation, domain, kind, values, TRUE);
+}
+
+static gboolean
+handle_untrack(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+	       const char *kind, GVariant *values, gpointer session)
+{
+	return submit_track(session, invocation, domain, kind, values, FALSE);
+}
+
+static gboolean
+handle_track_all(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		 const char *kind, gpointer session)
+{
+	return submit_track(session, invocation, domain, kind, NULL, TRUE);
+}
+
+static gboolean
+handle_untrack_all(TcDbusSession *object, GDBusMethodInvocation *invocation,
+		   const char *domain, const char *kind, gpointer session)
+{
+	return submit_track(session, invocation, domain, kind, NULL, FALSE);
+}
+
+void
+tc_dbus_track_connect(gpointer skeleton, TcSession *session)
+{
+	g_signal_connect(skeleton, "handle-track", G_CALLBACK(handle_track), session);
+	g_signal_connect(skeleton, "handle-untrack", G_CALLBACK(handle_untrack), session);
+	g_signal_connect(skeleton, "handle-track-all", G_CALLBACK(handle_track_all), session);
+	g_signal_connect(skeleton, "handle-untrack-all", G_CALLBACK(handle_untrack_all), session);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tc-registry.h"
+
+/* Track, Untrack, TrackAll and UntrackAll of a session's object
+ * (a TcDbusSession skeleton), which holds a reference to session for as
+ * long as it exists. */
+void tc_dbus_track_connect(gpointer skeleton, TcSession *session);

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Track and untrack (tc-session-track.h). A change is made on a copy of
+ * the domain's tracker, checked against the owner's limit and applied;
+ * only then does the session take it, so a refused or failed change
+ * leaves the session as it was.
+ */
+#define G_LOG_DOMAIN "tracectld-track"
+
+#include "tc-session-track.h"
+
+#include "tc-app-sync.h"
+#include "tc-kernel-abi.h"
+#include "tc-error.h"
+#include "tc-session-kernel.h"
+#include "tc-session-trace.h"
+#include "tc-user-limits.h"
+
+/* As long as the other session operations wait for applications. */
+#define TRACK_ACK_TIMEOUT_MS 2000
+
+static void
+tracker_copy(const TcTracker *from, TcTracker *to)
+{
+	tc_tracker_init(to);
+	for (guint i = 0; i < TC_TRACK_KINDS; i++) {
+		to->all[i] = from->all[i];
+		g_array_append_vals(to->values[i], from->values[i]->data, from->values[i]->len);
+	}
+}
+
+/* The values both trackers of the session would hold, with changed in
+ * place of the domain's. */
+static guint
+count_values(TcSession *session, gboolean kernel, const TcTracker *changed)
+{
+	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel_tracker;
+
+	return tc_tracker_count(changed) + tc_tracker_count(other);
+}
+
+static gboolean
+check_kind(gboolean kernel, TcTrackKind kind, GError **error)
+{
+	guint32 kinds = kernel ? TC_TRACK_KERNEL_KINDS : TC_TRACK_UST_KINDS;
+
+	if (kinds & (1u << kind))
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+		    "The kernel domain tracks process ids only (tracefs filters events on the "
+		    "pid of the task and on nothing else of it), not %ss; track %ss in the "
+		    "user-space domain",
+		    tc_track_kind_name(kind), tc_track_kind_name(kind));
+	return FALSE;
+}
+
+/* The change on a copy of the domain's tracker, within the limit. */
+static gboolean
+changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
+		guint count, gboolean all, gboolean track, TcTracker *changed, GError **error)
+{
+	tracker_copy(kernel ? &session->kernel_tracker : &session->ust_tracker, changed);
+	if (track)
+		tc_tracker_track(changed, kind, values, count, all);
+	else if (!tc_tracker_untrack(changed, kind, values, count, all, error))
+		return FALSE;
+	if (!tc_user_limits_check_tracked_values(&session->charge,
+						 count_values(session, kernel, changed), error)) {
+		g_prefix_error(error, "Cannot track in session '%s': ", session->name);
+		return FALSE;
+	}
+	if (kernel && !tc_tracker_holds_all(changed, TC_TRACK_PID) &&
+	    tc_tracker_values(changed, TC_TRACK_PID)->len > TC_KERNEL_PIDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The kernel domain of a session tracks at most %u process ids",
+			    TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* op_lock held: root's session gives a trace to the uid of each
+ * registered application it records now, and every application of those
+ * it records gets the new state. */
+static void
+apply_ust(TcSession *session)
+{
+	TcAckWaiter waiter;
+
+	if (session->owner_uid == 0 && session->has_buffers) {
+		g_autoptr(GPtrArray) apps = tc_registry_list_apps(0, TRUE);
+		g_autoptr(TcConsumer) consumer = NULL;
+		g_autoptr(GError) error = NULL;
+		gboolean ok = TRUE;
+
+		for (guint i = 0; ok && i < apps->len; i++) {
+			TcApp *app = g_ptr_array_index(apps, i);
+
+			if (!tc_session_tracks_app(session, app))
+				continue;
+			if (consumer == NULL)
+				consumer = tc_consumer_get(session->owner_uid, &error);
+			ok = consumer != NULL &&
+			     tc_session_trace_uid(session, consumer, app->uid, &error);
+		}
+		if (ok && consumer)
+			ok = tc_session_trace_flush_metadata(session, consumer, &error);
+		if (!ok)
+			g_warning("Session '%s' cannot record the applications it tracks now: %s",
+				  session->name, error->message);
+	}
+	tc_ack_waiter_init(&waiter, session->owner_uid);
+	g_mutex_lock(&session->lock);
+	tc_session_sync_apps_locked(session, &waiter);
+	g_mutex_unlock(&session->lock);
+	tc_ack_waiter_wait(&waiter, TRACK_ACK_TIMEOUT_MS);
+}
+
+gboolean
+tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
+			const guint32 *values, guint count, gboolean all, gboolean track,
+			GError **error)
+{
+	TcTracker changed;
+	TcTracker *tracker = kernel ? &session->kernel_tracker : &session->ust_tracker;
+
+	if (!check_kind(kernel, kind, error))
+		return FALSE;
+	if (!changed_tracker(session, kernel, kind, values, count, all, track, &changed, error)) {
+		tc_tracker_clear(&changed);
+		return FALSE;
+	}
+	if (kernel && !tc_session_kernel_pids_locked(session, &changed, error)) {
+		tc_tracker_clear(&changed);
+		return FALSE;
+	}
+	g_mutex_lock(&session->lock);
+	tc_tracker_clear(tracker);
+	*tracker = changed;
+	g_mutex_unlock(&session->lock);
+	g_message("Session '%s' of uid %u: %s %s %s (%u values)", session->name,
+		  (unsigned)session->owner_uid, kernel ? "kernel" : "user-space",
+		  track ? "tracks" : "untracks", tc_track_kind_name(kind), all ? 0 : count);
+	if (!kernel)
+		apply_ust(session);
+	return TRUE;
+}
+
+GVariant *
+tc_session_tracking_variant_locked(TcSession *session)
+{
+	GVariantBuilder builder;
+	const struct {
+		const char *domain;
+		const TcTracker *tracker;
+		guint32 kinds;
+	} domains[] = {
+		{"ust", &session->ust_tracker, TC_TRACK_UST_KINDS},
+		{"kernel", &session->kernel_tracker, TC_TRACK_KERNEL_KINDS},
+	};
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
+	for (guint d = 0; d < G_N_ELEMENTS(domains); d++) {
+		g_autoptr(GVariant) sets =
+			g_variant_ref_sink(tc_tracker_to_variant(domains[d].tracker, domains[d].kinds));
+		GVariantIter iter;
+		const char *kind;
+		gboolean all;
+		GVariant *values;
+
+		g_variant_iter_init(&iter, sets);
+		while (g_variant_iter_loop(&iter, "(&sb@au)", &kind, &all, &values))
+			g_variant_builder_add(&builder, "(ssb@au)", domains[d].domain, kind, all,
+					      values);
+	}
+	return g_variant_builder_end(&builder);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-registry.h"
+#include "tc-tracker.h"
+
+/*
+ * The trackers of a session (tc-tracker.h) changed and applied: in user
+ * space through the application sync (an application left out has its
+ * events disabled, one let in gets buffers and events, and in root's
+ * session a trace for its uid), in the kernel through the instance's pid
+ * filter. Only process ids can be tracked in the kernel domain: tracefs
+ * filters events on the pid of the task and on nothing else of it.
+ */
+
+/* op_lock held, from a worker thread. Adds values to the set of kind
+ * (track) or removes them (untrack); all: the set holds every value
+ * (track) or none (untrack). */
+gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
+				 const guint32 *values, guint count, gboolean all, gboolean track,
+				 GError **error);
+/* The kinds each domain tracks, as bits 1 << TcTrackKind. */
+#define TC_TRACK_UST_KINDS ((1u << TC_TRACK_KINDS) - 1)
+#define TC_TRACK_KERNEL_KINDS (1u << TC_TRACK_PID)
+/* [S] a(ssbau): (domain, kind, every value, values) for each set of both
+ * domains. */
+GVariant *tc_session_tracking_variant_locked(TcSession *session);
