@@ -90,9 +90,9 @@ def owner_tracks_vpid(svc, alice, bob):
     check(result.returncode == 0 and '"ust" "vpid" false 2' in result.stdout,
           f"alice's Tracking: {result.stdout} {result.stderr}")
 
-    # Untracking what is not tracked changes nothing.
+    # Untracking what is not tracked changes nothing (exit status 3: not found).
     result = svc.cli("untrack", "-u", "--vpid=1", user=alice, check_ok=False)
-    check(result.returncode == 1 and "vpid 1 is not tracked" in result.stderr, f"{result}")
+    check(result.returncode == 3 and "vpid 1 is not tracked" in result.stderr, f"{result}")
     # The kernel tracks pids only.
     result = busctl(svc, "call", "org.tracectl.Tracing1", path, "org.tracectl.Tracing1.Session",
                     "Track", "ssau", "kernel", "uid", "1", "0")
