@@ -94,6 +94,7 @@ struct consumerd_kernel_trace {
 	 * for once per event class, not once per record. By event id. */
 	struct event_fields *fields;
 	uint32_t nr_fields;
+	char *dir; /* as the service gave it, for rotations */
 	uint32_t nr_cpus;
 	struct kernel_cpu cpus[];
 };
@@ -340,6 +341,9 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 		if (!c->kbuf || !c->page)
 			goto fail;
 	}
+	trace->dir = strdup(spec->dir);
+	if (!trace->dir)
+		goto fail;
 	ret = consumerd_output_open_dir(spec->dir);
 	if (ret < 0)
 		goto fail;
@@ -808,8 +812,89 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 		close(trace->metadata_fd);
 	}
 	consumerd_kernel_tasks_free(trace->tasks);
+	free(trace->dir);
 	free_fields(trace);
 	if (trace->tep)
 		tep_free(trace->tep);
 	free(trace);
+}
+
+const char *
+consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace)
+{
+	return trace->dir;
+}
+
+/* Closes the per-CPU files and the metadata file as they are. */
+static void
+close_files(struct consumerd_kernel_trace *trace)
+{
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		if (c->file_fd >= 0)
+			close(c->file_fd);
+		c->file_fd = -1;
+		c->file_size = 0;
+		c->write_behind = (struct consumerd_write_behind){0};
+	}
+}
+
+int
+consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
+{
+	uint64_t size = 0;
+	int old_metadata = trace->metadata_fd;
+	int fd, ret;
+
+	close_files(trace);
+	fd = consumerd_output_create_file(dir_fd, "metadata");
+	if (fd < 0)
+		return fd;
+	/* The metadata is one text that grows: the new chunk starts with
+	 * all of it, so that it is a complete trace on its own. */
+	ret = consumerd_output_copy(old_metadata, trace->metadata_size, fd, &size);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	close(old_metadata);
+	trace->metadata_fd = fd;
+	trace->metadata_size = size;
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		char name[32];
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		snprintf(name, sizeof(name), "kernel_%" PRIu32, cpu);
+		c->file_fd = consumerd_output_create_file(dir_fd, name);
+		if (c->file_fd < 0)
+			return c->file_fd;
+	}
+	return 0;
+}
+
+int
+consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
+{
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		if (c->file_fd < 0)
+			continue;
+		if (ftruncate(c->file_fd, 0) < 0)
+			return -errno;
+		c->file_size = 0;
+		c->write_behind = (struct consumerd_write_behind){0};
+	}
+	return 0;
+}
+
+uint64_t
+consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace)
+{
+	uint64_t bytes = trace->metadata_size;
+
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++)
+		bytes += trace->cpus[cpu].file_size;
+	return bytes;
 }

@@ -47,6 +47,19 @@ uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
 struct pollfd;
 size_t consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace,
 				       struct pollfd *pfds, size_t max);
+/* The directory the trace is written to, as the service gave it. */
+const char *consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace);
+/*
+ * Rotation, after a drain: the trace goes on in dir_fd, a new empty
+ * directory, with new per-CPU files and a copy of the metadata so far; the
+ * old files are closed as they are. Returns 0 or -errno (the trace then
+ * writes nothing more).
+ */
+int consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd);
+/* Clear, after a drain: cuts the per-CPU files to nothing. */
+int consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace);
+/* Bytes in the trace's files (packets and metadata). */
+uint64_t consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

@@ -197,6 +197,23 @@ void consumerd_channel_stats(const struct consumerd_channel *channel,
 int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 			       uint64_t *packets);
 
+/*
+ * Rotation (TC_CONSUMER_ROTATE): flushes the session, moves its trace
+ * directories from under from_root to the same place under to_root and
+ * goes on in new ones holding a copy of the metadata. *archived_bytes
+ * receives the size of the chunk that was closed. Not for snapshot
+ * sessions (-EINVAL). Returns 0 or -errno; after a failure past the
+ * renames, the streams whose files could not be made write nothing
+ * until the next rotation. In tc-consumer-rotate.c.
+ */
+int consumerd_session_rotate(struct consumerd_session *session, const char *from_root,
+			     const char *to_root, uint64_t *archived_bytes);
+/* Clear (TC_CONSUMER_CLEAR): drops what the session recorded so far.
+ * Returns 0 or -errno. */
+int consumerd_session_clear(struct consumerd_session *session);
+/* Bytes written into the current chunk: stream files, metadata, kernel. */
+uint64_t consumerd_session_chunk_bytes(const struct consumerd_session *session);
+
 /* What a polled descriptor wakes: a stream (its eventfd), or the kernel
  * trace of a session (one of its trace_pipe_raw descriptors). */
 struct consumerd_wake_source {
