@@ -16,10 +16,12 @@
 
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-dbus-rotation.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
+#include "tc-session-rotation.h"
 #include "tc-validate.h"
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
@@ -129,7 +131,7 @@ property_value_locked(TcSession *session, const char *name)
 		return channels_variant_locked(session);
 	if (g_str_equal(name, "Snapshot"))
 		return g_variant_new_boolean(session->snapshot);
-	return NULL;
+	return tc_session_rotation_property_locked(session, name);
 }
 
 static GVariant *
@@ -663,6 +665,7 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 	TcSessionObject *self = g_object_new(TC_TYPE_SESSION_OBJECT, NULL);
 
 	self->session = tc_session_ref(session);
+	tc_dbus_rotation_connect(self, session);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(self), connection,
 					      session->object_path, error)) {
 		g_object_unref(self);
