@@ -38,6 +38,8 @@ char *tc_client_config_path(void);
 /* Pure helpers (tc-client-parse.c), unit tested. */
 gboolean tc_client_parse_size(const char *text, guint64 *size);
 gboolean tc_client_is_power_of_two(guint64 value);
+/* A period: microseconds, or a number with a unit us, ms, s, m or h. */
+gboolean tc_client_parse_period(const char *text, guint64 *microseconds);
 char **tc_client_split_patterns(const char *list);
 char **tc_client_kernel_patterns(const char *list, gboolean syscall);
 char *tc_client_read_session_from_rc(const char *contents);
@@ -60,5 +62,9 @@ int tc_cmd_list(int argc, char **argv);
 int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
+int tc_cmd_rotate(int argc, char **argv);
+int tc_cmd_enable_rotation(int argc, char **argv);
+int tc_cmd_disable_rotation(int argc, char **argv);
+int tc_cmd_clear(int argc, char **argv);
 /* Prints a session's details (list NAME, status). */
 int tc_client_print_session(TcDbusSession *session);

@@ -121,7 +121,7 @@ struct tc_consumer_snapshot {
  * where the old ones were, with new, empty stream files and a copy of the
  * whole metadata so far. Every packet is thus in exactly one chunk, and
  * each chunk is a complete trace. Not for snapshot or relay sessions.
- * The reply's bytes_used is the size of the archived chunk.
+ * The reply's bytes_used is the size of the archived chunk's packets.
  */
 struct tc_consumer_rotate {
 	struct tc_consumer_header header;
@@ -136,8 +136,9 @@ struct tc_consumer_rotate {
  * metadata stays), and in snapshot sessions the buffers' contents are
  * released unread. Recording goes on.
  * TC_CONSUMER_CHUNK_SIZE: the reply's bytes_used is the number of bytes
- * written into the current chunk (stream files and metadata, user space
- * and kernel), the figure a size-based rotation schedule watches.
+ * of packets written into the current chunk (stream files, user space and
+ * kernel; not the metadata), the figure a size-based rotation schedule
+ * watches, as LTTng's counts the flushed part of the chunk.
  */
 
 struct tc_consumer_channel_ref {

@@ -892,7 +892,7 @@ consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
 uint64_t
 consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace)
 {
-	uint64_t bytes = trace->metadata_size;
+	uint64_t bytes = 0;
 
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++)
 		bytes += trace->cpus[cpu].file_size;

@@ -58,7 +58,7 @@ const char *consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trac
 int consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd);
 /* Clear, after a drain: cuts the per-CPU files to nothing. */
 int consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace);
-/* Bytes in the trace's files (packets and metadata). */
+/* Bytes of packets in the trace's per-CPU files. */
 uint64_t consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);

@@ -181,7 +181,7 @@ consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
 int
 consumerd_output_create_file(int dir_fd, const char *name)
 {
-	int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			FILE_MODE);
 
 	return fd < 0 ? -errno : fd;

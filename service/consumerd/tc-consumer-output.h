@@ -46,7 +46,8 @@ int consumerd_output_make_parents(const char *path);
 int consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size);
 
 /*
- * Creates a new file name in dir_fd, mode 0600, for writing. Never opens an
+ * Creates a new file name in dir_fd, mode 0600, for writing (and reading:
+ * a rotation copies the metadata file into the next chunk). Never opens an
  * existing file nor follows a symbolic link.
  * Returns the descriptor (O_CLOEXEC), or -errno of openat(), e.g. -EEXIST.
  */

@@ -139,7 +139,7 @@ rotate_kernel(struct consumerd_session *session, const char *from_root, const ch
 uint64_t
 consumerd_session_chunk_bytes(const struct consumerd_session *session)
 {
-	uint64_t bytes = session->dir_fd >= 0 ? session->metadata_size : 0;
+	uint64_t bytes = 0;
 
 	for (const struct consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {

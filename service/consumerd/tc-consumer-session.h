@@ -211,7 +211,9 @@ int consumerd_session_rotate(struct consumerd_session *session, const char *from
 /* Clear (TC_CONSUMER_CLEAR): drops what the session recorded so far.
  * Returns 0 or -errno. */
 int consumerd_session_clear(struct consumerd_session *session);
-/* Bytes written into the current chunk: stream files, metadata, kernel. */
+/* Bytes of packets written into the current chunk, user space and kernel
+ * (the metadata, copied into every chunk, is left out: it would make a
+ * small size rotate chunks that hold no event). */
 uint64_t consumerd_session_chunk_bytes(const struct consumerd_session *session);
 
 /* What a polled descriptor wakes: a stream (its eventfd), or the kernel

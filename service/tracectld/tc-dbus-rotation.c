@@ -82,9 +82,19 @@ parse_schedule(GVariant *options, guint64 *timer_us, guint64 *size_bytes, GError
 			return FALSE;
 		}
 		if (g_variant_get_uint64(value) == 0) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "A rotation %s of 0: use UnsetRotationSchedule to turn it off",
-				    target == timer_us ? "timer" : "size");
+			if (target == timer_us)
+				g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+					    "Rotation timer of 0 us: it must be %" G_GUINT64_FORMAT
+					    " to %" G_GUINT64_FORMAT " us (UnsetRotationSchedule "
+					    "turns it off)",
+					    (guint64)TC_ROTATION_TIMER_MIN_US,
+					    (guint64)TC_ROTATION_TIMER_MAX_US);
+			else
+				g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+					    "Rotation size of 0 bytes: it must be at least %"
+					    G_GUINT64_FORMAT " bytes (UnsetRotationSchedule turns "
+					    "it off)",
+					    TC_ROTATION_SIZE_MIN_BYTES);
 			g_variant_unref(value);
 			return FALSE;
 		}
