@@ -66,7 +66,8 @@ struct kernel_cpu {
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
 	uint64_t seq;
-	uint64_t discarded; /* free-running, as in packet contexts */
+	uint64_t discarded; /* free-running */
+	uint64_t discarded_base; /* of discarded, before the current chunk */
 	uint64_t begin, end;
 	uint32_t used; /* bytes in packet */
 	uint8_t *packet;
@@ -517,7 +518,8 @@ write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	header->content_size = (uint64_t)c->used * 8;
 	header->packet_size = (uint64_t)c->used * 8;
 	header->packet_seq_num = c->seq++;
-	header->events_discarded = c->discarded;
+	/* Each chunk counts its own losses (see consumerd_stream). */
+	header->events_discarded = c->discarded - c->discarded_base;
 	header->cpu_id = cpu;
 	if (consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to write a kernel packet of CPU %"
@@ -866,6 +868,7 @@ consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
 		struct kernel_cpu *c = &trace->cpus[cpu];
 
 		snprintf(name, sizeof(name), "kernel_%" PRIu32, cpu);
+		c->discarded_base = c->discarded;
 		c->file_fd = consumerd_output_create_file(dir_fd, name);
 		if (c->file_fd < 0)
 			return c->file_fd;

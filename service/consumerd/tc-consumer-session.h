@@ -48,6 +48,11 @@ struct consumerd_stream {
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */
 	uint64_t flush_target; /* read count to reach before a flush is done */
+	/* Events discarded before the current trace chunk began: taken off
+	 * the count of the packets written into it, so that each chunk
+	 * reports its own losses only (a first packet with a count would read
+	 * as losses before it). 0 until a rotation. */
+	uint64_t discarded_base;
 	const struct consumerd_layouts *layouts; /* the channel's */
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */

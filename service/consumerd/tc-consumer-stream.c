@@ -159,6 +159,8 @@ consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd)
 		close(stream->file_fd);
 	stream->file_fd = -1;
 	stream->file_size = 0;
+	/* The flush before reported every loss so far in the old chunk. */
+	stream->discarded_base = stream->reader.events_discarded_seen;
 	stream->write_behind = (struct consumerd_write_behind){0};
 	ret = stream_file_name(file_name, sizeof(file_name), stream->channel_name, stream->cpu);
 	if (ret < 0)
@@ -358,6 +360,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 			/* copy is private: hand the sub-buffer back to the
 			 * writers before the possibly slow write. */
 			tc_rb_reader_put(&stream->reader);
+			((struct tc_packet_header *)copy)->events_discarded -= stream->discarded_base;
 			write_copy(stream, job, copy, size);
 			continue;
 		}

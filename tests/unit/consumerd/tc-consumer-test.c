@@ -1277,6 +1277,34 @@ test_rotate_clear(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
 }
 
+/* Losses before a rotation are reported in the archive, and the next
+ * chunk reads without a warning: its packets count their own losses. */
+static void
+test_rotate_after_losses(Fixture *fixture, gconstpointer data)
+{
+	g_autofree char *from_root = g_build_filename(fixture->base_dir, "a", NULL);
+	g_autofree char *to_root = g_build_filename(fixture->base_dir, "archives", "0", NULL);
+	struct tc_consumer_reply reply;
+	uint64_t discarded = 0;
+
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", 1);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < 2000; seq++)
+		if (try_write_event(&fixture->buffers[0], seq, event_value(seq)) < 0)
+			discarded++;
+	g_assert_cmpuint(discarded, >, 0);
+	g_assert_cmpint(rotate(fixture, 1, from_root, to_root, &reply), ==, 0);
+	for (uint64_t seq = 2000; seq < 2100; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) after = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(after, 2000, 2099, 1);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1299,6 +1327,7 @@ main(int argc, char **argv)
 	ADD("discarded-events", test_discarded_events);
 	ADD("unknown-event-while-losing", test_unknown_event_while_losing);
 	ADD("rotate-clear", test_rotate_clear);
+	ADD("rotate-after-losses", test_rotate_after_losses);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();
