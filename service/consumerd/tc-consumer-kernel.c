@@ -887,6 +887,7 @@ consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
 		if (ftruncate(c->file_fd, 0) < 0)
 			return -errno;
 		c->file_size = 0;
+		c->discarded_base = c->discarded;
 		c->write_behind = (struct consumerd_write_behind){0};
 	}
 	return 0;

@@ -182,6 +182,8 @@ consumerd_stream_truncate_file(struct consumerd_stream *stream)
 	if (ftruncate(stream->file_fd, 0) < 0)
 		return -errno;
 	stream->file_size = 0;
+	/* The losses reported in what is gone are gone with it. */
+	stream->discarded_base = stream->reader.events_discarded_seen;
 	stream->write_behind = (struct consumerd_write_behind){0};
 	return 0;
 }

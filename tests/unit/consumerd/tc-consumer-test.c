@@ -1278,7 +1278,8 @@ test_rotate_clear(Fixture *fixture, gconstpointer data)
 }
 
 /* Losses before a rotation are reported in the archive, and the next
- * chunk reads without a warning: its packets count their own losses. */
+ * chunk reads without a warning: its packets count their own losses.
+ * Likewise after a clear. */
 static void
 test_rotate_after_losses(Fixture *fixture, gconstpointer data)
 {
@@ -1302,6 +1303,21 @@ test_rotate_after_losses(Fixture *fixture, gconstpointer data)
 		g_auto(GStrv) after = read_trace(fixture->trace_dir, FALSE);
 
 		assert_events(after, 2000, 2099, 1);
+	}
+	/* The same for a clear after losses. */
+	discarded = 0;
+	for (uint64_t seq = 3000; seq < 5000; seq++)
+		if (try_write_event(&fixture->buffers[0], seq, event_value(seq)) < 0)
+			discarded++;
+	g_assert_cmpuint(discarded, >, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CLEAR, 1, &reply), ==, 0);
+	for (uint64_t seq = 6000; seq < 6050; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) cleared = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(cleared, 6000, 6049, 1);
 	}
 }
 
