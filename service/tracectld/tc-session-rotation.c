@@ -347,7 +347,7 @@ schedule_due(TcSession *session, gint64 now)
 	if (session->destroyed ||
 	    (session->rotation_timer_us == 0 && session->rotation_size_bytes == 0))
 		return SCHEDULE_DROPPED;
-	if (session->state != TC_SESSION_ACTIVE)
+	if (session->state != TC_SESSION_ACTIVE || now < session->rotation_retry_us)
 		return SCHEDULE_NONE;
 	if (session->rotation_timer_us &&
 	    now - session->last_rotation_us >= (gint64)session->rotation_timer_us)
@@ -385,11 +385,13 @@ run_schedule(TcSession *session)
 	if (due == SCHEDULE_NONE || rotate_locked(session, NULL, &error))
 		return TRUE;
 failed:
-	/* Tried again at the next period; meanwhile the chunk grows. */
-	g_warning("Session '%s' of uid %u: scheduled rotation failed: %s", session->name,
-		  (unsigned)session->owner_uid, error->message);
+	/* Tried again later; meanwhile the chunk grows. */
+	g_warning("Session '%s' of uid %u: scheduled rotation failed, next try in %d s: %s",
+		  session->name, (unsigned)session->owner_uid,
+		  (int)(TC_ROTATION_RETRY_US / G_USEC_PER_SEC), error->message);
 	g_mutex_lock(&session->lock);
 	session->last_rotation_us = g_get_monotonic_time();
+	session->rotation_retry_us = session->last_rotation_us + TC_ROTATION_RETRY_US;
 	g_mutex_unlock(&session->lock);
 	return TRUE;
 }

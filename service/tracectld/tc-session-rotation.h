@@ -29,6 +29,10 @@
 #define TC_ROTATION_SIZE_MIN_BYTES G_GUINT64_CONSTANT(4096)
 /* How often the scheduler looks at the schedules. */
 #define TC_ROTATION_CHECK_INTERVAL_US (200 * 1000)
+/* How long the scheduler leaves a session alone after its scheduled
+ * rotation failed (a full disk, a dead consumer): one warning, not five a
+ * second. */
+#define TC_ROTATION_RETRY_US (10 * G_USEC_PER_SEC)
 
 /* Archives the current chunk; *archive receives its path. */
 gboolean tc_session_op_rotate(TcSession *session, char **archive, GError **error);

@@ -4,7 +4,8 @@
 archives on their own while an application records, every archive reads
 in babeltrace2 without a warning and, with the chunk left at the end, they
 hold every event exactly once; no rotation happens once the schedule is
-turned off or while the session is stopped."""
+turned off or while the session is stopped. A rotation that fails is an
+error naming the archive, and a scheduled one is retried later."""
 
 import os
 import re
@@ -81,10 +82,37 @@ def test_size(svc):
     svc.cli("destroy", "size")
 
 
+def test_failure(svc):
+    """A rotation that cannot be made is an error naming the archive; a
+    scheduled one is logged once and retried later, and recording goes on."""
+    out = os.path.join(svc.rundir, "blocked")
+    svc.cli("create", "blocked", "--output", out)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    with open(os.path.join(out, "archives"), "w"):
+        pass  # a file where the archives directory goes
+    result = svc.cli("rotate", check_ok=False)
+    check(result.returncode == 1 and "cannot archive into" in result.stderr and
+          os.path.join(out, "archives") in result.stderr, f"rotate: {result}")
+    svc.cli("enable-rotation", "--timer", "1s")
+    svc.run_app("--count", "100")
+    time.sleep(1.6)
+    with open(svc.log_path, errors="replace") as f:
+        failures = f.read().count("Session 'blocked' of uid 0: scheduled rotation failed, "
+                                  "next try in 10 s")
+    check(failures == 1, f"{failures} logged failures of the scheduled rotation")
+    svc.cli("stop")
+    seqs = [e["seq"] for e in read_streams(os.path.join(out, "ust"))["events"]
+            if e["name"] == "example:all_types"]
+    check(sorted(seqs) == list(range(100)), f"{len(seqs)} events recorded")
+    svc.cli("destroy", "blocked")
+
+
 def test():
     with Service() as svc:
         test_timer(svc)
         test_size(svc)
+        test_failure(svc)
 
 
 run(test)
