@@ -68,3 +68,5 @@ int tc_cmd_disable_rotation(int argc, char **argv);
 int tc_cmd_clear(int argc, char **argv);
 /* Prints a session's details (list NAME, status). */
 int tc_client_print_session(TcDbusSession *session);
+/* Its rotation schedule and newest archive, when it has them (rotate.c). */
+void tc_client_print_rotation(TcDbusSession *session);

@@ -132,6 +132,7 @@ tc_client_print_session(TcDbusSession *session)
 		tc_dbus_session_get_state(session),
 		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
 	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+	tc_client_print_rotation(session);
 	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
 	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));

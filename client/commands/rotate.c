@@ -3,6 +3,7 @@
  * tracectl rotate [SESSION]
  * tracectl enable-rotation (--timer PERIOD | --size SIZE) [-s SESSION]
  * tracectl disable-rotation [--timer] [--size] [-s SESSION]
+ * and the rotation lines of list SESSION and status.
  */
 #include "tc-client.h"
 
@@ -145,4 +146,19 @@ tc_cmd_disable_rotation(int argc, char **argv)
 	g_print("Rotation schedule turned off for session %s\n",
 		tc_dbus_session_get_name(session));
 	return TC_EXIT_OK;
+}
+
+void
+tc_client_print_rotation(TcDbusSession *session)
+{
+	guint64 timer_us = tc_dbus_session_get_rotation_timer(session);
+	guint64 size_bytes = tc_dbus_session_get_rotation_size(session);
+	const char *last = tc_dbus_session_get_last_archive(session);
+
+	if (timer_us)
+		g_print("    Rotation: every %" G_GUINT64_FORMAT " us\n", timer_us);
+	if (size_bytes)
+		g_print("    Rotation: at %" G_GUINT64_FORMAT " bytes\n", size_bytes);
+	if (last && *last)
+		g_print("    Last archive: %s\n", last);
 }

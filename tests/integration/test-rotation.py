@@ -86,6 +86,8 @@ def test_rotate_while_recording(svc):
                      "org.freedesktop.DBus.Properties.Get", "org.tracectl.Tracing1.Session",
                      "LastArchive")
     check(paths[-1] in last.stdout, f"LastArchive: {last}")
+    listing = svc.cli("list", "rot").stdout
+    check(f"Last archive: {paths[-1]}" in listing, listing)
     with open(svc.log_path, errors="replace") as f:
         daemon_log = f.read()
     check(f"Session 'rot' of uid 0: archive 3 complete in '{paths[-1]}'" in daemon_log,
@@ -124,7 +126,11 @@ def test_refusals(svc):
                            "org.freedesktop.DBus.Properties.Get",
                            "org.tracectl.Tracing1.Session", prop)
         check(value in result.stdout, f"{prop}: {result}")
+    status = svc.cli("status").stdout
+    check("Rotation: every 5000000 us" in status and "Rotation: at 1048576 bytes" in status,
+          status)
     svc.cli("disable-rotation", "--timer", "--size")
+    check("Rotation:" not in svc.cli("status").stdout, "schedule still shown")
     svc.cli("destroy", "bad")
 
     snap = os.path.join(svc.rundir, "snap")
