@@ -9,6 +9,7 @@ session."""
 
 import os
 import re
+import subprocess
 import time
 
 from tclib import Service, check, log, run
@@ -64,8 +65,18 @@ def test_rotate_while_recording(svc):
     svc.cli("start")
     app = svc.app("--count", str(COUNT), "--interval-us", "400")
     printed = []
-    for _ in range(3):
+    object_path = session_path(svc, None, "rot")
+    for i in range(3):
         time.sleep(0.6)
+        if i == 1:  # the same over the bus, with busctl
+            result = subprocess.run(["busctl", f"--address={svc.address}", "call",
+                                     "org.tracectl.Tracing1", object_path,
+                                     "org.tracectl.Tracing1.Session", "Rotate"],
+                                    capture_output=True, text=True, timeout=60)
+            check(result.returncode == 0 and result.stdout.startswith('s "'),
+                  f"busctl Rotate: {result}")
+            printed.append(result.stdout.split('"')[1])
+            continue
         result = svc.cli("rotate", "rot").stdout
         check("is now readable at" in result, result)
         printed.append(result.split()[-1])
@@ -82,7 +93,7 @@ def test_rotate_while_recording(svc):
     check(sum(1 for p in paths[:3] if seqs_of(p)) >= 2,
           "the rotations while recording archived nothing")
     check_every_event_once(paths, COUNT)
-    last = svc.gdbus("--object-path", session_path(svc, None, "rot"), "--method",
+    last = svc.gdbus("--object-path", object_path, "--method",
                      "org.freedesktop.DBus.Properties.Get", "org.tracectl.Tracing1.Session",
                      "LastArchive")
     check(paths[-1] in last.stdout, f"LastArchive: {last}")
