@@ -112,6 +112,55 @@ archive_path(TcSession *session, gint64 end_us)
 			       session->archive_count);
 }
 
+/* The bytes of the current chunk of every trace of the session, as the
+ * consumer counted them. op_lock held. */
+static gboolean
+chunk_bytes(TcSession *session, guint64 *total, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
+	g_autoptr(GArray) ids = NULL;
+
+	*total = 0;
+	if (consumer == NULL)
+		return FALSE;
+	ids = trace_ids(session);
+	for (guint i = 0; i < ids->len; i++) {
+		guint64 bytes;
+
+		if (!tc_consumer_chunk_size(consumer, g_array_index(ids, guint64, i), &bytes, error))
+			return FALSE;
+		*total += bytes;
+	}
+	return TRUE;
+}
+
+/*
+ * As lttng-rotate(1): a stopped session is rotated once. Once its chunk
+ * is archived and nothing was written since (the stop wrote everything
+ * out), another rotation would only make an empty archive. op_lock held.
+ */
+static gboolean
+check_not_archived(TcSession *session, GError **error)
+{
+	guint64 bytes = 0;
+	gboolean is_active;
+
+	g_mutex_lock(&session->lock);
+	is_active = session->state == TC_SESSION_ACTIVE;
+	g_mutex_unlock(&session->lock);
+	if (is_active || session->archive_count == 0)
+		return TRUE;
+	if (!chunk_bytes(session, &bytes, error))
+		return FALSE;
+	if (bytes == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is stopped and what it recorded is archived already",
+			    session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* op_lock held. */
 static gboolean
 rotate_locked(TcSession *session, char **archive, GError **error)
@@ -130,6 +179,8 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 			    session->name);
 		return FALSE;
 	}
+	if (!check_not_archived(session, error))
+		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	/* Every event class recorded so far is described in the archive. */
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
@@ -308,28 +359,6 @@ tc_session_rotation_property_locked(TcSession *session, const char *name)
 	if (g_str_equal(name, "LastArchive"))
 		return g_variant_new_string(session->last_archive ? session->last_archive : "");
 	return NULL;
-}
-
-/* The bytes of the current chunk of every trace of the session, as the
- * consumer counted them. op_lock held. */
-static gboolean
-chunk_bytes(TcSession *session, guint64 *total, GError **error)
-{
-	g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
-	g_autoptr(GArray) ids = NULL;
-
-	*total = 0;
-	if (consumer == NULL)
-		return FALSE;
-	ids = trace_ids(session);
-	for (guint i = 0; i < ids->len; i++) {
-		guint64 bytes;
-
-		if (!tc_consumer_chunk_size(consumer, g_array_index(ids, guint64, i), &bytes, error))
-			return FALSE;
-		*total += bytes;
-	}
-	return TRUE;
 }
 
 typedef enum {

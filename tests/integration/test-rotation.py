@@ -84,6 +84,8 @@ def test_rotate_while_recording(svc):
     check(app.returncode == 0, f"app failed: {err}")
     svc.cli("stop")
     printed.append(svc.cli("rotate").stdout.split()[-1])
+    again = svc.cli("rotate", check_ok=False)
+    check(again.returncode == 1 and "archived already" in again.stderr, f"second: {again}")
     paths = archives(out)
     check(paths == printed, f"archives {paths} but rotate printed {printed}")
     check(len(paths) == 4, f"{len(paths)} archives")
