@@ -3,7 +3,8 @@
 """Rotation while an application emits a known sequence: every archive
 under <output>/archives/<begin>-<end>-<n> is a trace that babeltrace2
 reads without a warning, and the archives together hold every event the
-application emitted exactly once. Refusals: a rotation schedule of size 0
+application emitted exactly once; a root session's per-uid traces are
+archived together. Refusals: a rotation schedule of size 0
 or a timer below its bound, rotating a snapshot session, another user's
 session."""
 
@@ -182,10 +183,33 @@ def test_refusals(svc):
     svc.cli("destroy", "work", user=alice)
 
 
+def test_root_session(svc):
+    """Root's session records every user's applications, each in a per-uid
+    trace: a rotation archives all of them, in the same archive."""
+    alice = svc.add_user("tctest-alice")
+    out = os.path.join(svc.rundir, "all")
+    svc.cli("create", "all", "--output", out)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    svc.run_app("--count", "300", user=alice)
+    svc.run_app("--count", "200")
+    archive = svc.cli("rotate").stdout.split()[-1]
+    svc.run_app("--count", "50", user=alice)
+    svc.cli("stop")
+    for uid, count in ((0, 200), (alice.uid, 300)):
+        trace = os.path.join(archive, "ust", "uid", str(uid), "64-bit")
+        babeltrace_text(trace)
+        check(sorted(seqs_of(trace)) == list(range(count)), f"uid {uid} in {archive}")
+    current = os.path.join(out, "ust", "uid", str(alice.uid), "64-bit")
+    check(sorted(seqs_of(current)) == list(range(50)), "alice's events after the rotation")
+    svc.cli("destroy", "all")
+
+
 def test():
     with Service() as svc:
         test_rotate_while_recording(svc)
         test_refusals(svc)
+        test_root_session(svc)
 
 
 run(test)
