@@ -72,6 +72,23 @@ move_directory(const char *path, const char *from_root, const char *to_root)
 	return consumerd_output_open_dir(path);
 }
 
+/* After a failed rotation: the archive is closed, never written again;
+ * the packets wait in the buffers for the next rotation or are lost. */
+static void
+close_stream_files(struct consumerd_session *session)
+{
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			struct consumerd_stream *stream = &channel->streams[cpu];
+
+			if (stream->file_fd >= 0)
+				close(stream->file_fd);
+			stream->file_fd = -1;
+		}
+	}
+}
+
 /* The user-space trace goes on in dir_fd: new metadata file holding the
  * old one's text, new stream files. */
 static int
@@ -81,11 +98,14 @@ reopen_user_space(struct consumerd_session *session, int dir_fd)
 	int fd, ret;
 
 	fd = consumerd_output_create_file(dir_fd, "metadata");
-	if (fd < 0)
+	if (fd < 0) {
+		close_stream_files(session);
 		return fd;
+	}
 	ret = consumerd_output_copy(session->metadata_fd, session->metadata_size, fd, &size);
 	if (ret < 0) {
 		close(fd);
+		close_stream_files(session);
 		return ret;
 	}
 	close(session->metadata_fd);

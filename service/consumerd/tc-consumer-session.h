@@ -208,8 +208,9 @@ int consumerd_session_snapshot(struct consumerd_session *session, const char *di
  * goes on in new ones holding a copy of the metadata. *archived_bytes
  * receives the size of the chunk that was closed. Not for snapshot
  * sessions (-EINVAL). Returns 0 or -errno; after a failure past the
- * renames, the streams whose files could not be made write nothing
- * until the next rotation. In tc-consumer-rotate.c.
+ * renames, nothing more is written into the archive, and the streams
+ * whose new files could not be made write nothing (their packets wait in
+ * the buffers). In tc-consumer-rotate.c.
  */
 int consumerd_session_rotate(struct consumerd_session *session, const char *from_root,
 			     const char *to_root, uint64_t *archived_bytes);
