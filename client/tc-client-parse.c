@@ -4,6 +4,33 @@
 #include "tc-client.h"
 
 gboolean
+tc_client_parse_period(const char *text, guint64 *microseconds)
+{
+	static const struct {
+		const char *unit;
+		guint64 us;
+	} units[] = {
+		{"", 1}, {"us", 1}, {"ms", 1000}, {"s", G_GUINT64_CONSTANT(1000000)},
+		{"m", G_GUINT64_CONSTANT(60000000)}, {"h", G_GUINT64_CONSTANT(3600000000)},
+	};
+	guint64 value;
+	char *end;
+
+	if (text == NULL || !g_ascii_isdigit(*text))
+		return FALSE;
+	value = g_ascii_strtoull(text, &end, 10);
+	for (guint i = 0; i < G_N_ELEMENTS(units); i++) {
+		if (g_str_equal(end, units[i].unit)) {
+			if (value > G_MAXUINT64 / units[i].us)
+				return FALSE;
+			*microseconds = value * units[i].us;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+gboolean
 tc_client_parse_size(const char *text, guint64 *size)
 {
 	guint64 value, multiplier = 1;

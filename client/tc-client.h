@@ -35,6 +35,8 @@ char *tc_client_config_path(void);
 /* Pure helpers (tc-client-parse.c), unit tested. */
 gboolean tc_client_parse_size(const char *text, guint64 *size);
 gboolean tc_client_is_power_of_two(guint64 value);
+/* A period: microseconds, or a number with a unit us, ms, s, m or h. */
+gboolean tc_client_parse_period(const char *text, guint64 *microseconds);
 char **tc_client_split_patterns(const char *list);
 char **tc_client_kernel_patterns(const char *list, gboolean syscall);
 char *tc_client_read_session_from_rc(const char *contents);
@@ -68,3 +70,9 @@ int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL
  * (tc-client-session-json.c). */
 JsonNode *tc_client_session_json(TcDbusSession *session, GVariant *statistics);
+int tc_cmd_rotate(int argc, char **argv);
+int tc_cmd_enable_rotation(int argc, char **argv);
+int tc_cmd_disable_rotation(int argc, char **argv);
+int tc_cmd_clear(int argc, char **argv);
+/* Its rotation schedule and newest archive, when it has them (rotate.c). */
+void tc_client_print_rotation(TcDbusSession *session);

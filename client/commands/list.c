@@ -320,6 +320,7 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 		tc_dbus_session_get_state(session),
 		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
 	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+	tc_client_print_rotation(session);
 	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
 	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));

@@ -45,6 +45,9 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_KERNEL_UPDATE = 10,  /* struct tc_consumer_kernel_update [+ memfd] */
 	/* struct tc_consumer_session_ref -> the reply's KERNEL_STATS figures */
 	TC_CONSUMER_KERNEL_STATS = 11,
+	TC_CONSUMER_ROTATE = 12,         /* struct tc_consumer_rotate */
+	TC_CONSUMER_CLEAR = 13,          /* struct tc_consumer_session_ref */
+	TC_CONSUMER_CHUNK_SIZE = 14,     /* struct tc_consumer_session_ref */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -108,6 +111,37 @@ struct tc_consumer_snapshot {
 	uint64_t session_id;
 	char dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
 };
+
+/*
+ * Rotation: closes the session's current trace chunk and starts the next.
+ * Every stream is flushed as at a stop (the sub-buffers being filled are
+ * closed, everything reserved before is written out), then the session's
+ * directories under from_root (its user-space trace directory when it has
+ * channels, and its kernel trace directory) are renamed to the same place
+ * under to_root, which the consumer creates (0700, with missing parents;
+ * an existing entry is never replaced). Then new directories are made
+ * where the old ones were, with new, empty stream files and a copy of the
+ * whole metadata so far. Every packet is thus in exactly one chunk, and
+ * each chunk is a complete trace. Not for snapshot or relay sessions.
+ * The reply's bytes_used is the size of the archived chunk's packets.
+ */
+struct tc_consumer_rotate {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	char from_root[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+	char to_root[TC_CONSUMER_PATH_MAX];   /* absolute, NUL-terminated */
+};
+
+/*
+ * TC_CONSUMER_CLEAR drops what the session recorded so far: the stream
+ * files of the current chunk are flushed then cut to nothing (the
+ * metadata stays), and in snapshot sessions the buffers' contents are
+ * released unread. Recording goes on.
+ * TC_CONSUMER_CHUNK_SIZE: the reply's bytes_used is the number of bytes
+ * of packets written into the current chunk (stream files, user space and
+ * kernel; not the metadata), the figure a size-based rotation schedule
+ * watches, as LTTng's counts the flushed part of the chunk.
+ */
 
 struct tc_consumer_channel_ref {
 	struct tc_consumer_header header;
@@ -270,12 +304,13 @@ struct tc_consumer_reply {
 	 * not read yet as bytes_used), with buffer_bytes and bytes_used_peak
 	 * 0 (the service knows the size, the kernel keeps no peak). */
 	uint64_t buffer_bytes;
-	uint64_t bytes_used;      /* at the last monitor sample */
+	uint64_t bytes_used;      /* at the last monitor sample; ROTATE, CHUNK_SIZE: see there */
 	uint64_t bytes_used_peak; /* highest sampled */
 	uint64_t events_discarded;
 	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");
+static_assert(sizeof(struct tc_consumer_rotate) <= TC_CONSUMER_MSG_MAX, "message too big");
 
 #endif /* TC_CONSUMER_ABI_H */

@@ -479,9 +479,72 @@ handle_kernel_stats(struct command *command)
 	return 0;
 }
 
+static int
+handle_rotate(struct command *command)
+{
+	const struct tc_consumer_rotate *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t archived = 0;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (session->snapshot)
+		return command_fail(command, -EINVAL,
+				    "Session %" PRIu64 " is a snapshot session: it has no chunk "
+				    "to rotate",
+				    msg->session_id);
+	if (!string_is_terminated(msg->from_root, sizeof(msg->from_root)) ||
+	    !string_is_terminated(msg->to_root, sizeof(msg->to_root)) ||
+	    !consumerd_output_path_is_safe(msg->from_root) ||
+	    !consumerd_output_path_is_safe(msg->to_root))
+		return command_fail(command, -EINVAL,
+				    "The rotation's directories are not absolute paths without "
+				    "\"..\"");
+	ret = consumerd_session_rotate(session, msg->from_root, msg->to_root, &archived);
+	command->reply.bytes_used = archived;
+	command_set_totals(command, session);
+	if (ret < 0)
+		return command_fail(command, ret, "Session %" PRIu64 ": cannot archive into \"%s\": %s",
+				    msg->session_id, msg->to_root, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_clear(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	ret = consumerd_session_clear(session);
+	if (ret < 0)
+		return command_fail(command, ret, "Session %" PRIu64 ": cannot clear: %s",
+				    msg->session_id, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_chunk_size(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	command->reply.bytes_used = consumerd_session_chunk_bytes(session);
+	return 0;
+}
+
 static const struct command_type command_types[] = {
 	{TC_CONSUMER_KERNEL_STATS, "KERNEL_STATS", sizeof(struct tc_consumer_session_ref), false,
 	 handle_kernel_stats},
+	{TC_CONSUMER_ROTATE, "ROTATE", sizeof(struct tc_consumer_rotate), false, handle_rotate},
+	{TC_CONSUMER_CLEAR, "CLEAR", sizeof(struct tc_consumer_session_ref), false, handle_clear},
+	{TC_CONSUMER_CHUNK_SIZE, "CHUNK_SIZE", sizeof(struct tc_consumer_session_ref), false,
+	 handle_chunk_size},
 	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
 	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,

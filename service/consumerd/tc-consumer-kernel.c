@@ -66,7 +66,8 @@ struct kernel_cpu {
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
 	uint64_t seq;
-	uint64_t discarded; /* free-running, as in packet contexts */
+	uint64_t discarded; /* free-running */
+	uint64_t discarded_base; /* of discarded, before the current chunk */
 	uint64_t begin, end;
 	uint32_t used; /* bytes in packet */
 	uint8_t *packet;
@@ -94,6 +95,7 @@ struct consumerd_kernel_trace {
 	 * for once per event class, not once per record. By event id. */
 	struct event_fields *fields;
 	uint32_t nr_fields;
+	char *dir; /* as the service gave it, for rotations */
 	uint32_t nr_cpus;
 	struct kernel_cpu cpus[];
 };
@@ -340,6 +342,9 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 		if (!c->kbuf || !c->page)
 			goto fail;
 	}
+	trace->dir = strdup(spec->dir);
+	if (!trace->dir)
+		goto fail;
 	ret = consumerd_output_open_dir(spec->dir);
 	if (ret < 0)
 		goto fail;
@@ -513,7 +518,8 @@ write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	header->content_size = (uint64_t)c->used * 8;
 	header->packet_size = (uint64_t)c->used * 8;
 	header->packet_seq_num = c->seq++;
-	header->events_discarded = c->discarded;
+	/* Each chunk counts its own losses (see consumerd_stream). */
+	header->events_discarded = c->discarded - c->discarded_base;
 	header->cpu_id = cpu;
 	if (consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to write a kernel packet of CPU %"
@@ -831,8 +837,91 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 		close(trace->metadata_fd);
 	}
 	consumerd_kernel_tasks_free(trace->tasks);
+	free(trace->dir);
 	free_fields(trace);
 	if (trace->tep)
 		tep_free(trace->tep);
 	free(trace);
+}
+
+const char *
+consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace)
+{
+	return trace->dir;
+}
+
+/* Closes the per-CPU files and the metadata file as they are. */
+static void
+close_files(struct consumerd_kernel_trace *trace)
+{
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		if (c->file_fd >= 0)
+			close(c->file_fd);
+		c->file_fd = -1;
+		c->file_size = 0;
+		c->write_behind = (struct consumerd_write_behind){0};
+	}
+}
+
+int
+consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
+{
+	uint64_t size = 0;
+	int old_metadata = trace->metadata_fd;
+	int fd, ret;
+
+	close_files(trace);
+	fd = consumerd_output_create_file(dir_fd, "metadata");
+	if (fd < 0)
+		return fd;
+	/* The metadata is one text that grows: the new chunk starts with
+	 * all of it, so that it is a complete trace on its own. */
+	ret = consumerd_output_copy(old_metadata, trace->metadata_size, fd, &size);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	close(old_metadata);
+	trace->metadata_fd = fd;
+	trace->metadata_size = size;
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		char name[32];
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		snprintf(name, sizeof(name), "kernel_%" PRIu32, cpu);
+		c->discarded_base = c->discarded;
+		c->file_fd = consumerd_output_create_file(dir_fd, name);
+		if (c->file_fd < 0)
+			return c->file_fd;
+	}
+	return 0;
+}
+
+int
+consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
+{
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		if (c->file_fd < 0)
+			continue;
+		if (ftruncate(c->file_fd, 0) < 0)
+			return -errno;
+		c->file_size = 0;
+		c->discarded_base = c->discarded;
+		c->write_behind = (struct consumerd_write_behind){0};
+	}
+	return 0;
+}
+
+uint64_t
+consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace)
+{
+	uint64_t bytes = 0;
+
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++)
+		bytes += trace->cpus[cpu].file_size;
+	return bytes;
 }

@@ -58,6 +58,19 @@ struct consumerd_kernel_stats {
 };
 void consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
 				  struct consumerd_kernel_stats *stats);
+/* The directory the trace is written to, as the service gave it. */
+const char *consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace);
+/*
+ * Rotation, after a drain: the trace goes on in dir_fd, a new empty
+ * directory, with new per-CPU files and a copy of the metadata so far; the
+ * old files are closed as they are. Returns 0 or -errno (the trace then
+ * writes nothing more).
+ */
+int consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd);
+/* Clear, after a drain: cuts the per-CPU files to nothing. */
+int consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace);
+/* Bytes of packets in the trace's per-CPU files. */
+uint64_t consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

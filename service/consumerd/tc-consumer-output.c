@@ -141,9 +141,47 @@ consumerd_output_open_dir(const char *path)
 }
 
 int
+consumerd_output_make_parents(const char *path)
+{
+	if (!consumerd_output_path_is_safe(path))
+		return -EINVAL;
+	return make_parents(path);
+}
+
+#define COPY_CHUNK 65536
+
+int
+consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
+{
+	uint64_t offset = 0;
+	char *chunk = malloc(COPY_CHUNK);
+	int ret = 0;
+
+	if (!chunk)
+		return -ENOMEM;
+	while (offset < size) {
+		size_t want = size - offset < COPY_CHUNK ? (size_t)(size - offset) : COPY_CHUNK;
+		ssize_t n = pread(from_fd, chunk, want, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = consumerd_output_append(to_fd, to_size, chunk, (size_t)n);
+		if (ret < 0)
+			break;
+		offset += (uint64_t)n;
+	}
+	free(chunk);
+	return ret;
+}
+
+int
 consumerd_output_create_file(int dir_fd, const char *name)
 {
-	int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			FILE_MODE);
 
 	return fd < 0 ? -errno : fd;

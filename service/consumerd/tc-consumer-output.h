@@ -33,7 +33,21 @@ bool consumerd_output_path_is_safe(const char *path);
 int consumerd_output_open_dir(const char *path);
 
 /*
- * Creates a new file name in dir_fd, mode 0600, for writing. Never opens an
+ * Creates the missing parents of path (mode 0700), not path itself.
+ * Returns 0, -EINVAL when path is not safe, or -errno of mkdir().
+ */
+int consumerd_output_make_parents(const char *path);
+
+/*
+ * Appends the first size bytes of from_fd to to_fd at *to_size, as
+ * consumerd_output_append() does. Returns 0, -EIO when from_fd is
+ * shorter, or -errno.
+ */
+int consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size);
+
+/*
+ * Creates a new file name in dir_fd, mode 0600, for writing (and reading:
+ * a rotation copies the metadata file into the next chunk). Never opens an
  * existing file nor follows a symbolic link.
  * Returns the descriptor (O_CLOEXEC), or -errno of openat(), e.g. -EEXIST.
  */

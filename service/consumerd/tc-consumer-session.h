@@ -48,6 +48,11 @@ struct consumerd_stream {
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */
 	uint64_t flush_target; /* read count to reach before a flush is done */
+	/* Events discarded before the current trace chunk began: taken off
+	 * the count of the packets written into it, so that each chunk
+	 * reports its own losses only (a first packet with a count would read
+	 * as losses before it). 0 until a rotation. */
+	uint64_t discarded_base;
 	const struct consumerd_layouts *layouts; /* the channel's */
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
@@ -196,6 +201,26 @@ void consumerd_channel_stats(const struct consumerd_channel *channel,
  */
 int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 			       uint64_t *packets);
+
+/*
+ * Rotation (TC_CONSUMER_ROTATE): flushes the session, moves its trace
+ * directories from under from_root to the same place under to_root and
+ * goes on in new ones holding a copy of the metadata. *archived_bytes
+ * receives the size of the chunk that was closed. Not for snapshot
+ * sessions (-EINVAL). Returns 0 or -errno; after a failure past the
+ * renames, nothing more is written into the archive, and the streams
+ * whose new files could not be made write nothing (their packets wait in
+ * the buffers). In tc-consumer-rotate.c.
+ */
+int consumerd_session_rotate(struct consumerd_session *session, const char *from_root,
+			     const char *to_root, uint64_t *archived_bytes);
+/* Clear (TC_CONSUMER_CLEAR): drops what the session recorded so far.
+ * Returns 0 or -errno. */
+int consumerd_session_clear(struct consumerd_session *session);
+/* Bytes of packets written into the current chunk, user space and kernel
+ * (the metadata, copied into every chunk, is left out: it would make a
+ * small size rotate chunks that hold no event). */
+uint64_t consumerd_session_chunk_bytes(const struct consumerd_session *session);
 
 /* What a polled descriptor wakes: a stream (its eventfd), or the kernel
  * trace of a session (one of its trace_pipe_raw descriptors). */

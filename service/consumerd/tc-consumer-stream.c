@@ -149,6 +149,63 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 	stream->wake_fd = -1;
 }
 
+int
+consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd)
+{
+	char file_name[NAME_MAX + 1];
+	int fd, ret;
+
+	if (stream->file_fd >= 0)
+		close(stream->file_fd);
+	stream->file_fd = -1;
+	stream->file_size = 0;
+	/* The flush before reported every loss so far in the old chunk. */
+	stream->discarded_base = stream->reader.events_discarded_seen;
+	stream->write_behind = (struct consumerd_write_behind){0};
+	ret = stream_file_name(file_name, sizeof(file_name), stream->channel_name, stream->cpu);
+	if (ret < 0)
+		return ret;
+	fd = consumerd_output_create_file(dir_fd, file_name);
+	if (fd < 0)
+		return fd;
+	stream->file_fd = fd;
+	stream->direct = consumerd_output_try_direct(fd, stream->reader.rb.subbuf_size);
+	stream->write_queued = stream->direct;
+	return 0;
+}
+
+int
+consumerd_stream_truncate_file(struct consumerd_stream *stream)
+{
+	if (stream->file_fd < 0)
+		return 0;
+	if (ftruncate(stream->file_fd, 0) < 0)
+		return -errno;
+	stream->file_size = 0;
+	/* The losses reported in what is gone are gone with it. */
+	stream->discarded_base = stream->reader.events_discarded_seen;
+	stream->write_behind = (struct consumerd_write_behind){0};
+	return 0;
+}
+
+void
+consumerd_stream_discard(struct consumerd_stream *stream, uint8_t *packet)
+{
+	/* One buffer's worth and one more: writers that keep closing
+	 * sub-buffers meanwhile cannot hold the consumer here. */
+	uint32_t budget = stream->reader.rb.num_subbuf + 1;
+
+	consumerd_stream_close_current(stream, true);
+	for (uint32_t i = 0; i < budget; i++) {
+		int ret = tc_rb_reader_get(&stream->reader, packet);
+
+		if (ret == 1)
+			tc_rb_reader_put(&stream->reader);
+		else if (ret != -EBADMSG)
+			break;
+	}
+}
+
 void
 consumerd_stream_release_memfd(struct consumerd_stream *stream)
 {
@@ -305,6 +362,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 			/* copy is private: hand the sub-buffer back to the
 			 * writers before the possibly slow write. */
 			tc_rb_reader_put(&stream->reader);
+			((struct tc_packet_header *)copy)->events_discarded -= stream->discarded_base;
 			write_copy(stream, job, copy, size);
 			continue;
 		}

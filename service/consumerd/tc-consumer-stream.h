@@ -48,6 +48,24 @@ int consumerd_stream_open(struct consumerd_stream *stream, const struct consumer
  */
 void consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file);
 
+/*
+ * Rotation: the stream goes on in a new, empty stream file of the same
+ * name in dir_fd; the old file is closed as it is. The caller waited for
+ * the writer thread (consumerd_writer_wait_idle()). Returns 0 or the
+ * creation's -errno (the stream then writes nothing until the next
+ * rotation: its packets stay in the buffer).
+ */
+int consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd);
+
+/* Clear: cuts the stream file to nothing. The caller waited for the
+ * writer thread. Returns 0 or -errno of ftruncate(). */
+int consumerd_stream_truncate_file(struct consumerd_stream *stream);
+
+/* Clear of a snapshot session: releases every closed sub-buffer unread,
+ * after closing the one being filled, so that the next snapshot holds
+ * only what is written from now on. */
+void consumerd_stream_discard(struct consumerd_stream *stream, uint8_t *packet);
+
 /* Closes the stream's memfd once it was handed to the service; the
  * mapping stays. */
 void consumerd_stream_release_memfd(struct consumerd_stream *stream);

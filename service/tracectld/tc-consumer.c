@@ -536,7 +536,8 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 	struct tc_consumer_header *header = msg;
 	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
 	guint n_streams = 0;
-	guint timeout_ms = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT
+	guint timeout_ms = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT ||
+					   type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR
 				   ? CONSUMER_WRITE_TIMEOUT_MS
 				   : CONSUMER_REPLY_TIMEOUT_MS;
 
@@ -877,4 +878,49 @@ tc_consumers_shutdown(void)
 			g_usleep(10000);
 		}
 	}
+}
+
+gboolean
+tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id, const char *from_root,
+			   const char *to_root, guint64 *archived_bytes, GError **error)
+{
+	g_autofree struct tc_consumer_rotate *msg = g_new0(struct tc_consumer_rotate, 1);
+	struct tc_consumer_reply reply = {0};
+
+	msg->session_id = session_id;
+	if (g_strlcpy(msg->from_root, from_root, sizeof(msg->from_root)) >= sizeof(msg->from_root) ||
+	    g_strlcpy(msg->to_root, to_root, sizeof(msg->to_root)) >= sizeof(msg->to_root)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The archive directory is longer than %u bytes", TC_CONSUMER_PATH_MAX - 1);
+		return FALSE;
+	}
+	if (!request(consumer, msg, TC_CONSUMER_ROTATE, sizeof(*msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	if (archived_bytes)
+		*archived_bytes = reply.bytes_used;
+	return TRUE;
+}
+
+gboolean
+tc_consumer_clear_session(TcConsumer *consumer, guint64 session_id, GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	return request(consumer, &msg, TC_CONSUMER_CLEAR, sizeof(msg), NULL, 0, NULL, &reply,
+		       error);
+}
+
+gboolean
+tc_consumer_chunk_size(TcConsumer *consumer, guint64 session_id, guint64 *bytes, GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_CHUNK_SIZE, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	*bytes = reply.bytes_used;
+	return TRUE;
 }

@@ -72,6 +72,19 @@ gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			      guint64 *packets, GError **error);
 
+/* Rotation (TC_CONSUMER_ROTATE): the session's trace directories under
+ * from_root move to the same place under to_root, and recording goes on
+ * in new ones. *archived_bytes (or NULL) receives the archived chunk's
+ * size. */
+gboolean tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id,
+				    const char *from_root, const char *to_root,
+				    guint64 *archived_bytes, GError **error);
+/* Drops what the session recorded so far (TC_CONSUMER_CLEAR). */
+gboolean tc_consumer_clear_session(TcConsumer *consumer, guint64 session_id, GError **error);
+/* Bytes written into the session's current chunk (TC_CONSUMER_CHUNK_SIZE). */
+gboolean tc_consumer_chunk_size(TcConsumer *consumer, guint64 session_id, guint64 *bytes,
+				GError **error);
+
 typedef struct {
 	guint64 buffer_bytes;
 	guint64 bytes_used;

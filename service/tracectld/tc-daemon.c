@@ -30,6 +30,7 @@
 #include "tc-registry.h"
 #include "tc-rundir.h"
 #include "tc-session-ops.h"
+#include "tc-session-rotation.h"
 #include "tc-trace-clock.h"
 #include "tc-user-limits.h"
 #include "tc-wake.h"
@@ -177,6 +178,7 @@ shutdown_daemon(TcDaemon *daemon)
 	/* Applications first, so nothing new arrives; then the consumers,
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
+	tc_rotation_scheduler_stop();
 	tc_request_pool_stop();
 	tc_consumers_shutdown();
 	tc_consumer_units_shutdown();

@@ -34,6 +34,10 @@ struct _TcRequest {
 	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */
+	/* SetRotationSchedule: the parts given (0: not given);
+	 * UnsetRotationSchedule: non-zero for the parts to turn off. */
+	guint64 rotation_timer_us;
+	guint64 rotation_size_bytes;
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* What a handler hands its work beyond the fields above, freed with
 	 * the request by data_free. */

@@ -17,11 +17,13 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-track.h"
+#include "tc-dbus-rotation.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-session-track.h"
+#include "tc-session-rotation.h"
 #include "tc-validate.h"
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
@@ -175,7 +177,7 @@ property_value_locked(TcSession *session, const char *name)
 		return g_variant_new_boolean(session->snapshot);
 	if (g_str_equal(name, "Tracking"))
 		return tc_session_tracking_variant_locked(session);
-	return NULL;
+	return tc_session_rotation_property_locked(session, name);
 }
 
 static GVariant *
@@ -710,6 +712,7 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 
 	self->session = tc_session_ref(session);
 	tc_dbus_track_connect(self, session);
+	tc_dbus_rotation_connect(self, session);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(self), connection,
 					      session->object_path, error)) {
 		g_object_unref(self);

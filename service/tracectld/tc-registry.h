@@ -139,6 +139,14 @@ struct _TcSession {
 	 * output_directory. Set at creation, never changed. */
 	struct tc_consumer_relay_output *relay;
 	guint snapshot_count;      /* [op_lock] snapshots recorded so far */
+	/* Rotation (tc-session-rotation.h). The schedule: 0 is off. */
+	guint64 rotation_timer_us;   /* [S] */
+	guint64 rotation_size_bytes; /* [S] */
+	gint64 last_rotation_us;     /* [S] monotonic: when the current chunk began */
+	gint64 rotation_retry_us;    /* [S] monotonic: no scheduled rotation before */
+	gint64 chunk_begin_realtime_us; /* [op_lock] 0: the session's creation */
+	guint archive_count;         /* [op_lock] archives completed, the next one's index */
+	char *last_archive;          /* [S] the newest archive's path, or NULL */
 	gboolean has_buffers;      /* [S] buffers exist: started at least once */
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */

@@ -23,6 +23,31 @@ test_size(void)
 }
 
 static void
+test_period(void)
+{
+	guint64 us;
+
+	g_assert_true(tc_client_parse_period("1500", &us));
+	g_assert_cmpuint(us, ==, 1500);
+	g_assert_true(tc_client_parse_period("20us", &us));
+	g_assert_cmpuint(us, ==, 20);
+	g_assert_true(tc_client_parse_period("250ms", &us));
+	g_assert_cmpuint(us, ==, 250000);
+	g_assert_true(tc_client_parse_period("3s", &us));
+	g_assert_cmpuint(us, ==, 3000000);
+	g_assert_true(tc_client_parse_period("2m", &us));
+	g_assert_cmpuint(us, ==, 120000000);
+	g_assert_true(tc_client_parse_period("1h", &us));
+	g_assert_cmpuint(us, ==, G_GUINT64_CONSTANT(3600000000));
+	g_assert_false(tc_client_parse_period("", &us));
+	g_assert_false(tc_client_parse_period("s", &us));
+	g_assert_false(tc_client_parse_period("-1s", &us));
+	g_assert_false(tc_client_parse_period("1d", &us));
+	g_assert_false(tc_client_parse_period("1 s", &us));
+	g_assert_false(tc_client_parse_period("99999999999999999h", &us));
+}
+
+static void
 test_power_of_two(void)
 {
 	g_assert_false(tc_client_is_power_of_two(0));
@@ -98,6 +123,7 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/client/size", test_size);
+	g_test_add_func("/tracectl/client/period", test_period);
 	g_test_add_func("/tracectl/client/power-of-two", test_power_of_two);
 	g_test_add_func("/tracectl/client/patterns", test_patterns);
 	g_test_add_func("/tracectl/client/rc-file", test_rc_file);

@@ -1202,6 +1202,125 @@ test_sigterm(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(file_size(fixture->trace_dir, "chan_0"), ==, TEST_SUBBUF_SIZE);
 }
 
+static int
+rotate(Fixture *fixture, uint64_t session_id, const char *from_root, const char *to_root,
+       struct tc_consumer_reply *reply)
+{
+	g_autofree struct tc_consumer_rotate *msg = g_new0(struct tc_consumer_rotate, 1);
+
+	msg->session_id = session_id;
+	g_strlcpy(msg->from_root, from_root, sizeof(msg->from_root));
+	g_strlcpy(msg->to_root, to_root, sizeof(msg->to_root));
+	return request(fixture, msg, TC_CONSUMER_ROTATE, sizeof(*msg), reply);
+}
+
+/* Rotation: the chunk moves to the archive with its metadata, the session
+ * goes on in new, empty files with the whole metadata, and each packet is
+ * in one chunk only. Clear cuts the current chunk's files. */
+static void
+test_rotate_clear(Fixture *fixture, gconstpointer data)
+{
+	g_autofree char *from_root = g_build_filename(fixture->base_dir, "a", NULL);
+	g_autofree char *to_root = g_build_filename(fixture->base_dir, "archives", "0", NULL);
+	g_autofree char *archived = g_build_filename(to_root, "b", "trace", NULL);
+	g_autofree char *old_path = g_build_filename(archived, "metadata", NULL);
+	g_autofree char *new_path = g_build_filename(fixture->trace_dir, "metadata", NULL);
+	g_autofree char *old_metadata = NULL, *new_metadata = NULL;
+	g_autofree struct tc_consumer_rotate *bad = g_new0(struct tc_consumer_rotate, 1);
+	struct tc_consumer_reply reply;
+	gsize old_len, new_len;
+
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", 1);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < 200; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CHUNK_SIZE, 1, &reply), ==, 0);
+	g_assert_cmpint(rotate(fixture, 1, from_root, to_root, &reply), ==, 0);
+	g_assert_cmpuint(reply.bytes_used, ==, 2 * TEST_SUBBUF_SIZE);
+	g_assert_cmpint(file_size(archived, "channel0_0"), ==, 2 * TEST_SUBBUF_SIZE);
+	g_assert_cmpint(file_size(fixture->trace_dir, "channel0_0"), ==, 0);
+	g_assert_true(g_file_get_contents(old_path, &old_metadata, &old_len, NULL));
+	g_assert_true(g_file_get_contents(new_path, &new_metadata, &new_len, NULL));
+	g_assert_cmpuint(old_len, >, 0);
+	g_assert_cmpmem(old_metadata, old_len, new_metadata, new_len);
+
+	for (uint64_t seq = 200; seq < 300; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CHUNK_SIZE, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.bytes_used, ==, TEST_SUBBUF_SIZE);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) before = read_trace(archived, FALSE);
+		g_auto(GStrv) after = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(before, 0, 199, 1);
+		assert_events(after, 200, 299, 1);
+	}
+	/* The archive's place is taken: nothing is replaced. */
+	g_assert_cmpint(rotate(fixture, 1, from_root, to_root, &reply), ==, -EEXIST);
+	g_assert_cmpint(file_size(archived, "channel0_0"), ==, 2 * TEST_SUBBUF_SIZE);
+
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CLEAR, 1, &reply), ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CHUNK_SIZE, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.bytes_used, ==, 0);
+	g_assert_cmpint(file_size(fixture->trace_dir, "metadata"), ==, (goffset)new_len);
+
+	/* Malformed: not under from_root, unterminated, relative, a size off. */
+	g_assert_cmpint(rotate(fixture, 1, "/nonexistent", to_root, &reply), ==, -EINVAL);
+	g_assert_cmpint(rotate(fixture, 1, from_root, "relative", &reply), ==, -EINVAL);
+	g_assert_cmpint(rotate(fixture, 2, from_root, to_root, &reply), ==, -ENOENT);
+	bad->session_id = 1;
+	memset(bad->from_root, 'x', sizeof(bad->from_root));
+	assert_refused(fixture, bad, TC_CONSUMER_ROTATE, sizeof(*bad), -EINVAL);
+	assert_refused(fixture, bad, TC_CONSUMER_ROTATE, sizeof(*bad) - 1, -EBADMSG);
+	g_assert_cmpint(kill(fixture->pid, 0), ==, 0);
+}
+
+/* Losses before a rotation are reported in the archive, and the next
+ * chunk reads without a warning: its packets count their own losses.
+ * Likewise after a clear. */
+static void
+test_rotate_after_losses(Fixture *fixture, gconstpointer data)
+{
+	g_autofree char *from_root = g_build_filename(fixture->base_dir, "a", NULL);
+	g_autofree char *to_root = g_build_filename(fixture->base_dir, "archives", "0", NULL);
+	struct tc_consumer_reply reply;
+	uint64_t discarded = 0;
+
+	g_assert_cmpint(create_session(fixture, 1, fixture->trace_dir), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", 1);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < 2000; seq++)
+		if (try_write_event(&fixture->buffers[0], seq, event_value(seq)) < 0)
+			discarded++;
+	g_assert_cmpuint(discarded, >, 0);
+	g_assert_cmpint(rotate(fixture, 1, from_root, to_root, &reply), ==, 0);
+	for (uint64_t seq = 2000; seq < 2100; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) after = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(after, 2000, 2099, 1);
+	}
+	/* The same for a clear after losses. */
+	discarded = 0;
+	for (uint64_t seq = 3000; seq < 5000; seq++)
+		if (try_write_event(&fixture->buffers[0], seq, event_value(seq)) < 0)
+			discarded++;
+	g_assert_cmpuint(discarded, >, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_CLEAR, 1, &reply), ==, 0);
+	for (uint64_t seq = 6000; seq < 6050; seq++)
+		write_event(&fixture->buffers[0], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	if (has_babeltrace2()) {
+		g_auto(GStrv) cleared = read_trace(fixture->trace_dir, FALSE);
+
+		assert_events(cleared, 6000, 6049, 1);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1223,6 +1342,8 @@ main(int argc, char **argv)
 	ADD("sigterm", test_sigterm);
 	ADD("discarded-events", test_discarded_events);
 	ADD("unknown-event-while-losing", test_unknown_event_while_losing);
+	ADD("rotate-clear", test_rotate_clear);
+	ADD("rotate-after-losses", test_rotate_after_losses);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();

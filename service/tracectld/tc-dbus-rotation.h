@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tc-registry.h"
+
+/* Connects the rotation methods of a session's exported skeleton
+ * (a TcDbusSessionSkeleton) to handlers acting on session, which the
+ * skeleton keeps referenced while it exists. */
+void tc_dbus_rotation_connect(gpointer skeleton, TcSession *session);

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rotation and clear of a session's trace (tc-session-rotation.h).
+ *
+ * The scheduler is one thread of the service, started with the first
+ * schedule: every TC_ROTATION_CHECK_INTERVAL_US it looks at the sessions
+ * that have a schedule and, for those recording, rotates the ones whose
+ * timer is due or whose current chunk reached its size (the consumer
+ * counts the bytes it wrote, TC_CONSUMER_CHUNK_SIZE). A rotation waits on
+ * the owner's consumer, which is why it is neither on the D-Bus main loop
+ * nor in the request pool, whose threads are shared fairly by the callers.
+ *
+ * Lock order: a session's op_lock > its lock [S]; the scheduler's lock is
+ * a leaf, never held across an operation.
+ */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-rotation.h"
+
+#include <urcu.h>
+
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-session-trace.h"
+
+static GMutex scheduler_lock;
+static GCond scheduler_cond;
+static GThread *scheduler_thread;  /* [scheduler_lock] */
+static GPtrArray *scheduled;       /* [scheduler_lock] TcSession *, referenced */
+static gboolean scheduler_stopping; /* [scheduler_lock] */
+
+/* The session's op_lock, held until the locker goes, with the session
+ * alive: as every operation of tc-session-ops.c begins. */
+static GMutexLocker *
+op_begin(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	if (session->destroyed) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "Session '%s' was destroyed",
+			    session->name);
+		return NULL;
+	}
+	return g_steal_pointer(&op);
+}
+
+/* Sessions streamed to a relay keep their chunks on the relay, which
+ * tracectl does not ask to rotate yet. */
+static gboolean
+check_local(TcSession *session, const char *what, GError **error)
+{
+	if (session->relay != NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "Session '%s' streams to a relay daemon: %s is not supported for "
+			    "streamed sessions yet",
+			    session->name, what);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+check_rotatable(TcSession *session, GError **error)
+{
+	if (session->snapshot) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is a snapshot session: it writes no trace to rotate "
+			    "(record a snapshot instead)",
+			    session->name);
+		return FALSE;
+	}
+	return check_local(session, "rotation", error);
+}
+
+/* The consumer ids of every trace of the session. op_lock held. */
+static GArray *
+trace_ids(TcSession *session)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	GHashTableIter iter;
+	gpointer value;
+
+	g_mutex_lock(&session->lock);
+	g_hash_table_iter_init(&iter, session->traces);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
+	g_mutex_unlock(&session->lock);
+	return ids;
+}
+
+/* LTTng's name of a trace chunk's time: local, to the second. */
+static char *
+chunk_time(gint64 realtime_us)
+{
+	g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc(realtime_us / G_USEC_PER_SEC);
+	g_autoptr(GDateTime) local = g_date_time_to_local(utc);
+
+	return g_date_time_format(local, "%Y%m%dT%H%M%S%z");
+}
+
+/* <output>/archives/<begin>-<end>-<n>. op_lock held. */
+static char *
+archive_path(TcSession *session, gint64 end_us)
+{
+	gint64 begin_us = session->chunk_begin_realtime_us ? session->chunk_begin_realtime_us
+							    : session->creation_realtime_us;
+	g_autofree char *begin = chunk_time(begin_us);
+	g_autofree char *end = chunk_time(end_us);
+
+	return g_strdup_printf("%s/archives/%s-%s-%u", session->output_directory, begin, end,
+			       session->archive_count);
+}
+
+/* The bytes of the current chunk of every trace of the session, as the
+ * consumer counted them. op_lock held. */
+static gboolean
+chunk_bytes(TcSession *session, guint64 *total, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
+	g_autoptr(GArray) ids = NULL;
+
+	*total = 0;
+	if (consumer == NULL)
+		return FALSE;
+	ids = trace_ids(session);
+	for (guint i = 0; i < ids->len; i++) {
+		guint64 bytes;
+
+		if (!tc_consumer_chunk_size(consumer, g_array_index(ids, guint64, i), &bytes, error))
+			return FALSE;
+		*total += bytes;
+	}
+	return TRUE;
+}
+
+/*
+ * As lttng-rotate(1): a stopped session is rotated once. Once its chunk
+ * is archived and nothing was written since (the stop wrote everything
+ * out), another rotation would only make an empty archive. op_lock held.
+ */
+static gboolean
+check_not_archived(TcSession *session, GError **error)
+{
+	guint64 bytes = 0;
+	gboolean is_active;
+
+	g_mutex_lock(&session->lock);
+	is_active = session->state == TC_SESSION_ACTIVE;
+	g_mutex_unlock(&session->lock);
+	if (is_active || session->archive_count == 0)
+		return TRUE;
+	if (!chunk_bytes(session, &bytes, error))
+		return FALSE;
+	if (bytes == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is stopped and what it recorded is archived already",
+			    session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* op_lock held. */
+static gboolean
+rotate_locked(TcSession *session, char **archive, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autofree char *path = NULL;
+	gint64 now_us = g_get_real_time();
+	guint64 bytes = 0;
+
+	if (!check_rotatable(session, error))
+		return FALSE;
+	if (!session->has_buffers && !session->kernel_trace) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' was never started: there is nothing to archive",
+			    session->name);
+		return FALSE;
+	}
+	if (!check_not_archived(session, error))
+		return FALSE;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	/* Every event class recorded so far is described in the archive. */
+	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
+	path = archive_path(session, now_us);
+	ids = trace_ids(session);
+	for (guint i = 0; i < ids->len; i++) {
+		guint64 archived = 0;
+
+		if (!tc_consumer_rotate_session(consumer, g_array_index(ids, guint64, i),
+						session->output_directory, path, &archived,
+						error)) {
+			g_prefix_error(error, "Cannot archive the trace of session '%s': ",
+				       session->name);
+			return FALSE;
+		}
+		bytes += archived;
+	}
+	session->archive_count++;
+	session->chunk_begin_realtime_us = now_us;
+	g_mutex_lock(&session->lock);
+	session->last_rotation_us = g_get_monotonic_time();
+	g_free(session->last_archive);
+	session->last_archive = g_strdup(path);
+	g_mutex_unlock(&session->lock);
+	g_message("Session '%s' of uid %u: archive %u complete in '%s' (%" G_GUINT64_FORMAT
+		  " bytes)",
+		  session->name, (unsigned)session->owner_uid, session->archive_count - 1, path,
+		  bytes);
+	tc_session_archive_completed(session, path);
+	if (archive)
+		*archive = g_steal_pointer(&path);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_rotate(TcSession *session, char **archive, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	if (op == NULL)
+		return FALSE;
+	return rotate_locked(session, archive, error);
+}
+
+gboolean
+tc_session_op_clear(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	if (op == NULL || !check_local(session, "clear", error))
+		return FALSE;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL)
+		return FALSE;
+	ids = trace_ids(session);
+	for (guint i = 0; i < ids->len; i++) {
+		if (!tc_consumer_clear_session(consumer, g_array_index(ids, guint64, i), error)) {
+			g_prefix_error(error, "Cannot clear session '%s': ", session->name);
+			return FALSE;
+		}
+	}
+	g_message("Session '%s' of uid %u cleared", session->name, (unsigned)session->owner_uid);
+	return TRUE;
+}
+
+void
+tc_session_archive_completed(TcSession *session, const char *path)
+{
+	/* The D-Bus signal telling the owner is emitted from here. */
+	g_debug("Session '%s' (id %" G_GUINT64_FORMAT "): archive '%s' is complete",
+		session->name, session->id, path);
+}
+
+gboolean
+tc_rotation_schedule_validate(guint64 timer_us, guint64 size_bytes, GError **error)
+{
+	if (timer_us != 0 && (timer_us < TC_ROTATION_TIMER_MIN_US ||
+			      timer_us > TC_ROTATION_TIMER_MAX_US)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Rotation timer of %" G_GUINT64_FORMAT " us: it must be %" G_GUINT64_FORMAT
+			    " to %" G_GUINT64_FORMAT " us",
+			    timer_us, (guint64)TC_ROTATION_TIMER_MIN_US,
+			    (guint64)TC_ROTATION_TIMER_MAX_US);
+		return FALSE;
+	}
+	if (size_bytes != 0 && size_bytes < TC_ROTATION_SIZE_MIN_BYTES) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Rotation size of %" G_GUINT64_FORMAT " bytes: it must be at least %"
+			    G_GUINT64_FORMAT " bytes",
+			    size_bytes, TC_ROTATION_SIZE_MIN_BYTES);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gpointer scheduler_main(gpointer data);
+
+/* Puts the session on the scheduler's list (once) and starts the thread. */
+static void
+schedule_session(TcSession *session)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&scheduler_lock);
+
+	if (scheduler_stopping)
+		return;
+	if (scheduled == NULL)
+		scheduled = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	if (!g_ptr_array_find(scheduled, session, NULL))
+		g_ptr_array_add(scheduled, tc_session_ref(session));
+	if (scheduler_thread == NULL)
+		scheduler_thread = g_thread_new("tc-rotation", scheduler_main, NULL);
+}
+
+gboolean
+tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_us, guint64 size_bytes,
+				    GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	if (op == NULL || !check_rotatable(session, error))
+		return FALSE;
+	g_mutex_lock(&session->lock);
+	if (timer_us) {
+		/* The first period counts from now, or from the last rotation. */
+		if (session->rotation_timer_us == 0 || session->last_rotation_us == 0)
+			session->last_rotation_us = g_get_monotonic_time();
+		session->rotation_timer_us = timer_us;
+	}
+	if (size_bytes)
+		session->rotation_size_bytes = size_bytes;
+	g_mutex_unlock(&session->lock);
+	schedule_session(session);
+	g_message("Session '%s' of uid %u: rotation every %" G_GUINT64_FORMAT " us, at %"
+		  G_GUINT64_FORMAT " bytes (0: off)",
+		  session->name, (unsigned)session->owner_uid, session->rotation_timer_us,
+		  session->rotation_size_bytes);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer, gboolean size,
+				      GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) locker = NULL;
+
+	if (op == NULL)
+		return FALSE;
+	locker = g_mutex_locker_new(&session->lock);
+	/* Asked for both, one set is enough. */
+	if ((!timer || session->rotation_timer_us == 0) &&
+	    (!size || session->rotation_size_bytes == 0)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' has no %s rotation schedule", session->name,
+			    timer && size ? "" : timer ? "timer" : "size");
+		return FALSE;
+	}
+	if (timer)
+		session->rotation_timer_us = 0;
+	if (size)
+		session->rotation_size_bytes = 0;
+	/* The scheduler drops the session from its list at its next look. */
+	return TRUE;
+}
+
+GVariant *
+tc_session_rotation_property_locked(TcSession *session, const char *name)
+{
+	if (g_str_equal(name, "RotationTimer"))
+		return g_variant_new_uint64(session->rotation_timer_us);
+	if (g_str_equal(name, "RotationSize"))
+		return g_variant_new_uint64(session->rotation_size_bytes);
+	if (g_str_equal(name, "LastArchive"))
+		return g_variant_new_string(session->last_archive ? session->last_archive : "");
+	return NULL;
+}
+
+typedef enum {
+	SCHEDULE_NONE,    /* nothing due */
+	SCHEDULE_TIMER,   /* the timer is due */
+	SCHEDULE_SIZE,    /* the size must be looked at */
+	SCHEDULE_DROPPED, /* no schedule left, or the session is gone */
+} ScheduleDue;
+
+static ScheduleDue
+schedule_due(TcSession *session, gint64 now)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	if (session->destroyed ||
+	    (session->rotation_timer_us == 0 && session->rotation_size_bytes == 0))
+		return SCHEDULE_DROPPED;
+	if (session->state != TC_SESSION_ACTIVE || now < session->rotation_retry_us)
+		return SCHEDULE_NONE;
+	if (session->rotation_timer_us &&
+	    now - session->last_rotation_us >= (gint64)session->rotation_timer_us)
+		return SCHEDULE_TIMER;
+	return session->rotation_size_bytes ? SCHEDULE_SIZE : SCHEDULE_NONE;
+}
+
+/* Rotates session when its schedule says so. Returns FALSE when the
+ * session leaves the scheduler's list. */
+static gboolean
+run_schedule(TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GMutexLocker) op = NULL;
+	ScheduleDue due = schedule_due(session, g_get_monotonic_time());
+	guint64 bytes = 0;
+
+	if (due == SCHEDULE_DROPPED)
+		return FALSE;
+	if (due == SCHEDULE_NONE)
+		return TRUE;
+	op = op_begin(session, &error);
+	if (op == NULL)
+		return FALSE;
+	/* Looked at again under op_lock: a command may have come first. */
+	due = schedule_due(session, g_get_monotonic_time());
+	if (due == SCHEDULE_DROPPED)
+		return FALSE;
+	if (due == SCHEDULE_SIZE) {
+		if (!chunk_bytes(session, &bytes, &error))
+			goto failed;
+		if (bytes < session->rotation_size_bytes)
+			return TRUE;
+	}
+	if (due == SCHEDULE_NONE || rotate_locked(session, NULL, &error))
+		return TRUE;
+failed:
+	/* Tried again later; meanwhile the chunk grows. */
+	g_warning("Session '%s' of uid %u: scheduled rotation failed, next try in %d s: %s",
+		  session->name, (unsigned)session->owner_uid,
+		  (int)(TC_ROTATION_RETRY_US / G_USEC_PER_SEC), error->message);
+	g_mutex_lock(&session->lock);
+	session->last_rotation_us = g_get_monotonic_time();
+	session->rotation_retry_us = session->last_rotation_us + TC_ROTATION_RETRY_US;
+	g_mutex_unlock(&session->lock);
+	return TRUE;
+}
+
+/* New references to the scheduled sessions; NULL when stopping. */
+static GPtrArray *
+scheduled_sessions(void)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&scheduler_lock);
+	gint64 deadline = g_get_monotonic_time() + TC_ROTATION_CHECK_INTERVAL_US;
+	GPtrArray *copy;
+
+	while (!scheduler_stopping && g_cond_wait_until(&scheduler_cond, &scheduler_lock, deadline))
+		;
+	if (scheduler_stopping)
+		return NULL;
+	copy = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	for (guint i = 0; i < scheduled->len; i++)
+		g_ptr_array_add(copy, tc_session_ref(g_ptr_array_index(scheduled, i)));
+	return copy;
+}
+
+static void
+unschedule_session(TcSession *session)
+{
+	gboolean has_schedule;
+
+	g_mutex_lock(&scheduler_lock);
+	if (scheduled)
+		g_ptr_array_remove(scheduled, session);
+	g_mutex_unlock(&scheduler_lock);
+	/* A schedule set again since the look puts the session back. */
+	g_mutex_lock(&session->lock);
+	has_schedule = !session->destroyed &&
+		       (session->rotation_timer_us != 0 || session->rotation_size_bytes != 0);
+	g_mutex_unlock(&session->lock);
+	if (has_schedule)
+		schedule_session(session);
+}
+
+static gpointer
+scheduler_main(gpointer data)
+{
+	GPtrArray *sessions;
+
+	rcu_register_thread();
+	while ((sessions = scheduled_sessions()) != NULL) {
+		for (guint i = 0; i < sessions->len; i++) {
+			TcSession *session = g_ptr_array_index(sessions, i);
+
+			if (!run_schedule(session))
+				unschedule_session(session);
+		}
+		g_ptr_array_unref(sessions);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+void
+tc_rotation_scheduler_stop(void)
+{
+	GThread *thread;
+
+	g_mutex_lock(&scheduler_lock);
+	scheduler_stopping = TRUE;
+	g_cond_broadcast(&scheduler_cond);
+	thread = g_steal_pointer(&scheduler_thread);
+	g_mutex_unlock(&scheduler_lock);
+	if (thread)
+		g_thread_join(thread);
+	g_mutex_lock(&scheduler_lock);
+	g_clear_pointer(&scheduled, g_ptr_array_unref);
+	g_mutex_unlock(&scheduler_lock);
+}
