@@ -170,8 +170,8 @@ def test_refusals(svc):
                            f"org.tracectl.Tracing1.Session.{method}", *args, user=bob)
         check(result.returncode != 0 and DENIED in result.stderr,
               f"bob's {method} on alice's session: {result}")
-    result = svc.cli("rotate", "work", user=bob, check_ok=False)
-    check(result.returncode == 1, f"bob rotated a session named like alice's: {result}")
+    result = svc.cli("rotate", "work", user=bob, check_ok=False)  # 3: not found
+    check(result.returncode == 3, f"bob rotated a session named like alice's: {result}")
     alice_out = svc.gdbus("--object-path", path, "--method",
                           "org.freedesktop.DBus.Properties.Get",
                           "org.tracectl.Tracing1.Session", "OutputDirectory", user=alice)
