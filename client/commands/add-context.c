@@ -8,7 +8,10 @@ tc_cmd_add_context(int argc, char **argv)
 	gboolean userspace = FALSE, kernel = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	g_auto(GStrv) types = NULL;
+	gboolean list = FALSE;
 	const GOptionEntry entries[] = {
+		{"list", 'L', 0, G_OPTION_ARG_NONE, &list,
+		 "List the context types of the domain (of both without -u or -k)", NULL},
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
@@ -33,6 +36,8 @@ tc_cmd_add_context(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
+	if (list)
+		return tc_client_list_contexts(userspace || !kernel, kernel || !userspace);
 	if (userspace == kernel || argc != 1 || types == NULL) {
 		g_printerr("Error: give -u or -k and at least one -t TYPE (try 'tracectl "
 			   "add-context --help')\n");

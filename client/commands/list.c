@@ -187,12 +187,17 @@ list_kernel(gboolean syscalls)
 int
 tc_cmd_list(int argc, char **argv)
 {
-	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE;
+	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE, domains = FALSE;
+	g_autofree char *channel = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
 		 "List your registered applications and their events", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall, "With -k: list system calls", NULL},
+		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
+		 "With NAME: show only this channel", "CHANNEL"},
+		{"domain", 'd', 0, G_OPTION_ARG_NONE, &domains,
+		 "With NAME: list the session's domains", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
@@ -207,6 +212,14 @@ tc_cmd_list(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
+	/* -u, -k, -c and -d with NAME pick part of the session (list-session.c). */
+	if (argc == 2 && (userspace || kernel || channel || domains) && !syscall)
+		return tc_client_list_session_part(argv[1], kernel ? "kernel" : userspace ? "ust" : NULL,
+						   channel, domains);
+	if (channel || domains) {
+		g_printerr("Error: --channel and --domain need a session NAME\n");
+		return TC_EXIT_USAGE;
+	}
 	if (kernel)
 		return list_kernel(syscall);
 	if (argc > 2 || (userspace && argc > 1)) {

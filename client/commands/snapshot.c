@@ -1,40 +1,185 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl snapshot record [-s SESSION] */
+/*
+ * tracectl snapshot record [-n NAME] [-m SIZE] [-s SESSION] [URL|OUTPUT]
+ * tracectl snapshot add-output [-n NAME] [-s SESSION] URL
+ * tracectl snapshot list-output [-s SESSION]
+ * tracectl snapshot del-output [-s SESSION] ID|NAME
+ */
 #include "tc-client.h"
+
+typedef struct {
+	char *session_name;
+	char *name;
+	char *max_size;
+} SnapshotOptions;
+
+static void
+snapshot_options_clear(SnapshotOptions *options)
+{
+	g_free(options->session_name);
+	g_free(options->name);
+	g_free(options->max_size);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SnapshotOptions, snapshot_options_clear)
+
+static int
+record(TcDbusSession *session, const SnapshotOptions *options, const char *output)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	GVariantBuilder builder;
+	const char *directory;
+	guint64 max_size = 0;
+
+	if (options->max_size &&
+	    (!tc_client_parse_size(options->max_size, &max_size) || max_size == 0)) {
+		g_printerr("Error: bad --max-size '%s': give a number of bytes, with k, M or G "
+			   "for KiB, MiB, GiB\n",
+			   options->max_size);
+		return TC_EXIT_USAGE;
+	}
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
+	if (options->name)
+		g_variant_builder_add(&builder, "{sv}", "name",
+				      g_variant_new_string(options->name));
+	if (max_size)
+		g_variant_builder_add(&builder, "{sv}", "max-size", g_variant_new_uint64(max_size));
+	if (output)
+		g_variant_builder_add(&builder, "{sv}", "output", g_variant_new_string(output));
+	reply = tc_client_call(session, "RecordSnapshotWithOptions",
+			       g_variant_new("(a{sv})", &builder), &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(&s)", &directory);
+	g_print("Snapshot recorded successfully for session %s in %s\n",
+		tc_dbus_session_get_name(session), directory);
+	return TC_EXIT_OK;
+}
+
+static int
+add_output(TcDbusSession *session, const SnapshotOptions *options, const char *url)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	guint32 id;
+
+	if (url == NULL || options->max_size) {
+		g_printerr("Error: give one URL (/PATH or file:///PATH), and no --max-size "
+			   "(give it to 'snapshot record')\n");
+		return TC_EXIT_USAGE;
+	}
+	reply =
+	    tc_client_call(session, "AddSnapshotOutput",
+			   g_variant_new("(ss)", options->name ? options->name : "", url), &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(u)", &id);
+	g_print("Snapshot output %u (%s) added to session %s\n", id, url,
+		tc_dbus_session_get_name(session));
+	return TC_EXIT_OK;
+}
+
+static int
+list_outputs(TcDbusSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = tc_client_call(session, "ListSnapshotOutputs", NULL, &error);
+	g_autoptr(GVariantIter) iter = NULL;
+	const char *name, *url;
+	guint32 id;
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_variant_get(reply, "(a(uss))", &iter);
+	g_print("Snapshot outputs of session %s:\n", tc_dbus_session_get_name(session));
+	if (g_variant_iter_n_children(iter) == 0)
+		g_print("    (none: snapshots go to the session's output directory)\n");
+	while (g_variant_iter_next(iter, "(u&s&s)", &id, &name, &url))
+		g_print("    [%u] %s: %s\n", id, name, url);
+	return TC_EXIT_OK;
+}
+
+static int
+del_output(TcDbusSession *session, const char *output)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply = NULL;
+
+	if (output == NULL) {
+		g_printerr("Error: give the output's ID or NAME (see 'tracectl snapshot "
+			   "list-output')\n");
+		return TC_EXIT_USAGE;
+	}
+	reply = tc_client_call(session, "DelSnapshotOutput", g_variant_new("(s)", output), &error);
+	if (reply == NULL)
+		return tc_client_fail(error);
+	g_print("Snapshot output %s deleted from session %s\n", output,
+		tc_dbus_session_get_name(session));
+	return TC_EXIT_OK;
+}
 
 int
 tc_cmd_snapshot(int argc, char **argv)
 {
-	g_autofree char *session_name = NULL;
+	g_auto(SnapshotOptions) options = {0};
 	const GOptionEntry entries[] = {
-		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
-		 "The session (default: the current one)", "SESSION"},
-		{NULL},
+	    {"session", 's', 0, G_OPTION_ARG_STRING, &options.session_name,
+	     "The session (default: the current one)", "SESSION"},
+	    {"name", 'n', 0, G_OPTION_ARG_STRING, &options.name,
+	     "record: the snapshot's name; add-output: the output's name", "NAME"},
+	    {"max-size", 'm', 0, G_OPTION_ARG_STRING, &options.max_size,
+	     "record: write at most SIZE bytes (k, M, G suffixes), the newest data", "SIZE"},
+	    {NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("record");
+	g_autoptr(GOptionContext) context =
+	    g_option_context_new("record|add-output|list-output|del-output [ARGUMENT]");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
-	g_autoptr(GVariant) reply = NULL;
-	const char *directory;
+	const char *action, *argument;
 	int status;
 
-	g_option_context_set_summary(context,
-				     "Write what the buffers of a snapshot session hold now into "
-				     "a new directory of its output; tracing goes on.");
+	g_option_context_set_summary(
+	    context,
+	    "Take and manage snapshots of a snapshot session (tracectl create --snapshot), "
+	    "the current one by default.\n\n"
+	    "  record [URL|OUTPUT]    Write what the buffers hold now into a new "
+	    "directory\n"
+	    "                         of the session's output directory, of the snapshot\n"
+	    "                         output OUTPUT (an ID or NAME), or of URL; tracing\n"
+	    "                         goes on. --name names the directory, --max-size\n"
+	    "                         bounds what is written, keeping the newest data.\n"
+	    "  add-output URL         Add a snapshot output: /PATH or file:///PATH.\n"
+	    "                         Streaming to a relay (net://) is not supported yet.\n"
+	    "  list-output            List the session's snapshot outputs.\n"
+	    "  del-output ID|NAME     Delete a snapshot output.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (argc != 2 || !g_str_equal(argv[1], "record")) {
-		g_printerr("Error: the only snapshot action is 'record' (try 'tracectl snapshot "
-			   "--help')\n");
+	if (argc < 2 || argc > 3) {
+		g_printerr("Error: give an action: record, add-output, list-output or del-output "
+			   "(try 'tracectl snapshot --help')\n");
 		return TC_EXIT_USAGE;
 	}
-	session = tc_client_session(session_name, &error);
-	if (session)
-		reply = tc_client_call(session, "RecordSnapshot", NULL, &error);
-	if (reply == NULL)
+	action = argv[1];
+	argument = argc == 3 ? argv[2] : NULL;
+	if (!g_str_equal(action, "record") && !g_str_equal(action, "add-output") &&
+	    !g_str_equal(action, "list-output") && !g_str_equal(action, "del-output")) {
+		g_printerr("Error: unknown snapshot action '%s' (try 'tracectl snapshot --help')\n",
+			   action);
+		return TC_EXIT_USAGE;
+	}
+	if (g_str_equal(action, "list-output") && argument) {
+		g_printerr("Error: list-output takes no argument\n");
+		return TC_EXIT_USAGE;
+	}
+	session = tc_client_session(options.session_name, &error);
+	if (session == NULL)
 		return tc_client_fail(error);
-	g_variant_get(reply, "(&s)", &directory);
-	g_print("Snapshot recorded in %s\n", directory);
-	return TC_EXIT_OK;
+	if (g_str_equal(action, "record"))
+		return record(session, &options, argument);
+	if (g_str_equal(action, "add-output"))
+		return add_output(session, &options, argument);
+	if (g_str_equal(action, "list-output"))
+		return list_outputs(session);
+	return del_output(session, argument);
 }

@@ -189,7 +189,7 @@ sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, TcAckWaite
 		const TcAppEvent *event = g_ptr_array_index(app->events, index);
 		g_autofree char *key =
 			g_strdup_printf("%" G_GUINT64_FORMAT ":%u", channel->handle, index);
-		gboolean want = channel_matches(channel, event);
+		gboolean want = !channel->is_disabled && channel_matches(channel, event);
 		gboolean have = g_hash_table_contains(state->enabled, key);
 		struct tracectl_msg_event_enable msg = {
 			.channel_handle = channel->handle,

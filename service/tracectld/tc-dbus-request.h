@@ -34,6 +34,12 @@ struct _TcRequest {
 	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */
+	char *output;        /* RecordSnapshotWithOptions: an output or URL */
+	guint64 max_bytes;   /* RecordSnapshotWithOptions: 0 for no bound */
+	/* Reply as soon as authorized (and authorized succeeded), before the
+	 * work; the work's failure is then only logged, and done must not
+	 * reply. The "no-wait" option of StopWithOptions and destroy. */
+	gboolean no_wait;
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;

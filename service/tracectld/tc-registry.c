@@ -158,6 +158,7 @@ tc_session_unref(TcSession *session)
 	g_string_free(session->metadata_body, TRUE);
 	g_ptr_array_unref(session->kernel_events);
 	g_ptr_array_unref(session->kernel_probes);
+	g_clear_pointer(&session->snapshot_outputs, g_ptr_array_unref);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);

@@ -77,6 +77,9 @@ struct _TcChannel {
 	TcChannelConfig config;
 	guint32 contexts;      /* [S] TRACECTL_CONTEXT_* bits */
 	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
+	/* [S] disable-channel: its events are disabled in every application
+	 * while its patterns stay, for enable-channel to bring them back. */
+	gboolean is_disabled;
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
 	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
@@ -108,6 +111,13 @@ typedef struct {
 	char *location;
 } TcKernelProbe;
 
+/* A place a snapshot session's snapshots can go (AddSnapshotOutput). */
+typedef struct {
+	guint32 id;
+	char *name;
+	char *directory; /* absolute, made by the owner's consumer */
+} TcSnapshotOutput;
+
 typedef enum {
 	TC_SESSION_INACTIVE,
 	TC_SESSION_ACTIVE,
@@ -138,6 +148,10 @@ struct _TcSession {
 	 * output_directory. Set at creation, never changed. */
 	struct tc_consumer_relay_output *relay;
 	guint snapshot_count;      /* [op_lock] snapshots recorded so far */
+	/* [op_lock] TcSnapshotOutput *, the outputs of AddSnapshotOutput, or
+	 * NULL before the first; bounded by the owner's limits. */
+	GPtrArray *snapshot_outputs;
+	guint32 next_snapshot_output_id; /* [op_lock] */
 	gboolean has_buffers;      /* [S] buffers exist: started at least once */
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */

@@ -14,6 +14,7 @@
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
 #include "tc-session-trace.h"
+#include "tc-snapshot-output.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-user-limits.h"
@@ -347,6 +348,21 @@ config_equal(const TcChannelConfig *a, const TcChannelConfig *b)
 	       a->read_timer_us == b->read_timer_us && a->monitor_timer_us == b->monitor_timer_us;
 }
 
+/* enable-channel on a disabled channel enables it again whatever the
+ * options, as LTTng does: its geometry is fixed once it exists. op_lock
+ * held, not the session's lock. */
+static gboolean
+reenable_channel(TcSession *session, TcChannel *channel)
+{
+	g_mutex_lock(&session->lock);
+	channel->is_disabled = FALSE;
+	g_mutex_unlock(&session->lock);
+	sync_apps_and_wait(session);
+	g_message("Session '%s' of uid %u: channel '%s' enabled again", session->name,
+		  (unsigned)session->owner_uid, channel->name);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_enable_channel(TcSession *session, const char *name,
 			     const TcChannelConfig *config, GError **error)
@@ -359,6 +375,10 @@ tc_session_op_enable_channel(TcSession *session, const char *name,
 		return FALSE;
 	locker = g_mutex_locker_new(&session->lock);
 	channel = tc_session_find_channel_locked(session, name);
+	if (channel != NULL && channel->is_disabled) {
+		g_clear_pointer(&locker, g_mutex_locker_free);
+		return reenable_channel(session, channel);
+	}
 	if (channel != NULL) {
 		if (config_equal(&channel->config, config))
 			return TRUE;
@@ -559,12 +579,12 @@ snapshot_directory(TcSession *session)
 
 static gboolean
 snapshot_trace(TcSession *session, TcConsumer *consumer, uid_t uid, guint64 consumer_id,
-	       const char *root, guint64 *packets, GError **error)
+	       const char *root, guint64 per_stream, guint64 *packets, GError **error)
 {
 	g_autofree char *dir = tc_uid_trace_dir(root, uid);
 	guint64 count = 0;
 
-	if (!tc_consumer_snapshot(consumer, consumer_id, dir, &count, error))
+	if (!tc_consumer_snapshot(consumer, consumer_id, dir, per_stream, &count, error))
 		return FALSE;
 	*packets += count;
 	return TRUE;
@@ -598,32 +618,98 @@ snapshot_uids_locked(TcSession *session, GError **error)
 	return uids;
 }
 
+/* Where a snapshot goes: <output>/snapshot-<n>-<date>, or, with options,
+ * <parent>/<name>-<date>-<n> under the output they name. op_lock held. */
+static char *
+snapshot_root(TcSession *session, const TcSnapshotOptions *options, GError **error)
+{
+	g_autoptr(GDateTime) now = NULL;
+	g_autofree char *stamp = NULL;
+	g_autofree char *parent = NULL;
+
+	if (options == NULL || (options->name == NULL && options->output == NULL))
+		return snapshot_directory(session);
+	if (options->output) {
+		parent = tc_snapshot_output_resolve_locked(session, options->output, error);
+		if (parent == NULL)
+			return NULL;
+	}
+	now = g_date_time_new_now_local();
+	stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+	return g_strdup_printf("%s/%s-%s-%u", parent ? parent : session->output_directory,
+			       options->name ? options->name : "snapshot", stamp,
+			       session->snapshot_count);
+}
+
+/* [S] The most a snapshot may write of each stream, 0 for no bound: an
+ * even share of max_bytes, which must hold one packet of every stream. */
+static gboolean
+snapshot_stream_budget_locked(TcSession *session, guint64 max_bytes, guint nr_uids,
+			      guint64 *per_stream, GError **error)
+{
+	guint64 streams = 0, largest = 0;
+	long cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+
+	*per_stream = 0;
+	if (max_bytes == 0)
+		return TRUE;
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+
+		streams += (guint64)cpus * MAX(nr_uids, 1);
+		largest = MAX(largest, channel->config.subbuf_size);
+	}
+	if (streams == 0 || max_bytes / streams < largest) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A snapshot of at most %" G_GUINT64_FORMAT " bytes cannot hold one "
+			    "sub-buffer (%" G_GUINT64_FORMAT " bytes) of each of the %" G_GUINT64_FORMAT
+			    " streams of session '%s': give at least %" G_GUINT64_FORMAT " bytes",
+			    max_bytes, largest, streams, session->name, largest * MAX(streams, 1));
+		return FALSE;
+	}
+	*per_stream = max_bytes / streams;
+	return TRUE;
+}
+
 gboolean
 tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+{
+	return tc_session_op_record_snapshot_with(session, NULL, directory, error);
+}
+
+gboolean
+tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *options,
+				   char **directory, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) uids = NULL;
 	g_autofree char *root = NULL;
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
-	guint64 packets = 0;
+	guint64 packets = 0, per_stream = 0;
 
 	if (op == NULL)
 		return FALSE;
 	g_mutex_lock(&session->lock);
 	uids = snapshot_uids_locked(session, error);
+	if (uids && options &&
+	    !snapshot_stream_budget_locked(session, options->max_bytes, uids->len, &per_stream,
+					   error))
+		g_clear_pointer(&uids, g_array_unref);
 	g_mutex_unlock(&session->lock);
 	if (uids == NULL)
+		return FALSE;
+	root = snapshot_root(session, options, error);
+	if (root == NULL)
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	root = snapshot_directory(session);
 	for (guint i = 0; i < uids->len; i++) {
 		uid_t uid = g_array_index(uids, guint, i);
 
 		if (!snapshot_trace(session, consumer, uid,
-				    tc_session_trace_consumer_id(session, uid), root, &packets,
-				    error))
+				    tc_session_trace_consumer_id(session, uid), root, per_stream,
+				    &packets, error))
 			return FALSE;
 	}
 	session->snapshot_count++;
@@ -759,4 +845,62 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 		return FALSE;
 	session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
 	return TRUE;
+}
+
+gboolean
+tc_session_op_disable_channel(TcSession *session, const char *name, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	TcChannel *channel;
+	gboolean ok = FALSE;
+
+	if (op == NULL)
+		return FALSE;
+	g_mutex_lock(&session->lock);
+	channel = tc_session_find_channel_locked(session, name);
+	if (channel == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "Session '%s' has no channel '%s'",
+			    session->name, name);
+	} else if (channel->is_disabled) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Channel '%s' of session '%s' is disabled already", name,
+			    session->name);
+	} else {
+		channel->is_disabled = TRUE;
+		ok = TRUE;
+	}
+	g_mutex_unlock(&session->lock);
+	if (!ok)
+		return FALSE;
+	/* The applications disable the channel's events: nothing more is
+	 * written to it, and what it holds is written out as usual. */
+	sync_apps_and_wait(session);
+	g_message("Session '%s' of uid %u: channel '%s' disabled", session->name,
+		  (unsigned)session->owner_uid, name);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_add_snapshot_output(TcSession *session, const char *name, const char *url,
+				  guint32 *id, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op != NULL && tc_snapshot_output_add_locked(session, name, url, id, error);
+}
+
+GVariant *
+tc_session_op_list_snapshot_outputs(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op ? tc_snapshot_output_list_locked(session) : NULL;
+}
+
+gboolean
+tc_session_op_del_snapshot_output(TcSession *session, const char *output, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op != NULL && tc_snapshot_output_remove_locked(session, output, error);
 }

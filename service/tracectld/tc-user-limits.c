@@ -52,6 +52,10 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 					   256 * MIB},
 	[TC_LIMIT_EVENTS_PER_APPLICATION] = {"MaxEventDescriptionsPerApplication",
 					     "event descriptions in one application", 16384},
+	/* Each output is a few hundred bytes of the service's memory; 16 is
+	 * well over what anyone records to at once (LTTng has one). */
+	[TC_LIMIT_SNAPSHOT_OUTPUTS_PER_SESSION] = {"MaxSnapshotOutputsPerSession",
+						   "snapshot outputs in one session", 16},
 };
 
 /* Values of one configuration group; set tells which keys it has. */
@@ -592,6 +596,22 @@ tc_user_limits_charge_event(TcUserCharge *charge, guint events_before, guint64 b
 	} else if (entry) {
 		totals_drop_if_empty_locked(charge->user, entry);
 	}
+	g_mutex_unlock(&limits_lock);
+	return ok;
+}
+
+gboolean
+tc_user_limits_check_item(uid_t user, TcLimit limit, guint64 value, GError **error)
+{
+	TcUserTotals *entry;
+	gboolean ok;
+
+	g_return_val_if_fail(limit >= TC_LIMIT_TOTALS && limit < TC_LIMIT_COUNT, FALSE);
+	g_mutex_lock(&limits_lock);
+	entry = totals_get_locked(user);
+	ok = check_item_locked(entry, user, limit, value, error);
+	if (entry)
+		totals_drop_if_empty_locked(user, entry);
 	g_mutex_unlock(&limits_lock);
 	return ok;
 }
