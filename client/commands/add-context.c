@@ -24,7 +24,7 @@ tc_cmd_add_context(int argc, char **argv)
 		 "TYPE"},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE...");
+	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE... | --list");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
@@ -32,7 +32,8 @@ tc_cmd_add_context(int argc, char **argv)
 
 	g_option_context_set_summary(context,
 				     "Add context fields to every event of a session's channels. "
-				     "Only before the session is first started.");
+				     "Only before the session is first started. With --list, "
+				     "list the context types the service supports.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;

@@ -208,7 +208,9 @@ tc_cmd_list(int argc, char **argv)
 
 	g_option_context_set_summary(context, "Without arguments, list your sessions; with "
 					      "NAME, show that session; with -u, list your "
-					      "instrumented applications.");
+					      "instrumented applications. With NAME, -u or -k "
+					      "shows one domain, --channel one channel, "
+					      "--domain the session's domains.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
