@@ -22,6 +22,20 @@ snapshot_options_clear(SnapshotOptions *options)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SnapshotOptions, snapshot_options_clear)
 
+/* --max-size into *max_size (0 when not given); prints the error. */
+static gboolean
+parse_max_size(const SnapshotOptions *options, guint64 *max_size)
+{
+	*max_size = 0;
+	if (options->max_size == NULL ||
+	    (tc_client_parse_size(options->max_size, max_size) && *max_size > 0))
+		return TRUE;
+	g_printerr("Error: bad --max-size '%s': give a number of bytes, with k, M or G for KiB, "
+		   "MiB, GiB\n",
+		   options->max_size);
+	return FALSE;
+}
+
 static int
 record(TcDbusSession *session, const SnapshotOptions *options, const char *output)
 {
@@ -31,13 +45,8 @@ record(TcDbusSession *session, const SnapshotOptions *options, const char *outpu
 	const char *directory;
 	guint64 max_size = 0;
 
-	if (options->max_size &&
-	    (!tc_client_parse_size(options->max_size, &max_size) || max_size == 0)) {
-		g_printerr("Error: bad --max-size '%s': give a number of bytes, with k, M or G "
-			   "for KiB, MiB, GiB\n",
-			   options->max_size);
+	if (!parse_max_size(options, &max_size))
 		return TC_EXIT_USAGE;
-	}
 	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
 	if (options->name)
 		g_variant_builder_add(&builder, "{sv}", "name",
@@ -61,16 +70,22 @@ add_output(TcDbusSession *session, const SnapshotOptions *options, const char *u
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = NULL;
+	GVariantBuilder builder;
+	guint64 max_size = 0;
 	guint32 id;
 
-	if (url == NULL || options->max_size) {
-		g_printerr("Error: give one URL (/PATH or file:///PATH), and no --max-size "
-			   "(give it to 'snapshot record')\n");
+	if (url == NULL) {
+		g_printerr("Error: give one URL: /PATH or file:///PATH\n");
 		return TC_EXIT_USAGE;
 	}
-	reply =
-	    tc_client_call(session, "AddSnapshotOutput",
-			   g_variant_new("(ss)", options->name ? options->name : "", url), &error);
+	if (!parse_max_size(options, &max_size))
+		return TC_EXIT_USAGE;
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
+	if (max_size)
+		g_variant_builder_add(&builder, "{sv}", "max-size", g_variant_new_uint64(max_size));
+	reply = tc_client_call(
+	    session, "AddSnapshotOutput",
+	    g_variant_new("(ssa{sv})", options->name ? options->name : "", url, &builder), &error);
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(u)", &id);
@@ -86,16 +101,22 @@ list_outputs(TcDbusSession *session)
 	g_autoptr(GVariant) reply = tc_client_call(session, "ListSnapshotOutputs", NULL, &error);
 	g_autoptr(GVariantIter) iter = NULL;
 	const char *name, *url;
+	guint64 max_size;
 	guint32 id;
 
 	if (reply == NULL)
 		return tc_client_fail(error);
-	g_variant_get(reply, "(a(uss))", &iter);
+	g_variant_get(reply, "(a(usst))", &iter);
 	g_print("Snapshot outputs of session %s:\n", tc_dbus_session_get_name(session));
 	if (g_variant_iter_n_children(iter) == 0)
 		g_print("    (none: snapshots go to the session's output directory)\n");
-	while (g_variant_iter_next(iter, "(u&s&s)", &id, &name, &url))
-		g_print("    [%u] %s: %s\n", id, name, url);
+	while (g_variant_iter_next(iter, "(u&s&st)", &id, &name, &url, &max_size)) {
+		if (max_size)
+			g_print("    [%u] %s: %s (max size: %" G_GUINT64_FORMAT " bytes)\n", id,
+				name, url, max_size);
+		else
+			g_print("    [%u] %s: %s\n", id, name, url);
+	}
 	return TC_EXIT_OK;
 }
 
@@ -128,7 +149,7 @@ tc_cmd_snapshot(int argc, char **argv)
 	    {"name", 'n', 0, G_OPTION_ARG_STRING, &options.name,
 	     "record: the snapshot's name; add-output: the output's name", "NAME"},
 	    {"max-size", 'm', 0, G_OPTION_ARG_STRING, &options.max_size,
-	     "record: write at most SIZE bytes (k, M, G suffixes), the newest data", "SIZE"},
+	     "Write at most SIZE bytes (k, M, G suffixes) per snapshot, the newest data", "SIZE"},
 	    {NULL},
 	};
 	g_autoptr(GOptionContext) context =
@@ -148,7 +169,8 @@ tc_cmd_snapshot(int argc, char **argv)
 	    "                         output OUTPUT (an ID or NAME), or of URL; tracing\n"
 	    "                         goes on. --name names the directory, --max-size\n"
 	    "                         bounds what is written, keeping the newest data.\n"
-	    "  add-output URL         Add a snapshot output: /PATH or file:///PATH.\n"
+	    "  add-output URL         Add a snapshot output: /PATH or file:///PATH, with\n"
+	    "                         --name and --max-size for its snapshots.\n"
 	    "                         Streaming to a relay (net://) is not supported yet.\n"
 	    "  list-output            List the session's snapshot outputs.\n"
 	    "  del-output ID|NAME     Delete a snapshot output.");

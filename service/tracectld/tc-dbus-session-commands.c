@@ -129,18 +129,55 @@ add_output_work(TcRequest *request, GError **error)
 	guint32 id = 0;
 
 	if (!tc_session_op_add_snapshot_output(request->session, request->name, request->output,
-					       &id, error))
+					       request->max_bytes, &id, error))
 		return FALSE;
 	request->result = g_variant_new("(u)", id);
 	return TRUE;
 }
 
+/* "max-size" (t, more than 0), the one option of AddSnapshotOutput and
+ * RecordSnapshotWithOptions that both take. */
+static gboolean
+parse_max_size(GVariant *value, guint64 *max_bytes, GError **error)
+{
+	*max_bytes = g_variant_get_uint64(value);
+	if (*max_bytes > 0)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The snapshot's max-size must be more than 0 bytes");
+	return FALSE;
+}
+
+static gboolean
+parse_output_options(GVariant *options, guint64 *max_bytes, GError **error)
+{
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	*max_bytes = 0;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		g_autoptr(GVariant) owned = value;
+
+		if (!g_str_equal(key, "max-size") ||
+		    !g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
+			set_unknown_option("AddSnapshotOutput", key, value, error);
+			return FALSE;
+		}
+		if (!parse_max_size(value, max_bytes, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocation,
-			   const char *name, const char *url, TcSession *session)
+			   const char *name, const char *url, GVariant *options, TcSession *session)
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
+	guint64 max_bytes;
 
 	/* The URL is checked again under the session's lock, with the rest. */
 	if ((*name && !tc_validate_name("snapshot output", name, &error)) ||
@@ -150,7 +187,10 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 				    "The snapshot output URL is too long or not valid UTF-8");
 		return refuse(invocation, error);
 	}
+	if (!parse_output_options(options, &max_bytes, &error))
+		return refuse(invocation, error);
 	request = tc_request_new(invocation, session);
+	request->max_bytes = max_bytes;
 	request->name = g_strdup(name);
 	request->output = g_strdup(url);
 	request->work = add_output_work;
@@ -244,12 +284,7 @@ parse_record_option(TcRequest *request, const char *key, GVariant *value, GError
 		request->output = g_strdup(output);
 	} else if (g_str_equal(key, "max-size") &&
 		   g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
-		request->max_bytes = g_variant_get_uint64(value);
-		if (request->max_bytes == 0) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "The snapshot's max-size must be more than 0 bytes");
-			return FALSE;
-		}
+		return parse_max_size(value, &request->max_bytes, error);
 	} else {
 		set_unknown_option("RecordSnapshotWithOptions", key, value, error);
 		return FALSE;

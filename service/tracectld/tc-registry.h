@@ -116,6 +116,7 @@ typedef struct {
 	guint32 id;
 	char *name;
 	char *directory; /* absolute, made by the owner's consumer */
+	guint64 max_bytes; /* bound of its snapshots, 0 for none */
 } TcSnapshotOutput;
 
 typedef enum {

@@ -619,18 +619,22 @@ snapshot_uids_locked(TcSession *session, GError **error)
 }
 
 /* Where a snapshot goes: <output>/snapshot-<n>-<date>, or, with options,
- * <parent>/<name>-<date>-<n> under the output they name. op_lock held. */
+ * <parent>/<name>-<date>-<n> under the output they name, whose own bound
+ * is put in *output_max_bytes (0: none). op_lock held. */
 static char *
-snapshot_root(TcSession *session, const TcSnapshotOptions *options, GError **error)
+snapshot_root(TcSession *session, const TcSnapshotOptions *options, guint64 *output_max_bytes,
+	      GError **error)
 {
 	g_autoptr(GDateTime) now = NULL;
 	g_autofree char *stamp = NULL;
 	g_autofree char *parent = NULL;
 
+	*output_max_bytes = 0;
 	if (options == NULL || (options->name == NULL && options->output == NULL))
 		return snapshot_directory(session);
 	if (options->output) {
-		parent = tc_snapshot_output_resolve_locked(session, options->output, error);
+		parent = tc_snapshot_output_resolve_locked(session, options->output,
+							   output_max_bytes, error);
 		if (parent == NULL)
 			return NULL;
 	}
@@ -685,20 +689,25 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 	g_autoptr(GArray) uids = NULL;
 	g_autofree char *root = NULL;
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
-	guint64 packets = 0, per_stream = 0;
+	guint64 packets = 0, per_stream = 0, max_bytes = 0;
 
 	if (op == NULL)
 		return FALSE;
 	g_mutex_lock(&session->lock);
 	uids = snapshot_uids_locked(session, error);
-	if (uids && options &&
-	    !snapshot_stream_budget_locked(session, options->max_bytes, uids->len, &per_stream,
-					   error))
-		g_clear_pointer(&uids, g_array_unref);
 	g_mutex_unlock(&session->lock);
 	if (uids == NULL)
 		return FALSE;
-	root = snapshot_root(session, options, error);
+	root = snapshot_root(session, options, &max_bytes, error);
+	if (root == NULL)
+		return FALSE;
+	/* The call's bound wins over the output's. */
+	if (options && options->max_bytes)
+		max_bytes = options->max_bytes;
+	g_mutex_lock(&session->lock);
+	if (!snapshot_stream_budget_locked(session, max_bytes, uids->len, &per_stream, error))
+		g_clear_pointer(&root, g_free);
+	g_mutex_unlock(&session->lock);
 	if (root == NULL)
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
@@ -882,11 +891,12 @@ tc_session_op_disable_channel(TcSession *session, const char *name, GError **err
 
 gboolean
 tc_session_op_add_snapshot_output(TcSession *session, const char *name, const char *url,
-				  guint32 *id, GError **error)
+				  guint64 max_bytes, guint32 *id, GError **error)
 {
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
-	return op != NULL && tc_snapshot_output_add_locked(session, name, url, id, error);
+	return op != NULL &&
+	       tc_snapshot_output_add_locked(session, name, url, max_bytes, id, error);
 }
 
 GVariant *

@@ -66,8 +66,8 @@ find_output_locked(TcSession *session, const char *wanted)
 }
 
 gboolean
-tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url, guint32 *id,
-			      GError **error)
+tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url,
+			      guint64 max_bytes, guint32 *id, GError **error)
 {
 	g_autofree char *directory = NULL;
 	g_autofree char *chosen = NULL;
@@ -105,6 +105,7 @@ tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *
 	output->id = ++session->next_snapshot_output_id;
 	output->name = g_steal_pointer(&chosen);
 	output->directory = g_steal_pointer(&directory);
+	output->max_bytes = max_bytes;
 	g_ptr_array_add(session->snapshot_outputs, output);
 	*id = output->id;
 	g_message("Session '%s' of uid %u: snapshot output %u '%s' is '%s'", session->name,
@@ -117,12 +118,13 @@ tc_snapshot_output_list_locked(TcSession *session)
 {
 	GVariantBuilder builder;
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(uss)"));
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
 	for (guint i = 0; session->snapshot_outputs && i < session->snapshot_outputs->len; i++) {
 		TcSnapshotOutput *output = g_ptr_array_index(session->snapshot_outputs, i);
 		g_autofree char *url = g_strconcat("file://", output->directory, NULL);
 
-		g_variant_builder_add(&builder, "(uss)", output->id, output->name, url);
+		g_variant_builder_add(&builder, "(usst)", output->id, output->name, url,
+				      output->max_bytes);
 	}
 	return g_variant_builder_end(&builder);
 }
@@ -144,10 +146,12 @@ tc_snapshot_output_remove_locked(TcSession *session, const char *wanted, GError 
 }
 
 char *
-tc_snapshot_output_resolve_locked(TcSession *session, const char *wanted, GError **error)
+tc_snapshot_output_resolve_locked(TcSession *session, const char *wanted, guint64 *max_bytes,
+				  GError **error)
 {
 	TcSnapshotOutput *output = find_output_locked(session, wanted);
 
+	*max_bytes = output ? output->max_bytes : 0;
 	if (output)
 		return g_strdup(output->directory);
 	if (wanted[0] != '/' && strstr(wanted, "://") == NULL) {

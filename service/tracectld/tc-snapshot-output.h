@@ -18,13 +18,16 @@
  * output directory; "net://", "net6://" and "tcp://" are NotSupported. */
 char *tc_snapshot_output_parse_url(const char *url, GError **error);
 /* Adds an output named name ("" for "snapshot-<id>") within the owner's
- * limit of outputs per session. */
+ * limit of outputs per session; its snapshots are bounded to max_bytes
+ * (0: no bound) unless the record says otherwise. */
 gboolean tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url,
-				       guint32 *id, GError **error);
-/* a(uss): id, name and URL of each output. */
+				       guint64 max_bytes, guint32 *id, GError **error);
+/* a(usst): id, name, URL and bound (0: none) of each output. */
 GVariant *tc_snapshot_output_list_locked(TcSession *session);
 /* output: an id in decimal or a name. NotFound when there is none. */
 gboolean tc_snapshot_output_remove_locked(TcSession *session, const char *output, GError **error);
-/* The directory snapshots go to for output: an output's id or name, or
- * a URL as for tc_snapshot_output_parse_url(). */
-char *tc_snapshot_output_resolve_locked(TcSession *session, const char *output, GError **error);
+/* The directory snapshots go to for output: an output's id or name (its
+ * bound in *max_bytes), or a URL as for tc_snapshot_output_parse_url()
+ * (*max_bytes 0). */
+char *tc_snapshot_output_resolve_locked(TcSession *session, const char *output,
+					guint64 *max_bytes, GError **error);

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Snapshot outputs and snapshot record --name/--max-size, through the CLI
-and busctl: add-output (PATH and file://PATH), list-output, del-output by
-id and by name, records into an output, a named snapshot, a bounded one
-that keeps the newest packets; refusals for net:// (no relay streaming
-yet), bad sizes, unknown outputs, past the per-session limit, and for
-another user."""
+"""Snapshot outputs (with their own --max-size) and snapshot record
+--name/--max-size, through the CLI and busctl: add-output (PATH and
+file://PATH), list-output, del-output by id and by name, records into an
+output, a named snapshot, a bounded one that keeps the newest packets;
+refusals for net:// (no relay streaming yet), bad sizes, unknown outputs,
+past the per-session limit, and for another user."""
 
 import os
 import time
@@ -85,6 +85,15 @@ def test():
         full = svc.cli("snapshot", "record", user=alice).stdout.split()[-1]
         cpus = os.cpu_count()
         max_size = 2 * 4096 * cpus
+        out = svc.cli("snapshot", "add-output", "--name", "small", "--max-size", str(max_size),
+                      os.path.join(home, "small"), user=alice).stdout
+        check("Snapshot output 3" in out, out)
+        check(f"[3] small: file://{home}/small (max size: {max_size} bytes)" in
+              svc.cli("snapshot", "list-output", user=alice).stdout, "list-output max size")
+        bad = svc.cli("snapshot", "add-output", "--max-size", "1x", os.path.join(home, "x"),
+                      user=alice, check_ok=False)
+        check(bad.returncode == 2 and "bad --max-size" in bad.stderr, f"{bad}")
+        by_output = svc.cli("snapshot", "record", "small", user=alice).stdout.split()[-1]
         small = svc.cli("snapshot", "record", "--max-size", str(max_size),
                         user=alice).stdout.split()[-1]
         app.kill()
@@ -93,12 +102,14 @@ def test():
         for path in (first, named, url, full, small):
             check(babeltrace_text(path).count("example:all_types") > 0, f"empty: {path}")
         check(trace_bytes(small) <= max_size, f"{trace_bytes(small)} > {max_size} bytes")
+        check(trace_bytes(by_output) <= max_size, f"output's bound: {trace_bytes(by_output)}")
         check(trace_bytes(full) > trace_bytes(small), "--max-size changed nothing")
         check(max(seqs(small)) > max(seqs(full)), "the bounded snapshot is not the newest")
 
         # del-output by name and by id.
         svc.cli("snapshot", "del-output", "keep", user=alice)
         svc.cli("snapshot", "del-output", "1", user=alice)
+        svc.cli("snapshot", "del-output", "small", user=alice)
         check("(none" in svc.cli("snapshot", "list-output", user=alice).stdout, "not deleted")
 
         # Another user: refused on the CLI (no such session) and the bus.
@@ -106,7 +117,7 @@ def test():
         check(bad.returncode == 1, f"bob's list-output: {bad}")
         path = session_path(svc, "snap", user=alice)
         for method, signature, args in (
-                ("AddSnapshotOutput", "ss", ("", "/tmp/bob-out")),
+                ("AddSnapshotOutput", "ssa{sv}", ("", "/tmp/bob-out", 0)),
                 ("ListSnapshotOutputs", "", ()),
                 ("DelSnapshotOutput", "s", ("1",)),
                 ("RecordSnapshotWithOptions", "a{sv}", (0,))):
@@ -115,11 +126,14 @@ def test():
         check(not os.path.exists("/tmp/bob-out"), "bob's output was made")
 
         # The owner over the bus, and the per-session limit (16).
-        ok = session_call(svc, path, "AddSnapshotOutput", "ss", "bus", home + "/bus",
+        bad = session_call(svc, path, "AddSnapshotOutput", "ssa{sv}", "b", home + "/b", 1,
+                           "max-size", "t", 0, user=alice)
+        check(bad.returncode != 0 and "more than 0 bytes" in bad.stderr, f"{bad}")
+        ok = session_call(svc, path, "AddSnapshotOutput", "ssa{sv}", "bus", home + "/bus", 0,
                           user=alice)
-        check(ok.returncode == 0 and ok.stdout.strip() == "u 3", f"{ok}")
+        check(ok.returncode == 0 and ok.stdout.strip() == "u 4", f"{ok}")
         listed = session_call(svc, path, "ListSnapshotOutputs", user=alice)
-        check(f'"bus" "file://{home}/bus"' in listed.stdout, f"{listed}")
+        check(f'"bus" "file://{home}/bus" 0' in listed.stdout, f"{listed}")
         bad = session_call(svc, path, "RecordSnapshotWithOptions", "a{sv}", 1, "max-size",
                            "s", "big", user=alice)
         check(bad.returncode != 0 and "Unknown RecordSnapshotWithOptions option" in bad.stderr,
