@@ -10,7 +10,7 @@ tc_cmd_disable_channel(int argc, char **argv)
 	const GOptionEntry entries[] = {
 	    {"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 	    {"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel,
-	     "Kernel domain (not supported: disable its events)", NULL},
+	     "Kernel domain (its one channel, channel0)", NULL},
 	    {"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
 	     "The session (default: the current one)", "SESSION"},
 	    {NULL},

@@ -96,28 +96,37 @@ disable_channel_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+disable_kernel_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_disable_kernel_channel(request->session, error);
+}
+
+static gboolean
 handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
 		       const char *name, TcSession *session)
 {
+	gboolean is_kernel = g_str_equal(domain, "kernel");
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 
-	if (g_str_equal(domain, "kernel")) {
-		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Disabling the kernel channel is not supported: disable its events");
+	if (!is_kernel && !g_str_equal(domain, "ust")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
 		return refuse(invocation, error);
 	}
-	if (!g_str_equal(domain, "ust")) {
-		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Unknown domain '%.32s', use \"ust\"", domain);
+	/* The kernel domain has one channel. */
+	if (is_kernel && !g_str_equal(name, "channel0")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
 		return refuse(invocation, error);
 	}
 	if (!tc_validate_name("channel", name, &error))
 		return refuse(invocation, error);
 	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(name);
-	request->work = disable_channel_work;
-	submit(session, request);
+	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;
+	tc_request_submit(request, is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 

@@ -170,6 +170,7 @@ struct _TcSession {
 	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
+	gboolean kernel_disabled;  /* disable-channel -k: the instance is off */
 	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
 
 	/* What the session counts against its owner's limits (those of the

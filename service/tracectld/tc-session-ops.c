@@ -256,7 +256,7 @@ tc_session_op_start(TcSession *session, GError **error)
 		return FALSE;
 	/* The kernel first: its events are then recorded from the moment the
 	 * applications are told to start. */
-	if (!tc_session_kernel_start_locked(session, consumer, error))
+	if (!session->kernel_disabled && !tc_session_kernel_start_locked(session, consumer, error))
 		return FALSE;
 	set_state(session, TC_SESSION_ACTIVE);
 	sync_apps_and_wait(session);
@@ -837,6 +837,26 @@ charge_kernel_buffers(TcSession *session, guint64 kb, GError **error)
 	return TRUE;
 }
 
+/* enable-channel -k after disable-channel -k: the instance records again
+ * if the session does. op_lock held. */
+static gboolean
+reenable_kernel_channel(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	session->kernel_disabled = FALSE;
+	if (session->state == TC_SESSION_ACTIVE) {
+		consumer = tc_consumer_get(session->owner_uid, error);
+		if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
+			session->kernel_disabled = TRUE;
+			return FALSE;
+		}
+	}
+	g_message("Session '%s' of uid %u: kernel channel enabled again", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
@@ -845,6 +865,8 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 
 	if (op == NULL)
 		return FALSE;
+	if (session->kernel_disabled)
+		return reenable_kernel_channel(session, error);
 	if (session->kernel_instance) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The kernel buffers of session '%s' exist already", session->name);
@@ -913,4 +935,32 @@ tc_session_op_del_snapshot_output(TcSession *session, const char *output, GError
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
 	return op != NULL && tc_snapshot_output_remove_locked(session, output, error);
+}
+
+gboolean
+tc_session_op_disable_kernel_channel(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	if (op == NULL)
+		return FALSE;
+	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' has no kernel channel (no kernel event is enabled)",
+			    session->name);
+		return FALSE;
+	}
+	if (session->kernel_disabled) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "The kernel channel of session '%s' is disabled already", session->name);
+		return FALSE;
+	}
+	/* The instance stops recording; its buffers stay with the consumer,
+	 * which writes out what they hold. */
+	if (session->state == TC_SESSION_ACTIVE && !tc_session_kernel_stop_locked(session, error))
+		return FALSE;
+	session->kernel_disabled = TRUE;
+	g_message("Session '%s' of uid %u: kernel channel disabled", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
 }

@@ -50,6 +50,9 @@ gboolean tc_session_op_del_snapshot_output(TcSession *session, const char *outpu
 /* disable-channel: the channel's events are disabled in every application;
  * enable-channel brings them back. */
 gboolean tc_session_op_disable_channel(TcSession *session, const char *name, GError **error);
+/* disable-channel -k: the session's tracefs instance stops recording until
+ * enable-channel -k. */
+gboolean tc_session_op_disable_kernel_channel(TcSession *session, GError **error);
 /* The kernel domain: events "system:event" (globs), and the per-CPU
  * buffer size of the session's instance. */
 gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
