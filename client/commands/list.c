@@ -74,7 +74,7 @@ list_applications(TcDbusManager *manager)
 static void
 print_channel_settings(GVariant *settings)
 {
-	gboolean overwrite = FALSE;
+	gboolean overwrite = FALSE, enabled = TRUE;
 	guint32 switch_us = 0, read_us = 0, monitor_us = 0;
 	g_autofree const char **contexts = NULL;
 
@@ -83,6 +83,9 @@ print_channel_settings(GVariant *settings)
 	g_variant_lookup(settings, "read-timer", "u", &read_us);
 	g_variant_lookup(settings, "monitor-timer", "u", &monitor_us);
 	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
+	g_variant_lookup(settings, "enabled", "b", &enabled);
+	if (!enabled)
+		g_print("    Disabled: its events are not recorded (enable-channel enables it)\n");
 	g_print("    Mode: %s\n", overwrite ? "overwrite" : "discard");
 	g_print("    Timers (us): switch %u, read %u, monitor %u\n", switch_us, read_us,
 		monitor_us);

@@ -26,6 +26,8 @@ def test():
         check("UST channel c2 disabled for session dc" in out, out)
         out = svc.cli("list", "dc", "-c", "c2", user=alice).stdout
         check("- c2: [disabled]" in out and "example:all_types" in out, out)
+        out = svc.cli("status", user=alice).stdout
+        check(out.count("Disabled: its events are not recorded") == 1, f"status: {out}")
         svc.run_app("--count", "7", user=alice)
 
         # Refusals: an unknown channel, twice, the kernel (alice may not trace
