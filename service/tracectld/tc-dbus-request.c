@@ -72,12 +72,9 @@ tc_request_fail(TcRequest *request, GError *error)
 static void
 finish(TcRequest *request)
 {
-	if (request->no_wait) {
-		if (request->done)
-			request->done(request);
-	} else if (request->done)
+	if (request->done)
 		request->done(request);
-	else
+	else if (!request->no_wait) /* answered already otherwise */
 		g_dbus_method_invocation_return_value(
 			request->invocation,
 			request->result ? g_variant_ref_sink(request->result) : NULL);
