@@ -5,6 +5,9 @@ nothing while the others go on, enable-channel brings it back, listings
 say which is disabled, bad input is refused clearly, and another user
 cannot disable the owner's channel."""
 
+import json
+import subprocess
+
 from busctl import session_call, session_path
 from tclib import Service, check, run
 from tracelib import read_trace
@@ -51,6 +54,17 @@ def test():
         check(bad.returncode != 0 and "contains '/'" in bad.stderr, f"{bad}")
         check("- c1: [enabled]" in svc.cli("list", "dc", "-c", "c1", user=alice).stdout,
               "bob's or a bad call disabled c1")
+        # The Channels property says which channel is disabled, to the owner only.
+        prop = ["busctl", "--system", "--no-pager", "--json=short", "get-property",
+                "org.tracectl.Tracing1", path, "org.tracectl.Tracing1.Session", "Channels"]
+        channels = json.loads(subprocess.run(svc._as(alice) + prop, env=svc.env(alice),
+                                             capture_output=True, text=True,
+                                             check=True).stdout)["data"]
+        enabled = {c[0]: c[5]["enabled"]["data"] for c in channels}
+        check(enabled == {"c1": True, "c2": False}, f"Channels: {enabled}")
+        denied = subprocess.run(svc._as(bob) + prop, env=svc.env(bob), capture_output=True,
+                                text=True)
+        check(denied.returncode != 0, f"bob read the Channels: {denied.stdout}")
 
         svc.cli("enable-channel", "-u", "c2", user=alice)
         check("- c2: [enabled]" in svc.cli("list", "dc", "-c", "c2", user=alice).stdout,
