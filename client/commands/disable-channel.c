@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl disable-channel -u NAME[,NAME...] [-s SESSION] */
+/* tracectl disable-channel -u|-k NAME[,NAME...] [-s SESSION] */
 #include "tc-client.h"
 
 int
@@ -15,7 +15,7 @@ tc_cmd_disable_channel(int argc, char **argv)
 	     "The session (default: the current one)", "SESSION"},
 	    {NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("-u NAME[,NAME...]");
+	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k NAME[,NAME...]");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
 	g_auto(GStrv) names = NULL;
