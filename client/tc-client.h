@@ -32,6 +32,14 @@ gboolean tc_client_set_current_session(const char *name, GError **error);
 void tc_client_clear_current_session(const char *name);
 char *tc_client_config_path(void);
 
+/* The trace directories of recently destroyed sessions
+ * (tc-client-history.c, tc-client-history-file.c). */
+#define TC_CLIENT_HISTORY_MAX 16
+char *tc_client_history_add(const char *contents, const char *name, const char *directory);
+char *tc_client_history_find(const char *contents, const char *name);
+void tc_client_remember_destroyed(const char *name, const char *directory);
+char *tc_client_destroyed_trace(const char *name);
+
 /* Pure helpers (tc-client-parse.c), unit tested. */
 gboolean tc_client_parse_size(const char *text, guint64 *size);
 gboolean tc_client_is_power_of_two(guint64 value);
@@ -65,6 +73,14 @@ int tc_cmd_untrack(int argc, char **argv);
 /* The "Tracking:" lines of a session, for domain "ust" or "kernel"
  * (commands/track.c). */
 void tc_client_print_tracking(TcDbusSession *session, const char *domain);
+/* The session commands of set-session.c, disable-channel.c... */
+int tc_cmd_set_session(int argc, char **argv);
+int tc_cmd_disable_channel(int argc, char **argv);
+/* add-context --list (add-context-list.c). */
+int tc_client_list_contexts(gboolean userspace, gboolean kernel);
+/* list NAME with -u/-k, --channel or --domain (list-session.c). */
+int tc_client_list_session_part(const char *name, const char *domain, const char *channel,
+				gboolean domains_only);
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL

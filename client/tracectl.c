@@ -16,6 +16,8 @@ static const TcCommand commands[] = {
 	{"add-context", "Add context fields (vpid, vtid, procname...) to events", tc_cmd_add_context},
 	{"enable-event", "Record events", tc_cmd_enable_event},
 	{"disable-event", "Stop recording events", tc_cmd_disable_event},
+	{"set-session", "Set the current session", tc_cmd_set_session},
+	{"disable-channel", "Disable channels", tc_cmd_disable_channel},
 	{"list", "List sessions, a session's channels, or applications (-u)", tc_cmd_list},
 	{"snapshot", "Record a snapshot of a snapshot session (snapshot record)", tc_cmd_snapshot},
 	{"rotate", "Archive the current trace chunk of a session", tc_cmd_rotate},

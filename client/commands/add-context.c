@@ -24,7 +24,10 @@ tc_cmd_add_context(int argc, char **argv)
 	gboolean userspace = FALSE, kernel = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	g_auto(GStrv) types = NULL;
+	gboolean list = FALSE;
 	const GOptionEntry entries[] = {
+		{"list", 'L', 0, G_OPTION_ARG_NONE, &list,
+		 "List the context types of the domain (of both without -u or -k)", NULL},
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
@@ -37,7 +40,7 @@ tc_cmd_add_context(int argc, char **argv)
 		 "TYPE"},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE...");
+	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE... | --list");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
@@ -45,10 +48,13 @@ tc_cmd_add_context(int argc, char **argv)
 
 	g_option_context_set_summary(context,
 				     "Add context fields to every event of a session's channels. "
-				     "Only before the session is first started.");
+				     "Only before the session is first started. With --list, "
+				     "list the context types the service supports.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
+	if (list)
+		return tc_client_list_contexts(userspace || !kernel, kernel || !userspace);
 	if (userspace == kernel || argc != 1 || types == NULL) {
 		g_printerr("Error: give -u or -k and at least one -t TYPE (try 'tracectl "
 			   "add-context --help')\n");

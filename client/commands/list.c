@@ -181,7 +181,7 @@ list_applications(TcDbusManager *manager)
 static void
 print_channel_settings(GVariant *settings)
 {
-	gboolean overwrite = FALSE;
+	gboolean overwrite = FALSE, enabled = TRUE;
 	guint32 switch_us = 0, read_us = 0, monitor_us = 0;
 	g_autofree const char **contexts = NULL;
 
@@ -190,6 +190,9 @@ print_channel_settings(GVariant *settings)
 	g_variant_lookup(settings, "read-timer", "u", &read_us);
 	g_variant_lookup(settings, "monitor-timer", "u", &monitor_us);
 	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
+	g_variant_lookup(settings, "enabled", "b", &enabled);
+	if (!enabled)
+		g_print("    Disabled: its events are not recorded (enable-channel enables it)\n");
 	g_print("    Mode: %s\n", overwrite ? "overwrite" : "discard");
 	g_print("    Timers (us): switch %u, read %u, monitor %u\n", switch_us, read_us,
 		monitor_us);
@@ -412,12 +415,17 @@ list_kernel(gboolean syscalls)
 int
 tc_cmd_list(int argc, char **argv)
 {
-	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE;
+	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE, domains = FALSE;
+	g_autofree char *channel = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
 		 "List your registered applications and their events", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall, "With -k: list system calls", NULL},
+		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
+		 "With NAME: show only this channel", "CHANNEL"},
+		{"domain", 'd', 0, G_OPTION_ARG_NONE, &domains,
+		 "With NAME: list the session's domains", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
@@ -428,10 +436,20 @@ tc_cmd_list(int argc, char **argv)
 
 	g_option_context_set_summary(context, "Without arguments, list your sessions; with "
 					      "NAME, show that session; with -u, list your "
-					      "instrumented applications.");
+					      "instrumented applications. With NAME, -u or -k "
+					      "shows one domain, --channel one channel, "
+					      "--domain the session's domains.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
+	/* -u, -k, -c and -d with NAME pick part of the session (list-session.c). */
+	if (argc == 2 && (userspace || kernel || channel || domains) && !syscall)
+		return tc_client_list_session_part(argv[1], kernel ? "kernel" : userspace ? "ust" : NULL,
+						   channel, domains);
+	if (channel || domains) {
+		g_printerr("Error: --channel and --domain need a session NAME\n");
+		return TC_EXIT_USAGE;
+	}
 	if (kernel)
 		return list_kernel(syscall);
 	if (argc > 2 || (userspace && argc > 1)) {

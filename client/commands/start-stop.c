@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl start [NAME], tracectl stop [NAME] */
+/* tracectl start [NAME], tracectl stop [NAME] [-n] */
 #include "tc-client.h"
 
 /* {"name", "path", "state"}: the state the successful call left. */
@@ -19,8 +19,14 @@ state_json(TcDbusSession *session, const char *state)
 
 static int
 run_state_change(int argc, char **argv, const char *method, const char *summary,
-		 const char *done_verb, const char *state)
+		 const char *done_verb, const char *state, gboolean has_no_wait)
 {
+	gboolean no_wait = FALSE;
+	const GOptionEntry entries[] = {
+	    {"no-wait", 'n', 0, G_OPTION_ARG_NONE, &no_wait,
+	     "Return without waiting for the trace to be written out", NULL},
+	    {NULL},
+	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
@@ -28,6 +34,8 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 	int status;
 
 	g_option_context_set_summary(context, summary);
+	if (has_no_wait)
+		g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
 	if (argc > 2) {
@@ -35,8 +43,16 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 		return TC_EXIT_USAGE;
 	}
 	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
-	if (session)
+	if (session && no_wait) {
+		GVariantBuilder options;
+
+		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+		g_variant_builder_add(&options, "{sv}", "no-wait", g_variant_new_boolean(TRUE));
+		reply = tc_client_call(session, "StopWithOptions",
+				       g_variant_new("(a{sv})", &options), &error);
+	} else if (session) {
 		reply = tc_client_call(session, method, NULL, &error);
+	}
 	if (reply == NULL)
 		return tc_client_fail(error);
 	if (tc_client_output_is_json()) {
@@ -55,13 +71,17 @@ tc_cmd_start(int argc, char **argv)
 {
 	return run_state_change(argc, argv, "Start",
 				"Start recording in a session (the current one by default).",
-				"started", "active");
+				"started", "active", FALSE);
 }
 
 int
 tc_cmd_stop(int argc, char **argv)
 {
-	return run_state_change(argc, argv, "Stop",
-				"Stop recording; returns once everything recorded is on disk.",
-				"stopped", "inactive");
+	return run_state_change(
+	    argc, argv, "Stop",
+	    "Stop recording in a session (the current one by default). By default the "
+	    "command returns once everything recorded is written out, so that the "
+	    "trace can be read at once; with --no-wait it returns as soon as the "
+	    "service has the request, and the trace is written out meanwhile.",
+	    "stopped", "inactive", TRUE);
 }

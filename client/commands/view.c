@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl view [NAME] [--viewer CMD]: babeltrace2 on the session's trace. */
+/* tracectl view [NAME] [--viewer CMD] [--trace-path]: babeltrace2 on the
+ * session's trace. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,24 +8,49 @@
 
 #include "tc-client.h"
 
+/* The trace directory of the session named (the current one for NULL),
+ * or of a session of that name the caller destroyed lately. */
+static char *
+trace_path(const char *name, GError **error)
+{
+	g_autoptr(GError) local_error = NULL;
+	g_autoptr(TcDbusSession) session = tc_client_session(name, &local_error);
+	char *destroyed;
+
+	if (session)
+		return g_strdup(tc_dbus_session_get_output_directory(session));
+	destroyed = name ? tc_client_destroyed_trace(name) : NULL;
+	if (destroyed)
+		return destroyed;
+	g_propagate_error(error, g_steal_pointer(&local_error));
+	return NULL;
+}
+
 int
 tc_cmd_view(int argc, char **argv)
 {
 	g_autofree char *viewer = NULL;
+	gboolean print_path = FALSE;
 	const GOptionEntry entries[] = {
-		{"viewer", 0, 0, G_OPTION_ARG_STRING, &viewer,
-		 "Run CMD on the trace directory (default: babeltrace2)", "CMD"},
-		{NULL},
+	    {"viewer", 'e', 0, G_OPTION_ARG_STRING, &viewer,
+	     "Run CMD on the trace directory (default: babeltrace2)", "CMD"},
+	    {"trace-path", 't', 0, G_OPTION_ARG_NONE, &print_path,
+	     "Print the trace directory instead of viewing it", NULL},
+	    {NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autofree char *path = NULL;
 	g_auto(GStrv) command = NULL;
 	g_autoptr(GStrvBuilder) args = g_strv_builder_new();
 	int status;
 
-	g_option_context_set_summary(context, "Print a session's trace (the current session by "
-					      "default) with babeltrace2.");
+	g_option_context_set_summary(
+	    context, "View the trace of a tracing session (the current one by default) "
+		     "with babeltrace2, or with the viewer of --viewer, which gets the trace "
+		     "directory as its last argument. A session you destroyed lately is "
+		     "still found by NAME: tracectl remembers the trace directories of your "
+		     "last 16 destroyed sessions in ~/.tracectl-destroyed.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
@@ -32,13 +58,17 @@ tc_cmd_view(int argc, char **argv)
 		g_printerr("Error: too many arguments (try 'tracectl view --help')\n");
 		return TC_EXIT_USAGE;
 	}
-	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
-	if (session == NULL)
+	path = trace_path(argc == 2 ? argv[1] : NULL, &error);
+	if (path == NULL)
 		return tc_client_fail(error);
+	if (print_path) {
+		g_print("%s\n", path);
+		return TC_EXIT_OK;
+	}
 	if (!g_shell_parse_argv(viewer ? viewer : "babeltrace2", NULL, &command, &error))
 		return tc_client_fail(error);
 	g_strv_builder_addv(args, (const char **)command);
-	g_strv_builder_add(args, tc_dbus_session_get_output_directory(session));
+	g_strv_builder_add(args, path);
 	g_strfreev(command);
 	command = g_strv_builder_end(args);
 	fflush(stdout);

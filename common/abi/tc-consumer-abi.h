@@ -105,10 +105,12 @@ struct tc_consumer_session {
 };
 
 /* Writes the metadata and what every buffer of the session holds now into
- * dir (created, 0700), one file per stream. Tracing goes on. */
+ * dir (created, 0700), one file per stream: the newest packets of each,
+ * at most max_stream_bytes of them (0: all). Tracing goes on. */
 struct tc_consumer_snapshot {
 	struct tc_consumer_header header;
 	uint64_t session_id;
+	uint64_t max_stream_bytes;
 	char dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
 };
 

@@ -325,7 +325,7 @@ handle_snapshot(struct command *command)
 	    !consumerd_output_path_is_safe(msg->dir))
 		return command_fail(command, -EINVAL,
 				    "The snapshot directory is not an absolute path without \"..\"");
-	ret = consumerd_session_snapshot(session, msg->dir, &packets);
+	ret = consumerd_session_snapshot(session, msg->dir, msg->max_stream_bytes, &packets);
 	command->reply.packets_written = packets;
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot write the snapshot into \"%s\": %s",

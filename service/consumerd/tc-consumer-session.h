@@ -196,11 +196,12 @@ void consumerd_channel_stats(const struct consumerd_channel *channel,
 /*
  * Writes the session's metadata and every complete packet its buffers
  * hold into dir (created 0700, must not exist or be empty), without
- * consuming anything. *packets receives the number written.
+ * consuming anything: the newest packets of each stream, at most
+ * max_stream_bytes of them (0: all). *packets receives the number written.
  * Returns 0 or -errno. In tc-consumer-snapshot.c.
  */
 int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
-			       uint64_t *packets);
+			       uint64_t max_stream_bytes, uint64_t *packets);
 
 /*
  * Rotation (TC_CONSUMER_ROTATE): flushes the session, moves its trace

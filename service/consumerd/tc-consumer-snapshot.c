@@ -62,9 +62,21 @@ copy_metadata(int metadata_fd, uint64_t size, int dir_fd)
 	return ret;
 }
 
+/* Moves *begin forward so that [begin, end) holds at most max_bytes of
+ * whole sub-buffers, the newest. Positions are free-running counters, so
+ * the distance is taken modulo 2^64. */
+static void
+keep_newest(uint64_t *begin, uint64_t end, uint32_t subbuf_size, uint64_t max_bytes)
+{
+	uint64_t keep = max_bytes / subbuf_size;
+
+	if (max_bytes != 0 && (end - *begin) / subbuf_size > keep)
+		*begin = end - keep * subbuf_size;
+}
+
 static int
 snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
-		uint64_t *packets)
+		uint64_t max_bytes, uint64_t *packets)
 {
 	uint32_t subbuf_size = stream->reader.rb.subbuf_size;
 	char name[NAME_MAX + 1];
@@ -79,6 +91,7 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 		return fd;
 	consumerd_stream_close_current(stream, true);
 	tc_rb_reader_snapshot_range(&stream->reader, &begin, &end);
+	keep_newest(&begin, end, subbuf_size, max_bytes);
 	for (uint64_t position = begin; position != end; position += subbuf_size) {
 		if (tc_rb_reader_peek(&stream->reader, position, packet) != 1)
 			continue;
@@ -99,7 +112,8 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 }
 
 int
-consumerd_session_snapshot(struct consumerd_session *session, const char *dir, uint64_t *packets)
+consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
+			   uint64_t max_stream_bytes, uint64_t *packets)
 {
 	int dir_fd, ret;
 
@@ -112,7 +126,7 @@ consumerd_session_snapshot(struct consumerd_session *session, const char *dir, u
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++)
 			ret = snapshot_stream(&channel->streams[cpu], channel->packet, dir_fd,
-					      packets);
+					      max_stream_bytes, packets);
 	}
 	close(dir_fd);
 	if (ret < 0)

@@ -192,7 +192,7 @@ sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, gboolean t
 		const TcAppEvent *event = g_ptr_array_index(app->events, index);
 		g_autofree char *key =
 			g_strdup_printf("%" G_GUINT64_FORMAT ":%u", channel->handle, index);
-		gboolean want = tracked && channel_matches(channel, event);
+		gboolean want = tracked && !channel->is_disabled && channel_matches(channel, event);
 		gboolean have = g_hash_table_contains(state->enabled, key);
 		struct tracectl_msg_event_enable msg = {
 			.channel_handle = channel->handle,

@@ -763,13 +763,14 @@ tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_
 }
 
 gboolean
-tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir, guint64 *packets,
-		     GError **error)
+tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
+		     guint64 max_stream_bytes, guint64 *packets, GError **error)
 {
 	g_autofree struct tc_consumer_snapshot *msg = g_new0(struct tc_consumer_snapshot, 1);
 	struct tc_consumer_reply reply = {0};
 
 	msg->session_id = session_id;
+	msg->max_stream_bytes = max_stream_bytes;
 	if (g_strlcpy(msg->dir, dir, sizeof(msg->dir)) >= sizeof(msg->dir)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "The snapshot directory is too long");

@@ -68,9 +68,10 @@ gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, cons
  * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
 gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,
 				   guint32 hide_flags, GError **error);
-/* Writes what the buffers of a snapshot session hold into dir. */
+/* Writes what the buffers of a snapshot session hold into dir: the newest
+ * packets of each stream, at most max_stream_bytes of them (0: all). */
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
-			      guint64 *packets, GError **error);
+			      guint64 max_stream_bytes, guint64 *packets, GError **error);
 
 /* Rotation (TC_CONSUMER_ROTATE): the session's trace directories under
  * from_root move to the same place under to_root, and recording goes on

@@ -375,6 +375,75 @@ handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocat
 	return TRUE;
 }
 
+/* destroy --no-wait: the caller was answered when authorized. */
+static void
+destroy_no_wait_done(TcRequest *request)
+{
+	tc_session_object_unexport(request->session);
+}
+
+static gboolean
+handle_destroy_session_with_options(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+				    const char *path, GVariant *options)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcSession) session = NULL;
+	gboolean no_wait = FALSE;
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	TcRequest *request;
+
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		g_autoptr(GVariant) owned = value;
+
+		if (!g_str_equal(key, "no-wait") ||
+		    !g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
+			g_dbus_method_invocation_return_error(
+				invocation, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				"Unknown DestroySessionWithOptions option '%.64s' of type %s", key,
+				g_variant_get_type_string(value));
+			return TRUE;
+		}
+		no_wait = g_variant_get_boolean(value);
+	}
+	session = session_from_path(path, &error);
+	if (session == NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->no_wait = no_wait;
+	request->work = destroy_work;
+	request->done = no_wait ? destroy_no_wait_done : destroy_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+handle_list_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+		     const char *domain)
+{
+	GVariant *names = tc_session_context_names(domain);
+	TcRequest *request;
+
+	if (names == NULL) {
+		g_dbus_method_invocation_return_error(invocation, TC_ERROR,
+						      TC_ERROR_INVALID_ARGUMENT,
+						      "Unknown domain '%.32s', use \"ust\" or "
+						      "\"kernel\"",
+						      domain);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, NULL);
+	request->result = g_variant_new_tuple(&names, 1);
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
 gpointer
 tc_manager_object_export(GDBusConnection *connection, GError **error)
 {
@@ -391,6 +460,9 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 			 NULL);
 	g_signal_connect(manager, "handle-destroy-session", G_CALLBACK(handle_destroy_session),
 			 NULL);
+	g_signal_connect(manager, "handle-destroy-session-with-options",
+			 G_CALLBACK(handle_destroy_session_with_options), NULL);
+	g_signal_connect(manager, "handle-list-contexts", G_CALLBACK(handle_list_contexts), NULL);
 	g_signal_connect(manager, "handle-list-applications",
 			 G_CALLBACK(handle_list_applications), NULL);
 	g_signal_connect(manager, "handle-list-kernel-events",

@@ -51,6 +51,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->pattern);
 	g_free(request->directory);
 	g_free(request->location);
+	g_free(request->output);
 	if (request->result)
 		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);
@@ -75,7 +76,7 @@ finish(TcRequest *request)
 {
 	if (request->done)
 		request->done(request);
-	else
+	else if (!request->no_wait) /* answered already otherwise */
 		g_dbus_method_invocation_return_value(
 			request->invocation,
 			request->result ? g_variant_ref_sink(request->result) : NULL);
@@ -88,6 +89,14 @@ work_done_cb(gpointer user_data)
 {
 	TcRequest *request = user_data;
 
+	if (request->work_error && request->no_wait) {
+		g_warning("%s from %s, answered already, failed: %s",
+			  g_dbus_method_invocation_get_method_name(request->invocation),
+			  g_dbus_method_invocation_get_sender(request->invocation),
+			  request->work_error->message);
+		tc_request_free(request);
+		return G_SOURCE_REMOVE;
+	}
 	if (request->work_error) {
 		GError *error = g_steal_pointer(&request->work_error);
 
@@ -157,6 +166,10 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		tc_request_fail(request, error);
 		return;
 	}
+	/* The reply takes the reference GDBus gave the handler; the request
+	 * keeps its own, for the log lines. */
+	if (request->no_wait)
+		g_dbus_method_invocation_return_value(request->invocation, NULL);
 	if (request->work == NULL) {
 		finish(request);
 		return;

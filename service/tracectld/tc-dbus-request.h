@@ -38,6 +38,12 @@ struct _TcRequest {
 	 * UnsetRotationSchedule: non-zero for the parts to turn off. */
 	guint64 rotation_timer_us;
 	guint64 rotation_size_bytes;
+	char *output;        /* RecordSnapshotWithOptions: an output or URL */
+	guint64 max_bytes;   /* RecordSnapshotWithOptions: 0 for no bound */
+	/* Reply as soon as authorized (and authorized succeeded), before the
+	 * work; the work's failure is then only logged, and done must not
+	 * reply. The "no-wait" option of StopWithOptions and destroy. */
+	gboolean no_wait;
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* What a handler hands its work beyond the fields above, freed with
 	 * the request by data_free. */

@@ -18,6 +18,7 @@
 #include "tc-dbus-request.h"
 #include "tc-dbus-track.h"
 #include "tc-dbus-rotation.h"
+#include "tc-dbus-session-commands.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
@@ -90,6 +91,8 @@ channel_settings_variant(const TcChannel *channel)
 			      g_variant_new_uint32(channel->config.monitor_timer_us));
 	g_variant_builder_add(&settings, "{sv}", "contexts",
 			      context_names_variant(channel->contexts));
+	g_variant_builder_add(&settings, "{sv}", "enabled",
+			      g_variant_new_boolean(!channel->is_disabled));
 	return g_variant_builder_end(&settings);
 }
 
@@ -713,6 +716,7 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 	self->session = tc_session_ref(session);
 	tc_dbus_track_connect(self, session);
 	tc_dbus_rotation_connect(self, session);
+	tc_session_commands_connect(self, self->session);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(self), connection,
 					      session->object_path, error)) {
 		g_object_unref(self);
@@ -732,4 +736,20 @@ tc_session_object_unexport(TcSession *session)
 	session->dbus_object = NULL;
 	g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(self));
 	g_object_unref(self);
+}
+
+GVariant *
+tc_session_context_names(const char *domain)
+{
+	const TcContextName *known = g_str_equal(domain, "kernel") ? kernel_contexts
+				     : g_str_equal(domain, "ust")  ? ust_contexts
+								   : NULL;
+	GVariantBuilder names;
+
+	if (known == NULL)
+		return NULL;
+	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
+	for (; known->name; known++)
+		g_variant_builder_add(&names, "s", known->name);
+	return g_variant_builder_end(&names);
 }

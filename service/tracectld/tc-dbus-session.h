@@ -10,3 +10,6 @@
 gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection,
 				  GError **error);
 void tc_session_object_unexport(TcSession *session);
+/* The "as" of the context names AddContext accepts in domain ("ust" or
+ * "kernel"), or NULL for another domain. */
+GVariant *tc_session_context_names(const char *domain);

@@ -162,6 +162,7 @@ tc_session_unref(TcSession *session)
 	g_ptr_array_unref(session->kernel_probes);
 	tc_tracker_clear(&session->ust_tracker);
 	tc_tracker_clear(&session->kernel_tracker);
+	g_clear_pointer(&session->snapshot_outputs, g_ptr_array_unref);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);

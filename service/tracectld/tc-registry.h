@@ -78,6 +78,9 @@ struct _TcChannel {
 	TcChannelConfig config;
 	guint32 contexts;      /* [S] TRACECTL_CONTEXT_* bits */
 	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
+	/* [S] disable-channel: its events are disabled in every application
+	 * while its patterns stay, for enable-channel to bring them back. */
+	gboolean is_disabled;
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
 	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
@@ -108,6 +111,14 @@ typedef struct {
 	char *name;
 	char *location;
 } TcKernelProbe;
+
+/* A place a snapshot session's snapshots can go (AddSnapshotOutput). */
+typedef struct {
+	guint32 id;
+	char *name;
+	char *directory; /* absolute, made by the owner's consumer */
+	guint64 max_bytes; /* bound of its snapshots, 0 for none */
+} TcSnapshotOutput;
 
 typedef enum {
 	TC_SESSION_INACTIVE,
@@ -147,6 +158,10 @@ struct _TcSession {
 	gint64 chunk_begin_realtime_us; /* [op_lock] 0: the session's creation */
 	guint archive_count;         /* [op_lock] archives completed, the next one's index */
 	char *last_archive;          /* [S] the newest archive's path, or NULL */
+	/* [op_lock] TcSnapshotOutput *, the outputs of AddSnapshotOutput, or
+	 * NULL before the first; bounded by the owner's limits. */
+	GPtrArray *snapshot_outputs;
+	guint32 next_snapshot_output_id; /* [op_lock] */
 	gboolean has_buffers;      /* [S] buffers exist: started at least once */
 	gboolean destroyed;        /* [S] unlinked from the registry */
 	GPtrArray *channels;       /* [S] TcChannel * */
@@ -172,6 +187,7 @@ struct _TcSession {
 	TcTracker kernel_tracker;  /* pids the tracefs instance records */
 	gboolean kernel_instance;  /* the helper made the tracefs instance */
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
+	gboolean kernel_disabled;  /* disable-channel -k: the instance is off */
 	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
 
 	/* What the session counts against its owner's limits (those of the

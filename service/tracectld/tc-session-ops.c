@@ -15,6 +15,7 @@
 #include "tc-session-kernel.h"
 #include "tc-session-track.h"
 #include "tc-session-trace.h"
+#include "tc-snapshot-output.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-user-limits.h"
@@ -258,7 +259,7 @@ tc_session_op_start(TcSession *session, GError **error)
 		return FALSE;
 	/* The kernel first: its events are then recorded from the moment the
 	 * applications are told to start. */
-	if (!tc_session_kernel_start_locked(session, consumer, error))
+	if (!session->kernel_disabled && !tc_session_kernel_start_locked(session, consumer, error))
 		return FALSE;
 	set_state(session, TC_SESSION_ACTIVE);
 	sync_apps_and_wait(session);
@@ -350,6 +351,21 @@ config_equal(const TcChannelConfig *a, const TcChannelConfig *b)
 	       a->read_timer_us == b->read_timer_us && a->monitor_timer_us == b->monitor_timer_us;
 }
 
+/* enable-channel on a disabled channel enables it again whatever the
+ * options, as LTTng does: its geometry is fixed once it exists. op_lock
+ * held, not the session's lock. */
+static gboolean
+reenable_channel(TcSession *session, TcChannel *channel)
+{
+	g_mutex_lock(&session->lock);
+	channel->is_disabled = FALSE;
+	g_mutex_unlock(&session->lock);
+	sync_apps_and_wait(session);
+	g_message("Session '%s' of uid %u: channel '%s' enabled again", session->name,
+		  (unsigned)session->owner_uid, channel->name);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_enable_channel(TcSession *session, const char *name,
 			     const TcChannelConfig *config, GError **error)
@@ -362,6 +378,10 @@ tc_session_op_enable_channel(TcSession *session, const char *name,
 		return FALSE;
 	locker = g_mutex_locker_new(&session->lock);
 	channel = tc_session_find_channel_locked(session, name);
+	if (channel != NULL && channel->is_disabled) {
+		g_clear_pointer(&locker, g_mutex_locker_free);
+		return reenable_channel(session, channel);
+	}
 	if (channel != NULL) {
 		if (config_equal(&channel->config, config))
 			return TRUE;
@@ -562,12 +582,12 @@ snapshot_directory(TcSession *session)
 
 static gboolean
 snapshot_trace(TcSession *session, TcConsumer *consumer, uid_t uid, guint64 consumer_id,
-	       const char *root, guint64 *packets, GError **error)
+	       const char *root, guint64 per_stream, guint64 *packets, GError **error)
 {
 	g_autofree char *dir = tc_uid_trace_dir(root, uid);
 	guint64 count = 0;
 
-	if (!tc_consumer_snapshot(consumer, consumer_id, dir, &count, error))
+	if (!tc_consumer_snapshot(consumer, consumer_id, dir, per_stream, &count, error))
 		return FALSE;
 	*packets += count;
 	return TRUE;
@@ -601,14 +621,78 @@ snapshot_uids_locked(TcSession *session, GError **error)
 	return uids;
 }
 
+/* Where a snapshot goes: <output>/snapshot-<n>-<date>, or, with options,
+ * <parent>/<name>-<date>-<n> under the output they name, whose own bound
+ * is put in *output_max_bytes (0: none). op_lock held. */
+static char *
+snapshot_root(TcSession *session, const TcSnapshotOptions *options, guint64 *output_max_bytes,
+	      GError **error)
+{
+	g_autoptr(GDateTime) now = NULL;
+	g_autofree char *stamp = NULL;
+	g_autofree char *parent = NULL;
+
+	*output_max_bytes = 0;
+	if (options == NULL || (options->name == NULL && options->output == NULL))
+		return snapshot_directory(session);
+	if (options->output) {
+		parent = tc_snapshot_output_resolve_locked(session, options->output,
+							   output_max_bytes, error);
+		if (parent == NULL)
+			return NULL;
+	}
+	now = g_date_time_new_now_local();
+	stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+	return g_strdup_printf("%s/%s-%s-%u", parent ? parent : session->output_directory,
+			       options->name ? options->name : "snapshot", stamp,
+			       session->snapshot_count);
+}
+
+/* [S] The most a snapshot may write of each stream, 0 for no bound: an
+ * even share of max_bytes, which must hold one packet of every stream. */
+static gboolean
+snapshot_stream_budget_locked(TcSession *session, guint64 max_bytes, guint nr_uids,
+			      guint64 *per_stream, GError **error)
+{
+	guint64 streams = 0, largest = 0;
+	long cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+
+	*per_stream = 0;
+	if (max_bytes == 0)
+		return TRUE;
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+
+		streams += (guint64)cpus * MAX(nr_uids, 1);
+		largest = MAX(largest, channel->config.subbuf_size);
+	}
+	if (streams == 0 || max_bytes / streams < largest) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A snapshot of at most %" G_GUINT64_FORMAT " bytes cannot hold one "
+			    "sub-buffer (%" G_GUINT64_FORMAT " bytes) of each of the %" G_GUINT64_FORMAT
+			    " streams of session '%s': give at least %" G_GUINT64_FORMAT " bytes",
+			    max_bytes, largest, streams, session->name, largest * MAX(streams, 1));
+		return FALSE;
+	}
+	*per_stream = max_bytes / streams;
+	return TRUE;
+}
+
 gboolean
 tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+{
+	return tc_session_op_record_snapshot_with(session, NULL, directory, error);
+}
+
+gboolean
+tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *options,
+				   char **directory, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) uids = NULL;
 	g_autofree char *root = NULL;
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
-	guint64 packets = 0;
+	guint64 packets = 0, per_stream = 0, max_bytes = 0;
 
 	if (op == NULL)
 		return FALSE;
@@ -617,16 +701,27 @@ tc_session_op_record_snapshot(TcSession *session, char **directory, GError **err
 	g_mutex_unlock(&session->lock);
 	if (uids == NULL)
 		return FALSE;
+	root = snapshot_root(session, options, &max_bytes, error);
+	if (root == NULL)
+		return FALSE;
+	/* The call's bound wins over the output's. */
+	if (options && options->max_bytes)
+		max_bytes = options->max_bytes;
+	g_mutex_lock(&session->lock);
+	if (!snapshot_stream_budget_locked(session, max_bytes, uids->len, &per_stream, error))
+		g_clear_pointer(&root, g_free);
+	g_mutex_unlock(&session->lock);
+	if (root == NULL)
+		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	root = snapshot_directory(session);
 	for (guint i = 0; i < uids->len; i++) {
 		uid_t uid = g_array_index(uids, guint, i);
 
 		if (!snapshot_trace(session, consumer, uid,
-				    tc_session_trace_consumer_id(session, uid), root, &packets,
-				    error))
+				    tc_session_trace_consumer_id(session, uid), root, per_stream,
+				    &packets, error))
 			return FALSE;
 	}
 	session->snapshot_count++;
@@ -780,6 +875,26 @@ charge_kernel_buffers(TcSession *session, guint64 kb, GError **error)
 	return TRUE;
 }
 
+/* enable-channel -k after disable-channel -k: the instance records again
+ * if the session does. op_lock held. */
+static gboolean
+reenable_kernel_channel(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	session->kernel_disabled = FALSE;
+	if (session->state == TC_SESSION_ACTIVE) {
+		consumer = tc_consumer_get(session->owner_uid, error);
+		if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
+			session->kernel_disabled = TRUE;
+			return FALSE;
+		}
+	}
+	g_message("Session '%s' of uid %u: kernel channel enabled again", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
@@ -788,6 +903,8 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 
 	if (op == NULL)
 		return FALSE;
+	if (session->kernel_disabled)
+		return reenable_kernel_channel(session, error);
 	if (session->kernel_instance) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The kernel buffers of session '%s' exist already", session->name);
@@ -800,5 +917,92 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 	session->kernel_subbuf_size = config->subbuf_size;
 	session->kernel_num_subbuf = config->num_subbuf;
 	g_mutex_unlock(&session->lock);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_disable_channel(TcSession *session, const char *name, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	TcChannel *channel;
+	gboolean ok = FALSE;
+
+	if (op == NULL)
+		return FALSE;
+	g_mutex_lock(&session->lock);
+	channel = tc_session_find_channel_locked(session, name);
+	if (channel == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "Session '%s' has no channel '%s'",
+			    session->name, name);
+	} else if (channel->is_disabled) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Channel '%s' of session '%s' is disabled already", name,
+			    session->name);
+	} else {
+		channel->is_disabled = TRUE;
+		ok = TRUE;
+	}
+	g_mutex_unlock(&session->lock);
+	if (!ok)
+		return FALSE;
+	/* The applications disable the channel's events: nothing more is
+	 * written to it, and what it holds is written out as usual. */
+	sync_apps_and_wait(session);
+	g_message("Session '%s' of uid %u: channel '%s' disabled", session->name,
+		  (unsigned)session->owner_uid, name);
+	return TRUE;
+}
+
+gboolean
+tc_session_op_add_snapshot_output(TcSession *session, const char *name, const char *url,
+				  guint64 max_bytes, guint32 *id, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op != NULL &&
+	       tc_snapshot_output_add_locked(session, name, url, max_bytes, id, error);
+}
+
+GVariant *
+tc_session_op_list_snapshot_outputs(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op ? tc_snapshot_output_list_locked(session) : NULL;
+}
+
+gboolean
+tc_session_op_del_snapshot_output(TcSession *session, const char *output, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	return op != NULL && tc_snapshot_output_remove_locked(session, output, error);
+}
+
+gboolean
+tc_session_op_disable_kernel_channel(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, error);
+
+	if (op == NULL)
+		return FALSE;
+	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' has no kernel channel (no kernel event is enabled)",
+			    session->name);
+		return FALSE;
+	}
+	if (session->kernel_disabled) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "The kernel channel of session '%s' is disabled already", session->name);
+		return FALSE;
+	}
+	/* The instance stops recording; its buffers stay with the consumer,
+	 * which writes out what they hold. */
+	if (session->state == TC_SESSION_ACTIVE && !tc_session_kernel_stop_locked(session, error))
+		return FALSE;
+	session->kernel_disabled = TRUE;
+	g_message("Session '%s' of uid %u: kernel channel disabled", session->name,
+		  (unsigned)session->owner_uid);
 	return TRUE;
 }

@@ -58,6 +58,10 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_TRACKED_VALUES_PER_SESSION] = {"MaxTrackedValuesPerSession",
 						 "tracked process attributes in one session",
 						 1024},
+	/* Each output is a few hundred bytes of the service's memory; 16 is
+	 * well over what anyone records to at once (LTTng has one). */
+	[TC_LIMIT_SNAPSHOT_OUTPUTS_PER_SESSION] = {"MaxSnapshotOutputsPerSession",
+						   "snapshot outputs in one session", 16},
 };
 
 /* Values of one configuration group; set tells which keys it has. */
@@ -603,17 +607,25 @@ tc_user_limits_charge_event(TcUserCharge *charge, guint events_before, guint64 b
 }
 
 gboolean
-tc_user_limits_check_tracked_values(const TcUserCharge *charge, guint64 count, GError **error)
+tc_user_limits_check_item(uid_t user, TcLimit limit, guint64 value, GError **error)
 {
 	TcUserTotals *entry;
 	gboolean ok;
 
+	g_return_val_if_fail(limit >= TC_LIMIT_TOTALS && limit < TC_LIMIT_COUNT, FALSE);
 	g_mutex_lock(&limits_lock);
-	entry = totals_get_locked(charge->user);
-	ok = check_item_locked(entry, charge->user, TC_LIMIT_TRACKED_VALUES_PER_SESSION, count,
-			       error);
+	entry = totals_get_locked(user);
+	ok = check_item_locked(entry, user, limit, value, error);
 	if (entry)
-		totals_drop_if_empty_locked(charge->user, entry);
+		totals_drop_if_empty_locked(user, entry);
 	g_mutex_unlock(&limits_lock);
 	return ok;
+}
+
+/* The trackers are a per-item limit like any other. */
+gboolean
+tc_user_limits_check_tracked_values(const TcUserCharge *charge, guint64 count, GError **error)
+{
+	return tc_user_limits_check_item(charge->user, TC_LIMIT_TRACKED_VALUES_PER_SESSION, count,
+					 error);
 }

@@ -37,6 +37,7 @@ typedef enum {
 	TC_LIMIT_CHANNEL_BUFFER_BYTES,
 	TC_LIMIT_EVENTS_PER_APPLICATION,
 	TC_LIMIT_TRACKED_VALUES_PER_SESSION,
+	TC_LIMIT_SNAPSHOT_OUTPUTS_PER_SESSION,
 	TC_LIMIT_COUNT,
 } TcLimit;
 
@@ -98,6 +99,10 @@ gboolean tc_user_limits_charge_event(TcUserCharge *charge, guint events_before, 
 gboolean tc_user_limits_check_tracked_values(const TcUserCharge *charge, guint64 count,
 					     GError **error);
 
+/* Whether user may hold value of a per-item limit (such as the
+ * count_before + 1st snapshot output of a session): LimitExceeded naming
+ * the limit otherwise. Nothing is charged. */
+gboolean tc_user_limits_check_item(uid_t user, TcLimit limit, guint64 value, GError **error);
 /* For tests: forgets every total and override, back to the built-in
  * defaults. */
 void tc_user_limits_reset(void);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tracectl add-context --list [-u|-k]: the context types the service takes. */
+#include "tc-client.h"
+
+static gboolean
+print_domain(TcDbusManager *manager, const char *domain, const char *title, GError **error)
+{
+	g_autoptr(GVariant) reply =
+	    tc_client_call(manager, "ListContexts", g_variant_new("(s)", domain), error);
+	g_autofree const char **names = NULL;
+
+	if (reply == NULL)
+		return FALSE;
+	g_variant_get(reply, "(^a&s)", &names);
+	g_print("%s contexts:\n", title);
+	for (guint i = 0; names[i]; i++)
+		g_print("    %s\n", names[i]);
+	return TRUE;
+}
+
+int
+tc_client_list_contexts(gboolean userspace, gboolean kernel)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+
+	if (manager == NULL || (userspace && !print_domain(manager, "ust", "UST", &error)) ||
+	    (kernel && !print_domain(manager, "kernel", "Kernel", &error)))
+		return tc_client_fail(error);
+	return TC_EXIT_OK;
+}

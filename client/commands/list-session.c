@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl list SESSION -d            the session's domains
+ * tracectl list SESSION -u|-k         one domain of the session
+ * tracectl list SESSION -c CHANNEL    one channel of the session
+ */
+#include "tc-client.h"
+
+static const char *
+domain_title(const char *domain)
+{
+	return g_str_equal(domain, "kernel") ? "Kernel" : "User space";
+}
+
+static void
+print_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVariantIter *patterns,
+	      GVariant *settings)
+{
+	gboolean enabled = TRUE, overwrite = FALSE;
+	const char *pattern;
+
+	g_variant_lookup(settings, "enabled", "b", &enabled);
+	g_variant_lookup(settings, "overwrite", "b", &overwrite);
+	g_print("- %s: [%s]\n", name, enabled ? "enabled" : "disabled");
+	g_print("    Sub-buffer size: %" G_GUINT64_FORMAT " bytes\n", subbuf_size);
+	g_print("    Number of sub-buffers: %u\n", num_subbuf);
+	g_print("    Mode: %s\n", overwrite ? "overwrite" : "discard");
+	g_print("    Enabled events:\n");
+	if (g_variant_iter_n_children(patterns) == 0)
+		g_print("      (none)\n");
+	while (g_variant_iter_next(patterns, "&s", &pattern))
+		g_print("      %s\n", pattern);
+}
+
+/* Prints the channels of domain (NULL: any) named channel (NULL: any);
+ * returns how many. */
+static guint
+print_channels(GVariant *channels, const char *domain, const char *channel)
+{
+	GVariantIter iter, *patterns;
+	const char *name, *channel_domain;
+	guint64 subbuf_size;
+	guint32 num_subbuf;
+	GVariant *settings;
+	guint printed = 0;
+
+	g_variant_iter_init(&iter, channels);
+	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &channel_domain, &subbuf_size,
+				   &num_subbuf, &patterns, &settings)) {
+		if ((domain == NULL || g_str_equal(domain, channel_domain)) &&
+		    (channel == NULL || g_str_equal(channel, name))) {
+			if (printed++ == 0)
+				g_print("=== Domain: %s ===\n\nChannels:\n",
+					domain_title(channel_domain));
+			print_channel(name, subbuf_size, num_subbuf, patterns, settings);
+		}
+		g_variant_iter_free(patterns);
+		g_variant_unref(settings);
+	}
+	return printed;
+}
+
+static void
+print_domains(GVariant *channels)
+{
+	GVariantIter iter;
+	const char *domain;
+	gboolean has_ust = FALSE, has_kernel = FALSE;
+
+	g_variant_iter_init(&iter, channels);
+	while (
+	    g_variant_iter_next(&iter, "(&s&stuas@a{sv})", NULL, &domain, NULL, NULL, NULL, NULL)) {
+		has_kernel |= g_str_equal(domain, "kernel");
+		has_ust |= !g_str_equal(domain, "kernel");
+	}
+	g_print("Domains:\n");
+	if (has_kernel)
+		g_print("  - Kernel\n");
+	if (has_ust)
+		g_print("  - UST global\n");
+	if (!has_kernel && !has_ust)
+		g_print("  (none yet)\n");
+}
+
+int
+tc_client_list_session_part(const char *name, const char *domain, const char *channel,
+			    gboolean domains_only)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcDbusSession) session = tc_client_session(name, &error);
+	g_autoptr(GVariant) channels = NULL;
+
+	if (session == NULL)
+		return tc_client_fail(error);
+	channels = tc_dbus_session_dup_channels(session);
+	if (channels == NULL)
+		channels = g_variant_ref_sink(
+		    g_variant_new_array(G_VARIANT_TYPE("(sstuasa{sv})"), NULL, 0));
+	g_print("Tracing session %s: [%s%s]\n    Trace output: %s\n\n",
+		tc_dbus_session_get_name(session), tc_dbus_session_get_state(session),
+		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "",
+		tc_dbus_session_get_output_directory(session));
+	if (domains_only) {
+		print_domains(channels);
+		return TC_EXIT_OK;
+	}
+	if (print_channels(channels, domain, channel) > 0)
+		return TC_EXIT_OK;
+	if (channel) {
+		g_printerr("Error: session %s has no %schannel '%s'\n", name,
+			   domain ? (g_str_equal(domain, "kernel") ? "kernel " : "user-space ")
+				  : "",
+			   channel);
+		return TC_EXIT_FAILURE;
+	}
+	g_print("(no %s channel)\n", domain_title(domain));
+	return TC_EXIT_OK;
+}

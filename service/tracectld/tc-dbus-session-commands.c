@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-dbus"
+
+#include "tc-dbus-session-commands.h"
+
+#include <string.h>
+
+#include "tc-dbus-generated.h"
+#include "tc-dbus-request.h"
+#include "tc-error.h"
+#include "tc-session-ops.h"
+#include "tc-validate.h"
+
+static void
+submit(TcSession *session, TcRequest *request)
+{
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+}
+
+static gboolean
+refuse(GDBusMethodInvocation *invocation, GError *error)
+{
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
+}
+
+static void
+set_unknown_option(const char *method, const char *key, GVariant *value, GError **error)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown %s option '%.64s' of type %s", method, key,
+		    g_variant_get_type_string(value));
+}
+
+/* StopWithOptions. */
+
+static gboolean
+stop_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_stop(request->session, error);
+}
+
+/* Main loop, authorized: with no-wait the caller is answered next, so the
+ * one mistake a caller can see is checked first. The worker checks again. */
+static gboolean
+stop_check_active(TcRequest *request, GError **error)
+{
+	TcSession *session = request->session;
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	if (session->state == TC_SESSION_ACTIVE && !session->destroyed)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "Session '%s' is not started",
+		    session->name);
+	return FALSE;
+}
+
+static gboolean
+handle_stop_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			 GVariant *options, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	gboolean no_wait = FALSE;
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	TcRequest *request;
+
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		g_autoptr(GVariant) owned = value;
+
+		if (g_str_equal(key, "no-wait") &&
+		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
+			no_wait = g_variant_get_boolean(value);
+		else {
+			set_unknown_option("StopWithOptions", key, value, &error);
+			return refuse(invocation, error);
+		}
+	}
+	request = tc_request_new(invocation, session);
+	request->no_wait = no_wait;
+	request->authorized = stop_check_active;
+	request->work = stop_work;
+	submit(session, request);
+	return TRUE;
+}
+
+/* DisableChannel. */
+
+static gboolean
+disable_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_disable_channel(request->session, request->channel, error);
+}
+
+static gboolean
+disable_kernel_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_disable_kernel_channel(request->session, error);
+}
+
+static gboolean
+handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		       const char *name, TcSession *session)
+{
+	gboolean is_kernel = g_str_equal(domain, "kernel");
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!is_kernel && !g_str_equal(domain, "ust")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
+		return refuse(invocation, error);
+	}
+	/* The kernel domain has one channel. */
+	if (is_kernel && !g_str_equal(name, "channel0")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
+		return refuse(invocation, error);
+	}
+	if (!tc_validate_name("channel", name, &error))
+		return refuse(invocation, error);
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(name);
+	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;
+	tc_request_submit(request, is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+/* Snapshot outputs. */
+
+static gboolean
+add_output_work(TcRequest *request, GError **error)
+{
+	guint32 id = 0;
+
+	if (!tc_session_op_add_snapshot_output(request->session, request->name, request->output,
+					       request->max_bytes, &id, error))
+		return FALSE;
+	request->result = g_variant_new("(u)", id);
+	return TRUE;
+}
+
+/* "max-size" (t, more than 0), the one option of AddSnapshotOutput and
+ * RecordSnapshotWithOptions that both take. */
+static gboolean
+parse_max_size(GVariant *value, guint64 *max_bytes, GError **error)
+{
+	*max_bytes = g_variant_get_uint64(value);
+	if (*max_bytes > 0)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The snapshot's max-size must be more than 0 bytes");
+	return FALSE;
+}
+
+static gboolean
+parse_output_options(GVariant *options, guint64 *max_bytes, GError **error)
+{
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	*max_bytes = 0;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		g_autoptr(GVariant) owned = value;
+
+		if (!g_str_equal(key, "max-size") ||
+		    !g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
+			set_unknown_option("AddSnapshotOutput", key, value, error);
+			return FALSE;
+		}
+		if (!parse_max_size(value, max_bytes, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			   const char *name, const char *url, GVariant *options, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint64 max_bytes;
+
+	/* The URL is checked again under the session's lock, with the rest. */
+	if ((*name && !tc_validate_name("snapshot output", name, &error)) ||
+	    !g_utf8_validate(url, -1, NULL) || strlen(url) > 4096) {
+		if (error == NULL)
+			g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "The snapshot output URL is too long or not valid UTF-8");
+		return refuse(invocation, error);
+	}
+	if (!parse_output_options(options, &max_bytes, &error))
+		return refuse(invocation, error);
+	request = tc_request_new(invocation, session);
+	request->max_bytes = max_bytes;
+	request->name = g_strdup(name);
+	request->output = g_strdup(url);
+	request->work = add_output_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+list_outputs_work(TcRequest *request, GError **error)
+{
+	GVariant *outputs = tc_session_op_list_snapshot_outputs(request->session, error);
+
+	if (outputs == NULL)
+		return FALSE;
+	request->result = g_variant_new_tuple(&outputs, 1);
+	return TRUE;
+}
+
+static gboolean
+handle_list_snapshot_outputs(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			     TcSession *session)
+{
+	TcRequest *request = tc_request_new(invocation, session);
+
+	request->work = list_outputs_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+del_output_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_del_snapshot_output(request->session, request->output, error);
+}
+
+static gboolean
+handle_del_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			   const char *output, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!*output || strlen(output) > 4096 || !g_utf8_validate(output, -1, NULL)) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Give a snapshot output's id or name");
+		return refuse(invocation, error);
+	}
+	request = tc_request_new(invocation, session);
+	request->output = g_strdup(output);
+	request->work = del_output_work;
+	submit(session, request);
+	return TRUE;
+}
+
+/* RecordSnapshotWithOptions. */
+
+static gboolean
+record_work(TcRequest *request, GError **error)
+{
+	TcSnapshotOptions options = {
+	    .name = request->name,
+	    .output = request->output,
+	    .max_bytes = request->max_bytes,
+	};
+	g_autofree char *directory = NULL;
+
+	if (!tc_session_op_record_snapshot_with(request->session, &options, &directory, error))
+		return FALSE;
+	request->result = g_variant_new("(s)", directory);
+	return TRUE;
+}
+
+static gboolean
+parse_record_option(TcRequest *request, const char *key, GVariant *value, GError **error)
+{
+	if (g_str_equal(key, "name") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+		if (!tc_validate_name("snapshot", g_variant_get_string(value, NULL), error))
+			return FALSE;
+		g_free(request->name);
+		request->name = g_variant_dup_string(value, NULL);
+	} else if (g_str_equal(key, "output") &&
+		   g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+		const char *output = g_variant_get_string(value, NULL);
+
+		if (!*output || strlen(output) > 4096 || !g_utf8_validate(output, -1, NULL)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "The snapshot output is empty, too long or not UTF-8");
+			return FALSE;
+		}
+		g_free(request->output);
+		request->output = g_strdup(output);
+	} else if (g_str_equal(key, "max-size") &&
+		   g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
+		return parse_max_size(value, &request->max_bytes, error);
+	} else {
+		set_unknown_option("RecordSnapshotWithOptions", key, value, error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+handle_record_snapshot_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
+				    GVariant *options, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcRequest) request = tc_request_new(invocation, session);
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		g_autoptr(GVariant) owned = value;
+
+		if (!parse_record_option(request, key, value, &error))
+			return refuse(invocation, error);
+	}
+	request->work = record_work;
+	submit(session, g_steal_pointer(&request));
+	return TRUE;
+}
+
+void
+tc_session_commands_connect(gpointer skeleton, TcSession *session)
+{
+	g_signal_connect(skeleton, "handle-stop-with-options", G_CALLBACK(handle_stop_with_options),
+			 session);
+	g_signal_connect(skeleton, "handle-disable-channel", G_CALLBACK(handle_disable_channel),
+			 session);
+	g_signal_connect(skeleton, "handle-add-snapshot-output",
+			 G_CALLBACK(handle_add_snapshot_output), session);
+	g_signal_connect(skeleton, "handle-list-snapshot-outputs",
+			 G_CALLBACK(handle_list_snapshot_outputs), session);
+	g_signal_connect(skeleton, "handle-del-snapshot-output",
+			 G_CALLBACK(handle_del_snapshot_output), session);
+	g_signal_connect(skeleton, "handle-record-snapshot-with-options",
+			 G_CALLBACK(handle_record_snapshot_with_options), session);
+}

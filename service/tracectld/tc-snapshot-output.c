@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-snapshot"
+
+#include "tc-snapshot-output.h"
+
+#include <string.h>
+
+#include "tc-error.h"
+#include "tc-user-limits.h"
+#include "tc-validate.h"
+
+static void
+snapshot_output_free(gpointer data)
+{
+	TcSnapshotOutput *output = data;
+
+	g_free(output->name);
+	g_free(output->directory);
+	g_free(output);
+}
+
+char *
+tc_snapshot_output_parse_url(const char *url, GError **error)
+{
+	static const char *const relay_schemes[] = {"net://", "net6://", "tcp://", "tcp6://"};
+	const char *path = url;
+
+	for (guint i = 0; i < G_N_ELEMENTS(relay_schemes); i++) {
+		if (g_str_has_prefix(url, relay_schemes[i])) {
+			g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "Streaming snapshots to a relay is not supported yet "
+				    "('%.64s'): give a local directory",
+				    url);
+			return NULL;
+		}
+	}
+	if (g_str_has_prefix(url, "file://"))
+		path = url + strlen("file://");
+	else if (strstr(url, "://") != NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown snapshot output URL '%.64s': use /PATH or file:///PATH", url);
+		return NULL;
+	}
+	if (!tc_validate_output_directory(path, error)) {
+		g_prefix_error(error, "Snapshot output: ");
+		return NULL;
+	}
+	return g_strdup(path);
+}
+
+static TcSnapshotOutput *
+find_output_locked(TcSession *session, const char *wanted)
+{
+	guint64 id = 0;
+	gboolean is_id = g_ascii_string_to_unsigned(wanted, 10, 1, G_MAXUINT32, &id, NULL);
+
+	if (session->snapshot_outputs == NULL)
+		return NULL;
+	for (guint i = 0; i < session->snapshot_outputs->len; i++) {
+		TcSnapshotOutput *output = g_ptr_array_index(session->snapshot_outputs, i);
+
+		if ((is_id && output->id == id) || g_str_equal(output->name, wanted))
+			return output;
+	}
+	return NULL;
+}
+
+gboolean
+tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url,
+			      guint64 max_bytes, guint32 *id, GError **error)
+{
+	g_autofree char *directory = NULL;
+	g_autofree char *chosen = NULL;
+	TcSnapshotOutput *output;
+	guint count = session->snapshot_outputs ? session->snapshot_outputs->len : 0;
+
+	if (!session->snapshot) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is not a snapshot session (tracectl create --snapshot)",
+			    session->name);
+		return FALSE;
+	}
+	if (*name && !tc_validate_name("snapshot output", name, error))
+		return FALSE;
+	directory = tc_snapshot_output_parse_url(url, error);
+	if (directory == NULL)
+		return FALSE;
+	if (!tc_user_limits_check_item(session->owner_uid, TC_LIMIT_SNAPSHOT_OUTPUTS_PER_SESSION,
+				       (guint64)count + 1, error)) {
+		g_prefix_error(error,
+			       "Cannot add a snapshot output to session '%s': ", session->name);
+		return FALSE;
+	}
+	chosen = *name ? g_strdup(name)
+		       : g_strdup_printf("snapshot-%u", session->next_snapshot_output_id + 1);
+	if (find_output_locked(session, chosen)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+			    "Session '%s' has a snapshot output named '%s' already", session->name,
+			    chosen);
+		return FALSE;
+	}
+	if (session->snapshot_outputs == NULL)
+		session->snapshot_outputs = g_ptr_array_new_with_free_func(snapshot_output_free);
+	output = g_new0(TcSnapshotOutput, 1);
+	output->id = ++session->next_snapshot_output_id;
+	output->name = g_steal_pointer(&chosen);
+	output->directory = g_steal_pointer(&directory);
+	output->max_bytes = max_bytes;
+	g_ptr_array_add(session->snapshot_outputs, output);
+	*id = output->id;
+	g_message("Session '%s' of uid %u: snapshot output %u '%s' is '%s'", session->name,
+		  (unsigned)session->owner_uid, output->id, output->name, output->directory);
+	return TRUE;
+}
+
+GVariant *
+tc_snapshot_output_list_locked(TcSession *session)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
+	for (guint i = 0; session->snapshot_outputs && i < session->snapshot_outputs->len; i++) {
+		TcSnapshotOutput *output = g_ptr_array_index(session->snapshot_outputs, i);
+		g_autofree char *url = g_strconcat("file://", output->directory, NULL);
+
+		g_variant_builder_add(&builder, "(usst)", output->id, output->name, url,
+				      output->max_bytes);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+gboolean
+tc_snapshot_output_remove_locked(TcSession *session, const char *wanted, GError **error)
+{
+	TcSnapshotOutput *output = find_output_locked(session, wanted);
+
+	if (output == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' has no snapshot output '%.64s'", session->name, wanted);
+		return FALSE;
+	}
+	g_message("Session '%s' of uid %u: snapshot output %u '%s' removed", session->name,
+		  (unsigned)session->owner_uid, output->id, output->name);
+	g_ptr_array_remove(session->snapshot_outputs, output);
+	return TRUE;
+}
+
+char *
+tc_snapshot_output_resolve_locked(TcSession *session, const char *wanted, guint64 *max_bytes,
+				  GError **error)
+{
+	TcSnapshotOutput *output = find_output_locked(session, wanted);
+
+	*max_bytes = output ? output->max_bytes : 0;
+	if (output)
+		return g_strdup(output->directory);
+	if (wanted[0] != '/' && strstr(wanted, "://") == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' has no snapshot output '%.64s'", session->name, wanted);
+		return NULL;
+	}
+	return tc_snapshot_output_parse_url(wanted, error);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-registry.h"
+
+/*
+ * The snapshot outputs of a session (AddSnapshotOutput): places its
+ * snapshots can be written to besides its output directory. Every
+ * function expects the session's op_lock held, which guards the list.
+ * The directories are only ever created and written by the owner's
+ * consumer, with the owner's rights, so an output names nothing the owner
+ * could not write anyway.
+ */
+
+/* The directory of a "/path" or "file:///path" URL, checked like an
+ * output directory; "net://", "net6://" and "tcp://" are NotSupported. */
+char *tc_snapshot_output_parse_url(const char *url, GError **error);
+/* Adds an output named name ("" for "snapshot-<id>") within the owner's
+ * limit of outputs per session; its snapshots are bounded to max_bytes
+ * (0: no bound) unless the record says otherwise. */
+gboolean tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url,
+				       guint64 max_bytes, guint32 *id, GError **error);
+/* a(usst): id, name, URL and bound (0: none) of each output. */
+GVariant *tc_snapshot_output_list_locked(TcSession *session);
+/* output: an id in decimal or a name. NotFound when there is none. */
+gboolean tc_snapshot_output_remove_locked(TcSession *session, const char *output, GError **error);
+/* The directory snapshots go to for output: an output's id or name (its
+ * bound in *max_bytes), or a URL as for tc_snapshot_output_parse_url()
+ * (*max_bytes 0). */
+char *tc_snapshot_output_resolve_locked(TcSession *session, const char *output,
+					guint64 *max_bytes, GError **error);
