@@ -38,7 +38,7 @@ SHAPES = {
                     "contexts": [str]},
     "start": {"name": str, "path": str, "state": str},
     "snapshot record": {"session": str, "directory": str},
-    "destroy": {"destroyed": [{"name": str, "path": str}]},
+    "destroy": {"destroyed": [{"name": str, "path": str, "owner_uid": int}]},
 }
 
 

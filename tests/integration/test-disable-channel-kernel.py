@@ -28,7 +28,7 @@ def test():
         bob = svc.add_user("tctest-bob")
         svc.cli("create", "none")
         bad = svc.cli("disable-channel", "-k", "channel0", check_ok=False)
-        check(bad.returncode == 1 and "has no kernel channel" in bad.stderr, f"{bad}")
+        check(bad.returncode == 3 and "has no kernel channel" in bad.stderr, f"{bad}")
         svc.cli("destroy")
 
         svc.cli("create", "kdc")
@@ -42,7 +42,7 @@ def test():
         bad = svc.cli("disable-channel", "-k", "channel0", check_ok=False)
         check(bad.returncode == 1 and "disabled already" in bad.stderr, f"{bad}")
         bad = svc.cli("disable-channel", "-k", "other", check_ok=False)
-        check(bad.returncode == 1 and "one channel, 'channel0'" in bad.stderr, f"{bad}")
+        check(bad.returncode == 3 and "one channel, 'channel0'" in bad.stderr, f"{bad}")
         path = session_path(svc, "kdc")
         bad = session_call(svc, path, "DisableChannel", "ss", "kernel", "channel0", user=bob)
         check(bad.returncode != 0, f"bob's DisableChannel: {bad}")

@@ -36,17 +36,17 @@ def test():
         # Refusals: an unknown channel, twice, the kernel (alice may not trace
         # it), bad usage, bob.
         bad = svc.cli("disable-channel", "-u", "nope", user=alice, check_ok=False)
-        check(bad.returncode == 1 and "Session 'dc' has no channel 'nope'" in bad.stderr,
+        check(bad.returncode == 3 and "Session 'dc' has no channel 'nope'" in bad.stderr,
               f"{bad}")
         bad = svc.cli("disable-channel", "-u", "c2", user=alice, check_ok=False)
         check(bad.returncode == 1 and "disabled already" in bad.stderr, f"{bad}")
         bad = svc.cli("disable-channel", "-k", "channel0", user=alice, check_ok=False)
-        check(bad.returncode == 1 and "Tracing the kernel is for members" in bad.stderr,
+        check(bad.returncode == 4 and "Tracing the kernel is for members" in bad.stderr,
               f"alice's disable-channel -k: {bad}")
         bad = svc.cli("disable-channel", "c1", user=alice, check_ok=False)
         check(bad.returncode == 2, f"no domain: {bad}")
         bad = svc.cli("disable-channel", "-u", "c1", "-s", "dc", user=bob, check_ok=False)
-        check(bad.returncode == 1, f"bob's disable-channel: {bad}")
+        check(bad.returncode == 3, f"bob's disable-channel: {bad}")
         path = session_path(svc, "dc", user=alice)
         bad = session_call(svc, path, "DisableChannel", "ss", "ust", "c1", user=bob)
         check(bad.returncode != 0, f"bob's DisableChannel: {bad}")

@@ -27,7 +27,7 @@ def test_set_session(svc, alice, bob):
     with open(os.path.join(alice.home, ".tracectlrc")) as f:
         check("session=first" in f.read(), ".tracectlrc")
     bad = svc.cli("set-session", "nosuch", user=alice, check_ok=False)
-    check(bad.returncode == 1 and "no session named 'nosuch'" in bad.stderr, f"{bad}")
+    check(bad.returncode == 3 and "no session named 'nosuch'" in bad.stderr, f"{bad}")
     check("Tracing session first:" in svc.cli("status", user=alice).stdout, "changed anyway")
     usage = svc.cli("set-session", user=alice, check_ok=False)
     check(usage.returncode == 2, f"no NAME: {usage}")
@@ -61,7 +61,7 @@ def test_no_wait_and_view(svc, alice, bob):
     # Bob has no such session, destroyed or not.
     refused(svc.cli("view", "--trace-path", "nowait", user=bob, check_ok=False), "bob's view")
     gone = svc.cli("view", "--trace-path", "never-was", user=alice, check_ok=False)
-    check(gone.returncode == 1 and "no session named" in gone.stderr, f"{gone}")
+    check(gone.returncode == 3 and "no session named" in gone.stderr, f"{gone}")
 
 
 def test_bus_no_wait(svc, alice, bob):

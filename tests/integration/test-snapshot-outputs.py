@@ -60,9 +60,9 @@ def test():
                       user=alice, check_ok=False)
         check(bad.returncode == 1 and "named 'keep' already" in bad.stderr, f"{bad}")
         bad = svc.cli("snapshot", "del-output", "9", user=alice, check_ok=False)
-        check(bad.returncode == 1 and "no snapshot output '9'" in bad.stderr, f"{bad}")
+        check(bad.returncode == 3 and "no snapshot output '9'" in bad.stderr, f"{bad}")
         bad = svc.cli("snapshot", "record", "nosuch", user=alice, check_ok=False)
-        check(bad.returncode == 1 and "no snapshot output 'nosuch'" in bad.stderr, f"{bad}")
+        check(bad.returncode == 3 and "no snapshot output 'nosuch'" in bad.stderr, f"{bad}")
         for size in ("12x", "0", "-5", ""):
             bad = svc.cli("snapshot", "record", "--max-size", size, user=alice,
                           check_ok=False)
@@ -114,7 +114,7 @@ def test():
 
         # Another user: refused on the CLI (no such session) and the bus.
         bad = svc.cli("snapshot", "list-output", "-s", "snap", user=bob, check_ok=False)
-        check(bad.returncode == 1, f"bob's list-output: {bad}")
+        check(bad.returncode == 3, f"bob's list-output: {bad}")
         path = session_path(svc, "snap", user=alice)
         for method, signature, args in (
                 ("AddSnapshotOutput", "ssa{sv}", ("", "/tmp/bob-out", 0)),
