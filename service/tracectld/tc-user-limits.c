@@ -35,6 +35,9 @@ typedef struct {
  *   goal is 64 MB whatever one user does; 32 MiB holds 65,536 descriptions
  *   of typical events (a few fields, about 400 bytes each) and their TSDL.
  * - connections: one descriptor each; a thousand applications per user.
+ * - subscriptions: each costs a copy of every signal the user may see;
+ *   a desktop, a monitor and a few scripts need a handful.
+ * - triggers: each costs a consumer round trip per monitor sample.
  */
 static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_SESSIONS] = {"MaxSessions", "sessions", 64},
@@ -44,6 +47,9 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_METADATA_BYTES] = {"MaxMetadataBytes",
 				     "bytes of event descriptions and metadata", 32 * MIB},
 	[TC_LIMIT_CONNECTIONS] = {"MaxConnections", "application connections", 1024},
+	[TC_LIMIT_SUBSCRIPTIONS] = {"MaxSubscriptions", "bus connections subscribed to signals",
+				    16},
+	[TC_LIMIT_TRIGGERS] = {"MaxTriggers", "triggers", 64},
 	[TC_LIMIT_CHANNELS_PER_SESSION] = {"MaxChannelsPerSession", "channels in one session",
 					   64},
 	[TC_LIMIT_CHANNEL_BUFFER_BYTES] = {"MaxChannelBufferBytes",

@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Signals are private: alice's subscriber receives the lifecycle of her
+session (created, PropertiesChanged and started, application registered
+and gone, stopped, destroyed) in order; bob's subscriber, bob's and
+alice's connections that did not subscribe, and alice's after she
+unsubscribed receive nothing of it, although they ask the bus for every
+signal; a monitor on the bus sees that the service never broadcasts a
+signal and addresses each of alice's to her subscriber alone."""
+
+import time
+
+from signallib import Listener
+from tclib import Service, check, log, run
+
+STATE_CHANGE = "PropertiesChanged"
+
+
+def lifecycle(listener, path):
+    """The signals of listener about path, as (member, detail)."""
+    out = []
+    for s in listener.signals:
+        args = s["args"]
+        if s["member"] == STATE_CHANGE and s["path"] == path:
+            out.append((STATE_CHANGE, tuple(sorted(args[1].items())), tuple(args[2])))
+        elif s["member"].startswith("Session") and args and args[0] == path:
+            out.append((s["member"], None, None))
+    return out
+
+
+def test():
+    with Service() as svc:
+        alice = svc.add_user("tcsig-alice")
+        bob = svc.add_user("tcsig-bob")
+        spy = Listener(svc, mode="monitor")
+        mine = Listener(svc, alice)
+        others = Listener(svc, bob)
+        idle_alice = Listener(svc, alice, mode="listen")
+        idle_bob = Listener(svc, bob, mode="listen")
+
+        svc.cli("create", "work", user=alice)
+        created = mine.wait_member("SessionCreated", lambda s: s["args"][1] == "work")
+        path, owner = created["args"][0], created["args"][2]
+        check(owner == alice.uid, f"owner {owner} in {created}")
+        svc.cli("enable-event", "-u", "example:*", user=alice)
+        svc.cli("start", user=alice)
+        app = svc.app("--count", "5", user=alice)
+        registered = mine.wait_member("ApplicationRegistered",
+                                      lambda s: s["args"][0] == app.pid)
+        check(registered["args"][1] == alice.uid, f"{registered}")
+        app.communicate(timeout=30)
+        mine.wait_member("ApplicationGone", lambda s: s["args"][0] == app.pid)
+        svc.cli("stop", user=alice)
+        svc.cli("destroy", "work", user=alice)
+        mine.wait_member("SessionDestroyed", lambda s: s["args"][0] == path)
+
+        got = lifecycle(mine, path)
+        log("alice's subscriber:", got)
+        expected = [
+            ("SessionCreated", None, None),
+            (STATE_CHANGE, (), ("Channels",)),                       # enable-event
+            (STATE_CHANGE, (("State", "active"),), ("Channels",)),  # start
+            ("SessionStarted", None, None),
+            (STATE_CHANGE, (("State", "inactive"),), ()),
+            ("SessionStopped", None, None),
+            ("SessionDestroyed", None, None),
+        ]
+        check(got == expected, f"alice's subscriber got {got}")
+        for s in mine.signals:
+            if s["member"] == STATE_CHANGE:
+                check(s["args"][0] == "org.tracectl.Tracing1.Session", f"{s}")
+
+        # Bob's own session is a marker: once his subscriber has it, it
+        # has everything the service sent before.
+        svc.cli("create", "marker", user=bob)
+        others.wait_member("SessionCreated", lambda s: s["args"][1] == "marker")
+        time.sleep(0.3)
+        check(not any(path in str(s) or str(alice.uid) in str(s["args"])
+                      for s in others.signals),
+              f"bob's subscriber saw alice's: {others.signals}")
+        check(others.members() == ["SessionCreated"], f"bob's: {others.signals}")
+        check(mine.members("marker") == [], "alice's subscriber saw bob's session")
+        check(idle_alice.signals == [] and idle_bob.signals == [],
+              f"unsubscribed: {idle_alice.signals} {idle_bob.signals}")
+
+        # Unsubscribed, alice's connection gets nothing more.
+        mine.command("unsubscribe")
+        before = len(mine.signals)
+        svc.cli("create", "later", user=alice)
+        svc.cli("create", "marker2", user=bob)
+        others.wait_member("SessionCreated", lambda s: s["args"][1] == "marker2")
+        time.sleep(0.3)
+        check(len(mine.signals) == before, f"after Unsubscribe: {mine.signals[before:]}")
+
+        # Nothing broadcast; alice's signals went to her subscriber alone.
+        service_names = {s["sender"] for s in mine.signals}
+        check(len(service_names) == 1, f"senders {service_names}")
+        sent = [s for s in spy.signals if s["sender"] in service_names]
+        log(f"monitor: {len(sent)} signals from the service")
+        check(sent, "the monitor saw no signal of the service")
+        broadcast = [s for s in sent if not s["destination"]]
+        check(not broadcast, f"broadcast: {broadcast}")
+        about_alice = [s for s in sent if path in str(s["args"]) or s["path"] == path]
+        check(about_alice and all(s["destination"] == mine.name for s in about_alice),
+              f"alice's signals went to {set(s['destination'] for s in about_alice)}")
+        for listener in (mine, others, idle_alice, idle_bob, spy):
+            listener.close()
+
+
+run(test)
