@@ -33,6 +33,7 @@ class Listener:
         line = self.first.get(timeout=20)
         self.name = line.get("ready")
         self.error = line.get("error")
+        self.message = line.get("message")
 
     def _read(self):
         first = True
