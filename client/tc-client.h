@@ -60,5 +60,6 @@ int tc_cmd_list(int argc, char **argv);
 int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
+int tc_cmd_monitor(int argc, char **argv);
 /* Prints a session's details (list NAME, status). */
 int tc_client_print_session(TcDbusSession *session);

@@ -21,6 +21,7 @@ static const TcCommand commands[] = {
 	{"status", "Show the current session", tc_cmd_status},
 	{"view", "Print a trace with babeltrace2", tc_cmd_view},
 	{"version", "Print the versions of tracectl and tracectld", tc_cmd_version},
+	{"monitor", "Print the service's signals as they come", tc_cmd_monitor},
 };
 
 static void

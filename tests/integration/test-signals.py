@@ -6,12 +6,16 @@ and gone, stopped, destroyed) in order; bob's subscriber, bob's and
 alice's connections that did not subscribe, and alice's after she
 unsubscribed receive nothing of it, although they ask the bus for every
 signal; a monitor on the bus sees that the service never broadcasts a
-signal and addresses each of alice's to her subscriber alone."""
+signal and addresses each of alice's to her subscribers alone.
+`tracectl monitor` (text and --json) prints the same signals."""
 
+import json
+import subprocess
+import threading
 import time
 
 from signallib import Listener
-from tclib import Service, check, log, run
+from tclib import TRACECTL, Service, check, log, run
 
 STATE_CHANGE = "PropertiesChanged"
 
@@ -28,6 +32,50 @@ def lifecycle(listener, path):
     return out
 
 
+class Monitor:
+    """tracectl monitor [--json] as user, its lines collected."""
+
+    def __init__(self, svc, user, *args):
+        self.proc = subprocess.Popen(svc._as(user) + [TRACECTL, "monitor", *args],
+                                     env=svc.env(user), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, cwd="/")
+        svc.apps.append(self.proc)
+        self.lines = []
+        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout),
+                         daemon=True).start()
+
+    def wait_for(self, text, timeout=15):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in line for line in self.lines):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"tracectl monitor printed no {text!r}: {self.lines} "
+                             f"{self.proc.poll()}")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        check(self.proc.returncode == 0, f"tracectl monitor: {self.proc.returncode}")
+
+
+def check_monitors(json_monitor, text_monitor, path):
+    json_monitor.wait_for("SessionDestroyed")
+    text_monitor.wait_for("SessionDestroyed")
+    json_monitor.stop()
+    text_monitor.stop()
+    objects = [json.loads(line) for line in json_monitor.lines]
+    created = [o for o in objects if o["signal"] == "SessionCreated"]
+    check(created and created[0]["args"] == {"session": path, "name": "work",
+                                             "owner_uid": created[0]["args"]["owner_uid"]},
+          f"monitor --json: {created}")
+    changes = [o for o in objects if o["signal"] == "PropertiesChanged" and o["path"] == path]
+    check({"State": "active"} in [o["changed"] for o in changes], f"monitor --json: {changes}")
+    check(any(line.split()[1:3] == ["SessionStarted", f"session=objectpath '{path}'"]
+              or line.split()[1:3] == ["SessionStarted", f"session='{path}'"]
+              for line in text_monitor.lines), f"monitor: {text_monitor.lines}")
+
+
 def test():
     with Service() as svc:
         alice = svc.add_user("tcsig-alice")
@@ -37,6 +85,10 @@ def test():
         others = Listener(svc, bob)
         idle_alice = Listener(svc, alice, mode="listen")
         idle_bob = Listener(svc, bob, mode="listen")
+        json_monitor = Monitor(svc, alice, "--json")
+        text_monitor = Monitor(svc, alice)
+        bob_monitor = Monitor(svc, bob, "--json")
+        time.sleep(1)  # the monitors subscribed
 
         svc.cli("create", "work", user=alice)
         created = mine.wait_member("SessionCreated", lambda s: s["args"][1] == "work")
@@ -54,6 +106,7 @@ def test():
         svc.cli("destroy", "work", user=alice)
         mine.wait_member("SessionDestroyed", lambda s: s["args"][0] == path)
 
+        check_monitors(json_monitor, text_monitor, path)
         got = lifecycle(mine, path)
         log("alice's subscriber:", got)
         expected = [
@@ -79,6 +132,9 @@ def test():
                       for s in others.signals),
               f"bob's subscriber saw alice's: {others.signals}")
         check(others.members() == ["SessionCreated"], f"bob's: {others.signals}")
+        bob_monitor.wait_for('"marker"')
+        bob_monitor.stop()
+        check(len(bob_monitor.lines) == 1, f"bob's tracectl monitor: {bob_monitor.lines}")
         check(mine.members("marker") == [], "alice's subscriber saw bob's session")
         check(idle_alice.signals == [] and idle_bob.signals == [],
               f"unsubscribed: {idle_alice.signals} {idle_bob.signals}")
@@ -101,8 +157,11 @@ def test():
         broadcast = [s for s in sent if not s["destination"]]
         check(not broadcast, f"broadcast: {broadcast}")
         about_alice = [s for s in sent if path in str(s["args"]) or s["path"] == path]
-        check(about_alice and all(s["destination"] == mine.name for s in about_alice),
-              f"alice's signals went to {set(s['destination'] for s in about_alice)}")
+        # To alice's subscriber and her two monitors, to no one else.
+        destinations = {s["destination"] for s in about_alice}
+        check(mine.name in destinations and len(destinations) == 3 and
+              not destinations & {others.name, idle_alice.name, idle_bob.name},
+              f"alice's signals went to {destinations}")
         for listener in (mine, others, idle_alice, idle_bob, spy):
             listener.close()
 
