@@ -61,5 +61,8 @@ int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
 int tc_cmd_monitor(int argc, char **argv);
+int tc_cmd_add_trigger(int argc, char **argv);
+int tc_cmd_list_triggers(int argc, char **argv);
+int tc_cmd_remove_trigger(int argc, char **argv);
 /* Prints a session's details (list NAME, status). */
 int tc_client_print_session(TcDbusSession *session);

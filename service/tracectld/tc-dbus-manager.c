@@ -11,6 +11,7 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-session.h"
+#include "tc-dbus-triggers.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
@@ -436,6 +437,7 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 			 G_CALLBACK(handle_list_kernel_events), NULL);
 	g_signal_connect(manager, "handle-subscribe", G_CALLBACK(handle_subscribe), NULL);
 	g_signal_connect(manager, "handle-unsubscribe", G_CALLBACK(handle_unsubscribe), NULL);
+	tc_dbus_triggers_connect(manager);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager), connection,
 					      TC_DBUS_MANAGER_PATH, error)) {
 		g_object_unref(manager);

@@ -307,9 +307,21 @@ tc_signals_snapshot_recorded(TcSession *session, const char *directory)
 			     g_variant_new("(os)", session->object_path, directory));
 }
 
+static TcRotationFunc rotation_func; /* atomic */
+
+void
+tc_signals_set_rotation_func(TcRotationFunc func)
+{
+	g_atomic_pointer_set(&rotation_func, func);
+}
+
 void
 tc_signals_archive_rotated(TcSession *session, const char *path)
 {
+	TcRotationFunc func = g_atomic_pointer_get(&rotation_func);
+
+	if (func)
+		func(session);
 	queue_manager_signal(session->owner_uid, "ArchiveRotated",
 			     g_variant_new("(os)", session->object_path, path));
 }

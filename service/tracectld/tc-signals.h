@@ -43,6 +43,11 @@ void tc_signals_problem_changed(TcSession *session, const char *problem);
 void tc_signals_snapshot_recorded(TcSession *session, const char *directory);
 /* A trace archive of session was closed at path (rotation). */
 void tc_signals_archive_rotated(TcSession *session, const char *path);
+/* Called by tc_signals_archive_rotated() from the rotating thread, with
+ * subscribers or not: the trigger table's hook (set by tc-triggers.c,
+ * which depends on this file, not the other way round). NULL: none. */
+typedef void (*TcRotationFunc)(TcSession *session);
+void tc_signals_set_rotation_func(TcRotationFunc func);
 /* The Channels property changed (invalidated, not sent). */
 void tc_signals_channels_changed(TcSession *session);
 
