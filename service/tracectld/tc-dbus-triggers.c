@@ -6,10 +6,13 @@
 
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-idle.h"
 #include "tc-triggers.h"
 
 /* Adding, listing and removing touch only the trigger table: done on the
- * main loop once authorized, with the arguments of the call. */
+ * main loop once authorized, with the arguments of the call. Each trigger
+ * keeps the service from exiting when idle: it acts with nobody
+ * watching. */
 static void
 add_trigger_done(TcRequest *request)
 {
@@ -24,6 +27,7 @@ add_trigger_done(TcRequest *request)
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
+	tc_idle_hold();
 	g_dbus_method_invocation_return_value(request->invocation, NULL);
 }
 
@@ -70,6 +74,7 @@ remove_trigger_done(TcRequest *request)
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
+	tc_idle_release();
 	g_dbus_method_invocation_return_value(request->invocation, NULL);
 }
 

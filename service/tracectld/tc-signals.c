@@ -25,6 +25,7 @@
 #include "tc-signals.h"
 
 #include "tc-error.h"
+#include "tc-idle.h"
 #include "tc-user-limits.h"
 
 #define TC_SIGNALS_INTERFACE "org.tracectl.Tracing1.Manager"
@@ -50,9 +51,12 @@ static GDBusConnection *signals_connection; /* main thread */
 static GHashTable *subscribers;             /* main thread: name -> TcSubscriber * */
 static gint subscriber_count;               /* atomic: g_hash_table_size(subscribers) */
 
+/* A subscriber keeps the service from exiting when idle: it is waiting
+ * for what happens next. */
 static void
 subscriber_free(TcSubscriber *subscriber)
 {
+	tc_idle_release();
 	tc_user_limits_release(&subscriber->charge);
 	g_free(subscriber->name);
 	g_free(subscriber);
@@ -144,6 +148,7 @@ tc_signals_subscribe(const char *name, const TcCaller *caller, GError **error)
 	}
 	subscriber->name = g_strdup(name);
 	subscriber->caller = *caller;
+	tc_idle_hold();
 	g_hash_table_insert(subscribers, subscriber->name, subscriber);
 	count_subscribers();
 	g_message("Subscriber %s of uid %u added%s", name, (unsigned)caller->uid,

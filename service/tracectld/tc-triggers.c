@@ -313,6 +313,7 @@ tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *
 	g_message("Trigger '%s' of uid %u added: %s on session '%s'", name, (unsigned)owner,
 		  condition, trigger->session);
 	g_ptr_array_add(triggers, g_steal_pointer(&trigger));
+	g_cond_signal(&wake);
 	return TRUE;
 }
 
@@ -320,6 +321,7 @@ gboolean
 tc_triggers_remove(uid_t owner, const char *name, GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
+	TcTrigger *trigger;
 	guint index;
 
 	table_ensure();
@@ -329,7 +331,10 @@ tc_triggers_remove(uid_t owner, const char *name, GError **error)
 			    name);
 		return FALSE;
 	}
-	((TcTrigger *)g_ptr_array_index(triggers, index))->is_removed = TRUE;
+	trigger = g_ptr_array_index(triggers, index);
+	trigger->is_removed = TRUE;
+	/* Given back now: the evaluation thread may hold it a while longer. */
+	tc_user_limits_release(&trigger->charge);
 	g_ptr_array_remove_index(triggers, index);
 	g_message("Trigger '%s' of uid %u removed", name, (unsigned)owner);
 	return TRUE;
@@ -587,7 +592,10 @@ evaluation_thread(gpointer data)
 		for (guint i = 0; i < due->len; i++)
 			evaluate(g_ptr_array_index(due, i));
 		g_mutex_lock(&lock);
-		if (!is_stopping && rotated_sessions->len == 0)
+		/* With no trigger, sleep until one is added. */
+		if (!is_stopping && rotated_sessions->len == 0 && triggers->len == 0)
+			g_cond_wait(&wake, &lock);
+		else if (!is_stopping && rotated_sessions->len == 0)
 			g_cond_wait_until(&wake, &lock, g_get_monotonic_time() + TC_TRIGGER_TICK_US);
 	}
 	g_mutex_unlock(&lock);
