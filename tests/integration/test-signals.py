@@ -5,17 +5,20 @@ session (created, PropertiesChanged and started, application registered
 and gone, stopped, destroyed) in order; bob's subscriber, bob's and
 alice's connections that did not subscribe, and alice's after she
 unsubscribed receive nothing of it, although they ask the bus for every
-signal; a monitor on the bus sees that the service never broadcasts a
+signal; root's subscriber (an administrator) receives alice's too, and
+her Problem when her consumer dies; a monitor on the bus sees that the service never broadcasts a
 signal and addresses each of alice's to her subscribers alone.
 `tracectl monitor` (text and --json) prints the same signals."""
 
 import json
+import os
+import signal
 import subprocess
 import threading
 import time
 
 from signallib import Listener
-from tclib import TRACECTL, Service, check, log, run
+from tclib import TRACECTL, Service, check, children, log, proc_status, run
 
 STATE_CHANGE = "PropertiesChanged"
 
@@ -76,6 +79,31 @@ def check_monitors(json_monitor, text_monitor, path):
               for line in text_monitor.lines), f"monitor: {text_monitor.lines}")
 
 
+def consumer_of(svc, user):
+    for pid in children(svc.proc.pid):
+        with open(f"/proc/{pid}/comm") as f:
+            name = f.read().strip()
+        if name.startswith("tracectl-consum") and proc_status(pid, "Uid") == user.uid:
+            return pid
+    raise AssertionError(f"no consumer of {user.name} among {children(svc.proc.pid)}")
+
+
+def check_problem(svc, alice, mine, root):
+    """alice's consumer dies: her subscriber and root's learn the Problem."""
+    svc.cli("create", "doomed", user=alice)
+    svc.cli("enable-event", "-u", "example:*", user=alice)
+    svc.cli("start", user=alice)
+    path = mine.wait_member("SessionCreated", lambda s: s["args"][1] == "doomed")["args"][0]
+    os.kill(consumer_of(svc, alice), signal.SIGKILL)
+    problem = mine.wait_member("ProblemChanged", lambda s: s["args"][0] == path)
+    check("consumer" in problem["args"][1], f"{problem}")
+    change = mine.wait_member("PropertiesChanged",
+                              lambda s: s["path"] == path and "Problem" in s["args"][1])
+    check(change["args"][1]["Problem"] == problem["args"][1], f"{change}")
+    root.wait_member("ProblemChanged", lambda s: s["args"][0] == path)
+    return path
+
+
 def test():
     with Service() as svc:
         alice = svc.add_user("tcsig-alice")
@@ -85,6 +113,7 @@ def test():
         others = Listener(svc, bob)
         idle_alice = Listener(svc, alice, mode="listen")
         idle_bob = Listener(svc, bob, mode="listen")
+        root = Listener(svc)  # an administrator: sees every user's
         json_monitor = Monitor(svc, alice, "--json")
         text_monitor = Monitor(svc, alice)
         bob_monitor = Monitor(svc, bob, "--json")
@@ -138,6 +167,8 @@ def test():
         check(mine.members("marker") == [], "alice's subscriber saw bob's session")
         check(idle_alice.signals == [] and idle_bob.signals == [],
               f"unsubscribed: {idle_alice.signals} {idle_bob.signals}")
+        check(lifecycle(root, path) == expected, f"root's subscriber: {lifecycle(root, path)}")
+        doomed = check_problem(svc, alice, mine, root)
 
         # Unsubscribed, alice's connection gets nothing more.
         mine.command("unsubscribe")
@@ -147,6 +178,8 @@ def test():
         others.wait_member("SessionCreated", lambda s: s["args"][1] == "marker2")
         time.sleep(0.3)
         check(len(mine.signals) == before, f"after Unsubscribe: {mine.signals[before:]}")
+        check(not any(path in str(s) or doomed in str(s) or str(alice.uid) in str(s["args"])
+                      for s in others.signals), f"bob's subscriber: {others.signals}")
 
         # Nothing broadcast; alice's signals went to her subscriber alone.
         service_names = {s["sender"] for s in mine.signals}
@@ -157,12 +190,13 @@ def test():
         broadcast = [s for s in sent if not s["destination"]]
         check(not broadcast, f"broadcast: {broadcast}")
         about_alice = [s for s in sent if path in str(s["args"]) or s["path"] == path]
-        # To alice's subscriber and her two monitors, to no one else.
+        # To alice's subscriber, her two monitors and root's, to no one else.
         destinations = {s["destination"] for s in about_alice}
-        check(mine.name in destinations and len(destinations) == 3 and
+        check(mine.name in destinations and root.name in destinations and
+              len(destinations) == 4 and
               not destinations & {others.name, idle_alice.name, idle_bob.name},
               f"alice's signals went to {destinations}")
-        for listener in (mine, others, idle_alice, idle_bob, spy):
+        for listener in (mine, others, idle_alice, idle_bob, spy, root):
             listener.close()
 
 
