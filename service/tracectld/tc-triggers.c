@@ -477,8 +477,10 @@ condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 
 		g_hash_table_insert(subbuf_sizes, each->name,
 				    GSIZE_TO_POINTER((gsize)each->config.subbuf_size));
-		if (trigger->channel && g_str_equal(each->name, trigger->channel) &&
-		    each->config.monitor_timer_us > 0)
+		/* The channel's samples; the session's most frequent for its size. */
+		if (each->config.monitor_timer_us > 0 &&
+		    (trigger->channel ? g_str_equal(each->name, trigger->channel)
+				      : each->config.monitor_timer_us < period))
 			period = each->config.monitor_timer_us;
 	}
 	g_mutex_unlock(&session->lock);

@@ -7,7 +7,7 @@ snapshot by itself (babeltrace2 reads the application's events in it),
 alice's subscriber receives TriggerFired and SnapshotRecorded, once, and
 bob's subscriber nothing. Triggers are listed to their owner only,
 counted against MaxTriggers, refused with a bad condition or action, and
-removed."""
+removed. A trigger on the consumed size stops its session."""
 
 import os
 import tempfile
@@ -27,6 +27,29 @@ def test():
             run_flight_recorder(svc)
     finally:
         os.unlink(config.name)
+
+
+def stop_when_written(svc, alice, mine):
+    """A session that stops itself once 64 KiB are written."""
+    svc.cli("create", "plain", "--output", os.path.join(alice.home, "plain"), user=alice)
+    svc.cli("enable-channel", "-u", "channel0", "--subbuf-size", "4k", user=alice)
+    svc.cli("enable-event", "-u", "example:*", user=alice)
+    svc.cli("add-trigger", "--name", "enough", "--condition", "session-consumed-size-ge",
+            "--threshold-size", "64k", "--action", "notify", "--action", "stop-session",
+            user=alice)
+    svc.cli("start", user=alice)
+    app = svc.app("--forever", "--interval-us", "100", user=alice)
+    fired = mine.wait_member("TriggerFired", lambda s: s["args"][0] == "enough", timeout=20)
+    path = fired["args"][2]
+    mine.wait_member("SessionStopped", lambda s: s["args"][0] == path)
+    app.kill()
+    app.wait()
+    written = int(fired["args"][3].split()[-1])
+    log(f"stopped after {written} bytes written")
+    check(written >= 64 * 1024, f"{fired}")
+    listing = svc.cli("list", user=alice).stdout
+    check("plain [inactive]" in listing, f"plain still active: {listing}")
+    svc.cli("destroy", "plain", user=alice)
 
 
 def run_flight_recorder(svc):
@@ -91,9 +114,8 @@ def run_flight_recorder(svc):
     svc.cli("remove-trigger", "full", user=alice)
     gone = svc.cli("remove-trigger", "full", user=alice, check_ok=False)
     check(gone.returncode == 1 and "no trigger named 'full'" in gone.stderr, f"{gone}")
-    svc.cli("add-trigger", "--name", "second", "--condition", "session-consumed-size-ge",
-            "--threshold-size", "1M", "--action", "notify", user=alice)
     svc.cli("destroy", "flight", user=alice)
+    stop_when_written(svc, alice, mine)
     mine.close()
     others.close()
 
