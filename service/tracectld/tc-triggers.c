@@ -24,6 +24,8 @@
 
 #define TC_TRIGGER_TICK_US (100 * G_TIME_SPAN_MILLISECOND)
 #define TC_TRIGGER_SESSION_PERIOD_US G_TIME_SPAN_SECOND
+/* Each action is a consumer round trip or more when the trigger fires. */
+#define TC_TRIGGER_ACTIONS_MAX 16u
 
 typedef enum {
 	TC_CONDITION_BUFFER_USAGE_GE,
@@ -262,6 +264,11 @@ trigger_parse(const char *name, const char *condition, GVariant *options,
 		}
 	if (!check_condition_options(trigger, has_threshold, error))
 		return NULL;
+	if (g_strv_length((char **)actions) > TC_TRIGGER_ACTIONS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A trigger takes at most %u actions", TC_TRIGGER_ACTIONS_MAX);
+		return NULL;
+	}
 	for (; *actions; actions++) {
 		TcAction action;
 
@@ -454,76 +461,85 @@ fire(TcTrigger *trigger, TcSession *session, const char *description)
 			   description);
 }
 
-/* The condition's value now, in *description; FALSE when it cannot be
- * told (the session does not record, no such channel). Sets the next
- * time the trigger is due. */
+/* [S] The sub-buffer size of each channel of session, by name, and how
+ * often trigger's condition gets a new sample: its channel's monitor
+ * timer, or the session's most frequent one for its consumed size. */
+static GHashTable *
+channel_subbuf_sizes_locked(TcSession *session, TcTrigger *trigger, gint64 *period)
+{
+	GHashTable *sizes = g_hash_table_new(g_str_hash, g_str_equal);
+
+	*period = TC_TRIGGER_SESSION_PERIOD_US;
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *each = g_ptr_array_index(session->channels, i);
+
+		g_hash_table_insert(sizes, each->name,
+				    GSIZE_TO_POINTER((gsize)each->config.subbuf_size));
+		if (each->config.monitor_timer_us > 0 &&
+		    (trigger->channel ? g_str_equal(each->name, trigger->channel)
+				      : each->config.monitor_timer_us < *period))
+			*period = each->config.monitor_timer_us;
+	}
+	return sizes;
+}
+
+/* A buffer usage condition on one channel's sample. */
+static gboolean
+buffer_usage_is_true(TcTrigger *trigger, const char *channel, guint64 size, guint64 used,
+		     char **description)
+{
+	gboolean is_ge = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE;
+	const char *name = condition_names[trigger->condition];
+	double ratio = (double)used / (double)size;
+
+	g_free(*description);
+	if (trigger->is_ratio) {
+		*description = g_strdup_printf("%s %s %.3f", name, channel, ratio);
+		return is_ge ? ratio >= trigger->threshold_ratio : ratio <= trigger->threshold_ratio;
+	}
+	*description = g_strdup_printf("%s %s %" G_GUINT64_FORMAT, name, channel, used);
+	return is_ge ? used >= trigger->threshold_size : used <= trigger->threshold_size;
+}
+
+/*
+ * The condition's value now, in *description (left NULL when it cannot
+ * be told: the session does not record, no such channel); TRUE when it
+ * holds. Sets the next time the trigger is due.
+ */
 static gboolean
 condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 {
-	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) statistics = NULL;
-	GHashTable *subbuf_sizes = g_hash_table_new(g_str_hash, g_str_equal);
-	gboolean is_active, is_true = FALSE, found = FALSE;
+	g_autoptr(GHashTable) subbuf_sizes = NULL;
+	gboolean is_active, is_true = FALSE;
 	guint64 consumed = 0;
-	gint64 period = TC_TRIGGER_SESSION_PERIOD_US;
+	gint64 period;
 	GVariantIter iter;
 	const char *domain, *channel;
 	guint64 size, used, peak, discarded, packets;
 
 	g_mutex_lock(&session->lock);
 	is_active = session->state == TC_SESSION_ACTIVE;
-	for (guint i = 0; i < session->channels->len; i++) {
-		TcChannel *each = g_ptr_array_index(session->channels, i);
-
-		g_hash_table_insert(subbuf_sizes, each->name,
-				    GSIZE_TO_POINTER((gsize)each->config.subbuf_size));
-		/* The channel's samples; the session's most frequent for its size. */
-		if (each->config.monitor_timer_us > 0 &&
-		    (trigger->channel ? g_str_equal(each->name, trigger->channel)
-				      : each->config.monitor_timer_us < period))
-			period = each->config.monitor_timer_us;
-	}
+	subbuf_sizes = channel_subbuf_sizes_locked(session, trigger, &period);
 	g_mutex_unlock(&session->lock);
 	trigger->next_due_us = g_get_monotonic_time() + MAX(period, TC_TRIGGER_TICK_US);
 	if (is_active)
-		statistics = tc_session_op_channel_statistics(session, &error);
-	if (statistics == NULL) {
-		g_hash_table_unref(subbuf_sizes);
+		statistics = tc_session_op_channel_statistics(session, NULL);
+	if (statistics == NULL)
 		return FALSE;
-	}
 	g_variant_iter_init(&iter, statistics);
 	while (g_variant_iter_next(&iter, "(&s&sttttt)", &domain, &channel, &size, &used, &peak,
 				   &discarded, &packets)) {
 		/* Channels are never removed: the name is still in the table. */
 		consumed += packets * GPOINTER_TO_SIZE(g_hash_table_lookup(subbuf_sizes, channel));
-		if (trigger->channel == NULL || !g_str_equal(channel, trigger->channel) || size == 0)
-			continue;
-		found = TRUE;
-		if (trigger->is_ratio) {
-			double ratio = (double)used / (double)size;
-
-			is_true = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE
-					  ? ratio >= trigger->threshold_ratio
-					  : ratio <= trigger->threshold_ratio;
-			*description = g_strdup_printf("%s %s %.3f", condition_names[trigger->condition],
-						       channel, ratio);
-		} else {
-			is_true = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE
-					  ? used >= trigger->threshold_size
-					  : used <= trigger->threshold_size;
-			*description = g_strdup_printf("%s %s %" G_GUINT64_FORMAT,
-						       condition_names[trigger->condition], channel,
-						       used);
-		}
+		if (trigger->channel && g_str_equal(channel, trigger->channel) && size > 0)
+			is_true = buffer_usage_is_true(trigger, channel, size, used, description);
 	}
-	g_hash_table_unref(subbuf_sizes);
-	if (trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE) {
-		found = TRUE;
-		is_true = consumed >= trigger->threshold_size;
-		*description = g_strdup_printf("%s %" G_GUINT64_FORMAT,
-					       condition_names[trigger->condition], consumed);
-	}
-	return found && is_true;
+	if (trigger->condition != TC_CONDITION_CONSUMED_SIZE_GE)
+		return is_true;
+	*description = g_strdup_printf("%s %" G_GUINT64_FORMAT,
+				       condition_names[trigger->condition], consumed);
+	return consumed >= trigger->threshold_size;
 }
 
 static void

@@ -48,6 +48,11 @@ test_refusals(void)
 	static const char *const rotate[] = {"rotate-session", NULL};
 	static const char *const unknown[] = {"explode", NULL};
 	static const char *const notify_with_session[] = {"notify:other", NULL};
+	const char *many[18];
+
+	for (guint i = 0; i < 17; i++)
+		many[i] = "notify";
+	many[17] = NULL;
 
 	expect_refused("channel-buffer-usage-gt", options("s", NULL, 0.5, 0), notify,
 		       TC_ERROR_INVALID_ARGUMENT);
@@ -73,6 +78,8 @@ test_refusals(void)
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), rotate,
 		       TC_ERROR_NOT_SUPPORTED);
+	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0),
+		       (const char *const *)many, TC_ERROR_INVALID_ARGUMENT);
 	g_autoptr(GVariant) listed = g_variant_ref_sink(tc_triggers_list(ALICE, TRUE));
 
 	g_assert_cmpuint(g_variant_n_children(listed), ==, 0);
