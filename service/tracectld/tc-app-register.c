@@ -19,8 +19,8 @@
 #include "tc-app-sync.h"
 #include "tc-error.h"
 #include "tc-peer-identity.h"
-#include "tc-user-limits.h"
 #include "tc-signals.h"
+#include "tc-user-limits.h"
 
 #define APP_SOCKET_SNDBUF (1 << 20)
 #define MESSAGES_PER_TURN 256
