@@ -5,8 +5,8 @@ session (created, PropertiesChanged and started, application registered
 and gone, stopped, destroyed) in order; bob's subscriber, bob's and
 alice's connections that did not subscribe, and alice's after she
 unsubscribed receive nothing of it, although they ask the bus for every
-signal; root's subscriber (an administrator) receives alice's too, and
-her Problem when her consumer dies; a monitor on the bus sees that the service never broadcasts a
+signal; root's and carol's subscribers (administrators, carol through a
+polkit rule) receive alice's too, and her Problem when her consumer dies; a monitor on the bus sees that the service never broadcasts a
 signal and addresses each of alice's to her subscribers alone.
 `tracectl monitor` (text and --json) prints the same signals."""
 
@@ -14,11 +14,21 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
 from signallib import Listener
-from tclib import TRACECTL, Service, check, children, log, proc_status, run
+from tclib import TRACECTL, Installed, Service, check, children, log, proc_status, run
+
+# carol administers: polkit authorizes her for other users' sessions.
+ADMIN_RULE = """polkit.addRule(function(action, subject) {
+    if (action.id == "org.tracectl.Tracing1.manage-other-users" &&
+        subject.user == "tcsig-carol")
+        return polkit.Result.YES;
+});
+"""
+ADMIN_RULE_PATH = "/etc/polkit-1/rules.d/59-tracectl-test-signals.rules"
 
 STATE_CHANGE = "PropertiesChanged"
 
@@ -105,6 +115,18 @@ def check_problem(svc, alice, mine, root):
 
 
 def test():
+    installed = Installed()
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".rules") as rule:
+            rule.write(ADMIN_RULE)
+            rule.flush()
+            installed.install(rule.name, ADMIN_RULE_PATH)
+        check_signals()
+    finally:
+        installed.restore()
+
+
+def check_signals():
     with Service() as svc:
         alice = svc.add_user("tcsig-alice")
         bob = svc.add_user("tcsig-bob")
@@ -114,6 +136,7 @@ def test():
         idle_alice = Listener(svc, alice, mode="listen")
         idle_bob = Listener(svc, bob, mode="listen")
         root = Listener(svc)  # an administrator: sees every user's
+        carol = Listener(svc, svc.add_user("tcsig-carol"))  # another
         json_monitor = Monitor(svc, alice, "--json")
         text_monitor = Monitor(svc, alice)
         bob_monitor = Monitor(svc, bob, "--json")
@@ -168,6 +191,7 @@ def test():
         check(idle_alice.signals == [] and idle_bob.signals == [],
               f"unsubscribed: {idle_alice.signals} {idle_bob.signals}")
         check(lifecycle(root, path) == expected, f"root's subscriber: {lifecycle(root, path)}")
+        check(lifecycle(carol, path) == expected, f"carol's: {lifecycle(carol, path)}")
         doomed = check_problem(svc, alice, mine, root)
 
         # Unsubscribed, alice's connection gets nothing more.
@@ -190,13 +214,14 @@ def test():
         broadcast = [s for s in sent if not s["destination"]]
         check(not broadcast, f"broadcast: {broadcast}")
         about_alice = [s for s in sent if path in str(s["args"]) or s["path"] == path]
-        # To alice's subscriber, her two monitors and root's, to no one else.
+        # To alice's subscriber, her two monitors, root's and carol's, to
+        # no one else.
         destinations = {s["destination"] for s in about_alice}
-        check(mine.name in destinations and root.name in destinations and
-              len(destinations) == 4 and
+        check({mine.name, root.name, carol.name} <= destinations and
+              len(destinations) == 5 and
               not destinations & {others.name, idle_alice.name, idle_bob.name},
               f"alice's signals went to {destinations}")
-        for listener in (mine, others, idle_alice, idle_bob, spy, root):
+        for listener in (mine, others, idle_alice, idle_bob, spy, root, carol):
             listener.close()
 
 
