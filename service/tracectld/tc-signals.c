@@ -167,12 +167,6 @@ tc_signals_unsubscribe(const char *name)
 	remove_subscriber(name, "unsubscribed");
 }
 
-guint
-tc_signals_subscriber_count(void)
-{
-	return (guint)g_atomic_int_get(&subscriber_count);
-}
-
 static gboolean
 may_see(const TcSubscriber *subscriber, uid_t owner_uid)
 {

@@ -32,8 +32,6 @@ void tc_signals_init(GDBusConnection *connection);
 gboolean tc_signals_subscribe(const char *name, const TcCaller *caller, GError **error);
 /* Main thread: forgets name's subscription, if any. */
 void tc_signals_unsubscribe(const char *name);
-/* How many connections are subscribed (for tests). */
-guint tc_signals_subscriber_count(void);
 
 /* Sessions. Each also sends PropertiesChanged for what it changed. */
 void tc_signals_session_created(TcSession *session);
