@@ -81,6 +81,10 @@ int tc_client_list_contexts(gboolean userspace, gboolean kernel);
 /* list NAME with -u/-k, --channel or --domain (list-session.c). */
 int tc_client_list_session_part(const char *name, const char *domain, const char *channel,
 				gboolean domains_only);
+int tc_cmd_monitor(int argc, char **argv);
+int tc_cmd_add_trigger(int argc, char **argv);
+int tc_cmd_list_triggers(int argc, char **argv);
+int tc_cmd_remove_trigger(int argc, char **argv);
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL

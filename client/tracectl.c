@@ -30,6 +30,10 @@ static const TcCommand commands[] = {
 	{"view", "Print a trace with babeltrace2", tc_cmd_view},
 	{"export", "Export recorded spans to OpenTelemetry or Zipkin", tc_cmd_export},
 	{"version", "Print the versions of tracectl and tracectld", tc_cmd_version},
+	{"monitor", "Print the service's signals as they come", tc_cmd_monitor},
+	{"add-trigger", "Act when a condition becomes true (buffer usage...)", tc_cmd_add_trigger},
+	{"list-triggers", "List triggers", tc_cmd_list_triggers},
+	{"remove-trigger", "Remove a trigger", tc_cmd_remove_trigger},
 };
 
 static void

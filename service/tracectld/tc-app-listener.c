@@ -34,6 +34,7 @@
 #include "tc-error.h"
 #include "tc-registry.h"
 #include "tc-rundir.h"
+#include "tc-signals.h"
 
 #define MAX_EPOLL_EVENTS 64
 #define MESSAGES_PER_TURN 64
@@ -122,6 +123,8 @@ close_app(TcAppListener *listener, TcApp *app, const char *why)
 	if (app->state != TC_APP_DEAD) {
 		g_message("Application unregistered: pid=%d uid=%u name='%s' (%s)", (int)app->pid,
 			  (unsigned)app->uid, app->procname, why);
+		if (app->state == TC_APP_REGISTERED)
+			tc_signals_app_gone(app->pid, app->uid);
 		tc_registry_remove_app_locked(app);
 	}
 	g_mutex_unlock(&app->lock);
@@ -165,6 +168,8 @@ adopt_app_cb(TcApp *app, gpointer user_data)
 	if (epoll_ctl(listener->epoll_fd, EPOLL_CTL_ADD, app->fd, &ev) < 0) {
 		g_warning("Cannot watch application pid=%d: %s", (int)app->pid, g_strerror(errno));
 		g_mutex_lock(&app->lock);
+		if (app->state == TC_APP_REGISTERED)
+			tc_signals_app_gone(app->pid, app->uid);
 		tc_registry_remove_app_locked(app);
 		g_mutex_unlock(&app->lock);
 		close(app->fd);

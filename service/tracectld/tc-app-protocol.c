@@ -11,6 +11,7 @@
 #include "tc-error.h"
 #include "tc-fd-passing.h"
 #include "tc-metadata.h"
+#include "tc-signals.h"
 #include "tc-validate.h"
 
 static guint32
@@ -288,6 +289,8 @@ tc_app_disconnect_locked(TcApp *app, const char *why)
 		return;
 	g_message("Disconnecting application pid=%d uid=%u name='%s': %s", (int)app->pid,
 		  (unsigned)app->uid, app->procname, why);
+	if (app->state == TC_APP_REGISTERED)
+		tc_signals_app_gone(app->pid, app->uid);
 	tc_registry_remove_app_locked(app);
 	/* The listener sees the hang-up and closes the descriptor. */
 	shutdown(app->fd, SHUT_RDWR);

@@ -19,6 +19,7 @@
 #include "tc-app-sync.h"
 #include "tc-error.h"
 #include "tc-peer-identity.h"
+#include "tc-signals.h"
 #include "tc-user-limits.h"
 
 #define APP_SOCKET_SNDBUF (1 << 20)
@@ -217,6 +218,7 @@ registration_complete(TcRegistrar *registrar, TcRegistration *registration, guin
 	g_message("Application registered: pid=%d uid=%u name='%s' tracer=%u.%u, %u event(s)",
 		  (int)app->pid, (unsigned)app->uid, app->procname, app->tracer_major,
 		  app->tracer_minor, app->events->len);
+	tc_signals_app_registered(app->pid, app->uid, app->procname);
 	tc_app_sync_all_sessions(app, batch);
 	registrar->adopt(app, registrar->adopt_data);
 	g_free(registration);

@@ -32,6 +32,7 @@
 #include "tc-session-ops.h"
 #include "tc-session-rotation.h"
 #include "tc-trace-clock.h"
+#include "tc-triggers.h"
 #include "tc-user-limits.h"
 #include "tc-wake.h"
 
@@ -179,6 +180,7 @@ shutdown_daemon(TcDaemon *daemon)
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
 	tc_rotation_scheduler_stop();
+	tc_triggers_stop();
 	tc_request_pool_stop();
 	tc_consumers_shutdown();
 	tc_consumer_units_shutdown();
@@ -266,6 +268,7 @@ main(int argc, char **argv)
 	tc_trace_clock_prepare();
 	tc_authority_init();
 	tc_request_pool_start();
+	tc_triggers_start();
 	tc_consumer_units_init(daemon.rundir);
 	tc_kernel_init(daemon.rundir);
 	tc_idle_init(MAX(idle_timeout_s, 0), idle_exit_cb, &daemon);

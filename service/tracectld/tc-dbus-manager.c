@@ -11,10 +11,12 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-session.h"
+#include "tc-dbus-triggers.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
 #include "tc-session-ops.h"
+#include "tc-signals.h"
 #include "tc-validate.h"
 
 static GDBusConnection *manager_connection;
@@ -95,6 +97,7 @@ create_done(TcRequest *request)
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
+	tc_signals_session_created(request->session);
 	g_dbus_method_invocation_return_value(request->invocation,
 					      g_variant_new("(o)", request->session->object_path));
 }
@@ -261,6 +264,7 @@ static void
 destroy_done(TcRequest *request)
 {
 	tc_session_object_unexport(request->session);
+	tc_signals_session_destroyed(request->session);
 	g_dbus_method_invocation_return_value(request->invocation, NULL);
 }
 
@@ -444,12 +448,48 @@ handle_list_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 	return TRUE;
 }
 
+static void
+subscribe_done(TcRequest *request)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_signals_subscribe(g_dbus_method_invocation_get_sender(request->invocation),
+				  &request->caller, &error)) {
+		g_dbus_method_invocation_return_gerror(request->invocation, error);
+		return;
+	}
+	g_dbus_method_invocation_return_value(request->invocation, NULL);
+}
+
+/* Whether the caller may see other users' objects is asked now, without
+ * interaction, and kept for the subscription's life. */
+static gboolean
+handle_subscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
+{
+	TcRequest *request = tc_request_new(invocation, NULL);
+
+	request->done = subscribe_done;
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	return TRUE;
+}
+
+/* Needs no authorization: it only takes away what the caller had. */
+static gboolean
+handle_unsubscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
+{
+	tc_signals_unsubscribe(g_dbus_method_invocation_get_sender(invocation));
+	g_dbus_method_invocation_return_value(invocation, NULL);
+	return TRUE;
+}
+
 gpointer
 tc_manager_object_export(GDBusConnection *connection, GError **error)
 {
 	TcDbusManager *manager = tc_dbus_manager_skeleton_new();
 
 	manager_connection = connection;
+	tc_signals_init(connection);
 	tc_dbus_manager_set_version(manager, PACKAGE_VERSION);
 	g_signal_connect(manager, "handle-create-session", G_CALLBACK(handle_create_session),
 			 NULL);
@@ -467,6 +507,9 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 			 G_CALLBACK(handle_list_applications), NULL);
 	g_signal_connect(manager, "handle-list-kernel-events",
 			 G_CALLBACK(handle_list_kernel_events), NULL);
+	g_signal_connect(manager, "handle-subscribe", G_CALLBACK(handle_subscribe), NULL);
+	g_signal_connect(manager, "handle-unsubscribe", G_CALLBACK(handle_unsubscribe), NULL);
+	tc_dbus_triggers_connect(manager);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager), connection,
 					      TC_DBUS_MANAGER_PATH, error)) {
 		g_object_unref(manager);

@@ -25,6 +25,7 @@
 #include "tc-session-ops.h"
 #include "tc-session-track.h"
 #include "tc-session-rotation.h"
+#include "tc-signals.h"
 #include "tc-validate.h"
 #include "tc-consumer-abi.h"
 #include "tc-rb.h"
@@ -354,11 +355,21 @@ parse_channel_options(GVariant *options, gboolean snapshot, TcChannelConfig *con
 	return TRUE;
 }
 
+/* Work that changes the Channels property, for PropertiesChanged. */
+static gboolean
+channels_changed(TcRequest *request, gboolean ok)
+{
+	if (ok)
+		tc_signals_channels_changed(request->session);
+	return ok;
+}
+
 static gboolean
 enable_channel_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_enable_channel(request->session, request->channel, &request->config,
-					    error);
+	return channels_changed(request,
+				tc_session_op_enable_channel(request->session, request->channel,
+							     &request->config, error));
 }
 
 static gboolean
@@ -427,8 +438,9 @@ parse_contexts(const char *const *names, const TcContextName *known, guint32 *co
 static gboolean
 add_context_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_add_context(request->session, request->channel, request->contexts,
-					 error);
+	return channels_changed(request,
+				tc_session_op_add_context(request->session, request->channel,
+							  request->contexts, error));
 }
 
 static gboolean
@@ -588,15 +600,17 @@ handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocati
 static gboolean
 enable_event_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_enable_event(request->session, request->channel, request->pattern,
-					  error);
+	return channels_changed(request,
+				tc_session_op_enable_event(request->session, request->channel,
+							   request->pattern, error));
 }
 
 static gboolean
 disable_event_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_disable_event(request->session, request->channel,
-					   request->pattern, error);
+	return channels_changed(request,
+				tc_session_op_disable_event(request->session, request->channel,
+							    request->pattern, error));
 }
 
 static gboolean

@@ -19,6 +19,7 @@
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-user-limits.h"
+#include "tc-signals.h"
 
 /* The same name again within a second gets the same default directory:
  * the next free "<default>-2", "-3"... rather than an error. */
@@ -219,6 +220,7 @@ set_state(TcSession *session, TcSessionState state)
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
 	session->state = state;
+	tc_signals_session_state_changed(session, state == TC_SESSION_ACTIVE);
 }
 
 /* Applies the session's state to every application of its owner and waits
@@ -521,6 +523,7 @@ tc_sessions_consumer_lost(uid_t uid, const char *why)
 				when, why);
 			g_warning("Session '%s' of uid %u: %s", session->name, (unsigned)uid,
 				  session->problem);
+			tc_signals_problem_changed(session, session->problem);
 		}
 		g_mutex_unlock(&session->lock);
 	}
@@ -727,6 +730,7 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 	session->snapshot_count++;
 	g_message("Session '%s': snapshot of %" G_GUINT64_FORMAT " packets in '%s'",
 		  session->name, packets, root);
+	tc_signals_snapshot_recorded(session, root);
 	*directory = g_steal_pointer(&root);
 	return TRUE;
 }

@@ -22,6 +22,7 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-session-trace.h"
+#include "tc-signals.h"
 
 static GMutex scheduler_lock;
 static GCond scheduler_cond;
@@ -252,9 +253,9 @@ tc_session_op_clear(TcSession *session, GError **error)
 void
 tc_session_archive_completed(TcSession *session, const char *path)
 {
-	/* The D-Bus signal telling the owner is emitted from here. */
 	g_debug("Session '%s' (id %" G_GUINT64_FORMAT "): archive '%s' is complete",
 		session->name, session->id, path);
+	tc_signals_archive_rotated(session, path);
 }
 
 gboolean

@@ -38,6 +38,9 @@ typedef struct {
  * - tracked values: each is scanned at every application sync and sent
  *   to the kernel helper (which takes TC_KERNEL_PIDS_MAX pids); LTTng
  *   users track a few processes or users.
+ * - subscriptions: each costs a copy of every signal the user may see;
+ *   a desktop, a monitor and a few scripts need a handful.
+ * - triggers: each costs a consumer round trip per monitor sample.
  */
 static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_SESSIONS] = {"MaxSessions", "sessions", 64},
@@ -47,6 +50,9 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_METADATA_BYTES] = {"MaxMetadataBytes",
 				     "bytes of event descriptions and metadata", 32 * MIB},
 	[TC_LIMIT_CONNECTIONS] = {"MaxConnections", "application connections", 1024},
+	[TC_LIMIT_SUBSCRIPTIONS] = {"MaxSubscriptions", "bus connections subscribed to signals",
+				    16},
+	[TC_LIMIT_TRIGGERS] = {"MaxTriggers", "triggers", 64},
 	[TC_LIMIT_CHANNELS_PER_SESSION] = {"MaxChannelsPerSession", "channels in one session",
 					   64},
 	[TC_LIMIT_CHANNEL_BUFFER_BYTES] = {"MaxChannelBufferBytes",

@@ -32,6 +32,8 @@ typedef enum {
 	TC_LIMIT_EVENTS,
 	TC_LIMIT_METADATA_BYTES,
 	TC_LIMIT_CONNECTIONS,
+	TC_LIMIT_SUBSCRIPTIONS, /* bus connections subscribed to signals */
+	TC_LIMIT_TRIGGERS,
 	/* Per item. */
 	TC_LIMIT_CHANNELS_PER_SESSION,
 	TC_LIMIT_CHANNEL_BUFFER_BYTES,
@@ -41,7 +43,7 @@ typedef enum {
 	TC_LIMIT_COUNT,
 } TcLimit;
 
-#define TC_LIMIT_TOTALS (TC_LIMIT_CONNECTIONS + 1)
+#define TC_LIMIT_TOTALS (TC_LIMIT_TRIGGERS + 1)
 #define TC_LIMIT_UNLIMITED G_MAXUINT64
 
 typedef struct {

@@ -1,0 +1,657 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Triggers: the table, and the thread that evaluates them.
+ *
+ * The evaluation thread wakes every TC_TRIGGER_TICK_US, takes a reference
+ * to each trigger that is due (each channel condition is due at its
+ * channel's monitor timer, when the consumer has a new sample), lets go
+ * of the table's lock, and only then asks the consumer and runs actions:
+ * the lock is a leaf, never held across I/O, so adding, listing and
+ * removing triggers on the main loop never waits on a consumer. Fields
+ * marked [T] belong to the evaluation thread alone.
+ */
+#define G_LOG_DOMAIN "tracectld-triggers"
+
+#include "tc-triggers.h"
+
+#include <math.h>
+
+#include "tc-error.h"
+#include "tc-session-ops.h"
+#include "tc-session-rotation.h"
+#include "tc-signals.h"
+#include "tc-user-limits.h"
+#include "tc-validate.h"
+
+#define TC_TRIGGER_TICK_US (100 * G_TIME_SPAN_MILLISECOND)
+#define TC_TRIGGER_SESSION_PERIOD_US G_TIME_SPAN_SECOND
+/* Each action is a consumer round trip or more when the trigger fires. */
+#define TC_TRIGGER_ACTIONS_MAX 16u
+
+typedef enum {
+	TC_CONDITION_BUFFER_USAGE_GE,
+	TC_CONDITION_BUFFER_USAGE_LE,
+	TC_CONDITION_CONSUMED_SIZE_GE,
+	TC_CONDITION_ROTATION_COMPLETED,
+} TcConditionKind;
+
+static const char *const condition_names[] = {
+	[TC_CONDITION_BUFFER_USAGE_GE] = "channel-buffer-usage-ge",
+	[TC_CONDITION_BUFFER_USAGE_LE] = "channel-buffer-usage-le",
+	[TC_CONDITION_CONSUMED_SIZE_GE] = "session-consumed-size-ge",
+	[TC_CONDITION_ROTATION_COMPLETED] = "session-rotation-completed",
+};
+
+typedef enum {
+	TC_ACTION_NOTIFY,
+	TC_ACTION_START,
+	TC_ACTION_STOP,
+	TC_ACTION_SNAPSHOT,
+	TC_ACTION_ROTATE,
+} TcActionKind;
+
+static const char *const action_names[] = {
+	[TC_ACTION_NOTIFY] = "notify",
+	[TC_ACTION_START] = "start-session",
+	[TC_ACTION_STOP] = "stop-session",
+	[TC_ACTION_SNAPSHOT] = "snapshot-session",
+	[TC_ACTION_ROTATE] = "rotate-session",
+};
+
+typedef struct {
+	TcActionKind kind;
+	char *session; /* NULL: the condition's */
+} TcAction;
+
+typedef struct {
+	gint refcount;
+	char *name;
+	uid_t owner_uid;
+	TcUserCharge charge; /* one TC_LIMIT_TRIGGERS */
+	TcConditionKind condition;
+	char *session;
+	char *channel;         /* buffer usage conditions */
+	gboolean is_ratio;     /* threshold_ratio, else threshold_size */
+	double threshold_ratio;
+	guint64 threshold_size;
+	GArray *actions;       /* TcAction */
+	guint64 fire_count;    /* [lock] */
+	gboolean is_removed;   /* [lock] */
+	gboolean is_fired;     /* [T] true since it last fired */
+	gint64 next_due_us;    /* [T] monotonic */
+} TcTrigger;
+
+static GMutex lock;
+static GCond wake;
+static GPtrArray *triggers;          /* [lock] TcTrigger * */
+static GPtrArray *rotated_sessions;  /* [lock] TcSession * refs, rotations to handle */
+static gboolean is_stopping;         /* [lock] */
+static GThread *thread;
+
+static TcTrigger *
+trigger_ref(TcTrigger *trigger)
+{
+	g_atomic_int_inc(&trigger->refcount);
+	return trigger;
+}
+
+static void
+trigger_unref(TcTrigger *trigger)
+{
+	if (trigger == NULL || !g_atomic_int_dec_and_test(&trigger->refcount))
+		return;
+	tc_user_limits_release(&trigger->charge);
+	for (guint i = 0; i < trigger->actions->len; i++)
+		g_free(g_array_index(trigger->actions, TcAction, i).session);
+	g_array_unref(trigger->actions);
+	g_free(trigger->name);
+	g_free(trigger->session);
+	g_free(trigger->channel);
+	g_free(trigger);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcTrigger, trigger_unref)
+
+static void
+table_ensure(void)
+{
+	if (triggers == NULL) {
+		triggers = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
+		rotated_sessions = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	}
+}
+
+/* Parsing. */
+
+static gboolean
+parse_condition(const char *text, TcConditionKind *kind, GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(condition_names); i++)
+		if (g_str_equal(text, condition_names[i])) {
+			*kind = i;
+			return TRUE;
+		}
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown condition '%.64s': channel-buffer-usage-ge, "
+		    "channel-buffer-usage-le, session-consumed-size-ge or "
+		    "session-rotation-completed",
+		    text);
+	return FALSE;
+}
+
+static gboolean
+parse_option(TcTrigger *trigger, const char *key, GVariant *value, gboolean *has_threshold,
+	     GError **error)
+{
+	if (g_str_equal(key, "session") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+		g_free(trigger->session);
+		trigger->session = g_variant_dup_string(value, NULL);
+		return tc_validate_name("session", trigger->session, error);
+	}
+	if (g_str_equal(key, "channel") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+		g_free(trigger->channel);
+		trigger->channel = g_variant_dup_string(value, NULL);
+		return tc_validate_name("channel", trigger->channel, error);
+	}
+	if (g_str_equal(key, "threshold-ratio") &&
+	    g_variant_is_of_type(value, G_VARIANT_TYPE_DOUBLE)) {
+		trigger->threshold_ratio = g_variant_get_double(value);
+		trigger->is_ratio = TRUE;
+		*has_threshold = TRUE;
+		if (isfinite(trigger->threshold_ratio) && trigger->threshold_ratio >= 0 &&
+		    trigger->threshold_ratio <= 1)
+			return TRUE;
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The threshold ratio is from 0 to 1, not %g", trigger->threshold_ratio);
+		return FALSE;
+	}
+	if (g_str_equal(key, "threshold-size") &&
+	    g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
+		trigger->threshold_size = g_variant_get_uint64(value);
+		trigger->is_ratio = FALSE;
+		*has_threshold = TRUE;
+		return TRUE;
+	}
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown trigger option '%.64s' of type %s", key,
+		    g_variant_get_type_string(value));
+	return FALSE;
+}
+
+/* The options a condition needs, and no other. */
+static gboolean
+check_condition_options(TcTrigger *trigger, gboolean has_threshold, GError **error)
+{
+	const char *name = condition_names[trigger->condition];
+	gboolean is_buffer = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE ||
+			     trigger->condition == TC_CONDITION_BUFFER_USAGE_LE;
+
+	if (trigger->session == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The condition %s needs a session", name);
+		return FALSE;
+	}
+	if (is_buffer && trigger->channel == NULL)
+		trigger->channel = g_strdup(TC_DEFAULT_CHANNEL);
+	if (!is_buffer && trigger->channel != NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The condition %s takes no channel", name);
+		return FALSE;
+	}
+	if ((is_buffer || trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE) != has_threshold ||
+	    (trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE && trigger->is_ratio)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The condition %s %s", name,
+			    is_buffer ? "needs a threshold-ratio or a threshold-size"
+			    : trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE
+				    ? "needs a threshold-size"
+				    : "takes no threshold");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+parse_action(const char *text, TcAction *action, GError **error)
+{
+	g_auto(GStrv) parts = g_strsplit(text, ":", 2);
+
+	action->session = NULL;
+	for (guint i = 0; i < G_N_ELEMENTS(action_names); i++) {
+		if (!g_str_equal(parts[0], action_names[i]))
+			continue;
+		action->kind = i;
+		if (parts[1] == NULL)
+			return TRUE;
+		if (i == TC_ACTION_NOTIFY || !tc_validate_name("session", parts[1], error)) {
+			if (i == TC_ACTION_NOTIFY)
+				g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+					    "The notify action takes no session");
+			return FALSE;
+		}
+		action->session = g_strdup(parts[1]);
+		return TRUE;
+	}
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown action '%.64s': notify, start-session, stop-session, "
+		    "snapshot-session or rotate-session, optionally followed by ':SESSION'",
+		    text);
+	return FALSE;
+}
+
+static TcTrigger *
+trigger_parse(const char *name, const char *condition, GVariant *options,
+	      const char *const *actions, GError **error)
+{
+	g_autoptr(TcTrigger) trigger = g_new0(TcTrigger, 1);
+	gboolean has_threshold = FALSE;
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	trigger->refcount = 1;
+	trigger->actions = g_array_new(FALSE, FALSE, sizeof(TcAction));
+	trigger->name = g_strdup(name);
+	if (!tc_validate_name("trigger", name, error) ||
+	    !parse_condition(condition, &trigger->condition, error))
+		return NULL;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value))
+		if (!parse_option(trigger, key, value, &has_threshold, error)) {
+			g_variant_unref(value);
+			return NULL;
+		}
+	if (!check_condition_options(trigger, has_threshold, error))
+		return NULL;
+	if (g_strv_length((char **)actions) > TC_TRIGGER_ACTIONS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A trigger takes at most %u actions", TC_TRIGGER_ACTIONS_MAX);
+		return NULL;
+	}
+	for (; *actions; actions++) {
+		TcAction action;
+
+		if (!parse_action(*actions, &action, error))
+			return NULL;
+		g_array_append_val(trigger->actions, action);
+	}
+	if (trigger->actions->len == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Trigger '%s' has no action", name);
+		return NULL;
+	}
+	return g_steal_pointer(&trigger);
+}
+
+/* [lock] */
+static guint
+find_locked(uid_t owner, const char *name)
+{
+	for (guint i = 0; i < triggers->len; i++) {
+		TcTrigger *trigger = g_ptr_array_index(triggers, i);
+
+		if (trigger->owner_uid == owner && g_str_equal(trigger->name, name))
+			return i;
+	}
+	return G_MAXUINT;
+}
+
+gboolean
+tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *options,
+		const char *const *actions, GError **error)
+{
+	g_autoptr(TcTrigger) trigger = trigger_parse(name, condition, options, actions, error);
+	g_autoptr(GMutexLocker) locker = NULL;
+
+	if (trigger == NULL)
+		return FALSE;
+	trigger->owner_uid = owner;
+	locker = g_mutex_locker_new(&lock);
+	table_ensure();
+	if (find_locked(owner, name) != G_MAXUINT) {
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
+			    "You have a trigger named '%s' already", name);
+		return FALSE;
+	}
+	tc_user_charge_init(&trigger->charge, owner);
+	if (!tc_user_limits_charge(&trigger->charge, TC_LIMIT_TRIGGERS, 1, error))
+		return FALSE;
+	g_message("Trigger '%s' of uid %u added: %s on session '%s'", name, (unsigned)owner,
+		  condition, trigger->session);
+	g_ptr_array_add(triggers, g_steal_pointer(&trigger));
+	g_cond_signal(&wake);
+	return TRUE;
+}
+
+gboolean
+tc_triggers_remove(uid_t owner, const char *name, GError **error)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
+	TcTrigger *trigger;
+	guint index;
+
+	table_ensure();
+	index = find_locked(owner, name);
+	if (index == G_MAXUINT) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "You have no trigger named '%s'",
+			    name);
+		return FALSE;
+	}
+	trigger = g_ptr_array_index(triggers, index);
+	trigger->is_removed = TRUE;
+	/* Given back now: the evaluation thread may hold it a while longer. */
+	tc_user_limits_release(&trigger->charge);
+	g_ptr_array_remove_index(triggers, index);
+	g_message("Trigger '%s' of uid %u removed", name, (unsigned)owner);
+	return TRUE;
+}
+
+static GVariant *
+options_variant(const TcTrigger *trigger)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&builder, "{sv}", "session", g_variant_new_string(trigger->session));
+	if (trigger->channel)
+		g_variant_builder_add(&builder, "{sv}", "channel",
+				      g_variant_new_string(trigger->channel));
+	if (trigger->condition == TC_CONDITION_ROTATION_COMPLETED)
+		return g_variant_builder_end(&builder);
+	if (trigger->is_ratio)
+		g_variant_builder_add(&builder, "{sv}", "threshold-ratio",
+				      g_variant_new_double(trigger->threshold_ratio));
+	else
+		g_variant_builder_add(&builder, "{sv}", "threshold-size",
+				      g_variant_new_uint64(trigger->threshold_size));
+	return g_variant_builder_end(&builder);
+}
+
+static GVariant *
+actions_variant(const TcTrigger *trigger)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_STRING_ARRAY);
+	for (guint i = 0; i < trigger->actions->len; i++) {
+		const TcAction *action = &g_array_index(trigger->actions, TcAction, i);
+		g_autofree char *text = action->session ? g_strdup_printf(
+							  "%s:%s", action_names[action->kind],
+							  action->session)
+							: g_strdup(action_names[action->kind]);
+
+		g_variant_builder_add(&builder, "s", text);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+GVariant *
+tc_triggers_list(uid_t owner, gboolean all)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
+	GVariantBuilder builder;
+
+	table_ensure();
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(susa{sv}ast)"));
+	for (guint i = 0; i < triggers->len; i++) {
+		TcTrigger *trigger = g_ptr_array_index(triggers, i);
+
+		if (!all && trigger->owner_uid != owner)
+			continue;
+		g_variant_builder_add(&builder, "(sus@a{sv}@ast)", trigger->name,
+				      (guint32)trigger->owner_uid,
+				      condition_names[trigger->condition],
+				      options_variant(trigger), actions_variant(trigger),
+				      trigger->fire_count);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+/* Firing: evaluation thread, no lock held. */
+
+static void
+run_action(TcTrigger *trigger, const TcAction *action, TcSession *session,
+	   const char *description)
+{
+	g_autoptr(TcSession) target = action->session ? tc_registry_find_session_by_name(
+							      trigger->owner_uid, action->session)
+						      : tc_session_ref(session);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *directory = NULL;
+	gboolean ok = TRUE;
+
+	if (action->kind == TC_ACTION_NOTIFY) {
+		tc_signals_trigger_fired(trigger->name, trigger->owner_uid, session->object_path,
+					 description);
+		return;
+	}
+	if (target == NULL) {
+		g_warning("Trigger '%s' of uid %u: no session '%s' to %s", trigger->name,
+			  (unsigned)trigger->owner_uid, action->session,
+			  action_names[action->kind]);
+		return;
+	}
+	if (action->kind == TC_ACTION_START)
+		ok = tc_session_op_start(target, &error);
+	else if (action->kind == TC_ACTION_STOP)
+		ok = tc_session_op_stop(target, &error);
+	else if (action->kind == TC_ACTION_SNAPSHOT)
+		ok = tc_session_op_record_snapshot(target, &directory, &error);
+	else if (action->kind == TC_ACTION_ROTATE)
+		ok = tc_session_op_rotate(target, &directory, &error);
+	if (!ok)
+		g_warning("Trigger '%s' of uid %u: %s of session '%s' failed: %s", trigger->name,
+			  (unsigned)trigger->owner_uid, action_names[action->kind], target->name,
+			  error->message);
+}
+
+static void
+fire(TcTrigger *trigger, TcSession *session, const char *description)
+{
+	g_mutex_lock(&lock);
+	if (trigger->is_removed) {
+		g_mutex_unlock(&lock);
+		return;
+	}
+	trigger->fire_count++;
+	g_mutex_unlock(&lock);
+	g_message("Trigger '%s' of uid %u fired: %s", trigger->name, (unsigned)trigger->owner_uid,
+		  description);
+	for (guint i = 0; i < trigger->actions->len; i++)
+		run_action(trigger, &g_array_index(trigger->actions, TcAction, i), session,
+			   description);
+}
+
+/* [S] The sub-buffer size of each channel of session, by name, and how
+ * often trigger's condition gets a new sample: its channel's monitor
+ * timer, or the session's most frequent one for its consumed size. */
+static GHashTable *
+channel_subbuf_sizes_locked(TcSession *session, TcTrigger *trigger, gint64 *period)
+{
+	GHashTable *sizes = g_hash_table_new(g_str_hash, g_str_equal);
+
+	*period = TC_TRIGGER_SESSION_PERIOD_US;
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *each = g_ptr_array_index(session->channels, i);
+
+		g_hash_table_insert(sizes, each->name,
+				    GSIZE_TO_POINTER((gsize)each->config.subbuf_size));
+		if (each->config.monitor_timer_us > 0 &&
+		    (trigger->channel ? g_str_equal(each->name, trigger->channel)
+				      : each->config.monitor_timer_us < *period))
+			*period = each->config.monitor_timer_us;
+	}
+	return sizes;
+}
+
+/* A buffer usage condition on one channel's sample. */
+static gboolean
+buffer_usage_is_true(TcTrigger *trigger, const char *channel, guint64 size, guint64 used,
+		     char **description)
+{
+	gboolean is_ge = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE;
+	const char *name = condition_names[trigger->condition];
+	double ratio = (double)used / (double)size;
+
+	g_free(*description);
+	if (trigger->is_ratio) {
+		*description = g_strdup_printf("%s %s %.3f", name, channel, ratio);
+		return is_ge ? ratio >= trigger->threshold_ratio : ratio <= trigger->threshold_ratio;
+	}
+	*description = g_strdup_printf("%s %s %" G_GUINT64_FORMAT, name, channel, used);
+	return is_ge ? used >= trigger->threshold_size : used <= trigger->threshold_size;
+}
+
+/*
+ * The condition's value now, in *description (left NULL when it cannot
+ * be told: the session does not record, no such channel); TRUE when it
+ * holds. Sets the next time the trigger is due.
+ */
+static gboolean
+condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
+{
+	g_autoptr(GVariant) statistics = NULL;
+	g_autoptr(GHashTable) subbuf_sizes = NULL;
+	gboolean is_active, is_true = FALSE;
+	guint64 consumed = 0;
+	gint64 period;
+	GVariantIter iter;
+	const char *domain, *channel;
+	guint64 size, used, peak, discarded, packets;
+
+	g_mutex_lock(&session->lock);
+	is_active = session->state == TC_SESSION_ACTIVE;
+	subbuf_sizes = channel_subbuf_sizes_locked(session, trigger, &period);
+	g_mutex_unlock(&session->lock);
+	trigger->next_due_us = g_get_monotonic_time() + MAX(period, TC_TRIGGER_TICK_US);
+	if (is_active)
+		statistics = tc_session_op_channel_statistics(session, NULL);
+	if (statistics == NULL)
+		return FALSE;
+	g_variant_iter_init(&iter, statistics);
+	while (g_variant_iter_next(&iter, "(&s&sttttt)", &domain, &channel, &size, &used, &peak,
+				   &discarded, &packets)) {
+		/* Channels are never removed: the name is still in the table. */
+		consumed += packets * GPOINTER_TO_SIZE(g_hash_table_lookup(subbuf_sizes, channel));
+		if (trigger->channel && g_str_equal(channel, trigger->channel) && size > 0)
+			is_true = buffer_usage_is_true(trigger, channel, size, used, description);
+	}
+	if (trigger->condition != TC_CONDITION_CONSUMED_SIZE_GE)
+		return is_true;
+	*description = g_strdup_printf("%s %" G_GUINT64_FORMAT,
+				       condition_names[trigger->condition], consumed);
+	return consumed >= trigger->threshold_size;
+}
+
+static void
+evaluate(TcTrigger *trigger)
+{
+	g_autoptr(TcSession) session =
+		tc_registry_find_session_by_name(trigger->owner_uid, trigger->session);
+	g_autofree char *description = NULL;
+
+	if (session == NULL) {
+		trigger->next_due_us = g_get_monotonic_time() + TC_TRIGGER_SESSION_PERIOD_US;
+		return;
+	}
+	if (!condition_is_true(trigger, session, &description)) {
+		/* Armed again once the value is on the other side. */
+		if (description != NULL)
+			trigger->is_fired = FALSE;
+		return;
+	}
+	if (trigger->is_fired)
+		return;
+	trigger->is_fired = TRUE;
+	fire(trigger, session, description);
+}
+
+static void
+handle_rotation(TcSession *rotated, GPtrArray *all)
+{
+	for (guint i = 0; i < all->len; i++) {
+		TcTrigger *trigger = g_ptr_array_index(all, i);
+
+		if (trigger->condition == TC_CONDITION_ROTATION_COMPLETED &&
+		    trigger->owner_uid == rotated->owner_uid &&
+		    g_str_equal(trigger->session, rotated->name))
+			fire(trigger, rotated, condition_names[trigger->condition]);
+	}
+}
+
+/* [lock] New references to every trigger, and to those due now. */
+static void
+collect_locked(gint64 now, GPtrArray *all, GPtrArray *due)
+{
+	for (guint i = 0; i < triggers->len; i++) {
+		TcTrigger *trigger = g_ptr_array_index(triggers, i);
+
+		g_ptr_array_add(all, trigger_ref(trigger));
+		if (trigger->condition != TC_CONDITION_ROTATION_COMPLETED &&
+		    trigger->next_due_us <= now)
+			g_ptr_array_add(due, trigger_ref(trigger));
+	}
+}
+
+static gpointer
+evaluation_thread(gpointer data)
+{
+	rcu_register_thread();
+	g_mutex_lock(&lock);
+	while (!is_stopping) {
+		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
+		g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
+		g_autoptr(GPtrArray) rotated = g_steal_pointer(&rotated_sessions);
+
+		rotated_sessions = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+		collect_locked(g_get_monotonic_time(), all, due);
+		g_mutex_unlock(&lock);
+		for (guint i = 0; i < rotated->len; i++)
+			handle_rotation(g_ptr_array_index(rotated, i), all);
+		for (guint i = 0; i < due->len; i++)
+			evaluate(g_ptr_array_index(due, i));
+		g_mutex_lock(&lock);
+		/* With no trigger, sleep until one is added. */
+		if (!is_stopping && rotated_sessions->len == 0 && triggers->len == 0)
+			g_cond_wait(&wake, &lock);
+		else if (!is_stopping && rotated_sessions->len == 0)
+			g_cond_wait_until(&wake, &lock, g_get_monotonic_time() + TC_TRIGGER_TICK_US);
+	}
+	g_mutex_unlock(&lock);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void
+rotation_completed_cb(TcSession *session)
+{
+	g_mutex_lock(&lock);
+	table_ensure();
+	g_ptr_array_add(rotated_sessions, tc_session_ref(session));
+	g_cond_signal(&wake);
+	g_mutex_unlock(&lock);
+}
+
+void
+tc_triggers_start(void)
+{
+	g_mutex_lock(&lock);
+	table_ensure();
+	is_stopping = FALSE;
+	g_mutex_unlock(&lock);
+	tc_signals_set_rotation_func(rotation_completed_cb);
+	thread = g_thread_new("tc-triggers", evaluation_thread, NULL);
+}
+
+void
+tc_triggers_stop(void)
+{
+	if (thread == NULL)
+		return;
+	g_mutex_lock(&lock);
+	is_stopping = TRUE;
+	g_cond_signal(&wake);
+	g_mutex_unlock(&lock);
+	g_thread_join(thread);
+	thread = NULL;
+	tc_signals_set_rotation_func(NULL);
+}
