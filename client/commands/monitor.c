@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl monitor [--json]: the service's signals as they come. */
+/* tracectl [--json] monitor: the service's signals as they come. */
 #include <glib-unix.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -141,11 +141,6 @@ interrupted_cb(gpointer user_data)
 int
 tc_cmd_monitor(int argc, char **argv)
 {
-	gboolean json = FALSE;
-	const GOptionEntry entries[] = {
-		{"json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object per line", NULL},
-		{NULL},
-	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusManager) manager = NULL;
@@ -160,15 +155,15 @@ tc_cmd_monitor(int argc, char **argv)
 				     "Print the service's signals as they come: your sessions' "
 				     "lifecycle and property changes, snapshots, applications, "
 				     "triggers fired (everyone's for administrators). Ends with "
-				     "Ctrl-C.");
-	g_option_context_add_main_entries(context, entries, NULL);
+				     "Ctrl-C. With --json, one JSON object per line, whatever "
+				     "--json's style.");
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
 	if (argc != 1) {
 		g_printerr("Error: monitor takes no argument (try 'tracectl monitor --help')\n");
 		return TC_EXIT_USAGE;
 	}
-	monitor.json = json;
+	monitor.json = tc_client_output_is_json();
 	manager = tc_client_manager(&error);
 	if (manager == NULL)
 		return tc_client_fail(error);

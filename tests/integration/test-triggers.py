@@ -113,7 +113,7 @@ def run_flight_recorder(svc):
 
     svc.cli("remove-trigger", "full", user=alice)
     gone = svc.cli("remove-trigger", "full", user=alice, check_ok=False)
-    check(gone.returncode == 1 and "no trigger named 'full'" in gone.stderr, f"{gone}")
+    check(gone.returncode == 3 and "no trigger named 'full'" in gone.stderr, f"{gone}")
     svc.cli("destroy", "flight", user=alice)
     stop_when_written(svc, alice, mine)
     mine.close()
