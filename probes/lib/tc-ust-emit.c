@@ -143,13 +143,21 @@ static void
 write_to_binding(const struct tc_ust_binding *binding, int cpu,
 		 const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
 {
+	const struct tc_ust_filter *filter;
 	struct tc_rb *rb = NULL;
 
 	for (int attempt = 0; attempt < TC_UST_PICK_ATTEMPTS; attempt++) {
 		if (attempt > 0)
 			cpu = current_cpu();
 		rb = binding_buffer(binding, (unsigned int)cpu);
-		if (!rb || write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
+		if (!rb)
+			return;
+		/* Before any room is reserved: a rejected event costs no
+		 * buffer space and is not counted as discarded. */
+		filter = __atomic_load_n(&binding->filter, __ATOMIC_ACQUIRE);
+		if (attempt == 0 && filter && !tc_ust_filter_run(filter, pieces, nr_pieces))
+			return;
+		if (write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
 					binding->channel->contexts, pieces, nr_pieces,
 					payload) != -EAGAIN)
 			return;

@@ -414,6 +414,55 @@ tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enab
 	return 0;
 }
 
+/* The binding of the entry in channel, created disabled when missing. */
+static struct tc_ust_binding *
+get_binding(struct tc_ust_entry *entry, struct tc_ust_channel *channel)
+{
+	struct tc_ust_binding *binding = find_binding(entry, channel);
+
+	if (binding)
+		return binding;
+	binding = calloc(1, sizeof(*binding));
+	if (!binding)
+		return NULL;
+	binding->channel = channel;
+	binding->next = entry->bindings;
+	__atomic_store_n(&entry->bindings, binding, __ATOMIC_RELEASE);
+	return binding;
+}
+
+int
+tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
+{
+	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_filter *filter = NULL;
+	struct tc_ust_binding *binding;
+	struct tc_ust_entry *entry;
+	int ret;
+
+	if (msg->index >= tc_ust_state.nr_sent || msg->size > sizeof(msg->bytecode))
+		return -EINVAL;
+	if (!channel)
+		return -ENOENT;
+	entry = tc_ust_state.entries[msg->index];
+	if (!entry->desc)
+		return -ENOENT;
+	if (msg->size > 0) {
+		ret = tc_ust_filter_load(msg->bytecode, msg->size, entry->desc->fields,
+					 entry->desc->nr_fields, &filter);
+		if (ret < 0)
+			return ret;
+	}
+	binding = get_binding(entry, channel);
+	if (!binding) {
+		tc_ust_filter_free(filter);
+		return -ENOMEM;
+	}
+	/* The old filter leaks on purpose (tc-ust-state.h). */
+	__atomic_store_n(&binding->filter, filter, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int
 tc_ust_state_session_set_active(uint64_t handle, bool active)
 {
