@@ -394,6 +394,8 @@ tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enab
 		update_enabled_words();
 		return 0;
 	}
+	if (binding && binding->filter_refused)
+		return -EINVAL;
 	if (!binding) {
 		binding = calloc(1, sizeof(*binding));
 		if (!binding)
@@ -447,16 +449,17 @@ tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
 	entry = tc_ust_state.entries[msg->index];
 	if (!entry->desc)
 		return -ENOENT;
-	if (msg->size > 0) {
-		ret = tc_ust_filter_load(msg->bytecode, msg->size, entry->desc->fields,
-					 entry->desc->nr_fields, &filter);
-		if (ret < 0)
-			return ret;
-	}
 	binding = get_binding(entry, channel);
-	if (!binding) {
-		tc_ust_filter_free(filter);
+	if (!binding)
 		return -ENOMEM;
+	ret = msg->size > 0 ? tc_ust_filter_load(msg->bytecode, msg->size, entry->desc->fields,
+						 entry->desc->nr_fields, &filter)
+			    : 0;
+	binding->filter_refused = ret < 0;
+	if (ret < 0) {
+		__atomic_store_n(&binding->enabled, 0, __ATOMIC_RELEASE);
+		update_enabled_words();
+		return ret;
 	}
 	/* The old filter leaks on purpose (tc-ust-state.h). */
 	__atomic_store_n(&binding->filter, filter, __ATOMIC_RELEASE);

@@ -55,6 +55,9 @@ struct tc_ust_binding {
 	 * since a tracepoint may still run it: a leak bounded by the filter
 	 * changes the service makes, like the channels' above. */
 	struct tc_ust_filter *filter;
+	/* The service's last filter for it was refused: it stays disabled
+	 * rather than record what the filter would have left out. */
+	bool filter_refused;
 	struct tc_ust_binding *next;
 };
 

@@ -34,6 +34,7 @@ struct _TcRequest {
 	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */
+	TcEventRule *rule;   /* EnableEventWithOptions */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;

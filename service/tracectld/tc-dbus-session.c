@@ -542,6 +542,13 @@ enable_event_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+enable_event_rule_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_enable_event_rule(request->session, request->channel,
+					       g_steal_pointer(&request->rule), error);
+}
+
+static gboolean
 disable_event_work(TcRequest *request, GError **error)
 {
 	return tc_session_op_disable_event(request->session, request->channel,
@@ -577,6 +584,29 @@ submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
 	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
+}
+
+/* Kernel events take no log level nor exclusion; a filter is for the
+ * kernel slice of this method, refused until the helper writes it. */
+static gboolean
+handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *invocation,
+				 const char *pattern, GVariant *options)
+{
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autoptr(GError) error = NULL;
+
+	rule = tc_event_rule_new_from_options(pattern, options, &error);
+	if (rule != NULL && (rule->loglevel >= 0 || rule->exclusions[0] != NULL))
+		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "Kernel events have no log levels nor exclusions");
+	else if (rule != NULL && rule->filter != NULL)
+		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "filter: kernel event filters are not supported yet");
+	if (error != NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	return submit_kernel_event(self, invocation, pattern, TRUE);
 }
 
 static gboolean
@@ -615,6 +645,36 @@ handle_enable_event(TcDbusSession *object, GDBusMethodInvocation *invocation,
 }
 
 static gboolean
+handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
+				 const char *domain, const char *channel, const char *pattern,
+				 GVariant *options)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!check_domain(domain, &error) ||
+	    (*channel && !tc_validate_name("channel", channel, &error))) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (g_str_equal(domain, "kernel"))
+		return handle_kernel_event_with_options(self, invocation, pattern, options);
+	if (!tc_validate_pattern(pattern, &error) ||
+	    (rule = tc_event_rule_new_from_options(pattern, options, &error)) == NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->channel = g_strdup(channel);
+	request->rule = g_steal_pointer(&rule);
+	request->work = enable_event_rule_work;
+	submit(self, request);
+	return TRUE;
+}
+
+static gboolean
 handle_disable_event(TcDbusSession *object, GDBusMethodInvocation *invocation,
 		     const char *domain, const char *channel, const char *pattern)
 {
@@ -649,6 +709,8 @@ tc_session_object_init(TcSessionObject *self)
 	g_signal_connect(self, "handle-enable-channel", G_CALLBACK(handle_enable_channel), NULL);
 	g_signal_connect(self, "handle-enable-event", G_CALLBACK(handle_enable_event), NULL);
 	g_signal_connect(self, "handle-disable-event", G_CALLBACK(handle_disable_event), NULL);
+	g_signal_connect(self, "handle-enable-event-with-options",
+			 G_CALLBACK(handle_enable_event_with_options), NULL);
 	g_signal_connect(self, "handle-add-context", G_CALLBACK(handle_add_context), NULL);
 	g_signal_connect(self, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
 			 NULL);

@@ -140,6 +140,7 @@ tc_channel_free(TcChannel *channel)
 {
 	g_hash_table_unref(channel->buffers);
 	g_ptr_array_unref(channel->patterns);
+	g_ptr_array_unref(channel->rules);
 	g_hash_table_unref(channel->event_ids);
 	g_free(channel->name);
 	g_free(channel);
@@ -385,6 +386,7 @@ tc_session_add_channel_locked(TcSession *session, const char *name,
 	channel->stream_id = session->channels->len;
 	channel->config = *config;
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
+	channel->rules = g_ptr_array_new_with_free_func((GDestroyNotify)tc_event_rule_free);
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)channel_buffers_free);

@@ -7,6 +7,7 @@
 #include <urcu/rculfhash.h>
 
 #include "tc-consumer-abi.h"
+#include "tc-event-rule.h"
 #include "tc-trace-clock.h"
 #include "tc-user-limits.h"
 #include "tracectl-abi.h"
@@ -77,6 +78,9 @@ struct _TcChannel {
 	TcChannelConfig config;
 	guint32 contexts;      /* [S] TRACECTL_CONTEXT_* bits */
 	GPtrArray *patterns;   /* [S] char *, enabled event patterns */
+	/* [S] TcEventRule *, one per EnableEvent call, in the order of
+	 * patterns: rules[i]->pattern is patterns[i]. */
+	GPtrArray *rules;
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
 	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
@@ -241,6 +245,9 @@ typedef struct {
 	gboolean active;
 	GHashTable *channels_sent; /* channel handles */
 	GHashTable *enabled;       /* "<channel handle>:<event index>" */
+	/* The filter each "<channel handle>:<event index>" has in the
+	 * application, a GBytes; none when missing. */
+	GHashTable *filters;
 } TcAppSessionState;
 
 void tc_registry_init(void);

@@ -47,6 +47,9 @@ gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig 
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 				    const char *pattern, GError **error);
+/* Takes rule (tc-event-rule.h): an EnableEventWithOptions call. */
+gboolean tc_session_op_enable_event_rule(TcSession *session, const char *channel,
+					 TcEventRule *rule, GError **error);
 gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 				     const char *pattern, GError **error);
 
