@@ -25,7 +25,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 6u
+#define TC_KERNEL_VERSION 7u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -86,6 +86,12 @@ enum tc_kernel_msg_type {
 	 * the connection owns the listed ones (removed when it closes).
 	 * reply.value = how many were removed. */
 	TC_KERNEL_PRUNE = 18,
+	/* struct tc_kernel_filter_msg -> writes the filter of every event of
+	 * the instance that matches the globs; "0" removes it. When the
+	 * kernel refuses the filter for one of them (a field it lacks), every
+	 * one of them is left without filter and the reply is -EINVAL (the
+	 * service does not enable them then). -ENOENT when nothing matched. */
+	TC_KERNEL_EVENT_FILTER = 19,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -156,6 +162,13 @@ struct tc_kernel_event_msg {
 	struct tc_kernel_msg header;   /* header.size = sizeof(this) */
 	char system[TC_KERNEL_NAME_MAX]; /* [A-Za-z0-9_*], NUL-terminated */
 	char event[TC_KERNEL_NAME_MAX];
+};
+
+struct tc_kernel_filter_msg {
+	struct tc_kernel_msg header;     /* header.size = sizeof(this) */
+	char system[TC_KERNEL_NAME_MAX]; /* as tc_kernel_event_msg's */
+	char event[TC_KERNEL_NAME_MAX];
+	char filter[256]; /* tc_kernel_check_filter(), NUL-terminated */
 };
 
 /* At most this many sessions with kernel instances per tracectld. */

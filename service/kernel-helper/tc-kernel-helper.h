@@ -31,6 +31,9 @@ int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, in
  * events (globs NULL) or of the events matching the globs; *count of them. */
 int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
 			    int *count);
+struct tc_kernel_filter_msg;
+/* tc-kernel-filter.c: EVENT_FILTER, its message checked. */
+int tc_helper_event_filter(const struct tc_kernel_filter_msg *msg);
 /* A NUL-terminated event or system name (glob) within size bytes. */
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
 struct tc_kernel_probe_msg;

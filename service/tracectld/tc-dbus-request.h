@@ -35,6 +35,7 @@ struct _TcRequest {
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */
 	TcEventRule *rule;   /* EnableEventWithOptions */
+	char *kernel_filter; /* EnableEventWithOptions, kernel: tracefs syntax */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* Main loop, once authorized, before work: what depends on the caller. */
 	TcRequestWorkFunc authorized;

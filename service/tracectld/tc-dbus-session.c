@@ -586,27 +586,51 @@ submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
 	return TRUE;
 }
 
-/* Kernel events take no log level nor exclusion; a filter is for the
- * kernel slice of this method, refused until the helper writes it. */
+static gboolean
+kernel_filtered_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_filtered_event(request->session, request->pattern,
+						   request->kernel_filter, error);
+}
+
+/* Kernel events take no log level nor exclusion; a filter is translated
+ * to tracefs' syntax here, so that what the kernel cannot express is
+ * refused before anything is asked of polkit or the helper. */
 static gboolean
 handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *invocation,
 				 const char *pattern, GVariant *options)
 {
 	g_autoptr(TcEventRule) rule = NULL;
 	g_autoptr(GError) error = NULL;
+	g_autofree char *filter = NULL;
+	TcRequest *request;
 
+	if (!tc_kernel_validate_event(pattern, &error))
+		goto fail;
 	rule = tc_event_rule_new_from_options(pattern, options, &error);
-	if (rule != NULL && (rule->loglevel >= 0 || rule->exclusions[0] != NULL))
+	if (rule == NULL)
+		goto fail;
+	if (rule->loglevel >= 0 || rule->exclusions[0] != NULL) {
 		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 				    "Kernel events have no log levels nor exclusions");
-	else if (rule != NULL && rule->filter != NULL)
-		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-				    "filter: kernel event filters are not supported yet");
-	if (error != NULL) {
-		g_dbus_method_invocation_return_gerror(invocation, error);
-		return TRUE;
+		goto fail;
 	}
-	return submit_kernel_event(self, invocation, pattern, TRUE);
+	if (rule->filter == NULL)
+		return submit_kernel_event(self, invocation, pattern, TRUE);
+	filter = tc_filter_to_tracefs(rule->filter, &error);
+	if (filter == NULL)
+		goto fail;
+	request = tc_request_new(invocation, self->session);
+	request->pattern = g_strdup(pattern);
+	request->kernel_filter = g_steal_pointer(&filter);
+	request->work = kernel_filtered_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+
+fail:
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
 }
 
 static gboolean

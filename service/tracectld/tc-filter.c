@@ -11,6 +11,7 @@
 #define G_LOG_DOMAIN "tracectld-filter"
 
 #include "tc-filter.h"
+#include "tc-filter-private.h"
 
 #include <string.h>
 
@@ -19,37 +20,6 @@
 
 /* Parentheses and unary operators deeper than this are refused. */
 #define NESTING_MAX 64
-
-typedef enum {
-	T_END,
-	T_INT,
-	T_DOUBLE,
-	T_STR,
-	T_IDENT,
-	T_CTX,
-	T_LPAREN,
-	T_RPAREN,
-	T_NOT,
-	T_BIT_NOT,
-	T_MUL,
-	T_DIV,
-	T_MOD,
-	T_PLUS,
-	T_MINUS,
-	T_SHL,
-	T_SHR,
-	T_LT,
-	T_LE,
-	T_GT,
-	T_GE,
-	T_EQ,
-	T_NE,
-	T_BIT_AND,
-	T_BIT_XOR,
-	T_BIT_OR,
-	T_AND,
-	T_OR,
-} TokenKind;
 
 static const struct {
 	const char *text;
@@ -63,38 +33,6 @@ static const struct {
 	{"|", T_BIT_OR},
 };
 
-typedef enum { TY_NONE, TY_INT, TY_DOUBLE, TY_STR, TY_ANY } Type;
-
-typedef enum {
-	N_INT,
-	N_DOUBLE,
-	N_STR,
-	N_FIELD,
-	N_CTX,
-	N_UNARY,
-	N_BINARY,
-} NodeKind;
-
-typedef struct _Node Node;
-struct _Node {
-	NodeKind kind;
-	TokenKind op; /* N_UNARY, N_BINARY */
-	guint column;
-	Type type; /* set by check_node() */
-	gint64 int_value;
-	double double_value;
-	char *text; /* N_STR: the value; N_FIELD: the name */
-	gsize text_len;
-	gboolean is_glob;
-	guint32 context; /* N_CTX: enum tc_filter_ctx */
-	guint field_index; /* N_FIELD, once checked against an event */
-	Node *left, *right;
-};
-
-struct _TcFilterExpr {
-	Node *root;
-};
-
 static const struct {
 	const char *name;
 	guint32 context;
@@ -105,6 +43,15 @@ static const struct {
 	{"procname", TC_FILTER_CTX_PROCNAME, TY_STR},
 	{"pthread_id", TC_FILTER_CTX_PTHREAD_ID, TY_INT},
 };
+
+const char *
+tc_filter_context_name(guint32 context)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(contexts); i++)
+		if (contexts[i].context == context)
+			return contexts[i].name;
+	return "?";
+}
 
 static void
 node_free(Node *node)
@@ -126,8 +73,8 @@ tc_filter_expr_free(TcFilterExpr *expr)
 	g_free(expr);
 }
 
-static const char *
-token_text(TokenKind kind)
+const char *
+tc_filter_token_text(TokenKind kind)
 {
 	for (guint i = 0; i < G_N_ELEMENTS(operators); i++)
 		if (operators[i].kind == kind)
@@ -610,7 +557,7 @@ static gboolean
 check_binary(Checker *c, Node *node)
 {
 	Type a = node->left->type, b = node->right->type;
-	const char *op = token_text(node->op);
+	const char *op = tc_filter_token_text(node->op);
 
 	switch (node->op) {
 	case T_AND:
@@ -655,7 +602,7 @@ static gboolean
 check_unary(Checker *c, Node *node)
 {
 	Type a = node->left->type;
-	const char *op = token_text(node->op);
+	const char *op = tc_filter_token_text(node->op);
 
 	switch (node->op) {
 	case T_NOT:

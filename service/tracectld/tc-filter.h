@@ -35,4 +35,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcFilterExpr, tc_filter_expr_free)
 GBytes *tc_filter_compile(TcFilterExpr *const *exprs, guint n,
 			  const struct tracectl_abi_field *fields, guint nr_fields, GError **error);
 
+/*
+ * The expression as a tracefs event filter (the kernel's syntax), for
+ * kernel events: comparisons of a payload field with an integer or a
+ * string (a glob becomes '~'), a field alone, "field & N", joined by
+ * &&, || and !. Anything else (context fields, doubles, arithmetic, two
+ * fields compared, strings the helper's alphabet refuses) fails with
+ * TC_ERROR_NOT_SUPPORTED naming the part and its column, e.g.
+ * "filter: '$ctx.procname' has no kernel equivalent at column 1".
+ */
+char *tc_filter_to_tracefs(const TcFilterExpr *expr, GError **error);
+
 #endif /* TC_FILTER_H */

@@ -93,6 +93,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->metadata_pending = g_string_new(NULL);
 	session->metadata_body = g_string_new(NULL);
 	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
+	session->kernel_filters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	session->layouts_pending = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
@@ -158,6 +159,7 @@ tc_session_unref(TcSession *session)
 	g_string_free(session->metadata_pending, TRUE);
 	g_string_free(session->metadata_body, TRUE);
 	g_ptr_array_unref(session->kernel_events);
+	g_hash_table_unref(session->kernel_filters);
 	g_ptr_array_unref(session->kernel_probes);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);

@@ -154,6 +154,8 @@ struct _TcSession {
 
 	/* The kernel domain, [op_lock]. */
 	GPtrArray *kernel_events;  /* "system:event" patterns */
+	/* pattern of kernel_events -> its tracefs filter, for those with one */
+	GHashTable *kernel_filters;
 	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
 	guint32 kernel_contexts;   /* TC_CONSUMER_KCTX_* */

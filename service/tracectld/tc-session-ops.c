@@ -742,6 +742,19 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 }
 
 gboolean
+tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, const char *filter,
+				    GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL &&
+	       tc_session_kernel_filtered_event_locked(session, pattern, filter, error);
+}
+
+gboolean
 tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error)
 {
 	g_autoptr(GMutexLocker) op = op_begin(session, error);

@@ -427,6 +427,54 @@ test_verifier_stack(void)
 	tc_ust_filter_free(filter);
 }
 
+/* Kernel filters: what tracefs can say, and refusals naming the rest. */
+static const struct {
+	const char *text;
+	const char *tracefs; /* NULL: refused */
+	const char *message;
+} kernel_filters[] = {
+	{"fd == 3", "fd == 3", NULL},
+	{"3 < fd", "fd > 3", NULL},
+	{"prev_pid != 0 && (next_prio <= -1 || !(flags & 4))",
+	 "(prev_pid != 0) && ((next_prio <= -1) || (!(flags & 4)))", NULL},
+	{"comm == \"bash\"", "comm == \"bash\"", NULL},
+	{"comm == \"tracectl-*\"", "comm ~ \"tracectl-*\"", NULL},
+	{"\"sh*\" != comm", "!(comm ~ \"sh*\")", NULL},
+	{"(flags & 0x10) != 0", "flags & 16", NULL},
+	{"(flags & 0x10) == 0", "!(flags & 16)", NULL},
+	{"ret", "ret != 0", NULL},
+	{"$ctx.procname == \"x\"", NULL,
+	 "filter: '$ctx.procname' has no kernel equivalent at column 1"},
+	{"fd + 1 == 3", NULL, "filter: '+' there has no kernel equivalent at column 4"},
+	{"delay > 1.5", NULL, "filter: a floating-point number has no kernel equivalent at column 9"},
+	{"prev_pid == next_pid", NULL,
+	 "filter: '==' there has no kernel equivalent at column 10"},
+	{"comm == \"a#b\"", NULL,
+	 "filter: the string at column 9 cannot go to the kernel (only letters, digits, spaces "
+	 "and  _()!<>=&|~*\"./:,@+-)"},
+};
+
+static void
+test_kernel(void)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(kernel_filters); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(TcFilterExpr) expr = tc_filter_parse(kernel_filters[i].text, &error);
+		g_autofree char *tracefs = NULL;
+
+		g_assert_no_error(error);
+		tracefs = tc_filter_to_tracefs(expr, &error);
+		if (kernel_filters[i].tracefs) {
+			g_assert_no_error(error);
+			g_assert_cmpstr(tracefs, ==, kernel_filters[i].tracefs);
+		} else {
+			g_assert_null(tracefs);
+			g_assert_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED);
+			g_assert_cmpstr(error->message, ==, kernel_filters[i].message);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -439,5 +487,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/limits", test_limits);
 	g_test_add_func("/tracectl/filter/verifier", test_verifier);
 	g_test_add_func("/tracectl/filter/verifier-stack", test_verifier_stack);
+	g_test_add_func("/tracectl/filter/kernel", test_kernel);
 	return g_test_run();
 }
