@@ -12,6 +12,7 @@ from tclib import Service, check, log, run
 from tracelib import read_trace
 
 K = 50
+DENIED = "org.tracectl.Tracing1.Error.PermissionDenied"
 ALL = [f"all_types:{i}" for i in range(K)]
 
 
@@ -86,6 +87,13 @@ def check_refusals(svc):
                            "example:*", "{'loglevel': <'3'>}")
         check(result.returncode != 0 and "InvalidArgument" in result.stderr,
               f"a string log level was accepted: {result}")
+        # Another user may not change root's session, options or not.
+        bob = svc.add_user("tctest-fbob")
+        result = svc.gdbus("--object-path", object_path, "--method",
+                           "org.tracectl.Tracing1.Session.EnableEventWithOptions", "ust", "",
+                           "example:*", "{'filter': <'seq > 1'>}", user=bob)
+        check(result.returncode != 0 and DENIED in result.stderr,
+              f"another user's EnableEventWithOptions: {result}")
     else:
         log(f"GetSession unavailable ({path}); the D-Bus refusals are not checked")
     listed = svc.cli("list", "refusals").stdout
