@@ -72,10 +72,23 @@ enum run_op {
 	RUN_GLOB_NE,
 	RUN_AND,
 	RUN_OR,
+	/* Fused: an integer field compared with a constant (load in .load),
+	 * a string field with a literal; each stands for three instructions. */
+	RUN_FIELD_EQ_IMM,
+	RUN_FIELD_NE_IMM,
+	RUN_FIELD_LT_IMM,
+	RUN_FIELD_LE_IMM,
+	RUN_FIELD_GT_IMM,
+	RUN_FIELD_GE_IMM,
+	RUN_FIELD_STR_EQ,
+	RUN_FIELD_STR_NE,
+	RUN_FIELD_GLOB_EQ,
+	RUN_FIELD_GLOB_NE,
 };
 
 struct run_insn {
 	uint8_t op; /* enum run_op */
+	uint8_t load; /* fused integer compares: the RUN_LOAD_* of the field */
 	uint16_t piece; /* loads: the field's payload piece */
 	uint32_t target; /* AND, OR: index into insns; LOAD_CTX_*: context bit */
 	union {
@@ -337,6 +350,41 @@ verify_insn(struct verifier *v, uint32_t slot)
 	return taken;
 }
 
+static bool
+is_int_load(uint8_t op)
+{
+	return op >= RUN_LOAD_S8 && op <= RUN_LOAD_U64;
+}
+
+/*
+ * Turns each "field OP constant" triple (a load, a push, a comparison)
+ * into one instruction that does all three and skips the other two,
+ * which stay in place, so that a jump into the middle of a triple (which
+ * the compiler never emits, but a program may hold) still runs them.
+ * The fused instruction reads and writes the stack exactly as the three
+ * do, so it keeps what the verifier proved.
+ */
+static void
+fuse(struct tc_ust_filter *filter)
+{
+	for (uint32_t i = 0; i + 2 < filter->nr_insns; i++) {
+		struct run_insn *load = &filter->insns[i];
+		const struct run_insn *push = &filter->insns[i + 1];
+		uint8_t compare = filter->insns[i + 2].op;
+
+		if (is_int_load(load->op) && push->op == RUN_PUSH_INT && compare >= RUN_EQ &&
+		    compare <= RUN_GE) {
+			load->load = load->op;
+			load->op = (uint8_t)(RUN_FIELD_EQ_IMM + (compare - RUN_EQ));
+			load->imm = push->imm;
+		} else if (load->op == RUN_LOAD_STR && push->op == RUN_PUSH_STR &&
+			   compare >= RUN_STR_EQ && compare <= RUN_GLOB_NE) {
+			load->op = (uint8_t)(RUN_FIELD_STR_EQ + (compare - RUN_STR_EQ));
+			load->imm = push->imm;
+		}
+	}
+}
+
 static int
 verify_program(struct verifier *v)
 {
@@ -380,6 +428,7 @@ verify_program(struct verifier *v)
 			return -EINVAL;
 		insn->target = v->run_index[insn->target];
 	}
+	fuse(v->out);
 	return 0;
 }
 
@@ -516,6 +565,60 @@ string_equal(const struct value *a, const struct value *b)
 		NEXT();                                                                    \
 	} while (0)
 
+#define NEXT_AFTER_FUSED()                                                                 \
+	do {                                                                               \
+		insn += 3;                                                                 \
+		goto *dispatch[insn->op];                                                  \
+	} while (0)
+
+/* An integer field, for the fused comparisons. */
+static inline int64_t
+load_int(uint8_t load, const void *data)
+{
+	switch (load) {
+	case RUN_LOAD_S8:
+		return *(const int8_t *)data;
+	case RUN_LOAD_U8:
+		return *(const uint8_t *)data;
+	case RUN_LOAD_S16: {
+		int16_t value;
+
+		memcpy(&value, data, sizeof(value));
+		return value;
+	}
+	case RUN_LOAD_U16: {
+		uint16_t value;
+
+		memcpy(&value, data, sizeof(value));
+		return value;
+	}
+	case RUN_LOAD_S32: {
+		int32_t value;
+
+		memcpy(&value, data, sizeof(value));
+		return value;
+	}
+	case RUN_LOAD_U32: {
+		uint32_t value;
+
+		memcpy(&value, data, sizeof(value));
+		return value;
+	}
+	default: {
+		uint64_t value;
+
+		memcpy(&value, data, sizeof(value));
+		return (int64_t)value;
+	}
+	}
+}
+
+#define FIELD_COMPARE(cmp)                                                                 \
+	do {                                                                               \
+		(++top)->i = load_int(insn->load, pieces[insn->piece].data) cmp insn->imm.i; \
+		NEXT_AFTER_FUSED();                                                        \
+	} while (0)
+
 #define BINARY(expr)                                                                       \
 	do {                                                                               \
 		top[-1].i = (expr);                                                        \
@@ -596,7 +699,18 @@ tc_ust_filter_run(const struct tc_ust_filter *filter, const struct tracectl_ust_
 		[RUN_GLOB_NE] = &&op_glob_ne,
 		[RUN_AND] = &&op_and,
 		[RUN_OR] = &&op_or,
+		[RUN_FIELD_EQ_IMM] = &&op_field_eq_imm,
+		[RUN_FIELD_NE_IMM] = &&op_field_ne_imm,
+		[RUN_FIELD_LT_IMM] = &&op_field_lt_imm,
+		[RUN_FIELD_LE_IMM] = &&op_field_le_imm,
+		[RUN_FIELD_GT_IMM] = &&op_field_gt_imm,
+		[RUN_FIELD_GE_IMM] = &&op_field_ge_imm,
+		[RUN_FIELD_STR_EQ] = &&op_field_str_eq,
+		[RUN_FIELD_STR_NE] = &&op_field_str_ne,
+		[RUN_FIELD_GLOB_EQ] = &&op_field_glob_eq,
+		[RUN_FIELD_GLOB_NE] = &&op_field_glob_ne,
 	};
+	struct value literal;
 	/* stack[0] is never used: top stays inside the array when empty. */
 	struct value stack[TC_FILTER_STACK_MAX + 1];
 	struct value *top = &stack[0];
@@ -773,4 +887,38 @@ op_or:
 	}
 	top--;
 	NEXT();
+op_field_eq_imm:
+	FIELD_COMPARE(==);
+op_field_ne_imm:
+	FIELD_COMPARE(!=);
+op_field_lt_imm:
+	FIELD_COMPARE(<);
+op_field_le_imm:
+	FIELD_COMPARE(<=);
+op_field_gt_imm:
+	FIELD_COMPARE(>);
+op_field_ge_imm:
+	FIELD_COMPARE(>=);
+op_field_str_eq:
+op_field_str_ne:
+op_field_glob_eq:
+op_field_glob_ne:
+	load_string_piece(++top, &pieces[insn->piece]);
+	literal.s = filter->strings + insn->imm.str.offset;
+	literal.len = insn->imm.str.len;
+	switch (insn->op) {
+	case RUN_FIELD_STR_EQ:
+		top->i = string_equal(top, &literal);
+		break;
+	case RUN_FIELD_STR_NE:
+		top->i = !string_equal(top, &literal);
+		break;
+	case RUN_FIELD_GLOB_EQ:
+		top->i = glob_match(literal.s, literal.len, top->s, top->len);
+		break;
+	default:
+		top->i = !glob_match(literal.s, literal.len, top->s, top->len);
+		break;
+	}
+	NEXT_AFTER_FUSED();
 }
