@@ -13,6 +13,7 @@
 
 #include "tc-error.h"
 #include "tc-filter.h"
+#include "tc-kernel-names.h"
 #include "tc-ust-filter.h"
 
 static const struct tracectl_abi_field abi_fields[] = {
@@ -475,6 +476,80 @@ test_kernel(void)
 	}
 }
 
+/* A jump into the middle of a field-constant triple, which the verifier
+ * fuses: the jumping path runs the push and the comparison on their own.
+ * "intfield == 0 ? 0 > -5 : intfield > -5", by hand. */
+static void
+test_fused_jump(void)
+{
+	struct {
+		struct tc_filter_header header;
+		struct tc_filter_insn insns[7];
+	} program = {
+		.header = {.magic = TC_FILTER_MAGIC, .version = TC_FILTER_VERSION, .nr_insns = 7},
+		.insns = {
+			{.op = TC_FILTER_OP_LOAD_INT, .arg16 = 0},
+			{.op = TC_FILTER_OP_AND, .arg32 = 3},
+			{.op = TC_FILTER_OP_LOAD_INT, .arg16 = 0},
+			{.op = TC_FILTER_OP_PUSH_INT},
+			{0},
+			{.op = TC_FILTER_OP_GT},
+			{.op = TC_FILTER_OP_RETURN},
+		},
+	};
+	const int64_t minus_five = -5;
+	struct tc_ust_filter *filter = NULL;
+	Record record = records[0];
+
+	memcpy(&program.insns[4], &minus_five, sizeof(minus_five));
+	g_assert_cmpint(tc_ust_filter_load(&program, sizeof(program), ust_fields,
+					   G_N_ELEMENTS(ust_fields), &filter),
+			==, 0);
+	g_assert_true(keeps(filter, &record)); /* 150 > -5 */
+	record.intfield = 0;
+	g_assert_true(keeps(filter, &record)); /* the jump: 0 > -5 */
+	record.intfield = -10;
+	g_assert_false(keeps(filter, &record)); /* -10 > -5 */
+	tc_ust_filter_free(filter);
+}
+
+/* The kernel helper's own check of what it writes into tracefs. */
+static void
+test_kernel_alphabet(void)
+{
+	static const struct {
+		const char *filter;
+		gssize position; /* -1: accepted */
+	} cases[] = {
+		{"prev_pid == 1", -1},
+		{"(comm ~ \"bash*\") && !(flags & 16)", -1},
+		{"filename == \"/usr/bin/a-b_c.d\"", -1},
+		{"0", -1},
+		{"prev_pid == 1\nnext_pid == 2", 13},
+		{"comm == \"a\\b\"", 10},
+		{"x # y", 2},
+		{"a $ b", 2},
+		{"a % 2", 2},
+		{"", 0},
+	};
+	g_autofree char *longest = g_strnfill(TC_KERNEL_FILTER_MAX, 'x');
+	g_autofree char *too_long = g_strnfill(TC_KERNEL_FILTER_MAX + 1, 'x');
+	size_t position;
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *why = tc_kernel_check_filter(cases[i].filter, &position);
+
+		if (cases[i].position < 0) {
+			g_assert_null(why);
+		} else {
+			g_assert_nonnull(why);
+			g_assert_cmpuint(position, ==, (gsize)cases[i].position);
+		}
+	}
+	g_assert_null(tc_kernel_check_filter(longest, &position));
+	g_assert_nonnull(tc_kernel_check_filter(too_long, &position));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -487,6 +562,8 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/limits", test_limits);
 	g_test_add_func("/tracectl/filter/verifier", test_verifier);
 	g_test_add_func("/tracectl/filter/verifier-stack", test_verifier_stack);
+	g_test_add_func("/tracectl/filter/fused-jump", test_fused_jump);
 	g_test_add_func("/tracectl/filter/kernel", test_kernel);
+	g_test_add_func("/tracectl/filter/kernel-alphabet", test_kernel_alphabet);
 	return g_test_run();
 }
