@@ -15,6 +15,10 @@
  */
 
 #define TC_EVENT_RULE_EXCLUSIONS_MAX 32
+/* Rules per channel: every application sync weighs each rule against each
+ * event, and compiles the filters of those that select it, in a worker
+ * thread that other users' requests share. */
+#define TC_EVENT_RULES_PER_CHANNEL_MAX 1024
 
 typedef struct {
 	char *pattern;

@@ -426,6 +426,12 @@ change_rules_locked(TcChannel *channel, TcEventRule *rule, gboolean enable, GErr
 			    "Events '%s' are already enabled in channel '%s'", what, channel->name);
 		return FALSE;
 	}
+	if (enable && channel->rules->len >= TC_EVENT_RULES_PER_CHANNEL_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "Channel '%s' has %d event enablings already, the most it may have",
+			    channel->name, TC_EVENT_RULES_PER_CHANNEL_MAX);
+		return FALSE;
+	}
 	if (enable) {
 		g_ptr_array_add(channel->patterns, g_strdup(rule->pattern));
 		g_ptr_array_add(channel->rules, g_steal_pointer(&owned));

@@ -101,9 +101,20 @@ def check_refusals(svc):
     svc.cli("destroy", "refusals")
 
 
+def check_rule_limit(svc):
+    """A channel takes at most 1024 enablings (each weighs on every sync)."""
+    svc.cli("create", "many", "--output", os.path.join(svc.rundir, "many"))
+    svc.cli("enable-event", "-u", ",".join(f"p{i}:e" for i in range(1024)), timeout=300)
+    result = svc.cli("enable-event", "-u", "example:*", "--filter", "seq > 1", check_ok=False)
+    check(result.returncode != 0 and "1024 event enablings" in result.stderr,
+          f"a 1025th enabling was accepted: {result}")
+    svc.cli("destroy", "many")
+
+
 def test():
     with Service() as svc:
         check_refusals(svc)
+        check_rule_limit(svc)
         sessions = []
         for n, (args, expected) in enumerate(CASES):
             out = os.path.join(svc.rundir, f"case{n}")
