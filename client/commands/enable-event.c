@@ -2,8 +2,77 @@
 /*
  * tracectl enable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
  * tracectl disable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
+ *
+ * enable-event also takes LTTng's selection options: --loglevel LEVEL,
+ * --loglevel-only LEVEL, --exclude NAME[,NAME...] and --filter EXPR, sent
+ * with EnableEventWithOptions.
  */
+#include <stdlib.h>
+
 #include "tc-client.h"
+
+/* LTTng's level names, by value; "TRACE_" may be left out, any case. */
+static const char *const loglevel_names[] = {
+	"EMERG",	 "ALERT",	  "CRIT",	     "ERR",		"WARNING",
+	"NOTICE",	 "INFO",	  "DEBUG_SYSTEM",    "DEBUG_PROGRAM",	"DEBUG_PROCESS",
+	"DEBUG_MODULE", "DEBUG_UNIT", "DEBUG_FUNCTION", "DEBUG_LINE",	"DEBUG",
+};
+
+/* The level named by text (a name or 0..14), or -1. */
+static int
+parse_loglevel(const char *text)
+{
+	const char *name = g_ascii_strncasecmp(text, "TRACE_", 6) == 0 ? text + 6 : text;
+	char *end = NULL;
+	long value;
+
+	for (guint i = 0; i < G_N_ELEMENTS(loglevel_names); i++)
+		if (g_ascii_strcasecmp(name, loglevel_names[i]) == 0)
+			return (int)i;
+	value = strtol(text, &end, 10);
+	if (*text && end && *end == '\0' && value >= 0 && value < (long)G_N_ELEMENTS(loglevel_names))
+		return (int)value;
+	return -1;
+}
+
+/* The a{sv} of EnableEventWithOptions, or NULL with a usage error
+ * printed. *has_options tells whether any option was given. */
+static GVariant *
+selection_options(const char *loglevel, const char *loglevel_only, const char *exclude,
+		  const char *filter, gboolean *has_options)
+{
+	g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE_VARDICT);
+	const char *level_text = loglevel_only ? loglevel_only : loglevel;
+
+	*has_options = loglevel || loglevel_only || exclude || filter;
+	if (loglevel && loglevel_only) {
+		g_printerr("Error: give --loglevel or --loglevel-only, not both\n");
+		return NULL;
+	}
+	if (level_text) {
+		int level = parse_loglevel(level_text);
+
+		if (level < 0) {
+			g_printerr("Error: unknown log level '%s' (TRACE_EMERG .. TRACE_DEBUG, or "
+				   "0..14)\n",
+				   level_text);
+			return NULL;
+		}
+		g_variant_builder_add(&builder, "{sv}", "loglevel", g_variant_new_int32(level));
+		if (loglevel_only)
+			g_variant_builder_add(&builder, "{sv}", "loglevel-only",
+					      g_variant_new_boolean(TRUE));
+	}
+	if (exclude) {
+		g_auto(GStrv) names = tc_client_split_patterns(exclude);
+
+		g_variant_builder_add(&builder, "{sv}", "exclude",
+				      g_variant_new_strv((const char *const *)names, -1));
+	}
+	if (filter)
+		g_variant_builder_add(&builder, "{sv}", "filter", g_variant_new_string(filter));
+	return g_variant_builder_end(&builder);
+}
 
 /* --probe, --function, --userspace-probe: one dynamic probe named name.
  * With --json, the probe is added to probes, an open array. */
@@ -91,6 +160,7 @@ change_events(int argc, char **argv, gboolean enable)
 	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	g_autofree char *probe = NULL, *function = NULL, *uprobe = NULL;
+	g_autofree char *loglevel = NULL, *loglevel_only = NULL, *exclude = NULL, *filter = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
@@ -108,8 +178,18 @@ change_events(int argc, char **argv, gboolean enable)
 		 "The channel (default: channel0)", "CHANNEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
 		 "The session (default: the current one)", "SESSION"},
+		{"loglevel", 0, 0, G_OPTION_ARG_STRING, &loglevel,
+		 "With -u: events of LEVEL and more severe (TRACE_EMERG .. TRACE_DEBUG)", "LEVEL"},
+		{"loglevel-only", 0, 0, G_OPTION_ARG_STRING, &loglevel_only,
+		 "With -u: events of exactly LEVEL", "LEVEL"},
+		{"exclude", 'x', 0, G_OPTION_ARG_STRING, &exclude,
+		 "With -u: leave out the events matching these patterns", "NAME[,NAME...]"},
+		{"filter", 'f', 0, G_OPTION_ARG_STRING, &filter,
+		 "Record only the events for which EXPR is true (LTTng's filter language)", "EXPR"},
 		{NULL},
 	};
+	g_autoptr(GVariant) options = NULL;
+	gboolean has_options = FALSE;
 	g_autoptr(GOptionContext) context = g_option_context_new("-u PATTERN[,PATTERN...]");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
@@ -156,14 +236,27 @@ change_events(int argc, char **argv, gboolean enable)
 		g_printerr("Error: the event pattern is empty\n");
 		return TC_EXIT_USAGE;
 	}
+	options = selection_options(loglevel, loglevel_only, exclude, filter, &has_options);
+	if (options == NULL)
+		return TC_EXIT_USAGE;
+	g_variant_ref_sink(options);
+	if (has_options && !enable) {
+		g_printerr("Error: --loglevel, --loglevel-only, --exclude and --filter go with "
+			   "enable-event\n");
+		return TC_EXIT_USAGE;
+	}
 	session = tc_client_session(session_name, &error);
 	if (session == NULL)
 		return tc_client_fail(error);
 	for (guint i = 0; patterns[i]; i++) {
+		const char *domain = kernel ? "kernel" : "ust";
 		g_autoptr(GVariant) reply = tc_client_call(
-			session, enable ? "EnableEvent" : "DisableEvent",
-			g_variant_new("(sss)", kernel ? "kernel" : "ust", channel ? channel : "",
-				      patterns[i]),
+			session,
+			has_options ? "EnableEventWithOptions" : enable ? "EnableEvent" : "DisableEvent",
+			has_options ? g_variant_new("(sss@a{sv})", domain, channel ? channel : "",
+						    patterns[i], options)
+				    : g_variant_new("(sss)", domain, channel ? channel : "",
+						    patterns[i]),
 			&error);
 
 		if (reply == NULL) {

@@ -94,6 +94,12 @@ enum tc_kernel_msg_type {
 	 * is 0. -E2BIG when the listed processes have more than
 	 * TC_KERNEL_PID_THREADS_MAX threads in all. */
 	TC_KERNEL_PIDS = 19,
+	/* struct tc_kernel_filter_msg -> writes the filter of every event of
+	 * the instance that matches the globs; "0" removes it. When the
+	 * kernel refuses the filter for one of them (a field it lacks), every
+	 * one of them is left without filter and the reply is -EINVAL (the
+	 * service does not enable them then). -ENOENT when nothing matched. */
+	TC_KERNEL_EVENT_FILTER = 20,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -164,6 +170,13 @@ struct tc_kernel_event_msg {
 	struct tc_kernel_msg header;   /* header.size = sizeof(this) */
 	char system[TC_KERNEL_NAME_MAX]; /* [A-Za-z0-9_*], NUL-terminated */
 	char event[TC_KERNEL_NAME_MAX];
+};
+
+struct tc_kernel_filter_msg {
+	struct tc_kernel_msg header;     /* header.size = sizeof(this) */
+	char system[TC_KERNEL_NAME_MAX]; /* as tc_kernel_event_msg's */
+	char event[TC_KERNEL_NAME_MAX];
+	char filter[256]; /* tc_kernel_check_filter(), NUL-terminated */
 };
 
 /* At most this many sessions with kernel instances per tracectld. */

@@ -17,6 +17,12 @@
  *                        ('.' for the compiler's foo.cold, foo.isra.0)
  *   uprobe path          absolute, [A-Za-z0-9/._+@-], no empty, '.' or '..'
  *                        component (so '//', '/./', '/../' are refused)
+ *   event filter         [A-Za-z0-9 _()!<>=&|~*"./:,@+-], 1 to 255 bytes:
+ *                        the tracefs filter syntax tracectld translates to
+ *                        (tc-filter-kernel.c), string constants included;
+ *                        no newline (one file write is one filter), no
+ *                        backslash, no '#' nor '%' nor '$'. The kernel
+ *                        parses the rest and refuses what it cannot
  *   uprobe function      [A-Za-z0-9_.@$]: C and mangled C++ names, the
  *                        compiler's '.' suffixes, symbol versions ('@')
  *                        and Rust's legacy mangling ('$'); the helper only
@@ -167,6 +173,26 @@ tc_kernel_check_uprobe_location(const char *location, size_t *position)
 	*position = function_start + tc_kernel_span(location + function_start,
 						    len - function_start, "_.@$");
 	return *position < len ? "a uprobe function name is made of [A-Za-z0-9_.@$]" : NULL;
+}
+
+#define TC_KERNEL_FILTER_MAX 255u /* sizeof(tc_kernel_filter_msg.filter) - 1 */
+/* What an event filter may hold besides letters and digits. */
+#define TC_KERNEL_FILTER_PUNCTUATION " _()!<>=&|~*\"./:,@+-"
+
+/* A tracefs event filter, or "0" (none). */
+static inline const char *
+tc_kernel_check_filter(const char *filter, size_t *position)
+{
+	size_t len = strnlen(filter, TC_KERNEL_FILTER_MAX + 1);
+
+	*position = 0;
+	if (len == 0 || len > TC_KERNEL_FILTER_MAX) {
+		*position = len ? TC_KERNEL_FILTER_MAX : 0;
+		return "a kernel event filter is 1 to 255 characters";
+	}
+	*position = tc_kernel_span(filter, len, TC_KERNEL_FILTER_PUNCTUATION);
+	return *position < len ? "a kernel event filter is made of [A-Za-z0-9 _()!<>=&|~*\"./:,@+-]"
+			       : NULL;
 }
 
 #endif /* TC_KERNEL_NAMES_H */

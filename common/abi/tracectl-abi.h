@@ -18,7 +18,8 @@
  *   EVENT (one per event) ----------------->
  *   EVENTS_END {batch} -------------------->
  *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
- *                 <------------------------ EVENT_ENABLE, SESSION_START, ...
+ *                 <------------------------ EVENT_FILTER, EVENT_ENABLE,
+ *                 <------------------------ SESSION_START, ...
  *                 <------------------------ EVENTS_DONE {batch}
  *
  * After EVENTS_DONE the application's state reflects every session that
@@ -37,8 +38,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tc-filter-bytecode.h"
+
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
-#define TRACECTL_ABI_VERSION 2u
+#define TRACECTL_ABI_VERSION 3u
 #define TRACECTL_ABI_MSG_MAX 4096u
 
 #define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
@@ -66,6 +69,7 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_SESSION_START = 21,
 	TRACECTL_MSG_SESSION_STOP = 22,
 	TRACECTL_MSG_EVENTS_DONE = 23,
+	TRACECTL_MSG_EVENT_FILTER = 24,
 };
 
 struct tracectl_msg_header {
@@ -193,6 +197,21 @@ struct tracectl_msg_event_enable {
 	uint32_t id;    /* CTF event id in the channel's stream class */
 };
 
+/*
+ * The filter of an event in a channel (tc-filter-bytecode.h), replacing
+ * the one it had; size 0 removes it. Sent before the EVENT_ENABLE it
+ * applies to, or alone to change the filter of an enabled event. The
+ * application verifies the program against the event's fields and
+ * answers -EINVAL when it breaks any rule.
+ */
+struct tracectl_msg_event_filter {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t index; /* application's event index */
+	uint32_t size;  /* bytes of bytecode used, <= TC_FILTER_BYTECODE_MAX */
+	uint8_t bytecode[TC_FILTER_BYTECODE_MAX];
+};
+
 struct tracectl_msg_session {
 	struct tracectl_msg_header header;
 	uint64_t session_handle;
@@ -221,6 +240,8 @@ struct tracectl_wait_page {
 };
 
 static_assert(sizeof(struct tracectl_msg_event) <= TRACECTL_ABI_MSG_MAX, "event message too big");
+static_assert(sizeof(struct tracectl_msg_event_filter) <= TRACECTL_ABI_MSG_MAX,
+	      "filter message too big");
 static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");
 

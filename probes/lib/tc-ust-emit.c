@@ -149,7 +149,9 @@ write_to_binding(const struct tc_ust_binding *binding, int cpu,
 		if (attempt > 0)
 			cpu = current_cpu();
 		rb = binding_buffer(binding, (unsigned int)cpu);
-		if (!rb || write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
+		if (!rb)
+			return;
+		if (write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
 					binding->channel->contexts, pieces, nr_pieces,
 					payload) != -EAGAIN)
 			return;
@@ -162,8 +164,8 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 		  unsigned int nr_pieces)
 {
 	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
-	size_t payload;
-	int cpu;
+	size_t payload = 0;
+	int cpu = -1;
 
 	if (__builtin_expect(!entry || tc_ust_nesting >= TC_UST_NESTING_MAX, 0))
 		return;
@@ -171,11 +173,21 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 	/* A signal handler of this thread must see the increment. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
-	payload = payload_size(pieces, nr_pieces);
-	cpu = current_cpu();
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
-	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE))
+	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
+		const struct tc_ust_filter *filter = __atomic_load_n(&b->filter, __ATOMIC_ACQUIRE);
+
+		/* First of all: an event its filter rejects costs neither the
+		 * CPU number, nor the payload's size, nor buffer space, and is
+		 * not counted as discarded. */
+		if (filter && !tc_ust_filter_run(filter, pieces, nr_pieces))
+			continue;
+		if (cpu < 0) {
+			payload = payload_size(pieces, nr_pieces);
+			cpu = current_cpu();
+		}
 		write_to_binding(b, cpu, pieces, nr_pieces, (uint32_t)payload);
+	}
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tc_ust_nesting--;

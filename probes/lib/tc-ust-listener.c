@@ -54,6 +54,7 @@ union message {
 	struct tracectl_msg_channel channel;
 	struct tracectl_msg_stream stream;
 	struct tracectl_msg_event_enable event_enable;
+	struct tracectl_msg_event_filter event_filter;
 	struct tracectl_msg_session session;
 	struct tracectl_msg_batch batch;
 	uint8_t bytes[TRACECTL_ABI_MSG_MAX];
@@ -213,6 +214,8 @@ command_size(uint32_t type)
 	case TRACECTL_MSG_EVENT_ENABLE:
 	case TRACECTL_MSG_EVENT_DISABLE:
 		return sizeof(struct tracectl_msg_event_enable);
+	case TRACECTL_MSG_EVENT_FILTER:
+		return sizeof(struct tracectl_msg_event_filter);
 	case TRACECTL_MSG_SESSION_START:
 	case TRACECTL_MSG_SESSION_STOP:
 		return sizeof(struct tracectl_msg_session);
@@ -239,6 +242,8 @@ apply_command_locked(const union message *msg, int fd, int wake_fd)
 		return tc_ust_state_event_enable(&msg->event_enable, true);
 	case TRACECTL_MSG_EVENT_DISABLE:
 		return tc_ust_state_event_enable(&msg->event_enable, false);
+	case TRACECTL_MSG_EVENT_FILTER:
+		return tc_ust_state_event_filter(&msg->event_filter);
 	case TRACECTL_MSG_SESSION_START:
 		return tc_ust_state_session_set_active(msg->session.session_handle, true);
 	case TRACECTL_MSG_SESSION_STOP:

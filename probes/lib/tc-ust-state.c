@@ -394,6 +394,8 @@ tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enab
 		update_enabled_words();
 		return 0;
 	}
+	if (binding && binding->filter_refused)
+		return -EINVAL;
 	if (!binding) {
 		binding = calloc(1, sizeof(*binding));
 		if (!binding)
@@ -411,6 +413,56 @@ tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enab
 	if (is_new)
 		__atomic_store_n(&entry->bindings, binding, __ATOMIC_RELEASE);
 	update_enabled_words();
+	return 0;
+}
+
+/* The binding of the entry in channel, created disabled when missing. */
+static struct tc_ust_binding *
+get_binding(struct tc_ust_entry *entry, struct tc_ust_channel *channel)
+{
+	struct tc_ust_binding *binding = find_binding(entry, channel);
+
+	if (binding)
+		return binding;
+	binding = calloc(1, sizeof(*binding));
+	if (!binding)
+		return NULL;
+	binding->channel = channel;
+	binding->next = entry->bindings;
+	__atomic_store_n(&entry->bindings, binding, __ATOMIC_RELEASE);
+	return binding;
+}
+
+int
+tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
+{
+	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_filter *filter = NULL;
+	struct tc_ust_binding *binding;
+	struct tc_ust_entry *entry;
+	int ret;
+
+	if (msg->index >= tc_ust_state.nr_sent || msg->size > sizeof(msg->bytecode))
+		return -EINVAL;
+	if (!channel)
+		return -ENOENT;
+	entry = tc_ust_state.entries[msg->index];
+	if (!entry->desc)
+		return -ENOENT;
+	binding = get_binding(entry, channel);
+	if (!binding)
+		return -ENOMEM;
+	ret = msg->size > 0 ? tc_ust_filter_load(msg->bytecode, msg->size, entry->desc->fields,
+						 entry->desc->nr_fields, &filter)
+			    : 0;
+	binding->filter_refused = ret < 0;
+	if (ret < 0) {
+		__atomic_store_n(&binding->enabled, 0, __ATOMIC_RELEASE);
+		update_enabled_words();
+		return ret;
+	}
+	/* The old filter leaks on purpose (tc-ust-state.h). */
+	__atomic_store_n(&binding->filter, filter, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "tc-rb.h"
+#include "tc-ust-filter.h"
 #include "tracectl-abi.h"
 #include "tracectl/tracepoint.h"
 
@@ -50,6 +51,13 @@ struct tc_ust_binding {
 	struct tc_ust_channel *channel;
 	uint32_t id;      /* atomic */
 	uint32_t enabled; /* atomic */
+	/* atomic; NULL records every event. A replaced filter is never freed,
+	 * since a tracepoint may still run it: a leak bounded by the filter
+	 * changes the service makes, like the channels' above. */
+	struct tc_ust_filter *filter;
+	/* The service's last filter for it was refused: it stays disabled
+	 * rather than record what the filter would have left out. */
+	bool filter_refused;
 	struct tc_ust_binding *next;
 };
 
@@ -106,6 +114,7 @@ int tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg);
 /* fd: the buffer's memfd; wake_fd: the consumer's eventfd, kept (dup). */
 int tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_fd);
 int tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable);
+int tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg);
 int tc_ust_state_session_set_active(uint64_t handle, bool active);
 
 #endif /* TC_UST_STATE_H */

@@ -340,6 +340,23 @@ change_event(const void *buf, size_t len, bool enable)
 	return tc_helper_event_enable(msg->header.session_id, msg->system, msg->event, enable);
 }
 
+/* EVENT_FILTER: names as EVENT_ENABLE's, the filter of the filter
+ * alphabet (tc-kernel-names.h), NUL-terminated in its array. */
+static int
+set_filter(const void *buf, size_t len)
+{
+	const struct tc_kernel_filter_msg *msg = buf;
+	size_t position;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    !tc_helper_name_is_valid(msg->system, sizeof(msg->system)) ||
+	    !tc_helper_name_is_valid(msg->event, sizeof(msg->event)) ||
+	    !memchr(msg->filter, '\0', sizeof(msg->filter)) ||
+	    tc_kernel_check_filter(msg->filter, &position) != NULL)
+		return -EINVAL;
+	return tc_helper_event_filter(msg);
+}
+
 /* FORMATS_GET: the formats of events matching the globs, enabled or not. */
 static int
 send_formats(int sock, const void *buf, size_t len, uint32_t *count)
@@ -444,6 +461,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_TGIDS:
 		reply->status = fixed ? send_tgids(sock, request) : -EINVAL;
 		break;
+	case TC_KERNEL_EVENT_FILTER:
+		reply->status = set_filter(buf, len);
+		break;
 	case TC_KERNEL_FORMATS_GET:
 		reply->status = send_formats(sock, buf, len, &reply->value);
 		break;
@@ -509,6 +529,7 @@ serve(struct client *client)
 	union {
 		struct tc_kernel_msg header;
 		struct tc_kernel_event_msg event;
+		struct tc_kernel_filter_msg filter;
 		struct tc_kernel_probe_msg probe;
 		struct tc_kernel_prune_msg prune;
 		struct tc_kernel_pids_msg pids;

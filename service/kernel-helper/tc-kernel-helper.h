@@ -34,6 +34,9 @@ int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const 
 /* tc-kernel-pids.c: the processes the instance records (see
  * TC_KERNEL_PIDS). */
 int tc_helper_set_pids(uint64_t session_id, const int32_t *pids, uint32_t count, bool all);
+struct tc_kernel_filter_msg;
+/* tc-kernel-filter.c: EVENT_FILTER, its message checked. */
+int tc_helper_event_filter(const struct tc_kernel_filter_msg *msg);
 /* A NUL-terminated event or system name (glob) within size bytes. */
 bool tc_helper_name_is_valid(const char *name, unsigned long size);
 struct tc_kernel_probe_msg;

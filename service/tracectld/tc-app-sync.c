@@ -10,6 +10,8 @@
 
 #include "tc-app-sync.h"
 
+#include <string.h>
+
 #include "tc-app-protocol.h"
 #include "tc-consumer-abi.h"
 #include "tc-metadata.h"
@@ -20,6 +22,7 @@ tc_app_session_state_free(TcAppSessionState *state)
 {
 	g_hash_table_unref(state->channels_sent);
 	g_hash_table_unref(state->enabled);
+	g_hash_table_unref(state->filters);
 	g_free(state);
 }
 
@@ -37,6 +40,8 @@ app_session_state(TcApp *app, TcSession *session)
 		state = g_new0(TcAppSessionState, 1);
 		state->channels_sent = g_hash_table_new(g_int64_hash, g_int64_equal);
 		state->enabled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		state->filters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						       (GDestroyNotify)g_bytes_unref);
 		g_hash_table_insert(app->sessions, g_memdup2(&session->id, sizeof(session->id)),
 				    state);
 	}
@@ -104,13 +109,85 @@ send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 	return TRUE;
 }
 
-static gboolean
-channel_matches(TcChannel *channel, const TcAppEvent *event)
+/* A user's filters may fail on many events: one line a second. */
+static void
+warn_filter_refused(const TcChannel *channel, const TcAppEvent *event, const GError *error)
 {
-	for (guint i = 0; i < channel->patterns->len; i++)
-		if (g_pattern_match_simple(g_ptr_array_index(channel->patterns, i), event->name))
+	static gint64 last_us; /* racy on purpose: only paces a log line */
+	gint64 now = g_get_monotonic_time();
+
+	if (now - last_us < G_USEC_PER_SEC)
+		return;
+	g_message("Event '%s' is not recorded in channel '%s' of session '%s' (uid %u): %s",
+		  event->name, channel->name, channel->session->name,
+		  (unsigned)channel->session->owner_uid, error->message);
+	last_us = now;
+}
+
+/*
+ * Whether the channel's rules select the event and, in *filter, the
+ * bytecode it must pass: an empty one when a rule selects it without a
+ * filter (it is then always recorded), else the OR of the filters of the
+ * rules that select it. A filter that cannot apply to the event (a field
+ * it lacks, or of another type) never matches it.
+ */
+static gboolean
+channel_selects(TcChannel *channel, const TcAppEvent *event, GBytes **filter)
+{
+	g_autoptr(GPtrArray) exprs = g_ptr_array_new();
+	g_autoptr(GError) error = NULL;
+	gboolean selected = FALSE;
+
+	*filter = NULL;
+	for (guint i = 0; i < channel->rules->len; i++) {
+		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
+
+		if (!tc_event_rule_selects(rule, event->name, event->loglevel))
+			continue;
+		if (rule->filter == NULL) {
+			*filter = g_bytes_new(NULL, 0);
 			return TRUE;
-	return FALSE;
+		}
+		g_ptr_array_add(exprs, rule->filter);
+		selected = TRUE;
+	}
+	if (!selected)
+		return FALSE;
+	*filter = tc_filter_compile((TcFilterExpr *const *)exprs->pdata, exprs->len, event->fields,
+				    event->nr_fields, &error);
+	if (*filter == NULL) {
+		warn_filter_refused(channel, event, error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Sends the event's filter in the channel unless the application has it. */
+static gboolean
+send_filter(TcApp *app, TcAppSessionState *state, const char *key, guint64 channel_handle,
+	    guint32 index, GBytes *filter, TcAckWaiter *waiter)
+{
+	GBytes *sent = g_hash_table_lookup(state->filters, key);
+	g_autofree struct tracectl_msg_event_filter *msg = NULL;
+	gsize size;
+	const void *data = g_bytes_get_data(filter, &size);
+
+	if (sent ? g_bytes_equal(sent, filter) : size == 0)
+		return TRUE;
+	g_assert(size <= TC_FILTER_BYTECODE_MAX);
+	msg = g_new0(struct tracectl_msg_event_filter, 1);
+	msg->channel_handle = channel_handle;
+	msg->index = index;
+	msg->size = (guint32)size;
+	if (size > 0)
+		memcpy(msg->bytecode, data, size);
+	if (!send_command(app, msg, TRACECTL_MSG_EVENT_FILTER, sizeof(*msg), NULL, 0, waiter))
+		return FALSE;
+	if (size > 0)
+		g_hash_table_insert(state->filters, g_strdup(key), g_bytes_ref(filter));
+	else
+		g_hash_table_remove(state->filters, key);
+	return TRUE;
 }
 
 /* [S] What the consumer needs to walk the event's records. */
@@ -192,28 +269,35 @@ sync_events(TcApp *app, TcAppSessionState *state, TcChannel *channel, gboolean t
 		const TcAppEvent *event = g_ptr_array_index(app->events, index);
 		g_autofree char *key =
 			g_strdup_printf("%" G_GUINT64_FORMAT ":%u", channel->handle, index);
-		gboolean want = tracked && !channel->is_disabled && channel_matches(channel, event);
+		g_autoptr(GBytes) filter = NULL;
+		gboolean want = tracked && !channel->is_disabled &&
+				channel_selects(channel, event, &filter);
 		gboolean have = g_hash_table_contains(state->enabled, key);
 		struct tracectl_msg_event_enable msg = {
 			.channel_handle = channel->handle,
 			.index = index,
 		};
 
-		if (want == have)
-			continue;
-		if (want) {
-			if (!channel_event_id(channel, event, &msg.id))
-				continue;
-			if (!send_command(app, &msg, TRACECTL_MSG_EVENT_ENABLE, sizeof(msg), NULL,
-					  0, waiter))
-				return FALSE;
-			g_hash_table_add(state->enabled, g_steal_pointer(&key));
-		} else {
-			if (!send_command(app, &msg, TRACECTL_MSG_EVENT_DISABLE, sizeof(msg), NULL,
-					  0, waiter))
+		if (!want) {
+			if (have && !send_command(app, &msg, TRACECTL_MSG_EVENT_DISABLE,
+						  sizeof(msg), NULL, 0, waiter))
 				return FALSE;
 			g_hash_table_remove(state->enabled, key);
+			continue;
 		}
+		/* No id: the owner's metadata limit; the event stays off. */
+		if (!have && !channel_event_id(channel, event, &msg.id))
+			continue;
+		/* The filter goes first, so that the event is never enabled
+		 * with another filter than its own. */
+		if (!send_filter(app, state, key, channel->handle, index, filter, waiter))
+			return FALSE;
+		if (have)
+			continue;
+		if (!send_command(app, &msg, TRACECTL_MSG_EVENT_ENABLE, sizeof(msg), NULL, 0,
+				  waiter))
+			return FALSE;
+		g_hash_table_add(state->enabled, g_steal_pointer(&key));
 	}
 	return TRUE;
 }

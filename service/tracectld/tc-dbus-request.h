@@ -44,6 +44,8 @@ struct _TcRequest {
 	 * work; the work's failure is then only logged, and done must not
 	 * reply. The "no-wait" option of StopWithOptions and destroy. */
 	gboolean no_wait;
+	TcEventRule *rule;   /* EnableEventWithOptions */
+	char *kernel_filter; /* EnableEventWithOptions, kernel: tracefs syntax */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* What a handler hands its work beyond the fields above, freed with
 	 * the request by data_free. */

@@ -606,6 +606,13 @@ enable_event_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+enable_event_rule_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_enable_event_rule(request->session, request->channel,
+					       g_steal_pointer(&request->rule), error);
+}
+
+static gboolean
 disable_event_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
@@ -645,6 +652,53 @@ submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
 }
 
 static gboolean
+kernel_filtered_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_filtered_event(request->session, request->pattern,
+						   request->kernel_filter, error);
+}
+
+/* Kernel events take no log level nor exclusion; a filter is translated
+ * to tracefs' syntax here, so that what the kernel cannot express is
+ * refused before anything is asked of polkit or the helper. */
+static gboolean
+handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *invocation,
+				 const char *pattern, GVariant *options)
+{
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *filter = NULL;
+	TcRequest *request;
+
+	if (!tc_kernel_validate_event(pattern, &error))
+		goto fail;
+	rule = tc_event_rule_new_from_options(pattern, options, &error);
+	if (rule == NULL)
+		goto fail;
+	if (rule->loglevel >= 0 || rule->exclusions[0] != NULL) {
+		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "Kernel events have no log levels nor exclusions");
+		goto fail;
+	}
+	if (rule->filter == NULL)
+		return submit_kernel_event(self, invocation, pattern, TRUE);
+	filter = tc_filter_to_tracefs(rule->filter, &error);
+	if (filter == NULL)
+		goto fail;
+	request = tc_request_new(invocation, self->session);
+	request->pattern = g_strdup(pattern);
+	request->kernel_filter = g_steal_pointer(&filter);
+	request->work = kernel_filtered_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+
+fail:
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
+}
+
+static gboolean
 handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		    const char *domain, const char *channel, const char *pattern,
 		    TcRequestWorkFunc work)
@@ -677,6 +731,36 @@ handle_enable_event(TcDbusSession *object, GDBusMethodInvocation *invocation,
 {
 	return handle_event_change(TC_SESSION_OBJECT(object), invocation, domain, channel,
 				   pattern, enable_event_work);
+}
+
+static gboolean
+handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
+				 const char *domain, const char *channel, const char *pattern,
+				 GVariant *options)
+{
+	TcSessionObject *self = TC_SESSION_OBJECT(object);
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!check_domain(domain, &error) ||
+	    (*channel && !tc_validate_name("channel", channel, &error))) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (g_str_equal(domain, "kernel"))
+		return handle_kernel_event_with_options(self, invocation, pattern, options);
+	if (!tc_validate_pattern(pattern, &error) ||
+	    (rule = tc_event_rule_new_from_options(pattern, options, &error)) == NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->channel = g_strdup(channel);
+	request->rule = g_steal_pointer(&rule);
+	request->work = enable_event_rule_work;
+	submit(self, request);
+	return TRUE;
 }
 
 static gboolean
@@ -714,6 +798,8 @@ tc_session_object_init(TcSessionObject *self)
 	g_signal_connect(self, "handle-enable-channel", G_CALLBACK(handle_enable_channel), NULL);
 	g_signal_connect(self, "handle-enable-event", G_CALLBACK(handle_enable_event), NULL);
 	g_signal_connect(self, "handle-disable-event", G_CALLBACK(handle_disable_event), NULL);
+	g_signal_connect(self, "handle-enable-event-with-options",
+			 G_CALLBACK(handle_enable_event_with_options), NULL);
 	g_signal_connect(self, "handle-add-context", G_CALLBACK(handle_add_context), NULL);
 	g_signal_connect(self, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
 			 NULL);

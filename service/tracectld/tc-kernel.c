@@ -486,6 +486,40 @@ tc_kernel_event(guint64 session_id, const char *system, const char *event, gbool
 			     session_id, system, event, NULL, NULL, error);
 }
 
+gboolean
+tc_kernel_event_filter(guint64 session_id, const char *system, const char *event,
+		       const char *filter, GError **error)
+{
+	struct tc_kernel_filter_msg msg = {
+		.header = {.type = TC_KERNEL_EVENT_FILTER, .session_id = session_id},
+	};
+	struct tc_kernel_msg reply = {0};
+	g_autoptr(GError) local_error = NULL;
+	gboolean ok;
+
+	if (g_strlcpy(msg.system, system, sizeof(msg.system)) >= sizeof(msg.system) ||
+	    g_strlcpy(msg.event, event, sizeof(msg.event)) >= sizeof(msg.event) ||
+	    g_strlcpy(msg.filter, filter, sizeof(msg.filter)) >= sizeof(msg.filter)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Event name or filter too long");
+		return FALSE;
+	}
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, NULL, NULL,
+				&local_error);
+	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.status == -EINVAL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "filter: the kernel refused '%s' for %s:%s (a field those events "
+			    "lack, or of another type?)",
+			    filter, system, event);
+		return FALSE;
+	}
+	if (!ok)
+		g_propagate_error(error, g_steal_pointer(&local_error));
+	return ok;
+}
+
 static void
 collect_formats_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
 {

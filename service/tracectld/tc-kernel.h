@@ -23,6 +23,12 @@ gboolean tc_kernel_instance_remove(guint64 session_id, GError **error);
 /* NotFound when no event matched. */
 gboolean tc_kernel_event(guint64 session_id, const char *system, const char *event,
 			 gboolean enable, GError **error);
+/* Writes filter (tracefs syntax, tc_filter_to_tracefs(); "0" removes it)
+ * into every event matching the globs. InvalidArgument when the kernel
+ * refuses it for one of them (then none of them has a filter), NotFound
+ * when no event matched. */
+gboolean tc_kernel_event_filter(guint64 session_id, const char *system, const char *event,
+				const char *filter, GError **error);
 /* The formats of the events matching the globs, enabled or not: a sealed
  * memfd for the consumer, or -1. */
 int tc_kernel_formats(guint64 session_id, const char *system, const char *event, GError **error);

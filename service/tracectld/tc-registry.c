@@ -93,6 +93,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->metadata_pending = g_string_new(NULL);
 	session->metadata_body = g_string_new(NULL);
 	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
+	session->kernel_filters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	tc_tracker_init(&session->ust_tracker);
 	tc_tracker_init(&session->kernel_tracker);
@@ -142,6 +143,7 @@ tc_channel_free(TcChannel *channel)
 {
 	g_hash_table_unref(channel->buffers);
 	g_ptr_array_unref(channel->patterns);
+	g_ptr_array_unref(channel->rules);
 	g_hash_table_unref(channel->event_ids);
 	g_free(channel->name);
 	g_free(channel);
@@ -159,6 +161,7 @@ tc_session_unref(TcSession *session)
 	g_string_free(session->metadata_pending, TRUE);
 	g_string_free(session->metadata_body, TRUE);
 	g_ptr_array_unref(session->kernel_events);
+	g_hash_table_unref(session->kernel_filters);
 	g_ptr_array_unref(session->kernel_probes);
 	tc_tracker_clear(&session->ust_tracker);
 	tc_tracker_clear(&session->kernel_tracker);
@@ -391,6 +394,7 @@ tc_session_add_channel_locked(TcSession *session, const char *name,
 	channel->stream_id = session->channels->len;
 	channel->config = *config;
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
+	channel->rules = g_ptr_array_new_with_free_func((GDestroyNotify)tc_event_rule_free);
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)channel_buffers_free);

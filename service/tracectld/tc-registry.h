@@ -7,6 +7,7 @@
 #include <urcu/rculfhash.h>
 
 #include "tc-consumer-abi.h"
+#include "tc-event-rule.h"
 #include "tc-trace-clock.h"
 #include "tc-tracker.h"
 #include "tc-user-limits.h"
@@ -81,6 +82,9 @@ struct _TcChannel {
 	/* [S] disable-channel: its events are disabled in every application
 	 * while its patterns stay, for enable-channel to bring them back. */
 	gboolean is_disabled;
+	/* [S] TcEventRule *, one per EnableEvent call, in the order of
+	 * patterns: rules[i]->pattern is patterns[i]. */
+	GPtrArray *rules;
 	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
 	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
@@ -178,6 +182,8 @@ struct _TcSession {
 	/* The kernel domain, [op_lock]; what the Channels property shows
 	 * (events, probes, contexts, geometry) is written with [S] held too. */
 	GPtrArray *kernel_events;  /* "system:event" patterns */
+	/* pattern of kernel_events -> its tracefs filter, for those with one */
+	GHashTable *kernel_filters;
 	GPtrArray *kernel_probes;  /* TcKernelProbe * */
 	guint32 kernel_buffer_kb;  /* per CPU, 0: the kernel's default */
 	/* As EnableChannel "kernel" gave it, 0 and 0: the kernel's default. */
@@ -277,6 +283,9 @@ typedef struct {
 	gboolean active;
 	GHashTable *channels_sent; /* channel handles */
 	GHashTable *enabled;       /* "<channel handle>:<event index>" */
+	/* The filter each "<channel handle>:<event index>" has in the
+	 * application, a GBytes; none when missing. */
+	GHashTable *filters;
 } TcAppSessionState;
 
 void tc_registry_init(void);

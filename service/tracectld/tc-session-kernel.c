@@ -133,8 +133,12 @@ tc_kernel_validate_event(const char *pattern, GError **error)
 	return tc_validate_kernel_event(pattern, error);
 }
 
+/* A filtered pattern gets its filter before it is enabled, so that no
+ * record escapes it, and loses it once disabled, so that enabling the
+ * same events again without a filter records them all. */
 static gboolean
-apply_event(TcSession *session, const char *pattern, gboolean enable, GError **error)
+apply_event(TcSession *session, const char *pattern, const char *filter, gboolean enable,
+	    GError **error)
 {
 	g_auto(GStrv) parts = g_strsplit(pattern, ":", 2);
 
@@ -142,7 +146,15 @@ apply_event(TcSession *session, const char *pattern, gboolean enable, GError **e
 		g_prefix_error(error, "Kernel events '%s': ", pattern);
 		return FALSE;
 	}
+	if (enable && filter &&
+	    !tc_kernel_event_filter(session->id, parts[0], parts[1], filter, error))
+		return FALSE;
 	if (!tc_kernel_event(session->id, parts[0], parts[1], enable, error)) {
+		g_prefix_error(error, "Kernel events '%s': ", pattern);
+		return FALSE;
+	}
+	if (!enable && filter &&
+	    !tc_kernel_event_filter(session->id, parts[0], parts[1], "0", error)) {
 		g_prefix_error(error, "Kernel events '%s': ", pattern);
 		return FALSE;
 	}
@@ -179,13 +191,17 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 			    "Kernel events '%s' are not enabled", pattern);
 		return FALSE;
 	}
-	if (session->kernel_instance && !apply_event(session, pattern, enable, error))
+	if (session->kernel_instance &&
+	    !apply_event(session, pattern, g_hash_table_lookup(session->kernel_filters, pattern),
+			 enable, error))
 		return FALSE;
 	g_mutex_lock(&session->lock);
-	if (enable)
+	if (enable) {
 		g_ptr_array_add(session->kernel_events, g_strdup(pattern));
-	else
+	} else {
 		g_ptr_array_remove_index(session->kernel_events, index);
+		g_hash_table_remove(session->kernel_filters, pattern);
+	}
 	g_mutex_unlock(&session->lock);
 	/* A disabled pattern may have matched what the contexts need. */
 	if (!enable && session->kernel_instance &&
@@ -194,6 +210,22 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 		return FALSE;
 	g_message("Session '%s': kernel events '%s' %s", session->name, pattern,
 		  enable ? "enabled" : "disabled");
+	return TRUE;
+}
+
+gboolean
+tc_session_kernel_filtered_event_locked(TcSession *session, const char *pattern,
+					const char *filter, GError **error)
+{
+	if (find_event(session, pattern) < 0)
+		g_hash_table_insert(session->kernel_filters, g_strdup(pattern), g_strdup(filter));
+	if (!tc_session_kernel_event_locked(session, pattern, TRUE, error)) {
+		if (find_event(session, pattern) < 0)
+			g_hash_table_remove(session->kernel_filters, pattern);
+		return FALSE;
+	}
+	g_message("Session '%s': kernel events '%s' filtered by '%s'", session->name, pattern,
+		  filter);
 	return TRUE;
 }
 
@@ -246,9 +278,13 @@ make_instance(TcSession *session, GError **error)
 	    !tc_session_kernel_pids_locked(session, &session->kernel_tracker, error))
 		return FALSE;
 	for (guint i = 0; i < session->kernel_events->len; i++)
-		if (!apply_event(session, g_ptr_array_index(session->kernel_events, i), TRUE,
-				 error))
+	{
+		const char *pattern = g_ptr_array_index(session->kernel_events, i);
+
+		if (!apply_event(session, pattern,
+				 g_hash_table_lookup(session->kernel_filters, pattern), TRUE, error))
 			return FALSE;
+	}
 	for (guint i = 0; i < session->kernel_probes->len; i++)
 		if (!apply_probe(session, g_ptr_array_index(session->kernel_probes, i), error))
 			return FALSE;

@@ -13,6 +13,10 @@ gboolean tc_kernel_validate_event(const char *pattern, GError **error);
 gboolean tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **error);
 gboolean tc_session_kernel_event_locked(TcSession *session, const char *pattern,
 					gboolean enable, GError **error);
+/* Enables pattern with filter, in tracefs syntax (tc_filter_to_tracefs()),
+ * which the events get before they are enabled. */
+gboolean tc_session_kernel_filtered_event_locked(TcSession *session, const char *pattern,
+						 const char *filter, GError **error);
 gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *name,
 					const char *location, GError **error);
 gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,

@@ -428,45 +428,67 @@ resolve_channel_locked(TcSession *session, const char *name, GError **error)
 }
 
 static gint
-find_pattern(TcChannel *channel, const char *pattern)
+find_rule(TcChannel *channel, const TcEventRule *rule)
 {
-	for (guint i = 0; i < channel->patterns->len; i++)
-		if (g_str_equal(g_ptr_array_index(channel->patterns, i), pattern))
+	for (guint i = 0; i < channel->rules->len; i++)
+		if (tc_event_rule_equal(g_ptr_array_index(channel->rules, i), rule))
 			return i;
 	return -1;
 }
 
-/* [S] Adds or removes pattern in the channel's list. */
+/* [S] Adds the rule to the channel (taking it), or removes every rule of
+ * its pattern, as LTTng's disable-event does whatever the filters. */
 static gboolean
-change_pattern_locked(TcChannel *channel, const char *pattern, gboolean enable, GError **error)
+change_rules_locked(TcChannel *channel, TcEventRule *rule, gboolean enable, GError **error)
 {
-	gint index = find_pattern(channel, pattern);
+	g_autoptr(TcEventRule) owned = rule;
+	guint removed = 0;
 
-	if (enable && index >= 0) {
+	if (enable && find_rule(channel, rule) >= 0) {
+		g_autofree char *what = tc_event_rule_describe(rule);
+
 		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
-			    "Events '%s' are already enabled in channel '%s'", pattern,
+			    "Events '%s' are already enabled in channel '%s'", what, channel->name);
+		return FALSE;
+	}
+	if (enable && channel->rules->len >= TC_EVENT_RULES_PER_CHANNEL_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "Channel '%s' has %d event enablings already, the most it may have",
+			    channel->name, TC_EVENT_RULES_PER_CHANNEL_MAX);
+		return FALSE;
+	}
+	if (enable) {
+		g_ptr_array_add(channel->patterns, g_strdup(rule->pattern));
+		g_ptr_array_add(channel->rules, g_steal_pointer(&owned));
+		return TRUE;
+	}
+	for (guint i = channel->rules->len; i-- > 0;) {
+		TcEventRule *old = g_ptr_array_index(channel->rules, i);
+
+		if (g_str_equal(old->pattern, rule->pattern)) {
+			g_ptr_array_remove_index(channel->rules, i);
+			g_ptr_array_remove_index(channel->patterns, i);
+			removed++;
+		}
+	}
+	if (removed == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Events '%s' are not enabled in channel '%s'", rule->pattern,
 			    channel->name);
 		return FALSE;
 	}
-	if (!enable && index < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
-			    "Events '%s' are not enabled in channel '%s'", pattern, channel->name);
-		return FALSE;
-	}
-	if (enable)
-		g_ptr_array_add(channel->patterns, g_strdup(pattern));
-	else
-		g_ptr_array_remove_index(channel->patterns, index);
 	return TRUE;
 }
 
-/* Changes the patterns of a channel, then applies them to applications. */
+/* Changes the rules of a channel, then applies them to applications. */
 static gboolean
-change_pattern(TcSession *session, const char *channel_name, const char *pattern,
-	       gboolean enable, GError **error)
+change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gboolean enable,
+	     GError **error)
 {
+	g_autoptr(TcEventRule) owned = rule;
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autofree char *what = tc_event_rule_describe(rule);
 	TcChannel *channel;
 
 	if (op == NULL)
@@ -475,7 +497,8 @@ change_pattern(TcSession *session, const char *channel_name, const char *pattern
 		g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
 		channel = resolve_channel_locked(session, channel_name, error);
-		if (channel == NULL || !change_pattern_locked(channel, pattern, enable, error))
+		if (channel == NULL ||
+		    !change_rules_locked(channel, g_steal_pointer(&owned), enable, error))
 			return FALSE;
 	}
 	sync_apps_and_wait(session);
@@ -485,7 +508,7 @@ change_pattern(TcSession *session, const char *channel_name, const char *pattern
 		if (consumer)
 			tc_session_trace_flush_metadata(session, consumer, NULL);
 	}
-	g_message("Session '%s': events '%s' %s in channel '%s'", session->name, pattern,
+	g_message("Session '%s': events '%s' %s in channel '%s'", session->name, what,
 		  enable ? "enabled" : "disabled", channel->name);
 	return TRUE;
 }
@@ -494,14 +517,21 @@ gboolean
 tc_session_op_enable_event(TcSession *session, const char *channel, const char *pattern,
 			   GError **error)
 {
-	return change_pattern(session, channel, pattern, TRUE, error);
+	return change_rules(session, channel, tc_event_rule_new(pattern), TRUE, error);
+}
+
+gboolean
+tc_session_op_enable_event_rule(TcSession *session, const char *channel, TcEventRule *rule,
+				GError **error)
+{
+	return change_rules(session, channel, rule, TRUE, error);
 }
 
 gboolean
 tc_session_op_disable_event(TcSession *session, const char *channel, const char *pattern,
 			    GError **error)
 {
-	return change_pattern(session, channel, pattern, FALSE, error);
+	return change_rules(session, channel, tc_event_rule_new(pattern), FALSE, error);
 }
 
 void
@@ -839,6 +869,19 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 		return FALSE;
 	op = op_begin(session, error);
 	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error);
+}
+
+gboolean
+tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, const char *filter,
+				    GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL &&
+	       tc_session_kernel_filtered_event_locked(session, pattern, filter, error);
 }
 
 gboolean

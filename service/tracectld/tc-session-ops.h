@@ -55,6 +55,9 @@ gboolean tc_session_op_disable_channel(TcSession *session, const char *name, GEr
 gboolean tc_session_op_disable_kernel_channel(TcSession *session, GError **error);
 /* The kernel domain: events "system:event" (globs), and the per-CPU
  * buffer size of the session's instance. */
+/* A kernel pattern with a filter in tracefs syntax (tc_filter_to_tracefs()). */
+gboolean tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern,
+					     const char *filter, GError **error);
 gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 				    GError **error);
 /* kind: TC_KERNEL_PROBE_*. */
@@ -72,6 +75,9 @@ gboolean tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind ki
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 				    const char *pattern, GError **error);
+/* Takes rule (tc-event-rule.h): an EnableEventWithOptions call. */
+gboolean tc_session_op_enable_event_rule(TcSession *session, const char *channel,
+					 TcEventRule *rule, GError **error);
 gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
 				     const char *pattern, GError **error);
 

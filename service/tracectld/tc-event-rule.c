@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-rule"
+
+#include "tc-event-rule.h"
+
+#include "tc-error.h"
+#include "tc-validate.h"
+#include "tracectl-abi.h"
+
+TcEventRule *
+tc_event_rule_new(const char *pattern)
+{
+	TcEventRule *rule = g_new0(TcEventRule, 1);
+
+	rule->pattern = g_strdup(pattern);
+	rule->loglevel = -1;
+	rule->exclusions = g_new0(char *, 1);
+	return rule;
+}
+
+void
+tc_event_rule_free(TcEventRule *rule)
+{
+	if (rule == NULL)
+		return;
+	g_free(rule->pattern);
+	g_strfreev(rule->exclusions);
+	g_free(rule->filter_text);
+	tc_filter_expr_free(rule->filter);
+	g_free(rule);
+}
+
+static gboolean
+set_exclusions(TcEventRule *rule, GVariant *value, GError **error)
+{
+	g_autofree const char **names = g_variant_get_strv(value, NULL);
+	guint n = g_strv_length((char **)names);
+
+	if (n > TC_EVENT_RULE_EXCLUSIONS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "At most %d exclusions, not %u", TC_EVENT_RULE_EXCLUSIONS_MAX, n);
+		return FALSE;
+	}
+	if (n > 0 && strchr(rule->pattern, '*') == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Exclusions need a pattern with '*', not '%s'", rule->pattern);
+		return FALSE;
+	}
+	for (guint i = 0; i < n; i++) {
+		if (!tc_validate_pattern(names[i], error)) {
+			g_prefix_error(error, "Exclusion: ");
+			return FALSE;
+		}
+	}
+	g_strfreev(rule->exclusions);
+	rule->exclusions = g_strdupv((char **)names);
+	return TRUE;
+}
+
+static gboolean
+set_option(TcEventRule *rule, const char *key, GVariant *value, GError **error)
+{
+	if (g_str_equal(key, "loglevel") && g_variant_is_of_type(value, G_VARIANT_TYPE_INT32)) {
+		gint32 level = g_variant_get_int32(value);
+
+		if (level < 0 || level > TRACECTL_ABI_LOGLEVEL_MAX) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Log level %d is not in 0..%d", level, TRACECTL_ABI_LOGLEVEL_MAX);
+			return FALSE;
+		}
+		rule->loglevel = level;
+		return TRUE;
+	}
+	if (g_str_equal(key, "loglevel-only") && g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
+		rule->loglevel_only = g_variant_get_boolean(value);
+		return TRUE;
+	}
+	if (g_str_equal(key, "exclude") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING_ARRAY))
+		return set_exclusions(rule, value, error);
+	if (g_str_equal(key, "filter") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+		const char *text = g_variant_get_string(value, NULL);
+
+		rule->filter = tc_filter_parse(text, error);
+		if (rule->filter == NULL)
+			return FALSE;
+		rule->filter_text = g_strdup(text);
+		return TRUE;
+	}
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown event option '%s' of type '%s' (known: loglevel i, loglevel-only b, "
+		    "exclude as, filter s)",
+		    key, g_variant_get_type_string(value));
+	return FALSE;
+}
+
+TcEventRule *
+tc_event_rule_new_from_options(const char *pattern, GVariant *options, GError **error)
+{
+	g_autoptr(TcEventRule) rule = tc_event_rule_new(pattern);
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		gboolean ok = set_option(rule, key, value, error);
+
+		g_variant_unref(value);
+		if (!ok)
+			return NULL;
+	}
+	if (rule->loglevel_only && rule->loglevel < 0) {
+		g_set_error_literal(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "'loglevel-only' needs a 'loglevel'");
+		return NULL;
+	}
+	return g_steal_pointer(&rule);
+}
+
+gboolean
+tc_event_rule_equal(const TcEventRule *a, const TcEventRule *b)
+{
+	return g_str_equal(a->pattern, b->pattern) && a->loglevel == b->loglevel &&
+	       a->loglevel_only == b->loglevel_only &&
+	       g_strv_equal((const char *const *)a->exclusions,
+			    (const char *const *)b->exclusions) &&
+	       g_strcmp0(a->filter_text, b->filter_text) == 0;
+}
+
+gboolean
+tc_event_rule_selects(const TcEventRule *rule, const char *name, int loglevel)
+{
+	if (!g_pattern_match_simple(rule->pattern, name))
+		return FALSE;
+	/* LTTng's levels: 0 is the most severe, so "LEVEL and more severe"
+	 * is every level up to LEVEL. */
+	if (rule->loglevel >= 0 &&
+	    (rule->loglevel_only ? loglevel != rule->loglevel : loglevel > rule->loglevel))
+		return FALSE;
+	for (guint i = 0; rule->exclusions[i]; i++)
+		if (g_pattern_match_simple(rule->exclusions[i], name))
+			return FALSE;
+	return TRUE;
+}
+
+char *
+tc_event_rule_describe(const TcEventRule *rule)
+{
+	GString *text = g_string_new(rule->pattern);
+
+	if (rule->loglevel >= 0)
+		g_string_append_printf(text, rule->loglevel_only ? " loglevel == %d"
+								 : " loglevel <= %d",
+				       rule->loglevel);
+	if (rule->exclusions[0]) {
+		g_autofree char *list = g_strjoinv(",", rule->exclusions);
+
+		g_string_append_printf(text, " exclude %s", list);
+	}
+	if (rule->filter_text)
+		g_string_append_printf(text, " filter '%s'", rule->filter_text);
+	return g_string_free(text, FALSE);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-filter.h"
+
+/*
+ * What one EnableEvent or EnableEventWithOptions call asks a channel to
+ * record: a pattern, and optionally a log level (that level and more
+ * severe ones, or that level only), patterns excluded from it and a filter.
+ * Log levels and exclusions are decided here, when the service chooses
+ * which events of an application to enable, so that they cost the
+ * tracepoint nothing; only filters reach the application.
+ */
+
+#define TC_EVENT_RULE_EXCLUSIONS_MAX 32
+/* Rules per channel: every application sync weighs each rule against each
+ * event, and compiles the filters of those that select it, in a worker
+ * thread that other users' requests share. */
+#define TC_EVENT_RULES_PER_CHANNEL_MAX 1024
+
+typedef struct {
+	char *pattern;
+	int loglevel; /* -1: any level */
+	gboolean loglevel_only;
+	char **exclusions; /* NULL-terminated, never NULL */
+	char *filter_text; /* NULL: no filter */
+	TcFilterExpr *filter;
+} TcEventRule;
+
+/* A rule that records every event matching pattern. */
+TcEventRule *tc_event_rule_new(const char *pattern);
+/*
+ * A rule from EnableEventWithOptions' options ("loglevel" i, "loglevel-only"
+ * b, "exclude" as, "filter" s). Refuses unknown options and wrong types,
+ * log levels outside 0..14, exclusions that are not patterns or come with
+ * a pattern without '*', and filters that do not parse (the message names
+ * the column).
+ */
+TcEventRule *tc_event_rule_new_from_options(const char *pattern, GVariant *options,
+					    GError **error);
+void tc_event_rule_free(TcEventRule *rule);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcEventRule, tc_event_rule_free)
+
+/* Same pattern, log level, exclusions and filter text. */
+gboolean tc_event_rule_equal(const TcEventRule *a, const TcEventRule *b);
+/* Whether the rule selects an event of this name and log level (its
+ * filter aside). */
+gboolean tc_event_rule_selects(const TcEventRule *rule, const char *name, int loglevel);
+/* "pattern [loglevel <= N] [exclude a,b] [filter 'text']", for logs. */
+char *tc_event_rule_describe(const TcEventRule *rule);
