@@ -23,7 +23,7 @@ from tracelib import babeltrace_text, read_streams
 
 DESCRIPTORS = (987, 988, 989)
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
-MAGIC, EVENT_FILTER, REPLY = 0x54434B31, 19, 16
+MAGIC, EVENT_FILTER, REPLY = 0x54434B31, 20, 16
 MSG = struct.Struct("=IIIIQiI")
 
 
