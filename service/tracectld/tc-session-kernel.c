@@ -201,7 +201,7 @@ static gboolean
 apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 {
 	struct passwd *pw = getpwuid(session->owner_uid);
-	g_autofree char *group = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT, session->id);
+	g_autofree char *group = tc_kernel_probe_group(session->id);
 	gboolean enable_now = !session->kernel_trace;
 
 	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
