@@ -51,6 +51,13 @@ tc_cmd_view(int argc, char **argv)
 		return tc_client_fail(error);
 	if (live)
 		return tc_client_view_live(session, viewer, (guint16)live_port);
+	if (*tc_dbus_session_get_output_directory(session) == '\0') {
+		g_printerr("Error: session '%s' streams to %s; its trace is on the relay daemon "
+			   "(tracectl view --live for a live session)\n",
+			   tc_dbus_session_get_name(session),
+			   tc_dbus_session_get_output_url(session));
+		return TC_EXIT_FAILURE;
+	}
 	if (!g_shell_parse_argv(viewer ? viewer : "babeltrace2", NULL, &command, &error))
 		return tc_client_fail(error);
 	g_strv_builder_addv(args, (const char **)command);

@@ -33,6 +33,9 @@ def test():
         status = svc.cli("status").stdout
         check(f"Trace output: {relay.url} (host {hostname})" in status and
               f"Live timer interval: {LIVE_TIMER_US} us" in status, status)
+        offline = svc.cli("view", check_ok=False)
+        check(offline.returncode == 1 and f"streams to {relay.url}" in offline.stderr,
+              f"view of a streamed session: {offline}")
         svc.app("--forever", "--interval-us", "20000")
 
         viewers = [viewer(svc, relay, "watched"), viewer(svc, relay, "other")]
