@@ -1497,6 +1497,72 @@ test_relay_live(Fixture *fixture, gconstpointer data)
 	g_free(relay.output_dir);
 }
 
+/* Sample events seq first..last, round robin over the CPUs, then a flush. */
+static void
+write_events_and_flush(Fixture *fixture, uint64_t first, uint64_t last, uint32_t nr_cpus,
+		       struct tc_consumer_reply *reply)
+{
+	for (uint64_t seq = first; seq <= last; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, reply);
+}
+
+static void
+test_relay_restart(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+	g_autofree char *trace_dir = NULL, *warnings = NULL;
+	guint before = 0, after = 0;
+	Relay relay;
+
+	if (!has_relayd() || !has_babeltrace2())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, 0), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	write_events_and_flush(fixture, 0, 399, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+
+	/* The relay dies: the consumer goes on draining, and drops. */
+	relay_stop(&relay, SIGKILL);
+	write_events_and_flush(fixture, 400, 799, nr_cpus, &reply);
+	write_events_and_flush(fixture, 800, 1199, nr_cpus, &reply);
+	g_assert_cmpuint(reply.packets_written, <, 12);
+
+	/* It comes back on the same ports: the consumer reconnects alone. */
+	relay_start(&relay);
+	g_usleep(2 * G_USEC_PER_SEC);
+	write_events_and_flush(fixture, 1200, 1599, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	relay_stop(&relay, SIGTERM);
+
+	/* One trace, whole packets only: what came before and after, the gap
+	 * reported as discarded packets. */
+	trace_dir = relay_trace_dir(&relay, 1);
+	lines = read_trace_with_warnings(trace_dir, TRUE, &warnings);
+	for (guint i = 0; lines[i]; i++) {
+		uint64_t seq;
+		const char *p = strstr(lines[i], "seq = ");
+
+		if (!p)
+			continue;
+		seq = g_ascii_strtoull(p + 6, NULL, 10);
+		g_assert_true(seq < 400 || seq >= 800);
+		if (seq < 400)
+			before++;
+		else if (seq >= 1200)
+			after++;
+	}
+	g_assert_cmpuint(before, ==, 400);
+	g_assert_cmpuint(after, ==, 400);
+	g_assert_nonnull(strstr(warnings, "discarded"));
+	g_free(relay.output_dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1521,6 +1587,7 @@ main(int argc, char **argv)
 	ADD("relay-round-trip", test_relay_round_trip);
 	ADD("relay-refused", test_relay_refused);
 	ADD("relay-live", test_relay_live);
+	ADD("relay-restart", test_relay_restart);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();
