@@ -1531,12 +1531,20 @@ test_relay_restart(Fixture *fixture, gconstpointer data)
 	write_events_and_flush(fixture, 400, 799, nr_cpus, &reply);
 	write_events_and_flush(fixture, 800, 1199, nr_cpus, &reply);
 	g_assert_cmpuint(reply.packets_written, <, 12);
+	/* What the service shows in Problem. */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 0);
+	g_assert_cmpuint(reply.relay_lost_packets, >=, 4);
+	g_assert_cmpint(reply.relay_lost_since, >, 0);
+	g_assert_true(g_str_has_prefix(reply.message, "net://127.0.0.1:"));
 
 	/* It comes back on the same ports: the consumer reconnects alone. */
 	relay_start(&relay);
 	g_usleep(2 * G_USEC_PER_SEC);
 	write_events_and_flush(fixture, 1200, 1599, nr_cpus, &reply);
 	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 1);
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
 	relay_stop(&relay, SIGTERM);
 
