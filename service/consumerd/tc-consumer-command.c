@@ -473,8 +473,10 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !consumerd_output_path_is_safe(msg->dir))
+	    !(session->relay ? consumerd_output_relative_path_is_safe(msg->dir)
+			     : consumerd_output_path_is_safe(msg->dir)))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	spec.relay = session->relay;
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
 	spec.formats_fd = command->fds[cpu_fds];
