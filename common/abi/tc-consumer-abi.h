@@ -105,7 +105,9 @@ struct tc_consumer_session {
 struct tc_consumer_snapshot {
 	struct tc_consumer_header header;
 	uint64_t session_id;
-	char dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+	/* absolute, NUL-terminated; relative ("snapshot-<n>-<date>/ust/...")
+	 * with TC_CONSUMER_SESSION_RELAY */
+	char dir[TC_CONSUMER_PATH_MAX];
 };
 
 struct tc_consumer_channel_ref {
@@ -236,6 +238,8 @@ struct tc_consumer_kernel_trace {
 	uint32_t flags; /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 	struct tc_consumer_clock clock;
 	uint8_t uuid[16];
+	/* absolute; relative ("kernel") when the session was created with
+	 * TC_CONSUMER_SESSION_RELAY */
 	char dir[TC_CONSUMER_PATH_MAX];
 };
 

@@ -616,13 +616,18 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 
 gboolean
 tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char *trace_dir,
-			   gboolean snapshot, GError **error)
+			   gboolean snapshot, const struct tc_consumer_relay_output *relay,
+			   GError **error)
 {
 	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
 	struct tc_consumer_reply reply = {0};
 
 	msg->session_id = session_id;
 	msg->flags = snapshot ? TC_CONSUMER_SESSION_SNAPSHOT : 0;
+	if (relay != NULL) {
+		msg->flags |= TC_CONSUMER_SESSION_RELAY;
+		msg->relay = *relay;
+	}
 	if (g_strlcpy(msg->trace_dir, trace_dir, sizeof(msg->trace_dir)) >=
 	    sizeof(msg->trace_dir)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,

@@ -51,6 +51,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->pattern);
 	g_free(request->directory);
 	g_free(request->location);
+	g_free(request->relay);
 	if (request->result)
 		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);

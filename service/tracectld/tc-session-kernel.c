@@ -296,7 +296,11 @@ static gboolean
 give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers *buffers,
 		      GError **error)
 {
-	g_autofree char *dir = g_build_filename(session->output_directory, "kernel", NULL);
+	/* A relay session's kernel trace is "kernel" under its directory on
+	 * the relay, as its consumer session was created with the relay flag. */
+	g_autofree char *dir = session->relay ? g_strdup("kernel")
+					      : g_build_filename(session->output_directory,
+								 "kernel", NULL);
 	int tgids_fd = -1;
 	guint8 uuid[16];
 	gboolean ok;

@@ -16,6 +16,7 @@
 #include "tc-session-trace.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
+#include "tc-relay-url.h"
 #include "tc-user-limits.h"
 
 /* The same name again within a second gets the same default directory:
@@ -49,6 +50,39 @@ create_owner_trace(TcSession *session, TcConsumer *consumer, GError **error)
 	return TRUE;
 }
 
+/* A refused relay names its URL: the consumer could not reach it. */
+static void
+prefix_output_error(TcSession *session, GError **error)
+{
+	g_autofree char *url = NULL;
+
+	if (session->relay == NULL) {
+		g_prefix_error(error, "Cannot create the trace directory of '%s': ",
+			       session->name);
+		return;
+	}
+	url = tc_relay_output_to_url(session->relay);
+	g_prefix_error(error, "Cannot stream session '%s' to %s: ", session->name, url);
+}
+
+static void
+log_created(TcSession *session)
+{
+	g_autofree char *url = NULL;
+
+	if (session->relay == NULL) {
+		g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
+			  session->name, session->id, (unsigned)session->owner_uid,
+			  session->output_directory);
+		return;
+	}
+	url = tc_relay_output_to_url(session->relay);
+	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, streamed to %s "
+		  "as host '%s', live timer %u us",
+		  session->name, session->id, (unsigned)session->owner_uid, url,
+		  session->relay->hostname, session->relay->live_timer_us);
+}
+
 gboolean
 tc_session_op_create(TcSession *session, GError **error)
 {
@@ -63,15 +97,12 @@ tc_session_op_create(TcSession *session, GError **error)
 		if (consumer == NULL || !create_owner_trace(session, consumer, error)) {
 			g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
-			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
-				       session->name);
+			prefix_output_error(session, error);
 			tc_registry_remove_session_locked(session);
 			return FALSE;
 		}
 	}
-	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
-		  session->name, session->id, (unsigned)session->owner_uid,
-		  session->output_directory);
+	log_created(session);
 	return TRUE;
 }
 
@@ -546,13 +577,16 @@ tc_session_op_add_context(TcSession *session, const char *channel, guint32 conte
 	return add_context_locked(session, channel, contexts, error);
 }
 
-/* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>. op_lock held. */
+/* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>, relative to the session's
+ * directory on the relay for a relay session. op_lock held. */
 static char *
 snapshot_directory(TcSession *session)
 {
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
 	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
 
+	if (session->relay != NULL)
+		return g_strdup_printf("snapshot-%u-%s", session->snapshot_count, stamp);
 	return g_strdup_printf("%s/snapshot-%u-%s", session->output_directory,
 			       session->snapshot_count, stamp);
 }

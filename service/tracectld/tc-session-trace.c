@@ -47,7 +47,7 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 	trace->consumer_id = tc_session_trace_consumer_id(session, uid);
 	uid_trace_uuid(session, uid, trace->uuid);
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
-					error)) {
+					session->relay, error)) {
 		g_free(trace);
 		return FALSE;
 	}
