@@ -344,12 +344,15 @@ list_sessions_done(TcRequest *request)
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(osuss)"));
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
+		/* relay is fixed at creation: no lock needed to read it */
+		g_autofree char *url = session->relay ? tc_relay_output_to_url(session->relay)
+						      : NULL;
 
 		g_mutex_lock(&session->lock);
 		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
 				      (guint32)session->owner_uid,
 				      session->state == TC_SESSION_ACTIVE ? "active" : "inactive",
-				      session->output_directory);
+				      url ? url : session->output_directory);
 		g_mutex_unlock(&session->lock);
 	}
 	g_dbus_method_invocation_return_value(request->invocation,

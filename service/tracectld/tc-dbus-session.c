@@ -16,6 +16,7 @@
 
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
+#include "tc-relay-url.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
@@ -112,6 +113,16 @@ channels_variant_locked(TcSession *session)
 }
 
 static GVariant *
+output_url_variant(TcSession *session)
+{
+	g_autofree char *url = session->relay
+				       ? tc_relay_output_to_url(session->relay)
+				       : g_strconcat("file://", session->output_directory, NULL);
+
+	return g_variant_new_string(url);
+}
+
+static GVariant *
 property_value_locked(TcSession *session, const char *name)
 {
 	if (g_str_equal(name, "Name"))
@@ -129,6 +140,12 @@ property_value_locked(TcSession *session, const char *name)
 		return channels_variant_locked(session);
 	if (g_str_equal(name, "Snapshot"))
 		return g_variant_new_boolean(session->snapshot);
+	if (g_str_equal(name, "OutputUrl"))
+		return output_url_variant(session);
+	if (g_str_equal(name, "LiveTimer"))
+		return g_variant_new_uint32(session->relay ? session->relay->live_timer_us : 0);
+	if (g_str_equal(name, "TraceHostname"))
+		return g_variant_new_string(session->relay ? session->relay->hostname : "");
 	return NULL;
 }
 
