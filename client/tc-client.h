@@ -60,5 +60,9 @@ int tc_cmd_list(int argc, char **argv);
 int tc_cmd_status(int argc, char **argv);
 int tc_cmd_view(int argc, char **argv);
 int tc_cmd_version(int argc, char **argv);
+/* view --live (commands/view-live.c): the viewer URL of a live session,
+ * net://RELAY:LIVE_PORT/host/HOSTNAME/SESSION, and the viewer run on it. */
+char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error);
+int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port);
 /* Prints a session's details (list NAME, status). */
 int tc_client_print_session(TcDbusSession *session);
