@@ -13,8 +13,11 @@
 
 #include "tc-client.h"
 
-/* babeltrace2's message when the relay has no such session. */
+/* babeltrace2's messages when the relay has no such session, and when
+ * another viewer is attached to it: lttng-relayd 2.13 admits one viewer
+ * per session at a time (LTTNG_VIEWER_ATTACH_ALREADY). */
 #define NOT_FOUND_MESSAGE "Unable to connect to the requested live viewer session"
+#define ALREADY_ATTACHED_MESSAGE "There is already a viewer attached to this session"
 
 /* The host part of "net://HOST:CTRL:DATA" or "net6://[ADDR]:CTRL:DATA",
  * brackets kept. */
@@ -81,6 +84,12 @@ explain_failure(const char *viewer_url, const char *errors, int status)
 	if (strstr(errors, NOT_FOUND_MESSAGE) != NULL) {
 		g_printerr("Error: the relay daemon has no live session at %s (was it destroyed, "
 			   "or the relay restarted?)\n",
+			   viewer_url);
+		return TC_EXIT_FAILURE;
+	}
+	if (strstr(errors, ALREADY_ATTACHED_MESSAGE) != NULL) {
+		g_printerr("Error: another viewer is attached to the live session at %s (the "
+			   "relay daemon admits one viewer per session at a time)\n",
 			   viewer_url);
 		return TC_EXIT_FAILURE;
 	}
