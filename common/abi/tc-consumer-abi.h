@@ -43,6 +43,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_EVENT_LAYOUT = 8,    /* struct tc_consumer_event_layout */
 	TC_CONSUMER_KERNEL_TRACE = 9,    /* struct tc_consumer_kernel_trace + fds */
 	TC_CONSUMER_KERNEL_UPDATE = 10,  /* struct tc_consumer_kernel_update [+ memfd] */
+	TC_CONSUMER_RELAY_STATUS = 11,   /* struct tc_consumer_session_ref */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -272,6 +273,13 @@ struct tc_consumer_reply {
 	uint64_t bytes_used_peak; /* highest sampled */
 	uint64_t events_discarded;
 	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
+	/* RELAY_STATUS of a streaming session (-EINVAL for others): whether
+	 * the relay is connected now, the packets dropped because it was
+	 * not, since when, and message holds the relay's URL. */
+	uint32_t relay_connected;
+	uint32_t relay_reserved;
+	uint64_t relay_lost_packets;
+	int64_t relay_lost_since; /* Unix seconds of the first loss; 0: none */
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");

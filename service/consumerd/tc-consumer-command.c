@@ -473,8 +473,10 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !consumerd_output_path_is_safe(msg->dir))
+	    !(session->relay ? consumerd_output_relative_path_is_safe(msg->dir)
+			     : consumerd_output_path_is_safe(msg->dir)))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	spec.relay = session->relay;
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
 	spec.formats_fd = command->fds[cpu_fds];
@@ -513,7 +515,31 @@ handle_kernel_update(struct command *command)
 	return 0;
 }
 
+static int
+handle_relay_status(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_relay_status status = {0};
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (!session->relay)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " does not stream",
+				    msg->session_id);
+	consumerd_relay_get_status(session->relay, &status);
+	command->reply.relay_connected = status.up;
+	command->reply.relay_lost_packets = status.lost_packets;
+	command->reply.relay_lost_since = status.lost_since;
+	/* A URL longer than the message is cut: it is for a person. */
+	memcpy(command->reply.message, status.address, sizeof(command->reply.message) - 1);
+	command->reply.message[sizeof(command->reply.message) - 1] = '\0';
+	return 0;
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_RELAY_STATUS, "RELAY_STATUS", sizeof(struct tc_consumer_session_ref), false,
+	 handle_relay_status},
 	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
 	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,

@@ -197,6 +197,10 @@ relay_run_timer(struct consumerd_session *session, uint64_t now)
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
 			stream_live_tick(channel, &channel->streams[cpu], now - live_ns);
 	}
+	if (session->kernel) {
+		consumerd_kernel_trace_drain(session->kernel);
+		consumerd_kernel_trace_live_tick(session->kernel, now - live_ns);
+	}
 	return session->relay_next_tick;
 }
 

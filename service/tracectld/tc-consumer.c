@@ -805,6 +805,25 @@ tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 chan
 }
 
 gboolean
+tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus *status,
+			 GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_RELAY_STATUS, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	status->connected = reply.relay_connected != 0;
+	status->lost_packets = reply.relay_lost_packets;
+	status->lost_since = reply.relay_lost_since;
+	/* The consumer is the user's: its text is bounded and terminated here. */
+	reply.message[sizeof(reply.message) - 1] = '\0';
+	g_strlcpy(status->url, reply.message, sizeof(status->url));
+	return TRUE;
+}
+
+gboolean
 tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id, guint64 *packets_corrupted,
 			  GError **error)
 {

@@ -86,6 +86,16 @@ typedef struct {
 /* Adds the channel's figures in this consumer session to *stats. */
 gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 				   TcChannelStats *stats, GError **error);
+/* A streaming consumer session's relay: connected now, and the packets
+ * dropped while it was not (since lost_since, Unix seconds; 0: none). */
+typedef struct {
+	gboolean connected;
+	guint64 lost_packets;
+	gint64 lost_since;
+	char url[TC_CONSUMER_ERROR_MAX];
+} TcRelayStatus;
+gboolean tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id,
+				  TcRelayStatus *status, GError **error);
 gboolean tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id,
 				     const char *text, gsize len, GError **error);
 /* Writes out everything recorded so far, returns once it is on disk. */

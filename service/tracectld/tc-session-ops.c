@@ -667,6 +667,62 @@ tc_session_op_record_snapshot(TcSession *session, char **directory, GError **err
 	return TRUE;
 }
 
+#define RELAY_PROBLEM_PREFIX "lost "
+
+/* The Problem text of a streaming session whose relay went away, or NULL
+ * when nothing was lost. */
+static char *
+relay_problem_text(const TcRelayStatus *status)
+{
+	g_autoptr(GDateTime) since = NULL;
+	g_autofree char *when = NULL;
+
+	if (status->lost_packets == 0)
+		return NULL;
+	since = g_date_time_new_from_unix_local(status->lost_since);
+	when = since ? g_date_time_format(since, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
+	return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT " packets since %s: "
+			       "relay %s %s",
+			       status->lost_packets, when, status->url,
+			       status->connected ? "was unreachable, reconnected" : "unreachable");
+}
+
+/* [op_lock] Asks the consumer sessions of a streaming session what their
+ * relay lost and puts it in Problem, unless another problem is there. */
+static void
+refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
+{
+	TcRelayStatus total = {0};
+
+	if (session->relay == NULL)
+		return;
+	for (guint i = 0; i < ids->len; i++) {
+		TcRelayStatus status = {0};
+
+		if (!tc_consumer_relay_status(consumer, g_array_index(ids, guint64, i), &status,
+					      NULL))
+			continue;
+		if (status.lost_packets && (total.lost_since == 0 || status.lost_since < total.lost_since))
+			total.lost_since = status.lost_since;
+		total.lost_packets += status.lost_packets;
+		total.connected = i == 0 ? status.connected : total.connected && status.connected;
+		g_strlcpy(total.url, status.url, sizeof(total.url));
+	}
+	g_mutex_lock(&session->lock);
+	if (session->problem == NULL || g_str_has_prefix(session->problem, RELAY_PROBLEM_PREFIX)) {
+		char *text = relay_problem_text(&total);
+
+		if (text && g_strcmp0(text, session->problem) != 0)
+			g_warning("Session '%s' of uid %u: %s", session->name,
+				  (unsigned)session->owner_uid, text);
+		if (text) {
+			g_free(session->problem);
+			session->problem = text;
+		}
+	}
+	g_mutex_unlock(&session->lock);
+}
+
 GVariant *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
@@ -706,6 +762,8 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 		g_variant_builder_clear(&builder);
 		return NULL;
 	}
+	if (consumer)
+		refresh_relay_problem(session, consumer, ids);
 	return g_variant_builder_end(&builder);
 }
 

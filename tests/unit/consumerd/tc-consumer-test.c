@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1217,6 +1218,13 @@ typedef struct {
 	uint16_t ports[3]; /* control, data, live */
 } Relay;
 
+/* Children the test starts die with it, even when an assertion fails. */
+static void
+die_with_parent_cb(gpointer data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
 /* A port nobody listens on right now. */
 static uint16_t
 free_port(void)
@@ -1265,8 +1273,10 @@ relay_start(Relay *relay)
 		const char *argv[] = {LTTNG_RELAYD, "-o", relay->output_dir, "-C", ctrl,
 				      "-D", data, "-L", live, NULL};
 
-		g_spawn_async(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD |
-			      G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &relay->pid, &error);
+		g_spawn_async(NULL, (char **)argv, env,
+			      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+				      G_SPAWN_STDERR_TO_DEV_NULL,
+			      die_with_parent_cb, NULL, &relay->pid, &error);
 	}
 	g_assert_no_error(error);
 	for (int waited = 0; !port_is_open(relay->ports[0]) || !port_is_open(relay->ports[2]);
@@ -1408,6 +1418,159 @@ test_relay_refused(Fixture *fixture, gconstpointer data)
 			-ENOENT);
 }
 
+/* Reads what a live viewer printed until it printed count sample events
+ * or timeout_ms passed. Returns the number of sample events seen. */
+static guint
+viewer_wait_events(int fd, GString *out, guint count, int timeout_ms)
+{
+	const gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	guint seen = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		gint64 left = (deadline - g_get_monotonic_time()) / 1000;
+		char buf[4096];
+		ssize_t n;
+
+		seen = 0;
+		for (const char *p = out->str; (p = strstr(p, "tracectl_test:sample:")); p++)
+			seen++;
+		if (seen >= count || left <= 0)
+			return seen;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			return seen;
+		g_string_append_len(out, buf, n);
+	}
+}
+
+static void
+test_relay_live(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2, live_timer_us = 100000;
+	/* An event arrives within the live period plus a second. */
+	const int arrival_ms = live_timer_us / 1000 + 1000;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *url = NULL;
+	struct tc_consumer_reply reply;
+	GPid viewer;
+	int viewer_out;
+	Relay relay;
+
+	if (!has_relayd() || !has_babeltrace2())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, live_timer_us), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	url = g_strdup_printf("net://127.0.0.1:%u/host/" TEST_RELAY_HOSTNAME "/s1", relay.ports[2]);
+	{
+		const char *argv[] = {BABELTRACE2, url, NULL};
+
+		g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					 die_with_parent_cb, NULL, &viewer, NULL, &viewer_out, NULL,
+					 &error);
+	}
+	g_assert_no_error(error);
+	/* A few events on one CPU only: the other stream stays idle, and the
+	 * viewer must not wait for it. */
+	for (uint64_t seq = 0; seq < 3; seq++)
+		write_event(&fixture->buffers[0], seq * nr_cpus, event_value(seq * nr_cpus));
+	g_assert_cmpuint(viewer_wait_events(viewer_out, out, 3, arrival_ms + 5000), ==, 3);
+	/* Then more, while the session records: each within the live period
+	 * plus a second. */
+	for (uint64_t seq = 3; seq < 6; seq++) {
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+		g_assert_cmpuint(viewer_wait_events(viewer_out, out, seq + 1, arrival_ms), ==,
+				 seq + 1);
+	}
+	g_test_message("viewer output:\n%s", out->str);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	/* babeltrace2 goes on waiting for a new session of that name. */
+	kill(viewer, SIGTERM);
+	g_assert_cmpint(waitpid(viewer, NULL, 0), ==, viewer);
+	close(viewer_out);
+	relay_stop(&relay, SIGTERM);
+	g_free(relay.output_dir);
+}
+
+/* Sample events seq first..last, round robin over the CPUs, then a flush. */
+static void
+write_events_and_flush(Fixture *fixture, uint64_t first, uint64_t last, uint32_t nr_cpus,
+		       struct tc_consumer_reply *reply)
+{
+	for (uint64_t seq = first; seq <= last; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, reply);
+}
+
+static void
+test_relay_restart(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+	g_autofree char *trace_dir = NULL, *warnings = NULL;
+	guint before = 0, after = 0;
+	Relay relay;
+
+	if (!has_relayd() || !has_babeltrace2())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, 0), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	write_events_and_flush(fixture, 0, 399, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+
+	/* The relay dies: the consumer goes on draining, and drops. */
+	relay_stop(&relay, SIGKILL);
+	write_events_and_flush(fixture, 400, 799, nr_cpus, &reply);
+	write_events_and_flush(fixture, 800, 1199, nr_cpus, &reply);
+	g_assert_cmpuint(reply.packets_written, <, 12);
+	/* What the service shows in Problem. */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 0);
+	g_assert_cmpuint(reply.relay_lost_packets, >=, 4);
+	g_assert_cmpint(reply.relay_lost_since, >, 0);
+	g_assert_true(g_str_has_prefix(reply.message, "net://127.0.0.1:"));
+
+	/* It comes back on the same ports: the consumer reconnects alone. */
+	relay_start(&relay);
+	g_usleep(2 * G_USEC_PER_SEC);
+	write_events_and_flush(fixture, 1200, 1599, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 1);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	relay_stop(&relay, SIGTERM);
+
+	/* One trace, whole packets only: what came before and after, the gap
+	 * reported as discarded packets. */
+	trace_dir = relay_trace_dir(&relay, 1);
+	lines = read_trace_with_warnings(trace_dir, TRUE, &warnings);
+	for (guint i = 0; lines[i]; i++) {
+		uint64_t seq;
+		const char *p = strstr(lines[i], "seq = ");
+
+		if (!p)
+			continue;
+		seq = g_ascii_strtoull(p + 6, NULL, 10);
+		g_assert_true(seq < 400 || seq >= 800);
+		if (seq < 400)
+			before++;
+		else if (seq >= 1200)
+			after++;
+	}
+	g_assert_cmpuint(before, ==, 400);
+	g_assert_cmpuint(after, ==, 400);
+	g_assert_nonnull(strstr(warnings, "discarded"));
+	g_free(relay.output_dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1431,6 +1594,8 @@ main(int argc, char **argv)
 	ADD("unknown-event-while-losing", test_unknown_event_while_losing);
 	ADD("relay-round-trip", test_relay_round_trip);
 	ADD("relay-refused", test_relay_refused);
+	ADD("relay-live", test_relay_live);
+	ADD("relay-restart", test_relay_restart);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();
