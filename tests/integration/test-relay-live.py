@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Live sessions through lttng-relayd: `tracectl status` shows the URL,
 host name and live timer; viewers of two live sessions run at once with
-`tracectl view --live` and print the events while the sessions record,
-and end when their session is destroyed. Failures are immediate and name
+`tracectl view --live`, attached before any application runs, and print
+the events of an application started afterwards (its event descriptions
+reach them as the metadata grows) while the sessions record, and end when
+their session is destroyed. Failures are immediate and name
 the viewer URL: a second viewer of one session (lttng-relayd admits one
 per session), a relay that does not know the session, a port nobody
 listens on, a session that is not live."""
 
 import socket
+import time
 
 from relaylib import Relay, Reader, free_port
 from tclib import TRACECTL, Service, check, log, run
@@ -36,9 +39,11 @@ def test():
         offline = svc.cli("view", check_ok=False)
         check(offline.returncode == 1 and f"streams to {relay.url}" in offline.stderr,
               f"view of a streamed session: {offline}")
-        svc.app("--forever", "--interval-us", "20000")
-
         viewers = [viewer(svc, relay, "watched"), viewer(svc, relay, "other")]
+        time.sleep(1)  # attached, with no application yet
+        check(all(reader.proc.poll() is None for reader in viewers),
+              f"a viewer ended: {[reader.errors[-2000:] for reader in viewers]}")
+        svc.app("--forever", "--interval-us", "20000")
         for reader in viewers:
             reader.wait_for("example:all_types", 30)
         log(f"both viewers print events: {[len(v.lines) for v in viewers]} lines")
