@@ -244,7 +244,8 @@ static gboolean
 parse_as(const char *what, const char *text, TcRelayUrlKind kind, TcRelayUrl *url, GError **error)
 {
 	if (!tc_relay_url_parse(text, url, error)) {
-		g_prefix_error(error, "%s: ", what);
+		if (what != NULL)
+			g_prefix_error(error, "%s: ", what);
 		return FALSE;
 	}
 	if (url->kind == TC_RELAY_URL_TCP && kind != TC_RELAY_URL_TCP)
@@ -342,7 +343,7 @@ tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, const char 
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No output URL given");
 		return FALSE;
 	}
-	if (!parse_as("URL", set_url, TC_RELAY_URL_NET, &url, error))
+	if (!parse_as(NULL, set_url, TC_RELAY_URL_NET, &url, error))
 		return FALSE;
 	if (url.kind == TC_RELAY_URL_FILE) {
 		if (live_timer_us != 0)

@@ -50,7 +50,8 @@ create_owner_trace(TcSession *session, TcConsumer *consumer, GError **error)
 	return TRUE;
 }
 
-/* A refused relay names its URL: the consumer could not reach it. */
+/* A refused relay is named by its URL, once: the consumer's message may
+ * name it already. */
 static void
 prefix_output_error(TcSession *session, GError **error)
 {
@@ -62,7 +63,10 @@ prefix_output_error(TcSession *session, GError **error)
 		return;
 	}
 	url = tc_relay_output_to_url(session->relay);
-	g_prefix_error(error, "Cannot stream session '%s' to %s: ", session->name, url);
+	if (error != NULL && *error != NULL && strstr((*error)->message, url) != NULL)
+		g_prefix_error(error, "Session '%s': ", session->name);
+	else
+		g_prefix_error(error, "Cannot stream session '%s' to %s: ", session->name, url);
 }
 
 static void
