@@ -109,10 +109,10 @@ explain_failure(const char *viewer_url, const char *errors, int status)
 static int
 run_babeltrace(const char *viewer_url)
 {
-	g_autofree char *params = g_strdup_printf(
-		"inputs=[\"%s\"],session-not-found-action=\"fail\"", viewer_url);
-	const char *argv[] = {"babeltrace2", "--component=src.ctf.lttng-live", "--params",
-			      params, NULL};
+	g_autofree char *params =
+	    g_strdup_printf("inputs=[\"%s\"],session-not-found-action=\"fail\"", viewer_url);
+	const char *argv[] = {"babeltrace2", "--component=src.ctf.lttng-live", "--params", params,
+			      NULL};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocess) viewer = NULL;
 	g_autofree char *errors = NULL;
@@ -128,8 +128,8 @@ run_babeltrace(const char *viewer_url)
 	}
 	return explain_failure(viewer_url, errors ? errors : "",
 			       g_subprocess_get_if_exited(viewer)
-				       ? g_subprocess_get_exit_status(viewer)
-				       : -g_subprocess_get_term_sig(viewer));
+				   ? g_subprocess_get_exit_status(viewer)
+				   : -g_subprocess_get_term_sig(viewer));
 }
 
 int
