@@ -4,7 +4,8 @@
 bad URLs and bad combinations are refused with an error naming the URL and
 the position at fault, and no session is left behind; file:// is an output
 directory; a relay nobody listens on fails the creation with an error
-naming the URL; local sessions show their directory as before."""
+naming the URL; --live alone streams to net://127.0.0.1; local sessions
+show their directory as before."""
 
 import os
 
@@ -53,6 +54,18 @@ def test():
         check(result.returncode == 1 and "'unreachable'" in result.stderr and
               result.stderr.count("net://127.0.0.1:1:2") == 1, f"unreachable relay: {result}")
         check("No tracing sessions" in svc.cli("list").stdout, "the unreachable session remains")
+
+        # --live alone streams to lttng-relayd on this machine with a 1 s
+        # timer, as lttng does; whether one listens there is not ours.
+        default = "net://127.0.0.1:5342:5343"
+        live = svc.cli("create", "live", "--live", check_ok=False)
+        if live.returncode == 0:
+            status = svc.cli("status").stdout
+            check(f"Trace output: {default}" in status and
+                  "Live timer interval: 1000000 us" in status, status)
+            svc.cli("destroy", "live")
+        else:
+            check(default in live.stderr, f"--live: {live}")
 
         # file://PATH is an output directory.
         out = os.path.join(svc.rundir, "by-url")
