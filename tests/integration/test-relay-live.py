@@ -36,6 +36,8 @@ def test():
         status = svc.cli("status").stdout
         check(f"Trace output: {relay.url} (host {hostname})" in status and
               f"Live timer interval: {LIVE_TIMER_US} us" in status, status)
+        listing = svc.cli("list").stdout
+        check(f"watched [active] ({relay.url})" in listing, listing)
         offline = svc.cli("view", check_ok=False)
         check(offline.returncode == 1 and f"streams to {relay.url}" in offline.stderr,
               f"view of a streamed session: {offline}")
