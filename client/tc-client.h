@@ -85,6 +85,9 @@ int tc_cmd_monitor(int argc, char **argv);
 int tc_cmd_add_trigger(int argc, char **argv);
 int tc_cmd_list_triggers(int argc, char **argv);
 int tc_cmd_remove_trigger(int argc, char **argv);
+/* view --live (commands/view-live.c): the viewer run on a live session,
+ * net://RELAY:LIVE_PORT/host/HOSTNAME/SESSION. */
+int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port);
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL

@@ -1,8 +1,57 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl create [NAME] [-o DIR] [--snapshot] */
+/* tracectl create [NAME] [-o DIR | -U URL | -C URL -D URL] [--live[=US]] [--snapshot] */
 #include "tc-client.h"
 
-/* {"name", "path", "output_directory", "snapshot"} of the new session. */
+/* lttng create --live: a one-second timer unless given. */
+#define LIVE_TIMER_DEFAULT_US 1000000u
+
+static guint32 live_timer_us;
+
+static gboolean
+parse_live_cb(const char *option, const char *value, gpointer data, GError **error)
+{
+	guint64 parsed;
+
+	live_timer_us = LIVE_TIMER_DEFAULT_US;
+	if (value == NULL)
+		return TRUE;
+	if (!g_ascii_string_to_unsigned(value, 10, 1, G_MAXUINT32, &parsed, NULL)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--live takes a timer in microseconds, not '%s'", value);
+		return FALSE;
+	}
+	live_timer_us = (guint32)parsed;
+	return TRUE;
+}
+
+static void
+add_string_option(GVariantBuilder *options, const char *key, const char *value)
+{
+	if (value != NULL)
+		g_variant_builder_add(options, "{sv}", key, g_variant_new_string(value));
+}
+
+/* Where the trace goes, as the service says. */
+static void
+print_output(TcDbusSession *session, gboolean snapshot)
+{
+	const char *url = tc_dbus_session_get_output_url(session);
+	guint32 live = tc_dbus_session_get_live_timer(session);
+
+	if (url == NULL || !g_str_has_prefix(url, "net")) {
+		g_print("Traces will be written in %s%s\n",
+			tc_dbus_session_get_output_directory(session),
+			snapshot ? " on 'tracectl snapshot record'" : "");
+		return;
+	}
+	g_print("Traces will be streamed to %s%s\n", url,
+		snapshot ? " on 'tracectl snapshot record'" : "");
+	if (live)
+		g_print("Live timer: %u us; watch with 'tracectl view --live'\n", live);
+}
+
+/* {"name", "path", "output_directory", "output_url", "live_timer_us",
+ * "snapshot"} of the new session. */
 static JsonNode *
 created_json(TcDbusSession *session)
 {
@@ -14,27 +63,38 @@ created_json(TcDbusSession *session)
 				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
 	tc_client_output_member_string(builder, "output_directory",
 				       tc_dbus_session_get_output_directory(session));
+	tc_client_output_member_string(builder, "output_url",
+				       tc_dbus_session_get_output_url(session)
+					       ? tc_dbus_session_get_output_url(session)
+					       : "");
+	tc_client_output_member_uint(builder, "live_timer_us",
+				     tc_dbus_session_get_live_timer(session));
 	tc_client_output_member_bool(builder, "snapshot", tc_dbus_session_get_snapshot(session));
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
-}
-
-static void
-print_created_text(TcDbusSession *session, const char *name, gboolean snapshot)
-{
-	g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
-	g_print("Traces will be written in %s%s\n", tc_dbus_session_get_output_directory(session),
-		snapshot ? " on 'tracectl snapshot record'" : "");
 }
 
 int
 tc_cmd_create(int argc, char **argv)
 {
 	g_autofree char *output = NULL;
+	g_autofree char *set_url = NULL, *ctrl_url = NULL, *data_url = NULL;
 	gboolean snapshot = FALSE;
 	const GOptionEntry entries[] = {
 		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
 		 "Write the trace in DIR (default: ~/tracectl-traces/NAME-DATE-TIME)", "DIR"},
+		{"set-url", 'U', 0, G_OPTION_ARG_STRING, &set_url,
+		 "Stream to net://HOST[:CTRL[:DATA]] or net6://[ADDR]... (lttng-relayd), or "
+		 "write in file://DIR",
+		 "URL"},
+		{"ctrl-url", 'C', 0, G_OPTION_ARG_STRING, &ctrl_url,
+		 "Control connection tcp://HOST[:PORT] (with --data-url)", "URL"},
+		{"data-url", 'D', 0, G_OPTION_ARG_STRING, &data_url,
+		 "Data connection tcp://HOST[:PORT] (with --ctrl-url)", "URL"},
+		{"live", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, parse_live_cb,
+		 "Live session: flush to the relay every US microseconds (default 1000000), to "
+		 "net://127.0.0.1 unless a URL is given",
+		 "US"},
 		{"snapshot", 0, 0, G_OPTION_ARG_NONE, &snapshot,
 		 "Snapshot session: record in overwrite buffers, write only on 'tracectl "
 		 "snapshot record'",
@@ -72,6 +132,12 @@ tc_cmd_create(int argc, char **argv)
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
 	if (snapshot)
 		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
+	add_string_option(&options, "url", set_url);
+	add_string_option(&options, "ctrl-url", ctrl_url);
+	add_string_option(&options, "data-url", data_url);
+	if (live_timer_us)
+		g_variant_builder_add(&options, "{sv}", "live-timer-us",
+				      g_variant_new_uint32(live_timer_us));
 	if (manager)
 		reply = tc_client_call(manager, "CreateSessionWithOptions",
 				       g_variant_new("(ssa{sv})", name, directory ? directory : "",
@@ -88,7 +154,8 @@ tc_cmd_create(int argc, char **argv)
 
 		tc_client_output_print_json(node);
 	} else {
-		print_created_text(session, name, snapshot);
+		g_print("%s %s created.\n", snapshot ? "Snapshot session" : "Session", name);
+		print_output(session, snapshot);
 	}
 	if (!tc_client_set_current_session(name, &error))
 		g_printerr("Warning: cannot remember the current session: %s\n", error->message);

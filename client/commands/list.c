@@ -314,6 +314,23 @@ print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
 	return any;
 }
 
+/* A streamed session shows its relay URL, a local one its directory. */
+static void
+print_output(TcDbusSession *session)
+{
+	const char *url = tc_dbus_session_get_output_url(session);
+	guint32 live_timer_us = tc_dbus_session_get_live_timer(session);
+
+	if (url == NULL || !g_str_has_prefix(url, "net")) {
+		g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+		return;
+	}
+	g_print("    Trace output: %s (host %s)\n", url,
+		tc_dbus_session_get_trace_hostname(session));
+	if (live_timer_us)
+		g_print("    Live timer interval: %u us\n", live_timer_us);
+}
+
 static void
 print_session_text(TcDbusSession *session, GVariant *statistics)
 {
@@ -322,7 +339,7 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 	g_print("Tracing session %s: [%s%s]\n", tc_dbus_session_get_name(session),
 		tc_dbus_session_get_state(session),
 		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
-	g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+	print_output(session);
 	tc_client_print_rotation(session);
 	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));

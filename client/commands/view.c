@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracectl view [NAME] [--viewer CMD] [--trace-path]: babeltrace2 on the
- * session's trace. */
+/* tracectl view [NAME] [--viewer CMD] [--trace-path] [--live [--live-port PORT]]:
+ * babeltrace2 on the session's trace, or on its live stream. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,16 +26,25 @@ trace_path(const char *name, GError **error)
 	return NULL;
 }
 
+/* lttng-relayd's default port for live viewers. */
+#define LIVE_PORT_DEFAULT 5344
+
 int
 tc_cmd_view(int argc, char **argv)
 {
 	g_autofree char *viewer = NULL;
 	gboolean print_path = FALSE;
+	gboolean live = FALSE;
+	gint live_port = LIVE_PORT_DEFAULT;
 	const GOptionEntry entries[] = {
 	    {"viewer", 'e', 0, G_OPTION_ARG_STRING, &viewer,
 	     "Run CMD on the trace directory (default: babeltrace2)", "CMD"},
 	    {"trace-path", 't', 0, G_OPTION_ARG_NONE, &print_path,
 	     "Print the trace directory instead of viewing it", NULL},
+	    {"live", 0, 0, G_OPTION_ARG_NONE, &live,
+	     "Read a live session from its relay daemon while it records", NULL},
+	    {"live-port", 0, 0, G_OPTION_ARG_INT, &live_port,
+	     "The relay daemon's port for live viewers (default: 5344)", "PORT"},
 	    {NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
@@ -58,9 +67,26 @@ tc_cmd_view(int argc, char **argv)
 		g_printerr("Error: too many arguments (try 'tracectl view --help')\n");
 		return TC_EXIT_USAGE;
 	}
+	if (live_port < 1 || live_port > G_MAXUINT16) {
+		g_printerr("Error: --live-port takes a port between 1 and 65535\n");
+		return TC_EXIT_USAGE;
+	}
+	if (live) {
+		g_autoptr(TcDbusSession) session = tc_client_session(argc == 2 ? argv[1] : NULL,
+								     &error);
+
+		if (session == NULL)
+			return tc_client_fail(error);
+		return tc_client_view_live(session, viewer, (guint16)live_port);
+	}
 	path = trace_path(argc == 2 ? argv[1] : NULL, &error);
 	if (path == NULL)
 		return tc_client_fail(error);
+	if (*path == '\0') {
+		g_printerr("Error: this session streams to a relay daemon, where its trace is "
+			   "(tracectl view --live for a live session)\n");
+		return TC_EXIT_FAILURE;
+	}
 	if (print_path) {
 		g_print("%s\n", path);
 		return TC_EXIT_OK;

@@ -48,6 +48,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_ROTATE = 12,         /* struct tc_consumer_rotate */
 	TC_CONSUMER_CLEAR = 13,          /* struct tc_consumer_session_ref */
 	TC_CONSUMER_CHUNK_SIZE = 14,     /* struct tc_consumer_session_ref */
+	TC_CONSUMER_RELAY_STATUS = 15,   /* struct tc_consumer_session_ref */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -111,7 +112,9 @@ struct tc_consumer_snapshot {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	uint64_t max_stream_bytes;
-	char dir[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+	/* absolute, NUL-terminated; relative ("snapshot-<n>-<date>/ust/...")
+	 * with TC_CONSUMER_SESSION_RELAY */
+	char dir[TC_CONSUMER_PATH_MAX];
 };
 
 /*
@@ -273,6 +276,8 @@ struct tc_consumer_kernel_trace {
 	uint32_t flags; /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 	struct tc_consumer_clock clock;
 	uint8_t uuid[16];
+	/* absolute; relative ("kernel") when the session was created with
+	 * TC_CONSUMER_SESSION_RELAY */
 	char dir[TC_CONSUMER_PATH_MAX];
 };
 
@@ -310,6 +315,13 @@ struct tc_consumer_reply {
 	uint64_t bytes_used_peak; /* highest sampled */
 	uint64_t events_discarded;
 	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
+	/* RELAY_STATUS of a streaming session (-EINVAL for others): whether
+	 * the relay is connected now, the packets dropped because it was
+	 * not, since when, and message holds the relay's URL. */
+	uint32_t relay_connected;
+	uint32_t relay_reserved;
+	uint64_t relay_lost_packets;
+	int64_t relay_lost_since; /* Unix seconds of the first loss; 0: none */
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");

@@ -14,7 +14,10 @@
  * tracectld sends TC_KERNEL_PRUNE first on its main connection: the
  * helper keeps no list of its own across restarts, so tracectld, which
  * knows which sessions still exist, tells it which instances and probe
- * groups to keep; everything else named by tracectl is a leftover. Each
+ * groups to keep; everything else it named is a leftover. Several services
+ * may share a machine (and its tracefs): each sends session ids whose upper
+ * 32 bits are its scope, a number of its own, and PRUNE removes only what
+ * lies in the sender's scope. Each
  * uprobe PROBE_ADD goes on a connection of its own, which sends nothing
  * else and owns no instance.
  */
@@ -29,7 +32,8 @@
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
- * the session id, so leftovers of a crash are found and removed. */
+ * the session id (in decimal, scope included), so leftovers of a crash are
+ * found and removed. */
 #define TC_KERNEL_INSTANCE_PREFIX "tracectl-"
 
 enum tc_kernel_msg_type {
@@ -82,9 +86,9 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_REPLY = 16,
 	TC_KERNEL_CPU_STATS_FD = 17,
 	/* struct tc_kernel_prune_msg -> removes every instance and probe
-	 * group named by tracectl whose session id is not in the list, and
-	 * the connection owns the listed ones (removed when it closes).
-	 * reply.value = how many were removed. */
+	 * group named by tracectl whose session id is in the message's scope
+	 * and not in the list, and the connection owns the listed ones
+	 * (removed when it closes). reply.value = how many were removed. */
 	TC_KERNEL_PRUNE = 18,
 	/* struct tc_kernel_pids_msg -> which processes the instance records
 	 * (set_event_pid): with TC_KERNEL_PIDS_ALL (count 0) every one;
@@ -185,8 +189,10 @@ struct tc_kernel_filter_msg {
 struct tc_kernel_prune_msg {
 	struct tc_kernel_msg header; /* header.size = sizeof(this) */
 	uint32_t count;              /* <= TC_KERNEL_PRUNE_MAX */
-	uint32_t reserved;           /* 0 */
-	uint64_t keep[TC_KERNEL_PRUNE_MAX]; /* session ids, count of them */
+	/* The sender's sessions are those whose id >> 32 is scope; the
+	 * others belong to other services and are left alone. */
+	uint32_t scope;
+	uint64_t keep[TC_KERNEL_PRUNE_MAX]; /* session ids, count of them, in scope */
 };
 
 static_assert(sizeof(struct tc_kernel_prune_msg) == 40 + 8 * TC_KERNEL_PRUNE_MAX,

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
@@ -87,27 +88,77 @@ command_set_totals(struct command *command, const struct consumerd_session *sess
 	command->reply.packets_corrupted = totals.packets_corrupted;
 }
 
+/* The relay's address and names, as the service parsed them from the
+ * session's URL. The names become directory names on the relay. */
+static int
+check_relay_output(struct command *command, const struct tc_consumer_relay_output *relay)
+{
+	if (!string_is_terminated(relay->host, sizeof(relay->host)) || relay->host[0] == '\0' ||
+	    !string_is_terminated(relay->hostname, sizeof(relay->hostname)) ||
+	    !string_is_terminated(relay->session_name, sizeof(relay->session_name)))
+		return command_fail(command, -EINVAL, "The relay's host or names are not terminated");
+	if (relay->family != AF_UNSPEC && relay->family != AF_INET && relay->family != AF_INET6)
+		return command_fail(command, -EINVAL, "Unknown address family %" PRIu32,
+				    relay->family);
+	if (relay->control_port == 0 || relay->data_port == 0)
+		return command_fail(command, -EINVAL, "The relay's ports are not set");
+	if (relay->live_timer_us != 0 && (relay->live_timer_us < TC_CONSUMER_TIMER_MIN_US ||
+					  relay->live_timer_us > TC_CONSUMER_TIMER_MAX_US))
+		return command_fail(command, -EINVAL,
+				    "The live timer is %u to %u microseconds, not %" PRIu32,
+				    TC_CONSUMER_TIMER_MIN_US, TC_CONSUMER_TIMER_MAX_US,
+				    relay->live_timer_us);
+	if (!consumerd_output_relative_path_is_safe(relay->session_name) ||
+	    strchr(relay->session_name, '/') || !consumerd_output_relative_path_is_safe(relay->hostname) ||
+	    strchr(relay->hostname, '/'))
+		return command_fail(command, -EINVAL, "Bad session or host name for the relay");
+	return 0;
+}
+
+static int
+check_trace_dir(struct command *command, const struct tc_consumer_session *msg)
+{
+	if (!string_is_terminated(msg->trace_dir, sizeof(msg->trace_dir)))
+		return command_fail(command, -EINVAL, "The trace directory is not terminated");
+	if (msg->flags & TC_CONSUMER_SESSION_RELAY) {
+		if (!consumerd_output_relative_path_is_safe(msg->trace_dir))
+			return command_fail(command, -EINVAL,
+					    "The trace path \"%s\" is not a relative path without "
+					    "\"..\"",
+					    msg->trace_dir);
+		return check_relay_output(command, &msg->relay);
+	}
+	if (!consumerd_output_path_is_safe(msg->trace_dir))
+		return command_fail(command, -EINVAL,
+				    "The trace directory \"%s\" is not an absolute path without "
+				    "\"..\"",
+				    msg->trace_dir);
+	return 0;
+}
+
 static int
 handle_create_session(struct command *command)
 {
 	const struct tc_consumer_session *msg = command->msg;
 	int ret;
 
-	if (!string_is_terminated(msg->trace_dir, sizeof(msg->trace_dir)))
-		return command_fail(command, -EINVAL, "The trace directory is not terminated");
-	if (!consumerd_output_path_is_safe(msg->trace_dir))
-		return command_fail(command, -EINVAL,
-				    "The trace directory \"%s\" is not an absolute path without "
-				    "\"..\"",
-				    msg->trace_dir);
+	ret = check_trace_dir(command, msg);
+	if (ret < 0)
+		return ret;
 	if (command_find_session(command, msg->session_id))
 		return command_fail(command, -EEXIST, "Session %" PRIu64 " exists already",
 				    msg->session_id);
-	if (msg->flags & ~TC_CONSUMER_SESSION_SNAPSHOT)
+	if (msg->flags & ~(TC_CONSUMER_SESSION_SNAPSHOT | TC_CONSUMER_SESSION_RELAY))
 		return command_fail(command, -EINVAL, "Unknown session flags 0x%" PRIx32,
 				    msg->flags);
+	if ((msg->flags & TC_CONSUMER_SESSION_SNAPSHOT) && (msg->flags & TC_CONSUMER_SESSION_RELAY))
+		return command_fail(command, -EOPNOTSUPP,
+				    "Snapshots to a relay are not supported by this consumer");
 	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
-				       msg->flags);
+				       msg->flags, &msg->relay, command->reply.message,
+				       sizeof(command->reply.message));
+	if (ret < 0 && (msg->flags & TC_CONSUMER_SESSION_RELAY) && command->reply.message[0])
+		return ret;
 	if (ret == -ENOTEMPTY || ret == -EEXIST)
 		return command_fail(command, ret,
 				    "The trace directory \"%s\" exists and is not empty",
@@ -422,8 +473,10 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !consumerd_output_path_is_safe(msg->dir))
+	    !(session->relay ? consumerd_output_relative_path_is_safe(msg->dir)
+			     : consumerd_output_path_is_safe(msg->dir)))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	spec.relay = session->relay;
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
 	spec.formats_fd = command->fds[cpu_fds];
@@ -538,6 +591,28 @@ handle_chunk_size(struct command *command)
 	return 0;
 }
 
+static int
+handle_relay_status(struct command *command)
+{
+	const struct tc_consumer_session_ref *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct consumerd_relay_status status = {0};
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (!session->relay)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " does not stream",
+				    msg->session_id);
+	consumerd_relay_get_status(session->relay, &status);
+	command->reply.relay_connected = status.up;
+	command->reply.relay_lost_packets = status.lost_packets;
+	command->reply.relay_lost_since = status.lost_since;
+	/* A URL longer than the message is cut: it is for a person. */
+	memcpy(command->reply.message, status.address, sizeof(command->reply.message) - 1);
+	command->reply.message[sizeof(command->reply.message) - 1] = '\0';
+	return 0;
+}
+
 static const struct command_type command_types[] = {
 	{TC_CONSUMER_KERNEL_STATS, "KERNEL_STATS", sizeof(struct tc_consumer_session_ref), false,
 	 handle_kernel_stats},
@@ -545,6 +620,8 @@ static const struct command_type command_types[] = {
 	{TC_CONSUMER_CLEAR, "CLEAR", sizeof(struct tc_consumer_session_ref), false, handle_clear},
 	{TC_CONSUMER_CHUNK_SIZE, "CHUNK_SIZE", sizeof(struct tc_consumer_session_ref), false,
 	 handle_chunk_size},
+	{TC_CONSUMER_RELAY_STATUS, "RELAY_STATUS", sizeof(struct tc_consumer_session_ref), false,
+	 handle_relay_status},
 	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
 	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
@@ -42,6 +43,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-relay.h"
 #include "tc-rb.h"
 
 #define PACKET_MAX (256u * 1024u)
@@ -71,6 +73,7 @@ struct kernel_cpu {
 	uint64_t begin, end;
 	uint32_t used; /* bytes in packet */
 	uint8_t *packet;
+	struct consumerd_relay_stream relay; /* streaming: instead of file_fd */
 };
 
 struct event_fields {
@@ -96,6 +99,12 @@ struct consumerd_kernel_trace {
 	struct event_fields *fields;
 	uint32_t nr_fields;
 	char *dir; /* as the service gave it, for rotations */
+	/* Streaming: the session's relay (NULL: files), the metadata stream,
+	 * the trace's path on the relay, and its clock for beacons. */
+	struct consumerd_relay *relay;
+	struct consumerd_relay_stream relay_metadata;
+	char *relay_path;
+	bool clock_tsc;
 	uint32_t nr_cpus;
 	struct kernel_cpu cpus[];
 };
@@ -179,12 +188,36 @@ write_metadata(struct consumerd_kernel_trace *trace, int dir_fd,
 
 	if (!text)
 		return -ENOMEM;
+	if (trace->relay) {
+		/* Kept in memory too: metadata_fd marks an open trace. */
+		trace->metadata_fd = memfd_create("tracectl-kernel-metadata", MFD_CLOEXEC);
+		if (trace->metadata_fd < 0)
+			ret = -errno;
+		else
+			ret = consumerd_relay_stream_add(trace->relay, &trace->relay_metadata,
+							 "metadata", trace->relay_path, true);
+		if (ret == 0)
+			ret = consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata, text,
+							    len);
+		free(text);
+		return ret;
+	}
 	trace->metadata_fd = consumerd_output_create_file(dir_fd, "metadata");
 	ret = trace->metadata_fd < 0 ? trace->metadata_fd
 				     : consumerd_output_append(trace->metadata_fd,
 							       &trace->metadata_size, text, len);
 	free(text);
 	return ret;
+}
+
+/* Appends TSDL to the trace's metadata, on disk or on the relay. */
+static int
+append_metadata(struct consumerd_kernel_trace *trace, const char *text, size_t len)
+{
+	if (trace->relay)
+		return consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata, text,
+						     len);
+	return consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text, len);
 }
 
 static const struct {
@@ -255,9 +288,7 @@ consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_
 	if (ret > 0) {
 		added = new_events(trace->tep, known);
 		text = added ? consumerd_kernel_metadata_events(added, &len) : NULL;
-		ret = text ? consumerd_output_append(trace->metadata_fd, &trace->metadata_size,
-						     text, len)
-			   : -ENOMEM;
+		ret = text ? append_metadata(trace, text, len) : -ENOMEM;
 		if (trace->tasks)
 			consumerd_kernel_tasks_use_formats(trace->tasks, trace->tep);
 	}
@@ -274,15 +305,29 @@ open_cpu_files(struct consumerd_kernel_trace *trace, int dir_fd)
 {
 	char name[32];
 
+	int ret;
+
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
 
 		snprintf(name, sizeof(name), "kernel_%" PRIu32, cpu);
-		c->file_fd = consumerd_output_create_file(dir_fd, name);
 		c->packet = malloc(PACKET_MAX);
-		if (c->file_fd < 0 || !c->packet)
-			return c->file_fd < 0 ? c->file_fd : -ENOMEM;
+		if (!c->packet)
+			return -ENOMEM;
+		if (trace->relay) {
+			ret = consumerd_relay_stream_add(trace->relay, &c->relay, name,
+							 trace->relay_path, false);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		c->file_fd = consumerd_output_create_file(dir_fd, name);
+		if (c->file_fd < 0)
+			return c->file_fd;
 	}
+	/* Live viewers see the kernel streams from now on. */
+	if (trace->relay)
+		consumerd_relay_streams_sent(trace->relay);
 	return 0;
 }
 
@@ -345,14 +390,22 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	trace->dir = strdup(spec->dir);
 	if (!trace->dir)
 		goto fail;
-	ret = consumerd_output_open_dir(spec->dir);
+	trace->relay = spec->relay;
+	trace->clock_tsc = spec->clock.tsc != 0;
+	if (spec->relay) {
+		trace->relay_path = strdup(spec->dir);
+		ret = trace->relay_path ? 0 : -ENOMEM;
+	} else {
+		ret = consumerd_output_open_dir(spec->dir);
+		dir_fd = ret;
+	}
 	if (ret < 0)
 		goto fail;
-	dir_fd = ret;
 	ret = write_metadata(trace, dir_fd, &spec->clock);
 	if (ret == 0)
 		ret = open_cpu_files(trace, dir_fd);
-	close(dir_fd);
+	if (dir_fd >= 0)
+		close(dir_fd);
 	if (ret < 0)
 		goto fail;
 	*result = trace;
@@ -521,6 +574,12 @@ write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	/* Each chunk counts its own losses (see consumerd_stream). */
 	header->events_discarded = c->discarded - c->discarded_base;
 	header->cpu_id = cpu;
+	if (trace->relay) {
+		/* Dropped packets are counted by the relay connection. */
+		consumerd_relay_send_packet(trace->relay, &c->relay, c->packet, c->used);
+		c->used = 0;
+		return;
+	}
 	if (consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to write a kernel packet of CPU %"
 				  PRIu32, trace->session_id, cpu);
@@ -794,6 +853,24 @@ consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 	return most_pages;
 }
 
+void
+consumerd_kernel_trace_live_tick(struct consumerd_kernel_trace *trace, uint64_t period_start)
+{
+	uint64_t now = trace->clock_tsc ? tc_rb_tsc() : tc_rb_clock_now();
+
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		struct kernel_cpu *c = &trace->cpus[cpu];
+
+		if (c->relay.packets_on_connection == 0 && c->used == 0) {
+			c->used = sizeof(struct tc_packet_header);
+			c->begin = c->end = now;
+			write_packet_even_empty(trace, cpu);
+		}
+		if (c->relay.last_packet_ns < period_start)
+			consumerd_relay_send_beacon(trace->relay, &c->relay, 0, now);
+	}
+}
+
 size_t
 consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace, struct pollfd *pfds,
 				size_t max)
@@ -824,6 +901,8 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 			consumerd_output_sync(c->file_fd);
 			close(c->file_fd);
 		}
+		if (trace->relay && c->relay.path)
+			consumerd_relay_stream_remove(trace->relay, &c->relay);
 		free(c->packet);
 		free(c->page);
 		if (c->kbuf)
@@ -832,6 +911,9 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 	if (trace->unknown_records)
 		consumerd_warning("session=%" PRIu64 ": %" PRIu64 " kernel records of unknown "
 				  "events were skipped", trace->session_id, trace->unknown_records);
+	if (trace->relay && trace->relay_metadata.path)
+		consumerd_relay_stream_remove(trace->relay, &trace->relay_metadata);
+	free(trace->relay_path);
 	if (trace->metadata_fd >= 0) {
 		consumerd_output_sync(trace->metadata_fd);
 		close(trace->metadata_fd);

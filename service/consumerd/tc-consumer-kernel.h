@@ -27,6 +27,9 @@ struct consumerd_kernel_spec {
 	struct tc_consumer_clock clock; /* the session's, checked */
 	uint64_t session_id;     /* for logs */
 	uint32_t flags;          /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
+	/* A streaming session's relay, or NULL; dir is then the trace's path
+	 * relative to the session's directory on the relay. */
+	struct consumerd_relay *relay;
 };
 
 /* Returns 0 and *trace, or -errno (-EBADMSG for bad formats). On
@@ -71,6 +74,10 @@ int consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_
 int consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace);
 /* Bytes of packets in the trace's per-CPU files. */
 uint64_t consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace);
+/* A live period of a streaming trace (tc-consumer-timer.c): every CPU
+ * the relay has no packet of gets an empty one, and every CPU that sent
+ * nothing since period_start (consumer clock) a beacon. */
+void consumerd_kernel_trace_live_tick(struct consumerd_kernel_trace *trace, uint64_t period_start);
 /* Final drain, then closes everything. */
 void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
 

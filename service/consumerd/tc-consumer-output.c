@@ -33,6 +33,30 @@ consumerd_output_path_is_safe(const char *path)
 	return true;
 }
 
+bool
+consumerd_output_relative_path_is_safe(const char *path)
+{
+	const char *component = path;
+
+	if (path[0] == '\0' || path[0] == '/')
+		return false;
+	for (const char *c = path; *c; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	}
+	for (;;) {
+		const char *end = strchrnul(component, '/');
+		size_t len = (size_t)(end - component);
+
+		if (len == 0 || (len == 1 && component[0] == '.') ||
+		    (len == 2 && component[0] == '.' && component[1] == '.'))
+			return false;
+		if (*end == '\0')
+			return true;
+		component = end + 1;
+	}
+}
+
 /* mkdir() that accepts an existing directory. Returns 0 or -errno. */
 static int
 make_dir(const char *path)

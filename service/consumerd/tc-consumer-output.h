@@ -18,6 +18,11 @@
  */
 bool consumerd_output_path_is_safe(const char *path);
 
+/* True when path is relative, not empty, made of components other than
+ * "", "." and "..", without control characters: a path that a relay
+ * files under a session's directory. */
+bool consumerd_output_relative_path_is_safe(const char *path);
+
 /*
  * Creates the directory path and its missing parents (mode 0700), or
  * accepts it when it already exists as an empty directory, and opens it.

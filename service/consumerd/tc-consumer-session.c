@@ -85,9 +85,32 @@ session_create_in_memory(struct consumerd_session *session)
 	return 0;
 }
 
+/* A streaming session: the relay holds the trace; the metadata is kept
+ * in memory too, for snapshots. */
+static int
+session_create_relay(struct consumerd_session *session,
+		     const struct tc_consumer_relay_output *relay, char *error, size_t error_size)
+{
+	int ret = session_create_in_memory(session);
+
+	if (ret < 0)
+		return ret;
+	ret = consumerd_relay_open(relay, session->session_id, &session->relay, error, error_size);
+	if (ret == 0)
+		ret = consumerd_relay_stream_add(session->relay, &session->relay_metadata,
+						 METADATA_FILE_NAME, session->trace_dir, true);
+	if (ret < 0) {
+		consumerd_relay_close(session->relay);
+		session->relay = NULL;
+		close(session->metadata_fd);
+	}
+	return ret;
+}
+
 int
 consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			 const char *trace_dir, uint32_t flags)
+			 const char *trace_dir, uint32_t flags,
+			 const struct tc_consumer_relay_output *relay, char *error, size_t error_size)
 {
 	struct consumerd_session *session;
 	size_t dir_len = strlen(trace_dir);
@@ -102,6 +125,12 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 	session->metadata_fd = -1;
 	session->snapshot = (flags & TC_CONSUMER_SESSION_SNAPSHOT) != 0;
 	memcpy(session->trace_dir, trace_dir, dir_len + 1);
+	if (flags & TC_CONSUMER_SESSION_RELAY) {
+		ret = session_create_relay(session, relay, error, error_size);
+		if (ret < 0)
+			goto fail;
+		goto done;
+	}
 	if (session->snapshot) {
 		ret = session_create_in_memory(session);
 		if (ret < 0)
@@ -121,7 +150,8 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 done:
 	session->next = registry->sessions;
 	registry->sessions = session;
-	consumerd_info("session=%" PRIu64 ": Created, writing to \"%s\"", session_id, trace_dir);
+	consumerd_info("session=%" PRIu64 ": Created, writing to %s\"%s\"", session_id,
+		       session->relay ? "the relay, under " : "", trace_dir);
 	return 0;
 
 fail:
@@ -142,6 +172,9 @@ consumerd_channel_create(struct consumerd_session *session,
 		return ret;
 	channel->next = session->channels;
 	session->channels = channel;
+	/* Live viewers see the new streams from now on. */
+	if (session->relay)
+		consumerd_relay_streams_sent(session->relay);
 	consumerd_info("session=%" PRIu64 ": Created channel \"%s\" (id %" PRIu64
 		       ", stream id %" PRIu32 ", %" PRIu32 " CPUs, %" PRIu32 " x %" PRIu32
 		       " bytes)",
@@ -156,6 +189,9 @@ consumerd_session_append_metadata(struct consumerd_session *session, const void 
 {
 	int ret = consumerd_output_append(session->metadata_fd, &session->metadata_size, text, len);
 
+	if (ret == 0 && session->relay)
+		ret = consumerd_relay_send_metadata(session->relay, &session->relay_metadata, text,
+						    len);
 	if (ret < 0)
 		consumerd_warning("session=%" PRIu64 ": Failed to append %zu bytes of metadata: %s",
 				  session->session_id, len, strerror(-ret));
@@ -249,6 +285,13 @@ consumerd_session_flush(struct consumerd_session *session)
 	consumerd_writer_wait_idle();
 	if (session->kernel)
 		consumerd_kernel_trace_drain(session->kernel);
+	/* Stopped means the relay has it all, as it means on disk. */
+	if (session->relay &&
+	    consumerd_relay_wait_received(session->relay, CONSUMERD_RELAY_IO_TIMEOUT_MS) ==
+		    -ETIMEDOUT)
+		consumerd_warning("session=%" PRIu64 ": The relay did not confirm the last "
+				  "packets within %d ms",
+				  session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",
@@ -291,6 +334,7 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 	close(session->metadata_fd);
 	if (session->dir_fd >= 0)
 		close(session->dir_fd);
+	consumerd_relay_close(session->relay);
 	consumerd_info("session=%" PRIu64 ": Destroyed: %" PRIu64 " packets written, %" PRIu64
 		       " corrupt, %" PRIu64 " lost",
 		       session->session_id, totals.packets_written, totals.packets_corrupted,

@@ -26,6 +26,7 @@
 #include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-relay.h"
 #include "tc-rb.h"
 
 struct consumerd_stream {
@@ -37,6 +38,10 @@ struct consumerd_stream {
 	int memfd;   /* sealed against shrinking; -1 once sent or closed */
 	int wake_fd; /* eventfd the writers signal at sub-buffer switches */
 	int file_fd; /* the stream file; -1 once closed */
+	/* Or, for a session streaming to a relay: the session's connection
+	 * and this stream as the relay knows it (no file then). */
+	struct consumerd_relay *relay_conn;
+	struct consumerd_relay_stream relay;
 	uint64_t file_size;
 	struct consumerd_write_behind write_behind;
 	bool direct; /* file_fd has O_DIRECT: no page cache, no write-behind */
@@ -95,6 +100,12 @@ struct consumerd_session {
 	struct consumerd_channel *channels;
 	struct consumerd_kernel_trace *kernel; /* or NULL */
 	uint64_t kernel_next_read;
+	/* Streaming: the relay connection (NULL: local files), the metadata
+	 * stream on it, and when the live timer runs next. trace_dir is then
+	 * the trace's path relative to the session's directory on the relay. */
+	struct consumerd_relay *relay;
+	struct consumerd_relay_stream relay_metadata;
+	uint64_t relay_next_tick;
 	bool kernel_busy;  /* drained every few ms, not polled */
 	bool kernel_woken; /* the next drain is for a wake-up */
 	char trace_dir[];
@@ -132,12 +143,24 @@ consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32
 
 /*
  * Creates the session's directory (see consumerd_output_open_dir()) and its
- * empty metadata file, and adds the session to the registry.
+ * empty metadata file, and adds the session to the registry. With
+ * TC_CONSUMER_SESSION_RELAY in flags, connects to the relay of relay
+ * instead (consumerd_relay_open(), whose message goes into error).
  * Returns 0, -EEXIST when session_id is taken, -ENOMEM, or an error of
- * consumerd_output_open_dir() / consumerd_output_create_file().
+ * consumerd_output_open_dir() / consumerd_output_create_file() /
+ * consumerd_relay_open().
  */
 int consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			     const char *trace_dir, uint32_t flags);
+			     const char *trace_dir, uint32_t flags,
+			     const struct tc_consumer_relay_output *relay, char *error,
+			     size_t error_size);
+
+/* Whether a stream writes somewhere: its file, or its relay. */
+static inline bool
+consumerd_stream_has_output(const struct consumerd_stream *stream)
+{
+	return stream->file_fd >= 0 || stream->relay_conn != NULL;
+}
 
 /*
  * Creates a channel in session: per CPU a sealed memfd laid out by

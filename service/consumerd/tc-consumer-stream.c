@@ -105,6 +105,14 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 				spec->uuid);
 	if (ret < 0)
 		goto fail;
+	if (session->relay) {
+		ret = consumerd_relay_stream_add(session->relay, &stream->relay, file_name,
+						 session->trace_dir, false);
+		if (ret < 0)
+			goto fail;
+		stream->relay_conn = session->relay;
+		return 0;
+	}
 	/* Snapshot sessions write files only when a snapshot is taken. */
 	if (session->dir_fd < 0)
 		return 0;
@@ -126,6 +134,10 @@ consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_
 {
 	char file_name[NAME_MAX + 1];
 
+	if (stream->relay_conn) {
+		consumerd_relay_stream_remove(stream->relay_conn, &stream->relay);
+		stream->relay_conn = NULL;
+	}
 	if (stream->file_fd >= 0) {
 		/* Queued packets of ours are written first. */
 		if (stream->write_queued)
@@ -228,6 +240,17 @@ log_corrupt_packet(struct consumerd_stream *stream)
 			  stream->reader.packets_corrupted, suppressed);
 }
 
+/* The relay counts what it drops while it is away; a packet it could not
+ * take is lost here the same way as one the disk refused. */
+static void
+write_to_relay(struct consumerd_stream *stream, const uint8_t *packet, uint32_t size)
+{
+	if (consumerd_relay_send_packet(stream->relay_conn, &stream->relay, packet, size) == 0)
+		__atomic_fetch_add(&stream->packets_written, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&stream->packets_lost, 1, __ATOMIC_RELAXED);
+}
+
 void
 consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,
 			      uint32_t size)
@@ -235,6 +258,10 @@ consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *pa
 	uint64_t suppressed, lost;
 	int ret;
 
+	if (stream->relay_conn) {
+		write_to_relay(stream, packet, size);
+		return;
+	}
 	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
 	if (ret == -EINVAL && stream->direct) {
 		/* A file system that took O_DIRECT but not this write. */
@@ -342,7 +369,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 	bool wait = false;
 	int ret;
 
-	if (stream->file_fd < 0)
+	if (!consumerd_stream_has_output(stream))
 		return 0;
 	for (done = 0; done < budget; done++) {
 		struct consumerd_writer_job *job = NULL;
@@ -411,7 +438,7 @@ consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
 	struct tc_rb *rb = &stream->reader.rb;
 	uint64_t write_offset;
 
-	if (stream->file_fd < 0)
+	if (!consumerd_stream_has_output(stream))
 		return;
 	/* Make room first: a full discard-mode buffer has no sub-buffer left
 	 * for the packet that reports its last discards. */
@@ -433,7 +460,7 @@ consumerd_stream_is_behind(const struct consumerd_stream *stream)
 	uint64_t consumed = stream->reader.consumed;
 	uint64_t buffer_size = (uint64_t)rb->subbuf_size * rb->num_subbuf;
 
-	if (stream->file_fd < 0 || stream->flush_target <= consumed)
+	if (!consumerd_stream_has_output(stream) || stream->flush_target <= consumed)
 		return false;
 	return stream->flush_target - consumed <= buffer_size;
 }

@@ -141,6 +141,69 @@ kernel_run_timer(struct consumerd_session *session, uint64_t now)
 	return timer_arm(&session->kernel_next_read, KERNEL_READ_NS, now);
 }
 
+/* The stream's clock now, as its packets' timestamps count. */
+static uint64_t
+channel_clock_now(const struct consumerd_channel *channel)
+{
+	return (channel->flags & TC_CONSUMER_CHANNEL_CLOCK_TSC) ? tc_rb_tsc() : tc_rb_clock_now();
+}
+
+/*
+ * One live period of a stream: what the writers put in it goes to the
+ * relay now. A stream the relay has no packet of yet gets an empty one
+ * (the relay only lets viewers skip a stream that has sent data), and a
+ * stream with nothing new gets a beacon: idle until now, so viewers
+ * move past it instead of waiting for it.
+ */
+static void
+stream_live_tick(struct consumerd_channel *channel, struct consumerd_stream *stream,
+		 uint64_t period_start)
+{
+	consumerd_stream_close_current(stream, false);
+	consumerd_stream_drain(stream, channel->packet);
+	if (stream->relay.packets_on_connection == 0 &&
+	    tc_rb_close_empty_packet(&stream->reader.rb))
+		consumerd_stream_drain(stream, channel->packet);
+	if (stream->relay.last_packet_ns < period_start)
+		consumerd_relay_send_beacon(stream->relay_conn, &stream->relay, channel->stream_id,
+					    channel_clock_now(channel));
+}
+
+#define RELAY_RETRY_TICK_NS 250000000ull
+
+/* Streaming sessions: reconnect to a relay that went away, and the live
+ * timer. */
+static uint64_t
+relay_run_timer(struct consumerd_session *session, uint64_t now)
+{
+	uint64_t live_ns, period;
+
+	if (!session->relay)
+		return 0;
+	live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
+	period = live_ns ? live_ns : RELAY_RETRY_TICK_NS;
+	if (!timer_is_due(session->relay_next_tick, now))
+		return timer_arm(&session->relay_next_tick, period, now);
+	session->relay_next_tick = now + period;
+	if (!consumerd_relay_is_up(session->relay, now)) {
+		if (period > RELAY_RETRY_TICK_NS)
+			session->relay_next_tick = now + RELAY_RETRY_TICK_NS;
+		return session->relay_next_tick;
+	}
+	if (live_ns == 0)
+		return session->relay_next_tick;
+	for (struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+			stream_live_tick(channel, &channel->streams[cpu], now - live_ns);
+	}
+	if (session->kernel) {
+		consumerd_kernel_trace_drain(session->kernel);
+		consumerd_kernel_trace_live_tick(session->kernel, now - live_ns);
+	}
+	return session->relay_next_tick;
+}
+
 uint64_t
 consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
 {
@@ -148,6 +211,7 @@ consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
 
 	for (struct consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
+		next = earliest(next, relay_run_timer(session, now));
 		next = earliest(next, kernel_run_timer(session, now));
 		for (struct consumerd_channel *channel = session->channels; channel;
 		     channel = channel->next)

@@ -30,7 +30,7 @@ add_stream_fds(struct consumerd_session *session, struct pollfd *pfds,
 			struct consumerd_stream *stream = &channel->streams[cpu];
 
 			/* Snapshot sessions read only when asked. */
-			if (stream->file_fd < 0 || stream->wake_fd < 0)
+			if (!consumerd_stream_has_output(stream) || stream->wake_fd < 0)
 				continue;
 			if (count == max)
 				return count;

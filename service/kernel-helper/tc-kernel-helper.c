@@ -165,6 +165,8 @@ is_kept(uint64_t session_id, const void *data)
 {
 	const struct tc_kernel_prune_msg *msg = data;
 
+	if (session_id >> 32 != msg->scope)
+		return true; /* another service's */
 	for (uint32_t i = 0; i < msg->count; i++)
 		if (msg->keep[i] == session_id)
 			return true;
@@ -206,15 +208,19 @@ remove_instances_not_kept(const struct tc_kernel_prune_msg *msg)
 	return removed + tc_helper_probes_prune(is_kept, msg);
 }
 
-/* PRUNE: what tracectld keeps is owned by this connection, the rest goes. */
+/* PRUNE: what tracectld keeps is owned by this connection, the rest of its
+ * scope goes. */
 static int
 prune(int sock, const void *buf, size_t len, uint32_t *removed)
 {
 	const struct tc_kernel_prune_msg *msg = buf;
 
 	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    msg->count > TC_KERNEL_PRUNE_MAX || msg->reserved != 0)
+	    msg->count > TC_KERNEL_PRUNE_MAX)
 		return -EINVAL;
+	for (uint32_t i = 0; i < msg->count; i++)
+		if (msg->keep[i] >> 32 != msg->scope)
+			return -EINVAL;
 	for (uint32_t i = 0; i < msg->count; i++) {
 		disown(msg->keep[i]);
 		own(sock, msg->keep[i]);

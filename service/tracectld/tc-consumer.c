@@ -617,13 +617,18 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 
 gboolean
 tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char *trace_dir,
-			   gboolean snapshot, GError **error)
+			   gboolean snapshot, const struct tc_consumer_relay_output *relay,
+			   GError **error)
 {
 	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
 	struct tc_consumer_reply reply = {0};
 
 	msg->session_id = session_id;
 	msg->flags = snapshot ? TC_CONSUMER_SESSION_SNAPSHOT : 0;
+	if (relay != NULL) {
+		msg->flags |= TC_CONSUMER_SESSION_RELAY;
+		msg->relay = *relay;
+	}
 	if (g_strlcpy(msg->trace_dir, trace_dir, sizeof(msg->trace_dir)) >=
 	    sizeof(msg->trace_dir)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -814,6 +819,25 @@ tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id, TcChannelStat
 	stats->bytes_used += reply.bytes_used;
 	stats->events_discarded += reply.events_discarded;
 	stats->packets_written += reply.packets_written;
+	return TRUE;
+}
+
+gboolean
+tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus *status,
+			 GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_RELAY_STATUS, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	status->connected = reply.relay_connected != 0;
+	status->lost_packets = reply.relay_lost_packets;
+	status->lost_since = reply.relay_lost_since;
+	/* The consumer is the user's: its text is bounded and terminated here. */
+	reply.message[sizeof(reply.message) - 1] = '\0';
+	g_strlcpy(status->url, reply.message, sizeof(status->url));
 	return TRUE;
 }
 

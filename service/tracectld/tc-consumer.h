@@ -45,9 +45,12 @@ TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 
-/* snapshot: keep everything in memory until tc_consumer_snapshot(). */
+/* snapshot: keep everything in memory until tc_consumer_snapshot().
+ * relay: stream to it, trace_dir then relative to the session's directory
+ * on the relay (TC_CONSUMER_SESSION_RELAY); NULL writes locally. */
 gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
-				    const char *trace_dir, gboolean snapshot, GError **error);
+				    const char *trace_dir, gboolean snapshot,
+				    const struct tc_consumer_relay_output *relay, GError **error);
 /* On success *fds holds, per CPU, the buffer's memfd then the consumer's
  * wake-up eventfd: 2 * nr_cpus descriptors (the caller owns them). */
 gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
@@ -101,6 +104,16 @@ gboolean tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id,
 /* Adds the channel's figures in this consumer session to *stats. */
 gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 				   TcChannelStats *stats, GError **error);
+/* A streaming consumer session's relay: connected now, and the packets
+ * dropped while it was not (since lost_since, Unix seconds; 0: none). */
+typedef struct {
+	gboolean connected;
+	guint64 lost_packets;
+	gint64 lost_since;
+	char url[TC_CONSUMER_ERROR_MAX];
+} TcRelayStatus;
+gboolean tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id,
+				  TcRelayStatus *status, GError **error);
 gboolean tc_consumer_append_metadata(TcConsumer *consumer, guint64 session_id,
 				     const char *text, gsize len, GError **error);
 /* Writes out everything recorded so far, returns once it is on disk. */

@@ -6,6 +6,7 @@
 
 #include <pwd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tc-dbus-generated.h"
@@ -15,6 +16,7 @@
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
+#include "tc-relay-url.h"
 #include "tc-session-ops.h"
 #include "tc-signals.h"
 #include "tc-validate.h"
@@ -102,38 +104,97 @@ create_done(TcRequest *request)
 					      g_variant_new("(o)", request->session->object_path));
 }
 
-/* The default directory depends on who asked, known only now. */
+/*
+ * The relay files a session's trace under <hostname>/<session>-<creation
+ * time>, and live viewers find it by host and session name: the service
+ * names the machine, so that a consumer (run by the user) cannot.
+ */
+static gboolean
+fill_relay_identity(TcSession *session, struct tc_consumer_relay_output *relay, GError **error)
+{
+	char hostname[TC_CONSUMER_NAME_MAX] = {0};
+
+	if (gethostname(hostname, sizeof(hostname) - 1) < 0 || hostname[0] == '\0' ||
+	    strchr(hostname, '/') != NULL || g_str_equal(hostname, ".") ||
+	    g_str_equal(hostname, "..")) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "This machine has no host name the relay daemon can file a trace "
+			    "under");
+		return FALSE;
+	}
+	g_strlcpy(relay->hostname, hostname, sizeof(relay->hostname));
+	g_strlcpy(relay->session_name, session->name, sizeof(relay->session_name));
+	relay->creation_time = session->creation_realtime_us / G_USEC_PER_SEC;
+	return TRUE;
+}
+
+/* The default directory depends on who asked, known only now. A relay
+ * session has no local directory: its paths are relative to the relay's. */
 static gboolean
 create_authorized(TcRequest *request, GError **error)
 {
 	g_autofree char *directory = NULL;
 
-	directory = *request->directory ? g_strdup(request->directory)
-					: default_output_directory(request->caller.uid,
-								   request->name, error);
+	if (request->relay != NULL)
+		directory = g_strdup("");
+	else if (*request->directory)
+		directory = g_strdup(request->directory);
+	else
+		directory = default_output_directory(request->caller.uid, request->name, error);
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);
-	request->session->output_is_default = *request->directory == '\0';
+	request->session->output_is_default = request->relay == NULL && *request->directory == '\0';
 	request->session->snapshot = request->snapshot;
+	if (request->relay != NULL) {
+		if (!fill_relay_identity(request->session, request->relay, error))
+			return FALSE;
+		request->session->relay = g_steal_pointer(&request->relay);
+	}
+	return TRUE;
+}
+
+typedef struct {
+	gboolean snapshot;
+	const char *url, *ctrl_url, *data_url; /* borrowed from the options */
+	gboolean has_live_timer;
+	guint32 live_timer_us;
+} SessionOptions;
+
+static gboolean
+parse_string_option(const char *key, GVariant *value, const char *name, const char **out)
+{
+	if (!g_str_equal(key, name) || !g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
+		return FALSE;
+	*out = g_variant_get_string(value, NULL);
 	return TRUE;
 }
 
 static gboolean
-parse_session_options(GVariant *options, gboolean *snapshot, GError **error)
+parse_session_options(GVariant *options, SessionOptions *parsed, GError **error)
 {
 	GVariantIter iter;
 	const char *key;
 	GVariant *value;
 
-	*snapshot = FALSE;
+	memset(parsed, 0, sizeof(*parsed));
 	if (options == NULL)
 		return TRUE;
 	g_variant_iter_init(&iter, options);
 	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
 		if (g_str_equal(key, "snapshot") &&
 		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
-			*snapshot = g_variant_get_boolean(value);
+			parsed->snapshot = g_variant_get_boolean(value);
+			continue;
+		}
+		if (parse_string_option(key, value, "url", &parsed->url) ||
+		    parse_string_option(key, value, "ctrl-url", &parsed->ctrl_url) ||
+		    parse_string_option(key, value, "data-url", &parsed->data_url))
+			continue;
+		if (g_str_equal(key, "live-timer-us") &&
+		    g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32)) {
+			parsed->has_live_timer = TRUE;
+			parsed->live_timer_us = g_variant_get_uint32(value);
 			continue;
 		}
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -145,24 +206,79 @@ parse_session_options(GVariant *options, gboolean *snapshot, GError **error)
 	return TRUE;
 }
 
+/*
+ * Where the session's trace goes: the output directory, a file:// URL
+ * (the same), or a relay (*relay set). A live timer alone streams to the
+ * relay on this machine, as `lttng create --live` does.
+ */
+static gboolean
+session_output(const SessionOptions *options, const char *output_directory, char **directory,
+	       struct tc_consumer_relay_output **relay, GError **error)
+{
+	g_autofree struct tc_consumer_relay_output *output = NULL;
+	g_autofree char *url_directory = NULL;
+	const char *url = options->url;
+
+	*directory = g_strdup(output_directory);
+	if (url == NULL && options->ctrl_url == NULL && options->data_url == NULL) {
+		if (!options->has_live_timer)
+			return TRUE;
+		url = TC_RELAY_LIVE_DEFAULT_URL;
+	}
+	if (options->has_live_timer && options->live_timer_us == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The live timer must be at least %u us", TC_CONSUMER_TIMER_MIN_US);
+		return FALSE;
+	}
+	output = g_new0(struct tc_consumer_relay_output, 1);
+	if (!tc_relay_output_from_urls(url, options->ctrl_url, options->data_url,
+				       options->live_timer_us, output, &url_directory, error))
+		return FALSE;
+	if (url_directory == NULL) {
+		if (*output_directory) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Give either an output directory ('%s') or a network URL, "
+				    "not both",
+				    output_directory);
+			return FALSE;
+		}
+		*relay = g_steal_pointer(&output);
+		return TRUE;
+	}
+	if (*output_directory && !g_str_equal(output_directory, url_directory)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Give either an output directory ('%s') or a file:// URL ('%s'), "
+			    "not both",
+			    output_directory, url);
+		return FALSE;
+	}
+	g_free(*directory);
+	*directory = g_steal_pointer(&url_directory);
+	return TRUE;
+}
+
 static gboolean
 create_session(GDBusMethodInvocation *invocation, const char *name, const char *output_directory,
 	       GVariant *options)
 {
 	g_autoptr(GError) error = NULL;
+	g_autofree char *directory = NULL;
+	g_autofree struct tc_consumer_relay_output *relay = NULL;
+	SessionOptions parsed;
 	TcRequest *request;
-	gboolean snapshot;
 
 	if (!tc_validate_name("session", name, &error) ||
 	    (*output_directory && !tc_validate_output_directory(output_directory, &error)) ||
-	    !parse_session_options(options, &snapshot, &error)) {
+	    !parse_session_options(options, &parsed, &error) ||
+	    !session_output(&parsed, output_directory, &directory, &relay, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	request = tc_request_new(invocation, NULL);
-	request->snapshot = snapshot;
+	request->snapshot = parsed.snapshot;
 	request->name = g_strdup(name);
-	request->directory = g_strdup(output_directory);
+	request->directory = g_steal_pointer(&directory);
+	request->relay = g_steal_pointer(&relay);
 	request->authorized = create_authorized;
 	request->work = create_work;
 	request->done = create_done;
@@ -231,12 +347,15 @@ list_sessions_done(TcRequest *request)
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(osuss)"));
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
+		/* relay is fixed at creation: no lock needed to read it */
+		g_autofree char *url = session->relay ? tc_relay_output_to_url(session->relay)
+						      : NULL;
 
 		g_mutex_lock(&session->lock);
 		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
 				      (guint32)session->owner_uid,
 				      session->state == TC_SESSION_ACTIVE ? "active" : "inactive",
-				      session->output_directory);
+				      url ? url : session->output_directory);
 		g_mutex_unlock(&session->lock);
 	}
 	g_dbus_method_invocation_return_value(request->invocation,

@@ -54,6 +54,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->output);
 	tc_event_rule_free(request->rule);
 	g_free(request->kernel_filter);
+	g_free(request->relay);
 	if (request->result)
 		g_variant_unref(request->result);
 	g_clear_error(&request->work_error);

@@ -31,6 +31,8 @@ struct _TcRequest {
 	TcChannelConfig config;
 	guint32 contexts;    /* TRACECTL_CONTEXT_* */
 	gboolean snapshot;   /* CreateSessionWithOptions */
+	/* CreateSessionWithOptions: where to stream, or NULL for local */
+	struct tc_consumer_relay_output *relay;
 	gboolean syscalls;   /* ListKernelEvents: system calls, not tracepoints */
 	guint32 probe_kind;  /* AddKernelProbe: TC_KERNEL_PROBE_* */
 	char *location;      /* AddKernelProbe: where the probe goes */

@@ -19,6 +19,7 @@
 #include "tc-dbus-track.h"
 #include "tc-dbus-rotation.h"
 #include "tc-dbus-session-commands.h"
+#include "tc-relay-url.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
@@ -162,6 +163,16 @@ channels_variant_locked(TcSession *session)
 }
 
 static GVariant *
+output_url_variant(TcSession *session)
+{
+	g_autofree char *url = session->relay
+				       ? tc_relay_output_to_url(session->relay)
+				       : g_strconcat("file://", session->output_directory, NULL);
+
+	return g_variant_new_string(url);
+}
+
+static GVariant *
 property_value_locked(TcSession *session, const char *name)
 {
 	if (g_str_equal(name, "Name"))
@@ -181,6 +192,12 @@ property_value_locked(TcSession *session, const char *name)
 		return g_variant_new_boolean(session->snapshot);
 	if (g_str_equal(name, "Tracking"))
 		return tc_session_tracking_variant_locked(session);
+	if (g_str_equal(name, "OutputUrl"))
+		return output_url_variant(session);
+	if (g_str_equal(name, "LiveTimer"))
+		return g_variant_new_uint32(session->relay ? session->relay->live_timer_us : 0);
+	if (g_str_equal(name, "TraceHostname"))
+		return g_variant_new_string(session->relay ? session->relay->hostname : "");
 	return tc_session_rotation_property_locked(session, name);
 }
 

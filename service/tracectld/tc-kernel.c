@@ -34,6 +34,15 @@
  * probes of the others (sessions destroyed while it was away, or of a
  * previous tracectld) and keeps those of the live sessions.
  *
+ * The helper names instances and probe groups after the session id, and
+ * two services on one machine (two run directories: tests, containers
+ * sharing the host's tracefs) both have a session 1. So every id sent to
+ * the helper carries the service's scope in its upper 32 bits, a hash of
+ * the run directory: stable across restarts, so that a restarted service
+ * removes the leftovers of its previous run, and different for another
+ * run directory, whose instances its PRUNE leaves alone. Session ids stay
+ * below 2^32 (one counter per service run).
+ *
  * Uprobes are the one request that touches a user's file, which may sit on
  * a file system that user controls and hang (a FUSE server that never
  * answers open()). Each goes on a connection of its own (probe_request),
@@ -57,6 +66,7 @@ struct link {
 };
 
 static char *socket_path; /* set once at start */
+static guint32 helper_scope; /* set once at start */
 static GMutex kernel_lock; /* covers main_link and instances */
 static struct link main_link = {.fd = -1, .pidfd = -1, .is_main = TRUE};
 static GArray *instances; /* guint64: the sessions whose instance exists */
@@ -64,10 +74,37 @@ static GMutex killed_lock; /* covers killed_pids */
 static GArray *killed_pids; /* GPid: killed helpers still to be reaped */
 static guint next_seq = 1; /* atomic */
 
+/* FNV-1a (Fowler, Noll, Vo): the same run directory gives the same scope
+ * in every version of the service, which g_str_hash does not promise. */
+static guint32
+scope_of_rundir(const char *rundir)
+{
+	guint32 hash = 2166136261u;
+
+	for (const char *p = rundir; *p; p++)
+		hash = (hash ^ (guint8)*p) * 16777619u;
+	return hash;
+}
+
+/* The id the helper knows session_id by: the service's scope above it. */
+static guint64
+helper_session_id(guint64 session_id)
+{
+	g_assert(session_id <= G_MAXUINT32);
+	return (guint64)helper_scope << 32 | session_id;
+}
+
+char *
+tc_kernel_probe_group(guint64 session_id)
+{
+	return g_strdup_printf("tracectl_%" G_GUINT64_FORMAT, helper_session_id(session_id));
+}
+
 void
 tc_kernel_init(const char *rundir)
 {
 	socket_path = g_build_filename(rundir, TC_KERNEL_SOCKET_NAME, NULL);
+	helper_scope = scope_of_rundir(rundir);
 	instances = g_array_new(FALSE, FALSE, sizeof(guint64));
 	killed_pids = g_array_new(FALSE, FALSE, sizeof(GPid));
 }
@@ -206,15 +243,17 @@ prune_locked(GError **error)
 	}
 	msg->header.type = TC_KERNEL_PRUNE;
 	msg->count = instances->len;
-	if (instances->len > 0) /* an empty GArray may have no data at all */
-		memcpy(msg->keep, instances->data, instances->len * sizeof(guint64));
+	msg->scope = helper_scope;
+	for (guint i = 0; i < instances->len; i++)
+		msg->keep[i] = helper_session_id(g_array_index(instances, guint64, i));
 	main_link.is_pruning = TRUE;
 	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
 	main_link.is_pruning = FALSE;
 	if (!ok)
 		return FALSE;
-	g_message("Kernel helper: %u sessions with instances kept, %u leftovers removed",
-		  msg->count, reply.value);
+	g_message("Kernel helper: %u sessions with instances kept, %u leftovers removed "
+		  "(scope %u)",
+		  msg->count, reply.value, helper_scope);
 	return TRUE;
 }
 
@@ -361,7 +400,8 @@ request_locked(struct tc_kernel_msg *msg, struct tc_kernel_msg *reply, GError **
 static gboolean
 simple_request(guint32 type, guint64 session_id, guint32 value, GError **error)
 {
-	struct tc_kernel_msg msg = {.type = type, .session_id = session_id, .value = value};
+	struct tc_kernel_msg msg = {
+		.type = type, .session_id = helper_session_id(session_id), .value = value};
 	struct tc_kernel_msg reply = {0};
 	gboolean ok;
 
@@ -462,7 +502,7 @@ event_request(guint32 type, guint64 session_id, const char *system, const char *
 	      GError **error)
 {
 	struct tc_kernel_event_msg msg = {
-		.header = {.type = type, .session_id = session_id},
+		.header = {.type = type, .session_id = helper_session_id(session_id)},
 	};
 	struct tc_kernel_msg reply = {0};
 	gboolean ok;
@@ -545,7 +585,8 @@ collect_tgids_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
 int
 tc_kernel_tgids(guint64 session_id, GError **error)
 {
-	struct tc_kernel_msg msg = {.type = TC_KERNEL_TGIDS, .session_id = session_id};
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_TGIDS,
+				    .session_id = helper_session_id(session_id)};
 	struct tc_kernel_msg reply = {0};
 	int fd = -1;
 	gboolean ok;
@@ -611,7 +652,8 @@ tc_kernel_buffers_clear(TcKernelBuffers *buffers)
 gboolean
 tc_kernel_start(guint64 session_id, TcKernelBuffers *buffers, GError **error)
 {
-	struct tc_kernel_msg msg = {.type = TC_KERNEL_START, .session_id = session_id};
+	struct tc_kernel_msg msg = {.type = TC_KERNEL_START,
+				    .session_id = helper_session_id(session_id)};
 	struct tc_kernel_msg reply = {0};
 	gboolean ok;
 
@@ -778,7 +820,8 @@ tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const ch
 		    uid_t uid, gid_t gid, gboolean enable, GError **error)
 {
 	struct tc_kernel_probe_msg msg = {
-		.header = {.type = TC_KERNEL_PROBE_ADD, .session_id = session_id},
+		.header = {.type = TC_KERNEL_PROBE_ADD,
+			   .session_id = helper_session_id(session_id)},
 		.kind = kind,
 		.uid = uid,
 		.gid = gid,

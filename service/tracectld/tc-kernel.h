@@ -57,3 +57,6 @@ gboolean tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name,
 			     GError **error);
 /* The machine's kernel events ("system:event"), or its system calls. */
 char **tc_kernel_list(gboolean syscalls, GError **error);
+/* The tracefs group of the session's probes, as the helper names it:
+ * "tracectl_<id>", the id with the service's scope (see tc-kernel.c). */
+char *tc_kernel_probe_group(guint64 session_id);

@@ -117,7 +117,7 @@ tc_session_set_output_directory(TcSession *session, const char *output_directory
 char *
 tc_uid_trace_dir(const char *root, uid_t uid)
 {
-	return g_strdup_printf("%s/ust/uid/%u/%u-bit", root, (unsigned)uid,
+	return g_strdup_printf("%s%sust/uid/%u/%u-bit", root, *root ? "/" : "", (unsigned)uid,
 			       (unsigned)(sizeof(long) * 8));
 }
 

@@ -135,8 +135,10 @@ struct _TcSession {
 	char *name;
 	uid_t owner_uid;
 	/* Both [S] until the session is exported, fixed from then on. */
-	char *output_directory; /* the trace root the user sees */
-	char *trace_dir;        /* <output>/ust/uid/<uid>/64-bit */
+	/* The trace root the user sees; "" for a relay session, whose paths
+	 * are then relative to its directory on the relay. */
+	char *output_directory;
+	char *trace_dir; /* <output>/ust/uid/<uid>/64-bit */
 	/* The service chose output_directory (<name>-<date>-<time>), so it
 	 * may pick another when that one holds a trace already. */
 	gboolean output_is_default;
@@ -296,7 +298,8 @@ TcSession *tc_session_new(const char *name, uid_t owner, const char *output_dire
 void tc_session_set_output_directory(TcSession *session, const char *output_directory);
 /* The directory of uid's trace under root (a session's output directory,
  * or a snapshot's): <root>/ust/uid/<uid>/<bits>-bit, where babeltrace2 and
- * the user look for it. */
+ * the user look for it; relative "ust/uid/<uid>/<bits>-bit" when root is
+ * "", the trace root of a relay session. */
 char *tc_uid_trace_dir(const char *root, uid_t uid);
 TcSession *tc_session_ref(TcSession *session);
 void tc_session_unref(TcSession *session);

@@ -235,7 +235,7 @@ static gboolean
 apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 {
 	struct passwd *pw = getpwuid(session->owner_uid);
-	g_autofree char *group = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT, session->id);
+	g_autofree char *group = tc_kernel_probe_group(session->id);
 	gboolean enable_now = !session->kernel_trace;
 
 	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
@@ -366,7 +366,11 @@ static gboolean
 give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers *buffers,
 		      GError **error)
 {
-	g_autofree char *dir = g_build_filename(session->output_directory, "kernel", NULL);
+	/* A relay session's kernel trace is "kernel" under its directory on
+	 * the relay, as its consumer session was created with the relay flag. */
+	g_autofree char *dir = session->relay ? g_strdup("kernel")
+					      : g_build_filename(session->output_directory,
+								 "kernel", NULL);
 	int tgids_fd = -1;
 	guint8 uuid[16];
 	gboolean ok;

@@ -18,6 +18,7 @@
 #include "tc-snapshot-output.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
+#include "tc-relay-url.h"
 #include "tc-user-limits.h"
 #include "tc-signals.h"
 
@@ -52,6 +53,43 @@ create_owner_trace(TcSession *session, TcConsumer *consumer, GError **error)
 	return TRUE;
 }
 
+/* A refused relay is named by its URL, once: the consumer's message may
+ * name it already. */
+static void
+prefix_output_error(TcSession *session, GError **error)
+{
+	g_autofree char *url = NULL;
+
+	if (session->relay == NULL) {
+		g_prefix_error(error, "Cannot create the trace directory of '%s': ",
+			       session->name);
+		return;
+	}
+	url = tc_relay_output_to_url(session->relay);
+	if (error != NULL && *error != NULL && strstr((*error)->message, url) != NULL)
+		g_prefix_error(error, "Session '%s': ", session->name);
+	else
+		g_prefix_error(error, "Cannot stream session '%s' to %s: ", session->name, url);
+}
+
+static void
+log_created(TcSession *session)
+{
+	g_autofree char *url = NULL;
+
+	if (session->relay == NULL) {
+		g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
+			  session->name, session->id, (unsigned)session->owner_uid,
+			  session->output_directory);
+		return;
+	}
+	url = tc_relay_output_to_url(session->relay);
+	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, streamed to %s "
+		  "as host '%s', live timer %u us",
+		  session->name, session->id, (unsigned)session->owner_uid, url,
+		  session->relay->hostname, session->relay->live_timer_us);
+}
+
 gboolean
 tc_session_op_create(TcSession *session, GError **error)
 {
@@ -66,15 +104,12 @@ tc_session_op_create(TcSession *session, GError **error)
 		if (consumer == NULL || !create_owner_trace(session, consumer, error)) {
 			g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
-			g_prefix_error(error, "Cannot create the trace directory of '%s': ",
-				       session->name);
+			prefix_output_error(session, error);
 			tc_registry_remove_session_locked(session);
 			return FALSE;
 		}
 	}
-	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, output '%s'",
-		  session->name, session->id, (unsigned)session->owner_uid,
-		  session->output_directory);
+	log_created(session);
 	return TRUE;
 }
 
@@ -602,13 +637,16 @@ tc_session_op_add_context(TcSession *session, const char *channel, guint32 conte
 	return add_context_locked(session, channel, contexts, error);
 }
 
-/* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>. op_lock held. */
+/* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>, relative to the session's
+ * directory on the relay for a relay session. op_lock held. */
 static char *
 snapshot_directory(TcSession *session)
 {
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
 	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
 
+	if (session->relay != NULL)
+		return g_strdup_printf("snapshot-%u-%s", session->snapshot_count, stamp);
 	return g_strdup_printf("%s/snapshot-%u-%s", session->output_directory,
 			       session->snapshot_count, stamp);
 }
@@ -785,6 +823,62 @@ add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **err
 	return TRUE;
 }
 
+#define RELAY_PROBLEM_PREFIX "lost "
+
+/* The Problem text of a streaming session whose relay went away, or NULL
+ * when nothing was lost. */
+static char *
+relay_problem_text(const TcRelayStatus *status)
+{
+	g_autoptr(GDateTime) since = NULL;
+	g_autofree char *when = NULL;
+
+	if (status->lost_packets == 0)
+		return NULL;
+	since = g_date_time_new_from_unix_local(status->lost_since);
+	when = since ? g_date_time_format(since, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
+	return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT " packets since %s: "
+			       "relay %s %s",
+			       status->lost_packets, when, status->url,
+			       status->connected ? "was unreachable, reconnected" : "unreachable");
+}
+
+/* [op_lock] Asks the consumer sessions of a streaming session what their
+ * relay lost and puts it in Problem, unless another problem is there. */
+static void
+refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
+{
+	TcRelayStatus total = {0};
+
+	if (session->relay == NULL)
+		return;
+	for (guint i = 0; i < ids->len; i++) {
+		TcRelayStatus status = {0};
+
+		if (!tc_consumer_relay_status(consumer, g_array_index(ids, guint64, i), &status,
+					      NULL))
+			continue;
+		if (status.lost_packets && (total.lost_since == 0 || status.lost_since < total.lost_since))
+			total.lost_since = status.lost_since;
+		total.lost_packets += status.lost_packets;
+		total.connected = i == 0 ? status.connected : total.connected && status.connected;
+		g_strlcpy(total.url, status.url, sizeof(total.url));
+	}
+	g_mutex_lock(&session->lock);
+	if (session->problem == NULL || g_str_has_prefix(session->problem, RELAY_PROBLEM_PREFIX)) {
+		char *text = relay_problem_text(&total);
+
+		if (text && g_strcmp0(text, session->problem) != 0)
+			g_warning("Session '%s' of uid %u: %s", session->name,
+				  (unsigned)session->owner_uid, text);
+		if (text) {
+			g_free(session->problem);
+			session->problem = text;
+		}
+	}
+	g_mutex_unlock(&session->lock);
+}
+
 GVariant *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
@@ -826,6 +920,8 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 		g_variant_builder_clear(&builder);
 		return NULL;
 	}
+	if (consumer)
+		refresh_relay_problem(session, consumer, ids);
 	return g_variant_builder_end(&builder);
 }
 

@@ -47,7 +47,7 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 	trace->consumer_id = tc_session_trace_consumer_id(session, uid);
 	uid_trace_uuid(session, uid, trace->uuid);
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
-					error)) {
+					session->relay, error)) {
 		g_free(trace);
 		return FALSE;
 	}
@@ -56,6 +56,14 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
+
+/*
+ * A live viewer (babeltrace2 2.0's lttng-live source) decodes each piece of
+ * plain-text metadata the relay hands it on its own, and refuses one that
+ * does not start with the CTF signature; a comment is valid TSDL anywhere,
+ * so every piece appended to a streamed trace starts with it.
+ */
+#define METADATA_SIGNATURE "/* CTF 1.8 */\n"
 
 /* Sends the metadata produced since the last call to every trace that has
  * buffers, and keeps it for traces created later. op_lock held. */
@@ -86,6 +94,13 @@ tc_session_trace_flush_metadata(TcSession *session, TcConsumer *consumer, GError
 			g_array_append_val(ids, trace->consumer_id);
 	}
 	g_mutex_unlock(&session->lock);
+	if (session->relay != NULL && len > 0) {
+		char *signed_text = g_strconcat(METADATA_SIGNATURE, text, NULL);
+
+		g_free(text);
+		text = signed_text;
+		len += strlen(METADATA_SIGNATURE);
+	}
 	for (guint i = 0; len > 0 && i < ids->len; i++)
 		if (!tc_consumer_append_metadata(consumer, g_array_index(ids, guint64, i), text,
 						 len, error))

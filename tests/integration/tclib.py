@@ -67,7 +67,9 @@ class Installed:
     def install(self, source, target):
         backup = None
         if os.path.exists(target):
-            backup = target + ".tracectl-test-backup"
+            # Named after this object: two services of one test install
+            # the same files, and restore them in the reverse order.
+            backup = f"{target}.tracectl-test-backup-{id(self)}"
             shutil.copy2(target, backup)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(source, target)
@@ -139,8 +141,11 @@ class Result:
 class Service:
     """tracectld --embedded in a private run directory."""
 
-    def __init__(self, args=(), daemon_env=None):
+    def __init__(self, args=(), daemon_env=None, wrapper=()):
+        """wrapper: a command that runs tracectld as its arguments, such as
+        an unshare that gives it a host name of its own."""
         self.args = list(args)
+        self.wrapper = list(wrapper)
         self.daemon_env = dict(daemon_env or {})
         for path in (TRACECTLD, TRACECTL, EXAMPLE_APP):
             require(os.path.exists(path), f"{path} is not built")
@@ -200,7 +205,8 @@ class Service:
         env.update(self.daemon_env)
         env["G_MESSAGES_DEBUG"] = "all"
         self.logfile = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([TRACECTLD, "--embedded", *self.args], env=env,
+        self.proc = subprocess.Popen([*self.wrapper, TRACECTLD, "--embedded", *self.args],
+                                     env=env,
                                      stdout=self.logfile, stderr=subprocess.STDOUT)
         bus_file = os.path.join(self.rundir, "bus")
         sock = os.path.join(self.rundir, "app.sock")

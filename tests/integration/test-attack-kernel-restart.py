@@ -18,7 +18,7 @@ import time
 from kattack import copy_binary, helper_pids, instances, probe_groups, require_uprobes
 from tclib import TRACEFS, Service, check, log, run, wait_for
 
-LEFTOVER = 999999
+LEFTOVER_SESSION = 999999
 DEADLINE_S = 10  # REPLY_TIMEOUT_MS of service/tracectld/tc-kernel.c
 
 
@@ -34,13 +34,17 @@ def start_session(svc, user, name, program):
     return int(new[0].split("-")[1])
 
 
-def plant_leftover(program):
-    os.mkdir(os.path.join(TRACEFS, "instances", f"tracectl-{LEFTOVER}"))
+def plant_leftover(program, like):
+    """A leftover in the service's scope, the upper 32 bits of the helper's
+    session ids, which like (one of its sessions) shows."""
+    leftover = (like >> 32) << 32 | LEFTOVER_SESSION
+    os.mkdir(os.path.join(TRACEFS, "instances", f"tracectl-{leftover}"))
     fd = os.open(os.path.join(TRACEFS, "uprobe_events"), os.O_WRONLY | os.O_APPEND)
     try:
-        os.write(fd, f"p:tracectl_{LEFTOVER}/old {program}:0x1000\n".encode())
+        os.write(fd, f"p:tracectl_{leftover}/old {program}:0x1000\n".encode())
     finally:
         os.close(fd)
+    return leftover
 
 
 def kill_helper(svc, how):
@@ -57,7 +61,7 @@ def test():
         program = copy_binary(os.path.join(user.home, "prog"), owner=user)
         one = start_session(svc, user, "one", program)
         two = start_session(svc, user, "two", program)
-        plant_leftover(program)
+        leftover = plant_leftover(program, two)
         groups = probe_groups()
         check(f"tracectl_{one}/pone" in groups and f"tracectl_{two}/ptwo" in groups,
               f"probes: {sorted(groups)}")
@@ -68,7 +72,7 @@ def test():
         groups = probe_groups()
         check(f"tracectl_{two}/ptwo" in groups, f"the live session's probe is gone: {groups}")
         check(f"tracectl_{one}/pone" not in groups, "the destroyed session's probe is left")
-        check(f"tracectl_{LEFTOVER}/old" not in groups, "the leftover probe is left")
+        check(f"tracectl_{leftover}/old" not in groups, "the leftover probe is left")
         check(instances() == [f"tracectl-{two}"], f"instances: {instances()}")
         svc.cli("stop", "two", user=user)
         svc.cli("start", "two", user=user)

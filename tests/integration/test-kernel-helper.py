@@ -32,15 +32,15 @@ def request(sock, kind, session=0, seq=1, value=0):
     return status, value
 
 
-def prune(sock, keep, seq=1):
-    """PRUNE: the sessions in keep live, the others' leftovers go."""
-    body = struct.pack("=II", len(keep), 0) + struct.pack(f"={PRUNE_MAX}Q",
-                                                          *(list(keep) + [0] * (PRUNE_MAX - len(keep))))
+def prune(sock, keep, seq=1, scope=0, expect=0):
+    """PRUNE: the sessions in keep live, the others' leftovers in scope go."""
+    body = struct.pack("=II", len(keep), scope) + struct.pack(f"={PRUNE_MAX}Q",
+                                                              *(list(keep) + [0] * (PRUNE_MAX - len(keep))))
     size = MSG.size + len(body)
     sock.send(MSG.pack(MAGIC, PRUNE, size, seq, 0, 0, 0) + body)
     magic, rtype, _, rseq, _, status, removed = MSG.unpack(sock.recv(256))
-    check(magic == MAGIC and rtype == REPLY and rseq == seq and status == 0,
-          f"PRUNE: status {status}")
+    check(magic == MAGIC and rtype == REPLY and rseq == seq and status == expect,
+          f"PRUNE: status {status}, expected {expect}")
     return removed
 
 
@@ -131,8 +131,11 @@ def test_protocol_and_instances():
             check(status == 0 and not os.path.exists(os.path.join(instances, "tracectl-424242")),
                   f"INSTANCE_REMOVE: {status}")
             # A restarted helper removes nothing by itself; PRUNE removes
-            # the instances of the sessions it does not list, and only them.
-            for name in ("tracectl-777777", "tracectl-777778"):
+            # the instances of the sessions it does not list, and only them,
+            # and only in its scope (the upper 32 bits): another service's
+            # instance stays.
+            other = f"tracectl-{(5 << 32) | 777777}"
+            for name in ("tracectl-777777", "tracectl-777778", other):
                 os.mkdir(os.path.join(instances, name))
             sock.close()
             proc.wait(timeout=10)
@@ -140,11 +143,15 @@ def test_protocol_and_instances():
             request(sock, PING)
             check(os.path.exists(os.path.join(instances, "tracectl-777777")),
                   "the helper removed an instance before PRUNE")
+            prune(sock, [(5 << 32) | 1], seq=2, expect=-22)  # a kept id out of scope
             check(prune(sock, [777778], seq=2) >= 1, "PRUNE removed nothing")
             check(not os.path.exists(os.path.join(instances, "tracectl-777777")),
                   "the leftover instance was not removed")
             check(os.path.exists(os.path.join(instances, "tracectl-777778")),
                   "PRUNE removed a live session's instance")
+            check(os.path.exists(os.path.join(instances, other)),
+                  "PRUNE removed another service's instance")
+            os.rmdir(os.path.join(instances, other))
             status, _ = request(sock, REMOVE, 777778, seq=3)
             check(status == 0, f"INSTANCE_REMOVE: {status}")
         else:

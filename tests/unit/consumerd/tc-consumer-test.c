@@ -16,7 +16,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1321,6 +1324,372 @@ test_rotate_after_losses(Fixture *fixture, gconstpointer data)
 	}
 }
 
+/* Streaming to lttng-relayd */
+
+#define LTTNG_RELAYD "/usr/bin/lttng-relayd"
+#define TEST_RELAY_HOSTNAME "tc-test-host"
+#define TEST_RELAY_TRACE_PATH "ust/uid/1000/64-bit"
+#define TEST_RELAY_WAIT_MS 10000
+
+typedef struct {
+	GPid pid;
+	char *output_dir;
+	uint16_t ports[3]; /* control, data, live */
+} Relay;
+
+/* Children the test starts die with it, even when an assertion fails. */
+static void
+die_with_parent_cb(gpointer data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* A port nobody listens on right now. */
+static uint16_t
+free_port(void)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
+	g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
+	close(fd);
+	return ntohs(addr.sin_port);
+}
+
+static gboolean
+port_is_open(uint16_t port)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	gboolean open = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+
+	close(fd);
+	return open;
+}
+
+/* Starts lttng-relayd on 127.0.0.1 (ports chosen before, or new), writing
+ * into output_dir; waits until it listens. */
+static void
+relay_start(Relay *relay)
+{
+	g_autofree char *ctrl = NULL, *data = NULL, *live = NULL, *home = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) env = g_get_environ();
+
+	for (int i = 0; i < 3; i++)
+		if (relay->ports[i] == 0)
+			relay->ports[i] = free_port();
+	ctrl = g_strdup_printf("tcp://127.0.0.1:%u", relay->ports[0]);
+	data = g_strdup_printf("tcp://127.0.0.1:%u", relay->ports[1]);
+	live = g_strdup_printf("tcp://127.0.0.1:%u", relay->ports[2]);
+	home = g_build_filename(relay->output_dir, "..", NULL);
+	env = g_environ_setenv(env, "LTTNG_HOME", home, TRUE);
+	{
+		const char *argv[] = {LTTNG_RELAYD, "-o", relay->output_dir, "-C", ctrl,
+				      "-D", data, "-L", live, NULL};
+
+		g_spawn_async(NULL, (char **)argv, env,
+			      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+				      G_SPAWN_STDERR_TO_DEV_NULL,
+			      die_with_parent_cb, NULL, &relay->pid, &error);
+	}
+	g_assert_no_error(error);
+	for (int waited = 0; !port_is_open(relay->ports[0]) || !port_is_open(relay->ports[2]);
+	     waited += 20) {
+		g_assert_cmpint(waited, <, TEST_RELAY_WAIT_MS);
+		g_usleep(20000);
+	}
+}
+
+static void
+relay_stop(Relay *relay, int signal_number)
+{
+	if (relay->pid <= 0)
+		return;
+	kill(relay->pid, signal_number);
+	waitpid(relay->pid, NULL, 0);
+	relay->pid = 0;
+}
+
+static gboolean
+has_relayd(void)
+{
+	if (g_file_test(LTTNG_RELAYD, G_FILE_TEST_IS_EXECUTABLE))
+		return TRUE;
+	g_test_skip(LTTNG_RELAYD " is not installed");
+	return FALSE;
+}
+
+static void
+relay_init(Relay *relay, Fixture *fixture)
+{
+	memset(relay, 0, sizeof(*relay));
+	relay->output_dir = g_build_filename(fixture->base_dir, "relay", NULL);
+	relay_start(relay);
+}
+
+static int
+create_relay_session_full(Fixture *fixture, uint64_t session_id, const Relay *relay,
+			  uint16_t control_port, uint32_t live_timer_us,
+			  struct tc_consumer_reply *reply)
+{
+	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
+
+	msg->session_id = session_id;
+	msg->flags = TC_CONSUMER_SESSION_RELAY;
+	g_strlcpy(msg->trace_dir, TEST_RELAY_TRACE_PATH, sizeof(msg->trace_dir));
+	g_strlcpy(msg->relay.host, "127.0.0.1", sizeof(msg->relay.host));
+	msg->relay.family = AF_INET;
+	msg->relay.control_port = control_port;
+	msg->relay.data_port = relay->ports[1];
+	msg->relay.live_timer_us = live_timer_us;
+	msg->relay.creation_time = 1700000000;
+	g_strlcpy(msg->relay.hostname, TEST_RELAY_HOSTNAME, sizeof(msg->relay.hostname));
+	g_snprintf(msg->relay.session_name, sizeof(msg->relay.session_name), "s%" PRIu64,
+		   session_id);
+	return request(fixture, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), reply);
+}
+
+static int
+create_relay_session(Fixture *fixture, uint64_t session_id, const Relay *relay,
+		     uint32_t live_timer_us)
+{
+	struct tc_consumer_reply reply;
+	int ret = create_relay_session_full(fixture, session_id, relay, relay->ports[0],
+					    live_timer_us, &reply);
+
+	if (ret < 0)
+		g_test_message("create session: %s", reply.message);
+	return ret;
+}
+
+/* Where the relay filed the trace of session session_id. */
+static char *
+relay_trace_dir(const Relay *relay, uint64_t session_id)
+{
+	g_autofree char *host_dir = g_build_filename(relay->output_dir, TEST_RELAY_HOSTNAME, NULL);
+	g_autofree char *prefix = g_strdup_printf("s%" PRIu64 "-", session_id);
+	g_autoptr(GDir) dir = g_dir_open(host_dir, 0, NULL);
+	const char *name;
+
+	g_assert_nonnull(dir);
+	while ((name = g_dir_read_name(dir)))
+		if (g_str_has_prefix(name, prefix))
+			return g_build_filename(host_dir, name, TEST_RELAY_TRACE_PATH, NULL);
+	g_assert_not_reached();
+}
+
+static void
+test_relay_round_trip(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	const uint64_t nr_events = 400;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+	g_autofree char *trace_dir = NULL;
+	Relay relay;
+
+	if (!has_relayd())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, 0), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < nr_events; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 4);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	/* Nothing local: the relay has it. */
+	g_assert_false(g_file_test(fixture->trace_dir, G_FILE_TEST_EXISTS));
+	trace_dir = relay_trace_dir(&relay, 1);
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
+
+		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
+	}
+	if (has_babeltrace2()) {
+		lines = read_trace(trace_dir, FALSE);
+		assert_events(lines, 0, nr_events - 1, nr_cpus);
+	}
+	relay_stop(&relay, SIGTERM);
+	g_free(relay.output_dir);
+}
+
+static void
+test_relay_refused(Fixture *fixture, gconstpointer data)
+{
+	struct tc_consumer_reply reply;
+	g_autofree char *expected = NULL;
+	Relay relay = {.ports = {free_port(), free_port(), 0}};
+
+	g_assert_cmpint(create_relay_session_full(fixture, 1, &relay, relay.ports[0], 0, &reply),
+			==, -ECONNREFUSED);
+	g_test_message("refused as expected: %s", reply.message);
+	expected = g_strdup_printf("net://127.0.0.1:%u:%u", relay.ports[0], relay.ports[1]);
+	g_assert_nonnull(strstr(reply.message, expected));
+	/* No session was left behind. */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==,
+			-ENOENT);
+}
+
+/* Reads what a live viewer printed until it printed count sample events
+ * or timeout_ms passed. Returns the number of sample events seen. */
+static guint
+viewer_wait_events(int fd, GString *out, guint count, int timeout_ms)
+{
+	const gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	guint seen = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		gint64 left = (deadline - g_get_monotonic_time()) / 1000;
+		char buf[4096];
+		ssize_t n;
+
+		seen = 0;
+		for (const char *p = out->str; (p = strstr(p, "tracectl_test:sample:")); p++)
+			seen++;
+		if (seen >= count || left <= 0)
+			return seen;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			return seen;
+		g_string_append_len(out, buf, n);
+	}
+}
+
+static void
+test_relay_live(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2, live_timer_us = 100000;
+	/* An event arrives within the live period plus a second. */
+	const int arrival_ms = live_timer_us / 1000 + 1000;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *url = NULL;
+	struct tc_consumer_reply reply;
+	GPid viewer;
+	int viewer_out;
+	Relay relay;
+
+	if (!has_relayd() || !has_babeltrace2())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, live_timer_us), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	url = g_strdup_printf("net://127.0.0.1:%u/host/" TEST_RELAY_HOSTNAME "/s1", relay.ports[2]);
+	{
+		const char *argv[] = {BABELTRACE2, url, NULL};
+
+		g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					 die_with_parent_cb, NULL, &viewer, NULL, &viewer_out, NULL,
+					 &error);
+	}
+	g_assert_no_error(error);
+	/* A few events on one CPU only: the other stream stays idle, and the
+	 * viewer must not wait for it. */
+	for (uint64_t seq = 0; seq < 3; seq++)
+		write_event(&fixture->buffers[0], seq * nr_cpus, event_value(seq * nr_cpus));
+	g_assert_cmpuint(viewer_wait_events(viewer_out, out, 3, arrival_ms + 5000), ==, 3);
+	/* Then more, while the session records: each within the live period
+	 * plus a second. */
+	for (uint64_t seq = 3; seq < 6; seq++) {
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+		g_assert_cmpuint(viewer_wait_events(viewer_out, out, seq + 1, arrival_ms), ==,
+				 seq + 1);
+	}
+	g_test_message("viewer output:\n%s", out->str);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	/* babeltrace2 goes on waiting for a new session of that name. */
+	kill(viewer, SIGTERM);
+	g_assert_cmpint(waitpid(viewer, NULL, 0), ==, viewer);
+	close(viewer_out);
+	relay_stop(&relay, SIGTERM);
+	g_free(relay.output_dir);
+}
+
+/* Sample events seq first..last, round robin over the CPUs, then a flush. */
+static void
+write_events_and_flush(Fixture *fixture, uint64_t first, uint64_t last, uint32_t nr_cpus,
+		       struct tc_consumer_reply *reply)
+{
+	for (uint64_t seq = first; seq <= last; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, reply);
+}
+
+static void
+test_relay_restart(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+	g_autofree char *trace_dir = NULL, *warnings = NULL;
+	guint before = 0, after = 0;
+	Relay relay;
+
+	if (!has_relayd() || !has_babeltrace2())
+		return;
+	relay_init(&relay, fixture);
+	g_assert_cmpint(create_relay_session(fixture, 1, &relay, 0), ==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	write_events_and_flush(fixture, 0, 399, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+
+	/* The relay dies: the consumer goes on draining, and drops. */
+	relay_stop(&relay, SIGKILL);
+	write_events_and_flush(fixture, 400, 799, nr_cpus, &reply);
+	write_events_and_flush(fixture, 800, 1199, nr_cpus, &reply);
+	g_assert_cmpuint(reply.packets_written, <, 12);
+	/* What the service shows in Problem. */
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 0);
+	g_assert_cmpuint(reply.relay_lost_packets, >=, 4);
+	g_assert_cmpint(reply.relay_lost_since, >, 0);
+	g_assert_true(g_str_has_prefix(reply.message, "net://127.0.0.1:"));
+
+	/* It comes back on the same ports: the consumer reconnects alone. */
+	relay_start(&relay);
+	g_usleep(2 * G_USEC_PER_SEC);
+	write_events_and_flush(fixture, 1200, 1599, nr_cpus, &reply);
+	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 1);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	relay_stop(&relay, SIGTERM);
+
+	/* One trace, whole packets only: what came before and after, the gap
+	 * reported as discarded packets. */
+	trace_dir = relay_trace_dir(&relay, 1);
+	lines = read_trace_with_warnings(trace_dir, TRUE, &warnings);
+	for (guint i = 0; lines[i]; i++) {
+		uint64_t seq;
+		const char *p = strstr(lines[i], "seq = ");
+
+		if (!p)
+			continue;
+		seq = g_ascii_strtoull(p + 6, NULL, 10);
+		g_assert_true(seq < 400 || seq >= 800);
+		if (seq < 400)
+			before++;
+		else if (seq >= 1200)
+			after++;
+	}
+	g_assert_cmpuint(before, ==, 400);
+	g_assert_cmpuint(after, ==, 400);
+	g_assert_nonnull(strstr(warnings, "discarded"));
+	g_free(relay.output_dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1344,6 +1713,10 @@ main(int argc, char **argv)
 	ADD("unknown-event-while-losing", test_unknown_event_while_losing);
 	ADD("rotate-clear", test_rotate_clear);
 	ADD("rotate-after-losses", test_rotate_after_losses);
+	ADD("relay-round-trip", test_relay_round_trip);
+	ADD("relay-refused", test_relay_refused);
+	ADD("relay-live", test_relay_live);
+	ADD("relay-restart", test_relay_restart);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracectl view --live: babeltrace2's lttng-live source on the relay a
+ * live session streams to, net://RELAY:LIVE_PORT/host/HOSTNAME/SESSION.
+ * The viewer is told to fail on a session the relay does not know rather
+ * than wait for it (session-not-found-action="fail"), and its long error
+ * chain is turned into one sentence naming the relay and the session.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tc-client.h"
+
+/* babeltrace2's messages when the relay has no such session, and when
+ * another viewer is attached to it: lttng-relayd 2.13 admits one viewer
+ * per session at a time (LTTNG_VIEWER_ATTACH_ALREADY). */
+#define NOT_FOUND_MESSAGE "Unable to connect to the requested live viewer session"
+#define ALREADY_ATTACHED_MESSAGE "There is already a viewer attached to this session"
+
+/* The host part of "net://HOST:CTRL:DATA" or "net6://[ADDR]:CTRL:DATA",
+ * brackets kept. */
+static char *
+relay_host_of(const char *url)
+{
+	const char *start = strstr(url, "://");
+	const char *end;
+
+	if (start == NULL)
+		return NULL;
+	start += 3;
+	end = *start == '[' ? strchr(start, ']') : strchr(start, ':');
+	if (end == NULL)
+		return NULL;
+	return g_strndup(start, end - start + (*start == '['));
+}
+
+/* Host names come from the service; refuse what would break the quoting
+ * of babeltrace2's parameters rather than escape it. */
+static gboolean
+is_plain(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (!g_ascii_isgraph(*p) || *p == '"' || *p == '\\' || *p == '/' || *p == ',')
+			return FALSE;
+	return *text != '\0';
+}
+
+static char *
+live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
+{
+	const char *name = tc_dbus_session_get_name(session);
+	const char *url = tc_dbus_session_get_output_url(session);
+	const char *hostname = tc_dbus_session_get_trace_hostname(session);
+	g_autofree char *host = NULL;
+
+	if (url == NULL || !g_str_has_prefix(url, "net") || hostname == NULL) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "Session '%s' is not streamed to a relay daemon (create it with "
+			    "'tracectl create NAME --live')",
+			    name);
+		return NULL;
+	}
+	if (tc_dbus_session_get_live_timer(session) == 0) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "Session '%s' streams to %s but is not live (create it with --live)",
+			    name, url);
+		return NULL;
+	}
+	host = relay_host_of(url);
+	if (host == NULL || !is_plain(host) || !is_plain(hostname)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			    "Cannot build a viewer URL from '%s' and host name '%s'", url,
+			    hostname);
+		return NULL;
+	}
+	return g_strdup_printf("net://%s:%u/host/%s/%s", host, live_port, hostname, name);
+}
+
+static int
+explain_failure(const char *viewer_url, const char *errors, int status)
+{
+	if (strstr(errors, NOT_FOUND_MESSAGE) != NULL) {
+		g_printerr("Error: the relay daemon has no live session at %s (was it destroyed, "
+			   "or the relay restarted?)\n",
+			   viewer_url);
+		return TC_EXIT_FAILURE;
+	}
+	if (strstr(errors, ALREADY_ATTACHED_MESSAGE) != NULL) {
+		g_printerr("Error: another viewer is attached to the live session at %s (the "
+			   "relay daemon admits one viewer per session at a time)\n",
+			   viewer_url);
+		return TC_EXIT_FAILURE;
+	}
+	if (strstr(errors, "Connection refused") != NULL) {
+		g_printerr("Error: nothing listens for live viewers at %s (the relay daemon's "
+			   "live port, see --live-port)\n",
+			   viewer_url);
+		return TC_EXIT_FAILURE;
+	}
+	g_printerr("%s", errors);
+	g_printerr("Error: babeltrace2 failed on %s (status %d)\n", viewer_url, status);
+	return TC_EXIT_FAILURE;
+}
+
+/* babeltrace2 on the live session; returns when it ends (the session was
+ * destroyed, or the viewer interrupted). */
+static int
+run_babeltrace(const char *viewer_url)
+{
+	g_autofree char *params =
+	    g_strdup_printf("inputs=[\"%s\"],session-not-found-action=\"fail\"", viewer_url);
+	const char *argv[] = {"babeltrace2", "--component=src.ctf.lttng-live", "--params", params,
+			      NULL};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) viewer = NULL;
+	g_autofree char *errors = NULL;
+
+	fflush(stdout);
+	viewer = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+	if (viewer == NULL ||
+	    !g_subprocess_communicate_utf8(viewer, NULL, NULL, NULL, &errors, &error))
+		return tc_client_fail(error);
+	if (g_subprocess_get_if_exited(viewer) && g_subprocess_get_exit_status(viewer) == 0) {
+		g_printerr("%s", errors ? errors : "");
+		return TC_EXIT_OK;
+	}
+	return explain_failure(viewer_url, errors ? errors : "",
+			       g_subprocess_get_if_exited(viewer)
+				   ? g_subprocess_get_exit_status(viewer)
+				   : -g_subprocess_get_term_sig(viewer));
+}
+
+int
+tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *viewer_url = live_viewer_url(session, live_port, &error);
+	g_auto(GStrv) command = NULL;
+	g_autoptr(GStrvBuilder) args = g_strv_builder_new();
+
+	if (viewer_url == NULL)
+		return tc_client_fail(error);
+	if (viewer == NULL)
+		return run_babeltrace(viewer_url);
+	if (!g_shell_parse_argv(viewer, NULL, &command, &error))
+		return tc_client_fail(error);
+	g_strv_builder_addv(args, (const char **)command);
+	g_strv_builder_add(args, viewer_url);
+	g_strfreev(command);
+	command = g_strv_builder_end(args);
+	fflush(stdout);
+	execvp(command[0], command);
+	g_printerr("Error: cannot run %s: %s\n", command[0], g_strerror(errno));
+	return TC_EXIT_FAILURE;
+}

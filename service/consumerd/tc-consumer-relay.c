@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tc-consumer-relay.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tc-consumer-log.h"
+#include "tc-rb.h"
+#include "tc-relay-wire.h"
+
+/* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
+ * with their names. */
+#define COMMAND_MAX 1024u
+#define CHUNK_ID 0u
+/* Index replies not read yet at most; then the next command waits for them. */
+#define PENDING_REPLIES_MAX 256u
+
+struct consumerd_relay {
+	struct tc_consumer_relay_output out;
+	uint64_t session_id; /* ours, sent as the session daemon's id */
+	uint8_t uuid[16];    /* names this consumer instance to the relay */
+	int control_fd, data_fd;
+	uint32_t minor;
+	uint64_t relay_session_id;
+	uint32_t generation;	  /* connections made so far, after the first */
+	uint32_t pending_replies; /* generic replies of indexes not read yet */
+	bool up;
+	uint64_t next_retry, retry_interval;
+	uint64_t lost_packets;
+	int64_t lost_since;
+	struct consumerd_ratelimit down_limit;
+	struct consumerd_relay_stream *streams;
+};
+
+/* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
+ * IPv6 address), the form a user wrote it in. */
+static void
+relay_address(const struct consumerd_relay *relay, char *buf, size_t size)
+{
+	bool is_ipv6 = strchr(relay->out.host, ':') != NULL;
+
+	snprintf(buf, size, "%s%s%s:%" PRIu16 ":%" PRIu16, is_ipv6 ? "net6://[" : "net://",
+		 relay->out.host, is_ipv6 ? "]" : "", relay->out.control_port,
+		 relay->out.data_port);
+}
+
+/* ---- sockets ---- */
+
+static int
+set_timeouts(int fd)
+{
+	struct timeval tv = {.tv_sec = CONSUMERD_RELAY_IO_TIMEOUT_MS / 1000,
+			     .tv_usec = (CONSUMERD_RELAY_IO_TIMEOUT_MS % 1000) * 1000};
+	int one = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	/* Commands and indexes are small and each one waits for its peer. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return 0;
+}
+
+/* Connects to one address within the timeout. Returns the fd or -errno. */
+static int
+connect_address(const struct addrinfo *ai)
+{
+	struct pollfd pfd;
+	socklen_t len = sizeof(int);
+	int fd, err = 0, ret;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		err = -errno;
+		goto fail;
+	}
+	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
+	do
+		ret = poll(&pfd, 1, CONSUMERD_RELAY_CONNECT_TIMEOUT_MS);
+	while (ret < 0 && errno == EINTR);
+	if (ret == 0) {
+		err = -ETIMEDOUT;
+		goto fail;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
+		err = err ? -err : -errno;
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || set_timeouts(fd) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	return fd;
+
+fail:
+	close(fd);
+	return err;
+}
+
+static int
+connect_port(const struct consumerd_relay *relay, uint16_t port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = (int)relay->out.family};
+	struct addrinfo *list = NULL;
+	char service[8];
+	int ret, fd = -EHOSTUNREACH;
+
+	snprintf(service, sizeof(service), "%" PRIu16, port);
+	ret = getaddrinfo(relay->out.host, service, &hints, &list);
+	if (ret != 0)
+		return ret == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
+		fd = connect_address(ai);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(list);
+	return fd;
+}
+
+/* Sends the whole iovec; a timeout or a short write breaks the stream. */
+static int
+send_all(int fd, struct iovec *iov, int iovcnt)
+{
+	while (iovcnt > 0) {
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+		ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int
+recv_all(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = recv(fd, (char *)buf + done, len - done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- control commands ---- */
+
+static int
+send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+{
+	struct tc_relay_cmd_header header = {
+	    .data_size = htobe64(len),
+	    .cmd = htobe32(cmd),
+	};
+	struct iovec iov[2] = {{&header, sizeof(header)}, {(void *)payload, len}};
+
+	return send_all(relay->control_fd, iov, len ? 2 : 1);
+}
+
+static int
+read_generic_reply(struct consumerd_relay *relay, uint32_t *code)
+{
+	struct tc_relay_generic_reply reply;
+	int ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+
+	if (ret == 0)
+		*code = be32toh(reply.ret_code);
+	return ret;
+}
+
+/* Reads the replies of indexes sent earlier: all of them when wait,
+ * else those already there. A refused index is logged, not fatal. */
+static int
+drain_replies(struct consumerd_relay *relay, bool wait)
+{
+	uint32_t code = 0;
+	int ret;
+
+	while (relay->pending_replies > 0) {
+		if (!wait) {
+			struct pollfd pfd = {.fd = relay->control_fd, .events = POLLIN};
+
+			if (poll(&pfd, 1, 0) <= 0)
+				return 0;
+		}
+		ret = read_generic_reply(relay, &code);
+		if (ret < 0)
+			return ret;
+		relay->pending_replies--;
+		if (code != TC_RELAY_LTTNG_OK)
+			consumerd_debug("session=%" PRIu64 ": The relay refused an index (%" PRIu32
+					")",
+					relay->session_id, code);
+	}
+	return 0;
+}
+
+/* A command whose reply is generic and must be LTTNG_OK. */
+static int
+command_generic(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+{
+	uint32_t code = 0;
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = send_command(relay, cmd, payload, len);
+	if (ret == 0)
+		ret = read_generic_reply(relay, &code);
+	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
+		ret = -EPROTO;
+	return ret;
+}
+
+static int
+command_version(struct consumerd_relay *relay)
+{
+	struct tc_relay_version version = {htobe32(TC_RELAY_PROTO_MAJOR),
+					   htobe32(TC_RELAY_PROTO_MINOR)};
+	int ret = send_command(relay, TC_RELAY_VERSION, &version, sizeof(version));
+
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &version, sizeof(version));
+	if (ret == 0)
+		ret = tc_relay_parse_version(&version, sizeof(version), &relay->minor);
+	return ret;
+}
+
+static int
+command_create_session(struct consumerd_relay *relay)
+{
+	struct tc_relay_create_session_reply reply;
+	char buf[COMMAND_MAX], path[TC_RELAY_PATH_MAX];
+	int len, ret;
+
+	len = tc_relay_encode_create_session(buf, sizeof(buf), relay->out.session_name,
+					     relay->out.hostname, relay->out.live_timer_us,
+					     relay->uuid, relay->session_id,
+					     (uint64_t)relay->out.creation_time);
+	if (len < 0)
+		return len;
+	ret = send_command(relay, TC_RELAY_CREATE_SESSION, buf, (size_t)len);
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, buf, sizeof(reply));
+	if (ret == 0)
+		ret = tc_relay_parse_create_session_reply(buf, sizeof(reply), &reply);
+	if (ret < 0)
+		return ret;
+	ret = recv_all(relay->control_fd, path, reply.output_path_length);
+	if (ret == 0)
+		ret = tc_relay_check_output_path(path, reply.output_path_length);
+	if (ret < 0)
+		return ret;
+	relay->relay_session_id = reply.session_id;
+	consumerd_info("session=%" PRIu64 ": Streaming to the relay at %s:%" PRIu16
+		       " (its session %" PRIu64 ", \"%s\")",
+		       relay->session_id, relay->out.host, relay->out.control_port,
+		       reply.session_id, path);
+	return 0;
+}
+
+static int
+command_create_trace_chunk(struct consumerd_relay *relay)
+{
+	struct tc_relay_create_trace_chunk msg = {
+	    .chunk_id = htobe64(CHUNK_ID),
+	    .creation_timestamp = htobe64((uint64_t)relay->out.creation_time),
+	};
+
+	return command_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg, sizeof(msg));
+}
+
+/* ---- streams ---- */
+
+static int
+stream_file_name(const struct consumerd_relay *relay, const struct consumerd_relay_stream *stream,
+		 char *buf, size_t size)
+{
+	int len;
+
+	/* The metadata is sent whole again: same file. */
+	if (stream->is_metadata || relay->generation == 0)
+		len = snprintf(buf, size, "%s", stream->file_name);
+	else
+		len = snprintf(buf, size, "%s-%" PRIu32, stream->file_name, relay->generation);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+static int
+metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+		    const void *text, size_t len)
+{
+	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
+	struct tc_relay_cmd_header header = {
+	    .data_size = htobe64(sizeof(payload) + len),
+	    .cmd = htobe32(TC_RELAY_SEND_METADATA),
+	};
+	struct iovec iov[3] = {
+	    {&header, sizeof(header)}, {&payload, sizeof(payload)}, {(void *)text, len}};
+	int ret = drain_replies(relay, true);
+
+	/* The relay does not answer metadata. */
+	return ret < 0 ? ret : send_all(relay->control_fd, iov, 3);
+}
+
+static int
+stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+{
+	struct tc_relay_status_stream reply;
+	char buf[COMMAND_MAX], name[CONSUMERD_RELAY_FILE_NAME_MAX + 16];
+	int len, ret;
+
+	ret = stream_file_name(relay, stream, name, sizeof(name));
+	if (ret < 0)
+		return ret;
+	len = tc_relay_encode_add_stream(buf, sizeof(buf), name, stream->path, CHUNK_ID);
+	if (len < 0)
+		return len;
+	ret = drain_replies(relay, true);
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
+		return -EPROTO;
+	stream->handle = be64toh(reply.handle);
+	stream->added = true;
+	stream->net_seq = 0;
+	stream->packets_on_connection = 0;
+	if (stream->is_metadata && stream->metadata_size > 0)
+		return metadata_send_range(relay, stream, stream->metadata, stream->metadata_size);
+	return 0;
+}
+
+/* ---- connection state ---- */
+
+static void
+relay_disconnect(struct consumerd_relay *relay)
+{
+	if (relay->control_fd >= 0)
+		close(relay->control_fd);
+	if (relay->data_fd >= 0)
+		close(relay->data_fd);
+	relay->control_fd = relay->data_fd = -1;
+	relay->pending_replies = 0;
+	relay->up = false;
+	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next)
+		s->added = false;
+}
+
+/* An I/O error: the relay is down from now on, retried later. */
+static void
+relay_fail(struct consumerd_relay *relay, const char *what, int err)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32];
+	uint64_t suppressed;
+
+	relay_disconnect(relay);
+	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
+	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
+	relay_address(relay, address, sizeof(address));
+	if (consumerd_ratelimit_check(&relay->down_limit, tc_rb_clock_now(), &suppressed))
+		consumerd_warning("session=%" PRIu64 ": Lost the relay at %s (%s: %s); dropping "
+				  "packets until it is back",
+				  relay->session_id, address, what, strerror(-err));
+}
+
+static int
+relay_connect(struct consumerd_relay *relay)
+{
+	int ret;
+
+	ret = connect_port(relay, relay->out.control_port);
+	if (ret < 0)
+		return ret;
+	relay->control_fd = ret;
+	ret = connect_port(relay, relay->out.data_port);
+	if (ret < 0)
+		goto fail;
+	relay->data_fd = ret;
+	ret = command_version(relay);
+	if (ret == 0)
+		ret = command_create_session(relay);
+	if (ret == 0)
+		ret = command_create_trace_chunk(relay);
+	if (ret < 0)
+		goto fail;
+	relay->up = true;
+	return 0;
+
+fail:
+	relay_disconnect(relay);
+	return ret;
+}
+
+static int
+relay_add_all_streams(struct consumerd_relay *relay)
+{
+	int ret;
+
+	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next) {
+		ret = stream_add_on_relay(relay, s);
+		if (ret < 0)
+			return ret;
+	}
+	return command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+}
+
+static void
+relay_reconnect(struct consumerd_relay *relay, uint64_t now)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32];
+	int ret;
+
+	relay->generation++;
+	ret = relay_connect(relay);
+	if (ret == 0)
+		ret = relay_add_all_streams(relay);
+	if (ret < 0) {
+		relay_disconnect(relay);
+		relay->generation--;
+		relay->retry_interval *= 2;
+		if (relay->retry_interval > CONSUMERD_RELAY_RETRY_MAX_NS)
+			relay->retry_interval = CONSUMERD_RELAY_RETRY_MAX_NS;
+		relay->next_retry = now + relay->retry_interval;
+		return;
+	}
+	relay_address(relay, address, sizeof(address));
+	consumerd_warning("session=%" PRIu64 ": The relay at %s is back; %" PRIu64
+			  " packets were lost while it was away",
+			  relay->session_id, address, relay->lost_packets);
+}
+
+/* ---- public ---- */
+
+int
+consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
+		     struct consumerd_relay **result, char *error, size_t error_size)
+{
+	struct consumerd_relay *relay = calloc(1, sizeof(*relay));
+	char address[TC_CONSUMER_HOST_MAX + 32];
+	int ret;
+
+	if (!relay)
+		return -ENOMEM;
+	relay->out = *out;
+	relay->session_id = session_id;
+	relay->control_fd = relay->data_fd = -1;
+	/* Any non-nil value: the relay keys its trace chunks by it. */
+	if (getentropy(relay->uuid, sizeof(relay->uuid)) < 0)
+		memcpy(relay->uuid, &session_id, sizeof(session_id));
+	relay->uuid[6] = (relay->uuid[6] & 0x0f) | 0x40;
+	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
+	ret = relay_connect(relay);
+	if (ret < 0) {
+		relay_address(relay, address, sizeof(address));
+		if (ret == -EPROTONOSUPPORT)
+			snprintf(
+			    error, error_size,
+			    "The relay at %s does not speak LTTng's relay protocol 2.11 or later",
+			    address);
+		else if (ret == -EPROTO)
+			snprintf(error, error_size, "The relay at %s refused the session", address);
+		else
+			snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
+				 strerror(-ret));
+		free(relay);
+		return ret;
+	}
+	*result = relay;
+	return 0;
+}
+
+static void
+close_stream_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+{
+	struct tc_relay_stream_seq msg = {
+	    .stream_id = htobe64(stream->handle),
+	    .last_net_seq_num = htobe64(stream->net_seq - 1), /* UINT64_MAX when none */
+	};
+	int ret;
+
+	if (!relay->up || !stream->added)
+		return;
+	ret = command_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
+	if (ret < 0)
+		relay_fail(relay, "closing a stream", ret);
+	stream->added = false;
+}
+
+void
+consumerd_relay_close(struct consumerd_relay *relay)
+{
+	if (!relay)
+		return;
+	consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	while (relay->streams)
+		consumerd_relay_stream_remove(relay, relay->streams);
+	relay_disconnect(relay);
+	free(relay);
+}
+
+int
+consumerd_relay_stream_add(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+			   const char *file_name, const char *path, bool is_metadata)
+{
+	int ret;
+
+	if (strlen(file_name) > CONSUMERD_RELAY_FILE_NAME_MAX - 12)
+		return -ENAMETOOLONG;
+	strcpy(stream->file_name, file_name);
+	stream->path = path;
+	stream->is_metadata = is_metadata;
+	stream->last_packet_ns = tc_rb_clock_now();
+	stream->next = relay->streams;
+	relay->streams = stream;
+	if (!relay->up)
+		return 0;
+	ret = stream_add_on_relay(relay, stream);
+	if (ret < 0)
+		relay_fail(relay, "adding a stream", ret);
+	return 0;
+}
+
+void
+consumerd_relay_streams_sent(struct consumerd_relay *relay)
+{
+	int ret;
+
+	if (!relay->up)
+		return;
+	ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+	if (ret < 0)
+		relay_fail(relay, "publishing streams", ret);
+}
+
+void
+consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+{
+	struct consumerd_relay_stream **link;
+
+	close_stream_on_relay(relay, stream);
+	for (link = &relay->streams; *link; link = &(*link)->next) {
+		if (*link == stream) {
+			*link = stream->next;
+			break;
+		}
+	}
+	free(stream->metadata);
+	stream->metadata = NULL;
+	stream->metadata_size = stream->metadata_capacity = 0;
+}
+
+static void
+count_lost(struct consumerd_relay *relay)
+{
+	if (relay->lost_packets++ == 0)
+		relay->lost_since = (int64_t)time(NULL);
+}
+
+/* The packet's index, from its header; sizes checked against size. */
+static int
+packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet, uint32_t size,
+	     struct tc_relay_index *index, uint32_t *content_bytes)
+{
+	struct tc_packet_header h;
+
+	if (size < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, packet, sizeof(h));
+	if (h.packet_size != (uint64_t)size * 8 || h.content_size > h.packet_size ||
+	    h.content_size < sizeof(h) * 8)
+		return -EBADMSG;
+	*content_bytes = (uint32_t)((h.content_size + 7) / 8);
+	*index = (struct tc_relay_index){
+	    .relay_stream_id = htobe64(stream->handle),
+	    .net_seq_num = htobe64(stream->net_seq),
+	    .packet_size = htobe64(h.packet_size),
+	    .content_size = htobe64(h.content_size),
+	    .timestamp_begin = htobe64(h.timestamp_begin),
+	    .timestamp_end = htobe64(h.timestamp_end),
+	    .events_discarded = htobe64(h.events_discarded),
+	    .stream_id = htobe64(h.stream_id),
+	    .stream_instance_id = htobe64(h.stream_instance_id),
+	    .packet_seq_num = htobe64(h.packet_seq_num),
+	};
+	return 0;
+}
+
+static int
+send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
+{
+	int ret;
+
+	if (relay->pending_replies >= PENDING_REPLIES_MAX) {
+		ret = drain_replies(relay, true);
+		if (ret < 0)
+			return ret;
+	}
+	ret = send_command(relay, TC_RELAY_SEND_INDEX, index, sizeof(*index));
+	if (ret < 0)
+		return ret;
+	relay->pending_replies++;
+	return drain_replies(relay, false);
+}
+
+int
+consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+			    const uint8_t *packet, uint32_t size)
+{
+	struct tc_relay_index index;
+	struct tc_relay_data_header header;
+	uint32_t content;
+	struct iovec iov[2];
+	int ret;
+
+	if (!relay->up || !stream->added) {
+		count_lost(relay);
+		return -ENOTCONN;
+	}
+	ret = packet_index(stream, packet, size, &index, &content);
+	if (ret < 0)
+		return ret;
+	/* Only the content crosses the network; the relay pads it back. */
+	header = (struct tc_relay_data_header){
+	    .stream_id = htobe64(stream->handle),
+	    .net_seq_num = htobe64(stream->net_seq),
+	    .data_size = htobe32(content),
+	    .padding_size = htobe32(size - content),
+	};
+	iov[0] = (struct iovec){&header, sizeof(header)};
+	iov[1] = (struct iovec){(void *)packet, content};
+	ret = send_all(relay->data_fd, iov, 2);
+	if (ret == 0)
+		ret = send_index(relay, &index);
+	if (ret < 0) {
+		relay_fail(relay, "sending a packet", ret);
+		count_lost(relay);
+		return ret;
+	}
+	stream->net_seq++;
+	stream->packets_on_connection++;
+	stream->last_packet_ns = tc_rb_clock_now();
+	return 0;
+}
+
+int
+consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+			      const void *text, size_t len)
+{
+	int ret;
+
+	if (stream->metadata_size + len > stream->metadata_capacity) {
+		size_t capacity = stream->metadata_capacity ? stream->metadata_capacity : 4096;
+		char *grown;
+
+		while (capacity < stream->metadata_size + len)
+			capacity *= 2;
+		grown = realloc(stream->metadata, capacity);
+		if (!grown)
+			return -ENOMEM;
+		stream->metadata = grown;
+		stream->metadata_capacity = capacity;
+	}
+	memcpy(stream->metadata + stream->metadata_size, text, len);
+	stream->metadata_size += len;
+	if (!relay->up || !stream->added)
+		return 0;
+	ret = metadata_send_range(relay, stream, text, len);
+	if (ret < 0)
+		relay_fail(relay, "sending metadata", ret);
+	return 0;
+}
+
+void
+consumerd_relay_send_beacon(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+			    uint64_t ctf_stream_id, uint64_t timestamp)
+{
+	struct tc_relay_index index = {
+	    .relay_stream_id = htobe64(stream->handle),
+	    .net_seq_num = htobe64(stream->net_seq - 1),
+	    .timestamp_end = htobe64(timestamp),
+	    .stream_id = htobe64(ctf_stream_id),
+	};
+	int ret;
+
+	if (!relay->up || !stream->added)
+		return;
+	ret = send_index(relay, &index);
+	if (ret < 0)
+		relay_fail(relay, "sending a live beacon", ret);
+}
+
+bool
+consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
+{
+	if (!relay->up && now >= relay->next_retry)
+		relay_reconnect(relay, now);
+	return relay->up;
+}
+
+static int
+data_pending(struct consumerd_relay *relay, bool *pending)
+{
+	struct tc_relay_session_ref ref = {.session_id = htobe64(relay->relay_session_id)};
+	uint32_t code = 0;
+	int ret;
+
+	*pending = false;
+	ret = command_generic(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
+	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
+		struct tc_relay_stream_seq msg = {
+		    .stream_id = htobe64(s->handle),
+		    .last_net_seq_num = htobe64(s->net_seq - 1),
+		};
+
+		if (!s->added || s->is_metadata)
+			continue;
+		ret = send_command(relay, TC_RELAY_DATA_PENDING, &msg, sizeof(msg));
+		if (ret == 0)
+			ret = read_generic_reply(relay, &code);
+		/* 1: pending, 0: received; anything else is an error code. */
+		if (ret == 0 && code == 1)
+			*pending = true;
+	}
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
+	if (ret == 0)
+		ret = read_generic_reply(relay, &code);
+	return ret;
+}
+
+int
+consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
+{
+	const uint64_t deadline = tc_rb_clock_now() + (uint64_t)timeout_ms * 1000000ull;
+	const struct timespec interval = {.tv_sec = 0, .tv_nsec = 5000000};
+	bool pending = true;
+	int ret;
+
+	while (relay->up) {
+		ret = data_pending(relay, &pending);
+		if (ret < 0) {
+			relay_fail(relay, "checking what the relay received", ret);
+			break;
+		}
+		if (!pending)
+			return 0;
+		if (tc_rb_clock_now() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&interval, NULL);
+	}
+	return -ENOTCONN;
+}
+
+uint32_t
+consumerd_relay_live_timer_us(const struct consumerd_relay *relay)
+{
+	return relay->out.live_timer_us;
+}
+
+void
+consumerd_relay_get_status(const struct consumerd_relay *relay,
+			   struct consumerd_relay_status *status)
+{
+	status->up = relay->up;
+	status->lost_packets = relay->lost_packets;
+	status->lost_since = relay->lost_since;
+	relay_address(relay, status->address, sizeof(status->address));
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A session's connection to an LTTng relay daemon (tc-relay-wire.h): the
+ * control and data connections, the relay's handle of each stream, and
+ * what happens when the relay goes away.
+ *
+ * Everything runs on the consumer's single thread. Sockets have send and
+ * receive timeouts (CONSUMERD_RELAY_IO_TIMEOUT_MS): a relay that stops
+ * reading costs the consumer that long once, then the connection counts
+ * as down. The applications never wait for the relay: their ring buffers
+ * discard, as they do when the consumer is slow.
+ *
+ * While down, packets are drained and dropped (counted in lost_packets),
+ * and every CONSUMERD_RELAY_RETRY_* the connection is made again: a new
+ * relay session with the same name, host and creation time, so the relay
+ * files it in the same directory; streams are added again under a new
+ * file name ("<channel>_<cpu>-<generation>"), which CTF readers join to
+ * the stream's earlier files by stream instance, and the packet sequence
+ * numbers that were dropped show there as discarded packets. The
+ * metadata is sent again whole.
+ */
+#ifndef TC_CONSUMER_RELAY_H
+#define TC_CONSUMER_RELAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tc-consumer-abi.h"
+
+#define CONSUMERD_RELAY_IO_TIMEOUT_MS 2000
+#define CONSUMERD_RELAY_CONNECT_TIMEOUT_MS 2000
+#define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
+#define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
+#define CONSUMERD_RELAY_FILE_NAME_MAX 255u
+
+struct consumerd_relay;
+
+/* One stream (data or metadata) as the relay knows it. */
+struct consumerd_relay_stream {
+	struct consumerd_relay_stream *next; /* the relay's list */
+	char file_name[CONSUMERD_RELAY_FILE_NAME_MAX + 1];
+	const char *path; /* the trace's path under the session's, owned by the caller */
+	bool is_metadata;
+	bool added;	  /* on the current connection */
+	uint64_t handle;  /* the relay's, while added */
+	uint64_t net_seq; /* next packet's number on this connection */
+	uint64_t packets_on_connection;
+	uint64_t last_packet_ns; /* consumer clock, for live beacons */
+	/* metadata streams: everything appended so far, sent again on reconnection */
+	char *metadata;
+	size_t metadata_size, metadata_capacity;
+};
+
+/*
+ * Connects to the relay of out (host, ports, names, live timer), with the
+ * owner's rights: version check, session, trace chunk. On failure returns
+ * -errno and writes a message naming the relay's address into error.
+ */
+int consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
+			 struct consumerd_relay **relay, char *error, size_t error_size);
+
+/*
+ * Waits (bounded) until the relay received every packet sent, closes
+ * every stream and both connections, and frees relay. Streams must have
+ * been removed before, or are forgotten.
+ */
+void consumerd_relay_close(struct consumerd_relay *relay);
+
+/* Registers stream (zeroed by the caller except what this sets) and adds
+ * it on the relay when connected. Returns 0 or -ENAMETOOLONG. */
+int consumerd_relay_stream_add(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+			       const char *file_name, const char *path, bool is_metadata);
+
+/* Tells the relay the streams added so far are complete: live viewers see
+ * them from now on. */
+void consumerd_relay_streams_sent(struct consumerd_relay *relay);
+
+/* Closes the stream on the relay (after its last packet) and forgets it. */
+void consumerd_relay_stream_remove(struct consumerd_relay *relay,
+				   struct consumerd_relay_stream *stream);
+
+/* Sends one CTF packet (packet_size bytes as its header says, size bytes
+ * available) and its index. Returns 0, or -errno when it was dropped
+ * (relay down or the packet malformed): counted in lost_packets. */
+int consumerd_relay_send_packet(struct consumerd_relay *relay,
+				struct consumerd_relay_stream *stream, const uint8_t *packet,
+				uint32_t size);
+
+/* Appends metadata text to a metadata stream and sends it. Returns 0 or
+ * -ENOMEM (kept for the next connection when the relay is down). */
+int consumerd_relay_send_metadata(struct consumerd_relay *relay,
+				  struct consumerd_relay_stream *stream, const void *text,
+				  size_t len);
+
+/* A live beacon: the stream had nothing to send; its time is now
+ * timestamp (trace clock). */
+void consumerd_relay_send_beacon(struct consumerd_relay *relay,
+				 struct consumerd_relay_stream *stream, uint64_t ctf_stream_id,
+				 uint64_t timestamp);
+
+/* While down: reconnects when the retry deadline (consumer clock) is
+ * due. Returns true when connected. */
+bool consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now);
+
+/* Waits up to timeout_ms until the relay has everything sent so far.
+ * Returns 0, -ETIMEDOUT, or -ENOTCONN when down. */
+int consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms);
+
+/* The live timer, us (0: not live). */
+uint32_t consumerd_relay_live_timer_us(const struct consumerd_relay *relay);
+
+struct consumerd_relay_status {
+	bool up;
+	uint64_t lost_packets; /* since the first loss */
+	int64_t lost_since;    /* Unix seconds of the first loss, 0: none */
+	char address[TC_CONSUMER_HOST_MAX + 32];
+};
+void consumerd_relay_get_status(const struct consumerd_relay *relay,
+				struct consumerd_relay_status *status);
+
+#endif /* TC_CONSUMER_RELAY_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "tc-consumer-abi.h"
+
+/*
+ * The output URLs of a session, in the forms `lttng create` accepts:
+ *   file://PATH                          a local directory (absolute PATH)
+ *   net://HOST[:CTRL[:DATA]]             lttng-relayd over IPv4
+ *   net6://HOST|[ADDR][:CTRL[:DATA]]     lttng-relayd over IPv6
+ *   tcp://HOST[:PORT], tcp6://...        one path (--ctrl-url, --data-url)
+ * Ports default to lttng-relayd's (5342 control, 5343 data). The service
+ * only checks the text: the owner's consumer resolves the host and opens
+ * the connections. Every refusal is an InvalidArgument naming the URL and,
+ * where one character is at fault, its position (1 is the first).
+ */
+
+#define TC_RELAY_DEFAULT_CONTROL_PORT 5342
+#define TC_RELAY_DEFAULT_DATA_PORT 5343
+#define TC_RELAY_URL_MAX 1024
+/* What `lttng create --live` streams to when given no URL. */
+#define TC_RELAY_LIVE_DEFAULT_URL "net://127.0.0.1"
+
+typedef enum {
+	TC_RELAY_URL_FILE, /* file:// */
+	TC_RELAY_URL_NET,  /* net://, net6://: control and data ports */
+	TC_RELAY_URL_TCP,  /* tcp://, tcp6://: one port */
+} TcRelayUrlKind;
+
+typedef struct {
+	TcRelayUrlKind kind;
+	int family;	      /* AF_INET or AF_INET6; AF_UNSPEC for file:// */
+	char *host;	      /* name or numeric address, brackets removed; NULL for file:// */
+	char *path;	      /* file:// only */
+	guint16 control_port; /* net: control; tcp: the port, 0 when not given */
+	guint16 data_port;    /* net only */
+} TcRelayUrl;
+
+void tc_relay_url_clear(TcRelayUrl *url);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(TcRelayUrl, tc_relay_url_clear)
+
+/* Parses text in any of the forms above into url (cleared first). */
+gboolean tc_relay_url_parse(const char *text, TcRelayUrl *url, GError **error);
+
+/*
+ * A session's output from its options: either set_url alone (file://,
+ * net://, net6://), or ctrl_url and data_url together (tcp://, tcp6://,
+ * the same host). A file:// URL sets *directory and leaves relay alone; a
+ * relay URL fills the host, family and ports of relay and sets *directory
+ * to NULL. live_timer_us (0: not live) needs a relay and must lie within
+ * the consumer's timer bounds.
+ */
+gboolean tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, const char *data_url,
+				   guint32 live_timer_us, struct tc_consumer_relay_output *relay,
+				   char **directory, GError **error);
+
+/* The canonical URL of a relay output: "net://HOST:CTRL:DATA" or
+ * "net6://[ADDR]:CTRL:DATA". */
+char *tc_relay_output_to_url(const struct tc_consumer_relay_output *relay);

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Debian's lttng-relayd on 127.0.0.1 for the streaming tests, and readers
+of what a viewer prints while a session records."""
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from tclib import check, require, wait_for
+
+LTTNG_RELAYD = "/usr/bin/lttng-relayd"
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def port_is_open(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Relay:
+    """lttng-relayd with control, data and live ports of its own, writing
+    under directory/relay; a context manager that kills it at the end."""
+
+    def __init__(self, directory):
+        require(os.access(LTTNG_RELAYD, os.X_OK), f"{LTTNG_RELAYD} is not installed")
+        self.output = os.path.join(directory, "relay")
+        self.home = os.path.join(directory, "relay-home")
+        self.ports = [free_port() for _ in range(3)]
+        self.proc = None
+
+    @property
+    def url(self):
+        return f"net://127.0.0.1:{self.ports[0]}:{self.ports[1]}"
+
+    @property
+    def live_port(self):
+        return self.ports[2]
+
+    def start(self):
+        os.makedirs(self.home, exist_ok=True)
+        env = dict(os.environ, LTTNG_HOME=self.home)
+        self.log = open(os.path.join(self.home, "relayd.log"), "ab")
+        self.proc = subprocess.Popen(
+            [LTTNG_RELAYD, "-o", self.output,
+             "-C", f"tcp://127.0.0.1:{self.ports[0]}",
+             "-D", f"tcp://127.0.0.1:{self.ports[1]}",
+             "-L", f"tcp://127.0.0.1:{self.ports[2]}"],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_for(lambda: all(port_is_open(p) for p in self.ports), 10, "lttng-relayd")
+        return self
+
+    def stop(self, how=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(how)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc:
+            self.log.close()
+        self.proc = None
+
+    def trace_dirs(self, hostname):
+        """The session directories the relay made for hostname."""
+        root = os.path.join(self.output, hostname)
+        if not os.path.isdir(root):
+            return []
+        return sorted(os.path.join(root, name) for name in os.listdir(root))
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+class Reader:
+    """A process whose output lines are collected by a thread, with the
+    time each arrived, so that a test can wait for a line without
+    blocking on the pipe."""
+
+    def __init__(self, argv, env):
+        self.lines = []
+        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.errors = ""
+        self.threads = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._read_errors, daemon=True)]
+        for thread in self.threads:
+            thread.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append((time.monotonic(), line))
+
+    def _read_errors(self):
+        self.errors = self.proc.stderr.read()
+
+    def has(self, text):
+        return any(text in line for _, line in self.lines)
+
+    def wait_for(self, text, timeout):
+        wait_for(lambda: self.has(text) or self.proc.poll() is not None, timeout,
+                 f"'{text}' from {self.proc.args}")
+        check(self.has(text),
+              f"{self.proc.args[:3]} ended ({self.proc.returncode}) without '{text}': "
+              f"{self.errors[-2000:]}")
+
+    def finish(self, timeout):
+        """Waits for the end (the session ended); kills it after timeout
+        and returns None then."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
+        for thread in self.threads:
+            thread.join(timeout=5)
+        return self.proc.returncode
+
+    def kill(self):
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait()

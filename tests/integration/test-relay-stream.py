@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Streaming through lttng-relayd against local recording: the same
+workload recorded once into a local directory and once through the relay
+gives traces with the same events, field values and discarded counts,
+and nothing is written locally for the streamed session. Metadata is
+streamed as it grows: an application started after the first one
+recorded, and kernel events enabled while recording, are in the relay's
+trace, which babeltrace2 reads without a warning."""
+
+import os
+import socket
+
+from relaylib import Relay
+from tclib import Service, check, log, mount_tracefs, run
+from tracelib import babeltrace_text, expected_all_types, read_streams
+
+K = 200
+
+
+def record(svc, name, *create_args):
+    svc.cli("create", name, *create_args)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    svc.run_app("--count", str(K))
+    svc.cli("stop")
+    svc.cli("destroy", name)
+
+
+def comparable(trace):
+    """Events without what differs between two runs (timestamps, CPUs, pids),
+    sorted, and the discarded counts."""
+    events = sorted((e["name"], e.get("seq", -1), tuple(sorted(
+        (k, str(v)) for k, v in e.items() if k not in ("ts", "cpu", "stream", "pid"))))
+        for e in trace["events"])
+    return events, trace["discarded"], trace["packets_lost"]
+
+
+def relay_session_dir(relay, hostname, name):
+    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith(name + "-")]
+    check(len(dirs) == 1, f"relay directories of {name}: {relay.trace_dirs(hostname)}")
+    return dirs[0]
+
+
+def test_same_as_local(svc, relay, hostname):
+    local = os.path.join(svc.rundir, "local")
+    record(svc, "local", "--output", local)
+    record(svc, "streamed", "--set-url", relay.url)
+    streamed = relay_session_dir(relay, hostname, "streamed")
+    check(os.path.isdir(os.path.join(streamed, "ust", "uid", "0", "64-bit")),
+          f"no user-space trace under {streamed}: {os.listdir(streamed)}")
+    here, there = comparable(read_streams(local)), comparable(read_streams(streamed))
+    diff = [(a, b) for a, b in zip(here[0], there[0]) if a != b][:3]
+    check(here == there, f"local and streamed traces differ: {len(here[0])} and "
+          f"{len(there[0])} events, first differences {diff}, discarded {here[1:]} "
+          f"{there[1:]}")
+    there = read_streams(streamed)
+    values = sorted((e for e in there["events"] if e["name"] == "example:all_types"),
+                    key=lambda e: e["seq"])
+    check(len(values) == K, f"{len(values)} all_types events through the relay")
+    for i, event in enumerate(values):
+        fields = {k: v for k, v in event.items() if k not in ("name", "stream", "cpu", "ts")}
+        check(fields == expected_all_types(i), f"event {i}: {fields}")
+    babeltrace_text(streamed)
+    log(f"{len(there['events'])} events, the same locally and through the relay")
+
+
+def test_growing_metadata(svc, relay, hostname):
+    mount_tracefs()
+    svc.cli("create", "growing", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("enable-event", "-k", "sched:sched_switch")
+    svc.cli("start")
+    svc.run_app("--count", str(K))
+    # A kernel event enabled while recording: its metadata follows, and
+    # the second application's exit is recorded.
+    svc.cli("enable-event", "-k", "sched:sched_process_exit")
+    svc.run_app("--count", str(K))
+    svc.cli("stop")
+    svc.cli("destroy", "growing")
+    session = relay_session_dir(relay, hostname, "growing")
+    trace = read_streams(session)
+    names = [e["name"] for e in trace["events"]]
+    check(names.count("example:all_types") == 2 * K,
+          f"{names.count('example:all_types')} all_types events of two applications")
+    check(names.count("example:startup") == 2, "the second application's events are missing")
+    check(os.path.exists(os.path.join(session, "kernel", "metadata")),
+          f"no kernel trace on the relay: {os.listdir(session)}")
+    for event in ("sched_switch", "sched_process_exit"):
+        check(any(n == event or n.endswith(":" + event) for n in names),
+              f"no {event} events through the relay: {sorted(set(names))}")
+    babeltrace_text(session)
+
+
+def test():
+    hostname = socket.gethostname()
+    with Service() as svc, Relay(svc.rundir) as relay:
+        test_same_as_local(svc, relay, hostname)
+        test_growing_metadata(svc, relay, hostname)
+        check(svc.alive(), "tracectld died")
+
+
+run(test)
