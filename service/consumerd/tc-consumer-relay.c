@@ -390,6 +390,9 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 	uint64_t suppressed;
 
 	relay_disconnect(relay);
+	/* Losses are counted from here, even before the first packet. */
+	if (relay->lost_since == 0)
+		relay->lost_since = (int64_t)time(NULL);
 	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
 	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
 	relay_address(relay, address, sizeof(address));
@@ -725,9 +728,23 @@ consumerd_relay_send_beacon(struct consumerd_relay *relay, struct consumerd_rela
 		relay_fail(relay, "sending a live beacon", ret);
 }
 
+/* The relay never speaks unasked: a readable control connection with no
+ * reply due is its end (or a protocol error). */
+static bool
+relay_hung_up(struct consumerd_relay *relay)
+{
+	struct pollfd pfd = {.fd = relay->control_fd, .events = POLLIN | POLLRDHUP};
+
+	if (relay->pending_replies > 0)
+		return false;
+	return poll(&pfd, 1, 0) == 1;
+}
+
 bool
 consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 {
+	if (relay->up && relay_hung_up(relay))
+		relay_fail(relay, "watching the control connection", -ECONNRESET);
 	if (!relay->up && now >= relay->next_retry)
 		relay_reconnect(relay, now);
 	return relay->up;
