@@ -318,21 +318,36 @@ stream_file_name(const struct consumerd_relay *relay, const struct consumerd_rel
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
+/* Sends text as one CTF metadata packet (tc-relay-wire.h). */
 static int
 metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 		    const void *text, size_t len)
 {
 	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
-	struct tc_relay_cmd_header header = {
-	    .data_size = htobe64(sizeof(payload) + len),
-	    .cmd = htobe32(TC_RELAY_SEND_METADATA),
+	struct tc_ctf_metadata_packet_header packet = {
+		.magic = TC_CTF_METADATA_MAGIC,
+		.content_size = (uint32_t)((sizeof(packet) + len) * 8),
+		.packet_size = (uint32_t)((sizeof(packet) + len) * 8),
+		.major = 1,
+		.minor = 8,
 	};
-	struct iovec iov[3] = {
-	    {&header, sizeof(header)}, {&payload, sizeof(payload)}, {(void *)text, len}};
-	int ret = drain_replies(relay, true);
+	struct tc_relay_cmd_header header = {
+		.data_size = htobe64(sizeof(payload) + sizeof(packet) + len),
+		.cmd = htobe32(TC_RELAY_SEND_METADATA),
+	};
+	struct iovec iov[4] = {{&header, sizeof(header)},
+			       {&payload, sizeof(payload)},
+			       {&packet, sizeof(packet)},
+			       {(void *)text, len}};
+	int ret;
 
+	/* Packet sizes are 32-bit bit counts. */
+	if (len > (UINT32_MAX / 8) - sizeof(packet))
+		return -EFBIG;
+	memcpy(packet.uuid, stream->uuid, sizeof(packet.uuid));
+	ret = drain_replies(relay, true);
 	/* The relay does not answer metadata. */
-	return ret < 0 ? ret : send_all(relay->control_fd, iov, 3);
+	return ret < 0 ? ret : send_all(relay->control_fd, iov, 4);
 }
 
 static int
@@ -701,6 +716,10 @@ consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_re
 	}
 	memcpy(stream->metadata + stream->metadata_size, text, len);
 	stream->metadata_size += len;
+	/* The trace block comes first, in the first chunks. */
+	if (!stream->has_uuid)
+		stream->has_uuid = tc_relay_metadata_uuid(stream->metadata, stream->metadata_size,
+							  stream->uuid) == 0;
 	if (!relay->up || !stream->added)
 		return 0;
 	ret = metadata_send_range(relay, stream, text, len);

@@ -51,6 +51,8 @@ struct consumerd_relay_stream {
 	/* metadata streams: everything appended so far, sent again on reconnection */
 	char *metadata;
 	size_t metadata_size, metadata_capacity;
+	uint8_t uuid[16]; /* the trace's, for metadata packets, once found in the text */
+	bool has_uuid;
 };
 
 /*

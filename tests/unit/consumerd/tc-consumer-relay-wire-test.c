@@ -117,6 +117,22 @@ test_encode(void)
 			-ENAMETOOLONG);
 }
 
+static void
+test_metadata_uuid(void)
+{
+	static const char text[] = "trace {\n\tuuid = \"3b8a1c52-770e-4d1f-9a6b-213455c0de01\";";
+	static const uint8_t expected[16] = {0x3b, 0x8a, 0x1c, 0x52, 0x77, 0x0e, 0x4d, 0x1f,
+					     0x9a, 0x6b, 0x21, 0x34, 0x55, 0xc0, 0xde, 0x01};
+	uint8_t uuid[16];
+
+	g_assert_cmpint(tc_relay_metadata_uuid(text, strlen(text), uuid), ==, 0);
+	g_assert_cmpmem(uuid, sizeof(uuid), expected, sizeof(expected));
+	/* Cut short, not hex, absent. */
+	g_assert_cmpint(tc_relay_metadata_uuid(text, strlen(text) - 10, uuid), ==, -ENOENT);
+	g_assert_cmpint(tc_relay_metadata_uuid("uuid = \"3x\"", 11, uuid), ==, -ENOENT);
+	g_assert_cmpint(tc_relay_metadata_uuid("trace {}", 8, uuid), ==, -ENOENT);
+}
+
 /* Whatever bytes a relay sends, the checks refuse them or accept values
  * within the limits. */
 static void
@@ -157,6 +173,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/consumerd/relay-wire/output-path", test_output_path);
 	g_test_add_func("/tracectl/consumerd/relay-wire/version", test_version);
 	g_test_add_func("/tracectl/consumerd/relay-wire/encode", test_encode);
+	g_test_add_func("/tracectl/consumerd/relay-wire/metadata-uuid", test_metadata_uuid);
 	g_test_add_func("/tracectl/consumerd/relay-wire/random-replies", test_random_replies);
 	return g_test_run();
 }
