@@ -327,15 +327,15 @@ metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream
 {
 	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
 	struct tc_ctf_metadata_packet_header packet = {
-		.magic = TC_CTF_METADATA_MAGIC,
-		.content_size = (uint32_t)((sizeof(packet) + len) * 8),
-		.packet_size = (uint32_t)((sizeof(packet) + len) * 8),
-		.major = 1,
-		.minor = 8,
+	    .magic = TC_CTF_METADATA_MAGIC,
+	    .content_size = (uint32_t)((sizeof(packet) + len) * 8),
+	    .packet_size = (uint32_t)((sizeof(packet) + len) * 8),
+	    .major = 1,
+	    .minor = 8,
 	};
 	struct tc_relay_cmd_header header = {
-		.data_size = htobe64(sizeof(payload) + sizeof(packet) + len),
-		.cmd = htobe32(TC_RELAY_SEND_METADATA),
+	    .data_size = htobe64(sizeof(payload) + sizeof(packet) + len),
+	    .cmd = htobe32(TC_RELAY_SEND_METADATA),
 	};
 	struct iovec iov[4] = {{&header, sizeof(header)},
 			       {&payload, sizeof(payload)},

@@ -15,9 +15,9 @@ static void
 make_reply(uint8_t *buf, uint32_t ret_code, uint32_t path_length)
 {
 	struct tc_relay_create_session_reply reply = {
-		.session_id = htobe64(7),
-		.ret_code = htobe32(ret_code),
-		.output_path_length = htobe32(path_length),
+	    .session_id = htobe64(7),
+	    .ret_code = htobe32(ret_code),
+	    .output_path_length = htobe32(path_length),
 	};
 
 	memcpy(buf, &reply, sizeof(reply));
@@ -101,14 +101,14 @@ test_encode(void)
 	g_assert_cmpstr((const char *)buf + sizeof(*msg) + 3, ==, "host");
 	memset(long_host, 'h', sizeof(long_host) - 1);
 	long_host[sizeof(long_host) - 1] = '\0';
-	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(buf), "s1", long_host, 0, uuid,
-						       3, 0),
-			==, -ENAMETOOLONG);
+	g_assert_cmpint(
+	    tc_relay_encode_create_session(buf, sizeof(buf), "s1", long_host, 0, uuid, 3, 0), ==,
+	    -ENAMETOOLONG);
 	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(buf), "", "h", 0, uuid, 3, 0),
 			==, -ENAMETOOLONG);
-	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(*msg) + 3, "s1", "host", 0,
-						       uuid, 3, 0),
-			==, -ENOBUFS);
+	g_assert_cmpint(
+	    tc_relay_encode_create_session(buf, sizeof(*msg) + 3, "s1", "host", 0, uuid, 3, 0), ==,
+	    -ENOBUFS);
 	len = tc_relay_encode_add_stream(buf, sizeof(buf), "channel0_1", "ust/uid/0/64-bit", 0);
 	g_assert_cmpint(len, ==, sizeof(struct tc_relay_add_stream) + 11 + 17);
 	memset(long_path, 'p', sizeof(long_path) - 1);
@@ -157,7 +157,8 @@ test_random_replies(void)
 			g_assert_cmpuint(reply.output_path_length, <=, TC_RELAY_PATH_MAX);
 		}
 		if (tc_relay_parse_version(buf, len, &minor) == 0)
-			g_assert_true(minor >= TC_RELAY_PROTO_MINOR_MIN && minor <= TC_RELAY_PROTO_MINOR);
+			g_assert_true(minor >= TC_RELAY_PROTO_MINOR_MIN &&
+				      minor <= TC_RELAY_PROTO_MINOR);
 		if (len > 0 && tc_relay_check_output_path((const char *)buf, len) == 0)
 			g_assert_cmpuint(strlen((const char *)buf), ==, len - 1);
 	}
