@@ -321,7 +321,7 @@ struct tc_consumer_reply {
 	uint32_t relay_connected;
 	uint32_t relay_reserved;
 	uint64_t relay_lost_packets;
-	int64_t relay_lost_since; /* Unix seconds of the first loss; 0: none */
+	int64_t relay_lost_since; /* Unix seconds the relay was first lost; 0: never */
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");

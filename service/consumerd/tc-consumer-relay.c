@@ -38,6 +38,8 @@ struct consumerd_relay {
 	uint32_t pending_replies; /* generic replies of indexes not read yet */
 	bool up;
 	uint64_t next_retry, retry_interval;
+	int probe_fd; /* a connection to the control port in progress, or -1 */
+	uint64_t probe_deadline;
 	uint64_t lost_packets;
 	int64_t lost_since;
 	struct consumerd_ratelimit down_limit;
@@ -318,21 +320,36 @@ stream_file_name(const struct consumerd_relay *relay, const struct consumerd_rel
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
+/* Sends text as one CTF metadata packet (tc-relay-wire.h). */
 static int
 metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 		    const void *text, size_t len)
 {
 	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
+	struct tc_ctf_metadata_packet_header packet = {
+	    .magic = TC_CTF_METADATA_MAGIC,
+	    .content_size = (uint32_t)((sizeof(packet) + len) * 8),
+	    .packet_size = (uint32_t)((sizeof(packet) + len) * 8),
+	    .major = 1,
+	    .minor = 8,
+	};
 	struct tc_relay_cmd_header header = {
-	    .data_size = htobe64(sizeof(payload) + len),
+	    .data_size = htobe64(sizeof(payload) + sizeof(packet) + len),
 	    .cmd = htobe32(TC_RELAY_SEND_METADATA),
 	};
-	struct iovec iov[3] = {
-	    {&header, sizeof(header)}, {&payload, sizeof(payload)}, {(void *)text, len}};
-	int ret = drain_replies(relay, true);
+	struct iovec iov[4] = {{&header, sizeof(header)},
+			       {&payload, sizeof(payload)},
+			       {&packet, sizeof(packet)},
+			       {(void *)text, len}};
+	int ret;
 
+	/* Packet sizes are 32-bit bit counts. */
+	if (len > (UINT32_MAX / 8) - sizeof(packet))
+		return -EFBIG;
+	memcpy(packet.uuid, stream->uuid, sizeof(packet.uuid));
+	ret = drain_replies(relay, true);
 	/* The relay does not answer metadata. */
-	return ret < 0 ? ret : send_all(relay->control_fd, iov, 3);
+	return ret < 0 ? ret : send_all(relay->control_fd, iov, 4);
 }
 
 static int
@@ -390,6 +407,9 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 	uint64_t suppressed;
 
 	relay_disconnect(relay);
+	/* Losses are counted from here, even before the first packet. */
+	if (relay->lost_since == 0)
+		relay->lost_since = (int64_t)time(NULL);
 	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
 	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
 	relay_address(relay, address, sizeof(address));
@@ -400,11 +420,11 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 }
 
 static int
-relay_connect(struct consumerd_relay *relay)
+relay_connect(struct consumerd_relay *relay, int control_fd)
 {
 	int ret;
 
-	ret = connect_port(relay, relay->out.control_port);
+	ret = control_fd >= 0 ? control_fd : connect_port(relay, relay->out.control_port);
 	if (ret < 0)
 		return ret;
 	relay->control_fd = ret;
@@ -441,22 +461,29 @@ relay_add_all_streams(struct consumerd_relay *relay)
 }
 
 static void
-relay_reconnect(struct consumerd_relay *relay, uint64_t now)
+relay_retry_later(struct consumerd_relay *relay, uint64_t now)
+{
+	relay->retry_interval *= 2;
+	if (relay->retry_interval > CONSUMERD_RELAY_RETRY_MAX_NS)
+		relay->retry_interval = CONSUMERD_RELAY_RETRY_MAX_NS;
+	relay->next_retry = now + relay->retry_interval;
+}
+
+/* control_fd: a connection to the control port made already. */
+static void
+relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 	int ret;
 
 	relay->generation++;
-	ret = relay_connect(relay);
+	ret = relay_connect(relay, control_fd);
 	if (ret == 0)
 		ret = relay_add_all_streams(relay);
 	if (ret < 0) {
 		relay_disconnect(relay);
 		relay->generation--;
-		relay->retry_interval *= 2;
-		if (relay->retry_interval > CONSUMERD_RELAY_RETRY_MAX_NS)
-			relay->retry_interval = CONSUMERD_RELAY_RETRY_MAX_NS;
-		relay->next_retry = now + relay->retry_interval;
+		relay_retry_later(relay, now);
 		return;
 	}
 	relay_address(relay, address, sizeof(address));
@@ -479,13 +506,13 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 		return -ENOMEM;
 	relay->out = *out;
 	relay->session_id = session_id;
-	relay->control_fd = relay->data_fd = -1;
+	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
 	/* Any non-nil value: the relay keys its trace chunks by it. */
 	if (getentropy(relay->uuid, sizeof(relay->uuid)) < 0)
 		memcpy(relay->uuid, &session_id, sizeof(session_id));
 	relay->uuid[6] = (relay->uuid[6] & 0x0f) | 0x40;
 	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
-	ret = relay_connect(relay);
+	ret = relay_connect(relay, -1);
 	if (ret < 0) {
 		relay_address(relay, address, sizeof(address));
 		if (ret == -EPROTONOSUPPORT)
@@ -531,6 +558,8 @@ consumerd_relay_close(struct consumerd_relay *relay)
 	while (relay->streams)
 		consumerd_relay_stream_remove(relay, relay->streams);
 	relay_disconnect(relay);
+	if (relay->probe_fd >= 0)
+		close(relay->probe_fd);
 	free(relay);
 }
 
@@ -698,6 +727,10 @@ consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_re
 	}
 	memcpy(stream->metadata + stream->metadata_size, text, len);
 	stream->metadata_size += len;
+	/* The trace block comes first, in the first chunks. */
+	if (!stream->has_uuid)
+		stream->has_uuid = tc_relay_metadata_uuid(stream->metadata, stream->metadata_size,
+							  stream->uuid) == 0;
 	if (!relay->up || !stream->added)
 		return 0;
 	ret = metadata_send_range(relay, stream, text, len);
@@ -725,11 +758,103 @@ consumerd_relay_send_beacon(struct consumerd_relay *relay, struct consumerd_rela
 		relay_fail(relay, "sending a live beacon", ret);
 }
 
+/* The relay never speaks unasked: a readable control connection with no
+ * reply due is its end (or a protocol error). */
+static bool
+relay_hung_up(struct consumerd_relay *relay)
+{
+	struct pollfd pfd = {.fd = relay->control_fd, .events = POLLIN | POLLRDHUP};
+
+	if (relay->pending_replies > 0)
+		return false;
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/* Starts a connection to the control port without waiting for it.
+ * Returns the socket or -errno. */
+static int
+probe_start(const struct consumerd_relay *relay)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = (int)relay->out.family};
+	struct addrinfo *list = NULL;
+	char service[8];
+	int fd;
+
+	snprintf(service, sizeof(service), "%" PRIu16, relay->out.control_port);
+	if (getaddrinfo(relay->out.host, service, &hints, &list) != 0 || !list)
+		return -EHOSTUNREACH;
+	fd = socket(list->ai_family, list->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    list->ai_protocol);
+	if (fd >= 0 && connect(fd, list->ai_addr, list->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		close(fd);
+		fd = -errno;
+	} else if (fd < 0) {
+		fd = -errno;
+	}
+	freeaddrinfo(list);
+	return fd;
+}
+
+/* Whether the probe connected: 1 yes, 0 not yet, -errno failed. */
+static int
+probe_check(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (poll(&pfd, 1, 0) == 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return -errno;
+	if (err != 0)
+		return -err;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || set_timeouts(fd) < 0)
+		return -errno;
+	return 1;
+}
+
+/*
+ * While down: the control port is probed without blocking (an unreachable
+ * host would otherwise hold the consumer, and every other session it
+ * drains, for the connect timeout at each retry); once the probe
+ * connects, the rest of the handshake runs with the relay answering.
+ */
+static void
+relay_retry(struct consumerd_relay *relay, uint64_t now)
+{
+	int ret;
+
+	if (relay->probe_fd < 0) {
+		ret = probe_start(relay);
+		if (ret < 0) {
+			relay_retry_later(relay, now);
+			return;
+		}
+		relay->probe_fd = ret;
+		relay->probe_deadline = now + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull;
+	}
+	ret = probe_check(relay->probe_fd);
+	if (ret == 0 && now < relay->probe_deadline)
+		return;
+	if (ret <= 0) {
+		close(relay->probe_fd);
+		relay->probe_fd = -1;
+		relay_retry_later(relay, now);
+		return;
+	}
+	ret = relay->probe_fd;
+	relay->probe_fd = -1;
+	relay_reconnect(relay, ret, now);
+}
+
 bool
 consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 {
+	if (relay->up && relay_hung_up(relay))
+		relay_fail(relay, "watching the control connection", -ECONNRESET);
 	if (!relay->up && now >= relay->next_retry)
-		relay_reconnect(relay, now);
+		relay_retry(relay, now);
 	return relay->up;
 }
 

@@ -51,6 +51,8 @@ struct consumerd_relay_stream {
 	/* metadata streams: everything appended so far, sent again on reconnection */
 	char *metadata;
 	size_t metadata_size, metadata_capacity;
+	uint8_t uuid[16]; /* the trace's, for metadata packets, once found in the text */
+	bool has_uuid;
 };
 
 /*
@@ -114,7 +116,7 @@ uint32_t consumerd_relay_live_timer_us(const struct consumerd_relay *relay);
 struct consumerd_relay_status {
 	bool up;
 	uint64_t lost_packets; /* since the first loss */
-	int64_t lost_since;    /* Unix seconds of the first loss, 0: none */
+	int64_t lost_since;    /* Unix seconds the relay was first lost, 0: never */
 	char address[TC_CONSUMER_HOST_MAX + 32];
 };
 void consumerd_relay_get_status(const struct consumerd_relay *relay,

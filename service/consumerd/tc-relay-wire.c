@@ -109,3 +109,41 @@ tc_relay_encode_add_stream(void *buf, size_t size, const char *file_name, const 
 		ret = put_string(buf, size, &offset, path, path_len);
 	return ret < 0 ? ret : (int)offset;
 }
+
+static int
+hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16])
+{
+	static const char key[] = "uuid = \"";
+	const char *p = memmem(text, len, key, sizeof(key) - 1);
+	const char *end = text + len;
+	int n = 0;
+
+	if (!p)
+		return -ENOENT;
+	for (p += sizeof(key) - 1; p < end && *p != '"' && n < 32; p++) {
+		int value = hex_value(*p);
+
+		if (*p == '-')
+			continue;
+		if (value < 0)
+			return -ENOENT;
+		if (n % 2 == 0)
+			uuid[n / 2] = (uint8_t)(value << 4);
+		else
+			uuid[n / 2] |= (uint8_t)value;
+		n++;
+	}
+	return n == 32 ? 0 : -ENOENT;
+}

@@ -148,6 +148,32 @@ struct tc_relay_index {
 } __attribute__((packed));
 
 /*
+ * Metadata goes to the relay as CTF metadata packets, each a header and
+ * TSDL text, as LTTng's tracers send it: babeltrace2's live reader takes
+ * plain text only when every piece it fetches starts with the
+ * "CTF 1.8" signature, which appended declarations do not. Native byte
+ * order (readers tell it from the magic), no compression, no checksum.
+ */
+#define TC_CTF_METADATA_MAGIC 0x75D11D57u
+
+struct tc_ctf_metadata_packet_header {
+	uint32_t magic;
+	uint8_t uuid[16]; /* the trace's */
+	uint32_t checksum;
+	uint32_t content_size; /* bits, header included */
+	uint32_t packet_size;  /* bits */
+	uint8_t compression_scheme;
+	uint8_t encryption_scheme;
+	uint8_t checksum_scheme;
+	uint8_t major;
+	uint8_t minor;
+} __attribute__((packed));
+
+/* The trace UUID declared in TSDL text ('uuid = "…"' of the trace block),
+ * into uuid. Returns 0, or -ENOENT when text (len bytes) has none. */
+int tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16]);
+
+/*
  * Checks the fixed part of a CREATE_SESSION reply (host order in *reply)
  * and the path length it announces. Returns 0, -EPROTO when the relay
  * refused (ret_code not LTTNG_OK), or -EBADMSG when the length is 0 or

@@ -833,7 +833,7 @@ relay_problem_text(const TcRelayStatus *status)
 	g_autoptr(GDateTime) since = NULL;
 	g_autofree char *when = NULL;
 
-	if (status->lost_packets == 0)
+	if (status->lost_since == 0)
 		return NULL;
 	since = g_date_time_new_from_unix_local(status->lost_since);
 	when = since ? g_date_time_format(since, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
@@ -858,7 +858,7 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		if (!tc_consumer_relay_status(consumer, g_array_index(ids, guint64, i), &status,
 					      NULL))
 			continue;
-		if (status.lost_packets && (total.lost_since == 0 || status.lost_since < total.lost_since))
+		if (status.lost_since && (total.lost_since == 0 || status.lost_since < total.lost_since))
 			total.lost_since = status.lost_since;
 		total.lost_packets += status.lost_packets;
 		total.connected = i == 0 ? status.connected : total.connected && status.connected;

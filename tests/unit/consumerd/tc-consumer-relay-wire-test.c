@@ -15,9 +15,9 @@ static void
 make_reply(uint8_t *buf, uint32_t ret_code, uint32_t path_length)
 {
 	struct tc_relay_create_session_reply reply = {
-		.session_id = htobe64(7),
-		.ret_code = htobe32(ret_code),
-		.output_path_length = htobe32(path_length),
+	    .session_id = htobe64(7),
+	    .ret_code = htobe32(ret_code),
+	    .output_path_length = htobe32(path_length),
 	};
 
 	memcpy(buf, &reply, sizeof(reply));
@@ -101,20 +101,36 @@ test_encode(void)
 	g_assert_cmpstr((const char *)buf + sizeof(*msg) + 3, ==, "host");
 	memset(long_host, 'h', sizeof(long_host) - 1);
 	long_host[sizeof(long_host) - 1] = '\0';
-	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(buf), "s1", long_host, 0, uuid,
-						       3, 0),
-			==, -ENAMETOOLONG);
+	g_assert_cmpint(
+	    tc_relay_encode_create_session(buf, sizeof(buf), "s1", long_host, 0, uuid, 3, 0), ==,
+	    -ENAMETOOLONG);
 	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(buf), "", "h", 0, uuid, 3, 0),
 			==, -ENAMETOOLONG);
-	g_assert_cmpint(tc_relay_encode_create_session(buf, sizeof(*msg) + 3, "s1", "host", 0,
-						       uuid, 3, 0),
-			==, -ENOBUFS);
+	g_assert_cmpint(
+	    tc_relay_encode_create_session(buf, sizeof(*msg) + 3, "s1", "host", 0, uuid, 3, 0), ==,
+	    -ENOBUFS);
 	len = tc_relay_encode_add_stream(buf, sizeof(buf), "channel0_1", "ust/uid/0/64-bit", 0);
 	g_assert_cmpint(len, ==, sizeof(struct tc_relay_add_stream) + 11 + 17);
 	memset(long_path, 'p', sizeof(long_path) - 1);
 	long_path[sizeof(long_path) - 1] = '\0';
 	g_assert_cmpint(tc_relay_encode_add_stream(buf, sizeof(buf), "c_0", long_path, 0), ==,
 			-ENAMETOOLONG);
+}
+
+static void
+test_metadata_uuid(void)
+{
+	static const char text[] = "trace {\n\tuuid = \"3b8a1c52-770e-4d1f-9a6b-213455c0de01\";";
+	static const uint8_t expected[16] = {0x3b, 0x8a, 0x1c, 0x52, 0x77, 0x0e, 0x4d, 0x1f,
+					     0x9a, 0x6b, 0x21, 0x34, 0x55, 0xc0, 0xde, 0x01};
+	uint8_t uuid[16];
+
+	g_assert_cmpint(tc_relay_metadata_uuid(text, strlen(text), uuid), ==, 0);
+	g_assert_cmpmem(uuid, sizeof(uuid), expected, sizeof(expected));
+	/* Cut short, not hex, absent. */
+	g_assert_cmpint(tc_relay_metadata_uuid(text, strlen(text) - 10, uuid), ==, -ENOENT);
+	g_assert_cmpint(tc_relay_metadata_uuid("uuid = \"3x\"", 11, uuid), ==, -ENOENT);
+	g_assert_cmpint(tc_relay_metadata_uuid("trace {}", 8, uuid), ==, -ENOENT);
 }
 
 /* Whatever bytes a relay sends, the checks refuse them or accept values
@@ -141,7 +157,8 @@ test_random_replies(void)
 			g_assert_cmpuint(reply.output_path_length, <=, TC_RELAY_PATH_MAX);
 		}
 		if (tc_relay_parse_version(buf, len, &minor) == 0)
-			g_assert_true(minor >= TC_RELAY_PROTO_MINOR_MIN && minor <= TC_RELAY_PROTO_MINOR);
+			g_assert_true(minor >= TC_RELAY_PROTO_MINOR_MIN &&
+				      minor <= TC_RELAY_PROTO_MINOR);
 		if (len > 0 && tc_relay_check_output_path((const char *)buf, len) == 0)
 			g_assert_cmpuint(strlen((const char *)buf), ==, len - 1);
 	}
@@ -157,6 +174,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/consumerd/relay-wire/output-path", test_output_path);
 	g_test_add_func("/tracectl/consumerd/relay-wire/version", test_version);
 	g_test_add_func("/tracectl/consumerd/relay-wire/encode", test_encode);
+	g_test_add_func("/tracectl/consumerd/relay-wire/metadata-uuid", test_metadata_uuid);
 	g_test_add_func("/tracectl/consumerd/relay-wire/random-replies", test_random_replies);
 	return g_test_run();
 }
