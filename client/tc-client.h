@@ -88,6 +88,10 @@ int tc_cmd_remove_trigger(int argc, char **argv);
 /* view --live (commands/view-live.c): the viewer run on a live session,
  * net://RELAY:LIVE_PORT/host/HOSTNAME/SESSION. */
 int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port);
+/* That URL, or NULL with error for a session that is not live. */
+char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error);
+/* lttng-relayd's default port for live viewers. */
+#define TC_CLIENT_LIVE_PORT_DEFAULT 5344
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tracectl export [SESSION] [--trace DIR]... --url URL | --output FILE:
- * the spans of a trace to OpenTelemetry or Zipkin, through babeltrace2 and
- * the tracectl plugin (exporter/), whose sink does the work; this only
- * builds its command line.
+ * tracectl export [SESSION] [--trace DIR]... [--live] --url URL | --output FILE:
+ * the spans of a trace, or of a live session as it records, to
+ * OpenTelemetry or Zipkin, through babeltrace2 and the tracectl plugin
+ * (exporter/), whose sink does the work; this only builds its command line.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,18 +77,32 @@ plugin_dir(void)
 	return dir && *dir ? dir : TRACECTL_BT_PLUGIN_DIR;
 }
 
-/* The session's trace root, or NULL with the error printed. */
+/* The session's trace root, or its live viewer URL with live; NULL with
+ * the error printed. */
 static char *
-session_trace(const char *name, int *status)
+session_trace(const char *name, gboolean live, int live_port, int *status)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = tc_client_session(name, &error);
+	char *input = NULL;
 
 	if (session == NULL) {
 		*status = tc_client_fail(error);
 		return NULL;
 	}
-	return g_strdup(tc_dbus_session_get_output_directory(session));
+	if (live) {
+		input = tc_client_live_viewer_url(session, (guint16)live_port, &error);
+	} else if (*tc_dbus_session_get_output_directory(session) != '\0') {
+		input = g_strdup(tc_dbus_session_get_output_directory(session));
+	} else {
+		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "Session '%s' streams to a relay daemon, where its trace is (export "
+			    "a live session with --live, or the relay's copy with --trace)",
+			    tc_dbus_session_get_name(session));
+	}
+	if (input == NULL)
+		*status = tc_client_fail(error);
+	return input;
 }
 
 static char **
@@ -103,7 +117,12 @@ command_line(const ExportFormat *format, char **traces, const char *url, const c
 
 	g_strv_builder_add(args, "babeltrace2");
 	g_strv_builder_add(args, plugin_path);
-	g_strv_builder_addv(args, (const char **)traces);
+	/* A live session: wait for none that the relay does not know. */
+	if (traces[0] && g_str_has_prefix(traces[0], "net://"))
+		g_strv_builder_add_many(args, "--input-format=lttng-live", traces[0], "--params",
+					"session-not-found-action=\"fail\"", NULL);
+	else
+		g_strv_builder_addv(args, (const char **)traces);
 	g_strv_builder_add_many(args, "-c", format->component, NULL);
 	g_string_append(params, destination);
 	if (format->params)
@@ -122,6 +141,8 @@ tc_cmd_export(int argc, char **argv)
 	g_autofree char *output = NULL;
 	g_auto(GStrv) traces = NULL;
 	int batch_size = 0;
+	gboolean live = FALSE;
+	int live_port = TC_CLIENT_LIVE_PORT_DEFAULT;
 	const GOptionEntry entries[] = {
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
 		 "otlp (OTLP/HTTP protobuf, the default), otlp-json or zipkin", "FORMAT"},
@@ -133,6 +154,11 @@ tc_cmd_export(int argc, char **argv)
 		{"trace", 't', 0, G_OPTION_ARG_FILENAME_ARRAY, &traces,
 		 "Read this trace directory instead of a session's (repeatable: traces of "
 		 "several machines are joined)", "DIR"},
+		{"live", 0, 0, G_OPTION_ARG_NONE, &live,
+		 "Export a live session while it records, from its relay daemon: spans are "
+		 "sent as they end, until the session is destroyed", NULL},
+		{"live-port", 0, 0, G_OPTION_ARG_INT, &live_port,
+		 "The relay daemon's port for live viewers (default: 5344)", "PORT"},
 		{"batch-size", 0, 0, G_OPTION_ARG_INT, &batch_size,
 		 "With --url, send ended spans in requests of at most N spans (default 512)", "N"},
 		{NULL},
@@ -153,16 +179,19 @@ tc_cmd_export(int argc, char **argv)
 		return status;
 	format = find_format(format_name ? format_name : "otlp");
 	if (format == NULL || argc > 2 || (argc == 2 && traces) || batch_size < 0 ||
+	    (live && traces) || live_port < 1 || live_port > G_MAXUINT16 ||
 	    !check_destination(url, output, &error)) {
 		g_printerr("Error: %s (try 'tracectl export --help')\n",
 			   error ? error->message
 			   : format == NULL ? "--format: otlp, otlp-json or zipkin"
 			   : batch_size < 0 ? "--batch-size: a positive number"
-					    : "give a session name or --trace, not both");
+			   : live_port < 1 || live_port > G_MAXUINT16
+				   ? "--live-port: a port between 1 and 65535"
+				   : "give a session name or --trace, not both (nor --trace with --live)");
 		return TC_EXIT_USAGE;
 	}
 	if (traces == NULL) {
-		char *root = session_trace(argc == 2 ? argv[1] : NULL, &status);
+		char *root = session_trace(argc == 2 ? argv[1] : NULL, live, live_port, &status);
 
 		if (root == NULL)
 			return status;

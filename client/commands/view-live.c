@@ -47,8 +47,8 @@ is_plain(const char *text)
 	return *text != '\0';
 }
 
-static char *
-live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
+char *
+tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
 {
 	const char *name = tc_dbus_session_get_name(session);
 	const char *url = tc_dbus_session_get_output_url(session);
@@ -136,7 +136,7 @@ int
 tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree char *viewer_url = live_viewer_url(session, live_port, &error);
+	g_autofree char *viewer_url = tc_client_live_viewer_url(session, live_port, &error);
 	g_auto(GStrv) command = NULL;
 	g_autoptr(GStrvBuilder) args = g_strv_builder_new();
 

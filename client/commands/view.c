@@ -17,6 +17,14 @@ trace_path(const char *name, GError **error)
 	g_autoptr(TcDbusSession) session = tc_client_session(name, &local_error);
 	char *destroyed;
 
+	if (session && *tc_dbus_session_get_output_directory(session) == '\0') {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "session '%s' streams to %s; its trace is on the relay daemon "
+			    "(tracectl view --live for a live session)",
+			    tc_dbus_session_get_name(session),
+			    tc_dbus_session_get_output_url(session));
+		return NULL;
+	}
 	if (session)
 		return g_strdup(tc_dbus_session_get_output_directory(session));
 	destroyed = name ? tc_client_destroyed_trace(name) : NULL;
@@ -26,8 +34,6 @@ trace_path(const char *name, GError **error)
 	return NULL;
 }
 
-/* lttng-relayd's default port for live viewers. */
-#define LIVE_PORT_DEFAULT 5344
 
 int
 tc_cmd_view(int argc, char **argv)
@@ -35,7 +41,7 @@ tc_cmd_view(int argc, char **argv)
 	g_autofree char *viewer = NULL;
 	gboolean print_path = FALSE;
 	gboolean live = FALSE;
-	gint live_port = LIVE_PORT_DEFAULT;
+	gint live_port = TC_CLIENT_LIVE_PORT_DEFAULT;
 	const GOptionEntry entries[] = {
 	    {"viewer", 'e', 0, G_OPTION_ARG_STRING, &viewer,
 	     "Run CMD on the trace directory (default: babeltrace2)", "CMD"},
@@ -82,11 +88,6 @@ tc_cmd_view(int argc, char **argv)
 	path = trace_path(argc == 2 ? argv[1] : NULL, &error);
 	if (path == NULL)
 		return tc_client_fail(error);
-	if (*path == '\0') {
-		g_printerr("Error: this session streams to a relay daemon, where its trace is "
-			   "(tracectl view --live for a live session)\n");
-		return TC_EXIT_FAILURE;
-	}
 	if (print_path) {
 		g_print("%s\n", path);
 		return TC_EXIT_OK;
