@@ -86,6 +86,16 @@ enum tc_kernel_msg_type {
 	 * the connection owns the listed ones (removed when it closes).
 	 * reply.value = how many were removed. */
 	TC_KERNEL_PRUNE = 18,
+	/* struct tc_kernel_own_msg -> the own-process tier's programs for
+	 * the session (tc-kernel-own.h), attached; one TC_KERNEL_OWN_FD
+	 * message carrying the ring buffer's map, then the reply. -EINVAL
+	 * for uid 0, no event or an unknown event bit, -EEXIST when the
+	 * session has them already, -EMFILE past
+	 * TC_KERNEL_OWN_SESSIONS_MAX. Owned by the connection. */
+	TC_KERNEL_OWN_START = 19,
+	TC_KERNEL_OWN_FD = 20,
+	/* session_id -> detaches and drops them; -ENOENT when none */
+	TC_KERNEL_OWN_REMOVE = 21,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -170,5 +180,14 @@ struct tc_kernel_prune_msg {
 
 static_assert(sizeof(struct tc_kernel_prune_msg) == 40 + 8 * TC_KERNEL_PRUNE_MAX,
 	      "ABI size changed");
+
+/* Sessions with own-process programs, per helper. */
+#define TC_KERNEL_OWN_SESSIONS_MAX 256
+
+struct tc_kernel_own_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t uid;                /* the session owner, not 0 */
+	uint32_t events;             /* TC_KERNEL_OWN_* of tc-kernel-own.h */
+};
 
 #endif /* TC_KERNEL_ABI_H */
