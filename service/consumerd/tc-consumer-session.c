@@ -249,6 +249,8 @@ consumerd_session_flush(struct consumerd_session *session)
 	consumerd_writer_wait_idle();
 	if (session->kernel)
 		consumerd_kernel_trace_drain(session->kernel);
+	if (session->own)
+		consumerd_own_trace_drain(session->own);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",
@@ -284,6 +286,7 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 		*final_totals = totals;
 	session_unlink(registry, session);
 	consumerd_kernel_trace_close(session->kernel);
+	consumerd_own_trace_close(session->own);
 	for (channel = session->channels; channel; channel = next) {
 		next = channel->next;
 		consumerd_channel_free(channel, session->dir_fd);
