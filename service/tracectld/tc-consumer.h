@@ -66,6 +66,9 @@ gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, cons
 				  int formats_fd, int tgids_fd, guint32 flags, GError **error);
 /* Before events are enabled in a running kernel trace: their formats
  * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
+/* The own-process tier's ring buffer (not taken), written into dir. */
+gboolean tc_consumer_kernel_own(TcConsumer *consumer, guint64 session_id, const char *dir,
+				const guint8 uuid[16], int ring_fd, GError **error);
 gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,
 				   guint32 hide_flags, GError **error);
 /* Writes what the buffers of a snapshot session hold into dir. */

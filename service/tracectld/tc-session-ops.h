@@ -35,6 +35,9 @@ gboolean tc_session_op_add_context(TcSession *session, const char *channel, guin
 gboolean tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error);
 /* The kernel domain: events "system:event" (globs), and the per-CPU
  * buffer size of the session's instance. */
+/* The own-process tier's events (tc-session-kernel-own.h). */
+gboolean tc_session_op_kernel_own_event(TcSession *session, const char *pattern, gboolean enable,
+					GError **error);
 gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 				    GError **error);
 /* kind: TC_KERNEL_PROBE_*. */
