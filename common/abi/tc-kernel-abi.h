@@ -188,6 +188,10 @@ struct tc_kernel_own_msg {
 	struct tc_kernel_msg header; /* header.size = sizeof(this) */
 	uint32_t uid;                /* the session owner, not 0 */
 	uint32_t events;             /* TC_KERNEL_OWN_* of tc-kernel-own.h */
+	/* The owner's consumer, or 0: its own work (reading the ring buffer,
+	 * writing the trace) is not recorded, or it would feed itself. */
+	uint32_t quiet_tgid;
+	uint32_t reserved; /* 0 */
 };
 
 #endif /* TC_KERNEL_ABI_H */

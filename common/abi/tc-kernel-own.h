@@ -46,7 +46,9 @@ enum tc_own_record_type {
 	TC_OWN_MIGRATE = 6,
 	TC_OWN_PAGE_FAULT = 7,
 	TC_OWN_SIGNAL = 8,
-	TC_OWN_LOST = 9,       /* value: scheduling records the bucket dropped */
+	/* value: records lost before this one; id 0: scheduling records the
+	 * bucket refused, 1: records that found the ring buffer full */
+	TC_OWN_LOST = 9,
 };
 
 /* One layout for every record: 80 bytes. */
@@ -56,7 +58,7 @@ struct tc_own_record {
 	__u16 cpu;
 	__s32 tid;
 	__s32 pid;       /* the thread group id */
-	__s32 id;        /* system call number, signal, target CPU, prev_state */
+	__s32 id;        /* system call number, signal, target CPU, prev_state, prio */
 	__s64 value;     /* return value, fault error code, lost count, signal code */
 	__u64 args[6];   /* system call arguments; fault: address, ip */
 };

@@ -9,11 +9,17 @@
  * header (length, busy and discard bits) and the record, 8-aligned. The
  * records are the programs', whose layout is fixed: a record of another
  * length is skipped, never trusted.
+ *
+ * The ring is one for all CPUs, ordered by reservation, while each
+ * record's time is read just after: two CPUs' records may come a few
+ * nanoseconds out of order, and a program running in an interrupt may
+ * nest between another's reservation and its clock read. So records go
+ * to one stream per CPU (channel0_<cpu>, created when the CPU first
+ * records), whose times are made non-decreasing.
  */
 #include "tc-consumer-kernel-own.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,7 +44,8 @@
 #define PACKET_RECORDS 4096u
 /* The largest event: header, context, sys_enter's payload. */
 #define EVENT_MAX (12u + 12u + 8u + 48u)
-#define POLL_MS 100
+/* 4 MiB of 88-byte records every 20 ms: about 2 million a second. */
+#define READ_INTERVAL_US 20000
 
 struct ring {
 	int fd;
@@ -47,15 +54,26 @@ struct ring {
 	uint8_t *data;                   /* producer page, then the data twice */
 };
 
+/* A CPU's stream and the packet being filled for it. */
+struct cpu_stream {
+	int fd;
+	uint64_t size, packet_seq;
+	uint64_t begin, last; /* timestamps of the packet's events */
+	unsigned int count;   /* events in the packet */
+	uint8_t *packet;      /* room for PACKET_RECORDS events and the headers */
+	uint8_t *end;
+};
+
 struct consumerd_own_trace {
 	pthread_mutex_t lock;
 	pthread_t thread;
 	bool stopping;
 	struct ring ring;
-	int dir_fd, metadata_fd, stream_fd;
-	uint64_t stream_size, metadata_size, packet_seq;
+	int dir_fd, metadata_fd;
+	uint64_t metadata_size;
 	uint8_t uuid[16];
-	uint8_t *packet; /* room for PACKET_RECORDS events and the headers */
+	unsigned int nr_cpus;
+	struct cpu_stream *cpus; /* nr_cpus of them, fd -1 until used */
 };
 
 static int
@@ -118,6 +136,7 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 		return put(out, &id64, 8);
 	case TC_OWN_WAKEUP:
 	case TC_OWN_MIGRATE:
+	case TC_OWN_SWITCH_IN:
 		return put(out, &r->id, 4);
 	case TC_OWN_PAGE_FAULT:
 		out = put(out, &r->args[0], 8);
@@ -127,48 +146,116 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 		out = put(out, &r->id, 4);
 		return put(out, &r->value, 8);
 	case TC_OWN_LOST:
+		out = put(out, &r->id, 4);
 		return put(out, &r->value, 8);
-	default: /* TC_OWN_SWITCH_IN */
+	default:
 		return out;
 	}
 }
 
 /* The packet header and context, once its events are known. */
 static void
-put_packet_header(struct consumerd_own_trace *trace, size_t size, uint64_t begin, uint64_t end)
+put_packet_header(const struct consumerd_own_trace *trace, struct cpu_stream *stream,
+		  uint32_t cpu, size_t size)
 {
-	uint8_t *out = trace->packet;
+	uint8_t *out = stream->packet;
 	uint32_t magic = CTF_MAGIC, zero32 = 0;
-	uint64_t zero = 0, bits = (uint64_t)size * 8;
+	uint64_t zero = 0, bits = (uint64_t)size * 8, instance = cpu;
 
 	out = put(out, &magic, 4);
 	out = put(out, trace->uuid, 16);
 	out = put(out, &zero32, 4);
-	out = put(out, &zero, 8);
-	out = put(out, &begin, 8);
-	out = put(out, &end, 8);
+	out = put(out, &instance, 8);
+	out = put(out, &stream->begin, 8);
+	out = put(out, &stream->last, 8);
 	out = put(out, &bits, 8);
 	out = put(out, &bits, 8);
-	out = put(out, &trace->packet_seq, 8);
+	out = put(out, &stream->packet_seq, 8);
 	out = put(out, &zero, 8);
-	put(out, &zero32, 4);
+	put(out, &cpu, 4);
 }
 
 #define PACKET_HEADER_SIZE (4u + 16u + 4u + 8u + 6u * 8u + 4u)
 
-/* At most PACKET_RECORDS records as one packet; how many were read. */
+/* The CPU's stream file and packet buffer, made when it first records. */
 static int
-drain_packet(struct consumerd_own_trace *trace, unsigned int *count)
+stream_open(struct consumerd_own_trace *trace, uint32_t cpu, struct cpu_stream **result)
+{
+	struct cpu_stream *stream = &trace->cpus[cpu];
+	char name[32];
+
+	if (!stream->packet) {
+		snprintf(name, sizeof(name), "channel0_%u", cpu);
+		stream->packet = malloc(PACKET_HEADER_SIZE + (size_t)PACKET_RECORDS * EVENT_MAX);
+		if (!stream->packet)
+			return -ENOMEM;
+		stream->fd = consumerd_output_create_file(trace->dir_fd, name);
+		if (stream->fd < 0) {
+			int ret = stream->fd;
+
+			free(stream->packet);
+			stream->packet = NULL;
+			return ret;
+		}
+		stream->end = stream->packet + PACKET_HEADER_SIZE;
+	}
+	*result = stream;
+	return 0;
+}
+
+static int
+stream_flush(struct consumerd_own_trace *trace, uint32_t cpu)
+{
+	struct cpu_stream *stream = &trace->cpus[cpu];
+	size_t size = (size_t)(stream->end - stream->packet);
+	int ret;
+
+	if (!stream->count)
+		return 0;
+	put_packet_header(trace, stream, cpu, size);
+	ret = consumerd_output_append(stream->fd, &stream->size, stream->packet, size);
+	stream->packet_seq++;
+	stream->count = 0;
+	stream->end = stream->packet + PACKET_HEADER_SIZE;
+	return ret;
+}
+
+/* One record into its CPU's packet, its time no earlier than the last. */
+static int
+stream_add(struct consumerd_own_trace *trace, struct tc_own_record *record)
+{
+	struct cpu_stream *stream;
+	int ret;
+
+	if (record->cpu >= trace->nr_cpus)
+		return 0;
+	ret = stream_open(trace, record->cpu, &stream);
+	if (ret < 0)
+		return ret;
+	if (record->timestamp < stream->last)
+		record->timestamp = stream->last;
+	if (stream->count == 0)
+		stream->begin = record->timestamp;
+	stream->last = record->timestamp;
+	stream->end = put_event(stream->end, record);
+	if (++stream->count == PACKET_RECORDS)
+		return stream_flush(trace, record->cpu);
+	return 0;
+}
+
+/* Everything committed now, as one packet per CPU (more when full). */
+static int
+drain_locked(struct consumerd_own_trace *trace)
 {
 	struct ring *ring = &trace->ring;
-	uint64_t cons = __atomic_load_n(ring->consumer_pos, __ATOMIC_ACQUIRE);
-	uint64_t prod = __atomic_load_n((uint64_t *)ring->data, __ATOMIC_ACQUIRE);
-	uint8_t *out = trace->packet + PACKET_HEADER_SIZE;
-	uint64_t begin = 0, end = 0;
+	uint64_t cons, prod;
 	int ret = 0;
 
-	*count = 0;
-	while (cons < prod && *count < PACKET_RECORDS) {
+	if (ring->fd < 0)
+		return 0;
+	cons = __atomic_load_n(ring->consumer_pos, __ATOMIC_ACQUIRE);
+	prod = __atomic_load_n((uint64_t *)ring->data, __ATOMIC_ACQUIRE);
+	while (ret == 0 && cons < prod) {
 		const uint8_t *slot = ring->data + ring->page + (cons & (TC_KERNEL_OWN_RING_BYTES - 1));
 		uint32_t len = __atomic_load_n((const uint32_t *)slot, __ATOMIC_ACQUIRE);
 		struct tc_own_record record;
@@ -179,37 +266,15 @@ drain_packet(struct consumerd_own_trace *trace, unsigned int *count)
 		if ((len & RING_DISCARD) || (len & ~(RING_BUSY | RING_DISCARD)) != sizeof(record))
 			continue;
 		memcpy(&record, slot + RING_HEADER, sizeof(record));
-		if (record.type < TC_OWN_SYS_ENTER || record.type > TC_OWN_LOST)
-			continue;
-		if (*count == 0)
-			begin = record.timestamp;
-		end = record.timestamp > end ? record.timestamp : end;
-		out = put_event(out, &record);
-		(*count)++;
-	}
-	if (*count) {
-		size_t size = (size_t)(out - trace->packet);
-
-		put_packet_header(trace, size, begin, end);
-		ret = consumerd_output_append(trace->stream_fd, &trace->stream_size, trace->packet,
-					      size);
-		trace->packet_seq++;
+		if (record.type >= TC_OWN_SYS_ENTER && record.type <= TC_OWN_LOST)
+			ret = stream_add(trace, &record);
 	}
 	__atomic_store_n(ring->consumer_pos, cons, __ATOMIC_RELEASE);
-	return ret;
-}
+	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
+		int flushed = stream_flush(trace, cpu);
 
-static int
-drain_locked(struct consumerd_own_trace *trace)
-{
-	unsigned int count;
-	int ret;
-
-	if (trace->ring.fd < 0)
-		return 0;
-	do
-		ret = drain_packet(trace, &count);
-	while (ret == 0 && count == PACKET_RECORDS);
+		ret = ret < 0 ? ret : flushed;
+	}
 	return ret;
 }
 
@@ -219,7 +284,6 @@ reader(void *data)
 	struct consumerd_own_trace *trace = data;
 
 	for (;;) {
-		struct pollfd pfd = {.fd = -1, .events = POLLIN};
 		int ret;
 
 		pthread_mutex_lock(&trace->lock);
@@ -227,14 +291,13 @@ reader(void *data)
 			pthread_mutex_unlock(&trace->lock);
 			return NULL;
 		}
-		pfd.fd = trace->ring.fd;
 		ret = drain_locked(trace);
 		pthread_mutex_unlock(&trace->lock);
 		if (ret < 0)
 			consumerd_warning("own-process kernel trace: %s", strerror(-ret));
-		/* A replaced ring's descriptor may be closed while we wait: the
-		 * wait then just ends early or late, never reads. */
-		poll(&pfd, 1, POLL_MS);
+		/* The programs never wake us (each wake-up would cost the
+		 * traced task), so the ring is read on a timer. */
+		usleep(READ_INTERVAL_US);
 	}
 }
 
@@ -280,7 +343,8 @@ print_metadata(FILE *out, const uint8_t uuid[16])
 		"\tfields := struct {\n\t\tint64_t _id;\n\t\tint64_t _ret;\n\t};\n};\n\n"
 		"event {\n\tname = \"sched:sched_switch_out\";\n\tid = %d;\n\tstream_id = 0;\n"
 		"\tfields := struct {\n\t\tint64_t _prev_state;\n\t};\n};\n\n"
-		"event {\n\tname = \"sched:sched_switch_in\";\n\tid = %d;\n\tstream_id = 0;\n};\n\n"
+		"event {\n\tname = \"sched:sched_switch_in\";\n\tid = %d;\n\tstream_id = 0;\n"
+		"\tfields := struct {\n\t\tint32_t _prio;\n\t};\n};\n\n"
 		"event {\n\tname = \"sched:sched_wakeup\";\n\tid = %d;\n\tstream_id = 0;\n"
 		"\tfields := struct {\n\t\tint32_t _target_cpu;\n\t};\n};\n\n"
 		"event {\n\tname = \"sched:sched_migrate_task\";\n\tid = %d;\n\tstream_id = 0;\n"
@@ -291,7 +355,7 @@ print_metadata(FILE *out, const uint8_t uuid[16])
 		"event {\n\tname = \"signal:signal_deliver\";\n\tid = %d;\n\tstream_id = 0;\n"
 		"\tfields := struct {\n\t\tint32_t _sig;\n\t\tint64_t _code;\n\t};\n};\n\n"
 		"event {\n\tname = \"tracectl:own_lost\";\n\tid = %d;\n\tstream_id = 0;\n"
-		"\tfields := struct {\n\t\tint64_t _count;\n\t};\n};\n",
+		"\tfields := struct {\n\t\tint32_t _ring_full;\n\t\tint64_t _count;\n\t};\n};\n",
 		TC_OWN_SYS_ENTER, TC_OWN_SYS_EXIT, TC_OWN_SWITCH_OUT, TC_OWN_SWITCH_IN,
 		TC_OWN_WAKEUP, TC_OWN_MIGRATE, TC_OWN_PAGE_FAULT, TC_OWN_SIGNAL, TC_OWN_LOST);
 }
@@ -320,14 +384,17 @@ static void
 trace_free(struct consumerd_own_trace *trace)
 {
 	ring_unmap(&trace->ring);
-	if (trace->stream_fd >= 0)
-		close(trace->stream_fd);
+	for (unsigned int cpu = 0; trace->cpus && cpu < trace->nr_cpus; cpu++) {
+		if (trace->cpus[cpu].packet)
+			close(trace->cpus[cpu].fd);
+		free(trace->cpus[cpu].packet);
+	}
+	free(trace->cpus);
 	if (trace->metadata_fd >= 0)
 		close(trace->metadata_fd);
 	if (trace->dir_fd >= 0)
 		close(trace->dir_fd);
 	pthread_mutex_destroy(&trace->lock);
-	free(trace->packet);
 	free(trace);
 }
 
@@ -344,10 +411,11 @@ consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
 	}
 	pthread_mutex_init(&trace->lock, NULL);
 	trace->ring.fd = -1;
-	trace->metadata_fd = trace->stream_fd = -1;
+	trace->metadata_fd = -1;
 	memcpy(trace->uuid, uuid, 16);
-	trace->packet = malloc(PACKET_HEADER_SIZE + (size_t)PACKET_RECORDS * EVENT_MAX);
-	ret = trace->packet ? ring_map(&trace->ring, ring_fd) : -ENOMEM;
+	trace->nr_cpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	trace->cpus = calloc(trace->nr_cpus, sizeof(*trace->cpus));
+	ret = trace->cpus ? ring_map(&trace->ring, ring_fd) : -ENOMEM;
 	if (ret < 0) {
 		close(ring_fd);
 		trace->ring.fd = -1;
@@ -358,8 +426,6 @@ consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
 		ret = trace->metadata_fd = consumerd_output_create_file(trace->dir_fd, "metadata");
 	if (ret >= 0)
 		ret = write_metadata(trace);
-	if (ret == 0)
-		ret = trace->stream_fd = consumerd_output_create_file(trace->dir_fd, "channel0_0");
 	if (ret >= 0)
 		ret = -pthread_create(&trace->thread, NULL, reader, trace);
 	if (ret < 0) {
@@ -396,8 +462,9 @@ consumerd_own_trace_drain(struct consumerd_own_trace *trace)
 	pthread_mutex_lock(&trace->lock);
 	ret = drain_locked(trace);
 	pthread_mutex_unlock(&trace->lock);
-	if (ret == 0)
-		ret = consumerd_output_sync(trace->stream_fd);
+	for (unsigned int cpu = 0; ret == 0 && cpu < trace->nr_cpus; cpu++)
+		if (trace->cpus[cpu].packet)
+			ret = consumerd_output_sync(trace->cpus[cpu].fd);
 	if (ret == 0)
 		ret = consumerd_output_sync(trace->metadata_fd);
 	return ret;

@@ -3,8 +3,8 @@
  * The own-process kernel trace of a session: the records the root
  * helper's eBPF programs put in a BPF ring buffer (tc-kernel-own.h),
  * written as a CTF trace of its own, <output>/kernel-own, on
- * CLOCK_MONOTONIC. A thread waits on the ring buffer and writes what it
- * finds as one packet; the commands drain it synchronously.
+ * CLOCK_MONOTONIC. A thread reads the ring buffer every 20 ms and writes
+ * what it finds as one packet; the commands drain it synchronously.
  */
 #ifndef TC_CONSUMER_KERNEL_OWN_H
 #define TC_CONSUMER_KERNEL_OWN_H

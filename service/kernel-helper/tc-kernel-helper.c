@@ -408,10 +408,12 @@ start_own(int sock, const void *buf, size_t len)
 	const struct tc_kernel_own_msg *msg = buf;
 	int ring_fd = -1, ret;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg))
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) || msg->reserved != 0 ||
+	    msg->quiet_tgid > INT32_MAX)
 		return -EINVAL;
 #ifdef TRACECTL_HAVE_OWN_TIER
-	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->events, &ring_fd);
+	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->events,
+				  msg->quiet_tgid, &ring_fd);
 #else
 	ret = -EOPNOTSUPP;
 #endif

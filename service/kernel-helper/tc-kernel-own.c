@@ -70,7 +70,8 @@ find_session(uint64_t session_id)
 /* Loads and attaches the programs; *ring_fd is the ring buffer's map, a
  * descriptor of its own for the caller to send and close. */
 int
-tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events, int *ring_fd)
+tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
+		    uint32_t quiet_tgid, int *ring_fd)
 {
 	struct tc_own *skel;
 	int ret;
@@ -86,6 +87,7 @@ tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t ev
 	if (!skel)
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->owner_uid = uid;
+	skel->rodata->quiet_tgid = (int32_t)quiet_tgid;
 	select_programs(skel, events);
 	ret = tc_own__load(skel);
 	if (ret == 0)

@@ -880,3 +880,9 @@ tc_consumer_kernel_own(TcConsumer *consumer, guint64 session_id, const char *dir
 	return request_full(consumer, msg, TC_CONSUMER_KERNEL_OWN, sizeof(*msg), &ring_fd, 1, NULL,
 			    0, NULL, &reply, error);
 }
+
+GPid
+tc_consumer_pid(TcConsumer *consumer)
+{
+	return consumer->pid;
+}

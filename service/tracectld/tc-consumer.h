@@ -43,6 +43,8 @@ void tc_consumer_set_lost_func(TcConsumerLostFunc func);
 /* Returns the consumer of uid (a new reference), starting it if needed. */
 TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);
+/* Its process (from its start, or SO_PEERCRED of a unit's connection). */
+GPid tc_consumer_pid(TcConsumer *consumer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 
 /* snapshot: keep everything in memory until tc_consumer_snapshot(). */

@@ -745,12 +745,14 @@ collect_own_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
 }
 
 int
-tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GError **error)
+tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+		    GError **error)
 {
 	struct tc_kernel_own_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_START, .session_id = session_id},
 		.uid = uid,
 		.events = events,
+		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
 	struct tc_kernel_msg reply = {0};
 	int fd = -1;

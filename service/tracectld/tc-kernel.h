@@ -49,7 +49,9 @@ gboolean tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name,
 char **tc_kernel_list(gboolean syscalls, GError **error);
 
 /* The own-process tier (tc-kernel-own.h): the helper's programs for the
- * session, recording uid's tasks only; the ring buffer's map for the
- * consumer, or -1. NotSupported when the helper was built without it. */
-int tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GError **error);
+ * session, recording uid's tasks but quiet_pid's (the consumer); the ring
+ * buffer's map for the consumer, or -1. NotSupported when the helper was
+ * built without it. */
+int tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+			GError **error);
 gboolean tc_kernel_own_remove(guint64 session_id, GError **error);

@@ -124,7 +124,7 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 		return FALSE;
 	session->kernel_own_charged = TRUE;
 	ring_fd = tc_kernel_own_start(session->id, session->owner_uid, session->kernel_own_events,
-				      error);
+				      tc_consumer_pid(consumer), error);
 	if (ring_fd < 0)
 		return FALSE;
 	dir = g_build_filename(session->output_directory, "kernel-own", NULL);

@@ -20,7 +20,7 @@ from tclib import BUILD, User, check, require, run
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
 MAGIC, REPLY, OWN_START, OWN_FD, OWN_REMOVE = 0x54434B31, 16, 19, 20, 21
 MSG = struct.Struct("=IIIIQiI")
-OWN = struct.Struct("=IIIIQiIII")
+OWN = struct.Struct("=IIIIQiIIIII")
 ALL_EVENTS = 0x7f
 GETPPID = 110
 WORKLOAD = ("import os, time\n"
@@ -40,7 +40,7 @@ def start_paired():
 
 def own_start(sock, session, uid, events, seq=1):
     """OWN_START: the status, and the ring buffer's descriptor or None."""
-    sock.send(OWN.pack(MAGIC, OWN_START, OWN.size, seq, session, 0, 0, uid, events))
+    sock.send(OWN.pack(MAGIC, OWN_START, OWN.size, seq, session, 0, 0, uid, events, 0, 0))
     fd = None
     while True:
         data, fds, _, _ = socket.recv_fds(sock, 256, 1)

@@ -22,6 +22,9 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 owner_uid = 0xffffffffu;
+/* The owner's consumer: reading the ring makes records that would wake
+ * it to read them, without end. */
+const volatile __s32 quiet_tgid;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -31,7 +34,8 @@ struct {
 struct own_bucket {
 	__u64 tokens;
 	__u64 last_ns;
-	__u64 dropped;
+	__u64 dropped;      /* scheduling records the bucket refused */
+	__u64 ring_dropped; /* records that found the ring buffer full */
 };
 
 struct {
@@ -48,7 +52,7 @@ is_owners(struct task_struct *task)
 	__u32 uid = BPF_CORE_READ(cred, uid.val);
 
 	return uid == owner_uid && BPF_CORE_READ(cred, euid.val) == owner_uid &&
-	       BPF_CORE_READ(cred, suid.val) == owner_uid;
+	       BPF_CORE_READ(cred, suid.val) == owner_uid && BPF_CORE_READ(task, tgid) != quiet_tgid;
 }
 
 static __always_inline bool
@@ -77,9 +81,29 @@ static __always_inline void
 emit(__u16 type, struct task_struct *task, __s32 id, __s64 value, const __u64 *args, int nargs)
 {
 	struct tc_own_record *record = bpf_ringbuf_reserve(&records, sizeof(*record), 0);
+	__u32 zero = 0;
+	struct own_bucket *bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
 
-	if (!record)
+	if (!record) {
+		if (bucket)
+			bucket->ring_dropped++;
 		return;
+	}
+	if (bucket && bucket->ring_dropped && type != TC_OWN_LOST) {
+		/* This record's slot says what was lost before it. */
+		record->timestamp = bpf_ktime_get_ns();
+		record->type = TC_OWN_LOST;
+		record->cpu = (__u16)bpf_get_smp_processor_id();
+		record->tid = BPF_CORE_READ(task, pid);
+		record->pid = BPF_CORE_READ(task, tgid);
+		record->id = 1;
+		record->value = (__s64)bucket->ring_dropped + 1; /* and this one */
+		for (int i = 0; i < 6; i++)
+			record->args[i] = 0;
+		bucket->ring_dropped = 0;
+		bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
+		return;
+	}
 	record->timestamp = bpf_ktime_get_ns();
 	record->type = type;
 	record->cpu = (__u16)bpf_get_smp_processor_id();
@@ -89,7 +113,9 @@ emit(__u16 type, struct task_struct *task, __s32 id, __s64 value, const __u64 *a
 	record->value = value;
 	for (int i = 0; i < 6; i++)
 		record->args[i] = args && i < nargs ? scrub(args[i]) : 0;
-	bpf_ringbuf_submit(record, 0);
+	/* The consumer reads on a timer: a wake-up per record would cost
+	 * the traced task an interrupt each. */
+	bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
 }
 
 /* A scheduling record may pass: the CPU's bucket had a token. What was
@@ -162,7 +188,7 @@ BPF_PROG(own_sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	if (prev_owned && sched_may_record(prev))
 		emit(TC_OWN_SWITCH_OUT, prev, (__s32)prev_state, 0, NULL, 0);
 	if (next_owned && sched_may_record(next))
-		emit(TC_OWN_SWITCH_IN, next, 0, 0, NULL, 0);
+		emit(TC_OWN_SWITCH_IN, next, BPF_CORE_READ(next, prio), 0, NULL, 0);
 	return 0;
 }
 
