@@ -144,10 +144,18 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 gboolean
 tc_session_kernel_own_stop_locked(TcSession *session, GError **error)
 {
+	g_autoptr(GError) local_error = NULL;
+
 	if (!session->kernel_own_running)
 		return TRUE;
 	session->kernel_own_running = FALSE;
-	return tc_kernel_own_remove(session->id, error);
+	if (tc_kernel_own_remove(session->id, &local_error))
+		return TRUE;
+	/* A helper that went away took the programs with it. */
+	if (g_error_matches(local_error, TC_ERROR, TC_ERROR_NOT_FOUND))
+		return TRUE;
+	g_propagate_error(error, g_steal_pointer(&local_error));
+	return FALSE;
 }
 
 void

@@ -8,7 +8,9 @@ holds events of the processes that user started only (their pids and
 tids), with no field of the other's tasks and no value in the kernel's
 address range; a member of 'tracing' recording the whole machine sees
 both. Events the tier cannot scope, patterns that try to widen it and
-users without the action are refused, naming the event or the action."""
+users without the action are refused, naming the event or the action.
+A setuid program alice starts is hers until it runs: after its execve()
+its uids are not all hers, and nothing of it is recorded."""
 
 import os
 import subprocess
@@ -20,6 +22,8 @@ from tracelib import babeltrace_text, read_streams
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"
 OWN_EVENTS = "raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch,sched:sched_wakeup"
 GETPPID = 110
+EXECVE = 59
+SETUID_PROGRAM = "/usr/bin/passwd"
 WORKLOAD = ("import os, time\n"
             "for _ in range(10):\n"
             "    for _ in range(300): os.getppid()\n"
@@ -61,6 +65,28 @@ def consumer_pid(user):
                           capture_output=True, text=True).stdout.split()
     check(len(pids) == 1, f"{user.name}'s consumer: {pids}")
     return int(pids[0])
+
+
+def run_setuid(svc, user):
+    """Runs the setuid-root program as user; its pid."""
+    proc = subprocess.Popen(svc._as(user) + [SETUID_PROGRAM, "-S", user.name],
+                            env=svc.env(user), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=user.home)
+    proc.wait(timeout=30)
+    return proc.pid
+
+
+def check_setuid_left_out(path, pid):
+    """The last system call of the setuid program's process is the entry of
+    its execve() (it may still be scheduled as alice's while the kernel
+    loads the program, before its credentials change)."""
+    events = sorted((e for e in read_streams(path)["events"] if e.get("ctx_pid") == pid
+                     and e["name"].startswith("raw_syscalls:")), key=lambda e: e["ts"])
+    check(events, f"nothing of pid {pid} before it ran {SETUID_PROGRAM}")
+    last = events[-1]
+    check(last["name"] == "raw_syscalls:sys_enter" and last["id"] == EXECVE,
+          f"{SETUID_PROGRAM} (pid {pid}) was recorded after its execve(): {last}")
+    log(f"{SETUID_PROGRAM}: recorded up to its execve() only ({len(events)} events)")
 
 
 def refused(svc, user, pattern, words):
@@ -146,6 +172,8 @@ def test():
             for proc in group:
                 out, err = proc.communicate(timeout=30)
                 check(proc.returncode == 0, f"workload failed: {err}")
+        setuid_pid = run_setuid(svc, users["alice"])
+        also["alice"].add(setuid_pid)
         for name, user in users.items():
             also[name].add(cli_pid(svc, user, "stop"))
         svc.cli("stop", user=tracer)
@@ -155,6 +183,7 @@ def test():
             theirs |= set().union(*(p for n, p in also.items() if n != name)) | {os.getpid()}
             check_own_trace(name, os.path.join(outputs[name], "kernel-own"), pids[name],
                             also[name], theirs)
+        check_setuid_left_out(os.path.join(outputs["alice"], "kernel-own"), setuid_pid)
         seen = {e.get("common_pid") for e in read_streams(os.path.join(machine, "kernel"))["events"]
                 if e["name"] == "raw_syscalls:sys_enter" and e.get("id") == GETPPID}
         for name in users:
