@@ -89,6 +89,21 @@ def check_setuid_left_out(path, pid):
     log(f"{SETUID_PROGRAM}: recorded up to its execve() only ({len(events)} events)")
 
 
+def check_limit(svc, user):
+    """Four sessions of a user may use the tier (MaxKernelOwnSessions): the
+    one already recorded and three more; the fifth is refused at start."""
+    for i in range(2, 6):
+        svc.cli("create", f"own{i}", "-o", os.path.join(user.home, f"own{i}"), user=user)
+        svc.cli("enable-event", "-k", "--own", "raw_syscalls:sys_enter", user=user)
+        result = svc.cli("start", user=user, check_ok=False)
+        if i < 5:
+            check(result.returncode == 0, f"own-tier session {i} of {user.name}: {result}")
+        else:
+            check(result.returncode != 0 and "MaxKernelOwnSessions" in result.stderr,
+                  f"the fifth own-tier session was not refused naming the limit: {result}")
+    log("the fifth own-tier session of a user is refused (MaxKernelOwnSessions)")
+
+
 def refused(svc, user, pattern, words):
     result = svc.cli("enable-event", "-k", "--own", pattern, user=user, check_ok=False)
     check(result.returncode != 0 and all(w in result.stderr for w in words),
@@ -190,6 +205,7 @@ def test():
             check(pids[name] <= seen, f"the tracing member's session misses {name}'s "
                   f"getppid() (pids {sorted(pids[name])})")
         log("the tracing member's session sees both users' getppid()")
+        check_limit(svc, users["alice"])
         for user in list(users.values()) + [tracer, carol]:
             svc.cli("destroy", "-a", user=user, check_ok=False)
 
