@@ -125,11 +125,16 @@ sched_may_record(struct task_struct *task)
 {
 	__u32 zero = 0;
 	struct own_bucket *bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
-	__u64 now = bpf_ktime_get_ns(), earned;
+	__u64 now = bpf_ktime_get_ns(), elapsed, earned;
 
 	if (!bucket)
 		return false;
-	earned = (now - bucket->last_ns) * TC_KERNEL_OWN_SCHED_RATE / 1000000000ull;
+	/* A second or more fills the bucket; below, the product cannot
+	 * overflow. */
+	elapsed = now - bucket->last_ns;
+	earned = elapsed >= 1000000000ull
+			 ? TC_KERNEL_OWN_SCHED_BURST
+			 : elapsed * TC_KERNEL_OWN_SCHED_RATE / 1000000000ull;
 	if (earned) {
 		bucket->tokens += earned;
 		if (bucket->tokens > TC_KERNEL_OWN_SCHED_BURST)
