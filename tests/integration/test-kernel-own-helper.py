@@ -4,7 +4,9 @@
 workload at once; the ring buffer the helper gives for each holds records
 of that user's processes only (the pids the test started), no kernel
 address, and cannot be written but for its consumer position; requests
-that would widen the scope (uid 0, unknown event classes) are refused."""
+that would widen the scope (uid 0, unknown event classes) are refused.
+Scheduling records pass a per-CPU token bucket: a workload switching far
+faster gets at most its rate, and the rest is counted as lost."""
 
 import mmap
 import os
@@ -22,6 +24,21 @@ MAGIC, REPLY, OWN_START, OWN_FD, OWN_REMOVE = 0x54434B31, 16, 19, 20, 21
 MSG = struct.Struct("=IIIIQiI")
 OWN = struct.Struct("=IIIIQiIIIII")
 ALL_EVENTS = 0x7f
+SCHED_SWITCH = 0x04
+SCHED_RATE, SCHED_BURST = 20000, 2000
+# Two processes bouncing a byte through pipes: two switches a round trip.
+PING_PONG = ("import os, time\n"
+             "a, b = os.pipe(); c, d = os.pipe()\n"
+             "if os.fork() == 0:\n"
+             "    os.close(b); os.close(c)\n"
+             "    while os.read(a, 1): os.write(d, b'x')\n"
+             "    os._exit(0)\n"
+             "os.close(a); os.close(d)\n"
+             "end = time.monotonic() + 1\n"
+             "while time.monotonic() < end:\n"
+             "    os.write(b, b'x'); os.read(c, 1)\n"
+             "os.close(b)\n"
+             "os.wait()\n")
 GETPPID = 110
 WORKLOAD = ("import os, time\n"
             "for _ in range(20):\n"
@@ -69,6 +86,31 @@ def drain(rings, stop, out):
         time.sleep(0.005)
     for name, ring in rings.items():
         out[name] += ring.read()
+
+
+def check_rate_limit(sock, user):
+    status, fd = own_start(sock, 3, user.uid, SCHED_SWITCH, seq=30)
+    check(status == 0, f"OWN_START of switches only: {status}")
+    ring = ownlib.Ring(fd)
+    stop = threading.Event()
+    out = {"ring": []}
+    reader = threading.Thread(target=drain, args=({"ring": ring}, stop, out))
+    reader.start()
+    start = time.monotonic()
+    proc = subprocess.Popen(["/usr/bin/python3", "-c", PING_PONG], preexec_fn=as_user(user),
+                            cwd="/")
+    check(proc.wait(timeout=30) == 0, "the ping-pong workload failed")
+    elapsed = time.monotonic() - start
+    stop.set()
+    reader.join()
+    switches = [r for r in out["ring"] if r["type"] in ("switch_in", "switch_out")]
+    lost = sum(r["value"] for r in out["ring"] if r["type"] == "lost" and r["id"] == 0)
+    bound = os.cpu_count() * (SCHED_RATE * elapsed + SCHED_BURST)
+    check(len(switches) <= bound, f"{len(switches)} switch records in {elapsed:.2f} s, over "
+          f"the bucket's {bound:.0f}")
+    check(lost > 0, f"no scheduling record counted as lost ({len(switches)} recorded in "
+          f"{elapsed:.2f} s)")
+    print(f"rate limit: {len(switches)} switch records in {elapsed:.2f} s, {lost} refused")
 
 
 def test():
@@ -130,6 +172,7 @@ def test():
         check(MSG.unpack(sock.recv(256))[5] == 0, "OWN_REMOVE failed")
         sock.send(MSG.pack(MAGIC, OWN_REMOVE, MSG.size, 21, 1, 0, 0))
         check(MSG.unpack(sock.recv(256))[5] == -2, "OWN_REMOVE of a removed session")
+        check_rate_limit(sock, users["alice"])
     finally:
         sock.close()
         helper.wait(timeout=10)
