@@ -16,7 +16,7 @@ import os
 import subprocess
 import tempfile
 
-from tclib import TRACECTL, Service, check, log, mount_tracefs, require, run
+from tclib import STRESS_APP, TRACECTL, Service, check, log, mount_tracefs, require, run
 from tracelib import babeltrace_text, read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"
@@ -89,6 +89,22 @@ def check_setuid_left_out(path, pid):
     log(f"{SETUID_PROGRAM}: recorded up to its execve() only ({len(events)} events)")
 
 
+def check_timeline(out):
+    """Each event of the application is followed, on its thread, by the
+    entry of its getppid() in the kernel-own trace: one clock for both."""
+    events = read_streams(out)["events"]
+    tids = {e["ctx_vtid"] for e in events if e["name"] == "stress:thread"}
+    check(len(tids) == 2, f"application threads: {tids}")
+    for tid in tids:
+        kinds = [e["name"] if e["name"] == "stress:thread" else "getppid" for e in events
+                 if e.get("ctx_vtid") == tid or (e.get("ctx_tid") == tid and
+                                                 e["name"] == "raw_syscalls:sys_enter" and
+                                                 e["id"] == GETPPID)]
+        check(kinds == ["stress:thread", "getppid"] * 50,
+              f"thread {tid}: not event, system call, ...: {kinds[:6]}")
+    log("application events and their system calls in one timeline")
+
+
 def check_limit(svc, user):
     """Four sessions of a user may use the tier (MaxKernelOwnSessions): the
     one already recorded and three more; the fifth is refused at start."""
@@ -158,6 +174,8 @@ def test():
         for name, user in users.items():
             outputs[name] = os.path.join(user.home, "own-trace")
             svc.cli("create", "own", "-o", outputs[name], user=user)
+            svc.cli("enable-event", "-u", "stress:*", user=user)
+            svc.cli("add-context", "-u", "-t", "vtid", user=user)
             result = svc.cli("enable-event", "-k", "--own", OWN_EVENTS, user=user,
                              check_ok=False)
             require(not (result.returncode != 0 and "was not built" in result.stderr),
@@ -168,6 +186,11 @@ def test():
                     ["sched:sched_process_exec: not available in the own-process tier"])
             refused(svc, user, "syscalls:sys_enter_getppid", ["not available"])
             refused(svc, user, "block:*", ["not available"])
+            # The whole machine stays for the tracing group.
+            result = svc.cli("enable-event", "-k", "raw_syscalls:sys_enter", user=user,
+                             check_ok=False)
+            check(result.returncode != 0 and "'tracing' group" in result.stderr,
+                  f"{name} got the whole machine's kernel events: {result}")
             refused(svc, user, "raw_syscalls:sys_enter if common_pid>0", ["raw_syscalls"])
             result = svc.cli("enable-event", "-k", "--own", "--syscall", "getppid",
                              user=user, check_ok=False)
@@ -187,6 +210,13 @@ def test():
             for proc in group:
                 out, err = proc.communicate(timeout=30)
                 check(proc.returncode == 0, f"workload failed: {err}")
+        # An instrumented application of alice's: its events and its
+        # system calls in one timeline.
+        app = svc.app("--threads", "2", "--count", "50", "--signals", "0", "--getppid",
+                      user=users["alice"], program=STRESS_APP)
+        _, err = app.communicate(timeout=30)
+        check(app.returncode == 0, f"the application failed: {err}")
+        also["alice"].add(app.pid)
         setuid_pid = run_setuid(svc, users["alice"])
         also["alice"].add(setuid_pid)
         for name, user in users.items():
@@ -198,6 +228,9 @@ def test():
             theirs |= set().union(*(p for n, p in also.items() if n != name)) | {os.getpid()}
             check_own_trace(name, os.path.join(outputs[name], "kernel-own"), pids[name],
                             also[name], theirs)
+            # tracectl view: the session's traces read as one timeline.
+            babeltrace_text(outputs[name])
+        check_timeline(outputs["alice"])
         check_setuid_left_out(os.path.join(outputs["alice"], "kernel-own"), setuid_pid)
         seen = {e.get("common_pid") for e in read_streams(os.path.join(machine, "kernel"))["events"]
                 if e["name"] == "raw_syscalls:sys_enter" and e.get("id") == GETPPID}
