@@ -50,7 +50,7 @@ def start_paired():
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     proc = subprocess.Popen([HELPER], close_fds=False,
                             preexec_fn=lambda: os.dup2(theirs.fileno(), 3),
-                            stderr=subprocess.DEVNULL if os.environ.get("QUIET") else None)
+                            stderr=None)
     theirs.close()
     return ours, proc
 
