@@ -40,7 +40,9 @@ PING_PONG = ("import os, time\n"
              "os.close(b)\n"
              "os.wait()\n")
 GETPPID = 110
-WORKLOAD = ("import os, time\n"
+WORKLOAD = ("import os, signal, time\n"
+            "signal.signal(signal.SIGUSR1, lambda *_: None)\n"
+            "os.kill(os.getpid(), signal.SIGUSR1)\n"
             "for _ in range(20):\n"
             "    for _ in range(500): os.getppid()\n"
             "    time.sleep(0.01)\n")
@@ -156,7 +158,8 @@ def test():
             theirs = {proc.pid for group in procs.values() for proc in group} - ours
             check(records, f"no records for {name}")
             kinds = {r["type"] for r in records}
-            check({"sys_enter", "sys_exit", "switch_out", "switch_in"} <= kinds,
+            check({"sys_enter", "sys_exit", "switch_out", "switch_in", "page_fault",
+                   "signal"} <= kinds,
                   f"{name}: record types {kinds}")
             for record in records:
                 check(record["pid"] in ours and (record["tid"] in ours or record["type"] == "lost"),
@@ -165,6 +168,8 @@ def test():
                 check(not ownlib.kernel_values(record),
                       f"{name}'s ring holds kernel addresses: {record}")
             for pid in ours:
+                check(any(r["pid"] == pid and r["type"] == "signal" and r["id"] == 10
+                          for r in records), f"{name}: SIGUSR1 of pid {pid} missing")
                 check(any(r["pid"] == pid and r["type"] == "sys_enter" and r["id"] == GETPPID
                           for r in records), f"{name}'s getppid() of pid {pid} missing")
             print(f"{name}: {len(records)} records, types {sorted(kinds, key=str)}")
