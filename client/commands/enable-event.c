@@ -2,6 +2,7 @@
 /*
  * tracectl enable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
  * tracectl disable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
+ * tracectl enable-event -k --own PATTERN[,PATTERN...] [-a] [-s SESSION]
  *
  * enable-event also takes LTTng's selection options: --loglevel LEVEL,
  * --loglevel-only LEVEL, --exclude NAME[,NAME...] and --filter EXPR, sent
@@ -157,7 +158,7 @@ events_json(TcDbusSession *session, const char *domain, const char *channel, gbo
 static int
 change_events(int argc, char **argv, gboolean enable)
 {
-	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE;
+	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE, own = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	g_autofree char *probe = NULL, *function = NULL, *uprobe = NULL;
 	g_autofree char *loglevel = NULL, *loglevel_only = NULL, *exclude = NULL, *filter = NULL;
@@ -165,6 +166,9 @@ change_events(int argc, char **argv, gboolean enable)
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
 		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
+		{"own", 0, 0, G_OPTION_ARG_NONE, &own,
+		 "With -k: only your own processes' events (system calls, their scheduling, "
+		 "page faults, signals), without the tracing group", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall,
 		 "With -k: system calls by name (entry and exit events)", NULL},
 		{"probe", 0, 0, G_OPTION_ARG_STRING, &probe,
@@ -216,6 +220,10 @@ change_events(int argc, char **argv, gboolean enable)
 		g_printerr("Error: --syscall, --probe, --function and --userspace-probe go with -k\n");
 		return TC_EXIT_USAGE;
 	}
+	if (own && (!kernel || syscall || probe || function || uprobe)) {
+		g_printerr("Error: --own goes with -k, and with neither --syscall nor probes\n");
+		return TC_EXIT_USAGE;
+	}
 	if (probe || function || uprobe) {
 		if (!enable || argc != 2 || !!probe + !!function + !!uprobe != 1) {
 			g_printerr("Error: give one of --probe, --function, --userspace-probe and "
@@ -227,7 +235,9 @@ change_events(int argc, char **argv, gboolean enable)
 		return add_probes(session_name, probe ? "kprobe" : "uprobe", probe ? probe : uprobe,
 				  argv[1]);
 	}
-	if (kernel)
+	if (own)
+		patterns = all ? g_strsplit("*:*", ",", -1) : tc_client_kernel_patterns(argv[1], FALSE);
+	else if (kernel)
 		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)
 			       : tc_client_kernel_patterns(argv[1], syscall);
 	else
@@ -249,7 +259,7 @@ change_events(int argc, char **argv, gboolean enable)
 	if (session == NULL)
 		return tc_client_fail(error);
 	for (guint i = 0; patterns[i]; i++) {
-		const char *domain = kernel ? "kernel" : "ust";
+		const char *domain = own ? "kernel-own" : kernel ? "kernel" : "ust";
 		g_autoptr(GVariant) reply = tc_client_call(
 			session,
 			has_options ? "EnableEventWithOptions" : enable ? "EnableEvent" : "DisableEvent",
@@ -275,7 +285,7 @@ change_events(int argc, char **argv, gboolean enable)
 	/* With every pattern refused, there is no result: stdout stays empty. */
 	if (tc_client_output_is_json() && n_changed > 0) {
 		g_autoptr(JsonNode) node =
-			events_json(session, kernel ? "kernel" : "ust",
+			events_json(session, own ? "kernel-own" : kernel ? "kernel" : "ust",
 				    channel ? channel : "channel0", enable, changed, failed);
 
 		tc_client_output_print_json(node);

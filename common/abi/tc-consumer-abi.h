@@ -49,6 +49,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_CLEAR = 13,          /* struct tc_consumer_session_ref */
 	TC_CONSUMER_CHUNK_SIZE = 14,     /* struct tc_consumer_session_ref */
 	TC_CONSUMER_RELAY_STATUS = 15,   /* struct tc_consumer_session_ref */
+	TC_CONSUMER_KERNEL_OWN = 18,     /* struct tc_consumer_kernel_own + ring fd */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -288,6 +289,17 @@ struct tc_consumer_kernel_update {
 	uint64_t session_id;
 	uint32_t flags; /* TC_CONSUMER_KHIDE_*; context bits are ignored */
 	uint32_t reserved;
+};
+
+/* The own-process kernel tier's ring buffer (tc-kernel-own.h), a BPF
+ * ring buffer map whose data the kernel maps read-only: written into dir,
+ * a trace of its own. A second message for the same session (a restart)
+ * replaces the ring buffer and appends to the same trace. */
+struct tc_consumer_kernel_own {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint8_t uuid[16];
+	char dir[TC_CONSUMER_PATH_MAX];
 };
 
 struct tc_consumer_stream {

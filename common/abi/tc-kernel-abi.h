@@ -104,6 +104,16 @@ enum tc_kernel_msg_type {
 	 * one of them is left without filter and the reply is -EINVAL (the
 	 * service does not enable them then). -ENOENT when nothing matched. */
 	TC_KERNEL_EVENT_FILTER = 20,
+	/* struct tc_kernel_own_msg -> the own-process tier's programs for
+	 * the session (tc-kernel-own.h), attached; one TC_KERNEL_OWN_FD
+	 * message carrying the ring buffer's map, then the reply. -EINVAL
+	 * for uid 0, no event or an unknown event bit, -EEXIST when the
+	 * session has them already, -EMFILE past
+	 * TC_KERNEL_OWN_SESSIONS_MAX. Owned by the connection. */
+	TC_KERNEL_OWN_START = 21,
+	TC_KERNEL_OWN_FD = 22,
+	/* session_id -> detaches and drops them; -ENOENT when none */
+	TC_KERNEL_OWN_REMOVE = 23,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -213,5 +223,18 @@ struct tc_kernel_pids_msg {
 
 static_assert(sizeof(struct tc_kernel_pids_msg) == 40 + 4 * TC_KERNEL_PIDS_MAX,
 	      "ABI size changed");
+
+/* Sessions with own-process programs, per helper. */
+#define TC_KERNEL_OWN_SESSIONS_MAX 256
+
+struct tc_kernel_own_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t uid;                /* the session owner, not 0 */
+	uint32_t events;             /* TC_KERNEL_OWN_* of tc-kernel-own.h */
+	/* The owner's consumer, or 0: its own work (reading the ring buffer,
+	 * writing the trace) is not recorded, or it would feed itself. */
+	uint32_t quiet_tgid;
+	uint32_t reserved; /* 0 */
+};
 
 #endif /* TC_KERNEL_ABI_H */

@@ -613,6 +613,33 @@ handle_relay_status(struct command *command)
 	return 0;
 }
 
+static int
+handle_kernel_own(struct command *command)
+{
+	const struct tc_consumer_kernel_own *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	int ret, ring_fd;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (command->nr_fds != 1)
+		return command_fail(command, -EINVAL, "%zu descriptors for a ring buffer",
+				    command->nr_fds);
+	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
+	    !consumerd_output_path_is_safe(msg->dir))
+		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	ring_fd = command->fds[0];
+	command->fds[0] = -1; /* taken, closed on failure too */
+	if (session->own)
+		ret = consumerd_own_trace_replace_ring(session->own, ring_fd);
+	else
+		ret = consumerd_own_trace_open(msg->dir, msg->uuid, ring_fd, &session->own);
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot write the own-process kernel trace "
+				    "into \"%s\": %s", msg->dir, strerror(-ret));
+	return 0;
+}
+
 static const struct command_type command_types[] = {
 	{TC_CONSUMER_KERNEL_STATS, "KERNEL_STATS", sizeof(struct tc_consumer_session_ref), false,
 	 handle_kernel_stats},
@@ -622,6 +649,8 @@ static const struct command_type command_types[] = {
 	 handle_chunk_size},
 	{TC_CONSUMER_RELAY_STATUS, "RELAY_STATUS", sizeof(struct tc_consumer_session_ref), false,
 	 handle_relay_status},
+	{TC_CONSUMER_KERNEL_OWN, "KERNEL_OWN", sizeof(struct tc_consumer_kernel_own), false,
+	 handle_kernel_own},
 	{TC_CONSUMER_KERNEL_UPDATE, "KERNEL_UPDATE", sizeof(struct tc_consumer_kernel_update),
 	 false, handle_kernel_update},
 	{TC_CONSUMER_KERNEL_TRACE, "KERNEL_TRACE", sizeof(struct tc_consumer_kernel_trace), false,

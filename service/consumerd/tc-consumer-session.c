@@ -292,6 +292,8 @@ consumerd_session_flush(struct consumerd_session *session)
 		consumerd_warning("session=%" PRIu64 ": The relay did not confirm the last "
 				  "packets within %d ms",
 				  session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	if (session->own)
+		consumerd_own_trace_drain(session->own);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",
@@ -327,6 +329,7 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 		*final_totals = totals;
 	session_unlink(registry, session);
 	consumerd_kernel_trace_close(session->kernel);
+	consumerd_own_trace_close(session->own);
 	for (channel = session->channels; channel; channel = next) {
 		next = channel->next;
 		consumerd_channel_free(channel, session->dir_fd);

@@ -23,6 +23,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-affinity.h"
 #include "tc-consumer-kernel.h"
+#include "tc-consumer-kernel-own.h"
 #include "tc-consumer-layout.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
@@ -99,6 +100,7 @@ struct consumerd_session {
 	uint64_t metadata_size;
 	struct consumerd_channel *channels;
 	struct consumerd_kernel_trace *kernel; /* or NULL */
+	struct consumerd_own_trace *own;       /* or NULL */
 	uint64_t kernel_next_read;
 	/* Streaming: the relay connection (NULL: local files), the metadata
 	 * stream on it, and when the live timer runs next. trace_dir is then

@@ -438,6 +438,40 @@ remove_instance(uint64_t session_id)
 	return ret;
 }
 
+/* OWN_START: the programs, then their ring buffer. */
+static int
+start_own(int sock, const void *buf, size_t len)
+{
+	const struct tc_kernel_own_msg *msg = buf;
+	int ring_fd = -1, ret;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) || msg->reserved != 0 ||
+	    msg->quiet_tgid > INT32_MAX)
+		return -EINVAL;
+#ifdef TRACECTL_HAVE_OWN_TIER
+	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->events,
+				  msg->quiet_tgid, &ring_fd);
+#else
+	ret = -EOPNOTSUPP;
+#endif
+	if (ret < 0)
+		return ret;
+	ret = send_fd(sock, TC_KERNEL_OWN_FD, &msg->header, 0, ring_fd) ? 0 : -EPIPE;
+	close(ring_fd);
+	return ret;
+}
+
+static int
+remove_own(uint64_t session_id)
+{
+#ifdef TRACECTL_HAVE_OWN_TIER
+	return tc_helper_own_remove(session_id);
+#else
+	(void)session_id;
+	return -ENOENT;
+#endif
+}
+
 static void
 handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *reply)
 {
@@ -487,6 +521,12 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		break;
 	case TC_KERNEL_STOP:
 		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
+		break;
+	case TC_KERNEL_OWN_START:
+		reply->status = start_own(sock, buf, len);
+		break;
+	case TC_KERNEL_OWN_REMOVE:
+		reply->status = fixed ? remove_own(request->session_id) : -EINVAL;
 		break;
 	default:
 		reply->status = -EINVAL;
@@ -625,6 +665,9 @@ drop_client(int i)
 	if (clients[i].is_waiting)
 		tc_helper_target_abort(&clients[i].child);
 	remove_owned_by(clients[i].fd);
+#ifdef TRACECTL_HAVE_OWN_TIER
+	tc_helper_own_remove_owned_by(clients[i].fd);
+#endif
 	close(clients[i].fd);
 	clients[i] = clients[--nr_clients];
 }

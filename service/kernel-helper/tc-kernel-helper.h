@@ -75,4 +75,11 @@ void tc_helper_target_abort(struct tc_target_child *child);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_list_memfd(bool syscalls);
 
+/* tc-kernel-own.c: the own-process tier's programs of a session, owned
+ * by the connection owner_fd. */
+int tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
+			uint32_t quiet_tgid, int *ring_fd);
+int tc_helper_own_remove(uint64_t session_id);
+void tc_helper_own_remove_owned_by(int fd);
+
 #endif /* TC_KERNEL_HELPER_H */

@@ -949,3 +949,27 @@ tc_consumer_chunk_size(TcConsumer *consumer, guint64 session_id, guint64 *bytes,
 	*bytes = reply.bytes_used;
 	return TRUE;
 }
+
+gboolean
+tc_consumer_kernel_own(TcConsumer *consumer, guint64 session_id, const char *dir,
+		       const guint8 uuid[16], int ring_fd, GError **error)
+{
+	g_autofree struct tc_consumer_kernel_own *msg = g_new0(struct tc_consumer_kernel_own, 1);
+	struct tc_consumer_reply reply = {0};
+
+	if (g_strlcpy(msg->dir, dir, sizeof(msg->dir)) >= sizeof(msg->dir)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The kernel trace directory is too long");
+		return FALSE;
+	}
+	msg->session_id = session_id;
+	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
+	return request_full(consumer, msg, TC_CONSUMER_KERNEL_OWN, sizeof(*msg), &ring_fd, 1, NULL,
+			    0, NULL, &reply, error);
+}
+
+GPid
+tc_consumer_pid(TcConsumer *consumer)
+{
+	return consumer->pid;
+}

@@ -43,6 +43,8 @@ void tc_consumer_set_lost_func(TcConsumerLostFunc func);
 /* Returns the consumer of uid (a new reference), starting it if needed. */
 TcConsumer *tc_consumer_get(uid_t uid, GError **error);
 void tc_consumer_unref(TcConsumer *consumer);
+/* Its process (from its start, or SO_PEERCRED of a unit's connection). */
+GPid tc_consumer_pid(TcConsumer *consumer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 
 /* snapshot: keep everything in memory until tc_consumer_snapshot().
@@ -69,6 +71,9 @@ gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, cons
 				  int formats_fd, int tgids_fd, guint32 flags, GError **error);
 /* Before events are enabled in a running kernel trace: their formats
  * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
+/* The own-process tier's ring buffer (not taken), written into dir. */
+gboolean tc_consumer_kernel_own(TcConsumer *consumer, guint64 session_id, const char *dir,
+				const guint8 uuid[16], int ring_fd, GError **error);
 gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_fd,
 				   guint32 hide_flags, GError **error);
 /* Writes what the buffers of a snapshot session hold into dir: the newest

@@ -23,6 +23,7 @@
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
+#include "tc-session-kernel-own.h"
 #include "tc-session-ops.h"
 #include "tc-session-track.h"
 #include "tc-session-rotation.h"
@@ -716,6 +717,40 @@ fail:
 }
 
 static gboolean
+kernel_own_enable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_own_event(request->session, request->pattern, TRUE, error);
+}
+
+static gboolean
+kernel_own_disable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_own_event(request->session, request->pattern, FALSE, error);
+}
+
+/* Domain "kernel-own": the allow-list is checked before anything else. */
+static gboolean
+submit_kernel_own_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
+			const char *channel, const char *pattern, gboolean enable)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 events;
+
+	if (!check_kernel_channel(channel, &error) ||
+	    !tc_kernel_own_parse(pattern, &events, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, self->session);
+	request->pattern = g_strdup(pattern);
+	request->work = enable ? kernel_own_enable_work : kernel_own_disable_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, self->session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
 handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		    const char *domain, const char *channel, const char *pattern,
 		    TcRequestWorkFunc work)
@@ -723,6 +758,9 @@ handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 
+	if (g_str_equal(domain, "kernel-own"))
+		return submit_kernel_own_event(self, invocation, channel, pattern,
+					       work == enable_event_work);
 	if (!check_domain(domain, &error) ||
 	    (*channel && !tc_validate_name("channel", channel, &error))) {
 		g_dbus_method_invocation_return_gerror(invocation, error);

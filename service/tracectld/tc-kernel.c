@@ -841,3 +841,55 @@ tc_kernel_probe_add(guint64 session_id, guint32 kind, const char *name, const ch
 		name_uprobe_refusal(-reply.status, location, error);
 	return ok;
 }
+
+static void
+collect_own_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
+{
+	int *ring_fd = data;
+
+	if (msg->type == TC_KERNEL_OWN_FD && *ring_fd < 0)
+		*ring_fd = fd;
+	else
+		close(fd);
+}
+
+int
+tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+		    GError **error)
+{
+	struct tc_kernel_own_msg msg = {
+		.header = {.type = TC_KERNEL_OWN_START, .session_id = session_id},
+		.uid = uid,
+		.events = events,
+		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
+	};
+	struct tc_kernel_msg reply = {0};
+	int fd = -1;
+	gboolean ok;
+
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, collect_own_fd, &fd,
+				error);
+	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.type == TC_KERNEL_REPLY && reply.status == -EOPNOTSUPP) {
+		g_clear_error(error);
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The own-process kernel tier was not built into the kernel helper "
+			    "(it needs clang, bpftool, libbpf and a kernel with BTF)");
+	}
+	if (ok && fd < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no ring buffer");
+		ok = FALSE;
+	}
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+gboolean
+tc_kernel_own_remove(guint64 session_id, GError **error)
+{
+	return simple_request(TC_KERNEL_OWN_REMOVE, session_id, 0, error);
+}

@@ -60,3 +60,11 @@ char **tc_kernel_list(gboolean syscalls, GError **error);
 /* The tracefs group of the session's probes, as the helper names it:
  * "tracectl_<id>", the id with the service's scope (see tc-kernel.c). */
 char *tc_kernel_probe_group(guint64 session_id);
+
+/* The own-process tier (tc-kernel-own.h): the helper's programs for the
+ * session, recording uid's tasks but quiet_pid's (the consumer); the ring
+ * buffer's map for the consumer, or -1. NotSupported when the helper was
+ * built without it. */
+int tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+			GError **error);
+gboolean tc_kernel_own_remove(guint64 session_id, GError **error);

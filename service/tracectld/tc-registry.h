@@ -197,6 +197,10 @@ struct _TcSession {
 	gboolean kernel_trace;     /* the consumer writes <output>/kernel */
 	gboolean kernel_disabled;  /* disable-channel -k: the instance is off */
 	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
+	/* The own-process tier, [op_lock] (tc-session-kernel-own.c). */
+	guint32 kernel_own_events;    /* TC_KERNEL_OWN_* */
+	gboolean kernel_own_charged;  /* counted in charge */
+	gboolean kernel_own_running;  /* the helper's programs are attached */
 
 	/* What the session counts against its owner's limits (those of the
 	 * owner's login user when it was created over the bus): itself, its

@@ -14,6 +14,7 @@
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
 #include "tc-session-track.h"
+#include "tc-session-kernel-own.h"
 #include "tc-session-trace.h"
 #include "tc-snapshot-output.h"
 #include "tc-kernel.h"
@@ -296,7 +297,8 @@ tc_session_op_start(TcSession *session, GError **error)
 		return FALSE;
 	/* The kernel first: its events are then recorded from the moment the
 	 * applications are told to start. */
-	if (!session->kernel_disabled && !tc_session_kernel_start_locked(session, consumer, error))
+	if ((!session->kernel_disabled && !tc_session_kernel_start_locked(session, consumer, error)) ||
+	    !tc_session_kernel_own_start_locked(session, consumer, error))
 		return FALSE;
 	set_state(session, TC_SESSION_ACTIVE);
 	sync_apps_and_wait(session);
@@ -314,7 +316,8 @@ stop_locked(TcSession *session, GError **error)
 
 	set_state(session, TC_SESSION_INACTIVE);
 	sync_apps_and_wait(session);
-	if (!tc_session_kernel_stop_locked(session, error))
+	if (!tc_session_kernel_stop_locked(session, error) ||
+	    !tc_session_kernel_own_stop_locked(session, error))
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error) ||
@@ -371,6 +374,7 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	     for_each_trace(session, consumer, tc_consumer_destroy_session, &consumer_error);
 	/* The consumer closed the raw buffers: the instance can go. */
 	tc_session_kernel_destroyed_locked(session);
+	tc_session_kernel_own_destroyed_locked(session);
 	/* The session is gone either way. */
 	if (!ok)
 		g_warning("Session '%s' destroyed, but its consumer failed: %s", session->name,
@@ -978,6 +982,18 @@ tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, con
 	op = op_begin(session, error);
 	return op != NULL &&
 	       tc_session_kernel_filtered_event_locked(session, pattern, filter, error);
+}
+
+gboolean
+tc_session_op_kernel_own_event(TcSession *session, const char *pattern, gboolean enable,
+			       GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL && tc_session_kernel_own_event_locked(session, pattern, enable, error);
 }
 
 gboolean

@@ -58,6 +58,9 @@ gboolean tc_session_op_disable_kernel_channel(TcSession *session, GError **error
 /* A kernel pattern with a filter in tracefs syntax (tc_filter_to_tracefs()). */
 gboolean tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern,
 					     const char *filter, GError **error);
+/* The own-process tier's events (tc-session-kernel-own.h). */
+gboolean tc_session_op_kernel_own_event(TcSession *session, const char *pattern, gboolean enable,
+					GError **error);
 gboolean tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 				    GError **error);
 /* kind: TC_KERNEL_PROBE_*. */

@@ -53,6 +53,10 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_SUBSCRIPTIONS] = {"MaxSubscriptions", "bus connections subscribed to signals",
 				    16},
 	[TC_LIMIT_TRIGGERS] = {"MaxTriggers", "triggers", 64},
+	/* Each loads eBPF programs on hot tracepoints and pins a ring buffer
+	 * of kernel memory. */
+	[TC_LIMIT_KERNEL_OWN_SESSIONS] = {"MaxKernelOwnSessions",
+					  "sessions tracing their own processes' kernel events", 4},
 	[TC_LIMIT_CHANNELS_PER_SESSION] = {"MaxChannelsPerSession", "channels in one session",
 					   64},
 	[TC_LIMIT_CHANNEL_BUFFER_BYTES] = {"MaxChannelBufferBytes",

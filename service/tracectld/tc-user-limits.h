@@ -34,6 +34,7 @@ typedef enum {
 	TC_LIMIT_CONNECTIONS,
 	TC_LIMIT_SUBSCRIPTIONS, /* bus connections subscribed to signals */
 	TC_LIMIT_TRIGGERS,
+	TC_LIMIT_KERNEL_OWN_SESSIONS, /* sessions with own-process kernel programs */
 	/* Per item. */
 	TC_LIMIT_CHANNELS_PER_SESSION,
 	TC_LIMIT_CHANNEL_BUFFER_BYTES,
@@ -43,7 +44,7 @@ typedef enum {
 	TC_LIMIT_COUNT,
 } TcLimit;
 
-#define TC_LIMIT_TOTALS (TC_LIMIT_TRIGGERS + 1)
+#define TC_LIMIT_TOTALS (TC_LIMIT_KERNEL_OWN_SESSIONS + 1)
 #define TC_LIMIT_UNLIMITED G_MAXUINT64
 
 typedef struct {

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The own-process kernel tier: the records the root helper's eBPF
+ * programs write into a BPF ring buffer for the session owner's consumer.
+ * Shared by the programs (built with clang -target bpf on vmlinux.h) and
+ * the consumer.
+ *
+ * Every record describes a task whose real, effective and saved uids are
+ * all the session owner's (the rule ptrace applies), and holds only what
+ * that task supplied (system call numbers, arguments, return values, its
+ * own fault addresses) or integers about that task: never a kernel
+ * address, never another task's name, pid or state. Scheduling records
+ * pass a per-CPU token bucket (TC_KERNEL_OWN_SCHED_RATE per second, bursts
+ * of TC_KERNEL_OWN_SCHED_BURST), so they cannot sample other users'
+ * scheduling at high resolution; what the bucket drops is counted in a
+ * TC_OWN_LOST record.
+ */
+#ifndef TC_KERNEL_OWN_H
+#define TC_KERNEL_OWN_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* The event classes a session may ask for (tc_kernel_own_msg.events). */
+#define TC_KERNEL_OWN_SYS_ENTER 0x01u     /* raw_syscalls:sys_enter */
+#define TC_KERNEL_OWN_SYS_EXIT 0x02u      /* raw_syscalls:sys_exit */
+#define TC_KERNEL_OWN_SCHED_SWITCH 0x04u  /* sched:sched_switch */
+#define TC_KERNEL_OWN_SCHED_WAKEUP 0x08u  /* sched:sched_wakeup */
+#define TC_KERNEL_OWN_SCHED_MIGRATE 0x10u /* sched:sched_migrate_task */
+#define TC_KERNEL_OWN_PAGE_FAULT 0x20u    /* exceptions:page_fault_user */
+#define TC_KERNEL_OWN_SIGNAL 0x40u        /* signal:signal_deliver */
+#define TC_KERNEL_OWN_ALL 0x7fu
+
+#define TC_KERNEL_OWN_SCHED_RATE 20000u /* scheduling records per second per CPU */
+#define TC_KERNEL_OWN_SCHED_BURST 2000u
+/* The ring buffer every session gets: a power of two of pages. */
+#define TC_KERNEL_OWN_RING_BYTES (4u << 20)
+
+enum tc_own_record_type {
+	TC_OWN_SYS_ENTER = 1,
+	TC_OWN_SYS_EXIT = 2,
+	TC_OWN_SWITCH_OUT = 3, /* the task left its CPU; to whom is not said */
+	TC_OWN_SWITCH_IN = 4,  /* the task got its CPU; from whom is not said */
+	TC_OWN_WAKEUP = 5,     /* the task was woken; by whom is not said */
+	TC_OWN_MIGRATE = 6,
+	TC_OWN_PAGE_FAULT = 7,
+	TC_OWN_SIGNAL = 8,
+	/* value: records lost before this one; id 0: scheduling records the
+	 * bucket refused, 1: records that found the ring buffer full */
+	TC_OWN_LOST = 9,
+};
+
+/* One layout for every record: 80 bytes. */
+struct tc_own_record {
+	__u64 timestamp; /* CLOCK_MONOTONIC, ns */
+	__u16 type;      /* enum tc_own_record_type */
+	__u16 cpu;
+	__s32 tid;
+	__s32 pid;       /* the thread group id */
+	__s32 id;        /* system call number, signal, target CPU, prev_state, prio */
+	__s64 value;     /* return value, fault error code, lost count, signal code */
+	__u64 args[6];   /* system call arguments; fault: address, ip */
+};
+
+#endif /* TC_KERNEL_OWN_H */

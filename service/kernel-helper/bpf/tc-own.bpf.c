@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The own-process kernel tier: programs the root helper attaches for one
+ * session, recording only tasks whose real, effective and saved uids are
+ * all owner_uid (the rule ptrace applies to a user's own processes; a
+ * setuid program the user runs is not theirs), and only fields that
+ * describe that task or that it supplied (tc-kernel-own.h).
+ *
+ * Nothing of another task is ever copied: a switch from or to another
+ * user's task records only the owner's side, a wake-up does not name the
+ * waker. The load-time constants (owner_uid) are read-only for the
+ * programs; the consumer holds only the ring buffer, whose data pages the
+ * kernel maps read-only for it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "tc-kernel-own.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 owner_uid = 0xffffffffu;
+/* The owner's consumer: reading the ring makes records that would wake
+ * it to read them, without end. */
+const volatile __s32 quiet_tgid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, TC_KERNEL_OWN_RING_BYTES);
+} records SEC(".maps");
+
+struct own_bucket {
+	__u64 tokens;
+	__u64 last_ns;
+	__u64 dropped;      /* scheduling records the bucket refused */
+	__u64 ring_dropped; /* records that found the ring buffer full */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct own_bucket);
+} sched_buckets SEC(".maps");
+
+static __always_inline bool
+is_owners(struct task_struct *task)
+{
+	const struct cred *cred = BPF_CORE_READ(task, real_cred);
+	__u32 uid = BPF_CORE_READ(cred, uid.val);
+
+	return uid == owner_uid && BPF_CORE_READ(cred, euid.val) == owner_uid &&
+	       BPF_CORE_READ(cred, suid.val) == owner_uid && BPF_CORE_READ(task, tgid) != quiet_tgid;
+}
+
+static __always_inline bool
+current_is_owners(void)
+{
+	/* Cheap first: most tasks of a busy machine are someone else's. */
+	if ((__u32)bpf_get_current_uid_gid() != owner_uid)
+		return false;
+	return is_owners(bpf_get_current_task_btf());
+}
+
+/*
+ * A system call's six argument slots are the task's registers, whatever
+ * the call takes: unused ones hold whatever the task left there. Values in
+ * the kernel's half of the address space are zeroed, so that not even a
+ * register the kernel should have cleared can carry a kernel address out
+ * (a user pointer is never there; -1 and -errno, in the top page, stay).
+ */
+static __always_inline __u64
+scrub(__u64 value)
+{
+	return value >= 0xffff800000000000ull && value < 0xfffffffffffff000ull ? 0 : value;
+}
+
+static __always_inline void
+emit(__u16 type, struct task_struct *task, __s32 id, __s64 value, const __u64 *args, int nargs)
+{
+	struct tc_own_record *record = bpf_ringbuf_reserve(&records, sizeof(*record), 0);
+	__u32 zero = 0;
+	struct own_bucket *bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
+
+	if (!record) {
+		if (bucket)
+			bucket->ring_dropped++;
+		return;
+	}
+	if (bucket && bucket->ring_dropped && type != TC_OWN_LOST) {
+		/* This record's slot says what was lost before it. */
+		record->timestamp = bpf_ktime_get_ns();
+		record->type = TC_OWN_LOST;
+		record->cpu = (__u16)bpf_get_smp_processor_id();
+		record->tid = BPF_CORE_READ(task, pid);
+		record->pid = BPF_CORE_READ(task, tgid);
+		record->id = 1;
+		record->value = (__s64)bucket->ring_dropped + 1; /* and this one */
+		for (int i = 0; i < 6; i++)
+			record->args[i] = 0;
+		bucket->ring_dropped = 0;
+		bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	record->timestamp = bpf_ktime_get_ns();
+	record->type = type;
+	record->cpu = (__u16)bpf_get_smp_processor_id();
+	record->tid = BPF_CORE_READ(task, pid);
+	record->pid = BPF_CORE_READ(task, tgid);
+	record->id = id;
+	record->value = value;
+	for (int i = 0; i < 6; i++)
+		record->args[i] = args && i < nargs ? scrub(args[i]) : 0;
+	/* The consumer reads on a timer: a wake-up per record would cost
+	 * the traced task an interrupt each. */
+	bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
+}
+
+/* A scheduling record may pass: the CPU's bucket had a token. What was
+ * dropped since the last one that passed is recorded first. */
+static __always_inline bool
+sched_may_record(struct task_struct *task)
+{
+	__u32 zero = 0;
+	struct own_bucket *bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
+	__u64 now = bpf_ktime_get_ns(), elapsed, earned;
+
+	if (!bucket)
+		return false;
+	/* A second or more fills the bucket; below, the product cannot
+	 * overflow. */
+	elapsed = now - bucket->last_ns;
+	earned = elapsed >= 1000000000ull
+			 ? TC_KERNEL_OWN_SCHED_BURST
+			 : elapsed * TC_KERNEL_OWN_SCHED_RATE / 1000000000ull;
+	if (earned) {
+		bucket->tokens += earned;
+		if (bucket->tokens > TC_KERNEL_OWN_SCHED_BURST)
+			bucket->tokens = TC_KERNEL_OWN_SCHED_BURST;
+		bucket->last_ns = now;
+	}
+	if (bucket->tokens == 0) {
+		bucket->dropped++;
+		return false;
+	}
+	bucket->tokens--;
+	if (bucket->dropped) {
+		emit(TC_OWN_LOST, task, 0, (__s64)bucket->dropped, NULL, 0);
+		bucket->dropped = 0;
+	}
+	return true;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int
+own_sys_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 args[6];
+
+	if (!current_is_owners())
+		return 0;
+	/* Constant offsets: the verifier refuses a context pointer moved by
+	 * a loop index. */
+	args[0] = ctx->args[0];
+	args[1] = ctx->args[1];
+	args[2] = ctx->args[2];
+	args[3] = ctx->args[3];
+	args[4] = ctx->args[4];
+	args[5] = ctx->args[5];
+	emit(TC_OWN_SYS_ENTER, bpf_get_current_task_btf(), (__s32)ctx->id, 0, args, 6);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int
+own_sys_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	if (!current_is_owners())
+		return 0;
+	emit(TC_OWN_SYS_EXIT, bpf_get_current_task_btf(), (__s32)ctx->id, ctx->ret, NULL, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int
+BPF_PROG(own_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	 unsigned int prev_state)
+{
+	bool prev_owned = is_owners(prev), next_owned = is_owners(next);
+
+	if (prev_owned && sched_may_record(prev))
+		emit(TC_OWN_SWITCH_OUT, prev, (__s32)prev_state, 0, NULL, 0);
+	if (next_owned && sched_may_record(next))
+		emit(TC_OWN_SWITCH_IN, next, BPF_CORE_READ(next, prio), 0, NULL, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int
+BPF_PROG(own_sched_wakeup, struct task_struct *task)
+{
+	if (is_owners(task) && sched_may_record(task))
+		emit(TC_OWN_WAKEUP, task, BPF_CORE_READ(task, wake_cpu), 0, NULL, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_migrate_task")
+int
+BPF_PROG(own_sched_migrate, struct task_struct *task, int dest_cpu)
+{
+	if (is_owners(task) && sched_may_record(task))
+		emit(TC_OWN_MIGRATE, task, dest_cpu, 0, NULL, 0);
+	return 0;
+}
+
+/* Only faults in user mode: their address and ip are the task's own. */
+SEC("tp_btf/page_fault_user")
+int
+BPF_PROG(own_page_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	__u64 args[2];
+
+	if (!current_is_owners())
+		return 0;
+	args[0] = address;
+	args[1] = BPF_CORE_READ(regs, ip);
+	emit(TC_OWN_PAGE_FAULT, bpf_get_current_task_btf(), 0, (__s64)error_code, args, 2);
+	return 0;
+}
+
+/* The signal the task is about to handle; not who sent it. */
+SEC("tracepoint/signal/signal_deliver")
+int
+own_signal_deliver(struct trace_event_raw_signal_deliver *ctx)
+{
+	if (!current_is_owners())
+		return 0;
+	emit(TC_OWN_SIGNAL, bpf_get_current_task_btf(), ctx->sig, ctx->code, NULL, 0);
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The own-process kernel tier of a session: kernel events of the owner's
+ * own processes only (docs/kernel.md), recorded by eBPF programs the root
+ * helper loads for the owner's uid, and written by the owner's consumer
+ * into <output>/kernel-own.
+ *
+ *   start:   the helper loads the programs for the events enabled, the
+ *            consumer gets their ring buffer (a restart: a new one)
+ *   stop:    the helper detaches them; the consumer drains the ring
+ *   destroy: the consumer closes the ring
+ *
+ * Only events whose every field the programs can restrict to the owner's
+ * task are offered; a pattern naming any other is refused, never widened
+ * or silently narrowed to something else.
+ */
+#define G_LOG_DOMAIN "tracectld-kernel"
+
+#include "tc-session-kernel-own.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "tc-error.h"
+#include "tc-kernel-own.h"
+#include "tc-kernel.h"
+#include "tc-user-limits.h"
+#include "tc-validate.h"
+
+static const struct {
+	const char *name;
+	guint32 bit;
+} allowed[] = {
+	{"raw_syscalls:sys_enter", TC_KERNEL_OWN_SYS_ENTER},
+	{"raw_syscalls:sys_exit", TC_KERNEL_OWN_SYS_EXIT},
+	{"sched:sched_switch", TC_KERNEL_OWN_SCHED_SWITCH},
+	{"sched:sched_wakeup", TC_KERNEL_OWN_SCHED_WAKEUP},
+	{"sched:sched_migrate_task", TC_KERNEL_OWN_SCHED_MIGRATE},
+	{"exceptions:page_fault_user", TC_KERNEL_OWN_PAGE_FAULT},
+	{"signal:signal_deliver", TC_KERNEL_OWN_SIGNAL},
+};
+
+static char *
+allowed_names(void)
+{
+	GString *names = g_string_new(NULL);
+
+	for (guint i = 0; i < G_N_ELEMENTS(allowed); i++)
+		g_string_append_printf(names, "%s%s", i ? ", " : "", allowed[i].name);
+	return g_string_free(names, FALSE);
+}
+
+gboolean
+tc_kernel_own_parse(const char *pattern, guint32 *events, GError **error)
+{
+	g_autofree char *names = NULL;
+
+	if (!tc_validate_kernel_event(pattern, error))
+		return FALSE;
+	*events = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(allowed); i++)
+		if (g_pattern_match_simple(pattern, allowed[i].name))
+			*events |= allowed[i].bit;
+	if (*events)
+		return TRUE;
+	names = allowed_names();
+	g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+		    "%s: not available in the own-process tier (it cannot be restricted to "
+		    "your own processes); the tier offers %s",
+		    pattern, names);
+	return FALSE;
+}
+
+gboolean
+tc_session_kernel_own_event_locked(TcSession *session, const char *pattern, gboolean enable,
+				   GError **error)
+{
+	guint32 events;
+
+	if (!tc_kernel_own_parse(pattern, &events, error))
+		return FALSE;
+	if (session->state == TC_SESSION_ACTIVE) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Own-process kernel events of session '%s' change only while it is "
+			    "stopped",
+			    session->name);
+		return FALSE;
+	}
+	if (session->snapshot) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "Snapshot sessions do not record kernel events in this version");
+		return FALSE;
+	}
+	if (enable)
+		session->kernel_own_events |= events;
+	else
+		session->kernel_own_events &= ~events;
+	g_message("Session '%s' of uid %u: own-process kernel events 0x%x", session->name,
+		  (unsigned)session->owner_uid, session->kernel_own_events);
+	return TRUE;
+}
+
+/* The own trace's uuid, derived from the session's. */
+static void
+own_uuid(const TcSession *session, guint8 uuid[16])
+{
+	memcpy(uuid, session->uuid, 16);
+	uuid[15] ^= 0x4f;
+}
+
+gboolean
+tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	g_autofree char *dir = NULL;
+	guint8 uuid[16];
+	gboolean ok;
+	int ring_fd;
+
+	if (session->kernel_own_events == 0)
+		return TRUE;
+	/* Counted once per session, given back with the rest of its charge. */
+	if (!session->kernel_own_charged &&
+	    !tc_user_limits_charge(&session->charge, TC_LIMIT_KERNEL_OWN_SESSIONS, 1, error))
+		return FALSE;
+	session->kernel_own_charged = TRUE;
+	ring_fd = tc_kernel_own_start(session->id, session->owner_uid, session->kernel_own_events,
+				      tc_consumer_pid(consumer), error);
+	if (ring_fd < 0)
+		return FALSE;
+	dir = g_build_filename(session->output_directory, "kernel-own", NULL);
+	own_uuid(session, uuid);
+	ok = tc_consumer_kernel_own(consumer, session->id, dir, uuid, ring_fd, error);
+	close(ring_fd);
+	session->kernel_own_running = TRUE;
+	if (!ok) {
+		tc_session_kernel_own_stop_locked(session, NULL);
+		return FALSE;
+	}
+	g_message("Session '%s' of uid %u: own-process kernel events recorded into '%s'",
+		  session->name, (unsigned)session->owner_uid, dir);
+	return TRUE;
+}
+
+gboolean
+tc_session_kernel_own_stop_locked(TcSession *session, GError **error)
+{
+	g_autoptr(GError) local_error = NULL;
+
+	if (!session->kernel_own_running)
+		return TRUE;
+	session->kernel_own_running = FALSE;
+	if (tc_kernel_own_remove(session->id, &local_error))
+		return TRUE;
+	/* A helper that went away took the programs with it. */
+	if (g_error_matches(local_error, TC_ERROR, TC_ERROR_NOT_FOUND))
+		return TRUE;
+	g_propagate_error(error, g_steal_pointer(&local_error));
+	return FALSE;
+}
+
+void
+tc_session_kernel_own_destroyed_locked(TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_session_kernel_own_stop_locked(session, &error))
+		g_warning("Session '%s': cannot remove its own-process programs: %s",
+			  session->name, error->message);
+}
