@@ -95,7 +95,7 @@ session_trace(const char *name, gboolean live, int live_port, int *status)
 	} else if (*tc_dbus_session_get_output_directory(session) != '\0') {
 		input = g_strdup(tc_dbus_session_get_output_directory(session));
 	} else {
-		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_FAILED,
 			    "Session '%s' streams to a relay daemon, where its trace is (export "
 			    "a live session with --live, or the relay's copy with --trace)",
 			    tc_dbus_session_get_name(session));

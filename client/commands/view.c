@@ -18,7 +18,7 @@ trace_path(const char *name, GError **error)
 	char *destroyed;
 
 	if (session && *tc_dbus_session_get_output_directory(session) == '\0') {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
 			    "session '%s' streams to %s; its trace is on the relay daemon "
 			    "(tracectl view --live for a live session)",
 			    tc_dbus_session_get_name(session),

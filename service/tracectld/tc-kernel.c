@@ -478,7 +478,7 @@ tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolea
 		return FALSE;
 	}
 	msg->header.type = TC_KERNEL_PIDS;
-	msg->header.session_id = session_id;
+	msg->header.session_id = helper_session_id(session_id);
 	msg->count = count;
 	msg->flags = all ? TC_KERNEL_PIDS_ALL : 0;
 	for (guint i = 0; i < count; i++) {
@@ -531,7 +531,7 @@ tc_kernel_event_filter(guint64 session_id, const char *system, const char *event
 		       const char *filter, GError **error)
 {
 	struct tc_kernel_filter_msg msg = {
-		.header = {.type = TC_KERNEL_EVENT_FILTER, .session_id = session_id},
+		.header = {.type = TC_KERNEL_EVENT_FILTER, .session_id = helper_session_id(session_id)},
 	};
 	struct tc_kernel_msg reply = {0};
 	g_autoptr(GError) local_error = NULL;
@@ -858,7 +858,7 @@ tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pi
 		    GError **error)
 {
 	struct tc_kernel_own_msg msg = {
-		.header = {.type = TC_KERNEL_OWN_START, .session_id = session_id},
+		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
 		.uid = uid,
 		.events = events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,

@@ -13,7 +13,8 @@ import subprocess
 import threading
 import time
 
-from tclib import TRACECTL, TRACEFS, check, log, mount_tracefs, require
+from tclib import (TRACECTL, TRACEFS, check, kernel_instances, log, mount_tracefs,
+                   require)
 
 MANAGER = ["--object-path", "/org/tracectl/Tracing1"]
 INVALID = "org.tracectl.Tracing1.Error.InvalidArgument"
@@ -51,8 +52,7 @@ def probe_groups():
 
 
 def instances():
-    return sorted(n for n in os.listdir(os.path.join(TRACEFS, "instances"))
-                  if n.startswith("tracectl-"))
+    return kernel_instances()
 
 
 def uprobe_hits():

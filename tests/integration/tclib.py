@@ -138,6 +138,44 @@ class Result:
         return [json.loads(line) for line in self.stderr.splitlines() if line.strip()]
 
 
+def rundir_scope(rundir):
+    """The scope tracectld gives the kernel helper's session ids of a run
+    directory (FNV-1a, as tc-kernel.c computes it): the upper 32 bits of
+    its tracefs instances' numbers."""
+    scope = 2166136261
+    for byte in os.fsencode(rundir):
+        scope = ((scope ^ byte) * 16777619) & 0xFFFFFFFF
+    return scope
+
+
+def kernel_instances(rundir=None):
+    """The tracectl-* tracefs instances of the service of rundir (of the
+    last service started, by default), not those another run left."""
+    rundir = rundir or LAST_RUNDIR[0]
+    scope = rundir_scope(rundir) if rundir else None
+    found = []
+    with contextlib.suppress(FileNotFoundError):
+        for name in os.listdir(os.path.join(TRACEFS, "instances")):
+            number = name[len("tracectl-"):]
+            if name.startswith("tracectl-") and number.isdigit() and \
+                    (scope is None or int(number) >> 32 == scope):
+                found.append(name)
+    return sorted(found)
+
+
+def remove_kernel_instances(rundir):
+    """Instances a service of rundir left (killed, or crashed): nothing
+    else would ever remove them, the next test's service has a scope of
+    its own."""
+    for name in kernel_instances(rundir):
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.join(TRACEFS, "instances", name))
+            log(f"removed the tracefs instance {name} the service left")
+
+
+LAST_RUNDIR = [None]
+
+
 class Service:
     """tracectld --embedded in a private run directory."""
 
@@ -155,6 +193,7 @@ class Service:
         self.installed = Installed()
         self.users = []
         self.rundir = tempfile.mkdtemp(prefix="tracectl-test-")
+        LAST_RUNDIR[0] = self.rundir
         os.chmod(self.rundir, 0o755)
         self.log_path = os.path.join(self.rundir, "tracectld.log")
         self.proc = None
@@ -260,6 +299,7 @@ class Service:
                 log(f"tracectld exit status: {self.proc.returncode}")
                 self.dump_log()
                 failed_exit = exc_type is None
+        remove_kernel_instances(self.rundir)
         for user in self.users:
             user.remove()
         self.installed.restore()

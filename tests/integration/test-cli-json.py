@@ -23,7 +23,8 @@ SESSION = {"name": str, "path": str, "owner_uid": int, "state": str, "snapshot":
            "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL]}
 SHAPES = {
     "version": {"client_version": str, "service_version": OPTIONAL_STR},
-    "create": {"name": str, "path": str, "output_directory": str, "snapshot": bool},
+    "create": {"name": str, "path": str, "output_directory": str, "output_url": str,
+               "live_timer_us": int, "snapshot": bool},
     "list": {"sessions": [SESSION_ENTRY]},
     "list NAME": SESSION,
     "list -u": {"applications": [{"pid": int, "uid": int, "process_name": str,
@@ -77,6 +78,7 @@ def test():
 
         created = json_of(svc, "create", "create", "js", "--output", out, user=alice)
         check(created == {"name": "js", "path": created["path"], "output_directory": out,
+                          "output_url": "file://" + out, "live_timer_us": 0,
                           "snapshot": False}, f"create: {created}")
         sessions = json_of(svc, "list", "list", user=alice)["sessions"]
         check(sessions == [{"name": "js", "path": created["path"], "owner_uid": alice.uid,

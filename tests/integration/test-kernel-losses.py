@@ -32,7 +32,7 @@ import os
 import subprocess
 import time
 
-from tclib import TRACEFS, Service, check, log, mount_tracefs, run
+from tclib import TRACEFS, Service, check, kernel_instances, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams
 
 CALLS = 100000
@@ -41,8 +41,7 @@ BURST_CALLS, BURST_S, BURST_CHUNK = 100000, 0.06, 1000
 
 def instance_stats():
     """{cpu: {name: value}} of the only tracectl instance."""
-    instances = [name for name in os.listdir(os.path.join(TRACEFS, "instances"))
-                 if name.startswith("tracectl-")]
+    instances = kernel_instances()
     check(len(instances) == 1, f"tracectl instances: {instances}")
     per_cpu = os.path.join(TRACEFS, "instances", instances[0], "per_cpu")
     stats = {}

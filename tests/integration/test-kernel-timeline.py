@@ -16,8 +16,8 @@ kernel's clock source is the TSC) and CLOCK_MONOTONIC
 import os
 import signal
 
-from tclib import (STRESS_APP, TRACEFS, Service, check, kernel_uses_tsc, log, mount_tracefs, run,
-                   wait_for)
+from tclib import (STRESS_APP, TRACEFS, Service, check, kernel_instances, kernel_uses_tsc, log,
+                   mount_tracefs, run, wait_for)
 from tracelib import babeltrace_text, read_streams
 
 COUNT = 200
@@ -30,8 +30,7 @@ def dynamic_events():
 
 
 def instances():
-    return [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
-            if n.startswith("tracectl-")]
+    return kernel_instances()
 
 
 def check_clock(out, description):

@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 
-from tclib import STRESS_APP, TRACEFS, Service, check, mount_tracefs, run
+from tclib import STRESS_APP, TRACEFS, Service, check, kernel_instances, mount_tracefs, run
 from tracelib import read_streams
 
 CALLS = 100000
@@ -32,8 +32,7 @@ def busctl(svc, *args, user=None):
 
 def kernel_lost():
     """overrun + dropped events over the CPUs of the only tracectl instance."""
-    instances = [n for n in os.listdir(os.path.join(TRACEFS, "instances"))
-                 if n.startswith("tracectl-")]
+    instances = kernel_instances()
     check(len(instances) == 1, f"tracectl instances: {instances}")
     per_cpu = os.path.join(TRACEFS, "instances", instances[0], "per_cpu")
     lost = 0
