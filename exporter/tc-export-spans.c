@@ -122,14 +122,17 @@ integer_of(const bt_field *field, int64_t fallback)
 	return fallback;
 }
 
-static const char *
-string_of(const bt_field *field)
+/* A copy of a string field, or NULL. By its length, not its terminator:
+ * babeltrace2 2.0's CTF reader leaves an empty string's buffer as the
+ * last string decoded into that field object (a recycled event), with
+ * only the length set to 0. */
+static char *
+string_copy(const bt_field *field)
 {
 	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
 		return NULL;
-	return bt_field_string_get_value(field);
+	return g_strndup(bt_field_string_get_value(field), bt_field_string_get_length(field));
 }
-
 static double
 double_of(const bt_field *field)
 {
@@ -146,7 +149,7 @@ resource_of(struct tc_export_spans *spans, const bt_event *event, const char *se
 	const bt_value *host = bt_trace_borrow_environment_entry_value_by_name_const(trace,
 										    "hostname");
 	const bt_field *context = bt_event_borrow_common_context_field_const(event);
-	const char *process_name = string_of(member(context, "procname"));
+	g_autofree char *process_name = string_copy(member(context, "procname"));
 	int64_t pid = integer_of(member(context, "vpid"), -1);
 	const char *host_name = host && bt_value_is_string(host) ? bt_value_string_get(host) : "";
 	char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%" G_GINT64_FORMAT, host_name, service,
@@ -171,7 +174,7 @@ add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *
 	  int64_t time_ns)
 {
 	struct tc_export_span *span = g_new0(struct tc_export_span, 1);
-	const char *service = string_of(member(payload, "service"));
+	g_autofree char *service = string_copy(member(payload, "service"));
 	struct span_key *key;
 
 	span->trace_id_hi = (uint64_t)integer_of(member(payload, "trace_id_hi"), 0);
@@ -179,8 +182,8 @@ add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *
 	span->span_id = (uint64_t)integer_of(member(payload, "span_id"), 0);
 	span->parent_span_id = (uint64_t)integer_of(member(payload, "parent_span_id"), 0);
 	span->kind = (uint8_t)integer_of(member(payload, "kind"), 1);
-	span->name = g_strdup(string_of(member(payload, "name")));
-	span->address = g_strdup(string_of(member(payload, "address")));
+	span->name = string_copy(member(payload, "name"));
+	span->address = string_copy(member(payload, "address"));
 	span->resource = resource_of(spans, event, service ? service : "");
 	span->trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
 	span->start_ns = time_ns;
@@ -200,12 +203,12 @@ add_attr(struct tc_export_span *span, const bt_field *payload, enum tc_export_at
 	struct tc_export_attr *attr = g_new0(struct tc_export_attr, 1);
 	const bt_field *value = member(payload, "value");
 
-	attr->key = g_strdup(string_of(member(payload, "key")));
+	attr->key = string_copy(member(payload, "key"));
 	attr->type = type;
 	if (type == TC_EXPORT_ATTR_DOUBLE)
 		attr->double_value = double_of(value);
 	else if (type == TC_EXPORT_ATTR_STRING)
-		attr->string_value = g_strdup(string_of(value));
+		attr->string_value = string_copy(value);
 	else
 		attr->int_value = integer_of(value, 0);
 	g_ptr_array_add(span->attributes, attr);
@@ -219,7 +222,7 @@ add_to_span(struct tc_export_spans *spans, struct tc_export_span *span, const ch
 		struct tc_export_annotation *annotation = g_new0(struct tc_export_annotation, 1);
 
 		annotation->time_ns = time_ns;
-		annotation->message = g_strdup(string_of(member(payload, "message")));
+		annotation->message = string_copy(member(payload, "message"));
 		g_ptr_array_add(span->annotations, annotation);
 	} else if (strcmp(what, "attr_int") == 0) {
 		add_attr(span, payload, TC_EXPORT_ATTR_INT);
@@ -231,13 +234,13 @@ add_to_span(struct tc_export_spans *spans, struct tc_export_span *span, const ch
 		add_attr(span, payload, TC_EXPORT_ATTR_BOOL);
 	} else if (strcmp(what, "error") == 0) {
 		g_free(span->error_message);
-		span->error_message = g_strdup(string_of(member(payload, "message")));
+		span->error_message = string_copy(member(payload, "message"));
 		span->status = 2;
 	} else if (strcmp(what, "remote") == 0) {
 		g_free(span->remote_service);
 		g_free(span->remote_address);
-		span->remote_service = g_strdup(string_of(member(payload, "service")));
-		span->remote_address = g_strdup(string_of(member(payload, "address")));
+		span->remote_service = string_copy(member(payload, "service"));
+		span->remote_address = string_copy(member(payload, "address"));
 	} else if (strcmp(what, "end") == 0 && span->unfinished) {
 		spans->finished++;
 		span->end_ns = time_ns;
