@@ -1,15 +1,28 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The bash completion of tracectl: commands and options from the CLI's own
---help, and the caller's session, channel and event names from the service,
-by driving the completion function as bash does (COMP_WORDS, COMP_CWORD)."""
+"""The bash and zsh completions of tracectl: commands and options from the
+CLI's own --help, and the caller's session, channel and event names from the
+service. bash's function is driven as bash does (COMP_WORDS, COMP_CWORD);
+zsh's with words and CURRENT, compadd and _describe replaced by functions
+that print what they are given (zsh filters by the prefix itself)."""
 
 import os
+import shutil
 import subprocess
 
 from tclib import SOURCE, TRACECTL, Service, check, run
 
 SCRIPT = os.path.join(SOURCE, "client", "completion", "tracectl.bash")
+ZSH_SCRIPT = os.path.join(SOURCE, "client", "completion", "_tracectl")
+ZSH_STUBS = """
+compadd() {
+    while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done
+    [[ $1 == -- ]] && shift
+    print -l -- "$@"
+}
+compset() { PREFIX=${PREFIX#$2}; }
+_describe() { local -a described; described=("${(@P)4}"); print -l -- ${described%%:*} }
+"""
 
 
 def complete(svc, user, *words):
@@ -28,6 +41,32 @@ def complete(svc, user, *words):
     lines = proc.stdout.splitlines()
     check(lines and lines[0] == "complete -F _tracectl tracectl", f"complete -p: {proc}")
     return sorted(line for line in lines[1:] if line)
+
+
+def complete_zsh(svc, user, *words):
+    words = [TRACECTL, *words]
+    array = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+    script = (ZSH_STUBS + f"words=({array}); CURRENT={len(words)}; PREFIX={array.split()[-1]}\n"
+              f"source '{ZSH_SCRIPT}'\n")
+    proc = subprocess.run(svc._as(user) + ["zsh", "-f", "-c", script], env=svc.env(user),
+                          capture_output=True, text=True, timeout=60, cwd=user.home)
+    check(proc.returncode == 0, f"zsh completion of {words}: {proc}")
+    return sorted(line for line in proc.stdout.splitlines() if line.startswith(words[-1]))
+
+
+def test_zsh(svc, alice, bob):
+    got = complete_zsh(svc, alice, "st")
+    check(got == ["start", "status", "stop"], f"zsh: commands: {got}")
+    got = complete_zsh(svc, alice, "enable-channel", "--sub")
+    check(got == ["--subbuf-size="], f"zsh: an option of enable-channel: {got}")
+    got = complete_zsh(svc, alice, "start", "")
+    check(got == ["alpha", "beta"], f"zsh: alice's sessions: {got}")
+    got = complete_zsh(svc, alice, "disable-channel", "-u", "")
+    check(got == ["fast"], f"zsh: the current session's channels: {got}")
+    got = complete_zsh(svc, alice, "enable-event", "-u", "example:")
+    check(got and all(name.startswith("example:") for name in got), f"zsh: events: {got}")
+    got = complete_zsh(svc, bob, "enable-event", "-u", "exa")
+    check(got == [], f"zsh: bob sees alice's events: {got}")
 
 
 def test():
@@ -61,6 +100,10 @@ def test():
         check(first in got, f"after the colon: {got}")
         got = complete(svc, bob, "enable-event", "-u", "exa")
         check(got == [], f"bob sees alice's events: {got}")
+        if shutil.which("zsh"):
+            test_zsh(svc, alice, bob)
+        else:
+            print("zsh is not installed: its completion is not checked")
         app.kill()
         app.wait()
 
