@@ -10,9 +10,9 @@
 /* Methods that change nothing: every other method is audited, so that a
  * method added later is audited unless someone decides otherwise here. */
 static const char *const read_only_methods[] = {
-	"ChannelStatistics", "FindSession",	    "ListApplications", "ListContexts",
-	"ListKernelEvents",  "ListSessions",	    "ListSnapshotOutputs", "ListTriggers",
-	"Subscribe",	     "Unsubscribe",
+    "ChannelStatistics", "FindSession",	 "ListApplications",	"ListContexts",
+    "ListKernelEvents",	 "ListSessions", "ListSnapshotOutputs", "ListTriggers",
+    "Subscribe",	 "Unsubscribe",
 };
 
 gboolean
@@ -68,8 +68,8 @@ one_line(const char *text)
 }
 
 static void
-log_to_stderr(const TcAuditEntry *entry, TcAuditResult result,
-	      const char *caller, const char *owner)
+log_to_stderr(const TcAuditEntry *entry, TcAuditResult result, const char *caller,
+	      const char *owner)
 {
 	g_autofree char *session = one_line(entry->session);
 	g_autofree char *detail = one_line(entry->detail);
@@ -89,15 +89,15 @@ tc_audit_log(const TcAuditEntry *entry, TcAuditResult result)
 	g_autofree char *owner = uid_text(entry->owner_uid);
 	g_autofree char *session = one_line(entry->session);
 	g_autofree char *message =
-		g_strdup_printf("%s %s for uid %s, session '%s'", entry->method,
-				result_name(result), *caller ? caller : "?", session);
+	    g_strdup_printf("%s %s for uid %s, session '%s'", entry->method, result_name(result),
+			    *caller ? caller : "?", session);
 
 	if (!g_log_writer_is_journald(fileno(stderr))) {
 		log_to_stderr(entry, result, caller, owner);
 		return;
 	}
-	sd_journal_send("MESSAGE=%s", message, "MESSAGE_ID=%s", message_id(result),
-			"PRIORITY=%d", result == TC_AUDIT_ALLOWED ? LOG_INFO : LOG_NOTICE,
+	sd_journal_send("MESSAGE=%s", message, "MESSAGE_ID=%s", message_id(result), "PRIORITY=%d",
+			result == TC_AUDIT_ALLOWED ? LOG_INFO : LOG_NOTICE,
 			"SYSLOG_IDENTIFIER=tracectld", "TRACECTL_ACTION=%s", entry->method,
 			"TRACECTL_RESULT=%s", result_name(result), "TRACECTL_CALLER_UID=%s", caller,
 			"TRACECTL_CALLER_PID=%ld", (long)entry->caller_pid, "TRACECTL_SESSION=%s",
