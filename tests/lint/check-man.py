@@ -5,7 +5,7 @@ option of `tracectl COMMAND --help` (and every global option) is in its
 page, every page renders without a warning, and every man: reference of
 the files in data/ names a page that exists.
 
-Usage: check-man.py TRACECTL SOURCE_ROOT"""
+Usage: check-man.py TRACECTL SOURCE_ROOT [GENERATED_PAGE...]"""
 
 import glob
 import os
@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-TRACECTL, SOURCE = sys.argv[1], sys.argv[2]
+TRACECTL, SOURCE, GENERATED = sys.argv[1], sys.argv[2], sys.argv[3:]
 PAGE_DIRS = ("client/man", "service/man", "probes/man")
 failures = []
 
@@ -29,6 +29,9 @@ def pages():
         for path in glob.glob(os.path.join(SOURCE, directory, "*.[1-8]")):
             name, section = os.path.basename(path).rsplit(".", 1)
             found[(name, section)] = path
+    for path in GENERATED:
+        name, section = os.path.basename(path).rsplit(".", 1)
+        found[(name, section)] = path
     return found
 
 
