@@ -174,10 +174,17 @@ tc_client_manager(GError **error)
 GVariant *
 tc_client_call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 {
-	/* Interactive: polkit may ask the person to authenticate. */
-	return g_dbus_proxy_call_sync(G_DBUS_PROXY(proxy), method, parameters,
-				      G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
-				      CALL_TIMEOUT_MS, NULL, error);
+	/* Interactive: polkit may ask the person to authenticate, through the
+	 * text agent when nobody else's agent serves this terminal. */
+	GSubprocess *agent = tc_client_agent_open();
+	GVariant *reply = g_dbus_proxy_call_sync(
+		G_DBUS_PROXY(proxy), method, parameters,
+		tc_client_agent_may_ask() ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+					  : G_DBUS_CALL_FLAGS_NONE,
+		CALL_TIMEOUT_MS, NULL, error);
+
+	tc_client_agent_close(agent);
+	return reply;
 }
 
 TcDbusSession *

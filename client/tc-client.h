@@ -20,6 +20,15 @@ TcDbusSession *tc_client_session(const char *name, GError **error);
 /* Calls a method allowing interactive authorization. */
 GVariant *tc_client_call(gpointer proxy, const char *method, GVariant *parameters,
 			GError **error);
+/* The text polkit agent (tc-client-agent.c). Removes --no-ask-password
+ * from the command line, wherever it is. */
+void tc_client_agent_take_option(int *argc, char **argv);
+/* FALSE with --no-ask-password: calls must not ask for interaction. */
+gboolean tc_client_agent_may_ask(void);
+/* Starts pkttyagent for this process when a person is at the terminal;
+ * NULL when not started. */
+GSubprocess *tc_client_agent_open(void);
+void tc_client_agent_close(GSubprocess *agent);
 /* Reports a failed call ("Error: <message>", or the JSON error object with
  * --json) and returns its exit status (tc-client-output.h). */
 int tc_client_fail(GError *error);

@@ -47,6 +47,9 @@ usage(FILE *out)
 		     "  -h, --help       Show this help ('tracectl COMMAND --help' for a command)\n"
 		     "  -V, --version    Print the version\n"
 		     "  -v, --verbose    Print debug messages\n"
+		     "  --no-ask-password\n"
+		     "                   When polkit needs a password, refuse instead of\n"
+		     "                   asking for it (on a terminal, a text agent asks)\n"
 		     "  --json[=MODE]    Print results as JSON: short (one line) or pretty;\n"
 		     "                   plain --json is pretty on a terminal, short otherwise.\n"
 		     "                   Allowed before or after COMMAND. Errors are JSON objects\n"
@@ -142,6 +145,7 @@ main(int argc, char **argv)
 			   bad_json);
 		return TC_EXIT_USAGE;
 	}
+	tc_client_agent_take_option(&argc, argv);
 	tc_client_output_begin();
 	return tc_client_output_end(run_tracectl(argc, argv));
 }

@@ -2,7 +2,7 @@
 /*
  * Authorization of D-Bus calls.
  *
- *   handler ──> GetConnectionUnixUser ──> polkit(action) ──┬──> callback
+ *   handler ──> GetConnectionCredentials ──> polkit(action) ──┬──> callback
  *                  (bus daemon)          (subject: sender) │
  *                                                          └─ another user's object:
  *                                                             polkit(manage-other-users)
@@ -139,23 +139,32 @@ check_admin(GTask *task, PolkitCheckAuthorizationFlags flags)
 }
 
 static void
-uid_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+credentials_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 {
 	g_autoptr(GTask) task = user_data;
 	CheckData *data = g_task_get_task_data(task);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res,
 								  &error);
+	g_autoptr(GVariant) credentials = NULL;
 	g_autoptr(PolkitSubject) subject = NULL;
-	guint32 uid;
+	guint32 uid, pid;
 
 	if (reply == NULL) {
 		g_task_return_new_error(task, TC_ERROR, TC_ERROR_FAILED,
 					"Cannot identify the caller: %s", error->message);
 		return;
 	}
-	g_variant_get(reply, "(u)", &uid);
+	credentials = g_variant_get_child_value(reply, 0);
+	if (!g_variant_lookup(credentials, "UnixUserID", "u", &uid)) {
+		g_task_return_new_error(task, TC_ERROR, TC_ERROR_FAILED,
+					"Cannot identify the caller: the bus gave no uid");
+		return;
+	}
 	data->caller.uid = uid;
+	/* Only for the audit trail: a pid is never a basis for a decision. */
+	if (g_variant_lookup(credentials, "ProcessID", "u", &pid))
+		data->caller.pid = (pid_t)pid;
 	g_hash_table_insert(peer_uids,
 			    g_strdup(g_dbus_method_invocation_get_sender(data->invocation)),
 			    GUINT_TO_POINTER(uid + 1));
@@ -190,13 +199,14 @@ tc_authority_check(GDBusMethodInvocation *invocation, const char *action_id,
 	data->details = details ? g_object_ref(details) : NULL;
 	data->target_uid = target_uid;
 	data->flags = flags;
+	data->caller.uid = (uid_t)-1;
 	g_task_set_task_data(task, data, (GDestroyNotify)check_data_free);
 	g_dbus_connection_call(g_dbus_method_invocation_get_connection(invocation),
 			       "org.freedesktop.DBus", "/org/freedesktop/DBus",
-			       "org.freedesktop.DBus", "GetConnectionUnixUser",
+			       "org.freedesktop.DBus", "GetConnectionCredentials",
 			       g_variant_new("(s)", g_dbus_method_invocation_get_sender(invocation)),
-			       G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
-			       uid_received_cb, task);
+			       G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+			       credentials_received_cb, task);
 }
 
 gboolean
@@ -205,10 +215,8 @@ tc_authority_check_finish(GAsyncResult *result, TcCaller *caller, GError **error
 	GTask *task = G_TASK(result);
 	CheckData *data = g_task_get_task_data(task);
 
-	if (!g_task_propagate_boolean(task, error))
-		return FALSE;
 	*caller = data->caller;
-	return TRUE;
+	return g_task_propagate_boolean(task, error);
 }
 
 static void

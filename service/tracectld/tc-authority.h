@@ -22,6 +22,7 @@ typedef enum {
 
 typedef struct {
 	uid_t uid;         /* from the bus daemon, never from the caller */
+	pid_t pid;         /* from the bus daemon; 0 if it does not know */
 	gboolean is_admin; /* authorized for TC_ACTION_MANAGE_OTHER_USERS */
 } TcCaller;
 
@@ -30,7 +31,7 @@ void tc_authority_init(void);
 
 /*
  * Authorizes a method call asynchronously on the main loop:
- *   1. the caller's uid from the bus daemon (GetConnectionUnixUser);
+ *   1. the caller's uid and pid from the bus daemon (GetConnectionCredentials);
  *   2. polkit for action_id, the subject being the caller's bus name;
  *   3. when target_uid is another user's, polkit for
  *      TC_ACTION_MANAGE_OTHER_USERS as well: the service enforces
@@ -43,7 +44,8 @@ void tc_authority_check(GDBusMethodInvocation *invocation, const char *action_id
 			PolkitDetails *details, uid_t target_uid, TcAuthorityFlags flags,
 			GAsyncReadyCallback callback, gpointer user_data);
 /* Returns TRUE and fills caller, or FALSE with a TC_ERROR_PERMISSION_DENIED
- * (or TC_ERROR_FAILED) error whose message says what was refused. */
+ * (or TC_ERROR_FAILED) error whose message says what was refused; caller
+ * is filled either way, with uid (uid_t)-1 when the bus did not say. */
 gboolean tc_authority_check_finish(GAsyncResult *result, TcCaller *caller, GError **error);
 
 /* Forgets cached peers when they leave the bus. */

@@ -3,6 +3,7 @@
 
 #include "tc-dbus-request.h"
 
+#include "tc-audit.h"
 #include "tc-error.h"
 #include "tc-fair-queue.h"
 #include "tc-idle.h"
@@ -27,6 +28,52 @@
 
 static TcFairQueue *operations; /* TcRequest *, keyed by the caller's uid */
 static GPtrArray *operation_threads;
+
+/* What the caller asked for, as it named it: never anything recorded. */
+static char *
+audit_detail(TcRequest *request, const char *reason)
+{
+	GString *detail = g_string_new(NULL);
+
+	if (request->channel)
+		g_string_append_printf(detail, "channel=%s ", request->channel);
+	if (request->pattern)
+		g_string_append_printf(detail, "pattern=%s ", request->pattern);
+	if (request->location)
+		g_string_append_printf(detail, "probe=%s ", request->location);
+	if (request->output)
+		g_string_append_printf(detail, "output=%s ", request->output);
+	if (reason)
+		g_string_append(detail, reason);
+	if (detail->len > 0 && detail->str[detail->len - 1] == ' ')
+		g_string_truncate(detail, detail->len - 1);
+	return g_string_free(detail, FALSE);
+}
+
+/* Every state-changing call passes here once when authorized or refused,
+ * and once more if its work fails. */
+static void
+audit(TcRequest *request, TcAuditResult result, const char *reason)
+{
+	const char *method = g_dbus_method_invocation_get_method_name(request->invocation);
+	g_autofree char *detail = NULL;
+	TcAuditEntry entry = {
+		.method = method,
+		.caller_uid = request->caller.uid,
+		.caller_pid = request->caller.pid,
+		.session = request->session ? request->session->name : request->name,
+		.owner_uid = request->session ? request->session->owner_uid : TC_AUDIT_NO_UID,
+	};
+
+	if (!tc_audit_method_changes_state(method))
+		return;
+	/* A session being created belongs to its creator. */
+	if (request->session == NULL && request->name && result != TC_AUDIT_REFUSED)
+		entry.owner_uid = request->caller.uid;
+	detail = audit_detail(request, reason);
+	entry.detail = detail;
+	tc_audit_log(&entry, result);
+}
 
 TcRequest *
 tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
@@ -92,6 +139,8 @@ work_done_cb(gpointer user_data)
 {
 	TcRequest *request = user_data;
 
+	if (request->work_error)
+		audit(request, TC_AUDIT_FAILED, request->work_error->message);
 	if (request->work_error && request->no_wait) {
 		g_warning("%s from %s, answered already, failed: %s",
 			  g_dbus_method_invocation_get_method_name(request->invocation),
@@ -162,13 +211,17 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		g_message("Refused %s to %s: %s",
 			  g_dbus_method_invocation_get_method_name(request->invocation),
 			  g_dbus_method_invocation_get_sender(request->invocation), error->message);
+		audit(request, TC_AUDIT_REFUSED, error->message);
 		tc_request_fail(request, error);
 		return;
 	}
 	if (request->authorized && !request->authorized(request, &error)) {
+		/* Past polkit: a limit, a missing object or a bad state. */
+		audit(request, TC_AUDIT_REFUSED, error->message);
 		tc_request_fail(request, error);
 		return;
 	}
+	audit(request, TC_AUDIT_ALLOWED, NULL);
 	/* The reply takes the reference GDBus gave the handler; the request
 	 * keeps its own, for the log lines. */
 	if (request->no_wait)
