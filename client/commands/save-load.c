@@ -430,8 +430,15 @@ read_session_file(const char *path, gboolean owner_only, gboolean *skipped, GErr
 	g_autoptr(GPtrArray) sessions = NULL;
 	struct stat st;
 	gsize length = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd;
 
+	/* Another user's file is skipped unread (and checked again below,
+	 * on the descriptor read). */
+	if (owner_only && lstat(path, &st) == 0 && st.st_uid != getuid()) {
+		*skipped = TRUE;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int saved = errno;
 
@@ -540,8 +547,10 @@ call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 {
 	g_autoptr(GVariant) reply = tc_client_call(proxy, method, parameters, error);
 
-	if (!reply)
+	if (!reply) {
+		g_dbus_error_strip_remote_error(*error);
 		g_prefix_error(error, "%s: ", method);
+	}
 	return reply != NULL;
 }
 
