@@ -14,7 +14,7 @@ import subprocess
 import time
 import xml.etree.ElementTree as ET
 
-from tclib import Service, check, log, require, run
+from tclib import Service, check, log, mount_tracefs, require, run
 from tracelib import read_trace
 
 XSD = "/usr/share/xml/lttng/session.xsd"
@@ -101,6 +101,39 @@ def check_round_trip(svc):
     check(got == expected, f"the loaded session kept {got}, expected {expected}")
     svc.cli("destroy", "rt")
     log("round trip: same file, same events")
+
+
+def check_kernel_round_trip(svc):
+    """The kernel half: geometry, contexts, a tracepoint with a filter,
+    system calls, a kprobe and the pid tracker."""
+    saved = os.path.join(svc.rundir, "ksaved")
+    out = os.path.join(svc.rundir, "kr-out")
+    svc.cli("create", "kr", "--output", out)
+    svc.cli("enable-channel", "-k", "channel0", "-s", "kr", "--subbuf-size", "8K",
+            "--num-subbuf", "4")
+    svc.cli("add-context", "-k", "-s", "kr", "-t", "pid", "-t", "prio")
+    svc.cli("enable-event", "-k", "-s", "kr", "sched:sched_process_exit",
+            "--filter", "prio > 1")
+    svc.cli("enable-event", "-k", "-s", "kr", "--syscall", "getppid")
+    svc.cli("enable-event", "-k", "-s", "kr", "--probe", "do_sys_openat2", "kopen")
+    svc.cli("track", "-k", "-s", "kr", "--pid", "1")
+    svc.cli("save", "kr", "-o", saved)
+    path = os.path.join(saved, "kr.lttng")
+    first = open(path).read()
+    xmllint(path)
+    for needle in ("<type>KERNEL</type>", "<type>SYSCALL</type>", "<name>getppid</name>",
+                   "<type>KPROBE</type>", "<symbol_name>do_sys_openat2</symbol_name>",
+                   "<type>PRIO</type>", "<subbuffer_size>8192</subbuffer_size>",
+                   "<filter>prio &gt; 1</filter>", "<pid_process_attr_tracker>"):
+        check(needle in first, f"the kernel file lacks {needle}:\n{first}")
+    svc.cli("destroy", "kr")
+    shutil.rmtree(out, ignore_errors=True)
+    svc.cli("load", "kr", "-i", saved)
+    svc.cli("save", "kr", "-o", saved, "--force")
+    second = open(path).read()
+    check(first == second, f"the kernel round trip changed the file:\n{first}\n---\n{second}")
+    svc.cli("destroy", "kr")
+    log("kernel round trip: same file")
 
 
 class LttngDaemon:
@@ -291,9 +324,11 @@ def check_refusals(svc):
 def test():
     require(shutil.which("lttng") and shutil.which("lttng-sessiond") and os.path.exists(XSD),
             "lttng-tools is not installed")
+    mount_tracefs()
     with Service() as svc:
         check_refusals(svc)
         check_round_trip(svc)
+        check_kernel_round_trip(svc)
         check_with_lttng(svc)
         check(svc.alive(), "tracectld died")
 
