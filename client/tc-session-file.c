@@ -116,6 +116,7 @@ tc_file_session_free(TcFileSession *session)
 	if (!session)
 		return;
 	g_free(session->name);
+	g_free(session->source);
 	g_free(session->path);
 	g_free(session->control_url);
 	g_free(session->data_url);

@@ -60,6 +60,7 @@ typedef struct {
 
 typedef struct {
 	char *name;
+	char *source;      /* the file it was read from, or NULL */
 	char *path;        /* local output directory, or NULL */
 	char *control_url; /* relay: both set, or both NULL */
 	char *data_url;

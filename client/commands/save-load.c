@@ -346,8 +346,36 @@ caller_session_names(GError **error)
 	return (char **)g_ptr_array_free(names, FALSE);
 }
 
+/* The result: text lines, or with --json {"sessions": [{"name", "file"}]}. */
+static void
+print_results(GPtrArray *names, GPtrArray *files, const char *verb)
+{
+	g_autoptr(JsonBuilder) builder = NULL;
+
+	if (!tc_client_output_is_json()) {
+		for (guint i = 0; i < names->len; i++)
+			g_print("Session %s %s %s\n", (char *)g_ptr_array_index(names, i), verb,
+				(char *)g_ptr_array_index(files, i));
+		return;
+	}
+	builder = json_builder_new();
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "sessions");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < names->len; i++) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "name", g_ptr_array_index(names, i));
+		tc_client_output_member_string(builder, "file", g_ptr_array_index(files, i));
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	tc_client_output_print_builder(builder);
+}
+
 static gboolean
-save_one(const char *name, const char *directory, gboolean force, GError **error)
+save_one(const char *name, const char *directory, gboolean force, GPtrArray *saved,
+	 GPtrArray *files, GError **error)
 {
 	g_autoptr(TcDbusSession) session = tc_client_session(name, error);
 	g_autoptr(TcFileSession) file = NULL;
@@ -362,7 +390,8 @@ save_one(const char *name, const char *directory, gboolean force, GError **error
 	path = g_build_filename(directory, basename, NULL);
 	if (!write_file(path, contents, force, error))
 		return FALSE;
-	g_print("Session %s saved to %s\n", file->name, path);
+	g_ptr_array_add(saved, g_strdup(file->name));
+	g_ptr_array_add(files, g_steal_pointer(&path));
 	return TRUE;
 }
 
@@ -381,6 +410,8 @@ tc_cmd_save(int argc, char **argv)
 	g_autoptr(GOptionContext) context = g_option_context_new("[SESSION] - save sessions");
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) names = NULL;
+	g_autoptr(GPtrArray) saved = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 	int status;
 
 	g_option_context_set_summary(
@@ -401,9 +432,9 @@ tc_cmd_save(int argc, char **argv)
 	if (!directory)
 		directory = default_directory();
 	if (g_mkdir_with_parents(directory, 0700) < 0) {
-		int saved = errno;
+		int code = errno;
 
-		g_printerr("Error: %s: %s\n", directory, g_strerror(saved));
+		g_printerr("Error: %s: %s\n", directory, g_strerror(code));
 		return TC_EXIT_FAILURE;
 	}
 	names = argc == 2 ? g_strdupv((char *[]){argv[1], NULL}) : caller_session_names(&error);
@@ -414,8 +445,11 @@ tc_cmd_save(int argc, char **argv)
 		return TC_EXIT_FAILURE;
 	}
 	for (guint i = 0; names[i]; i++)
-		if (!save_one(names[i], directory, force, &error))
+		if (!save_one(names[i], directory, force, saved, files, &error)) {
+			print_results(saved, files, "saved to");
 			return tc_client_fail(error);
+		}
+	print_results(saved, files, "saved to");
 	return TC_EXIT_OK;
 }
 
@@ -479,6 +513,8 @@ read_session_file(const char *path, gboolean owner_only, gboolean *skipped, GErr
 	sessions = tc_session_file_parse(contents, length, error);
 	if (!sessions)
 		g_prefix_error(error, "%s: ", path);
+	for (guint i = 0; sessions && i < sessions->len; i++)
+		((TcFileSession *)g_ptr_array_index(sessions, i))->source = g_strdup(path);
 	return g_steal_pointer(&sessions);
 }
 
@@ -893,6 +929,8 @@ tc_cmd_load(int argc, char **argv)
 	g_autoptr(GPtrArray) sessions =
 		g_ptr_array_new_with_free_func((GDestroyNotify)tc_file_session_free);
 	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(GPtrArray) loaded = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 	const char *name;
 	int status;
@@ -925,11 +963,14 @@ tc_cmd_load(int argc, char **argv)
 	for (guint i = 0; i < sessions->len; i++) {
 		TcFileSession *file = g_ptr_array_index(sessions, i);
 
-		if (force && !destroy_by_name(manager, file->name, &error))
+		if ((force && !destroy_by_name(manager, file->name, &error)) ||
+		    !load_session(manager, file, &error)) {
+			print_results(loaded, sources, "loaded from");
 			return tc_client_fail(g_steal_pointer(&error));
-		if (!load_session(manager, file, &error))
-			return tc_client_fail(g_steal_pointer(&error));
-		g_print("Session %s loaded\n", file->name);
+		}
+		g_ptr_array_add(loaded, g_strdup(file->name));
+		g_ptr_array_add(sources, g_strdup(file->source));
 	}
+	print_results(loaded, sources, "loaded from");
 	return TC_EXIT_OK;
 }
