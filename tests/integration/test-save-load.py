@@ -139,6 +139,32 @@ def check_kernel_round_trip(svc):
     log("kernel round trip: same file")
 
 
+def check_snapshot_round_trip(svc):
+    """A snapshot session with its outputs; its file also loads in lttng."""
+    saved = os.path.join(svc.rundir, "ssaved")
+    out = os.path.join(svc.rundir, "snap-out")
+    svc.cli("create", "snap", "--snapshot", "--output", out)
+    svc.cli("enable-event", "-u", "-s", "snap", "example:*")
+    svc.cli("snapshot", "add-output", "-s", "snap", "--name", "keep", "--max-size", "1M",
+            os.path.join(svc.rundir, "snap-keep"))
+    svc.cli("save", "snap", "-o", saved)
+    path = os.path.join(saved, "snap.lttng")
+    first = open(path).read()
+    xmllint(path)
+    for needle in ("<snapshot_mode>true</snapshot_mode>", "<name>keep</name>",
+                   "<max_size>1048576</max_size>", f"<path>{out}</path>"):
+        check(needle in first, f"the snapshot file lacks {needle}:\n{first}")
+    svc.cli("destroy", "snap")
+    shutil.rmtree(out, ignore_errors=True)
+    svc.cli("load", "-i", path)
+    listed = svc.cli("snapshot", "list-output", "-s", "snap").stdout
+    check("keep" in listed, f"the output was not loaded: {listed}")
+    svc.cli("save", "snap", "-o", saved, "--force")
+    check(open(path).read() == first, "the snapshot round trip changed the file")
+    svc.cli("destroy", "snap")
+    log("snapshot round trip: same file, outputs loaded")
+
+
 class LttngDaemon:
     """lttng-sessiond of one test user, in a home of its own."""
 
@@ -212,6 +238,20 @@ def check_with_lttng(svc):
         lttng.lttng("save", "tc", "-o", lttng_dir)
         check(summary(os.path.join(lttng_dir, "tc.lttng")) == summary(tc_file),
               "lttng load did not take tracectl's configuration whole")
+        log("tracectl save -> lttng load: same channels, events and contexts")
+
+        # A snapshot session (LTTng holds one snapshot output per session:
+        # the session's directory, which tracectl writes first).
+        svc.cli("create", "sn", "--snapshot", "--output", os.path.join(alice.home, "sn-out"),
+                user=alice)
+        svc.cli("enable-event", "-u", "-s", "sn", "example:*", user=alice)
+        svc.cli("save", "sn", "-o", dir_t, user=alice)
+        lttng.lttng("load", "sn", "-i", os.path.join(dir_t, "sn.lttng"))
+        listed = lttng.lttng("snapshot", "list-output", "-s", "sn").stdout
+        check("sn-out" in listed, f"lttng did not load the snapshot output: {listed}")
+        svc.cli("destroy", "sn", user=alice)
+        log("tracectl save -> lttng load: snapshot session")
+
         # Debian's lttng 2.13 list fails on event rules with filters or
         # exclusions ("No session daemon is available", and the daemon is
         # gone after): the events were checked through lttng's own save
@@ -222,8 +262,6 @@ def check_with_lttng(svc):
             check(needle in listed, f"lttng list tc lacks {needle!r}:\n{listed}")
         if lttng.proc.poll() is not None:
             log(f"lttng-sessiond ended during lttng list ({lttng.proc.returncode})")
-        log("tracectl save -> lttng load: same channels, events and contexts")
-
         check_defaults_and_auto(svc, alice)
     finally:
         lttng.stop()
@@ -332,6 +370,7 @@ def test():
         check_refusals(svc)
         check_round_trip(svc)
         check_kernel_round_trip(svc)
+        check_snapshot_round_trip(svc)
         check_with_lttng(svc)
         check(svc.alive(), "tracectld died")
 
