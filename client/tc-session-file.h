@@ -74,6 +74,9 @@ typedef struct {
 	GPtrArray *snapshot_outputs; /* TcFileSnapshotOutput * */
 } TcFileSession;
 
+/* "pid", "vpid", "uid", "vuid", "gid", "vgid", NULL: the trackers' kinds. */
+extern const char *const tc_file_tracker_kinds[];
+
 TcFileSession *tc_file_session_new(const char *name);
 void tc_file_session_free(TcFileSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcFileSession, tc_file_session_free)
@@ -83,7 +86,7 @@ TcFileEvent *tc_file_event_new(const char *pattern, TcFileEventType type);
 TcFileTracker *tc_file_tracker_new(gboolean kernel, const char *kind);
 
 /*
- * Parses a file's contents into its sessions (TcFileSession *). Refuses,
+ * Parses (tc-session-file-read.c) a file's contents into its sessions (TcFileSession *). Refuses,
  * with a message naming the element as /sessions/session[1]/... and its
  * line: malformed XML, a DOCTYPE (so no entity or external subset is ever
  * read), more than TC_SESSION_FILE_MAX_BYTES or _MAX_ELEMENTS, any element
@@ -93,5 +96,6 @@ TcFileTracker *tc_file_tracker_new(gboolean kernel, const char *kind);
  */
 GPtrArray *tc_session_file_parse(const char *contents, gsize length, GError **error);
 
-/* The file of these sessions, as lttng-save(1) writes it. */
+/* The file of these sessions, as lttng-save(1) writes it
+ * (tc-session-file-write.c). */
 char *tc_session_file_write(GPtrArray *sessions);
