@@ -755,11 +755,8 @@ load_channel(TcDbusSession *session, const TcFileChannel *channel, GError **erro
 }
 
 static gboolean
-load_settings(TcDbusSession *session, const TcFileSession *file, GError **error)
+load_trackers(TcDbusSession *session, const TcFileSession *file, GError **error)
 {
-	for (guint i = 0; i < file->channels->len; i++)
-		if (!load_channel(session, g_ptr_array_index(file->channels, i), error))
-			return FALSE;
 	for (guint i = 0; i < file->trackers->len; i++) {
 		const TcFileTracker *tracker = g_ptr_array_index(file->trackers, i);
 		const char *domain = tracker->kernel ? "kernel" : "ust";
@@ -776,24 +773,32 @@ load_settings(TcDbusSession *session, const TcFileSession *file, GError **error)
 			  error))
 			return FALSE;
 	}
-	if (file->rotation_timer_us || file->rotation_size) {
-		GVariantBuilder schedule;
+	return TRUE;
+}
 
-		g_variant_builder_init(&schedule, G_VARIANT_TYPE_VARDICT);
-		if (file->rotation_timer_us)
-			g_variant_builder_add(&schedule, "{sv}", "timer-us",
-					      g_variant_new_uint64(file->rotation_timer_us));
-		if (file->rotation_size)
-			g_variant_builder_add(&schedule, "{sv}", "size-bytes",
-					      g_variant_new_uint64(file->rotation_size));
-		if (!call(session, "SetRotationSchedule", g_variant_new("(a{sv})", &schedule),
-			  error))
-			return FALSE;
-	}
+static gboolean
+load_rotation(TcDbusSession *session, const TcFileSession *file, GError **error)
+{
+	GVariantBuilder schedule;
+
+	if (!file->rotation_timer_us && !file->rotation_size)
+		return TRUE;
+	g_variant_builder_init(&schedule, G_VARIANT_TYPE_VARDICT);
+	if (file->rotation_timer_us)
+		g_variant_builder_add(&schedule, "{sv}", "timer-us",
+				      g_variant_new_uint64(file->rotation_timer_us));
+	if (file->rotation_size)
+		g_variant_builder_add(&schedule, "{sv}", "size-bytes",
+				      g_variant_new_uint64(file->rotation_size));
+	return call(session, "SetRotationSchedule", g_variant_new("(a{sv})", &schedule), error);
+}
+
+static gboolean
+load_snapshot_outputs(TcDbusSession *session, const TcFileSession *file, GError **error)
+{
 	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
 		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
 		GVariantBuilder options;
-		g_autoptr(GVariant) reply = NULL;
 
 		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
 		if (output->max_size)
@@ -805,6 +810,21 @@ load_settings(TcDbusSession *session, const TcFileSession *file, GError **error)
 			  error))
 			return FALSE;
 	}
+	return TRUE;
+}
+
+/* In the order a user would type it: channels with their contexts and
+ * events, tracking, rotation, snapshot outputs, then the channels that
+ * are off are disabled and the session started if it was. */
+static gboolean
+load_settings(TcDbusSession *session, const TcFileSession *file, GError **error)
+{
+	for (guint i = 0; i < file->channels->len; i++)
+		if (!load_channel(session, g_ptr_array_index(file->channels, i), error))
+			return FALSE;
+	if (!load_trackers(session, file, error) || !load_rotation(session, file, error) ||
+	    !load_snapshot_outputs(session, file, error))
+		return FALSE;
 	for (guint i = 0; i < file->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
 
