@@ -112,3 +112,6 @@ int tc_cmd_disable_rotation(int argc, char **argv);
 int tc_cmd_clear(int argc, char **argv);
 /* Its rotation schedule and newest archive, when it has them (rotate.c). */
 void tc_client_print_rotation(TcDbusSession *session);
+/* LTTng session configuration files (commands/save-load.c). */
+int tc_cmd_save(int argc, char **argv);
+int tc_cmd_load(int argc, char **argv);

@@ -25,6 +25,8 @@ static const TcCommand commands[] = {
 	{"disable-rotation", "Turn off a session's rotation schedule", tc_cmd_disable_rotation},
 	{"clear", "Drop what a session recorded so far", tc_cmd_clear},
 	{"status", "Show the current session", tc_cmd_status},
+	{"save", "Save sessions to LTTng session configuration files", tc_cmd_save},
+	{"load", "Create sessions from LTTng session configuration files", tc_cmd_load},
 	{"track", "Let only some processes record (by pid, uid, gid...)", tc_cmd_track},
 	{"untrack", "Keep processes from recording", tc_cmd_untrack},
 	{"view", "Print a trace with babeltrace2", tc_cmd_view},

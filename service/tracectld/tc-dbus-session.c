@@ -21,6 +21,7 @@
 #include "tc-dbus-session-commands.h"
 #include "tc-relay-url.h"
 #include "tc-error.h"
+#include "tc-event-rule.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
 #include "tc-session-kernel-own.h"
@@ -78,6 +79,40 @@ context_names_variant(guint32 contexts)
 	return g_variant_builder_end(&names);
 }
 
+/* [S] The channel's enablings as EnableEventWithOptions took them, one
+ * options dictionary each with its "pattern", so that a client can save
+ * and recreate the selection (tracectl save). */
+static GVariant *
+event_rules_variant(const TcChannel *channel)
+{
+	GVariantBuilder rules;
+
+	g_variant_builder_init(&rules, G_VARIANT_TYPE("aa{sv}"));
+	for (guint i = 0; i < channel->rules->len; i++) {
+		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
+		GVariantBuilder options;
+
+		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+		g_variant_builder_add(&options, "{sv}", "pattern",
+				      g_variant_new_string(rule->pattern));
+		if (rule->loglevel >= 0) {
+			g_variant_builder_add(&options, "{sv}", "loglevel",
+					      g_variant_new_int32(rule->loglevel));
+			g_variant_builder_add(&options, "{sv}", "loglevel-only",
+					      g_variant_new_boolean(rule->loglevel_only));
+		}
+		if (rule->exclusions[0])
+			g_variant_builder_add(&options, "{sv}", "exclude",
+					      g_variant_new_strv((const char *const *)rule->exclusions,
+								 -1));
+		if (rule->filter_text)
+			g_variant_builder_add(&options, "{sv}", "filter",
+					      g_variant_new_string(rule->filter_text));
+		g_variant_builder_add(&rules, "@a{sv}", g_variant_builder_end(&options));
+	}
+	return g_variant_builder_end(&rules);
+}
+
 static GVariant *
 channel_settings_variant(const TcChannel *channel)
 {
@@ -96,7 +131,24 @@ channel_settings_variant(const TcChannel *channel)
 			      context_names_variant(channel->contexts));
 	g_variant_builder_add(&settings, "{sv}", "enabled",
 			      g_variant_new_boolean(!channel->is_disabled));
+	g_variant_builder_add(&settings, "{sv}", "event-rules", event_rules_variant(channel));
 	return g_variant_builder_end(&settings);
+}
+
+/* [S] pattern -> the tracefs filter it was enabled with. */
+static GVariant *
+kernel_filters_variant_locked(TcSession *session)
+{
+	GVariantBuilder filters;
+	GHashTableIter iter;
+	gpointer pattern, filter;
+
+	g_variant_builder_init(&filters, G_VARIANT_TYPE("a{ss}"));
+	g_hash_table_iter_init(&iter, session->kernel_filters);
+	while (g_hash_table_iter_next(&iter, &pattern, &filter))
+		g_variant_builder_add(&filters, "{ss}", (const char *)pattern,
+				      (const char *)filter);
+	return g_variant_builder_end(&filters);
 }
 
 /* [S] The kernel channel: its events (system calls among them, as
@@ -135,6 +187,7 @@ kernel_channel_variant_locked(TcSession *session)
 			      g_variant_new_uint32(session->kernel_buffer_kb));
 	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
 	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
+	g_variant_builder_add(&settings, "{sv}", "filters", kernel_filters_variant_locked(session));
 	return g_variant_new("(sstuasa{sv})", TC_DEFAULT_CHANNEL, "kernel", subbuf_size,
 			     session->kernel_num_subbuf, &patterns, &settings);
 }

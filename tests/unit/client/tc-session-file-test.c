@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The session file parser and writer: lttng's files read, tracectl's own
+ * read back unchanged, and hostile or unsupported files refused by name. */
+#include "tc-session-file.h"
+
+#include <gio/gio.h>
+
+static GPtrArray *
+parse(const char *text, GError **error)
+{
+	return tc_session_file_parse(text, strlen(text), error);
+}
+
+static void
+assert_refused(const char *text, const char *expected)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = parse(text, &error);
+
+	g_assert_null(sessions);
+	g_assert_nonnull(error);
+	if (!strstr(error->message, expected))
+		g_error("'%s' does not name '%s'", error->message, expected);
+}
+
+static void
+test_lttng_file(void)
+{
+	g_autofree char *path = g_test_build_filename(G_TEST_DIST, "lttng-saved.lttng", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL;
+	TcFileSession *session;
+	TcFileChannel *channel;
+	TcFileEvent *event;
+	TcFileTracker *tracker;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(sessions->len, ==, 1);
+	session = g_ptr_array_index(sessions, 0);
+	g_assert_cmpstr(session->name, ==, "s1");
+	g_assert_cmpstr(session->path, ==, "/tmp/out");
+	g_assert_cmpuint(session->rotation_timer_us, ==, 10000000);
+	g_assert_cmpuint(session->channels->len, ==, 1);
+	channel = g_ptr_array_index(session->channels, 0);
+	g_assert_cmpstr(channel->name, ==, "ch1");
+	g_assert_true(channel->overwrite);
+	g_assert_cmpuint(channel->subbuf_size, ==, 65536);
+	g_assert_cmpuint(channel->num_subbuf, ==, 8);
+	g_assert_cmpuint(channel->switch_timer_us, ==, 100000);
+	g_assert_cmpuint(channel->read_timer_us, ==, 200000);
+	g_assert_cmpuint(channel->monitor_timer_us, ==, 500000);
+	g_assert_cmpuint(channel->contexts->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, 0), ==, "vpid");
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, 1), ==, "procname");
+	g_assert_cmpuint(channel->events->len, ==, 2);
+	event = g_ptr_array_index(channel->events, 0);
+	g_assert_cmpstr(event->pattern, ==, "myapp:*");
+	g_assert_cmpint(event->loglevel, ==, 6);
+	g_assert_false(event->loglevel_only);
+	g_assert_cmpstr(event->filter, ==, "intfield > 100 && strfield == \"x*\"");
+	g_assert_cmpuint(g_strv_length(event->exclusions), ==, 2);
+	event = g_ptr_array_index(channel->events, 1);
+	g_assert_cmpint(event->loglevel, ==, 14);
+	g_assert_true(event->loglevel_only);
+	g_assert_cmpuint(session->trackers->len, ==, 1);
+	tracker = g_ptr_array_index(session->trackers, 0);
+	g_assert_cmpstr(tracker->kind, ==, "vpid");
+	g_assert_cmpuint(tracker->values->len, ==, 2);
+}
+
+static void
+test_round_trip(void)
+{
+	g_autofree char *path = g_test_build_filename(G_TEST_DIST, "lttng-saved.lttng", NULL);
+	g_autofree char *text = NULL, *first = NULL, *second = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL, again = NULL;
+	TcFileSession *session;
+	TcFileChannel *kernel;
+	TcFileEvent *event;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(sessions, 0);
+	kernel = tc_file_channel_new("channel0", TRUE);
+	g_ptr_array_add(kernel->contexts, g_strdup("prio"));
+	g_ptr_array_add(kernel->events, tc_file_event_new("sched:sched_switch",
+							  TC_FILE_EVENT_TRACEPOINT));
+	g_ptr_array_add(kernel->events, tc_file_event_new("openat", TC_FILE_EVENT_SYSCALL));
+	event = tc_file_event_new("myprobe", TC_FILE_EVENT_KPROBE);
+	event->location = g_strdup("do_sys_open+0x10");
+	g_ptr_array_add(kernel->events, event);
+	event = tc_file_event_new("myuprobe", TC_FILE_EVENT_UPROBE);
+	event->location = g_strdup("/usr/bin/true:main");
+	g_ptr_array_add(kernel->events, event);
+	g_ptr_array_add(session->channels, kernel);
+	g_ptr_array_add(session->trackers, tc_file_tracker_new(TRUE, "pid"));
+	session->rotation_size = 1 << 20;
+	first = tc_session_file_write(sessions);
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+	g_assert_nonnull(strstr(first, "<symbol_name>do_sys_open</symbol_name>"));
+	g_assert_nonnull(strstr(first, "<offset>16</offset>"));
+	g_assert_nonnull(strstr(first, "&amp;&amp;"));
+}
+
+static void
+test_snapshot_round_trip(void)
+{
+	g_autoptr(GPtrArray) sessions =
+		g_ptr_array_new_with_free_func((GDestroyNotify)tc_file_session_free);
+	g_autoptr(GPtrArray) again = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *first = NULL, *second = NULL;
+	TcFileSession *session = tc_file_session_new("snap");
+	TcFileSnapshotOutput *output = g_new0(TcFileSnapshotOutput, 1);
+
+	session->snapshot = TRUE;
+	session->path = g_strdup("/tmp/snap");
+	output->name = g_strdup("extra");
+	output->path = g_strdup("/tmp/extra");
+	output->max_size = 1 << 20;
+	g_ptr_array_add(session->snapshot_outputs, output);
+	g_ptr_array_add(sessions, session);
+	first = tc_session_file_write(sessions);
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(again, 0);
+	g_assert_cmpstr(session->path, ==, "/tmp/snap");
+	g_assert_cmpuint(session->snapshot_outputs->len, ==, 1);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+}
+
+#define HEAD "<?xml version=\"1.0\"?>\n<sessions><session><name>s</name>"
+#define TAIL "</session></sessions>"
+#define UST_CHANNEL(body)                                                                     \
+	HEAD "<domains><domain><type>UST</type><buffer_type>PER_UID</buffer_type><channels>"  \
+	     "<channel><name>c</name><read_timer_interval>0</read_timer_interval>"           \
+	     "<output_type>MMAP</output_type>" body "</channel></channels></domain></domains>" TAIL
+
+static void
+test_refusals(void)
+{
+	assert_refused("<sessions><session>", "malformed XML");
+	assert_refused("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\">"
+		       "<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">]>"
+		       "<sessions><session><name>&lol2;</name></session></sessions>",
+		       "DOCTYPE");
+	assert_refused(HEAD "<domains><domain><type>JUL</type><buffer_type>PER_UID</buffer_type>"
+			    "<channels><channel><name>c</name></channel></channels></domain>"
+			    "</domains>" TAIL,
+		       "/sessions/session/domains/domain/type (line 2): the JUL domain");
+	assert_refused(HEAD "<domains><domain><type>UST</type><buffer_type>PER_PID</buffer_type>"
+			    "</domain></domains>" TAIL,
+		       "domain/buffer_type (line 2): PER_PID buffers");
+	assert_refused(UST_CHANNEL("<tracefile_size>1024</tracefile_size>"),
+		       "channel/tracefile_size (line 2): tracectl has no trace file size");
+	assert_refused(UST_CHANNEL("<contexts><context><type>VPID</type></context>"
+				   "<context><type>IP</type></context></contexts>"),
+		       "contexts/context[2]/type (line 2): context 'IP'");
+	assert_refused(UST_CHANNEL("<events><event><name>a:b</name><type>SYSCALL</type>"
+				   "</event></events>"),
+		       "event/type (line 2)");
+	assert_refused(UST_CHANNEL("<bogus>1</bogus>"), "channel/bogus (line 2): not allowed");
+	assert_refused(HEAD "<shared_memory_path>/dev/shm/x</shared_memory_path>" TAIL,
+		       "shared_memory_path");
+	assert_refused(HEAD "<name>t</name>" TAIL, "element given twice");
+	assert_refused("<other/>", "the root element must be <sessions>");
+}
+
+static void
+test_oversize(void)
+{
+	g_autoptr(GString) big = g_string_new(HEAD "<domains>");
+	g_autoptr(GString) many = g_string_new(HEAD "<domains>");
+
+	while (big->len <= TC_SESSION_FILE_MAX_BYTES)
+		g_string_append(big, "<!-- padding padding padding padding padding -->\n");
+	g_string_append(big, "</domains>" TAIL);
+	assert_refused(big->str, "more than the 1048576 allowed");
+	for (guint i = 0; i <= TC_SESSION_FILE_MAX_ELEMENTS; i++)
+		g_string_append(many, "<domain/>");
+	g_string_append(many, "</domains>" TAIL);
+	assert_refused(many->str, "more than 20000 elements");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/session-file/lttng", test_lttng_file);
+	g_test_add_func("/session-file/round-trip", test_round_trip);
+	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);
+	g_test_add_func("/session-file/refusals", test_refusals);
+	g_test_add_func("/session-file/oversize", test_oversize);
+	return g_test_run();
+}
