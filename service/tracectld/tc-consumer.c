@@ -806,15 +806,23 @@ tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 chan
 	return TRUE;
 }
 
+/* A request that names only a session (struct tc_consumer_session_ref). */
+static gboolean
+session_request(TcConsumer *consumer, guint32 type, guint64 session_id,
+		struct tc_consumer_reply *reply, GError **error)
+{
+	struct tc_consumer_session_ref msg = {.session_id = session_id};
+
+	return request(consumer, &msg, type, sizeof(msg), NULL, 0, NULL, reply, error);
+}
+
 gboolean
 tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id, TcChannelStats *stats,
 			 GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	if (!request(consumer, &msg, TC_CONSUMER_KERNEL_STATS, sizeof(msg), NULL, 0, NULL, &reply,
-		     error))
+	if (!session_request(consumer, TC_CONSUMER_KERNEL_STATS, session_id, &reply, error))
 		return FALSE;
 	stats->bytes_used += reply.bytes_used;
 	stats->events_discarded += reply.events_discarded;
@@ -826,11 +834,9 @@ gboolean
 tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus *status,
 			 GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	if (!request(consumer, &msg, TC_CONSUMER_RELAY_STATUS, sizeof(msg), NULL, 0, NULL, &reply,
-		     error))
+	if (!session_request(consumer, TC_CONSUMER_RELAY_STATUS, session_id, &reply, error))
 		return FALSE;
 	status->connected = reply.relay_connected != 0;
 	status->lost_packets = reply.relay_lost_packets;
@@ -845,11 +851,9 @@ gboolean
 tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id, guint64 *packets_corrupted,
 			  GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	if (!request(consumer, &msg, TC_CONSUMER_FLUSH_SESSION, sizeof(msg), NULL, 0, NULL,
-		     &reply, error))
+	if (!session_request(consumer, TC_CONSUMER_FLUSH_SESSION, session_id, &reply, error))
 		return FALSE;
 	if (packets_corrupted)
 		*packets_corrupted = reply.packets_corrupted;
@@ -859,11 +863,9 @@ tc_consumer_flush_session(TcConsumer *consumer, guint64 session_id, guint64 *pac
 gboolean
 tc_consumer_destroy_session(TcConsumer *consumer, guint64 session_id, GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	return request(consumer, &msg, TC_CONSUMER_DESTROY_SESSION, sizeof(msg), NULL, 0, NULL,
-		       &reply, error);
+	return session_request(consumer, TC_CONSUMER_DESTROY_SESSION, session_id, &reply, error);
 }
 
 void
@@ -930,21 +932,17 @@ tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id, const char 
 gboolean
 tc_consumer_clear_session(TcConsumer *consumer, guint64 session_id, GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	return request(consumer, &msg, TC_CONSUMER_CLEAR, sizeof(msg), NULL, 0, NULL, &reply,
-		       error);
+	return session_request(consumer, TC_CONSUMER_CLEAR, session_id, &reply, error);
 }
 
 gboolean
 tc_consumer_chunk_size(TcConsumer *consumer, guint64 session_id, guint64 *bytes, GError **error)
 {
-	struct tc_consumer_session_ref msg = {.session_id = session_id};
 	struct tc_consumer_reply reply = {0};
 
-	if (!request(consumer, &msg, TC_CONSUMER_CHUNK_SIZE, sizeof(msg), NULL, 0, NULL, &reply,
-		     error))
+	if (!session_request(consumer, TC_CONSUMER_CHUNK_SIZE, session_id, &reply, error))
 		return FALSE;
 	*bytes = reply.bytes_used;
 	return TRUE;
