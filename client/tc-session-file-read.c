@@ -69,39 +69,12 @@ is(xmlNode *node, const char *name)
 	return xmlStrEqual(node->name, (const xmlChar *)name);
 }
 
-/* The next element child from *cursor on; text between elements must be
- * blank. */
-static gboolean
-next_element(xmlNode **cursor, xmlNode *parent, xmlNode **element, GError **error)
-{
-	for (xmlNode *c = *cursor; c; c = c->next) {
-		if (c->type == XML_ELEMENT_NODE) {
-			*element = c;
-			*cursor = c->next;
-			for (xmlNode *s = parent->children; s != c; s = s->next)
-				if (s->type == XML_ELEMENT_NODE && is(s, (const char *)c->name))
-					return refuse(c, error, "element given twice");
-			return TRUE;
-		}
-		if (c->type == XML_COMMENT_NODE)
-			continue;
-		if (c->type == XML_TEXT_NODE) {
-			g_autofree char *text = (char *)xmlNodeGetContent(c);
-
-			if (text && *g_strstrip(text) == '\0')
-				continue;
-		}
-		return refuse(parent, error, "unexpected text or node");
-	}
-	*element = NULL;
-	return TRUE;
-}
-
 /* Lists (events, channels...) repeat their element: no twice check. */
 static gboolean
 next_item(xmlNode **cursor, xmlNode *parent, const char *name, xmlNode **element,
 	  GError **error)
 {
+	*element = NULL;
 	for (xmlNode *c = *cursor; c; c = c->next) {
 		if (c->type == XML_ELEMENT_NODE) {
 			*cursor = c->next;
@@ -118,7 +91,19 @@ next_item(xmlNode **cursor, xmlNode *parent, const char *name, xmlNode **element
 		}
 		return refuse(parent, error, "unexpected text or node");
 	}
-	*element = NULL;
+	return TRUE;
+}
+
+/* The next element child from *cursor on; text between elements must be
+ * blank. */
+static gboolean
+next_element(xmlNode **cursor, xmlNode *parent, xmlNode **element, GError **error)
+{
+	if (!next_item(cursor, parent, NULL, element, error))
+		return FALSE;
+	for (xmlNode *s = parent->children; *element && s != *element; s = s->next)
+		if (s->type == XML_ELEMENT_NODE && is(s, (const char *)(*element)->name))
+			return refuse(*element, error, "element given twice");
 	return TRUE;
 }
 
