@@ -9,9 +9,10 @@ function __tracectl_query
     $__tracectl_program --no-ask-password --json=short $argv 2>/dev/null
 end
 
-# The values of "KEY":"VALUE" in JSON text, one a line.
+# The values of "KEY":"VALUE" in JSON text, one a line. Through cat: a
+# builtin in a function does not read the function's piped input.
 function __tracectl_json_values
-    string match -r -a -g "\"$argv[1]\":\"([^\"]*)\""
+    cat | string match -r -a -g -- "\"$argv[1]\":\"([^\"]*)\""
 end
 
 function __tracectl_sessions
@@ -24,7 +25,7 @@ function __tracectl_channels
         __tracectl_query list $argv[1]
     else
         __tracectl_query status
-    end | string match -r -a -g '"name":"([^"]*)","domain"'
+    end | string match -r -a -g -- '"name":"([^"]*)","domain"'
 end
 
 function __tracectl_events
