@@ -157,6 +157,11 @@ tc_cmd_add_trigger(int argc, char **argv)
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
 	is_event_rule = g_strcmp0(condition_name, "event-rule-matches") == 0;
+	if (!is_event_rule && (type || filter || loglevel)) {
+		g_printerr("Error: --type, --filter and --loglevel are options of "
+			   "--condition event-rule-matches\n");
+		return TC_EXIT_USAGE;
+	}
 	/* As LTTng's, a trigger on an event rule may go unnamed. */
 	if (is_event_rule && trigger_name == NULL && event_pattern != NULL)
 		trigger_name = g_strcanon(g_strconcat("on-", event_pattern, NULL),
