@@ -310,14 +310,16 @@ tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
 	struct tc_ust_channel *channel;
 	struct stat st;
 	void *mapping;
+	int seals;
 
 	if (find_channel(msg->channel_handle))
 		return -EEXIST;
+	seals = fcntl(fd, F_GET_SEALS);
 	/* A file shorter than the mapping would turn tracepoints into SIGBUS;
 	 * the service seals it against shrinking. */
 	if (msg->shm_size != TRACECTL_NOTIFIER_PAGE_SIZE || fstat(fd, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < TRACECTL_NOTIFIER_PAGE_SIZE ||
-	    (fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK) == 0)
+	    seals < 0 || (seals & F_SEAL_SHRINK) == 0)
 		return -EINVAL;
 	channel = calloc(1, sizeof(*channel));
 	if (!channel)
