@@ -6,7 +6,9 @@ consumes them, and a trigger on the event rule app:error* with a filter
 takes a snapshot. An error whose code the filter leaves out fires
 nothing, nor does bob's application writing the very event alice's
 trigger waits for; alice's matching error fires it exactly once, and
-the snapshot holds the error event after the ordinary ones."""
+the snapshot holds the error event after the ordinary ones. A removed
+trigger fires no more, and errors that keep coming for seconds fire a
+trigger at most once a second."""
 
 import os
 import time
@@ -69,6 +71,22 @@ def test():
         svc.run_app("10", "28", user=alice, program=ERROR_APP)
         time.sleep(1.5)
         check(mine.members().count("TriggerFired") == 1, f"fired once removed: {mine.members()}")
+
+        # Unnamed, as LTTng allows: named after its pattern.
+        svc.cli("add-trigger", "--condition", "event-rule-matches", "--name", "app:error_io",
+                "--action", "notify", user=alice)
+        # An error every millisecond or so for about three seconds: the
+        # trigger thread sees new ones at each of its 100 ms ticks.
+        started = time.monotonic()
+        stream = svc.app("0", "1", "3000", "1000", user=alice, program=ERROR_APP)
+        check(stream.stdout.readline().strip() == "done", "the errors did not end")
+        stream.wait()
+        time.sleep(1.5)
+        elapsed = time.monotonic() - started
+        fired = [s for s in mine.signals if s["member"] == "TriggerFired" and
+                 s["args"][0] == "on-app-error_io"]
+        log(f"errors for {elapsed:.1f}s fired {len(fired)} times")
+        check(2 <= len(fired) <= int(elapsed) + 1, f"not paced: {len(fired)} in {elapsed:.1f}s")
         mine.close()
 
 
