@@ -20,6 +20,8 @@
  *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
  *                 <------------------------ EVENT_FILTER, EVENT_ENABLE,
  *                 <------------------------ SESSION_START, ...
+ *                 <------------------------ NOTIFIER_ADD (+1 fd), EVENT_FILTER,
+ *                 <------------------------ EVENT_ENABLE (event-rule triggers)
  *                 <------------------------ EVENTS_DONE {batch}
  *
  * After EVENTS_DONE the application's state reflects every session that

@@ -87,8 +87,8 @@ typedef struct {
 	GVariantDict *rule_dict;
 	GVariant *rule_options;
 	TcNotifier *notifier;
-	guint64 count_fired;   /* [T] and when it last fired */
-	gint64 fired_us;       /* [T] monotonic */
+	guint64 count_fired;   /* [T] the notifier's count when it last fired */
+	gint64 fired_us;       /* [T] and when, monotonic; 0: never */
 	GArray *actions;       /* TcAction */
 	guint64 fire_count;    /* [lock] */
 	gboolean is_removed;   /* [lock] */
