@@ -51,6 +51,8 @@ char *tc_client_destroyed_trace(const char *name);
 
 /* Pure helpers (tc-client-parse.c), unit tested. */
 gboolean tc_client_parse_size(const char *text, guint64 *size);
+/* The log level named by text (TRACE_EMERG .. TRACE_DEBUG, or 0..14), or -1. */
+int tc_client_parse_loglevel(const char *text);
 gboolean tc_client_is_power_of_two(guint64 value);
 /* A period: microseconds, or a number with a unit us, ms, s, m or h. */
 gboolean tc_client_parse_period(const char *text, guint64 *microseconds);

@@ -19,9 +19,8 @@ static const char *const loglevel_names[] = {
 	"DEBUG_MODULE", "DEBUG_UNIT", "DEBUG_FUNCTION", "DEBUG_LINE",	"DEBUG",
 };
 
-/* The level named by text (a name or 0..14), or -1. */
-static int
-parse_loglevel(const char *text)
+int
+tc_client_parse_loglevel(const char *text)
 {
 	const char *name = g_ascii_strncasecmp(text, "TRACE_", 6) == 0 ? text + 6 : text;
 	char *end = NULL;
@@ -51,7 +50,7 @@ selection_options(const char *loglevel, const char *loglevel_only, const char *e
 		return NULL;
 	}
 	if (level_text) {
-		int level = parse_loglevel(level_text);
+		int level = tc_client_parse_loglevel(level_text);
 
 		if (level < 0) {
 			g_printerr("Error: unknown log level '%s' (TRACE_EMERG .. TRACE_DEBUG, or "

@@ -3,12 +3,67 @@
  * tracectl add-trigger --name NAME --condition CONDITION [-s SESSION]
  *     [--channel CHANNEL] [--threshold-ratio R | --threshold-size SIZE]
  *     --action ACTION[:SESSION] [--action ...]
+ * tracectl add-trigger [--name NAME] --condition event-rule-matches
+ *     [--type user] --name PATTERN [--filter EXPR] [--loglevel LEVEL] ...
+ *     (as LTTng's: a --name after this condition is its event pattern)
  * tracectl list-triggers
  * tracectl remove-trigger NAME
  */
 #include <stdlib.h>
 
 #include "tc-client.h"
+
+/* --name and --condition, in the order given: as in LTTng 2.13, a --name
+ * after "--condition event-rule-matches" is the event name pattern. */
+static char *trigger_name, *condition_name, *event_pattern;
+
+static gboolean
+name_cb(const char *option, const char *value, gpointer data, GError **error)
+{
+	char **target = g_strcmp0(condition_name, "event-rule-matches") == 0 ? &event_pattern
+									       : &trigger_name;
+
+	g_free(*target);
+	*target = g_strdup(value);
+	return TRUE;
+}
+
+static gboolean
+condition_cb(const char *option, const char *value, gpointer data, GError **error)
+{
+	g_free(condition_name);
+	condition_name = g_strdup(value);
+	return TRUE;
+}
+
+/* The options of an event-rule-matches condition; FALSE after a usage
+ * error. */
+static gboolean
+add_event_rule(GVariantBuilder *options, const char *type, const char *filter,
+	       const char *loglevel)
+{
+	int level = loglevel ? tc_client_parse_loglevel(loglevel) : -1;
+
+	if (event_pattern == NULL) {
+		g_printerr("Error: --condition event-rule-matches needs --name PATTERN after it\n");
+		return FALSE;
+	}
+	if (type && !g_str_equal(type, "user")) {
+		g_printerr("Error: --type is 'user' (application events), not '%s'\n", type);
+		return FALSE;
+	}
+	if (loglevel && level < 0) {
+		g_printerr("Error: unknown log level '%s' (TRACE_EMERG .. TRACE_DEBUG, or 0..14)\n",
+			   loglevel);
+		return FALSE;
+	}
+	g_variant_builder_add(options, "{sv}", "name", g_variant_new_string(event_pattern));
+	if (filter)
+		g_variant_builder_add(options, "{sv}", "filter", g_variant_new_string(filter));
+	if (level >= 0)
+		g_variant_builder_add(options, "{sv}", "loglevel", g_variant_new_int32(level));
+	return TRUE;
+}
 
 /* The session of the condition: the one given, else the current one. */
 static char *
@@ -54,15 +109,26 @@ add_threshold(GVariantBuilder *options, const char *ratio_text, const char *size
 int
 tc_cmd_add_trigger(int argc, char **argv)
 {
-	g_autofree char *name = NULL, *condition = NULL, *session_name = NULL, *channel = NULL;
+	g_autofree char *session_name = NULL, *channel = NULL;
 	g_autofree char *ratio = NULL, *size = NULL, *session = NULL;
+	g_autofree char *type = NULL, *filter = NULL, *loglevel = NULL;
+	gboolean is_event_rule;
 	g_auto(GStrv) actions = NULL;
 	const GOptionEntry entries[] = {
-		{"name", 0, 0, G_OPTION_ARG_STRING, &name, "The trigger's name", "NAME"},
-		{"condition", 0, 0, G_OPTION_ARG_STRING, &condition,
-		 "channel-buffer-usage-ge, channel-buffer-usage-le, session-consumed-size-ge or "
-		 "session-rotation-completed",
+		{"name", 0, 0, G_OPTION_ARG_CALLBACK, name_cb,
+		 "The trigger's name; after --condition event-rule-matches, the event name "
+		 "pattern",
+		 "NAME"},
+		{"condition", 0, 0, G_OPTION_ARG_CALLBACK, condition_cb,
+		 "channel-buffer-usage-ge, channel-buffer-usage-le, session-consumed-size-ge, "
+		 "session-rotation-completed or event-rule-matches",
 		 "CONDITION"},
+		{"type", 0, 0, G_OPTION_ARG_STRING, &type,
+		 "The event rule's domain: user (the only one)", "TYPE"},
+		{"filter", 'f', 0, G_OPTION_ARG_STRING, &filter,
+		 "Match only the events for which EXPR is true (LTTng's filter language)", "EXPR"},
+		{"loglevel", 0, 0, G_OPTION_ARG_STRING, &loglevel,
+		 "Match events of LEVEL and more severe (TRACE_EMERG .. TRACE_DEBUG)", "LEVEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
 		 "The session of the condition (default: the current one)", "SESSION"},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
@@ -90,7 +156,17 @@ tc_cmd_add_trigger(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (argc != 1 || name == NULL || condition == NULL || actions == NULL) {
+	is_event_rule = g_strcmp0(condition_name, "event-rule-matches") == 0;
+	if (!is_event_rule && (type || filter || loglevel)) {
+		g_printerr("Error: --type, --filter and --loglevel are options of "
+			   "--condition event-rule-matches\n");
+		return TC_EXIT_USAGE;
+	}
+	/* As LTTng's, a trigger on an event rule may go unnamed. */
+	if (is_event_rule && trigger_name == NULL && event_pattern != NULL)
+		trigger_name = g_strcanon(g_strconcat("on-", event_pattern, NULL),
+					  G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "-_", '-');
+	if (argc != 1 || trigger_name == NULL || condition_name == NULL || actions == NULL) {
 		g_printerr("Error: add-trigger needs --name, --condition and --action (try "
 			   "'tracectl add-trigger --help')\n");
 		return TC_EXIT_USAGE;
@@ -104,21 +180,22 @@ tc_cmd_add_trigger(int argc, char **argv)
 	g_variant_builder_add(&options, "{sv}", "session", g_variant_new_string(session));
 	if (channel)
 		g_variant_builder_add(&options, "{sv}", "channel", g_variant_new_string(channel));
-	if (!add_threshold(&options, ratio, size)) {
+	if (!add_threshold(&options, ratio, size) ||
+	    (is_event_rule && !add_event_rule(&options, type, filter, loglevel))) {
 		g_variant_builder_clear(&options);
 		return TC_EXIT_USAGE;
 	}
 	manager = tc_client_manager(&error);
 	if (manager)
 		reply = tc_client_call(manager, "AddTrigger",
-				       g_variant_new("(ssa{sv}^as)", name, condition, &options,
-						     actions),
+				       g_variant_new("(ssa{sv}^as)", trigger_name, condition_name,
+						     &options, actions),
 				       &error);
 	else
 		g_variant_builder_clear(&options);
 	if (reply == NULL)
 		return tc_client_fail(error);
-	g_print("Trigger %s added\n", name);
+	g_print("Trigger %s added\n", trigger_name);
 	return TC_EXIT_OK;
 }
 

@@ -20,6 +20,8 @@
  *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
  *                 <------------------------ EVENT_FILTER, EVENT_ENABLE,
  *                 <------------------------ SESSION_START, ...
+ *                 <------------------------ NOTIFIER_ADD (+1 fd), EVENT_FILTER,
+ *                 <------------------------ EVENT_ENABLE (event-rule triggers)
  *                 <------------------------ EVENTS_DONE {batch}
  *
  * After EVENTS_DONE the application's state reflects every session that
@@ -41,7 +43,7 @@
 #include "tc-filter-bytecode.h"
 
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
-#define TRACECTL_ABI_VERSION 3u
+#define TRACECTL_ABI_VERSION 4u
 #define TRACECTL_ABI_MSG_MAX 4096u
 
 #define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
@@ -70,6 +72,7 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_SESSION_STOP = 22,
 	TRACECTL_MSG_EVENTS_DONE = 23,
 	TRACECTL_MSG_EVENT_FILTER = 24,
+	TRACECTL_MSG_NOTIFIER_ADD = 25, /* carries one memfd in SCM_RIGHTS */
 };
 
 struct tracectl_msg_header {
@@ -215,6 +218,29 @@ struct tracectl_msg_event_filter {
 struct tracectl_msg_session {
 	struct tracectl_msg_header header;
 	uint64_t session_handle;
+};
+
+/*
+ * A notifier: a channel without buffers, for an event-rule trigger. The
+ * service enables events in it with EVENT_FILTER and EVENT_ENABLE (id 0)
+ * like in any channel; an enabled event that passes its filter adds one to
+ * the count of the shared page instead of being recorded, with no system
+ * call, and the service reads the count. The memfd is sealed against
+ * shrinking and holds at least TRACECTL_NOTIFIER_PAGE_SIZE bytes. The
+ * notifier belongs to no session: CHANNEL_REMOVE names it with
+ * TRACECTL_NOTIFIER_SESSION, and it is never started nor stopped.
+ */
+#define TRACECTL_NOTIFIER_PAGE_SIZE 4096u
+#define TRACECTL_NOTIFIER_SESSION UINT64_MAX
+
+struct tracectl_notifier_page {
+	uint64_t count; /* atomic; any value, the service only sees it change */
+};
+
+struct tracectl_msg_notifier {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint64_t shm_size; /* TRACECTL_NOTIFIER_PAGE_SIZE */
 };
 
 /*

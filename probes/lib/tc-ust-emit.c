@@ -159,6 +159,25 @@ write_to_binding(const struct tc_ust_binding *binding, int cpu,
 	tc_rb_discard(rb);
 }
 
+/* An event-rule trigger's match: one atomic add in the shared page, which
+ * the service reads; no system call. */
+static void
+count_in_notifiers(const struct tc_ust_entry *entry, const struct tracectl_ust_piece *pieces,
+		   unsigned int nr_pieces)
+{
+	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
+	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
+		const struct tc_ust_channel *channel = b->channel;
+		const struct tc_ust_filter *filter = __atomic_load_n(&b->filter, __ATOMIC_ACQUIRE);
+
+		if (channel->notifier == NULL || !__atomic_load_n(&b->enabled, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&channel->dead, __ATOMIC_ACQUIRE) ||
+		    (filter && !tc_ust_filter_run(filter, pieces, nr_pieces)))
+			continue;
+		__atomic_fetch_add(&channel->notifier->count, 1, __ATOMIC_RELAXED);
+	}
+}
+
 void TRACECTL_UST_EXPORT
 tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_piece *pieces,
 		  unsigned int nr_pieces)
@@ -166,6 +185,7 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
 	size_t payload = 0;
 	int cpu = -1;
+	unsigned int nr_notifiers = 0;
 
 	if (__builtin_expect(!entry || tc_ust_nesting >= TC_UST_NESTING_MAX, 0))
 		return;
@@ -175,8 +195,13 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
 	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
-		const struct tc_ust_filter *filter = __atomic_load_n(&b->filter, __ATOMIC_ACQUIRE);
+		const struct tc_ust_filter *filter;
 
+		if (__builtin_expect(b->channel->notifier != NULL, 0)) {
+			nr_notifiers++;
+			continue;
+		}
+		filter = __atomic_load_n(&b->filter, __ATOMIC_ACQUIRE);
 		/* First of all: an event its filter rejects costs neither the
 		 * CPU number, nor the payload's size, nor buffer space, and is
 		 * not counted as discarded. */
@@ -188,6 +213,10 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 		}
 		write_to_binding(b, cpu, pieces, nr_pieces, (uint32_t)payload);
 	}
+	/* Counted once recorded, so that a trigger that snapshots the
+	 * session finds the event in its buffers. */
+	if (__builtin_expect(nr_notifiers > 0, 0))
+		count_in_notifiers(entry, pieces, nr_pieces);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tc_ust_nesting--;

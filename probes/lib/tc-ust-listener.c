@@ -57,6 +57,7 @@ union message {
 	struct tracectl_msg_event_filter event_filter;
 	struct tracectl_msg_session session;
 	struct tracectl_msg_batch batch;
+	struct tracectl_msg_notifier notifier;
 	uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 };
 
@@ -221,6 +222,8 @@ command_size(uint32_t type)
 		return sizeof(struct tracectl_msg_session);
 	case TRACECTL_MSG_EVENTS_DONE:
 		return sizeof(struct tracectl_msg_batch);
+	case TRACECTL_MSG_NOTIFIER_ADD:
+		return sizeof(struct tracectl_msg_notifier);
 	default:
 		return 0;
 	}
@@ -244,6 +247,8 @@ apply_command_locked(const union message *msg, int fd, int wake_fd)
 		return tc_ust_state_event_enable(&msg->event_enable, false);
 	case TRACECTL_MSG_EVENT_FILTER:
 		return tc_ust_state_event_filter(&msg->event_filter);
+	case TRACECTL_MSG_NOTIFIER_ADD:
+		return tc_ust_state_notifier_add(&msg->notifier, fd);
 	case TRACECTL_MSG_SESSION_START:
 		return tc_ust_state_session_set_active(msg->session.session_handle, true);
 	case TRACECTL_MSG_SESSION_STOP:
@@ -273,8 +278,11 @@ handle_command(int sock, const union message *msg, size_t len, const int *fds, i
 			     len >= sizeof(msg->header) ? msg->header.type : 0, len);
 		return -EPROTO;
 	}
-	/* STREAM_ADD: the buffer's memfd and the consumer's wake-up eventfd. */
-	if (nr_fds != (msg->header.type == TRACECTL_MSG_STREAM_ADD ? 2 : 0)) {
+	/* STREAM_ADD: the buffer's memfd and the consumer's wake-up eventfd;
+	 * NOTIFIER_ADD: the notifier's page. */
+	if (nr_fds != (msg->header.type == TRACECTL_MSG_STREAM_ADD	  ? 2
+		       : msg->header.type == TRACECTL_MSG_NOTIFIER_ADD ? 1
+								    : 0)) {
 		tc_ust_debug("Message type %u came with %d descriptors, disconnecting",
 			     msg->header.type, nr_fds);
 		return -EPROTO;

@@ -292,6 +292,52 @@ no_memory:
 	return -ENOMEM;
 }
 
+/* The session of every notifier: always active, never in the list, so
+ * that no session command reaches it. */
+static struct tc_ust_session notifier_session = {
+	.handle = TRACECTL_NOTIFIER_SESSION,
+	.active = 1,
+};
+
+/*
+ * A notifier is a channel whose events count in a shared page. The page
+ * stays mapped once its channel is dead, like buffers are, since a
+ * tracepoint may still be counting in it.
+ */
+int
+tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
+{
+	struct tc_ust_channel *channel;
+	struct stat st;
+	void *mapping;
+	int seals;
+
+	if (find_channel(msg->channel_handle))
+		return -EEXIST;
+	seals = fcntl(fd, F_GET_SEALS);
+	/* A file shorter than the mapping would turn tracepoints into SIGBUS;
+	 * the service seals it against shrinking. */
+	if (msg->shm_size != TRACECTL_NOTIFIER_PAGE_SIZE || fstat(fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < TRACECTL_NOTIFIER_PAGE_SIZE ||
+	    seals < 0 || (seals & F_SEAL_SHRINK) == 0)
+		return -EINVAL;
+	channel = calloc(1, sizeof(*channel));
+	if (!channel)
+		return -ENOMEM;
+	mapping = mmap(NULL, TRACECTL_NOTIFIER_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (mapping == MAP_FAILED) {
+		free(channel);
+		return -errno;
+	}
+	channel->handle = msg->channel_handle;
+	channel->session = &notifier_session;
+	channel->notifier = mapping;
+	channel->next = tc_ust_state.channels;
+	tc_ust_state.channels = channel;
+	return 0;
+}
+
 /* Marks the channel dead; its buffers stay mapped (see tc-ust-state.h). */
 int
 tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)

@@ -43,6 +43,8 @@ struct tc_ust_channel {
 	uint32_t contexts;       /* TRACECTL_CONTEXT_* of every event */
 	uint32_t dead;           /* atomic; set once, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
+	/* A notifier (tracectl-abi.h) has no streams: its events count here. */
+	struct tracectl_notifier_page *notifier;
 	struct tc_ust_channel *next;
 };
 
@@ -115,6 +117,8 @@ int tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg);
 int tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_fd);
 int tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable);
 int tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg);
+/* fd: the notifier's sealed memfd, mapped; the caller closes it. */
+int tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd);
 int tc_ust_state_session_set_active(uint64_t handle, bool active);
 
 #endif /* TC_UST_STATE_H */

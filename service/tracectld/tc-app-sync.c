@@ -15,6 +15,7 @@
 #include "tc-app-protocol.h"
 #include "tc-consumer-abi.h"
 #include "tc-metadata.h"
+#include "tc-notifier.h"
 #include "tc-session-trace.h"
 
 void
@@ -449,6 +450,9 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 		if (new_metadata)
 			g_ptr_array_add(to_flush, tc_session_ref(session));
 	}
+	/* Before the answer too: the error event a trigger waits for may be
+	 * the application's first. */
+	tc_notifiers_sync_app(app);
 	/* The answer lets the application's constructor return, and its
 	 * events are usually written from main on: after the consumer has
 	 * their layouts, so that it never holds a sub-buffer waiting for them

@@ -454,6 +454,8 @@ tc_app_unref(TcApp *app)
 	g_ptr_array_unref(app->events);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);
+	if (app->notifiers)
+		g_hash_table_unref(app->notifiers);
 	if (app->pending)
 		g_hash_table_unref(app->pending);
 	g_mutex_clear(&app->lock);

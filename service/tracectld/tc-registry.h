@@ -254,6 +254,9 @@ struct _TcApp {
 	gboolean is_unresponsive;
 	guint32 unresponsive_seq; /* [A] */
 	GHashTable *sessions; /* [A] session id -> TcAppSessionState *, or NULL */
+	/* [A] notifier handle -> set of event indexes enabled in it, or NULL
+	 * (tc-notifier.c) */
+	GHashTable *notifiers;
 	GHashTable *pending;  /* [A] seq -> TcAckWaiter *, or NULL */
 	/* [A] EVENTS_DONE answers waiting for a metadata flush: while any
 	 * does, later answers queue behind them, so that batches are

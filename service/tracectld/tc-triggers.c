@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "tc-error.h"
+#include "tc-notifier.h"
 #include "tc-session-ops.h"
 #include "tc-session-rotation.h"
 #include "tc-signals.h"
@@ -27,12 +28,17 @@
 #define TC_TRIGGER_SESSION_PERIOD_US G_TIME_SPAN_SECOND
 /* Each action is a consumer round trip or more when the trigger fires. */
 #define TC_TRIGGER_ACTIONS_MAX 16u
+/* An event-rule trigger fires at most once in this time, however often
+ * the applications (which may be hostile) say the event came: the
+ * matches of the meantime fire it once at the end of it. */
+#define TC_TRIGGER_EVENT_INTERVAL_US G_TIME_SPAN_SECOND
 
 typedef enum {
 	TC_CONDITION_BUFFER_USAGE_GE,
 	TC_CONDITION_BUFFER_USAGE_LE,
 	TC_CONDITION_CONSUMED_SIZE_GE,
 	TC_CONDITION_ROTATION_COMPLETED,
+	TC_CONDITION_EVENT_RULE_MATCHES,
 } TcConditionKind;
 
 static const char *const condition_names[] = {
@@ -40,6 +46,7 @@ static const char *const condition_names[] = {
 	[TC_CONDITION_BUFFER_USAGE_LE] = "channel-buffer-usage-le",
 	[TC_CONDITION_CONSUMED_SIZE_GE] = "session-consumed-size-ge",
 	[TC_CONDITION_ROTATION_COMPLETED] = "session-rotation-completed",
+	[TC_CONDITION_EVENT_RULE_MATCHES] = "event-rule-matches",
 };
 
 typedef enum {
@@ -74,6 +81,14 @@ typedef struct {
 	gboolean is_ratio;     /* threshold_ratio, else threshold_size */
 	double threshold_ratio;
 	guint64 threshold_size;
+	/* event-rule-matches: the rule's options ("name", "filter",
+	 * "loglevel", "loglevel-only") while parsing, then as given, a{sv},
+	 * and the notifier made from them */
+	GVariantDict *rule_dict;
+	GVariant *rule_options;
+	TcNotifier *notifier;
+	guint64 count_fired;   /* [T] the notifier's count when it last fired */
+	gint64 fired_us;       /* [T] and when, monotonic; 0: never */
 	GArray *actions;       /* TcAction */
 	guint64 fire_count;    /* [lock] */
 	gboolean is_removed;   /* [lock] */
@@ -104,6 +119,11 @@ trigger_unref(TcTrigger *trigger)
 	for (guint i = 0; i < trigger->actions->len; i++)
 		g_free(g_array_index(trigger->actions, TcAction, i).session);
 	g_array_unref(trigger->actions);
+	tc_notifier_free(trigger->notifier);
+	if (trigger->rule_dict)
+		g_variant_dict_unref(trigger->rule_dict);
+	if (trigger->rule_options)
+		g_variant_unref(trigger->rule_options);
 	g_free(trigger->name);
 	g_free(trigger->session);
 	g_free(trigger->channel);
@@ -132,8 +152,8 @@ parse_condition(const char *text, TcConditionKind *kind, GError **error)
 		}
 	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 		    "Unknown condition '%.64s': channel-buffer-usage-ge, "
-		    "channel-buffer-usage-le, session-consumed-size-ge or "
-		    "session-rotation-completed",
+		    "channel-buffer-usage-le, session-consumed-size-ge, "
+		    "session-rotation-completed or event-rule-matches",
 		    text);
 	return FALSE;
 }
@@ -151,6 +171,14 @@ parse_option(TcTrigger *trigger, const char *key, GVariant *value, gboolean *has
 		g_free(trigger->channel);
 		trigger->channel = g_variant_dup_string(value, NULL);
 		return tc_validate_name("channel", trigger->channel, error);
+	}
+	if (g_str_equal(key, "name") || g_str_equal(key, "filter") ||
+	    g_str_equal(key, "loglevel") || g_str_equal(key, "loglevel-only")) {
+		/* Checked with the rule, by tc_event_rule_new_from_options(). */
+		if (trigger->rule_dict == NULL)
+			trigger->rule_dict = g_variant_dict_new(NULL);
+		g_variant_dict_insert_value(trigger->rule_dict, key, value);
+		return TRUE;
 	}
 	if (g_str_equal(key, "threshold-ratio") &&
 	    g_variant_is_of_type(value, G_VARIANT_TYPE_DOUBLE)) {
@@ -184,10 +212,19 @@ check_condition_options(TcTrigger *trigger, gboolean has_threshold, GError **err
 	const char *name = condition_names[trigger->condition];
 	gboolean is_buffer = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE ||
 			     trigger->condition == TC_CONDITION_BUFFER_USAGE_LE;
+	gboolean is_event = trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES;
 
 	if (trigger->session == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "The condition %s needs a session", name);
+		return FALSE;
+	}
+	if (is_event != (trigger->rule_dict != NULL) ||
+	    (is_event && !g_variant_dict_contains(trigger->rule_dict, "name"))) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    is_event ? "The condition %s needs an event name pattern ('name')"
+				     : "The condition %s takes no event rule options",
+			    name);
 		return FALSE;
 	}
 	if (is_buffer && trigger->channel == NULL)
@@ -295,6 +332,36 @@ find_locked(uid_t owner, const char *name)
 	return G_MAXUINT;
 }
 
+/* The event rule of an event-rule-matches condition, given to the owner's
+ * applications. Not under the table's lock: it talks to applications. */
+static gboolean
+make_notifier(TcTrigger *trigger, GError **error)
+{
+	g_autoptr(GVariantDict) rest = NULL;
+	g_autoptr(GVariant) rule_options = NULL;
+	g_autofree char *pattern = NULL;
+	TcEventRule *rule;
+
+	/* Kept for listing, as given. */
+	trigger->rule_options = g_variant_ref_sink(g_variant_dict_end(trigger->rule_dict));
+	g_clear_pointer(&trigger->rule_dict, g_variant_dict_unref);
+	rest = g_variant_dict_new(trigger->rule_options);
+	g_variant_dict_lookup(rest, "name", "s", &pattern);
+	g_variant_dict_remove(rest, "name");
+	if (pattern == NULL || !tc_validate_pattern(pattern, error)) {
+		if (pattern == NULL)
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "The event name pattern ('name') is a string");
+		return FALSE;
+	}
+	rule_options = g_variant_ref_sink(g_variant_dict_end(rest));
+	rule = tc_event_rule_new_from_options(pattern, rule_options, error);
+	if (rule == NULL)
+		return FALSE;
+	trigger->notifier = tc_notifier_new(trigger->owner_uid, rule, error);
+	return trigger->notifier != NULL;
+}
+
 gboolean
 tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *options,
 		const char *const *actions, GError **error)
@@ -305,16 +372,23 @@ tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *
 	if (trigger == NULL)
 		return FALSE;
 	trigger->owner_uid = owner;
+	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES &&
+	    !make_notifier(trigger, error))
+		return FALSE;
 	locker = g_mutex_locker_new(&lock);
 	table_ensure();
 	if (find_locked(owner, name) != G_MAXUINT) {
 		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
 			    "You have a trigger named '%s' already", name);
+		g_clear_pointer(&locker, g_mutex_locker_free);
 		return FALSE;
 	}
 	tc_user_charge_init(&trigger->charge, owner);
-	if (!tc_user_limits_charge(&trigger->charge, TC_LIMIT_TRIGGERS, 1, error))
+	if (!tc_user_limits_charge(&trigger->charge, TC_LIMIT_TRIGGERS, 1, error)) {
+		/* Its notifier is taken back from applications after the lock. */
+		g_clear_pointer(&locker, g_mutex_locker_free);
 		return FALSE;
+	}
 	g_message("Trigger '%s' of uid %u added: %s on session '%s'", name, (unsigned)owner,
 		  condition, trigger->session);
 	g_ptr_array_add(triggers, g_steal_pointer(&trigger));
@@ -325,6 +399,9 @@ tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *
 gboolean
 tc_triggers_remove(uid_t owner, const char *name, GError **error)
 {
+	/* Declared first, so let go of after the lock: freeing a notifier
+	 * talks to applications. */
+	g_autoptr(TcTrigger) removed = NULL;
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
 	TcTrigger *trigger;
 	guint index;
@@ -340,7 +417,7 @@ tc_triggers_remove(uid_t owner, const char *name, GError **error)
 	trigger->is_removed = TRUE;
 	/* Given back now: the evaluation thread may hold it a while longer. */
 	tc_user_limits_release(&trigger->charge);
-	g_ptr_array_remove_index(triggers, index);
+	removed = g_ptr_array_steal_index(triggers, index);
 	g_message("Trigger '%s' of uid %u removed", name, (unsigned)owner);
 	return TRUE;
 }
@@ -355,6 +432,18 @@ options_variant(const TcTrigger *trigger)
 	if (trigger->channel)
 		g_variant_builder_add(&builder, "{sv}", "channel",
 				      g_variant_new_string(trigger->channel));
+	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES) {
+		GVariantIter iter;
+		const char *key;
+		GVariant *value;
+
+		g_variant_iter_init(&iter, trigger->rule_options);
+		while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+			g_variant_builder_add(&builder, "{sv}", key, value);
+			g_variant_unref(value);
+		}
+		return g_variant_builder_end(&builder);
+	}
 	if (trigger->condition == TC_CONDITION_ROTATION_COMPLETED)
 		return g_variant_builder_end(&builder);
 	if (trigger->is_ratio)
@@ -542,6 +631,30 @@ condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 	return consumed >= trigger->threshold_size;
 }
 
+/*
+ * An event-rule trigger, at every tick: fires when the notifier's count
+ * changed since it last fired, at most once in TC_TRIGGER_EVENT_INTERVAL_US.
+ * The count comes from applications: only its changes are used, never its
+ * value as a number of events.
+ */
+static void
+evaluate_event_rule(TcTrigger *trigger, TcSession *session)
+{
+	guint64 count = tc_notifier_count(trigger->notifier);
+	gint64 now = g_get_monotonic_time();
+	g_autofree char *description = NULL;
+
+	trigger->next_due_us = now + TC_TRIGGER_TICK_US;
+	if (count == trigger->count_fired ||
+	    (trigger->fired_us != 0 && now - trigger->fired_us < TC_TRIGGER_EVENT_INTERVAL_US))
+		return;
+	trigger->count_fired = count;
+	trigger->fired_us = now;
+	description = g_strdup_printf("%s %s", condition_names[trigger->condition],
+				      tc_notifier_pattern(trigger->notifier));
+	fire(trigger, session, description);
+}
+
 static void
 evaluate(TcTrigger *trigger)
 {
@@ -551,6 +664,13 @@ evaluate(TcTrigger *trigger)
 
 	if (session == NULL) {
 		trigger->next_due_us = g_get_monotonic_time() + TC_TRIGGER_SESSION_PERIOD_US;
+		/* Matches while its session is missing do not fire later. */
+		if (trigger->notifier)
+			trigger->count_fired = tc_notifier_count(trigger->notifier);
+		return;
+	}
+	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES) {
+		evaluate_event_rule(trigger, session);
 		return;
 	}
 	if (!condition_is_true(trigger, session, &description)) {
@@ -609,6 +729,10 @@ evaluation_thread(gpointer data)
 			handle_rotation(g_ptr_array_index(rotated, i), all);
 		for (guint i = 0; i < due->len; i++)
 			evaluate(g_ptr_array_index(due, i));
+		/* The last reference to a removed trigger may be here: freeing
+		 * its notifier talks to applications, never under the lock. */
+		g_clear_pointer(&due, g_ptr_array_unref);
+		g_clear_pointer(&all, g_ptr_array_unref);
 		g_mutex_lock(&lock);
 		/* With no trigger, sleep until one is added. */
 		if (!is_stopping && rotated_sessions->len == 0 && triggers->len == 0)

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The bash and zsh completions of tracectl: commands and options from the
-CLI's own --help, and the caller's session, channel and event names from the
-service. bash's function is driven as bash does (COMP_WORDS, COMP_CWORD);
+"""The bash, zsh and fish completions of tracectl: commands and options from
+the CLI's own --help, and the caller's session, channel and event names from
+the service. bash's function is driven as bash does (COMP_WORDS, COMP_CWORD);
 zsh's with words and CURRENT, compadd and _describe replaced by functions
-that print what they are given (zsh filters by the prefix itself)."""
+that print what they are given (zsh filters by the prefix itself); fish's
+through fish's own complete -C, which filters by the prefix."""
 
 import os
 import shutil
@@ -14,6 +15,7 @@ from tclib import SOURCE, TRACECTL, Service, check, run
 
 SCRIPT = os.path.join(SOURCE, "client", "completion", "tracectl.bash")
 ZSH_SCRIPT = os.path.join(SOURCE, "client", "completion", "_tracectl")
+FISH_SCRIPT = os.path.join(SOURCE, "client", "completion", "tracectl.fish")
 ZSH_STUBS = """
 compadd() {
     while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done
@@ -69,6 +71,36 @@ def test_zsh(svc, alice, bob):
     check(got == [], f"zsh: bob sees alice's events: {got}")
 
 
+def complete_fish(svc, user, *words):
+    line = " ".join([TRACECTL, *words])
+    script = f"source '{FISH_SCRIPT}'; complete -C '{line}'"
+    proc = subprocess.run(svc._as(user) + ["fish", "--no-config", "-c", script],
+                          env=svc.env(user), capture_output=True, text=True, timeout=60,
+                          cwd=user.home)
+    check(proc.returncode == 0, f"fish completion of {words}: {proc}")
+    # Each line is a candidate, then a tab and its description if it has one.
+    return sorted(line.split("\t", 1)[0] for line in proc.stdout.splitlines() if line)
+
+
+def test_fish(svc, alice, bob):
+    got = complete_fish(svc, alice, "st")
+    check(got == ["start", "status", "stop"], f"fish: commands: {got}")
+    got = complete_fish(svc, alice, "enable-ev")
+    check(got == ["enable-event"], f"fish: a command: {got}")
+    got = complete_fish(svc, alice, "enable-channel", "--sub")
+    check(got == ["--subbuf-size="], f"fish: an option of enable-channel: {got}")
+    got = complete_fish(svc, alice, "start", "")
+    check(got == ["alpha", "beta"], f"fish: alice's sessions: {got}")
+    got = complete_fish(svc, alice, "stop", "--session=a")
+    check(got == ["--session=alpha"], f"fish: --session's value: {got}")
+    got = complete_fish(svc, alice, "disable-channel", "-u", "")
+    check(got == ["fast"], f"fish: the current session's channels: {got}")
+    got = complete_fish(svc, alice, "enable-event", "-u", "example:")
+    check(got and all(name.startswith("example:") for name in got), f"fish: events: {got}")
+    got = complete_fish(svc, bob, "enable-event", "-u", "exa")
+    check(got == [], f"fish: bob sees alice's events: {got}")
+
+
 def test():
     with Service() as svc:
         alice = svc.add_user("tctest-alice")
@@ -104,6 +136,10 @@ def test():
             test_zsh(svc, alice, bob)
         else:
             print("zsh is not installed: its completion is not checked")
+        if shutil.which("fish"):
+            test_fish(svc, alice, bob)
+        else:
+            print("fish is not installed: its completion is not checked")
         app.kill()
         app.wait()
 

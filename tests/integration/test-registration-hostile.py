@@ -21,7 +21,7 @@ from tclib import Service, check, run, wait_for
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END = 1, 2, 3
 FIELDS_MAX = 32
-ABI_VERSION = 3  # TRACECTL_ABI_VERSION
+ABI_VERSION = 4  # TRACECTL_ABI_VERSION
 
 
 def header(kind, size):

@@ -85,6 +85,50 @@ test_refusals(void)
 	g_assert_cmpuint(g_variant_n_children(listed), ==, 0);
 }
 
+/* An event-rule-matches condition's options: "name", "filter", "loglevel". */
+static GVariant *
+rule_options(const char *name, const char *filter, gint32 loglevel, guint64 size)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&builder, "{sv}", "session", g_variant_new_string("s"));
+	if (name)
+		g_variant_builder_add(&builder, "{sv}", "name", g_variant_new_string(name));
+	if (filter)
+		g_variant_builder_add(&builder, "{sv}", "filter", g_variant_new_string(filter));
+	if (loglevel != G_MININT32)
+		g_variant_builder_add(&builder, "{sv}", "loglevel", g_variant_new_int32(loglevel));
+	if (size)
+		g_variant_builder_add(&builder, "{sv}", "threshold-size",
+				      g_variant_new_uint64(size));
+	return g_variant_ref_sink(g_variant_builder_end(&builder));
+}
+
+static void
+test_event_rule_refusals(void)
+{
+	static const char *const snapshot[] = {"snapshot-session", NULL};
+	const char *condition = "event-rule-matches";
+
+	/* No pattern, a pattern that is not one, a filter that does not
+	 * parse, a log level out of range, a threshold it does not take. */
+	expect_refused(condition, rule_options(NULL, "code == 1", G_MININT32, 0), snapshot,
+		       TC_ERROR_INVALID_ARGUMENT);
+	expect_refused(condition, rule_options("app:err\nor", NULL, G_MININT32, 0), snapshot,
+		       TC_ERROR_INVALID_ARGUMENT);
+	expect_refused(condition, rule_options("app:error*", "code == ", G_MININT32, 0),
+		       snapshot, TC_ERROR_INVALID_ARGUMENT);
+	expect_refused(condition, rule_options("app:error*", NULL, 15, 0), snapshot,
+		       TC_ERROR_INVALID_ARGUMENT);
+	expect_refused(condition, rule_options("app:error*", NULL, G_MININT32, 4096), snapshot,
+		       TC_ERROR_INVALID_ARGUMENT);
+	/* An event rule on another condition. */
+	expect_refused("session-rotation-completed",
+		       rule_options("app:error*", NULL, G_MININT32, 0), snapshot,
+		       TC_ERROR_INVALID_ARGUMENT);
+}
+
 static void
 test_ownership_and_limit(void)
 {
@@ -154,6 +198,7 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/triggers/refusals", test_refusals);
+	g_test_add_func("/tracectl/triggers/event-rule-refusals", test_event_rule_refusals);
 	g_test_add_func("/tracectl/triggers/ownership-and-limit", test_ownership_and_limit);
 	return g_test_run();
 }

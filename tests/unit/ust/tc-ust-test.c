@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -31,6 +32,7 @@
 #define FAKE_CHANNEL 10u
 #define FAKE_STREAM_ID 5u
 #define FAKE_ID_BASE 100u
+#define FAKE_NOTIFIER ((UINT64_C(1) << 63) | 1u)
 #define FAKE_TIMEOUT_MS 10000
 /* The valid events of tc-ust-test-tp.h. */
 #define FAKE_EVENTS 2u
@@ -111,6 +113,8 @@ typedef struct {
 	int listen_fd;
 	GThread *thread;
 	gboolean send_garbage_then_reconnect;
+	gboolean with_notifier; /* counts unit:leveled in notifier_page */
+	const struct tracectl_notifier_page *notifier_page;
 	/* Results, read after the thread ended. */
 	void *mappings[FAKE_STREAMS];
 	uint64_t shm_size;
@@ -139,8 +143,8 @@ receive(int fd, void *buf, size_t size)
 	return recv(fd, buf, size, 0);
 }
 
-/* With pass_fd (a STREAM_ADD's memfd), also passes a wake-up eventfd, as
- * the service does. */
+/* With pass_fd: a STREAM_ADD's memfd, with a wake-up eventfd as the
+ * service does, or a NOTIFIER_ADD's page alone. */
 static gboolean
 send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int pass_fd)
 {
@@ -150,6 +154,7 @@ send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int 
 		char bytes[CMSG_SPACE(2 * sizeof(int))];
 	} control;
 	int fds[2] = {pass_fd, -1};
+	size_t nr_fds = type == TRACECTL_MSG_STREAM_ADD ? 2 : 1;
 	gboolean sent;
 	struct iovec iov = { .iov_base = msg, .iov_len = size };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -162,14 +167,16 @@ send_command(int fd, void *msg, uint32_t type, uint32_t size, uint32_t seq, int 
 		struct cmsghdr *cmsg;
 
 		mh.msg_control = &control;
-		mh.msg_controllen = sizeof(control.bytes);
+		mh.msg_controllen = CMSG_SPACE(nr_fds * sizeof(int));
 		cmsg = CMSG_FIRSTHDR(&mh);
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
-		fds[1] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		g_assert_cmpint(fds[1], >=, 0);
-		cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(fds));
+		if (nr_fds == 2) {
+			fds[1] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			g_assert_cmpint(fds[1], >=, 0);
+		}
+		cmsg->cmsg_len = CMSG_LEN(nr_fds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, nr_fds * sizeof(int));
 	}
 	sent = sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)size;
 	if (fds[1] >= 0)
@@ -270,6 +277,50 @@ create_buffer(FakeService *service, uint32_t cpu)
 	return fd;
 }
 
+static int
+create_notifier_page(gboolean sealed)
+{
+	int fd = memfd_create("fake-notifier", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, TRACECTL_NOTIFIER_PAGE_SIZE), ==, 0);
+	if (sealed)
+		g_assert_cmpint(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), ==, 0);
+	return fd;
+}
+
+/* What tracectld does for an event-rule trigger on unit:leveled. The
+ * first page is refused (one failed reply): it could shrink under the
+ * tracepoint. */
+static gboolean
+apply_notifier(FakeService *service, int fd)
+{
+	struct tracectl_msg_notifier notifier = {
+		.channel_handle = FAKE_NOTIFIER,
+		.shm_size = TRACECTL_NOTIFIER_PAGE_SIZE,
+	};
+	struct tracectl_msg_event_enable enable = { .channel_handle = FAKE_NOTIFIER };
+	int unsealed = create_notifier_page(FALSE), sealed = create_notifier_page(TRUE);
+	gboolean ok;
+	void *page;
+
+	notifier.channel_handle = FAKE_NOTIFIER + 1;
+	ok = command(service, fd, &notifier, TRACECTL_MSG_NOTIFIER_ADD, sizeof(notifier), unsealed);
+	notifier.channel_handle = FAKE_NOTIFIER;
+	ok = ok && command(service, fd, &notifier, TRACECTL_MSG_NOTIFIER_ADD, sizeof(notifier),
+			   sealed);
+	page = mmap(NULL, TRACECTL_NOTIFIER_PAGE_SIZE, PROT_READ, MAP_SHARED, sealed, 0);
+
+	g_assert_true(page != MAP_FAILED);
+	service->notifier_page = page;
+	close(unsealed);
+	close(sealed);
+	while (enable.index < service->event_names->len &&
+	       !g_str_equal(g_ptr_array_index(service->event_names, enable.index), "unit:leveled"))
+		enable.index++;
+	return ok && command(service, fd, &enable, TRACECTL_MSG_EVENT_ENABLE, sizeof(enable), -1);
+}
+
 /* What tracectld does for a session with one channel that enables every event. */
 static gboolean
 apply_session(FakeService *service, int fd, uint32_t batch)
@@ -314,6 +365,8 @@ apply_session(FakeService *service, int fd, uint32_t batch)
 			return FALSE;
 	}
 	if (!command(service, fd, &session, TRACECTL_MSG_SESSION_START, sizeof(session), -1))
+		return FALSE;
+	if (service->with_notifier && !apply_notifier(service, fd))
 		return FALSE;
 	return send_command(fd, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, -1);
 }
@@ -389,13 +442,14 @@ out:
 }
 
 static void
-fake_service_start(FakeService *service, gboolean garbage)
+fake_service_start(FakeService *service, gboolean garbage, gboolean notifier)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	GError *error = NULL;
 
 	memset(service, 0, sizeof(*service));
 	service->send_garbage_then_reconnect = garbage;
+	service->with_notifier = notifier;
 	service->event_names = g_ptr_array_new_with_free_func(g_free);
 	service->rundir = g_dir_make_tmp("tc-ust-test-XXXXXX", &error);
 	g_assert_no_error(error);
@@ -430,6 +484,8 @@ fake_service_free(FakeService *service)
 		if (service->mappings[i])
 			munmap(service->mappings[i], service->shm_size);
 	}
+	if (service->notifier_page)
+		munmap((void *)service->notifier_page, TRACECTL_NOTIFIER_PAGE_SIZE);
 	g_ptr_array_unref(service->event_names);
 }
 
@@ -588,7 +644,7 @@ test_fake_service(void)
 		emit_in_subprocess();
 		return;
 	}
-	fake_service_start(&service, FALSE);
+	fake_service_start(&service, FALSE, FALSE);
 	run_subprocess(&service, "/tracectl/ust/fake-service");
 	fake_service_stop(&service);
 	g_assert_true(service.ok);
@@ -664,11 +720,45 @@ test_protocol_error_reconnects(void)
 		reconnect_in_subprocess();
 		return;
 	}
-	fake_service_start(&service, TRUE);
+	fake_service_start(&service, TRUE, FALSE);
 	run_subprocess(&service, "/tracectl/ust/protocol-error-reconnects");
 	fake_service_stop(&service);
 	g_assert_cmpuint(service.connections, ==, 2);
 	g_assert_true(service.ok);
+	fake_service_free(&service);
+}
+
+/* Three unit:leveled count in the notifier, and are recorded as well;
+ * unit:every_type, not in the notifier, counts nothing. */
+static void
+notify_in_subprocess(void)
+{
+	for (int i = 0; i < 3; i++)
+		tracectl_tracepoint(unit, leveled, i);
+	tracectl_tracepoint(unit, every_type, 5, "hello", "\x01\x02\x03", 3);
+}
+
+static void
+test_notifier(void)
+{
+	g_autoptr(GByteArray) records = NULL;
+	FakeService service;
+
+	if (g_test_subprocess()) {
+		notify_in_subprocess();
+		return;
+	}
+	fake_service_start(&service, FALSE, TRUE);
+	run_subprocess(&service, "/tracectl/ust/notifier");
+	fake_service_stop(&service);
+	g_assert_true(service.ok);
+	g_assert_cmpuint(service.replies_failed, ==, 1);
+	g_assert_nonnull(service.notifier_page);
+	g_assert_cmpuint(service.notifier_page->count, ==, 3);
+	records = collect_records(&service);
+	/* Four records: (13 or 4) + 4 bytes each for unit:leveled, and
+	 * unit:every_type's. */
+	g_assert_cmpuint(records->len, >, 3 * 8);
 	fake_service_free(&service);
 }
 
@@ -679,5 +769,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/ust/descriptor", test_descriptor);
 	g_test_add_func("/tracectl/ust/fake-service", test_fake_service);
 	g_test_add_func("/tracectl/ust/protocol-error-reconnects", test_protocol_error_reconnects);
+	g_test_add_func("/tracectl/ust/notifier", test_notifier);
 	return g_test_run();
 }
