@@ -853,6 +853,7 @@ static void
 refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 {
 	TcRelayStatus total = {0};
+	g_autofree char *changed = NULL;
 
 	if (session->relay == NULL)
 		return;
@@ -875,12 +876,17 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		if (text && g_strcmp0(text, session->problem) != 0)
 			g_warning("Session '%s' of uid %u: %s", session->name,
 				  (unsigned)session->owner_uid, text);
+		if (text && g_strcmp0(text, session->problem) != 0)
+			changed = g_strdup(text);
 		if (text) {
 			g_free(session->problem);
 			session->problem = text;
 		}
 	}
 	g_mutex_unlock(&session->lock);
+	/* Watchers (and proxies caching properties) learn it at once. */
+	if (changed)
+		tc_signals_problem_changed(session, changed);
 }
 
 GVariant *
