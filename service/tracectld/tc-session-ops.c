@@ -965,6 +965,28 @@ tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error);
 }
 
+/* op_lock held. The first kernel event of a session that records already
+ * starts its kernel trace now (streamed sessions add the kernel streams to
+ * the relay, live viewers see them), rather than at the next start. */
+static gboolean
+start_new_kernel_trace(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (session->state != TC_SESSION_ACTIVE || session->kernel_trace ||
+	    session->kernel_disabled)
+		return TRUE;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
+		g_prefix_error(error, "Cannot start the kernel trace of session '%s': ",
+			       session->name);
+		return FALSE;
+	}
+	g_message("Session '%s' of uid %u: kernel trace started while recording", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
 			   GError **error)
@@ -974,7 +996,8 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 	if (!kernel_helper_answers(error))
 		return FALSE;
 	op = op_begin(session, error);
-	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error);
+	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error) &&
+	       (!enable || start_new_kernel_trace(session, error));
 }
 
 gboolean
