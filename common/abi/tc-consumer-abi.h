@@ -79,8 +79,9 @@ struct tc_consumer_header {
  * trace_dir is the trace's path relative to the session's trace root
  * (e.g. "ust/uid/1000/64-bit"), which is where the relay files it under
  * <relay output>/<hostname>/<session_name>-<creation time>/; nothing is
- * written on the traced machine. Snapshot sessions with a relay send each
- * snapshot to the relay instead of a local directory.
+ * written on the traced machine. A snapshot session with a relay stays
+ * in memory and connects to nothing: the service sends each of its
+ * snapshots with TC_CONSUMER_SNAPSHOT_RELAY.
  */
 #define TC_CONSUMER_SESSION_RELAY 0x2u
 #define TC_CONSUMER_HOST_MAX 256u

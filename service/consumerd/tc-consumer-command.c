@@ -151,9 +151,6 @@ handle_create_session(struct command *command)
 	if (msg->flags & ~(TC_CONSUMER_SESSION_SNAPSHOT | TC_CONSUMER_SESSION_RELAY))
 		return command_fail(command, -EINVAL, "Unknown session flags 0x%" PRIx32,
 				    msg->flags);
-	if ((msg->flags & TC_CONSUMER_SESSION_SNAPSHOT) && (msg->flags & TC_CONSUMER_SESSION_RELAY))
-		return command_fail(command, -EOPNOTSUPP,
-				    "Snapshots to a relay are not supported by this consumer");
 	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
 				       msg->flags, &msg->relay, command->reply.message,
 				       sizeof(command->reply.message));

@@ -203,6 +203,12 @@ session_output(const SessionOptions *options, const char *output_directory, char
 	const char *url = options->url;
 
 	*directory = g_strdup(output_directory);
+	/* A snapshot is sent whole when taken: there is nothing to watch live. */
+	if (options->snapshot && options->has_live_timer) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A snapshot session is not live: give --snapshot or --live, not both");
+		return FALSE;
+	}
 	if (url == NULL && options->ctrl_url == NULL && options->data_url == NULL) {
 		if (!options->has_live_timer)
 			return TRUE;

@@ -711,18 +711,21 @@ snapshot_root(TcSession *session, const TcSnapshotOptions *options, guint64 *out
 	g_autofree char *parent = NULL;
 
 	*output_max_bytes = 0;
-	if (options == NULL || (options->name == NULL && options->output == NULL))
-		return snapshot_directory(session);
-	if (options->output) {
+	if (options && options->output) {
 		parent = tc_snapshot_output_resolve_locked(session, options->output,
 							   output_max_bytes, error);
 		if (parent == NULL)
 			return NULL;
-		if (tc_snapshot_output_is_relay(parent)) {
-			*relay_url = g_steal_pointer(&parent);
-			parent = g_strdup("");
-		}
+	} else if (session->relay) {
+		/* The session's own relay (create --snapshot --set-url net://…). */
+		parent = tc_relay_output_to_url(session->relay);
 	}
+	if (parent && tc_snapshot_output_is_relay(parent)) {
+		*relay_url = g_steal_pointer(&parent);
+		parent = g_strdup("");
+	}
+	if (options == NULL || (options->name == NULL && options->output == NULL))
+		return snapshot_directory(session);
 	now = g_date_time_new_now_local();
 	stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
 	return g_strdup_printf("%s%s%s-%s-%u", parent ? parent : session->output_directory,

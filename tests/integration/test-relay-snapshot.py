@@ -6,7 +6,8 @@ naming the relay. The relay files each under
 <hostname>/<session>-<date>/<name>-<date>-<n>/; babeltrace2 reads it
 without a warning and it holds the same events, field values and
 timestamps as a local snapshot of the same buffers. Recording goes on,
-and an unreachable relay is an error naming it."""
+and an unreachable relay is an error naming it. A snapshot session
+created with a relay URL sends its snapshots there, and is never live."""
 
 import glob
 import os
@@ -75,7 +76,26 @@ def test():
         check(len(read_streams(later)["events"]) > len(local_trace["events"]),
               "no newer events after the relayed snapshots")
         svc.cli("destroy", "flight")
+        session_with_relay(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
+
+
+def session_with_relay(svc, relay, hostname):
+    """create --snapshot --set-url net://…: the session's snapshots go to
+    its relay; such a session is not live."""
+    live = svc.cli("create", "bad", "--snapshot", "--set-url", relay.url, "--live=200000",
+                   check_ok=False)
+    check(live.returncode == 1 and "not live" in live.stderr, f"{live}")
+    svc.cli("create", "remote", "--snapshot", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    svc.run_app("--count", str(K))
+    sent = svc.cli_json("snapshot", "record")["directory"]
+    check(sent.startswith(relay.url + f"/{hostname}/remote-"), sent)
+    relayed = relay_snapshot_dir(relay, hostname, "remote", "snapshot")
+    check(babeltrace_text(relayed).count("example:all_types") == K,
+          f"babeltrace2 output of {relayed}")
+    svc.cli("destroy", "remote")
 
 
 run(test)
