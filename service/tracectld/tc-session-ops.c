@@ -1016,19 +1016,7 @@ kernel_helper_answers(GError **error)
 	return TRUE;
 }
 
-gboolean
-tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
-			   const char *location, GError **error)
-{
-	g_autoptr(GMutexLocker) op = NULL;
-
-	if (!kernel_helper_answers(error))
-		return FALSE;
-	op = op_begin(session, error);
-	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error);
-}
-
-/* op_lock held. The first kernel event of a session that records already
+/* op_lock held. The first kernel event (or probe) of a session that records already
  * starts its kernel trace now (streamed sessions add the kernel streams to
  * the relay, live viewers see them), rather than at the next start. */
 static gboolean
@@ -1048,6 +1036,19 @@ start_new_kernel_trace(TcSession *session, GError **error)
 	g_message("Session '%s' of uid %u: kernel trace started while recording", session->name,
 		  (unsigned)session->owner_uid);
 	return TRUE;
+}
+
+gboolean
+tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
+			   const char *location, GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+
+	if (!kernel_helper_answers(error))
+		return FALSE;
+	op = op_begin(session, error);
+	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error) &&
+	       start_new_kernel_trace(session, error);
 }
 
 gboolean
