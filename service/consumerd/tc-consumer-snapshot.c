@@ -297,8 +297,9 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);
 	consumerd_relay_close(relay);
 	if (ret < 0) {
-		snprintf(error, error_size, "Cannot send the snapshot to the relay at %s:%u: %s",
-			 out->host, (unsigned)out->control_port, strerror(-ret));
+		snprintf(error, error_size,
+			 "Cannot send the snapshot to the relay at net://%s:%u:%u: %s", out->host,
+			 (unsigned)out->control_port, (unsigned)out->data_port, strerror(-ret));
 		consumerd_warning("session=%" PRIu64 ": %s", session->session_id, error);
 	} else {
 		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64
