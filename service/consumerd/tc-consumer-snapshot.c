@@ -197,10 +197,10 @@ send_metadata(const struct consumerd_session *session, struct consumerd_relay *r
 	text = malloc(session->metadata_size);
 	if (!text)
 		return -ENOMEM;
-	ret = pread(session->metadata_fd, text, session->metadata_size, 0) ==
-			      (ssize_t)session->metadata_size
-		      ? 0
-		      : -EIO;
+	ret = 0;
+	if (pread(session->metadata_fd, text, session->metadata_size, 0) !=
+	    (ssize_t)session->metadata_size)
+		ret = -EIO;
 	if (ret == 0)
 		ret = consumerd_relay_send_metadata(relay, stream, text, session->metadata_size);
 	free(text);

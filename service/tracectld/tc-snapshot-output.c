@@ -63,7 +63,9 @@ tc_snapshot_output_parse_url(const char *url, GError **error)
 		path = url + strlen("file://");
 	else if (strstr(url, "://") != NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Unknown snapshot output URL '%.64s': use /PATH, file:///PATH or net://HOST", url);
+			    "Unknown snapshot output URL '%.64s': use /PATH, file:///PATH or "
+			    "net://HOST",
+			    url);
 		return NULL;
 	}
 	if (!tc_validate_output_directory(path, error)) {
