@@ -232,9 +232,9 @@ tc_cmd_snapshot(int argc, char **argv)
 	    "                         output OUTPUT (an ID or NAME), or of URL; tracing\n"
 	    "                         goes on. --name names the directory, --max-size\n"
 	    "                         bounds what is written, keeping the newest data.\n"
-	    "  add-output URL         Add a snapshot output: /PATH or file:///PATH, with\n"
+	    "  add-output URL         Add a snapshot output: /PATH, file:///PATH or an\n"
+	    "                         lttng-relayd's net://HOST[:CTRL[:DATA]], with\n"
 	    "                         --name and --max-size for its snapshots.\n"
-	    "                         Streaming to a relay (net://) is not supported yet.\n"
 	    "  list-output            List the session's snapshot outputs.\n"
 	    "  del-output ID|NAME     Delete a snapshot output.");
 	g_option_context_add_main_entries(context, entries, NULL);

@@ -50,6 +50,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_CHUNK_SIZE = 14,     /* struct tc_consumer_session_ref */
 	TC_CONSUMER_RELAY_STATUS = 15,   /* struct tc_consumer_session_ref */
 	TC_CONSUMER_KERNEL_OWN = 18,     /* struct tc_consumer_kernel_own + ring fd */
+	TC_CONSUMER_SNAPSHOT_RELAY = 19, /* struct tc_consumer_snapshot_relay */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -78,8 +79,9 @@ struct tc_consumer_header {
  * trace_dir is the trace's path relative to the session's trace root
  * (e.g. "ust/uid/1000/64-bit"), which is where the relay files it under
  * <relay output>/<hostname>/<session_name>-<creation time>/; nothing is
- * written on the traced machine. Snapshot sessions with a relay send each
- * snapshot to the relay instead of a local directory.
+ * written on the traced machine. A snapshot session with a relay stays
+ * in memory and connects to nothing: the service sends each of its
+ * snapshots with TC_CONSUMER_SNAPSHOT_RELAY.
  */
 #define TC_CONSUMER_SESSION_RELAY 0x2u
 #define TC_CONSUMER_HOST_MAX 256u
@@ -116,6 +118,24 @@ struct tc_consumer_snapshot {
 	/* absolute, NUL-terminated; relative ("snapshot-<n>-<date>/ust/...")
 	 * with TC_CONSUMER_SESSION_RELAY */
 	char dir[TC_CONSUMER_PATH_MAX];
+};
+
+/*
+ * A snapshot sent to an LTTng relay daemon instead of written locally:
+ * the consumer, with the owner's rights, opens a relay session named by
+ * relay (not live), adds the metadata and one stream per buffer under
+ * trace_path (relative to the relay's session directory, e.g.
+ * "<name>-<date>-<n>/ust/uid/1000/64-bit"), sends what the buffers hold
+ * now as TC_CONSUMER_SNAPSHOT would write it, closes the streams and ends
+ * the relay session. Tracing goes on; the reply's packets_written counts
+ * the packets sent.
+ */
+struct tc_consumer_snapshot_relay {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint64_t max_stream_bytes;
+	struct tc_consumer_relay_output relay;
+	char trace_path[TC_CONSUMER_PATH_MAX]; /* relative, NUL-terminated */
 };
 
 /*
@@ -338,5 +358,7 @@ struct tc_consumer_reply {
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");
 static_assert(sizeof(struct tc_consumer_rotate) <= TC_CONSUMER_MSG_MAX, "message too big");
+static_assert(sizeof(struct tc_consumer_snapshot_relay) <= TC_CONSUMER_MSG_MAX,
+	      "message too big");
 
 #endif /* TC_CONSUMER_ABI_H */

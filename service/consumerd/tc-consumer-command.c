@@ -151,9 +151,6 @@ handle_create_session(struct command *command)
 	if (msg->flags & ~(TC_CONSUMER_SESSION_SNAPSHOT | TC_CONSUMER_SESSION_RELAY))
 		return command_fail(command, -EINVAL, "Unknown session flags 0x%" PRIx32,
 				    msg->flags);
-	if ((msg->flags & TC_CONSUMER_SESSION_SNAPSHOT) && (msg->flags & TC_CONSUMER_SESSION_RELAY))
-		return command_fail(command, -EOPNOTSUPP,
-				    "Snapshots to a relay are not supported by this consumer");
 	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
 				       msg->flags, &msg->relay, command->reply.message,
 				       sizeof(command->reply.message));
@@ -382,6 +379,40 @@ handle_snapshot(struct command *command)
 		return command_fail(command, ret, "Cannot write the snapshot into \"%s\": %s",
 				    msg->dir, strerror(-ret));
 	return 0;
+}
+
+static int
+handle_snapshot_relay(struct command *command)
+{
+	const struct tc_consumer_snapshot_relay *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t packets = 0;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (!session->snapshot)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
+				    msg->session_id);
+	if (!string_is_terminated(msg->trace_path, sizeof(msg->trace_path)) ||
+	    !consumerd_output_relative_path_is_safe(msg->trace_path))
+		return command_fail(command, -EINVAL,
+				    "The snapshot's trace path is not a relative path without "
+				    "\"..\"");
+	ret = check_relay_output(command, &msg->relay);
+	if (ret < 0)
+		return ret;
+	if (msg->relay.live_timer_us != 0)
+		return command_fail(command, -EINVAL, "A snapshot is not sent live");
+	ret = consumerd_session_snapshot_relay(session, &msg->relay, msg->trace_path,
+					       msg->max_stream_bytes, &packets,
+					       command->reply.message,
+					       sizeof(command->reply.message));
+	command->reply.packets_written = packets;
+	if (ret < 0 && command->reply.message[0] == '\0')
+		return command_fail(command, ret, "Cannot send the snapshot to the relay: %s",
+				    strerror(-ret));
+	return ret;
 }
 
 static int
@@ -659,6 +690,8 @@ static const struct command_type command_types[] = {
 	 handle_event_layout},
 	{TC_CONSUMER_SNAPSHOT, "SNAPSHOT", sizeof(struct tc_consumer_snapshot), false,
 	 handle_snapshot},
+	{TC_CONSUMER_SNAPSHOT_RELAY, "SNAPSHOT_RELAY", sizeof(struct tc_consumer_snapshot_relay),
+	 false, handle_snapshot_relay},
 	{TC_CONSUMER_CHANNEL_STATS, "CHANNEL_STATS", sizeof(struct tc_consumer_channel_ref), false,
 	 handle_channel_stats},
 	{TC_CONSUMER_CREATE_SESSION, "CREATE_SESSION", sizeof(struct tc_consumer_session), false,

@@ -125,7 +125,9 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 	session->metadata_fd = -1;
 	session->snapshot = (flags & TC_CONSUMER_SESSION_SNAPSHOT) != 0;
 	memcpy(session->trace_dir, trace_dir, dir_len + 1);
-	if (flags & TC_CONSUMER_SESSION_RELAY) {
+	/* A snapshot session with a relay connects at each snapshot only
+	 * (consumerd_session_snapshot_relay()): until then it is in memory. */
+	if ((flags & TC_CONSUMER_SESSION_RELAY) && !session->snapshot) {
 		ret = session_create_relay(session, relay, error, error_size);
 		if (ret < 0)
 			goto fail;

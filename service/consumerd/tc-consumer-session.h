@@ -229,6 +229,18 @@ int consumerd_session_snapshot(struct consumerd_session *session, const char *di
 			       uint64_t max_stream_bytes, uint64_t *packets);
 
 /*
+ * The same snapshot sent to the LTTng relay daemon of out instead
+ * (TC_CONSUMER_SNAPSHOT_RELAY): a relay session of its own, with the
+ * metadata and the streams under trace_path, closed when all is sent.
+ * Returns 0 or -errno with a message naming the relay in error. In
+ * tc-consumer-snapshot.c.
+ */
+int consumerd_session_snapshot_relay(struct consumerd_session *session,
+				     const struct tc_consumer_relay_output *out,
+				     const char *trace_path, uint64_t max_stream_bytes,
+				     uint64_t *packets, char *error, size_t error_size);
+
+/*
  * Rotation (TC_CONSUMER_ROTATE): flushes the session, moves its trace
  * directories from under from_root to the same place under to_root and
  * goes on in new ones holding a copy of the metadata. *archived_bytes

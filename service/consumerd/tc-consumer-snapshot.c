@@ -10,6 +10,12 @@
  *        then peek every complete packet of the last buffer's worth, oldest
  *        first, into "<channel>_<cpu>"
  *     -> fdatasync every file
+ *
+ * A snapshot to a relay (consumerd_session_snapshot_relay()) walks the
+ * same packets but sends them: a relay session of its own, the metadata
+ * and one stream per buffer under the snapshot's path, then every stream
+ * closed and the relay session ended, so the relay holds a whole trace
+ * that no later packet reaches.
  */
 #include "tc-consumer-session.h"
 
@@ -24,6 +30,7 @@
 
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-relay.h"
 #include "tc-consumer-stream.h"
 
 #define COPY_CHUNK 65536
@@ -74,21 +81,33 @@ keep_newest(uint64_t *begin, uint64_t end, uint32_t subbuf_size, uint64_t max_by
 		*begin = end - keep * subbuf_size;
 }
 
+/* Where the packets of one stream's snapshot go: appended to a file, or
+ * sent to a relay stream. Returns 0 or -errno. */
+struct snapshot_sink {
+	int fd;
+	uint64_t file_size;
+	struct consumerd_relay *relay;
+	struct consumerd_relay_stream *relay_stream;
+};
+
 static int
-snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
-		uint64_t max_bytes, uint64_t *packets)
+sink_put(struct snapshot_sink *sink, const uint8_t *packet, uint32_t size)
+{
+	if (sink->relay)
+		return consumerd_relay_send_packet(sink->relay, sink->relay_stream, packet, size);
+	return consumerd_output_append(sink->fd, &sink->file_size, packet, size);
+}
+
+/* Every complete, valid packet the stream's buffer holds, oldest first,
+ * at most max_bytes of them (the newest), into sink. */
+static int
+snapshot_packets(struct consumerd_stream *stream, uint8_t *packet, uint64_t max_bytes,
+		 struct snapshot_sink *sink, uint64_t *packets)
 {
 	uint32_t subbuf_size = stream->reader.rb.subbuf_size;
-	char name[NAME_MAX + 1];
-	uint64_t begin, end, size = 0;
-	int fd, ret = 0;
+	uint64_t begin, end;
+	int ret = 0;
 
-	if (snprintf(name, sizeof(name), "%s_%" PRIu32, stream->channel_name, stream->cpu) >=
-	    (int)sizeof(name))
-		return -ENAMETOOLONG;
-	fd = consumerd_output_create_file(dir_fd, name);
-	if (fd < 0)
-		return fd;
 	consumerd_stream_close_current(stream, true);
 	tc_rb_reader_snapshot_range(&stream->reader, &begin, &end);
 	keep_newest(&begin, end, subbuf_size, max_bytes);
@@ -100,14 +119,39 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 			stream->reader.packets_corrupted++;
 			continue;
 		}
-		ret = consumerd_output_append(fd, &size, packet, subbuf_size);
+		ret = sink_put(sink, packet, subbuf_size);
 		if (ret < 0)
 			break;
 		(*packets)++;
 	}
+	return ret;
+}
+
+static int
+stream_file_name(const struct consumerd_stream *stream, char *name, size_t size)
+{
+	if (snprintf(name, size, "%s_%" PRIu32, stream->channel_name, stream->cpu) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int
+snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
+		uint64_t max_bytes, uint64_t *packets)
+{
+	struct snapshot_sink sink = {.fd = -1};
+	char name[NAME_MAX + 1];
+	int ret = stream_file_name(stream, name, sizeof(name));
+
+	if (ret < 0)
+		return ret;
+	sink.fd = consumerd_output_create_file(dir_fd, name);
+	if (sink.fd < 0)
+		return sink.fd;
+	ret = snapshot_packets(stream, packet, max_bytes, &sink, packets);
 	if (ret == 0)
-		ret = consumerd_output_sync(fd);
-	close(fd);
+		ret = consumerd_output_sync(sink.fd);
+	close(sink.fd);
 	return ret;
 }
 
@@ -135,5 +179,132 @@ consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 	else
 		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64 " packets in \"%s\"",
 			       session->session_id, *packets, dir);
+	return ret;
+}
+
+/* The session's whole metadata so far, sent as one piece. */
+static int
+send_metadata(const struct consumerd_session *session, struct consumerd_relay *relay,
+	      struct consumerd_relay_stream *stream)
+{
+	char *text;
+	int ret;
+
+	if (session->metadata_size == 0)
+		return 0;
+	if (session->metadata_size > SIZE_MAX / 2)
+		return -EFBIG;
+	text = malloc(session->metadata_size);
+	if (!text)
+		return -ENOMEM;
+	ret = 0;
+	if (pread(session->metadata_fd, text, session->metadata_size, 0) !=
+	    (ssize_t)session->metadata_size)
+		ret = -EIO;
+	if (ret == 0)
+		ret = consumerd_relay_send_metadata(relay, stream, text, session->metadata_size);
+	free(text);
+	return ret;
+}
+
+static size_t
+session_stream_count(const struct consumerd_session *session)
+{
+	size_t count = 0;
+
+	for (const struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next)
+		count += channel->nr_cpus;
+	return count;
+}
+
+/* Adds the metadata and one relay stream per buffer, in channel and CPU
+ * order, then tells the relay they are all there. */
+static int
+add_relay_streams(struct consumerd_session *session, struct consumerd_relay *relay,
+		  const char *trace_path, struct consumerd_relay_stream *metadata,
+		  struct consumerd_relay_stream *streams)
+{
+	size_t i = 0;
+	int ret = consumerd_relay_stream_add(relay, metadata, "metadata", trace_path, true);
+
+	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++, i++) {
+			char name[NAME_MAX + 1];
+
+			ret = stream_file_name(&channel->streams[cpu], name, sizeof(name));
+			if (ret == 0)
+				ret = consumerd_relay_stream_add(relay, &streams[i], name,
+								 trace_path, false);
+		}
+	}
+	if (ret == 0)
+		ret = send_metadata(session, relay, metadata);
+	if (ret == 0)
+		consumerd_relay_streams_sent(relay);
+	return ret;
+}
+
+static int
+send_relay_snapshot(struct consumerd_session *session, struct consumerd_relay *relay,
+		    const char *trace_path, uint64_t max_stream_bytes, uint64_t *packets)
+{
+	size_t count = session_stream_count(session), i = 0;
+	struct consumerd_relay_stream metadata = {0};
+	struct consumerd_relay_stream *streams = calloc(count ? count : 1, sizeof(*streams));
+	int ret;
+
+	if (!streams)
+		return -ENOMEM;
+	ret = add_relay_streams(session, relay, trace_path, &metadata, streams);
+	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++, i++) {
+			struct snapshot_sink sink = {
+			    .fd = -1, .relay = relay, .relay_stream = &streams[i]};
+
+			ret = snapshot_packets(&channel->streams[cpu], channel->packet,
+					       max_stream_bytes, &sink, packets);
+		}
+	}
+	/* The relay has it all once it acknowledged what came before the
+	 * closes; a relay that went away meanwhile (-ENOTCONN) fails the
+	 * snapshot. */
+	if (ret == 0)
+		ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	for (size_t j = 0; j < count; j++)
+		consumerd_relay_stream_remove(relay, &streams[j]);
+	consumerd_relay_stream_remove(relay, &metadata);
+	free(metadata.metadata);
+	free(streams);
+	return ret;
+}
+
+int
+consumerd_session_snapshot_relay(struct consumerd_session *session,
+				 const struct tc_consumer_relay_output *out, const char *trace_path,
+				 uint64_t max_stream_bytes, uint64_t *packets, char *error,
+				 size_t error_size)
+{
+	struct consumerd_relay *relay = NULL;
+	int ret;
+
+	*packets = 0;
+	ret = consumerd_relay_open(out, session->session_id, &relay, error, error_size);
+	if (ret < 0)
+		return ret;
+	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);
+	consumerd_relay_close(relay);
+	if (ret < 0) {
+		snprintf(error, error_size,
+			 "Cannot send the snapshot to the relay at net://%s:%u:%u: %s", out->host,
+			 (unsigned)out->control_port, (unsigned)out->data_port, strerror(-ret));
+		consumerd_warning("session=%" PRIu64 ": %s", session->session_id, error);
+	} else {
+		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64
+			       " packets sent to the relay at %s under \"%s\"",
+			       session->session_id, *packets, out->host, trace_path);
+	}
 	return ret;
 }

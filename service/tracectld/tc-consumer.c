@@ -789,6 +789,31 @@ tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 }
 
 gboolean
+tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
+			   const struct tc_consumer_relay_output *relay, const char *trace_path,
+			   guint64 max_stream_bytes, guint64 *packets, GError **error)
+{
+	g_autofree struct tc_consumer_snapshot_relay *msg =
+		g_new0(struct tc_consumer_snapshot_relay, 1);
+	struct tc_consumer_reply reply = {0};
+
+	msg->session_id = session_id;
+	msg->max_stream_bytes = max_stream_bytes;
+	msg->relay = *relay;
+	if (g_strlcpy(msg->trace_path, trace_path, sizeof(msg->trace_path)) >=
+	    sizeof(msg->trace_path)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The snapshot's trace path is too long");
+		return FALSE;
+	}
+	if (!request(consumer, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), NULL, 0, NULL,
+		     &reply, error))
+		return FALSE;
+	*packets = reply.packets_written;
+	return TRUE;
+}
+
+gboolean
 tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 			  TcChannelStats *stats, GError **error)
 {

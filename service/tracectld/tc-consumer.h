@@ -80,6 +80,12 @@ gboolean tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int
  * packets of each stream, at most max_stream_bytes of them (0: all). */
 gboolean tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			      guint64 max_stream_bytes, guint64 *packets, GError **error);
+/* The same snapshot sent to the relay daemon of relay, under trace_path
+ * (relative to the relay's session directory), by the owner's consumer. */
+gboolean tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
+				    const struct tc_consumer_relay_output *relay,
+				    const char *trace_path, guint64 max_stream_bytes,
+				    guint64 *packets, GError **error);
 
 /* Rotation (TC_CONSUMER_ROTATE): the session's trace directories under
  * from_root move to the same place under to_root, and recording goes on

@@ -104,28 +104,11 @@ create_done(TcRequest *request)
 					      g_variant_new("(o)", request->session->object_path));
 }
 
-/*
- * The relay files a session's trace under <hostname>/<session>-<creation
- * time>, and live viewers find it by host and session name: the service
- * names the machine, so that a consumer (run by the user) cannot.
- */
 static gboolean
 fill_relay_identity(TcSession *session, struct tc_consumer_relay_output *relay, GError **error)
 {
-	char hostname[TC_CONSUMER_NAME_MAX] = {0};
-
-	if (gethostname(hostname, sizeof(hostname) - 1) < 0 || hostname[0] == '\0' ||
-	    strchr(hostname, '/') != NULL || g_str_equal(hostname, ".") ||
-	    g_str_equal(hostname, "..")) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "This machine has no host name the relay daemon can file a trace "
-			    "under");
-		return FALSE;
-	}
-	g_strlcpy(relay->hostname, hostname, sizeof(relay->hostname));
-	g_strlcpy(relay->session_name, session->name, sizeof(relay->session_name));
-	relay->creation_time = session->creation_realtime_us / G_USEC_PER_SEC;
-	return TRUE;
+	return tc_relay_output_identify(relay, session->name,
+					session->creation_realtime_us / G_USEC_PER_SEC, error);
 }
 
 /* The default directory depends on who asked, known only now. A relay
@@ -220,6 +203,12 @@ session_output(const SessionOptions *options, const char *output_directory, char
 	const char *url = options->url;
 
 	*directory = g_strdup(output_directory);
+	/* A snapshot is sent whole when taken: there is nothing to watch live. */
+	if (options->snapshot && options->has_live_timer) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A snapshot session is not live: give --snapshot or --live, not both");
+		return FALSE;
+	}
 	if (url == NULL && options->ctrl_url == NULL && options->data_url == NULL) {
 		if (!options->has_live_timer)
 			return TRUE;

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "tc-error.h"
 #include "tc-validate.h"
@@ -366,4 +367,24 @@ tc_relay_output_to_url(const struct tc_consumer_relay_output *relay)
 	return g_strdup_printf("%s://%s%s%s:%u:%u", ipv6 ? "net6" : "net", bracket ? "[" : "",
 			       relay->host, bracket ? "]" : "", relay->control_port,
 			       relay->data_port);
+}
+
+gboolean
+tc_relay_output_identify(struct tc_consumer_relay_output *relay, const char *session_name,
+			 gint64 creation_time_s, GError **error)
+{
+	char hostname[TC_CONSUMER_NAME_MAX] = {0};
+
+	if (gethostname(hostname, sizeof(hostname) - 1) < 0 || hostname[0] == '\0' ||
+	    strchr(hostname, '/') != NULL || g_str_equal(hostname, ".") ||
+	    g_str_equal(hostname, "..")) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "This machine has no host name the relay daemon can file a trace "
+			    "under");
+		return FALSE;
+	}
+	g_strlcpy(relay->hostname, hostname, sizeof(relay->hostname));
+	g_strlcpy(relay->session_name, session_name, sizeof(relay->session_name));
+	relay->creation_time = creation_time_s;
+	return TRUE;
 }

@@ -59,3 +59,12 @@ gboolean tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, co
 /* The canonical URL of a relay output: "net://HOST:CTRL:DATA" or
  * "net6://[ADDR]:CTRL:DATA". */
 char *tc_relay_output_to_url(const struct tc_consumer_relay_output *relay);
+
+/*
+ * The relay files a session's trace under <hostname>/<session>-<creation
+ * time>, and live viewers find it by host and session name: the service
+ * names the machine (gethostname()), so that a consumer (run by the user)
+ * cannot. FAILED when the machine has no usable host name.
+ */
+gboolean tc_relay_output_identify(struct tc_consumer_relay_output *relay, const char *session_name,
+				  gint64 creation_time_s, GError **error);

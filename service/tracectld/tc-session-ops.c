@@ -698,29 +698,82 @@ snapshot_uids_locked(TcSession *session, GError **error)
 
 /* Where a snapshot goes: <output>/snapshot-<n>-<date>, or, with options,
  * <parent>/<name>-<date>-<n> under the output they name, whose own bound
- * is put in *output_max_bytes (0: none). op_lock held. */
+ * is put in *output_max_bytes (0: none). When that output is a relay, its
+ * URL goes to *relay_url and the result is <name>-<date>-<n>, relative to
+ * the session's directory on the relay, as LTTng files snapshots there.
+ * op_lock held. */
 static char *
 snapshot_root(TcSession *session, const TcSnapshotOptions *options, guint64 *output_max_bytes,
-	      GError **error)
+	      char **relay_url, GError **error)
 {
 	g_autoptr(GDateTime) now = NULL;
 	g_autofree char *stamp = NULL;
 	g_autofree char *parent = NULL;
 
 	*output_max_bytes = 0;
-	if (options == NULL || (options->name == NULL && options->output == NULL))
-		return snapshot_directory(session);
-	if (options->output) {
+	if (options && options->output) {
 		parent = tc_snapshot_output_resolve_locked(session, options->output,
 							   output_max_bytes, error);
 		if (parent == NULL)
 			return NULL;
+	} else if (session->relay) {
+		/* The session's own relay (create --snapshot --set-url net://…). */
+		parent = tc_relay_output_to_url(session->relay);
 	}
+	if (parent && tc_snapshot_output_is_relay(parent)) {
+		*relay_url = g_steal_pointer(&parent);
+		parent = g_strdup("");
+	}
+	if (options == NULL || (options->name == NULL && options->output == NULL))
+		return snapshot_directory(session);
 	now = g_date_time_new_now_local();
 	stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
-	return g_strdup_printf("%s/%s-%s-%u", parent ? parent : session->output_directory,
+	return g_strdup_printf("%s%s%s-%s-%u", parent ? parent : session->output_directory,
+			       parent && *parent == '\0' ? "" : "/",
 			       options->name ? options->name : "snapshot", stamp,
 			       session->snapshot_count);
+}
+
+/* The relay a snapshot is sent to, named like a streamed session of the
+ * same name and creation time. */
+static gboolean
+snapshot_relay_output(TcSession *session, const char *relay_url,
+		      struct tc_consumer_relay_output *relay, GError **error)
+{
+	g_autofree char *directory = NULL;
+
+	return tc_relay_output_from_urls(relay_url, NULL, NULL, 0, relay, &directory, error) &&
+	       tc_relay_output_identify(relay, session->name,
+					session->creation_realtime_us / G_USEC_PER_SEC, error);
+}
+
+/* What the snapshot is called in messages: the relay's URL, then where
+ * the relay files it (<hostname>/<session>-<creation time>/<root>). */
+static char *
+snapshot_relay_description(const struct tc_consumer_relay_output *relay, const char *relay_url,
+			   const char *root)
+{
+	g_autoptr(GDateTime) created = g_date_time_new_from_unix_local(relay->creation_time);
+	g_autofree char *stamp =
+		created ? g_date_time_format(created, "%Y%m%d-%H%M%S") : g_strdup("?");
+
+	return g_strdup_printf("%s/%s/%s-%s/%s", relay_url, relay->hostname, relay->session_name,
+			       stamp, root);
+}
+
+static gboolean
+snapshot_trace_to_relay(TcConsumer *consumer, uid_t uid, guint64 consumer_id,
+			const struct tc_consumer_relay_output *relay, const char *root,
+			guint64 per_stream, guint64 *packets, GError **error)
+{
+	g_autofree char *path = tc_uid_trace_dir(root, uid);
+	guint64 count = 0;
+
+	if (!tc_consumer_snapshot_relay(consumer, consumer_id, relay, path, per_stream, &count,
+					error))
+		return FALSE;
+	*packets += count;
+	return TRUE;
 }
 
 /* [S] The most a snapshot may write of each stream, 0 for no bound: an
@@ -766,6 +819,8 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) uids = NULL;
 	g_autofree char *root = NULL;
+	g_autofree char *relay_url = NULL;
+	struct tc_consumer_relay_output relay = {0};
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
 	guint64 packets = 0, per_stream = 0, max_bytes = 0;
 
@@ -776,8 +831,8 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 	g_mutex_unlock(&session->lock);
 	if (uids == NULL)
 		return FALSE;
-	root = snapshot_root(session, options, &max_bytes, error);
-	if (root == NULL)
+	root = snapshot_root(session, options, &max_bytes, &relay_url, error);
+	if (root == NULL || (relay_url && !snapshot_relay_output(session, relay_url, &relay, error)))
 		return FALSE;
 	/* The call's bound wins over the output's. */
 	if (options && options->max_bytes)
@@ -793,11 +848,19 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 		return FALSE;
 	for (guint i = 0; i < uids->len; i++) {
 		uid_t uid = g_array_index(uids, guint, i);
+		guint64 consumer_id = tc_session_trace_consumer_id(session, uid);
 
-		if (!snapshot_trace(session, consumer, uid,
-				    tc_session_trace_consumer_id(session, uid), root, per_stream,
-				    &packets, error))
+		if (relay_url ? !snapshot_trace_to_relay(consumer, uid, consumer_id, &relay, root,
+							 per_stream, &packets, error)
+			      : !snapshot_trace(session, consumer, uid, consumer_id, root,
+						per_stream, &packets, error))
 			return FALSE;
+	}
+	if (relay_url) {
+		char *described = snapshot_relay_description(&relay, relay_url, root);
+
+		g_free(root);
+		root = described;
 	}
 	session->snapshot_count++;
 	g_message("Session '%s': snapshot of %" G_GUINT64_FORMAT " packets in '%s'",
@@ -853,6 +916,7 @@ static void
 refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 {
 	TcRelayStatus total = {0};
+	g_autofree char *changed = NULL;
 
 	if (session->relay == NULL)
 		return;
@@ -875,12 +939,17 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		if (text && g_strcmp0(text, session->problem) != 0)
 			g_warning("Session '%s' of uid %u: %s", session->name,
 				  (unsigned)session->owner_uid, text);
+		if (text && g_strcmp0(text, session->problem) != 0)
+			changed = g_strdup(text);
 		if (text) {
 			g_free(session->problem);
 			session->problem = text;
 		}
 	}
 	g_mutex_unlock(&session->lock);
+	/* Watchers (and proxies caching properties) learn it at once. */
+	if (changed)
+		tc_signals_problem_changed(session, changed);
 }
 
 GVariant *
@@ -947,6 +1016,28 @@ kernel_helper_answers(GError **error)
 	return TRUE;
 }
 
+/* op_lock held. The first kernel event (or probe) of a session that records already
+ * starts its kernel trace now (streamed sessions add the kernel streams to
+ * the relay, live viewers see them), rather than at the next start. */
+static gboolean
+start_new_kernel_trace(TcSession *session, GError **error)
+{
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (session->state != TC_SESSION_ACTIVE || session->kernel_trace ||
+	    session->kernel_disabled)
+		return TRUE;
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
+		g_prefix_error(error, "Cannot start the kernel trace of session '%s': ",
+			       session->name);
+		return FALSE;
+	}
+	g_message("Session '%s' of uid %u: kernel trace started while recording", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 			   const char *location, GError **error)
@@ -956,7 +1047,8 @@ tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 	if (!kernel_helper_answers(error))
 		return FALSE;
 	op = op_begin(session, error);
-	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error);
+	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error) &&
+	       start_new_kernel_trace(session, error);
 }
 
 gboolean
@@ -968,7 +1060,8 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 	if (!kernel_helper_answers(error))
 		return FALSE;
 	op = op_begin(session, error);
-	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error);
+	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error) &&
+	       (!enable || start_new_kernel_trace(session, error));
 }
 
 gboolean

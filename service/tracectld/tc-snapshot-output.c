@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tc-error.h"
+#include "tc-relay-url.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"
 
@@ -19,26 +20,52 @@ snapshot_output_free(gpointer data)
 	g_free(output);
 }
 
+gboolean
+tc_snapshot_output_is_relay(const char *target)
+{
+	return g_str_has_prefix(target, "net://") || g_str_has_prefix(target, "net6://");
+}
+
+/* A relay URL, checked as a session's would be, in its canonical form. */
+static char *
+parse_relay_url(const char *url, GError **error)
+{
+	struct tc_consumer_relay_output relay = {0};
+	g_autofree char *directory = NULL;
+
+	if (!tc_relay_output_from_urls(url, NULL, NULL, 0, &relay, &directory, error)) {
+		g_prefix_error(error, "Snapshot output: ");
+		return NULL;
+	}
+	if (directory != NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Snapshot output '%.64s' is not a relay URL", url);
+		return NULL;
+	}
+	return tc_relay_output_to_url(&relay);
+}
+
 char *
 tc_snapshot_output_parse_url(const char *url, GError **error)
 {
-	static const char *const relay_schemes[] = {"net://", "net6://", "tcp://", "tcp6://"};
 	const char *path = url;
 
-	for (guint i = 0; i < G_N_ELEMENTS(relay_schemes); i++) {
-		if (g_str_has_prefix(url, relay_schemes[i])) {
-			g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-				    "Streaming snapshots to a relay is not supported yet "
-				    "('%.64s'): give a local directory",
-				    url);
-			return NULL;
-		}
+	if (g_str_has_prefix(url, "net://") || g_str_has_prefix(url, "net6://"))
+		return parse_relay_url(url, error);
+	if (g_str_has_prefix(url, "tcp://") || g_str_has_prefix(url, "tcp6://")) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Snapshot output '%.64s': a relay takes net://HOST[:CTRL[:DATA]] "
+			    "(the control and data ports in one URL)",
+			    url);
+		return NULL;
 	}
 	if (g_str_has_prefix(url, "file://"))
 		path = url + strlen("file://");
 	else if (strstr(url, "://") != NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Unknown snapshot output URL '%.64s': use /PATH or file:///PATH", url);
+			    "Unknown snapshot output URL '%.64s': use /PATH, file:///PATH or "
+			    "net://HOST",
+			    url);
 		return NULL;
 	}
 	if (!tc_validate_output_directory(path, error)) {
@@ -121,7 +148,9 @@ tc_snapshot_output_list_locked(TcSession *session)
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
 	for (guint i = 0; session->snapshot_outputs && i < session->snapshot_outputs->len; i++) {
 		TcSnapshotOutput *output = g_ptr_array_index(session->snapshot_outputs, i);
-		g_autofree char *url = g_strconcat("file://", output->directory, NULL);
+		g_autofree char *url = tc_snapshot_output_is_relay(output->directory)
+					       ? g_strdup(output->directory)
+					       : g_strconcat("file://", output->directory, NULL);
 
 		g_variant_builder_add(&builder, "(usst)", output->id, output->name, url,
 				      output->max_bytes);

@@ -15,8 +15,12 @@
  */
 
 /* The directory of a "/path" or "file:///path" URL, checked like an
- * output directory; "net://", "net6://" and "tcp://" are NotSupported. */
+ * output directory, or the canonical "net://HOST:CTRL:DATA" (net6://) of
+ * a relay URL, as `lttng snapshot` takes them. */
 char *tc_snapshot_output_parse_url(const char *url, GError **error);
+
+/* Whether target (from parse_url or resolve_locked) names a relay. */
+gboolean tc_snapshot_output_is_relay(const char *target);
 /* Adds an output named name ("" for "snapshot-<id>") within the owner's
  * limit of outputs per session; its snapshots are bounded to max_bytes
  * (0: no bound) unless the record says otherwise. */
@@ -26,8 +30,8 @@ gboolean tc_snapshot_output_add_locked(TcSession *session, const char *name, con
 GVariant *tc_snapshot_output_list_locked(TcSession *session);
 /* output: an id in decimal or a name. NotFound when there is none. */
 gboolean tc_snapshot_output_remove_locked(TcSession *session, const char *output, GError **error);
-/* The directory snapshots go to for output: an output's id or name (its
- * bound in *max_bytes), or a URL as for tc_snapshot_output_parse_url()
- * (*max_bytes 0). */
+/* The directory or relay URL snapshots go to for output: an output's id
+ * or name (its bound in *max_bytes), or a URL as for
+ * tc_snapshot_output_parse_url() (*max_bytes 0). */
 char *tc_snapshot_output_resolve_locked(TcSession *session, const char *output,
 					guint64 *max_bytes, GError **error);

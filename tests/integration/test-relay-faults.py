@@ -20,9 +20,7 @@ INTERVAL_US = 2000
 
 
 def problem(svc, name):
-    """The Problem line of tracectl status (Problem is refreshed when the
-    status gathers the channel statistics: asked twice)."""
-    svc.cli("status")
+    """The Problem line of one tracectl status."""
     for line in svc.cli("status").stdout.splitlines():
         if line.strip().startswith("Problem:"):
             return line.strip()
@@ -43,6 +41,11 @@ def test():
         relay.stop(signal.SIGKILL)
         killed = time.monotonic()
         time.sleep(2)
+        # The very first status after the loss shows it, in JSON and text.
+        first = svc.cli_json("status").get("problem") or ""
+        log(f"relay down, first status --json: {first}")
+        check("lost" in first and "unreachable" in first,
+              f"the first status after the loss does not show it: {first!r}")
         text = problem(svc, "faulty")
         log(f"relay down: {text}")
         check("lost" in text and "packets since" in text and

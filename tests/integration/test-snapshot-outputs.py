@@ -4,7 +4,7 @@
 --name/--max-size, through the CLI and busctl: add-output (PATH and
 file://PATH), list-output, del-output by id and by name, records into an
 output, a named snapshot, a bounded one that keeps the newest packets;
-refusals for net:// (no relay streaming yet), bad sizes, unknown outputs,
+refusals for a relay URL with a path, bad sizes, unknown outputs,
 past the per-session limit, and for another user."""
 
 import os
@@ -51,9 +51,9 @@ def test():
               f"[2] keep: file://{home}/out2" in listed, listed)
 
         # Refusals.
-        bad = svc.cli("snapshot", "add-output", "net://relay.example", user=alice,
+        bad = svc.cli("snapshot", "add-output", "net://relay.example/trace", user=alice,
                       check_ok=False)
-        check(bad.returncode == 1 and "relay is not supported yet" in bad.stderr, f"{bad}")
+        check(bad.returncode == 1 and "net://relay.example/trace" in bad.stderr, f"{bad}")
         bad = svc.cli("snapshot", "add-output", "relative/dir", user=alice, check_ok=False)
         check(bad.returncode == 1 and "not an absolute path" in bad.stderr, f"{bad}")
         bad = svc.cli("snapshot", "add-output", "--name", "keep", os.path.join(home, "o"),

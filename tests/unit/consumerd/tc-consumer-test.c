@@ -1690,6 +1690,102 @@ test_relay_restart(Fixture *fixture, gconstpointer data)
 	g_free(relay.output_dir);
 }
 
+/* A snapshot request of session_id to relay (its ports), under path. */
+static void
+snapshot_relay_msg_init(struct tc_consumer_snapshot_relay *msg, uint64_t session_id,
+			const Relay *relay, const char *path)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->session_id = session_id;
+	g_strlcpy(msg->trace_path, path, sizeof(msg->trace_path));
+	g_strlcpy(msg->relay.host, "127.0.0.1", sizeof(msg->relay.host));
+	msg->relay.family = AF_INET;
+	msg->relay.control_port = relay->ports[0];
+	msg->relay.data_port = relay->ports[1];
+	msg->relay.creation_time = 1700000000;
+	g_strlcpy(msg->relay.hostname, TEST_RELAY_HOSTNAME, sizeof(msg->relay.hostname));
+	g_snprintf(msg->relay.session_name, sizeof(msg->relay.session_name), "s%" PRIu64,
+		   session_id);
+}
+
+#define TEST_SNAPSHOT_PATH "snap-1"
+
+/* A snapshot session's buffers sent to lttng-relayd: refusals first
+ * (unknown or non-snapshot session, unsafe path, live timer, nobody
+ * listening), then the packets a local snapshot would write, under
+ * <host>/<session>-<date>/<snapshot path>/ on the relay. */
+static void
+test_snapshot_relay(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	const uint64_t nr_events = 400;
+	g_autofree struct tc_consumer_snapshot_relay *msg =
+		g_new0(struct tc_consumer_snapshot_relay, 1);
+	g_autofree struct tc_consumer_session *session = g_new0(struct tc_consumer_session, 1);
+	g_autofree char *plain = g_build_filename(fixture->base_dir, "plain", NULL);
+	g_autofree char *expected = NULL;
+	g_autofree char *streamed = NULL;
+	g_autofree char *session_dir = NULL;
+	g_autofree char *trace_dir = NULL;
+	g_auto(GStrv) lines = NULL;
+	struct tc_consumer_reply reply;
+	Relay relay = {.ports = {free_port(), free_port(), 0}};
+
+	snapshot_relay_msg_init(msg, 1, &relay, TEST_SNAPSHOT_PATH "/" TEST_RELAY_TRACE_PATH);
+	assert_refused(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), -ENOENT);
+	g_assert_cmpint(create_session(fixture, 2, plain), ==, 0);
+	msg->session_id = 2;
+	assert_refused(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), -EINVAL);
+	session->session_id = 1;
+	session->flags = TC_CONSUMER_SESSION_SNAPSHOT;
+	g_strlcpy(session->trace_dir, fixture->trace_dir, sizeof(session->trace_dir));
+	g_assert_cmpint(request(fixture, session, TC_CONSUMER_CREATE_SESSION, sizeof(*session),
+				&reply),
+			==, 0);
+	msg->session_id = 1;
+	g_strlcpy(msg->trace_path, "/abs/path", sizeof(msg->trace_path));
+	assert_refused(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), -EINVAL);
+	g_strlcpy(msg->trace_path, "snap/../../x", sizeof(msg->trace_path));
+	assert_refused(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), -EINVAL);
+	snapshot_relay_msg_init(msg, 1, &relay, TEST_SNAPSHOT_PATH "/" TEST_RELAY_TRACE_PATH);
+	msg->relay.live_timer_us = 100000;
+	assert_refused(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), -EINVAL);
+	msg->relay.live_timer_us = 0;
+	g_assert_cmpint(request(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), &reply),
+			==, -ECONNREFUSED);
+	expected = g_strdup_printf("net://127.0.0.1:%u:%u", relay.ports[0], relay.ports[1]);
+	g_assert_nonnull(strstr(reply.message, expected));
+
+	if (!has_relayd())
+		return;
+	relay.output_dir = g_build_filename(fixture->base_dir, "relay", NULL);
+	relay_start(&relay);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	for (uint64_t seq = 0; seq < nr_events; seq++)
+		write_event(&fixture->buffers[seq % nr_cpus], seq, event_value(seq));
+	g_assert_cmpint(request(fixture, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), &reply),
+			==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 4);
+	/* Nothing local: a snapshot session writes only when asked to. */
+	g_assert_false(g_file_test(fixture->trace_dir, G_FILE_TEST_EXISTS));
+	/* relay_trace_dir() is <host>/s1-<date>/TEST_RELAY_TRACE_PATH. */
+	streamed = relay_trace_dir(&relay, 1);
+	session_dir = g_strndup(streamed, strlen(streamed) - strlen("/" TEST_RELAY_TRACE_PATH));
+	trace_dir = g_build_filename(session_dir, TEST_SNAPSHOT_PATH, TEST_RELAY_TRACE_PATH, NULL);
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
+
+		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
+	}
+	if (has_babeltrace2()) {
+		lines = read_trace(trace_dir, FALSE);
+		assert_events(lines, 0, nr_events - 1, nr_cpus);
+	}
+	relay_stop(&relay, SIGTERM);
+	g_free(relay.output_dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1717,6 +1813,7 @@ main(int argc, char **argv)
 	ADD("relay-refused", test_relay_refused);
 	ADD("relay-live", test_relay_live);
 	ADD("relay-restart", test_relay_restart);
+	ADD("snapshot-relay", test_snapshot_relay);
 #undef ADD
 #undef ADD_WITH
 	return g_test_run();

@@ -17,13 +17,18 @@ test_urls(void)
 	g_autoptr(GError) error = NULL;
 	g_autofree char *plain = tc_snapshot_output_parse_url("/t/a", &error);
 	g_autofree char *file = tc_snapshot_output_parse_url("file:///t/b", &error);
-	char *net = tc_snapshot_output_parse_url("net://relay/x", &error);
+	g_autofree char *net = tc_snapshot_output_parse_url("net://relay.example:6000", &error);
+	char *bad_net = tc_snapshot_output_parse_url("net://relay/x", &error);
 
 	g_assert_cmpstr(plain, ==, "/t/a");
 	g_assert_cmpstr(file, ==, "/t/b");
-	g_assert_null(net);
-	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED);
-	g_assert_nonnull(strstr(error->message, "relay is not supported yet"));
+	/* A relay, as lttng takes it, in its canonical form. */
+	g_assert_cmpstr(net, ==, "net://relay.example:6000:5343");
+	g_assert_true(tc_snapshot_output_is_relay(net));
+	g_assert_false(tc_snapshot_output_is_relay(file));
+	g_assert_null(bad_net);
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "net://relay/x"));
 	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
 		g_clear_error(&error);
 		g_assert_null(tc_snapshot_output_parse_url(refused[i], &error));
