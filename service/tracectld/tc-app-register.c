@@ -160,6 +160,14 @@ accept_one(TcRegistrar *registrar)
 		close(fd);
 		return;
 	}
+	/* For the units that sessions track (tc-unit.h). */
+	if (!tc_peer_cgroup(fd, &cred, &registration->app->cgroup, &error)) {
+		warn_refused(&cred, error);
+		tc_app_unref(registration->app);
+		g_free(registration);
+		close(fd);
+		return;
+	}
 	registration->deadline_us =
 		g_get_monotonic_time() + (gint64)TC_REGISTRATION_TIMEOUT_MS * 1000;
 	inbox_push(registrar, registration);

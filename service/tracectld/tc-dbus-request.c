@@ -241,7 +241,17 @@ void
 tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
 		  TcAuthorityFlags flags)
 {
+	tc_request_submit_detailed(request, action_id, target_uid, flags, NULL, NULL);
+}
+
+void
+tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
+			   TcAuthorityFlags flags, const char *key, const char *value)
+{
 	g_autoptr(PolkitDetails) details = polkit_details_new();
+
+	if (key)
+		polkit_details_insert(details, key, value);
 
 	if (request->session) {
 		g_autofree char *owner = g_strdup_printf("%u", (unsigned)request->session->owner_uid);
