@@ -230,8 +230,8 @@ run(int argc, char **argv, gboolean track)
 	}
 	if (userspace == kernel || argc != 1 || !any || bad || unit_name) {
 		g_printerr("Error: give -u or -k, and --pid=PID,... (or another attribute) with "
-			   "values, or --all with attributes without values (try 'tracectl %s "
-			   "--help')\n",
+			   "values, or --all with attributes without values; or --unit=UNIT "
+			   "alone (try 'tracectl %s --help')\n",
 			   track ? "track" : "untrack");
 		return TC_EXIT_USAGE;
 	}
