@@ -205,6 +205,13 @@ tc_session_track_unit_locked(TcSession *session, const char *name, const char *c
 			    TC_UNITS_PER_SESSION_MAX);
 		return FALSE;
 	}
+	if (session->kernel_own_running) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "The units of session '%s' change only while its own-process kernel "
+			    "events are stopped",
+			    session->name);
+		return FALSE;
+	}
 	if (!track && unit == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "Session '%s' does not track unit '%s'", session->name, name);

@@ -10,7 +10,10 @@ alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
 2. alice's other session records her own application and gives the
    unit's application nothing (no trace of its uid, none of its events);
 3. bob, whom no rule grants the unit, is refused naming the action and
-   the unit; alice is refused a unit the rule does not name.
+   the unit; alice is refused a unit the rule does not name;
+4. with the own-process kernel tier (a kernel with BTF), the session's
+   kernel-own trace holds the system calls of the unit's application and
+   of no other process.
 """
 
 import os
@@ -19,18 +22,25 @@ import subprocess
 import tempfile
 
 from sdlib import SystemdMachine, check, run_test, wait_for
-from tclib import log
+from tclib import log, mount_tracefs
+from tracelib import read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-unit"
 UNIT = "tctest-deleg.service"
 SERVICE_USER = "tctest-delegsvc"
 RULES = "/etc/polkit-1/rules.d/50-tctest-deleg.rules"
+# The own-process tier is for local users by default; alice runs through
+# nsenter, in no login session, so a rule gives it to her.
 RULE = """polkit.addRule(function(action, subject) {
     if (action.id == "%s" && action.lookup("unit") == "%s" &&
         subject.user == "tctest-alice")
         return polkit.Result.YES;
+    if (action.id == "org.tracectl.Tracing1.trace-kernel-own" &&
+        subject.user == "tctest-alice")
+        return polkit.Result.YES;
 });
 """ % (ACTION, UNIT)
+OWN_EVENTS = "raw_syscalls:sys_enter,raw_syscalls:sys_exit"
 SERVICE = f"""[Service]
 User={SERVICE_USER}
 ExecStart=/usr/local/bin/tracectl-example-app --pause --count 7
@@ -63,6 +73,8 @@ def events(sd, user, trace):
 
 def test():
     created_user = False
+    mount_tracefs()
+    has_own_tier = os.path.exists("/sys/kernel/btf/vmlinux")
     try:
         subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
                         "/usr/sbin/nologin", SERVICE_USER], check=True)
@@ -74,7 +86,7 @@ def test():
             alice = sd.add_user("tctest-alice")
             bob = sd.add_user("tctest-bob")
             sd.run("systemctl", "daemon-reload")
-            sd.run("systemctl", "start", "tracectld.socket")
+            sd.run("systemctl", "start", "tracectld.socket", "tracectl-kernel-helper.socket")
             sd.run("systemctl", "start", UNIT)
             wait_for(lambda: service_uid in app_uids(sd), 20,
                      "the unit's application to register")
@@ -106,10 +118,13 @@ def test():
             sd.run("tracectl", "create", "deleg", user=alice)
             sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
             sd.run("tracectl", "track", "--unit", UNIT, user=alice)
+            if has_own_tier:
+                sd.run("tracectl", "enable-event", "-k", "--own", OWN_EVENTS, user=alice)
             sd.run("tracectl", "start", user=alice)
-            for pid in (pid_of(SERVICE_USER, "example-app --pause --count 7"),
-                        pid_of(alice.name),
-                        pid_of(SERVICE_USER, "example-app --pause --count 5")):
+            pids = {"unit": pid_of(SERVICE_USER, "example-app --pause --count 7"),
+                    "mine": pid_of(alice.name),
+                    "stray": pid_of(SERVICE_USER, "example-app --pause --count 5")}
+            for pid in pids.values():
                 os.kill(pid, 10)
             mine.communicate(timeout=60)
             stray.communicate(timeout=60)
@@ -134,9 +149,24 @@ def test():
             check(events(sd, alice, traces["mine"]) == 3,
                   f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
             log("deleg records the unit's 7 events only; mine alice's 3 and nothing of the unit")
+            if has_own_tier:
+                check_kernel(os.path.join(traces["deleg"], "kernel-own"), pids)
+            else:
+                log("SKIP the unit's kernel activity: the kernel has no BTF")
     finally:
         if created_user:
             subprocess.run(["userdel", SERVICE_USER], check=False)
+
+
+def check_kernel(path, pids):
+    """The kernel-own trace of the session that tracks the unit: system
+    calls of the unit's application, none of any other process (alice's,
+    the service user's outside the unit, the tracectl commands)."""
+    events = read_streams(path)["events"]
+    seen = {e.get("ctx_pid") for e in events}
+    log(f"deleg kernel-own: {len(events)} events of pids {sorted(seen)}; pids {pids}")
+    check(pids["unit"] in seen, "no system call of the unit's application")
+    check(seen == {pids["unit"]}, f"kernel-own has other processes than the unit's: {seen}")
 
 
 class _Named:
