@@ -253,6 +253,20 @@ tc_cmd_untrack(int argc, char **argv)
 	return run(argc, argv, FALSE);
 }
 
+/* The "unit:" line of the units the session tracks; FALSE when none. */
+static gboolean
+print_units(TcDbusSession *session)
+{
+	const char *const *units = tc_dbus_session_get_tracked_units(session);
+	g_autofree char *joined = NULL;
+
+	if (units == NULL || units[0] == NULL)
+		return FALSE;
+	joined = g_strjoinv(", ", (char **)units);
+	g_print("  unit: %s (only their applications)\n", joined);
+	return TRUE;
+}
+
 /* "Tracking:" lines of list NAME and status: the sets that do not hold
  * every value (none: every process records). */
 void
@@ -284,6 +298,8 @@ tc_client_print_tracking(TcDbusSession *session, const char *domain)
 			g_print("%s %u", i ? "," : "", data[i]);
 		g_print("\n");
 	}
+	if (g_str_equal(domain, "ust") && print_units(session))
+		all_every = FALSE;
 	if (all_every)
 		g_print("  every process\n");
 	g_print("\n");

@@ -118,6 +118,8 @@ def test():
             sd.run("tracectl", "create", "deleg", user=alice)
             sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
             sd.run("tracectl", "track", "--unit", UNIT, user=alice)
+            listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
+            check(f"unit: {UNIT}" in listed, f"list deleg does not show the unit: {listed}")
             if has_own_tier:
                 sd.run("tracectl", "enable-event", "-k", "--own", OWN_EVENTS, user=alice)
             sd.run("tracectl", "start", user=alice)
@@ -149,6 +151,9 @@ def test():
             check(events(sd, alice, traces["mine"]) == 3,
                   f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
             log("deleg records the unit's 7 events only; mine alice's 3 and nothing of the unit")
+            sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
+            listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
+            check("unit:" not in listed, f"the unit is still tracked: {listed}")
             if has_own_tier:
                 check_kernel(os.path.join(traces["deleg"], "kernel-own"), pids)
             else:
