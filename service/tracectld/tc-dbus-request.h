@@ -48,6 +48,7 @@ struct _TcRequest {
 	gboolean no_wait;
 	TcEventRule *rule;   /* EnableEventWithOptions */
 	char *kernel_filter; /* EnableEventWithOptions, kernel: tracefs syntax */
+	char *unit;          /* TrackUnit, UntrackUnit: a checked unit name */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* What a handler hands its work beyond the fields above, freed with
 	 * the request by data_free. */

@@ -158,13 +158,13 @@ handle_untrack_all(TcDbusSession *object, GDBusMethodInvocation *invocation,
 static gboolean
 track_unit_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_track_unit(request->session, request->name, TRUE, error);
+	return tc_session_op_track_unit(request->session, request->unit, TRUE, error);
 }
 
 static gboolean
 untrack_unit_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_track_unit(request->session, request->name, FALSE, error);
+	return tc_session_op_track_unit(request->session, request->unit, FALSE, error);
 }
 
 /* Tracking a unit reaches other users' applications: it needs the unit's
@@ -181,7 +181,7 @@ submit_unit(TcSession *session, GDBusMethodInvocation *invocation, const char *u
 		return TRUE;
 	}
 	request = tc_request_new(invocation, session);
-	request->name = g_strdup(unit);
+	request->unit = g_strdup(unit);
 	request->work = track ? track_unit_work : untrack_unit_work;
 	if (track)
 		tc_request_submit_detailed(request, TC_ACTION_TRACE_UNIT, session->owner_uid,

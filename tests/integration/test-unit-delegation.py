@@ -6,7 +6,7 @@ systemd's grammar, wildcards and path tricks (InvalidArgument, naming the
 name) before polkit; bob, whom no rule grants the unit, is refused naming
 org.tracectl.Tracing1.trace-unit and the unit; alice, granted
 nginx.service by a rule, is refused with NotSupported saying that
-delegation needs systemd; untracking a unit not tracked is NotFound.
+delegation needs systemd; the audit trail names the unit; untracking a unit not tracked is NotFound.
 The matching itself runs under the real
 systemd of tests/system/test-unit-delegation.py."""
 
@@ -64,6 +64,12 @@ def test():
         refused(track(svc, alice, "nginx.service"), "NotSupported",
                 ["needs systemd"], "alice without systemd")
         log("without systemd, delegation by unit is refused: NotSupported")
+        with open(svc.log_path, errors="replace") as f:
+            audited = [line for line in f if "tracectld-audit: " in line and
+                       "TrackUnit" in line and "unit=nginx.service" in line]
+        check(any("refused" in line for line in audited) and
+              any("allowed" in line for line in audited),
+              f"the audit trail does not name the unit: {audited}")
         refused(track(svc, alice, "nginx.service", "untrack"), "NotFound",
                 ["nginx.service"], "untracking a unit not tracked")
         check(svc.cli("track", "--unit", "nginx.service", "-k", user=alice,
