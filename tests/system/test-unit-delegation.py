@@ -4,8 +4,8 @@
 instrumented application as its own system user; a polkit rule grants
 alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
 
-1. alice's session that tracks the unit records the unit's application
-   (its uid's own trace in her output directory), and neither her own
+1. alice's session that tracks the unit records the unit's applications
+   (their uid's own trace in her output directory), and neither her own
    application nor one run by the service's user outside the unit;
 2. alice's other session records her own application and gives the
    unit's application nothing (no trace of its uid, none of its events);
@@ -13,7 +13,9 @@ alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
    the unit; alice is refused a unit the rule does not name;
 4. with the own-process kernel tier (a kernel with BTF), the session's
    kernel-own trace holds the system calls of the unit's application and
-   of no other process.
+   of no other process, none of a second application of the unit that
+   left the unit's group after it registered (its user-space events, read
+   by the group it registered in, still are).
 """
 
 import os
@@ -43,7 +45,8 @@ RULE = """polkit.addRule(function(action, subject) {
 OWN_EVENTS = "raw_syscalls:sys_enter,raw_syscalls:sys_exit"
 SERVICE = f"""[Service]
 User={SERVICE_USER}
-ExecStart=/usr/local/bin/tracectl-example-app --pause --count 7
+ExecStart=/bin/sh -c "/usr/local/bin/tracectl-example-app --pause --count 4 & \
+exec /usr/local/bin/tracectl-example-app --pause --count 7"
 """
 
 
@@ -63,7 +66,22 @@ def pid_of(user, pattern="tracectl-example-app"):
 
 
 def app_uids(sd):
-    return {app["uid"] for app in sd.tracectl_json("list", "-u")["applications"]}
+    return [app["uid"] for app in sd.tracectl_json("list", "-u")["applications"]]
+
+
+def unified_root():
+    """Where the unified control-group hierarchy is mounted."""
+    fs = subprocess.run(["stat", "-f", "-c", "%T", "/sys/fs/cgroup"], capture_output=True,
+                        text=True).stdout.strip()
+    return "/sys/fs/cgroup" if fs == "cgroup2fs" else "/sys/fs/cgroup/unified"
+
+
+def is_gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
 
 
 def events(sd, user, trace):
@@ -88,8 +106,14 @@ def test():
             sd.run("systemctl", "daemon-reload")
             sd.run("systemctl", "start", "tracectld.socket", "tracectl-kernel-helper.socket")
             sd.run("systemctl", "start", UNIT)
-            wait_for(lambda: service_uid in app_uids(sd), 20,
-                     "the unit's application to register")
+            wait_for(lambda: app_uids(sd).count(service_uid) == 2, 20,
+                     "the unit's applications to register")
+            # One of the unit's processes leaves its group once registered
+            # (before the tier starts: its tracer thread answers the
+            # session's commands, system calls of its own).
+            moved = pid_of(SERVICE_USER, "example-app --pause --count 4")
+            with open(os.path.join(unified_root(), "cgroup.procs"), "w") as procs:
+                procs.write(str(moved))
             # alice's own application, and one of the service's user outside
             # the unit: same uid as the unit's, another control group.
             mine = sd.popen("tracectl-example-app", "--pause", "--count", "3", user=alice)
@@ -124,6 +148,7 @@ def test():
                 sd.run("tracectl", "enable-event", "-k", "--own", OWN_EVENTS, user=alice)
             sd.run("tracectl", "start", user=alice)
             pids = {"unit": pid_of(SERVICE_USER, "example-app --pause --count 7"),
+                    "moved": moved,
                     "mine": pid_of(alice.name),
                     "stray": pid_of(SERVICE_USER, "example-app --pause --count 5")}
             for pid in pids.values():
@@ -133,6 +158,7 @@ def test():
             wait_for(lambda: sd.run("systemctl", "is-active", UNIT,
                                     check_ok=False).stdout.strip() != "active",
                      30, "the unit's application to finish")
+            wait_for(lambda: is_gone(pids["moved"]), 30, "the moved application to finish")
             traces = {}
             for name in ("deleg", "mine"):
                 sd.run("tracectl", "stop", name, user=alice)
@@ -144,13 +170,15 @@ def test():
             check(str(service_uid) not in mine_uids,
                   "alice's other session made a trace of the unit's uid")
             unit_trace = os.path.join(traces["deleg"], "ust", "uid", str(service_uid))
-            check(events(sd, alice, unit_trace) == 7,
+            # The moved application registered in the unit: its user-space
+            # events still record (the group is read at registration).
+            check(events(sd, alice, unit_trace) == 11,
                   f"the unit's events in deleg: {events(sd, alice, unit_trace)}")
-            check(events(sd, alice, traces["deleg"]) == 7,
+            check(events(sd, alice, traces["deleg"]) == 11,
                   f"deleg records more than the unit: {events(sd, alice, traces['deleg'])}")
             check(events(sd, alice, traces["mine"]) == 3,
                   f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
-            log("deleg records the unit's 7 events only; mine alice's 3 and nothing of the unit")
+            log("deleg records the unit's 11 events only; mine alice's 3 and nothing of the unit")
             sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
             listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
             check("unit:" not in listed, f"the unit is still tracked: {listed}")
@@ -171,6 +199,7 @@ def check_kernel(path, pids):
     seen = {e.get("ctx_pid") for e in events}
     log(f"deleg kernel-own: {len(events)} events of pids {sorted(seen)}; pids {pids}")
     check(pids["unit"] in seen, "no system call of the unit's application")
+    check(pids["moved"] not in seen, "the process that left the unit's group was recorded")
     check(seen == {pids["unit"]}, f"kernel-own has other processes than the unit's: {seen}")
 
 
