@@ -3,6 +3,7 @@
  * tracectl track|untrack -u|-k [-s SESSION] (--pid=PID[,PID]... | --vpid=... |
  *   --uid=USER[,USER]... | --vuid=... | --gid=GROUP[,GROUP]... | --vgid=...)...
  * tracectl track|untrack -u|-k [-s SESSION] --all (--pid | --vpid | ...)...
+ * tracectl track|untrack [-u] [-s SESSION] --unit=UNIT
  */
 #include "tc-client.h"
 
@@ -20,6 +21,7 @@ typedef struct {
 } TrackOptions;
 
 static TrackOptions options;
+static char *unit_name;
 
 /* A number, or a user or group name for the (v)uid and (v)gid kinds. */
 static gboolean
@@ -118,6 +120,22 @@ apply(TcDbusSession *session, gboolean kernel, gboolean track)
 	return TC_EXIT_OK;
 }
 
+/* --unit: a systemd unit delegated to the caller (TrackUnit). */
+static int
+apply_unit(TcDbusSession *session, gboolean track)
+{
+	g_autoptr(GVariant) reply = NULL;
+	g_autoptr(GError) error = NULL;
+
+	reply = tc_client_call(session, track ? "TrackUnit" : "UntrackUnit",
+			       g_variant_new("(s)", unit_name), &error);
+	if (reply == NULL)
+		return tc_client_fail(g_steal_pointer(&error));
+	g_print("UST unit %s %s in session %s\n", unit_name, track ? "tracked" : "untracked",
+		tc_dbus_session_get_name(session));
+	return TC_EXIT_OK;
+}
+
 /* The manual: lttng-track(1)'s model, said for tracectl. */
 static const char description[] =
 	"Each session has, per domain, one inclusion set per process attribute.\n"
@@ -133,6 +151,11 @@ static const char description[] =
 	"that registers later records if it matches; one that stops matching has\n"
 	"the session's events disabled. Root's sessions record every user's\n"
 	"applications: '--uid' limits them to some users.\n"
+	"\n"
+	"--unit=UNIT (user space): the applications running in a systemd unit's\n"
+	"control group, whatever their user, and no other application; needs\n"
+	"the org.tracectl.Tracing1.trace-unit authorization for that unit (an\n"
+	"administrator's polkit rule).\n"
 	"\n"
 	"Kernel (-k): only --pid (tracefs' set_event_pid). The process, its\n"
 	"threads, and the threads and children it starts later record.\n"
@@ -173,6 +196,8 @@ run(int argc, char **argv, gboolean track)
 		{"vgid", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, on_kind,
 		 "Group ids or names in the process' user namespace (-u only)",
 		 "VGROUP[,VGROUP]..."},
+		{"unit", 0, 0, G_OPTION_ARG_STRING, &unit_name,
+		 "A systemd unit's applications, whatever their user (-u only)", "UNIT"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(
@@ -197,10 +222,16 @@ run(int argc, char **argv, gboolean track)
 		/* --all names every value; otherwise values are needed. */
 		bad |= options.given[kind] && options.all != (options.values[kind]->len == 0);
 	}
-	if (userspace == kernel || argc != 1 || !any || bad) {
+	if (unit_name && !kernel && argc == 1 && !any && !options.all) {
+		session = tc_client_session(session_name, &error);
+		if (session == NULL)
+			return tc_client_fail(g_steal_pointer(&error));
+		return apply_unit(session, track);
+	}
+	if (userspace == kernel || argc != 1 || !any || bad || unit_name) {
 		g_printerr("Error: give -u or -k, and --pid=PID,... (or another attribute) with "
-			   "values, or --all with attributes without values (try 'tracectl %s "
-			   "--help')\n",
+			   "values, or --all with attributes without values; or --unit=UNIT "
+			   "alone (try 'tracectl %s --help')\n",
 			   track ? "track" : "untrack");
 		return TC_EXIT_USAGE;
 	}
@@ -220,6 +251,20 @@ int
 tc_cmd_untrack(int argc, char **argv)
 {
 	return run(argc, argv, FALSE);
+}
+
+/* The "unit:" line of the units the session tracks; FALSE when none. */
+static gboolean
+print_units(TcDbusSession *session)
+{
+	const char *const *units = tc_dbus_session_get_tracked_units(session);
+	g_autofree char *joined = NULL;
+
+	if (units == NULL || units[0] == NULL)
+		return FALSE;
+	joined = g_strjoinv(", ", (char **)units);
+	g_print("  unit: %s (only their applications)\n", joined);
+	return TRUE;
 }
 
 /* "Tracking:" lines of list NAME and status: the sets that do not hold
@@ -253,6 +298,8 @@ tc_client_print_tracking(TcDbusSession *session, const char *domain)
 			g_print("%s %u", i ? "," : "", data[i]);
 		g_print("\n");
 	}
+	if (g_str_equal(domain, "ust") && print_units(session))
+		all_every = FALSE;
 	if (all_every)
 		g_print("  every process\n");
 	g_print("\n");

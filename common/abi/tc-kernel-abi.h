@@ -28,7 +28,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 7u
+#define TC_KERNEL_VERSION 8u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -114,6 +114,12 @@ enum tc_kernel_msg_type {
 	TC_KERNEL_OWN_FD = 22,
 	/* session_id -> detaches and drops them; -ENOENT when none */
 	TC_KERNEL_OWN_REMOVE = 23,
+	/* struct tc_kernel_own_unit_msg -> as OWN_START, for the tasks of
+	 * a control group and its descendants (a delegated unit's) instead
+	 * of a uid's: the helper opens the group under /sys/fs/cgroup itself.
+	 * -EINVAL for a path that is not absolute, has "." or ".." or empty
+	 * components, or is the root group; -ENOENT for no such group. */
+	TC_KERNEL_OWN_UNIT_START = 24,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -236,5 +242,19 @@ struct tc_kernel_own_msg {
 	uint32_t quiet_tgid;
 	uint32_t reserved; /* 0 */
 };
+
+#define TC_KERNEL_CGROUP_PATH_MAX 1024u
+
+struct tc_kernel_own_unit_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t events;             /* TC_KERNEL_OWN_* of tc-kernel-own.h */
+	uint32_t quiet_tgid;         /* as in tc_kernel_own_msg */
+	/* The group, as /proc/PID/cgroup shows it ("/system.slice/x.service"),
+	 * NUL-terminated. */
+	char cgroup[TC_KERNEL_CGROUP_PATH_MAX];
+};
+
+static_assert(sizeof(struct tc_kernel_own_unit_msg) == 40 + TC_KERNEL_CGROUP_PATH_MAX,
+	      "ABI size changed");
 
 #endif /* TC_KERNEL_ABI_H */

@@ -461,6 +461,30 @@ start_own(int sock, const void *buf, size_t len)
 	return ret;
 }
 
+/* OWN_UNIT_START: the same, for a delegated unit's control group. */
+static int
+start_own_unit(int sock, const void *buf, size_t len)
+{
+	const struct tc_kernel_own_unit_msg *msg = buf;
+	int ring_fd = -1, ret;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
+	    msg->quiet_tgid > INT32_MAX ||
+	    memchr(msg->cgroup, '\0', sizeof(msg->cgroup)) == NULL)
+		return -EINVAL;
+#ifdef TRACECTL_HAVE_OWN_TIER
+	ret = tc_helper_own_unit_start(sock, msg->header.session_id, msg->cgroup, msg->events,
+				       msg->quiet_tgid, &ring_fd);
+#else
+	ret = -EOPNOTSUPP;
+#endif
+	if (ret < 0)
+		return ret;
+	ret = send_fd(sock, TC_KERNEL_OWN_FD, &msg->header, 0, ring_fd) ? 0 : -EPIPE;
+	close(ring_fd);
+	return ret;
+}
+
 static int
 remove_own(uint64_t session_id)
 {
@@ -525,6 +549,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_OWN_START:
 		reply->status = start_own(sock, buf, len);
 		break;
+	case TC_KERNEL_OWN_UNIT_START:
+		reply->status = start_own_unit(sock, buf, len);
+		break;
 	case TC_KERNEL_OWN_REMOVE:
 		reply->status = fixed ? remove_own(request->session_id) : -EINVAL;
 		break;
@@ -579,6 +606,7 @@ serve(struct client *client)
 		struct tc_kernel_probe_msg probe;
 		struct tc_kernel_prune_msg prune;
 		struct tc_kernel_pids_msg pids;
+		struct tc_kernel_own_unit_msg own_unit;
 	} request;
 	struct tc_kernel_msg reply = {
 		.magic = TC_KERNEL_MAGIC, .type = TC_KERNEL_REPLY, .size = sizeof(reply),

@@ -79,6 +79,10 @@ int tc_helper_list_memfd(bool syscalls);
  * by the connection owner_fd. */
 int tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
 			uint32_t quiet_tgid, int *ring_fd);
+/* The same for the tasks of the control group cgroup (a path of the
+ * unified hierarchy, /proc/PID/cgroup's) and its descendants. */
+int tc_helper_own_unit_start(int owner_fd, uint64_t session_id, const char *cgroup,
+			     uint32_t events, uint32_t quiet_tgid, int *ring_fd);
 int tc_helper_own_remove(uint64_t session_id);
 void tc_helper_own_remove_owned_by(int fd);
 

@@ -13,6 +13,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -21,6 +24,13 @@
 #include "tc-kernel-helper.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
+
+/* The unified hierarchy, where the "0::" paths of /proc/PID/cgroup start
+ * and whose groups bpf_get_current_ancestor_cgroup_id() names: at
+ * /sys/fs/cgroup, or at /sys/fs/cgroup/unified on a machine with systemd's
+ * hybrid layout (the v1 controllers beside it). */
+#define TC_CGROUP_ROOT "/sys/fs/cgroup"
+#define TC_CGROUP_HYBRID_ROOT "/sys/fs/cgroup/unified"
 
 static struct {
 	int fd; /* the connection that owns it */
@@ -67,16 +77,17 @@ find_session(uint64_t session_id)
 	return -1;
 }
 
-/* Loads and attaches the programs; *ring_fd is the ring buffer's map, a
- * descriptor of its own for the caller to send and close. */
-int
-tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
-		    uint32_t quiet_tgid, int *ring_fd)
+/* Loads and attaches the programs, scoped to uid or, when cgroup_id is not
+ * 0, to that control group at depth level and below; *ring_fd is the ring
+ * buffer's map, a descriptor of its own for the caller to send and close. */
+static int
+own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint64_t cgroup_id, uint32_t level,
+	  uint32_t events, uint32_t quiet_tgid, int *ring_fd)
 {
 	struct tc_own *skel;
 	int ret;
 
-	if (uid == 0 || events == 0 || (events & ~TC_KERNEL_OWN_ALL))
+	if ((cgroup_id == 0 && uid == 0) || events == 0 || (events & ~TC_KERNEL_OWN_ALL))
 		return -EINVAL;
 	if (find_session(session_id) >= 0)
 		return -EEXIST;
@@ -87,6 +98,8 @@ tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t ev
 	if (!skel)
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->owner_uid = uid;
+	skel->rodata->unit_cgroup_id = cgroup_id;
+	skel->rodata->unit_cgroup_level = level;
 	skel->rodata->quiet_tgid = (int32_t)quiet_tgid;
 	select_programs(skel, events);
 	ret = tc_own__load(skel);
@@ -105,9 +118,87 @@ tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t ev
 	}
 	sessions[nr_sessions++] = (__typeof__(sessions[0])){
 		.fd = owner_fd, .session_id = session_id, .skel = skel};
-	tc_helper_log("info", "session %" PRIu64 ": own-process programs for uid %u, events 0x%x",
-		      session_id, uid, events);
+	if (cgroup_id)
+		tc_helper_log("info",
+			      "session %" PRIu64 ": own-process programs for control group %" PRIu64
+			      " (depth %u), events 0x%x",
+			      session_id, cgroup_id, level, events);
+	else
+		tc_helper_log("info",
+			      "session %" PRIu64 ": own-process programs for uid %u, events 0x%x",
+			      session_id, uid, events);
 	return 0;
+}
+
+int
+tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
+		    uint32_t quiet_tgid, int *ring_fd)
+{
+	return own_start(owner_fd, session_id, uid, 0, 0, events, quiet_tgid, ring_fd);
+}
+
+/* The depth of an absolute group path with no empty, "." or ".."
+ * component, not the root: its number of components; -EINVAL otherwise. */
+static int
+cgroup_depth(const char *path)
+{
+	int depth = 0;
+
+	if (path[0] != '/' || path[1] == '\0')
+		return -EINVAL;
+	for (const char *at = path; *at; ) {
+		const char *end = strchr(at + 1, '/');
+		size_t length = end ? (size_t)(end - at - 1) : strlen(at + 1);
+
+		if (length == 0 || (length == 1 && at[1] == '.') ||
+		    (length == 2 && at[1] == '.' && at[2] == '.'))
+			return -EINVAL;
+		depth++;
+		at = end ? end : at + 1 + length;
+	}
+	return depth;
+}
+
+static const char *
+unified_root(void)
+{
+	struct statfs fs;
+
+	if (statfs(TC_CGROUP_ROOT, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC)
+		return TC_CGROUP_ROOT;
+	return TC_CGROUP_HYBRID_ROOT;
+}
+
+int
+tc_helper_own_unit_start(int owner_fd, uint64_t session_id, const char *cgroup,
+			 uint32_t events, uint32_t quiet_tgid, int *ring_fd)
+{
+	char path[sizeof(TC_CGROUP_HYBRID_ROOT) + TC_KERNEL_CGROUP_PATH_MAX];
+	int depth = cgroup_depth(cgroup), fd;
+	struct statfs fs;
+	struct stat st;
+
+	if (depth < 0)
+		return depth;
+	snprintf(path, sizeof(path), "%s%s", unified_root(), cgroup);
+	/* The id of a group of the unified hierarchy is its directory's
+	 * inode number (kernfs), what bpf_get_current_ancestor_cgroup_id()
+	 * gives. O_NOFOLLOW: cgroupfs has no links, a path that goes through
+	 * one is not a group. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &fs) < 0) {
+		int saved = errno;
+
+		close(fd);
+		return -saved;
+	}
+	close(fd);
+	if (fs.f_type != CGROUP2_SUPER_MAGIC)
+		return -ENOENT;
+	return own_start(owner_fd, session_id, 0, (uint64_t)st.st_ino, (uint32_t)depth, events,
+			 quiet_tgid, ring_fd);
 }
 
 static void

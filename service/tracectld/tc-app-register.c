@@ -152,7 +152,9 @@ accept_one(TcRegistrar *registrar)
 	registration->app->charge = charge;
 	if (!tc_peer_virtual_ids(fd, &cred, &registration->app->ids.value[TC_TRACK_VPID],
 				 &registration->app->ids.value[TC_TRACK_VUID],
-				 &registration->app->ids.value[TC_TRACK_VGID], &error)) {
+				 &registration->app->ids.value[TC_TRACK_VGID], &error) ||
+	    /* Its control group, for the units sessions track (tc-unit.h). */
+	    !tc_peer_cgroup(fd, &cred, &registration->app->cgroup, &error)) {
 		/* Gone already: nothing to trace, nor to track. */
 		warn_refused(&cred, error);
 		tc_app_unref(registration->app);

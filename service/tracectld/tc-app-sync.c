@@ -310,13 +310,16 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 	TcAppSessionState *state;
 	gboolean tracked;
 
-	if (app->state != TC_APP_REGISTERED || !tc_session_records_uid(session, app->uid) ||
-	    !session->has_buffers || session->destroyed)
+	/* An application the session no longer reaches (a unit untracked)
+	 * still has its events turned off. */
+	if (app->state != TC_APP_REGISTERED || !session->has_buffers || session->destroyed ||
+	    (!tc_session_records_uid(session, app->uid) && !tc_session_reaches_app(session, app) &&
+	     !(app->sessions && g_hash_table_contains(app->sessions, &session->id))))
 		return;
 	state = app_session_state(app, session);
 	/* From the kernel's view of the application (SO_PEERCRED, /proc),
 	 * never from what it says. */
-	tracked = tc_tracker_matches(&session->ust_tracker, &app->ids);
+	tracked = tc_session_tracks_app(session, app);
 
 	/* Stop first, so that nothing is recorded under a half-applied state. */
 	if (state->active && !active) {
@@ -352,12 +355,13 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 
 typedef void (*AppSessionFunc)(TcApp *app, TcSession *session, TcAckWaiter *waiter);
 
-/* [S] held: calls func on every application of the owner, under its lock. */
+/* [S] held: calls func on every application of the owner (of every uid
+ * for a session that records others), under its lock. */
 static void
 for_each_owner_app(TcSession *session, AppSessionFunc func, TcAckWaiter *waiter)
 {
 	g_autoptr(GPtrArray) apps =
-		tc_registry_list_apps(session->owner_uid, session->owner_uid == 0);
+		tc_registry_list_apps(session->owner_uid, tc_session_records_others(session));
 
 	for (guint i = 0; i < apps->len; i++) {
 		TcApp *app = g_ptr_array_index(apps, i);

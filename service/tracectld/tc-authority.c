@@ -110,6 +110,13 @@ action_checked_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 				"Tracing the kernel is for members of the 'tracing' group and "
 				"administrators (uid %u is neither)",
 				(unsigned)data->caller.uid);
+		else if (g_str_equal(data->action_id, TC_ACTION_TRACE_UNIT))
+			g_task_return_new_error(
+				task, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+				"Not authorized for %s with unit '%s' (uid %u): an administrator "
+				"delegates a unit with a polkit rule",
+				data->action_id, polkit_details_lookup(data->details, "unit"),
+				(unsigned)data->caller.uid);
 		else
 			g_task_return_new_error(task, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 						"Not authorized for %s (uid %u)", data->action_id,

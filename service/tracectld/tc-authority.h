@@ -9,6 +9,7 @@
 #define TC_ACTION_LIST_APPLICATIONS "org.tracectl.Tracing1.list-applications"
 #define TC_ACTION_TRACE_KERNEL "org.tracectl.Tracing1.trace-kernel"
 #define TC_ACTION_TRACE_KERNEL_OWN "org.tracectl.Tracing1.trace-kernel-own"
+#define TC_ACTION_TRACE_UNIT "org.tracectl.Tracing1.trace-unit"
 #define TC_ACTION_MANAGE_OTHER_USERS "org.tracectl.Tracing1.manage-other-users"
 
 #define TC_NO_TARGET_UID ((uid_t)-1)

@@ -43,6 +43,8 @@ audit_detail(TcRequest *request, const char *reason)
 		g_string_append_printf(detail, "probe=%s ", request->location);
 	if (request->output)
 		g_string_append_printf(detail, "output=%s ", request->output);
+	if (request->unit)
+		g_string_append_printf(detail, "unit=%s ", request->unit);
 	if (reason)
 		g_string_append(detail, reason);
 	if (detail->len > 0 && detail->str[detail->len - 1] == ' ')
@@ -101,6 +103,7 @@ tc_request_free(TcRequest *request)
 	g_free(request->output);
 	tc_event_rule_free(request->rule);
 	g_free(request->kernel_filter);
+	g_free(request->unit);
 	g_free(request->relay);
 	if (request->result)
 		g_variant_unref(request->result);
@@ -241,7 +244,17 @@ void
 tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
 		  TcAuthorityFlags flags)
 {
+	tc_request_submit_detailed(request, action_id, target_uid, flags, NULL, NULL);
+}
+
+void
+tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
+			   TcAuthorityFlags flags, const char *key, const char *value)
+{
 	g_autoptr(PolkitDetails) details = polkit_details_new();
+
+	if (key)
+		polkit_details_insert(details, key, value);
 
 	if (request->session) {
 		g_autofree char *owner = g_strdup_printf("%u", (unsigned)request->session->owner_uid);

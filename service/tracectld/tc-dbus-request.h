@@ -48,6 +48,7 @@ struct _TcRequest {
 	gboolean no_wait;
 	TcEventRule *rule;   /* EnableEventWithOptions */
 	char *kernel_filter; /* EnableEventWithOptions, kernel: tracefs syntax */
+	char *unit;          /* TrackUnit, UntrackUnit: a checked unit name */
 	GVariant *result;    /* set by work: the reply when done is NULL */
 	/* What a handler hands its work beyond the fields above, freed with
 	 * the request by data_free. */
@@ -72,5 +73,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcRequest, tc_request_free)
 /* Authorizes, runs and answers the request; takes ownership of it. */
 void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
 		       TcAuthorityFlags flags);
+/* The same, with one more polkit detail key=value for .rules to decide on
+ * (the "unit" of TrackUnit), named in the refusal. */
+void tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
+				TcAuthorityFlags flags, const char *key, const char *value);
 /* Replies with an error and frees the request. */
 void tc_request_fail(TcRequest *request, GError *error);

@@ -246,6 +246,8 @@ property_value_locked(TcSession *session, const char *name)
 		return g_variant_new_boolean(session->snapshot);
 	if (g_str_equal(name, "Tracking"))
 		return tc_session_tracking_variant_locked(session);
+	if (g_str_equal(name, "TrackedUnits"))
+		return tc_session_units_variant_locked(session);
 	if (g_str_equal(name, "OutputUrl"))
 		return output_url_variant(session);
 	if (g_str_equal(name, "LiveTimer"))

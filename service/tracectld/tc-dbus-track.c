@@ -2,7 +2,8 @@
 /*
  * The tracking methods of org.tracectl.Tracing1.Session: parse, then
  * submit to the session's owner check and polkit (the kernel action for
- * the kernel domain), then tc_session_op_track() in a worker.
+ * the kernel domain), then tc_session_op_track() in a worker; units
+ * (tc-unit.h) the same way, with their own action.
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
@@ -14,6 +15,7 @@
 #include "tc-kernel-abi.h"
 #include "tc-session-ops.h"
 #include "tc-tracker.h"
+#include "tc-unit.h"
 
 typedef struct {
 	gboolean kernel;
@@ -153,6 +155,57 @@ handle_untrack_all(TcDbusSession *object, GDBusMethodInvocation *invocation,
 	return submit_track(session, invocation, domain, kind, NULL, FALSE);
 }
 
+static gboolean
+track_unit_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_track_unit(request->session, request->unit, TRUE, error);
+}
+
+static gboolean
+untrack_unit_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_track_unit(request->session, request->unit, FALSE, error);
+}
+
+/* Tracking a unit reaches other users' applications: it needs the unit's
+ * delegation (polkit detail "unit"); untracking only narrows the session. */
+static gboolean
+submit_unit(TcSession *session, GDBusMethodInvocation *invocation, const char *unit,
+	    gboolean track)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!tc_unit_name_check(unit, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->unit = g_strdup(unit);
+	request->work = track ? track_unit_work : untrack_unit_work;
+	if (track)
+		tc_request_submit_detailed(request, TC_ACTION_TRACE_UNIT, session->owner_uid,
+					   TC_AUTHORITY_FLAGS_NONE, "unit", unit);
+	else
+		tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+				  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+handle_track_unit(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *unit,
+		  gpointer session)
+{
+	return submit_unit(session, invocation, unit, TRUE);
+}
+
+static gboolean
+handle_untrack_unit(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *unit,
+		    gpointer session)
+{
+	return submit_unit(session, invocation, unit, FALSE);
+}
+
 void
 tc_dbus_track_connect(gpointer skeleton, TcSession *session)
 {
@@ -160,4 +213,7 @@ tc_dbus_track_connect(gpointer skeleton, TcSession *session)
 	g_signal_connect(skeleton, "handle-untrack", G_CALLBACK(handle_untrack), session);
 	g_signal_connect(skeleton, "handle-track-all", G_CALLBACK(handle_track_all), session);
 	g_signal_connect(skeleton, "handle-untrack-all", G_CALLBACK(handle_untrack_all), session);
+	g_signal_connect(skeleton, "handle-track-unit", G_CALLBACK(handle_track_unit), session);
+	g_signal_connect(skeleton, "handle-untrack-unit", G_CALLBACK(handle_untrack_unit),
+			 session);
 }

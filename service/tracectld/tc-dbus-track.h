@@ -5,7 +5,7 @@
 
 #include "tc-registry.h"
 
-/* Track, Untrack, TrackAll and UntrackAll of a session's object
+/* Track, Untrack, TrackAll, UntrackAll, TrackUnit and UntrackUnit of a session's object
  * (a TcDbusSession skeleton), which holds a reference to session for as
  * long as it exists. */
 void tc_dbus_track_connect(gpointer skeleton, TcSession *session);

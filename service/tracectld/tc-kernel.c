@@ -888,6 +888,49 @@ tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pi
 	return fd;
 }
 
+int
+tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
+			 GPid quiet_pid, GError **error)
+{
+	struct tc_kernel_own_unit_msg msg = {
+		.header = {.type = TC_KERNEL_OWN_UNIT_START,
+			   .session_id = helper_session_id(session_id)},
+		.events = events,
+		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
+	};
+	struct tc_kernel_msg reply = {0};
+	int fd = -1;
+	gboolean ok;
+
+	if (strlen(cgroup) >= sizeof(msg.cgroup)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The control group path '%.64s...' is longer than %u bytes", cgroup,
+			    TC_KERNEL_CGROUP_PATH_MAX - 1);
+		return -1;
+	}
+	strcpy(msg.cgroup, cgroup);
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, collect_own_fd, &fd,
+				error);
+	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.type == TC_KERNEL_REPLY && reply.status == -EOPNOTSUPP) {
+		g_clear_error(error);
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The own-process kernel tier was not built into the kernel helper");
+	}
+	if (ok && fd < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no ring buffer");
+		ok = FALSE;
+	}
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (!ok)
+		g_prefix_error(error, "control group '%s': ", cgroup);
+	return fd;
+}
+
 gboolean
 tc_kernel_own_remove(guint64 session_id, GError **error)
 {

@@ -67,4 +67,8 @@ char *tc_kernel_probe_group(guint64 session_id);
  * built without it. */
 int tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
 			GError **error);
+/* The same for a delegated unit's control group (a path of the unified
+ * hierarchy) and its descendants, whatever their uid. */
+int tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
+			     GPid quiet_pid, GError **error);
 gboolean tc_kernel_own_remove(guint64 session_id, GError **error);

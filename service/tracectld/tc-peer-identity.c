@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tc-error.h"
+#include "tc-unit.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -306,5 +307,26 @@ tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid
 	*vuid = virtual_id(dir_fd, "uid_map", cred->uid);
 	*vgid = virtual_id(dir_fd, "gid_map", cred->gid);
 	close(dir_fd);
+	return TRUE;
+}
+
+gboolean
+tc_peer_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error)
+{
+	int dir_fd = open_peer_proc(fd, cred, error);
+	g_autofree char *contents = NULL;
+
+	*cgroup = NULL;
+	if (dir_fd < 0)
+		return FALSE;
+	contents = read_proc_file(dir_fd, "cgroup");
+	if (contents == NULL && errno != ENOENT) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "cannot read /proc/%d: %s",
+			    (int)cred->pid, g_strerror(errno));
+		close(dir_fd);
+		return FALSE;
+	}
+	close(dir_fd);
+	*cgroup = tc_unit_parse_proc_cgroup(contents);
 	return TRUE;
 }

@@ -57,3 +57,8 @@ gboolean tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gin
 /* The id that map (the text of a uid_map or gid_map) gives to outside;
  * -1 when no line of it covers outside. */
 gint64 tc_peer_parse_id_map(const char *map, guint32 outside);
+
+/* The peer's control group in the unified hierarchy, as the kernel shows
+ * it in /proc/PID/cgroup (*cgroup NULL when it shows none). FALSE with
+ * error when the peer is gone. */
+gboolean tc_peer_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error);

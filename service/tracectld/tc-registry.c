@@ -97,6 +97,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	tc_tracker_init(&session->ust_tracker);
 	tc_tracker_init(&session->kernel_tracker);
+	session->units = g_ptr_array_new_with_free_func((GDestroyNotify)tc_tracked_unit_free);
 	session->layouts_pending = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -165,6 +166,7 @@ tc_session_unref(TcSession *session)
 	g_ptr_array_unref(session->kernel_probes);
 	tc_tracker_clear(&session->ust_tracker);
 	tc_tracker_clear(&session->kernel_tracker);
+	g_ptr_array_unref(session->units);
 	g_clear_pointer(&session->snapshot_outputs, g_ptr_array_unref);
 	g_array_unref(session->layouts_pending);
 	g_array_unref(session->layouts_body);
@@ -331,17 +333,28 @@ tc_registry_list_sessions(uid_t uid, gboolean all)
 	return result;
 }
 
+/* Whether session may record applications of uid: its owner's, root's
+ * sessions, and those that track units (whose applications run as any
+ * uid). Takes [S]. */
+static gboolean
+session_may_record_uid(TcSession *session, uid_t uid)
+{
+	g_autoptr(GMutexLocker) locker = NULL;
+
+	if (tc_session_records_uid(session, uid))
+		return TRUE;
+	locker = g_mutex_locker_new(&session->lock);
+	return session->units->len > 0;
+}
+
 GPtrArray *
 tc_registry_list_sessions_recording(uid_t uid)
 {
-	GPtrArray *result = tc_registry_list_sessions(uid, FALSE);
+	GPtrArray *result = tc_registry_list_sessions(0, TRUE);
 
-	if (uid != 0) {
-		g_autoptr(GPtrArray) of_root = tc_registry_list_sessions(0, FALSE);
-
-		for (guint i = 0; i < of_root->len; i++)
-			g_ptr_array_add(result, tc_session_ref(g_ptr_array_index(of_root, i)));
-	}
+	for (guint i = result->len; i-- > 0;)
+		if (!session_may_record_uid(g_ptr_array_index(result, i), uid))
+			g_ptr_array_remove_index(result, i);
 	return result;
 }
 
@@ -451,6 +464,7 @@ tc_app_unref(TcApp *app)
 	if (app == NULL || !g_atomic_int_dec_and_test(&app->refcount))
 		return;
 	tc_user_limits_release(&app->charge);
+	g_free(app->cgroup);
 	g_ptr_array_unref(app->events);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);

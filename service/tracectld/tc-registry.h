@@ -10,6 +10,7 @@
 #include "tc-event-rule.h"
 #include "tc-trace-clock.h"
 #include "tc-tracker.h"
+#include "tc-unit.h"
 #include "tc-user-limits.h"
 #include "tracectl-abi.h"
 
@@ -179,6 +180,13 @@ struct _TcSession {
 	/* Which applications record: written with op_lock and [S] held, so
 	 * either is enough to read it. */
 	TcTracker ust_tracker;
+	/* The units it tracks (TcTrackedUnit *), written as ust_tracker: none,
+	 * or only the applications in their control groups record, whatever
+	 * their uid (tc-unit.h). */
+	GPtrArray *units;
+	/* Set once it tracked a unit, as units: applications of other uids
+	 * may hold its buffers from then on, and are synced with it. */
+	gboolean has_tracked_units;
 	char *problem;             /* [S] for the Problem property, or NULL */
 
 	/* The kernel domain, [op_lock]; what the Channels property shows
@@ -237,6 +245,9 @@ struct _TcApp {
 	/* pid, uid, gid and their values in the application's namespaces,
 	 * fixed at the connection, for the sessions' trackers. */
 	TcProcessIds ids;
+	/* Its control group when it connected, from the kernel (NULL when
+	 * unknown), for the units sessions track. */
+	char *cgroup;
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
 	gboolean is_greeted; /* REGISTER received */
@@ -340,15 +351,50 @@ tc_session_records_uid(const TcSession *session, uid_t uid)
 	return session->owner_uid == uid || session->owner_uid == 0;
 }
 
+/* [S] or op_lock: whether applications of other uids than its owner's
+ * may hold the session's buffers (root's, and those that tracked units). */
+static inline gboolean
+tc_session_records_others(const TcSession *session)
+{
+	return session->owner_uid == 0 || session->has_tracked_units;
+}
+
+/* [S] or op_lock: whether app runs in a unit the session tracks. */
+static inline gboolean
+tc_session_unit_holds_app(const TcSession *session, const TcApp *app)
+{
+	for (guint i = 0; i < session->units->len; i++) {
+		const TcTrackedUnit *unit = g_ptr_array_index(session->units, i);
+
+		if (tc_unit_cgroup_contains(unit->cgroup, app->cgroup))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* [S] or op_lock: whether the session may give app buffers at all: a
+ * session that tracks units reaches only the applications in them (its
+ * owner's others included: they are not of the delegated unit), any other
+ * those of the uids it records. */
+static inline gboolean
+tc_session_reaches_app(const TcSession *session, const TcApp *app)
+{
+	if (session->units->len > 0)
+		return tc_session_unit_holds_app(session, app);
+	return tc_session_records_uid(session, app->uid);
+}
+
 /* [S] or op_lock: whether the session's trackers let app record. */
 static inline gboolean
 tc_session_tracks_app(const TcSession *session, const TcApp *app)
 {
-	return tc_session_records_uid(session, app->uid) &&
+	return tc_session_reaches_app(session, app) &&
 	       tc_tracker_matches(&session->ust_tracker, &app->ids);
 }
 
-/* New references to the sessions that record uid's applications. */
+/* New references to the sessions that may record uid's applications:
+ * uid's own, root's, and those that track units. Takes each session's
+ * lock [S] in turn: call with none held. */
 GPtrArray *tc_registry_list_sessions_recording(uid_t uid);
 
 /* Applications. */

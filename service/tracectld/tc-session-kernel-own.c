@@ -3,7 +3,8 @@
  * The own-process kernel tier of a session: kernel events of the owner's
  * own processes only (docs/kernel.md), recorded by eBPF programs the root
  * helper loads for the owner's uid, and written by the owner's consumer
- * into <output>/kernel-own.
+ * into <output>/kernel-own. A session that tracks a unit gets the unit's
+ * tasks instead (its control group, whatever their uid).
  *
  *   start:   the helper loads the programs for the events enabled, the
  *            consumer gets their ring buffer (a restart: a new one)
@@ -108,6 +109,32 @@ own_uuid(const TcSession *session, guint8 uuid[16])
 	uuid[15] ^= 0x4f;
 }
 
+/* The programs scoped to the owner's uid, or to the one unit the session
+ * tracks (tc-unit.h): a delegated unit's kernel activity, whatever its
+ * uid. op_lock held. */
+static int
+own_programs_start(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	const TcTrackedUnit *unit;
+
+	if (session->units->len == 0)
+		return tc_kernel_own_start(session->id, session->owner_uid,
+					   session->kernel_own_events, tc_consumer_pid(consumer),
+					   error);
+	if (session->units->len > 1) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The own-process kernel tier of session '%s' follows one unit, and "
+			    "it tracks %u",
+			    session->name, session->units->len);
+		return -1;
+	}
+	unit = g_ptr_array_index(session->units, 0);
+	g_message("Session '%s' of uid %u: own-process kernel events of unit '%s'",
+		  session->name, (unsigned)session->owner_uid, unit->name);
+	return tc_kernel_own_unit_start(session->id, unit->cgroup, session->kernel_own_events,
+					tc_consumer_pid(consumer), error);
+}
+
 gboolean
 tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GError **error)
 {
@@ -123,8 +150,7 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 	    !tc_user_limits_charge(&session->charge, TC_LIMIT_KERNEL_OWN_SESSIONS, 1, error))
 		return FALSE;
 	session->kernel_own_charged = TRUE;
-	ring_fd = tc_kernel_own_start(session->id, session->owner_uid, session->kernel_own_events,
-				      tc_consumer_pid(consumer), error);
+	ring_fd = own_programs_start(session, consumer, error);
 	if (ring_fd < 0)
 		return FALSE;
 	dir = g_build_filename(session->output_directory, "kernel-own", NULL);

@@ -197,14 +197,14 @@ create_buffers(TcSession *session, TcConsumer *consumer, GError **error)
 	return tc_session_trace_uid(session, consumer, session->owner_uid, error);
 }
 
-/* Root's session: a trace for every uid with registered applications.
- * op_lock held. */
+/* Root's session, or one that tracks units: a trace for every uid with
+ * registered applications it records. op_lock held. */
 static gboolean
 trace_registered_uids(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	g_autoptr(GPtrArray) apps = NULL;
 
-	if (session->owner_uid != 0)
+	if (!tc_session_records_others(session))
 		return TRUE;
 	apps = tc_registry_list_apps(0, TRUE);
 	for (guint i = 0; i < apps->len; i++) {
@@ -1108,6 +1108,23 @@ tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind kind, const
 	op = op_begin(session, error);
 	return op != NULL &&
 	       tc_session_track_locked(session, kernel, kind, values, count, all, track, error);
+}
+
+gboolean
+tc_session_op_track_unit(TcSession *session, const char *unit, gboolean track, GError **error)
+{
+	g_autoptr(GMutexLocker) op = NULL;
+	g_autofree char *cgroup = NULL;
+
+	/* systemd is asked before op_lock is taken: no command of the
+	 * session waits on the bus. */
+	if (track && (cgroup = tc_unit_resolve_cgroup(unit, error)) == NULL) {
+		g_prefix_error(error, "Cannot track unit '%s' in session '%s': ", unit,
+			       session->name);
+		return FALSE;
+	}
+	op = op_begin(session, error);
+	return op != NULL && tc_session_track_unit_locked(session, unit, cgroup, track, error);
 }
 
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those

@@ -74,6 +74,10 @@ gboolean tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig 
 gboolean tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind kind,
 			     const guint32 *values, guint count, gboolean all, gboolean track,
 			     GError **error);
+/* Delegation (tc-unit.h): asks systemd for unit's control group, then
+ * tc_session_track_unit_locked(). */
+gboolean tc_session_op_track_unit(TcSession *session, const char *unit, gboolean track,
+				  GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,

@@ -79,15 +79,16 @@ changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const gui
 	return TRUE;
 }
 
-/* op_lock held: root's session gives a trace to the uid of each
- * registered application it records now, and every application of those
- * it records gets the new state. */
+/* op_lock held: a session that records other uids (root's, or one that
+ * tracks units) gives a trace to the uid of each registered application
+ * it records now, and every application of those it records gets the new
+ * state. */
 static void
 apply_ust(TcSession *session)
 {
 	TcAckWaiter waiter;
 
-	if (session->owner_uid == 0 && session->has_buffers) {
+	if (tc_session_records_others(session) && session->has_buffers) {
 		g_autoptr(GPtrArray) apps = tc_registry_list_apps(0, TRUE);
 		g_autoptr(TcConsumer) consumer = NULL;
 		g_autoptr(GError) error = NULL;
@@ -173,5 +174,79 @@ tc_session_tracking_variant_locked(TcSession *session)
 			g_variant_builder_add(&builder, "(ssb@au)", domains[d].domain, kind, all,
 					      values);
 	}
+	return g_variant_builder_end(&builder);
+}
+
+static TcTrackedUnit *
+find_unit(TcSession *session, const char *name, guint *index)
+{
+	for (guint i = 0; i < session->units->len; i++) {
+		TcTrackedUnit *unit = g_ptr_array_index(session->units, i);
+
+		if (g_str_equal(unit->name, name)) {
+			if (index)
+				*index = i;
+			return unit;
+		}
+	}
+	return NULL;
+}
+
+gboolean
+tc_session_track_unit_locked(TcSession *session, const char *name, const char *cgroup,
+			     gboolean track, GError **error)
+{
+	TcTrackedUnit *unit = find_unit(session, name, NULL);
+	guint index = 0;
+
+	if (track && unit == NULL && session->units->len >= TC_UNITS_PER_SESSION_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "Session '%s' tracks %u units already, the limit", session->name,
+			    TC_UNITS_PER_SESSION_MAX);
+		return FALSE;
+	}
+	if (session->kernel_own_running) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "The units of session '%s' change only while its own-process kernel "
+			    "events are stopped",
+			    session->name);
+		return FALSE;
+	}
+	if (!track && unit == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' does not track unit '%s'", session->name, name);
+		return FALSE;
+	}
+	g_mutex_lock(&session->lock);
+	if (track && unit) {
+		g_free(unit->cgroup);
+		unit->cgroup = g_strdup(cgroup);
+	} else if (track) {
+		unit = g_new0(TcTrackedUnit, 1);
+		unit->name = g_strdup(name);
+		unit->cgroup = g_strdup(cgroup);
+		g_ptr_array_add(session->units, unit);
+		session->has_tracked_units = TRUE;
+	} else {
+		find_unit(session, name, &index);
+		g_ptr_array_remove_index(session->units, index);
+	}
+	g_mutex_unlock(&session->lock);
+	g_message("Session '%s' of uid %u: %s unit '%s'%s%s", session->name,
+		  (unsigned)session->owner_uid, track ? "tracks" : "untracks", name,
+		  track ? ", control group " : "", track ? cgroup : "");
+	apply_ust(session);
+	return TRUE;
+}
+
+GVariant *
+tc_session_units_variant_locked(TcSession *session)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("as"));
+	for (guint i = 0; i < session->units->len; i++)
+		g_variant_builder_add(&builder, "s",
+				      ((TcTrackedUnit *)g_ptr_array_index(session->units, i))->name);
 	return g_variant_builder_end(&builder);
 }

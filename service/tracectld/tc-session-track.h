@@ -27,3 +27,13 @@ gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKin
 /* [S] a(ssbau): (domain, kind, every value, values) for each set of both
  * domains. */
 GVariant *tc_session_tracking_variant_locked(TcSession *session);
+
+/* op_lock held, from a worker thread. Tracks unit name, whose control
+ * group systemd gave as cgroup (track), or untracks it (NotFound when not
+ * tracked). A session tracking units records only the applications in
+ * their control groups, whatever their uid, each uid in its own trace;
+ * at most TC_UNITS_PER_SESSION_MAX units (LimitExceeded). */
+gboolean tc_session_track_unit_locked(TcSession *session, const char *name, const char *cgroup,
+				      gboolean track, GError **error);
+/* [S] as: the names of the units the session tracks. */
+GVariant *tc_session_units_variant_locked(TcSession *session);

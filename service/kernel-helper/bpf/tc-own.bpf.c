@@ -8,7 +8,8 @@
  *
  * Nothing of another task is ever copied: a switch from or to another
  * user's task records only the owner's side, a wake-up does not name the
- * waker. The load-time constants (owner_uid) are read-only for the
+ * waker. The load-time constants (owner_uid, or a delegated unit's
+ * control group) are read-only for the
  * programs; the consumer holds only the ring buffer, whose data pages the
  * kernel maps read-only for it.
  */
@@ -22,6 +23,12 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 owner_uid = 0xffffffffu;
+/* A delegated unit's programs (OWN_UNIT_START): the tasks of the control
+ * group whose id is unit_cgroup_id, at depth unit_cgroup_level of the
+ * unified hierarchy, and of its descendants, whatever their uid; 0 for
+ * the uid scope above. */
+const volatile __u64 unit_cgroup_id;
+const volatile __u32 unit_cgroup_level;
 /* The owner's consumer: reading the ring makes records that would wake
  * it to read them, without end. */
 const volatile __s32 quiet_tgid;
@@ -45,12 +52,30 @@ struct {
 	__type(value, struct own_bucket);
 } sched_buckets SEC(".maps");
 
+/* Whether task's group in the unified hierarchy is the unit's or below
+ * it: its ancestor at the unit's depth is the unit's group. */
+static __always_inline bool
+in_unit(struct task_struct *task)
+{
+	struct cgroup *group = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	struct cgroup *ancestor = NULL;
+
+	if (!group || BPF_CORE_READ(group, level) < (int)unit_cgroup_level)
+		return false;
+	bpf_core_read(&ancestor, sizeof(ancestor), &group->ancestors[unit_cgroup_level]);
+	return ancestor && BPF_CORE_READ(ancestor, kn, id) == unit_cgroup_id;
+}
+
 static __always_inline bool
 is_owners(struct task_struct *task)
 {
-	const struct cred *cred = BPF_CORE_READ(task, real_cred);
-	__u32 uid = BPF_CORE_READ(cred, uid.val);
+	const struct cred *cred;
+	__u32 uid;
 
+	if (unit_cgroup_id)
+		return in_unit(task) && BPF_CORE_READ(task, tgid) != quiet_tgid;
+	cred = BPF_CORE_READ(task, real_cred);
+	uid = BPF_CORE_READ(cred, uid.val);
 	return uid == owner_uid && BPF_CORE_READ(cred, euid.val) == owner_uid &&
 	       BPF_CORE_READ(cred, suid.val) == owner_uid && BPF_CORE_READ(task, tgid) != quiet_tgid;
 }
@@ -59,8 +84,12 @@ static __always_inline bool
 current_is_owners(void)
 {
 	/* Cheap first: most tasks of a busy machine are someone else's. */
-	if ((__u32)bpf_get_current_uid_gid() != owner_uid)
+	if (unit_cgroup_id) {
+		if (bpf_get_current_ancestor_cgroup_id(unit_cgroup_level) != unit_cgroup_id)
+			return false;
+	} else if ((__u32)bpf_get_current_uid_gid() != owner_uid) {
 		return false;
+	}
 	return is_owners(bpf_get_current_task_btf());
 }
 

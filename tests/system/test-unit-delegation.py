@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Delegation of a unit under a real systemd: tctest-deleg.service runs an
+instrumented application as its own system user; a polkit rule grants
+alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
+
+1. alice's session that tracks the unit records the unit's applications
+   (their uid's own trace in her output directory), and neither her own
+   application nor one run by the service's user outside the unit;
+2. alice's other session records her own application and gives the
+   unit's application nothing (no trace of its uid, none of its events);
+3. bob, whom no rule grants the unit, is refused naming the action and
+   the unit; alice is refused a unit the rule does not name;
+4. with the own-process kernel tier (a kernel with BTF), the session's
+   kernel-own trace holds the system calls of the unit's application and
+   of no other process, none of a second application of the unit that
+   left the unit's group after it registered (its user-space events, read
+   by the group it registered in, still are).
+"""
+
+import os
+import pwd
+import subprocess
+import tempfile
+
+from sdlib import SystemdMachine, check, run_test, wait_for
+from tclib import log, mount_tracefs
+from tracelib import read_streams
+
+ACTION = "org.tracectl.Tracing1.trace-unit"
+UNIT = "tctest-deleg.service"
+SERVICE_USER = "tctest-delegsvc"
+RULES = "/etc/polkit-1/rules.d/50-tctest-deleg.rules"
+# The own-process tier is for local users by default; alice runs through
+# nsenter, in no login session, so a rule gives it to her.
+RULE = """polkit.addRule(function(action, subject) {
+    if (action.id == "%s" && action.lookup("unit") == "%s" &&
+        subject.user == "tctest-alice")
+        return polkit.Result.YES;
+    if (action.id == "org.tracectl.Tracing1.trace-kernel-own" &&
+        subject.user == "tctest-alice")
+        return polkit.Result.YES;
+});
+""" % (ACTION, UNIT)
+OWN_EVENTS = "raw_syscalls:sys_enter,raw_syscalls:sys_exit"
+SERVICE = f"""[Service]
+User={SERVICE_USER}
+ExecStart=/bin/sh -c "/usr/local/bin/tracectl-example-app --pause --count 4 & \
+exec /usr/local/bin/tracectl-example-app --pause --count 7"
+"""
+
+
+def install_text(sd, text, path):
+    with tempfile.NamedTemporaryFile("w") as f:
+        f.write(text)
+        f.flush()
+        sd.installed.install(f.name, path)
+    os.chmod(path, 0o644)
+
+
+def pid_of(user, pattern="tracectl-example-app"):
+    out = subprocess.run(["pgrep", "-n", "-u", user, "-f", pattern], capture_output=True,
+                         text=True).stdout.strip()
+    check(out, f"no {pattern} of {user}")
+    return int(out)
+
+
+def app_uids(sd):
+    return [app["uid"] for app in sd.tracectl_json("list", "-u")["applications"]]
+
+
+def unified_root():
+    """Where the unified control-group hierarchy is mounted."""
+    fs = subprocess.run(["stat", "-f", "-c", "%T", "/sys/fs/cgroup"], capture_output=True,
+                        text=True).stdout.strip()
+    return "/sys/fs/cgroup" if fs == "cgroup2fs" else "/sys/fs/cgroup/unified"
+
+
+def is_gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def events(sd, user, trace):
+    text = sd.run("babeltrace2", trace, user=user, check_ok=False).stdout
+    return text.count("example:all_types")
+
+
+def test():
+    created_user = False
+    mount_tracefs()
+    has_own_tier = os.path.exists("/sys/kernel/btf/vmlinux")
+    try:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                        "/usr/sbin/nologin", SERVICE_USER], check=True)
+        created_user = True
+        service_uid = pwd.getpwnam(SERVICE_USER).pw_uid
+        with SystemdMachine() as sd:
+            install_text(sd, RULE, RULES)
+            install_text(sd, SERVICE, f"/etc/systemd/system/{UNIT}")
+            alice = sd.add_user("tctest-alice")
+            bob = sd.add_user("tctest-bob")
+            sd.run("systemctl", "daemon-reload")
+            sd.run("systemctl", "start", "tracectld.socket", "tracectl-kernel-helper.socket")
+            sd.run("systemctl", "start", UNIT)
+            wait_for(lambda: app_uids(sd).count(service_uid) == 2, 20,
+                     "the unit's applications to register")
+            # One of the unit's processes leaves its group once registered
+            # (before the tier starts: its tracer thread answers the
+            # session's commands, system calls of its own).
+            moved = pid_of(SERVICE_USER, "example-app --pause --count 4")
+            with open(os.path.join(unified_root(), "cgroup.procs"), "w") as procs:
+                procs.write(str(moved))
+            # alice's own application, and one of the service's user outside
+            # the unit: same uid as the unit's, another control group.
+            mine = sd.popen("tracectl-example-app", "--pause", "--count", "3", user=alice)
+            check(mine.stdout.readline().strip() == "ready", "alice's app did not start")
+            stray = sd.popen("tracectl-example-app", "--pause", "--count", "5",
+                             user=_Named(SERVICE_USER))
+            check(stray.stdout.readline().strip() == "ready", "the stray app did not start")
+
+            # 3. Refusals.
+            sd.run("tracectl", "create", "nope", user=bob)
+            refused = sd.run("tracectl", "track", "--unit", UNIT, user=bob, check_ok=False)
+            check(refused.returncode != 0 and ACTION in refused.stderr and
+                  f"'{UNIT}'" in refused.stderr, f"bob was not refused: {refused.stderr}")
+            sd.run("tracectl", "create", "other-unit", user=alice)
+            refused = sd.run("tracectl", "track", "--unit", "polkit.service", user=alice,
+                             check_ok=False)
+            check(refused.returncode != 0 and ACTION in refused.stderr,
+                  f"alice tracked a unit she was not granted: {refused.stderr}")
+            sd.run("tracectl", "destroy", "other-unit", user=alice)
+            log("bob and an ungranted unit are refused, naming the action and the unit")
+
+            # 1 and 2. Two sessions of alice.
+            sd.run("tracectl", "create", "mine", user=alice)
+            sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
+            sd.run("tracectl", "start", user=alice)
+            sd.run("tracectl", "create", "deleg", user=alice)
+            sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
+            sd.run("tracectl", "track", "--unit", UNIT, user=alice)
+            listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
+            check(f"unit: {UNIT}" in listed, f"list deleg does not show the unit: {listed}")
+            if has_own_tier:
+                sd.run("tracectl", "enable-event", "-k", "--own", OWN_EVENTS, user=alice)
+            sd.run("tracectl", "start", user=alice)
+            pids = {"unit": pid_of(SERVICE_USER, "example-app --pause --count 7"),
+                    "moved": moved,
+                    "mine": pid_of(alice.name),
+                    "stray": pid_of(SERVICE_USER, "example-app --pause --count 5")}
+            for pid in pids.values():
+                os.kill(pid, 10)
+            mine.communicate(timeout=60)
+            stray.communicate(timeout=60)
+            wait_for(lambda: sd.run("systemctl", "is-active", UNIT,
+                                    check_ok=False).stdout.strip() != "active",
+                     30, "the unit's application to finish")
+            wait_for(lambda: is_gone(pids["moved"]), 30, "the moved application to finish")
+            traces = {}
+            for name in ("deleg", "mine"):
+                sd.run("tracectl", "stop", name, user=alice)
+                traces[name] = sd.tracectl_json("list", name, user=alice)["output_directory"]
+            deleg_uids = sorted(os.listdir(os.path.join(traces["deleg"], "ust", "uid")))
+            mine_uids = sorted(os.listdir(os.path.join(traces["mine"], "ust", "uid")))
+            log(f"deleg traces of uids {deleg_uids}, mine of {mine_uids}")
+            check(str(service_uid) in deleg_uids, "no trace of the unit's uid in deleg")
+            check(str(service_uid) not in mine_uids,
+                  "alice's other session made a trace of the unit's uid")
+            unit_trace = os.path.join(traces["deleg"], "ust", "uid", str(service_uid))
+            # The moved application registered in the unit: its user-space
+            # events still record (the group is read at registration).
+            check(events(sd, alice, unit_trace) == 11,
+                  f"the unit's events in deleg: {events(sd, alice, unit_trace)}")
+            check(events(sd, alice, traces["deleg"]) == 11,
+                  f"deleg records more than the unit: {events(sd, alice, traces['deleg'])}")
+            check(events(sd, alice, traces["mine"]) == 3,
+                  f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
+            log("deleg records the unit's 11 events only; mine alice's 3 and nothing of the unit")
+            sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
+            listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
+            check("unit:" not in listed, f"the unit is still tracked: {listed}")
+            if has_own_tier:
+                check_kernel(os.path.join(traces["deleg"], "kernel-own"), pids)
+            else:
+                log("SKIP the unit's kernel activity: the kernel has no BTF")
+    finally:
+        if created_user:
+            subprocess.run(["userdel", SERVICE_USER], check=False)
+
+
+def check_kernel(path, pids):
+    """The kernel-own trace of the session that tracks the unit: system
+    calls of the unit's application, none of any other process (alice's,
+    the service user's outside the unit, the tracectl commands)."""
+    events = read_streams(path)["events"]
+    seen = {e.get("ctx_pid") for e in events}
+    log(f"deleg kernel-own: {len(events)} events of pids {sorted(seen)}; pids {pids}")
+    check(pids["unit"] in seen, "no system call of the unit's application")
+    check(pids["moved"] not in seen, "the process that left the unit's group was recorded")
+    check(seen == {pids["unit"]}, f"kernel-own has other processes than the unit's: {seen}")
+
+
+class _Named:
+    """A user for SystemdMachine.popen that the test did not create."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+run_test(test)
