@@ -24,8 +24,8 @@
 static GDBusConnection *manager_connection;
 
 /* $HOME/tracectl-traces/<name>-<YYYYmmdd-HHMMSS> of uid. */
-static char *
-default_output_directory(uid_t uid, const char *name, GError **error)
+char *
+tc_manager_default_output_directory(uid_t uid, const char *name, GError **error)
 {
 	struct passwd *pw = getpwuid(uid);
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
@@ -104,6 +104,19 @@ create_done(TcRequest *request)
 					      g_variant_new("(o)", request->session->object_path));
 }
 
+gboolean
+tc_manager_publish_session(TcSession *session, GError **error)
+{
+	if (manager_connection == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The service is not on the bus");
+		return FALSE;
+	}
+	if (!tc_session_object_export(session, manager_connection, error))
+		return FALSE;
+	tc_signals_session_created(session);
+	return TRUE;
+}
+
 /*
  * The relay files a session's trace under <hostname>/<session>-<creation
  * time>, and live viewers find it by host and session name: the service
@@ -140,7 +153,8 @@ create_authorized(TcRequest *request, GError **error)
 	else if (*request->directory)
 		directory = g_strdup(request->directory);
 	else
-		directory = default_output_directory(request->caller.uid, request->name, error);
+		directory = tc_manager_default_output_directory(request->caller.uid, request->name,
+								 error);
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);
