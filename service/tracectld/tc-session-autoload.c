@@ -53,8 +53,8 @@ check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GE
 		return FALSE;
 	}
 	if ((st.st_mode & S_IFMT) != type) {
-		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing '%s': not a regular %s", path, what);
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED, "Refusing '%s': not a %s",
+			    path, type == S_IFREG ? "regular file" : "directory");
 		return FALSE;
 	}
 	if (st.st_uid != 0) {
@@ -80,6 +80,8 @@ read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
 {
 	g_autofree char *contents = NULL;
 	gsize used = 0;
+	/* O_NONBLOCK: a FIFO or device there must not block the open; fstat
+	 * then refuses it. */
 	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -419,7 +421,9 @@ load_directory(const char *directory, GPtrArray *loaded)
 	int dir_fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (dir_fd < 0) {
-		if (errno != ENOENT)
+		if (errno == ELOOP)
+			g_warning("Auto-load: refusing '%s': a symbolic link", directory);
+		else if (errno != ENOENT)
 			g_warning("Auto-load: cannot open '%s': %s", directory, g_strerror(errno));
 		return;
 	}
