@@ -70,13 +70,14 @@ add_statistics(JsonBuilder *builder, GVariant *statistics, const char *domain,
 static void
 add_channel(JsonBuilder *builder, GVariant *channel, GVariant *statistics)
 {
-	g_autoptr(GVariantIter) patterns = NULL;
+	g_autoptr(GVariant) patterns = NULL;
 	g_autoptr(GVariant) settings = NULL;
 	const char *name, *domain, *pattern;
+	GVariantIter iter;
 	guint64 subbuf_size;
 	guint32 num_subbuf;
 
-	g_variant_get(channel, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size, &num_subbuf,
+	g_variant_get(channel, "(&s&stu@as@a{sv})", &name, &domain, &subbuf_size, &num_subbuf,
 		      &patterns, &settings);
 	json_builder_begin_object(builder);
 	tc_client_output_member_string(builder, "name", name);
@@ -85,9 +86,11 @@ add_channel(JsonBuilder *builder, GVariant *channel, GVariant *statistics)
 	tc_client_output_member_uint(builder, "num_subbuf", num_subbuf);
 	json_builder_set_member_name(builder, "events");
 	json_builder_begin_array(builder);
-	while (g_variant_iter_next(patterns, "&s", &pattern))
+	g_variant_iter_init(&iter, patterns);
+	while (g_variant_iter_next(&iter, "&s", &pattern))
 		json_builder_add_string_value(builder, pattern);
 	json_builder_end_array(builder);
+	tc_client_enablings_json(builder, domain, patterns, settings);
 	json_builder_set_member_name(builder, "settings");
 	add_settings(builder, settings);
 	add_statistics(builder, statistics, domain, name);

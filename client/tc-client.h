@@ -105,6 +105,14 @@ char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GErro
 #define TC_CLIENT_LIVE_PORT_DEFAULT 5344
 /* Prints a session's details (list NAME, status), as text or JSON. */
 int tc_client_print_session(TcDbusSession *session);
+
+/* A channel's enabled events, each with its log level, exclusions and
+ * filter: as text lines, or as the channel's "enablings" JSON member
+ * (tc-client-enablings.c). patterns and settings come from a Channels
+ * entry. */
+void tc_client_print_enablings(const char *domain, GVariant *patterns, GVariant *settings);
+void tc_client_enablings_json(JsonBuilder *builder, const char *domain, GVariant *patterns,
+			      GVariant *settings);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL
  * (tc-client-session-json.c). */
 JsonNode *tc_client_session_json(TcDbusSession *session, GVariant *statistics);

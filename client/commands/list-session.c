@@ -13,11 +13,10 @@ domain_title(const char *domain)
 }
 
 static void
-print_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVariantIter *patterns,
-	      GVariant *settings)
+print_channel(const char *name, const char *domain, guint64 subbuf_size, guint32 num_subbuf,
+	      GVariant *patterns, GVariant *settings)
 {
 	gboolean enabled = TRUE, overwrite = FALSE;
-	const char *pattern;
 
 	g_variant_lookup(settings, "enabled", "b", &enabled);
 	g_variant_lookup(settings, "overwrite", "b", &overwrite);
@@ -26,10 +25,7 @@ print_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVarian
 	g_print("    Number of sub-buffers: %u\n", num_subbuf);
 	g_print("    Mode: %s\n", overwrite ? "overwrite" : "discard");
 	g_print("    Enabled events:\n");
-	if (g_variant_iter_n_children(patterns) == 0)
-		g_print("      (none)\n");
-	while (g_variant_iter_next(patterns, "&s", &pattern))
-		g_print("      %s\n", pattern);
+	tc_client_print_enablings(domain, patterns, settings);
 }
 
 /* Prints the channels of domain (NULL: any) named channel (NULL: any);
@@ -37,24 +33,25 @@ print_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVarian
 static guint
 print_channels(GVariant *channels, const char *domain, const char *channel)
 {
-	GVariantIter iter, *patterns;
+	GVariantIter iter;
 	const char *name, *channel_domain;
 	guint64 subbuf_size;
 	guint32 num_subbuf;
-	GVariant *settings;
+	GVariant *patterns, *settings;
 	guint printed = 0;
 
 	g_variant_iter_init(&iter, channels);
-	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &channel_domain, &subbuf_size,
+	while (g_variant_iter_next(&iter, "(&s&stu@as@a{sv})", &name, &channel_domain, &subbuf_size,
 				   &num_subbuf, &patterns, &settings)) {
 		if ((domain == NULL || g_str_equal(domain, channel_domain)) &&
 		    (channel == NULL || g_str_equal(channel, name))) {
 			if (printed++ == 0)
 				g_print("=== Domain: %s ===\n\nChannels:\n",
 					domain_title(channel_domain));
-			print_channel(name, subbuf_size, num_subbuf, patterns, settings);
+			print_channel(name, channel_domain, subbuf_size, num_subbuf, patterns,
+				      settings);
 		}
-		g_variant_iter_free(patterns);
+		g_variant_unref(patterns);
 		g_variant_unref(settings);
 	}
 	return printed;

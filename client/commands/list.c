@@ -257,31 +257,19 @@ print_kernel_settings(GVariant *settings)
 		g_print("    Probe: %s\n", probes[i]);
 }
 
-/* Kernel events: system calls by name, the rest as they were enabled. */
-static void
-print_kernel_event(const char *pattern)
-{
-	if (g_str_has_prefix(pattern, "syscalls:sys_enter_"))
-		g_print("      %s (system call entry)\n", pattern);
-	else if (g_str_has_prefix(pattern, "syscalls:sys_exit_"))
-		g_print("      %s (system call exit)\n", pattern);
-	else
-		g_print("      %s\n", pattern);
-}
-
 /* The channels of domain; FALSE when it has none. */
 static gboolean
 print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
 {
-	const char *name, *domain, *pattern;
+	const char *name, *domain;
 	guint64 subbuf_size;
 	guint32 num_subbuf;
-	GVariantIter iter, *patterns;
-	GVariant *settings;
+	GVariantIter iter;
+	GVariant *patterns, *settings;
 	gboolean any = FALSE;
 
 	g_variant_iter_init(&iter, channels);
-	while (g_variant_iter_next(&iter, "(&s&stuas@a{sv})", &name, &domain, &subbuf_size,
+	while (g_variant_iter_next(&iter, "(&s&stu@as@a{sv})", &name, &domain, &subbuf_size,
 				   &num_subbuf, &patterns, &settings)) {
 		gboolean kernel = g_str_equal(domain, "kernel");
 
@@ -299,16 +287,9 @@ print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
 				print_channel_settings(settings);
 			print_channel_statistics(statistics, domain, name);
 			g_print("    Enabled events:\n");
-			if (g_variant_iter_n_children(patterns) == 0)
-				g_print("      (none)\n");
-			while (g_variant_iter_next(patterns, "&s", &pattern)) {
-				if (kernel)
-					print_kernel_event(pattern);
-				else
-					g_print("      %s\n", pattern);
-			}
+			tc_client_print_enablings(domain, patterns, settings);
 		}
-		g_variant_iter_free(patterns);
+		g_variant_unref(patterns);
 		g_variant_unref(settings);
 	}
 	return any;

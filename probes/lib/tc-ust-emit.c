@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #include "tc-rb.h"
 #include "tc-ust-context.h"
@@ -38,12 +39,16 @@ current_cpu(void)
 	return cpu >= 0 ? cpu : 0;
 }
 
+/* Measures the strings the probe left unmeasured (TRACECTL_UST_PIECE_STRING),
+ * now that the record is to be written, and sums the pieces. */
 static size_t
-payload_size(const struct tracectl_ust_piece *pieces, unsigned int nr_pieces)
+payload_size(struct tracectl_ust_piece *pieces, unsigned int nr_pieces)
 {
 	size_t total = 0;
 
 	for (unsigned int i = 0; i < nr_pieces; i++) {
+		if (pieces[i].len == TRACECTL_UST_PIECE_STRING)
+			pieces[i].len = strlen(pieces[i].data) + 1;
 		if (__builtin_expect(pieces[i].len > UINT32_MAX - total, 0))
 			return UINT32_MAX;
 		total += pieces[i].len;
@@ -179,7 +184,7 @@ count_in_notifiers(const struct tc_ust_entry *entry, const struct tracectl_ust_p
 }
 
 void TRACECTL_UST_EXPORT
-tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_piece *pieces,
+tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *pieces,
 		  unsigned int nr_pieces)
 {
 	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
@@ -203,8 +208,9 @@ tracectl_ust_emit(struct tracectl_ust_event *event, const struct tracectl_ust_pi
 		}
 		filter = __atomic_load_n(&b->filter, __ATOMIC_ACQUIRE);
 		/* First of all: an event its filter rejects costs neither the
-		 * CPU number, nor the payload's size, nor buffer space, and is
-		 * not counted as discarded. */
+		 * CPU number, nor the payload's size (its strings are not even
+		 * measured), nor buffer space, and is not counted as
+		 * discarded. */
 		if (filter && !tc_ust_filter_run(filter, pieces, nr_pieces))
 			continue;
 		if (cpu < 0) {

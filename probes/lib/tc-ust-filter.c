@@ -508,7 +508,9 @@ glob_match(const char *glob, size_t glob_len, const char *text, size_t text_len)
 {
 	size_t g = 0, t = 0, star_g = SIZE_MAX, star_t = 0;
 
-	while (t < text_len) {
+	/* text_len may be TRACECTL_UST_PIECE_STRING: then the NUL ends the
+	 * text, and no byte past it is read. */
+	while (t < text_len && text[t] != '\0') {
 		if (g < glob_len && glob[g] == '*') {
 			star_g = ++g;
 			star_t = t;
@@ -626,18 +628,62 @@ load_int(uint8_t load, const void *data)
 		NEXT();                                                                    \
 	} while (0)
 
-/* A string field's bytes without its NUL, never past its piece: the
- * tracepoint gives strlen() + 1 bytes, so a final NUL is the only one. */
+/* A string field's bytes without its NUL, never past its piece: a
+ * measured piece holds strlen() + 1 bytes, so a final NUL is the only one;
+ * an unmeasured one (TRACECTL_UST_PIECE_STRING) is measured here, as an
+ * operation that needs the length of the field comes. */
 static inline void
 load_string_piece(struct value *value, const struct tracectl_ust_piece *piece)
 {
 	const char *data = piece->data;
 
 	value->s = data;
-	if (__builtin_expect(piece->len > 0 && data[piece->len - 1] == '\0', 1))
+	if (piece->len == TRACECTL_UST_PIECE_STRING)
+		value->len = strlen(data);
+	else if (__builtin_expect(piece->len > 0 && data[piece->len - 1] == '\0', 1))
 		value->len = piece->len - 1;
 	else
 		value->len = strnlen(data, piece->len);
+}
+
+/* Whether an unmeasured string field equals the literal: reads the field
+ * up to its NUL or one byte past the literal's length, whichever comes
+ * first, so that a rejected event's string is never measured whole. */
+static inline bool
+unmeasured_string_equal(const char *text, const struct value *literal)
+{
+	for (size_t i = 0; i < literal->len; i++)
+		if (text[i] == '\0' || text[i] != literal->s[i])
+			return false;
+	return text[literal->len] == '\0';
+}
+
+/* A string field compared with a literal, the field measured only when
+ * the filter needs its length (piece measured already). */
+static inline bool
+field_string_matches(uint8_t op, const struct tracectl_ust_piece *piece,
+		     const struct value *literal)
+{
+	struct value field;
+
+	if (piece->len == TRACECTL_UST_PIECE_STRING) {
+		field.s = piece->data;
+		field.len = TRACECTL_UST_PIECE_STRING;
+	} else {
+		load_string_piece(&field, piece);
+	}
+	switch (op) {
+	case RUN_FIELD_STR_EQ:
+	case RUN_FIELD_STR_NE:
+		return (op == RUN_FIELD_STR_EQ) ==
+		       (field.len == TRACECTL_UST_PIECE_STRING
+				? unmeasured_string_equal(field.s, literal)
+				: string_equal(&field, literal));
+	case RUN_FIELD_GLOB_EQ:
+		return glob_match(literal->s, literal->len, field.s, field.len);
+	default:
+		return !glob_match(literal->s, literal->len, field.s, field.len);
+	}
 }
 
 bool
@@ -903,22 +949,8 @@ op_field_str_eq:
 op_field_str_ne:
 op_field_glob_eq:
 op_field_glob_ne:
-	load_string_piece(++top, &pieces[insn->piece]);
 	literal.s = filter->strings + insn->imm.str.offset;
 	literal.len = insn->imm.str.len;
-	switch (insn->op) {
-	case RUN_FIELD_STR_EQ:
-		top->i = string_equal(top, &literal);
-		break;
-	case RUN_FIELD_STR_NE:
-		top->i = !string_equal(top, &literal);
-		break;
-	case RUN_FIELD_GLOB_EQ:
-		top->i = glob_match(literal.s, literal.len, top->s, top->len);
-		break;
-	default:
-		top->i = !glob_match(literal.s, literal.len, top->s, top->len);
-		break;
-	}
+	(++top)->i = field_string_matches(insn->op, &pieces[insn->piece], &literal);
 	NEXT_AFTER_FUSED();
 }

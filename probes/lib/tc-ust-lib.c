@@ -207,7 +207,8 @@ tracectl_ust_register_provider(uint32_t api_version, struct tracectl_ust_event *
 	struct tc_ust_entry *last = NULL;
 	int ret = 0;
 
-	if (api_version != TRACECTL_UST_API_VERSION || (!events && nr_events))
+	/* Version 1 modules give every length: the library reads both. */
+	if (api_version < 1 || api_version > TRACECTL_UST_API_VERSION || (!events && nr_events))
 		return -EINVAL;
 	/* In case a module's constructor runs before ours (preloading). */
 	pthread_once(&init_once, library_init);

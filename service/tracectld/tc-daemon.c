@@ -29,6 +29,7 @@
 #include "tc-kernel.h"
 #include "tc-registry.h"
 #include "tc-rundir.h"
+#include "tc-session-autoload.h"
 #include "tc-session-ops.h"
 #include "tc-session-rotation.h"
 #include "tc-trace-clock.h"
@@ -45,6 +46,7 @@ typedef struct {
 	guint owner_id;
 	gboolean is_started;
 	int exit_status;
+	const char *session_dir; /* auto-loaded at start */
 } TcDaemon;
 
 static const char *
@@ -97,6 +99,7 @@ name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_da
 	daemon->is_started = TRUE;
 	g_message("Acquired the bus name %s, ready", name);
 	sd_notify(0, "READY=1\nSTATUS=Ready");
+	tc_session_autoload_start(daemon->session_dir);
 }
 
 static void
@@ -179,6 +182,7 @@ shutdown_daemon(TcDaemon *daemon)
 	/* Applications first, so nothing new arrives; then the consumers,
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
+	tc_session_autoload_wait();
 	tc_rotation_scheduler_stop();
 	tc_triggers_stop();
 	tc_request_pool_stop();
@@ -198,6 +202,7 @@ main(int argc, char **argv)
 	gint idle_timeout_s = 0, max_app_connections = -1;
 	gint consumer_rt_priority = 0;
 	g_autofree char *config_file = NULL;
+	g_autofree char *session_dir = NULL;
 	const GOptionEntry entries[] = {
 		{"config", 0, 0, G_OPTION_ARG_FILENAME, &config_file,
 		 "Read the per-user limits from PATH (default " TRACECTL_CONFIG_FILE
@@ -220,6 +225,10 @@ main(int argc, char **argv)
 		 "N"},
 		{"replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
 		 "Replace the running instance", NULL},
+		{"session-dir", 0, 0, G_OPTION_ARG_FILENAME, &session_dir,
+		 "Load root's sessions from the root-owned session files in DIR at start "
+		 "(default " TRACECTL_AUTOLOAD_DIR ", which may be missing)",
+		 "DIR"},
 		{"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Log debug messages", NULL},
 		{"version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL},
 		{NULL},
@@ -254,6 +263,7 @@ main(int argc, char **argv)
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */
 	raise_file_limit();
 	daemon.rundir = g_strdup(rundir_from_env());
+	daemon.session_dir = session_dir ? session_dir : TRACECTL_AUTOLOAD_DIR;
 	daemon.loop = g_main_loop_new(NULL, FALSE);
 	if (!tc_rundir_prepare(daemon.rundir, &error))
 		goto fail;

@@ -24,8 +24,8 @@
 static GDBusConnection *manager_connection;
 
 /* $HOME/tracectl-traces/<name>-<YYYYmmdd-HHMMSS> of uid. */
-static char *
-default_output_directory(uid_t uid, const char *name, GError **error)
+char *
+tc_manager_default_output_directory(uid_t uid, const char *name, GError **error)
 {
 	struct passwd *pw = getpwuid(uid);
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
@@ -104,6 +104,19 @@ create_done(TcRequest *request)
 					      g_variant_new("(o)", request->session->object_path));
 }
 
+gboolean
+tc_manager_publish_session(TcSession *session, GError **error)
+{
+	if (manager_connection == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The service is not on the bus");
+		return FALSE;
+	}
+	if (!tc_session_object_export(session, manager_connection, error))
+		return FALSE;
+	tc_signals_session_created(session);
+	return TRUE;
+}
+
 static gboolean
 fill_relay_identity(TcSession *session, struct tc_consumer_relay_output *relay, GError **error)
 {
@@ -123,7 +136,8 @@ create_authorized(TcRequest *request, GError **error)
 	else if (*request->directory)
 		directory = g_strdup(request->directory);
 	else
-		directory = default_output_directory(request->caller.uid, request->name, error);
+		directory = tc_manager_default_output_directory(request->caller.uid, request->name,
+								 error);
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);

@@ -416,16 +416,23 @@ parse_channel_options(GVariant *options, gboolean snapshot, TcChannelConfig *con
 			return FALSE;
 		}
 	}
-	if (!check_power_of_two("The sub-buffer size", size, TC_RB_SUBBUF_SIZE_MIN,
-				TC_RB_SUBBUF_SIZE_MAX, error) ||
-	    !check_power_of_two("The number of sub-buffers", config->num_subbuf,
-				TC_RB_NUM_SUBBUF_MIN, TC_RB_NUM_SUBBUF_MAX, error) ||
-	    !check_timer("switch-timer", config->switch_timer_us, error) ||
-	    !check_timer("read-timer", config->read_timer_us, error) ||
-	    !check_timer("monitor-timer", config->monitor_timer_us, error))
+	if (!tc_session_check_channel_config(size, config, error))
 		return FALSE;
 	config->subbuf_size = size;
 	return TRUE;
+}
+
+gboolean
+tc_session_check_channel_config(guint64 subbuf_size, const TcChannelConfig *config,
+				GError **error)
+{
+	return check_power_of_two("The sub-buffer size", subbuf_size, TC_RB_SUBBUF_SIZE_MIN,
+				  TC_RB_SUBBUF_SIZE_MAX, error) &&
+	       check_power_of_two("The number of sub-buffers", config->num_subbuf,
+				  TC_RB_NUM_SUBBUF_MIN, TC_RB_NUM_SUBBUF_MAX, error) &&
+	       check_timer("switch-timer", config->switch_timer_us, error) &&
+	       check_timer("read-timer", config->read_timer_us, error) &&
+	       check_timer("monitor-timer", config->monitor_timer_us, error);
 }
 
 /* Work that changes the Channels property, for PropertiesChanged. */
@@ -506,6 +513,12 @@ parse_contexts(const char *const *names, const TcContextName *known, guint32 *co
 		return FALSE;
 	}
 	return TRUE;
+}
+
+gboolean
+tc_session_ust_context_bits(const char *const *names, guint32 *contexts, GError **error)
+{
+	return parse_contexts(names, ust_contexts, contexts, error);
 }
 
 static gboolean

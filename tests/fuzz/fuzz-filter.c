@@ -106,7 +106,10 @@ record_make(struct record *r, struct fuzz_input *in)
 {
 	static const size_t fixed[NR_PIECES] = {8, 1, 8, 0, 4, 0, 4};
 	uint8_t str_len = fuzz_take_byte(in) % 48, blob_len = fuzz_take_byte(in) % 8;
-	uint8_t with_nul = fuzz_take_byte(in) & 1;
+	uint8_t flags = fuzz_take_byte(in);
+	uint8_t with_nul = flags & 1;
+	/* As the tracepoint gives strings: NUL-terminated, not measured. */
+	bool unmeasured = with_nul && (flags & 2);
 
 	for (unsigned int i = 0; i < NR_PIECES; i++) {
 		size_t len = fixed[i];
@@ -119,6 +122,8 @@ record_make(struct record *r, struct fuzz_input *in)
 		if (i == 3 && with_nul)
 			((char *)r->data[i])[str_len] = '\0';
 		r->pieces[i] = (struct tracectl_ust_piece){r->data[i], len};
+		if (i == 3 && unmeasured)
+			r->pieces[i].len = TRACECTL_UST_PIECE_STRING;
 	}
 }
 

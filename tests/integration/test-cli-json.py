@@ -17,8 +17,11 @@ SESSION_ENTRY = {"name": str, "path": str, "owner_uid": int, "state": str,
                  "output_directory": str, "current": bool}
 STATISTICS = {"buffer_bytes": int, "used_bytes": int, "peak_used_bytes": int,
               "discarded_events": int, "packets_written": int}
+ENABLING = {"pattern": str, "loglevel": (int, type(None)), "loglevel_name": OPTIONAL_STR,
+            "loglevel_only": bool, "exclusions": [str], "filter": OPTIONAL_STR}
 CHANNEL = {"name": str, "domain": str, "subbuf_size": int, "num_subbuf": int,
-           "events": [str], "settings": dict, "statistics": (dict, type(None))}
+           "events": [str], "enablings": [ENABLING], "settings": dict,
+           "statistics": (dict, type(None))}
 SESSION = {"name": str, "path": str, "owner_uid": int, "state": str, "snapshot": bool,
            "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL]}
 SHAPES = {

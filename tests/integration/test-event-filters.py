@@ -111,6 +111,31 @@ def check_rule_limit(svc):
     svc.cli("destroy", "many")
 
 
+def check_listing(svc):
+    """list NAME shows each enabling's log level, exclusions and filter, as
+    text (whole and per domain) and as JSON."""
+    text = svc.cli("list", "case16").stdout
+    check("example:* [exclusions: example:done] [filter: seq < 2]" in text,
+          f"exclusions and filter not listed: {text}")
+    text = svc.cli("list", "case16", "-u").stdout
+    check("[filter: seq < 2]" in text, f"list -u leaves the filter out: {text}")
+    text = svc.cli("list", "case10").stdout
+    check("example:* (loglevel <= TRACE_INFO)" in text, f"log level not listed: {text}")
+    text = svc.cli("list", "case12").stdout
+    check("(loglevel == TRACE_DEBUG_LINE)" in text, f"exact log level not listed: {text}")
+    channel = svc.cli_json("list", "case16")["channels"][0]
+    check(channel["enablings"] == [{"pattern": "example:*", "loglevel": None,
+                                    "loglevel_name": None, "loglevel_only": False,
+                                    "exclusions": ["example:done"], "filter": "seq < 2"}],
+          f"JSON enablings: {channel}")
+    enabling = svc.cli_json("list", "case12")["channels"][0]["enablings"][0]
+    check(enabling["loglevel"] == 13 and enabling["loglevel_only"]
+          and enabling["loglevel_name"] == "TRACE_DEBUG_LINE", f"JSON log level: {enabling}")
+    enablings = svc.cli_json("list", "multi0")["channels"][0]["enablings"]
+    check([e["filter"] for e in enablings] == ["seq < 3", "seq > 47"],
+          f"JSON enablings of one event: {enablings}")
+
+
 def test():
     with Service() as svc:
         check_refusals(svc)
@@ -127,6 +152,7 @@ def test():
             for args in enablings:
                 svc.cli("enable-event", "-s", f"multi{n}", "-u", *args)
             sessions.append((f"multi{n}", out, str(enablings), expected))
+        check_listing(svc)
         for name, _, _, _ in sessions:
             svc.cli("start", name)
         svc.run_app("--count", str(K))

@@ -97,6 +97,15 @@ def test():
         listed = svc.cli("list", "kfilters").stdout
         check("sched_wakeup" not in listed and "sched_switch" not in listed,
               f"refused kernel events are listed: {listed}")
+        # Each kernel event is listed with the tracefs filter it records with.
+        close_line = [line for line in listed.splitlines() if "sys_enter_close" in line]
+        check(len(close_line) == 1 and "[filter: " in close_line[0]
+              and "987" in close_line[0] and "989" in close_line[0],
+              f"the kernel filter is not listed: {listed}")
+        kernel = [c for c in svc.session("kfilters")["channels"] if c["domain"] == "kernel"][0]
+        filters = {e["pattern"]: e["filter"] for e in kernel["enablings"]}
+        check("/usr/bin/tru" in (filters.get("sched:sched_process_exec") or ""),
+              f"the kernel filter is not in the JSON: {kernel['enablings']}")
         check(svc.alive(), "tracectld died")
 
         events = read_streams(out)["events"]

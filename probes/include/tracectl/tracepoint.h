@@ -56,7 +56,10 @@ extern "C" {
 #define _TRACECTL_STATIC_ASSERT(_condition, _message) _Static_assert(_condition, _message)
 #endif
 
-#define TRACECTL_UST_API_VERSION 1u
+/* Version 2: string pieces come with TRACECTL_UST_PIECE_STRING for a
+ * length. A library accepts the versions it knows; an older one refuses a
+ * newer module's events, which then stay untraced. */
+#define TRACECTL_UST_API_VERSION 2u
 #define TRACECTL_FIELDS_MAX 32u
 #define TRACECTL_BYTES_LENGTH_MAX 65536u
 
@@ -117,16 +120,26 @@ struct tracectl_ust_piece {
 	size_t len;
 };
 
+/*
+ * The length of a string field's piece as the probe gives it: data is
+ * NUL-terminated and its length is not known yet. A filter that rejects
+ * the event then costs no strlen(): it compares the string bounded by its
+ * literal; the library measures the string (and its NUL) only once the
+ * event is to be recorded.
+ */
+#define TRACECTL_UST_PIECE_STRING ((size_t)-1)
+
 #define TRACECTL_UST_EXPORT __attribute__((visibility("default")))
 
 /*
  * Writes one record of event, made of the pieces in order, into every
  * channel that enabled it. Called by the generated probe functions only.
  * Lock-free, async-signal-safe, never fails visibly: losses are counted in
- * the buffers.
+ * the buffers. Replaces each TRACECTL_UST_PIECE_STRING length with the
+ * string's length and NUL when a record is written.
  */
 TRACECTL_UST_EXPORT void tracectl_ust_emit(struct tracectl_ust_event *event,
-					   const struct tracectl_ust_piece *pieces,
+					   struct tracectl_ust_piece *pieces,
 					   unsigned int nr_pieces);
 /*
  * Adds events to the library's table and, when the service is there, waits
@@ -237,7 +250,8 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 #define _TRACECTL_CHECK__tc_string(name, expr)
 #define _TRACECTL_CHECK__tc_bytes(name, ptr, len)
 
-/* Mode PIECES: evaluate each field once, point a payload piece at it. */
+/* Mode PIECES: evaluate each field once, point a payload piece at it.
+ * Strings are measured later, if at all (TRACECTL_UST_PIECE_STRING). */
 #define _TRACECTL_PIECES__tc_integer(type, name, expr)                                    \
 	type _tc_value_##name = (type)(expr);                                              \
 	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(type) };
@@ -249,7 +263,7 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 	if (!_tc_string_##name)                                                            \
 		_tc_string_##name = "(null)";                                              \
 	_tc_pieces[_tc_count++] =                                                          \
-		(struct tracectl_ust_piece){ _tc_string_##name, strlen(_tc_string_##name) + 1 };
+		(struct tracectl_ust_piece){ _tc_string_##name, TRACECTL_UST_PIECE_STRING };
 #define _TRACECTL_PIECES__tc_bytes(name, ptr, len)                                        \
 	const void *_tc_bytes_##name = (ptr);                                              \
 	size_t _tc_size_##name = (size_t)(len);                                            \

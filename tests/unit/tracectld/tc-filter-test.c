@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tc-error.h"
@@ -180,6 +181,17 @@ keeps(struct tc_ust_filter *filter, const Record *r)
 	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
 }
 
+/* The same with the string as the tracepoint gives it: not measured yet. */
+static gboolean
+keeps_unmeasured(struct tc_ust_filter *filter, const Record *r)
+{
+	struct tracectl_ust_piece pieces[7];
+
+	record_pieces(r, pieces);
+	pieces[3].len = TRACECTL_UST_PIECE_STRING;
+	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
+}
+
 static void
 test_accepted(void)
 {
@@ -191,6 +203,9 @@ test_accepted(void)
 			if (keeps(filter, &records[r]) != accepted[i].keeps[r])
 				g_error("'%s' on record %u: expected %d", accepted[i].text, r,
 					accepted[i].keeps[r]);
+			if (keeps_unmeasured(filter, &records[r]) != accepted[i].keeps[r])
+				g_error("'%s' on record %u, string not measured: expected %d",
+					accepted[i].text, r, accepted[i].keeps[r]);
 		}
 		tc_ust_filter_free(filter);
 	}
@@ -252,6 +267,44 @@ test_or_of_filters(void)
 	tc_ust_filter_free(filter);
 	for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
 		tc_filter_expr_free(exprs[i]);
+}
+
+/* An unmeasured string that differs from the literal is read no further
+ * than the first difference (its end here touches an unmapped page), and
+ * one that is a prefix of the literal no further than its NUL. */
+static void
+test_unmeasured_string_bounded(void)
+{
+	static const char *const texts[] = {"strfield == \"abc\"", "strfield != \"abc\"",
+					    "strfield == \"abcdef\""};
+	long page = sysconf(_SC_PAGESIZE);
+	char *area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	const gboolean expected[] = {FALSE, TRUE, FALSE};
+	Record r = records[0];
+
+	g_assert_true(area != MAP_FAILED);
+	g_assert_cmpint(mprotect(area + page, page, PROT_NONE), ==, 0);
+	/* "abX" with no NUL before the unmapped page. */
+	memcpy(area + page - 3, "abX", 3);
+	r.strfield = area + page - 3;
+	for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+		g_autoptr(GBytes) bytecode = compile_one(texts[i]);
+		struct tc_ust_filter *filter = load(bytecode);
+
+		g_assert_cmpint(keeps_unmeasured(filter, &r), ==, expected[i]);
+		tc_ust_filter_free(filter);
+	}
+	/* "ab" and its NUL, last bytes of the page, against a longer literal. */
+	memcpy(area + page - 3, "ab", 3);
+	{
+		g_autoptr(GBytes) bytecode = compile_one("strfield == \"abcdef\"");
+		struct tc_ust_filter *filter = load(bytecode);
+
+		g_assert_false(keeps_unmeasured(filter, &r));
+		tc_ust_filter_free(filter);
+	}
+	munmap(area, 2 * page);
 }
 
 static void
@@ -558,6 +611,8 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/refused", test_refused);
 	g_test_add_func("/tracectl/filter/not-compiled", test_not_compiled);
 	g_test_add_func("/tracectl/filter/or-of-filters", test_or_of_filters);
+	g_test_add_func("/tracectl/filter/unmeasured-string-bounded",
+			test_unmeasured_string_bounded);
 	g_test_add_func("/tracectl/filter/vpid", test_vpid);
 	g_test_add_func("/tracectl/filter/limits", test_limits);
 	g_test_add_func("/tracectl/filter/verifier", test_verifier);

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The system's session files, loaded at start (tc-session-autoload.h).
+ *
+ * Trust: a file there decides what root's sessions record, so the
+ * directory and each file must be root's and writable by no one else.
+ * Files are opened with O_NOFOLLOW relative to the checked directory and
+ * checked through their descriptor (fstat), so nothing can be swapped in
+ * between the check and the read. The parser (tc-session-file.h) treats
+ * the contents as hostile anyway: bounded, no DTD, every element known.
+ *
+ * What the service cannot set up on its own is refused, naming it: kernel
+ * channels, network outputs, rotation schedules and snapshot outputs need
+ * `tracectl load` (which asks polkit for them).
+ */
+#define G_LOG_DOMAIN "tracectld-autoload"
+
+#include "tc-session-autoload.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tc-dbus-manager.h"
+#include "tc-dbus-session.h"
+#include "tc-error.h"
+#include "tc-event-rule.h"
+#include "tc-idle.h"
+#include "tc-registry.h"
+#include "tc-session-file.h"
+#include "tc-session-ops.h"
+#include "tc-tracker.h"
+#include "tc-validate.h"
+
+/* Files read from the directory; the rest are left out, logged. */
+#define TC_AUTOLOAD_FILES_MAX 64
+
+/* Refuses a descriptor that is not root's, or that group or others may
+ * write. what: "file" or "directory", for the message. */
+static gboolean
+check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GError **error)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int saved_errno = errno;
+
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Cannot stat %s '%s': %s", what,
+			    path, g_strerror(saved_errno));
+		return FALSE;
+	}
+	if ((st.st_mode & S_IFMT) != type) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED, "Refusing '%s': not a %s",
+			    path, type == S_IFREG ? "regular file" : "directory");
+		return FALSE;
+	}
+	if (st.st_uid != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing %s '%s': owned by uid %u, not root", what, path,
+			    (unsigned)st.st_uid);
+		return FALSE;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing %s '%s': writable by its group or others (mode %04o)", what,
+			    path, (unsigned)(st.st_mode & 07777));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The contents of the file name of the checked directory dir_fd, at most
+ * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked. */
+static char *
+read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
+		  GError **error)
+{
+	g_autofree char *contents = NULL;
+	gsize used = 0;
+	/* O_NONBLOCK: a FIFO or device there must not block the open; fstat
+	 * then refuses it. */
+	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int saved_errno = errno;
+
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED, "Refusing '%s': %s", path,
+			    saved_errno == ELOOP ? "a symbolic link" : g_strerror(saved_errno));
+		return NULL;
+	}
+	if (!check_owner_and_mode(fd, path, "file", S_IFREG, error)) {
+		close(fd);
+		return NULL;
+	}
+	contents = g_malloc(TC_SESSION_FILE_MAX_BYTES + 1);
+	for (;;) {
+		ssize_t got = read(fd, contents + used, TC_SESSION_FILE_MAX_BYTES + 1 - used);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved_errno = errno;
+
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Cannot read '%s': %s", path,
+				    g_strerror(saved_errno));
+			close(fd);
+			return NULL;
+		}
+		used += (gsize)got;
+		if (got == 0 || used > TC_SESSION_FILE_MAX_BYTES)
+			break;
+	}
+	close(fd);
+	if (used > TC_SESSION_FILE_MAX_BYTES) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "Refusing '%s': larger than %d bytes", path, TC_SESSION_FILE_MAX_BYTES);
+		return NULL;
+	}
+	*length = used;
+	return g_steal_pointer(&contents);
+}
+
+/* What the service leaves to `tracectl load`: set up only through calls
+ * that polkit authorizes. */
+static gboolean
+check_supported(const TcFileSession *file, GError **error)
+{
+	const char *what = NULL;
+
+	for (guint i = 0; i < file->channels->len; i++)
+		if (((TcFileChannel *)g_ptr_array_index(file->channels, i))->kernel)
+			what = "its kernel domain";
+	if (file->control_url || file->live_timer_us)
+		what = "its network output";
+	else if (file->rotation_timer_us || file->rotation_size)
+		what = "its rotation schedule";
+	else if (file->snapshot_outputs->len)
+		what = "its snapshot outputs";
+	if (what == NULL)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+		    "auto-loading does not set up %s (use 'tracectl load')", what);
+	return FALSE;
+}
+
+static GVariant *
+event_options(const TcFileEvent *event)
+{
+	GVariantBuilder options;
+
+	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+	if (event->loglevel >= 0) {
+		g_variant_builder_add(&options, "{sv}", "loglevel",
+				      g_variant_new_int32(event->loglevel));
+		g_variant_builder_add(&options, "{sv}", "loglevel-only",
+				      g_variant_new_boolean(event->loglevel_only));
+	}
+	if (event->exclusions[0])
+		g_variant_builder_add(&options, "{sv}", "exclude",
+				      g_variant_new_strv((const char *const *)event->exclusions, -1));
+	if (event->filter)
+		g_variant_builder_add(&options, "{sv}", "filter",
+				      g_variant_new_string(event->filter));
+	return g_variant_ref_sink(g_variant_builder_end(&options));
+}
+
+/* The checks EnableEventWithOptions makes, through the same rule parser. */
+static gboolean
+load_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *event,
+	   GError **error)
+{
+	g_autoptr(GVariant) options = event_options(event);
+	TcEventRule *rule;
+
+	if (event->type != TC_FILE_EVENT_TRACEPOINT) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "event '%s' of channel '%s' is not a tracepoint", event->pattern,
+			    channel->name);
+		return FALSE;
+	}
+	if (!tc_validate_pattern(event->pattern, error))
+		return FALSE;
+	rule = tc_event_rule_new_from_options(event->pattern, options, error);
+	return rule && tc_session_op_enable_event_rule(session, channel->name, rule, error);
+}
+
+static gboolean
+channel_config(const TcFileSession *file, const TcFileChannel *channel, TcChannelConfig *config,
+	       GError **error)
+{
+	guint64 subbuf_size;
+
+	tc_channel_config_init_default(config, file->snapshot);
+	subbuf_size = channel->subbuf_size ? channel->subbuf_size : config->subbuf_size;
+	if (channel->num_subbuf)
+		config->num_subbuf = (guint32)MIN(channel->num_subbuf, G_MAXUINT32);
+	config->overwrite = channel->overwrite;
+	config->switch_timer_us = channel->switch_timer_us;
+	/* LTTng's 0 (the application wakes the consumer) is tracectl's
+	 * default polling. */
+	if (channel->read_timer_us)
+		config->read_timer_us = channel->read_timer_us;
+	config->monitor_timer_us = (guint32)MIN(channel->monitor_timer_us, G_MAXUINT32);
+	if (!tc_session_check_channel_config(subbuf_size, config, error))
+		return FALSE;
+	config->subbuf_size = (guint32)subbuf_size;
+	return TRUE;
+}
+
+static gboolean
+load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
+	     GError **error)
+{
+	TcChannelConfig config;
+	guint32 contexts = 0;
+
+	if (!tc_validate_name("channel", channel->name, error) ||
+	    !channel_config(file, channel, &config, error) ||
+	    !tc_session_op_enable_channel(session, channel->name, &config, error))
+		return FALSE;
+	if (channel->contexts->len) {
+		g_autoptr(GPtrArray) names = g_ptr_array_copy(channel->contexts, NULL, NULL);
+
+		g_ptr_array_add(names, NULL);
+		if (!tc_session_ust_context_bits((const char *const *)names->pdata, &contexts,
+						 error) ||
+		    !tc_session_op_add_context(session, channel->name, contexts, error))
+			return FALSE;
+	}
+	for (guint i = 0; i < channel->events->len; i++)
+		if (!load_event(session, channel, g_ptr_array_index(channel->events, i), error))
+			return FALSE;
+	return TRUE;
+}
+
+static gboolean
+load_trackers(TcSession *session, const TcFileSession *file, GError **error)
+{
+	for (guint i = 0; i < file->trackers->len; i++) {
+		const TcFileTracker *tracker = g_ptr_array_index(file->trackers, i);
+		TcTrackKind kind;
+
+		if (!tc_track_kind_parse(tracker->kind, &kind)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "unknown tracker kind '%s'", tracker->kind);
+			return FALSE;
+		}
+		/* The set holds only the values listed: untrack all, track them. */
+		if (!tc_session_op_track(session, FALSE, kind, NULL, 0, TRUE, FALSE, error) ||
+		    (tracker->values->len &&
+		     !tc_session_op_track(session, FALSE, kind, (const guint32 *)tracker->values->data,
+					  tracker->values->len, FALSE, TRUE, error)))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+load_settings(TcSession *session, const TcFileSession *file, GError **error)
+{
+	for (guint i = 0; i < file->channels->len; i++)
+		if (!load_channel(session, file, g_ptr_array_index(file->channels, i), error))
+			return FALSE;
+	if (!load_trackers(session, file, error))
+		return FALSE;
+	for (guint i = 0; i < file->channels->len; i++) {
+		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
+
+		if (!channel->enabled && !tc_session_op_disable_channel(session, channel->name, error))
+			return FALSE;
+	}
+	return !file->started || tc_session_op_start(session, error);
+}
+
+/* Worker thread: root's session of the file, set up, or NULL with
+ * nothing left behind. */
+static TcSession *
+load_session(const TcFileSession *file, GError **error)
+{
+	g_autofree char *directory = NULL;
+	g_autoptr(TcSession) session = NULL;
+
+	if (!check_supported(file, error) || !tc_validate_name("session", file->name, error))
+		return NULL;
+	if (file->path && !tc_validate_output_directory(file->path, error))
+		return NULL;
+	directory = file->path ? g_strdup(file->path)
+			       : tc_manager_default_output_directory(0, file->name, error);
+	if (directory == NULL)
+		return NULL;
+	session = tc_session_new(file->name, 0, directory);
+	session->output_is_default = file->path == NULL;
+	session->snapshot = file->snapshot;
+	if (!tc_session_op_create(session, error))
+		return NULL;
+	if (!load_settings(session, file, error)) {
+		g_autoptr(GError) destroy_error = NULL;
+
+		if (!tc_session_op_destroy(session, &destroy_error))
+			g_warning("Cannot destroy the half-loaded session '%s': %s", file->name,
+				  destroy_error->message);
+		return NULL;
+	}
+	return g_steal_pointer(&session);
+}
+
+/* Worker thread: every session of one checked file, into loaded. */
+static void
+load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded)
+{
+	g_autofree char *path = g_build_filename(directory, name, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL;
+	g_autofree char *contents = NULL;
+	gsize length = 0;
+
+	contents = read_checked_file(dir_fd, path, name, &length, &error);
+	if (contents)
+		sessions = tc_session_file_parse(contents, length, &error);
+	if (sessions == NULL) {
+		g_warning("Auto-load: %s", error->message);
+		return;
+	}
+	for (guint i = 0; i < sessions->len; i++) {
+		const TcFileSession *file = g_ptr_array_index(sessions, i);
+		TcSession *session = load_session(file, &error);
+
+		if (session == NULL) {
+			g_warning("Auto-load: '%s': session '%s' not loaded: %s", path, file->name,
+				  error->message);
+			g_clear_error(&error);
+			continue;
+		}
+		g_message("Auto-load: '%s': session '%s' loaded for root%s", path, file->name,
+			  file->started ? ", recording" : "");
+		g_ptr_array_add(loaded, session);
+	}
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The "*.lttng" names of the directory, sorted, at most
+ * TC_AUTOLOAD_FILES_MAX. Takes dir_fd's duplicate for the listing. */
+static GPtrArray *
+list_session_files(int dir_fd, const char *directory)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	int list_fd = dup(dir_fd);
+	DIR *dir = list_fd >= 0 ? fdopendir(list_fd) : NULL;
+	struct dirent *entry;
+
+	if (dir == NULL) {
+		g_warning("Auto-load: cannot list '%s': %s", directory, g_strerror(errno));
+		if (list_fd >= 0)
+			close(list_fd);
+		return names;
+	}
+	while ((entry = readdir(dir)) != NULL) {
+		if (entry->d_name[0] == '.' || !g_str_has_suffix(entry->d_name, ".lttng"))
+			continue;
+		g_ptr_array_add(names, g_strdup(entry->d_name));
+	}
+	closedir(dir);
+	g_ptr_array_sort(names, compare_names);
+	if (names->len > TC_AUTOLOAD_FILES_MAX) {
+		g_warning("Auto-load: '%s' holds %u session files; reading the first %d",
+			  directory, names->len, TC_AUTOLOAD_FILES_MAX);
+		g_ptr_array_set_size(names, TC_AUTOLOAD_FILES_MAX);
+	}
+	return names;
+}
+
+/* Main thread: the loading thread, until tc_session_autoload_wait(). */
+static GThread *autoload_thread_handle;
+
+typedef struct {
+	char *directory;
+	GPtrArray *loaded; /* TcSession * */
+} TcAutoload;
+
+static void
+autoload_free(TcAutoload *autoload)
+{
+	g_free(autoload->directory);
+	g_ptr_array_unref(autoload->loaded);
+	g_free(autoload);
+}
+
+/* Main thread: the loaded sessions get their D-Bus objects. */
+static gboolean
+publish_cb(gpointer user_data)
+{
+	TcAutoload *autoload = user_data;
+
+	for (guint i = 0; i < autoload->loaded->len; i++) {
+		TcSession *session = g_ptr_array_index(autoload->loaded, i);
+		g_autoptr(GError) error = NULL;
+
+		if (!tc_manager_publish_session(session, &error))
+			g_warning("Auto-load: cannot export session '%s': %s", session->name,
+				  error->message);
+	}
+	autoload_free(autoload);
+	tc_idle_release();
+	return G_SOURCE_REMOVE;
+}
+
+/* Every checked file of the directory, in name order. */
+static void
+load_directory(const char *directory, GPtrArray *loaded)
+{
+	g_autoptr(GPtrArray) names = NULL;
+	g_autoptr(GError) error = NULL;
+	int dir_fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dir_fd < 0) {
+		if (errno == ELOOP)
+			g_warning("Auto-load: refusing '%s': a symbolic link", directory);
+		else if (errno != ENOENT)
+			g_warning("Auto-load: cannot open '%s': %s", directory, g_strerror(errno));
+		return;
+	}
+	if (!check_owner_and_mode(dir_fd, directory, "directory", S_IFDIR, &error)) {
+		g_warning("Auto-load: %s", error->message);
+		close(dir_fd);
+		return;
+	}
+	names = list_session_files(dir_fd, directory);
+	for (guint i = 0; i < names->len; i++)
+		load_file(dir_fd, directory, g_ptr_array_index(names, i), loaded);
+	close(dir_fd);
+}
+
+/* A thread of the service's own: the session operations read the
+ * registry under RCU, which only registered threads may. */
+static gpointer
+autoload_thread(gpointer data)
+{
+	TcAutoload *autoload = data;
+
+	rcu_register_thread();
+	load_directory(autoload->directory, autoload->loaded);
+	rcu_unregister_thread();
+	g_idle_add(publish_cb, autoload);
+	return NULL;
+}
+
+void
+tc_session_autoload_start(const char *directory)
+{
+	TcAutoload *autoload = g_new0(TcAutoload, 1);
+
+	autoload->directory = g_strdup(directory);
+	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	/* Busy until the sessions are published: an idle exit now would
+	 * drop them half-made. */
+	tc_idle_hold();
+	autoload_thread_handle = g_thread_new("tc-autoload", autoload_thread, autoload);
+}
+
+void
+tc_session_autoload_wait(void)
+{
+	if (autoload_thread_handle)
+		g_thread_join(g_steal_pointer(&autoload_thread_handle));
+}

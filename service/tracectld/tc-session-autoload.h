@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+/*
+ * Auto-loading at the service's start, as LTTng's session daemon loads its
+ * system session directory: every "*.lttng" file of directory (the system
+ * one, TRACECTL_AUTOLOAD_DIR, unless --session-dir names another) becomes
+ * root's sessions. Only root-owned regular files that no one else may
+ * write are read, each through the descriptor that was checked; a refused
+ * file or session is logged with its name and leaves nothing behind.
+ * docs/save-load.md says why users' own files are not read here.
+ *
+ * Runs the session operations in a thread of its own (they wait on the
+ * consumer); the sessions are exported on the main loop once set up.
+ * Main thread only. A missing directory is not an error.
+ */
+void tc_session_autoload_start(const char *directory);
+/* At shutdown, before the operations' workers and the registry go: waits
+ * for the loading thread to finish. Main thread. */
+void tc_session_autoload_wait(void);
