@@ -1140,6 +1140,25 @@ tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out)
 	return 1;
 }
 
+/* Sub-buffers are powers of two from TC_RB_SUBBUF_SIZE_MIN: whole units. */
+static_assert(TC_RB_SUBBUF_SIZE_MIN % TC_RB_PACKET_UNIT == 0, "packet unit");
+
+uint32_t
+tc_rb_reader_trim(const struct tc_rb_reader *reader, void *out)
+{
+	struct tc_packet_header *header = out;
+	uint32_t subbuf_size = reader->rb.subbuf_size;
+	uint64_t bytes = header->content_size / 8;
+
+	bytes = (bytes + TC_RB_PACKET_UNIT - 1) & ~(uint64_t)(TC_RB_PACKET_UNIT - 1);
+	/* Checked by get and peek already; kept so that no caller can write
+	 * past the copy. */
+	if (bytes > subbuf_size)
+		bytes = subbuf_size;
+	header->packet_size = bytes * 8;
+	return (uint32_t)bytes;
+}
+
 uint64_t
 tc_rb_bytes_used(const struct tc_rb *rb)
 {

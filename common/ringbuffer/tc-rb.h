@@ -802,6 +802,21 @@ void tc_rb_reader_snapshot_range(const struct tc_rb_reader *reader, uint64_t *be
  * checks (counted in packets_corrupted). Never moves the read count.
  */
 int tc_rb_reader_peek(struct tc_rb_reader *reader, uint64_t position, void *out);
+/*
+ * A packet closed before its sub-buffer filled (a flush: live timer,
+ * switch timer, stop, rotation, snapshot) carries the whole sub-buffer as
+ * its packet_size, most of it padding. LTTng writes such a packet cut to
+ * its content rounded up to a page; so does the reader here, to
+ * TC_RB_PACKET_UNIT bytes whatever the page size: the smallest sub-buffer
+ * and the alignment of direct I/O, so a cut packet still fits both.
+ * Sets packet_size in out, a packet that get or peek just returned
+ * (checked: content_size within the sub-buffer), and returns the bytes
+ * to write, a multiple of TC_RB_PACKET_UNIT no larger than the sub-buffer.
+ * Only the reader's private copy changes: what the application wrote in
+ * shared memory is never trusted beyond those checks.
+ */
+#define TC_RB_PACKET_UNIT 4096u
+uint32_t tc_rb_reader_trim(const struct tc_rb_reader *reader, void *out);
 /* Bytes written and not yet read, for monitoring. */
 uint64_t tc_rb_bytes_used(const struct tc_rb *rb);
 

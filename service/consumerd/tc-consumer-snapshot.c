@@ -119,7 +119,7 @@ snapshot_packets(struct consumerd_stream *stream, uint8_t *packet, uint64_t max_
 			stream->reader.packets_corrupted++;
 			continue;
 		}
-		ret = sink_put(sink, packet, subbuf_size);
+		ret = sink_put(sink, packet, tc_rb_reader_trim(&stream->reader, packet));
 		if (ret < 0)
 			break;
 		(*packets)++;

@@ -353,7 +353,7 @@ write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
 	   const uint8_t *copy, uint32_t size)
 {
 	if (job) {
-		consumerd_writer_submit(job, stream);
+		consumerd_writer_submit(job, stream, size);
 		return;
 	}
 	if (stream->write_queued)
@@ -365,7 +365,7 @@ uint32_t
 consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 {
 	uint32_t budget = stream->reader.rb.num_subbuf, size = stream->reader.rb.subbuf_size;
-	uint32_t done;
+	uint32_t done, length;
 	bool wait = false;
 	int ret;
 
@@ -390,7 +390,10 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 			 * writers before the possibly slow write. */
 			tc_rb_reader_put(&stream->reader);
 			((struct tc_packet_header *)copy)->events_discarded -= stream->discarded_base;
-			write_copy(stream, job, copy, size);
+			/* A flushed packet goes out without the padding of its
+			 * sub-buffer's unused tail. */
+			length = tc_rb_reader_trim(&stream->reader, copy);
+			write_copy(stream, job, copy, length);
 			continue;
 		}
 		if (job)

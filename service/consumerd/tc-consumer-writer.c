@@ -74,7 +74,7 @@ writer_main(void *unused)
 		if (!writer.head)
 			writer.tail = NULL;
 		pthread_mutex_unlock(&writer.lock);
-		writer.write_packet(job->stream, job->data, job->size);
+		writer.write_packet(job->stream, job->data, job->length);
 		pthread_mutex_lock(&writer.lock);
 		writer.busy_bytes -= job->size;
 		job_recycle_locked(job);
@@ -168,12 +168,14 @@ consumerd_writer_job_release(struct consumerd_writer_job *job)
 }
 
 void
-consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream)
+consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream,
+			uint32_t length)
 {
 	job->stream = stream;
+	job->length = length < job->size ? length : job->size;
 	job->next = NULL;
 	if (!writer.running) {
-		writer.write_packet(stream, job->data, job->size);
+		writer.write_packet(stream, job->data, job->length);
 		consumerd_writer_job_release(job);
 		return;
 	}

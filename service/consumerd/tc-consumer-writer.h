@@ -36,6 +36,7 @@ struct consumerd_writer_job {
 	struct consumerd_stream *stream;
 	uint8_t *data; /* size bytes, aligned to CONSUMERD_DIRECT_ALIGN */
 	uint32_t size;
+	uint32_t length; /* the packet's bytes to write, at most size */
 };
 
 /* Writes one packet: the stream's own write (tc-consumer-stream.c). */
@@ -57,9 +58,11 @@ struct consumerd_writer_job *consumerd_writer_job_new(uint32_t size);
 /* Gives back a job that will not be submitted. */
 void consumerd_writer_job_release(struct consumerd_writer_job *job);
 
-/* Queues job for writing to stream, which must stay open until
- * consumerd_writer_wait_idle(). The job is the writer's from now on. */
-void consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream);
+/* Queues the first length bytes of job (at most its size) for writing to
+ * stream, which must stay open until consumerd_writer_wait_idle(). The
+ * job is the writer's from now on. */
+void consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream,
+			     uint32_t length);
 
 /* Waits until every packet submitted so far is written. */
 void consumerd_writer_wait_idle(void);

@@ -7,14 +7,17 @@ while the kernel trace records, each appear within the live timer plus
 a second, idle kernel CPUs and idle user-space streams holding nothing
 back. The first kernel event of a live session that records user-space
 events only starts its kernel trace at once: its events appear live
-too."""
+too. A sparse live session stores packets cut to their content (rounded
+up to a page), not whole sub-buffers of padding each live period."""
 
+import os
 import socket
 import subprocess
 import time
 
 from relaylib import Reader, Relay
 from tclib import Service, check, log, mount_tracefs, run
+from tracelib import babeltrace_text
 
 LIVE_TIMER_US = 200000
 ARRIVAL_S = LIVE_TIMER_US / 1e6 + 1
@@ -52,6 +55,7 @@ def test():
             viewer.kill()
         svc.cli("destroy", "growing")
         kernel_added_while_recording(svc, relay, hostname)
+        sparse_packets_stay_small(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
 
 
@@ -76,6 +80,39 @@ def kernel_added_while_recording(svc, relay, hostname):
         app.terminate()
         app.wait(timeout=10)
     svc.cli("destroy", "userfirst")
+
+
+def stream_files(trace_dir):
+    """The relay's user-space stream files of a session: not its metadata,
+    not its index files."""
+    paths = []
+    for root, dirs, files in os.walk(os.path.join(trace_dir, "ust")):
+        dirs[:] = [d for d in dirs if d != "index"]
+        paths += [os.path.join(root, f) for f in files if f != "metadata"]
+    return paths
+
+
+def sparse_packets_stay_small(svc, relay, hostname):
+    """An event every 50 ms for 4 s in 512 KiB sub-buffers: each live
+    period flushes a packet of a few hundred bytes, which must not cost
+    the relay's disk a whole sub-buffer (about 10 MiB per stream)."""
+    svc.cli("create", "sparse", "--set-url", relay.url, f"--live={LIVE_TIMER_US}")
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    app = svc.app("--forever", "--interval-us", "50000")
+    time.sleep(4)
+    app.terminate()
+    app.wait(timeout=10)
+    svc.cli("destroy", "sparse")
+    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith("sparse-")]
+    check(len(dirs) == 1, f"relay directories of sparse: {relay.trace_dirs(hostname)}")
+    sizes = {os.path.basename(p): os.path.getsize(p) for p in stream_files(dirs[0])}
+    log(f"sparse live session: stream files of {sizes} bytes")
+    check(sizes and sum(sizes.values()) > 0, f"no stream data under {dirs[0]}")
+    check(all(size < 1 << 20 for size in sizes.values()),
+          f"stream files of a sparse live session: {sizes} bytes")
+    text = babeltrace_text(dirs[0])
+    check("example:all_types" in text, f"no events in the sparse trace: {text[-2000:]}")
 
 
 run(test)

@@ -47,7 +47,7 @@ submit(uint8_t tag, uint32_t size)
 	g_assert_nonnull(job);
 	g_assert_cmpuint((uintptr_t)job->data % 4096, ==, 0);
 	memset(job->data, tag, size);
-	consumerd_writer_submit(job, NULL);
+	consumerd_writer_submit(job, NULL, size);
 }
 
 static void
@@ -87,7 +87,7 @@ test_full_queue_waits(void)
 	/* Room came from the first write, finished before we got the job. */
 	g_assert_cmpuint(nr_written(), >=, 1);
 	memset(job->data, 3, half);
-	consumerd_writer_submit(job, NULL);
+	consumerd_writer_submit(job, NULL, half);
 	consumerd_writer_stop();
 	g_assert_cmpuint(written->len, ==, 3);
 	g_array_unref(written);

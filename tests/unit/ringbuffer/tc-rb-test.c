@@ -380,6 +380,56 @@ test_flush(Fixture *fixture, gconstpointer user_data)
 }
 
 static void
+fixture_setup_16k(Fixture *fixture, gconstpointer user_data)
+{
+	fixture_cpu = TEST_CPU;
+	writers_migrate = false;
+	fixture_setup_geometry(fixture, 16384, 4);
+}
+
+/* Gets the next packet and cuts it as the consumer does: the bytes to write. */
+static uint32_t
+get_trimmed(Fixture *fixture)
+{
+	uint32_t length;
+
+	g_assert_cmpint(tc_rb_reader_get(&fixture->reader, fixture->packet), ==, 1);
+	length = tc_rb_reader_trim(&fixture->reader, fixture->packet);
+	tc_rb_reader_put(&fixture->reader);
+	return length;
+}
+
+/* Flushed packets are cut to their content rounded up to a 4 KiB unit;
+ * full ones keep their sub-buffer's size. */
+static void
+test_trim(Fixture *fixture, gconstpointer user_data)
+{
+	const struct tc_packet_header *header = (const void *)fixture->packet;
+	const uint32_t room = 16384 - sizeof(*header); /* 4 records of 4075 */
+
+	g_assert_cmpint(write_record(&fixture->rb, 0, 0, 40), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(get_trimmed(fixture), ==, 4096);
+	g_assert_cmpuint(header->packet_size, ==, 4096 * 8);
+	g_assert_cmpuint(header->content_size, ==, (sizeof(*header) + 40) * 8);
+
+	/* Content of exactly one unit, then one byte more. */
+	g_assert_cmpint(write_record(&fixture->rb, 0, 1, 4096 - sizeof(*header)), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(get_trimmed(fixture), ==, 4096);
+	g_assert_cmpint(write_record(&fixture->rb, 0, 2, 4097 - sizeof(*header)), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpuint(get_trimmed(fixture), ==, 8192);
+	g_assert_cmpuint(header->packet_size, ==, 8192 * 8);
+
+	/* Filled by its records, closed without a flush. */
+	for (uint32_t i = 0; i < 4; i++)
+		g_assert_cmpint(write_record(&fixture->rb, 0, 3 + i, room / 4), ==, 0);
+	g_assert_cmpuint(get_trimmed(fixture), ==, 16384);
+	g_assert_cmpuint(header->packet_size, ==, 16384 * 8);
+}
+
+static void
 test_timestamps_monotonic(Fixture *fixture, gconstpointer user_data)
 {
 	Checker checker = { 0 };
@@ -1323,6 +1373,8 @@ main(int argc, char **argv)
 	ADD("/tracectl/rb/full-discards", test_full_discards);
 	ADD("/tracectl/rb/exact-fit", test_exact_fit);
 	ADD("/tracectl/rb/flush", test_flush);
+	g_test_add("/tracectl/rb/trim", Fixture, NULL, fixture_setup_16k, test_trim,
+		   fixture_teardown);
 	ADD("/tracectl/rb/timestamps-monotonic", test_timestamps_monotonic);
 	ADD("/tracectl/rb/reader-rejects-scribbles", test_reader_rejects_scribbles);
 	ADD("/tracectl/rb/concurrent-writers", test_concurrent_writers);
