@@ -4,7 +4,8 @@
 bob, granted org.tracectl.Tracing1.trace-kernel-own, each record
 `enable-event -k --own block:block_bio_queue,net:net_dev_queue` while
 both run the same workload at the same time: direct writes of a file
-(O_DIRECT, then fsync) on a filesystem with a block device, and UDP
+(O_DIRECT, then fsync) on a filesystem with a block device (their home,
+or an ext4 filesystem on a loop device the test makes), and UDP
 datagrams to 127.0.0.1. Each one's <output>/kernel-own holds the bios of
 their workload on that file's device, adding up to the bytes written, and
 a net_dev_queue event on the loopback device per datagram, of the length
@@ -12,7 +13,9 @@ their workload sent; nothing of the other's processes and no value in the
 kernel's address range. The events the tier cannot scope to the task
 (requests issued or completed outside it, packets received) are refused."""
 
+import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -88,7 +91,56 @@ def refused(svc, user, pattern):
           f"{user.name}: --own {pattern!r} was not refused naming it: {result}")
 
 
-def check_io_trace(name, path, pid, also, theirs, device, size):
+def devices_of(st_dev):
+    """The filesystem's device and, when it is a partition, its disk, which
+    is what a bio may name once remapped."""
+    major, minor = os.major(st_dev), os.minor(st_dev)
+    devices = {(major, minor)}
+    if os.path.exists(f"/sys/dev/block/{major}:{minor}/partition"):
+        with open(f"/sys/dev/block/{major}:{minor}/../dev") as f:
+            disk = f.read().strip().split(":")
+        devices.add((int(disk[0]), int(disk[1])))
+    return devices
+
+
+@contextlib.contextmanager
+def block_backed_dirs(users):
+    """A directory per user on a filesystem with a block device: their
+    home when it is on one, otherwise an ext4 filesystem on a loop device
+    made for the test (skipped without losetup), removed after."""
+    if all(os.major(os.stat(u.home).st_dev) != 0 for u in users.values()):
+        yield {name: u.home for name, u in users.items()}
+        return
+    require(shutil.which("losetup") and shutil.which("mkfs.ext4"),
+            "the homes are on no block device, and losetup or mkfs.ext4 is missing")
+    top = tempfile.mkdtemp(prefix="tc-own-io-")
+    os.chmod(top, 0o755)
+    image, mount = os.path.join(top, "image"), os.path.join(top, "mnt")
+    os.mkdir(mount)
+    with open(image, "wb") as f:
+        f.truncate(64 << 20)
+    loop = subprocess.run(["losetup", "--find", "--show", image], capture_output=True,
+                          text=True)
+    if loop.returncode != 0:
+        shutil.rmtree(top)
+        require(False, f"losetup: {loop.stderr.strip()}")
+    device = loop.stdout.strip()
+    try:
+        subprocess.run(["mkfs.ext4", "-q", device], check=True)
+        subprocess.run(["mount", device, mount], check=True)
+        dirs = {}
+        for name, user in users.items():
+            dirs[name] = os.path.join(mount, name)
+            os.mkdir(dirs[name], 0o700)
+            os.chown(dirs[name], user.uid, -1)
+        yield dirs
+    finally:
+        subprocess.run(["umount", mount])
+        subprocess.run(["losetup", "-d", device])
+        shutil.rmtree(top)
+
+
+def check_io_trace(name, path, pid, also, theirs, devices, size):
     events = read_streams(path)["events"]
     check(events, f"{name}: no events in {path}")
     for e in events:
@@ -98,7 +150,7 @@ def check_io_trace(name, path, pid, also, theirs, device, size):
         bad = [hex(v) for v in values(e) if KERNEL_LOW <= v < KERNEL_HIGH]
         check(not bad, f"{name}'s trace holds kernel addresses {bad}: {e}")
     bios = [e for e in events if e["name"] == "block:block_bio_queue" and e["ctx_pid"] == pid]
-    writes = [e for e in bios if (e["major"], e["minor"]) == device and
+    writes = [e for e in bios if (e["major"], e["minor"]) in devices and
               e["opf"] & 0xff == REQ_OP_WRITE and e["bytes"]]
     # The data itself; the filesystem's metadata that fsync() writes in the
     # task (REQ_META) comes on top, the journal is jbd2's.
@@ -107,7 +159,7 @@ def check_io_trace(name, path, pid, also, theirs, device, size):
     check(all(e["nr_sector"] * 512 == e["bytes"] for e in bios),
           f"{name}: sectors and bytes disagree: {bios}")
     check(written == expected,
-          f"{name}: {written} bytes of data written on {device[0]}:{device[1]}, expected "
+          f"{name}: {written} bytes of data written on {sorted(devices)}, expected "
           f"{expected}: {writes}")
     lo = socket.if_nametoindex("lo")
     packets = [e for e in events if e["name"] == "net:net_dev_queue" and e["ctx_pid"] == pid]
@@ -117,7 +169,7 @@ def check_io_trace(name, path, pid, also, theirs, device, size):
           f"{name}: {len(sent)} datagrams of {size} bytes on lo (ifindex {lo}), expected "
           f"{DATAGRAMS}: {packets}")
     log(f"{name}: write bios (bytes, opf) {[(e['bytes'], hex(e['opf'])) for e in writes]}, "
-        f"{written} bytes on {device[0]}:{device[1]}; "
+        f"{written} bytes on {sorted(devices)}; "
         f"{len(sent)} datagrams on lo; {len(events)} events, all of their own processes")
 
 
@@ -132,9 +184,6 @@ def test():
     with svc:
         users = {name: svc.add_user(f"tcio{name}") for name in ("alice", "bob")}
         sizes = {"alice": 333, "bob": 444}
-        home = os.stat(users["alice"].home)
-        require(os.major(home.st_dev) != 0,
-                f"{users['alice'].home} is on a filesystem without a block device")
         outputs, also = {}, {}
         for name, user in users.items():
             outputs[name] = os.path.join(user.home, "own-io")
@@ -146,22 +195,23 @@ def test():
             for pattern in ("block:block_rq_issue", "block:block_rq_complete",
                             "net:netif_receive_skb", "net:net_dev_xmit"):
                 refused(svc, user, pattern)
-        for name, user in users.items():
-            also[name] = {cli_pid(svc, user, "start")}
-        procs = {name: svc.app("-c", WORKLOAD, user.home, str(sizes[name]), user=user,
-                               program="/usr/bin/python3")
-                 for name, user in users.items()}
-        for name, proc in procs.items():
-            _, err = proc.communicate(timeout=30)
-            check(proc.returncode == 0, f"{name}'s workload failed: {err}")
-        for name, user in users.items():
-            also[name].add(cli_pid(svc, user, "stop"))
+        with block_backed_dirs(users) as dirs:
+            for name, user in users.items():
+                also[name] = {cli_pid(svc, user, "start")}
+            procs = {name: svc.app("-c", WORKLOAD, dirs[name], str(sizes[name]), user=user,
+                                   program="/usr/bin/python3")
+                     for name, user in users.items()}
+            for name, proc in procs.items():
+                _, err = proc.communicate(timeout=30)
+                check(proc.returncode == 0, f"{name}'s workload failed: {err}")
+            for name, user in users.items():
+                also[name].add(cli_pid(svc, user, "stop"))
+            devices = {name: devices_of(os.stat(d).st_dev) for name, d in dirs.items()}
         for name, user in users.items():
             theirs = {p.pid for n, p in procs.items() if n != name}
             theirs |= set().union(*(p for n, p in also.items() if n != name))
             check_io_trace(name, os.path.join(outputs[name], "kernel-own"), procs[name].pid,
-                           also[name], theirs, (os.major(home.st_dev), os.minor(home.st_dev)),
-                           sizes[name])
+                           also[name], theirs, devices[name], sizes[name])
         for user in users.values():
             svc.cli("destroy", "-a", user=user, check_ok=False)
 
