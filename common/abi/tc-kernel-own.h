@@ -8,7 +8,8 @@
  * Every record describes a task whose real, effective and saved uids are
  * all the session owner's (the rule ptrace applies), and holds only what
  * that task supplied (system call numbers, arguments, return values, its
- * own fault addresses) or integers about that task: never a kernel
+ * own fault addresses, the block requests and packets it issued) or
+ * integers about that task: never a kernel
  * address, never another task's name, pid or state. Scheduling records
  * pass a per-CPU token bucket (TC_KERNEL_OWN_SCHED_RATE per second, bursts
  * of TC_KERNEL_OWN_SCHED_BURST), so they cannot sample other users'
@@ -30,7 +31,9 @@
 #define TC_KERNEL_OWN_SCHED_MIGRATE 0x10u /* sched:sched_migrate_task */
 #define TC_KERNEL_OWN_PAGE_FAULT 0x20u    /* exceptions:page_fault_user */
 #define TC_KERNEL_OWN_SIGNAL 0x40u        /* signal:signal_deliver */
-#define TC_KERNEL_OWN_ALL 0x7fu
+#define TC_KERNEL_OWN_BLOCK_BIO_QUEUE 0x80u /* block:block_bio_queue */
+#define TC_KERNEL_OWN_NET_DEV_QUEUE 0x100u  /* net:net_dev_queue */
+#define TC_KERNEL_OWN_ALL 0x1ffu
 
 #define TC_KERNEL_OWN_SCHED_RATE 20000u /* scheduling records per second per CPU */
 #define TC_KERNEL_OWN_SCHED_BURST 2000u
@@ -49,6 +52,14 @@ enum tc_own_record_type {
 	/* value: records lost before this one; id 0: scheduling records the
 	 * bucket refused, 1: records that found the ring buffer full */
 	TC_OWN_LOST = 9,
+	/* A block I/O request the task submitted. id: the device (the
+	 * kernel's dev_t, major << 20 | minor), value: bytes, args[0]: first
+	 * sector, args[1]: the request's operation and flags (bi_opf) */
+	TC_OWN_BIO_QUEUE = 10,
+	/* A packet the task handed to a network device. id: the device's
+	 * ifindex, value: bytes, args[0]: the protocol (host order ethertype) */
+	TC_OWN_NET_DEV_QUEUE = 11,
+	TC_OWN_RECORD_TYPE_LAST = TC_OWN_NET_DEV_QUEUE,
 };
 
 /* One layout for every record: 80 bytes. */
@@ -58,9 +69,12 @@ struct tc_own_record {
 	__u16 cpu;
 	__s32 tid;
 	__s32 pid;       /* the thread group id */
-	__s32 id;        /* system call number, signal, target CPU, prev_state, prio */
-	__s64 value;     /* return value, fault error code, lost count, signal code */
-	__u64 args[6];   /* system call arguments; fault: address, ip */
+	__s32 id;        /* system call number, signal, target CPU, prev_state, prio,
+			  * device, ifindex */
+	__s64 value;     /* return value, fault error code, lost count, signal code,
+			  * bytes */
+	__u64 args[6];   /* system call arguments; fault: address, ip; bio: sector,
+			  * op; packet: protocol */
 };
 
 #endif /* TC_KERNEL_OWN_H */

@@ -113,6 +113,35 @@ put(uint8_t *out, const void *value, size_t size)
 	return out + size;
 }
 
+/* A bio: the kernel's dev_t split as userspace sees it (major:minor),
+ * the sector, its size in sectors and bytes, the operation and flags. */
+static uint8_t *
+put_bio(uint8_t *out, const struct tc_own_record *r)
+{
+	uint32_t dev = (uint32_t)r->id, major = dev >> 20, minor = dev & 0xfffffu;
+	uint32_t nr_sector = (uint32_t)((uint64_t)r->value >> 9), opf = (uint32_t)r->args[1];
+	uint64_t bytes = (uint64_t)r->value;
+
+	out = put(out, &major, 4);
+	out = put(out, &minor, 4);
+	out = put(out, &r->args[0], 8);
+	out = put(out, &nr_sector, 4);
+	out = put(out, &bytes, 8);
+	return put(out, &opf, 4);
+}
+
+/* A packet queued to a device: its ifindex, length and ethertype. */
+static uint8_t *
+put_packet(uint8_t *out, const struct tc_own_record *r)
+{
+	uint32_t len = (uint32_t)r->value;
+	uint16_t protocol = (uint16_t)r->args[0];
+
+	out = put(out, &r->id, 4);
+	out = put(out, &len, 4);
+	return put(out, &protocol, 2);
+}
+
 /* One event: header (id, timestamp), context (tid, pid, cpu), payload. */
 static uint8_t *
 put_event(uint8_t *out, const struct tc_own_record *r)
@@ -148,6 +177,10 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 	case TC_OWN_LOST:
 		out = put(out, &r->id, 4);
 		return put(out, &r->value, 8);
+	case TC_OWN_BIO_QUEUE:
+		return put_bio(out, r);
+	case TC_OWN_NET_DEV_QUEUE:
+		return put_packet(out, r);
 	default:
 		return out;
 	}
@@ -266,7 +299,7 @@ drain_locked(struct consumerd_own_trace *trace)
 		if ((len & RING_DISCARD) || (len & ~(RING_BUSY | RING_DISCARD)) != sizeof(record))
 			continue;
 		memcpy(&record, slot + RING_HEADER, sizeof(record));
-		if (record.type >= TC_OWN_SYS_ENTER && record.type <= TC_OWN_LOST)
+		if (record.type >= TC_OWN_SYS_ENTER && record.type <= TC_OWN_RECORD_TYPE_LAST)
 			ret = stream_add(trace, &record);
 	}
 	__atomic_store_n(ring->consumer_pos, cons, __ATOMIC_RELEASE);
@@ -358,6 +391,15 @@ print_metadata(FILE *out, const uint8_t uuid[16])
 		"\tfields := struct {\n\t\tint32_t _ring_full;\n\t\tint64_t _count;\n\t};\n};\n",
 		TC_OWN_SYS_ENTER, TC_OWN_SYS_EXIT, TC_OWN_SWITCH_OUT, TC_OWN_SWITCH_IN,
 		TC_OWN_WAKEUP, TC_OWN_MIGRATE, TC_OWN_PAGE_FAULT, TC_OWN_SIGNAL, TC_OWN_LOST);
+	fprintf(out,
+		"\nevent {\n\tname = \"block:block_bio_queue\";\n\tid = %d;\n\tstream_id = 0;\n"
+		"\tfields := struct {\n\t\tuint32_t _major;\n\t\tuint32_t _minor;\n"
+		"\t\tuint64_t _sector;\n\t\tuint32_t _nr_sector;\n\t\tuint64_t _bytes;\n"
+		"\t\tuint32_t _opf;\n\t};\n};\n\n"
+		"event {\n\tname = \"net:net_dev_queue\";\n\tid = %d;\n\tstream_id = 0;\n"
+		"\tfields := struct {\n\t\tint32_t _ifindex;\n\t\tuint32_t _len;\n"
+		"\t\tuint16_t _protocol;\n\t};\n};\n",
+		TC_OWN_BIO_QUEUE, TC_OWN_NET_DEV_QUEUE);
 }
 
 static int

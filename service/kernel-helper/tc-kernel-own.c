@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -62,10 +63,17 @@ select_programs(struct tc_own *skel, uint32_t events)
 		{TC_KERNEL_OWN_SCHED_MIGRATE, skel->progs.own_sched_migrate},
 		{TC_KERNEL_OWN_PAGE_FAULT, skel->progs.own_page_fault},
 		{TC_KERNEL_OWN_SIGNAL, skel->progs.own_signal_deliver},
+		{TC_KERNEL_OWN_BLOCK_BIO_QUEUE, skel->progs.own_block_bio_queue},
+		{TC_KERNEL_OWN_NET_DEV_QUEUE, skel->progs.own_net_dev_queue},
 	};
+
+	/* Block and network records need the softirqs counted. */
+	bool softirqs = (events & (TC_KERNEL_OWN_BLOCK_BIO_QUEUE | TC_KERNEL_OWN_NET_DEV_QUEUE)) != 0;
 
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		bpf_program__set_autoload(classes[i].program, (events & classes[i].bit) != 0);
+	bpf_program__set_autoload(skel->progs.own_softirq_exit, softirqs);
+	bpf_program__set_autoload(skel->progs.own_softirq_entry, softirqs);
 }
 
 static int

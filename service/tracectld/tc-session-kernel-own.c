@@ -39,6 +39,8 @@ static const struct {
 	{"sched:sched_migrate_task", TC_KERNEL_OWN_SCHED_MIGRATE},
 	{"exceptions:page_fault_user", TC_KERNEL_OWN_PAGE_FAULT},
 	{"signal:signal_deliver", TC_KERNEL_OWN_SIGNAL},
+	{"block:block_bio_queue", TC_KERNEL_OWN_BLOCK_BIO_QUEUE},
+	{"net:net_dev_queue", TC_KERNEL_OWN_NET_DEV_QUEUE},
 };
 
 static char *

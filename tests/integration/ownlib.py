@@ -11,7 +11,8 @@ PAGE = mmap.PAGESIZE
 BUSY, DISCARD = 1 << 31, 1 << 30
 RECORD = struct.Struct("=QHHiiiq6Q")
 TYPES = {1: "sys_enter", 2: "sys_exit", 3: "switch_out", 4: "switch_in", 5: "wakeup",
-         6: "migrate", 7: "page_fault", 8: "signal", 9: "lost"}
+         6: "migrate", 7: "page_fault", 8: "signal", 9: "lost", 10: "bio_queue",
+         11: "net_dev_queue"}
 # Kernel addresses, less the top page (-errno and -1, which user space
 # passes everywhere as "none", are never kernel addresses).
 KERNEL_LOW, KERNEL_HIGH = 0xffff800000000000, 0xfffffffffffff000

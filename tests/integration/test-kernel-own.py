@@ -196,7 +196,7 @@ def test():
             refused(svc, user, "sched:sched_process_exec",
                     ["sched:sched_process_exec: not available in the own-process tier"])
             refused(svc, user, "syscalls:sys_enter_getppid", ["not available"])
-            refused(svc, user, "block:*", ["not available"])
+            refused(svc, user, "block:block_rq_issue", ["not available"])
             # The whole machine stays for the tracing group.
             result = svc.cli("enable-event", "-k", "raw_syscalls:sys_enter", user=user,
                              check_ok=False)

@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 
 #include "tc-kernel-own.h"
 
@@ -267,5 +268,114 @@ own_signal_deliver(struct trace_event_raw_signal_deliver *ctx)
 	if (!current_is_owners())
 		return 0;
 	emit(TC_OWN_SIGNAL, bpf_get_current_task_btf(), ctx->sig, ctx->code, NULL, 0);
+	return 0;
+}
+
+/*
+ * Block and network records are taken where the kernel runs in the
+ * context of the task that issues the request, and only there: not in a
+ * softirq (whose `current` is whichever task it interrupted; softirqs
+ * send TCP acknowledgements and retransmissions, forward packets, resubmit
+ * stacked devices' bios) and not while the task reclaims memory for the
+ * machine (PF_MEMALLOC: direct reclaim swaps out any process's pages).
+ * Neither event comes from a hardware interrupt (submit_bio() and
+ * __dev_queue_xmit() are not called there). The kernel's preempt count,
+ * which says so, is a per-CPU variable that a kernel without
+ * CONFIG_KALLSYMS_ALL does not let a program address; so the programs
+ * count the softirqs running on each CPU themselves, from the softirq
+ * tracepoints, which fire on PREEMPT_RT as well. The exit program comes
+ * first in this file, so it is attached first: an entry seen always has
+ * its exit counted, and an exit whose entry came before the attachment
+ * does not take the count below zero.
+ */
+#define OWN_PF_MEMALLOC 0x00000800
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} softirq_depth SEC(".maps");
+
+SEC("tp_btf/softirq_exit")
+int
+BPF_PROG(own_softirq_exit, unsigned int vec_nr)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&softirq_depth, &zero);
+
+	if (depth && *depth)
+		(*depth)--;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int
+BPF_PROG(own_softirq_entry, unsigned int vec_nr)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&softirq_depth, &zero);
+
+	if (depth)
+		(*depth)++;
+	return 0;
+}
+
+static __always_inline bool
+in_issuing_context(struct task_struct *task)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&softirq_depth, &zero);
+
+	return depth && *depth == 0 && !(BPF_CORE_READ(task, flags) & OWN_PF_MEMALLOC);
+}
+
+/*
+ * block_bio_queue, not block_rq_issue or block_rq_complete: a bio is
+ * queued by submit_bio() in the context of whoever submits it (the task's
+ * read or direct write, its fsync's writeback, its page cache misses),
+ * while a request is issued from a plug flush, a kworker or another
+ * task's dispatch, and completed in an interrupt. Buffered writes the
+ * flusher threads write back later are theirs, not the task's. Only the
+ * request's own integers are copied: the device number, the sector, the
+ * size and the operation; not the bio, its pages or its block device.
+ */
+SEC("tp_btf/block_bio_queue")
+int
+BPF_PROG(own_block_bio_queue, struct bio *bio)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 args[2];
+
+	if (!current_is_owners() || !in_issuing_context(task))
+		return 0;
+	args[0] = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	args[1] = BPF_CORE_READ(bio, bi_opf);
+	emit(TC_OWN_BIO_QUEUE, task, (__s32)BPF_CORE_READ(bio, bi_bdev, bd_dev),
+	     BPF_CORE_READ(bio, bi_iter.bi_size), args, 2);
+	return 0;
+}
+
+/*
+ * net_dev_queue fires in __dev_queue_xmit() for the packet being queued,
+ * in the context of the task whose sendmsg() or write() built it; the
+ * packets a qdisc then sends from that context fire net_dev_start_xmit,
+ * not this. Packets sent from a softirq (TCP acknowledgements and
+ * retransmissions, forwarding) are refused by the task-context check, so
+ * a packet of another user's socket never lands on the task that the
+ * softirq interrupted. Receive is not offered: the kernel delivers
+ * packets in softirqs whatever task runs (the task's own receives show as
+ * its system calls' return values). Copied: length, protocol, ifindex;
+ * not the skb, its socket or its device.
+ */
+SEC("tp_btf/net_dev_queue")
+int
+BPF_PROG(own_net_dev_queue, struct sk_buff *skb)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 args[1];
+
+	if (!current_is_owners() || !in_issuing_context(task))
+		return 0;
+	args[0] = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	emit(TC_OWN_NET_DEV_QUEUE, task, BPF_CORE_READ(skb, dev, ifindex), BPF_CORE_READ(skb, len),
+	     args, 1);
 	return 0;
 }

@@ -26,6 +26,8 @@ test_allowed(void)
 			TC_KERNEL_OWN_SYS_ENTER | TC_KERNEL_OWN_SYS_EXIT);
 	g_assert_cmphex(parse_ok("sched:sched_switch"), ==, TC_KERNEL_OWN_SCHED_SWITCH);
 	g_assert_cmphex(parse_ok("exceptions:page_fault_user"), ==, TC_KERNEL_OWN_PAGE_FAULT);
+	g_assert_cmphex(parse_ok("block:*"), ==, TC_KERNEL_OWN_BLOCK_BIO_QUEUE);
+	g_assert_cmphex(parse_ok("net:*"), ==, TC_KERNEL_OWN_NET_DEV_QUEUE);
 	/* A glob picks among the tier's events only. */
 	g_assert_cmphex(parse_ok("*:*"), ==, TC_KERNEL_OWN_ALL);
 	g_assert_cmphex(parse_ok("sched:*"), ==,
@@ -37,8 +39,9 @@ static void
 test_refused(void)
 {
 	const char *const refused[] = {
-		"sched:sched_process_exec", "syscalls:sys_enter_getppid", "block:*",
-		"exceptions:page_fault_kernel", "signal:signal_generate", "net:*",
+		"sched:sched_process_exec", "syscalls:sys_enter_getppid", "block:block_rq_issue",
+		"block:block_rq_complete", "exceptions:page_fault_kernel", "signal:signal_generate",
+		"net:netif_receive_skb", "net:net_dev_xmit", "skb:kfree_skb",
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
