@@ -2,9 +2,12 @@
 /*
  * The system's session files, loaded at start (tc-session-autoload.h).
  *
- * Trust: a file there decides what root's sessions record, so the
- * directory and each file must be root's and writable by no one else.
- * Files are opened with O_NOFOLLOW relative to the checked directory and
+ * Trust: only root may place a file there (the directory must be root's
+ * and writable by no one else), so a file there is the administrator's
+ * word that its owner has these sessions: they become the file's owner's,
+ * set up as that user's own CreateSession would (their limits charged,
+ * their home, their consumer). No one but the owner may write a file, so
+ * an edit only concerns the owner's own sessions. Files are opened with O_NOFOLLOW relative to the checked directory and
  * checked through their descriptor (fstat), so nothing can be swapped in
  * between the check and the read. The parser (tc-session-file.h) treats
  * the contents as hostile anyway: bounded, no DTD, every element known.
@@ -20,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,10 +42,12 @@
 /* Files read from the directory; the rest are left out, logged. */
 #define TC_AUTOLOAD_FILES_MAX 64
 
-/* Refuses a descriptor that is not root's, or that group or others may
- * write. what: "file" or "directory", for the message. */
+/* Refuses a descriptor that is not of type, or that group or others may
+ * write; *owner: its owner. what: "file" or "directory", for the
+ * message. */
 static gboolean
-check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GError **error)
+check_type_and_mode(int fd, const char *path, const char *what, mode_t type, uid_t *owner,
+		    GError **error)
 {
 	struct stat st;
 
@@ -57,25 +63,52 @@ check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GE
 			    path, type == S_IFREG ? "regular file" : "directory");
 		return FALSE;
 	}
-	if (st.st_uid != 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing %s '%s': owned by uid %u, not root", what, path,
-			    (unsigned)st.st_uid);
-		return FALSE;
-	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing %s '%s': writable by its group or others (mode %04o)", what,
 			    path, (unsigned)(st.st_mode & 07777));
 		return FALSE;
 	}
+	*owner = st.st_uid;
+	return TRUE;
+}
+
+/* The directory decides who may place a file there: root only. */
+static gboolean
+check_directory(int dir_fd, const char *path, GError **error)
+{
+	uid_t owner;
+
+	if (!check_type_and_mode(dir_fd, path, "directory", S_IFDIR, &owner, error))
+		return FALSE;
+	if (owner != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing directory '%s': owned by uid %u, not root", path,
+			    (unsigned)owner);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A file's owner becomes its sessions' owner: a user the system knows,
+ * whose home and consumer the session gets. */
+static gboolean
+check_file_owner(const char *path, uid_t owner, GError **error)
+{
+	if (owner != 0 && getpwuid(owner) == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing file '%s': owned by uid %u, which is no user of the system",
+			    path, (unsigned)owner);
+		return FALSE;
+	}
 	return TRUE;
 }
 
 /* The contents of the file name of the checked directory dir_fd, at most
- * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked. */
+ * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked; *owner:
+ * the file's owner, whose sessions they become. */
 static char *
-read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
+read_checked_file(int dir_fd, const char *path, const char *name, gsize *length, uid_t *owner,
 		  GError **error)
 {
 	g_autofree char *contents = NULL;
@@ -91,7 +124,8 @@ read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
 			    saved_errno == ELOOP ? "a symbolic link" : g_strerror(saved_errno));
 		return NULL;
 	}
-	if (!check_owner_and_mode(fd, path, "file", S_IFREG, error)) {
+	if (!check_type_and_mode(fd, path, "file", S_IFREG, owner, error) ||
+	    !check_file_owner(path, *owner, error)) {
 		close(fd);
 		return NULL;
 	}
@@ -275,10 +309,11 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 	return !file->started || tc_session_op_start(session, error);
 }
 
-/* Worker thread: root's session of the file, set up, or NULL with
+/* Worker thread: owner's session of the file, set up as a CreateSession
+ * call of owner's would (owner's limits, home and consumer), or NULL with
  * nothing left behind. */
 static TcSession *
-load_session(const TcFileSession *file, GError **error)
+load_session(const TcFileSession *file, uid_t owner, GError **error)
 {
 	g_autofree char *directory = NULL;
 	g_autoptr(TcSession) session = NULL;
@@ -288,10 +323,10 @@ load_session(const TcFileSession *file, GError **error)
 	if (file->path && !tc_validate_output_directory(file->path, error))
 		return NULL;
 	directory = file->path ? g_strdup(file->path)
-			       : tc_manager_default_output_directory(0, file->name, error);
+			       : tc_manager_default_output_directory(owner, file->name, error);
 	if (directory == NULL)
 		return NULL;
-	session = tc_session_new(file->name, 0, directory);
+	session = tc_session_new(file->name, owner, directory);
 	session->output_is_default = file->path == NULL;
 	session->snapshot = file->snapshot;
 	if (!tc_session_op_create(session, error))
@@ -316,8 +351,9 @@ load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded
 	g_autoptr(GPtrArray) sessions = NULL;
 	g_autofree char *contents = NULL;
 	gsize length = 0;
+	uid_t owner = 0;
 
-	contents = read_checked_file(dir_fd, path, name, &length, &error);
+	contents = read_checked_file(dir_fd, path, name, &length, &owner, &error);
 	if (contents)
 		sessions = tc_session_file_parse(contents, length, &error);
 	if (sessions == NULL) {
@@ -326,7 +362,7 @@ load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded
 	}
 	for (guint i = 0; i < sessions->len; i++) {
 		const TcFileSession *file = g_ptr_array_index(sessions, i);
-		TcSession *session = load_session(file, &error);
+		TcSession *session = load_session(file, owner, &error);
 
 		if (session == NULL) {
 			g_warning("Auto-load: '%s': session '%s' not loaded: %s", path, file->name,
@@ -334,8 +370,8 @@ load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded
 			g_clear_error(&error);
 			continue;
 		}
-		g_message("Auto-load: '%s': session '%s' loaded for root%s", path, file->name,
-			  file->started ? ", recording" : "");
+		g_message("Auto-load: '%s': session '%s' loaded for uid %u%s", path, file->name,
+			  (unsigned)owner, file->started ? ", recording" : "");
 		g_ptr_array_add(loaded, session);
 	}
 }
@@ -427,7 +463,7 @@ load_directory(const char *directory, GPtrArray *loaded)
 			g_warning("Auto-load: cannot open '%s': %s", directory, g_strerror(errno));
 		return;
 	}
-	if (!check_owner_and_mode(dir_fd, directory, "directory", S_IFDIR, &error)) {
+	if (!check_directory(dir_fd, directory, &error)) {
 		g_warning("Auto-load: %s", error->message);
 		close(dir_fd);
 		return;

@@ -7,10 +7,13 @@
  * Auto-loading at the service's start, as LTTng's session daemon loads its
  * system session directory: every "*.lttng" file of directory (the system
  * one, TRACECTL_AUTOLOAD_DIR, unless --session-dir names another) becomes
- * root's sessions. Only root-owned regular files that no one else may
- * write are read, each through the descriptor that was checked; a refused
- * file or session is logged with its name and leaves nothing behind.
- * docs/save-load.md says why users' own files are not read here.
+ * sessions of the file's owner, set up as that user's CreateSession would
+ * (their limits, home and consumer). The directory must be root's and
+ * writable by no one else; only regular files that no one but their owner
+ * may write, owned by a user of the system, are read, each through the
+ * descriptor that was checked; a refused file or session is logged with
+ * its name and leaves nothing behind. docs/save-load.md says why users'
+ * home directories are not read here.
  *
  * Runs the session operations in a thread of its own (they wait on the
  * consumer); the sessions are exported on the main loop once set up.
