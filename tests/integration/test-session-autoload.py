@@ -4,9 +4,12 @@
 system's /etc/tracectl/sessions by default): a session file of the
 directory becomes its owner's session, set up and recording as the file
 says: root's file root's session, alice's file alice's (her limits, her
-home, her consumer), which bob neither sees nor stops. Files that others
-may write, that are symbolic links, or that no user of the system owns,
-sessions over the owner's limits, and sessions with what the service
+home, her consumer), which bob neither sees nor stops. Then the
+~/.config/tracectl/sessions/auto of users with sessions (carol, known
+from her file in the directory) make theirs; bob, who has none, gets no
+session of his. Files that others may write, that are symbolic links, or
+that no user of the system owns, sessions over the owner's limits, links
+and files of others on the way to a user's own directory, and sessions with what the service
 leaves to `tracectl load` (a kernel domain), are refused with a log line
 naming them, and no session comes of them."""
 
@@ -119,7 +122,7 @@ def test():
     try:
         # Users' limits apply to their files' sessions; root has none.
         with open(config, "w") as f:
-            f.write("[Limits]\nMaxSessions=1\n")
+            f.write("[Limits]\nMaxSessions=1\n[User tctest-acarol]\nMaxSessions=4\n")
         check_autoload(top, config)
     finally:
         shutil.rmtree(top, ignore_errors=True)
@@ -142,9 +145,15 @@ def check_autoload(top, config):
     directory = os.path.join(top, "sessions")
     os.mkdir(directory, 0o755)
     out = os.path.join(top, "out")
+    # Created before the service starts: it loads their files at start.
     svc = Service(args=["--session-dir", directory, "--config", config])
     alice = svc.add_user("tctest-aalice")
     bob = svc.add_user("tctest-abob")
+    carol = svc.add_user("tctest-acarol")
+    dave = svc.add_user("tctest-adave")
+    write(directory, "carol.lttng", "autocarol", None, owner=carol.uid)
+    write(directory, "dave.lttng", "autodave", None, owner=dave.uid)
+    home_refusals = write_home_files(alice, bob, carol, dave)
     write(directory, "good.lttng", "autoroot", out)
     # Root's sessions have no per-user limit: a second one loads.
     write(directory, "good2.lttng", "autoroot2", os.path.join(top, "out2"))
@@ -158,7 +167,8 @@ def check_autoload(top, config):
     link = os.path.join(directory, "link.lttng")
     os.symlink(os.path.join(directory, "good.lttng"), link)
     with svc:
-        wait_for(lambda: {"autoroot", "autoalice"} <= {s["name"] for s in svc.sessions()},
+        wait_for(lambda: {"autoroot", "autoalice", "carolhome"} <=
+                 {s["name"] for s in svc.sessions()},
                  timeout=30, what="the auto-loaded sessions")
         session = svc.session("autoroot")
         check(session["owner_uid"] == 0 and session["state"] == "active",
@@ -167,8 +177,13 @@ def check_autoload(top, config):
         check(session["channels"][0]["name"] == "ch" and enabling["filter"] == "seq > 40",
               f"auto-loaded channel: {session['channels']}")
         names = sorted(s["name"] for s in svc.sessions())
-        check(names == ["autoalice", "autoroot", "autoroot2"],
+        check(names == ["autoalice", "autocarol", "autodave", "autoroot", "autoroot2",
+                        "carolhome"],
               f"refused files made sessions: {names}")
+        home = svc.session("carolhome", user=carol)
+        check(home["owner_uid"] == carol.uid and home["state"] == "active" and
+              home["output_directory"].startswith(carol.home + "/"),
+              f"carol's session from her own directory: {home}")
         # Another user does not see root's session.
         check(svc.sessions(user=bob) == [], "another user sees auto-loaded sessions")
         svc.run_app("--count", str(K))
@@ -187,12 +202,57 @@ def check_autoload(top, config):
                                    "up its kernel domain"),
                           (alice2, "session 'autoalice2' not loaded: User "
                                    f"{alice.uid} would hold 2 sessions, over the limit "
-                                   "'MaxSessions' of 1")):
+                                   "'MaxSessions' of 1"),
+                          *home_refusals):
             check(path in logged and why in logged, f"no refusal of {path} ({why}) logged")
-        log("root's and alice's files loaded and recording, five refused by name")
+        log("root's, alice's and carol's files loaded and recording, ten refused by name")
         svc.cli("destroy", "autoroot")
         svc.cli("destroy", "autoroot2")
         svc.cli("destroy", "autoalice", user=alice)
+        svc.cli("destroy", "autocarol", user=carol)
+        svc.cli("destroy", "carolhome", user=carol)
+        svc.cli("destroy", "autodave", user=dave)
+
+
+def own_directory(user, link_config=False):
+    """user's ~/.config/tracectl/sessions/auto, theirs at every step;
+    link_config: ~/.config a symbolic link to a directory of theirs."""
+    config = os.path.join(user.home, ".config")
+    if link_config:
+        real = os.path.join(user.home, "real-config")
+        os.makedirs(real, 0o755, exist_ok=True)
+        os.symlink(real, config)
+        os.lchown(config, user.uid, user.uid)
+        os.chown(real, user.uid, user.uid)
+    path = config
+    for part in ("tracectl", "sessions", "auto"):
+        path = os.path.join(path, part)
+        os.makedirs(path, 0o755, exist_ok=True)
+        os.chown(path, user.uid, user.uid)
+    os.chown(config, user.uid, user.uid, follow_symlinks=False)
+    return path
+
+
+def write_home_files(alice, bob, carol, dave):
+    """Files in the users' own directories; the refusals expected."""
+    mine = own_directory(carol)
+    write(mine, "mine.lttng", "carolhome", None, owner=carol.uid)
+    rootfile = write(mine, "root.lttng", "carolroot", None, owner=0)
+    writable = write(mine, "writable.lttng", "carolwritable", None, owner=carol.uid,
+                     mode=0o664)
+    # A step on the way that root owns: dave's directory is not read.
+    write(own_directory(dave), "dave.lttng", "davehome", None, owner=dave.uid)
+    dave_step = os.path.join(dave.home, ".config", "tracectl")
+    os.chown(dave_step, 0, 0)
+    # alice's ~/.config is a symbolic link: her directory is not read.
+    write(own_directory(alice, link_config=True), "linked.lttng", "alicelinked", None,
+          owner=alice.uid)
+    # bob has no session: his directory is not read (no log line either).
+    write(own_directory(bob), "bob.lttng", "bobhome", None, owner=bob.uid)
+    return ((rootfile, f"owned by uid 0, not uid {carol.uid}"),
+            (writable, "writable by its group or others (mode 0664)"),
+            (dave_step, f"owned by uid 0, not uid {dave.uid}"),
+            (os.path.join(alice.home, ".config"), "a symbolic link"))
 
 
 def check_alice_session(svc, alice, bob):
