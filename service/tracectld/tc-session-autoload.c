@@ -44,8 +44,9 @@
 #define TC_AUTOLOAD_FILES_MAX 64
 /* Users whose own directories are read; the rest are left out, logged. */
 #define TC_AUTOLOAD_USERS_MAX 256
-/* A user's own directory, under their home. */
-#define TC_AUTOLOAD_HOME_DIR ".config/tracectl/sessions/auto"
+/* A user's own directory, under their home: the one `tracectl load
+ * --auto` reads too, so that one file serves both. */
+#define TC_AUTOLOAD_HOME_DIR ".config/tracectl/sessions"
 /* Any owner may have files in the system's directory. */
 #define TC_ANY_OWNER ((uid_t)-1)
 

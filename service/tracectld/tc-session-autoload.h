@@ -16,7 +16,7 @@
  *
  * Then, for the owners of the sessions loaded so far and the users logind
  * says are logged in (on connection; none without logind), but not root,
- * the files of ~/.config/tracectl/sessions/auto become that user's
+ * the files of ~/.config/tracectl/sessions become that user's
  * sessions: the directory walked to from the home without following links
  * (tc-home-dir.h), every step and every file the user's and writable by
  * no one else. docs/save-load.md says why and what is left out.

@@ -5,7 +5,7 @@ system's /etc/tracectl/sessions by default): a session file of the
 directory becomes its owner's session, set up and recording as the file
 says: root's file root's session, alice's file alice's (her limits, her
 home, her consumer), which bob neither sees nor stops. Then the
-~/.config/tracectl/sessions/auto of users with sessions (carol, known
+~/.config/tracectl/sessions of users with sessions (carol, known
 from her file in the directory) make theirs; bob, who has none, gets no
 session of his. Files that others may write, that are symbolic links, or
 that no user of the system owns, sessions over the owner's limits, links
@@ -215,7 +215,7 @@ def check_autoload(top, config):
 
 
 def own_directory(user, link_config=False):
-    """user's ~/.config/tracectl/sessions/auto, theirs at every step;
+    """user's ~/.config/tracectl/sessions, theirs at every step;
     link_config: ~/.config a symbolic link to a directory of theirs."""
     config = os.path.join(user.home, ".config")
     if link_config:
@@ -225,7 +225,7 @@ def own_directory(user, link_config=False):
         os.lchown(config, user.uid, user.uid)
         os.chown(real, user.uid, user.uid)
     path = config
-    for part in ("tracectl", "sessions", "auto"):
+    for part in ("tracectl", "sessions"):
         path = os.path.join(path, part)
         os.makedirs(path, 0o755, exist_ok=True)
         os.chown(path, user.uid, user.uid)
