@@ -12,7 +12,8 @@
  * one else, checked through the descriptor opened. A symbolic link
  * anywhere from the home down is refused.
  *
- * relative: components separated by '/', such as ".config/tracectl".
+ * relative: the service's own constant, components separated by '/',
+ * such as ".config/tracectl" (no "..").
  * Returns the directory's descriptor (O_CLOEXEC), or -1 with error:
  * NotFound when a component does not exist (the user has none),
  * PermissionDenied naming the component and why otherwise. May block on

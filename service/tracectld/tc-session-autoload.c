@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The system's session files, loaded at start (tc-session-autoload.h).
+ * The system's and users' own session files, loaded at start
+ * (tc-session-autoload.h).
  *
- * Trust: only root may place a file there (the directory must be root's
- * and writable by no one else), so a file there is the administrator's
- * word that its owner has these sessions: they become the file's owner's,
- * set up as that user's own CreateSession would (their limits charged,
- * their home, their consumer). No one but the owner may write a file, so
- * an edit only concerns the owner's own sessions. Files are opened with O_NOFOLLOW relative to the checked directory and
+ * Trust: only root may place a file in the system's directory (it must be
+ * root's and writable by no one else), so a file there is the
+ * administrator's word that its owner has these sessions: they become the
+ * file's owner's, set up as that user's own CreateSession would (their
+ * limits charged, their home, their consumer). No one but the owner may
+ * write a file, so an edit only concerns the owner's own sessions. In a
+ * user's own directory, every step and file must be that user's. Files
+ * are opened with O_NOFOLLOW relative to the checked directory and
  * checked through their descriptor (fstat), so nothing can be swapped in
  * between the check and the read. The parser (tc-session-file.h) treats
  * the contents as hostile anyway: bounded, no DTD, every element known.
