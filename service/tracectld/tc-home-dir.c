@@ -26,8 +26,8 @@ check_component(int fd, uid_t user, const char *path, GError **error)
 			    g_strerror(saved_errno));
 	} else if (st.st_uid != user) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing '%s': owned by uid %u, not uid %u", path,
-			    (unsigned)st.st_uid, (unsigned)user);
+			    "Refusing '%s': owned by uid %u, not uid %u", path, (unsigned)st.st_uid,
+			    (unsigned)user);
 	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing '%s': writable by its group or others (mode %04o)", path,
@@ -51,11 +51,11 @@ open_component(int dir_fd, const char *name, const char *path, GError **error)
 		if (saved_errno == ENOENT)
 			g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "No directory '%s'", path);
 		else
-			g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED, "Refusing '%s': %s",
-				    path,
+			g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+				    "Refusing '%s': %s", path,
 				    saved_errno == ELOOP || saved_errno == ENOTDIR
-					    ? "a symbolic link or not a directory"
-					    : g_strerror(saved_errno));
+					? "a symbolic link or not a directory"
+					: g_strerror(saved_errno));
 	}
 	return fd;
 }
