@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The system's session files, loaded at start (tc-session-autoload.h).
+ * The system's and users' own session files, loaded at start
+ * (tc-session-autoload.h).
  *
- * Trust: a file there decides what root's sessions record, so the
- * directory and each file must be root's and writable by no one else.
- * Files are opened with O_NOFOLLOW relative to the checked directory and
+ * Trust: only root may place a file in the system's directory (it must be
+ * root's and writable by no one else), so a file there is the
+ * administrator's word that its owner has these sessions: they become the
+ * file's owner's, set up as that user's own CreateSession would (their
+ * limits charged, their home, their consumer). No one but the owner may
+ * write a file, so an edit only concerns the owner's own sessions. In a
+ * user's own directory, every step and file must be that user's. Files
+ * are opened with O_NOFOLLOW relative to the checked directory and
  * checked through their descriptor (fstat), so nothing can be swapped in
  * between the check and the read. The parser (tc-session-file.h) treats
  * the contents as hostile anyway: bounded, no DTD, every element known.
@@ -20,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,6 +35,7 @@
 #include "tc-dbus-session.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
+#include "tc-home-dir.h"
 #include "tc-idle.h"
 #include "tc-registry.h"
 #include "tc-session-file.h"
@@ -37,11 +45,20 @@
 
 /* Files read from the directory; the rest are left out, logged. */
 #define TC_AUTOLOAD_FILES_MAX 64
+/* Users whose own directories are read; the rest are left out, logged. */
+#define TC_AUTOLOAD_USERS_MAX 256
+/* A user's own directory, under their home: the one `tracectl load
+ * --auto` reads too, so that one file serves both. */
+#define TC_AUTOLOAD_HOME_DIR ".config/tracectl/sessions"
+/* Any owner may have files in the system's directory. */
+#define TC_ANY_OWNER ((uid_t)-1)
 
-/* Refuses a descriptor that is not root's, or that group or others may
- * write. what: "file" or "directory", for the message. */
+/* Refuses a descriptor that is not of type, or that group or others may
+ * write; *owner: its owner. what: "file" or "directory", for the
+ * message. */
 static gboolean
-check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GError **error)
+check_type_and_mode(int fd, const char *path, const char *what, mode_t type, uid_t *owner,
+		    GError **error)
 {
 	struct stat st;
 
@@ -57,26 +74,60 @@ check_owner_and_mode(int fd, const char *path, const char *what, mode_t type, GE
 			    path, type == S_IFREG ? "regular file" : "directory");
 		return FALSE;
 	}
-	if (st.st_uid != 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing %s '%s': owned by uid %u, not root", what, path,
-			    (unsigned)st.st_uid);
-		return FALSE;
-	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing %s '%s': writable by its group or others (mode %04o)", what,
 			    path, (unsigned)(st.st_mode & 07777));
 		return FALSE;
 	}
+	*owner = st.st_uid;
+	return TRUE;
+}
+
+/* The directory decides who may place a file there: root only. */
+static gboolean
+check_directory(int dir_fd, const char *path, GError **error)
+{
+	uid_t owner;
+
+	if (!check_type_and_mode(dir_fd, path, "directory", S_IFDIR, &owner, error))
+		return FALSE;
+	if (owner != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing directory '%s': owned by uid %u, not root", path,
+			    (unsigned)owner);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A file's owner becomes its sessions' owner: a user the system knows,
+ * whose home and consumer the session gets; in a user's own directory,
+ * that user (expected; TC_ANY_OWNER in the system's). */
+static gboolean
+check_file_owner(const char *path, uid_t owner, uid_t expected, GError **error)
+{
+	if (expected != TC_ANY_OWNER && owner != expected) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing file '%s': owned by uid %u, not uid %u", path,
+			    (unsigned)owner, (unsigned)expected);
+		return FALSE;
+	}
+	if (owner != 0 && getpwuid(owner) == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
+			    "Refusing file '%s': owned by uid %u, which is no user of the system",
+			    path, (unsigned)owner);
+		return FALSE;
+	}
 	return TRUE;
 }
 
 /* The contents of the file name of the checked directory dir_fd, at most
- * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked. */
+ * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked; *owner:
+ * the file's owner, whose sessions they become. */
 static char *
-read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
-		  GError **error)
+read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected, gsize *length,
+		  uid_t *owner, GError **error)
 {
 	g_autofree char *contents = NULL;
 	gsize used = 0;
@@ -91,7 +142,8 @@ read_checked_file(int dir_fd, const char *path, const char *name, gsize *length,
 			    saved_errno == ELOOP ? "a symbolic link" : g_strerror(saved_errno));
 		return NULL;
 	}
-	if (!check_owner_and_mode(fd, path, "file", S_IFREG, error)) {
+	if (!check_type_and_mode(fd, path, "file", S_IFREG, owner, error) ||
+	    !check_file_owner(path, *owner, expected, error)) {
 		close(fd);
 		return NULL;
 	}
@@ -275,10 +327,11 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 	return !file->started || tc_session_op_start(session, error);
 }
 
-/* Worker thread: root's session of the file, set up, or NULL with
+/* Worker thread: owner's session of the file, set up as a CreateSession
+ * call of owner's would (owner's limits, home and consumer), or NULL with
  * nothing left behind. */
 static TcSession *
-load_session(const TcFileSession *file, GError **error)
+load_session(const TcFileSession *file, uid_t owner, GError **error)
 {
 	g_autofree char *directory = NULL;
 	g_autoptr(TcSession) session = NULL;
@@ -288,10 +341,10 @@ load_session(const TcFileSession *file, GError **error)
 	if (file->path && !tc_validate_output_directory(file->path, error))
 		return NULL;
 	directory = file->path ? g_strdup(file->path)
-			       : tc_manager_default_output_directory(0, file->name, error);
+			       : tc_manager_default_output_directory(owner, file->name, error);
 	if (directory == NULL)
 		return NULL;
-	session = tc_session_new(file->name, 0, directory);
+	session = tc_session_new(file->name, owner, directory);
 	session->output_is_default = file->path == NULL;
 	session->snapshot = file->snapshot;
 	if (!tc_session_op_create(session, error))
@@ -309,15 +362,17 @@ load_session(const TcFileSession *file, GError **error)
 
 /* Worker thread: every session of one checked file, into loaded. */
 static void
-load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded)
+load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
+	  GPtrArray *loaded)
 {
 	g_autofree char *path = g_build_filename(directory, name, NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) sessions = NULL;
 	g_autofree char *contents = NULL;
 	gsize length = 0;
+	uid_t owner = 0;
 
-	contents = read_checked_file(dir_fd, path, name, &length, &error);
+	contents = read_checked_file(dir_fd, path, name, expected, &length, &owner, &error);
 	if (contents)
 		sessions = tc_session_file_parse(contents, length, &error);
 	if (sessions == NULL) {
@@ -326,7 +381,7 @@ load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded
 	}
 	for (guint i = 0; i < sessions->len; i++) {
 		const TcFileSession *file = g_ptr_array_index(sessions, i);
-		TcSession *session = load_session(file, &error);
+		TcSession *session = load_session(file, owner, &error);
 
 		if (session == NULL) {
 			g_warning("Auto-load: '%s': session '%s' not loaded: %s", path, file->name,
@@ -334,8 +389,8 @@ load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded
 			g_clear_error(&error);
 			continue;
 		}
-		g_message("Auto-load: '%s': session '%s' loaded for root%s", path, file->name,
-			  file->started ? ", recording" : "");
+		g_message("Auto-load: '%s': session '%s' loaded for uid %u%s", path, file->name,
+			  (unsigned)owner, file->started ? ", recording" : "");
 		g_ptr_array_add(loaded, session);
 	}
 }
@@ -381,6 +436,7 @@ list_session_files(int dir_fd, const char *directory)
 static GThread *autoload_thread_handle;
 
 typedef struct {
+	GDBusConnection *connection; /* the service's bus, for logind */
 	char *directory;
 	GPtrArray *loaded; /* TcSession * */
 } TcAutoload;
@@ -388,6 +444,7 @@ typedef struct {
 static void
 autoload_free(TcAutoload *autoload)
 {
+	g_clear_object(&autoload->connection);
 	g_free(autoload->directory);
 	g_ptr_array_unref(autoload->loaded);
 	g_free(autoload);
@@ -412,11 +469,22 @@ publish_cb(gpointer user_data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Every checked file of the directory, in name order. */
+/* Every file of the checked directory dir_fd, in name order, owned by
+ * expected unless TC_ANY_OWNER. Takes dir_fd. */
+static void
+load_directory_fd(int dir_fd, const char *directory, uid_t expected, GPtrArray *loaded)
+{
+	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
+
+	for (guint i = 0; i < names->len; i++)
+		load_file(dir_fd, directory, g_ptr_array_index(names, i), expected, loaded);
+	close(dir_fd);
+}
+
+/* Every checked file of the system's directory, in name order. */
 static void
 load_directory(const char *directory, GPtrArray *loaded)
 {
-	g_autoptr(GPtrArray) names = NULL;
 	g_autoptr(GError) error = NULL;
 	int dir_fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -427,15 +495,96 @@ load_directory(const char *directory, GPtrArray *loaded)
 			g_warning("Auto-load: cannot open '%s': %s", directory, g_strerror(errno));
 		return;
 	}
-	if (!check_owner_and_mode(dir_fd, directory, "directory", S_IFDIR, &error)) {
+	if (!check_directory(dir_fd, directory, &error)) {
 		g_warning("Auto-load: %s", error->message);
 		close(dir_fd);
 		return;
 	}
-	names = list_session_files(dir_fd, directory);
-	for (guint i = 0; i < names->len; i++)
-		load_file(dir_fd, directory, g_ptr_array_index(names, i), loaded);
-	close(dir_fd);
+	load_directory_fd(dir_fd, directory, TC_ANY_OWNER, loaded);
+}
+
+/* The users logind knows are logged in; none without logind. */
+static void
+add_logged_in_users(GDBusConnection *connection, GArray *users)
+{
+	g_autoptr(GVariant) reply = NULL;
+	g_autoptr(GVariantIter) iter = NULL;
+	g_autoptr(GError) error = NULL;
+	guint32 uid;
+
+	if (connection)
+		reply = g_dbus_connection_call_sync(
+			connection, "org.freedesktop.login1", "/org/freedesktop/login1",
+			"org.freedesktop.login1.Manager", "ListUsers", NULL,
+			G_VARIANT_TYPE("(a(uso))"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
+	if (reply == NULL) {
+		g_debug("Auto-load: no logged-in users from logind: %s",
+			error ? error->message : "no bus");
+		return;
+	}
+	g_variant_get(reply, "(a(uso))", &iter);
+	while (g_variant_iter_loop(iter, "(u&s&o)", &uid, NULL, NULL))
+		g_array_append_val(users, uid);
+}
+
+static gint
+compare_uids(gconstpointer a, gconstpointer b)
+{
+	guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whose own directories are read: the owners of the sessions loaded so
+ * far and the users logged in now, but not root (root's are the
+ * system's), sorted, each once, at most TC_AUTOLOAD_USERS_MAX. */
+static GArray *
+home_users(GDBusConnection *connection, GPtrArray *loaded)
+{
+	GArray *users = g_array_new(FALSE, FALSE, sizeof(guint32));
+	guint kept = 0;
+
+	for (guint i = 0; i < loaded->len; i++) {
+		guint32 owner = ((TcSession *)g_ptr_array_index(loaded, i))->owner_uid;
+
+		g_array_append_val(users, owner);
+	}
+	add_logged_in_users(connection, users);
+	g_array_sort(users, compare_uids);
+	for (guint i = 0; i < users->len; i++) {
+		guint32 uid = g_array_index(users, guint32, i);
+
+		if (uid != 0 && (kept == 0 || g_array_index(users, guint32, kept - 1) != uid))
+			g_array_index(users, guint32, kept++) = uid;
+	}
+	g_array_set_size(users, kept);
+	if (users->len > TC_AUTOLOAD_USERS_MAX) {
+		g_warning("Auto-load: %u users; reading the directories of the first %d",
+			  users->len, TC_AUTOLOAD_USERS_MAX);
+		g_array_set_size(users, TC_AUTOLOAD_USERS_MAX);
+	}
+	return users;
+}
+
+/* The files of user's own directory, walked to from their home without
+ * following links (tc-home-dir.h), each file theirs. */
+static void
+load_home(uid_t user, GPtrArray *loaded)
+{
+	g_autoptr(GError) error = NULL;
+	struct passwd *pw = getpwuid(user);
+	g_autofree char *directory =
+		g_build_filename(pw && pw->pw_dir ? pw->pw_dir : "~", TC_AUTOLOAD_HOME_DIR, NULL);
+	int dir_fd = tc_home_dir_open(user, TC_AUTOLOAD_HOME_DIR, &error);
+
+	if (dir_fd < 0) {
+		if (g_error_matches(error, TC_ERROR, TC_ERROR_NOT_FOUND))
+			g_debug("Auto-load: uid %u: %s", (unsigned)user, error->message);
+		else
+			g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
+		return;
+	}
+	load_directory_fd(dir_fd, directory, user, loaded);
 }
 
 /* A thread of the service's own: the session operations read the
@@ -447,16 +596,23 @@ autoload_thread(gpointer data)
 
 	rcu_register_thread();
 	load_directory(autoload->directory, autoload->loaded);
+	{
+		g_autoptr(GArray) users = home_users(autoload->connection, autoload->loaded);
+
+		for (guint i = 0; i < users->len; i++)
+			load_home(g_array_index(users, guint32, i), autoload->loaded);
+	}
 	rcu_unregister_thread();
 	g_idle_add(publish_cb, autoload);
 	return NULL;
 }
 
 void
-tc_session_autoload_start(const char *directory)
+tc_session_autoload_start(GDBusConnection *connection, const char *directory)
 {
 	TcAutoload *autoload = g_new0(TcAutoload, 1);
 
+	autoload->connection = connection ? g_object_ref(connection) : NULL;
 	autoload->directory = g_strdup(directory);
 	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
 	/* Busy until the sessions are published: an idle exit now would

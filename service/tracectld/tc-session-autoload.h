@@ -7,16 +7,25 @@
  * Auto-loading at the service's start, as LTTng's session daemon loads its
  * system session directory: every "*.lttng" file of directory (the system
  * one, TRACECTL_AUTOLOAD_DIR, unless --session-dir names another) becomes
- * root's sessions. Only root-owned regular files that no one else may
- * write are read, each through the descriptor that was checked; a refused
- * file or session is logged with its name and leaves nothing behind.
- * docs/save-load.md says why users' own files are not read here.
+ * sessions of the file's owner, set up as that user's CreateSession would
+ * (their limits, home and consumer). The directory must be root's and
+ * writable by no one else; only regular files that no one but their owner
+ * may write, owned by a user of the system, are read, each through the
+ * descriptor that was checked; a refused file or session is logged with
+ * its name and leaves nothing behind.
+ *
+ * Then, for the owners of the sessions loaded so far and the users logind
+ * says are logged in (on connection; none without logind), but not root,
+ * the files of ~/.config/tracectl/sessions become that user's
+ * sessions: the directory walked to from the home without following links
+ * (tc-home-dir.h), every step and every file the user's and writable by
+ * no one else. docs/save-load.md says why and what is left out.
  *
  * Runs the session operations in a thread of its own (they wait on the
  * consumer); the sessions are exported on the main loop once set up.
  * Main thread only. A missing directory is not an error.
  */
-void tc_session_autoload_start(const char *directory);
+void tc_session_autoload_start(GDBusConnection *connection, const char *directory);
 /* At shutdown, before the operations' workers and the registry go: waits
  * for the loading thread to finish. Main thread. */
 void tc_session_autoload_wait(void);
