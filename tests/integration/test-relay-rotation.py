@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Rotation and clear of a session streamed to lttng-relayd, through the
+relay's trace chunk commands as LTTng does them: while an application
+emits numbered events, each rotation makes the relay archive the chunk
+under <relay output>/<host>/<session>-<date>/archives/<begin>-<end>-<n>/;
+every archive is a trace babeltrace2 reads on its own without a warning,
+and the archives together hold every event exactly once. A clear makes
+the relay delete what was recorded: afterwards the relay holds only the
+events recorded after the clear. A live session's rotation is refused, as
+LTTng refuses it."""
+
+import os
+import re
+import socket
+import time
+
+from relaylib import Relay
+from tclib import Service, check, log, run
+from tracelib import babeltrace_text, read_streams
+
+ARCHIVE_NAME = re.compile(r"^\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
+COUNT = 6000
+
+
+def relay_session_dir(relay, hostname, name):
+    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith(name + "-")]
+    check(len(dirs) == 1, f"relay directories of {name}: {relay.trace_dirs(hostname)}")
+    return dirs[0]
+
+
+def archives(session_dir):
+    found = {}
+    root = os.path.join(session_dir, "archives")
+    check(os.path.isdir(root), f"no archives on the relay: {os.listdir(session_dir)}")
+    for name in os.listdir(root):
+        match = ARCHIVE_NAME.match(name)
+        check(match is not None, f"archive named {name!r}, not <begin>-<end>-<n>")
+        found[int(match.group(1))] = os.path.join(root, name)
+    return [found[i] for i in sorted(found)]
+
+
+def events_of(path, name):
+    return [e for e in read_streams(path)["events"] if e["name"] == name]
+
+
+def seqs_of(path):
+    return [e["seq"] for e in events_of(path, "example:all_types")]
+
+
+def test_rotate(svc, relay, hostname):
+    svc.cli("create", "rrot", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    app = svc.app("--count", str(COUNT), "--interval-us", "400")
+    printed = []
+    for _ in range(2):
+        time.sleep(0.8)
+        result = svc.cli("rotate", "rrot").stdout
+        check("is now readable at" in result, result)
+        printed.append(result.split()[-1])
+    _, err = app.communicate(timeout=60)
+    check(app.returncode == 0, f"app failed: {err}")
+    svc.cli("stop")
+    printed.append(svc.cli("rotate").stdout.split()[-1])
+    svc.cli("destroy", "rrot")
+    session = relay_session_dir(relay, hostname, "rrot")
+    paths = archives(session)
+    # Printed as the relay names them: under its output directory.
+    relative = [os.path.relpath(p, relay.output) for p in paths]
+    check(relative == printed, f"archives {relative} on the relay but rotate printed {printed}")
+    all_seqs = []
+    for path in paths:
+        check(os.path.isdir(os.path.join(path, "ust", "uid", str(os.getuid()), "64-bit")),
+              f"{path} is not laid out as ust/uid/<uid>/64-bit: {os.listdir(path)}")
+        babeltrace_text(path)  # fails on any warning
+        seqs = seqs_of(path)
+        log(f"{os.path.basename(path)}: {len(seqs)} events"
+            + (f" ({min(seqs)}..{max(seqs)})" if seqs else ""))
+        all_seqs += seqs
+    check(sum(1 for p in paths[:2] if seqs_of(p)) == 2,
+          "a rotation while recording archived nothing")
+    missing = set(range(COUNT)) - set(all_seqs)
+    check(not missing, f"{len(missing)} events in no archive, e.g. {sorted(missing)[:5]}")
+    check(len(all_seqs) == COUNT,
+          f"{len(all_seqs) - COUNT} events recorded twice across the archives")
+
+
+def relay_events(session_dir, name="example:all_types"):
+    """Events of the session's trace on the relay, archives left out."""
+    events = []
+    for entry in sorted(os.listdir(session_dir)):
+        if entry != "archives":
+            events += events_of(os.path.join(session_dir, entry), name)
+    return events
+
+
+def relay_seqs(session_dir):
+    return [e["seq"] for e in relay_events(session_dir)]
+
+
+def test_clear(svc, relay, hostname):
+    svc.cli("create", "rclr", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    svc.run_app("--count", "500")
+    svc.cli("stop")
+    session = relay_session_dir(relay, hostname, "rclr")
+    check(len(relay_seqs(session)) == 500, "the relay did not get the events before the clear")
+    printed = svc.cli("clear", "rclr").stdout
+    check("Session rclr cleared" in printed, printed)
+    seqs = relay_seqs(session)
+    check(seqs == [], f"{len(seqs)} events left on the relay after the clear")
+    svc.cli("start")
+    svc.run_app("--count", "70")
+    svc.cli("stop")
+    svc.cli("destroy", "rclr")
+    trace = [os.path.join(session, e) for e in os.listdir(session) if e != "archives"]
+    for path in trace:
+        babeltrace_text(path)
+    seqs = sorted(relay_seqs(session))
+    log(f"after the clear: {len(seqs)} events on the relay")
+    check(seqs == list(range(70)), f"the relay holds {len(seqs)} events, not the 70 after "
+          f"the clear")
+    check(len(relay_events(session, "example:startup")) == 1,
+          "events of before the clear are left on the relay")
+
+
+def test_live_refused(svc, relay):
+    svc.cli("create", "rlive", "--set-url", relay.url, "--live=1000000")
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    svc.run_app("--count", "10")
+    result = svc.cli("rotate", "rlive", check_ok=False)
+    check(result.returncode == 1 and "live session" in result.stderr, f"live rotate: {result}")
+    svc.cli("destroy", "rlive")
+
+
+def test():
+    hostname = socket.gethostname()
+    with Service() as svc, Relay(svc.rundir) as relay:
+        test_rotate(svc, relay, hostname)
+        test_clear(svc, relay, hostname)
+        test_live_refused(svc, relay)
+        check(svc.alive(), "tracectld died")
+
+
+run(test)
