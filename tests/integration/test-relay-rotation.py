@@ -7,7 +7,7 @@ under <relay output>/<host>/<session>-<date>/archives/<begin>-<end>-<n>/;
 every archive is a trace babeltrace2 reads on its own without a warning,
 and the archives together hold every event exactly once. A clear makes
 the relay delete what was recorded: afterwards the relay holds only the
-events recorded after the clear. A live session's rotation is refused, as
+events recorded after the clear. A timer schedule rotates the same way. A live session's rotation is refused, as
 LTTng refuses it."""
 
 import os
@@ -126,6 +126,29 @@ def test_clear(svc, relay, hostname):
           "events of before the clear are left on the relay")
 
 
+def test_schedule(svc, relay, hostname):
+    """A timer schedule rotates a streamed session through the same path."""
+    svc.cli("create", "rsched", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("enable-rotation", "--timer", "1s")
+    svc.cli("start")
+    app = svc.app("--count", "4000", "--interval-us", "500")
+    _, err = app.communicate(timeout=60)
+    check(app.returncode == 0, f"app failed: {err}")
+    svc.cli("stop")
+    svc.cli("rotate")
+    svc.cli("destroy", "rsched")
+    paths = archives(relay_session_dir(relay, hostname, "rsched"))
+    check(len(paths) >= 2, f"the timer made {len(paths) - 1} archives in 2 s")
+    seqs = []
+    for path in paths:
+        babeltrace_text(path)
+        seqs += seqs_of(path)
+    check(sorted(seqs) == list(range(4000)),
+          f"{len(seqs)} events across {len(paths)} scheduled archives, not 4000 once each")
+    log(f"timer schedule: {len(paths)} archives on the relay")
+
+
 def test_live_refused(svc, relay):
     svc.cli("create", "rlive", "--set-url", relay.url, "--live=1000000")
     svc.cli("enable-event", "-u", "example:*")
@@ -141,6 +164,7 @@ def test():
     with Service() as svc, Relay(svc.rundir) as relay:
         test_rotate(svc, relay, hostname)
         test_clear(svc, relay, hostname)
+        test_schedule(svc, relay, hostname)
         test_live_refused(svc, relay)
         check(svc.alive(), "tracectld died")
 
