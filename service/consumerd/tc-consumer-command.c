@@ -632,6 +632,15 @@ handle_relay_rotate(struct command *command)
 					     sizeof(command->reply.message), &archived);
 	command->reply.bytes_used = archived;
 	command_set_totals(command, session);
+	if (ret == -EPERM) {
+		struct consumerd_relay_status status = {0};
+
+		consumerd_relay_get_status(session->relay, &status);
+		return command_fail(command, ret,
+				    "The relay at %s does not allow clearing sessions "
+				    "(lttng-relayd --disallow-clear)",
+				    status.address);
+	}
 	if (ret < 0)
 		return command_fail(command, ret,
 				    "Session %" PRIu64 ": the relay did not rotate its trace "

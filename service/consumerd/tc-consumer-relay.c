@@ -1077,6 +1077,26 @@ command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int6
 	return 0;
 }
 
+/* Whether the relay allows clearing (lttng-relayd without
+ * --disallow-clear): 1, 0, or -errno. */
+static int
+relay_allows_clear(struct consumerd_relay *relay)
+{
+	struct tc_relay_get_configuration msg = {0};
+	struct tc_relay_get_configuration_reply reply;
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_GET_CONFIGURATION, &msg, sizeof(msg));
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
+		return -EPROTO;
+	return (be64toh(reply.flags) & TC_RELAY_CONFIGURATION_CLEAR_ALLOWED) != 0;
+}
+
 int
 consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *path,
 		       size_t path_size)
@@ -1091,6 +1111,15 @@ consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *pa
 	ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (ret < 0)
 		return ret;
+	/* Asked before anything changes: a refused DELETE would end the
+	 * connection with the chunks half rotated. */
+	if (command == TC_RELAY_CHUNK_DELETE) {
+		ret = relay_allows_clear(relay);
+		if (ret == 0)
+			return -EPERM;
+		if (ret < 0)
+			goto fail;
+	}
 	ret = command_create_trace_chunk(relay, old_chunk + 1, now);
 	if (ret < 0)
 		goto fail;

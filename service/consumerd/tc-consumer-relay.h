@@ -112,7 +112,8 @@ void consumerd_relay_send_beacon(struct consumerd_relay *relay,
  * archives/<begin>-<end>-<id>/, or deleted for a clear. The caller has
  * flushed the streams: every packet sent before is in the old chunk, every
  * one after in the new. path receives the old chunk's path as the relay
- * names it. Returns 0, -ENOTCONN when the relay is down, -ETIMEDOUT when
+ * names it. Returns 0, -EPERM when command is a delete and the relay does
+ not allow clearing (nothing changed then), -ENOTCONN when the relay is down, -ETIMEDOUT when
  * it did not confirm the packets sent, -EPROTO when it refused a command
  * (the connection then counts as lost), or another -errno.
  */

@@ -49,7 +49,21 @@ enum tc_relay_command {
 	TC_RELAY_ROTATE_STREAMS = 18,
 	TC_RELAY_CREATE_TRACE_CHUNK = 19,
 	TC_RELAY_CLOSE_TRACE_CHUNK = 20,
+	TC_RELAY_GET_CONFIGURATION = 22,
 };
+
+/* GET_CONFIGURATION: query_flags must be 0; the reply is a status and
+ * the relay's flags. */
+struct tc_relay_get_configuration {
+	uint64_t query_flags;
+} __attribute__((packed));
+
+struct tc_relay_get_configuration_reply {
+	uint32_t ret_code;
+	uint64_t flags;
+} __attribute__((packed));
+
+#define TC_RELAY_CONFIGURATION_CLEAR_ALLOWED (1ull << 0) /* not --disallow-clear */
 
 /* What the relay does with a trace chunk once closed (lttng's enum
  * lttng_trace_chunk_command_type). */

@@ -7,7 +7,9 @@ under <relay output>/<host>/<session>-<date>/archives/<begin>-<end>-<n>/;
 every archive is a trace babeltrace2 reads on its own without a warning,
 and the archives together hold every event exactly once. A clear makes
 the relay delete what was recorded: afterwards the relay holds only the
-events recorded after the clear. A timer schedule rotates the same way. A live session's rotation is refused, as
+events recorded after the clear; a relay that disallows clearing makes
+the clear fail, naming it, and nothing changes. A timer schedule rotates
+the same way. A live session's rotation is refused, as
 LTTng refuses it."""
 
 import os
@@ -149,6 +151,27 @@ def test_schedule(svc, relay, hostname):
     log(f"timer schedule: {len(paths)} archives on the relay")
 
 
+def test_clear_disallowed(svc):
+    """A relay that does not allow clearing: a clear refusal naming it,
+    nothing deleted, and the session goes on streaming."""
+    with Relay(os.path.join(svc.rundir, "noclear"), "--disallow-clear") as relay:
+        svc.cli("create", "rnoclr", "--set-url", relay.url)
+        svc.cli("enable-event", "-u", "example:*")
+        svc.cli("start")
+        svc.run_app("--count", "50")
+        svc.cli("stop")
+        result = svc.cli("clear", "rnoclr", check_ok=False)
+        check(result.returncode == 1 and "does not allow clearing" in result.stderr
+              and relay.url in result.stderr, f"clear on --disallow-clear: {result}")
+        svc.cli("start")
+        svc.run_app("--count", "50")
+        svc.cli("stop")
+        svc.cli("destroy", "rnoclr")
+        session = relay_session_dir(relay, socket.gethostname(), "rnoclr")
+        check(sorted(relay_seqs(session)) == sorted(list(range(50)) * 2),
+              "the refused clear changed what the relay holds")
+
+
 def test_live_refused(svc, relay):
     svc.cli("create", "rlive", "--set-url", relay.url, "--live=1000000")
     svc.cli("enable-event", "-u", "example:*")
@@ -166,6 +189,7 @@ def test():
         test_clear(svc, relay, hostname)
         test_schedule(svc, relay, hostname)
         test_live_refused(svc, relay)
+        test_clear_disallowed(svc)
         check(svc.alive(), "tracectld died")
 
 
