@@ -9,7 +9,7 @@ and the archives together hold every event exactly once. A clear makes
 the relay delete what was recorded: afterwards the relay holds only the
 events recorded after the clear; a relay that disallows clearing makes
 the clear fail, naming it, and nothing changes. A timer schedule rotates
-the same way. A live session's rotation is refused, as
+the same way, and the kernel streams of a session rotate with it. A live session's rotation is refused, as
 LTTng refuses it."""
 
 import os
@@ -18,7 +18,7 @@ import socket
 import time
 
 from relaylib import Relay
-from tclib import Service, check, log, run
+from tclib import Service, check, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams
 
 ARCHIVE_NAME = re.compile(r"^\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
@@ -86,6 +86,34 @@ def test_rotate(svc, relay, hostname):
     check(not missing, f"{len(missing)} events in no archive, e.g. {sorted(missing)[:5]}")
     check(len(all_seqs) == COUNT,
           f"{len(all_seqs) - COUNT} events recorded twice across the archives")
+
+
+def test_rotate_kernel(svc, relay, hostname):
+    """The kernel streams of a streamed session rotate with it."""
+    mount_tracefs()
+    svc.cli("create", "rkrot", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("enable-event", "-k", "sched:sched_switch")
+    svc.cli("start")
+    app = svc.app("--count", "2000", "--interval-us", "500")
+    time.sleep(0.5)
+    svc.cli("rotate")
+    _, err = app.communicate(timeout=60)
+    check(app.returncode == 0, f"app failed: {err}")
+    svc.cli("stop")
+    svc.cli("rotate")
+    svc.cli("destroy", "rkrot")
+    paths = archives(relay_session_dir(relay, hostname, "rkrot"))
+    check(len(paths) == 2, f"{len(paths)} archives")
+    seqs = []
+    for path in paths:
+        check(os.path.exists(os.path.join(path, "kernel", "metadata")),
+              f"no kernel trace in {path}: {os.listdir(path)}")
+        babeltrace_text(path)
+        names = [e["name"] for e in read_streams(path)["events"]]
+        check(any(n.endswith("sched_switch") for n in names), f"no sched_switch in {path}")
+        seqs += seqs_of(path)
+    check(sorted(seqs) == list(range(2000)), f"{len(seqs)} events, not 2000 once each")
 
 
 def relay_events(session_dir, name="example:all_types"):
@@ -188,6 +216,7 @@ def test():
         test_rotate(svc, relay, hostname)
         test_clear(svc, relay, hostname)
         test_schedule(svc, relay, hostname)
+        test_rotate_kernel(svc, relay, hostname)
         test_live_refused(svc, relay)
         test_clear_disallowed(svc)
         check(svc.alive(), "tracectld died")
