@@ -1001,6 +1001,7 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
 static int
 streams_follow_new_chunk(struct consumerd_relay *relay)
 {
+	bool readded = false;
 	int ret = 0;
 
 	for (struct consumerd_relay_stream *s = relay->streams; s && ret == 0; s = s->next) {
@@ -1019,8 +1020,12 @@ streams_follow_new_chunk(struct consumerd_relay *relay)
 			ret = command_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
 			if (ret == 0)
 				ret = stream_add_on_relay(relay, s);
+			readded = true;
 		}
 	}
+	/* Live viewers see streams added again once published. */
+	if (ret == 0 && readded)
+		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 	return ret;
 }
 

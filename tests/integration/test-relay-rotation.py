@@ -207,7 +207,18 @@ def test_live_refused(svc, relay):
     svc.run_app("--count", "10")
     result = svc.cli("rotate", "rlive", check_ok=False)
     check(result.returncode == 1 and "live session" in result.stderr, f"live rotate: {result}")
+    # Clear is allowed on live sessions, as with LTTng.
+    svc.cli("stop")
+    svc.cli("clear", "rlive")
+    svc.cli("start")
+    svc.run_app("--count", "20")
+    svc.cli("stop")
     svc.cli("destroy", "rlive")
+    session = relay_session_dir(relay, socket.gethostname(), "rlive")
+    check(sorted(relay_seqs(session)) == list(range(20)),
+          "a live session's clear left events of before it, or lost later ones")
+    for entry in os.listdir(session):
+        babeltrace_text(os.path.join(session, entry))
 
 
 def test():
