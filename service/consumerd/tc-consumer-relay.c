@@ -36,10 +36,10 @@ struct consumerd_relay {
 	/* The current trace chunk: the first is 0, made with the session;
 	 * each rotation makes the next. */
 	uint64_t chunk_id;
-	int64_t chunk_created; /* Unix seconds */
+	int64_t chunk_created;	      /* Unix seconds */
 	int64_t chunk_created_before; /* of the chunk before, while it is closed */
-	uint32_t generation;	  /* connections made so far, after the first */
-	uint32_t pending_replies; /* generic replies of indexes not read yet */
+	uint32_t generation;	      /* connections made so far, after the first */
+	uint32_t pending_replies;     /* generic replies of indexes not read yet */
 	bool up;
 	uint64_t next_retry, retry_interval;
 	int probe_fd; /* a connection to the control port in progress, or -1 */
@@ -1139,8 +1139,8 @@ consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *pa
 	if (ret < 0)
 		goto fail;
 	consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
-		       relay->session_id,
-		       command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived", old_chunk, path);
+		       relay->session_id, command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived",
+		       old_chunk, path);
 	return 0;
 
 fail:

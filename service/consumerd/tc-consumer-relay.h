@@ -49,7 +49,7 @@ struct consumerd_relay_stream {
 	uint64_t packets_on_connection;
 	uint64_t last_packet_seq; /* CTF packet_seq_num of the last packet sent */
 	uint64_t chunk_bytes;	  /* packet bytes sent into the current trace chunk */
-	uint64_t last_packet_ns; /* consumer clock, for live beacons */
+	uint64_t last_packet_ns;  /* consumer clock, for live beacons */
 	/* metadata streams: everything appended so far, sent again on reconnection */
 	char *metadata;
 	size_t metadata_size, metadata_capacity;
