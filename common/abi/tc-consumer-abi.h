@@ -51,6 +51,7 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_RELAY_STATUS = 15,   /* struct tc_consumer_session_ref */
 	TC_CONSUMER_KERNEL_OWN = 18,     /* struct tc_consumer_kernel_own + ring fd */
 	TC_CONSUMER_SNAPSHOT_RELAY = 19, /* struct tc_consumer_snapshot_relay */
+	TC_CONSUMER_RELAY_ROTATE = 20,   /* struct tc_consumer_relay_rotate */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -156,6 +157,25 @@ struct tc_consumer_rotate {
 	uint64_t session_id;
 	char from_root[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
 	char to_root[TC_CONSUMER_PATH_MAX];   /* absolute, NUL-terminated */
+};
+
+/*
+ * TC_CONSUMER_RELAY_ROTATE: rotation, or clear, of a session streamed to
+ * an LTTng relay daemon, which keeps the trace chunks: the session is
+ * flushed as for TC_CONSUMER_ROTATE, then the relay makes a new chunk,
+ * moves every stream to it after its last packet sent, and closes the old
+ * chunk with close_command (TC_CONSUMER_RELAY_CHUNK_*): moved into the
+ * relay's archives/<begin>-<end>-<n>/, or deleted (clear). The reply's
+ * message is the closed chunk's path as the relay names it (truncated to
+ * the field), bytes_used the packet bytes it held.
+ */
+#define TC_CONSUMER_RELAY_CHUNK_ARCHIVE 0u /* lttng: MOVE_TO_COMPLETED */
+#define TC_CONSUMER_RELAY_CHUNK_DELETE 2u  /* lttng: DELETE */
+struct tc_consumer_relay_rotate {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint32_t close_command;
+	uint32_t reserved; /* 0 */
 };
 
 /*

@@ -611,6 +611,45 @@ handle_clear(struct command *command)
 }
 
 static int
+handle_relay_rotate(struct command *command)
+{
+	const struct tc_consumer_relay_rotate *msg = command->msg;
+	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t archived = 0;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (session->snapshot || !session->relay)
+		return command_fail(command, -EINVAL,
+				    "Session %" PRIu64 " does not stream a trace to a relay",
+				    msg->session_id);
+	if (msg->close_command != TC_CONSUMER_RELAY_CHUNK_ARCHIVE &&
+	    msg->close_command != TC_CONSUMER_RELAY_CHUNK_DELETE)
+		return command_fail(command, -EINVAL, "Unknown trace chunk close command %" PRIu32,
+				    msg->close_command);
+	ret = consumerd_session_rotate_relay(session, msg->close_command, command->reply.message,
+					     sizeof(command->reply.message), &archived);
+	command->reply.bytes_used = archived;
+	command_set_totals(command, session);
+	if (ret == -EPERM) {
+		struct consumerd_relay_status status = {0};
+
+		consumerd_relay_get_status(session->relay, &status);
+		return command_fail(command, ret,
+				    "The relay at %s does not allow clearing sessions "
+				    "(lttng-relayd --disallow-clear)",
+				    status.address);
+	}
+	if (ret < 0)
+		return command_fail(command, ret,
+				    "Session %" PRIu64 ": the relay did not rotate its trace "
+				    "chunk: %s",
+				    msg->session_id, strerror(-ret));
+	return 0;
+}
+
+static int
 handle_chunk_size(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
@@ -692,6 +731,8 @@ static const struct command_type command_types[] = {
 	 handle_snapshot},
 	{TC_CONSUMER_SNAPSHOT_RELAY, "SNAPSHOT_RELAY", sizeof(struct tc_consumer_snapshot_relay),
 	 false, handle_snapshot_relay},
+	{TC_CONSUMER_RELAY_ROTATE, "RELAY_ROTATE", sizeof(struct tc_consumer_relay_rotate), false,
+	 handle_relay_rotate},
 	{TC_CONSUMER_CHANNEL_STATS, "CHANNEL_STATS", sizeof(struct tc_consumer_channel_ref), false,
 	 handle_channel_stats},
 	{TC_CONSUMER_CREATE_SESSION, "CREATE_SESSION", sizeof(struct tc_consumer_session), false,

@@ -23,7 +23,6 @@
 /* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
  * with their names. */
 #define COMMAND_MAX 1024u
-#define CHUNK_ID 0u
 /* Index replies not read yet at most; then the next command waits for them. */
 #define PENDING_REPLIES_MAX 256u
 
@@ -34,8 +33,13 @@ struct consumerd_relay {
 	int control_fd, data_fd;
 	uint32_t minor;
 	uint64_t relay_session_id;
-	uint32_t generation;	  /* connections made so far, after the first */
-	uint32_t pending_replies; /* generic replies of indexes not read yet */
+	/* The current trace chunk: the first is 0, made with the session;
+	 * each rotation makes the next. */
+	uint64_t chunk_id;
+	int64_t chunk_created;	      /* Unix seconds */
+	int64_t chunk_created_before; /* of the chunk before, while it is closed */
+	uint32_t generation;	      /* connections made so far, after the first */
+	uint32_t pending_replies;     /* generic replies of indexes not read yet */
 	bool up;
 	uint64_t next_retry, retry_interval;
 	int probe_fd; /* a connection to the control port in progress, or -1 */
@@ -294,11 +298,11 @@ command_create_session(struct consumerd_relay *relay)
 }
 
 static int
-command_create_trace_chunk(struct consumerd_relay *relay)
+command_create_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int64_t created)
 {
 	struct tc_relay_create_trace_chunk msg = {
-	    .chunk_id = htobe64(CHUNK_ID),
-	    .creation_timestamp = htobe64((uint64_t)relay->out.creation_time),
+	    .chunk_id = htobe64(chunk_id),
+	    .creation_timestamp = htobe64((uint64_t)created),
 	};
 
 	return command_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg, sizeof(msg));
@@ -362,7 +366,7 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 	ret = stream_file_name(relay, stream, name, sizeof(name));
 	if (ret < 0)
 		return ret;
-	len = tc_relay_encode_add_stream(buf, sizeof(buf), name, stream->path, CHUNK_ID);
+	len = tc_relay_encode_add_stream(buf, sizeof(buf), name, stream->path, relay->chunk_id);
 	if (len < 0)
 		return len;
 	ret = drain_replies(relay, true);
@@ -436,7 +440,7 @@ relay_connect(struct consumerd_relay *relay, int control_fd)
 	if (ret == 0)
 		ret = command_create_session(relay);
 	if (ret == 0)
-		ret = command_create_trace_chunk(relay);
+		ret = command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
 	if (ret < 0)
 		goto fail;
 	relay->up = true;
@@ -507,6 +511,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->out = *out;
 	relay->session_id = session_id;
 	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
+	relay->chunk_created = out->creation_time;
 	/* Any non-nil value: the relay keys its trace chunks by it. */
 	if (getentropy(relay->uuid, sizeof(relay->uuid)) < 0)
 		memcpy(relay->uuid, &session_id, sizeof(session_id));
@@ -703,6 +708,8 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	}
 	stream->net_seq++;
 	stream->packets_on_connection++;
+	stream->last_packet_seq = be64toh(index.packet_seq_num);
+	stream->chunk_bytes += size;
 	stream->last_packet_ns = tc_rb_clock_now();
 	return 0;
 }
@@ -926,4 +933,218 @@ consumerd_relay_get_status(const struct consumerd_relay *relay,
 	status->lost_packets = relay->lost_packets;
 	status->lost_since = relay->lost_since;
 	relay_address(relay, status->address, sizeof(status->address));
+}
+
+/* ---- trace chunk rotation ---- */
+
+/* The consumer ABI passes lttng's close commands through. */
+_Static_assert(TC_CONSUMER_RELAY_CHUNK_ARCHIVE == TC_RELAY_CHUNK_MOVE_TO_COMPLETED &&
+		   TC_CONSUMER_RELAY_CHUNK_DELETE == TC_RELAY_CHUNK_DELETE,
+	       "close commands differ");
+
+/* Whether the relay can rotate stream to the new chunk in place: it
+ * rotates a data stream once it has an index at or past the position,
+ * which a stream that sent nothing on this connection never gives it. */
+static bool
+stream_rotates_in_place(const struct consumerd_relay_stream *stream)
+{
+	return stream->added && (stream->is_metadata || stream->packets_on_connection > 0);
+}
+
+static int
+command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
+{
+	struct tc_relay_rotate_streams header = {
+	    .new_chunk_id_is_set = 1,
+	    .new_chunk_id = htobe64(new_chunk_id),
+	};
+	struct tc_relay_stream_rotation_position *positions;
+	uint32_t count = 0, code = 0;
+	size_t len;
+	char *buf;
+	int ret;
+
+	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next)
+		count += stream_rotates_in_place(s);
+	if (count == 0)
+		return 0;
+	len = sizeof(header) + (size_t)count * sizeof(*positions);
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	header.stream_count = htobe32(count);
+	memcpy(buf, &header, sizeof(header));
+	positions = (struct tc_relay_stream_rotation_position *)(buf + sizeof(header));
+	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next) {
+		if (!stream_rotates_in_place(s))
+			continue;
+		/* The first packet of the new chunk is the one after the last sent. */
+		*positions++ = (struct tc_relay_stream_rotation_position){
+		    .stream_id = htobe64(s->handle),
+		    .rotate_at_seq_num = htobe64(s->is_metadata ? 0 : s->last_packet_seq + 1),
+		};
+	}
+	ret = drain_replies(relay, true);
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_ROTATE_STREAMS, buf, len);
+	free(buf);
+	if (ret == 0)
+		ret = read_generic_reply(relay, &code);
+	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
+		ret = -EPROTO;
+	return ret;
+}
+
+/* Streams the relay cannot rotate in place are closed in the old chunk
+ * (empty there) and added again in the new one; the metadata starts again
+ * whole in the new chunk. */
+static int
+streams_follow_new_chunk(struct consumerd_relay *relay)
+{
+	bool readded = false;
+	int ret = 0;
+
+	for (struct consumerd_relay_stream *s = relay->streams; s && ret == 0; s = s->next) {
+		if (!s->added)
+			continue;
+		s->chunk_bytes = 0;
+		if (s->is_metadata) {
+			if (s->metadata_size > 0)
+				ret = metadata_send_range(relay, s, s->metadata, s->metadata_size);
+		} else if (s->packets_on_connection == 0) {
+			struct tc_relay_stream_seq msg = {
+			    .stream_id = htobe64(s->handle),
+			    .last_net_seq_num = htobe64(UINT64_MAX),
+			};
+
+			ret = command_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
+			if (ret == 0)
+				ret = stream_add_on_relay(relay, s);
+			readded = true;
+		}
+	}
+	/* Live viewers see streams added again once published. */
+	if (ret == 0 && readded)
+		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+	return ret;
+}
+
+static void
+chunk_time(int64_t seconds, char *buf, size_t size)
+{
+	time_t t = (time_t)seconds;
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || strftime(buf, size, "%Y%m%dT%H%M%S%z", &tm) == 0)
+		snprintf(buf, size, "%" PRId64, seconds);
+}
+
+static int
+command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int64_t closed,
+			  uint32_t command, char *path, size_t path_size)
+{
+	struct tc_relay_close_trace_chunk msg = {
+	    .chunk_id = htobe64(chunk_id),
+	    .close_timestamp = htobe64((uint64_t)closed),
+	    .close_command_is_set = 1,
+	    .close_command = htobe32(command),
+	};
+	struct tc_relay_close_trace_chunk_reply reply;
+	char relay_path[TC_RELAY_PATH_MAX];
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_CLOSE_TRACE_CHUNK, &msg, sizeof(msg));
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	if (ret == 0)
+		ret = tc_relay_parse_close_chunk_reply(&reply, sizeof(reply), &reply);
+	if (ret < 0)
+		return ret;
+	ret = recv_all(relay->control_fd, relay_path, reply.path_length);
+	if (ret == 0)
+		ret = tc_relay_check_output_path(relay_path, reply.path_length);
+	if (ret < 0)
+		return ret;
+	/* Before its first move, the relay answers with the session's
+	 * directory rather than the archive's; the archive is named as the
+	 * relay names it: <begin>-<end>-<id>, local times. */
+	if (command == TC_RELAY_CHUNK_MOVE_TO_COMPLETED && !strstr(relay_path, "/archives/")) {
+		char begin[32], end[32];
+
+		chunk_time(relay->chunk_created_before, begin, sizeof(begin));
+		chunk_time(closed, end, sizeof(end));
+		snprintf(path, path_size, "%s/archives/%s-%s-%" PRIu64, relay_path, begin, end,
+			 chunk_id);
+	} else {
+		snprintf(path, path_size, "%s", relay_path);
+	}
+	return 0;
+}
+
+/* Whether the relay allows clearing (lttng-relayd without
+ * --disallow-clear): 1, 0, or -errno. */
+static int
+relay_allows_clear(struct consumerd_relay *relay)
+{
+	struct tc_relay_get_configuration msg = {0};
+	struct tc_relay_get_configuration_reply reply;
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_GET_CONFIGURATION, &msg, sizeof(msg));
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
+		return -EPROTO;
+	return (be64toh(reply.flags) & TC_RELAY_CONFIGURATION_CLEAR_ALLOWED) != 0;
+}
+
+int
+consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *path,
+		       size_t path_size)
+{
+	const uint64_t old_chunk = relay->chunk_id;
+	const int64_t now = (int64_t)time(NULL);
+	int ret;
+
+	if (path_size > 0)
+		path[0] = '\0';
+	/* Packets still in flight would land on the wrong side of the cut. */
+	ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	if (ret < 0)
+		return ret;
+	/* Asked before anything changes: a refused DELETE would end the
+	 * connection with the chunks half rotated. */
+	if (command == TC_RELAY_CHUNK_DELETE) {
+		ret = relay_allows_clear(relay);
+		if (ret == 0)
+			return -EPERM;
+		if (ret < 0)
+			goto fail;
+	}
+	ret = command_create_trace_chunk(relay, old_chunk + 1, now);
+	if (ret < 0)
+		goto fail;
+	relay->chunk_id = old_chunk + 1;
+	relay->chunk_created_before = relay->chunk_created;
+	relay->chunk_created = now;
+	ret = command_rotate_streams(relay, relay->chunk_id);
+	if (ret == 0)
+		ret = streams_follow_new_chunk(relay);
+	if (ret == 0)
+		ret = command_close_trace_chunk(relay, old_chunk, now, command, path, path_size);
+	if (ret < 0)
+		goto fail;
+	consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
+		       relay->session_id, command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived",
+		       old_chunk, path);
+	return 0;
+
+fail:
+	/* The relay's view of the chunks is unknown now: start over. */
+	relay_fail(relay, "rotating the trace chunk", ret);
+	return ret;
 }

@@ -47,7 +47,9 @@ struct consumerd_relay_stream {
 	uint64_t handle;  /* the relay's, while added */
 	uint64_t net_seq; /* next packet's number on this connection */
 	uint64_t packets_on_connection;
-	uint64_t last_packet_ns; /* consumer clock, for live beacons */
+	uint64_t last_packet_seq; /* CTF packet_seq_num of the last packet sent */
+	uint64_t chunk_bytes;	  /* packet bytes sent into the current trace chunk */
+	uint64_t last_packet_ns;  /* consumer clock, for live beacons */
 	/* metadata streams: everything appended so far, sent again on reconnection */
 	char *metadata;
 	size_t metadata_size, metadata_capacity;
@@ -101,6 +103,22 @@ int consumerd_relay_send_metadata(struct consumerd_relay *relay,
 void consumerd_relay_send_beacon(struct consumerd_relay *relay,
 				 struct consumerd_relay_stream *stream, uint64_t ctf_stream_id,
 				 uint64_t timestamp);
+
+/*
+ * Rotates the session's trace chunk on the relay, as LTTng 2.11 and later
+ * do: a new chunk (CREATE_TRACE_CHUNK), every stream moved to it after
+ * the last packet sent (ROTATE_STREAMS; the metadata is sent again
+ * whole), then the old chunk closed with command: moved to the relay's
+ * archives/<begin>-<end>-<id>/, or deleted for a clear. The caller has
+ * flushed the streams: every packet sent before is in the old chunk, every
+ * one after in the new. path receives the old chunk's path as the relay
+ * names it. Returns 0, -EPERM when command is a delete and the relay does
+ not allow clearing (nothing changed then), -ENOTCONN when the relay is down, -ETIMEDOUT when
+ * it did not confirm the packets sent, -EPROTO when it refused a command
+ * (the connection then counts as lost), or another -errno.
+ */
+int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *path,
+			   size_t path_size);
 
 /* While down: reconnects when the retry deadline (consumer clock) is
  * due. Returns true when connected. */

@@ -164,7 +164,8 @@ consumerd_session_chunk_bytes(const struct consumerd_session *session)
 	for (const struct consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-			bytes += channel->streams[cpu].file_size;
+			bytes += channel->streams[cpu].file_size +
+				 channel->streams[cpu].relay.chunk_bytes;
 	}
 	if (session->kernel)
 		bytes += consumerd_kernel_trace_bytes(session->kernel);
@@ -193,6 +194,25 @@ consumerd_session_rotate(struct consumerd_session *session, const char *from_roo
 	else
 		consumerd_info("session=%" PRIu64 ": Archived %" PRIu64 " bytes into \"%s\"",
 			       session->session_id, *archived_bytes, to_root);
+	return ret;
+}
+
+int
+consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command, char *path,
+			       size_t path_size, uint64_t *archived_bytes)
+{
+	int ret;
+
+	*archived_bytes = 0;
+	if (session->snapshot || !session->relay)
+		return -EINVAL;
+	/* Every packet reserved so far goes to the relay before the cut. */
+	(void)consumerd_session_flush(session);
+	*archived_bytes = consumerd_session_chunk_bytes(session);
+	ret = consumerd_relay_rotate(session->relay, command, path, path_size);
+	if (ret < 0)
+		consumerd_warning("session=%" PRIu64 ": Rotation on the relay failed: %s",
+				  session->session_id, strerror(-ret));
 	return ret;
 }
 

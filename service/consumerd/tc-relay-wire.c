@@ -23,6 +23,22 @@ tc_relay_parse_create_session_reply(const void *buf, size_t len,
 }
 
 int
+tc_relay_parse_close_chunk_reply(const void *buf, size_t len,
+				 struct tc_relay_close_trace_chunk_reply *reply)
+{
+	if (len < sizeof(*reply))
+		return -EBADMSG;
+	memcpy(reply, buf, sizeof(*reply));
+	reply->ret_code = be32toh(reply->ret_code);
+	reply->path_length = be32toh(reply->path_length);
+	if (reply->ret_code != TC_RELAY_LTTNG_OK)
+		return -EPROTO;
+	if (reply->path_length == 0 || reply->path_length > TC_RELAY_PATH_MAX)
+		return -EBADMSG;
+	return 0;
+}
+
+int
 tc_relay_check_output_path(const char *path, size_t length)
 {
 	if (length == 0 || length > TC_RELAY_PATH_MAX)

@@ -46,7 +46,31 @@ enum tc_relay_command {
 	TC_RELAY_END_DATA_PENDING = 11,
 	TC_RELAY_SEND_INDEX = 13,
 	TC_RELAY_STREAMS_SENT = 16,
+	TC_RELAY_ROTATE_STREAMS = 18,
 	TC_RELAY_CREATE_TRACE_CHUNK = 19,
+	TC_RELAY_CLOSE_TRACE_CHUNK = 20,
+	TC_RELAY_GET_CONFIGURATION = 22,
+};
+
+/* GET_CONFIGURATION: query_flags must be 0; the reply is a status and
+ * the relay's flags. */
+struct tc_relay_get_configuration {
+	uint64_t query_flags;
+} __attribute__((packed));
+
+struct tc_relay_get_configuration_reply {
+	uint32_t ret_code;
+	uint64_t flags;
+} __attribute__((packed));
+
+#define TC_RELAY_CONFIGURATION_CLEAR_ALLOWED (1ull << 0) /* not --disallow-clear */
+
+/* What the relay does with a trace chunk once closed (lttng's enum
+ * lttng_trace_chunk_command_type). */
+enum tc_relay_chunk_close_command {
+	TC_RELAY_CHUNK_MOVE_TO_COMPLETED = 0, /* into archives/<begin>-<end>-<id>/ */
+	TC_RELAY_CHUNK_NO_OPERATION = 1,
+	TC_RELAY_CHUNK_DELETE = 2, /* clear: the chunk's files are removed */
 };
 
 struct tc_relay_cmd_header {
@@ -96,6 +120,38 @@ struct tc_relay_create_trace_chunk {
 	uint64_t chunk_id;
 	uint64_t creation_timestamp;
 	uint32_t override_name_length; /* 0: no name follows */
+} __attribute__((packed));
+
+/*
+ * ROTATE_STREAMS: the streams move to chunk new_chunk_id, each at the
+ * packet of sequence number rotate_at_seq_num (CTF packet_seq_num, the
+ * first packet of the new chunk; ignored for metadata, which starts again
+ * whole in the new chunk). The header is sent packed (13 bytes): the
+ * relay tells the packed form from the padded ones by the payload size.
+ */
+struct tc_relay_rotate_streams {
+	uint32_t stream_count;
+	uint8_t new_chunk_id_is_set;
+	uint64_t new_chunk_id;
+} __attribute__((packed));
+
+struct tc_relay_stream_rotation_position {
+	uint64_t stream_id;
+	uint64_t rotate_at_seq_num;
+} __attribute__((packed));
+
+struct tc_relay_close_trace_chunk {
+	uint64_t chunk_id;
+	uint64_t close_timestamp; /* Unix seconds */
+	uint8_t close_command_is_set;
+	uint32_t close_command; /* enum tc_relay_chunk_close_command */
+} __attribute__((packed));
+
+/* Reply: status, then path_length bytes of the closed chunk's path on
+ * the relay (with its NUL) when the status is LTTNG_OK. */
+struct tc_relay_close_trace_chunk_reply {
+	uint32_t ret_code;
+	uint32_t path_length;
 } __attribute__((packed));
 
 /* ADD_STREAM, 2.11 form: channel (file) name and path name follow. */
@@ -181,6 +237,15 @@ int tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16]);
  */
 int tc_relay_parse_create_session_reply(const void *buf, size_t len,
 					struct tc_relay_create_session_reply *reply);
+
+/*
+ * Checks a CLOSE_TRACE_CHUNK reply's fixed part (host order in *reply).
+ * Returns 0, -EPROTO when the relay refused, or -EBADMSG when the path
+ * length is 0 or above TC_RELAY_PATH_MAX. The path is then checked with
+ * tc_relay_check_output_path().
+ */
+int tc_relay_parse_close_chunk_reply(const void *buf, size_t len,
+				     struct tc_relay_close_trace_chunk_reply *reply);
 
 /* Checks the path that follows: length bytes ending with their only NUL.
  * Returns 0 or -EBADMSG. */

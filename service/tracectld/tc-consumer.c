@@ -955,6 +955,26 @@ tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id, const char 
 }
 
 gboolean
+tc_consumer_relay_rotate(TcConsumer *consumer, guint64 session_id, guint32 close_command,
+			 char **relay_path, guint64 *archived_bytes, GError **error)
+{
+	struct tc_consumer_relay_rotate msg = {.session_id = session_id,
+					       .close_command = close_command};
+	struct tc_consumer_reply reply = {0};
+
+	if (!request(consumer, &msg, TC_CONSUMER_RELAY_ROTATE, sizeof(msg), NULL, 0, NULL, &reply,
+		     error))
+		return FALSE;
+	/* The relay's words, through the owner's consumer: text only. */
+	reply.message[sizeof(reply.message) - 1] = '\0';
+	if (relay_path)
+		*relay_path = g_utf8_make_valid(reply.message, -1);
+	if (archived_bytes)
+		*archived_bytes = reply.bytes_used;
+	return TRUE;
+}
+
+gboolean
 tc_consumer_clear_session(TcConsumer *consumer, guint64 session_id, GError **error)
 {
 	struct tc_consumer_reply reply = {0};

@@ -46,16 +46,32 @@ op_begin(TcSession *session, GError **error)
 	return g_steal_pointer(&op);
 }
 
-/* Sessions streamed to a relay keep their chunks on the relay, which
- * tracectl does not ask to rotate yet. */
+/* As LTTng 2.13: a live session's streams are read while they are
+ * written, and the relay does not rotate them for explicit rotations. */
 static gboolean
-check_local(TcSession *session, const char *what, GError **error)
+check_not_live(TcSession *session, GError **error)
 {
-	if (session->relay != NULL) {
+	if (session->relay != NULL && session->relay->live_timer_us != 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Session '%s' streams to a relay daemon: %s is not supported for "
-			    "streamed sessions yet",
-			    session->name, what);
+			    "Session '%s' is a live session: rotation is not available for live "
+			    "sessions (as with LTTng)",
+			    session->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A relay keeps one current chunk per relay session, and the traces of
+ * several users would each be one; their rotations would collide in the
+ * relay's directory. op_lock held. */
+static gboolean
+check_one_relay_trace(TcSession *session, GArray *ids, const char *what, GError **error)
+{
+	if (session->relay != NULL && ids->len > 1) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "Session '%s' streams the traces of %u users to a relay daemon: %s "
+			    "is supported for one traced user only",
+			    session->name, ids->len, what);
 		return FALSE;
 	}
 	return TRUE;
@@ -71,7 +87,7 @@ check_rotatable(TcSession *session, GError **error)
 			    session->name);
 		return FALSE;
 	}
-	return check_local(session, "rotation", error);
+	return check_not_live(session, error);
 }
 
 /* The consumer ids of every trace of the session. op_lock held. */
@@ -162,6 +178,28 @@ check_not_archived(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/*
+ * The relay keeps the chunks of a streamed session and names the archive
+ * itself (archives/<begin>-<end>-<n>/ under the session's directory on
+ * the relay); *path receives that path. op_lock held.
+ */
+static gboolean
+rotate_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, char **path,
+		guint64 *bytes, GError **error)
+{
+	for (guint i = 0; i < ids->len; i++) {
+		if (!tc_consumer_relay_rotate(consumer, g_array_index(ids, guint64, i),
+					      TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path, bytes, error)) {
+			g_prefix_error(error, "Cannot archive the trace of session '%s' on its relay: ",
+				       session->name);
+			return FALSE;
+		}
+	}
+	if (*path == NULL)
+		*path = g_strdup("");
+	return TRUE;
+}
+
 /* op_lock held. */
 static gboolean
 rotate_locked(TcSession *session, char **archive, GError **error)
@@ -186,8 +224,14 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 	/* Every event class recorded so far is described in the archive. */
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	path = archive_path(session, now_us);
 	ids = trace_ids(session);
+	if (session->relay != NULL) {
+		if (!check_one_relay_trace(session, ids, "rotation", error) ||
+		    !rotate_on_relay(session, consumer, ids, &path, &bytes, error))
+			return FALSE;
+		goto archived;
+	}
+	path = archive_path(session, now_us);
 	for (guint i = 0; i < ids->len; i++) {
 		guint64 archived = 0;
 
@@ -200,6 +244,7 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 		}
 		bytes += archived;
 	}
+archived:
 	session->archive_count++;
 	session->chunk_begin_realtime_us = now_us;
 	g_mutex_lock(&session->lock);
@@ -227,6 +272,33 @@ tc_session_op_rotate(TcSession *session, char **archive, GError **error)
 	return rotate_locked(session, archive, error);
 }
 
+/*
+ * As LTTng's clear of a streamed session: a rotation whose old chunk the
+ * relay deletes instead of archiving; the new chunk takes its place.
+ * The metadata is flushed first so that the new chunk describes every
+ * event class recorded so far. op_lock held.
+ */
+static gboolean
+clear_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, GError **error)
+{
+	if (!check_one_relay_trace(session, ids, "clear", error) ||
+	    !tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
+	for (guint i = 0; i < ids->len; i++) {
+		g_autofree char *deleted = NULL;
+
+		if (!tc_consumer_relay_rotate(consumer, g_array_index(ids, guint64, i),
+					      TC_CONSUMER_RELAY_CHUNK_DELETE, &deleted, NULL, error)) {
+			g_prefix_error(error, "Cannot clear session '%s' on its relay: ",
+				       session->name);
+			return FALSE;
+		}
+	}
+	g_message("Session '%s' of uid %u cleared on its relay", session->name,
+		  (unsigned)session->owner_uid);
+	return TRUE;
+}
+
 gboolean
 tc_session_op_clear(TcSession *session, GError **error)
 {
@@ -234,12 +306,14 @@ tc_session_op_clear(TcSession *session, GError **error)
 	g_autoptr(GArray) ids = NULL;
 	g_autoptr(GMutexLocker) op = op_begin(session, error);
 
-	if (op == NULL || !check_local(session, "clear", error))
+	if (op == NULL)
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL)
 		return FALSE;
 	ids = trace_ids(session);
+	if (session->relay != NULL && !session->snapshot)
+		return clear_on_relay(session, consumer, ids, error);
 	for (guint i = 0; i < ids->len; i++) {
 		if (!tc_consumer_clear_session(consumer, g_array_index(ids, guint64, i), error)) {
 			g_prefix_error(error, "Cannot clear session '%s': ", session->name);

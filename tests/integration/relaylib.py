@@ -30,11 +30,12 @@ class Relay:
     """lttng-relayd with control, data and live ports of its own, writing
     under directory/relay; a context manager that kills it at the end."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, *options):
         require(os.access(LTTNG_RELAYD, os.X_OK), f"{LTTNG_RELAYD} is not installed")
         self.output = os.path.join(directory, "relay")
         self.home = os.path.join(directory, "relay-home")
         self.ports = [free_port() for _ in range(3)]
+        self.options = list(options)  # more lttng-relayd options
         self.proc = None
 
     @property
@@ -53,7 +54,7 @@ class Relay:
             [LTTNG_RELAYD, "-o", self.output,
              "-C", f"tcp://127.0.0.1:{self.ports[0]}",
              "-D", f"tcp://127.0.0.1:{self.ports[1]}",
-             "-L", f"tcp://127.0.0.1:{self.ports[2]}"],
+             "-L", f"tcp://127.0.0.1:{self.ports[2]}", *self.options],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
         wait_for(lambda: all(port_is_open(p) for p in self.ports), 10, "lttng-relayd")
         return self

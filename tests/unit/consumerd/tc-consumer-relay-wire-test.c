@@ -51,6 +51,38 @@ test_create_session_reply(void)
 			-EBADMSG);
 }
 
+/* The relay's answer to CLOSE_TRACE_CHUNK: status and a bounded path
+ * length; the packed wire layouts have LTTng's sizes. */
+static void
+test_close_chunk_reply(void)
+{
+	struct tc_relay_close_trace_chunk_reply parsed;
+	struct tc_relay_close_trace_chunk_reply wire;
+
+	G_STATIC_ASSERT(sizeof(struct tc_relay_close_trace_chunk) == 21);
+	G_STATIC_ASSERT(sizeof(struct tc_relay_rotate_streams) == 13);
+	G_STATIC_ASSERT(sizeof(struct tc_relay_stream_rotation_position) == 16);
+	G_STATIC_ASSERT(sizeof(wire) == 8);
+	wire = (struct tc_relay_close_trace_chunk_reply){htobe32(TC_RELAY_LTTNG_OK), htobe32(40)};
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire), &parsed), ==, 0);
+	g_assert_cmpuint(parsed.path_length, ==, 40);
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire) - 1, &parsed), ==,
+			-EBADMSG);
+	wire.path_length = htobe32(0);
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire), &parsed), ==,
+			-EBADMSG);
+	wire.path_length = htobe32(TC_RELAY_PATH_MAX + 1);
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire), &parsed), ==,
+			-EBADMSG);
+	wire.path_length = htobe32(UINT32_MAX);
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire), &parsed), ==,
+			-EBADMSG);
+	/* A refusal carries no path. */
+	wire = (struct tc_relay_close_trace_chunk_reply){htobe32(TC_RELAY_LTTNG_OK + 1), 0};
+	g_assert_cmpint(tc_relay_parse_close_chunk_reply(&wire, sizeof(wire), &parsed), ==,
+			-EPROTO);
+}
+
 static void
 test_output_path(void)
 {
@@ -171,6 +203,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/consumerd/relay-wire/create-session-reply",
 			test_create_session_reply);
+	g_test_add_func("/tracectl/consumerd/relay-wire/close-chunk-reply", test_close_chunk_reply);
 	g_test_add_func("/tracectl/consumerd/relay-wire/output-path", test_output_path);
 	g_test_add_func("/tracectl/consumerd/relay-wire/version", test_version);
 	g_test_add_func("/tracectl/consumerd/relay-wire/encode", test_encode);
