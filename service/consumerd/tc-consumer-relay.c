@@ -1082,6 +1082,52 @@ command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int6
 	return 0;
 }
 
+/* Whether the relay still holds a trace chunk: 1, 0, or -errno. */
+static int
+relay_chunk_exists(struct consumerd_relay *relay, uint64_t chunk_id)
+{
+	struct tc_relay_trace_chunk_exists msg = {.chunk_id = htobe64(chunk_id)};
+	struct tc_relay_trace_chunk_exists_reply reply;
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_TRACE_CHUNK_EXISTS, &msg, sizeof(msg));
+	if (ret == 0)
+		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK || reply.exists > 1)
+		return -EPROTO;
+	return reply.exists;
+}
+
+/*
+ * The relay moves or deletes a closed chunk only once every stream has
+ * left it, which may come after the close's reply: the archive is
+ * complete (and a cleared trace gone) when the chunk no longer exists,
+ * as LTTng's session daemon also waits. A chunk still held after the
+ * bound is reported, not fatal: the relay finishes it on its own.
+ */
+#define RELAY_CHUNK_RELEASE_WAIT_MS 5000
+#define RELAY_CHUNK_RELEASE_POLL_MS 10
+
+static int
+wait_chunk_released(struct consumerd_relay *relay, uint64_t chunk_id)
+{
+	for (int waited = 0; waited < RELAY_CHUNK_RELEASE_WAIT_MS;
+	     waited += RELAY_CHUNK_RELEASE_POLL_MS) {
+		int ret = relay_chunk_exists(relay, chunk_id);
+
+		if (ret <= 0)
+			return ret;
+		poll(NULL, 0, RELAY_CHUNK_RELEASE_POLL_MS);
+	}
+	consumerd_info("session=%" PRIu64 ": The relay still holds trace chunk %" PRIu64
+		       " after %d ms; it finishes it when its streams leave it",
+		       relay->session_id, chunk_id, RELAY_CHUNK_RELEASE_WAIT_MS);
+	return 0;
+}
+
 /* Whether the relay allows clearing (lttng-relayd without
  * --disallow-clear): 1, 0, or -errno. */
 static int
@@ -1136,6 +1182,8 @@ consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *pa
 		ret = streams_follow_new_chunk(relay);
 	if (ret == 0)
 		ret = command_close_trace_chunk(relay, old_chunk, now, command, path, path_size);
+	if (ret == 0)
+		ret = wait_chunk_released(relay, old_chunk);
 	if (ret < 0)
 		goto fail;
 	consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",

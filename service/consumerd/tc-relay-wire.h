@@ -49,6 +49,7 @@ enum tc_relay_command {
 	TC_RELAY_ROTATE_STREAMS = 18,
 	TC_RELAY_CREATE_TRACE_CHUNK = 19,
 	TC_RELAY_CLOSE_TRACE_CHUNK = 20,
+	TC_RELAY_TRACE_CHUNK_EXISTS = 21,
 	TC_RELAY_GET_CONFIGURATION = 22,
 };
 
@@ -152,6 +153,18 @@ struct tc_relay_close_trace_chunk {
 struct tc_relay_close_trace_chunk_reply {
 	uint32_t ret_code;
 	uint32_t path_length;
+} __attribute__((packed));
+
+/* TRACE_CHUNK_EXISTS: whether the relay still holds a chunk. The relay
+ * runs a chunk's close command when it lets go of the chunk, so a closed
+ * chunk that no longer exists has been moved or deleted. */
+struct tc_relay_trace_chunk_exists {
+	uint64_t chunk_id;
+} __attribute__((packed));
+
+struct tc_relay_trace_chunk_exists_reply {
+	uint32_t ret_code;
+	uint8_t exists;
 } __attribute__((packed));
 
 /* ADD_STREAM, 2.11 form: channel (file) name and path name follow. */
