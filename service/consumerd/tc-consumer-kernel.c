@@ -25,6 +25,7 @@
  * never a read out of the page.
  */
 #include "tc-consumer-kernel.h"
+#include "tc-consumer-kernel-lttng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,9 @@ struct kernel_cpu {
 struct event_fields {
 	struct tep_format_field **common; /* NULL-terminated */
 	struct tep_format_field **own;
+	/* Of own, those written again under their tracefs names after
+	 * them (consumerd_kernel_lttng_field_repeated); NULL-terminated. */
+	struct tep_format_field *repeated[CONSUMERD_KERNEL_LTTNG_REPEATED_MAX + 1];
 	bool known;
 };
 
@@ -487,6 +491,18 @@ put_contexts(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_
 	return ok;
 }
 
+static void
+find_repeated(struct event_fields *entry, const struct tep_event *event)
+{
+	size_t n = 0;
+
+	for (int i = 0; entry->own[i] && n < CONSUMERD_KERNEL_LTTNG_REPEATED_MAX; i++)
+		if (consumerd_kernel_lttng_field_repeated(event->system, event->name,
+							  entry->own[i]->name))
+			entry->repeated[n++] = entry->own[i];
+	entry->repeated[n] = NULL;
+}
+
 /* The field lists of an event class, from the cache; NULL when the id is
  * out of range or memory ran out. */
 static const struct event_fields *
@@ -519,6 +535,7 @@ fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
 			entry->common = entry->own = NULL;
 			return NULL;
 		}
+		find_repeated(entry, event);
 		entry->known = true;
 	}
 	return entry;
@@ -551,6 +568,8 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t c
 		ok = put_field(c, fields->common[i], data, size);
 	for (int i = 0; ok && fields->own[i]; i++)
 		ok = put_field(c, fields->own[i], data, size);
+	for (int i = 0; ok && fields->repeated[i]; i++)
+		ok = put_field(c, fields->repeated[i], data, size);
 	if (!ok)
 		c->used = start;
 	return ok;
