@@ -102,3 +102,13 @@ consumerd_kernel_lttng_field_repeated(const char *system, const char *event, con
 			return true;
 	return false;
 }
+
+bool
+consumerd_kernel_lttng_user_text(const char *system, const char *type)
+{
+	static const char suffix[] = "char *";
+	size_t len = strlen(type);
+
+	return strcmp(system, "syscalls") == 0 && len >= sizeof(suffix) - 1 &&
+	       strcmp(type + len - (sizeof(suffix) - 1), suffix) == 0;
+}

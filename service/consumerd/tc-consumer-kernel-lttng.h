@@ -41,4 +41,15 @@ const char *consumerd_kernel_lttng_field_name(const char *system, const char *fi
 bool consumerd_kernel_lttng_field_repeated(const char *system, const char *event,
 					   const char *field);
 
+/* Whether a field of type (libtraceevent's, "const char *") that is not
+ * a string holds the user-space address of a text LTTng writes out: a
+ * system call's path or name argument. The consumer cannot read another
+ * process's memory: such a field is written as the string
+ * "unknown (0xADDRESS)", a string where LTTng's tools expect one
+ * (lttng-analyses takes names starting with "unknown" as unknown files). */
+bool consumerd_kernel_lttng_user_text(const char *system, const char *type);
+
+/* "unknown (0x...)": room for the text of a 64-bit address. */
+#define CONSUMERD_KERNEL_USER_TEXT_MAX 32u
+
 #endif /* TC_CONSUMER_KERNEL_LTTNG_H */

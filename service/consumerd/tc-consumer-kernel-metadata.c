@@ -67,7 +67,8 @@ static void
 print_field(FILE *out, const struct tep_format_field *field, const char *name)
 {
 	fputs("\t\t", out);
-	if (consumerd_kernel_field_is_string(field)) {
+	if (consumerd_kernel_field_is_string(field) ||
+	    consumerd_kernel_lttng_user_text(field->event->system, field->type)) {
 		fputs("string { encoding = UTF8; } ", out);
 	} else if (field->flags & TEP_FIELD_IS_DYNAMIC) {
 		/* Written as its length then its bytes. */

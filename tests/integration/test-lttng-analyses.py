@@ -4,7 +4,7 @@
 and give the right answers.
 
 A kernel session records sched_switch, sched_wakeup, the process events
-and the reader's read system calls while two processes of known
+and the reader's openat, read and close system calls while two processes of known
 behaviour run on one CPU: a spinner that keeps it busy until it has used
 SPIN_S seconds of CPU time, and a reader that reads a FILE_SIZE file in
 CHUNK byte read() calls. Both wait for a go file (stat, no system call the
@@ -105,9 +105,10 @@ def record(svc, out, data):
     # fields under LTTng's names, tids and pids both.
     svc.cli("enable-event", "-k", "sched:sched_switch,sched:sched_wakeup,"
             "sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit")
-    # The reader's alone: the other processes' reads would only make the
-    # trace longer to read.
-    svc.cli("enable-event", "-k", "--syscall", "read", "--filter",
+    # The reader's alone: the other processes' would only make the trace
+    # longer to read. openat's path is a user address, which the trace
+    # gives as a string lttng-iousagetop takes (an unknown file).
+    svc.cli("enable-event", "-k", "--syscall", "openat,read,close", "--filter",
             f"common_pid == {reader.pid}")
     time.sleep(0.5)  # the interpreters are started and polling
     svc.cli("start")

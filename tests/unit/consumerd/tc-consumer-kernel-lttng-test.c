@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tracefs names to LTTng's (tc-consumer-kernel-lttng.c): the events and
- * fields LTTng's analyses read, the systems that keep tracefs' names, and
- * the longest names tracefs allows.
+ * fields LTTng's analyses read, the systems that keep tracefs' names, the
+ * longest names tracefs allows, and which system call arguments are
+ * user-space text.
  */
 #include <glib.h>
 #include <string.h>
@@ -76,6 +77,18 @@ test_fields(void)
 							     "prev_pid"));
 }
 
+static void
+test_user_text(void)
+{
+	g_assert_true(consumerd_kernel_lttng_user_text("syscalls", "const char *"));
+	g_assert_true(consumerd_kernel_lttng_user_text("syscalls", "char *"));
+	/* execve's argv is an address of addresses: LTTng writes it as such. */
+	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "const char *const *"));
+	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "char"));
+	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "void *"));
+	g_assert_false(consumerd_kernel_lttng_user_text("sched", "const char *"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -83,5 +96,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/consumerd/kernel-lttng/events", test_events);
 	g_test_add_func("/tracectl/consumerd/kernel-lttng/longest", test_longest);
 	g_test_add_func("/tracectl/consumerd/kernel-lttng/fields", test_fields);
+	g_test_add_func("/tracectl/consumerd/kernel-lttng/user-text", test_user_text);
 	return g_test_run();
 }
