@@ -7,7 +7,9 @@
  *        the missed-events mark the kernel puts in the page header)
  *     -> each record is decoded once with its format (tep_find_event) and
  *        appended to the CPU's packet: our event header (id, timestamp),
- *        then the fields as the metadata describes them
+ *        then the fields as the metadata describes them, with what LTTng's
+ *        tools expect (tc-consumer-kernel-lttng.h): a few fields written
+ *        twice, system calls' text arguments as "unknown (0xADDRESS)"
  *     -> a packet is written when it is full or at the end of a drain;
  *        events the kernel lost count in the packet where they were
  *        reported, so babeltrace2 shows them there; how many comes from
