@@ -7,7 +7,9 @@
  *        the missed-events mark the kernel puts in the page header)
  *     -> each record is decoded once with its format (tep_find_event) and
  *        appended to the CPU's packet: our event header (id, timestamp),
- *        then the fields as the metadata describes them
+ *        then the fields as the metadata describes them, with what LTTng's
+ *        tools expect (tc-consumer-kernel-lttng.h): a few fields written
+ *        twice, system calls' text arguments as "unknown (0xADDRESS)"
  *     -> a packet is written when it is full or at the end of a drain;
  *        events the kernel lost count in the packet where they were
  *        reported, so babeltrace2 shows them there; how many comes from
@@ -25,6 +27,7 @@
  * never a read out of the page.
  */
 #include "tc-consumer-kernel.h"
+#include "tc-consumer-kernel-lttng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +82,12 @@ struct kernel_cpu {
 struct event_fields {
 	struct tep_format_field **common; /* NULL-terminated */
 	struct tep_format_field **own;
+	/* Of own, those written again under their tracefs names after
+	 * them (consumerd_kernel_lttng_field_repeated); NULL-terminated. */
+	struct tep_format_field *repeated[CONSUMERD_KERNEL_LTTNG_REPEATED_MAX + 1];
+	/* Bit i: own[i] is a user address written as text
+	 * (consumerd_kernel_lttng_user_text); system calls have at most 6. */
+	uint64_t user_text;
 	bool known;
 };
 
@@ -487,6 +496,45 @@ put_contexts(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_
 	return ok;
 }
 
+static void
+find_repeated(struct event_fields *entry, const struct tep_event *event)
+{
+	size_t n = 0;
+
+	for (int i = 0; entry->own[i] && n < CONSUMERD_KERNEL_LTTNG_REPEATED_MAX; i++)
+		if (consumerd_kernel_lttng_field_repeated(event->system, event->name,
+							  entry->own[i]->name))
+			entry->repeated[n++] = entry->own[i];
+	entry->repeated[n] = NULL;
+}
+
+static void
+find_user_text(struct event_fields *entry, const struct tep_event *event)
+{
+	entry->user_text = 0;
+	for (int i = 0; entry->own[i] && i < 64; i++)
+		if (!consumerd_kernel_field_is_string(entry->own[i]) &&
+		    consumerd_kernel_lttng_user_text(event->system, entry->own[i]->type))
+			entry->user_text |= UINT64_C(1) << i;
+}
+
+/* A user-space address, as consumerd_kernel_lttng_user_text says. */
+static bool
+put_user_text(struct kernel_cpu *c, const struct tep_format_field *field, const uint8_t *data,
+	      uint32_t size)
+{
+	uint32_t offset = field->offset, len = field->size;
+	char text[CONSUMERD_KERNEL_USER_TEXT_MAX];
+	uint64_t address = 0;
+	int printed;
+
+	if (offset > size || len > size - offset || len > sizeof(address))
+		return false;
+	memcpy(&address, data + offset, len); /* little-endian, as the metadata says */
+	printed = snprintf(text, sizeof(text), "unknown (0x%" PRIx64 ")", address);
+	return printed > 0 && put_string(c, text, (size_t)printed);
+}
+
 /* The field lists of an event class, from the cache; NULL when the id is
  * out of range or memory ran out. */
 static const struct event_fields *
@@ -519,6 +567,8 @@ fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
 			entry->common = entry->own = NULL;
 			return NULL;
 		}
+		find_repeated(entry, event);
+		find_user_text(entry, event);
 		entry->known = true;
 	}
 	return entry;
@@ -550,7 +600,11 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t c
 	for (int i = 0; ok && fields->common[i]; i++)
 		ok = put_field(c, fields->common[i], data, size);
 	for (int i = 0; ok && fields->own[i]; i++)
-		ok = put_field(c, fields->own[i], data, size);
+		ok = i < 64 && (fields->user_text >> i & 1)
+			     ? put_user_text(c, fields->own[i], data, size)
+			     : put_field(c, fields->own[i], data, size);
+	for (int i = 0; ok && fields->repeated[i]; i++)
+		ok = put_field(c, fields->repeated[i], data, size);
 	if (!ok)
 		c->used = start;
 	return ok;

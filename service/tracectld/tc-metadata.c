@@ -58,11 +58,19 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			       "\tdomain = \"ust\";\n"
 			       "\ttracer_name = \"tracectl\";\n"
 			       "\ttracer_version = \"%s\";\n"
+			       "\ttracer_major = %d;\n"
+			       "\ttracer_minor = %d;\n"
+			       "\ttracer_patchlevel = %d;\n"
+			       "\ttracer_buffering_scheme = \"uid\";\n"
+			       "\ttracer_buffering_id = %u;\n"
+			       "\tarchitecture_bit_width = %u;\n"
 			       "\ttrace_name = \"%s\";\n"
 			       "\ttrace_creation_datetime = \"%s\";\n"
 			       "\tuid = %u;\n"
 			       "};\n\n",
-			       host_name, PACKAGE_VERSION, session->name, created_text,
+			       host_name, PACKAGE_VERSION, TRACECTL_VERSION_MAJOR,
+			       TRACECTL_VERSION_MINOR, TRACECTL_VERSION_PATCH, (unsigned)uid,
+			       (unsigned)(sizeof(long) * 8), session->name, created_text,
 			       (unsigned)uid);
 	tc_ctf_clock_format(clock_text, sizeof(clock_text), &session->clock);
 	g_string_append(out, clock_text);

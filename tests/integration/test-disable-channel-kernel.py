@@ -59,7 +59,7 @@ def test():
         events = read_streams(svc.cli("view", "--trace-path").stdout.strip())["events"]
         enters = {}
         for e in events:
-            if e["name"] == "syscalls:sys_enter_getppid":
+            if e["name"] == "syscall_entry_getppid":
                 enters[e["ctx_pid"]] = enters.get(e["ctx_pid"], 0) + 1
         for pid in pids:
             check(enters.get(pid, 0) >= COUNT, f"run {pid} recorded {enters.get(pid, 0)}")

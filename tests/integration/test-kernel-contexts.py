@@ -75,7 +75,7 @@ def check_contexts(events, nr_runs):
     check(len(runs) == nr_runs and all(len(r[2]) == 2 for r in runs),
           f"application runs and threads: {[(r[1], sorted(r[2])) for r in runs]}")
     enters = [(e, own_thread(runs, e)) for e in events
-              if e["name"] == "syscalls:sys_enter_getppid"]
+              if e["name"] == "syscall_entry_getppid"]
     enters = [(e, mine) for e, mine in enters if mine]
     check(len(enters) == 2 * nr_runs * COUNT, f"{len(enters)} getppid entries of the "
           "application")
@@ -87,7 +87,7 @@ def check_contexts(events, nr_runs):
         check(e["ctx_procname"] == mine["ctx_procname"], f"procname {e['ctx_procname']!r}, "
               f"the application says {mine['ctx_procname']!r}")
         check(e["ctx_prio"] == 25, f"prio {e['ctx_prio']} under nice 5: {e}")
-    others = [e for e in events if e["name"].startswith("syscalls:")
+    others = [e for e in events if e["name"].startswith("syscall_")
               and not own_thread(runs, e)]
     check(all(e["ctx_tid"] == e["common_pid"] for e in others), "tid of other processes")
     log(f"{len(enters)} getppid entries with pid, tid, procname and prio of the application; "
@@ -131,11 +131,11 @@ def test():
         babeltrace_text(out)
         events = read_streams(out)["events"]
         names = {e["name"] for e in events}
-        check("sched:sched_switch" not in names and "task:task_newtask" not in names,
+        check("sched_switch" not in names and "task:task_newtask" not in names,
               f"internal events in the trace: {sorted(names)}")
         runs = check_contexts(events, 1 + len(again))
         check_ids_reused(runs)
-        exits = [e for e in events if e["name"] == "sched:sched_process_exit"
+        exits = [e for e in events if e["name"] == "sched_process_exit"
                  and own_thread(runs, e)]
         # Only the later runs' threads exit while the event is enabled.
         check(len(exits) >= 2 * len(again), f"{len(exits)} exits of the application's threads")

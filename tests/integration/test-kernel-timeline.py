@@ -60,8 +60,8 @@ def monotonic_timeline():
         for tid in tids:
             kinds = [e["name"] for e in events
                      if e.get("ctx_vtid") == tid or (e.get("common_pid") == tid and
-                                                     e["name"].startswith("syscalls:sys_enter"))]
-            check(kinds == ["stress:thread", "syscalls:sys_enter_getppid"] * 100,
+                                                     e["name"].startswith("syscall_entry_"))]
+            check(kinds == ["stress:thread", "syscall_entry_getppid"] * 100,
                   f"CLOCK_MONOTONIC, thread {tid}: not event, system call, ...: {kinds[:6]}")
         svc.cli("destroy", "mono")
 
@@ -115,14 +115,14 @@ def test():
         babeltrace_text(out)
         events = read_streams(out)["events"]
         app = [e for e in events if e["name"] == "stress:thread"]
-        enters = [e for e in events if e["name"] == "syscalls:sys_enter_getppid"]
-        switches = [e for e in events if e["name"] == "sched:sched_switch"]
+        enters = [e for e in events if e["name"] == "syscall_entry_getppid"]
+        switches = [e for e in events if e["name"] == "sched_switch"]
         tids = {e["ctx_vtid"] for e in app}
         log(f"{len(app)} application events, {len(enters)} getppid entries, "
             f"{len(switches)} sched_switch, threads {sorted(tids)}")
         check(len(app) == 2 * COUNT, f"{len(app)} application events")
         check(switches, "no sched_switch event")
-        check(all(isinstance(e["prev_comm"], str) and isinstance(e["next_pid"], int)
+        check(all(isinstance(e["prev_comm"], str) and isinstance(e["next_tid"], int)
                   for e in switches), "sched_switch fields")
         mine = [e for e in enters if e["common_pid"] in tids]
         check(len(mine) == 2 * COUNT, f"{len(mine)} getppid entries of the application threads")
@@ -133,11 +133,11 @@ def test():
         # The merged timeline: on each thread, event then its system call.
         order = [e for e in events
                  if (e["name"] == "stress:thread") or
-                 (e["name"] == "syscalls:sys_enter_getppid" and e["common_pid"] in tids)]
+                 (e["name"] == "syscall_entry_getppid" and e["common_pid"] in tids)]
         for tid in tids:
             seq = [e for e in order if e.get("ctx_vtid") == tid or e.get("common_pid") == tid]
             kinds = [e["name"] for e in seq]
-            check(kinds == ["stress:thread", "syscalls:sys_enter_getppid"] * COUNT,
+            check(kinds == ["stress:thread", "syscall_entry_getppid"] * COUNT,
                   f"thread {tid}: not event, system call, event, ...: {kinds[:6]}")
             check(all(a["ts"] <= b["ts"] for a, b in zip(seq, seq[1:])), "time goes back")
         svc.cli("destroy", "timeline")

@@ -44,9 +44,9 @@ def test():
             mine = [e for e in events if e["name"] == "stress:thread"]
             tids |= {e["ctx_vtid"] for e in mine}
             user_seqs += [e["seq"] for e in mine]
-            kernel_events += [e for e in events if e["name"] == "syscalls:sys_enter_getppid"]
+            kernel_events += [e for e in events if e["name"] == "syscall_entry_getppid"]
             log(f"{os.path.basename(archive)}: {len(mine)} user-space events, "
-                f"{sum(1 for e in events if e['name'].startswith('syscalls:'))} system calls")
+                f"{sum(1 for e in events if e['name'].startswith('syscall_'))} system calls")
         calls = [e for e in kernel_events if e.get("common_pid") in tids]
         check(sorted(user_seqs) == list(range(COUNT)),
               f"{len(user_seqs)} user-space events across the archives for {COUNT}")

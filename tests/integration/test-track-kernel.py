@@ -83,7 +83,7 @@ def test():
         check(f"pid: {tracked.pid}" in listing, f"list does not show the kernel pid: {listing}")
 
         events = read_streams(out)["events"]
-        enters = [e for e in events if e["name"] == "syscalls:sys_enter_getppid"]
+        enters = [e for e in events if e["name"] == "syscall_entry_getppid"]
         pids = {e["ctx_pid"] for e in enters}
         check(pids == {tracked.pid}, f"getppid entries of pids {pids}, only {tracked.pid} "
               f"is tracked ({other.pid} is not)")
