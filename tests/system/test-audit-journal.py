@@ -19,6 +19,7 @@ from sdlib import SystemdMachine, check, run_test, time
 ALLOWED = "3076bc6606fd4a0fb1ee11139e4e7318"
 REFUSED = "1fe20ed64684460381190d18946e38bc"
 MANAGER = ["org.tracectl.Tracing1", "/org/tracectl/Tracing1", "org.tracectl.Tracing1.Manager"]
+UNIT_MATCH = "_SYSTEMD_UNIT=tracectld.service"
 READ_ONLY = ("ChannelStatistics", "FindSession", "ListApplications", "ListContexts",
              "ListKernelEvents", "ListSessions", "ListSnapshotOutputs", "ListTriggers")
 # Prints the PID the command runs with inside the namespace, then becomes it,
@@ -51,6 +52,17 @@ def journal(sd, since, *matches):
     check(result.returncode == 0, f"journalctl {' '.join(matches)}: {result.stderr}")
     entries = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     return [e for e in entries if e.get("__CURSOR") != since]
+
+
+def wait_for_entries(sd, since, count, *matches):
+    """The entries journal() gives once there are count of them (journald
+    writes asynchronously), or what there is after 10 s."""
+    deadline = time.monotonic() + 10
+    entries = journal(sd, since, *matches)
+    while len(entries) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+        entries = journal(sd, since, *matches)
+    return entries
 
 
 def test():
@@ -87,17 +99,12 @@ def test():
         # By owner: what alice's session went through, in order.
         owner_match = f"TRACECTL_OWNER_UID={alice.uid}"
         session_match = f"TRACECTL_SESSION={name}"
-        expected = ["create", "EnableEvent", "Start", "Stop", "Stop", "destroy"]
-
-        deadline = time.monotonic() + 10
-        entries = journal(sd, since, owner_match, session_match)
-        while len(entries) < len(expected) and time.monotonic() < deadline:
-            time.sleep(0.2)
-            entries = journal(sd, since, owner_match, session_match)
+        # alice's five calls and bob's refused one.
+        entries = wait_for_entries(sd, since, 6, owner_match, session_match)
         actions = [e.get("TRACECTL_ACTION") for e in entries]
-        check(len(entries) == len(expected),
-              f"alice's session's entries after {since}: {actions}; all of tracectld's: "
-              f"{[e.get('MESSAGE') for e in journal(sd, since, '_SYSTEMD_UNIT=tracectld.service')]}")
+        everything = [e.get("MESSAGE") for e in journal(sd, since, UNIT_MATCH)]
+        check(len(entries) == 6,
+              f"alice's session's entries after {since}: {actions}; tracectld's: {everything}")
         for entry in entries:
             # Fields the journal adds itself: the entry came from the service
             # through sd_journal_send, not from its standard error.
@@ -134,7 +141,7 @@ def test():
               f"allowed entries by MESSAGE_ID: {granted}")
 
         # Nothing for the calls that only read, and nothing on stderr.
-        audited = journal(sd, since, "_SYSTEMD_UNIT=tracectld.service")
+        audited = journal(sd, since, UNIT_MATCH)
         read_only = [e for e in audited if e.get("TRACECTL_ACTION") in READ_ONLY]
         check(not read_only, f"read-only calls audited: {read_only}")
         as_text = [e for e in audited if "tracectld-audit:" in str(e.get("MESSAGE", ""))]
