@@ -116,7 +116,8 @@ def test():
             check(entry.get("TRACECTL_SESSION") == name and
                   entry.get("TRACECTL_OWNER_UID") == str(alice.uid), f"session, owner: {entry}")
         allowed = [e for e in entries if e["TRACECTL_CALLER_UID"] == str(alice.uid)]
-        check([e["TRACECTL_ACTION"] for e in allowed][1:4] == ["EnableEvent", "Start", "Stop"],
+        check(len(allowed) == 5 and
+              [e["TRACECTL_ACTION"] for e in allowed][1:4] == ["EnableEvent", "Start", "Stop"],
               f"alice's actions: {actions}")
         check(allowed[0]["TRACECTL_ACTION"].startswith("CreateSession") and
               allowed[-1]["TRACECTL_ACTION"].startswith("Destroy"), f"alice's actions: {actions}")
