@@ -96,11 +96,15 @@ tc_audit_log(const TcAuditEntry *entry, TcAuditResult result)
 		log_to_stderr(entry, result, caller, owner);
 		return;
 	}
-	sd_journal_send("MESSAGE=%s", message, "MESSAGE_ID=%s", message_id(result), "PRIORITY=%d",
-			result == TC_AUDIT_ALLOWED ? LOG_INFO : LOG_NOTICE,
-			"SYSLOG_IDENTIFIER=tracectld", "TRACECTL_ACTION=%s", entry->method,
-			"TRACECTL_RESULT=%s", result_name(result), "TRACECTL_CALLER_UID=%s", caller,
-			"TRACECTL_CALLER_PID=%ld", (long)entry->caller_pid, "TRACECTL_SESSION=%s",
-			entry->session ? entry->session : "", "TRACECTL_OWNER_UID=%s", owner,
-			"TRACECTL_DETAIL=%s", entry->detail ? entry->detail : "", NULL);
+	/* An entry the journal did not take is not lost: stderr is the
+	 * journal's stream too, or the unit's log when journald is gone. */
+	if (sd_journal_send("MESSAGE=%s", message, "MESSAGE_ID=%s", message_id(result),
+			    "PRIORITY=%d", result == TC_AUDIT_ALLOWED ? LOG_INFO : LOG_NOTICE,
+			    "SYSLOG_IDENTIFIER=tracectld", "TRACECTL_ACTION=%s", entry->method,
+			    "TRACECTL_RESULT=%s", result_name(result), "TRACECTL_CALLER_UID=%s",
+			    caller, "TRACECTL_CALLER_PID=%ld", (long)entry->caller_pid,
+			    "TRACECTL_SESSION=%s", entry->session ? entry->session : "",
+			    "TRACECTL_OWNER_UID=%s", owner, "TRACECTL_DETAIL=%s",
+			    entry->detail ? entry->detail : "", NULL) < 0)
+		log_to_stderr(entry, result, caller, owner);
 }
