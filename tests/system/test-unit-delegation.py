@@ -117,6 +117,8 @@ def test():
         created_user = True
         service_uid = pwd.getpwnam(SERVICE_USER).pw_uid
         with SystemdMachine() as sd:
+            # The journal may hold earlier runs' lines.
+            since = sd.run("date", "+%Y-%m-%d %H:%M:%S").stdout.strip()
             install_text(sd, RULE, RULES)
             install_text(sd, SERVICE, f"/etc/systemd/system/{UNIT}")
             alice = sd.add_user("tctest-alice")
@@ -213,6 +215,15 @@ def test():
             log(f"deleg records the unit's {unit_events} events only (the late-moved "
                 f"application's marker {'in' if unit_events == 8 else 'not in'} it); mine "
                 "alice's 3 and nothing of the unit")
+            # Both moved applications are named (by their pids inside the
+            # machine's namespace, which the test does not know).
+            journal = sd.run("journalctl", "--no-pager", "-u", "tracectld.service", "--since",
+                             since, check_ok=False).stdout
+            left = [line for line in journal.splitlines()
+                    if "Session 'deleg' of uid" in line and f" uid={service_uid} " in line and
+                    "left the control groups of the units it tracks" in line]
+            check(len(left) == 2, f"tracectld logged {len(left)} applications leaving the unit, "
+                  "not 2")
             sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
             listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
             check("unit:" not in listed, f"the unit is still tracked: {listed}")
