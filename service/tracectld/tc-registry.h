@@ -35,7 +35,8 @@
  *   - an application's lock [A] covers its shadow copies, its pending
  *     commands and every message sent to it (sends never block).
  * Nesting: op_lock > session lock > application lock > waiter lock, and
- * the per-user limits' lock (tc-user-limits.h) is a leaf under any. The
+ * the per-user limits' lock (tc-user-limits.h) and an application's
+ * cgroup_lock are leaves under any. The
  * hash-table insertions and removals take no lock of ours: cds_lfht is
  * safe for concurrent writers.
  *

@@ -3,7 +3,9 @@
 
 #include "tc-unit-watch.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "tc-peer-identity.h"
 #include "tc-registry.h"
@@ -54,10 +56,11 @@ sessions_reaching(GPtrArray *sessions, TcApp *app)
 	return reaching;
 }
 
-/* Reads app's group from the kernel again; TRUE when it changed. [A] is
- * held for the read: while the application is registered its socket is
- * open (it is closed only after the application is marked dead), so the
- * peer's pidfd shows the pid is still the application's. */
+/* Reads app's group from the kernel again; TRUE when it changed. The
+ * socket is duplicated under [A] while the application is registered (it
+ * is closed only after the application is marked dead), so the number
+ * names the application's connection, whose pidfd shows the pid is still
+ * the application's; /proc is read with no lock held. */
 static gboolean
 reread_cgroup(TcApp *app)
 {
@@ -65,10 +68,16 @@ reread_cgroup(TcApp *app)
 	g_autoptr(GError) error = NULL;
 	char *cgroup = NULL;
 	gboolean ok;
+	int fd = -1;
 
 	g_mutex_lock(&app->lock);
-	ok = app->state == TC_APP_REGISTERED && tc_peer_cgroup(app->fd, &cred, &cgroup, &error);
+	if (app->state == TC_APP_REGISTERED)
+		fd = fcntl(app->fd, F_DUPFD_CLOEXEC, 0);
 	g_mutex_unlock(&app->lock);
+	if (fd < 0)
+		return FALSE;
+	ok = tc_peer_cgroup(fd, &cred, &cgroup, &error);
+	close(fd);
 	/* Gone: the listener unregisters it. */
 	return ok && tc_app_set_cgroup(app, cgroup);
 }
