@@ -34,6 +34,7 @@
 #include "tc-session-rotation.h"
 #include "tc-trace-clock.h"
 #include "tc-triggers.h"
+#include "tc-unit-watch.h"
 #include "tc-user-limits.h"
 #include "tc-wake.h"
 
@@ -184,6 +185,7 @@ shutdown_daemon(TcDaemon *daemon)
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
 	tc_session_autoload_wait();
 	tc_rotation_scheduler_stop();
+	tc_unit_watch_stop();
 	tc_triggers_stop();
 	tc_request_pool_stop();
 	tc_consumers_shutdown();

@@ -436,12 +436,50 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	app->ids.value[TC_TRACK_VUID] = -1;
 	app->ids.value[TC_TRACK_VGID] = -1;
 	g_mutex_init(&app->lock);
+	g_mutex_init(&app->cgroup_lock);
 	app->state = TC_APP_REGISTERING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_event_free);
 	app->next_seq = 1;
 	cds_lfht_node_init(&app->pid_node);
 	cds_lfht_node_init(&app->fd_node);
 	return app;
+}
+
+gboolean
+tc_app_in_cgroup(const TcApp *app, const char *unit_cgroup)
+{
+	GMutex *lock = (GMutex *)&app->cgroup_lock;
+	gboolean contains;
+
+	g_mutex_lock(lock);
+	contains = tc_unit_cgroup_contains(unit_cgroup, app->cgroup);
+	g_mutex_unlock(lock);
+	return contains;
+}
+
+gboolean
+tc_app_set_cgroup(TcApp *app, char *cgroup)
+{
+	gboolean changed;
+
+	g_mutex_lock(&app->cgroup_lock);
+	changed = g_strcmp0(app->cgroup, cgroup) != 0;
+	g_free(app->cgroup);
+	app->cgroup = cgroup;
+	g_mutex_unlock(&app->cgroup_lock);
+	return changed;
+}
+
+char *
+tc_app_dup_cgroup(const TcApp *app)
+{
+	GMutex *lock = (GMutex *)&app->cgroup_lock;
+	char *copy;
+
+	g_mutex_lock(lock);
+	copy = g_strdup(app->cgroup);
+	g_mutex_unlock(lock);
+	return copy;
 }
 
 TcApp *
@@ -473,6 +511,7 @@ tc_app_unref(TcApp *app)
 	if (app->pending)
 		g_hash_table_unref(app->pending);
 	g_mutex_clear(&app->lock);
+	g_mutex_clear(&app->cgroup_lock);
 	g_free(app);
 }
 

@@ -35,7 +35,8 @@
  *   - an application's lock [A] covers its shadow copies, its pending
  *     commands and every message sent to it (sends never block).
  * Nesting: op_lock > session lock > application lock > waiter lock, and
- * the per-user limits' lock (tc-user-limits.h) is a leaf under any. The
+ * the per-user limits' lock (tc-user-limits.h) and an application's
+ * cgroup_lock are leaves under any. The
  * hash-table insertions and removals take no lock of ours: cds_lfht is
  * safe for concurrent writers.
  *
@@ -245,9 +246,13 @@ struct _TcApp {
 	/* pid, uid, gid and their values in the application's namespaces,
 	 * fixed at the connection, for the sessions' trackers. */
 	TcProcessIds ids;
-	/* Its control group when it connected, from the kernel (NULL when
-	 * unknown), for the units sessions track. */
+	/* Its control group, from the kernel (NULL when unknown), for the
+	 * units sessions track: read when it connects, and again while a
+	 * session that tracks a unit reaches it (tc-unit-watch.h). Read and
+	 * written only under cgroup_lock, a leaf below every other lock, since
+	 * its readers hold the lock of some session and not [A]. */
 	char *cgroup;
+	GMutex cgroup_lock;
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
 	gboolean is_greeted; /* REGISTER received */
@@ -359,6 +364,15 @@ tc_session_records_others(const TcSession *session)
 	return session->owner_uid == 0 || session->has_tracked_units;
 }
 
+/* Whether app's control group is unit_cgroup or below it. Any lock held
+ * or none (cgroup_lock is a leaf). */
+gboolean tc_app_in_cgroup(const TcApp *app, const char *unit_cgroup);
+/* Replaces app's control group with cgroup (taken); TRUE when it changed.
+ * Any lock held or none. */
+gboolean tc_app_set_cgroup(TcApp *app, char *cgroup);
+/* A copy of app's control group, or NULL. */
+char *tc_app_dup_cgroup(const TcApp *app);
+
 /* [S] or op_lock: whether app runs in a unit the session tracks. */
 static inline gboolean
 tc_session_unit_holds_app(const TcSession *session, const TcApp *app)
@@ -366,7 +380,7 @@ tc_session_unit_holds_app(const TcSession *session, const TcApp *app)
 	for (guint i = 0; i < session->units->len; i++) {
 		const TcTrackedUnit *unit = g_ptr_array_index(session->units, i);
 
-		if (tc_unit_cgroup_contains(unit->cgroup, app->cgroup))
+		if (tc_app_in_cgroup(app, unit->cgroup))
 			return TRUE;
 	}
 	return FALSE;

@@ -17,6 +17,7 @@
 #include "tc-session-kernel-own.h"
 #include "tc-session-trace.h"
 #include "tc-snapshot-output.h"
+#include "tc-unit-watch.h"
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-relay-url.h"
@@ -1124,7 +1125,11 @@ tc_session_op_track_unit(TcSession *session, const char *unit, gboolean track, G
 		return FALSE;
 	}
 	op = op_begin(session, error);
-	return op != NULL && tc_session_track_unit_locked(session, unit, cgroup, track, error);
+	if (op == NULL || !tc_session_track_unit_locked(session, unit, cgroup, track, error))
+		return FALSE;
+	if (track)
+		tc_unit_watch_kick();
+	return TRUE;
 }
 
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those

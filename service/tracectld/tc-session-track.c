@@ -239,6 +239,12 @@ tc_session_track_unit_locked(TcSession *session, const char *name, const char *c
 	return TRUE;
 }
 
+void
+tc_session_apply_units_locked(TcSession *session)
+{
+	apply_ust(session);
+}
+
 GVariant *
 tc_session_units_variant_locked(TcSession *session)
 {

@@ -35,5 +35,9 @@ GVariant *tc_session_tracking_variant_locked(TcSession *session);
  * at most TC_UNITS_PER_SESSION_MAX units (LimitExceeded). */
 gboolean tc_session_track_unit_locked(TcSession *session, const char *name, const char *cgroup,
 				      gboolean track, GError **error);
+/* op_lock held, from a worker thread: gives the session's state to the
+ * applications again after their control groups changed, as untracking a
+ * unit does (those it no longer reaches have its events disabled). */
+void tc_session_apply_units_locked(TcSession *session);
 /* [S] as: the names of the units the session tracks. */
 GVariant *tc_session_units_variant_locked(TcSession *session);

@@ -14,14 +14,19 @@ alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
 4. with the own-process kernel tier (a kernel with BTF), the session's
    kernel-own trace holds the system calls of the unit's application and
    of no other process, none of a second application of the unit that
-   left the unit's group after it registered (its user-space events, read
-   by the group it registered in, still are).
+   left the unit's group after it registered;
+5. an application of the unit that leaves its group after it registered
+   records nothing once the service read its group again (every 250 ms):
+   one moved before the session started records none of its events; one
+   moved while the session records may have its marker event, emitted
+   before the move, recorded, and none of those emitted after it.
 """
 
 import os
 import pwd
 import subprocess
 import tempfile
+import time
 
 from sdlib import SystemdMachine, check, run_test, wait_for
 from tclib import log, mount_tracefs
@@ -43,9 +48,16 @@ RULE = """polkit.addRule(function(action, subject) {
 });
 """ % (ACTION, UNIT)
 OWN_EVENTS = "raw_syscalls:sys_enter,raw_syscalls:sys_exit"
+# The application moved while the session records emits its marker (i=0)
+# at once, then one event every LATE_INTERVAL_US: the test moves it
+# MOVE_AFTER_S after the marker, leaving the service's watch (250 ms) more
+# than two seconds before the next event.
+LATE_INTERVAL_US = 3000000
+MOVE_AFTER_S = 0.5
 SERVICE = f"""[Service]
 User={SERVICE_USER}
 ExecStart=/bin/sh -c "/usr/local/bin/tracectl-example-app --pause --count 4 & \
+/usr/local/bin/tracectl-example-app --pause --count 3 --interval-us {LATE_INTERVAL_US} & \
 exec /usr/local/bin/tracectl-example-app --pause --count 7"
 """
 
@@ -76,6 +88,12 @@ def unified_root():
     return "/sys/fs/cgroup" if fs == "cgroup2fs" else "/sys/fs/cgroup/unified"
 
 
+def move_out_of_unit(pid):
+    """Moves pid to the root control group, as root may."""
+    with open(os.path.join(unified_root(), "cgroup.procs"), "w") as procs:
+        procs.write(str(pid))
+
+
 def is_gone(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -99,6 +117,8 @@ def test():
         created_user = True
         service_uid = pwd.getpwnam(SERVICE_USER).pw_uid
         with SystemdMachine() as sd:
+            # The journal may hold earlier runs' lines.
+            since = sd.run("date", "+%Y-%m-%d %H:%M:%S").stdout.strip()
             install_text(sd, RULE, RULES)
             install_text(sd, SERVICE, f"/etc/systemd/system/{UNIT}")
             alice = sd.add_user("tctest-alice")
@@ -106,14 +126,13 @@ def test():
             sd.run("systemctl", "daemon-reload")
             sd.run("systemctl", "start", "tracectld.socket", "tracectl-kernel-helper.socket")
             sd.run("systemctl", "start", UNIT)
-            wait_for(lambda: app_uids(sd).count(service_uid) == 2, 20,
+            wait_for(lambda: app_uids(sd).count(service_uid) == 3, 20,
                      "the unit's applications to register")
             # One of the unit's processes leaves its group once registered
             # (before the tier starts: its tracer thread answers the
             # session's commands, system calls of its own).
             moved = pid_of(SERVICE_USER, "example-app --pause --count 4")
-            with open(os.path.join(unified_root(), "cgroup.procs"), "w") as procs:
-                procs.write(str(moved))
+            move_out_of_unit(moved)
             # alice's own application, and one of the service's user outside
             # the unit: same uid as the unit's, another control group.
             mine = sd.popen("tracectl-example-app", "--pause", "--count", "3", user=alice)
@@ -142,6 +161,8 @@ def test():
             sd.run("tracectl", "create", "deleg", user=alice)
             sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
             sd.run("tracectl", "track", "--unit", UNIT, user=alice)
+            # The watch reads the moved application's group again.
+            time.sleep(1)
             listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
             check(f"unit: {UNIT}" in listed, f"list deleg does not show the unit: {listed}")
             if has_own_tier:
@@ -149,16 +170,26 @@ def test():
             sd.run("tracectl", "start", user=alice)
             pids = {"unit": pid_of(SERVICE_USER, "example-app --pause --count 7"),
                     "moved": moved,
+                    "late": pid_of(SERVICE_USER, "example-app --pause --count 3 --interval"),
                     "mine": pid_of(alice.name),
                     "stray": pid_of(SERVICE_USER, "example-app --pause --count 5")}
-            for pid in pids.values():
-                os.kill(pid, 10)
+            # The late application emits its marker, then leaves the unit
+            # while the session records, long before its next event (and
+            # before the unit's main process ends, which stops the unit).
+            os.kill(pids["late"], 10)
+            time.sleep(MOVE_AFTER_S)
+            move_out_of_unit(pids["late"])
+            log(f"moved pid {pids['late']} out of the unit while deleg records")
+            for name, pid in pids.items():
+                if name != "late":
+                    os.kill(pid, 10)
             mine.communicate(timeout=60)
             stray.communicate(timeout=60)
             wait_for(lambda: sd.run("systemctl", "is-active", UNIT,
                                     check_ok=False).stdout.strip() != "active",
                      30, "the unit's application to finish")
             wait_for(lambda: is_gone(pids["moved"]), 30, "the moved application to finish")
+            wait_for(lambda: is_gone(pids["late"]), 30, "the late-moved application to finish")
             traces = {}
             for name in ("deleg", "mine"):
                 sd.run("tracectl", "stop", name, user=alice)
@@ -170,15 +201,29 @@ def test():
             check(str(service_uid) not in mine_uids,
                   "alice's other session made a trace of the unit's uid")
             unit_trace = os.path.join(traces["deleg"], "ust", "uid", str(service_uid))
-            # The moved application registered in the unit: its user-space
-            # events still record (the group is read at registration).
-            check(events(sd, alice, unit_trace) == 11,
-                  f"the unit's events in deleg: {events(sd, alice, unit_trace)}")
-            check(events(sd, alice, traces["deleg"]) == 11,
+            # The unit's 7, none of the application moved before the
+            # start, and of the one moved while recording at most its
+            # marker: 4 or 3 more would be events emitted out of the unit.
+            unit_events = events(sd, alice, unit_trace)
+            check(unit_events in (7, 8),
+                  f"the unit's events in deleg: {unit_events}, not 7 or 8: an application "
+                  "that left the unit was recorded after it left")
+            check(events(sd, alice, traces["deleg"]) == unit_events,
                   f"deleg records more than the unit: {events(sd, alice, traces['deleg'])}")
             check(events(sd, alice, traces["mine"]) == 3,
                   f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
-            log("deleg records the unit's 11 events only; mine alice's 3 and nothing of the unit")
+            log(f"deleg records the unit's {unit_events} events only (the late-moved "
+                f"application's marker {'in' if unit_events == 8 else 'not in'} it); mine "
+                "alice's 3 and nothing of the unit")
+            # Both moved applications are named (by their pids inside the
+            # machine's namespace, which the test does not know).
+            journal = sd.run("journalctl", "--no-pager", "-u", "tracectld.service", "--since",
+                             since, check_ok=False).stdout
+            left = [line for line in journal.splitlines()
+                    if "Session 'deleg' of uid" in line and f" uid={service_uid} " in line and
+                    "left the control groups of the units it tracks" in line]
+            check(len(left) == 2, f"tracectld logged {len(left)} applications leaving the unit, "
+                  "not 2")
             sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
             listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
             check("unit:" not in listed, f"the unit is still tracked: {listed}")
@@ -200,7 +245,9 @@ def check_kernel(path, pids):
     log(f"deleg kernel-own: {len(events)} events of pids {sorted(seen)}; pids {pids}")
     check(pids["unit"] in seen, "no system call of the unit's application")
     check(pids["moved"] not in seen, "the process that left the unit's group was recorded")
-    check(seen == {pids["unit"]}, f"kernel-own has other processes than the unit's: {seen}")
+    # The one moved while recording made system calls in the unit first.
+    check(seen <= {pids["unit"], pids["late"]},
+          f"kernel-own has other processes than the unit's: {seen}")
 
 
 class _Named:
