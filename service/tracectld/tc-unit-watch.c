@@ -83,9 +83,9 @@ reread_cgroup(TcApp *app)
 	return ok && tc_app_set_cgroup(app, cgroup);
 }
 
-/* app's group changed: session, which reached it through a unit before
- * when reached, applies the change if app left its units or came into
- * them, as untracking or tracking the unit would. */
+/* app's group changed; reached tells whether session reached it through
+ * a unit before. The session applies the change when app left its units
+ * or came into them, as untracking or tracking the unit would. */
 static void
 apply_move(TcSession *session, TcApp *app, gboolean reached)
 {
