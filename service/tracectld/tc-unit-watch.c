@@ -10,6 +10,7 @@
 #include "tc-peer-identity.h"
 #include "tc-registry.h"
 #include "tc-session-track.h"
+#include "tc-unit-procs.h"
 
 static GMutex watch_lock;
 static GCond watch_cond;
@@ -82,35 +83,126 @@ reread_cgroup(TcApp *app)
 	return ok && tc_app_set_cgroup(app, cgroup);
 }
 
-/* app's group changed: session stops recording it if it left the session's
- * units, as if the unit were untracked. */
+/* app's group changed; reached tells whether session reached it through
+ * a unit before. The session applies the change when app left its units
+ * or came into them, as untracking or tracking the unit would. */
 static void
-apply_move(TcSession *session, TcApp *app)
+apply_move(TcSession *session, TcApp *app, gboolean reached)
 {
 	g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
 	g_autofree char *cgroup = NULL;
-	gboolean left;
+	gboolean reaches;
 
 	g_mutex_lock(&session->lock);
-	left = !session->destroyed && !tc_session_reaches_app(session, app);
+	if (session->destroyed || session->units->len == 0) {
+		g_mutex_unlock(&session->lock);
+		return;
+	}
+	reaches = tc_session_reaches_app(session, app);
 	g_mutex_unlock(&session->lock);
-	if (!left)
+	if (reaches == reached)
 		return;
 	cgroup = tc_app_dup_cgroup(app);
-	g_message("Session '%s' of uid %u: application pid=%d uid=%u name='%s' left the control "
-		  "groups of the units it tracks (it is in %s now): its events are disabled there",
-		  session->name, (unsigned)session->owner_uid, (int)app->pid, (unsigned)app->uid,
-		  app->procname, cgroup ? cgroup : "no known group");
+	if (reached)
+		g_message("Session '%s' of uid %u: application pid=%d uid=%u name='%s' left the "
+			  "control groups of the units it tracks (it is in %s now): its events "
+			  "are disabled there",
+			  session->name, (unsigned)session->owner_uid, (int)app->pid,
+			  (unsigned)app->uid, app->procname, cgroup ? cgroup : "no known group");
+	else
+		g_message("Session '%s' of uid %u: application pid=%d uid=%u name='%s' moved into "
+			  "the control group of a unit it tracks (%s): it records into the "
+			  "session from now on",
+			  session->name, (unsigned)session->owner_uid, (int)app->pid,
+			  (unsigned)app->uid, app->procname, cgroup ? cgroup : "no known group");
 	tc_session_apply_units_locked(session);
 }
 
-/* One look at the applications the sessions that track units reach;
- * FALSE when no session tracks a unit. */
+/* Copies of the groups of the units the sessions track, each once. */
+static GPtrArray *
+unit_cgroups(GPtrArray *sessions)
+{
+	GPtrArray *cgroups = g_ptr_array_new_with_free_func(g_free);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+
+		g_mutex_lock(&session->lock);
+		for (guint j = 0; j < session->units->len; j++) {
+			const TcTrackedUnit *unit = g_ptr_array_index(session->units, j);
+
+			if (!g_ptr_array_find_with_equal_func(cgroups, unit->cgroup, g_str_equal,
+							      NULL))
+				g_ptr_array_add(cgroups, g_strdup(unit->cgroup));
+		}
+		g_mutex_unlock(&session->lock);
+	}
+	return cgroups;
+}
+
+/* New references to the registered applications whose pids the units'
+ * groups hold now and that no session reaches through a unit yet: those
+ * that may have moved into a unit. Only candidates: a pid may have been
+ * reused, so each is believed in the unit once its group is read through
+ * its own socket. */
+static GPtrArray *
+moved_in_candidates(GPtrArray *sessions)
+{
+	g_autoptr(GPtrArray) cgroups = unit_cgroups(sessions);
+	GPtrArray *candidates = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_unref);
+	static gboolean warned; /* watch thread only */
+	g_autoptr(GArray) pids = NULL;
+	gboolean truncated;
+
+	pids = tc_unit_procs_read(cgroups, &truncated);
+	if (truncated && !warned)
+		g_warning("The control groups of the tracked units hold more than %u processes, "
+			  "%u groups or groups deeper than %u: applications moved into the others "
+			  "are not followed",
+			  TC_UNIT_PROCS_PIDS_MAX, TC_UNIT_PROCS_GROUPS_MAX, TC_UNIT_PROCS_DEPTH_MAX);
+	warned = truncated;
+	for (guint i = 0; i < pids->len; i++) {
+		g_autoptr(GPtrArray) reaching = NULL;
+		g_autoptr(TcApp) app = NULL;
+
+		rcu_read_lock();
+		app = tc_registry_find_app_by_pid(g_array_index(pids, pid_t, i));
+		if (app)
+			tc_app_ref(app);
+		rcu_read_unlock();
+		if (app == NULL || g_ptr_array_find(candidates, app, NULL))
+			continue;
+		reaching = sessions_reaching(sessions, app);
+		if (reaching->len == 0)
+			g_ptr_array_add(candidates, g_steal_pointer(&app));
+	}
+	return candidates;
+}
+
+/* Reads app's group again; when it changed, every session that tracks
+ * units and reached app before (in reaching, NULL for none) or reaches it
+ * now applies the change. */
+static void
+follow_app(GPtrArray *sessions, TcApp *app, GPtrArray *reaching)
+{
+	if (!reread_cgroup(app))
+		return;
+	for (guint j = 0; j < sessions->len; j++) {
+		TcSession *session = g_ptr_array_index(sessions, j);
+
+		apply_move(session, app, reaching && g_ptr_array_find(reaching, session, NULL));
+	}
+}
+
+/* One look at the applications the sessions that track units reach, and
+ * at those the units' groups hold that none reaches yet; FALSE when no
+ * session tracks a unit. */
 static gboolean
 watch_once(void)
 {
 	g_autoptr(GPtrArray) sessions = sessions_tracking_units();
 	g_autoptr(GPtrArray) apps = NULL;
+	g_autoptr(GPtrArray) candidates = NULL;
 
 	if (sessions->len == 0)
 		return FALSE;
@@ -119,11 +211,12 @@ watch_once(void)
 		TcApp *app = g_ptr_array_index(apps, i);
 		g_autoptr(GPtrArray) reaching = sessions_reaching(sessions, app);
 
-		if (reaching->len == 0 || !reread_cgroup(app))
-			continue;
-		for (guint j = 0; j < reaching->len; j++)
-			apply_move(g_ptr_array_index(reaching, j), app);
+		if (reaching->len > 0)
+			follow_app(sessions, app, reaching);
 	}
+	candidates = moved_in_candidates(sessions);
+	for (guint i = 0; i < candidates->len; i++)
+		follow_app(sessions, g_ptr_array_index(candidates, i), NULL);
 	return TRUE;
 }
 

@@ -19,11 +19,16 @@ alice that unit (org.tracectl.Tracing1.trace-unit, detail "unit").
    records nothing once the service read its group again (every 250 ms):
    one moved before the session started records none of its events; one
    moved while the session records may have its marker event, emitted
-   before the move, recorded, and none of those emitted after it.
+   before the move, recorded, and none of those emitted after it;
+6. an application of the service's user that registered outside the unit
+   and is moved into the unit's group while the session records: its
+   marker, emitted before the move, is not recorded, and the events it
+   emits once the service found it in the unit (within 250 ms) are.
 """
 
 import os
 import pwd
+import re
 import subprocess
 import tempfile
 import time
@@ -94,6 +99,31 @@ def move_out_of_unit(pid):
         procs.write(str(pid))
 
 
+def move_into_unit(sd, pid):
+    """Moves pid into the unit's control group, as root may."""
+    group = sd.run("systemctl", "show", "-P", "ControlGroup", UNIT).stdout.strip()
+    check(group.startswith("/"), f"{UNIT} has no control group: {group!r}")
+    with open(os.path.join(unified_root(), group.lstrip("/"), "cgroup.procs"), "w") as procs:
+        procs.write(str(pid))
+
+
+def inner_pid(pid):
+    """pid as the machine's namespace numbers it (the events' vpid)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("NSpid:"):
+                return int(line.split()[-1])
+    check(False, f"no NSpid for pid {pid}")
+
+
+def seqs_of(sd, user, trace, vpid):
+    """The seq fields of the example events of vpid in trace."""
+    text = sd.run("babeltrace2", trace, user=user, check_ok=False).stdout
+    return sorted(int(re.search(r"\bseq = (\d+)", line).group(1))
+                  for line in text.splitlines()
+                  if "example:all_types" in line and re.search(rf"\bvpid = {vpid}\b", line))
+
+
 def is_gone(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -140,6 +170,14 @@ def test():
             stray = sd.popen("tracectl-example-app", "--pause", "--count", "5",
                              user=_Named(SERVICE_USER))
             check(stray.stdout.readline().strip() == "ready", "the stray app did not start")
+            # One more of the service's user outside the unit, moved into it
+            # while deleg records: its marker at once, then its other
+            # events LATE_INTERVAL_US apart, after the move.
+            arriving = sd.popen("tracectl-example-app", "--interval-us",
+                                str(LATE_INTERVAL_US), "--pause", "--count", "3",
+                                user=_Named(SERVICE_USER))
+            check(arriving.stdout.readline().strip() == "ready",
+                  "the arriving app did not start")
 
             # 3. Refusals.
             sd.run("tracectl", "create", "nope", user=bob)
@@ -159,6 +197,8 @@ def test():
             sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
             sd.run("tracectl", "start", user=alice)
             sd.run("tracectl", "create", "deleg", user=alice)
+            # The vpid tells the arriving application's events apart.
+            sd.run("tracectl", "add-context", "-u", "-t", "vpid", user=alice)
             sd.run("tracectl", "enable-event", "-u", "example:*", user=alice)
             sd.run("tracectl", "track", "--unit", UNIT, user=alice)
             # The watch reads the moved application's group again.
@@ -173,13 +213,22 @@ def test():
                     "late": pid_of(SERVICE_USER, "example-app --pause --count 3 --interval"),
                     "mine": pid_of(alice.name),
                     "stray": pid_of(SERVICE_USER, "example-app --pause --count 5")}
+            arriving_pid = pid_of(SERVICE_USER, "example-app --interval-us")
+            arriving_vpid = inner_pid(arriving_pid)
             # The late application emits its marker, then leaves the unit
             # while the session records, long before its next event (and
             # before the unit's main process ends, which stops the unit).
+            # The arriving one emits its marker outside the unit, then comes
+            # into it, and ends its events before the unit's main process
+            # ends (the unit's stop kills what is left in its group).
             os.kill(pids["late"], 10)
+            os.kill(arriving_pid, 10)
             time.sleep(MOVE_AFTER_S)
             move_out_of_unit(pids["late"])
             log(f"moved pid {pids['late']} out of the unit while deleg records")
+            move_into_unit(sd, arriving_pid)
+            log(f"moved pid {arriving_pid} into the unit while deleg records")
+            arriving.communicate(timeout=60)
             for name, pid in pids.items():
                 if name != "late":
                     os.kill(pid, 10)
@@ -202,19 +251,27 @@ def test():
                   "alice's other session made a trace of the unit's uid")
             unit_trace = os.path.join(traces["deleg"], "ust", "uid", str(service_uid))
             # The unit's 7, none of the application moved before the
-            # start, and of the one moved while recording at most its
-            # marker: 4 or 3 more would be events emitted out of the unit.
+            # start, of the one moved out while recording at most its
+            # marker (4 or 3 more would be events emitted out of the unit),
+            # and the 2 the arriving one emitted in the unit (its marker,
+            # emitted outside, would make 3).
             unit_events = events(sd, alice, unit_trace)
-            check(unit_events in (7, 8),
-                  f"the unit's events in deleg: {unit_events}, not 7 or 8: an application "
-                  "that left the unit was recorded after it left")
+            check(unit_events in (9, 10),
+                  f"the unit's events in deleg: {unit_events}, not 9 or 10: an application "
+                  "was recorded out of the unit, or the one moved into it was not recorded "
+                  "there")
+            arrived_seqs = seqs_of(sd, alice, unit_trace, arriving_vpid)
+            check(arrived_seqs == [1, 2],
+                  f"the application moved into the unit recorded events {arrived_seqs}, not "
+                  "[1, 2]: its marker, emitted before the move, must not be recorded, and "
+                  "its events after the move must")
             check(events(sd, alice, traces["deleg"]) == unit_events,
                   f"deleg records more than the unit: {events(sd, alice, traces['deleg'])}")
             check(events(sd, alice, traces["mine"]) == 3,
                   f"mine: {events(sd, alice, traces['mine'])}, not alice's 3")
             log(f"deleg records the unit's {unit_events} events only (the late-moved "
-                f"application's marker {'in' if unit_events == 8 else 'not in'} it); mine "
-                "alice's 3 and nothing of the unit")
+                f"application's marker {'in' if unit_events == 10 else 'not in'} it, the "
+                "arriving one's 2 after its move); mine alice's 3 and nothing of the unit")
             # Both moved applications are named (by their pids inside the
             # machine's namespace, which the test does not know).
             journal = sd.run("journalctl", "--no-pager", "-u", "tracectld.service", "--since",
@@ -224,11 +281,16 @@ def test():
                     "left the control groups of the units it tracks" in line]
             check(len(left) == 2, f"tracectld logged {len(left)} applications leaving the unit, "
                   "not 2")
+            arrived = [line for line in journal.splitlines()
+                       if "Session 'deleg' of uid" in line and f" uid={service_uid} " in line and
+                       "moved into the control group of a unit it tracks" in line]
+            check(len(arrived) == 1, f"tracectld logged {len(arrived)} applications moving "
+                  "into the unit, not 1")
             sd.run("tracectl", "untrack", "--unit", UNIT, "-s", "deleg", user=alice)
             listed = sd.run("tracectl", "list", "deleg", user=alice).stdout
             check("unit:" not in listed, f"the unit is still tracked: {listed}")
             if has_own_tier:
-                check_kernel(os.path.join(traces["deleg"], "kernel-own"), pids)
+                check_kernel(os.path.join(traces["deleg"], "kernel-own"), pids, arriving_pid)
             else:
                 log("SKIP the unit's kernel activity: the kernel has no BTF")
     finally:
@@ -236,7 +298,7 @@ def test():
             subprocess.run(["userdel", SERVICE_USER], check=False)
 
 
-def check_kernel(path, pids):
+def check_kernel(path, pids, arriving_pid):
     """The kernel-own trace of the session that tracks the unit: system
     calls of the unit's application, none of any other process (alice's,
     the service user's outside the unit, the tracectl commands)."""
@@ -245,8 +307,9 @@ def check_kernel(path, pids):
     log(f"deleg kernel-own: {len(events)} events of pids {sorted(seen)}; pids {pids}")
     check(pids["unit"] in seen, "no system call of the unit's application")
     check(pids["moved"] not in seen, "the process that left the unit's group was recorded")
-    # The one moved while recording made system calls in the unit first.
-    check(seen <= {pids["unit"], pids["late"]},
+    # The one moved out while recording made system calls in the unit
+    # first, the one moved in after.
+    check(seen <= {pids["unit"], pids["late"], arriving_pid},
           f"kernel-own has other processes than the unit's: {seen}")
 
 
