@@ -959,7 +959,7 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
 	    .new_chunk_id = htobe64(new_chunk_id),
 	};
 	struct tc_relay_stream_rotation_position *positions;
-	uint32_t count = 0, code = 0;
+	uint32_t count = 0;
 	size_t len;
 	char *buf;
 	int ret;
@@ -984,14 +984,8 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
 		    .rotate_at_seq_num = htobe64(s->is_metadata ? 0 : s->last_packet_seq + 1),
 		};
 	}
-	ret = drain_replies(relay, true);
-	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_ROTATE_STREAMS, buf, len);
+	ret = command_generic(relay, TC_RELAY_ROTATE_STREAMS, buf, len);
 	free(buf);
-	if (ret == 0)
-		ret = read_generic_reply(relay, &code);
-	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
-		ret = -EPROTO;
 	return ret;
 }
 

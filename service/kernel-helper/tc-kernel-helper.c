@@ -438,6 +438,17 @@ remove_instance(uint64_t session_id)
 	return ret;
 }
 
+/* Answers an own-tier start with its ring buffer's descriptor, which the
+ * helper then closes: it keeps no copy of a buffer it made for a session. */
+static int
+send_own_ring(int sock, const struct tc_kernel_msg *header, int ring_fd)
+{
+	int ret = send_fd(sock, TC_KERNEL_OWN_FD, header, 0, ring_fd) ? 0 : -EPIPE;
+
+	close(ring_fd);
+	return ret;
+}
+
 /* OWN_START: the programs, then their ring buffer. */
 static int
 start_own(int sock, const void *buf, size_t len)
@@ -454,11 +465,7 @@ start_own(int sock, const void *buf, size_t len)
 #else
 	ret = -EOPNOTSUPP;
 #endif
-	if (ret < 0)
-		return ret;
-	ret = send_fd(sock, TC_KERNEL_OWN_FD, &msg->header, 0, ring_fd) ? 0 : -EPIPE;
-	close(ring_fd);
-	return ret;
+	return ret < 0 ? ret : send_own_ring(sock, &msg->header, ring_fd);
 }
 
 /* OWN_UNIT_START: the same, for a delegated unit's control group. */
@@ -478,11 +485,7 @@ start_own_unit(int sock, const void *buf, size_t len)
 #else
 	ret = -EOPNOTSUPP;
 #endif
-	if (ret < 0)
-		return ret;
-	ret = send_fd(sock, TC_KERNEL_OWN_FD, &msg->header, 0, ring_fd) ? 0 : -EPIPE;
-	close(ring_fd);
-	return ret;
+	return ret < 0 ? ret : send_own_ring(sock, &msg->header, ring_fd);
 }
 
 static int
