@@ -20,7 +20,8 @@ import socket
 import subprocess
 import tempfile
 
-from tclib import TRACECTL, Service, check, log, mount_tracefs, require, run
+from tclib import Service, check, log, mount_tracefs, require, run
+from owncheck import cli_pid, kernel_addresses, polkit_rule
 from tracelib import read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"
@@ -31,8 +32,6 @@ REQ_OP_WRITE = 1
 REQ_META = 1 << 12
 ETH_P_IP = 0x0800
 UDP_IP_HEADERS, ETH_HEADER = 28, 14
-# Kernel addresses, less the top page (-1 and -errno).
-KERNEL_LOW, KERNEL_HIGH = 0xffff800000000000, 0xfffffffffffff000
 # argv: directory, datagram payload size.
 WORKLOAD = """import mmap, os, socket, sys, time
 os.chdir(sys.argv[1])
@@ -54,34 +53,6 @@ for round in range(%d):
         rx.recv(65536)
     time.sleep(0.05)
 """ % (CHUNK, CHUNK, ROUNDS, CHUNKS, DATAGRAMS // ROUNDS)
-RULE = """polkit.addRule(function(action, subject) {
-    if (action.id == "%s" && (subject.user == "tcioalice" || subject.user == "tciobob"))
-        return polkit.Result.YES;
-});
-"""
-
-
-def values(event):
-    """Every integer of an event, as 64 bits."""
-    out = []
-    for key, value in event.items():
-        if key in ("name", "ts"):
-            continue
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, int):
-                out.append(v & (2**64 - 1))
-    return out
-
-
-def cli_pid(svc, user, *args):
-    """Runs tracectl ARGS as user; its pid (user's process, so it may be
-    in user's trace)."""
-    proc = subprocess.Popen(svc._as(user) + [TRACECTL, *args], env=svc.env(user),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=user.home)
-    _, err = proc.communicate(timeout=60)
-    check(proc.returncode == 0, f"tracectl {' '.join(args)} as {user.name}: {err}")
-    return proc.pid
 
 
 def refused(svc, user, pattern):
@@ -147,7 +118,7 @@ def check_io_trace(name, path, pid, also, theirs, devices, size):
         check(e.get("ctx_pid") == pid or e.get("ctx_pid") in also,
               f"{name}'s trace holds an event of pid {e.get('ctx_pid')} (workload {pid}, "
               f"also {sorted(also)}, the other's {sorted(theirs)}): {e}")
-        bad = [hex(v) for v in values(e) if KERNEL_LOW <= v < KERNEL_HIGH]
+        bad = kernel_addresses(e)
         check(not bad, f"{name}'s trace holds kernel addresses {bad}: {e}")
     bios = [e for e in events if e["name"] == "block:block_bio_queue" and e["ctx_pid"] == pid]
     writes = [e for e in bios if (e["major"], e["minor"]) in devices and
@@ -178,7 +149,7 @@ def test():
     require(os.path.exists("/sys/kernel/btf/vmlinux"), "the kernel has no BTF")
     svc = Service()
     with tempfile.NamedTemporaryFile("w", suffix=".rules") as rule:
-        rule.write(RULE % ACTION)
+        rule.write(polkit_rule(ACTION, 'tcioalice', 'tciobob'))
         rule.flush()
         svc.installed.install(rule.name, "/etc/polkit-1/rules.d/59-tracectl-own-io-test.rules")
     with svc:

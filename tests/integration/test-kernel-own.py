@@ -16,7 +16,8 @@ import os
 import subprocess
 import tempfile
 
-from tclib import STRESS_APP, TRACECTL, Service, check, log, mount_tracefs, require, run
+from tclib import STRESS_APP, Service, check, log, mount_tracefs, require, run
+from owncheck import cli_pid, kernel_addresses, polkit_rule
 from tracelib import babeltrace_text, read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"
@@ -28,36 +29,6 @@ WORKLOAD = ("import os, time\n"
             "for _ in range(10):\n"
             "    for _ in range(300): os.getppid()\n"
             "    time.sleep(0.02)\n")
-# Kernel addresses, less the top page (-1 and -errno).
-KERNEL_LOW, KERNEL_HIGH = 0xffff800000000000, 0xfffffffffffff000
-RULE = """polkit.addRule(function(action, subject) {
-    if (action.id == "%s" && (subject.user == "tcownalice" || subject.user == "tcownbob"))
-        return polkit.Result.YES;
-});
-"""
-
-
-def values(event):
-    """Every integer of an event, as 64 bits."""
-    out = []
-    for key, value in event.items():
-        if key in ("name", "ts"):
-            continue
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, int):
-                out.append(v & (2**64 - 1))
-    return out
-
-
-def cli_pid(svc, user, *args):
-    """Runs tracectl ARGS as user; its pid, for it is user's process too
-    and may be in user's trace."""
-    proc = subprocess.Popen(svc._as(user) + [TRACECTL, *args], env=svc.env(user),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=user.home)
-    out, err = proc.communicate(timeout=60)
-    check(proc.returncode == 0, f"tracectl {' '.join(args)} as {user.name}: {err}")
-    return proc.pid
 
 
 def consumer_pid(user):
@@ -153,7 +124,7 @@ def check_own_trace(name, path, ours, also_ours, theirs):
               f"other's: {sorted(theirs)}): {e}")
         check(not any(v in theirs for k, v in e.items() if k.startswith("ctx_")),
               f"{name}'s trace names the other's task: {e}")
-        bad = [hex(v) for v in values(e) if KERNEL_LOW <= v < KERNEL_HIGH]
+        bad = kernel_addresses(e)
         check(not bad, f"{name}'s trace holds kernel addresses {bad}: {e}")
     names = {e["name"] for e in events}
     check({"raw_syscalls:sys_enter", "raw_syscalls:sys_exit", "sched:sched_switch_out",
@@ -171,7 +142,7 @@ def test():
     require(os.path.exists("/sys/kernel/btf/vmlinux"), "the kernel has no BTF")
     svc = Service()
     with tempfile.NamedTemporaryFile("w", suffix=".rules") as rule:
-        rule.write(RULE % ACTION)
+        rule.write(polkit_rule(ACTION, 'tcownalice', 'tcownbob'))
         rule.flush()
         svc.installed.install(rule.name, "/etc/polkit-1/rules.d/59-tracectl-own-test.rules")
     with svc:
