@@ -853,23 +853,17 @@ collect_own_fd(const struct tc_kernel_msg *msg, int fd, gpointer data)
 		close(fd);
 }
 
-int
-tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
-		    GError **error)
+/* Sends an own-tier start and returns the ring buffer's descriptor the
+ * helper answers with, or -1 with error set. */
+static int
+request_own_ring(struct tc_kernel_msg *request, size_t size, GError **error)
 {
-	struct tc_kernel_own_msg msg = {
-		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
-		.uid = uid,
-		.events = events,
-		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
-	};
 	struct tc_kernel_msg reply = {0};
 	int fd = -1;
 	gboolean ok;
 
 	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, collect_own_fd, &fd,
-				error);
+	ok = request_locked_fds(&main_link, request, size, &reply, collect_own_fd, &fd, error);
 	g_mutex_unlock(&kernel_lock);
 	if (!ok && reply.type == TC_KERNEL_REPLY && reply.status == -EOPNOTSUPP) {
 		g_clear_error(error);
@@ -889,6 +883,20 @@ tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pi
 }
 
 int
+tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+		    GError **error)
+{
+	struct tc_kernel_own_msg msg = {
+		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
+		.uid = uid,
+		.events = events,
+		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
+	};
+
+	return request_own_ring(&msg.header, sizeof(msg), error);
+}
+
+int
 tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
 			 GPid quiet_pid, GError **error)
 {
@@ -898,9 +906,7 @@ tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
 		.events = events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
-	struct tc_kernel_msg reply = {0};
-	int fd = -1;
-	gboolean ok;
+	int fd;
 
 	if (strlen(cgroup) >= sizeof(msg.cgroup)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
@@ -909,24 +915,8 @@ tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
 		return -1;
 	}
 	strcpy(msg.cgroup, cgroup);
-	g_mutex_lock(&kernel_lock);
-	ok = request_locked_fds(&main_link, &msg.header, sizeof(msg), &reply, collect_own_fd, &fd,
-				error);
-	g_mutex_unlock(&kernel_lock);
-	if (!ok && reply.type == TC_KERNEL_REPLY && reply.status == -EOPNOTSUPP) {
-		g_clear_error(error);
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "The own-process kernel tier was not built into the kernel helper");
-	}
-	if (ok && fd < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The kernel helper sent no ring buffer");
-		ok = FALSE;
-	}
-	if (!ok && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
-	if (!ok)
+	fd = request_own_ring(&msg.header, sizeof(msg), error);
+	if (fd < 0)
 		g_prefix_error(error, "control group '%s': ", cgroup);
 	return fd;
 }
