@@ -117,21 +117,26 @@ skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
  * Reads the record header at *pos (compact or extended, tc-rb.h): the event
  * id, and the timestamp, restored from *clock as a CTF reader does; *clock
  * becomes it. Returns false when the header does not fit or its full
- * timestamp goes back.
+ * timestamp goes back (restored past 2^64 included).
  */
 static bool
 read_record_header(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *clock,
 		   uint32_t *id)
 {
 	struct tc_event_header_extended extended;
+	uint64_t restored;
 	uint32_t word;
 
 	if (end - *pos < sizeof(word))
 		return false;
 	memcpy(&word, packet + *pos, sizeof(word));
 	if (tc_event_compact_id(word) != TC_EVENT_ID_EXTENDED) {
+		restored = tc_event_compact_restore(*clock, tc_event_compact_timestamp(word));
+		/* Less only when a wrap of the low bits passed 2^64. */
+		if (restored < *clock)
+			return false;
 		*id = tc_event_compact_id(word);
-		*clock = tc_event_compact_restore(*clock, tc_event_compact_timestamp(word));
+		*clock = restored;
 		*pos += sizeof(word);
 		return true;
 	}
@@ -170,24 +175,39 @@ skip_payload(const struct consumerd_event_layout *layout, const uint8_t *packet,
  * Skips the compact records of class id and fixed size record_size (header
  * included) from *pos on, restoring *clock: the walk of a hot tracepoint's
  * packet, in few instructions. Stops before any other record, which the
- * general walk then reads.
+ * general walk then reads. Returns false when the restored clock wraps
+ * past 2^64, which would make it go back.
+ *
+ * Restoring a compact timestamp adds one wrap of the low bits when they
+ * went back (tc_event_compact_restore): the run's clock is the first
+ * one's high bits plus the wraps counted, with the last record's low bits.
+ * Counting them compares neighbouring records only, so the records are
+ * walked without the chain of restores through each one's clock.
  */
-static void
+static bool
 skip_compact_run(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *clock,
 		 uint32_t id, uint32_t record_size)
 {
-	uint64_t at = *pos, time = *clock;
-	uint32_t word;
+	const uint64_t low_mask = (1ull << TC_RB_COMPACT_TS_BITS) - 1;
+	uint64_t at = *pos, wraps = 0, high = *clock & ~low_mask, restored;
+	uint32_t low = (uint32_t)(*clock & low_mask), word, next;
 
 	while (end - at >= record_size) {
 		memcpy(&word, packet + at, sizeof(word));
 		if (tc_event_compact_id(word) != id)
 			break;
-		time = tc_event_compact_restore(time, tc_event_compact_timestamp(word));
+		next = tc_event_compact_timestamp(word);
+		wraps += next < low;
+		low = next;
 		at += record_size;
 	}
 	*pos = at;
-	*clock = time;
+	/* A packet holds fewer than 2^32 records: no overflow in the shift. */
+	restored = high + (wraps << TC_RB_COMPACT_TS_BITS);
+	if (restored < high)
+		return false;
+	*clock = restored | low;
+	return true;
 }
 
 enum consumerd_packet_verdict
@@ -219,11 +239,11 @@ consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *p
 		if (!skip_payload(layout, packet, &pos, end))
 			return CONSUMERD_PACKET_CORRUPT;
 		if (layout->fixed_size != 0 && id < TC_EVENT_ID_EXTENDED) {
-			skip_compact_run(packet, &pos, end, &clock, id,
-					 sizeof(uint32_t) + layout->fixed_size);
 			/* Restored timestamps only grow: the last is the
 			 * highest of the run. */
-			if (clock > header->timestamp_end)
+			if (!skip_compact_run(packet, &pos, end, &clock, id,
+					      sizeof(uint32_t) + layout->fixed_size) ||
+			    clock > header->timestamp_end)
 				return CONSUMERD_PACKET_CORRUPT;
 		}
 	}

@@ -152,6 +152,46 @@ test_timestamp_past_end(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
 }
 
+/* Runs whose low timestamp bits wrap several times: the clock restored
+ * at the end of the run is the one the packet's end is checked against. */
+static void
+test_run_wraps(Fixture *fixture, gconstpointer data)
+{
+	static const uint64_t payload[2] = { 1, 2 };
+	struct tc_packet_header *header = (void *)fixture->packet;
+
+	append_fixed_run(fixture, 3);
+	for (int i = 0; i < 5; i++)
+		append_compact(fixture, FIXED_ID, (1ull << TC_RB_COMPACT_TS_BITS) - 3, payload,
+			       sizeof(payload));
+	append_fixed_run(fixture, 3);
+	header->timestamp_end = fixture->clock;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+	header->timestamp_end = fixture->clock - 1;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
+/* Restored timestamps that pass 2^64 would go back to a small clock that
+ * any packet end allows: first in the packet or within a run. */
+static void
+test_clock_passes_2_64(Fixture *fixture, gconstpointer data)
+{
+	struct tc_packet_header *header = (void *)fixture->packet;
+
+	fixture->clock = header->timestamp_begin = UINT64_MAX - 100;
+	header->timestamp_end = UINT64_MAX;
+	append_fixed_run(fixture, 2);
+	fixture->clock += 1000;
+	append_fixed_run(fixture, 1);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+
+	fixture->pos = sizeof(*header);
+	fixture->clock = header->timestamp_begin;
+	fixture->clock += 1000;
+	append_fixed_run(fixture, 1);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
 /* An extended header that goes back in time, after a run. */
 static void
 test_extended_goes_back(Fixture *fixture, gconstpointer data)
@@ -193,6 +233,8 @@ main(int argc, char **argv)
 	ADD("valid", test_valid);
 	ADD("run-cut-short", test_run_cut_short);
 	ADD("timestamp-past-end", test_timestamp_past_end);
+	ADD("run-wraps", test_run_wraps);
+	ADD("clock-passes-2-64", test_clock_passes_2_64);
 	ADD("extended-goes-back", test_extended_goes_back);
 	ADD("unknown-and-unterminated", test_unknown_and_unterminated);
 	return g_test_run();
