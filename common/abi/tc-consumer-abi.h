@@ -104,6 +104,11 @@ struct tc_consumer_relay_output {
 	 * rotation spans them all. A nil uuid: the consumer picks one. */
 	uint8_t sessiond_uuid[16];
 	uint64_t sessiond_session_id;
+	/* The session's current trace chunk on the relay, which a trace
+	 * started after a rotation joins: its id (0: the first) and when it
+	 * began (Unix seconds; 0: creation_time). */
+	uint64_t chunk_id;
+	int64_t chunk_created;
 };
 
 struct tc_consumer_session {

@@ -536,7 +536,8 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->out = *out;
 	relay->session_id = session_id;
 	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
-	relay->chunk_created = out->creation_time;
+	relay->chunk_id = out->chunk_id;
+	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	set_identity(relay, out, session_id);
 	ret = relay_connect(relay, -1);
 	if (ret < 0) {

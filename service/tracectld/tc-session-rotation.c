@@ -94,11 +94,9 @@ relay_rotate_step(TcConsumer *consumer, guint64 id, guint32 command, guint32 ste
  * held.
  */
 static gboolean
-relay_rotate_traces(TcConsumer *consumer, GArray *ids, guint32 command, char **path,
-		    guint64 *bytes, GError **error)
+relay_rotate_all(TcConsumer *consumer, GArray *ids, guint32 command, gint64 timestamp,
+		 char **path, guint64 *bytes, GError **error)
 {
-	const gint64 timestamp = g_get_real_time() / G_USEC_PER_SEC;
-
 	if (ids->len == 1)
 		return relay_rotate_step(consumer, g_array_index(ids, guint64, 0), command, 0,
 					 timestamp, path, bytes, error);
@@ -125,6 +123,21 @@ relay_rotate_traces(TcConsumer *consumer, GArray *ids, guint32 command, char **p
 				       timestamp, path, bytes, error))
 			return FALSE;
 	}
+	return TRUE;
+}
+
+/* relay_rotate_all(), then the session's current chunk on the relay is
+ * the next: traces started from now on join it. op_lock held. */
+static gboolean
+relay_rotate_traces(TcSession *session, TcConsumer *consumer, GArray *ids, guint32 command,
+		    char **path, guint64 *bytes, GError **error)
+{
+	const gint64 timestamp = g_get_real_time() / G_USEC_PER_SEC;
+
+	if (!relay_rotate_all(consumer, ids, command, timestamp, path, bytes, error))
+		return FALSE;
+	session->relay_chunk_id++;
+	session->relay_chunk_created = timestamp;
 	return TRUE;
 }
 
@@ -238,7 +251,7 @@ static gboolean
 rotate_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, char **path,
 		guint64 *bytes, GError **error)
 {
-	if (!relay_rotate_traces(consumer, ids, TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path, bytes,
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path, bytes,
 				 error)) {
 		g_prefix_error(error, "Cannot archive the trace of session '%s' on its relay: ",
 			       session->name);
@@ -333,7 +346,7 @@ clear_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, GError **e
 
 	if (!tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	if (!relay_rotate_traces(consumer, ids, TC_CONSUMER_RELAY_CHUNK_DELETE, NULL, &bytes,
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_DELETE, NULL, &bytes,
 				 error)) {
 		g_prefix_error(error, "Cannot clear session '%s' on its relay: ", session->name);
 		return FALSE;
