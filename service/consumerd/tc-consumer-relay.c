@@ -1219,8 +1219,7 @@ chunk_close(struct consumerd_relay *relay, uint32_t command, int64_t now, bool w
 	if (wait)
 		ret = wait_chunk_released(relay, old_chunk);
 	if (ret == 0)
-		consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64
-			       " (\"%s\")",
+		consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
 			       relay->session_id,
 			       command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived", old_chunk,
 			       path);

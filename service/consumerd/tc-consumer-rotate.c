@@ -198,8 +198,8 @@ consumerd_session_rotate(struct consumerd_session *session, const char *from_roo
 }
 
 int
-consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command,
-			       uint32_t steps, int64_t timestamp, char *path, size_t path_size,
+consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command, uint32_t steps,
+			       int64_t timestamp, char *path, size_t path_size,
 			       uint64_t *archived_bytes)
 {
 	int ret;

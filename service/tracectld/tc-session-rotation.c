@@ -94,15 +94,16 @@ relay_rotate_step(TcConsumer *consumer, guint64 id, guint32 command, guint32 ste
  * held.
  */
 static gboolean
-relay_rotate_all(TcConsumer *consumer, GArray *ids, guint32 command, gint64 timestamp,
-		 char **path, guint64 *bytes, GError **error)
+relay_rotate_all(TcConsumer *consumer, GArray *ids, guint32 command, gint64 timestamp, char **path,
+		 guint64 *bytes, GError **error)
 {
 	if (ids->len == 1)
 		return relay_rotate_step(consumer, g_array_index(ids, guint64, 0), command, 0,
 					 timestamp, path, bytes, error);
 	for (guint i = 0; i < ids->len; i++) {
 		if (!relay_rotate_step(consumer, g_array_index(ids, guint64, i), command,
-				       TC_CONSUMER_RELAY_ROTATE_BEGIN, timestamp, NULL, bytes, error)) {
+				       TC_CONSUMER_RELAY_ROTATE_BEGIN, timestamp, NULL, bytes,
+				       error)) {
 			/* The traces that began the chunk close the old one, so
 			 * that the next rotation finds none half done. */
 			for (guint j = 0; j < i; j++)
@@ -251,8 +252,8 @@ static gboolean
 rotate_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, char **path,
 		guint64 *bytes, GError **error)
 {
-	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path, bytes,
-				 error)) {
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path,
+				 bytes, error)) {
 		g_prefix_error(error, "Cannot archive the trace of session '%s' on its relay: ",
 			       session->name);
 		return FALSE;
@@ -346,8 +347,8 @@ clear_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, GError **e
 
 	if (!tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_DELETE, NULL, &bytes,
-				 error)) {
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_DELETE, NULL,
+				 &bytes, error)) {
 		g_prefix_error(error, "Cannot clear session '%s' on its relay: ", session->name);
 		return FALSE;
 	}
