@@ -98,6 +98,17 @@ struct tc_consumer_relay_output {
 	/* the traced machine as the relay files it and viewers find it */
 	char hostname[TC_CONSUMER_NAME_MAX];
 	char session_name[TC_CONSUMER_NAME_MAX];
+	/* The tracing session as the relay knows it (LTTng's session daemon
+	 * uuid and session id): every per-user trace of one tracing session
+	 * gives the same, so the relay shares their trace chunks and one
+	 * rotation spans them all. A nil uuid: the consumer picks one. */
+	uint8_t sessiond_uuid[16];
+	uint64_t sessiond_session_id;
+	/* The session's current trace chunk on the relay, which a trace
+	 * started after a rotation joins: its id (0: the first) and when it
+	 * began (Unix seconds; 0: creation_time). */
+	uint64_t chunk_id;
+	int64_t chunk_created;
 };
 
 struct tc_consumer_session {
@@ -171,11 +182,21 @@ struct tc_consumer_rotate {
  */
 #define TC_CONSUMER_RELAY_CHUNK_ARCHIVE 0u /* lttng: MOVE_TO_COMPLETED */
 #define TC_CONSUMER_RELAY_CHUNK_DELETE 2u  /* lttng: DELETE */
+/* The traces of one tracing session share trace chunks on the relay:
+ * each begins the new chunk (BEGIN) before any closes the old (CLOSE), and
+ * only the last close waits until the relay let the old chunk go (the
+ * others: NO_WAIT). 0: one trace, both steps. */
+#define TC_CONSUMER_RELAY_ROTATE_BEGIN 1u
+#define TC_CONSUMER_RELAY_ROTATE_CLOSE 2u
+#define TC_CONSUMER_RELAY_ROTATE_NO_WAIT 4u
 struct tc_consumer_relay_rotate {
 	struct tc_consumer_header header;
 	uint64_t session_id;
 	uint32_t close_command;
-	uint32_t reserved; /* 0 */
+	uint32_t flags; /* TC_CONSUMER_RELAY_ROTATE_* */
+	/* Unix seconds of the cut, the same for every trace of the tracing
+	 * session (the relay names the archive by it); 0: now. */
+	int64_t timestamp;
 };
 
 /*

@@ -610,12 +610,21 @@ handle_clear(struct command *command)
 	return 0;
 }
 
+#define RELAY_ROTATE_FLAGS                                                                         \
+	(TC_CONSUMER_RELAY_ROTATE_BEGIN | TC_CONSUMER_RELAY_ROTATE_CLOSE |                         \
+	 TC_CONSUMER_RELAY_ROTATE_NO_WAIT)
+_Static_assert(TC_CONSUMER_RELAY_ROTATE_BEGIN == CONSUMERD_RELAY_CHUNK_BEGIN &&
+		   TC_CONSUMER_RELAY_ROTATE_CLOSE == CONSUMERD_RELAY_CHUNK_CLOSE &&
+		   TC_CONSUMER_RELAY_ROTATE_NO_WAIT == CONSUMERD_RELAY_CHUNK_NO_WAIT,
+	       "rotation steps differ");
+
 static int
 handle_relay_rotate(struct command *command)
 {
 	const struct tc_consumer_relay_rotate *msg = command->msg;
 	struct consumerd_session *session = command_find_session(command, msg->session_id);
 	uint64_t archived = 0;
+	uint32_t steps;
 	int ret;
 
 	if (!session)
@@ -628,7 +637,14 @@ handle_relay_rotate(struct command *command)
 	    msg->close_command != TC_CONSUMER_RELAY_CHUNK_DELETE)
 		return command_fail(command, -EINVAL, "Unknown trace chunk close command %" PRIu32,
 				    msg->close_command);
-	ret = consumerd_session_rotate_relay(session, msg->close_command, command->reply.message,
+	if (msg->flags & ~RELAY_ROTATE_FLAGS)
+		return command_fail(command, -EINVAL, "Unknown rotation flags %#" PRIx32,
+				    msg->flags);
+	steps = msg->flags & (TC_CONSUMER_RELAY_ROTATE_BEGIN | TC_CONSUMER_RELAY_ROTATE_CLOSE)
+		    ? msg->flags
+		    : msg->flags | TC_CONSUMER_RELAY_ROTATE_BEGIN | TC_CONSUMER_RELAY_ROTATE_CLOSE;
+	ret = consumerd_session_rotate_relay(session, msg->close_command, steps, msg->timestamp,
+					     command->reply.message,
 					     sizeof(command->reply.message), &archived);
 	command->reply.bytes_used = archived;
 	command_set_totals(command, session);

@@ -28,8 +28,9 @@
 
 struct consumerd_relay {
 	struct tc_consumer_relay_output out;
-	uint64_t session_id; /* ours, sent as the session daemon's id */
-	uint8_t uuid[16];    /* names this consumer instance to the relay */
+	uint64_t session_id;	      /* ours, for messages */
+	uint64_t sessiond_session_id; /* the tracing session's, as the relay knows it */
+	uint8_t uuid[16];	      /* with it, keys the relay's trace chunks */
 	int control_fd, data_fd;
 	uint32_t minor;
 	uint64_t relay_session_id;
@@ -40,6 +41,7 @@ struct consumerd_relay {
 	int64_t chunk_created_before; /* of the chunk before, while it is closed */
 	uint32_t generation;	      /* connections made so far, after the first */
 	uint32_t pending_replies;     /* generic replies of indexes not read yet */
+	bool close_pending;	      /* the chunk before chunk_id is still open */
 	bool up;
 	uint64_t next_retry, retry_interval;
 	int probe_fd; /* a connection to the control port in progress, or -1 */
@@ -273,7 +275,7 @@ command_create_session(struct consumerd_relay *relay)
 
 	len = tc_relay_encode_create_session(buf, sizeof(buf), relay->out.session_name,
 					     relay->out.hostname, relay->out.live_timer_us,
-					     relay->uuid, relay->session_id,
+					     relay->uuid, relay->sessiond_session_id,
 					     (uint64_t)relay->out.creation_time);
 	if (len < 0)
 		return len;
@@ -399,6 +401,8 @@ relay_disconnect(struct consumerd_relay *relay)
 	relay->control_fd = relay->data_fd = -1;
 	relay->pending_replies = 0;
 	relay->up = false;
+	/* A new connection is a new relay session, without the old chunk. */
+	relay->close_pending = false;
 	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next)
 		s->added = false;
 }
@@ -496,6 +500,27 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
 			  relay->session_id, address, relay->lost_packets);
 }
 
+/* The relay keys trace chunks by (uuid, session id): the traces of one
+ * tracing session share the identity the service gave, so that they
+ * share chunks; without one, any non-nil uuid of this connection's own. */
+static void
+set_identity(struct consumerd_relay *relay, const struct tc_consumer_relay_output *out,
+	     uint64_t session_id)
+{
+	static const uint8_t nil[16];
+
+	if (memcmp(out->sessiond_uuid, nil, sizeof(nil)) != 0) {
+		memcpy(relay->uuid, out->sessiond_uuid, sizeof(relay->uuid));
+		relay->sessiond_session_id = out->sessiond_session_id;
+		return;
+	}
+	relay->sessiond_session_id = session_id;
+	if (getentropy(relay->uuid, sizeof(relay->uuid)) < 0)
+		memcpy(relay->uuid, &session_id, sizeof(session_id));
+	relay->uuid[6] = (relay->uuid[6] & 0x0f) | 0x40;
+	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
+}
+
 /* ---- public ---- */
 
 int
@@ -511,12 +536,9 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->out = *out;
 	relay->session_id = session_id;
 	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
-	relay->chunk_created = out->creation_time;
-	/* Any non-nil value: the relay keys its trace chunks by it. */
-	if (getentropy(relay->uuid, sizeof(relay->uuid)) < 0)
-		memcpy(relay->uuid, &session_id, sizeof(session_id));
-	relay->uuid[6] = (relay->uuid[6] & 0x0f) | 0x40;
-	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
+	relay->chunk_id = out->chunk_id;
+	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
+	set_identity(relay, out, session_id);
 	ret = relay_connect(relay, -1);
 	if (ret < 0) {
 		relay_address(relay, address, sizeof(address));
@@ -1142,16 +1164,15 @@ relay_allows_clear(struct consumerd_relay *relay)
 	return (be64toh(reply.flags) & TC_RELAY_CONFIGURATION_CLEAR_ALLOWED) != 0;
 }
 
-int
-consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *path,
-		       size_t path_size)
+/* The new chunk, every stream moved to it; the old one stays open on
+ * the relay (pending closure) until consumerd_relay_chunk_close(). */
+static int
+chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
 {
-	const uint64_t old_chunk = relay->chunk_id;
-	const int64_t now = (int64_t)time(NULL);
 	int ret;
 
-	if (path_size > 0)
-		path[0] = '\0';
+	if (relay->close_pending)
+		return -EBUSY;
 	/* Packets still in flight would land on the wrong side of the cut. */
 	ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (ret < 0)
@@ -1160,30 +1181,67 @@ consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *pa
 	 * connection with the chunks half rotated. */
 	if (command == TC_RELAY_CHUNK_DELETE) {
 		ret = relay_allows_clear(relay);
-		if (ret == 0)
-			return -EPERM;
-		if (ret < 0)
-			goto fail;
+		if (ret <= 0)
+			return ret == 0 ? -EPERM : ret;
 	}
-	ret = command_create_trace_chunk(relay, old_chunk + 1, now);
+	ret = command_create_trace_chunk(relay, relay->chunk_id + 1, now);
 	if (ret < 0)
-		goto fail;
-	relay->chunk_id = old_chunk + 1;
+		return ret;
+	relay->chunk_id++;
 	relay->chunk_created_before = relay->chunk_created;
 	relay->chunk_created = now;
+	relay->close_pending = true;
 	ret = command_rotate_streams(relay, relay->chunk_id);
 	if (ret == 0)
 		ret = streams_follow_new_chunk(relay);
-	if (ret == 0)
-		ret = command_close_trace_chunk(relay, old_chunk, now, command, path, path_size);
-	if (ret == 0)
-		ret = wait_chunk_released(relay, old_chunk);
+	return ret;
+}
+
+static int
+chunk_close(struct consumerd_relay *relay, uint32_t command, int64_t now, bool wait, char *path,
+	    size_t path_size)
+{
+	const uint64_t old_chunk = relay->chunk_id - 1;
+	int ret;
+
+	if (!relay->close_pending)
+		return -EINVAL;
+	ret = command_close_trace_chunk(relay, old_chunk, now, command, path, path_size);
 	if (ret < 0)
+		return ret;
+	relay->close_pending = false;
+	if (wait)
+		ret = wait_chunk_released(relay, old_chunk);
+	if (ret == 0)
+		consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
+			       relay->session_id,
+			       command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived", old_chunk,
+			       path);
+	return ret;
+}
+
+int
+consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint32_t steps,
+		       int64_t timestamp, char *path, size_t path_size)
+{
+	const int64_t now = timestamp > 0 ? timestamp : (int64_t)time(NULL);
+	int ret = 0;
+
+	if (path_size > 0)
+		path[0] = '\0';
+	if (!relay->up)
+		return -ENOTCONN;
+	if (steps & CONSUMERD_RELAY_CHUNK_BEGIN) {
+		ret = chunk_begin(relay, command, now);
+		if (ret == -EPERM || ret == -EBUSY || ret == -ETIMEDOUT || ret == -ENOTCONN)
+			return ret; /* nothing changed */
+	}
+	if (ret == 0 && (steps & CONSUMERD_RELAY_CHUNK_CLOSE))
+		ret = chunk_close(relay, command, now, !(steps & CONSUMERD_RELAY_CHUNK_NO_WAIT),
+				  path, path_size);
+	if (ret < 0 && ret != -EINVAL)
 		goto fail;
-	consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
-		       relay->session_id, command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived",
-		       old_chunk, path);
-	return 0;
+	return ret;
 
 fail:
 	/* The relay's view of the chunks is unknown now: start over. */

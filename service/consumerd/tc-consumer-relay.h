@@ -106,19 +106,35 @@ void consumerd_relay_send_beacon(struct consumerd_relay *relay,
 
 /*
  * Rotates the session's trace chunk on the relay, as LTTng 2.11 and later
- * do: a new chunk (CREATE_TRACE_CHUNK), every stream moved to it after
- * the last packet sent (ROTATE_STREAMS; the metadata is sent again
- * whole), then the old chunk closed with command: moved to the relay's
- * archives/<begin>-<end>-<id>/, or deleted for a clear. The caller has
- * flushed the streams: every packet sent before is in the old chunk, every
- * one after in the new. path receives the old chunk's path as the relay
- * names it. Returns 0, -EPERM when command is a delete and the relay does
- not allow clearing (nothing changed then), -ENOTCONN when the relay is down, -ETIMEDOUT when
- * it did not confirm the packets sent, -EPROTO when it refused a command
- * (the connection then counts as lost), or another -errno.
+ * do, in two steps. CONSUMERD_RELAY_CHUNK_BEGIN: a new chunk
+ * (CREATE_TRACE_CHUNK) and every stream moved to it after the last packet
+ * sent (ROTATE_STREAMS; the metadata is sent again whole); the old chunk
+ * stays open. CONSUMERD_RELAY_CHUNK_CLOSE: the old chunk closed with
+ * command: moved to the relay's archives/<begin>-<end>-<id>/, or deleted
+ * for a clear; then, unless CONSUMERD_RELAY_CHUNK_NO_WAIT, waits until the
+ * relay let it go.
+ *
+ * The traces of one tracing session share their identity, hence their
+ * chunks, on the relay (consumerd_relay_open()): every one begins the new
+ * chunk before any closes the old (the relay moves a shared chunk's
+ * directories at each step, and finishes the old chunk once the streams of
+ * all have left it), all with the same timestamp (Unix seconds, 0: now),
+ * and only the last close waits. A single trace does both steps at once.
+ *
+ * The caller has flushed the streams: every packet sent before is in the
+ * old chunk, every one after in the new. path receives the old chunk's
+ * path as the relay names it. Returns 0, -EPERM when command is a delete
+ * and the relay does not allow clearing, -ENOTCONN when the relay is down,
+ * -ETIMEDOUT when it did not confirm the packets sent, -EBUSY when a chunk
+ * is begun already (nothing changed in these cases), -EINVAL for a close
+ * with no chunk begun, -EPROTO when it refused a command (the connection
+ * then counts as lost), or another -errno.
  */
-int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, char *path,
-			   size_t path_size);
+#define CONSUMERD_RELAY_CHUNK_BEGIN 1u
+#define CONSUMERD_RELAY_CHUNK_CLOSE 2u
+#define CONSUMERD_RELAY_CHUNK_NO_WAIT 4u
+int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint32_t steps,
+			   int64_t timestamp, char *path, size_t path_size);
 
 /* While down: reconnects when the retry deadline (consumer clock) is
  * due. Returns true when connected. */

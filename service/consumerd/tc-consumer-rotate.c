@@ -198,18 +198,21 @@ consumerd_session_rotate(struct consumerd_session *session, const char *from_roo
 }
 
 int
-consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command, char *path,
-			       size_t path_size, uint64_t *archived_bytes)
+consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command, uint32_t steps,
+			       int64_t timestamp, char *path, size_t path_size,
+			       uint64_t *archived_bytes)
 {
 	int ret;
 
 	*archived_bytes = 0;
 	if (session->snapshot || !session->relay)
 		return -EINVAL;
-	/* Every packet reserved so far goes to the relay before the cut. */
-	(void)consumerd_session_flush(session);
-	*archived_bytes = consumerd_session_chunk_bytes(session);
-	ret = consumerd_relay_rotate(session->relay, command, path, path_size);
+	if (steps & CONSUMERD_RELAY_CHUNK_BEGIN) {
+		/* Every packet reserved so far goes to the relay before the cut. */
+		(void)consumerd_session_flush(session);
+		*archived_bytes = consumerd_session_chunk_bytes(session);
+	}
+	ret = consumerd_relay_rotate(session->relay, command, steps, timestamp, path, path_size);
 	if (ret < 0)
 		consumerd_warning("session=%" PRIu64 ": Rotation on the relay failed: %s",
 				  session->session_id, strerror(-ret));

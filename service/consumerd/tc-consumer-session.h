@@ -254,14 +254,16 @@ int consumerd_session_rotate(struct consumerd_session *session, const char *from
 			     const char *to_root, uint64_t *archived_bytes);
 /*
  * Rotation or clear of a session streamed to a relay
- * (TC_CONSUMER_RELAY_ROTATE): flushes the session, then
- * consumerd_relay_rotate() with command (enum
+ * (TC_CONSUMER_RELAY_ROTATE): flushes the session when beginning a
+ * chunk, then consumerd_relay_rotate() with steps (CONSUMERD_RELAY_CHUNK_*)
+ * and command (enum
  * tc_relay_chunk_close_command). path receives the closed chunk's path on
  * the relay, *archived_bytes the packet bytes it held. Returns 0 or
  * -errno. In tc-consumer-rotate.c.
  */
 int consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command,
-				   char *path, size_t path_size, uint64_t *archived_bytes);
+				   uint32_t steps, int64_t timestamp, char *path, size_t path_size,
+				   uint64_t *archived_bytes);
 /* Clear (TC_CONSUMER_CLEAR): drops what the session recorded so far.
  * Returns 0 or -errno. */
 int consumerd_session_clear(struct consumerd_session *session);

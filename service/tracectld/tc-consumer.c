@@ -956,10 +956,15 @@ tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id, const char 
 
 gboolean
 tc_consumer_relay_rotate(TcConsumer *consumer, guint64 session_id, guint32 close_command,
-			 char **relay_path, guint64 *archived_bytes, GError **error)
+			 guint32 steps, gint64 timestamp, char **relay_path,
+			 guint64 *archived_bytes, GError **error)
 {
-	struct tc_consumer_relay_rotate msg = {.session_id = session_id,
-					       .close_command = close_command};
+	struct tc_consumer_relay_rotate msg = {
+	    .session_id = session_id,
+	    .close_command = close_command,
+	    .flags = steps,
+	    .timestamp = timestamp,
+	};
 	struct tc_consumer_reply reply = {0};
 
 	if (!request(consumer, &msg, TC_CONSUMER_RELAY_ROTATE, sizeof(msg), NULL, 0, NULL, &reply,

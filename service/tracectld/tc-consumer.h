@@ -95,10 +95,13 @@ gboolean tc_consumer_rotate_session(TcConsumer *consumer, guint64 session_id,
 				    const char *from_root, const char *to_root,
 				    guint64 *archived_bytes, GError **error);
 /* Drops what the session recorded so far (TC_CONSUMER_CLEAR). */
-/* TC_CONSUMER_RELAY_ROTATE: close_command is TC_CONSUMER_RELAY_CHUNK_*;
- * *relay_path receives the closed chunk's path on the relay. */
+/* TC_CONSUMER_RELAY_ROTATE: close_command is TC_CONSUMER_RELAY_CHUNK_*,
+ * steps TC_CONSUMER_RELAY_ROTATE_* (0: both steps), timestamp (Unix
+ * seconds) the cut, shared by the traces of a tracing session. *relay_path
+ * receives the closed chunk's path on the relay. */
 gboolean tc_consumer_relay_rotate(TcConsumer *consumer, guint64 session_id, guint32 close_command,
-				  char **relay_path, guint64 *archived_bytes, GError **error);
+				  guint32 steps, gint64 timestamp, char **relay_path,
+				  guint64 *archived_bytes, GError **error);
 gboolean tc_consumer_clear_session(TcConsumer *consumer, guint64 session_id, GError **error);
 /* Bytes written into the session's current chunk (TC_CONSUMER_CHUNK_SIZE). */
 gboolean tc_consumer_chunk_size(TcConsumer *consumer, guint64 session_id, guint64 *bytes,

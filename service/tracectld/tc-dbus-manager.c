@@ -117,9 +117,20 @@ tc_manager_publish_session(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/* As LTTng's session daemon: one identity (a uuid and the session's id)
+ * for every trace of the tracing session, so that the relay shares their
+ * trace chunks and a rotation or clear spans every user's trace. */
 static gboolean
 fill_relay_identity(TcSession *session, struct tc_consumer_relay_output *relay, GError **error)
 {
+	for (guint i = 0; i < G_N_ELEMENTS(relay->sessiond_uuid); i += 4) {
+		guint32 word = g_random_int();
+
+		memcpy(relay->sessiond_uuid + i, &word, sizeof(word));
+	}
+	relay->sessiond_uuid[6] = (relay->sessiond_uuid[6] & 0x0f) | 0x40;
+	relay->sessiond_uuid[8] = (relay->sessiond_uuid[8] & 0x3f) | 0x80;
+	relay->sessiond_session_id = session->id;
 	return tc_relay_output_identify(relay, session->name,
 					session->creation_realtime_us / G_USEC_PER_SEC, error);
 }

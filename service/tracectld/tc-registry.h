@@ -165,6 +165,10 @@ struct _TcSession {
 	gint64 rotation_retry_us;    /* [S] monotonic: no scheduled rotation before */
 	gint64 chunk_begin_realtime_us; /* [op_lock] 0: the session's creation */
 	guint archive_count;         /* [op_lock] archives completed, the next one's index */
+	/* [op_lock] a streamed session's current trace chunk on the relay:
+	 * its id and when it began (Unix seconds, 0: the session's creation) */
+	guint64 relay_chunk_id;
+	gint64 relay_chunk_created;
 	char *last_archive;          /* [S] the newest archive's path, or NULL */
 	/* [op_lock] TcSnapshotOutput *, the outputs of AddSnapshotOutput, or
 	 * NULL before the first; bounded by the owner's limits. */

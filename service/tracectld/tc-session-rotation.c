@@ -61,19 +61,84 @@ check_not_live(TcSession *session, GError **error)
 	return TRUE;
 }
 
-/* A relay keeps one current chunk per relay session, and the traces of
- * several users would each be one; their rotations would collide in the
- * relay's directory. op_lock held. */
+/* One step of one trace's rotation on the relay; *path, when given,
+ * receives the chunk's path the relay answered, *bytes grows by the
+ * packet bytes the chunk held. */
 static gboolean
-check_one_relay_trace(TcSession *session, GArray *ids, const char *what, GError **error)
+relay_rotate_step(TcConsumer *consumer, guint64 id, guint32 command, guint32 steps,
+		  gint64 timestamp, char **path, guint64 *bytes, GError **error)
 {
-	if (session->relay != NULL && ids->len > 1) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Session '%s' streams the traces of %u users to a relay daemon: %s "
-			    "is supported for one traced user only",
-			    session->name, ids->len, what);
+	g_autofree char *chunk_path = NULL;
+	guint64 chunk_bytes = 0;
+
+	if (!tc_consumer_relay_rotate(consumer, id, command, steps, timestamp, &chunk_path,
+				      &chunk_bytes, error))
 		return FALSE;
+	*bytes += chunk_bytes;
+	if (path && chunk_path && *chunk_path) {
+		g_free(*path);
+		*path = g_steal_pointer(&chunk_path);
 	}
+	return TRUE;
+}
+
+/*
+ * Every trace of the session (one per traced user, and the kernel's) is
+ * a relay session of its own sharing the tracing session's identity
+ * (fill_relay_identity()), hence its trace chunks. As LTTng's session
+ * daemon does with its consumers: every trace begins the new chunk and
+ * moves its streams there, then every trace closes the old one, all with
+ * the same timestamp; the relay archives or deletes the old chunk once
+ * the last has closed it, which only the last close waits for. *path
+ * receives the chunk's path, *bytes the packet bytes it held. op_lock
+ * held.
+ */
+static gboolean
+relay_rotate_all(TcConsumer *consumer, GArray *ids, guint32 command, gint64 timestamp, char **path,
+		 guint64 *bytes, GError **error)
+{
+	if (ids->len == 1)
+		return relay_rotate_step(consumer, g_array_index(ids, guint64, 0), command, 0,
+					 timestamp, path, bytes, error);
+	for (guint i = 0; i < ids->len; i++) {
+		if (!relay_rotate_step(consumer, g_array_index(ids, guint64, i), command,
+				       TC_CONSUMER_RELAY_ROTATE_BEGIN, timestamp, NULL, bytes,
+				       error)) {
+			/* The traces that began the chunk close the old one, so
+			 * that the next rotation finds none half done. */
+			for (guint j = 0; j < i; j++)
+				(void)relay_rotate_step(consumer, g_array_index(ids, guint64, j),
+							command,
+							TC_CONSUMER_RELAY_ROTATE_CLOSE |
+							    TC_CONSUMER_RELAY_ROTATE_NO_WAIT,
+							timestamp, NULL, bytes, NULL);
+			return FALSE;
+		}
+	}
+	for (guint i = 0; i < ids->len; i++) {
+		guint32 steps = TC_CONSUMER_RELAY_ROTATE_CLOSE;
+
+		if (i + 1 < ids->len)
+			steps |= TC_CONSUMER_RELAY_ROTATE_NO_WAIT;
+		if (!relay_rotate_step(consumer, g_array_index(ids, guint64, i), command, steps,
+				       timestamp, path, bytes, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* relay_rotate_all(), then the session's current chunk on the relay is
+ * the next: traces started from now on join it. op_lock held. */
+static gboolean
+relay_rotate_traces(TcSession *session, TcConsumer *consumer, GArray *ids, guint32 command,
+		    char **path, guint64 *bytes, GError **error)
+{
+	const gint64 timestamp = g_get_real_time() / G_USEC_PER_SEC;
+
+	if (!relay_rotate_all(consumer, ids, command, timestamp, path, bytes, error))
+		return FALSE;
+	session->relay_chunk_id++;
+	session->relay_chunk_created = timestamp;
 	return TRUE;
 }
 
@@ -187,13 +252,11 @@ static gboolean
 rotate_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, char **path,
 		guint64 *bytes, GError **error)
 {
-	for (guint i = 0; i < ids->len; i++) {
-		if (!tc_consumer_relay_rotate(consumer, g_array_index(ids, guint64, i),
-					      TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path, bytes, error)) {
-			g_prefix_error(error, "Cannot archive the trace of session '%s' on its relay: ",
-				       session->name);
-			return FALSE;
-		}
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_ARCHIVE, path,
+				 bytes, error)) {
+		g_prefix_error(error, "Cannot archive the trace of session '%s' on its relay: ",
+			       session->name);
+		return FALSE;
 	}
 	if (*path == NULL)
 		*path = g_strdup("");
@@ -226,8 +289,7 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 		return FALSE;
 	ids = trace_ids(session);
 	if (session->relay != NULL) {
-		if (!check_one_relay_trace(session, ids, "rotation", error) ||
-		    !rotate_on_relay(session, consumer, ids, &path, &bytes, error))
+		if (!rotate_on_relay(session, consumer, ids, &path, &bytes, error))
 			return FALSE;
 		goto archived;
 	}
@@ -281,18 +343,14 @@ tc_session_op_rotate(TcSession *session, char **archive, GError **error)
 static gboolean
 clear_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, GError **error)
 {
-	if (!check_one_relay_trace(session, ids, "clear", error) ||
-	    !tc_session_trace_flush_metadata(session, consumer, error))
-		return FALSE;
-	for (guint i = 0; i < ids->len; i++) {
-		g_autofree char *deleted = NULL;
+	guint64 bytes = 0;
 
-		if (!tc_consumer_relay_rotate(consumer, g_array_index(ids, guint64, i),
-					      TC_CONSUMER_RELAY_CHUNK_DELETE, &deleted, NULL, error)) {
-			g_prefix_error(error, "Cannot clear session '%s' on its relay: ",
-				       session->name);
-			return FALSE;
-		}
+	if (!tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
+	if (!relay_rotate_traces(session, consumer, ids, TC_CONSUMER_RELAY_CHUNK_DELETE, NULL,
+				 &bytes, error)) {
+		g_prefix_error(error, "Cannot clear session '%s' on its relay: ", session->name);
+		return FALSE;
 	}
 	g_message("Session '%s' of uid %u cleared on its relay", session->name,
 		  (unsigned)session->owner_uid);

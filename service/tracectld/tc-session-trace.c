@@ -43,11 +43,18 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 		 GError **error)
 {
 	TcUidTrace *trace = g_new0(TcUidTrace, 1);
+	struct tc_consumer_relay_output relay;
 
 	trace->consumer_id = tc_session_trace_consumer_id(session, uid);
 	uid_trace_uuid(session, uid, trace->uuid);
+	/* A trace started after a rotation joins the other traces' chunk. */
+	if (session->relay != NULL) {
+		relay = *session->relay;
+		relay.chunk_id = session->relay_chunk_id;
+		relay.chunk_created = session->relay_chunk_created;
+	}
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
-					session->relay, error)) {
+					session->relay != NULL ? &relay : NULL, error)) {
 		g_free(trace);
 		return FALSE;
 	}

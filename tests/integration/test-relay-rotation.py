@@ -9,8 +9,11 @@ and the archives together hold every event exactly once. A clear makes
 the relay delete what was recorded: afterwards the relay holds only the
 events recorded after the clear; a relay that disallows clearing makes
 the clear fail, naming it, and nothing changes. A timer schedule rotates
-the same way, and the kernel streams of a session rotate with it. A live session's rotation is refused, as
-LTTng refuses it."""
+the same way, and the kernel streams of a session rotate with it. A root
+session recording several users' applications (a trace per user, one
+trace chunk on the relay for them all) rotates and clears every user's
+trace at once. A live session's rotation is refused, as LTTng refuses
+it."""
 
 import os
 import re
@@ -114,6 +117,77 @@ def test_rotate_kernel(svc, relay, hostname):
         check(any(n.endswith("sched_switch") for n in names), f"no sched_switch in {path}")
         seqs += seqs_of(path)
     check(sorted(seqs) == list(range(2000)), f"{len(seqs)} events, not 2000 once each")
+
+
+def test_rotate_users(svc, relay, hostname, users):
+    """Each rotation archives every user's trace of a root session in one
+    archive: per user, every event exactly once across the archives. The
+    second user's application starts after the first rotation: its trace
+    joins the session's current chunk."""
+    count = 3000
+    svc.cli("create", "rmulti", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    apps = [svc.app("--count", str(count), "--interval-us", "500", user=users[0])]
+    for rotation in range(2):
+        time.sleep(0.6)
+        result = svc.cli("rotate", "rmulti").stdout
+        check("is now readable at" in result, result)
+        if rotation == 0:
+            apps += [svc.app("--count", str(count), "--interval-us", "500", user=u)
+                     for u in users[1:]]
+    for app in apps:
+        _, err = app.communicate(timeout=60)
+        check(app.returncode == 0, f"app failed: {err}")
+    svc.cli("stop")
+    svc.cli("rotate")
+    svc.cli("destroy", "rmulti")
+    session = relay_session_dir(relay, hostname, "rmulti")
+    leftovers = [e for e in os.listdir(session) if e.startswith(".tmp")]
+    check(not leftovers, f"the relay left {leftovers} in the session's directory")
+    paths = archives(session)
+    check(len(paths) == 3, f"{len(paths)} archives, not 3: {paths}")
+    for user in users:
+        seqs = []
+        for path in paths:
+            trace = os.path.join(path, "ust", "uid", str(user.uid))
+            if os.path.isdir(trace):
+                seqs += seqs_of(trace)
+        log(f"{user.name}: {len(seqs)} events across the archives")
+        check(sorted(seqs) == list(range(count)),
+              f"{user.name}: {len(seqs)} events across the archives, not {count} once each")
+    for path in paths:
+        babeltrace_text(path)  # fails on any warning
+    check(all(os.path.isdir(os.path.join(paths[1], "ust", "uid", str(u.uid))) for u in users),
+          f"the second archive lacks a user's trace: {os.listdir(paths[1])}")
+
+
+def test_clear_users(svc, relay, hostname, users):
+    """A clear of a root session drops every user's trace on the relay."""
+    svc.cli("create", "rmclr", "--set-url", relay.url)
+    svc.cli("enable-event", "-u", "example:*")
+    svc.cli("start")
+    for user in users:
+        svc.run_app("--count", "300", user=user)
+    svc.cli("stop")
+    session = relay_session_dir(relay, hostname, "rmclr")
+    check(len(relay_seqs(session)) == 300 * len(users),
+          "the relay did not get every user's events before the clear")
+    svc.cli("clear", "rmclr")
+    seqs = relay_seqs(session)
+    check(seqs == [], f"{len(seqs)} events left on the relay after the clear")
+    leftovers = [e for e in os.listdir(session) if e.startswith(".tmp")]
+    check(not leftovers, f"the relay left {leftovers} in the session's directory")
+    svc.cli("start")
+    svc.run_app("--count", "40", user=users[0])
+    svc.cli("stop")
+    svc.cli("destroy", "rmclr")
+    seqs = sorted(relay_seqs(session))
+    check(seqs == list(range(40)), f"the relay holds {len(seqs)} events, not the 40 after "
+          f"the clear")
+    for entry in os.listdir(session):
+        if entry != "archives":
+            babeltrace_text(os.path.join(session, entry))
 
 
 def relay_events(session_dir, name="example:all_types"):
@@ -225,6 +299,9 @@ def test():
     hostname = socket.gethostname()
     with Service() as svc, Relay(svc.rundir) as relay:
         test_rotate(svc, relay, hostname)
+        users = [svc.add_user("tctest-alice"), svc.add_user("tctest-bob")]
+        test_rotate_users(svc, relay, hostname, users)
+        test_clear_users(svc, relay, hostname, users)
         test_clear(svc, relay, hostname)
         test_schedule(svc, relay, hostname)
         test_rotate_kernel(svc, relay, hostname)
