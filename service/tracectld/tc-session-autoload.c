@@ -285,6 +285,18 @@ channel_config(const TcFileSession *file, const TcFileChannel *channel, TcChanne
 	return TRUE;
 }
 
+/* The channel's context names, NULL-terminated; the strings stay the
+ * file's (a g_ptr_array_copy() would free them with its own copy). */
+static const char **
+context_names(const TcFileChannel *channel)
+{
+	const char **names = g_new0(const char *, channel->contexts->len + 1);
+
+	for (guint i = 0; i < channel->contexts->len; i++)
+		names[i] = g_ptr_array_index(channel->contexts, i);
+	return names;
+}
+
 /* The checks EnableEventWithOptions makes in domain "kernel": no log
  * level nor exclusion, a filter tracefs can express. */
 static gboolean
@@ -366,12 +378,10 @@ load_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileC
 	    !tc_session_op_kernel_channel(session, &config, error))
 		return FALSE;
 	if (channel->contexts->len) {
-		g_autoptr(GPtrArray) names = g_ptr_array_copy(channel->contexts, NULL, NULL);
+		g_autofree const char **names = context_names(channel);
 		guint32 contexts = 0;
 
-		g_ptr_array_add(names, NULL);
-		if (!tc_session_kernel_context_bits((const char *const *)names->pdata, &contexts,
-						    error) ||
+		if (!tc_session_kernel_context_bits(names, &contexts, error) ||
 		    !tc_session_op_kernel_context(session, contexts, error))
 			return FALSE;
 	}
@@ -395,17 +405,40 @@ load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel 
 	    !tc_session_op_enable_channel(session, channel->name, &config, error))
 		return FALSE;
 	if (channel->contexts->len) {
-		g_autoptr(GPtrArray) names = g_ptr_array_copy(channel->contexts, NULL, NULL);
+		g_autofree const char **names = context_names(channel);
 
-		g_ptr_array_add(names, NULL);
-		if (!tc_session_ust_context_bits((const char *const *)names->pdata, &contexts,
-						 error) ||
+		if (!tc_session_ust_context_bits(names, &contexts, error) ||
 		    !tc_session_op_add_context(session, channel->name, contexts, error))
 			return FALSE;
 	}
 	for (guint i = 0; i < channel->events->len; i++)
 		if (!load_event(session, channel, g_ptr_array_index(channel->events, i), error))
 			return FALSE;
+	return TRUE;
+}
+
+/* The checks Track makes of its values (the parser refused G_MAXUINT32):
+ * at most the kernel helper's bound, no pid 0 nor beyond pid_t. */
+static gboolean
+check_tracker_values(const TcFileTracker *tracker, TcTrackKind kind, GError **error)
+{
+	if (tracker->values->len > TC_KERNEL_PIDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "%u values of tracker '%s', the limit is %u", tracker->values->len,
+			    tracker->kind, TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	if (kind != TC_TRACK_PID && kind != TC_TRACK_VPID)
+		return TRUE;
+	for (guint i = 0; i < tracker->values->len; i++) {
+		guint32 value = g_array_index(tracker->values, guint32, i);
+
+		if (value == 0 || value > G_MAXINT32) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "%u is not a valid %s", value, tracker->kind);
+			return FALSE;
+		}
+	}
 	return TRUE;
 }
 
@@ -421,6 +454,8 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 				    "unknown tracker kind '%s'", tracker->kind);
 			return FALSE;
 		}
+		if (!check_tracker_values(tracker, kind, error))
+			return FALSE;
 		/* The set holds only the values listed: untrack all, track them. */
 		if (!tc_session_op_track(session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,
 					 error) ||

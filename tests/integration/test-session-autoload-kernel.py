@@ -4,7 +4,8 @@
 file of root's with a kernel domain (sched_switch, the getppid system
 call, the pid context) becomes a recording root session whose kernel
 trace holds sched_switch records, and the rotation schedule of the file
-(a timer and a size) is the session's, shown by `list`. The same kernel
+(a timer and a size) is the session's, shown by `list`; a kernel pid
+tracker of root's file is the kernel domain's. The same kernel
 domain in a file of alice's is refused with a log line saying why (no
 caller to ask polkit), and no session comes of it."""
 
@@ -78,10 +79,27 @@ SESSION = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def write(directory, file_name, session, out, owner):
+# The kernel domain's pid tracker, after its channels.
+TRACKER = """</channels>
+				<process_attr_trackers>
+					<pid_process_attr_tracker>
+						<process_attr_values>
+							<pid>
+								<id>{pid}</id>
+							</pid>
+						</process_attr_values>
+					</pid_process_attr_tracker>
+				</process_attr_trackers>"""
+
+
+def write(directory, file_name, session, out, owner, tracked_pid=None):
     path = os.path.join(directory, file_name)
+    text = SESSION.format(name=session, path=out, timer=TIMER_US, size=SIZE)
+    if tracked_pid:
+        text = text.replace("<started>true</started>", "<started>false</started>")
+        text = text.replace("</channels>", TRACKER.format(pid=tracked_pid), 1)
     with open(path, "w") as f:
-        f.write(SESSION.format(name=session, path=out, timer=TIMER_US, size=SIZE))
+        f.write(text)
     os.chown(path, owner, 0)
     os.chmod(path, 0o644)
     return path
@@ -98,6 +116,8 @@ def test():
         svc = Service(args=["--session-dir", directory])
         alice = svc.add_user("tctest-akalice")
         write(directory, "root.lttng", "autokernel", out, 0)
+        write(directory, "tracked.lttng", "autotracked", os.path.join(top, "t"), 0,
+              tracked_pid=4242)
         refused = write(directory, "alice.lttng", "alicekernel", os.path.join(top, "a"),
                         alice.uid)
         with svc:
@@ -114,6 +134,10 @@ def test():
                          "=== Domain: Kernel ===", "Contexts: pid",
                          "syscalls:sys_enter_getppid"):
                 check(text in listing, f"list lacks {text!r}: {listing}")
+            tracked = svc.cli("list", "autotracked").stdout.split("=== Domain: Kernel ===", 1)
+            check(len(tracked) == 2 and "pid: 4242\n" in tracked[1] and
+                  "pid: 4242" not in tracked[0],
+                  f"the kernel tracker is not the kernel domain's: {tracked}")
             time.sleep(0.5)
             svc.cli("stop", "autokernel")
             events = read_streams(out)["events"]
@@ -130,6 +154,7 @@ def test():
             log(f"root's kernel session loaded: {len(switches)} sched_switch records, "
                 "rotation schedule set; alice's kernel file refused")
             svc.cli("destroy", "autokernel")
+            svc.cli("destroy", "autotracked")
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
