@@ -460,7 +460,8 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 		if (!tc_session_op_track(session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,
 					 error) ||
 		    (tracker->values->len &&
-		     !tc_session_op_track(session, tracker->kernel, kind, (const guint32 *)tracker->values->data,
+		     !tc_session_op_track(session, tracker->kernel, kind,
+					  (const guint32 *)tracker->values->data,
 					  tracker->values->len, FALSE, TRUE, error)))
 			return FALSE;
 	}
@@ -473,8 +474,7 @@ load_rotation(TcSession *session, const TcFileSession *file, GError **error)
 {
 	if (!file->rotation_timer_us && !file->rotation_size)
 		return TRUE;
-	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size,
-					     error) &&
+	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size, error) &&
 	       tc_session_op_set_rotation_schedule(session, file->rotation_timer_us,
 						   file->rotation_size, error);
 }
