@@ -521,6 +521,12 @@ tc_session_ust_context_bits(const char *const *names, guint32 *contexts, GError 
 	return parse_contexts(names, ust_contexts, contexts, error);
 }
 
+gboolean
+tc_session_kernel_context_bits(const char *const *names, guint32 *contexts, GError **error)
+{
+	return parse_contexts(names, kernel_contexts, contexts, error);
+}
+
 static gboolean
 add_context_work(TcRequest *request, GError **error)
 {

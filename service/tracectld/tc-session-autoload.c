@@ -15,9 +15,12 @@
  * between the check and the read. The parser (tc-session-file.h) treats
  * the contents as hostile anyway: bounded, no DTD, every element known.
  *
- * What the service cannot set up on its own is refused, naming it: kernel
- * channels, network outputs, rotation schedules and snapshot outputs need
- * `tracectl load` (which asks polkit for them).
+ * What the service cannot set up on its own is refused, naming it:
+ * network outputs and snapshot outputs need `tracectl load` (which asks
+ * polkit for them), and so does the kernel domain of a file that is not
+ * root's: at start there is no caller whose kernel tracing polkit could
+ * authorize, and only root is authorized without asking. A rotation
+ * schedule is the owner's own business (manage-sessions), so it is set up.
  */
 #define G_LOG_DOMAIN "tracectld-autoload"
 
@@ -38,8 +41,12 @@
 #include "tc-home-dir.h"
 #include "tc-idle.h"
 #include "tc-registry.h"
+#include "tc-filter.h"
+#include "tc-kernel-abi.h"
 #include "tc-session-file.h"
+#include "tc-session-kernel.h"
 #include "tc-session-ops.h"
+#include "tc-session-rotation.h"
 #include "tc-tracker.h"
 #include "tc-validate.h"
 
@@ -175,20 +182,36 @@ read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected
 	return g_steal_pointer(&contents);
 }
 
-/* What the service leaves to `tracectl load`: set up only through calls
- * that polkit authorizes. */
 static gboolean
-check_supported(const TcFileSession *file, GError **error)
+has_kernel_domain(const TcFileSession *file)
+{
+	for (guint i = 0; i < file->channels->len; i++)
+		if (((TcFileChannel *)g_ptr_array_index(file->channels, i))->kernel)
+			return TRUE;
+	for (guint i = 0; i < file->trackers->len; i++)
+		if (((TcFileTracker *)g_ptr_array_index(file->trackers, i))->kernel)
+			return TRUE;
+	return FALSE;
+}
+
+/* What the service leaves to `tracectl load`: set up only through calls
+ * that polkit authorizes. Root is authorized for kernel tracing without
+ * asking, so a file of root's may have a kernel domain. */
+static gboolean
+check_supported(const TcFileSession *file, uid_t owner, GError **error)
 {
 	const char *what = NULL;
 
-	for (guint i = 0; i < file->channels->len; i++)
-		if (((TcFileChannel *)g_ptr_array_index(file->channels, i))->kernel)
-			what = "its kernel domain";
+	if (owner != 0 && has_kernel_domain(file)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "auto-loading sets up the kernel domain of root's files only: there "
+			    "is no caller to ask polkit whether uid %u may trace the kernel "
+			    "(use 'tracectl load')",
+			    (unsigned)owner);
+		return FALSE;
+	}
 	if (file->control_url || file->live_timer_us)
 		what = "its network output";
-	else if (file->rotation_timer_us || file->rotation_size)
-		what = "its rotation schedule";
 	else if (file->snapshot_outputs->len)
 		what = "its snapshot outputs";
 	if (what == NULL)
@@ -262,6 +285,112 @@ channel_config(const TcFileSession *file, const TcFileChannel *channel, TcChanne
 	return TRUE;
 }
 
+/* The channel's context names, NULL-terminated; the strings stay the
+ * file's (a g_ptr_array_copy() would free them with its own copy). */
+static const char **
+context_names(const TcFileChannel *channel)
+{
+	const char **names = g_new0(const char *, channel->contexts->len + 1);
+
+	for (guint i = 0; i < channel->contexts->len; i++)
+		names[i] = g_ptr_array_index(channel->contexts, i);
+	return names;
+}
+
+/* The checks EnableEventWithOptions makes in domain "kernel": no log
+ * level nor exclusion, a filter tracefs can express. */
+static gboolean
+load_kernel_pattern(TcSession *session, const char *pattern, const TcFileEvent *event,
+		    GError **error)
+{
+	g_autoptr(GVariant) options = event_options(event);
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autofree char *filter = NULL;
+
+	if (!tc_kernel_validate_event(pattern, error))
+		return FALSE;
+	rule = tc_event_rule_new_from_options(pattern, options, error);
+	if (rule == NULL)
+		return FALSE;
+	if (rule->loglevel >= 0 || rule->exclusions[0] != NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "kernel event '%s' has a log level or exclusions, which kernel "
+			    "events have not",
+			    pattern);
+		return FALSE;
+	}
+	if (rule->filter == NULL)
+		return tc_session_op_kernel_event(session, pattern, TRUE, error);
+	filter = tc_filter_to_tracefs(rule->filter, error);
+	return filter && tc_session_op_kernel_filtered_event(session, pattern, filter, error);
+}
+
+/* As `tracectl load` does it: a system call is its entry and exit
+ * tracepoints; LTTng names kernel tracepoints without their system. */
+static gboolean
+load_kernel_event(TcSession *session, const TcFileEvent *event, GError **error)
+{
+	static const guint32 probe_kinds[] = {
+		[TC_FILE_EVENT_KPROBE] = TC_KERNEL_PROBE_KPROBE,
+		[TC_FILE_EVENT_KRETPROBE] = TC_KERNEL_PROBE_KRETPROBE,
+		[TC_FILE_EVENT_UPROBE] = TC_KERNEL_PROBE_UPROBE,
+	};
+	g_autofree char *pattern = NULL;
+
+	switch (event->type) {
+	case TC_FILE_EVENT_SYSCALL: {
+		g_autofree char *enter = g_strconcat("syscalls:sys_enter_", event->pattern, NULL);
+		g_autofree char *exit = g_strconcat("syscalls:sys_exit_", event->pattern, NULL);
+
+		return load_kernel_pattern(session, enter, event, error) &&
+		       load_kernel_pattern(session, exit, event, error);
+	}
+	case TC_FILE_EVENT_KPROBE:
+	case TC_FILE_EVENT_KRETPROBE:
+	case TC_FILE_EVENT_UPROBE:
+		return tc_validate_kernel_probe(probe_kinds[event->type], event->pattern,
+						event->location, error) &&
+		       tc_session_op_kernel_probe(session, probe_kinds[event->type], event->pattern,
+						  event->location, error);
+	case TC_FILE_EVENT_TRACEPOINT:
+	default:
+		pattern = strchr(event->pattern, ':') ? g_strdup(event->pattern)
+						      : g_strconcat("*:", event->pattern, NULL);
+		return load_kernel_pattern(session, pattern, event, error);
+	}
+}
+
+/* The kernel domain's one channel (check_supported() let only root's
+ * files have it): its geometry, contexts and events. */
+static gboolean
+load_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
+		    GError **error)
+{
+	TcChannelConfig config;
+
+	if (!g_str_equal(channel->name, TC_DEFAULT_CHANNEL)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "the kernel domain has one channel, '%s', not '%s'", TC_DEFAULT_CHANNEL,
+			    channel->name);
+		return FALSE;
+	}
+	if (!channel_config(file, channel, &config, error) ||
+	    !tc_session_op_kernel_channel(session, &config, error))
+		return FALSE;
+	if (channel->contexts->len) {
+		g_autofree const char **names = context_names(channel);
+		guint32 contexts = 0;
+
+		if (!tc_session_kernel_context_bits(names, &contexts, error) ||
+		    !tc_session_op_kernel_context(session, contexts, error))
+			return FALSE;
+	}
+	for (guint i = 0; i < channel->events->len; i++)
+		if (!load_kernel_event(session, g_ptr_array_index(channel->events, i), error))
+			return FALSE;
+	return TRUE;
+}
+
 static gboolean
 load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
 	     GError **error)
@@ -269,22 +398,47 @@ load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel 
 	TcChannelConfig config;
 	guint32 contexts = 0;
 
+	if (channel->kernel)
+		return load_kernel_channel(session, file, channel, error);
 	if (!tc_validate_name("channel", channel->name, error) ||
 	    !channel_config(file, channel, &config, error) ||
 	    !tc_session_op_enable_channel(session, channel->name, &config, error))
 		return FALSE;
 	if (channel->contexts->len) {
-		g_autoptr(GPtrArray) names = g_ptr_array_copy(channel->contexts, NULL, NULL);
+		g_autofree const char **names = context_names(channel);
 
-		g_ptr_array_add(names, NULL);
-		if (!tc_session_ust_context_bits((const char *const *)names->pdata, &contexts,
-						 error) ||
+		if (!tc_session_ust_context_bits(names, &contexts, error) ||
 		    !tc_session_op_add_context(session, channel->name, contexts, error))
 			return FALSE;
 	}
 	for (guint i = 0; i < channel->events->len; i++)
 		if (!load_event(session, channel, g_ptr_array_index(channel->events, i), error))
 			return FALSE;
+	return TRUE;
+}
+
+/* The checks Track makes of its values (the parser refused G_MAXUINT32):
+ * at most the kernel helper's bound, no pid 0 nor beyond pid_t. */
+static gboolean
+check_tracker_values(const TcFileTracker *tracker, TcTrackKind kind, GError **error)
+{
+	if (tracker->values->len > TC_KERNEL_PIDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "%u values of tracker '%s', the limit is %u", tracker->values->len,
+			    tracker->kind, TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	if (kind != TC_TRACK_PID && kind != TC_TRACK_VPID)
+		return TRUE;
+	for (guint i = 0; i < tracker->values->len; i++) {
+		guint32 value = g_array_index(tracker->values, guint32, i);
+
+		if (value == 0 || value > G_MAXINT32) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "%u is not a valid %s", value, tracker->kind);
+			return FALSE;
+		}
+	}
 	return TRUE;
 }
 
@@ -300,14 +454,29 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 				    "unknown tracker kind '%s'", tracker->kind);
 			return FALSE;
 		}
+		if (!check_tracker_values(tracker, kind, error))
+			return FALSE;
 		/* The set holds only the values listed: untrack all, track them. */
-		if (!tc_session_op_track(session, FALSE, kind, NULL, 0, TRUE, FALSE, error) ||
+		if (!tc_session_op_track(session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,
+					 error) ||
 		    (tracker->values->len &&
-		     !tc_session_op_track(session, FALSE, kind, (const guint32 *)tracker->values->data,
+		     !tc_session_op_track(session, tracker->kernel, kind,
+					  (const guint32 *)tracker->values->data,
 					  tracker->values->len, FALSE, TRUE, error)))
 			return FALSE;
 	}
 	return TRUE;
+}
+
+/* The checks SetRotationSchedule makes, then its operation. */
+static gboolean
+load_rotation(TcSession *session, const TcFileSession *file, GError **error)
+{
+	if (!file->rotation_timer_us && !file->rotation_size)
+		return TRUE;
+	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size, error) &&
+	       tc_session_op_set_rotation_schedule(session, file->rotation_timer_us,
+						   file->rotation_size, error);
 }
 
 static gboolean
@@ -316,12 +485,15 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 	for (guint i = 0; i < file->channels->len; i++)
 		if (!load_channel(session, file, g_ptr_array_index(file->channels, i), error))
 			return FALSE;
-	if (!load_trackers(session, file, error))
+	if (!load_trackers(session, file, error) || !load_rotation(session, file, error))
 		return FALSE;
 	for (guint i = 0; i < file->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
 
-		if (!channel->enabled && !tc_session_op_disable_channel(session, channel->name, error))
+		if (channel->enabled)
+			continue;
+		if (channel->kernel ? !tc_session_op_disable_kernel_channel(session, error)
+				    : !tc_session_op_disable_channel(session, channel->name, error))
 			return FALSE;
 	}
 	return !file->started || tc_session_op_start(session, error);
@@ -336,7 +508,7 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	g_autofree char *directory = NULL;
 	g_autoptr(TcSession) session = NULL;
 
-	if (!check_supported(file, error) || !tc_validate_name("session", file->name, error))
+	if (!check_supported(file, owner, error) || !tc_validate_name("session", file->name, error))
 		return NULL;
 	if (file->path && !tc_validate_output_directory(file->path, error))
 		return NULL;

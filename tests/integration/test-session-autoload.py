@@ -10,7 +10,7 @@ from her file in the directory) make theirs; bob, who has none, gets no
 session of his. Files that others may write, that are symbolic links, or
 that no user of the system owns, sessions over the owner's limits, links
 and files of others on the way to a user's own directory, and sessions with what the service
-leaves to `tracectl load` (a kernel domain), are refused with a log line
+leaves to `tracectl load` (a kernel domain in a file not root's), are refused with a log line
 naming them, and no session comes of them."""
 
 import os
@@ -68,7 +68,8 @@ SESSION = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-# A kernel domain: the service leaves it to `tracectl load`.
+# A kernel domain: in a file not root's, the service leaves it to
+# `tracectl load`.
 KERNEL_DOMAIN = """<domain>
 				<type>KERNEL</type>
 				<buffer_type>GLOBAL</buffer_type>
@@ -163,7 +164,8 @@ def check_autoload(top, config):
     no_user = unused_uid()
     bad_owner = write(directory, "badowner.lttng", "badowner", os.path.join(top, "o"),
                       owner=no_user)
-    kernel = write(directory, "kernel.lttng", "kernel", os.path.join(top, "k"), kernel=True)
+    kernel = write(directory, "kernel.lttng", "kernel", os.path.join(top, "k"),
+                   owner=alice.uid, kernel=True)
     link = os.path.join(directory, "link.lttng")
     os.symlink(os.path.join(directory, "good.lttng"), link)
     with svc:
@@ -198,8 +200,8 @@ def check_autoload(top, config):
         for path, why in ((bad_mode, "writable by its group or others (mode 0666)"),
                           (bad_owner, f"owned by uid {no_user}, which is no user of the system"),
                           (link, "a symbolic link"),
-                          (kernel, "session 'kernel' not loaded: auto-loading does not set "
-                                   "up its kernel domain"),
+                          (kernel, "session 'kernel' not loaded: auto-loading sets up the "
+                                   "kernel domain of root's files only"),
                           (alice2, "session 'autoalice2' not loaded: User "
                                    f"{alice.uid} would hold 2 sessions, over the limit "
                                    "'MaxSessions' of 1"),
