@@ -609,7 +609,8 @@ static GThread *autoload_thread_handle;
 
 typedef struct {
 	GDBusConnection *connection; /* the service's bus, for logind */
-	char *directory;
+	char *directory; /* the system's, at start */
+	uid_t user;	 /* whose own directory, at their login */
 	GPtrArray *loaded; /* TcSession * */
 } TcAutoload;
 
@@ -759,6 +760,35 @@ load_home(uid_t user, GPtrArray *loaded)
 	load_directory_fd(dir_fd, directory, user, loaded);
 }
 
+/* The users whose own directory was read (or is being read) since the
+ * service started, from the start-time thread and at logind's UserNew
+ * alike: each user's directory is read once per service lifetime, so a
+ * user's second login, or a UserNew racing ListUsers, never loads the
+ * same sessions twice. At most TC_AUTOLOAD_USERS_MAX. */
+static GMutex claimed_lock;
+static GHashTable *claimed_users; /* uid → itself, under claimed_lock */
+
+/* Any thread: TRUE if user's directory is still to be read, and now
+ * claimed by the caller. */
+static gboolean
+claim_user(uid_t user)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&claimed_lock);
+
+	if (claimed_users == NULL)
+		claimed_users = g_hash_table_new(NULL, NULL);
+	if (g_hash_table_contains(claimed_users, GUINT_TO_POINTER(user)))
+		return FALSE;
+	if (g_hash_table_size(claimed_users) >= TC_AUTOLOAD_USERS_MAX) {
+		g_warning("Auto-load: uid %u: the directories of %d users were read already; "
+			  "not reading more",
+			  (unsigned)user, TC_AUTOLOAD_USERS_MAX);
+		return FALSE;
+	}
+	g_hash_table_add(claimed_users, GUINT_TO_POINTER(user));
+	return TRUE;
+}
+
 /* A thread of the service's own: the session operations read the
  * registry under RCU, which only registered threads may. */
 static gpointer
@@ -771,12 +801,83 @@ autoload_thread(gpointer data)
 	{
 		g_autoptr(GArray) users = home_users(autoload->connection, autoload->loaded);
 
-		for (guint i = 0; i < users->len; i++)
-			load_home(g_array_index(users, guint32, i), autoload->loaded);
+		for (guint i = 0; i < users->len; i++) {
+			uid_t user = g_array_index(users, guint32, i);
+
+			if (claim_user(user))
+				load_home(user, autoload->loaded);
+		}
 	}
 	rcu_unregister_thread();
 	g_idle_add(publish_cb, autoload);
 	return NULL;
+}
+
+/* Main thread: the watch on logind's UserNew, and the one worker that
+ * reads the directories of the users it names, one after the other (a
+ * home may block, the main loop must not). */
+static guint user_new_subscription;
+static GDBusConnection *user_new_connection;
+static GThreadPool *login_pool;
+
+/* Pool worker: a new user's own directory, published on the main loop. */
+static void
+login_load_job(gpointer data, gpointer pool_data G_GNUC_UNUSED)
+{
+	TcAutoload *autoload = data;
+
+	rcu_register_thread();
+	load_home(autoload->user, autoload->loaded);
+	rcu_unregister_thread();
+	g_idle_add(publish_cb, autoload);
+}
+
+/* Main thread: logind's UserNew (uid, object path). Only logind can send
+ * it: the match names its bus name, which only logind may own on the
+ * system bus. Root's sessions are the system directory's. */
+static void
+user_new_cb(GDBusConnection *connection G_GNUC_UNUSED, const char *sender G_GNUC_UNUSED,
+	    const char *path G_GNUC_UNUSED, const char *interface G_GNUC_UNUSED,
+	    const char *signal G_GNUC_UNUSED, GVariant *parameters, gpointer user_data G_GNUC_UNUSED)
+{
+	g_autoptr(GError) error = NULL;
+	TcAutoload *autoload;
+	guint32 uid;
+
+	if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(uo)")))
+		return;
+	g_variant_get(parameters, "(u&o)", &uid, NULL);
+	if (uid == 0 || !claim_user(uid))
+		return;
+	g_message("Auto-load: uid %u logged in; reading their session directory", (unsigned)uid);
+	autoload = g_new0(TcAutoload, 1);
+	autoload->user = uid;
+	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	tc_idle_hold();
+	if (!g_thread_pool_push(login_pool, autoload, &error)) {
+		g_warning("Auto-load: uid %u: cannot read their directory: %s", (unsigned)uid,
+			  error->message);
+		autoload_free(autoload);
+		tc_idle_release();
+	}
+}
+
+/* Main thread: before ListUsers is called, so that a user logging in
+ * meanwhile is in one of the two (claim_user() keeps them from both). */
+static void
+watch_user_new(GDBusConnection *connection)
+{
+	g_autoptr(GError) error = NULL;
+
+	login_pool = g_thread_pool_new(login_load_job, NULL, 1, FALSE, &error);
+	if (login_pool == NULL) {
+		g_warning("Auto-load: users logging in later get nothing: %s", error->message);
+		return;
+	}
+	user_new_connection = g_object_ref(connection);
+	user_new_subscription = g_dbus_connection_signal_subscribe(
+		connection, "org.freedesktop.login1", "org.freedesktop.login1.Manager", "UserNew",
+		"/org/freedesktop/login1", NULL, G_DBUS_SIGNAL_FLAGS_NONE, user_new_cb, NULL, NULL);
 }
 
 void
@@ -784,6 +885,8 @@ tc_session_autoload_start(GDBusConnection *connection, const char *directory)
 {
 	TcAutoload *autoload = g_new0(TcAutoload, 1);
 
+	if (connection)
+		watch_user_new(connection);
 	autoload->connection = connection ? g_object_ref(connection) : NULL;
 	autoload->directory = g_strdup(directory);
 	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
@@ -796,6 +899,14 @@ tc_session_autoload_start(GDBusConnection *connection, const char *directory)
 void
 tc_session_autoload_wait(void)
 {
+	if (user_new_subscription)
+		g_dbus_connection_signal_unsubscribe(user_new_connection, user_new_subscription);
+	user_new_subscription = 0;
+	g_clear_object(&user_new_connection);
+	/* Waits for the directories being read; the ones queued are read
+	 * too, as at start a walk begun is finished. */
+	if (login_pool)
+		g_thread_pool_free(g_steal_pointer(&login_pool), FALSE, TRUE);
 	if (autoload_thread_handle)
 		g_thread_join(g_steal_pointer(&autoload_thread_handle));
 }

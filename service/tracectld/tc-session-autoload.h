@@ -19,7 +19,10 @@
  * the files of ~/.config/tracectl/sessions become that user's
  * sessions: the directory walked to from the home without following links
  * (tc-home-dir.h), every step and every file the user's and writable by
- * no one else. docs/save-load.md says why and what is left out.
+ * no one else. A user logind announces later (its UserNew signal, when
+ * logind is on connection) gets the same, once per service lifetime: a
+ * user whose directory was read already is not read again.
+ * docs/save-load.md says why and what is left out.
  *
  * Runs the session operations in a thread of its own (they wait on the
  * consumer); the sessions are exported on the main loop once set up.

@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Auto-loading at login, under a real systemd with systemd-logind: alice
+has a session file in her ~/.config/tracectl/sessions/ but is not logged in
+when tracectld starts, so it loads nothing of hers; when logind announces
+her (`loginctl enable-linger` creates her User object, hence UserNew), the
+running service reads her directory and her session appears, owned by her.
+The shipped unit hides homes from the service (ProtectHome=yes), so the
+test loosens that with a drop-in and makes alice's home readable.
+Her directory is read once per service lifetime: after she destroys the
+session, her next appearance (linger off, then on) does not bring it back."""
+
+import os
+
+from sdlib import SystemdMachine, check, run_test, time, wait_for
+
+SESSION = """<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+	<session>
+		<name>{name}</name>
+		<domains>
+			<domain>
+				<type>UST</type>
+				<buffer_type>PER_UID</buffer_type>
+				<channels>
+					<channel>
+						<name>ch</name>
+						<enabled>true</enabled>
+						<overwrite_mode>DISCARD</overwrite_mode>
+						<subbuffer_size>262144</subbuffer_size>
+						<subbuffer_count>4</subbuffer_count>
+						<output_type>MMAP</output_type>
+						<events>
+							<event>
+								<name>example:*</name>
+								<enabled>true</enabled>
+								<type>TRACEPOINT</type>
+							</event>
+						</events>
+					</channel>
+				</channels>
+			</domain>
+		</domains>
+		<started>false</started>
+	</session>
+</sessions>
+"""
+
+
+def own_directory(user):
+    """user's ~/.config/tracectl/sessions, theirs at every step."""
+    path = user.home
+    for part in (".config", "tracectl", "sessions"):
+        path = os.path.join(path, part)
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, user.uid, user.uid)
+        os.chmod(path, 0o755)
+    return path
+
+
+def sessions(sd, user):
+    return {s["name"]: s for s in sd.tracectl_json("list", user=user)["sessions"]}
+
+
+def set_linger(sd, user, on):
+    sd.run("loginctl", "enable-linger" if on else "disable-linger", user.name)
+
+
+def test():
+    with SystemdMachine() as sd:
+        alice = sd.add_user("tctest-alice")
+        linger_file = f"/var/lib/systemd/linger/{alice.name}"
+        try:
+            check_login(sd, alice)
+        finally:
+            # The linger flag is a file on the host's file system.
+            sd.run("loginctl", "disable-linger", alice.name, check_ok=False)
+            if os.path.exists(linger_file):
+                os.unlink(linger_file)
+
+
+def check_login(sd, alice):
+    name = f"login-{os.getpid()}"
+    path = os.path.join(own_directory(alice), "login.lttng")
+    with open(path, "w") as f:
+        f.write(SESSION.format(name=name))
+    os.chown(path, alice.uid, alice.uid)
+    os.chmod(path, 0o644)
+    # The shipped unit runs the service as its own user with
+    # ProtectHome=yes, under which it reads no home at all (at start or at
+    # login): this test lets it see homes, read-only, and alice's.
+    os.chmod(alice.home, 0o755)
+    sd.add_dropin("tracectld.service", "[Service]\nProtectHome=read-only\n")
+
+    sd.run("systemctl", "start", "systemd-logind.service")
+    active = sd.run("systemctl", "is-active", "systemd-logind.service",
+                    check_ok=False).stdout.strip()
+    check(active == "active", f"systemd-logind in the namespace is {active}")
+    users = sd.run("loginctl", "list-users", "--no-legend").stdout
+    check(alice.name not in users, f"alice is logged in already: {users}")
+
+    sd.run("systemctl", "start", "tracectld.socket")
+    # Activates the service; its start-time load runs now, without alice.
+    sd.run("tracectl", "list")
+    time.sleep(2)
+    check(name not in sessions(sd, alice), "alice's session loaded before she logged in")
+
+    set_linger(sd, alice, True)
+    wait_for(lambda: name in sessions(sd, alice), 20.0, "alice's session at her login")
+    session = sessions(sd, alice)[name]
+    check(session.get("owner_uid") == alice.uid, f"not alice's: {session}")
+    check(name in sd.run("tracectl", "list").stdout, "root does not see alice's session")
+
+    # Once per service lifetime: destroyed, it stays destroyed.
+    sd.run("tracectl", "destroy", name, user=alice)
+    set_linger(sd, alice, False)
+    wait_for(lambda: alice.name not in sd.run("loginctl", "list-users", "--no-legend").stdout,
+             20, "alice's User object to go")
+    set_linger(sd, alice, True)
+    time.sleep(3)
+    check(name not in sessions(sd, alice), "alice's directory was read a second time")
+    # The namespace's journal is the host's: this run's service only.
+    pid = sd.run("systemctl", "show", "-p", "MainPID", "--value",
+                 "tracectld.service").stdout.strip()
+    sd.run("journalctl", "--sync", check_ok=False)
+    journal = sd.run("journalctl", "--no-pager", f"_PID={pid}", check_ok=False).stdout
+    check(journal.count(f"uid {alice.uid} logged in") == 1,
+          f"alice's directory read other than once: {journal[-3000:]}")
+
+
+run_test(test)
