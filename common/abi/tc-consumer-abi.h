@@ -225,7 +225,13 @@ struct tc_consumer_session_ref {
  * one stream file "<name>_<cpu>" per buffer in the session's trace_dir.
  * The reply carries nr_cpus TC_CONSUMER_STREAM messages, in CPU order. */
 #define TC_CONSUMER_CHANNEL_CLOCK_TSC 0x2u /* timestamps: the x86 TSC */
-#define TC_CONSUMER_CHANNEL_FLAGS TC_CONSUMER_CHANNEL_CLOCK_TSC
+/* Every writer of these buffers runs as the consumer's own uid (the
+ * service hands them only to applications of the session owner's uid):
+ * a discard-mode stream may then be checked and sent in place, without a
+ * private copy (docs/security.md, "Packets checked in place"). Set by the
+ * service from the uid it keys the buffers by, never from an application. */
+#define TC_CONSUMER_CHANNEL_OWNER_WRITERS 0x4u
+#define TC_CONSUMER_CHANNEL_FLAGS (TC_CONSUMER_CHANNEL_CLOCK_TSC | TC_CONSUMER_CHANNEL_OWNER_WRITERS)
 /* Timers, in microseconds, 0 = off, else within these bounds. */
 #define TC_CONSUMER_TIMER_MIN_US 1000u
 #define TC_CONSUMER_TIMER_MAX_US 3600000000u

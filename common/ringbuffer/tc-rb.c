@@ -1074,6 +1074,46 @@ corrupted:
 	return -EBADMSG;
 }
 
+/*
+ * See tc-rb.h. Discard mode only: a writer that plays by the rules cannot
+ * open the sub-buffer again before the put, so the checks and the send
+ * may read it where it is. One that does not is of the consumer's uid
+ * (the caller's rule), and what it can change after the checks is values,
+ * never where the checks read: every length they use is read once.
+ */
+int
+tc_rb_reader_get_in_place(struct tc_rb_reader *reader, uint8_t **packet)
+{
+	const struct tc_rb *rb = &reader->rb;
+	struct tc_packet_header *header;
+	uint64_t count, filled;
+	uint32_t idx;
+
+	if (is_overwrite(rb))
+		return -EINVAL;
+	if (!writers_passed(rb, reader->consumed))
+		return 0;
+	idx = subbuf_index(rb, reader->consumed);
+	count = commit_count(rb, idx);
+	filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
+	if (filled < rb->subbuf_size)
+		return 0;
+	if (filled > rb->subbuf_size)
+		goto corrupted;
+	/* The acquire loads of the commit count order the reads below. */
+	header = (struct tc_packet_header *)(rb->data + (uint64_t)idx * rb->subbuf_size);
+	if (!packet_is_valid(reader, header, reader->consumed))
+		goto corrupted;
+	reader->events_discarded_seen = header->events_discarded;
+	*packet = (uint8_t *)header;
+	return 1;
+
+corrupted:
+	reader->packets_corrupted++;
+	release_subbuf(reader);
+	return -EBADMSG;
+}
+
 bool
 tc_rb_reader_ready(const struct tc_rb_reader *reader)
 {

@@ -747,6 +747,15 @@ int tc_rb_reader_init(struct tc_rb_reader *reader, void *mapping, uint64_t mappi
  * the same as in discard mode.
  */
 int tc_rb_reader_get(struct tc_rb_reader *reader, void *out);
+/*
+ * Like tc_rb_reader_get(), without the copy: *packet points at the
+ * sub-buffer in the mapping, which the caller reads (and may trim) until
+ * tc_rb_reader_put(). Discard mode only (-EINVAL otherwise: overwrite
+ * mode detects laps on a copy). The sub-buffer is not private: use it
+ * only where every writer is trusted as much as the reader's own uid,
+ * and read each length in it once.
+ */
+int tc_rb_reader_get_in_place(struct tc_rb_reader *reader, uint8_t **packet);
 /* Whether tc_rb_reader_get() would find a sub-buffer to copy now: a hint,
  * for a caller that needs a buffer for the copy before it can get (the
  * writers may still have the sub-buffer, or a copy may fail the checks). */

@@ -7,6 +7,15 @@
 
 #include "tc-rb.h"
 
+/*
+ * The packet may be the writers' shared memory itself (a stream read in
+ * place): each value read from it is read once, into a local that the
+ * compiler may not fetch again from the packet, and bounds are checked on
+ * that local. A writer changing the packet meanwhile changes the verdict,
+ * never where the walk reads.
+ */
+#define READ_ONCE_FROM_PACKET(local) __asm__ volatile("" : "+g"(local))
+
 static bool
 field_kind_is_valid(uint8_t kind)
 {
@@ -100,6 +109,7 @@ skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
 		if (end - *pos < sizeof(length))
 			return false;
 		memcpy(&length, packet + *pos, sizeof(length));
+		READ_ONCE_FROM_PACKET(length);
 		*pos += sizeof(length);
 		if (end - *pos < length)
 			return false;
@@ -125,11 +135,12 @@ read_record_header(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t 
 {
 	struct tc_event_header_extended extended;
 	uint64_t restored;
-	uint32_t word;
+	uint32_t word, extended_id;
 
 	if (end - *pos < sizeof(word))
 		return false;
 	memcpy(&word, packet + *pos, sizeof(word));
+	READ_ONCE_FROM_PACKET(word);
 	if (tc_event_compact_id(word) != TC_EVENT_ID_EXTENDED) {
 		restored = tc_event_compact_restore(*clock, tc_event_compact_timestamp(word));
 		/* Less only when a wrap of the low bits passed 2^64. */
@@ -143,9 +154,12 @@ read_record_header(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t 
 	if (end - *pos < sizeof(extended))
 		return false;
 	memcpy(&extended, packet + *pos, sizeof(extended));
+	/* The id indexes the layouts: one value only. */
+	extended_id = extended.id;
+	READ_ONCE_FROM_PACKET(extended_id);
 	if (extended.tag != TC_EVENT_EXTENDED_TAG || extended.timestamp < *clock)
 		return false;
-	*id = extended.id;
+	*id = extended_id;
 	*clock = extended.timestamp;
 	*pos += sizeof(extended);
 	return true;
@@ -215,7 +229,7 @@ consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *p
 		       uint32_t size)
 {
 	const struct tc_packet_header *header = (const void *)packet;
-	uint64_t end = header->content_size / 8, pos = sizeof(*header);
+	uint64_t content_size = header->content_size, end, pos = sizeof(*header);
 	uint64_t clock = header->timestamp_begin;
 	/* The layout of the record before: a hot tracepoint fills packets
 	 * with records of one class, and looking its layout up again would
@@ -223,6 +237,9 @@ consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *p
 	const struct consumerd_event_layout *layout = NULL;
 	uint32_t id, layout_id = UINT32_MAX;
 
+	/* The bound of every read below. */
+	READ_ONCE_FROM_PACKET(content_size);
+	end = content_size / 8;
 	if (end > size || end < pos)
 		return CONSUMERD_PACKET_CORRUPT;
 	while (pos < end) {

@@ -658,6 +658,9 @@ packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
 	if (size < sizeof(h))
 		return -EBADMSG;
 	memcpy(&h, packet, sizeof(h));
+	/* The packet may be the writers' shared memory (a stream read in
+	 * place): the sizes checked below are those sent, never read again. */
+	__asm__ volatile("" : : : "memory");
 	if (h.packet_size != (uint64_t)size * 8 || h.content_size > h.packet_size ||
 	    h.content_size < sizeof(h) * 8)
 		return -EBADMSG;

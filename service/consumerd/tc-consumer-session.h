@@ -50,6 +50,10 @@ struct consumerd_stream {
 	 * whose writes wait for the disk; small packets through the page
 	 * cache are written at once (a hand-over would cost more). */
 	bool write_queued;
+	/* Discard mode and written by the consumer's uid only
+	 * (TC_CONSUMER_CHANNEL_OWNER_WRITERS): packets are checked and
+	 * written in place, unless they go to the writer thread. */
+	bool in_place;
 	uint32_t cpu;
 	uint64_t packets_written;
 	uint64_t packets_lost; /* valid packets that could not be written */

@@ -105,6 +105,13 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 				spec->uuid);
 	if (ret < 0)
 		goto fail;
+	/* The private copy keeps a writer from changing a packet after its
+	 * checks. A writer of the consumer's own uid could write the trace
+	 * files or talk to the relay itself, so against it the copy protects
+	 * nothing: its packets are read in place. Overwrite mode keeps the
+	 * copy, on which it detects laps. */
+	stream->in_place = (spec->flags & TC_CONSUMER_CHANNEL_OWNER_WRITERS) &&
+			   !spec->geometry.overwrite;
 	if (session->relay) {
 		ret = consumerd_relay_stream_add(session->relay, &stream->relay, file_name,
 						 session->trace_dir, false);
@@ -361,6 +368,28 @@ write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
 	consumerd_stream_write_packet(stream, copy, size);
 }
 
+/*
+ * Gets, checks and writes one packet where the writers left it, then hands
+ * it back: the write is synchronous (relay or page cache), so the mapping
+ * is read before the put. Returns what tc_rb_reader_get() does, 1 also
+ * for a packet accept_packet() dropped or made *wait.
+ */
+static int
+drain_one_in_place(struct consumerd_stream *stream, bool *wait)
+{
+	uint8_t *packet;
+	uint32_t length;
+	int ret = tc_rb_reader_get_in_place(&stream->reader, &packet);
+
+	if (ret != 1 || !accept_packet(stream, packet, wait))
+		return ret;
+	((struct tc_packet_header *)packet)->events_discarded -= stream->discarded_base;
+	length = tc_rb_reader_trim(&stream->reader, packet);
+	consumerd_stream_write_packet(stream, packet, length);
+	tc_rb_reader_put(&stream->reader);
+	return 1;
+}
+
 uint32_t
 consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 {
@@ -375,6 +404,14 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 		struct consumerd_writer_job *job = NULL;
 		uint8_t *copy;
 
+		if (stream->in_place && !stream->write_queued) {
+			ret = drain_one_in_place(stream, &wait);
+			if (ret == -EBADMSG)
+				log_corrupt_packet(stream);
+			else if (ret != 1 || wait)
+				break;
+			continue;
+		}
 		/* Taking a job buffer may wait for the writer thread: only
 		 * for a packet that is there. */
 		if (stream->write_queued) {

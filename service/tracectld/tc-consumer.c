@@ -642,7 +642,7 @@ tc_consumer_create_session(TcConsumer *consumer, guint64 session_id, const char 
 gboolean
 tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcChannel *channel,
 			   const guint8 uuid[16], const TcTraceClock *clock, guint nr_cpus,
-			   int **fds, guint64 *shm_size, GError **error)
+			   gboolean owner_writers, int **fds, guint64 *shm_size, GError **error)
 {
 	const TcChannelConfig *config = &channel->config;
 	const char *name = channel->name;
@@ -652,7 +652,8 @@ tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id, const TcCha
 		.stream_id = channel->stream_id,
 		.nr_cpus = nr_cpus,
 		.geometry = *config,
-		.flags = clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0,
+		.flags = (clock->tsc ? TC_CONSUMER_CHANNEL_CLOCK_TSC : 0) |
+			 (owner_writers ? TC_CONSUMER_CHANNEL_OWNER_WRITERS : 0),
 	};
 	struct tc_consumer_reply reply = {0};
 	int *result = g_new(int, 2 * nr_cpus);

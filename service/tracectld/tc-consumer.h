@@ -57,8 +57,9 @@ gboolean tc_consumer_create_session(TcConsumer *consumer, guint64 session_id,
  * wake-up eventfd: 2 * nr_cpus descriptors (the caller owns them). */
 gboolean tc_consumer_create_channel(TcConsumer *consumer, guint64 session_id,
 				    const TcChannel *channel, const guint8 uuid[16],
-				    const TcTraceClock *clock, guint nr_cpus, int **fds,
-				    guint64 *shm_size, GError **error);
+				    const TcTraceClock *clock, guint nr_cpus,
+				    gboolean owner_writers, int **fds, guint64 *shm_size,
+				    GError **error);
 /* Sends layouts (struct tc_consumer_event_layout) to a consumer session. */
 gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArray *layouts,
 				  GError **error);

@@ -151,8 +151,12 @@ tc_session_trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError
 		TcChannel *channel = g_ptr_array_index(session->channels, i);
 		TcChannelBuffers *buffers = g_new0(TcChannelBuffers, 1);
 
+		/* uid's buffers go to uid's applications only (tc-app-sync.c):
+		 * when uid is the owner's, the consumer's, no other uid writes
+		 * them. */
 		if (!tc_consumer_create_channel(consumer, trace->consumer_id, channel, trace->uuid,
-						&session->clock, nr_cpus, &buffers->fds,
+						&session->clock, nr_cpus,
+						uid == session->owner_uid, &buffers->fds,
 						&buffers->shm_size, error)) {
 			g_free(buffers);
 			g_prefix_error(error, "Cannot create the buffers of channel '%s': ",

@@ -499,6 +499,42 @@ test_reader_rejects_scribbles(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmpuint(fixture->reader.packets_corrupted, ==, 11);
 }
 
+/* In place: the packet is the sub-buffer itself, checked like a copy, held
+ * until put; overwrite mode refuses it (its lap detection needs a copy). */
+static void
+test_reader_in_place(Fixture *fixture, gconstpointer user_data)
+{
+	Checker checker = { 0 };
+	uint8_t *packet = NULL;
+	uint32_t idx;
+
+	g_assert_cmpint(tc_rb_reader_get_in_place(&fixture->reader, &packet), ==, 0);
+	g_assert_cmpint(write_record(&fixture->rb, 0, 0, 40), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	idx = (fixture->reader.consumed / 4096) % 4;
+	g_assert_cmpint(tc_rb_reader_get_in_place(&fixture->reader, &packet), ==, 1);
+	g_assert_true(packet == fixture->rb.data + (uint64_t)idx * 4096);
+	check_packet(&checker, packet);
+	g_assert_cmpuint(fixture->reader.consumed, ==, (uint64_t)idx * 4096);
+	tc_rb_reader_put(&fixture->reader);
+	g_assert_cmpuint(fixture->rb.shm->consumed, ==, 4096);
+
+	/* A scribbled header is dropped and released, as by get. */
+	g_assert_cmpint(write_record(&fixture->rb, 0, 1, 40), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	idx = (fixture->reader.consumed / 4096) % 4;
+	((struct tc_packet_header *)(fixture->rb.data + (uint64_t)idx * 4096))->magic = 0;
+	g_assert_cmpint(tc_rb_reader_get_in_place(&fixture->reader, &packet), ==, -EBADMSG);
+	g_assert_cmpuint(fixture->reader.packets_corrupted, ==, 1);
+	g_assert_cmpuint(fixture->rb.shm->consumed, ==, 8192);
+
+	fixture_teardown(fixture, NULL);
+	fixture_setup_mode(fixture, 4096, 4, TC_RB_FLAG_OVERWRITE);
+	g_assert_cmpint(write_record(&fixture->rb, 0, 0, 40), ==, 0);
+	g_assert_true(tc_rb_flush(&fixture->rb));
+	g_assert_cmpint(tc_rb_reader_get_in_place(&fixture->reader, &packet), ==, -EINVAL);
+}
+
 static void
 test_attach_rejects_bad_geometry(void)
 {
@@ -1370,6 +1406,7 @@ main(int argc, char **argv)
 
 #define ADD(path, func) g_test_add(path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 	ADD("/tracectl/rb/round-trip", test_round_trip);
+	ADD("/tracectl/rb/reader-in-place", test_reader_in_place);
 	ADD("/tracectl/rb/full-discards", test_full_discards);
 	ADD("/tracectl/rb/exact-fit", test_exact_fit);
 	ADD("/tracectl/rb/flush", test_flush);
