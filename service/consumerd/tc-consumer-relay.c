@@ -332,7 +332,8 @@ create_current_chunk(struct consumerd_relay *relay)
 	int64_t now;
 	int ret;
 
-	if (relay->chunk_id == 0)
+	/* A first connection joins the chunk the session's other traces made. */
+	if (relay->chunk_id == 0 || relay->generation == 0)
 		return command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
 	now = (int64_t)time(NULL);
 	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created);
