@@ -310,6 +310,43 @@ command_create_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int
 	return command_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg, sizeof(msg));
 }
 
+static int command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id,
+				     int64_t closed, uint32_t command, char *path,
+				     size_t path_size);
+
+/*
+ * The current chunk on a new connection (a new relay session). A relay
+ * files a relay session's first chunk in the session's directory itself,
+ * and a chunk named otherwise (CREATE_TRACE_CHUNK's override name) is one
+ * it cannot archive (lttng-relayd 2.13 aborts on it). So once the session
+ * has rotated, an empty first chunk is made and closed with nothing to
+ * do: the relay then files the current one as any chunk after a
+ * rotation, <begin>-<id> beside archives/, where the next rotation
+ * archives it. It begins now: the directory of the chunk the lost relay
+ * held is left as that relay left it, never written into again.
+ */
+static int
+create_current_chunk(struct consumerd_relay *relay)
+{
+	char path[TC_RELAY_PATH_MAX];
+	int64_t now;
+	int ret;
+
+	/* A first connection joins the chunk the session's other traces made. */
+	if (relay->chunk_id == 0 || relay->generation == 0)
+		return command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+	now = (int64_t)time(NULL);
+	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created);
+	if (ret == 0)
+		ret = command_create_trace_chunk(relay, relay->chunk_id, now);
+	if (ret == 0)
+		ret = command_close_trace_chunk(relay, relay->chunk_id - 1, now,
+						TC_RELAY_CHUNK_NO_OPERATION, path, sizeof(path));
+	if (ret == 0)
+		relay->chunk_created = now;
+	return ret;
+}
+
 /* ---- streams ---- */
 
 static int
@@ -444,7 +481,7 @@ relay_connect(struct consumerd_relay *relay, int control_fd)
 	if (ret == 0)
 		ret = command_create_session(relay);
 	if (ret == 0)
-		ret = command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+		ret = create_current_chunk(relay);
 	if (ret < 0)
 		goto fail;
 	relay->up = true;
