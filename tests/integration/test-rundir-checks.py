@@ -16,7 +16,7 @@ import struct
 import subprocess
 import tempfile
 
-from tclib import TRACECTLD, Service, User, check, log, require, run
+from tclib import TRACECTLD, Service, User, check, log, require, run, wait_for
 
 IN_MOVED_TO, IN_CREATE = 0x80, 0x100
 
@@ -108,7 +108,12 @@ def test():
             check(stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o666,
                   f"app.sock has mode {oct(st.st_mode)}")
             for name in ("bus", "wait"):
-                st = os.lstat(os.path.join(service.rundir, name))
+                path = os.path.join(service.rundir, name)
+                # The wait page follows app.sock (applications woken by it
+                # must find the socket listening): the test may see the
+                # socket first.
+                wait_for(lambda: os.path.lexists(path), 10, f"{name} in the run directory")
+                st = os.lstat(path)
                 check(stat.S_ISREG(st.st_mode) and not st.st_mode & 0o022 and st.st_uid == 0,
                       f"{name}: mode {oct(st.st_mode)} uid {st.st_uid}")
             leftovers = [n for n in os.listdir(service.rundir) if n.startswith(".tc-bind-")]

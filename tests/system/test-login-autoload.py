@@ -67,11 +67,14 @@ def set_linger(sd, user, on):
 
 
 def test():
+    # The namespace's journal is the host's, and pids repeat from one
+    # namespace to the next: only entries since this test started count.
+    started = int(time.time()) - 1
     with SystemdMachine() as sd:
         alice = sd.add_user("tctest-alice")
         linger_file = f"/var/lib/systemd/linger/{alice.name}"
         try:
-            check_login(sd, alice)
+            check_login(sd, alice, started)
         finally:
             # The linger flag is a file on the host's file system.
             sd.run("loginctl", "disable-linger", alice.name, check_ok=False)
@@ -79,7 +82,7 @@ def test():
                 os.unlink(linger_file)
 
 
-def check_login(sd, alice):
+def check_login(sd, alice, started):
     name = f"login-{os.getpid()}"
     path = os.path.join(own_directory(alice), "login.lttng")
     with open(path, "w") as f:
@@ -119,11 +122,12 @@ def check_login(sd, alice):
     set_linger(sd, alice, True)
     time.sleep(3)
     check(name not in sessions(sd, alice), "alice's directory was read a second time")
-    # The namespace's journal is the host's: this run's service only.
+    # This run's service only (see test()).
     pid = sd.run("systemctl", "show", "-p", "MainPID", "--value",
                  "tracectld.service").stdout.strip()
     sd.run("journalctl", "--sync", check_ok=False)
-    journal = sd.run("journalctl", "--no-pager", f"_PID={pid}", check_ok=False).stdout
+    journal = sd.run("journalctl", "--no-pager", f"--since=@{started}", f"_PID={pid}",
+                     check_ok=False).stdout
     check(journal.count(f"uid {alice.uid} logged in") == 1,
           f"alice's directory read other than once: {journal[-3000:]}")
 

@@ -132,15 +132,19 @@ static const struct {
 	{"dbl & 1", "filter: '&' needs integers at column 5"},
 };
 
+/* The string's piece is measured as the library does for a record, or
+ * left unmeasured as the tracepoint gives it (the string may then have no
+ * NUL before an unmapped page: nothing may read past what the filter needs). */
 static void
-record_pieces(const Record *r, struct tracectl_ust_piece pieces[7])
+record_pieces(const Record *r, struct tracectl_ust_piece pieces[7], gboolean measured)
 {
 	static const char blob[3] = {1, 2, 3};
 
 	pieces[0] = (struct tracectl_ust_piece){&r->intfield, 8};
 	pieces[1] = (struct tracectl_ust_piece){&r->small, 1};
 	pieces[2] = (struct tracectl_ust_piece){&r->dbl, 8};
-	pieces[3] = (struct tracectl_ust_piece){r->strfield, strlen(r->strfield) + 1};
+	pieces[3] = (struct tracectl_ust_piece){
+	    r->strfield, measured ? strlen(r->strfield) + 1 : TRACECTL_UST_PIECE_STRING};
 	pieces[4] = (struct tracectl_ust_piece){&r->blob_len, 4};
 	pieces[5] = (struct tracectl_ust_piece){blob, r->blob_len};
 	pieces[6] = (struct tracectl_ust_piece){&r->last, 4};
@@ -177,7 +181,7 @@ keeps(struct tc_ust_filter *filter, const Record *r)
 {
 	struct tracectl_ust_piece pieces[7];
 
-	record_pieces(r, pieces);
+	record_pieces(r, pieces, TRUE);
 	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
 }
 
@@ -187,8 +191,7 @@ keeps_unmeasured(struct tc_ust_filter *filter, const Record *r)
 {
 	struct tracectl_ust_piece pieces[7];
 
-	record_pieces(r, pieces);
-	pieces[3].len = TRACECTL_UST_PIECE_STRING;
+	record_pieces(r, pieces, FALSE);
 	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
 }
 
