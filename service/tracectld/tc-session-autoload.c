@@ -38,7 +38,8 @@
 #include "tc-dbus-session.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
-#include "tc-home-dir.h"
+#include "tc-consumer.h"
+#include "tc-home-sessions.h"
 #include "tc-idle.h"
 #include "tc-registry.h"
 #include "tc-filter.h"
@@ -50,13 +51,8 @@
 #include "tc-tracker.h"
 #include "tc-validate.h"
 
-/* Files read from the directory; the rest are left out, logged. */
-#define TC_AUTOLOAD_FILES_MAX 64
 /* Users whose own directories are read; the rest are left out, logged. */
 #define TC_AUTOLOAD_USERS_MAX 256
-/* A user's own directory, under their home: the one `tracectl load
- * --auto` reads too, so that one file serves both. */
-#define TC_AUTOLOAD_HOME_DIR ".config/tracectl/sessions"
 /* Any owner may have files in the system's directory. */
 #define TC_ANY_OWNER ((uid_t)-1)
 
@@ -532,21 +528,15 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
-/* Worker thread: every session of one checked file, into loaded. */
+/* Worker thread: every session of one file's contents, owner's, into
+ * loaded; path names the file in logs. */
 static void
-load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
-	  GPtrArray *loaded)
+load_contents(const char *path, const char *contents, gsize length, uid_t owner,
+	      GPtrArray *loaded)
 {
-	g_autofree char *path = g_build_filename(directory, name, NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) sessions = NULL;
-	g_autofree char *contents = NULL;
-	gsize length = 0;
-	uid_t owner = 0;
+	g_autoptr(GPtrArray) sessions = tc_session_file_parse(contents, length, &error);
 
-	contents = read_checked_file(dir_fd, path, name, expected, &length, &owner, &error);
-	if (contents)
-		sessions = tc_session_file_parse(contents, length, &error);
 	if (sessions == NULL) {
 		g_warning("Auto-load: %s", error->message);
 		return;
@@ -565,6 +555,25 @@ load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
 			  (unsigned)owner, file->started ? ", recording" : "");
 		g_ptr_array_add(loaded, session);
 	}
+}
+
+/* Worker thread: every session of one checked file, into loaded. */
+static void
+load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
+	  GPtrArray *loaded)
+{
+	g_autofree char *path = g_build_filename(directory, name, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *contents = NULL;
+	gsize length = 0;
+	uid_t owner = 0;
+
+	contents = read_checked_file(dir_fd, path, name, expected, &length, &owner, &error);
+	if (contents == NULL) {
+		g_warning("Auto-load: %s", error->message);
+		return;
+	}
+	load_contents(path, contents, length, owner, loaded);
 }
 
 static gint
@@ -739,25 +748,42 @@ home_users(GDBusConnection *connection, GPtrArray *loaded)
 	return users;
 }
 
-/* The files of user's own directory, walked to from their home without
- * following links (tc-home-dir.h), each file theirs. */
+/* Whether user owns a session now (loaded or created over the bus). */
+static gboolean
+user_has_sessions(uid_t user)
+{
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(user, FALSE);
+
+	return sessions->len > 0;
+}
+
+/* The files of user's own directory, read by user's consumer with user's
+ * rights (tc-home-sessions.h): the service reads no home. The consumer
+ * is started for this if the user has none; it is let go again when the
+ * user has no session after the load, so a login without session files
+ * leaves no consumer behind. */
 static void
 load_home(uid_t user, GPtrArray *loaded)
 {
 	g_autoptr(GError) error = NULL;
-	struct passwd *pw = getpwuid(user);
-	g_autofree char *directory =
-		g_build_filename(pw && pw->pw_dir ? pw->pw_dir : "~", TC_AUTOLOAD_HOME_DIR, NULL);
-	int dir_fd = tc_home_dir_open(user, TC_AUTOLOAD_HOME_DIR, &error);
+	g_autoptr(TcConsumer) consumer = tc_consumer_get(user, &error);
+	g_autoptr(GPtrArray) files = NULL;
 
-	if (dir_fd < 0) {
-		if (g_error_matches(error, TC_ERROR, TC_ERROR_NOT_FOUND))
-			g_debug("Auto-load: uid %u: %s", (unsigned)user, error->message);
-		else
-			g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
-		return;
+	if (consumer)
+		files = tc_home_sessions_read(consumer, user, &error);
+	if (files == NULL) {
+		g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
+	} else {
+		for (guint i = 0; i < files->len; i++) {
+			TcHomeSessionFile *file = g_ptr_array_index(files, i);
+			gsize length = 0;
+			const char *contents = g_bytes_get_data(file->contents, &length);
+
+			load_contents(file->path, contents, length, user, loaded);
+		}
 	}
-	load_directory_fd(dir_fd, directory, user, loaded);
+	if (consumer && !user_has_sessions(user))
+		tc_consumer_retire_if_unused(consumer);
 }
 
 /* The users whose own directory was read (or is being read) since the
