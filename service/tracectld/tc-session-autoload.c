@@ -8,12 +8,14 @@
  * administrator's word that its owner has these sessions: they become the
  * file's owner's, set up as that user's own CreateSession would (their
  * limits charged, their home, their consumer). No one but the owner may
- * write a file, so an edit only concerns the owner's own sessions. In a
- * user's own directory, every step and file must be that user's. Files
+ * write a file, so an edit only concerns the owner's own sessions. Files
  * are opened with O_NOFOLLOW relative to the checked directory and
  * checked through their descriptor (fstat), so nothing can be swapped in
- * between the check and the read. The parser (tc-session-file.h) treats
- * the contents as hostile anyway: bounded, no DTD, every element known.
+ * between the check and the read. A user's own directory is read by that
+ * user's consumer, with the user's rights (tc-home-sessions.h): its files
+ * can only become that user's sessions. The parser (tc-session-file.h)
+ * treats the contents as hostile either way: bounded, no DTD, every
+ * element known.
  *
  * What the service cannot set up on its own is refused, naming it:
  * network outputs and snapshot outputs need `tracectl load` (which asks
