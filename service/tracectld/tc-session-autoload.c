@@ -781,7 +781,8 @@ load_home(uid_t user, GPtrArray *loaded)
 			gsize length = 0;
 			const char *contents = g_bytes_get_data(file->contents, &length);
 
-			load_contents(file->path, contents, length, user, loaded);
+			/* An empty file's bytes may be NULL; the parser wants text. */
+			load_contents(file->path, contents ? contents : "", length, user, loaded);
 		}
 	}
 	if (consumer && !user_has_sessions(user))
