@@ -55,8 +55,6 @@
 
 /* Users whose own directories are read; the rest are left out, logged. */
 #define TC_AUTOLOAD_USERS_MAX 256
-/* Any owner may have files in the system's directory. */
-#define TC_ANY_OWNER ((uid_t)-1)
 
 /* Refuses a descriptor that is not of type, or that group or others may
  * write; *owner: its owner. what: "file" or "directory", for the
@@ -107,17 +105,10 @@ check_directory(int dir_fd, const char *path, GError **error)
 }
 
 /* A file's owner becomes its sessions' owner: a user the system knows,
- * whose home and consumer the session gets; in a user's own directory,
- * that user (expected; TC_ANY_OWNER in the system's). */
+ * whose home and consumer the session gets. */
 static gboolean
-check_file_owner(const char *path, uid_t owner, uid_t expected, GError **error)
+check_file_owner(const char *path, uid_t owner, GError **error)
 {
-	if (expected != TC_ANY_OWNER && owner != expected) {
-		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing file '%s': owned by uid %u, not uid %u", path,
-			    (unsigned)owner, (unsigned)expected);
-		return FALSE;
-	}
 	if (owner != 0 && getpwuid(owner) == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing file '%s': owned by uid %u, which is no user of the system",
@@ -131,8 +122,8 @@ check_file_owner(const char *path, uid_t owner, uid_t expected, GError **error)
  * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked; *owner:
  * the file's owner, whose sessions they become. */
 static char *
-read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected, gsize *length,
-		  uid_t *owner, GError **error)
+read_checked_file(int dir_fd, const char *path, const char *name, gsize *length, uid_t *owner,
+		  GError **error)
 {
 	g_autofree char *contents = NULL;
 	gsize used = 0;
@@ -148,7 +139,7 @@ read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected
 		return NULL;
 	}
 	if (!check_type_and_mode(fd, path, "file", S_IFREG, owner, error) ||
-	    !check_file_owner(path, *owner, expected, error)) {
+	    !check_file_owner(path, *owner, error)) {
 		close(fd);
 		return NULL;
 	}
@@ -561,8 +552,7 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 
 /* Worker thread: every session of one checked file, into loaded. */
 static void
-load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
-	  GPtrArray *loaded)
+load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded)
 {
 	g_autofree char *path = g_build_filename(directory, name, NULL);
 	g_autoptr(GError) error = NULL;
@@ -570,7 +560,7 @@ load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
 	gsize length = 0;
 	uid_t owner = 0;
 
-	contents = read_checked_file(dir_fd, path, name, expected, &length, &owner, &error);
+	contents = read_checked_file(dir_fd, path, name, &length, &owner, &error);
 	if (contents == NULL) {
 		g_warning("Auto-load: %s", error->message);
 		return;
@@ -653,15 +643,15 @@ publish_cb(gpointer user_data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Every file of the checked directory dir_fd, in name order, owned by
- * expected unless TC_ANY_OWNER. Takes dir_fd. */
+/* Every file of the checked directory dir_fd, in name order. Takes
+ * dir_fd. */
 static void
-load_directory_fd(int dir_fd, const char *directory, uid_t expected, GPtrArray *loaded)
+load_directory_fd(int dir_fd, const char *directory, GPtrArray *loaded)
 {
 	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
 
 	for (guint i = 0; i < names->len; i++)
-		load_file(dir_fd, directory, g_ptr_array_index(names, i), expected, loaded);
+		load_file(dir_fd, directory, g_ptr_array_index(names, i), loaded);
 	close(dir_fd);
 }
 
@@ -684,7 +674,7 @@ load_directory(const char *directory, GPtrArray *loaded)
 		close(dir_fd);
 		return;
 	}
-	load_directory_fd(dir_fd, directory, TC_ANY_OWNER, loaded);
+	load_directory_fd(dir_fd, directory, loaded);
 }
 
 /* The users logind knows are logged in; none without logind. */
