@@ -52,9 +52,11 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_KERNEL_OWN = 18,     /* struct tc_consumer_kernel_own + ring fd */
 	TC_CONSUMER_SNAPSHOT_RELAY = 19, /* struct tc_consumer_snapshot_relay */
 	TC_CONSUMER_RELAY_ROTATE = 20,   /* struct tc_consumer_relay_rotate */
+	TC_CONSUMER_SESSION_FILES = 21,  /* struct tc_consumer_session_files */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
+	TC_CONSUMER_SESSION_FILE = 22, /* struct tc_consumer_session_file + bytes */
 };
 
 struct tc_consumer_header {
@@ -369,6 +371,50 @@ struct tc_consumer_kernel_own {
 	char dir[TC_CONSUMER_PATH_MAX];
 };
 
+/*
+ * TC_CONSUMER_SESSION_FILES: the user's own session files, read by the
+ * consumer with its user's rights so that the service never reads a
+ * home. home is the user's home as the password database gives it to
+ * the service (never the consumer's environment), absolute. The consumer
+ * opens it, then each component of TC_CONSUMER_SESSION_FILES_DIR, with
+ * O_DIRECTORY | O_NOFOLLOW relative to the one before; each must be owned
+ * by the consumer's uid and writable by no one else. It lists the names
+ * ending in ".lttng" (not starting with '.'), sorted by strcmp(), the
+ * first max_files of them, and opens each with O_NOFOLLOW: a regular
+ * file of its uid, writable by no one else, of at most max_file_bytes.
+ *
+ * The answer: per listed name, in order, TC_CONSUMER_SESSION_FILE
+ * messages: the file's bytes in chunks of at most
+ * TC_CONSUMER_SESSION_FILE_CHUNK_MAX, offsets from 0 up to size (one
+ * message with no bytes for an empty file), or one refusal (status < 0,
+ * the reason for a person as NUL-terminated text after the struct); then
+ * the REPLY: status 0 (also when a component does not exist: the user
+ * has no such directory, and no file is sent), or -errno with the reason
+ * in message when a component is refused. The service checks every field of every
+ * message (the consumer is the user's) and parses the bytes as hostile.
+ * A consumer without this request answers -EOPNOTSUPP.
+ */
+#define TC_CONSUMER_SESSION_FILES_DIR ".config/tracectl/sessions"
+#define TC_CONSUMER_SESSION_FILES_MAX 64u
+#define TC_CONSUMER_SESSION_FILE_BYTES_MAX (1024u * 1024u)
+struct tc_consumer_session_files {
+	struct tc_consumer_header header;
+	uint32_t max_files;      /* 1..TC_CONSUMER_SESSION_FILES_MAX */
+	uint32_t max_file_bytes; /* 1..TC_CONSUMER_SESSION_FILE_BYTES_MAX */
+	char home[TC_CONSUMER_PATH_MAX]; /* absolute, NUL-terminated */
+};
+
+struct tc_consumer_session_file {
+	struct tc_consumer_header header;
+	uint32_t index;  /* the name's rank in the listing, from 0 */
+	int32_t status;  /* 0: bytes follow; < 0: refused, the reason follows */
+	uint64_t size;   /* the whole file's bytes, <= max_file_bytes */
+	uint64_t offset; /* of the bytes that follow in the file */
+	char name[TC_CONSUMER_NAME_MAX]; /* NUL-terminated, no '/' */
+};
+#define TC_CONSUMER_SESSION_FILE_CHUNK_MAX \
+	(TC_CONSUMER_MSG_MAX - (uint32_t)sizeof(struct tc_consumer_session_file))
+
 struct tc_consumer_stream {
 	struct tc_consumer_header header;
 	uint64_t channel_id;
@@ -406,6 +452,8 @@ struct tc_consumer_reply {
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");
 static_assert(sizeof(struct tc_consumer_rotate) <= TC_CONSUMER_MSG_MAX, "message too big");
 static_assert(sizeof(struct tc_consumer_snapshot_relay) <= TC_CONSUMER_MSG_MAX,
+	      "message too big");
+static_assert(sizeof(struct tc_consumer_session_files) <= TC_CONSUMER_MSG_MAX,
 	      "message too big");
 
 #endif /* TC_CONSUMER_ABI_H */

@@ -28,6 +28,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
+#include "tc-consumer-session-files.h"
 #include "tc-consumer-stream.h"
 #include "tc-fd-passing.h"
 
@@ -726,7 +727,17 @@ handle_kernel_own(struct command *command)
 	return 0;
 }
 
+static int
+handle_session_files(struct command *command)
+{
+	return consumerd_session_files_send(command->fd, command->msg, command->reply.message,
+					    sizeof(command->reply.message),
+					    &command->is_socket_broken);
+}
+
 static const struct command_type command_types[] = {
+	{TC_CONSUMER_SESSION_FILES, "SESSION_FILES", sizeof(struct tc_consumer_session_files),
+	 false, handle_session_files},
 	{TC_CONSUMER_KERNEL_STATS, "KERNEL_STATS", sizeof(struct tc_consumer_session_ref), false,
 	 handle_kernel_stats},
 	{TC_CONSUMER_ROTATE, "ROTATE", sizeof(struct tc_consumer_rotate), false, handle_rotate},

@@ -55,6 +55,7 @@ struct _TcConsumer {
 	gboolean is_forgotten; /* atomic: unlinked and reported once */
 	GMutex lock;      /* one request at a time; covers fd */
 	gboolean is_dead; /* atomic */
+	gboolean is_child; /* spawned: the child watch holds a reference */
 };
 
 static GMutex consumers_lock; /* covers consumers and starting, held briefly */
@@ -292,6 +293,7 @@ consumer_spawn(uid_t uid, GError **error)
 	close(pair[1]);
 	consumer = g_new0(TcConsumer, 1);
 	consumer->refcount = 2; /* the table's and the child watch's */
+	consumer->is_child = TRUE;
 	consumer->uid = uid;
 	consumer->pid = pid;
 	/* Our child, not reaped before the child watch runs: pid is still its. */
@@ -613,6 +615,124 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 {
 	return request_full(consumer, msg, type, size, NULL, 0, fds, max_fds, shm_size, reply,
 			    error);
+}
+
+/* Receives answers of answer_type until the reply, consumer->lock held;
+ * the whole exchange ends by deadline (monotonic, us). */
+static gboolean
+receive_answers_locked(TcConsumer *consumer, guint32 answer_type, gint64 deadline,
+		       TcConsumerAnswerFunc func, gpointer user_data,
+		       struct tc_consumer_reply *reply, GError **error)
+{
+	g_autofree guint64 *buf = g_malloc(TC_CONSUMER_MSG_MAX);
+	const struct tc_consumer_header *header = (const void *)buf;
+
+	for (;;) {
+		gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
+		int received[2];
+		gssize len;
+
+		if (left_ms <= 0) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer of uid %u (pid %d) did not finish its answer in "
+				    "time",
+				    (unsigned)consumer->uid, (int)consumer->pid);
+			return FALSE;
+		}
+		len = receive_message(consumer, buf, TC_CONSUMER_MSG_MAX, received, (guint)left_ms,
+				      error);
+		if (len < 0)
+			return FALSE;
+		if (received[0] >= 0 || received[1] >= 0) {
+			close_fds(received);
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer sent descriptors with an answer");
+			return FALSE;
+		}
+		if (len >= (gssize)sizeof(*header) && header->type == TC_CONSUMER_REPLY) {
+			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
+			return check_reply(reply, len, error);
+		}
+		if (len < (gssize)sizeof(*header) || header->magic != TC_CONSUMER_MAGIC ||
+		    header->type != answer_type || header->size != (guint32)len) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer sent an unexpected message");
+			return FALSE;
+		}
+		if (!func(buf, (gsize)len, user_data, error))
+			return FALSE;
+	}
+}
+
+gboolean
+tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
+			    guint32 answer_type, guint timeout_ms, TcConsumerAnswerFunc func,
+			    gpointer user_data, GError **error)
+{
+	struct tc_consumer_header *header = msg;
+	struct tc_consumer_reply reply = {0};
+	g_autoptr(GError) local_error = NULL;
+	gboolean ok = FALSE;
+
+	g_mutex_lock(&consumer->lock);
+	header->magic = TC_CONSUMER_MAGIC;
+	header->type = type;
+	header->size = size;
+	if (consumer->fd < 0)
+		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer of uid %u is gone", (unsigned)consumer->uid);
+	else if (!send_request(consumer, msg, size, NULL, 0))
+		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
+			    "Failed to reach the consumer: %s", g_strerror(errno));
+	else
+		ok = receive_answers_locked(consumer, answer_type,
+					    g_get_monotonic_time() + (gint64)timeout_ms * 1000,
+					    func, user_data, &reply, &local_error);
+	/* As in request_full(): a "no" is an answer, anything else a fault. */
+	if (!ok && reply.header.type != TC_CONSUMER_REPLY && consumer->fd >= 0) {
+		tc_process_signal(consumer->pidfd, SIGKILL);
+		consumer_mark_dead(consumer, local_error->message);
+	}
+	g_mutex_unlock(&consumer->lock);
+	if (!ok)
+		g_propagate_error(error, g_steal_pointer(&local_error));
+	return ok;
+}
+
+gboolean
+tc_consumer_retire_if_unused(TcConsumer *consumer)
+{
+	/* The table's, the caller's, and the child watch's for a child. */
+	gint unused = consumer->is_child ? 3 : 2;
+	gpointer key = GUINT_TO_POINTER(consumer->uid);
+	gboolean retire;
+
+	g_mutex_lock(&consumers_lock);
+	retire = consumers && g_hash_table_lookup(consumers, key) == consumer &&
+		 g_atomic_int_get(&consumer->refcount) == unused &&
+		 !g_atomic_int_get(&consumer->is_forgotten);
+	if (retire) {
+		g_hash_table_steal(consumers, key);
+		/* Nothing is lost: no loss to report when it exits. */
+		g_atomic_int_set(&consumer->is_forgotten, TRUE);
+	}
+	g_mutex_unlock(&consumers_lock);
+	if (!retire)
+		return FALSE;
+	g_mutex_lock(&consumer->lock);
+	g_atomic_int_set(&consumer->is_dead, TRUE);
+	if (consumer->watch)
+		g_source_destroy(consumer->watch);
+	/* EOF on its socket makes the consumer exit. */
+	if (consumer->fd >= 0) {
+		close(consumer->fd);
+		consumer->fd = -1;
+	}
+	g_mutex_unlock(&consumer->lock);
+	g_message("Consumer of uid %u (pid %d) retired: no session of that user",
+		  (unsigned)consumer->uid, (int)consumer->pid);
+	tc_consumer_unref(consumer); /* the table's */
+	return TRUE;
 }
 
 gboolean

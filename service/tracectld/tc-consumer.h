@@ -47,6 +47,31 @@ void tc_consumer_unref(TcConsumer *consumer);
 GPid tc_consumer_pid(TcConsumer *consumer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
 
+/*
+ * A request answered by zero or more messages of answer_type (no
+ * descriptors, at most TC_CONSUMER_MSG_MAX bytes, header checked: magic,
+ * type and size) before the reply, all within timeout_ms. Each answer
+ * goes to func, which checks the rest of it; func failing, a bad message
+ * or the time running out is a broken consumer: it is killed, as when a
+ * request goes unanswered. msg's header is filled in here.
+ */
+typedef gboolean (*TcConsumerAnswerFunc)(const void *msg, gsize len, gpointer user_data,
+					 GError **error);
+gboolean tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type,
+				     guint32 size, guint32 answer_type, guint timeout_ms,
+				     TcConsumerAnswerFunc func, gpointer user_data,
+				     GError **error);
+
+/*
+ * Lets the consumer go (it exits when its socket closes) if nothing but
+ * the caller holds it: no request under way, no start waiting for it.
+ * The caller checks first that no session of its user exists (sessions
+ * do not hold their consumer between requests); one created after this
+ * starts a new consumer. Returns whether it was retired. The caller's
+ * reference stays the caller's.
+ */
+gboolean tc_consumer_retire_if_unused(TcConsumer *consumer);
+
 /* snapshot: keep everything in memory until tc_consumer_snapshot().
  * relay: stream to it, trace_dir then relative to the session's directory
  * on the relay (TC_CONSUMER_SESSION_RELAY); NULL writes locally. */

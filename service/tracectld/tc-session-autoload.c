@@ -8,12 +8,14 @@
  * administrator's word that its owner has these sessions: they become the
  * file's owner's, set up as that user's own CreateSession would (their
  * limits charged, their home, their consumer). No one but the owner may
- * write a file, so an edit only concerns the owner's own sessions. In a
- * user's own directory, every step and file must be that user's. Files
+ * write a file, so an edit only concerns the owner's own sessions. Files
  * are opened with O_NOFOLLOW relative to the checked directory and
  * checked through their descriptor (fstat), so nothing can be swapped in
- * between the check and the read. The parser (tc-session-file.h) treats
- * the contents as hostile anyway: bounded, no DTD, every element known.
+ * between the check and the read. A user's own directory is read by that
+ * user's consumer, with the user's rights (tc-home-sessions.h): its files
+ * can only become that user's sessions. The parser (tc-session-file.h)
+ * treats the contents as hostile either way: bounded, no DTD, every
+ * element known.
  *
  * What the service cannot set up on its own is refused, naming it:
  * network outputs and snapshot outputs need `tracectl load` (which asks
@@ -38,7 +40,8 @@
 #include "tc-dbus-session.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
-#include "tc-home-dir.h"
+#include "tc-consumer.h"
+#include "tc-home-sessions.h"
 #include "tc-idle.h"
 #include "tc-registry.h"
 #include "tc-filter.h"
@@ -50,15 +53,8 @@
 #include "tc-tracker.h"
 #include "tc-validate.h"
 
-/* Files read from the directory; the rest are left out, logged. */
-#define TC_AUTOLOAD_FILES_MAX 64
 /* Users whose own directories are read; the rest are left out, logged. */
 #define TC_AUTOLOAD_USERS_MAX 256
-/* A user's own directory, under their home: the one `tracectl load
- * --auto` reads too, so that one file serves both. */
-#define TC_AUTOLOAD_HOME_DIR ".config/tracectl/sessions"
-/* Any owner may have files in the system's directory. */
-#define TC_ANY_OWNER ((uid_t)-1)
 
 /* Refuses a descriptor that is not of type, or that group or others may
  * write; *owner: its owner. what: "file" or "directory", for the
@@ -109,17 +105,10 @@ check_directory(int dir_fd, const char *path, GError **error)
 }
 
 /* A file's owner becomes its sessions' owner: a user the system knows,
- * whose home and consumer the session gets; in a user's own directory,
- * that user (expected; TC_ANY_OWNER in the system's). */
+ * whose home and consumer the session gets. */
 static gboolean
-check_file_owner(const char *path, uid_t owner, uid_t expected, GError **error)
+check_file_owner(const char *path, uid_t owner, GError **error)
 {
-	if (expected != TC_ANY_OWNER && owner != expected) {
-		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
-			    "Refusing file '%s': owned by uid %u, not uid %u", path,
-			    (unsigned)owner, (unsigned)expected);
-		return FALSE;
-	}
 	if (owner != 0 && getpwuid(owner) == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing file '%s': owned by uid %u, which is no user of the system",
@@ -133,8 +122,8 @@ check_file_owner(const char *path, uid_t owner, uid_t expected, GError **error)
  * TC_SESSION_FILE_MAX_BYTES, read through the descriptor checked; *owner:
  * the file's owner, whose sessions they become. */
 static char *
-read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected, gsize *length,
-		  uid_t *owner, GError **error)
+read_checked_file(int dir_fd, const char *path, const char *name, gsize *length, uid_t *owner,
+		  GError **error)
 {
 	g_autofree char *contents = NULL;
 	gsize used = 0;
@@ -150,7 +139,7 @@ read_checked_file(int dir_fd, const char *path, const char *name, uid_t expected
 		return NULL;
 	}
 	if (!check_type_and_mode(fd, path, "file", S_IFREG, owner, error) ||
-	    !check_file_owner(path, *owner, expected, error)) {
+	    !check_file_owner(path, *owner, error)) {
 		close(fd);
 		return NULL;
 	}
@@ -532,21 +521,15 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
-/* Worker thread: every session of one checked file, into loaded. */
+/* Worker thread: every session of one file's contents, owner's, into
+ * loaded; path names the file in logs. */
 static void
-load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
-	  GPtrArray *loaded)
+load_contents(const char *path, const char *contents, gsize length, uid_t owner,
+	      GPtrArray *loaded)
 {
-	g_autofree char *path = g_build_filename(directory, name, NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) sessions = NULL;
-	g_autofree char *contents = NULL;
-	gsize length = 0;
-	uid_t owner = 0;
+	g_autoptr(GPtrArray) sessions = tc_session_file_parse(contents, length, &error);
 
-	contents = read_checked_file(dir_fd, path, name, expected, &length, &owner, &error);
-	if (contents)
-		sessions = tc_session_file_parse(contents, length, &error);
 	if (sessions == NULL) {
 		g_warning("Auto-load: %s", error->message);
 		return;
@@ -565,6 +548,24 @@ load_file(int dir_fd, const char *directory, const char *name, uid_t expected,
 			  (unsigned)owner, file->started ? ", recording" : "");
 		g_ptr_array_add(loaded, session);
 	}
+}
+
+/* Worker thread: every session of one checked file, into loaded. */
+static void
+load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded)
+{
+	g_autofree char *path = g_build_filename(directory, name, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *contents = NULL;
+	gsize length = 0;
+	uid_t owner = 0;
+
+	contents = read_checked_file(dir_fd, path, name, &length, &owner, &error);
+	if (contents == NULL) {
+		g_warning("Auto-load: %s", error->message);
+		return;
+	}
+	load_contents(path, contents, length, owner, loaded);
 }
 
 static gint
@@ -642,15 +643,15 @@ publish_cb(gpointer user_data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Every file of the checked directory dir_fd, in name order, owned by
- * expected unless TC_ANY_OWNER. Takes dir_fd. */
+/* Every file of the checked directory dir_fd, in name order. Takes
+ * dir_fd. */
 static void
-load_directory_fd(int dir_fd, const char *directory, uid_t expected, GPtrArray *loaded)
+load_directory_fd(int dir_fd, const char *directory, GPtrArray *loaded)
 {
 	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
 
 	for (guint i = 0; i < names->len; i++)
-		load_file(dir_fd, directory, g_ptr_array_index(names, i), expected, loaded);
+		load_file(dir_fd, directory, g_ptr_array_index(names, i), loaded);
 	close(dir_fd);
 }
 
@@ -673,7 +674,7 @@ load_directory(const char *directory, GPtrArray *loaded)
 		close(dir_fd);
 		return;
 	}
-	load_directory_fd(dir_fd, directory, TC_ANY_OWNER, loaded);
+	load_directory_fd(dir_fd, directory, loaded);
 }
 
 /* The users logind knows are logged in; none without logind. */
@@ -739,25 +740,43 @@ home_users(GDBusConnection *connection, GPtrArray *loaded)
 	return users;
 }
 
-/* The files of user's own directory, walked to from their home without
- * following links (tc-home-dir.h), each file theirs. */
+/* Whether user owns a session now (loaded or created over the bus). */
+static gboolean
+user_has_sessions(uid_t user)
+{
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(user, FALSE);
+
+	return sessions->len > 0;
+}
+
+/* The files of user's own directory, read by user's consumer with user's
+ * rights (tc-home-sessions.h): the service reads no home. The consumer
+ * is started for this if the user has none; it is let go again when the
+ * user has no session after the load, so a login without session files
+ * leaves no consumer behind. */
 static void
 load_home(uid_t user, GPtrArray *loaded)
 {
 	g_autoptr(GError) error = NULL;
-	struct passwd *pw = getpwuid(user);
-	g_autofree char *directory =
-		g_build_filename(pw && pw->pw_dir ? pw->pw_dir : "~", TC_AUTOLOAD_HOME_DIR, NULL);
-	int dir_fd = tc_home_dir_open(user, TC_AUTOLOAD_HOME_DIR, &error);
+	g_autoptr(TcConsumer) consumer = tc_consumer_get(user, &error);
+	g_autoptr(GPtrArray) files = NULL;
 
-	if (dir_fd < 0) {
-		if (g_error_matches(error, TC_ERROR, TC_ERROR_NOT_FOUND))
-			g_debug("Auto-load: uid %u: %s", (unsigned)user, error->message);
-		else
-			g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
-		return;
+	if (consumer)
+		files = tc_home_sessions_read(consumer, user, &error);
+	if (files == NULL) {
+		g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
+	} else {
+		for (guint i = 0; i < files->len; i++) {
+			TcHomeSessionFile *file = g_ptr_array_index(files, i);
+			gsize length = 0;
+			const char *contents = g_bytes_get_data(file->contents, &length);
+
+			/* An empty file's bytes may be NULL; the parser wants text. */
+			load_contents(file->path, contents ? contents : "", length, user, loaded);
+		}
 	}
-	load_directory_fd(dir_fd, directory, user, loaded);
+	if (consumer && !user_has_sessions(user))
+		tc_consumer_retire_if_unused(consumer);
 }
 
 /* The users whose own directory was read (or is being read) since the

@@ -16,12 +16,14 @@
  *
  * Then, for the owners of the sessions loaded so far and the users logind
  * says are logged in (on connection; none without logind), but not root,
- * the files of ~/.config/tracectl/sessions become that user's
- * sessions: the directory walked to from the home without following links
- * (tc-home-dir.h), every step and every file the user's and writable by
- * no one else. A user logind announces later (its UserNew signal, when
- * logind is on connection) gets the same, once per service lifetime: a
- * user whose directory was read already is not read again.
+ * the files of ~/.config/tracectl/sessions become that user's sessions:
+ * read by that user's consumer with the user's rights (tc-home-sessions.h;
+ * the service reads no home), every step and every file the user's and
+ * writable by no one else. A user logind announces later (its UserNew
+ * signal, when logind is on connection) gets the same, once per service
+ * lifetime: a user whose directory was read already is not read again. A
+ * consumer started only for the reading is let go when the user has no
+ * session afterwards.
  * docs/save-load.md says why and what is left out.
  *
  * Runs the session operations in a thread of its own (they wait on the

@@ -6,8 +6,10 @@ directory becomes its owner's session, set up and recording as the file
 says: root's file root's session, alice's file alice's (her limits, her
 home, her consumer), which bob neither sees nor stops. Then the
 ~/.config/tracectl/sessions of users with sessions (carol, known
-from her file in the directory) make theirs; bob, who has none, gets no
-session of his. Files that others may write, that are symbolic links, or
+from her file in the directory) make theirs, read by their consumers with
+their own rights from homes of mode 0700 (a file carol may not read is
+refused though root could read it: the service reads no home); bob, who
+has none, gets no session of his. Files that others may write, that are symbolic links, or
 that no user of the system owns, sessions over the owner's limits, links
 and files of others on the way to a user's own directory, and sessions with what the service
 leaves to `tracectl load` (a kernel domain in a file not root's), are refused with a log line
@@ -207,7 +209,7 @@ def check_autoload(top, config):
                                    "'MaxSessions' of 1"),
                           *home_refusals):
             check(path in logged and why in logged, f"no refusal of {path} ({why}) logged")
-        log("root's, alice's and carol's files loaded and recording, ten refused by name")
+        log("root's, alice's and carol's files loaded and recording, eleven refused by name")
         svc.cli("destroy", "autoroot")
         svc.cli("destroy", "autoroot2")
         svc.cli("destroy", "autoalice", user=alice)
@@ -226,10 +228,12 @@ def own_directory(user, link_config=False):
         os.symlink(real, config)
         os.lchown(config, user.uid, user.uid)
         os.chown(real, user.uid, user.uid)
+    # As Debian makes homes: only the user may enter.
+    os.chmod(user.home, 0o700)
     path = config
     for part in ("tracectl", "sessions"):
         path = os.path.join(path, part)
-        os.makedirs(path, 0o755, exist_ok=True)
+        os.makedirs(path, 0o700, exist_ok=True)
         os.chown(path, user.uid, user.uid)
     os.chown(config, user.uid, user.uid, follow_symlinks=False)
     return path
@@ -242,10 +246,14 @@ def write_home_files(alice, bob, carol, dave):
     rootfile = write(mine, "root.lttng", "carolroot", None, owner=0)
     writable = write(mine, "writable.lttng", "carolwritable", None, owner=carol.uid,
                      mode=0o664)
+    # Hers, but not readable by her: her consumer cannot read it (root could).
+    unreadable = write(mine, "unreadable.lttng", "carolunreadable", None, owner=carol.uid,
+                       mode=0o200)
     # A step on the way that root owns: dave's directory is not read.
     write(own_directory(dave), "dave.lttng", "davehome", None, owner=dave.uid)
     dave_step = os.path.join(dave.home, ".config", "tracectl")
     os.chown(dave_step, 0, 0)
+    os.chmod(dave_step, 0o755)  # dave may enter it: refused as root's, not unreadable
     # alice's ~/.config is a symbolic link: her directory is not read.
     write(own_directory(alice, link_config=True), "linked.lttng", "alicelinked", None,
           owner=alice.uid)
@@ -253,6 +261,7 @@ def write_home_files(alice, bob, carol, dave):
     write(own_directory(bob), "bob.lttng", "bobhome", None, owner=bob.uid)
     return ((rootfile, f"owned by uid 0, not uid {carol.uid}"),
             (writable, "writable by its group or others (mode 0664)"),
+            (unreadable, "Permission denied"),
             (dave_step, f"owned by uid 0, not uid {dave.uid}"),
             (os.path.join(alice.home, ".config"), "a symbolic link"))
 

@@ -4,13 +4,17 @@
 has a session file in her ~/.config/tracectl/sessions/ but is not logged in
 when tracectld starts, so it loads nothing of hers; when logind announces
 her (`loginctl enable-linger` creates her User object, hence UserNew), the
-running service reads her directory and her session appears, owned by her.
-The shipped unit hides homes from the service (ProtectHome=yes), so the
-test loosens that with a drop-in and makes alice's home readable.
+running service has her directory read and her session appears, owned by her.
+The service runs as the shipped unit has it (its own user, ProtectHome=yes)
+and alice's home is 0700, as Debian makes homes: the service cannot read
+it, her consumer (tracectl-consumer@UID.service, running as her) reads it
+and hands the files over. bob, logged in too, has no session directory:
+the consumer started to read it goes away again.
 Her directory is read once per service lifetime: after she destroys the
 session, her next appearance (linger off, then on) does not bring it back."""
 
 import os
+import re
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
 
@@ -54,7 +58,7 @@ def own_directory(user):
         path = os.path.join(path, part)
         os.makedirs(path, exist_ok=True)
         os.chown(path, user.uid, user.uid)
-        os.chmod(path, 0o755)
+        os.chmod(path, 0o700)
     return path
 
 
@@ -66,20 +70,49 @@ def set_linger(sd, user, on):
     sd.run("loginctl", "enable-linger" if on else "disable-linger", user.name)
 
 
+def unit_state(sd, unit):
+    return sd.run("systemctl", "is-active", unit, check_ok=False).stdout.strip()
+
+
+def service_journal(sd, started):
+    """This run's service only (see test())."""
+    pid = sd.run("systemctl", "show", "-p", "MainPID", "--value",
+                 "tracectld.service").stdout.strip()
+    sd.run("journalctl", "--sync", check_ok=False)
+    return sd.run("journalctl", "--no-pager", f"--since=@{started}", f"_PID={pid}",
+                  check_ok=False).stdout
+
+
+def check_no_directory(sd, bob, started):
+    """bob logs in with no session directory: the consumer started to
+    read it finds nothing, and goes away as he has no session."""
+    os.chmod(bob.home, 0o700)
+    set_linger(sd, bob, True)
+    retired = re.compile(rf"Consumer of uid {bob.uid} \(pid \d+\) retired")
+    wait_for(lambda: retired.search(service_journal(sd, started)), 20,
+             "bob's consumer to be let go")
+    unit = f"tracectl-consumer@{bob.uid}.service"
+    wait_for(lambda: unit_state(sd, unit) != "active", 20, f"{unit} to stop")
+    check(sessions(sd, bob) == {}, f"bob has sessions: {sessions(sd, bob)}")
+
+
 def test():
     # The namespace's journal is the host's, and pids repeat from one
     # namespace to the next: only entries since this test started count.
     started = int(time.time()) - 1
     with SystemdMachine() as sd:
         alice = sd.add_user("tctest-alice")
-        linger_file = f"/var/lib/systemd/linger/{alice.name}"
+        bob = sd.add_user("tctest-bob")
         try:
             check_login(sd, alice, started)
+            check_no_directory(sd, bob, started)
         finally:
-            # The linger flag is a file on the host's file system.
-            sd.run("loginctl", "disable-linger", alice.name, check_ok=False)
-            if os.path.exists(linger_file):
-                os.unlink(linger_file)
+            for user in (alice, bob):
+                # The linger flag is a file on the host's file system.
+                linger_file = f"/var/lib/systemd/linger/{user.name}"
+                sd.run("loginctl", "disable-linger", user.name, check_ok=False)
+                if os.path.exists(linger_file):
+                    os.unlink(linger_file)
 
 
 def check_login(sd, alice, started):
@@ -88,12 +121,9 @@ def check_login(sd, alice, started):
     with open(path, "w") as f:
         f.write(SESSION.format(name=name))
     os.chown(path, alice.uid, alice.uid)
-    os.chmod(path, 0o644)
-    # The shipped unit runs the service as its own user with
-    # ProtectHome=yes, under which it reads no home at all (at start or at
-    # login): this test lets it see homes, read-only, and alice's.
-    os.chmod(alice.home, 0o755)
-    sd.add_dropin("tracectld.service", "[Service]\nProtectHome=read-only\n")
+    os.chmod(path, 0o600)
+    # As Debian makes homes; only alice (and so her consumer) may enter.
+    os.chmod(alice.home, 0o700)
 
     sd.run("systemctl", "start", "systemd-logind.service")
     active = sd.run("systemctl", "is-active", "systemd-logind.service",
@@ -113,6 +143,8 @@ def check_login(sd, alice, started):
     session = sessions(sd, alice)[name]
     check(session.get("owner_uid") == alice.uid, f"not alice's: {session}")
     check(name in sd.run("tracectl", "list").stdout, "root does not see alice's session")
+    unit = f"tracectl-consumer@{alice.uid}.service"
+    check(unit_state(sd, unit) == "active", f"{unit} does not serve her session")
 
     # Once per service lifetime: destroyed, it stays destroyed.
     sd.run("tracectl", "destroy", name, user=alice)
@@ -122,12 +154,7 @@ def check_login(sd, alice, started):
     set_linger(sd, alice, True)
     time.sleep(3)
     check(name not in sessions(sd, alice), "alice's directory was read a second time")
-    # This run's service only (see test()).
-    pid = sd.run("systemctl", "show", "-p", "MainPID", "--value",
-                 "tracectld.service").stdout.strip()
-    sd.run("journalctl", "--sync", check_ok=False)
-    journal = sd.run("journalctl", "--no-pager", f"--since=@{started}", f"_PID={pid}",
-                     check_ok=False).stdout
+    journal = service_journal(sd, started)
     check(journal.count(f"uid {alice.uid} logged in") == 1,
           f"alice's directory read other than once: {journal[-3000:]}")
 
