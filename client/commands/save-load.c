@@ -590,21 +590,6 @@ call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 	return reply != NULL;
 }
 
-/* LTTng's "tcp4://HOST:PORT/..." as the service's "tcp://HOST:PORT". */
-static char *
-relay_url(const char *uri)
-{
-	const char *authority = strstr(uri, "://");
-	const char *end;
-
-	if (!authority)
-		return g_strdup(uri);
-	authority += 3;
-	end = strchr(authority, '/');
-	return g_strdup_printf("%s://%.*s", g_str_has_prefix(uri, "tcp6") ? "tcp6" : "tcp",
-			       (int)(end ? end - authority : (long)strlen(authority)), authority);
-}
-
 static gboolean
 create_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
 {
@@ -614,8 +599,8 @@ create_session(TcDbusManager *manager, const TcFileSession *file, GError **error
 	if (file->snapshot)
 		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
 	if (file->control_url) {
-		g_autofree char *control = relay_url(file->control_url);
-		g_autofree char *data = relay_url(file->data_url);
+		g_autofree char *control = tc_session_file_relay_url(file->control_url);
+		g_autofree char *data = tc_session_file_relay_url(file->data_url);
 
 		g_variant_builder_add(&options, "{sv}", "ctrl-url", g_variant_new_string(control));
 		g_variant_builder_add(&options, "{sv}", "data-url", g_variant_new_string(data));

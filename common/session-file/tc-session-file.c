@@ -5,6 +5,8 @@
  */
 #include "tc-session-file.h"
 
+#include <string.h>
+
 const char *const tc_file_tracker_kinds[] = {"pid", "vpid", "uid", "vuid", "gid", "vgid", NULL};
 
 /* Model. */
@@ -109,3 +111,17 @@ tc_file_session_free(TcFileSession *session)
 	g_free(session);
 }
 
+
+char *
+tc_session_file_relay_url(const char *uri)
+{
+	const char *authority = strstr(uri, "://");
+	const char *end;
+
+	if (!authority)
+		return g_strdup(uri);
+	authority += 3;
+	end = strchr(authority, '/');
+	return g_strdup_printf("%s://%.*s", g_str_has_prefix(uri, "tcp6") ? "tcp6" : "tcp",
+			       (int)(end ? end - authority : (long)strlen(authority)), authority);
+}

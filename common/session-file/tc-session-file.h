@@ -85,6 +85,11 @@ TcFileChannel *tc_file_channel_new(const char *name, gboolean kernel);
 TcFileEvent *tc_file_event_new(const char *pattern, TcFileEventType type);
 TcFileTracker *tc_file_tracker_new(gboolean kernel, const char *kind);
 
+/* A control_uri or data_uri of the file, LTTng's "tcp4://HOST:PORT/PATH",
+ * as the "tcp://HOST:PORT" (tcp6://) that a session's ctrl-url and
+ * data-url take: `tracectl load` and auto-loading read it alike. */
+char *tc_session_file_relay_url(const char *uri);
+
 /*
  * Parses (tc-session-file-read.c) a file's contents into its sessions (TcFileSession *). Refuses,
  * with a message naming the element as /sessions/session[1]/... and its
