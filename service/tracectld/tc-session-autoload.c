@@ -15,12 +15,18 @@
  * between the check and the read. The parser (tc-session-file.h) treats
  * the contents as hostile anyway: bounded, no DTD, every element known.
  *
- * What the service cannot set up on its own is refused, naming it:
- * network outputs and snapshot outputs need `tracectl load` (which asks
- * polkit for them), and so does the kernel domain of a file that is not
- * root's: at start there is no caller whose kernel tracing polkit could
- * authorize, and only root is authorized without asking. A rotation
- * schedule is the owner's own business (manage-sessions), so it is set up.
+ * What needs no more than the owner's own manage-sessions is set up
+ * through the operations the owner's calls use: a rotation schedule, a
+ * relay URL or live timer (tc-session-output.h, CreateSessionWithOptions'
+ * code) and snapshot outputs (AddSnapshotOutput's). The owner's consumer
+ * opens a relay's connections, never the service. The relay may start
+ * after the service at boot, so a relay not reached is no reason to lose
+ * the session: the consumer counts it lost and connects when it answers,
+ * and the session's Problem names it meanwhile. What the service cannot
+ * set up on its own is refused, naming it: the kernel domain of a file
+ * that is not root's needs `tracectl load`, for at start there is no
+ * caller whose kernel tracing polkit could authorize, and only root is
+ * authorized without asking.
  */
 #define G_LOG_DOMAIN "tracectld-autoload"
 
