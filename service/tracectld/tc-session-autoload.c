@@ -466,18 +466,22 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 }
 
 /* The checks AddSnapshotOutput makes, then its operation: the owner's
- * consumer writes each snapshot there, with the owner's rights. */
+ * consumer writes each snapshot there, or sends it to the relay, with
+ * the owner's rights. */
 static gboolean
 load_snapshot_outputs(TcSession *session, const TcFileSession *file, GError **error)
 {
 	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
 		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
+		const char *name = output->name ? output->name : "";
+		g_autofree char *url = tc_session_file_snapshot_output_url(output, error);
 		guint32 id = 0;
 
-		if (output->name && !tc_validate_name("snapshot output", output->name, error))
+		if (url == NULL)
 			return FALSE;
-		if (!tc_session_op_add_snapshot_output(session, output->name ? output->name : "",
-						       output->path, output->max_size, &id, error))
+		if ((*name && !tc_validate_name("snapshot output", name, error)) ||
+		    !tc_session_op_add_snapshot_output(session, name, url, output->max_size, &id,
+						       error))
 			return FALSE;
 	}
 	return TRUE;

@@ -5,12 +5,13 @@ alice's in the system's directory (tracectld --session-dir) with a relay
 URL, with snapshot outputs, and with a relay that is not running. Each
 becomes alice's session at start. The streamed one records through her
 consumer into lttng-relayd, whose copy babeltrace2 reads; the flight
-recorder has its snapshot output, named and bounded as the file says,
-and a snapshot recorded into it reads back. The session whose relay is
+recorder has its snapshot outputs, a directory named and bounded as the
+file says and a relay, and the snapshots recorded into each read back. The session whose relay is
 down still exists: its Problem and the service's log name the session,
 alice and the relay's URL, and once a relay answers on those ports the
 consumer connects on its own and the trace lands there."""
 
+import glob
 import os
 import shutil
 import socket
@@ -100,6 +101,19 @@ FLIGHT = """<?xml version="1.0" encoding="UTF-8"?>
 						</destination>
 					</consumer_output>
 				</output>
+				<output>
+					<name>central</name>
+					<max_size>0</max_size>
+					<consumer_output>
+						<enabled>true</enabled>
+						<destination>
+							<net_output>
+								<control_uri>tcp4://127.0.0.1:{control}/</control_uri>
+								<data_uri>tcp4://127.0.0.1:{data}/</data_uri>
+							</net_output>
+						</destination>
+					</consumer_output>
+				</output>
 			</snapshot_outputs>
 		</output>
 	</session>
@@ -153,13 +167,11 @@ def check_streamed(svc, relay, hostname, alice):
     log(f"streamed session: {K} events through the relay into {trace_dir}")
 
 
-def check_flight(svc, alice, extra):
+def check_flight(svc, relay, hostname, alice, extra):
     outputs = svc.cli_json("snapshot", "list-output", "-s", "autoflight",
                            user=alice)["outputs"]
-    check([(o["name"], o["url"], o["max_size"]) for o in outputs] ==
-          [("extra", extra, MAX_SIZE)] or
-          [(o["name"], o["url"], o["max_size"]) for o in outputs] ==
-          [("extra", "file://" + extra, MAX_SIZE)],
+    listed = [(o["name"], o["url"].removeprefix("file://"), o["max_size"]) for o in outputs]
+    check(listed == [("extra", extra, MAX_SIZE), ("central", relay.url, 0)],
           f"the snapshot outputs of the file: {outputs}")
     svc.run_app("--count", str(K), user=alice)
     recorded = svc.cli_json("snapshot", "record", "-s", "autoflight", "extra",
@@ -170,8 +182,16 @@ def check_flight(svc, alice, extra):
     check(text.count("example:all_types") == 2 * K,
           f"{text.count('example:all_types')} all_types events of {2 * K} in the snapshot "
           f"{recorded}")
+    # The relay output: the snapshot is sent by alice's consumer.
+    svc.cli("snapshot", "record", "-s", "autoflight", "--name", "sent", "central", user=alice)
+    found = glob.glob(os.path.join(relay.output, hostname, "autoflight-*", "sent-*"))
+    check(len(found) == 1, f"the relay's copy of the snapshot: {found}")
+    text = babeltrace_text(found[0])
+    check(text.count("example:all_types") == 2 * K,
+          f"{text.count('example:all_types')} all_types events of {2 * K} in {found[0]}")
     svc.cli("destroy", "autoflight", user=alice)
-    log(f"flight recorder: its snapshot output holds {2 * K} events in {recorded}")
+    log(f"flight recorder: its snapshot outputs hold {2 * K} events in {recorded} "
+        f"and {found[0]}")
 
 
 def check_relay_down(svc, top, hostname, alice, ports):
@@ -218,7 +238,8 @@ def test():
         write(directory, "stream.lttng", STREAMED.format(
             name="autostream", control=relay.ports[0], data=relay.ports[1]), alice.uid)
         write(directory, "flight.lttng", FLIGHT.format(
-            name="autoflight", path=flight, extra=extra, max_size=MAX_SIZE), alice.uid)
+            name="autoflight", path=flight, extra=extra, max_size=MAX_SIZE,
+            control=relay.ports[0], data=relay.ports[1]), alice.uid)
         write(directory, "down.lttng", STREAMED.format(
             name="autodown", control=down_ports[0], data=down_ports[1]), alice.uid)
         with relay, svc:
@@ -228,7 +249,7 @@ def test():
                                  for name in ("autostream", "autoflight", "autodown")),
                      timeout=30, what="alice's auto-loaded sessions")
             check_streamed(svc, relay, hostname, alice)
-            check_flight(svc, alice, extra)
+            check_flight(svc, relay, hostname, alice, extra)
             check_relay_down(svc, top, hostname, alice, down_ports)
             check(svc.alive(), "tracectld died")
     finally:
