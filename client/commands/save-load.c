@@ -198,27 +198,6 @@ add_trackers(TcFileSession *file, GVariant *tracking)
 	}
 }
 
-/* "net://HOST:CTRL:DATA" (or net6) as LTTng's control and data URIs. */
-static void
-set_relay_urls(TcFileSession *file, const char *url)
-{
-	gboolean v6 = g_str_has_prefix(url, "net6://");
-	const char *rest = url + (v6 ? strlen("net6://") : strlen("net://"));
-	const char *data_colon = strrchr(rest, ':');
-	const char *ctrl_colon;
-	g_autofree char *head = NULL;
-
-	if (!data_colon)
-		return;
-	head = g_strndup(rest, data_colon - rest);
-	ctrl_colon = strrchr(head, ':');
-	if (!ctrl_colon)
-		return;
-	file->control_url = g_strdup_printf("%s://%s", v6 ? "tcp6" : "tcp4", head);
-	file->data_url = g_strdup_printf("%s://%.*s%s", v6 ? "tcp6" : "tcp4",
-					 (int)(ctrl_colon - head), head, data_colon);
-}
-
 static gboolean
 add_snapshot_outputs(TcDbusSession *session, TcFileSession *file, GError **error)
 {
@@ -236,7 +215,8 @@ add_snapshot_outputs(TcDbusSession *session, TcFileSession *file, GError **error
 		TcFileSnapshotOutput *output = g_new0(TcFileSnapshotOutput, 1);
 
 		output->name = g_strdup(name);
-		output->path = g_strdup(g_str_has_prefix(url, "file://") ? url + 7 : url);
+		if (!tc_session_file_relay_uris(url, &output->control_url, &output->data_url))
+			output->path = g_strdup(g_str_has_prefix(url, "file://") ? url + 7 : url);
 		output->max_size = max_size;
 		g_ptr_array_add(file->snapshot_outputs, output);
 	}
@@ -260,9 +240,7 @@ session_to_file(TcDbusSession *session, GError **error)
 	file->live_timer_us = tc_dbus_session_get_live_timer(session);
 	file->rotation_timer_us = tc_dbus_session_get_rotation_timer(session);
 	file->rotation_size = tc_dbus_session_get_rotation_size(session);
-	if (url && (g_str_has_prefix(url, "net://") || g_str_has_prefix(url, "net6://")))
-		set_relay_urls(file, url);
-	else
+	if (!url || !tc_session_file_relay_uris(url, &file->control_url, &file->data_url))
 		file->path = g_strdup(tc_dbus_session_get_output_directory(session));
 	if (channels) {
 		g_variant_iter_init(&iter, channels);
@@ -590,21 +568,6 @@ call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 	return reply != NULL;
 }
 
-/* LTTng's "tcp4://HOST:PORT/..." as the service's "tcp://HOST:PORT". */
-static char *
-relay_url(const char *uri)
-{
-	const char *authority = strstr(uri, "://");
-	const char *end;
-
-	if (!authority)
-		return g_strdup(uri);
-	authority += 3;
-	end = strchr(authority, '/');
-	return g_strdup_printf("%s://%.*s", g_str_has_prefix(uri, "tcp6") ? "tcp6" : "tcp",
-			       (int)(end ? end - authority : (long)strlen(authority)), authority);
-}
-
 static gboolean
 create_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
 {
@@ -614,8 +577,8 @@ create_session(TcDbusManager *manager, const TcFileSession *file, GError **error
 	if (file->snapshot)
 		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
 	if (file->control_url) {
-		g_autofree char *control = relay_url(file->control_url);
-		g_autofree char *data = relay_url(file->data_url);
+		g_autofree char *control = tc_session_file_relay_url(file->control_url);
+		g_autofree char *data = tc_session_file_relay_url(file->data_url);
 
 		g_variant_builder_add(&options, "{sv}", "ctrl-url", g_variant_new_string(control));
 		g_variant_builder_add(&options, "{sv}", "data-url", g_variant_new_string(data));
@@ -798,14 +761,17 @@ load_snapshot_outputs(TcDbusSession *session, const TcFileSession *file, GError 
 {
 	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
 		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
+		g_autofree char *url = tc_session_file_snapshot_output_url(output, error);
 		GVariantBuilder options;
 
+		if (url == NULL)
+			return FALSE;
 		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
 		if (output->max_size)
 			g_variant_builder_add(&options, "{sv}", "max-size",
 					      g_variant_new_uint64(output->max_size));
 		if (!call(session, "AddSnapshotOutput",
-			  g_variant_new("(ssa{sv})", output->name ? output->name : "", output->path,
+			  g_variant_new("(ssa{sv})", output->name ? output->name : "", url,
 					&options),
 			  error))
 			return FALSE;

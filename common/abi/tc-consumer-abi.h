@@ -89,13 +89,19 @@ struct tc_consumer_header {
 #define TC_CONSUMER_SESSION_RELAY 0x2u
 #define TC_CONSUMER_HOST_MAX 256u
 
+/* A relay that cannot be reached when the session is created is not an
+ * error: the connection starts down and is made later, as after a loss
+ * (packets dropped and counted meanwhile). For sessions loaded at the
+ * service's start, which must come up whether the relay does or not. */
+#define TC_CONSUMER_RELAY_CONNECT_LATER 0x1u
+
 struct tc_consumer_relay_output {
 	char host[TC_CONSUMER_HOST_MAX]; /* name or numeric address, NUL-terminated */
 	uint32_t family;                 /* AF_INET, AF_INET6, or AF_UNSPEC: either */
 	uint16_t control_port;           /* lttng-relayd's default: 5342 */
 	uint16_t data_port;              /* default: 5343 */
 	uint32_t live_timer_us;          /* 0: not live; else TC_CONSUMER_TIMER_* bounds */
-	uint32_t reserved;
+	uint32_t flags;                  /* TC_CONSUMER_RELAY_* */
 	int64_t creation_time; /* Unix seconds: names the relay's directory */
 	/* the traced machine as the relay files it and viewers find it */
 	char hostname[TC_CONSUMER_NAME_MAX];

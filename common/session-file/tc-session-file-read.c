@@ -790,7 +790,7 @@ parse_consumer_output(xmlNode *node, char **path, char **control, char **data, G
 			return FALSE;
 		if (**path != '/')
 			return refuse(c, error, "an absolute path is needed");
-	} else if (c && is(c, "net_output") && control) {
+	} else if (c && is(c, "net_output")) {
 		xmlNode *inner = c->children, *u;
 
 		while (next_element(&inner, c, &u, error) && u) {
@@ -809,9 +809,7 @@ parse_consumer_output(xmlNode *node, char **path, char **control, char **data, G
 		if (!*control || !*data)
 			return refuse(c, error, "control_uri and data_uri are needed");
 	} else {
-		return refuse(c ? c : destination, error,
-			      control ? "path or net_output is needed"
-				      : "tracectl's snapshot outputs are local paths");
+		return refuse(c ? c : destination, error, "path or net_output is needed");
 	}
 	if (!next_element(&cursor, destination, &c, error))
 		return FALSE;
@@ -833,7 +831,8 @@ parse_snapshot_output(xmlNode *node, TcFileSession *session, GError **error)
 			if (!u64_of(c, G_MAXUINT64, &output->max_size, error))
 				return FALSE;
 		} else if (is(c, "consumer_output")) {
-			if (!parse_consumer_output(c, &output->path, NULL, NULL, error))
+			if (!parse_consumer_output(c, &output->path, &output->control_url,
+						   &output->data_url, error))
 				return FALSE;
 		} else {
 			return refuse(c, error, "not allowed here");
@@ -841,7 +840,9 @@ parse_snapshot_output(xmlNode *node, TcFileSession *session, GError **error)
 	}
 	if (error && *error)
 		return FALSE;
-	return output->path ? TRUE : refuse(node, error, "consumer_output is needed");
+	return output->path || output->control_url
+		       ? TRUE
+		       : refuse(node, error, "consumer_output is needed");
 }
 
 static gboolean
@@ -913,11 +914,14 @@ parse_session(xmlNode *node, GPtrArray *sessions, GError **error)
 		return refuse(node, error, "the session has no name");
 	if (session->snapshot_outputs->len && !session->snapshot)
 		return refuse(node, error, "snapshot outputs need snapshot_mode");
-	if (session->snapshot_outputs->len && !session->path) {
-		/* As lttng writes it: the session's directory is its first output. */
+	if (session->snapshot_outputs->len && !session->path && !session->control_url) {
+		/* As lttng writes it: the session's directory, or relay, is its
+		 * first output. */
 		TcFileSnapshotOutput *first = g_ptr_array_index(session->snapshot_outputs, 0);
 
 		session->path = g_steal_pointer(&first->path);
+		session->control_url = g_steal_pointer(&first->control_url);
+		session->data_url = g_steal_pointer(&first->data_url);
 		g_ptr_array_remove_index(session->snapshot_outputs, 0);
 	}
 	return TRUE;

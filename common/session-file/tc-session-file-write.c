@@ -266,7 +266,8 @@ write_session(GString *out, const TcFileSession *session)
 		open_tag(out, 4, "output");
 		element(out, 5, "name", "snapshot-1");
 		element_u64(out, 5, "max_size", 0);
-		write_consumer_output(out, 5, session->path, NULL, NULL);
+		write_consumer_output(out, 5, session->path, session->control_url,
+				      session->data_url);
 		close_tag(out, 4, "output");
 		for (guint i = 0; i < session->snapshot_outputs->len; i++) {
 			const TcFileSnapshotOutput *output =
@@ -275,7 +276,8 @@ write_session(GString *out, const TcFileSession *session)
 			open_tag(out, 4, "output");
 			element(out, 5, "name", output->name);
 			element_u64(out, 5, "max_size", output->max_size);
-			write_consumer_output(out, 5, output->path, NULL, NULL);
+			write_consumer_output(out, 5, output->path, output->control_url,
+					      output->data_url);
 			close_tag(out, 4, "output");
 		}
 		close_tag(out, 3, "snapshot_outputs");

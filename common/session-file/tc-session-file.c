@@ -5,6 +5,9 @@
  */
 #include "tc-session-file.h"
 
+#include <gio/gio.h>
+#include <string.h>
+
 const char *const tc_file_tracker_kinds[] = {"pid", "vpid", "uid", "vuid", "gid", "vgid", NULL};
 
 /* Model. */
@@ -77,6 +80,8 @@ snapshot_output_free(TcFileSnapshotOutput *output)
 {
 	g_free(output->name);
 	g_free(output->path);
+	g_free(output->control_url);
+	g_free(output->data_url);
 	g_free(output);
 }
 
@@ -109,3 +114,84 @@ tc_file_session_free(TcFileSession *session)
 	g_free(session);
 }
 
+
+char *
+tc_session_file_relay_url(const char *uri)
+{
+	const char *authority = strstr(uri, "://");
+	const char *end;
+
+	if (!authority)
+		return g_strdup(uri);
+	authority += 3;
+	end = strchr(authority, '/');
+	return g_strdup_printf("%s://%.*s", g_str_has_prefix(uri, "tcp6") ? "tcp6" : "tcp",
+			       (int)(end ? end - authority : (long)strlen(authority)), authority);
+}
+
+gboolean
+tc_session_file_relay_uris(const char *url, char **control, char **data)
+{
+	gboolean v6 = g_str_has_prefix(url, "net6://");
+	const char *rest;
+	const char *data_colon, *ctrl_colon;
+	g_autofree char *head = NULL;
+
+	if (!v6 && !g_str_has_prefix(url, "net://"))
+		return FALSE;
+	rest = url + (v6 ? strlen("net6://") : strlen("net://"));
+	data_colon = strrchr(rest, ':');
+	if (!data_colon)
+		return FALSE;
+	head = g_strndup(rest, data_colon - rest);
+	ctrl_colon = strrchr(head, ':');
+	if (!ctrl_colon)
+		return FALSE;
+	*control = g_strdup_printf("%s://%s", v6 ? "tcp6" : "tcp4", head);
+	*data = g_strdup_printf("%s://%.*s%s", v6 ? "tcp6" : "tcp4", (int)(ctrl_colon - head),
+				head, data_colon);
+	return TRUE;
+}
+
+/* "tcp4://HOST:PORT/..." as its family ("6" or ""), HOST and PORT. */
+static gboolean
+split_uri(const char *uri, const char **family, char **host, char **port)
+{
+	g_autofree char *authority = tc_session_file_relay_url(uri);
+	const char *start = strstr(authority, "://");
+	const char *colon;
+
+	if (!start)
+		return FALSE;
+	start += 3;
+	colon = strrchr(start, ':');
+	if (!colon || colon[1] == '\0' || strchr(colon, ']'))
+		return FALSE;
+	*family = g_str_has_prefix(authority, "tcp6") ? "6" : "";
+	*host = g_strndup(start, colon - start);
+	*port = g_strdup(colon + 1);
+	return TRUE;
+}
+
+char *
+tc_session_file_snapshot_output_url(const TcFileSnapshotOutput *output, GError **error)
+{
+	g_autofree char *control_host = NULL, *control_port = NULL;
+	g_autofree char *data_host = NULL, *data_port = NULL;
+	const char *control_family, *data_family;
+
+	if (output->control_url == NULL)
+		return g_strdup(output->path);
+	if (!split_uri(output->control_url, &control_family, &control_host, &control_port) ||
+	    !split_uri(output->data_url, &data_family, &data_host, &data_port) ||
+	    !g_str_equal(control_family, data_family) || !g_str_equal(control_host, data_host)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+			    "snapshot output '%s': control URI '%s' and data URI '%s' do not name "
+			    "one relay as HOST:PORT",
+			    output->name ? output->name : "", output->control_url,
+			    output->data_url);
+		return NULL;
+	}
+	return g_strdup_printf("net%s://%s:%s:%s", control_family, control_host, control_port,
+			       data_port);
+}

@@ -54,7 +54,9 @@ typedef struct {
 
 typedef struct {
 	char *name;
-	char *path;
+	char *path;	   /* local directory, or NULL */
+	char *control_url; /* relay: both set, path NULL */
+	char *data_url;
 	guint64 max_size;
 } TcFileSnapshotOutput;
 
@@ -84,6 +86,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcFileSession, tc_file_session_free)
 TcFileChannel *tc_file_channel_new(const char *name, gboolean kernel);
 TcFileEvent *tc_file_event_new(const char *pattern, TcFileEventType type);
 TcFileTracker *tc_file_tracker_new(gboolean kernel, const char *kind);
+
+/* A control_uri or data_uri of the file, LTTng's "tcp4://HOST:PORT/PATH",
+ * as the "tcp://HOST:PORT" (tcp6://) that a session's ctrl-url and
+ * data-url take: `tracectl load` and auto-loading read it alike. */
+char *tc_session_file_relay_url(const char *uri);
+/* A relay's "net://HOST:CTRL:DATA" (net6://) as the control and data URIs
+ * of a file ("tcp4://HOST:CTRL", "tcp4://HOST:DATA"); FALSE when url is
+ * not of that form. */
+gboolean tc_session_file_relay_uris(const char *url, char **control, char **data);
+/* What AddSnapshotOutput takes for output: its directory, or its relay
+ * as "net://HOST:CTRL:DATA" (net6://); NotSupported when its control and
+ * data URIs name different hosts, which that form cannot say. */
+char *tc_session_file_snapshot_output_url(const TcFileSnapshotOutput *output, GError **error);
 
 /*
  * Parses (tc-session-file-read.c) a file's contents into its sessions (TcFileSession *). Refuses,

@@ -43,6 +43,7 @@ struct consumerd_relay {
 	uint32_t pending_replies;     /* generic replies of indexes not read yet */
 	bool close_pending;	      /* the chunk before chunk_id is still open */
 	bool up;
+	bool was_up; /* connected once: not so when opened down (start_down()) */
 	uint64_t next_retry, retry_interval;
 	int probe_fd; /* a connection to the control port in progress, or -1 */
 	uint64_t probe_deadline;
@@ -484,7 +485,7 @@ relay_connect(struct consumerd_relay *relay, int control_fd)
 		ret = create_current_chunk(relay);
 	if (ret < 0)
 		goto fail;
-	relay->up = true;
+	relay->up = relay->was_up = true;
 	return 0;
 
 fail:
@@ -519,15 +520,18 @@ static void
 relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
+	/* The first connection of a relay opened down names its streams as
+	 * any first connection does: the relay has no earlier files of them. */
+	bool again = relay->was_up;
 	int ret;
 
-	relay->generation++;
+	relay->generation += again;
 	ret = relay_connect(relay, control_fd);
 	if (ret == 0)
 		ret = relay_add_all_streams(relay);
 	if (ret < 0) {
 		relay_disconnect(relay);
-		relay->generation--;
+		relay->generation -= again;
 		relay_retry_later(relay, now);
 		return;
 	}
@@ -556,6 +560,20 @@ set_identity(struct consumerd_relay *relay, const struct tc_consumer_relay_outpu
 		memcpy(relay->uuid, &session_id, sizeof(session_id));
 	relay->uuid[6] = (relay->uuid[6] & 0x0f) | 0x40;
 	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
+}
+
+/* A relay not reached at creation, with TC_CONSUMER_RELAY_CONNECT_LATER:
+ * down from now, as after a loss, so that the first connection is made
+ * by the same retries (relay_retry()) and the loss shows the same way. */
+static void
+start_down(struct consumerd_relay *relay, const char *why)
+{
+	relay->lost_since = (int64_t)time(NULL);
+	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
+	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
+	consumerd_warning("session=%" PRIu64 ": %s; dropping packets until it answers, "
+			  "retrying",
+			  relay->session_id, why);
 }
 
 /* ---- public ---- */
@@ -589,6 +607,11 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 		else
 			snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
 				 strerror(-ret));
+		if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
+			start_down(relay, error);
+			*result = relay;
+			return 0;
+		}
 		free(relay);
 		return ret;
 	}

@@ -60,7 +60,9 @@ struct consumerd_relay_stream {
 /*
  * Connects to the relay of out (host, ports, names, live timer), with the
  * owner's rights: version check, session, trace chunk. On failure returns
- * -errno and writes a message naming the relay's address into error.
+ * -errno and writes a message naming the relay's address into error;
+ * with TC_CONSUMER_RELAY_CONNECT_LATER in out's flags, logs that message
+ * instead and returns a relay that is down, connected by the retries.
  */
 int consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
 			 struct consumerd_relay **relay, char *error, size_t error_size);

@@ -288,10 +288,13 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 				 size_t error_size)
 {
 	struct consumerd_relay *relay = NULL;
+	struct tc_consumer_relay_output now = *out;
 	int ret;
 
+	/* A snapshot is sent now or refused, never later. */
+	now.flags &= ~TC_CONSUMER_RELAY_CONNECT_LATER;
 	*packets = 0;
-	ret = consumerd_relay_open(out, session->session_id, &relay, error, error_size);
+	ret = consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
 	if (ret < 0)
 		return ret;
 	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);

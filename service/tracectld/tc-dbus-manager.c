@@ -18,6 +18,7 @@
 #include "tc-peer-identity.h"
 #include "tc-relay-url.h"
 #include "tc-session-ops.h"
+#include "tc-session-output.h"
 #include "tc-signals.h"
 #include "tc-validate.h"
 
@@ -117,24 +118,6 @@ tc_manager_publish_session(TcSession *session, GError **error)
 	return TRUE;
 }
 
-/* As LTTng's session daemon: one identity (a uuid and the session's id)
- * for every trace of the tracing session, so that the relay shares their
- * trace chunks and a rotation or clear spans every user's trace. */
-static gboolean
-fill_relay_identity(TcSession *session, struct tc_consumer_relay_output *relay, GError **error)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(relay->sessiond_uuid); i += 4) {
-		guint32 word = g_random_int();
-
-		memcpy(relay->sessiond_uuid + i, &word, sizeof(word));
-	}
-	relay->sessiond_uuid[6] = (relay->sessiond_uuid[6] & 0x0f) | 0x40;
-	relay->sessiond_uuid[8] = (relay->sessiond_uuid[8] & 0x3f) | 0x80;
-	relay->sessiond_session_id = session->id;
-	return tc_relay_output_identify(relay, session->name,
-					session->creation_realtime_us / G_USEC_PER_SEC, error);
-}
-
 /* The default directory depends on who asked, known only now. A relay
  * session has no local directory: its paths are relative to the relay's. */
 static gboolean
@@ -154,20 +137,10 @@ create_authorized(TcRequest *request, GError **error)
 	request->session = tc_session_new(request->name, request->caller.uid, directory);
 	request->session->output_is_default = request->relay == NULL && *request->directory == '\0';
 	request->session->snapshot = request->snapshot;
-	if (request->relay != NULL) {
-		if (!fill_relay_identity(request->session, request->relay, error))
-			return FALSE;
-		request->session->relay = g_steal_pointer(&request->relay);
-	}
-	return TRUE;
+	return request->relay == NULL ||
+	       tc_session_output_set_relay(request->session, g_steal_pointer(&request->relay),
+					   error);
 }
-
-typedef struct {
-	gboolean snapshot;
-	const char *url, *ctrl_url, *data_url; /* borrowed from the options */
-	gboolean has_live_timer;
-	guint32 live_timer_us;
-} SessionOptions;
 
 static gboolean
 parse_string_option(const char *key, GVariant *value, const char *name, const char **out)
@@ -179,7 +152,7 @@ parse_string_option(const char *key, GVariant *value, const char *name, const ch
 }
 
 static gboolean
-parse_session_options(GVariant *options, SessionOptions *parsed, GError **error)
+parse_session_options(GVariant *options, TcSessionOutputOptions *parsed, GError **error)
 {
 	GVariantIter iter;
 	const char *key;
@@ -214,63 +187,6 @@ parse_session_options(GVariant *options, SessionOptions *parsed, GError **error)
 	return TRUE;
 }
 
-/*
- * Where the session's trace goes: the output directory, a file:// URL
- * (the same), or a relay (*relay set). A live timer alone streams to the
- * relay on this machine, as `lttng create --live` does.
- */
-static gboolean
-session_output(const SessionOptions *options, const char *output_directory, char **directory,
-	       struct tc_consumer_relay_output **relay, GError **error)
-{
-	g_autofree struct tc_consumer_relay_output *output = NULL;
-	g_autofree char *url_directory = NULL;
-	const char *url = options->url;
-
-	*directory = g_strdup(output_directory);
-	/* A snapshot is sent whole when taken: there is nothing to watch live. */
-	if (options->snapshot && options->has_live_timer) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "A snapshot session is not live: give --snapshot or --live, not both");
-		return FALSE;
-	}
-	if (url == NULL && options->ctrl_url == NULL && options->data_url == NULL) {
-		if (!options->has_live_timer)
-			return TRUE;
-		url = TC_RELAY_LIVE_DEFAULT_URL;
-	}
-	if (options->has_live_timer && options->live_timer_us == 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The live timer must be at least %u us", TC_CONSUMER_TIMER_MIN_US);
-		return FALSE;
-	}
-	output = g_new0(struct tc_consumer_relay_output, 1);
-	if (!tc_relay_output_from_urls(url, options->ctrl_url, options->data_url,
-				       options->live_timer_us, output, &url_directory, error))
-		return FALSE;
-	if (url_directory == NULL) {
-		if (*output_directory) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "Give either an output directory ('%s') or a network URL, "
-				    "not both",
-				    output_directory);
-			return FALSE;
-		}
-		*relay = g_steal_pointer(&output);
-		return TRUE;
-	}
-	if (*output_directory && !g_str_equal(output_directory, url_directory)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Give either an output directory ('%s') or a file:// URL ('%s'), "
-			    "not both",
-			    output_directory, url);
-		return FALSE;
-	}
-	g_free(*directory);
-	*directory = g_steal_pointer(&url_directory);
-	return TRUE;
-}
-
 static gboolean
 create_session(GDBusMethodInvocation *invocation, const char *name, const char *output_directory,
 	       GVariant *options)
@@ -278,13 +194,13 @@ create_session(GDBusMethodInvocation *invocation, const char *name, const char *
 	g_autoptr(GError) error = NULL;
 	g_autofree char *directory = NULL;
 	g_autofree struct tc_consumer_relay_output *relay = NULL;
-	SessionOptions parsed;
+	TcSessionOutputOptions parsed;
 	TcRequest *request;
 
 	if (!tc_validate_name("session", name, &error) ||
 	    (*output_directory && !tc_validate_output_directory(output_directory, &error)) ||
 	    !parse_session_options(options, &parsed, &error) ||
-	    !session_output(&parsed, output_directory, &directory, &relay, &error)) {
+	    !tc_session_output_resolve(&parsed, output_directory, &directory, &relay, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}

@@ -17,12 +17,18 @@
  * treats the contents as hostile either way: bounded, no DTD, every
  * element known.
  *
- * What the service cannot set up on its own is refused, naming it:
- * network outputs and snapshot outputs need `tracectl load` (which asks
- * polkit for them), and so does the kernel domain of a file that is not
- * root's: at start there is no caller whose kernel tracing polkit could
- * authorize, and only root is authorized without asking. A rotation
- * schedule is the owner's own business (manage-sessions), so it is set up.
+ * What needs no more than the owner's own manage-sessions is set up
+ * through the operations the owner's calls use: a rotation schedule, a
+ * relay URL or live timer (tc-session-output.h, CreateSessionWithOptions'
+ * code) and snapshot outputs (AddSnapshotOutput's). The owner's consumer
+ * opens a relay's connections, never the service. The relay may start
+ * after the service at boot, so a relay not reached is no reason to lose
+ * the session: the consumer counts it lost and connects when it answers,
+ * and the session's Problem names it meanwhile. What the service cannot
+ * set up on its own is refused, naming it: the kernel domain of a file
+ * that is not root's needs `tracectl load`, for at start there is no
+ * caller whose kernel tracing polkit could authorize, and only root is
+ * authorized without asking.
  */
 #define G_LOG_DOMAIN "tracectld-autoload"
 
@@ -49,6 +55,7 @@
 #include "tc-session-file.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
+#include "tc-session-output.h"
 #include "tc-session-rotation.h"
 #include "tc-tracker.h"
 #include "tc-validate.h"
@@ -184,29 +191,19 @@ has_kernel_domain(const TcFileSession *file)
 }
 
 /* What the service leaves to `tracectl load`: set up only through calls
- * that polkit authorizes. Root is authorized for kernel tracing without
- * asking, so a file of root's may have a kernel domain. */
+ * that polkit authorizes beyond the owner's own manage-sessions. Root is
+ * authorized for kernel tracing without asking, so a file of root's may
+ * have a kernel domain. */
 static gboolean
 check_supported(const TcFileSession *file, uid_t owner, GError **error)
 {
-	const char *what = NULL;
-
-	if (owner != 0 && has_kernel_domain(file)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "auto-loading sets up the kernel domain of root's files only: there "
-			    "is no caller to ask polkit whether uid %u may trace the kernel "
-			    "(use 'tracectl load')",
-			    (unsigned)owner);
-		return FALSE;
-	}
-	if (file->control_url || file->live_timer_us)
-		what = "its network output";
-	else if (file->snapshot_outputs->len)
-		what = "its snapshot outputs";
-	if (what == NULL)
+	if (owner == 0 || !has_kernel_domain(file))
 		return TRUE;
 	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-		    "auto-loading does not set up %s (use 'tracectl load')", what);
+		    "auto-loading sets up the kernel domain of root's files only: there "
+		    "is no caller to ask polkit whether uid %u may trace the kernel "
+		    "(use 'tracectl load')",
+		    (unsigned)owner);
 	return FALSE;
 }
 
@@ -457,6 +454,28 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 	return TRUE;
 }
 
+/* The checks AddSnapshotOutput makes, then its operation: the owner's
+ * consumer writes each snapshot there, or sends it to the relay, with
+ * the owner's rights. */
+static gboolean
+load_snapshot_outputs(TcSession *session, const TcFileSession *file, GError **error)
+{
+	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
+		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
+		const char *name = output->name ? output->name : "";
+		g_autofree char *url = tc_session_file_snapshot_output_url(output, error);
+		guint32 id = 0;
+
+		if (url == NULL)
+			return FALSE;
+		if ((*name && !tc_validate_name("snapshot output", name, error)) ||
+		    !tc_session_op_add_snapshot_output(session, name, url, output->max_size, &id,
+						       error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 /* The checks SetRotationSchedule makes, then its operation. */
 static gboolean
 load_rotation(TcSession *session, const TcFileSession *file, GError **error)
@@ -474,7 +493,8 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 	for (guint i = 0; i < file->channels->len; i++)
 		if (!load_channel(session, file, g_ptr_array_index(file->channels, i), error))
 			return FALSE;
-	if (!load_trackers(session, file, error) || !load_rotation(session, file, error))
+	if (!load_trackers(session, file, error) || !load_rotation(session, file, error) ||
+	    !load_snapshot_outputs(session, file, error))
 		return FALSE;
 	for (guint i = 0; i < file->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
@@ -488,27 +508,74 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 	return !file->started || tc_session_op_start(session, error);
 }
 
+/* The file's output as CreateSessionWithOptions takes it from `tracectl
+ * load`, through the same checks: a directory ("" for the owner's
+ * default) or a relay (*relay). */
+static gboolean
+file_output(const TcFileSession *file, char **directory,
+	    struct tc_consumer_relay_output **relay, GError **error)
+{
+	g_autofree char *control =
+		file->control_url ? tc_session_file_relay_url(file->control_url) : NULL;
+	g_autofree char *data = file->data_url ? tc_session_file_relay_url(file->data_url) : NULL;
+	const TcSessionOutputOptions options = {
+		.snapshot = file->snapshot,
+		.ctrl_url = control,
+		.data_url = data,
+		.has_live_timer = file->live_timer_us != 0,
+		.live_timer_us = file->live_timer_us,
+	};
+
+	if (file->path && !tc_validate_output_directory(file->path, error))
+		return FALSE;
+	return tc_session_output_resolve(&options, file->path ? file->path : "", directory, relay,
+					 error);
+}
+
+/* Worker thread: the session of the file, not yet created, with its
+ * output. A relay is connected to by the owner's consumer when it
+ * answers: at boot it may come up after the service, and a session the
+ * administrator asked for must not be lost for that (its Problem says
+ * the relay is unreachable meanwhile). */
+static TcSession *
+new_session(const TcFileSession *file, uid_t owner, GError **error)
+{
+	g_autofree struct tc_consumer_relay_output *relay = NULL;
+	g_autofree char *directory = NULL;
+	g_autoptr(TcSession) session = NULL;
+
+	if (!file_output(file, &directory, &relay, error))
+		return NULL;
+	if (relay == NULL && *directory == '\0') {
+		g_free(directory);
+		directory = tc_manager_default_output_directory(owner, file->name, error);
+		if (directory == NULL)
+			return NULL;
+	}
+	/* A relay session has no local directory: its paths are the relay's. */
+	session = tc_session_new(file->name, owner, relay ? "" : directory);
+	session->output_is_default = relay == NULL && file->path == NULL;
+	session->snapshot = file->snapshot;
+	if (relay) {
+		relay->flags |= TC_CONSUMER_RELAY_CONNECT_LATER;
+		if (!tc_session_output_set_relay(session, g_steal_pointer(&relay), error))
+			return NULL;
+	}
+	return g_steal_pointer(&session);
+}
+
 /* Worker thread: owner's session of the file, set up as a CreateSession
  * call of owner's would (owner's limits, home and consumer), or NULL with
  * nothing left behind. */
 static TcSession *
 load_session(const TcFileSession *file, uid_t owner, GError **error)
 {
-	g_autofree char *directory = NULL;
 	g_autoptr(TcSession) session = NULL;
 
 	if (!check_supported(file, owner, error) || !tc_validate_name("session", file->name, error))
 		return NULL;
-	if (file->path && !tc_validate_output_directory(file->path, error))
-		return NULL;
-	directory = file->path ? g_strdup(file->path)
-			       : tc_manager_default_output_directory(owner, file->name, error);
-	if (directory == NULL)
-		return NULL;
-	session = tc_session_new(file->name, owner, directory);
-	session->output_is_default = file->path == NULL;
-	session->snapshot = file->snapshot;
-	if (!tc_session_op_create(session, error))
+	session = new_session(file, owner, error);
+	if (session == NULL || !tc_session_op_create(session, error))
 		return NULL;
 	if (!load_settings(session, file, error)) {
 		g_autoptr(GError) destroy_error = NULL;
@@ -518,6 +585,7 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 				  destroy_error->message);
 		return NULL;
 	}
+	tc_session_op_refresh_relay_problem(session);
 	return g_steal_pointer(&session);
 }
 

@@ -953,6 +953,29 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		tc_signals_problem_changed(session, changed);
 }
 
+void
+tc_session_op_refresh_relay_problem(TcSession *session)
+{
+	g_autoptr(GMutexLocker) op = op_begin(session, NULL);
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(TcConsumer) consumer = NULL;
+	GHashTableIter iter;
+	gpointer value;
+
+	if (op == NULL || session->relay == NULL)
+		return;
+	/* Every trace has its consumer session, and its relay, from its
+	 * creation on, buffers or not. */
+	g_mutex_lock(&session->lock);
+	g_hash_table_iter_init(&iter, session->traces);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
+	g_mutex_unlock(&session->lock);
+	consumer = tc_consumer_get(session->owner_uid, NULL);
+	if (consumer)
+		refresh_relay_problem(session, consumer, ids);
+}
+
 GVariant *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {

@@ -80,6 +80,11 @@ gboolean tc_session_op_track_unit(TcSession *session, const char *unit, gboolean
 				  GError **error);
 /* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
 GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
+/* What the session's relay lost, if it streams, asked of the owner's
+ * consumer and put in Problem (and logged, naming the session, its owner
+ * and the relay's URL) as ChannelStatistics does: for a session set up
+ * with no caller to answer, such as one loaded at start. */
+void tc_session_op_refresh_relay_problem(TcSession *session);
 gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
 				    const char *pattern, GError **error);
 /* Takes rule (tc-event-rule.h): an EnableEventWithOptions call. */

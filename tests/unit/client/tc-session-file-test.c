@@ -138,6 +138,61 @@ test_snapshot_round_trip(void)
 	g_assert_cmpstr(first, ==, second);
 }
 
+/* As lttng save writes a snapshot session created with a relay URL and
+ * given a second relay output: both relays come back as relays, the
+ * second as the URL AddSnapshotOutput takes. */
+static void
+test_snapshot_relay_outputs(void)
+{
+	static const char text[] =
+		"<?xml version=\"1.0\"?>\n<sessions><session><name>snap</name>"
+		"<attributes><snapshot_mode>true</snapshot_mode></attributes><output>"
+		"<snapshot_outputs><output><name>snapshot-1</name><max_size>0</max_size>"
+		"<consumer_output><enabled>true</enabled><destination><net_output>"
+		"<control_uri>tcp4://127.0.0.1:5342/</control_uri>"
+		"<data_uri>tcp4://127.0.0.1:5343/</data_uri>"
+		"</net_output></destination></consumer_output></output>"
+		"<output><name>central</name><max_size>4096</max_size>"
+		"<consumer_output><enabled>true</enabled><destination><net_output>"
+		"<control_uri>tcp6://[::1]:6342/</control_uri>"
+		"<data_uri>tcp6://[::1]:6343/</data_uri>"
+		"</net_output></destination></consumer_output></output>"
+		"</snapshot_outputs></output></session></sessions>";
+	g_autoptr(GPtrArray) sessions = NULL;
+	g_autoptr(GPtrArray) again = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *written = NULL, *url = NULL;
+	TcFileSnapshotOutput *output;
+	TcFileSession *session;
+
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(sessions, 0);
+	g_assert_null(session->path);
+	g_assert_cmpstr(session->control_url, ==, "tcp4://127.0.0.1:5342/");
+	g_assert_cmpstr(session->data_url, ==, "tcp4://127.0.0.1:5343/");
+	g_assert_cmpuint(session->snapshot_outputs->len, ==, 1);
+	output = g_ptr_array_index(session->snapshot_outputs, 0);
+	g_assert_null(output->path);
+	url = tc_session_file_snapshot_output_url(output, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(url, ==, "net6://[::1]:6342:6343");
+	written = tc_session_file_write(sessions);
+	again = parse(written, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(again, 0);
+	g_assert_cmpstr(session->control_url, ==, "tcp4://127.0.0.1:5342/");
+	output = g_ptr_array_index(session->snapshot_outputs, 0);
+	g_assert_cmpstr(output->data_url, ==, "tcp6://[::1]:6343/");
+	g_assert_cmpuint(output->max_size, ==, 4096);
+
+	/* One relay per output: a data URI elsewhere cannot be said as net://. */
+	g_free(output->data_url);
+	output->data_url = g_strdup("tcp6://[::2]:6343/");
+	g_assert_null(tc_session_file_snapshot_output_url(output, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+}
+
 #define HEAD "<?xml version=\"1.0\"?>\n<sessions><session><name>s</name>"
 #define TAIL "</session></sessions>"
 #define UST_CHANNEL(body)                                                                     \
@@ -198,6 +253,7 @@ main(int argc, char **argv)
 	g_test_add_func("/session-file/lttng", test_lttng_file);
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);
+	g_test_add_func("/session-file/snapshot-relays", test_snapshot_relay_outputs);
 	g_test_add_func("/session-file/refusals", test_refusals);
 	g_test_add_func("/session-file/oversize", test_oversize);
 	return g_test_run();

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Where a new session's trace goes (tc-session-output.h). */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-output.h"
+
+#include <string.h>
+
+#include "tc-error.h"
+#include "tc-relay-url.h"
+
+gboolean
+tc_session_output_resolve(const TcSessionOutputOptions *options, const char *output_directory,
+			  char **directory, struct tc_consumer_relay_output **relay,
+			  GError **error)
+{
+	g_autofree struct tc_consumer_relay_output *output = NULL;
+	g_autofree char *url_directory = NULL;
+	const char *url = options->url;
+
+	*directory = g_strdup(output_directory);
+	/* A snapshot is sent whole when taken: there is nothing to watch live. */
+	if (options->snapshot && options->has_live_timer) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "A snapshot session is not live: give --snapshot or --live, not both");
+		return FALSE;
+	}
+	if (url == NULL && options->ctrl_url == NULL && options->data_url == NULL) {
+		if (!options->has_live_timer)
+			return TRUE;
+		url = TC_RELAY_LIVE_DEFAULT_URL;
+	}
+	if (options->has_live_timer && options->live_timer_us == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The live timer must be at least %u us", TC_CONSUMER_TIMER_MIN_US);
+		return FALSE;
+	}
+	output = g_new0(struct tc_consumer_relay_output, 1);
+	if (!tc_relay_output_from_urls(url, options->ctrl_url, options->data_url,
+				       options->live_timer_us, output, &url_directory, error))
+		return FALSE;
+	if (url_directory == NULL) {
+		if (*output_directory) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Give either an output directory ('%s') or a network URL, "
+				    "not both",
+				    output_directory);
+			return FALSE;
+		}
+		*relay = g_steal_pointer(&output);
+		return TRUE;
+	}
+	if (*output_directory && !g_str_equal(output_directory, url_directory)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Give either an output directory ('%s') or a file:// URL ('%s'), "
+			    "not both",
+			    output_directory, url);
+		return FALSE;
+	}
+	g_free(*directory);
+	*directory = g_steal_pointer(&url_directory);
+	return TRUE;
+}
+
+/* As LTTng's session daemon: one identity (a uuid and the session's id)
+ * for every trace of the tracing session, so that the relay shares their
+ * trace chunks and a rotation or clear spans every user's trace. */
+gboolean
+tc_session_output_set_relay(TcSession *session, struct tc_consumer_relay_output *relay,
+			    GError **error)
+{
+	g_autofree struct tc_consumer_relay_output *owned = relay;
+
+	for (guint i = 0; i < G_N_ELEMENTS(relay->sessiond_uuid); i += 4) {
+		guint32 word = g_random_int();
+
+		memcpy(relay->sessiond_uuid + i, &word, sizeof(word));
+	}
+	relay->sessiond_uuid[6] = (relay->sessiond_uuid[6] & 0x0f) | 0x40;
+	relay->sessiond_uuid[8] = (relay->sessiond_uuid[8] & 0x3f) | 0x80;
+	relay->sessiond_session_id = session->id;
+	if (!tc_relay_output_identify(relay, session->name,
+				      session->creation_realtime_us / G_USEC_PER_SEC, error))
+		return FALSE;
+	session->relay = g_steal_pointer(&owned);
+	return TRUE;
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Auto-loading of what leaves the local directory: session files of
+alice's in the system's directory (tracectld --session-dir) with a relay
+URL, with snapshot outputs, and with a relay that is not running. Each
+becomes alice's session at start. The streamed one records through her
+consumer into lttng-relayd, whose copy babeltrace2 reads; the flight
+recorder has its snapshot outputs, a directory named and bounded as the
+file says and a relay, and the snapshots recorded into each read back. The session whose relay is
+down still exists: its Problem and the service's log name the session,
+alice and the relay's URL, and once a relay answers on those ports the
+consumer connects on its own and the trace lands there."""
+
+import glob
+import os
+import shutil
+import socket
+import tempfile
+
+from relaylib import Relay, free_port
+from tclib import Service, check, log, run, wait_for
+from tracelib import babeltrace_text, read_streams
+
+K = 100
+MAX_SIZE = 1 << 20
+
+UST_DOMAIN = """<domains>
+			<domain>
+				<type>UST</type>
+				<buffer_type>PER_UID</buffer_type>
+				<channels>
+					<channel>
+						<name>ch</name>
+						<enabled>true</enabled>
+						<overwrite_mode>{mode}</overwrite_mode>
+						<subbuffer_size>262144</subbuffer_size>
+						<subbuffer_count>4</subbuffer_count>
+						<switch_timer_interval>0</switch_timer_interval>
+						<read_timer_interval>200000</read_timer_interval>
+						<output_type>MMAP</output_type>
+						<events>
+							<event>
+								<name>example:*</name>
+								<enabled>true</enabled>
+								<type>TRACEPOINT</type>
+							</event>
+						</events>
+					</channel>
+				</channels>
+			</domain>
+		</domains>
+		<started>true</started>"""
+
+STREAMED = """<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+	<session>
+		<name>{name}</name>
+		""" + UST_DOMAIN.replace("{mode}", "DISCARD") + """
+		<output>
+			<consumer_output>
+				<enabled>true</enabled>
+				<destination>
+					<net_output>
+						<control_uri>tcp4://127.0.0.1:{control}/</control_uri>
+						<data_uri>tcp4://127.0.0.1:{data}/</data_uri>
+					</net_output>
+				</destination>
+			</consumer_output>
+		</output>
+	</session>
+</sessions>
+"""
+
+FLIGHT = """<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+	<session>
+		<name>{name}</name>
+		""" + UST_DOMAIN.replace("{mode}", "OVERWRITE") + """
+		<attributes>
+			<snapshot_mode>true</snapshot_mode>
+		</attributes>
+		<output>
+			<snapshot_outputs>
+				<output>
+					<name>snapshot-1</name>
+					<max_size>0</max_size>
+					<consumer_output>
+						<enabled>true</enabled>
+						<destination>
+							<path>{path}</path>
+						</destination>
+					</consumer_output>
+				</output>
+				<output>
+					<name>extra</name>
+					<max_size>{max_size}</max_size>
+					<consumer_output>
+						<enabled>true</enabled>
+						<destination>
+							<path>{extra}</path>
+						</destination>
+					</consumer_output>
+				</output>
+				<output>
+					<name>central</name>
+					<max_size>0</max_size>
+					<consumer_output>
+						<enabled>true</enabled>
+						<destination>
+							<net_output>
+								<control_uri>tcp4://127.0.0.1:{control}/</control_uri>
+								<data_uri>tcp4://127.0.0.1:{data}/</data_uri>
+							</net_output>
+						</destination>
+					</consumer_output>
+				</output>
+			</snapshot_outputs>
+		</output>
+	</session>
+</sessions>
+"""
+
+
+def write(directory, file_name, text, owner):
+    path = os.path.join(directory, file_name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chown(path, owner, 0)
+    os.chmod(path, 0o644)
+    return path
+
+
+def problem(svc, name, user):
+    """The Problem line of `tracectl list NAME` (which asks for it)."""
+    for line in svc.cli("list", name, user=user).stdout.splitlines():
+        if line.strip().startswith("Problem:"):
+            return line.strip()
+    return ""
+
+
+def relay_session_dir(relay, hostname, name):
+    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith(name + "-")]
+    check(len(dirs) == 1, f"relay directories of {name}: {relay.trace_dirs(hostname)}")
+    return dirs[0]
+
+
+def check_relay_trace(relay, hostname, name, uid, count):
+    trace_dir = relay_session_dir(relay, hostname, name)
+    check(os.path.isdir(os.path.join(trace_dir, "ust", "uid", str(uid), "64-bit")),
+          f"no trace of uid {uid} under {trace_dir}: {os.listdir(trace_dir)}")
+    events = [e for e in read_streams(trace_dir)["events"] if e["name"] == "example:all_types"]
+    check(len(events) == count, f"{len(events)} all_types events of {count} in {trace_dir}")
+    check(babeltrace_text(trace_dir).count("example:all_types") == count,
+          f"babeltrace2 does not read {count} events in {trace_dir}")
+    return trace_dir
+
+
+def check_streamed(svc, relay, hostname, alice):
+    session = svc.session("autostream", user=alice)
+    check(session["owner_uid"] == alice.uid and session["state"] == "active",
+          f"the streamed session: {session}")
+    check(problem(svc, "autostream", alice) == "", "the streamed session has a Problem")
+    svc.run_app("--count", str(K), user=alice)
+    svc.cli("stop", "autostream", user=alice)
+    svc.cli("destroy", "autostream", user=alice)
+    trace_dir = check_relay_trace(relay, hostname, "autostream", alice.uid, K)
+    log(f"streamed session: {K} events through the relay into {trace_dir}")
+
+
+def check_flight(svc, relay, hostname, alice, extra):
+    outputs = svc.cli_json("snapshot", "list-output", "-s", "autoflight",
+                           user=alice)["outputs"]
+    listed = [(o["name"], o["url"].removeprefix("file://"), o["max_size"]) for o in outputs]
+    check(listed == [("extra", extra, MAX_SIZE), ("central", relay.url, 0)],
+          f"the snapshot outputs of the file: {outputs}")
+    svc.run_app("--count", str(K), user=alice)
+    recorded = svc.cli_json("snapshot", "record", "-s", "autoflight", "extra",
+                            user=alice)["directory"]
+    check(recorded.startswith(extra + "/"), f"snapshot recorded into {recorded}, not {extra}")
+    # It recorded alice's application of the streamed session too.
+    text = babeltrace_text(recorded)
+    check(text.count("example:all_types") == 2 * K,
+          f"{text.count('example:all_types')} all_types events of {2 * K} in the snapshot "
+          f"{recorded}")
+    # The relay output: the snapshot is sent by alice's consumer.
+    svc.cli("snapshot", "record", "-s", "autoflight", "--name", "sent", "central", user=alice)
+    found = glob.glob(os.path.join(relay.output, hostname, "autoflight-*", "sent-*"))
+    check(len(found) == 1, f"the relay's copy of the snapshot: {found}")
+    text = babeltrace_text(found[0])
+    check(text.count("example:all_types") == 2 * K,
+          f"{text.count('example:all_types')} all_types events of {2 * K} in {found[0]}")
+    svc.cli("destroy", "autoflight", user=alice)
+    log(f"flight recorder: its snapshot outputs hold {2 * K} events in {recorded} "
+        f"and {found[0]}")
+
+
+def check_relay_down(svc, top, hostname, alice, ports):
+    url = f"net://127.0.0.1:{ports[0]}:{ports[1]}"
+    session = svc.session("autodown", user=alice)
+    check(session["owner_uid"] == alice.uid and session["state"] == "active",
+          f"the session whose relay is down: {session}")
+    text = problem(svc, "autodown", alice)
+    check(f"relay {url}" in text and "unreachable" in text, f"Problem: {text!r}")
+    with open(svc.log_path, errors="replace") as f:
+        logged = f.read()
+    check(f"Session 'autodown' of uid {alice.uid}:" in logged and
+          f"relay {url} unreachable" in logged,
+          f"the service's log does not name the session, alice and {url}")
+    log(f"relay down at start: {text}")
+    # A relay on those ports: the consumer connects on its own.
+    late = Relay(os.path.join(top, "late"))
+    late.ports = [ports[0], ports[1], free_port()]
+    with late:
+        wait_for(lambda: "reconnected" in problem(svc, "autodown", alice), 20,
+                 "the consumer to reach the relay started late")
+        svc.run_app("--count", str(K), user=alice)
+        svc.cli("stop", "autodown", user=alice)
+        svc.cli("destroy", "autodown", user=alice)
+        # It recorded alice's three applications; the earlier two were in
+        # sub-buffers not yet full when the relay came, so none was lost.
+        check_relay_trace(late, hostname, "autodown", alice.uid, 3 * K)
+    log("relay started late: the session's trace is there")
+
+
+def test():
+    hostname = socket.gethostname()
+    top = tempfile.mkdtemp(prefix="tracectl-autoload-relay-")
+    try:
+        os.chmod(top, 0o755)
+        directory = os.path.join(top, "sessions")
+        os.mkdir(directory, 0o755)
+        svc = Service(args=["--session-dir", directory])
+        alice = svc.add_user("tctest-aralice")
+        relay = Relay(top)
+        down_ports = [free_port(), free_port()]
+        flight = os.path.join(alice.home, "flight")
+        extra = os.path.join(alice.home, "extra")
+        write(directory, "stream.lttng", STREAMED.format(
+            name="autostream", control=relay.ports[0], data=relay.ports[1]), alice.uid)
+        write(directory, "flight.lttng", FLIGHT.format(
+            name="autoflight", path=flight, extra=extra, max_size=MAX_SIZE,
+            control=relay.ports[0], data=relay.ports[1]), alice.uid)
+        write(directory, "down.lttng", STREAMED.format(
+            name="autodown", control=down_ports[0], data=down_ports[1]), alice.uid)
+        with relay, svc:
+            # Listed once created, published once every file is loaded.
+            wait_for(lambda: all(svc.cli("list", name, user=alice, check_ok=False)
+                                 .returncode == 0
+                                 for name in ("autostream", "autoflight", "autodown")),
+                     timeout=30, what="alice's auto-loaded sessions")
+            check_streamed(svc, relay, hostname, alice)
+            check_flight(svc, relay, hostname, alice, extra)
+            check_relay_down(svc, top, hostname, alice, down_ports)
+            check(svc.alive(), "tracectld died")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+run(test)
