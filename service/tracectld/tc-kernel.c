@@ -495,6 +495,41 @@ tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolea
 	return ok;
 }
 
+gboolean
+tc_kernel_track(guint64 session_id, guint32 all, const guint32 *counts, const guint32 *values,
+		GError **error)
+{
+	g_autofree struct tc_kernel_track_msg *msg = g_new0(struct tc_kernel_track_msg, 1);
+	struct tc_kernel_msg reply = {0};
+	guint64 total = 0;
+	gboolean ok;
+
+	for (guint k = 0; k < TC_KERNEL_TRACK_KINDS; k++)
+		total += counts[k];
+	if (total > TC_KERNEL_TRACK_VALUES_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The kernel domain of a session tracks at most %u values, not %" G_GUINT64_FORMAT,
+			    TC_KERNEL_TRACK_VALUES_MAX, total);
+		return FALSE;
+	}
+	msg->header.type = TC_KERNEL_TRACK;
+	msg->header.session_id = helper_session_id(session_id);
+	msg->all = all;
+	memcpy(msg->counts, counts, sizeof(msg->counts));
+	memcpy(msg->values, values, sizeof(guint32) * total);
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.status == -E2BIG) {
+		g_clear_error(error);
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The processes with the tracked ids have more than %u threads, the "
+			    "kernel helper's limit",
+			    TC_KERNEL_PID_THREADS_MAX);
+	}
+	return ok;
+}
+
 /* An EVENT_ENABLE, EVENT_DISABLE or FORMATS_GET request. */
 static gboolean
 event_request(guint32 type, guint64 session_id, const char *system, const char *event,

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""tracectl track -k --uid/--gid: the kernel records only the processes of
+the tracked users or groups.
+
+Root's session records getppid() system calls with the pid context while
+its kernel uid set holds alice's uid: alice's worker (started before the
+tracking) records, bob's and a root worker do not; a worker that starts
+as root and setuid()s to alice records once the helper's rescan found it;
+a child alice's worker starts records from its first call. Tracking every
+uid again while recording lets bob's next worker record. A second session
+tracks bob's group: bob's worker records and alice's does not; saved and
+loaded, the session keeps its kernel gid set."""
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import time
+
+from tclib import Service, check, log, mount_tracefs, run
+from tracelib import read_streams
+
+COUNT = 50
+# Waits for a line: "switch UID GID" becomes UID:GID (setresgid, then
+# setresuid), says so and waits for another line; "fork" starts a child
+# that prints its pid; then it (and the child) calls getppid() COUNT times.
+WORKER = f"""
+import os, sys
+line = sys.stdin.readline().split()
+if line[:1] == ["switch"]:
+    uid, gid = int(line[1]), int(line[2])
+    os.setresgid(gid, gid, gid)
+    os.setgroups([])
+    os.setresuid(uid, uid, uid)
+    print("switched", flush=True)
+    line = sys.stdin.readline().split()
+child = 0
+if line[:1] == ["fork"]:
+    child = os.fork()
+    if child == 0:
+        print(os.getpid(), flush=True)
+for _ in range({COUNT}):
+    os.getppid()
+if child:
+    os.waitpid(child, 0)
+"""
+RESCAN_S = 0.25
+
+
+class Worker:
+    def __init__(self, svc, user=None):
+        self.proc = subprocess.Popen(svc._as(user) + [sys.executable, "-c", WORKER],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.pid = self.proc.pid
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def switch(self, user):
+        """Becomes user (real, effective and saved ids) and waits for it."""
+        self.send(f"switch {user.uid} {user.gid}")
+        check(self.proc.stdout.readline().strip() == "switched", f"worker {self.pid} setuid")
+
+    def release(self, line="go"):
+        self.send(line)
+
+    def wait(self):
+        out, _ = self.proc.communicate(timeout=30)
+        check(self.proc.returncode == 0, f"worker {self.pid} failed")
+        return out
+
+
+def getppid_pids(out):
+    events = read_streams(out)["events"]
+    enters = [e for e in events if e["name"] == "syscall_entry_getppid"]
+    pids = {}
+    for e in enters:
+        pids[e["ctx_pid"]] = pids.get(e["ctx_pid"], 0) + 1
+    return pids
+
+
+def new_session(svc, name, rundir):
+    out = os.path.join(rundir, name)
+    svc.cli("create", name, "--output", out)
+    svc.cli("add-context", "-k", "-s", name, "-t", "pid")
+    svc.cli("enable-event", "-k", "-s", name, "--syscall", "getppid")
+    return out
+
+
+def by_uid(svc, alice, bob):
+    out = new_session(svc, "kuid", svc.rundir)
+    before = Worker(svc, alice)
+    other, root = Worker(svc, bob), Worker(svc)
+    switcher = Worker(svc)
+    result = svc.cli("track", "-k", "-s", "kuid", f"--uid={alice.uid}")
+    check(f"Kernel uid {alice.uid} tracked in session kuid" in result.stdout, result.stdout)
+    listing = svc.cli("list", "kuid").stdout
+    check(f"uid: {alice.uid}\n" in listing, f"list does not show the kernel uid: {listing}")
+    svc.cli("start", "kuid")
+    switcher.switch(alice)
+    time.sleep(4 * RESCAN_S)  # the rescan finds it
+    before.release("fork")
+    for worker in (other, root, switcher):
+        worker.release()
+    child = int(before.wait().split()[0])
+    for worker in (other, root, switcher):
+        worker.wait()
+    # Every uid again, while recording: bob's next worker records.
+    svc.cli("track", "-k", "-s", "kuid", "--all", "--uid")
+    after = Worker(svc, bob)
+    after.release()
+    after.wait()
+    svc.cli("stop", "kuid")
+
+    pids = getppid_pids(out)
+    log(f"getppid entries per pid: {pids}")
+    for name, pid in (("alice's worker", before.pid), ("alice's worker's child", child),
+                      ("the worker that became alice", switcher.pid),
+                      ("bob's worker once every uid is tracked", after.pid)):
+        check(pids.get(pid, 0) >= COUNT, f"{name} ({pid}): {pids.get(pid, 0)} getppid entries, "
+              f"{COUNT} expected ({pids})")
+    for name, pid in (("bob's worker", other.pid), ("root's worker", root.pid)):
+        check(pid not in pids, f"{name} ({pid}) recorded {pids.get(pid)} getppid entries "
+              f"while only uid {alice.uid} is tracked")
+    svc.cli("destroy", "kuid")
+
+
+def by_gid(svc, alice, bob):
+    out = new_session(svc, "kgid", svc.rundir)
+    svc.cli("track", "-k", "-s", "kgid", f"--gid={bob.gid}")
+    saved = os.path.join(svc.rundir, "saved")
+    svc.cli("save", "kgid", "-o", saved)
+    text = open(os.path.join(saved, "kgid.lttng")).read()
+    kernel = text[text.index("<type>KERNEL</type>"):]
+    check("<gid_process_attr_tracker>" in kernel.split("</domain>")[0] and
+          f"<id>{bob.gid}</id>" in kernel.split("</domain>")[0],
+          f"the saved kernel domain lacks the gid tracker:\n{text}")
+    svc.cli("destroy", "kgid")
+    shutil.rmtree(out, ignore_errors=True)
+    svc.cli("load", "kgid", "-i", saved)
+    listing = svc.cli("list", "kgid").stdout
+    check(f"gid: {bob.gid}\n" in listing, f"the loaded session lacks the kernel gid: {listing}")
+    kept, other = Worker(svc, bob), Worker(svc, alice)
+    svc.cli("start", "kgid")
+    for worker in (kept, other):
+        worker.release()
+    for worker in (kept, other):
+        worker.wait()
+    svc.cli("stop", "kgid")
+    pids = getppid_pids(out)
+    check(pids.get(kept.pid, 0) >= COUNT, f"bob's worker ({kept.pid}): {pids}")
+    check(other.pid not in pids, f"alice's worker ({other.pid}) recorded: {pids}")
+    svc.cli("destroy", "kgid")
+
+
+def test():
+    mount_tracefs()
+    with Service() as svc:
+        alice = svc.add_user("tctest-kalice")
+        bob = svc.add_user("tctest-kbob")
+        for user in (alice, bob):
+            user.gid = pwd.getpwnam(user.name).pw_gid
+        check(alice.gid != bob.gid, "the test users share their group")
+        by_uid(svc, alice, bob)
+        by_gid(svc, alice, bob)
+
+
+run(test)
