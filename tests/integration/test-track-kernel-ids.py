@@ -9,8 +9,9 @@ tracking) records, bob's and a root worker do not; a worker that starts
 as root and setuid()s to alice records once the helper's rescan found it;
 a child alice's worker starts records from its first call. Tracking every
 uid again while recording lets bob's next worker record. A second session
-tracks bob's group: bob's worker records and alice's does not; saved and
-loaded, the session keeps its kernel gid set."""
+tracks bob's group and root's: bob's worker records and alice's does not,
+and a root worker that setgid()s to alice's group stops recording once the
+rescan saw it; saved and loaded, the session keeps its kernel gid set."""
 
 import os
 import pwd
@@ -23,28 +24,32 @@ from tclib import Service, check, log, mount_tracefs, run
 from tracelib import read_streams
 
 COUNT = 50
-# Waits for a line: "switch UID GID" becomes UID:GID (setresgid, then
-# setresuid), says so and waits for another line; "fork" starts a child
-# that prints its pid; then it (and the child) calls getppid() COUNT times.
+# Serves lines: "switch UID GID" becomes UID:GID (setresgid, then
+# setresuid); "calls" calls getppid() COUNT times; "fork" has a child do
+# that; each answers a line when done (the child's pid for "fork").
 WORKER = f"""
 import os, sys
-line = sys.stdin.readline().split()
-if line[:1] == ["switch"]:
-    uid, gid = int(line[1]), int(line[2])
-    os.setresgid(gid, gid, gid)
-    os.setgroups([])
-    os.setresuid(uid, uid, uid)
-    print("switched", flush=True)
-    line = sys.stdin.readline().split()
-child = 0
-if line[:1] == ["fork"]:
-    child = os.fork()
-    if child == 0:
-        print(os.getpid(), flush=True)
-for _ in range({COUNT}):
-    os.getppid()
-if child:
-    os.waitpid(child, 0)
+def calls():
+    for _ in range({COUNT}):
+        os.getppid()
+for line in sys.stdin:
+    cmd = line.split()
+    if cmd[0] == "switch":
+        uid, gid = int(cmd[1]), int(cmd[2])
+        os.setresgid(gid, gid, gid)
+        os.setgroups([])
+        os.setresuid(uid, uid, uid)
+        print("switched", flush=True)
+    elif cmd[0] == "calls":
+        calls()
+        print("done", flush=True)
+    elif cmd[0] == "fork":
+        child = os.fork()
+        if child == 0:
+            calls()
+            os._exit(0)
+        os.waitpid(child, 0)
+        print(child, flush=True)
 """
 RESCAN_S = 0.25
 
@@ -55,22 +60,21 @@ class Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.pid = self.proc.pid
 
-    def send(self, line):
+    def ask(self, line):
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().strip()
+        check(answer != "", f"worker {self.pid}: no answer to {line}")
+        return answer
 
     def switch(self, user):
-        """Becomes user (real, effective and saved ids) and waits for it."""
-        self.send(f"switch {user.uid} {user.gid}")
-        check(self.proc.stdout.readline().strip() == "switched", f"worker {self.pid} setuid")
+        """Becomes user (real, effective and saved ids)."""
+        self.ask(f"switch {user.uid} {user.gid}")
 
-    def release(self, line="go"):
-        self.send(line)
-
-    def wait(self):
-        out, _ = self.proc.communicate(timeout=30)
+    def end(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
         check(self.proc.returncode == 0, f"worker {self.pid} failed")
-        return out
 
 
 def getppid_pids(out):
@@ -102,17 +106,15 @@ def by_uid(svc, alice, bob):
     svc.cli("start", "kuid")
     switcher.switch(alice)
     time.sleep(4 * RESCAN_S)  # the rescan finds it
-    before.release("fork")
-    for worker in (other, root, switcher):
-        worker.release()
-    child = int(before.wait().split()[0])
-    for worker in (other, root, switcher):
-        worker.wait()
+    child = int(before.ask("fork"))
+    for worker in (before, other, root, switcher):
+        worker.ask("calls")
+        worker.end()
     # Every uid again, while recording: bob's next worker records.
     svc.cli("track", "-k", "-s", "kuid", "--all", "--uid")
     after = Worker(svc, bob)
-    after.release()
-    after.wait()
+    after.ask("calls")
+    after.end()
     svc.cli("stop", "kuid")
 
     pids = getppid_pids(out)
@@ -120,7 +122,7 @@ def by_uid(svc, alice, bob):
     for name, pid in (("alice's worker", before.pid), ("alice's worker's child", child),
                       ("the worker that became alice", switcher.pid),
                       ("bob's worker once every uid is tracked", after.pid)):
-        check(pids.get(pid, 0) >= COUNT, f"{name} ({pid}): {pids.get(pid, 0)} getppid entries, "
+        check(pids.get(pid, 0) == COUNT, f"{name} ({pid}): {pids.get(pid, 0)} getppid entries, "
               f"{COUNT} expected ({pids})")
     for name, pid in (("bob's worker", other.pid), ("root's worker", root.pid)):
         check(pid not in pids, f"{name} ({pid}) recorded {pids.get(pid)} getppid entries "
@@ -130,7 +132,7 @@ def by_uid(svc, alice, bob):
 
 def by_gid(svc, alice, bob):
     out = new_session(svc, "kgid", svc.rundir)
-    svc.cli("track", "-k", "-s", "kgid", f"--gid={bob.gid}")
+    svc.cli("track", "-k", "-s", "kgid", f"--gid={bob.gid},0")
     saved = os.path.join(svc.rundir, "saved")
     svc.cli("save", "kgid", "-o", saved)
     text = open(os.path.join(saved, "kgid.lttng")).read()
@@ -142,17 +144,25 @@ def by_gid(svc, alice, bob):
     shutil.rmtree(out, ignore_errors=True)
     svc.cli("load", "kgid", "-i", saved)
     listing = svc.cli("list", "kgid").stdout
-    check(f"gid: {bob.gid}\n" in listing, f"the loaded session lacks the kernel gid: {listing}")
-    kept, other = Worker(svc, bob), Worker(svc, alice)
+    check(f"gid: 0, {bob.gid}\n" in listing, f"the loaded session lacks the kernel gid: {listing}")
+    kept, other, leaving = Worker(svc, bob), Worker(svc, alice), Worker(svc)
     svc.cli("start", "kgid")
-    for worker in (kept, other):
-        worker.release()
-    for worker in (kept, other):
-        worker.wait()
+    for worker in (kept, other, leaving):
+        worker.ask("calls")
+    # Root's worker leaves group 0 for alice's: the rescan drops it.
+    leaving.switch(alice)
+    time.sleep(4 * RESCAN_S)
+    for worker in (kept, other, leaving):
+        worker.ask("calls")
+        worker.end()
     svc.cli("stop", "kgid")
     pids = getppid_pids(out)
-    check(pids.get(kept.pid, 0) >= COUNT, f"bob's worker ({kept.pid}): {pids}")
+    log(f"getppid entries per pid: {pids}")
+    check(pids.get(kept.pid, 0) == 2 * COUNT, f"bob's worker ({kept.pid}): {pids}")
     check(other.pid not in pids, f"alice's worker ({other.pid}) recorded: {pids}")
+    check(pids.get(leaving.pid, 0) == COUNT,
+          f"the worker that left group 0 ({leaving.pid}): {pids.get(leaving.pid, 0)} "
+          f"getppid entries, {COUNT} expected (those before it left)")
     svc.cli("destroy", "kgid")
 
 
