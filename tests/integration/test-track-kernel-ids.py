@@ -7,7 +7,8 @@ Root's session records getppid() system calls with the pid context while
 its kernel uid set holds alice's uid: alice's worker (started before the
 tracking) records, bob's and a root worker do not; a worker that starts
 as root and setuid()s to alice records once the helper's rescan found it;
-a child alice's worker starts records from its first call. Tracking every
+a child alice's worker starts records from its first call; all of this
+after the kernel helper was killed and started again. Tracking every
 uid again while recording lets bob's next worker record. A second session
 tracks bob's group and root's: bob's worker records and alice's does not,
 and a root worker that setgid()s to alice's group stops recording once the
@@ -16,11 +17,13 @@ rescan saw it; saved and loaded, the session keeps its kernel gid set."""
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import time
 
-from tclib import Service, check, log, mount_tracefs, run
+from tclib import (Service, check, children, is_running, log, mount_tracefs, run,
+                   wait_for)
 from tracelib import read_streams
 
 COUNT = 50
@@ -77,6 +80,15 @@ class Worker:
         check(self.proc.returncode == 0, f"worker {self.pid} failed")
 
 
+def comm(pid):
+    """The process' name as the kernel keeps it (15 characters)."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def getppid_pids(out):
     events = read_streams(out)["events"]
     enters = [e for e in events if e["name"] == "syscall_entry_getppid"]
@@ -104,6 +116,13 @@ def by_uid(svc, alice, bob):
     listing = svc.cli("list", "kuid").stdout
     check(f"uid: {alice.uid}\n" in listing, f"list does not show the kernel uid: {listing}")
     svc.cli("start", "kuid")
+    # A helper killed and started again by the next kernel request
+    # follows the tracked ids again.
+    helpers = [pid for pid in children(svc.proc.pid) if comm(pid) == "tracectl-kernel"]
+    check(len(helpers) == 1, f"kernel helpers {helpers}")
+    os.kill(helpers[0], signal.SIGKILL)
+    wait_for(lambda: not is_running(helpers[0]), what="the helper's end")
+    svc.cli("enable-event", "-k", "-s", "kuid", "--syscall", "getpid")
     switcher.switch(alice)
     time.sleep(4 * RESCAN_S)  # the rescan finds it
     child = int(before.ask("fork"))
