@@ -12,7 +12,9 @@ after the kernel helper was killed and started again. Tracking every
 uid again while recording lets bob's next worker record. A second session
 tracks bob's group and root's: bob's worker records and alice's does not,
 and a root worker that setgid()s to alice's group stops recording once the
-rescan saw it; saved and loaded, the session keeps its kernel gid set."""
+rescan saw it; saved and loaded, the session keeps its kernel gid set. A
+third session tracks a uid and a vuid: only the process in a user
+namespace that maps that uid to the vuid records."""
 
 import os
 import pwd
@@ -58,8 +60,8 @@ RESCAN_S = 0.25
 
 
 class Worker:
-    def __init__(self, svc, user=None):
-        self.proc = subprocess.Popen(svc._as(user) + [sys.executable, "-c", WORKER],
+    def __init__(self, svc, user=None, wrapper=()):
+        self.proc = subprocess.Popen(svc._as(user) + [*wrapper, sys.executable, "-c", WORKER],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.pid = self.proc.pid
 
@@ -185,6 +187,29 @@ def by_gid(svc, alice, bob):
     svc.cli("destroy", "kgid")
 
 
+def by_vuid(svc, alice):
+    """uid and vuid sets together: alice's process in a user namespace of
+    its own that maps alice to 0 has vuid 0 and records; alice's process
+    outside (vuid = uid) and root's (uid 0) do not."""
+    out = new_session(svc, "kvuid", svc.rundir)
+    svc.cli("track", "-k", "-s", "kvuid", f"--uid={alice.uid}", "--vuid=0")
+    inside = Worker(svc, alice, wrapper=("unshare", "--user", "--map-root-user"))
+    outside, root = Worker(svc, alice), Worker(svc)
+    svc.cli("start", "kvuid")
+    for worker in (inside, outside, root):
+        worker.ask("calls")
+        worker.end()
+    svc.cli("stop", "kvuid")
+    pids = getppid_pids(out)
+    log(f"getppid entries per pid: {pids}")
+    check(pids.get(inside.pid, 0) == COUNT,
+          f"alice's worker with vuid 0 ({inside.pid}): {pids}")
+    for name, pid in (("alice's worker with vuid %d" % alice.uid, outside.pid),
+                      ("root's worker", root.pid)):
+        check(pid not in pids, f"{name} ({pid}) recorded: {pids}")
+    svc.cli("destroy", "kvuid")
+
+
 def test():
     mount_tracefs()
     with Service() as svc:
@@ -195,6 +220,7 @@ def test():
         check(alice.gid != bob.gid, "the test users share their group")
         by_uid(svc, alice, bob)
         by_gid(svc, alice, bob)
+        by_vuid(svc, alice)
 
 
 run(test)
