@@ -123,10 +123,9 @@ tracked_free(struct tracked *t)
 	free(t);
 }
 
-/* A decimal number of at most UINT32_MAX - 1 ((uid_t)-1 is no id) after
- * blanks; *p moves past it. */
+/* A decimal number of at most max after blanks; *p moves past it. */
 static bool
-parse_u32(const char **p, uint32_t *value)
+parse_number(const char **p, uint64_t max, uint64_t *value)
 {
 	unsigned long long v = 0;
 	const char *s = *p;
@@ -136,10 +135,22 @@ parse_u32(const char **p, uint32_t *value)
 		s++;
 	for (; *s >= '0' && *s <= '9' && digits < 11; s++, digits++)
 		v = v * 10 + (unsigned long long)(*s - '0');
-	if (digits == 0 || digits == 11 || v >= UINT32_MAX)
+	if (digits == 0 || digits == 11 || v > max)
+		return false;
+	*value = v;
+	*p = s;
+	return true;
+}
+
+/* An id: at most UINT32_MAX - 1, since (uid_t)-1 is no id. */
+static bool
+parse_u32(const char **p, uint32_t *value)
+{
+	uint64_t v;
+
+	if (!parse_number(p, UINT32_MAX - 1, &v))
 		return false;
 	*value = (uint32_t)v;
-	*p = s;
 	return true;
 }
 
@@ -198,18 +209,17 @@ map_id(int dir_fd, const char *map_name, uint32_t id, uint32_t *mapped)
 	if (!read_small(dir_fd, map_name, map, sizeof(map)))
 		return false;
 	for (;;) {
-		uint32_t inside, outside, count;
+		uint32_t inside, outside;
+		uint64_t count;
 
 		while (*p == '\n' || *p == ' ')
 			p++;
 		if (*p == '\0')
 			return false;
-		/* count may be UINT32_MAX ("0 0 4294967295"): read it wider. */
-		if (!parse_u32(&p, &inside) || !parse_u32(&p, &outside))
+		/* count may be UINT32_MAX ("0 0 4294967295"). */
+		if (!parse_u32(&p, &inside) || !parse_u32(&p, &outside) ||
+		    !parse_number(&p, UINT32_MAX, &count))
 			return false;
-		while (*p == ' ')
-			p++;
-		count = (uint32_t)strtoul(p, (char **)&p, 10);
 		if (id >= outside && (uint64_t)id - outside < count) {
 			*mapped = inside + (id - outside);
 			return *mapped != UINT32_MAX;

@@ -82,6 +82,13 @@ class Worker:
         check(self.proc.returncode == 0, f"worker {self.pid} failed")
 
 
+def busctl(svc, *args):
+    proc = subprocess.run(["busctl", "--system", *args], env=svc.env(), capture_output=True,
+                          text=True, timeout=60)
+    check(proc.returncode == 0, f"busctl {args}: {proc.stderr}")
+    return proc.stdout
+
+
 def comm(pid):
     """The process' name as the kernel keeps it (15 characters)."""
     try:
@@ -117,6 +124,12 @@ def by_uid(svc, alice, bob):
     check(f"Kernel uid {alice.uid} tracked in session kuid" in result.stdout, result.stdout)
     listing = svc.cli("list", "kuid").stdout
     check(f"uid: {alice.uid}\n" in listing, f"list does not show the kernel uid: {listing}")
+    path = busctl(svc, "call", "org.tracectl.Tracing1", "/org/tracectl/Tracing1",
+                  "org.tracectl.Tracing1.Manager", "FindSession", "s", "kuid").split('"')[1]
+    tracking = busctl(svc, "get-property", "org.tracectl.Tracing1", path,
+                      "org.tracectl.Tracing1.Session", "Tracking")
+    check(f'"kernel" "uid" false 1 {alice.uid}' in tracking,
+          f"the Tracking property lacks the kernel uid: {tracking}")
     svc.cli("start", "kuid")
     # A helper killed and started again by the next kernel request
     # follows the tracked ids again.
