@@ -157,8 +157,11 @@ static const char description[] =
 	"the org.tracectl.Tracing1.trace-unit authorization for that unit (an\n"
 	"administrator's polkit rule).\n"
 	"\n"
-	"Kernel (-k): only --pid (tracefs' set_event_pid). The process, its\n"
-	"threads, and the threads and children it starts later record.\n"
+	"Kernel (-k): every attribute. With --pid alone, the process, its\n"
+	"threads, and the threads and children it starts later record. With any\n"
+	"other attribute (uid and gid are the real ids), each process is judged\n"
+	"on its own ids: a child records from its start, and a process whose ids\n"
+	"change (setuid) records, or stops, within a rescan (a quarter second).\n"
 	"\n"
 	"The values of a session's sets are limited (MaxTrackedValuesPerSession\n"
 	"in tracectld.conf, 1024 by default).\n"
@@ -167,6 +170,7 @@ static const char description[] =
 	"  tracectl track -u --vpid=1234,1240\n"
 	"  sudo tracectl track -u --uid=alice,bob      (root's session)\n"
 	"  tracectl track -k --pid=1234\n"
+	"  sudo tracectl track -k --uid=alice          (alice's processes' kernel events)\n"
 	"  tracectl untrack -u --all --vpid            (record no application)\n"
 	"  tracectl track -u --all --vpid              (every application again)";
 

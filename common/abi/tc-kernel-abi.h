@@ -28,7 +28,7 @@
 #include <assert.h>
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 8u
+#define TC_KERNEL_VERSION 9u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -120,6 +120,16 @@ enum tc_kernel_msg_type {
 	 * -EINVAL for a path that is not absolute, has "." or ".." or empty
 	 * components, or is the root group; -ENOENT for no such group. */
 	TC_KERNEL_OWN_UNIT_START = 24,
+	/* struct tc_kernel_track_msg -> the instance records the processes
+	 * whose ids are in every set that does not hold every value
+	 * (LTTng's inclusion sets): set_event_pid lists them now, event-fork
+	 * adds their children at once, and the helper rescans /proc every
+	 * TC_KERNEL_TRACK_RESCAN_MS to add the processes that changed into
+	 * tracked ids and drop those that changed out. Only for a tracker with
+	 * a set of uids, vuids, gids, vgids or vpids; pid-only trackers and
+	 * "everyone" are PIDS requests (which end the rescans). -E2BIG as
+	 * PIDS'. */
+	TC_KERNEL_TRACK = 25,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
@@ -228,6 +238,39 @@ struct tc_kernel_pids_msg {
 };
 
 static_assert(sizeof(struct tc_kernel_pids_msg) == 40 + 4 * TC_KERNEL_PIDS_MAX,
+	      "ABI size changed");
+
+/* TRACK's sets, in this order (the service's TcTrackKind's). A process'
+ * pid and uid/gid are its thread group id and real ids as the initial
+ * namespaces see them; vpid, vuid and vgid are the same ids as its own
+ * pid and user namespaces see them. */
+enum tc_kernel_track_kind {
+	TC_KERNEL_TRACK_PID,
+	TC_KERNEL_TRACK_VPID,
+	TC_KERNEL_TRACK_UID,
+	TC_KERNEL_TRACK_VUID,
+	TC_KERNEL_TRACK_GID,
+	TC_KERNEL_TRACK_VGID,
+	TC_KERNEL_TRACK_KINDS,
+};
+
+/* At most this many values in one TRACK request, all sets together. */
+#define TC_KERNEL_TRACK_VALUES_MAX 1024u
+/* How often the helper looks for processes whose ids changed: a process
+ * that setuid()s into a tracked uid records within about this long. */
+#define TC_KERNEL_TRACK_RESCAN_MS 250
+
+struct tc_kernel_track_msg {
+	struct tc_kernel_msg header; /* header.size = sizeof(this) */
+	uint32_t all;   /* bit 1 << kind: that set holds every value (its count 0) */
+	uint32_t counts[TC_KERNEL_TRACK_KINDS]; /* the values of each set */
+	uint32_t reserved; /* 0 */
+	/* The sets' values one after the other, in kind order: counts[] add
+	 * up to at most TC_KERNEL_TRACK_VALUES_MAX. */
+	uint32_t values[TC_KERNEL_TRACK_VALUES_MAX];
+};
+
+static_assert(sizeof(struct tc_kernel_track_msg) == 64 + 4 * TC_KERNEL_TRACK_VALUES_MAX,
 	      "ABI size changed");
 
 /* Sessions with own-process programs, per helper. */

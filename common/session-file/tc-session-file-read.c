@@ -581,8 +581,6 @@ parse_tracker(xmlNode *node, gboolean kernel, TcFileSession *session, GError **e
 	if (!g_str_has_suffix((const char *)node->name, "_process_attr_tracker") ||
 	    !g_strv_contains(tc_file_tracker_kinds, kind))
 		return refuse(node, error, "not allowed here");
-	if (kernel && !g_str_equal(kind, "pid"))
-		return refuse(node, error, "tracectl tracks only pids in the kernel domain");
 	for (guint i = 0; i < session->trackers->len; i++) {
 		TcFileTracker *other = g_ptr_array_index(session->trackers, i);
 

@@ -98,6 +98,7 @@ instance_remove(uint64_t session_id)
 		return ret;
 	if (rmdir(path) < 0)
 		return -errno;
+	tc_helper_track_forget(session_id);
 	{
 		char group[64];
 
@@ -410,8 +411,20 @@ set_pids(const void *buf, size_t len)
 	    msg->count > TC_KERNEL_PIDS_MAX || (msg->flags & ~TC_KERNEL_PIDS_ALL) ||
 	    ((msg->flags & TC_KERNEL_PIDS_ALL) && msg->count != 0))
 		return -EINVAL;
+	tc_helper_track_forget(msg->header.session_id);
 	return tc_helper_set_pids(msg->header.session_id, msg->pids, msg->count,
 				  msg->flags & TC_KERNEL_PIDS_ALL);
+}
+
+/* TRACK: the size exact, the sets checked by tc_helper_track(). */
+static int
+set_tracker(const void *buf, size_t len)
+{
+	const struct tc_kernel_track_msg *msg = buf;
+
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg))
+		return -EINVAL;
+	return tc_helper_track(msg);
 }
 
 static int
@@ -546,6 +559,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 	case TC_KERNEL_PIDS:
 		reply->status = set_pids(buf, len);
 		break;
+	case TC_KERNEL_TRACK:
+		reply->status = set_tracker(buf, len);
+		break;
 	case TC_KERNEL_STOP:
 		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
 		break;
@@ -609,6 +625,7 @@ serve(struct client *client)
 		struct tc_kernel_probe_msg probe;
 		struct tc_kernel_prune_msg prune;
 		struct tc_kernel_pids_msg pids;
+		struct tc_kernel_track_msg track;
 		struct tc_kernel_own_unit_msg own_unit;
 	} request;
 	struct tc_kernel_msg reply = {
@@ -672,18 +689,21 @@ earlier(int64_t timeout, int64_t deadline)
 	return timeout < 0 || left < timeout ? left : timeout;
 }
 
-/* The poll timeout: the watchdog's half period, the idle exit and the
- * deadlines of the uprobes' children. */
+/* The poll timeout: the watchdog's half period, the idle exit, the
+ * deadlines of the uprobes' children and the next rescan of tracking. */
 static int
 poll_timeout_ms(bool is_idle, int64_t idle_deadline, const struct client *clients, int n)
 {
 	int64_t timeout = watchdog_usec ? (int64_t)(watchdog_usec / 2000) : -1;
+	int64_t rescan = tc_helper_track_deadline_ms();
 
 	if (is_idle)
 		timeout = earlier(timeout, idle_deadline);
 	for (int i = 0; i < n; i++)
 		if (clients[i].is_waiting)
 			timeout = earlier(timeout, clients[i].child.deadline_ms);
+	if (rescan >= 0)
+		timeout = earlier(timeout, rescan);
 	return (int)timeout;
 }
 
@@ -735,6 +755,7 @@ run(int fd, bool is_listening)
 		ready = poll(fds, 1 + nr_clients,
 			     poll_timeout_ms(is_idle, idle_deadline, clients, nr_clients));
 		tc_helper_watchdog_ping();
+		tc_helper_track_tick();
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready < 0)

@@ -34,6 +34,16 @@ int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const 
 /* tc-kernel-pids.c: the processes the instance records (see
  * TC_KERNEL_PIDS). */
 int tc_helper_set_pids(uint64_t session_id, const int32_t *pids, uint32_t count, bool all);
+struct tc_kernel_track_msg;
+/* tc-kernel-track.c: TRACK (the processes recorded by their ids, rescanned
+ * in rounds), its message checked here; forget ends a session's rescans
+ * (a PIDS request, the instance removed). */
+int tc_helper_track(const struct tc_kernel_track_msg *msg);
+void tc_helper_track_forget(uint64_t session_id);
+/* When tc_helper_track_tick() has work next (tc_helper_now_ms()), -1 for
+ * never; the tick does nothing before. */
+int64_t tc_helper_track_deadline_ms(void);
+void tc_helper_track_tick(void);
 struct tc_kernel_filter_msg;
 /* tc-kernel-filter.c: EVENT_FILTER, its message checked. */
 int tc_helper_event_filter(const struct tc_kernel_filter_msg *msg);

@@ -67,9 +67,13 @@ struct link {
 
 static char *socket_path; /* set once at start */
 static guint32 helper_scope; /* set once at start */
-static GMutex kernel_lock; /* covers main_link and instances */
+static GMutex kernel_lock; /* covers main_link, instances and trackers */
 static struct link main_link = {.fd = -1, .pidfd = -1, .is_main = TRUE};
 static GArray *instances; /* guint64: the sessions whose instance exists */
+/* The last TRACK of each session whose helper rescans /proc for it (its
+ * helper session id -> struct tc_kernel_track_msg): a restarted helper
+ * knows nothing of them, the rescans go on only if they are sent again. */
+static GHashTable *trackers;
 static GMutex killed_lock; /* covers killed_pids */
 static GArray *killed_pids; /* GPid: killed helpers still to be reaped */
 static guint next_seq = 1; /* atomic */
@@ -106,6 +110,7 @@ tc_kernel_init(const char *rundir)
 	socket_path = g_build_filename(rundir, TC_KERNEL_SOCKET_NAME, NULL);
 	helper_scope = scope_of_rundir(rundir);
 	instances = g_array_new(FALSE, FALSE, sizeof(guint64));
+	trackers = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	killed_pids = g_array_new(FALSE, FALSE, sizeof(GPid));
 }
 
@@ -227,6 +232,31 @@ static gboolean request_locked_fds(struct link *link, struct tc_kernel_msg *msg,
 				   void (*on_fd)(const struct tc_kernel_msg *, int, gpointer),
 				   gpointer data, GError **error);
 
+/* After PRUNE on a new main connection: the helper rescans for the
+ * sessions that track ids again. A refusal is logged, the session keeps
+ * the processes set_event_pid lists. */
+static void
+resend_trackers_locked(void)
+{
+	GHashTableIter iter;
+	gpointer msg;
+
+	g_hash_table_iter_init(&iter, trackers);
+	while (g_hash_table_iter_next(&iter, NULL, &msg)) {
+		g_autofree struct tc_kernel_track_msg *copy = g_memdup2(msg, sizeof(*copy));
+		struct tc_kernel_msg reply = {0};
+		g_autoptr(GError) error = NULL;
+
+		if (!request_locked_fds(&main_link, &copy->header, sizeof(*copy), &reply, NULL, NULL,
+					&error))
+			g_warning("Kernel session %u: the restarted kernel helper does not follow its "
+				  "tracked ids: %s",
+				  (unsigned)(copy->header.session_id & G_MAXUINT32), error->message);
+		if (main_link.fd < 0)
+			return;
+	}
+}
+
 /* The first request of a connection: the sessions whose instances stay. */
 static gboolean
 prune_locked(GError **error)
@@ -283,6 +313,8 @@ ensure_connected(struct link *link, GError **error)
 		disconnect(link, TRUE);
 		return FALSE;
 	}
+	if (link->is_main)
+		resend_trackers_locked();
 	return TRUE;
 }
 
@@ -418,6 +450,7 @@ forget_instance(guint64 session_id)
 	for (guint i = 0; i < instances->len; i++)
 		if (g_array_index(instances, guint64, i) == session_id)
 			g_array_remove_index_fast(instances, i--);
+	g_hash_table_remove(trackers, &(guint64){helper_session_id(session_id)});
 	g_mutex_unlock(&kernel_lock);
 }
 
@@ -491,7 +524,49 @@ tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolea
 	}
 	g_mutex_lock(&kernel_lock);
 	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	if (ok)
+		g_hash_table_remove(trackers, &msg->header.session_id);
 	g_mutex_unlock(&kernel_lock);
+	return ok;
+}
+
+gboolean
+tc_kernel_track(guint64 session_id, guint32 all, const guint32 *counts, const guint32 *values,
+		GError **error)
+{
+	g_autofree struct tc_kernel_track_msg *msg = g_new0(struct tc_kernel_track_msg, 1);
+	struct tc_kernel_msg reply = {0};
+	guint64 total = 0;
+	gboolean ok;
+
+	for (guint k = 0; k < TC_KERNEL_TRACK_KINDS; k++)
+		total += counts[k];
+	if (total > TC_KERNEL_TRACK_VALUES_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The kernel domain of a session tracks at most %u values, not %" G_GUINT64_FORMAT,
+			    TC_KERNEL_TRACK_VALUES_MAX, total);
+		return FALSE;
+	}
+	msg->header.type = TC_KERNEL_TRACK;
+	msg->header.session_id = helper_session_id(session_id);
+	msg->all = all;
+	memcpy(msg->counts, counts, sizeof(msg->counts));
+	memcpy(msg->values, values, sizeof(guint32) * total);
+	g_mutex_lock(&kernel_lock);
+	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
+	if (ok) {
+		struct tc_kernel_track_msg *kept = g_steal_pointer(&msg);
+
+		g_hash_table_replace(trackers, &kept->header.session_id, kept);
+	}
+	g_mutex_unlock(&kernel_lock);
+	if (!ok && reply.status == -E2BIG) {
+		g_clear_error(error);
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The processes with the tracked ids have more than %u threads, the "
+			    "kernel helper's limit",
+			    TC_KERNEL_PID_THREADS_MAX);
+	}
 	return ok;
 }
 

@@ -40,6 +40,12 @@ gboolean tc_kernel_stop(guint64 session_id, GError **error);
  * count pids (none when 0), with their threads and what they start. */
 gboolean tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolean all,
 			    GError **error);
+/* The processes whose ids are in every set that does not hold every value
+ * (bit 1 << enum tc_kernel_track_kind of all), kept up to date by the
+ * helper's rescans: counts[TC_KERNEL_TRACK_KINDS] values per set, one set
+ * after the other in values. For trackers with some set beyond pids. */
+gboolean tc_kernel_track(guint64 session_id, guint32 all, const guint32 *counts,
+			 const guint32 *values, GError **error);
 
 typedef struct {
 	GArray *cpu_fds;   /* int, trace_pipe_raw per CPU */

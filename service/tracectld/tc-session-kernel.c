@@ -35,6 +35,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-kernel-abi.h"
 #include "tc-kernel.h"
 #include "tc-validate.h"
 
@@ -249,16 +250,56 @@ apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 	return TRUE;
 }
 
+/* Whether some set other than pids' holds only some values: then the
+ * helper follows ids (TRACK), otherwise set_event_pid alone does. */
+static gboolean
+tracks_ids(const TcTracker *tracker)
+{
+	for (guint k = 0; k < TC_TRACK_KINDS; k++)
+		if (k != TC_TRACK_PID && !tc_tracker_holds_all(tracker, k))
+			return TRUE;
+	return FALSE;
+}
+
+static gboolean
+send_ids(TcSession *session, const TcTracker *tracker, GError **error)
+{
+	guint32 all = 0, counts[TC_KERNEL_TRACK_KINDS] = {0};
+	g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+	G_STATIC_ASSERT((int)TC_TRACK_KINDS == (int)TC_KERNEL_TRACK_KINDS &&
+			(int)TC_TRACK_VGID == (int)TC_KERNEL_TRACK_VGID &&
+			(int)TC_TRACK_UID == (int)TC_KERNEL_TRACK_UID);
+	for (guint k = 0; k < TC_TRACK_KINDS; k++) {
+		const GArray *set = tc_tracker_values(tracker, k);
+
+		if (tc_tracker_holds_all(tracker, k)) {
+			all |= 1u << k;
+			continue;
+		}
+		counts[k] = set->len;
+		g_array_append_vals(values, set->data, set->len);
+	}
+	return tc_kernel_track(session->id, all, counts, (const guint32 *)(gpointer)values->data,
+			       error);
+}
+
 gboolean
 tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GError **error)
 {
 	const GArray *pids = tc_tracker_values(tracker, TC_TRACK_PID);
 	gboolean all = tc_tracker_holds_all(tracker, TC_TRACK_PID);
+	gboolean ok;
 
 	if (!session->kernel_instance)
 		return TRUE;
-	if (!tc_kernel_set_pids(session->id, all ? NULL : (const guint32 *)(gpointer)pids->data,
-				all ? 0 : pids->len, all, error)) {
+	if (tracks_ids(tracker))
+		ok = send_ids(session, tracker, error);
+	else
+		ok = tc_kernel_set_pids(session->id,
+					all ? NULL : (const guint32 *)(gpointer)pids->data,
+					all ? 0 : pids->len, all, error);
+	if (!ok) {
 		g_prefix_error(error, "Kernel process tracking of session '%s': ", session->name);
 		return FALSE;
 	}
@@ -274,7 +315,8 @@ make_instance(TcSession *session, GError **error)
 		return FALSE;
 	session->kernel_instance = TRUE;
 	/* The filter before any event: nothing untracked is recorded. */
-	if (!tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID) &&
+	if ((!tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID) ||
+	     tracks_ids(&session->kernel_tracker)) &&
 	    !tc_session_kernel_pids_locked(session, &session->kernel_tracker, error))
 		return FALSE;
 	for (guint i = 0; i < session->kernel_events->len; i++)

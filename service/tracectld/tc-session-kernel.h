@@ -22,8 +22,9 @@ gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const 
 gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,
 					GError **error);
 gboolean tc_session_kernel_stop_locked(TcSession *session, GError **error);
-/* The instance, if it exists, records the processes tracker lets in
- * (its pid set; the caller checked the other kinds hold every value). */
+/* The instance, if it exists, records the processes tracker lets in:
+ * by set_event_pid alone when only pids are tracked, through the
+ * helper's rescans of /proc when other ids are (tc-kernel.h). */
 gboolean tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker,
 				       GError **error);
 /* [S] or op_lock: whether the session has a kernel side (events,

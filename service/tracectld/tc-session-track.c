@@ -39,21 +39,6 @@ count_values(TcSession *session, gboolean kernel, const TcTracker *changed)
 	return tc_tracker_count(changed) + tc_tracker_count(other);
 }
 
-static gboolean
-check_kind(gboolean kernel, TcTrackKind kind, GError **error)
-{
-	guint32 kinds = kernel ? TC_TRACK_KERNEL_KINDS : TC_TRACK_UST_KINDS;
-
-	if (kinds & (1u << kind))
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-		    "The kernel domain tracks process ids only (tracefs filters events on the "
-		    "pid of the task and on nothing else of it), not %ss; track %ss in the "
-		    "user-space domain",
-		    tc_track_kind_name(kind), tc_track_kind_name(kind));
-	return FALSE;
-}
-
 /* The change on a copy of the domain's tracker, within the limit. */
 static gboolean
 changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
@@ -74,6 +59,12 @@ changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const gui
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
 			    "The kernel domain of a session tracks at most %u process ids",
 			    TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	if (kernel && tc_tracker_count(changed) > TC_KERNEL_TRACK_VALUES_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The kernel domain of a session tracks at most %u values",
+			    TC_KERNEL_TRACK_VALUES_MAX);
 		return FALSE;
 	}
 	return TRUE;
@@ -125,8 +116,6 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 	TcTracker changed;
 	TcTracker *tracker = kernel ? &session->kernel_tracker : &session->ust_tracker;
 
-	if (!check_kind(kernel, kind, error))
-		return FALSE;
 	if (!changed_tracker(session, kernel, kind, values, count, all, track, &changed, error)) {
 		tc_tracker_clear(&changed);
 		return FALSE;

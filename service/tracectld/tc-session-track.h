@@ -11,8 +11,9 @@
  * space through the application sync (an application left out has its
  * events disabled, one let in gets buffers and events, and in root's
  * session a trace for its uid), in the kernel through the instance's pid
- * filter. Only process ids can be tracked in the kernel domain: tracefs
- * filters events on the pid of the task and on nothing else of it.
+ * filter: tracefs filters events on the pid of the task only, so the
+ * kernel helper lists the tasks whose ids the tracker lets in and rescans
+ * /proc for processes whose ids changed (TC_KERNEL_TRACK).
  */
 
 /* op_lock held, from a worker thread. Adds values to the set of kind
@@ -23,7 +24,7 @@ gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKin
 				 GError **error);
 /* The kinds each domain tracks, as bits 1 << TcTrackKind. */
 #define TC_TRACK_UST_KINDS ((1u << TC_TRACK_KINDS) - 1)
-#define TC_TRACK_KERNEL_KINDS (1u << TC_TRACK_PID)
+#define TC_TRACK_KERNEL_KINDS ((1u << TC_TRACK_KINDS) - 1)
 /* [S] a(ssbau): (domain, kind, every value, values) for each set of both
  * domains. */
 GVariant *tc_session_tracking_variant_locked(TcSession *session);
