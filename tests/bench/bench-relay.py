@@ -99,6 +99,20 @@ def cpu_seconds(pids):
     return total / 1e9
 
 
+def packets_stored(path):
+    """Packets in the index files under path (a CTF index: a 16-byte
+    header whose last field is the entry length, then the entries)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            if name.endswith(".idx"):
+                with open(os.path.join(root, name), "rb") as f:
+                    header = f.read(16)
+                    entry = int.from_bytes(header[12:16], "big")
+                    total += (os.path.getsize(f.name) - 16) // entry if entry else 0
+    return total
+
+
 def tree_bytes(path):
     total = 0
     for root, _, files in os.walk(path):
@@ -296,7 +310,8 @@ def live_latency(tracer):
     delays = viewer.delays_ms()
     log(f"{tracer.name} live: {len(delays)} events seen, delays "
         f"{min(delays, default=0):.1f}..{max(delays, default=0):.1f} ms, consumer CPU "
-        f"{cpu:.3f} s, relay stored {tree_bytes(session_dir(tracer, name)) / 1e3:.0f} kB")
+        f"{cpu:.3f} s, relay stored {tree_bytes(session_dir(tracer, name)) / 1e3:.0f} kB in "
+        f"{packets_stored(session_dir(tracer, name))} packets")
     check(len(delays) >= 0.5 * LIVE_RATE * LIVE_SECONDS,
           f"{tracer.name}: the live viewer saw {len(delays)} events")
     return statistics.median(delays)
