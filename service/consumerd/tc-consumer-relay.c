@@ -39,10 +39,8 @@ struct consumerd_relay {
 	uint64_t chunk_id;
 	int64_t chunk_created;	      /* Unix seconds */
 	int64_t chunk_created_before; /* of the chunk before, while it is closed */
-	/* The chunk before was archived (moved to archives/) on this close
-	 * time; a reconnection then takes up the current chunk's directory. */
-	int64_t chunk_closed_before;
-	bool chunk_before_archived;
+	int64_t chunk_closed_before;  /* of the chunk before, when archived */
+	bool chunk_before_archived;   /* then reconnections rejoin chunk_id */
 	uint32_t generation;	      /* connections made so far, after the first */
 	uint32_t pending_replies;     /* generic replies of indexes not read yet */
 	bool close_pending;	      /* the chunk before chunk_id is still open */
@@ -343,9 +341,9 @@ rejoin_current_chunk(struct consumerd_relay *relay)
 
 	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created_before);
 	if (ret == 0)
-		ret = command_close_trace_chunk(relay, relay->chunk_id - 1,
-						relay->chunk_closed_before,
-						TC_RELAY_CHUNK_MOVE_TO_COMPLETED, path, sizeof(path));
+		ret = command_close_trace_chunk(
+		    relay, relay->chunk_id - 1, relay->chunk_closed_before,
+		    TC_RELAY_CHUNK_MOVE_TO_COMPLETED, path, sizeof(path));
 	if (ret == 0)
 		ret = command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
 	return ret;

@@ -199,11 +199,14 @@ session_has_new_events(const struct consumerd_session *session)
 }
 
 /*
- * Sends the streams with new events, then a beacon on the others, stamped
- * after those packets ended: a viewer merges the streams by time, and
- * only moves past an event once every other stream has reached its time,
- * with a packet or a beacon. A stream the relay has no packet of yet waits
- * for the tick, which sends it an empty one.
+ * Sends the streams with new events, then a beacon on the others: a
+ * viewer merges the streams by time, and only moves past an event once
+ * every other stream has reached its time, with a packet or a beacon. A
+ * beacon's time is read before its stream is found idle, so that an event
+ * reserved before that look is never older than the beacon (only a writer
+ * stopped between reading the clock and reserving can be, as at the
+ * tick). A stream the relay has no packet of yet waits for the tick,
+ * which sends it an empty one.
  */
 static void
 session_live_poll(struct consumerd_session *session, uint64_t now)
@@ -225,18 +228,20 @@ session_live_poll(struct consumerd_session *session, uint64_t now)
 	for (channel = session->channels; channel; channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
 			struct consumerd_stream *stream = &channel->streams[cpu];
+			uint64_t idle_until;
 
-			if (stream->relay.packets_on_connection == 0 || stream_has_new_events(stream))
+			if (stream->relay.packets_on_connection == 0)
+				continue;
+			idle_until = channel_clock_now(channel);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (stream_has_new_events(stream))
 				continue;
 			consumerd_relay_send_beacon(stream->relay_conn, &stream->relay,
-						    channel->stream_id, channel_clock_now(channel));
+						    channel->stream_id, idle_until);
 		}
 	}
 }
 
-/* The looks between ticks; only for sessions without kernel streams,
- * whose pages are read on their own timer and would hold the viewer back
- * until the tick anyway. */
 static uint64_t
 live_poll_interval(uint64_t live_ns)
 {
@@ -245,6 +250,9 @@ live_poll_interval(uint64_t live_ns)
 	return interval < LIVE_POLL_MIN_NS ? LIVE_POLL_MIN_NS : interval;
 }
 
+/* The looks between ticks; only for sessions without kernel streams,
+ * whose pages are read on their own timer and would hold the viewer back
+ * until the tick anyway. */
 static uint64_t
 relay_run_poll(struct consumerd_session *session, uint64_t now)
 {

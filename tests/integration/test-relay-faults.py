@@ -32,6 +32,13 @@ def problem(svc, name):
     return ""
 
 
+def pinned_app(svc, *args):
+    """The example application on one CPU, so that the stream that loses
+    packets with the relay had packets before: a gap needs a packet before
+    it to be reported."""
+    return svc.app("-c", "0", EXAMPLE_APP, *args, program="taskset")
+
+
 def test_reconnect():
     hostname = socket.gethostname()
     with Service() as svc, Relay(svc.rundir) as relay:
@@ -41,7 +48,7 @@ def test_reconnect():
                 "--subbuf-size", "16384")
         svc.cli("enable-event", "-u", "-c", "chan", "example:*")
         svc.cli("start")
-        app = svc.app("--forever", "--interval-us", str(INTERVAL_US))
+        app = pinned_app(svc, "--forever", "--interval-us", str(INTERVAL_US))
         time.sleep(1.5)
         relay.stop(signal.SIGKILL)
         killed = time.monotonic()
@@ -93,10 +100,7 @@ def test_after_rotation(svc, relay, hostname):
             "--subbuf-size", "16384")
     svc.cli("enable-event", "-u", "-c", "chan", "example:*")
     svc.cli("start")
-    # On one CPU, so that the stream that loses packets with the relay
-    # had packets in the chunk before: a gap needs a packet before it.
-    app = svc.app("-c", "0", EXAMPLE_APP, "--count", str(count), "--interval-us", "500",
-                  program="taskset")
+    app = pinned_app(svc, "--count", str(count), "--interval-us", "500")
     time.sleep(0.8)
     svc.cli("rotate", "frot")
     time.sleep(0.5)
