@@ -7,7 +7,7 @@ after they are written (and a beacon on the idle streams, so that the
 viewer moves past them), not only at each period. The live timer stays
 the bound: here, the median delay from an event's timestamp to its line
 must stay under a quarter of the period, where waiting for the period
-gives half of it."""
+(and for the idle stream's beacon) gives half of it or more."""
 
 import re
 import socket
