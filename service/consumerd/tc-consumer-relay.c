@@ -39,6 +39,8 @@ struct consumerd_relay {
 	uint64_t chunk_id;
 	int64_t chunk_created;	      /* Unix seconds */
 	int64_t chunk_created_before; /* of the chunk before, while it is closed */
+	int64_t chunk_closed_before;  /* of the chunk before, when archived */
+	bool chunk_before_archived;   /* then reconnections rejoin chunk_id */
 	uint32_t generation;	      /* connections made so far, after the first */
 	uint32_t pending_replies;     /* generic replies of indexes not read yet */
 	bool close_pending;	      /* the chunk before chunk_id is still open */
@@ -316,27 +318,54 @@ static int command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chu
 				     size_t path_size);
 
 /*
- * The current chunk on a new connection (a new relay session). A relay
- * files a relay session's first chunk in the session's directory itself,
- * and a chunk named otherwise (CREATE_TRACE_CHUNK's override name) is one
- * it cannot archive (lttng-relayd 2.13 aborts on it). So once the session
- * has rotated, an empty first chunk is made and closed with nothing to
- * do: the relay then files the current one as any chunk after a
- * rotation, <begin>-<id> beside archives/, where the next rotation
- * archives it. It begins now: the directory of the chunk the lost relay
- * held is left as that relay left it, never written into again.
+ * The current chunk on a new connection (a new relay session), once the
+ * session has rotated. A relay files a relay session's first chunk in
+ * the session's directory itself, and a chunk named otherwise
+ * (CREATE_TRACE_CHUNK's override name) is one it cannot archive
+ * (lttng-relayd 2.13 aborts on it); it files a chunk under its own name,
+ * <begin>-<id>, once the relay session has archived one. So the chunk
+ * before is made again and archived: that rename lands on the archive
+ * the lost relay made (the same name, from the same times), which it
+ * cannot replace, and leaves the archive as it was (and an empty
+ * .tmp_old_chunk beside it, which the next rotation takes over). The
+ * current chunk then goes on in the directory the lost relay filled:
+ * the streams' files of the new connection join it (stream_file_name()),
+ * so readers see one trace whose gap in packet_seq_num they report as
+ * discarded packets, as without rotation, and the next rotation archives
+ * the whole of it.
  */
 static int
-create_current_chunk(struct consumerd_relay *relay)
+rejoin_current_chunk(struct consumerd_relay *relay)
 {
 	char path[TC_RELAY_PATH_MAX];
-	int64_t now;
 	int ret;
 
-	/* A first connection joins the chunk the session's other traces made. */
-	if (relay->chunk_id == 0 || relay->generation == 0)
-		return command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
-	now = (int64_t)time(NULL);
+	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created_before);
+	if (ret == 0)
+		ret = command_close_trace_chunk(
+		    relay, relay->chunk_id - 1, relay->chunk_closed_before,
+		    TC_RELAY_CHUNK_MOVE_TO_COMPLETED, path, sizeof(path));
+	if (ret == 0)
+		ret = command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+	return ret;
+}
+
+/*
+ * The same when the chunk before was not archived (cleared, or its close
+ * was lost with the relay): archiving it again could make an empty
+ * archive. An empty first chunk is made instead and closed with nothing
+ * to do; the relay files the current one as any chunk after a rotation,
+ * begun now, <now>-<id> beside archives/, where the next rotation
+ * archives it. The directory of the chunk the lost relay held is left as
+ * that relay left it.
+ */
+static int
+begin_current_chunk_anew(struct consumerd_relay *relay)
+{
+	char path[TC_RELAY_PATH_MAX];
+	int64_t now = (int64_t)time(NULL);
+	int ret;
+
 	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created);
 	if (ret == 0)
 		ret = command_create_trace_chunk(relay, relay->chunk_id, now);
@@ -346,6 +375,17 @@ create_current_chunk(struct consumerd_relay *relay)
 	if (ret == 0)
 		relay->chunk_created = now;
 	return ret;
+}
+
+static int
+create_current_chunk(struct consumerd_relay *relay)
+{
+	/* A first connection joins the chunk the session's other traces made. */
+	if (relay->chunk_id == 0 || relay->generation == 0)
+		return command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+	if (relay->chunk_before_archived)
+		return rejoin_current_chunk(relay);
+	return begin_current_chunk_anew(relay);
 }
 
 /* ---- streams ---- */
@@ -1254,6 +1294,7 @@ chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
 	relay->chunk_created_before = relay->chunk_created;
 	relay->chunk_created = now;
 	relay->close_pending = true;
+	relay->chunk_before_archived = false;
 	ret = command_rotate_streams(relay, relay->chunk_id);
 	if (ret == 0)
 		ret = streams_follow_new_chunk(relay);
@@ -1273,6 +1314,8 @@ chunk_close(struct consumerd_relay *relay, uint32_t command, int64_t now, bool w
 	if (ret < 0)
 		return ret;
 	relay->close_pending = false;
+	relay->chunk_before_archived = command == TC_RELAY_CHUNK_MOVE_TO_COMPLETED;
+	relay->chunk_closed_before = now;
 	if (wait)
 		ret = wait_chunk_released(relay, old_chunk);
 	if (ret == 0)

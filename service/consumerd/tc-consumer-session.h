@@ -112,6 +112,7 @@ struct consumerd_session {
 	struct consumerd_relay *relay;
 	struct consumerd_relay_stream relay_metadata;
 	uint64_t relay_next_tick;
+	uint64_t relay_next_poll; /* live: the look for new events between ticks */
 	bool kernel_busy;  /* drained every few ms, not polled */
 	bool kernel_woken; /* the next drain is for a wake-up */
 	char trace_dir[];

@@ -169,6 +169,106 @@ stream_live_tick(struct consumerd_channel *channel, struct consumerd_stream *str
 					    channel_clock_now(channel));
 }
 
+/*
+ * Between two live ticks the consumer looks LIVE_POLLS_PER_PERIOD times
+ * for streams that got events: those go to the relay at once, so that an
+ * event waits a fraction of the period for its packet instead of up to a
+ * whole one (the period stays the bound the user asked for). A look finds
+ * nothing in an idle session, and then costs one load per stream; a flush
+ * and a packet are spent only on a stream with new events.
+ */
+#define LIVE_POLLS_PER_PERIOD 10u
+#define LIVE_POLL_MIN_NS 1000000ull
+
+static bool
+stream_has_new_events(const struct consumerd_stream *stream)
+{
+	return tc_rb_bytes_used(&stream->reader.rb) != 0;
+}
+
+static bool
+session_has_new_events(const struct consumerd_session *session)
+{
+	for (const struct consumerd_channel *channel = session->channels; channel;
+	     channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
+			if (stream_has_new_events(&channel->streams[cpu]))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Sends the streams with new events, then a beacon on the others: a
+ * viewer merges the streams by time, and only moves past an event once
+ * every other stream has reached its time, with a packet or a beacon. A
+ * beacon's time is read before its stream is found idle, so that an event
+ * reserved before that look is never older than the beacon (only a writer
+ * stopped between reading the clock and reserving can be, as at the
+ * tick). A stream the relay has no packet of yet waits for the tick,
+ * which sends it an empty one.
+ */
+static void
+session_live_poll(struct consumerd_session *session, uint64_t now)
+{
+	struct consumerd_channel *channel;
+
+	if (!session_has_new_events(session) || !consumerd_relay_is_up(session->relay, now))
+		return;
+	for (channel = session->channels; channel; channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			struct consumerd_stream *stream = &channel->streams[cpu];
+
+			if (!stream_has_new_events(stream))
+				continue;
+			consumerd_stream_close_current(stream, false);
+			consumerd_stream_drain(stream, channel->packet);
+		}
+	}
+	for (channel = session->channels; channel; channel = channel->next) {
+		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+			struct consumerd_stream *stream = &channel->streams[cpu];
+			uint64_t idle_until;
+
+			if (stream->relay.packets_on_connection == 0)
+				continue;
+			idle_until = channel_clock_now(channel);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (stream_has_new_events(stream))
+				continue;
+			consumerd_relay_send_beacon(stream->relay_conn, &stream->relay,
+						    channel->stream_id, idle_until);
+		}
+	}
+}
+
+static uint64_t
+live_poll_interval(uint64_t live_ns)
+{
+	uint64_t interval = live_ns / LIVE_POLLS_PER_PERIOD;
+
+	return interval < LIVE_POLL_MIN_NS ? LIVE_POLL_MIN_NS : interval;
+}
+
+/* The looks between ticks; only for sessions without kernel streams,
+ * whose pages are read on their own timer and would hold the viewer back
+ * until the tick anyway. */
+static uint64_t
+relay_run_poll(struct consumerd_session *session, uint64_t now)
+{
+	uint64_t live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
+
+	if (live_ns == 0 || session->kernel) {
+		session->relay_next_poll = 0;
+		return 0;
+	}
+	if (timer_is_due(session->relay_next_poll, now)) {
+		session->relay_next_poll = now + live_poll_interval(live_ns);
+		session_live_poll(session, now);
+	}
+	return timer_arm(&session->relay_next_poll, live_poll_interval(live_ns), now);
+}
+
 #define RELAY_RETRY_TICK_NS 250000000ull
 
 /* Streaming sessions: reconnect to a relay that went away, and the live
@@ -192,6 +292,8 @@ relay_run_timer(struct consumerd_session *session, uint64_t now)
 	}
 	if (live_ns == 0)
 		return session->relay_next_tick;
+	/* The tick does what a look would do now. */
+	session->relay_next_poll = now + live_poll_interval(live_ns);
 	for (struct consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
@@ -212,6 +314,8 @@ consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
 	for (struct consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
 		next = earliest(next, relay_run_timer(session, now));
+		if (session->relay)
+			next = earliest(next, relay_run_poll(session, now));
 		next = earliest(next, kernel_run_timer(session, now));
 		for (struct consumerd_channel *channel = session->channels; channel;
 		     channel = channel->next)

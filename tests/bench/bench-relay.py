@@ -25,7 +25,8 @@ live_latency_ms            median delay from an event's timestamp to the
                            for both
 
 TRACECTL_BENCH_QUICK=1 shortens every run (a check that the benchmark
-works, not figures). docs/performance.md states the goals and the latest
+works, not figures). Figure names as arguments measure only those
+(e.g. live_latency_ms alone, which takes well under a minute). docs/performance.md states the goals and the latest
 figures.
 """
 
@@ -96,6 +97,20 @@ def cpu_seconds(pids):
             except (FileNotFoundError, ProcessLookupError):
                 pass  # a thread that ended meanwhile
     return total / 1e9
+
+
+def packets_stored(path):
+    """Packets in the index files under path (a CTF index: a 16-byte
+    header whose last field is the entry length, then the entries)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            if name.endswith(".idx"):
+                with open(os.path.join(root, name), "rb") as f:
+                    header = f.read(16)
+                    entry = int.from_bytes(header[12:16], "big")
+                    total += (os.path.getsize(f.name) - 16) // entry if entry else 0
+    return total
 
 
 def tree_bytes(path):
@@ -274,6 +289,8 @@ def live_latency(tracer):
     the metadata), and only what it emits after that counts."""
     name = tracer.session(LIVE_TIMER_US)
     url = (f"net://127.0.0.1:{tracer.relay.live_port}/host/{socket.gethostname()}/{name}")
+    pids = tracer.consumer_pids()
+    cpu_before = cpu_seconds(pids)
     app = subprocess.Popen([tracer.program, "paced", str(LIVE_RATE), str(LIVE_SECONDS + 1.0)],
                            env=tracer.env, stdout=subprocess.DEVNULL)
     viewer = None
@@ -288,21 +305,34 @@ def live_latency(tracer):
             app.wait()
         if viewer:
             viewer.close()
+        cpu = cpu_seconds(pids) - cpu_before
         tracer.end(name)
     delays = viewer.delays_ms()
     log(f"{tracer.name} live: {len(delays)} events seen, delays "
-        f"{min(delays, default=0):.1f}..{max(delays, default=0):.1f} ms")
+        f"{min(delays, default=0):.1f}..{max(delays, default=0):.1f} ms, consumer CPU "
+        f"{cpu:.3f} s, relay stored {tree_bytes(session_dir(tracer, name)) / 1e3:.0f} kB in "
+        f"{packets_stored(session_dir(tracer, name))} packets")
     check(len(delays) >= 0.5 * LIVE_RATE * LIVE_SECONDS,
           f"{tracer.name}: the live viewer saw {len(delays)} events")
     return statistics.median(delays)
 
 
-def measure(tracer):
-    top_mb_per_s, top_rate = throughput(tracer)
-    return {"throughput": top_mb_per_s, "rate": top_rate, "latency": live_latency(tracer)}
+FIGURES = ("relay_throughput_mb_per_s", "relay_consumer_cpu_s", "live_latency_ms")
+
+
+def measure(tracer, wanted):
+    """The figures of one tracer; the CPU one needs both top rates."""
+    result = {}
+    if wanted & {"relay_throughput_mb_per_s", "relay_consumer_cpu_s"}:
+        result["throughput"], result["rate"] = throughput(tracer)
+    if "live_latency_ms" in wanted:
+        result["latency"] = live_latency(tracer)
+    return result
 
 
 def main():
+    wanted = set(sys.argv[1:]) or set(FIGURES)
+    require(wanted <= set(FIGURES), f"figures are {', '.join(FIGURES)}")
     require(shutil.which("lttng-sessiond") and shutil.which("lttng-relayd") and
             os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
@@ -310,20 +340,24 @@ def main():
         build(tmp)
         with Service() as svc, Relay(f"{tmp}/ours") as relay:
             ours = Ours(tmp, svc, relay)
-            o = measure(ours)
+            o = measure(ours, wanted)
         with Relay(f"{tmp}/lttng") as relay:
             lttng = Lttng(tmp, relay)
             try:
-                a = measure(lttng)
-                cpu_rate = min(o["rate"], a["rate"]) / 2
-                a["cpu"] = consumer_cpu(lttng, cpu_rate)
+                a = measure(lttng, wanted)
+                if "relay_consumer_cpu_s" in wanted:
+                    cpu_rate = min(o["rate"], a["rate"]) / 2
+                    a["cpu"] = consumer_cpu(lttng, cpu_rate)
             finally:
                 lttng.close()
-        with Service() as svc, Relay(f"{tmp}/ours-cpu") as relay:
-            o["cpu"] = consumer_cpu(Ours(tmp, svc, relay), cpu_rate)
-    figure("relay_throughput_mb_per_s", o["throughput"], a["throughput"], "MB/s")
-    figure("relay_consumer_cpu_s", o["cpu"], a["cpu"], "s")
-    figure("live_latency_ms", o["latency"], a["latency"], "ms")
+        if "relay_consumer_cpu_s" in wanted:
+            with Service() as svc, Relay(f"{tmp}/ours-cpu") as relay:
+                o["cpu"] = consumer_cpu(Ours(tmp, svc, relay), cpu_rate)
+    for name, key, unit in (("relay_throughput_mb_per_s", "throughput", "MB/s"),
+                            ("relay_consumer_cpu_s", "cpu", "s"),
+                            ("live_latency_ms", "latency", "ms")):
+        if name in wanted:
+            figure(name, o[key], a[key], unit)
 
 
 if __name__ == "__main__":

@@ -1565,6 +1565,27 @@ viewer_wait_events(int fd, GString *out, guint count, int timeout_ms)
 	}
 }
 
+/* Waits until the relay lists a viewer attached to session s1: a viewer
+ * starts at the end of each stream (babeltrace2 attaches seeking the
+ * last packet), so only what is sent after that reaches it. */
+static void
+viewer_wait_attached(uint16_t live_port)
+{
+	g_autofree char *url = g_strdup_printf("net://127.0.0.1:%u", live_port);
+	const char *argv[] = {BABELTRACE2, "--input-format=lttng-live", url, NULL};
+
+	for (int tries = 0; tries < 200; tries++) {
+		g_autofree char *out = NULL;
+
+		g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+			     &out, NULL, NULL, NULL);
+		if (out && strstr(out, "/s1 ") && strstr(out, "1 client(s) connected"))
+			return;
+		g_usleep(50000);
+	}
+	g_assert_not_reached();
+}
+
 static void
 test_relay_live(Fixture *fixture, gconstpointer data)
 {
@@ -1594,6 +1615,7 @@ test_relay_live(Fixture *fixture, gconstpointer data)
 					 &error);
 	}
 	g_assert_no_error(error);
+	viewer_wait_attached(relay.ports[2]);
 	/* A few events on one CPU only: the other stream stays idle, and the
 	 * viewer must not wait for it. */
 	for (uint64_t seq = 0; seq < 3; seq++)
