@@ -4,6 +4,7 @@
 #define TC_KERNEL_HELPER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The tracefs mount point ($TRACECTL_TRACEFS for tests). */
@@ -31,8 +32,13 @@ int tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, in
  * events (globs NULL) or of the events matching the globs; *count of them. */
 int tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
 			    int *count);
-/* tc-kernel-pids.c: the processes the instance records (see
- * TC_KERNEL_PIDS). */
+/* tc-kernel-pids.c: the path of a file of the session's instance, and
+ * len bytes of text written to it, replacing (truncate) or adding to what
+ * it holds (a pid list keeps its pids on O_APPEND). */
+void tc_helper_instance_path(uint64_t session_id, const char *file, char *path, size_t size);
+int tc_helper_instance_write(uint64_t session_id, const char *file, const char *text, size_t len,
+			     bool truncate);
+/* The processes the instance records (see TC_KERNEL_PIDS). */
 int tc_helper_set_pids(uint64_t session_id, const int32_t *pids, uint32_t count, bool all);
 struct tc_kernel_track_msg;
 /* tc-kernel-track.c: TRACK (the processes recorded by their ids, rescanned

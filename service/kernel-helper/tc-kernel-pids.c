@@ -73,17 +73,22 @@ append_process(struct pid_text *text, int32_t pid)
 	return ret;
 }
 
-/* Replaces the contents of the instance's file (O_TRUNC empties a pid
- * list) by len bytes of text. */
-static int
-rewrite(uint64_t session_id, const char *file, const char *text, size_t len)
+void
+tc_helper_instance_path(uint64_t session_id, const char *file, char *path, size_t size)
+{
+	snprintf(path, size, "%s/instances/%s%" PRIu64 "/%s", tc_helper_tracefs_root(),
+		 TC_KERNEL_INSTANCE_PREFIX, session_id, file);
+}
+
+int
+tc_helper_instance_write(uint64_t session_id, const char *file, const char *text, size_t len,
+			 bool truncate)
 {
 	char path[4096];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/instances/%s%" PRIu64 "/%s", tc_helper_tracefs_root(),
-		 TC_KERNEL_INSTANCE_PREFIX, session_id, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	tc_helper_instance_path(session_id, file, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : O_APPEND));
 	if (fd < 0)
 		return -errno;
 	while (ret == 0 && len > 0) {
@@ -100,6 +105,14 @@ rewrite(uint64_t session_id, const char *file, const char *text, size_t len)
 	}
 	close(fd);
 	return ret;
+}
+
+/* Replaces the contents of the instance's file (O_TRUNC empties a pid
+ * list) by len bytes of text. */
+static int
+rewrite(uint64_t session_id, const char *file, const char *text, size_t len)
+{
+	return tc_helper_instance_write(session_id, file, text, len, true);
 }
 
 int

@@ -277,41 +277,6 @@ matches(const struct tracked *t, const struct process_ids *ids)
 	return true;
 }
 
-static void
-instance_file(uint64_t session_id, const char *file, char *path, size_t size)
-{
-	snprintf(path, size, "%s/instances/%s%" PRIu64 "/%s", tc_helper_tracefs_root(),
-		 TC_KERNEL_INSTANCE_PREFIX, session_id, file);
-}
-
-/* Writes text to the instance's file, replacing it (truncate) or adding
- * to it (a pid list keeps what it had). */
-static int
-write_file(uint64_t session_id, const char *file, const char *text, size_t len, bool truncate)
-{
-	char path[4096];
-	int fd, ret = 0;
-
-	instance_file(session_id, file, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : O_APPEND));
-	if (fd < 0)
-		return -errno;
-	while (ret == 0 && len > 0) {
-		ssize_t written = write(fd, text, len);
-
-		if (written < 0 && errno == EINTR)
-			continue;
-		if (written <= 0)
-			ret = written < 0 ? -errno : -EIO;
-		else {
-			text += written;
-			len -= (size_t)written;
-		}
-	}
-	close(fd);
-	return ret;
-}
-
 /* The pids as text, written in one call (tracefs parses what one write
  * holds). */
 static int
@@ -325,7 +290,7 @@ write_pids(uint64_t session_id, const struct tids *tids, bool truncate)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < tids->n; i++)
 		len += (size_t)snprintf(text + len, 12, "%" PRId32 " ", tids->v[i]);
-	ret = write_file(session_id, "set_event_pid", text, len, truncate);
+	ret = tc_helper_instance_write(session_id, "set_event_pid", text, len, truncate);
 	free(text);
 	return ret;
 }
@@ -340,7 +305,7 @@ read_event_pids(uint64_t session_id, struct tids *tids)
 	int fd, ret = 0;
 
 	tids->n = 0;
-	instance_file(session_id, "set_event_pid", path, sizeof(path));
+	tc_helper_instance_path(session_id, "set_event_pid", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -463,7 +428,7 @@ is_recording(uint64_t session_id)
 	char path[4096], buf[4] = "";
 	int fd;
 
-	instance_file(session_id, "tracing_on", path, sizeof(path));
+	tc_helper_instance_path(session_id, "tracing_on", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
@@ -632,13 +597,13 @@ tc_helper_track(const struct tc_kernel_track_msg *msg)
 		return -EMFILE;
 	t = tracked_new(msg, &ret);
 	if (t && (ret = first_round(t)) == 0)
-		ret = write_file(t->id, "set_event_notrace_pid", "0 ", 2, false);
+		ret = tc_helper_instance_write(t->id, "set_event_notrace_pid", "0 ", 2, false);
 	if (t && ret == 0)
 		ret = flush_added(t);
 	if (t && ret == 0)
 		ret = round_end(t);
 	if (t && ret == 0)
-		ret = write_file(t->id, "options/event-fork", "1", 1, true);
+		ret = tc_helper_instance_write(t->id, "options/event-fork", "1", 1, true);
 	tc_helper_log("info", "session %" PRIu64 ": processes recorded by their ids (%s)",
 		      msg->header.session_id, ret == 0 ? "ok" : strerror(-ret));
 	if (ret < 0) {
