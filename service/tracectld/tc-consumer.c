@@ -585,6 +585,24 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 	}
 }
 
+/* Ends a request made with consumer->lock held, and releases it. A
+ * consumer that answered "no" (reply_type is a reply) is alive; one that
+ * failed to talk is killed and forgotten. */
+static gboolean
+finish_request_unlock(TcConsumer *consumer, gboolean ok, guint32 reply_type,
+		      GError **local_error, GError **error)
+{
+	if (!ok && reply_type != TC_CONSUMER_REPLY) {
+		if (consumer->fd >= 0)
+			tc_process_signal(consumer->pidfd, SIGKILL);
+		consumer_mark_dead(consumer, (*local_error)->message);
+	}
+	g_mutex_unlock(&consumer->lock);
+	if (!ok)
+		g_propagate_error(error, g_steal_pointer(local_error));
+	return ok;
+}
+
 static gboolean
 request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const int *send_fds,
 	     guint n_send, int *fds, guint max_fds, guint64 *shm_size,
@@ -597,16 +615,7 @@ request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const 
 	reply->header.type = 0;
 	ok = request_locked(consumer, msg, type, size, send_fds, n_send, fds, max_fds, shm_size,
 			    reply, &local_error);
-	/* A consumer that answered "no" is alive; one that failed to talk is not. */
-	if (!ok && reply->header.type != TC_CONSUMER_REPLY) {
-		if (consumer->fd >= 0)
-			tc_process_signal(consumer->pidfd, SIGKILL);
-		consumer_mark_dead(consumer, local_error->message);
-	}
-	g_mutex_unlock(&consumer->lock);
-	if (!ok)
-		g_propagate_error(error, g_steal_pointer(&local_error));
-	return ok;
+	return finish_request_unlock(consumer, ok, reply->header.type, &local_error, error);
 }
 
 static gboolean
@@ -688,15 +697,7 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 		ok = receive_answers_locked(consumer, answer_type,
 					    g_get_monotonic_time() + (gint64)timeout_ms * 1000,
 					    func, user_data, &reply, &local_error);
-	/* As in request_full(): a "no" is an answer, anything else a fault. */
-	if (!ok && reply.header.type != TC_CONSUMER_REPLY && consumer->fd >= 0) {
-		tc_process_signal(consumer->pidfd, SIGKILL);
-		consumer_mark_dead(consumer, local_error->message);
-	}
-	g_mutex_unlock(&consumer->lock);
-	if (!ok)
-		g_propagate_error(error, g_steal_pointer(&local_error));
-	return ok;
+	return finish_request_unlock(consumer, ok, reply.header.type, &local_error, error);
 }
 
 gboolean
