@@ -14,95 +14,26 @@ import shutil
 import tempfile
 import time
 
+import sessionxml
 from tclib import Service, check, log, mount_tracefs, run, wait_for
 from tracelib import read_streams
 
 TIMER_US = 3600 * 1000000
 SIZE = 1 << 30
 
-SESSION = """<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-	<session>
-		<name>{name}</name>
-		<domains>
-			<domain>
-				<type>KERNEL</type>
-				<buffer_type>GLOBAL</buffer_type>
-				<channels>
-					<channel>
-						<name>channel0</name>
-						<enabled>true</enabled>
-						<subbuffer_size>262144</subbuffer_size>
-						<subbuffer_count>4</subbuffer_count>
-						<events>
-							<event>
-								<name>sched_switch</name>
-								<enabled>true</enabled>
-								<type>TRACEPOINT</type>
-							</event>
-							<event>
-								<name>getppid</name>
-								<enabled>true</enabled>
-								<type>SYSCALL</type>
-							</event>
-						</events>
-						<contexts>
-							<context>
-								<type>PID</type>
-							</context>
-						</contexts>
-					</channel>
-				</channels>
-			</domain>
-		</domains>
-		<started>true</started>
-		<attributes>
-			<rotation_schedules>
-				<periodic>
-					<time_us>{timer}</time_us>
-				</periodic>
-				<size_threshold>
-					<bytes>{size}</bytes>
-				</size_threshold>
-			</rotation_schedules>
-		</attributes>
-		<output>
-			<consumer_output>
-				<enabled>true</enabled>
-				<destination>
-					<path>{path}</path>
-				</destination>
-			</consumer_output>
-		</output>
-	</session>
-</sessions>
-"""
-
-
-# The kernel domain's pid tracker, after its channels.
-TRACKER = """</channels>
-				<process_attr_trackers>
-					<pid_process_attr_tracker>
-						<process_attr_values>
-							<pid>
-								<id>{pid}</id>
-							</pid>
-						</process_attr_values>
-					</pid_process_attr_tracker>
-				</process_attr_trackers>"""
+KERNEL_CHANNEL = sessionxml.channel(
+    [sessionxml.event("sched_switch"), sessionxml.event("getppid", kind="SYSCALL")],
+    name="channel0", contexts=["PID"])
 
 
 def write(directory, file_name, session, out, owner, tracked_pid=None):
-    path = os.path.join(directory, file_name)
-    text = SESSION.format(name=session, path=out, timer=TIMER_US, size=SIZE)
-    if tracked_pid:
-        text = text.replace("<started>true</started>", "<started>false</started>")
-        text = text.replace("</channels>", TRACKER.format(pid=tracked_pid), 1)
-    with open(path, "w") as f:
-        f.write(text)
-    os.chown(path, owner, 0)
-    os.chmod(path, 0o644)
-    return path
+    """A kernel session; with tracked_pid, not started and recording only
+    that process."""
+    trackers = sessionxml.pid_tracker([tracked_pid]) if tracked_pid else None
+    text = sessionxml.session(session, [sessionxml.kernel_domain([KERNEL_CHANNEL], trackers)],
+                              started=not tracked_pid, output=out,
+                              rotation_timer_us=TIMER_US, rotation_size=SIZE)
+    return sessionxml.install(directory, file_name, text, owner)
 
 
 def test():

@@ -18,116 +18,31 @@ import socket
 import tempfile
 
 from relaylib import Relay, free_port
+import sessionxml
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 K = 100
 MAX_SIZE = 1 << 20
 
-UST_DOMAIN = """<domains>
-			<domain>
-				<type>UST</type>
-				<buffer_type>PER_UID</buffer_type>
-				<channels>
-					<channel>
-						<name>ch</name>
-						<enabled>true</enabled>
-						<overwrite_mode>{mode}</overwrite_mode>
-						<subbuffer_size>262144</subbuffer_size>
-						<subbuffer_count>4</subbuffer_count>
-						<switch_timer_interval>0</switch_timer_interval>
-						<read_timer_interval>200000</read_timer_interval>
-						<output_type>MMAP</output_type>
-						<events>
-							<event>
-								<name>example:*</name>
-								<enabled>true</enabled>
-								<type>TRACEPOINT</type>
-							</event>
-						</events>
-					</channel>
-				</channels>
-			</domain>
-		</domains>
-		<started>true</started>"""
-
-STREAMED = """<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-	<session>
-		<name>{name}</name>
-		""" + UST_DOMAIN.replace("{mode}", "DISCARD") + """
-		<output>
-			<consumer_output>
-				<enabled>true</enabled>
-				<destination>
-					<net_output>
-						<control_uri>tcp4://127.0.0.1:{control}/</control_uri>
-						<data_uri>tcp4://127.0.0.1:{data}/</data_uri>
-					</net_output>
-				</destination>
-			</consumer_output>
-		</output>
-	</session>
-</sessions>
-"""
-
-FLIGHT = """<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-	<session>
-		<name>{name}</name>
-		""" + UST_DOMAIN.replace("{mode}", "OVERWRITE") + """
-		<attributes>
-			<snapshot_mode>true</snapshot_mode>
-		</attributes>
-		<output>
-			<snapshot_outputs>
-				<output>
-					<name>snapshot-1</name>
-					<max_size>0</max_size>
-					<consumer_output>
-						<enabled>true</enabled>
-						<destination>
-							<path>{path}</path>
-						</destination>
-					</consumer_output>
-				</output>
-				<output>
-					<name>extra</name>
-					<max_size>{max_size}</max_size>
-					<consumer_output>
-						<enabled>true</enabled>
-						<destination>
-							<path>{extra}</path>
-						</destination>
-					</consumer_output>
-				</output>
-				<output>
-					<name>central</name>
-					<max_size>0</max_size>
-					<consumer_output>
-						<enabled>true</enabled>
-						<destination>
-							<net_output>
-								<control_uri>tcp4://127.0.0.1:{control}/</control_uri>
-								<data_uri>tcp4://127.0.0.1:{data}/</data_uri>
-							</net_output>
-						</destination>
-					</consumer_output>
-				</output>
-			</snapshot_outputs>
-		</output>
-	</session>
-</sessions>
-"""
+def ust_domain(mode):
+    return sessionxml.ust_domain([sessionxml.channel(
+        [sessionxml.event("example:*")], mode=mode, switch_timer_us=0, read_timer_us=200000,
+        output_type="MMAP")])
 
 
-def write(directory, file_name, text, owner):
-    path = os.path.join(directory, file_name)
-    with open(path, "w") as f:
-        f.write(text)
-    os.chown(path, owner, 0)
-    os.chmod(path, 0o644)
-    return path
+def streamed(name, ports):
+    """A session streamed to the relay on 127.0.0.1 at ports."""
+    return sessionxml.session(name, [ust_domain("DISCARD")],
+                              output=f"net://127.0.0.1:{ports[0]}:{ports[1]}")
+
+
+def flight(name, path, extra, ports):
+    """A flight recorder with two directory outputs and one relay output."""
+    return sessionxml.session(name, [ust_domain("OVERWRITE")], snapshot_outputs=[
+        sessionxml.snapshot_output("snapshot-1", path),
+        sessionxml.snapshot_output("extra", extra, max_size=MAX_SIZE),
+        sessionxml.snapshot_output("central", f"net://127.0.0.1:{ports[0]}:{ports[1]}")])
 
 
 def problem(svc, name, user):
@@ -233,15 +148,13 @@ def test():
         alice = svc.add_user("tctest-aralice")
         relay = Relay(top)
         down_ports = [free_port(), free_port()]
-        flight = os.path.join(alice.home, "flight")
+        flight_dir = os.path.join(alice.home, "flight")
         extra = os.path.join(alice.home, "extra")
-        write(directory, "stream.lttng", STREAMED.format(
-            name="autostream", control=relay.ports[0], data=relay.ports[1]), alice.uid)
-        write(directory, "flight.lttng", FLIGHT.format(
-            name="autoflight", path=flight, extra=extra, max_size=MAX_SIZE,
-            control=relay.ports[0], data=relay.ports[1]), alice.uid)
-        write(directory, "down.lttng", STREAMED.format(
-            name="autodown", control=down_ports[0], data=down_ports[1]), alice.uid)
+        sessionxml.install(directory, "stream.lttng", streamed("autostream", relay.ports),
+                           alice.uid)
+        sessionxml.install(directory, "flight.lttng",
+                           flight("autoflight", flight_dir, extra, relay.ports), alice.uid)
+        sessionxml.install(directory, "down.lttng", streamed("autodown", down_ports), alice.uid)
         with relay, svc:
             # Listed once created, published once every file is loaded.
             wait_for(lambda: all(svc.cli("list", name, user=alice, check_ok=False)

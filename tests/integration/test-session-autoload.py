@@ -21,92 +21,25 @@ import shutil
 import subprocess
 import tempfile
 
+import sessionxml
 from tclib import Service, check, log, run, wait_for
 from tracelib import read_trace
 
 K = 50
 
-SESSION = """<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-	<session>
-		<name>{name}</name>
-		<domains>
-			<domain>
-				<type>UST</type>
-				<buffer_type>PER_UID</buffer_type>
-				<channels>
-					<channel>
-						<name>ch</name>
-						<enabled>true</enabled>
-						<overwrite_mode>DISCARD</overwrite_mode>
-						<subbuffer_size>262144</subbuffer_size>
-						<subbuffer_count>4</subbuffer_count>
-						<switch_timer_interval>0</switch_timer_interval>
-						<read_timer_interval>200000</read_timer_interval>
-						<output_type>MMAP</output_type>
-						<events>
-							<event>
-								<name>example:all_types</name>
-								<enabled>true</enabled>
-								<type>TRACEPOINT</type>
-								<filter>seq &gt; 40</filter>
-							</event>
-						</events>
-					</channel>
-				</channels>
-			</domain>
-		</domains>
-		<started>true</started>
-		<output>
-			<consumer_output>
-				<enabled>true</enabled>
-				<destination>
-					<path>{path}</path>
-				</destination>
-			</consumer_output>
-		</output>
-	</session>
-</sessions>
-"""
-
-
-# A kernel domain: in a file not root's, the service leaves it to
-# `tracectl load`.
-KERNEL_DOMAIN = """<domain>
-				<type>KERNEL</type>
-				<buffer_type>GLOBAL</buffer_type>
-				<channels>
-					<channel>
-						<name>channel0</name>
-						<enabled>true</enabled>
-						<events>
-							<event>
-								<name>sched_switch</name>
-								<enabled>true</enabled>
-								<type>TRACEPOINT</type>
-							</event>
-						</events>
-					</channel>
-				</channels>
-			</domain>
-			<domain>
-				<type>UST</type>"""
+# The user-space channel of every file; a kernel domain (in a file not
+# root's, the service leaves it to `tracectl load`) when asked.
+UST = sessionxml.ust_domain([sessionxml.channel(
+    [sessionxml.event("example:all_types", filter_expression="seq > 40")], mode="DISCARD",
+    switch_timer_us=0, read_timer_us=200000, output_type="MMAP")])
+KERNEL = sessionxml.kernel_domain([sessionxml.channel(
+    [sessionxml.event("sched_switch")], name="channel0", subbuf_size=None, subbuf_count=None)])
 
 
 def write(directory, file_name, session, out, mode=0o644, owner=0, kernel=False):
     """out None: no output element, the owner's default directory."""
-    path = os.path.join(directory, file_name)
-    text = SESSION.format(name=session, path=out)
-    if out is None:
-        start = text.index("\t\t<output>")
-        text = text[:start] + text[text.index("</output>\n") + len("</output>\n"):]
-    if kernel:
-        text = text.replace("<domain>\n\t\t\t\t<type>UST</type>", KERNEL_DOMAIN, 1)
-    with open(path, "w") as f:
-        f.write(text)
-    os.chown(path, owner, 0)
-    os.chmod(path, mode)
-    return path
+    text = sessionxml.session(session, [KERNEL, UST] if kernel else [UST], output=out)
+    return sessionxml.install(directory, file_name, text, owner, mode=mode)
 
 
 def unused_uid():

@@ -17,38 +17,11 @@ import os
 import re
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
+import sessionxml  # found through the path sdlib sets
 
-SESSION = """<?xml version="1.0" encoding="UTF-8"?>
-<sessions>
-	<session>
-		<name>{name}</name>
-		<domains>
-			<domain>
-				<type>UST</type>
-				<buffer_type>PER_UID</buffer_type>
-				<channels>
-					<channel>
-						<name>ch</name>
-						<enabled>true</enabled>
-						<overwrite_mode>DISCARD</overwrite_mode>
-						<subbuffer_size>262144</subbuffer_size>
-						<subbuffer_count>4</subbuffer_count>
-						<output_type>MMAP</output_type>
-						<events>
-							<event>
-								<name>example:*</name>
-								<enabled>true</enabled>
-								<type>TRACEPOINT</type>
-							</event>
-						</events>
-					</channel>
-				</channels>
-			</domain>
-		</domains>
-		<started>false</started>
-	</session>
-</sessions>
-"""
+# Loaded but not started: the test checks it exists, not what it records.
+CHANNEL = sessionxml.channel([sessionxml.event("example:*")], mode="DISCARD",
+                             output_type="MMAP")
 
 
 def own_directory(user):
@@ -117,11 +90,10 @@ def test():
 
 def check_login(sd, alice, started):
     name = f"login-{os.getpid()}"
-    path = os.path.join(own_directory(alice), "login.lttng")
-    with open(path, "w") as f:
-        f.write(SESSION.format(name=name))
-    os.chown(path, alice.uid, alice.uid)
-    os.chmod(path, 0o600)
+    path = sessionxml.install(own_directory(alice), "login.lttng",
+                              sessionxml.session(name, [sessionxml.ust_domain([CHANNEL])],
+                                                 started=False),
+                              alice.uid, group=alice.uid, mode=0o600)
     # As Debian makes homes; only alice (and so her consumer) may enter.
     os.chmod(alice.home, 0o700)
 
