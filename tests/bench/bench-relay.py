@@ -25,7 +25,9 @@ live_latency_ms            median delay from an event's timestamp to the
                            for both
 
 TRACECTL_BENCH_QUICK=1 shortens every run (a check that the benchmark
-works, not figures). docs/performance.md states the goals and the latest
+works, not figures). TRACECTL_BENCH_RELAY_CPU_ONLY=RATE measures only
+relay_consumer_cpu_s, at RATE events per second for both tracers (the
+full run takes half the lower top lossless rate). docs/performance.md states the goals and the latest
 figures.
 """
 
@@ -302,12 +304,29 @@ def measure(tracer):
     return {"throughput": top_mb_per_s, "rate": top_rate, "latency": live_latency(tracer)}
 
 
+def cpu_only(tmp, rate):
+    """relay_consumer_cpu_s alone, at a rate given."""
+    with Relay(f"{tmp}/lttng") as relay:
+        lttng = Lttng(tmp, relay)
+        try:
+            anchor = consumer_cpu(lttng, rate)
+        finally:
+            lttng.close()
+    with Service() as svc, Relay(f"{tmp}/ours-cpu") as relay:
+        ours = consumer_cpu(Ours(tmp, svc, relay), rate)
+    figure("relay_consumer_cpu_s", ours, anchor, "s")
+
+
 def main():
     require(shutil.which("lttng-sessiond") and shutil.which("lttng-relayd") and
             os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-relay-") as tmp:
         build(tmp)
+        cpu_only_rate = os.environ.get("TRACECTL_BENCH_RELAY_CPU_ONLY")
+        if cpu_only_rate:
+            cpu_only(tmp, float(cpu_only_rate))
+            return
         with Service() as svc, Relay(f"{tmp}/ours") as relay:
             ours = Ours(tmp, svc, relay)
             o = measure(ours)
