@@ -186,17 +186,110 @@ skip_payload(const struct consumerd_event_layout *layout, const uint8_t *packet,
 }
 
 /*
+ * A packet the writers filled on another CPU comes from that CPU's cache
+ * or from memory, one line at a time: a walk that loads a word per record
+ * waits for each line in turn. Once a run is long, the rest of it is
+ * walked as RUN_LANES interleaved lanes, each a part of the packet,
+ * prefetched RUN_PREFETCH_AHEAD bytes ahead, so that several lines are on
+ * their way at once. Short runs (packets of mixed classes) never try it.
+ */
+#define RUN_LANES 4
+#define RUN_LONG_RECORDS 64
+#define RUN_PREFETCH_AHEAD 512
+
+static inline uint32_t
+word_at(const uint8_t *packet, uint64_t at)
+{
+	uint32_t word;
+
+	memcpy(&word, packet + at, sizeof(word));
+	return word;
+}
+
+/*
+ * Restoring a compact timestamp adds one wrap of the low bits when they
+ * went back (tc_event_compact_restore): a run's clock is its first
+ * one's high bits plus the wraps counted, with the last record's low bits.
+ * Wraps are counted between neighbouring records only, so the records
+ * are walked without the chain of restores through each one's clock, and
+ * in any order.
+ */
+
+/* Walks at most count records of class id from *at on, one by one,
+ * counting the wraps from *low on. Returns whether all count were. */
+static bool
+walk_run(const uint8_t *packet, uint64_t *at, uint64_t end, uint32_t id, uint32_t record_size,
+	 uint64_t count, uint32_t *low, uint64_t *wraps)
+{
+	uint32_t word, next;
+
+	for (; count > 0 && end - *at >= record_size; count--) {
+		word = word_at(packet, *at);
+		if (tc_event_compact_id(word) != id)
+			return false;
+		next = tc_event_compact_timestamp(word);
+		*wraps += next < *low;
+		*low = next;
+		*at += record_size;
+	}
+	return count == 0;
+}
+
+/*
+ * Skips the records from at on as RUN_LANES lanes of equal length (the
+ * few left over are for walk_run()) when all are of class id: returns how
+ * many, their wraps counted as walk_run() does. Returns 0, changing
+ * nothing, when one is of another class: walk_run() then finds where the
+ * run ends. Positions never depend on what the packet holds.
+ */
+static uint64_t
+skip_run_lanes(const uint8_t *packet, uint64_t at, uint64_t end, uint32_t id,
+	       uint32_t record_size, uint32_t *low, uint64_t *wraps)
+{
+	const uint64_t length = (end - at) / record_size / RUN_LANES;
+	const uint64_t stride = length * record_size;
+	uint32_t first[RUN_LANES], last[RUN_LANES], other = 0;
+	uint64_t counted = 0;
+
+	if (length < RUN_LONG_RECORDS)
+		return 0;
+	for (int lane = 0; lane < RUN_LANES; lane++) {
+		const uint32_t word = word_at(packet, at + lane * stride);
+
+		other |= tc_event_compact_id(word) ^ id;
+		first[lane] = last[lane] = tc_event_compact_timestamp(word);
+	}
+	for (uint64_t i = 1; i < length && !other; i++) {
+		const uint64_t offset = at + i * record_size;
+
+		for (int lane = 0; lane < RUN_LANES; lane++) {
+			const uint32_t word = word_at(packet, offset + lane * stride);
+			const uint32_t next = tc_event_compact_timestamp(word);
+
+			/* Prefetches never fault: past the packet's end is harmless. */
+			__builtin_prefetch(packet + offset + lane * stride + RUN_PREFETCH_AHEAD);
+			other |= tc_event_compact_id(word) ^ id;
+			counted += next < last[lane];
+			last[lane] = next;
+		}
+	}
+	if (other)
+		return 0;
+	/* The boundaries: before the first lane, and between lanes. */
+	counted += first[0] < *low;
+	for (int lane = 1; lane < RUN_LANES; lane++)
+		counted += first[lane] < last[lane - 1];
+	*wraps += counted;
+	*low = last[RUN_LANES - 1];
+	return length * RUN_LANES;
+}
+
+/*
  * Skips the compact records of class id and fixed size record_size (header
  * included) from *pos on, restoring *clock: the walk of a hot tracepoint's
  * packet, in few instructions. Stops before any other record, which the
  * general walk then reads. Returns false when the restored clock wraps
  * past 2^64, which would make it go back.
- *
- * Restoring a compact timestamp adds one wrap of the low bits when they
- * went back (tc_event_compact_restore): the run's clock is the first
- * one's high bits plus the wraps counted, with the last record's low bits.
- * Counting them compares neighbouring records only, so the records are
- * walked without the chain of restores through each one's clock.
  */
 static bool
 skip_compact_run(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *clock,
@@ -204,16 +297,11 @@ skip_compact_run(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *c
 {
 	const uint64_t low_mask = (1ull << TC_RB_COMPACT_TS_BITS) - 1;
 	uint64_t at = *pos, wraps = 0, high = *clock & ~low_mask, restored;
-	uint32_t low = (uint32_t)(*clock & low_mask), word, next;
+	uint32_t low = (uint32_t)(*clock & low_mask);
 
-	while (end - at >= record_size) {
-		memcpy(&word, packet + at, sizeof(word));
-		if (tc_event_compact_id(word) != id)
-			break;
-		next = tc_event_compact_timestamp(word);
-		wraps += next < low;
-		low = next;
-		at += record_size;
+	if (walk_run(packet, &at, end, id, record_size, RUN_LONG_RECORDS, &low, &wraps)) {
+		at += skip_run_lanes(packet, at, end, id, record_size, &low, &wraps) * record_size;
+		walk_run(packet, &at, end, id, record_size, UINT64_MAX, &low, &wraps);
 	}
 	*pos = at;
 	/* A packet holds fewer than 2^32 records: no overflow in the shift. */

@@ -26,7 +26,10 @@ live_latency_ms            median delay from an event's timestamp to the
 
 TRACECTL_BENCH_QUICK=1 shortens every run (a check that the benchmark
 works, not figures). Figure names as arguments measure only those
-(e.g. live_latency_ms alone, which takes well under a minute). docs/performance.md states the goals and the latest
+(e.g. live_latency_ms alone, which takes well under a minute).
+TRACECTL_BENCH_RELAY_CPU_ONLY=RATE measures only relay_consumer_cpu_s,
+at RATE events per second for both tracers (the full run takes half the
+lower top lossless rate). docs/performance.md states the goals and the latest
 figures.
 """
 
@@ -330,6 +333,19 @@ def measure(tracer, wanted):
     return result
 
 
+def cpu_only(tmp, rate):
+    """relay_consumer_cpu_s alone, at a rate given."""
+    with Relay(f"{tmp}/lttng") as relay:
+        lttng = Lttng(tmp, relay)
+        try:
+            anchor = consumer_cpu(lttng, rate)
+        finally:
+            lttng.close()
+    with Service() as svc, Relay(f"{tmp}/ours-cpu") as relay:
+        ours = consumer_cpu(Ours(tmp, svc, relay), rate)
+    figure("relay_consumer_cpu_s", ours, anchor, "s")
+
+
 def main():
     wanted = set(sys.argv[1:]) or set(FIGURES)
     require(wanted <= set(FIGURES), f"figures are {', '.join(FIGURES)}")
@@ -338,6 +354,10 @@ def main():
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-relay-") as tmp:
         build(tmp)
+        cpu_only_rate = os.environ.get("TRACECTL_BENCH_RELAY_CPU_ONLY")
+        if cpu_only_rate:
+            cpu_only(tmp, float(cpu_only_rate))
+            return
         with Service() as svc, Relay(f"{tmp}/ours") as relay:
             ours = Ours(tmp, svc, relay)
             o = measure(ours, wanted)

@@ -2,8 +2,9 @@
 /*
  * The packet walk of tc-consumer-layout.c on hand-built packets: what it
  * accepts, what it calls corrupt, and where it waits for a layout. Runs of
- * compact records of one class take a shorter path than the others; every
- * verdict is checked on both.
+ * compact records of one class take a shorter path than the others, and
+ * long runs one that walks several parts of the packet side by side;
+ * every verdict is checked on each.
  */
 #include <glib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include "tc-consumer-layout.h"
 #include "tc-rb.h"
 
-#define PACKET_SIZE 4096u
+#define PACKET_SIZE 65536u
 #define FIXED_ID 3u    /* two 64-bit integers */
 #define STRING_ID 4u   /* a 32-bit integer, then a string */
 #define EXTENDED_ID 40u /* an id only the extended header can carry; one byte */
@@ -223,6 +224,55 @@ test_unknown_and_unterminated(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
 }
 
+/* Runs long enough to be walked in parts side by side, with wraps of the
+ * low timestamp bits inside the parts and on their boundaries, whole or
+ * broken late by another class (then walked record by record). */
+static void
+append_long_run(Fixture *fixture, int count, int other_at, uint32_t other_id)
+{
+	static const uint64_t payload[2] = { 1, 2 };
+	static const uint8_t string_payload[] = { 1, 2, 3, 4, 'h', 'i', 0 };
+
+	for (int i = 0; i < count; i++) {
+		/* Most records wrap, so that most boundaries between the
+		 * parts of the walk have a wrap on them. */
+		uint64_t delta = i % 3 != 0 ? (1ull << TC_RB_COMPACT_TS_BITS) - 3 : 10;
+
+		if (i == other_at && other_id == STRING_ID)
+			append_compact(fixture, STRING_ID, delta, string_payload,
+				       sizeof(string_payload));
+		else if (i == other_at)
+			append_compact(fixture, other_id, delta, NULL, 0);
+		else
+			append_compact(fixture, FIXED_ID, delta, payload, sizeof(payload));
+	}
+}
+
+static void
+test_long_runs(Fixture *fixture, gconstpointer data)
+{
+	struct tc_packet_header *header = (void *)fixture->packet;
+	const int other_at[] = { -1, 900, 260, 2 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(other_at); i++) {
+		fixture_teardown(fixture, NULL);
+		fixture_setup(fixture, NULL);
+		append_long_run(fixture, 1000, other_at[i], STRING_ID);
+		header->timestamp_end = fixture->clock;
+		g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+		header->timestamp_end = fixture->clock - 1;
+		g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+		/* Cut in the last part: the run ends where the content does. */
+		header->timestamp_end = fixture->clock;
+		g_assert_cmpint(check(fixture, fixture->pos - 1), ==, CONSUMERD_PACKET_CORRUPT);
+	}
+	fixture_teardown(fixture, NULL);
+	fixture_setup(fixture, NULL);
+	append_long_run(fixture, 1000, 800, 9);
+	header->timestamp_end = fixture->clock;
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_UNKNOWN_EVENT);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -237,5 +287,6 @@ main(int argc, char **argv)
 	ADD("clock-passes-2-64", test_clock_passes_2_64);
 	ADD("extended-goes-back", test_extended_goes_back);
 	ADD("unknown-and-unterminated", test_unknown_and_unterminated);
+	ADD("long-runs", test_long_runs);
 	return g_test_run();
 }
