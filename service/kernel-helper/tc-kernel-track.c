@@ -104,6 +104,14 @@ tids_push(struct tids *tids, int32_t tid)
 	return 0;
 }
 
+/* An empty set may have no array at all, which qsort() must not see. */
+static void
+tids_sort(struct tids *tids)
+{
+	if (tids->n > 0)
+		qsort(tids->v, tids->n, sizeof(int32_t), compare_i32);
+}
+
 static bool
 tids_has(const struct tids *sorted, int32_t tid)
 {
@@ -329,7 +337,7 @@ read_event_pids(uint64_t session_id, struct tids *tids)
 	}
 	close(fd);
 	if (ret == 0)
-		qsort(tids->v, tids->n, sizeof(int32_t), compare_i32);
+		tids_sort(tids);
 	return ret;
 }
 
@@ -450,7 +458,7 @@ round_end(struct tracked *t)
 	t->is_in_round = false;
 	if (t->is_full)
 		return 0; /* desired lacks some: nothing is judged gone */
-	qsort(t->desired.v, t->desired.n, sizeof(int32_t), compare_i32);
+	tids_sort(&t->desired);
 	for (uint32_t i = 0; !is_removing && i < t->snapshot.n; i++)
 		is_removing = !tids_has(&t->desired, t->snapshot.v[i]);
 	if (!is_removing)
