@@ -45,6 +45,7 @@ print(json.dumps(out))
 READ_STREAMS_SCRIPT = r"""
 import bt2, json, sys
 events, discarded, packets_lost = [], {}, 0
+with_ns = sys.argv[2:] == ["ns"]
 for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
     t = type(msg)
     if t is bt2._EventMessageConst:
@@ -52,6 +53,8 @@ for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
         entry = {"name": ev.name, "stream": ev.stream.id,
                  "cpu": int(ev.packet.context_field["cpu_id"]),
                  "ts": msg.default_clock_snapshot.value}
+        if with_ns:
+            entry["ns"] = msg.default_clock_snapshot.ns_from_origin
         for name, value in ev.payload_field.items():
             if name.startswith("_"):
                 continue
@@ -77,11 +80,13 @@ print(json.dumps({"events": events, "discarded": discarded, "packets_lost": pack
 """
 
 
-def read_streams(path):
-    """Events with their stream, CPU, timestamp, payload and context fields,
-    the events discarded per stream id and the packets lost, with
-    babeltrace2's Python bindings."""
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path],
+def read_streams(path, with_ns=False):
+    """Events with their stream, CPU, timestamp (ts, in cycles of the
+    stream's clock; with_ns also ns, on the time line all clocks share),
+    payload and context fields, the events discarded per stream id and the
+    packets lost, with babeltrace2's Python bindings."""
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path] +
+                          (["ns"] if with_ns else []),
                           capture_output=True, text=True, timeout=600)
     check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}")
     return json.loads(proc.stdout)
