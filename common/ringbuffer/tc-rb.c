@@ -1014,6 +1014,18 @@ copy_subbuf(const struct tc_rb *rb, uint32_t idx, void *out)
 #endif
 }
 
+/* What the writers committed to the sub-buffer at consumed in its round:
+ * subbuf_size when it is ready (Sub-buffer Ready, equation 2), less while
+ * it is being written, more only if a writer is a round ahead. The commit
+ * count is loaded with acquire, which orders the reads of the packet. */
+static uint64_t
+committed_this_round(const struct tc_rb *rb, uint64_t consumed)
+{
+	uint64_t count = commit_count(rb, subbuf_index(rb, consumed));
+
+	return (count - commit_base(rb, consumed)) & commit_mask(rb);
+}
+
 /*
  * See tc-rb.h. Sub-buffer idx of round r holds a commit count in
  * [r * subbuf_size, (r + 1) * subbuf_size] as long as the application plays
@@ -1028,8 +1040,7 @@ tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 {
 	const struct tc_rb *rb = &reader->rb;
 	const bool overwrite = is_overwrite(rb);
-	uint64_t count, filled;
-	uint32_t idx;
+	uint64_t filled;
 
 	for (int attempt = 0; attempt < TC_RB_READ_LAP_RETRIES; attempt++) {
 		if (overwrite)
@@ -1038,10 +1049,7 @@ tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 		 * scribbled count there would make the reader skip ahead of them. */
 		if (!writers_passed(rb, reader->consumed))
 			return 0;
-		idx = subbuf_index(rb, reader->consumed);
-		count = commit_count(rb, idx);
-		/* Sub-buffer Ready (equation 2). */
-		filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
+		filled = committed_this_round(rb, reader->consumed);
 		if (filled < rb->subbuf_size)
 			return 0;
 		if (filled > rb->subbuf_size) {
@@ -1053,7 +1061,7 @@ tc_rb_reader_get(struct tc_rb_reader *reader, void *out)
 
 		/* Copy first, then check only the copy: the application may still be
 		 * writing into the shared sub-buffer. */
-		copy_subbuf(rb, idx, out);
+		copy_subbuf(rb, subbuf_index(rb, reader->consumed), out);
 		/* Lapped while copying: the copy may mix two rounds. The next
 		 * attempt follows consumed and counts this sub-buffer as lost. */
 		if (overwrite && reader_was_pushed(reader))
@@ -1086,22 +1094,20 @@ tc_rb_reader_get_in_place(struct tc_rb_reader *reader, uint8_t **packet)
 {
 	const struct tc_rb *rb = &reader->rb;
 	struct tc_packet_header *header;
-	uint64_t count, filled;
-	uint32_t idx;
+	uint64_t filled;
 
 	if (is_overwrite(rb))
 		return -EINVAL;
 	if (!writers_passed(rb, reader->consumed))
 		return 0;
-	idx = subbuf_index(rb, reader->consumed);
-	count = commit_count(rb, idx);
-	filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
+	filled = committed_this_round(rb, reader->consumed);
 	if (filled < rb->subbuf_size)
 		return 0;
 	if (filled > rb->subbuf_size)
 		goto corrupted;
-	/* The acquire loads of the commit count order the reads below. */
-	header = (struct tc_packet_header *)(rb->data + (uint64_t)idx * rb->subbuf_size);
+	/* The acquire load of the commit count orders the reads below. */
+	header = (struct tc_packet_header *)(rb->data + (uint64_t)subbuf_index(rb, reader->consumed) *
+					     rb->subbuf_size);
 	if (!packet_is_valid(reader, header, reader->consumed))
 		goto corrupted;
 	reader->events_discarded_seen = header->events_discarded;
@@ -1118,15 +1124,12 @@ bool
 tc_rb_reader_ready(const struct tc_rb_reader *reader)
 {
 	const struct tc_rb *rb = &reader->rb;
-	uint64_t count, filled;
 
 	if (!writers_passed(rb, reader->consumed))
 		return false;
 	if (is_overwrite(rb)) /* pushed or not, get finds one */
 		return true;
-	count = commit_count(rb, subbuf_index(rb, reader->consumed));
-	filled = (count - commit_base(rb, reader->consumed)) & commit_mask(rb);
-	return filled >= rb->subbuf_size;
+	return committed_this_round(rb, reader->consumed) >= rb->subbuf_size;
 }
 
 void
