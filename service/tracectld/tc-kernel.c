@@ -551,7 +551,8 @@ tc_kernel_track(guint64 session_id, guint32 all, const guint32 *counts, const gu
 	msg->header.session_id = helper_session_id(session_id);
 	msg->all = all;
 	memcpy(msg->counts, counts, sizeof(msg->counts));
-	memcpy(msg->values, values, sizeof(guint32) * total);
+	if (total > 0) /* values may be no array at all then */
+		memcpy(msg->values, values, sizeof(guint32) * total);
 	g_mutex_lock(&kernel_lock);
 	ok = request_locked_fds(&main_link, &msg->header, sizeof(*msg), &reply, NULL, NULL, error);
 	if (ok) {
