@@ -49,8 +49,8 @@ hash_owner_name(uid_t owner, const char *name)
 	return hash_u64(owner) ^ g_str_hash(name);
 }
 
-static void
-random_uuid(guint8 uuid[16])
+void
+tc_random_uuid(guint8 uuid[16])
 {
 	for (guint i = 0; i < 16; i += 4) {
 		guint32 r = g_random_int();
@@ -83,7 +83,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->owner_uid = owner;
 	tc_user_charge_init(&session->charge, owner);
 	tc_session_set_output_directory(session, output_directory);
-	random_uuid(session->uuid);
+	tc_random_uuid(session->uuid);
 	session->creation_realtime_us = g_get_real_time();
 	tc_trace_clock_init(&session->clock);
 	g_mutex_init(&session->op_lock);

@@ -318,6 +318,9 @@ typedef struct {
 } TcAppSessionState;
 
 void tc_registry_init(void);
+/* A random (version 4) uuid: a session's own, and the identity a session
+ * gives a relay. */
+void tc_random_uuid(guint8 uuid[16]);
 
 /* Sessions. */
 TcSession *tc_session_new(const char *name, uid_t owner, const char *output_directory);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tc-error.h"
+#include "tc-registry.h"
 #include "tc-relay-url.h"
 
 gboolean
@@ -71,13 +72,8 @@ tc_session_output_set_relay(TcSession *session, struct tc_consumer_relay_output 
 {
 	g_autofree struct tc_consumer_relay_output *owned = relay;
 
-	for (guint i = 0; i < G_N_ELEMENTS(relay->sessiond_uuid); i += 4) {
-		guint32 word = g_random_int();
-
-		memcpy(relay->sessiond_uuid + i, &word, sizeof(word));
-	}
-	relay->sessiond_uuid[6] = (relay->sessiond_uuid[6] & 0x0f) | 0x40;
-	relay->sessiond_uuid[8] = (relay->sessiond_uuid[8] & 0x3f) | 0x80;
+	G_STATIC_ASSERT(sizeof(relay->sessiond_uuid) == 16);
+	tc_random_uuid(relay->sessiond_uuid);
 	relay->sessiond_session_id = session->id;
 	if (!tc_relay_output_identify(relay, session->name,
 				      session->creation_realtime_us / G_USEC_PER_SEC, error))
