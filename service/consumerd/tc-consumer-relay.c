@@ -1267,6 +1267,16 @@ relay_allows_clear(struct consumerd_relay *relay)
 	return (be64toh(reply.flags) & TC_RELAY_CONFIGURATION_CLEAR_ALLOWED) != 0;
 }
 
+/* A command that failed once sent may have left its reply unread, or the
+ * chunks half rotated: the connection is of no further use, whatever the
+ * code (a timeout is not "nothing changed" then). */
+static int
+exchange_broken(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -ENOTCONN || ret == -EBUSY || ret == -EPERM ? -EIO
+										       : ret;
+}
+
 /* The new chunk, every stream moved to it; the old one stays open on
  * the relay (pending closure) until consumerd_relay_chunk_close(). */
 static int
@@ -1285,11 +1295,11 @@ chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
 	if (command == TC_RELAY_CHUNK_DELETE) {
 		ret = relay_allows_clear(relay);
 		if (ret <= 0)
-			return ret == 0 ? -EPERM : ret;
+			return ret == 0 ? -EPERM : exchange_broken(ret);
 	}
 	ret = command_create_trace_chunk(relay, relay->chunk_id + 1, now);
 	if (ret < 0)
-		return ret;
+		return exchange_broken(ret);
 	relay->chunk_id++;
 	relay->chunk_created_before = relay->chunk_created;
 	relay->chunk_created = now;
@@ -1298,7 +1308,7 @@ chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
 	ret = command_rotate_streams(relay, relay->chunk_id);
 	if (ret == 0)
 		ret = streams_follow_new_chunk(relay);
-	return ret;
+	return exchange_broken(ret);
 }
 
 static int
