@@ -140,19 +140,20 @@ GVariant *
 tc_session_tracking_variant_locked(TcSession *session)
 {
 	GVariantBuilder builder;
+	/* Both domains track every kind. */
+	const guint32 kinds = (1u << TC_TRACK_KINDS) - 1;
 	const struct {
 		const char *domain;
 		const TcTracker *tracker;
-		guint32 kinds;
 	} domains[] = {
-		{"ust", &session->ust_tracker, TC_TRACK_UST_KINDS},
-		{"kernel", &session->kernel_tracker, TC_TRACK_KERNEL_KINDS},
+		{"ust", &session->ust_tracker},
+		{"kernel", &session->kernel_tracker},
 	};
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
 	for (guint d = 0; d < G_N_ELEMENTS(domains); d++) {
 		g_autoptr(GVariant) sets =
-			g_variant_ref_sink(tc_tracker_to_variant(domains[d].tracker, domains[d].kinds));
+			g_variant_ref_sink(tc_tracker_to_variant(domains[d].tracker, kinds));
 		GVariantIter iter;
 		const char *kind;
 		gboolean all;

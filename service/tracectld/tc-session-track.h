@@ -22,9 +22,6 @@
 gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 				 const guint32 *values, guint count, gboolean all, gboolean track,
 				 GError **error);
-/* The kinds each domain tracks, as bits 1 << TcTrackKind. */
-#define TC_TRACK_UST_KINDS ((1u << TC_TRACK_KINDS) - 1)
-#define TC_TRACK_KERNEL_KINDS ((1u << TC_TRACK_KINDS) - 1)
 /* [S] a(ssbau): (domain, kind, every value, values) for each set of both
  * domains. */
 GVariant *tc_session_tracking_variant_locked(TcSession *session);
