@@ -330,8 +330,13 @@ read_event_pids(uint64_t session_id, struct tids *tids)
 				continue;
 			}
 			number[number_len] = '\0';
-			if (number_len > 0 && number_len < 11)
-				ret = tids_push(tids, (int32_t)strtol(number, NULL, 10));
+			/* The kernel writes pids; anything else is not one. */
+			if (number_len > 0 && number_len < 11) {
+				long tid = strtol(number, NULL, 10);
+
+				if (tid <= INT32_MAX)
+					ret = tids_push(tids, (int32_t)tid);
+			}
 			number_len = 0;
 		}
 	}

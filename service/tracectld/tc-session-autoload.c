@@ -919,6 +919,14 @@ login_load_job(gpointer data, gpointer pool_data G_GNUC_UNUSED)
 	g_idle_add(publish_cb, autoload);
 }
 
+/* Main thread, at shutdown: a login whose directory was not read yet. */
+static void
+drop_unread(gpointer data)
+{
+	autoload_free(data);
+	tc_idle_release();
+}
+
 /* Main thread: logind's UserNew (uid, object path). Only logind can send
  * it: the match names its bus name, which only logind may own on the
  * system bus. Root's sessions are the system directory's. */
@@ -956,7 +964,7 @@ watch_user_new(GDBusConnection *connection)
 {
 	g_autoptr(GError) error = NULL;
 
-	login_pool = g_thread_pool_new(login_load_job, NULL, 1, FALSE, &error);
+	login_pool = g_thread_pool_new_full(login_load_job, NULL, drop_unread, 1, FALSE, &error);
 	if (login_pool == NULL) {
 		g_warning("Auto-load: users logging in later get nothing: %s", error->message);
 		return;
@@ -990,10 +998,11 @@ tc_session_autoload_wait(void)
 		g_dbus_connection_signal_unsubscribe(user_new_connection, user_new_subscription);
 	user_new_subscription = 0;
 	g_clear_object(&user_new_connection);
-	/* Waits for the directories being read; the ones queued are read
-	 * too, as at start a walk begun is finished. */
+	/* Waits for the directory being read; the ones queued behind it are
+	 * dropped: each may wait on a consumer for long, and a stopping
+	 * service publishes nothing more. */
 	if (login_pool)
-		g_thread_pool_free(g_steal_pointer(&login_pool), FALSE, TRUE);
+		g_thread_pool_free(g_steal_pointer(&login_pool), TRUE, TRUE);
 	if (autoload_thread_handle)
 		g_thread_join(g_steal_pointer(&autoload_thread_handle));
 }
