@@ -21,7 +21,6 @@
 #include <glib-unix.h>
 #include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include "tc-error.h"
 #include "tc-fd-passing.h"
 #include "tc-process.h"
+#include "tc-user-account.h"
 
 /* A command's reply: the consumer only creates or maps something. */
 #define CONSUMER_REPLY_TIMEOUT_MS 10000
@@ -185,13 +185,10 @@ drop_privileges_cb(gpointer data)
 static gboolean
 prepare_privileges(uid_t uid, DropPrivileges *drop, char **home, char **user, GError **error)
 {
-	struct passwd *pw = getpwuid(uid);
+	g_auto(TcUserAccount) account = {0};
 
-	if (pw == NULL) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "uid %u has no user account",
-			    (unsigned)uid);
+	if (!tc_user_account_lookup(uid, &account, error))
 		return FALSE;
-	}
 	if (getuid() != 0 && getuid() != uid) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "tracectld runs as uid %u and cannot start a consumer for uid %u "
@@ -200,13 +197,13 @@ prepare_privileges(uid_t uid, DropPrivileges *drop, char **home, char **user, GE
 		return FALSE;
 	}
 	drop->uid = uid;
-	drop->gid = pw->pw_gid;
+	drop->gid = account.gid;
 	drop->rt_priority = consumer_rt_priority;
 	drop->n_groups = G_N_ELEMENTS(drop->groups);
-	if (getgrouplist(pw->pw_name, pw->pw_gid, drop->groups, &drop->n_groups) < 0)
+	if (getgrouplist(account.name, account.gid, drop->groups, &drop->n_groups) < 0)
 		drop->n_groups = 1; /* too many groups: keep the primary one only */
-	*home = g_strdup(pw->pw_dir);
-	*user = g_strdup(pw->pw_name);
+	*home = g_steal_pointer(&account.home);
+	*user = g_steal_pointer(&account.name);
 	return TRUE;
 }
 

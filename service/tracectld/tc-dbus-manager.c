@@ -4,7 +4,6 @@
 
 #include "tc-dbus-manager.h"
 
-#include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
 #include "tc-signals.h"
+#include "tc-user-account.h"
 #include "tc-validate.h"
 
 static GDBusConnection *manager_connection;
@@ -28,18 +28,18 @@ static GDBusConnection *manager_connection;
 char *
 tc_manager_default_output_directory(uid_t uid, const char *name, GError **error)
 {
-	struct passwd *pw = getpwuid(uid);
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
 	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
 	g_autofree char *leaf = g_strdup_printf("%s-%s", name, stamp);
+	g_autofree char *home = tc_user_account_home(uid, NULL);
 
-	if (pw == NULL || pw->pw_dir == NULL || !g_path_is_absolute(pw->pw_dir)) {
+	if (home == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "uid %u has no home directory; give an output directory",
 			    (unsigned)uid);
 		return NULL;
 	}
-	return g_build_filename(pw->pw_dir, "tracectl-traces", leaf, NULL);
+	return g_build_filename(home, "tracectl-traces", leaf, NULL);
 }
 
 /*

@@ -22,6 +22,7 @@
 #include "tc-relay-url.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
+#include "tc-kernel-event-rule.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel.h"
 #include "tc-session-kernel-own.h"
@@ -750,43 +751,28 @@ kernel_filtered_work(TcRequest *request, GError **error)
 						   request->kernel_filter, error);
 }
 
-/* Kernel events take no log level nor exclusion; a filter is translated
- * to tracefs' syntax here, so that what the kernel cannot express is
- * refused before anything is asked of polkit or the helper. */
+/* What the kernel cannot express is refused before anything is asked of
+ * polkit or the helper. */
 static gboolean
 handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *invocation,
 				 const char *pattern, GVariant *options)
 {
-	g_autoptr(TcEventRule) rule = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *filter = NULL;
 	TcRequest *request;
 
-	if (!tc_kernel_validate_event(pattern, &error))
-		goto fail;
-	rule = tc_event_rule_new_from_options(pattern, options, &error);
-	if (rule == NULL)
-		goto fail;
-	if (rule->loglevel >= 0 || rule->exclusions[0] != NULL) {
-		g_set_error_literal(&error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-				    "Kernel events have no log levels nor exclusions");
-		goto fail;
+	if (!tc_kernel_event_rule_check(pattern, options, &filter, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
 	}
-	if (rule->filter == NULL)
-		return submit_kernel_event(self, invocation, pattern, TRUE);
-	filter = tc_filter_to_tracefs(rule->filter, &error);
 	if (filter == NULL)
-		goto fail;
+		return submit_kernel_event(self, invocation, pattern, TRUE);
 	request = tc_request_new(invocation, self->session);
 	request->pattern = g_strdup(pattern);
 	request->kernel_filter = g_steal_pointer(&filter);
 	request->work = kernel_filtered_work;
 	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
-	return TRUE;
-
-fail:
-	g_dbus_method_invocation_return_gerror(invocation, error);
 	return TRUE;
 }
 

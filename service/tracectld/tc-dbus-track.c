@@ -77,21 +77,8 @@ parse_values(GVariant *values, TcTrackArgs *args, GError **error)
 			    "No value given (TrackAll or UntrackAll name every value)");
 		return FALSE;
 	}
-	if (count > TC_KERNEL_PIDS_MAX) {
-		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
-			    "%" G_GSIZE_FORMAT " values in one call, the limit is %u", count,
-			    TC_KERNEL_PIDS_MAX);
+	if (!tc_tracker_check_values(args->kind, data, count, error))
 		return FALSE;
-	}
-	for (gsize i = 0; i < count; i++)
-		if (data[i] == G_MAXUINT32 ||
-		    ((args->kind == TC_TRACK_PID || args->kind == TC_TRACK_VPID) &&
-		     (data[i] == 0 || data[i] > G_MAXINT32))) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "%u is not a valid %s", data[i],
-				    tc_track_kind_name(args->kind));
-			return FALSE;
-		}
 	args->values = g_array_sized_new(FALSE, FALSE, sizeof(guint32), count);
 	if (count > 0)
 		g_array_append_vals(args->values, data, count);

@@ -20,13 +20,13 @@
 
 #include "tc-home-sessions.h"
 
-#include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
 #include "tc-session-file.h"
+#include "tc-user-account.h"
 
 /* A slow home (a network file system) may take a while; not forever. */
 #define CONSUMER_SESSION_FILES_TIMEOUT_MS 30000
@@ -53,23 +53,19 @@ typedef struct {
 	guint64 current_size;
 } TcHomeRead;
 
-/* The home as the password database says: the administrator's word,
- * never the user's environment. */
+/* The home as the password database says, short enough to send. */
 static char *
 lookup_home(uid_t user, GError **error)
 {
-	long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-	g_autofree char *buf = g_malloc(size > 0 ? (gsize)size : 16384);
-	struct passwd pw, *found = NULL;
+	g_autofree char *home = tc_user_account_home(user, error);
 
-	if (getpwuid_r(user, &pw, buf, size > 0 ? (gsize)size : 16384, &found) != 0 ||
-	    found == NULL || pw.pw_dir == NULL || !g_path_is_absolute(pw.pw_dir) ||
-	    strlen(pw.pw_dir) >= TC_CONSUMER_PATH_MAX) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "uid %u has no home directory",
-			    (unsigned)user);
+	if (home && strlen(home) >= TC_CONSUMER_PATH_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "uid %u has a home directory path longer than %d bytes", (unsigned)user,
+			    TC_CONSUMER_PATH_MAX - 1);
 		return NULL;
 	}
-	return g_strdup(pw.pw_dir);
+	return g_steal_pointer(&home);
 }
 
 /* A name the consumer may send: one entry of the directory, "*.lttng". */

@@ -37,7 +37,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,12 +51,14 @@
 #include "tc-registry.h"
 #include "tc-filter.h"
 #include "tc-kernel-abi.h"
+#include "tc-kernel-event-rule.h"
 #include "tc-session-file.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
 #include "tc-session-rotation.h"
 #include "tc-tracker.h"
+#include "tc-user-account.h"
 #include "tc-validate.h"
 
 /* Users whose own directories are read; the rest are left out, logged. */
@@ -116,7 +117,9 @@ check_directory(int dir_fd, const char *path, GError **error)
 static gboolean
 check_file_owner(const char *path, uid_t owner, GError **error)
 {
-	if (owner != 0 && getpwuid(owner) == NULL) {
+	g_auto(TcUserAccount) account = {0};
+
+	if (owner != 0 && !tc_user_account_lookup(owner, &account, NULL)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Refusing file '%s': owned by uid %u, which is no user of the system",
 			    path, (unsigned)owner);
@@ -283,32 +286,18 @@ context_names(const TcFileChannel *channel)
 	return names;
 }
 
-/* The checks EnableEventWithOptions makes in domain "kernel": no log
- * level nor exclusion, a filter tracefs can express. */
 static gboolean
 load_kernel_pattern(TcSession *session, const char *pattern, const TcFileEvent *event,
 		    GError **error)
 {
 	g_autoptr(GVariant) options = event_options(event);
-	g_autoptr(TcEventRule) rule = NULL;
 	g_autofree char *filter = NULL;
 
-	if (!tc_kernel_validate_event(pattern, error))
+	if (!tc_kernel_event_rule_check(pattern, options, &filter, error))
 		return FALSE;
-	rule = tc_event_rule_new_from_options(pattern, options, error);
-	if (rule == NULL)
-		return FALSE;
-	if (rule->loglevel >= 0 || rule->exclusions[0] != NULL) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "kernel event '%s' has a log level or exclusions, which kernel "
-			    "events have not",
-			    pattern);
-		return FALSE;
-	}
-	if (rule->filter == NULL)
+	if (filter == NULL)
 		return tc_session_op_kernel_event(session, pattern, TRUE, error);
-	filter = tc_filter_to_tracefs(rule->filter, error);
-	return filter && tc_session_op_kernel_filtered_event(session, pattern, filter, error);
+	return tc_session_op_kernel_filtered_event(session, pattern, filter, error);
 }
 
 /* As `tracectl load` does it: a system call is its entry and exit
@@ -403,31 +392,6 @@ load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel 
 	return TRUE;
 }
 
-/* The checks Track makes of its values (the parser refused G_MAXUINT32):
- * at most the kernel helper's bound, no pid 0 nor beyond pid_t. */
-static gboolean
-check_tracker_values(const TcFileTracker *tracker, TcTrackKind kind, GError **error)
-{
-	if (tracker->values->len > TC_KERNEL_PIDS_MAX) {
-		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
-			    "%u values of tracker '%s', the limit is %u", tracker->values->len,
-			    tracker->kind, TC_KERNEL_PIDS_MAX);
-		return FALSE;
-	}
-	if (kind != TC_TRACK_PID && kind != TC_TRACK_VPID)
-		return TRUE;
-	for (guint i = 0; i < tracker->values->len; i++) {
-		guint32 value = g_array_index(tracker->values, guint32, i);
-
-		if (value == 0 || value > G_MAXINT32) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "%u is not a valid %s", value, tracker->kind);
-			return FALSE;
-		}
-	}
-	return TRUE;
-}
-
 static gboolean
 load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 {
@@ -440,7 +404,8 @@ load_trackers(TcSession *session, const TcFileSession *file, GError **error)
 				    "unknown tracker kind '%s'", tracker->kind);
 			return FALSE;
 		}
-		if (!check_tracker_values(tracker, kind, error))
+		if (!tc_tracker_check_values(kind, (const guint32 *)tracker->values->data,
+					     tracker->values->len, error))
 			return FALSE;
 		/* The set holds only the values listed: untrack all, track them. */
 		if (!tc_session_op_track(session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,

@@ -28,7 +28,6 @@
 
 #include "tc-session-kernel.h"
 
-#include <pwd.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -37,6 +36,7 @@
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel.h"
+#include "tc-user-account.h"
 #include "tc-validate.h"
 
 static const struct {
@@ -235,12 +235,13 @@ tc_session_kernel_filtered_event_locked(TcSession *session, const char *pattern,
 static gboolean
 apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 {
-	struct passwd *pw = getpwuid(session->owner_uid);
+	g_auto(TcUserAccount) owner = {.gid = (gid_t)-1};
 	g_autofree char *group = tc_kernel_probe_group(session->id);
 	gboolean enable_now = !session->kernel_trace;
 
+	tc_user_account_lookup(session->owner_uid, &owner, NULL);
 	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
-				 session->owner_uid, pw ? pw->pw_gid : (gid_t)-1, enable_now,
+				 session->owner_uid, owner.gid, enable_now,
 				 error) ||
 	    (!enable_now && (!update_consumer(session, group, probe->name, NULL, error) ||
 			     !tc_kernel_event(session->id, group, probe->name, TRUE, error)))) {

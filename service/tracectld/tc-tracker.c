@@ -7,6 +7,7 @@
 #include "tc-tracker.h"
 
 #include "tc-error.h"
+#include "tc-kernel-abi.h"
 
 static const char *const kind_names[TC_TRACK_KINDS] = {
 	[TC_TRACK_PID] = "pid", [TC_TRACK_VPID] = "vpid", [TC_TRACK_UID] = "uid",
@@ -175,4 +176,24 @@ tc_tracker_to_variant(const TcTracker *tracker, guint32 mask)
 				      &values);
 	}
 	return g_variant_builder_end(&builder);
+}
+
+gboolean
+tc_tracker_check_values(TcTrackKind kind, const guint32 *values, gsize count, GError **error)
+{
+	gboolean is_pid = kind == TC_TRACK_PID || kind == TC_TRACK_VPID;
+
+	if (count > TC_KERNEL_PIDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "%" G_GSIZE_FORMAT " %s values at once, the limit is %u", count,
+			    tc_track_kind_name(kind), TC_KERNEL_PIDS_MAX);
+		return FALSE;
+	}
+	for (gsize i = 0; i < count; i++)
+		if (values[i] == G_MAXUINT32 || (is_pid && (values[i] == 0 || values[i] > G_MAXINT32))) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "%u is not a valid %s", values[i], tc_track_kind_name(kind));
+			return FALSE;
+		}
+	return TRUE;
 }

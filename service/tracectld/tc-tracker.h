@@ -45,6 +45,11 @@ const char *tc_track_kind_name(TcTrackKind kind);
 /* FALSE for an unknown name. */
 gboolean tc_track_kind_parse(const char *name, TcTrackKind *kind);
 
+/* The values one call may name: at most the kernel helper's bound, never
+ * G_MAXUINT32, and for pid and vpid a pid_t above 0. */
+gboolean tc_tracker_check_values(TcTrackKind kind, const guint32 *values, gsize count,
+				 GError **error);
+
 /* Every set holds every value. */
 void tc_tracker_init(TcTracker *tracker);
 void tc_tracker_clear(TcTracker *tracker);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tc-error.h"
+#include "tc-user-account.h"
 
 #define KIB G_GUINT64_CONSTANT(1024)
 #define MIB (KIB * KIB)
@@ -368,14 +369,13 @@ resolve_limits(uid_t user, guint64 limit[TC_LIMIT_COUNT])
 	if (user_sets)
 		merge_most_generous(g_hash_table_lookup(user_sets, GUINT_TO_POINTER(user)), &found);
 	if (group_sets && g_hash_table_size(group_sets) > 0) {
-		struct passwd pw, *result = NULL;
-		char buf[4096];
+		g_auto(TcUserAccount) account = {0};
 
-		if (getpwuid_r(user, &pw, buf, sizeof(buf), &result) == 0 && result) {
+		if (tc_user_account_lookup(user, &account, NULL)) {
 			gid_t groups[GROUPS_MAX];
 			int n = GROUPS_MAX;
 
-			if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+			if (getgrouplist(account.name, account.gid, groups, &n) < 0)
 				n = GROUPS_MAX;
 			for (int i = 0; i < n; i++)
 				merge_most_generous(g_hash_table_lookup(group_sets,

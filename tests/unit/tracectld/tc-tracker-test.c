@@ -2,6 +2,7 @@
 /* Inclusion sets of process attributes, and the virtual ids they match
  * (id maps as /proc gives them). */
 #include <glib.h>
+#include <string.h>
 
 #include "tc-error.h"
 #include "tc-peer-identity.h"
@@ -150,6 +151,36 @@ test_id_maps(void)
 	g_assert_cmpint(tc_peer_parse_id_map("4294967295 10 5\n", 12), ==, -1);
 }
 
+/* What one call may name: shared by Track and the session files. */
+static void
+test_check_values(void)
+{
+	const guint32 pids[] = {1, G_MAXINT32};
+	const guint32 zero[] = {0}, beyond[] = {(guint32)G_MAXINT32 + 1}, any[] = {G_MAXUINT32};
+	const guint32 uids[] = {0, (guint32)G_MAXINT32 + 1};
+	g_autofree guint32 *many = g_new0(guint32, 1025);
+	GError *error = NULL;
+
+	g_assert_true(tc_tracker_check_values(TC_TRACK_PID, pids, G_N_ELEMENTS(pids), NULL));
+	g_assert_true(tc_tracker_check_values(TC_TRACK_UID, uids, G_N_ELEMENTS(uids), NULL));
+	g_assert_false(tc_tracker_check_values(TC_TRACK_VPID, zero, 1, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "0 is not a valid vpid"));
+	g_clear_error(&error);
+	g_assert_false(tc_tracker_check_values(TC_TRACK_PID, beyond, 1, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_clear_error(&error);
+	g_assert_false(tc_tracker_check_values(TC_TRACK_GID, any, 1, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_clear_error(&error);
+	for (guint i = 0; i < 1025; i++)
+		many[i] = i + 1;
+	g_assert_true(tc_tracker_check_values(TC_TRACK_PID, many, 1024, NULL));
+	g_assert_false(tc_tracker_check_values(TC_TRACK_PID, many, 1025, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED);
+	g_clear_error(&error);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -161,5 +192,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracker/kind-names", test_kind_names);
 	g_test_add_func("/tracker/variant", test_variant);
 	g_test_add_func("/tracker/id-maps", test_id_maps);
+	g_test_add_func("/tracker/check-values", test_check_values);
 	return g_test_run();
 }

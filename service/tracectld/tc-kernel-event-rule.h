@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+/*
+ * What EnableEventWithOptions in domain "kernel" and a loaded session
+ * file's kernel events are both checked against, before polkit or the
+ * helper is asked anything: a valid tracepoint pattern, no log level
+ * nor exclusion (kernel events have neither), and a filter tracefs can
+ * express.
+ */
+
+/* TRUE with *tracefs_filter the options' filter in tracefs syntax, or
+ * NULL when they have none. */
+gboolean tc_kernel_event_rule_check(const char *pattern, GVariant *options,
+				    char **tracefs_filter, GError **error);
