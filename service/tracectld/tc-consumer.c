@@ -698,7 +698,7 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 }
 
 gboolean
-tc_consumer_retire_if_unused(TcConsumer *consumer)
+tc_consumer_retire_if_unused(TcConsumer *consumer, gboolean (*has_sessions)(uid_t uid))
 {
 	/* The table's, the caller's, and the child watch's for a child. */
 	gint unused = consumer->is_child ? 3 : 2;
@@ -708,7 +708,7 @@ tc_consumer_retire_if_unused(TcConsumer *consumer)
 	g_mutex_lock(&consumers_lock);
 	retire = consumers && g_hash_table_lookup(consumers, key) == consumer &&
 		 g_atomic_int_get(&consumer->refcount) == unused &&
-		 !g_atomic_int_get(&consumer->is_forgotten);
+		 !g_atomic_int_get(&consumer->is_forgotten) && !has_sessions(consumer->uid);
 	if (retire) {
 		g_hash_table_steal(consumers, key);
 		/* Nothing is lost: no loss to report when it exits. */

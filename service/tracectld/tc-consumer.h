@@ -64,13 +64,14 @@ gboolean tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 ty
 
 /*
  * Lets the consumer go (it exits when its socket closes) if nothing but
- * the caller holds it: no request under way, no start waiting for it.
- * The caller checks first that no session of its user exists (sessions
- * do not hold their consumer between requests); one created after this
- * starts a new consumer. Returns whether it was retired. The caller's
- * reference stays the caller's.
+ * the caller holds it: no request under way, no start waiting for it,
+ * and has_sessions(uid) FALSE (sessions do not hold their consumer
+ * between requests). has_sessions is called under the consumers' table
+ * lock, so a session made meanwhile either is seen or gets a new
+ * consumer; it must not take that lock. Returns whether it was retired.
+ * The caller's reference stays the caller's.
  */
-gboolean tc_consumer_retire_if_unused(TcConsumer *consumer);
+gboolean tc_consumer_retire_if_unused(TcConsumer *consumer, gboolean (*has_sessions)(uid_t uid));
 
 /* snapshot: keep everything in memory until tc_consumer_snapshot().
  * relay: stream to it, trace_dir then relative to the session's directory

@@ -358,6 +358,21 @@ tc_registry_list_sessions_recording(uid_t uid)
 	return result;
 }
 
+gboolean
+tc_registry_user_has_sessions(uid_t uid)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	gboolean found = FALSE;
+
+	rcu_read_lock();
+	for (cds_lfht_first(sessions_by_id, &iter);
+	     !found && (node = cds_lfht_iter_get_node(&iter)); cds_lfht_next(sessions_by_id, &iter))
+		found = caa_container_of(node, TcSession, id_node)->owner_uid == uid;
+	rcu_read_unlock();
+	return found;
+}
+
 guint
 tc_registry_session_count(void)
 {

@@ -346,6 +346,9 @@ TcSession *tc_registry_find_session(guint64 id);
 TcSession *tc_registry_find_session_by_name(uid_t owner, const char *name);
 /* New references to the sessions of uid, or of everyone when all. */
 GPtrArray *tc_registry_list_sessions(uid_t uid, gboolean all);
+/* Whether uid owns a session, one being destroyed included. Takes no
+ * lock and no reference (RCU read side: registered threads only). */
+gboolean tc_registry_user_has_sessions(uid_t uid);
 /* [S] */
 TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);
 /* [S] Adds a channel; the caller checked the name and the settings. */

@@ -773,15 +773,6 @@ home_users(GDBusConnection *connection, GPtrArray *loaded)
 	return users;
 }
 
-/* Whether user owns a session now (loaded or created over the bus). */
-static gboolean
-user_has_sessions(uid_t user)
-{
-	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(user, FALSE);
-
-	return sessions->len > 0;
-}
-
 /* The files of user's own directory, read by user's consumer with user's
  * rights (tc-home-sessions.h): the service reads no home. The consumer
  * is started for this if the user has none; it is let go again when the
@@ -808,8 +799,8 @@ load_home(uid_t user, GPtrArray *loaded)
 			load_contents(file->path, contents ? contents : "", length, user, loaded);
 		}
 	}
-	if (consumer && !user_has_sessions(user))
-		tc_consumer_retire_if_unused(consumer);
+	if (consumer)
+		tc_consumer_retire_if_unused(consumer, tc_registry_user_has_sessions);
 }
 
 /* The users whose own directory was read (or is being read) since the

@@ -75,6 +75,18 @@ assert_path(GPtrArray *files, guint i, const char *name)
 	g_assert_cmpstr(file->path, ==, expected);
 }
 
+static gboolean
+no_session(uid_t uid G_GNUC_UNUSED)
+{
+	return FALSE;
+}
+
+static gboolean
+a_session(uid_t uid G_GNUC_UNUSED)
+{
+	return TRUE;
+}
+
 static void
 test_good(void)
 {
@@ -94,12 +106,14 @@ test_good(void)
 	g_assert_cmpmem(contents(files, 1, &length), length, "hello!", 6);
 	contents(files, 2, &length);
 	g_assert_cmpuint(length, ==, 0);
-	/* Used by no one else: let go, and the next use starts another. */
-	g_assert_true(tc_consumer_retire_if_unused(consumer));
+	/* Kept while its user has a session, let go when used by no one
+	 * else, and the next use starts another. */
+	g_assert_false(tc_consumer_retire_if_unused(consumer, a_session));
+	g_assert_true(tc_consumer_retire_if_unused(consumer, no_session));
 	next = start("good");
 	g_assert_true(next != consumer);
 	g_assert_cmpint(tc_consumer_pid(next), !=, tc_consumer_pid(consumer));
-	g_assert_true(tc_consumer_retire_if_unused(next));
+	g_assert_true(tc_consumer_retire_if_unused(next, no_session));
 }
 
 static void
@@ -118,7 +132,7 @@ test_refusals(void)
 	g_assert_cmpmem(contents(files, 0, &length), length, "x", 1);
 	g_assert_nonnull(strstr(warnings->str, "Refusing 'a.lttng': not yours"));
 	g_clear_pointer(&files, g_ptr_array_unref);
-	g_assert_true(tc_consumer_retire_if_unused(consumer));
+	g_assert_true(tc_consumer_retire_if_unused(consumer, no_session));
 	g_clear_pointer(&consumer, tc_consumer_unref);
 
 	/* A refused directory: an error, and the consumer stays. */
@@ -127,7 +141,7 @@ test_refusals(void)
 	g_assert_null(files);
 	g_assert_nonnull(strstr(error->message, ".config/tracectl/sessions"));
 	g_assert_nonnull(strstr(error->message, "a symbolic link"));
-	g_assert_true(tc_consumer_retire_if_unused(consumer));
+	g_assert_true(tc_consumer_retire_if_unused(consumer, no_session));
 }
 
 static const struct {
@@ -162,7 +176,7 @@ test_hostile(void)
 		g_assert_error(error, TC_ERROR, TC_ERROR_FAILED);
 		g_assert_nonnull(strstr(error->message, hostile[i].why));
 		/* A killed consumer is forgotten: nothing left to retire. */
-		g_assert_true(tc_consumer_retire_if_unused(consumer) == !hostile[i].killed);
+		g_assert_true(tc_consumer_retire_if_unused(consumer, no_session) == !hostile[i].killed);
 	}
 }
 
