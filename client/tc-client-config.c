@@ -27,8 +27,7 @@ tc_client_set_current_session(const char *name, GError **error)
 
 	g_file_get_contents(path, &contents, NULL, NULL);
 	updated = tc_client_rc_with_session(contents, name);
-	return g_file_set_contents_full(path, updated, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-					error);
+	return tc_client_state_file_write(path, updated, error);
 }
 
 void

@@ -19,8 +19,7 @@ tc_client_remember_destroyed(const char *name, const char *directory)
 	g_file_get_contents(path, &contents, NULL, NULL);
 	updated = tc_client_history_add(contents, name, directory);
 	/* Best effort: the session is destroyed either way. */
-	if (!g_file_set_contents_full(path, updated, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-				      &error))
+	if (!tc_client_state_file_write(path, updated, &error))
 		g_debug("Cannot record the trace of session %s: %s", name, error->message);
 }
 

@@ -40,6 +40,9 @@ char *tc_client_current_session(void);
 gboolean tc_client_set_current_session(const char *name, GError **error);
 void tc_client_clear_current_session(const char *name);
 char *tc_client_config_path(void);
+/* Replaces the file at path with contents, atomically, mode 0600
+ * (tc-client-state-file.c). */
+gboolean tc_client_state_file_write(const char *path, const char *contents, GError **error);
 
 /* The trace directories of recently destroyed sessions
  * (tc-client-history.c, tc-client-history-file.c). */
