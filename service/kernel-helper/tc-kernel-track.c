@@ -597,6 +597,22 @@ first_round(struct tracked *t)
 	return ret < 0 ? ret : t->is_full ? -E2BIG : 0;
 }
 
+/* Writes what the first round found: the idle task kept out, the
+ * processes added and removed, children followed from their fork. */
+static int
+apply_first_round(struct tracked *t)
+{
+	int ret = tc_helper_instance_write(t->id, "set_event_notrace_pid", "0 ", 2, false);
+
+	if (ret == 0)
+		ret = flush_added(t);
+	if (ret == 0)
+		ret = round_end(t);
+	if (ret == 0)
+		ret = tc_helper_instance_write(t->id, "options/event-fork", "1", 1, true);
+	return ret;
+}
+
 int
 tc_helper_track(const struct tc_kernel_track_msg *msg)
 {
@@ -609,14 +625,10 @@ tc_helper_track(const struct tc_kernel_track_msg *msg)
 	if (i < 0 && nr_sessions >= SESSIONS_MAX)
 		return -EMFILE;
 	t = tracked_new(msg, &ret);
-	if (t && (ret = first_round(t)) == 0)
-		ret = tc_helper_instance_write(t->id, "set_event_notrace_pid", "0 ", 2, false);
-	if (t && ret == 0)
-		ret = flush_added(t);
-	if (t && ret == 0)
-		ret = round_end(t);
-	if (t && ret == 0)
-		ret = tc_helper_instance_write(t->id, "options/event-fork", "1", 1, true);
+	if (t && (ret = first_round(t)) == 0 && (ret = apply_first_round(t)) < 0 && i < 0)
+		/* No tracker of the session's corrects the list at its next
+		 * round: it goes back to what the first round found. */
+		write_pids(t->id, &t->snapshot, true);
 	tc_helper_log("info", "session %" PRIu64 ": processes recorded by their ids (%s)",
 		      msg->header.session_id, ret == 0 ? "ok" : strerror(-ret));
 	if (ret < 0) {
