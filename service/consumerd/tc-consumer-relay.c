@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tc-consumer-log.h"
+#include "tc-consumer-resolve.h"
 #include "tc-rb.h"
 #include "tc-relay-wire.h"
 
@@ -49,6 +50,12 @@ struct consumerd_relay {
 	uint64_t next_retry, retry_interval;
 	int probe_fd; /* a connection to the control port in progress, or -1 */
 	uint64_t probe_deadline;
+	/* The host's addresses that connections use, NULL until resolved,
+	 * and a lookup under way, or NULL: at creation, or again after every
+	 * address failed a probe, since addresses change. Connections never
+	 * wait for a lookup but at creation (tc-consumer-resolve.h). */
+	struct consumerd_lookup *resolved, *lookup;
+	unsigned address_next; /* the address the next probe tries, then the data port */
 	uint64_t lost_packets;
 	int64_t lost_since;
 	struct consumerd_ratelimit down_limit;
@@ -84,24 +91,58 @@ set_timeouts(int fd)
 	return 0;
 }
 
-/* Connects to one address within the timeout. Returns the fd or -errno. */
+/* The address ai with port. Returns false when it does not fit. */
+static bool
+address_with_port(const struct addrinfo *ai, uint16_t port, struct sockaddr_storage *address)
+{
+	if (ai->ai_addrlen > sizeof(*address))
+		return false;
+	memcpy(address, ai->ai_addr, ai->ai_addrlen);
+	if (ai->ai_family == AF_INET)
+		((struct sockaddr_in *)address)->sin_port = htons(port);
+	else if (ai->ai_family == AF_INET6)
+		((struct sockaddr_in6 *)address)->sin6_port = htons(port);
+	else
+		return false;
+	return true;
+}
+
+/* Starts a connection to ai's address on port without waiting for it.
+ * Returns the non-blocking socket or -errno. */
 static int
-connect_address(const struct addrinfo *ai)
+connect_start(const struct addrinfo *ai, uint16_t port)
+{
+	struct sockaddr_storage address;
+	int fd;
+
+	if (!address_with_port(ai, port, &address))
+		return -EAFNOSUPPORT;
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&address, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Connects to one address within timeout_ms. Returns the fd or -errno. */
+static int
+connect_address(const struct addrinfo *ai, uint16_t port, int timeout_ms)
 {
 	struct pollfd pfd;
 	socklen_t len = sizeof(int);
 	int fd, err = 0, ret;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	fd = connect_start(ai, port);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
-		err = -errno;
-		goto fail;
-	}
+		return fd;
 	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
 	do
-		ret = poll(&pfd, 1, CONSUMERD_RELAY_CONNECT_TIMEOUT_MS);
+		ret = poll(&pfd, 1, timeout_ms);
 	while (ret < 0 && errno == EINTR);
 	if (ret == 0) {
 		err = -ETIMEDOUT;
@@ -122,24 +163,50 @@ fail:
 	return err;
 }
 
-static int
-connect_port(const struct consumerd_relay *relay, uint16_t port)
+/* The resolved address at index (wrapping), NULL when none. */
+static const struct addrinfo *
+address_at(const struct consumerd_relay *relay, unsigned index, unsigned *count)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = (int)relay->out.family};
-	struct addrinfo *list = NULL;
-	char service[8];
-	int ret, fd = -EHOSTUNREACH;
+	const struct addrinfo *list =
+	    relay->resolved ? consumerd_lookup_addresses(relay->resolved) : NULL;
+	unsigned n = 0;
 
-	snprintf(service, sizeof(service), "%" PRIu16, port);
-	ret = getaddrinfo(relay->out.host, service, &hints, &list);
-	if (ret != 0)
-		return ret == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
-	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
-		fd = connect_address(ai);
+	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next)
+		n++;
+	*count = n;
+	if (n == 0)
+		return NULL;
+	index %= n;
+	while (index-- > 0)
+		list = list->ai_next;
+	return list;
+}
+
+/* Connects to port, trying the resolved addresses from address_next on,
+ * each for the connect timeout at most, all before deadline (consumer
+ * clock). The address that answered is the next to try. */
+static int
+connect_port(struct consumerd_relay *relay, uint16_t port, uint64_t deadline)
+{
+	unsigned count = 0;
+	int fd = -EHOSTUNREACH;
+
+	address_at(relay, 0, &count);
+	for (unsigned i = 0; i < count; i++) {
+		const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+		uint64_t now = tc_rb_clock_now();
+		uint64_t left_ms = now < deadline ? (deadline - now) / 1000000u : 0;
+
+		if (left_ms == 0)
+			return fd == -EHOSTUNREACH ? -ETIMEDOUT : fd;
+		fd = connect_address(ai, port,
+				     left_ms < CONSUMERD_RELAY_CONNECT_TIMEOUT_MS
+					 ? (int)left_ms
+					 : CONSUMERD_RELAY_CONNECT_TIMEOUT_MS);
 		if (fd >= 0)
-			break;
+			return fd;
+		relay->address_next = (relay->address_next + 1) % count;
 	}
-	freeaddrinfo(list);
 	return fd;
 }
 
@@ -505,16 +572,19 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 				  relay->session_id, address, what, strerror(-err));
 }
 
+/* Connects both ports (the control port already when control_fd is not
+ * -1), each connection made before deadline (consumer clock); the
+ * handshake then runs within the sockets' I/O timeouts. */
 static int
-relay_connect(struct consumerd_relay *relay, int control_fd)
+relay_connect(struct consumerd_relay *relay, int control_fd, uint64_t deadline)
 {
 	int ret;
 
-	ret = control_fd >= 0 ? control_fd : connect_port(relay, relay->out.control_port);
+	ret = control_fd >= 0 ? control_fd : connect_port(relay, relay->out.control_port, deadline);
 	if (ret < 0)
 		return ret;
 	relay->control_fd = ret;
-	ret = connect_port(relay, relay->out.data_port);
+	ret = connect_port(relay, relay->out.data_port, deadline);
 	if (ret < 0)
 		goto fail;
 	relay->data_fd = ret;
@@ -566,7 +636,8 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
 	int ret;
 
 	relay->generation += again;
-	ret = relay_connect(relay, control_fd);
+	ret = relay_connect(relay, control_fd,
+			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
 	if (ret == 0)
 		ret = relay_add_all_streams(relay);
 	if (ret < 0) {
@@ -616,6 +687,70 @@ start_down(struct consumerd_relay *relay, const char *why)
 			  relay->session_id, why);
 }
 
+/* The message of a failed creation, naming the relay's URL. */
+static void
+open_error(const struct consumerd_relay *relay, int err, char *error, size_t error_size)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32];
+
+	relay_address(relay, address, sizeof(address));
+	if (err == -EPROTONOSUPPORT)
+		snprintf(error, error_size,
+			 "The relay at %s does not speak LTTng's relay protocol 2.11 or later",
+			 address);
+	else if (err == -EPROTO)
+		snprintf(error, error_size, "The relay at %s refused the session", address);
+	else
+		snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
+			 strerror(-err));
+}
+
+/*
+ * Resolves the relay's host at creation, waiting up to
+ * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS: the service waits for the reply. On
+ * failure writes why into error; a lookup that did not answer in time
+ * stays in relay->lookup, for the retries of a relay opened down.
+ */
+static int
+resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32];
+	int ret;
+
+	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	if (ret < 0) {
+		open_error(relay, ret, error, error_size);
+		return ret;
+	}
+	ret = consumerd_lookup_wait(relay->lookup, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS);
+	if (ret == 1) {
+		relay->resolved = relay->lookup;
+		relay->lookup = NULL;
+		return 0;
+	}
+	relay_address(relay, address, sizeof(address));
+	if (ret == 0) {
+		snprintf(error, error_size,
+			 "Cannot stream to the relay at %s: its host name %s did not resolve "
+			 "within %d s",
+			 address, relay->out.host, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS / 1000);
+		return -ETIMEDOUT;
+	}
+	snprintf(error, error_size, "Cannot stream to the relay at %s: cannot resolve %s: %s",
+		 address, relay->out.host, consumerd_lookup_error(relay->lookup));
+	consumerd_lookup_free(relay->lookup);
+	relay->lookup = NULL;
+	return ret;
+}
+
+static void
+relay_free(struct consumerd_relay *relay)
+{
+	consumerd_lookup_free(relay->lookup);
+	consumerd_lookup_free(relay->resolved);
+	free(relay);
+}
+
 /* ---- public ---- */
 
 int
@@ -623,36 +758,31 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 		     struct consumerd_relay **result, char *error, size_t error_size)
 {
 	struct consumerd_relay *relay = calloc(1, sizeof(*relay));
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_RELAY_OPEN_TIMEOUT_MS * 1000000ull;
 	int ret;
 
 	if (!relay)
 		return -ENOMEM;
 	relay->out = *out;
+	relay->out.host[sizeof(relay->out.host) - 1] = '\0';
 	relay->session_id = session_id;
 	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	set_identity(relay, out, session_id);
-	ret = relay_connect(relay, -1);
+	ret = resolve_at_open(relay, error, error_size);
+	if (ret == 0) {
+		ret = relay_connect(relay, -1, deadline);
+		if (ret < 0)
+			open_error(relay, ret, error, error_size);
+	}
 	if (ret < 0) {
-		relay_address(relay, address, sizeof(address));
-		if (ret == -EPROTONOSUPPORT)
-			snprintf(
-			    error, error_size,
-			    "The relay at %s does not speak LTTng's relay protocol 2.11 or later",
-			    address);
-		else if (ret == -EPROTO)
-			snprintf(error, error_size, "The relay at %s refused the session", address);
-		else
-			snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
-				 strerror(-ret));
 		if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
 			start_down(relay, error);
 			*result = relay;
 			return 0;
 		}
-		free(relay);
+		relay_free(relay);
 		return ret;
 	}
 	*result = relay;
@@ -687,7 +817,7 @@ consumerd_relay_close(struct consumerd_relay *relay)
 	relay_disconnect(relay);
 	if (relay->probe_fd >= 0)
 		close(relay->probe_fd);
-	free(relay);
+	relay_free(relay);
 }
 
 int
@@ -902,29 +1032,70 @@ relay_hung_up(struct consumerd_relay *relay)
 	return poll(&pfd, 1, 0) == 1;
 }
 
-/* Starts a connection to the control port without waiting for it.
- * Returns the socket or -errno. */
-static int
-probe_start(const struct consumerd_relay *relay)
+/* Takes the answer of a lookup under way, without waiting: new
+ * addresses replace the old; a failure keeps the old, if any. */
+static void
+lookup_check(struct consumerd_relay *relay)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = (int)relay->out.family};
-	struct addrinfo *list = NULL;
-	char service[8];
-	int fd;
+	int ret;
 
-	snprintf(service, sizeof(service), "%" PRIu16, relay->out.control_port);
-	if (getaddrinfo(relay->out.host, service, &hints, &list) != 0 || !list)
-		return -EHOSTUNREACH;
-	fd = socket(list->ai_family, list->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    list->ai_protocol);
-	if (fd >= 0 && connect(fd, list->ai_addr, list->ai_addrlen) < 0 && errno != EINPROGRESS) {
-		close(fd);
-		fd = -errno;
-	} else if (fd < 0) {
-		fd = -errno;
+	if (!relay->lookup)
+		return;
+	ret = consumerd_lookup_wait(relay->lookup, 0);
+	if (ret == 0)
+		return;
+	if (ret == 1) {
+		consumerd_lookup_free(relay->resolved);
+		relay->resolved = relay->lookup;
+		relay->address_next = 0;
+	} else {
+		consumerd_debug("session=%" PRIu64 ": Cannot resolve the relay's host %s: %s",
+				relay->session_id, relay->out.host,
+				consumerd_lookup_error(relay->lookup));
+		consumerd_lookup_free(relay->lookup);
 	}
-	freeaddrinfo(list);
-	return fd;
+	relay->lookup = NULL;
+}
+
+/* Starts resolving the host again unless a lookup is under way; the
+ * current addresses stay in use until it answers. */
+static void
+lookup_again(struct consumerd_relay *relay)
+{
+	if (!relay->lookup &&
+	    consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup) < 0)
+		relay->lookup = NULL;
+}
+
+/* Starts a connection to the control port at the next address without
+ * waiting for it, nor for the host's lookup. Returns the socket,
+ * -EINPROGRESS while there is no address yet, or -errno. */
+static int
+probe_start(struct consumerd_relay *relay)
+{
+	const struct addrinfo *ai;
+	unsigned count;
+
+	lookup_check(relay);
+	ai = address_at(relay, relay->address_next, &count);
+	if (!ai) {
+		lookup_again(relay);
+		return -EINPROGRESS;
+	}
+	return connect_start(ai, relay->out.control_port);
+}
+
+/* A probe failed: the next tries the next address; once every address
+ * failed, the host is resolved again in the background. */
+static void
+probe_failed(struct consumerd_relay *relay)
+{
+	unsigned count;
+
+	address_at(relay, 0, &count);
+	relay->address_next = count ? (relay->address_next + 1) % count : 0;
+	if (relay->address_next == 0)
+		lookup_again(relay);
 }
 
 /* Whether the probe connected: 1 yes, 0 not yet, -errno failed. */
@@ -960,6 +1131,8 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 	if (relay->probe_fd < 0) {
 		ret = probe_start(relay);
 		if (ret < 0) {
+			if (ret != -EINPROGRESS)
+				probe_failed(relay);
 			relay_retry_later(relay, now);
 			return;
 		}
@@ -972,6 +1145,7 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 	if (ret <= 0) {
 		close(relay->probe_fd);
 		relay->probe_fd = -1;
+		probe_failed(relay);
 		relay_retry_later(relay, now);
 		return;
 	}

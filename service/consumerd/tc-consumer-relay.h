@@ -4,10 +4,15 @@
  * control and data connections, the relay's handle of each stream, and
  * what happens when the relay goes away.
  *
- * Everything runs on the consumer's single thread. Sockets have send and
- * receive timeouts (CONSUMERD_RELAY_IO_TIMEOUT_MS): a relay that stops
- * reading costs the consumer that long once, then the connection counts
- * as down. The applications never wait for the relay: their ring buffers
+ * Everything runs on the consumer's main thread, but the lookups of the
+ * relay's host name (tc-consumer-resolve.h): a creation waits for one
+ * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its connections
+ * within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well within what
+ * the service waits for the consumer's reply; a reconnection uses the
+ * addresses found before and never waits for the resolver. Sockets have
+ * send and receive timeouts (CONSUMERD_RELAY_IO_TIMEOUT_MS): a relay that
+ * stops reading costs the consumer that long once, then the connection
+ * counts as down. The applications never wait for the relay: their ring buffers
  * discard, as they do when the consumer is slow.
  *
  * While down, packets are drained and dropped (counted in lost_packets),
@@ -31,6 +36,8 @@
 
 #define CONSUMERD_RELAY_IO_TIMEOUT_MS 2000
 #define CONSUMERD_RELAY_CONNECT_TIMEOUT_MS 2000
+#define CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS 3000
+#define CONSUMERD_RELAY_OPEN_TIMEOUT_MS 5000
 #define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
