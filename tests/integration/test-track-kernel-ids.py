@@ -22,10 +22,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
-from tclib import (Service, check, children, is_running, log, mount_tracefs, run,
-                   wait_for)
+from tclib import (TRACEFS, Service, check, children, is_running, kernel_instances, log,
+                   mount_tracefs, run, wait_for)
 from tracelib import read_streams
 
 COUNT = 50
@@ -57,6 +56,9 @@ for line in sys.stdin:
         print(child, flush=True)
 """
 RESCAN_S = 0.25
+# A rescan round reads a few processes a tick: on a slow machine it can
+# take many ticks, never forever (which is what the tests catch).
+RESCAN_WAIT_S = 40 * RESCAN_S
 
 
 class Worker:
@@ -107,6 +109,15 @@ def getppid_pids(out):
     return pids
 
 
+def filtered_pids():
+    """The pids in the set_event_pid of the service's kernel instances."""
+    pids = set()
+    for name in kernel_instances():
+        with open(os.path.join(TRACEFS, "instances", name, "set_event_pid")) as f:
+            pids |= {int(pid) for pid in f.read().split()}
+    return pids
+
+
 def new_session(svc, name, rundir):
     out = os.path.join(rundir, name)
     svc.cli("create", name, "--output", out)
@@ -139,7 +150,8 @@ def by_uid(svc, alice, bob):
     wait_for(lambda: not is_running(helpers[0]), what="the helper's end")
     svc.cli("enable-event", "-k", "-s", "kuid", "--syscall", "getpid")
     switcher.switch(alice)
-    time.sleep(4 * RESCAN_S)  # the rescan finds it
+    wait_for(lambda: switcher.pid in filtered_pids(), RESCAN_WAIT_S,
+             "the rescan to find the worker that became alice")
     child = int(before.ask("fork"))
     for worker in (before, other, root, switcher):
         worker.ask("calls")
@@ -185,7 +197,8 @@ def by_gid(svc, alice, bob):
         worker.ask("calls")
     # Root's worker leaves group 0 for alice's: the rescan drops it.
     leaving.switch(alice)
-    time.sleep(4 * RESCAN_S)
+    wait_for(lambda: leaving.pid not in filtered_pids(), RESCAN_WAIT_S,
+             "the rescan to drop the worker that left group 0")
     for worker in (kept, other, leaving):
         worker.ask("calls")
         worker.end()
