@@ -24,16 +24,17 @@ CYCLES = 6
 BASELINE_CYCLES = 2
 EVENTS = 200
 # The bound of a call and of a run of the example application (which
-# registers then emits its events) scales with the slowest of the same
-# cycles without the attack, measured first: the attack's processes share
-# the CPUs (calls took up to several times longer under it), and a slow or
-# sanitized build has the room it needs. Root's calls also wait out the
+# registers then emits its events) scales with the median call of the same
+# cycles without the attack, measured first (not their slowest, which may
+# include a designed wait): the attack's processes share the CPUs, and
+# calls took up to 20 times that median longer under it; twice that, so
+# that a slow or sanitized build has room. Root's calls also wait out the
 # attacker's mute applications, by design (TC_ACK_OTHER_USERS_TIMEOUT_MS).
 # Never under a second, and capped below the waits the attacks used to
 # cause: an acknowledgement deadline (TC_APP_ACK_TIMEOUT_MS, 2 s), a
 # consumer's reply (10 s), 20 flood calls queued ahead.
 ACK_OTHER_USERS_S = 0.2
-BOUND_FACTOR = 10
+BOUND_FACTOR = 40
 BOUND_FLOOR_S = 1.0
 BOUND_CAP_S = 1.8
 # The cycles take seconds; before the service was fair they took minutes.
@@ -92,10 +93,11 @@ def test():
         # The same cycles without the attack: what this build and machine need.
         (bob_base, _, bob_base_records), (root_base, _, _) = \
             run_victims(svc, users, BASELINE_CYCLES, "-base")
-        baseline_s = max([s for _, s in bob_base + root_base] + bob_base_records)
-        bound_s = bound(baseline_s)
-        log(f"without the attack: slowest call or run {baseline_s * 1000:.1f} ms; "
-            f"bound {bound_s:.2f} s")
+        typical_s = percentile([s for _, s in bob_base + root_base], 0.5)
+        bound_s = bound(typical_s)
+        log(f"without the attack: median call {typical_s * 1000:.1f} ms, slowest "
+            f"{max(s for _, s in bob_base + root_base) * 1000:.1f} ms, slowest run "
+            f"{max(bob_base_records) * 1000:.1f} ms; bound {bound_s:.2f} s")
         attack = Attack(svc, attacker)
         try:
             attack.start()
