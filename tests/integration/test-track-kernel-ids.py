@@ -118,6 +118,16 @@ def filtered_pids():
     return pids
 
 
+def instances_recording():
+    """Whether every kernel instance of the service records: a removal
+    pauses its instance while it rewrites set_event_pid."""
+    for name in kernel_instances():
+        with open(os.path.join(TRACEFS, "instances", name, "tracing_on")) as f:
+            if f.read().strip() != "1":
+                return False
+    return True
+
+
 def new_session(svc, name, rundir):
     out = os.path.join(rundir, name)
     svc.cli("create", name, "--output", out)
@@ -150,7 +160,7 @@ def by_uid(svc, alice, bob):
     wait_for(lambda: not is_running(helpers[0]), what="the helper's end")
     svc.cli("enable-event", "-k", "-s", "kuid", "--syscall", "getpid")
     switcher.switch(alice)
-    wait_for(lambda: switcher.pid in filtered_pids(), RESCAN_WAIT_S,
+    wait_for(lambda: switcher.pid in filtered_pids() and instances_recording(), RESCAN_WAIT_S,
              "the rescan to find the worker that became alice")
     child = int(before.ask("fork"))
     for worker in (before, other, root, switcher):
@@ -197,8 +207,12 @@ def by_gid(svc, alice, bob):
         worker.ask("calls")
     # Root's worker leaves group 0 for alice's: the rescan drops it.
     leaving.switch(alice)
-    wait_for(lambda: leaving.pid not in filtered_pids(), RESCAN_WAIT_S,
-             "the rescan to drop the worker that left group 0")
+
+    def dropped():
+        pids = filtered_pids()
+        return leaving.pid not in pids and kept.pid in pids and instances_recording()
+    # The whole removal done: the list rewritten and the instance recording again.
+    wait_for(dropped, RESCAN_WAIT_S, "the rescan to drop the worker that left group 0")
     for worker in (kept, other, leaving):
         worker.ask("calls")
         worker.end()
