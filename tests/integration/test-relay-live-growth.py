@@ -4,8 +4,8 @@
 records, with its metadata growing: the events of an application
 started after the viewer attached, then those of a kernel event enabled
 while the kernel trace records, each appear within the live timer plus
-a few seconds (not when the session ends), idle kernel CPUs and idle user-space streams holding nothing
-back. The first kernel event of a live session that records user-space
+a few seconds (not when the session ends), idle kernel CPUs and idle
+user-space streams holding nothing back. The first kernel event of a live session that records user-space
 events only starts its kernel trace at once: its events appear live
 too. A sparse live session stores packets cut to their content (rounded
 up to a page), not whole sub-buffers of padding each live period."""
