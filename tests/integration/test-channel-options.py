@@ -47,7 +47,9 @@ def test():
         svc.cli("start")
         svc.run_app("--count", "3")
         # No flush: the switch timer closes the packet, the read timer writes it.
-        deadline = time.time() + 3
+        # Each look starts babeltrace2's Python: room for a slow machine;
+        # without the timers the events would wait for the session's stop.
+        deadline = time.time() + 10
         names = []
         while time.time() < deadline:
             time.sleep(0.2)

@@ -28,6 +28,7 @@ per CPU: its discarded events (packet contexts, as babeltrace2 reports
 them) equal the kernel's losses, its events the rest. So the
 application's own getppid events, recorded plus lost, are all there."""
 
+import contextlib
 import os
 import subprocess
 import time
@@ -87,8 +88,26 @@ def lost_and_handed(stats):
     return lost, sum(k["entries"] + k["read events"] for k in stats.values())
 
 
+@contextlib.contextmanager
+def memory_file_system(path):
+    """A tmpfs mounted at path while the block runs."""
+    os.makedirs(path)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m,mode=0755", "tracectl-test", path],
+                   check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", path], check=False)
+
+
 def test_woken_in_time(svc):
-    out = os.path.join(svc.rundir, "wake")
+    # In memory: the test is about the wake-ups, a disk that stalls for
+    # tens of milliseconds would lose events however soon the consumer woke.
+    with memory_file_system(os.path.join(svc.rundir, "memory")) as memory:
+        woken_in_time(svc, os.path.join(memory, "wake"))
+
+
+def woken_in_time(svc, out):
     svc.cli("create", "kwake", "--output", out)
     svc.cli("enable-channel", "-k", "kwake", "--subbuf-size", "256K", "--num-subbuf", "4")
     svc.cli("enable-event", "-k", "--syscall", "getppid")

@@ -26,8 +26,11 @@ OWN = struct.Struct("=IIIIQiIIIII")
 ALL_EVENTS = 0x1ff
 SCHED_SWITCH = 0x04
 SCHED_RATE, SCHED_BURST = 20000, 2000
-# Two processes bouncing a byte through pipes: two switches a round trip.
+# Two processes bouncing a byte through pipes: two switches a round trip,
+# on one CPU so that every message is one however many CPUs there are and
+# however slow: the switches outrun the rate limit.
 PING_PONG = ("import os, time\n"
+             "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
              "a, b = os.pipe(); c, d = os.pipe()\n"
              "if os.fork() == 0:\n"
              "    os.close(b); os.close(c)\n"

@@ -10,7 +10,7 @@ import os
 import signal
 import time
 
-from tclib import Service, check, run, wait_for
+from tclib import Service, check, log, run, wait_for
 from tracelib import read_trace
 
 
@@ -25,6 +25,21 @@ def context_switches(pid):
     return total
 
 
+def stable_count(pid, sample_s=0.2, timeout_s=10):
+    """Waits until pid's context switches stay the same over two intervals
+    of sample_s in a row: its threads have reached their waits."""
+    deadline = time.monotonic() + timeout_s
+    previous, unchanged = context_switches(pid), 0
+    while time.monotonic() < deadline:
+        time.sleep(sample_s)
+        count = context_switches(pid)
+        unchanged = unchanged + 1 if count == previous else 0
+        if unchanged == 2:
+            return
+        previous = count
+    raise AssertionError(f"the application kept waking up for {timeout_s} s")
+
+
 def test():
     with Service() as svc:
         svc.stop()
@@ -33,14 +48,31 @@ def test():
         started = time.monotonic()
         app = svc.app("--pause", "--count", "5", wait_ready=True)
         check(time.monotonic() - started < 2.0, "the application waited for a missing service")
-        time.sleep(0.5)  # let the listener thread reach its wait
+        # The listener thread has reached its wait once the count stops moving.
+        stable_count(app.pid)
         before = context_switches(app.pid)
         time.sleep(2.5)
         after = context_switches(app.pid)
         check(after == before, f"the waiting application woke up {after - before} times")
         svc.start()
-        wait_for(lambda: app.pid in svc.listed_pids(), 0.9,
-                 "the application to register with the new service")
+        # Registration must take under 0.9 s, plus up to two of the
+        # `tracectl list` runs that look for it (slow on a sanitized build);
+        # an application that polled would wait for its next poll.
+        started = time.monotonic()
+        list_runs = []
+
+        def registered():
+            before_list = time.monotonic()
+            pids = svc.listed_pids()
+            list_runs.append(time.monotonic() - before_list)
+            return app.pid in pids
+        wait_for(registered, 30, "the application to register with the new service")
+        took = time.monotonic() - started
+        log(f"registered after {took:.2f} s; `tracectl list` runs took up to "
+            f"{max(list_runs):.2f} s")
+        check(took < 0.9 + 2 * max(list_runs),
+              f"the application registered after {took:.2f} s "
+              f"(`tracectl list` runs took up to {max(list_runs):.2f} s)")
         out = os.path.join(svc.rundir, "trace")
         svc.cli("create", "late", "--output", out)
         svc.cli("enable-event", "-u", "example:all_types")

@@ -8,7 +8,7 @@ and every getppid system call of the application exactly once."""
 import os
 import time
 
-from tclib import STRESS_APP, Service, check, log, mount_tracefs, run
+from tclib import STRESS_APP, Service, check, log, mount_tracefs, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 COUNT = 3000
@@ -25,6 +25,10 @@ def test():
         svc.cli("start")
         app = svc.app("--threads", "1", "--count", str(COUNT), "--signals", "0", "--getppid",
                       "--pace", "10", "--pause-ms", "2", program=STRESS_APP)
+        # Registered (its user's buffers exist) before the first rotation,
+        # which must then hold the user-space part, however slow the start.
+        wait_for(lambda: app.pid in svc.listed_pids() or app.poll() is not None, 30,
+                 "the stress application to register")
         archives = []
         for _ in range(2):
             time.sleep(0.2)

@@ -66,6 +66,10 @@ class Monitor:
         raise AssertionError(f"tracectl monitor printed no {text!r}: {self.lines} "
                              f"{self.proc.poll()}")
 
+    def forget(self):
+        """Drops the lines printed so far."""
+        del self.lines[:len(self.lines)]
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
@@ -126,10 +130,27 @@ def test():
         installed.restore()
 
 
+def warm_up(svc, user, monitors):
+    """A session of user created and destroyed, until each of monitors has
+    printed its end: `tracectl monitor` says nothing when it has
+    subscribed. Its lines are then forgotten."""
+    svc.cli("create", "warmup", user=user)
+    svc.cli("destroy", "warmup", user=user)
+    for monitor in monitors:
+        monitor.wait_for("SessionDestroyed")
+        monitor.forget()
+
+
 def check_signals():
     with Service() as svc:
         alice = svc.add_user("tcsig-alice")
         bob = svc.add_user("tcsig-bob")
+        json_monitor = Monitor(svc, alice, "--json")
+        text_monitor = Monitor(svc, alice)
+        bob_monitor = Monitor(svc, bob, "--json")
+        # Before the listeners, which would see the warm-up sessions.
+        warm_up(svc, alice, (json_monitor, text_monitor))
+        warm_up(svc, bob, (bob_monitor,))
         spy = Listener(svc, mode="monitor")
         mine = Listener(svc, alice)
         others = Listener(svc, bob)
@@ -137,10 +158,6 @@ def check_signals():
         idle_bob = Listener(svc, bob, mode="listen")
         root = Listener(svc)  # an administrator: sees every user's
         carol = Listener(svc, svc.add_user("tcsig-carol"))  # another
-        json_monitor = Monitor(svc, alice, "--json")
-        text_monitor = Monitor(svc, alice)
-        bob_monitor = Monitor(svc, bob, "--json")
-        time.sleep(1)  # the monitors subscribed
 
         svc.cli("create", "work", user=alice)
         created = mine.wait_member("SessionCreated", lambda s: s["args"][1] == "work")
@@ -190,6 +207,9 @@ def check_signals():
         check(mine.members("marker") == [], "alice's subscriber saw bob's session")
         check(idle_alice.signals == [] and idle_bob.signals == [],
               f"unsubscribed: {idle_alice.signals} {idle_bob.signals}")
+        # Their last signal of alice's session delivered: the whole lifecycle is.
+        for listener in (root, carol):
+            listener.wait_member("SessionDestroyed", lambda s: s["args"][0] == path)
         check(lifecycle(root, path) == expected, f"root's subscriber: {lifecycle(root, path)}")
         check(lifecycle(carol, path) == expected, f"carol's: {lifecycle(carol, path)}")
         doomed = check_problem(svc, alice, mine, root)

@@ -8,7 +8,7 @@ and a later snapshot holds newer events."""
 import os
 import time
 
-from tclib import Service, check, log, run
+from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 
@@ -28,6 +28,9 @@ def test():
         svc.cli("enable-event", "-u", "example:*")
         svc.cli("start")
         app = svc.app("--forever", "--interval-us", "100")
+        # Registered before the time a snapshot session would write in, and
+        # the first snapshot, start: however slow its start, it has events.
+        wait_for(lambda: app.pid in svc.listed_pids(), 30, "the application to register")
         time.sleep(1.5)
         check(not os.path.exists(os.path.join(out, "ust")), "a snapshot session wrote a trace")
         first = svc.cli_json("snapshot", "record")["directory"]

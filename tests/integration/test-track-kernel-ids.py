@@ -22,10 +22,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
-from tclib import (Service, check, children, is_running, log, mount_tracefs, run,
-                   wait_for)
+from tclib import (TRACEFS, Service, check, children, is_running, kernel_instances, log,
+                   mount_tracefs, run, wait_for)
 from tracelib import read_streams
 
 COUNT = 50
@@ -57,6 +56,9 @@ for line in sys.stdin:
         print(child, flush=True)
 """
 RESCAN_S = 0.25
+# A rescan round reads a few processes a tick: on a slow machine it can
+# take many ticks, never forever (which is what the tests catch).
+RESCAN_WAIT_S = 40 * RESCAN_S
 
 
 class Worker:
@@ -107,6 +109,25 @@ def getppid_pids(out):
     return pids
 
 
+def filtered_pids():
+    """The pids in the set_event_pid of the service's kernel instances."""
+    pids = set()
+    for name in kernel_instances():
+        with open(os.path.join(TRACEFS, "instances", name, "set_event_pid")) as f:
+            pids |= {int(pid) for pid in f.read().split()}
+    return pids
+
+
+def instances_recording():
+    """Whether every kernel instance of the service records: a removal
+    pauses its instance while it rewrites set_event_pid."""
+    for name in kernel_instances():
+        with open(os.path.join(TRACEFS, "instances", name, "tracing_on")) as f:
+            if f.read().strip() != "1":
+                return False
+    return True
+
+
 def new_session(svc, name, rundir):
     out = os.path.join(rundir, name)
     svc.cli("create", name, "--output", out)
@@ -139,7 +160,8 @@ def by_uid(svc, alice, bob):
     wait_for(lambda: not is_running(helpers[0]), what="the helper's end")
     svc.cli("enable-event", "-k", "-s", "kuid", "--syscall", "getpid")
     switcher.switch(alice)
-    time.sleep(4 * RESCAN_S)  # the rescan finds it
+    wait_for(lambda: switcher.pid in filtered_pids() and instances_recording(), RESCAN_WAIT_S,
+             "the rescan to find the worker that became alice")
     child = int(before.ask("fork"))
     for worker in (before, other, root, switcher):
         worker.ask("calls")
@@ -185,7 +207,12 @@ def by_gid(svc, alice, bob):
         worker.ask("calls")
     # Root's worker leaves group 0 for alice's: the rescan drops it.
     leaving.switch(alice)
-    time.sleep(4 * RESCAN_S)
+
+    def dropped():
+        pids = filtered_pids()
+        return leaving.pid not in pids and kept.pid in pids and instances_recording()
+    # The whole removal done: the list rewritten and the instance recording again.
+    wait_for(dropped, RESCAN_WAIT_S, "the rescan to drop the worker that left group 0")
     for worker in (kept, other, leaving):
         worker.ask("calls")
         worker.end()
