@@ -451,13 +451,29 @@ is_recording(uint64_t session_id)
 	return buf[0] == '1';
 }
 
+/* Replaces set_event_pid by tids with the instance paused: between the
+ * truncating open and the write the list is empty, and an empty list
+ * records every task. */
+static int
+rewrite_pids_paused(uint64_t session_id, const struct tids *tids)
+{
+	bool was_on = is_recording(session_id);
+	int ret = was_on ? tc_helper_tracing_on(session_id, false) : 0;
+
+	if (ret == 0)
+		ret = write_pids(session_id, tids, true);
+	if (was_on && tc_helper_tracing_on(session_id, true) < 0 && ret == 0)
+		ret = -EIO;
+	return ret;
+}
+
 /* The round's end: what the snapshot held and no matching process has
  * leaves set_event_pid; the children event-fork added meanwhile stay. */
 static int
 round_end(struct tracked *t)
 {
 	struct tids now = {.max = SNAPSHOT_MAX}, kept = {.max = SNAPSHOT_MAX};
-	bool is_removing = false, was_on;
+	bool is_removing = false;
 	int ret = 0;
 
 	t->is_in_round = false;
@@ -474,13 +490,8 @@ round_end(struct tracked *t)
 			ret = tids_push(&kept, now.v[i]);
 	if (ret == 0 && kept.n == 0)
 		ret = tids_push(&kept, 0);
-	was_on = ret == 0 && is_recording(t->id);
-	if (was_on)
-		ret = tc_helper_tracing_on(t->id, false);
 	if (ret == 0)
-		ret = write_pids(t->id, &kept, true);
-	if (was_on && tc_helper_tracing_on(t->id, true) < 0 && ret == 0)
-		ret = -EIO;
+		ret = rewrite_pids_paused(t->id, &kept);
 	free(now.v);
 	free(kept.v);
 	return ret;
@@ -613,6 +624,24 @@ apply_first_round(struct tracked *t)
 	return ret;
 }
 
+/* After a failed first round of a session with no tracker yet (a
+ * tracker would correct the list at its next round): set_event_pid goes
+ * back to what the first round found, or, if that cannot be written, to
+ * pid 0 alone, which records nothing, rather than a list half changed. */
+static void
+restore_snapshot(struct tracked *t)
+{
+	struct tids nothing = {.max = 1};
+	int ret = rewrite_pids_paused(t->id, &t->snapshot);
+
+	if (ret < 0 && tids_push(&nothing, 0) == 0)
+		ret = rewrite_pids_paused(t->id, &nothing);
+	free(nothing.v);
+	if (ret < 0)
+		tc_helper_log("warning", "session %" PRIu64 ": cannot restore set_event_pid: %s",
+			      t->id, strerror(-ret));
+}
+
 int
 tc_helper_track(const struct tc_kernel_track_msg *msg)
 {
@@ -626,9 +655,7 @@ tc_helper_track(const struct tc_kernel_track_msg *msg)
 		return -EMFILE;
 	t = tracked_new(msg, &ret);
 	if (t && (ret = first_round(t)) == 0 && (ret = apply_first_round(t)) < 0 && i < 0)
-		/* No tracker of the session's corrects the list at its next
-		 * round: it goes back to what the first round found. */
-		write_pids(t->id, &t->snapshot, true);
+		restore_snapshot(t);
 	tc_helper_log("info", "session %" PRIu64 ": processes recorded by their ids (%s)",
 		      msg->header.session_id, ret == 0 ? "ok" : strerror(-ret));
 	if (ret < 0) {

@@ -31,7 +31,7 @@ tc_user_account_lookup(uid_t uid, TcUserAccount *account, GError **error)
 			    (unsigned)uid, ret ? ": " : "", ret ? g_strerror(ret) : "");
 		return FALSE;
 	}
-	account->uid = uid;
+	account->uid = pw.pw_uid;
 	account->gid = pw.pw_gid;
 	account->name = g_strdup(pw.pw_name ? pw.pw_name : "");
 	account->home = g_strdup(pw.pw_dir ? pw.pw_dir : "");
