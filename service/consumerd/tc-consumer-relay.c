@@ -55,7 +55,7 @@ struct consumerd_relay {
 	 * address failed a probe, since addresses change. Connections never
 	 * wait for a lookup but at creation (tc-consumer-resolve.h). */
 	struct consumerd_lookup *resolved, *lookup;
-	unsigned address_next; /* the address the next probe tries, then the data port */
+	unsigned address_next; /* the address the next probe tries; once connected, both ports' */
 	uint64_t lost_packets;
 	int64_t lost_since;
 	struct consumerd_ratelimit down_limit;
@@ -182,6 +182,18 @@ address_at(const struct consumerd_relay *relay, unsigned index, unsigned *count)
 	return list;
 }
 
+/* What one connection may take of what is left before deadline: at most
+ * the connect timeout, 0 once it passed. */
+static int
+connect_budget_ms(uint64_t deadline)
+{
+	uint64_t now = tc_rb_clock_now();
+	uint64_t left_ms = now < deadline ? (deadline - now) / 1000000u : 0;
+
+	return left_ms < CONSUMERD_RELAY_CONNECT_TIMEOUT_MS ? (int)left_ms
+							   : CONSUMERD_RELAY_CONNECT_TIMEOUT_MS;
+}
+
 /* Connects to port, trying the resolved addresses from address_next on,
  * each for the connect timeout at most, all before deadline (consumer
  * clock). The address that answered is the next to try. */
@@ -194,20 +206,34 @@ connect_port(struct consumerd_relay *relay, uint16_t port, uint64_t deadline)
 	address_at(relay, 0, &count);
 	for (unsigned i = 0; i < count; i++) {
 		const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
-		uint64_t now = tc_rb_clock_now();
-		uint64_t left_ms = now < deadline ? (deadline - now) / 1000000u : 0;
+		int budget_ms = connect_budget_ms(deadline);
 
-		if (left_ms == 0)
+		if (budget_ms == 0)
 			return fd == -EHOSTUNREACH ? -ETIMEDOUT : fd;
-		fd = connect_address(ai, port,
-				     left_ms < CONSUMERD_RELAY_CONNECT_TIMEOUT_MS
-					 ? (int)left_ms
-					 : CONSUMERD_RELAY_CONNECT_TIMEOUT_MS);
+		fd = connect_address(ai, port, budget_ms);
 		if (fd >= 0)
 			return fd;
 		relay->address_next = (relay->address_next + 1) % count;
 	}
 	return fd;
+}
+
+/* Connects the data port at the address the control connection reached
+ * (address_next: connect_port() and the probe leave it there), before
+ * deadline: the two connections of a session go to one relay daemon,
+ * even behind a name with several addresses. */
+static int
+connect_data_port(struct consumerd_relay *relay, uint64_t deadline)
+{
+	unsigned count;
+	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+	int budget_ms = connect_budget_ms(deadline);
+
+	if (ai == NULL)
+		return -EHOSTUNREACH;
+	if (budget_ms == 0)
+		return -ETIMEDOUT;
+	return connect_address(ai, relay->out.data_port, budget_ms);
 }
 
 /* Sends the whole iovec; a timeout or a short write breaks the stream. */
@@ -584,7 +610,7 @@ relay_connect(struct consumerd_relay *relay, int control_fd, uint64_t deadline)
 	if (ret < 0)
 		return ret;
 	relay->control_fd = ret;
-	ret = connect_port(relay, relay->out.data_port, deadline);
+	ret = connect_data_port(relay, deadline);
 	if (ret < 0)
 		goto fail;
 	relay->data_fd = ret;

@@ -11,12 +11,12 @@ that name no longer resolves but through the silent server and the relay
 is killed and restarted, the consumer reconnects to the address it found
 at creation, and its other session still loses nothing."""
 
+import ctypes
 import os
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -25,7 +25,6 @@ from relaylib import Relay
 from tclib import Service, check, children, log, require, run, wait_for
 from tracelib import read_streams
 
-INSIDE = "TRACECTL_TEST_PRIVATE_MOUNTS"
 NAME_SERVER = "127.0.0.77"
 DNS_HOST = "relay.tracectl-test.example"    # known to no one
 FILES_HOST = "relay-files.tracectl-test.example"  # in the test's /etc/hosts
@@ -33,15 +32,21 @@ RESOLV_CONF = f"nameserver {NAME_SERVER}\noptions timeout:5 attempts:3\n"
 CREATE_BOUND_S = 8
 
 
-def in_own_mount_namespace():
-    """Runs this test again in a mount namespace of its own, where bind
-    mounts over /etc stay private to it."""
-    if os.environ.get(INSIDE) == "1":
-        return
-    require(shutil.which("unshare"), "unshare is not installed")
-    env = dict(os.environ, **{INSIDE: "1"})
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable,
-                           os.path.abspath(__file__)], env)
+NSSWITCH_CONF = "hosts: files dns\n"
+
+
+CLONE_NEWNS = 0x00020000
+
+
+def enter_own_mount_namespace():
+    """Moves this process (no thread started yet) into a mount namespace
+    of its own, where nothing propagates back: the bind mounts over /etc
+    stay private to the test and its children, and end with it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNS) != 0:
+        error = ctypes.get_errno()
+        require(False, f"cannot make a mount namespace: {os.strerror(error)}")
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
 
 
 class SilentNameServer:
@@ -63,17 +68,25 @@ class SilentNameServer:
 
 
 def divert_resolver(directory):
-    """Bind-mounts the test's resolv.conf and hosts over /etc's. Returns
-    the path of the hosts copy, which the test rewrites later."""
+    """Bind-mounts the test's resolv.conf, hosts and nsswitch.conf over
+    /etc's (files then DNS, no resolver daemon of the host's namespace
+    answering instead). Returns the path of the hosts copy, which the
+    test rewrites later."""
+    require(not os.path.exists("/run/nscd/socket"),
+            "nscd runs: lookups would not see the test's files")
     resolv = os.path.join(directory, "resolv.conf")
     hosts = os.path.join(directory, "hosts")
+    nsswitch = os.path.join(directory, "nsswitch.conf")
     with open(resolv, "w") as f:
         f.write(RESOLV_CONF)
+    with open(nsswitch, "w") as f:
+        f.write(NSSWITCH_CONF)
     with open("/etc/hosts") as f:
         base = f.read()
     with open(hosts, "w") as f:
         f.write(base + f"\n127.0.0.1 {FILES_HOST}\n")
-    for path, target in ((resolv, "/etc/resolv.conf"), (hosts, "/etc/hosts")):
+    for path, target in ((resolv, "/etc/resolv.conf"), (hosts, "/etc/hosts"),
+                         (nsswitch, "/etc/nsswitch.conf")):
         subprocess.run(["mount", "--bind", path, target], check=True)
     return hosts
 
@@ -164,12 +177,12 @@ def test_inside(directory):
 
 
 def test():
-    in_own_mount_namespace()
+    enter_own_mount_namespace()
     directory = tempfile.mkdtemp(prefix="tracectl-dns-")
     try:
         test_inside(directory)
     finally:
-        for target in ("/etc/hosts", "/etc/resolv.conf"):
+        for target in ("/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf"):
             subprocess.run(["umount", target], stderr=subprocess.DEVNULL)
         shutil.rmtree(directory, ignore_errors=True)
 

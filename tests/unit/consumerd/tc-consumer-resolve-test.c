@@ -126,10 +126,14 @@ divert_resolver(const char *dir)
 	if (silent_server() < 0 || !g_file_get_contents("/etc/hosts", &hosts, NULL, NULL))
 		return false;
 	more = g_strdup_printf("%s\n127.0.0.1 %s\n", hosts, FILES_HOST);
-	return bind_file(dir, "resolv.conf",
+	/* Files then DNS: no resolver daemon of the host's namespace
+	 * answers instead. */
+	return access("/run/nscd/socket", F_OK) != 0 &&
+	       bind_file(dir, "resolv.conf",
 			 "nameserver 127.0.0.77\noptions timeout:5 attempts:2\n",
 			 "/etc/resolv.conf") &&
-	       bind_file(dir, "hosts", more, "/etc/hosts");
+	       bind_file(dir, "hosts", more, "/etc/hosts") &&
+	       bind_file(dir, "nsswitch.conf", "hosts: files dns\n", "/etc/nsswitch.conf");
 }
 
 int
@@ -147,13 +151,16 @@ main(int argc, char **argv)
 	if (dir) {
 		g_autofree char *resolv = g_build_filename(dir, "resolv.conf", NULL);
 		g_autofree char *hosts = g_build_filename(dir, "hosts", NULL);
+		g_autofree char *nsswitch = g_build_filename(dir, "nsswitch.conf", NULL);
 
 		if (own_mount_namespace) {
 			umount("/etc/resolv.conf");
 			umount("/etc/hosts");
+			umount("/etc/nsswitch.conf");
 		}
 		unlink(resolv);
 		unlink(hosts);
+		unlink(nsswitch);
 		rmdir(dir);
 	}
 	return ret;
