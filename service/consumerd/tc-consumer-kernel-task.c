@@ -460,11 +460,19 @@ lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 		set_tgid(tasks, tid, tgid, TGID_EXACT);
 		return tgid;
 	}
-	if (entry)
-		tgid = entry->tgid;
-	else if (tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
+	/* An entry from an earlier read of the map may be an older task's
+	 * whose pid the kernel gave out again (pids wrap, at 32768 by
+	 * default): the map is read again first, once per drain, as the
+	 * scheduler has saved the new task's by the time its records are
+	 * read. */
+	tgid = entry ? entry->tgid : -1;
+	if (tasks->tgids_fd >= 0 && !tasks->tgids_reread) {
+		int32_t fresh;
+
 		tasks->tgids_reread = true;
-		tgid = reread_tgids(tasks, tid);
+		fresh = reread_tgids(tasks, tid);
+		if (fresh > 0)
+			tgid = fresh;
 	}
 	set_tgid(tasks, tid, tgid, TGID_FROM_MAP_ONLY);
 	return tgid;

@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 from tclib import (TRACEFS, Service, check, children, is_running, kernel_instances, log,
                    mount_tracefs, run, wait_for)
@@ -128,6 +129,17 @@ def instances_recording():
     return True
 
 
+def wait_settled(condition, what):
+    """Waits for condition, then for it to hold again after two more
+    rescans: the round that adds a process may end by removing others
+    from the list, with the instance paused meanwhile (events of every
+    process are lost then); once the rounds find nothing to change, the
+    list and the recording stay."""
+    wait_for(condition, RESCAN_WAIT_S, what)
+    time.sleep(2 * RESCAN_S)
+    wait_for(condition, RESCAN_WAIT_S, what)
+
+
 def new_session(svc, name, rundir):
     out = os.path.join(rundir, name)
     svc.cli("create", name, "--output", out)
@@ -160,8 +172,8 @@ def by_uid(svc, alice, bob):
     wait_for(lambda: not is_running(helpers[0]), what="the helper's end")
     svc.cli("enable-event", "-k", "-s", "kuid", "--syscall", "getpid")
     switcher.switch(alice)
-    wait_for(lambda: switcher.pid in filtered_pids() and instances_recording(), RESCAN_WAIT_S,
-             "the rescan to find the worker that became alice")
+    wait_settled(lambda: switcher.pid in filtered_pids() and instances_recording(),
+                 "the rescan to find the worker that became alice")
     child = int(before.ask("fork"))
     for worker in (before, other, root, switcher):
         worker.ask("calls")
@@ -212,7 +224,7 @@ def by_gid(svc, alice, bob):
         pids = filtered_pids()
         return leaving.pid not in pids and kept.pid in pids and instances_recording()
     # The whole removal done: the list rewritten and the instance recording again.
-    wait_for(dropped, RESCAN_WAIT_S, "the rescan to drop the worker that left group 0")
+    wait_settled(dropped, "the rescan to drop the worker that left group 0")
     for worker in (kept, other, leaving):
         worker.ask("calls")
         worker.end()
