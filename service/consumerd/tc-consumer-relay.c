@@ -48,7 +48,10 @@ struct consumerd_relay {
 	bool up;
 	bool was_up; /* connected once: not so when opened down (start_down()) */
 	uint64_t next_retry, retry_interval;
-	int probe_fd; /* a connection to the control port in progress, or -1 */
+	/* While down, the connections being made without waiting for them:
+	 * the control port's, then, once it answered, the data port's at the
+	 * same address; -1 when none. */
+	int probe_fd, probe_data_fd;
 	uint64_t probe_deadline;
 	/* The host's addresses that connections use, NULL until resolved,
 	 * and a lookup under way, or NULL: at creation, or again after every
@@ -578,6 +581,17 @@ relay_disconnect(struct consumerd_relay *relay)
 		s->added = false;
 }
 
+/* Closes the connections a retry was making (relay_retry()). */
+static void
+probe_close(struct consumerd_relay *relay)
+{
+	if (relay->probe_fd >= 0)
+		close(relay->probe_fd);
+	if (relay->probe_data_fd >= 0)
+		close(relay->probe_data_fd);
+	relay->probe_fd = relay->probe_data_fd = -1;
+}
+
 /* An I/O error: the relay is down from now on, retried later. */
 static void
 relay_fail(struct consumerd_relay *relay, const char *what, int err)
@@ -598,19 +612,22 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 				  relay->session_id, address, what, strerror(-err));
 }
 
-/* Connects both ports (the control port already when control_fd is not
- * -1), each connection made before deadline (consumer clock); the
- * handshake then runs within the sockets' I/O timeouts. */
+/* Connects both ports (those whose fd is not -1 are connected already,
+ * and owned from now on), each connection made before deadline (consumer
+ * clock); the handshake then runs within the sockets' I/O timeouts. */
 static int
-relay_connect(struct consumerd_relay *relay, int control_fd, uint64_t deadline)
+relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64_t deadline)
 {
 	int ret;
 
 	ret = control_fd >= 0 ? control_fd : connect_port(relay, relay->out.control_port, deadline);
-	if (ret < 0)
+	if (ret < 0) {
+		if (data_fd >= 0)
+			close(data_fd);
 		return ret;
+	}
 	relay->control_fd = ret;
-	ret = connect_data_port(relay, deadline);
+	ret = data_fd >= 0 ? data_fd : connect_data_port(relay, deadline);
 	if (ret < 0)
 		goto fail;
 	relay->data_fd = ret;
@@ -651,9 +668,9 @@ relay_retry_later(struct consumerd_relay *relay, uint64_t now)
 	relay->next_retry = now + relay->retry_interval;
 }
 
-/* control_fd: a connection to the control port made already. */
+/* control_fd, data_fd: the connections to both ports, made already. */
 static void
-relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
+relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64_t now)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 	/* The first connection of a relay opened down names its streams as
@@ -662,7 +679,7 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, uint64_t now)
 	int ret;
 
 	relay->generation += again;
-	ret = relay_connect(relay, control_fd,
+	ret = relay_connect(relay, control_fd, data_fd,
 			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
 	if (ret == 0)
 		ret = relay_add_all_streams(relay);
@@ -792,13 +809,13 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->out = *out;
 	relay->out.host[sizeof(relay->out.host) - 1] = '\0';
 	relay->session_id = session_id;
-	relay->control_fd = relay->data_fd = relay->probe_fd = -1;
+	relay->control_fd = relay->data_fd = relay->probe_fd = relay->probe_data_fd = -1;
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	set_identity(relay, out, session_id);
 	ret = resolve_at_open(relay, error, error_size);
 	if (ret == 0) {
-		ret = relay_connect(relay, -1, deadline);
+		ret = relay_connect(relay, -1, -1, deadline);
 		if (ret < 0)
 			open_error(relay, ret, error, error_size);
 	}
@@ -841,8 +858,7 @@ consumerd_relay_close(struct consumerd_relay *relay)
 	while (relay->streams)
 		consumerd_relay_stream_remove(relay, relay->streams);
 	relay_disconnect(relay);
-	if (relay->probe_fd >= 0)
-		close(relay->probe_fd);
+	probe_close(relay);
 	relay_free(relay);
 }
 
@@ -1111,17 +1127,30 @@ probe_start(struct consumerd_relay *relay)
 	return connect_start(ai, relay->out.control_port);
 }
 
+/* Starts the data port's connection at the address whose control port
+ * answered: a session's two connections go to one relay daemon. */
+static int
+probe_start_data(struct consumerd_relay *relay)
+{
+	unsigned count;
+	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+
+	return ai ? connect_start(ai, relay->out.data_port) : -EHOSTUNREACH;
+}
+
 /* A probe failed: the next tries the next address; once every address
  * failed, the host is resolved again in the background. */
 static void
-probe_failed(struct consumerd_relay *relay)
+probe_failed(struct consumerd_relay *relay, uint64_t now)
 {
 	unsigned count;
 
+	probe_close(relay);
 	address_at(relay, 0, &count);
 	relay->address_next = count ? (relay->address_next + 1) % count : 0;
 	if (relay->address_next == 0)
 		lookup_again(relay);
+	relay_retry_later(relay, now);
 }
 
 /* Whether the probe connected: 1 yes, 0 not yet, -errno failed. */
@@ -1144,40 +1173,63 @@ probe_check(int fd)
 }
 
 /*
- * While down: the control port is probed without blocking (an unreachable
- * host would otherwise hold the consumer, and every other session it
- * drains, for the connect timeout at each retry); once the probe
- * connects, the rest of the handshake runs with the relay answering.
+ * While down, both ports are probed without blocking, the control port
+ * first, then the data port at the address that answered, each for the
+ * connect timeout: an unreachable host or a filtered port would otherwise
+ * hold the consumer, and every other session it drains, at each retry.
+ * Once both connected, the rest of the handshake runs with the relay
+ * answering. Returns whether the probe is still under way.
  */
+static bool
+probe_step(struct consumerd_relay *relay, uint64_t now)
+{
+	int ret;
+
+	if (relay->probe_data_fd < 0) {
+		ret = probe_check(relay->probe_fd);
+		if (ret == 0 && now < relay->probe_deadline)
+			return true;
+		if (ret <= 0)
+			goto failed;
+		ret = probe_start_data(relay);
+		if (ret < 0)
+			goto failed;
+		relay->probe_data_fd = ret;
+		relay->probe_deadline = now + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull;
+	}
+	ret = probe_check(relay->probe_data_fd);
+	if (ret == 0 && now < relay->probe_deadline)
+		return true;
+	if (ret > 0)
+		return false;
+failed:
+	probe_failed(relay, now);
+	return false;
+}
+
 static void
 relay_retry(struct consumerd_relay *relay, uint64_t now)
 {
-	int ret;
+	int control_fd, data_fd, ret;
 
 	if (relay->probe_fd < 0) {
 		ret = probe_start(relay);
 		if (ret < 0) {
-			if (ret != -EINPROGRESS)
-				probe_failed(relay);
-			relay_retry_later(relay, now);
+			if (ret == -EINPROGRESS)
+				relay_retry_later(relay, now);
+			else
+				probe_failed(relay, now);
 			return;
 		}
 		relay->probe_fd = ret;
 		relay->probe_deadline = now + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull;
 	}
-	ret = probe_check(relay->probe_fd);
-	if (ret == 0 && now < relay->probe_deadline)
+	if (probe_step(relay, now) || relay->probe_fd < 0)
 		return;
-	if (ret <= 0) {
-		close(relay->probe_fd);
-		relay->probe_fd = -1;
-		probe_failed(relay);
-		relay_retry_later(relay, now);
-		return;
-	}
-	ret = relay->probe_fd;
-	relay->probe_fd = -1;
-	relay_reconnect(relay, ret, now);
+	control_fd = relay->probe_fd;
+	data_fd = relay->probe_data_fd;
+	relay->probe_fd = relay->probe_data_fd = -1;
+	relay_reconnect(relay, control_fd, data_fd, now);
 }
 
 bool

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A relay comes back with its control port answering and its data port
+silent (a listener whose queue is full drops every connection request,
+as a firewall that filters one port does): while the consumer keeps
+trying, the commands its user gives it still get their answers at once,
+since neither port's connection is waited for in the consumer's loop.
+When the whole relay is back, the session reconnects and its trace
+reads whole, with events from after the outage."""
+
+import os
+import signal
+import socket
+import time
+
+from relaylib import Relay, free_port
+from tclib import EXAMPLE_APP, Service, check, log, run, wait_for
+from tracelib import read_streams
+
+SILENT_SECONDS = 9.0
+# A connection attempt that blocks the consumer's loop lasts the connect
+# timeout (2 s): a command waiting behind it takes that long.
+COMMAND_BOUND_S = 1.2
+
+
+class SilentPort:
+    """A TCP listener on port whose accept queue is full and never read:
+    the kernel drops the SYN of every further connection, which then
+    waits until its own timeout."""
+
+    def __init__(self, port):
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", port))
+        self.listener.listen(0)
+        self.fillers = []
+        for _ in range(2):  # a backlog of 0 still queues one connection
+            filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+            self.fillers.append(filler)
+        time.sleep(0.2)
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        probe.settimeout(1.0)
+        try:
+            probe.connect(("127.0.0.1", port))
+            answered = True
+        except (socket.timeout, OSError):
+            answered = False
+        finally:
+            probe.close()
+        check(not answered, f"port {port} still accepts connections")
+
+    def close(self):
+        for sock in [*self.fillers, self.listener]:
+            sock.close()
+
+
+def problem(svc, name):
+    return svc.session(name).get("problem") or ""
+
+
+def command_times(svc, seconds):
+    """Creates and destroys a session of the same user again and again for
+    seconds: each needs an answer of the consumer. Returns their times."""
+    times, n, end = [], 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        n += 1
+        start = time.monotonic()
+        svc.cli("create", f"probe{n}", "--output", os.path.join(svc.rundir, f"probe{n}"))
+        svc.cli("destroy", f"probe{n}")
+        times.append(time.monotonic() - start)
+        time.sleep(0.1)
+    return times
+
+
+def test():
+    hostname = socket.gethostname()
+    with Service() as svc, Relay(svc.rundir) as relay:
+        svc.cli("create", "streamed", "--set-url", relay.url)
+        svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000",
+                "--subbuf-size", "16384")
+        svc.cli("enable-event", "-u", "-c", "chan", "example:*")
+        svc.cli("start")
+        app = svc.app("--forever", "--interval-us", "2000")
+        time.sleep(1)
+        relay.stop(signal.SIGKILL)
+        wait_for(lambda: "unreachable" in problem(svc, "streamed"), 15,
+                 "the consumer to miss the relay")
+
+        # The relay's control port answers again; its data port is silent.
+        data_port = relay.ports[1]
+        silent = SilentPort(data_port)
+        relay.ports[1], relay.ports[2] = free_port(), free_port()
+        relay.start()
+        try:
+            times = command_times(svc, SILENT_SECONDS)
+            log(f"{len(times)} commands while the data port was silent: slowest "
+                f"{max(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s")
+            check("unreachable" in problem(svc, "streamed"),
+                  f"Problem while the data port is silent: {problem(svc, 'streamed')!r}")
+            check(max(times) < COMMAND_BOUND_S,
+                  f"a command took {max(times):.2f} s while the consumer tried the relay")
+        finally:
+            relay.stop(signal.SIGKILL)
+            silent.close()
+
+        relay.ports[1] = data_port
+        relay.start()
+        wait_for(lambda: "reconnected" in problem(svc, "streamed"), 30,
+                 "the consumer to reconnect")
+        time.sleep(1)
+        app.terminate()
+        app.wait(timeout=10)
+        svc.cli("stop", "streamed")
+        svc.cli("destroy", "streamed")
+        check(svc.alive(), "tracectld died")
+
+        dirs = [d for d in relay.trace_dirs(hostname)
+                if os.path.basename(d).startswith("streamed-")]
+        check(dirs, f"relay directories: {relay.trace_dirs(hostname)}")
+        seqs = sorted(e["seq"] for e in read_streams(dirs[-1])["events"]
+                      if e["name"] == "example:all_types")
+        log(f"after the outage: {len(seqs)} events")
+        check(seqs, "no events reached the relay after the outage")
+
+
+run(test)
