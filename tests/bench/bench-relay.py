@@ -33,6 +33,7 @@ lower top lossless rate). docs/performance.md states the goals and the latest
 figures.
 """
 
+import mmap
 import os
 import re
 import shutil
@@ -233,8 +234,47 @@ def throughput(tracer):
     return best, low
 
 
+LOOPBACK_READER = """
+import socket, sys
+conn = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+buf = bytearray(1 << 20)
+while conn.recv_into(buf):
+    pass
+"""
+
+
+def loopback_send_cpu(total_bytes, seconds):
+    """CPU time of a thread that does nothing but send total_bytes over a
+    loopback TCP connection, a sub-buffer (1 MiB) per sendmsg(), paced
+    over seconds, to a process that reads them: the kernel's part of
+    streaming, which any consumer pays (on the loopback, the receiving
+    side's protocol work runs in the sender's context too)."""
+    block = mmap.mmap(-1, 1 << 20)
+    block.write(b"\x01" * len(block))
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        reader = subprocess.Popen([sys.executable, "-c", LOOPBACK_READER,
+                                   str(listener.getsockname()[1])])
+        conn, _ = listener.accept()
+    sends = max(1, total_bytes // len(block))
+    start, cpu_start = time.monotonic(), time.thread_time()
+    with conn:
+        for i in range(sends):
+            conn.sendall(block)
+            delay = start + seconds * (i + 1) / sends - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        used = time.thread_time() - cpu_start
+    reader.wait(timeout=60)
+    block.close()
+    return used
+
+
 def consumer_cpu(tracer, rate):
-    """The consumer's CPU time while CPU_EVENTS events are streamed at rate."""
+    """The consumer's CPU time while CPU_EVENTS events are streamed at
+    rate. Also logs the bytes the relay stored, and what sending as many
+    bytes costs a thread that does only that."""
     name = tracer.session()
     pids = tracer.consumer_pids()
     check(pids, f"no {tracer.name} consumer")
@@ -242,8 +282,11 @@ def consumer_cpu(tracer, rate):
     run_paced(tracer, rate, CPU_EVENTS / rate)
     discarded = tracer.end(name)
     used = cpu_seconds(pids) - before
+    stored = tree_bytes(session_dir(tracer, name))
+    floor = loopback_send_cpu(stored, CPU_EVENTS / rate)
     log(f"{tracer.name} consumer: {used:.3f} s of CPU for {CPU_EVENTS} events at "
-        f"{rate / 1e6:.2f} M/s, discarded {discarded}")
+        f"{rate / 1e6:.2f} M/s, discarded {discarded}; the relay stored {stored / 1e6:.1f} MB, "
+        f"which a thread that only sends them over the loopback takes {floor:.3f} s to send")
     return used
 
 
