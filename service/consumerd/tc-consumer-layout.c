@@ -189,9 +189,10 @@ skip_payload(const struct consumerd_event_layout *layout, const uint8_t *packet,
  * A packet the writers filled on another CPU comes from that CPU's cache
  * or from memory, one line at a time: a walk that loads a word per record
  * waits for each line in turn. Once a run is long, the rest of it is
- * walked as RUN_LANES interleaved lanes, each a part of the packet,
- * prefetched RUN_PREFETCH_AHEAD bytes ahead, so that several lines are on
- * their way at once. Short runs (packets of mixed classes) never try it.
+ * walked in two halves of RUN_LANES interleaved lanes, each lane a part of
+ * the packet prefetched RUN_PREFETCH_AHEAD bytes ahead, so that several
+ * lines are on their way at once. Short runs (packets of mixed classes)
+ * never try it.
  */
 #define RUN_LANES 4
 #define RUN_LONG_RECORDS 64
@@ -236,30 +237,27 @@ walk_run(const uint8_t *packet, uint64_t *at, uint64_t end, uint32_t id, uint32_
 }
 
 /*
- * Skips the records from at on as RUN_LANES lanes of equal length (the
- * few left over are for walk_run()) when all are of class id: returns how
- * many, their wraps counted as walk_run() does. Returns 0, changing
- * nothing, when one is of another class: walk_run() then finds where the
- * run ends. Positions never depend on what the packet holds.
+ * Walks RUN_LANES lanes of rows records each from at on, counting the
+ * wraps as walk_run() does into *counted, from low (the record before at)
+ * on; *last receives the last record's low bits. Returns nonzero when one
+ * record is of another class than id. Positions never depend on what the
+ * packet holds.
  */
-static uint64_t
-skip_run_lanes(const uint8_t *packet, uint64_t at, uint64_t end, uint32_t id,
-	       uint32_t record_size, uint32_t *low, uint64_t *wraps)
+static uint32_t
+walk_lanes(const uint8_t *packet, uint64_t at, uint64_t rows, uint32_t id, uint32_t record_size,
+	   uint32_t low, uint64_t *counted, uint32_t *last_low)
 {
-	const uint64_t length = (end - at) / record_size / RUN_LANES;
-	const uint64_t stride = length * record_size;
+	const uint64_t stride = rows * record_size;
 	uint32_t first[RUN_LANES], last[RUN_LANES], other = 0;
-	uint64_t counted = 0;
+	uint64_t wraps = 0;
 
-	if (length < RUN_LONG_RECORDS)
-		return 0;
 	for (int lane = 0; lane < RUN_LANES; lane++) {
 		const uint32_t word = word_at(packet, at + lane * stride);
 
 		other |= tc_event_compact_id(word) ^ id;
 		first[lane] = last[lane] = tc_event_compact_timestamp(word);
 	}
-	for (uint64_t i = 1; i < length && !other; i++) {
+	for (uint64_t i = 1; i < rows && !other; i++) {
 		const uint64_t offset = at + i * record_size;
 
 		for (int lane = 0; lane < RUN_LANES; lane++) {
@@ -269,19 +267,52 @@ skip_run_lanes(const uint8_t *packet, uint64_t at, uint64_t end, uint32_t id,
 			/* Prefetches never fault: past the packet's end is harmless. */
 			__builtin_prefetch(packet + offset + lane * stride + RUN_PREFETCH_AHEAD);
 			other |= tc_event_compact_id(word) ^ id;
-			counted += next < last[lane];
+			wraps += next < last[lane];
 			last[lane] = next;
 		}
 	}
-	if (other)
-		return 0;
 	/* The boundaries: before the first lane, and between lanes. */
-	counted += first[0] < *low;
+	wraps += first[0] < low;
 	for (int lane = 1; lane < RUN_LANES; lane++)
-		counted += first[lane] < last[lane - 1];
+		wraps += first[lane] < last[lane - 1];
+	*counted += wraps;
+	*last_low = last[RUN_LANES - 1];
+	return other;
+}
+
+/*
+ * Skips the records from at on (the few left over are for walk_run())
+ * when all are of class id: returns how many, their wraps counted as
+ * walk_run() does. Returns 0, changing nothing, when one is of another
+ * class: walk_run() then finds where the run ends.
+ *
+ * The run is walked as two halves of RUN_LANES lanes, the later half
+ * first: the packet is sent from its start right after the check, and
+ * what the check read last is what the cache still holds. Walked from
+ * start to end, a packet larger than the cache would have its start
+ * evicted by the time the send reads it, and every line the send reads
+ * would evict the next it needs.
+ */
+static uint64_t
+skip_run_lanes(const uint8_t *packet, uint64_t at, uint64_t end, uint32_t id,
+	       uint32_t record_size, uint32_t *low, uint64_t *wraps)
+{
+	const uint64_t rows = (end - at) / record_size / (2 * RUN_LANES);
+	const uint64_t half = rows * RUN_LANES * record_size;
+	uint32_t middle, last, ignored;
+	uint64_t counted = 0;
+
+	if (rows * 2 < RUN_LONG_RECORDS)
+		return 0;
+	/* The later half's boundary is the earlier half's last record, whose
+	 * class the earlier half's walk checks. */
+	middle = tc_event_compact_timestamp(word_at(packet, at + half - record_size));
+	if (walk_lanes(packet, at + half, rows, id, record_size, middle, &counted, &last) ||
+	    walk_lanes(packet, at, rows, id, record_size, *low, &counted, &ignored))
+		return 0;
 	*wraps += counted;
-	*low = last[RUN_LANES - 1];
-	return length * RUN_LANES;
+	*low = last;
+	return rows * 2 * RUN_LANES;
 }
 
 /*
