@@ -26,6 +26,17 @@ def port_is_open(port):
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def start_streamed_session(svc, name, url):
+    """Creates and starts a session streaming the example application's
+    events to url, in small packets closed every 100 ms: the relay gets
+    data all along."""
+    svc.cli("create", name, "--set-url", url)
+    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000",
+            "--subbuf-size", "16384")
+    svc.cli("enable-event", "-u", "-c", "chan", "example:*")
+    svc.cli("start")
+
+
 class Relay:
     """lttng-relayd with control, data and live ports of its own, writing
     under directory/relay; a context manager that kills it at the end."""

@@ -17,7 +17,7 @@ import signal
 import socket
 import time
 
-from relaylib import Relay
+from relaylib import Relay, start_streamed_session
 from tclib import EXAMPLE_APP, Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
@@ -42,12 +42,7 @@ def pinned_app(svc, *args):
 def test_reconnect():
     hostname = socket.gethostname()
     with Service() as svc, Relay(svc.rundir) as relay:
-        svc.cli("create", "faulty", "--set-url", relay.url)
-        # Small packets closed every 100 ms: the relay gets data all along.
-        svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000",
-                "--subbuf-size", "16384")
-        svc.cli("enable-event", "-u", "-c", "chan", "example:*")
-        svc.cli("start")
+        start_streamed_session(svc, "faulty", relay.url)
         app = pinned_app(svc, "--forever", "--interval-us", str(INTERVAL_US))
         time.sleep(1.5)
         relay.stop(signal.SIGKILL)
@@ -95,11 +90,7 @@ def test_after_rotation(svc, relay, hostname):
     """Rotate, lose the relay, get it back, rotate again: the session's
     directory holds archives/ and the current chunk's directory only."""
     count = 8000
-    svc.cli("create", "frot", "--set-url", relay.url)
-    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000",
-            "--subbuf-size", "16384")
-    svc.cli("enable-event", "-u", "-c", "chan", "example:*")
-    svc.cli("start")
+    start_streamed_session(svc, "frot", relay.url)
     app = pinned_app(svc, "--count", str(count), "--interval-us", "500")
     time.sleep(0.8)
     svc.cli("rotate", "frot")

@@ -13,8 +13,8 @@ import signal
 import socket
 import time
 
-from relaylib import Relay, free_port
-from tclib import EXAMPLE_APP, Service, check, log, run, wait_for
+from relaylib import Relay, free_port, start_streamed_session
+from tclib import Service, check, log, run, wait_for
 from tracelib import read_streams
 
 SILENT_SECONDS = 9.0
@@ -77,11 +77,7 @@ def command_times(svc, seconds):
 def test():
     hostname = socket.gethostname()
     with Service() as svc, Relay(svc.rundir) as relay:
-        svc.cli("create", "streamed", "--set-url", relay.url)
-        svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000",
-                "--subbuf-size", "16384")
-        svc.cli("enable-event", "-u", "-c", "chan", "example:*")
-        svc.cli("start")
+        start_streamed_session(svc, "streamed", relay.url)
         app = svc.app("--forever", "--interval-us", "2000")
         time.sleep(1)
         relay.stop(signal.SIGKILL)
