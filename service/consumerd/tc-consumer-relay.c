@@ -48,6 +48,9 @@ struct consumerd_relay {
 	bool up;
 	bool was_up; /* connected once: not so when opened down (start_down()) */
 	uint64_t next_retry, retry_interval;
+	/* While not 0, when every reply of the exchange under way must have
+	 * come (consumer clock): a handshake, a wait for the relay. */
+	uint64_t exchange_end;
 	/* While down, the connections being made without waiting for them:
 	 * the control port's, then, once it answered, the data port's at the
 	 * same address; -1 when none. */
@@ -264,23 +267,54 @@ send_all(int fd, struct iovec *iov, int iovcnt)
 	return 0;
 }
 
+/* Receives len bytes before deadline (consumer clock): a peer that
+ * trickles a reply gets no more time than one that sends nothing, which
+ * the socket's own timeout, renewed by every byte, would not ensure. */
 static int
-recv_all(int fd, void *buf, size_t len)
+recv_all(int fd, void *buf, size_t len, uint64_t deadline)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = recv(fd, (char *)buf + done, len - done, 0);
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		uint64_t now = tc_rb_clock_now();
+		ssize_t n;
+		int ready;
 
-		if (n < 0 && errno == EINTR)
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		ready = poll(&pfd, 1, (int)((deadline - now + 999999u) / 1000000u));
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -errno;
+		if (ready == 0)
+			return -ETIMEDOUT;
+		n = recv(fd, (char *)buf + done, len - done, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return -errno;
 		if (n == 0)
 			return -ECONNRESET;
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/* When a reply read now must have come: the exchange's end, or the I/O
+ * timeout from now. */
+static uint64_t
+reply_deadline(const struct consumerd_relay *relay)
+{
+	return relay->exchange_end ? relay->exchange_end
+				   : tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+}
+
+static int
+recv_reply(struct consumerd_relay *relay, void *buf, size_t len)
+{
+	return recv_all(relay->control_fd, buf, len, reply_deadline(relay));
 }
 
 /* ---- control commands ---- */
@@ -298,10 +332,10 @@ send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, s
 }
 
 static int
-read_generic_reply(struct consumerd_relay *relay, uint32_t *code)
+read_generic_reply(struct consumerd_relay *relay, uint32_t *code, uint64_t deadline)
 {
 	struct tc_relay_generic_reply reply;
-	int ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+	int ret = recv_all(relay->control_fd, &reply, sizeof(reply), deadline);
 
 	if (ret == 0)
 		*code = be32toh(reply.ret_code);
@@ -309,10 +343,12 @@ read_generic_reply(struct consumerd_relay *relay, uint32_t *code)
 }
 
 /* Reads the replies of indexes sent earlier: all of them when wait,
- * else those already there. A refused index is logged, not fatal. */
+ * within one I/O timeout in all, else those already there. A refused
+ * index is logged, not fatal. */
 static int
 drain_replies(struct consumerd_relay *relay, bool wait)
 {
+	const uint64_t deadline = reply_deadline(relay);
 	uint32_t code = 0;
 	int ret;
 
@@ -323,7 +359,7 @@ drain_replies(struct consumerd_relay *relay, bool wait)
 			if (poll(&pfd, 1, 0) <= 0)
 				return 0;
 		}
-		ret = read_generic_reply(relay, &code);
+		ret = read_generic_reply(relay, &code, deadline);
 		if (ret < 0)
 			return ret;
 		relay->pending_replies--;
@@ -345,7 +381,7 @@ command_generic(struct consumerd_relay *relay, uint32_t cmd, const void *payload
 	if (ret == 0)
 		ret = send_command(relay, cmd, payload, len);
 	if (ret == 0)
-		ret = read_generic_reply(relay, &code);
+		ret = read_generic_reply(relay, &code, reply_deadline(relay));
 	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
 		ret = -EPROTO;
 	return ret;
@@ -359,7 +395,7 @@ command_version(struct consumerd_relay *relay)
 	int ret = send_command(relay, TC_RELAY_VERSION, &version, sizeof(version));
 
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, &version, sizeof(version));
+		ret = recv_reply(relay, &version, sizeof(version));
 	if (ret == 0)
 		ret = tc_relay_parse_version(&version, sizeof(version), &relay->minor);
 	return ret;
@@ -380,12 +416,12 @@ command_create_session(struct consumerd_relay *relay)
 		return len;
 	ret = send_command(relay, TC_RELAY_CREATE_SESSION, buf, (size_t)len);
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, buf, sizeof(reply));
+		ret = recv_reply(relay, buf, sizeof(reply));
 	if (ret == 0)
 		ret = tc_relay_parse_create_session_reply(buf, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
-	ret = recv_all(relay->control_fd, path, reply.output_path_length);
+	ret = recv_reply(relay, path, reply.output_path_length);
 	if (ret == 0)
 		ret = tc_relay_check_output_path(path, reply.output_path_length);
 	if (ret < 0)
@@ -549,7 +585,7 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+		ret = recv_reply(relay, &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
@@ -631,11 +667,14 @@ relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64
 	if (ret < 0)
 		goto fail;
 	relay->data_fd = ret;
+	/* The handshake's replies, all within one I/O timeout. */
+	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 	ret = command_version(relay);
 	if (ret == 0)
 		ret = command_create_session(relay);
 	if (ret == 0)
 		ret = create_current_chunk(relay);
+	relay->exchange_end = 0;
 	if (ret < 0)
 		goto fail;
 	relay->up = relay->was_up = true;
@@ -1261,15 +1300,21 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 			continue;
 		ret = send_command(relay, TC_RELAY_DATA_PENDING, &msg, sizeof(msg));
 		if (ret == 0)
-			ret = read_generic_reply(relay, &code);
-		/* 1: pending, 0: received; anything else is an error code. */
+			ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		/* 1: pending, 0: received; anything else (a stream the relay
+		 * does not know) an error. */
+		if (ret == 0 && code > 1)
+			ret = -EPROTO;
 		if (ret == 0 && code == 1)
 			*pending = true;
 	}
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
+	/* Its code says whether data is in flight on any stream not closed
+	 * yet, which ours are while they wait: the streams' own answers
+	 * above are what counts. */
 	if (ret == 0)
-		ret = read_generic_reply(relay, &code);
+		ret = read_generic_reply(relay, &code, reply_deadline(relay));
 	return ret;
 }
 
@@ -1282,7 +1327,11 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	int ret;
 
 	while (relay->up) {
+		/* Every reply of the round comes within an I/O timeout of
+		 * the wait's end: a round begun in time is not cut short. */
+		relay->exchange_end = deadline + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 		ret = data_pending(relay, &pending);
+		relay->exchange_end = 0;
 		if (ret < 0) {
 			relay_fail(relay, "checking what the relay received", ret);
 			break;
@@ -1427,12 +1476,12 @@ command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int6
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_CLOSE_TRACE_CHUNK, &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+		ret = recv_reply(relay, &reply, sizeof(reply));
 	if (ret == 0)
 		ret = tc_relay_parse_close_chunk_reply(&reply, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
-	ret = recv_all(relay->control_fd, relay_path, reply.path_length);
+	ret = recv_reply(relay, relay_path, reply.path_length);
 	if (ret == 0)
 		ret = tc_relay_check_output_path(relay_path, reply.path_length);
 	if (ret < 0)
@@ -1464,7 +1513,7 @@ relay_chunk_exists(struct consumerd_relay *relay, uint64_t chunk_id)
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_TRACE_CHUNK_EXISTS, &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+		ret = recv_reply(relay, &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK || reply.exists > 1)
@@ -1485,10 +1534,17 @@ relay_chunk_exists(struct consumerd_relay *relay, uint64_t chunk_id)
 static int
 wait_chunk_released(struct consumerd_relay *relay, uint64_t chunk_id)
 {
-	for (int waited = 0; waited < RELAY_CHUNK_RELEASE_WAIT_MS;
-	     waited += RELAY_CHUNK_RELEASE_POLL_MS) {
-		int ret = relay_chunk_exists(relay, chunk_id);
+	const uint64_t deadline =
+	    tc_rb_clock_now() + RELAY_CHUNK_RELEASE_WAIT_MS * 1000000ull;
 
+	while (tc_rb_clock_now() < deadline) {
+		int ret;
+
+		/* Every reply comes within an I/O timeout of the wait's end,
+		 * however slowly the relay answers each. */
+		relay->exchange_end = deadline + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+		ret = relay_chunk_exists(relay, chunk_id);
+		relay->exchange_end = 0;
 		if (ret <= 0)
 			return ret;
 		poll(NULL, 0, RELAY_CHUNK_RELEASE_POLL_MS);
@@ -1511,7 +1567,7 @@ relay_allows_clear(struct consumerd_relay *relay)
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_GET_CONFIGURATION, &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_all(relay->control_fd, &reply, sizeof(reply));
+		ret = recv_reply(relay, &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)

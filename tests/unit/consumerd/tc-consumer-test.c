@@ -1537,6 +1537,101 @@ test_relay_refused(Fixture *fixture, gconstpointer data)
 			-ENOENT);
 }
 
+/* A relay that answers the handshake one byte a second: each byte comes
+ * well within the socket's own timeout, so only a bound on the whole
+ * reply stops it. */
+typedef struct {
+	int control, data; /* listening */
+	gint stop;
+} TrickleRelay;
+
+static int
+listen_any_port(uint16_t *port)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
+	g_assert_cmpint(listen(fd, 4), ==, 0);
+	g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
+	*port = ntohs(addr.sin_port);
+	return fd;
+}
+
+/* Accepts on fd within timeout_ms; -1 when nobody came or the test stops. */
+static int
+accept_within(int fd, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	return poll(&pfd, 1, timeout_ms) == 1 ? accept4(fd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
+static gpointer
+trickle_relay_thread(gpointer data)
+{
+	TrickleRelay *relay = data;
+	int control = accept_within(relay->control, 10000);
+	int data_fd = accept_within(relay->data, 10000);
+	uint8_t command[16 + 8], reply[8] = {0, 0, 0, 2, 0, 0, 0, 13};
+	size_t got = 0;
+
+	while (control >= 0 && got < sizeof(command)) {
+		ssize_t n = read(control, command + got, sizeof(command) - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; control >= 0 && i < sizeof(reply) && !g_atomic_int_get(&relay->stop); i++) {
+		if (write(control, &reply[i], 1) != 1)
+			break;
+		g_usleep(G_USEC_PER_SEC);
+	}
+	while (!g_atomic_int_get(&relay->stop))
+		g_usleep(G_USEC_PER_SEC / 20);
+	if (control >= 0)
+		close(control);
+	if (data_fd >= 0)
+		close(data_fd);
+	return NULL;
+}
+
+static void
+test_relay_trickle(Fixture *fixture, gconstpointer data)
+{
+	TrickleRelay trickle = {0};
+	Relay relay = {0};
+	struct tc_consumer_reply reply;
+	g_autofree char *expected = NULL;
+	GThread *thread;
+	gint64 start, took_ms;
+	int ret;
+
+	trickle.control = listen_any_port(&relay.ports[0]);
+	trickle.data = listen_any_port(&relay.ports[1]);
+	thread = g_thread_new("trickle-relay", trickle_relay_thread, &trickle);
+	start = g_get_monotonic_time();
+	ret = create_relay_session_full(fixture, 1, &relay, relay.ports[0], 0, &reply);
+	took_ms = (g_get_monotonic_time() - start) / 1000;
+	g_atomic_int_set(&trickle.stop, 1);
+	g_thread_join(thread);
+	close(trickle.control);
+	close(trickle.data);
+	g_test_message("creation against a trickling relay: %d after %" G_GINT64_FORMAT " ms: %s",
+		       ret, took_ms, reply.message);
+	/* The handshake's replies have one I/O timeout (2 s) in all; the
+	 * version reply alone takes 8 s to trickle in. */
+	g_assert_cmpint(ret, ==, -ETIMEDOUT);
+	g_assert_cmpint(took_ms, <, 5000);
+	expected = g_strdup_printf("net://127.0.0.1:%u:%u", relay.ports[0], relay.ports[1]);
+	g_assert_nonnull(strstr(reply.message, expected));
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, &reply), ==,
+			-ENOENT);
+}
+
 /* Reads what a live viewer printed until it printed count sample events
  * or timeout_ms passed. Returns the number of sample events seen. */
 static guint
@@ -1833,6 +1928,7 @@ main(int argc, char **argv)
 	ADD("rotate-after-losses", test_rotate_after_losses);
 	ADD("relay-round-trip", test_relay_round_trip);
 	ADD("relay-refused", test_relay_refused);
+	ADD("relay-trickle", test_relay_trickle);
 	ADD("relay-live", test_relay_live);
 	ADD("relay-restart", test_relay_restart);
 	ADD("snapshot-relay", test_snapshot_relay);
