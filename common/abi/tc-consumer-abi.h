@@ -448,9 +448,10 @@ struct tc_consumer_reply {
 	char message[TC_CONSUMER_ERROR_MAX]; /* for a person, when status < 0 */
 	/* RELAY_STATUS of a streaming session (-EINVAL for others): whether
 	 * the relay is connected now, the packets dropped because it was
-	 * not, since when, and message holds the relay's URL. */
+	 * not, since when, the errno of why it was last lost or not reached
+	 * (0: never), and message holds the relay's URL. */
 	uint32_t relay_connected;
-	uint32_t relay_reserved;
+	uint32_t relay_errno;
 	uint64_t relay_lost_packets;
 	int64_t relay_lost_since; /* Unix seconds the relay was first lost; 0: never */
 };

@@ -694,6 +694,7 @@ handle_relay_status(struct command *command)
 	command->reply.relay_connected = status.up;
 	command->reply.relay_lost_packets = status.lost_packets;
 	command->reply.relay_lost_since = status.lost_since;
+	command->reply.relay_errno = (uint32_t)-status.last_error;
 	/* A URL longer than the message is cut: it is for a person. */
 	memcpy(command->reply.message, status.address, sizeof(command->reply.message) - 1);
 	command->reply.message[sizeof(command->reply.message) - 1] = '\0';

@@ -64,6 +64,7 @@ struct consumerd_relay {
 	unsigned address_next; /* the address the next probe tries; once connected, both ports' */
 	uint64_t lost_packets;
 	int64_t lost_since;
+	int last_error; /* -errno: why the relay was last lost or not reached */
 	struct consumerd_ratelimit down_limit;
 	struct consumerd_relay_stream *streams;
 };
@@ -636,6 +637,7 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 	uint64_t suppressed;
 
 	relay_disconnect(relay);
+	relay->last_error = err;
 	/* Losses are counted from here, even before the first packet. */
 	if (relay->lost_since == 0)
 		relay->lost_since = (int64_t)time(NULL);
@@ -724,6 +726,7 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint
 		ret = relay_add_all_streams(relay);
 	if (ret < 0) {
 		relay_disconnect(relay);
+		relay->last_error = ret;
 		relay->generation -= again;
 		relay_retry_later(relay, now);
 		return;
@@ -1177,14 +1180,15 @@ probe_start_data(struct consumerd_relay *relay)
 	return ai ? connect_start(ai, relay->out.data_port) : -EHOSTUNREACH;
 }
 
-/* A probe failed: the next tries the next address; once every address
- * failed, the host is resolved again in the background. */
+/* A probe failed with err: the next tries the next address; once every
+ * address failed, the host is resolved again in the background. */
 static void
-probe_failed(struct consumerd_relay *relay, uint64_t now)
+probe_failed(struct consumerd_relay *relay, int err, uint64_t now)
 {
 	unsigned count;
 
 	probe_close(relay);
+	relay->last_error = err;
 	address_at(relay, 0, &count);
 	relay->address_next = count ? (relay->address_next + 1) % count : 0;
 	if (relay->address_next == 0)
@@ -1242,7 +1246,7 @@ probe_step(struct consumerd_relay *relay, uint64_t now)
 	if (ret > 0)
 		return false;
 failed:
-	probe_failed(relay, now);
+	probe_failed(relay, ret == 0 ? -ETIMEDOUT : ret, now);
 	return false;
 }
 
@@ -1257,7 +1261,7 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 			if (ret == -EINPROGRESS)
 				relay_retry_later(relay, now);
 			else
-				probe_failed(relay, now);
+				probe_failed(relay, ret, now);
 			return;
 		}
 		relay->probe_fd = ret;
@@ -1358,6 +1362,7 @@ consumerd_relay_get_status(const struct consumerd_relay *relay,
 	status->up = relay->up;
 	status->lost_packets = relay->lost_packets;
 	status->lost_since = relay->lost_since;
+	status->last_error = relay->last_error;
 	relay_address(relay, status->address, sizeof(status->address));
 }
 

@@ -160,6 +160,7 @@ struct consumerd_relay_status {
 	bool up;
 	uint64_t lost_packets; /* since the first loss */
 	int64_t lost_since;    /* Unix seconds the relay was first lost, 0: never */
+	int last_error;	       /* -errno: why it was last lost or not reached, 0: never */
 	char address[TC_CONSUMER_HOST_MAX + 32];
 };
 void consumerd_relay_get_status(const struct consumerd_relay *relay,

@@ -289,6 +289,7 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 {
 	struct consumerd_relay *relay = NULL;
 	struct tc_consumer_relay_output now = *out;
+	struct consumerd_relay_status status = {0};
 	int ret;
 
 	/* A snapshot is sent now or refused, never later. */
@@ -298,16 +299,20 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 	if (ret < 0)
 		return ret;
 	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);
+	consumerd_relay_get_status(relay, &status);
 	consumerd_relay_close(relay);
+	/* A failed exchange takes the relay down, and the steps after it
+	 * only see it down: the relay's own error says why. */
+	if (ret == -ENOTCONN && status.last_error < 0)
+		ret = status.last_error;
 	if (ret < 0) {
-		snprintf(error, error_size,
-			 "Cannot send the snapshot to the relay at net://%s:%u:%u: %s", out->host,
-			 (unsigned)out->control_port, (unsigned)out->data_port, strerror(-ret));
+		snprintf(error, error_size, "Cannot send the snapshot to the relay at %s: %s",
+			 status.address, strerror(-ret));
 		consumerd_warning("session=%" PRIu64 ": %s", session->session_id, error);
 	} else {
 		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64
 			       " packets sent to the relay at %s under \"%s\"",
-			       session->session_id, *packets, out->host, trace_path);
+			       session->session_id, *packets, status.address, trace_path);
 	}
 	return ret;
 }

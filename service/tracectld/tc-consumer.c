@@ -985,6 +985,8 @@ tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus
 	status->connected = reply.relay_connected != 0;
 	status->lost_packets = reply.relay_lost_packets;
 	status->lost_since = reply.relay_lost_since;
+	/* An errno for g_strerror(), which names unknown values too. */
+	status->last_errno = reply.relay_errno <= G_MAXINT ? (int)reply.relay_errno : 0;
 	/* The consumer is the user's: its text is bounded and terminated here. */
 	reply.message[sizeof(reply.message) - 1] = '\0';
 	g_strlcpy(status->url, reply.message, sizeof(status->url));

@@ -149,12 +149,14 @@ gboolean tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id,
 /* Adds the channel's figures in this consumer session to *stats. */
 gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 				   TcChannelStats *stats, GError **error);
-/* A streaming consumer session's relay: connected now, and the packets
- * dropped while it was not (since lost_since, Unix seconds; 0: none). */
+/* A streaming consumer session's relay: connected now, the packets
+ * dropped while it was not (since lost_since, Unix seconds; 0: none), and
+ * the errno of why it was last lost or not reached (0: never). */
 typedef struct {
 	gboolean connected;
 	guint64 lost_packets;
 	gint64 lost_since;
+	int last_errno;
 	char url[TC_CONSUMER_ERROR_MAX];
 } TcRelayStatus;
 gboolean tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id,

@@ -905,10 +905,16 @@ relay_problem_text(const TcRelayStatus *status)
 		return NULL;
 	since = g_date_time_new_from_unix_local(status->lost_since);
 	when = since ? g_date_time_format(since, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
+	if (status->connected || status->last_errno == 0)
+		return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT
+				       " packets since %s: relay %s %s",
+				       status->lost_packets, when, status->url,
+				       status->connected ? "was unreachable, reconnected"
+							 : "unreachable");
 	return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT " packets since %s: "
-			       "relay %s %s",
+			       "relay %s unreachable (%s)",
 			       status->lost_packets, when, status->url,
-			       status->connected ? "was unreachable, reconnected" : "unreachable");
+			       g_strerror(status->last_errno));
 }
 
 /* [op_lock] Asks the consumer sessions of a streaming session what their
@@ -931,6 +937,8 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 			total.lost_since = status.lost_since;
 		total.lost_packets += status.lost_packets;
 		total.connected = i == 0 ? status.connected : total.connected && status.connected;
+		if (!status.connected && status.last_errno)
+			total.last_errno = status.last_errno;
 		g_strlcpy(total.url, status.url, sizeof(total.url));
 	}
 	g_mutex_lock(&session->lock);
