@@ -6,7 +6,12 @@ as a firewall that filters one port does): while the consumer keeps
 trying, the commands its user gives it still get their answers at once,
 since neither port's connection is waited for in the consumer's loop.
 When the whole relay is back, the session reconnects and its trace
-reads whole, with events from after the outage."""
+reads whole, with events from after the outage.
+
+A session created for a relay whose control port is silent from the
+start fails within seconds, as the consumer bounds each connection, with
+an error naming the URL; the consumer that records the user's other
+session lives on."""
 
 import os
 import signal
@@ -14,7 +19,7 @@ import socket
 import time
 
 from relaylib import Relay, free_port, start_streamed_session
-from tclib import Service, check, log, run, wait_for
+from tclib import Service, check, children, log, run, wait_for
 from tracelib import read_streams
 
 SILENT_SECONDS = 9.0
@@ -23,6 +28,9 @@ BASELINE_SECONDS = 2.0
 # timeout (2 s): a command waiting behind it takes that long. The bound
 # follows the machine's own pace, measured before the outage, below that.
 COMMAND_BOUND_MIN_S, COMMAND_BOUND_MAX_S = 1.0, 1.8
+# The consumer gives up opening a relay's connections after 5 s; the
+# kernel alone would retry a silent port's SYN for about two minutes.
+CREATE_BOUND_S = 8
 
 
 class SilentPort:
@@ -31,6 +39,7 @@ class SilentPort:
     waits until its own timeout."""
 
     def __init__(self, port):
+        self.port = port
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", port))
@@ -62,6 +71,36 @@ def problem(svc, name):
     return svc.session(name).get("problem") or ""
 
 
+def consumer_of(svc):
+    """The pid of the service's only consumer (one user's sessions)."""
+    pids = [pid for pid in children(svc.proc.pid)
+            if "consumerd" in open(f"/proc/{pid}/cmdline").read()]
+    check(len(pids) == 1, f"one consumer expected, found {pids}")
+    return pids[0]
+
+
+def check_silent_control_port_fails_soon(svc):
+    """A session for a relay whose control port never answers: creating it
+    fails within CREATE_BOUND_S with an error naming the URL, and the
+    consumer, which records another session, is the same one after."""
+    consumer = consumer_of(svc)
+    silent = SilentPort(free_port())
+    url = f"net://127.0.0.1:{silent.port}:{free_port()}"
+    try:
+        start = time.monotonic()
+        result = svc.cli("create", "x", "--set-url", url, check_ok=False, timeout=60)
+        took = time.monotonic() - start
+    finally:
+        silent.close()
+    log(f"create x for a silent control port: {took:.1f} s: {result.stderr.strip()}")
+    check(took < CREATE_BOUND_S, f"create x took {took:.1f} s, more than {CREATE_BOUND_S} s")
+    check(result.returncode == 1 and url in result.stderr,
+          f"create x: expected an error naming {url}: {result}")
+    check(all(s["name"] != "x" for s in svc.sessions()), "the failed session remains")
+    check(consumer_of(svc) == consumer, "the consumer was replaced while connecting")
+    check(svc.alive(), "tracectld died")
+
+
 def command_times(svc, seconds, prefix):
     """Creates and destroys a session of the same user again and again for
     seconds: each needs an answer of the consumer. Returns their times."""
@@ -84,6 +123,7 @@ def test():
         app = svc.app("--forever", "--interval-us", "2000")
         baseline = max(command_times(svc, BASELINE_SECONDS, "before"))
         bound = min(COMMAND_BOUND_MAX_S, max(COMMAND_BOUND_MIN_S, 4 * baseline))
+        check_silent_control_port_fails_soon(svc)
         relay.stop(signal.SIGKILL)
         wait_for(lambda: "unreachable" in problem(svc, "streamed"), 15,
                  "the consumer to miss the relay")
