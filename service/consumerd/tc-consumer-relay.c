@@ -55,6 +55,7 @@ struct consumerd_relay {
 	 * the control port's, then, once it answered, the data port's at the
 	 * same address; -1 when none. */
 	int probe_fd, probe_data_fd;
+	bool probe_asked; /* VERSION sent on probe_fd, its answer awaited */
 	uint64_t probe_deadline;
 	/* The host's addresses that connections use, NULL until resolved,
 	 * and a lookup under way, or NULL: at creation, or again after every
@@ -321,7 +322,7 @@ recv_reply(struct consumerd_relay *relay, void *buf, size_t len)
 /* ---- control commands ---- */
 
 static int
-send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+send_command_on(int fd, uint32_t cmd, const void *payload, size_t len)
 {
 	struct tc_relay_cmd_header header = {
 	    .data_size = htobe64(len),
@@ -329,7 +330,13 @@ send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, s
 	};
 	struct iovec iov[2] = {{&header, sizeof(header)}, {(void *)payload, len}};
 
-	return send_all(relay->control_fd, iov, len ? 2 : 1);
+	return send_all(fd, iov, len ? 2 : 1);
+}
+
+static int
+send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+{
+	return send_command_on(relay->control_fd, cmd, payload, len);
 }
 
 static int
@@ -389,17 +396,31 @@ command_generic(struct consumerd_relay *relay, uint32_t cmd, const void *payload
 }
 
 static int
-command_version(struct consumerd_relay *relay)
+send_version(int control_fd)
 {
 	struct tc_relay_version version = {htobe32(TC_RELAY_PROTO_MAJOR),
 					   htobe32(TC_RELAY_PROTO_MINOR)};
-	int ret = send_command(relay, TC_RELAY_VERSION, &version, sizeof(version));
 
-	if (ret == 0)
-		ret = recv_reply(relay, &version, sizeof(version));
+	return send_command_on(control_fd, TC_RELAY_VERSION, &version, sizeof(version));
+}
+
+static int
+read_version(struct consumerd_relay *relay)
+{
+	struct tc_relay_version version;
+	int ret = recv_reply(relay, &version, sizeof(version));
+
 	if (ret == 0)
 		ret = tc_relay_parse_version(&version, sizeof(version), &relay->minor);
 	return ret;
+}
+
+static int
+command_version(struct consumerd_relay *relay)
+{
+	int ret = send_version(relay->control_fd);
+
+	return ret < 0 ? ret : read_version(relay);
 }
 
 static int
@@ -627,6 +648,7 @@ probe_close(struct consumerd_relay *relay)
 	if (relay->probe_data_fd >= 0)
 		close(relay->probe_data_fd);
 	relay->probe_fd = relay->probe_data_fd = -1;
+	relay->probe_asked = false;
 }
 
 /* An I/O error: the relay is down from now on, retried later. */
@@ -651,10 +673,13 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 }
 
 /* Connects both ports (those whose fd is not -1 are connected already,
- * and owned from now on), each connection made before deadline (consumer
- * clock); the handshake then runs within the sockets' I/O timeouts. */
+ * and owned from now on; with version_sent, the control connection's
+ * VERSION command is sent), each connection made before deadline
+ * (consumer clock); the handshake's replies then come within one I/O
+ * timeout. */
 static int
-relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64_t deadline)
+relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, bool version_sent,
+	      uint64_t deadline)
 {
 	int ret;
 
@@ -671,7 +696,7 @@ relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64
 	relay->data_fd = ret;
 	/* The handshake's replies, all within one I/O timeout. */
 	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
-	ret = command_version(relay);
+	ret = version_sent ? read_version(relay) : command_version(relay);
 	if (ret == 0)
 		ret = command_create_session(relay);
 	if (ret == 0)
@@ -709,7 +734,8 @@ relay_retry_later(struct consumerd_relay *relay, uint64_t now)
 	relay->next_retry = now + relay->retry_interval;
 }
 
-/* control_fd, data_fd: the connections to both ports, made already. */
+/* control_fd, data_fd: the connections to both ports, made already, the
+ * relay's answer to VERSION waiting on control_fd. */
 static void
 relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64_t now)
 {
@@ -720,7 +746,7 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint
 	int ret;
 
 	relay->generation += again;
-	ret = relay_connect(relay, control_fd, data_fd,
+	ret = relay_connect(relay, control_fd, data_fd, true,
 			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
 	if (ret == 0)
 		ret = relay_add_all_streams(relay);
@@ -857,7 +883,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	set_identity(relay, out, session_id);
 	ret = resolve_at_open(relay, error, error_size);
 	if (ret == 0) {
-		ret = relay_connect(relay, -1, -1, deadline);
+		ret = relay_connect(relay, -1, -1, false, deadline);
 		if (ret < 0)
 			open_error(relay, ret, error, error_size);
 	}
@@ -1215,13 +1241,27 @@ probe_check(int fd)
 	return 1;
 }
 
+/* Whether an answer (or a hang-up) waits on fd: 1 yes, 0 not yet, or
+ * -errno; reading it tells which. */
+static int
+answer_check(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int ready = poll(&pfd, 1, 0);
+
+	return ready < 0 ? -errno : ready;
+}
+
 /*
- * While down, both ports are probed without blocking, the control port
- * first, then the data port at the address that answered, each for the
- * connect timeout: an unreachable host or a filtered port would otherwise
- * hold the consumer, and every other session it drains, at each retry.
- * Once both connected, the rest of the handshake runs with the relay
- * answering. Returns whether the probe is still under way.
+ * While down, the relay is probed without blocking, at each tick: the
+ * control port's connection first, then the data port's at the address
+ * that answered, each for the connect timeout, then the relay's answer
+ * to VERSION, for the I/O timeout. An unreachable host, a filtered port
+ * or a relay daemon that accepts connections but never answers (stopped,
+ * hung) would otherwise hold the consumer, and every other session it
+ * drains, at each retry. Once the relay answered, the rest of the
+ * handshake runs with it answering. Returns whether the probe is still
+ * under way.
  */
 static bool
 probe_step(struct consumerd_relay *relay, uint64_t now)
@@ -1240,7 +1280,19 @@ probe_step(struct consumerd_relay *relay, uint64_t now)
 		relay->probe_data_fd = ret;
 		relay->probe_deadline = now + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull;
 	}
-	ret = probe_check(relay->probe_data_fd);
+	if (!relay->probe_asked) {
+		ret = probe_check(relay->probe_data_fd);
+		if (ret == 0 && now < relay->probe_deadline)
+			return true;
+		if (ret <= 0)
+			goto failed;
+		ret = send_version(relay->probe_fd);
+		if (ret < 0)
+			goto failed;
+		relay->probe_asked = true;
+		relay->probe_deadline = now + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+	}
+	ret = answer_check(relay->probe_fd);
 	if (ret == 0 && now < relay->probe_deadline)
 		return true;
 	if (ret > 0)
@@ -1272,6 +1324,7 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 	control_fd = relay->probe_fd;
 	data_fd = relay->probe_data_fd;
 	relay->probe_fd = relay->probe_data_fd = -1;
+	relay->probe_asked = false;
 	relay_reconnect(relay, control_fd, data_fd, now);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""A relay comes back with its control port answering and its data port
-silent (a listener whose queue is full drops every connection request,
+"""A relay comes back as a daemon that accepts both connections and never
+answers (stopped or hung), then with its control port answering and its
+data port silent (a listener whose queue is full drops every connection request,
 as a firewall that filters one port does): while the consumer keeps
 trying, the commands its user gives it still get their answers at once,
 since neither port's connection is waited for in the consumer's loop.
@@ -16,6 +17,7 @@ session lives on."""
 import os
 import signal
 import socket
+import threading
 import time
 
 from relaylib import Relay, free_port, start_streamed_session
@@ -23,6 +25,7 @@ from tclib import Service, check, children, log, run, wait_for
 from tracelib import read_streams
 
 SILENT_SECONDS = 9.0
+HUNG_SECONDS = 8.0
 BASELINE_SECONDS = 2.0
 # A connection attempt that blocks the consumer's loop lasts the connect
 # timeout (2 s): a command waiting behind it takes that long. The bound
@@ -64,6 +67,39 @@ class SilentPort:
 
     def close(self):
         for sock in [*self.fillers, self.listener]:
+            sock.close()
+
+
+class HungRelay:
+    """Listeners on the relay's ports that accept every connection and
+    hold it, never reading nor answering: a relay daemon that stopped."""
+
+    def __init__(self, *ports):
+        self.listeners = []
+        for port in ports:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", port))
+            listener.listen(16)
+            listener.settimeout(0.1)
+            self.listeners.append(listener)
+        self.held = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stopping:
+            for listener in self.listeners:
+                try:
+                    self.held.append(listener.accept()[0])
+                except (socket.timeout, OSError):
+                    pass
+
+    def close(self):
+        self.stopping = True
+        self.thread.join()
+        for sock in [*self.held, *self.listeners]:
             sock.close()
 
 
@@ -127,6 +163,21 @@ def test():
         relay.stop(signal.SIGKILL)
         wait_for(lambda: "unreachable" in problem(svc, "streamed"), 15,
                  "the consumer to miss the relay")
+
+        # Both ports take connections; nothing ever answers on them.
+        hung = HungRelay(*relay.ports[:2])
+        try:
+            times = command_times(svc, HUNG_SECONDS, "hung")
+            log(f"{len(times)} commands while the relay accepted and never answered "
+                f"({len(hung.held)} connections held): slowest {max(times):.2f} s, "
+                f"bound {bound:.2f} s")
+            check(hung.held, "the consumer never tried the hung relay")
+            check("unreachable" in problem(svc, "streamed"),
+                  f"Problem while the relay hangs: {problem(svc, 'streamed')!r}")
+            check(max(times) < bound,
+                  f"a command took {max(times):.2f} s while the consumer tried the relay")
+        finally:
+            hung.close()
 
         # The relay's control port answers again; its data port is silent.
         data_port = relay.ports[1]
