@@ -28,6 +28,7 @@
 #include "tc-idle.h"
 #include "tc-kernel.h"
 #include "tc-registry.h"
+#include "tc-relay-watch.h"
 #include "tc-rundir.h"
 #include "tc-session-autoload.h"
 #include "tc-session-ops.h"
@@ -185,6 +186,7 @@ shutdown_daemon(TcDaemon *daemon)
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
 	tc_session_autoload_wait();
 	tc_rotation_scheduler_stop();
+	tc_relay_watch_stop();
 	tc_unit_watch_stop();
 	tc_triggers_stop();
 	tc_request_pool_stop();
@@ -260,6 +262,7 @@ main(int argc, char **argv)
 	}
 	tc_consumer_set_rt_priority(consumer_rt_priority);
 	tc_consumer_set_lost_func(tc_sessions_consumer_lost);
+	tc_relay_watch_set_func(tc_session_op_refresh_relay_problem);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */

@@ -21,6 +21,7 @@
 #include "tc-kernel.h"
 #include "tc-kernel-abi.h"
 #include "tc-relay-url.h"
+#include "tc-relay-watch.h"
 #include "tc-user-limits.h"
 #include "tc-signals.h"
 
@@ -305,6 +306,7 @@ tc_session_op_start(TcSession *session, GError **error)
 	sync_apps_and_wait(session);
 	ok = tc_session_trace_flush_metadata(session, consumer, error);
 	g_message("Session '%s' of uid %u started", session->name, (unsigned)session->owner_uid);
+	tc_relay_watch_add(session);
 	return ok;
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """lttng-relayd killed while a session streams: the application goes on
 at its pace (it never blocks), the session's Problem says how many
-packets were lost since when and which relay is unreachable; when the
+packets were lost since when and which relay is unreachable, and a
+subscriber gets ProblemChanged with nobody asking for the status; when the
 relay is back on the same ports the consumer reconnects by itself, and
 the relay's trace reads whole, with events from before and after and
 the gap reported as discarded packets, never as a corrupt trace. The
@@ -18,6 +19,7 @@ import socket
 import time
 
 from relaylib import Relay, start_streamed_session
+from signallib import Listener
 from tclib import EXAMPLE_APP, Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
@@ -44,9 +46,17 @@ def test_reconnect():
     with Service() as svc, Relay(svc.rundir) as relay:
         start_streamed_session(svc, "faulty", relay.url)
         app = pinned_app(svc, "--forever", "--interval-us", str(INTERVAL_US))
+        subscriber = Listener(svc)
         time.sleep(1.5)
         relay.stop(signal.SIGKILL)
         killed = time.monotonic()
+        # Nobody asks for the session's status: the service looks at its
+        # relay on its own, and a subscriber learns of the loss.
+        changed = subscriber.wait_member("ProblemChanged",
+                                         lambda s: "unreachable" in s["args"][1], timeout=15)
+        log(f"ProblemChanged {time.monotonic() - killed:.1f} s after the loss: "
+            f"{changed['args'][1]}")
+        subscriber.close()
         time.sleep(2)
         # The very first status after the loss shows it, in JSON and text.
         first = svc.cli_json("status").get("problem") or ""
