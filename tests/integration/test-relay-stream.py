@@ -6,7 +6,9 @@ gives traces with the same events, field values and discarded counts,
 and nothing is written locally for the streamed session. Metadata is
 streamed as it grows: an application started after the first one
 recorded, and kernel events enabled while recording, are in the relay's
-trace, which babeltrace2 reads without a warning."""
+trace, which babeltrace2 reads without a warning. net6:// and tcp6://
+URLs reach a relay on ::1, separate control and data URLs one on
+127.0.0.1."""
 
 import os
 import socket
@@ -65,6 +67,29 @@ def test_same_as_local(svc, relay, hostname):
     log(f"{len(there['events'])} events, the same locally and through the relay")
 
 
+def check_streamed(relay, hostname, name):
+    """The relay's trace of session name has the example application's
+    events, all of them."""
+    trace = read_streams(relay_session_dir(relay, hostname, name))
+    names = [e["name"] for e in trace["events"]]
+    check(names.count("example:all_types") == K and names.count("example:done") == 1,
+          f"{name}: {names.count('example:all_types')} all_types events through the relay")
+
+
+def test_ipv6_and_split_urls(svc, relay, hostname):
+    """net6:// and tcp6:// reach a relay listening on ::1 only; separate
+    control and data URLs reach the IPv4 one."""
+    with Relay(os.path.join(svc.rundir, "ipv6"), host="::1") as relay6:
+        record(svc, "six", "--set-url", relay6.url)
+        check_streamed(relay6, hostname, "six")
+        record(svc, "six-split", "--ctrl-url", f"tcp6://[::1]:{relay6.ports[0]}",
+               "--data-url", f"tcp6://[::1]:{relay6.ports[1]}")
+        check_streamed(relay6, hostname, "six-split")
+    record(svc, "split", "--ctrl-url", f"tcp://127.0.0.1:{relay.ports[0]}",
+           "--data-url", f"tcp://127.0.0.1:{relay.ports[1]}")
+    check_streamed(relay, hostname, "split")
+
+
 def test_growing_metadata(svc, relay, hostname):
     mount_tracefs()
     svc.cli("create", "growing", "--set-url", relay.url)
@@ -97,6 +122,7 @@ def test():
     with Service() as svc, Relay(svc.rundir) as relay:
         test_same_as_local(svc, relay, hostname)
         test_growing_metadata(svc, relay, hostname)
+        test_ipv6_and_split_urls(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
 
 
