@@ -41,6 +41,29 @@ def port_is_open(port, host="127.0.0.1"):
         return sock.connect_ex((host, port)) == 0
 
 
+def connection_holders(ports):
+    """{pid: {peer port}} of the processes holding an established TCP
+    connection to one of ports on this machine (the client ends: a relay
+    daemon's own ends have those ports as local ports)."""
+    inodes = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                port = int(fields[2].rsplit(":", 1)[1], 16)
+                if fields[3] == "01" and port in ports:  # TCP_ESTABLISHED
+                    inodes[f"socket:[{fields[9]}]"] = port
+    holders = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    if target in inodes:
+                        holders.setdefault(int(pid), set()).add(inodes[target])
+    return holders
+
+
 def start_streamed_session(svc, name, url):
     """Creates and starts a session streaming the example application's
     events to url, in small packets closed every 100 ms: the relay gets

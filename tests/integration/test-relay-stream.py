@@ -8,12 +8,13 @@ streamed as it grows: an application started after the first one
 recorded, and kernel events enabled while recording, are in the relay's
 trace, which babeltrace2 reads without a warning. net6:// and tcp6://
 URLs reach a relay on ::1, separate control and data URLs one on
-127.0.0.1."""
+127.0.0.1. A user's relay connections are held by that user's consumer,
+never by the service."""
 
 import os
 import socket
 
-from relaylib import Relay
+from relaylib import Relay, connection_holders
 from tclib import Service, check, log, mount_tracefs, run
 from tracelib import babeltrace_text, expected_all_types, read_streams
 
@@ -90,6 +91,49 @@ def test_ipv6_and_split_urls(svc, relay, hostname):
     check_streamed(relay, hostname, "split")
 
 
+def process_ids(pid):
+    """The name and the real, effective, saved and file-system uids of pid."""
+    with open(f"/proc/{pid}/status") as f:
+        status = dict(line.split(":\t", 1) for line in f.read().splitlines())
+    return status["Name"], status["Uid"].split()
+
+
+def test_connections_of_owner(svc, relay, hostname):
+    """The relay connections of a user's session are held by that user's
+    consumer, running as the user: the service opens none."""
+    user = svc.add_user("tctest-relay")
+    svc.cli("create", "owned", "--set-url", relay.url, user=user)
+    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000", user=user)
+    svc.cli("enable-event", "-u", "-c", "chan", "example:*", user=user)
+    svc.cli("start", user=user)
+    svc.run_app("--count", str(K), user=user)
+    # Events are on their way while the connections are looked at.
+    app = svc.app("--forever", "--interval-us", "1000", user=user)
+    try:
+        holders = connection_holders(relay.ports[:2])
+        check(set().union(*holders.values()) == set(relay.ports[:2]),
+              f"connections to control and data ports {relay.ports[:2]}: {holders}")
+        check(svc.proc.pid not in holders, f"tracectld holds relay connections: {holders}")
+        log(f"relay connections of {user.name}'s session: {holders}")
+        for pid in holders:
+            name, uids = process_ids(pid)
+            check(name.startswith("tracectl-consum") and uids == [str(user.uid)] * 4,
+                  f"pid {pid} ({name}, uids {uids}) holds a relay connection, "
+                  f"not a consumer of uid {user.uid}")
+    finally:
+        app.kill()
+        app.wait()
+    svc.cli("stop", user=user)
+    svc.cli("destroy", "owned", user=user)
+    session = relay_session_dir(relay, hostname, "owned")
+    check(os.path.isdir(os.path.join(session, "ust", "uid", str(user.uid))),
+          f"no trace of uid {user.uid} under {session}: {os.listdir(session)}")
+    names = [e["name"] for e in read_streams(session)["events"]]
+    check(names.count("example:all_types") >= K,
+          f"{names.count('example:all_types')} all_types events of {user.name} "
+          "through the relay")
+
+
 def test_growing_metadata(svc, relay, hostname):
     mount_tracefs()
     svc.cli("create", "growing", "--set-url", relay.url)
@@ -123,6 +167,7 @@ def test():
         test_same_as_local(svc, relay, hostname)
         test_growing_metadata(svc, relay, hostname)
         test_ipv6_and_split_urls(svc, relay, hostname)
+        test_connections_of_owner(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
 
 
