@@ -5,17 +5,18 @@ workload recorded once into a local directory and once through the relay
 gives traces with the same events, field values and discarded counts,
 and nothing is written locally for the streamed session. Metadata is
 streamed as it grows: an application started after the first one
-recorded, and kernel events enabled while recording, are in the relay's
-trace, which babeltrace2 reads without a warning. net6:// and tcp6://
+recorded, a user-space event and kernel events enabled while recording,
+are in the relay's trace, which babeltrace2 reads without a warning. net6:// and tcp6://
 URLs reach a relay on ::1, separate control and data URLs one on
 127.0.0.1. A user's relay connections are held by that user's consumer,
 never by the service."""
 
 import os
+import signal
 import socket
 
 from relaylib import Relay, connection_holders
-from tclib import Service, check, log, mount_tracefs, run
+from tclib import Service, check, log, mount_tracefs, run, wait_for
 from tracelib import babeltrace_text, expected_all_types, read_streams
 
 K = 200
@@ -134,6 +135,49 @@ def test_connections_of_owner(svc, relay, hostname):
           "through the relay")
 
 
+def relay_metadata(relay, hostname, name):
+    """What the relay holds of the user-space metadata of session name."""
+    path = os.path.join(relay_session_dir(relay, hostname, name), "ust", "uid", "0", "64-bit",
+                        "metadata")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_user_event_enabled_midway(svc, relay, hostname):
+    """A user-space event enabled while the session streams, in an
+    application registered before: its events reach the relay from then
+    on, described by the metadata the relay got since."""
+    svc.cli("create", "midway", "--set-url", relay.url)
+    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000")
+    svc.cli("enable-event", "-u", "-c", "chan", "example:all_types")
+    svc.cli("start")
+    waiting = svc.app("--pause", "--count", str(K // 2), wait_ready=True)
+    # Its example:done comes before the event is enabled: not recorded.
+    svc.run_app("--count", str(K))
+    wait_for(lambda: b"example:all_types" in relay_metadata(relay, hostname, "midway"), 10,
+             "the metadata of all_types on the relay")
+    # Event classes are described as they are enabled, as with LTTng.
+    before = relay_metadata(relay, hostname, "midway")
+    check(b"example:done" not in before, "example:done described before it was enabled")
+    svc.cli("enable-event", "-u", "-c", "chan", "example:done")
+    waiting.send_signal(signal.SIGUSR1)
+    out, err = waiting.communicate(timeout=60)
+    check(waiting.returncode == 0 and err == "", f"example app: {waiting.returncode} {err!r}")
+    svc.cli("stop")
+    svc.cli("destroy", "midway")
+    after = relay_metadata(relay, hostname, "midway")
+    check(b"example:done" in after and after.startswith(before),
+          f"the relay's metadata did not grow by example:done: {len(before)} then "
+          f"{len(after)} bytes")
+    events = read_streams(relay_session_dir(relay, hostname, "midway"))["events"]
+    names = [e["name"] for e in events]
+    done = [e["count"] for e in events if e["name"] == "example:done"]
+    check(names.count("example:all_types") == K + K // 2 and done == [K // 2],
+          f"{names.count('example:all_types')} all_types events, done events {done}: "
+          f"expected {K + K // 2} and [{K // 2}]")
+    babeltrace_text(relay_session_dir(relay, hostname, "midway"))
+
+
 def test_growing_metadata(svc, relay, hostname):
     mount_tracefs()
     svc.cli("create", "growing", "--set-url", relay.url)
@@ -168,6 +212,7 @@ def test():
         test_growing_metadata(svc, relay, hostname)
         test_ipv6_and_split_urls(svc, relay, hostname)
         test_connections_of_owner(svc, relay, hostname)
+        test_user_event_enabled_midway(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
 
 
