@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Debian's lttng-relayd on 127.0.0.1 for the streaming tests, and readers
-of what a viewer prints while a session records."""
+"""Debian's lttng-relayd on 127.0.0.1 (or ::1) for the streaming tests, and
+readers of what a viewer prints while a session records."""
 
 import contextlib
 import os
@@ -10,20 +10,58 @@ import subprocess
 import threading
 import time
 
-from tclib import check, require, wait_for
+from tclib import check, log, require, wait_for
 
 LTTNG_RELAYD = "/usr/bin/lttng-relayd"
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
+def family_of(host):
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def free_port(host="127.0.0.1"):
+    with socket.socket(family_of(host), socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
-def port_is_open(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+def free_ports(count, host="127.0.0.1"):
+    """count distinct free ports: each stays bound until all are found, as
+    ports asked for one after the other may repeat."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket(family_of(host), socket.SOCK_STREAM))
+                 for _ in range(count)]
+        for sock in socks:
+            sock.bind((host, 0))
+        return [sock.getsockname()[1] for sock in socks]
+
+
+def port_is_open(port, host="127.0.0.1"):
+    with socket.socket(family_of(host), socket.SOCK_STREAM) as sock:
+        return sock.connect_ex((host, port)) == 0
+
+
+def connection_holders(ports):
+    """{pid: {peer port}} of the processes holding an established TCP
+    connection to one of ports on this machine (the client ends: a relay
+    daemon's own ends have those ports as local ports)."""
+    inodes = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                port = int(fields[2].rsplit(":", 1)[1], 16)
+                if fields[3] == "01" and port in ports:  # TCP_ESTABLISHED
+                    inodes[f"socket:[{fields[9]}]"] = port
+    holders = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    if target in inodes:
+                        holders.setdefault(int(pid), set()).add(inodes[target])
+    return holders
 
 
 def start_streamed_session(svc, name, url):
@@ -38,20 +76,34 @@ def start_streamed_session(svc, name, url):
 
 
 class Relay:
-    """lttng-relayd with control, data and live ports of its own, writing
-    under directory/relay; a context manager that kills it at the end."""
+    """lttng-relayd with control, data and live ports of its own on host
+    (an IPv4 or an IPv6 address), writing under directory/relay; a context
+    manager that kills it at the end."""
 
-    def __init__(self, directory, *options):
+    def __init__(self, directory, *options, host="127.0.0.1"):
         require(os.access(LTTNG_RELAYD, os.X_OK), f"{LTTNG_RELAYD} is not installed")
         self.output = os.path.join(directory, "relay")
         self.home = os.path.join(directory, "relay-home")
-        self.ports = [free_port() for _ in range(3)]
+        self.host = host
+        self.ports = free_ports(3, host)
         self.options = list(options)  # more lttng-relayd options
         self.proc = None
 
     @property
+    def authority(self):
+        """The host as URLs write it: an IPv6 address in brackets."""
+        return f"[{self.host}]" if family_of(self.host) == socket.AF_INET6 else self.host
+
+    def listen_url(self, port):
+        """lttng-relayd's URL for port: tcp6:// for an IPv6 address, which
+        tcp:// does not take."""
+        scheme = "tcp6" if family_of(self.host) == socket.AF_INET6 else "tcp"
+        return f"{scheme}://{self.authority}:{port}"
+
+    @property
     def url(self):
-        return f"net://127.0.0.1:{self.ports[0]}:{self.ports[1]}"
+        scheme = "net6" if family_of(self.host) == socket.AF_INET6 else "net"
+        return f"{scheme}://{self.authority}:{self.ports[0]}:{self.ports[1]}"
 
     @property
     def live_port(self):
@@ -63,11 +115,19 @@ class Relay:
         self.log = open(os.path.join(self.home, "relayd.log"), "ab")
         self.proc = subprocess.Popen(
             [LTTNG_RELAYD, "-o", self.output,
-             "-C", f"tcp://127.0.0.1:{self.ports[0]}",
-             "-D", f"tcp://127.0.0.1:{self.ports[1]}",
-             "-L", f"tcp://127.0.0.1:{self.ports[2]}", *self.options],
+             *(arg for option, port in zip(("-C", "-D", "-L"), self.ports)
+               for arg in (option, self.listen_url(port))), *self.options],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for(lambda: all(port_is_open(p) for p in self.ports), 10, "lttng-relayd")
+        try:
+            # A relay daemon that could not listen exits: no use waiting.
+            wait_for(lambda: self.proc.poll() is not None or
+                     all(port_is_open(p, self.host) for p in self.ports), 10, "lttng-relayd")
+            check(self.proc.poll() is None, f"lttng-relayd exited ({self.proc.returncode})")
+        except AssertionError:
+            self.stop()
+            with open(os.path.join(self.home, "relayd.log"), errors="replace") as f:
+                log(f"lttng-relayd on {self.host} {self.ports}: {f.read()[-2000:]}")
+            raise
         return self
 
     def stop(self, how=signal.SIGTERM):

@@ -5,14 +5,18 @@ workload recorded once into a local directory and once through the relay
 gives traces with the same events, field values and discarded counts,
 and nothing is written locally for the streamed session. Metadata is
 streamed as it grows: an application started after the first one
-recorded, and kernel events enabled while recording, are in the relay's
-trace, which babeltrace2 reads without a warning."""
+recorded, a user-space event and kernel events enabled while recording,
+are in the relay's trace, which babeltrace2 reads without a warning. net6:// and tcp6://
+URLs reach a relay on ::1, separate control and data URLs one on
+127.0.0.1. A user's relay connections are held by that user's consumer,
+never by the service."""
 
 import os
+import signal
 import socket
 
-from relaylib import Relay
-from tclib import Service, check, log, mount_tracefs, run
+from relaylib import Relay, connection_holders
+from tclib import Service, check, log, mount_tracefs, run, wait_for
 from tracelib import babeltrace_text, expected_all_types, read_streams
 
 K = 200
@@ -65,6 +69,115 @@ def test_same_as_local(svc, relay, hostname):
     log(f"{len(there['events'])} events, the same locally and through the relay")
 
 
+def check_streamed(relay, hostname, name):
+    """The relay's trace of session name has the example application's
+    events, all of them."""
+    trace = read_streams(relay_session_dir(relay, hostname, name))
+    names = [e["name"] for e in trace["events"]]
+    check(names.count("example:all_types") == K and names.count("example:done") == 1,
+          f"{name}: {names.count('example:all_types')} all_types events through the relay")
+
+
+def test_ipv6_and_split_urls(svc, relay, hostname):
+    """net6:// and tcp6:// reach a relay listening on ::1 only; separate
+    control and data URLs reach the IPv4 one."""
+    with Relay(os.path.join(svc.rundir, "ipv6"), host="::1") as relay6:
+        record(svc, "six", "--set-url", relay6.url)
+        check_streamed(relay6, hostname, "six")
+        record(svc, "six-split", "--ctrl-url", f"tcp6://[::1]:{relay6.ports[0]}",
+               "--data-url", f"tcp6://[::1]:{relay6.ports[1]}")
+        check_streamed(relay6, hostname, "six-split")
+    record(svc, "split", "--ctrl-url", f"tcp://127.0.0.1:{relay.ports[0]}",
+           "--data-url", f"tcp://127.0.0.1:{relay.ports[1]}")
+    check_streamed(relay, hostname, "split")
+
+
+def process_ids(pid):
+    """The name and the real, effective, saved and file-system uids of pid."""
+    with open(f"/proc/{pid}/status") as f:
+        status = dict(line.split(":\t", 1) for line in f.read().splitlines())
+    return status["Name"], status["Uid"].split()
+
+
+def test_connections_of_owner(svc, relay, hostname):
+    """The relay connections of a user's session are held by that user's
+    consumer, running as the user: the service opens none."""
+    user = svc.add_user("tctest-relay")
+    svc.cli("create", "owned", "--set-url", relay.url, user=user)
+    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000", user=user)
+    svc.cli("enable-event", "-u", "-c", "chan", "example:*", user=user)
+    svc.cli("start", user=user)
+    svc.run_app("--count", str(K), user=user)
+    # Events are on their way while the connections are looked at.
+    app = svc.app("--forever", "--interval-us", "1000", user=user)
+    try:
+        holders = connection_holders(relay.ports[:2])
+        check(set().union(*holders.values()) == set(relay.ports[:2]),
+              f"connections to control and data ports {relay.ports[:2]}: {holders}")
+        check(svc.proc.pid not in holders, f"tracectld holds relay connections: {holders}")
+        log(f"relay connections of {user.name}'s session: {holders}")
+        for pid in holders:
+            name, uids = process_ids(pid)
+            check(name.startswith("tracectl-consum") and uids == [str(user.uid)] * 4,
+                  f"pid {pid} ({name}, uids {uids}) holds a relay connection, "
+                  f"not a consumer of uid {user.uid}")
+    finally:
+        app.kill()
+        app.wait()
+    svc.cli("stop", user=user)
+    svc.cli("destroy", "owned", user=user)
+    session = relay_session_dir(relay, hostname, "owned")
+    check(os.path.isdir(os.path.join(session, "ust", "uid", str(user.uid))),
+          f"no trace of uid {user.uid} under {session}: {os.listdir(session)}")
+    names = [e["name"] for e in read_streams(session)["events"]]
+    check(names.count("example:all_types") >= K,
+          f"{names.count('example:all_types')} all_types events of {user.name} "
+          "through the relay")
+
+
+def relay_metadata(relay, hostname, name):
+    """What the relay holds of the user-space metadata of session name."""
+    path = os.path.join(relay_session_dir(relay, hostname, name), "ust", "uid", "0", "64-bit",
+                        "metadata")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_user_event_enabled_midway(svc, relay, hostname):
+    """A user-space event enabled while the session streams, in an
+    application registered before: its events reach the relay from then
+    on, described by the metadata the relay got since."""
+    svc.cli("create", "midway", "--set-url", relay.url)
+    svc.cli("enable-channel", "-u", "chan", "--switch-timer", "100000")
+    svc.cli("enable-event", "-u", "-c", "chan", "example:all_types")
+    svc.cli("start")
+    waiting = svc.app("--pause", "--count", str(K // 2), wait_ready=True)
+    # Its example:done comes before the event is enabled: not recorded.
+    svc.run_app("--count", str(K))
+    wait_for(lambda: b"example:all_types" in relay_metadata(relay, hostname, "midway"), 10,
+             "the metadata of all_types on the relay")
+    # Event classes are described as they are enabled, as with LTTng.
+    before = relay_metadata(relay, hostname, "midway")
+    check(b"example:done" not in before, "example:done described before it was enabled")
+    svc.cli("enable-event", "-u", "-c", "chan", "example:done")
+    waiting.send_signal(signal.SIGUSR1)
+    out, err = waiting.communicate(timeout=60)
+    check(waiting.returncode == 0 and err == "", f"example app: {waiting.returncode} {err!r}")
+    svc.cli("stop")
+    svc.cli("destroy", "midway")
+    after = relay_metadata(relay, hostname, "midway")
+    check(b"example:done" in after and after.startswith(before),
+          f"the relay's metadata did not grow by example:done: {len(before)} then "
+          f"{len(after)} bytes")
+    events = read_streams(relay_session_dir(relay, hostname, "midway"))["events"]
+    names = [e["name"] for e in events]
+    done = [e["count"] for e in events if e["name"] == "example:done"]
+    check(names.count("example:all_types") == K + K // 2 and done == [K // 2],
+          f"{names.count('example:all_types')} all_types events, done events {done}: "
+          f"expected {K + K // 2} and [{K // 2}]")
+    babeltrace_text(relay_session_dir(relay, hostname, "midway"))
+
+
 def test_growing_metadata(svc, relay, hostname):
     mount_tracefs()
     svc.cli("create", "growing", "--set-url", relay.url)
@@ -97,6 +210,9 @@ def test():
     with Service() as svc, Relay(svc.rundir) as relay:
         test_same_as_local(svc, relay, hostname)
         test_growing_metadata(svc, relay, hostname)
+        test_ipv6_and_split_urls(svc, relay, hostname)
+        test_connections_of_owner(svc, relay, hostname)
+        test_user_event_enabled_midway(svc, relay, hostname)
         check(svc.alive(), "tracectld died")
 
 
