@@ -20,7 +20,7 @@ import socket
 import threading
 import time
 
-from relaylib import Relay, free_port, start_streamed_session
+from relaylib import Relay, free_port, free_ports, start_streamed_session
 from tclib import Service, check, children, log, run, wait_for
 from tracelib import read_streams
 
@@ -182,7 +182,7 @@ def test():
         # The relay's control port answers again; its data port is silent.
         data_port = relay.ports[1]
         silent = SilentPort(data_port)
-        relay.ports[1], relay.ports[2] = free_port(), free_port()
+        relay.ports[1], relay.ports[2] = free_ports(2)
         relay.start()
         try:
             times = command_times(svc, SILENT_SECONDS, "during")

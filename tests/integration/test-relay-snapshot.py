@@ -14,7 +14,7 @@ import os
 import socket
 import time
 
-from relaylib import Relay, free_port
+from relaylib import Relay, free_ports
 from tclib import Service, check, log, run
 from tracelib import babeltrace_text, read_streams
 
@@ -67,7 +67,7 @@ def test():
 
         # Recording goes on; a relay nobody listens on is an error naming it.
         svc.run_app("--count", "10")
-        gone = f"net://127.0.0.1:{free_port()}:{free_port()}"
+        gone = "net://127.0.0.1:{}:{}".format(*free_ports(2))
         started = time.monotonic()
         bad = svc.cli("snapshot", "record", gone, check_ok=False)
         took = time.monotonic() - started
