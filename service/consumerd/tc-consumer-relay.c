@@ -889,6 +889,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	}
 	if (ret < 0) {
 		if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
+			relay->last_error = ret;
 			start_down(relay, error);
 			*result = relay;
 			return 0;
@@ -1241,15 +1242,18 @@ probe_check(int fd)
 	return 1;
 }
 
-/* Whether an answer (or a hang-up) waits on fd: 1 yes, 0 not yet, or
- * -errno; reading it tells which. */
+/* Whether the whole answer to VERSION (or a hang-up) waits on fd: 1
+ * yes, 0 not yet, or -errno; reading it tells which. A part of it is not
+ * yet: the handshake must not wait for the rest in the loop. */
 static int
 answer_check(int fd)
 {
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	int ready = poll(&pfd, 1, 0);
+	struct tc_relay_version version;
+	ssize_t n = recv(fd, &version, sizeof(version), MSG_PEEK | MSG_DONTWAIT);
 
-	return ready < 0 ? -errno : ready;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	return n == 0 || (size_t)n == sizeof(version);
 }
 
 /*
@@ -1384,9 +1388,8 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	int ret;
 
 	while (relay->up) {
-		/* Every reply of the round comes within an I/O timeout of
-		 * the wait's end: a round begun in time is not cut short. */
-		relay->exchange_end = deadline + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+		/* Every reply of a round within one I/O timeout in all. */
+		relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 		ret = data_pending(relay, &pending);
 		relay->exchange_end = 0;
 		if (ret < 0) {
@@ -1595,14 +1598,10 @@ wait_chunk_released(struct consumerd_relay *relay, uint64_t chunk_id)
 	const uint64_t deadline =
 	    tc_rb_clock_now() + RELAY_CHUNK_RELEASE_WAIT_MS * 1000000ull;
 
+	/* Each exchange has its I/O timeout; the clock bounds them all. */
 	while (tc_rb_clock_now() < deadline) {
-		int ret;
+		int ret = relay_chunk_exists(relay, chunk_id);
 
-		/* Every reply comes within an I/O timeout of the wait's end,
-		 * however slowly the relay answers each. */
-		relay->exchange_end = deadline + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
-		ret = relay_chunk_exists(relay, chunk_id);
-		relay->exchange_end = 0;
 		if (ret <= 0)
 			return ret;
 		poll(NULL, 0, RELAY_CHUNK_RELEASE_POLL_MS);

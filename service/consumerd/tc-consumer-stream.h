@@ -33,7 +33,8 @@
  *
  * channel_name must outlive the stream. On failure nothing is left open
  * and no file is left behind.
- * Returns 0 or -errno: memfd_create, ftruncate, F_ADD_SEALS, mmap, -EINVAL
+ * Returns 0 or -errno: memfd_create, ftruncate, pwrite (-ENOMEM, -ENOSPC:
+ * no memory for the pages), F_ADD_SEALS, mmap, -EINVAL
  * from tc_rb_init() / tc_rb_reader_init(), -ENAMETOOLONG, or the stream
  * file's creation error (-EEXIST when it exists).
  */

@@ -351,6 +351,20 @@ consumer_start(uid_t uid, GError **error)
  * instead of making a second consumer.
  */
 TcConsumer *
+tc_consumer_find(uid_t uid)
+{
+	TcConsumer *consumer = NULL;
+
+	g_mutex_lock(&consumers_lock);
+	if (consumers)
+		consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
+	if (consumer)
+		consumer_ref(consumer);
+	g_mutex_unlock(&consumers_lock);
+	return consumer;
+}
+
+TcConsumer *
 tc_consumer_get(uid_t uid, GError **error)
 {
 	TcConsumer *consumer;
@@ -985,8 +999,9 @@ tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus
 	status->connected = reply.relay_connected != 0;
 	status->lost_packets = reply.relay_lost_packets;
 	status->lost_since = reply.relay_lost_since;
-	/* An errno for g_strerror(), which names unknown values too. */
-	status->last_errno = reply.relay_errno <= G_MAXINT ? (int)reply.relay_errno : 0;
+	/* An errno for g_strerror(), which keeps the text of every value it
+	 * was asked for: values past the kernel's (4095) are nobody's. */
+	status->last_errno = reply.relay_errno < 4096 ? (int)reply.relay_errno : 0;
 	/* The consumer is the user's: its text is bounded and terminated here. */
 	reply.message[sizeof(reply.message) - 1] = '\0';
 	g_strlcpy(status->url, reply.message, sizeof(status->url));

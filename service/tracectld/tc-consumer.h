@@ -42,6 +42,9 @@ void tc_consumer_set_lost_func(TcConsumerLostFunc func);
 
 /* Returns the consumer of uid (a new reference), starting it if needed. */
 TcConsumer *tc_consumer_get(uid_t uid, GError **error);
+/* The consumer of uid that runs now (a new reference), or NULL: for
+ * lookups that must not start one. */
+TcConsumer *tc_consumer_find(uid_t uid);
 void tc_consumer_unref(TcConsumer *consumer);
 /* Its process (from its start, or SO_PEERCRED of a unit's connection). */
 GPid tc_consumer_pid(TcConsumer *consumer);

@@ -62,6 +62,14 @@ unwatch(TcSession *session)
 		tc_relay_watch_add(session);
 }
 
+static gboolean
+stopping_now(void)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&watch_lock);
+
+	return watch_stopping;
+}
+
 static gpointer
 watch_main(gpointer data)
 {
@@ -69,7 +77,9 @@ watch_main(gpointer data)
 
 	rcu_register_thread();
 	while ((sessions = next_round()) != NULL) {
-		for (guint i = 0; i < sessions->len; i++) {
+		/* A look may wait for a busy consumer: a stopping service
+		 * does not wait for the rest of the round. */
+		for (guint i = 0; i < sessions->len && !stopping_now(); i++) {
 			TcSession *session = g_ptr_array_index(sessions, i);
 
 			if (streams_now(session))

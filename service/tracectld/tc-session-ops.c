@@ -919,6 +919,16 @@ relay_problem_text(const TcRelayStatus *status)
 			       g_strerror(status->last_errno));
 }
 
+/* What a relay Problem says happened, past its count of lost packets,
+ * which grows while the relay is away. */
+static const char *
+relay_problem_state(const char *text)
+{
+	const char *since = text ? strstr(text, " packets since ") : NULL;
+
+	return since ? since : text;
+}
+
 /* [op_lock] Asks the consumer sessions of a streaming session what their
  * relay lost and puts it in Problem, unless another problem is there. */
 static void
@@ -926,6 +936,7 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 {
 	TcRelayStatus total = {0};
 	g_autofree char *changed = NULL;
+	gboolean first = TRUE;
 
 	if (session->relay == NULL)
 		return;
@@ -938,7 +949,8 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		if (status.lost_since && (total.lost_since == 0 || status.lost_since < total.lost_since))
 			total.lost_since = status.lost_since;
 		total.lost_packets += status.lost_packets;
-		total.connected = i == 0 ? status.connected : total.connected && status.connected;
+		total.connected = first ? status.connected : total.connected && status.connected;
+		first = FALSE;
 		if (!status.connected && status.last_errno)
 			total.last_errno = status.last_errno;
 		g_strlcpy(total.url, status.url, sizeof(total.url));
@@ -947,11 +959,14 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 	if (session->problem == NULL || g_str_has_prefix(session->problem, RELAY_PROBLEM_PREFIX)) {
 		char *text = relay_problem_text(&total);
 
-		if (text && g_strcmp0(text, session->problem) != 0)
+		/* A count that grew is no news: only a new state is logged
+		 * and signalled, not every look during an outage. */
+		if (text && g_strcmp0(relay_problem_state(text),
+				      relay_problem_state(session->problem)) != 0) {
 			g_warning("Session '%s' of uid %u: %s", session->name,
 				  (unsigned)session->owner_uid, text);
-		if (text && g_strcmp0(text, session->problem) != 0)
 			changed = g_strdup(text);
+		}
 		if (text) {
 			g_free(session->problem);
 			session->problem = text;
@@ -963,27 +978,43 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		tc_signals_problem_changed(session, changed);
 }
 
-void
-tc_session_op_refresh_relay_problem(TcSession *session)
+/* The consumer sessions of a streaming session, or NULL when it is
+ * destroyed or does not stream. Every trace has its consumer session,
+ * and its relay, from its creation on, buffers or not. */
+static GArray *
+streaming_trace_ids(TcSession *session)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, NULL);
-	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+	GArray *ids;
 	GHashTableIter iter;
 	gpointer value;
 
-	if (op == NULL || session->relay == NULL)
-		return;
-	/* Every trace has its consumer session, and its relay, from its
-	 * creation on, buffers or not. */
-	g_mutex_lock(&session->lock);
+	if (session->destroyed || session->relay == NULL)
+		return NULL;
+	ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 	g_hash_table_iter_init(&iter, session->traces);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
-	g_mutex_unlock(&session->lock);
-	consumer = tc_consumer_get(session->owner_uid, NULL);
+	return ids;
+}
+
+void
+tc_session_op_refresh_relay_problem(TcSession *session)
+{
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	/* An operation under way may take long (a snapshot to a slow relay):
+	 * the next look comes soon enough. */
+	if (!g_mutex_trylock(&session->op_lock))
+		return;
+	ids = streaming_trace_ids(session);
+	/* A consumer that is gone has its own Problem: never start one. */
+	if (ids)
+		consumer = tc_consumer_find(session->owner_uid);
 	if (consumer)
 		refresh_relay_problem(session, consumer, ids);
+	g_mutex_unlock(&session->op_lock);
 }
 
 GVariant *
