@@ -351,20 +351,6 @@ consumer_start(uid_t uid, GError **error)
  * instead of making a second consumer.
  */
 TcConsumer *
-tc_consumer_find(uid_t uid)
-{
-	TcConsumer *consumer = NULL;
-
-	g_mutex_lock(&consumers_lock);
-	if (consumers)
-		consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
-	if (consumer)
-		consumer_ref(consumer);
-	g_mutex_unlock(&consumers_lock);
-	return consumer;
-}
-
-TcConsumer *
 tc_consumer_get(uid_t uid, GError **error)
 {
 	TcConsumer *consumer;
@@ -397,6 +383,20 @@ tc_consumer_get(uid_t uid, GError **error)
 		consumer_ref(consumer);
 	}
 	g_cond_broadcast(&consumers_changed);
+	g_mutex_unlock(&consumers_lock);
+	return consumer;
+}
+
+TcConsumer *
+tc_consumer_find(uid_t uid)
+{
+	TcConsumer *consumer = NULL;
+
+	g_mutex_lock(&consumers_lock);
+	if (consumers)
+		consumer = g_hash_table_lookup(consumers, GUINT_TO_POINTER(uid));
+	if (consumer)
+		consumer_ref(consumer);
 	g_mutex_unlock(&consumers_lock);
 	return consumer;
 }
