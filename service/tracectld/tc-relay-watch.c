@@ -3,12 +3,30 @@
 
 #include <urcu.h>
 
+/*
+ * A look waits for the owner's consumer, which runs as the owner, who
+ * can make it slow (a relay of theirs that takes data a byte at a time
+ * holds its loop until the service's reply timeout). So each owner's
+ * sessions are looked at on a thread of their own, from looks_pool,
+ * and an owner whose look is still under way is skipped for the round:
+ * one user's consumer never delays the news of another's relay, and
+ * never holds more than one thread.
+ */
+
 static GMutex watch_lock;
 static GCond watch_cond;
 static TcRelayWatchFunc watch_refresh;
 static GThread *watch_thread;   /* [watch_lock] */
 static GPtrArray *watched;      /* [watch_lock] TcSession *, referenced */
 static gboolean watch_stopping; /* [watch_lock] */
+static GThreadPool *looks_pool; /* [watch_lock] set with watch_thread */
+static GHashTable *looking;     /* [watch_lock] owner uids whose look is under way */
+
+/* One owner's sessions to look at, on a thread of looks_pool. */
+typedef struct {
+	uid_t owner;
+	GPtrArray *sessions; /* TcSession *, referenced */
+} TcOwnerLook;
 
 void
 tc_relay_watch_set_func(TcRelayWatchFunc refresh)
@@ -70,26 +88,91 @@ stopping_now(void)
 	return watch_stopping;
 }
 
+static void
+owner_look_free(TcOwnerLook *look)
+{
+	g_ptr_array_unref(look->sessions);
+	g_free(look);
+}
+
+/* looks_pool's function: the owner's sessions, one after another. */
+static void
+owner_look_run(gpointer data, gpointer unused)
+{
+	TcOwnerLook *look = data;
+
+	rcu_register_thread();
+	/* A look may wait for a busy consumer: a stopping service does not
+	 * wait for the rest. */
+	for (guint i = 0; i < look->sessions->len && !stopping_now(); i++) {
+		TcSession *session = g_ptr_array_index(look->sessions, i);
+
+		if (streams_now(session))
+			watch_refresh(session);
+		else
+			unwatch(session);
+	}
+	rcu_unregister_thread();
+	g_mutex_lock(&watch_lock);
+	g_hash_table_remove(looking, GUINT_TO_POINTER(look->owner));
+	g_mutex_unlock(&watch_lock);
+	owner_look_free(look);
+}
+
+/* The round's sessions by owner: uid -> TcOwnerLook. */
+static GHashTable *
+looks_by_owner(GPtrArray *sessions)
+{
+	GHashTable *looks = g_hash_table_new_full(NULL, NULL, NULL,
+						  (GDestroyNotify)owner_look_free);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+		gpointer key = GUINT_TO_POINTER(session->owner_uid);
+		TcOwnerLook *look = g_hash_table_lookup(looks, key);
+
+		if (look == NULL) {
+			look = g_new0(TcOwnerLook, 1);
+			look->owner = session->owner_uid;
+			look->sessions = g_ptr_array_new_with_free_func(
+				(GDestroyNotify)tc_session_unref);
+			g_hash_table_insert(looks, key, look);
+		}
+		g_ptr_array_add(look->sessions, tc_session_ref(session));
+	}
+	return looks;
+}
+
+/* Hands each owner's look to looks_pool, unless that owner's last look
+ * is still under way: its sessions wait for the next round. */
+static void
+start_looks(GPtrArray *sessions)
+{
+	g_autoptr(GHashTable) looks = looks_by_owner(sessions);
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_mutex_lock(&watch_lock);
+	g_hash_table_iter_init(&iter, looks);
+	while (!watch_stopping && g_hash_table_iter_next(&iter, &key, &value)) {
+		if (g_hash_table_contains(looking, key))
+			continue;
+		g_hash_table_iter_steal(&iter);
+		g_hash_table_add(looking, key);
+		g_thread_pool_push(looks_pool, value, NULL);
+	}
+	g_mutex_unlock(&watch_lock);
+}
+
 static gpointer
 watch_main(gpointer data)
 {
 	GPtrArray *sessions;
 
-	rcu_register_thread();
 	while ((sessions = next_round()) != NULL) {
-		/* A look may wait for a busy consumer: a stopping service
-		 * does not wait for the rest of the round. */
-		for (guint i = 0; i < sessions->len && !stopping_now(); i++) {
-			TcSession *session = g_ptr_array_index(sessions, i);
-
-			if (streams_now(session))
-				watch_refresh(session);
-			else
-				unwatch(session);
-		}
+		start_looks(sessions);
 		g_ptr_array_unref(sessions);
 	}
-	rcu_unregister_thread();
 	return NULL;
 }
 
@@ -108,8 +191,12 @@ tc_relay_watch_add(TcSession *session)
 	if (g_ptr_array_find(watched, session, NULL))
 		return;
 	g_ptr_array_add(watched, tc_session_ref(session));
-	if (watch_thread == NULL)
+	if (watch_thread == NULL) {
+		/* Threads as owners looked at at once: one each at most. */
+		looks_pool = g_thread_pool_new(owner_look_run, NULL, -1, FALSE, NULL);
+		looking = g_hash_table_new(NULL, NULL);
 		watch_thread = g_thread_new("tc-relay-watch", watch_main, NULL);
+	}
 	g_cond_broadcast(&watch_cond);
 }
 
@@ -117,6 +204,7 @@ void
 tc_relay_watch_stop(void)
 {
 	GThread *thread;
+	GThreadPool *pool;
 
 	g_mutex_lock(&watch_lock);
 	watch_stopping = TRUE;
@@ -125,7 +213,14 @@ tc_relay_watch_stop(void)
 	g_mutex_unlock(&watch_lock);
 	if (thread)
 		g_thread_join(thread);
+	/* No look starts now; those under way end at their next session. */
 	g_mutex_lock(&watch_lock);
+	pool = g_steal_pointer(&looks_pool);
+	g_mutex_unlock(&watch_lock);
+	if (pool)
+		g_thread_pool_free(pool, FALSE, TRUE);
+	g_mutex_lock(&watch_lock);
+	g_clear_pointer(&looking, g_hash_table_unref);
 	g_clear_pointer(&watched, g_ptr_array_unref);
 	g_mutex_unlock(&watch_lock);
 }

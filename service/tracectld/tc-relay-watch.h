@@ -6,10 +6,10 @@
 #include "tc-registry.h"
 
 /*
- * The relays of started streaming sessions, looked at by one thread every
- * TC_RELAY_WATCH_INTERVAL_US: a relay the consumer lost shows in the
- * session's Problem, and subscribers get ProblemChanged, without anybody
- * asking for the session's status. A session leaves the watch once it is
+ * The relays of started streaming sessions, looked at every
+ * TC_RELAY_WATCH_INTERVAL_US, each owner's on a thread of its own: a
+ * relay the consumer lost shows in the session's Problem, and subscribers
+ * get ProblemChanged, without anybody asking for the session's status. A session leaves the watch once it is
  * stopped or destroyed; with none watched the thread sleeps until one
  * starts, so an idle service never wakes for it.
  */
