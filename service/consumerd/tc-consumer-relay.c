@@ -590,10 +590,10 @@ metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream
 	return ret < 0 ? ret : send_all(relay->control_fd, iov, 4);
 }
 
+/* Sends stream's ADD_STREAM, whose reply stream_add_answered() reads. */
 static int
-stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+stream_add_ask(struct consumerd_relay *relay, const struct consumerd_relay_stream *stream)
 {
-	struct tc_relay_status_stream reply;
 	char buf[COMMAND_MAX], name[CONSUMERD_RELAY_FILE_NAME_MAX + 16];
 	int len, ret;
 
@@ -603,11 +603,17 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 	len = tc_relay_encode_add_stream(buf, sizeof(buf), name, stream->path, relay->chunk_id);
 	if (len < 0)
 		return len;
-	ret = drain_replies(relay, true);
-	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
-	if (ret == 0)
-		ret = recv_reply(relay, &reply, sizeof(reply));
+	return send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
+}
+
+/* Reads the reply of stream's ADD_STREAM; a metadata stream then gets
+ * the whole metadata known so far. */
+static int
+stream_add_answered(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+{
+	struct tc_relay_status_stream reply;
+	int ret = recv_reply(relay, &reply, sizeof(reply));
+
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
@@ -619,6 +625,16 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 	if (stream->is_metadata && stream->metadata_size > 0)
 		return metadata_send_range(relay, stream, stream->metadata, stream->metadata_size);
 	return 0;
+}
+
+static int
+stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+{
+	int ret = drain_replies(relay, true);
+
+	if (ret == 0)
+		ret = stream_add_ask(relay, stream);
+	return ret < 0 ? ret : stream_add_answered(relay, stream);
 }
 
 /* ---- connection state ---- */
@@ -712,17 +728,22 @@ fail:
 	return ret;
 }
 
+/* Adds every stream again on a new connection. The commands go out
+ * together and their replies come within one I/O timeout in all: one
+ * round trip however many streams, and a relay answering each just
+ * within the timeout cannot hold the loop once per stream. */
 static int
 relay_add_all_streams(struct consumerd_relay *relay)
 {
-	int ret;
+	int ret = drain_replies(relay, true);
 
-	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next) {
-		ret = stream_add_on_relay(relay, s);
-		if (ret < 0)
-			return ret;
-	}
-	return command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
+		ret = stream_add_ask(relay, s);
+	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
+		ret = stream_add_answered(relay, s);
+	relay->exchange_end = 0;
+	return ret < 0 ? ret : command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 }
 
 static void
@@ -1351,17 +1372,23 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 
 	*pending = false;
 	ret = command_generic(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
+	/* The questions go out together, then the answers are read in
+	 * their order: one round trip however many streams. */
 	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		struct tc_relay_stream_seq msg = {
 		    .stream_id = htobe64(s->handle),
 		    .last_net_seq_num = htobe64(s->net_seq - 1),
 		};
 
+		if (s->added && !s->is_metadata)
+			ret = send_command(relay, TC_RELAY_DATA_PENDING, &msg, sizeof(msg));
+	}
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
+	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		if (!s->added || s->is_metadata)
 			continue;
-		ret = send_command(relay, TC_RELAY_DATA_PENDING, &msg, sizeof(msg));
-		if (ret == 0)
-			ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		ret = read_generic_reply(relay, &code, reply_deadline(relay));
 		/* 1: pending, 0: received; anything else (a stream the relay
 		 * does not know) an error. */
 		if (ret == 0 && code > 1)
@@ -1369,11 +1396,9 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 		if (ret == 0 && code == 1)
 			*pending = true;
 	}
-	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
-	/* Its code says whether data is in flight on any stream not closed
-	 * yet, which ours are while they wait: the streams' own answers
-	 * above are what counts. */
+	/* END_DATA_PENDING's code says whether data is in flight on any
+	 * stream not closed yet, which ours are while they wait: the
+	 * streams' own answers above are what counts. */
 	if (ret == 0)
 		ret = read_generic_reply(relay, &code, reply_deadline(relay));
 	return ret;
