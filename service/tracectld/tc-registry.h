@@ -193,6 +193,13 @@ struct _TcSession {
 	 * may hold its buffers from then on, and are synced with it. */
 	gboolean has_tracked_units;
 	char *problem;             /* [S] for the Problem property, or NULL */
+	/* [S] Whether problem is the relay's, and what it said of the relay:
+	 * its count of lost packets grows during an outage, the rest is
+	 * news when it changes. */
+	gboolean problem_is_relay;
+	gint64 relay_lost_since;
+	gboolean relay_connected;
+	int relay_errno;
 
 	/* The kernel domain, [op_lock]; what the Channels property shows
 	 * (events, probes, contexts, geometry) is written with [S] held too. */

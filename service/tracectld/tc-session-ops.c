@@ -587,7 +587,11 @@ tc_sessions_consumer_lost(uid_t uid, const char *why)
 		TcSession *session = g_ptr_array_index(sessions, i);
 
 		g_mutex_lock(&session->lock);
-		if (session->has_buffers && session->problem == NULL) {
+		/* A lost consumer outweighs a lost relay: it writes no more. */
+		if (session->has_buffers &&
+		    (session->problem == NULL || session->problem_is_relay)) {
+			g_free(session->problem);
+			session->problem_is_relay = FALSE;
 			session->problem = g_strdup_printf(
 				"The consumer writing this trace stopped at %s (%s): what was "
 				"recorded since its last write is lost, and the session cannot "
@@ -893,8 +897,6 @@ add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **err
 	return TRUE;
 }
 
-#define RELAY_PROBLEM_PREFIX "lost "
-
 /* The Problem text of a streaming session whose relay went away, or NULL
  * when nothing was lost. */
 static char *
@@ -908,25 +910,24 @@ relay_problem_text(const TcRelayStatus *status)
 	since = g_date_time_new_from_unix_local(status->lost_since);
 	when = since ? g_date_time_format(since, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
 	if (status->connected || status->last_errno == 0)
-		return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT
-				       " packets since %s: relay %s %s",
+		return g_strdup_printf("lost %" G_GUINT64_FORMAT " packets since %s: relay %s %s",
 				       status->lost_packets, when, status->url,
 				       status->connected ? "was unreachable, reconnected"
 							 : "unreachable");
-	return g_strdup_printf(RELAY_PROBLEM_PREFIX "%" G_GUINT64_FORMAT " packets since %s: "
-			       "relay %s unreachable (%s)",
+	return g_strdup_printf("lost %" G_GUINT64_FORMAT " packets since %s: relay %s "
+			       "unreachable (%s)",
 			       status->lost_packets, when, status->url,
 			       g_strerror(status->last_errno));
 }
 
-/* What a relay Problem says happened, past its count of lost packets,
- * which grows while the relay is away. */
-static const char *
-relay_problem_state(const char *text)
+/* [S] Whether status says something the session's relay Problem does not
+ * say yet, past a count of lost packets that grew. */
+static gboolean
+relay_problem_is_news(const TcSession *session, const TcRelayStatus *status)
 {
-	const char *since = text ? strstr(text, " packets since ") : NULL;
-
-	return since ? since : text;
+	return !session->problem_is_relay || session->relay_lost_since != status->lost_since ||
+	       session->relay_connected != status->connected ||
+	       session->relay_errno != status->last_errno;
 }
 
 /* [op_lock] Asks the consumer sessions of a streaming session what their
@@ -956,13 +957,12 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		g_strlcpy(total.url, status.url, sizeof(total.url));
 	}
 	g_mutex_lock(&session->lock);
-	if (session->problem == NULL || g_str_has_prefix(session->problem, RELAY_PROBLEM_PREFIX)) {
+	if (session->problem == NULL || session->problem_is_relay) {
 		char *text = relay_problem_text(&total);
 
 		/* A count that grew is no news: only a new state is logged
 		 * and signalled, not every look during an outage. */
-		if (text && g_strcmp0(relay_problem_state(text),
-				      relay_problem_state(session->problem)) != 0) {
+		if (text && relay_problem_is_news(session, &total)) {
 			g_warning("Session '%s' of uid %u: %s", session->name,
 				  (unsigned)session->owner_uid, text);
 			changed = g_strdup(text);
@@ -970,6 +970,10 @@ refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
 		if (text) {
 			g_free(session->problem);
 			session->problem = text;
+			session->problem_is_relay = TRUE;
+			session->relay_lost_since = total.lost_since;
+			session->relay_connected = total.connected;
+			session->relay_errno = total.last_errno;
 		}
 	}
 	g_mutex_unlock(&session->lock);

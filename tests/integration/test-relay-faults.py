@@ -20,7 +20,7 @@ import time
 
 from relaylib import Relay, start_streamed_session
 from signallib import Listener
-from tclib import EXAMPLE_APP, Service, check, log, run, wait_for
+from tclib import EXAMPLE_APP, Service, check, children, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 INTERVAL_US = 2000
@@ -150,8 +150,33 @@ def test_after_rotation(svc, relay, hostname):
           "the packets dropped while the relay was away are not reported as discarded")
 
 
+def consumer_pid(svc):
+    """The service's consumer (root's, the only user here)."""
+    for pid in children(svc.proc.pid):
+        with open(f"/proc/{pid}/comm") as f:
+            if f.read().startswith("tracectl-consum"):
+                return pid
+    raise AssertionError(f"no consumer among {children(svc.proc.pid)}")
+
+
+def test_consumer_lost_after_relay():
+    """A lost consumer outweighs a lost relay in Problem: it writes no
+    more, whichever relay comes back."""
+    with Service() as svc, Relay(svc.rundir) as relay:
+        start_streamed_session(svc, "orphan", relay.url)
+        relay.stop(signal.SIGKILL)
+        wait_for(lambda: "unreachable" in problem(svc, "orphan"), 15, "the relay's Problem")
+        os.kill(consumer_pid(svc), signal.SIGKILL)
+        wait_for(lambda: "consumer" in problem(svc, "orphan"), 15, "the consumer's Problem")
+        log(f"relay then consumer lost: {problem(svc, 'orphan')}")
+        time.sleep(2.5)
+        check("consumer" in problem(svc, "orphan"),
+              f"the relay's watch put back its Problem: {problem(svc, 'orphan')}")
+
+
 def test_all():
     test_reconnect()
+    test_consumer_lost_after_relay()
     with Service() as svc, Relay(svc.rundir) as relay:
         test_after_rotation(svc, relay, socket.gethostname())
 
