@@ -1757,13 +1757,13 @@ write_events_and_flush(Fixture *fixture, uint64_t first, uint64_t last, uint32_t
 /* Polls session 1's relay status until connected (or, with lost, until
  * lost_since is set), up to timeout_ms; returns the last status. */
 static void
-relay_status_wait(Fixture *fixture, gboolean lost, int timeout_ms,
-		  struct tc_consumer_reply *reply)
+relay_status_wait(Fixture *fixture, gboolean lost, int timeout_ms, struct tc_consumer_reply *reply)
 {
 	const gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 
 	for (;;) {
-		g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, reply), ==, 0);
+		g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, reply), ==,
+				0);
 		if ((lost ? reply->relay_lost_since != 0 : reply->relay_connected != 0) ||
 		    g_get_monotonic_time() >= deadline)
 			return;
@@ -1850,8 +1850,7 @@ test_relay_connect_later_silent(Fixture *fixture, gconstpointer data)
 	send_metadata(fixture, 1);
 	write_events_and_flush(fixture, 0, 399, 2, &reply);
 	took_ms = (g_get_monotonic_time() - start) / 1000;
-	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms, the relay silent",
-		       took_ms);
+	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms, the relay silent", took_ms);
 	g_assert_cmpint(took_ms, <, 1000);
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
 	g_assert_cmpint(reply.relay_lost_since, ==, 0);
