@@ -68,6 +68,22 @@ struct consumerd_relay {
 	int last_error; /* -errno: why the relay was last lost or not reached */
 	struct consumerd_ratelimit down_limit;
 	struct consumerd_relay_stream *streams;
+	/* Opened with TC_CONSUMER_RELAY_CONNECT_LATER, until its first probe
+	 * connected or failed: the relay is not lost yet, only not reached
+	 * yet, and the packets sent meanwhile are held (hold_packet()). The
+	 * host's first lookup may take until first_lookup_deadline. */
+	bool first_probe;
+	uint64_t first_lookup_deadline;
+	struct held_packet *held, **held_tail;
+	size_t held_bytes;
+};
+
+/* A packet sent before the first connection, kept until it is made. */
+struct held_packet {
+	struct held_packet *next;
+	struct consumerd_relay_stream *stream;
+	uint32_t size;
+	uint8_t data[];
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
@@ -805,9 +821,12 @@ set_identity(struct consumerd_relay *relay, const struct tc_consumer_relay_outpu
 	relay->uuid[8] = (relay->uuid[8] & 0x3f) | 0x80;
 }
 
-/* A relay not reached at creation, with TC_CONSUMER_RELAY_CONNECT_LATER:
- * down from now, as after a loss, so that the first connection is made
- * by the same retries (relay_retry()) and the loss shows the same way. */
+/* A relay opened with TC_CONSUMER_RELAY_CONNECT_LATER that its first
+ * probe did not reach (why names its URL): down from now, as after a
+ * loss, so that the next connection is made by the same retries
+ * (relay_retry()), and the loss shows the same way, in lost_since and
+ * last_error, which the session's Problem is made of. Logged once: the
+ * retries after it are not. */
 static void
 start_down(struct consumerd_relay *relay, const char *why)
 {
@@ -839,9 +858,9 @@ open_error(const struct consumerd_relay *relay, int err, char *error, size_t err
 
 /*
  * Resolves the relay's host at creation, waiting up to
- * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS: the service waits for the reply. On
- * failure writes why into error; a lookup that did not answer in time
- * stays in relay->lookup, for the retries of a relay opened down.
+ * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS: the service waits for the reply (a
+ * user's call; a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER waits
+ * for nothing, open_later()). On failure writes why into error.
  */
 static int
 resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
@@ -875,6 +894,56 @@ resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
 	return ret;
 }
 
+static void relay_retry(struct consumerd_relay *relay, uint64_t now);
+static void held_drop_all(struct consumerd_relay *relay);
+
+/* The first probe of a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER
+ * failed with err (why names the URL): the packets it held are lost, and
+ * the relay is down as after a loss. */
+static void
+first_probe_failed(struct consumerd_relay *relay, int err, const char *why)
+{
+	relay->first_probe = false;
+	relay->last_error = err;
+	held_drop_all(relay);
+	start_down(relay, why);
+}
+
+/*
+ * A relay opened with TC_CONSUMER_RELAY_CONNECT_LATER: sessions loaded
+ * at the service's start, whose relay may come up after it, or sit
+ * behind a firewall that drops connection requests, or be stopped
+ * (accepting, never answering). The host's lookup is started without
+ * waiting for it, and the first connection is made by the probe the
+ * reconnections use, which never waits for the network (probe_step()):
+ * its first step runs now, the rest at the next ticks. Nothing here
+ * holds the consumer's loop, so the owner's other sessions are drained
+ * and the owner's commands answered meanwhile, however many such
+ * sessions load at once.
+ */
+static void
+open_later(struct consumerd_relay *relay)
+{
+	char why[TC_CONSUMER_HOST_MAX + 160];
+	uint64_t now = tc_rb_clock_now();
+	int ret;
+
+	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	if (ret < 0) {
+		relay->lookup = NULL;
+		open_error(relay, ret, why, sizeof(why));
+		relay->last_error = ret;
+		start_down(relay, why);
+		return;
+	}
+	relay->first_probe = true;
+	relay->first_lookup_deadline = now + CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS * 1000000ull;
+	relay->held_tail = &relay->held;
+	/* Doubled to the shortest interval by a probe that fails. */
+	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS / 2;
+	relay_retry(relay, now);
+}
+
 static void
 relay_free(struct consumerd_relay *relay)
 {
@@ -902,6 +971,11 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	set_identity(relay, out, session_id);
+	if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
+		open_later(relay);
+		*result = relay;
+		return 0;
+	}
 	ret = resolve_at_open(relay, error, error_size);
 	if (ret == 0) {
 		ret = relay_connect(relay, -1, -1, false, deadline);
@@ -909,17 +983,118 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 			open_error(relay, ret, error, error_size);
 	}
 	if (ret < 0) {
-		if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
-			relay->last_error = ret;
-			start_down(relay, error);
-			*result = relay;
-			return 0;
-		}
 		relay_free(relay);
 		return ret;
 	}
 	*result = relay;
 	return 0;
+}
+
+static void
+count_lost(struct consumerd_relay *relay)
+{
+	if (relay->lost_packets++ == 0)
+		relay->lost_since = (int64_t)time(NULL);
+}
+
+/* ---- packets held during the first connection ---- */
+
+/*
+ * Packets the consumer sends while the first probe of a relay opened
+ * with TC_CONSUMER_RELAY_CONNECT_LATER is under way are kept, in order,
+ * and sent once it connected (first_probe_connected()): the relay is
+ * not known to be down, only not reached yet, and a relay that is up
+ * at the service's start is reached within a tick or two. Dropping them
+ * would lose the first packets of every such session, and show a
+ * Problem for a relay that never had one. They are not left in the ring
+ * buffers instead, which stop, destroy and flush must empty, whatever
+ * the relay does. The first probe is bounded (connect and I/O timeouts,
+ * a few seconds), and so is what is held (CONSUMERD_RELAY_HELD_BYTES_MAX):
+ * past it, or when the probe fails, the packets are lost and counted as
+ * for a relay that went away.
+ */
+static int
+hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+	    const uint8_t *packet, uint32_t size)
+{
+	struct held_packet *held;
+
+	if (relay->held_bytes + size > CONSUMERD_RELAY_HELD_BYTES_MAX)
+		goto lost;
+	held = malloc(sizeof(*held) + size);
+	if (!held)
+		goto lost;
+	held->next = NULL;
+	held->stream = stream;
+	held->size = size;
+	memcpy(held->data, packet, size);
+	*relay->held_tail = held;
+	relay->held_tail = &held->next;
+	relay->held_bytes += size;
+	return 0;
+
+lost:
+	count_lost(relay);
+	return -ENOBUFS;
+}
+
+/* Takes the held packets of stream out of the list (all when stream is
+ * NULL); returns them, in order. */
+static struct held_packet *
+held_take(struct consumerd_relay *relay, const struct consumerd_relay_stream *stream)
+{
+	struct held_packet *taken = NULL, **taken_tail = &taken, **link = &relay->held;
+
+	while (*link) {
+		struct held_packet *held = *link;
+
+		if (stream && held->stream != stream) {
+			link = &held->next;
+			continue;
+		}
+		*link = held->next;
+		held->next = NULL;
+		*taken_tail = held;
+		taken_tail = &held->next;
+		relay->held_bytes -= held->size;
+	}
+	relay->held_tail = link;
+	return taken;
+}
+
+/* Frees packets taken from the list, counting them lost. */
+static void
+held_lose(struct consumerd_relay *relay, struct held_packet *held)
+{
+	while (held) {
+		struct held_packet *next = held->next;
+
+		count_lost(relay);
+		free(held);
+		held = next;
+	}
+}
+
+static void
+held_drop_all(struct consumerd_relay *relay)
+{
+	held_lose(relay, held_take(relay, NULL));
+}
+
+/* Sends the held packets, in order, now that the relay is connected; a
+ * failure makes the rest count as lost (consumerd_relay_send_packet()). */
+static void
+held_send_all(struct consumerd_relay *relay)
+{
+	struct held_packet *held = held_take(relay, NULL);
+
+	while (held) {
+		struct held_packet *next = held->next;
+
+		consumerd_relay_send_packet(relay, held->stream, held->data, held->size);
+		free(held);
+		held = next;
+	}
 }
 
 static void
@@ -947,6 +1122,7 @@ consumerd_relay_close(struct consumerd_relay *relay)
 	consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	while (relay->streams)
 		consumerd_relay_stream_remove(relay, relay->streams);
+	held_drop_all(relay);
 	relay_disconnect(relay);
 	probe_close(relay);
 	relay_free(relay);
@@ -991,6 +1167,8 @@ consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_re
 {
 	struct consumerd_relay_stream **link;
 
+	/* Its packets held while the relay is not reached yet are never sent. */
+	held_lose(relay, held_take(relay, stream));
 	close_stream_on_relay(relay, stream);
 	for (link = &relay->streams; *link; link = &(*link)->next) {
 		if (*link == stream) {
@@ -1001,13 +1179,6 @@ consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_re
 	free(stream->metadata);
 	stream->metadata = NULL;
 	stream->metadata_size = stream->metadata_capacity = 0;
-}
-
-static void
-count_lost(struct consumerd_relay *relay)
-{
-	if (relay->lost_packets++ == 0)
-		relay->lost_since = (int64_t)time(NULL);
 }
 
 /* The packet's index, from its header; sizes checked against size. */
@@ -1069,6 +1240,8 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	struct iovec iov[2];
 	int ret;
 
+	if (relay->first_probe)
+		return hold_packet(relay, stream, packet, size);
 	if (!relay->up || !stream->added) {
 		count_lost(relay);
 		return -ENOTCONN;
@@ -1228,6 +1401,22 @@ probe_start_data(struct consumerd_relay *relay)
 	return ai ? connect_start(ai, relay->out.data_port) : -EHOSTUNREACH;
 }
 
+/* The first probe failed with err at one address: the next address is
+ * tried at the next tick, as a creation's connection tries them all;
+ * once every one failed, the relay is down. */
+static void
+first_probe_step_failed(struct consumerd_relay *relay, int err, uint64_t now)
+{
+	char why[TC_CONSUMER_HOST_MAX + 160];
+
+	if (relay->address_next != 0) {
+		relay->next_retry = now;
+		return;
+	}
+	open_error(relay, err, why, sizeof(why));
+	first_probe_failed(relay, err, why);
+}
+
 /* A probe failed with err: the next tries the next address; once every
  * address failed, the host is resolved again in the background. */
 static void
@@ -1242,6 +1431,8 @@ probe_failed(struct consumerd_relay *relay, int err, uint64_t now)
 	if (relay->address_next == 0)
 		lookup_again(relay);
 	relay_retry_later(relay, now);
+	if (relay->first_probe)
+		first_probe_step_failed(relay, err, now);
 }
 
 /* Whether the probe connected: 1 yes, 0 not yet, -errno failed. */
@@ -1327,11 +1518,78 @@ failed:
 	return false;
 }
 
+/* Whether the first probe still waits for the host's first lookup,
+ * looking at it without waiting. A lookup that failed, or that did not
+ * answer within CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS (it goes on for the
+ * retries), makes the relay down. */
+static bool
+first_lookup_pending(struct consumerd_relay *relay, uint64_t now)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32], why[2 * TC_CONSUMER_HOST_MAX + 160];
+	int ret;
+
+	if (!relay->first_probe || relay->resolved || !relay->lookup)
+		return false;
+	ret = consumerd_lookup_wait(relay->lookup, 0);
+	if (ret == 1) {
+		relay->resolved = relay->lookup;
+		relay->lookup = NULL;
+		return false;
+	}
+	if (ret == 0 && now < relay->first_lookup_deadline)
+		return true;
+	relay_address(relay, address, sizeof(address));
+	if (ret == 0) {
+		snprintf(why, sizeof(why),
+			 "Cannot stream to the relay at %s: its host name %s did not resolve "
+			 "within %d s",
+			 address, relay->out.host, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS / 1000);
+		first_probe_failed(relay, -ETIMEDOUT, why);
+		return true;
+	}
+	snprintf(why, sizeof(why), "Cannot stream to the relay at %s: cannot resolve %s: %s",
+		 address, relay->out.host, consumerd_lookup_error(relay->lookup));
+	consumerd_lookup_free(relay->lookup);
+	relay->lookup = NULL;
+	first_probe_failed(relay, ret, why);
+	return true;
+}
+
+/* The first probe of a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER
+ * reached it (the answer to VERSION waits on control_fd): the handshake
+ * runs with the relay answering, the streams are added and the packets
+ * held meanwhile are sent. Unlike a reconnection, nothing was lost, and
+ * the streams keep their first names. */
+static void
+first_probe_connected(struct consumerd_relay *relay, int control_fd, int data_fd)
+{
+	char address[TC_CONSUMER_HOST_MAX + 32], why[TC_CONSUMER_HOST_MAX + 160];
+	int ret;
+
+	ret = relay_connect(relay, control_fd, data_fd, true,
+			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
+	if (ret == 0)
+		ret = relay_add_all_streams(relay);
+	if (ret < 0) {
+		relay_disconnect(relay);
+		open_error(relay, ret, why, sizeof(why));
+		first_probe_failed(relay, ret, why);
+		return;
+	}
+	relay->first_probe = false;
+	relay_address(relay, address, sizeof(address));
+	consumerd_info("session=%" PRIu64 ": Connected to the relay at %s", relay->session_id,
+		       address);
+	held_send_all(relay);
+}
+
 static void
 relay_retry(struct consumerd_relay *relay, uint64_t now)
 {
 	int control_fd, data_fd, ret;
 
+	if (first_lookup_pending(relay, now))
+		return;
 	if (relay->probe_fd < 0) {
 		ret = probe_start(relay);
 		if (ret < 0) {
@@ -1350,7 +1608,10 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 	data_fd = relay->probe_data_fd;
 	relay->probe_fd = relay->probe_data_fd = -1;
 	relay->probe_asked = false;
-	relay_reconnect(relay, control_fd, data_fd, now);
+	if (relay->first_probe)
+		first_probe_connected(relay, control_fd, data_fd);
+	else
+		relay_reconnect(relay, control_fd, data_fd, now);
 }
 
 bool
@@ -1361,6 +1622,12 @@ consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
+}
+
+bool
+consumerd_relay_is_connecting(const struct consumerd_relay *relay)
+{
+	return relay->first_probe;
 }
 
 static int

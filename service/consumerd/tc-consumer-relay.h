@@ -5,11 +5,14 @@
  * what happens when the relay goes away.
  *
  * Everything runs on the consumer's main thread, but the lookups of the
- * relay's host name (tc-consumer-resolve.h): a creation waits for one
- * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its connections
- * within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well within what
- * the service waits for the consumer's reply; a reconnection uses the
- * addresses found before and never waits for the resolver. Sockets have
+ * relay's host name (tc-consumer-resolve.h): a creation a user asked for
+ * waits for one CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its
+ * connections within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well
+ * within what the service waits for the consumer's reply; one with
+ * TC_CONSUMER_RELAY_CONNECT_LATER (sessions loaded at the service's
+ * start) waits for nothing, and its first connection is made as the
+ * reconnections are; a reconnection uses the addresses found before and
+ * never waits for the resolver. Sockets have
  * send and receive timeouts (CONSUMERD_RELAY_IO_TIMEOUT_MS): a relay that
  * stops reading costs the consumer that long once, then the connection
  * counts as down. The applications never wait for the relay: their ring buffers
@@ -41,6 +44,8 @@
 #define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
+/* What one relay holds of packets sent before its first connection. */
+#define CONSUMERD_RELAY_HELD_BYTES_MAX (4u << 20)
 
 struct consumerd_relay;
 
@@ -67,9 +72,15 @@ struct consumerd_relay_stream {
 /*
  * Connects to the relay of out (host, ports, names, live timer), with the
  * owner's rights: version check, session, trace chunk. On failure returns
- * -errno and writes a message naming the relay's address into error;
- * with TC_CONSUMER_RELAY_CONNECT_LATER in out's flags, logs that message
- * instead and returns a relay that is down, connected by the retries.
+ * -errno and writes a message naming the relay's address into error.
+ *
+ * With TC_CONSUMER_RELAY_CONNECT_LATER in out's flags, never waits for
+ * the network and always succeeds: the host's lookup is started, and the
+ * first connection is made by the probe the reconnections use, from now
+ * on at each tick (consumerd_relay_is_up()). Packets sent meanwhile are
+ * held (up to CONSUMERD_RELAY_HELD_BYTES_MAX) and go out once it
+ * connected; the relay counts as lost, and they with it, only once the
+ * probe failed, which is logged once with the message above.
  */
 int consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
 			 struct consumerd_relay **relay, char *error, size_t error_size);
@@ -95,8 +106,10 @@ void consumerd_relay_stream_remove(struct consumerd_relay *relay,
 				   struct consumerd_relay_stream *stream);
 
 /* Sends one CTF packet (packet_size bytes as its header says, size bytes
- * available) and its index. Returns 0, or -errno when it was dropped
- * (relay down or the packet malformed): counted in lost_packets. */
+ * available) and its index, or holds it while the first connection is
+ * under way (consumerd_relay_open()). Returns 0, or -errno when it was
+ * dropped (relay down, too much held, or the packet malformed): counted
+ * in lost_packets. */
 int consumerd_relay_send_packet(struct consumerd_relay *relay,
 				struct consumerd_relay_stream *stream, const uint8_t *packet,
 				uint32_t size);
@@ -148,6 +161,11 @@ int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint
 /* While down: reconnects when the retry deadline (consumer clock) is
  * due. Returns true when connected. */
 bool consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now);
+
+/* Whether the first connection of a relay opened with
+ * TC_CONSUMER_RELAY_CONNECT_LATER is still being made: its packets are
+ * held, and consumerd_relay_is_up() moves it on without waiting. */
+bool consumerd_relay_is_connecting(const struct consumerd_relay *relay);
 
 /* Waits up to timeout_ms until the relay has everything sent so far.
  * Returns 0, -ETIMEDOUT, or -ENOTCONN when down. */

@@ -270,6 +270,11 @@ relay_run_poll(struct consumerd_session *session, uint64_t now)
 }
 
 #define RELAY_RETRY_TICK_NS 250000000ull
+/* While a relay's first connection is made (consumerd_relay_is_connecting()),
+ * its probe is looked at this often: a relay that is up is reached within
+ * a few round trips, before a session stopped at once lost its first
+ * packets; each look costs a poll() of one socket. */
+#define RELAY_FIRST_PROBE_TICK_NS 5000000ull
 
 /* Streaming sessions: reconnect to a relay that went away, and the live
  * timer. */
@@ -282,11 +287,15 @@ relay_run_timer(struct consumerd_session *session, uint64_t now)
 		return 0;
 	live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
 	period = live_ns ? live_ns : RELAY_RETRY_TICK_NS;
+	if (consumerd_relay_is_connecting(session->relay))
+		period = RELAY_FIRST_PROBE_TICK_NS;
 	if (!timer_is_due(session->relay_next_tick, now))
 		return timer_arm(&session->relay_next_tick, period, now);
 	session->relay_next_tick = now + period;
 	if (!consumerd_relay_is_up(session->relay, now)) {
-		if (period > RELAY_RETRY_TICK_NS)
+		if (consumerd_relay_is_connecting(session->relay))
+			session->relay_next_tick = now + RELAY_FIRST_PROBE_TICK_NS;
+		else if (period > RELAY_RETRY_TICK_NS || period == RELAY_FIRST_PROBE_TICK_NS)
 			session->relay_next_tick = now + RELAY_RETRY_TICK_NS;
 		return session->relay_next_tick;
 	}

@@ -23,8 +23,11 @@
  * code) and snapshot outputs (AddSnapshotOutput's). The owner's consumer
  * opens a relay's connections, never the service. The relay may start
  * after the service at boot, so a relay not reached is no reason to lose
- * the session: the consumer counts it lost and connects when it answers,
- * and the session's Problem names it meanwhile. What the service cannot
+ * the session: with TC_CONSUMER_RELAY_CONNECT_LATER the consumer creates
+ * it without waiting for the network (a relay behind a firewall or
+ * stopped would otherwise hold the owner's other sessions and calls),
+ * connects when the relay answers, and counts it lost if its first try
+ * fails, which the session's Problem then names. What the service cannot
  * set up on its own is refused, naming it: the kernel domain of a file
  * that is not root's needs `tracectl load`, for at start there is no
  * caller whose kernel tracing polkit could authorize, and only root is

@@ -9,21 +9,40 @@ recorder has its snapshot outputs, a directory named and bounded as the
 file says and a relay, and the snapshots recorded into each read back. The session whose relay is
 down still exists: its Problem and the service's log name the session,
 alice and the relay's URL, and once a relay answers on those ports the
-consumer connects on its own and the trace lands there."""
+consumer connects on its own and the trace lands there.
+
+Then bob, at another start, has a local session recording and several
+sessions streamed to a relay that accepts connections and never answers
+(a stopped lttng-relayd): the consumer never waits for that relay, so his
+sessions are all there at once, his commands get their answers at once
+while the consumer tries it, his local session loses nothing, and each
+streamed session's Problem names the relay."""
 
 import glob
 import os
 import shutil
 import socket
 import tempfile
+import threading
+import time
 
-from relaylib import Relay, free_port
+from relaylib import Relay, free_port, free_ports
 import sessionxml
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 K = 100
 MAX_SIZE = 1 << 20
+# bob's sessions streamed to a relay that never answers. Waiting for each
+# one's handshake (2 s) would hold his consumer that long per session.
+HUNG_SESSIONS = 4
+# A command takes a tenth of a second; one behind a handshake waits up
+# to its 2 s timeout, and the loading of the sessions waits for all of
+# them (8 s).
+COMMAND_BOUND_S = 1.5
+LOAD_BOUND_S = 4.0
+COMMAND_WINDOW_S = 4.0
+LOCAL_EVENTS = 2000
 
 def ust_domain(mode):
     return sessionxml.ust_domain([sessionxml.channel(
@@ -76,6 +95,9 @@ def check_streamed(svc, relay, hostname, alice):
           f"the streamed session: {session}")
     check(problem(svc, "autostream", alice) == "", "the streamed session has a Problem")
     svc.run_app("--count", str(K), user=alice)
+    # Its relay was up at the start: nothing was lost, nothing to say.
+    text = problem(svc, "autostream", alice)
+    check(text == "", f"the streamed session has a Problem: {text!r}")
     svc.cli("stop", "autostream", user=alice)
     svc.cli("destroy", "autostream", user=alice)
     trace_dir = check_relay_trace(relay, hostname, "autostream", alice.uid, K)
@@ -137,6 +159,122 @@ def check_relay_down(svc, top, hostname, alice, ports):
     log("relay started late: the session's trace is there")
 
 
+class HungRelay:
+    """Listeners on a relay's two ports that accept every connection and
+    hold it, never reading nor answering: a relay daemon that stopped."""
+
+    def __init__(self):
+        self.ports = free_ports(2)
+        self.listeners = []
+        for port in self.ports:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", port))
+            listener.listen(64)
+            listener.settimeout(0.05)
+            self.listeners.append(listener)
+        self.held = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stopping:
+            for listener in self.listeners:
+                try:
+                    self.held.append(listener.accept()[0])
+                except (socket.timeout, OSError):
+                    pass
+
+    def close(self):
+        self.stopping = True
+        self.thread.join()
+        for sock in [*self.held, *self.listeners]:
+            sock.close()
+
+
+def command_times(svc, user, seconds, directory):
+    """Creates and destroys a local session of user's for seconds: each
+    needs an answer of user's consumer. Returns their times."""
+    times, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        name = f"cmd{len(times)}"
+        start = time.monotonic()
+        svc.cli("create", name, "--output", os.path.join(directory, name), user=user)
+        svc.cli("destroy", name, user=user)
+        times.append(time.monotonic() - start)
+    return times
+
+
+def check_hung_relay_at_start(top):
+    """bob's local session and HUNG_SESSIONS streamed to a relay that
+    accepts and never answers, all loaded at start."""
+    directory = os.path.join(top, "bob-sessions")
+    os.mkdir(directory, 0o755)
+    svc = Service(args=["--session-dir", directory])
+    bob = svc.add_user("tctest-arbob")
+    hung = HungRelay()
+    url = f"net://127.0.0.1:{hung.ports[0]}:{hung.ports[1]}"
+    local_dir = os.path.join(bob.home, "autolocal")
+    names = [f"autohung{i}" for i in range(HUNG_SESSIONS)]
+    sessionxml.install(directory, "local.lttng", sessionxml.session(
+        "autolocal", [ust_domain("DISCARD")], output=local_dir), bob.uid)
+    for name in names:
+        sessionxml.install(directory, f"{name}.lttng", streamed(name, hung.ports), bob.uid)
+    try:
+        with svc:
+            # From the start on, while the sessions load and the consumer
+            # tries the relay (each first probe waits 2 s for an answer,
+            # then it retries), bob's commands, which need his consumer,
+            # and then his local session go on as ever.
+            start = time.monotonic()
+            times = []
+            commands = threading.Thread(target=lambda: times.extend(command_times(
+                svc, bob, COMMAND_WINDOW_S, os.path.join(bob.home, "cmds"))))
+            commands.start()
+            try:
+                wait_for(lambda: all(svc.cli("list", name, user=bob, check_ok=False)
+                                     .returncode == 0 for name in ["autolocal", *names]),
+                         timeout=30, what="bob's auto-loaded sessions")
+                loaded = time.monotonic() - start
+            finally:
+                commands.join()
+            app = svc.app("--count", str(LOCAL_EVENTS), "--interval-us", "1000", user=bob)
+            out, err = app.communicate(timeout=60)
+            check(app.returncode == 0, f"example app failed ({app.returncode}): {out} {err}")
+            log(f"bob's sessions listed {loaded:.2f} s after the start; {len(times)} commands "
+                f"while his consumer tried a relay that never answers ({len(hung.held)} "
+                f"connections held): slowest {max(times):.2f} s")
+            check(hung.held, "the consumer never tried the relay")
+            check(max(times) < COMMAND_BOUND_S,
+                  f"a command took {max(times):.2f} s while the consumer tried the relay")
+            check(loaded < LOAD_BOUND_S,
+                  f"bob's sessions were listed {loaded:.2f} s after the start, waiting "
+                  f"for a relay that never answers")
+            for name in names:
+                wait_for(lambda: f"relay {url} unreachable" in problem(svc, name, bob), 15,
+                         f"{name}'s Problem to name {url}")
+            log(f"a relay that never answers: {problem(svc, names[0], bob)}")
+            svc.cli("stop", "autolocal", user=bob)
+            text = babeltrace_text(local_dir)
+            check(text.count("example:all_types") == LOCAL_EVENTS,
+                  f"{text.count('example:all_types')} all_types events of {LOCAL_EVENTS} "
+                  f"in bob's local session {local_dir}")
+            # The consumer says once per session that it did not reach the
+            # relay, not at each retry.
+            with open(svc.log_path, errors="replace") as f:
+                logged = f.read()
+            warnings = logged.count(f"Cannot stream to the relay at {url}")
+            check(warnings == HUNG_SESSIONS,
+                  f"{warnings} warnings of bob's consumer naming {url}, for "
+                  f"{HUNG_SESSIONS} sessions")
+            check(svc.alive(), "tracectld died")
+    finally:
+        hung.close()
+    log(f"a relay that never answers at start: {LOCAL_EVENTS} events in the local session, "
+        f"none lost")
+
+
 def test():
     hostname = socket.gethostname()
     top = tempfile.mkdtemp(prefix="tracectl-autoload-relay-")
@@ -165,6 +303,7 @@ def test():
             check_flight(svc, relay, hostname, alice, extra)
             check_relay_down(svc, top, hostname, alice, down_ports)
             check(svc.alive(), "tracectld died")
+        check_hung_relay_at_start(top)
     finally:
         shutil.rmtree(top, ignore_errors=True)
 

@@ -1432,15 +1432,17 @@ relay_init(Relay *relay, Fixture *fixture)
 	relay_start(relay);
 }
 
+/* relay_flags: TC_CONSUMER_RELAY_* of the relay output. */
 static int
-create_relay_session_full(Fixture *fixture, uint64_t session_id, const Relay *relay,
-			  uint16_t control_port, uint32_t live_timer_us,
+create_relay_session_with(Fixture *fixture, uint64_t session_id, const Relay *relay,
+			  uint16_t control_port, uint32_t live_timer_us, uint32_t relay_flags,
 			  struct tc_consumer_reply *reply)
 {
 	g_autofree struct tc_consumer_session *msg = g_new0(struct tc_consumer_session, 1);
 
 	msg->session_id = session_id;
 	msg->flags = TC_CONSUMER_SESSION_RELAY;
+	msg->relay.flags = relay_flags;
 	g_strlcpy(msg->trace_dir, TEST_RELAY_TRACE_PATH, sizeof(msg->trace_dir));
 	g_strlcpy(msg->relay.host, "127.0.0.1", sizeof(msg->relay.host));
 	msg->relay.family = AF_INET;
@@ -1452,6 +1454,15 @@ create_relay_session_full(Fixture *fixture, uint64_t session_id, const Relay *re
 	g_snprintf(msg->relay.session_name, sizeof(msg->relay.session_name), "s%" PRIu64,
 		   session_id);
 	return request(fixture, msg, TC_CONSUMER_CREATE_SESSION, sizeof(*msg), reply);
+}
+
+static int
+create_relay_session_full(Fixture *fixture, uint64_t session_id, const Relay *relay,
+			  uint16_t control_port, uint32_t live_timer_us,
+			  struct tc_consumer_reply *reply)
+{
+	return create_relay_session_with(fixture, session_id, relay, control_port, live_timer_us,
+					 0, reply);
 }
 
 static int
@@ -1743,6 +1754,119 @@ write_events_and_flush(Fixture *fixture, uint64_t first, uint64_t last, uint32_t
 	session_request(fixture, TC_CONSUMER_FLUSH_SESSION, 1, reply);
 }
 
+/* Polls session 1's relay status until connected (or, with lost, until
+ * lost_since is set), up to timeout_ms; returns the last status. */
+static void
+relay_status_wait(Fixture *fixture, gboolean lost, int timeout_ms, struct tc_consumer_reply *reply)
+{
+	const gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+	for (;;) {
+		g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, reply), ==,
+				0);
+		if ((lost ? reply->relay_lost_since != 0 : reply->relay_connected != 0) ||
+		    g_get_monotonic_time() >= deadline)
+			return;
+		g_usleep(10000);
+	}
+}
+
+/* A session loaded at the service's start (TC_CONSUMER_RELAY_CONNECT_LATER)
+ * whose relay is stopped when it is created (it accepts connections and
+ * never answers), and resumes soon after: the creation and the commands
+ * after it never wait for the relay, the packets flushed before it
+ * answered are held, not lost, and reach it once it does; nothing shows
+ * as lost. */
+static void
+test_relay_connect_later(Fixture *fixture, gconstpointer data)
+{
+	const uint32_t nr_cpus = 2;
+	const uint64_t nr_events = 400;
+	struct tc_consumer_reply reply;
+	g_auto(GStrv) lines = NULL;
+	g_autofree char *trace_dir = NULL;
+	gint64 start, took_ms;
+	Relay relay;
+
+	if (!has_relayd())
+		return;
+	relay_init(&relay, fixture);
+	kill(relay.pid, SIGSTOP);
+	start = g_get_monotonic_time();
+	g_assert_cmpint(create_relay_session_with(fixture, 1, &relay, relay.ports[0], 0,
+						  TC_CONSUMER_RELAY_CONNECT_LATER, &reply),
+			==, 0);
+	create_channel(fixture, 1, 10, "channel0", nr_cpus);
+	send_metadata(fixture, 1);
+	write_events_and_flush(fixture, 0, nr_events - 1, nr_cpus, &reply);
+	took_ms = (g_get_monotonic_time() - start) / 1000;
+	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms with the relay stopped",
+		       took_ms);
+	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpint(took_ms, <, 1000);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 0);
+	g_assert_cmpint(reply.relay_lost_since, ==, 0);
+
+	kill(relay.pid, SIGCONT);
+	relay_status_wait(fixture, FALSE, 2000, &reply);
+	g_assert_cmpuint(reply.relay_connected, ==, 1);
+	g_assert_cmpuint(reply.relay_lost_packets, ==, 0);
+	g_assert_cmpint(reply.relay_lost_since, ==, 0);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	trace_dir = relay_trace_dir(&relay, 1);
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
+
+		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
+	}
+	if (has_babeltrace2()) {
+		lines = read_trace(trace_dir, FALSE);
+		assert_events(lines, 0, nr_events - 1, nr_cpus);
+	}
+	relay_stop(&relay, SIGTERM);
+	g_free(relay.output_dir);
+}
+
+/* The same with a relay that never answers (ports listening, never
+ * read): the first probe gives up after its I/O timeout, and only then
+ * is the relay lost, with the packets it held and the reason, which the
+ * service's Problem is made of. */
+static void
+test_relay_connect_later_silent(Fixture *fixture, gconstpointer data)
+{
+	struct tc_consumer_reply reply;
+	Relay relay = {0};
+	gint64 start, took_ms;
+	int control, data_fd;
+
+	control = listen_any_port(&relay.ports[0]);
+	data_fd = listen_any_port(&relay.ports[1]);
+	start = g_get_monotonic_time();
+	g_assert_cmpint(create_relay_session_with(fixture, 1, &relay, relay.ports[0], 0,
+						  TC_CONSUMER_RELAY_CONNECT_LATER, &reply),
+			==, 0);
+	create_channel(fixture, 1, 10, "channel0", 2);
+	send_metadata(fixture, 1);
+	write_events_and_flush(fixture, 0, 399, 2, &reply);
+	took_ms = (g_get_monotonic_time() - start) / 1000;
+	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms, the relay silent", took_ms);
+	g_assert_cmpint(took_ms, <, 1000);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
+	g_assert_cmpint(reply.relay_lost_since, ==, 0);
+
+	relay_status_wait(fixture, TRUE, 5000, &reply);
+	g_test_message("lost %" PRIu64 " packets, errno %u", (uint64_t)reply.relay_lost_packets,
+		       reply.relay_errno);
+	g_assert_cmpint(reply.relay_lost_since, >, 0);
+	g_assert_cmpuint(reply.relay_connected, ==, 0);
+	g_assert_cmpuint(reply.relay_errno, ==, ETIMEDOUT);
+	g_assert_cmpuint(reply.relay_lost_packets, ==, 4);
+	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
+	close(control);
+	close(data_fd);
+}
+
 static void
 test_relay_restart(Fixture *fixture, gconstpointer data)
 {
@@ -1931,6 +2055,8 @@ main(int argc, char **argv)
 	ADD("relay-trickle", test_relay_trickle);
 	ADD("relay-live", test_relay_live);
 	ADD("relay-restart", test_relay_restart);
+	ADD("relay-connect-later", test_relay_connect_later);
+	ADD("relay-connect-later-silent", test_relay_connect_later_silent);
 	ADD("snapshot-relay", test_snapshot_relay);
 #undef ADD
 #undef ADD_WITH
