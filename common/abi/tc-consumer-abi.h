@@ -89,10 +89,11 @@ struct tc_consumer_header {
 #define TC_CONSUMER_SESSION_RELAY 0x2u
 #define TC_CONSUMER_HOST_MAX 256u
 
-/* A relay that cannot be reached when the session is created is not an
- * error: the connection starts down and is made later, as after a loss
- * (packets dropped and counted meanwhile). For sessions loaded at the
- * service's start, which must come up whether the relay does or not. */
+/* The session's creation does not wait for the relay: its first
+ * connection is made in the background, packets held meanwhile; a relay
+ * it does not reach is down as after a loss (packets dropped and counted
+ * from then on). For sessions loaded at the service's start, which must
+ * come up whether the relay does or not. */
 #define TC_CONSUMER_RELAY_CONNECT_LATER 0x1u
 
 struct tc_consumer_relay_output {

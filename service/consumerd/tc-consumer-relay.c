@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-consumer-relay.h"
+#include "tc-consumer-relay-held.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -74,16 +75,7 @@ struct consumerd_relay {
 	 * host's first lookup may take until first_lookup_deadline. */
 	bool first_probe;
 	uint64_t first_lookup_deadline;
-	struct held_packet *held, **held_tail;
-	size_t held_bytes;
-};
-
-/* A packet sent before the first connection, kept until it is made. */
-struct held_packet {
-	struct held_packet *next;
-	struct consumerd_relay_stream *stream;
-	uint32_t size;
-	uint8_t data[];
+	struct consumerd_held_queue held;
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
@@ -744,10 +736,11 @@ fail:
 	return ret;
 }
 
-/* Adds every stream again on a new connection. The commands go out
- * together and their replies come within one I/O timeout in all: one
- * round trip however many streams, and a relay answering each just
- * within the timeout cannot hold the loop once per stream. */
+/* Adds every stream again on a new connection and publishes them. The
+ * commands go out together and their replies, STREAMS_SENT's included,
+ * come within one I/O timeout in all: one round trip however many
+ * streams, and a relay answering each just within the timeout cannot
+ * hold the loop once per stream. */
 static int
 relay_add_all_streams(struct consumerd_relay *relay)
 {
@@ -758,8 +751,27 @@ relay_add_all_streams(struct consumerd_relay *relay)
 	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
 		ret = stream_add_answered(relay, s);
+	if (ret == 0)
+		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 	relay->exchange_end = 0;
-	return ret < 0 ? ret : command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+	return ret;
+}
+
+/* A probe's connections, the relay's answer to VERSION waiting on
+ * control_fd, become the relay's: the rest of the handshake within one
+ * I/O timeout, then the streams within another (relay_add_all_streams()).
+ * On failure they are closed. */
+static int
+relay_join(struct consumerd_relay *relay, int control_fd, int data_fd)
+{
+	int ret = relay_connect(relay, control_fd, data_fd, true,
+				tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
+
+	if (ret == 0)
+		ret = relay_add_all_streams(relay);
+	if (ret < 0)
+		relay_disconnect(relay);
+	return ret;
 }
 
 static void
@@ -783,12 +795,8 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint
 	int ret;
 
 	relay->generation += again;
-	ret = relay_connect(relay, control_fd, data_fd, true,
-			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
-	if (ret == 0)
-		ret = relay_add_all_streams(relay);
+	ret = relay_join(relay, control_fd, data_fd);
 	if (ret < 0) {
-		relay_disconnect(relay);
 		relay->last_error = ret;
 		relay->generation -= again;
 		relay_retry_later(relay, now);
@@ -862,23 +870,14 @@ open_error(const struct consumerd_relay *relay, int err, char *error, size_t err
  * user's call; a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER waits
  * for nothing, open_later()). On failure writes why into error.
  */
+/* The host's first lookup answered ret (0: not in time, -errno: failed):
+ * writes why into error, ends the lookup unless it may still answer (for
+ * the retries) and returns the error. */
 static int
-resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
+lookup_failure(struct consumerd_relay *relay, int ret, char *error, size_t error_size)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
-	int ret;
 
-	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
-	if (ret < 0) {
-		open_error(relay, ret, error, error_size);
-		return ret;
-	}
-	ret = consumerd_lookup_wait(relay->lookup, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS);
-	if (ret == 1) {
-		relay->resolved = relay->lookup;
-		relay->lookup = NULL;
-		return 0;
-	}
 	relay_address(relay, address, sizeof(address));
 	if (ret == 0) {
 		snprintf(error, error_size,
@@ -892,6 +891,25 @@ resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
 	consumerd_lookup_free(relay->lookup);
 	relay->lookup = NULL;
 	return ret;
+}
+
+static int
+resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
+{
+	int ret;
+
+	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	if (ret < 0) {
+		open_error(relay, ret, error, error_size);
+		return ret;
+	}
+	ret = consumerd_lookup_wait(relay->lookup, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS);
+	if (ret == 1) {
+		relay->resolved = relay->lookup;
+		relay->lookup = NULL;
+		return 0;
+	}
+	return lookup_failure(relay, ret, error, error_size);
 }
 
 static void relay_retry(struct consumerd_relay *relay, uint64_t now);
@@ -916,10 +934,11 @@ first_probe_failed(struct consumerd_relay *relay, int err, const char *why)
  * (accepting, never answering). The host's lookup is started without
  * waiting for it, and the first connection is made by the probe the
  * reconnections use, which never waits for the network (probe_step()):
- * its first step runs now, the rest at the next ticks. Nothing here
- * holds the consumer's loop, so the owner's other sessions are drained
- * and the owner's commands answered meanwhile, however many such
- * sessions load at once.
+ * its first step runs now, the rest at the next ticks. So a relay that
+ * does not answer holds the consumer's loop for nothing, however many
+ * such sessions load at once: the owner's other sessions are drained and
+ * the owner's commands answered meanwhile. One that answered VERSION
+ * has the rest of the exchange bounded as a reconnection's (relay_join()).
  */
 static void
 open_later(struct consumerd_relay *relay)
@@ -932,13 +951,11 @@ open_later(struct consumerd_relay *relay)
 	if (ret < 0) {
 		relay->lookup = NULL;
 		open_error(relay, ret, why, sizeof(why));
-		relay->last_error = ret;
-		start_down(relay, why);
+		first_probe_failed(relay, ret, why);
 		return;
 	}
 	relay->first_probe = true;
 	relay->first_lookup_deadline = now + CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS * 1000000ull;
-	relay->held_tail = &relay->held;
 	/* Doubled to the shortest interval by a probe that fails. */
 	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS / 2;
 	relay_retry(relay, now);
@@ -970,6 +987,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->control_fd = relay->data_fd = relay->probe_fd = relay->probe_data_fd = -1;
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
+	consumerd_held_init(&relay->held);
 	set_identity(relay, out, session_id);
 	if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
 		open_later(relay);
@@ -1013,63 +1031,39 @@ count_lost(struct consumerd_relay *relay)
  * past it, or when the probe fails, the packets are lost and counted as
  * for a relay that went away.
  */
+static int packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
+			uint32_t size, struct tc_relay_index *index, uint32_t *content_bytes);
+
+/* Returns 1 once held; a malformed packet, or one past what is held,
+ * is dropped (-errno), as when it is sent. */
 static int
 hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 	    const uint8_t *packet, uint32_t size)
 {
-	struct held_packet *held;
+	struct tc_relay_index index;
+	uint32_t content;
+	int ret = packet_index(stream, packet, size, &index, &content);
 
-	if (relay->held_bytes + size > CONSUMERD_RELAY_HELD_BYTES_MAX)
-		goto lost;
-	held = malloc(sizeof(*held) + size);
-	if (!held)
-		goto lost;
-	held->next = NULL;
-	held->stream = stream;
-	held->size = size;
-	memcpy(held->data, packet, size);
-	*relay->held_tail = held;
-	relay->held_tail = &held->next;
-	relay->held_bytes += size;
-	return 0;
-
-lost:
-	count_lost(relay);
-	return -ENOBUFS;
-}
-
-/* Takes the held packets of stream out of the list (all when stream is
- * NULL); returns them, in order. */
-static struct held_packet *
-held_take(struct consumerd_relay *relay, const struct consumerd_relay_stream *stream)
-{
-	struct held_packet *taken = NULL, **taken_tail = &taken, **link = &relay->held;
-
-	while (*link) {
-		struct held_packet *held = *link;
-
-		if (stream && held->stream != stream) {
-			link = &held->next;
-			continue;
-		}
-		*link = held->next;
-		held->next = NULL;
-		*taken_tail = held;
-		taken_tail = &held->next;
-		relay->held_bytes -= held->size;
+	if (ret < 0)
+		return ret;
+	ret = consumerd_held_push(&relay->held, stream, packet, size);
+	if (ret < 0) {
+		count_lost(relay);
+		return ret;
 	}
-	relay->held_tail = link;
-	return taken;
+	return 1;
 }
 
-/* Frees packets taken from the list, counting them lost. */
+/* Frees packets taken from the queue, counting them lost, for the relay
+ * and for their streams. */
 static void
-held_lose(struct consumerd_relay *relay, struct held_packet *held)
+held_lose(struct consumerd_relay *relay, struct consumerd_held_packet *held)
 {
 	while (held) {
-		struct held_packet *next = held->next;
+		struct consumerd_held_packet *next = held->next;
 
 		count_lost(relay);
+		__atomic_fetch_add(&held->stream->held_lost, 1, __ATOMIC_RELAXED);
 		free(held);
 		held = next;
 	}
@@ -1078,7 +1072,7 @@ held_lose(struct consumerd_relay *relay, struct held_packet *held)
 static void
 held_drop_all(struct consumerd_relay *relay)
 {
-	held_lose(relay, held_take(relay, NULL));
+	held_lose(relay, consumerd_held_take(&relay->held, NULL));
 }
 
 /* Sends the held packets, in order, now that the relay is connected; a
@@ -1086,12 +1080,15 @@ held_drop_all(struct consumerd_relay *relay)
 static void
 held_send_all(struct consumerd_relay *relay)
 {
-	struct held_packet *held = held_take(relay, NULL);
+	struct consumerd_held_packet *held = consumerd_held_take(&relay->held, NULL);
 
 	while (held) {
-		struct held_packet *next = held->next;
+		struct consumerd_held_packet *next = held->next;
 
-		consumerd_relay_send_packet(relay, held->stream, held->data, held->size);
+		if (consumerd_relay_send_packet(relay, held->stream, held->data, held->size) == 0)
+			__atomic_fetch_add(&held->stream->held_sent, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&held->stream->held_lost, 1, __ATOMIC_RELAXED);
 		free(held);
 		held = next;
 	}
@@ -1168,7 +1165,7 @@ consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_re
 	struct consumerd_relay_stream **link;
 
 	/* Its packets held while the relay is not reached yet are never sent. */
-	held_lose(relay, held_take(relay, stream));
+	held_lose(relay, consumerd_held_take(&relay->held, stream));
 	close_stream_on_relay(relay, stream);
 	for (link = &relay->streams; *link; link = &(*link)->next) {
 		if (*link == stream) {
@@ -1525,7 +1522,7 @@ failed:
 static bool
 first_lookup_pending(struct consumerd_relay *relay, uint64_t now)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32], why[2 * TC_CONSUMER_HOST_MAX + 160];
+	char why[2 * TC_CONSUMER_HOST_MAX + 160];
 	int ret;
 
 	if (!relay->first_probe || relay->resolved || !relay->lookup)
@@ -1538,19 +1535,7 @@ first_lookup_pending(struct consumerd_relay *relay, uint64_t now)
 	}
 	if (ret == 0 && now < relay->first_lookup_deadline)
 		return true;
-	relay_address(relay, address, sizeof(address));
-	if (ret == 0) {
-		snprintf(why, sizeof(why),
-			 "Cannot stream to the relay at %s: its host name %s did not resolve "
-			 "within %d s",
-			 address, relay->out.host, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS / 1000);
-		first_probe_failed(relay, -ETIMEDOUT, why);
-		return true;
-	}
-	snprintf(why, sizeof(why), "Cannot stream to the relay at %s: cannot resolve %s: %s",
-		 address, relay->out.host, consumerd_lookup_error(relay->lookup));
-	consumerd_lookup_free(relay->lookup);
-	relay->lookup = NULL;
+	ret = lookup_failure(relay, ret, why, sizeof(why));
 	first_probe_failed(relay, ret, why);
 	return true;
 }
@@ -1566,12 +1551,8 @@ first_probe_connected(struct consumerd_relay *relay, int control_fd, int data_fd
 	char address[TC_CONSUMER_HOST_MAX + 32], why[TC_CONSUMER_HOST_MAX + 160];
 	int ret;
 
-	ret = relay_connect(relay, control_fd, data_fd, true,
-			    tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
-	if (ret == 0)
-		ret = relay_add_all_streams(relay);
+	ret = relay_join(relay, control_fd, data_fd);
 	if (ret < 0) {
-		relay_disconnect(relay);
 		open_error(relay, ret, why, sizeof(why));
 		first_probe_failed(relay, ret, why);
 		return;
@@ -1638,9 +1619,11 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 	int ret;
 
 	*pending = false;
-	ret = command_generic(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
+	ret = drain_replies(relay, true);
 	/* The questions go out together, then the answers are read in
 	 * their order: one round trip however many streams. */
+	if (ret == 0)
+		ret = send_command(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
 	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		struct tc_relay_stream_seq msg = {
 		    .stream_id = htobe64(s->handle),
@@ -1652,6 +1635,10 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 	}
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
+	if (ret == 0)
+		ret = read_generic_reply(relay, &code, reply_deadline(relay));
+	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
+		ret = -EPROTO;
 	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		if (!s->added || s->is_metadata)
 			continue;
@@ -1678,6 +1665,14 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	const struct timespec interval = {.tv_sec = 0, .tv_nsec = 5000000};
 	bool pending = true;
 	int ret;
+
+	/* A first connection under way holds packets: they reach the relay
+	 * if it connects in time, are lost with it if it does not. */
+	while (relay->first_probe && tc_rb_clock_now() < deadline) {
+		consumerd_relay_is_up(relay, tc_rb_clock_now());
+		if (relay->first_probe)
+			nanosleep(&interval, NULL);
+	}
 
 	while (relay->up) {
 		/* Every reply of a round within one I/O timeout in all. */

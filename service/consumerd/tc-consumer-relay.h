@@ -62,6 +62,9 @@ struct consumerd_relay_stream {
 	uint64_t last_packet_seq; /* CTF packet_seq_num of the last packet sent */
 	uint64_t chunk_bytes;	  /* packet bytes sent into the current trace chunk */
 	uint64_t last_packet_ns;  /* consumer clock, for live beacons */
+	/* Packets held before the first connection (consumerd_relay_send_packet()
+	 * returned 1), then sent or lost: the stream's statistics add them. */
+	uint64_t held_sent, held_lost;
 	/* metadata streams: everything appended so far, sent again on reconnection */
 	char *metadata;
 	size_t metadata_size, metadata_capacity;
@@ -107,9 +110,10 @@ void consumerd_relay_stream_remove(struct consumerd_relay *relay,
 
 /* Sends one CTF packet (packet_size bytes as its header says, size bytes
  * available) and its index, or holds it while the first connection is
- * under way (consumerd_relay_open()). Returns 0, or -errno when it was
- * dropped (relay down, too much held, or the packet malformed): counted
- * in lost_packets. */
+ * under way (consumerd_relay_open()). Returns 0 when sent, 1 when held
+ * (its fate counted in stream's held_sent or held_lost), or -errno when
+ * it was dropped (relay down, too much held, or the packet malformed;
+ * all but the last counted in lost_packets). */
 int consumerd_relay_send_packet(struct consumerd_relay *relay,
 				struct consumerd_relay_stream *stream, const uint8_t *packet,
 				uint32_t size);

@@ -373,11 +373,9 @@ consumerd_session_totals(const struct consumerd_session *session, struct consume
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
 			const struct consumerd_stream *stream = &channel->streams[cpu];
 
-			totals->packets_written +=
-				__atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED);
+			totals->packets_written += consumerd_stream_packets_written(stream);
 			totals->packets_corrupted += stream->reader.packets_corrupted;
-			totals->packets_lost +=
-				__atomic_load_n(&stream->packets_lost, __ATOMIC_RELAXED);
+			totals->packets_lost += consumerd_stream_packets_lost(stream);
 		}
 	}
 }
@@ -396,6 +394,6 @@ consumerd_channel_stats(const struct consumerd_channel *channel,
 		/* Written by the applications: a number to show, nothing more. */
 		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
 							   __ATOMIC_RELAXED);
-		stats->packets_written += __atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED);
+		stats->packets_written += consumerd_stream_packets_written(stream);
 	}
 }

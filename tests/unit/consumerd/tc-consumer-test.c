@@ -1771,12 +1771,21 @@ relay_status_wait(Fixture *fixture, gboolean lost, int timeout_ms, struct tc_con
 	}
 }
 
+/* Resumes a stopped relay daemon after a while, as one that comes up. */
+static gpointer
+resume_later(gpointer data)
+{
+	g_usleep(300000);
+	kill(GPOINTER_TO_INT(data), SIGCONT);
+	return NULL;
+}
+
 /* A session loaded at the service's start (TC_CONSUMER_RELAY_CONNECT_LATER)
  * whose relay is stopped when it is created (it accepts connections and
- * never answers), and resumes soon after: the creation and the commands
- * after it never wait for the relay, the packets flushed before it
- * answered are held, not lost, and reach it once it does; nothing shows
- * as lost. */
+ * never answers), and resumes while the session is flushed: the creation
+ * never waits for the relay; the packets flushed before it answered are
+ * held, not lost, the flush waits for the first connection, and they
+ * reach the relay, counted written; nothing shows as lost. */
 static void
 test_relay_connect_later(Fixture *fixture, gconstpointer data)
 {
@@ -1786,6 +1795,7 @@ test_relay_connect_later(Fixture *fixture, gconstpointer data)
 	g_auto(GStrv) lines = NULL;
 	g_autofree char *trace_dir = NULL;
 	gint64 start, took_ms;
+	GThread *resumer;
 	Relay relay;
 
 	if (!has_relayd())
@@ -1798,17 +1808,18 @@ test_relay_connect_later(Fixture *fixture, gconstpointer data)
 			==, 0);
 	create_channel(fixture, 1, 10, "channel0", nr_cpus);
 	send_metadata(fixture, 1);
-	write_events_and_flush(fixture, 0, nr_events - 1, nr_cpus, &reply);
 	took_ms = (g_get_monotonic_time() - start) / 1000;
-	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms with the relay stopped",
-		       took_ms);
-	g_assert_cmpint(reply.status, ==, 0);
+	g_test_message("created in %" G_GINT64_FORMAT " ms with the relay stopped", took_ms);
 	g_assert_cmpint(took_ms, <, 1000);
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
 	g_assert_cmpuint(reply.relay_connected, ==, 0);
 	g_assert_cmpint(reply.relay_lost_since, ==, 0);
 
-	kill(relay.pid, SIGCONT);
+	resumer = g_thread_new("resume-relay", resume_later, GINT_TO_POINTER(relay.pid));
+	write_events_and_flush(fixture, 0, nr_events - 1, nr_cpus, &reply);
+	g_thread_join(resumer);
+	g_assert_cmpint(reply.status, ==, 0);
+	g_assert_cmpuint(reply.packets_written, ==, 2 * nr_cpus);
 	relay_status_wait(fixture, FALSE, 2000, &reply);
 	g_assert_cmpuint(reply.relay_connected, ==, 1);
 	g_assert_cmpuint(reply.relay_lost_packets, ==, 0);
@@ -1848,13 +1859,20 @@ test_relay_connect_later_silent(Fixture *fixture, gconstpointer data)
 			==, 0);
 	create_channel(fixture, 1, 10, "channel0", 2);
 	send_metadata(fixture, 1);
-	write_events_and_flush(fixture, 0, 399, 2, &reply);
 	took_ms = (g_get_monotonic_time() - start) / 1000;
-	g_test_message("created and flushed in %" G_GINT64_FORMAT " ms, the relay silent", took_ms);
+	g_test_message("created in %" G_GINT64_FORMAT " ms, the relay silent", took_ms);
 	g_assert_cmpint(took_ms, <, 1000);
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_RELAY_STATUS, 1, &reply), ==, 0);
 	g_assert_cmpint(reply.relay_lost_since, ==, 0);
 
+	/* The flush waits for the first probe, one I/O timeout at most; the
+	 * packets it held are not written. */
+	start = g_get_monotonic_time();
+	write_events_and_flush(fixture, 0, 399, 2, &reply);
+	took_ms = (g_get_monotonic_time() - start) / 1000;
+	g_test_message("flushed in %" G_GINT64_FORMAT " ms, the relay silent", took_ms);
+	g_assert_cmpint(took_ms, <, 3000);
+	g_assert_cmpuint(reply.packets_written, ==, 0);
 	relay_status_wait(fixture, TRUE, 5000, &reply);
 	g_test_message("lost %" PRIu64 " packets, errno %u", (uint64_t)reply.relay_lost_packets,
 		       reply.relay_errno);
