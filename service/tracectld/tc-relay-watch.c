@@ -16,11 +16,11 @@
 static GMutex watch_lock;
 static GCond watch_cond;
 static TcRelayWatchFunc watch_refresh;
-static GThread *watch_thread;   /* [watch_lock] */
-static GPtrArray *watched;      /* [watch_lock] TcSession *, referenced */
+static GThread *watch_thread;	/* [watch_lock] */
+static GPtrArray *watched;	/* [watch_lock] TcSession *, referenced */
 static gboolean watch_stopping; /* [watch_lock] */
 static GThreadPool *looks_pool; /* [watch_lock] set with watch_thread */
-static GHashTable *looking;     /* [watch_lock] owner uids whose look is under way */
+static GHashTable *looking;	/* [watch_lock] owner uids whose look is under way */
 
 /* One owner's sessions to look at, on a thread of looks_pool. */
 typedef struct {
@@ -123,8 +123,8 @@ owner_look_run(gpointer data, gpointer unused)
 static GHashTable *
 looks_by_owner(GPtrArray *sessions)
 {
-	GHashTable *looks = g_hash_table_new_full(NULL, NULL, NULL,
-						  (GDestroyNotify)owner_look_free);
+	GHashTable *looks =
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)owner_look_free);
 
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
@@ -134,8 +134,8 @@ looks_by_owner(GPtrArray *sessions)
 		if (look == NULL) {
 			look = g_new0(TcOwnerLook, 1);
 			look->owner = session->owner_uid;
-			look->sessions = g_ptr_array_new_with_free_func(
-				(GDestroyNotify)tc_session_unref);
+			look->sessions =
+			    g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
 			g_hash_table_insert(looks, key, look);
 		}
 		g_ptr_array_add(look->sessions, tc_session_ref(session));

@@ -9,9 +9,10 @@
  * The relays of started streaming sessions, looked at every
  * TC_RELAY_WATCH_INTERVAL_US, each owner's on a thread of its own: a
  * relay the consumer lost shows in the session's Problem, and subscribers
- * get ProblemChanged, without anybody asking for the session's status. A session leaves the watch once it is
- * stopped or destroyed; with none watched the thread sleeps until one
- * starts, so an idle service never wakes for it.
+ * get ProblemChanged, without anybody asking for the session's status.
+ * A session leaves the watch once it is stopped or destroyed; with none
+ * watched the thread sleeps until one starts, so an idle service never
+ * wakes for it.
  */
 
 #define TC_RELAY_WATCH_INTERVAL_US (2 * G_USEC_PER_SEC)
