@@ -181,8 +181,14 @@ class Relay:
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         self.stop()
+        if exc_type is not None:
+            # Its errors (a write that failed, a protocol error) say what
+            # it made of what it was sent.
+            with contextlib.suppress(OSError), \
+                    open(os.path.join(self.home, "relayd.log"), errors="replace") as f:
+                log(f"lttng-relayd's log: {f.read()[-4000:] or '(empty)'}")
         return False
 
 
