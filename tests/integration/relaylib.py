@@ -142,6 +142,35 @@ class Relay:
             self.log.close()
         self.proc = None
 
+    def files_open_under(self, path):
+        """The files under path that lttng-relayd holds open."""
+        if not self.proc:
+            return []
+        path = os.path.realpath(path)
+        held = []
+        fd_dir = f"/proc/{self.proc.pid}/fd"
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(fd_dir):
+                with contextlib.suppress(OSError):
+                    target = os.readlink(os.path.join(fd_dir, fd))
+                    if target == path or target.startswith(path + os.sep):
+                        held.append(os.path.relpath(target, path))
+        return sorted(held)
+
+    def wait_closed(self, path, timeout=10):
+        """Waits until lttng-relayd is done with the session whose
+        directory is path: it closes a stream's files once it has written
+        everything the stream was sent, and the session's directory when
+        the session ends. The consumer waits for the relay to confirm its
+        packets for a bounded time only, so a relay that lags (a loaded
+        machine) may still be writing when destroy returns, and a trace
+        read then may end in a cut packet."""
+        try:
+            wait_for(lambda: not self.files_open_under(path), timeout,
+                     f"lttng-relayd to close its files under {path}")
+        except AssertionError as error:
+            raise AssertionError(f"{error}: {self.files_open_under(path)}") from None
+
     def trace_dirs(self, hostname):
         """The session directories the relay made for hostname."""
         root = os.path.join(self.output, hostname)
@@ -152,8 +181,14 @@ class Relay:
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         self.stop()
+        if exc_type is not None:
+            # Its errors (a write that failed, a protocol error) say what
+            # it made of what it was sent.
+            with contextlib.suppress(OSError), \
+                    open(os.path.join(self.home, "relayd.log"), errors="replace") as f:
+                log(f"lttng-relayd's log: {f.read()[-4000:] or '(empty)'}")
         return False
 
 

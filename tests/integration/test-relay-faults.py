@@ -81,6 +81,7 @@ def test_reconnect():
 
         dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith("faulty-")]
         check(len(dirs) == 1, f"relay directories: {relay.trace_dirs(hostname)}")
+        relay.wait_closed(dirs[0])
         trace = read_streams(dirs[0])
         seqs = sorted(e["seq"] for e in trace["events"] if e["name"] == "example:all_types")
         gaps = [(a, b) for a, b in zip(seqs, seqs[1:]) if b != a + 1]
@@ -123,6 +124,7 @@ def test_after_rotation(svc, relay, hostname):
     check(app.returncode == 0, f"app failed: {err}")
     svc.cli("stop")
     svc.cli("destroy", "frot")
+    relay.wait_closed(dirs[0])
     entries = sorted(os.listdir(dirs[0]))
     log(f"session directory at the end: {entries}")
     check("archives" in entries and not {"ust", "kernel", "index"} & set(entries),

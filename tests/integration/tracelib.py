@@ -5,6 +5,8 @@ python3-bt2 is built for), its text output, and the values the example
 application gives its events."""
 
 import json
+import os
+import struct
 import subprocess
 
 from tclib import SYSTEM_PYTHON, check
@@ -38,7 +40,9 @@ print(json.dumps(out))
 """
     proc = subprocess.run([SYSTEM_PYTHON, "-c", script, path], capture_output=True, text=True,
                           timeout=300)
-    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr}")
+    if proc.returncode != 0:
+        check(False, f"python3-bt2 could not read {path}: {proc.stderr}\n"
+              f"{unreadable_evidence(path)}")
     return json.loads(proc.stdout)
 
 
@@ -88,8 +92,70 @@ def read_streams(path, with_ns=False):
     proc = subprocess.run([SYSTEM_PYTHON, "-c", READ_STREAMS_SCRIPT, path] +
                           (["ns"] if with_ns else []),
                           capture_output=True, text=True, timeout=600)
-    check(proc.returncode == 0, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}")
+    if proc.returncode != 0:
+        check(False, f"python3-bt2 could not read {path}: {proc.stderr[-2000:]}\n"
+              f"{unreadable_evidence(path)}")
     return json.loads(proc.stdout)
+
+
+# An LTTng index file: magic, major, minor, entry size, then one entry per
+# packet, big-endian, starting with the packet's offset and size in bits.
+INDEX_HEADER = struct.Struct(">IIII")
+INDEX_ENTRY_START = struct.Struct(">QQ")
+INDEX_MAGIC = 0xC1F1DCC1
+
+
+def index_coverage(path):
+    """What an index file addresses, as text: its packets and the bytes
+    they span, which babeltrace2 wants equal to the data file's size."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < INDEX_HEADER.size:
+        return "no header"
+    magic, major, minor, entry_size = INDEX_HEADER.unpack_from(data)
+    if magic != INDEX_MAGIC or entry_size < INDEX_ENTRY_START.size:
+        return f"bad header (magic {magic:#x}, entry size {entry_size})"
+    entries = range(INDEX_HEADER.size, len(data) - entry_size + 1, entry_size)
+    end = 0
+    for at in entries:
+        offset, bits = INDEX_ENTRY_START.unpack_from(data, at)
+        end = max(end, offset + bits // 8)
+    rest = (len(data) - INDEX_HEADER.size) % entry_size
+    return (f"{len(entries)} packets to byte {end}" +
+            (f", {rest} bytes of a cut entry" if rest else ""))
+
+
+def trace_listing(path):
+    """Every file under path with its size, and what each index file
+    addresses."""
+    lines = []
+    for root, _, files in sorted(os.walk(path)):
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            try:
+                line = f"  {os.path.relpath(full, path)}: {os.path.getsize(full)} bytes"
+                if name.endswith(".idx"):
+                    line += f" ({index_coverage(full)})"
+            except OSError as error:
+                line = f"  {os.path.relpath(full, path)}: {error}"
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def unreadable_evidence(path):
+    """Why babeltrace2 cannot read path, in its own words (the command's
+    log and error causes, which the Python bindings do not all give), and
+    the files of the trace, for the failure message."""
+    try:
+        proc = subprocess.run(["babeltrace2", path], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+        # Reports of discarded events could push the causes out.
+        said = "\n".join(line for line in proc.stderr.splitlines()
+                         if not line.startswith("WARNING: Tracer discarded"))
+        said = f"babeltrace2 exited {proc.returncode}:\n{said[-6000:]}"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        said = f"babeltrace2 did not run: {error}"
+    return f"{said}\nfiles of {path}:\n{trace_listing(path)}"
 
 
 def babeltrace_text(path, allow_discards=False):
@@ -97,10 +163,12 @@ def babeltrace_text(path, allow_discards=False):
     reports of discarded events when allow_discards (a run that filled its
     buffers on purpose)."""
     proc = subprocess.run(["babeltrace2", path], capture_output=True, text=True, timeout=300)
-    check(proc.returncode == 0, f"babeltrace2 failed on {path}: {proc.stderr}")
+    check(proc.returncode == 0,
+          f"babeltrace2 failed on {path}: {proc.stderr}\nfiles:\n{trace_listing(path)}")
     warnings = [line for line in proc.stderr.splitlines()
                 if not (allow_discards and line.startswith("WARNING: Tracer discarded"))]
-    check(warnings == [], f"babeltrace2 warned on {path}: {proc.stderr}")
+    check(warnings == [],
+          f"babeltrace2 warned on {path}: {proc.stderr}\nfiles:\n{trace_listing(path)}")
     return proc.stdout
 
 
