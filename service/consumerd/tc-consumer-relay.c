@@ -738,7 +738,7 @@ fail:
 
 /* Adds every stream again on a new connection and publishes them. The
  * commands go out together and their replies, STREAMS_SENT's included,
- * come within one I/O timeout in all: one round trip however many
+ * come within one I/O timeout in all: two round trips however many
  * streams, and a relay answering each just within the timeout cannot
  * hold the loop once per stream. */
 static int
@@ -864,12 +864,6 @@ open_error(const struct consumerd_relay *relay, int err, char *error, size_t err
 			 strerror(-err));
 }
 
-/*
- * Resolves the relay's host at creation, waiting up to
- * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS: the service waits for the reply (a
- * user's call; a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER waits
- * for nothing, open_later()). On failure writes why into error.
- */
 /* The host's first lookup answered ret (0: not in time, -errno: failed):
  * writes why into error, ends the lookup unless it may still answer (for
  * the retries) and returns the error. */
@@ -893,6 +887,12 @@ lookup_failure(struct consumerd_relay *relay, int ret, char *error, size_t error
 	return ret;
 }
 
+/*
+ * Resolves the relay's host at creation, waiting up to
+ * CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS: the service waits for the reply (a
+ * user's call; a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER waits
+ * for nothing, open_later()). On failure writes why into error.
+ */
 static int
 resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
 {
@@ -935,10 +935,12 @@ first_probe_failed(struct consumerd_relay *relay, int err, const char *why)
  * waiting for it, and the first connection is made by the probe the
  * reconnections use, which never waits for the network (probe_step()):
  * its first step runs now, the rest at the next ticks. So a relay that
- * does not answer holds the consumer's loop for nothing, however many
+ * does not answer holds neither the creation nor the ticks, however many
  * such sessions load at once: the owner's other sessions are drained and
  * the owner's commands answered meanwhile. One that answered VERSION
- * has the rest of the exchange bounded as a reconnection's (relay_join()).
+ * has the rest of the exchange bounded as a reconnection's (relay_join()),
+ * and a stop or flush waits for the first connection, bounded
+ * (consumerd_relay_wait_received()).
  */
 static void
 open_later(struct consumerd_relay *relay)
@@ -1017,6 +1019,9 @@ count_lost(struct consumerd_relay *relay)
 
 /* ---- packets held during the first connection ---- */
 
+static int packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
+			uint32_t size, struct tc_relay_index *index, uint32_t *content_bytes);
+
 /*
  * Packets the consumer sends while the first probe of a relay opened
  * with TC_CONSUMER_RELAY_CONNECT_LATER is under way are kept, in order,
@@ -1031,9 +1036,6 @@ count_lost(struct consumerd_relay *relay)
  * past it, or when the probe fails, the packets are lost and counted as
  * for a relay that went away.
  */
-static int packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
-			uint32_t size, struct tc_relay_index *index, uint32_t *content_bytes);
-
 /* Returns 1 once held; a malformed packet, or one past what is held,
  * is dropped (-errno), as when it is sent. */
 static int
@@ -1112,10 +1114,22 @@ close_stream_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stre
 }
 
 void
+consumerd_relay_give_up_first_connection(struct consumerd_relay *relay)
+{
+	if (!relay || !relay->first_probe)
+		return;
+	probe_close(relay);
+	relay->first_probe = false;
+	held_drop_all(relay);
+}
+
+void
 consumerd_relay_close(struct consumerd_relay *relay)
 {
 	if (!relay)
 		return;
+	/* Its streams are gone already, and what they held with them. */
+	consumerd_relay_give_up_first_connection(relay);
 	consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	while (relay->streams)
 		consumerd_relay_stream_remove(relay, relay->streams);
@@ -1673,6 +1687,8 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 		if (relay->first_probe)
 			nanosleep(&interval, NULL);
 	}
+	if (relay->first_probe)
+		return -ETIMEDOUT;
 
 	while (relay->up) {
 		/* Every reply of a round within one I/O timeout in all. */

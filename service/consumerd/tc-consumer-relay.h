@@ -166,13 +166,21 @@ int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint
  * due. Returns true when connected. */
 bool consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now);
 
+/* Ends a first connection under way: what it held is lost, counted, and
+ * the relay is down from now on (a destroy, before its totals). */
+void consumerd_relay_give_up_first_connection(struct consumerd_relay *relay);
+
 /* Whether the first connection of a relay opened with
  * TC_CONSUMER_RELAY_CONNECT_LATER is still being made: its packets are
  * held, and consumerd_relay_is_up() moves it on without waiting. */
 bool consumerd_relay_is_connecting(const struct consumerd_relay *relay);
 
 /* Waits up to timeout_ms until the relay has everything sent so far.
- * Returns 0, -ETIMEDOUT, or -ENOTCONN when down. */
+ * A first connection under way is moved on meanwhile, and one that the
+ * relay answered in time completes, its exchange bounded on its own
+ * (relay_join()): the wait may end that much later. Returns 0,
+ * -ETIMEDOUT (the first connection still under way included), or
+ * -ENOTCONN when down. */
 int consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms);
 
 /* The live timer, us (0: not live). */

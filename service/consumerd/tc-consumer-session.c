@@ -326,6 +326,8 @@ consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_
 	int ret;
 
 	ret = consumerd_session_flush(session);
+	/* What a first connection still held counts in the last totals. */
+	consumerd_relay_give_up_first_connection(session->relay);
 	consumerd_session_totals(session, &totals);
 	if (final_totals)
 		*final_totals = totals;

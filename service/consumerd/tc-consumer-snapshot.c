@@ -93,9 +93,13 @@ struct snapshot_sink {
 static int
 sink_put(struct snapshot_sink *sink, const uint8_t *packet, uint32_t size)
 {
-	if (sink->relay)
-		return consumerd_relay_send_packet(sink->relay, sink->relay_stream, packet, size);
-	return consumerd_output_append(sink->fd, &sink->file_size, packet, size);
+	int ret;
+
+	if (!sink->relay)
+		return consumerd_output_append(sink->fd, &sink->file_size, packet, size);
+	ret = consumerd_relay_send_packet(sink->relay, sink->relay_stream, packet, size);
+	/* A snapshot's relay is connected first: nothing is held (1). */
+	return ret > 0 ? 0 : ret;
 }
 
 /* Every complete, valid packet the stream's buffer holds, oldest first,

@@ -38,7 +38,8 @@
 
 /* A command's reply: the consumer only creates or maps something. */
 #define CONSUMER_REPLY_TIMEOUT_MS 10000
-/* Flushing and snapshots write buffers out to the user's disk. */
+/* Flushing (a destroy flushes too) and snapshots write buffers out to
+ * the user's disk or relay. */
 #define CONSUMER_WRITE_TIMEOUT_MS 30000
 /* A stopped consumer cannot answer: fail long before the bounds above. */
 #define CONSUMER_STOPPED_TIMEOUT_MS 1000
@@ -550,7 +551,8 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
 	guint n_streams = 0;
 	guint timeout_ms = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT ||
-					   type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR
+					   type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR ||
+					   type == TC_CONSUMER_DESTROY_SESSION
 				   ? CONSUMER_WRITE_TIMEOUT_MS
 				   : CONSUMER_REPLY_TIMEOUT_MS;
 
