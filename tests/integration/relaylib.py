@@ -75,6 +75,41 @@ def start_streamed_session(svc, name, url):
     svc.cli("start")
 
 
+class HungRelay:
+    """Listeners on the relay's ports that accept every connection and
+    hold it, never reading nor answering: a relay daemon that stopped
+    (on ports of its own unless given)."""
+
+    def __init__(self, *ports):
+        self.ports = list(ports) or free_ports(2)
+        self.listeners = []
+        for port in self.ports:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", port))
+            listener.listen(16)
+            listener.settimeout(0.1)
+            self.listeners.append(listener)
+        self.held = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stopping:
+            for listener in self.listeners:
+                try:
+                    self.held.append(listener.accept()[0])
+                except (socket.timeout, OSError):
+                    pass
+
+    def close(self):
+        self.stopping = True
+        self.thread.join()
+        for sock in [*self.held, *self.listeners]:
+            sock.close()
+
+
 class Relay:
     """lttng-relayd with control, data and live ports of its own on host
     (an IPv4 or an IPv6 address), writing under directory/relay; a context

@@ -17,10 +17,9 @@ session lives on."""
 import os
 import signal
 import socket
-import threading
 import time
 
-from relaylib import Relay, free_port, free_ports, start_streamed_session
+from relaylib import HungRelay, Relay, free_port, free_ports, start_streamed_session
 from tclib import Service, check, children, log, run, wait_for
 from tracelib import read_streams
 
@@ -68,39 +67,6 @@ class SilentPort:
 
     def close(self):
         for sock in [*self.fillers, self.listener]:
-            sock.close()
-
-
-class HungRelay:
-    """Listeners on the relay's ports that accept every connection and
-    hold it, never reading nor answering: a relay daemon that stopped."""
-
-    def __init__(self, *ports):
-        self.listeners = []
-        for port in ports:
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listener.bind(("127.0.0.1", port))
-            listener.listen(16)
-            listener.settimeout(0.1)
-            self.listeners.append(listener)
-        self.held = []
-        self.stopping = False
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        while not self.stopping:
-            for listener in self.listeners:
-                try:
-                    self.held.append(listener.accept()[0])
-                except (socket.timeout, OSError):
-                    pass
-
-    def close(self):
-        self.stopping = True
-        self.thread.join()
-        for sock in [*self.held, *self.listeners]:
             sock.close()
 
 

@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 
-from relaylib import Relay, free_port, free_ports
+from relaylib import HungRelay, Relay, free_port
 import sessionxml
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
@@ -157,40 +157,6 @@ def check_relay_down(svc, top, hostname, alice, ports):
         # sub-buffers not yet full when the relay came, so none was lost.
         check_relay_trace(late, hostname, "autodown", alice.uid, 3 * K)
     log("relay started late: the session's trace is there")
-
-
-class HungRelay:
-    """Listeners on a relay's two ports that accept every connection and
-    hold it, never reading nor answering: a relay daemon that stopped."""
-
-    def __init__(self):
-        self.ports = free_ports(2)
-        self.listeners = []
-        for port in self.ports:
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listener.bind(("127.0.0.1", port))
-            listener.listen(64)
-            listener.settimeout(0.05)
-            self.listeners.append(listener)
-        self.held = []
-        self.stopping = False
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        while not self.stopping:
-            for listener in self.listeners:
-                try:
-                    self.held.append(listener.accept()[0])
-                except (socket.timeout, OSError):
-                    pass
-
-    def close(self):
-        self.stopping = True
-        self.thread.join()
-        for sock in [*self.held, *self.listeners]:
-            sock.close()
 
 
 def command_times(svc, user, seconds, directory):
