@@ -1494,13 +1494,30 @@ relay_trace_dir(const Relay *relay, uint64_t session_id)
 	g_assert_not_reached();
 }
 
+/* A relay's trace of channel0 holding events 0 to nr_events - 1, two
+ * whole packets per CPU. */
+static void
+assert_relay_trace(const char *trace_dir, uint32_t nr_cpus, uint64_t nr_events)
+{
+	g_auto(GStrv) lines = NULL;
+
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
+
+		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
+	}
+	if (has_babeltrace2()) {
+		lines = read_trace(trace_dir, FALSE);
+		assert_events(lines, 0, nr_events - 1, nr_cpus);
+	}
+}
+
 static void
 test_relay_round_trip(Fixture *fixture, gconstpointer data)
 {
 	const uint32_t nr_cpus = 2;
 	const uint64_t nr_events = 400;
 	struct tc_consumer_reply reply;
-	g_auto(GStrv) lines = NULL;
 	g_autofree char *trace_dir = NULL;
 	Relay relay;
 
@@ -1518,15 +1535,7 @@ test_relay_round_trip(Fixture *fixture, gconstpointer data)
 	/* Nothing local: the relay has it. */
 	g_assert_false(g_file_test(fixture->trace_dir, G_FILE_TEST_EXISTS));
 	trace_dir = relay_trace_dir(&relay, 1);
-	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
-		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
-
-		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
-	}
-	if (has_babeltrace2()) {
-		lines = read_trace(trace_dir, FALSE);
-		assert_events(lines, 0, nr_events - 1, nr_cpus);
-	}
+	assert_relay_trace(trace_dir, nr_cpus, nr_events);
 	relay_stop(&relay, SIGTERM);
 	g_free(relay.output_dir);
 }
@@ -1792,7 +1801,6 @@ test_relay_connect_later(Fixture *fixture, gconstpointer data)
 	const uint32_t nr_cpus = 2;
 	const uint64_t nr_events = 400;
 	struct tc_consumer_reply reply;
-	g_auto(GStrv) lines = NULL;
 	g_autofree char *trace_dir = NULL;
 	gint64 start, took_ms;
 	GThread *resumer;
@@ -1826,15 +1834,7 @@ test_relay_connect_later(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(reply.relay_lost_since, ==, 0);
 	g_assert_cmpint(session_request(fixture, TC_CONSUMER_DESTROY_SESSION, 1, &reply), ==, 0);
 	trace_dir = relay_trace_dir(&relay, 1);
-	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
-		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
-
-		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
-	}
-	if (has_babeltrace2()) {
-		lines = read_trace(trace_dir, FALSE);
-		assert_events(lines, 0, nr_events - 1, nr_cpus);
-	}
+	assert_relay_trace(trace_dir, nr_cpus, nr_events);
 	relay_stop(&relay, SIGTERM);
 	g_free(relay.output_dir);
 }
@@ -1986,7 +1986,6 @@ test_snapshot_relay(Fixture *fixture, gconstpointer data)
 	g_autofree char *streamed = NULL;
 	g_autofree char *session_dir = NULL;
 	g_autofree char *trace_dir = NULL;
-	g_auto(GStrv) lines = NULL;
 	struct tc_consumer_reply reply;
 	Relay relay = {.ports = {free_port(), free_port(), 0}};
 
@@ -2032,15 +2031,7 @@ test_snapshot_relay(Fixture *fixture, gconstpointer data)
 	streamed = relay_trace_dir(&relay, 1);
 	session_dir = g_strndup(streamed, strlen(streamed) - strlen("/" TEST_RELAY_TRACE_PATH));
 	trace_dir = g_build_filename(session_dir, TEST_SNAPSHOT_PATH, TEST_RELAY_TRACE_PATH, NULL);
-	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
-		g_autofree char *name = g_strdup_printf("channel0_%u", cpu);
-
-		g_assert_cmpint(file_size(trace_dir, name), ==, 2 * TEST_SUBBUF_SIZE);
-	}
-	if (has_babeltrace2()) {
-		lines = read_trace(trace_dir, FALSE);
-		assert_events(lines, 0, nr_events - 1, nr_cpus);
-	}
+	assert_relay_trace(trace_dir, nr_cpus, nr_events);
 	relay_stop(&relay, SIGTERM);
 	g_free(relay.output_dir);
 }
