@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-consumer-relay.h"
-
 void
 consumerd_held_init(struct consumerd_held_queue *queue)
 {

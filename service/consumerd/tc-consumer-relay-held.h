@@ -11,6 +11,8 @@
  * CONSUMERD_RELAY_HELD_BYTES_MAX per relay. Main thread only.
  */
 
+#define CONSUMERD_RELAY_HELD_BYTES_MAX (4u << 20)
+
 struct consumerd_relay_stream;
 
 struct consumerd_held_packet {

@@ -1034,10 +1034,9 @@ static int packet_index(const struct consumerd_relay_stream *stream, const uint8
  * the relay does. The first probe is bounded (connect and I/O timeouts,
  * a few seconds), and so is what is held (CONSUMERD_RELAY_HELD_BYTES_MAX):
  * past it, or when the probe fails, the packets are lost and counted as
- * for a relay that went away.
+ * for a relay that went away. Returns 1 once held; a malformed packet is
+ * dropped (-errno) as when it is sent.
  */
-/* Returns 1 once held; a malformed packet, or one past what is held,
- * is dropped (-errno), as when it is sent. */
 static int
 hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 	    const uint8_t *packet, uint32_t size)
@@ -1133,7 +1132,6 @@ consumerd_relay_close(struct consumerd_relay *relay)
 	consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	while (relay->streams)
 		consumerd_relay_stream_remove(relay, relay->streams);
-	held_drop_all(relay);
 	relay_disconnect(relay);
 	probe_close(relay);
 	relay_free(relay);

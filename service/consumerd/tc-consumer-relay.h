@@ -44,8 +44,6 @@
 #define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
-/* What one relay holds of packets sent before its first connection. */
-#define CONSUMERD_RELAY_HELD_BYTES_MAX (4u << 20)
 
 struct consumerd_relay;
 
@@ -81,7 +79,7 @@ struct consumerd_relay_stream {
  * the network and always succeeds: the host's lookup is started, and the
  * first connection is made by the probe the reconnections use, from now
  * on at each tick (consumerd_relay_is_up()). Packets sent meanwhile are
- * held (up to CONSUMERD_RELAY_HELD_BYTES_MAX) and go out once it
+ * held (tc-consumer-relay-held.h) and go out once it
  * connected; the relay counts as lost, and they with it, only once the
  * probe failed, which is logged once with the message above.
  */
