@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 
-from tclib import children
+from tclib import consumer_pids
 
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END = 1, 2, 3
@@ -109,16 +109,7 @@ print(made, flush=True)
 
 def consumers_of(svc, uid):
     """The pids of uid's consumers, children of the service."""
-    found = []
-    for pid in children(svc.proc.pid):
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                status = f.read()
-        except OSError:
-            continue
-        if "tracectl-consum" in status.split("\n", 1)[0] and f"\nUid:\t{uid}\t" in status:
-            found.append(pid)
-    return found
+    return consumer_pids(svc, uid)
 
 
 class Attack:

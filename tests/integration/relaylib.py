@@ -75,6 +75,21 @@ def start_streamed_session(svc, name, url):
     svc.cli("start")
 
 
+def command_times(svc, seconds, directory, prefix="cmd", user=None, pause=0.0):
+    """Creates and destroys a local session of user's again and again for
+    seconds, pause between two: each needs an answer of the consumer, which
+    a relay must not hold. Returns their times."""
+    times, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        name = f"{prefix}{len(times)}"
+        start = time.monotonic()
+        svc.cli("create", name, "--output", os.path.join(directory, name), user=user)
+        svc.cli("destroy", name, user=user)
+        times.append(time.monotonic() - start)
+        time.sleep(pause)
+    return times
+
+
 class HungRelay:
     """Listeners on the relay's ports that accept every connection and
     hold it, never reading nor answering: a relay daemon that stopped
@@ -176,6 +191,17 @@ class Relay:
         if self.proc:
             self.log.close()
         self.proc = None
+
+    def session_dir(self, hostname, name, closed=False):
+        """The directory the relay made for session name of hostname (one
+        only); with closed, once lttng-relayd is done with it, for a
+        session destroyed and about to be read."""
+        dirs = [d for d in self.trace_dirs(hostname)
+                if os.path.basename(d).startswith(name + "-")]
+        check(len(dirs) == 1, f"relay directories of {name}: {self.trace_dirs(hostname)}")
+        if closed:
+            self.wait_closed(dirs[0])
+        return dirs[0]
 
     def files_open_under(self, path):
         """The files under path that lttng-relayd holds open."""

@@ -414,6 +414,28 @@ def children(pid):
     return found
 
 
+def consumer_pids(svc, uid=0):
+    """The pids of uid's consumers, children of the service (one, unless
+    one is being replaced)."""
+    found = []
+    for pid in children(svc.proc.pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        if "tracectl-consum" in status.split("\n", 1)[0] and f"\nUid:\t{uid}\t" in status:
+            found.append(pid)
+    return found
+
+
+def consumer_pid(svc, uid=0):
+    """The pid of uid's one consumer."""
+    pids = consumer_pids(svc, uid)
+    check(len(pids) == 1, f"one consumer of uid {uid} expected, found {pids}")
+    return pids[0]
+
+
 def is_running(pid):
     """pid exists and is not a zombie."""
     try:

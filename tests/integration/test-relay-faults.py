@@ -20,7 +20,7 @@ import time
 
 from relaylib import Relay, start_streamed_session
 from signallib import Listener
-from tclib import EXAMPLE_APP, Service, check, children, log, run, wait_for
+from tclib import EXAMPLE_APP, Service, check, consumer_pid, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
 INTERVAL_US = 2000
@@ -150,15 +150,6 @@ def test_after_rotation(svc, relay, hostname):
     check(len(archived) == 2, f"archives: {archived}")
     check(count - len(seqs) > 0 and lost > 0,
           "the packets dropped while the relay was away are not reported as discarded")
-
-
-def consumer_pid(svc):
-    """The service's consumer (root's, the only user here)."""
-    for pid in children(svc.proc.pid):
-        with open(f"/proc/{pid}/comm") as f:
-            if f.read().startswith("tracectl-consum"):
-                return pid
-    raise AssertionError(f"no consumer among {children(svc.proc.pid)}")
 
 
 def test_consumer_lost_after_relay():

@@ -19,8 +19,8 @@ import signal
 import socket
 import time
 
-from relaylib import HungRelay, Relay, free_port, free_ports, start_streamed_session
-from tclib import Service, check, children, log, run, wait_for
+from relaylib import HungRelay, Relay, command_times, free_port, free_ports, start_streamed_session
+from tclib import Service, check, consumer_pid, log, run, wait_for
 from tracelib import read_streams
 
 SILENT_SECONDS = 9.0
@@ -79,19 +79,11 @@ def problem(svc, name):
     return svc.session(name).get("problem") or ""
 
 
-def consumer_of(svc):
-    """The pid of the service's only consumer (one user's sessions)."""
-    pids = [pid for pid in children(svc.proc.pid)
-            if "consumerd" in open(f"/proc/{pid}/cmdline").read()]
-    check(len(pids) == 1, f"one consumer expected, found {pids}")
-    return pids[0]
-
-
 def check_silent_control_port_fails_soon(svc):
     """A session for a relay whose control port never answers: creating it
     fails within CREATE_BOUND_S with an error naming the URL, and the
     consumer, which records another session, is the same one after."""
-    consumer = consumer_of(svc)
+    consumer = consumer_pid(svc)
     silent = SilentPort(free_port())
     url = f"net://127.0.0.1:{silent.port}:{free_port()}"
     try:
@@ -105,23 +97,8 @@ def check_silent_control_port_fails_soon(svc):
     check(result.returncode == 1 and url in result.stderr,
           f"create x: expected an error naming {url}: {result}")
     check(all(s["name"] != "x" for s in svc.sessions()), "the failed session remains")
-    check(consumer_of(svc) == consumer, "the consumer was replaced while connecting")
+    check(consumer_pid(svc) == consumer, "the consumer was replaced while connecting")
     check(svc.alive(), "tracectld died")
-
-
-def command_times(svc, seconds, prefix):
-    """Creates and destroys a session of the same user again and again for
-    seconds: each needs an answer of the consumer. Returns their times."""
-    times, n, end = [], 0, time.monotonic() + seconds
-    while time.monotonic() < end:
-        n += 1
-        name = f"{prefix}{n}"
-        start = time.monotonic()
-        svc.cli("create", name, "--output", os.path.join(svc.rundir, name))
-        svc.cli("destroy", name)
-        times.append(time.monotonic() - start)
-        time.sleep(0.1)
-    return times
 
 
 def test():
@@ -129,7 +106,7 @@ def test():
     with Service() as svc, Relay(svc.rundir) as relay:
         start_streamed_session(svc, "streamed", relay.url)
         app = svc.app("--forever", "--interval-us", "2000")
-        baseline = max(command_times(svc, BASELINE_SECONDS, "before"))
+        baseline = max(command_times(svc, BASELINE_SECONDS, svc.rundir, "before", pause=0.1))
         bound = min(COMMAND_BOUND_MAX_S, max(COMMAND_BOUND_MIN_S, 4 * baseline))
         check_silent_control_port_fails_soon(svc)
         relay.stop(signal.SIGKILL)
@@ -139,7 +116,7 @@ def test():
         # Both ports take connections; nothing ever answers on them.
         hung = HungRelay(*relay.ports[:2])
         try:
-            times = command_times(svc, HUNG_SECONDS, "hung")
+            times = command_times(svc, HUNG_SECONDS, svc.rundir, "hung", pause=0.1)
             log(f"{len(times)} commands while the relay accepted and never answered "
                 f"({len(hung.held)} connections held): slowest {max(times):.2f} s, "
                 f"bound {bound:.2f} s")
@@ -157,7 +134,7 @@ def test():
         relay.ports[1], relay.ports[2] = free_ports(2)
         relay.start()
         try:
-            times = command_times(svc, SILENT_SECONDS, "during")
+            times = command_times(svc, SILENT_SECONDS, svc.rundir, "during", pause=0.1)
             log(f"{len(times)} commands while the data port was silent: slowest "
                 f"{max(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s; "
                 f"slowest before the outage {baseline:.2f} s, bound {bound:.2f} s")

@@ -22,7 +22,7 @@ import threading
 import time
 
 from relaylib import Relay
-from tclib import Service, check, children, log, require, run, wait_for
+from tclib import Service, check, consumer_pid, log, require, run, wait_for
 from tracelib import read_streams
 
 NAME_SERVER = "127.0.0.77"
@@ -91,13 +91,6 @@ def divert_resolver(directory):
     return hosts
 
 
-def consumer_of(svc):
-    pids = [pid for pid in children(svc.proc.pid)
-            if "consumerd" in open(f"/proc/{pid}/cmdline").read()]
-    check(len(pids) == 1, f"one consumer expected, found {pids}")
-    return pids[0]
-
-
 def problem(svc, name):
     return svc.session(name).get("problem") or ""
 
@@ -110,7 +103,7 @@ def check_unresolvable_fails_soon(svc, server, consumer):
     log(f"create b: {took:.1f} s, {server.queries} queries to the silent server: "
         f"{result.stderr.strip()}")
     check(server.queries > 0, "the resolver never asked the silent name server")
-    check(consumer_of(svc) == consumer, "the consumer was replaced while resolving")
+    check(consumer_pid(svc) == consumer, "the consumer was replaced while resolving")
     check(took < CREATE_BOUND_S, f"create b took {took:.1f} s, more than {CREATE_BOUND_S} s")
     check(result.returncode == 1 and DNS_HOST in result.stderr,
           f"create b: expected an error naming {DNS_HOST}: {result}")
@@ -136,7 +129,7 @@ def check_reconnects_without_dns(svc, relay, hosts, consumer):
     wait_for(lambda: "reconnected" in problem(svc, "c"), 15, "the consumer to reconnect")
     log(f"c: {problem(svc, 'c')}")
     time.sleep(1)
-    check(consumer_of(svc) == consumer, "the consumer was replaced while the relay was down")
+    check(consumer_pid(svc) == consumer, "the consumer was replaced while the relay was down")
     svc.cli("stop", "c")
     svc.cli("destroy", "c")
     dirs = [d for d in relay.trace_dirs(socket.gethostname())
@@ -156,7 +149,7 @@ def test_inside(directory):
         svc.cli("start")
         app = svc.app("--forever", "--interval-us", "5000")
         time.sleep(1)
-        consumer = consumer_of(svc)
+        consumer = consumer_pid(svc)
 
         check_unresolvable_fails_soon(svc, server, consumer)
         check_reconnects_without_dns(svc, relay, hosts, consumer)
@@ -166,7 +159,7 @@ def test_inside(directory):
         app.terminate()
         app.wait(timeout=10)
         svc.cli("destroy", "a")
-        check(consumer_of(svc) == consumer, "the consumer was replaced")
+        check(consumer_pid(svc) == consumer, "the consumer was replaced")
         trace = read_streams(local)
         seqs = sorted(e["seq"] for e in trace["events"] if e["name"] == "example:all_types")
         log(f"a: {len(seqs)} events, discarded {trace['discarded']}")

@@ -40,17 +40,11 @@ def comparable(trace):
     return events, trace["discarded"], trace["packets_lost"]
 
 
-def relay_session_dir(relay, hostname, name):
-    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith(name + "-")]
-    check(len(dirs) == 1, f"relay directories of {name}: {relay.trace_dirs(hostname)}")
-    return dirs[0]
-
-
 def test_same_as_local(svc, relay, hostname):
     local = os.path.join(svc.rundir, "local")
     record(svc, "local", "--output", local)
     record(svc, "streamed", "--set-url", relay.url)
-    streamed = relay_session_dir(relay, hostname, "streamed")
+    streamed = relay.session_dir(hostname, "streamed", closed=True)
     check(os.path.isdir(os.path.join(streamed, "ust", "uid", "0", "64-bit")),
           f"no user-space trace under {streamed}: {os.listdir(streamed)}")
     here, there = comparable(read_streams(local)), comparable(read_streams(streamed))
@@ -72,7 +66,7 @@ def test_same_as_local(svc, relay, hostname):
 def check_streamed(relay, hostname, name):
     """The relay's trace of session name has the example application's
     events, all of them."""
-    trace = read_streams(relay_session_dir(relay, hostname, name))
+    trace = read_streams(relay.session_dir(hostname, name, closed=True))
     names = [e["name"] for e in trace["events"]]
     check(names.count("example:all_types") == K and names.count("example:done") == 1,
           f"{name}: {names.count('example:all_types')} all_types events through the relay")
@@ -126,7 +120,7 @@ def test_connections_of_owner(svc, relay, hostname):
         app.wait()
     svc.cli("stop", user=user)
     svc.cli("destroy", "owned", user=user)
-    session = relay_session_dir(relay, hostname, "owned")
+    session = relay.session_dir(hostname, "owned", closed=True)
     check(os.path.isdir(os.path.join(session, "ust", "uid", str(user.uid))),
           f"no trace of uid {user.uid} under {session}: {os.listdir(session)}")
     names = [e["name"] for e in read_streams(session)["events"]]
@@ -137,7 +131,7 @@ def test_connections_of_owner(svc, relay, hostname):
 
 def relay_metadata(relay, hostname, name):
     """What the relay holds of the user-space metadata of session name."""
-    path = os.path.join(relay_session_dir(relay, hostname, name), "ust", "uid", "0", "64-bit",
+    path = os.path.join(relay.session_dir(hostname, name), "ust", "uid", "0", "64-bit",
                         "metadata")
     with open(path, "rb") as f:
         return f.read()
@@ -169,13 +163,13 @@ def test_user_event_enabled_midway(svc, relay, hostname):
     check(b"example:done" in after and after.startswith(before),
           f"the relay's metadata did not grow by example:done: {len(before)} then "
           f"{len(after)} bytes")
-    events = read_streams(relay_session_dir(relay, hostname, "midway"))["events"]
+    events = read_streams(relay.session_dir(hostname, "midway", closed=True))["events"]
     names = [e["name"] for e in events]
     done = [e["count"] for e in events if e["name"] == "example:done"]
     check(names.count("example:all_types") == K + K // 2 and done == [K // 2],
           f"{names.count('example:all_types')} all_types events, done events {done}: "
           f"expected {K + K // 2} and [{K // 2}]")
-    babeltrace_text(relay_session_dir(relay, hostname, "midway"))
+    babeltrace_text(relay.session_dir(hostname, "midway", closed=True))
 
 
 def test_growing_metadata(svc, relay, hostname):
@@ -191,7 +185,7 @@ def test_growing_metadata(svc, relay, hostname):
     svc.run_app("--count", str(K))
     svc.cli("stop")
     svc.cli("destroy", "growing")
-    session = relay_session_dir(relay, hostname, "growing")
+    session = relay.session_dir(hostname, "growing", closed=True)
     trace = read_streams(session)
     names = [e["name"] for e in trace["events"]]
     check(names.count("example:all_types") == 2 * K,

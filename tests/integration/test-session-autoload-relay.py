@@ -18,15 +18,15 @@ sessions are all there at once, his commands get their answers at once
 while the consumer tries it, his local session loses nothing, and each
 streamed session's Problem names the relay."""
 
+import concurrent.futures
 import glob
 import os
 import shutil
 import socket
 import tempfile
-import threading
 import time
 
-from relaylib import HungRelay, Relay, free_port
+from relaylib import HungRelay, Relay, command_times, free_port
 import sessionxml
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
@@ -72,14 +72,8 @@ def problem(svc, name, user):
     return ""
 
 
-def relay_session_dir(relay, hostname, name):
-    dirs = [d for d in relay.trace_dirs(hostname) if os.path.basename(d).startswith(name + "-")]
-    check(len(dirs) == 1, f"relay directories of {name}: {relay.trace_dirs(hostname)}")
-    return dirs[0]
-
-
 def check_relay_trace(relay, hostname, name, uid, count):
-    trace_dir = relay_session_dir(relay, hostname, name)
+    trace_dir = relay.session_dir(hostname, name, closed=True)
     check(os.path.isdir(os.path.join(trace_dir, "ust", "uid", str(uid), "64-bit")),
           f"no trace of uid {uid} under {trace_dir}: {os.listdir(trace_dir)}")
     events = [e for e in read_streams(trace_dir)["events"] if e["name"] == "example:all_types"]
@@ -159,19 +153,6 @@ def check_relay_down(svc, top, hostname, alice, ports):
     log("relay started late: the session's trace is there")
 
 
-def command_times(svc, user, seconds, directory):
-    """Creates and destroys a local session of user's for seconds: each
-    needs an answer of user's consumer. Returns their times."""
-    times, end = [], time.monotonic() + seconds
-    while time.monotonic() < end:
-        name = f"cmd{len(times)}"
-        start = time.monotonic()
-        svc.cli("create", name, "--output", os.path.join(directory, name), user=user)
-        svc.cli("destroy", name, user=user)
-        times.append(time.monotonic() - start)
-    return times
-
-
 def check_hung_relay_at_start(top):
     """bob's local session and HUNG_SESSIONS streamed to a relay that
     accepts and never answers, all loaded at start."""
@@ -194,17 +175,15 @@ def check_hung_relay_at_start(top):
             # then it retries), bob's commands, which need his consumer,
             # and then his local session go on as ever.
             start = time.monotonic()
-            times = []
-            commands = threading.Thread(target=lambda: times.extend(command_times(
-                svc, bob, COMMAND_WINDOW_S, os.path.join(bob.home, "cmds"))))
-            commands.start()
-            try:
+            # A command that fails fails the test (result() raises it).
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                commands = pool.submit(command_times, svc, COMMAND_WINDOW_S,
+                                       os.path.join(bob.home, "cmds"), user=bob)
                 wait_for(lambda: all(svc.cli("list", name, user=bob, check_ok=False)
                                      .returncode == 0 for name in ["autolocal", *names]),
                          timeout=30, what="bob's auto-loaded sessions")
                 loaded = time.monotonic() - start
-            finally:
-                commands.join()
+                times = commands.result()
             app = svc.app("--count", str(LOCAL_EVENTS), "--interval-us", "1000", user=bob)
             out, err = app.communicate(timeout=60)
             check(app.returncode == 0, f"example app failed ({app.returncode}): {out} {err}")
