@@ -7,7 +7,8 @@
  *   REGISTER, EVENT × n, EVENTS_END {batch}      (CONNECTED from here)
  *      │
  *   loop: poll(socket, wake_fd)
- *      socket  -> one command, applied under the state lock, then REPLY
+ *      socket  -> one command, applied under the state lock, what it
+ *                 removed freed after a grace period, then REPLY
  *      wake_fd -> a provider registered new events: EVENT × k, EVENTS_END
  *      │
  *   any error: close, reset the state (nothing recorded, events unsent)
@@ -270,6 +271,7 @@ static int
 handle_command(int sock, const union message *msg, size_t len, const int *fds, int nr_fds)
 {
 	struct tracectl_msg_reply reply = { 0 };
+	struct tc_ust_retired *retired;
 	int status;
 
 	if (len < sizeof(msg->header) || msg->header.magic != TRACECTL_ABI_MAGIC ||
@@ -290,7 +292,11 @@ handle_command(int sock, const union message *msg, size_t len, const int *fds, i
 
 	pthread_mutex_lock(&tc_ust_state.lock);
 	status = apply_command_locked(msg, nr_fds ? fds[0] : -1, nr_fds ? fds[1] : -1);
+	retired = tc_ust_state_take_retired();
 	pthread_mutex_unlock(&tc_ust_state.lock);
+	/* Before the reply: once the service hears of the removal, the
+	 * process holds nothing of it any more. */
+	tc_ust_state_free_retired(retired);
 	if (status < 0)
 		tc_ust_debug("Command type %u seq %u failed: %s", msg->header.type,
 			     msg->header.seq, strerror(-status));
@@ -383,12 +389,16 @@ serve_connection(int sock)
 static void
 connection_ended(void)
 {
+	struct tc_ust_retired *retired;
+
 	pthread_mutex_lock(&tc_ust_state.lock);
 	tc_ust_state_reset_connection();
+	retired = tc_ust_state_take_retired();
 	tc_ust_state.connection = TC_UST_DISCONNECTED;
 	tc_ust_state.connection_fd = -1;
 	pthread_cond_broadcast(&tc_ust_state.changed);
 	pthread_mutex_unlock(&tc_ust_state.lock);
+	tc_ust_state_free_retired(retired);
 }
 
 static void *
