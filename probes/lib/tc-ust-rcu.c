@@ -70,9 +70,9 @@ sum_entries(uint32_t phase)
 	uint64_t sum = 0;
 
 	for (unsigned int i = 0; i < TC_UST_RCU_SLOTS; i++)
-		sum += __atomic_load_n(&tc_ust_rcu_slots[i].local_entries[phase],
-				       __ATOMIC_RELAXED) +
-		       __atomic_load_n(&tc_ust_rcu_slots[i].remote_entries[phase], __ATOMIC_RELAXED);
+		sum +=
+		    __atomic_load_n(&tc_ust_rcu_slots[i].local_entries[phase], __ATOMIC_RELAXED) +
+		    __atomic_load_n(&tc_ust_rcu_slots[i].remote_entries[phase], __ATOMIC_RELAXED);
 	return sum;
 }
 
@@ -93,7 +93,7 @@ wait_for_phase(uint32_t phase)
 		if (attempt < TC_UST_RCU_YIELDS) {
 			sched_yield();
 		} else {
-			struct timespec pause = { .tv_nsec = TC_UST_RCU_SLEEP_NS };
+			struct timespec pause = {.tv_nsec = TC_UST_RCU_SLEEP_NS};
 
 			nanosleep(&pause, NULL);
 		}

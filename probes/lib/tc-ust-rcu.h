@@ -43,7 +43,7 @@ struct tc_ust_rcu_slot {
 } __attribute__((aligned(64)));
 
 extern struct tc_ust_rcu_slot tc_ust_rcu_slots[TC_UST_RCU_SLOTS];
-extern uint32_t tc_ust_rcu_phase;         /* atomic; flipped by writers */
+extern uint32_t tc_ust_rcu_phase;	  /* atomic; flipped by writers */
 extern uint32_t tc_ust_rcu_readers_fence; /* atomic; 1: no membarrier */
 
 /* The slot of the calling thread's CPU (any slot will do for the remote
@@ -65,7 +65,7 @@ static inline void
 tc_ust_rcu_count(int cpu, uint32_t phase, int is_exit)
 {
 	struct tc_ust_rcu_slot *slot =
-		&tc_ust_rcu_slots[cpu < 0 ? 0 : (unsigned int)cpu % TC_UST_RCU_SLOTS];
+	    &tc_ust_rcu_slots[cpu < 0 ? 0 : (unsigned int)cpu % TC_UST_RCU_SLOTS];
 
 #ifdef TC_RB_HAVE_RSEQ
 	if (__builtin_expect(cpu >= 0 && (unsigned int)cpu < TC_UST_RCU_SLOTS, 1) &&

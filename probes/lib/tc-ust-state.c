@@ -249,7 +249,7 @@ static void
 free_binding(struct tc_ust_retired *retired)
 {
 	struct tc_ust_binding *binding =
-		(struct tc_ust_binding *)((char *)retired - offsetof(struct tc_ust_binding, retired));
+	    (struct tc_ust_binding *)((char *)retired - offsetof(struct tc_ust_binding, retired));
 
 	tc_ust_filter_free(binding->filter);
 	free(binding);
@@ -265,7 +265,7 @@ static void
 free_filter(struct tc_ust_retired *retired)
 {
 	struct retired_filter *holder =
-		(struct retired_filter *)((char *)retired - offsetof(struct retired_filter, retired));
+	    (struct retired_filter *)((char *)retired - offsetof(struct retired_filter, retired));
 
 	tc_ust_filter_free(holder->filter);
 	free(holder);
@@ -284,7 +284,7 @@ static void
 free_channel(struct tc_ust_retired *retired)
 {
 	struct tc_ust_channel *channel =
-		(struct tc_ust_channel *)((char *)retired - offsetof(struct tc_ust_channel, retired));
+	    (struct tc_ust_channel *)((char *)retired - offsetof(struct tc_ust_channel, retired));
 
 	for (uint32_t cpu = 0; cpu < channel->nr_streams; cpu++) {
 		if (channel->streams[cpu])

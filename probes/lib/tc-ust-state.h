@@ -60,7 +60,7 @@ struct tc_ust_channel {
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
 	uint32_t contexts;       /* TRACECTL_CONTEXT_* of every event */
-	uint32_t dead;           /* atomic; set once at removal, never cleared */
+	uint32_t dead;		 /* atomic; set once at removal, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
 	/* A notifier (tracectl-abi.h) has no streams: its events count here. */
 	struct tracectl_notifier_page *notifier;

@@ -123,7 +123,7 @@ typedef struct {
 	GThread *thread;
 	gboolean send_garbage_then_reconnect;
 	gboolean with_notifier; /* counts unit:leveled in notifier_page */
-	gboolean cycles;        /* makes and destroys FAKE_CYCLES sessions */
+	gboolean cycles;	/* makes and destroys FAKE_CYCLES sessions */
 	const struct tracectl_notifier_page *notifier_page;
 	/* Results, read after the thread ended. */
 	void *mappings[FAKE_STREAMS];
@@ -386,12 +386,12 @@ static uint32_t
 always_true_filter(uint8_t *bytecode)
 {
 	struct tc_filter_header header = {
-		.magic = TC_FILTER_MAGIC,
-		.version = TC_FILTER_VERSION,
-		.nr_insns = 3,
+	    .magic = TC_FILTER_MAGIC,
+	    .version = TC_FILTER_VERSION,
+	    .nr_insns = 3,
 	};
-	struct tc_filter_insn push = { .op = TC_FILTER_OP_PUSH_INT };
-	struct tc_filter_insn ret = { .op = TC_FILTER_OP_RETURN };
+	struct tc_filter_insn push = {.op = TC_FILTER_OP_PUSH_INT};
+	struct tc_filter_insn ret = {.op = TC_FILTER_OP_RETURN};
 	int64_t one = 1;
 
 	memcpy(bytecode, &header, sizeof(header));
@@ -408,23 +408,23 @@ static gboolean
 apply_cycle(FakeService *service, int fd, uint32_t cycle)
 {
 	struct tracectl_msg_channel channel = {
-		.session_handle = 1000u + cycle,
-		.channel_handle = 100000u + cycle,
-		.stream_id = FAKE_STREAM_ID,
-		.nr_streams = FAKE_STREAMS,
-		.subbuf_size = FAKE_SUBBUF_SIZE,
-		.num_subbuf = FAKE_NUM_SUBBUF,
-		.contexts = TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_VTID,
+	    .session_handle = 1000u + cycle,
+	    .channel_handle = 100000u + cycle,
+	    .stream_id = FAKE_STREAM_ID,
+	    .nr_streams = FAKE_STREAMS,
+	    .subbuf_size = FAKE_SUBBUF_SIZE,
+	    .num_subbuf = FAKE_NUM_SUBBUF,
+	    .contexts = TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_VTID,
 	};
-	struct tracectl_msg_session session = { .session_handle = channel.session_handle };
+	struct tracectl_msg_session session = {.session_handle = channel.session_handle};
 	static struct tracectl_msg_event_filter filter;
 	gboolean ok = command(service, fd, &channel, TRACECTL_MSG_CHANNEL_ADD, sizeof(channel), -1);
 
 	for (uint32_t cpu = 0; ok && cpu < FAKE_STREAMS; cpu++) {
 		struct tracectl_msg_stream stream = {
-			.channel_handle = channel.channel_handle,
-			.cpu = cpu,
-			.shm_size = tc_rb_shm_size(FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF),
+		    .channel_handle = channel.channel_handle,
+		    .cpu = cpu,
+		    .shm_size = tc_rb_shm_size(FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF),
 		};
 		int memfd = create_buffer(service, cpu);
 
@@ -433,19 +433,19 @@ apply_cycle(FakeService *service, int fd, uint32_t cycle)
 	}
 	for (uint32_t i = 0; ok && i < service->event_names->len; i++) {
 		struct tracectl_msg_event_enable enable = {
-			.channel_handle = channel.channel_handle,
-			.index = i,
-			.id = FAKE_ID_BASE + i,
+		    .channel_handle = channel.channel_handle,
+		    .index = i,
+		    .id = FAKE_ID_BASE + i,
 		};
 
 		filter.channel_handle = channel.channel_handle;
 		filter.index = i;
 		filter.size = always_true_filter(filter.bytecode);
 		for (int twice = 0; ok && twice < 2; twice++)
-			ok = command(service, fd, &filter, TRACECTL_MSG_EVENT_FILTER, sizeof(filter),
-				     -1);
-		ok = ok && command(service, fd, &enable, TRACECTL_MSG_EVENT_ENABLE, sizeof(enable),
-				   -1);
+			ok = command(service, fd, &filter, TRACECTL_MSG_EVENT_FILTER,
+				     sizeof(filter), -1);
+		ok = ok &&
+		     command(service, fd, &enable, TRACECTL_MSG_EVENT_ENABLE, sizeof(enable), -1);
 	}
 	return ok &&
 	       command(service, fd, &session, TRACECTL_MSG_SESSION_START, sizeof(session), -1) &&
@@ -479,7 +479,7 @@ touch_file(const char *dir, const char *name)
 static gboolean
 apply_cycles(FakeService *service, int fd, uint32_t batch)
 {
-	struct tracectl_msg_batch done = { .batch = batch };
+	struct tracectl_msg_batch done = {.batch = batch};
 
 	if (!send_command(fd, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, -1))
 		return FALSE;
@@ -538,8 +538,8 @@ fake_service_main(gpointer data)
 	if (fd < 0)
 		return NULL;
 	batch = receive_registration(service, fd, TRUE);
-	if (batch == 0 ||
-	    !(service->cycles ? apply_cycles(service, fd, batch) : apply_session(service, fd, batch)))
+	if (batch == 0 || !(service->cycles ? apply_cycles(service, fd, batch)
+					    : apply_session(service, fd, batch)))
 		goto out;
 	if (service->send_garbage_then_reconnect) {
 		g_autofree char *go = g_build_filename(service->rundir, "go", NULL);
@@ -600,7 +600,7 @@ fake_service_stop(FakeService *service)
 	path = g_build_filename(service->rundir, "go", NULL);
 	g_unlink(path);
 	for (guint i = 0; i < 3; i++) {
-		static const char *const marks[] = { "first", "first-measured", "last" };
+		static const char *const marks[] = {"first", "first-measured", "last"};
 
 		g_free(path);
 		path = g_build_filename(service->rundir, marks[i], NULL);
@@ -951,8 +951,8 @@ cycles_in_subprocess(void)
 	/* On stderr: the subprocess's stdout must stay empty. */
 	g_printerr("# after %u sessions: heap %zu, %u maps, %u fds; after %u: heap %zu, "
 		   "%u maps, %u fds\n",
-		       FAKE_CYCLES_FIRST, first.heap, first.maps, first.fds, FAKE_CYCLES,
-		       last.heap, last.maps, last.fds);
+		   FAKE_CYCLES_FIRST, first.heap, first.maps, first.fds, FAKE_CYCLES, last.heap,
+		   last.maps, last.fds);
 	g_assert_cmpuint(last.maps, <=, first.maps + FAKE_MAPS_MARGIN);
 	g_assert_cmpuint(last.fds, <=, first.fds);
 	g_assert_cmpuint(last.heap, <=, first.heap + FAKE_HEAP_MARGIN);
