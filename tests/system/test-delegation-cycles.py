@@ -42,22 +42,33 @@ RSS_MARGIN_KB = 512
 MAPS_MARGIN = 4
 FDS_MARGIN = 2
 
-# Runs as alice inside the machine: one D-Bus connection for every call,
-# the CLI would start a process for each. Arguments: the first cycle's
-# number, the number of cycles, and "hold" to leave the last session
-# started (its object path printed) or "destroy PATH".
+# Runs as alice inside the machine: one D-Bus connection for every call
+# (the CLI would start a process for each), WORKERS sessions under way at
+# a time, since each call mostly waits (polkit, the consumer, the
+# application). Arguments: the first cycle's number, the number of cycles,
+# and "hold" to leave one session started (its object path printed) or
+# "cycle" (the mean time of each call printed), or "destroy PATH".
+WORKERS = 8
 CLIENT = r"""
 import sys
+import threading
+import time
 from gi.repository import Gio, GLib
 
 bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
 NAME, MANAGER = "org.tracectl.Tracing1", "/org/tracectl/Tracing1"
+spent = {}
+lock = threading.Lock()
 
 
 def call(path, interface, method, args=None, reply=None):
-    return bus.call_sync(NAME, path, NAME + "." + interface, method, args,
-                         GLib.VariantType(reply) if reply else None,
-                         Gio.DBusCallFlags.NONE, 60000, None)
+    started = time.monotonic()
+    result = bus.call_sync(NAME, path, NAME + "." + interface, method, args,
+                           GLib.VariantType(reply) if reply else None,
+                           Gio.DBusCallFlags.NONE, 60000, None)
+    with lock:
+        spent.setdefault(method, []).append(time.monotonic() - started)
+    return result
 
 
 def session(name):
@@ -67,7 +78,7 @@ def session(name):
          GLib.Variant("(sssa{sv})", ("ust", "", "example:*",
                                      {"filter": GLib.Variant("s", "seq >= 0")})))
     call(path, "Session", "AddContext", GLib.Variant("(ssas)", ("ust", "", ["vpid", "vtid"])))
-    call(path, "Session", "TrackUnit", GLib.Variant("(s)", (sys.argv[4],)))
+    call(path, "Session", "TrackUnit", GLib.Variant("(s)", (sys.argv[-1],)))
     call(path, "Session", "Start")
     return path
 
@@ -77,17 +88,32 @@ def destroy(path):
     call(MANAGER, "Manager", "DestroySession", GLib.Variant("(o)", (path,)))
 
 
+def worker(cycles, failures):
+    try:
+        for cycle in cycles:
+            destroy(session("cycle%d" % cycle))
+    except Exception as e:
+        failures.append(e)
+
+
 if sys.argv[1] == "destroy":
     destroy(sys.argv[2])
     sys.exit(0)
 first, count = int(sys.argv[1]), int(sys.argv[2])
-for cycle in range(first, first + count):
-    path = session("cycle%d" % cycle)
-    if sys.argv[3] == "hold":
-        print(path)
-        break
-    destroy(path)
-"""
+if sys.argv[3] == "hold":
+    print(session("cycle%d" % first))
+    sys.exit(0)
+failures = []
+workers = [threading.Thread(target=worker, args=(range(first + i, first + count, @WORKERS@), failures))
+           for i in range(@WORKERS@)]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+if failures:
+    sys.exit("cycles failed: %r" % failures[:3])
+print(", ".join("%s %.1f ms" % (m, 1000 * sum(t) / len(t)) for m, t in spent.items()))
+""".replace("@WORKERS@", str(WORKERS))
 
 
 def install_text(sd, text, path):
@@ -148,7 +174,8 @@ def test():
                   "a session tracking the unit mapped nothing in its application")
 
             started = time.monotonic()
-            client(sd, alice, 1, FIRST_CYCLES, "cycle")
+            means = client(sd, alice, 1, FIRST_CYCLES, "cycle")
+            log(f"mean time of each call: {means}")
             first = holdings(pid)
             client(sd, alice, 1 + FIRST_CYCLES, CYCLES - FIRST_CYCLES, "cycle")
             last = holdings(pid)
