@@ -214,6 +214,7 @@ retire(struct tc_ust_retired *retired, void (*free_retired)(struct tc_ust_retire
 	retired->free = free_retired;
 	retired->next = tc_ust_state.retired;
 	tc_ust_state.retired = retired;
+	tc_ust_state.nr_retired++;
 }
 
 struct tc_ust_retired *
@@ -222,6 +223,7 @@ tc_ust_state_take_retired(void)
 	struct tc_ust_retired *retired = tc_ust_state.retired;
 
 	tc_ust_state.retired = NULL;
+	tc_ust_state.nr_retired = 0;
 	return retired;
 }
 

@@ -10,7 +10,9 @@
  *   it is fully built. A removed object is unlinked from what tracepoints
  *   reach, put on the retired list, and freed (buffers unmapped, their
  *   descriptors closed) after a grace period: whatever a session made in
- *   the process goes with it (see the lifetimes below).
+ *   the process goes with it (see the lifetimes below). The listener frees
+ *   in batches (tc-ust-listener.c): once the service's commands have been
+ *   quiet for a few milliseconds, or when enough objects wait.
  * - the listener thread and provider registration, which serialize on
  *   tc_ust_state.lock. The lock is never held across socket I/O, nor while
  *   waiting for a grace period, nor for anything but itself (the condition
@@ -111,6 +113,7 @@ struct tc_ust_state {
 	struct tc_ust_session *sessions;
 	struct tc_ust_channel *channels;
 	struct tc_ust_retired *retired; /* to free after a grace period */
+	uint32_t nr_retired;
 };
 
 extern struct tc_ust_state tc_ust_state;
