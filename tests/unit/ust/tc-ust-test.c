@@ -45,6 +45,9 @@
  * one kept filter, binding or buffer per cycle would make. */
 #define FAKE_HEAP_MARGIN (32u * 1024u)
 #define FAKE_MAPS_MARGIN 2u
+/* The library frees what the last commands removed once they have been
+ * quiet for a few milliseconds (tc-ust-listener.c). */
+#define FAKE_RECLAIM_WAIT_US (300 * 1000)
 
 static int argument_evaluations;
 
@@ -475,13 +478,13 @@ touch_file(const char *dir, const char *name)
 }
 
 /* The cycles, with the application measuring itself after the first
- * FAKE_CYCLES_FIRST ("first") and after all ("last"). */
+ * FAKE_CYCLES_FIRST ("first") and after all ("last"). A session recording
+ * all along keeps tracepoints walking the bindings (and running the
+ * filters) of the sessions that come and go. */
 static gboolean
 apply_cycles(FakeService *service, int fd, uint32_t batch)
 {
-	struct tracectl_msg_batch done = {.batch = batch};
-
-	if (!send_command(fd, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, -1))
+	if (!apply_session(service, fd, batch))
 		return FALSE;
 	for (uint32_t cycle = 0; cycle < FAKE_CYCLES; cycle++) {
 		if (!apply_cycle(service, fd, cycle))
@@ -942,9 +945,11 @@ cycles_in_subprocess(void)
 	GThread *emitter = g_thread_new("emitter", emit_until_stopped, &stop);
 
 	g_assert_true(wait_for_file(rundir, "first"));
+	g_usleep(FAKE_RECLAIM_WAIT_US);
 	measure(&first);
 	touch_file(rundir, "first-measured");
 	g_assert_true(wait_for_file(rundir, "last"));
+	g_usleep(FAKE_RECLAIM_WAIT_US);
 	measure(&last);
 	g_atomic_int_set(&stop, 1);
 	g_thread_join(emitter);
