@@ -131,8 +131,15 @@ def app_pid():
     return int(out)
 
 
+# The library frees what the last commands removed once they have been
+# quiet for a few milliseconds (probes/lib/tc-ust-listener.c).
+RECLAIM_WAIT_S = 0.5
+
+
 def holdings(pid):
-    """(resident kB, mappings, descriptors) of pid."""
+    """(resident kB, mappings, descriptors) of pid, once the library had
+    time to free what the last commands removed."""
+    time.sleep(RECLAIM_WAIT_S)
     with open(f"/proc/{pid}/status") as f:
         rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
     with open(f"/proc/{pid}/maps") as f:
