@@ -2,8 +2,8 @@
 #include "tc-ust-state.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
