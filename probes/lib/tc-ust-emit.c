@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tracepoint fast path: no lock, no system call, no allocation.
+ * The tracepoint fast path: no lock, no system call, no allocation. What
+ * it reads of the state it reads in a read-side section (tc-ust-rcu.h),
+ * so that removed channels, bindings and filters are freed only once it
+ * is done with them.
  * The CPU number comes from the thread's rseq area (glibc >= 2.35), and
  * the ring buffer reads its clock through the vDSO or with rdtsc.
  */
@@ -10,6 +13,7 @@
 
 #include "tc-rb.h"
 #include "tc-ust-context.h"
+#include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
 /* A tracepoint may run in a signal handler that interrupted another
@@ -191,12 +195,14 @@ tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *p
 	size_t payload = 0;
 	int cpu = -1;
 	unsigned int nr_notifiers = 0;
+	uint32_t phase;
 
 	if (__builtin_expect(!entry || tc_ust_nesting >= TC_UST_NESTING_MAX, 0))
 		return;
 	tc_ust_nesting++;
 	/* A signal handler of this thread must see the increment. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	phase = tc_ust_rcu_read_lock();
 
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
 	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
@@ -224,6 +230,7 @@ tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *p
 	if (__builtin_expect(nr_notifiers > 0, 0))
 		count_in_notifiers(entry, pieces, nr_pieces);
 
+	tc_ust_rcu_read_unlock(phase);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tc_ust_nesting--;
 }

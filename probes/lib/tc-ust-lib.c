@@ -30,6 +30,7 @@
 #include "tc-ust-context.h"
 #include "tc-ust-listener.h"
 #include "tc-ust-log.h"
+#include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
 #define TC_UST_REGISTER_TIMEOUT_DEFAULT_MS 3000
@@ -101,9 +102,10 @@ static int wait_until_applied_locked(const struct tc_ust_entry *entry);
 /*
  * The child must not talk on the parent's socket nor write into the
  * parent's buffers: it forgets the connection (every event disabled,
- * every channel dead; the parent's mappings stay mapped, unused) and
- * registers anew as a process of its own with a new listener thread.
- * Only the forking thread exists here, and it holds the state lock.
+ * every channel freed with the parent's mappings) and registers anew as a
+ * process of its own with a new listener thread. Only the forking thread
+ * exists here, and it holds the state lock: the grace period is the
+ * forking thread's own, out of any tracepoint.
  *
  * Then it waits, as a provider's constructor does, until the service has
  * applied its sessions to the child's events (or there is no service, or
@@ -122,7 +124,9 @@ fork_child(void)
 	if (tc_ust_state.wake_fd >= 0)
 		close(tc_ust_state.wake_fd);
 	tc_ust_state.wake_fd = -1;
+	tc_ust_rcu_forget();
 	tc_ust_state_reset_connection();
+	tc_ust_state_free_retired(tc_ust_state_take_retired());
 	tc_ust_context_forget();
 	/* Waiters of the parent's threads do not exist here. */
 	init_condition();
@@ -137,6 +141,7 @@ static void
 library_init(void)
 {
 	tc_ust_log_init();
+	tc_ust_rcu_init();
 	read_register_timeout();
 	tc_ust_listener_configure();
 	init_condition();

@@ -8,6 +8,8 @@
  *      │
  *   loop: poll(socket, wake_fd)
  *      socket  -> one command, applied under the state lock, then REPLY
+ *      quiet for TC_UST_RECLAIM_DELAY_MS, or TC_UST_RETIRED_MAX objects
+ *      removed -> what commands removed freed after a grace period
  *      wake_fd -> a provider registered new events: EVENT × k, EVENTS_END
  *      │
  *   any error: close, reset the state (nothing recorded, events unsent)
@@ -38,6 +40,12 @@
 #include "tc-ust-state.h"
 
 #define TC_UST_RETRY_INTERVAL_MS 1000
+/* Removed objects are freed in batches: once the commands have been quiet
+ * that long, or at once when that many wait. A grace period waits for
+ * every tracepoint under way, which a thread preempted in one can make
+ * last a time slice: one per burst of commands, not one per command. */
+#define TC_UST_RECLAIM_DELAY_MS 20
+#define TC_UST_RETIRED_MAX 256u
 #define TC_UST_SEND_TIMEOUT_MS 1000
 #define TC_UST_DEFAULT_RUNDIR "/run/tracectl"
 #define TC_UST_TRACER_MAJOR 0
@@ -351,6 +359,29 @@ drain_wake_fd(void)
 	}
 }
 
+static uint32_t
+count_retired(void)
+{
+	uint32_t count;
+
+	pthread_mutex_lock(&tc_ust_state.lock);
+	count = tc_ust_state.nr_retired;
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	return count;
+}
+
+/* Frees what commands removed, after a grace period, without the lock. */
+static void
+reclaim(void)
+{
+	struct tc_ust_retired *retired;
+
+	pthread_mutex_lock(&tc_ust_state.lock);
+	retired = tc_ust_state_take_retired();
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	tc_ust_state_free_retired(retired);
+}
+
 /* Registers and serves one connection until it fails. Returns why. */
 static int
 serve_connection(int sock)
@@ -365,9 +396,14 @@ serve_connection(int sock)
 			{ .fd = sock, .events = POLLIN },
 			{ .fd = tc_ust_state.wake_fd, .events = POLLIN },
 		};
+		int ready = poll(fds, 2, count_retired() ? TC_UST_RECLAIM_DELAY_MS : -1);
 
-		if (poll(fds, 2, -1) < 0) {
+		if (ready < 0) {
 			ret = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		if (ready == 0) {
+			reclaim();
 			continue;
 		}
 		if (fds[1].revents & POLLIN) {
@@ -376,6 +412,8 @@ serve_connection(int sock)
 		}
 		if (ret == 0 && fds[0].revents)
 			ret = receive_command(sock);
+		if (count_retired() >= TC_UST_RETIRED_MAX)
+			reclaim();
 	}
 	return ret;
 }
@@ -383,12 +421,16 @@ serve_connection(int sock)
 static void
 connection_ended(void)
 {
+	struct tc_ust_retired *retired;
+
 	pthread_mutex_lock(&tc_ust_state.lock);
 	tc_ust_state_reset_connection();
+	retired = tc_ust_state_take_retired();
 	tc_ust_state.connection = TC_UST_DISCONNECTED;
 	tc_ust_state.connection_fd = -1;
 	pthread_cond_broadcast(&tc_ust_state.changed);
 	pthread_mutex_unlock(&tc_ust_state.lock);
+	tc_ust_state_free_retired(retired);
 }
 
 static void *

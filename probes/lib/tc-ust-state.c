@@ -3,13 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tc-ust-log.h"
+#include "tc-ust-rcu.h"
 
 /* A buffer per possible CPU; more would be a confused or hostile service. */
 #define TC_UST_STREAMS_MAX 4096u
@@ -204,13 +207,169 @@ update_enabled_words(void)
 	}
 }
 
+/* Requires the lock. The object is already out of tracepoints' reach. */
+static void
+retire(struct tc_ust_retired *retired, void (*free_retired)(struct tc_ust_retired *))
+{
+	retired->free = free_retired;
+	retired->next = tc_ust_state.retired;
+	tc_ust_state.retired = retired;
+	tc_ust_state.nr_retired++;
+}
+
+struct tc_ust_retired *
+tc_ust_state_take_retired(void)
+{
+	struct tc_ust_retired *retired = tc_ust_state.retired;
+
+	tc_ust_state.retired = NULL;
+	tc_ust_state.nr_retired = 0;
+	return retired;
+}
+
+void
+tc_ust_state_free_retired(struct tc_ust_retired *retired)
+{
+	if (!retired)
+		return;
+	tc_ust_rcu_synchronize();
+	while (retired) {
+		struct tc_ust_retired *next = retired->next;
+
+		retired->free(retired);
+		retired = next;
+	}
+}
+
+static void
+free_session(struct tc_ust_retired *retired)
+{
+	free((struct tc_ust_session *)((char *)retired - offsetof(struct tc_ust_session, retired)));
+}
+
+static void
+free_binding(struct tc_ust_retired *retired)
+{
+	struct tc_ust_binding *binding =
+	    (struct tc_ust_binding *)((char *)retired - offsetof(struct tc_ust_binding, retired));
+
+	tc_ust_filter_free(binding->filter);
+	free(binding);
+}
+
+/* A replaced filter, waiting for its grace period. */
+struct retired_filter {
+	struct tc_ust_retired retired;
+	struct tc_ust_filter *filter;
+};
+
+static void
+free_filter(struct tc_ust_retired *retired)
+{
+	struct retired_filter *holder =
+	    (struct retired_filter *)((char *)retired - offsetof(struct retired_filter, retired));
+
+	tc_ust_filter_free(holder->filter);
+	free(holder);
+}
+
+static void
+free_stream(struct tc_rb *rb)
+{
+	if (rb->wake_fd >= 0)
+		close(rb->wake_fd);
+	munmap(rb->shm, rb->shm_size);
+	free(rb);
+}
+
+static void
+free_channel(struct tc_ust_retired *retired)
+{
+	struct tc_ust_channel *channel =
+	    (struct tc_ust_channel *)((char *)retired - offsetof(struct tc_ust_channel, retired));
+
+	for (uint32_t cpu = 0; cpu < channel->nr_streams; cpu++) {
+		if (channel->streams[cpu])
+			free_stream(channel->streams[cpu]);
+	}
+	free(channel->streams);
+	if (channel->notifier)
+		munmap(channel->notifier, TRACECTL_NOTIFIER_PAGE_SIZE);
+	free(channel);
+}
+
+/* Unlinks and retires every binding to channel. A tracepoint standing on
+ * one still finds the rest of the list through its next, which stays. */
+static void
+retire_bindings_of(const struct tc_ust_channel *channel)
+{
+	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++) {
+		struct tc_ust_binding **link = &tc_ust_state.entries[i]->bindings;
+		struct tc_ust_binding *b;
+
+		while ((b = *link) != NULL) {
+			if (b->channel != channel) {
+				link = &b->next;
+				continue;
+			}
+			__atomic_store_n(link, b->next, __ATOMIC_RELEASE);
+			retire(&b->retired, free_binding);
+		}
+	}
+}
+
+static bool
+session_has_channel(const struct tc_ust_session *session)
+{
+	for (const struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next) {
+		if (c->session == session)
+			return true;
+	}
+	return false;
+}
+
+/* A session that is neither active nor has a channel holds nothing a
+ * later command needs: a new one is made inactive on its next mention. */
+static void
+retire_session_if_unused(struct tc_ust_session *session)
+{
+	struct tc_ust_session **link = &tc_ust_state.sessions;
+
+	if (__atomic_load_n(&session->active, __ATOMIC_RELAXED) || session_has_channel(session))
+		return;
+	while (*link && *link != session)
+		link = &(*link)->next;
+	if (!*link)
+		return; /* the notifiers' own, never in the list */
+	*link = session->next;
+	retire(&session->retired, free_session);
+}
+
+/* Unlinks channel, its bindings and maybe its session, and retires them. */
+static void
+retire_channel(struct tc_ust_channel *channel)
+{
+	struct tc_ust_channel **link = &tc_ust_state.channels;
+
+	while (*link != channel)
+		link = &(*link)->next;
+	*link = channel->next;
+	/* Tracepoints already in it stop at their next look. */
+	__atomic_store_n(&channel->dead, 1, __ATOMIC_RELEASE);
+	retire_bindings_of(channel);
+	retire(&channel->retired, free_channel);
+	retire_session_if_unused(channel->session);
+}
+
 void
 tc_ust_state_reset_connection(void)
 {
-	for (struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next)
-		__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
-	for (struct tc_ust_session *s = tc_ust_state.sessions; s; s = s->next)
-		__atomic_store_n(&s->active, 0, __ATOMIC_RELEASE);
+	while (tc_ust_state.channels)
+		retire_channel(tc_ust_state.channels);
+	while (tc_ust_state.sessions) {
+		__atomic_store_n(&tc_ust_state.sessions->active, 0, __ATOMIC_RELEASE);
+		retire_session_if_unused(tc_ust_state.sessions);
+	}
 	update_enabled_words();
 	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++)
 		tc_ust_state.entries[i]->sent_batch = 0;
@@ -228,7 +387,7 @@ find_session(uint64_t handle)
 	return NULL;
 }
 
-/* Sessions are created on first mention, inactive, and never freed. */
+/* Sessions are created on first mention, inactive; freed once unused. */
 static struct tc_ust_session *
 get_session(uint64_t handle)
 {
@@ -245,12 +404,12 @@ get_session(uint64_t handle)
 	return session;
 }
 
-/* The live channel with this handle; dead ones are never found again. */
+/* The channel with this handle; removed ones are no longer listed. */
 static struct tc_ust_channel *
 find_channel(uint64_t handle)
 {
 	for (struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next) {
-		if (c->handle == handle && !c->dead)
+		if (c->handle == handle)
 			return c;
 	}
 	return NULL;
@@ -289,6 +448,8 @@ tc_ust_state_channel_add(const struct tracectl_msg_channel *msg)
 
 no_memory:
 	free(channel);
+	if (session)
+		retire_session_if_unused(session);
 	return -ENOMEM;
 }
 
@@ -301,8 +462,8 @@ static struct tc_ust_session notifier_session = {
 
 /*
  * A notifier is a channel whose events count in a shared page. The page
- * stays mapped once its channel is dead, like buffers are, since a
- * tracepoint may still be counting in it.
+ * is unmapped after a grace period once its channel is removed, like
+ * buffers are.
  */
 int
 tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
@@ -338,7 +499,7 @@ tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
 	return 0;
 }
 
-/* Marks the channel dead; its buffers stay mapped (see tc-ust-state.h). */
+/* Retires the channel with its buffers and bindings (tc-ust-state.h). */
 int
 tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
 {
@@ -346,7 +507,7 @@ tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
 
 	if (!channel || channel->session->handle != msg->session_handle)
 		return -ENOENT;
-	__atomic_store_n(&channel->dead, 1, __ATOMIC_RELEASE);
+	retire_channel(channel);
 	update_enabled_words();
 	return 0;
 }
@@ -484,6 +645,7 @@ tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
 {
 	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
 	struct tc_ust_filter *filter = NULL;
+	struct retired_filter *old = NULL;
 	struct tc_ust_binding *binding;
 	struct tc_ust_entry *entry;
 	int ret;
@@ -498,16 +660,23 @@ tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
 	binding = get_binding(entry, channel);
 	if (!binding)
 		return -ENOMEM;
+	/* Taken first: a filter that replaces another always retires it. */
+	if (binding->filter && !(old = calloc(1, sizeof(*old))))
+		return -ENOMEM;
 	ret = msg->size > 0 ? tc_ust_filter_load(msg->bytecode, msg->size, entry->desc->fields,
 						 entry->desc->nr_fields, &filter)
 			    : 0;
 	binding->filter_refused = ret < 0;
 	if (ret < 0) {
+		free(old);
 		__atomic_store_n(&binding->enabled, 0, __ATOMIC_RELEASE);
 		update_enabled_words();
 		return ret;
 	}
-	/* The old filter leaks on purpose (tc-ust-state.h). */
+	if (old) {
+		old->filter = binding->filter;
+		retire(&old->retired, free_filter);
+	}
 	__atomic_store_n(&binding->filter, filter, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -515,11 +684,13 @@ tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
 int
 tc_ust_state_session_set_active(uint64_t handle, bool active)
 {
-	struct tc_ust_session *session = get_session(handle);
+	struct tc_ust_session *session = active ? get_session(handle) : find_session(handle);
 
+	/* Stopping a session not known here changes nothing. */
 	if (!session)
-		return -ENOMEM;
+		return active ? -ENOMEM : 0;
 	__atomic_store_n(&session->active, active ? 1 : 0, __ATOMIC_RELEASE);
 	update_enabled_words();
+	retire_session_if_unused(session);
 	return 0;
 }

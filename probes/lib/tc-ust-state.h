@@ -5,15 +5,27 @@
  *
  * Two kinds of readers:
  * - tracepoints (tc-ust-emit.c) read event entries, bindings, channels and
- *   sessions without any lock. Every object they can reach is published
- *   with a release store after it is fully built, and is never freed nor
- *   unmapped: a removed channel is only marked dead. This leaks the
- *   bindings, channel structs and buffer mappings of removed channels, a
- *   leak bounded by the number of channels the service ever created for
- *   this process (it ends with the process), until RCU replaces it.
+ *   sessions without any lock, inside a read-side section (tc-ust-rcu.h).
+ *   Every object they can reach is published with a release store after
+ *   it is fully built. A removed object is unlinked from what tracepoints
+ *   reach, put on the retired list, and freed (buffers unmapped, their
+ *   descriptors closed) after a grace period: whatever a session made in
+ *   the process goes with it (see the lifetimes below). The listener frees
+ *   in batches (tc-ust-listener.c): once the service's commands have been
+ *   quiet for a few milliseconds, or when enough objects wait.
  * - the listener thread and provider registration, which serialize on
- *   tc_ust_state.lock. The lock is never held across socket I/O or while
- *   waiting for anything but itself (the condition variable aside).
+ *   tc_ust_state.lock. The lock is never held across socket I/O, nor while
+ *   waiting for a grace period, nor for anything but itself (the condition
+ *   variable aside).
+ *
+ * Lifetimes. An entry lives as long as the process (indexes must keep
+ * matching what the service knows). A channel lives from CHANNEL_ADD (or
+ * NOTIFIER_ADD) to CHANNEL_REMOVE or the end of the connection, and takes
+ * with it its buffers' mappings and wake-up descriptors, and every binding
+ * of an event to it with the binding's filter. A filter replaced by
+ * EVENT_FILTER goes at once. A session lives while it has a channel or is
+ * active. Channels with a context hold nothing more: the values come from
+ * per-thread caches (tc-ust-context.h).
  */
 #ifndef TC_UST_STATE_H
 #define TC_UST_STATE_H
@@ -27,13 +39,22 @@
 #include "tracectl-abi.h"
 #include "tracectl/tracepoint.h"
 
+/* An object unlinked from what tracepoints reach, freed by free() after a
+ * grace period. */
+struct tc_ust_retired {
+	struct tc_ust_retired *next;
+	void (*free)(struct tc_ust_retired *retired);
+};
+
 struct tc_ust_session {
+	struct tc_ust_retired retired;
 	uint64_t handle;
 	uint32_t active; /* atomic */
 	struct tc_ust_session *next;
 };
 
 struct tc_ust_channel {
+	struct tc_ust_retired retired;
 	uint64_t handle;
 	struct tc_ust_session *session;
 	uint32_t stream_id;
@@ -41,7 +62,7 @@ struct tc_ust_channel {
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
 	uint32_t contexts;       /* TRACECTL_CONTEXT_* of every event */
-	uint32_t dead;           /* atomic; set once, never cleared */
+	uint32_t dead;		 /* atomic; set once at removal, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
 	/* A notifier (tracectl-abi.h) has no streams: its events count here. */
 	struct tracectl_notifier_page *notifier;
@@ -50,17 +71,16 @@ struct tc_ust_channel {
 
 /* One event recorded in one channel under one id. */
 struct tc_ust_binding {
+	struct tc_ust_retired retired;
 	struct tc_ust_channel *channel;
 	uint32_t id;      /* atomic */
 	uint32_t enabled; /* atomic */
-	/* atomic; NULL records every event. A replaced filter is never freed,
-	 * since a tracepoint may still run it: a leak bounded by the filter
-	 * changes the service makes, like the channels' above. */
+	/* atomic; NULL records every event. A replaced one is retired. */
 	struct tc_ust_filter *filter;
 	/* The service's last filter for it was refused: it stays disabled
 	 * rather than record what the filter would have left out. */
 	bool filter_refused;
-	struct tc_ust_binding *next;
+	struct tc_ust_binding *next; /* atomic */
 };
 
 struct tc_ust_entry {
@@ -92,6 +112,8 @@ struct tc_ust_state {
 	uint32_t capacity;
 	struct tc_ust_session *sessions;
 	struct tc_ust_channel *channels;
+	struct tc_ust_retired *retired; /* to free after a grace period */
+	uint32_t nr_retired;
 };
 
 extern struct tc_ust_state tc_ust_state;
@@ -120,5 +142,13 @@ int tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg);
 /* fd: the notifier's sealed memfd, mapped; the caller closes it. */
 int tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd);
 int tc_ust_state_session_set_active(uint64_t handle, bool active);
+/* Takes the retired objects, for tc_ust_state_free_retired(). */
+struct tc_ust_retired *tc_ust_state_take_retired(void);
+
+/* Waits for a grace period, then frees retired (a list, maybe empty). Needs
+ * no lock; callers drop it first, so that provider registrations never wait
+ * for a grace period (a fork child, alone, may keep it). Never from a
+ * tracepoint. */
+void tc_ust_state_free_retired(struct tc_ust_retired *retired);
 
 #endif /* TC_UST_STATE_H */

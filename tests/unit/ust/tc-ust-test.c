@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -36,6 +37,20 @@
 #define FAKE_TIMEOUT_MS 10000
 /* The valid events of tc-ust-test-tp.h. */
 #define FAKE_EVENTS 2u
+/* Sessions made and destroyed before the first measure, and in all. */
+#define FAKE_CYCLES_FIRST 50u
+#define FAKE_CYCLES 1000u
+/* What the process may hold more after all the cycles than after the
+ * first ones: the allocator's and the kernel's own noise, far below what
+ * one kept filter, binding or buffer per cycle would make (hundreds of
+ * kilobytes, two mappings and two descriptors a cycle). AddressSanitizer's
+ * allocator maps more regions as its quarantine fills, and its mallinfo2()
+ * says 0. */
+#define FAKE_HEAP_MARGIN (32u * 1024u)
+#define FAKE_MAPS_MARGIN 16u
+/* The library frees what the last commands removed once they have been
+ * quiet for a few milliseconds (tc-ust-listener.c). */
+#define FAKE_RECLAIM_WAIT_US (300 * 1000)
 
 static int argument_evaluations;
 
@@ -114,6 +129,7 @@ typedef struct {
 	GThread *thread;
 	gboolean send_garbage_then_reconnect;
 	gboolean with_notifier; /* counts unit:leveled in notifier_page */
+	gboolean cycles;	/* makes and destroys FAKE_CYCLES sessions */
 	const struct tracectl_notifier_page *notifier_page;
 	/* Results, read after the thread ended. */
 	void *mappings[FAKE_STREAMS];
@@ -371,6 +387,121 @@ apply_session(FakeService *service, int fd, uint32_t batch)
 	return send_command(fd, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, -1);
 }
 
+/* A program that records every event: PUSH_INT 1, RETURN. */
+static uint32_t
+always_true_filter(uint8_t *bytecode)
+{
+	struct tc_filter_header header = {
+	    .magic = TC_FILTER_MAGIC,
+	    .version = TC_FILTER_VERSION,
+	    .nr_insns = 3,
+	};
+	struct tc_filter_insn push = {.op = TC_FILTER_OP_PUSH_INT};
+	struct tc_filter_insn ret = {.op = TC_FILTER_OP_RETURN};
+	int64_t one = 1;
+
+	memcpy(bytecode, &header, sizeof(header));
+	memcpy(bytecode + sizeof(header), &push, 8);
+	memcpy(bytecode + sizeof(header) + 8, &one, 8);
+	memcpy(bytecode + sizeof(header) + 16, &ret, 8);
+	return sizeof(header) + 24;
+}
+
+/* What tracectld sends for one session's life in the application: a
+ * channel with contexts and its buffers, every event enabled with a
+ * filter (replaced once), start, stop, then the destroy's removal. */
+static gboolean
+apply_cycle(FakeService *service, int fd, uint32_t cycle)
+{
+	struct tracectl_msg_channel channel = {
+	    .session_handle = 1000u + cycle,
+	    .channel_handle = 100000u + cycle,
+	    .stream_id = FAKE_STREAM_ID,
+	    .nr_streams = FAKE_STREAMS,
+	    .subbuf_size = FAKE_SUBBUF_SIZE,
+	    .num_subbuf = FAKE_NUM_SUBBUF,
+	    .contexts = TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_VTID,
+	};
+	struct tracectl_msg_session session = {.session_handle = channel.session_handle};
+	static struct tracectl_msg_event_filter filter;
+	gboolean ok = command(service, fd, &channel, TRACECTL_MSG_CHANNEL_ADD, sizeof(channel), -1);
+
+	for (uint32_t cpu = 0; ok && cpu < FAKE_STREAMS; cpu++) {
+		struct tracectl_msg_stream stream = {
+		    .channel_handle = channel.channel_handle,
+		    .cpu = cpu,
+		    .shm_size = tc_rb_shm_size(FAKE_SUBBUF_SIZE, FAKE_NUM_SUBBUF),
+		};
+		int memfd = create_buffer(service, cpu);
+
+		ok = command(service, fd, &stream, TRACECTL_MSG_STREAM_ADD, sizeof(stream), memfd);
+		close(memfd);
+	}
+	for (uint32_t i = 0; ok && i < service->event_names->len; i++) {
+		struct tracectl_msg_event_enable enable = {
+		    .channel_handle = channel.channel_handle,
+		    .index = i,
+		    .id = FAKE_ID_BASE + i,
+		};
+
+		filter.channel_handle = channel.channel_handle;
+		filter.index = i;
+		filter.size = always_true_filter(filter.bytecode);
+		for (int twice = 0; ok && twice < 2; twice++)
+			ok = command(service, fd, &filter, TRACECTL_MSG_EVENT_FILTER,
+				     sizeof(filter), -1);
+		ok = ok &&
+		     command(service, fd, &enable, TRACECTL_MSG_EVENT_ENABLE, sizeof(enable), -1);
+	}
+	return ok &&
+	       command(service, fd, &session, TRACECTL_MSG_SESSION_START, sizeof(session), -1) &&
+	       command(service, fd, &session, TRACECTL_MSG_SESSION_STOP, sizeof(session), -1) &&
+	       command(service, fd, &channel, TRACECTL_MSG_CHANNEL_REMOVE, sizeof(channel), -1);
+}
+
+static gboolean
+wait_for_file(const char *dir, const char *name)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+
+	for (int i = 0; i < FAKE_TIMEOUT_MS / 10; i++) {
+		if (g_file_test(path, G_FILE_TEST_EXISTS))
+			return TRUE;
+		g_usleep(10000);
+	}
+	return FALSE;
+}
+
+static void
+touch_file(const char *dir, const char *name)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+
+	g_assert_true(g_file_set_contents(path, "", 0, NULL));
+}
+
+/* The cycles, with the application measuring itself after the first
+ * FAKE_CYCLES_FIRST ("first") and after all ("last"). A session recording
+ * all along keeps tracepoints walking the bindings (and running the
+ * filters) of the sessions that come and go. */
+static gboolean
+apply_cycles(FakeService *service, int fd, uint32_t batch)
+{
+	if (!apply_session(service, fd, batch))
+		return FALSE;
+	for (uint32_t cycle = 0; cycle < FAKE_CYCLES; cycle++) {
+		if (!apply_cycle(service, fd, cycle))
+			return FALSE;
+		if (cycle + 1 == FAKE_CYCLES_FIRST) {
+			touch_file(service->rundir, "first");
+			if (!wait_for_file(service->rundir, "first-measured"))
+				return FALSE;
+		}
+	}
+	touch_file(service->rundir, "last");
+	return TRUE;
+}
+
 /* Accepts one connection. Returns the socket or -1. */
 static int
 accept_app(FakeService *service)
@@ -413,7 +544,8 @@ fake_service_main(gpointer data)
 	if (fd < 0)
 		return NULL;
 	batch = receive_registration(service, fd, TRUE);
-	if (batch == 0 || !apply_session(service, fd, batch))
+	if (batch == 0 || !(service->cycles ? apply_cycles(service, fd, batch)
+					    : apply_session(service, fd, batch)))
 		goto out;
 	if (service->send_garbage_then_reconnect) {
 		g_autofree char *go = g_build_filename(service->rundir, "go", NULL);
@@ -442,7 +574,7 @@ out:
 }
 
 static void
-fake_service_start(FakeService *service, gboolean garbage, gboolean notifier)
+fake_service_start(FakeService *service, gboolean garbage, gboolean notifier, gboolean cycles)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	GError *error = NULL;
@@ -450,6 +582,7 @@ fake_service_start(FakeService *service, gboolean garbage, gboolean notifier)
 	memset(service, 0, sizeof(*service));
 	service->send_garbage_then_reconnect = garbage;
 	service->with_notifier = notifier;
+	service->cycles = cycles;
 	service->event_names = g_ptr_array_new_with_free_func(g_free);
 	service->rundir = g_dir_make_tmp("tc-ust-test-XXXXXX", &error);
 	g_assert_no_error(error);
@@ -472,6 +605,13 @@ fake_service_stop(FakeService *service)
 	g_free(path);
 	path = g_build_filename(service->rundir, "go", NULL);
 	g_unlink(path);
+	for (guint i = 0; i < 3; i++) {
+		static const char *const marks[] = {"first", "first-measured", "last"};
+
+		g_free(path);
+		path = g_build_filename(service->rundir, marks[i], NULL);
+		g_unlink(path);
+	}
 	g_rmdir(service->rundir);
 	g_free(path);
 	g_clear_pointer(&service->rundir, g_free);
@@ -644,7 +784,7 @@ test_fake_service(void)
 		emit_in_subprocess();
 		return;
 	}
-	fake_service_start(&service, FALSE, FALSE);
+	fake_service_start(&service, FALSE, FALSE, FALSE);
 	run_subprocess(&service, "/tracectl/ust/fake-service");
 	fake_service_stop(&service);
 	g_assert_true(service.ok);
@@ -720,7 +860,7 @@ test_protocol_error_reconnects(void)
 		reconnect_in_subprocess();
 		return;
 	}
-	fake_service_start(&service, TRUE, FALSE);
+	fake_service_start(&service, TRUE, FALSE, FALSE);
 	run_subprocess(&service, "/tracectl/ust/protocol-error-reconnects");
 	fake_service_stop(&service);
 	g_assert_cmpuint(service.connections, ==, 2);
@@ -748,7 +888,7 @@ test_notifier(void)
 		notify_in_subprocess();
 		return;
 	}
-	fake_service_start(&service, FALSE, TRUE);
+	fake_service_start(&service, FALSE, TRUE, FALSE);
 	run_subprocess(&service, "/tracectl/ust/notifier");
 	fake_service_stop(&service);
 	g_assert_true(service.ok);
@@ -762,6 +902,87 @@ test_notifier(void)
 	fake_service_free(&service);
 }
 
+/* What the process holds: heap in use, mappings, descriptors. */
+typedef struct {
+	size_t heap;
+	guint maps;
+	guint fds;
+} Holdings;
+
+static void
+measure(Holdings *holdings)
+{
+	g_autofree char *maps = NULL;
+	GDir *dir = g_dir_open("/proc/self/fd", 0, NULL);
+
+	holdings->heap = mallinfo2().uordblks;
+	g_assert_true(g_file_get_contents("/proc/self/maps", &maps, NULL, NULL));
+	holdings->maps = 0;
+	for (const char *c = maps; *c; c++)
+		holdings->maps += *c == '\n';
+	g_assert_nonnull(dir);
+	holdings->fds = 0;
+	while (g_dir_read_name(dir))
+		holdings->fds++;
+	g_dir_close(dir);
+}
+
+static gpointer
+emit_until_stopped(gpointer data)
+{
+	const gint *stop = data;
+
+	for (int i = 0; !g_atomic_int_get(stop); i++)
+		tracectl_tracepoint(unit, leveled, i);
+	return NULL;
+}
+
+/* Runs in the subprocess, while a thread's tracepoints run through every
+ * session as it comes and goes. */
+static void
+cycles_in_subprocess(void)
+{
+	const char *rundir = g_getenv("TRACECTL_RUNDIR");
+	Holdings first, last;
+	gint stop = 0;
+	GThread *emitter = g_thread_new("emitter", emit_until_stopped, &stop);
+
+	g_assert_true(wait_for_file(rundir, "first"));
+	g_usleep(FAKE_RECLAIM_WAIT_US);
+	measure(&first);
+	touch_file(rundir, "first-measured");
+	g_assert_true(wait_for_file(rundir, "last"));
+	g_usleep(FAKE_RECLAIM_WAIT_US);
+	measure(&last);
+	g_atomic_int_set(&stop, 1);
+	g_thread_join(emitter);
+	/* On stderr: the subprocess's stdout must stay empty. */
+	g_printerr("# after %u sessions: heap %zu, %u maps, %u fds; after %u: heap %zu, "
+		   "%u maps, %u fds\n",
+		   FAKE_CYCLES_FIRST, first.heap, first.maps, first.fds, FAKE_CYCLES, last.heap,
+		   last.maps, last.fds);
+	g_assert_cmpuint(last.maps, <=, first.maps + FAKE_MAPS_MARGIN);
+	g_assert_cmpuint(last.fds, <=, first.fds);
+	g_assert_cmpuint(last.heap, <=, first.heap + FAKE_HEAP_MARGIN);
+}
+
+static void
+test_cycles_free(void)
+{
+	FakeService service;
+
+	if (g_test_subprocess()) {
+		cycles_in_subprocess();
+		return;
+	}
+	fake_service_start(&service, FALSE, FALSE, TRUE);
+	run_subprocess(&service, "/tracectl/ust/cycles-free");
+	fake_service_stop(&service);
+	g_assert_true(service.ok);
+	g_assert_cmpuint(service.replies_failed, ==, 0);
+	fake_service_free(&service);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -770,5 +991,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/ust/fake-service", test_fake_service);
 	g_test_add_func("/tracectl/ust/protocol-error-reconnects", test_protocol_error_reconnects);
 	g_test_add_func("/tracectl/ust/notifier", test_notifier);
+	g_test_add_func("/tracectl/ust/cycles-free", test_cycles_free);
 	return g_test_run();
 }
