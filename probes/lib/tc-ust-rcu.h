@@ -23,6 +23,14 @@
  *
  * Entries and exits may nest (a signal handler's tracepoint inside
  * another); each exit names the phase of its own entry.
+ *
+ * Not liburcu: its flavours need every reading thread registered, either
+ * beforehand (urcu-memb) or at its first read with a lock and an
+ * allocation (urcu-bp), neither of which a tracepoint in a signal handler
+ * or in a thread the library never saw may do; and a library loaded into
+ * any application must not bring its own liburcu beside the one the
+ * application may link. LTTng-UST carries a private copy for the same
+ * reasons.
  */
 #ifndef TC_UST_RCU_H
 #define TC_UST_RCU_H
