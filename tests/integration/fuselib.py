@@ -113,11 +113,18 @@ FUSE(Slow(), mountpoint, foreground=True, allow_other=True, nothreads=False)
 """
 
 
+def fuse_missing():
+    """Why there is no FUSE server to be had here, or None."""
+    if not (os.access("/dev/fuse", os.R_OK | os.W_OK) and shutil.which("fusermount3")):
+        return "no FUSE here"
+    if subprocess.run(["/usr/bin/python3", "-c", "import fusepy"]).returncode != 0:
+        return "no python3-fusepy"
+    return None
+
+
 def require_fuse():
-    require(os.access("/dev/fuse", os.R_OK | os.W_OK) and shutil.which("fusermount3"),
-            "no FUSE here")
-    require(subprocess.run(["/usr/bin/python3", "-c", "import fusepy"]).returncode == 0,
-            "no python3-fusepy")
+    missing = fuse_missing()
+    require(missing is None, missing)
 
 
 class SlowDirectory:

@@ -33,6 +33,7 @@ class TriggerAttack:
         self.svc = svc
         self.attacker = attacker
         self.output = None
+        self.app = None
 
     def start(self):
         self.output = SlowDirectory(os.path.join(self.attacker.home, "slow"), self.attacker,
@@ -48,7 +49,7 @@ class TriggerAttack:
                          "--condition", "channel-buffer-usage-ge", "--threshold-ratio", "0.99",
                          "--action", "notify", user=self.attacker)
         self.consumer = consumer_pid(self.svc, self.attacker.uid)
-        self.svc.app("--forever", "--interval-us", "100", user=self.attacker)
+        self.app = self.svc.app("--forever", "--interval-us", "100", user=self.attacker)
         # The checks now wait on the writes: an evaluation that served
         # owners one after another is held by the attacker's triggers.
         time.sleep(4 * self.WRITE_S)
@@ -56,10 +57,9 @@ class TriggerAttack:
     def stop(self):
         """Ends the attack; checks that the attacker's consumer is the same
         one throughout (the service never gave up on it)."""
-        for app in self.svc.apps:
-            if app.poll() is None:
-                app.kill()
-                app.wait()
+        if self.app:
+            self.app.kill()
+            self.app.wait()
         still = consumer_pids(self.svc, self.attacker.uid)
         if self.output:
             self.output.close()
