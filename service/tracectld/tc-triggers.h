@@ -28,12 +28,13 @@
  * once it is false, so a full buffer fires once, not at every sample.
  * Triggers belong to the user who added them and count against that
  * user's MaxTriggers. A condition's evaluation period is its channel's
- * monitor timer (a session condition: the session's most frequent one,
- * TC_TRIGGER_SESSION_PERIOD_US without any), never under the tick of
- * 100 ms. Each owner's triggers are evaluated on a thread of that
- * owner's, which waits on the owner's consumer and runs the actions
- * through the session operations, never on the main loop: another
- * owner's stopped consumer or slow snapshot delays no trigger of theirs.
+ * monitor timer (a session condition: the session's most frequent one),
+ * a second when there is none (or none more frequent), never under the
+ * tick of 100 ms; event rules and rotations are looked at every tick.
+ * Each owner's triggers are evaluated on a thread of that owner's, which
+ * waits on the owner's consumer and runs the actions through the session
+ * operations, never on the main loop: another owner's stopped consumer
+ * or slow snapshot delays no trigger of theirs.
  */
 
 /* Starts the tick thread and the owners' threads. */
