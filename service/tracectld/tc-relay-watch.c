@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-relay-watch.h"
 
-#include <urcu.h>
+#include "tc-owner-pool.h"
 
 /*
  * A look waits for the owner's consumer, which runs as the owner, who
  * can make it slow (a relay of theirs that takes data a byte at a time
  * holds its loop until the service's reply timeout). So each owner's
- * sessions are looked at on a thread of their own, from looks_pool,
- * and an owner whose look is still under way is skipped for the round:
+ * sessions are looked at on a thread of their own, from looks_pool
+ * (tc-owner-pool.h), and an owner whose look is still under way is
+ * skipped for the round:
  * one user's consumer never delays the news of another's relay, and
  * never holds more than one thread.
  */
@@ -19,14 +20,11 @@ static TcRelayWatchFunc watch_refresh;
 static GThread *watch_thread;	/* [watch_lock] */
 static GPtrArray *watched;	/* [watch_lock] TcSession *, referenced */
 static gboolean watch_stopping; /* [watch_lock] */
-static GThreadPool *looks_pool; /* [watch_lock] set with watch_thread */
-static GHashTable *looking;	/* [watch_lock] owner uids whose look is under way */
+static TcOwnerPool *looks_pool; /* [watch_lock] set with watch_thread */
 
-/* One owner's sessions to look at, on a thread of looks_pool. */
-typedef struct {
-	uid_t owner;
-	GPtrArray *sessions; /* TcSession *, referenced */
-} TcOwnerLook;
+/* One owner's sessions to look at, on a thread of looks_pool:
+ * TcSession *, referenced. */
+typedef GPtrArray TcOwnerLook;
 
 void
 tc_relay_watch_set_func(TcRelayWatchFunc refresh)
@@ -80,43 +78,22 @@ unwatch(TcSession *session)
 		tc_relay_watch_add(session);
 }
 
-static gboolean
-stopping_now(void)
-{
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&watch_lock);
-
-	return watch_stopping;
-}
-
-static void
-owner_look_free(TcOwnerLook *look)
-{
-	g_ptr_array_unref(look->sessions);
-	g_free(look);
-}
-
 /* looks_pool's function: the owner's sessions, one after another. */
 static void
-owner_look_run(gpointer data, gpointer unused)
+owner_look_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
 {
 	TcOwnerLook *look = data;
 
-	rcu_register_thread();
 	/* A look may wait for a busy consumer: a stopping service does not
 	 * wait for the rest. */
-	for (guint i = 0; i < look->sessions->len && !stopping_now(); i++) {
-		TcSession *session = g_ptr_array_index(look->sessions, i);
+	for (guint i = 0; i < look->len && !tc_owner_pool_is_stopping(pool); i++) {
+		TcSession *session = g_ptr_array_index(look, i);
 
 		if (streams_now(session))
 			watch_refresh(session);
 		else
 			unwatch(session);
 	}
-	rcu_unregister_thread();
-	g_mutex_lock(&watch_lock);
-	g_hash_table_remove(looking, GUINT_TO_POINTER(look->owner));
-	g_mutex_unlock(&watch_lock);
-	owner_look_free(look);
 }
 
 /* The round's sessions by owner: uid -> TcOwnerLook. */
@@ -124,7 +101,7 @@ static GHashTable *
 looks_by_owner(GPtrArray *sessions)
 {
 	GHashTable *looks =
-	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)owner_look_free);
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
 
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
@@ -132,13 +109,10 @@ looks_by_owner(GPtrArray *sessions)
 		TcOwnerLook *look = g_hash_table_lookup(looks, key);
 
 		if (look == NULL) {
-			look = g_new0(TcOwnerLook, 1);
-			look->owner = session->owner_uid;
-			look->sessions =
-			    g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+			look = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
 			g_hash_table_insert(looks, key, look);
 		}
-		g_ptr_array_add(look->sessions, tc_session_ref(session));
+		g_ptr_array_add(look, tc_session_ref(session));
 	}
 	return looks;
 }
@@ -154,13 +128,9 @@ start_looks(GPtrArray *sessions)
 
 	g_mutex_lock(&watch_lock);
 	g_hash_table_iter_init(&iter, looks);
-	while (!watch_stopping && g_hash_table_iter_next(&iter, &key, &value)) {
-		if (g_hash_table_contains(looking, key))
-			continue;
-		g_hash_table_iter_steal(&iter);
-		g_hash_table_add(looking, key);
-		g_thread_pool_push(looks_pool, value, NULL);
-	}
+	while (!watch_stopping && g_hash_table_iter_next(&iter, &key, &value))
+		if (tc_owner_pool_try_push(looks_pool, GPOINTER_TO_UINT(key), value))
+			g_hash_table_iter_steal(&iter);
 	g_mutex_unlock(&watch_lock);
 }
 
@@ -193,8 +163,8 @@ tc_relay_watch_add(TcSession *session)
 	g_ptr_array_add(watched, tc_session_ref(session));
 	if (watch_thread == NULL) {
 		/* Threads as owners looked at at once: one each at most. */
-		looks_pool = g_thread_pool_new(owner_look_run, NULL, -1, FALSE, NULL);
-		looking = g_hash_table_new(NULL, NULL);
+		looks_pool =
+		    tc_owner_pool_new(owner_look_run, (GDestroyNotify)g_ptr_array_unref, NULL);
 		watch_thread = g_thread_new("tc-relay-watch", watch_main, NULL);
 	}
 	g_cond_broadcast(&watch_cond);
@@ -204,7 +174,7 @@ void
 tc_relay_watch_stop(void)
 {
 	GThread *thread;
-	GThreadPool *pool;
+	TcOwnerPool *pool;
 
 	g_mutex_lock(&watch_lock);
 	watch_stopping = TRUE;
@@ -217,10 +187,8 @@ tc_relay_watch_stop(void)
 	g_mutex_lock(&watch_lock);
 	pool = g_steal_pointer(&looks_pool);
 	g_mutex_unlock(&watch_lock);
-	if (pool)
-		g_thread_pool_free(pool, FALSE, TRUE);
+	tc_owner_pool_free(pool);
 	g_mutex_lock(&watch_lock);
-	g_clear_pointer(&looking, g_hash_table_unref);
 	g_clear_pointer(&watched, g_ptr_array_unref);
 	g_mutex_unlock(&watch_lock);
 }

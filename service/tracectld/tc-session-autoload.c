@@ -51,6 +51,7 @@
 #include "tc-consumer.h"
 #include "tc-home-sessions.h"
 #include "tc-idle.h"
+#include "tc-owner-pool.h"
 #include "tc-registry.h"
 #include "tc-filter.h"
 #include "tc-kernel-abi.h"
@@ -557,11 +558,105 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
-/* Worker thread: every session of one file's contents, owner's, into
- * loaded; path names the file in logs. */
+/* An owner's loading (tc_owner_pool_push()): the owner's files of the
+ * system's directory, then, as home says, the owner's own directory. */
+typedef enum {
+	TC_AUTOLOAD_HOME_NO,
+	TC_AUTOLOAD_HOME_CLAIMED,   /* claimed by whoever pushed the load */
+	TC_AUTOLOAD_HOME_IF_LOADED, /* if a session of the system's files loaded */
+} TcAutoloadHome;
+
+/* A tc_idle_hold() taken on the main loop for loads under way, given
+ * back on the main loop once the last of them is done. */
+typedef struct {
+	gint refcount;
+} TcAutoloadHold;
+
+typedef struct {
+	GPtrArray *paths;    /* char *: the system's files of the owner, */
+	GPtrArray *contents; /* GBytes *: and what they hold, read and checked */
+	TcAutoloadHome home;
+	guint loaded; /* sessions loaded so far */
+	TcAutoloadHold *hold;
+} TcOwnerLoad;
+
+/* A loaded session, to export on the main loop. */
+typedef struct {
+	TcSession *session;
+	TcAutoloadHold *hold;
+} TcAutoloadPublish;
+
+/* Main thread: one more tc_idle_hold(). */
+static TcAutoloadHold *
+hold_new(void)
+{
+	TcAutoloadHold *hold = g_new0(TcAutoloadHold, 1);
+
+	hold->refcount = 1;
+	tc_idle_hold();
+	return hold;
+}
+
+static TcAutoloadHold *
+hold_ref(TcAutoloadHold *hold)
+{
+	g_atomic_int_inc(&hold->refcount);
+	return hold;
+}
+
+static gboolean
+hold_release_cb(gpointer data)
+{
+	g_free(data);
+	tc_idle_release();
+	return G_SOURCE_REMOVE;
+}
+
+/* Any thread: idle sources of one priority run in the order they were
+ * added, so the release comes after every publish_cb() of the loads. */
 static void
-load_contents(const char *path, const char *contents, gsize length, uid_t owner,
-	      GPtrArray *loaded)
+hold_unref(TcAutoloadHold *hold)
+{
+	if (g_atomic_int_dec_and_test(&hold->refcount))
+		g_idle_add(hold_release_cb, hold);
+}
+
+/* Main thread: a loaded session gets its D-Bus objects. */
+static gboolean
+publish_cb(gpointer data)
+{
+	TcAutoloadPublish *publish = data;
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_manager_publish_session(publish->session, &error))
+		g_warning("Auto-load: cannot export session '%s': %s", publish->session->name,
+			  error->message);
+	tc_session_unref(publish->session);
+	hold_unref(publish->hold);
+	g_free(publish);
+	return G_SOURCE_REMOVE;
+}
+
+/* Owner's thread: session, just loaded, is exported now, not once every
+ * load is done: its owner may manage it at once. Takes session. */
+static void
+publish_later(TcOwnerLoad *load, TcSession *session)
+{
+	TcAutoloadPublish *publish = g_new0(TcAutoloadPublish, 1);
+
+	publish->session = session;
+	publish->hold = hold_ref(load->hold);
+	load->loaded++;
+	g_idle_add(publish_cb, publish);
+}
+
+/* Set once loading stops: loads under way end at their next session. */
+static gint autoload_stopping;
+
+/* Owner's thread: every session of one file's contents, owner's, each
+ * published once loaded; path names the file in logs. */
+static void
+load_contents(const char *path, const char *contents, gsize length, uid_t owner, TcOwnerLoad *load)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) sessions = tc_session_file_parse(contents, length, &error);
@@ -570,7 +665,7 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 		g_warning("Auto-load: %s", error->message);
 		return;
 	}
-	for (guint i = 0; i < sessions->len; i++) {
+	for (guint i = 0; i < sessions->len && !g_atomic_int_get(&autoload_stopping); i++) {
 		const TcFileSession *file = g_ptr_array_index(sessions, i);
 		TcSession *session = load_session(file, owner, &error);
 
@@ -582,26 +677,57 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 		}
 		g_message("Auto-load: '%s': session '%s' loaded for uid %u%s", path, file->name,
 			  (unsigned)owner, file->started ? ", recording" : "");
-		g_ptr_array_add(loaded, session);
+		publish_later(load, session);
 	}
 }
 
-/* Worker thread: every session of one checked file, into loaded. */
+static TcOwnerLoad *
+owner_load_new(TcAutoloadHome home, TcAutoloadHold *hold)
+{
+	TcOwnerLoad *load = g_new0(TcOwnerLoad, 1);
+
+	load->paths = g_ptr_array_new_with_free_func(g_free);
+	load->contents = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+	load->home = home;
+	load->hold = hold_ref(hold);
+	return load;
+}
+
+/* Any thread: a load done or dropped. */
 static void
-load_file(int dir_fd, const char *directory, const char *name, GPtrArray *loaded)
+owner_load_free(TcOwnerLoad *load)
+{
+	g_ptr_array_unref(load->paths);
+	g_ptr_array_unref(load->contents);
+	hold_unref(load->hold);
+	g_free(load);
+}
+
+/* Start thread: one checked file of the system's directory, read, into
+ * its owner's load (uid -> TcOwnerLoad in loads). */
+static void
+read_file(int dir_fd, const char *directory, const char *name, GHashTable *loads,
+	  TcAutoloadHold *hold)
 {
 	g_autofree char *path = g_build_filename(directory, name, NULL);
 	g_autoptr(GError) error = NULL;
-	g_autofree char *contents = NULL;
+	char *contents = NULL;
 	gsize length = 0;
 	uid_t owner = 0;
+	TcOwnerLoad *load;
 
 	contents = read_checked_file(dir_fd, path, name, &length, &owner, &error);
 	if (contents == NULL) {
 		g_warning("Auto-load: %s", error->message);
 		return;
 	}
-	load_contents(path, contents, length, owner, loaded);
+	load = g_hash_table_lookup(loads, GUINT_TO_POINTER(owner));
+	if (load == NULL) {
+		load = owner_load_new(TC_AUTOLOAD_HOME_IF_LOADED, hold);
+		g_hash_table_insert(loads, GUINT_TO_POINTER(owner), load);
+	}
+	g_ptr_array_add(load->paths, g_steal_pointer(&path));
+	g_ptr_array_add(load->contents, g_bytes_new_take(contents, length));
 }
 
 static gint
@@ -641,59 +767,44 @@ list_session_files(int dir_fd, const char *directory)
 	return names;
 }
 
-/* Main thread: the loading thread, until tc_session_autoload_wait(). */
+/* Main thread: the start thread, until tc_session_autoload_wait(), and
+ * the owners' threads, from start to tc_session_autoload_wait(). */
 static GThread *autoload_thread_handle;
+static TcOwnerPool *loads_pool;
 
 typedef struct {
 	GDBusConnection *connection; /* the service's bus, for logind */
-	char *directory; /* the system's, at start */
-	uid_t user;	 /* whose own directory, at their login */
-	GPtrArray *loaded; /* TcSession * */
-} TcAutoload;
+	char *directory;	     /* the system's */
+	TcAutoloadHold *hold;
+} TcAutoloadStart;
 
 static void
-autoload_free(TcAutoload *autoload)
+autoload_start_free(TcAutoloadStart *start)
 {
-	g_clear_object(&autoload->connection);
-	g_free(autoload->directory);
-	g_ptr_array_unref(autoload->loaded);
-	g_free(autoload);
+	g_clear_object(&start->connection);
+	g_free(start->directory);
+	hold_unref(start->hold);
+	g_free(start);
 }
 
-/* Main thread: the loaded sessions get their D-Bus objects. */
-static gboolean
-publish_cb(gpointer user_data)
-{
-	TcAutoload *autoload = user_data;
-
-	for (guint i = 0; i < autoload->loaded->len; i++) {
-		TcSession *session = g_ptr_array_index(autoload->loaded, i);
-		g_autoptr(GError) error = NULL;
-
-		if (!tc_manager_publish_session(session, &error))
-			g_warning("Auto-load: cannot export session '%s': %s", session->name,
-				  error->message);
-	}
-	autoload_free(autoload);
-	tc_idle_release();
-	return G_SOURCE_REMOVE;
-}
-
-/* Every file of the checked directory dir_fd, in name order. Takes
- * dir_fd. */
+/* Every checked file of the directory dir_fd, in name order, read into
+ * its owner's load. Takes dir_fd. */
 static void
-load_directory_fd(int dir_fd, const char *directory, GPtrArray *loaded)
+read_directory_fd(int dir_fd, const char *directory, GHashTable *loads, TcAutoloadHold *hold)
 {
 	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
 
 	for (guint i = 0; i < names->len; i++)
-		load_file(dir_fd, directory, g_ptr_array_index(names, i), loaded);
+		read_file(dir_fd, directory, g_ptr_array_index(names, i), loads, hold);
 	close(dir_fd);
 }
 
-/* Every checked file of the system's directory, in name order. */
+/* Every checked file of the system's directory, in name order, read into
+ * its owner's load (uid -> TcOwnerLoad in loads). Only reads: the files
+ * are bounded, local and root's directory's; the loading, which waits on
+ * the owners' consumers, is each owner's thread's. */
 static void
-load_directory(const char *directory, GPtrArray *loaded)
+read_directory(const char *directory, GHashTable *loads, TcAutoloadHold *hold)
 {
 	g_autoptr(GError) error = NULL;
 	int dir_fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -710,7 +821,7 @@ load_directory(const char *directory, GPtrArray *loaded)
 		close(dir_fd);
 		return;
 	}
-	load_directory_fd(dir_fd, directory, loaded);
+	read_directory_fd(dir_fd, directory, loads, hold);
 }
 
 /* The users logind knows are logged in; none without logind. */
@@ -745,20 +856,16 @@ compare_uids(gconstpointer a, gconstpointer b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whose own directories are read: the owners of the sessions loaded so
- * far and the users logged in now, but not root (root's are the
- * system's), sorted, each once, at most TC_AUTOLOAD_USERS_MAX. */
+/* The users logged in now whose own directories are read at start, but
+ * not root (root's are the system's), sorted, each once, at most
+ * TC_AUTOLOAD_USERS_MAX. (The owners of the system's files read theirs
+ * on their own thread, once a session of theirs loaded.) */
 static GArray *
-home_users(GDBusConnection *connection, GPtrArray *loaded)
+home_users(GDBusConnection *connection)
 {
 	GArray *users = g_array_new(FALSE, FALSE, sizeof(guint32));
 	guint kept = 0;
 
-	for (guint i = 0; i < loaded->len; i++) {
-		guint32 owner = ((TcSession *)g_ptr_array_index(loaded, i))->owner_uid;
-
-		g_array_append_val(users, owner);
-	}
 	add_logged_in_users(connection, users);
 	g_array_sort(users, compare_uids);
 	for (guint i = 0; i < users->len; i++) {
@@ -782,7 +889,7 @@ home_users(GDBusConnection *connection, GPtrArray *loaded)
  * user has no session after the load, so a login without session files
  * leaves no consumer behind. */
 static void
-load_home(uid_t user, GPtrArray *loaded)
+load_home(uid_t user, TcOwnerLoad *load)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcConsumer) consumer = tc_consumer_get(user, &error);
@@ -799,7 +906,7 @@ load_home(uid_t user, GPtrArray *loaded)
 			const char *contents = g_bytes_get_data(file->contents, &length);
 
 			/* An empty file's bytes may be NULL; the parser wants text. */
-			load_contents(file->path, contents ? contents : "", length, user, loaded);
+			load_contents(file->path, contents ? contents : "", length, user, load);
 		}
 	}
 	if (consumer)
@@ -835,56 +942,74 @@ claim_user(uid_t user)
 	return TRUE;
 }
 
-/* A thread of the service's own: the session operations read the
- * registry under RCU, which only registered threads may. */
+/* loads_pool's function: the owner's files of the system's directory,
+ * then their own directory. On a thread of the owner's, as every load
+ * waits on the owner's consumer (a relay or an output of theirs that
+ * hangs holds it): another owner's sessions and logins never wait for
+ * them, and each session is published as soon as it is loaded. */
+static void
+owner_load_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
+{
+	TcOwnerLoad *load = data;
+
+	for (guint i = 0; i < load->paths->len && !tc_owner_pool_is_stopping(pool); i++) {
+		GBytes *bytes = g_ptr_array_index(load->contents, i);
+		gsize length = 0;
+		const char *contents = g_bytes_get_data(bytes, &length);
+
+		load_contents(g_ptr_array_index(load->paths, i), contents ? contents : "", length,
+			      owner, load);
+	}
+	if (tc_owner_pool_is_stopping(pool) || owner == 0)
+		return;
+	if (load->home == TC_AUTOLOAD_HOME_CLAIMED ||
+	    (load->home == TC_AUTOLOAD_HOME_IF_LOADED && load->loaded > 0 && claim_user(owner)))
+		load_home(owner, load);
+}
+
+/* Start thread: each owner's load to the owner's thread. Takes loads. */
+static void
+push_loads(GHashTable *loads)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, loads);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		g_hash_table_iter_steal(&iter);
+		tc_owner_pool_push(loads_pool, GPOINTER_TO_UINT(key), value);
+	}
+	g_hash_table_unref(loads);
+}
+
+/* A thread of the service's own, for logind's ListUsers: it reads the
+ * system's directory and hands each owner's files, then each logged-in
+ * user's directory, to that owner's thread. */
 static gpointer
 autoload_thread(gpointer data)
 {
-	TcAutoload *autoload = data;
+	TcAutoloadStart *start = data;
+	GHashTable *loads =
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)owner_load_free);
+	g_autoptr(GArray) users = NULL;
 
-	rcu_register_thread();
-	load_directory(autoload->directory, autoload->loaded);
-	{
-		g_autoptr(GArray) users = home_users(autoload->connection, autoload->loaded);
+	read_directory(start->directory, loads, start->hold);
+	push_loads(loads);
+	users = home_users(start->connection);
+	for (guint i = 0; i < users->len; i++) {
+		uid_t user = g_array_index(users, guint32, i);
 
-		for (guint i = 0; i < users->len; i++) {
-			uid_t user = g_array_index(users, guint32, i);
-
-			if (claim_user(user))
-				load_home(user, autoload->loaded);
-		}
+		if (claim_user(user))
+			tc_owner_pool_push(loads_pool, user,
+					   owner_load_new(TC_AUTOLOAD_HOME_CLAIMED, start->hold));
 	}
-	rcu_unregister_thread();
-	g_idle_add(publish_cb, autoload);
+	autoload_start_free(start);
 	return NULL;
 }
 
-/* Main thread: the watch on logind's UserNew, and the one worker that
- * reads the directories of the users it names, one after the other (a
- * home may block, the main loop must not). */
+/* Main thread: the watch on logind's UserNew. */
 static guint user_new_subscription;
 static GDBusConnection *user_new_connection;
-static GThreadPool *login_pool;
-
-/* Pool worker: a new user's own directory, published on the main loop. */
-static void
-login_load_job(gpointer data, gpointer pool_data G_GNUC_UNUSED)
-{
-	TcAutoload *autoload = data;
-
-	rcu_register_thread();
-	load_home(autoload->user, autoload->loaded);
-	rcu_unregister_thread();
-	g_idle_add(publish_cb, autoload);
-}
-
-/* Main thread, at shutdown: a login whose directory was not read yet. */
-static void
-drop_unread(gpointer data)
-{
-	autoload_free(data);
-	tc_idle_release();
-}
 
 /* Main thread: logind's UserNew (uid, object path). Only logind can send
  * it: the match names its bus name, which only logind may own on the
@@ -894,26 +1019,20 @@ user_new_cb(GDBusConnection *connection G_GNUC_UNUSED, const char *sender G_GNUC
 	    const char *path G_GNUC_UNUSED, const char *interface G_GNUC_UNUSED,
 	    const char *signal G_GNUC_UNUSED, GVariant *parameters, gpointer user_data G_GNUC_UNUSED)
 {
-	g_autoptr(GError) error = NULL;
-	TcAutoload *autoload;
+	TcAutoloadHold *hold;
 	guint32 uid;
 
 	if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(uo)")))
 		return;
 	g_variant_get(parameters, "(u&o)", &uid, NULL);
-	if (uid == 0 || !claim_user(uid))
+	if (uid == 0 || loads_pool == NULL || !claim_user(uid))
 		return;
 	g_message("Auto-load: uid %u logged in; reading their session directory", (unsigned)uid);
-	autoload = g_new0(TcAutoload, 1);
-	autoload->user = uid;
-	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
-	tc_idle_hold();
-	if (!g_thread_pool_push(login_pool, autoload, &error)) {
-		g_warning("Auto-load: uid %u: cannot read their directory: %s", (unsigned)uid,
-			  error->message);
-		autoload_free(autoload);
-		tc_idle_release();
-	}
+	hold = hold_new();
+	if (!tc_owner_pool_push(loads_pool, uid, owner_load_new(TC_AUTOLOAD_HOME_CLAIMED, hold)))
+		g_warning("Auto-load: uid %u: the service stops; not reading their directory",
+			  (unsigned)uid);
+	hold_unref(hold);
 }
 
 /* Main thread: before ListUsers is called, so that a user logging in
@@ -921,13 +1040,6 @@ user_new_cb(GDBusConnection *connection G_GNUC_UNUSED, const char *sender G_GNUC
 static void
 watch_user_new(GDBusConnection *connection)
 {
-	g_autoptr(GError) error = NULL;
-
-	login_pool = g_thread_pool_new_full(login_load_job, NULL, drop_unread, 1, FALSE, &error);
-	if (login_pool == NULL) {
-		g_warning("Auto-load: users logging in later get nothing: %s", error->message);
-		return;
-	}
 	user_new_connection = g_object_ref(connection);
 	user_new_subscription = g_dbus_connection_signal_subscribe(
 		connection, "org.freedesktop.login1", "org.freedesktop.login1.Manager", "UserNew",
@@ -937,17 +1049,18 @@ watch_user_new(GDBusConnection *connection)
 void
 tc_session_autoload_start(GDBusConnection *connection, const char *directory)
 {
-	TcAutoload *autoload = g_new0(TcAutoload, 1);
+	TcAutoloadStart *start = g_new0(TcAutoloadStart, 1);
 
+	/* Threads as owners loading at once: one each at most. */
+	loads_pool = tc_owner_pool_new(owner_load_run, (GDestroyNotify)owner_load_free, NULL);
 	if (connection)
 		watch_user_new(connection);
-	autoload->connection = connection ? g_object_ref(connection) : NULL;
-	autoload->directory = g_strdup(directory);
-	autoload->loaded = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+	start->connection = connection ? g_object_ref(connection) : NULL;
+	start->directory = g_strdup(directory);
 	/* Busy until the sessions are published: an idle exit now would
 	 * drop them half-made. */
-	tc_idle_hold();
-	autoload_thread_handle = g_thread_new("tc-autoload", autoload_thread, autoload);
+	start->hold = hold_new();
+	autoload_thread_handle = g_thread_new("tc-autoload", autoload_thread, start);
 }
 
 void
@@ -957,11 +1070,11 @@ tc_session_autoload_wait(void)
 		g_dbus_connection_signal_unsubscribe(user_new_connection, user_new_subscription);
 	user_new_subscription = 0;
 	g_clear_object(&user_new_connection);
-	/* Waits for the directory being read; the ones queued behind it are
-	 * dropped: each may wait on a consumer for long, and a stopping
-	 * service publishes nothing more. */
-	if (login_pool)
-		g_thread_pool_free(g_steal_pointer(&login_pool), TRUE, TRUE);
 	if (autoload_thread_handle)
 		g_thread_join(g_steal_pointer(&autoload_thread_handle));
+	/* Waits for the session each owner's thread is loading; the rest are
+	 * dropped: each may wait on a consumer for long, and a stopping
+	 * service publishes nothing more. */
+	g_atomic_int_set(&autoload_stopping, TRUE);
+	g_clear_pointer(&loads_pool, tc_owner_pool_free);
 }

@@ -14,7 +14,7 @@
  * descriptor that was checked; a refused file or session is logged with
  * its name and leaves nothing behind.
  *
- * Then, for the owners of the sessions loaded so far and the users logind
+ * Then, for the owners of the system's sessions loaded and the users logind
  * says are logged in (on connection; none without logind), but not root,
  * the files of ~/.config/tracectl/sessions become that user's sessions:
  * read by that user's consumer with the user's rights (tc-home-sessions.h;
@@ -26,11 +26,16 @@
  * session afterwards.
  * docs/save-load.md says why and what is left out.
  *
- * Runs the session operations in a thread of its own (they wait on the
- * consumer); the sessions are exported on the main loop once set up.
- * Main thread only. A missing directory is not an error.
+ * A thread of its own reads the system's directory and asks logind; the
+ * session operations, which wait on the owner's consumer, run on a thread
+ * of each owner's (tc-owner-pool.h), owner after owner's file in name
+ * order, so one owner's hanging outputs or thousands of sessions never
+ * delay another owner's sessions or login. Each session is exported on
+ * the main loop as soon as it is set up. Main thread only. A missing
+ * directory is not an error.
  */
 void tc_session_autoload_start(GDBusConnection *connection, const char *directory);
 /* At shutdown, before the operations' workers and the registry go: waits
- * for the loading thread to finish. Main thread. */
+ * for the start thread and for the session each owner's thread is
+ * loading; drops the rest. Main thread. */
 void tc_session_autoload_wait(void);

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Triggers: the table, and the thread that evaluates them.
+ * Triggers: the table, and the threads that evaluate them.
  *
- * The evaluation thread wakes every TC_TRIGGER_TICK_US, takes a reference
- * to each trigger that is due (each channel condition is due at its
- * channel's monitor timer, when the consumer has a new sample), lets go
- * of the table's lock, and only then asks the consumer and runs actions:
- * the lock is a leaf, never held across I/O, so adding, listing and
- * removing triggers on the main loop never waits on a consumer. Fields
- * marked [T] belong to the evaluation thread alone.
+ * The tick thread wakes every TC_TRIGGER_TICK_US, takes a reference to
+ * each trigger and to each session whose rotation completed, by owner,
+ * lets go of the table's lock, and hands each owner's round to a thread
+ * of that owner's (tc-owner-pool.h). There each trigger that is due (a
+ * channel condition at its channel's monitor timer, when the consumer
+ * has a new sample) asks the consumer and runs its actions. Both wait
+ * on the owner's consumer, which runs as the owner, who can stop it:
+ * an owner whose last round is still under way is skipped for the tick
+ * (their rotations wait for the next), so one owner's consumer never
+ * delays another owner's triggers. The table's lock is a leaf, never
+ * held across I/O, so adding, listing and removing triggers on the main
+ * loop never waits on a consumer. Fields marked [T] belong to the
+ * round of the trigger's owner under way: an owner has one at a time.
  */
 #define G_LOG_DOMAIN "tracectld-triggers"
 
@@ -18,6 +24,7 @@
 
 #include "tc-error.h"
 #include "tc-notifier.h"
+#include "tc-owner-pool.h"
 #include "tc-session-ops.h"
 #include "tc-session-rotation.h"
 #include "tc-signals.h"
@@ -25,6 +32,8 @@
 #include "tc-validate.h"
 
 #define TC_TRIGGER_TICK_US (100 * G_TIME_SPAN_MILLISECOND)
+/* A session condition's period when none of its channels has a monitor
+ * timer (tc-triggers.h). */
 #define TC_TRIGGER_SESSION_PERIOD_US G_TIME_SPAN_SECOND
 /* Each action is a consumer round trip or more when the trigger fires. */
 #define TC_TRIGGER_ACTIONS_MAX 16u
@@ -102,6 +111,13 @@ static GPtrArray *triggers;          /* [lock] TcTrigger * */
 static GPtrArray *rotated_sessions;  /* [lock] TcSession * refs, rotations to handle */
 static gboolean is_stopping;         /* [lock] */
 static GThread *thread;
+static TcOwnerPool *rounds_pool; /* set before thread starts, freed after it ends */
+
+/* One owner's work at a tick, on a thread of rounds_pool. */
+typedef struct {
+	GPtrArray *triggers; /* TcTrigger *, referenced: every trigger of the owner */
+	GPtrArray *rotated;  /* TcSession *, referenced: rotations to handle */
+} TcOwnerRound;
 
 static TcTrigger *
 trigger_ref(TcTrigger *trigger)
@@ -415,7 +431,7 @@ tc_triggers_remove(uid_t owner, const char *name, GError **error)
 	}
 	trigger = g_ptr_array_index(triggers, index);
 	trigger->is_removed = TRUE;
-	/* Given back now: the evaluation thread may hold it a while longer. */
+	/* Given back now: its owner's round may hold it a while longer. */
 	tc_user_limits_release(&trigger->charge);
 	removed = g_ptr_array_steal_index(triggers, index);
 	g_message("Trigger '%s' of uid %u removed", name, (unsigned)owner);
@@ -495,7 +511,7 @@ tc_triggers_list(uid_t owner, gboolean all)
 	return g_variant_builder_end(&builder);
 }
 
-/* Firing: evaluation thread, no lock held. */
+/* Firing: a thread of the trigger's owner, no lock held. */
 
 static void
 run_action(TcTrigger *trigger, const TcAction *action, TcSession *session,
@@ -698,50 +714,114 @@ handle_rotation(TcSession *rotated, GPtrArray *all)
 	}
 }
 
-/* [lock] New references to every trigger, and to those due now. */
 static void
-collect_locked(gint64 now, GPtrArray *all, GPtrArray *due)
+owner_round_free(TcOwnerRound *round)
 {
+	/* The last reference to a removed trigger may be here: freeing its
+	 * notifier talks to applications, never under the lock. */
+	g_ptr_array_unref(round->triggers);
+	g_ptr_array_unref(round->rotated);
+	g_free(round);
+}
+
+/* rounds_pool's function: the owner's rotations, then the owner's
+ * triggers that are due. A stopping service does not wait for the rest. */
+static void
+owner_round_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
+{
+	TcOwnerRound *round = data;
+
+	for (guint i = 0; i < round->rotated->len; i++)
+		handle_rotation(g_ptr_array_index(round->rotated, i), round->triggers);
+	for (guint i = 0; i < round->triggers->len && !tc_owner_pool_is_stopping(pool); i++) {
+		TcTrigger *trigger = g_ptr_array_index(round->triggers, i);
+
+		if (trigger->condition != TC_CONDITION_ROTATION_COMPLETED &&
+		    trigger->next_due_us <= g_get_monotonic_time())
+			evaluate(trigger);
+	}
+}
+
+static TcOwnerRound *
+round_for(GHashTable *rounds, uid_t owner)
+{
+	TcOwnerRound *round = g_hash_table_lookup(rounds, GUINT_TO_POINTER(owner));
+
+	if (round == NULL) {
+		round = g_new0(TcOwnerRound, 1);
+		round->triggers = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
+		round->rotated = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+		g_hash_table_insert(rounds, GUINT_TO_POINTER(owner), round);
+	}
+	return round;
+}
+
+/* [lock] The tick's rounds, uid -> TcOwnerRound: new references to every
+ * trigger, and the rotations to handle (taken from rotated_sessions). */
+static GHashTable *
+collect_locked(void)
+{
+	GHashTable *rounds =
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)owner_round_free);
+
 	for (guint i = 0; i < triggers->len; i++) {
 		TcTrigger *trigger = g_ptr_array_index(triggers, i);
 
-		g_ptr_array_add(all, trigger_ref(trigger));
-		if (trigger->condition != TC_CONDITION_ROTATION_COMPLETED &&
-		    trigger->next_due_us <= now)
-			g_ptr_array_add(due, trigger_ref(trigger));
+		g_ptr_array_add(round_for(rounds, trigger->owner_uid)->triggers,
+				trigger_ref(trigger));
+	}
+	for (guint i = 0; i < rotated_sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(rotated_sessions, i);
+
+		g_ptr_array_add(round_for(rounds, session->owner_uid)->rotated,
+				tc_session_ref(session));
+	}
+	g_ptr_array_set_size(rotated_sessions, 0);
+	return rounds;
+}
+
+/* Each owner's round to a thread of theirs, unless their last one is
+ * still under way: then their rotations go back for the next tick. */
+static void
+start_rounds(GHashTable *rounds)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, rounds);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		TcOwnerRound *round = value;
+
+		if (tc_owner_pool_try_push(rounds_pool, GPOINTER_TO_UINT(key), round)) {
+			g_hash_table_iter_steal(&iter);
+			continue;
+		}
+		g_mutex_lock(&lock);
+		for (guint i = 0; i < round->rotated->len; i++)
+			g_ptr_array_add(rotated_sessions,
+					tc_session_ref(g_ptr_array_index(round->rotated, i)));
+		g_mutex_unlock(&lock);
 	}
 }
 
 static gpointer
-evaluation_thread(gpointer data)
+tick_thread(gpointer data)
 {
-	rcu_register_thread();
 	g_mutex_lock(&lock);
 	while (!is_stopping) {
-		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
-		g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func((GDestroyNotify)trigger_unref);
-		g_autoptr(GPtrArray) rotated = g_steal_pointer(&rotated_sessions);
+		g_autoptr(GHashTable) rounds = collect_locked();
 
-		rotated_sessions = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
-		collect_locked(g_get_monotonic_time(), all, due);
 		g_mutex_unlock(&lock);
-		for (guint i = 0; i < rotated->len; i++)
-			handle_rotation(g_ptr_array_index(rotated, i), all);
-		for (guint i = 0; i < due->len; i++)
-			evaluate(g_ptr_array_index(due, i));
-		/* The last reference to a removed trigger may be here: freeing
-		 * its notifier talks to applications, never under the lock. */
-		g_clear_pointer(&due, g_ptr_array_unref);
-		g_clear_pointer(&all, g_ptr_array_unref);
+		start_rounds(rounds);
+		g_clear_pointer(&rounds, g_hash_table_unref);
 		g_mutex_lock(&lock);
 		/* With no trigger, sleep until one is added. */
 		if (!is_stopping && rotated_sessions->len == 0 && triggers->len == 0)
 			g_cond_wait(&wake, &lock);
-		else if (!is_stopping && rotated_sessions->len == 0)
+		else if (!is_stopping)
 			g_cond_wait_until(&wake, &lock, g_get_monotonic_time() + TC_TRIGGER_TICK_US);
 	}
 	g_mutex_unlock(&lock);
-	rcu_unregister_thread();
 	return NULL;
 }
 
@@ -763,7 +843,9 @@ tc_triggers_start(void)
 	is_stopping = FALSE;
 	g_mutex_unlock(&lock);
 	tc_signals_set_rotation_func(rotation_completed_cb);
-	thread = g_thread_new("tc-triggers", evaluation_thread, NULL);
+	/* Threads as owners evaluated at once: one each at most. */
+	rounds_pool = tc_owner_pool_new(owner_round_run, (GDestroyNotify)owner_round_free, NULL);
+	thread = g_thread_new("tc-triggers", tick_thread, NULL);
 }
 
 void
@@ -777,5 +859,7 @@ tc_triggers_stop(void)
 	g_mutex_unlock(&lock);
 	g_thread_join(thread);
 	thread = NULL;
+	/* No round starts now; those under way end after their trigger. */
+	g_clear_pointer(&rounds_pool, tc_owner_pool_free);
 	tc_signals_set_rotation_func(NULL);
 }

@@ -27,14 +27,19 @@
  * A trigger fires when its condition becomes true and is armed again
  * once it is false, so a full buffer fires once, not at every sample.
  * Triggers belong to the user who added them and count against that
- * user's MaxTriggers. They are evaluated by one thread of their own,
- * which waits on the consumers and runs the actions through the session
- * operations, never on the main loop.
+ * user's MaxTriggers. A condition's evaluation period is its channel's
+ * monitor timer (a session condition: the session's most frequent one),
+ * a second when there is none (or none more frequent), never under the
+ * tick of 100 ms; event rules and rotations are looked at every tick.
+ * Each owner's triggers are evaluated on a thread of that owner's, which
+ * waits on the owner's consumer and runs the actions through the session
+ * operations, never on the main loop: another owner's stopped consumer
+ * or slow snapshot delays no trigger of theirs.
  */
 
-/* Starts the evaluation thread. */
+/* Starts the tick thread and the owners' threads. */
 void tc_triggers_start(void);
-/* Stops it, after the action in progress. */
+/* Stops them, after the trigger each owner's thread is evaluating. */
 void tc_triggers_stop(void);
 
 /* Main loop or any thread. Adds a trigger owned by owner. Errors:

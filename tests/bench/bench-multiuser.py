@@ -15,6 +15,15 @@ victim_command_p99_ms        p99 of the second user's D-Bus calls (create,
 service_rss_mb_under_attack  tracectld's peak RSS (VmHWM) at the end of the
                              attacks, against idle after start-up. Goal:
                              <= 64 MB.
+trigger_latency_under_attack_ms
+                             median delay from a second user's trigger
+                             condition becoming true (buffer usage of a
+                             flight recorder) to its action (TriggerFired),
+                             over TRACECTL_BENCH_TRIGGER_ROUNDS rounds (5),
+                             while a third user's 64 triggers wait on a
+                             consumer slowed by their own output
+                             (tests/integration/triggerlib.py), against the
+                             same rounds unattacked. Goal: ratio <= 2.
 
 The attacks, all by one user (tests/integration/attack.py): its consumer
 stopped (again each time the service replaces it), 20 calls in flight
@@ -24,17 +33,23 @@ read, and a started session with TRACECTL_BENCH_CHANNELS channels (100).
 """
 
 import os
+import statistics
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
+from fuselib import fuse_missing  # noqa: E402
+from signallib import Listener  # noqa: E402
 from tclib import EXAMPLE_APP, Service, log, proc_status  # noqa: E402
+from triggerlib import TriggerAttack, trigger_latency  # noqa: E402
 
 CYCLES = int(os.environ.get("TRACECTL_BENCH_CYCLES", "20"))
 EVENTS = int(os.environ.get("TRACECTL_BENCH_EVENTS", "65536"))
 CHANNELS = int(os.environ.get("TRACECTL_BENCH_CHANNELS", "100"))
+TRIGGER_ROUNDS = int(os.environ.get("TRACECTL_BENCH_TRIGGER_ROUNDS", "5"))
+TRIGGER_GIVE_UP_S = 120
 APP_EVENTS = 100
 
 
@@ -72,6 +87,31 @@ def victim_p99_ms(svc, user, prefix):
     return percentile(seconds, 0.99) * 1000
 
 
+def trigger_latency_ms(svc, user, listener, prefix):
+    """The median of TRIGGER_ROUNDS trigger latencies; a trigger that did
+    not fire counts as TRIGGER_GIVE_UP_S."""
+    took = [trigger_latency(svc, user, listener, f"{prefix}{i}", TRIGGER_GIVE_UP_S)
+            for i in range(TRIGGER_ROUNDS)]
+    seconds = [TRIGGER_GIVE_UP_S if t is None else t for t in took]
+    return statistics.median(seconds) * 1000
+
+
+def trigger_figure(svc):
+    """trigger_latency_under_attack_ms, with users of its own."""
+    attacker = svc.add_user("tctest-trudy")
+    victim = svc.add_user("tctest-carol")
+    listener = Listener(svc, victim)
+    anchor_ms = trigger_latency_ms(svc, victim, listener, "quiet")
+    attack = TriggerAttack(svc, attacker)
+    try:
+        attack.start()
+        ours_ms = trigger_latency_ms(svc, victim, listener, "attacked")
+    finally:
+        attack.stop()
+    listener.close()
+    figure("trigger_latency_under_attack_ms", ours_ms, anchor_ms, "ms")
+
+
 def main():
     log(f"machine: {machine()}")
     with Service() as svc:
@@ -96,6 +136,10 @@ def main():
             attack.stop()
         figure("victim_command_p99_ms", ours_ms, anchor_ms, "ms")
         figure("service_rss_mb_under_attack", peak_mb, idle_mb, "MB")
+        if fuse_missing():
+            log(f"trigger_latency_under_attack_ms not measured: {fuse_missing()}")
+        else:
+            trigger_figure(svc)
 
 
 main()

@@ -122,3 +122,15 @@ def install(directory, file_name, text, owner, group=0, mode=0o644):
     os.chown(path, owner, group)
     os.chmod(path, mode)
     return path
+
+
+def user_directory(user):
+    """user's own ~/.config/tracectl/sessions, theirs at every step, in a
+    home of mode 0700 as Debian makes them (only their consumer reads it)."""
+    os.chmod(user.home, 0o700)
+    path = user.home
+    for part in (".config", "tracectl", "sessions"):
+        path = os.path.join(path, part)
+        os.makedirs(path, 0o700, exist_ok=True)
+        os.chown(path, user.uid, user.uid)
+    return path

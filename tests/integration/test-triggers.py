@@ -7,7 +7,8 @@ snapshot by itself (babeltrace2 reads the application's events in it),
 alice's subscriber receives TriggerFired and SnapshotRecorded, once, and
 bob's subscriber nothing. Triggers are listed to their owner only,
 counted against MaxTriggers, refused with a bad condition or action, and
-removed. A trigger on the consumed size stops its session."""
+removed. A trigger on the consumed size stops its session; one on a
+completed rotation notifies once per rotation."""
 
 import os
 import tempfile
@@ -50,6 +51,21 @@ def stop_when_written(svc, alice, mine):
     listing = svc.cli("list", user=alice).stdout
     check("plain [inactive]" in listing, f"plain still active: {listing}")
     svc.cli("destroy", "plain", user=alice)
+
+
+def notify_on_rotation(svc, alice, mine):
+    """A trigger on session-rotation-completed fires at each rotation."""
+    svc.cli("remove-trigger", "enough", user=alice)
+    svc.cli("create", "rotated", "--output", os.path.join(alice.home, "rotated"), user=alice)
+    svc.cli("enable-event", "-u", "example:*", user=alice)
+    svc.cli("add-trigger", "--name", "archived", "--condition", "session-rotation-completed",
+            "--action", "notify", user=alice)
+    svc.cli("start", user=alice)
+    svc.cli("rotate", user=alice)
+    fired = mine.wait_member("TriggerFired", lambda s: s["args"][0] == "archived", timeout=20)
+    check(fired["args"][3] == "session-rotation-completed", f"{fired}")
+    svc.cli("stop", user=alice)
+    svc.cli("destroy", "rotated", user=alice)
 
 
 def run_flight_recorder(svc):
@@ -116,6 +132,7 @@ def run_flight_recorder(svc):
     check(gone.returncode == 3 and "no trigger named 'full'" in gone.stderr, f"{gone}")
     svc.cli("destroy", "flight", user=alice)
     stop_when_written(svc, alice, mine)
+    notify_on_rotation(svc, alice, mine)
     mine.close()
     others.close()
 
