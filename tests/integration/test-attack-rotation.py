@@ -3,7 +3,9 @@
 """One user's scheduled rotations cannot delay another's. The attacker
 has sessions with a rotation timer recording into a directory whose every
 write takes half a second (a FUSE server of theirs): each of their
-rotations waits on their consumer, busy with those writes, for seconds.
+rotations waits on their consumer, busy with those writes, for a second
+or more (and then fails there, the server having no RENAME_NOREPLACE:
+retried 10 s later, which a dozen sessions keep busy).
 The victim's session rotates every second (enable-rotation --timer 1s);
 its archives appear within that period and a margin of one another, as
 they do unattacked, because each owner's rotations are run on a thread
@@ -15,7 +17,7 @@ import time
 from fuselib import SlowDirectory, require_fuse
 from tclib import Service, check, log, run
 
-ATTACK_SESSIONS = 4
+ATTACK_SESSIONS = 12
 WRITE_S = 0.5
 PERIOD_S = 1.0
 # The scheduler's look (200 ms) and the rotation itself; an owner waiting
