@@ -4,8 +4,10 @@
 has sessions with a rotation timer recording into a directory whose every
 write takes half a second (a FUSE server of theirs): each of their
 rotations waits on their consumer, busy with those writes, for a second
-or more (and then fails there, the server having no RENAME_NOREPLACE:
-retried 10 s later, which a dozen sessions keep busy).
+or more, and then fails on that directory (the test's FUSE server does
+not take the archive's rename): each is retried 10 s later, so a dozen
+sessions keep the consumer and a scheduler that serves owners in turn
+busy.
 The victim's session rotates every second (enable-rotation --timer 1s);
 its archives appear within that period and a margin of one another, as
 they do unattacked, because each owner's rotations are run on a thread
