@@ -3,24 +3,28 @@
  * Rotation and clear of a session's trace (tc-session-rotation.h).
  *
  * The scheduler is one thread of the service, started with the first
- * schedule: every TC_ROTATION_CHECK_INTERVAL_US it looks at the sessions
- * that have a schedule and, for those recording, rotates the ones whose
- * timer is due or whose current chunk reached its size (the consumer
- * counts the bytes it wrote, TC_CONSUMER_CHUNK_SIZE). A rotation waits on
- * the owner's consumer, which is why it is neither on the D-Bus main loop
- * nor in the request pool, whose threads are shared fairly by the callers.
+ * schedule: every TC_ROTATION_CHECK_INTERVAL_US it takes the sessions
+ * that have a schedule, by owner, and hands each owner's to a thread of
+ * that owner's (tc-owner-pool.h). There, for those recording, it rotates
+ * the ones whose timer is due or whose current chunk reached its size
+ * (the consumer counts the bytes it wrote, TC_CONSUMER_CHUNK_SIZE). A
+ * rotation waits on the owner's consumer, which runs as the owner, who
+ * can make it slow: an owner whose last round is still under way is
+ * skipped for the round (their rotations wait for the next), so one
+ * owner's consumer never delays another's rotations, and never holds
+ * more than one thread. Neither the D-Bus main loop nor the request pool
+ * runs them: their threads are shared fairly by the callers.
  *
- * Lock order: a session's op_lock > its lock [S]; the scheduler's lock is
- * a leaf, never held across an operation.
+ * Lock order: the scheduler's lock > the pool's; a session's op_lock >
+ * its lock [S]. The scheduler's lock is never held across an operation.
  */
 #define G_LOG_DOMAIN "tracectld-session"
 
 #include "tc-session-rotation.h"
 
-#include <urcu.h>
-
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-owner-pool.h"
 #include "tc-session-trace.h"
 #include "tc-signals.h"
 
@@ -29,6 +33,11 @@ static GCond scheduler_cond;
 static GThread *scheduler_thread;  /* [scheduler_lock] */
 static GPtrArray *scheduled;       /* [scheduler_lock] TcSession *, referenced */
 static gboolean scheduler_stopping; /* [scheduler_lock] */
+static TcOwnerPool *rounds_pool;    /* [scheduler_lock] set with scheduler_thread */
+
+/* One owner's scheduled sessions at a round, on a thread of rounds_pool:
+ * TcSession *, referenced. */
+typedef GPtrArray TcOwnerSchedules;
 
 /* The session's op_lock, held until the locker goes, with the session
  * alive: as every operation of tc-session-ops.c begins. */
@@ -413,6 +422,7 @@ tc_rotation_schedule_validate(guint64 timer_us, guint64 size_bytes, GError **err
 }
 
 static gpointer scheduler_main(gpointer data);
+static void owner_round_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused);
 
 /* Puts the session on the scheduler's list (once) and starts the thread. */
 static void
@@ -426,8 +436,12 @@ schedule_session(TcSession *session)
 		scheduled = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
 	if (!g_ptr_array_find(scheduled, session, NULL))
 		g_ptr_array_add(scheduled, tc_session_ref(session));
-	if (scheduler_thread == NULL)
+	if (scheduler_thread == NULL) {
+		/* Threads as owners served at once: one each at most. */
+		rounds_pool =
+		    tc_owner_pool_new(owner_round_run, (GDestroyNotify)g_ptr_array_unref, NULL);
 		scheduler_thread = g_thread_new("tc-rotation", scheduler_main, NULL);
+	}
 }
 
 gboolean
@@ -594,22 +608,70 @@ unschedule_session(TcSession *session)
 		schedule_session(session);
 }
 
+/* rounds_pool's function: the owner's schedules, one after another. A
+ * rotation may wait on a slow consumer: a stopping service does not wait
+ * for the rest. */
+static void
+owner_round_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
+{
+	TcOwnerSchedules *schedules = data;
+
+	for (guint i = 0; i < schedules->len && !tc_owner_pool_is_stopping(pool); i++) {
+		TcSession *session = g_ptr_array_index(schedules, i);
+
+		if (!run_schedule(session))
+			unschedule_session(session);
+	}
+}
+
+/* The round's sessions by owner: uid -> TcOwnerSchedules. */
+static GHashTable *
+schedules_by_owner(GPtrArray *sessions)
+{
+	GHashTable *rounds =
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+		gpointer key = GUINT_TO_POINTER(session->owner_uid);
+		TcOwnerSchedules *schedules = g_hash_table_lookup(rounds, key);
+
+		if (schedules == NULL) {
+			schedules =
+			    g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+			g_hash_table_insert(rounds, key, schedules);
+		}
+		g_ptr_array_add(schedules, tc_session_ref(session));
+	}
+	return rounds;
+}
+
+/* Hands each owner's schedules to rounds_pool, unless that owner's last
+ * round is still under way: their rotations wait for the next round. */
+static void
+start_rounds(GPtrArray *sessions)
+{
+	g_autoptr(GHashTable) rounds = schedules_by_owner(sessions);
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_mutex_lock(&scheduler_lock);
+	g_hash_table_iter_init(&iter, rounds);
+	while (!scheduler_stopping && g_hash_table_iter_next(&iter, &key, &value))
+		if (tc_owner_pool_try_push(rounds_pool, GPOINTER_TO_UINT(key), value))
+			g_hash_table_iter_steal(&iter);
+	g_mutex_unlock(&scheduler_lock);
+}
+
 static gpointer
 scheduler_main(gpointer data)
 {
 	GPtrArray *sessions;
 
-	rcu_register_thread();
 	while ((sessions = scheduled_sessions()) != NULL) {
-		for (guint i = 0; i < sessions->len; i++) {
-			TcSession *session = g_ptr_array_index(sessions, i);
-
-			if (!run_schedule(session))
-				unschedule_session(session);
-		}
+		start_rounds(sessions);
 		g_ptr_array_unref(sessions);
 	}
-	rcu_unregister_thread();
 	return NULL;
 }
 
@@ -617,6 +679,7 @@ void
 tc_rotation_scheduler_stop(void)
 {
 	GThread *thread;
+	TcOwnerPool *pool;
 
 	g_mutex_lock(&scheduler_lock);
 	scheduler_stopping = TRUE;
@@ -625,6 +688,11 @@ tc_rotation_scheduler_stop(void)
 	g_mutex_unlock(&scheduler_lock);
 	if (thread)
 		g_thread_join(thread);
+	/* No round starts now; those under way end after their session. */
+	g_mutex_lock(&scheduler_lock);
+	pool = g_steal_pointer(&rounds_pool);
+	g_mutex_unlock(&scheduler_lock);
+	tc_owner_pool_free(pool);
 	g_mutex_lock(&scheduler_lock);
 	g_clear_pointer(&scheduled, g_ptr_array_unref);
 	g_mutex_unlock(&scheduler_lock);
