@@ -367,13 +367,36 @@ open_packet(const struct tc_rb *rb, uint64_t subbuf_start, uint64_t timestamp)
 }
 
 /*
+ * The events_discarded of a packet: the buffer's count, read by whoever
+ * is about to end the packet, after loading the position it will move to
+ * the boundary and before that move. Packets end in the order of those
+ * moves, so counts read before them are read in that order and never
+ * step back from one packet to the next (docs/ring-buffer.md). Read after
+ * the move, the count of a closer switched out in between would get ahead
+ * of the next packets': others fill them, then drop records while its
+ * unfinished packet holds the reader. The acquire load of the position,
+ * and the move that orders the read before it (a release, a locked
+ * instruction, or an x86 store, which follows earlier loads), make this
+ * hold across threads and CPUs; drops counted between the read and the
+ * move go to the next packet.
+ */
+static uint64_t
+discarded_before_end(const struct tc_rb *rb)
+{
+	TC_RB_SCHED_POINT();
+	return __atomic_load_n(&rb->shm->events_discarded, __ATOMIC_RELAXED);
+}
+
+/*
  * Writes the end fields of the packet holding the byte just before
  * end_offset, used bytes of which carry data, without committing anything.
  * timestamp was read after every reservation inside the packet succeeded,
- * so it is not older than any of their timestamps.
+ * so it is not older than any of their timestamps; discarded was read
+ * before the move that ended the packet (discarded_before_end()).
  */
 static void
-finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64_t timestamp)
+finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64_t timestamp,
+	      uint64_t discarded)
 {
 	struct tc_packet_header *header = packet_header_at(rb, end_offset - 1);
 
@@ -381,7 +404,7 @@ finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64
 	header->timestamp_end = timestamp;
 	header->content_size = used * 8;
 	header->packet_size = (uint64_t)rb->subbuf_size * 8;
-	header->events_discarded = __atomic_load_n(&rb->shm->events_discarded, __ATOMIC_RELAXED);
+	header->events_discarded = discarded;
 }
 
 /*
@@ -389,12 +412,12 @@ finish_packet(const struct tc_rb *rb, uint64_t end_offset, uint64_t used, uint64
  * boundary: finishes the packet and commits its unused tail as padding.
  */
 static void
-close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp)
+close_packet(const struct tc_rb *rb, uint64_t old, uint64_t timestamp, uint64_t discarded)
 {
 	uint64_t used = offset_in_subbuf(rb, old);
 	uint64_t boundary = old - used + rb->subbuf_size;
 
-	finish_packet(rb, boundary, used, timestamp);
+	finish_packet(rb, boundary, used, timestamp, discarded);
 	commit_bytes(rb, old, rb->subbuf_size - used);
 }
 
@@ -680,6 +703,9 @@ push_reader(const struct tc_rb *rb, uint64_t boundary)
  * a successful CAS. A scribbled last timestamp only makes full headers
  * more likely.
  *
+ * A move that ends a packet (a close, or a record that fits exactly) reads
+ * the packet's discarded count just before it (discarded_before_end()).
+ *
  * Returns 0, -ENOBUFS when the buffer is full, -EMSGSIZE when len can never
  * fit in a sub-buffer (both counted in events_discarded), -EINVAL when len
  * is 0.
@@ -688,7 +714,7 @@ int
 tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32_t full_ts_extra)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
-	uint64_t old, used, timestamp, record, last;
+	uint64_t old, used, timestamp, record, last, discarded = 0;
 	enum tc_rb_move moved;
 	uint32_t slot_size;
 	bool closed = false, full;
@@ -708,6 +734,8 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 		full = full_ts_extra != 0 && tc_rb_needs_full_timestamp(timestamp, last);
 		slot_size = full ? len + full_ts_extra : len;
 		used = offset_in_subbuf(rb, old);
+		if (__builtin_expect((used ? used : header_size) + slot_size >= rb->subbuf_size, 0))
+			discarded = discarded_before_end(rb);
 		if (__builtin_expect(used == 0, 0)) {
 			if (!subbuf_can_open(rb, old)) {
 				/* Overwrite mode: a writer that nested over us (a
@@ -739,7 +767,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 			moved = cas_write_offset(rb, &old, &last, old - used + rb->subbuf_size,
 						 timestamp);
 			if (moved == TC_RB_MOVED) {
-				close_packet(rb, old, timestamp);
+				close_packet(rb, old, timestamp, discarded);
 				old = old - used + rb->subbuf_size;
 				last = timestamp;
 				closed = true;
@@ -765,7 +793,7 @@ tc_rb_reserve_slow(struct tc_rb *rb, struct tc_rb_ctx *ctx, uint32_t len, uint32
 	ctx->commit = &rb->commit[subbuf_index(rb, record)];
 	/* A record ending exactly on the boundary closes its packet (no padding). */
 	if (__builtin_expect(offset_in_subbuf(rb, ctx->offset + slot_size) == 0, 0)) {
-		finish_packet(rb, ctx->offset + slot_size, rb->subbuf_size, timestamp);
+		finish_packet(rb, ctx->offset + slot_size, rb->subbuf_size, timestamp, discarded);
 		closed = true;
 	}
 	ctx->closed_packet = closed;
@@ -792,16 +820,17 @@ tc_rb_commit(const struct tc_rb_ctx *ctx)
 static bool
 flush_locked(struct tc_rb *rb, uint64_t old, uint64_t last)
 {
-	uint64_t used, timestamp;
+	uint64_t used, timestamp, discarded;
 
 	for (int attempt = 0; attempt < TC_RB_FLUSH_CAS_RETRIES; attempt++) {
 		timestamp = tc_rb_clamp_timestamp(tc_rb_timestamp(rb), last);
 		used = offset_in_subbuf(rb, old);
 		if (used == 0)
 			return false;
+		discarded = discarded_before_end(rb);
 		if (cas_write_offset_locked(rb, &old, &last, old - used + rb->subbuf_size,
 					    timestamp)) {
-			close_packet(rb, old, timestamp);
+			close_packet(rb, old, timestamp, discarded);
 			return true;
 		}
 	}
@@ -849,7 +878,7 @@ static bool
 close_empty_packet_locked(struct tc_rb *rb)
 {
 	const uint64_t header_size = sizeof(struct tc_packet_header);
-	uint64_t old, last, timestamp;
+	uint64_t old, last, timestamp, discarded;
 	int attempt;
 
 	old = load_position(rb, &last);
@@ -859,10 +888,11 @@ close_empty_packet_locked(struct tc_rb *rb)
 			return false;
 		if (is_overwrite(rb))
 			push_reader(rb, old);
+		discarded = discarded_before_end(rb);
 		if (!cas_write_offset_locked(rb, &old, &last, old + rb->subbuf_size, timestamp))
 			continue;
 		open_packet(rb, old, timestamp);
-		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp);
+		finish_packet(rb, old + rb->subbuf_size, header_size, timestamp, discarded);
 		commit_bytes(rb, old, rb->subbuf_size - header_size);
 		return true;
 	}

@@ -90,7 +90,9 @@ struct tc_packet_header {
 	uint64_t content_size;     /* bits */
 	uint64_t packet_size;      /* bits */
 	uint64_t packet_seq_num;   /* sub-buffer number since the stream began */
-	uint64_t events_discarded; /* free-running count for the stream */
+	/* Free-running count for the stream, never below the packet before's:
+	 * read before the move that ends the packet (tc-rb.c). */
+	uint64_t events_discarded;
 	uint32_t cpu_id;
 } __attribute__((packed));
 

@@ -14,17 +14,21 @@
  * clock that may read the time from before the task's last shared access,
  * as a bare rdtsc can, and a double-width swap of the position; on the
  * others with a clock read in order and the offset swapped alone, its
- * timestamp stored after a scheduling point), each writer's records come in order and once, and in discard
- * mode recorded + discarded == emitted for each writer; in both modes the
- * newest record (reserved at the highest offset) is read. In overwrite
- * mode, a writer refuses a record only while the other writer holds a
- * reservation it has not committed, or the reader is closing a sub-buffer,
- * at some point of the refused reservation (checked at the refusal).
+ * timestamp stored after a scheduling point), each writer's records come
+ * in order and once, and in discard mode recorded + discarded == emitted
+ * for each writer; in both modes the newest record (reserved at the
+ * highest offset) is read. In overwrite mode, a writer refuses a record
+ * only while the other writer holds a reservation it has not committed,
+ * or the reader is closing a sub-buffer, at some point of the refused
+ * reservation (checked at the refusal). Every packet read carries an
+ * events_discarded no lower than the packet before it, and the last one
+ * (the final flush's empty packet if need be) reports every refused
+ * record.
  *
  * The buffer is two sub-buffers of 4 KiB and records of 1000 bytes (four
  * per sub-buffer), so that a handful of records exercises opening,
- * closing with padding, exact fit, Buffer Full and, in overwrite mode,
- * pushing the reader.
+ * closing with padding, Buffer Full and, in overwrite mode, pushing the
+ * reader.
  *
  * The -local tests give the tasks CPUs: the writers run on the buffer's
  * CPU and move the position in a modelled restartable sequence
@@ -33,10 +37,15 @@
  * the other CPU, also closes the sub-buffer being filled (tc_rb_flush(),
  * which locks those moves out and visits their CPU). -local-and-remote
  * moves the second writer to the reader's CPU, without rseq: it locks the
- * plain moves out for good before its first locked swap.
+ * plain moves out for good before its first locked swap. -packet-ends
+ * gives the second writer records four of which fill a sub-buffer
+ * exactly, and has the reader write an empty packet after its flush, as
+ * the consumer does: every way a packet ends races with the writers
+ * there.
  */
 #include <glib.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -47,6 +56,9 @@
 #define SUBBUF_SIZE 4096u
 #define NUM_SUBBUF 2u
 #define RECORD_SIZE 1000u
+/* The second writer's records in the -packet-ends test: four of them
+ * fill a sub-buffer exactly. */
+#define EXACT_RECORD_SIZE ((SUBBUF_SIZE - (uint32_t)sizeof(struct tc_packet_header)) / 4)
 #define RECORDS_PER_WRITER 5u
 #define READER_ATTEMPTS 3
 #define NR_TASKS 3
@@ -59,10 +71,12 @@ struct record {
 	struct tc_event_header header;
 	uint32_t writer;
 	uint32_t seq;
-	uint8_t filler[RECORD_SIZE - sizeof(struct tc_event_header) - 8];
+	uint8_t filler[EXACT_RECORD_SIZE - sizeof(struct tc_event_header) - 8];
 } __attribute__((packed));
 
-G_STATIC_ASSERT(sizeof(struct record) == RECORD_SIZE);
+G_STATIC_ASSERT(sizeof(struct record) == EXACT_RECORD_SIZE);
+G_STATIC_ASSERT((SUBBUF_SIZE - sizeof(struct tc_packet_header)) % 4 == 0);
+G_STATIC_ASSERT(EXACT_RECORD_SIZE > RECORD_SIZE);
 
 /* The coroutines. */
 typedef struct {
@@ -90,6 +104,9 @@ static int task_cpu[NR_TASKS];
 static int last_on_cpu[NR_CPUS];
 static uint64_t cpu_switches[NR_CPUS];
 static gboolean local_moves, remote_writer;
+/* The -packet-ends test: records that end a packet exactly, and a reader
+ * that writes an empty packet after its flush. */
+static gboolean packet_ends;
 
 /* The system under test, fresh for each interleaving. */
 static void *mapping;
@@ -100,6 +117,8 @@ static uint8_t packet[SUBBUF_SIZE];
 static uint32_t emitted[2], refused[2], recorded[2], next_seq[2];
 /* The last timestamp read, packet bounds included, in buffer order. */
 static uint64_t last_read_timestamp;
+/* events_discarded of the last packet read. */
+static uint64_t last_read_discarded;
 static gboolean was_read[2][RECORDS_PER_WRITER];
 /* The record reserved at the highest offset: the newest of the buffer. */
 static uint64_t newest_offset;
@@ -255,21 +274,35 @@ tc_rb_model_refusing(const struct tc_rb *buffer, uint64_t boundary)
 		g_assert_true(other_was_busy[current]);
 }
 
+static uint32_t
+record_size(uint32_t writer)
+{
+	return writer == 1 && packet_ends ? EXACT_RECORD_SIZE : RECORD_SIZE;
+}
+
+static uint32_t
+filler_size(uint32_t writer)
+{
+	return record_size(writer) - (uint32_t)offsetof(struct record, filler);
+}
+
 static void
 writer_body(int writer)
 {
+	const uint32_t size = record_size((uint32_t)writer);
+
 	for (uint32_t seq = 0; seq < RECORDS_PER_WRITER; seq++) {
 		struct record record = {.writer = (uint32_t)writer, .seq = seq};
 		struct tc_rb_ctx ctx;
 
-		for (uint32_t i = 0; i < sizeof(record.filler); i++)
+		for (uint32_t i = 0; i < filler_size((uint32_t)writer); i++)
 			record.filler[i] = filler_byte((uint32_t)writer, seq, i);
 		emitted[writer]++;
 		busy[writer] = TRUE;
 		other_was_busy[writer] = FALSE;
 		note_busy();
-		if (tc_rb_reserve(writer == 1 && remote_writer ? &remote_rb : &rb, &ctx,
-				  RECORD_SIZE) < 0) {
+		if (tc_rb_reserve(writer == 1 && remote_writer ? &remote_rb : &rb, &ctx, size) <
+		    0) {
 			busy[writer] = FALSE;
 			refused[writer]++;
 			continue;
@@ -282,9 +315,8 @@ writer_body(int writer)
 		record.header.id = (uint32_t)writer;
 		record.header.timestamp = ctx.timestamp;
 		/* In two parts, so that others can run in between. */
-		tc_rb_write(&ctx, 0, &record, RECORD_SIZE / 2);
-		tc_rb_write(&ctx, RECORD_SIZE / 2, (uint8_t *)&record + RECORD_SIZE / 2,
-			    RECORD_SIZE - RECORD_SIZE / 2);
+		tc_rb_write(&ctx, 0, &record, size / 2);
+		tc_rb_write(&ctx, size / 2, (uint8_t *)&record + size / 2, size - size / 2);
 		tc_rb_commit(&ctx);
 		busy[writer] = FALSE;
 	}
@@ -299,6 +331,19 @@ check_packet(void)
 
 	/* Physically consecutive: never back in time. */
 	g_assert_cmpuint(header->timestamp_begin, >=, last_read_timestamp);
+	/*
+	 * The stream's discarded count never steps back, whoever closed the
+	 * packet: a CTF reader takes the difference from the packet before
+	 * modulo 2^64. The interleaving that broke it: a writer (or the
+	 * reader's flush) moves the position to the boundary and is switched
+	 * out before it writes the packet's end fields; the other writer
+	 * fills and closes the next sub-buffer, then finds the buffer full,
+	 * as the unfinished packet holds the reader, and drops a record; a
+	 * count read once the first one resumes is ahead of the next
+	 * packet's.
+	 */
+	g_assert_cmpuint(header->events_discarded, >=, last_read_discarded);
+	last_read_discarded = header->events_discarded;
 	last_read_timestamp = header->timestamp_begin;
 	while (pos < end) {
 		struct record record;
@@ -306,18 +351,20 @@ check_packet(void)
 		g_assert_cmpuint(end - pos, >=, RECORD_SIZE);
 		memcpy(&record, packet + pos, RECORD_SIZE);
 		g_assert_cmpuint(record.writer, <, 2);
+		g_assert_cmpuint(end - pos, >=, record_size(record.writer));
+		memcpy(&record, packet + pos, record_size(record.writer));
 		g_assert_cmpuint(record.header.id, ==, record.writer);
 		g_assert_cmpuint(record.seq, >=, next_seq[record.writer]);
 		g_assert_cmpuint(record.header.timestamp, >=, last_read_timestamp);
 		g_assert_cmpuint(record.header.timestamp, <=, header->timestamp_end);
 		last_read_timestamp = record.header.timestamp;
-		for (uint32_t i = 0; i < sizeof(record.filler); i++)
+		for (uint32_t i = 0; i < filler_size(record.writer); i++)
 			g_assert_cmpuint(record.filler[i], ==,
 					 filler_byte(record.writer, record.seq, i));
 		next_seq[record.writer] = record.seq + 1;
 		was_read[record.writer][record.seq] = TRUE;
 		recorded[record.writer]++;
-		pos += RECORD_SIZE;
+		pos += record_size(record.writer);
 	}
 	last_read_timestamp = header->timestamp_end;
 }
@@ -344,6 +391,11 @@ reader_body(int unused)
 		if (local_moves) {
 			flushing = TRUE;
 			tc_rb_flush(&reader.rb);
+			/* An empty packet at the boundary, as the consumer's
+			 * live timer writes for a stream it sent nothing of
+			 * yet, and its stop flush for drops not reported. */
+			if (packet_ends)
+				tc_rb_close_empty_packet(&reader.rb);
 			flushing = FALSE;
 		}
 	}
@@ -427,6 +479,7 @@ reset_system(void)
 	model_clock = 0;
 	memset(clock_at_yield, 0, sizeof(clock_at_yield));
 	last_read_timestamp = 0;
+	last_read_discarded = 0;
 	busy[0] = busy[1] = flushing = FALSE;
 	other_was_busy[0] = other_was_busy[1] = FALSE;
 }
@@ -457,6 +510,13 @@ run_one_interleaving(void)
 	g_assert_cmpint(newest_writer, >=, 0);
 	g_assert_true(was_read[newest_writer][newest_seq]);
 	g_assert_cmpuint(rb.shm->events_discarded, ==, refused[0] + refused[1]);
+	/* The final flush's empty packet reports the drops since the last
+	 * packet: what a CTF reader adds up is every record refused. */
+	if (last_read_discarded != rb.shm->events_discarded) {
+		g_assert_true(tc_rb_close_empty_packet(&reader.rb));
+		g_assert_true(read_one());
+	}
+	g_assert_cmpuint(last_read_discarded, ==, refused[0] + refused[1]);
 
 	for (int w = 0; w < 2 && !(flags & TC_RB_FLAG_OVERWRITE); w++)
 		g_assert_cmpuint(recorded[w] + refused[w], ==, emitted[w]);
@@ -540,6 +600,16 @@ test_discard_local_and_remote(void)
 	local_moves = remote_writer = FALSE;
 }
 
+/* Every way a packet ends, each racing with the writers: a writer's close
+ * and its exact fit, the reader's flush and its empty packet. */
+static void
+test_discard_local_packet_ends(void)
+{
+	local_moves = packet_ends = TRUE;
+	explore(0);
+	local_moves = packet_ends = FALSE;
+}
+
 static void
 test_overwrite(void)
 {
@@ -574,5 +644,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/rb-model/overwrite-local", test_overwrite_local);
 	g_test_add_func("/tracectl/rb-model/discard-local-and-remote",
 			test_discard_local_and_remote);
+	g_test_add_func("/tracectl/rb-model/discard-local-packet-ends",
+			test_discard_local_packet_ends);
 	return g_test_run();
 }

@@ -158,6 +158,7 @@ typedef struct {
 	uint64_t last_timestamp;
 	uint64_t next_seq[8]; /* per writer thread */
 	uint64_t recorded[8];
+	uint64_t discarded; /* events_discarded of the packet before */
 	guint packets;
 } Checker;
 
@@ -171,6 +172,10 @@ check_packet(Checker *checker, const uint8_t *packet)
 
 	g_assert_cmpuint(header->timestamp_begin, >=, checker->last_timestamp);
 	checker->last_timestamp = header->timestamp_begin;
+	/* The stream's discarded count never steps back (tc-rb.c,
+	 * discarded_before_end()). */
+	g_assert_cmpuint(header->events_discarded, >=, checker->discarded);
+	checker->discarded = header->events_discarded;
 	while (pos < end) {
 		struct test_record record;
 
