@@ -107,7 +107,7 @@ enum tc_kernel_msg_type {
 	/* struct tc_kernel_own_msg -> the own-process tier's programs for
 	 * the session (tc-kernel-own.h), attached; one TC_KERNEL_OWN_FD
 	 * message carrying the ring buffer's map, then the reply. -EINVAL
-	 * for uid 0, no event or an unknown event bit, -EEXIST when the
+	 * for uid 0, gid -1, no event or an unknown event bit, -EEXIST when the
 	 * session has them already, -EMFILE past
 	 * TC_KERNEL_OWN_SESSIONS_MAX. Owned by the connection. */
 	TC_KERNEL_OWN_START = 21,
@@ -283,7 +283,9 @@ struct tc_kernel_own_msg {
 	/* The owner's consumer, or 0: its own work (reading the ring buffer,
 	 * writing the trace) is not recorded, or it would feed itself. */
 	uint32_t quiet_tgid;
-	uint32_t reserved; /* 0 */
+	/* The primary group of the owner's account: the programs record the
+	 * tasks the owner could trace, whose gids are all this one. */
+	uint32_t gid;
 };
 
 #define TC_KERNEL_CGROUP_PATH_MAX 1024u

@@ -5,12 +5,13 @@
  * Shared by the programs (built with clang -target bpf on vmlinux.h) and
  * the consumer.
  *
- * Every record describes a task whose real, effective and saved uids are
- * all the session owner's (the rule ptrace applies), and holds only what
- * that task supplied (system call numbers, arguments, return values, its
- * own fault addresses, the block requests and packets it issued) or
- * integers about that task: never a kernel
- * address, never another task's name, pid or state. Scheduling records
+ * Every record describes a task the session owner could trace with ptrace
+ * (same uids and gids, dumpable, no capability the owner lacks: the rule
+ * is the programs' tc-own-ptrace.h), or a task of the delegated unit the
+ * session tracks, and holds only what that task supplied (system call
+ * numbers, arguments, return values, its own fault addresses, the block
+ * requests and packets it issued) or integers about that task: never a
+ * kernel address, never another task's name, pid or state. Scheduling records
  * pass a per-CPU token bucket (TC_KERNEL_OWN_SCHED_RATE per second, bursts
  * of TC_KERNEL_OWN_SCHED_BURST), so they cannot sample other users'
  * scheduling at high resolution; what the bucket drops is counted in a

@@ -469,11 +469,10 @@ start_own(int sock, const void *buf, size_t len)
 	const struct tc_kernel_own_msg *msg = buf;
 	int ring_fd = -1, ret;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) || msg->reserved != 0 ||
-	    msg->quiet_tgid > INT32_MAX)
+	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) || msg->quiet_tgid > INT32_MAX)
 		return -EINVAL;
 #ifdef TRACECTL_HAVE_OWN_TIER
-	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->events,
+	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->gid, msg->events,
 				  msg->quiet_tgid, &ring_fd);
 #else
 	ret = -EOPNOTSUPP;

@@ -92,9 +92,10 @@ void tc_helper_target_abort(struct tc_target_child *child);
 int tc_helper_list_memfd(bool syscalls);
 
 /* tc-kernel-own.c: the own-process tier's programs of a session, owned
- * by the connection owner_fd. */
-int tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
-			uint32_t quiet_tgid, int *ring_fd);
+ * by the connection owner_fd, recording the tasks that the owner (uid, and
+ * gid the primary group of their account) could trace. */
+int tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid,
+			uint32_t events, uint32_t quiet_tgid, int *ring_fd);
 /* The same for the tasks of the control group cgroup (a path of the
  * unified hierarchy, /proc/PID/cgroup's) and its descendants. */
 int tc_helper_own_unit_start(int owner_fd, uint64_t session_id, const char *cgroup,

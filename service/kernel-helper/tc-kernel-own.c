@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The own-process kernel tier (tc-kernel-own.h): one set of eBPF programs
- * per session, loaded with the owner's uid as a read-only constant and
+ * per session, loaded with the owner's uid and gid as read-only constants and
  * attached to the classes of events the session asked for. The programs
  * stay attached while the connection that asked for them is open and the
  * session has not been removed; the ring buffer lives on while the
@@ -85,17 +85,19 @@ find_session(uint64_t session_id)
 	return -1;
 }
 
-/* Loads and attaches the programs, scoped to uid or, when cgroup_id is not
- * 0, to that control group at depth level and below; *ring_fd is the ring
- * buffer's map, a descriptor of its own for the caller to send and close. */
+/* Loads and attaches the programs, scoped to what the owner (uid, gid)
+ * could trace or, when cgroup_id is not 0, to that control group at depth
+ * level and below; *ring_fd is the ring buffer's map, a descriptor of its
+ * own for the caller to send and close. */
 static int
-own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint64_t cgroup_id, uint32_t level,
-	  uint32_t events, uint32_t quiet_tgid, int *ring_fd)
+own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint64_t cgroup_id,
+	  uint32_t level, uint32_t events, uint32_t quiet_tgid, int *ring_fd)
 {
 	struct tc_own *skel;
 	int ret;
 
-	if ((cgroup_id == 0 && uid == 0) || events == 0 || (events & ~TC_KERNEL_OWN_ALL))
+	if ((cgroup_id == 0 && (uid == 0 || gid == (uint32_t)-1)) || events == 0 ||
+	    (events & ~TC_KERNEL_OWN_ALL))
 		return -EINVAL;
 	if (find_session(session_id) >= 0)
 		return -EEXIST;
@@ -106,6 +108,7 @@ own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint64_t cgroup_id, u
 	if (!skel)
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->owner_uid = uid;
+	skel->rodata->owner_gid = gid;
 	skel->rodata->unit_cgroup_id = cgroup_id;
 	skel->rodata->unit_cgroup_level = level;
 	skel->rodata->quiet_tgid = (int32_t)quiet_tgid;
@@ -133,16 +136,17 @@ own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint64_t cgroup_id, u
 			      session_id, cgroup_id, level, events);
 	else
 		tc_helper_log("info",
-			      "session %" PRIu64 ": own-process programs for uid %u, events 0x%x",
-			      session_id, uid, events);
+			      "session %" PRIu64
+			      ": own-process programs for uid %u gid %u, events 0x%x",
+			      session_id, uid, gid, events);
 	return 0;
 }
 
 int
-tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t events,
+tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint32_t events,
 		    uint32_t quiet_tgid, int *ring_fd)
 {
-	return own_start(owner_fd, session_id, uid, 0, 0, events, quiet_tgid, ring_fd);
+	return own_start(owner_fd, session_id, uid, gid, 0, 0, events, quiet_tgid, ring_fd);
 }
 
 /* The depth of an absolute group path with no empty, "." or ".."
@@ -205,7 +209,7 @@ tc_helper_own_unit_start(int owner_fd, uint64_t session_id, const char *cgroup,
 	close(fd);
 	if (fs.f_type != CGROUP2_SUPER_MAGIC)
 		return -ENOENT;
-	return own_start(owner_fd, session_id, 0, (uint64_t)st.st_ino, (uint32_t)depth, events,
+	return own_start(owner_fd, session_id, 0, 0, (uint64_t)st.st_ino, (uint32_t)depth, events,
 			 quiet_tgid, ring_fd);
 }
 

@@ -959,12 +959,13 @@ request_own_ring(struct tc_kernel_msg *request, size_t size, GError **error)
 }
 
 int
-tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, guint32 events, GPid quiet_pid,
 		    GError **error)
 {
 	struct tc_kernel_own_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
 		.uid = uid,
+		.gid = gid,
 		.events = events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};

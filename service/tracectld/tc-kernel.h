@@ -68,10 +68,11 @@ char **tc_kernel_list(gboolean syscalls, GError **error);
 char *tc_kernel_probe_group(guint64 session_id);
 
 /* The own-process tier (tc-kernel-own.h): the helper's programs for the
- * session, recording uid's tasks but quiet_pid's (the consumer); the ring
- * buffer's map for the consumer, or -1. NotSupported when the helper was
- * built without it. */
-int tc_kernel_own_start(guint64 session_id, uid_t uid, guint32 events, GPid quiet_pid,
+ * session, recording the tasks that uid, with gid the primary group of its
+ * account, could trace, but quiet_pid's (the consumer); the ring buffer's
+ * map for the consumer, or -1. NotSupported when the helper was built
+ * without it. */
+int tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, guint32 events, GPid quiet_pid,
 			GError **error);
 /* The same for a delegated unit's control group (a path of the unified
  * hierarchy) and its descendants, whatever their uid. */

@@ -2,7 +2,8 @@
 /*
  * The own-process kernel tier of a session: kernel events of the owner's
  * own processes only (docs/kernel.md), recorded by eBPF programs the root
- * helper loads for the owner's uid, and written by the owner's consumer
+ * helper loads for the owner's uid and the primary group of their account
+ * (the processes the owner could trace), and written by the owner's consumer
  * into <output>/kernel-own. A session that tracks a unit gets the unit's
  * tasks instead (its control group, whatever their uid).
  *
@@ -25,6 +26,7 @@
 #include "tc-error.h"
 #include "tc-kernel-own.h"
 #include "tc-kernel.h"
+#include "tc-user-account.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"
 
@@ -111,18 +113,30 @@ own_uuid(const TcSession *session, guint8 uuid[16])
 	uuid[15] ^= 0x4f;
 }
 
-/* The programs scoped to the owner's uid, or to the one unit the session
- * tracks (tc-unit.h): a delegated unit's kernel activity, whatever its
- * uid. op_lock held. */
+/* The programs for what the owner could trace: their uid, and the gid
+ * of their account (the password database's, as their consumer runs
+ * with), which every task the kernel lets them trace has. */
+static int
+own_owner_programs_start(TcSession *session, TcConsumer *consumer, GError **error)
+{
+	g_auto(TcUserAccount) owner = {0};
+
+	if (!tc_user_account_lookup(session->owner_uid, &owner, error))
+		return -1;
+	return tc_kernel_own_start(session->id, owner.uid, owner.gid, session->kernel_own_events,
+				   tc_consumer_pid(consumer), error);
+}
+
+/* The programs scoped to the processes the owner could trace, or to the
+ * one unit the session tracks (tc-unit.h): a delegated unit's kernel
+ * activity, whatever its uid. op_lock held. */
 static int
 own_programs_start(TcSession *session, TcConsumer *consumer, GError **error)
 {
 	const TcTrackedUnit *unit;
 
 	if (session->units->len == 0)
-		return tc_kernel_own_start(session->id, session->owner_uid,
-					   session->kernel_own_events, tc_consumer_pid(consumer),
-					   error);
+		return own_owner_programs_start(session, consumer, error);
 	if (session->units->len > 1) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 			    "The own-process kernel tier of session '%s' follows one unit, and "

@@ -42,7 +42,7 @@ def figure(name, ours, anchor, unit):
 
 
 def as_user(user):
-    return ["setpriv", f"--reuid={user.uid}", f"--regid={user.uid}", "--clear-groups", "--"]
+    return ["setpriv", f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups", "--"]
 
 
 def gated(user, program):

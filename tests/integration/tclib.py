@@ -29,6 +29,7 @@ TRACECTL = os.path.join(BUILD, "client", "tracectl")
 EXAMPLE_APP = os.path.join(BUILD, "probes", "examples", "tracectl-example-app")
 STRESS_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-stress-app")
 FORK_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-fork-app")
+CRED_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-cred-app")
 POLKIT_ACTIONS = "/usr/share/polkit-1/actions/org.tracectl.policy"
 POLKIT_RULES = "/etc/polkit-1/rules.d/60-org.tracectl.rules"
 SYSTEM_PYTHON = "/usr/bin/python3"  # the one python3-bt2 imports under
@@ -106,6 +107,7 @@ class User:
             self.created = True
         entry = pwd.getpwnam(name)
         self.uid = entry.pw_uid
+        self.gid = entry.pw_gid
         self.home = entry.pw_dir
 
     def remove(self):

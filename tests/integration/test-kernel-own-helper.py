@@ -10,20 +10,15 @@ faster gets at most its rate, and the rest is counted as lost."""
 
 import mmap
 import os
-import socket
-import struct
 import subprocess
 import threading
 import time
 
 import ownlib
-from tclib import BUILD, User, check, require, run
+from ownhelper import (ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_remove, own_start,
+                       start_paired)
+from tclib import User, check, require, run
 
-HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
-MAGIC, REPLY, OWN_START, OWN_FD, OWN_REMOVE = 0x54434B31, 16, 21, 22, 23
-MSG = struct.Struct("=IIIIQiI")
-OWN = struct.Struct("=IIIIQiIIIII")
-ALL_EVENTS = 0x1ff
 SCHED_SWITCH = 0x04
 SCHED_RATE, SCHED_BURST = 20000, 2000
 # Two processes bouncing a byte through pipes: two switches a round trip,
@@ -51,50 +46,8 @@ WORKLOAD = ("import os, signal, time\n"
             "    time.sleep(0.01)\n")
 
 
-def start_paired():
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    proc = subprocess.Popen([HELPER], close_fds=False,
-                            preexec_fn=lambda: os.dup2(theirs.fileno(), 3),
-                            stderr=None)
-    theirs.close()
-    return ours, proc
-
-
-def own_start(sock, session, uid, events, seq=1):
-    """OWN_START: the status, and the ring buffer's descriptor or None."""
-    sock.send(OWN.pack(MAGIC, OWN_START, OWN.size, seq, session, 0, 0, uid, events, 0, 0))
-    fd = None
-    while True:
-        data, fds, _, _ = socket.recv_fds(sock, 256, 1)
-        magic, rtype, _, rseq, _, status, _ = MSG.unpack(data)
-        check(magic == MAGIC and rseq == seq, "malformed message")
-        if rtype == OWN_FD:
-            check(len(fds) == 1, "OWN_FD without a descriptor")
-            fd = fds[0]
-            continue
-        check(rtype == REPLY, f"unexpected message {rtype}")
-        return status, fd
-
-
-def as_user(user):
-    def become():
-        os.setgroups([])
-        os.setgid(user.uid)  # useradd's user-private group
-        os.setuid(user.uid)
-    return become
-
-
-def drain(rings, stop, out):
-    while not stop.is_set():
-        for name, ring in rings.items():
-            out[name] += ring.read()
-        time.sleep(0.005)
-    for name, ring in rings.items():
-        out[name] += ring.read()
-
-
 def check_rate_limit(sock, user):
-    status, fd = own_start(sock, 3, user.uid, SCHED_SWITCH, seq=30)
+    status, fd = own_start(sock, 3, user, SCHED_SWITCH, seq=30)
     check(status == 0, f"OWN_START of switches only: {status}")
     ring = ownlib.Ring(fd)
     stop = threading.Event()
@@ -124,16 +77,16 @@ def test():
     users = {"alice": User("tcownalice"), "bob": User("tcownbob")}
     sock, helper = start_paired()
     try:
-        status, _ = own_start(sock, 1, 0, ALL_EVENTS)
-        require(status != -95, "the helper was built without the own-process tier")
+        status, _ = own_start(sock, 1, users["alice"], ALL_EVENTS, uid=0)
+        require(status != NOT_SUPPORTED, "the helper was built without the own-process tier")
         check(status == -22, f"uid 0 was not refused: {status}")
-        status, _ = own_start(sock, 1, users["alice"].uid, 0x200, seq=2)
+        status, _ = own_start(sock, 1, users["alice"], 0x200, seq=2)
         check(status == -22, f"an unknown event class was not refused: {status}")
         fds = {}
         for seq, (name, session) in enumerate((("alice", 1), ("bob", 2)), 3):
-            status, fds[name] = own_start(sock, session, users[name].uid, ALL_EVENTS, seq=seq)
+            status, fds[name] = own_start(sock, session, users[name], ALL_EVENTS, seq=seq)
             check(status == 0 and fds[name] is not None, f"OWN_START for {name}: {status}")
-        status, _ = own_start(sock, 1, users["alice"].uid, ALL_EVENTS, seq=9)
+        status, _ = own_start(sock, 1, users["alice"], ALL_EVENTS, seq=9)
         check(status == -17, f"a second OWN_START of a session was not refused: {status}")
         # The records cannot be forged: only the consumer page is writable.
         try:
@@ -176,10 +129,8 @@ def test():
                 check(any(r["pid"] == pid and r["type"] == "sys_enter" and r["id"] == GETPPID
                           for r in records), f"{name}'s getppid() of pid {pid} missing")
             print(f"{name}: {len(records)} records, types {sorted(kinds, key=str)}")
-        sock.send(MSG.pack(MAGIC, OWN_REMOVE, MSG.size, 20, 1, 0, 0))
-        check(MSG.unpack(sock.recv(256))[5] == 0, "OWN_REMOVE failed")
-        sock.send(MSG.pack(MAGIC, OWN_REMOVE, MSG.size, 21, 1, 0, 0))
-        check(MSG.unpack(sock.recv(256))[5] == -2, "OWN_REMOVE of a removed session")
+        check(own_remove(sock, 1, 20) == 0, "OWN_REMOVE failed")
+        check(own_remove(sock, 1, 21) == -2, "OWN_REMOVE of a removed session")
         check_rate_limit(sock, users["alice"])
     finally:
         sock.close()

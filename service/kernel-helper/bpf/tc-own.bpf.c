@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The own-process kernel tier: programs the root helper attaches for one
- * session, recording only tasks whose real, effective and saved uids are
- * all owner_uid (the rule ptrace applies to a user's own processes; a
- * setuid program the user runs is not theirs), and only fields that
- * describe that task or that it supplied (tc-kernel-own.h).
+ * session, recording only tasks the owner could trace themselves (the rule
+ * of ptrace, below), and only fields that describe that task or that it
+ * supplied (tc-kernel-own.h).
  *
  * Nothing of another task is ever copied: a switch from or to another
  * user's task records only the owner's side, a wake-up does not name the
- * waker. The load-time constants (owner_uid, or a delegated unit's
- * control group) are read-only for the
- * programs; the consumer holds only the ring buffer, whose data pages the
- * kernel maps read-only for it.
+ * waker. The load-time constants (owner_uid and owner_gid, or a delegated
+ * unit's control group) are read-only for the programs; the consumer holds
+ * only the ring buffer, whose data pages the kernel maps read-only for it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -20,10 +18,14 @@
 #include <bpf/bpf_endian.h>
 
 #include "tc-kernel-own.h"
+#include "tc-own-ptrace.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* The owner as a tracer (tc-own-ptrace.h): their uid and their account's
+ * primary group. */
 const volatile __u32 owner_uid = 0xffffffffu;
+const volatile __u32 owner_gid = 0xffffffffu;
 /* A delegated unit's programs (OWN_UNIT_START): the tasks of the control
  * group whose id is unit_cgroup_id, at depth unit_cgroup_level of the
  * unified hierarchy, and of its descendants, whatever their uid; 0 for
@@ -67,28 +69,25 @@ in_unit(struct task_struct *task)
 	return ancestor && BPF_CORE_READ(ancestor, kn, id) == unit_cgroup_id;
 }
 
+/* Whether the programs record task: the unit's, or one its owner could
+ * trace (tc-own-ptrace.h); never the owner's consumer. */
 static __always_inline bool
 is_owners(struct task_struct *task)
 {
-	const struct cred *cred;
-	__u32 uid;
-
 	if (unit_cgroup_id)
 		return in_unit(task) && BPF_CORE_READ(task, tgid) != quiet_tgid;
-	cred = BPF_CORE_READ(task, real_cred);
-	uid = BPF_CORE_READ(cred, uid.val);
-	return uid == owner_uid && BPF_CORE_READ(cred, euid.val) == owner_uid &&
-	       BPF_CORE_READ(cred, suid.val) == owner_uid && BPF_CORE_READ(task, tgid) != quiet_tgid;
+	return own_may_trace(task, owner_uid, owner_gid) && task->tgid != quiet_tgid;
 }
 
 static __always_inline bool
 current_is_owners(void)
 {
-	/* Cheap first: most tasks of a busy machine are someone else's. */
+	/* Cheap first: most tasks of a busy machine are someone else's. The
+	 * helper gives the current task's uid and gid in one word. */
 	if (unit_cgroup_id) {
 		if (bpf_get_current_ancestor_cgroup_id(unit_cgroup_level) != unit_cgroup_id)
 			return false;
-	} else if ((__u32)bpf_get_current_uid_gid() != owner_uid) {
+	} else if (bpf_get_current_uid_gid() != ((__u64)owner_gid << 32 | owner_uid)) {
 		return false;
 	}
 	return is_owners(bpf_get_current_task_btf());
