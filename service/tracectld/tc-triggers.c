@@ -253,7 +253,8 @@ parse_action(const char *text, TcAction *action, GError **error)
 	g_auto(GStrv) parts = g_strsplit(text, ":", 2);
 
 	action->session = NULL;
-	for (guint i = 0; i < G_N_ELEMENTS(action_names); i++) {
+	/* An empty action splits into no part: parts[0] is NULL then. */
+	for (guint i = 0; parts[0] != NULL && i < G_N_ELEMENTS(action_names); i++) {
 		if (!g_str_equal(parts[0], action_names[i]))
 			continue;
 		action->kind = i;

@@ -47,6 +47,8 @@ test_refusals(void)
 	static const char *const none[] = {NULL};
 	static const char *const rotate_other[] = {"rotate-session:../x", NULL};
 	static const char *const unknown[] = {"explode", NULL};
+	/* Splits into no part at all: once read as a NULL action name. */
+	static const char *const empty[] = {"notify", "", NULL};
 	static const char *const notify_with_session[] = {"notify:other", NULL};
 	const char *many[18];
 
@@ -73,6 +75,8 @@ test_refusals(void)
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), none,
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), unknown,
+		       TC_ERROR_INVALID_ARGUMENT);
+	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), empty,
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), notify_with_session,
 		       TC_ERROR_INVALID_ARGUMENT);
