@@ -241,7 +241,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bytes = g_variant_ref_sink(
 	    g_variant_new_from_data(G_VARIANT_TYPE("(ssa{sv}as)"), copy, size, FALSE, NULL, NULL));
 	outcomes[NOT_NORMAL] += !g_variant_is_normal_form(bytes);
-	parameters = g_variant_ref_sink(g_variant_get_normal_form(bytes));
+	parameters = g_variant_get_normal_form(bytes); /* a full reference */
 	try_add(parameters);
 	return 0;
 }
