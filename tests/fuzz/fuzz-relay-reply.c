@@ -44,8 +44,8 @@
  * Built with libFuzzer it is a coverage-guided fuzzer, from the top of the
  * source tree (Debian's clang):
  *
- *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
- *     -Itests/fuzz -Iservice/consumerd -Icommon/abi -Icommon/ringbuffer \
+ *   clang -g -O1 -D_GNU_SOURCE -DFUZZ_LIBFUZZER \
+ *     -fsanitize=fuzzer,address,undefined -Itests/fuzz -Iservice/consumerd -Icommon/abi -Icommon/ringbuffer \
  *     -Icommon/util tests/fuzz/fuzz-relay-reply.c \
  *     service/consumerd/tc-relay-wire.c service/consumerd/tc-consumer-relay-held.c \
  *     service/consumerd/tc-consumer-resolve.c service/consumerd/tc-consumer-log.c \

@@ -31,10 +31,15 @@
  *     tests/fuzz/fuzz-trigger-condition.c service/tracectld/tc-triggers.c \
  *     service/tracectld/tc-validate.c service/tracectld/tc-event-rule.c \
  *     service/tracectld/tc-filter.c build/data/tc-dbus-generated.c \
- *     build/service/tracectld/libtracectld.a $(pkg-config --libs glib-2.0 \
- *     gio-unix-2.0 polkit-gobject-1 liburcu-cds liburcu libsystemd) \
- *     -o fuzz-trigger-condition
- *   ./fuzz-trigger-condition -max_len=1024 tests/fuzz/corpus/fuzz-trigger-condition
+ *     build/service/tracectld/libtracectld.a build/common/libtc-session-file.a \
+ *     build/common/libtc-util.a build/common/libtc-rb.a $(pkg-config --libs \
+ *     glib-2.0 gio-unix-2.0 polkit-gobject-1 liburcu-cds liburcu libsystemd \
+ *     json-glib-1.0 libxml-2.0) -lm -o fuzz-trigger-condition
+ *   ./fuzz-trigger-condition -max_len=1024 -detect_leaks=0 \
+ *     tests/fuzz/corpus/fuzz-trigger-condition
+ *
+ * (-detect_leaks=0: GLib's caches allocate on the first use of a type,
+ * which makes libFuzzer check for leaks after nearly every input.)
  *
  * Otherwise fuzz-driver.c's main() mutates the seeds built below:
  * `fuzz-trigger-condition --seed N --runs M`.
