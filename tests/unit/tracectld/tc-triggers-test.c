@@ -78,6 +78,11 @@ test_refusals(void)
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), empty,
 		       TC_ERROR_INVALID_ARGUMENT);
+	/* One session listed, another used: a repeated option is refused. */
+	expect_refused("channel-buffer-usage-ge",
+		       g_variant_ref_sink(g_variant_new_parsed(
+			   "{'session': <'s'>, 'session': <'t'>, 'threshold-ratio': <0.5>}")),
+		       notify, TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), notify_with_session,
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), rotate_other,
