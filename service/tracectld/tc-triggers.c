@@ -269,7 +269,8 @@ parse_action(const char *text, TcAction *action, GError **error)
 	g_auto(GStrv) parts = g_strsplit(text, ":", 2);
 
 	action->session = NULL;
-	for (guint i = 0; i < G_N_ELEMENTS(action_names); i++) {
+	/* An empty action splits into no part: parts[0] is NULL then. */
+	for (guint i = 0; parts[0] != NULL && i < G_N_ELEMENTS(action_names); i++) {
 		if (!g_str_equal(parts[0], action_names[i]))
 			continue;
 		action->kind = i;
@@ -296,6 +297,9 @@ trigger_parse(const char *name, const char *condition, GVariant *options,
 	      const char *const *actions, GError **error)
 {
 	g_autoptr(TcTrigger) trigger = g_new0(TcTrigger, 1);
+	/* A repeated option would be listed, and read by others, as its first
+	 * value while the trigger used its last: refused. */
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
 	gboolean has_threshold = FALSE;
 	GVariantIter iter;
 	const char *key;
@@ -308,11 +312,18 @@ trigger_parse(const char *name, const char *condition, GVariant *options,
 	    !parse_condition(condition, &trigger->condition, error))
 		return NULL;
 	g_variant_iter_init(&iter, options);
-	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value))
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
+		if (!g_hash_table_add(seen, (gpointer)key)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "The trigger option '%.64s' is given twice", key);
+			g_variant_unref(value);
+			return NULL;
+		}
 		if (!parse_option(trigger, key, value, &has_threshold, error)) {
 			g_variant_unref(value);
 			return NULL;
 		}
+	}
 	if (!check_condition_options(trigger, has_threshold, error))
 		return NULL;
 	if (g_strv_length((char **)actions) > TC_TRIGGER_ACTIONS_MAX) {

@@ -31,13 +31,15 @@
  *
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
  *     -Itests/fuzz -Iservice/tracectld -Icommon/abi -Icommon/ringbuffer \
- *     -Ibuild -Ibuild/data -D_GNU_SOURCE $(pkg-config --cflags \
+ *     -Icommon/util -Ibuild -Ibuild/data -D_GNU_SOURCE $(pkg-config --cflags \
  *     glib-2.0 gio-unix-2.0 polkit-gobject-1 liburcu-cds) \
  *     tests/fuzz/fuzz-app-protocol.c service/tracectld/tc-app-protocol.c \
  *     service/tracectld/tc-validate.c service/tracectld/tc-metadata.c \
  *     build/data/tc-dbus-generated.c build/service/tracectld/libtracectld.a \
- *     $(pkg-config --libs glib-2.0 gio-unix-2.0 polkit-gobject-1 \
- *     liburcu-cds liburcu libsystemd) -o fuzz-app-protocol
+ *     build/common/libtc-session-file.a build/common/libtc-util.a \
+ *     build/common/libtc-rb.a $(pkg-config --libs glib-2.0 gio-unix-2.0 \
+ *     polkit-gobject-1 liburcu-cds liburcu libsystemd json-glib-1.0 \
+ *     libxml-2.0) -lm -o fuzz-app-protocol
  *   ./fuzz-app-protocol -max_len=4096 -max_total_time=300 CORPUS_DIR
  *
  * Otherwise fuzz-driver.c's main() runs it on random inputs:

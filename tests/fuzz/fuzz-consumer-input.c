@@ -17,7 +17,8 @@
  * Built with libFuzzer it is a coverage-guided fuzzer, from the top of the
  * source tree (with Debian's clang):
  *
- *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
+ *   clang -g -O1 -D_GNU_SOURCE -DFUZZ_LIBFUZZER \
+ *     -fsanitize=fuzzer,address,undefined \
  *     -Itests/fuzz \
  *     -Icommon/ringbuffer -Icommon/abi -Iservice/consumerd \
  *     tests/fuzz/fuzz-consumer-input.c common/ringbuffer/tc-rb.c \

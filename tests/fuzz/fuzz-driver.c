@@ -81,6 +81,30 @@ replay_file(const char *path)
 	return LLVMFuzzerTestOneInput(data, size);
 }
 
+/* Writes each seed into dir as seed-N: the corpus a coverage-guided
+ * fuzzer starts from (tests/fuzz/corpus/<target>/). */
+static int
+write_seeds(const char *dir)
+{
+	for (size_t i = 0; i < fuzz_harness.nr_seeds; i++) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/seed-%zu", dir, i);
+		f = fopen(path, "wb");
+		if (!f || fwrite(fuzz_harness.seeds[i].data, 1, fuzz_harness.seeds[i].size, f) !=
+			      fuzz_harness.seeds[i].size) {
+			perror(path);
+			if (f)
+				fclose(f);
+			return 1;
+		}
+		fclose(f);
+	}
+	printf("%zu seeds written into %s\n", fuzz_harness.nr_seeds, dir);
+	return 0;
+}
+
 static int
 report_outcomes(unsigned long long runs)
 {
@@ -109,6 +133,10 @@ main(int argc, char **argv)
 
 	if (!input)
 		return 1;
+	if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) {
+		free(input);
+		return write_seeds(argv[2]);
+	}
 	for (; first_file + 1 < argc; first_file += 2) {
 		if (strcmp(argv[first_file], "--seed") == 0)
 			seed = strtoull(argv[first_file + 1], NULL, 0);

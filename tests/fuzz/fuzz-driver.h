@@ -11,7 +11,8 @@
  * input with a few bytes changed, inserted or cut, or random bytes when the
  * harness has no seeds. After a run it prints how often each outcome was
  * reached and fails when one never was (from 1000 runs on): inputs that
- * never reach an outcome test less than they seem to.
+ * never reach an outcome test less than they seem to. `--write-seeds DIR`
+ * writes the harness's seeds into DIR, one file each.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -22,7 +22,8 @@
  *
  * With libFuzzer, from the top of the source tree (Debian's clang):
  *
- *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
+ *   clang -g -O1 -D_GNU_SOURCE -DFUZZ_LIBFUZZER \
+ *     -fsanitize=fuzzer,address,undefined \
  *     -Itests/fuzz -Icommon/abi -Iprobes/lib -Iprobes/include \
  *     -Iservice/tracectld $(pkg-config --cflags glib-2.0) \
  *     tests/fuzz/fuzz-filter.c service/tracectld/tc-filter.c \

@@ -47,6 +47,8 @@ test_refusals(void)
 	static const char *const none[] = {NULL};
 	static const char *const rotate_other[] = {"rotate-session:../x", NULL};
 	static const char *const unknown[] = {"explode", NULL};
+	/* Splits into no part at all: once read as a NULL action name. */
+	static const char *const empty[] = {"notify", "", NULL};
 	static const char *const notify_with_session[] = {"notify:other", NULL};
 	const char *many[18];
 
@@ -74,6 +76,13 @@ test_refusals(void)
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), unknown,
 		       TC_ERROR_INVALID_ARGUMENT);
+	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), empty,
+		       TC_ERROR_INVALID_ARGUMENT);
+	/* One session listed, another used: a repeated option is refused. */
+	expect_refused("channel-buffer-usage-ge",
+		       g_variant_ref_sink(g_variant_new_parsed(
+			   "{'session': <'s'>, 'session': <'t'>, 'threshold-ratio': <0.5>}")),
+		       notify, TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), notify_with_session,
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0), rotate_other,
