@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-consumer-relay.h"
 #include "tc-consumer-relay-held.h"
+#include "tc-consumer-relay-queue.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -76,6 +77,21 @@ struct consumerd_relay {
 	bool first_probe;
 	uint64_t first_lookup_deadline;
 	struct consumerd_held_queue held;
+	/* What the data connection has not taken yet (tc-consumer-relay-queue.h):
+	 * packets are sent without waiting, the loop sends the rest when the
+	 * connection polls writable. Emptied when the connection goes. */
+	struct consumerd_relay_queue queue;
+	/* When the queue last took a step (became non-empty, or the
+	 * connection took some of it), consumer clock: a connection that
+	 * takes nothing for an I/O timeout is a relay gone, as a blocking
+	 * send's timeout was (queue_stalled()). */
+	uint64_t queue_progress_ns;
+	/* Packets dropped as the queue was full, and the log's limit. */
+	uint64_t slow_dropped;
+	struct consumerd_ratelimit slow_limit;
+	/* Sends wait for the queue instead of dropping (a snapshot's relay,
+	 * whose packets are all due, is sent on the loop, bounded). */
+	bool sends_wait;
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
@@ -647,6 +663,8 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 
 /* ---- connection state ---- */
 
+static void count_lost(struct consumerd_relay *relay);
+
 static void
 relay_disconnect(struct consumerd_relay *relay)
 {
@@ -656,6 +674,9 @@ relay_disconnect(struct consumerd_relay *relay)
 		close(relay->data_fd);
 	relay->control_fd = relay->data_fd = -1;
 	relay->pending_replies = 0;
+	/* A frame begun on the old connection cannot go on on a new one. */
+	for (size_t dropped = consumerd_relay_queue_clear(&relay->queue); dropped > 0; dropped--)
+		count_lost(relay);
 	relay->up = false;
 	/* A new connection is a new relay session, without the old chunk. */
 	relay->close_pending = false;
@@ -966,6 +987,7 @@ open_later(struct consumerd_relay *relay)
 static void
 relay_free(struct consumerd_relay *relay)
 {
+	consumerd_relay_queue_clear(&relay->queue);
 	consumerd_lookup_free(relay->lookup);
 	consumerd_lookup_free(relay->resolved);
 	free(relay);
@@ -990,6 +1012,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	consumerd_held_init(&relay->held);
+	consumerd_relay_queue_init(&relay->queue);
 	set_identity(relay, out, session_id);
 	if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
 		open_later(relay);
@@ -1239,6 +1262,155 @@ send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
 	return drain_replies(relay, false);
 }
 
+/* ---- the data connection: sent without waiting ---- */
+
+/* Sends what the queue holds, waiting for the connection until deadline
+ * (consumer clock) while it takes something every I/O timeout: a relay
+ * trickling data gets as long as the deadline allows, one that takes
+ * nothing no more than the timeout. Returns 0 once empty, -ETIMEDOUT,
+ * or -errno when the connection broke. */
+static int
+queue_send(struct consumerd_relay *relay)
+{
+	size_t before = relay->queue.bytes;
+	int ret = consumerd_relay_queue_send(&relay->queue, relay->data_fd);
+
+	if (relay->queue.bytes != before)
+		relay->queue_progress_ns = tc_rb_clock_now();
+	return ret;
+}
+
+/* Whether the data connection took nothing of the queue for an I/O
+ * timeout: the relay stopped reading (or the path to it is gone). One
+ * that takes a little at a time is slow, not gone. */
+static bool
+queue_stalled(const struct consumerd_relay *relay, uint64_t now)
+{
+	/* now may be older than a step taken since it was read. */
+	return !consumerd_relay_queue_is_empty(&relay->queue) && now > relay->queue_progress_ns &&
+	       now - relay->queue_progress_ns >= CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+}
+
+static int
+queue_send_until(struct consumerd_relay *relay, uint64_t deadline)
+{
+	int ret = queue_send(relay);
+
+	while (ret == 0 && !consumerd_relay_queue_is_empty(&relay->queue)) {
+		struct pollfd pfd = {.fd = relay->data_fd, .events = POLLOUT};
+		uint64_t now = tc_rb_clock_now();
+		uint64_t left_ms = now < deadline ? (deadline - now + 999999u) / 1000000u : 0;
+		int ready;
+
+		if (left_ms == 0)
+			return -ETIMEDOUT;
+		if (left_ms > CONSUMERD_RELAY_IO_TIMEOUT_MS)
+			left_ms = CONSUMERD_RELAY_IO_TIMEOUT_MS;
+		ready = poll(&pfd, 1, (int)left_ms);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -errno;
+		if (ready == 0)
+			return -ETIMEDOUT;
+		ret = queue_send(relay);
+	}
+	return ret;
+}
+
+/*
+ * Whether a frame of bytes may be queued: always into an empty queue
+ * (one packet, whatever its size), else within
+ * CONSUMERD_RELAY_QUEUE_BYTES_MAX. A full queue drops the packet: the
+ * relay is not lost, only slower than the data, so the packet counts as
+ * the stream's loss, as one the disk refused, not the relay's (no
+ * Problem says the relay went away). A snapshot's relay waits instead
+ * (sends_wait). Returns 0 or -ENOBUFS.
+ */
+static int
+queue_room(struct consumerd_relay *relay, size_t bytes)
+{
+	uint64_t suppressed;
+	int ret;
+
+	if (relay->queue.bytes == 0 || relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
+		return 0;
+	if (queue_stalled(relay, tc_rb_clock_now())) {
+		relay_fail(relay, "sending a packet", -ETIMEDOUT);
+		count_lost(relay);
+		return -ENOTCONN;
+	}
+	if (relay->sends_wait) {
+		ret = queue_send_until(relay, tc_rb_clock_now() +
+						  CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull);
+		if (ret < 0) {
+			relay_fail(relay, "sending a packet", ret);
+			count_lost(relay);
+			return -ENOTCONN;
+		}
+		return 0;
+	}
+	relay->slow_dropped++;
+	if (consumerd_ratelimit_check(&relay->slow_limit, tc_rb_clock_now(), &suppressed))
+		consumerd_warning("session=%" PRIu64 ": The relay takes data slower than it comes: "
+				  "%zu bytes wait for it, dropping packets (%" PRIu64
+				  " so far)",
+				  relay->session_id, relay->queue.bytes, relay->slow_dropped);
+	return -ENOBUFS;
+}
+
+/* Sends a frame without waiting: what the connection does not take now
+ * is queued, and so is the whole frame behind others. */
+static int
+data_send(struct consumerd_relay *relay, struct iovec *iov, int iovcnt)
+{
+	size_t total = 0, sent = 0;
+
+	for (int i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (consumerd_relay_queue_is_empty(&relay->queue)) {
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+		ssize_t n;
+
+		do
+			n = sendmsg(relay->data_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		sent = n > 0 ? (size_t)n : 0;
+		if (sent == total)
+			return 0;
+		relay->queue_progress_ns = tc_rb_clock_now();
+	}
+	return consumerd_relay_queue_push(&relay->queue, iov, iovcnt, sent);
+}
+
+int
+consumerd_relay_data_poll_fd(const struct consumerd_relay *relay)
+{
+	if (!relay || !relay->up || consumerd_relay_queue_is_empty(&relay->queue))
+		return -1;
+	return relay->data_fd;
+}
+
+void
+consumerd_relay_writable(struct consumerd_relay *relay)
+{
+	int ret;
+
+	if (!relay->up)
+		return;
+	ret = queue_send(relay);
+	if (ret < 0)
+		relay_fail(relay, "sending a packet", ret);
+}
+
+void
+consumerd_relay_set_sends_wait(struct consumerd_relay *relay)
+{
+	relay->sends_wait = true;
+}
+
 int
 consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 			    const uint8_t *packet, uint32_t size)
@@ -1267,7 +1439,10 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	};
 	iov[0] = (struct iovec){&header, sizeof(header)};
 	iov[1] = (struct iovec){(void *)packet, content};
-	ret = send_all(relay->data_fd, iov, 2);
+	ret = queue_room(relay, sizeof(header) + content);
+	if (ret < 0)
+		return ret;
+	ret = data_send(relay, iov, 2);
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
@@ -1612,6 +1787,8 @@ consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
 		relay_fail(relay, "watching the control connection", -ECONNRESET);
+	if (relay->up && queue_stalled(relay, now))
+		relay_fail(relay, "sending a packet", -ETIMEDOUT);
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
@@ -1687,6 +1864,16 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	}
 	if (relay->first_probe)
 		return -ETIMEDOUT;
+	/* What the relay is asked about must have left first. */
+	if (relay->up) {
+		ret = queue_send_until(relay, deadline);
+		if (ret == -ETIMEDOUT)
+			return ret;
+		if (ret < 0) {
+			relay_fail(relay, "sending a packet", ret);
+			return -ENOTCONN;
+		}
+	}
 
 	while (relay->up) {
 		/* Every reply of a round within one I/O timeout in all. */
