@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -28,6 +30,8 @@
 #define COMMAND_MAX 1024u
 /* Index replies not read yet at most; then the next command waits for them. */
 #define PENDING_REPLIES_MAX 256u
+/* How long a wait for the data connection polls it at a time. */
+#define QUEUE_WAIT_SLICE_MS 20
 
 struct consumerd_relay {
 	struct tc_consumer_relay_output out;
@@ -86,6 +90,7 @@ struct consumerd_relay {
 	 * takes nothing for an I/O timeout is a relay gone, as a blocking
 	 * send's timeout was (queue_stalled()). */
 	uint64_t queue_progress_ns;
+	int socket_unsent; /* the data socket's SIOCOUTQ at the last look */
 	/* Packets dropped as the queue was full, and the log's limit. */
 	uint64_t slow_dropped;
 	struct consumerd_ratelimit slow_limit;
@@ -1264,11 +1269,7 @@ send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
 
 /* ---- the data connection: sent without waiting ---- */
 
-/* Sends what the queue holds, waiting for the connection until deadline
- * (consumer clock) while it takes something every I/O timeout: a relay
- * trickling data gets as long as the deadline allows, one that takes
- * nothing no more than the timeout. Returns 0 once empty, -ETIMEDOUT,
- * or -errno when the connection broke. */
+/* Sends what the connection takes now; whatever it took is a step. */
 static int
 queue_send(struct consumerd_relay *relay)
 {
@@ -1280,42 +1281,61 @@ queue_send(struct consumerd_relay *relay)
 	return ret;
 }
 
-/* Whether the data connection took nothing of the queue for an I/O
- * timeout: the relay stopped reading (or the path to it is gone). One
- * that takes a little at a time is slow, not gone. */
-static bool
-queue_stalled(const struct consumerd_relay *relay, uint64_t now)
+/*
+ * Whether the relay took nothing for an I/O timeout while packets wait
+ * for it: it stopped reading (or the path to it is gone), and counts as
+ * lost, as a blocking send's timeout made it. One that takes a little at
+ * a time is slow, not gone. A step is the queue shrinking or the
+ * socket's own unsent bytes (SIOCOUTQ) changing: TCP reports a large
+ * send buffer writable only once a third of it is free, which a
+ * trickle takes longer than the timeout to free. Returns 0, -ETIMEDOUT
+ * when stalled, or -errno when the connection broke.
+ */
+static int
+queue_check(struct consumerd_relay *relay, uint64_t now)
 {
+	int unsent, ret;
+
+	if (consumerd_relay_queue_is_empty(&relay->queue))
+		return 0;
+	ret = queue_send(relay);
+	if (ret < 0)
+		return ret;
+	if (ioctl(relay->data_fd, SIOCOUTQ, &unsent) == 0 && unsent != relay->socket_unsent) {
+		relay->socket_unsent = unsent;
+		relay->queue_progress_ns = now;
+	}
 	/* now may be older than a step taken since it was read. */
-	return !consumerd_relay_queue_is_empty(&relay->queue) && now > relay->queue_progress_ns &&
-	       now - relay->queue_progress_ns >= CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
+	if (now > relay->queue_progress_ns &&
+	    now - relay->queue_progress_ns >= CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull)
+		return -ETIMEDOUT;
+	return 0;
 }
 
+/* Sends from the queue, waiting for the connection, until at most
+ * target bytes are left or deadline (consumer clock) passed: a relay
+ * trickling data gets until the deadline, one that takes nothing an I/O
+ * timeout (queue_check()). Returns 0 once there, -ETIMEDOUT, or -errno
+ * when the connection broke. */
 static int
-queue_send_until(struct consumerd_relay *relay, uint64_t deadline)
+queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline)
 {
-	int ret = queue_send(relay);
-
-	while (ret == 0 && !consumerd_relay_queue_is_empty(&relay->queue)) {
+	for (;;) {
 		struct pollfd pfd = {.fd = relay->data_fd, .events = POLLOUT};
 		uint64_t now = tc_rb_clock_now();
-		uint64_t left_ms = now < deadline ? (deadline - now + 999999u) / 1000000u : 0;
-		int ready;
+		int ret = queue_check(relay, now);
 
-		if (left_ms == 0)
+		if (ret < 0)
+			return ret;
+		if (relay->queue.bytes <= target)
+			return 0;
+		if (now >= deadline)
 			return -ETIMEDOUT;
-		if (left_ms > CONSUMERD_RELAY_IO_TIMEOUT_MS)
-			left_ms = CONSUMERD_RELAY_IO_TIMEOUT_MS;
-		ready = poll(&pfd, 1, (int)left_ms);
-		if (ready < 0 && errno == EINTR)
-			continue;
-		if (ready < 0)
+		/* Short waits: TCP may not report a large buffer writable
+		 * while a trickle frees it. */
+		if (poll(&pfd, 1, QUEUE_WAIT_SLICE_MS) < 0 && errno != EINTR)
 			return -errno;
-		if (ready == 0)
-			return -ETIMEDOUT;
-		ret = queue_send(relay);
 	}
-	return ret;
 }
 
 /*
@@ -1335,14 +1355,16 @@ queue_room(struct consumerd_relay *relay, size_t bytes)
 
 	if (relay->queue.bytes == 0 || relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
 		return 0;
-	if (queue_stalled(relay, tc_rb_clock_now())) {
-		relay_fail(relay, "sending a packet", -ETIMEDOUT);
+	ret = queue_check(relay, tc_rb_clock_now());
+	if (ret < 0) {
+		relay_fail(relay, "sending a packet", ret);
 		count_lost(relay);
 		return -ENOTCONN;
 	}
+	if (relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
+		return 0;
 	if (relay->sends_wait) {
-		ret = queue_send_until(relay, tc_rb_clock_now() +
-						  CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull);
+		ret = queue_send_until(relay, CONSUMERD_RELAY_QUEUE_BYTES_MAX - bytes, UINT64_MAX);
 		if (ret < 0) {
 			relay_fail(relay, "sending a packet", ret);
 			count_lost(relay);
@@ -1787,8 +1809,12 @@ consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
 		relay_fail(relay, "watching the control connection", -ECONNRESET);
-	if (relay->up && queue_stalled(relay, now))
-		relay_fail(relay, "sending a packet", -ETIMEDOUT);
+	if (relay->up) {
+		int ret = queue_check(relay, now);
+
+		if (ret < 0)
+			relay_fail(relay, "sending a packet", ret);
+	}
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
@@ -1866,7 +1892,7 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 		return -ETIMEDOUT;
 	/* What the relay is asked about must have left first. */
 	if (relay->up) {
-		ret = queue_send_until(relay, deadline);
+		ret = queue_send_until(relay, 0, deadline);
 		if (ret == -ETIMEDOUT)
 			return ret;
 		if (ret < 0) {
