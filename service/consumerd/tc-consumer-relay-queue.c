@@ -16,8 +16,8 @@ consumerd_relay_queue_init(struct consumerd_relay_queue *queue)
 }
 
 int
-consumerd_relay_queue_push(struct consumerd_relay_queue *queue, const struct iovec *iov,
-			   int iovcnt, size_t skip)
+consumerd_relay_queue_push(struct consumerd_relay_queue *queue, const struct iovec *iov, int iovcnt,
+			   size_t skip)
 {
 	struct consumerd_relay_frame *frame;
 	size_t total = 0, at = 0;

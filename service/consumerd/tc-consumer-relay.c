@@ -1353,7 +1353,8 @@ queue_room(struct consumerd_relay *relay, size_t bytes)
 	uint64_t suppressed;
 	int ret;
 
-	if (relay->queue.bytes == 0 || relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
+	if (relay->queue.bytes == 0 ||
+	    relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
 		return 0;
 	ret = queue_check(relay, tc_rb_clock_now());
 	if (ret < 0) {
@@ -1375,8 +1376,7 @@ queue_room(struct consumerd_relay *relay, size_t bytes)
 	relay->slow_dropped++;
 	if (consumerd_ratelimit_check(&relay->slow_limit, tc_rb_clock_now(), &suppressed))
 		consumerd_warning("session=%" PRIu64 ": The relay takes data slower than it comes: "
-				  "%zu bytes wait for it, dropping packets (%" PRIu64
-				  " so far)",
+				  "%zu bytes wait for it, dropping packets (%" PRIu64 " so far)",
 				  relay->session_id, relay->queue.bytes, relay->slow_dropped);
 	return -ENOBUFS;
 }
