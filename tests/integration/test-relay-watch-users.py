@@ -3,9 +3,9 @@
 """One user cannot delay the news of another user's lost relay. The
 service looks at every streaming session's relay through its owner's
 consumer, which runs as the owner: a user whose consumer does not answer
-(here stopped with SIGSTOP, as a consumer held by whatever its owner
-makes it do) makes a look at their session wait until the service's
-reply timeout. Another user's relay killed meanwhile is still reported
+(here frozen in a freezer cgroup: not stopped, which the service notices
+and gives up on at once, but held as by work that does not end) makes a
+look at their session wait until the service's reply timeout. Another user's relay killed meanwhile is still reported
 to that user's subscriber (ProblemChanged, "unreachable") within a look
 or two, as each owner's relays are looked at on their own.
 
@@ -22,12 +22,39 @@ import time
 
 from relaylib import Relay
 from signallib import Listener
-from tclib import Service, check, consumer_pid, log, run, wait_for
+from tclib import Service, check, consumer_pid, log, require, run, wait_for
 
 # A look every 2 s, then the victim's consumer's answer: a watch that
 # waited for the slow user's look first (up to the reply timeout of 10 s)
 # takes well over this.
 NEWS_BOUND_S = 7.0
+
+
+FREEZER = "/sys/fs/cgroup/freezer"
+
+
+class Frozen:
+    """pid's process frozen in a cgroup (v1 freezer) of its own until
+    thaw(): its threads sleep in the kernel, neither stopped nor traced."""
+
+    def __init__(self, pid):
+        require(os.access(FREEZER, os.W_OK), f"no writable cgroup v1 freezer at {FREEZER}")
+        self.pid = pid
+        self.path = os.path.join(FREEZER, f"tctest-watch-{os.getpid()}")
+        os.makedirs(self.path, exist_ok=True)
+        self._write("cgroup.procs", str(pid))
+        self._write("freezer.state", "FROZEN")
+
+    def _write(self, name, text, where=None):
+        with open(os.path.join(where or self.path, name), "w") as f:
+            f.write(text)
+
+    def thaw(self):
+        self._write("freezer.state", "THAWED")
+        with contextlib.suppress(OSError):
+            self._write("cgroup.procs", str(self.pid), where=FREEZER)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.path)
 
 
 def request_waiting(pid):
@@ -62,11 +89,11 @@ def test():
         subscriber = Listener(svc, user=victim)
         check(subscriber.name, f"the victim's subscriber: {subscriber.message}")
         hog_consumer = consumer_pid(svc, hog.uid)
-        os.kill(hog_consumer, signal.SIGSTOP)
+        frozen = Frozen(hog_consumer)
         try:
             stalled = time.monotonic()
             # The next look at the hog's relay starts within an interval
-            # and waits for the stopped consumer.
+            # and waits for the frozen consumer.
             wait_for(lambda: request_waiting(hog_consumer), 5,
                      "a look at the hog's relay to wait for its consumer")
             relay.stop(signal.SIGKILL)
@@ -77,7 +104,7 @@ def test():
             still = request_waiting(hog_consumer)
             news = changed["args"][1]
             log(f"victim's ProblemChanged {took:.1f} s after the loss, "
-                f"{killed - stalled:.1f} s after the hog's consumer was stopped "
+                f"{killed - stalled:.1f} s after the hog's consumer was frozen "
                 f"(the hog's look still waiting: {still}): {news}")
             check(took < NEWS_BOUND_S,
                   f"the victim learnt of the loss {took:.1f} s after it, "
@@ -85,8 +112,7 @@ def test():
             check(f"relay {relay.url}" in news, f"not the victim's relay: {news}")
             check(still, "the hog's consumer answered before the victim learnt")
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(hog_consumer, signal.SIGCONT)
+            frozen.thaw()
         subscriber.close()
         check(svc.alive(), "tracectld died")
 
