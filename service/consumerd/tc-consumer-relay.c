@@ -88,7 +88,7 @@ struct consumerd_relay {
 	/* When the queue last took a step (became non-empty, or the
 	 * connection took some of it), consumer clock: a connection that
 	 * takes nothing for an I/O timeout is a relay gone, as a blocking
-	 * send's timeout was (queue_stalled()). */
+	 * send's timeout was (queue_check()). */
 	uint64_t queue_progress_ns;
 	int socket_unsent; /* the data socket's SIOCOUTQ at the last look */
 	/* Packets dropped as the queue was full, and the log's limit. */
@@ -1315,8 +1315,9 @@ queue_check(struct consumerd_relay *relay, uint64_t now)
 /* Sends from the queue, waiting for the connection, until at most
  * target bytes are left or deadline (consumer clock) passed: a relay
  * trickling data gets until the deadline, one that takes nothing an I/O
- * timeout (queue_check()). Returns 0 once there, -ETIMEDOUT, or -errno
- * when the connection broke. */
+ * timeout (queue_check()). Returns 0 once there, -EINPROGRESS at the
+ * deadline (the relay slow, not gone), -ETIMEDOUT when it took nothing,
+ * or -errno when the connection broke. */
 static int
 queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline)
 {
@@ -1330,7 +1331,7 @@ queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline
 		if (relay->queue.bytes <= target)
 			return 0;
 		if (now >= deadline)
-			return -ETIMEDOUT;
+			return -EINPROGRESS;
 		/* Short waits: TCP may not report a large buffer writable
 		 * while a trickle frees it. */
 		if (poll(&pfd, 1, QUEUE_WAIT_SLICE_MS) < 0 && errno != EINTR)
@@ -1345,7 +1346,8 @@ queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline
  * relay is not lost, only slower than the data, so the packet counts as
  * the stream's loss, as one the disk refused, not the relay's (no
  * Problem says the relay went away). A snapshot's relay waits instead
- * (sends_wait). Returns 0 or -ENOBUFS.
+ * (sends_wait). Returns 0, -ENOBUFS, or -ENOTCONN when the connection
+ * broke or took nothing for an I/O timeout (the relay then is down).
  */
 static int
 queue_room(struct consumerd_relay *relay, size_t bytes)
@@ -1893,8 +1895,8 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	/* What the relay is asked about must have left first. */
 	if (relay->up) {
 		ret = queue_send_until(relay, 0, deadline);
-		if (ret == -ETIMEDOUT)
-			return ret;
+		if (ret == -EINPROGRESS)
+			return -ETIMEDOUT;
 		if (ret < 0) {
 			relay_fail(relay, "sending a packet", ret);
 			return -ENOTCONN;
