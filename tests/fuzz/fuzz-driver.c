@@ -228,18 +228,22 @@ main(int argc, char **argv)
 		else if (strcmp(argv[first_file], "--runs") == 0)
 			runs = strtoull(argv[first_file + 1], NULL, 0);
 		else if (strcmp(argv[first_file], "--seeds") == 0) {
-			if (load_seeds(argv[first_file + 1]) != 0)
+			if (load_seeds(argv[first_file + 1]) != 0) {
+				free(input);
 				return 1;
-		} else if (strcmp(argv[first_file], "--write-seeds") == 0)
+			}
+		} else if (strcmp(argv[first_file], "--write-seeds") == 0) {
+			free(input);
 			return write_seeds(argv[first_file + 1]);
-		else
+		} else
 			break;
 	}
 	if (first_file < argc) {
 		for (int i = first_file; i < argc; i++)
 			if (replay_file(argv[i]) != 0)
 				return 1;
-		printf("%d input files read without an error\n", argc - first_file);
+		printf("%d input files read without an error:", argc - first_file);
+		report_outcomes(0);
 		free(input);
 		return fuzz_harness.finish ? fuzz_harness.finish() : 0;
 	}

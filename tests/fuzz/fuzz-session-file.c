@@ -19,6 +19,7 @@
  * save them, and the shapes of the refusals). Outcomes counted: parsed,
  * refused.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
