@@ -35,7 +35,8 @@ enum outcome {
 	OUTCOMES,
 };
 
-static const char *const outcome_names[OUTCOMES] = {"parsed", "refused"};
+/* Named by the standalone driver only. */
+static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {"parsed", "refused"};
 static unsigned long long outcomes[OUTCOMES];
 
 static void
