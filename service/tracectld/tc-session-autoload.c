@@ -571,10 +571,10 @@ log_refused_file(const char *path, uid_t owner, const GError *error)
 	g_autofree char *uid = g_strdup_printf("%u", (unsigned)owner);
 	g_autofree char *line = g_strdup_printf("%ld", tc_session_file_error_line(error));
 
-	g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "TRACECTL_FILE", path,
-			 "TRACECTL_LINE", line, "TRACECTL_OWNER_UID", uid, "TRACECTL_USER", user,
-			 "MESSAGE", "Auto-load: '%s' of user %s (uid %s) refused at line %s: %s",
-			 shown, user, uid, line, why);
+	g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "TRACECTL_FILE", path, "TRACECTL_LINE",
+			 line, "TRACECTL_OWNER_UID", uid, "TRACECTL_USER", user, "MESSAGE",
+			 "Auto-load: '%s' of user %s (uid %s) refused at line %s: %s", shown, user,
+			 uid, line, why);
 }
 
 /* Worker thread: every session of one file's contents, owner's, into

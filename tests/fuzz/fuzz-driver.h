@@ -13,9 +13,9 @@
  * directory (tests/fuzz/corpus/TARGET) as the seeds instead, and
  * `--write-seeds DIR` writes the harness's own seeds there as files.
  * Built with -DFUZZ_LIBFUZZER, a harness has no driver: libFuzzer's main()
- * runs it on a corpus directory (tests/fuzz/run-fuzz.py). After a run it prints how often each outcome was
- * reached and fails when one never was (from 1000 runs on): inputs that
- * never reach an outcome test less than they seem to.
+ * runs it on a corpus directory (tests/fuzz/run-fuzz.py). After a run it prints how often each
+ * outcome was reached and fails when one never was (from 1000 runs on): inputs that never reach an
+ * outcome test less than they seem to.
  */
 #include <stddef.h>
 #include <stdint.h>
