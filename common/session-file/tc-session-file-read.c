@@ -1058,6 +1058,25 @@ quiet_errors(void *context, const char *message, ...)
 	(void)message;
 }
 
+/* libxml2 goes on after the first fault and its last error is often only
+ * "Premature end of data": the first is where the file went wrong. */
+typedef struct {
+	int line;
+	char *message;
+} FirstFault;
+
+static void
+keep_first_fault(void *user_data, xmlErrorPtr fault)
+{
+	xmlParserCtxtPtr context = user_data;
+	FirstFault *first = context->_private;
+
+	if (first->message || !fault)
+		return;
+	first->line = fault->line;
+	first->message = g_strchomp(g_strdup(fault->message ? fault->message : "?"));
+}
+
 GPtrArray *
 tc_session_file_parse(const char *contents, gsize length, GError **error)
 {
@@ -1066,6 +1085,7 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 	xmlParserCtxtPtr context;
 	xmlDocPtr doc;
 	xmlNode *root, *cursor, *c;
+	FirstFault first = {0};
 	gboolean ok = TRUE;
 
 	if (!check_raw(contents, length, error))
@@ -1076,21 +1096,28 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
 		return NULL;
 	}
+	context->_private = &first;
+	context->sax->serror = keep_first_fault;
 	doc = xmlCtxtReadMemory(context, contents, (int)length, NULL, "UTF-8",
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
 				    XML_PARSE_BIG_LINES | XML_PARSE_IGNORE_ENC);
 	if (!doc || !context->wellFormed) {
-		const xmlError *fault = xmlCtxtGetLastError(context);
+		const xmlError *last = xmlCtxtGetLastError(context);
 
-		g_set_error(error, SF_ERROR, SF_INVALID, "malformed XML at line %d: %s",
-			    fault ? fault->line : 0,
-			    fault && fault->message ? g_strchomp(fault->message) : "?");
+		if (!first.message && last) {
+			first.line = last->line;
+			first.message = g_strchomp(g_strdup(last->message ? last->message : "?"));
+		}
+		g_set_error(error, SF_ERROR, SF_INVALID, "malformed XML at line %d: %s", first.line,
+			    first.message ? first.message : "?");
 		if (error)
-			set_error_line(*error, fault ? fault->line : 0);
+			set_error_line(*error, first.line);
+		g_free(first.message);
 		xmlFreeDoc(doc);
 		xmlFreeParserCtxt(context);
 		return NULL;
 	}
+	g_free(first.message);
 	xmlFreeParserCtxt(context);
 	root = xmlDocGetRootElement(doc);
 	if (doc->intSubset || doc->extSubset) {
