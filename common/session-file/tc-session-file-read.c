@@ -290,6 +290,10 @@ parse_probe_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 	}
 	if (error && *error)
 		return FALSE;
+	/* The location says "symbol+offset" or "0xADDR": a symbol of either
+	 * form would be read back as another probe. */
+	if (symbol && (strchr(symbol, '+') || g_str_has_prefix(symbol, "0x")))
+		return refuse(node, error, "'%.40s' is not a symbol name", symbol);
 	if (symbol && *symbol && offset)
 		event->location = g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", symbol, offset);
 	else if (symbol && *symbol)

@@ -265,6 +265,16 @@ test_hostile_values(void)
 			    "</domain></domains>" TAIL,
 		       "probe_attributes (line 2): the address and the offset add up past 2^64");
 
+	/* A symbol that looks like a location would be written back as
+	 * another probe. */
+	assert_refused(HEAD "<domains><domain><type>KERNEL</type><buffer_type>GLOBAL</buffer_type>"
+			    "<channels><channel><name>channel0</name><events><event><name>k</name>"
+			    "<type>KPROBE</type><attributes><probe_attributes>"
+			    "<symbol_name>+o_sys_open</symbol_name><offset>16</offset>"
+			    "</probe_attributes></attributes></event></events></channel></channels>"
+			    "</domain></domains>" TAIL,
+		       "probe_attributes (line 2): '+o_sys_open' is not a symbol name");
+
 	/* The line is given apart, from the parser and from libxml2. */
 	sessions = parse(HEAD "\n\n<bogus/>" TAIL, &error);
 	g_assert_null(sessions);
