@@ -7,6 +7,7 @@
  */
 #include "tc-session-file.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -16,8 +17,52 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#define SF_ERROR G_IO_ERROR
-#define SF_INVALID G_IO_ERROR_INVALID_DATA
+#define SF_ERROR TC_SESSION_FILE_ERROR
+#define SF_INVALID TC_SESSION_FILE_ERROR_INVALID
+
+/* Errors: a refusal knows its line, so that a log can give it apart. */
+
+typedef struct {
+	long line;
+} TcSessionFileErrorPrivate;
+
+static void
+tc_session_file_error_private_init(TcSessionFileErrorPrivate *priv)
+{
+	priv->line = 0;
+}
+
+static void
+tc_session_file_error_private_copy(const TcSessionFileErrorPrivate *src,
+				   TcSessionFileErrorPrivate *dest)
+{
+	dest->line = src->line;
+}
+
+static void
+tc_session_file_error_private_clear(TcSessionFileErrorPrivate *priv)
+{
+	(void)priv;
+}
+
+G_DEFINE_EXTENDED_ERROR(TcSessionFileError, tc_session_file_error)
+
+long
+tc_session_file_error_line(const GError *error)
+{
+	TcSessionFileErrorPrivate *priv = error ? tc_session_file_error_get_private(error) : NULL;
+
+	return priv ? priv->line : 0;
+}
+
+static void
+set_error_line(GError *error, long line)
+{
+	TcSessionFileErrorPrivate *priv = tc_session_file_error_get_private(error);
+
+	if (priv)
+		priv->line = line;
+}
 
 static const char *const ust_contexts[] = {"vpid", "vtid", "procname", "pthread_id", NULL};
 static const char *const kernel_contexts[] = {"pid", "tid", "procname", "prio", NULL};
@@ -58,8 +103,10 @@ refuse(xmlNode *node, GError **error, const char *format, ...)
 	va_start(args, format);
 	why = g_strdup_vprintf(format, args);
 	va_end(args);
-	g_set_error(error, SF_ERROR, SF_INVALID, "%s (line %ld): %s", path,
-		    xmlGetLineNo(node), why);
+	g_set_error(error, SF_ERROR, SF_INVALID, "%s (line %ld): %s", path, xmlGetLineNo(node),
+		    why);
+	if (error)
+		set_error_line(*error, xmlGetLineNo(node));
 	return FALSE;
 }
 
@@ -243,10 +290,16 @@ parse_probe_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 	}
 	if (error && *error)
 		return FALSE;
+	/* The location says "symbol+offset" or "0xADDR": a symbol of either
+	 * form would be read back as another probe. */
+	if (symbol && (strchr(symbol, '+') || g_str_has_prefix(symbol, "0x")))
+		return refuse(node, error, "'%.40s' is not a symbol name", symbol);
 	if (symbol && *symbol && offset)
 		event->location = g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", symbol, offset);
 	else if (symbol && *symbol)
 		event->location = g_strdup(symbol);
+	else if (address && offset > G_MAXUINT64 - address)
+		return refuse(node, error, "the address and the offset add up past 2^64");
 	else if (address)
 		event->location = g_strdup_printf("0x%" G_GINT64_MODIFIER "x", address + offset);
 	else
@@ -532,6 +585,45 @@ parse_channel(xmlNode *node, gboolean kernel, TcFileSession *session, GError **e
 
 /* Trackers. */
 
+/* The reentrant lookups: the service reads files on worker threads, where
+ * getpwnam()'s static result could be overwritten under us. The buffer
+ * grows while the entry does not fit (a group of many members), to 1 MiB. */
+static gboolean
+user_id(const char *name, guint32 *id)
+{
+	struct passwd entry, *found = NULL;
+	int status = ERANGE;
+
+	for (gsize size = 4096; status == ERANGE && size <= 1024 * 1024; size *= 4) {
+		g_autofree char *buffer = g_malloc(size);
+
+		status = getpwnam_r(name, &entry, buffer, size, &found);
+		if (status == 0 && found) {
+			*id = found->pw_uid;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static gboolean
+group_id(const char *name, guint32 *id)
+{
+	struct group entry, *found = NULL;
+	int status = ERANGE;
+
+	for (gsize size = 4096; status == ERANGE && size <= 1024 * 1024; size *= 4) {
+		g_autofree char *buffer = g_malloc(size);
+
+		status = getgrnam_r(name, &entry, buffer, size, &found);
+		if (status == 0 && found) {
+			*id = found->gr_gid;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 static gboolean
 tracker_value(xmlNode *node, const char *kind, guint32 *value, GError **error)
 {
@@ -550,17 +642,11 @@ tracker_value(xmlNode *node, const char *kind, guint32 *value, GError **error)
 			return refuse(c, error, "'%.40s' is not an id", text);
 		*value = (guint32)number;
 	} else if (strchr(kind, 'u')) {
-		struct passwd *pw = getpwnam(text);
-
-		if (!pw)
+		if (!user_id(text, value))
 			return refuse(c, error, "no user '%.40s'", text);
-		*value = pw->pw_uid;
 	} else if (strchr(kind, 'g')) {
-		struct group *gr = getgrnam(text);
-
-		if (!gr)
+		if (!group_id(text, value))
 			return refuse(c, error, "no group '%.40s'", text);
-		*value = gr->gr_gid;
 	} else {
 		return refuse(c, error, "a %s is an id", kind);
 	}
@@ -569,17 +655,27 @@ tracker_value(xmlNode *node, const char *kind, guint32 *value, GError **error)
 	return c ? refuse(c, error, "not allowed here") : TRUE;
 }
 
+/* "pid" of "pid_process_attr_tracker"; NULL for any other name, a name
+ * shorter than the suffix included. */
+static char *
+tracker_kind(const char *name)
+{
+	static const char suffix[] = "_process_attr_tracker";
+	gsize length = strlen(name);
+
+	if (!g_str_has_suffix(name, suffix))
+		return NULL;
+	return g_strndup(name, length - (sizeof(suffix) - 1));
+}
+
 static gboolean
 parse_tracker(xmlNode *node, gboolean kernel, TcFileSession *session, GError **error)
 {
-	g_autofree char *kind = g_strndup((const char *)node->name,
-					  strlen((const char *)node->name) -
-						  strlen("_process_attr_tracker"));
-	xmlNode *cursor = node->children, *values, *c;
+	g_autofree char *kind = tracker_kind((const char *)node->name);
+	xmlNode *cursor = node->children, *values, *value_cursor, *c;
 	TcFileTracker *tracker;
 
-	if (!g_str_has_suffix((const char *)node->name, "_process_attr_tracker") ||
-	    !g_strv_contains(tc_file_tracker_kinds, kind))
+	if (!kind || !g_strv_contains(tc_file_tracker_kinds, kind))
 		return refuse(node, error, "not allowed here");
 	for (guint i = 0; i < session->trackers->len; i++) {
 		TcFileTracker *other = g_ptr_array_index(session->trackers, i);
@@ -593,8 +689,8 @@ parse_tracker(xmlNode *node, gboolean kernel, TcFileSession *session, GError **e
 		return refuse(values ? values : node, error, "process_attr_values is needed");
 	tracker = tc_file_tracker_new(kernel, kind);
 	g_ptr_array_add(session->trackers, tracker);
-	cursor = values->children;
-	while (next_item(&cursor, values, kind, &c, error) && c) {
+	value_cursor = values->children;
+	while (next_item(&value_cursor, values, kind, &c, error) && c) {
 		guint32 value;
 
 		if (!tracker_value(c, kind, &value, error))
@@ -966,6 +1062,25 @@ quiet_errors(void *context, const char *message, ...)
 	(void)message;
 }
 
+/* libxml2 goes on after the first fault and its last error is often only
+ * "Premature end of data": the first is where the file went wrong. */
+typedef struct {
+	int line;
+	char *message;
+} FirstFault;
+
+static void
+keep_first_fault(void *user_data, xmlErrorPtr fault)
+{
+	xmlParserCtxtPtr context = user_data;
+	FirstFault *first = context->_private;
+
+	if (first->message || !fault)
+		return;
+	first->line = fault->line;
+	first->message = g_strchomp(g_strdup(fault->message ? fault->message : "?"));
+}
+
 GPtrArray *
 tc_session_file_parse(const char *contents, gsize length, GError **error)
 {
@@ -974,6 +1089,7 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 	xmlParserCtxtPtr context;
 	xmlDocPtr doc;
 	xmlNode *root, *cursor, *c;
+	FirstFault first = {0};
 	gboolean ok = TRUE;
 
 	if (!check_raw(contents, length, error))
@@ -981,22 +1097,31 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 	xmlSetGenericErrorFunc(NULL, quiet_errors);
 	context = xmlNewParserCtxt();
 	if (!context) {
-		g_set_error(error, SF_ERROR, G_IO_ERROR_FAILED, "out of memory");
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
 		return NULL;
 	}
+	context->_private = &first;
+	context->sax->serror = keep_first_fault;
 	doc = xmlCtxtReadMemory(context, contents, (int)length, NULL, "UTF-8",
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-					XML_PARSE_IGNORE_ENC);
+				    XML_PARSE_BIG_LINES | XML_PARSE_IGNORE_ENC);
 	if (!doc || !context->wellFormed) {
-		const xmlError *fault = xmlCtxtGetLastError(context);
+		const xmlError *last = xmlCtxtGetLastError(context);
 
-		g_set_error(error, SF_ERROR, SF_INVALID, "malformed XML at line %d: %s",
-			    fault ? fault->line : 0,
-			    fault && fault->message ? g_strchomp(fault->message) : "?");
+		if (!first.message && last) {
+			first.line = last->line;
+			first.message = g_strchomp(g_strdup(last->message ? last->message : "?"));
+		}
+		g_set_error(error, SF_ERROR, SF_INVALID, "malformed XML at line %d: %s", first.line,
+			    first.message ? first.message : "?");
+		if (error)
+			set_error_line(*error, first.line);
+		g_free(first.message);
 		xmlFreeDoc(doc);
 		xmlFreeParserCtxt(context);
 		return NULL;
 	}
+	g_free(first.message);
 	xmlFreeParserCtxt(context);
 	root = xmlDocGetRootElement(doc);
 	if (doc->intSubset || doc->extSubset) {

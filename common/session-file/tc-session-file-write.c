@@ -219,6 +219,8 @@ write_consumer_output(GString *out, guint depth, const char *path, const char *c
 	close_tag(out, depth, "consumer_output");
 }
 
+static void write_output(GString *out, const TcFileSession *session);
+
 static void
 write_session(GString *out, const TcFileSession *session)
 {
@@ -259,6 +261,16 @@ write_session(GString *out, const TcFileSession *session)
 		}
 		close_tag(out, 2, "attributes");
 	}
+	/* No output: the owner's default directory, which the file leaves
+	 * unsaid as it was read. */
+	if (session->path || session->control_url || session->snapshot_outputs->len)
+		write_output(out, session);
+	close_tag(out, 1, "session");
+}
+
+static void
+write_output(GString *out, const TcFileSession *session)
+{
 	open_tag(out, 2, "output");
 	if (session->snapshot) {
 		/* lttng keeps a snapshot session's directory as its first output. */
@@ -286,7 +298,6 @@ write_session(GString *out, const TcFileSession *session)
 				      session->data_url);
 	}
 	close_tag(out, 2, "output");
-	close_tag(out, 1, "session");
 }
 
 char *

@@ -100,10 +100,22 @@ gboolean tc_session_file_relay_uris(const char *url, char **control, char **data
  * data URIs name different hosts, which that form cannot say. */
 char *tc_session_file_snapshot_output_url(const TcFileSnapshotOutput *output, GError **error);
 
+/* What tc_session_file_parse() refuses a file with; the error carries
+ * the line where the problem was found. */
+#define TC_SESSION_FILE_ERROR (tc_session_file_error_quark())
+typedef enum {
+	TC_SESSION_FILE_ERROR_INVALID,
+} TcSessionFileError;
+GQuark tc_session_file_error_quark(void);
+/* The line of the file that a TC_SESSION_FILE_ERROR names, as libxml2 or
+ * the parser found it; 0 for a refusal of the whole file (its size, a
+ * NUL byte, a DTD) and for any other error. */
+long tc_session_file_error_line(const GError *error);
+
 /*
  * Parses (tc-session-file-read.c) a file's contents into its sessions (TcFileSession *). Refuses,
- * with a message naming the element as /sessions/session[1]/... and its
- * line: malformed XML, a DOCTYPE (so no entity or external subset is ever
+ * with a TC_SESSION_FILE_ERROR naming the element as /sessions/session[1]/...
+ * and its line: malformed XML, a DOCTYPE (so no entity or external subset is ever
  * read), more than TC_SESSION_FILE_MAX_BYTES or _MAX_ELEMENTS, any element
  * session.xsd does not allow, and anything tracectl cannot honour (JUL,
  * log4j and python domains with channels, per-pid buffers, trace file

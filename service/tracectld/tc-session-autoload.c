@@ -558,6 +558,26 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
+/* Owner's thread: a file refused whole, logged with its path, owner and
+ * line apart (journal fields) and in the message, then left: a user's bad
+ * file stops neither that user's other files nor anyone else's. */
+static void
+log_refused_file(const char *path, uid_t owner, const GError *error)
+{
+	g_auto(TcUserAccount) account = {0};
+	const char *user = tc_user_account_lookup(owner, &account, NULL) ? account.name : "?";
+	/* Both may hold what the file's owner chose: one line each. */
+	g_autofree char *shown = g_strescape(path, NULL);
+	g_autofree char *why = g_strescape(error->message, NULL);
+	g_autofree char *uid = g_strdup_printf("%u", (unsigned)owner);
+	g_autofree char *line = g_strdup_printf("%ld", tc_session_file_error_line(error));
+
+	g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "TRACECTL_FILE", path, "TRACECTL_LINE",
+			 line, "TRACECTL_OWNER_UID", uid, "TRACECTL_USER", user, "MESSAGE",
+			 "Auto-load: '%s' of user %s (uid %s) refused at line %s: %s", shown, user,
+			 uid, line, why);
+}
+
 /* An owner's loading (tc_owner_pool_push()): the owner's files of the
  * system's directory, then, as home says, the owner's own directory. */
 typedef enum {
@@ -662,7 +682,7 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 	g_autoptr(GPtrArray) sessions = tc_session_file_parse(contents, length, &error);
 
 	if (sessions == NULL) {
-		g_warning("Auto-load: %s", error->message);
+		log_refused_file(path, owner, error);
 		return;
 	}
 	for (guint i = 0; i < sessions->len && !g_atomic_int_get(&autoload_stopping); i++) {

@@ -300,23 +300,50 @@ load_group(GKeyFile *file, const char *group, GError **error)
 	return TRUE;
 }
 
-gboolean
-tc_user_limits_load(const char *path, gboolean must_exist, GError **error)
+/* Starts a load from path: its sets forgotten, the defaults kept aside
+ * in *saved for load_key_file(). */
+static void
+load_begin(const char *path, TcLimitSet *saved)
 {
-	g_autoptr(GKeyFile) file = g_key_file_new();
-	g_autoptr(GError) local_error = NULL;
-	g_auto(GStrv) groups = NULL;
-	TcLimitSet saved = defaults;
-
-	g_return_val_if_fail(path != NULL, FALSE);
 	defaults_ensure();
-	saved = defaults;
+	*saved = defaults;
 	g_free(config_path);
 	config_path = g_strdup(path);
 	g_clear_pointer(&user_sets, g_hash_table_unref);
 	g_clear_pointer(&group_sets, g_hash_table_unref);
 	user_sets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	group_sets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+}
+
+static gboolean
+load_key_file(GKeyFile *file, const char *path, const TcLimitSet *saved, GError **error)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+
+	for (guint i = 0; groups[i]; i++) {
+		if (!load_group(file, groups[i], error)) {
+			g_prefix_error(error, "%s: ", path);
+			defaults = *saved;
+			return FALSE;
+		}
+	}
+	/* Options given on the command line win over the file's [Limits]. */
+	for (guint i = 0; i < TC_LIMIT_COUNT; i++)
+		if (saved->set & (1u << i))
+			defaults.value[i] = saved->value[i];
+	defaults.set |= saved->set;
+	return TRUE;
+}
+
+gboolean
+tc_user_limits_load(const char *path, gboolean must_exist, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local_error = NULL;
+	TcLimitSet saved;
+
+	g_return_val_if_fail(path != NULL, FALSE);
+	load_begin(path, &saved);
 	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local_error)) {
 		if (!must_exist && g_error_matches(local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
 			return TRUE;
@@ -324,20 +351,24 @@ tc_user_limits_load(const char *path, gboolean must_exist, GError **error)
 			    local_error->message);
 		return FALSE;
 	}
-	groups = g_key_file_get_groups(file, NULL);
-	for (guint i = 0; groups[i]; i++) {
-		if (!load_group(file, groups[i], error)) {
-			g_prefix_error(error, "%s: ", path);
-			defaults = saved;
-			return FALSE;
-		}
+	return load_key_file(file, path, &saved, error);
+}
+
+gboolean
+tc_user_limits_load_data(const char *data, gsize length, const char *name, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local_error = NULL;
+	TcLimitSet saved;
+
+	g_return_val_if_fail(data != NULL && name != NULL, FALSE);
+	load_begin(name, &saved);
+	if (!g_key_file_load_from_data(file, data, length, G_KEY_FILE_NONE, &local_error)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "%s: %s", name,
+			    local_error->message);
+		return FALSE;
 	}
-	/* Options given on the command line win over the file's [Limits]. */
-	for (guint i = 0; i < TC_LIMIT_COUNT; i++)
-		if (saved.set & (1u << i))
-			defaults.value[i] = saved.value[i];
-	defaults.set |= saved.set;
-	return TRUE;
+	return load_key_file(file, name, &saved, error);
 }
 
 /* Resolving a user's limits. */

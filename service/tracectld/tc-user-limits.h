@@ -66,6 +66,9 @@ guint64 tc_limit_builtin_default(TcLimit limit);
  * charge.
  */
 gboolean tc_user_limits_load(const char *path, gboolean must_exist, GError **error);
+/* The same for a file's contents already read (the fuzz target's way in);
+ * name stands for its path in errors. */
+gboolean tc_user_limits_load_data(const char *data, gsize length, const char *name, GError **error);
 /* Overrides the [Limits] default of limit (a command-line option). */
 void tc_user_limits_set_default(TcLimit limit, guint64 value);
 /* The limit in force for user. */

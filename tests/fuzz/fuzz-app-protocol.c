@@ -84,7 +84,8 @@ enum outcome {
 	METADATA_READ,
 	OUTCOMES,
 };
-static const char *const outcome_names[OUTCOMES] = {
+/* Named by the standalone driver only. */
+static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
 	"dropped at read", "refused", "registered", "later batch", "event kept",
 	"reply woke", "fds closed", "predicted", "metadata read",
 };

@@ -60,7 +60,8 @@ enum outcome {
 	WALK_UNKNOWN_EVENT,
 	OUTCOMES,
 };
-static const char *const outcome_names[OUTCOMES] = {
+/* Named by the standalone driver only. */
+static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
 	"get valid", "get corrupt", "peek valid", "peek corrupt",
 	"walk valid", "walk corrupt", "walk unknown event",
 };

@@ -9,10 +9,13 @@
  * given as arguments, or runs `--runs M` inputs made with a seeded
  * generator (`--seed N`; splitmix64, so the same inputs everywhere): a seed
  * input with a few bytes changed, inserted or cut, or random bytes when the
- * harness has no seeds. After a run it prints how often each outcome was
- * reached and fails when one never was (from 1000 runs on): inputs that
- * never reach an outcome test less than they seem to. `--write-seeds DIR`
- * writes the harness's seeds into DIR, one file each.
+ * harness has no seeds. `--seeds DIR` takes the files of a corpus
+ * directory (tests/fuzz/corpus/TARGET) as the seeds instead, and
+ * `--write-seeds DIR` writes the harness's own seeds there as files.
+ * Built with -DFUZZ_LIBFUZZER, a harness has no driver: libFuzzer's main()
+ * runs it on a corpus directory (tests/fuzz/run-fuzz.py). After a run it prints how often each
+ * outcome was reached and fails when one never was (from 1000 runs on): inputs that never reach an
+ * outcome test less than they seem to.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -47,7 +50,7 @@ struct fuzz_seed {
 };
 
 struct fuzz_harness {
-	const struct fuzz_seed *seeds; /* NULL: random inputs */
+	const struct fuzz_seed *seeds; /* NULL: random inputs, unless --seeds */
 	size_t nr_seeds;
 	size_t input_max; /* bytes */
 	const char *const *outcome_names;

@@ -347,6 +347,12 @@ REFUSED = [
         "</events>", "</events><contexts><context><perf><type>0</type><config>0</config>"
         "<name>x</name></perf></context></contexts>")),
      "channels/channel/contexts/context/perf (line 5): perf contexts are not supported"),
+    # An element name shorter than the trackers' suffix once made the
+    # parser (the service's auto-load one too) ask for 2^64 bytes.
+    ("short-tracker", SESSION.format(
+        "<domains><domain><type>UST</type><buffer_type>PER_UID</buffer_type>"
+        "<process_attr_trackers><pid/></process_attr_trackers></domain></domains>"),
+     "domain/process_attr_trackers/pid (line 5): not allowed here"),
     # Checked by the service: the session made is destroyed again.
     ("service", SESSION.format(UST.format("PER_UID", "<filter>seq &gt; (</filter>")),
      "EnableEventWithOptions"),

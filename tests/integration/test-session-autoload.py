@@ -13,7 +13,9 @@ has none, gets no session of his. Files that others may write, that are symbolic
 that no user of the system owns, sessions over the owner's limits, links
 and files of others on the way to a user's own directory, and sessions with what the service
 leaves to `tracectl load` (a kernel domain in a file not root's), are refused with a log line
-naming them, and no session comes of them."""
+naming them, and no session comes of them. A file the parser refuses (one that once
+crashed it, malformed XML in a home) is logged with its path, user and line, and the
+service goes on with that user's other files and every other user's."""
 
 import os
 import pwd
@@ -40,6 +42,16 @@ def write(directory, file_name, session, out, mode=0o644, owner=0, kernel=False)
     """out None: no output element, the owner's default directory."""
     text = sessionxml.session(session, [KERNEL, UST] if kernel else [UST], output=out)
     return sessionxml.install(directory, file_name, text, owner, mode=mode)
+
+
+# Line 4 holds an element name shorter than the trackers' suffix, which
+# once made the parser ask for 2^64 bytes and abort the service.
+SHORT_TRACKER = ("<?xml version=\"1.0\"?>\n<sessions><session><name>alicebad</name>\n"
+                 "<domains><domain><type>UST</type><buffer_type>PER_UID</buffer_type>\n"
+                 "<process_attr_trackers><pid/></process_attr_trackers></domain></domains>\n"
+                 "</session></sessions>\n")
+# Not well-formed: libxml2 finds the mismatched end tag on line 3.
+MALFORMED = "<sessions>\n<session>\n</sessions>\n"
 
 
 def unused_uid():
@@ -90,6 +102,8 @@ def check_autoload(top, config):
     write(directory, "carol.lttng", "autocarol", None, owner=carol.uid)
     write(directory, "dave.lttng", "autodave", None, owner=dave.uid)
     home_refusals = write_home_files(alice, bob, carol, dave)
+    # Read before alice's good file, and before everyone else's.
+    alice_bad = sessionxml.install(directory, "alice0bad.lttng", SHORT_TRACKER, alice.uid)
     write(directory, "good.lttng", "autoroot", out)
     # Root's sessions have no per-user limit: a second one loads.
     write(directory, "good2.lttng", "autoroot2", os.path.join(top, "out2"))
@@ -132,6 +146,7 @@ def check_autoload(top, config):
         check_alice_session(svc, alice, bob)
         with open(svc.log_path, errors="replace") as f:
             logged = f.read()
+        carol_bad = os.path.join(carol.home, ".config", "tracectl", "sessions", "bad.lttng")
         for path, why in ((bad_mode, "writable by its group or others (mode 0666)"),
                           (bad_owner, f"owned by uid {no_user}, which is no user of the system"),
                           (link, "a symbolic link"),
@@ -142,7 +157,14 @@ def check_autoload(top, config):
                                    "'MaxSessions' of 1"),
                           *home_refusals):
             check(path in logged and why in logged, f"no refusal of {path} ({why}) logged")
-        log("root's, alice's and carol's files loaded and recording, eleven refused by name")
+        for path, user, line in ((alice_bad, alice, 4), (carol_bad, carol, 3)):
+            said = (f"Auto-load: '{path}' of user {user.name} (uid {user.uid}) "
+                    f"refused at line {line}: ")
+            check(said in logged, f"no refusal of {path} at line {line} logged")
+        check("process_attr_trackers/pid (line 4): not allowed here" in logged,
+              "the refusal does not say why")
+        check(svc.alive(), "tracectld died")
+        log("root's, alice's and carol's files loaded and recording, thirteen refused by name")
         svc.cli("destroy", "autoroot")
         svc.cli("destroy", "autoroot2")
         svc.cli("destroy", "autoalice", user=alice)
@@ -175,6 +197,8 @@ def own_directory(user, link_config=False):
 def write_home_files(alice, bob, carol, dave):
     """Files in the users' own directories; the refusals expected."""
     mine = own_directory(carol)
+    # Read before her good file.
+    sessionxml.install(mine, "bad.lttng", MALFORMED, carol.uid)
     write(mine, "mine.lttng", "carolhome", None, owner=carol.uid)
     rootfile = write(mine, "root.lttng", "carolroot", None, owner=0)
     writable = write(mine, "writable.lttng", "carolwritable", None, owner=carol.uid,

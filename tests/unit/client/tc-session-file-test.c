@@ -230,6 +230,63 @@ test_refusals(void)
 	assert_refused("<other/>", "the root element must be <sessions>");
 }
 
+#define UST_TRACKERS(body)                                                                         \
+	HEAD "<domains><domain><type>UST</type><buffer_type>PER_UID</buffer_type>"                 \
+	     "<process_attr_trackers>" body "</process_attr_trackers></domain></domains>" TAIL
+
+/* Element names and values that once crashed the parser or were taken
+ * unchecked: refused by name, with the line apart. */
+static void
+test_hostile_values(void)
+{
+	static const char *const short_names[] = {"pid", "p", "vpid_tracker",
+						  "_process_attr_tracker", "process_attr_trackerx"};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(short_names); i++) {
+		g_autofree char *body = g_strdup_printf("<%s/>", short_names[i]);
+		g_autofree char *file = g_strdup_printf(UST_TRACKERS("%s"), body);
+		g_autofree char *expected = g_strdup_printf(
+		    "process_attr_trackers/%s (line 2): not allowed here", short_names[i]);
+
+		assert_refused(file, expected);
+	}
+	/* Nothing may follow a tracker's values. */
+	assert_refused(
+	    UST_TRACKERS("<vpid_process_attr_tracker><process_attr_values><vpid><id>1"
+			 "</id></vpid></process_attr_values><x/></vpid_process_attr_tracker>"),
+	    "vpid_process_attr_tracker/x (line 2): not allowed here");
+	assert_refused(HEAD "<domains><domain><type>KERNEL</type><buffer_type>GLOBAL</buffer_type>"
+			    "<channels><channel><name>channel0</name><events><event><name>k</name>"
+			    "<type>KPROBE</type><attributes><probe_attributes>"
+			    "<address>18446744073709551615</address><offset>1</offset>"
+			    "</probe_attributes></attributes></event></events></channel></channels>"
+			    "</domain></domains>" TAIL,
+		       "probe_attributes (line 2): the address and the offset add up past 2^64");
+
+	/* A symbol that looks like a location would be written back as
+	 * another probe. */
+	assert_refused(HEAD "<domains><domain><type>KERNEL</type><buffer_type>GLOBAL</buffer_type>"
+			    "<channels><channel><name>channel0</name><events><event><name>k</name>"
+			    "<type>KPROBE</type><attributes><probe_attributes>"
+			    "<symbol_name>+o_sys_open</symbol_name><offset>16</offset>"
+			    "</probe_attributes></attributes></event></events></channel></channels>"
+			    "</domain></domains>" TAIL,
+		       "probe_attributes (line 2): '+o_sys_open' is not a symbol name");
+
+	/* The line is given apart, from the parser and from libxml2. */
+	sessions = parse(HEAD "\n\n<bogus/>" TAIL, &error);
+	g_assert_null(sessions);
+	g_assert_error(error, TC_SESSION_FILE_ERROR, TC_SESSION_FILE_ERROR_INVALID);
+	g_assert_cmpint(tc_session_file_error_line(error), ==, 4);
+	g_clear_error(&error);
+	sessions = parse("<sessions>\n<session>\n</sessions>", &error);
+	g_assert_null(sessions);
+	g_assert_error(error, TC_SESSION_FILE_ERROR, TC_SESSION_FILE_ERROR_INVALID);
+	g_assert_cmpint(tc_session_file_error_line(error), ==, 3);
+}
+
 static void
 test_oversize(void)
 {
@@ -255,6 +312,7 @@ main(int argc, char **argv)
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);
 	g_test_add_func("/session-file/snapshot-relays", test_snapshot_relay_outputs);
 	g_test_add_func("/session-file/refusals", test_refusals);
+	g_test_add_func("/session-file/hostile-values", test_hostile_values);
 	g_test_add_func("/session-file/oversize", test_oversize);
 	return g_test_run();
 }

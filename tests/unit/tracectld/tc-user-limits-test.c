@@ -235,6 +235,24 @@ test_config_errors(void)
 	}
 }
 
+/* Contents already read (the fuzz target's way in) are read as a file's. */
+static void
+test_config_data(void)
+{
+	static const char good[] = "[Limits]\nMaxSessions=2K\n";
+	static const char bad[] = "[Limits]\nMaxSessions=2Q\n";
+	g_autoptr(GError) error = NULL;
+
+	tc_user_limits_reset();
+	g_assert_true(tc_user_limits_load_data(good, strlen(good), "conf", &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(tc_user_limits_get(USER, TC_LIMIT_SESSIONS), ==, 2048);
+	tc_user_limits_reset();
+	g_assert_false(tc_user_limits_load_data(bad, strlen(bad), "conf", &error));
+	g_assert_true(g_str_has_prefix(error->message, "conf: [Limits] MaxSessions='2Q'"));
+	g_assert_cmpuint(tc_user_limits_get(USER, TC_LIMIT_SESSIONS), ==, 64);
+}
+
 static void
 test_user_slice(void)
 {
@@ -324,6 +342,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/user-limits/events", test_events);
 	g_test_add_func("/tracectl/user-limits/config", test_config);
 	g_test_add_func("/tracectl/user-limits/config-errors", test_config_errors);
+	g_test_add_func("/tracectl/user-limits/config-data", test_config_data);
 	g_test_add_func("/tracectl/user-limits/user-slice", test_user_slice);
 	g_test_add_func("/tracectl/user-limits/peer-self", test_peer_self);
 	g_test_add_func("/tracectl/user-limits/peer-other-user", test_peer_other_user);
