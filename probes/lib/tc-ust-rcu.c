@@ -12,6 +12,10 @@
  * after a few yields; a thread preempted in one may take a time slice. */
 #define TC_UST_RCU_YIELDS 100
 #define TC_UST_RCU_SLEEP_NS 1000000L
+/* A section still under way after this is taken as one that will never
+ * end (a handler that longjmp()ed out of a tracepoint, a thread that
+ * exited from one): what waits for it is left unfreed. */
+#define TC_UST_RCU_WAIT_MAX_NS 1000000000LL
 
 struct tc_ust_rcu_slot tc_ust_rcu_slots[TC_UST_RCU_SLOTS];
 uint32_t tc_ust_rcu_phase;
@@ -28,8 +32,12 @@ membarrier(int cmd)
 void
 tc_ust_rcu_init(void)
 {
-	int commands = membarrier(MEMBARRIER_CMD_QUERY);
+	int commands;
 
+	/* Readers fence until membarrier is known to work here: a fork
+	 * child inherits 0 from a parent whose registration it must redo. */
+	__atomic_store_n(&tc_ust_rcu_readers_fence, 1, __ATOMIC_SEQ_CST);
+	commands = membarrier(MEMBARRIER_CMD_QUERY);
 	if (commands < 0 || !(commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
 	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) < 0)
 		return;
@@ -76,20 +84,32 @@ sum_entries(uint32_t phase)
 	return sum;
 }
 
+static long long
+now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 /*
- * Waits until every section of phase that the sums can see has ended.
- * Exits are summed before entries: a section whose exit is counted has its
- * entry counted too, so equal sums mean no section was under way.
+ * Waits until every section of phase that the sums can see has ended, or
+ * until deadline_ns (then false). Exits are summed before entries: a
+ * section whose exit is counted has its entry counted too, so equal sums
+ * mean no section was under way.
  */
-static void
-wait_for_phase(uint32_t phase)
+static bool
+wait_for_phase(uint32_t phase, long long deadline_ns)
 {
 	for (int attempt = 0;; attempt++) {
 		uint64_t exits = sum_exits(phase);
 
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (sum_entries(phase) == exits)
-			return;
+			return true;
+		if (now_ns() >= deadline_ns)
+			return false;
 		if (attempt < TC_UST_RCU_YIELDS) {
 			sched_yield();
 		} else {
@@ -100,9 +120,11 @@ wait_for_phase(uint32_t phase)
 	}
 }
 
-void
+bool
 tc_ust_rcu_synchronize(void)
 {
+	long long deadline_ns = now_ns() + TC_UST_RCU_WAIT_MAX_NS;
+
 	/* The unlink is seen before the counts are read (and by any
 	 * section whose entry they miss). */
 	barrier_everywhere();
@@ -110,10 +132,12 @@ tc_ust_rcu_synchronize(void)
 		uint32_t old = __atomic_load_n(&tc_ust_rcu_phase, __ATOMIC_RELAXED);
 
 		__atomic_store_n(&tc_ust_rcu_phase, old + 1, __ATOMIC_SEQ_CST);
-		wait_for_phase(old & 1);
+		if (!wait_for_phase(old & 1, deadline_ns))
+			return false;
 	}
 	/* The sections' accesses are done before anything is freed. */
 	barrier_everywhere();
+	return true;
 }
 
 void

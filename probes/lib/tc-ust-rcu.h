@@ -35,6 +35,7 @@
 #ifndef TC_UST_RCU_H
 #define TC_UST_RCU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tc-rb-rseq.h"
@@ -115,10 +116,11 @@ tc_ust_rcu_read_unlock(uint32_t phase)
  * start and in a fork child. */
 void tc_ust_rcu_init(void);
 
-/* Returns once every read-side section that began before the call has
- * ended. Callers serialize (the state lock, or a single thread); never from
- * a read-side section. */
-void tc_ust_rcu_synchronize(void);
+/* Returns true once every read-side section that began before the call
+ * has ended, false if one has not within a second (never to be freed
+ * then). Callers serialize (the state lock, or a single thread); never
+ * from a read-side section. */
+bool tc_ust_rcu_synchronize(void);
 
 /* In a fork child: sections of the parent's other threads never end
  * here. Only the forking thread exists, outside any section. */

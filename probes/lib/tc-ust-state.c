@@ -232,7 +232,13 @@ tc_ust_state_free_retired(struct tc_ust_retired *retired)
 {
 	if (!retired)
 		return;
-	tc_ust_rcu_synchronize();
+	/* A section that never ends must not stop the listener: what it may
+	 * still read is left unfreed rather than waited for. */
+	if (!tc_ust_rcu_synchronize()) {
+		tc_ust_debug("A tracepoint did not return within a grace period: "
+			     "what the service removed stays allocated");
+		return;
+	}
 	while (retired) {
 		struct tc_ust_retired *next = retired->next;
 

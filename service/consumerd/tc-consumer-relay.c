@@ -1339,10 +1339,22 @@ queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline
 	}
 }
 
+/* What the queue may hold with a frame of bytes in it: room for two
+ * such frames at least, so that a sub-buffer larger than
+ * CONSUMERD_RELAY_QUEUE_BYTES_MAX is not dropped merely because the one
+ * before it is still going out. */
+static uint64_t
+queue_bound(size_t bytes)
+{
+	uint64_t twice = 2 * (uint64_t)bytes;
+
+	return twice > CONSUMERD_RELAY_QUEUE_BYTES_MAX ? twice : CONSUMERD_RELAY_QUEUE_BYTES_MAX;
+}
+
 /*
  * Whether a frame of bytes may be queued: always into an empty queue
- * (one packet, whatever its size), else within
- * CONSUMERD_RELAY_QUEUE_BYTES_MAX. A full queue drops the packet: the
+ * (one packet, whatever its size), else within queue_bound(). A full
+ * queue drops the packet: the
  * relay is not lost, only slower than the data, so the packet counts as
  * the stream's loss, as one the disk refused, not the relay's (no
  * Problem says the relay went away). A snapshot's relay waits instead
@@ -1355,8 +1367,7 @@ queue_room(struct consumerd_relay *relay, size_t bytes)
 	uint64_t suppressed;
 	int ret;
 
-	if (relay->queue.bytes == 0 ||
-	    relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
+	if (relay->queue.bytes == 0 || relay->queue.bytes + bytes <= queue_bound(bytes))
 		return 0;
 	ret = queue_check(relay, tc_rb_clock_now());
 	if (ret < 0) {
@@ -1364,10 +1375,11 @@ queue_room(struct consumerd_relay *relay, size_t bytes)
 		count_lost(relay);
 		return -ENOTCONN;
 	}
-	if (relay->queue.bytes + bytes <= CONSUMERD_RELAY_QUEUE_BYTES_MAX)
+	if (relay->queue.bytes + bytes <= queue_bound(bytes))
 		return 0;
 	if (relay->sends_wait) {
-		ret = queue_send_until(relay, CONSUMERD_RELAY_QUEUE_BYTES_MAX - bytes, UINT64_MAX);
+		/* queue_bound() - bytes >= bytes: never wraps. */
+		ret = queue_send_until(relay, queue_bound(bytes) - bytes, UINT64_MAX);
 		if (ret < 0) {
 			relay_fail(relay, "sending a packet", ret);
 			count_lost(relay);
@@ -1443,6 +1455,7 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	struct tc_relay_data_header header;
 	uint32_t content;
 	struct iovec iov[2];
+	bool queued;
 	int ret;
 
 	if (relay->first_probe)
@@ -1467,11 +1480,14 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	if (ret < 0)
 		return ret;
 	ret = data_send(relay, iov, 2);
+	queued = ret == 0 && !consumerd_relay_queue_is_empty(&relay->queue);
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
 		relay_fail(relay, "sending a packet", ret);
-		count_lost(relay);
+		/* A queued frame was counted lost with the queue. */
+		if (!queued)
+			count_lost(relay);
 		return ret;
 	}
 	stream->net_seq++;

@@ -30,7 +30,9 @@ typedef void (*TcOwnerWorkFunc)(TcOwnerPool *pool, uid_t owner, gpointer work, g
 TcOwnerPool *tc_owner_pool_new(TcOwnerWorkFunc func, GDestroyNotify free_func, gpointer user_data);
 
 /* Starts work for owner, unless owner's last work is still under way or
- * the pool stops: then FALSE, and work stays the caller's. */
+ * the pool stops: then FALSE, and work stays the caller's, to be freed on
+ * the caller's thread (which must then be registered with liburcu if
+ * freeing it may enter a read-side section). */
 gboolean tc_owner_pool_try_push(TcOwnerPool *pool, uid_t owner, gpointer work);
 
 /* Starts work for owner now, or after owner's works under way and

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-relay-watch.h"
 
+#include <urcu.h>
+
 #include "tc-owner-pool.h"
 
 /*
@@ -134,15 +136,19 @@ start_looks(GPtrArray *sessions)
 	g_mutex_unlock(&watch_lock);
 }
 
+/* Registered with liburcu, as every thread that may drop the last
+ * reference to what the pool refused. */
 static gpointer
 watch_main(gpointer data)
 {
 	GPtrArray *sessions;
 
+	rcu_register_thread();
 	while ((sessions = next_round()) != NULL) {
 		start_looks(sessions);
 		g_ptr_array_unref(sessions);
 	}
+	rcu_unregister_thread();
 	return NULL;
 }
 

@@ -22,6 +22,8 @@
 
 #include "tc-session-rotation.h"
 
+#include <urcu.h>
+
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-owner-pool.h"
@@ -663,15 +665,19 @@ start_rounds(GPtrArray *sessions)
 	g_mutex_unlock(&scheduler_lock);
 }
 
+/* Registered with liburcu, as every thread that may drop the last
+ * reference to what the pool refused. */
 static gpointer
 scheduler_main(gpointer data)
 {
 	GPtrArray *sessions;
 
+	rcu_register_thread();
 	while ((sessions = scheduled_sessions()) != NULL) {
 		start_rounds(sessions);
 		g_ptr_array_unref(sessions);
 	}
+	rcu_unregister_thread();
 	return NULL;
 }
 

@@ -21,6 +21,7 @@
 #include "tc-triggers.h"
 
 #include <math.h>
+#include <urcu.h>
 
 #include "tc-error.h"
 #include "tc-notifier.h"
@@ -815,9 +816,13 @@ start_rounds(GHashTable *rounds)
 	}
 }
 
+/* Registered with liburcu: a round the pool refuses is freed here, and
+ * with it maybe the last reference to a removed trigger, whose notifier
+ * walks the applications' table in a read-side section. */
 static gpointer
 tick_thread(gpointer data)
 {
+	rcu_register_thread();
 	g_mutex_lock(&lock);
 	while (!is_stopping) {
 		g_autoptr(GHashTable) rounds = collect_locked();
@@ -833,6 +838,7 @@ tick_thread(gpointer data)
 			g_cond_wait_until(&wake, &lock, g_get_monotonic_time() + TC_TRIGGER_TICK_US);
 	}
 	g_mutex_unlock(&lock);
+	rcu_unregister_thread();
 	return NULL;
 }
 
