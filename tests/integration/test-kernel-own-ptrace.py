@@ -160,12 +160,13 @@ def test():
     top = tempfile.mkdtemp(prefix="tc-own-ptrace-")
     os.chmod(top, 0o755)
     sock, helper = start_paired()
+    stop, reader = threading.Event(), None
     try:
         paths = install_copies(top)
         status, fd = own_start(sock, 1, user, ALL_EVENTS)
         require(status != NOT_SUPPORTED, "the helper was built without the own-process tier")
         check(status == 0 and fd is not None, f"OWN_START: {status}")
-        out, stop = {"ring": []}, threading.Event()
+        out = {"ring": []}
         reader = threading.Thread(target=drain, args=({"ring": ownlib.Ring(fd)}, stop, out))
         reader.start()
         specs = programs(user)
@@ -201,6 +202,10 @@ def test():
             "a setuid program that went back to the owner's uid, a setgid program, an "
             "undumpable process; yes a process in the owner's user namespace")
     finally:
+        # A failed check must not leave the ring's reader running.
+        stop.set()
+        if reader is not None:
+            reader.join()
         sock.close()
         helper.wait(timeout=10)
         shutil.rmtree(top, ignore_errors=True)
