@@ -7,12 +7,8 @@
  *
  * One thread, one loop:
  *
- *   ppoll(command socket, wake-ups, relays' data connections, timeout)
+ *   ppoll(command socket, timeout)
  *     -> a request: serve it (tc-consumer-command.c)
- *     -> a relay's data connection writable: send more of what waits
- *        for it (tc-consumer-relay-queue.h); a relay's pace never
- *        holds the loop, so a slow relay costs its session memory, not
- *        the other sessions' draining nor the service's answers
  *     -> the channel timers (tc-consumer-timer.c): read, switch and
  *        monitor, per channel; no channel, no timer, no wake-up
  *     -> EOF on the socket, SIGTERM or SIGINT: flush and write out every

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-consumer-relay.h"
 #include "tc-consumer-relay-held.h"
-#include "tc-consumer-relay-queue.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -14,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -30,8 +27,6 @@
 #define COMMAND_MAX 1024u
 /* Index replies not read yet at most; then the next command waits for them. */
 #define PENDING_REPLIES_MAX 256u
-/* How long a wait for the data connection polls it at a time. */
-#define QUEUE_WAIT_SLICE_MS 20
 
 struct consumerd_relay {
 	struct tc_consumer_relay_output out;
@@ -81,22 +76,6 @@ struct consumerd_relay {
 	bool first_probe;
 	uint64_t first_lookup_deadline;
 	struct consumerd_held_queue held;
-	/* What the data connection has not taken yet (tc-consumer-relay-queue.h):
-	 * packets are sent without waiting, the loop sends the rest when the
-	 * connection polls writable. Emptied when the connection goes. */
-	struct consumerd_relay_queue queue;
-	/* When the queue last took a step (became non-empty, or the
-	 * connection took some of it), consumer clock: a connection that
-	 * takes nothing for an I/O timeout is a relay gone, as a blocking
-	 * send's timeout was (queue_check()). */
-	uint64_t queue_progress_ns;
-	int socket_unsent; /* the data socket's SIOCOUTQ at the last look */
-	/* Packets dropped as the queue was full, and the log's limit. */
-	uint64_t slow_dropped;
-	struct consumerd_ratelimit slow_limit;
-	/* Sends wait for the queue instead of dropping (a snapshot's relay,
-	 * whose packets are all due, is sent on the loop, bounded). */
-	bool sends_wait;
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
@@ -668,8 +647,6 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 
 /* ---- connection state ---- */
 
-static void count_lost(struct consumerd_relay *relay);
-
 static void
 relay_disconnect(struct consumerd_relay *relay)
 {
@@ -679,9 +656,6 @@ relay_disconnect(struct consumerd_relay *relay)
 		close(relay->data_fd);
 	relay->control_fd = relay->data_fd = -1;
 	relay->pending_replies = 0;
-	/* A frame begun on the old connection cannot go on on a new one. */
-	for (size_t dropped = consumerd_relay_queue_clear(&relay->queue); dropped > 0; dropped--)
-		count_lost(relay);
 	relay->up = false;
 	/* A new connection is a new relay session, without the old chunk. */
 	relay->close_pending = false;
@@ -992,7 +966,6 @@ open_later(struct consumerd_relay *relay)
 static void
 relay_free(struct consumerd_relay *relay)
 {
-	consumerd_relay_queue_clear(&relay->queue);
 	consumerd_lookup_free(relay->lookup);
 	consumerd_lookup_free(relay->resolved);
 	free(relay);
@@ -1017,7 +990,6 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
 	consumerd_held_init(&relay->held);
-	consumerd_relay_queue_init(&relay->queue);
 	set_identity(relay, out, session_id);
 	if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
 		open_later(relay);
@@ -1267,186 +1239,6 @@ send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
 	return drain_replies(relay, false);
 }
 
-/* ---- the data connection: sent without waiting ---- */
-
-/* Sends what the connection takes now; whatever it took is a step. */
-static int
-queue_send(struct consumerd_relay *relay)
-{
-	size_t before = relay->queue.bytes;
-	int ret = consumerd_relay_queue_send(&relay->queue, relay->data_fd);
-
-	if (relay->queue.bytes != before)
-		relay->queue_progress_ns = tc_rb_clock_now();
-	return ret;
-}
-
-/*
- * Whether the relay took nothing for an I/O timeout while packets wait
- * for it: it stopped reading (or the path to it is gone), and counts as
- * lost, as a blocking send's timeout made it. One that takes a little at
- * a time is slow, not gone. A step is the queue shrinking or the
- * socket's own unsent bytes (SIOCOUTQ) changing: TCP reports a large
- * send buffer writable only once a third of it is free, which a
- * trickle takes longer than the timeout to free. Returns 0, -ETIMEDOUT
- * when stalled, or -errno when the connection broke.
- */
-static int
-queue_check(struct consumerd_relay *relay, uint64_t now)
-{
-	int unsent, ret;
-
-	if (consumerd_relay_queue_is_empty(&relay->queue))
-		return 0;
-	ret = queue_send(relay);
-	if (ret < 0)
-		return ret;
-	if (ioctl(relay->data_fd, SIOCOUTQ, &unsent) == 0 && unsent != relay->socket_unsent) {
-		relay->socket_unsent = unsent;
-		relay->queue_progress_ns = now;
-	}
-	/* now may be older than a step taken since it was read. */
-	if (now > relay->queue_progress_ns &&
-	    now - relay->queue_progress_ns >= CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull)
-		return -ETIMEDOUT;
-	return 0;
-}
-
-/* Sends from the queue, waiting for the connection, until at most
- * target bytes are left or deadline (consumer clock) passed: a relay
- * trickling data gets until the deadline, one that takes nothing an I/O
- * timeout (queue_check()). Returns 0 once there, -EINPROGRESS at the
- * deadline (the relay slow, not gone), -ETIMEDOUT when it took nothing,
- * or -errno when the connection broke. */
-static int
-queue_send_until(struct consumerd_relay *relay, size_t target, uint64_t deadline)
-{
-	for (;;) {
-		struct pollfd pfd = {.fd = relay->data_fd, .events = POLLOUT};
-		uint64_t now = tc_rb_clock_now();
-		int ret = queue_check(relay, now);
-
-		if (ret < 0)
-			return ret;
-		if (relay->queue.bytes <= target)
-			return 0;
-		if (now >= deadline)
-			return -EINPROGRESS;
-		/* Short waits: TCP may not report a large buffer writable
-		 * while a trickle frees it. */
-		if (poll(&pfd, 1, QUEUE_WAIT_SLICE_MS) < 0 && errno != EINTR)
-			return -errno;
-	}
-}
-
-/* What the queue may hold with a frame of bytes in it: room for two
- * such frames at least, so that a sub-buffer larger than
- * CONSUMERD_RELAY_QUEUE_BYTES_MAX is not dropped merely because the one
- * before it is still going out. */
-static uint64_t
-queue_bound(size_t bytes)
-{
-	uint64_t twice = 2 * (uint64_t)bytes;
-
-	return twice > CONSUMERD_RELAY_QUEUE_BYTES_MAX ? twice : CONSUMERD_RELAY_QUEUE_BYTES_MAX;
-}
-
-/*
- * Whether a frame of bytes may be queued: always into an empty queue
- * (one packet, whatever its size), else within queue_bound(). A full
- * queue drops the packet: the
- * relay is not lost, only slower than the data, so the packet counts as
- * the stream's loss, as one the disk refused, not the relay's (no
- * Problem says the relay went away). A snapshot's relay waits instead
- * (sends_wait). Returns 0, -ENOBUFS, or -ENOTCONN when the connection
- * broke or took nothing for an I/O timeout (the relay then is down).
- */
-static int
-queue_room(struct consumerd_relay *relay, size_t bytes)
-{
-	uint64_t suppressed;
-	int ret;
-
-	if (relay->queue.bytes == 0 || relay->queue.bytes + bytes <= queue_bound(bytes))
-		return 0;
-	ret = queue_check(relay, tc_rb_clock_now());
-	if (ret < 0) {
-		relay_fail(relay, "sending a packet", ret);
-		count_lost(relay);
-		return -ENOTCONN;
-	}
-	if (relay->queue.bytes + bytes <= queue_bound(bytes))
-		return 0;
-	if (relay->sends_wait) {
-		/* queue_bound() - bytes >= bytes: never wraps. */
-		ret = queue_send_until(relay, queue_bound(bytes) - bytes, UINT64_MAX);
-		if (ret < 0) {
-			relay_fail(relay, "sending a packet", ret);
-			count_lost(relay);
-			return -ENOTCONN;
-		}
-		return 0;
-	}
-	relay->slow_dropped++;
-	if (consumerd_ratelimit_check(&relay->slow_limit, tc_rb_clock_now(), &suppressed))
-		consumerd_warning("session=%" PRIu64 ": The relay takes data slower than it comes: "
-				  "%zu bytes wait for it, dropping packets (%" PRIu64 " so far)",
-				  relay->session_id, relay->queue.bytes, relay->slow_dropped);
-	return -ENOBUFS;
-}
-
-/* Sends a frame without waiting: what the connection does not take now
- * is queued, and so is the whole frame behind others. */
-static int
-data_send(struct consumerd_relay *relay, struct iovec *iov, int iovcnt)
-{
-	size_t total = 0, sent = 0;
-
-	for (int i = 0; i < iovcnt; i++)
-		total += iov[i].iov_len;
-	if (consumerd_relay_queue_is_empty(&relay->queue)) {
-		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
-		ssize_t n;
-
-		do
-			n = sendmsg(relay->data_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-		while (n < 0 && errno == EINTR);
-		if (n < 0 && errno != EAGAIN)
-			return -errno;
-		sent = n > 0 ? (size_t)n : 0;
-		if (sent == total)
-			return 0;
-		relay->queue_progress_ns = tc_rb_clock_now();
-	}
-	return consumerd_relay_queue_push(&relay->queue, iov, iovcnt, sent);
-}
-
-int
-consumerd_relay_data_poll_fd(const struct consumerd_relay *relay)
-{
-	if (!relay || !relay->up || consumerd_relay_queue_is_empty(&relay->queue))
-		return -1;
-	return relay->data_fd;
-}
-
-void
-consumerd_relay_writable(struct consumerd_relay *relay)
-{
-	int ret;
-
-	if (!relay->up)
-		return;
-	ret = queue_send(relay);
-	if (ret < 0)
-		relay_fail(relay, "sending a packet", ret);
-}
-
-void
-consumerd_relay_set_sends_wait(struct consumerd_relay *relay)
-{
-	relay->sends_wait = true;
-}
-
 int
 consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 			    const uint8_t *packet, uint32_t size)
@@ -1455,7 +1247,6 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	struct tc_relay_data_header header;
 	uint32_t content;
 	struct iovec iov[2];
-	bool queued;
 	int ret;
 
 	if (relay->first_probe)
@@ -1476,18 +1267,12 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	};
 	iov[0] = (struct iovec){&header, sizeof(header)};
 	iov[1] = (struct iovec){(void *)packet, content};
-	ret = queue_room(relay, sizeof(header) + content);
-	if (ret < 0)
-		return ret;
-	ret = data_send(relay, iov, 2);
-	queued = ret == 0 && !consumerd_relay_queue_is_empty(&relay->queue);
+	ret = send_all(relay->data_fd, iov, 2);
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
 		relay_fail(relay, "sending a packet", ret);
-		/* A queued frame was counted lost with the queue. */
-		if (!queued)
-			count_lost(relay);
+		count_lost(relay);
 		return ret;
 	}
 	stream->net_seq++;
@@ -1827,12 +1612,6 @@ consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
 		relay_fail(relay, "watching the control connection", -ECONNRESET);
-	if (relay->up) {
-		int ret = queue_check(relay, now);
-
-		if (ret < 0)
-			relay_fail(relay, "sending a packet", ret);
-	}
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
@@ -1908,16 +1687,6 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	}
 	if (relay->first_probe)
 		return -ETIMEDOUT;
-	/* What the relay is asked about must have left first. */
-	if (relay->up) {
-		ret = queue_send_until(relay, 0, deadline);
-		if (ret == -EINPROGRESS)
-			return -ETIMEDOUT;
-		if (ret < 0) {
-			relay_fail(relay, "sending a packet", ret);
-			return -ENOTCONN;
-		}
-	}
 
 	while (relay->up) {
 		/* Every reply of a round within one I/O timeout in all. */

@@ -108,29 +108,13 @@ void consumerd_relay_stream_remove(struct consumerd_relay *relay,
 
 /* Sends one CTF packet (packet_size bytes as its header says, size bytes
  * available) and its index, or holds it while the first connection is
- * under way (consumerd_relay_open()). Never waits for the relay: what
- * the data connection does not take at once is queued. Returns 0 when
- * sent or queued, 1 when held (its fate counted in stream's held_sent or
- * held_lost), or -errno when it was dropped (relay down, too much held:
- * counted in lost_packets; the queue full, -ENOBUFS, or the packet
- * malformed: not counted there). */
+ * under way (consumerd_relay_open()). Returns 0 when sent, 1 when held
+ * (its fate counted in stream's held_sent or held_lost), or -errno when
+ * it was dropped (relay down, too much held, or the packet malformed;
+ * all but the last counted in lost_packets). */
 int consumerd_relay_send_packet(struct consumerd_relay *relay,
 				struct consumerd_relay_stream *stream, const uint8_t *packet,
 				uint32_t size);
-
-/*
- * The data connection is written without waiting (tc-consumer-relay-queue.h):
- * while it holds packets not sent yet, the loop polls this descriptor for
- * POLLOUT and calls consumerd_relay_writable() when it is; -1 when there
- * is nothing to send (or no connection).
- */
-int consumerd_relay_data_poll_fd(const struct consumerd_relay *relay);
-void consumerd_relay_writable(struct consumerd_relay *relay);
-
-/* Makes sends wait for a full queue (up to an I/O timeout of no progress)
- * instead of dropping the packet: for a snapshot, whose packets are all
- * due and sent at once. */
-void consumerd_relay_set_sends_wait(struct consumerd_relay *relay);
 
 /* Appends metadata text to a metadata stream and sends it. Returns 0 or
  * -ENOMEM (kept for the next connection when the relay is down). */

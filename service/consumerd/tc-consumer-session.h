@@ -277,21 +277,17 @@ int consumerd_session_clear(struct consumerd_session *session);
  * small size rotate chunks that hold no event). */
 uint64_t consumerd_session_chunk_bytes(const struct consumerd_session *session);
 
-/* What a polled descriptor wakes: a stream (its eventfd), the kernel
- * trace of a session (one of its trace_pipe_raw descriptors), or a
- * session's relay whose data connection can take more (POLLOUT). */
+/* What a polled descriptor wakes: a stream (its eventfd), or the kernel
+ * trace of a session (one of its trace_pipe_raw descriptors). */
 struct consumerd_wake_source {
 	struct consumerd_stream *stream;
 	struct consumerd_session *kernel_session;
-	struct consumerd_session *relay_session;
 };
 
 /*
  * The descriptors to wake the consumer, for ppoll(): the eventfds of every
- * stream that writes a file, the kernel buffers of every session
- * tracing the kernel, and the data connection of every relay with
- * packets waiting for it. Fills up to max entries of pfds (events POLLIN,
- * POLLOUT for the relays) and
+ * stream that writes a file, and the kernel buffers of every session
+ * tracing the kernel. Fills up to max entries of pfds (events POLLIN) and
  * of sources, what each one wakes. Returns how many it filled. In
  * tc-consumer-wake.c.
  */

@@ -302,8 +302,6 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 	ret = consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
 	if (ret < 0)
 		return ret;
-	/* Every packet of a snapshot is due: a full queue waits for the relay. */
-	consumerd_relay_set_sends_wait(relay);
 	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);
 	consumerd_relay_get_status(relay, &status);
 	consumerd_relay_close(relay);

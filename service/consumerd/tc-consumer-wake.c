@@ -11,8 +11,6 @@
  *            helper sets it), so a burst starting while the consumer
  *            waits for its idle period is read before the kernel
  *            overwrites it
- *   relays   a data connection with packets waiting polls writable once
- *            the relay took some (tc-consumer-relay-queue.h)
  *
  * and where the consumer waits for the next one: where a late one says
  * it should (tc-consumer-affinity.h).
@@ -20,7 +18,6 @@
 #include "tc-consumer-session.h"
 
 #include "tc-consumer-affinity.h"
-#include "tc-consumer-relay.h"
 #include "tc-consumer-stream.h"
 
 static size_t
@@ -59,21 +56,6 @@ add_kernel_fds(struct consumerd_session *session, struct pollfd *pfds,
 	return count + added;
 }
 
-/* A relay's queue is sent as its connection takes it: a slow relay
- * costs its session memory, never the loop's time. */
-static size_t
-add_relay_fd(struct consumerd_session *session, struct pollfd *pfds,
-	     struct consumerd_wake_source *sources, size_t count, size_t max)
-{
-	int fd = consumerd_relay_data_poll_fd(session->relay);
-
-	if (fd < 0 || count == max)
-		return count;
-	pfds[count] = (struct pollfd){.fd = fd, .events = POLLOUT};
-	sources[count] = (struct consumerd_wake_source){.relay_session = session};
-	return count + 1;
-}
-
 size_t
 consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
 			    struct consumerd_wake_source *sources, size_t max)
@@ -82,7 +64,6 @@ consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *
 
 	for (struct consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
-		count = add_relay_fd(session, pfds, sources, count, max);
 		count = add_stream_fds(session, pfds, sources, count, max);
 		count = add_kernel_fds(session, pfds, sources, count, max);
 	}
@@ -99,8 +80,6 @@ consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 			continue;
 		if (sources[i].stream)
 			consumerd_stream_woken(sources[i].stream, affinity, now);
-		else if (sources[i].relay_session)
-			consumerd_relay_writable(sources[i].relay_session->relay);
 		else if (sources[i].kernel_session) {
 			sources[i].kernel_session->kernel_next_read = now;
 			sources[i].kernel_session->kernel_woken = true;

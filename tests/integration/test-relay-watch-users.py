@@ -2,59 +2,148 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """One user cannot delay the news of another user's lost relay. The
 service looks at every streaming session's relay through its owner's
-consumer, which runs as the owner: a user whose consumer does not answer
-(here frozen in a freezer cgroup: not stopped, which the service notices
-and gives up on at once, but held as by work that does not end) makes a
-look at their session wait until the service's reply timeout. Another user's relay killed meanwhile is still reported
-to that user's subscriber (ProblemChanged, "unreachable") within a look
-or two, as each owner's relays are looked at on their own.
+consumer, which runs as the owner: a user whose relay takes data slowly
+but steadily holds their consumer in send, and a look at their session
+waits until the service's reply timeout. Another user's relay killed
+meanwhile is still reported to that user's subscriber (ProblemChanged,
+"unreachable") within a look or two, as each owner's relays are looked
+at on their own.
 
 The slow user's session is started first: a watch that looked at one
-session after another would meet it first in every round. (A relay
-that takes data slowly no longer holds its consumer at all:
-integration-relay-trickle-neighbour.)"""
+session after another would meet it first in every round."""
 
-import contextlib
 import os
+import select
 import signal
+import socket
 import subprocess
+import threading
 import time
 
 from relaylib import Relay
 from signallib import Listener
-from tclib import Service, check, consumer_pid, log, require, run, wait_for
+from tclib import Service, check, consumer_pid, log, run, wait_for
 
 # A look every 2 s, then the victim's consumer's answer: a watch that
 # waited for the slow user's look first (up to the reply timeout of 10 s)
 # takes well over this.
 NEWS_BOUND_S = 7.0
+# The slow user's buffers: 32 sub-buffers of 64 KiB on each CPU, full, take
+# the trickle well over the service's reply timeout to drain.
+SUBBUF_SIZE, NUM_SUBBUF = "64K", "32"
+SENDMSG = {"x86_64": 46, "aarch64": 211}.get(os.uname().machine)
 
 
-FREEZER = "/sys/fs/cgroup/freezer"
+class TrickleProxy:
+    """A TCP forwarder from a port of its own to target_port on 127.0.0.1:
+    at full speed until trickle(), then STEP_BYTES every STEP_S, as a relay
+    that takes data slowly but steadily. Its receive buffer holds a few
+    steps, so what waits stays in the sender's socket; each read is at
+    least a segment's worth, or TCP would not open the window again."""
+
+    STEP_BYTES = 64 * 1024
+    STEP_S = 0.5
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # Before listen(): accepted sockets inherit it, window scale included.
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2 * self.STEP_BYTES)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.listener.settimeout(0.1)
+        self.port = self.listener.getsockname()[1]
+        self.trickling = threading.Event()
+        self.stopping = threading.Event()
+        self.forwarded = 0
+        self.steps = []  # bytes read at each trickle step, in order
+        self.sockets = []
+        self.threads = [threading.Thread(target=self._accept, daemon=True)]
+        self.threads[0].start()
+
+    def trickle(self):
+        self.trickling.set()
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                client = self.listener.accept()[0]
+            except (socket.timeout, OSError):
+                continue
+            try:
+                relay = socket.create_connection(("127.0.0.1", self.target_port), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            # Blocking: each direction's thread waits in select(), and
+            # a socket's timeout would be the other direction's too.
+            client.settimeout(None)
+            relay.settimeout(None)
+            self.sockets += [client, relay]
+            for args in ((client, relay, True), (relay, client, False)):
+                thread = threading.Thread(target=self._forward, args=args, daemon=True)
+                self.threads.append(thread)
+                thread.start()
+
+    def _forward(self, src, dst, to_relay):
+        while not self.stopping.is_set():
+            slow = to_relay and self.trickling.is_set()
+            if slow and self.stopping.wait(self.STEP_S):
+                break
+            if not select.select([src], [], [], 0.1)[0]:
+                if slow:
+                    self.steps.append((time.monotonic(), 0))
+                continue
+            try:
+                data = src.recv(self.STEP_BYTES)
+            except OSError:
+                break
+            if not data:
+                break
+            if slow:
+                self.steps.append((time.monotonic(), len(data)))
+            try:
+                dst.sendall(data)
+            except OSError:
+                break
+            if to_relay:
+                self.forwarded += len(data)
+
+    def flowing(self, steps):
+        """Whether each of the last steps, the last one just now, took
+        data: the sender goes on sending, a little at a time."""
+        last = self.steps[-steps:]
+        return (len(last) == steps and all(n for _, n in last) and
+                time.monotonic() - last[-1][0] < 2 * self.STEP_S)
+
+    def close(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=5)
+        for sock in [*self.sockets, self.listener]:
+            sock.close()
 
 
-class Frozen:
-    """pid's process frozen in a cgroup (v1 freezer) of its own until
-    thaw(): its threads sleep in the kernel, neither stopped nor traced."""
+def in_sendmsg(pid):
+    """Whether pid is blocked in sendmsg(2) (where its number is known)."""
+    if SENDMSG is None:
+        return True
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            return f.read().split()[0] == str(SENDMSG)
+    except (OSError, IndexError):
+        return False
 
-    def __init__(self, pid):
-        require(os.access(FREEZER, os.W_OK), f"no writable cgroup v1 freezer at {FREEZER}")
-        self.pid = pid
-        self.path = os.path.join(FREEZER, f"tctest-watch-{os.getpid()}")
-        os.makedirs(self.path, exist_ok=True)
-        self._write("cgroup.procs", str(pid))
-        self._write("freezer.state", "FROZEN")
 
-    def _write(self, name, text, where=None):
-        with open(os.path.join(where or self.path, name), "w") as f:
-            f.write(text)
-
-    def thaw(self):
-        self._write("freezer.state", "THAWED")
-        with contextlib.suppress(OSError):
-            self._write("cgroup.procs", str(self.pid), where=FREEZER)
-        with contextlib.suppress(OSError):
-            os.rmdir(self.path)
+def stuck(proxy, pid):
+    """Whether pid stayed in sendmsg(2) for the last second, while the
+    trickle took its data all along: it is held by the trickle, not by a
+    relay that stopped."""
+    for _ in range(10):
+        if not in_sendmsg(pid):
+            return False
+        time.sleep(0.1)
+    return proxy.flowing(2)
 
 
 def request_waiting(pid):
@@ -69,8 +158,8 @@ def request_waiting(pid):
     return False
 
 
-def start_session(svc, user, name, url, channel_options=()):
-    svc.cli("create", name, "--set-url", url, user=user)
+def start_session(svc, user, name, *url_options, channel_options=()):
+    svc.cli("create", name, *url_options, user=user)
     svc.cli("enable-channel", "-u", "chan", *channel_options, user=user)
     svc.cli("enable-event", "-u", "-c", "chan", "example:*", user=user)
     svc.cli("start", user=user)
@@ -81,19 +170,32 @@ def test():
             Relay(os.path.join(svc.rundir, "victim")) as relay:
         hog = svc.add_user("tctest-hog")
         victim = svc.add_user("tctest-victim")
-        start_session(svc, hog, "held", slow_relay.url)
-        start_session(svc, victim, "victim", relay.url,
-                      channel_options=("--switch-timer", "100000", "--subbuf-size", "16K"))
-        svc.app("--forever", "--interval-us", "2000", user=hog)
-        svc.app("--forever", "--interval-us", "2000", user=victim)
-        subscriber = Listener(svc, user=victim)
-        check(subscriber.name, f"the victim's subscriber: {subscriber.message}")
-        hog_consumer = consumer_pid(svc, hog.uid)
-        frozen = Frozen(hog_consumer)
+        proxy = TrickleProxy(slow_relay.ports[1])
         try:
+            start_session(svc, hog, "trickled",
+                          "--ctrl-url", f"tcp://127.0.0.1:{slow_relay.ports[0]}",
+                          "--data-url", f"tcp://127.0.0.1:{proxy.port}",
+                          channel_options=("--subbuf-size", SUBBUF_SIZE,
+                                           "--num-subbuf", NUM_SUBBUF))
+            start_session(svc, victim, "victim", "--set-url", relay.url,
+                          channel_options=("--switch-timer", "100000", "--subbuf-size", "16K"))
+            svc.app("--forever", "--threads", "2", "--interval-us", "20", user=hog)
+            svc.app("--forever", "--interval-us", "2000", user=victim)
+            subscriber = Listener(svc, user=victim)
+            check(subscriber.name, f"the victim's subscriber: {subscriber.message}")
+            wait_for(lambda: proxy.forwarded > 0, 10, "the hog's first data through the proxy")
+            proxy.trickle()
+            hog_consumer = consumer_pid(svc, hog.uid)
+            try:
+                wait_for(lambda: stuck(proxy, hog_consumer), 15,
+                         "the hog's consumer to block in send behind the trickle")
+            except AssertionError:
+                log(f"trickle steps: {proxy.steps[-12:]}, hog's consumer in "
+                    f"sendmsg: {in_sendmsg(hog_consumer)}")
+                raise
             stalled = time.monotonic()
             # The next look at the hog's relay starts within an interval
-            # and waits for the frozen consumer.
+            # and waits for the blocked consumer.
             wait_for(lambda: request_waiting(hog_consumer), 5,
                      "a look at the hog's relay to wait for its consumer")
             relay.stop(signal.SIGKILL)
@@ -101,20 +203,21 @@ def test():
             changed = subscriber.wait_member(
                 "ProblemChanged", lambda s: "unreachable" in s["args"][1], timeout=20)
             took = time.monotonic() - killed
-            still = request_waiting(hog_consumer)
+            still = request_waiting(hog_consumer) and stuck(proxy, hog_consumer)
             news = changed["args"][1]
             log(f"victim's ProblemChanged {took:.1f} s after the loss, "
-                f"{killed - stalled:.1f} s after the hog's consumer was frozen "
+                f"{killed - stalled:.1f} s after the hog's consumer was seen blocked "
                 f"(the hog's look still waiting: {still}): {news}")
+            log(f"trickle steps: {proxy.steps[-12:]}")
             check(took < NEWS_BOUND_S,
                   f"the victim learnt of the loss {took:.1f} s after it, "
                   f"not within {NEWS_BOUND_S} s")
             check(f"relay {relay.url}" in news, f"not the victim's relay: {news}")
             check(still, "the hog's consumer answered before the victim learnt")
+            subscriber.close()
+            check(svc.alive(), "tracectld died")
         finally:
-            frozen.thaw()
-        subscriber.close()
-        check(svc.alive(), "tracectld died")
+            proxy.close()
 
 
 run(test)
