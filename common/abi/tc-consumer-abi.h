@@ -4,10 +4,13 @@
  *
  * tracectld starts one consumer per user with active sessions and keeps an
  * AF_UNIX SOCK_SEQPACKET socket pair to it; the consumer gets its end as
- * file descriptor 3 (TC_CONSUMER_COMMAND_FD). Requests are answered in
- * order, one at a time: the consumer reads a request, does the work, and
- * answers with zero or more TC_CONSUMER_STREAM messages (each carrying one
- * memfd in SCM_RIGHTS) followed by exactly one TC_CONSUMER_REPLY.
+ * file descriptor 3 (TC_CONSUMER_COMMAND_FD). The consumer answers each
+ * request with zero or more TC_CONSUMER_STREAM messages (each carrying one
+ * memfd in SCM_RIGHTS) or TC_CONSUMER_SESSION_FILE answers, followed by
+ * exactly one TC_CONSUMER_REPLY, every one of them carrying the request's
+ * request_id. The messages of one request come in order; the answers of
+ * different requests may interleave and come in any order, so that a
+ * request waiting for one session's output never holds another's.
  *
  * The consumer runs as the session owner, so every path it is given is
  * created and opened with that user's rights only: the service never
@@ -63,7 +66,9 @@ struct tc_consumer_header {
 	uint32_t magic;
 	uint32_t type; /* enum tc_consumer_msg_type */
 	uint32_t size; /* whole message, header included */
-	uint32_t reserved;
+	/* Chosen by the service, never 0 in a request; copied by the
+	 * consumer into every message that answers it. */
+	uint32_t request_id;
 };
 
 /* Creates trace_dir (and missing parents, mode 0700) and an empty

@@ -47,6 +47,16 @@ struct command {
 	bool is_socket_broken;
 };
 
+/* The request's id, which every message of its answer carries; 0 for a
+ * message too short to have one (its reply then says so). */
+static uint32_t
+command_request_id(const struct command *command)
+{
+	const struct tc_consumer_header *header = command->msg;
+
+	return command->len >= sizeof(*header) ? header->request_id : 0;
+}
+
 struct command_type {
 	uint32_t type;
 	const char *name;
@@ -231,12 +241,14 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 
 /* Sends one buffer's memfd. Returns 0 or -errno of sendmsg(). */
 static int
-send_stream(int fd, uint64_t channel_id, const struct consumerd_stream *stream)
+send_stream(int fd, uint32_t request_id, uint64_t channel_id,
+	    const struct consumerd_stream *stream)
 {
 	struct tc_consumer_stream msg = {
 		.header = {.magic = TC_CONSUMER_MAGIC,
 			   .type = TC_CONSUMER_STREAM,
-			   .size = sizeof(msg)},
+			   .size = sizeof(msg),
+			   .request_id = request_id},
 		.channel_id = channel_id,
 		.cpu = stream->cpu,
 		.shm_size = stream->mapping_size,
@@ -281,7 +293,8 @@ handle_create_channel(struct command *command)
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
 		struct consumerd_stream *stream = &channel->streams[cpu];
 
-		ret = send_stream(command->fd, channel->channel_id, stream);
+		ret = send_stream(command->fd, command_request_id(command), channel->channel_id,
+				  stream);
 		if (ret < 0) {
 			/* The channel stays: the service is gone, and the shutdown
 			 * that follows writes out whatever it holds. */
@@ -837,10 +850,11 @@ close_untaken_fds(struct command *command)
 }
 
 static int
-send_reply(int fd, struct tc_consumer_reply *reply)
+send_reply(int fd, uint32_t request_id, struct tc_consumer_reply *reply)
 {
 	ssize_t n;
 
+	reply->header.request_id = request_id;
 	reply->header.magic = TC_CONSUMER_MAGIC;
 	reply->header.type = TC_CONSUMER_REPLY;
 	reply->header.size = sizeof(*reply);
@@ -893,7 +907,7 @@ consumerd_command_handle(int fd, struct consumerd_registry *registry)
 	close_untaken_fds(&command);
 	if (command.reply.status < 0)
 		consumerd_warning("Request failed: %s", command.reply.message);
-	if (command.is_socket_broken || send_reply(fd, &command.reply) < 0)
+	if (command.is_socket_broken || send_reply(fd, command_request_id(&command), &command.reply) < 0)
 		return -EPIPE;
 	return 0;
 }

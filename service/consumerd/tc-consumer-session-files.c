@@ -203,7 +203,8 @@ list_names(int dir_fd, struct name_list *list)
 /* Sends one TC_CONSUMER_SESSION_FILE; payload of length bytes follows
  * the struct. Returns 0 or -EPIPE. */
 static int
-send_answer(int fd, struct tc_consumer_session_file *msg, const void *payload, size_t length)
+send_answer(int fd, uint32_t request_id, struct tc_consumer_session_file *msg, const void *payload,
+	    size_t length)
 {
 	static union {
 		struct tc_consumer_session_file msg;
@@ -215,6 +216,7 @@ send_answer(int fd, struct tc_consumer_session_file *msg, const void *payload, s
 	msg->header.magic = TC_CONSUMER_MAGIC;
 	msg->header.type = TC_CONSUMER_SESSION_FILE;
 	msg->header.size = (uint32_t)size;
+	msg->header.request_id = request_id;
 	buffer.msg = *msg;
 	if (length)
 		memcpy(buffer.bytes + sizeof(*msg), payload, length);
@@ -225,13 +227,14 @@ send_answer(int fd, struct tc_consumer_session_file *msg, const void *payload, s
 }
 
 static int
-send_refusal(int fd, uint32_t index, const char *name, int status, const char *reason)
+send_refusal(int fd, uint32_t request_id, uint32_t index, const char *name, int status,
+	     const char *reason)
 {
 	struct tc_consumer_session_file msg = {.index = index, .status = status};
 
 	snprintf(msg.name, sizeof(msg.name), "%s", name);
 	consumerd_warning("Session file: %s", reason);
-	return send_answer(fd, &msg, reason, strlen(reason) + 1);
+	return send_answer(fd, request_id, &msg, reason, strlen(reason) + 1);
 }
 
 /* Reads the checked file fd (taken) of at most max bytes into *contents
@@ -277,7 +280,8 @@ read_file(int fd, const char *path, uint32_t max, char **contents, char *reason,
 
 /* Sends bytes in chunks, offsets from 0 to length. Returns 0 or -EPIPE. */
 static int
-send_contents(int fd, uint32_t index, const char *name, const char *bytes, size_t length)
+send_contents(int fd, uint32_t request_id, uint32_t index, const char *name, const char *bytes,
+	      size_t length)
 {
 	struct tc_consumer_session_file msg = {.index = index, .size = length};
 	size_t offset = 0;
@@ -289,7 +293,7 @@ send_contents(int fd, uint32_t index, const char *name, const char *bytes, size_
 		if (chunk > TC_CONSUMER_SESSION_FILE_CHUNK_MAX)
 			chunk = TC_CONSUMER_SESSION_FILE_CHUNK_MAX;
 		msg.offset = offset;
-		if (send_answer(fd, &msg, bytes + offset, chunk) < 0)
+		if (send_answer(fd, request_id, &msg, bytes + offset, chunk) < 0)
 			return -EPIPE;
 		offset += chunk;
 	} while (offset < length);
@@ -298,8 +302,8 @@ send_contents(int fd, uint32_t index, const char *name, const char *bytes, size_
 
 /* One listed file: its bytes or its refusal. Returns 0 or -EPIPE. */
 static int
-send_file(int fd, int dir_fd, const char *dir_path, uint32_t index, const char *name,
-	  uint32_t max_bytes)
+send_file(int fd, uint32_t request_id, int dir_fd, const char *dir_path, uint32_t index,
+	  const char *name, uint32_t max_bytes)
 {
 	char path[TC_CONSUMER_PATH_MAX + TC_CONSUMER_NAME_MAX + 2];
 	char reason[TC_CONSUMER_ERROR_MAX];
@@ -313,17 +317,17 @@ send_file(int fd, int dir_fd, const char *dir_path, uint32_t index, const char *
 		ret = -errno;
 		set_reason(reason, sizeof(reason), "Refusing '%s': %s", path,
 			 ret == -ELOOP ? "a symbolic link" : strerror(-ret));
-		return send_refusal(fd, index, name, ret, reason);
+		return send_refusal(fd, request_id, index, name, ret, reason);
 	}
 	ret = check_owned(file_fd, path, S_IFREG, reason, sizeof(reason));
 	if (ret < 0) {
 		close(file_fd);
-		return send_refusal(fd, index, name, ret, reason);
+		return send_refusal(fd, request_id, index, name, ret, reason);
 	}
 	length = read_file(file_fd, path, max_bytes, &contents, reason, sizeof(reason));
 	if (length < 0)
-		return send_refusal(fd, index, name, (int)length, reason);
-	ret = send_contents(fd, index, name, contents, (size_t)length);
+		return send_refusal(fd, request_id, index, name, (int)length, reason);
+	ret = send_contents(fd, request_id, index, name, contents, (size_t)length);
 	free(contents);
 	return ret;
 }
@@ -374,7 +378,7 @@ consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg
 		goto out;
 	}
 	for (size_t i = 0; i < list.count; i++) {
-		if (send_file(fd, dir_fd, dir_path, (uint32_t)i, list.names[i],
+		if (send_file(fd, msg->header.request_id, dir_fd, dir_path, (uint32_t)i, list.names[i],
 			      msg->max_file_bytes) < 0) {
 			*socket_broken = true;
 			ret = -EPIPE;

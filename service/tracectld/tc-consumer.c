@@ -54,7 +54,8 @@ struct _TcConsumer {
 	int fd;           /* command socket, -1 once dead */
 	GSource *watch;   /* hang-up of fd, on the main loop */
 	gboolean is_forgotten; /* atomic: unlinked and reported once */
-	GMutex lock;      /* one request at a time; covers fd */
+	GMutex lock;      /* one request at a time; covers fd and last_request_id */
+	guint32 last_request_id;
 	gboolean is_dead; /* atomic */
 	gboolean is_child; /* spawned: the child watch holds a reference */
 };
@@ -404,6 +405,20 @@ tc_consumer_find(uid_t uid)
 
 /* Request/reply, consumer->lock held. */
 
+/* Stamps a request with the next id, never 0; every message of its answer
+ * must carry it. */
+static void
+stamp_request(TcConsumer *consumer, struct tc_consumer_header *header, guint32 type,
+	      guint32 size)
+{
+	if (++consumer->last_request_id == 0)
+		consumer->last_request_id = 1;
+	header->magic = TC_CONSUMER_MAGIC;
+	header->type = type;
+	header->size = size;
+	header->request_id = consumer->last_request_id;
+}
+
 /* Whether the process is stopped by a signal or a tracer: /proc/<pid>/stat
  * is readable by anybody, whoever the process runs as. */
 static gboolean
@@ -506,6 +521,21 @@ receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], guint ti
 	return len;
 }
 
+/* Whether a message received for the request request_id answers it; a
+ * message too short for a header is left to the caller's checks. */
+static gboolean
+answers_request(const void *buf, gssize len, guint32 request_id, GError **error)
+{
+	const struct tc_consumer_header *header = buf;
+
+	if (len < (gssize)sizeof(*header) || header->request_id == request_id)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+		    "The consumer answered request %u while request %u waited",
+		    (unsigned)header->request_id, (unsigned)request_id);
+	return FALSE;
+}
+
 static gboolean
 check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
 {
@@ -561,9 +591,7 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 			    (unsigned)consumer->uid);
 		return FALSE;
 	}
-	header->magic = TC_CONSUMER_MAGIC;
-	header->type = type;
-	header->size = size;
+	stamp_request(consumer, header, type, size);
 	if (!send_request(consumer, msg, size, send_fds, n_send)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Failed to reach the consumer: %s",
 			    g_strerror(errno));
@@ -577,6 +605,10 @@ request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 
 		if (len < 0)
 			return FALSE;
+		if (!answers_request(buf, len, header->request_id, error)) {
+			close_fds(received);
+			return FALSE;
+		}
 		if (len >= (gssize)sizeof(struct tc_consumer_header) &&
 		    stream->header.type == TC_CONSUMER_REPLY) {
 			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
@@ -642,8 +674,8 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 /* Receives answers of answer_type until the reply, consumer->lock held;
  * the whole exchange ends by deadline (monotonic, us). */
 static gboolean
-receive_answers_locked(TcConsumer *consumer, guint32 answer_type, gint64 deadline,
-		       TcConsumerAnswerFunc func, gpointer user_data,
+receive_answers_locked(TcConsumer *consumer, guint32 request_id, guint32 answer_type,
+		       gint64 deadline, TcConsumerAnswerFunc func, gpointer user_data,
 		       struct tc_consumer_reply *reply, GError **error)
 {
 	g_autofree guint64 *buf = g_malloc(TC_CONSUMER_MSG_MAX);
@@ -665,6 +697,10 @@ receive_answers_locked(TcConsumer *consumer, guint32 answer_type, gint64 deadlin
 				      error);
 		if (len < 0)
 			return FALSE;
+		if (!answers_request(buf, len, request_id, error)) {
+			close_fds(received);
+			return FALSE;
+		}
 		if (received[0] >= 0 || received[1] >= 0) {
 			close_fds(received);
 			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
@@ -697,9 +733,7 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 	gboolean ok = FALSE;
 
 	g_mutex_lock(&consumer->lock);
-	header->magic = TC_CONSUMER_MAGIC;
-	header->type = type;
-	header->size = size;
+	stamp_request(consumer, header, type, size);
 	if (consumer->fd < 0)
 		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer of uid %u is gone", (unsigned)consumer->uid);
@@ -707,7 +741,7 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
 			    "Failed to reach the consumer: %s", g_strerror(errno));
 	else
-		ok = receive_answers_locked(consumer, answer_type,
+		ok = receive_answers_locked(consumer, header->request_id, answer_type,
 					    g_get_monotonic_time() + (gint64)timeout_ms * 1000,
 					    func, user_data, &reply, &local_error);
 	return finish_request_unlock(consumer, ok, reply.header.type, &local_error, error);

@@ -21,10 +21,12 @@ REPLY_FMT = HEADER + "iI6Q256sIIQq"  # struct tc_consumer_reply
 
 sock = socket.socket(fileno=3)
 mode = sys.argv[1]
+# The id of the request being answered, which every answer carries.
+request_id = 0
 
 
 def send_file(index, name, size, offset, data=b"", status=0, fds=None):
-    head = struct.pack(FILE, MAGIC, SESSION_FILE, struct.calcsize(FILE) + len(data), 0,
+    head = struct.pack(FILE, MAGIC, SESSION_FILE, struct.calcsize(FILE) + len(data), request_id,
                        index, status, size, offset, name.encode())
     if fds:
         sock.sendmsg([head + data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
@@ -38,8 +40,16 @@ def whole(index, name, data):
 
 
 def reply(status=0, message=b""):
-    sock.send(struct.pack(REPLY_FMT, MAGIC, REPLY, struct.calcsize(REPLY_FMT), 0, status, 0,
-                          0, 0, 0, 0, 0, 0, message, 0, 0, 0, 0))
+    sock.send(struct.pack(REPLY_FMT, MAGIC, REPLY, struct.calcsize(REPLY_FMT), request_id,
+                          status, 0, 0, 0, 0, 0, 0, 0, message, 0, 0, 0, 0))
+
+
+def other_request():
+    """Answers as if for the request after this one."""
+    global request_id
+    request_id += 1
+    whole(0, "a.lttng", b"x")
+    reply()
 
 
 def answer(home):
@@ -92,8 +102,10 @@ def answer(home):
         send_file(0, "a.lttng", 1, 0, b"x", fds=[0])
         reply()
     elif mode == "short":
-        sock.send(struct.pack(HEADER, MAGIC, SESSION_FILE, 16, 0))
+        sock.send(struct.pack(HEADER, MAGIC, SESSION_FILE, 16, request_id))
         reply()
+    elif mode == "other-request":
+        other_request()
     elif mode == "refused":
         reply(-1, b"Refusing '/home/x/.config': a symbolic link")
 
@@ -102,7 +114,7 @@ while True:
     msg = sock.recv(65536)
     if not msg:
         break
-    magic, kind, size, _ = struct.unpack_from(HEADER, msg)
+    magic, kind, size, request_id = struct.unpack_from(HEADER, msg)
     if kind == SESSION_FILES:
         max_files, max_bytes, home = struct.unpack_from("=II4096s", msg, 16)
         answer(home.split(b"\0", 1)[0].decode())

@@ -160,6 +160,7 @@ static const struct {
 	{"unterminated", "bad refusal", TRUE},
 	{"fds", "descriptors", TRUE},
 	{"short", "answer of 16 bytes", TRUE},
+	{"other-request", "answered request", TRUE},
 	{"truncated", "inside session file 0", FALSE},
 };
 
