@@ -26,6 +26,10 @@
 #define TC_OPERATION_THREADS 10
 #define TC_OPERATION_THREADS_PER_USER 2
 
+/* A call that takes longer is logged with where its time went: waiting
+ * for polkit, for a worker, in the work, or for the main loop. */
+#define TC_SLOW_CALL_US (100 * G_TIME_SPAN_MILLISECOND)
+
 static TcFairQueue *operations; /* TcRequest *, keyed by the caller's uid */
 static GPtrArray *operation_threads;
 
@@ -84,8 +88,41 @@ tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
 
 	request->invocation = g_object_ref(invocation);
 	request->session = session ? tc_session_ref(session) : NULL;
+	request->arrived_us = g_get_monotonic_time();
 	tc_idle_hold();
 	return request;
+}
+
+/* Milliseconds from one step to the next, or -1 when either was not
+ * reached. */
+static double
+step_ms(gint64 from_us, gint64 to_us)
+{
+	return from_us && to_us ? (double)(to_us - from_us) / G_TIME_SPAN_MILLISECOND : -1.0;
+}
+
+/* Where a slow call's time went; the steps not reached read -1. */
+static void
+log_if_slow(TcRequest *request)
+{
+	gint64 now = g_get_monotonic_time();
+	const char *method = g_dbus_method_invocation_get_method_name(request->invocation);
+	const char *session = request->session ? request->session->name : request->name;
+	gint64 worker_end = request->worked_us ? request->worked_us : request->authorized_us;
+
+	if (now - request->arrived_us < TC_SLOW_CALL_US)
+		return;
+	g_log_structured(G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, "TRACECTL_METHOD", method,
+			 "TRACECTL_SESSION", session ? session : "", "TRACECTL_PEER",
+			 g_dbus_method_invocation_get_sender(request->invocation), "MESSAGE",
+			 "Slow call: %s from %s (uid %u) on '%s' took %.1f ms: authorization "
+			 "%.1f ms, waiting for a worker %.1f ms, work %.1f ms, reply %.1f ms",
+			 method, g_dbus_method_invocation_get_sender(request->invocation),
+			 (unsigned)request->caller.uid, session ? session : "",
+			 step_ms(request->arrived_us, now),
+			 step_ms(request->arrived_us, request->authorized_us),
+			 step_ms(request->authorized_us, request->started_us),
+			 step_ms(request->started_us, request->worked_us), step_ms(worker_end, now));
 }
 
 void
@@ -93,6 +130,7 @@ tc_request_free(TcRequest *request)
 {
 	if (request == NULL)
 		return;
+	log_if_slow(request);
 	g_object_unref(request->invocation);
 	tc_session_unref(request->session);
 	g_free(request->name);
@@ -173,7 +211,9 @@ operation_thread(gpointer data)
 
 		if (request == NULL)
 			break;
+		request->started_us = g_get_monotonic_time();
 		request->work(request, &request->work_error);
+		request->worked_us = g_get_monotonic_time();
 		tc_fair_queue_done(operations, uid);
 		g_main_context_invoke(NULL, work_done_cb, request);
 	}
@@ -210,6 +250,7 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 	TcRequest *request = user_data;
 	g_autoptr(GError) error = NULL;
 
+	request->authorized_us = g_get_monotonic_time();
 	if (!tc_authority_check_finish(result, &request->caller, &error)) {
 		g_message("Refused %s to %s: %s",
 			  g_dbus_method_invocation_get_method_name(request->invocation),

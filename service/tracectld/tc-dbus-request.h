@@ -59,6 +59,10 @@ struct _TcRequest {
 	TcRequestWorkFunc work; /* worker thread; NULL for none */
 	TcRequestDoneFunc done; /* main loop, after success; NULL: empty reply */
 	GError *work_error;     /* set by work */
+	/* When the call arrived, was authorized, was taken by a worker and
+	 * was done there (monotonic, us; 0: not reached), for the log of a
+	 * slow call. */
+	gint64 arrived_us, authorized_us, started_us, worked_us;
 };
 
 /* The threads that run the work of requests. */
