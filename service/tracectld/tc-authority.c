@@ -8,7 +8,10 @@
  *                                                             polkit(manage-other-users)
  *
  * Each step is an asynchronous call on the main loop, so a slow polkit
- * (or a person typing a password in an agent) never blocks other callers.
+ * (or a person typing a password in an agent) never blocks other callers;
+ * the polkit steps of one uid take at most its share of polkitd
+ * (tc-polkit-gate.h), so one user's flood of calls never queues another
+ * user's checks behind it there.
  * The subject is the caller's unique bus name, so polkit looks up its
  * credentials from the bus itself. No polkit means no authorization.
  */
@@ -17,6 +20,7 @@
 #include "tc-authority.h"
 
 #include "tc-error.h"
+#include "tc-polkit-gate.h"
 
 static PolkitAuthority *authority;
 static GHashTable *peer_uids; /* unique name -> uid, main thread only */
@@ -28,11 +32,14 @@ typedef struct {
 	uid_t target_uid;
 	TcAuthorityFlags flags;
 	TcCaller caller;
+	TcPolkitSlot *slot; /* the caller's share of polkitd, once given */
 } CheckData;
 
 static void
 check_data_free(CheckData *data)
 {
+	/* After every check of the call: the admin check keeps the slot. */
+	tc_polkit_gate_leave(data->slot);
 	g_object_unref(data->invocation);
 	g_free(data->action_id);
 	g_clear_object(&data->details);
@@ -145,6 +152,21 @@ check_admin(GTask *task, PolkitCheckAuthorizationFlags flags)
 					     data->details, flags, NULL, admin_checked_cb, task);
 }
 
+/* The first polkit check, once the caller's uid has a slot. */
+static void
+check_action(TcPolkitSlot *slot, gpointer user_data)
+{
+	GTask *task = user_data;
+	CheckData *data = g_task_get_task_data(task);
+	g_autoptr(PolkitSubject) subject = polkit_system_bus_name_new(
+		g_dbus_method_invocation_get_sender(data->invocation));
+
+	data->slot = slot;
+	polkit_authority_check_authorization(authority, subject, data->action_id, data->details,
+					     polkit_flags(data->invocation), NULL,
+					     action_checked_cb, task);
+}
+
 static void
 credentials_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 {
@@ -154,7 +176,6 @@ credentials_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 	g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res,
 								  &error);
 	g_autoptr(GVariant) credentials = NULL;
-	g_autoptr(PolkitSubject) subject = NULL;
 	guint32 uid, pid;
 
 	if (reply == NULL) {
@@ -186,11 +207,7 @@ credentials_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 
 		polkit_details_insert(data->details, "caller_uid", uid_text);
 	}
-	subject = polkit_system_bus_name_new(
-		g_dbus_method_invocation_get_sender(data->invocation));
-	polkit_authority_check_authorization(authority, subject, data->action_id, data->details,
-					     polkit_flags(data->invocation), NULL,
-					     action_checked_cb, g_steal_pointer(&task));
+	tc_polkit_gate_enter(uid, check_action, g_steal_pointer(&task));
 }
 
 void
