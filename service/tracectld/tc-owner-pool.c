@@ -109,6 +109,18 @@ tc_owner_pool_try_push(TcOwnerPool *pool, uid_t owner, gpointer work)
 	return TRUE;
 }
 
+void
+tc_owner_pool_try_push_each(TcOwnerPool *pool, GHashTable *works)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, works);
+	while (g_hash_table_iter_next(&iter, &key, &value))
+		if (tc_owner_pool_try_push(pool, GPOINTER_TO_UINT(key), value))
+			g_hash_table_iter_steal(&iter);
+}
+
 gboolean
 tc_owner_pool_push(TcOwnerPool *pool, uid_t owner, gpointer work)
 {

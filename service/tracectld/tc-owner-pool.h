@@ -35,6 +35,10 @@ TcOwnerPool *tc_owner_pool_new(TcOwnerWorkFunc func, GDestroyNotify free_func, g
  * freeing it may enter a read-side section). */
 gboolean tc_owner_pool_try_push(TcOwnerPool *pool, uid_t owner, gpointer work);
 
+/* tc_owner_pool_try_push() of each work of works (uid -> work): those
+ * started leave the table (stolen), those refused stay in it. */
+void tc_owner_pool_try_push_each(TcOwnerPool *pool, GHashTable *works);
+
 /* Starts work for owner now, or after owner's works under way and
  * queued. FALSE (work freed) once the pool stops. */
 gboolean tc_owner_pool_push(TcOwnerPool *pool, uid_t owner, gpointer work);

@@ -183,6 +183,26 @@ tc_session_unref(TcSession *session)
 	g_free(session);
 }
 
+GHashTable *
+tc_sessions_by_owner(GPtrArray *sessions)
+{
+	GHashTable *by_owner =
+	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		TcSession *session = g_ptr_array_index(sessions, i);
+		gpointer key = GUINT_TO_POINTER(session->owner_uid);
+		GPtrArray *owned = g_hash_table_lookup(by_owner, key);
+
+		if (owned == NULL) {
+			owned = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
+			g_hash_table_insert(by_owner, key, owned);
+		}
+		g_ptr_array_add(owned, tc_session_ref(session));
+	}
+	return by_owner;
+}
+
 typedef struct {
 	uid_t owner;
 	const char *name;

@@ -341,6 +341,9 @@ char *tc_uid_trace_dir(const char *root, uid_t uid);
 TcSession *tc_session_ref(TcSession *session);
 void tc_session_unref(TcSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
+/* sessions grouped by owner: uid -> GPtrArray of new references, in the
+ * order of sessions (for work done per owner, tc-owner-pool.h). */
+GHashTable *tc_sessions_by_owner(GPtrArray *sessions);
 
 /* Publishes the session; AlreadyExists when the owner has one of that
  * name, LimitExceeded when the owner holds all the sessions allowed. */

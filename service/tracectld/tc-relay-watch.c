@@ -98,41 +98,17 @@ owner_look_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
 	}
 }
 
-/* The round's sessions by owner: uid -> TcOwnerLook. */
-static GHashTable *
-looks_by_owner(GPtrArray *sessions)
-{
-	GHashTable *looks =
-	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
-
-	for (guint i = 0; i < sessions->len; i++) {
-		TcSession *session = g_ptr_array_index(sessions, i);
-		gpointer key = GUINT_TO_POINTER(session->owner_uid);
-		TcOwnerLook *look = g_hash_table_lookup(looks, key);
-
-		if (look == NULL) {
-			look = g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
-			g_hash_table_insert(looks, key, look);
-		}
-		g_ptr_array_add(look, tc_session_ref(session));
-	}
-	return looks;
-}
-
 /* Hands each owner's look to looks_pool, unless that owner's last look
  * is still under way: its sessions wait for the next round. */
 static void
 start_looks(GPtrArray *sessions)
 {
-	g_autoptr(GHashTable) looks = looks_by_owner(sessions);
-	GHashTableIter iter;
-	gpointer key, value;
+	/* uid -> TcOwnerLook */
+	g_autoptr(GHashTable) looks = tc_sessions_by_owner(sessions);
 
 	g_mutex_lock(&watch_lock);
-	g_hash_table_iter_init(&iter, looks);
-	while (!watch_stopping && g_hash_table_iter_next(&iter, &key, &value))
-		if (tc_owner_pool_try_push(looks_pool, GPOINTER_TO_UINT(key), value))
-			g_hash_table_iter_steal(&iter);
+	if (!watch_stopping)
+		tc_owner_pool_try_push_each(looks_pool, looks);
 	g_mutex_unlock(&watch_lock);
 }
 

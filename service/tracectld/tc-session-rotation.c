@@ -626,42 +626,17 @@ owner_round_run(TcOwnerPool *pool, uid_t owner, gpointer data, gpointer unused)
 	}
 }
 
-/* The round's sessions by owner: uid -> TcOwnerSchedules. */
-static GHashTable *
-schedules_by_owner(GPtrArray *sessions)
-{
-	GHashTable *rounds =
-	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
-
-	for (guint i = 0; i < sessions->len; i++) {
-		TcSession *session = g_ptr_array_index(sessions, i);
-		gpointer key = GUINT_TO_POINTER(session->owner_uid);
-		TcOwnerSchedules *schedules = g_hash_table_lookup(rounds, key);
-
-		if (schedules == NULL) {
-			schedules =
-			    g_ptr_array_new_with_free_func((GDestroyNotify)tc_session_unref);
-			g_hash_table_insert(rounds, key, schedules);
-		}
-		g_ptr_array_add(schedules, tc_session_ref(session));
-	}
-	return rounds;
-}
-
 /* Hands each owner's schedules to rounds_pool, unless that owner's last
  * round is still under way: their rotations wait for the next round. */
 static void
 start_rounds(GPtrArray *sessions)
 {
-	g_autoptr(GHashTable) rounds = schedules_by_owner(sessions);
-	GHashTableIter iter;
-	gpointer key, value;
+	/* uid -> TcOwnerSchedules */
+	g_autoptr(GHashTable) rounds = tc_sessions_by_owner(sessions);
 
 	g_mutex_lock(&scheduler_lock);
-	g_hash_table_iter_init(&iter, rounds);
-	while (!scheduler_stopping && g_hash_table_iter_next(&iter, &key, &value))
-		if (tc_owner_pool_try_push(rounds_pool, GPOINTER_TO_UINT(key), value))
-			g_hash_table_iter_steal(&iter);
+	if (!scheduler_stopping)
+		tc_owner_pool_try_push_each(rounds_pool, rounds);
 	g_mutex_unlock(&scheduler_lock);
 }
 

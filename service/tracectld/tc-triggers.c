@@ -798,16 +798,13 @@ static void
 start_rounds(GHashTable *rounds)
 {
 	GHashTableIter iter;
-	gpointer key, value;
+	gpointer value;
 
+	tc_owner_pool_try_push_each(rounds_pool, rounds);
 	g_hash_table_iter_init(&iter, rounds);
-	while (g_hash_table_iter_next(&iter, &key, &value)) {
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		TcOwnerRound *round = value;
 
-		if (tc_owner_pool_try_push(rounds_pool, GPOINTER_TO_UINT(key), round)) {
-			g_hash_table_iter_steal(&iter);
-			continue;
-		}
 		g_mutex_lock(&lock);
 		for (guint i = 0; i < round->rotated->len; i++)
 			g_ptr_array_add(rotated_sessions,

@@ -114,6 +114,33 @@ test_busy_owner_skipped(void)
 	g_array_unref(fixture.order);
 }
 
+/* try_push_each starts every owner's work but a busy owner's, which
+ * stays in the table for the caller; the others leave it. */
+static void
+test_push_each(void)
+{
+	g_autoptr(GHashTable) works = g_hash_table_new_full(NULL, NULL, NULL, work_free);
+	Fixture fixture = {0};
+	TcOwnerPool *pool;
+
+	fixture_init(&fixture);
+	pool = tc_owner_pool_new(run_cb, work_free, &fixture);
+	g_assert_true(tc_owner_pool_try_push(pool, 1000, work_new(1, TRUE)));
+	wait_running(&fixture, 1);
+	g_hash_table_insert(works, GUINT_TO_POINTER(1000), work_new(2, FALSE));
+	g_hash_table_insert(works, GUINT_TO_POINTER(1001), work_new(3, FALSE));
+	g_hash_table_insert(works, GUINT_TO_POINTER(0), work_new(4, FALSE));
+	tc_owner_pool_try_push_each(pool, works);
+	g_assert_cmpuint(g_hash_table_size(works), ==, 1);
+	g_assert_cmpuint(((Work *)g_hash_table_lookup(works, GUINT_TO_POINTER(1000)))->id, ==, 2);
+	wait_done(&fixture, 2);
+	release(&fixture);
+	wait_done(&fixture, 3);
+	tc_owner_pool_free(pool);
+	g_assert_cmpuint(freed, ==, 3);
+	g_array_unref(fixture.order);
+}
+
 static gpointer
 free_thread(gpointer pool)
 {
@@ -165,5 +192,6 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/owner-pool/busy-owner-skipped", test_busy_owner_skipped);
 	g_test_add_func("/tracectl/owner-pool/queue-and-free", test_queue_and_free);
+	g_test_add_func("/tracectl/owner-pool/push-each", test_push_each);
 	return g_test_run();
 }
