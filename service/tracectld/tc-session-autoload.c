@@ -549,9 +549,12 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 	if (!load_settings(session, file, error)) {
 		g_autoptr(GError) destroy_error = NULL;
 
-		if (!tc_session_op_destroy(session, &destroy_error))
-			g_warning("Cannot destroy the half-loaded session '%s': %s", file->name,
+		if (!tc_session_op_destroy(session, &destroy_error)) {
+			g_autofree char *name = g_strescape(file->name, NULL);
+
+			g_warning("Cannot destroy the half-loaded session '%s': %s", name,
 				  destroy_error->message);
+		}
 		return NULL;
 	}
 	tc_session_op_refresh_relay_problem(session);
@@ -680,6 +683,9 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) sessions = tc_session_file_parse(contents, length, &error);
+	/* The path, the session names and the reasons hold what the file's
+	 * owner chose: escaped, one line each. */
+	g_autofree char *shown = g_strescape(path, NULL);
 
 	if (sessions == NULL) {
 		log_refused_file(path, owner, error);
@@ -689,13 +695,16 @@ load_contents(const char *path, const char *contents, gsize length, uid_t owner,
 		const TcFileSession *file = g_ptr_array_index(sessions, i);
 		TcSession *session = load_session(file, owner, &error);
 
+		g_autofree char *name = g_strescape(file->name, NULL);
+
 		if (session == NULL) {
-			g_warning("Auto-load: '%s': session '%s' not loaded: %s", path, file->name,
-				  error->message);
+			g_autofree char *why = g_strescape(error->message, NULL);
+
+			g_warning("Auto-load: '%s': session '%s' not loaded: %s", shown, name, why);
 			g_clear_error(&error);
 			continue;
 		}
-		g_message("Auto-load: '%s': session '%s' loaded for uid %u%s", path, file->name,
+		g_message("Auto-load: '%s': session '%s' loaded for uid %u%s", shown, name,
 			  (unsigned)owner, file->started ? ", recording" : "");
 		publish_later(load, session);
 	}
@@ -738,7 +747,9 @@ read_file(int dir_fd, const char *directory, const char *name, GHashTable *loads
 
 	contents = read_checked_file(dir_fd, path, name, &length, &owner, &error);
 	if (contents == NULL) {
-		g_warning("Auto-load: %s", error->message);
+		g_autofree char *why = g_strescape(error->message, NULL);
+
+		g_warning("Auto-load: %s", why);
 		return;
 	}
 	load = g_hash_table_lookup(loads, GUINT_TO_POINTER(owner));
@@ -918,7 +929,10 @@ load_home(uid_t user, TcOwnerLoad *load)
 	if (consumer)
 		files = tc_home_sessions_read(consumer, user, &error);
 	if (files == NULL) {
-		g_warning("Auto-load: uid %u: %s", (unsigned)user, error->message);
+		/* The consumer runs as the user, and may say anything. */
+		g_autofree char *why = g_strescape(error->message, NULL);
+
+		g_warning("Auto-load: uid %u: %s", (unsigned)user, why);
 	} else {
 		for (guint i = 0; i < files->len; i++) {
 			TcHomeSessionFile *file = g_ptr_array_index(files, i);

@@ -117,6 +117,9 @@ def check_autoload(top, config):
                    owner=alice.uid, kernel=True)
     link = os.path.join(directory, "link.lttng")
     os.symlink(os.path.join(directory, "good.lttng"), link)
+    # A name that would forge a log line if written out as it is.
+    forged = write(directory, "forged.lttng", "x\nAuto-load: forged", os.path.join(top, "f"),
+                   owner=alice.uid)
     with svc:
         wait_for(lambda: {"autoroot", "autoalice", "carolhome"} <=
                  {s["name"] for s in svc.sessions()},
@@ -157,6 +160,8 @@ def check_autoload(top, config):
                                    "'MaxSessions' of 1"),
                           *home_refusals):
             check(path in logged and why in logged, f"no refusal of {path} ({why}) logged")
+        check(forged in logged and "\nAuto-load: forged" not in logged,
+              "a session name from a file forged a line of the log")
         for path, user, line in ((alice_bad, alice, 4), (carol_bad, carol, 3)):
             said = (f"Auto-load: '{path}' of user {user.name} (uid {user.uid}) "
                     f"refused at line {line}: ")
@@ -164,7 +169,7 @@ def check_autoload(top, config):
         check("process_attr_trackers/pid (line 4): not allowed here" in logged,
               "the refusal does not say why")
         check(svc.alive(), "tracectld died")
-        log("root's, alice's and carol's files loaded and recording, thirteen refused by name")
+        log("root's, alice's and carol's files loaded and recording, fourteen refused by name")
         svc.cli("destroy", "autoroot")
         svc.cli("destroy", "autoroot2")
         svc.cli("destroy", "autoalice", user=alice)
