@@ -6,9 +6,11 @@
  *                       [--scribble] [--pace P [--pause-ms M]] [--getppid]
  *
  * N threads each emit C stress:thread events (thread, seq 0..C-1) as fast
- * as they can, while the main thread sends each of them S SIGUSR1, whose
- * handler emits stress:signal (thread, its own seq) in the middle of
- * whatever the thread was writing. --pin puts thread i on CPU i (so that
+ * as they can, while a timer of each thread's own sends it SIGUSR1 every
+ * SIGNAL_INTERVAL_NS, whose handler emits stress:signal (thread, its own
+ * seq), S at most, in the middle of whatever the thread was writing: the
+ * timer's interrupt lands anywhere in the loop, and a thread that runs
+ * takes its signal at once. --pin puts thread i on CPU i (so that
  * each CPU's stream holds one thread's events and the discards of that
  * stream are that thread's). --scribble makes thread 0 write garbage over
  * its own ring buffers in the middle of the run, as a buggy or hostile
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
@@ -40,13 +43,15 @@
 #include "stress-tp.h"
 
 #define THREADS_MAX 64
+/* A thread emits a thousand events in about 0.1 ms: a signal every
+ * 20 us lands in the middle of its writes dozens of times per run. */
+#define SIGNAL_INTERVAL_NS 20000
 
 struct worker {
 	pthread_t id;
 	uint32_t index;
 	uint64_t signals_emitted; /* by the handler, on this thread only */
 	int cpu;
-	int done; /* atomic */
 };
 
 static struct worker workers[THREADS_MAX];
@@ -70,7 +75,7 @@ stress_marker(uint64_t seq)
 static void
 on_signal(int signo)
 {
-	if (self) {
+	if (self && self->signals_emitted < signals_per_thread) {
 		tracectl_tracepoint(stress, signal, self->index, self->signals_emitted);
 		self->signals_emitted++;
 	}
@@ -100,10 +105,35 @@ scribble_own_buffers(void)
 	fclose(maps);
 }
 
+/* The calling thread's signal timer, or (timer_t)0 when it sends none. */
+static timer_t
+start_signal_timer(void)
+{
+	struct sigevent event = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1};
+	struct itimerspec every = {.it_interval = {.tv_nsec = SIGNAL_INTERVAL_NS},
+				   .it_value = {.tv_nsec = SIGNAL_INTERVAL_NS}};
+	timer_t timer;
+
+	if (signals_per_thread == 0)
+		return (timer_t)0;
+	/* glibc names no field for it before 2.41: the kernel's name. */
+	event._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) {
+		perror("timer_create");
+		exit(1);
+	}
+	if (timer_settime(timer, 0, &every, NULL) != 0) {
+		perror("timer_settime");
+		exit(1);
+	}
+	return timer;
+}
+
 static void *
 worker_main(void *data)
 {
 	struct worker *worker = data;
+	timer_t timer;
 	sigset_t set;
 
 	self = worker;
@@ -118,6 +148,7 @@ worker_main(void *data)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	timer = start_signal_timer();
 	for (uint64_t seq = 0; seq < count; seq++) {
 		tracectl_tracepoint(stress, thread, worker->index, seq);
 		/* The kernel timeline test: a system call right after each event. */
@@ -130,8 +161,9 @@ worker_main(void *data)
 		if (pace && seq % pace == pace - 1)
 			usleep((useconds_t)(pause_ms * 1000));
 	}
+	if (timer)
+		timer_delete(timer);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	__atomic_store_n(&worker->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -185,28 +217,6 @@ parse_options(int argc, char **argv)
 	return 0;
 }
 
-/* Sends each running worker its signals, spread over the run. */
-static void
-send_signals(void)
-{
-	uint64_t sent = 0;
-	unsigned int running;
-
-	do {
-		running = 0;
-		for (unsigned int i = 0; i < nr_threads; i++) {
-			if (__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE))
-				continue;
-			running++;
-			if (sent < signals_per_thread * nr_threads) {
-				pthread_kill(workers[i].id, SIGUSR1);
-				sent++;
-			}
-		}
-		sched_yield();
-	} while (running > 0);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -229,7 +239,6 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	send_signals();
 	for (unsigned int i = 0; i < nr_threads; i++)
 		pthread_join(workers[i].id, NULL);
 	for (unsigned int i = 0; i < nr_threads; i++)
