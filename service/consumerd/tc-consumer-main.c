@@ -15,7 +15,8 @@
  *            that thread. It never waits for a session's output.
  *   session  one per session (tc-consumer-session-thread.h): its timers,
  *            wake-ups, packets, files or relay, and its requests.
- *   writer   the direct-I/O packet writes (tc-consumer-writer.h).
+ *   writer   one per session thread: its direct-I/O packet writes
+ *            (tc-consumer-writer.h).
  *
  * EOF on the socket, SIGTERM or SIGINT: every session thread flushes and
  * writes out its session, all are joined, exit 0. SIGTERM and SIGINT are
@@ -43,8 +44,6 @@
 #include "tc-consumer-command.h"
 #include "tc-consumer-log.h"
 #include "tc-consumer-session-thread.h"
-#include "tc-consumer-stream.h"
-#include "tc-consumer-writer.h"
 
 
 /* Exit status of a consumer that refuses to serve the service it reached;
@@ -340,7 +339,6 @@ main(int argc, char **argv)
 	}
 	setup_signals(&unblocked);
 	raise_file_limit();
-	consumerd_writer_start(consumerd_stream_write_packet);
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
 	ret = run(TC_CONSUMER_COMMAND_FD, &threads, &unblocked);
@@ -349,7 +347,6 @@ main(int argc, char **argv)
 	else if (stop_signal)
 		consumerd_info("Stopping on signal %d", (int)stop_signal);
 	consumerd_session_thread_stop_all(&threads);
-	consumerd_writer_stop();
 	close(TC_CONSUMER_COMMAND_FD);
 	consumerd_debug("Exiting");
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * How soon the consumer's main thread runs once a writer wakes it.
+ * How soon a session thread of the consumer runs once a writer wakes it.
  *
  * A writer wakes the consumer when it closes a sub-buffer, and loses
  * events if the consumer has not run before the writers fill the rest of

@@ -13,6 +13,8 @@
 
 #include "tc-consumer-log.h"
 #include "tc-consumer-sched.h"
+#include "tc-consumer-stream.h"
+#include "tc-consumer-writer.h"
 #include "tc-rb.h"
 
 /* Polled descriptors beyond the queue's eventfd: the session's stream and
@@ -198,6 +200,8 @@ session_thread_main(void *arg)
 	bool is_running;
 
 	thread->create = NULL;
+	/* Started before the short slice, which it is not to inherit. */
+	consumerd_writer_start(consumerd_stream_write_packet);
 	if (consumerd_affinity_init(&thread->affinity) < 0)
 		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
 				thread->session_id);
@@ -206,6 +210,7 @@ session_thread_main(void *arg)
 		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
 		refuse_all(publish(thread), thread->session_id, -ENOENT);
 		consumerd_affinity_fini(&thread->affinity);
+		consumerd_writer_stop();
 		return NULL;
 	}
 	is_running = serve(thread, create);
@@ -215,6 +220,7 @@ session_thread_main(void *arg)
 	 * consumer's end promises. */
 	consumerd_registry_destroy_all(&thread->registry);
 	refuse_all(publish(thread), thread->session_id, -ECANCELED);
+	consumerd_writer_stop();
 	consumerd_affinity_fini(&thread->affinity);
 	free(poll_set);
 	return NULL;
