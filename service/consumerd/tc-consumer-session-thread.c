@@ -180,13 +180,22 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	return true;
 }
 
-/* After the writer thread's: a session thread takes the short slice
- * (tc-consumer-sched.h), as wake-ups are for it. */
+/* After the writer thread's start: a session thread, which wake-ups are
+ * for, takes the main thread's realtime policy (tracectld
+ * --consumer-rt-priority) where its RLIMIT_RTPRIO lets it, else the short
+ * slice (tc-consumer-sched.h). */
 static void
-use_short_slice(void)
+use_short_slice(pthread_t main_thread)
 {
-	int ret = consumerd_sched_short_slice();
+	int ret = consumerd_sched_take_realtime(main_thread);
 
+	if (ret == 0)
+		return;
+	if (ret < 0)
+		consumerd_debug("A session thread cannot take the main thread's realtime "
+				"policy: %s",
+				strerror(-ret));
+	ret = consumerd_sched_short_slice();
 	if (ret < 0 && ret != -EOPNOTSUPP)
 		consumerd_debug("Cannot shorten a session thread's slice: %s", strerror(-ret));
 }
@@ -200,12 +209,14 @@ session_thread_main(void *arg)
 	bool is_running;
 
 	thread->create = NULL;
+	/* A name that tools and tests find the session's thread by. */
+	pthread_setname_np(pthread_self(), CONSUMERD_SESSION_THREAD_NAME);
 	/* Started before the short slice, which it is not to inherit. */
 	consumerd_writer_start(consumerd_stream_write_packet);
 	if (consumerd_affinity_init(&thread->affinity) < 0)
 		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
 				thread->session_id);
-	use_short_slice();
+	use_short_slice(thread->main_thread);
 	if (!poll_set) {
 		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
 		refuse_all(publish(thread), thread->session_id, -ENOENT);
@@ -248,6 +259,7 @@ consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t 
 	}
 	thread->session_id = session_id;
 	thread->create = create;
+	thread->main_thread = pthread_self();
 	pthread_mutex_init(&thread->lock, NULL);
 	thread->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (thread->wake_fd < 0) {

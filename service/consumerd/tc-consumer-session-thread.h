@@ -29,6 +29,9 @@
 #include "tc-consumer-relay.h"
 #include "tc-consumer-session.h"
 
+/* Each session thread's name (its /proc/PID/task/TID/comm). */
+#define CONSUMERD_SESSION_THREAD_NAME "tc-session"
+
 struct consumerd_session_thread {
 	/* The main thread's. */
 	struct consumerd_session_thread *next;
@@ -47,6 +50,7 @@ struct consumerd_session_thread {
 	struct consumerd_registry registry; /* this session only, or empty */
 	struct consumerd_affinity affinity;
 	struct consumerd_request *create; /* the first request, until served */
+	pthread_t main_thread;		  /* whose scheduling policy to take */
 };
 
 /*

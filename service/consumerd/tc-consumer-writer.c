@@ -68,6 +68,7 @@ writer_main(void *arg)
 	struct writer_state *state = arg;
 	struct consumerd_writer_job *job;
 
+	pthread_setname_np(pthread_self(), "tc-writer");
 	pthread_mutex_lock(&state->lock);
 	for (;;) {
 		while (!state->head && !state->stopping)
