@@ -66,11 +66,17 @@ static struct consumerd_request *
 publish(struct consumerd_session_thread *thread)
 {
 	const struct consumerd_session *session = thread->registry.sessions;
-	struct consumerd_relay_status status = {0};
 	struct consumerd_request *orphans = NULL;
+	struct consumerd_relay_status status;
 
+	/* Zeroed whole, padding included, for the comparison. */
+	memset(&status, 0, sizeof(status));
 	if (session && session->relay)
 		consumerd_relay_get_status(session->relay, &status);
+	/* Nothing new: no lock taken (this runs at every wake-up). */
+	if (session && memcmp(&status, &thread->published, sizeof(status)) == 0)
+		return NULL;
+	thread->published = status;
 	pthread_mutex_lock(&thread->lock);
 	thread->streams = session && session->relay;
 	if (thread->streams)
@@ -152,8 +158,7 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	/* No channel, no timer, no wake-up. */
 	next = consumerd_registry_run_timers(&thread->registry, now);
 	next = earliest_deadline(next, consumerd_affinity_expire(&thread->affinity, now));
-	if (thread->registry.sessions && thread->registry.sessions->relay)
-		publish(thread);
+	publish(thread);
 	if (next) {
 		uint64_t wait_ns = next > now ? next - now : 0;
 

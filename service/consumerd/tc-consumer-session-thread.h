@@ -49,8 +49,9 @@ struct consumerd_session_thread {
 	/* The session thread's own, untouched by others once it runs. */
 	struct consumerd_registry registry; /* this session only, or empty */
 	struct consumerd_affinity affinity;
-	struct consumerd_request *create; /* the first request, until served */
-	pthread_t main_thread;		  /* whose scheduling policy to take */
+	struct consumerd_relay_status published; /* relay_status as last published */
+	struct consumerd_request *create;	 /* the first request, until served */
+	pthread_t main_thread;			 /* whose scheduling policy to take */
 };
 
 /*
