@@ -15,6 +15,7 @@
 #include "tc-consumer-sched.h"
 #include "tc-consumer-stream.h"
 #include "tc-consumer-writer.h"
+#include "tc-consumer-yield.h"
 #include "tc-rb.h"
 
 /* Polled descriptors beyond the queue's eventfd: the session's stream and
@@ -126,6 +127,7 @@ serve_queue(struct consumerd_session_thread *thread)
 	pthread_mutex_lock(&thread->lock);
 	head = thread->head;
 	thread->head = thread->tail = NULL;
+	atomic_store_explicit(&thread->requests_waiting, false, memory_order_relaxed);
 	stopping = thread->stopping;
 	pthread_mutex_unlock(&thread->lock);
 	if (stopping) {
@@ -155,8 +157,16 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	size_t nr_wake;
 	int ret;
 
+	/* Drains give way to the session's requests (tc-consumer-yield.h);
+	 * what a drain left for them is drained again first. */
+	consumerd_yield_enable(true);
+	if (thread->drain_cut)
+		consumerd_registry_drain(&thread->registry);
 	/* No channel, no timer, no wake-up. */
 	next = consumerd_registry_run_timers(&thread->registry, now);
+	thread->drain_cut = consumerd_yield_take_cut();
+	if (thread->drain_cut)
+		next = now ? now : 1;
 	next = earliest_deadline(next, consumerd_affinity_expire(&thread->affinity, now));
 	publish(thread);
 	if (next) {
@@ -179,6 +189,8 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	if (ret > 0)
 		consumerd_wake_sources_woken(poll_set->sources, poll_set->pfds + 1, nr_wake,
 					     &thread->affinity, tc_rb_clock_now());
+	consumerd_yield_enable(false);
+	thread->drain_cut |= consumerd_yield_take_cut();
 	/* A request may destroy the streams polled above: handled last. */
 	if (poll_set->pfds[0].revents)
 		return serve_queue(thread);
@@ -222,6 +234,7 @@ session_thread_main(void *arg)
 		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
 				thread->session_id);
 	use_short_slice(thread->main_thread);
+	consumerd_yield_attach(&thread->requests_waiting);
 	if (!poll_set) {
 		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
 		refuse_all(publish(thread), thread->session_id, -ENOENT);
@@ -336,6 +349,7 @@ consumerd_session_thread_submit(struct consumerd_session_thread *thread,
 	else
 		thread->head = request;
 	thread->tail = request;
+	atomic_store_explicit(&thread->requests_waiting, true, memory_order_relaxed);
 	pthread_mutex_unlock(&thread->lock);
 	wake(thread);
 	return true;

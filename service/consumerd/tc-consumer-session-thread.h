@@ -21,6 +21,7 @@
 #define TC_CONSUMER_SESSION_THREAD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,9 +42,12 @@ struct consumerd_session_thread {
 
 	pthread_mutex_t lock;		       /* covers the fields below, up to the thread's own */
 	struct consumerd_request *head, *tail; /* FIFO of requests to serve */
-	bool finished;			       /* the session is gone: requests are refused */
-	bool stopping;			       /* the consumer stops: write out, end */
-	bool streams; /* the session streams to a relay: relay_status holds */
+	/* Set with a request queued, cleared when the thread takes its
+	 * queue; read without the lock between packets (tc-consumer-yield.h). */
+	atomic_bool requests_waiting;
+	bool finished; /* the session is gone: requests are refused */
+	bool stopping; /* the consumer stops: write out, end */
+	bool streams;  /* the session streams to a relay: relay_status holds */
 	struct consumerd_relay_status relay_status;
 
 	/* The session thread's own, untouched by others once it runs. */
@@ -52,6 +56,7 @@ struct consumerd_session_thread {
 	struct consumerd_relay_status published; /* relay_status as last published */
 	struct consumerd_request *create;	 /* the first request, until served */
 	pthread_t main_thread;			 /* whose scheduling policy to take */
+	bool drain_cut; /* a drain gave way to requests: drain again at once */
 };
 
 /*
