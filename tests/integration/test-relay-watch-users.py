@@ -3,11 +3,13 @@
 """One user cannot delay the news of another user's lost relay. The
 service looks at every streaming session's relay through its owner's
 consumer, which runs as the owner: a user whose relay takes data slowly
-but steadily holds their consumer in send, and a look at their session
-waits until the service's reply timeout. Another user's relay killed
-meanwhile is still reported to that user's subscriber (ProblemChanged,
+but steadily holds their session's thread in the consumer in send
+(named "tc-session"), while the consumer's main thread still answers the
+looks, from what that thread published. Another user's relay killed
+meanwhile is reported to that user's subscriber (ProblemChanged,
 "unreachable") within a look or two, as each owner's relays are looked
-at on their own.
+at on their own, and the slow user's consumer is never taken for
+unresponsive.
 
 The slow user's session is started first: a watch that looked at one
 session after another would meet it first in every round."""
@@ -16,7 +18,6 @@ import os
 import select
 import signal
 import socket
-import subprocess
 import threading
 import time
 
@@ -124,19 +125,34 @@ class TrickleProxy:
             sock.close()
 
 
+def session_thread(pid):
+    """The consumer pid's thread of its one session, or None."""
+    try:
+        tids = [tid for tid in os.listdir(f"/proc/{pid}/task")
+                if open(f"/proc/{pid}/task/{tid}/comm").read().strip() == "tc-session"]
+    except OSError:
+        return None
+    return int(tids[0]) if len(tids) == 1 else None
+
+
 def in_sendmsg(pid):
-    """Whether pid is blocked in sendmsg(2) (where its number is known)."""
+    """Whether the session thread of consumer pid is blocked in sendmsg(2)
+    (where its number is known)."""
     if SENDMSG is None:
         return True
+    tid = session_thread(pid)
+    if tid is None:
+        return False
     try:
-        with open(f"/proc/{pid}/syscall") as f:
+        with open(f"/proc/{pid}/task/{tid}/syscall") as f:
             return f.read().split()[0] == str(SENDMSG)
     except (OSError, IndexError):
         return False
 
 
 def stuck(proxy, pid):
-    """Whether pid stayed in sendmsg(2) for the last second, while the
+    """Whether consumer pid's session thread stayed in sendmsg(2) for the
+    last second, while the
     trickle took its data all along: it is held by the trickle, not by a
     relay that stopped."""
     for _ in range(10):
@@ -144,18 +160,6 @@ def stuck(proxy, pid):
             return False
         time.sleep(0.1)
     return proxy.flowing(2)
-
-
-def request_waiting(pid):
-    """Whether a request of the service waits unread on pid's command
-    socket (a SOCK_SEQPACKET one, as no other of the consumer's is): a
-    look waiting for the consumer."""
-    out = subprocess.run(["ss", "-xpnH"], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if fields[0] == "u_seq" and f"pid={pid}," in line and int(fields[2]) > 0:
-            return True
-    return False
 
 
 def start_session(svc, user, name, *url_options, channel_options=()):
@@ -194,26 +198,24 @@ def test():
                     f"sendmsg: {in_sendmsg(hog_consumer)}")
                 raise
             stalled = time.monotonic()
-            # The next look at the hog's relay starts within an interval
-            # and waits for the blocked consumer.
-            wait_for(lambda: request_waiting(hog_consumer), 5,
-                     "a look at the hog's relay to wait for its consumer")
             relay.stop(signal.SIGKILL)
             killed = time.monotonic()
             changed = subscriber.wait_member(
                 "ProblemChanged", lambda s: "unreachable" in s["args"][1], timeout=20)
             took = time.monotonic() - killed
-            still = request_waiting(hog_consumer) and stuck(proxy, hog_consumer)
+            still = stuck(proxy, hog_consumer)
             news = changed["args"][1]
             log(f"victim's ProblemChanged {took:.1f} s after the loss, "
                 f"{killed - stalled:.1f} s after the hog's consumer was seen blocked "
-                f"(the hog's look still waiting: {still}): {news}")
+                f"(the hog's session thread still in send: {still}): {news}")
             log(f"trickle steps: {proxy.steps[-12:]}")
             check(took < NEWS_BOUND_S,
                   f"the victim learnt of the loss {took:.1f} s after it, "
                   f"not within {NEWS_BOUND_S} s")
             check(f"relay {relay.url}" in news, f"not the victim's relay: {news}")
-            check(still, "the hog's consumer answered before the victim learnt")
+            check(still, "the hog's session thread was no longer held by the trickle")
+            check(consumer_pid(svc, hog.uid) == hog_consumer,
+                  "the hog's consumer was replaced: taken for unresponsive")
             subscriber.close()
             check(svc.alive(), "tracectld died")
         finally:
