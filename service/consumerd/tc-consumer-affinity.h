@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Where the consumer's main thread waits for wake-ups: anywhere, as the
+ * Where a session thread of the consumer waits for wake-ups: anywhere, as the
  * scheduler places it, until a wake-up comes late, then away from what
  * made it late.
  *
@@ -33,8 +33,10 @@
  * following it after any late wake-up; docs/performance.md has the
  * measurements.
  *
- * Only the main thread moves; the writer thread (tc-consumer-writer.h)
- * runs anywhere. Nothing here reads shared memory; the count of packets
+ * Each session thread has its own (struct consumerd_affinity is the
+ * thread's, and moves only the calling thread), following the writers of
+ * its own session; the main thread and the writer threads
+ * (tc-consumer-writer.h) run anywhere. Nothing here reads shared memory; the count of packets
  * a wake-up found does, which lets an application move its own user's
  * consumer, nothing more.
  */

@@ -19,7 +19,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -33,14 +35,12 @@
 #include "tc-fd-passing.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
-/* Room for a few fds that a confused peer might attach: they are closed. */
-#define RECEIVE_FDS_MAX (TC_CONSUMER_KERNEL_CPUS_MAX + 2)
 
 struct command {
 	int fd;
-	int fds[RECEIVE_FDS_MAX]; /* received with the request; -1 once taken */
+	int *fds; /* the request's, -1 once taken */
 	size_t nr_fds;
-	struct consumerd_registry *registry;
+	struct consumerd_registry *registry; /* the serving thread's */
 	const void *msg;
 	size_t len;
 	struct tc_consumer_reply reply;
@@ -798,55 +798,117 @@ command_type_find(uint32_t type)
 	return NULL;
 }
 
-/* Checks the header and the size, then runs the handler. Returns the status. */
-static int
-command_dispatch(struct command *command, bool is_truncated)
+/* Checks the header and the size. Returns the request's type, or NULL
+ * with the reason in the reply. */
+static const struct command_type *
+command_check(struct command *command, bool is_truncated)
 {
 	const struct tc_consumer_header *header = command->msg;
 	const struct command_type *type;
 
-	if (is_truncated)
-		return command_fail(command, -EMSGSIZE, "Request longer than %u bytes",
-				    TC_CONSUMER_MSG_MAX);
-	if (command->len < sizeof(*header))
-		return command_fail(command, -EBADMSG, "Request of %zu bytes has no header",
-				    command->len);
-	if (header->magic != TC_CONSUMER_MAGIC)
-		return command_fail(command, -EBADMSG, "Request with bad magic 0x%08" PRIx32,
-				    header->magic);
-	if (header->size != command->len)
-		return command_fail(command, -EBADMSG,
-				    "Request size field %" PRIu32 " but %zu bytes received",
-				    header->size, command->len);
+	if (is_truncated) {
+		command->reply.status = command_fail(command, -EMSGSIZE,
+						     "Request longer than %u bytes",
+						     TC_CONSUMER_MSG_MAX);
+		return NULL;
+	}
+	if (command->len < sizeof(*header)) {
+		command->reply.status = command_fail(command, -EBADMSG,
+						     "Request of %zu bytes has no header",
+						     command->len);
+		return NULL;
+	}
+	if (header->magic != TC_CONSUMER_MAGIC) {
+		command->reply.status = command_fail(command, -EBADMSG,
+						     "Request with bad magic 0x%08" PRIx32,
+						     header->magic);
+		return NULL;
+	}
+	if (header->size != command->len) {
+		command->reply.status = command_fail(
+			command, -EBADMSG, "Request size field %" PRIu32 " but %zu bytes received",
+			header->size, command->len);
+		return NULL;
+	}
 	type = command_type_find(header->type);
-	if (!type)
-		return command_fail(command, -EOPNOTSUPP, "Unknown request type %" PRIu32,
-				    header->type);
-	if (type->has_payload ? command->len < type->size : command->len != type->size)
-		return command_fail(command, -EBADMSG, "%s request of %zu bytes, expected %s%zu",
-				    type->name, command->len, type->has_payload ? "at least " : "",
-				    type->size);
-	consumerd_debug("%s request", type->name);
-	return type->handle(command);
+	if (!type) {
+		command->reply.status = command_fail(command, -EOPNOTSUPP,
+						     "Unknown request type %" PRIu32, header->type);
+		return NULL;
+	}
+	if (type->has_payload ? command->len < type->size : command->len != type->size) {
+		command->reply.status = command_fail(
+			command, -EBADMSG, "%s request of %zu bytes, expected %s%zu", type->name,
+			command->len, type->has_payload ? "at least " : "", type->size);
+		return NULL;
+	}
+	return type;
 }
 
-/* Collects the descriptors that came with a request (those beyond
- * RECEIVE_FDS_MAX are closed and not counted). */
 static void
-collect_received_fds(struct msghdr *mh, struct command *command)
+command_init(struct command *command, struct consumerd_request *request,
+	     struct consumerd_registry *registry)
 {
-	size_t count = tc_fd_collect(mh, command->fds, RECEIVE_FDS_MAX);
-
-	command->nr_fds = count < RECEIVE_FDS_MAX ? count : RECEIVE_FDS_MAX;
+	*command = (struct command){
+		.fd = request->fd,
+		.fds = request->fds,
+		.nr_fds = request->nr_fds,
+		.registry = registry,
+		.msg = request->msg,
+		.len = request->len,
+	};
 }
 
-/* Closes what no handler took: a confused peer's descriptors included. */
-static void
-close_untaken_fds(struct command *command)
+/* Every request type but SESSION_FILES names its session right after the
+ * header, at the same place. */
+_Static_assert(offsetof(struct tc_consumer_session, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_channel, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_snapshot, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_snapshot_relay, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_rotate, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_relay_rotate, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_channel_ref, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_metadata, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_event_layout, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_kernel_trace, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_kernel_update, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_kernel_own, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id),
+	       "a request names its session elsewhere");
+
+enum consumerd_request_kind
+consumerd_command_classify(struct consumerd_request *request, uint64_t *session_id)
 {
-	for (size_t i = 0; i < command->nr_fds; i++)
-		if (command->fds[i] >= 0)
-			close(command->fds[i]);
+	const struct tc_consumer_session_ref *ref = (const void *)request->msg;
+	const struct command_type *type;
+	struct command command;
+
+	command_init(&command, request, NULL);
+	type = command_check(&command, request->is_truncated);
+	if (!type || type->type == TC_CONSUMER_SESSION_FILES)
+		return CONSUMERD_REQUEST_NO_SESSION;
+	*session_id = ref->session_id;
+	switch (type->type) {
+	case TC_CONSUMER_CREATE_SESSION:
+		return CONSUMERD_REQUEST_CREATE;
+	case TC_CONSUMER_RELAY_STATUS:
+		return CONSUMERD_REQUEST_RELAY_STATUS;
+	case TC_CONSUMER_DESTROY_SESSION:
+		return CONSUMERD_REQUEST_DESTROY;
+	default:
+		return CONSUMERD_REQUEST_SESSION;
+	}
 }
 
 static int
@@ -864,17 +926,123 @@ send_reply(int fd, uint32_t request_id, struct tc_consumer_reply *reply)
 	return n == (ssize_t)sizeof(*reply) ? 0 : -EPIPE;
 }
 
-int
-consumerd_command_handle(int fd, struct consumerd_registry *registry)
+/* Sends the reply, then frees the request and what no handler took. A
+ * failed send is not reported: the service is gone, and the main thread
+ * sees the socket's end. */
+static void
+command_answer(struct consumerd_request *request, struct command *command)
 {
-	/* 64 KiB: static rather than on the stack; one request at a time. */
+	if (command->reply.status < 0)
+		consumerd_warning("Request failed: %s", command->reply.message);
+	if (!command->is_socket_broken)
+		send_reply(command->fd, command_request_id(command), &command->reply);
+	consumerd_request_free(request);
+}
+
+int
+consumerd_command_run(struct consumerd_request *request, struct consumerd_registry *registry,
+		      struct tc_consumer_reply *reply)
+{
+	const struct command_type *type;
+	struct command command;
+
+	command_init(&command, request, registry);
+	type = command_check(&command, request->is_truncated);
+	if (type) {
+		consumerd_debug("%s request", type->name);
+		command.reply.status = type->handle(&command);
+	}
+	*reply = command.reply;
+	return command.is_socket_broken ? -EPIPE : 0;
+}
+
+void
+consumerd_command_answer(struct consumerd_request *request, const struct tc_consumer_reply *reply,
+			 bool is_socket_broken)
+{
+	struct command command;
+
+	command_init(&command, request, NULL);
+	command.reply = *reply;
+	command.is_socket_broken = is_socket_broken;
+	command_answer(request, &command);
+}
+
+void
+consumerd_command_serve(struct consumerd_request *request, struct consumerd_registry *registry)
+{
+	struct tc_consumer_reply reply;
+	bool is_broken = consumerd_command_run(request, registry, &reply) < 0;
+
+	consumerd_command_answer(request, &reply, is_broken);
+}
+
+void
+consumerd_command_refuse(struct consumerd_request *request, int status, const char *why)
+{
+	struct command command;
+
+	command_init(&command, request, NULL);
+	command.reply.status = command_fail(&command, status, "%s", why);
+	command_answer(request, &command);
+}
+
+void
+consumerd_command_answer_relay_status(struct consumerd_request *request,
+				      const struct consumerd_relay_status *status)
+{
+	const struct tc_consumer_session_ref *msg = (const void *)request->msg;
+	struct command command;
+
+	command_init(&command, request, NULL);
+	if (!status) {
+		command.reply.status = command_fail(&command, -EINVAL,
+						    "Session %" PRIu64 " does not stream",
+						    msg->session_id);
+		command_answer(request, &command);
+		return;
+	}
+	command.reply.relay_connected = status->up;
+	command.reply.relay_lost_packets = status->lost_packets;
+	command.reply.relay_lost_since = status->lost_since;
+	command.reply.relay_errno = (uint32_t)-status->last_error;
+	/* A URL longer than the message is cut: it is for a person. */
+	memcpy(command.reply.message, status->address, sizeof(command.reply.message) - 1);
+	command.reply.message[sizeof(command.reply.message) - 1] = '\0';
+	command_answer(request, &command);
+}
+
+void
+consumerd_request_free(struct consumerd_request *request)
+{
+	for (size_t i = 0; i < request->nr_fds; i++)
+		if (request->fds[i] >= 0)
+			close(request->fds[i]);
+	free(request);
+}
+
+/* Collects the descriptors that came with a request (those beyond
+ * CONSUMERD_REQUEST_FDS_MAX are closed and not counted). */
+static size_t
+collect_received_fds(struct msghdr *mh, int *fds)
+{
+	size_t count = tc_fd_collect(mh, fds, CONSUMERD_REQUEST_FDS_MAX);
+
+	return count < CONSUMERD_REQUEST_FDS_MAX ? count : CONSUMERD_REQUEST_FDS_MAX;
+}
+
+int
+consumerd_command_receive(int fd, struct consumerd_request **request)
+{
+	/* 64 KiB: static rather than on the stack; only the main thread
+	 * receives, and the request keeps a copy of what it needs. */
 	static union {
 		struct tc_consumer_header header;
 		uint64_t align;
 		uint8_t bytes[TC_CONSUMER_MSG_MAX];
 	} buffer;
 	union {
-		char buf[CMSG_SPACE(RECEIVE_FDS_MAX * sizeof(int))];
+		char buf[CMSG_SPACE(CONSUMERD_REQUEST_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = {.iov_base = buffer.bytes, .iov_len = sizeof(buffer.bytes)};
@@ -884,7 +1052,9 @@ consumerd_command_handle(int fd, struct consumerd_registry *registry)
 		.msg_control = control.buf,
 		.msg_controllen = sizeof(control.buf),
 	};
-	struct command command = {.fd = fd, .registry = registry, .msg = buffer.bytes};
+	int fds[CONSUMERD_REQUEST_FDS_MAX];
+	struct consumerd_request *new;
+	size_t nr_fds;
 	ssize_t n;
 
 	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -894,20 +1064,26 @@ consumerd_command_handle(int fd, struct consumerd_registry *registry)
 		consumerd_warning("Failed to read from the service: %m");
 		return -EPIPE;
 	}
-	collect_received_fds(&mh, &command);
+	nr_fds = collect_received_fds(&mh, fds);
 	/* SOCK_SEQPACKET: 0 is the end of the connection (the service never
 	 * sends an empty request), or an empty datagram whose descriptors
 	 * are closed all the same. */
-	if (n == 0) {
-		close_untaken_fds(&command);
-		return -EPIPE;
+	new = n == 0 ? NULL : calloc(1, sizeof(*new) + (size_t)n);
+	if (!new) {
+		for (size_t i = 0; i < nr_fds; i++)
+			close(fds[i]);
+		if (n == 0)
+			return -EPIPE;
+		/* Cannot even answer: the service's request times out. */
+		consumerd_error("Out of memory for a request of %zd bytes", n);
+		return -EAGAIN;
 	}
-	command.len = (size_t)n;
-	command.reply.status = command_dispatch(&command, mh.msg_flags & MSG_TRUNC);
-	close_untaken_fds(&command);
-	if (command.reply.status < 0)
-		consumerd_warning("Request failed: %s", command.reply.message);
-	if (command.is_socket_broken || send_reply(fd, command_request_id(&command), &command.reply) < 0)
-		return -EPIPE;
+	new->fd = fd;
+	memcpy(new->fds, fds, nr_fds * sizeof(int));
+	new->nr_fds = nr_fds;
+	new->len = (size_t)n;
+	new->is_truncated = (mh.msg_flags & MSG_TRUNC) != 0;
+	memcpy(new->msg, buffer.bytes, (size_t)n);
+	*request = new;
 	return 0;
 }

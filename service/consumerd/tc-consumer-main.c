@@ -5,20 +5,28 @@
  * running as the session owner, with the command socket as fd 3 (see
  * common/abi/tc-consumer-abi.h) and stderr going to the service's log.
  *
- * One thread, one loop:
+ * Threads:
  *
- *   ppoll(command socket, timeout)
- *     -> a request: serve it (tc-consumer-command.c)
- *     -> the channel timers (tc-consumer-timer.c): read, switch and
- *        monitor, per channel; no channel, no timer, no wake-up
- *     -> EOF on the socket, SIGTERM or SIGINT: flush and write out every
- *        session, close everything, exit 0
+ *   main     owns the command socket and the list of session threads;
+ *            ppoll(command socket) -> a request: served here when it
+ *            names no session (SESSION_FILES, a malformed one) or asks
+ *            for a relay's status (published by the session's thread),
+ *            else handed to its session's thread; CREATE_SESSION starts
+ *            that thread. It never waits for a session's output.
+ *   session  one per session (tc-consumer-session-thread.h): its timers,
+ *            wake-ups, packets, files or relay, and its requests.
+ *   writer   one per session thread: its direct-I/O packet writes
+ *            (tc-consumer-writer.h).
  *
- * SIGTERM and SIGINT are blocked except inside ppoll(), so that the
- * stop flag is never missed and never interrupts a write.
+ * EOF on the socket, SIGTERM or SIGINT: every session thread flushes and
+ * writes out its session, all are joined, exit 0. SIGTERM and SIGINT are
+ * blocked except inside the main thread's ppoll() (every other thread
+ * blocks every signal), so that the stop flag is never missed and never
+ * interrupts a write.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,13 +41,9 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
-#include "tc-consumer-affinity.h"
 #include "tc-consumer-command.h"
 #include "tc-consumer-log.h"
-#include "tc-consumer-sched.h"
-#include "tc-consumer-session.h"
-#include "tc-consumer-stream.h"
-#include "tc-consumer-writer.h"
+#include "tc-consumer-session-thread.h"
 
 
 /* Exit status of a consumer that refuses to serve the service it reached;
@@ -227,86 +231,73 @@ raise_file_limit(void)
 		consumerd_warning("Failed to raise the open file limit, ignoring: %m");
 }
 
-/* After the writer thread started: only the main thread, which wake-ups
- * are for, takes the short slice (tc-consumer-sched.h). */
+/* Hands request to the thread that serves it, or serves it here when it
+ * names no session or only asks for what a session thread published. */
 static void
-use_short_slice(void)
+route_request(struct consumerd_session_thread **threads, struct consumerd_request *request)
 {
-	int ret = consumerd_sched_short_slice();
+	struct consumerd_session_thread *thread;
+	struct consumerd_relay_status status;
+	enum consumerd_request_kind kind;
+	uint64_t session_id = 0;
+	char why[64];
 
-	if (ret == -EOPNOTSUPP)
-		consumerd_debug("The kernel has no custom slices (Linux 6.12): wake-ups wait "
-				"for a busy writer's slice to end");
-	else if (ret == 1)
-		consumerd_debug("Not the normal scheduling policy: keeping it");
-	else if (ret < 0)
-		consumerd_warning("Cannot shorten the consumer's slice, wake-ups may wait for "
-				  "a busy writer's: %s", strerror(-ret));
-}
-
-/* Polled descriptors beyond the command socket: stream and kernel
- * wake-ups. Buffers past this many are read by their timers only. */
-#define WAKE_FDS_MAX 4096
-
-/* The earlier of two deadlines, 0 being none. */
-static uint64_t
-earliest_deadline(uint64_t a, uint64_t b)
-{
-	if (!a || !b)
-		return a ? a : b;
-	return a < b ? a : b;
+	kind = consumerd_command_classify(request, &session_id);
+	if (kind == CONSUMERD_REQUEST_NO_SESSION) {
+		consumerd_command_serve(request, NULL);
+		return;
+	}
+	thread = consumerd_session_thread_find(*threads, session_id);
+	if (kind == CONSUMERD_REQUEST_CREATE) {
+		snprintf(why, sizeof(why), "Session %" PRIu64 " exists already", session_id);
+		if (thread)
+			consumerd_command_refuse(request, -EEXIST, why);
+		else
+			consumerd_session_thread_start(threads, session_id, request);
+		return;
+	}
+	snprintf(why, sizeof(why), "No session %" PRIu64, session_id);
+	if (!thread) {
+		consumerd_command_refuse(request, -ENOENT, why);
+		return;
+	}
+	if (kind == CONSUMERD_REQUEST_RELAY_STATUS) {
+		consumerd_command_answer_relay_status(
+			request, consumerd_session_thread_relay_status(thread, &status) ? &status
+											 : NULL);
+		return;
+	}
+	if (!consumerd_session_thread_submit(thread, request))
+		consumerd_command_refuse(request, -ENOENT, why);
 }
 
 /*
- * Serves requests, wake-ups and the channel timers until the service goes
- * away or a stop signal arrives. Returns 0, or -errno when ppoll() failed.
+ * Receives requests and hands them to their session's thread until the
+ * service goes away or a stop signal arrives; never waits for a session.
+ * Returns 0, or -errno when ppoll() failed.
  */
 static int
-run(int fd, struct consumerd_registry *registry, struct consumerd_affinity *affinity,
-    const sigset_t *unblocked)
+run(int fd, struct consumerd_session_thread **threads, const sigset_t *unblocked)
 {
-	static struct pollfd pfds[1 + WAKE_FDS_MAX];
-	static struct consumerd_wake_source sources[WAKE_FDS_MAX];
-	uint64_t next_timer_ns, now;
-	struct timespec timeout;
-	size_t nr_wake;
+	struct consumerd_request *request;
+	struct pollfd pfd;
 	int ret;
 
 	while (!stop_signal) {
-		now = tc_rb_clock_now();
-		/* No channel, no timer, no wake-up. */
-		next_timer_ns = consumerd_registry_run_timers(registry, now);
-		next_timer_ns = earliest_deadline(next_timer_ns,
-						  consumerd_affinity_expire(affinity, now));
-		if (next_timer_ns) {
-			uint64_t wait_ns = next_timer_ns > now ? next_timer_ns - now : 0;
-
-			timeout.tv_sec = (time_t)(wait_ns / 1000000000ull);
-			timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
-		}
-		pfds[0] = (struct pollfd){.fd = fd, .events = POLLIN};
-		nr_wake = consumerd_registry_wake_fds(registry, pfds + 1, sources, WAKE_FDS_MAX);
-		ret = ppoll(pfds, 1 + nr_wake, next_timer_ns ? &timeout : NULL, unblocked);
+		consumerd_session_thread_reap(threads);
+		pfd = (struct pollfd){.fd = fd, .events = POLLIN};
+		ret = ppoll(&pfd, 1, NULL, unblocked);
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)
 			return -errno;
-		/* Any event counts, POLLERR included: ppoll() reports it whatever
-		 * was asked, so a descriptor left out here would return at once
-		 * forever (a kernel CPU buffer polls EPOLLERR while its CPU is
-		 * offline). A woken kernel trace is then drained on a timer and
-		 * polled again only once quiet, so such a CPU costs a wake-up per
-		 * busy period, not a spinning loop. */
-		if (ret > 0)
-			consumerd_wake_sources_woken(sources, pfds + 1, nr_wake, affinity,
-						     tc_rb_clock_now());
-		if (ret == 0 || !pfds[0].revents)
-			continue;
-		if (pfds[0].revents & POLLNVAL)
+		if (pfd.revents & POLLNVAL)
 			return -EBADF;
-		/* A request may destroy the streams polled above: handled last. */
-		if (consumerd_command_handle(fd, registry) == -EPIPE)
+		ret = consumerd_command_receive(fd, &request);
+		if (ret == -EPIPE)
 			break;
+		if (ret == 0)
+			route_request(threads, request);
 	}
 	return 0;
 }
@@ -314,8 +305,7 @@ run(int fd, struct consumerd_registry *registry, struct consumerd_affinity *affi
 int
 main(int argc, char **argv)
 {
-	struct consumerd_registry registry = {0};
-	struct consumerd_affinity affinity;
+	struct consumerd_session_thread *threads = NULL;
 	struct consumerd_options options;
 	sigset_t unblocked;
 	int ret;
@@ -349,23 +339,14 @@ main(int argc, char **argv)
 	}
 	setup_signals(&unblocked);
 	raise_file_limit();
-	/* The writer thread, started unheld, keeps all the CPUs it inherits. */
-	ret = consumerd_affinity_init(&affinity);
-	if (ret < 0)
-		consumerd_warning("Cannot read the consumer's CPUs, it will not follow the "
-				  "writers' CPU: %s", strerror(-ret));
-	consumerd_writer_start(consumerd_stream_write_packet);
-	use_short_slice();
 	consumerd_debug("Started, pid %ld", (long)getpid());
 
-	ret = run(TC_CONSUMER_COMMAND_FD, &registry, &affinity, &unblocked);
+	ret = run(TC_CONSUMER_COMMAND_FD, &threads, &unblocked);
 	if (ret < 0)
 		consumerd_error("Failed to wait for requests, stopping: %s", strerror(-ret));
 	else if (stop_signal)
 		consumerd_info("Stopping on signal %d", (int)stop_signal);
-	consumerd_registry_destroy_all(&registry);
-	consumerd_writer_stop();
-	consumerd_affinity_fini(&affinity);
+	consumerd_session_thread_stop_all(&threads);
 	close(TC_CONSUMER_COMMAND_FD);
 	consumerd_debug("Exiting");
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -8,7 +8,8 @@
  * Packets kept, in order, while a relay's first connection is made
  * (tc-consumer-relay.h, TC_CONSUMER_RELAY_CONNECT_LATER): copies, since
  * the ring buffers they came from are reused meanwhile, bounded by
- * CONSUMERD_RELAY_HELD_BYTES_MAX per relay. Main thread only.
+ * CONSUMERD_RELAY_HELD_BYTES_MAX per relay. The relay's session thread
+ * only.
  */
 
 #define CONSUMERD_RELAY_HELD_BYTES_MAX (4u << 20)

@@ -4,7 +4,9 @@
  * control and data connections, the relay's handle of each stream, and
  * what happens when the relay goes away.
  *
- * Everything runs on the consumer's main thread, but the lookups of the
+ * Everything runs on the session's thread (tc-consumer-session-thread.h),
+ * where a send that waits for the relay holds that session only, but
+ * the lookups of the
  * relay's host name (tc-consumer-resolve.h): a creation a user asked for
  * waits for one CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its
  * connections within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well

@@ -13,7 +13,7 @@
  *     -> make new directories where they were, new empty stream files in
  *        them and a copy of the whole metadata so far
  *
- * The consumer's single thread does all of it, so no packet is written
+ * The session's thread does all of it, so no packet is written
  * between the flush and the new files: whatever the writers commit
  * meanwhile stays in the ring buffers and goes to the new chunk. Every
  * packet is thus in exactly one chunk, and each chunk holds the metadata

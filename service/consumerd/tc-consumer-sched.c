@@ -29,7 +29,7 @@ static int
 sched_getattr_self(struct consumerd_sched_attr *attr)
 {
 	return syscall(SYS_sched_getattr, 0, attr, (unsigned int)sizeof(*attr), 0U) < 0 ? -errno
-											 : 0;
+											: 0;
 }
 
 static int
@@ -61,4 +61,22 @@ consumerd_sched_short_slice(void)
 	if (ret < 0)
 		return ret;
 	return attr.sched_runtime == CONSUMERD_SCHED_SLICE_NS ? 0 : -EOPNOTSUPP;
+}
+
+int
+consumerd_sched_take_realtime(pthread_t from)
+{
+	struct sched_param param;
+	int policy, ret;
+
+	ret = pthread_getschedparam(from, &policy, &param);
+	if (ret != 0)
+		return -ret;
+	policy &= ~SCHED_RESET_ON_FORK;
+	if (policy != SCHED_FIFO && policy != SCHED_RR)
+		return 1;
+	/* Reset on fork, as the main thread's: the writer thread and
+	 * whatever else this thread starts keep the normal policy. */
+	ret = pthread_setschedparam(pthread_self(), policy | SCHED_RESET_ON_FORK, &param);
+	return -ret;
 }

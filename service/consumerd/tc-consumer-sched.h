@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * How soon the consumer's main thread runs once a writer wakes it.
+ * How soon a session thread of the consumer runs once a writer wakes it.
  *
  * A writer wakes the consumer when it closes a sub-buffer, and loses
  * events if the consumer has not run before the writers fill the rest of
@@ -25,6 +25,8 @@
 #ifndef TC_CONSUMER_SCHED_H
 #define TC_CONSUMER_SCHED_H
 
+#include <pthread.h>
+
 #define CONSUMERD_SCHED_SLICE_NS 100000ull
 
 /*
@@ -36,5 +38,16 @@
  * from sched_getattr()/sched_setattr().
  */
 int consumerd_sched_short_slice(void);
+
+/*
+ * Gives the calling thread the realtime policy and priority of thread
+ * from (the consumer's main thread, which tracectld
+ * --consumer-rt-priority makes SCHED_FIFO, reset on fork, so that the
+ * threads it starts begin with the normal policy). An unprivileged
+ * thread may take it only up to its RLIMIT_RTPRIO. Returns 0 when taken,
+ * 1 when from is not realtime (nothing done), or -errno (-EPERM: above
+ * RLIMIT_RTPRIO).
+ */
+int consumerd_sched_take_realtime(pthread_t from);
 
 #endif /* TC_CONSUMER_SCHED_H */

@@ -206,6 +206,8 @@ static int
 send_answer(int fd, uint32_t request_id, struct tc_consumer_session_file *msg, const void *payload,
 	    size_t length)
 {
+	/* Static: only the consumer's main thread serves SESSION_FILES
+	 * (it names no session, tc-consumer-main.c). */
 	static union {
 		struct tc_consumer_session_file msg;
 		uint8_t bytes[TC_CONSUMER_MSG_MAX];

@@ -7,7 +7,12 @@
  * to the applications; a stream is one of those buffers with its reader
  * and its stream file "<channel>_<cpu>" in the trace directory.
  *
- * Everything here runs on the consumer's single thread: there is no lock.
+ * A session, and everything it holds, belongs to its session thread
+ * (tc-consumer-session-thread.h): its registry holds that session only,
+ * and no other thread reads or writes any of it, so there is no lock
+ * here. What other threads need of a session (whether it is gone, its
+ * relay's status) the thread publishes under its thread's lock; what the
+ * session's writer thread touches is listed in tc-consumer-writer.h.
  * The shared memory is hostile (any application of the user can write
  * anything into it); only tc-rb's reader touches it, and every loop over
  * it is bounded by a count or a deadline.

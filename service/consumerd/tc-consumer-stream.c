@@ -15,6 +15,7 @@
 #include "tc-consumer-log.h"
 #include "tc-consumer-output.h"
 #include "tc-consumer-writer.h"
+#include "tc-consumer-yield.h"
 
 /* memfd names are limited to 249 bytes; keep the CPU number readable. */
 #define MEMFD_NAME_MAX 249
@@ -456,6 +457,11 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 	for (done = 0; done < budget; done++) {
 		struct consumerd_writer_job *job = NULL;
 		uint8_t *copy;
+
+		/* A request of the session waits: it goes first (at least
+		 * one packet per drain, so a drain always progresses). */
+		if (done > 0 && consumerd_yield_now())
+			break;
 
 		if (stream->in_place && !stream->write_queued) {
 			ret = drain_one_in_place(stream, &wait);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The channel timers of the consumer, run from its single thread:
+ * The channel timers of the consumer, run from each session's thread for
+ * that session's channels:
  *
  *   switch  -> close the sub-buffers being filled (tc_rb_flush()), so that
  *              a slow trickle of events reaches the trace within one period

@@ -17,23 +17,28 @@
 #define CONSUMERD_WRITER_FREE_MAX 8u
 #define CONSUMERD_WRITER_FREE_BYTES_MAX CONSUMERD_WRITER_QUEUE_MAX
 
-static struct {
+/* One writer per thread that reads packets (a session's thread), so that
+ * a session whose disk hangs holds its own reading only: its queue, its
+ * budget, its idle wait. */
+struct writer_state {
 	pthread_mutex_t lock;
-	pthread_cond_t queued;  /* a job was queued, or stopping */
+	pthread_cond_t queued;	/* a job was queued, or stopping */
 	pthread_cond_t written; /* a job was written */
 	pthread_t thread;
-	bool running, stopping;
+	bool stopping;
 	consumerd_writer_fn write_packet;
 	struct consumerd_writer_job *head, *tail; /* FIFO */
 	struct consumerd_writer_job *free_jobs;
 	uint32_t nr_free;
 	uint64_t free_bytes;
 	uint64_t busy_bytes; /* queued or being written */
-} writer = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.queued = PTHREAD_COND_INITIALIZER,
-	.written = PTHREAD_COND_INITIALIZER,
 };
+
+/* The calling thread's writer, from consumerd_writer_start() to
+ * consumerd_writer_stop(); NULL: packets are written by the caller. */
+static _Thread_local struct writer_state *writer;
+/* What the calling thread writes with when it has no writer thread. */
+static _Thread_local consumerd_writer_fn write_inline;
 
 static void
 job_free(struct consumerd_writer_job *job)
@@ -44,65 +49,78 @@ job_free(struct consumerd_writer_job *job)
 
 /* Requires the lock. */
 static void
-job_recycle_locked(struct consumerd_writer_job *job)
+job_recycle_locked(struct writer_state *state, struct consumerd_writer_job *job)
 {
-	if (writer.nr_free >= CONSUMERD_WRITER_FREE_MAX ||
-	    writer.free_bytes + job->size > CONSUMERD_WRITER_FREE_BYTES_MAX) {
+	if (state->nr_free >= CONSUMERD_WRITER_FREE_MAX ||
+	    state->free_bytes + job->size > CONSUMERD_WRITER_FREE_BYTES_MAX) {
 		job_free(job);
 		return;
 	}
-	job->next = writer.free_jobs;
-	writer.free_jobs = job;
-	writer.nr_free++;
-	writer.free_bytes += job->size;
+	job->next = state->free_jobs;
+	state->free_jobs = job;
+	state->nr_free++;
+	state->free_bytes += job->size;
 }
 
 static void *
-writer_main(void *unused)
+writer_main(void *arg)
 {
+	struct writer_state *state = arg;
 	struct consumerd_writer_job *job;
 
-	(void)unused;
-	pthread_mutex_lock(&writer.lock);
+	pthread_setname_np(pthread_self(), "tc-writer");
+	pthread_mutex_lock(&state->lock);
 	for (;;) {
-		while (!writer.head && !writer.stopping)
-			pthread_cond_wait(&writer.queued, &writer.lock);
-		job = writer.head;
+		while (!state->head && !state->stopping)
+			pthread_cond_wait(&state->queued, &state->lock);
+		job = state->head;
 		if (!job)
 			break;
-		writer.head = job->next;
-		if (!writer.head)
-			writer.tail = NULL;
-		pthread_mutex_unlock(&writer.lock);
-		writer.write_packet(job->stream, job->data, job->length);
-		pthread_mutex_lock(&writer.lock);
-		writer.busy_bytes -= job->size;
-		job_recycle_locked(job);
-		pthread_cond_broadcast(&writer.written);
+		state->head = job->next;
+		if (!state->head)
+			state->tail = NULL;
+		pthread_mutex_unlock(&state->lock);
+		state->write_packet(job->stream, job->data, job->length);
+		pthread_mutex_lock(&state->lock);
+		state->busy_bytes -= job->size;
+		job_recycle_locked(state, job);
+		pthread_cond_broadcast(&state->written);
 	}
-	pthread_mutex_unlock(&writer.lock);
+	pthread_mutex_unlock(&state->lock);
 	return NULL;
 }
 
 int
 consumerd_writer_start(consumerd_writer_fn write_packet)
 {
+	struct writer_state *state = calloc(1, sizeof(*state));
 	sigset_t all, saved;
 	int ret;
 
-	writer.write_packet = write_packet;
-	writer.stopping = false;
+	write_inline = write_packet;
+	if (!state) {
+		consumerd_warning("No memory for a writer thread, writing packets inline");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&state->lock, NULL);
+	pthread_cond_init(&state->queued, NULL);
+	pthread_cond_init(&state->written, NULL);
+	state->write_packet = write_packet;
 	/* Signals stay with the main thread, which waits for them in ppoll(). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	ret = pthread_create(&writer.thread, NULL, writer_main, NULL);
+	ret = pthread_create(&state->thread, NULL, writer_main, state);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (ret != 0) {
-		consumerd_warning("Cannot start the writer thread, writing packets inline: %s",
+		consumerd_warning("Cannot start a writer thread, writing packets inline: %s",
 				  strerror(ret));
+		pthread_cond_destroy(&state->written);
+		pthread_cond_destroy(&state->queued);
+		pthread_mutex_destroy(&state->lock);
+		free(state);
 		return -ret;
 	}
-	writer.running = true;
+	writer = state;
 	return 0;
 }
 
@@ -111,43 +129,29 @@ consumerd_writer_stop(void)
 {
 	struct consumerd_writer_job *job;
 
-	if (writer.running) {
-		pthread_mutex_lock(&writer.lock);
-		writer.stopping = true;
-		pthread_cond_signal(&writer.queued);
-		pthread_mutex_unlock(&writer.lock);
-		pthread_join(writer.thread, NULL);
-		writer.running = false;
-	}
-	while ((job = writer.free_jobs)) {
-		writer.free_jobs = job->next;
+	if (!writer)
+		return;
+	pthread_mutex_lock(&writer->lock);
+	writer->stopping = true;
+	pthread_cond_signal(&writer->queued);
+	pthread_mutex_unlock(&writer->lock);
+	pthread_join(writer->thread, NULL);
+	while ((job = writer->free_jobs)) {
+		writer->free_jobs = job->next;
 		job_free(job);
 	}
-	writer.nr_free = 0;
-	writer.free_bytes = 0;
+	pthread_cond_destroy(&writer->written);
+	pthread_cond_destroy(&writer->queued);
+	pthread_mutex_destroy(&writer->lock);
+	free(writer);
+	writer = NULL;
 }
 
-struct consumerd_writer_job *
-consumerd_writer_job_new(uint32_t size)
+static struct consumerd_writer_job *
+job_alloc(uint32_t size)
 {
-	struct consumerd_writer_job *job = NULL, **link;
+	struct consumerd_writer_job *job = calloc(1, sizeof(*job));
 
-	pthread_mutex_lock(&writer.lock);
-	while (writer.busy_bytes != 0 && writer.busy_bytes + size > CONSUMERD_WRITER_QUEUE_MAX)
-		pthread_cond_wait(&writer.written, &writer.lock);
-	for (link = &writer.free_jobs; *link; link = &(*link)->next) {
-		if ((*link)->size == size) {
-			job = *link;
-			*link = job->next;
-			writer.nr_free--;
-			writer.free_bytes -= size;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&writer.lock);
-	if (job)
-		return job;
-	job = calloc(1, sizeof(*job));
 	if (!job)
 		return NULL;
 	job->data = aligned_alloc(CONSUMERD_DIRECT_ALIGN, size);
@@ -159,12 +163,39 @@ consumerd_writer_job_new(uint32_t size)
 	return job;
 }
 
+struct consumerd_writer_job *
+consumerd_writer_job_new(uint32_t size)
+{
+	struct consumerd_writer_job *job = NULL, **link;
+
+	if (!writer)
+		return job_alloc(size);
+	pthread_mutex_lock(&writer->lock);
+	while (writer->busy_bytes != 0 && writer->busy_bytes + size > CONSUMERD_WRITER_QUEUE_MAX)
+		pthread_cond_wait(&writer->written, &writer->lock);
+	for (link = &writer->free_jobs; *link; link = &(*link)->next) {
+		if ((*link)->size == size) {
+			job = *link;
+			*link = job->next;
+			writer->nr_free--;
+			writer->free_bytes -= size;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&writer->lock);
+	return job ? job : job_alloc(size);
+}
+
 void
 consumerd_writer_job_release(struct consumerd_writer_job *job)
 {
-	pthread_mutex_lock(&writer.lock);
-	job_recycle_locked(job);
-	pthread_mutex_unlock(&writer.lock);
+	if (!writer) {
+		job_free(job);
+		return;
+	}
+	pthread_mutex_lock(&writer->lock);
+	job_recycle_locked(writer, job);
+	pthread_mutex_unlock(&writer->lock);
 }
 
 void
@@ -174,27 +205,29 @@ consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_strea
 	job->stream = stream;
 	job->length = length < job->size ? length : job->size;
 	job->next = NULL;
-	if (!writer.running) {
-		writer.write_packet(stream, job->data, job->length);
+	if (!writer) {
+		write_inline(stream, job->data, job->length);
 		consumerd_writer_job_release(job);
 		return;
 	}
-	pthread_mutex_lock(&writer.lock);
-	if (writer.tail)
-		writer.tail->next = job;
+	pthread_mutex_lock(&writer->lock);
+	if (writer->tail)
+		writer->tail->next = job;
 	else
-		writer.head = job;
-	writer.tail = job;
-	writer.busy_bytes += job->size;
-	pthread_cond_signal(&writer.queued);
-	pthread_mutex_unlock(&writer.lock);
+		writer->head = job;
+	writer->tail = job;
+	writer->busy_bytes += job->size;
+	pthread_cond_signal(&writer->queued);
+	pthread_mutex_unlock(&writer->lock);
 }
 
 void
 consumerd_writer_wait_idle(void)
 {
-	pthread_mutex_lock(&writer.lock);
-	while (writer.busy_bytes != 0)
-		pthread_cond_wait(&writer.written, &writer.lock);
-	pthread_mutex_unlock(&writer.lock);
+	if (!writer)
+		return;
+	pthread_mutex_lock(&writer->lock);
+	while (writer->busy_bytes != 0)
+		pthread_cond_wait(&writer->written, &writer->lock);
+	pthread_mutex_unlock(&writer->lock);
 }

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The writer thread: packets copied out of the ring buffers are written to
- * their stream files by a second thread, in the order they were queued,
- * while the main thread goes on emptying the buffers.
+ * The writer threads: packets copied out of the ring buffers are written
+ * to their stream files by a thread of their own, in the order they were
+ * queued, while the session thread goes on emptying the buffers. Each
+ * session thread has its writer (consumerd_writer_start() from that
+ * thread; every call below acts on the calling thread's writer, kept in
+ * a thread-local), with its own queue, budget and idle wait: a session
+ * whose disk hangs holds its own reading only, never another session's.
  *
  * A write to disk now and then stalls for several milliseconds, longer
  * than a small buffer lasts at full speed (docs/performance.md). A
  * writer that waited for it would leave the ring buffers unread meanwhile:
  * events lost. Queued, the
  * same stall costs queue memory instead, up to CONSUMERD_WRITER_QUEUE_MAX
- * bytes; beyond, the main thread waits for the writer as it did before.
+ * bytes; beyond, the session thread waits for its writer.
  *
  * Only streams written with direct I/O go through it (stream->write_queued);
  * small packets through the page cache are written at once.
@@ -43,11 +47,13 @@ struct consumerd_writer_job {
 typedef void (*consumerd_writer_fn)(struct consumerd_stream *stream, const uint8_t *packet,
 				    uint32_t size);
 
-/* Starts the thread. Without it (an error), submitted packets are written
- * at once by the caller, as before. Returns 0 or -errno. */
+/* Starts the calling thread's writer. Without it (an error), submitted
+ * packets are written at once by the caller with write_packet. Returns 0
+ * or -errno. */
 int consumerd_writer_start(consumerd_writer_fn write_packet);
 
-/* Waits until everything queued is written, then ends the thread. */
+/* Waits until everything the calling thread queued is written, then
+ * ends its writer. */
 void consumerd_writer_stop(void);
 
 /* A job with room for a packet of size bytes; waits for the writer while

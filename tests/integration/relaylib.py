@@ -4,6 +4,7 @@ readers of what a viewer prints while a session records."""
 
 import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -88,6 +89,96 @@ def command_times(svc, seconds, directory, prefix="cmd", user=None, pause=0.0):
         times.append(time.monotonic() - start)
         time.sleep(pause)
     return times
+
+
+class TrickleProxy:
+    """A TCP forwarder from a port of its own to target_port on 127.0.0.1:
+    at full speed until trickle(), then STEP_BYTES every STEP_S, as a relay
+    that takes data slowly but steadily. Its receive buffer holds a few
+    steps, so what waits stays in the sender's socket; each read is at
+    least a segment's worth, or TCP would not open the window again."""
+
+    STEP_BYTES = 64 * 1024
+    STEP_S = 0.5
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # Before listen(): accepted sockets inherit it, window scale included.
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2 * self.STEP_BYTES)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.listener.settimeout(0.1)
+        self.port = self.listener.getsockname()[1]
+        self.trickling = threading.Event()
+        self.stopping = threading.Event()
+        self.forwarded = 0
+        self.steps = []  # bytes read at each trickle step, in order
+        self.sockets = []
+        self.threads = [threading.Thread(target=self._accept, daemon=True)]
+        self.threads[0].start()
+
+    def trickle(self):
+        self.trickling.set()
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                client = self.listener.accept()[0]
+            except (socket.timeout, OSError):
+                continue
+            try:
+                relay = socket.create_connection(("127.0.0.1", self.target_port), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            # Blocking: each direction's thread waits in select(), and
+            # a socket's timeout would be the other direction's too.
+            client.settimeout(None)
+            relay.settimeout(None)
+            self.sockets += [client, relay]
+            for args in ((client, relay, True), (relay, client, False)):
+                thread = threading.Thread(target=self._forward, args=args, daemon=True)
+                self.threads.append(thread)
+                thread.start()
+
+    def _forward(self, src, dst, to_relay):
+        while not self.stopping.is_set():
+            slow = to_relay and self.trickling.is_set()
+            if slow and self.stopping.wait(self.STEP_S):
+                break
+            if not select.select([src], [], [], 0.1)[0]:
+                if slow:
+                    self.steps.append((time.monotonic(), 0))
+                continue
+            try:
+                data = src.recv(self.STEP_BYTES)
+            except OSError:
+                break
+            if not data:
+                break
+            if slow:
+                self.steps.append((time.monotonic(), len(data)))
+            try:
+                dst.sendall(data)
+            except OSError:
+                break
+            if to_relay:
+                self.forwarded += len(data)
+
+    def flowing(self, steps):
+        """Whether each of the last steps, the last one just now, took
+        data: the sender goes on sending, a little at a time."""
+        last = self.steps[-steps:]
+        return (len(last) == steps and all(n for _, n in last) and
+                time.monotonic() - last[-1][0] < 2 * self.STEP_S)
+
+    def close(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=5)
+        for sock in [*self.sockets, self.listener]:
+            sock.close()
 
 
 class HungRelay:

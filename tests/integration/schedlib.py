@@ -7,7 +7,7 @@ import ctypes
 import os
 
 
-# The slice the consumer's main thread asks for (CONSUMERD_SCHED_SLICE_NS,
+# The slice the consumer's session threads ask for (CONSUMERD_SCHED_SLICE_NS,
 # service/consumerd/tc-consumer-sched.h).
 CONSUMER_SLICE_NS = 100000
 # sched_setattr(2), which glibc 2.36 and Python do not wrap.

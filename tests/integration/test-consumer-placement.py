@@ -4,8 +4,9 @@
 tc-consumer-affinity.h), through the whole system, with an application
 held on CPU 1:
 
-- paced, its wake-ups come in time: the consumer's main thread keeps all
-  its CPUs (its Cpus_allowed_list);
+- paced, its wake-ups come in time: the session's thread in the consumer
+  (the one that waits for the session's wake-ups, named "tc-session")
+  keeps all its CPUs (its Cpus_allowed_list);
 - the consumer stopped (SIGSTOP) and held on CPU 0 while the application
   closes three sub-buffers, its wake-up comes late on another CPU than
   the writer's: it then stays where it is, or waits on CPU 1 if it saw
@@ -34,9 +35,17 @@ def consumer_pid(svc):
     return pids[0]
 
 
-def main_thread_cpus(pid):
-    """The consumer's main thread's CPUs, as a set."""
-    return os.sched_getaffinity(pid)
+def session_thread(pid):
+    """The consumer's thread of the test's one session."""
+    tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")
+            if open(f"/proc/{pid}/task/{tid}/comm").read().strip() == "tc-session"]
+    check(len(tids) == 1, f"one session thread expected, found {tids}")
+    return tids[0]
+
+
+def thread_cpus(tid):
+    """A thread's CPUs, as a set."""
+    return os.sched_getaffinity(tid)
 
 
 def run_on(svc, cpu, count, paced=True):
@@ -53,13 +62,13 @@ def machine_steal():
         return int(f.readline().split()[8])
 
 
-def late_wake(svc, consumer, on_cpu):
-    """The consumer stopped and held on on_cpu while the application on
-    CPU 1 closes three 4 KiB sub-buffers (about 30 bytes an event), then
-    let go: its wake-up finds them all."""
+def late_wake(svc, consumer, waiter, on_cpu):
+    """The consumer stopped and its session thread waiter held on on_cpu
+    while the application on CPU 1 closes three 4 KiB sub-buffers (about
+    30 bytes an event), then let go: its wake-up finds them all."""
     os.kill(consumer, signal.SIGSTOP)
     try:
-        os.sched_setaffinity(consumer, {on_cpu})
+        os.sched_setaffinity(waiter, {on_cpu})
         run_on(svc, 1, 420, paced=False)
     finally:
         os.kill(consumer, signal.SIGCONT)
@@ -79,22 +88,23 @@ def test():
         svc.cli("enable-event", "-u", "-c", "c", "stress:*")
         svc.cli("start")
         consumer = consumer_pid(svc)
-        everything = main_thread_cpus(consumer)
+        waiter = session_thread(consumer)
+        everything = thread_cpus(waiter)
         log(f"consumer {consumer} runs on CPUs {sorted(everything)}")
 
         run_on(svc, 1, 3000)
-        check(main_thread_cpus(consumer) == everything,
-              f"wake-ups in time moved the consumer to {main_thread_cpus(consumer)}")
+        check(thread_cpus(waiter) == everything,
+              f"wake-ups in time moved the consumer to {thread_cpus(waiter)}")
         log("paced: the consumer stays where the scheduler puts it")
 
-        late_wake(svc, consumer, 0)
+        late_wake(svc, consumer, waiter, 0)
         # The consumer compares the steal with its own reading at its
         # previous decision, taken at a moment this test does not see, so
         # whether it saw steal cannot be told from here: it either stays
         # where the test held it, or follows the writer to CPU 1, and only
         # if the hypervisor stole time since the consumer started.
         time.sleep(0.2)
-        placed = main_thread_cpus(consumer)
+        placed = thread_cpus(waiter)
         if placed == {1}:
             check(machine_steal() > steal_at_start,
                   "late on CPU 0, the consumer followed the writer with no steal at all")
@@ -102,15 +112,15 @@ def test():
         else:
             check(placed == {0}, f"late on CPU 0, the consumer moved to {placed}")
             log("late on CPU 0, without steal: does not follow the writer")
-            os.sched_setaffinity(consumer, everything)
+            os.sched_setaffinity(waiter, everything)
         time.sleep(0.05)  # past CONSUMERD_AFFINITY_HOLD_MIN_NS
 
-        late_wake(svc, consumer, 1)
-        wait_for(lambda: main_thread_cpus(consumer) == everything - {1}, timeout=5,
+        late_wake(svc, consumer, waiter, 1)
+        wait_for(lambda: thread_cpus(waiter) == everything - {1}, timeout=5,
                  what="the consumer to wait off CPU 1 after a late wake-up there")
         log("late on the writer's CPU 1: waits off it")
 
-        wait_for(lambda: main_thread_cpus(consumer) == everything, timeout=5,
+        wait_for(lambda: thread_cpus(waiter) == everything, timeout=5,
                  what="the consumer to get its CPUs back a second after the last wake-up")
         log("released")
 

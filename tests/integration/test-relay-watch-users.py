@@ -3,24 +3,22 @@
 """One user cannot delay the news of another user's lost relay. The
 service looks at every streaming session's relay through its owner's
 consumer, which runs as the owner: a user whose relay takes data slowly
-but steadily holds their consumer in send, and a look at their session
-waits until the service's reply timeout. Another user's relay killed
-meanwhile is still reported to that user's subscriber (ProblemChanged,
+but steadily holds their session's thread in the consumer in send
+(named "tc-session"), while the consumer's main thread still answers the
+looks, from what that thread published. Another user's relay killed
+meanwhile is reported to that user's subscriber (ProblemChanged,
 "unreachable") within a look or two, as each owner's relays are looked
-at on their own.
+at on their own, and the slow user's consumer is never taken for
+unresponsive.
 
 The slow user's session is started first: a watch that looked at one
 session after another would meet it first in every round."""
 
 import os
-import select
 import signal
-import socket
-import subprocess
-import threading
 import time
 
-from relaylib import Relay
+from relaylib import Relay, TrickleProxy
 from signallib import Listener
 from tclib import Service, check, consumer_pid, log, run, wait_for
 
@@ -34,109 +32,34 @@ SUBBUF_SIZE, NUM_SUBBUF = "64K", "32"
 SENDMSG = {"x86_64": 46, "aarch64": 211}.get(os.uname().machine)
 
 
-class TrickleProxy:
-    """A TCP forwarder from a port of its own to target_port on 127.0.0.1:
-    at full speed until trickle(), then STEP_BYTES every STEP_S, as a relay
-    that takes data slowly but steadily. Its receive buffer holds a few
-    steps, so what waits stays in the sender's socket; each read is at
-    least a segment's worth, or TCP would not open the window again."""
-
-    STEP_BYTES = 64 * 1024
-    STEP_S = 0.5
-
-    def __init__(self, target_port):
-        self.target_port = target_port
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        # Before listen(): accepted sockets inherit it, window scale included.
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2 * self.STEP_BYTES)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(8)
-        self.listener.settimeout(0.1)
-        self.port = self.listener.getsockname()[1]
-        self.trickling = threading.Event()
-        self.stopping = threading.Event()
-        self.forwarded = 0
-        self.steps = []  # bytes read at each trickle step, in order
-        self.sockets = []
-        self.threads = [threading.Thread(target=self._accept, daemon=True)]
-        self.threads[0].start()
-
-    def trickle(self):
-        self.trickling.set()
-
-    def _accept(self):
-        while not self.stopping.is_set():
-            try:
-                client = self.listener.accept()[0]
-            except (socket.timeout, OSError):
-                continue
-            try:
-                relay = socket.create_connection(("127.0.0.1", self.target_port), timeout=5)
-            except OSError:
-                client.close()
-                continue
-            # Blocking: each direction's thread waits in select(), and
-            # a socket's timeout would be the other direction's too.
-            client.settimeout(None)
-            relay.settimeout(None)
-            self.sockets += [client, relay]
-            for args in ((client, relay, True), (relay, client, False)):
-                thread = threading.Thread(target=self._forward, args=args, daemon=True)
-                self.threads.append(thread)
-                thread.start()
-
-    def _forward(self, src, dst, to_relay):
-        while not self.stopping.is_set():
-            slow = to_relay and self.trickling.is_set()
-            if slow and self.stopping.wait(self.STEP_S):
-                break
-            if not select.select([src], [], [], 0.1)[0]:
-                if slow:
-                    self.steps.append((time.monotonic(), 0))
-                continue
-            try:
-                data = src.recv(self.STEP_BYTES)
-            except OSError:
-                break
-            if not data:
-                break
-            if slow:
-                self.steps.append((time.monotonic(), len(data)))
-            try:
-                dst.sendall(data)
-            except OSError:
-                break
-            if to_relay:
-                self.forwarded += len(data)
-
-    def flowing(self, steps):
-        """Whether each of the last steps, the last one just now, took
-        data: the sender goes on sending, a little at a time."""
-        last = self.steps[-steps:]
-        return (len(last) == steps and all(n for _, n in last) and
-                time.monotonic() - last[-1][0] < 2 * self.STEP_S)
-
-    def close(self):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=5)
-        for sock in [*self.sockets, self.listener]:
-            sock.close()
+def session_thread(pid):
+    """The consumer pid's thread of its one session, or None."""
+    try:
+        tids = [tid for tid in os.listdir(f"/proc/{pid}/task")
+                if open(f"/proc/{pid}/task/{tid}/comm").read().strip() == "tc-session"]
+    except OSError:
+        return None
+    return int(tids[0]) if len(tids) == 1 else None
 
 
 def in_sendmsg(pid):
-    """Whether pid is blocked in sendmsg(2) (where its number is known)."""
+    """Whether the session thread of consumer pid is blocked in sendmsg(2)
+    (where its number is known)."""
     if SENDMSG is None:
         return True
+    tid = session_thread(pid)
+    if tid is None:
+        return False
     try:
-        with open(f"/proc/{pid}/syscall") as f:
+        with open(f"/proc/{pid}/task/{tid}/syscall") as f:
             return f.read().split()[0] == str(SENDMSG)
     except (OSError, IndexError):
         return False
 
 
 def stuck(proxy, pid):
-    """Whether pid stayed in sendmsg(2) for the last second, while the
+    """Whether consumer pid's session thread stayed in sendmsg(2) for the
+    last second, while the
     trickle took its data all along: it is held by the trickle, not by a
     relay that stopped."""
     for _ in range(10):
@@ -144,18 +67,6 @@ def stuck(proxy, pid):
             return False
         time.sleep(0.1)
     return proxy.flowing(2)
-
-
-def request_waiting(pid):
-    """Whether a request of the service waits unread on pid's command
-    socket (a SOCK_SEQPACKET one, as no other of the consumer's is): a
-    look waiting for the consumer."""
-    out = subprocess.run(["ss", "-xpnH"], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if fields[0] == "u_seq" and f"pid={pid}," in line and int(fields[2]) > 0:
-            return True
-    return False
 
 
 def start_session(svc, user, name, *url_options, channel_options=()):
@@ -194,26 +105,24 @@ def test():
                     f"sendmsg: {in_sendmsg(hog_consumer)}")
                 raise
             stalled = time.monotonic()
-            # The next look at the hog's relay starts within an interval
-            # and waits for the blocked consumer.
-            wait_for(lambda: request_waiting(hog_consumer), 5,
-                     "a look at the hog's relay to wait for its consumer")
             relay.stop(signal.SIGKILL)
             killed = time.monotonic()
             changed = subscriber.wait_member(
                 "ProblemChanged", lambda s: "unreachable" in s["args"][1], timeout=20)
             took = time.monotonic() - killed
-            still = request_waiting(hog_consumer) and stuck(proxy, hog_consumer)
+            still = stuck(proxy, hog_consumer)
             news = changed["args"][1]
             log(f"victim's ProblemChanged {took:.1f} s after the loss, "
                 f"{killed - stalled:.1f} s after the hog's consumer was seen blocked "
-                f"(the hog's look still waiting: {still}): {news}")
+                f"(the hog's session thread still in send: {still}): {news}")
             log(f"trickle steps: {proxy.steps[-12:]}")
             check(took < NEWS_BOUND_S,
                   f"the victim learnt of the loss {took:.1f} s after it, "
                   f"not within {NEWS_BOUND_S} s")
             check(f"relay {relay.url}" in news, f"not the victim's relay: {news}")
-            check(still, "the hog's consumer answered before the victim learnt")
+            check(still, "the hog's session thread was no longer held by the trickle")
+            check(consumer_pid(svc, hog.uid) == hog_consumer,
+                  "the hog's consumer was replaced: taken for unresponsive")
             subscriber.close()
             check(svc.alive(), "tracectld died")
         finally:
