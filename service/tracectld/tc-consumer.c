@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and talking to tracectl-consumerd. The protocol is in
- * common/abi/tc-consumer-abi.h. A consumer that does not answer within
- * its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS for the
- * requests that write data out), or that stays stopped for
+ * common/abi/tc-consumer-abi.h. A consumer that does not answer a request
+ * within its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS
+ * for the requests that write data out), that stays stopped for
  * CONSUMER_STOPPED_TIMEOUT_MS while a request waits (SIGSTOP, a debugger),
- * is killed and marked dead: the sessions that used it report the loss,
- * and the next session of that user starts a new one.
+ * or that sends anything but the answer of a waiting request, is killed
+ * and marked dead: every request waiting on it fails at once, the sessions
+ * that used it report the loss, and the next session of that user starts
+ * a new one.
  *
- * A consumer runs as its user, who can stop it. So nothing that waits on
- * one user's consumer holds a lock another user needs: consumers_lock
- * covers the table only, never a start, a spawn, an accept or a request;
- * a request holds only its own consumer's lock.
+ * The link carries several requests at once (see "The link" below), so
+ * one that waits on a relay, a disk or a snapshot holds none of its
+ * owner's other requests. What it guarantees about order: the requests of
+ * one thread leave in the order of its calls, and each call returns only
+ * once its request is answered, so the requests of a session, issued under
+ * its op_lock, reach the consumer one after the other (a channel before
+ * its layouts, metadata chunks in sequence, a flush before the destroy).
+ * Requests of different threads are answered in any order.
+ *
+ * A consumer runs as its user, who can stop it or replace it. So nothing
+ * that waits on one user's consumer holds a lock another user needs:
+ * consumers_lock covers the table only, never a start, a spawn, an accept
+ * or a request; a consumer's own locks are held briefly, never across a
+ * wait on it.
  */
 #define G_LOG_DOMAIN "tracectld-consumer"
 
