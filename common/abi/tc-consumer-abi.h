@@ -5,12 +5,16 @@
  * tracectld starts one consumer per user with active sessions and keeps an
  * AF_UNIX SOCK_SEQPACKET socket pair to it; the consumer gets its end as
  * file descriptor 3 (TC_CONSUMER_COMMAND_FD). The consumer answers each
- * request with zero or more TC_CONSUMER_STREAM messages (each carrying one
- * memfd in SCM_RIGHTS) or TC_CONSUMER_SESSION_FILE answers, followed by
- * exactly one TC_CONSUMER_REPLY, every one of them carrying the request's
- * request_id. The messages of one request come in order; the answers of
+ * request with zero or more TC_CONSUMER_STREAM messages (each carrying a
+ * memfd and an eventfd in SCM_RIGHTS) or TC_CONSUMER_SESSION_FILE answers,
+ * followed by exactly one TC_CONSUMER_REPLY, every one of them carrying the
+ * request's request_id. The service has several requests under way at
+ * once; the messages of one request come in order; the answers of
  * different requests may interleave and come in any order, so that a
- * request waiting for one session's output never holds another's.
+ * request waiting for one session's output never holds another's. A
+ * message naming no request under way (or one already replied to), or
+ * descriptors anywhere but in a stream, is a broken consumer: the service
+ * kills it.
  *
  * The consumer runs as the session owner, so every path it is given is
  * created and opened with that user's rights only: the service never

@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and talking to tracectl-consumerd. The protocol is in
- * common/abi/tc-consumer-abi.h. A consumer that does not answer within
- * its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS for the
- * requests that write data out), or that stays stopped for
+ * common/abi/tc-consumer-abi.h. A consumer that does not answer a request
+ * within its bound (CONSUMER_REPLY_TIMEOUT_MS, CONSUMER_WRITE_TIMEOUT_MS
+ * for the requests that write data out), that stays stopped for
  * CONSUMER_STOPPED_TIMEOUT_MS while a request waits (SIGSTOP, a debugger),
- * is killed and marked dead: the sessions that used it report the loss,
- * and the next session of that user starts a new one.
+ * or that sends anything but the answer of a waiting request, is killed
+ * and marked dead: every request waiting on it fails at once, the sessions
+ * that used it report the loss, and the next session of that user starts
+ * a new one.
  *
- * A consumer runs as its user, who can stop it. So nothing that waits on
- * one user's consumer holds a lock another user needs: consumers_lock
- * covers the table only, never a start, a spawn, an accept or a request;
- * a request holds only its own consumer's lock.
+ * The link carries several requests at once (see "The link" below), so
+ * one that waits on a relay, a disk or a snapshot holds none of its
+ * owner's other requests. What it guarantees about order: the requests of
+ * one thread leave in the order of its calls, and each call returns only
+ * once its request is answered, so the requests of a session, issued under
+ * its op_lock, reach the consumer one after the other (a channel before
+ * its layouts, metadata chunks in sequence, a flush before the destroy).
+ * Requests of different threads are answered in any order.
+ *
+ * A consumer runs as its user, who can stop it or replace it. So nothing
+ * that waits on one user's consumer holds a lock another user needs:
+ * consumers_lock covers the table only, never a start, a spawn, an accept
+ * or a request; a consumer's own locks are held briefly, never across a
+ * wait on it.
  */
 #define G_LOG_DOMAIN "tracectld-consumer"
 
@@ -51,13 +63,27 @@ struct _TcConsumer {
 	uid_t uid;
 	GPid pid;         /* for logs; signals go through pidfd */
 	int pidfd;        /* the consumer process, -1 if unknown */
-	int fd;           /* command socket, -1 once dead */
+	/* The command socket, open until the last reference goes: a link
+	 * let go or broken is shut down, never closed under a reader. */
+	int fd;
 	GSource *watch;   /* hang-up of fd, on the main loop */
 	gboolean is_forgotten; /* atomic: unlinked and reported once */
-	GMutex lock;      /* one request at a time; covers fd and last_request_id */
-	guint32 last_request_id;
 	gboolean is_dead; /* atomic */
 	gboolean is_child; /* spawned: the child watch holds a reference */
+	/* Held briefly, never across I/O but the answer callbacks (see
+	 * route_locked()); nests inside nothing of this module but send_lock,
+	 * never the other way. Covers the fields up to send_lock. */
+	GMutex lock;
+	GCond answered; /* a request ended, or the reader let go */
+	GHashTable *pending; /* request_id -> ConsumerRequest * waiting */
+	guint32 last_request_id;
+	gboolean has_reader; /* a waiting requester reads for all */
+	gboolean is_closed;  /* let go: no new request */
+	GError *broken;      /* why the link failed, NULL while it works */
+	/* The reader's alone (has_reader): */
+	guint64 *buffer; /* TC_CONSUMER_MSG_MAX bytes */
+	gint64 stopped_since; /* monotonic us, 0: not seen stopped */
+	GMutex send_lock; /* one request on the socket at a time, held briefly */
 };
 
 static GMutex consumers_lock; /* covers consumers and starting, held briefly */
@@ -92,16 +118,39 @@ consumer_forget(TcConsumer *consumer, const char *why)
 	g_mutex_unlock(&consumers_lock);
 }
 
+/* Ends the link both ways: the consumer reads EOF (and exits), a reader
+ * wakes with EOF. The descriptor stays open, so a reader or the hang-up
+ * watch never polls a number reused by something else. */
+static void
+consumer_shut_link(TcConsumer *consumer)
+{
+	if (consumer->watch)
+		g_source_destroy(consumer->watch);
+	shutdown(consumer->fd, SHUT_RDWR);
+}
+
 static void
 consumer_mark_dead(TcConsumer *consumer, const char *why)
 {
 	consumer_forget(consumer, why);
-	if (consumer->watch)
-		g_source_destroy(consumer->watch); /* it must not poll a closed fd */
-	if (consumer->fd >= 0) {
-		close(consumer->fd);
-		consumer->fd = -1;
-	}
+	consumer_shut_link(consumer);
+}
+
+static TcConsumer *
+consumer_new(uid_t uid, GPid pid, int pidfd, int fd)
+{
+	TcConsumer *consumer = g_new0(TcConsumer, 1);
+
+	consumer->uid = uid;
+	consumer->pid = pid;
+	consumer->pidfd = pidfd;
+	consumer->fd = fd;
+	g_mutex_init(&consumer->lock);
+	g_cond_init(&consumer->answered);
+	g_mutex_init(&consumer->send_lock);
+	consumer->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
+	consumer->buffer = g_malloc(TC_CONSUMER_MSG_MAX);
+	return consumer;
 }
 
 void
@@ -118,6 +167,11 @@ tc_consumer_unref(TcConsumer *consumer)
 	if (consumer->pidfd >= 0)
 		close(consumer->pidfd);
 	g_mutex_clear(&consumer->lock);
+	g_cond_clear(&consumer->answered);
+	g_mutex_clear(&consumer->send_lock);
+	g_hash_table_unref(consumer->pending);
+	g_clear_error(&consumer->broken);
+	g_free(consumer->buffer);
 	g_free(consumer);
 }
 
@@ -240,13 +294,8 @@ consumer_start_unit(uid_t uid, GError **error)
 	fd = tc_consumer_unit_start(uid, &pid, &pidfd, error);
 	if (fd < 0)
 		return NULL;
-	consumer = g_new0(TcConsumer, 1);
+	consumer = consumer_new(uid, pid, pidfd, fd);
 	consumer->refcount = 1; /* the table's, once tc_consumer_get() adds it */
-	consumer->uid = uid;
-	consumer->pid = pid;
-	consumer->pidfd = pidfd;
-	consumer->fd = fd;
-	g_mutex_init(&consumer->lock);
 	g_message("Consumer unit of uid %u connected, pid %d", (unsigned)uid, (int)pid);
 	return consumer;
 }
@@ -290,19 +339,14 @@ consumer_spawn(uid_t uid, GError **error)
 		return NULL;
 	}
 	close(pair[1]);
-	consumer = g_new0(TcConsumer, 1);
+	/* Our child, not reaped before the child watch runs: pid is still its. */
+	consumer = consumer_new(uid, pid, tc_process_open(pid), pair[0]);
 	consumer->refcount = 2; /* the table's and the child watch's */
 	consumer->is_child = TRUE;
-	consumer->uid = uid;
-	consumer->pid = pid;
-	/* Our child, not reaped before the child watch runs: pid is still its. */
-	consumer->pidfd = tc_process_open(pid);
 	if (consumer->pidfd < 0)
 		g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), it cannot be "
 			  "killed if it hangs: %s",
 			  (unsigned)uid, (int)pid, g_strerror(errno));
-	consumer->fd = pair[0];
-	g_mutex_init(&consumer->lock);
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
 	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
 	/* The child set it before its exec, which g_spawn waited for. */
@@ -320,7 +364,8 @@ consumer_hangup_cb(int fd, GIOCondition condition, gpointer user_data)
 {
 	TcConsumer *consumer = user_data;
 
-	/* The socket itself is closed by the next request, under its lock. */
+	/* Waiting requests read the end themselves; the socket is closed
+	 * with the last reference. */
 	consumer_forget(consumer, "it closed its connection");
 	return G_SOURCE_REMOVE;
 }
@@ -403,21 +448,47 @@ tc_consumer_find(uid_t uid)
 	return consumer;
 }
 
-/* Request/reply, consumer->lock held. */
+/*
+ * The link: several requests at once on one socket.
+ *
+ * A requester registers its ConsumerRequest (on its own stack) under a
+ * fresh id in consumer->pending, sends the request under send_lock, and
+ * waits. The waiting requesters take turns reading the socket, leader and
+ * followers: whoever finds no reader becomes it, reads one message with
+ * consumer->lock released, then routes it under the lock to the request
+ * whose id it carries (a stream's descriptors into its array, an answer
+ * to its callback, the reply into its reply) and wakes the waiters. The
+ * reader is one of the requesters, so no thread outlives the requests and
+ * nothing is read while nobody waits; the hang-up watch notices a death
+ * in between.
+ *
+ * Every request ends by its own deadline. A message that answers no
+ * waiting request, a bad one, descriptors where none belong, a callback's
+ * refusal, a stopped consumer or a deadline passed: the consumer is
+ * broken, killed and forgotten, and every request waiting on it fails at
+ * once (consumer_break()). Nothing is queued: each message goes straight
+ * into its request, so the link holds at most one message (the reader's
+ * buffer) and one request per waiting thread.
+ */
 
-/* Stamps a request with the next id, never 0; every message of its answer
- * must carry it. */
-static void
-stamp_request(TcConsumer *consumer, struct tc_consumer_header *header, guint32 type,
-	      guint32 size)
-{
-	if (++consumer->last_request_id == 0)
-		consumer->last_request_id = 1;
-	header->magic = TC_CONSUMER_MAGIC;
-	header->type = type;
-	header->size = size;
-	header->request_id = consumer->last_request_id;
-}
+/* One request from its registration to its end. Lives on its requester's
+ * stack; the fields below id are covered by consumer->lock, and a message
+ * is routed to it only while it is in consumer->pending. */
+typedef struct {
+	guint32 id;
+	guint32 answer_type; /* what func takes, 0 for none */
+	TcConsumerAnswerFunc func;
+	gpointer user_data;
+	int *fds; /* streams: memfd then eventfd, for max_streams CPUs */
+	guint max_streams;
+	guint n_streams;
+	guint64 *shm_size;
+	struct tc_consumer_reply *reply;
+	gint64 deadline; /* monotonic, us */
+	guint timeout_ms;
+	gboolean is_done; /* replied to or failed (error set) */
+	GError *error;
+} ConsumerRequest;
 
 /* Whether the process is stopped by a signal or a tracer: /proc/<pid>/stat
  * is readable by anybody, whoever the process runs as. */
@@ -435,49 +506,6 @@ process_is_stopped(pid_t pid)
 	return end && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
 }
 
-/* Waits for the consumer's next message, at most timeout_ms, and less when
- * the consumer is stopped (it cannot answer until its owner resumes it). */
-static gboolean
-wait_readable(TcConsumer *consumer, guint timeout_ms, GError **error)
-{
-	gint64 now = g_get_monotonic_time();
-	gint64 deadline = now + (gint64)timeout_ms * 1000;
-	gint64 stopped_since = 0;
-
-	for (;;) {
-		struct pollfd pfd = {.fd = consumer->fd, .events = POLLIN};
-		int n = poll(&pfd, 1, CONSUMER_POLL_SLICE_MS);
-
-		if (n > 0)
-			return TRUE;
-		if (n < 0 && errno != EINTR) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "Cannot wait for the consumer of uid %u (pid %d): %s",
-				    (unsigned)consumer->uid, (int)consumer->pid, g_strerror(errno));
-			return FALSE;
-		}
-		now = g_get_monotonic_time();
-		if (!process_is_stopped(consumer->pid))
-			stopped_since = 0;
-		else if (stopped_since == 0)
-			stopped_since = now;
-		if (stopped_since && now - stopped_since >= CONSUMER_STOPPED_TIMEOUT_MS * 1000) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer of uid %u (pid %d) is stopped and cannot answer",
-				    (unsigned)consumer->uid, (int)consumer->pid);
-			return FALSE;
-		}
-		if (now >= deadline) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer of uid %u (pid %d) did not answer within %u s",
-				    (unsigned)consumer->uid, (int)consumer->pid, timeout_ms / 1000);
-			return FALSE;
-		}
-	}
-}
-
-/* Receives one message of at most max bytes and at most two fds (-1 for
- * none). Returns its length, or -1 with error set. */
 static void
 close_fds(int fds[2])
 {
@@ -488,27 +516,177 @@ close_fds(int fds[2])
 	}
 }
 
+/* Gives every waiting request its error and wakes them, consumer->lock
+ * held. culprit (or NULL) is the request whose answer showed the fault:
+ * it gets why itself, the others say that another request broke it. */
+static void
+fail_pending_locked(TcConsumer *consumer, ConsumerRequest *culprit, const GError *why)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, consumer->pending);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		ConsumerRequest *request = value;
+
+		if (request->is_done)
+			continue;
+		if (request == culprit || culprit == NULL)
+			request->error = g_error_copy(why);
+		else
+			request->error = g_error_new(
+			    TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer of uid %u (pid %d) failed another request: %s",
+			    (unsigned)consumer->uid, (int)consumer->pid, why->message);
+		request->is_done = TRUE;
+	}
+	g_cond_broadcast(&consumer->answered);
+}
+
+/*
+ * The consumer broke the protocol or stopped answering: every request
+ * waiting on it fails now rather than at its own deadline, with the first
+ * fault found, and the first caller kills and forgets it (as a request
+ * that went unanswered always did). Called with no lock held: the lost
+ * callback runs from here.
+ */
+static void
+consumer_break(TcConsumer *consumer, ConsumerRequest *culprit, const GError *why)
+{
+	gboolean is_first, is_closed;
+
+	g_mutex_lock(&consumer->lock);
+	is_first = consumer->broken == NULL;
+	is_closed = consumer->is_closed;
+	if (is_first) {
+		consumer->broken = g_error_copy(why);
+		fail_pending_locked(consumer, culprit, why);
+	}
+	g_mutex_unlock(&consumer->lock);
+	/* A consumer let go exits by itself on its socket's end. */
+	if (is_first && !is_closed) {
+		tc_process_signal(consumer->pidfd, SIGKILL);
+		consumer_mark_dead(consumer, why->message);
+	}
+}
+
+/* Registers request under a fresh id, never 0 nor one still waiting, and
+ * stamps msg's header with it; every message of the answer must carry it.
+ * Fails if the consumer is gone or let go. */
+static gboolean
+request_register(TcConsumer *consumer, ConsumerRequest *request, void *msg, guint32 type,
+		 guint32 size, GError **error)
+{
+	struct tc_consumer_header *header = msg;
+
+	g_mutex_lock(&consumer->lock);
+	if (consumer->broken || consumer->is_closed || g_atomic_int_get(&consumer->is_dead)) {
+		g_mutex_unlock(&consumer->lock);
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer of uid %u is gone",
+			    (unsigned)consumer->uid);
+		return FALSE;
+	}
+	do {
+		if (++consumer->last_request_id == 0)
+			consumer->last_request_id = 1;
+	} while (
+	    g_hash_table_contains(consumer->pending, GUINT_TO_POINTER(consumer->last_request_id)));
+	request->id = consumer->last_request_id;
+	request->deadline = g_get_monotonic_time() + (gint64)request->timeout_ms * 1000;
+	header->magic = TC_CONSUMER_MAGIC;
+	header->type = type;
+	header->size = size;
+	header->request_id = request->id;
+	g_hash_table_insert(consumer->pending, GUINT_TO_POINTER(request->id), request);
+	g_mutex_unlock(&consumer->lock);
+	return TRUE;
+}
+
+/* Sends one request with count descriptors, one sender at a time, so that
+ * a thread's requests leave in the order of its calls. A consumer that
+ * stops reading its socket holds the sender until the request's deadline
+ * at most. Returns 0 or a negative errno. */
+static int
+request_send(TcConsumer *consumer, const ConsumerRequest *request, const void *msg, guint32 size,
+	     const int *fds, guint count)
+{
+	gssize sent;
+
+	g_mutex_lock(&consumer->send_lock);
+	for (;;) {
+		struct pollfd pfd = {.fd = consumer->fd, .events = POLLOUT};
+		gint64 left_ms = (request->deadline - g_get_monotonic_time()) / 1000;
+
+		sent = tc_fd_send(consumer->fd, msg, size, fds, count, MSG_DONTWAIT);
+		if (sent != -EAGAIN)
+			break;
+		if (left_ms <= 0) {
+			sent = -ETIMEDOUT;
+			break;
+		}
+		poll(&pfd, 1, (int)MIN(left_ms, CONSUMER_POLL_SLICE_MS));
+	}
+	g_mutex_unlock(&consumer->send_lock);
+	if (sent < 0)
+		return (int)sent;
+	return sent == (gssize)size ? 0 : -EPIPE;
+}
+
+/*
+ * The reader's turn, without consumer->lock but as the only reader: waits
+ * at most one slice (and not past deadline) for a message into
+ * consumer->buffer, with at most two descriptors (-1 for none). Returns
+ * its length, 0 if none came, or -1 with error set: the link closed, a
+ * bad message, or a consumer stopped for CONSUMER_STOPPED_TIMEOUT_MS (it
+ * cannot answer until its owner resumes it).
+ */
 static gssize
-receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], guint timeout_ms,
-		GError **error)
+reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error)
 {
 	union {
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} control;
-	struct iovec iov = {.iov_base = buf, .iov_len = max};
+	struct iovec iov = {.iov_base = consumer->buffer, .iov_len = TC_CONSUMER_MSG_MAX};
 	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = control.buf,
+	    .msg_controllen = sizeof(control.buf),
 	};
+	struct pollfd pfd = {.fd = consumer->fd, .events = POLLIN};
+	gint64 now = g_get_monotonic_time();
+	int slice_ms = (int)CLAMP((deadline - now) / 1000, 0, CONSUMER_POLL_SLICE_MS);
 	gssize len;
+	int n;
 
 	fds[0] = fds[1] = -1;
-	if (!wait_readable(consumer, timeout_ms, error))
+	n = poll(&pfd, 1, slice_ms);
+	if (n < 0 && errno != EINTR) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "Cannot wait for the consumer of uid %u (pid %d): %s",
+			    (unsigned)consumer->uid, (int)consumer->pid, g_strerror(errno));
 		return -1;
-	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC);
+	}
+	if (n <= 0) {
+		now = g_get_monotonic_time();
+		if (!process_is_stopped(consumer->pid))
+			consumer->stopped_since = 0;
+		else if (consumer->stopped_since == 0)
+			consumer->stopped_since = now;
+		if (consumer->stopped_since &&
+		    now - consumer->stopped_since >= CONSUMER_STOPPED_TIMEOUT_MS * 1000) {
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The consumer of uid %u (pid %d) is stopped and cannot answer",
+				    (unsigned)consumer->uid, (int)consumer->pid);
+			return -1;
+		}
+		return 0;
+	}
+	consumer->stopped_since = 0;
+	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (len < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
 	/* At most the two a stream comes with; any more are closed. */
 	if (len > 0)
 		tc_fd_collect(&mh, fds, 2);
@@ -521,131 +699,202 @@ receive_message(TcConsumer *consumer, void *buf, gsize max, int fds[2], guint ti
 	return len;
 }
 
-/* Whether a message received for the request request_id answers it; a
- * message too short for a header is left to the caller's checks. */
-static gboolean
-answers_request(const void *buf, gssize len, guint32 request_id, GError **error)
-{
-	const struct tc_consumer_header *header = buf;
-
-	if (len < (gssize)sizeof(*header) || header->request_id == request_id)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-		    "The consumer answered request %u while request %u waited",
-		    (unsigned)header->request_id, (unsigned)request_id);
-	return FALSE;
-}
-
 static gboolean
 check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
 {
-	if (len != sizeof(*reply) || reply->header.magic != TC_CONSUMER_MAGIC ||
-	    reply->header.size != sizeof(*reply)) {
+	if (len != sizeof(*reply) || reply->header.size != sizeof(*reply)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer sent a bad reply");
-		return FALSE;
-	}
-	if (reply->status < 0) {
-		char message[TC_CONSUMER_ERROR_MAX];
-		/* Something there already (a trace in the directory) is taken,
-		 * as a name can be; anything else the service could not do. */
-		int code = reply->status == -EEXIST || reply->status == -ENOTEMPTY
-				   ? TC_ERROR_ALREADY_EXISTS
-				   : TC_ERROR_FAILED;
-
-		g_strlcpy(message, reply->message, sizeof(message));
-		g_set_error(error, TC_ERROR, code, "%s",
-			    *message ? message : g_strerror(-reply->status));
 		return FALSE;
 	}
 	return TRUE;
 }
 
-/*
- * Sends a request and collects up to max_streams streams before the
- * reply. Each stream's memfd goes to fds[2 * cpu], its wake-up eventfd to
- * fds[2 * cpu + 1]. Returns the reply in *reply.
- */
-/* Sends a request with count descriptors (KERNEL_TRACE), or none. */
-static gboolean
-send_request(TcConsumer *consumer, void *msg, guint32 size, const int *fds, guint count)
+/* A refusal in a well-formed reply: the consumer is fine, the request
+ * failed. */
+static void
+take_reply(ConsumerRequest *request, const struct tc_consumer_reply *reply)
 {
-	return tc_fd_send(consumer->fd, msg, size, fds, count, 0) == (gssize)size;
-}
+	memcpy(request->reply, reply, sizeof(*reply));
+	request->is_done = TRUE;
+	if (reply->status < 0) {
+		char message[TC_CONSUMER_ERROR_MAX];
+		/* Something there already (a trace in the directory) is taken,
+		 * as a name can be; anything else the service could not do. */
+		int code = reply->status == -EEXIST || reply->status == -ENOTEMPTY
+			       ? TC_ERROR_ALREADY_EXISTS
+			       : TC_ERROR_FAILED;
 
-static gboolean
-request_locked(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
-	       const int *send_fds, guint n_send, int *fds, guint max_fds, guint64 *shm_size,
-	       struct tc_consumer_reply *reply, GError **error)
-{
-	struct tc_consumer_header *header = msg;
-	guint64 buf[sizeof(struct tc_consumer_reply) / sizeof(guint64) + 1];
-	guint n_streams = 0;
-	guint timeout_ms = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT ||
-					   type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR ||
-					   type == TC_CONSUMER_DESTROY_SESSION
-				   ? CONSUMER_WRITE_TIMEOUT_MS
-				   : CONSUMER_REPLY_TIMEOUT_MS;
-
-	if (consumer->fd < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer of uid %u is gone",
-			    (unsigned)consumer->uid);
-		return FALSE;
-	}
-	stamp_request(consumer, header, type, size);
-	if (!send_request(consumer, msg, size, send_fds, n_send)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Failed to reach the consumer: %s",
-			    g_strerror(errno));
-		return FALSE;
-	}
-	for (;;) {
-		const struct tc_consumer_stream *stream = (const void *)buf;
-		int received[2];
-		gssize len =
-			receive_message(consumer, buf, sizeof(buf), received, timeout_ms, error);
-
-		if (len < 0)
-			return FALSE;
-		if (!answers_request(buf, len, header->request_id, error)) {
-			close_fds(received);
-			return FALSE;
-		}
-		if (len >= (gssize)sizeof(struct tc_consumer_header) &&
-		    stream->header.type == TC_CONSUMER_REPLY) {
-			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
-			close_fds(received);
-			return check_reply(reply, len, error);
-		}
-		if (len != sizeof(*stream) || stream->header.type != TC_CONSUMER_STREAM ||
-		    stream->header.magic != TC_CONSUMER_MAGIC || received[0] < 0 ||
-		    received[1] < 0 || n_streams >= max_fds || stream->cpu != n_streams) {
-			close_fds(received);
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer sent an unexpected stream");
-			return FALSE;
-		}
-		fds[2 * n_streams] = received[0];
-		fds[2 * n_streams + 1] = received[1];
-		n_streams++;
-		*shm_size = stream->shm_size;
+		g_strlcpy(message, reply->message, sizeof(message));
+		g_set_error(&request->error, TC_ERROR, code, "%s",
+			    *message ? message : g_strerror(-reply->status));
 	}
 }
 
-/* Ends a request made with consumer->lock held, and releases it. A
- * consumer that answered "no" (reply_type is a reply) is alive; one that
- * failed to talk is killed and forgotten. */
+/* A stream of a CREATE_CHANNEL: the next CPU's, with its two descriptors
+ * (taken on success). */
 static gboolean
-finish_request_unlock(TcConsumer *consumer, gboolean ok, guint32 reply_type,
-		      GError **local_error, GError **error)
+take_stream(ConsumerRequest *request, const struct tc_consumer_stream *stream, gssize len,
+	    int fds[2], GError **error)
 {
-	if (!ok && reply_type != TC_CONSUMER_REPLY) {
-		if (consumer->fd >= 0)
-			tc_process_signal(consumer->pidfd, SIGKILL);
-		consumer_mark_dead(consumer, (*local_error)->message);
+	if (len != sizeof(*stream) || fds[0] < 0 || fds[1] < 0 ||
+	    request->n_streams >= request->max_streams || stream->cpu != request->n_streams) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer sent an unexpected stream");
+		return FALSE;
 	}
-	g_mutex_unlock(&consumer->lock);
-	if (!ok)
-		g_propagate_error(error, g_steal_pointer(local_error));
+	request->fds[2 * request->n_streams] = fds[0];
+	request->fds[2 * request->n_streams + 1] = fds[1];
+	fds[0] = fds[1] = -1;
+	request->n_streams++;
+	*request->shm_size = stream->shm_size;
+	return TRUE;
+}
+
+/* Hands the message in consumer->buffer to the request it answers,
+ * consumer->lock held (answer callbacks run here, under it). Returns FALSE
+ * with error if the consumer broke the protocol, *culprit then being the
+ * request the message named (or NULL). The descriptors are taken or
+ * closed. */
+static gboolean
+route_locked(TcConsumer *consumer, gssize len, int fds[2], ConsumerRequest **culprit,
+	     GError **error)
+{
+	const struct tc_consumer_header *header = (const void *)consumer->buffer;
+	ConsumerRequest *request;
+	gboolean ok = FALSE;
+
+	*culprit = NULL;
+	if (len < (gssize)sizeof(*header) || header->magic != TC_CONSUMER_MAGIC ||
+	    header->size != (guint32)len) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer sent a message of %zd bytes with a bad header", len);
+		goto out;
+	}
+	request = g_hash_table_lookup(consumer->pending, GUINT_TO_POINTER(header->request_id));
+	if (request == NULL || request->is_done) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer answered request %u, which is not waiting",
+			    (unsigned)header->request_id);
+		goto out;
+	}
+	*culprit = request;
+	if (header->type == TC_CONSUMER_STREAM && request->max_streams > 0) {
+		ok = take_stream(request, (const void *)header, len, fds, error);
+		goto out;
+	}
+	if (fds[0] >= 0 || fds[1] >= 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer sent descriptors with an answer");
+		goto out;
+	}
+	if (header->type == TC_CONSUMER_REPLY) {
+		ok = check_reply((const void *)header, len, error);
+		if (ok)
+			take_reply(request, (const void *)header);
+	} else if (request->answer_type != 0 && header->type == request->answer_type) {
+		ok = request->func(header, (gsize)len, request->user_data, error);
+	} else {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer sent an unexpected message of type %u",
+			    (unsigned)header->type);
+	}
+out:
+	close_fds(fds);
 	return ok;
+}
+
+/* One turn as the reader for every waiting request, consumer->lock held
+ * (released while reading). Wakes the waiters when something happened. */
+static void
+read_turn_locked(TcConsumer *consumer, ConsumerRequest *request)
+{
+	g_autoptr(GError) error = NULL;
+	ConsumerRequest *culprit = NULL;
+	int fds[2];
+	gssize len;
+	gboolean ok = TRUE;
+
+	consumer->has_reader = TRUE;
+	g_mutex_unlock(&consumer->lock);
+	len = reader_receive(consumer, request->deadline, fds, &error);
+	g_mutex_lock(&consumer->lock);
+	consumer->has_reader = FALSE;
+	if (len < 0)
+		ok = FALSE;
+	else if (len > 0 && consumer->broken == NULL)
+		ok = route_locked(consumer, len, fds, &culprit, &error);
+	else if (len > 0)
+		close_fds(fds);
+	if (len != 0)
+		g_cond_broadcast(&consumer->answered);
+	if (ok)
+		return;
+	g_mutex_unlock(&consumer->lock);
+	consumer_break(consumer, culprit, error);
+	g_mutex_lock(&consumer->lock);
+}
+
+/* Waits for request's end, reading for everyone when nobody does; a
+ * deadline passed breaks the consumer. Unregisters request. */
+static gboolean
+request_wait(TcConsumer *consumer, ConsumerRequest *request, GError **error)
+{
+	g_mutex_lock(&consumer->lock);
+	while (!request->is_done) {
+		if (g_get_monotonic_time() >= request->deadline) {
+			g_autoptr(GError) late = NULL;
+
+			if (request->answer_type != 0)
+				late = g_error_new(TC_ERROR, TC_ERROR_FAILED,
+						   "The consumer of uid %u (pid %d) did not finish "
+						   "its answer within %u s",
+						   (unsigned)consumer->uid, (int)consumer->pid,
+						   request->timeout_ms / 1000);
+			else
+				late = g_error_new(TC_ERROR, TC_ERROR_FAILED,
+						   "The consumer of uid %u (pid %d) did not answer "
+						   "within %u s",
+						   (unsigned)consumer->uid, (int)consumer->pid,
+						   request->timeout_ms / 1000);
+
+			g_mutex_unlock(&consumer->lock);
+			consumer_break(consumer, request, late);
+			g_mutex_lock(&consumer->lock);
+		} else if (!consumer->has_reader) {
+			read_turn_locked(consumer, request);
+		} else {
+			g_cond_wait_until(&consumer->answered, &consumer->lock, request->deadline);
+		}
+	}
+	g_hash_table_remove(consumer->pending, GUINT_TO_POINTER(request->id));
+	g_cond_broadcast(&consumer->answered); /* for tc_consumers_shutdown() */
+	g_mutex_unlock(&consumer->lock);
+	if (request->error) {
+		g_propagate_error(error, request->error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Registers, sends and waits for one request; a consumer that cannot be
+ * reached is broken as one that does not answer. */
+static gboolean
+request_run(TcConsumer *consumer, ConsumerRequest *request, void *msg, guint32 type, guint32 size,
+	    const int *send_fds, guint n_send, GError **error)
+{
+	int res;
+
+	if (!request_register(consumer, request, msg, type, size, error))
+		return FALSE;
+	res = request_send(consumer, request, msg, size, send_fds, n_send);
+	if (res < 0) {
+		g_autoptr(GError) why =
+		    g_error_new(TC_ERROR, TC_ERROR_FAILED, "Failed to reach the consumer: %s",
+				g_strerror(-res));
+
+		consumer_break(consumer, request, why);
+	}
+	return request_wait(consumer, request, error);
 }
 
 static gboolean
@@ -653,14 +902,20 @@ request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const 
 	     guint n_send, int *fds, guint max_fds, guint64 *shm_size,
 	     struct tc_consumer_reply *reply, GError **error)
 {
-	g_autoptr(GError) local_error = NULL;
-	gboolean ok;
+	/* Flushing (a destroy flushes too), snapshots, rotations and clears
+	 * write out to the user's disk or relay. */
+	gboolean writes = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT ||
+			  type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR ||
+			  type == TC_CONSUMER_DESTROY_SESSION;
+	ConsumerRequest request = {
+	    .fds = fds,
+	    .max_streams = max_fds,
+	    .shm_size = shm_size,
+	    .reply = reply,
+	    .timeout_ms = writes ? CONSUMER_WRITE_TIMEOUT_MS : CONSUMER_REPLY_TIMEOUT_MS,
+	};
 
-	g_mutex_lock(&consumer->lock);
-	reply->header.type = 0;
-	ok = request_locked(consumer, msg, type, size, send_fds, n_send, fds, max_fds, shm_size,
-			    reply, &local_error);
-	return finish_request_unlock(consumer, ok, reply->header.type, &local_error, error);
+	return request_run(consumer, &request, msg, type, size, send_fds, n_send, error);
 }
 
 static gboolean
@@ -671,80 +926,22 @@ request(TcConsumer *consumer, void *msg, guint32 type, guint32 size, int *fds, g
 			    error);
 }
 
-/* Receives answers of answer_type until the reply, consumer->lock held;
- * the whole exchange ends by deadline (monotonic, us). */
-static gboolean
-receive_answers_locked(TcConsumer *consumer, guint32 request_id, guint32 answer_type,
-		       gint64 deadline, TcConsumerAnswerFunc func, gpointer user_data,
-		       struct tc_consumer_reply *reply, GError **error)
-{
-	g_autofree guint64 *buf = g_malloc(TC_CONSUMER_MSG_MAX);
-	const struct tc_consumer_header *header = (const void *)buf;
-
-	for (;;) {
-		gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
-		int received[2];
-		gssize len;
-
-		if (left_ms <= 0) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer of uid %u (pid %d) did not finish its answer in "
-				    "time",
-				    (unsigned)consumer->uid, (int)consumer->pid);
-			return FALSE;
-		}
-		len = receive_message(consumer, buf, TC_CONSUMER_MSG_MAX, received, (guint)left_ms,
-				      error);
-		if (len < 0)
-			return FALSE;
-		if (!answers_request(buf, len, request_id, error)) {
-			close_fds(received);
-			return FALSE;
-		}
-		if (received[0] >= 0 || received[1] >= 0) {
-			close_fds(received);
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer sent descriptors with an answer");
-			return FALSE;
-		}
-		if (len >= (gssize)sizeof(*header) && header->type == TC_CONSUMER_REPLY) {
-			memcpy(reply, buf, MIN((gsize)len, sizeof(*reply)));
-			return check_reply(reply, len, error);
-		}
-		if (len < (gssize)sizeof(*header) || header->magic != TC_CONSUMER_MAGIC ||
-		    header->type != answer_type || header->size != (guint32)len) {
-			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-				    "The consumer sent an unexpected message");
-			return FALSE;
-		}
-		if (!func(buf, (gsize)len, user_data, error))
-			return FALSE;
-	}
-}
-
 gboolean
 tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
 			    guint32 answer_type, guint timeout_ms, TcConsumerAnswerFunc func,
 			    gpointer user_data, GError **error)
 {
-	struct tc_consumer_header *header = msg;
 	struct tc_consumer_reply reply = {0};
-	g_autoptr(GError) local_error = NULL;
-	gboolean ok = FALSE;
+	ConsumerRequest request = {
+	    .answer_type = answer_type,
+	    .func = func,
+	    .user_data = user_data,
+	    .reply = &reply,
+	    .timeout_ms = timeout_ms,
+	};
 
-	g_mutex_lock(&consumer->lock);
-	stamp_request(consumer, header, type, size);
-	if (consumer->fd < 0)
-		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer of uid %u is gone", (unsigned)consumer->uid);
-	else if (!send_request(consumer, msg, size, NULL, 0))
-		g_set_error(&local_error, TC_ERROR, TC_ERROR_FAILED,
-			    "Failed to reach the consumer: %s", g_strerror(errno));
-	else
-		ok = receive_answers_locked(consumer, header->request_id, answer_type,
-					    g_get_monotonic_time() + (gint64)timeout_ms * 1000,
-					    func, user_data, &reply, &local_error);
-	return finish_request_unlock(consumer, ok, reply.header.type, &local_error, error);
+	g_return_val_if_fail(answer_type != TC_CONSUMER_REPLY && answer_type != 0, FALSE);
+	return request_run(consumer, &request, msg, type, size, NULL, 0, error);
 }
 
 gboolean
@@ -768,15 +965,11 @@ tc_consumer_retire_if_unused(TcConsumer *consumer, gboolean (*has_sessions)(uid_
 	if (!retire)
 		return FALSE;
 	g_mutex_lock(&consumer->lock);
-	g_atomic_int_set(&consumer->is_dead, TRUE);
-	if (consumer->watch)
-		g_source_destroy(consumer->watch);
-	/* EOF on its socket makes the consumer exit. */
-	if (consumer->fd >= 0) {
-		close(consumer->fd);
-		consumer->fd = -1;
-	}
+	consumer->is_closed = TRUE;
 	g_mutex_unlock(&consumer->lock);
+	g_atomic_int_set(&consumer->is_dead, TRUE);
+	/* EOF on its socket makes the consumer exit. */
+	consumer_shut_link(consumer);
 	g_message("Consumer of uid %u (pid %d) retired: no session of that user",
 		  (unsigned)consumer->uid, (int)consumer->pid);
 	tc_consumer_unref(consumer); /* the table's */
@@ -1084,13 +1277,15 @@ tc_consumers_shutdown(void)
 		gint64 deadline = g_get_monotonic_time() + CONSUMER_EXIT_TIMEOUT_MS * 1000;
 		int status;
 
+		/* The requests under way end first, by their deadlines at most;
+		 * no new one starts. */
 		g_mutex_lock(&consumer->lock);
-		if (consumer->fd >= 0) {
-			close(consumer->fd);
-			consumer->fd = -1;
-		}
+		consumer->is_closed = TRUE;
+		while (g_hash_table_size(consumer->pending) > 0)
+			g_cond_wait(&consumer->answered, &consumer->lock);
 		g_mutex_unlock(&consumer->lock);
 		/* EOF on its socket makes the consumer write out and exit. */
+		consumer_shut_link(consumer);
 		while (waitpid(consumer->pid, &status, WNOHANG) == 0) {
 			if (g_get_monotonic_time() > deadline) {
 				g_warning("Consumer of uid %u did not exit, killing it",

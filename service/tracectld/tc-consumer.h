@@ -9,11 +9,14 @@
 /*
  * The per-user consumer daemons (tracectl-consumerd). One runs per user
  * with sessions, as that user, started by a direct fork/setuid launcher
- * (machines without systemd). Requests are synchronous and serialized per
- * consumer; call them from worker threads only, never from the D-Bus main
- * loop, and never with a session's lock [S] or an application's lock [A]
- * held (tc-registry.h): they wait on another process. A session's op_lock
- * may be held; it serializes exactly such waits.
+ * (machines without systemd). Requests are synchronous: each returns once
+ * the consumer answered it. Several threads' requests to one consumer are
+ * under way at once, answered in any order; one thread's are sent in the
+ * order of its calls. Call them from worker threads only, never from the
+ * D-Bus main loop, and never with a session's lock [S] or an application's
+ * lock [A] held (tc-registry.h): they wait on another process. A session's
+ * op_lock may be held; it serializes exactly such waits, and so the
+ * session's requests.
  */
 typedef struct _TcConsumer TcConsumer;
 
@@ -54,9 +57,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
  * A request answered by zero or more messages of answer_type (no
  * descriptors, at most TC_CONSUMER_MSG_MAX bytes, header checked: magic,
  * type and size) before the reply, all within timeout_ms. Each answer
- * goes to func, which checks the rest of it; func failing, a bad message
- * or the time running out is a broken consumer: it is killed, as when a
- * request goes unanswered. msg's header is filled in here.
+ * goes to func as it comes, which checks the rest of it; func failing, a
+ * bad message or the time running out is a broken consumer: it is killed,
+ * as when a request goes unanswered. func runs on whichever waiting thread
+ * reads the consumer's socket, under the link's lock: it must be quick and
+ * must not call this module. msg's header is filled in here.
  */
 typedef gboolean (*TcConsumerAnswerFunc)(const void *msg, gsize len, gpointer user_data,
 					 GError **error);

@@ -41,8 +41,8 @@
  * safe for concurrent writers.
  *
  * Waits on a user's processes hold only that user's locks: a session's
- * op_lock while it waits on its consumer (whose own lock covers one
- * request, tc-consumer.c) or for acknowledgements, which are awaited with
+ * op_lock while it waits on its consumer (whose own locks are held
+ * briefly, never across that wait: tc-consumer.c) or for acknowledgements, which are awaited with
  * no session or application lock held. The consumer table's lock and the
  * operation queue's are leaves, held for bookkeeping only.
  *
