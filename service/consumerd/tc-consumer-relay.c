@@ -76,6 +76,9 @@ struct consumerd_relay {
 	bool first_probe;
 	uint64_t first_lookup_deadline;
 	struct consumerd_held_queue held;
+	/* While not 0, when a flush stops waiting for the relay (consumer
+	 * clock): data sends end by then (consumerd_relay_set_give_up()). */
+	uint64_t give_up_at;
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
@@ -264,6 +267,46 @@ send_all(int fd, struct iovec *iov, int iovcnt)
 			continue;
 		if (n < 0)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/* Sends the whole iovec before deadline (consumer clock; 0: send_all()),
+ * however slowly the peer reads: the socket's timeout counts progress,
+ * which a trickling peer always makes. */
+static int
+send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
+{
+	if (deadline == 0)
+		return send_all(fd, iov, iovcnt);
+	while (iovcnt > 0) {
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		uint64_t now = tc_rb_clock_now();
+		ssize_t n;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (poll(&pfd, 1, (int)((deadline - now + 999999u) / 1000000u)) < 0 &&
+			    errno != EINTR)
+				return -errno;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
 		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;
 			iov++;
@@ -1267,11 +1310,15 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	};
 	iov[0] = (struct iovec){&header, sizeof(header)};
 	iov[1] = (struct iovec){(void *)packet, content};
-	ret = send_all(relay->data_fd, iov, 2);
+	ret = send_all_by(relay->data_fd, iov, 2, relay->give_up_at);
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
-		relay_fail(relay, "sending a packet", ret);
+		relay_fail(relay,
+			   relay->give_up_at && ret == -ETIMEDOUT
+				   ? "the last packets of a flush not taken in time"
+				   : "sending a packet",
+			   ret);
 		count_lost(relay);
 		return ret;
 	}
@@ -1281,6 +1328,12 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	stream->chunk_bytes += size;
 	stream->last_packet_ns = tc_rb_clock_now();
 	return 0;
+}
+
+void
+consumerd_relay_set_give_up(struct consumerd_relay *relay, uint64_t deadline)
+{
+	relay->give_up_at = deadline;
 }
 
 int

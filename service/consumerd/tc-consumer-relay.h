@@ -46,6 +46,11 @@
 #define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
+/* What a flush (stop, rotation, destroy) gives a slow relay to take the
+ * session's last packets: well within what the service waits for the
+ * reply (30 s), which would otherwise take the consumer, with every
+ * session of its owner, for unresponsive. */
+#define CONSUMERD_RELAY_FLUSH_BUDGET_MS 20000
 
 struct consumerd_relay;
 
@@ -182,6 +187,12 @@ bool consumerd_relay_is_connecting(const struct consumerd_relay *relay);
  * -ETIMEDOUT (the first connection still under way included), or
  * -ENOTCONN when down. */
 int consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms);
+
+/* Until deadline (consumer clock; 0: no deadline), packets are sent only
+ * while it has not passed: a relay that has not taken a packet by then
+ * is lost (its connection dropped, the packets counted lost, as when it
+ * goes away), so that a flush ends in time whatever the relay does. */
+void consumerd_relay_set_give_up(struct consumerd_relay *relay, uint64_t deadline);
 
 /* The live timer, us (0: not live). */
 uint32_t consumerd_relay_live_timer_us(const struct consumerd_relay *relay);

@@ -282,7 +282,14 @@ consumerd_session_flush(struct consumerd_session *session)
 {
 	struct consumerd_totals totals;
 
+	/* A slow relay is given so long, not the time its packets take. */
+	if (session->relay)
+		consumerd_relay_set_give_up(session->relay,
+					    tc_rb_clock_now() +
+						CONSUMERD_RELAY_FLUSH_BUDGET_MS * 1000000ull);
 	session_drain_until_flushed(session);
+	if (session->relay)
+		consumerd_relay_set_give_up(session->relay, 0);
 	/* The trace is complete once the writer thread wrote it out. */
 	consumerd_writer_wait_idle();
 	if (session->kernel)

@@ -10,7 +10,9 @@ pid). Every event of the counted application is in the local session's
 archives, every command on the other sessions (create, enable, start,
 list, status, rotate, snapshot record, stop, destroy) answers within
 COMMAND_BOUND_S, and the owner's consumer is the same process at the end:
-the service never took it for unresponsive. The streamed session's own
+the service never took it for unresponsive, not even when the streamed
+session itself stops, which gives its relay a bounded time to take the
+last packets. The streamed session's own
 `list` is timed and logged, not bound: it has been seen to wait for
 seconds while its relay trickles (docs/relay.md)."""
 
@@ -23,6 +25,8 @@ from tclib import Service, check, consumer_pid, is_running, log, run, wait_for
 from tracelib import read_streams
 
 COMMAND_BOUND_S = 1.0
+# CONSUMERD_RELAY_FLUSH_BUDGET_MS
+FLUSH_BUDGET_S = 20
 COUNT = 20000
 # The streamed session's buffers: 32 sub-buffers of 64 KiB on each CPU,
 # full, take the trickle minutes to send.
@@ -142,6 +146,21 @@ def test():
             problem = svc.session("local", user=owner).get("problem", "")
             check(not problem, f"the local session has a problem: {problem}")
             timed("destroy", "local")
+
+            # The streamed session's own stop waits for its relay only so
+            # long (the consumer's flush budget), not for the minutes its
+            # full buffers take to trickle: the service gets its answer
+            # and keeps the owner's consumer.
+            started = time.monotonic()
+            stopped = svc.cli("stop", "streamed", user=owner, check_ok=False, timeout=60)
+            took = time.monotonic() - started
+            log(f"the streamed session's stop took {took:.2f} s: {stopped}")
+            check(stopped.returncode == 0, f"the streamed session's stop failed: {stopped}")
+            check(took < FLUSH_BUDGET_S + 5,
+                  f"the streamed session's stop took {took:.2f} s")
+            check(is_running(consumer) and consumer_pid(svc, owner.uid) == consumer,
+                  "the owner's consumer was replaced at the streamed session's stop")
+            svc.cli("destroy", "streamed", user=owner)
             check(svc.alive(), "tracectld died")
         finally:
             proxy.close()
