@@ -1074,8 +1074,17 @@ consumerd_command_receive(int fd, struct consumerd_request **request)
 			close(fds[i]);
 		if (n == 0)
 			return -EPIPE;
-		/* Cannot even answer: the service's request times out. */
+		/* Refused at once, as any request this consumer cannot serve:
+		 * unanswered, it would get the consumer killed. */
 		consumerd_error("Out of memory for a request of %zd bytes", n);
+		if ((size_t)n >= sizeof(buffer.header)) {
+			struct tc_consumer_reply reply = {.status = -ENOMEM};
+
+			snprintf(reply.message, sizeof(reply.message),
+				 "The consumer is out of memory");
+			if (send_reply(fd, buffer.header.request_id, &reply) < 0)
+				return -EPIPE;
+		}
 		return -EAGAIN;
 	}
 	new->fd = fd;

@@ -255,14 +255,22 @@ connect_data_port(struct consumerd_relay *relay, uint64_t deadline)
 	return connect_address(ai, relay->out.data_port, budget_ms);
 }
 
-/* Sends the whole iovec; a timeout or a short write breaks the stream. */
+/* Sends the whole iovec by deadline (consumer clock; 0: none), however
+ * slowly the peer reads. Each blocking sendmsg() ends within the socket's
+ * send timeout (CONSUMERD_RELAY_IO_TIMEOUT_MS: EAGAIN when nothing went),
+ * so the deadline is overshot by one timeout at most; a peer that takes a
+ * little each time, which the timeout alone would let go on for ever,
+ * stops at the deadline. */
 static int
-send_all(int fd, struct iovec *iov, int iovcnt)
+send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
 {
 	while (iovcnt > 0) {
 		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
-		ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		ssize_t n;
 
+		if (deadline && tc_rb_clock_now() >= deadline)
+			return -ETIMEDOUT;
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -280,44 +288,11 @@ send_all(int fd, struct iovec *iov, int iovcnt)
 	return 0;
 }
 
-/* Sends the whole iovec before deadline (consumer clock; 0: send_all()),
- * however slowly the peer reads: the socket's timeout counts progress,
- * which a trickling peer always makes. */
+/* Sends the whole iovec; a timeout or a short write breaks the stream. */
 static int
-send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
+send_all(int fd, struct iovec *iov, int iovcnt)
 {
-	if (deadline == 0)
-		return send_all(fd, iov, iovcnt);
-	while (iovcnt > 0) {
-		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
-		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-		uint64_t now = tc_rb_clock_now();
-		ssize_t n;
-
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			if (poll(&pfd, 1, (int)((deadline - now + 999999u) / 1000000u)) < 0 &&
-			    errno != EINTR)
-				return -errno;
-			continue;
-		}
-		if (n < 0)
-			return -errno;
-		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			iovcnt--;
-		}
-		if (iovcnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
-	}
-	return 0;
+	return send_all_by(fd, iov, iovcnt, 0);
 }
 
 /* Receives len bytes before deadline (consumer clock): a peer that
@@ -1282,6 +1257,16 @@ send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
 	return drain_replies(relay, false);
 }
 
+/* When the packet about to be sent must be on its way: within its own
+ * budget, and within the flush's while one runs. */
+static uint64_t
+packet_deadline(const struct consumerd_relay *relay)
+{
+	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_RELAY_PACKET_BUDGET_MS * 1000000ull;
+
+	return relay->give_up_at && relay->give_up_at < deadline ? relay->give_up_at : deadline;
+}
+
 int
 consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
 			    const uint8_t *packet, uint32_t size)
@@ -1310,14 +1295,12 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 	};
 	iov[0] = (struct iovec){&header, sizeof(header)};
 	iov[1] = (struct iovec){(void *)packet, content};
-	ret = send_all_by(relay->data_fd, iov, 2, relay->give_up_at);
+	ret = send_all_by(relay->data_fd, iov, 2, packet_deadline(relay));
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
 		relay_fail(relay,
-			   relay->give_up_at && ret == -ETIMEDOUT
-				   ? "the last packets of a flush not taken in time"
-				   : "sending a packet",
+			   ret == -ETIMEDOUT ? "a packet not taken in time" : "sending a packet",
 			   ret);
 		count_lost(relay);
 		return ret;

@@ -47,10 +47,13 @@
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
 /* What a flush (stop, rotation, destroy) gives a slow relay to take the
- * session's last packets: well within what the service waits for the
- * reply (30 s), which would otherwise take the consumer, with every
- * session of its owner, for unresponsive. */
-#define CONSUMERD_RELAY_FLUSH_BUDGET_MS 20000
+ * session's last packets, and what one packet may take at most: a
+ * request waits for the packet under way, then for its flush, within what
+ * the service waits for the reply (10 s; 30 s for a flush), which would
+ * otherwise take the consumer, with every session of its owner, for
+ * unresponsive. A relay that takes longer is lost, as one gone away. */
+#define CONSUMERD_RELAY_FLUSH_BUDGET_MS 15000
+#define CONSUMERD_RELAY_PACKET_BUDGET_MS 7000
 
 struct consumerd_relay;
 

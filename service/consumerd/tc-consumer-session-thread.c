@@ -246,7 +246,8 @@ session_thread_main(void *arg)
 	while (is_running)
 		is_running = run_once(thread, poll_set);
 	/* Stopping, or a failed wait: everything written out, as the
-	 * consumer's end promises. */
+	 * consumer's end promises, without giving way to requests. */
+	consumerd_yield_enable(false);
 	consumerd_registry_destroy_all(&thread->registry);
 	refuse_all(publish(thread), thread->session_id, -ECANCELED);
 	consumerd_writer_stop();

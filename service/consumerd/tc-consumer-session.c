@@ -288,8 +288,6 @@ consumerd_session_flush(struct consumerd_session *session)
 					    tc_rb_clock_now() +
 						CONSUMERD_RELAY_FLUSH_BUDGET_MS * 1000000ull);
 	session_drain_until_flushed(session);
-	if (session->relay)
-		consumerd_relay_set_give_up(session->relay, 0);
 	/* The trace is complete once the writer thread wrote it out. */
 	consumerd_writer_wait_idle();
 	if (session->kernel)
@@ -303,6 +301,8 @@ consumerd_session_flush(struct consumerd_session *session)
 				  session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (session->own)
 		consumerd_own_trace_drain(session->own);
+	if (session->relay)
+		consumerd_relay_set_give_up(session->relay, 0);
 	consumerd_session_totals(session, &totals);
 	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
 			" corrupt, %" PRIu64 " lost",

@@ -207,7 +207,10 @@ credentials_received_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 
 		polkit_details_insert(data->details, "caller_uid", uid_text);
 	}
-	tc_polkit_gate_enter(uid, check_action, g_steal_pointer(&task));
+	tc_polkit_gate_enter(uid,
+			     (polkit_flags(data->invocation) &
+			      POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION) != 0,
+			     check_action, g_steal_pointer(&task));
 }
 
 void

@@ -56,7 +56,10 @@
 /* A stopped consumer cannot answer: fail long before the bounds above. */
 #define CONSUMER_STOPPED_TIMEOUT_MS 1000
 #define CONSUMER_POLL_SLICE_MS 100
-#define CONSUMER_EXIT_TIMEOUT_MS 10000
+/* What a consumer gets to write out its sessions when the service stops:
+ * more than a flush gives a slow relay (CONSUMERD_RELAY_FLUSH_BUDGET_MS,
+ * 15 s) and the wait for its last confirmation. */
+#define CONSUMER_EXIT_TIMEOUT_MS 25000
 
 struct _TcConsumer {
 	gint refcount;
@@ -724,7 +727,11 @@ take_reply(ConsumerRequest *request, const struct tc_consumer_reply *reply)
 			       ? TC_ERROR_ALREADY_EXISTS
 			       : TC_ERROR_FAILED;
 
-		g_strlcpy(message, reply->message, sizeof(message));
+		/* The consumer's text, maybe unterminated: g_strlcpy() would
+		 * read on to the end of it. */
+		G_STATIC_ASSERT(sizeof(message) == sizeof(reply->message));
+		memcpy(message, reply->message, sizeof(message) - 1);
+		message[sizeof(message) - 1] = '\0';
 		g_set_error(&request->error, TC_ERROR, code, "%s",
 			    *message ? message : g_strerror(-reply->status));
 	}
@@ -906,7 +913,8 @@ request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const 
 	 * write out to the user's disk or relay. */
 	gboolean writes = type == TC_CONSUMER_FLUSH_SESSION || type == TC_CONSUMER_SNAPSHOT ||
 			  type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR ||
-			  type == TC_CONSUMER_DESTROY_SESSION;
+			  type == TC_CONSUMER_DESTROY_SESSION || type == TC_CONSUMER_RELAY_ROTATE ||
+			  type == TC_CONSUMER_SNAPSHOT_RELAY;
 	ConsumerRequest request = {
 	    .fds = fds,
 	    .max_streams = max_fds,

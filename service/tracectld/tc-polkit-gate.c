@@ -12,6 +12,7 @@ typedef struct {
 } UserGate;
 
 typedef struct {
+	gboolean is_interactive;
 	TcPolkitSlotFunc func;
 	gpointer user_data;
 } Waiter;
@@ -54,12 +55,13 @@ slot_expired_cb(gpointer user_data)
 }
 
 static void
-start_one(UserGate *gate, TcPolkitSlotFunc func, gpointer user_data)
+start_one(UserGate *gate, gboolean is_interactive, TcPolkitSlotFunc func, gpointer user_data)
 {
 	TcPolkitSlot *slot = g_new0(TcPolkitSlot, 1);
 
 	slot->gate = gate;
-	slot->expire_id = g_timeout_add(TC_POLKIT_SLOT_HOLD_MS, slot_expired_cb, slot);
+	if (is_interactive)
+		slot->expire_id = g_timeout_add(TC_POLKIT_SLOT_HOLD_MS, slot_expired_cb, slot);
 	gate->running++;
 	func(slot, user_data);
 }
@@ -70,18 +72,18 @@ start_waiting(UserGate *gate)
 {
 	while (gate->running < TC_POLKIT_CHECKS_PER_USER && !g_queue_is_empty(&gate->waiting)) {
 		Waiter *waiter = g_queue_pop_head(&gate->waiting);
-		TcPolkitSlotFunc func = waiter->func;
-		gpointer user_data = waiter->user_data;
+		Waiter taken = *waiter;
 
 		g_free(waiter);
-		start_one(gate, func, user_data);
+		start_one(gate, taken.is_interactive, taken.func, taken.user_data);
 	}
 	if (gate->running == 0 && g_queue_is_empty(&gate->waiting))
 		g_hash_table_remove(gates, GUINT_TO_POINTER(gate->uid));
 }
 
 void
-tc_polkit_gate_enter(uid_t uid, TcPolkitSlotFunc func, gpointer user_data)
+tc_polkit_gate_enter(uid_t uid, gboolean is_interactive, TcPolkitSlotFunc func,
+		     gpointer user_data)
 {
 	UserGate *gate;
 	Waiter *waiter;
@@ -97,10 +99,11 @@ tc_polkit_gate_enter(uid_t uid, TcPolkitSlotFunc func, gpointer user_data)
 		g_hash_table_insert(gates, GUINT_TO_POINTER(uid), gate);
 	}
 	if (gate->running < TC_POLKIT_CHECKS_PER_USER) {
-		start_one(gate, func, user_data);
+		start_one(gate, is_interactive, func, user_data);
 		return;
 	}
 	waiter = g_new(Waiter, 1);
+	waiter->is_interactive = is_interactive;
 	waiter->func = func;
 	waiter->user_data = user_data;
 	g_queue_push_tail(&gate->waiting, waiter);

@@ -10,9 +10,11 @@
  * user with many calls in flight would make every other user's calls
  * wait behind theirs. At most TC_POLKIT_CHECKS_PER_USER checks of one uid
  * are with polkitd at once; the others wait here, in order, and never
- * hold another uid's. A check still held after TC_POLKIT_SLOT_HOLD_MS
- * waits for a person (an agent asking for a password), not for polkitd:
- * its slot goes to the next check of its uid.
+ * hold another uid's. An interactive check still held after
+ * TC_POLKIT_SLOT_HOLD_MS waits for a person (an agent asking for a
+ * password), not for polkitd: its slot goes to the next check of its
+ * uid. Other checks keep theirs until answered: a slow polkitd is the
+ * reason for the share.
  *
  * Main thread only: no lock.
  */
@@ -24,7 +26,8 @@ typedef void (*TcPolkitSlotFunc)(TcPolkitSlot *slot, gpointer user_data);
 
 /* Calls func with one of uid's slots, at once or when one is free; func
  * starts an asynchronous check and must not leave the gate itself. */
-void tc_polkit_gate_enter(uid_t uid, TcPolkitSlotFunc func, gpointer user_data);
+void tc_polkit_gate_enter(uid_t uid, gboolean is_interactive, TcPolkitSlotFunc func,
+			  gpointer user_data);
 
 /* Gives back a slot func was given (NULL: nothing), once its check is
  * answered; the next waiting check of its uid starts. */

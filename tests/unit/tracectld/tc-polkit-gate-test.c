@@ -2,8 +2,9 @@
 /*
  * tc-polkit-gate.c: a uid gets TC_POLKIT_CHECKS_PER_USER checks at once,
  * the rest wait in order and start as slots come back; a uid with its
- * share taken never holds another uid's check; a slot held past
- * TC_POLKIT_SLOT_HOLD_MS (a person at an agent) lets the next one in.
+ * share taken never holds another uid's check; an interactive check held
+ * past TC_POLKIT_SLOT_HOLD_MS (a person at an agent) lets the next one
+ * in, any other keeps its slot.
  */
 #include <glib.h>
 
@@ -32,10 +33,10 @@ test_share(void)
 
 	started = g_ptr_array_new();
 	for (guint i = 0; i < G_N_ELEMENTS(a); i++)
-		tc_polkit_gate_enter(1000, started_cb, &a[i]);
+		tc_polkit_gate_enter(1000, FALSE, started_cb, &a[i]);
 	g_assert_cmpuint(started->len, ==, TC_POLKIT_CHECKS_PER_USER);
 	/* Another uid is not held by the first one's waiting checks. */
-	tc_polkit_gate_enter(1001, started_cb, &b);
+	tc_polkit_gate_enter(1001, FALSE, started_cb, &b);
 	g_assert_cmpuint(started->len, ==, TC_POLKIT_CHECKS_PER_USER + 1);
 	g_assert_true(g_ptr_array_index(started, started->len - 1) == &b);
 	/* A slot back: the oldest waiting check of that uid starts. */
@@ -60,21 +61,50 @@ quit_cb(gpointer loop)
 	return G_SOURCE_REMOVE;
 }
 
+/* Runs the main loop a little longer than a slot is held. */
+static void
+run_past_hold(void)
+{
+	g_autoptr(GMainLoop) loop = g_main_loop_new(NULL, FALSE);
+
+	g_timeout_add(TC_POLKIT_SLOT_HOLD_MS + 200, quit_cb, loop);
+	g_main_loop_run(loop);
+}
+
+/* A check held by polkitd keeps its slot however long it takes: the
+ * share is what bounds a slow polkitd's queue. */
+static void
+test_slow_polkitd(void)
+{
+	Check a[TC_POLKIT_CHECKS_PER_USER + 1];
+
+	started = g_ptr_array_new();
+	for (guint i = 0; i < G_N_ELEMENTS(a); i++) {
+		a[i] = (Check){.index = i};
+		tc_polkit_gate_enter(1000, FALSE, started_cb, &a[i]);
+	}
+	run_past_hold();
+	g_assert_null(a[TC_POLKIT_CHECKS_PER_USER].slot);
+	for (guint i = 0; i < G_N_ELEMENTS(a); i++)
+		tc_polkit_gate_leave(a[i].slot);
+	g_ptr_array_unref(started);
+}
+
+/* An interactive check held past TC_POLKIT_SLOT_HOLD_MS waits for a
+ * person: the next check of its uid goes in. */
 static void
 test_held(void)
 {
-	g_autoptr(GMainLoop) loop = g_main_loop_new(NULL, FALSE);
 	Check a[TC_POLKIT_CHECKS_PER_USER + 1];
 	gint64 begin = g_get_monotonic_time();
 
 	started = g_ptr_array_new();
 	for (guint i = 0; i < G_N_ELEMENTS(a); i++) {
 		a[i] = (Check){.index = i};
-		tc_polkit_gate_enter(1000, started_cb, &a[i]);
+		tc_polkit_gate_enter(1000, TRUE, started_cb, &a[i]);
 	}
 	g_assert_null(a[TC_POLKIT_CHECKS_PER_USER].slot);
-	g_timeout_add(TC_POLKIT_SLOT_HOLD_MS + 200, quit_cb, loop);
-	g_main_loop_run(loop);
+	run_past_hold();
 	/* Nobody left: the held slots expired and let the last one in. */
 	g_assert_nonnull(a[TC_POLKIT_CHECKS_PER_USER].slot);
 	g_assert_cmpint(g_get_monotonic_time() - begin, >=, TC_POLKIT_SLOT_HOLD_MS * 1000);
@@ -84,7 +114,7 @@ test_held(void)
 		tc_polkit_gate_leave(a[i].slot);
 	for (guint i = 0; i < G_N_ELEMENTS(a); i++) {
 		a[i] = (Check){.index = i};
-		tc_polkit_gate_enter(1000, started_cb, &a[i]);
+		tc_polkit_gate_enter(1000, FALSE, started_cb, &a[i]);
 	}
 	g_assert_null(a[TC_POLKIT_CHECKS_PER_USER].slot);
 	for (guint i = 0; i < G_N_ELEMENTS(a); i++)
@@ -97,6 +127,7 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectld/polkit-gate/share", test_share);
+	g_test_add_func("/tracectld/polkit-gate/slow-polkitd", test_slow_polkitd);
 	g_test_add_func("/tracectld/polkit-gate/held", test_held);
 	return g_test_run();
 }
