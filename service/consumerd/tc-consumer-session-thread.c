@@ -42,9 +42,10 @@ refuse_gone(struct consumerd_request *request, uint64_t session_id, int status)
 {
 	char why[64];
 
-	snprintf(why, sizeof(why),
-		 status == -ENOENT ? "No session %" PRIu64 : "The consumer is stopping",
-		 session_id);
+	if (status == -ENOENT)
+		snprintf(why, sizeof(why), "No session %" PRIu64, session_id);
+	else
+		snprintf(why, sizeof(why), "The consumer is stopping");
 	consumerd_command_refuse(request, status, why);
 }
 
