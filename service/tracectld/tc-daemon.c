@@ -199,6 +199,20 @@ shutdown_daemon(TcDaemon *daemon)
 	g_free(daemon->rundir);
 }
 
+/*
+ * GLib makes its C locale for g_ascii_strtoull() at the first call. Threads
+ * that make that first call together wait for each other inside
+ * g_ascii_string_to_unsigned(), after it cleared errno and before it reads
+ * it: the wait may leave EAGAIN there, and a number as good as "262144"
+ * is then refused (GLib 2.74; auto-load parses users' files on threads of
+ * their own). Made here, before any thread, the locale is there already.
+ */
+static void
+make_glib_c_locale(void)
+{
+	(void)g_ascii_strtoull("0", NULL, 10);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -241,6 +255,7 @@ main(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	TcDaemon daemon = {.exit_status = EXIT_SUCCESS};
 
+	make_glib_c_locale();
 	setlocale(LC_ALL, "");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
