@@ -42,9 +42,13 @@ def proc_uid(sd, pid):
     return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
 
 
-def proc_slice(sd, pid):
-    """The EEVDF slice, ns, of a process of the namespace (its PID there)."""
-    return sched_slice_ns(sd.run("cat", f"/proc/{pid}/sched").stdout)
+def session_thread_slice(sd, pid):
+    """The EEVDF slice, ns, of the session thread ("tc-session", which
+    waits for the session's wake-ups) of a consumer of the namespace (its
+    PID there)."""
+    tids = sd.run("sh", "-c", f"grep -lx tc-session /proc/{pid}/task/*/comm").stdout.split()
+    check(tids, f"the consumer (pid {pid}) has no session thread")
+    return sched_slice_ns(sd.run("cat", tids[0].replace("/comm", "/sched")).stdout)
 
 
 def test():
@@ -106,10 +110,11 @@ def test():
         check(refused.returncode != 0 and "'MaxSessions' of 1" in refused.stderr and
               CONFIG in refused.stderr, f"alice's second session: {refused.stderr}")
         if kernel_has_custom_slices():
-            consumer_slice = proc_slice(sd, main_pid(sd, unit))
+            consumer_slice = session_thread_slice(sd, main_pid(sd, unit))
             check(consumer_slice == CONSUMER_SLICE_NS,
-                  f"the consumer unit's slice is {consumer_slice} ns, not {CONSUMER_SLICE_NS}")
-            log(f"{unit}: main thread slice {consumer_slice} ns")
+                  f"the consumer unit's session thread's slice is {consumer_slice} ns, not "
+                  f"{CONSUMER_SLICE_NS}")
+            log(f"{unit}: session thread slice {consumer_slice} ns")
         check(_apps_count(sd, bob) == 0, "bob sees alice's application")
         check(sd.tracectl_json("list", user=bob)["sessions"] == [], "bob sees alice's session")
         # Popen holds nsenter, which does not forward signals: signal the
