@@ -9,11 +9,11 @@
  * and fails every request waiting on it at once, not at their deadlines.
  */
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
+#include "fake-consumer.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
 
@@ -29,18 +29,10 @@ static char *wrapper_dir;
 static TcConsumer *
 start(const char *mode)
 {
-	const char *fake = g_getenv("TC_FAKE_LINK_CONSUMER");
-	g_autofree char *path = g_build_filename(wrapper_dir, mode, NULL);
-	g_autofree char *script =
-	    g_strdup_printf("#!/bin/sh\nexec /usr/bin/python3 '%s' %s\n", fake, mode);
 	g_autoptr(GError) error = NULL;
 	TcConsumer *consumer;
 
-	g_assert_nonnull(fake);
-	g_file_set_contents(path, script, -1, &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(path, 0755), ==, 0);
-	g_setenv("TRACECTL_CONSUMERD", path, TRUE);
+	fake_consumer_use(wrapper_dir, "TC_FAKE_LINK_CONSUMER", mode);
 	consumer = tc_consumer_get(getuid(), &error);
 	g_assert_no_error(error);
 	return consumer;
@@ -288,15 +280,12 @@ test_deadline(void)
 int
 main(int argc, char **argv)
 {
-	g_autoptr(GError) error = NULL;
 	int ret;
 
 	g_test_init(&argc, &argv, NULL);
 	/* Broken consumers are logged as warnings. */
 	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
-	wrapper_dir = g_dir_make_tmp("tc-consumer-link-XXXXXX", &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(wrapper_dir, 0755), ==, 0);
+	wrapper_dir = fake_consumer_dir_new("tc-consumer-link");
 	g_test_add_func("/tracectld/consumer-link/slow-neighbour", test_slow_neighbour);
 	g_test_add_func("/tracectld/consumer-link/interleave", test_interleave);
 	g_test_add_func("/tracectld/consumer-link/misroute", test_misroute);
@@ -305,11 +294,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectld/consumer-link/death", test_death);
 	g_test_add_func("/tracectld/consumer-link/deadline", test_deadline);
 	ret = g_test_run();
-	{
-		g_autofree char *command = g_strdup_printf("rm -rf '%s'", wrapper_dir);
-
-		if (system(command) != 0)
-			g_printerr("Cannot remove %s\n", wrapper_dir);
-	}
+	fake_consumer_dir_remove(wrapper_dir);
 	return ret;
 }

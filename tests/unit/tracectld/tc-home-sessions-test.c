@@ -10,11 +10,11 @@
  * replaced at the next use. A consumer no one uses is retired.
  */
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fake-consumer.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-home-sessions.h"
@@ -28,30 +28,13 @@ log_handler(const char *domain, GLogLevelFlags level, const char *message, gpoin
 	g_string_append_printf(warnings, "%s\n", message);
 }
 
-/* The fake consumer, told to answer as mode says, for the next start. */
-static void
-use_mode(const char *mode)
-{
-	const char *fake = g_getenv("TC_FAKE_CONSUMER");
-	g_autofree char *path = g_build_filename(wrapper_dir, mode, NULL);
-	g_autofree char *script =
-		g_strdup_printf("#!/bin/sh\nexec /usr/bin/python3 '%s' %s\n", fake, mode);
-	g_autoptr(GError) error = NULL;
-
-	g_assert_nonnull(fake);
-	g_file_set_contents(path, script, -1, &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(path, 0755), ==, 0);
-	g_setenv("TRACECTL_CONSUMERD", path, TRUE);
-}
-
 static TcConsumer *
 start(const char *mode)
 {
 	g_autoptr(GError) error = NULL;
 	TcConsumer *consumer;
 
-	use_mode(mode);
+	fake_consumer_use(wrapper_dir, "TC_FAKE_CONSUMER", mode);
 	consumer = tc_consumer_get(getuid(), &error);
 	g_assert_no_error(error);
 	return consumer;
@@ -184,7 +167,6 @@ test_hostile(void)
 int
 main(int argc, char **argv)
 {
-	g_autoptr(GError) error = NULL;
 	int ret;
 
 	g_test_init(&argc, &argv, NULL);
@@ -192,18 +174,11 @@ main(int argc, char **argv)
 	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 	warnings = g_string_new(NULL);
 	g_log_set_handler("tracectld-autoload", G_LOG_LEVEL_WARNING, log_handler, NULL);
-	wrapper_dir = g_dir_make_tmp("tc-home-sessions-XXXXXX", &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(wrapper_dir, 0755), ==, 0);
+	wrapper_dir = fake_consumer_dir_new("tc-home-sessions");
 	g_test_add_func("/tracectld/home-sessions/good", test_good);
 	g_test_add_func("/tracectld/home-sessions/refusals", test_refusals);
 	g_test_add_func("/tracectld/home-sessions/hostile", test_hostile);
 	ret = g_test_run();
-	{
-		g_autofree char *command = g_strdup_printf("rm -rf '%s'", wrapper_dir);
-
-		if (system(command) != 0)
-			g_printerr("Cannot remove %s\n", wrapper_dir);
-	}
+	fake_consumer_dir_remove(wrapper_dir);
 	return ret;
 }
