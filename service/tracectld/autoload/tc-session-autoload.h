@@ -5,10 +5,6 @@
 
 #include "tc-registry.h"
 
-/* Main thread: gives a loaded session (in the registry, referenced by the
- * caller) to the front end that shows it, and tells subscribers. */
-typedef gboolean (*TcAutoloadPublishFunc)(TcSession *session, GError **error);
-
 /*
  * Auto-loading at the service's start, as LTTng's session daemon loads its
  * system session directory: every "*.lttng" file of directory (the system
@@ -40,6 +36,11 @@ typedef gboolean (*TcAutoloadPublishFunc)(TcSession *session, GError **error);
  * the main loop as soon as it is set up. Main thread only. A missing
  * directory is not an error.
  */
+/* Main thread: gives a loaded session (in the registry, referenced by the
+ * caller) to the front end that shows it, and tells subscribers. */
+typedef gboolean (*TcAutoloadPublishFunc)(TcSession *session, GError **error);
+
+/* publish: see TcAutoloadPublishFunc; the daemon gives the bus's. */
 void tc_session_autoload_start(GDBusConnection *connection, const char *directory,
 			       TcAutoloadPublishFunc publish);
 /* At shutdown, before the operations' workers and the registry go: waits
