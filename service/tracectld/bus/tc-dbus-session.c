@@ -575,11 +575,25 @@ handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation)
 static gboolean
 channel_statistics_work(TcRequest *request, GError **error)
 {
-	GVariant *statistics = tc_session_op_channel_statistics(request->session, error);
+	g_autoptr(GArray) statistics = tc_session_op_channel_statistics(request->session, error);
+	GVariantBuilder builder;
 
 	if (statistics == NULL)
 		return FALSE;
-	request->result = g_variant_new_tuple(&statistics, 1);
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("(a(ssttttt))"));
+	g_variant_builder_open(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+	for (guint i = 0; i < statistics->len; i++) {
+		const TcChannelStatistics *channel =
+		    &g_array_index(statistics, TcChannelStatistics, i);
+
+		g_variant_builder_add(&builder, "(ssttttt)", channel->domain, channel->channel,
+				      channel->stats.buffer_bytes, channel->stats.bytes_used,
+				      channel->stats.bytes_used_peak,
+				      channel->stats.events_discarded,
+				      channel->stats.packets_written);
+	}
+	g_variant_builder_close(&builder);
+	request->result = g_variant_builder_end(&builder);
 	return TRUE;
 }
 
