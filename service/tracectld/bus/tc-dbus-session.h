@@ -7,8 +7,7 @@
 
 /* The D-Bus object of each session, under TC_DBUS_SESSION_PATH_PREFIX:
  * its handlers parse a call and submit a request (tc-dbus-request.h). */
-gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection,
-				  GError **error);
+gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection, GError **error);
 void tc_session_object_unexport(TcSession *session);
 /* The "as" of the context names AddContext accepts in domain ("ust" or
  * "kernel"), or NULL for another domain. */
