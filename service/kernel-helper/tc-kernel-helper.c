@@ -43,26 +43,6 @@
 #define MAX_CLIENTS 64
 #define SERVICE_USER "tracectl"
 
-const char *
-tc_helper_tracefs_root(void)
-{
-	const char *env = getenv("TRACECTL_TRACEFS");
-
-	return env && *env ? env : "/sys/kernel/tracing";
-}
-
-void
-tc_helper_log(const char *level, const char *format, ...)
-{
-	va_list args;
-
-	fprintf(stderr, "tracectl-kernel-helper: %s: ", level);
-	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fputc('\n', stderr);
-}
-
 /* Instance path of a session; the name is ours, only the number varies. */
 static int
 instance_path(uint64_t session_id, char *path, size_t size)
@@ -668,15 +648,6 @@ tc_helper_watchdog_ping(void)
 {
 	if (watchdog_usec)
 		sd_notify(0, "WATCHDOG=1");
-}
-
-int64_t
-tc_helper_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int64_t

@@ -7,14 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The tracefs mount point ($TRACECTL_TRACEFS for tests). */
-const char *tc_helper_tracefs_root(void);
-/* Tells systemd's watchdog the helper is not stuck (no-op without it). */
+/* tc-kernel-helper.c: tells systemd's watchdog the helper is not stuck
+ * (no-op without it). */
 void tc_helper_watchdog_ping(void);
-/* CLOCK_MONOTONIC in milliseconds. */
+/* tc-kernel-log.c: CLOCK_MONOTONIC in milliseconds, and a line on stderr. */
 int64_t tc_helper_now_ms(void);
 void tc_helper_log(const char *level, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/* tc-kernel-tracefs.c: the tracefs mount point ($TRACECTL_TRACEFS for
+ * tests). */
+const char *tc_helper_tracefs_root(void);
 
 /* tc-kernel-tracefs.c: the session instances. Each returns 0 or -errno. */
 /* value: INSTANCE_CREATE's (buffer size in KiB | TC_KERNEL_CLOCK_TSC). */

@@ -22,6 +22,14 @@
 #include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
 
+const char *
+tc_helper_tracefs_root(void)
+{
+	const char *env = getenv("TRACECTL_TRACEFS");
+
+	return env && *env ? env : "/sys/kernel/tracing";
+}
+
 #define FORMAT_MAX (1u << 20)
 
 bool

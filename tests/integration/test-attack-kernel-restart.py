@@ -19,7 +19,7 @@ from kattack import copy_binary, helper_pids, instances, probe_groups, require_u
 from tclib import TRACEFS, Service, check, log, run, wait_for
 
 LEFTOVER_SESSION = 999999
-DEADLINE_S = 10  # REPLY_TIMEOUT_MS of service/tracectld/tc-kernel.c
+DEADLINE_S = 10  # REPLY_TIMEOUT_MS of service/tracectld/kernel/tc-kernel.c
 
 
 def start_session(svc, user, name, program):

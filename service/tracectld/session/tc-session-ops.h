@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "tc-consumer.h"
 #include "tc-registry.h"
 
 /*
@@ -78,8 +79,16 @@ gboolean tc_session_op_track(TcSession *session, gboolean kernel, TcTrackKind ki
  * tc_session_track_unit_locked(). */
 gboolean tc_session_op_track_unit(TcSession *session, const char *unit, gboolean track,
 				  GError **error);
-/* a(ssttttt), see ChannelStatistics in the D-Bus interface. */
-GVariant *tc_session_op_channel_statistics(TcSession *session, GError **error);
+/* One channel's figures, summed over the session's traces. */
+typedef struct {
+	const char *domain; /* "ust" or "kernel" */
+	char *channel;
+	TcChannelStats stats;
+} TcChannelStatistics;
+/* The figures of each channel, the user-space ones in the order they were
+ * enabled, then the kernel's: a GArray of TcChannelStatistics that frees
+ * its names (ChannelStatistics in the D-Bus interface). */
+GArray *tc_session_op_channel_statistics(TcSession *session, GError **error);
 /* What the session's relay lost, if it streams, asked of the owner's
  * consumer and put in Problem (a new state logged, naming the session,
  * its owner and the relay's URL) as ChannelStatistics does: for a session

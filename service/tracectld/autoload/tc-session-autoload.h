@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "tc-registry.h"
+
 /*
  * Auto-loading at the service's start, as LTTng's session daemon loads its
  * system session directory: every "*.lttng" file of directory (the system
@@ -34,7 +36,13 @@
  * the main loop as soon as it is set up. Main thread only. A missing
  * directory is not an error.
  */
-void tc_session_autoload_start(GDBusConnection *connection, const char *directory);
+/* Main thread: gives a loaded session (in the registry, referenced by the
+ * caller) to the front end that shows it, and tells subscribers. */
+typedef gboolean (*TcAutoloadPublishFunc)(TcSession *session, GError **error);
+
+/* publish: see TcAutoloadPublishFunc; the daemon gives the bus's. */
+void tc_session_autoload_start(GDBusConnection *connection, const char *directory,
+			       TcAutoloadPublishFunc publish);
 /* At shutdown, before the operations' workers and the registry go: waits
  * for the start thread and for the session each owner's thread is
  * loading; drops the rest. Main thread. */

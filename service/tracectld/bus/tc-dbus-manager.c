@@ -19,28 +19,9 @@
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
 #include "tc-signals.h"
-#include "tc-user-account.h"
 #include "tc-validate.h"
 
 static GDBusConnection *manager_connection;
-
-/* $HOME/tracectl-traces/<name>-<YYYYmmdd-HHMMSS> of uid. */
-char *
-tc_manager_default_output_directory(uid_t uid, const char *name, GError **error)
-{
-	g_autoptr(GDateTime) now = g_date_time_new_now_local();
-	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
-	g_autofree char *leaf = g_strdup_printf("%s-%s", name, stamp);
-	g_autofree char *home = tc_user_account_home(uid, NULL);
-
-	if (home == NULL) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "uid %u has no home directory; give an output directory",
-			    (unsigned)uid);
-		return NULL;
-	}
-	return g_build_filename(home, "tracectl-traces", leaf, NULL);
-}
 
 /*
  * Worker thread: the session counts against the limits of the caller's
@@ -130,8 +111,8 @@ create_authorized(TcRequest *request, GError **error)
 	else if (*request->directory)
 		directory = g_strdup(request->directory);
 	else
-		directory = tc_manager_default_output_directory(request->caller.uid, request->name,
-								 error);
+		directory =
+		    tc_session_output_default_directory(request->caller.uid, request->name, error);
 	if (directory == NULL)
 		return FALSE;
 	request->session = tc_session_new(request->name, request->caller.uid, directory);

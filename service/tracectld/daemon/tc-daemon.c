@@ -101,7 +101,7 @@ name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_da
 	daemon->is_started = TRUE;
 	g_message("Acquired the bus name %s, ready", name);
 	sd_notify(0, "READY=1\nSTATUS=Ready");
-	tc_session_autoload_start(connection, daemon->session_dir);
+	tc_session_autoload_start(connection, daemon->session_dir, tc_manager_publish_session);
 }
 
 static void

@@ -14,6 +14,7 @@
 
 #include "tc-dbus-session.h"
 
+#include "tc-channel-config.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-track.h"
@@ -35,28 +36,6 @@
 #include "tc-rb.h"
 #include "tracectl-abi.h"
 
-/* Context names of the API, per domain, in the order of their fields. */
-typedef struct {
-	const char *name;
-	guint32 bit;
-} TcContextName;
-
-static const TcContextName ust_contexts[] = {
-	{"vpid", TRACECTL_CONTEXT_VPID},
-	{"vtid", TRACECTL_CONTEXT_VTID},
-	{"procname", TRACECTL_CONTEXT_PROCNAME},
-	{"pthread_id", TRACECTL_CONTEXT_PTHREAD_ID},
-	{NULL, 0},
-};
-
-static const TcContextName kernel_contexts[] = {
-	{"pid", TC_CONSUMER_KCTX_PID},
-	{"tid", TC_CONSUMER_KCTX_TID},
-	{"procname", TC_CONSUMER_KCTX_PROCNAME},
-	{"prio", TC_CONSUMER_KCTX_PRIO},
-	{NULL, 0},
-};
-
 #define TC_TYPE_SESSION_OBJECT (tc_session_object_get_type())
 G_DECLARE_FINAL_TYPE(TcSessionObject, tc_session_object, TC, SESSION_OBJECT,
 		     TcDbusSessionSkeleton)
@@ -74,7 +53,8 @@ context_names_variant(guint32 contexts)
 	GVariantBuilder names;
 
 	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
-	for (const TcContextName *context = ust_contexts; context->name; context++)
+	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
+	     context++)
 		if (contexts & context->bit)
 			g_variant_builder_add(&names, "s", context->name);
 	return g_variant_builder_end(&names);
@@ -179,7 +159,8 @@ kernel_channel_variant_locked(TcSession *session)
 		g_variant_builder_add(&probes, "s", text);
 	}
 	g_variant_builder_init(&contexts, G_VARIANT_TYPE_STRING_ARRAY);
-	for (const TcContextName *context = kernel_contexts; context->name; context++)
+	for (const TcContextName *context = tc_channel_config_kernel_contexts; context->name;
+	     context++)
 		if (session->kernel_contexts & context->bit)
 			g_variant_builder_add(&contexts, "s", context->name);
 	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
@@ -348,29 +329,6 @@ check_domain(const char *domain, GError **error)
 	return FALSE;
 }
 
-static gboolean
-check_power_of_two(const char *what, guint64 value, guint64 min, guint64 max, GError **error)
-{
-	if (value >= min && value <= max && (value & (value - 1)) == 0)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "%s must be a power of two from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
-		    ", not %" G_GUINT64_FORMAT,
-		    what, min, max, value);
-	return FALSE;
-}
-
-static gboolean
-check_timer(const char *key, guint32 us, GError **error)
-{
-	if (us == 0 || (us >= TC_CONSUMER_TIMER_MIN_US && us <= TC_CONSUMER_TIMER_MAX_US))
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "The %s is 0 (off) or %u to %u microseconds, not %u", key,
-		    TC_CONSUMER_TIMER_MIN_US, TC_CONSUMER_TIMER_MAX_US, us);
-	return FALSE;
-}
-
 /* One option of EnableChannel into config; FALSE for an unknown one. */
 static gboolean
 parse_channel_option(const char *key, GVariant *value, guint64 *size, TcChannelConfig *config)
@@ -417,23 +375,10 @@ parse_channel_options(GVariant *options, gboolean snapshot, TcChannelConfig *con
 			return FALSE;
 		}
 	}
-	if (!tc_session_check_channel_config(size, config, error))
+	if (!tc_channel_config_check(size, config, error))
 		return FALSE;
 	config->subbuf_size = size;
 	return TRUE;
-}
-
-gboolean
-tc_session_check_channel_config(guint64 subbuf_size, const TcChannelConfig *config,
-				GError **error)
-{
-	return check_power_of_two("The sub-buffer size", subbuf_size, TC_RB_SUBBUF_SIZE_MIN,
-				  TC_RB_SUBBUF_SIZE_MAX, error) &&
-	       check_power_of_two("The number of sub-buffers", config->num_subbuf,
-				  TC_RB_NUM_SUBBUF_MIN, TC_RB_NUM_SUBBUF_MAX, error) &&
-	       check_timer("switch-timer", config->switch_timer_us, error) &&
-	       check_timer("read-timer", config->read_timer_us, error) &&
-	       check_timer("monitor-timer", config->monitor_timer_us, error);
 }
 
 /* Work that changes the Channels property, for PropertiesChanged. */
@@ -488,47 +433,6 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 }
 
 static gboolean
-parse_contexts(const char *const *names, const TcContextName *known, guint32 *contexts,
-	       GError **error)
-{
-	*contexts = 0;
-	for (; *names; names++) {
-		const TcContextName *context = known;
-
-		while (context->name && !g_str_equal(*names, context->name))
-			context++;
-		if (!context->name) {
-			g_autoptr(GString) choices = g_string_new(NULL);
-
-			for (context = known; context->name; context++)
-				g_string_append_printf(choices, "%s%s", context == known ? "" : ", ",
-						       context->name);
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "Unknown context '%.64s': use %s", *names, choices->str);
-			return FALSE;
-		}
-		*contexts |= context->bit;
-	}
-	if (*contexts == 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No context given");
-		return FALSE;
-	}
-	return TRUE;
-}
-
-gboolean
-tc_session_ust_context_bits(const char *const *names, guint32 *contexts, GError **error)
-{
-	return parse_contexts(names, ust_contexts, contexts, error);
-}
-
-gboolean
-tc_session_kernel_context_bits(const char *const *names, guint32 *contexts, GError **error)
-{
-	return parse_contexts(names, kernel_contexts, contexts, error);
-}
-
-static gboolean
 add_context_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
@@ -562,7 +466,7 @@ handle_add_kernel_context(TcSessionObject *self, GDBusMethodInvocation *invocati
 	guint32 bits;
 
 	if (!check_kernel_channel(channel, &error) ||
-	    !parse_contexts(contexts, kernel_contexts, &bits, &error)) {
+	    !tc_channel_config_kernel_context_bits(contexts, &bits, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
@@ -586,7 +490,7 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
 		return handle_add_kernel_context(self, invocation, channel, contexts);
 	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
-	    !parse_contexts(contexts, ust_contexts, &bits, &error)) {
+	    !tc_channel_config_ust_context_bits(contexts, &bits, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
@@ -671,11 +575,25 @@ handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation)
 static gboolean
 channel_statistics_work(TcRequest *request, GError **error)
 {
-	GVariant *statistics = tc_session_op_channel_statistics(request->session, error);
+	g_autoptr(GArray) statistics = tc_session_op_channel_statistics(request->session, error);
+	GVariantBuilder builder;
 
 	if (statistics == NULL)
 		return FALSE;
-	request->result = g_variant_new_tuple(&statistics, 1);
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("(a(ssttttt))"));
+	g_variant_builder_open(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+	for (guint i = 0; i < statistics->len; i++) {
+		const TcChannelStatistics *channel =
+		    &g_array_index(statistics, TcChannelStatistics, i);
+
+		g_variant_builder_add(&builder, "(ssttttt)", channel->domain, channel->channel,
+				      channel->stats.buffer_bytes, channel->stats.bytes_used,
+				      channel->stats.bytes_used_peak,
+				      channel->stats.events_discarded,
+				      channel->stats.packets_written);
+	}
+	g_variant_builder_close(&builder);
+	request->result = g_variant_builder_end(&builder);
 	return TRUE;
 }
 
@@ -956,9 +874,10 @@ tc_session_object_unexport(TcSession *session)
 GVariant *
 tc_session_context_names(const char *domain)
 {
-	const TcContextName *known = g_str_equal(domain, "kernel") ? kernel_contexts
-				     : g_str_equal(domain, "ust")  ? ust_contexts
-								   : NULL;
+	const TcContextName *known = g_str_equal(domain, "kernel")
+					 ? tc_channel_config_kernel_contexts
+				     : g_str_equal(domain, "ust") ? tc_channel_config_ust_contexts
+								  : NULL;
 	GVariantBuilder names;
 
 	if (known == NULL)

@@ -626,14 +626,11 @@ buffer_usage_is_true(TcTrigger *trigger, const char *channel, guint64 size, guin
 static gboolean
 condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 {
-	g_autoptr(GVariant) statistics = NULL;
+	g_autoptr(GArray) statistics = NULL;
 	g_autoptr(GHashTable) subbuf_sizes = NULL;
 	gboolean is_active, is_true = FALSE;
 	guint64 consumed = 0;
 	gint64 period;
-	GVariantIter iter;
-	const char *domain, *channel;
-	guint64 size, used, peak, discarded, packets;
 
 	g_mutex_lock(&session->lock);
 	is_active = session->state == TC_SESSION_ACTIVE;
@@ -644,13 +641,19 @@ condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 		statistics = tc_session_op_channel_statistics(session, NULL);
 	if (statistics == NULL)
 		return FALSE;
-	g_variant_iter_init(&iter, statistics);
-	while (g_variant_iter_next(&iter, "(&s&sttttt)", &domain, &channel, &size, &used, &peak,
-				   &discarded, &packets)) {
+	for (guint i = 0; i < statistics->len; i++) {
+		const TcChannelStatistics *channel =
+		    &g_array_index(statistics, TcChannelStatistics, i);
+		const TcChannelStats *stats = &channel->stats;
+
 		/* Channels are never removed: the name is still in the table. */
-		consumed += packets * GPOINTER_TO_SIZE(g_hash_table_lookup(subbuf_sizes, channel));
-		if (trigger->channel && g_str_equal(channel, trigger->channel) && size > 0)
-			is_true = buffer_usage_is_true(trigger, channel, size, used, description);
+		consumed += stats->packets_written *
+			    GPOINTER_TO_SIZE(g_hash_table_lookup(subbuf_sizes, channel->channel));
+		if (trigger->channel && g_str_equal(channel->channel, trigger->channel) &&
+		    stats->buffer_bytes > 0)
+			is_true =
+			    buffer_usage_is_true(trigger, channel->channel, stats->buffer_bytes,
+						 stats->bytes_used, description);
 	}
 	if (trigger->condition != TC_CONDITION_CONSUMED_SIZE_GE)
 		return is_true;

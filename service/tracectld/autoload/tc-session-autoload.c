@@ -44,8 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tc-dbus-manager.h"
-#include "tc-dbus-session.h"
+#include "tc-channel-config.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-consumer.h"
@@ -272,7 +271,7 @@ channel_config(const TcFileSession *file, const TcFileChannel *channel, TcChanne
 	if (channel->read_timer_us)
 		config->read_timer_us = channel->read_timer_us;
 	config->monitor_timer_us = (guint32)MIN(channel->monitor_timer_us, G_MAXUINT32);
-	if (!tc_session_check_channel_config(subbuf_size, config, error))
+	if (!tc_channel_config_check(subbuf_size, config, error))
 		return FALSE;
 	config->subbuf_size = (guint32)subbuf_size;
 	return TRUE;
@@ -360,7 +359,7 @@ load_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileC
 		g_autofree const char **names = context_names(channel);
 		guint32 contexts = 0;
 
-		if (!tc_session_kernel_context_bits(names, &contexts, error) ||
+		if (!tc_channel_config_kernel_context_bits(names, &contexts, error) ||
 		    !tc_session_op_kernel_context(session, contexts, error))
 			return FALSE;
 	}
@@ -386,7 +385,7 @@ load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel 
 	if (channel->contexts->len) {
 		g_autofree const char **names = context_names(channel);
 
-		if (!tc_session_ust_context_bits(names, &contexts, error) ||
+		if (!tc_channel_config_ust_context_bits(names, &contexts, error) ||
 		    !tc_session_op_add_context(session, channel->name, contexts, error))
 			return FALSE;
 	}
@@ -517,7 +516,7 @@ new_session(const TcFileSession *file, uid_t owner, GError **error)
 		return NULL;
 	if (relay == NULL && *directory == '\0') {
 		g_free(directory);
-		directory = tc_manager_default_output_directory(owner, file->name, error);
+		directory = tc_session_output_default_directory(owner, file->name, error);
 		if (directory == NULL)
 			return NULL;
 	}
@@ -644,6 +643,9 @@ hold_unref(TcAutoloadHold *hold)
 		g_idle_add(hold_release_cb, hold);
 }
 
+/* Set at start, before any thread of ours runs: read on the main loop. */
+static TcAutoloadPublishFunc autoload_publish;
+
 /* Main thread: a loaded session gets its D-Bus objects. */
 static gboolean
 publish_cb(gpointer data)
@@ -651,7 +653,7 @@ publish_cb(gpointer data)
 	TcAutoloadPublish *publish = data;
 	g_autoptr(GError) error = NULL;
 
-	if (!tc_manager_publish_session(publish->session, &error))
+	if (!autoload_publish(publish->session, &error))
 		g_warning("Auto-load: cannot export session '%s': %s", publish->session->name,
 			  error->message);
 	tc_session_unref(publish->session);
@@ -1081,9 +1083,12 @@ watch_user_new(GDBusConnection *connection)
 }
 
 void
-tc_session_autoload_start(GDBusConnection *connection, const char *directory)
+tc_session_autoload_start(GDBusConnection *connection, const char *directory,
+			  TcAutoloadPublishFunc publish)
 {
 	TcAutoloadStart *start = g_new0(TcAutoloadStart, 1);
+
+	autoload_publish = publish;
 
 	/* Threads as owners loading at once: one each at most. */
 	loads_pool = tc_owner_pool_new(owner_load_run, (GDestroyNotify)owner_load_free, NULL);

@@ -880,9 +880,10 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 /* op_lock held: the kernel channel's figures, from the kernel's own
  * counts once its buffers are read (zeros before the first start). */
 static gboolean
-add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **error)
+add_kernel_statistics(TcSession *session, GArray *statistics, GError **error)
 {
 	TcChannelStats stats = {.buffer_bytes = session->kernel_buffer_bytes};
+	TcChannelStatistics kernel = {.domain = "kernel"};
 
 	if (session->kernel_trace) {
 		g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
@@ -891,9 +892,9 @@ add_kernel_statistics(TcSession *session, GVariantBuilder *builder, GError **err
 		    !tc_consumer_kernel_stats(consumer, session->id, &stats, error))
 			return FALSE;
 	}
-	g_variant_builder_add(builder, "(ssttttt)", "kernel", TC_DEFAULT_CHANNEL,
-			      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
-			      stats.events_discarded, stats.packets_written);
+	kernel.channel = g_strdup(TC_DEFAULT_CHANNEL);
+	kernel.stats = stats;
+	g_array_append_val(statistics, kernel);
 	return TRUE;
 }
 
@@ -1021,18 +1022,24 @@ tc_session_op_refresh_relay_problem(TcSession *session)
 	g_mutex_unlock(&session->op_lock);
 }
 
-GVariant *
+static void
+channel_statistics_clear(gpointer data)
+{
+	g_free(((TcChannelStatistics *)data)->channel);
+}
+
+GArray *
 tc_session_op_channel_statistics(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+	g_autoptr(GArray) statistics = g_array_new(FALSE, FALSE, sizeof(TcChannelStatistics));
 	g_autoptr(GMutexLocker) op = NULL;
-	GVariantBuilder builder;
 	GHashTableIter iter;
 	gpointer value;
 	gboolean ok = TRUE;
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+	g_array_set_clear_func(statistics, channel_statistics_clear);
 	op = g_mutex_locker_new(&session->op_lock);
 	g_mutex_lock(&session->lock);
 	g_hash_table_iter_init(&iter, session->traces);
@@ -1047,24 +1054,21 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 	/* Channels change only under op_lock, which we hold. */
 	for (guint c = 0; ok && c < session->channels->len; c++) {
 		TcChannel *channel = g_ptr_array_index(session->channels, c);
-		TcChannelStats stats = {0};
+		TcChannelStatistics ust = {.domain = "ust"};
 
 		for (guint i = 0; ok && i < ids->len; i++)
 			ok = tc_consumer_channel_stats(consumer, g_array_index(ids, guint64, i),
-						       channel->handle, &stats, error);
-		g_variant_builder_add(&builder, "(ssttttt)", "ust", channel->name,
-				      stats.buffer_bytes, stats.bytes_used, stats.bytes_used_peak,
-				      stats.events_discarded, stats.packets_written);
+						       channel->handle, &ust.stats, error);
+		ust.channel = g_strdup(channel->name);
+		g_array_append_val(statistics, ust);
 	}
 	if (ok && tc_session_has_kernel(session))
-		ok = add_kernel_statistics(session, &builder, error);
-	if (!ok) {
-		g_variant_builder_clear(&builder);
+		ok = add_kernel_statistics(session, statistics, error);
+	if (!ok)
 		return NULL;
-	}
 	if (consumer)
 		refresh_relay_problem(session, consumer, ids);
-	return g_variant_builder_end(&builder);
+	return g_steal_pointer(&statistics);
 }
 
 /* The helper is started on demand: it answers before anything is

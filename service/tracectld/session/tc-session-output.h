@@ -31,6 +31,11 @@ gboolean tc_session_output_resolve(const TcSessionOutputOptions *options,
 				   const char *output_directory, char **directory,
 				   struct tc_consumer_relay_output **relay, GError **error);
 
+/* $HOME/tracectl-traces/<name>-<date>-<time> of uid: where a session
+ * created without an output directory records, whichever front end
+ * created it. */
+char *tc_session_output_default_directory(uid_t uid, const char *name, GError **error);
+
 /* Makes relay (taken, freed on failure) the output of session, not yet
  * created: the relay files it under this machine's name and the
  * session's, and every per-user trace of it shares its identity. */

@@ -9,6 +9,7 @@
 #include "tc-error.h"
 #include "tc-registry.h"
 #include "tc-relay-url.h"
+#include "tc-user-account.h"
 
 gboolean
 tc_session_output_resolve(const TcSessionOutputOptions *options, const char *output_directory,
@@ -80,4 +81,22 @@ tc_session_output_set_relay(TcSession *session, struct tc_consumer_relay_output 
 		return FALSE;
 	session->relay = g_steal_pointer(&owned);
 	return TRUE;
+}
+
+/* $HOME/tracectl-traces/<name>-<YYYYmmdd-HHMMSS> of uid. */
+char *
+tc_session_output_default_directory(uid_t uid, const char *name, GError **error)
+{
+	g_autoptr(GDateTime) now = g_date_time_new_now_local();
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
+	g_autofree char *leaf = g_strdup_printf("%s-%s", name, stamp);
+	g_autofree char *home = tc_user_account_home(uid, NULL);
+
+	if (home == NULL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "uid %u has no home directory; give an output directory",
+			    (unsigned)uid);
+		return NULL;
+	}
+	return g_build_filename(home, "tracectl-traces", leaf, NULL);
 }

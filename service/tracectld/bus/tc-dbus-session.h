@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tc-registry.h"
+
+/* The D-Bus object of each session, under TC_DBUS_SESSION_PATH_PREFIX:
+ * its handlers parse a call and submit a request (tc-dbus-request.h). */
+gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection, GError **error);
+void tc_session_object_unexport(TcSession *session);
+/* The "as" of the context names AddContext accepts in domain ("ust" or
+ * "kernel"), or NULL for another domain. */
+GVariant *tc_session_context_names(const char *domain);
