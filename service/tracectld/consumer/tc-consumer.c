@@ -42,6 +42,7 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
+#include "tc-consumer-route.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
 #include "tc-fd-passing.h"
@@ -78,7 +79,7 @@ struct _TcConsumer {
 	 * never the other way. Covers the fields up to send_lock. */
 	GMutex lock;
 	GCond answered; /* a request ended, or the reader let go */
-	GHashTable *pending; /* request_id -> ConsumerRequest * waiting */
+	GHashTable *pending; /* request_id -> TcConsumerRequest * waiting */
 	guint32 last_request_id;
 	gboolean has_reader; /* a waiting requester reads for all */
 	gboolean is_closed;  /* let go: no new request */
@@ -454,13 +455,14 @@ tc_consumer_find(uid_t uid)
 /*
  * The link: several requests at once on one socket.
  *
- * A requester registers its ConsumerRequest (on its own stack) under a
+ * A requester registers its TcConsumerRequest (on its own stack) under a
  * fresh id in consumer->pending, sends the request under send_lock, and
  * waits. The waiting requesters take turns reading the socket, leader and
  * followers: whoever finds no reader becomes it, reads one message with
  * consumer->lock released, then routes it under the lock to the request
  * whose id it carries (a stream's descriptors into its array, an answer
- * to its callback, the reply into its reply) and wakes the waiters. The
+ * to its callback, the reply into its reply: tc-consumer-route.c, which
+ * does no I/O and takes no lock) and wakes the waiters. The
  * reader is one of the requesters, so no thread outlives the requests and
  * nothing is read while nobody waits; the hang-up watch notices a death
  * in between.
@@ -473,25 +475,6 @@ tc_consumer_find(uid_t uid)
  * into its request, so the link holds at most one message (the reader's
  * buffer) and one request per waiting thread.
  */
-
-/* One request from its registration to its end. Lives on its requester's
- * stack; the fields below id are covered by consumer->lock, and a message
- * is routed to it only while it is in consumer->pending. */
-typedef struct {
-	guint32 id;
-	guint32 answer_type; /* what func takes, 0 for none */
-	TcConsumerAnswerFunc func;
-	gpointer user_data;
-	int *fds; /* streams: memfd then eventfd, for max_streams CPUs */
-	guint max_streams;
-	guint n_streams;
-	guint64 *shm_size;
-	struct tc_consumer_reply *reply;
-	gint64 deadline; /* monotonic, us */
-	guint timeout_ms;
-	gboolean is_done; /* replied to or failed (error set) */
-	GError *error;
-} ConsumerRequest;
 
 /* Whether the process is stopped by a signal or a tracer: /proc/<pid>/stat
  * is readable by anybody, whoever the process runs as. */
@@ -509,40 +492,13 @@ process_is_stopped(pid_t pid)
 	return end && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
 }
 
-static void
-close_fds(int fds[2])
-{
-	for (int i = 0; i < 2; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-		fds[i] = -1;
-	}
-}
-
 /* Gives every waiting request its error and wakes them, consumer->lock
  * held. culprit (or NULL) is the request whose answer showed the fault:
  * it gets why itself, the others say that another request broke it. */
 static void
-fail_pending_locked(TcConsumer *consumer, ConsumerRequest *culprit, const GError *why)
+fail_pending_locked(TcConsumer *consumer, TcConsumerRequest *culprit, const GError *why)
 {
-	GHashTableIter iter;
-	gpointer value;
-
-	g_hash_table_iter_init(&iter, consumer->pending);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		ConsumerRequest *request = value;
-
-		if (request->is_done)
-			continue;
-		if (request == culprit || culprit == NULL)
-			request->error = g_error_copy(why);
-		else
-			request->error = g_error_new(
-			    TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer of uid %u (pid %d) failed another request: %s",
-			    (unsigned)consumer->uid, (int)consumer->pid, why->message);
-		request->is_done = TRUE;
-	}
+	tc_consumer_route_fail_all(consumer->pending, culprit, why, consumer->uid, consumer->pid);
 	g_cond_broadcast(&consumer->answered);
 }
 
@@ -554,7 +510,7 @@ fail_pending_locked(TcConsumer *consumer, ConsumerRequest *culprit, const GError
  * callback runs from here.
  */
 static void
-consumer_break(TcConsumer *consumer, ConsumerRequest *culprit, const GError *why)
+consumer_break(TcConsumer *consumer, TcConsumerRequest *culprit, const GError *why)
 {
 	gboolean is_first, is_closed;
 
@@ -577,7 +533,7 @@ consumer_break(TcConsumer *consumer, ConsumerRequest *culprit, const GError *why
  * stamps msg's header with it; every message of the answer must carry it.
  * Fails if the consumer is gone or let go. */
 static gboolean
-request_register(TcConsumer *consumer, ConsumerRequest *request, void *msg, guint32 type,
+request_register(TcConsumer *consumer, TcConsumerRequest *request, void *msg, guint32 type,
 		 guint32 size, GError **error)
 {
 	struct tc_consumer_header *header = msg;
@@ -610,7 +566,7 @@ request_register(TcConsumer *consumer, ConsumerRequest *request, void *msg, guin
  * stops reading its socket holds the sender until the request's deadline
  * at most. Returns 0 or a negative errno. */
 static int
-request_send(TcConsumer *consumer, const ConsumerRequest *request, const void *msg, guint32 size,
+request_send(TcConsumer *consumer, const TcConsumerRequest *request, const void *msg, guint32 size,
 	     const int *fds, guint count)
 {
 	gssize sent;
@@ -694,67 +650,12 @@ reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error
 	if (len > 0)
 		tc_fd_collect(&mh, fds, 2);
 	if (len <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		close_fds(fds);
+		tc_consumer_route_close_fds(fds);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer closed its connection or sent a bad message");
 		return -1;
 	}
 	return len;
-}
-
-static gboolean
-check_reply(const struct tc_consumer_reply *reply, gssize len, GError **error)
-{
-	if (len != sizeof(*reply) || reply->header.size != sizeof(*reply)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The consumer sent a bad reply");
-		return FALSE;
-	}
-	return TRUE;
-}
-
-/* A refusal in a well-formed reply: the consumer is fine, the request
- * failed. */
-static void
-take_reply(ConsumerRequest *request, const struct tc_consumer_reply *reply)
-{
-	memcpy(request->reply, reply, sizeof(*reply));
-	request->is_done = TRUE;
-	if (reply->status < 0) {
-		char message[TC_CONSUMER_ERROR_MAX];
-		/* Something there already (a trace in the directory) is taken,
-		 * as a name can be; anything else the service could not do. */
-		int code = reply->status == -EEXIST || reply->status == -ENOTEMPTY
-			       ? TC_ERROR_ALREADY_EXISTS
-			       : TC_ERROR_FAILED;
-
-		/* The consumer's text, maybe unterminated: g_strlcpy() would
-		 * read on to the end of it. */
-		G_STATIC_ASSERT(sizeof(message) == sizeof(reply->message));
-		memcpy(message, reply->message, sizeof(message) - 1);
-		message[sizeof(message) - 1] = '\0';
-		g_set_error(&request->error, TC_ERROR, code, "%s",
-			    *message ? message : g_strerror(-reply->status));
-	}
-}
-
-/* A stream of a CREATE_CHANNEL: the next CPU's, with its two descriptors
- * (taken on success). */
-static gboolean
-take_stream(ConsumerRequest *request, const struct tc_consumer_stream *stream, gssize len,
-	    int fds[2], GError **error)
-{
-	if (len != sizeof(*stream) || fds[0] < 0 || fds[1] < 0 ||
-	    request->n_streams >= request->max_streams || stream->cpu != request->n_streams) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer sent an unexpected stream");
-		return FALSE;
-	}
-	request->fds[2 * request->n_streams] = fds[0];
-	request->fds[2 * request->n_streams + 1] = fds[1];
-	fds[0] = fds[1] = -1;
-	request->n_streams++;
-	*request->shm_size = stream->shm_size;
-	return TRUE;
 }
 
 /* Hands the message in consumer->buffer to the request it answers,
@@ -763,60 +664,19 @@ take_stream(ConsumerRequest *request, const struct tc_consumer_stream *stream, g
  * request the message named (or NULL). The descriptors are taken or
  * closed. */
 static gboolean
-route_locked(TcConsumer *consumer, gssize len, int fds[2], ConsumerRequest **culprit,
+route_locked(TcConsumer *consumer, gssize len, int fds[2], TcConsumerRequest **culprit,
 	     GError **error)
 {
-	const struct tc_consumer_header *header = (const void *)consumer->buffer;
-	ConsumerRequest *request;
-	gboolean ok = FALSE;
-
-	*culprit = NULL;
-	if (len < (gssize)sizeof(*header) || header->magic != TC_CONSUMER_MAGIC ||
-	    header->size != (guint32)len) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer sent a message of %zd bytes with a bad header", len);
-		goto out;
-	}
-	request = g_hash_table_lookup(consumer->pending, GUINT_TO_POINTER(header->request_id));
-	if (request == NULL || request->is_done) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer answered request %u, which is not waiting",
-			    (unsigned)header->request_id);
-		goto out;
-	}
-	*culprit = request;
-	if (header->type == TC_CONSUMER_STREAM && request->max_streams > 0) {
-		ok = take_stream(request, (const void *)header, len, fds, error);
-		goto out;
-	}
-	if (fds[0] >= 0 || fds[1] >= 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer sent descriptors with an answer");
-		goto out;
-	}
-	if (header->type == TC_CONSUMER_REPLY) {
-		ok = check_reply((const void *)header, len, error);
-		if (ok)
-			take_reply(request, (const void *)header);
-	} else if (request->answer_type != 0 && header->type == request->answer_type) {
-		ok = request->func(header, (gsize)len, request->user_data, error);
-	} else {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "The consumer sent an unexpected message of type %u",
-			    (unsigned)header->type);
-	}
-out:
-	close_fds(fds);
-	return ok;
+	return tc_consumer_route(consumer->pending, consumer->buffer, len, fds, culprit, error);
 }
 
 /* One turn as the reader for every waiting request, consumer->lock held
  * (released while reading). Wakes the waiters when something happened. */
 static void
-read_turn_locked(TcConsumer *consumer, ConsumerRequest *request)
+read_turn_locked(TcConsumer *consumer, TcConsumerRequest *request)
 {
 	g_autoptr(GError) error = NULL;
-	ConsumerRequest *culprit = NULL;
+	TcConsumerRequest *culprit = NULL;
 	int fds[2];
 	gssize len;
 	gboolean ok = TRUE;
@@ -831,7 +691,7 @@ read_turn_locked(TcConsumer *consumer, ConsumerRequest *request)
 	else if (len > 0 && consumer->broken == NULL)
 		ok = route_locked(consumer, len, fds, &culprit, &error);
 	else if (len > 0)
-		close_fds(fds);
+		tc_consumer_route_close_fds(fds);
 	if (len != 0)
 		g_cond_broadcast(&consumer->answered);
 	if (ok)
@@ -844,7 +704,7 @@ read_turn_locked(TcConsumer *consumer, ConsumerRequest *request)
 /* Waits for request's end, reading for everyone when nobody does; a
  * deadline passed breaks the consumer. Unregisters request. */
 static gboolean
-request_wait(TcConsumer *consumer, ConsumerRequest *request, GError **error)
+request_wait(TcConsumer *consumer, TcConsumerRequest *request, GError **error)
 {
 	g_mutex_lock(&consumer->lock);
 	while (!request->is_done) {
@@ -886,7 +746,7 @@ request_wait(TcConsumer *consumer, ConsumerRequest *request, GError **error)
 /* Registers, sends and waits for one request; a consumer that cannot be
  * reached is broken as one that does not answer. */
 static gboolean
-request_run(TcConsumer *consumer, ConsumerRequest *request, void *msg, guint32 type, guint32 size,
+request_run(TcConsumer *consumer, TcConsumerRequest *request, void *msg, guint32 type, guint32 size,
 	    const int *send_fds, guint n_send, GError **error)
 {
 	int res;
@@ -915,7 +775,7 @@ request_full(TcConsumer *consumer, void *msg, guint32 type, guint32 size, const 
 			  type == TC_CONSUMER_ROTATE || type == TC_CONSUMER_CLEAR ||
 			  type == TC_CONSUMER_DESTROY_SESSION || type == TC_CONSUMER_RELAY_ROTATE ||
 			  type == TC_CONSUMER_SNAPSHOT_RELAY;
-	ConsumerRequest request = {
+	TcConsumerRequest request = {
 	    .fds = fds,
 	    .max_streams = max_fds,
 	    .shm_size = shm_size,
@@ -940,7 +800,7 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 			    gpointer user_data, GError **error)
 {
 	struct tc_consumer_reply reply = {0};
-	ConsumerRequest request = {
+	TcConsumerRequest request = {
 	    .answer_type = answer_type,
 	    .func = func,
 	    .user_data = user_data,

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "tc-consumer-route.h"
 #include "tc-registry.h"
 
 /*
@@ -61,10 +62,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcConsumer, tc_consumer_unref)
  * bad message or the time running out is a broken consumer: it is killed,
  * as when a request goes unanswered. func runs on whichever waiting thread
  * reads the consumer's socket, under the link's lock: it must be quick and
- * must not call this module. msg's header is filled in here.
+ * must not call this module (TcConsumerAnswerFunc, tc-consumer-route.h).
+ * msg's header is filled in here.
  */
-typedef gboolean (*TcConsumerAnswerFunc)(const void *msg, gsize len, gpointer user_data,
-					 GError **error);
 gboolean tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type,
 				     guint32 size, guint32 answer_type, guint timeout_ms,
 				     TcConsumerAnswerFunc func, gpointer user_data,
