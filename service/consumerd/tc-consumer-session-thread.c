@@ -121,6 +121,7 @@ serve_queue(struct consumerd_session_thread *thread)
 	struct consumerd_request *head;
 	uint64_t count;
 	bool stopping;
+	uint64_t exit_deadline;
 
 	if (read(thread->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		consumerd_warning("Session %" PRIu64 ": cannot read its queue's eventfd: %m",
@@ -130,8 +131,10 @@ serve_queue(struct consumerd_session_thread *thread)
 	thread->head = thread->tail = NULL;
 	atomic_store_explicit(&thread->requests_waiting, false, memory_order_relaxed);
 	stopping = thread->stopping;
+	exit_deadline = thread->exit_deadline;
 	pthread_mutex_unlock(&thread->lock);
 	if (stopping) {
+		thread->relay_flush_deadline = exit_deadline;
 		refuse_all(head, thread->session_id, -ECANCELED);
 		return false;
 	}
@@ -249,7 +252,7 @@ session_thread_main(void *arg)
 	/* Stopping, or a failed wait: everything written out, as the
 	 * consumer's end promises, without giving way to requests. */
 	consumerd_yield_enable(false);
-	consumerd_registry_destroy_all(&thread->registry);
+	consumerd_registry_destroy_all(&thread->registry, thread->relay_flush_deadline);
 	refuse_all(publish(thread), thread->session_id, -ECANCELED);
 	consumerd_writer_stop();
 	consumerd_affinity_fini(&thread->affinity);
@@ -392,12 +395,16 @@ consumerd_session_thread_reap(struct consumerd_session_thread **list)
 void
 consumerd_session_thread_stop_all(struct consumerd_session_thread **list)
 {
+	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_EXIT_BUDGET_MS * 1000000ull;
 	struct consumerd_session_thread *thread;
 
-	/* All asked first: the sessions are written out side by side. */
+	/* All asked first: the sessions are written out side by side, each
+	 * drain under way cut after its packet as for a request. */
 	for (thread = *list; thread; thread = thread->next) {
 		pthread_mutex_lock(&thread->lock);
 		thread->stopping = true;
+		thread->exit_deadline = deadline;
+		atomic_store_explicit(&thread->requests_waiting, true, memory_order_relaxed);
 		pthread_mutex_unlock(&thread->lock);
 		wake(thread);
 	}
