@@ -157,6 +157,7 @@ static bool
 run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 {
 	uint64_t now = tc_rb_clock_now(), next;
+	struct consumerd_request *orphans;
 	struct timespec timeout;
 	size_t nr_wake;
 	int ret;
@@ -172,7 +173,14 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	if (thread->drain_cut)
 		next = now ? now : 1;
 	next = earliest_deadline(next, consumerd_affinity_expire(&thread->affinity, now));
-	publish(thread);
+	/* Only a request ends a session today; should anything else, the
+	 * thread ends as after one, its queue refused, never waiting on for
+	 * ever with the main thread about to join it. */
+	orphans = publish(thread);
+	if (!thread->registry.sessions) {
+		refuse_all(orphans, thread->session_id, -ENOENT);
+		return false;
+	}
 	if (next) {
 		uint64_t wait_ns = next > now ? next - now : 0;
 
