@@ -22,8 +22,9 @@
  * A consumer runs as its user, who can stop it or replace it. So nothing
  * that waits on one user's consumer holds a lock another user needs:
  * consumers_lock covers the table only, never a start, a spawn, an accept
- * or a request; a consumer's own locks are held briefly, never across a
- * wait on it.
+ * or a request; a consumer's own locks are its alone, never held across
+ * a wait on it but a send it does not take (send_lock, bounded by the
+ * request's deadline).
  */
 #define G_LOG_DOMAIN "tracectld-consumer"
 
@@ -74,8 +75,9 @@ struct _TcConsumer {
 	gboolean is_dead; /* atomic */
 	gboolean is_child; /* spawned: the child watch holds a reference */
 	/* Held briefly, never across I/O but the answer callbacks (see
-	 * route_locked()); nests inside nothing of this module but send_lock,
-	 * never the other way. Covers the fields up to send_lock. */
+	 * route_locked()), which take none of this module's locks. Never
+	 * held with send_lock or consumers_lock, in either order: each of
+	 * the three is taken alone. Covers the fields up to send_lock. */
 	GMutex lock;
 	GCond answered; /* a request ended, or the reader let go */
 	GHashTable *pending; /* request_id -> ConsumerRequest * waiting */
@@ -86,7 +88,9 @@ struct _TcConsumer {
 	/* The reader's alone (has_reader): */
 	guint64 *buffer; /* TC_CONSUMER_MSG_MAX bytes */
 	gint64 stopped_since; /* monotonic us, 0: not seen stopped */
-	GMutex send_lock; /* one request on the socket at a time, held briefly */
+	/* One request on the socket at a time: held across a send that waits
+	 * for room, to its request's deadline at most, with no other lock. */
+	GMutex send_lock;
 };
 
 static GMutex consumers_lock; /* covers consumers and starting, held briefly */
