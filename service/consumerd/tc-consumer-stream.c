@@ -578,6 +578,8 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 	closed_found = consumerd_stream_drain(stream, stream->packet);
 	if (closed_found > tc_rb_wake_packets(&stream->reader.rb))
 		consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
-	else
+	else if (!consumerd_yield_is_cut())
 		consumerd_affinity_keep(affinity, now);
+	/* Otherwise a drain gave way to a request, maybe this one before it
+	 * counted all it found: neither late nor in time as far as it knows. */
 }
