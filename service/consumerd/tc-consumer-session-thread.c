@@ -121,6 +121,7 @@ serve_queue(struct consumerd_session_thread *thread)
 	struct consumerd_request *head;
 	uint64_t count;
 	bool stopping;
+	uint64_t exit_deadline;
 
 	if (read(thread->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		consumerd_warning("Session %" PRIu64 ": cannot read its queue's eventfd: %m",
@@ -130,8 +131,10 @@ serve_queue(struct consumerd_session_thread *thread)
 	thread->head = thread->tail = NULL;
 	atomic_store_explicit(&thread->requests_waiting, false, memory_order_relaxed);
 	stopping = thread->stopping;
+	exit_deadline = thread->exit_deadline;
 	pthread_mutex_unlock(&thread->lock);
 	if (stopping) {
+		thread->relay_flush_deadline = exit_deadline;
 		refuse_all(head, thread->session_id, -ECANCELED);
 		return false;
 	}
@@ -154,6 +157,7 @@ static bool
 run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 {
 	uint64_t now = tc_rb_clock_now(), next;
+	struct consumerd_request *orphans;
 	struct timespec timeout;
 	size_t nr_wake;
 	int ret;
@@ -169,7 +173,14 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	if (thread->drain_cut)
 		next = now ? now : 1;
 	next = earliest_deadline(next, consumerd_affinity_expire(&thread->affinity, now));
-	publish(thread);
+	/* Only a request ends a session today; should anything else, the
+	 * thread ends as after one, its queue refused, never waiting on for
+	 * ever with the main thread about to join it. */
+	orphans = publish(thread);
+	if (!thread->registry.sessions) {
+		refuse_all(orphans, thread->session_id, -ENOENT);
+		return false;
+	}
 	if (next) {
 		uint64_t wait_ns = next > now ? next - now : 0;
 
@@ -198,22 +209,32 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	return true;
 }
 
-/* After the writer thread's start: a session thread, which wake-ups are
- * for, takes the main thread's realtime policy (tracectld
- * --consumer-rt-priority) where its RLIMIT_RTPRIO lets it, else the short
- * slice (tc-consumer-sched.h). */
-static void
-use_short_slice(pthread_t main_thread)
+/* Before the writer thread's start: a session thread, which wake-ups are
+ * for, keeps the realtime policy it inherited from the main thread
+ * (tracectld --consumer-rt-priority), reset on fork, or takes the main
+ * thread's where that one resets it on fork and its RLIMIT_RTPRIO lets it
+ * (tc-consumer-sched.h). Returns whether the thread runs realtime. */
+static bool
+use_realtime(pthread_t main_thread)
 {
-	int ret = consumerd_sched_take_realtime(main_thread);
+	int ret = consumerd_sched_keep_realtime();
 
-	if (ret == 0)
-		return;
+	if (ret == 1)
+		ret = consumerd_sched_take_realtime(main_thread);
 	if (ret < 0)
-		consumerd_debug("A session thread cannot take the main thread's realtime "
+		consumerd_debug("A session thread cannot run with the main thread's realtime "
 				"policy: %s",
 				strerror(-ret));
-	ret = consumerd_sched_short_slice();
+	return ret == 0;
+}
+
+/* After the writer thread's start, for a session thread of the normal
+ * policy: the short slice (tc-consumer-sched.h). */
+static void
+use_short_slice(void)
+{
+	int ret = consumerd_sched_short_slice();
+
 	if (ret < 0 && ret != -EOPNOTSUPP)
 		consumerd_debug("Cannot shorten a session thread's slice: %s", strerror(-ret));
 }
@@ -224,17 +245,20 @@ session_thread_main(void *arg)
 	struct consumerd_session_thread *thread = arg;
 	struct session_poll *poll_set = malloc(sizeof(*poll_set));
 	struct consumerd_request *create = thread->create;
-	bool is_running;
+	bool is_running, is_realtime;
 
 	thread->create = NULL;
 	/* A name that tools and tests find the session's thread by. */
 	pthread_setname_np(pthread_self(), CONSUMERD_SESSION_THREAD_NAME);
-	/* Started before the short slice, which it is not to inherit. */
+	is_realtime = use_realtime(thread->main_thread);
+	/* Started after the realtime policy's reset on fork and before the
+	 * short slice, neither of which it is to inherit. */
 	consumerd_writer_start(consumerd_stream_write_packet);
 	if (consumerd_affinity_init(&thread->affinity) < 0)
 		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
 				thread->session_id);
-	use_short_slice(thread->main_thread);
+	if (!is_realtime)
+		use_short_slice();
 	consumerd_yield_attach(&thread->requests_waiting);
 	if (!poll_set) {
 		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
@@ -249,7 +273,7 @@ session_thread_main(void *arg)
 	/* Stopping, or a failed wait: everything written out, as the
 	 * consumer's end promises, without giving way to requests. */
 	consumerd_yield_enable(false);
-	consumerd_registry_destroy_all(&thread->registry);
+	consumerd_registry_destroy_all(&thread->registry, thread->relay_flush_deadline);
 	refuse_all(publish(thread), thread->session_id, -ECANCELED);
 	consumerd_writer_stop();
 	consumerd_affinity_fini(&thread->affinity);
@@ -392,12 +416,16 @@ consumerd_session_thread_reap(struct consumerd_session_thread **list)
 void
 consumerd_session_thread_stop_all(struct consumerd_session_thread **list)
 {
+	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_EXIT_BUDGET_MS * 1000000ull;
 	struct consumerd_session_thread *thread;
 
-	/* All asked first: the sessions are written out side by side. */
+	/* All asked first: the sessions are written out side by side, each
+	 * drain under way cut after its packet as for a request. */
 	for (thread = *list; thread; thread = thread->next) {
 		pthread_mutex_lock(&thread->lock);
 		thread->stopping = true;
+		thread->exit_deadline = deadline;
+		atomic_store_explicit(&thread->requests_waiting, true, memory_order_relaxed);
 		pthread_mutex_unlock(&thread->lock);
 		wake(thread);
 	}

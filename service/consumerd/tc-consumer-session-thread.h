@@ -47,6 +47,7 @@ struct consumerd_session_thread {
 	atomic_bool requests_waiting;
 	bool finished; /* the session is gone: requests are refused */
 	bool stopping; /* the consumer stops: write out, end */
+	uint64_t exit_deadline; /* with stopping: written out by then (consumer clock) */
 	bool streams;  /* the session streams to a relay: relay_status holds */
 	struct consumerd_relay_status relay_status;
 
@@ -57,6 +58,7 @@ struct consumerd_session_thread {
 	struct consumerd_request *create;	 /* the first request, until served */
 	pthread_t main_thread;			 /* whose scheduling policy to take */
 	bool drain_cut; /* a drain gave way to requests: drain again at once */
+	uint64_t relay_flush_deadline; /* the exit's, once stopping was seen; 0: none */
 };
 
 /*
@@ -85,8 +87,19 @@ bool consumerd_session_thread_relay_status(struct consumerd_session_thread *thre
 /* Joins and frees the threads whose session is gone. */
 void consumerd_session_thread_reap(struct consumerd_session_thread **list);
 
+/*
+ * What the consumer's exit gives its sessions, all at once, to write out:
+ * a drain under way stops after its packet, and a slow relay gets what
+ * is left of this instead of a flush's whole budget; the last
+ * confirmation (CONSUMERD_RELAY_IO_TIMEOUT_MS) and the syncs fit in what
+ * tracectld waits for the consumer to exit (CONSUMER_EXIT_TIMEOUT_MS,
+ * 25 s).
+ */
+#define CONSUMERD_EXIT_BUDGET_MS 18000
+
 /* Asks every thread to write its session out and end, and joins them all
- * (the service went away, or a stop signal came). */
+ * (the service went away, or a stop signal came), within about
+ * CONSUMERD_EXIT_BUDGET_MS whatever their relays do. */
 void consumerd_session_thread_stop_all(struct consumerd_session_thread **list);
 
 #endif /* TC_CONSUMER_SESSION_THREAD_H */

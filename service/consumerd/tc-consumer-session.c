@@ -281,12 +281,13 @@ int
 consumerd_session_flush(struct consumerd_session *session)
 {
 	struct consumerd_totals totals;
+	uint64_t give_up = tc_rb_clock_now() + CONSUMERD_RELAY_FLUSH_BUDGET_MS * 1000000ull;
 
 	/* A slow relay is given so long, not the time its packets take. */
+	if (session->relay_flush_deadline && session->relay_flush_deadline < give_up)
+		give_up = session->relay_flush_deadline;
 	if (session->relay)
-		consumerd_relay_set_give_up(session->relay,
-					    tc_rb_clock_now() +
-						CONSUMERD_RELAY_FLUSH_BUDGET_MS * 1000000ull);
+		consumerd_relay_set_give_up(session->relay, give_up);
 	session_drain_until_flushed(session);
 	/* The trace is complete once the writer thread wrote it out. */
 	consumerd_writer_wait_idle();
@@ -367,10 +368,12 @@ consumerd_registry_drain(struct consumerd_registry *registry)
 }
 
 void
-consumerd_registry_destroy_all(struct consumerd_registry *registry)
+consumerd_registry_destroy_all(struct consumerd_registry *registry, uint64_t deadline)
 {
-	while (registry->sessions)
+	while (registry->sessions) {
+		registry->sessions->relay_flush_deadline = deadline;
 		consumerd_session_destroy(registry, registry->sessions, NULL);
+	}
 }
 
 void

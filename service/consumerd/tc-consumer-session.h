@@ -116,6 +116,9 @@ struct consumerd_session {
 	 * the trace's path relative to the session's directory on the relay. */
 	struct consumerd_relay *relay;
 	struct consumerd_relay_stream relay_metadata;
+	/* Consumer clock by which a flush gives up on a slow relay even
+	 * within CONSUMERD_RELAY_FLUSH_BUDGET_MS; 0: the budget only. */
+	uint64_t relay_flush_deadline;
 	uint64_t relay_next_tick;
 	uint64_t relay_next_poll; /* live: the look for new events between ticks */
 	bool kernel_busy;  /* drained every few ms, not polled */
@@ -308,8 +311,10 @@ void consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
 				  const struct pollfd *pfds, size_t count,
 				  struct consumerd_affinity *affinity, uint64_t now);
 
-/* Flushes and destroys every session (the service went away). */
-void consumerd_registry_destroy_all(struct consumerd_registry *registry);
+/* Flushes and destroys every session (the service went away), giving a
+ * slow relay until deadline at most (consumer clock; 0: each flush its
+ * CONSUMERD_RELAY_FLUSH_BUDGET_MS). */
+void consumerd_registry_destroy_all(struct consumerd_registry *registry, uint64_t deadline);
 
 void consumerd_session_totals(const struct consumerd_session *session,
 			      struct consumerd_totals *totals);

@@ -569,13 +569,17 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 		       uint64_t now)
 {
 	eventfd_t count;
-	uint32_t packets;
+	uint32_t closed_found;
 
-	/* Non-blocking: nothing to read is fine, the drain decides. */
+	/* Non-blocking: nothing to read is fine, the drain decides. Every
+	 * sub-buffer the drain consumed was closed when it came, a corrupt
+	 * one too: that is what lateness counts, not the packets written. */
 	eventfd_read(stream->wake_fd, &count);
-	packets = consumerd_stream_drain(stream, stream->packet);
-	if (packets > tc_rb_wake_packets(&stream->reader.rb))
+	closed_found = consumerd_stream_drain(stream, stream->packet);
+	if (closed_found > tc_rb_wake_packets(&stream->reader.rb))
 		consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
-	else
+	else if (!consumerd_yield_is_cut())
 		consumerd_affinity_keep(affinity, now);
+	/* Otherwise a drain gave way to a request, maybe this one before it
+	 * counted all it found: neither late nor in time as far as it knows. */
 }

@@ -121,8 +121,10 @@ void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_
 
 /*
  * The stream's eventfd is readable (at now): empties it and writes out the
- * stream; a wake-up that found more packets than a writer's wake-up leaves
- * (tc_rb_wake_packets()) was late and moves the thread
+ * stream; a wake-up whose drain consumed more closed sub-buffers (written,
+ * lost or corrupt) than a writer's wake-up leaves (tc_rb_wake_packets())
+ * was late and moves the thread; one whose drain gave way to a request
+ * (tc-consumer-yield.h) with fewer counted is not judged
  * (tc-consumer-affinity.h).
  */
 void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,

@@ -28,6 +28,12 @@ consumerd_yield_now(void)
 }
 
 bool
+consumerd_yield_is_cut(void)
+{
+	return cut;
+}
+
+bool
 consumerd_yield_take_cut(void)
 {
 	bool was_cut = cut;

@@ -31,4 +31,8 @@ bool consumerd_yield_now(void);
 /* Whether a drain stopped early since the last call. */
 bool consumerd_yield_take_cut(void);
 
+/* The same, leaving it for consumerd_yield_take_cut(): whether what a
+ * drain counted is only part of what it found. */
+bool consumerd_yield_is_cut(void);
+
 #endif /* TC_CONSUMER_YIELD_H */

@@ -22,8 +22,9 @@
  * A consumer runs as its user, who can stop it or replace it. So nothing
  * that waits on one user's consumer holds a lock another user needs:
  * consumers_lock covers the table only, never a start, a spawn, an accept
- * or a request; a consumer's own locks are held briefly, never across a
- * wait on it.
+ * or a request; a consumer's own locks are its alone, never held across
+ * a wait on it but a send it does not take (send_lock, bounded by the
+ * request's deadline).
  */
 #define G_LOG_DOMAIN "tracectld-consumer"
 
@@ -75,8 +76,9 @@ struct _TcConsumer {
 	gboolean is_dead; /* atomic */
 	gboolean is_child; /* spawned: the child watch holds a reference */
 	/* Held briefly, never across I/O but the answer callbacks (see
-	 * route_locked()); nests inside nothing of this module but send_lock,
-	 * never the other way. Covers the fields up to send_lock. */
+	 * route_locked()), which take none of this module's locks. Never
+	 * held with send_lock or consumers_lock, in either order: each of
+	 * the three is taken alone. Covers the fields up to send_lock. */
 	GMutex lock;
 	GCond answered; /* a request ended, or the reader let go */
 	GHashTable *pending; /* request_id -> TcConsumerRequest * waiting */
@@ -87,7 +89,9 @@ struct _TcConsumer {
 	/* The reader's alone (has_reader): */
 	guint64 *buffer; /* TC_CONSUMER_MSG_MAX bytes */
 	gint64 stopped_since; /* monotonic us, 0: not seen stopped */
-	GMutex send_lock; /* one request on the socket at a time, held briefly */
+	/* One request on the socket at a time: held across a send that waits
+	 * for room, to its request's deadline at most, with no other lock. */
+	GMutex send_lock;
 };
 
 static GMutex consumers_lock; /* covers consumers and starting, held briefly */
@@ -225,12 +229,15 @@ drop_privileges_cb(gpointer data)
 {
 	const DropPrivileges *drop = data;
 
-	/* While still privileged. Reset on fork: the threads the consumer
-	 * starts keep the normal policy. A failure is reported by the parent. */
+	/* While still privileged. Not reset on fork: the session threads,
+	 * which the main thread alone starts, inherit it, since the user's
+	 * RLIMIT_RTPRIO would not let them take it; each resets it on fork
+	 * for the threads it starts (tc-consumer-sched.h). A failure is
+	 * reported by the parent. */
 	if (drop->rt_priority > 0) {
 		struct sched_param param = {.sched_priority = drop->rt_priority};
 
-		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
+		sched_setscheduler(0, SCHED_FIFO, &param);
 	}
 	if (getuid() != 0 && getuid() == drop->uid)
 		return;
@@ -354,7 +361,7 @@ consumer_spawn(uid_t uid, GError **error)
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
 	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
 	/* The child set it before its exec, which g_spawn waited for. */
-	if (drop.rt_priority > 0 && (sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_FIFO)
+	if (drop.rt_priority > 0 && sched_getscheduler(pid) != SCHED_FIFO)
 		g_warning("Consumer of uid %u (pid %d) runs without the realtime priority %d "
 			  "it was given: %s",
 			  (unsigned)uid, (int)pid, drop.rt_priority,
