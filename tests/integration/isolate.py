@@ -3,7 +3,7 @@
 """Runs one integration test in a world of its own, so that meson may run
 several side by side (tests/integration/meson.build, docs/testing.md).
 
-    isolate.py [--lock NAME] PROGRAM [ARG...]
+    isolate.py PROGRAM [ARG...]
 
 An integration test changes the machine: polkit's policy and rules, test
 users with their homes and groups, files under /var, a run directory
@@ -21,10 +21,9 @@ mount and network namespaces where
 
 What namespaces do not separate: uids (per-uid limits, `pkill -u`, the
 processes of /proc), which is why each world takes a slot and gives useradd
-and groupadd a range of ids of the slot's own; the kernel (tracefs, its
-probes and events), which is why tests that place probes or count the
-kernel's events take `--lock kernel` and run one at a time; CPU time,
-which is why tests that need the CPUs run alone, not through here.
+and groupadd a range of ids of the slot's own; the kernel's tracing
+(probes, uprobe_events, traces of the whole machine) and CPU time, which is
+why tests that depend on them run alone, not through here.
 """
 
 import contextlib
@@ -59,14 +58,6 @@ def take_slot():
             continue
         return slot, fd
     sys.exit(f"isolate.py: all {SLOTS} slots are taken")
-
-
-def take_lock(name):
-    """Waits for the machine-wide lock name; held until this process ends."""
-    os.makedirs(SLOT_DIR, exist_ok=True)
-    fd = os.open(os.path.join(SLOT_DIR, "lock-" + name), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
 
 
 def mount(*args):
@@ -139,12 +130,8 @@ def outside(command):
 def main(argv):
     if argv[:1] == ["--inside"]:
         inside(int(argv[1]), argv[2], argv[4:])
-    locks = []
-    while argv[:1] == ["--lock"] and len(argv) >= 2:
-        locks.append(take_lock(argv[1]))
-        argv = argv[2:]
     if not argv:
-        sys.exit("usage: isolate.py [--lock NAME] PROGRAM [ARG...]")
+        sys.exit("usage: isolate.py PROGRAM [ARG...]")
     return outside(argv)
 
 
