@@ -334,6 +334,10 @@ parse_uprobe_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 		return FALSE;
 	if (!path || !function || *path != '/' || !*function)
 		return refuse(node, error, "an absolute binary_path and a function_name are needed");
+	/* The location is PATH:FUNCTION, cut at its colon: one in either part
+	 * would make it another probe, here and when the file is written. */
+	if (strchr(path, ':') || strchr(function, ':'))
+		return refuse(node, error, "a binary_path or function_name with ':' cannot be probed");
 	event->location = g_strdup_printf("%s:%s", path, function);
 	return TRUE;
 }
