@@ -43,8 +43,8 @@ counts, and can put the figure above 2 when it lands more on the
 one-thread loops' CPU than on the two-thread loops'.
 
 ust_sustained_rate_rt_consumer (a diagnosis too) is ust_sustained_rate
-with tracectld --consumer-rt-priority 1, the consumer's main and session
-threads SCHED_FIFO, so that a writer on its CPU cannot keep it waiting: what the
+with tracectld --consumer-rt-priority 1, the consumer's main thread
+SCHED_FIFO, so that a writer on its CPU cannot keep it waiting: what the
 default figure loses to the scheduler rather than to the tracer.
 
 Notes (not figures) end the output: how many of AT_TWICE_RUNS paced runs
