@@ -64,23 +64,6 @@ consumerd_sched_short_slice(void)
 }
 
 int
-consumerd_sched_keep_realtime(void)
-{
-	struct sched_param param;
-	int policy = sched_getscheduler(0);
-
-	if (policy < 0 || sched_getparam(0, &param) < 0)
-		return -errno;
-	if ((policy & ~SCHED_RESET_ON_FORK) != SCHED_FIFO &&
-	    (policy & ~SCHED_RESET_ON_FORK) != SCHED_RR)
-		return 1;
-	if (policy & SCHED_RESET_ON_FORK)
-		return 0;
-	/* The same policy and priority: no privilege needed. */
-	return sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &param) < 0 ? -errno : 0;
-}
-
-int
 consumerd_sched_take_realtime(pthread_t from)
 {
 	struct sched_param param;

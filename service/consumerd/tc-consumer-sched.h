@@ -40,21 +40,10 @@
 int consumerd_sched_short_slice(void);
 
 /*
- * For a thread started by the consumer's main thread, which tracectld
- * --consumer-rt-priority makes SCHED_FIFO without reset on fork so that
- * its threads inherit it (an unprivileged thread could not take it above
- * its RLIMIT_RTPRIO, 0 by default): keeps the calling thread's realtime
- * policy and priority, and has them reset on fork, so that the threads
- * it starts (the writer thread, lookups) run with the normal policy.
- * Returns 0 when the thread runs realtime, 1 when it does not (nothing
- * done), or -errno.
- */
-int consumerd_sched_keep_realtime(void);
-
-/*
  * Gives the calling thread the realtime policy and priority of thread
- * from (the consumer's main thread, when it resets its policy on fork,
- * as a systemd unit's CPUSchedulingResetOnFork=yes does). An unprivileged
+ * from (the consumer's main thread, which tracectld
+ * --consumer-rt-priority makes SCHED_FIFO, reset on fork, so that the
+ * threads it starts begin with the normal policy). An unprivileged
  * thread may take it only up to its RLIMIT_RTPRIO. Returns 0 when taken,
  * 1 when from is not realtime (nothing done), or -errno (-EPERM: above
  * RLIMIT_RTPRIO).

@@ -209,32 +209,22 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 	return true;
 }
 
-/* Before the writer thread's start: a session thread, which wake-ups are
- * for, keeps the realtime policy it inherited from the main thread
- * (tracectld --consumer-rt-priority), reset on fork, or takes the main
- * thread's where that one resets it on fork and its RLIMIT_RTPRIO lets it
- * (tc-consumer-sched.h). Returns whether the thread runs realtime. */
-static bool
-use_realtime(pthread_t main_thread)
+/* After the writer thread's start: a session thread, which wake-ups are
+ * for, takes the main thread's realtime policy (tracectld
+ * --consumer-rt-priority) where its RLIMIT_RTPRIO lets it, else the short
+ * slice (tc-consumer-sched.h). */
+static void
+use_short_slice(pthread_t main_thread)
 {
-	int ret = consumerd_sched_keep_realtime();
+	int ret = consumerd_sched_take_realtime(main_thread);
 
-	if (ret == 1)
-		ret = consumerd_sched_take_realtime(main_thread);
+	if (ret == 0)
+		return;
 	if (ret < 0)
-		consumerd_debug("A session thread cannot run with the main thread's realtime "
+		consumerd_debug("A session thread cannot take the main thread's realtime "
 				"policy: %s",
 				strerror(-ret));
-	return ret == 0;
-}
-
-/* After the writer thread's start, for a session thread of the normal
- * policy: the short slice (tc-consumer-sched.h). */
-static void
-use_short_slice(void)
-{
-	int ret = consumerd_sched_short_slice();
-
+	ret = consumerd_sched_short_slice();
 	if (ret < 0 && ret != -EOPNOTSUPP)
 		consumerd_debug("Cannot shorten a session thread's slice: %s", strerror(-ret));
 }
@@ -245,20 +235,17 @@ session_thread_main(void *arg)
 	struct consumerd_session_thread *thread = arg;
 	struct session_poll *poll_set = malloc(sizeof(*poll_set));
 	struct consumerd_request *create = thread->create;
-	bool is_running, is_realtime;
+	bool is_running;
 
 	thread->create = NULL;
 	/* A name that tools and tests find the session's thread by. */
 	pthread_setname_np(pthread_self(), CONSUMERD_SESSION_THREAD_NAME);
-	is_realtime = use_realtime(thread->main_thread);
-	/* Started after the realtime policy's reset on fork and before the
-	 * short slice, neither of which it is to inherit. */
+	/* Started before the short slice, which it is not to inherit. */
 	consumerd_writer_start(consumerd_stream_write_packet);
 	if (consumerd_affinity_init(&thread->affinity) < 0)
 		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
 				thread->session_id);
-	if (!is_realtime)
-		use_short_slice();
+	use_short_slice(thread->main_thread);
 	consumerd_yield_attach(&thread->requests_waiting);
 	if (!poll_set) {
 		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");

@@ -229,15 +229,12 @@ drop_privileges_cb(gpointer data)
 {
 	const DropPrivileges *drop = data;
 
-	/* While still privileged. Not reset on fork: the session threads,
-	 * which the main thread alone starts, inherit it, since the user's
-	 * RLIMIT_RTPRIO would not let them take it; each resets it on fork
-	 * for the threads it starts (tc-consumer-sched.h). A failure is
-	 * reported by the parent. */
+	/* While still privileged. Reset on fork: the threads the consumer
+	 * starts keep the normal policy. A failure is reported by the parent. */
 	if (drop->rt_priority > 0) {
 		struct sched_param param = {.sched_priority = drop->rt_priority};
 
-		sched_setscheduler(0, SCHED_FIFO, &param);
+		sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
 	}
 	if (getuid() != 0 && getuid() == drop->uid)
 		return;
@@ -361,7 +358,7 @@ consumer_spawn(uid_t uid, GError **error)
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
 	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
 	/* The child set it before its exec, which g_spawn waited for. */
-	if (drop.rt_priority > 0 && sched_getscheduler(pid) != SCHED_FIFO)
+	if (drop.rt_priority > 0 && (sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_FIFO)
 		g_warning("Consumer of uid %u (pid %d) runs without the realtime priority %d "
 			  "it was given: %s",
 			  (unsigned)uid, (int)pid, drop.rt_priority,
