@@ -28,8 +28,10 @@ why tests that depend on them run alone, not through here.
 
 import contextlib
 import fcntl
+import glob
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,6 +58,9 @@ def take_slot():
         except BlockingIOError:
             os.close(fd)
             continue
+        # What a world killed before its clean-up left in this slot.
+        for leftover in glob.glob(f"/tmp/tracectl-world-{slot}-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
         return slot, fd
     sys.exit(f"isolate.py: all {SLOTS} slots are taken")
 
@@ -82,6 +87,42 @@ def fresh(target, scratch):
     mount("--bind", source, target)
 
 
+def replaced(path):
+    return any(path == top or path.startswith(top + "/") for top in FRESH)
+
+
+def kept_trees():
+    """The source and build trees where they lie under a directory the
+    world replaces (a checkout in a home or under /tmp): the test must
+    still find itself and what it runs. Outermost first, nested ones
+    dropped (a bind of the outer one shows them)."""
+    trees = sorted({os.path.realpath(os.environ[key])
+                    for key in ("TRACECTL_SOURCE_ROOT", "TRACECTL_BUILD_ROOT")
+                    if key in os.environ})
+    kept = []
+    for tree in trees:
+        if replaced(tree) and not any(tree.startswith(outer + "/") for outer in kept):
+            kept.append(tree)
+    return kept
+
+
+def hold(trees):
+    """Binds each tree where the fresh directories will not cover it."""
+    held = []
+    for i, tree in enumerate(trees):
+        spot = f"/run/tracectl-world-kept-{i}"
+        os.mkdir(spot)
+        mount("--bind", tree, spot)
+        held.append((spot, tree))
+    return held
+
+
+def put_back(held):
+    for spot, tree in held:
+        os.makedirs(tree, exist_ok=True)
+        mount("--move", spot, tree)
+
+
 def set_id_ranges(slot):
     first = ID_BASE + slot * ID_SPAN
     half = ID_SPAN // 2
@@ -102,18 +143,27 @@ def inside(slot, scratch, command):
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     for target in OVERLAID:
         overlay(target, scratch)
+    held = hold(kept_trees())  # /run is the world's own now
     for target in FRESH:  # /tmp last: scratch is under it
         fresh(target, scratch)
+    put_back(held)
     set_id_ranges(slot)
     # A name service cache would answer from the machine's /etc, which
     # knows nothing of the world's users: the world has none.
     with contextlib.suppress(FileNotFoundError):
         os.unlink("/run/nscd/socket")
-    os.environ["TRACECTL_TEST_WORLD"] = str(slot)
     os.execv(command[0], command)
 
 
+def end_on_signal(signum, frame):
+    """meson ends a test that runs too long with SIGTERM: the clean-up
+    below runs then too."""
+    sys.exit(128 + signum)
+
+
 def outside(command):
+    signal.signal(signal.SIGTERM, end_on_signal)
+    signal.signal(signal.SIGINT, end_on_signal)
     slot, _lock = take_slot()
     scratch = tempfile.mkdtemp(prefix=f"tracectl-world-{slot}-", dir="/tmp")
     try:
