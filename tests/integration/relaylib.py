@@ -4,6 +4,7 @@ readers of what a viewer prints while a session records."""
 
 import contextlib
 import os
+import re
 import select
 import signal
 import socket
@@ -89,6 +90,21 @@ def command_times(svc, seconds, directory, prefix="cmd", user=None, pause=0.0):
         times.append(time.monotonic() - start)
         time.sleep(pause)
     return times
+
+
+SLOW_AUTHORIZATION = re.compile(r"Slow call: .* authorization ([0-9.]+) ms")
+
+
+def polkit_stall_s(svc):
+    """The longest time the service waited for polkitd to answer one
+    check, from its slow-call log lines. Debian's polkitd now and then
+    blocks its main thread for 15 s on a call (seen with
+    /proc/PID/task/*/wchan: futex_do_wait in polkitd while tracectld's
+    threads sat idle in poll); that is polkitd's time, not what a relay
+    or a consumer held."""
+    with open(svc.log_path, errors="replace") as f:
+        stalls = [float(m.group(1)) / 1000 for m in map(SLOW_AUTHORIZATION.search, f) if m]
+    return max(stalls, default=0.0)
 
 
 class TrickleProxy:
