@@ -89,6 +89,19 @@ def run_paced(tracer, rate, seconds):
     return values["rate"]
 
 
+def thread_cpu_ns(pids):
+    """{(pid, tid): scheduler nanoseconds} of every thread of pids."""
+    found = {}
+    for pid in pids:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                    found[(pid, task)] = int(f.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # a thread that ended meanwhile
+    return found
+
+
 def cpu_seconds(pids):
     """CPU time of pids and their threads, in seconds: the scheduler's
     nanoseconds (schedstat), as the clock ticks of /proc/PID/stat are too
@@ -283,10 +296,16 @@ def consumer_cpu(tracer, rate):
     run_paced(tracer, WARM_UP_RATE, WARM_UP_SECONDS)
     pids = tracer.consumer_pids()
     check(pids, f"no {tracer.name} consumer")
-    before = cpu_seconds(pids)
+    # Per thread: a consumer's session thread ends with its session, and
+    # a sum over the threads still there afterwards would lose its time
+    # (and could come out negative). A thread gone by then counts with
+    # what it had used before the session ended.
+    before = thread_cpu_ns(pids)
     run_paced(tracer, rate, CPU_EVENTS / rate)
+    last_seen = thread_cpu_ns(pids)
     discarded = tracer.end(name)
-    used = cpu_seconds(pids) - before
+    last_seen.update(thread_cpu_ns(pids))
+    used = sum(ns - before.get(tid, 0) for tid, ns in last_seen.items()) / 1e9
     stored = tree_bytes(session_dir(tracer, name))
     floor = loopback_send_cpu(stored, CPU_EVENTS / rate)
     log(f"{tracer.name} consumer: {used:.3f} s of CPU for {CPU_EVENTS} events at "
