@@ -107,6 +107,23 @@ def polkit_stall_s(svc):
     return max(stalls, default=0.0)
 
 
+def stream_through_trickle(svc, relay, proxy, owner, subbuf_size, num_subbuf):
+    """owner's session "streamed" sends its data through proxy, an
+    application writes without pause, and once the first data went
+    through at full speed the proxy trickles: the consumer's socket and
+    buffers fill. Returns the application."""
+    svc.cli("create", "streamed", "--ctrl-url", f"tcp://127.0.0.1:{relay.ports[0]}",
+            "--data-url", f"tcp://127.0.0.1:{proxy.port}", user=owner)
+    svc.cli("enable-channel", "-u", "chan", "-s", "streamed", "--subbuf-size", subbuf_size,
+            "--num-subbuf", num_subbuf, user=owner)
+    svc.cli("enable-event", "-u", "-s", "streamed", "-c", "chan", "example:*", user=owner)
+    svc.cli("start", "streamed", user=owner)
+    app = svc.app("--forever", "--threads", "2", "--interval-us", "20", user=owner)
+    wait_for(lambda: proxy.forwarded > 0, 10, "the first data through the proxy")
+    proxy.trickle()
+    return app
+
+
 class TrickleProxy:
     """A TCP forwarder from a port of its own to target_port on 127.0.0.1:
     at full speed until trickle(), then STEP_BYTES every STEP_S, as a relay

@@ -14,7 +14,7 @@ kills it."""
 import signal
 import time
 
-from relaylib import Relay, TrickleProxy
+from relaylib import Relay, TrickleProxy, stream_through_trickle
 from tclib import Service, check, consumer_pid, is_running, log, run, wait_for
 
 # CONSUMERD_EXIT_BUDGET_MS, then the relay's last confirmation (2 s) and a
@@ -30,16 +30,7 @@ def test():
         owner = svc.add_user("tctest-exit")
         proxy = TrickleProxy(relay.ports[1])
         try:
-            svc.cli("create", "streamed", "--ctrl-url", f"tcp://127.0.0.1:{relay.ports[0]}",
-                    "--data-url", f"tcp://127.0.0.1:{proxy.port}", user=owner)
-            svc.cli("enable-channel", "-u", "chan", "-s", "streamed", "--subbuf-size",
-                    SUBBUF_SIZE, "--num-subbuf", NUM_SUBBUF, user=owner)
-            svc.cli("enable-event", "-u", "-s", "streamed", "-c", "chan", "example:*",
-                    user=owner)
-            svc.cli("start", "streamed", user=owner)
-            app = svc.app("--forever", "--threads", "2", "--interval-us", "20", user=owner)
-            wait_for(lambda: proxy.forwarded > 0, 10, "the first data through the proxy")
-            proxy.trickle()
+            app = stream_through_trickle(svc, relay, proxy, owner, SUBBUF_SIZE, NUM_SUBBUF)
             consumer = consumer_pid(svc, owner.uid)
             # The socket's and the buffers fill; the session's thread is
             # held in its drains, the application still writing.

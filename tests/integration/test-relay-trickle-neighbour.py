@@ -20,7 +20,7 @@ import os
 import signal
 import time
 
-from relaylib import Relay, TrickleProxy
+from relaylib import Relay, TrickleProxy, stream_through_trickle
 from tclib import Service, check, consumer_pid, is_running, log, run, wait_for
 from tracelib import read_streams
 
@@ -72,16 +72,7 @@ def test():
         owner = svc.add_user("tctest-trickle")
         proxy = TrickleProxy(relay.ports[1])
         try:
-            svc.cli("create", "streamed", "--ctrl-url", f"tcp://127.0.0.1:{relay.ports[0]}",
-                    "--data-url", f"tcp://127.0.0.1:{proxy.port}", user=owner)
-            svc.cli("enable-channel", "-u", "chan", "-s", "streamed", "--subbuf-size",
-                    SUBBUF_SIZE, "--num-subbuf", NUM_SUBBUF, user=owner)
-            svc.cli("enable-event", "-u", "-s", "streamed", "-c", "chan", "example:*",
-                    user=owner)
-            svc.cli("start", "streamed", user=owner)
-            svc.app("--forever", "--threads", "2", "--interval-us", "20", user=owner)
-            wait_for(lambda: proxy.forwarded > 0, 10, "the first data through the proxy")
-            proxy.trickle()
+            stream_through_trickle(svc, relay, proxy, owner, SUBBUF_SIZE, NUM_SUBBUF)
             consumer = consumer_pid(svc, owner.uid)
             # Long enough for the old consumer to be seen held in send, and
             # for a new one's queue to fill.
