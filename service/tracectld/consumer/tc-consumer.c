@@ -486,7 +486,8 @@ process_is_stopped(pid_t pid)
 static void
 fail_pending_locked(TcConsumer *consumer, TcConsumerRequest *culprit, const GError *why)
 {
-	tc_consumer_route_fail_all(consumer->pending, culprit, why, consumer->uid, consumer->link.pid);
+	tc_consumer_route_fail_all(consumer->pending, culprit, why, consumer->uid,
+				   consumer->link.pid);
 	g_cond_broadcast(&consumer->answered);
 }
 
@@ -577,8 +578,9 @@ static gssize
 reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error)
 {
 	gint64 now = g_get_monotonic_time();
-	gssize len = tc_child_link_receive(&consumer->link, consumer->buffer, TC_CONSUMER_MSG_MAX,
-					   fds, 2, MIN(deadline, now + CONSUMER_POLL_SLICE_MS * 1000));
+	gssize len =
+	    tc_child_link_receive(&consumer->link, consumer->buffer, TC_CONSUMER_MSG_MAX, fds, 2,
+				  MIN(deadline, now + CONSUMER_POLL_SLICE_MS * 1000));
 
 	if (len == -ETIMEDOUT) {
 		now = g_get_monotonic_time();
@@ -606,7 +608,8 @@ reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error
 	if (len < 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "Cannot wait for the consumer of uid %u (pid %d): %s",
-			    (unsigned)consumer->uid, (int)consumer->link.pid, g_strerror((int)-len));
+			    (unsigned)consumer->uid, (int)consumer->link.pid,
+			    g_strerror((int)-len));
 		return -1;
 	}
 	return len;

@@ -62,8 +62,8 @@ static char *socket_path; /* set once at start */
 static guint32 helper_scope; /* set once at start */
 static GMutex kernel_lock; /* covers main_link, instances and trackers */
 static struct link main_link = {
-	.child = {.name = "the kernel helper", .fd = -1, .pidfd = -1},
-	.is_main = TRUE,
+    .child = {.name = "the kernel helper", .fd = -1, .pidfd = -1},
+    .is_main = TRUE,
 };
 static GArray *instances; /* guint64: the sessions whose instance exists */
 /* The last TRACK of each session whose helper rescans /proc for it (its
@@ -169,8 +169,7 @@ spawn_helper(struct link *link, GError **error)
 		return FALSE;
 	}
 	reap_killed();
-	if (!tc_child_link_spawn(&link->child, argv, NULL, TC_KERNEL_COMMAND_FD, NULL, NULL,
-				 error))
+	if (!tc_child_link_spawn(&link->child, argv, NULL, TC_KERNEL_COMMAND_FD, NULL, NULL, error))
 		return FALSE;
 	g_message("Started the kernel helper, pid %d%s", (int)link->child.pid,
 		  link->is_main ? "" : ", for one uprobe");
@@ -374,9 +373,10 @@ request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size, str
 	    reply->type != TC_KERNEL_REPLY || reply->seq != msg->seq) {
 		disconnect(link, TRUE);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    len == -EPIPE ? "The kernel helper went away during the request; the next "
-				       "request starts it again"
-				     : "The kernel helper did not answer properly");
+			    len == -EPIPE
+				? "The kernel helper went away during the request; the next "
+				  "request starts it again"
+				: "The kernel helper did not answer properly");
 		return FALSE;
 	}
 	if (reply->status < 0) {
