@@ -33,21 +33,17 @@
 #include <errno.h>
 #include <glib-unix.h>
 #include <grp.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-child-link.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumer-route.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
-#include "tc-fd-passing.h"
-#include "tc-process.h"
 #include "tc-user-account.h"
 
 /* A command's reply: the consumer only creates or maps something. */
@@ -66,11 +62,10 @@
 struct _TcConsumer {
 	gint refcount;
 	uid_t uid;
-	GPid pid;         /* for logs; signals go through pidfd */
-	int pidfd;        /* the consumer process, -1 if unknown */
 	/* The command socket, open until the last reference goes: a link
-	 * let go or broken is shut down, never closed under a reader. */
-	int fd;
+	 * let go or broken is shut down, never closed under a reader. Its
+	 * pid is for logs; signals go through its pidfd (-1 if unknown). */
+	TcChildLink link;
 	GSource *watch;   /* hang-up of fd, on the main loop */
 	gboolean is_forgotten; /* atomic: unlinked and reported once */
 	gboolean is_dead; /* atomic */
@@ -115,7 +110,7 @@ consumer_forget(TcConsumer *consumer, const char *why)
 	if (!g_atomic_int_compare_and_exchange(&consumer->is_forgotten, FALSE, TRUE))
 		return;
 	g_warning("Consumer of uid %u (pid %d) is gone: %s", (unsigned)consumer->uid,
-		  (int)consumer->pid, why);
+		  (int)consumer->link.pid, why);
 	g_atomic_int_set(&consumer->is_dead, TRUE);
 	if (consumer_lost_func)
 		consumer_lost_func(consumer->uid, why);
@@ -134,7 +129,7 @@ consumer_shut_link(TcConsumer *consumer)
 {
 	if (consumer->watch)
 		g_source_destroy(consumer->watch);
-	shutdown(consumer->fd, SHUT_RDWR);
+	tc_child_link_shut(&consumer->link);
 }
 
 static void
@@ -144,15 +139,14 @@ consumer_mark_dead(TcConsumer *consumer, const char *why)
 	consumer_shut_link(consumer);
 }
 
+/* Takes link, a started or adopted consumer. */
 static TcConsumer *
-consumer_new(uid_t uid, GPid pid, int pidfd, int fd)
+consumer_new(uid_t uid, const TcChildLink *link)
 {
 	TcConsumer *consumer = g_new0(TcConsumer, 1);
 
 	consumer->uid = uid;
-	consumer->pid = pid;
-	consumer->pidfd = pidfd;
-	consumer->fd = fd;
+	consumer->link = *link;
 	g_mutex_init(&consumer->lock);
 	g_cond_init(&consumer->answered);
 	g_mutex_init(&consumer->send_lock);
@@ -170,10 +164,7 @@ tc_consumer_unref(TcConsumer *consumer)
 		g_source_destroy(consumer->watch);
 		g_source_unref(consumer->watch);
 	}
-	if (consumer->fd >= 0)
-		close(consumer->fd);
-	if (consumer->pidfd >= 0)
-		close(consumer->pidfd);
+	tc_child_link_clear(&consumer->link);
 	g_mutex_clear(&consumer->lock);
 	g_cond_clear(&consumer->answered);
 	g_mutex_clear(&consumer->send_lock);
@@ -291,6 +282,8 @@ consumer_exited_cb(GPid pid, gint status, gpointer data)
 static TcConsumer *
 consumer_start_unit(uid_t uid, GError **error)
 {
+	g_autofree char *name = g_strdup_printf("the consumer of uid %u", (unsigned)uid);
+	TcChildLink link;
 	TcConsumer *consumer;
 	pid_t pid = 0;
 	int fd, pidfd = -1;
@@ -302,7 +295,9 @@ consumer_start_unit(uid_t uid, GError **error)
 	fd = tc_consumer_unit_start(uid, &pid, &pidfd, error);
 	if (fd < 0)
 		return NULL;
-	consumer = consumer_new(uid, pid, pidfd, fd);
+	tc_child_link_init(&link, name);
+	tc_child_link_adopt(&link, fd, pid, pidfd);
+	consumer = consumer_new(uid, &link);
 	consumer->refcount = 1; /* the table's, once tc_consumer_get() adds it */
 	g_message("Consumer unit of uid %u connected, pid %d", (unsigned)uid, (int)pid);
 	return consumer;
@@ -316,19 +311,15 @@ consumer_spawn(uid_t uid, GError **error)
 	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)uid);
 	g_autofree char *env_home = NULL, *env_user = NULL;
 	const char *argv[] = {path, "--uid", uid_text, NULL};
+	g_autofree char *name = g_strdup_printf("the consumer of uid %u", (unsigned)uid);
 	const char *envp[6];
-	int pair[2], source_fds[1], target_fds[1] = {TC_CONSUMER_COMMAND_FD};
 	guint n_env = 0;
+	TcChildLink link;
 	TcConsumer *consumer;
 	GPid pid;
 
 	if (!prepare_privileges(uid, &drop, &home, &user, error))
 		return NULL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "socketpair: %s",
-			    g_strerror(errno));
-		return NULL;
-	}
 	env_home = g_strdup_printf("HOME=%s", home);
 	env_user = g_strdup_printf("USER=%s", user);
 	envp[n_env++] = env_home;
@@ -337,24 +328,17 @@ consumer_spawn(uid_t uid, GError **error)
 	if (g_getenv("G_MESSAGES_DEBUG"))
 		envp[n_env++] = "TRACECTL_CONSUMERD_DEBUG=1";
 	envp[n_env] = NULL;
-	source_fds[0] = pair[1];
-	if (!g_spawn_async_with_pipes_and_fds("/", argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
-					      drop_privileges_cb, &drop, -1, -1, -1, source_fds,
-					      target_fds, 1, &pid, NULL, NULL, NULL, error)) {
-		close(pair[0]);
-		close(pair[1]);
+	tc_child_link_init(&link, name);
+	if (!tc_child_link_spawn(&link, argv, envp, TC_CONSUMER_COMMAND_FD, drop_privileges_cb,
+				 &drop, error)) {
 		g_prefix_error(error, "Failed to start %s: ", path);
 		return NULL;
 	}
-	close(pair[1]);
-	/* Our child, not reaped before the child watch runs: pid is still its. */
-	consumer = consumer_new(uid, pid, tc_process_open(pid), pair[0]);
+	pid = link.pid;
+	consumer = consumer_new(uid, &link);
 	consumer->refcount = 2; /* the table's and the child watch's */
 	consumer->is_child = TRUE;
-	if (consumer->pidfd < 0)
-		g_warning("Cannot open a pidfd of the consumer of uid %u (pid %d), it cannot be "
-			  "killed if it hangs: %s",
-			  (unsigned)uid, (int)pid, g_strerror(errno));
+	/* The link reaps nothing: the child watch does, pidfd or not. */
 	g_child_watch_add(pid, consumer_exited_cb, consumer);
 	g_message("Started consumer for uid %u (%s), pid %d", (unsigned)uid, user, (int)pid);
 	/* The child set it before its exec, which g_spawn waited for. */
@@ -382,7 +366,7 @@ consumer_hangup_cb(int fd, GIOCondition condition, gpointer user_data)
 static void
 consumer_watch(TcConsumer *consumer)
 {
-	consumer->watch = g_unix_fd_source_new(consumer->fd, G_IO_HUP | G_IO_ERR);
+	consumer->watch = g_unix_fd_source_new(consumer->link.fd, G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(consumer->watch, G_SOURCE_FUNC(consumer_hangup_cb), consumer, NULL);
 	g_source_attach(consumer->watch, NULL);
 }
@@ -502,7 +486,8 @@ process_is_stopped(pid_t pid)
 static void
 fail_pending_locked(TcConsumer *consumer, TcConsumerRequest *culprit, const GError *why)
 {
-	tc_consumer_route_fail_all(consumer->pending, culprit, why, consumer->uid, consumer->pid);
+	tc_consumer_route_fail_all(consumer->pending, culprit, why, consumer->uid,
+				   consumer->link.pid);
 	g_cond_broadcast(&consumer->answered);
 }
 
@@ -528,7 +513,7 @@ consumer_break(TcConsumer *consumer, TcConsumerRequest *culprit, const GError *w
 	g_mutex_unlock(&consumer->lock);
 	/* A consumer let go exits by itself on its socket's end. */
 	if (is_first && !is_closed) {
-		tc_process_signal(consumer->pidfd, SIGKILL);
+		tc_child_link_kill(&consumer->link);
 		consumer_mark_dead(consumer, why->message);
 	}
 }
@@ -573,26 +558,12 @@ static int
 request_send(TcConsumer *consumer, const TcConsumerRequest *request, const void *msg, guint32 size,
 	     const int *fds, guint count)
 {
-	gssize sent;
+	int res;
 
 	g_mutex_lock(&consumer->send_lock);
-	for (;;) {
-		struct pollfd pfd = {.fd = consumer->fd, .events = POLLOUT};
-		gint64 left_ms = (request->deadline - g_get_monotonic_time()) / 1000;
-
-		sent = tc_fd_send(consumer->fd, msg, size, fds, count, MSG_DONTWAIT);
-		if (sent != -EAGAIN)
-			break;
-		if (left_ms <= 0) {
-			sent = -ETIMEDOUT;
-			break;
-		}
-		poll(&pfd, 1, (int)MIN(left_ms, CONSUMER_POLL_SLICE_MS));
-	}
+	res = tc_child_link_send(&consumer->link, msg, size, fds, count, request->deadline);
 	g_mutex_unlock(&consumer->send_lock);
-	if (sent < 0)
-		return (int)sent;
-	return sent == (gssize)size ? 0 : -EPIPE;
+	return res;
 }
 
 /*
@@ -606,34 +577,14 @@ request_send(TcConsumer *consumer, const TcConsumerRequest *request, const void 
 static gssize
 reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error)
 {
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = consumer->buffer, .iov_len = TC_CONSUMER_MSG_MAX};
-	struct msghdr mh = {
-	    .msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = control.buf,
-	    .msg_controllen = sizeof(control.buf),
-	};
-	struct pollfd pfd = {.fd = consumer->fd, .events = POLLIN};
 	gint64 now = g_get_monotonic_time();
-	int slice_ms = (int)CLAMP((deadline - now) / 1000, 0, CONSUMER_POLL_SLICE_MS);
-	gssize len;
-	int n;
+	gssize len =
+	    tc_child_link_receive(&consumer->link, consumer->buffer, TC_CONSUMER_MSG_MAX, fds, 2,
+				  MIN(deadline, now + CONSUMER_POLL_SLICE_MS * 1000));
 
-	fds[0] = fds[1] = -1;
-	n = poll(&pfd, 1, slice_ms);
-	if (n < 0 && errno != EINTR) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    "Cannot wait for the consumer of uid %u (pid %d): %s",
-			    (unsigned)consumer->uid, (int)consumer->pid, g_strerror(errno));
-		return -1;
-	}
-	if (n <= 0) {
+	if (len == -ETIMEDOUT) {
 		now = g_get_monotonic_time();
-		if (!process_is_stopped(consumer->pid))
+		if (!process_is_stopped(consumer->link.pid))
 			consumer->stopped_since = 0;
 		else if (consumer->stopped_since == 0)
 			consumer->stopped_since = now;
@@ -641,22 +592,24 @@ reader_receive(TcConsumer *consumer, gint64 deadline, int fds[2], GError **error
 		    now - consumer->stopped_since >= CONSUMER_STOPPED_TIMEOUT_MS * 1000) {
 			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 				    "The consumer of uid %u (pid %d) is stopped and cannot answer",
-				    (unsigned)consumer->uid, (int)consumer->pid);
+				    (unsigned)consumer->uid, (int)consumer->link.pid);
 			return -1;
 		}
 		return 0;
 	}
 	consumer->stopped_since = 0;
-	len = recvmsg(consumer->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (len < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	/* At most the two a stream comes with; any more are closed. */
-	if (len > 0)
-		tc_fd_collect(&mh, fds, 2);
-	if (len <= 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		tc_consumer_route_close_fds(fds);
+	/* The link refused what does not fit: more than the two descriptors
+	 * a stream comes with, a message past TC_CONSUMER_MSG_MAX. */
+	if (len == -EPIPE || len == -EPROTO) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer closed its connection or sent a bad message");
+		return -1;
+	}
+	if (len < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "Cannot wait for the consumer of uid %u (pid %d): %s",
+			    (unsigned)consumer->uid, (int)consumer->link.pid,
+			    g_strerror((int)-len));
 		return -1;
 	}
 	return len;
@@ -719,13 +672,13 @@ request_wait(TcConsumer *consumer, TcConsumerRequest *request, GError **error)
 				late = g_error_new(TC_ERROR, TC_ERROR_FAILED,
 						   "The consumer of uid %u (pid %d) did not finish "
 						   "its answer within %u s",
-						   (unsigned)consumer->uid, (int)consumer->pid,
+						   (unsigned)consumer->uid, (int)consumer->link.pid,
 						   request->timeout_ms / 1000);
 			else
 				late = g_error_new(TC_ERROR, TC_ERROR_FAILED,
 						   "The consumer of uid %u (pid %d) did not answer "
 						   "within %u s",
-						   (unsigned)consumer->uid, (int)consumer->pid,
+						   (unsigned)consumer->uid, (int)consumer->link.pid,
 						   request->timeout_ms / 1000);
 
 			g_mutex_unlock(&consumer->lock);
@@ -843,7 +796,7 @@ tc_consumer_retire_if_unused(TcConsumer *consumer, gboolean (*has_sessions)(uid_
 	/* EOF on its socket makes the consumer exit. */
 	consumer_shut_link(consumer);
 	g_message("Consumer of uid %u (pid %d) retired: no session of that user",
-		  (unsigned)consumer->uid, (int)consumer->pid);
+		  (unsigned)consumer->uid, (int)consumer->link.pid);
 	tc_consumer_unref(consumer); /* the table's */
 	return TRUE;
 }
@@ -1146,8 +1099,6 @@ tc_consumers_shutdown(void)
 	g_mutex_unlock(&consumers_lock);
 	for (guint i = 0; i < all->len; i++) {
 		TcConsumer *consumer = g_ptr_array_index(all, i);
-		gint64 deadline = g_get_monotonic_time() + CONSUMER_EXIT_TIMEOUT_MS * 1000;
-		int status;
 
 		/* The requests under way end first, by their deadlines at most;
 		 * no new one starts. */
@@ -1156,18 +1107,10 @@ tc_consumers_shutdown(void)
 		while (g_hash_table_size(consumer->pending) > 0)
 			g_cond_wait(&consumer->answered, &consumer->lock);
 		g_mutex_unlock(&consumer->lock);
-		/* EOF on its socket makes the consumer write out and exit. */
+		/* EOF on its socket makes the consumer write out and exit; one
+		 * systemd started is stopped by systemd, not waited for. */
 		consumer_shut_link(consumer);
-		while (waitpid(consumer->pid, &status, WNOHANG) == 0) {
-			if (g_get_monotonic_time() > deadline) {
-				g_warning("Consumer of uid %u did not exit, killing it",
-					  (unsigned)consumer->uid);
-				tc_process_signal(consumer->pidfd, SIGKILL);
-				waitpid(consumer->pid, &status, 0);
-				break;
-			}
-			g_usleep(10000);
-		}
+		tc_child_link_stop(&consumer->link, CONSUMER_EXIT_TIMEOUT_MS);
 	}
 }
 
@@ -1258,5 +1201,5 @@ tc_consumer_kernel_own(TcConsumer *consumer, guint64 session_id, const char *dir
 GPid
 tc_consumer_pid(TcConsumer *consumer)
 {
-	return consumer->pid;
+	return consumer->link.pid;
 }

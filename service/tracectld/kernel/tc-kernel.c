@@ -5,18 +5,15 @@
 
 #include <errno.h>
 #include <gio/gio.h>
-#include <poll.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-child-link.h"
 #include "tc-error.h"
-#include "tc-fd-passing.h"
 #include "tc-kernel-abi.h"
 
 /*
@@ -53,14 +50,10 @@
  * instance and sends no PRUNE, so its helper removes nothing when it ends.
  */
 #define REPLY_TIMEOUT_MS 10000
-/* How long a killed helper is waited for before it is reaped later. */
-#define KILL_WAIT_MS 1000
-
 /* A connection to a helper. */
 struct link {
-	int fd;
-	GPid pid;  /* the helper tracectld started for it, not yet reaped */
-	int pidfd;
+	/* pid: the helper tracectld started for it, not yet reaped, or 0 */
+	TcChildLink child;
 	gboolean is_main;    /* the shared one, which sends PRUNE */
 	gboolean is_pruning; /* its PRUNE is under way */
 };
@@ -68,7 +61,10 @@ struct link {
 static char *socket_path; /* set once at start */
 static guint32 helper_scope; /* set once at start */
 static GMutex kernel_lock; /* covers main_link, instances and trackers */
-static struct link main_link = {.fd = -1, .pidfd = -1, .is_main = TRUE};
+static struct link main_link = {
+    .child = {.name = "the kernel helper", .fd = -1, .pidfd = -1},
+    .is_main = TRUE,
+};
 static GArray *instances; /* guint64: the sessions whose instance exists */
 /* The last TRACK of each session whose helper rescans /proc for it (its
  * helper session id -> struct tc_kernel_track_msg): a restarted helper
@@ -158,38 +154,26 @@ reap_killed(void)
 	g_mutex_unlock(&killed_lock);
 }
 
-/* No systemd: we are root, so we start the helper ourselves. */
-static int
+/* No systemd: we are root, so we start the helper ourselves; we reap
+ * it (disconnect(), reap_killed()). */
+static gboolean
 spawn_helper(struct link *link, GError **error)
 {
 	g_autofree char *path = helper_binary();
 	const char *argv[] = {path, NULL};
-	int pair[2], target_fds[1] = {TC_KERNEL_COMMAND_FD};
 
 	if (geteuid() != 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "No kernel helper socket at '%s', and tracectld is not root",
 			    socket_path);
-		return -1;
+		return FALSE;
 	}
 	reap_killed();
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
-		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "socketpair: %s", g_strerror(errno));
-		return -1;
-	}
-	if (!g_spawn_async_with_pipes_and_fds("/", argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
-					      NULL, -1, -1, -1, &pair[1], target_fds, 1,
-					      &link->pid, NULL, NULL, NULL, error)) {
-		close(pair[0]);
-		close(pair[1]);
-		return -1;
-	}
-	close(pair[1]);
-	/* Not reaped yet, so the pid is still the helper's. */
-	link->pidfd = (int)syscall(SYS_pidfd_open, link->pid, 0);
-	g_message("Started the kernel helper, pid %d%s", (int)link->pid,
+	if (!tc_child_link_spawn(&link->child, argv, NULL, TC_KERNEL_COMMAND_FD, NULL, NULL, error))
+		return FALSE;
+	g_message("Started the kernel helper, pid %d%s", (int)link->child.pid,
 		  link->is_main ? "" : ", for one uprobe");
-	return pair[0];
+	return TRUE;
 }
 
 /* Closes the connection; a helper we started is killed first when
@@ -197,34 +181,32 @@ spawn_helper(struct link *link, GError **error)
 static void
 disconnect(struct link *link, gboolean kill_it)
 {
-	struct pollfd pfd = {.fd = link->pidfd, .events = POLLIN};
+	TcChildLink *child = &link->child;
+	gboolean is_reaped;
 
-	if (link->pid > 0 && kill_it) {
-		if (link->pidfd >= 0)
-			syscall(SYS_pidfd_send_signal, link->pidfd, SIGKILL, NULL, 0);
-		else
-			kill(link->pid, SIGKILL); /* not reaped: still the helper */
+	if (child->pid > 0 && kill_it) {
+		tc_child_link_kill(child);
 		g_warning("Killed the kernel helper, pid %d; the next request starts another",
-			  (int)link->pid);
+			  (int)child->pid);
 	}
-	if (link->fd >= 0)
-		close(link->fd);
-	link->fd = -1;
-	if (link->pid <= 0)
+	if (child->pid <= 0) {
+		tc_child_link_clear(child);
 		return;
-	/* A pidfd becomes readable when its process exits. One that was not
-	 * killed removes our instances first: it is waited for. */
-	if (link->pidfd < 0 || poll(&pfd, 1, kill_it ? KILL_WAIT_MS : -1) == 1)
-		waitpid(link->pid, NULL, kill_it ? WNOHANG : 0);
-	if (kill_it && waitpid(link->pid, NULL, WNOHANG) == 0) {
+	}
+	/* One that was not killed removes our instances first, at the end of
+	 * its socket: it is waited for, with no bound. */
+	if (kill_it) {
+		tc_child_link_shut(child);
+		is_reaped = tc_child_link_wait(child, TC_CHILD_LINK_KILL_WAIT_MS);
+	} else {
+		is_reaped = tc_child_link_stop(child, -1);
+	}
+	if (!is_reaped) {
 		g_mutex_lock(&killed_lock);
-		g_array_append_val(killed_pids, link->pid);
+		g_array_append_val(killed_pids, child->pid);
 		g_mutex_unlock(&killed_lock);
 	}
-	if (link->pidfd >= 0)
-		close(link->pidfd);
-	link->pidfd = -1;
-	link->pid = 0;
+	tc_child_link_clear(child);
 }
 
 static gboolean request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size,
@@ -252,7 +234,7 @@ resend_trackers_locked(void)
 			g_warning("Kernel session %u: the restarted kernel helper does not follow its "
 				  "tracked ids: %s",
 				  (unsigned)(copy->header.session_id & G_MAXUINT32), error->message);
-		if (main_link.fd < 0)
+		if (main_link.child.fd < 0)
 			return;
 	}
 }
@@ -292,21 +274,22 @@ ensure_connected(struct link *link, GError **error)
 {
 	g_autoptr(GError) socket_error = NULL;
 
-	if (link->fd >= 0)
+	if (link->child.fd >= 0)
 		return TRUE;
 	if (g_file_test(socket_path, G_FILE_TEST_EXISTS)) {
-		link->fd = connect_socket(&socket_error);
+		int fd = connect_socket(&socket_error);
+
 		/* A socket nobody serves is the leftover of another run. */
-		if (link->fd < 0 && geteuid() != 0) {
+		if (fd < 0 && geteuid() != 0) {
 			g_propagate_error(error, g_steal_pointer(&socket_error));
 			return FALSE;
 		}
-		if (link->fd < 0)
+		if (fd < 0)
 			g_debug("%s, starting the helper", socket_error->message);
+		else
+			tc_child_link_adopt(&link->child, fd, 0, -1);
 	}
-	if (link->fd < 0)
-		link->fd = spawn_helper(link, error);
-	if (link->fd < 0)
+	if (link->child.fd < 0 && !spawn_helper(link, error))
 		return FALSE;
 	if (link->is_main && !prune_locked(error)) {
 		g_prefix_error(error, "The kernel helper refused the list of live sessions: ");
@@ -318,52 +301,33 @@ ensure_connected(struct link *link, GError **error)
 	return TRUE;
 }
 
-/* Receives one message and at most one descriptor (-1 for none) before
- * the deadline (monotonic, us); -ETIMEDOUT after it. */
+/* Receives one message of exactly a struct tc_kernel_msg's size at most
+ * and at most one descriptor (-1 for none) before the deadline
+ * (monotonic, us); tc_child_link_receive() says what it refuses. */
 static gssize
 receive(struct link *link, struct tc_kernel_msg *msg, int *fd, gint64 deadline)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(*msg)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-			    .msg_controllen = sizeof(control.buf)};
-	struct pollfd pfd = {.fd = link->fd, .events = POLLIN};
-	gint64 left_ms = (deadline - g_get_monotonic_time()) / 1000;
-	gssize len;
-	int ready;
-
-	*fd = -1;
-	do
-		ready = poll(&pfd, 1, (int)MAX(left_ms, 0));
-	while (ready < 0 && errno == EINTR);
-	if (ready == 0)
-		return -ETIMEDOUT;
-	if (ready < 0)
-		return -errno;
-	len = recvmsg(link->fd, &mh, MSG_CMSG_CLOEXEC);
-	/* More than one descriptor: the extra ones are closed. */
-	if (len >= 0)
-		tc_fd_collect(&mh, fd, 1);
-	return len;
+	return tc_child_link_receive(&link->child, msg, sizeof(*msg), fd, 1, deadline);
 }
 
 /* Sends msg on a connection, reconnecting once when the helper is gone
  * (it has not read the request, so it is sent again as it is). */
 static gboolean
-send_locked(struct link *link, struct tc_kernel_msg *msg, gsize size, GError **error)
+send_locked(struct link *link, struct tc_kernel_msg *msg, gsize size, gint64 deadline,
+	    GError **error)
 {
+	int res;
+
 	for (int attempt = 0;; attempt++) {
 		if (!ensure_connected(link, error))
 			return FALSE;
 		msg->magic = TC_KERNEL_MAGIC;
 		msg->size = size;
 		msg->seq = (guint32)g_atomic_int_add(&next_seq, 1);
-		if (send(link->fd, msg, size, MSG_NOSIGNAL) == (gssize)size)
+		res = tc_child_link_send(&link->child, msg, size, NULL, 0, deadline);
+		if (res == 0)
 			return TRUE;
-		g_warning("The kernel helper is gone (%s), starting it again", g_strerror(errno));
+		g_warning("The kernel helper is gone (%s), starting it again", g_strerror(-res));
 		disconnect(link, TRUE);
 		/* A new helper that dies at once is not started again and again. */
 		if (attempt > 0 || link->is_pruning) {
@@ -386,7 +350,7 @@ request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size, str
 	gssize len = -1;
 	int fd = -1;
 
-	if (!send_locked(link, msg, size, error))
+	if (!send_locked(link, msg, size, deadline, error))
 		return FALSE;
 	while ((len = receive(link, reply, &fd, deadline)) == sizeof(*reply) &&
 	       reply->magic == TC_KERNEL_MAGIC && reply->type != TC_KERNEL_REPLY && fd >= 0) {
@@ -409,9 +373,10 @@ request_locked_fds(struct link *link, struct tc_kernel_msg *msg, gsize size, str
 	    reply->type != TC_KERNEL_REPLY || reply->seq != msg->seq) {
 		disconnect(link, TRUE);
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
-			    len == 0 ? "The kernel helper went away during the request; the next "
-				       "request starts it again"
-				     : "The kernel helper did not answer properly");
+			    len == -EPIPE
+				? "The kernel helper went away during the request; the next "
+				  "request starts it again"
+				: "The kernel helper did not answer properly");
 		return FALSE;
 	}
 	if (reply->status < 0) {
@@ -874,7 +839,7 @@ name_uprobe_refusal(int code, const char *location, GError **error)
 static gboolean
 probe_request(struct tc_kernel_probe_msg *msg, struct tc_kernel_msg *reply, GError **error)
 {
-	struct link link = {.fd = -1, .pidfd = -1};
+	struct link link = {0};
 	gboolean ok;
 
 	if (msg->kind != TC_KERNEL_PROBE_UPROBE) {
@@ -884,6 +849,7 @@ probe_request(struct tc_kernel_probe_msg *msg, struct tc_kernel_msg *reply, GErr
 		g_mutex_unlock(&kernel_lock);
 		return ok;
 	}
+	tc_child_link_init(&link.child, "the kernel helper");
 	ok = request_locked_fds(&link, &msg->header, sizeof(*msg), reply, NULL, NULL, error);
 	/* A helper that failed the request is gone already; one that answered
 	 * ends with its socket, owning nothing. */
