@@ -9,6 +9,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-session-ops.h"
+#include "tc-snapshot-output.h"
 #include "tc-validate.h"
 
 static void
@@ -210,11 +211,19 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 static gboolean
 list_outputs_work(TcRequest *request, GError **error)
 {
-	GVariant *outputs = tc_session_op_list_snapshot_outputs(request->session, error);
+	g_autoptr(GPtrArray) outputs = tc_session_op_list_snapshot_outputs(request->session, error);
+	GVariantBuilder builder;
 
 	if (outputs == NULL)
 		return FALSE;
-	request->result = g_variant_new_tuple(&outputs, 1);
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
+	for (guint i = 0; i < outputs->len; i++) {
+		const TcSnapshotOutputEntry *output = g_ptr_array_index(outputs, i);
+
+		g_variant_builder_add(&builder, "(usst)", output->id, output->name, output->url,
+				      output->max_bytes);
+	}
+	request->result = g_variant_new("(a(usst))", &builder);
 	return TRUE;
 }
 

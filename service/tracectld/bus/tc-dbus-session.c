@@ -227,16 +227,16 @@ property_value_locked(TcSession *session, const char *name)
 	if (g_str_equal(name, "Snapshot"))
 		return g_variant_new_boolean(session->snapshot);
 	if (g_str_equal(name, "Tracking"))
-		return tc_session_tracking_variant_locked(session);
+		return tc_dbus_track_tracking_variant_locked(session);
 	if (g_str_equal(name, "TrackedUnits"))
-		return tc_session_units_variant_locked(session);
+		return tc_dbus_track_units_variant_locked(session);
 	if (g_str_equal(name, "OutputUrl"))
 		return output_url_variant(session);
 	if (g_str_equal(name, "LiveTimer"))
 		return g_variant_new_uint32(session->relay ? session->relay->live_timer_us : 0);
 	if (g_str_equal(name, "TraceHostname"))
 		return g_variant_new_string(session->relay ? session->relay->hostname : "");
-	return tc_session_rotation_property_locked(session, name);
+	return tc_dbus_rotation_property_locked(session, name);
 }
 
 static GVariant *

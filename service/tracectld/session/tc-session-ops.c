@@ -1309,7 +1309,7 @@ tc_session_op_add_snapshot_output(TcSession *session, const char *name, const ch
 	       tc_snapshot_output_add_locked(session, name, url, max_bytes, id, error);
 }
 
-GVariant *
+GPtrArray *
 tc_session_op_list_snapshot_outputs(TcSession *session, GError **error)
 {
 	g_autoptr(GMutexLocker) op = op_begin(session, error);

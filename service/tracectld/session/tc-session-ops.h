@@ -45,7 +45,7 @@ gboolean tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshot
 /* Snapshot outputs (tc-snapshot-output.h), each under the op_lock. */
 gboolean tc_session_op_add_snapshot_output(TcSession *session, const char *name, const char *url,
 					   guint64 max_bytes, guint32 *id, GError **error);
-GVariant *tc_session_op_list_snapshot_outputs(TcSession *session, GError **error);
+GPtrArray *tc_session_op_list_snapshot_outputs(TcSession *session, GError **error);
 gboolean tc_session_op_del_snapshot_output(TcSession *session, const char *output,
 					   GError **error);
 /* disable-channel: the channel's events are disabled in every application;
