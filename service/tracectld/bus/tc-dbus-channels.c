@@ -1,3 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The channel and event methods of org.tracectl.Tracing1.Session
+ * (EnableChannel, DisableChannel, AddContext, AddKernelProbe, EnableEvent,
+ * EnableEventWithOptions, DisableEvent, ChannelStatistics) and the
+ * Channels property they change: parse, submit under manage-sessions (the
+ * kernel actions for the kernel domain), and let tc-session-ops.c do the
+ * work.
+ */
+#define G_LOG_DOMAIN "tracectld-dbus"
+
+#include "tc-dbus-channels.h"
+
+#include "tc-channel-config.h"
+#include "tc-consumer-abi.h"
+#include "tc-dbus-generated.h"
+#include "tc-dbus-request.h"
+#include "tc-error.h"
+#include "tc-event-rule.h"
+#include "tc-kernel-event-rule.h"
+#include "tc-kernel.h"
+#include "tc-rb.h"
+#include "tc-session-kernel-own.h"
+#include "tc-session-kernel.h"
+#include "tc-session-ops.h"
+#include "tc-signals.h"
+#include "tc-validate.h"
+#include "tracectl-abi.h"
+
 static GVariant *
 context_names_variant(guint32 contexts)
 {
@@ -125,8 +154,8 @@ kernel_channel_variant_locked(TcSession *session)
 			     session->kernel_num_subbuf, &patterns, &settings);
 }
 
-static GVariant *
-channels_variant_locked(TcSession *session)
+GVariant *
+tc_dbus_channels_variant_locked(TcSession *session)
 {
 	GVariantBuilder builder;
 
@@ -147,6 +176,22 @@ channels_variant_locked(TcSession *session)
 	if (tc_session_has_kernel(session))
 		g_variant_builder_add_value(&builder, kernel_channel_variant_locked(session));
 	return g_variant_builder_end(&builder);
+}
+
+/* Methods. */
+
+static void
+submit(TcSession *session, TcRequest *request)
+{
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+}
+
+static gboolean
+refuse(GDBusMethodInvocation *invocation, GError *error)
+{
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
 }
 
 static gboolean
@@ -235,30 +280,29 @@ kernel_channel_work(TcRequest *request, GError **error)
 }
 
 static gboolean
-handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
-		      const char *domain, const char *name, GVariant *options)
+handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		      const char *name, GVariant *options, TcSession *session)
 {
-	TcSessionObject *self = TC_SESSION_OBJECT(object);
 	g_autoptr(GError) error = NULL;
 	TcChannelConfig config;
 	TcRequest *request;
 
 	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
-	    !parse_channel_options(options, self->session->snapshot, &config, &error)) {
+	    !parse_channel_options(options, session->snapshot, &config, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(name);
 	request->config = config;
 	if (g_str_equal(domain, "kernel")) {
 		request->work = kernel_channel_work;
-		tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+		tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
 				  TC_AUTHORITY_FLAGS_NONE);
 		return TRUE;
 	}
 	request->work = enable_channel_work;
-	submit(self, request);
+	submit(session, request);
 	return TRUE;
 }
 
@@ -288,7 +332,7 @@ check_kernel_channel(const char *channel, GError **error)
 }
 
 static gboolean
-handle_add_kernel_context(TcSessionObject *self, GDBusMethodInvocation *invocation,
+handle_add_kernel_context(TcSession *session, GDBusMethodInvocation *invocation,
 			  const char *channel, const char *const *contexts)
 {
 	g_autoptr(GError) error = NULL;
@@ -300,35 +344,34 @@ handle_add_kernel_context(TcSessionObject *self, GDBusMethodInvocation *invocati
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->contexts = bits;
 	request->work = kernel_context_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
 static gboolean
 handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
-		   const char *channel, const char *const *contexts)
+		   const char *channel, const char *const *contexts, TcSession *session)
 {
-	TcSessionObject *self = TC_SESSION_OBJECT(object);
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 	guint32 bits;
 
 	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
-		return handle_add_kernel_context(self, invocation, channel, contexts);
+		return handle_add_kernel_context(session, invocation, channel, contexts);
 	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
 	    !tc_channel_config_ust_context_bits(contexts, &bits, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->contexts = bits;
 	request->work = add_context_work;
-	submit(self, request);
+	submit(session, request);
 	return TRUE;
 }
 
@@ -358,10 +401,9 @@ parse_probe(const char *kind, const char *name, const char *location, guint32 *k
 }
 
 static gboolean
-handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation,
-			const char *kind, const char *name, const char *location)
+handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *kind,
+			const char *name, const char *location, TcSession *session)
 {
-	TcSessionObject *self = TC_SESSION_OBJECT(object);
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 	guint32 kind_value;
@@ -370,12 +412,12 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->probe_kind = kind_value;
 	request->name = g_strdup(name);
 	request->location = g_strdup(location);
 	request->work = kernel_probe_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
@@ -406,13 +448,13 @@ channel_statistics_work(TcRequest *request, GError **error)
 }
 
 static gboolean
-handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocation)
+handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			  TcSession *session)
 {
-	TcSessionObject *self = TC_SESSION_OBJECT(object);
-	TcRequest *request = tc_request_new(invocation, self->session);
+	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = channel_statistics_work;
-	submit(self, request);
+	submit(session, request);
 	return TRUE;
 }
 
@@ -452,8 +494,8 @@ kernel_disable_work(TcRequest *request, GError **error)
 }
 
 static gboolean
-submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
-		    const char *pattern, gboolean enable)
+submit_kernel_event(TcSession *session, GDBusMethodInvocation *invocation, const char *pattern,
+		    gboolean enable)
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
@@ -462,10 +504,10 @@ submit_kernel_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->work = enable ? kernel_enable_work : kernel_disable_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
@@ -480,7 +522,7 @@ kernel_filtered_work(TcRequest *request, GError **error)
 /* What the kernel cannot express is refused before anything is asked of
  * polkit or the helper. */
 static gboolean
-handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *invocation,
+handle_kernel_event_with_options(TcSession *session, GDBusMethodInvocation *invocation,
 				 const char *pattern, GVariant *options)
 {
 	g_autoptr(GError) error = NULL;
@@ -492,12 +534,12 @@ handle_kernel_event_with_options(TcSessionObject *self, GDBusMethodInvocation *i
 		return TRUE;
 	}
 	if (filter == NULL)
-		return submit_kernel_event(self, invocation, pattern, TRUE);
-	request = tc_request_new(invocation, self->session);
+		return submit_kernel_event(session, invocation, pattern, TRUE);
+	request = tc_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->kernel_filter = g_steal_pointer(&filter);
 	request->work = kernel_filtered_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, self->session->owner_uid,
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
@@ -516,8 +558,8 @@ kernel_own_disable_work(TcRequest *request, GError **error)
 
 /* Domain "kernel-own": the allow-list is checked before anything else. */
 static gboolean
-submit_kernel_own_event(TcSessionObject *self, GDBusMethodInvocation *invocation,
-			const char *channel, const char *pattern, gboolean enable)
+submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, const char *channel,
+			const char *pattern, gboolean enable)
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
@@ -528,24 +570,23 @@ submit_kernel_own_event(TcSessionObject *self, GDBusMethodInvocation *invocation
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->work = enable ? kernel_own_enable_work : kernel_own_disable_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, self->session->owner_uid,
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, session->owner_uid,
 			  TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
 static gboolean
-handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
-		    const char *domain, const char *channel, const char *pattern,
-		    TcRequestWorkFunc work)
+handle_event_change(TcSession *session, GDBusMethodInvocation *invocation, const char *domain,
+		    const char *channel, const char *pattern, TcRequestWorkFunc work)
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 
 	if (g_str_equal(domain, "kernel-own"))
-		return submit_kernel_own_event(self, invocation, channel, pattern,
+		return submit_kernel_own_event(session, invocation, channel, pattern,
 					       work == enable_event_work);
 	if (!check_domain(domain, &error) ||
 	    (*channel && !tc_validate_name("channel", channel, &error))) {
@@ -553,33 +594,32 @@ handle_event_change(TcSessionObject *self, GDBusMethodInvocation *invocation,
 		return TRUE;
 	}
 	if (g_str_equal(domain, "kernel"))
-		return submit_kernel_event(self, invocation, pattern, work == enable_event_work);
+		return submit_kernel_event(session, invocation, pattern, work == enable_event_work);
 	if (!tc_validate_pattern(pattern, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->pattern = g_strdup(pattern);
 	request->work = work;
-	submit(self, request);
+	submit(session, request);
 	return TRUE;
 }
 
 static gboolean
-handle_enable_event(TcDbusSession *object, GDBusMethodInvocation *invocation,
-		    const char *domain, const char *channel, const char *pattern)
+handle_enable_event(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		    const char *channel, const char *pattern, TcSession *session)
 {
-	return handle_event_change(TC_SESSION_OBJECT(object), invocation, domain, channel,
-				   pattern, enable_event_work);
+	return handle_event_change(session, invocation, domain, channel, pattern,
+				   enable_event_work);
 }
 
 static gboolean
 handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
 				 const char *domain, const char *channel, const char *pattern,
-				 GVariant *options)
+				 GVariant *options, TcSession *session)
 {
-	TcSessionObject *self = TC_SESSION_OBJECT(object);
 	g_autoptr(TcEventRule) rule = NULL;
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
@@ -590,26 +630,26 @@ handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *i
 		return TRUE;
 	}
 	if (g_str_equal(domain, "kernel"))
-		return handle_kernel_event_with_options(self, invocation, pattern, options);
+		return handle_kernel_event_with_options(session, invocation, pattern, options);
 	if (!tc_validate_pattern(pattern, &error) ||
 	    (rule = tc_event_rule_new_from_options(pattern, options, &error)) == NULL) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, self->session);
+	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->rule = g_steal_pointer(&rule);
 	request->work = enable_event_rule_work;
-	submit(self, request);
+	submit(session, request);
 	return TRUE;
 }
 
 static gboolean
-handle_disable_event(TcDbusSession *object, GDBusMethodInvocation *invocation,
-		     const char *domain, const char *channel, const char *pattern)
+handle_disable_event(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		     const char *channel, const char *pattern, TcSession *session)
 {
-	return handle_event_change(TC_SESSION_OBJECT(object), invocation, domain, channel,
-				   pattern, disable_event_work);
+	return handle_event_change(session, invocation, domain, channel, pattern,
+				   disable_event_work);
 }
 
 /* DisableChannel. */
@@ -655,3 +695,21 @@ handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 	return TRUE;
 }
 
+void
+tc_dbus_channels_connect(gpointer skeleton, TcSession *session)
+{
+	g_signal_connect(skeleton, "handle-enable-channel", G_CALLBACK(handle_enable_channel),
+			 session);
+	g_signal_connect(skeleton, "handle-disable-channel", G_CALLBACK(handle_disable_channel),
+			 session);
+	g_signal_connect(skeleton, "handle-enable-event", G_CALLBACK(handle_enable_event), session);
+	g_signal_connect(skeleton, "handle-disable-event", G_CALLBACK(handle_disable_event),
+			 session);
+	g_signal_connect(skeleton, "handle-enable-event-with-options",
+			 G_CALLBACK(handle_enable_event_with_options), session);
+	g_signal_connect(skeleton, "handle-add-context", G_CALLBACK(handle_add_context), session);
+	g_signal_connect(skeleton, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
+			 session);
+	g_signal_connect(skeleton, "handle-channel-statistics",
+			 G_CALLBACK(handle_channel_statistics), session);
+}

@@ -15,26 +15,15 @@
 #include "tc-dbus-session.h"
 
 #include "tc-channel-config.h"
+#include "tc-dbus-channels.h"
 #include "tc-dbus-generated.h"
+#include "tc-dbus-lifecycle.h"
 #include "tc-dbus-request.h"
-#include "tc-dbus-track.h"
 #include "tc-dbus-rotation.h"
-#include "tc-dbus-session-commands.h"
-#include "tc-relay-url.h"
+#include "tc-dbus-snapshot.h"
+#include "tc-dbus-track.h"
 #include "tc-error.h"
-#include "tc-event-rule.h"
-#include "tc-kernel-event-rule.h"
-#include "tc-kernel.h"
-#include "tc-session-kernel.h"
-#include "tc-session-kernel-own.h"
-#include "tc-session-ops.h"
-#include "tc-session-track.h"
-#include "tc-session-rotation.h"
-#include "tc-signals.h"
-#include "tc-validate.h"
-#include "tc-consumer-abi.h"
-#include "tc-rb.h"
-#include "tracectl-abi.h"
+#include "tc-relay-url.h"
 
 #define TC_TYPE_SESSION_OBJECT (tc_session_object_get_type())
 G_DECLARE_FINAL_TYPE(TcSessionObject, tc_session_object, TC, SESSION_OBJECT,
@@ -72,7 +61,7 @@ property_value_locked(TcSession *session, const char *name)
 	if (g_str_equal(name, "Problem"))
 		return g_variant_new_string(session->problem ? session->problem : "");
 	if (g_str_equal(name, "Channels"))
-		return channels_variant_locked(session);
+		return tc_dbus_channels_variant_locked(session);
 	if (g_str_equal(name, "Snapshot"))
 		return g_variant_new_boolean(session->snapshot);
 	if (g_str_equal(name, "Tracking"))
@@ -125,15 +114,6 @@ session_object_get_vtable(GDBusInterfaceSkeleton *skeleton)
 	return &vtable;
 }
 
-/* Methods. */
-
-static void
-submit(TcSessionObject *self, TcRequest *request)
-{
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, self->session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-}
-
 static void
 tc_session_object_finalize(GObject *object)
 {
@@ -156,19 +136,6 @@ tc_session_object_class_init(TcSessionObjectClass *klass)
 static void
 tc_session_object_init(TcSessionObject *self)
 {
-	g_signal_connect(self, "handle-start", G_CALLBACK(handle_start), NULL);
-	g_signal_connect(self, "handle-stop", G_CALLBACK(handle_stop), NULL);
-	g_signal_connect(self, "handle-enable-channel", G_CALLBACK(handle_enable_channel), NULL);
-	g_signal_connect(self, "handle-enable-event", G_CALLBACK(handle_enable_event), NULL);
-	g_signal_connect(self, "handle-disable-event", G_CALLBACK(handle_disable_event), NULL);
-	g_signal_connect(self, "handle-enable-event-with-options",
-			 G_CALLBACK(handle_enable_event_with_options), NULL);
-	g_signal_connect(self, "handle-add-context", G_CALLBACK(handle_add_context), NULL);
-	g_signal_connect(self, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
-			 NULL);
-	g_signal_connect(self, "handle-record-snapshot", G_CALLBACK(handle_record_snapshot), NULL);
-	g_signal_connect(self, "handle-channel-statistics", G_CALLBACK(handle_channel_statistics),
-			 NULL);
 }
 
 gpointer
@@ -177,9 +144,11 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 	TcSessionObject *self = g_object_new(TC_TYPE_SESSION_OBJECT, NULL);
 
 	self->session = tc_session_ref(session);
+	tc_dbus_lifecycle_connect(self, session);
+	tc_dbus_channels_connect(self, session);
+	tc_dbus_snapshot_connect(self, session);
 	tc_dbus_track_connect(self, session);
 	tc_dbus_rotation_connect(self, session);
-	tc_session_commands_connect(self, self->session);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(self), connection,
 					      session->object_path, error)) {
 		g_object_unref(self);
