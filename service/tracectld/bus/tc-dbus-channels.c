@@ -12,16 +12,16 @@
 #include "tc-dbus-channels.h"
 
 #include "tc-channel-config.h"
-#include "tc-consumer-abi.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-kernel-event-rule.h"
 #include "tc-kernel.h"
-#include "tc-rb.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-kernel.h"
+#include "tc-session-op-kernel.h"
+#include "tc-session-op-statistics.h"
 #include "tc-session-ops.h"
 #include "tc-signals.h"
 #include "tc-validate.h"
@@ -425,7 +425,7 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 static gboolean
 channel_statistics_work(TcRequest *request, GError **error)
 {
-	g_autoptr(GArray) statistics = tc_session_op_channel_statistics(request->session, error);
+	g_autoptr(GArray) statistics = tc_session_op_statistics(request->session, error);
 	GVariantBuilder builder;
 
 	if (statistics == NULL)
@@ -663,7 +663,7 @@ disable_channel_work(TcRequest *request, GError **error)
 static gboolean
 disable_kernel_channel_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_disable_kernel_channel(request->session, error);
+	return tc_session_op_kernel_disable_channel(request->session, error);
 }
 
 static gboolean

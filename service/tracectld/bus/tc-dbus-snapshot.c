@@ -14,7 +14,7 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
-#include "tc-session-ops.h"
+#include "tc-session-op-snapshot.h"
 #include "tc-snapshot-output.h"
 #include "tc-validate.h"
 
@@ -45,7 +45,7 @@ record_snapshot_work(TcRequest *request, GError **error)
 {
 	g_autofree char *directory = NULL;
 
-	if (!tc_session_op_record_snapshot(request->session, &directory, error))
+	if (!tc_session_op_snapshot_record(request->session, &directory, error))
 		return FALSE;
 	request->result = g_variant_new("(s)", directory);
 	return TRUE;
@@ -68,7 +68,7 @@ add_output_work(TcRequest *request, GError **error)
 {
 	guint32 id = 0;
 
-	if (!tc_session_op_add_snapshot_output(request->session, request->name, request->output,
+	if (!tc_session_op_snapshot_add_output(request->session, request->name, request->output,
 					       request->max_bytes, &id, error))
 		return FALSE;
 	request->result = g_variant_new("(u)", id);
@@ -141,7 +141,7 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 static gboolean
 list_outputs_work(TcRequest *request, GError **error)
 {
-	g_autoptr(GPtrArray) outputs = tc_session_op_list_snapshot_outputs(request->session, error);
+	g_autoptr(GPtrArray) outputs = tc_session_op_snapshot_list_outputs(request->session, error);
 	GVariantBuilder builder;
 
 	if (outputs == NULL)
@@ -171,7 +171,7 @@ handle_list_snapshot_outputs(TcDbusSession *object, GDBusMethodInvocation *invoc
 static gboolean
 del_output_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_del_snapshot_output(request->session, request->output, error);
+	return tc_session_op_snapshot_del_output(request->session, request->output, error);
 }
 
 static gboolean
@@ -205,7 +205,7 @@ record_work(TcRequest *request, GError **error)
 	};
 	g_autofree char *directory = NULL;
 
-	if (!tc_session_op_record_snapshot_with(request->session, &options, &directory, error))
+	if (!tc_session_op_snapshot_record_with(request->session, &options, &directory, error))
 		return FALSE;
 	request->result = g_variant_new("(s)", directory);
 	return TRUE;

@@ -14,6 +14,7 @@
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-track.h"
 #include "tc-session-track.h"
 #include "tc-tracker.h"
 #include "tc-unit.h"

@@ -1,7 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-op-kernel.h"
+
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-kernel-abi.h"
+#include "tc-kernel.h"
+#include "tc-session-kernel-own.h"
+#include "tc-session-kernel.h"
+#include "tc-session-op.h"
+#include "tc-user-limits.h"
+
 /* The helper is started on demand: it answers before anything is
  * promised, and speaks this protocol. */
-static gboolean
-kernel_helper_answers(GError **error)
+gboolean
+tc_session_op_kernel_check_helper(GError **error)
 {
 	guint32 version = 0;
 
@@ -44,9 +58,9 @@ tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 {
 	g_autoptr(GMutexLocker) op = NULL;
 
-	if (!kernel_helper_answers(error))
+	if (!tc_session_op_kernel_check_helper(error))
 		return FALSE;
-	op = op_begin(session, error);
+	op = tc_session_op_begin(session, error);
 	return op != NULL && tc_session_kernel_probe_locked(session, kind, name, location, error) &&
 	       start_new_kernel_trace(session, error);
 }
@@ -57,9 +71,9 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 {
 	g_autoptr(GMutexLocker) op = NULL;
 
-	if (!kernel_helper_answers(error))
+	if (!tc_session_op_kernel_check_helper(error))
 		return FALSE;
-	op = op_begin(session, error);
+	op = tc_session_op_begin(session, error);
 	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error) &&
 	       (!enable || start_new_kernel_trace(session, error));
 }
@@ -70,9 +84,9 @@ tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, con
 {
 	g_autoptr(GMutexLocker) op = NULL;
 
-	if (!kernel_helper_answers(error))
+	if (!tc_session_op_kernel_check_helper(error))
 		return FALSE;
-	op = op_begin(session, error);
+	op = tc_session_op_begin(session, error);
 	return op != NULL &&
 	       tc_session_kernel_filtered_event_locked(session, pattern, filter, error);
 }
@@ -83,16 +97,16 @@ tc_session_op_kernel_own_event(TcSession *session, const char *pattern, gboolean
 {
 	g_autoptr(GMutexLocker) op = NULL;
 
-	if (!kernel_helper_answers(error))
+	if (!tc_session_op_kernel_check_helper(error))
 		return FALSE;
-	op = op_begin(session, error);
+	op = tc_session_op_begin(session, error);
 	return op != NULL && tc_session_kernel_own_event_locked(session, pattern, enable, error);
 }
 
 gboolean
 tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	return op != NULL && tc_session_kernel_context_locked(session, contexts, error);
 }
@@ -138,7 +152,7 @@ gboolean
 tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, GError **error)
 {
 	guint64 kb = (guint64)config->subbuf_size * config->num_subbuf / 1024;
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL)
 		return FALSE;
@@ -160,9 +174,9 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 }
 
 gboolean
-tc_session_op_disable_kernel_channel(TcSession *session, GError **error)
+tc_session_op_kernel_disable_channel(TcSession *session, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL)
 		return FALSE;

@@ -1,3 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-op-relay.h"
+
+#include "tc-consumer.h"
+#include "tc-signals.h"
+
 /* The Problem text of a streaming session whose relay went away, or NULL
  * when nothing was lost. */
 static char *
@@ -33,8 +41,8 @@ relay_problem_is_news(const TcSession *session, const TcRelayStatus *status)
 
 /* [op_lock] Asks the consumer sessions of a streaming session what their
  * relay lost and puts it in Problem, unless another problem is there. */
-static void
-refresh_relay_problem(TcSession *session, TcConsumer *consumer, GArray *ids)
+void
+tc_session_op_relay_refresh_problem_locked(TcSession *session, TcConsumer *consumer, GArray *ids)
 {
 	TcRelayStatus total = {0};
 	g_autofree char *changed = NULL;
@@ -104,7 +112,7 @@ streaming_trace_ids(TcSession *session)
 }
 
 void
-tc_session_op_refresh_relay_problem(TcSession *session)
+tc_session_op_relay_refresh_problem(TcSession *session)
 {
 	g_autoptr(GArray) ids = NULL;
 	g_autoptr(TcConsumer) consumer = NULL;
@@ -118,6 +126,6 @@ tc_session_op_refresh_relay_problem(TcSession *session)
 	if (ids)
 		consumer = tc_consumer_find(session->owner_uid);
 	if (consumer)
-		refresh_relay_problem(session, consumer, ids);
+		tc_session_op_relay_refresh_problem_locked(session, consumer, ids);
 	g_mutex_unlock(&session->op_lock);
 }

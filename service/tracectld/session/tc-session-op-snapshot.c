@@ -1,3 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-op-snapshot.h"
+
+#include <string.h>
+
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-relay-url.h"
+#include "tc-session-op.h"
+#include "tc-session-trace.h"
+#include "tc-signals.h"
+#include "tc-snapshot-output.h"
+
 /* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>, relative to the session's
  * directory on the relay for a relay session. op_lock held. */
 static char *
@@ -164,13 +179,13 @@ snapshot_stream_budget_locked(TcSession *session, guint64 max_bytes, guint nr_ui
 }
 
 gboolean
-tc_session_op_record_snapshot(TcSession *session, char **directory, GError **error)
+tc_session_op_snapshot_record(TcSession *session, char **directory, GError **error)
 {
-	return tc_session_op_record_snapshot_with(session, NULL, directory, error);
+	return tc_session_op_snapshot_record_with(session, NULL, directory, error);
 }
 
 gboolean
-tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *options,
+tc_session_op_snapshot_record_with(TcSession *session, const TcSnapshotOptions *options,
 				   char **directory, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
@@ -178,7 +193,7 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 	g_autofree char *root = NULL;
 	g_autofree char *relay_url = NULL;
 	struct tc_consumer_relay_output relay = {0};
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	guint64 packets = 0, per_stream = 0, max_bytes = 0;
 
 	if (op == NULL)
@@ -228,27 +243,27 @@ tc_session_op_record_snapshot_with(TcSession *session, const TcSnapshotOptions *
 }
 
 gboolean
-tc_session_op_add_snapshot_output(TcSession *session, const char *name, const char *url,
+tc_session_op_snapshot_add_output(TcSession *session, const char *name, const char *url,
 				  guint64 max_bytes, guint32 *id, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	return op != NULL &&
 	       tc_snapshot_output_add_locked(session, name, url, max_bytes, id, error);
 }
 
 GPtrArray *
-tc_session_op_list_snapshot_outputs(TcSession *session, GError **error)
+tc_session_op_snapshot_list_outputs(TcSession *session, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	return op ? tc_snapshot_output_list_locked(session) : NULL;
 }
 
 gboolean
-tc_session_op_del_snapshot_output(TcSession *session, const char *output, GError **error)
+tc_session_op_snapshot_del_output(TcSession *session, const char *output, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	return op != NULL && tc_snapshot_output_remove_locked(session, output, error);
 }

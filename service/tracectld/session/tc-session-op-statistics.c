@@ -1,3 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-op-statistics.h"
+
+#include "tc-consumer.h"
+#include "tc-session-kernel.h"
+#include "tc-session-op-relay.h"
+
 /* op_lock held: the kernel channel's figures, from the kernel's own
  * counts once its buffers are read (zeros before the first start). */
 static gboolean
@@ -26,7 +35,7 @@ channel_statistics_clear(gpointer data)
 }
 
 GArray *
-tc_session_op_channel_statistics(TcSession *session, GError **error)
+tc_session_op_statistics(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -64,6 +73,6 @@ tc_session_op_channel_statistics(TcSession *session, GError **error)
 	if (!ok)
 		return NULL;
 	if (consumer)
-		refresh_relay_problem(session, consumer, ids);
+		tc_session_op_relay_refresh_problem_locked(session, consumer, ids);
 	return g_steal_pointer(&statistics);
 }

@@ -1,3 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-session"
+
+#include "tc-session-op.h"
+
+#include "tc-error.h"
+
 static gboolean
 check_alive_locked(TcSession *session, GError **error)
 {
@@ -15,8 +22,8 @@ check_alive_locked(TcSession *session, GError **error)
  * alive. Only destroy clears that, under op_lock, so it holds for the
  * whole operation. NULL with error set when the session was destroyed.
  */
-static GMutexLocker *
-op_begin(TcSession *session, GError **error)
+GMutexLocker *
+tc_session_op_begin(TcSession *session, GError **error)
 {
 	g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);

@@ -7,23 +7,17 @@
 #include <unistd.h>
 
 #include "tc-app-sync.h"
-#include "tc-consumer.h"
-#include "tc-consumer-abi.h"
 #include "tc-error.h"
-#include "tc-fair-queue.h"
 #include "tc-metadata.h"
 #include "tc-session-kernel.h"
-#include "tc-session-track.h"
+#include "tc-session-op.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-trace.h"
-#include "tc-snapshot-output.h"
-#include "tc-unit-watch.h"
-#include "tc-kernel.h"
-#include "tc-kernel-abi.h"
 #include "tc-relay-url.h"
 #include "tc-relay-watch.h"
-#include "tc-user-limits.h"
 #include "tc-signals.h"
+#include "tc-consumer.h"
+#include "tc-user-limits.h"
 
 /* The same name again within a second gets the same default directory:
  * the next free "<default>-2", "-3"... rather than an error. */
@@ -251,7 +245,7 @@ gboolean
 tc_session_op_start(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	gboolean ok;
 
 	if (op == NULL)
@@ -309,7 +303,7 @@ stop_locked(TcSession *session, GError **error)
 gboolean
 tc_session_op_stop(TcSession *session, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL)
 		return FALSE;
@@ -325,7 +319,7 @@ gboolean
 tc_session_op_destroy(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GError) consumer_error = NULL;
 	TcAckWaiter waiter;
 	gboolean ok;
@@ -386,7 +380,7 @@ gboolean
 tc_session_op_enable_channel(TcSession *session, const char *name,
 			     const TcChannelConfig *config, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
 	TcChannel *channel;
 
@@ -501,7 +495,7 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 {
 	g_autoptr(TcEventRule) owned = rule;
 	g_autoptr(TcConsumer) consumer = NULL;
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autofree char *what = tc_event_rule_describe(rule);
 	TcChannel *channel;
 
@@ -603,7 +597,7 @@ gboolean
 tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
 			  GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
 
 	if (op == NULL)
@@ -623,7 +617,7 @@ tc_session_op_add_context(TcSession *session, const char *channel, guint32 conte
 gboolean
 tc_session_op_disable_channel(TcSession *session, const char *name, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	TcChannel *channel;
 	gboolean ok = FALSE;
 

@@ -9,8 +9,10 @@
 /*
  * Control operations on a session. Each may wait on the consumer or on
  * applications, so each runs in a worker thread, never on the D-Bus main
- * loop, under the session's op_lock. Errors are TC_ERROR codes with a
- * message for a person.
+ * loop, under the session's op_lock (tc-session-op.h). Errors are
+ * TC_ERROR codes with a message for a person. This file holds the
+ * session's lifecycle, channels, events and contexts; the operations of
+ * other subjects are in tc-session-op-*.h beside it.
  */
 
 /* How long an operation waits for applications to acknowledge commands.

@@ -27,6 +27,8 @@
 #include "tc-notifier.h"
 #include "tc-owner-pool.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-snapshot.h"
+#include "tc-session-op-statistics.h"
 #include "tc-session-rotation.h"
 #include "tc-signals.h"
 #include "tc-user-limits.h"
@@ -552,7 +554,7 @@ run_action(TcTrigger *trigger, const TcAction *action, TcSession *session,
 	else if (action->kind == TC_ACTION_STOP)
 		ok = tc_session_op_stop(target, &error);
 	else if (action->kind == TC_ACTION_SNAPSHOT)
-		ok = tc_session_op_record_snapshot(target, &directory, &error);
+		ok = tc_session_op_snapshot_record(target, &directory, &error);
 	else if (action->kind == TC_ACTION_ROTATE)
 		ok = tc_session_op_rotate(target, &directory, &error);
 	if (!ok)
@@ -638,7 +640,7 @@ condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 	g_mutex_unlock(&session->lock);
 	trigger->next_due_us = g_get_monotonic_time() + MAX(period, TC_TRIGGER_TICK_US);
 	if (is_active)
-		statistics = tc_session_op_channel_statistics(session, NULL);
+		statistics = tc_session_op_statistics(session, NULL);
 	if (statistics == NULL)
 		return FALSE;
 	for (guint i = 0; i < statistics->len; i++) {
