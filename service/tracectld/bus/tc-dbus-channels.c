@@ -23,7 +23,7 @@
 #include "tc-session-op-kernel.h"
 #include "tc-session-op-statistics.h"
 #include "tc-session-ops.h"
-#include "tc-signals.h"
+#include "tc-dbus-signals.h"
 #include "tc-validate.h"
 #include "tracectl-abi.h"
 
@@ -261,7 +261,7 @@ static gboolean
 channels_changed(TcRequest *request, gboolean ok)
 {
 	if (ok)
-		tc_signals_channels_changed(request->session);
+		tc_dbus_signals_channels_changed(request->session);
 	return ok;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Signals to subscribers, one unicast copy each.
  *
- *   any thread: tc_signals_*() ──copy──> g_main_context_invoke ──> main loop:
+ *   any thread: tc_signals_*() ─> the sink here ──copy──> g_main_context_invoke ──> main loop:
  *        for each subscriber allowed to see the object:
  *            g_dbus_connection_emit_signal(destination = its unique name)
  *
@@ -22,10 +22,11 @@
  */
 #define G_LOG_DOMAIN "tracectld-signals"
 
-#include "tc-signals.h"
+#include "tc-dbus-signals.h"
 
 #include "tc-error.h"
 #include "tc-idle.h"
+#include "tc-signals.h"
 #include "tc-user-limits.h"
 
 #define TC_SIGNALS_INTERFACE "org.tracectl.Tracing1.Manager"
@@ -46,6 +47,10 @@ typedef struct {
 	char *member;
 	GVariant *parameters; /* sunk */
 } TcPendingSignal;
+
+/* The reports of the layers below (tc-signals.h), turned into signals
+ * here; defined at the end. */
+static const TcSignalsSink sink;
 
 static GDBusConnection *signals_connection; /* main thread */
 static GHashTable *subscribers;             /* main thread: name -> TcSubscriber * */
@@ -103,7 +108,7 @@ name_owner_changed_cb(GDBusConnection *connection, const char *sender, const cha
 }
 
 void
-tc_signals_init(GDBusConnection *connection)
+tc_dbus_signals_init(GDBusConnection *connection)
 {
 	signals_connection = connection;
 	subscribers = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
@@ -112,6 +117,7 @@ tc_signals_init(GDBusConnection *connection)
 					   "org.freedesktop.DBus", "NameOwnerChanged",
 					   "/org/freedesktop/DBus", NULL, G_DBUS_SIGNAL_FLAGS_NONE,
 					   name_owner_changed_cb, NULL, NULL);
+	tc_signals_set_sink(&sink);
 }
 
 /* A name that left before it was added would stay forever: ask the bus
@@ -132,7 +138,7 @@ name_has_owner_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 gboolean
-tc_signals_subscribe(const char *name, const TcCaller *caller, GError **error)
+tc_dbus_signals_subscribe(const char *name, const TcCaller *caller, GError **error)
 {
 	TcSubscriber *subscriber;
 
@@ -162,7 +168,7 @@ tc_signals_subscribe(const char *name, const TcCaller *caller, GError **error)
 }
 
 void
-tc_signals_unsubscribe(const char *name)
+tc_dbus_signals_unsubscribe(const char *name)
 {
 	remove_subscriber(name, "unsubscribed");
 }
@@ -255,15 +261,15 @@ one_property(const char *name, GVariant *value)
 }
 
 void
-tc_signals_session_created(TcSession *session)
+tc_dbus_signals_session_created(TcSession *session)
 {
 	queue_manager_signal(session->owner_uid, "SessionCreated",
 			     g_variant_new("(osu)", session->object_path, session->name,
 					   (guint32)session->owner_uid));
 }
 
-void
-tc_signals_session_state_changed(TcSession *session, gboolean is_active)
+static void
+session_state_changed_cb(TcSession *session, gboolean is_active)
 {
 	static const char *const channels[] = {"Channels", NULL};
 
@@ -278,14 +284,14 @@ tc_signals_session_state_changed(TcSession *session, gboolean is_active)
 }
 
 void
-tc_signals_session_destroyed(TcSession *session)
+tc_dbus_signals_session_destroyed(TcSession *session)
 {
 	queue_manager_signal(session->owner_uid, "SessionDestroyed",
 			     g_variant_new("(o)", session->object_path));
 }
 
-void
-tc_signals_problem_changed(TcSession *session, const char *problem)
+static void
+problem_changed_cb(TcSession *session, const char *problem)
 {
 	g_autofree char *text = NULL;
 
@@ -299,34 +305,22 @@ tc_signals_problem_changed(TcSession *session, const char *problem)
 			     g_variant_new("(os)", session->object_path, text));
 }
 
-void
-tc_signals_snapshot_recorded(TcSession *session, const char *directory)
+static void
+snapshot_recorded_cb(TcSession *session, const char *directory)
 {
 	queue_manager_signal(session->owner_uid, "SnapshotRecorded",
 			     g_variant_new("(os)", session->object_path, directory));
 }
 
-static TcRotationFunc rotation_func; /* atomic */
-
-void
-tc_signals_set_rotation_func(TcRotationFunc func)
+static void
+archive_rotated_cb(TcSession *session, const char *path)
 {
-	g_atomic_pointer_set(&rotation_func, func);
-}
-
-void
-tc_signals_archive_rotated(TcSession *session, const char *path)
-{
-	TcRotationFunc func = g_atomic_pointer_get(&rotation_func);
-
-	if (func)
-		func(session);
 	queue_manager_signal(session->owner_uid, "ArchiveRotated",
 			     g_variant_new("(os)", session->object_path, path));
 }
 
 void
-tc_signals_channels_changed(TcSession *session)
+tc_dbus_signals_channels_changed(TcSession *session)
 {
 	static const char *const channels[] = {"Channels", NULL};
 
@@ -335,8 +329,8 @@ tc_signals_channels_changed(TcSession *session)
 	queue_properties_changed(session, NULL, channels);
 }
 
-void
-tc_signals_app_registered(pid_t pid, uid_t uid, const char *procname)
+static void
+app_registered_cb(pid_t pid, uid_t uid, const char *procname)
 {
 	g_autofree char *name = NULL;
 
@@ -348,18 +342,28 @@ tc_signals_app_registered(pid_t pid, uid_t uid, const char *procname)
 			     g_variant_new("(ius)", (gint32)pid, (guint32)uid, name));
 }
 
-void
-tc_signals_app_gone(pid_t pid, uid_t uid)
+static void
+app_gone_cb(pid_t pid, uid_t uid)
 {
 	queue_manager_signal(uid, "ApplicationGone",
 			     g_variant_new("(iu)", (gint32)pid, (guint32)uid));
 }
 
-void
-tc_signals_trigger_fired(const char *trigger, uid_t owner_uid, const char *session_path,
-			 const char *condition)
+static void
+trigger_fired_cb(const char *trigger, uid_t owner_uid, const char *session_path,
+		 const char *condition)
 {
 	queue_manager_signal(owner_uid, "TriggerFired",
 			     g_variant_new("(suos)", trigger, (guint32)owner_uid, session_path,
 					   condition));
 }
+
+static const TcSignalsSink sink = {
+    .session_state_changed = session_state_changed_cb,
+    .problem_changed = problem_changed_cb,
+    .snapshot_recorded = snapshot_recorded_cb,
+    .archive_rotated = archive_rotated_cb,
+    .app_registered = app_registered_cb,
+    .app_gone = app_gone_cb,
+    .trigger_fired = trigger_fired_cb,
+};
