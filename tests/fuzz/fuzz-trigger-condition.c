@@ -6,9 +6,11 @@
  * arguments as they cross the bus, the GVariant of type (ssa{sv}as) in
  * its serialised form, taken as GDBus hands it to a handler (in normal
  * form), unpacked as tc-dbus-triggers.c does and given to
- * tc_triggers_add(). tc-triggers.c, tc-validate.c, tc-event-rule.c and
- * tc-filter.c (an event rule's filter) are built into the program with
- * AddressSanitizer and UBSan; the rest comes from the daemon's library.
+ * tc_dbus_triggers_add(), which parses the options there and hands the
+ * trigger to tc-triggers.c. tc-dbus-triggers.c, tc-triggers.c,
+ * tc-validate.c, tc-event-rule.c and tc-filter.c (an event rule's filter)
+ * are built into the program with AddressSanitizer and UBSan; the rest
+ * comes from the daemon's library.
  *
  * What must hold, beside no error under the sanitizers and no critical:
  * - a trigger taken is listed (ListTriggers) with its name, condition,
@@ -25,12 +27,15 @@
  * built (Debian's clang):
  *
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
- *     -Itests/fuzz -Iservice/tracectld -Icommon/abi -Icommon/ringbuffer \
+ *     -Itests/fuzz $(for d in base core consumer kernel apps session bus; do \
+ *     echo -Iservice/tracectld/$d; done) -Icommon/abi -Icommon/ringbuffer \
  *     -Ibuild -Ibuild/data -D_GNU_SOURCE $(pkg-config --cflags \
  *     glib-2.0 gio-unix-2.0 polkit-gobject-1 liburcu-cds) \
- *     tests/fuzz/fuzz-trigger-condition.c service/tracectld/tc-triggers.c \
- *     service/tracectld/tc-validate.c service/tracectld/tc-event-rule.c \
- *     service/tracectld/tc-filter.c build/data/tc-dbus-generated.c \
+ *     tests/fuzz/fuzz-trigger-condition.c \
+ *     service/tracectld/bus/tc-dbus-triggers.c \
+ *     service/tracectld/session/tc-triggers.c \
+ *     service/tracectld/base/tc-validate.c service/tracectld/core/tc-event-rule.c \
+ *     service/tracectld/base/tc-filter.c build/data/tc-dbus-generated.c \
  *     build/service/tracectld/libtracectld.a build/common/libtc-session-file.a \
  *     build/common/libtc-util.a build/common/libtc-rb.a $(pkg-config --libs \
  *     glib-2.0 gio-unix-2.0 polkit-gobject-1 liburcu-cds liburcu libsystemd \
@@ -52,6 +57,7 @@
 #include "fuzz-driver.h"
 #include "tc-error.h"
 #include "tc-registry.h"
+#include "tc-dbus-triggers.h"
 #include "tc-triggers.h"
 #include "tc-user-limits.h"
 
@@ -119,7 +125,7 @@ rule_actions(const char *const *given)
 static GVariant *
 listed(const char *name)
 {
-	g_autoptr(GVariant) list = g_variant_ref_sink(tc_triggers_list(OWNER, FALSE));
+	g_autoptr(GVariant) list = g_variant_ref_sink(tc_dbus_triggers_list(OWNER, FALSE));
 
 	for (gsize i = 0; i < g_variant_n_children(list); i++) {
 		GVariant *entry = g_variant_get_child_value(list, i);
@@ -177,7 +183,7 @@ add_back(const char *name)
 	const char *condition;
 
 	g_variant_get(entry, "(&su&s@a{sv}^a&st)", NULL, NULL, &condition, &options, &given, NULL);
-	if (!tc_triggers_add(OWNER, "added-back", condition, options, given, &error))
+	if (!tc_dbus_triggers_add(OWNER, "added-back", condition, options, given, &error))
 		FAIL("trigger '%s' as listed is refused: %s", name, error->message);
 	check_listed("added-back", condition, options, given, entry);
 	if (!tc_triggers_remove(OWNER, "added-back", NULL))
@@ -195,7 +201,7 @@ try_add(GVariant *parameters)
 
 	/* As tc-dbus-triggers.c unpacks the call. */
 	g_variant_get(parameters, "(&s&s@a{sv}^a&s)", &name, &condition, &options, &given);
-	if (!tc_triggers_add(OWNER, name, condition, options, given, &error)) {
+	if (!tc_dbus_triggers_add(OWNER, name, condition, options, given, &error)) {
 		if (error == NULL || error->domain != TC_ERROR)
 			FAIL("a refusal without the service's error");
 		outcomes[REFUSED]++;
@@ -208,7 +214,7 @@ try_add(GVariant *parameters)
 	outcomes[EVENT_RULE_ADDED] += g_str_equal(condition, "event-rule-matches");
 	check_listed(name, condition, options, given, NULL);
 	g_clear_error(&error);
-	if (tc_triggers_add(OWNER, name, condition, options, given, &error) ||
+	if (tc_dbus_triggers_add(OWNER, name, condition, options, given, &error) ||
 	    !g_error_matches(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS))
 		FAIL("trigger '%s' was added twice", name);
 	if (!g_str_equal(name, "added-back"))

@@ -58,6 +58,10 @@
 #include "tc-session-file.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-kernel.h"
+#include "tc-session-op-relay.h"
+#include "tc-session-op-snapshot.h"
+#include "tc-session-op-track.h"
 #include "tc-session-output.h"
 #include "tc-session-rotation.h"
 #include "tc-tracker.h"
@@ -437,7 +441,7 @@ load_snapshot_outputs(TcSession *session, const TcFileSession *file, GError **er
 		if (url == NULL)
 			return FALSE;
 		if ((*name && !tc_validate_name("snapshot output", name, error)) ||
-		    !tc_session_op_add_snapshot_output(session, name, url, output->max_size, &id,
+		    !tc_session_op_snapshot_add_output(session, name, url, output->max_size, &id,
 						       error))
 			return FALSE;
 	}
@@ -469,7 +473,7 @@ load_settings(TcSession *session, const TcFileSession *file, GError **error)
 
 		if (channel->enabled)
 			continue;
-		if (channel->kernel ? !tc_session_op_disable_kernel_channel(session, error)
+		if (channel->kernel ? !tc_session_op_kernel_disable_channel(session, error)
 				    : !tc_session_op_disable_channel(session, channel->name, error))
 			return FALSE;
 	}
@@ -556,7 +560,7 @@ load_session(const TcFileSession *file, uid_t owner, GError **error)
 		}
 		return NULL;
 	}
-	tc_session_op_refresh_relay_problem(session);
+	tc_session_op_relay_refresh_problem(session);
 	return g_steal_pointer(&session);
 }
 

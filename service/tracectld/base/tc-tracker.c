@@ -157,27 +157,6 @@ tc_tracker_values(const TcTracker *tracker, TcTrackKind kind)
 	return tracker->values[kind];
 }
 
-GVariant *
-tc_tracker_to_variant(const TcTracker *tracker, guint32 mask)
-{
-	GVariantBuilder builder;
-
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sbau)"));
-	for (guint i = 0; i < TC_TRACK_KINDS; i++) {
-		GVariantBuilder values;
-
-		if (!(mask & (1u << i)))
-			continue;
-		g_variant_builder_init(&values, G_VARIANT_TYPE("au"));
-		for (guint j = 0; !tracker->all[i] && j < tracker->values[i]->len; j++)
-			g_variant_builder_add(&values, "u",
-					      g_array_index(tracker->values[i], guint32, j));
-		g_variant_builder_add(&builder, "(sbau)", kind_names[i], tracker->all[i],
-				      &values);
-	}
-	return g_variant_builder_end(&builder);
-}
-
 gboolean
 tc_tracker_check_values(TcTrackKind kind, const guint32 *values, gsize count, GError **error)
 {

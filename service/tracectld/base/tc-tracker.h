@@ -74,7 +74,3 @@ gboolean tc_tracker_matches(const TcTracker *tracker, const TcProcessIds *ids);
 gboolean tc_tracker_holds_all(const TcTracker *tracker, TcTrackKind kind);
 /* The values of kind's set (none when it holds every value). */
 const GArray *tc_tracker_values(const TcTracker *tracker, TcTrackKind kind);
-
-/* a(sbau): (kind, every value, values) for each of the kinds given by
- * mask (bits 1 << TcTrackKind), in TcTrackKind order. */
-GVariant *tc_tracker_to_variant(const TcTracker *tracker, guint32 mask);

@@ -18,7 +18,7 @@
 #include "tc-relay-url.h"
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
-#include "tc-signals.h"
+#include "tc-dbus-signals.h"
 #include "tc-validate.h"
 
 static GDBusConnection *manager_connection;
@@ -81,7 +81,7 @@ create_done(TcRequest *request)
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
-	tc_signals_session_created(request->session);
+	tc_dbus_signals_session_created(request->session);
 	g_dbus_method_invocation_return_value(request->invocation,
 					      g_variant_new("(o)", request->session->object_path));
 }
@@ -95,7 +95,7 @@ tc_manager_publish_session(TcSession *session, GError **error)
 	}
 	if (!tc_session_object_export(session, manager_connection, error))
 		return FALSE;
-	tc_signals_session_created(session);
+	tc_dbus_signals_session_created(session);
 	return TRUE;
 }
 
@@ -294,7 +294,7 @@ static void
 destroy_done(TcRequest *request)
 {
 	tc_session_object_unexport(request->session);
-	tc_signals_session_destroyed(request->session);
+	tc_dbus_signals_session_destroyed(request->session);
 	g_dbus_method_invocation_return_value(request->invocation, NULL);
 }
 
@@ -483,8 +483,8 @@ subscribe_done(TcRequest *request)
 {
 	g_autoptr(GError) error = NULL;
 
-	if (!tc_signals_subscribe(g_dbus_method_invocation_get_sender(request->invocation),
-				  &request->caller, &error)) {
+	if (!tc_dbus_signals_subscribe(g_dbus_method_invocation_get_sender(request->invocation),
+				       &request->caller, &error)) {
 		g_dbus_method_invocation_return_gerror(request->invocation, error);
 		return;
 	}
@@ -508,7 +508,7 @@ handle_subscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 static gboolean
 handle_unsubscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 {
-	tc_signals_unsubscribe(g_dbus_method_invocation_get_sender(invocation));
+	tc_dbus_signals_unsubscribe(g_dbus_method_invocation_get_sender(invocation));
 	g_dbus_method_invocation_return_value(invocation, NULL);
 	return TRUE;
 }
@@ -519,7 +519,7 @@ tc_manager_object_export(GDBusConnection *connection, GError **error)
 	TcDbusManager *manager = tc_dbus_manager_skeleton_new();
 
 	manager_connection = connection;
-	tc_signals_init(connection);
+	tc_dbus_signals_init(connection);
 	tc_dbus_manager_set_version(manager, PACKAGE_VERSION);
 	g_signal_connect(manager, "handle-create-session", G_CALLBACK(handle_create_session),
 			 NULL);

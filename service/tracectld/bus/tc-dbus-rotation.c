@@ -170,6 +170,21 @@ handle_unset_rotation_schedule(TcDbusSession *object, GDBusMethodInvocation *inv
 	return TRUE;
 }
 
+GVariant *
+tc_dbus_rotation_property_locked(TcSession *session, const char *name)
+{
+	TcRotationState state;
+
+	tc_session_rotation_state_locked(session, &state);
+	if (g_str_equal(name, "RotationTimer"))
+		return g_variant_new_uint64(state.timer_us);
+	if (g_str_equal(name, "RotationSize"))
+		return g_variant_new_uint64(state.size_bytes);
+	if (g_str_equal(name, "LastArchive"))
+		return g_variant_new_string(state.last_archive ? state.last_archive : "");
+	return NULL;
+}
+
 void
 tc_dbus_rotation_connect(gpointer skeleton, TcSession *session)
 {

@@ -14,6 +14,8 @@
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-track.h"
+#include "tc-session-track.h"
 #include "tc-tracker.h"
 #include "tc-unit.h"
 
@@ -191,6 +193,43 @@ handle_untrack_unit(TcDbusSession *object, GDBusMethodInvocation *invocation, co
 		    gpointer session)
 {
 	return submit_unit(session, invocation, unit, FALSE);
+}
+
+/* a(sbau) of one domain's sets, in TcTrackKind order, as builder's
+ * (domain, kind, every value, values) entries. */
+static void
+add_tracker(GVariantBuilder *builder, const char *domain, const TcTracker *tracker)
+{
+	for (guint i = 0; i < TC_TRACK_KINDS; i++) {
+		gboolean all = tc_tracker_holds_all(tracker, (TcTrackKind)i);
+		const GArray *values = tc_tracker_values(tracker, (TcTrackKind)i);
+		GVariantBuilder array;
+
+		g_variant_builder_init(&array, G_VARIANT_TYPE("au"));
+		for (guint j = 0; !all && j < values->len; j++)
+			g_variant_builder_add(&array, "u", g_array_index(values, guint32, j));
+		g_variant_builder_add(builder, "(ssbau)", domain,
+				      tc_track_kind_name((TcTrackKind)i), all, &array);
+	}
+}
+
+GVariant *
+tc_dbus_track_tracking_variant_locked(TcSession *session)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
+	add_tracker(&builder, "ust", tc_session_tracker_locked(session, FALSE));
+	add_tracker(&builder, "kernel", tc_session_tracker_locked(session, TRUE));
+	return g_variant_builder_end(&builder);
+}
+
+GVariant *
+tc_dbus_track_units_variant_locked(TcSession *session)
+{
+	g_auto(GStrv) names = tc_session_unit_names_locked(session);
+
+	return g_variant_new_strv((const char *const *)names, -1);
 }
 
 void

@@ -32,6 +32,7 @@
 #include "tc-rundir.h"
 #include "tc-session-autoload.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-relay.h"
 #include "tc-session-rotation.h"
 #include "tc-trace-clock.h"
 #include "tc-triggers.h"
@@ -277,7 +278,7 @@ main(int argc, char **argv)
 	}
 	tc_consumer_set_rt_priority(consumer_rt_priority);
 	tc_consumer_set_lost_func(tc_sessions_consumer_lost);
-	tc_relay_watch_set_func(tc_session_op_refresh_relay_problem);
+	tc_relay_watch_set_func(tc_session_op_relay_refresh_problem);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */

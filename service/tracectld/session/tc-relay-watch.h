@@ -17,7 +17,7 @@
 
 #define TC_RELAY_WATCH_INTERVAL_US (2 * G_USEC_PER_SEC)
 
-/* What a look does (tc_session_op_refresh_relay_problem): set once,
+/* What a look does (tc_session_op_relay_refresh_problem): set once,
  * before any session starts. */
 typedef void (*TcRelayWatchFunc)(TcSession *session);
 void tc_relay_watch_set_func(TcRelayWatchFunc refresh);

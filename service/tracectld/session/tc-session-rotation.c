@@ -498,16 +498,12 @@ tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer, gboole
 	return TRUE;
 }
 
-GVariant *
-tc_session_rotation_property_locked(TcSession *session, const char *name)
+void
+tc_session_rotation_state_locked(TcSession *session, TcRotationState *state)
 {
-	if (g_str_equal(name, "RotationTimer"))
-		return g_variant_new_uint64(session->rotation_timer_us);
-	if (g_str_equal(name, "RotationSize"))
-		return g_variant_new_uint64(session->rotation_size_bytes);
-	if (g_str_equal(name, "LastArchive"))
-		return g_variant_new_string(session->last_archive ? session->last_archive : "");
-	return NULL;
+	state->timer_us = session->rotation_timer_us;
+	state->size_bytes = session->rotation_size_bytes;
+	state->last_archive = session->last_archive;
 }
 
 typedef enum {

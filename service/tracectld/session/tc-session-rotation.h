@@ -50,9 +50,16 @@ gboolean tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_u
 gboolean tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer,
 					       gboolean size, GError **error);
 
-/* [S] The rotation properties of the D-Bus session object (RotationTimer,
- * RotationSize, LastArchive), or NULL for another name. */
-GVariant *tc_session_rotation_property_locked(TcSession *session, const char *name);
+/* What a session's rotation stands at: its schedule (0: that part is off)
+ * and the last archive completed. */
+typedef struct {
+	guint64 timer_us;
+	guint64 size_bytes;
+	const char *last_archive; /* the session's, valid while [S] is held; NULL: none yet */
+} TcRotationState;
+
+/* [S] Fills state from session. */
+void tc_session_rotation_state_locked(TcSession *session, TcRotationState *state);
 
 /*
  * An archive of session is complete at path (a worker thread, op_lock

@@ -136,35 +136,10 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 	return TRUE;
 }
 
-GVariant *
-tc_session_tracking_variant_locked(TcSession *session)
+const TcTracker *
+tc_session_tracker_locked(TcSession *session, gboolean kernel)
 {
-	GVariantBuilder builder;
-	/* Both domains track every kind. */
-	const guint32 kinds = (1u << TC_TRACK_KINDS) - 1;
-	const struct {
-		const char *domain;
-		const TcTracker *tracker;
-	} domains[] = {
-		{"ust", &session->ust_tracker},
-		{"kernel", &session->kernel_tracker},
-	};
-
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
-	for (guint d = 0; d < G_N_ELEMENTS(domains); d++) {
-		g_autoptr(GVariant) sets =
-			g_variant_ref_sink(tc_tracker_to_variant(domains[d].tracker, kinds));
-		GVariantIter iter;
-		const char *kind;
-		gboolean all;
-		GVariant *values;
-
-		g_variant_iter_init(&iter, sets);
-		while (g_variant_iter_loop(&iter, "(&sb@au)", &kind, &all, &values))
-			g_variant_builder_add(&builder, "(ssb@au)", domains[d].domain, kind, all,
-					      values);
-	}
-	return g_variant_builder_end(&builder);
+	return kernel ? &session->kernel_tracker : &session->ust_tracker;
 }
 
 static TcTrackedUnit *
@@ -235,14 +210,12 @@ tc_session_apply_units_locked(TcSession *session)
 	apply_ust(session);
 }
 
-GVariant *
-tc_session_units_variant_locked(TcSession *session)
+char **
+tc_session_unit_names_locked(TcSession *session)
 {
-	GVariantBuilder builder;
+	char **names = g_new0(char *, session->units->len + 1);
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("as"));
 	for (guint i = 0; i < session->units->len; i++)
-		g_variant_builder_add(&builder, "s",
-				      ((TcTrackedUnit *)g_ptr_array_index(session->units, i))->name);
-	return g_variant_builder_end(&builder);
+		names[i] = g_strdup(((TcTrackedUnit *)g_ptr_array_index(session->units, i))->name);
+	return names;
 }

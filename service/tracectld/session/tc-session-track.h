@@ -22,9 +22,9 @@
 gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 				 const guint32 *values, guint count, gboolean all, gboolean track,
 				 GError **error);
-/* [S] a(ssbau): (domain, kind, every value, values) for each set of both
- * domains. */
-GVariant *tc_session_tracking_variant_locked(TcSession *session);
+/* [S] The trackers of the kernel domain (kernel) or of user space: owned
+ * by the session, read only while its lock is held. */
+const TcTracker *tc_session_tracker_locked(TcSession *session, gboolean kernel);
 
 /* op_lock held, from a worker thread. Tracks unit name, whose control
  * group systemd gave as cgroup (track), or untracks it (NotFound when not
@@ -37,5 +37,6 @@ gboolean tc_session_track_unit_locked(TcSession *session, const char *name, cons
  * applications again after their control groups changed, as untracking a
  * unit does (those it no longer reaches have its events disabled). */
 void tc_session_apply_units_locked(TcSession *session);
-/* [S] as: the names of the units the session tracks. */
-GVariant *tc_session_units_variant_locked(TcSession *session);
+/* [S] The names of the units the session tracks, in the order tracked:
+ * a NULL-terminated copy the caller frees with g_strfreev(). */
+char **tc_session_unit_names_locked(TcSession *session);

@@ -140,22 +140,35 @@ tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *
 	return TRUE;
 }
 
-GVariant *
+void
+tc_snapshot_output_entry_free(TcSnapshotOutputEntry *entry)
+{
+	if (entry == NULL)
+		return;
+	g_free(entry->name);
+	g_free(entry->url);
+	g_free(entry);
+}
+
+GPtrArray *
 tc_snapshot_output_list_locked(TcSession *session)
 {
-	GVariantBuilder builder;
+	GPtrArray *entries =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)tc_snapshot_output_entry_free);
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
 	for (guint i = 0; session->snapshot_outputs && i < session->snapshot_outputs->len; i++) {
 		TcSnapshotOutput *output = g_ptr_array_index(session->snapshot_outputs, i);
-		g_autofree char *url = tc_snapshot_output_is_relay(output->directory)
-					       ? g_strdup(output->directory)
-					       : g_strconcat("file://", output->directory, NULL);
+		TcSnapshotOutputEntry *entry = g_new0(TcSnapshotOutputEntry, 1);
 
-		g_variant_builder_add(&builder, "(usst)", output->id, output->name, url,
-				      output->max_bytes);
+		entry->id = output->id;
+		entry->name = g_strdup(output->name);
+		entry->url = tc_snapshot_output_is_relay(output->directory)
+				 ? g_strdup(output->directory)
+				 : g_strconcat("file://", output->directory, NULL);
+		entry->max_bytes = output->max_bytes;
+		g_ptr_array_add(entries, entry);
 	}
-	return g_variant_builder_end(&builder);
+	return entries;
 }
 
 gboolean

@@ -26,8 +26,18 @@ gboolean tc_snapshot_output_is_relay(const char *target);
  * (0: no bound) unless the record says otherwise. */
 gboolean tc_snapshot_output_add_locked(TcSession *session, const char *name, const char *url,
 				       guint64 max_bytes, guint32 *id, GError **error);
-/* a(usst): id, name, URL and bound (0: none) of each output. */
-GVariant *tc_snapshot_output_list_locked(TcSession *session);
+/* One output as listed: a copy, owned by the list. */
+typedef struct {
+	guint32 id;
+	char *name;
+	char *url;	   /* "file:///path", or the relay's "net://..." */
+	guint64 max_bytes; /* 0: no bound */
+} TcSnapshotOutputEntry;
+
+void tc_snapshot_output_entry_free(TcSnapshotOutputEntry *entry);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSnapshotOutputEntry, tc_snapshot_output_entry_free)
+/* The outputs in the order added: TcSnapshotOutputEntry *, the caller's. */
+GPtrArray *tc_snapshot_output_list_locked(TcSession *session);
 /* output: an id in decimal or a name. NotFound when there is none. */
 gboolean tc_snapshot_output_remove_locked(TcSession *session, const char *output, GError **error);
 /* The directory or relay URL snapshots go to for output: an output's id

@@ -24,9 +24,12 @@
 #include <urcu.h>
 
 #include "tc-error.h"
+#include "tc-event-rule.h"
 #include "tc-notifier.h"
 #include "tc-owner-pool.h"
 #include "tc-session-ops.h"
+#include "tc-session-op-snapshot.h"
+#include "tc-session-op-statistics.h"
 #include "tc-session-rotation.h"
 #include "tc-signals.h"
 #include "tc-user-limits.h"
@@ -42,14 +45,6 @@
  * the applications (which may be hostile) say the event came: the
  * matches of the meantime fire it once at the end of it. */
 #define TC_TRIGGER_EVENT_INTERVAL_US G_TIME_SPAN_SECOND
-
-typedef enum {
-	TC_CONDITION_BUFFER_USAGE_GE,
-	TC_CONDITION_BUFFER_USAGE_LE,
-	TC_CONDITION_CONSUMED_SIZE_GE,
-	TC_CONDITION_ROTATION_COMPLETED,
-	TC_CONDITION_EVENT_RULE_MATCHES,
-} TcConditionKind;
 
 static const char *const condition_names[] = {
 	[TC_CONDITION_BUFFER_USAGE_GE] = "channel-buffer-usage-ge",
@@ -91,11 +86,9 @@ typedef struct {
 	gboolean is_ratio;     /* threshold_ratio, else threshold_size */
 	double threshold_ratio;
 	guint64 threshold_size;
-	/* event-rule-matches: the rule's options ("name", "filter",
-	 * "loglevel", "loglevel-only") while parsing, then as given, a{sv},
-	 * and the notifier made from them */
-	GVariantDict *rule_dict;
-	GVariant *rule_options;
+	/* event-rule-matches: the rule's options as the front end gave them,
+	 * for the listing, and the notifier made from the rule */
+	GBytes *rule_listing;
 	TcNotifier *notifier;
 	guint64 count_fired;   /* [T] the notifier's count when it last fired */
 	gint64 fired_us;       /* [T] and when, monotonic; 0: never */
@@ -137,10 +130,8 @@ trigger_unref(TcTrigger *trigger)
 		g_free(g_array_index(trigger->actions, TcAction, i).session);
 	g_array_unref(trigger->actions);
 	tc_notifier_free(trigger->notifier);
-	if (trigger->rule_dict)
-		g_variant_dict_unref(trigger->rule_dict);
-	if (trigger->rule_options)
-		g_variant_unref(trigger->rule_options);
+	if (trigger->rule_listing)
+		g_bytes_unref(trigger->rule_listing);
 	g_free(trigger->name);
 	g_free(trigger->session);
 	g_free(trigger->channel);
@@ -175,90 +166,82 @@ parse_condition(const char *text, TcConditionKind *kind, GError **error)
 	return FALSE;
 }
 
-static gboolean
-parse_option(TcTrigger *trigger, const char *key, GVariant *value, gboolean *has_threshold,
-	     GError **error)
+TcTriggerSpec *
+tc_triggers_spec_new(const char *name, const char *condition, GError **error)
 {
-	if (g_str_equal(key, "session") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
-		g_free(trigger->session);
-		trigger->session = g_variant_dup_string(value, NULL);
-		return tc_validate_name("session", trigger->session, error);
-	}
-	if (g_str_equal(key, "channel") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
-		g_free(trigger->channel);
-		trigger->channel = g_variant_dup_string(value, NULL);
-		return tc_validate_name("channel", trigger->channel, error);
-	}
-	if (g_str_equal(key, "name") || g_str_equal(key, "filter") ||
-	    g_str_equal(key, "loglevel") || g_str_equal(key, "loglevel-only")) {
-		/* Checked with the rule, by tc_event_rule_new_from_options(). */
-		if (trigger->rule_dict == NULL)
-			trigger->rule_dict = g_variant_dict_new(NULL);
-		g_variant_dict_insert_value(trigger->rule_dict, key, value);
+	g_autoptr(TcTriggerSpec) spec = g_new0(TcTriggerSpec, 1);
+
+	spec->name = g_strdup(name);
+	spec->actions = g_array_new(FALSE, FALSE, sizeof(TcAction));
+	if (!tc_validate_name("trigger", name, error) ||
+	    !parse_condition(condition, &spec->condition, error))
+		return NULL;
+	return g_steal_pointer(&spec);
+}
+
+void
+tc_triggers_spec_free(TcTriggerSpec *spec)
+{
+	if (spec == NULL)
+		return;
+	for (guint i = 0; i < spec->actions->len; i++)
+		g_free(g_array_index(spec->actions, TcAction, i).session);
+	g_array_unref(spec->actions);
+	tc_event_rule_free(spec->rule);
+	if (spec->rule_listing)
+		g_bytes_unref(spec->rule_listing);
+	g_free(spec->name);
+	g_free(spec->session);
+	g_free(spec->channel);
+	g_free(spec);
+}
+
+gboolean
+tc_triggers_check_ratio(double ratio, GError **error)
+{
+	if (isfinite(ratio) && ratio >= 0 && ratio <= 1)
 		return TRUE;
-	}
-	if (g_str_equal(key, "threshold-ratio") &&
-	    g_variant_is_of_type(value, G_VARIANT_TYPE_DOUBLE)) {
-		trigger->threshold_ratio = g_variant_get_double(value);
-		trigger->is_ratio = TRUE;
-		*has_threshold = TRUE;
-		if (isfinite(trigger->threshold_ratio) && trigger->threshold_ratio >= 0 &&
-		    trigger->threshold_ratio <= 1)
-			return TRUE;
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The threshold ratio is from 0 to 1, not %g", trigger->threshold_ratio);
-		return FALSE;
-	}
-	if (g_str_equal(key, "threshold-size") &&
-	    g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
-		trigger->threshold_size = g_variant_get_uint64(value);
-		trigger->is_ratio = FALSE;
-		*has_threshold = TRUE;
-		return TRUE;
-	}
 	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Unknown trigger option '%.64s' of type %s", key,
-		    g_variant_get_type_string(value));
+		    "The threshold ratio is from 0 to 1, not %g", ratio);
 	return FALSE;
 }
 
 /* The options a condition needs, and no other. */
 static gboolean
-check_condition_options(TcTrigger *trigger, gboolean has_threshold, GError **error)
+check_condition_options(TcTriggerSpec *spec, GError **error)
 {
-	const char *name = condition_names[trigger->condition];
-	gboolean is_buffer = trigger->condition == TC_CONDITION_BUFFER_USAGE_GE ||
-			     trigger->condition == TC_CONDITION_BUFFER_USAGE_LE;
-	gboolean is_event = trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES;
+	const char *name = condition_names[spec->condition];
+	gboolean is_buffer = spec->condition == TC_CONDITION_BUFFER_USAGE_GE ||
+			     spec->condition == TC_CONDITION_BUFFER_USAGE_LE;
+	gboolean is_event = spec->condition == TC_CONDITION_EVENT_RULE_MATCHES;
 
-	if (trigger->session == NULL) {
+	if (spec->session == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "The condition %s needs a session", name);
 		return FALSE;
 	}
-	if (is_event != (trigger->rule_dict != NULL) ||
-	    (is_event && !g_variant_dict_contains(trigger->rule_dict, "name"))) {
+	if (is_event != spec->has_rule_options || (is_event && !spec->has_rule_name)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    is_event ? "The condition %s needs an event name pattern ('name')"
 				     : "The condition %s takes no event rule options",
 			    name);
 		return FALSE;
 	}
-	if (is_buffer && trigger->channel == NULL)
-		trigger->channel = g_strdup(TC_DEFAULT_CHANNEL);
-	if (!is_buffer && trigger->channel != NULL) {
+	if (is_buffer && spec->channel == NULL)
+		spec->channel = g_strdup(TC_DEFAULT_CHANNEL);
+	if (!is_buffer && spec->channel != NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "The condition %s takes no channel", name);
 		return FALSE;
 	}
-	if ((is_buffer || trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE) != has_threshold ||
-	    (trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE && trigger->is_ratio)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "The condition %s %s", name,
+	if ((is_buffer || spec->condition == TC_CONDITION_CONSUMED_SIZE_GE) !=
+		spec->has_threshold ||
+	    (spec->condition == TC_CONDITION_CONSUMED_SIZE_GE && spec->is_ratio)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "The condition %s %s", name,
 			    is_buffer ? "needs a threshold-ratio or a threshold-size"
-			    : trigger->condition == TC_CONDITION_CONSUMED_SIZE_GE
-				    ? "needs a threshold-size"
-				    : "takes no threshold");
+			    : spec->condition == TC_CONDITION_CONSUMED_SIZE_GE
+				? "needs a threshold-size"
+				: "takes no threshold");
 		return FALSE;
 	}
 	return TRUE;
@@ -293,58 +276,50 @@ parse_action(const char *text, TcAction *action, GError **error)
 	return FALSE;
 }
 
-static TcTrigger *
-trigger_parse(const char *name, const char *condition, GVariant *options,
-	      const char *const *actions, GError **error)
+gboolean
+tc_triggers_spec_check(TcTriggerSpec *spec, const char *const *actions, GError **error)
 {
-	g_autoptr(TcTrigger) trigger = g_new0(TcTrigger, 1);
-	/* A repeated option would be listed, and read by others, as its first
-	 * value while the trigger used its last: refused. */
-	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-	gboolean has_threshold = FALSE;
-	GVariantIter iter;
-	const char *key;
-	GVariant *value;
-
-	trigger->refcount = 1;
-	trigger->actions = g_array_new(FALSE, FALSE, sizeof(TcAction));
-	trigger->name = g_strdup(name);
-	if (!tc_validate_name("trigger", name, error) ||
-	    !parse_condition(condition, &trigger->condition, error))
-		return NULL;
-	g_variant_iter_init(&iter, options);
-	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
-		if (!g_hash_table_add(seen, (gpointer)key)) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "The trigger option '%.64s' is given twice", key);
-			g_variant_unref(value);
-			return NULL;
-		}
-		if (!parse_option(trigger, key, value, &has_threshold, error)) {
-			g_variant_unref(value);
-			return NULL;
-		}
-	}
-	if (!check_condition_options(trigger, has_threshold, error))
-		return NULL;
+	if (!check_condition_options(spec, error))
+		return FALSE;
 	if (g_strv_length((char **)actions) > TC_TRIGGER_ACTIONS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "A trigger takes at most %u actions", TC_TRIGGER_ACTIONS_MAX);
-		return NULL;
+		return FALSE;
 	}
 	for (; *actions; actions++) {
 		TcAction action;
 
 		if (!parse_action(*actions, &action, error))
-			return NULL;
-		g_array_append_val(trigger->actions, action);
+			return FALSE;
+		g_array_append_val(spec->actions, action);
 	}
-	if (trigger->actions->len == 0) {
+	if (spec->actions->len == 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Trigger '%s' has no action", name);
-		return NULL;
+			    "Trigger '%s' has no action", spec->name);
+		return FALSE;
 	}
-	return g_steal_pointer(&trigger);
+	return TRUE;
+}
+
+/* The trigger of a checked spec, which it empties. */
+static TcTrigger *
+trigger_from_spec(uid_t owner, TcTriggerSpec *spec)
+{
+	TcTrigger *trigger = g_new0(TcTrigger, 1);
+
+	trigger->refcount = 1;
+	trigger->owner_uid = owner;
+	trigger->name = g_steal_pointer(&spec->name);
+	trigger->condition = spec->condition;
+	trigger->session = g_steal_pointer(&spec->session);
+	trigger->channel = g_steal_pointer(&spec->channel);
+	trigger->is_ratio = spec->is_ratio;
+	trigger->threshold_ratio = spec->threshold_ratio;
+	trigger->threshold_size = spec->threshold_size;
+	trigger->rule_listing = g_steal_pointer(&spec->rule_listing);
+	trigger->actions = g_steal_pointer(&spec->actions);
+	spec->actions = g_array_new(FALSE, FALSE, sizeof(TcAction));
+	return trigger;
 }
 
 /* [lock] */
@@ -360,49 +335,22 @@ find_locked(uid_t owner, const char *name)
 	return G_MAXUINT;
 }
 
-/* The event rule of an event-rule-matches condition, given to the owner's
- * applications. Not under the table's lock: it talks to applications. */
-static gboolean
-make_notifier(TcTrigger *trigger, GError **error)
-{
-	g_autoptr(GVariantDict) rest = NULL;
-	g_autoptr(GVariant) rule_options = NULL;
-	g_autofree char *pattern = NULL;
-	TcEventRule *rule;
-
-	/* Kept for listing, as given. */
-	trigger->rule_options = g_variant_ref_sink(g_variant_dict_end(trigger->rule_dict));
-	g_clear_pointer(&trigger->rule_dict, g_variant_dict_unref);
-	rest = g_variant_dict_new(trigger->rule_options);
-	g_variant_dict_lookup(rest, "name", "s", &pattern);
-	g_variant_dict_remove(rest, "name");
-	if (pattern == NULL || !tc_validate_pattern(pattern, error)) {
-		if (pattern == NULL)
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "The event name pattern ('name') is a string");
-		return FALSE;
-	}
-	rule_options = g_variant_ref_sink(g_variant_dict_end(rest));
-	rule = tc_event_rule_new_from_options(pattern, rule_options, error);
-	if (rule == NULL)
-		return FALSE;
-	trigger->notifier = tc_notifier_new(trigger->owner_uid, rule, error);
-	return trigger->notifier != NULL;
-}
-
 gboolean
-tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *options,
-		const char *const *actions, GError **error)
+tc_triggers_add(uid_t owner, TcTriggerSpec *spec, GError **error)
 {
-	g_autoptr(TcTrigger) trigger = trigger_parse(name, condition, options, actions, error);
+	TcEventRule *rule = g_steal_pointer(&spec->rule);
+	g_autoptr(TcTrigger) trigger = trigger_from_spec(owner, spec);
 	g_autoptr(GMutexLocker) locker = NULL;
+	const char *name = trigger->name;
 
-	if (trigger == NULL)
-		return FALSE;
-	trigger->owner_uid = owner;
-	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES &&
-	    !make_notifier(trigger, error))
-		return FALSE;
+	/* The event rule goes to the owner's applications: not under the
+	 * table's lock, which is never held across I/O. */
+	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES) {
+		trigger->notifier = tc_notifier_new(trigger->owner_uid, rule, error);
+		if (trigger->notifier == NULL)
+			return FALSE;
+	} else
+		tc_event_rule_free(rule);
 	locker = g_mutex_locker_new(&lock);
 	table_ensure();
 	if (find_locked(owner, name) != G_MAXUINT) {
@@ -418,7 +366,7 @@ tc_triggers_add(uid_t owner, const char *name, const char *condition, GVariant *
 		return FALSE;
 	}
 	g_message("Trigger '%s' of uid %u added: %s on session '%s'", name, (unsigned)owner,
-		  condition, trigger->session);
+		  condition_names[trigger->condition], trigger->session);
 	g_ptr_array_add(triggers, g_steal_pointer(&trigger));
 	g_cond_signal(&wake);
 	return TRUE;
@@ -450,77 +398,64 @@ tc_triggers_remove(uid_t owner, const char *name, GError **error)
 	return TRUE;
 }
 
-static GVariant *
-options_variant(const TcTrigger *trigger)
+void
+tc_triggers_info_free(TcTriggerInfo *info)
 {
-	GVariantBuilder builder;
-
-	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
-	g_variant_builder_add(&builder, "{sv}", "session", g_variant_new_string(trigger->session));
-	if (trigger->channel)
-		g_variant_builder_add(&builder, "{sv}", "channel",
-				      g_variant_new_string(trigger->channel));
-	if (trigger->condition == TC_CONDITION_EVENT_RULE_MATCHES) {
-		GVariantIter iter;
-		const char *key;
-		GVariant *value;
-
-		g_variant_iter_init(&iter, trigger->rule_options);
-		while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
-			g_variant_builder_add(&builder, "{sv}", key, value);
-			g_variant_unref(value);
-		}
-		return g_variant_builder_end(&builder);
-	}
-	if (trigger->condition == TC_CONDITION_ROTATION_COMPLETED)
-		return g_variant_builder_end(&builder);
-	if (trigger->is_ratio)
-		g_variant_builder_add(&builder, "{sv}", "threshold-ratio",
-				      g_variant_new_double(trigger->threshold_ratio));
-	else
-		g_variant_builder_add(&builder, "{sv}", "threshold-size",
-				      g_variant_new_uint64(trigger->threshold_size));
-	return g_variant_builder_end(&builder);
+	if (info == NULL)
+		return;
+	g_free(info->name);
+	g_free(info->session);
+	g_free(info->channel);
+	if (info->rule_listing)
+		g_bytes_unref(info->rule_listing);
+	g_strfreev(info->actions);
+	g_free(info);
 }
 
-static GVariant *
-actions_variant(const TcTrigger *trigger)
+/* [lock] */
+static TcTriggerInfo *
+info_locked(const TcTrigger *trigger)
 {
-	GVariantBuilder builder;
+	TcTriggerInfo *info = g_new0(TcTriggerInfo, 1);
 
-	g_variant_builder_init(&builder, G_VARIANT_TYPE_STRING_ARRAY);
+	info->name = g_strdup(trigger->name);
+	info->owner_uid = trigger->owner_uid;
+	info->condition = trigger->condition;
+	info->condition_name = condition_names[trigger->condition];
+	info->session = g_strdup(trigger->session);
+	info->channel = g_strdup(trigger->channel);
+	info->is_ratio = trigger->is_ratio;
+	info->threshold_ratio = trigger->threshold_ratio;
+	info->threshold_size = trigger->threshold_size;
+	info->rule_listing = trigger->rule_listing ? g_bytes_ref(trigger->rule_listing) : NULL;
+	info->actions = g_new0(char *, trigger->actions->len + 1);
 	for (guint i = 0; i < trigger->actions->len; i++) {
 		const TcAction *action = &g_array_index(trigger->actions, TcAction, i);
-		g_autofree char *text = action->session ? g_strdup_printf(
-							  "%s:%s", action_names[action->kind],
-							  action->session)
-							: g_strdup(action_names[action->kind]);
 
-		g_variant_builder_add(&builder, "s", text);
+		info->actions[i] =
+		    action->session
+			? g_strdup_printf("%s:%s", action_names[action->kind], action->session)
+			: g_strdup(action_names[action->kind]);
 	}
-	return g_variant_builder_end(&builder);
+	info->fire_count = trigger->fire_count;
+	return info;
 }
 
-GVariant *
+GPtrArray *
 tc_triggers_list(uid_t owner, gboolean all)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
-	GVariantBuilder builder;
+	GPtrArray *infos = g_ptr_array_new_with_free_func((GDestroyNotify)tc_triggers_info_free);
 
 	table_ensure();
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(susa{sv}ast)"));
 	for (guint i = 0; i < triggers->len; i++) {
 		TcTrigger *trigger = g_ptr_array_index(triggers, i);
 
 		if (!all && trigger->owner_uid != owner)
 			continue;
-		g_variant_builder_add(&builder, "(sus@a{sv}@ast)", trigger->name,
-				      (guint32)trigger->owner_uid,
-				      condition_names[trigger->condition],
-				      options_variant(trigger), actions_variant(trigger),
-				      trigger->fire_count);
+		g_ptr_array_add(infos, info_locked(trigger));
 	}
-	return g_variant_builder_end(&builder);
+	return infos;
 }
 
 /* Firing: a thread of the trigger's owner, no lock held. */
@@ -552,7 +487,7 @@ run_action(TcTrigger *trigger, const TcAction *action, TcSession *session,
 	else if (action->kind == TC_ACTION_STOP)
 		ok = tc_session_op_stop(target, &error);
 	else if (action->kind == TC_ACTION_SNAPSHOT)
-		ok = tc_session_op_record_snapshot(target, &directory, &error);
+		ok = tc_session_op_snapshot_record(target, &directory, &error);
 	else if (action->kind == TC_ACTION_ROTATE)
 		ok = tc_session_op_rotate(target, &directory, &error);
 	if (!ok)
@@ -638,7 +573,7 @@ condition_is_true(TcTrigger *trigger, TcSession *session, char **description)
 	g_mutex_unlock(&session->lock);
 	trigger->next_due_us = g_get_monotonic_time() + MAX(period, TC_TRIGGER_TICK_US);
 	if (is_active)
-		statistics = tc_session_op_channel_statistics(session, NULL);
+		statistics = tc_session_op_statistics(session, NULL);
 	if (statistics == NULL)
 		return FALSE;
 	for (guint i = 0; i < statistics->len; i++) {

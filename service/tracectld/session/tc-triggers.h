@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib.h>
 #include <sys/types.h>
 
+#include "tc-event-rule.h"
 #include "tc-registry.h"
 
 /*
@@ -42,14 +43,78 @@ void tc_triggers_start(void);
 /* Stops them, after the trigger each owner's thread is evaluating. */
 void tc_triggers_stop(void);
 
-/* Main loop or any thread. Adds a trigger owned by owner. Errors:
- * InvalidArgument (an unknown condition, option or action, a missing
- * session), AlreadyExists (owner has a trigger of that name),
- * LimitExceeded (MaxTriggers), NotSupported (rotate-session). */
-gboolean tc_triggers_add(uid_t owner, const char *name, const char *condition,
-			 GVariant *options, const char *const *actions, GError **error);
+typedef enum {
+	TC_CONDITION_BUFFER_USAGE_GE,
+	TC_CONDITION_BUFFER_USAGE_LE,
+	TC_CONDITION_CONSUMED_SIZE_GE,
+	TC_CONDITION_ROTATION_COMPLETED,
+	TC_CONDITION_EVENT_RULE_MATCHES,
+} TcConditionKind;
+
+/*
+ * A trigger on its way in, as a front end parsed it: tc_triggers_spec_new()
+ * checks the name and the condition, the front end fills in the options it
+ * was given, tc_triggers_spec_check() checks them against the condition
+ * and parses the actions, the front end makes the event rule of an
+ * event-rule-matches condition, and tc_triggers_add() takes the trigger.
+ * Each step fails with InvalidArgument naming what is wrong.
+ */
+typedef struct {
+	char *name;
+	TcConditionKind condition;
+	char *session;		/* NULL: not given */
+	char *channel;		/* NULL: not given; the default channel once checked */
+	gboolean has_threshold; /* threshold-ratio or threshold-size given */
+	gboolean is_ratio;	/* threshold_ratio, else threshold_size */
+	double threshold_ratio; /* checked by tc_triggers_check_ratio() */
+	guint64 threshold_size;
+	gboolean has_rule_options; /* any event rule option given */
+	gboolean has_rule_name;	   /* among them, the event name pattern */
+	/* event-rule-matches, set by the front end once checked: the rule, and
+	 * its options as given in the front end's own form, opaque here and
+	 * handed back by the listing */
+	TcEventRule *rule;
+	GBytes *rule_listing;
+	GArray *actions; /* set by tc_triggers_spec_check() */
+} TcTriggerSpec;
+
+/* NULL with InvalidArgument for a name that is not one or an unknown
+ * condition. */
+TcTriggerSpec *tc_triggers_spec_new(const char *name, const char *condition, GError **error);
+void tc_triggers_spec_free(TcTriggerSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcTriggerSpec, tc_triggers_spec_free)
+/* A threshold ratio is from 0 to 1. */
+gboolean tc_triggers_check_ratio(double ratio, GError **error);
+/* The options the condition needs and no other (a buffer condition gets
+ * the default channel), then one to TC_TRIGGER_ACTIONS_MAX actions. */
+gboolean tc_triggers_spec_check(TcTriggerSpec *spec, const char *const *actions, GError **error);
+
+/* Main loop or any thread. Adds the trigger of a checked spec, owned by
+ * owner, taking what spec holds (free it still). Errors: AlreadyExists
+ * (owner has a trigger of that name), LimitExceeded (MaxTriggers), and
+ * those of giving an event rule to the owner's applications. */
+gboolean tc_triggers_add(uid_t owner, TcTriggerSpec *spec, GError **error);
 /* NotFound when owner has no trigger of that name. */
 gboolean tc_triggers_remove(uid_t owner, const char *name, GError **error);
-/* a(susa{sv}ast): name, owner, condition, options, actions, times fired;
- * owner's triggers, or everyone's when all. */
-GVariant *tc_triggers_list(uid_t owner, gboolean all);
+
+/* A trigger as listed: a copy. */
+typedef struct {
+	char *name;
+	uid_t owner_uid;
+	TcConditionKind condition;
+	const char *condition_name; /* static */
+	char *session;
+	char *channel; /* NULL for a condition on the session */
+	gboolean is_ratio;
+	double threshold_ratio;
+	guint64 threshold_size;
+	GBytes *rule_listing; /* event-rule-matches: as the front end gave it */
+	char **actions;	      /* "ACTION" or "ACTION:SESSION", as given */
+	guint64 fire_count;
+} TcTriggerInfo;
+
+void tc_triggers_info_free(TcTriggerInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcTriggerInfo, tc_triggers_info_free)
+/* TcTriggerInfo * of owner's triggers, or everyone's when all, in the
+ * order added; the caller's. */
+GPtrArray *tc_triggers_list(uid_t owner, gboolean all);

@@ -17,6 +17,7 @@
 #include "tc-app-sync.h"
 #include "tc-error.h"
 #include "tc-registry.h"
+#include "tc-session-op-snapshot.h"
 #include "tc-session-ops.h"
 
 typedef struct {
@@ -129,7 +130,7 @@ test_state_errors(Fixture *fixture, gconstpointer unused)
 	g_assert_false(tc_session_op_enable_event(session, "nope", "a:b", &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
-	g_assert_false(tc_session_op_record_snapshot(session, &(char *){NULL}, &error));
+	g_assert_false(tc_session_op_snapshot_record(session, &(char *){NULL}, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 

@@ -41,7 +41,8 @@ test_add_find_remove(void)
 {
 	g_autoptr(TcSession) session = tc_session_new("s", 1000, "/t/s");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) list = NULL;
+	g_autoptr(GPtrArray) list = NULL;
+	const TcSnapshotOutputEntry *entry;
 	g_autofree char *by_name = NULL;
 	g_autofree char *by_id = NULL;
 	g_autofree char *by_url = NULL;
@@ -65,7 +66,12 @@ test_add_find_remove(void)
 	g_clear_error(&error);
 
 	list = tc_snapshot_output_list_locked(session);
-	g_assert_cmpuint(g_variant_n_children(list), ==, 2);
+	g_assert_cmpuint(list->len, ==, 2);
+	entry = g_ptr_array_index(list, 1);
+	g_assert_cmpuint(entry->id, ==, 2);
+	g_assert_cmpstr(entry->name, ==, "usb");
+	g_assert_cmpstr(entry->url, ==, "file:///t/o2");
+	g_assert_cmpuint(entry->max_bytes, ==, 8192);
 	by_name = tc_snapshot_output_resolve_locked(session, "usb", &max_bytes, &error);
 	g_assert_cmpstr(by_name, ==, "/t/o2");
 	g_assert_cmpuint(max_bytes, ==, 8192);
@@ -83,9 +89,9 @@ test_add_find_remove(void)
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
 	g_assert_true(tc_snapshot_output_remove_locked(session, "2", &error));
-	g_clear_pointer(&list, g_variant_unref);
+	g_clear_pointer(&list, g_ptr_array_unref);
 	list = tc_snapshot_output_list_locked(session);
-	g_assert_cmpuint(g_variant_n_children(list), ==, 0);
+	g_assert_cmpuint(list->len, ==, 0);
 }
 
 static void

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tc-error.h"
+#include "tc-dbus-triggers.h"
 #include "tc-triggers.h"
 #include "tc-user-limits.h"
 
@@ -36,7 +37,7 @@ expect_refused(const char *condition, GVariant *opts, const char *const *actions
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) owned = opts;
 
-	g_assert_false(tc_triggers_add(ALICE, "t", condition, owned, actions, &error));
+	g_assert_false(tc_dbus_triggers_add(ALICE, "t", condition, owned, actions, &error));
 	g_assert_error(error, TC_ERROR, code);
 }
 
@@ -89,7 +90,7 @@ test_refusals(void)
 		       TC_ERROR_INVALID_ARGUMENT);
 	expect_refused("channel-buffer-usage-ge", options("s", NULL, 0.5, 0),
 		       (const char *const *)many, TC_ERROR_INVALID_ARGUMENT);
-	g_autoptr(GVariant) listed = g_variant_ref_sink(tc_triggers_list(ALICE, TRUE));
+	g_autoptr(GVariant) listed = g_variant_ref_sink(tc_dbus_triggers_list(ALICE, TRUE));
 
 	g_assert_cmpuint(g_variant_n_children(listed), ==, 0);
 }
@@ -157,24 +158,26 @@ test_ownership_and_limit(void)
 
 	tc_user_limits_reset();
 	tc_user_limits_set_default(TC_LIMIT_TRIGGERS, 2);
-	g_assert_true(tc_triggers_add(ALICE, "full", "channel-buffer-usage-ge", opts, actions,
-				      &error));
+	g_assert_true(
+	    tc_dbus_triggers_add(ALICE, "full", "channel-buffer-usage-ge", opts, actions, &error));
 	g_assert_no_error(error);
-	g_assert_false(tc_triggers_add(ALICE, "full", "channel-buffer-usage-ge", opts, actions,
-				       &error));
+	g_assert_false(
+	    tc_dbus_triggers_add(ALICE, "full", "channel-buffer-usage-ge", opts, actions, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS);
 	g_clear_error(&error);
 	/* Names are per owner. */
-	g_assert_true(tc_triggers_add(BOB, "full", "channel-buffer-usage-ge", opts, actions, NULL));
-	g_assert_true(tc_triggers_add(ALICE, "two", "channel-buffer-usage-le", opts, actions, NULL));
-	g_assert_false(tc_triggers_add(ALICE, "three", "channel-buffer-usage-le", opts, actions,
-				       &error));
+	g_assert_true(
+	    tc_dbus_triggers_add(BOB, "full", "channel-buffer-usage-ge", opts, actions, NULL));
+	g_assert_true(
+	    tc_dbus_triggers_add(ALICE, "two", "channel-buffer-usage-le", opts, actions, NULL));
+	g_assert_false(
+	    tc_dbus_triggers_add(ALICE, "three", "channel-buffer-usage-le", opts, actions, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED);
 	g_assert_nonnull(strstr(error->message, "MaxTriggers"));
 	g_clear_error(&error);
 
-	alice_list = g_variant_ref_sink(tc_triggers_list(ALICE, FALSE));
-	all = g_variant_ref_sink(tc_triggers_list(ALICE, TRUE));
+	alice_list = g_variant_ref_sink(tc_dbus_triggers_list(ALICE, FALSE));
+	all = g_variant_ref_sink(tc_dbus_triggers_list(ALICE, TRUE));
 	g_assert_cmpuint(g_variant_n_children(alice_list), ==, 2);
 	g_assert_cmpuint(g_variant_n_children(all), ==, 3);
 	g_variant_get_child(alice_list, 0, "(&su&s@a{sv}^a&st)", &name, &owner, &condition,
@@ -194,12 +197,12 @@ test_ownership_and_limit(void)
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
 	g_assert_true(tc_triggers_remove(ALICE, "two", NULL));
-	g_assert_true(tc_triggers_add(ALICE, "three", "channel-buffer-usage-le", opts, actions,
-				      NULL));
+	g_assert_true(
+	    tc_dbus_triggers_add(ALICE, "three", "channel-buffer-usage-le", opts, actions, NULL));
 	g_assert_true(tc_triggers_remove(ALICE, "full", NULL));
 	g_assert_true(tc_triggers_remove(ALICE, "three", NULL));
 	g_assert_true(tc_triggers_remove(BOB, "full", NULL));
-	g_variant_unref(g_variant_ref_sink(tc_triggers_list(0, TRUE)));
+	g_variant_unref(g_variant_ref_sink(tc_dbus_triggers_list(0, TRUE)));
 }
 
 int

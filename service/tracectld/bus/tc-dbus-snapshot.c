@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The snapshot methods of org.tracectl.Tracing1.Session: RecordSnapshot,
+ * RecordSnapshotWithOptions and the snapshot outputs (AddSnapshotOutput,
+ * ListSnapshotOutputs, DelSnapshotOutput). Each parses, submits under
+ * manage-sessions and lets tc-session-ops.c do the work in a worker.
+ */
 #define G_LOG_DOMAIN "tracectld-dbus"
 
-#include "tc-dbus-session-commands.h"
+#include "tc-dbus-snapshot.h"
 
 #include <string.h>
 
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
-#include "tc-session-ops.h"
+#include "tc-session-op-snapshot.h"
+#include "tc-snapshot-output.h"
 #include "tc-validate.h"
 
 static void
@@ -33,100 +40,24 @@ set_unknown_option(const char *method, const char *key, GVariant *value, GError 
 		    g_variant_get_type_string(value));
 }
 
-/* StopWithOptions. */
-
 static gboolean
-stop_work(TcRequest *request, GError **error)
+record_snapshot_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_stop(request->session, error);
-}
+	g_autofree char *directory = NULL;
 
-/* Main loop, authorized: with no-wait the caller is answered next, so the
- * one mistake a caller can see is checked first. The worker checks again. */
-static gboolean
-stop_check_active(TcRequest *request, GError **error)
-{
-	TcSession *session = request->session;
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
-
-	if (session->state == TC_SESSION_ACTIVE && !session->destroyed)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "Session '%s' is not started",
-		    session->name);
-	return FALSE;
-}
-
-static gboolean
-handle_stop_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
-			 GVariant *options, TcSession *session)
-{
-	g_autoptr(GError) error = NULL;
-	gboolean no_wait = FALSE;
-	GVariantIter iter;
-	const char *key;
-	GVariant *value;
-	TcRequest *request;
-
-	g_variant_iter_init(&iter, options);
-	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
-		g_autoptr(GVariant) owned = value;
-
-		if (g_str_equal(key, "no-wait") &&
-		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
-			no_wait = g_variant_get_boolean(value);
-		else {
-			set_unknown_option("StopWithOptions", key, value, &error);
-			return refuse(invocation, error);
-		}
-	}
-	request = tc_request_new(invocation, session);
-	request->no_wait = no_wait;
-	request->authorized = stop_check_active;
-	request->work = stop_work;
-	submit(session, request);
+	if (!tc_session_op_snapshot_record(request->session, &directory, error))
+		return FALSE;
+	request->result = g_variant_new("(s)", directory);
 	return TRUE;
 }
 
-/* DisableChannel. */
-
 static gboolean
-disable_channel_work(TcRequest *request, GError **error)
+handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	return tc_session_op_disable_channel(request->session, request->channel, error);
-}
+	TcRequest *request = tc_request_new(invocation, session);
 
-static gboolean
-disable_kernel_channel_work(TcRequest *request, GError **error)
-{
-	return tc_session_op_disable_kernel_channel(request->session, error);
-}
-
-static gboolean
-handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
-		       const char *name, TcSession *session)
-{
-	gboolean is_kernel = g_str_equal(domain, "kernel");
-	g_autoptr(GError) error = NULL;
-	TcRequest *request;
-
-	if (!is_kernel && !g_str_equal(domain, "ust")) {
-		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
-		return refuse(invocation, error);
-	}
-	/* The kernel domain has one channel. */
-	if (is_kernel && !g_str_equal(name, "channel0")) {
-		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
-			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
-		return refuse(invocation, error);
-	}
-	if (!tc_validate_name("channel", name, &error))
-		return refuse(invocation, error);
-	request = tc_request_new(invocation, session);
-	request->channel = g_strdup(name);
-	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;
-	tc_request_submit(request, is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
-			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	request->work = record_snapshot_work;
+	submit(session, request);
 	return TRUE;
 }
 
@@ -137,7 +68,7 @@ add_output_work(TcRequest *request, GError **error)
 {
 	guint32 id = 0;
 
-	if (!tc_session_op_add_snapshot_output(request->session, request->name, request->output,
+	if (!tc_session_op_snapshot_add_output(request->session, request->name, request->output,
 					       request->max_bytes, &id, error))
 		return FALSE;
 	request->result = g_variant_new("(u)", id);
@@ -210,11 +141,19 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 static gboolean
 list_outputs_work(TcRequest *request, GError **error)
 {
-	GVariant *outputs = tc_session_op_list_snapshot_outputs(request->session, error);
+	g_autoptr(GPtrArray) outputs = tc_session_op_snapshot_list_outputs(request->session, error);
+	GVariantBuilder builder;
 
 	if (outputs == NULL)
 		return FALSE;
-	request->result = g_variant_new_tuple(&outputs, 1);
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(usst)"));
+	for (guint i = 0; i < outputs->len; i++) {
+		const TcSnapshotOutputEntry *output = g_ptr_array_index(outputs, i);
+
+		g_variant_builder_add(&builder, "(usst)", output->id, output->name, output->url,
+				      output->max_bytes);
+	}
+	request->result = g_variant_new("(a(usst))", &builder);
 	return TRUE;
 }
 
@@ -232,7 +171,7 @@ handle_list_snapshot_outputs(TcDbusSession *object, GDBusMethodInvocation *invoc
 static gboolean
 del_output_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_del_snapshot_output(request->session, request->output, error);
+	return tc_session_op_snapshot_del_output(request->session, request->output, error);
 }
 
 static gboolean
@@ -266,7 +205,7 @@ record_work(TcRequest *request, GError **error)
 	};
 	g_autofree char *directory = NULL;
 
-	if (!tc_session_op_record_snapshot_with(request->session, &options, &directory, error))
+	if (!tc_session_op_snapshot_record_with(request->session, &options, &directory, error))
 		return FALSE;
 	request->result = g_variant_new("(s)", directory);
 	return TRUE;
@@ -324,18 +263,16 @@ handle_record_snapshot_with_options(TcDbusSession *object, GDBusMethodInvocation
 }
 
 void
-tc_session_commands_connect(gpointer skeleton, TcSession *session)
+tc_dbus_snapshot_connect(gpointer skeleton, TcSession *session)
 {
-	g_signal_connect(skeleton, "handle-stop-with-options", G_CALLBACK(handle_stop_with_options),
+	g_signal_connect(skeleton, "handle-record-snapshot", G_CALLBACK(handle_record_snapshot),
 			 session);
-	g_signal_connect(skeleton, "handle-disable-channel", G_CALLBACK(handle_disable_channel),
-			 session);
+	g_signal_connect(skeleton, "handle-record-snapshot-with-options",
+			 G_CALLBACK(handle_record_snapshot_with_options), session);
 	g_signal_connect(skeleton, "handle-add-snapshot-output",
 			 G_CALLBACK(handle_add_snapshot_output), session);
 	g_signal_connect(skeleton, "handle-list-snapshot-outputs",
 			 G_CALLBACK(handle_list_snapshot_outputs), session);
 	g_signal_connect(skeleton, "handle-del-snapshot-output",
 			 G_CALLBACK(handle_del_snapshot_output), session);
-	g_signal_connect(skeleton, "handle-record-snapshot-with-options",
-			 G_CALLBACK(handle_record_snapshot_with_options), session);
 }

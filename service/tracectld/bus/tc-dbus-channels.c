@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The channel and event methods of org.tracectl.Tracing1.Session
+ * (EnableChannel, DisableChannel, AddContext, AddKernelProbe, EnableEvent,
+ * EnableEventWithOptions, DisableEvent, ChannelStatistics) and the
+ * Channels property they change: parse, submit under manage-sessions (the
+ * kernel actions for the kernel domain), and let tc-session-ops.c do the
+ * work.
+ */
+#define G_LOG_DOMAIN "tracectld-dbus"
+
+#include "tc-dbus-channels.h"
+
+#include "tc-channel-config.h"
+#include "tc-dbus-generated.h"
+#include "tc-dbus-request.h"
+#include "tc-error.h"
+#include "tc-event-rule.h"
+#include "tc-kernel-event-rule.h"
+#include "tc-kernel.h"
+#include "tc-session-kernel-own.h"
+#include "tc-session-kernel.h"
+#include "tc-session-op-kernel.h"
+#include "tc-session-op-statistics.h"
+#include "tc-session-ops.h"
+#include "tc-dbus-signals.h"
+#include "tc-validate.h"
+#include "tracectl-abi.h"
+
+static GVariant *
+context_names_variant(guint32 contexts)
+{
+	GVariantBuilder names;
+
+	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
+	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
+	     context++)
+		if (contexts & context->bit)
+			g_variant_builder_add(&names, "s", context->name);
+	return g_variant_builder_end(&names);
+}
+
+/* [S] The channel's enablings as EnableEventWithOptions took them, one
+ * options dictionary each with its "pattern", so that a client can save
+ * and recreate the selection (tracectl save). */
+static GVariant *
+event_rules_variant(const TcChannel *channel)
+{
+	GVariantBuilder rules;
+
+	g_variant_builder_init(&rules, G_VARIANT_TYPE("aa{sv}"));
+	for (guint i = 0; i < channel->rules->len; i++) {
+		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
+		GVariantBuilder options;
+
+		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+		g_variant_builder_add(&options, "{sv}", "pattern",
+				      g_variant_new_string(rule->pattern));
+		if (rule->loglevel >= 0) {
+			g_variant_builder_add(&options, "{sv}", "loglevel",
+					      g_variant_new_int32(rule->loglevel));
+			g_variant_builder_add(&options, "{sv}", "loglevel-only",
+					      g_variant_new_boolean(rule->loglevel_only));
+		}
+		if (rule->exclusions[0])
+			g_variant_builder_add(&options, "{sv}", "exclude",
+					      g_variant_new_strv((const char *const *)rule->exclusions,
+								 -1));
+		if (rule->filter_text)
+			g_variant_builder_add(&options, "{sv}", "filter",
+					      g_variant_new_string(rule->filter_text));
+		g_variant_builder_add(&rules, "@a{sv}", g_variant_builder_end(&options));
+	}
+	return g_variant_builder_end(&rules);
+}
+
+static GVariant *
+channel_settings_variant(const TcChannel *channel)
+{
+	GVariantBuilder settings;
+
+	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&settings, "{sv}", "overwrite",
+			      g_variant_new_boolean(channel->config.overwrite));
+	g_variant_builder_add(&settings, "{sv}", "switch-timer",
+			      g_variant_new_uint32(channel->config.switch_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "read-timer",
+			      g_variant_new_uint32(channel->config.read_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "monitor-timer",
+			      g_variant_new_uint32(channel->config.monitor_timer_us));
+	g_variant_builder_add(&settings, "{sv}", "contexts",
+			      context_names_variant(channel->contexts));
+	g_variant_builder_add(&settings, "{sv}", "enabled",
+			      g_variant_new_boolean(!channel->is_disabled));
+	g_variant_builder_add(&settings, "{sv}", "event-rules", event_rules_variant(channel));
+	return g_variant_builder_end(&settings);
+}
+
+/* [S] pattern -> the tracefs filter it was enabled with. */
+static GVariant *
+kernel_filters_variant_locked(TcSession *session)
+{
+	GVariantBuilder filters;
+	GHashTableIter iter;
+	gpointer pattern, filter;
+
+	g_variant_builder_init(&filters, G_VARIANT_TYPE("a{ss}"));
+	g_hash_table_iter_init(&iter, session->kernel_filters);
+	while (g_hash_table_iter_next(&iter, &pattern, &filter))
+		g_variant_builder_add(&filters, "{ss}", (const char *)pattern,
+				      (const char *)filter);
+	return g_variant_builder_end(&filters);
+}
+
+/* [S] The kernel channel: its events (system calls among them, as
+ * "syscalls:sys_enter_NAME" and "syscalls:sys_exit_NAME"), then its probes
+ * as they are recorded ("tracectl_<session id>:<name>"). */
+static GVariant *
+kernel_channel_variant_locked(TcSession *session)
+{
+	static const char *const probe_kinds[] = {"", "kprobe", "kretprobe", "uprobe"};
+	GVariantBuilder patterns, settings, contexts, probes;
+	guint64 subbuf_size = session->kernel_subbuf_size;
+
+	g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
+	g_variant_builder_init(&probes, G_VARIANT_TYPE_STRING_ARRAY);
+	for (guint i = 0; i < session->kernel_events->len; i++)
+		g_variant_builder_add(&patterns, "s",
+				      (char *)g_ptr_array_index(session->kernel_events, i));
+	for (guint i = 0; i < session->kernel_probes->len; i++) {
+		const TcKernelProbe *probe = g_ptr_array_index(session->kernel_probes, i);
+		g_autofree char *event = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT ":%s",
+							 session->id, probe->name);
+		g_autofree char *text = g_strdup_printf(
+			"%s %s %s", probe->kind < G_N_ELEMENTS(probe_kinds) ? probe_kinds[probe->kind] : "",
+			probe->name, probe->location);
+
+		g_variant_builder_add(&patterns, "s", event);
+		g_variant_builder_add(&probes, "s", text);
+	}
+	g_variant_builder_init(&contexts, G_VARIANT_TYPE_STRING_ARRAY);
+	for (const TcContextName *context = tc_channel_config_kernel_contexts; context->name;
+	     context++)
+		if (session->kernel_contexts & context->bit)
+			g_variant_builder_add(&contexts, "s", context->name);
+	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&settings, "{sv}", "overwrite", g_variant_new_boolean(FALSE));
+	g_variant_builder_add(&settings, "{sv}", "buffer-kb-per-cpu",
+			      g_variant_new_uint32(session->kernel_buffer_kb));
+	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
+	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
+	g_variant_builder_add(&settings, "{sv}", "filters", kernel_filters_variant_locked(session));
+	return g_variant_new("(sstuasa{sv})", TC_DEFAULT_CHANNEL, "kernel", subbuf_size,
+			     session->kernel_num_subbuf, &patterns, &settings);
+}
+
+GVariant *
+tc_dbus_channels_variant_locked(TcSession *session)
+{
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sstuasa{sv})"));
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcChannel *channel = g_ptr_array_index(session->channels, i);
+		GVariantBuilder patterns;
+
+		g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
+		for (guint j = 0; j < channel->patterns->len; j++)
+			g_variant_builder_add(&patterns, "s",
+					      (char *)g_ptr_array_index(channel->patterns, j));
+		g_variant_builder_add(&builder, "(sstuas@a{sv})", channel->name, "ust",
+				      (guint64)channel->config.subbuf_size,
+				      channel->config.num_subbuf, &patterns,
+				      channel_settings_variant(channel));
+	}
+	if (tc_session_has_kernel(session))
+		g_variant_builder_add_value(&builder, kernel_channel_variant_locked(session));
+	return g_variant_builder_end(&builder);
+}
+
+/* Methods. */
+
+static void
+submit(TcSession *session, TcRequest *request)
+{
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+}
+
+static gboolean
+refuse(GDBusMethodInvocation *invocation, GError *error)
+{
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
+}
+
+static gboolean
+check_domain(const char *domain, GError **error)
+{
+	if (g_str_equal(domain, "ust") || g_str_equal(domain, "kernel"))
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown domain '%s', use \"ust\" or \"kernel\"", domain);
+	return FALSE;
+}
+
+/* One option of EnableChannel into config; FALSE for an unknown one. */
+static gboolean
+parse_channel_option(const char *key, GVariant *value, guint64 *size, TcChannelConfig *config)
+{
+	if (g_str_equal(key, "subbuf-size") && g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64))
+		*size = g_variant_get_uint64(value);
+	else if (g_str_equal(key, "num-subbuf") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->num_subbuf = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "overwrite") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
+		config->overwrite = g_variant_get_boolean(value);
+	else if (g_str_equal(key, "switch-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->switch_timer_us = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "read-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->read_timer_us = g_variant_get_uint32(value);
+	else if (g_str_equal(key, "monitor-timer") &&
+		 g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		config->monitor_timer_us = g_variant_get_uint32(value);
+	else
+		return FALSE;
+	return TRUE;
+}
+
+static gboolean
+parse_channel_options(GVariant *options, gboolean snapshot, TcChannelConfig *config,
+		      GError **error)
+{
+	guint64 size = TC_DEFAULT_SUBBUF_SIZE;
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+
+	tc_channel_config_init_default(config, snapshot);
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
+		if (!parse_channel_option(key, value, &size, config)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Unknown channel option '%s' of type %s", key,
+				    g_variant_get_type_string(value));
+			g_variant_unref(value);
+			return FALSE;
+		}
+	}
+	if (!tc_channel_config_check(size, config, error))
+		return FALSE;
+	config->subbuf_size = size;
+	return TRUE;
+}
+
+/* Work that changes the Channels property, for PropertiesChanged. */
+static gboolean
+channels_changed(TcRequest *request, gboolean ok)
+{
+	if (ok)
+		tc_dbus_signals_channels_changed(request->session);
+	return ok;
+}
+
+static gboolean
+enable_channel_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request,
+				tc_session_op_enable_channel(request->session, request->channel,
+							     &request->config, error));
+}
+
+static gboolean
+kernel_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_channel(request->session, &request->config, error);
+}
+
+static gboolean
+handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		      const char *name, GVariant *options, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	TcChannelConfig config;
+	TcRequest *request;
+
+	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
+	    !parse_channel_options(options, session->snapshot, &config, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(name);
+	request->config = config;
+	if (g_str_equal(domain, "kernel")) {
+		request->work = kernel_channel_work;
+		tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+				  TC_AUTHORITY_FLAGS_NONE);
+		return TRUE;
+	}
+	request->work = enable_channel_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+add_context_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request,
+				tc_session_op_add_context(request->session, request->channel,
+							  request->contexts, error));
+}
+
+static gboolean
+kernel_context_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_context(request->session, request->contexts, error);
+}
+
+/* The kernel domain has one channel: "" or its name. */
+static gboolean
+check_kernel_channel(const char *channel, GError **error)
+{
+	if (!*channel || g_str_equal(channel, "channel0"))
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "The kernel domain has one channel, 'channel0', not '%.64s'", channel);
+	return FALSE;
+}
+
+static gboolean
+handle_add_kernel_context(TcSession *session, GDBusMethodInvocation *invocation,
+			  const char *channel, const char *const *contexts)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 bits;
+
+	if (!check_kernel_channel(channel, &error) ||
+	    !tc_channel_config_kernel_context_bits(contexts, &bits, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->contexts = bits;
+	request->work = kernel_context_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		   const char *channel, const char *const *contexts, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 bits;
+
+	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
+		return handle_add_kernel_context(session, invocation, channel, contexts);
+	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
+	    !tc_channel_config_ust_context_bits(contexts, &bits, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(channel);
+	request->contexts = bits;
+	request->work = add_context_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+kernel_probe_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_probe(request->session, request->probe_kind, request->name,
+					  request->location, error);
+}
+
+static gboolean
+parse_probe(const char *kind, const char *name, const char *location, guint32 *kind_value,
+	    GError **error)
+{
+	static const char *const kinds[] = {"kprobe", "kretprobe", "uprobe"};
+
+	*kind_value = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++)
+		if (g_str_equal(kind, kinds[i]))
+			*kind_value = i + 1; /* TC_KERNEL_PROBE_* */
+	if (*kind_value == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown probe kind '%.32s': kprobe, kretprobe or uprobe", kind);
+		return FALSE;
+	}
+	return tc_validate_kernel_probe(*kind_value, name, location, error);
+}
+
+static gboolean
+handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *kind,
+			const char *name, const char *location, TcSession *session)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 kind_value;
+
+	if (!parse_probe(kind, name, location, &kind_value, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->probe_kind = kind_value;
+	request->name = g_strdup(name);
+	request->location = g_strdup(location);
+	request->work = kernel_probe_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+channel_statistics_work(TcRequest *request, GError **error)
+{
+	g_autoptr(GArray) statistics = tc_session_op_statistics(request->session, error);
+	GVariantBuilder builder;
+
+	if (statistics == NULL)
+		return FALSE;
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("(a(ssttttt))"));
+	g_variant_builder_open(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+	for (guint i = 0; i < statistics->len; i++) {
+		const TcChannelStatistics *channel =
+		    &g_array_index(statistics, TcChannelStatistics, i);
+
+		g_variant_builder_add(&builder, "(ssttttt)", channel->domain, channel->channel,
+				      channel->stats.buffer_bytes, channel->stats.bytes_used,
+				      channel->stats.bytes_used_peak,
+				      channel->stats.events_discarded,
+				      channel->stats.packets_written);
+	}
+	g_variant_builder_close(&builder);
+	request->result = g_variant_builder_end(&builder);
+	return TRUE;
+}
+
+static gboolean
+handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			  TcSession *session)
+{
+	TcRequest *request = tc_request_new(invocation, session);
+
+	request->work = channel_statistics_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+enable_event_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request,
+				tc_session_op_enable_event(request->session, request->channel,
+							   request->pattern, error));
+}
+
+static gboolean
+enable_event_rule_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_enable_event_rule(request->session, request->channel,
+					       g_steal_pointer(&request->rule), error);
+}
+
+static gboolean
+disable_event_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request,
+				tc_session_op_disable_event(request->session, request->channel,
+							    request->pattern, error));
+}
+
+static gboolean
+kernel_enable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_event(request->session, request->pattern, TRUE, error);
+}
+
+static gboolean
+kernel_disable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_event(request->session, request->pattern, FALSE, error);
+}
+
+static gboolean
+submit_kernel_event(TcSession *session, GDBusMethodInvocation *invocation, const char *pattern,
+		    gboolean enable)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!tc_kernel_validate_event(pattern, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->pattern = g_strdup(pattern);
+	request->work = enable ? kernel_enable_work : kernel_disable_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+kernel_filtered_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_filtered_event(request->session, request->pattern,
+						   request->kernel_filter, error);
+}
+
+/* What the kernel cannot express is refused before anything is asked of
+ * polkit or the helper. */
+static gboolean
+handle_kernel_event_with_options(TcSession *session, GDBusMethodInvocation *invocation,
+				 const char *pattern, GVariant *options)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *filter = NULL;
+	TcRequest *request;
+
+	if (!tc_kernel_event_rule_check(pattern, options, &filter, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (filter == NULL)
+		return submit_kernel_event(session, invocation, pattern, TRUE);
+	request = tc_request_new(invocation, session);
+	request->pattern = g_strdup(pattern);
+	request->kernel_filter = g_steal_pointer(&filter);
+	request->work = kernel_filtered_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+kernel_own_enable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_own_event(request->session, request->pattern, TRUE, error);
+}
+
+static gboolean
+kernel_own_disable_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_own_event(request->session, request->pattern, FALSE, error);
+}
+
+/* Domain "kernel-own": the allow-list is checked before anything else. */
+static gboolean
+submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, const char *channel,
+			const char *pattern, gboolean enable)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+	guint32 events;
+
+	if (!check_kernel_channel(channel, &error) ||
+	    !tc_kernel_own_parse(pattern, &events, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->pattern = g_strdup(pattern);
+	request->work = enable ? kernel_own_enable_work : kernel_own_disable_work;
+	tc_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+static gboolean
+handle_event_change(TcSession *session, GDBusMethodInvocation *invocation, const char *domain,
+		    const char *channel, const char *pattern, TcRequestWorkFunc work)
+{
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (g_str_equal(domain, "kernel-own"))
+		return submit_kernel_own_event(session, invocation, channel, pattern,
+					       work == enable_event_work);
+	if (!check_domain(domain, &error) ||
+	    (*channel && !tc_validate_name("channel", channel, &error))) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (g_str_equal(domain, "kernel"))
+		return submit_kernel_event(session, invocation, pattern, work == enable_event_work);
+	if (!tc_validate_pattern(pattern, &error)) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(channel);
+	request->pattern = g_strdup(pattern);
+	request->work = work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+handle_enable_event(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		    const char *channel, const char *pattern, TcSession *session)
+{
+	return handle_event_change(session, invocation, domain, channel, pattern,
+				   enable_event_work);
+}
+
+static gboolean
+handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *invocation,
+				 const char *domain, const char *channel, const char *pattern,
+				 GVariant *options, TcSession *session)
+{
+	g_autoptr(TcEventRule) rule = NULL;
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!check_domain(domain, &error) ||
+	    (*channel && !tc_validate_name("channel", channel, &error))) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	if (g_str_equal(domain, "kernel"))
+		return handle_kernel_event_with_options(session, invocation, pattern, options);
+	if (!tc_validate_pattern(pattern, &error) ||
+	    (rule = tc_event_rule_new_from_options(pattern, options, &error)) == NULL) {
+		g_dbus_method_invocation_return_gerror(invocation, error);
+		return TRUE;
+	}
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(channel);
+	request->rule = g_steal_pointer(&rule);
+	request->work = enable_event_rule_work;
+	submit(session, request);
+	return TRUE;
+}
+
+static gboolean
+handle_disable_event(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		     const char *channel, const char *pattern, TcSession *session)
+{
+	return handle_event_change(session, invocation, domain, channel, pattern,
+				   disable_event_work);
+}
+
+/* DisableChannel. */
+
+static gboolean
+disable_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_disable_channel(request->session, request->channel, error);
+}
+
+static gboolean
+disable_kernel_channel_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_disable_channel(request->session, error);
+}
+
+static gboolean
+handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
+		       const char *name, TcSession *session)
+{
+	gboolean is_kernel = g_str_equal(domain, "kernel");
+	g_autoptr(GError) error = NULL;
+	TcRequest *request;
+
+	if (!is_kernel && !g_str_equal(domain, "ust")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
+		return refuse(invocation, error);
+	}
+	/* The kernel domain has one channel. */
+	if (is_kernel && !g_str_equal(name, "channel0")) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
+		return refuse(invocation, error);
+	}
+	if (!tc_validate_name("channel", name, &error))
+		return refuse(invocation, error);
+	request = tc_request_new(invocation, session);
+	request->channel = g_strdup(name);
+	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;
+	tc_request_submit(request, is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	return TRUE;
+}
+
+void
+tc_dbus_channels_connect(gpointer skeleton, TcSession *session)
+{
+	g_signal_connect(skeleton, "handle-enable-channel", G_CALLBACK(handle_enable_channel),
+			 session);
+	g_signal_connect(skeleton, "handle-disable-channel", G_CALLBACK(handle_disable_channel),
+			 session);
+	g_signal_connect(skeleton, "handle-enable-event", G_CALLBACK(handle_enable_event), session);
+	g_signal_connect(skeleton, "handle-disable-event", G_CALLBACK(handle_disable_event),
+			 session);
+	g_signal_connect(skeleton, "handle-enable-event-with-options",
+			 G_CALLBACK(handle_enable_event_with_options), session);
+	g_signal_connect(skeleton, "handle-add-context", G_CALLBACK(handle_add_context), session);
+	g_signal_connect(skeleton, "handle-add-kernel-probe", G_CALLBACK(handle_add_kernel_probe),
+			 session);
+	g_signal_connect(skeleton, "handle-channel-statistics",
+			 G_CALLBACK(handle_channel_statistics), session);
+}
