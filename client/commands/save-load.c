@@ -9,6 +9,7 @@
  * could, and the service never opens a session file.
  */
 #include "tc-client.h"
+#include "tc-session-file-list.h"
 #include "tc-session-file.h"
 
 #include <errno.h>
@@ -496,10 +497,36 @@ read_session_file(const char *path, gboolean owner_only, gboolean *skipped, GErr
 	return g_steal_pointer(&sessions);
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
+/* The paths of the directory's session files (tc-session-file-list.h),
+ * in name order; more than MAX_FILES_PER_DIRECTORY is an error rather
+ * than a silent cut. */
+static gboolean
+list_directory(const char *path, GPtrArray *files, GError **error)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct tc_session_file_list list;
+	int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = dir_fd < 0 ? -errno : tc_session_file_list(dir_fd, MAX_FILES_PER_DIRECTORY, &list);
+
+	if (dir_fd >= 0)
+		close(dir_fd);
+	if (ret < 0) {
+		g_autofree char *shown = g_filename_display_name(path);
+
+		/* As GLib's g_dir_open() words it. */
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-ret),
+			    "Error opening directory “%s”: %s", shown, g_strerror(-ret));
+		return FALSE;
+	}
+	if (list.seen > list.max) {
+		tc_session_file_list_clear(&list);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			    "%s: more than %d session files", path, MAX_FILES_PER_DIRECTORY);
+		return FALSE;
+	}
+	for (size_t i = 0; i < list.count; i++)
+		g_ptr_array_add(files, g_build_filename(path, list.names[i], NULL));
+	tc_session_file_list_clear(&list);
+	return TRUE;
 }
 
 /* The sessions of path: a file, or the *.lttng files of a directory. A
@@ -508,10 +535,7 @@ static gboolean
 read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray *sessions,
 	  GError **error)
 {
-	g_autoptr(GDir) dir = NULL;
 	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GError) dir_error = NULL;
-	const char *entry;
 
 	if (!g_file_test(path, G_FILE_TEST_IS_DIR)) {
 		gboolean skipped = FALSE;
@@ -525,22 +549,8 @@ read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray 
 		g_ptr_array_extend_and_steal(sessions, g_steal_pointer(&found));
 		return TRUE;
 	}
-	dir = g_dir_open(path, 0, &dir_error);
-	if (!dir) {
-		g_propagate_error(error, g_steal_pointer(&dir_error));
+	if (!list_directory(path, files, error))
 		return FALSE;
-	}
-	while ((entry = g_dir_read_name(dir)))
-		if (g_str_has_suffix(entry, ".lttng")) {
-			if (files->len == MAX_FILES_PER_DIRECTORY) {
-				g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-					    "%s: more than %d session files", path,
-					    MAX_FILES_PER_DIRECTORY);
-				return FALSE;
-			}
-			g_ptr_array_add(files, g_build_filename(path, entry, NULL));
-		}
-	g_ptr_array_sort(files, compare_names);
 	for (guint i = 0; i < files->len; i++) {
 		gboolean skipped = FALSE;
 		g_autoptr(GPtrArray) found = NULL;

@@ -37,7 +37,6 @@
 
 #include "tc-session-autoload.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -55,6 +54,7 @@
 #include "tc-filter.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-event-rule.h"
+#include "tc-session-file-list.h"
 #include "tc-session-file.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
@@ -763,41 +763,21 @@ read_file(int dir_fd, const char *directory, const char *name, GHashTable *loads
 	g_ptr_array_add(load->contents, g_bytes_new_take(contents, length));
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
+/* The session file names of the directory (tc-session-file-list.h), at
+ * most TC_AUTOLOAD_FILES_MAX, sorted; none when it cannot be listed.
+ * dir_fd stays the caller's. */
+static void
+list_session_files(int dir_fd, const char *directory, struct tc_session_file_list *list)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	int ret = tc_session_file_list(dir_fd, TC_AUTOLOAD_FILES_MAX, list);
 
-/* The "*.lttng" names of the directory, sorted, at most
- * TC_AUTOLOAD_FILES_MAX. Takes dir_fd's duplicate for the listing. */
-static GPtrArray *
-list_session_files(int dir_fd, const char *directory)
-{
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	int list_fd = dup(dir_fd);
-	DIR *dir = list_fd >= 0 ? fdopendir(list_fd) : NULL;
-	struct dirent *entry;
-
-	if (dir == NULL) {
-		g_warning("Auto-load: cannot list '%s': %s", directory, g_strerror(errno));
-		if (list_fd >= 0)
-			close(list_fd);
-		return names;
+	if (ret < 0) {
+		g_warning("Auto-load: cannot list '%s': %s", directory, g_strerror(-ret));
+		return;
 	}
-	while ((entry = readdir(dir)) != NULL) {
-		if (entry->d_name[0] == '.' || !g_str_has_suffix(entry->d_name, ".lttng"))
-			continue;
-		g_ptr_array_add(names, g_strdup(entry->d_name));
-	}
-	closedir(dir);
-	g_ptr_array_sort(names, compare_names);
-	if (names->len > TC_AUTOLOAD_FILES_MAX) {
-		g_warning("Auto-load: '%s' holds %u session files; reading the first %d",
-			  directory, names->len, TC_AUTOLOAD_FILES_MAX);
-		g_ptr_array_set_size(names, TC_AUTOLOAD_FILES_MAX);
-	}
-	return names;
+	if (list->seen > list->max)
+		g_warning("Auto-load: '%s' holds %zu session files; reading the first %d",
+			  directory, list->seen, TC_AUTOLOAD_FILES_MAX);
 }
 
 /* Main thread: the start thread, until tc_session_autoload_wait(), and
@@ -825,10 +805,12 @@ autoload_start_free(TcAutoloadStart *start)
 static void
 read_directory_fd(int dir_fd, const char *directory, GHashTable *loads, TcAutoloadHold *hold)
 {
-	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
+	struct tc_session_file_list list;
 
-	for (guint i = 0; i < names->len; i++)
-		read_file(dir_fd, directory, g_ptr_array_index(names, i), loads, hold);
+	list_session_files(dir_fd, directory, &list);
+	for (size_t i = 0; i < list.count; i++)
+		read_file(dir_fd, directory, list.names[i], loads, hold);
+	tc_session_file_list_clear(&list);
 	close(dir_fd);
 }
 
