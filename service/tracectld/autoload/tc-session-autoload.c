@@ -213,33 +213,29 @@ check_supported(const TcFileSession *file, uid_t owner, GError **error)
 	return FALSE;
 }
 
-static GVariant *
-event_options(const TcFileEvent *event)
+/* The rule the file's event asks for, as EnableEventWithOptions would
+ * read it from `tracectl load`'s options. */
+static TcEventRuleSpec
+event_rule_spec(const TcFileEvent *event, const char *pattern)
 {
-	GVariantBuilder options;
+	gboolean has_loglevel = event->loglevel >= 0;
 
-	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-	if (event->loglevel >= 0) {
-		g_variant_builder_add(&options, "{sv}", "loglevel",
-				      g_variant_new_int32(event->loglevel));
-		g_variant_builder_add(&options, "{sv}", "loglevel-only",
-				      g_variant_new_boolean(event->loglevel_only));
-	}
-	if (event->exclusions[0])
-		g_variant_builder_add(&options, "{sv}", "exclude",
-				      g_variant_new_strv((const char *const *)event->exclusions, -1));
-	if (event->filter)
-		g_variant_builder_add(&options, "{sv}", "filter",
-				      g_variant_new_string(event->filter));
-	return g_variant_ref_sink(g_variant_builder_end(&options));
+	return (TcEventRuleSpec){
+		.pattern = pattern,
+		.has_loglevel = has_loglevel,
+		.loglevel = event->loglevel,
+		.loglevel_only = has_loglevel && event->loglevel_only,
+		.exclusions = (const char *const *)event->exclusions,
+		.filter = event->filter,
+	};
 }
 
-/* The checks EnableEventWithOptions makes, through the same rule parser. */
+/* The checks EnableEventWithOptions makes, through the same rule checks. */
 static gboolean
 load_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *event,
 	   GError **error)
 {
-	g_autoptr(GVariant) options = event_options(event);
+	TcEventRuleSpec spec = event_rule_spec(event, event->pattern);
 	TcEventRule *rule;
 
 	if (event->type != TC_FILE_EVENT_TRACEPOINT) {
@@ -250,7 +246,7 @@ load_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *
 	}
 	if (!tc_validate_pattern(event->pattern, error))
 		return FALSE;
-	rule = tc_event_rule_new_from_options(event->pattern, options, error);
+	rule = tc_event_rule_new_from_spec(&spec, error);
 	return rule && tc_session_op_enable_event_rule(session, channel->name, rule, error);
 }
 
@@ -293,10 +289,10 @@ static gboolean
 load_kernel_pattern(TcSession *session, const char *pattern, const TcFileEvent *event,
 		    GError **error)
 {
-	g_autoptr(GVariant) options = event_options(event);
+	TcEventRuleSpec spec = event_rule_spec(event, pattern);
 	g_autofree char *filter = NULL;
 
-	if (!tc_kernel_event_rule_check(pattern, options, &filter, error))
+	if (!tc_kernel_event_rule_check(&spec, &filter, error))
 		return FALSE;
 	if (filter == NULL)
 		return tc_session_op_kernel_event(session, pattern, TRUE, error);

@@ -24,6 +24,7 @@
 #include <urcu.h>
 
 #include "tc-error.h"
+#include "tc-dbus-event-rule.h"
 #include "tc-notifier.h"
 #include "tc-owner-pool.h"
 #include "tc-session-ops.h"
@@ -191,7 +192,7 @@ parse_option(TcTrigger *trigger, const char *key, GVariant *value, gboolean *has
 	}
 	if (g_str_equal(key, "name") || g_str_equal(key, "filter") ||
 	    g_str_equal(key, "loglevel") || g_str_equal(key, "loglevel-only")) {
-		/* Checked with the rule, by tc_event_rule_new_from_options(). */
+		/* Checked with the rule, by tc_dbus_event_rule_new(). */
 		if (trigger->rule_dict == NULL)
 			trigger->rule_dict = g_variant_dict_new(NULL);
 		g_variant_dict_insert_value(trigger->rule_dict, key, value);
@@ -383,7 +384,7 @@ make_notifier(TcTrigger *trigger, GError **error)
 		return FALSE;
 	}
 	rule_options = g_variant_ref_sink(g_variant_dict_end(rest));
-	rule = tc_event_rule_new_from_options(pattern, rule_options, error);
+	rule = tc_dbus_event_rule_new(pattern, rule_options, error);
 	if (rule == NULL)
 		return FALSE;
 	trigger->notifier = tc_notifier_new(trigger->owner_uid, rule, error);
