@@ -506,7 +506,8 @@ list_directory(const char *path, GPtrArray *files, GError **error)
 {
 	struct tc_session_file_list list;
 	int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int ret = dir_fd < 0 ? -errno : tc_session_file_list(dir_fd, MAX_FILES_PER_DIRECTORY, &list);
+	int ret =
+	    dir_fd < 0 ? -errno : tc_session_file_list(dir_fd, MAX_FILES_PER_DIRECTORY, &list);
 
 	if (dir_fd >= 0)
 		close(dir_fd);
@@ -594,7 +595,7 @@ static gboolean
 destroy_by_name(TcDbusManager *manager, const char *name, GError **error)
 {
 	g_autoptr(GVariant) found =
-		tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
+	    tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
 	const char *path;
 
 	if (!found)
@@ -605,7 +606,7 @@ destroy_by_name(TcDbusManager *manager, const char *name, GError **error)
 
 /* The session goes again; the error says which session failed. */
 static void
-discard_cb(gpointer data, const TcFileSession *file, GError **error)
+load_discard_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	LoadCalls *calls = data;
 
@@ -614,7 +615,7 @@ discard_cb(gpointer data, const TcFileSession *file, GError **error)
 }
 
 static gboolean
-create_session_cb(gpointer data, const TcFileSession *file, GError **error)
+load_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	LoadCalls *calls = data;
 	GVariantBuilder options;
@@ -627,8 +628,7 @@ create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 		g_autofree char *data_url = tc_session_file_relay_url(file->data_url);
 
 		g_variant_builder_add(&options, "{sv}", "ctrl-url", g_variant_new_string(control));
-		g_variant_builder_add(&options, "{sv}", "data-url",
-				      g_variant_new_string(data_url));
+		g_variant_builder_add(&options, "{sv}", "data-url", g_variant_new_string(data_url));
 	}
 	if (file->live_timer_us)
 		g_variant_builder_add(&options, "{sv}", "live-timer-us",
@@ -640,7 +640,7 @@ create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 	/* Created: from here on, a failure destroys it again. */
 	calls->session = tc_client_session(file->name, error);
 	if (calls->session == NULL) {
-		discard_cb(calls, file, error);
+		load_discard_cb(calls, file, error);
 		return FALSE;
 	}
 	return TRUE;
@@ -675,8 +675,8 @@ channel_options(const TcFileChannel *channel)
 }
 
 static gboolean
-add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
-	       const TcFileChannel *channel, GError **error)
+load_add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
+		    const TcFileChannel *channel, GError **error)
 {
 	LoadCalls *calls = data;
 
@@ -687,7 +687,7 @@ add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
 }
 
 static gboolean
-add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
+load_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	LoadCalls *calls = data;
 	g_autofree const char **names = g_new0(const char *, channel->contexts->len + 1);
@@ -722,8 +722,8 @@ event_options(const TcFileEvent *event)
 
 /* An event without options is what EnableEvent takes. */
 static gboolean
-enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
-		const char *pattern, GError **error)
+load_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		     const char *pattern, GError **error)
 {
 	LoadCalls *calls = data;
 	const char *name = channel->kernel ? "" : channel->name;
@@ -731,15 +731,15 @@ enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *
 	if (event->loglevel < 0 && !event->exclusions[0] && !event->filter)
 		return call(calls->session, "EnableEvent",
 			    g_variant_new("(sss)", domain_of(channel), name, pattern), error);
-	return call(calls->session, "EnableEventWithOptions",
-		    g_variant_new("(sss@a{sv})", domain_of(channel), name, pattern,
-				  event_options(event)),
-		    error);
+	return call(
+	    calls->session, "EnableEventWithOptions",
+	    g_variant_new("(sss@a{sv})", domain_of(channel), name, pattern, event_options(event)),
+	    error);
 }
 
 static gboolean
-add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
-	     const TcFileEvent *event, GError **error)
+load_add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
+		  const TcFileEvent *event, GError **error)
 {
 	static const char *const probe_kinds[] = {
 		[TC_FILE_EVENT_KPROBE] = "kprobe",
@@ -748,14 +748,14 @@ add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
 	};
 	LoadCalls *calls = data;
 
-	return call(calls->session, "AddKernelProbe",
-		    g_variant_new("(sss)", probe_kinds[event->type], event->pattern,
-				  event->location),
-		    error);
+	return call(
+	    calls->session, "AddKernelProbe",
+	    g_variant_new("(sss)", probe_kinds[event->type], event->pattern, event->location),
+	    error);
 }
 
 static gboolean
-set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
+load_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 {
 	LoadCalls *calls = data;
 	const char *domain = tracker->kernel ? "kernel" : "ust";
@@ -773,7 +773,7 @@ set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 }
 
 static gboolean
-set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
+load_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	LoadCalls *calls = data;
 	GVariantBuilder schedule;
@@ -790,8 +790,8 @@ set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 }
 
 static gboolean
-add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
-		       GError **error)
+load_add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
+			    GError **error)
 {
 	LoadCalls *calls = data;
 	GVariantBuilder options;
@@ -806,7 +806,7 @@ add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const 
 }
 
 static gboolean
-disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
+load_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	LoadCalls *calls = data;
 
@@ -815,7 +815,7 @@ disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 }
 
 static gboolean
-start_cb(gpointer data, GError **error)
+load_start_cb(gpointer data, GError **error)
 {
 	LoadCalls *calls = data;
 
@@ -823,19 +823,7 @@ start_cb(gpointer data, GError **error)
 }
 
 /* Each step the call a user would make by hand. */
-static const TcSessionFileApplyFuncs load_calls_funcs = {
-	.create_session = create_session_cb,
-	.add_channel = add_channel_cb,
-	.add_contexts = add_contexts_cb,
-	.enable_event = enable_event_cb,
-	.add_probe = add_probe_cb,
-	.set_tracker = set_tracker_cb,
-	.set_rotation = set_rotation_cb,
-	.add_snapshot_output = add_snapshot_output_cb,
-	.disable_channel = disable_channel_cb,
-	.start = start_cb,
-	.discard = discard_cb,
-};
+static const TcSessionFileApplyFuncs load_calls_funcs = TC_SESSION_FILE_APPLY_FUNCS(load);
 
 /* Creates the session and sets it up; on any failure destroys what it
  * created, so that a refused file leaves nothing behind. */
@@ -848,7 +836,6 @@ load_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
 	g_clear_object(&calls.session);
 	return ok;
 }
-
 
 static gboolean
 session_exists(TcDbusManager *manager, const char *name)

@@ -55,6 +55,20 @@ typedef struct {
 	void (*discard)(gpointer data, const TcFileSession *file, GError **error);
 } TcSessionFileApplyFuncs;
 
+/* The table of a front end whose steps are named PREFIX_STEP_cb
+ * (load_create_session_cb, load_add_channel_cb...), so that no step can
+ * be left out or given to the wrong field. */
+#define TC_SESSION_FILE_APPLY_FUNCS(prefix)                                                        \
+	{                                                                                          \
+		.create_session = prefix##_create_session_cb,                                      \
+		.add_channel = prefix##_add_channel_cb, .add_contexts = prefix##_add_contexts_cb,  \
+		.enable_event = prefix##_enable_event_cb, .add_probe = prefix##_add_probe_cb,      \
+		.set_tracker = prefix##_set_tracker_cb, .set_rotation = prefix##_set_rotation_cb,  \
+		.add_snapshot_output = prefix##_add_snapshot_output_cb,                            \
+		.disable_channel = prefix##_disable_channel_cb, .start = prefix##_start_cb,        \
+		.discard = prefix##_discard_cb,                                                    \
+	}
+
 /*
  * Walks file in the order a user would type it: the session; each
  * channel with its contexts and events; the trackers; the rotation; the

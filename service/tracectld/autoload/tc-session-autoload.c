@@ -230,12 +230,12 @@ event_rule_spec(const TcFileEvent *event, const char *pattern)
 	gboolean has_loglevel = event->loglevel >= 0;
 
 	return (TcEventRuleSpec){
-		.pattern = pattern,
-		.has_loglevel = has_loglevel,
-		.loglevel = event->loglevel,
-		.loglevel_only = has_loglevel && event->loglevel_only,
-		.exclusions = (const char *const *)event->exclusions,
-		.filter = event->filter,
+	    .pattern = pattern,
+	    .has_loglevel = has_loglevel,
+	    .loglevel = event->loglevel,
+	    .loglevel_only = has_loglevel && event->loglevel_only,
+	    .exclusions = (const char *const *)event->exclusions,
+	    .filter = event->filter,
 	};
 }
 
@@ -243,7 +243,8 @@ static gboolean
 refuse_not_tracepoint(const TcFileChannel *channel, const TcFileEvent *event, GError **error)
 {
 	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-		    "event '%s' of channel '%s' is not a tracepoint", event->pattern, channel->name);
+		    "event '%s' of channel '%s' is not a tracepoint", event->pattern,
+		    channel->name);
 	return FALSE;
 }
 
@@ -278,8 +279,8 @@ enable_kernel_event(TcSession *session, const char *pattern, const TcFileEvent *
 }
 
 static gboolean
-enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
-		const char *pattern, GError **error)
+apply_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		      const char *pattern, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
@@ -289,13 +290,13 @@ enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *
 }
 
 static gboolean
-add_probe_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
-	     GError **error)
+apply_add_probe_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		   GError **error)
 {
 	static const guint32 probe_kinds[] = {
-		[TC_FILE_EVENT_KPROBE] = TC_KERNEL_PROBE_KPROBE,
-		[TC_FILE_EVENT_KRETPROBE] = TC_KERNEL_PROBE_KRETPROBE,
-		[TC_FILE_EVENT_UPROBE] = TC_KERNEL_PROBE_UPROBE,
+	    [TC_FILE_EVENT_KPROBE] = TC_KERNEL_PROBE_KPROBE,
+	    [TC_FILE_EVENT_KRETPROBE] = TC_KERNEL_PROBE_KRETPROBE,
+	    [TC_FILE_EVENT_UPROBE] = TC_KERNEL_PROBE_UPROBE,
 	};
 	TcAutoloadApply *apply = data;
 
@@ -342,7 +343,6 @@ context_names(const TcFileChannel *channel)
 	return names;
 }
 
-
 /* The kernel domain has one channel (check_supported() let only root's
  * files have it). */
 static gboolean
@@ -362,8 +362,8 @@ add_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileCh
 }
 
 static gboolean
-add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChannel *channel,
-	       GError **error)
+apply_add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChannel *channel,
+		     GError **error)
 {
 	TcAutoloadApply *apply = data;
 	TcChannelConfig config;
@@ -376,7 +376,7 @@ add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChannel *ch
 }
 
 static gboolean
-add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
+apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	TcAutoloadApply *apply = data;
 	g_autofree const char **names = context_names(channel);
@@ -390,7 +390,7 @@ add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
 }
 
 static gboolean
-set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
+apply_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 {
 	TcAutoloadApply *apply = data;
 	TcTrackKind kind;
@@ -414,7 +414,7 @@ set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 
 /* The checks SetRotationSchedule makes, then its operation. */
 static gboolean
-set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
+apply_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
@@ -427,8 +427,8 @@ set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
  * consumer writes each snapshot there, or sends it to the relay, with
  * the owner's rights. */
 static gboolean
-add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
-		       GError **error)
+apply_add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
+			     GError **error)
 {
 	TcAutoloadApply *apply = data;
 	const char *name = output->name ? output->name : "";
@@ -440,7 +440,7 @@ add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const 
 }
 
 static gboolean
-disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
+apply_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
@@ -450,7 +450,7 @@ disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 }
 
 static gboolean
-start_cb(gpointer data, GError **error)
+apply_start_cb(gpointer data, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
@@ -513,11 +513,10 @@ new_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
-
 /* Worker thread: the session, set up as a CreateSession call of the
  * owner's would (owner's limits, home and consumer). */
 static gboolean
-create_session_cb(gpointer data, const TcFileSession *file, GError **error)
+apply_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	TcAutoloadApply *apply = data;
 	g_autoptr(TcSession) session = NULL;
@@ -533,7 +532,7 @@ create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 }
 
 static void
-discard_cb(gpointer data, const TcFileSession *file, GError **error G_GNUC_UNUSED)
+apply_discard_cb(gpointer data, const TcFileSession *file, GError **error G_GNUC_UNUSED)
 {
 	TcAutoloadApply *apply = data;
 	g_autoptr(GError) destroy_error = NULL;
@@ -546,19 +545,7 @@ discard_cb(gpointer data, const TcFileSession *file, GError **error G_GNUC_UNUSE
 	}
 }
 
-static const TcSessionFileApplyFuncs autoload_apply_funcs = {
-	.create_session = create_session_cb,
-	.add_channel = add_channel_cb,
-	.add_contexts = add_contexts_cb,
-	.enable_event = enable_event_cb,
-	.add_probe = add_probe_cb,
-	.set_tracker = set_tracker_cb,
-	.set_rotation = set_rotation_cb,
-	.add_snapshot_output = add_snapshot_output_cb,
-	.disable_channel = disable_channel_cb,
-	.start = start_cb,
-	.discard = discard_cb,
-};
+static const TcSessionFileApplyFuncs autoload_apply_funcs = TC_SESSION_FILE_APPLY_FUNCS(apply);
 
 /* Worker thread: owner's session of the file, set up as a CreateSession
  * call of owner's would (owner's limits, home and consumer), or NULL with

@@ -61,8 +61,9 @@ set_loglevel(TcEventRule *rule, const TcEventRuleSpec *spec, GError **error)
 {
 	if (spec->has_loglevel &&
 	    (spec->loglevel < 0 || spec->loglevel > TRACECTL_ABI_LOGLEVEL_MAX)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Log level %d is not in 0..%d",
-			    spec->loglevel, TRACECTL_ABI_LOGLEVEL_MAX);
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Log level %d is not in 0..%d", spec->loglevel,
+			    TRACECTL_ABI_LOGLEVEL_MAX);
 		return FALSE;
 	}
 	if (spec->has_loglevel)

@@ -25,71 +25,72 @@ record(Recorder *recorder, const char *step, const char *what, GError **error)
 }
 
 static gboolean
-create_session_cb(gpointer data, const TcFileSession *file, GError **error)
+recorder_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	return record(data, "create", file->name, error);
 }
 
 static gboolean
-add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED, const TcFileChannel *channel,
-	       GError **error)
+recorder_add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
+			const TcFileChannel *channel, GError **error)
 {
 	return record(data, "channel", channel->name, error);
 }
 
 static gboolean
-add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
+recorder_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	return record(data, "contexts", channel->name, error);
 }
 
 static gboolean
-enable_event_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
-		const TcFileEvent *event G_GNUC_UNUSED, const char *pattern, GError **error)
+recorder_enable_event_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
+			 const TcFileEvent *event G_GNUC_UNUSED, const char *pattern,
+			 GError **error)
 {
 	return record(data, "event", pattern, error);
 }
 
 static gboolean
-add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED, const TcFileEvent *event,
-	     GError **error)
+recorder_add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
+		      const TcFileEvent *event, GError **error)
 {
 	return record(data, "probe", event->location, error);
 }
 
 static gboolean
-set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
+recorder_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 {
 	return record(data, "tracker", tracker->kind, error);
 }
 
 static gboolean
-set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
+recorder_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	return record(data, "rotation", file->name, error);
 }
 
 static gboolean
-add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output G_GNUC_UNUSED,
-		       const char *url, GError **error)
+recorder_add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output G_GNUC_UNUSED,
+				const char *url, GError **error)
 {
 	return record(data, "output", url, error);
 }
 
 static gboolean
-disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
+recorder_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
 	return record(data, "disable", channel->name, error);
 }
 
 static gboolean
-start_cb(gpointer data, GError **error)
+recorder_start_cb(gpointer data, GError **error)
 {
 	return record(data, "start", "-", error);
 }
 
 static void
-discard_cb(gpointer data, const TcFileSession *file, GError **error)
+recorder_discard_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	Recorder *recorder = data;
 
@@ -97,19 +98,7 @@ discard_cb(gpointer data, const TcFileSession *file, GError **error)
 	g_prefix_error(error, "session %s: ", file->name);
 }
 
-static const TcSessionFileApplyFuncs recorder_funcs = {
-    .create_session = create_session_cb,
-    .add_channel = add_channel_cb,
-    .add_contexts = add_contexts_cb,
-    .enable_event = enable_event_cb,
-    .add_probe = add_probe_cb,
-    .set_tracker = set_tracker_cb,
-    .set_rotation = set_rotation_cb,
-    .add_snapshot_output = add_snapshot_output_cb,
-    .disable_channel = disable_channel_cb,
-    .start = start_cb,
-    .discard = discard_cb,
-};
+static const TcSessionFileApplyFuncs recorder_funcs = TC_SESSION_FILE_APPLY_FUNCS(recorder);
 
 static void
 add_event(TcFileChannel *channel, const char *pattern, TcFileEventType type, const char *location)
