@@ -9,6 +9,8 @@
  * could, and the service never opens a session file.
  */
 #include "tc-client.h"
+#include "tc-session-file-apply.h"
+#include "tc-session-file-list.h"
 #include "tc-session-file.h"
 
 #include <errno.h>
@@ -496,10 +498,37 @@ read_session_file(const char *path, gboolean owner_only, gboolean *skipped, GErr
 	return g_steal_pointer(&sessions);
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
+/* The paths of the directory's session files (tc-session-file-list.h),
+ * in name order; more than MAX_FILES_PER_DIRECTORY is an error rather
+ * than a silent cut. */
+static gboolean
+list_directory(const char *path, GPtrArray *files, GError **error)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct tc_session_file_list list;
+	int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret =
+	    dir_fd < 0 ? -errno : tc_session_file_list(dir_fd, MAX_FILES_PER_DIRECTORY, &list);
+
+	if (dir_fd >= 0)
+		close(dir_fd);
+	if (ret < 0) {
+		g_autofree char *shown = g_filename_display_name(path);
+
+		/* As GLib's g_dir_open() words it. */
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-ret),
+			    "Error opening directory “%s”: %s", shown, g_strerror(-ret));
+		return FALSE;
+	}
+	if (list.seen > list.max) {
+		tc_session_file_list_clear(&list);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			    "%s: more than %d session files", path, MAX_FILES_PER_DIRECTORY);
+		return FALSE;
+	}
+	for (size_t i = 0; i < list.count; i++)
+		g_ptr_array_add(files, g_build_filename(path, list.names[i], NULL));
+	tc_session_file_list_clear(&list);
+	return TRUE;
 }
 
 /* The sessions of path: a file, or the *.lttng files of a directory. A
@@ -508,10 +537,7 @@ static gboolean
 read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray *sessions,
 	  GError **error)
 {
-	g_autoptr(GDir) dir = NULL;
 	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GError) dir_error = NULL;
-	const char *entry;
 
 	if (!g_file_test(path, G_FILE_TEST_IS_DIR)) {
 		gboolean skipped = FALSE;
@@ -525,22 +551,8 @@ read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray 
 		g_ptr_array_extend_and_steal(sessions, g_steal_pointer(&found));
 		return TRUE;
 	}
-	dir = g_dir_open(path, 0, &dir_error);
-	if (!dir) {
-		g_propagate_error(error, g_steal_pointer(&dir_error));
+	if (!list_directory(path, files, error))
 		return FALSE;
-	}
-	while ((entry = g_dir_read_name(dir)))
-		if (g_str_has_suffix(entry, ".lttng")) {
-			if (files->len == MAX_FILES_PER_DIRECTORY) {
-				g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-					    "%s: more than %d session files", path,
-					    MAX_FILES_PER_DIRECTORY);
-				return FALSE;
-			}
-			g_ptr_array_add(files, g_build_filename(path, entry, NULL));
-		}
-	g_ptr_array_sort(files, compare_names);
 	for (guint i = 0; i < files->len; i++) {
 		gboolean skipped = FALSE;
 		g_autoptr(GPtrArray) found = NULL;
@@ -554,7 +566,12 @@ read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray 
 	return TRUE;
 }
 
-/* Model -> calls (load). */
+/* Model -> calls (load), through tc_session_file_apply(). */
+
+typedef struct {
+	TcDbusManager *manager;
+	TcDbusSession *session; /* once created */
+} LoadCalls;
 
 static gboolean
 call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
@@ -568,9 +585,39 @@ call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 	return reply != NULL;
 }
 
-static gboolean
-create_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
+static const char *
+domain_of(const TcFileChannel *channel)
 {
+	return channel->kernel ? "kernel" : "ust";
+}
+
+static gboolean
+destroy_by_name(TcDbusManager *manager, const char *name, GError **error)
+{
+	g_autoptr(GVariant) found =
+	    tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
+	const char *path;
+
+	if (!found)
+		return TRUE;
+	g_variant_get(found, "(&o)", &path);
+	return call(manager, "DestroySession", g_variant_new("(o)", path), error);
+}
+
+/* The session goes again; the error says which session failed. */
+static void
+load_discard_cb(gpointer data, const TcFileSession *file, GError **error)
+{
+	LoadCalls *calls = data;
+
+	destroy_by_name(calls->manager, file->name, NULL);
+	g_prefix_error(error, "session %s: ", file->name);
+}
+
+static gboolean
+load_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
+{
+	LoadCalls *calls = data;
 	GVariantBuilder options;
 
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
@@ -578,17 +625,25 @@ create_session(TcDbusManager *manager, const TcFileSession *file, GError **error
 		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
 	if (file->control_url) {
 		g_autofree char *control = tc_session_file_relay_url(file->control_url);
-		g_autofree char *data = tc_session_file_relay_url(file->data_url);
+		g_autofree char *data_url = tc_session_file_relay_url(file->data_url);
 
 		g_variant_builder_add(&options, "{sv}", "ctrl-url", g_variant_new_string(control));
-		g_variant_builder_add(&options, "{sv}", "data-url", g_variant_new_string(data));
+		g_variant_builder_add(&options, "{sv}", "data-url", g_variant_new_string(data_url));
 	}
 	if (file->live_timer_us)
 		g_variant_builder_add(&options, "{sv}", "live-timer-us",
 				      g_variant_new_uint32(file->live_timer_us));
-	return call(manager, "CreateSessionWithOptions",
-		    g_variant_new("(ssa{sv})", file->name, file->path ? file->path : "", &options),
-		    error);
+	if (!call(calls->manager, "CreateSessionWithOptions",
+		  g_variant_new("(ssa{sv})", file->name, file->path ? file->path : "", &options),
+		  error))
+		return FALSE;
+	/* Created: from here on, a failure destroys it again. */
+	calls->session = tc_client_session(file->name, error);
+	if (calls->session == NULL) {
+		load_discard_cb(calls, file, error);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static GVariant *
@@ -619,6 +674,30 @@ channel_options(const TcFileChannel *channel)
 	return g_variant_builder_end(&options);
 }
 
+static gboolean
+load_add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
+		    const TcFileChannel *channel, GError **error)
+{
+	LoadCalls *calls = data;
+
+	return call(calls->session, "EnableChannel",
+		    g_variant_new("(ss@a{sv})", domain_of(channel), channel->name,
+				  channel_options(channel)),
+		    error);
+}
+
+static gboolean
+load_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
+{
+	LoadCalls *calls = data;
+	g_autofree const char **names = g_new0(const char *, channel->contexts->len + 1);
+
+	for (guint i = 0; i < channel->contexts->len; i++)
+		names[i] = g_ptr_array_index(channel->contexts, i);
+	return call(calls->session, "AddContext",
+		    g_variant_new("(ss^as)", domain_of(channel), channel->name, names), error);
+}
+
 static GVariant *
 event_options(const TcFileEvent *event)
 {
@@ -641,111 +720,64 @@ event_options(const TcFileEvent *event)
 	return g_variant_builder_end(&options);
 }
 
+/* An event without options is what EnableEvent takes. */
 static gboolean
-enable_pattern(TcDbusSession *session, const TcFileChannel *channel, const char *pattern,
-	       const TcFileEvent *event, GError **error)
+load_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		     const char *pattern, GError **error)
 {
-	const char *domain = channel->kernel ? "kernel" : "ust";
+	LoadCalls *calls = data;
 	const char *name = channel->kernel ? "" : channel->name;
 
 	if (event->loglevel < 0 && !event->exclusions[0] && !event->filter)
-		return call(session, "EnableEvent", g_variant_new("(sss)", domain, name, pattern),
-			    error);
-	return call(session, "EnableEventWithOptions",
-		    g_variant_new("(sss@a{sv})", domain, name, pattern, event_options(event)),
-		    error);
+		return call(calls->session, "EnableEvent",
+			    g_variant_new("(sss)", domain_of(channel), name, pattern), error);
+	return call(
+	    calls->session, "EnableEventWithOptions",
+	    g_variant_new("(sss@a{sv})", domain_of(channel), name, pattern, event_options(event)),
+	    error);
 }
 
 static gboolean
-enable_event(TcDbusSession *session, const TcFileChannel *channel, const TcFileEvent *event,
-	     GError **error)
+load_add_probe_cb(gpointer data, const TcFileChannel *channel G_GNUC_UNUSED,
+		  const TcFileEvent *event, GError **error)
 {
 	static const char *const probe_kinds[] = {
 		[TC_FILE_EVENT_KPROBE] = "kprobe",
 		[TC_FILE_EVENT_KRETPROBE] = "kretprobe",
 		[TC_FILE_EVENT_UPROBE] = "uprobe",
 	};
-	g_autofree char *pattern = NULL;
+	LoadCalls *calls = data;
 
-	switch (event->type) {
-	case TC_FILE_EVENT_SYSCALL: {
-		g_autofree char *enter = g_strconcat("syscalls:sys_enter_", event->pattern, NULL);
-		g_autofree char *exit = g_strconcat("syscalls:sys_exit_", event->pattern, NULL);
-
-		return enable_pattern(session, channel, enter, event, error) &&
-		       enable_pattern(session, channel, exit, event, error);
-	}
-	case TC_FILE_EVENT_KPROBE:
-	case TC_FILE_EVENT_KRETPROBE:
-	case TC_FILE_EVENT_UPROBE:
-		return call(session, "AddKernelProbe",
-			    g_variant_new("(sss)", probe_kinds[event->type], event->pattern,
-					  event->location),
-			    error);
-	case TC_FILE_EVENT_TRACEPOINT:
-	default:
-		/* LTTng names kernel tracepoints without their system. */
-		pattern = channel->kernel && !strchr(event->pattern, ':')
-				  ? g_strconcat("*:", event->pattern, NULL)
-				  : g_strdup(event->pattern);
-		return enable_pattern(session, channel, pattern, event, error);
-	}
+	return call(
+	    calls->session, "AddKernelProbe",
+	    g_variant_new("(sss)", probe_kinds[event->type], event->pattern, event->location),
+	    error);
 }
 
 static gboolean
-load_channel(TcDbusSession *session, const TcFileChannel *channel, GError **error)
+load_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 {
-	const char *domain = channel->kernel ? "kernel" : "ust";
+	LoadCalls *calls = data;
+	const char *domain = tracker->kernel ? "kernel" : "ust";
 
-	if (!call(session, "EnableChannel",
-		  g_variant_new("(ss@a{sv})", domain, channel->name, channel_options(channel)),
+	if (!call(calls->session, "UntrackAll", g_variant_new("(ss)", domain, tracker->kind),
 		  error))
 		return FALSE;
-	if (channel->contexts->len) {
-		g_ptr_array_add(channel->contexts, NULL);
-		gboolean ok = call(session, "AddContext",
-				   g_variant_new("(ss^as)", domain, channel->name,
-						 (char **)channel->contexts->pdata),
-				   error);
-		g_ptr_array_remove_index(channel->contexts, channel->contexts->len - 1);
-		if (!ok)
-			return FALSE;
-	}
-	for (guint i = 0; i < channel->events->len; i++)
-		if (!enable_event(session, channel, g_ptr_array_index(channel->events, i), error))
-			return FALSE;
-	return TRUE;
+	return tracker->values->len == 0 ||
+	       call(calls->session, "Track",
+		    g_variant_new("(ss@au)", domain, tracker->kind,
+				  g_variant_new_fixed_array(G_VARIANT_TYPE_UINT32,
+							    tracker->values->data,
+							    tracker->values->len, sizeof(guint32))),
+		    error);
 }
 
 static gboolean
-load_trackers(TcDbusSession *session, const TcFileSession *file, GError **error)
+load_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 {
-	for (guint i = 0; i < file->trackers->len; i++) {
-		const TcFileTracker *tracker = g_ptr_array_index(file->trackers, i);
-		const char *domain = tracker->kernel ? "kernel" : "ust";
-
-		if (!call(session, "UntrackAll", g_variant_new("(ss)", domain, tracker->kind), error))
-			return FALSE;
-		if (tracker->values->len &&
-		    !call(session, "Track",
-			  g_variant_new("(ss@au)", domain, tracker->kind,
-					g_variant_new_fixed_array(G_VARIANT_TYPE_UINT32,
-								  tracker->values->data,
-								  tracker->values->len,
-								  sizeof(guint32))),
-			  error))
-			return FALSE;
-	}
-	return TRUE;
-}
-
-static gboolean
-load_rotation(TcDbusSession *session, const TcFileSession *file, GError **error)
-{
+	LoadCalls *calls = data;
 	GVariantBuilder schedule;
 
-	if (!file->rotation_timer_us && !file->rotation_size)
-		return TRUE;
 	g_variant_builder_init(&schedule, G_VARIANT_TYPE_VARDICT);
 	if (file->rotation_timer_us)
 		g_variant_builder_add(&schedule, "{sv}", "timer-us",
@@ -753,84 +785,56 @@ load_rotation(TcDbusSession *session, const TcFileSession *file, GError **error)
 	if (file->rotation_size)
 		g_variant_builder_add(&schedule, "{sv}", "size-bytes",
 				      g_variant_new_uint64(file->rotation_size));
-	return call(session, "SetRotationSchedule", g_variant_new("(a{sv})", &schedule), error);
+	return call(calls->session, "SetRotationSchedule", g_variant_new("(a{sv})", &schedule),
+		    error);
 }
 
 static gboolean
-load_snapshot_outputs(TcDbusSession *session, const TcFileSession *file, GError **error)
+load_add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
+			    GError **error)
 {
-	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
-		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
-		g_autofree char *url = tc_session_file_snapshot_output_url(output, error);
-		GVariantBuilder options;
+	LoadCalls *calls = data;
+	GVariantBuilder options;
 
-		if (url == NULL)
-			return FALSE;
-		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-		if (output->max_size)
-			g_variant_builder_add(&options, "{sv}", "max-size",
-					      g_variant_new_uint64(output->max_size));
-		if (!call(session, "AddSnapshotOutput",
-			  g_variant_new("(ssa{sv})", output->name ? output->name : "", url,
-					&options),
-			  error))
-			return FALSE;
-	}
-	return TRUE;
-}
-
-/* In the order a user would type it: channels with their contexts and
- * events, tracking, rotation, snapshot outputs, then the channels that
- * are off are disabled and the session started if it was. */
-static gboolean
-load_settings(TcDbusSession *session, const TcFileSession *file, GError **error)
-{
-	for (guint i = 0; i < file->channels->len; i++)
-		if (!load_channel(session, g_ptr_array_index(file->channels, i), error))
-			return FALSE;
-	if (!load_trackers(session, file, error) || !load_rotation(session, file, error) ||
-	    !load_snapshot_outputs(session, file, error))
-		return FALSE;
-	for (guint i = 0; i < file->channels->len; i++) {
-		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
-
-		if (!channel->enabled &&
-		    !call(session, "DisableChannel",
-			  g_variant_new("(ss)", channel->kernel ? "kernel" : "ust", channel->name),
-			  error))
-			return FALSE;
-	}
-	return !file->started || call(session, "Start", NULL, error);
+	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+	if (output->max_size)
+		g_variant_builder_add(&options, "{sv}", "max-size",
+				      g_variant_new_uint64(output->max_size));
+	return call(calls->session, "AddSnapshotOutput",
+		    g_variant_new("(ssa{sv})", output->name ? output->name : "", url, &options),
+		    error);
 }
 
 static gboolean
-destroy_by_name(TcDbusManager *manager, const char *name, GError **error)
+load_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
-	g_autoptr(GVariant) found =
-		tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
-	const char *path;
+	LoadCalls *calls = data;
 
-	if (!found)
-		return TRUE;
-	g_variant_get(found, "(&o)", &path);
-	return call(manager, "DestroySession", g_variant_new("(o)", path), error);
+	return call(calls->session, "DisableChannel",
+		    g_variant_new("(ss)", domain_of(channel), channel->name), error);
 }
+
+static gboolean
+load_start_cb(gpointer data, GError **error)
+{
+	LoadCalls *calls = data;
+
+	return call(calls->session, "Start", NULL, error);
+}
+
+/* Each step the call a user would make by hand. */
+static const TcSessionFileApplyFuncs load_calls_funcs = TC_SESSION_FILE_APPLY_FUNCS(load);
 
 /* Creates the session and sets it up; on any failure destroys what it
  * created, so that a refused file leaves nothing behind. */
 static gboolean
 load_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
 {
-	g_autoptr(TcDbusSession) session = NULL;
+	LoadCalls calls = {.manager = manager};
+	gboolean ok = tc_session_file_apply(file, &load_calls_funcs, &calls, error);
 
-	if (!create_session(manager, file, error))
-		return FALSE;
-	session = tc_client_session(file->name, error);
-	if (session && load_settings(session, file, error))
-		return TRUE;
-	destroy_by_name(manager, file->name, NULL);
-	g_prefix_error(error, "session %s: ", file->name);
-	return FALSE;
+	g_clear_object(&calls.session);
+	return ok;
 }
 
 static gboolean

@@ -13,7 +13,6 @@
  */
 #include "tc-consumer-session-files.h"
 
-#include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,18 +25,16 @@
 #include <unistd.h>
 
 #include "tc-consumer-log.h"
+#include "tc-session-file-list.h"
+
+/* A listed name fits the answer's name field. */
+_Static_assert(TC_SESSION_FILE_NAME_MAX <= TC_CONSUMER_NAME_MAX,
+	       "a session file name must fit tc_consumer_session_file.name");
 
 #define DIRECTORY_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 /* O_NONBLOCK: a FIFO or device there must not block the open; fstat then
  * refuses it. */
 #define FILE_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-/* The names to send: the max smallest "*.lttng" names, sorted. */
-struct name_list {
-	char (*names)[TC_CONSUMER_NAME_MAX];
-	size_t count;
-	size_t max;
-};
 
 /* A reason for a person, truncated to its buffer (it is for logs). */
 static void __attribute__((format(printf, 3, 4)))
@@ -135,69 +132,17 @@ open_sessions_dir(const char *home, char *path, size_t path_size, char *reason,
 	return fd;
 }
 
+/* Fills list with the names to send, the max smallest (the ABI's
+ * order), from the directory dir_fd (not taken). Returns 0 or -errno. */
 static int
-compare_names(const void *a, const void *b)
+list_names(int dir_fd, size_t max, struct tc_session_file_list *list)
 {
-	return strcmp(a, b);
-}
+	int ret = tc_session_file_list(dir_fd, max, list);
 
-/* Keeps name if it is among the list's max smallest. */
-static void
-name_list_offer(struct name_list *list, const char *name)
-{
-	size_t at = list->count;
-
-	if (list->count == list->max && strcmp(name, list->names[list->max - 1]) >= 0)
-		return;
-	if (list->count < list->max)
-		list->count++;
-	else
-		at = list->max - 1;
-	/* The last slot is free or dropped: shift the larger names up. */
-	while (at > 0 && strcmp(list->names[at - 1], name) > 0) {
-		memcpy(list->names[at], list->names[at - 1], TC_CONSUMER_NAME_MAX);
-		at--;
-	}
-	snprintf(list->names[at], TC_CONSUMER_NAME_MAX, "%s", name);
-}
-
-static bool
-is_session_file_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return name[0] != '.' && len > strlen(".lttng") && len < TC_CONSUMER_NAME_MAX &&
-	       strcmp(name + len - strlen(".lttng"), ".lttng") == 0;
-}
-
-/* Fills list from the directory dir_fd (not taken). Returns 0 or -errno. */
-static int
-list_names(int dir_fd, struct name_list *list)
-{
-	int list_fd = dup(dir_fd);
-	DIR *dir = list_fd >= 0 ? fdopendir(list_fd) : NULL;
-	struct dirent *entry;
-	size_t seen = 0;
-
-	if (dir == NULL) {
-		int ret = -errno;
-
-		if (list_fd >= 0)
-			close(list_fd);
-		return ret;
-	}
-	while ((entry = readdir(dir)) != NULL)
-		if (is_session_file_name(entry->d_name)) {
-			name_list_offer(list, entry->d_name);
-			seen++;
-		}
-	closedir(dir);
-	if (seen > list->max)
+	if (ret == 0 && list->seen > list->max)
 		consumerd_warning("Session files: %zu in the directory; sending the first %zu",
-				  seen, list->max);
-	/* Already in order; sorting states the invariant the ABI promises. */
-	qsort(list->names, list->count, TC_CONSUMER_NAME_MAX, compare_names);
-	return 0;
+				  list->seen, list->max);
+	return ret;
 }
 
 /* Sends one TC_CONSUMER_SESSION_FILE; payload of length bytes follows
@@ -357,7 +302,7 @@ consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg
 			     char *reason, size_t reason_size, bool *socket_broken)
 {
 	char dir_path[TC_CONSUMER_PATH_MAX + sizeof(TC_CONSUMER_SESSION_FILES_DIR) + 2];
-	struct name_list list = {.max = msg->max_files};
+	struct tc_session_file_list list = {0};
 	int dir_fd, ret;
 
 	*socket_broken = false;
@@ -373,8 +318,7 @@ consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg
 	}
 	if (dir_fd < 0)
 		return dir_fd;
-	list.names = calloc(list.max, TC_CONSUMER_NAME_MAX);
-	ret = list.names ? list_names(dir_fd, &list) : -ENOMEM;
+	ret = list_names(dir_fd, msg->max_files, &list);
 	if (ret < 0) {
 		set_reason(reason, reason_size, "Cannot list '%s': %s", dir_path, strerror(-ret));
 		goto out;
@@ -389,7 +333,7 @@ consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg
 		}
 	}
 out:
-	free(list.names);
+	tc_session_file_list_clear(&list);
 	close(dir_fd);
 	return ret;
 }

@@ -37,7 +37,6 @@
 
 #include "tc-session-autoload.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -55,6 +54,8 @@
 #include "tc-filter.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-event-rule.h"
+#include "tc-session-file-apply.h"
+#include "tc-session-file-list.h"
 #include "tc-session-file.h"
 #include "tc-session-kernel.h"
 #include "tc-session-ops.h"
@@ -217,45 +218,98 @@ check_supported(const TcFileSession *file, uid_t owner, GError **error)
 	return FALSE;
 }
 
-static GVariant *
-event_options(const TcFileEvent *event)
-{
-	GVariantBuilder options;
+/* A file's session applied through the session layer
+ * (tc_session_file_apply()): each step makes the checks the D-Bus call
+ * that `tracectl load` would make for it, then its operation. */
+typedef struct {
+	uid_t owner;
+	TcSession *session; /* once created */
+} TcAutoloadApply;
 
-	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-	if (event->loglevel >= 0) {
-		g_variant_builder_add(&options, "{sv}", "loglevel",
-				      g_variant_new_int32(event->loglevel));
-		g_variant_builder_add(&options, "{sv}", "loglevel-only",
-				      g_variant_new_boolean(event->loglevel_only));
-	}
-	if (event->exclusions[0])
-		g_variant_builder_add(&options, "{sv}", "exclude",
-				      g_variant_new_strv((const char *const *)event->exclusions, -1));
-	if (event->filter)
-		g_variant_builder_add(&options, "{sv}", "filter",
-				      g_variant_new_string(event->filter));
-	return g_variant_ref_sink(g_variant_builder_end(&options));
+/* The rule the file's event asks for, as EnableEventWithOptions would
+ * read it from `tracectl load`'s options. */
+static TcEventRuleSpec
+event_rule_spec(const TcFileEvent *event, const char *pattern)
+{
+	gboolean has_loglevel = event->loglevel >= 0;
+
+	return (TcEventRuleSpec){
+	    .pattern = pattern,
+	    .has_loglevel = has_loglevel,
+	    .loglevel = event->loglevel,
+	    .loglevel_only = has_loglevel && event->loglevel_only,
+	    .exclusions = (const char *const *)event->exclusions,
+	    .filter = event->filter,
+	};
 }
 
-/* The checks EnableEventWithOptions makes, through the same rule parser. */
 static gboolean
-load_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *event,
-	   GError **error)
+refuse_not_tracepoint(const TcFileChannel *channel, const TcFileEvent *event, GError **error)
 {
-	g_autoptr(GVariant) options = event_options(event);
+	g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+		    "event '%s' of channel '%s' is not a tracepoint", event->pattern,
+		    channel->name);
+	return FALSE;
+}
+
+/* The checks EnableEventWithOptions makes, through the same rule checks. */
+static gboolean
+enable_ust_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *event,
+		 GError **error)
+{
+	TcEventRuleSpec spec = event_rule_spec(event, event->pattern);
 	TcEventRule *rule;
 
-	if (event->type != TC_FILE_EVENT_TRACEPOINT) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "event '%s' of channel '%s' is not a tracepoint", event->pattern,
-			    channel->name);
-		return FALSE;
-	}
+	if (event->type != TC_FILE_EVENT_TRACEPOINT)
+		return refuse_not_tracepoint(channel, event, error);
 	if (!tc_validate_pattern(event->pattern, error))
 		return FALSE;
-	rule = tc_event_rule_new_from_options(event->pattern, options, error);
+	rule = tc_event_rule_new_from_spec(&spec, error);
 	return rule && tc_session_op_enable_event_rule(session, channel->name, rule, error);
+}
+
+static gboolean
+enable_kernel_event(TcSession *session, const char *pattern, const TcFileEvent *event,
+		    GError **error)
+{
+	TcEventRuleSpec spec = event_rule_spec(event, pattern);
+	g_autofree char *filter = NULL;
+
+	if (!tc_kernel_event_rule_check(&spec, &filter, error))
+		return FALSE;
+	if (filter == NULL)
+		return tc_session_op_kernel_event(session, pattern, TRUE, error);
+	return tc_session_op_kernel_filtered_event(session, pattern, filter, error);
+}
+
+static gboolean
+apply_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		      const char *pattern, GError **error)
+{
+	TcAutoloadApply *apply = data;
+
+	if (channel->kernel)
+		return enable_kernel_event(apply->session, pattern, event, error);
+	return enable_ust_event(apply->session, channel, event, error);
+}
+
+static gboolean
+apply_add_probe_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
+		   GError **error)
+{
+	static const guint32 probe_kinds[] = {
+	    [TC_FILE_EVENT_KPROBE] = TC_KERNEL_PROBE_KPROBE,
+	    [TC_FILE_EVENT_KRETPROBE] = TC_KERNEL_PROBE_KRETPROBE,
+	    [TC_FILE_EVENT_UPROBE] = TC_KERNEL_PROBE_UPROBE,
+	};
+	TcAutoloadApply *apply = data;
+
+	if (!channel->kernel)
+		return refuse_not_tracepoint(channel, event, error);
+	return tc_validate_kernel_probe(probe_kinds[event->type], event->pattern, event->location,
+					error) &&
+	       tc_session_op_kernel_probe(apply->session, probe_kinds[event->type], event->pattern,
+					  event->location, error);
 }
 
 static gboolean
@@ -293,60 +347,11 @@ context_names(const TcFileChannel *channel)
 	return names;
 }
 
+/* The kernel domain has one channel (check_supported() let only root's
+ * files have it). */
 static gboolean
-load_kernel_pattern(TcSession *session, const char *pattern, const TcFileEvent *event,
-		    GError **error)
-{
-	g_autoptr(GVariant) options = event_options(event);
-	g_autofree char *filter = NULL;
-
-	if (!tc_kernel_event_rule_check(pattern, options, &filter, error))
-		return FALSE;
-	if (filter == NULL)
-		return tc_session_op_kernel_event(session, pattern, TRUE, error);
-	return tc_session_op_kernel_filtered_event(session, pattern, filter, error);
-}
-
-/* As `tracectl load` does it: a system call is its entry and exit
- * tracepoints; LTTng names kernel tracepoints without their system. */
-static gboolean
-load_kernel_event(TcSession *session, const TcFileEvent *event, GError **error)
-{
-	static const guint32 probe_kinds[] = {
-		[TC_FILE_EVENT_KPROBE] = TC_KERNEL_PROBE_KPROBE,
-		[TC_FILE_EVENT_KRETPROBE] = TC_KERNEL_PROBE_KRETPROBE,
-		[TC_FILE_EVENT_UPROBE] = TC_KERNEL_PROBE_UPROBE,
-	};
-	g_autofree char *pattern = NULL;
-
-	switch (event->type) {
-	case TC_FILE_EVENT_SYSCALL: {
-		g_autofree char *enter = g_strconcat("syscalls:sys_enter_", event->pattern, NULL);
-		g_autofree char *exit = g_strconcat("syscalls:sys_exit_", event->pattern, NULL);
-
-		return load_kernel_pattern(session, enter, event, error) &&
-		       load_kernel_pattern(session, exit, event, error);
-	}
-	case TC_FILE_EVENT_KPROBE:
-	case TC_FILE_EVENT_KRETPROBE:
-	case TC_FILE_EVENT_UPROBE:
-		return tc_validate_kernel_probe(probe_kinds[event->type], event->pattern,
-						event->location, error) &&
-		       tc_session_op_kernel_probe(session, probe_kinds[event->type], event->pattern,
-						  event->location, error);
-	case TC_FILE_EVENT_TRACEPOINT:
-	default:
-		pattern = strchr(event->pattern, ':') ? g_strdup(event->pattern)
-						      : g_strconcat("*:", event->pattern, NULL);
-		return load_kernel_pattern(session, pattern, event, error);
-	}
-}
-
-/* The kernel domain's one channel (check_supported() let only root's
- * files have it): its geometry, contexts and events. */
-static gboolean
-load_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
-		    GError **error)
+add_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
+		   GError **error)
 {
 	TcChannelConfig config;
 
@@ -356,128 +361,104 @@ load_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileC
 			    channel->name);
 		return FALSE;
 	}
-	if (!channel_config(file, channel, &config, error) ||
-	    !tc_session_op_kernel_channel(session, &config, error))
-		return FALSE;
-	if (channel->contexts->len) {
-		g_autofree const char **names = context_names(channel);
-		guint32 contexts = 0;
-
-		if (!tc_channel_config_kernel_context_bits(names, &contexts, error) ||
-		    !tc_session_op_kernel_context(session, contexts, error))
-			return FALSE;
-	}
-	for (guint i = 0; i < channel->events->len; i++)
-		if (!load_kernel_event(session, g_ptr_array_index(channel->events, i), error))
-			return FALSE;
-	return TRUE;
+	return channel_config(file, channel, &config, error) &&
+	       tc_session_op_kernel_channel(session, &config, error);
 }
 
 static gboolean
-load_channel(TcSession *session, const TcFileSession *file, const TcFileChannel *channel,
-	     GError **error)
+apply_add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChannel *channel,
+		     GError **error)
 {
+	TcAutoloadApply *apply = data;
 	TcChannelConfig config;
+
+	if (channel->kernel)
+		return add_kernel_channel(apply->session, file, channel, error);
+	return tc_validate_name("channel", channel->name, error) &&
+	       channel_config(file, channel, &config, error) &&
+	       tc_session_op_enable_channel(apply->session, channel->name, &config, error);
+}
+
+static gboolean
+apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error)
+{
+	TcAutoloadApply *apply = data;
+	g_autofree const char **names = context_names(channel);
 	guint32 contexts = 0;
 
 	if (channel->kernel)
-		return load_kernel_channel(session, file, channel, error);
-	if (!tc_validate_name("channel", channel->name, error) ||
-	    !channel_config(file, channel, &config, error) ||
-	    !tc_session_op_enable_channel(session, channel->name, &config, error))
-		return FALSE;
-	if (channel->contexts->len) {
-		g_autofree const char **names = context_names(channel);
-
-		if (!tc_channel_config_ust_context_bits(names, &contexts, error) ||
-		    !tc_session_op_add_context(session, channel->name, contexts, error))
-			return FALSE;
-	}
-	for (guint i = 0; i < channel->events->len; i++)
-		if (!load_event(session, channel, g_ptr_array_index(channel->events, i), error))
-			return FALSE;
-	return TRUE;
+		return tc_channel_config_kernel_context_bits(names, &contexts, error) &&
+		       tc_session_op_kernel_context(apply->session, contexts, error);
+	return tc_channel_config_ust_context_bits(names, &contexts, error) &&
+	       tc_session_op_add_context(apply->session, channel->name, contexts, error);
 }
 
 static gboolean
-load_trackers(TcSession *session, const TcFileSession *file, GError **error)
+apply_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error)
 {
-	for (guint i = 0; i < file->trackers->len; i++) {
-		const TcFileTracker *tracker = g_ptr_array_index(file->trackers, i);
-		TcTrackKind kind;
+	TcAutoloadApply *apply = data;
+	TcTrackKind kind;
 
-		if (!tc_track_kind_parse(tracker->kind, &kind)) {
-			g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-				    "unknown tracker kind '%s'", tracker->kind);
-			return FALSE;
-		}
-		if (!tc_tracker_check_values(kind, (const guint32 *)tracker->values->data,
-					     tracker->values->len, error))
-			return FALSE;
-		/* The set holds only the values listed: untrack all, track them. */
-		if (!tc_session_op_track(session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,
-					 error) ||
-		    (tracker->values->len &&
-		     !tc_session_op_track(session, tracker->kernel, kind,
-					  (const guint32 *)tracker->values->data,
-					  tracker->values->len, FALSE, TRUE, error)))
-			return FALSE;
+	if (!tc_track_kind_parse(tracker->kind, &kind)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED, "unknown tracker kind '%s'",
+			    tracker->kind);
+		return FALSE;
 	}
-	return TRUE;
+	if (!tc_tracker_check_values(kind, (const guint32 *)tracker->values->data,
+				     tracker->values->len, error))
+		return FALSE;
+	/* The set holds only the values listed: untrack all, track them. */
+	return tc_session_op_track(apply->session, tracker->kernel, kind, NULL, 0, TRUE, FALSE,
+				   error) &&
+	       (tracker->values->len == 0 ||
+		tc_session_op_track(apply->session, tracker->kernel, kind,
+				    (const guint32 *)tracker->values->data, tracker->values->len,
+				    FALSE, TRUE, error));
+}
+
+/* The checks SetRotationSchedule makes, then its operation. */
+static gboolean
+apply_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
+{
+	TcAutoloadApply *apply = data;
+
+	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size, error) &&
+	       tc_session_op_set_rotation_schedule(apply->session, file->rotation_timer_us,
+						   file->rotation_size, error);
 }
 
 /* The checks AddSnapshotOutput makes, then its operation: the owner's
  * consumer writes each snapshot there, or sends it to the relay, with
  * the owner's rights. */
 static gboolean
-load_snapshot_outputs(TcSession *session, const TcFileSession *file, GError **error)
+apply_add_snapshot_output_cb(gpointer data, const TcFileSnapshotOutput *output, const char *url,
+			     GError **error)
 {
-	for (guint i = 0; i < file->snapshot_outputs->len; i++) {
-		const TcFileSnapshotOutput *output = g_ptr_array_index(file->snapshot_outputs, i);
-		const char *name = output->name ? output->name : "";
-		g_autofree char *url = tc_session_file_snapshot_output_url(output, error);
-		guint32 id = 0;
+	TcAutoloadApply *apply = data;
+	const char *name = output->name ? output->name : "";
+	guint32 id = 0;
 
-		if (url == NULL)
-			return FALSE;
-		if ((*name && !tc_validate_name("snapshot output", name, error)) ||
-		    !tc_session_op_snapshot_add_output(session, name, url, output->max_size, &id,
-						       error))
-			return FALSE;
-	}
-	return TRUE;
-}
-
-/* The checks SetRotationSchedule makes, then its operation. */
-static gboolean
-load_rotation(TcSession *session, const TcFileSession *file, GError **error)
-{
-	if (!file->rotation_timer_us && !file->rotation_size)
-		return TRUE;
-	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size, error) &&
-	       tc_session_op_set_rotation_schedule(session, file->rotation_timer_us,
-						   file->rotation_size, error);
+	return (!*name || tc_validate_name("snapshot output", name, error)) &&
+	       tc_session_op_snapshot_add_output(apply->session, name, url, output->max_size, &id,
+						 error);
 }
 
 static gboolean
-load_settings(TcSession *session, const TcFileSession *file, GError **error)
+apply_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **error)
 {
-	for (guint i = 0; i < file->channels->len; i++)
-		if (!load_channel(session, file, g_ptr_array_index(file->channels, i), error))
-			return FALSE;
-	if (!load_trackers(session, file, error) || !load_rotation(session, file, error) ||
-	    !load_snapshot_outputs(session, file, error))
-		return FALSE;
-	for (guint i = 0; i < file->channels->len; i++) {
-		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
+	TcAutoloadApply *apply = data;
 
-		if (channel->enabled)
-			continue;
-		if (channel->kernel ? !tc_session_op_kernel_disable_channel(session, error)
-				    : !tc_session_op_disable_channel(session, channel->name, error))
-			return FALSE;
-	}
-	return !file->started || tc_session_op_start(session, error);
+	if (channel->kernel)
+		return tc_session_op_kernel_disable_channel(apply->session, error);
+	return tc_session_op_disable_channel(apply->session, channel->name, error);
+}
+
+static gboolean
+apply_start_cb(gpointer data, GError **error)
+{
+	TcAutoloadApply *apply = data;
+
+	return tc_session_op_start(apply->session, error);
 }
 
 /* The file's output as CreateSessionWithOptions takes it from `tracectl
@@ -536,30 +517,53 @@ new_session(const TcFileSession *file, uid_t owner, GError **error)
 	return g_steal_pointer(&session);
 }
 
+/* Worker thread: the session, set up as a CreateSession call of the
+ * owner's would (owner's limits, home and consumer). */
+static gboolean
+apply_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
+{
+	TcAutoloadApply *apply = data;
+	g_autoptr(TcSession) session = NULL;
+
+	if (!check_supported(file, apply->owner, error) ||
+	    !tc_validate_name("session", file->name, error))
+		return FALSE;
+	session = new_session(file, apply->owner, error);
+	if (session == NULL || !tc_session_op_create(session, error))
+		return FALSE;
+	apply->session = g_steal_pointer(&session);
+	return TRUE;
+}
+
+static void
+apply_discard_cb(gpointer data, const TcFileSession *file, GError **error G_GNUC_UNUSED)
+{
+	TcAutoloadApply *apply = data;
+	g_autoptr(GError) destroy_error = NULL;
+
+	if (!tc_session_op_destroy(apply->session, &destroy_error)) {
+		g_autofree char *name = g_strescape(file->name, NULL);
+
+		g_warning("Cannot destroy the half-loaded session '%s': %s", name,
+			  destroy_error->message);
+	}
+}
+
+static const TcSessionFileApplyFuncs autoload_apply_funcs = TC_SESSION_FILE_APPLY_FUNCS(apply);
+
 /* Worker thread: owner's session of the file, set up as a CreateSession
  * call of owner's would (owner's limits, home and consumer), or NULL with
  * nothing left behind. */
 static TcSession *
 load_session(const TcFileSession *file, uid_t owner, GError **error)
 {
+	TcAutoloadApply apply = {.owner = owner};
 	g_autoptr(TcSession) session = NULL;
+	gboolean ok = tc_session_file_apply(file, &autoload_apply_funcs, &apply, error);
 
-	if (!check_supported(file, owner, error) || !tc_validate_name("session", file->name, error))
+	session = g_steal_pointer(&apply.session);
+	if (!ok)
 		return NULL;
-	session = new_session(file, owner, error);
-	if (session == NULL || !tc_session_op_create(session, error))
-		return NULL;
-	if (!load_settings(session, file, error)) {
-		g_autoptr(GError) destroy_error = NULL;
-
-		if (!tc_session_op_destroy(session, &destroy_error)) {
-			g_autofree char *name = g_strescape(file->name, NULL);
-
-			g_warning("Cannot destroy the half-loaded session '%s': %s", name,
-				  destroy_error->message);
-		}
-		return NULL;
-	}
 	tc_session_op_relay_refresh_problem(session);
 	return g_steal_pointer(&session);
 }
@@ -767,41 +771,21 @@ read_file(int dir_fd, const char *directory, const char *name, GHashTable *loads
 	g_ptr_array_add(load->contents, g_bytes_new_take(contents, length));
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
+/* The session file names of the directory (tc-session-file-list.h), at
+ * most TC_AUTOLOAD_FILES_MAX, sorted; none when it cannot be listed.
+ * dir_fd stays the caller's. */
+static void
+list_session_files(int dir_fd, const char *directory, struct tc_session_file_list *list)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	int ret = tc_session_file_list(dir_fd, TC_AUTOLOAD_FILES_MAX, list);
 
-/* The "*.lttng" names of the directory, sorted, at most
- * TC_AUTOLOAD_FILES_MAX. Takes dir_fd's duplicate for the listing. */
-static GPtrArray *
-list_session_files(int dir_fd, const char *directory)
-{
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	int list_fd = dup(dir_fd);
-	DIR *dir = list_fd >= 0 ? fdopendir(list_fd) : NULL;
-	struct dirent *entry;
-
-	if (dir == NULL) {
-		g_warning("Auto-load: cannot list '%s': %s", directory, g_strerror(errno));
-		if (list_fd >= 0)
-			close(list_fd);
-		return names;
+	if (ret < 0) {
+		g_warning("Auto-load: cannot list '%s': %s", directory, g_strerror(-ret));
+		return;
 	}
-	while ((entry = readdir(dir)) != NULL) {
-		if (entry->d_name[0] == '.' || !g_str_has_suffix(entry->d_name, ".lttng"))
-			continue;
-		g_ptr_array_add(names, g_strdup(entry->d_name));
-	}
-	closedir(dir);
-	g_ptr_array_sort(names, compare_names);
-	if (names->len > TC_AUTOLOAD_FILES_MAX) {
-		g_warning("Auto-load: '%s' holds %u session files; reading the first %d",
-			  directory, names->len, TC_AUTOLOAD_FILES_MAX);
-		g_ptr_array_set_size(names, TC_AUTOLOAD_FILES_MAX);
-	}
-	return names;
+	if (list->seen > list->max)
+		g_warning("Auto-load: '%s' holds %zu session files; reading the first %d",
+			  directory, list->seen, TC_AUTOLOAD_FILES_MAX);
 }
 
 /* Main thread: the start thread, until tc_session_autoload_wait(), and
@@ -829,10 +813,12 @@ autoload_start_free(TcAutoloadStart *start)
 static void
 read_directory_fd(int dir_fd, const char *directory, GHashTable *loads, TcAutoloadHold *hold)
 {
-	g_autoptr(GPtrArray) names = list_session_files(dir_fd, directory);
+	struct tc_session_file_list list;
 
-	for (guint i = 0; i < names->len; i++)
-		read_file(dir_fd, directory, g_ptr_array_index(names, i), loads, hold);
+	list_session_files(dir_fd, directory, &list);
+	for (size_t i = 0; i < list.count; i++)
+		read_file(dir_fd, directory, list.names[i], loads, hold);
+	tc_session_file_list_clear(&list);
 	close(dir_fd);
 }
 

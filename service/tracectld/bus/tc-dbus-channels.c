@@ -16,7 +16,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
-#include "tc-kernel-event-rule.h"
+#include "tc-dbus-event-rule.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-kernel.h"
@@ -529,7 +529,7 @@ handle_kernel_event_with_options(TcSession *session, GDBusMethodInvocation *invo
 	g_autofree char *filter = NULL;
 	TcRequest *request;
 
-	if (!tc_kernel_event_rule_check(pattern, options, &filter, &error)) {
+	if (!tc_dbus_event_rule_check_kernel(pattern, options, &filter, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
@@ -632,7 +632,7 @@ handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *i
 	if (g_str_equal(domain, "kernel"))
 		return handle_kernel_event_with_options(session, invocation, pattern, options);
 	if (!tc_validate_pattern(pattern, &error) ||
-	    (rule = tc_event_rule_new_from_options(pattern, options, &error)) == NULL) {
+	    (rule = tc_dbus_event_rule_new(pattern, options, &error)) == NULL) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}

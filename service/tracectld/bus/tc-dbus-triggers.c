@@ -7,6 +7,7 @@
 #include "tc-dbus-triggers.h"
 
 #include "tc-dbus-generated.h"
+#include "tc-dbus-event-rule.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
@@ -32,7 +33,7 @@ parse_option(TcTriggerSpec *spec, GVariantDict **rule_dict, const char *key, GVa
 	}
 	if (g_str_equal(key, "name") || g_str_equal(key, "filter") ||
 	    g_str_equal(key, "loglevel") || g_str_equal(key, "loglevel-only")) {
-		/* Checked with the rule, by tc_event_rule_new_from_options(). */
+		/* Checked with the rule, by tc_dbus_event_rule_new(). */
 		if (*rule_dict == NULL)
 			*rule_dict = g_variant_dict_new(NULL);
 		g_variant_dict_insert_value(*rule_dict, key, value);
@@ -106,7 +107,7 @@ make_rule(TcTriggerSpec *spec, GVariantDict *rule_dict, GError **error)
 		return FALSE;
 	}
 	rule_options = g_variant_ref_sink(g_variant_dict_end(rest));
-	spec->rule = tc_event_rule_new_from_options(pattern, rule_options, error);
+	spec->rule = tc_dbus_event_rule_new(pattern, rule_options, error);
 	return spec->rule != NULL;
 }
 

@@ -31,10 +31,9 @@ tc_event_rule_free(TcEventRule *rule)
 }
 
 static gboolean
-set_exclusions(TcEventRule *rule, GVariant *value, GError **error)
+set_exclusions(TcEventRule *rule, const char *const *names, GError **error)
 {
-	g_autofree const char **names = g_variant_get_strv(value, NULL);
-	guint n = g_strv_length((char **)names);
+	guint n = names ? g_strv_length((char **)names) : 0;
 
 	if (n > TC_EVENT_RULE_EXCLUSIONS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -53,62 +52,46 @@ set_exclusions(TcEventRule *rule, GVariant *value, GError **error)
 		}
 	}
 	g_strfreev(rule->exclusions);
-	rule->exclusions = g_strdupv((char **)names);
+	rule->exclusions = names ? g_strdupv((char **)names) : g_new0(char *, 1);
 	return TRUE;
 }
 
 static gboolean
-set_option(TcEventRule *rule, const char *key, GVariant *value, GError **error)
+set_loglevel(TcEventRule *rule, const TcEventRuleSpec *spec, GError **error)
 {
-	if (g_str_equal(key, "loglevel") && g_variant_is_of_type(value, G_VARIANT_TYPE_INT32)) {
-		gint32 level = g_variant_get_int32(value);
+	if (spec->has_loglevel &&
+	    (spec->loglevel < 0 || spec->loglevel > TRACECTL_ABI_LOGLEVEL_MAX)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Log level %d is not in 0..%d", spec->loglevel,
+			    TRACECTL_ABI_LOGLEVEL_MAX);
+		return FALSE;
+	}
+	if (spec->has_loglevel)
+		rule->loglevel = spec->loglevel;
+	rule->loglevel_only = spec->loglevel_only;
+	return TRUE;
+}
 
-		if (level < 0 || level > TRACECTL_ABI_LOGLEVEL_MAX) {
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "Log level %d is not in 0..%d", level, TRACECTL_ABI_LOGLEVEL_MAX);
-			return FALSE;
-		}
-		rule->loglevel = level;
+static gboolean
+set_filter(TcEventRule *rule, const char *text, GError **error)
+{
+	if (text == NULL)
 		return TRUE;
-	}
-	if (g_str_equal(key, "loglevel-only") && g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
-		rule->loglevel_only = g_variant_get_boolean(value);
-		return TRUE;
-	}
-	if (g_str_equal(key, "exclude") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING_ARRAY))
-		return set_exclusions(rule, value, error);
-	if (g_str_equal(key, "filter") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
-		const char *text = g_variant_get_string(value, NULL);
-
-		rule->filter = tc_filter_parse(text, error);
-		if (rule->filter == NULL)
-			return FALSE;
-		rule->filter_text = g_strdup(text);
-		return TRUE;
-	}
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Unknown event option '%s' of type '%s' (known: loglevel i, loglevel-only b, "
-		    "exclude as, filter s)",
-		    key, g_variant_get_type_string(value));
-	return FALSE;
+	rule->filter = tc_filter_parse(text, error);
+	if (rule->filter == NULL)
+		return FALSE;
+	rule->filter_text = g_strdup(text);
+	return TRUE;
 }
 
 TcEventRule *
-tc_event_rule_new_from_options(const char *pattern, GVariant *options, GError **error)
+tc_event_rule_new_from_spec(const TcEventRuleSpec *spec, GError **error)
 {
-	g_autoptr(TcEventRule) rule = tc_event_rule_new(pattern);
-	GVariantIter iter;
-	const char *key;
-	GVariant *value;
+	g_autoptr(TcEventRule) rule = tc_event_rule_new(spec->pattern);
 
-	g_variant_iter_init(&iter, options);
-	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
-		gboolean ok = set_option(rule, key, value, error);
-
-		g_variant_unref(value);
-		if (!ok)
-			return NULL;
-	}
+	if (!set_loglevel(rule, spec, error) || !set_exclusions(rule, spec->exclusions, error) ||
+	    !set_filter(rule, spec->filter, error))
+		return NULL;
 	if (rule->loglevel_only && rule->loglevel < 0) {
 		g_set_error_literal(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 				    "'loglevel-only' needs a 'loglevel'");

@@ -29,17 +29,30 @@ typedef struct {
 	TcFilterExpr *filter;
 } TcEventRule;
 
+/*
+ * What a rule is asked for, as a front end read it: EnableEventWithOptions'
+ * options (bus/tc-dbus-event-rule.c) or a session file's event (the
+ * auto-loading). The strings are borrowed; nothing in it is checked yet.
+ */
+typedef struct {
+	const char *pattern;
+	gboolean has_loglevel;
+	int loglevel; /* when has_loglevel, not yet checked to be a level */
+	gboolean loglevel_only;
+	const char *const *exclusions; /* NULL-terminated, or NULL: none */
+	const char *filter;	       /* NULL: no filter */
+} TcEventRuleSpec;
+
 /* A rule that records every event matching pattern. */
 TcEventRule *tc_event_rule_new(const char *pattern);
 /*
- * A rule from EnableEventWithOptions' options ("loglevel" i, "loglevel-only"
- * b, "exclude" as, "filter" s). Refuses unknown options and wrong types,
- * log levels outside 0..14, exclusions that are not patterns or come with
- * a pattern without '*', and filters that do not parse (the message names
- * the column).
+ * The rule of spec. Refuses log levels outside 0..14, 'loglevel-only'
+ * without a log level, more than TC_EVENT_RULE_EXCLUSIONS_MAX exclusions,
+ * exclusions that are not patterns or come with a pattern without '*',
+ * and filters that do not parse (the message names the column). The
+ * pattern itself is the caller's to check (user space and kernel differ).
  */
-TcEventRule *tc_event_rule_new_from_options(const char *pattern, GVariant *options,
-					    GError **error);
+TcEventRule *tc_event_rule_new_from_spec(const TcEventRuleSpec *spec, GError **error);
 void tc_event_rule_free(TcEventRule *rule);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcEventRule, tc_event_rule_free)
 

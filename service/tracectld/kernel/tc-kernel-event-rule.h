@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "tc-event-rule.h"
+
 /*
  * What EnableEventWithOptions in domain "kernel" and a loaded session
  * file's kernel events are both checked against, before polkit or the
@@ -11,7 +13,7 @@
  * express.
  */
 
-/* TRUE with *tracefs_filter the options' filter in tracefs syntax, or
- * NULL when they have none. */
-gboolean tc_kernel_event_rule_check(const char *pattern, GVariant *options,
-				    char **tracefs_filter, GError **error);
+/* TRUE with *tracefs_filter spec's filter in tracefs syntax, or NULL
+ * when it has none. */
+gboolean tc_kernel_event_rule_check(const TcEventRuleSpec *spec, char **tracefs_filter,
+				    GError **error);
