@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-affinity.h"
+#include "tc-consumerd-affinity.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-consumer-log.h"
+#include "tc-consumerd-log.h"
 
 /* Kernels are built for up to 8192 CPUs; sched_getaffinity() wants a set
  * at least that wide, and says EINVAL otherwise. */
@@ -32,7 +32,7 @@ read_steal(const char *stat_path)
 
 /* Did the hypervisor take time from the machine since the last call? */
 static bool
-steal_grew(struct consumerd_affinity *affinity)
+steal_grew(struct tc_consumerd_affinity *affinity)
 {
 	uint64_t steal = read_steal(affinity->stat_path);
 	bool grew = steal > affinity->steal;
@@ -42,13 +42,13 @@ steal_grew(struct consumerd_affinity *affinity)
 }
 
 static int
-read_allowed(struct consumerd_affinity *affinity)
+read_allowed(struct tc_consumerd_affinity *affinity)
 {
 	return sched_getaffinity(0, affinity->set_size, affinity->allowed) < 0 ? -errno : 0;
 }
 
 int
-consumerd_affinity_init(struct consumerd_affinity *affinity)
+tc_consumerd_affinity_init(struct tc_consumerd_affinity *affinity)
 {
 	int ret = -EINVAL;
 
@@ -72,15 +72,15 @@ consumerd_affinity_init(struct consumerd_affinity *affinity)
 		affinity->allowed = affinity->scratch = NULL;
 	}
 	if (ret < 0)
-		consumerd_affinity_fini(affinity);
+		tc_consumerd_affinity_fini(affinity);
 	/* One CPU: nowhere to move, no system call to make. */
 	else if (CPU_COUNT_S(affinity->set_size, affinity->allowed) < 2)
-		consumerd_affinity_fini(affinity);
+		tc_consumerd_affinity_fini(affinity);
 	return ret;
 }
 
 void
-consumerd_affinity_fini(struct consumerd_affinity *affinity)
+tc_consumerd_affinity_fini(struct tc_consumerd_affinity *affinity)
 {
 	if (affinity->allowed)
 		CPU_FREE(affinity->allowed);
@@ -93,7 +93,7 @@ consumerd_affinity_fini(struct consumerd_affinity *affinity)
 /* Whether the thread may be placed about cpu now: one of its CPUs, and
  * the current placement, if another, held long enough. */
 static bool
-may_place(const struct consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
+may_place(const struct tc_consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
 {
 	if (!affinity->allowed || cpu >= affinity->set_size * 8 ||
 	    !CPU_ISSET_S(cpu, affinity->set_size, affinity->allowed))
@@ -104,10 +104,10 @@ may_place(const struct consumerd_affinity *affinity, uint32_t cpu, bool away, ui
 }
 
 static void
-place(struct consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
+place(struct tc_consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now)
 {
 	/* Refused, a request still says the placement is wanted. */
-	consumerd_affinity_keep(affinity, now);
+	tc_consumerd_affinity_keep(affinity, now);
 	if (!may_place(affinity, cpu, away, now))
 		return;
 	affinity->last_asked = now;
@@ -124,68 +124,69 @@ place(struct consumerd_affinity *affinity, uint32_t cpu, bool away, uint64_t now
 		affinity->cpu = (int)cpu;
 		affinity->away = away;
 		affinity->moved_at = now;
-		consumerd_debug("Waiting for wake-ups %s CPU %u", away ? "off" : "on", cpu);
+		tc_consumerd_debug("Waiting for wake-ups %s CPU %u", away ? "off" : "on", cpu);
 		return;
 	}
-	consumerd_debug("Cannot wait %s CPU %u, staying where it is: %m", away ? "off" : "on", cpu);
+	tc_consumerd_debug("Cannot wait %s CPU %u, staying where it is: %m", away ? "off" : "on",
+			   cpu);
 	if (read_allowed(affinity) < 0)
-		consumerd_affinity_fini(affinity);
+		tc_consumerd_affinity_fini(affinity);
 }
 
 void
-consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
+tc_consumerd_affinity_follow(struct tc_consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
 {
 	place(affinity, cpu, false, now);
 }
 
 void
-consumerd_affinity_avoid(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
+tc_consumerd_affinity_avoid(struct tc_consumerd_affinity *affinity, uint32_t cpu, uint64_t now)
 {
 	place(affinity, cpu, true, now);
 }
 
 void
-consumerd_affinity_late_wake(struct consumerd_affinity *affinity, uint32_t writer_cpu,
-			     int ran_on, uint64_t now)
+tc_consumerd_affinity_late_wake(struct tc_consumerd_affinity *affinity, uint32_t writer_cpu,
+				int ran_on, uint64_t now)
 {
 	if (ran_on < 0)
 		return;
 	if ((uint32_t)ran_on == writer_cpu)
-		consumerd_affinity_avoid(affinity, writer_cpu, now);
+		tc_consumerd_affinity_avoid(affinity, writer_cpu, now);
 	else if (steal_grew(affinity))
-		consumerd_affinity_follow(affinity, writer_cpu, now);
+		tc_consumerd_affinity_follow(affinity, writer_cpu, now);
 	else
-		consumerd_debug("Late wake-up on CPU %d without steal: not following CPU %u",
-				ran_on, writer_cpu);
+		tc_consumerd_debug("Late wake-up on CPU %d without steal: not following CPU %u",
+				   ran_on, writer_cpu);
 }
 
 void
-consumerd_affinity_keep(struct consumerd_affinity *affinity, uint64_t now)
+tc_consumerd_affinity_keep(struct tc_consumerd_affinity *affinity, uint64_t now)
 {
 	if (affinity->cpu >= 0)
 		affinity->last_asked = now;
 }
 
 void
-consumerd_affinity_release(struct consumerd_affinity *affinity)
+tc_consumerd_affinity_release(struct tc_consumerd_affinity *affinity)
 {
 	if (affinity->cpu < 0)
 		return;
 	/* What the thread was given may have changed meanwhile (a cpuset):
 	 * the kernel keeps what is still allowed of it. */
 	if (sched_setaffinity(0, affinity->set_size, affinity->allowed) < 0)
-		consumerd_warning("Failed to give the consumer back its CPUs: %m");
+		tc_consumerd_warning("Failed to give the consumer back its CPUs: %m");
 	affinity->cpu = -1;
-	consumerd_debug("Waiting for wake-ups on any CPU");
+	tc_consumerd_debug("Waiting for wake-ups on any CPU");
 }
 
 uint64_t
-consumerd_affinity_expire(struct consumerd_affinity *affinity, uint64_t now)
+tc_consumerd_affinity_expire(struct tc_consumerd_affinity *affinity, uint64_t now)
 {
 	if (affinity->cpu < 0)
 		return 0;
 	if (now - affinity->last_asked >= CONSUMERD_AFFINITY_IDLE_NS) {
-		consumerd_affinity_release(affinity);
+		tc_consumerd_affinity_release(affinity);
 		return 0;
 	}
 	return affinity->last_asked + CONSUMERD_AFFINITY_IDLE_NS;

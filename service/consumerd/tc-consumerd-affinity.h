@@ -33,10 +33,10 @@
  * following it after any late wake-up; docs/performance.md has the
  * measurements.
  *
- * Each session thread has its own (struct consumerd_affinity is the
+ * Each session thread has its own (struct tc_consumerd_affinity is the
  * thread's, and moves only the calling thread), following the writers of
  * its own session; the main thread and the writer threads
- * (tc-consumer-writer.h) run anywhere. Nothing here reads shared memory; the count of packets
+ * (tc-consumerd-writer.h) run anywhere. Nothing here reads shared memory; the count of packets
  * a wake-up found does, which lets an application move its own user's
  * consumer, nothing more.
  */
@@ -51,7 +51,7 @@
 #define CONSUMERD_AFFINITY_IDLE_NS 1000000000ull
 #define CONSUMERD_AFFINITY_HOLD_MIN_NS 10000000ull
 
-struct consumerd_affinity {
+struct tc_consumerd_affinity {
 	cpu_set_t *allowed; /* the CPUs the thread was given; NULL: never moves */
 	cpu_set_t *scratch; /* the set being asked for */
 	size_t set_size;    /* bytes of each set */
@@ -70,9 +70,9 @@ struct consumerd_affinity {
  * will not say), or when it has only one, the thread is never moved.
  * Returns 0 or -errno.
  */
-int consumerd_affinity_init(struct consumerd_affinity *affinity);
+int tc_consumerd_affinity_init(struct tc_consumerd_affinity *affinity);
 
-void consumerd_affinity_fini(struct consumerd_affinity *affinity);
+void tc_consumerd_affinity_fini(struct tc_consumerd_affinity *affinity);
 
 /*
  * Places the thread on cpu (follow) or on all its CPUs but cpu (avoid),
@@ -81,30 +81,31 @@ void consumerd_affinity_fini(struct consumerd_affinity *affinity);
  * only dates the request. A failure (the CPU went offline, a cpuset
  * changed) rereads the thread's CPUs and leaves it where it runs.
  */
-void consumerd_affinity_follow(struct consumerd_affinity *affinity, uint32_t cpu,
-			       uint64_t now);
-void consumerd_affinity_avoid(struct consumerd_affinity *affinity, uint32_t cpu, uint64_t now);
+void tc_consumerd_affinity_follow(struct tc_consumerd_affinity *affinity, uint32_t cpu,
+				  uint64_t now);
+void tc_consumerd_affinity_avoid(struct tc_consumerd_affinity *affinity, uint32_t cpu,
+				 uint64_t now);
 
 /*
  * A wake-up from the buffer of writer_cpu came late and the thread ran on
  * ran_on (sched_getcpu(), -1 if unknown): avoids writer_cpu when it ran
  * there, follows it otherwise if the machine's steal grew since the last
- * late wake-up (or since consumerd_affinity_init()).
+ * late wake-up (or since tc_consumerd_affinity_init()).
  */
-void consumerd_affinity_late_wake(struct consumerd_affinity *affinity, uint32_t writer_cpu,
-				  int ran_on, uint64_t now);
+void tc_consumerd_affinity_late_wake(struct tc_consumerd_affinity *affinity, uint32_t writer_cpu,
+				     int ran_on, uint64_t now);
 
 /* A wake-up came in time: the placement, if any, stays. */
-void consumerd_affinity_keep(struct consumerd_affinity *affinity, uint64_t now);
+void tc_consumerd_affinity_keep(struct tc_consumerd_affinity *affinity, uint64_t now);
 
 /* Gives the thread back all its CPUs, if it is held on one. */
-void consumerd_affinity_release(struct consumerd_affinity *affinity);
+void tc_consumerd_affinity_release(struct tc_consumerd_affinity *affinity);
 
 /*
  * Releases the thread when no wake-up asked for its CPU for
  * CONSUMERD_AFFINITY_IDLE_NS. Returns when to call again: 0 while the
  * thread is not held (no timer, no wake-up).
  */
-uint64_t consumerd_affinity_expire(struct consumerd_affinity *affinity, uint64_t now);
+uint64_t tc_consumerd_affinity_expire(struct tc_consumerd_affinity *affinity, uint64_t now);
 
 #endif /* TC_CONSUMER_AFFINITY_H */

@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-channel.h"
+#include "tc-consumerd-channel.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-stream.h"
 
 static void
-channel_close_streams(struct consumerd_channel *channel, uint32_t count, int dir_fd,
+channel_close_streams(struct tc_consumerd_channel *channel, uint32_t count, int dir_fd,
 		      bool unlink_files)
 {
 	for (uint32_t cpu = 0; cpu < count; cpu++)
-		consumerd_stream_close(&channel->streams[cpu], dir_fd, unlink_files);
+		tc_consumerd_stream_close(&channel->streams[cpu], dir_fd, unlink_files);
 }
 
 int
-consumerd_channel_new(const struct consumerd_session *session,
-		      const struct consumerd_channel_spec *spec,
-		      struct consumerd_channel **result)
+tc_consumerd_channel_new(const struct tc_consumerd_session *session,
+			 const struct tc_consumerd_channel_spec *spec,
+			 struct tc_consumerd_channel **result)
 {
-	struct consumerd_channel *channel;
+	struct tc_consumerd_channel *channel;
 	uint32_t cpu;
 	int ret;
 
@@ -33,10 +33,10 @@ consumerd_channel_new(const struct consumerd_session *session,
 	channel->subbuf_size = spec->geometry.subbuf_size;
 	channel->num_subbuf = spec->geometry.num_subbuf;
 	channel->flags = spec->flags;
-	channel->timers = (struct consumerd_timers){
-		.switch_ns = (uint64_t)spec->geometry.switch_timer_us * 1000,
-		.read_ns = (uint64_t)spec->geometry.read_timer_us * 1000,
-		.monitor_ns = (uint64_t)spec->geometry.monitor_timer_us * 1000,
+	channel->timers = (struct tc_consumerd_timers){
+	    .switch_ns = (uint64_t)spec->geometry.switch_timer_us * 1000,
+	    .read_ns = (uint64_t)spec->geometry.read_timer_us * 1000,
+	    .monitor_ns = (uint64_t)spec->geometry.monitor_timer_us * 1000,
 	};
 	/* The caller checked that the name fits. */
 	strncpy(channel->name, spec->name, sizeof(channel->name) - 1);
@@ -48,8 +48,8 @@ consumerd_channel_new(const struct consumerd_session *session,
 		goto fail;
 	}
 	for (cpu = 0; cpu < spec->nr_cpus; cpu++) {
-		ret = consumerd_stream_open(&channel->streams[cpu], session, spec, channel->name,
-					    cpu);
+		ret = tc_consumerd_stream_open(&channel->streams[cpu], session, spec, channel->name,
+					       cpu);
 		if (ret < 0) {
 			channel_close_streams(channel, cpu, session->dir_fd, true);
 			goto fail;
@@ -67,12 +67,12 @@ fail:
 }
 
 void
-consumerd_channel_free(struct consumerd_channel *channel, int dir_fd)
+tc_consumerd_channel_free(struct tc_consumerd_channel *channel, int dir_fd)
 {
 	if (!channel)
 		return;
 	channel_close_streams(channel, channel->nr_cpus, dir_fd, false);
-	consumerd_layouts_clear(&channel->layouts);
+	tc_consumerd_layout_clear(&channel->layouts);
 	free(channel->packet);
 	free(channel);
 }

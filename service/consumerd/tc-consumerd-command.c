@@ -14,7 +14,7 @@
  * The service is trusted to follow the protocol, but a bug there must cost
  * one error reply, never the consumer and the traces it holds.
  */
-#include "tc-consumer-command.h"
+#include "tc-consumerd-command.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,10 +28,10 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-session-files.h"
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-session-files.h"
+#include "tc-consumerd-stream.h"
 #include "tc-fd-passing.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
@@ -40,7 +40,7 @@ struct command {
 	int fd;
 	int *fds; /* the request's, -1 once taken */
 	size_t nr_fds;
-	struct consumerd_registry *registry; /* the serving thread's */
+	struct tc_consumerd_registry *registry; /* the serving thread's */
 	const void *msg;
 	size_t len;
 	struct tc_consumer_reply reply;
@@ -83,18 +83,18 @@ string_is_terminated(const char *array, size_t size)
 	return memchr(array, '\0', size) != NULL;
 }
 
-static struct consumerd_session *
+static struct tc_consumerd_session *
 command_find_session(struct command *command, uint64_t session_id)
 {
-	return consumerd_session_find(command->registry, session_id);
+	return tc_consumerd_session_find(command->registry, session_id);
 }
 
 static void
-command_set_totals(struct command *command, const struct consumerd_session *session)
+command_set_totals(struct command *command, const struct tc_consumerd_session *session)
 {
-	struct consumerd_totals totals;
+	struct tc_consumerd_totals totals;
 
-	consumerd_session_totals(session, &totals);
+	tc_consumerd_session_totals(session, &totals);
 	command->reply.packets_written = totals.packets_written;
 	command->reply.packets_corrupted = totals.packets_corrupted;
 }
@@ -119,8 +119,9 @@ check_relay_output(struct command *command, const struct tc_consumer_relay_outpu
 				    "The live timer is %u to %u microseconds, not %" PRIu32,
 				    TC_CONSUMER_TIMER_MIN_US, TC_CONSUMER_TIMER_MAX_US,
 				    relay->live_timer_us);
-	if (!consumerd_output_relative_path_is_safe(relay->session_name) ||
-	    strchr(relay->session_name, '/') || !consumerd_output_relative_path_is_safe(relay->hostname) ||
+	if (!tc_consumerd_output_relative_path_is_safe(relay->session_name) ||
+	    strchr(relay->session_name, '/') ||
+	    !tc_consumerd_output_relative_path_is_safe(relay->hostname) ||
 	    strchr(relay->hostname, '/'))
 		return command_fail(command, -EINVAL, "Bad session or host name for the relay");
 	return 0;
@@ -132,14 +133,14 @@ check_trace_dir(struct command *command, const struct tc_consumer_session *msg)
 	if (!string_is_terminated(msg->trace_dir, sizeof(msg->trace_dir)))
 		return command_fail(command, -EINVAL, "The trace directory is not terminated");
 	if (msg->flags & TC_CONSUMER_SESSION_RELAY) {
-		if (!consumerd_output_relative_path_is_safe(msg->trace_dir))
+		if (!tc_consumerd_output_relative_path_is_safe(msg->trace_dir))
 			return command_fail(command, -EINVAL,
 					    "The trace path \"%s\" is not a relative path without "
 					    "\"..\"",
 					    msg->trace_dir);
 		return check_relay_output(command, &msg->relay);
 	}
-	if (!consumerd_output_path_is_safe(msg->trace_dir))
+	if (!tc_consumerd_output_path_is_safe(msg->trace_dir))
 		return command_fail(command, -EINVAL,
 				    "The trace directory \"%s\" is not an absolute path without "
 				    "\"..\"",
@@ -162,9 +163,9 @@ handle_create_session(struct command *command)
 	if (msg->flags & ~(TC_CONSUMER_SESSION_SNAPSHOT | TC_CONSUMER_SESSION_RELAY))
 		return command_fail(command, -EINVAL, "Unknown session flags 0x%" PRIx32,
 				    msg->flags);
-	ret = consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
-				       msg->flags, &msg->relay, command->reply.message,
-				       sizeof(command->reply.message));
+	ret = tc_consumerd_session_create(command->registry, msg->session_id, msg->trace_dir,
+					  msg->flags, &msg->relay, command->reply.message,
+					  sizeof(command->reply.message));
 	if (ret < 0 && (msg->flags & TC_CONSUMER_SESSION_RELAY) && command->reply.message[0])
 		return ret;
 	if (ret == -ENOTEMPTY || ret == -EEXIST)
@@ -199,17 +200,17 @@ timer_is_valid(uint32_t us)
 
 static int
 check_channel(struct command *command, const struct tc_consumer_channel *msg,
-	      const struct consumerd_session *session)
+	      const struct tc_consumerd_session *session)
 {
 	if (!string_is_terminated(msg->name, sizeof(msg->name)))
 		return command_fail(command, -EINVAL, "The channel name is not terminated");
 	if (!channel_name_is_valid(msg->name))
 		return command_fail(command, -EINVAL, "Invalid channel name \"%s\"", msg->name);
-	if (consumerd_channel_find(session, msg->channel_id))
+	if (tc_consumerd_session_find_channel(session, msg->channel_id))
 		return command_fail(command, -EEXIST,
 				    "Session %" PRIu64 " has a channel %" PRIu64 " already",
 				    msg->session_id, msg->channel_id);
-	if (consumerd_channel_find_stream_id(session, msg->stream_id))
+	if (tc_consumerd_session_find_stream_id(session, msg->stream_id))
 		return command_fail(command, -EEXIST,
 				    "Session %" PRIu64 " has a stream id %" PRIu32 " already",
 				    msg->session_id, msg->stream_id);
@@ -242,7 +243,7 @@ check_channel(struct command *command, const struct tc_consumer_channel *msg,
 /* Sends one buffer's memfd. Returns 0 or -errno of sendmsg(). */
 static int
 send_stream(int fd, uint32_t request_id, uint64_t channel_id,
-	    const struct consumerd_stream *stream)
+	    const struct tc_consumerd_stream *stream)
 {
 	struct tc_consumer_stream msg = {
 		.header = {.magic = TC_CONSUMER_MAGIC,
@@ -265,9 +266,9 @@ static int
 handle_create_channel(struct command *command)
 {
 	const struct tc_consumer_channel *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_channel_spec spec;
-	struct consumerd_channel *channel;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_channel_spec spec;
+	struct tc_consumerd_channel *channel;
 	int ret;
 
 	if (!session)
@@ -275,23 +276,23 @@ handle_create_channel(struct command *command)
 	ret = check_channel(command, msg, session);
 	if (ret < 0)
 		return ret;
-	spec = (struct consumerd_channel_spec){
-		.channel_id = msg->channel_id,
-		.stream_id = msg->stream_id,
-		.nr_cpus = msg->nr_cpus,
-		.geometry = msg->geometry,
-		.flags = msg->flags,
-		.name = msg->name,
+	spec = (struct tc_consumerd_channel_spec){
+	    .channel_id = msg->channel_id,
+	    .stream_id = msg->stream_id,
+	    .nr_cpus = msg->nr_cpus,
+	    .geometry = msg->geometry,
+	    .flags = msg->flags,
+	    .name = msg->name,
 	};
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
-	ret = consumerd_channel_create(session, &spec, &channel);
+	ret = tc_consumerd_session_create_channel(session, &spec, &channel);
 	if (ret < 0)
 		return command_fail(command, ret,
 				    "Session %" PRIu64 ": cannot create the buffers of channel "
 				    "\"%s\": %s",
 				    msg->session_id, msg->name, strerror(-ret));
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-		struct consumerd_stream *stream = &channel->streams[cpu];
+		struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 		ret = send_stream(command->fd, command_request_id(command), channel->channel_id,
 				  stream);
@@ -304,7 +305,7 @@ handle_create_channel(struct command *command)
 		}
 		/* The mapping keeps the buffer; the service holds the fd now.
 		 * With up to 4096 CPUs per channel, descriptors are precious. */
-		consumerd_stream_release_memfd(stream);
+		tc_consumerd_stream_release_memfd(stream);
 	}
 	return 0;
 }
@@ -315,7 +316,7 @@ handle_metadata(struct command *command)
 	const struct tc_consumer_metadata *msg = command->msg;
 	const char *text = (const char *)command->msg + sizeof(*msg);
 	size_t len = command->len - sizeof(*msg);
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	int ret;
 
 	if (!session)
@@ -324,7 +325,7 @@ handle_metadata(struct command *command)
 		return command_fail(command, -EINVAL,
 				    "Session %" PRIu64 ": the metadata text holds a NUL byte",
 				    msg->session_id);
-	ret = consumerd_session_append_metadata(session, text, len);
+	ret = tc_consumerd_session_append_metadata(session, text, len);
 	if (ret < 0)
 		return command_fail(command, ret, "Session %" PRIu64 ": cannot write metadata: %s",
 				    msg->session_id, strerror(-ret));
@@ -335,12 +336,12 @@ static int
 handle_flush_session(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	ret = consumerd_session_flush(session);
+	ret = tc_consumerd_session_flush(session);
 	command_set_totals(command, session);
 	if (ret < 0)
 		return command_fail(command, ret,
@@ -353,13 +354,13 @@ static int
 handle_destroy_session(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_totals totals;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_totals totals;
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	ret = consumerd_session_destroy(command->registry, session, &totals);
+	ret = tc_consumerd_session_destroy(command->registry, session, &totals);
 	command->reply.packets_written = totals.packets_written;
 	command->reply.packets_corrupted = totals.packets_corrupted;
 	if (ret < 0)
@@ -374,7 +375,7 @@ static int
 handle_snapshot(struct command *command)
 {
 	const struct tc_consumer_snapshot *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	uint64_t packets;
 	int ret;
 
@@ -384,10 +385,10 @@ handle_snapshot(struct command *command)
 		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
 				    msg->session_id);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !consumerd_output_path_is_safe(msg->dir))
+	    !tc_consumerd_output_path_is_safe(msg->dir))
 		return command_fail(command, -EINVAL,
 				    "The snapshot directory is not an absolute path without \"..\"");
-	ret = consumerd_session_snapshot(session, msg->dir, msg->max_stream_bytes, &packets);
+	ret = tc_consumerd_snapshot_session(session, msg->dir, msg->max_stream_bytes, &packets);
 	command->reply.packets_written = packets;
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot write the snapshot into \"%s\": %s",
@@ -399,7 +400,7 @@ static int
 handle_snapshot_relay(struct command *command)
 {
 	const struct tc_consumer_snapshot_relay *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	uint64_t packets = 0;
 	int ret;
 
@@ -409,7 +410,7 @@ handle_snapshot_relay(struct command *command)
 		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
 				    msg->session_id);
 	if (!string_is_terminated(msg->trace_path, sizeof(msg->trace_path)) ||
-	    !consumerd_output_relative_path_is_safe(msg->trace_path))
+	    !tc_consumerd_output_relative_path_is_safe(msg->trace_path))
 		return command_fail(command, -EINVAL,
 				    "The snapshot's trace path is not a relative path without "
 				    "\"..\"");
@@ -418,10 +419,9 @@ handle_snapshot_relay(struct command *command)
 		return ret;
 	if (msg->relay.live_timer_us != 0)
 		return command_fail(command, -EINVAL, "A snapshot is not sent live");
-	ret = consumerd_session_snapshot_relay(session, &msg->relay, msg->trace_path,
-					       msg->max_stream_bytes, &packets,
-					       command->reply.message,
-					       sizeof(command->reply.message));
+	ret = tc_consumerd_snapshot_relay(session, &msg->relay, msg->trace_path,
+					  msg->max_stream_bytes, &packets, command->reply.message,
+					  sizeof(command->reply.message));
 	command->reply.packets_written = packets;
 	if (ret < 0 && command->reply.message[0] == '\0')
 		return command_fail(command, ret, "Cannot send the snapshot to the relay: %s",
@@ -433,17 +433,17 @@ static int
 handle_channel_stats(struct command *command)
 {
 	const struct tc_consumer_channel_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_channel_stats stats;
-	struct consumerd_channel *channel;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_channel_stats stats;
+	struct tc_consumerd_channel *channel;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	channel = consumerd_channel_find(session, msg->channel_id);
+	channel = tc_consumerd_session_find_channel(session, msg->channel_id);
 	if (!channel)
 		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
 				    msg->session_id, msg->channel_id);
-	consumerd_channel_stats(channel, &stats);
+	tc_consumerd_channel_stats(channel, &stats);
 	command->reply.buffer_bytes = stats.buffer_bytes;
 	command->reply.bytes_used = stats.bytes_used;
 	command->reply.bytes_used_peak = stats.bytes_used_peak;
@@ -456,17 +456,17 @@ static int
 handle_event_layout(struct command *command)
 {
 	const struct tc_consumer_event_layout *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_channel *channel;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_channel *channel;
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	channel = consumerd_channel_find_stream_id(session, msg->stream_id);
+	channel = tc_consumerd_session_find_stream_id(session, msg->stream_id);
 	if (!channel)
 		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no stream id %" PRIu32,
 				    msg->session_id, msg->stream_id);
-	ret = consumerd_layouts_add(&channel->layouts, msg);
+	ret = tc_consumerd_layout_add(&channel->layouts, msg);
 	if (ret < 0)
 		return command_fail(command, ret, "Bad layout of event %" PRIu32 ": %s",
 				    msg->event_id, strerror(-ret));
@@ -476,7 +476,7 @@ handle_event_layout(struct command *command)
 /* The session's clock, as the service described it: it goes into the
  * kernel trace's metadata as it is. */
 static bool
-consumerd_clock_is_valid(const struct tc_consumer_clock *clock)
+tc_consumerd_clock_is_valid(const struct tc_consumer_clock *clock)
 {
 	return clock->freq >= TC_CONSUMER_CLOCK_FREQ_MIN &&
 	       clock->freq <= TC_CONSUMER_CLOCK_FREQ_MAX && clock->offset_ticks < clock->freq &&
@@ -487,14 +487,14 @@ static int
 handle_kernel_trace(struct command *command)
 {
 	const struct tc_consumer_kernel_trace *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_kernel_spec spec = {
-		.dir = msg->dir,
-		.cpu_fds = command->fds,
-		.nr_cpus = msg->nr_cpus,
-		.clock = msg->clock,
-		.session_id = msg->session_id,
-		.flags = msg->flags & ~TC_CONSUMER_KSTATS,
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_kernel_spec spec = {
+	    .dir = msg->dir,
+	    .cpu_fds = command->fds,
+	    .nr_cpus = msg->nr_cpus,
+	    .clock = msg->clock,
+	    .session_id = msg->session_id,
+	    .flags = msg->flags & ~TC_CONSUMER_KSTATS,
 	};
 	bool stats = msg->flags & TC_CONSUMER_KSTATS;
 	/* The descriptors before the formats: buffers, then stats files. */
@@ -506,7 +506,7 @@ handle_kernel_trace(struct command *command)
 	if (msg->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL | TC_CONSUMER_KSTATS))
 		return command_fail(command, -EINVAL, "Unknown kernel trace flags 0x%" PRIx32,
 				    msg->flags);
-	if (!consumerd_clock_is_valid(&msg->clock))
+	if (!tc_consumerd_clock_is_valid(&msg->clock))
 		return command_fail(command, -EINVAL, "Invalid trace clock (%" PRIu64 " Hz)",
 				    msg->clock.freq);
 	if (session->kernel)
@@ -518,15 +518,15 @@ handle_kernel_trace(struct command *command)
 		return command_fail(command, -EINVAL, "%zu descriptors for %" PRIu32 " CPUs",
 				    command->nr_fds, msg->nr_cpus);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !(session->relay ? consumerd_output_relative_path_is_safe(msg->dir)
-			     : consumerd_output_path_is_safe(msg->dir)))
+	    !(session->relay ? tc_consumerd_output_relative_path_is_safe(msg->dir)
+			     : tc_consumerd_output_path_is_safe(msg->dir)))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
 	spec.relay = session->relay;
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
 	spec.formats_fd = command->fds[cpu_fds];
 	spec.tgids_fd = (msg->flags & TC_CONSUMER_KCTX_PID) ? command->fds[cpu_fds + 1] : -1;
-	ret = consumerd_kernel_trace_open(&spec, &session->kernel);
+	ret = tc_consumerd_kernel_trace_open(&spec, &session->kernel);
 	/* Taken: the CPU descriptors belong to the trace (closed on failure
 	 * too); the formats were read. */
 	for (uint32_t i = 0; i < cpu_fds; i++)
@@ -543,7 +543,7 @@ static int
 handle_kernel_update(struct command *command)
 {
 	const struct tc_consumer_kernel_update *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	int ret;
 
 	if (!session || !session->kernel)
@@ -552,8 +552,8 @@ handle_kernel_update(struct command *command)
 	if (command->nr_fds > 1 || (msg->flags & ~TC_CONSUMER_KHIDE_ALL))
 		return command_fail(command, -EINVAL, "Bad kernel update: %zu descriptors, "
 				    "flags 0x%" PRIx32, command->nr_fds, msg->flags);
-	ret = consumerd_kernel_trace_update(session->kernel,
-					    command->nr_fds ? command->fds[0] : -1, msg->flags);
+	ret = tc_consumerd_kernel_trace_update(session->kernel,
+					       command->nr_fds ? command->fds[0] : -1, msg->flags);
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot take the new kernel formats: %s",
 				    strerror(-ret));
@@ -564,13 +564,13 @@ static int
 handle_kernel_stats(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_kernel_stats stats;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_kernel_stats stats;
 
 	if (!session || !session->kernel)
 		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
 				    msg->session_id);
-	consumerd_kernel_trace_stats(session->kernel, &stats);
+	tc_consumerd_kernel_trace_stats(session->kernel, &stats);
 	command->reply.bytes_used = stats.bytes_unread;
 	command->reply.events_discarded = stats.events_discarded;
 	command->reply.packets_written = stats.packets_written;
@@ -581,7 +581,7 @@ static int
 handle_rotate(struct command *command)
 {
 	const struct tc_consumer_rotate *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	uint64_t archived = 0;
 	int ret;
 
@@ -594,12 +594,12 @@ handle_rotate(struct command *command)
 				    msg->session_id);
 	if (!string_is_terminated(msg->from_root, sizeof(msg->from_root)) ||
 	    !string_is_terminated(msg->to_root, sizeof(msg->to_root)) ||
-	    !consumerd_output_path_is_safe(msg->from_root) ||
-	    !consumerd_output_path_is_safe(msg->to_root))
+	    !tc_consumerd_output_path_is_safe(msg->from_root) ||
+	    !tc_consumerd_output_path_is_safe(msg->to_root))
 		return command_fail(command, -EINVAL,
 				    "The rotation's directories are not absolute paths without "
 				    "\"..\"");
-	ret = consumerd_session_rotate(session, msg->from_root, msg->to_root, &archived);
+	ret = tc_consumerd_rotate_session(session, msg->from_root, msg->to_root, &archived);
 	command->reply.bytes_used = archived;
 	command_set_totals(command, session);
 	if (ret < 0)
@@ -612,12 +612,12 @@ static int
 handle_clear(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	int ret;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	ret = consumerd_session_clear(session);
+	ret = tc_consumerd_rotate_clear(session);
 	if (ret < 0)
 		return command_fail(command, ret, "Session %" PRIu64 ": cannot clear: %s",
 				    msg->session_id, strerror(-ret));
@@ -636,7 +636,7 @@ static int
 handle_relay_rotate(struct command *command)
 {
 	const struct tc_consumer_relay_rotate *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	uint64_t archived = 0;
 	uint32_t steps;
 	int ret;
@@ -657,15 +657,15 @@ handle_relay_rotate(struct command *command)
 	steps = msg->flags & (TC_CONSUMER_RELAY_ROTATE_BEGIN | TC_CONSUMER_RELAY_ROTATE_CLOSE)
 		    ? msg->flags
 		    : msg->flags | TC_CONSUMER_RELAY_ROTATE_BEGIN | TC_CONSUMER_RELAY_ROTATE_CLOSE;
-	ret = consumerd_session_rotate_relay(session, msg->close_command, steps, msg->timestamp,
-					     command->reply.message,
-					     sizeof(command->reply.message), &archived);
+	ret = tc_consumerd_rotate_relay(session, msg->close_command, steps, msg->timestamp,
+					command->reply.message, sizeof(command->reply.message),
+					&archived);
 	command->reply.bytes_used = archived;
 	command_set_totals(command, session);
 	if (ret == -EPERM) {
-		struct consumerd_relay_status status = {0};
+		struct tc_consumerd_relay_status status = {0};
 
-		consumerd_relay_get_status(session->relay, &status);
+		tc_consumerd_relay_get_status(session->relay, &status);
 		return command_fail(command, ret,
 				    "The relay at %s does not allow clearing sessions "
 				    "(lttng-relayd --disallow-clear)",
@@ -683,11 +683,11 @@ static int
 handle_chunk_size(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	command->reply.bytes_used = consumerd_session_chunk_bytes(session);
+	command->reply.bytes_used = tc_consumerd_rotate_chunk_bytes(session);
 	return 0;
 }
 
@@ -695,15 +695,15 @@ static int
 handle_relay_status(struct command *command)
 {
 	const struct tc_consumer_session_ref *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
-	struct consumerd_relay_status status = {0};
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_relay_status status = {0};
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
 	if (!session->relay)
 		return command_fail(command, -EINVAL, "Session %" PRIu64 " does not stream",
 				    msg->session_id);
-	consumerd_relay_get_status(session->relay, &status);
+	tc_consumerd_relay_get_status(session->relay, &status);
 	command->reply.relay_connected = status.up;
 	command->reply.relay_lost_packets = status.lost_packets;
 	command->reply.relay_lost_since = status.lost_since;
@@ -718,7 +718,7 @@ static int
 handle_kernel_own(struct command *command)
 {
 	const struct tc_consumer_kernel_own *msg = command->msg;
-	struct consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	int ret, ring_fd;
 
 	if (!session)
@@ -727,14 +727,14 @@ handle_kernel_own(struct command *command)
 		return command_fail(command, -EINVAL, "%zu descriptors for a ring buffer",
 				    command->nr_fds);
 	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !consumerd_output_path_is_safe(msg->dir))
+	    !tc_consumerd_output_path_is_safe(msg->dir))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
 	ring_fd = command->fds[0];
 	command->fds[0] = -1; /* taken, closed on failure too */
 	if (session->own)
-		ret = consumerd_own_trace_replace_ring(session->own, ring_fd);
+		ret = tc_consumerd_kernel_own_replace_ring(session->own, ring_fd);
 	else
-		ret = consumerd_own_trace_open(msg->dir, msg->uuid, ring_fd, &session->own);
+		ret = tc_consumerd_kernel_own_open(msg->dir, msg->uuid, ring_fd, &session->own);
 	if (ret < 0)
 		return command_fail(command, ret, "Cannot write the own-process kernel trace "
 				    "into \"%s\": %s", msg->dir, strerror(-ret));
@@ -744,9 +744,9 @@ handle_kernel_own(struct command *command)
 static int
 handle_session_files(struct command *command)
 {
-	return consumerd_session_files_send(command->fd, command->msg, command->reply.message,
-					    sizeof(command->reply.message),
-					    &command->is_socket_broken);
+	return tc_consumerd_session_files_send(command->fd, command->msg, command->reply.message,
+					       sizeof(command->reply.message),
+					       &command->is_socket_broken);
 }
 
 static const struct command_type command_types[] = {
@@ -846,8 +846,8 @@ command_check(struct command *command, bool is_truncated)
 }
 
 static void
-command_init(struct command *command, struct consumerd_request *request,
-	     struct consumerd_registry *registry)
+command_init(struct command *command, struct tc_consumerd_request *request,
+	     struct tc_consumerd_registry *registry)
 {
 	*command = (struct command){
 		.fd = request->fd,
@@ -887,8 +887,8 @@ _Static_assert(offsetof(struct tc_consumer_session, session_id) ==
 			   offsetof(struct tc_consumer_session_ref, session_id),
 	       "a request names its session elsewhere");
 
-enum consumerd_request_kind
-consumerd_command_classify(struct consumerd_request *request, uint64_t *session_id)
+enum tc_consumerd_request_kind
+tc_consumerd_command_classify(struct tc_consumerd_request *request, uint64_t *session_id)
 {
 	const struct tc_consumer_session_ref *ref = (const void *)request->msg;
 	const struct command_type *type;
@@ -930,18 +930,18 @@ send_reply(int fd, uint32_t request_id, struct tc_consumer_reply *reply)
  * failed send is not reported: the service is gone, and the main thread
  * sees the socket's end. */
 static void
-command_answer(struct consumerd_request *request, struct command *command)
+command_answer(struct tc_consumerd_request *request, struct command *command)
 {
 	if (command->reply.status < 0)
-		consumerd_warning("Request failed: %s", command->reply.message);
+		tc_consumerd_warning("Request failed: %s", command->reply.message);
 	if (!command->is_socket_broken)
 		send_reply(command->fd, command_request_id(command), &command->reply);
-	consumerd_request_free(request);
+	tc_consumerd_command_request_free(request);
 }
 
 int
-consumerd_command_run(struct consumerd_request *request, struct consumerd_registry *registry,
-		      struct tc_consumer_reply *reply)
+tc_consumerd_command_run(struct tc_consumerd_request *request,
+			 struct tc_consumerd_registry *registry, struct tc_consumer_reply *reply)
 {
 	const struct command_type *type;
 	struct command command;
@@ -949,7 +949,7 @@ consumerd_command_run(struct consumerd_request *request, struct consumerd_regist
 	command_init(&command, request, registry);
 	type = command_check(&command, request->is_truncated);
 	if (type) {
-		consumerd_debug("%s request", type->name);
+		tc_consumerd_debug("%s request", type->name);
 		command.reply.status = type->handle(&command);
 	}
 	*reply = command.reply;
@@ -957,8 +957,8 @@ consumerd_command_run(struct consumerd_request *request, struct consumerd_regist
 }
 
 void
-consumerd_command_answer(struct consumerd_request *request, const struct tc_consumer_reply *reply,
-			 bool is_socket_broken)
+tc_consumerd_command_answer(struct tc_consumerd_request *request,
+			    const struct tc_consumer_reply *reply, bool is_socket_broken)
 {
 	struct command command;
 
@@ -969,16 +969,17 @@ consumerd_command_answer(struct consumerd_request *request, const struct tc_cons
 }
 
 void
-consumerd_command_serve(struct consumerd_request *request, struct consumerd_registry *registry)
+tc_consumerd_command_serve(struct tc_consumerd_request *request,
+			   struct tc_consumerd_registry *registry)
 {
 	struct tc_consumer_reply reply;
-	bool is_broken = consumerd_command_run(request, registry, &reply) < 0;
+	bool is_broken = tc_consumerd_command_run(request, registry, &reply) < 0;
 
-	consumerd_command_answer(request, &reply, is_broken);
+	tc_consumerd_command_answer(request, &reply, is_broken);
 }
 
 void
-consumerd_command_refuse(struct consumerd_request *request, int status, const char *why)
+tc_consumerd_command_refuse(struct tc_consumerd_request *request, int status, const char *why)
 {
 	struct command command;
 
@@ -988,8 +989,8 @@ consumerd_command_refuse(struct consumerd_request *request, int status, const ch
 }
 
 void
-consumerd_command_answer_relay_status(struct consumerd_request *request,
-				      const struct consumerd_relay_status *status)
+tc_consumerd_command_answer_relay_status(struct tc_consumerd_request *request,
+					 const struct tc_consumerd_relay_status *status)
 {
 	const struct tc_consumer_session_ref *msg = (const void *)request->msg;
 	struct command command;
@@ -1013,7 +1014,7 @@ consumerd_command_answer_relay_status(struct consumerd_request *request,
 }
 
 void
-consumerd_request_free(struct consumerd_request *request)
+tc_consumerd_command_request_free(struct tc_consumerd_request *request)
 {
 	for (size_t i = 0; i < request->nr_fds; i++)
 		if (request->fds[i] >= 0)
@@ -1032,7 +1033,7 @@ collect_received_fds(struct msghdr *mh, int *fds)
 }
 
 int
-consumerd_command_receive(int fd, struct consumerd_request **request)
+tc_consumerd_command_receive(int fd, struct tc_consumerd_request **request)
 {
 	/* 64 KiB: static rather than on the stack; only the main thread
 	 * receives, and the request keeps a copy of what it needs. */
@@ -1053,7 +1054,7 @@ consumerd_command_receive(int fd, struct consumerd_request **request)
 		.msg_controllen = sizeof(control.buf),
 	};
 	int fds[CONSUMERD_REQUEST_FDS_MAX];
-	struct consumerd_request *new;
+	struct tc_consumerd_request *new;
 	size_t nr_fds;
 	ssize_t n;
 
@@ -1061,7 +1062,7 @@ consumerd_command_receive(int fd, struct consumerd_request **request)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -EAGAIN;
 	if (n < 0) {
-		consumerd_warning("Failed to read from the service: %m");
+		tc_consumerd_warning("Failed to read from the service: %m");
 		return -EPIPE;
 	}
 	nr_fds = collect_received_fds(&mh, fds);
@@ -1076,7 +1077,7 @@ consumerd_command_receive(int fd, struct consumerd_request **request)
 			return -EPIPE;
 		/* Refused at once, as any request this consumer cannot serve:
 		 * unanswered, it would get the consumer killed. */
-		consumerd_error("Out of memory for a request of %zd bytes", n);
+		tc_consumerd_error("Out of memory for a request of %zd bytes", n);
 		if ((size_t)n >= sizeof(buffer.header)) {
 			struct tc_consumer_reply reply = {.status = -ENOMEM};
 

@@ -3,9 +3,9 @@
  * The service's requests (common/abi/tc-consumer-abi.h): receiving,
  * checking, dispatching and answering them.
  *
- * The main thread receives every request (consumerd_command_receive())
+ * The main thread receives every request (tc_consumerd_command_receive())
  * and classifies it; what names a session is served on that session's
- * thread (tc-consumer-session-thread.h), the rest on the main thread.
+ * thread (tc-consumerd-session-thread.h), the rest on the main thread.
  * Whoever serves a request answers it on the command socket itself:
  * each message is one datagram, sent whole by one send(), and carries
  * the request's id, so answers of different requests may interleave
@@ -17,16 +17,16 @@
 #include <stdbool.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-relay.h"
-#include "tc-consumer-session.h"
+#include "tc-consumerd-relay.h"
+#include "tc-consumerd-session.h"
 
 /* Room for a few fds that a confused peer might attach: they are closed. */
 #define CONSUMERD_REQUEST_FDS_MAX (TC_CONSUMER_KERNEL_CPUS_MAX + 2)
 
 /* One received request: it owns its bytes and its descriptors until it
  * is answered, whichever thread serves it. */
-struct consumerd_request {
-	struct consumerd_request *next;	    /* in a session thread's queue */
+struct tc_consumerd_request {
+	struct tc_consumerd_request *next;  /* in a session thread's queue */
 	int fd;				    /* the command socket, to answer on */
 	int fds[CONSUMERD_REQUEST_FDS_MAX]; /* -1 once a handler took one */
 	size_t nr_fds;
@@ -41,9 +41,9 @@ struct consumerd_request {
  * or -EPIPE when the socket is closed or broken: the caller then writes
  * out everything and exits.
  */
-int consumerd_command_receive(int fd, struct consumerd_request **request);
+int tc_consumerd_command_receive(int fd, struct tc_consumerd_request **request);
 
-enum consumerd_request_kind {
+enum tc_consumerd_request_kind {
 	CONSUMERD_REQUEST_NO_SESSION,	/* malformed, or SESSION_FILES */
 	CONSUMERD_REQUEST_CREATE,	/* a new session: a new thread */
 	CONSUMERD_REQUEST_RELAY_STATUS, /* answered from the published status */
@@ -53,31 +53,32 @@ enum consumerd_request_kind {
 
 /* Checks the header and the size of request; for a well-formed request
  * naming a session, *session_id receives it. */
-enum consumerd_request_kind consumerd_command_classify(struct consumerd_request *request,
-						       uint64_t *session_id);
+enum tc_consumerd_request_kind tc_consumerd_command_classify(struct tc_consumerd_request *request,
+							     uint64_t *session_id);
 
 /*
  * Checks every field of request and does the work on registry (the
  * serving thread's sessions), sending the TC_CONSUMER_STREAM or
  * TC_CONSUMER_SESSION_FILE messages it calls for; *reply receives the
- * TC_CONSUMER_REPLY to send with consumerd_command_answer(). Returns 0,
+ * TC_CONSUMER_REPLY to send with tc_consumerd_command_answer(). Returns 0,
  * or -EPIPE when sending failed (the service is gone).
  */
-int consumerd_command_run(struct consumerd_request *request, struct consumerd_registry *registry,
-			  struct tc_consumer_reply *reply);
+int tc_consumerd_command_run(struct tc_consumerd_request *request,
+			     struct tc_consumerd_registry *registry,
+			     struct tc_consumer_reply *reply);
 /* Sends reply (unless is_socket_broken) and frees request. */
-void consumerd_command_answer(struct consumerd_request *request,
-			      const struct tc_consumer_reply *reply, bool is_socket_broken);
-/* consumerd_command_run() then consumerd_command_answer(). */
-void consumerd_command_serve(struct consumerd_request *request,
-			     struct consumerd_registry *registry);
+void tc_consumerd_command_answer(struct tc_consumerd_request *request,
+				 const struct tc_consumer_reply *reply, bool is_socket_broken);
+/* tc_consumerd_command_run() then tc_consumerd_command_answer(). */
+void tc_consumerd_command_serve(struct tc_consumerd_request *request,
+				struct tc_consumerd_registry *registry);
 /* Answers status (a -errno) with why, and frees request. */
-void consumerd_command_refuse(struct consumerd_request *request, int status, const char *why);
+void tc_consumerd_command_refuse(struct tc_consumerd_request *request, int status, const char *why);
 /* Answers a RELAY_STATUS request from status, NULL when the session does
  * not stream, and frees request. */
-void consumerd_command_answer_relay_status(struct consumerd_request *request,
-					   const struct consumerd_relay_status *status);
+void tc_consumerd_command_answer_relay_status(struct tc_consumerd_request *request,
+					      const struct tc_consumerd_relay_status *status);
 /* Closes what no handler took and frees request. */
-void consumerd_request_free(struct consumerd_request *request);
+void tc_consumerd_command_request_free(struct tc_consumerd_request *request);
 
 #endif /* TC_CONSUMER_COMMAND_H */

@@ -7,7 +7,7 @@
  * "syscall_entry_NAME" and "syscall_exit_NAME". Its sched events name a
  * thread's id "tid" where tracefs says "pid" (the kernel's task->pid).
  */
-#include "tc-consumer-kernel-lttng.h"
+#include "tc-consumerd-kernel-lttng.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,7 +67,7 @@ static const struct {
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
 
 void
-consumerd_kernel_lttng_event_name(const char *system, const char *event, char *name)
+tc_consumerd_kernel_lttng_event_name(const char *system, const char *event, char *name)
 {
 	for (size_t i = 0; i < N_ELEMENTS(event_rules); i++) {
 		size_t prefix = strlen(event_rules[i].tracefs_prefix);
@@ -83,7 +83,7 @@ consumerd_kernel_lttng_event_name(const char *system, const char *event, char *n
 }
 
 const char *
-consumerd_kernel_lttng_field_name(const char *system, const char *field)
+tc_consumerd_kernel_lttng_field_name(const char *system, const char *field)
 {
 	for (size_t i = 0; i < N_ELEMENTS(field_rules); i++)
 		if (strcmp(system, field_rules[i].system) == 0 &&
@@ -93,7 +93,7 @@ consumerd_kernel_lttng_field_name(const char *system, const char *field)
 }
 
 bool
-consumerd_kernel_lttng_field_repeated(const char *system, const char *event, const char *field)
+tc_consumerd_kernel_lttng_field_repeated(const char *system, const char *event, const char *field)
 {
 	for (size_t i = 0; i < N_ELEMENTS(repeated_fields); i++)
 		if (strcmp(system, repeated_fields[i].system) == 0 &&
@@ -104,7 +104,7 @@ consumerd_kernel_lttng_field_repeated(const char *system, const char *event, con
 }
 
 bool
-consumerd_kernel_lttng_user_text(const char *system, const char *type)
+tc_consumerd_kernel_lttng_user_text(const char *system, const char *type)
 {
 	static const char suffix[] = "char *";
 	size_t len = strlen(type);

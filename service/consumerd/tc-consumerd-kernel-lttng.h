@@ -4,11 +4,11 @@
  * events that have a counterpart in lttng-modules: a kernel trace written
  * under these names is one LTTng's tool chain (lttng-analyses, Trace
  * Compass's kernel views) knows how to read. The rules are one table in
- * tc-consumer-kernel-lttng.c; docs/lttng-compat.md lists them.
+ * tc-consumerd-kernel-lttng.c; docs/lttng-compat.md lists them.
  *
  * Everything here is a pure function of the tracefs names, which the
- * metadata (tc-consumer-kernel-metadata.c) and the record writer
- * (tc-consumer-kernel.c) both ask, so that the fields each declares and
+ * metadata (tc-consumerd-kernel-metadata.c) and the record writer
+ * (tc-consumerd-kernel.c) both ask, so that the fields each declares and
  * writes stay in the same order.
  */
 #ifndef TC_CONSUMER_KERNEL_LTTNG_H
@@ -25,10 +25,10 @@
  * CONSUMERD_KERNEL_EVENT_NAME_MAX): LTTng's ("sched_switch",
  * "syscall_entry_read") where the table has the system, else tracefs'
  * "system:event". */
-void consumerd_kernel_lttng_event_name(const char *system, const char *event, char *name);
+void tc_consumerd_kernel_lttng_event_name(const char *system, const char *event, char *name);
 
 /* The field's name in the trace: LTTng's ("prev_tid") or tracefs' own. */
-const char *consumerd_kernel_lttng_field_name(const char *system, const char *field);
+const char *tc_consumerd_kernel_lttng_field_name(const char *system, const char *field);
 
 /* The most fields of one event written twice: the writer and the
  * metadata both stop there. */
@@ -38,8 +38,8 @@ const char *consumerd_kernel_lttng_field_name(const char *system, const char *fi
  * fields, under its tracefs name: LTTng has both a tid and a pid where
  * tracefs has one field (sched_process_fork's parent_pid and child_pid,
  * which LTTng-aware tools read besides parent_tid and child_tid). */
-bool consumerd_kernel_lttng_field_repeated(const char *system, const char *event,
-					   const char *field);
+bool tc_consumerd_kernel_lttng_field_repeated(const char *system, const char *event,
+					      const char *field);
 
 /* Whether a field of type (libtraceevent's, "const char *") that is not
  * a string holds the user-space address of a text LTTng writes out: a
@@ -47,7 +47,7 @@ bool consumerd_kernel_lttng_field_repeated(const char *system, const char *event
  * process's memory: such a field is written as the string
  * "unknown (0xADDRESS)", a string where LTTng's tools expect one
  * (lttng-analyses takes names starting with "unknown" as unknown files). */
-bool consumerd_kernel_lttng_user_text(const char *system, const char *type);
+bool tc_consumerd_kernel_lttng_user_text(const char *system, const char *type);
 
 /* "unknown (0x...)": room for the text of a 64-bit address. */
 #define CONSUMERD_KERNEL_USER_TEXT_MAX 32u

@@ -4,16 +4,16 @@
  * by libtraceevent: one stream class like the user-space one (same packet
  * context, same clock), one event class per format, named as LTTng names
  * it where lttng-modules has it ("sched_switch", "syscall_entry_read"),
- * else "<system>:<event>" (tc-consumer-kernel-lttng.c), whose fields are
- * what tc-consumer-kernel.c writes: integers with their size and
+ * else "<system>:<event>" (tc-consumerd-kernel-lttng.c), whose fields are
+ * what tc-consumerd-kernel.c writes: integers with their size and
  * signedness, character arrays and __data_loc strings as strings, other
  * arrays as arrays of integers, then the fields LTTng has twice.
  *
  * The env block says what LTTng's does, so that its tools read the trace:
  * the tracer's name and version (tracectl's), the domain, the machine.
  */
-#include "tc-consumer-kernel.h"
-#include "tc-consumer-kernel-lttng.h"
+#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-lttng.h"
 #include "tc-ctf-clock.h"
 #include "tc-rb-ctf.h"
 
@@ -55,7 +55,7 @@ print_integer(FILE *out, unsigned int size, int is_signed, int hex)
 }
 
 int
-consumerd_kernel_field_is_string(const struct tep_format_field *field)
+tc_consumerd_kernel_metadata_field_is_string(const struct tep_format_field *field)
 {
 	return (field->flags & TEP_FIELD_IS_STRING) ||
 	       ((field->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
@@ -67,8 +67,8 @@ static void
 print_field(FILE *out, const struct tep_format_field *field, const char *name)
 {
 	fputs("\t\t", out);
-	if (consumerd_kernel_field_is_string(field) ||
-	    consumerd_kernel_lttng_user_text(field->event->system, field->type)) {
+	if (tc_consumerd_kernel_metadata_field_is_string(field) ||
+	    tc_consumerd_kernel_lttng_user_text(field->event->system, field->type)) {
 		fputs("string { encoding = UTF8; } ", out);
 	} else if (field->flags & TEP_FIELD_IS_DYNAMIC) {
 		/* Written as its length then its bytes. */
@@ -96,7 +96,7 @@ print_field(FILE *out, const struct tep_format_field *field, const char *name)
 	fputs(";\n", out);
 }
 
-/* The context fields, in the order tc-consumer-kernel.c writes them. */
+/* The context fields, in the order tc-consumerd-kernel.c writes them. */
 static void
 print_event_context(FILE *out, uint32_t contexts)
 {
@@ -180,19 +180,19 @@ print_event(FILE *out, struct tep_event *event)
 	char name[CONSUMERD_KERNEL_EVENT_NAME_MAX];
 	unsigned int repeated = 0;
 
-	consumerd_kernel_lttng_event_name(event->system, event->name, name);
+	tc_consumerd_kernel_lttng_event_name(event->system, event->name, name);
 	fprintf(out, "event {\n\tname = \"%s\";\n\tid = %d;\n\tstream_id = 0;\n"
 		     "\tfields := struct {\n",
 		name, event->id);
 	for (int i = 0; common && common[i]; i++)
 		print_field(out, common[i],
-			    consumerd_kernel_lttng_field_name(event->system, common[i]->name));
+			    tc_consumerd_kernel_lttng_field_name(event->system, common[i]->name));
 	for (int i = 0; fields && fields[i]; i++)
 		print_field(out, fields[i],
-			    consumerd_kernel_lttng_field_name(event->system, fields[i]->name));
+			    tc_consumerd_kernel_lttng_field_name(event->system, fields[i]->name));
 	for (int i = 0; fields && fields[i] && repeated < CONSUMERD_KERNEL_LTTNG_REPEATED_MAX; i++)
-		if (consumerd_kernel_lttng_field_repeated(event->system, event->name,
-							  fields[i]->name)) {
+		if (tc_consumerd_kernel_lttng_field_repeated(event->system, event->name,
+							     fields[i]->name)) {
 			print_field(out, fields[i], fields[i]->name);
 			repeated++;
 		}
@@ -213,9 +213,8 @@ finish(struct text *text, size_t *len)
 }
 
 char *
-consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
-			  const struct tc_consumer_clock *clock,
-			  uint32_t contexts, size_t *len)
+tc_consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
+			     const struct tc_consumer_clock *clock, uint32_t contexts, size_t *len)
 {
 	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	struct text text = {0};
@@ -230,7 +229,7 @@ consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
 }
 
 char *
-consumerd_kernel_metadata_events(struct tep_event **events, size_t *len)
+tc_consumerd_kernel_metadata_events(struct tep_event **events, size_t *len)
 {
 	struct text text = {0};
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The own-process kernel trace (tc-consumer-kernel-own.h).
+ * The own-process kernel trace (tc-consumerd-kernel-own.h).
  *
  * The ring buffer is the kernel's BPF ring buffer: page 0 holds the
  * consumer position, the only page the kernel lets the consumer map
@@ -17,7 +17,7 @@
  * to one stream per CPU (channel0_<cpu>, created when the CPU first
  * records), whose times are made non-decreasing.
  */
-#include "tc-consumer-kernel-own.h"
+#include "tc-consumerd-kernel-own.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
 #include "tc-ctf-clock.h"
 #include "tc-kernel-own.h"
 #include "tc-rb-ctf.h"
@@ -64,7 +64,7 @@ struct cpu_stream {
 	uint8_t *end;
 };
 
-struct consumerd_own_trace {
+struct tc_consumerd_own_trace {
 	pthread_mutex_t lock;
 	pthread_t thread;
 	bool stopping;
@@ -188,7 +188,7 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 
 /* The packet header and context, once its events are known. */
 static void
-put_packet_header(const struct consumerd_own_trace *trace, struct cpu_stream *stream,
+put_packet_header(const struct tc_consumerd_own_trace *trace, struct cpu_stream *stream,
 		  uint32_t cpu, size_t size)
 {
 	uint8_t *out = stream->packet;
@@ -212,7 +212,7 @@ put_packet_header(const struct consumerd_own_trace *trace, struct cpu_stream *st
 
 /* The CPU's stream file and packet buffer, made when it first records. */
 static int
-stream_open(struct consumerd_own_trace *trace, uint32_t cpu, struct cpu_stream **result)
+stream_open(struct tc_consumerd_own_trace *trace, uint32_t cpu, struct cpu_stream **result)
 {
 	struct cpu_stream *stream = &trace->cpus[cpu];
 	char name[32];
@@ -222,7 +222,7 @@ stream_open(struct consumerd_own_trace *trace, uint32_t cpu, struct cpu_stream *
 		stream->packet = malloc(PACKET_HEADER_SIZE + (size_t)PACKET_RECORDS * EVENT_MAX);
 		if (!stream->packet)
 			return -ENOMEM;
-		stream->fd = consumerd_output_create_file(trace->dir_fd, name);
+		stream->fd = tc_consumerd_output_create_file(trace->dir_fd, name);
 		if (stream->fd < 0) {
 			int ret = stream->fd;
 
@@ -237,7 +237,7 @@ stream_open(struct consumerd_own_trace *trace, uint32_t cpu, struct cpu_stream *
 }
 
 static int
-stream_flush(struct consumerd_own_trace *trace, uint32_t cpu)
+stream_flush(struct tc_consumerd_own_trace *trace, uint32_t cpu)
 {
 	struct cpu_stream *stream = &trace->cpus[cpu];
 	size_t size = (size_t)(stream->end - stream->packet);
@@ -246,7 +246,7 @@ stream_flush(struct consumerd_own_trace *trace, uint32_t cpu)
 	if (!stream->count)
 		return 0;
 	put_packet_header(trace, stream, cpu, size);
-	ret = consumerd_output_append(stream->fd, &stream->size, stream->packet, size);
+	ret = tc_consumerd_output_append(stream->fd, &stream->size, stream->packet, size);
 	stream->packet_seq++;
 	stream->count = 0;
 	stream->end = stream->packet + PACKET_HEADER_SIZE;
@@ -255,7 +255,7 @@ stream_flush(struct consumerd_own_trace *trace, uint32_t cpu)
 
 /* One record into its CPU's packet, its time no earlier than the last. */
 static int
-stream_add(struct consumerd_own_trace *trace, struct tc_own_record *record)
+stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record)
 {
 	struct cpu_stream *stream;
 	int ret;
@@ -278,7 +278,7 @@ stream_add(struct consumerd_own_trace *trace, struct tc_own_record *record)
 
 /* Everything committed now, as one packet per CPU (more when full). */
 static int
-drain_locked(struct consumerd_own_trace *trace)
+drain_locked(struct tc_consumerd_own_trace *trace)
 {
 	struct ring *ring = &trace->ring;
 	uint64_t cons, prod;
@@ -314,7 +314,7 @@ drain_locked(struct consumerd_own_trace *trace)
 static void *
 reader(void *data)
 {
-	struct consumerd_own_trace *trace = data;
+	struct tc_consumerd_own_trace *trace = data;
 
 	for (;;) {
 		int ret;
@@ -327,7 +327,7 @@ reader(void *data)
 		ret = drain_locked(trace);
 		pthread_mutex_unlock(&trace->lock);
 		if (ret < 0)
-			consumerd_warning("own-process kernel trace: %s", strerror(-ret));
+			tc_consumerd_warning("own-process kernel trace: %s", strerror(-ret));
 		/* The programs never wake us (each wake-up would cost the
 		 * traced task), so the ring is read on a timer. */
 		usleep(READ_INTERVAL_US);
@@ -403,7 +403,7 @@ print_metadata(FILE *out, const uint8_t uuid[16])
 }
 
 static int
-write_metadata(struct consumerd_own_trace *trace)
+write_metadata(struct tc_consumerd_own_trace *trace)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -417,13 +417,13 @@ write_metadata(struct consumerd_own_trace *trace)
 		free(text);
 		return -ENOMEM;
 	}
-	ret = consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text, len);
+	ret = tc_consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text, len);
 	free(text);
 	return ret;
 }
 
 static void
-trace_free(struct consumerd_own_trace *trace)
+trace_free(struct tc_consumerd_own_trace *trace)
 {
 	ring_unmap(&trace->ring);
 	for (unsigned int cpu = 0; trace->cpus && cpu < trace->nr_cpus; cpu++) {
@@ -441,10 +441,10 @@ trace_free(struct consumerd_own_trace *trace)
 }
 
 int
-consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
-			 struct consumerd_own_trace **result)
+tc_consumerd_kernel_own_open(const char *dir, const uint8_t uuid[16], int ring_fd,
+			     struct tc_consumerd_own_trace **result)
 {
-	struct consumerd_own_trace *trace = calloc(1, sizeof(*trace));
+	struct tc_consumerd_own_trace *trace = calloc(1, sizeof(*trace));
 	int ret;
 
 	if (!trace) {
@@ -462,10 +462,11 @@ consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
 		close(ring_fd);
 		trace->ring.fd = -1;
 	}
-	trace->dir_fd = ret < 0 ? ret : consumerd_output_open_dir(dir);
+	trace->dir_fd = ret < 0 ? ret : tc_consumerd_output_open_dir(dir);
 	ret = trace->dir_fd < 0 ? trace->dir_fd : 0;
 	if (ret == 0)
-		ret = trace->metadata_fd = consumerd_output_create_file(trace->dir_fd, "metadata");
+		ret = trace->metadata_fd =
+		    tc_consumerd_output_create_file(trace->dir_fd, "metadata");
 	if (ret >= 0)
 		ret = write_metadata(trace);
 	if (ret >= 0)
@@ -479,7 +480,7 @@ consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
 }
 
 int
-consumerd_own_trace_replace_ring(struct consumerd_own_trace *trace, int ring_fd)
+tc_consumerd_kernel_own_replace_ring(struct tc_consumerd_own_trace *trace, int ring_fd)
 {
 	struct ring ring;
 	int ret = ring_map(&ring, ring_fd);
@@ -497,7 +498,7 @@ consumerd_own_trace_replace_ring(struct consumerd_own_trace *trace, int ring_fd)
 }
 
 int
-consumerd_own_trace_drain(struct consumerd_own_trace *trace)
+tc_consumerd_kernel_own_drain(struct tc_consumerd_own_trace *trace)
 {
 	int ret;
 
@@ -506,14 +507,14 @@ consumerd_own_trace_drain(struct consumerd_own_trace *trace)
 	pthread_mutex_unlock(&trace->lock);
 	for (unsigned int cpu = 0; ret == 0 && cpu < trace->nr_cpus; cpu++)
 		if (trace->cpus[cpu].packet)
-			ret = consumerd_output_sync(trace->cpus[cpu].fd);
+			ret = tc_consumerd_output_sync(trace->cpus[cpu].fd);
 	if (ret == 0)
-		ret = consumerd_output_sync(trace->metadata_fd);
+		ret = tc_consumerd_output_sync(trace->metadata_fd);
 	return ret;
 }
 
 void
-consumerd_own_trace_close(struct consumerd_own_trace *trace)
+tc_consumerd_kernel_own_close(struct tc_consumerd_own_trace *trace)
 {
 	if (!trace)
 		return;
@@ -521,6 +522,6 @@ consumerd_own_trace_close(struct consumerd_own_trace *trace)
 	trace->stopping = true;
 	pthread_mutex_unlock(&trace->lock);
 	pthread_join(trace->thread, NULL);
-	consumerd_own_trace_drain(trace);
+	tc_consumerd_kernel_own_drain(trace);
 	trace_free(trace);
 }

@@ -11,19 +11,19 @@
 
 #include <stdint.h>
 
-struct consumerd_own_trace;
+struct tc_consumerd_own_trace;
 
 /* Creates dir (empty or new), its metadata and its stream file, maps the
  * ring buffer (ring_fd is taken, closed on failure too) and starts the
  * reading thread. 0 or -errno. */
-int consumerd_own_trace_open(const char *dir, const uint8_t uuid[16], int ring_fd,
-			     struct consumerd_own_trace **result);
+int tc_consumerd_kernel_own_open(const char *dir, const uint8_t uuid[16], int ring_fd,
+				 struct tc_consumerd_own_trace **result);
 /* A new ring buffer (a restart of the session): the old one is drained
  * and let go. ring_fd is taken. */
-int consumerd_own_trace_replace_ring(struct consumerd_own_trace *trace, int ring_fd);
+int tc_consumerd_kernel_own_replace_ring(struct tc_consumerd_own_trace *trace, int ring_fd);
 /* Writes out what the ring buffer holds now and syncs the files. */
-int consumerd_own_trace_drain(struct consumerd_own_trace *trace);
+int tc_consumerd_kernel_own_drain(struct tc_consumerd_own_trace *trace);
 /* Stops the thread, drains, closes; NULL is ignored. */
-void consumerd_own_trace_close(struct consumerd_own_trace *trace);
+void tc_consumerd_kernel_own_close(struct tc_consumerd_own_trace *trace);
 
 #endif /* TC_CONSUMER_KERNEL_OWN_H */

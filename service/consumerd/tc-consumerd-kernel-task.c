@@ -31,7 +31,7 @@
  * met with pid_max at 4M, systemd's default) took turns evicting each
  * other, and every one of their records cost a /proc read.
  */
-#include "tc-consumer-kernel.h"
+#include "tc-consumerd-kernel.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -64,7 +64,7 @@ struct tgid_entry {
 	enum tgid_source source;
 };
 
-struct consumerd_kernel_tasks {
+struct tc_consumerd_kernel_tasks {
 	int switch_id, wakeup_new_id, rename_id, newtask_id; /* -1 until their formats are known */
 	struct field_ref prev_pid, prev_comm, prev_prio, next_pid, next_comm, next_prio;
 	struct field_ref new_pid, new_comm, new_prio, rename_pid, rename_comm;
@@ -74,8 +74,8 @@ struct consumerd_kernel_tasks {
 	char *tgids_text;
 	struct tgid_entry tgids[TGIDS_CACHED];
 	uint32_t nr_cpus;
-	struct consumerd_kernel_task *running; /* per CPU, tid -1: unknown */
-	struct consumerd_kernel_task cache[TASKS_CACHED];
+	struct tc_consumerd_kernel_task *running; /* per CPU, tid -1: unknown */
+	struct tc_consumerd_kernel_task cache[TASKS_CACHED];
 	/* When each entry was last used, on a clock that ticks per use. */
 	uint64_t clock;
 	uint64_t tgid_used[TGIDS_CACHED];
@@ -84,7 +84,7 @@ struct consumerd_kernel_tasks {
 };
 
 static void
-task_clear(struct consumerd_kernel_task *task, int32_t tid)
+task_clear(struct tc_consumerd_kernel_task *task, int32_t tid)
 {
 	memset(task, 0, sizeof(*task));
 	task->tid = tid;
@@ -92,10 +92,10 @@ task_clear(struct consumerd_kernel_task *task, int32_t tid)
 	task->prio = -1;
 }
 
-struct consumerd_kernel_tasks *
-consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd)
+struct tc_consumerd_kernel_tasks *
+tc_consumerd_kernel_task_new(uint32_t nr_cpus, int tgids_fd)
 {
-	struct consumerd_kernel_tasks *tasks = calloc(1, sizeof(*tasks));
+	struct tc_consumerd_kernel_tasks *tasks = calloc(1, sizeof(*tasks));
 
 	if (tasks)
 		tasks->running = calloc(nr_cpus, sizeof(tasks->running[0]));
@@ -116,7 +116,7 @@ consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd)
 }
 
 void
-consumerd_kernel_tasks_free(struct consumerd_kernel_tasks *tasks)
+tc_consumerd_kernel_task_free(struct tc_consumerd_kernel_tasks *tasks)
 {
 	if (!tasks)
 		return;
@@ -141,7 +141,8 @@ find_field(struct tep_event *event, const char *name)
 }
 
 void
-consumerd_kernel_tasks_use_formats(struct consumerd_kernel_tasks *tasks, struct tep_handle *tep)
+tc_consumerd_kernel_task_use_formats(struct tc_consumerd_kernel_tasks *tasks,
+				     struct tep_handle *tep)
 {
 	struct tep_event *sw = tep_find_event_by_name(tep, "sched", "sched_switch");
 	struct tep_event *wn = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
@@ -226,19 +227,19 @@ cache_index(const int32_t *first_tid, size_t stride, const uint64_t *used, uint3
 }
 
 static uint32_t
-task_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
+task_index(const struct tc_consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 {
 	return cache_index(&tasks->cache[0].tid, sizeof(tasks->cache[0]), tasks->task_used,
 			   TASKS_CACHED, tid, -1, hit);
 }
 
 /* The cached task tid, or a cleared entry for it. */
-static struct consumerd_kernel_task *
-cache_entry(struct consumerd_kernel_tasks *tasks, int32_t tid)
+static struct tc_consumerd_kernel_task *
+cache_entry(struct tc_consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	bool hit;
 	uint32_t index = task_index(tasks, tid, &hit);
-	struct consumerd_kernel_task *task = &tasks->cache[index];
+	struct tc_consumerd_kernel_task *task = &tasks->cache[index];
 
 	tasks->task_used[index] = ++tasks->clock;
 	if (!hit)
@@ -247,9 +248,9 @@ cache_entry(struct consumerd_kernel_tasks *tasks, int32_t tid)
 }
 
 static void
-remember(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *comm, int64_t prio)
+remember(struct tc_consumerd_kernel_tasks *tasks, int32_t tid, const char *comm, int64_t prio)
 {
-	struct consumerd_kernel_task *task = cache_entry(tasks, tid);
+	struct tc_consumerd_kernel_task *task = cache_entry(tasks, tid);
 
 	memcpy(task->comm, comm, sizeof(task->comm));
 	task->prio = (int32_t)(prio - MAX_RT_PRIO);
@@ -257,10 +258,10 @@ remember(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *comm, in
 }
 
 static void
-follow_switch(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
+follow_switch(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
 	      uint32_t size)
 {
-	struct consumerd_kernel_task *running = &tasks->running[cpu];
+	struct tc_consumerd_kernel_task *running = &tasks->running[cpu];
 	int64_t prev_pid, prev_prio, next_pid, next_prio;
 	char prev_comm[16], next_comm[16];
 
@@ -283,7 +284,7 @@ follow_switch(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t 
 
 /* A new task: whatever was cached under its id was another one's. */
 static void
-follow_wakeup_new(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
+follow_wakeup_new(struct tc_consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
 {
 	int64_t pid, prio;
 	char comm[16];
@@ -297,10 +298,10 @@ follow_wakeup_new(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uin
 }
 
 static void
-follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
+follow_rename(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t *data,
 	      uint32_t size)
 {
-	struct consumerd_kernel_task *task;
+	struct tc_consumerd_kernel_task *task;
 	int64_t pid;
 	char comm[16];
 
@@ -314,7 +315,7 @@ follow_rename(struct consumerd_kernel_tasks *tasks, uint32_t cpu, const uint8_t 
 }
 
 static uint32_t
-tgid_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
+tgid_index(const struct tc_consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 {
 	return cache_index(&tasks->tgids[0].tid, sizeof(tasks->tgids[0]), tasks->tgid_used,
 			   TGIDS_CACHED, tid, 0, hit);
@@ -322,7 +323,7 @@ tgid_index(const struct consumerd_kernel_tasks *tasks, int32_t tid, bool *hit)
 
 /* tid's entry, or NULL. */
 static struct tgid_entry *
-find_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+find_tgid(struct tc_consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	bool hit;
 	uint32_t index = tgid_index(tasks, tid, &hit);
@@ -334,7 +335,7 @@ find_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 }
 
 static void
-set_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid, int32_t tgid,
+set_tgid(struct tc_consumerd_kernel_tasks *tasks, int32_t tid, int32_t tgid,
 	 enum tgid_source source)
 {
 	bool hit;
@@ -376,7 +377,7 @@ parse_tgid_line(char **line, long *tid, long *tgid)
  * says of wanted, or -1.
  */
 static int32_t
-reread_tgids(struct consumerd_kernel_tasks *tasks, int32_t wanted)
+reread_tgids(struct tc_consumerd_kernel_tasks *tasks, int32_t wanted)
 {
 	int32_t wanted_tgid = -1;
 	size_t len = 0;
@@ -411,7 +412,7 @@ reread_tgids(struct consumerd_kernel_tasks *tasks, int32_t wanted)
 }
 
 static bool
-read_proc_file(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *name, char *buf,
+read_proc_file(struct tc_consumerd_kernel_tasks *tasks, int32_t tid, const char *name, char *buf,
 	       size_t size)
 {
 	char path[64];
@@ -433,7 +434,7 @@ read_proc_file(struct consumerd_kernel_tasks *tasks, int32_t tid, const char *na
 
 /* The thread group of a live task, or -1. */
 static int32_t
-proc_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+proc_tgid(struct tc_consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	char status[4096], *line;
 	long tgid;
@@ -448,7 +449,7 @@ proc_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 /* The thread group of tid, or -1; /proc is read once per task, the map
  * once per drain at most. */
 static int32_t
-lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
+lookup_tgid(struct tc_consumerd_kernel_tasks *tasks, int32_t tid)
 {
 	struct tgid_entry *entry = find_tgid(tasks, tid);
 	int32_t tgid;
@@ -483,7 +484,7 @@ lookup_tgid(struct consumerd_kernel_tasks *tasks, int32_t tid)
 /* A new task, recorded by its creator: a thread joins its creator's
  * thread group, a process starts its own. */
 static void
-follow_newtask(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
+follow_newtask(struct tc_consumerd_kernel_tasks *tasks, const uint8_t *data, uint32_t size)
 {
 	int64_t creator, created, flags;
 	struct tgid_entry *stale;
@@ -503,8 +504,8 @@ follow_newtask(struct consumerd_kernel_tasks *tasks, const uint8_t *data, uint32
 }
 
 void
-consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int event_id,
-			      const uint8_t *data, uint32_t size)
+tc_consumerd_kernel_task_follow(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu, int event_id,
+				const uint8_t *data, uint32_t size)
 {
 	if (event_id == tasks->switch_id && cpu < tasks->nr_cpus)
 		follow_switch(tasks, cpu, data, size);
@@ -517,14 +518,14 @@ consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu
 }
 
 void
-consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks)
+tc_consumerd_kernel_task_new_drain(struct tc_consumerd_kernel_tasks *tasks)
 {
 	tasks->tgids_reread = false;
 }
 
 /* "tid (comm) state ppid ..." with prio the 18th field. */
 static void
-proc_comm_prio(struct consumerd_kernel_tasks *tasks, struct consumerd_kernel_task *task)
+proc_comm_prio(struct tc_consumerd_kernel_tasks *tasks, struct tc_consumerd_kernel_task *task)
 {
 	char stat[1024], *open_paren, *close_paren, *field;
 	long prio;
@@ -552,10 +553,10 @@ proc_comm_prio(struct consumerd_kernel_tasks *tasks, struct consumerd_kernel_tas
 }
 
 void
-consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu, int32_t tid,
-			      struct consumerd_kernel_task *result)
+tc_consumerd_kernel_task_lookup(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu, int32_t tid,
+				struct tc_consumerd_kernel_task *result)
 {
-	struct consumerd_kernel_task *task;
+	struct tc_consumerd_kernel_task *task;
 
 	if (tid == 0) { /* the idle task of the CPU */
 		task_clear(result, 0);
@@ -580,7 +581,7 @@ consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu
 }
 
 uint64_t
-consumerd_kernel_tasks_proc_reads(const struct consumerd_kernel_tasks *tasks)
+tc_consumerd_kernel_task_proc_reads(const struct tc_consumerd_kernel_tasks *tasks)
 {
 	return tasks->proc_reads;
 }

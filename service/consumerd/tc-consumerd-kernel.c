@@ -8,7 +8,7 @@
  *     -> each record is decoded once with its format (tep_find_event) and
  *        appended to the CPU's packet: our event header (id, timestamp),
  *        then the fields as the metadata describes them, with what LTTng's
- *        tools expect (tc-consumer-kernel-lttng.h): a few fields written
+ *        tools expect (tc-consumerd-kernel-lttng.h): a few fields written
  *        twice, system calls' text arguments as "unknown (0xADDRESS)"
  *     -> a packet is written when it is full or at the end of a drain;
  *        events the kernel lost count in the packet where they were
@@ -17,17 +17,17 @@
  *        stores the count only when it has room for it
  *
  * Context fields (pid, tid, procname, prio) come first in each event, from
- * tc-consumer-kernel-task.c; the events the service enabled only for them
+ * tc-consumerd-kernel-task.c; the events the service enabled only for them
  * (TC_CONSUMER_KHIDE_*) are followed but not written. Events enabled later
- * come with their formats first (consumerd_kernel_trace_update), and their
+ * come with their formats first (tc_consumerd_kernel_trace_update), and their
  * event classes are appended to the metadata.
  *
  * Everything that comes from the kernel's pages is bounds-checked against
  * the record's size: a format and a record that disagree cost that field,
  * never a read out of the page.
  */
-#include "tc-consumer-kernel.h"
-#include "tc-consumer-kernel-lttng.h"
+#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-lttng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,9 +44,9 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-relay.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-relay.h"
 #include "tc-rb.h"
 
 #define PACKET_MAX (256u * 1024u)
@@ -69,31 +69,31 @@ struct kernel_cpu {
 	bool caught_up;      /* this drain read a page the kernel is filling */
 	int file_fd; /* kernel_<cpu> */
 	uint64_t file_size;
-	struct consumerd_write_behind write_behind;
+	struct tc_consumerd_write_behind write_behind;
 	uint64_t seq;
 	uint64_t discarded; /* free-running */
 	uint64_t discarded_base; /* of discarded, before the current chunk */
 	uint64_t begin, end;
 	uint32_t used; /* bytes in packet */
 	uint8_t *packet;
-	struct consumerd_relay_stream relay; /* streaming: instead of file_fd */
+	struct tc_consumerd_relay_stream relay; /* streaming: instead of file_fd */
 };
 
 struct event_fields {
 	struct tep_format_field **common; /* NULL-terminated */
 	struct tep_format_field **own;
 	/* Of own, those written again under their tracefs names after
-	 * them (consumerd_kernel_lttng_field_repeated); NULL-terminated. */
+	 * them (tc_consumerd_kernel_lttng_field_repeated); NULL-terminated. */
 	struct tep_format_field *repeated[CONSUMERD_KERNEL_LTTNG_REPEATED_MAX + 1];
 	/* Bit i: own[i] is a user address written as text
-	 * (consumerd_kernel_lttng_user_text); system calls have at most 6. */
+	 * (tc_consumerd_kernel_lttng_user_text); system calls have at most 6. */
 	uint64_t user_text;
 	bool known;
 };
 
-struct consumerd_kernel_trace {
+struct tc_consumerd_kernel_trace {
 	struct tep_handle *tep;
-	struct consumerd_kernel_tasks *tasks; /* NULL without contexts */
+	struct tc_consumerd_kernel_tasks *tasks; /* NULL without contexts */
 	uint32_t contexts;                    /* TC_CONSUMER_KCTX_* */
 	int hidden_ids[HIDDEN_MAX];           /* -1 or the id of a hidden event */
 	int metadata_fd;
@@ -102,7 +102,7 @@ struct consumerd_kernel_trace {
 	uint8_t uuid[16];
 	uint32_t page_size;
 	uint64_t unknown_records;
-	struct consumerd_ratelimit loss_limit; /* of the unknown-loss warnings */
+	struct tc_consumerd_ratelimit loss_limit; /* of the unknown-loss warnings */
 	/* libtraceevent allocates the field lists it returns: they are asked
 	 * for once per event class, not once per record. By event id. */
 	struct event_fields *fields;
@@ -110,8 +110,8 @@ struct consumerd_kernel_trace {
 	char *dir; /* as the service gave it, for rotations */
 	/* Streaming: the session's relay (NULL: files), the metadata stream,
 	 * the trace's path on the relay, and its clock for beacons. */
-	struct consumerd_relay *relay;
-	struct consumerd_relay_stream relay_metadata;
+	struct tc_consumerd_relay *relay;
+	struct tc_consumerd_relay_stream relay_metadata;
 	char *relay_path;
 	bool clock_tsc;
 	uint32_t nr_cpus;
@@ -187,12 +187,12 @@ load_formats(struct tep_handle *tep, int fd, bool with_header)
 }
 
 static int
-write_metadata(struct consumerd_kernel_trace *trace, int dir_fd,
+write_metadata(struct tc_consumerd_kernel_trace *trace, int dir_fd,
 	       const struct tc_consumer_clock *clock)
 {
 	size_t len = 0;
-	char *text = consumerd_kernel_metadata(trace->tep, trace->uuid, clock,
-					       trace->contexts, &len);
+	char *text =
+	    tc_consumerd_kernel_metadata(trace->tep, trace->uuid, clock, trace->contexts, &len);
 	int ret;
 
 	if (!text)
@@ -203,30 +203,30 @@ write_metadata(struct consumerd_kernel_trace *trace, int dir_fd,
 		if (trace->metadata_fd < 0)
 			ret = -errno;
 		else
-			ret = consumerd_relay_stream_add(trace->relay, &trace->relay_metadata,
-							 "metadata", trace->relay_path, true);
+			ret = tc_consumerd_relay_stream_add(trace->relay, &trace->relay_metadata,
+							    "metadata", trace->relay_path, true);
 		if (ret == 0)
-			ret = consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata, text,
-							    len);
+			ret = tc_consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata,
+							       text, len);
 		free(text);
 		return ret;
 	}
-	trace->metadata_fd = consumerd_output_create_file(dir_fd, "metadata");
+	trace->metadata_fd = tc_consumerd_output_create_file(dir_fd, "metadata");
 	ret = trace->metadata_fd < 0 ? trace->metadata_fd
-				     : consumerd_output_append(trace->metadata_fd,
-							       &trace->metadata_size, text, len);
+				     : tc_consumerd_output_append(trace->metadata_fd,
+								  &trace->metadata_size, text, len);
 	free(text);
 	return ret;
 }
 
 /* Appends TSDL to the trace's metadata, on disk or on the relay. */
 static int
-append_metadata(struct consumerd_kernel_trace *trace, const char *text, size_t len)
+append_metadata(struct tc_consumerd_kernel_trace *trace, const char *text, size_t len)
 {
 	if (trace->relay)
-		return consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata, text,
-						     len);
-	return consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text, len);
+		return tc_consumerd_relay_send_metadata(trace->relay, &trace->relay_metadata, text,
+							len);
+	return tc_consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text, len);
 }
 
 static const struct {
@@ -240,7 +240,7 @@ static const struct {
 };
 
 static void
-set_hidden(struct consumerd_kernel_trace *trace, uint32_t flags)
+set_hidden(struct tc_consumerd_kernel_trace *trace, uint32_t flags)
 {
 	for (int i = 0; i < HIDDEN_MAX; i++) {
 		struct tep_event *event =
@@ -251,7 +251,7 @@ set_hidden(struct consumerd_kernel_trace *trace, uint32_t flags)
 }
 
 static bool
-is_hidden(const struct consumerd_kernel_trace *trace, int id)
+is_hidden(const struct tc_consumerd_kernel_trace *trace, int id)
 {
 	for (int i = 0; i < HIDDEN_MAX; i++)
 		if (trace->hidden_ids[i] == id)
@@ -280,8 +280,8 @@ new_events(struct tep_handle *tep, struct tep_event **known)
 }
 
 int
-consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_fd,
-			      uint32_t hide_flags)
+tc_consumerd_kernel_trace_update(struct tc_consumerd_kernel_trace *trace, int formats_fd,
+				 uint32_t hide_flags)
 {
 	struct tep_event **known = NULL, **added = NULL;
 	size_t len = 0;
@@ -290,16 +290,16 @@ consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_
 
 	if (formats_fd >= 0) {
 		/* Drain first: what is in the buffers was recorded before. */
-		consumerd_kernel_trace_drain(trace);
+		tc_consumerd_kernel_trace_drain(trace);
 		known = tep_list_events_copy(trace->tep, TEP_EVENT_SORT_ID);
 		ret = known ? load_formats(trace->tep, formats_fd, false) : -ENOMEM;
 	}
 	if (ret > 0) {
 		added = new_events(trace->tep, known);
-		text = added ? consumerd_kernel_metadata_events(added, &len) : NULL;
+		text = added ? tc_consumerd_kernel_metadata_events(added, &len) : NULL;
 		ret = text ? append_metadata(trace, text, len) : -ENOMEM;
 		if (trace->tasks)
-			consumerd_kernel_tasks_use_formats(trace->tasks, trace->tep);
+			tc_consumerd_kernel_task_use_formats(trace->tasks, trace->tep);
 	}
 	free(text);
 	free(added);
@@ -310,7 +310,7 @@ consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_
 }
 
 static int
-open_cpu_files(struct consumerd_kernel_trace *trace, int dir_fd)
+open_cpu_files(struct tc_consumerd_kernel_trace *trace, int dir_fd)
 {
 	char name[32];
 
@@ -324,27 +324,27 @@ open_cpu_files(struct consumerd_kernel_trace *trace, int dir_fd)
 		if (!c->packet)
 			return -ENOMEM;
 		if (trace->relay) {
-			ret = consumerd_relay_stream_add(trace->relay, &c->relay, name,
-							 trace->relay_path, false);
+			ret = tc_consumerd_relay_stream_add(trace->relay, &c->relay, name,
+							    trace->relay_path, false);
 			if (ret < 0)
 				return ret;
 			continue;
 		}
-		c->file_fd = consumerd_output_create_file(dir_fd, name);
+		c->file_fd = tc_consumerd_output_create_file(dir_fd, name);
 		if (c->file_fd < 0)
 			return c->file_fd;
 	}
 	/* Live viewers see the kernel streams from now on. */
 	if (trace->relay)
-		consumerd_relay_streams_sent(trace->relay);
+		tc_consumerd_relay_streams_sent(trace->relay);
 	return 0;
 }
 
 int
-consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
-			    struct consumerd_kernel_trace **result)
+tc_consumerd_kernel_trace_open(const struct tc_consumerd_kernel_spec *spec,
+			       struct tc_consumerd_kernel_trace **result)
 {
-	struct consumerd_kernel_trace *trace;
+	struct tc_consumerd_kernel_trace *trace;
 	int dir_fd = -1, ret = -ENOMEM, tgids_fd = spec->tgids_fd;
 
 	trace = calloc(1, sizeof(*trace) + spec->nr_cpus * sizeof(trace->cpus[0]));
@@ -378,11 +378,11 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 	}
 	set_hidden(trace, spec->flags);
 	if (trace->contexts) {
-		trace->tasks = consumerd_kernel_tasks_new(spec->nr_cpus, tgids_fd);
+		trace->tasks = tc_consumerd_kernel_task_new(spec->nr_cpus, tgids_fd);
 		tgids_fd = -1;
 		if (!trace->tasks)
 			goto fail;
-		consumerd_kernel_tasks_use_formats(trace->tasks, trace->tep);
+		tc_consumerd_kernel_task_use_formats(trace->tasks, trace->tep);
 	}
 	/* The pages of this machine: 64-bit longs, little endian. */
 	tep_set_long_size(trace->tep, sizeof(long));
@@ -405,7 +405,7 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 		trace->relay_path = strdup(spec->dir);
 		ret = trace->relay_path ? 0 : -ENOMEM;
 	} else {
-		ret = consumerd_output_open_dir(spec->dir);
+		ret = tc_consumerd_output_open_dir(spec->dir);
 		dir_fd = ret;
 	}
 	if (ret < 0)
@@ -423,7 +423,7 @@ consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
 fail:
 	if (tgids_fd >= 0)
 		close(tgids_fd);
-	consumerd_kernel_trace_close(trace);
+	tc_consumerd_kernel_trace_close(trace);
 	return ret;
 }
 
@@ -468,23 +468,23 @@ put_field(struct kernel_cpu *c, const struct tep_format_field *field, const uint
 			offset += field->offset + field->size;
 		if (offset > size || len > size - offset)
 			return false;
-		if (consumerd_kernel_field_is_string(field))
+		if (tc_consumerd_kernel_metadata_field_is_string(field))
 			return put_string(c, (const char *)data + offset, len);
 		return put(c, &len, 4) && put(c, data + offset, len);
 	}
-	if (consumerd_kernel_field_is_string(field))
+	if (tc_consumerd_kernel_metadata_field_is_string(field))
 		return put_string(c, (const char *)data + offset, len);
 	return put(c, data + offset, len);
 }
 
 static bool
-put_contexts(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
+put_contexts(struct tc_consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
 	     int32_t tid)
 {
-	struct consumerd_kernel_task task;
+	struct tc_consumerd_kernel_task task;
 	bool ok = true;
 
-	consumerd_kernel_tasks_lookup(trace->tasks, cpu, tid, &task);
+	tc_consumerd_kernel_task_lookup(trace->tasks, cpu, tid, &task);
 	if (trace->contexts & TC_CONSUMER_KCTX_PID)
 		ok = ok && put(c, &task.tgid, sizeof(task.tgid));
 	if (trace->contexts & TC_CONSUMER_KCTX_TID)
@@ -502,8 +502,8 @@ find_repeated(struct event_fields *entry, const struct tep_event *event)
 	size_t n = 0;
 
 	for (int i = 0; entry->own[i] && n < CONSUMERD_KERNEL_LTTNG_REPEATED_MAX; i++)
-		if (consumerd_kernel_lttng_field_repeated(event->system, event->name,
-							  entry->own[i]->name))
+		if (tc_consumerd_kernel_lttng_field_repeated(event->system, event->name,
+							     entry->own[i]->name))
 			entry->repeated[n++] = entry->own[i];
 	entry->repeated[n] = NULL;
 }
@@ -513,12 +513,12 @@ find_user_text(struct event_fields *entry, const struct tep_event *event)
 {
 	entry->user_text = 0;
 	for (int i = 0; entry->own[i] && i < 64; i++)
-		if (!consumerd_kernel_field_is_string(entry->own[i]) &&
-		    consumerd_kernel_lttng_user_text(event->system, entry->own[i]->type))
+		if (!tc_consumerd_kernel_metadata_field_is_string(entry->own[i]) &&
+		    tc_consumerd_kernel_lttng_user_text(event->system, entry->own[i]->type))
 			entry->user_text |= UINT64_C(1) << i;
 }
 
-/* A user-space address, as consumerd_kernel_lttng_user_text says. */
+/* A user-space address, as tc_consumerd_kernel_lttng_user_text says. */
 static bool
 put_user_text(struct kernel_cpu *c, const struct tep_format_field *field, const uint8_t *data,
 	      uint32_t size)
@@ -538,7 +538,7 @@ put_user_text(struct kernel_cpu *c, const struct tep_format_field *field, const 
 /* The field lists of an event class, from the cache; NULL when the id is
  * out of range or memory ran out. */
 static const struct event_fields *
-fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
+fields_of(struct tc_consumerd_kernel_trace *trace, const struct tep_event *event)
 {
 	uint32_t id = (uint32_t)event->id;
 	struct event_fields *entry;
@@ -575,7 +575,7 @@ fields_of(struct consumerd_kernel_trace *trace, const struct tep_event *event)
 }
 
 static void
-free_fields(struct consumerd_kernel_trace *trace)
+free_fields(struct tc_consumerd_kernel_trace *trace)
 {
 	for (uint32_t i = 0; i < trace->nr_fields; i++) {
 		free(trace->fields[i].common);
@@ -587,7 +587,7 @@ free_fields(struct consumerd_kernel_trace *trace)
 /* The whole event, header included; false when the packet is full (or
  * the event's fields are not known). */
 static bool
-put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
+put_event(struct tc_consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
 	  struct tep_event *event, int32_t tid, const uint8_t *data, uint32_t size, uint64_t ts)
 {
 	const struct event_fields *fields = fields_of(trace, event);
@@ -611,7 +611,7 @@ put_event(struct consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t c
 }
 
 static void
-write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
+write_packet_even_empty(struct tc_consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	struct tc_packet_header *header = (struct tc_packet_header *)c->packet;
@@ -625,25 +625,26 @@ write_packet_even_empty(struct consumerd_kernel_trace *trace, uint32_t cpu)
 	header->content_size = (uint64_t)c->used * 8;
 	header->packet_size = (uint64_t)c->used * 8;
 	header->packet_seq_num = c->seq++;
-	/* Each chunk counts its own losses (see consumerd_stream). */
+	/* Each chunk counts its own losses (see tc_consumerd_stream). */
 	header->events_discarded = c->discarded - c->discarded_base;
 	header->cpu_id = cpu;
 	if (trace->relay) {
 		/* Dropped packets are counted by the relay connection. */
-		consumerd_relay_send_packet(trace->relay, &c->relay, c->packet, c->used);
+		tc_consumerd_relay_send_packet(trace->relay, &c->relay, c->packet, c->used);
 		c->used = 0;
 		return;
 	}
-	if (consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
-		consumerd_warning("session=%" PRIu64 ": Failed to write a kernel packet of CPU %"
-				  PRIu32, trace->session_id, cpu);
+	if (tc_consumerd_output_append(c->file_fd, &c->file_size, c->packet, c->used) < 0)
+		tc_consumerd_warning("session=%" PRIu64
+				     ": Failed to write a kernel packet of CPU %" PRIu32,
+				     trace->session_id, cpu);
 	else
-		consumerd_output_write_behind(c->file_fd, &c->write_behind, c->file_size);
+		tc_consumerd_output_write_behind(c->file_fd, &c->write_behind, c->file_size);
 	c->used = 0;
 }
 
 static void
-write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
+write_packet(struct tc_consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	if (trace->cpus[cpu].used > sizeof(struct tc_packet_header))
 		write_packet_even_empty(trace, cpu);
@@ -655,7 +656,7 @@ write_packet(struct consumerd_kernel_trace *trace, uint32_t cpu)
  * that lost events before its first packet starts with an empty one,
  * at the time of the first record after the loss. */
 static void
-write_first_packet_before_loss(struct consumerd_kernel_trace *trace, uint32_t cpu, uint64_t ts)
+write_first_packet_before_loss(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, uint64_t ts)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 
@@ -681,7 +682,7 @@ begin_packet_if_empty(struct kernel_cpu *c, uint64_t ts)
 #define COMMON_PID_OFFSET 4
 
 static void
-convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t *data,
+convert_record(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t *data,
 	       uint32_t size, uint64_t ts)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
@@ -700,7 +701,7 @@ convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t
 	if (size >= COMMON_PID_OFFSET + sizeof(tid))
 		memcpy(&tid, data + COMMON_PID_OFFSET, sizeof(tid));
 	if (trace->tasks)
-		consumerd_kernel_tasks_follow(trace->tasks, cpu, event->id, data, size);
+		tc_consumerd_kernel_task_follow(trace->tasks, cpu, event->id, data, size);
 	if (is_hidden(trace, event->id))
 		return;
 	begin_packet_if_empty(c, ts);
@@ -714,16 +715,16 @@ convert_record(struct consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t
 }
 
 static void
-log_unknown_loss(struct consumerd_kernel_trace *trace, uint32_t cpu)
+log_unknown_loss(struct tc_consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	uint64_t suppressed;
 
-	if (!consumerd_ratelimit_check(&trace->loss_limit, tc_rb_clock_now(), &suppressed))
+	if (!tc_consumerd_log_ratelimit_check(&trace->loss_limit, tc_rb_clock_now(), &suppressed))
 		return;
-	consumerd_warning("session=%" PRIu64 ": The kernel overwrote events of CPU %" PRIu32
-			  " before they were read; their number is not known (counted as one, "
-			  "%" PRIu64 " such reports not logged)",
-			  trace->session_id, cpu, suppressed);
+	tc_consumerd_warning("session=%" PRIu64 ": The kernel overwrote events of CPU %" PRIu32
+			     " before they were read; their number is not known (counted as one, "
+			     "%" PRIu64 " such reports not logged)",
+			     trace->session_id, cpu, suppressed);
 }
 
 /* The value of "name: N" in stats text; false when it is not there. */
@@ -769,10 +770,10 @@ kernel_lost_so_far(const struct kernel_cpu *c, uint64_t *lost)
 }
 
 void
-consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
-			     struct consumerd_kernel_stats *stats)
+tc_consumerd_kernel_trace_stats(const struct tc_consumerd_kernel_trace *trace,
+				struct tc_consumerd_kernel_stats *stats)
 {
-	*stats = (struct consumerd_kernel_stats){0};
+	*stats = (struct tc_consumerd_kernel_stats){0};
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		const struct kernel_cpu *c = &trace->cpus[cpu];
 		char text[1024];
@@ -797,7 +798,7 @@ consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
  * (losses after this page but before the stats were read count here,
  * not in their own packet). Without stats, the page's count, or one. */
 static uint64_t
-lost_before_page(struct consumerd_kernel_trace *trace, uint32_t cpu, int missed)
+lost_before_page(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, int missed)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	uint64_t lost;
@@ -816,7 +817,7 @@ lost_before_page(struct consumerd_kernel_trace *trace, uint32_t cpu, int missed)
 /* The first record of the CPU's next page, skipping empty pages; false
  * when the kernel has nothing more now or the drain read enough. */
 static bool
-load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
+load_page(struct tc_consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	int missed;
@@ -851,7 +852,7 @@ load_page(struct consumerd_kernel_trace *trace, uint32_t cpu)
 }
 
 static void
-next_record(struct consumerd_kernel_trace *trace, uint32_t cpu)
+next_record(struct tc_consumerd_kernel_trace *trace, uint32_t cpu)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 
@@ -862,7 +863,7 @@ next_record(struct consumerd_kernel_trace *trace, uint32_t cpu)
 
 /* The CPU whose next record is the oldest, or -1 when none has one. */
 static int
-oldest_cpu(const struct consumerd_kernel_trace *trace)
+oldest_cpu(const struct tc_consumerd_kernel_trace *trace)
 {
 	int oldest = -1;
 
@@ -877,13 +878,13 @@ oldest_cpu(const struct consumerd_kernel_trace *trace)
  * task (its switch-in, its creation) is known before its records on
  * another CPU are written. */
 uint32_t
-consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
+tc_consumerd_kernel_trace_drain(struct tc_consumerd_kernel_trace *trace)
 {
 	uint32_t most_pages = 0;
 	int cpu;
 
 	if (trace->tasks)
-		consumerd_kernel_tasks_new_drain(trace->tasks);
+		tc_consumerd_kernel_task_new_drain(trace->tasks);
 	for (uint32_t i = 0; i < trace->nr_cpus; i++) {
 		trace->cpus[i].pages_read = 0;
 		trace->cpus[i].caught_up = false;
@@ -908,7 +909,7 @@ consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace)
 }
 
 void
-consumerd_kernel_trace_live_tick(struct consumerd_kernel_trace *trace, uint64_t period_start)
+tc_consumerd_kernel_trace_live_tick(struct tc_consumerd_kernel_trace *trace, uint64_t period_start)
 {
 	uint64_t now = trace->clock_tsc ? tc_rb_tsc() : tc_rb_clock_now();
 
@@ -921,13 +922,13 @@ consumerd_kernel_trace_live_tick(struct consumerd_kernel_trace *trace, uint64_t 
 			write_packet_even_empty(trace, cpu);
 		}
 		if (c->relay.last_packet_ns < period_start)
-			consumerd_relay_send_beacon(trace->relay, &c->relay, 0, now);
+			tc_consumerd_relay_send_beacon(trace->relay, &c->relay, 0, now);
 	}
 }
 
 size_t
-consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace, struct pollfd *pfds,
-				size_t max)
+tc_consumerd_kernel_trace_poll_fds(const struct tc_consumerd_kernel_trace *trace,
+				   struct pollfd *pfds, size_t max)
 {
 	size_t count = 0;
 
@@ -938,12 +939,12 @@ consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace, stru
 }
 
 void
-consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
+tc_consumerd_kernel_trace_close(struct tc_consumerd_kernel_trace *trace)
 {
 	if (!trace)
 		return;
 	if (trace->tep && trace->metadata_fd >= 0)
-		consumerd_kernel_trace_drain(trace);
+		tc_consumerd_kernel_trace_drain(trace);
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
 
@@ -952,27 +953,28 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 		if (c->stats_fd >= 0)
 			close(c->stats_fd);
 		if (c->file_fd >= 0) {
-			consumerd_output_sync(c->file_fd);
+			tc_consumerd_output_sync(c->file_fd);
 			close(c->file_fd);
 		}
 		if (trace->relay && c->relay.path)
-			consumerd_relay_stream_remove(trace->relay, &c->relay);
+			tc_consumerd_relay_stream_remove(trace->relay, &c->relay);
 		free(c->packet);
 		free(c->page);
 		if (c->kbuf)
 			kbuffer_free(c->kbuf);
 	}
 	if (trace->unknown_records)
-		consumerd_warning("session=%" PRIu64 ": %" PRIu64 " kernel records of unknown "
-				  "events were skipped", trace->session_id, trace->unknown_records);
+		tc_consumerd_warning("session=%" PRIu64 ": %" PRIu64 " kernel records of unknown "
+				     "events were skipped",
+				     trace->session_id, trace->unknown_records);
 	if (trace->relay && trace->relay_metadata.path)
-		consumerd_relay_stream_remove(trace->relay, &trace->relay_metadata);
+		tc_consumerd_relay_stream_remove(trace->relay, &trace->relay_metadata);
 	free(trace->relay_path);
 	if (trace->metadata_fd >= 0) {
-		consumerd_output_sync(trace->metadata_fd);
+		tc_consumerd_output_sync(trace->metadata_fd);
 		close(trace->metadata_fd);
 	}
-	consumerd_kernel_tasks_free(trace->tasks);
+	tc_consumerd_kernel_task_free(trace->tasks);
 	free(trace->dir);
 	free_fields(trace);
 	if (trace->tep)
@@ -981,14 +983,14 @@ consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace)
 }
 
 const char *
-consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace)
+tc_consumerd_kernel_trace_dir(const struct tc_consumerd_kernel_trace *trace)
 {
 	return trace->dir;
 }
 
 /* Closes the per-CPU files and the metadata file as they are. */
 static void
-close_files(struct consumerd_kernel_trace *trace)
+close_files(struct tc_consumerd_kernel_trace *trace)
 {
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
@@ -997,24 +999,24 @@ close_files(struct consumerd_kernel_trace *trace)
 			close(c->file_fd);
 		c->file_fd = -1;
 		c->file_size = 0;
-		c->write_behind = (struct consumerd_write_behind){0};
+		c->write_behind = (struct tc_consumerd_write_behind){0};
 	}
 }
 
 int
-consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
+tc_consumerd_kernel_trace_reopen(struct tc_consumerd_kernel_trace *trace, int dir_fd)
 {
 	uint64_t size = 0;
 	int old_metadata = trace->metadata_fd;
 	int fd, ret;
 
 	close_files(trace);
-	fd = consumerd_output_create_file(dir_fd, "metadata");
+	fd = tc_consumerd_output_create_file(dir_fd, "metadata");
 	if (fd < 0)
 		return fd;
 	/* The metadata is one text that grows: the new chunk starts with
 	 * all of it, so that it is a complete trace on its own. */
-	ret = consumerd_output_copy(old_metadata, trace->metadata_size, fd, &size);
+	ret = tc_consumerd_output_copy(old_metadata, trace->metadata_size, fd, &size);
 	if (ret < 0) {
 		close(fd);
 		return ret;
@@ -1028,7 +1030,7 @@ consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
 
 		snprintf(name, sizeof(name), "kernel_%" PRIu32, cpu);
 		c->discarded_base = c->discarded;
-		c->file_fd = consumerd_output_create_file(dir_fd, name);
+		c->file_fd = tc_consumerd_output_create_file(dir_fd, name);
 		if (c->file_fd < 0)
 			return c->file_fd;
 	}
@@ -1036,7 +1038,7 @@ consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd)
 }
 
 int
-consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
+tc_consumerd_kernel_trace_truncate(struct tc_consumerd_kernel_trace *trace)
 {
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
 		struct kernel_cpu *c = &trace->cpus[cpu];
@@ -1047,13 +1049,13 @@ consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace)
 			return -errno;
 		c->file_size = 0;
 		c->discarded_base = c->discarded;
-		c->write_behind = (struct consumerd_write_behind){0};
+		c->write_behind = (struct tc_consumerd_write_behind){0};
 	}
 	return 0;
 }
 
 uint64_t
-consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace)
+tc_consumerd_kernel_trace_bytes(const struct tc_consumerd_kernel_trace *trace)
 {
 	uint64_t bytes = 0;
 

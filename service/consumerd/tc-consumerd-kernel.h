@@ -14,9 +14,9 @@
 
 #include "tc-consumer-abi.h"
 
-struct consumerd_kernel_trace;
+struct tc_consumerd_kernel_trace;
 
-struct consumerd_kernel_spec {
+struct tc_consumerd_kernel_spec {
 	const char *dir;       /* absolute, created 0700 */
 	int formats_fd;        /* the helper's sealed memfd, hostile text */
 	const int *cpu_fds;    /* nr_cpus trace_pipe_raw descriptors, taken */
@@ -29,93 +29,94 @@ struct consumerd_kernel_spec {
 	uint32_t flags;          /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 	/* A streaming session's relay, or NULL; dir is then the trace's path
 	 * relative to the session's directory on the relay. */
-	struct consumerd_relay *relay;
+	struct tc_consumerd_relay *relay;
 };
 
 /* Returns 0 and *trace, or -errno (-EBADMSG for bad formats). On
  * failure the cpu, stats and tgids descriptors are closed too. */
-int consumerd_kernel_trace_open(const struct consumerd_kernel_spec *spec,
-				struct consumerd_kernel_trace **trace);
+int tc_consumerd_kernel_trace_open(const struct tc_consumerd_kernel_spec *spec,
+				   struct tc_consumerd_kernel_trace **trace);
 /* Takes the formats of events about to be enabled (formats_fd, or -1:
  * none; the metadata grows by the new ones) and the new TC_CONSUMER_KHIDE_*
  * flags. -EBADMSG for bad formats. */
-int consumerd_kernel_trace_update(struct consumerd_kernel_trace *trace, int formats_fd,
-				  uint32_t hide_flags);
+int tc_consumerd_kernel_trace_update(struct tc_consumerd_kernel_trace *trace, int formats_fd,
+				     uint32_t hide_flags);
 /* Reads what the kernel buffers hold now and writes it out. Returns the
  * most pages read from one CPU's buffer. */
-uint32_t consumerd_kernel_trace_drain(struct consumerd_kernel_trace *trace);
+uint32_t tc_consumerd_kernel_trace_drain(struct tc_consumerd_kernel_trace *trace);
 /* The trace_pipe_raw descriptors, events POLLIN, for ppoll(): readable
  * once the kernel filled its instance's buffer_percent of a CPU's buffer.
  * Fills up to max entries; returns how many. */
 struct pollfd;
-size_t consumerd_kernel_trace_poll_fds(const struct consumerd_kernel_trace *trace,
-				       struct pollfd *pfds, size_t max);
+size_t tc_consumerd_kernel_trace_poll_fds(const struct tc_consumerd_kernel_trace *trace,
+					  struct pollfd *pfds, size_t max);
 /* The kernel's figures for the trace's buffers, summed over CPUs: what
  * it discarded so far (exact, from the stats files; what the packets
  * counted for a CPU whose file cannot be read), the bytes it holds unread,
  * and the packets written. */
-struct consumerd_kernel_stats {
+struct tc_consumerd_kernel_stats {
 	uint64_t events_discarded;
 	uint64_t bytes_unread;
 	uint64_t packets_written;
 };
-void consumerd_kernel_trace_stats(const struct consumerd_kernel_trace *trace,
-				  struct consumerd_kernel_stats *stats);
+void tc_consumerd_kernel_trace_stats(const struct tc_consumerd_kernel_trace *trace,
+				     struct tc_consumerd_kernel_stats *stats);
 /* The directory the trace is written to, as the service gave it. */
-const char *consumerd_kernel_trace_dir(const struct consumerd_kernel_trace *trace);
+const char *tc_consumerd_kernel_trace_dir(const struct tc_consumerd_kernel_trace *trace);
 /*
  * Rotation, after a drain: the trace goes on in dir_fd, a new empty
  * directory, with new per-CPU files and a copy of the metadata so far; the
  * old files are closed as they are. Returns 0 or -errno (the trace then
  * writes nothing more).
  */
-int consumerd_kernel_trace_reopen(struct consumerd_kernel_trace *trace, int dir_fd);
+int tc_consumerd_kernel_trace_reopen(struct tc_consumerd_kernel_trace *trace, int dir_fd);
 /* Clear, after a drain: cuts the per-CPU files to nothing. */
-int consumerd_kernel_trace_truncate(struct consumerd_kernel_trace *trace);
+int tc_consumerd_kernel_trace_truncate(struct tc_consumerd_kernel_trace *trace);
 /* Bytes of packets in the trace's per-CPU files. */
-uint64_t consumerd_kernel_trace_bytes(const struct consumerd_kernel_trace *trace);
-/* A live period of a streaming trace (tc-consumer-timer.c): every CPU
+uint64_t tc_consumerd_kernel_trace_bytes(const struct tc_consumerd_kernel_trace *trace);
+/* A live period of a streaming trace (tc-consumerd-timer.c): every CPU
  * the relay has no packet of gets an empty one, and every CPU that sent
  * nothing since period_start (consumer clock) a beacon. */
-void consumerd_kernel_trace_live_tick(struct consumerd_kernel_trace *trace, uint64_t period_start);
+void tc_consumerd_kernel_trace_live_tick(struct tc_consumerd_kernel_trace *trace,
+					 uint64_t period_start);
 /* Final drain, then closes everything. */
-void consumerd_kernel_trace_close(struct consumerd_kernel_trace *trace);
+void tc_consumerd_kernel_trace_close(struct tc_consumerd_kernel_trace *trace);
 
-/* tc-consumer-kernel-metadata.c: the TSDL of the formats in tep, with
+/* tc-consumerd-kernel-metadata.c: the TSDL of the formats in tep, with
  * the stream's event context of the contexts (TC_CONSUMER_KCTX_*). */
 struct tep_handle;
 struct tep_event;
-char *consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
-				const struct tc_consumer_clock *clock, uint32_t contexts,
-				size_t *len);
+char *tc_consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
+				   const struct tc_consumer_clock *clock, uint32_t contexts,
+				   size_t *len);
 /* The TSDL of a NULL-terminated list of events, to append. */
-char *consumerd_kernel_metadata_events(struct tep_event **events, size_t *len);
+char *tc_consumerd_kernel_metadata_events(struct tep_event **events, size_t *len);
 
-/* tc-consumer-kernel-task.c: the thread behind each record. */
-struct consumerd_kernel_task {
+/* tc-consumerd-kernel-task.c: the thread behind each record. */
+struct tc_consumerd_kernel_task {
 	int32_t tid, tgid, prio; /* -1: unknown */
 	char comm[16];
 	bool has_comm;  /* comm and prio are known */
 	bool looked_up; /* /proc was read for it */
 };
-struct consumerd_kernel_tasks;
+struct tc_consumerd_kernel_tasks;
 /* tgids_fd (saved_tgids, or -1) is taken. */
-struct consumerd_kernel_tasks *consumerd_kernel_tasks_new(uint32_t nr_cpus, int tgids_fd);
-void consumerd_kernel_tasks_free(struct consumerd_kernel_tasks *tasks);
+struct tc_consumerd_kernel_tasks *tc_consumerd_kernel_task_new(uint32_t nr_cpus, int tgids_fd);
+void tc_consumerd_kernel_task_free(struct tc_consumerd_kernel_tasks *tasks);
 /* Finds sched_switch in tep (again after an update). */
-void consumerd_kernel_tasks_use_formats(struct consumerd_kernel_tasks *tasks,
-					struct tep_handle *tep);
+void tc_consumerd_kernel_task_use_formats(struct tc_consumerd_kernel_tasks *tasks,
+					  struct tep_handle *tep);
 /* Every record of the CPU, in order, before it is looked up. */
-void consumerd_kernel_tasks_follow(struct consumerd_kernel_tasks *tasks, uint32_t cpu,
-				   int event_id, const uint8_t *data, uint32_t size);
+void tc_consumerd_kernel_task_follow(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu,
+				     int event_id, const uint8_t *data, uint32_t size);
 /* A new drain: saved_tgids may be read again. */
-void consumerd_kernel_tasks_new_drain(struct consumerd_kernel_tasks *tasks);
-void consumerd_kernel_tasks_lookup(struct consumerd_kernel_tasks *tasks, uint32_t cpu,
-				   int32_t tid, struct consumerd_kernel_task *result);
+void tc_consumerd_kernel_task_new_drain(struct tc_consumerd_kernel_tasks *tasks);
+void tc_consumerd_kernel_task_lookup(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu,
+				     int32_t tid, struct tc_consumerd_kernel_task *result);
 /* The /proc files read so far, found or not (statistics, and the tests). */
-uint64_t consumerd_kernel_tasks_proc_reads(const struct consumerd_kernel_tasks *tasks);
+uint64_t tc_consumerd_kernel_task_proc_reads(const struct tc_consumerd_kernel_tasks *tasks);
 /* Whether a field is written as a string (char arrays, __data_loc char[]). */
 struct tep_format_field;
-int consumerd_kernel_field_is_string(const struct tep_format_field *field);
+int tc_consumerd_kernel_metadata_field_is_string(const struct tep_format_field *field);
 
 #endif /* TC_CONSUMER_KERNEL_H */

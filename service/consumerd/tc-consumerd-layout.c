@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-layout.h"
+#include "tc-consumerd-layout.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,10 +24,10 @@ field_kind_is_valid(uint8_t kind)
 }
 
 static int
-grow(struct consumerd_layouts *layouts, uint32_t id)
+grow(struct tc_consumerd_layouts *layouts, uint32_t id)
 {
 	uint32_t capacity = layouts->capacity ? layouts->capacity : 16;
-	struct consumerd_event_layout **by_id;
+	struct tc_consumerd_event_layout **by_id;
 
 	while (capacity <= id)
 		capacity *= 2;
@@ -57,9 +57,10 @@ fixed_size_of(const struct tc_consumer_event_layout *msg)
 }
 
 int
-consumerd_layouts_add(struct consumerd_layouts *layouts, const struct tc_consumer_event_layout *msg)
+tc_consumerd_layout_add(struct tc_consumerd_layouts *layouts,
+			const struct tc_consumer_event_layout *msg)
 {
-	struct consumerd_event_layout *layout;
+	struct tc_consumerd_event_layout *layout;
 	int ret;
 
 	if (msg->event_id > TC_CONSUMER_EVENT_ID_MAX ||
@@ -82,7 +83,7 @@ consumerd_layouts_add(struct consumerd_layouts *layouts, const struct tc_consume
 }
 
 void
-consumerd_layouts_clear(struct consumerd_layouts *layouts)
+tc_consumerd_layout_clear(struct tc_consumerd_layouts *layouts)
 {
 	for (uint32_t i = 0; i < layouts->capacity; i++)
 		free(layouts->by_id[i]);
@@ -167,7 +168,7 @@ read_record_header(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t 
 
 /* Skips the context and fields of a record of layout at *pos. */
 static bool
-skip_payload(const struct consumerd_event_layout *layout, const uint8_t *packet, uint64_t *pos,
+skip_payload(const struct tc_consumerd_event_layout *layout, const uint8_t *packet, uint64_t *pos,
 	     uint64_t end)
 {
 	if (layout->fixed_size != 0) {
@@ -343,9 +344,9 @@ skip_compact_run(const uint8_t *packet, uint64_t *pos, uint64_t end, uint64_t *c
 	return true;
 }
 
-enum consumerd_packet_verdict
-consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *packet,
-		       uint32_t size)
+enum tc_consumerd_packet_verdict
+tc_consumerd_layout_check_packet(const struct tc_consumerd_layouts *layouts, const uint8_t *packet,
+				 uint32_t size)
 {
 	const struct tc_packet_header *header = (const void *)packet;
 	uint64_t content_size = header->content_size, end, pos = sizeof(*header);
@@ -353,7 +354,7 @@ consumerd_packet_check(const struct consumerd_layouts *layouts, const uint8_t *p
 	/* The layout of the record before: a hot tracepoint fills packets
 	 * with records of one class, and looking its layout up again would
 	 * be most of the walk's cost. */
-	const struct consumerd_event_layout *layout = NULL;
+	const struct tc_consumerd_event_layout *layout = NULL;
 	uint32_t id, layout_id = UINT32_MAX;
 
 	/* The bound of every read below. */

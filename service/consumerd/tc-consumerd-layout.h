@@ -13,7 +13,7 @@
 
 #include "tc-consumer-abi.h"
 
-struct consumerd_event_layout {
+struct tc_consumerd_event_layout {
 	uint32_t context_size;
 	uint32_t nr_fields;
 	/* Context and fields, when every field has a fixed size (the common
@@ -23,12 +23,12 @@ struct consumerd_event_layout {
 };
 
 /* Layouts by event id; NULL where none is known (yet). */
-struct consumerd_layouts {
-	struct consumerd_event_layout **by_id;
+struct tc_consumerd_layouts {
+	struct tc_consumerd_event_layout **by_id;
 	uint32_t capacity;
 };
 
-enum consumerd_packet_verdict {
+enum tc_consumerd_packet_verdict {
 	CONSUMERD_PACKET_VALID,
 	CONSUMERD_PACKET_CORRUPT,
 	/* A record of an event class whose layout has not arrived yet: the
@@ -41,13 +41,14 @@ enum consumerd_packet_verdict {
 
 /* Adds or replaces the layout of msg->event_id, after checking it.
  * Returns 0, -EINVAL or -ENOMEM. */
-int consumerd_layouts_add(struct consumerd_layouts *layouts,
-			  const struct tc_consumer_event_layout *msg);
-void consumerd_layouts_clear(struct consumerd_layouts *layouts);
+int tc_consumerd_layout_add(struct tc_consumerd_layouts *layouts,
+			    const struct tc_consumer_event_layout *msg);
+void tc_consumerd_layout_clear(struct tc_consumerd_layouts *layouts);
 
 /* Walks the records of a packet that tc-rb's reader already checked (its
  * header and sizes), a private copy of size bytes. */
-enum consumerd_packet_verdict consumerd_packet_check(const struct consumerd_layouts *layouts,
-						     const uint8_t *packet, uint32_t size);
+enum tc_consumerd_packet_verdict
+tc_consumerd_layout_check_packet(const struct tc_consumerd_layouts *layouts, const uint8_t *packet,
+				 uint32_t size);
 
 #endif /* TC_CONSUMER_LAYOUT_H */

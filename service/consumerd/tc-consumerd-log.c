@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-log.h"
+#include "tc-consumerd-log.h"
 
 #include "tc-log-line.h"
 
@@ -12,7 +12,7 @@ static unsigned long log_uid;
 static bool log_is_debug;
 
 void
-consumerd_log_init(unsigned long uid)
+tc_consumerd_log_init(unsigned long uid)
 {
 	const char *debug = getenv("TRACECTL_CONSUMERD_DEBUG");
 
@@ -21,7 +21,7 @@ consumerd_log_init(unsigned long uid)
 }
 
 static const char *
-level_name(enum consumerd_log_level level)
+level_name(enum tc_consumerd_log_level level)
 {
 	switch (level) {
 	case CONSUMERD_LOG_ERROR:
@@ -39,7 +39,7 @@ level_name(enum consumerd_log_level level)
 /* The line goes out as tc_log_line_write() says: whole, with one write(),
  * so that it stays whole in the service's log; errno is preserved. */
 void
-consumerd_log(enum consumerd_log_level level, const char *format, ...)
+tc_consumerd_log(enum tc_consumerd_log_level level, const char *format, ...)
 {
 	char prefix[80];
 	va_list args;
@@ -54,8 +54,8 @@ consumerd_log(enum consumerd_log_level level, const char *format, ...)
 }
 
 bool
-consumerd_ratelimit_check(struct consumerd_ratelimit *limit, uint64_t now_ns,
-			  uint64_t *suppressed)
+tc_consumerd_log_ratelimit_check(struct tc_consumerd_ratelimit *limit, uint64_t now_ns,
+				 uint64_t *suppressed)
 {
 	if (limit->has_logged && now_ns - limit->last_ns < CONSUMERD_RATELIMIT_INTERVAL_NS) {
 		limit->suppressed++;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum consumerd_log_level {
+enum tc_consumerd_log_level {
 	CONSUMERD_LOG_ERROR,
 	CONSUMERD_LOG_WARNING,
 	CONSUMERD_LOG_INFO,
@@ -20,15 +20,15 @@ enum consumerd_log_level {
 
 /* Sets the uid named in every line; debug lines are printed only when
  * TRACECTL_CONSUMERD_DEBUG is set in the environment. */
-void consumerd_log_init(unsigned long uid);
+void tc_consumerd_log_init(unsigned long uid);
 
-void consumerd_log(enum consumerd_log_level level, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
+void tc_consumerd_log(enum tc_consumerd_log_level level, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 
-#define consumerd_error(...) consumerd_log(CONSUMERD_LOG_ERROR, __VA_ARGS__)
-#define consumerd_warning(...) consumerd_log(CONSUMERD_LOG_WARNING, __VA_ARGS__)
-#define consumerd_info(...) consumerd_log(CONSUMERD_LOG_INFO, __VA_ARGS__)
-#define consumerd_debug(...) consumerd_log(CONSUMERD_LOG_DEBUG, __VA_ARGS__)
+#define tc_consumerd_error(...) tc_consumerd_log(CONSUMERD_LOG_ERROR, __VA_ARGS__)
+#define tc_consumerd_warning(...) tc_consumerd_log(CONSUMERD_LOG_WARNING, __VA_ARGS__)
+#define tc_consumerd_info(...) tc_consumerd_log(CONSUMERD_LOG_INFO, __VA_ARGS__)
+#define tc_consumerd_debug(...) tc_consumerd_log(CONSUMERD_LOG_DEBUG, __VA_ARGS__)
 
 /*
  * A per-source rate limit, for faults that an application can repeat at
@@ -38,7 +38,7 @@ void consumerd_log(enum consumerd_log_level level, const char *format, ...)
  */
 #define CONSUMERD_RATELIMIT_INTERVAL_NS (30ull * 1000000000ull)
 
-struct consumerd_ratelimit {
+struct tc_consumerd_ratelimit {
 	uint64_t last_ns;
 	uint64_t suppressed; /* occurrences not logged since the last line */
 	bool has_logged;
@@ -49,7 +49,7 @@ struct consumerd_ratelimit {
  * *suppressed is then the number of occurrences that were not logged since
  * the previous line.
  */
-bool consumerd_ratelimit_check(struct consumerd_ratelimit *limit, uint64_t now_ns,
-			       uint64_t *suppressed);
+bool tc_consumerd_log_ratelimit_check(struct tc_consumerd_ratelimit *limit, uint64_t now_ns,
+				      uint64_t *suppressed);
 
 #endif /* TC_CONSUMER_LOG_H */

@@ -13,10 +13,10 @@
  *            for a relay's status (published by the session's thread),
  *            else handed to its session's thread; CREATE_SESSION starts
  *            that thread. It never waits for a session's output.
- *   session  one per session (tc-consumer-session-thread.h): its timers,
+ *   session  one per session (tc-consumerd-session-thread.h): its timers,
  *            wake-ups, packets, files or relay, and its requests.
  *   writer   one per session thread: its direct-I/O packet writes
- *            (tc-consumer-writer.h).
+ *            (tc-consumerd-writer.h).
  *
  * EOF on the socket, SIGTERM or SIGINT: every session thread flushes and
  * writes out its session, all are joined, exit 0. SIGTERM and SIGINT are
@@ -41,16 +41,15 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
-#include "tc-consumer-command.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-session-thread.h"
-
+#include "tc-consumerd-command.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-session-thread.h"
 
 /* Exit status of a consumer that refuses to serve the service it reached;
  * tracectl-consumer@.service does not restart it (RestartPreventExitStatus). */
 #define CONSUMERD_EXIT_REFUSED 3
 
-struct consumerd_options {
+struct tc_consumerd_options {
 	unsigned long uid;   /* for logging only */
 	const char *connect; /* systemd units: the service's consumer socket */
 };
@@ -75,7 +74,7 @@ usage(FILE *out)
 
 /* Returns 0, or 1 after printing a message (exit status 2). */
 static int
-parse_options(int argc, char **argv, struct consumerd_options *options)
+parse_options(int argc, char **argv, struct tc_consumerd_options *options)
 {
 	static const struct option longopts[] = {
 		{"uid", required_argument, NULL, 'u'},
@@ -171,9 +170,10 @@ check_service_for_root(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return -errno;
 	if (cred.uid != 0) {
-		consumerd_error("Refusing to serve, as root, a service running as uid %u (pid %ld): "
-				"a root consumer serves only a service running as root",
-				(unsigned)cred.uid, (long)cred.pid);
+		tc_consumerd_error(
+		    "Refusing to serve, as root, a service running as uid %u (pid %ld): "
+		    "a root consumer serves only a service running as root",
+		    (unsigned)cred.uid, (long)cred.pid);
 		return -EPERM;
 	}
 	return 0;
@@ -228,47 +228,47 @@ raise_file_limit(void)
 		return;
 	limit.rlim_cur = limit.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &limit) < 0)
-		consumerd_warning("Failed to raise the open file limit, ignoring: %m");
+		tc_consumerd_warning("Failed to raise the open file limit, ignoring: %m");
 }
 
 /* Hands request to the thread that serves it, or serves it here when it
  * names no session or only asks for what a session thread published. */
 static void
-route_request(struct consumerd_session_thread **threads, struct consumerd_request *request)
+route_request(struct tc_consumerd_session_thread **threads, struct tc_consumerd_request *request)
 {
-	struct consumerd_session_thread *thread;
-	struct consumerd_relay_status status;
-	enum consumerd_request_kind kind;
+	struct tc_consumerd_session_thread *thread;
+	struct tc_consumerd_relay_status status;
+	enum tc_consumerd_request_kind kind;
 	uint64_t session_id = 0;
 	char why[64];
 
-	kind = consumerd_command_classify(request, &session_id);
+	kind = tc_consumerd_command_classify(request, &session_id);
 	if (kind == CONSUMERD_REQUEST_NO_SESSION) {
-		consumerd_command_serve(request, NULL);
+		tc_consumerd_command_serve(request, NULL);
 		return;
 	}
-	thread = consumerd_session_thread_find(*threads, session_id);
+	thread = tc_consumerd_session_thread_find(*threads, session_id);
 	if (kind == CONSUMERD_REQUEST_CREATE) {
 		snprintf(why, sizeof(why), "Session %" PRIu64 " exists already", session_id);
 		if (thread)
-			consumerd_command_refuse(request, -EEXIST, why);
+			tc_consumerd_command_refuse(request, -EEXIST, why);
 		else
-			consumerd_session_thread_start(threads, session_id, request);
+			tc_consumerd_session_thread_start(threads, session_id, request);
 		return;
 	}
 	snprintf(why, sizeof(why), "No session %" PRIu64, session_id);
 	if (!thread) {
-		consumerd_command_refuse(request, -ENOENT, why);
+		tc_consumerd_command_refuse(request, -ENOENT, why);
 		return;
 	}
 	if (kind == CONSUMERD_REQUEST_RELAY_STATUS) {
-		consumerd_command_answer_relay_status(
-			request, consumerd_session_thread_relay_status(thread, &status) ? &status
-											 : NULL);
+		tc_consumerd_command_answer_relay_status(
+		    request,
+		    tc_consumerd_session_thread_relay_status(thread, &status) ? &status : NULL);
 		return;
 	}
-	if (!consumerd_session_thread_submit(thread, request))
-		consumerd_command_refuse(request, -ENOENT, why);
+	if (!tc_consumerd_session_thread_submit(thread, request))
+		tc_consumerd_command_refuse(request, -ENOENT, why);
 }
 
 /*
@@ -277,14 +277,14 @@ route_request(struct consumerd_session_thread **threads, struct consumerd_reques
  * Returns 0, or -errno when ppoll() failed.
  */
 static int
-run(int fd, struct consumerd_session_thread **threads, const sigset_t *unblocked)
+run(int fd, struct tc_consumerd_session_thread **threads, const sigset_t *unblocked)
 {
-	struct consumerd_request *request;
+	struct tc_consumerd_request *request;
 	struct pollfd pfd;
 	int ret;
 
 	while (!stop_signal) {
-		consumerd_session_thread_reap(threads);
+		tc_consumerd_session_thread_reap(threads);
 		pfd = (struct pollfd){.fd = fd, .events = POLLIN};
 		ret = ppoll(&pfd, 1, NULL, unblocked);
 		if (ret < 0 && errno == EINTR)
@@ -293,7 +293,7 @@ run(int fd, struct consumerd_session_thread **threads, const sigset_t *unblocked
 			return -errno;
 		if (pfd.revents & POLLNVAL)
 			return -EBADF;
-		ret = consumerd_command_receive(fd, &request);
+		ret = tc_consumerd_command_receive(fd, &request);
 		if (ret == -EPIPE)
 			break;
 		if (ret == 0)
@@ -305,49 +305,49 @@ run(int fd, struct consumerd_session_thread **threads, const sigset_t *unblocked
 int
 main(int argc, char **argv)
 {
-	struct consumerd_session_thread *threads = NULL;
-	struct consumerd_options options;
+	struct tc_consumerd_session_thread *threads = NULL;
+	struct tc_consumerd_options options;
 	sigset_t unblocked;
 	int ret;
 
 	if (parse_options(argc, argv, &options) != 0)
 		return 2;
-	consumerd_log_init(options.uid);
+	tc_consumerd_log_init(options.uid);
 	/* Trace directories 0700, files 0600, whatever the parent's umask. */
 	umask(0077);
 	if (options.connect) {
 		ret = connect_command_socket(options.connect);
 		if (ret < 0) {
-			consumerd_error("Cannot connect to %s: %s", options.connect,
-					strerror(-ret));
+			tc_consumerd_error("Cannot connect to %s: %s", options.connect,
+					   strerror(-ret));
 			return EXIT_FAILURE;
 		}
 		ret = check_service_for_root(TC_CONSUMER_COMMAND_FD);
 		if (ret == -EPERM)
 			return CONSUMERD_EXIT_REFUSED;
 		if (ret < 0) {
-			consumerd_error("Cannot check the service at %s: %s", options.connect,
-					strerror(-ret));
+			tc_consumerd_error("Cannot check the service at %s: %s", options.connect,
+					   strerror(-ret));
 			return EXIT_FAILURE;
 		}
 	}
 	ret = check_command_socket(TC_CONSUMER_COMMAND_FD);
 	if (ret < 0) {
-		consumerd_error("File descriptor %d is not the command socket: %s",
-				TC_CONSUMER_COMMAND_FD, strerror(-ret));
+		tc_consumerd_error("File descriptor %d is not the command socket: %s",
+				   TC_CONSUMER_COMMAND_FD, strerror(-ret));
 		return EXIT_FAILURE;
 	}
 	setup_signals(&unblocked);
 	raise_file_limit();
-	consumerd_debug("Started, pid %ld", (long)getpid());
+	tc_consumerd_debug("Started, pid %ld", (long)getpid());
 
 	ret = run(TC_CONSUMER_COMMAND_FD, &threads, &unblocked);
 	if (ret < 0)
-		consumerd_error("Failed to wait for requests, stopping: %s", strerror(-ret));
+		tc_consumerd_error("Failed to wait for requests, stopping: %s", strerror(-ret));
 	else if (stop_signal)
-		consumerd_info("Stopping on signal %d", (int)stop_signal);
-	consumerd_session_thread_stop_all(&threads);
+		tc_consumerd_info("Stopping on signal %d", (int)stop_signal);
+	tc_consumerd_session_thread_stop_all(&threads);
 	close(TC_CONSUMER_COMMAND_FD);
-	consumerd_debug("Exiting");
+	tc_consumerd_debug("Exiting");
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-output.h"
+#include "tc-consumerd-output.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,13 +11,13 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
+#include "tc-consumerd-log.h"
 
 #define DIR_MODE 0700
 #define FILE_MODE 0600
 
 bool
-consumerd_output_path_is_safe(const char *path)
+tc_consumerd_output_path_is_safe(const char *path)
 {
 	const char *component = path;
 
@@ -34,7 +34,7 @@ consumerd_output_path_is_safe(const char *path)
 }
 
 bool
-consumerd_output_relative_path_is_safe(const char *path)
+tc_consumerd_output_relative_path_is_safe(const char *path)
 {
 	const char *component = path;
 
@@ -140,11 +140,11 @@ open_dir_error(const char *path, int error)
 }
 
 int
-consumerd_output_open_dir(const char *path)
+tc_consumerd_output_open_dir(const char *path)
 {
 	int fd, ret;
 
-	if (!consumerd_output_path_is_safe(path))
+	if (!tc_consumerd_output_path_is_safe(path))
 		return -EINVAL;
 	ret = make_parents(path);
 	if (ret < 0)
@@ -165,9 +165,9 @@ consumerd_output_open_dir(const char *path)
 }
 
 int
-consumerd_output_make_parents(const char *path)
+tc_consumerd_output_make_parents(const char *path)
 {
-	if (!consumerd_output_path_is_safe(path))
+	if (!tc_consumerd_output_path_is_safe(path))
 		return -EINVAL;
 	return make_parents(path);
 }
@@ -175,7 +175,7 @@ consumerd_output_make_parents(const char *path)
 #define COPY_CHUNK 65536
 
 int
-consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
+tc_consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
 {
 	uint64_t offset = 0;
 	char *chunk = malloc(COPY_CHUNK);
@@ -193,7 +193,7 @@ consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
 			ret = n < 0 ? -errno : -EIO;
 			break;
 		}
-		ret = consumerd_output_append(to_fd, to_size, chunk, (size_t)n);
+		ret = tc_consumerd_output_append(to_fd, to_size, chunk, (size_t)n);
 		if (ret < 0)
 			break;
 		offset += (uint64_t)n;
@@ -203,7 +203,7 @@ consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size)
 }
 
 int
-consumerd_output_create_file(int dir_fd, const char *name)
+tc_consumerd_output_create_file(int dir_fd, const char *name)
 {
 	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			FILE_MODE);
@@ -212,7 +212,7 @@ consumerd_output_create_file(int dir_fd, const char *name)
 }
 
 int
-consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len)
+tc_consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len)
 {
 	const uint8_t *bytes = buf;
 	size_t done = 0;
@@ -237,12 +237,12 @@ rollback:
 	/* Keep the file a sequence of whole packets. Should this fail too, the
 	 * next append starts at *size anyway and overwrites the partial tail. */
 	if (done > 0 && ftruncate(fd, (off_t)*size) < 0)
-		consumerd_warning("Failed to cut a partial write off, ignoring: %m");
+		tc_consumerd_warning("Failed to cut a partial write off, ignoring: %m");
 	return ret;
 }
 
 void
-consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind, uint64_t size)
+tc_consumerd_output_write_behind(int fd, struct tc_consumerd_write_behind *behind, uint64_t size)
 {
 	const unsigned int wait_all = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				      SYNC_FILE_RANGE_WAIT_AFTER;
@@ -275,7 +275,7 @@ has_plain_direct_io(int fd)
 }
 
 bool
-consumerd_output_try_direct(int fd, uint32_t packet_size)
+tc_consumerd_output_try_direct(int fd, uint32_t packet_size)
 {
 	int flags;
 
@@ -287,7 +287,7 @@ consumerd_output_try_direct(int fd, uint32_t packet_size)
 }
 
 void
-consumerd_output_stop_direct(int fd)
+tc_consumerd_output_stop_direct(int fd)
 {
 	int flags = fcntl(fd, F_GETFL);
 
@@ -296,7 +296,7 @@ consumerd_output_stop_direct(int fd)
 }
 
 int
-consumerd_output_sync(int fd)
+tc_consumerd_output_sync(int fd)
 {
 	while (fdatasync(fd) < 0) {
 		if (errno != EINTR)

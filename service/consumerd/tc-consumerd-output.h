@@ -16,12 +16,12 @@
  * True when path is absolute and none of its components is "..". Other
  * checks (length, NUL termination) are the caller's.
  */
-bool consumerd_output_path_is_safe(const char *path);
+bool tc_consumerd_output_path_is_safe(const char *path);
 
 /* True when path is relative, not empty, made of components other than
  * "", "." and "..", without control characters: a path that a relay
  * files under a session's directory. */
-bool consumerd_output_relative_path_is_safe(const char *path);
+bool tc_consumerd_output_relative_path_is_safe(const char *path);
 
 /*
  * Creates the directory path and its missing parents (mode 0700), or
@@ -29,26 +29,26 @@ bool consumerd_output_relative_path_is_safe(const char *path);
  * A final component that is a symbolic link is refused.
  *
  * Returns a directory file descriptor (O_CLOEXEC), or:
- *   -EINVAL     path is not safe (see consumerd_output_path_is_safe())
+ *   -EINVAL     path is not safe (see tc_consumerd_output_path_is_safe())
  *   -ENOTEMPTY  path exists and holds entries
  *   -ENOTDIR    path or a parent exists and is not a directory
  *   -ELOOP      the final component is a symbolic link
  *   other       -errno of mkdir(), open() or reading the directory
  */
-int consumerd_output_open_dir(const char *path);
+int tc_consumerd_output_open_dir(const char *path);
 
 /*
  * Creates the missing parents of path (mode 0700), not path itself.
  * Returns 0, -EINVAL when path is not safe, or -errno of mkdir().
  */
-int consumerd_output_make_parents(const char *path);
+int tc_consumerd_output_make_parents(const char *path);
 
 /*
  * Appends the first size bytes of from_fd to to_fd at *to_size, as
- * consumerd_output_append() does. Returns 0, -EIO when from_fd is
+ * tc_consumerd_output_append() does. Returns 0, -EIO when from_fd is
  * shorter, or -errno.
  */
-int consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size);
+int tc_consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_size);
 
 /*
  * Creates a new file name in dir_fd, mode 0600, for writing (and reading:
@@ -56,7 +56,7 @@ int consumerd_output_copy(int from_fd, uint64_t size, int to_fd, uint64_t *to_si
  * existing file nor follows a symbolic link.
  * Returns the descriptor (O_CLOEXEC), or -errno of openat(), e.g. -EEXIST.
  */
-int consumerd_output_create_file(int dir_fd, const char *name);
+int tc_consumerd_output_create_file(int dir_fd, const char *name);
 
 /*
  * Appends len bytes at offset *size of fd and advances *size. Short writes
@@ -64,7 +64,7 @@ int consumerd_output_create_file(int dir_fd, const char *name);
  * that it never holds a partial packet or a partial metadata chunk.
  * Returns 0, or -errno of pwrite() (-ENOSPC, -EDQUOT, -EIO, -EFBIG, ...).
  */
-int consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len);
+int tc_consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len);
 
 /*
  * Streaming writes. A trace is written at up to hundreds of MB/s and read
@@ -78,13 +78,14 @@ int consumerd_output_append(int fd, uint64_t *size, const void *buf, size_t len)
  */
 #define CONSUMERD_WRITE_BEHIND_CHUNK (1u << 20)
 
-struct consumerd_write_behind {
+struct tc_consumerd_write_behind {
 	uint64_t started; /* write-back started below this offset */
 	uint64_t dropped; /* dropped from the cache below this offset */
 };
 
 /* Called after each append; size is the file's size now. */
-void consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind, uint64_t size);
+void tc_consumerd_output_write_behind(int fd, struct tc_consumerd_write_behind *behind,
+				      uint64_t size);
 
 /*
  * Direct I/O for stream files whose packets are whole sub-buffers: written
@@ -102,11 +103,11 @@ void consumerd_output_write_behind(int fd, struct consumerd_write_behind *behind
  */
 #define CONSUMERD_DIRECT_ALIGN 4096u
 #define CONSUMERD_DIRECT_MIN (256u * 1024u)
-bool consumerd_output_try_direct(int fd, uint32_t packet_size);
+bool tc_consumerd_output_try_direct(int fd, uint32_t packet_size);
 /* Back to buffered writes (a write that direct I/O refused). */
-void consumerd_output_stop_direct(int fd);
+void tc_consumerd_output_stop_direct(int fd);
 
 /* fdatasync() retried on EINTR. Returns 0 or -errno. */
-int consumerd_output_sync(int fd);
+int tc_consumerd_output_sync(int fd);
 
 #endif /* TC_CONSUMER_OUTPUT_H */

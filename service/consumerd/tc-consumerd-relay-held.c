@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-relay-held.h"
+#include "tc-consumerd-relay-held.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 void
-consumerd_held_init(struct consumerd_held_queue *queue)
+tc_consumerd_relay_held_init(struct tc_consumerd_held_queue *queue)
 {
 	queue->head = NULL;
 	queue->tail = &queue->head;
@@ -14,10 +14,11 @@ consumerd_held_init(struct consumerd_held_queue *queue)
 }
 
 int
-consumerd_held_push(struct consumerd_held_queue *queue, struct consumerd_relay_stream *stream,
-		    const uint8_t *packet, uint32_t size)
+tc_consumerd_relay_held_push(struct tc_consumerd_held_queue *queue,
+			     struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
+			     uint32_t size)
 {
-	struct consumerd_held_packet *held;
+	struct tc_consumerd_held_packet *held;
 
 	if (size > CONSUMERD_RELAY_HELD_BYTES_MAX - queue->bytes)
 		return -ENOBUFS;
@@ -34,13 +35,14 @@ consumerd_held_push(struct consumerd_held_queue *queue, struct consumerd_relay_s
 	return 0;
 }
 
-struct consumerd_held_packet *
-consumerd_held_take(struct consumerd_held_queue *queue, const struct consumerd_relay_stream *stream)
+struct tc_consumerd_held_packet *
+tc_consumerd_relay_held_take(struct tc_consumerd_held_queue *queue,
+			     const struct tc_consumerd_relay_stream *stream)
 {
-	struct consumerd_held_packet *taken = NULL, **taken_tail = &taken, **link = &queue->head;
+	struct tc_consumerd_held_packet *taken = NULL, **taken_tail = &taken, **link = &queue->head;
 
 	while (*link) {
-		struct consumerd_held_packet *held = *link;
+		struct tc_consumerd_held_packet *held = *link;
 
 		if (stream && held->stream != stream) {
 			link = &held->next;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-relay-wire.h"
+#include "tc-consumerd-relay-wire.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
 
 int
-tc_relay_parse_create_session_reply(const void *buf, size_t len,
-				    struct tc_relay_create_session_reply *reply)
+tc_consumerd_relay_wire_parse_create_session_reply(const void *buf, size_t len,
+						   struct tc_relay_create_session_reply *reply)
 {
 	if (len < sizeof(*reply))
 		return -EBADMSG;
@@ -23,8 +23,8 @@ tc_relay_parse_create_session_reply(const void *buf, size_t len,
 }
 
 int
-tc_relay_parse_close_chunk_reply(const void *buf, size_t len,
-				 struct tc_relay_close_trace_chunk_reply *reply)
+tc_consumerd_relay_wire_parse_close_chunk_reply(const void *buf, size_t len,
+						struct tc_relay_close_trace_chunk_reply *reply)
 {
 	if (len < sizeof(*reply))
 		return -EBADMSG;
@@ -39,7 +39,7 @@ tc_relay_parse_close_chunk_reply(const void *buf, size_t len,
 }
 
 int
-tc_relay_check_output_path(const char *path, size_t length)
+tc_consumerd_relay_wire_check_output_path(const char *path, size_t length)
 {
 	if (length == 0 || length > TC_RELAY_PATH_MAX)
 		return -EBADMSG;
@@ -47,7 +47,7 @@ tc_relay_check_output_path(const char *path, size_t length)
 }
 
 int
-tc_relay_parse_version(const void *buf, size_t len, uint32_t *minor)
+tc_consumerd_relay_wire_parse_version(const void *buf, size_t len, uint32_t *minor)
 {
 	struct tc_relay_version version;
 
@@ -74,9 +74,10 @@ put_string(void *buf, size_t size, size_t *offset, const char *string, size_t le
 }
 
 int
-tc_relay_encode_create_session(void *buf, size_t size, const char *session_name,
-			       const char *hostname, uint32_t live_timer_us, const uint8_t uuid[16],
-			       uint64_t session_id, uint64_t creation_time)
+tc_consumerd_relay_wire_encode_create_session(void *buf, size_t size, const char *session_name,
+					      const char *hostname, uint32_t live_timer_us,
+					      const uint8_t uuid[16], uint64_t session_id,
+					      uint64_t creation_time)
 {
 	size_t name_len = strlen(session_name), host_len = strlen(hostname);
 	struct tc_relay_create_session msg = {0};
@@ -103,8 +104,8 @@ tc_relay_encode_create_session(void *buf, size_t size, const char *session_name,
 }
 
 int
-tc_relay_encode_add_stream(void *buf, size_t size, const char *file_name, const char *path,
-			   uint64_t chunk_id)
+tc_consumerd_relay_wire_encode_add_stream(void *buf, size_t size, const char *file_name,
+					  const char *path, uint64_t chunk_id)
 {
 	size_t name_len = strlen(file_name), path_len = strlen(path);
 	struct tc_relay_add_stream msg = {0};
@@ -139,7 +140,7 @@ hex_value(char c)
 }
 
 int
-tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16])
+tc_consumerd_relay_wire_metadata_uuid(const char *text, size_t len, uint8_t uuid[16])
 {
 	static const char key[] = "uuid = \"";
 	const char *p = memmem(text, len, key, sizeof(key) - 1);

@@ -12,7 +12,7 @@
  *
  * Replies are read back from a peer we do not control: every length in
  * them is checked against what we asked for before use
- * (tc_relay_parse_*()).
+ * (tc_consumerd_relay_wire_parse_*()).
  */
 #ifndef TC_RELAY_WIRE_H
 #define TC_RELAY_WIRE_H
@@ -240,7 +240,7 @@ struct tc_ctf_metadata_packet_header {
 
 /* The trace UUID declared in TSDL text ('uuid = "…"' of the trace block),
  * into uuid. Returns 0, or -ENOENT when text (len bytes) has none. */
-int tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16]);
+int tc_consumerd_relay_wire_metadata_uuid(const char *text, size_t len, uint8_t uuid[16]);
 
 /*
  * Checks the fixed part of a CREATE_SESSION reply (host order in *reply)
@@ -248,38 +248,38 @@ int tc_relay_metadata_uuid(const char *text, size_t len, uint8_t uuid[16]);
  * refused (ret_code not LTTNG_OK), or -EBADMSG when the length is 0 or
  * above TC_RELAY_PATH_MAX.
  */
-int tc_relay_parse_create_session_reply(const void *buf, size_t len,
-					struct tc_relay_create_session_reply *reply);
+int tc_consumerd_relay_wire_parse_create_session_reply(const void *buf, size_t len,
+						       struct tc_relay_create_session_reply *reply);
 
 /*
  * Checks a CLOSE_TRACE_CHUNK reply's fixed part (host order in *reply).
  * Returns 0, -EPROTO when the relay refused, or -EBADMSG when the path
  * length is 0 or above TC_RELAY_PATH_MAX. The path is then checked with
- * tc_relay_check_output_path().
+ * tc_consumerd_relay_wire_check_output_path().
  */
-int tc_relay_parse_close_chunk_reply(const void *buf, size_t len,
-				     struct tc_relay_close_trace_chunk_reply *reply);
+int tc_consumerd_relay_wire_parse_close_chunk_reply(const void *buf, size_t len,
+						    struct tc_relay_close_trace_chunk_reply *reply);
 
 /* Checks the path that follows: length bytes ending with their only NUL.
  * Returns 0 or -EBADMSG. */
-int tc_relay_check_output_path(const char *path, size_t length);
+int tc_consumerd_relay_wire_check_output_path(const char *path, size_t length);
 
 /* Checks a VERSION reply: same major, and a minor we can speak. *minor
  * receives the minor to use (the lower of both). Returns 0 or
  * -EPROTONOSUPPORT. */
-int tc_relay_parse_version(const void *buf, size_t len, uint32_t *minor);
+int tc_consumerd_relay_wire_parse_version(const void *buf, size_t len, uint32_t *minor);
 
 /* Encodes a CREATE_SESSION payload into buf (size bytes). Returns its
  * length, or -ENAMETOOLONG when a name is empty or beyond the relay's
  * limits, or -ENOBUFS. */
-int tc_relay_encode_create_session(void *buf, size_t size, const char *session_name,
-				   const char *hostname, uint32_t live_timer_us,
-				   const uint8_t uuid[16], uint64_t session_id,
-				   uint64_t creation_time);
+int tc_consumerd_relay_wire_encode_create_session(void *buf, size_t size, const char *session_name,
+						  const char *hostname, uint32_t live_timer_us,
+						  const uint8_t uuid[16], uint64_t session_id,
+						  uint64_t creation_time);
 
 /* Encodes an ADD_STREAM payload. Returns its length, -ENAMETOOLONG or
  * -ENOBUFS. */
-int tc_relay_encode_add_stream(void *buf, size_t size, const char *file_name, const char *path,
-			       uint64_t chunk_id);
+int tc_consumerd_relay_wire_encode_add_stream(void *buf, size_t size, const char *file_name,
+					      const char *path, uint64_t chunk_id);
 
 #endif /* TC_RELAY_WIRE_H */

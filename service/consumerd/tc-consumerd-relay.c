@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-relay.h"
-#include "tc-consumer-relay-held.h"
+#include "tc-consumerd-relay.h"
+#include "tc-consumerd-relay-held.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -17,10 +17,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
-#include "tc-consumer-resolve.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-resolve.h"
 #include "tc-rb.h"
-#include "tc-relay-wire.h"
+#include "tc-consumerd-relay-wire.h"
 
 /* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
  * with their names. */
@@ -28,7 +28,7 @@
 /* Index replies not read yet at most; then the next command waits for them. */
 #define PENDING_REPLIES_MAX 256u
 
-struct consumerd_relay {
+struct tc_consumerd_relay {
 	struct tc_consumer_relay_output out;
 	uint64_t session_id;	      /* ours, for messages */
 	uint64_t sessiond_session_id; /* the tracing session's, as the relay knows it */
@@ -61,30 +61,30 @@ struct consumerd_relay {
 	/* The host's addresses that connections use, NULL until resolved,
 	 * and a lookup under way, or NULL: at creation, or again after every
 	 * address failed a probe, since addresses change. Connections never
-	 * wait for a lookup but at creation (tc-consumer-resolve.h). */
-	struct consumerd_lookup *resolved, *lookup;
+	 * wait for a lookup but at creation (tc-consumerd-resolve.h). */
+	struct tc_consumerd_lookup *resolved, *lookup;
 	unsigned address_next; /* the address the next probe tries; once connected, both ports' */
 	uint64_t lost_packets;
 	int64_t lost_since;
 	int last_error; /* -errno: why the relay was last lost or not reached */
-	struct consumerd_ratelimit down_limit;
-	struct consumerd_relay_stream *streams;
+	struct tc_consumerd_ratelimit down_limit;
+	struct tc_consumerd_relay_stream *streams;
 	/* Opened with TC_CONSUMER_RELAY_CONNECT_LATER, until its first probe
 	 * connected or failed: the relay is not lost yet, only not reached
 	 * yet, and the packets sent meanwhile are held (hold_packet()). The
 	 * host's first lookup may take until first_lookup_deadline. */
 	bool first_probe;
 	uint64_t first_lookup_deadline;
-	struct consumerd_held_queue held;
+	struct tc_consumerd_held_queue held;
 	/* While not 0, when a flush stops waiting for the relay (consumer
-	 * clock): data sends end by then (consumerd_relay_set_give_up()). */
+	 * clock): data sends end by then (tc_consumerd_relay_set_give_up()). */
 	uint64_t give_up_at;
 };
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
  * IPv6 address), the form a user wrote it in. */
 static void
-relay_address(const struct consumerd_relay *relay, char *buf, size_t size)
+relay_address(const struct tc_consumerd_relay *relay, char *buf, size_t size)
 {
 	bool is_ipv6 = strchr(relay->out.host, ':') != NULL;
 
@@ -184,10 +184,10 @@ fail:
 
 /* The resolved address at index (wrapping), NULL when none. */
 static const struct addrinfo *
-address_at(const struct consumerd_relay *relay, unsigned index, unsigned *count)
+address_at(const struct tc_consumerd_relay *relay, unsigned index, unsigned *count)
 {
 	const struct addrinfo *list =
-	    relay->resolved ? consumerd_lookup_addresses(relay->resolved) : NULL;
+	    relay->resolved ? tc_consumerd_resolve_addresses(relay->resolved) : NULL;
 	unsigned n = 0;
 
 	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next)
@@ -217,7 +217,7 @@ connect_budget_ms(uint64_t deadline)
  * each for the connect timeout at most, all before deadline (consumer
  * clock). The address that answered is the next to try. */
 static int
-connect_port(struct consumerd_relay *relay, uint16_t port, uint64_t deadline)
+connect_port(struct tc_consumerd_relay *relay, uint16_t port, uint64_t deadline)
 {
 	unsigned count = 0;
 	int fd = -EHOSTUNREACH;
@@ -242,7 +242,7 @@ connect_port(struct consumerd_relay *relay, uint16_t port, uint64_t deadline)
  * deadline: the two connections of a session go to one relay daemon,
  * even behind a name with several addresses. */
 static int
-connect_data_port(struct consumerd_relay *relay, uint64_t deadline)
+connect_data_port(struct tc_consumerd_relay *relay, uint64_t deadline)
 {
 	unsigned count;
 	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
@@ -333,14 +333,14 @@ recv_all(int fd, void *buf, size_t len, uint64_t deadline)
 /* When a reply read now must have come: the exchange's end, or the I/O
  * timeout from now. */
 static uint64_t
-reply_deadline(const struct consumerd_relay *relay)
+reply_deadline(const struct tc_consumerd_relay *relay)
 {
 	return relay->exchange_end ? relay->exchange_end
 				   : tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 }
 
 static int
-recv_reply(struct consumerd_relay *relay, void *buf, size_t len)
+recv_reply(struct tc_consumerd_relay *relay, void *buf, size_t len)
 {
 	return recv_all(relay->control_fd, buf, len, reply_deadline(relay));
 }
@@ -360,13 +360,13 @@ send_command_on(int fd, uint32_t cmd, const void *payload, size_t len)
 }
 
 static int
-send_command(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+send_command(struct tc_consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
 {
 	return send_command_on(relay->control_fd, cmd, payload, len);
 }
 
 static int
-read_generic_reply(struct consumerd_relay *relay, uint32_t *code, uint64_t deadline)
+read_generic_reply(struct tc_consumerd_relay *relay, uint32_t *code, uint64_t deadline)
 {
 	struct tc_relay_generic_reply reply;
 	int ret = recv_all(relay->control_fd, &reply, sizeof(reply), deadline);
@@ -380,7 +380,7 @@ read_generic_reply(struct consumerd_relay *relay, uint32_t *code, uint64_t deadl
  * within one I/O timeout in all, else those already there. A refused
  * index is logged, not fatal. */
 static int
-drain_replies(struct consumerd_relay *relay, bool wait)
+drain_replies(struct tc_consumerd_relay *relay, bool wait)
 {
 	const uint64_t deadline = reply_deadline(relay);
 	uint32_t code = 0;
@@ -398,16 +398,16 @@ drain_replies(struct consumerd_relay *relay, bool wait)
 			return ret;
 		relay->pending_replies--;
 		if (code != TC_RELAY_LTTNG_OK)
-			consumerd_debug("session=%" PRIu64 ": The relay refused an index (%" PRIu32
-					")",
-					relay->session_id, code);
+			tc_consumerd_debug("session=%" PRIu64
+					   ": The relay refused an index (%" PRIu32 ")",
+					   relay->session_id, code);
 	}
 	return 0;
 }
 
 /* A command whose reply is generic and must be LTTNG_OK. */
 static int
-command_generic(struct consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+command_generic(struct tc_consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
 {
 	uint32_t code = 0;
 	int ret = drain_replies(relay, true);
@@ -431,18 +431,19 @@ send_version(int control_fd)
 }
 
 static int
-read_version(struct consumerd_relay *relay)
+read_version(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_version version;
 	int ret = recv_reply(relay, &version, sizeof(version));
 
 	if (ret == 0)
-		ret = tc_relay_parse_version(&version, sizeof(version), &relay->minor);
+		ret =
+		    tc_consumerd_relay_wire_parse_version(&version, sizeof(version), &relay->minor);
 	return ret;
 }
 
 static int
-command_version(struct consumerd_relay *relay)
+command_version(struct tc_consumerd_relay *relay)
 {
 	int ret = send_version(relay->control_fd);
 
@@ -450,40 +451,41 @@ command_version(struct consumerd_relay *relay)
 }
 
 static int
-command_create_session(struct consumerd_relay *relay)
+command_create_session(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_create_session_reply reply;
 	char buf[COMMAND_MAX], path[TC_RELAY_PATH_MAX];
 	int len, ret;
 
-	len = tc_relay_encode_create_session(buf, sizeof(buf), relay->out.session_name,
-					     relay->out.hostname, relay->out.live_timer_us,
-					     relay->uuid, relay->sessiond_session_id,
-					     (uint64_t)relay->out.creation_time);
+	len = tc_consumerd_relay_wire_encode_create_session(
+	    buf, sizeof(buf), relay->out.session_name, relay->out.hostname,
+	    relay->out.live_timer_us, relay->uuid, relay->sessiond_session_id,
+	    (uint64_t)relay->out.creation_time);
 	if (len < 0)
 		return len;
 	ret = send_command(relay, TC_RELAY_CREATE_SESSION, buf, (size_t)len);
 	if (ret == 0)
 		ret = recv_reply(relay, buf, sizeof(reply));
 	if (ret == 0)
-		ret = tc_relay_parse_create_session_reply(buf, sizeof(reply), &reply);
+		ret =
+		    tc_consumerd_relay_wire_parse_create_session_reply(buf, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
 	ret = recv_reply(relay, path, reply.output_path_length);
 	if (ret == 0)
-		ret = tc_relay_check_output_path(path, reply.output_path_length);
+		ret = tc_consumerd_relay_wire_check_output_path(path, reply.output_path_length);
 	if (ret < 0)
 		return ret;
 	relay->relay_session_id = reply.session_id;
-	consumerd_info("session=%" PRIu64 ": Streaming to the relay at %s:%" PRIu16
-		       " (its session %" PRIu64 ", \"%s\")",
-		       relay->session_id, relay->out.host, relay->out.control_port,
-		       reply.session_id, path);
+	tc_consumerd_info("session=%" PRIu64 ": Streaming to the relay at %s:%" PRIu16
+			  " (its session %" PRIu64 ", \"%s\")",
+			  relay->session_id, relay->out.host, relay->out.control_port,
+			  reply.session_id, path);
 	return 0;
 }
 
 static int
-command_create_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int64_t created)
+command_create_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id, int64_t created)
 {
 	struct tc_relay_create_trace_chunk msg = {
 	    .chunk_id = htobe64(chunk_id),
@@ -493,7 +495,7 @@ command_create_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int
 	return command_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg, sizeof(msg));
 }
 
-static int command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id,
+static int command_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id,
 				     int64_t closed, uint32_t command, char *path,
 				     size_t path_size);
 
@@ -515,7 +517,7 @@ static int command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chu
  * the whole of it.
  */
 static int
-rejoin_current_chunk(struct consumerd_relay *relay)
+rejoin_current_chunk(struct tc_consumerd_relay *relay)
 {
 	char path[TC_RELAY_PATH_MAX];
 	int ret;
@@ -540,7 +542,7 @@ rejoin_current_chunk(struct consumerd_relay *relay)
  * that relay left it.
  */
 static int
-begin_current_chunk_anew(struct consumerd_relay *relay)
+begin_current_chunk_anew(struct tc_consumerd_relay *relay)
 {
 	char path[TC_RELAY_PATH_MAX];
 	int64_t now = (int64_t)time(NULL);
@@ -558,7 +560,7 @@ begin_current_chunk_anew(struct consumerd_relay *relay)
 }
 
 static int
-create_current_chunk(struct consumerd_relay *relay)
+create_current_chunk(struct tc_consumerd_relay *relay)
 {
 	/* A first connection joins the chunk the session's other traces made. */
 	if (relay->chunk_id == 0 || relay->generation == 0)
@@ -571,8 +573,8 @@ create_current_chunk(struct consumerd_relay *relay)
 /* ---- streams ---- */
 
 static int
-stream_file_name(const struct consumerd_relay *relay, const struct consumerd_relay_stream *stream,
-		 char *buf, size_t size)
+stream_file_name(const struct tc_consumerd_relay *relay,
+		 const struct tc_consumerd_relay_stream *stream, char *buf, size_t size)
 {
 	int len;
 
@@ -584,9 +586,9 @@ stream_file_name(const struct consumerd_relay *relay, const struct consumerd_rel
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Sends text as one CTF metadata packet (tc-relay-wire.h). */
+/* Sends text as one CTF metadata packet (tc-consumerd-relay-wire.h). */
 static int
-metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+metadata_send_range(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream,
 		    const void *text, size_t len)
 {
 	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
@@ -618,7 +620,7 @@ metadata_send_range(struct consumerd_relay *relay, struct consumerd_relay_stream
 
 /* Sends stream's ADD_STREAM, whose reply stream_add_answered() reads. */
 static int
-stream_add_ask(struct consumerd_relay *relay, const struct consumerd_relay_stream *stream)
+stream_add_ask(struct tc_consumerd_relay *relay, const struct tc_consumerd_relay_stream *stream)
 {
 	char buf[COMMAND_MAX], name[CONSUMERD_RELAY_FILE_NAME_MAX + 16];
 	int len, ret;
@@ -626,7 +628,8 @@ stream_add_ask(struct consumerd_relay *relay, const struct consumerd_relay_strea
 	ret = stream_file_name(relay, stream, name, sizeof(name));
 	if (ret < 0)
 		return ret;
-	len = tc_relay_encode_add_stream(buf, sizeof(buf), name, stream->path, relay->chunk_id);
+	len = tc_consumerd_relay_wire_encode_add_stream(buf, sizeof(buf), name, stream->path,
+							relay->chunk_id);
 	if (len < 0)
 		return len;
 	return send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
@@ -635,7 +638,7 @@ stream_add_ask(struct consumerd_relay *relay, const struct consumerd_relay_strea
 /* Reads the reply of stream's ADD_STREAM; a metadata stream then gets
  * the whole metadata known so far. */
 static int
-stream_add_answered(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+stream_add_answered(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream)
 {
 	struct tc_relay_status_stream reply;
 	int ret = recv_reply(relay, &reply, sizeof(reply));
@@ -654,7 +657,7 @@ stream_add_answered(struct consumerd_relay *relay, struct consumerd_relay_stream
 }
 
 static int
-stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+stream_add_on_relay(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream)
 {
 	int ret = drain_replies(relay, true);
 
@@ -666,7 +669,7 @@ stream_add_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream
 /* ---- connection state ---- */
 
 static void
-relay_disconnect(struct consumerd_relay *relay)
+relay_disconnect(struct tc_consumerd_relay *relay)
 {
 	if (relay->control_fd >= 0)
 		close(relay->control_fd);
@@ -677,13 +680,13 @@ relay_disconnect(struct consumerd_relay *relay)
 	relay->up = false;
 	/* A new connection is a new relay session, without the old chunk. */
 	relay->close_pending = false;
-	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next)
+	for (struct tc_consumerd_relay_stream *s = relay->streams; s; s = s->next)
 		s->added = false;
 }
 
 /* Closes the connections a retry was making (relay_retry()). */
 static void
-probe_close(struct consumerd_relay *relay)
+probe_close(struct tc_consumerd_relay *relay)
 {
 	if (relay->probe_fd >= 0)
 		close(relay->probe_fd);
@@ -695,7 +698,7 @@ probe_close(struct consumerd_relay *relay)
 
 /* An I/O error: the relay is down from now on, retried later. */
 static void
-relay_fail(struct consumerd_relay *relay, const char *what, int err)
+relay_fail(struct tc_consumerd_relay *relay, const char *what, int err)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 	uint64_t suppressed;
@@ -708,10 +711,10 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
 	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
 	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
 	relay_address(relay, address, sizeof(address));
-	if (consumerd_ratelimit_check(&relay->down_limit, tc_rb_clock_now(), &suppressed))
-		consumerd_warning("session=%" PRIu64 ": Lost the relay at %s (%s: %s); dropping "
-				  "packets until it is back",
-				  relay->session_id, address, what, strerror(-err));
+	if (tc_consumerd_log_ratelimit_check(&relay->down_limit, tc_rb_clock_now(), &suppressed))
+		tc_consumerd_warning("session=%" PRIu64 ": Lost the relay at %s (%s: %s); dropping "
+				     "packets until it is back",
+				     relay->session_id, address, what, strerror(-err));
 }
 
 /* Connects both ports (those whose fd is not -1 are connected already,
@@ -720,7 +723,7 @@ relay_fail(struct consumerd_relay *relay, const char *what, int err)
  * (consumer clock); the handshake's replies then come within one I/O
  * timeout. */
 static int
-relay_connect(struct consumerd_relay *relay, int control_fd, int data_fd, bool version_sent,
+relay_connect(struct tc_consumerd_relay *relay, int control_fd, int data_fd, bool version_sent,
 	      uint64_t deadline)
 {
 	int ret;
@@ -760,14 +763,14 @@ fail:
  * streams, and a relay answering each just within the timeout cannot
  * hold the loop once per stream. */
 static int
-relay_add_all_streams(struct consumerd_relay *relay)
+relay_add_all_streams(struct tc_consumerd_relay *relay)
 {
 	int ret = drain_replies(relay, true);
 
-	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
+	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
 		ret = stream_add_ask(relay, s);
 	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
-	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
+	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
 		ret = stream_add_answered(relay, s);
 	if (ret == 0)
 		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
@@ -780,7 +783,7 @@ relay_add_all_streams(struct consumerd_relay *relay)
  * I/O timeout, then the streams within another (relay_add_all_streams()).
  * On failure they are closed. */
 static int
-relay_join(struct consumerd_relay *relay, int control_fd, int data_fd)
+relay_join(struct tc_consumerd_relay *relay, int control_fd, int data_fd)
 {
 	int ret = relay_connect(relay, control_fd, data_fd, true,
 				tc_rb_clock_now() + CONSUMERD_RELAY_CONNECT_TIMEOUT_MS * 1000000ull);
@@ -793,7 +796,7 @@ relay_join(struct consumerd_relay *relay, int control_fd, int data_fd)
 }
 
 static void
-relay_retry_later(struct consumerd_relay *relay, uint64_t now)
+relay_retry_later(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	relay->retry_interval *= 2;
 	if (relay->retry_interval > CONSUMERD_RELAY_RETRY_MAX_NS)
@@ -804,7 +807,7 @@ relay_retry_later(struct consumerd_relay *relay, uint64_t now)
 /* control_fd, data_fd: the connections to both ports, made already, the
  * relay's answer to VERSION waiting on control_fd. */
 static void
-relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint64_t now)
+relay_reconnect(struct tc_consumerd_relay *relay, int control_fd, int data_fd, uint64_t now)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 	/* The first connection of a relay opened down names its streams as
@@ -821,16 +824,16 @@ relay_reconnect(struct consumerd_relay *relay, int control_fd, int data_fd, uint
 		return;
 	}
 	relay_address(relay, address, sizeof(address));
-	consumerd_warning("session=%" PRIu64 ": The relay at %s is back; %" PRIu64
-			  " packets were lost while it was away",
-			  relay->session_id, address, relay->lost_packets);
+	tc_consumerd_warning("session=%" PRIu64 ": The relay at %s is back; %" PRIu64
+			     " packets were lost while it was away",
+			     relay->session_id, address, relay->lost_packets);
 }
 
 /* The relay keys trace chunks by (uuid, session id): the traces of one
  * tracing session share the identity the service gave, so that they
  * share chunks; without one, any non-nil uuid of this connection's own. */
 static void
-set_identity(struct consumerd_relay *relay, const struct tc_consumer_relay_output *out,
+set_identity(struct tc_consumerd_relay *relay, const struct tc_consumer_relay_output *out,
 	     uint64_t session_id)
 {
 	static const uint8_t nil[16];
@@ -854,19 +857,19 @@ set_identity(struct consumerd_relay *relay, const struct tc_consumer_relay_outpu
  * last_error, which the session's Problem is made of. Logged once: the
  * retries after it are not. */
 static void
-start_down(struct consumerd_relay *relay, const char *why)
+start_down(struct tc_consumerd_relay *relay, const char *why)
 {
 	relay->lost_since = (int64_t)time(NULL);
 	relay->retry_interval = CONSUMERD_RELAY_RETRY_MIN_NS;
 	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
-	consumerd_warning("session=%" PRIu64 ": %s; dropping packets until it answers, "
-			  "retrying",
-			  relay->session_id, why);
+	tc_consumerd_warning("session=%" PRIu64 ": %s; dropping packets until it answers, "
+			     "retrying",
+			     relay->session_id, why);
 }
 
 /* The message of a failed creation, naming the relay's URL. */
 static void
-open_error(const struct consumerd_relay *relay, int err, char *error, size_t error_size)
+open_error(const struct tc_consumerd_relay *relay, int err, char *error, size_t error_size)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 
@@ -886,7 +889,7 @@ open_error(const struct consumerd_relay *relay, int err, char *error, size_t err
  * writes why into error, ends the lookup unless it may still answer (for
  * the retries) and returns the error. */
 static int
-lookup_failure(struct consumerd_relay *relay, int ret, char *error, size_t error_size)
+lookup_failure(struct tc_consumerd_relay *relay, int ret, char *error, size_t error_size)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 
@@ -899,8 +902,8 @@ lookup_failure(struct consumerd_relay *relay, int ret, char *error, size_t error
 		return -ETIMEDOUT;
 	}
 	snprintf(error, error_size, "Cannot stream to the relay at %s: cannot resolve %s: %s",
-		 address, relay->out.host, consumerd_lookup_error(relay->lookup));
-	consumerd_lookup_free(relay->lookup);
+		 address, relay->out.host, tc_consumerd_resolve_error(relay->lookup));
+	tc_consumerd_resolve_free(relay->lookup);
 	relay->lookup = NULL;
 	return ret;
 }
@@ -912,16 +915,16 @@ lookup_failure(struct consumerd_relay *relay, int ret, char *error, size_t error
  * for nothing, open_later()). On failure writes why into error.
  */
 static int
-resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
+resolve_at_open(struct tc_consumerd_relay *relay, char *error, size_t error_size)
 {
 	int ret;
 
-	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	ret = tc_consumerd_resolve_start(relay->out.host, (int)relay->out.family, &relay->lookup);
 	if (ret < 0) {
 		open_error(relay, ret, error, error_size);
 		return ret;
 	}
-	ret = consumerd_lookup_wait(relay->lookup, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS);
+	ret = tc_consumerd_resolve_wait(relay->lookup, CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS);
 	if (ret == 1) {
 		relay->resolved = relay->lookup;
 		relay->lookup = NULL;
@@ -930,14 +933,14 @@ resolve_at_open(struct consumerd_relay *relay, char *error, size_t error_size)
 	return lookup_failure(relay, ret, error, error_size);
 }
 
-static void relay_retry(struct consumerd_relay *relay, uint64_t now);
-static void held_drop_all(struct consumerd_relay *relay);
+static void relay_retry(struct tc_consumerd_relay *relay, uint64_t now);
+static void held_drop_all(struct tc_consumerd_relay *relay);
 
 /* The first probe of a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER
  * failed with err (why names the URL): the packets it held are lost, and
  * the relay is down as after a loss. */
 static void
-first_probe_failed(struct consumerd_relay *relay, int err, const char *why)
+first_probe_failed(struct tc_consumerd_relay *relay, int err, const char *why)
 {
 	relay->first_probe = false;
 	relay->last_error = err;
@@ -958,16 +961,16 @@ first_probe_failed(struct consumerd_relay *relay, int err, const char *why)
  * the owner's commands answered meanwhile. One that answered VERSION
  * has the rest of the exchange bounded as a reconnection's (relay_join()),
  * and a stop or flush waits for the first connection, bounded
- * (consumerd_relay_wait_received()).
+ * (tc_consumerd_relay_wait_received()).
  */
 static void
-open_later(struct consumerd_relay *relay)
+open_later(struct tc_consumerd_relay *relay)
 {
 	char why[TC_CONSUMER_HOST_MAX + 160];
 	uint64_t now = tc_rb_clock_now();
 	int ret;
 
-	ret = consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	ret = tc_consumerd_resolve_start(relay->out.host, (int)relay->out.family, &relay->lookup);
 	if (ret < 0) {
 		relay->lookup = NULL;
 		open_error(relay, ret, why, sizeof(why));
@@ -982,20 +985,20 @@ open_later(struct consumerd_relay *relay)
 }
 
 static void
-relay_free(struct consumerd_relay *relay)
+relay_free(struct tc_consumerd_relay *relay)
 {
-	consumerd_lookup_free(relay->lookup);
-	consumerd_lookup_free(relay->resolved);
+	tc_consumerd_resolve_free(relay->lookup);
+	tc_consumerd_resolve_free(relay->resolved);
 	free(relay);
 }
 
 /* ---- public ---- */
 
 int
-consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
-		     struct consumerd_relay **result, char *error, size_t error_size)
+tc_consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
+			struct tc_consumerd_relay **result, char *error, size_t error_size)
 {
-	struct consumerd_relay *relay = calloc(1, sizeof(*relay));
+	struct tc_consumerd_relay *relay = calloc(1, sizeof(*relay));
 	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_RELAY_OPEN_TIMEOUT_MS * 1000000ull;
 	int ret;
 
@@ -1007,7 +1010,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 	relay->control_fd = relay->data_fd = relay->probe_fd = relay->probe_data_fd = -1;
 	relay->chunk_id = out->chunk_id;
 	relay->chunk_created = out->chunk_created > 0 ? out->chunk_created : out->creation_time;
-	consumerd_held_init(&relay->held);
+	tc_consumerd_relay_held_init(&relay->held);
 	set_identity(relay, out, session_id);
 	if (out->flags & TC_CONSUMER_RELAY_CONNECT_LATER) {
 		open_later(relay);
@@ -1029,7 +1032,7 @@ consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t sessio
 }
 
 static void
-count_lost(struct consumerd_relay *relay)
+count_lost(struct tc_consumerd_relay *relay)
 {
 	if (relay->lost_packets++ == 0)
 		relay->lost_since = (int64_t)time(NULL);
@@ -1037,7 +1040,7 @@ count_lost(struct consumerd_relay *relay)
 
 /* ---- packets held during the first connection ---- */
 
-static int packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
+static int packet_index(const struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
 			uint32_t size, struct tc_relay_index *index, uint32_t *content_bytes);
 
 /*
@@ -1056,7 +1059,7 @@ static int packet_index(const struct consumerd_relay_stream *stream, const uint8
  * dropped (-errno) as when it is sent.
  */
 static int
-hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
+hold_packet(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream,
 	    const uint8_t *packet, uint32_t size)
 {
 	struct tc_relay_index index;
@@ -1065,7 +1068,7 @@ hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream
 
 	if (ret < 0)
 		return ret;
-	ret = consumerd_held_push(&relay->held, stream, packet, size);
+	ret = tc_consumerd_relay_held_push(&relay->held, stream, packet, size);
 	if (ret < 0) {
 		count_lost(relay);
 		return ret;
@@ -1076,10 +1079,10 @@ hold_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream
 /* Frees packets taken from the queue, counting them lost, for the relay
  * and for their streams. */
 static void
-held_lose(struct consumerd_relay *relay, struct consumerd_held_packet *held)
+held_lose(struct tc_consumerd_relay *relay, struct tc_consumerd_held_packet *held)
 {
 	while (held) {
-		struct consumerd_held_packet *next = held->next;
+		struct tc_consumerd_held_packet *next = held->next;
 
 		count_lost(relay);
 		__atomic_fetch_add(&held->stream->held_lost, 1, __ATOMIC_RELAXED);
@@ -1089,22 +1092,23 @@ held_lose(struct consumerd_relay *relay, struct consumerd_held_packet *held)
 }
 
 static void
-held_drop_all(struct consumerd_relay *relay)
+held_drop_all(struct tc_consumerd_relay *relay)
 {
-	held_lose(relay, consumerd_held_take(&relay->held, NULL));
+	held_lose(relay, tc_consumerd_relay_held_take(&relay->held, NULL));
 }
 
 /* Sends the held packets, in order, now that the relay is connected; a
- * failure makes the rest count as lost (consumerd_relay_send_packet()). */
+ * failure makes the rest count as lost (tc_consumerd_relay_send_packet()). */
 static void
-held_send_all(struct consumerd_relay *relay)
+held_send_all(struct tc_consumerd_relay *relay)
 {
-	struct consumerd_held_packet *held = consumerd_held_take(&relay->held, NULL);
+	struct tc_consumerd_held_packet *held = tc_consumerd_relay_held_take(&relay->held, NULL);
 
 	while (held) {
-		struct consumerd_held_packet *next = held->next;
+		struct tc_consumerd_held_packet *next = held->next;
 
-		if (consumerd_relay_send_packet(relay, held->stream, held->data, held->size) == 0)
+		if (tc_consumerd_relay_send_packet(relay, held->stream, held->data, held->size) ==
+		    0)
 			__atomic_fetch_add(&held->stream->held_sent, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&held->stream->held_lost, 1, __ATOMIC_RELAXED);
@@ -1114,7 +1118,7 @@ held_send_all(struct consumerd_relay *relay)
 }
 
 static void
-close_stream_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+close_stream_on_relay(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream)
 {
 	struct tc_relay_stream_seq msg = {
 	    .stream_id = htobe64(stream->handle),
@@ -1131,7 +1135,7 @@ close_stream_on_relay(struct consumerd_relay *relay, struct consumerd_relay_stre
 }
 
 void
-consumerd_relay_give_up_first_connection(struct consumerd_relay *relay)
+tc_consumerd_relay_give_up_first_connection(struct tc_consumerd_relay *relay)
 {
 	if (!relay || !relay->first_probe)
 		return;
@@ -1141,23 +1145,24 @@ consumerd_relay_give_up_first_connection(struct consumerd_relay *relay)
 }
 
 void
-consumerd_relay_close(struct consumerd_relay *relay)
+tc_consumerd_relay_close(struct tc_consumerd_relay *relay)
 {
 	if (!relay)
 		return;
 	/* Its streams are gone already, and what they held with them. */
-	consumerd_relay_give_up_first_connection(relay);
-	consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	tc_consumerd_relay_give_up_first_connection(relay);
+	tc_consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	while (relay->streams)
-		consumerd_relay_stream_remove(relay, relay->streams);
+		tc_consumerd_relay_stream_remove(relay, relay->streams);
 	relay_disconnect(relay);
 	probe_close(relay);
 	relay_free(relay);
 }
 
 int
-consumerd_relay_stream_add(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
-			   const char *file_name, const char *path, bool is_metadata)
+tc_consumerd_relay_stream_add(struct tc_consumerd_relay *relay,
+			      struct tc_consumerd_relay_stream *stream, const char *file_name,
+			      const char *path, bool is_metadata)
 {
 	int ret;
 
@@ -1178,7 +1183,7 @@ consumerd_relay_stream_add(struct consumerd_relay *relay, struct consumerd_relay
 }
 
 void
-consumerd_relay_streams_sent(struct consumerd_relay *relay)
+tc_consumerd_relay_streams_sent(struct tc_consumerd_relay *relay)
 {
 	int ret;
 
@@ -1190,12 +1195,13 @@ consumerd_relay_streams_sent(struct consumerd_relay *relay)
 }
 
 void
-consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_relay_stream *stream)
+tc_consumerd_relay_stream_remove(struct tc_consumerd_relay *relay,
+				 struct tc_consumerd_relay_stream *stream)
 {
-	struct consumerd_relay_stream **link;
+	struct tc_consumerd_relay_stream **link;
 
 	/* Its packets held while the relay is not reached yet are never sent. */
-	held_lose(relay, consumerd_held_take(&relay->held, stream));
+	held_lose(relay, tc_consumerd_relay_held_take(&relay->held, stream));
 	close_stream_on_relay(relay, stream);
 	for (link = &relay->streams; *link; link = &(*link)->next) {
 		if (*link == stream) {
@@ -1210,7 +1216,7 @@ consumerd_relay_stream_remove(struct consumerd_relay *relay, struct consumerd_re
 
 /* The packet's index, from its header; sizes checked against size. */
 static int
-packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet, uint32_t size,
+packet_index(const struct tc_consumerd_relay_stream *stream, const uint8_t *packet, uint32_t size,
 	     struct tc_relay_index *index, uint32_t *content_bytes)
 {
 	struct tc_packet_header h;
@@ -1241,7 +1247,7 @@ packet_index(const struct consumerd_relay_stream *stream, const uint8_t *packet,
 }
 
 static int
-send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
+send_index(struct tc_consumerd_relay *relay, const struct tc_relay_index *index)
 {
 	int ret;
 
@@ -1260,7 +1266,7 @@ send_index(struct consumerd_relay *relay, const struct tc_relay_index *index)
 /* When the packet about to be sent must be on its way: within its own
  * budget, and within the flush's while one runs. */
 static uint64_t
-packet_deadline(const struct consumerd_relay *relay)
+packet_deadline(const struct tc_consumerd_relay *relay)
 {
 	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_RELAY_PACKET_BUDGET_MS * 1000000ull;
 
@@ -1268,8 +1274,9 @@ packet_deadline(const struct consumerd_relay *relay)
 }
 
 int
-consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
-			    const uint8_t *packet, uint32_t size)
+tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
+			       struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
+			       uint32_t size)
 {
 	struct tc_relay_index index;
 	struct tc_relay_data_header header;
@@ -1314,14 +1321,15 @@ consumerd_relay_send_packet(struct consumerd_relay *relay, struct consumerd_rela
 }
 
 void
-consumerd_relay_set_give_up(struct consumerd_relay *relay, uint64_t deadline)
+tc_consumerd_relay_set_give_up(struct tc_consumerd_relay *relay, uint64_t deadline)
 {
 	relay->give_up_at = deadline;
 }
 
 int
-consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
-			      const void *text, size_t len)
+tc_consumerd_relay_send_metadata(struct tc_consumerd_relay *relay,
+				 struct tc_consumerd_relay_stream *stream, const void *text,
+				 size_t len)
 {
 	int ret;
 
@@ -1341,8 +1349,8 @@ consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_re
 	stream->metadata_size += len;
 	/* The trace block comes first, in the first chunks. */
 	if (!stream->has_uuid)
-		stream->has_uuid = tc_relay_metadata_uuid(stream->metadata, stream->metadata_size,
-							  stream->uuid) == 0;
+		stream->has_uuid = tc_consumerd_relay_wire_metadata_uuid(
+				       stream->metadata, stream->metadata_size, stream->uuid) == 0;
 	if (!relay->up || !stream->added)
 		return 0;
 	ret = metadata_send_range(relay, stream, text, len);
@@ -1352,8 +1360,9 @@ consumerd_relay_send_metadata(struct consumerd_relay *relay, struct consumerd_re
 }
 
 void
-consumerd_relay_send_beacon(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
-			    uint64_t ctf_stream_id, uint64_t timestamp)
+tc_consumerd_relay_send_beacon(struct tc_consumerd_relay *relay,
+			       struct tc_consumerd_relay_stream *stream, uint64_t ctf_stream_id,
+			       uint64_t timestamp)
 {
 	struct tc_relay_index index = {
 	    .relay_stream_id = htobe64(stream->handle),
@@ -1373,7 +1382,7 @@ consumerd_relay_send_beacon(struct consumerd_relay *relay, struct consumerd_rela
 /* The relay never speaks unasked: a readable control connection with no
  * reply due is its end (or a protocol error). */
 static bool
-relay_hung_up(struct consumerd_relay *relay)
+relay_hung_up(struct tc_consumerd_relay *relay)
 {
 	struct pollfd pfd = {.fd = relay->control_fd, .events = POLLIN | POLLRDHUP};
 
@@ -1385,24 +1394,24 @@ relay_hung_up(struct consumerd_relay *relay)
 /* Takes the answer of a lookup under way, without waiting: new
  * addresses replace the old; a failure keeps the old, if any. */
 static void
-lookup_check(struct consumerd_relay *relay)
+lookup_check(struct tc_consumerd_relay *relay)
 {
 	int ret;
 
 	if (!relay->lookup)
 		return;
-	ret = consumerd_lookup_wait(relay->lookup, 0);
+	ret = tc_consumerd_resolve_wait(relay->lookup, 0);
 	if (ret == 0)
 		return;
 	if (ret == 1) {
-		consumerd_lookup_free(relay->resolved);
+		tc_consumerd_resolve_free(relay->resolved);
 		relay->resolved = relay->lookup;
 		relay->address_next = 0;
 	} else {
-		consumerd_debug("session=%" PRIu64 ": Cannot resolve the relay's host %s: %s",
-				relay->session_id, relay->out.host,
-				consumerd_lookup_error(relay->lookup));
-		consumerd_lookup_free(relay->lookup);
+		tc_consumerd_debug("session=%" PRIu64 ": Cannot resolve the relay's host %s: %s",
+				   relay->session_id, relay->out.host,
+				   tc_consumerd_resolve_error(relay->lookup));
+		tc_consumerd_resolve_free(relay->lookup);
 	}
 	relay->lookup = NULL;
 }
@@ -1410,10 +1419,10 @@ lookup_check(struct consumerd_relay *relay)
 /* Starts resolving the host again unless a lookup is under way; the
  * current addresses stay in use until it answers. */
 static void
-lookup_again(struct consumerd_relay *relay)
+lookup_again(struct tc_consumerd_relay *relay)
 {
 	if (!relay->lookup &&
-	    consumerd_lookup_start(relay->out.host, (int)relay->out.family, &relay->lookup) < 0)
+	    tc_consumerd_resolve_start(relay->out.host, (int)relay->out.family, &relay->lookup) < 0)
 		relay->lookup = NULL;
 }
 
@@ -1421,7 +1430,7 @@ lookup_again(struct consumerd_relay *relay)
  * waiting for it, nor for the host's lookup. Returns the socket,
  * -EINPROGRESS while there is no address yet, or -errno. */
 static int
-probe_start(struct consumerd_relay *relay)
+probe_start(struct tc_consumerd_relay *relay)
 {
 	const struct addrinfo *ai;
 	unsigned count;
@@ -1438,7 +1447,7 @@ probe_start(struct consumerd_relay *relay)
 /* Starts the data port's connection at the address whose control port
  * answered: a session's two connections go to one relay daemon. */
 static int
-probe_start_data(struct consumerd_relay *relay)
+probe_start_data(struct tc_consumerd_relay *relay)
 {
 	unsigned count;
 	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
@@ -1450,7 +1459,7 @@ probe_start_data(struct consumerd_relay *relay)
  * tried at the next tick, as a creation's connection tries them all;
  * once every one failed, the relay is down. */
 static void
-first_probe_step_failed(struct consumerd_relay *relay, int err, uint64_t now)
+first_probe_step_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 {
 	char why[TC_CONSUMER_HOST_MAX + 160];
 
@@ -1465,7 +1474,7 @@ first_probe_step_failed(struct consumerd_relay *relay, int err, uint64_t now)
 /* A probe failed with err: the next tries the next address; once every
  * address failed, the host is resolved again in the background. */
 static void
-probe_failed(struct consumerd_relay *relay, int err, uint64_t now)
+probe_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 {
 	unsigned count;
 
@@ -1525,7 +1534,7 @@ answer_check(int fd)
  * under way.
  */
 static bool
-probe_step(struct consumerd_relay *relay, uint64_t now)
+probe_step(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	int ret;
 
@@ -1568,14 +1577,14 @@ failed:
  * answer within CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS (it goes on for the
  * retries), makes the relay down. */
 static bool
-first_lookup_pending(struct consumerd_relay *relay, uint64_t now)
+first_lookup_pending(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	char why[2 * TC_CONSUMER_HOST_MAX + 160];
 	int ret;
 
 	if (!relay->first_probe || relay->resolved || !relay->lookup)
 		return false;
-	ret = consumerd_lookup_wait(relay->lookup, 0);
+	ret = tc_consumerd_resolve_wait(relay->lookup, 0);
 	if (ret == 1) {
 		relay->resolved = relay->lookup;
 		relay->lookup = NULL;
@@ -1594,7 +1603,7 @@ first_lookup_pending(struct consumerd_relay *relay, uint64_t now)
  * held meanwhile are sent. Unlike a reconnection, nothing was lost, and
  * the streams keep their first names. */
 static void
-first_probe_connected(struct consumerd_relay *relay, int control_fd, int data_fd)
+first_probe_connected(struct tc_consumerd_relay *relay, int control_fd, int data_fd)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32], why[TC_CONSUMER_HOST_MAX + 160];
 	int ret;
@@ -1607,13 +1616,13 @@ first_probe_connected(struct consumerd_relay *relay, int control_fd, int data_fd
 	}
 	relay->first_probe = false;
 	relay_address(relay, address, sizeof(address));
-	consumerd_info("session=%" PRIu64 ": Connected to the relay at %s", relay->session_id,
-		       address);
+	tc_consumerd_info("session=%" PRIu64 ": Connected to the relay at %s", relay->session_id,
+			  address);
 	held_send_all(relay);
 }
 
 static void
-relay_retry(struct consumerd_relay *relay, uint64_t now)
+relay_retry(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	int control_fd, data_fd, ret;
 
@@ -1644,7 +1653,7 @@ relay_retry(struct consumerd_relay *relay, uint64_t now)
 }
 
 bool
-consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
+tc_consumerd_relay_is_up(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
 		relay_fail(relay, "watching the control connection", -ECONNRESET);
@@ -1654,13 +1663,13 @@ consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now)
 }
 
 bool
-consumerd_relay_is_connecting(const struct consumerd_relay *relay)
+tc_consumerd_relay_is_connecting(const struct tc_consumerd_relay *relay)
 {
 	return relay->first_probe;
 }
 
 static int
-data_pending(struct consumerd_relay *relay, bool *pending)
+data_pending(struct tc_consumerd_relay *relay, bool *pending)
 {
 	struct tc_relay_session_ref ref = {.session_id = htobe64(relay->relay_session_id)};
 	uint32_t code = 0;
@@ -1672,7 +1681,7 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 	 * their order: one round trip however many streams. */
 	if (ret == 0)
 		ret = send_command(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
-	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
+	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		struct tc_relay_stream_seq msg = {
 		    .stream_id = htobe64(s->handle),
 		    .last_net_seq_num = htobe64(s->net_seq - 1),
@@ -1687,7 +1696,7 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 		ret = read_generic_reply(relay, &code, reply_deadline(relay));
 	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
 		ret = -EPROTO;
-	for (struct consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
+	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		if (!s->added || s->is_metadata)
 			continue;
 		ret = read_generic_reply(relay, &code, reply_deadline(relay));
@@ -1707,7 +1716,7 @@ data_pending(struct consumerd_relay *relay, bool *pending)
 }
 
 int
-consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
+tc_consumerd_relay_wait_received(struct tc_consumerd_relay *relay, int timeout_ms)
 {
 	const uint64_t deadline = tc_rb_clock_now() + (uint64_t)timeout_ms * 1000000ull;
 	const struct timespec interval = {.tv_sec = 0, .tv_nsec = 5000000};
@@ -1717,7 +1726,7 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 	/* A first connection under way holds packets: they reach the relay
 	 * if it connects in time, are lost with it if it does not. */
 	while (relay->first_probe && tc_rb_clock_now() < deadline) {
-		consumerd_relay_is_up(relay, tc_rb_clock_now());
+		tc_consumerd_relay_is_up(relay, tc_rb_clock_now());
 		if (relay->first_probe)
 			nanosleep(&interval, NULL);
 	}
@@ -1743,14 +1752,14 @@ consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms)
 }
 
 uint32_t
-consumerd_relay_live_timer_us(const struct consumerd_relay *relay)
+tc_consumerd_relay_live_timer_us(const struct tc_consumerd_relay *relay)
 {
 	return relay->out.live_timer_us;
 }
 
 void
-consumerd_relay_get_status(const struct consumerd_relay *relay,
-			   struct consumerd_relay_status *status)
+tc_consumerd_relay_get_status(const struct tc_consumerd_relay *relay,
+			      struct tc_consumerd_relay_status *status)
 {
 	status->up = relay->up;
 	status->lost_packets = relay->lost_packets;
@@ -1770,13 +1779,13 @@ _Static_assert(TC_CONSUMER_RELAY_CHUNK_ARCHIVE == TC_RELAY_CHUNK_MOVE_TO_COMPLET
  * rotates a data stream once it has an index at or past the position,
  * which a stream that sent nothing on this connection never gives it. */
 static bool
-stream_rotates_in_place(const struct consumerd_relay_stream *stream)
+stream_rotates_in_place(const struct tc_consumerd_relay_stream *stream)
 {
 	return stream->added && (stream->is_metadata || stream->packets_on_connection > 0);
 }
 
 static int
-command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
+command_rotate_streams(struct tc_consumerd_relay *relay, uint64_t new_chunk_id)
 {
 	struct tc_relay_rotate_streams header = {
 	    .new_chunk_id_is_set = 1,
@@ -1788,7 +1797,7 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
 	char *buf;
 	int ret;
 
-	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next)
+	for (struct tc_consumerd_relay_stream *s = relay->streams; s; s = s->next)
 		count += stream_rotates_in_place(s);
 	if (count == 0)
 		return 0;
@@ -1799,7 +1808,7 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
 	header.stream_count = htobe32(count);
 	memcpy(buf, &header, sizeof(header));
 	positions = (struct tc_relay_stream_rotation_position *)(buf + sizeof(header));
-	for (struct consumerd_relay_stream *s = relay->streams; s; s = s->next) {
+	for (struct tc_consumerd_relay_stream *s = relay->streams; s; s = s->next) {
 		if (!stream_rotates_in_place(s))
 			continue;
 		/* The first packet of the new chunk is the one after the last sent. */
@@ -1817,12 +1826,12 @@ command_rotate_streams(struct consumerd_relay *relay, uint64_t new_chunk_id)
  * (empty there) and added again in the new one; the metadata starts again
  * whole in the new chunk. */
 static int
-streams_follow_new_chunk(struct consumerd_relay *relay)
+streams_follow_new_chunk(struct tc_consumerd_relay *relay)
 {
 	bool readded = false;
 	int ret = 0;
 
-	for (struct consumerd_relay_stream *s = relay->streams; s && ret == 0; s = s->next) {
+	for (struct tc_consumerd_relay_stream *s = relay->streams; s && ret == 0; s = s->next) {
 		if (!s->added)
 			continue;
 		s->chunk_bytes = 0;
@@ -1858,7 +1867,7 @@ chunk_time(int64_t seconds, char *buf, size_t size)
 }
 
 static int
-command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int64_t closed,
+command_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id, int64_t closed,
 			  uint32_t command, char *path, size_t path_size)
 {
 	struct tc_relay_close_trace_chunk msg = {
@@ -1876,12 +1885,13 @@ command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int6
 	if (ret == 0)
 		ret = recv_reply(relay, &reply, sizeof(reply));
 	if (ret == 0)
-		ret = tc_relay_parse_close_chunk_reply(&reply, sizeof(reply), &reply);
+		ret =
+		    tc_consumerd_relay_wire_parse_close_chunk_reply(&reply, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
 	ret = recv_reply(relay, relay_path, reply.path_length);
 	if (ret == 0)
-		ret = tc_relay_check_output_path(relay_path, reply.path_length);
+		ret = tc_consumerd_relay_wire_check_output_path(relay_path, reply.path_length);
 	if (ret < 0)
 		return ret;
 	/* Before its first move, the relay answers with the session's
@@ -1902,7 +1912,7 @@ command_close_trace_chunk(struct consumerd_relay *relay, uint64_t chunk_id, int6
 
 /* Whether the relay still holds a trace chunk: 1, 0, or -errno. */
 static int
-relay_chunk_exists(struct consumerd_relay *relay, uint64_t chunk_id)
+relay_chunk_exists(struct tc_consumerd_relay *relay, uint64_t chunk_id)
 {
 	struct tc_relay_trace_chunk_exists msg = {.chunk_id = htobe64(chunk_id)};
 	struct tc_relay_trace_chunk_exists_reply reply;
@@ -1930,7 +1940,7 @@ relay_chunk_exists(struct consumerd_relay *relay, uint64_t chunk_id)
 #define RELAY_CHUNK_RELEASE_POLL_MS 10
 
 static int
-wait_chunk_released(struct consumerd_relay *relay, uint64_t chunk_id)
+wait_chunk_released(struct tc_consumerd_relay *relay, uint64_t chunk_id)
 {
 	const uint64_t deadline =
 	    tc_rb_clock_now() + RELAY_CHUNK_RELEASE_WAIT_MS * 1000000ull;
@@ -1943,16 +1953,16 @@ wait_chunk_released(struct consumerd_relay *relay, uint64_t chunk_id)
 			return ret;
 		poll(NULL, 0, RELAY_CHUNK_RELEASE_POLL_MS);
 	}
-	consumerd_info("session=%" PRIu64 ": The relay still holds trace chunk %" PRIu64
-		       " after %d ms; it finishes it when its streams leave it",
-		       relay->session_id, chunk_id, RELAY_CHUNK_RELEASE_WAIT_MS);
+	tc_consumerd_info("session=%" PRIu64 ": The relay still holds trace chunk %" PRIu64
+			  " after %d ms; it finishes it when its streams leave it",
+			  relay->session_id, chunk_id, RELAY_CHUNK_RELEASE_WAIT_MS);
 	return 0;
 }
 
 /* Whether the relay allows clearing (lttng-relayd without
  * --disallow-clear): 1, 0, or -errno. */
 static int
-relay_allows_clear(struct consumerd_relay *relay)
+relay_allows_clear(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_get_configuration msg = {0};
 	struct tc_relay_get_configuration_reply reply;
@@ -1980,16 +1990,16 @@ exchange_broken(int ret)
 }
 
 /* The new chunk, every stream moved to it; the old one stays open on
- * the relay (pending closure) until consumerd_relay_chunk_close(). */
+ * the relay (pending closure) until tc_consumerd_relay_chunk_close(). */
 static int
-chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
+chunk_begin(struct tc_consumerd_relay *relay, uint32_t command, int64_t now)
 {
 	int ret;
 
 	if (relay->close_pending)
 		return -EBUSY;
 	/* Packets still in flight would land on the wrong side of the cut. */
-	ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	ret = tc_consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (ret < 0)
 		return ret;
 	/* Asked before anything changes: a refused DELETE would end the
@@ -2014,7 +2024,7 @@ chunk_begin(struct consumerd_relay *relay, uint32_t command, int64_t now)
 }
 
 static int
-chunk_close(struct consumerd_relay *relay, uint32_t command, int64_t now, bool wait, char *path,
+chunk_close(struct tc_consumerd_relay *relay, uint32_t command, int64_t now, bool wait, char *path,
 	    size_t path_size)
 {
 	const uint64_t old_chunk = relay->chunk_id - 1;
@@ -2031,16 +2041,16 @@ chunk_close(struct consumerd_relay *relay, uint32_t command, int64_t now, bool w
 	if (wait)
 		ret = wait_chunk_released(relay, old_chunk);
 	if (ret == 0)
-		consumerd_info("session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
-			       relay->session_id,
-			       command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived", old_chunk,
-			       path);
+		tc_consumerd_info(
+		    "session=%" PRIu64 ": The relay %s trace chunk %" PRIu64 " (\"%s\")",
+		    relay->session_id, command == TC_RELAY_CHUNK_DELETE ? "deleted" : "archived",
+		    old_chunk, path);
 	return ret;
 }
 
 int
-consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint32_t steps,
-		       int64_t timestamp, char *path, size_t path_size)
+tc_consumerd_relay_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
+			  int64_t timestamp, char *path, size_t path_size)
 {
 	const int64_t now = timestamp > 0 ? timestamp : (int64_t)time(NULL);
 	int ret = 0;

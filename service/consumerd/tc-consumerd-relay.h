@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A session's connection to an LTTng relay daemon (tc-relay-wire.h): the
+ * A session's connection to an LTTng relay daemon (tc-consumerd-relay-wire.h): the
  * control and data connections, the relay's handle of each stream, and
  * what happens when the relay goes away.
  *
- * Everything runs on the session's thread (tc-consumer-session-thread.h),
+ * Everything runs on the session's thread (tc-consumerd-session-thread.h),
  * where a send that waits for the relay holds that session only, but
  * the lookups of the
- * relay's host name (tc-consumer-resolve.h): a creation a user asked for
+ * relay's host name (tc-consumerd-resolve.h): a creation a user asked for
  * waits for one CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its
  * connections within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well
  * within what the service waits for the consumer's reply; one with
@@ -55,11 +55,11 @@
 #define CONSUMERD_RELAY_FLUSH_BUDGET_MS 15000
 #define CONSUMERD_RELAY_PACKET_BUDGET_MS 7000
 
-struct consumerd_relay;
+struct tc_consumerd_relay;
 
 /* One stream (data or metadata) as the relay knows it. */
-struct consumerd_relay_stream {
-	struct consumerd_relay_stream *next; /* the relay's list */
+struct tc_consumerd_relay_stream {
+	struct tc_consumerd_relay_stream *next; /* the relay's list */
 	char file_name[CONSUMERD_RELAY_FILE_NAME_MAX + 1];
 	const char *path; /* the trace's path under the session's, owned by the caller */
 	bool is_metadata;
@@ -70,7 +70,7 @@ struct consumerd_relay_stream {
 	uint64_t last_packet_seq; /* CTF packet_seq_num of the last packet sent */
 	uint64_t chunk_bytes;	  /* packet bytes sent into the current trace chunk */
 	uint64_t last_packet_ns;  /* consumer clock, for live beacons */
-	/* Packets held before the first connection (consumerd_relay_send_packet()
+	/* Packets held before the first connection (tc_consumerd_relay_send_packet()
 	 * returned 1), then sent or lost: the stream's statistics add them. */
 	uint64_t held_sent, held_lost;
 	/* metadata streams: everything appended so far, sent again on reconnection */
@@ -88,55 +88,56 @@ struct consumerd_relay_stream {
  * With TC_CONSUMER_RELAY_CONNECT_LATER in out's flags, never waits for
  * the network and always succeeds: the host's lookup is started, and the
  * first connection is made by the probe the reconnections use, from now
- * on at each tick (consumerd_relay_is_up()). Packets sent meanwhile are
- * held (tc-consumer-relay-held.h) and go out once it
+ * on at each tick (tc_consumerd_relay_is_up()). Packets sent meanwhile are
+ * held (tc-consumerd-relay-held.h) and go out once it
  * connected; the relay counts as lost, and they with it, only once the
  * probe failed, which is logged once with the message above.
  */
-int consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
-			 struct consumerd_relay **relay, char *error, size_t error_size);
+int tc_consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t session_id,
+			    struct tc_consumerd_relay **relay, char *error, size_t error_size);
 
 /*
  * Waits (bounded) until the relay received every packet sent, closes
  * every stream and both connections, and frees relay. Streams must have
  * been removed before, or are forgotten.
  */
-void consumerd_relay_close(struct consumerd_relay *relay);
+void tc_consumerd_relay_close(struct tc_consumerd_relay *relay);
 
 /* Registers stream (zeroed by the caller except what this sets) and adds
  * it on the relay when connected. Returns 0 or -ENAMETOOLONG. */
-int consumerd_relay_stream_add(struct consumerd_relay *relay, struct consumerd_relay_stream *stream,
-			       const char *file_name, const char *path, bool is_metadata);
+int tc_consumerd_relay_stream_add(struct tc_consumerd_relay *relay,
+				  struct tc_consumerd_relay_stream *stream, const char *file_name,
+				  const char *path, bool is_metadata);
 
 /* Tells the relay the streams added so far are complete: live viewers see
  * them from now on. */
-void consumerd_relay_streams_sent(struct consumerd_relay *relay);
+void tc_consumerd_relay_streams_sent(struct tc_consumerd_relay *relay);
 
 /* Closes the stream on the relay (after its last packet) and forgets it. */
-void consumerd_relay_stream_remove(struct consumerd_relay *relay,
-				   struct consumerd_relay_stream *stream);
+void tc_consumerd_relay_stream_remove(struct tc_consumerd_relay *relay,
+				      struct tc_consumerd_relay_stream *stream);
 
 /* Sends one CTF packet (packet_size bytes as its header says, size bytes
  * available) and its index, or holds it while the first connection is
- * under way (consumerd_relay_open()). Returns 0 when sent, 1 when held
+ * under way (tc_consumerd_relay_open()). Returns 0 when sent, 1 when held
  * (its fate counted in stream's held_sent or held_lost), or -errno when
  * it was dropped (relay down, too much held, or the packet malformed;
  * all but the last counted in lost_packets). */
-int consumerd_relay_send_packet(struct consumerd_relay *relay,
-				struct consumerd_relay_stream *stream, const uint8_t *packet,
-				uint32_t size);
+int tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
+				   struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
+				   uint32_t size);
 
 /* Appends metadata text to a metadata stream and sends it. Returns 0 or
  * -ENOMEM (kept for the next connection when the relay is down). */
-int consumerd_relay_send_metadata(struct consumerd_relay *relay,
-				  struct consumerd_relay_stream *stream, const void *text,
-				  size_t len);
+int tc_consumerd_relay_send_metadata(struct tc_consumerd_relay *relay,
+				     struct tc_consumerd_relay_stream *stream, const void *text,
+				     size_t len);
 
 /* A live beacon: the stream had nothing to send; its time is now
  * timestamp (trace clock). */
-void consumerd_relay_send_beacon(struct consumerd_relay *relay,
-				 struct consumerd_relay_stream *stream, uint64_t ctf_stream_id,
-				 uint64_t timestamp);
+void tc_consumerd_relay_send_beacon(struct tc_consumerd_relay *relay,
+				    struct tc_consumerd_relay_stream *stream,
+				    uint64_t ctf_stream_id, uint64_t timestamp);
 
 /*
  * Rotates the session's trace chunk on the relay, as LTTng 2.11 and later
@@ -149,7 +150,7 @@ void consumerd_relay_send_beacon(struct consumerd_relay *relay,
  * relay let it go.
  *
  * The traces of one tracing session share their identity, hence their
- * chunks, on the relay (consumerd_relay_open()): every one begins the new
+ * chunks, on the relay (tc_consumerd_relay_open()): every one begins the new
  * chunk before any closes the old (the relay moves a shared chunk's
  * directories at each step, and finishes the old chunk once the streams of
  * all have left it), all with the same timestamp (Unix seconds, 0: now),
@@ -167,21 +168,21 @@ void consumerd_relay_send_beacon(struct consumerd_relay *relay,
 #define CONSUMERD_RELAY_CHUNK_BEGIN 1u
 #define CONSUMERD_RELAY_CHUNK_CLOSE 2u
 #define CONSUMERD_RELAY_CHUNK_NO_WAIT 4u
-int consumerd_relay_rotate(struct consumerd_relay *relay, uint32_t command, uint32_t steps,
-			   int64_t timestamp, char *path, size_t path_size);
+int tc_consumerd_relay_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
+			      int64_t timestamp, char *path, size_t path_size);
 
 /* While down: reconnects when the retry deadline (consumer clock) is
  * due. Returns true when connected. */
-bool consumerd_relay_is_up(struct consumerd_relay *relay, uint64_t now);
+bool tc_consumerd_relay_is_up(struct tc_consumerd_relay *relay, uint64_t now);
 
 /* Ends a first connection under way: what it held is lost, counted, and
  * the relay is down from now on (a destroy, before its totals). */
-void consumerd_relay_give_up_first_connection(struct consumerd_relay *relay);
+void tc_consumerd_relay_give_up_first_connection(struct tc_consumerd_relay *relay);
 
 /* Whether the first connection of a relay opened with
  * TC_CONSUMER_RELAY_CONNECT_LATER is still being made: its packets are
- * held, and consumerd_relay_is_up() moves it on without waiting. */
-bool consumerd_relay_is_connecting(const struct consumerd_relay *relay);
+ * held, and tc_consumerd_relay_is_up() moves it on without waiting. */
+bool tc_consumerd_relay_is_connecting(const struct tc_consumerd_relay *relay);
 
 /* Waits up to timeout_ms until the relay has everything sent so far.
  * A first connection under way is moved on meanwhile, and one that the
@@ -189,25 +190,25 @@ bool consumerd_relay_is_connecting(const struct consumerd_relay *relay);
  * (relay_join()): the wait may end that much later. Returns 0,
  * -ETIMEDOUT (the first connection still under way included), or
  * -ENOTCONN when down. */
-int consumerd_relay_wait_received(struct consumerd_relay *relay, int timeout_ms);
+int tc_consumerd_relay_wait_received(struct tc_consumerd_relay *relay, int timeout_ms);
 
 /* Until deadline (consumer clock; 0: no deadline), packets are sent only
  * while it has not passed: a relay that has not taken a packet by then
  * is lost (its connection dropped, the packets counted lost, as when it
  * goes away), so that a flush ends in time whatever the relay does. */
-void consumerd_relay_set_give_up(struct consumerd_relay *relay, uint64_t deadline);
+void tc_consumerd_relay_set_give_up(struct tc_consumerd_relay *relay, uint64_t deadline);
 
 /* The live timer, us (0: not live). */
-uint32_t consumerd_relay_live_timer_us(const struct consumerd_relay *relay);
+uint32_t tc_consumerd_relay_live_timer_us(const struct tc_consumerd_relay *relay);
 
-struct consumerd_relay_status {
+struct tc_consumerd_relay_status {
 	bool up;
 	uint64_t lost_packets; /* since the first loss */
 	int64_t lost_since;    /* Unix seconds the relay was first lost, 0: never */
 	int last_error;	       /* -errno: why it was last lost or not reached, 0: never */
 	char address[TC_CONSUMER_HOST_MAX + 32];
 };
-void consumerd_relay_get_status(const struct consumerd_relay *relay,
-				struct consumerd_relay_status *status);
+void tc_consumerd_relay_get_status(const struct tc_consumerd_relay *relay,
+				   struct tc_consumerd_relay_status *status);
 
 #endif /* TC_CONSUMER_RELAY_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-resolve.h"
+#include "tc-consumerd-resolve.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-struct consumerd_lookup {
+struct tc_consumerd_lookup {
 	/* Read and written by glibc's helper thread until the lookup is
 	 * done or cancelled, with hints and host it points to. */
 	struct gaicb request;
@@ -20,10 +20,10 @@ struct consumerd_lookup {
 };
 
 int
-consumerd_lookup_start(const char *host, int family, struct consumerd_lookup **result)
+tc_consumerd_resolve_start(const char *host, int family, struct tc_consumerd_lookup **result)
 {
 	size_t len = strlen(host);
-	struct consumerd_lookup *lookup = calloc(1, sizeof(*lookup) + len + 1);
+	struct tc_consumerd_lookup *lookup = calloc(1, sizeof(*lookup) + len + 1);
 	struct gaicb *list[1];
 	int ret;
 
@@ -63,7 +63,7 @@ monotonic_ms(void)
 /* Waits for the helper thread's answer until deadline_ms (monotonic),
  * through the signals that interrupt gai_suspend(). */
 static void
-suspend_until(struct consumerd_lookup *lookup, uint64_t deadline_ms)
+suspend_until(struct tc_consumerd_lookup *lookup, uint64_t deadline_ms)
 {
 	const struct gaicb *list[1] = {&lookup->request};
 	uint64_t now;
@@ -79,7 +79,7 @@ suspend_until(struct consumerd_lookup *lookup, uint64_t deadline_ms)
 }
 
 int
-consumerd_lookup_wait(struct consumerd_lookup *lookup, int timeout_ms)
+tc_consumerd_resolve_wait(struct tc_consumerd_lookup *lookup, int timeout_ms)
 {
 	if (lookup->status == EAI_INPROGRESS) {
 		if (timeout_ms > 0)
@@ -94,7 +94,7 @@ consumerd_lookup_wait(struct consumerd_lookup *lookup, int timeout_ms)
 }
 
 const char *
-consumerd_lookup_error(const struct consumerd_lookup *lookup)
+tc_consumerd_resolve_error(const struct tc_consumerd_lookup *lookup)
 {
 	if (lookup->status == EAI_INPROGRESS)
 		return "no answer yet";
@@ -102,7 +102,7 @@ consumerd_lookup_error(const struct consumerd_lookup *lookup)
 }
 
 const struct addrinfo *
-consumerd_lookup_addresses(const struct consumerd_lookup *lookup)
+tc_consumerd_resolve_addresses(const struct tc_consumerd_lookup *lookup)
 {
 	if (lookup->numeric)
 		return lookup->numeric;
@@ -110,7 +110,7 @@ consumerd_lookup_addresses(const struct consumerd_lookup *lookup)
 }
 
 void
-consumerd_lookup_free(struct consumerd_lookup *lookup)
+tc_consumerd_resolve_free(struct tc_consumerd_lookup *lookup)
 {
 	if (!lookup)
 		return;

@@ -14,25 +14,25 @@
 
 #include <netdb.h>
 
-struct consumerd_lookup;
+struct tc_consumerd_lookup;
 
 /* Starts resolving host for TCP; family is AF_INET, AF_INET6 or AF_UNSPEC
  * (either). A numeric address is resolved at once, without the resolver.
  * Returns 0 or -errno. */
-int consumerd_lookup_start(const char *host, int family, struct consumerd_lookup **lookup);
+int tc_consumerd_resolve_start(const char *host, int family, struct tc_consumerd_lookup **lookup);
 
 /* Waits up to timeout_ms (0: only looks) for the answer. Returns 1 when
  * resolved, 0 while pending, -EHOSTUNREACH when the lookup failed
- * (consumerd_lookup_error() says why). */
-int consumerd_lookup_wait(struct consumerd_lookup *lookup, int timeout_ms);
+ * (tc_consumerd_resolve_error() says why). */
+int tc_consumerd_resolve_wait(struct tc_consumerd_lookup *lookup, int timeout_ms);
 
 /* Why the lookup failed, as the resolver says it. */
-const char *consumerd_lookup_error(const struct consumerd_lookup *lookup);
+const char *tc_consumerd_resolve_error(const struct tc_consumerd_lookup *lookup);
 
 /* The addresses found (ports 0), NULL until resolved. */
-const struct addrinfo *consumerd_lookup_addresses(const struct consumerd_lookup *lookup);
+const struct addrinfo *tc_consumerd_resolve_addresses(const struct tc_consumerd_lookup *lookup);
 
 /* Cancels the lookup if pending, and frees it. */
-void consumerd_lookup_free(struct consumerd_lookup *lookup);
+void tc_consumerd_resolve_free(struct tc_consumerd_lookup *lookup);
 
 #endif

@@ -20,7 +20,7 @@
  * that describes it. Renaming keeps the open files valid; they are
  * closed once the new ones exist.
  */
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +30,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-stream.h"
-#include "tc-consumer-writer.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-stream.h"
+#include "tc-consumerd-writer.h"
 
 /* The place of path under to_root, when path is under from_root: a new
  * string, or NULL (not under it, or no memory). */
@@ -63,24 +63,24 @@ move_directory(const char *path, const char *from_root, const char *to_root)
 
 	if (!target)
 		return -EINVAL;
-	ret = consumerd_output_make_parents(target);
+	ret = tc_consumerd_output_make_parents(target);
 	if (ret == 0 && renameat2(AT_FDCWD, path, AT_FDCWD, target, RENAME_NOREPLACE) < 0)
 		ret = -errno;
 	free(target);
 	if (ret < 0)
 		return ret;
-	return consumerd_output_open_dir(path);
+	return tc_consumerd_output_open_dir(path);
 }
 
 /* After a failed rotation: the archive is closed, never written again;
  * the packets wait in the buffers for the next rotation or are lost. */
 static void
-close_stream_files(struct consumerd_session *session)
+close_stream_files(struct tc_consumerd_session *session)
 {
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			struct consumerd_stream *stream = &channel->streams[cpu];
+			struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 			if (stream->file_fd >= 0)
 				close(stream->file_fd);
@@ -92,17 +92,17 @@ close_stream_files(struct consumerd_session *session)
 /* The user-space trace goes on in dir_fd: new metadata file holding the
  * old one's text, new stream files. */
 static int
-reopen_user_space(struct consumerd_session *session, int dir_fd)
+reopen_user_space(struct tc_consumerd_session *session, int dir_fd)
 {
 	uint64_t size = 0;
 	int fd, ret;
 
-	fd = consumerd_output_create_file(dir_fd, "metadata");
+	fd = tc_consumerd_output_create_file(dir_fd, "metadata");
 	if (fd < 0) {
 		close_stream_files(session);
 		return fd;
 	}
-	ret = consumerd_output_copy(session->metadata_fd, session->metadata_size, fd, &size);
+	ret = tc_consumerd_output_copy(session->metadata_fd, session->metadata_size, fd, &size);
 	if (ret < 0) {
 		close(fd);
 		close_stream_files(session);
@@ -113,10 +113,10 @@ reopen_user_space(struct consumerd_session *session, int dir_fd)
 	session->metadata_size = size;
 	close(session->dir_fd);
 	session->dir_fd = dir_fd;
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			ret = consumerd_stream_reopen_file(&channel->streams[cpu], dir_fd);
+			ret = tc_consumerd_stream_reopen_file(&channel->streams[cpu], dir_fd);
 			if (ret < 0)
 				return ret;
 		}
@@ -125,7 +125,7 @@ reopen_user_space(struct consumerd_session *session, int dir_fd)
 }
 
 static int
-rotate_user_space(struct consumerd_session *session, const char *from_root, const char *to_root)
+rotate_user_space(struct tc_consumerd_session *session, const char *from_root, const char *to_root)
 {
 	int dir_fd, ret;
 
@@ -142,39 +142,39 @@ rotate_user_space(struct consumerd_session *session, const char *from_root, cons
 }
 
 static int
-rotate_kernel(struct consumerd_session *session, const char *from_root, const char *to_root)
+rotate_kernel(struct tc_consumerd_session *session, const char *from_root, const char *to_root)
 {
 	int dir_fd, ret;
 
 	if (!session->kernel)
 		return 0;
-	dir_fd = move_directory(consumerd_kernel_trace_dir(session->kernel), from_root, to_root);
+	dir_fd = move_directory(tc_consumerd_kernel_trace_dir(session->kernel), from_root, to_root);
 	if (dir_fd < 0)
 		return dir_fd;
-	ret = consumerd_kernel_trace_reopen(session->kernel, dir_fd);
+	ret = tc_consumerd_kernel_trace_reopen(session->kernel, dir_fd);
 	close(dir_fd);
 	return ret;
 }
 
 uint64_t
-consumerd_session_chunk_bytes(const struct consumerd_session *session)
+tc_consumerd_rotate_chunk_bytes(const struct tc_consumerd_session *session)
 {
 	uint64_t bytes = 0;
 
-	for (const struct consumerd_channel *channel = session->channels; channel;
+	for (const struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
 			bytes += channel->streams[cpu].file_size +
 				 channel->streams[cpu].relay.chunk_bytes;
 	}
 	if (session->kernel)
-		bytes += consumerd_kernel_trace_bytes(session->kernel);
+		bytes += tc_consumerd_kernel_trace_bytes(session->kernel);
 	return bytes;
 }
 
 int
-consumerd_session_rotate(struct consumerd_session *session, const char *from_root,
-			 const char *to_root, uint64_t *archived_bytes)
+tc_consumerd_rotate_session(struct tc_consumerd_session *session, const char *from_root,
+			    const char *to_root, uint64_t *archived_bytes)
 {
 	int ret;
 
@@ -183,24 +183,23 @@ consumerd_session_rotate(struct consumerd_session *session, const char *from_roo
 		return -EINVAL;
 	/* A failed sync is reported by the flush's own warning; the packets
 	 * are in the files all the same. */
-	(void)consumerd_session_flush(session);
-	*archived_bytes = consumerd_session_chunk_bytes(session);
+	(void)tc_consumerd_session_flush(session);
+	*archived_bytes = tc_consumerd_rotate_chunk_bytes(session);
 	ret = rotate_user_space(session, from_root, to_root);
 	if (ret == 0)
 		ret = rotate_kernel(session, from_root, to_root);
 	if (ret < 0)
-		consumerd_warning("session=%" PRIu64 ": Rotation into \"%s\" failed: %s",
-				  session->session_id, to_root, strerror(-ret));
+		tc_consumerd_warning("session=%" PRIu64 ": Rotation into \"%s\" failed: %s",
+				     session->session_id, to_root, strerror(-ret));
 	else
-		consumerd_info("session=%" PRIu64 ": Archived %" PRIu64 " bytes into \"%s\"",
-			       session->session_id, *archived_bytes, to_root);
+		tc_consumerd_info("session=%" PRIu64 ": Archived %" PRIu64 " bytes into \"%s\"",
+				  session->session_id, *archived_bytes, to_root);
 	return ret;
 }
 
 int
-consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command, uint32_t steps,
-			       int64_t timestamp, char *path, size_t path_size,
-			       uint64_t *archived_bytes)
+tc_consumerd_rotate_relay(struct tc_consumerd_session *session, uint32_t command, uint32_t steps,
+			  int64_t timestamp, char *path, size_t path_size, uint64_t *archived_bytes)
 {
 	int ret;
 
@@ -209,50 +208,50 @@ consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t comma
 		return -EINVAL;
 	if (steps & CONSUMERD_RELAY_CHUNK_BEGIN) {
 		/* Every packet reserved so far goes to the relay before the cut. */
-		(void)consumerd_session_flush(session);
-		*archived_bytes = consumerd_session_chunk_bytes(session);
+		(void)tc_consumerd_session_flush(session);
+		*archived_bytes = tc_consumerd_rotate_chunk_bytes(session);
 	}
-	ret = consumerd_relay_rotate(session->relay, command, steps, timestamp, path, path_size);
+	ret = tc_consumerd_relay_rotate(session->relay, command, steps, timestamp, path, path_size);
 	if (ret < 0)
-		consumerd_warning("session=%" PRIu64 ": Rotation on the relay failed: %s",
-				  session->session_id, strerror(-ret));
+		tc_consumerd_warning("session=%" PRIu64 ": Rotation on the relay failed: %s",
+				     session->session_id, strerror(-ret));
 	return ret;
 }
 
 static void
-discard_buffers(struct consumerd_session *session)
+discard_buffers(struct tc_consumerd_session *session)
 {
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-			consumerd_stream_discard(&channel->streams[cpu], channel->packet);
+			tc_consumerd_stream_discard(&channel->streams[cpu], channel->packet);
 	}
 }
 
 int
-consumerd_session_clear(struct consumerd_session *session)
+tc_consumerd_rotate_clear(struct tc_consumerd_session *session)
 {
 	int ret = 0;
 
 	if (session->snapshot) {
 		discard_buffers(session);
-		consumerd_info("session=%" PRIu64 ": Buffers cleared", session->session_id);
+		tc_consumerd_info("session=%" PRIu64 ": Buffers cleared", session->session_id);
 		return 0;
 	}
 	/* Written out first, then cut: what the buffers held goes too, and
 	 * a packet a writer commits later is recorded after the clear. */
-	(void)consumerd_session_flush(session);
-	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	(void)tc_consumerd_session_flush(session);
+	for (struct tc_consumerd_channel *channel = session->channels; channel && ret == 0;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++)
-			ret = consumerd_stream_truncate_file(&channel->streams[cpu]);
+			ret = tc_consumerd_stream_truncate_file(&channel->streams[cpu]);
 	}
 	if (ret == 0 && session->kernel)
-		ret = consumerd_kernel_trace_truncate(session->kernel);
+		ret = tc_consumerd_kernel_trace_truncate(session->kernel);
 	if (ret < 0)
-		consumerd_warning("session=%" PRIu64 ": Clear failed: %s", session->session_id,
-				  strerror(-ret));
+		tc_consumerd_warning("session=%" PRIu64 ": Clear failed: %s", session->session_id,
+				     strerror(-ret));
 	else
-		consumerd_info("session=%" PRIu64 ": Trace cleared", session->session_id);
+		tc_consumerd_info("session=%" PRIu64 ": Trace cleared", session->session_id);
 	return ret;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-sched.h"
+#include "tc-consumerd-sched.h"
 
 #include <errno.h>
 #include <linux/sched.h>
@@ -11,7 +11,7 @@
 /* The kernel's struct sched_attr, its first version, under a name of our
  * own: <linux/sched/types.h> clashes with glibc's struct sched_param, and
  * glibc 2.41 declares struct sched_attr itself. */
-struct consumerd_sched_attr {
+struct tc_consumerd_sched_attr {
 	uint32_t size;
 	uint32_t sched_policy;
 	uint64_t sched_flags;
@@ -26,22 +26,22 @@ struct consumerd_sched_attr {
 
 /* glibc 2.36 has no wrappers for these two. */
 static int
-sched_getattr_self(struct consumerd_sched_attr *attr)
+sched_getattr_self(struct tc_consumerd_sched_attr *attr)
 {
 	return syscall(SYS_sched_getattr, 0, attr, (unsigned int)sizeof(*attr), 0U) < 0 ? -errno
 											: 0;
 }
 
 static int
-sched_setattr_self(const struct consumerd_sched_attr *attr)
+sched_setattr_self(const struct tc_consumerd_sched_attr *attr)
 {
 	return syscall(SYS_sched_setattr, 0, attr, 0U) < 0 ? -errno : 0;
 }
 
 int
-consumerd_sched_short_slice(void)
+tc_consumerd_sched_short_slice(void)
 {
-	struct consumerd_sched_attr attr = {.size = sizeof(attr)};
+	struct tc_consumerd_sched_attr attr = {.size = sizeof(attr)};
 	int ret = sched_getattr_self(&attr);
 
 	if (ret < 0)
@@ -64,7 +64,7 @@ consumerd_sched_short_slice(void)
 }
 
 int
-consumerd_sched_take_realtime(pthread_t from)
+tc_consumerd_sched_take_realtime(pthread_t from)
 {
 	struct sched_param param;
 	int policy, ret;

@@ -37,7 +37,7 @@
  * -EOPNOTSUPP when the kernel ignored it (before 6.12), or another -errno
  * from sched_getattr()/sched_setattr().
  */
-int consumerd_sched_short_slice(void);
+int tc_consumerd_sched_short_slice(void);
 
 /*
  * Gives the calling thread the realtime policy and priority of thread
@@ -48,6 +48,6 @@ int consumerd_sched_short_slice(void);
  * 1 when from is not realtime (nothing done), or -errno (-EPERM: above
  * RLIMIT_RTPRIO).
  */
-int consumerd_sched_take_realtime(pthread_t from);
+int tc_consumerd_sched_take_realtime(pthread_t from);
 
 #endif /* TC_CONSUMER_SCHED_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The user's own session files, read for the service
- * (tc-consumer-session-files.h).
+ * (tc-consumerd-session-files.h).
  *
  * The consumer runs as the user, so the kernel's permission checks are
  * the user's: nothing here can read what the user could not. The checks
@@ -11,7 +11,7 @@
  * with O_NOFOLLOW relative to the one checked before, so that no link or
  * rename can swap another file in.
  */
-#include "tc-consumer-session-files.h"
+#include "tc-consumerd-session-files.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
+#include "tc-consumerd-log.h"
 
 #define DIRECTORY_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 /* O_NONBLOCK: a FIFO or device there must not block the open; fstat then
@@ -193,8 +193,8 @@ list_names(int dir_fd, struct name_list *list)
 		}
 	closedir(dir);
 	if (seen > list->max)
-		consumerd_warning("Session files: %zu in the directory; sending the first %zu",
-				  seen, list->max);
+		tc_consumerd_warning("Session files: %zu in the directory; sending the first %zu",
+				     seen, list->max);
 	/* Already in order; sorting states the invariant the ABI promises. */
 	qsort(list->names, list->count, TC_CONSUMER_NAME_MAX, compare_names);
 	return 0;
@@ -207,7 +207,7 @@ send_answer(int fd, uint32_t request_id, struct tc_consumer_session_file *msg, c
 	    size_t length)
 {
 	/* Static: only the consumer's main thread serves SESSION_FILES
-	 * (it names no session, tc-consumer-main.c). */
+	 * (it names no session, tc-consumerd-main.c). */
 	static union {
 		struct tc_consumer_session_file msg;
 		uint8_t bytes[TC_CONSUMER_MSG_MAX];
@@ -235,7 +235,7 @@ send_refusal(int fd, uint32_t request_id, uint32_t index, const char *name, int 
 	struct tc_consumer_session_file msg = {.index = index, .status = status};
 
 	snprintf(msg.name, sizeof(msg.name), "%s", name);
-	consumerd_warning("Session file: %s", reason);
+	tc_consumerd_warning("Session file: %s", reason);
 	return send_answer(fd, request_id, &msg, reason, strlen(reason) + 1);
 }
 
@@ -353,8 +353,8 @@ check_request(const struct tc_consumer_session_files *msg, char *reason, size_t 
 }
 
 int
-consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg,
-			     char *reason, size_t reason_size, bool *socket_broken)
+tc_consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg, char *reason,
+				size_t reason_size, bool *socket_broken)
 {
 	char dir_path[TC_CONSUMER_PATH_MAX + sizeof(TC_CONSUMER_SESSION_FILES_DIR) + 2];
 	struct name_list list = {.max = msg->max_files};
@@ -367,7 +367,7 @@ consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg
 	dir_fd = open_sessions_dir(msg->home, dir_path, sizeof(dir_path), reason, reason_size);
 	/* Most users have no such directory: nothing to send, nothing wrong. */
 	if (dir_fd == -ENOENT) {
-		consumerd_debug("Session files: %s", reason);
+		tc_consumerd_debug("Session files: %s", reason);
 		reason[0] = '\0';
 		return 0;
 	}

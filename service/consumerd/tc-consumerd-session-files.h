@@ -23,7 +23,7 @@
  * bad request. *socket_broken
  * is set when sending failed: the service is gone.
  */
-int consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg,
-				 char *reason, size_t reason_size, bool *socket_broken);
+int tc_consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg,
+				    char *reason, size_t reason_size, bool *socket_broken);
 
 #endif /* TC_CONSUMER_SESSION_FILES_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-session-thread.h"
+#include "tc-consumerd-session-thread.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,11 +11,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
-#include "tc-consumer-sched.h"
-#include "tc-consumer-stream.h"
-#include "tc-consumer-writer.h"
-#include "tc-consumer-yield.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-sched.h"
+#include "tc-consumerd-stream.h"
+#include "tc-consumerd-writer.h"
+#include "tc-consumerd-yield.h"
 #include "tc-rb.h"
 
 /* Polled descriptors beyond the queue's eventfd: the session's stream and
@@ -25,7 +25,7 @@
 /* What a session thread polls, allocated once per thread. */
 struct session_poll {
 	struct pollfd pfds[1 + WAKE_FDS_MAX];
-	struct consumerd_wake_source sources[WAKE_FDS_MAX];
+	struct tc_consumerd_wake_source sources[WAKE_FDS_MAX];
 };
 
 /* The earlier of two deadlines, 0 being none. */
@@ -38,7 +38,7 @@ earliest_deadline(uint64_t a, uint64_t b)
 }
 
 static void
-refuse_gone(struct consumerd_request *request, uint64_t session_id, int status)
+refuse_gone(struct tc_consumerd_request *request, uint64_t session_id, int status)
 {
 	char why[64];
 
@@ -46,15 +46,15 @@ refuse_gone(struct consumerd_request *request, uint64_t session_id, int status)
 		snprintf(why, sizeof(why), "No session %" PRIu64, session_id);
 	else
 		snprintf(why, sizeof(why), "The consumer is stopping");
-	consumerd_command_refuse(request, status, why);
+	tc_consumerd_command_refuse(request, status, why);
 }
 
 /* Refuses every request in the list starting at head. */
 static void
-refuse_all(struct consumerd_request *head, uint64_t session_id, int status)
+refuse_all(struct tc_consumerd_request *head, uint64_t session_id, int status)
 {
 	while (head) {
-		struct consumerd_request *next = head->next;
+		struct tc_consumerd_request *next = head->next;
 
 		refuse_gone(head, session_id, status);
 		head = next;
@@ -64,17 +64,17 @@ refuse_all(struct consumerd_request *head, uint64_t session_id, int status)
 /* Publishes the relay's status for the main thread; marks the thread
  * finished, taking its queue, once its session is gone. Returns the
  * requests to refuse (NULL while the session lives). */
-static struct consumerd_request *
-publish(struct consumerd_session_thread *thread)
+static struct tc_consumerd_request *
+publish(struct tc_consumerd_session_thread *thread)
 {
-	const struct consumerd_session *session = thread->registry.sessions;
-	struct consumerd_request *orphans = NULL;
-	struct consumerd_relay_status status;
+	const struct tc_consumerd_session *session = thread->registry.sessions;
+	struct tc_consumerd_request *orphans = NULL;
+	struct tc_consumerd_relay_status status;
 
 	/* Zeroed whole, padding included, for the comparison. */
 	memset(&status, 0, sizeof(status));
 	if (session && session->relay)
-		consumerd_relay_get_status(session->relay, &status);
+		tc_consumerd_relay_get_status(session->relay, &status);
 	/* Nothing new: no lock taken (this runs at every wake-up). */
 	if (session && memcmp(&status, &thread->published, sizeof(status)) == 0)
 		return NULL;
@@ -97,15 +97,15 @@ publish(struct consumerd_session_thread *thread)
  * before the answer, so that the service, once answered, may create a
  * session of the same id. */
 static bool
-serve(struct consumerd_session_thread *thread, struct consumerd_request *request)
+serve(struct tc_consumerd_session_thread *thread, struct tc_consumerd_request *request)
 {
-	struct consumerd_request *orphans;
+	struct tc_consumerd_request *orphans;
 	struct tc_consumer_reply reply;
 	bool is_broken;
 
-	is_broken = consumerd_command_run(request, &thread->registry, &reply) < 0;
+	is_broken = tc_consumerd_command_run(request, &thread->registry, &reply) < 0;
 	orphans = publish(thread);
-	consumerd_command_answer(request, &reply, is_broken);
+	tc_consumerd_command_answer(request, &reply, is_broken);
 	if (!thread->registry.sessions) {
 		refuse_all(orphans, thread->session_id, -ENOENT);
 		return false;
@@ -116,16 +116,16 @@ serve(struct consumerd_session_thread *thread, struct consumerd_request *request
 /* Serves the queued requests, in order. Returns false once the thread
  * is to end (its session gone, or stopping). */
 static bool
-serve_queue(struct consumerd_session_thread *thread)
+serve_queue(struct tc_consumerd_session_thread *thread)
 {
-	struct consumerd_request *head;
+	struct tc_consumerd_request *head;
 	uint64_t count;
 	bool stopping;
 	uint64_t exit_deadline;
 
 	if (read(thread->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
-		consumerd_warning("Session %" PRIu64 ": cannot read its queue's eventfd: %m",
-				  thread->session_id);
+		tc_consumerd_warning("Session %" PRIu64 ": cannot read its queue's eventfd: %m",
+				     thread->session_id);
 	pthread_mutex_lock(&thread->lock);
 	head = thread->head;
 	thread->head = thread->tail = NULL;
@@ -139,7 +139,7 @@ serve_queue(struct consumerd_session_thread *thread)
 		return false;
 	}
 	while (head) {
-		struct consumerd_request *next = head->next;
+		struct tc_consumerd_request *next = head->next;
 
 		if (!serve(thread, head)) {
 			refuse_all(next, thread->session_id, -ENOENT);
@@ -154,25 +154,25 @@ serve_queue(struct consumerd_session_thread *thread)
  * timers, wait, wake-ups, requests. Returns false once the thread is to
  * end. */
 static bool
-run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
+run_once(struct tc_consumerd_session_thread *thread, struct session_poll *poll_set)
 {
 	uint64_t now = tc_rb_clock_now(), next;
-	struct consumerd_request *orphans;
+	struct tc_consumerd_request *orphans;
 	struct timespec timeout;
 	size_t nr_wake;
 	int ret;
 
-	/* Drains give way to the session's requests (tc-consumer-yield.h);
+	/* Drains give way to the session's requests (tc-consumerd-yield.h);
 	 * what a drain left for them is drained again first. */
-	consumerd_yield_enable(true);
+	tc_consumerd_yield_enable(true);
 	if (thread->drain_cut)
-		consumerd_registry_drain(&thread->registry);
+		tc_consumerd_session_drain_all(&thread->registry);
 	/* No channel, no timer, no wake-up. */
-	next = consumerd_registry_run_timers(&thread->registry, now);
-	thread->drain_cut = consumerd_yield_take_cut();
+	next = tc_consumerd_timer_run(&thread->registry, now);
+	thread->drain_cut = tc_consumerd_yield_take_cut();
 	if (thread->drain_cut)
 		next = now ? now : 1;
-	next = earliest_deadline(next, consumerd_affinity_expire(&thread->affinity, now));
+	next = earliest_deadline(next, tc_consumerd_affinity_expire(&thread->affinity, now));
 	/* Only a request ends a session today; should anything else, the
 	 * thread ends as after one, its queue refused, never waiting on for
 	 * ever with the main thread about to join it. */
@@ -188,21 +188,21 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 		timeout.tv_nsec = (long)(wait_ns % 1000000000ull);
 	}
 	poll_set->pfds[0] = (struct pollfd){.fd = thread->wake_fd, .events = POLLIN};
-	nr_wake = consumerd_registry_wake_fds(&thread->registry, poll_set->pfds + 1,
-					      poll_set->sources, WAKE_FDS_MAX);
+	nr_wake = tc_consumerd_wake_fds(&thread->registry, poll_set->pfds + 1, poll_set->sources,
+					WAKE_FDS_MAX);
 	ret = ppoll(poll_set->pfds, 1 + nr_wake, next ? &timeout : NULL, NULL);
 	if (ret < 0 && errno == EINTR)
 		return true;
 	if (ret < 0) {
-		consumerd_error("Session %" PRIu64 ": failed to wait: %m", thread->session_id);
+		tc_consumerd_error("Session %" PRIu64 ": failed to wait: %m", thread->session_id);
 		return false;
 	}
-	/* Any event counts, POLLERR included (see consumerd_wake_sources_woken()). */
+	/* Any event counts, POLLERR included (see tc_consumerd_wake_sources_woken()). */
 	if (ret > 0)
-		consumerd_wake_sources_woken(poll_set->sources, poll_set->pfds + 1, nr_wake,
-					     &thread->affinity, tc_rb_clock_now());
-	consumerd_yield_enable(false);
-	thread->drain_cut |= consumerd_yield_take_cut();
+		tc_consumerd_wake_sources_woken(poll_set->sources, poll_set->pfds + 1, nr_wake,
+						&thread->affinity, tc_rb_clock_now());
+	tc_consumerd_yield_enable(false);
+	thread->drain_cut |= tc_consumerd_yield_take_cut();
 	/* A request may destroy the streams polled above: handled last. */
 	if (poll_set->pfds[0].revents)
 		return serve_queue(thread);
@@ -212,46 +212,47 @@ run_once(struct consumerd_session_thread *thread, struct session_poll *poll_set)
 /* After the writer thread's start: a session thread, which wake-ups are
  * for, takes the main thread's realtime policy (tracectld
  * --consumer-rt-priority) where its RLIMIT_RTPRIO lets it, else the short
- * slice (tc-consumer-sched.h). */
+ * slice (tc-consumerd-sched.h). */
 static void
 use_short_slice(pthread_t main_thread)
 {
-	int ret = consumerd_sched_take_realtime(main_thread);
+	int ret = tc_consumerd_sched_take_realtime(main_thread);
 
 	if (ret == 0)
 		return;
 	if (ret < 0)
-		consumerd_debug("A session thread cannot take the main thread's realtime "
-				"policy: %s",
-				strerror(-ret));
-	ret = consumerd_sched_short_slice();
+		tc_consumerd_debug("A session thread cannot take the main thread's realtime "
+				   "policy: %s",
+				   strerror(-ret));
+	ret = tc_consumerd_sched_short_slice();
 	if (ret < 0 && ret != -EOPNOTSUPP)
-		consumerd_debug("Cannot shorten a session thread's slice: %s", strerror(-ret));
+		tc_consumerd_debug("Cannot shorten a session thread's slice: %s", strerror(-ret));
 }
 
 static void *
 session_thread_main(void *arg)
 {
-	struct consumerd_session_thread *thread = arg;
+	struct tc_consumerd_session_thread *thread = arg;
 	struct session_poll *poll_set = malloc(sizeof(*poll_set));
-	struct consumerd_request *create = thread->create;
+	struct tc_consumerd_request *create = thread->create;
 	bool is_running;
 
 	thread->create = NULL;
 	/* A name that tools and tests find the session's thread by. */
 	pthread_setname_np(pthread_self(), CONSUMERD_SESSION_THREAD_NAME);
 	/* Started before the short slice, which it is not to inherit. */
-	consumerd_writer_start(consumerd_stream_write_packet);
-	if (consumerd_affinity_init(&thread->affinity) < 0)
-		consumerd_debug("Session %" PRIu64 ": its thread will not follow the writers' CPU",
-				thread->session_id);
+	tc_consumerd_writer_start(tc_consumerd_stream_write_packet);
+	if (tc_consumerd_affinity_init(&thread->affinity) < 0)
+		tc_consumerd_debug("Session %" PRIu64
+				   ": its thread will not follow the writers' CPU",
+				   thread->session_id);
 	use_short_slice(thread->main_thread);
-	consumerd_yield_attach(&thread->requests_waiting);
+	tc_consumerd_yield_attach(&thread->requests_waiting);
 	if (!poll_set) {
-		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
+		tc_consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session thread");
 		refuse_all(publish(thread), thread->session_id, -ENOENT);
-		consumerd_affinity_fini(&thread->affinity);
-		consumerd_writer_stop();
+		tc_consumerd_affinity_fini(&thread->affinity);
+		tc_consumerd_writer_stop();
 		return NULL;
 	}
 	is_running = serve(thread, create);
@@ -259,17 +260,17 @@ session_thread_main(void *arg)
 		is_running = run_once(thread, poll_set);
 	/* Stopping, or a failed wait: everything written out, as the
 	 * consumer's end promises, without giving way to requests. */
-	consumerd_yield_enable(false);
-	consumerd_registry_destroy_all(&thread->registry, thread->relay_flush_deadline);
+	tc_consumerd_yield_enable(false);
+	tc_consumerd_session_destroy_all(&thread->registry, thread->relay_flush_deadline);
 	refuse_all(publish(thread), thread->session_id, -ECANCELED);
-	consumerd_writer_stop();
-	consumerd_affinity_fini(&thread->affinity);
+	tc_consumerd_writer_stop();
+	tc_consumerd_affinity_fini(&thread->affinity);
 	free(poll_set);
 	return NULL;
 }
 
 static void
-thread_free(struct consumerd_session_thread *thread)
+thread_free(struct tc_consumerd_session_thread *thread)
 {
 	close(thread->wake_fd);
 	pthread_mutex_destroy(&thread->lock);
@@ -277,15 +278,15 @@ thread_free(struct consumerd_session_thread *thread)
 }
 
 int
-consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t session_id,
-			       struct consumerd_request *create)
+tc_consumerd_session_thread_start(struct tc_consumerd_session_thread **list, uint64_t session_id,
+				  struct tc_consumerd_request *create)
 {
-	struct consumerd_session_thread *thread = calloc(1, sizeof(*thread));
+	struct tc_consumerd_session_thread *thread = calloc(1, sizeof(*thread));
 	sigset_t all, saved;
 	int ret;
 
 	if (!thread) {
-		consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session");
+		tc_consumerd_command_refuse(create, -ENOMEM, "Out of memory for a session");
 		return -ENOMEM;
 	}
 	thread->session_id = session_id;
@@ -295,7 +296,7 @@ consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t 
 	thread->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (thread->wake_fd < 0) {
 		ret = -errno;
-		consumerd_command_refuse(create, ret, "Cannot make a session thread's eventfd");
+		tc_consumerd_command_refuse(create, ret, "Cannot make a session thread's eventfd");
 		pthread_mutex_destroy(&thread->lock);
 		free(thread);
 		return ret;
@@ -306,7 +307,7 @@ consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t 
 	ret = pthread_create(&thread->thread, NULL, session_thread_main, thread);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (ret != 0) {
-		consumerd_command_refuse(create, -ret, "Cannot start a session thread");
+		tc_consumerd_command_refuse(create, -ret, "Cannot start a session thread");
 		thread_free(thread);
 		return -ret;
 	}
@@ -316,7 +317,7 @@ consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t 
 }
 
 static bool
-thread_is_finished(struct consumerd_session_thread *thread)
+thread_is_finished(struct tc_consumerd_session_thread *thread)
 {
 	bool finished;
 
@@ -326,10 +327,10 @@ thread_is_finished(struct consumerd_session_thread *thread)
 	return finished;
 }
 
-struct consumerd_session_thread *
-consumerd_session_thread_find(struct consumerd_session_thread *list, uint64_t session_id)
+struct tc_consumerd_session_thread *
+tc_consumerd_session_thread_find(struct tc_consumerd_session_thread *list, uint64_t session_id)
 {
-	for (struct consumerd_session_thread *thread = list; thread; thread = thread->next) {
+	for (struct tc_consumerd_session_thread *thread = list; thread; thread = thread->next) {
 		if (thread->session_id == session_id && !thread_is_finished(thread))
 			return thread;
 	}
@@ -337,19 +338,19 @@ consumerd_session_thread_find(struct consumerd_session_thread *list, uint64_t se
 }
 
 static void
-wake(struct consumerd_session_thread *thread)
+wake(struct tc_consumerd_session_thread *thread)
 {
 	uint64_t one = 1;
 
 	/* Fails only when the counter is full: the thread is woken already. */
 	if (write(thread->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		consumerd_warning("Session %" PRIu64 ": cannot wake its thread: %m",
-				  thread->session_id);
+		tc_consumerd_warning("Session %" PRIu64 ": cannot wake its thread: %m",
+				     thread->session_id);
 }
 
 bool
-consumerd_session_thread_submit(struct consumerd_session_thread *thread,
-				struct consumerd_request *request)
+tc_consumerd_session_thread_submit(struct tc_consumerd_session_thread *thread,
+				   struct tc_consumerd_request *request)
 {
 	pthread_mutex_lock(&thread->lock);
 	if (thread->finished) {
@@ -369,8 +370,8 @@ consumerd_session_thread_submit(struct consumerd_session_thread *thread,
 }
 
 bool
-consumerd_session_thread_relay_status(struct consumerd_session_thread *thread,
-				      struct consumerd_relay_status *status)
+tc_consumerd_session_thread_relay_status(struct tc_consumerd_session_thread *thread,
+					 struct tc_consumerd_relay_status *status)
 {
 	bool streams;
 
@@ -383,12 +384,12 @@ consumerd_session_thread_relay_status(struct consumerd_session_thread *thread,
 }
 
 void
-consumerd_session_thread_reap(struct consumerd_session_thread **list)
+tc_consumerd_session_thread_reap(struct tc_consumerd_session_thread **list)
 {
-	struct consumerd_session_thread **link = list;
+	struct tc_consumerd_session_thread **link = list;
 
 	while (*link) {
-		struct consumerd_session_thread *thread = *link;
+		struct tc_consumerd_session_thread *thread = *link;
 
 		if (!thread_is_finished(thread)) {
 			link = &thread->next;
@@ -401,10 +402,10 @@ consumerd_session_thread_reap(struct consumerd_session_thread **list)
 }
 
 void
-consumerd_session_thread_stop_all(struct consumerd_session_thread **list)
+tc_consumerd_session_thread_stop_all(struct tc_consumerd_session_thread **list)
 {
 	uint64_t deadline = tc_rb_clock_now() + CONSUMERD_EXIT_BUDGET_MS * 1000000ull;
-	struct consumerd_session_thread *thread;
+	struct tc_consumerd_session_thread *thread;
 
 	/* All asked first: the sessions are written out side by side, each
 	 * drain under way cut after its packet as for a request. */

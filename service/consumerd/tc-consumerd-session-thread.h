@@ -25,37 +25,37 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tc-consumer-affinity.h"
-#include "tc-consumer-command.h"
-#include "tc-consumer-relay.h"
-#include "tc-consumer-session.h"
+#include "tc-consumerd-affinity.h"
+#include "tc-consumerd-command.h"
+#include "tc-consumerd-relay.h"
+#include "tc-consumerd-session.h"
 
 /* Each session thread's name (its /proc/PID/task/TID/comm). */
 #define CONSUMERD_SESSION_THREAD_NAME "tc-session"
 
-struct consumerd_session_thread {
+struct tc_consumerd_session_thread {
 	/* The main thread's. */
-	struct consumerd_session_thread *next;
+	struct tc_consumerd_session_thread *next;
 	uint64_t session_id;
 	pthread_t thread;
 	int wake_fd; /* eventfd: a request was queued, or stop */
 
 	pthread_mutex_t lock;		       /* covers the fields below, up to the thread's own */
-	struct consumerd_request *head, *tail; /* FIFO of requests to serve */
+	struct tc_consumerd_request *head, *tail; /* FIFO of requests to serve */
 	/* Set with a request queued, cleared when the thread takes its
-	 * queue; read without the lock between packets (tc-consumer-yield.h). */
+	 * queue; read without the lock between packets (tc-consumerd-yield.h). */
 	atomic_bool requests_waiting;
 	bool finished; /* the session is gone: requests are refused */
 	bool stopping; /* the consumer stops: write out, end */
 	uint64_t exit_deadline; /* with stopping: written out by then (consumer clock) */
 	bool streams;  /* the session streams to a relay: relay_status holds */
-	struct consumerd_relay_status relay_status;
+	struct tc_consumerd_relay_status relay_status;
 
 	/* The session thread's own, untouched by others once it runs. */
-	struct consumerd_registry registry; /* this session only, or empty */
-	struct consumerd_affinity affinity;
-	struct consumerd_relay_status published; /* relay_status as last published */
-	struct consumerd_request *create;	 /* the first request, until served */
+	struct tc_consumerd_registry registry; /* this session only, or empty */
+	struct tc_consumerd_affinity affinity;
+	struct tc_consumerd_relay_status published; /* relay_status as last published */
+	struct tc_consumerd_request *create;	    /* the first request, until served */
 	pthread_t main_thread;			 /* whose scheduling policy to take */
 	bool drain_cut; /* a drain gave way to requests: drain again at once */
 	uint64_t relay_flush_deadline; /* the exit's, once stopping was seen; 0: none */
@@ -67,25 +67,25 @@ struct consumerd_session_thread {
  * create first; when the creation fails it answers so and ends. Returns
  * 0, or -errno (create was answered).
  */
-int consumerd_session_thread_start(struct consumerd_session_thread **list, uint64_t session_id,
-				   struct consumerd_request *create);
+int tc_consumerd_session_thread_start(struct tc_consumerd_session_thread **list,
+				      uint64_t session_id, struct tc_consumerd_request *create);
 
 /* The thread of session_id, if its session is not gone. */
-struct consumerd_session_thread *
-consumerd_session_thread_find(struct consumerd_session_thread *list, uint64_t session_id);
+struct tc_consumerd_session_thread *
+tc_consumerd_session_thread_find(struct tc_consumerd_session_thread *list, uint64_t session_id);
 
 /* Hands request to thread; false, request not taken, when the session is
  * gone meanwhile. */
-bool consumerd_session_thread_submit(struct consumerd_session_thread *thread,
-				     struct consumerd_request *request);
+bool tc_consumerd_session_thread_submit(struct tc_consumerd_session_thread *thread,
+					struct tc_consumerd_request *request);
 
 /* Copies the status the thread published last; false when the session
  * does not stream. */
-bool consumerd_session_thread_relay_status(struct consumerd_session_thread *thread,
-					   struct consumerd_relay_status *status);
+bool tc_consumerd_session_thread_relay_status(struct tc_consumerd_session_thread *thread,
+					      struct tc_consumerd_relay_status *status);
 
 /* Joins and frees the threads whose session is gone. */
-void consumerd_session_thread_reap(struct consumerd_session_thread **list);
+void tc_consumerd_session_thread_reap(struct tc_consumerd_session_thread **list);
 
 /*
  * What the consumer's exit gives its sessions, all at once, to write out:
@@ -100,6 +100,6 @@ void consumerd_session_thread_reap(struct consumerd_session_thread **list);
 /* Asks every thread to write its session out and end, and joins them all
  * (the service went away, or a stop signal came), within about
  * CONSUMERD_EXIT_BUDGET_MS whatever their relays do. */
-void consumerd_session_thread_stop_all(struct consumerd_session_thread **list);
+void tc_consumerd_session_thread_stop_all(struct tc_consumerd_session_thread **list);
 
 #endif /* TC_CONSUMER_SESSION_THREAD_H */

@@ -15,7 +15,7 @@
  * before the flush has not committed it yet: normally microseconds, forever
  * if the application died or scribbled over its buffer, hence the deadline.
  */
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,19 +27,19 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-channel.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-stream.h"
-#include "tc-consumer-writer.h"
+#include "tc-consumerd-channel.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-stream.h"
+#include "tc-consumerd-writer.h"
 
 #define METADATA_FILE_NAME "metadata"
 #define FLUSH_POLL_INTERVAL_NS 1000000L
 
-struct consumerd_session *
-consumerd_session_find(const struct consumerd_registry *registry, uint64_t session_id)
+struct tc_consumerd_session *
+tc_consumerd_session_find(const struct tc_consumerd_registry *registry, uint64_t session_id)
 {
-	struct consumerd_session *session;
+	struct tc_consumerd_session *session;
 
 	for (session = registry->sessions; session; session = session->next) {
 		if (session->session_id == session_id)
@@ -48,10 +48,10 @@ consumerd_session_find(const struct consumerd_registry *registry, uint64_t sessi
 	return NULL;
 }
 
-struct consumerd_channel *
-consumerd_channel_find(const struct consumerd_session *session, uint64_t channel_id)
+struct tc_consumerd_channel *
+tc_consumerd_session_find_channel(const struct tc_consumerd_session *session, uint64_t channel_id)
 {
-	struct consumerd_channel *channel;
+	struct tc_consumerd_channel *channel;
 
 	for (channel = session->channels; channel; channel = channel->next) {
 		if (channel->channel_id == channel_id)
@@ -60,10 +60,10 @@ consumerd_channel_find(const struct consumerd_session *session, uint64_t channel
 	return NULL;
 }
 
-struct consumerd_channel *
-consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32_t stream_id)
+struct tc_consumerd_channel *
+tc_consumerd_session_find_stream_id(const struct tc_consumerd_session *session, uint32_t stream_id)
 {
-	struct consumerd_channel *channel;
+	struct tc_consumerd_channel *channel;
 
 	for (channel = session->channels; channel; channel = channel->next) {
 		if (channel->stream_id == stream_id)
@@ -74,7 +74,7 @@ consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32
 
 /* A snapshot session keeps its metadata in memory until a snapshot. */
 static int
-session_create_in_memory(struct consumerd_session *session)
+session_create_in_memory(struct tc_consumerd_session *session)
 {
 	int fd = memfd_create("tracectl-metadata", MFD_CLOEXEC);
 
@@ -88,19 +88,20 @@ session_create_in_memory(struct consumerd_session *session)
 /* A streaming session: the relay holds the trace; the metadata is kept
  * in memory too, for snapshots. */
 static int
-session_create_relay(struct consumerd_session *session,
+session_create_relay(struct tc_consumerd_session *session,
 		     const struct tc_consumer_relay_output *relay, char *error, size_t error_size)
 {
 	int ret = session_create_in_memory(session);
 
 	if (ret < 0)
 		return ret;
-	ret = consumerd_relay_open(relay, session->session_id, &session->relay, error, error_size);
+	ret =
+	    tc_consumerd_relay_open(relay, session->session_id, &session->relay, error, error_size);
 	if (ret == 0)
-		ret = consumerd_relay_stream_add(session->relay, &session->relay_metadata,
-						 METADATA_FILE_NAME, session->trace_dir, true);
+		ret = tc_consumerd_relay_stream_add(session->relay, &session->relay_metadata,
+						    METADATA_FILE_NAME, session->trace_dir, true);
 	if (ret < 0) {
-		consumerd_relay_close(session->relay);
+		tc_consumerd_relay_close(session->relay);
 		session->relay = NULL;
 		close(session->metadata_fd);
 	}
@@ -108,15 +109,16 @@ session_create_relay(struct consumerd_session *session,
 }
 
 int
-consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			 const char *trace_dir, uint32_t flags,
-			 const struct tc_consumer_relay_output *relay, char *error, size_t error_size)
+tc_consumerd_session_create(struct tc_consumerd_registry *registry, uint64_t session_id,
+			    const char *trace_dir, uint32_t flags,
+			    const struct tc_consumer_relay_output *relay, char *error,
+			    size_t error_size)
 {
-	struct consumerd_session *session;
+	struct tc_consumerd_session *session;
 	size_t dir_len = strlen(trace_dir);
 	int ret;
 
-	if (consumerd_session_find(registry, session_id))
+	if (tc_consumerd_session_find(registry, session_id))
 		return -EEXIST;
 	session = calloc(1, sizeof(*session) + dir_len + 1);
 	if (!session)
@@ -126,7 +128,7 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 	session->snapshot = (flags & TC_CONSUMER_SESSION_SNAPSHOT) != 0;
 	memcpy(session->trace_dir, trace_dir, dir_len + 1);
 	/* A snapshot session with a relay connects at each snapshot only
-	 * (consumerd_session_snapshot_relay()): until then it is in memory. */
+	 * (tc_consumerd_snapshot_relay()): until then it is in memory. */
 	if ((flags & TC_CONSUMER_SESSION_RELAY) && !session->snapshot) {
 		ret = session_create_relay(session, relay, error, error_size);
 		if (ret < 0)
@@ -139,11 +141,11 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 			goto fail;
 		goto done;
 	}
-	ret = consumerd_output_open_dir(trace_dir);
+	ret = tc_consumerd_output_open_dir(trace_dir);
 	if (ret < 0)
 		goto fail;
 	session->dir_fd = ret;
-	ret = consumerd_output_create_file(session->dir_fd, METADATA_FILE_NAME);
+	ret = tc_consumerd_output_create_file(session->dir_fd, METADATA_FILE_NAME);
 	if (ret < 0) {
 		close(session->dir_fd);
 		goto fail;
@@ -152,8 +154,8 @@ consumerd_session_create(struct consumerd_registry *registry, uint64_t session_i
 done:
 	session->next = registry->sessions;
 	registry->sessions = session;
-	consumerd_info("session=%" PRIu64 ": Created, writing to %s\"%s\"", session_id,
-		       session->relay ? "the relay, under " : "", trace_dir);
+	tc_consumerd_info("session=%" PRIu64 ": Created, writing to %s\"%s\"", session_id,
+			  session->relay ? "the relay, under " : "", trace_dir);
 	return 0;
 
 fail:
@@ -162,41 +164,44 @@ fail:
 }
 
 int
-consumerd_channel_create(struct consumerd_session *session,
-			 const struct consumerd_channel_spec *spec,
-			 struct consumerd_channel **result)
+tc_consumerd_session_create_channel(struct tc_consumerd_session *session,
+				    const struct tc_consumerd_channel_spec *spec,
+				    struct tc_consumerd_channel **result)
 {
-	struct consumerd_channel *channel;
+	struct tc_consumerd_channel *channel;
 	int ret;
 
-	ret = consumerd_channel_new(session, spec, &channel);
+	ret = tc_consumerd_channel_new(session, spec, &channel);
 	if (ret < 0)
 		return ret;
 	channel->next = session->channels;
 	session->channels = channel;
 	/* Live viewers see the new streams from now on. */
 	if (session->relay)
-		consumerd_relay_streams_sent(session->relay);
-	consumerd_info("session=%" PRIu64 ": Created channel \"%s\" (id %" PRIu64
-		       ", stream id %" PRIu32 ", %" PRIu32 " CPUs, %" PRIu32 " x %" PRIu32
-		       " bytes)",
-		       session->session_id, channel->name, channel->channel_id, channel->stream_id,
-		       channel->nr_cpus, channel->num_subbuf, channel->subbuf_size);
+		tc_consumerd_relay_streams_sent(session->relay);
+	tc_consumerd_info(
+	    "session=%" PRIu64 ": Created channel \"%s\" (id %" PRIu64 ", stream id %" PRIu32
+	    ", %" PRIu32 " CPUs, %" PRIu32 " x %" PRIu32 " bytes)",
+	    session->session_id, channel->name, channel->channel_id, channel->stream_id,
+	    channel->nr_cpus, channel->num_subbuf, channel->subbuf_size);
 	*result = channel;
 	return 0;
 }
 
 int
-consumerd_session_append_metadata(struct consumerd_session *session, const void *text, size_t len)
+tc_consumerd_session_append_metadata(struct tc_consumerd_session *session, const void *text,
+				     size_t len)
 {
-	int ret = consumerd_output_append(session->metadata_fd, &session->metadata_size, text, len);
+	int ret =
+	    tc_consumerd_output_append(session->metadata_fd, &session->metadata_size, text, len);
 
 	if (ret == 0 && session->relay)
-		ret = consumerd_relay_send_metadata(session->relay, &session->relay_metadata, text,
-						    len);
+		ret = tc_consumerd_relay_send_metadata(session->relay, &session->relay_metadata,
+						       text, len);
 	if (ret < 0)
-		consumerd_warning("session=%" PRIu64 ": Failed to append %zu bytes of metadata: %s",
-				  session->session_id, len, strerror(-ret));
+		tc_consumerd_warning("session=%" PRIu64
+				     ": Failed to append %zu bytes of metadata: %s",
+				     session->session_id, len, strerror(-ret));
 	return ret;
 }
 
@@ -209,17 +214,17 @@ monotonic_ns(void)
 /* Drains every stream of the session once. Returns true when a stream is
  * still below its flush target. */
 static bool
-session_drain(struct consumerd_session *session)
+session_drain(struct tc_consumerd_session *session)
 {
 	bool is_behind = false;
 
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			struct consumerd_stream *stream = &channel->streams[cpu];
+			struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
-			consumerd_stream_drain(stream, channel->packet);
-			if (consumerd_stream_is_behind(stream))
+			tc_consumerd_stream_drain(stream, channel->packet);
+			if (tc_consumerd_stream_is_behind(stream))
 				is_behind = true;
 		}
 	}
@@ -227,22 +232,22 @@ session_drain(struct consumerd_session *session)
 }
 
 static void
-session_drain_until_flushed(struct consumerd_session *session)
+session_drain_until_flushed(struct tc_consumerd_session *session)
 {
 	const uint64_t deadline = monotonic_ns() + CONSUMERD_FLUSH_WAIT_MS * 1000000ull;
 	const struct timespec interval = {.tv_sec = 0, .tv_nsec = FLUSH_POLL_INTERVAL_NS};
 
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-			consumerd_stream_flush_begin(&channel->streams[cpu], channel->packet);
+			tc_consumerd_stream_flush_begin(&channel->streams[cpu], channel->packet);
 	}
 	while (session_drain(session)) {
 		if (monotonic_ns() >= deadline) {
-			consumerd_warning("session=%" PRIu64
-					  ": Writers did not commit within %d ms "
-					  "of the flush, their last packets are missing",
-					  session->session_id, CONSUMERD_FLUSH_WAIT_MS);
+			tc_consumerd_warning("session=%" PRIu64
+					     ": Writers did not commit within %d ms "
+					     "of the flush, their last packets are missing",
+					     session->session_id, CONSUMERD_FLUSH_WAIT_MS);
 			break;
 		}
 		/* EINTR only shortens one interval; the deadline bounds the loop. */
@@ -252,70 +257,69 @@ session_drain_until_flushed(struct consumerd_session *session)
 
 /* Syncs every file of the session. Returns 0 or the first error. */
 static int
-session_sync(struct consumerd_session *session)
+session_sync(struct tc_consumerd_session *session)
 {
 	int ret, first_error = 0;
 
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			const struct consumerd_stream *stream = &channel->streams[cpu];
+			const struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 			if (stream->file_fd < 0)
 				continue;
-			ret = consumerd_output_sync(stream->file_fd);
+			ret = tc_consumerd_output_sync(stream->file_fd);
 			if (ret < 0 && first_error == 0)
 				first_error = ret;
 		}
 	}
-	ret = consumerd_output_sync(session->metadata_fd);
+	ret = tc_consumerd_output_sync(session->metadata_fd);
 	if (ret < 0 && first_error == 0)
 		first_error = ret;
 	if (first_error < 0)
-		consumerd_warning("session=%" PRIu64 ": Failed to sync the trace to disk: %s",
-				  session->session_id, strerror(-first_error));
+		tc_consumerd_warning("session=%" PRIu64 ": Failed to sync the trace to disk: %s",
+				     session->session_id, strerror(-first_error));
 	return first_error;
 }
 
 int
-consumerd_session_flush(struct consumerd_session *session)
+tc_consumerd_session_flush(struct tc_consumerd_session *session)
 {
-	struct consumerd_totals totals;
+	struct tc_consumerd_totals totals;
 	uint64_t give_up = tc_rb_clock_now() + CONSUMERD_RELAY_FLUSH_BUDGET_MS * 1000000ull;
 
 	/* A slow relay is given so long, not the time its packets take. */
 	if (session->relay_flush_deadline && session->relay_flush_deadline < give_up)
 		give_up = session->relay_flush_deadline;
 	if (session->relay)
-		consumerd_relay_set_give_up(session->relay, give_up);
+		tc_consumerd_relay_set_give_up(session->relay, give_up);
 	session_drain_until_flushed(session);
 	/* The trace is complete once the writer thread wrote it out. */
-	consumerd_writer_wait_idle();
+	tc_consumerd_writer_wait_idle();
 	if (session->kernel)
-		consumerd_kernel_trace_drain(session->kernel);
+		tc_consumerd_kernel_trace_drain(session->kernel);
 	/* Stopped means the relay has it all, as it means on disk. */
-	if (session->relay &&
-	    consumerd_relay_wait_received(session->relay, CONSUMERD_RELAY_IO_TIMEOUT_MS) ==
-		    -ETIMEDOUT)
-		consumerd_warning("session=%" PRIu64 ": The relay did not confirm the last "
-				  "packets within %d ms",
-				  session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+	if (session->relay && tc_consumerd_relay_wait_received(
+				  session->relay, CONSUMERD_RELAY_IO_TIMEOUT_MS) == -ETIMEDOUT)
+		tc_consumerd_warning("session=%" PRIu64 ": The relay did not confirm the last "
+				     "packets within %d ms",
+				     session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (session->own)
-		consumerd_own_trace_drain(session->own);
+		tc_consumerd_kernel_own_drain(session->own);
 	if (session->relay)
-		consumerd_relay_set_give_up(session->relay, 0);
-	consumerd_session_totals(session, &totals);
-	consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
-			" corrupt, %" PRIu64 " lost",
-			session->session_id, totals.packets_written, totals.packets_corrupted,
-			totals.packets_lost);
+		tc_consumerd_relay_set_give_up(session->relay, 0);
+	tc_consumerd_session_totals(session, &totals);
+	tc_consumerd_debug("session=%" PRIu64 ": Flushed: %" PRIu64 " packets written, %" PRIu64
+			   " corrupt, %" PRIu64 " lost",
+			   session->session_id, totals.packets_written, totals.packets_corrupted,
+			   totals.packets_lost);
 	return session_sync(session);
 }
 
 static void
-session_unlink(struct consumerd_registry *registry, struct consumerd_session *session)
+session_unlink(struct tc_consumerd_registry *registry, struct tc_consumerd_session *session)
 {
-	struct consumerd_session **link;
+	struct tc_consumerd_session **link;
 
 	for (link = &registry->sessions; *link; link = &(*link)->next) {
 		if (*link == session) {
@@ -326,86 +330,88 @@ session_unlink(struct consumerd_registry *registry, struct consumerd_session *se
 }
 
 int
-consumerd_session_destroy(struct consumerd_registry *registry, struct consumerd_session *session,
-			  struct consumerd_totals *final_totals)
+tc_consumerd_session_destroy(struct tc_consumerd_registry *registry,
+			     struct tc_consumerd_session *session,
+			     struct tc_consumerd_totals *final_totals)
 {
-	struct consumerd_channel *channel, *next;
-	struct consumerd_totals totals;
+	struct tc_consumerd_channel *channel, *next;
+	struct tc_consumerd_totals totals;
 	int ret;
 
-	ret = consumerd_session_flush(session);
+	ret = tc_consumerd_session_flush(session);
 	/* What a first connection still held counts in the last totals. */
-	consumerd_relay_give_up_first_connection(session->relay);
-	consumerd_session_totals(session, &totals);
+	tc_consumerd_relay_give_up_first_connection(session->relay);
+	tc_consumerd_session_totals(session, &totals);
 	if (final_totals)
 		*final_totals = totals;
 	session_unlink(registry, session);
-	consumerd_kernel_trace_close(session->kernel);
-	consumerd_own_trace_close(session->own);
+	tc_consumerd_kernel_trace_close(session->kernel);
+	tc_consumerd_kernel_own_close(session->own);
 	for (channel = session->channels; channel; channel = next) {
 		next = channel->next;
-		consumerd_channel_free(channel, session->dir_fd);
+		tc_consumerd_channel_free(channel, session->dir_fd);
 	}
 	close(session->metadata_fd);
 	if (session->dir_fd >= 0)
 		close(session->dir_fd);
-	consumerd_relay_close(session->relay);
-	consumerd_info("session=%" PRIu64 ": Destroyed: %" PRIu64 " packets written, %" PRIu64
-		       " corrupt, %" PRIu64 " lost",
-		       session->session_id, totals.packets_written, totals.packets_corrupted,
-		       totals.packets_lost);
+	tc_consumerd_relay_close(session->relay);
+	tc_consumerd_info("session=%" PRIu64 ": Destroyed: %" PRIu64 " packets written, %" PRIu64
+			  " corrupt, %" PRIu64 " lost",
+			  session->session_id, totals.packets_written, totals.packets_corrupted,
+			  totals.packets_lost);
 	free(session);
 	return ret;
 }
 
 void
-consumerd_registry_drain(struct consumerd_registry *registry)
+tc_consumerd_session_drain_all(struct tc_consumerd_registry *registry)
 {
-	struct consumerd_session *session;
+	struct tc_consumerd_session *session;
 
 	for (session = registry->sessions; session; session = session->next)
 		session_drain(session);
 }
 
 void
-consumerd_registry_destroy_all(struct consumerd_registry *registry, uint64_t deadline)
+tc_consumerd_session_destroy_all(struct tc_consumerd_registry *registry, uint64_t deadline)
 {
 	while (registry->sessions) {
 		registry->sessions->relay_flush_deadline = deadline;
-		consumerd_session_destroy(registry, registry->sessions, NULL);
+		tc_consumerd_session_destroy(registry, registry->sessions, NULL);
 	}
 }
 
 void
-consumerd_session_totals(const struct consumerd_session *session, struct consumerd_totals *totals)
+tc_consumerd_session_totals(const struct tc_consumerd_session *session,
+			    struct tc_consumerd_totals *totals)
 {
 	memset(totals, 0, sizeof(*totals));
-	for (const struct consumerd_channel *channel = session->channels; channel;
+	for (const struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			const struct consumerd_stream *stream = &channel->streams[cpu];
+			const struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
-			totals->packets_written += consumerd_stream_packets_written(stream);
+			totals->packets_written += tc_consumerd_stream_packets_written(stream);
 			totals->packets_corrupted += stream->reader.packets_corrupted;
-			totals->packets_lost += consumerd_stream_packets_lost(stream);
+			totals->packets_lost += tc_consumerd_stream_packets_lost(stream);
 		}
 	}
 }
 
 void
-consumerd_channel_stats(const struct consumerd_channel *channel,
-			struct consumerd_channel_stats *stats)
+tc_consumerd_channel_stats(const struct tc_consumerd_channel *channel,
+			   struct tc_consumerd_channel_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	stats->buffer_bytes = (uint64_t)channel->subbuf_size * channel->num_subbuf * channel->nr_cpus;
 	stats->bytes_used = channel->bytes_used;
 	stats->bytes_used_peak = channel->bytes_used_peak;
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-		const struct consumerd_stream *stream = &channel->streams[cpu];
+		const struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 		/* Written by the applications: a number to show, nothing more. */
 		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
 							   __ATOMIC_RELAXED);
-		stats->packets_written += consumerd_stream_packets_written(stream);
+		stats->packets_written += tc_consumerd_stream_packets_written(stream);
 	}
 }

@@ -8,11 +8,11 @@
  * and its stream file "<channel>_<cpu>" in the trace directory.
  *
  * A session, and everything it holds, belongs to its session thread
- * (tc-consumer-session-thread.h): its registry holds that session only,
+ * (tc-consumerd-session-thread.h): its registry holds that session only,
  * and no other thread reads or writes any of it, so there is no lock
  * here. What other threads need of a session (whether it is gone, its
  * relay's status) the thread publishes under its thread's lock; what the
- * session's writer thread touches is listed in tc-consumer-writer.h.
+ * session's writer thread touches is listed in tc-consumerd-writer.h.
  * The shared memory is hostile (any application of the user can write
  * anything into it); only tc-rb's reader touches it, and every loop over
  * it is bounded by a count or a deadline.
@@ -26,16 +26,16 @@
 #include <stdint.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-affinity.h"
-#include "tc-consumer-kernel.h"
-#include "tc-consumer-kernel-own.h"
-#include "tc-consumer-layout.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-relay.h"
+#include "tc-consumerd-affinity.h"
+#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-own.h"
+#include "tc-consumerd-layout.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-relay.h"
 #include "tc-rb.h"
 
-struct consumerd_stream {
+struct tc_consumerd_stream {
 	struct tc_rb_reader reader; /* its rb.shm is the mapping */
 	uint64_t session_id;        /* for logs */
 	const char *channel_name;   /* for logs, the channel's name */
@@ -46,10 +46,10 @@ struct consumerd_stream {
 	int file_fd; /* the stream file; -1 once closed */
 	/* Or, for a session streaming to a relay: the session's connection
 	 * and this stream as the relay knows it (no file then). */
-	struct consumerd_relay *relay_conn;
-	struct consumerd_relay_stream relay;
+	struct tc_consumerd_relay *relay_conn;
+	struct tc_consumerd_relay_stream relay;
 	uint64_t file_size;
-	struct consumerd_write_behind write_behind;
+	struct tc_consumerd_write_behind write_behind;
 	bool direct; /* file_fd has O_DIRECT: no page cache, no write-behind */
 	/* Packets go to the writer thread: set at open for direct streams,
 	 * whose writes wait for the disk; small packets through the page
@@ -68,54 +68,54 @@ struct consumerd_stream {
 	 * reports its own losses only (a first packet with a count would read
 	 * as losses before it). 0 until a rotation. */
 	uint64_t discarded_base;
-	const struct consumerd_layouts *layouts; /* the channel's */
+	const struct tc_consumerd_layouts *layouts; /* the channel's */
 	uint8_t *packet; /* the channel's scratch copy, once drained */
 	uint64_t unknown_event_since; /* a packet waits for a layout since then */
 	uint64_t lost_when_waiting;   /* the writers' losses when it began */
-	struct consumerd_ratelimit corrupt_limit;
-	struct consumerd_ratelimit write_limit;
-	struct consumerd_ratelimit close_limit;
+	struct tc_consumerd_ratelimit corrupt_limit;
+	struct tc_consumerd_ratelimit write_limit;
+	struct tc_consumerd_ratelimit close_limit;
 };
 
 /* Periodic work of a channel; 0 intervals are off. */
-struct consumerd_timers {
+struct tc_consumerd_timers {
 	uint64_t switch_ns, read_ns, monitor_ns; /* intervals */
 	uint64_t next_switch, next_read, next_monitor; /* deadlines, 0: not armed */
 };
 
-struct consumerd_channel {
-	struct consumerd_channel *next;
+struct tc_consumerd_channel {
+	struct tc_consumerd_channel *next;
 	uint64_t channel_id;
 	uint32_t stream_id;
 	uint32_t nr_cpus;
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
 	uint32_t flags; /* TC_CONSUMER_CHANNEL_* */
-	struct consumerd_timers timers;
+	struct tc_consumerd_timers timers;
 	uint64_t bytes_used;      /* at the last monitor sample, all CPUs */
 	uint64_t bytes_used_peak; /* highest sample */
-	struct consumerd_layouts layouts;
+	struct tc_consumerd_layouts layouts;
 	char name[256];
 	uint8_t *packet; /* subbuf_size bytes: the reader's private copy */
-	struct consumerd_stream streams[];
+	struct tc_consumerd_stream streams[];
 };
 
-struct consumerd_session {
-	struct consumerd_session *next;
+struct tc_consumerd_session {
+	struct tc_consumerd_session *next;
 	uint64_t session_id;
 	bool snapshot; /* no files until a snapshot; metadata in a memfd */
 	int dir_fd;    /* -1 for snapshot sessions */
 	int metadata_fd;
 	uint64_t metadata_size;
-	struct consumerd_channel *channels;
-	struct consumerd_kernel_trace *kernel; /* or NULL */
-	struct consumerd_own_trace *own;       /* or NULL */
+	struct tc_consumerd_channel *channels;
+	struct tc_consumerd_kernel_trace *kernel; /* or NULL */
+	struct tc_consumerd_own_trace *own;	  /* or NULL */
 	uint64_t kernel_next_read;
 	/* Streaming: the relay connection (NULL: local files), the metadata
 	 * stream on it, and when the live timer runs next. trace_dir is then
 	 * the trace's path relative to the session's directory on the relay. */
-	struct consumerd_relay *relay;
-	struct consumerd_relay_stream relay_metadata;
+	struct tc_consumerd_relay *relay;
+	struct tc_consumerd_relay_stream relay_metadata;
 	/* Consumer clock by which a flush gives up on a slow relay even
 	 * within CONSUMERD_RELAY_FLUSH_BUDGET_MS; 0: the budget only. */
 	uint64_t relay_flush_deadline;
@@ -126,12 +126,12 @@ struct consumerd_session {
 	char trace_dir[];
 };
 
-struct consumerd_registry {
-	struct consumerd_session *sessions;
+struct tc_consumerd_registry {
+	struct tc_consumerd_session *sessions;
 };
 
 /* Packet counts of a session, summed over its streams. */
-struct consumerd_totals {
+struct tc_consumerd_totals {
 	uint64_t packets_written;
 	uint64_t packets_corrupted;
 	uint64_t packets_lost;
@@ -139,7 +139,7 @@ struct consumerd_totals {
 
 /* Geometry and identity of a new channel, already checked for sanity by
  * the caller (sizes via tc_rb_shm_size(), nr_cpus range, name). */
-struct consumerd_channel_spec {
+struct tc_consumerd_channel_spec {
 	uint64_t channel_id;
 	uint32_t stream_id;
 	uint32_t nr_cpus;
@@ -149,30 +149,30 @@ struct consumerd_channel_spec {
 	const char *name;
 };
 
-struct consumerd_session *consumerd_session_find(const struct consumerd_registry *registry,
-						 uint64_t session_id);
-struct consumerd_channel *consumerd_channel_find(const struct consumerd_session *session,
-						 uint64_t channel_id);
-struct consumerd_channel *
-consumerd_channel_find_stream_id(const struct consumerd_session *session, uint32_t stream_id);
+struct tc_consumerd_session *tc_consumerd_session_find(const struct tc_consumerd_registry *registry,
+						       uint64_t session_id);
+struct tc_consumerd_channel *
+tc_consumerd_session_find_channel(const struct tc_consumerd_session *session, uint64_t channel_id);
+struct tc_consumerd_channel *
+tc_consumerd_session_find_stream_id(const struct tc_consumerd_session *session, uint32_t stream_id);
 
 /*
- * Creates the session's directory (see consumerd_output_open_dir()) and its
+ * Creates the session's directory (see tc_consumerd_output_open_dir()) and its
  * empty metadata file, and adds the session to the registry. With
  * TC_CONSUMER_SESSION_RELAY in flags, connects to the relay of relay
- * instead (consumerd_relay_open(), whose message goes into error).
+ * instead (tc_consumerd_relay_open(), whose message goes into error).
  * Returns 0, -EEXIST when session_id is taken, -ENOMEM, or an error of
- * consumerd_output_open_dir() / consumerd_output_create_file() /
- * consumerd_relay_open().
+ * tc_consumerd_output_open_dir() / tc_consumerd_output_create_file() /
+ * tc_consumerd_relay_open().
  */
-int consumerd_session_create(struct consumerd_registry *registry, uint64_t session_id,
-			     const char *trace_dir, uint32_t flags,
-			     const struct tc_consumer_relay_output *relay, char *error,
-			     size_t error_size);
+int tc_consumerd_session_create(struct tc_consumerd_registry *registry, uint64_t session_id,
+				const char *trace_dir, uint32_t flags,
+				const struct tc_consumer_relay_output *relay, char *error,
+				size_t error_size);
 
 /* Whether a stream writes somewhere: its file, or its relay. */
 static inline bool
-consumerd_stream_has_output(const struct consumerd_stream *stream)
+tc_consumerd_stream_has_output(const struct tc_consumerd_stream *stream)
 {
 	return stream->file_fd >= 0 || stream->relay_conn != NULL;
 }
@@ -185,13 +185,13 @@ consumerd_stream_has_output(const struct consumerd_stream *stream)
  * Returns 0, -ENOMEM, or the -errno of the failing step (memfd_create,
  * ftruncate, fcntl sealing, mmap, stream file creation).
  */
-int consumerd_channel_create(struct consumerd_session *session,
-			     const struct consumerd_channel_spec *spec,
-			     struct consumerd_channel **channel);
+int tc_consumerd_session_create_channel(struct tc_consumerd_session *session,
+					const struct tc_consumerd_channel_spec *spec,
+					struct tc_consumerd_channel **channel);
 
-/* Appends metadata text. Returns 0 or an error of consumerd_output_append(). */
-int consumerd_session_append_metadata(struct consumerd_session *session, const void *text,
-				      size_t len);
+/* Appends metadata text. Returns 0 or an error of tc_consumerd_output_append(). */
+int tc_consumerd_session_append_metadata(struct tc_consumerd_session *session, const void *text,
+					 size_t len);
 
 /*
  * Closes the open sub-buffer of every stream of the session, writes out
@@ -201,57 +201,58 @@ int consumerd_session_append_metadata(struct consumerd_session *session, const v
  * Returns 0 or the first -errno of fdatasync(); packets that could not be
  * written are counted, not reported here.
  */
-int consumerd_session_flush(struct consumerd_session *session);
+int tc_consumerd_session_flush(struct tc_consumerd_session *session);
 
-/* Flushes (as consumerd_session_flush()), closes and frees the session
+/* Flushes (as tc_consumerd_session_flush()), closes and frees the session
  * after removing it from the registry. When totals is not NULL it receives
  * the session's final counts. Returns the flush's result. */
-int consumerd_session_destroy(struct consumerd_registry *registry,
-			      struct consumerd_session *session, struct consumerd_totals *totals);
+int tc_consumerd_session_destroy(struct tc_consumerd_registry *registry,
+				 struct tc_consumerd_session *session,
+				 struct tc_consumerd_totals *totals);
 
 /* Writes out every complete packet of every session without waiting. */
-void consumerd_registry_drain(struct consumerd_registry *registry);
+void tc_consumerd_session_drain_all(struct tc_consumerd_registry *registry);
 
 /*
  * Runs the channel timers that are due at now (read: drain; switch: close
  * partly filled sub-buffers, then drain; monitor: sample buffer usage)
  * and returns the next deadline over all channels, 0 when none is armed.
- * In tc-consumer-timer.c.
+ * In tc-consumerd-timer.c.
  */
-uint64_t consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now);
+uint64_t tc_consumerd_timer_run(struct tc_consumerd_registry *registry, uint64_t now);
 
 /* Statistics of a channel, summed over its CPUs, into the reply fields. */
-struct consumerd_channel_stats {
+struct tc_consumerd_channel_stats {
 	uint64_t buffer_bytes;
 	uint64_t bytes_used;
 	uint64_t bytes_used_peak;
 	uint64_t events_discarded;
 	uint64_t packets_written;
 };
-void consumerd_channel_stats(const struct consumerd_channel *channel,
-			     struct consumerd_channel_stats *stats);
+void tc_consumerd_channel_stats(const struct tc_consumerd_channel *channel,
+				struct tc_consumerd_channel_stats *stats);
 
 /*
  * Writes the session's metadata and every complete packet its buffers
  * hold into dir (created 0700, must not exist or be empty), without
  * consuming anything: the newest packets of each stream, at most
  * max_stream_bytes of them (0: all). *packets receives the number written.
- * Returns 0 or -errno. In tc-consumer-snapshot.c.
+ * Returns 0 or -errno. In tc-consumerd-snapshot.c.
  */
-int consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
-			       uint64_t max_stream_bytes, uint64_t *packets);
+int tc_consumerd_snapshot_session(struct tc_consumerd_session *session, const char *dir,
+				  uint64_t max_stream_bytes, uint64_t *packets);
 
 /*
  * The same snapshot sent to the LTTng relay daemon of out instead
  * (TC_CONSUMER_SNAPSHOT_RELAY): a relay session of its own, with the
  * metadata and the streams under trace_path, closed when all is sent.
  * Returns 0 or -errno with a message naming the relay in error. In
- * tc-consumer-snapshot.c.
+ * tc-consumerd-snapshot.c.
  */
-int consumerd_session_snapshot_relay(struct consumerd_session *session,
-				     const struct tc_consumer_relay_output *out,
-				     const char *trace_path, uint64_t max_stream_bytes,
-				     uint64_t *packets, char *error, size_t error_size);
+int tc_consumerd_snapshot_relay(struct tc_consumerd_session *session,
+				const struct tc_consumer_relay_output *out, const char *trace_path,
+				uint64_t max_stream_bytes, uint64_t *packets, char *error,
+				size_t error_size);
 
 /*
  * Rotation (TC_CONSUMER_ROTATE): flushes the session, moves its trace
@@ -261,35 +262,35 @@ int consumerd_session_snapshot_relay(struct consumerd_session *session,
  * sessions (-EINVAL). Returns 0 or -errno; after a failure past the
  * renames, nothing more is written into the archive, and the streams
  * whose new files could not be made write nothing (their packets wait in
- * the buffers). In tc-consumer-rotate.c.
+ * the buffers). In tc-consumerd-rotate.c.
  */
-int consumerd_session_rotate(struct consumerd_session *session, const char *from_root,
-			     const char *to_root, uint64_t *archived_bytes);
+int tc_consumerd_rotate_session(struct tc_consumerd_session *session, const char *from_root,
+				const char *to_root, uint64_t *archived_bytes);
 /*
  * Rotation or clear of a session streamed to a relay
  * (TC_CONSUMER_RELAY_ROTATE): flushes the session when beginning a
- * chunk, then consumerd_relay_rotate() with steps (CONSUMERD_RELAY_CHUNK_*)
+ * chunk, then tc_consumerd_relay_rotate() with steps (CONSUMERD_RELAY_CHUNK_*)
  * and command (enum
  * tc_relay_chunk_close_command). path receives the closed chunk's path on
  * the relay, *archived_bytes the packet bytes it held. Returns 0 or
- * -errno. In tc-consumer-rotate.c.
+ * -errno. In tc-consumerd-rotate.c.
  */
-int consumerd_session_rotate_relay(struct consumerd_session *session, uint32_t command,
-				   uint32_t steps, int64_t timestamp, char *path, size_t path_size,
-				   uint64_t *archived_bytes);
+int tc_consumerd_rotate_relay(struct tc_consumerd_session *session, uint32_t command,
+			      uint32_t steps, int64_t timestamp, char *path, size_t path_size,
+			      uint64_t *archived_bytes);
 /* Clear (TC_CONSUMER_CLEAR): drops what the session recorded so far.
  * Returns 0 or -errno. */
-int consumerd_session_clear(struct consumerd_session *session);
+int tc_consumerd_rotate_clear(struct tc_consumerd_session *session);
 /* Bytes of packets written into the current chunk, user space and kernel
  * (the metadata, copied into every chunk, is left out: it would make a
  * small size rotate chunks that hold no event). */
-uint64_t consumerd_session_chunk_bytes(const struct consumerd_session *session);
+uint64_t tc_consumerd_rotate_chunk_bytes(const struct tc_consumerd_session *session);
 
 /* What a polled descriptor wakes: a stream (its eventfd), or the kernel
  * trace of a session (one of its trace_pipe_raw descriptors). */
-struct consumerd_wake_source {
-	struct consumerd_stream *stream;
-	struct consumerd_session *kernel_session;
+struct tc_consumerd_wake_source {
+	struct tc_consumerd_stream *stream;
+	struct tc_consumerd_session *kernel_session;
 };
 
 /*
@@ -297,27 +298,27 @@ struct consumerd_wake_source {
  * stream that writes a file, and the kernel buffers of every session
  * tracing the kernel. Fills up to max entries of pfds (events POLLIN) and
  * of sources, what each one wakes. Returns how many it filled. In
- * tc-consumer-wake.c.
+ * tc-consumerd-wake.c.
  */
-size_t consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
-				   struct consumerd_wake_source *sources, size_t max);
+size_t tc_consumerd_wake_fds(struct tc_consumerd_registry *registry, struct pollfd *pfds,
+			     struct tc_consumerd_wake_source *sources, size_t max);
 /*
  * The descriptors of sources with revents set (pfds and sources as filled
- * by consumerd_registry_wake_fds(), count entries) are readable: a
+ * by tc_consumerd_wake_fds(), count entries) are readable: a
  * stream's eventfd is emptied and the stream written out; a kernel trace
  * is drained at the next timer pass, once however many of its CPUs woke.
  */
-void consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
-				  const struct pollfd *pfds, size_t count,
-				  struct consumerd_affinity *affinity, uint64_t now);
+void tc_consumerd_wake_sources_woken(const struct tc_consumerd_wake_source *sources,
+				     const struct pollfd *pfds, size_t count,
+				     struct tc_consumerd_affinity *affinity, uint64_t now);
 
 /* Flushes and destroys every session (the service went away), giving a
  * slow relay until deadline at most (consumer clock; 0: each flush its
  * CONSUMERD_RELAY_FLUSH_BUDGET_MS). */
-void consumerd_registry_destroy_all(struct consumerd_registry *registry, uint64_t deadline);
+void tc_consumerd_session_destroy_all(struct tc_consumerd_registry *registry, uint64_t deadline);
 
-void consumerd_session_totals(const struct consumerd_session *session,
-			      struct consumerd_totals *totals);
+void tc_consumerd_session_totals(const struct tc_consumerd_session *session,
+				 struct tc_consumerd_totals *totals);
 
 #define CONSUMERD_FLUSH_WAIT_MS 200
 

@@ -11,13 +11,13 @@
  *        first, into "<channel>_<cpu>"
  *     -> fdatasync every file
  *
- * A snapshot to a relay (consumerd_session_snapshot_relay()) walks the
+ * A snapshot to a relay (tc_consumerd_snapshot_relay()) walks the
  * same packets but sends them: a relay session of its own, the metadata
  * and one stream per buffer under the snapshot's path, then every stream
  * closed and the relay session ended, so the relay holds a whole trace
  * that no later packet reaches.
  */
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,10 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-relay.h"
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-relay.h"
+#include "tc-consumerd-stream.h"
 
 #define COPY_CHUNK 65536
 
@@ -42,7 +42,7 @@ copy_metadata(int metadata_fd, uint64_t size, int dir_fd)
 	char *chunk;
 	int fd, ret = 0;
 
-	fd = consumerd_output_create_file(dir_fd, "metadata");
+	fd = tc_consumerd_output_create_file(dir_fd, "metadata");
 	if (fd < 0)
 		return fd;
 	chunk = malloc(COPY_CHUNK);
@@ -57,13 +57,13 @@ copy_metadata(int metadata_fd, uint64_t size, int dir_fd)
 			ret = n < 0 ? -errno : -EIO;
 			break;
 		}
-		ret = consumerd_output_append(fd, &written, chunk, (size_t)n);
+		ret = tc_consumerd_output_append(fd, &written, chunk, (size_t)n);
 		if (ret < 0)
 			break;
 		offset += (uint64_t)n;
 	}
 	if (ret == 0)
-		ret = consumerd_output_sync(fd);
+		ret = tc_consumerd_output_sync(fd);
 	free(chunk);
 	close(fd);
 	return ret;
@@ -86,8 +86,8 @@ keep_newest(uint64_t *begin, uint64_t end, uint32_t subbuf_size, uint64_t max_by
 struct snapshot_sink {
 	int fd;
 	uint64_t file_size;
-	struct consumerd_relay *relay;
-	struct consumerd_relay_stream *relay_stream;
+	struct tc_consumerd_relay *relay;
+	struct tc_consumerd_relay_stream *relay_stream;
 };
 
 static int
@@ -96,8 +96,8 @@ sink_put(struct snapshot_sink *sink, const uint8_t *packet, uint32_t size)
 	int ret;
 
 	if (!sink->relay)
-		return consumerd_output_append(sink->fd, &sink->file_size, packet, size);
-	ret = consumerd_relay_send_packet(sink->relay, sink->relay_stream, packet, size);
+		return tc_consumerd_output_append(sink->fd, &sink->file_size, packet, size);
+	ret = tc_consumerd_relay_send_packet(sink->relay, sink->relay_stream, packet, size);
 	/* A snapshot's relay is connected first: nothing is held (1). */
 	return ret > 0 ? 0 : ret;
 }
@@ -105,20 +105,20 @@ sink_put(struct snapshot_sink *sink, const uint8_t *packet, uint32_t size)
 /* Every complete, valid packet the stream's buffer holds, oldest first,
  * at most max_bytes of them (the newest), into sink. */
 static int
-snapshot_packets(struct consumerd_stream *stream, uint8_t *packet, uint64_t max_bytes,
+snapshot_packets(struct tc_consumerd_stream *stream, uint8_t *packet, uint64_t max_bytes,
 		 struct snapshot_sink *sink, uint64_t *packets)
 {
 	uint32_t subbuf_size = stream->reader.rb.subbuf_size;
 	uint64_t begin, end;
 	int ret = 0;
 
-	consumerd_stream_close_current(stream, true);
+	tc_consumerd_stream_close_current(stream, true);
 	tc_rb_reader_snapshot_range(&stream->reader, &begin, &end);
 	keep_newest(&begin, end, subbuf_size, max_bytes);
 	for (uint64_t position = begin; position != end; position += subbuf_size) {
 		if (tc_rb_reader_peek(&stream->reader, position, packet) != 1)
 			continue;
-		if (consumerd_packet_check(stream->layouts, packet, subbuf_size) !=
+		if (tc_consumerd_layout_check_packet(stream->layouts, packet, subbuf_size) !=
 		    CONSUMERD_PACKET_VALID) {
 			stream->reader.packets_corrupted++;
 			continue;
@@ -132,7 +132,7 @@ snapshot_packets(struct consumerd_stream *stream, uint8_t *packet, uint64_t max_
 }
 
 static int
-stream_file_name(const struct consumerd_stream *stream, char *name, size_t size)
+stream_file_name(const struct tc_consumerd_stream *stream, char *name, size_t size)
 {
 	if (snprintf(name, size, "%s_%" PRIu32, stream->channel_name, stream->cpu) >= (int)size)
 		return -ENAMETOOLONG;
@@ -140,8 +140,8 @@ stream_file_name(const struct consumerd_stream *stream, char *name, size_t size)
 }
 
 static int
-snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
-		uint64_t max_bytes, uint64_t *packets)
+snapshot_stream(struct tc_consumerd_stream *stream, uint8_t *packet, int dir_fd, uint64_t max_bytes,
+		uint64_t *packets)
 {
 	struct snapshot_sink sink = {.fd = -1};
 	char name[NAME_MAX + 1];
@@ -149,28 +149,28 @@ snapshot_stream(struct consumerd_stream *stream, uint8_t *packet, int dir_fd,
 
 	if (ret < 0)
 		return ret;
-	sink.fd = consumerd_output_create_file(dir_fd, name);
+	sink.fd = tc_consumerd_output_create_file(dir_fd, name);
 	if (sink.fd < 0)
 		return sink.fd;
 	ret = snapshot_packets(stream, packet, max_bytes, &sink, packets);
 	if (ret == 0)
-		ret = consumerd_output_sync(sink.fd);
+		ret = tc_consumerd_output_sync(sink.fd);
 	close(sink.fd);
 	return ret;
 }
 
 int
-consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
-			   uint64_t max_stream_bytes, uint64_t *packets)
+tc_consumerd_snapshot_session(struct tc_consumerd_session *session, const char *dir,
+			      uint64_t max_stream_bytes, uint64_t *packets)
 {
 	int dir_fd, ret;
 
 	*packets = 0;
-	dir_fd = consumerd_output_open_dir(dir);
+	dir_fd = tc_consumerd_output_open_dir(dir);
 	if (dir_fd < 0)
 		return dir_fd;
 	ret = copy_metadata(session->metadata_fd, session->metadata_size, dir_fd);
-	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	for (struct tc_consumerd_channel *channel = session->channels; channel && ret == 0;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++)
 			ret = snapshot_stream(&channel->streams[cpu], channel->packet, dir_fd,
@@ -178,18 +178,18 @@ consumerd_session_snapshot(struct consumerd_session *session, const char *dir,
 	}
 	close(dir_fd);
 	if (ret < 0)
-		consumerd_warning("session=%" PRIu64 ": Snapshot into \"%s\" failed: %s",
-				  session->session_id, dir, strerror(-ret));
+		tc_consumerd_warning("session=%" PRIu64 ": Snapshot into \"%s\" failed: %s",
+				     session->session_id, dir, strerror(-ret));
 	else
-		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64 " packets in \"%s\"",
-			       session->session_id, *packets, dir);
+		tc_consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64 " packets in \"%s\"",
+				  session->session_id, *packets, dir);
 	return ret;
 }
 
 /* The session's whole metadata so far, sent as one piece. */
 static int
-send_metadata(const struct consumerd_session *session, struct consumerd_relay *relay,
-	      struct consumerd_relay_stream *stream)
+send_metadata(const struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
+	      struct tc_consumerd_relay_stream *stream)
 {
 	char *text;
 	int ret;
@@ -206,17 +206,17 @@ send_metadata(const struct consumerd_session *session, struct consumerd_relay *r
 	    (ssize_t)session->metadata_size)
 		ret = -EIO;
 	if (ret == 0)
-		ret = consumerd_relay_send_metadata(relay, stream, text, session->metadata_size);
+		ret = tc_consumerd_relay_send_metadata(relay, stream, text, session->metadata_size);
 	free(text);
 	return ret;
 }
 
 static size_t
-session_stream_count(const struct consumerd_session *session)
+session_stream_count(const struct tc_consumerd_session *session)
 {
 	size_t count = 0;
 
-	for (const struct consumerd_channel *channel = session->channels; channel;
+	for (const struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next)
 		count += channel->nr_cpus;
 	return count;
@@ -225,44 +225,44 @@ session_stream_count(const struct consumerd_session *session)
 /* Adds the metadata and one relay stream per buffer, in channel and CPU
  * order, then tells the relay they are all there. */
 static int
-add_relay_streams(struct consumerd_session *session, struct consumerd_relay *relay,
-		  const char *trace_path, struct consumerd_relay_stream *metadata,
-		  struct consumerd_relay_stream *streams)
+add_relay_streams(struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
+		  const char *trace_path, struct tc_consumerd_relay_stream *metadata,
+		  struct tc_consumerd_relay_stream *streams)
 {
 	size_t i = 0;
-	int ret = consumerd_relay_stream_add(relay, metadata, "metadata", trace_path, true);
+	int ret = tc_consumerd_relay_stream_add(relay, metadata, "metadata", trace_path, true);
 
-	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	for (struct tc_consumerd_channel *channel = session->channels; channel && ret == 0;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++, i++) {
 			char name[NAME_MAX + 1];
 
 			ret = stream_file_name(&channel->streams[cpu], name, sizeof(name));
 			if (ret == 0)
-				ret = consumerd_relay_stream_add(relay, &streams[i], name,
-								 trace_path, false);
+				ret = tc_consumerd_relay_stream_add(relay, &streams[i], name,
+								    trace_path, false);
 		}
 	}
 	if (ret == 0)
 		ret = send_metadata(session, relay, metadata);
 	if (ret == 0)
-		consumerd_relay_streams_sent(relay);
+		tc_consumerd_relay_streams_sent(relay);
 	return ret;
 }
 
 static int
-send_relay_snapshot(struct consumerd_session *session, struct consumerd_relay *relay,
+send_relay_snapshot(struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
 		    const char *trace_path, uint64_t max_stream_bytes, uint64_t *packets)
 {
 	size_t count = session_stream_count(session), i = 0;
-	struct consumerd_relay_stream metadata = {0};
-	struct consumerd_relay_stream *streams = calloc(count ? count : 1, sizeof(*streams));
+	struct tc_consumerd_relay_stream metadata = {0};
+	struct tc_consumerd_relay_stream *streams = calloc(count ? count : 1, sizeof(*streams));
 	int ret;
 
 	if (!streams)
 		return -ENOMEM;
 	ret = add_relay_streams(session, relay, trace_path, &metadata, streams);
-	for (struct consumerd_channel *channel = session->channels; channel && ret == 0;
+	for (struct tc_consumerd_channel *channel = session->channels; channel && ret == 0;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus && ret == 0; cpu++, i++) {
 			struct snapshot_sink sink = {
@@ -276,35 +276,35 @@ send_relay_snapshot(struct consumerd_session *session, struct consumerd_relay *r
 	 * closes; a relay that went away meanwhile (-ENOTCONN) fails the
 	 * snapshot. */
 	if (ret == 0)
-		ret = consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
+		ret = tc_consumerd_relay_wait_received(relay, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	for (size_t j = 0; j < count; j++)
-		consumerd_relay_stream_remove(relay, &streams[j]);
-	consumerd_relay_stream_remove(relay, &metadata);
+		tc_consumerd_relay_stream_remove(relay, &streams[j]);
+	tc_consumerd_relay_stream_remove(relay, &metadata);
 	free(metadata.metadata);
 	free(streams);
 	return ret;
 }
 
 int
-consumerd_session_snapshot_relay(struct consumerd_session *session,
-				 const struct tc_consumer_relay_output *out, const char *trace_path,
-				 uint64_t max_stream_bytes, uint64_t *packets, char *error,
-				 size_t error_size)
+tc_consumerd_snapshot_relay(struct tc_consumerd_session *session,
+			    const struct tc_consumer_relay_output *out, const char *trace_path,
+			    uint64_t max_stream_bytes, uint64_t *packets, char *error,
+			    size_t error_size)
 {
-	struct consumerd_relay *relay = NULL;
+	struct tc_consumerd_relay *relay = NULL;
 	struct tc_consumer_relay_output now = *out;
-	struct consumerd_relay_status status = {0};
+	struct tc_consumerd_relay_status status = {0};
 	int ret;
 
 	/* A snapshot is sent now or refused, never later. */
 	now.flags &= ~TC_CONSUMER_RELAY_CONNECT_LATER;
 	*packets = 0;
-	ret = consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
+	ret = tc_consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
 	if (ret < 0)
 		return ret;
 	ret = send_relay_snapshot(session, relay, trace_path, max_stream_bytes, packets);
-	consumerd_relay_get_status(relay, &status);
-	consumerd_relay_close(relay);
+	tc_consumerd_relay_get_status(relay, &status);
+	tc_consumerd_relay_close(relay);
 	/* A failed exchange takes the relay down, and the steps after it
 	 * only see it down: the relay's own error says why. */
 	if (ret == -ENOTCONN && status.last_error < 0)
@@ -312,11 +312,11 @@ consumerd_session_snapshot_relay(struct consumerd_session *session,
 	if (ret < 0) {
 		snprintf(error, error_size, "Cannot send the snapshot to the relay at %s: %s",
 			 status.address, strerror(-ret));
-		consumerd_warning("session=%" PRIu64 ": %s", session->session_id, error);
+		tc_consumerd_warning("session=%" PRIu64 ": %s", session->session_id, error);
 	} else {
-		consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64
-			       " packets sent to the relay at %s under \"%s\"",
-			       session->session_id, *packets, status.address, trace_path);
+		tc_consumerd_info("session=%" PRIu64 ": Snapshot of %" PRIu64
+				  " packets sent to the relay at %s under \"%s\"",
+				  session->session_id, *packets, status.address, trace_path);
 	}
 	return ret;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
-#include "tc-consumer-writer.h"
-#include "tc-consumer-yield.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-writer.h"
+#include "tc-consumerd-yield.h"
 
 /* memfd names are limited to 249 bytes; keep the CPU number readable. */
 #define MEMFD_NAME_MAX 249
@@ -91,9 +91,10 @@ fail:
 }
 
 int
-consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_session *session,
-		      const struct consumerd_channel_spec *spec, const char *channel_name,
-		      uint32_t cpu)
+tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
+			 const struct tc_consumerd_session *session,
+			 const struct tc_consumerd_channel_spec *spec, const char *channel_name,
+			 uint32_t cpu)
 {
 	uint64_t size = tc_rb_shm_size(spec->geometry.subbuf_size, spec->geometry.num_subbuf);
 	char file_name[NAME_MAX + 1];
@@ -149,8 +150,8 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	stream->in_place = (spec->flags & TC_CONSUMER_CHANNEL_OWNER_WRITERS) &&
 			   !spec->geometry.overwrite;
 	if (session->relay) {
-		ret = consumerd_relay_stream_add(session->relay, &stream->relay, file_name,
-						 session->trace_dir, false);
+		ret = tc_consumerd_relay_stream_add(session->relay, &stream->relay, file_name,
+						    session->trace_dir, false);
 		if (ret < 0)
 			goto fail;
 		stream->relay_conn = session->relay;
@@ -159,53 +160,55 @@ consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_se
 	/* Snapshot sessions write files only when a snapshot is taken. */
 	if (session->dir_fd < 0)
 		return 0;
-	ret = consumerd_output_create_file(session->dir_fd, file_name);
+	ret = tc_consumerd_output_create_file(session->dir_fd, file_name);
 	if (ret < 0)
 		goto fail;
 	stream->file_fd = ret;
-	stream->direct = consumerd_output_try_direct(stream->file_fd, spec->geometry.subbuf_size);
+	stream->direct =
+	    tc_consumerd_output_try_direct(stream->file_fd, spec->geometry.subbuf_size);
 	stream->write_queued = stream->direct;
 	return 0;
 
 fail:
-	consumerd_stream_close(stream, session->dir_fd, false);
+	tc_consumerd_stream_close(stream, session->dir_fd, false);
 	return ret;
 }
 
 void
-consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file)
+tc_consumerd_stream_close(struct tc_consumerd_stream *stream, int dir_fd, bool unlink_file)
 {
 	char file_name[NAME_MAX + 1];
 
 	if (stream->relay_conn) {
-		consumerd_relay_stream_remove(stream->relay_conn, &stream->relay);
+		tc_consumerd_relay_stream_remove(stream->relay_conn, &stream->relay);
 		stream->relay_conn = NULL;
 	}
 	if (stream->file_fd >= 0) {
 		/* Queued packets of ours are written first. */
 		if (stream->write_queued)
-			consumerd_writer_wait_idle();
+			tc_consumerd_writer_wait_idle();
 		close(stream->file_fd);
 		stream->file_fd = -1;
 		if (unlink_file &&
 		    stream_file_name(file_name, sizeof(file_name), stream->channel_name,
 				     stream->cpu) == 0 &&
 		    unlinkat(dir_fd, file_name, 0) < 0)
-			consumerd_warning("session=%" PRIu64 ": Failed to remove %s, ignoring: %m",
-					  stream->session_id, file_name);
+			tc_consumerd_warning("session=%" PRIu64
+					     ": Failed to remove %s, ignoring: %m",
+					     stream->session_id, file_name);
 	}
 	if (stream->mapping != MAP_FAILED && stream->mapping != NULL) {
 		munmap(stream->mapping, stream->mapping_size);
 		stream->mapping = MAP_FAILED;
 	}
-	consumerd_stream_release_memfd(stream);
+	tc_consumerd_stream_release_memfd(stream);
 	if (stream->wake_fd >= 0)
 		close(stream->wake_fd);
 	stream->wake_fd = -1;
 }
 
 int
-consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd)
+tc_consumerd_stream_reopen_file(struct tc_consumerd_stream *stream, int dir_fd)
 {
 	char file_name[NAME_MAX + 1];
 	int fd, ret;
@@ -216,21 +219,21 @@ consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd)
 	stream->file_size = 0;
 	/* The flush before reported every loss so far in the old chunk. */
 	stream->discarded_base = stream->reader.events_discarded_seen;
-	stream->write_behind = (struct consumerd_write_behind){0};
+	stream->write_behind = (struct tc_consumerd_write_behind){0};
 	ret = stream_file_name(file_name, sizeof(file_name), stream->channel_name, stream->cpu);
 	if (ret < 0)
 		return ret;
-	fd = consumerd_output_create_file(dir_fd, file_name);
+	fd = tc_consumerd_output_create_file(dir_fd, file_name);
 	if (fd < 0)
 		return fd;
 	stream->file_fd = fd;
-	stream->direct = consumerd_output_try_direct(fd, stream->reader.rb.subbuf_size);
+	stream->direct = tc_consumerd_output_try_direct(fd, stream->reader.rb.subbuf_size);
 	stream->write_queued = stream->direct;
 	return 0;
 }
 
 int
-consumerd_stream_truncate_file(struct consumerd_stream *stream)
+tc_consumerd_stream_truncate_file(struct tc_consumerd_stream *stream)
 {
 	if (stream->file_fd < 0)
 		return 0;
@@ -239,18 +242,18 @@ consumerd_stream_truncate_file(struct consumerd_stream *stream)
 	stream->file_size = 0;
 	/* The losses reported in what is gone are gone with it. */
 	stream->discarded_base = stream->reader.events_discarded_seen;
-	stream->write_behind = (struct consumerd_write_behind){0};
+	stream->write_behind = (struct tc_consumerd_write_behind){0};
 	return 0;
 }
 
 void
-consumerd_stream_discard(struct consumerd_stream *stream, uint8_t *packet)
+tc_consumerd_stream_discard(struct tc_consumerd_stream *stream, uint8_t *packet)
 {
 	/* One buffer's worth and one more: writers that keep closing
 	 * sub-buffers meanwhile cannot hold the consumer here. */
 	uint32_t budget = stream->reader.rb.num_subbuf + 1;
 
-	consumerd_stream_close_current(stream, true);
+	tc_consumerd_stream_close_current(stream, true);
 	for (uint32_t i = 0; i < budget; i++) {
 		int ret = tc_rb_reader_get(&stream->reader, packet);
 
@@ -262,7 +265,7 @@ consumerd_stream_discard(struct consumerd_stream *stream, uint8_t *packet)
 }
 
 void
-consumerd_stream_release_memfd(struct consumerd_stream *stream)
+tc_consumerd_stream_release_memfd(struct tc_consumerd_stream *stream)
 {
 	if (stream->memfd >= 0)
 		close(stream->memfd);
@@ -270,27 +273,28 @@ consumerd_stream_release_memfd(struct consumerd_stream *stream)
 }
 
 static void
-log_corrupt_packet(struct consumerd_stream *stream)
+log_corrupt_packet(struct tc_consumerd_stream *stream)
 {
 	uint64_t suppressed;
 
-	if (!consumerd_ratelimit_check(&stream->corrupt_limit, tc_rb_clock_now(), &suppressed))
+	if (!tc_consumerd_log_ratelimit_check(&stream->corrupt_limit, tc_rb_clock_now(),
+					      &suppressed))
 		return;
-	consumerd_warning("session=%" PRIu64 ": Dropped a corrupt packet of stream %s_%" PRIu32
-			  " (%" PRIu64 " so far, %" PRIu64 " not logged): its application "
-			  "wrote over its ring buffer",
-			  stream->session_id, stream->channel_name, stream->cpu,
-			  stream->reader.packets_corrupted, suppressed);
+	tc_consumerd_warning("session=%" PRIu64 ": Dropped a corrupt packet of stream %s_%" PRIu32
+			     " (%" PRIu64 " so far, %" PRIu64 " not logged): its application "
+			     "wrote over its ring buffer",
+			     stream->session_id, stream->channel_name, stream->cpu,
+			     stream->reader.packets_corrupted, suppressed);
 }
 
 /* The relay counts what it drops while it is away; a packet it could not
  * take is lost here the same way as one the disk refused. One it holds
  * until its first connection is counted by the relay stream once sent
- * or lost (consumerd_stream_packets_written()). */
+ * or lost (tc_consumerd_stream_packets_written()). */
 static void
-write_to_relay(struct consumerd_stream *stream, const uint8_t *packet, uint32_t size)
+write_to_relay(struct tc_consumerd_stream *stream, const uint8_t *packet, uint32_t size)
 {
-	int ret = consumerd_relay_send_packet(stream->relay_conn, &stream->relay, packet, size);
+	int ret = tc_consumerd_relay_send_packet(stream->relay_conn, &stream->relay, packet, size);
 
 	if (ret == 0)
 		__atomic_fetch_add(&stream->packets_written, 1, __ATOMIC_RELAXED);
@@ -299,22 +303,22 @@ write_to_relay(struct consumerd_stream *stream, const uint8_t *packet, uint32_t 
 }
 
 uint64_t
-consumerd_stream_packets_written(const struct consumerd_stream *stream)
+tc_consumerd_stream_packets_written(const struct tc_consumerd_stream *stream)
 {
 	return __atomic_load_n(&stream->packets_written, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&stream->relay.held_sent, __ATOMIC_RELAXED);
 }
 
 uint64_t
-consumerd_stream_packets_lost(const struct consumerd_stream *stream)
+tc_consumerd_stream_packets_lost(const struct tc_consumerd_stream *stream)
 {
 	return __atomic_load_n(&stream->packets_lost, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&stream->relay.held_lost, __ATOMIC_RELAXED);
 }
 
 void
-consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,
-			      uint32_t size)
+tc_consumerd_stream_write_packet(struct tc_consumerd_stream *stream, const uint8_t *packet,
+				 uint32_t size)
 {
 	uint64_t suppressed, lost;
 	int ret;
@@ -323,38 +327,38 @@ consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *pa
 		write_to_relay(stream, packet, size);
 		return;
 	}
-	ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
+	ret = tc_consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
 	if (ret == -EINVAL && stream->direct) {
 		/* A file system that took O_DIRECT but not this write. */
-		consumerd_info("session=%" PRIu64 ": Stream %s_%" PRIu32 " refused direct I/O, "
-			       "writing it through the page cache", stream->session_id,
-			       stream->channel_name, stream->cpu);
+		tc_consumerd_info("session=%" PRIu64 ": Stream %s_%" PRIu32 " refused direct I/O, "
+				  "writing it through the page cache",
+				  stream->session_id, stream->channel_name, stream->cpu);
 		stream->direct = false;
-		consumerd_output_stop_direct(stream->file_fd);
-		ret = consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
+		tc_consumerd_output_stop_direct(stream->file_fd);
+		ret = tc_consumerd_output_append(stream->file_fd, &stream->file_size, packet, size);
 	}
 	if (ret == 0) {
 		__atomic_fetch_add(&stream->packets_written, 1, __ATOMIC_RELAXED);
 		if (!stream->direct)
-			consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
-						      stream->file_size);
+			tc_consumerd_output_write_behind(stream->file_fd, &stream->write_behind,
+							 stream->file_size);
 		return;
 	}
 	/* A full disk or any other write error costs this packet, not the
 	 * consumer: count it and go on with the next one. */
 	lost = __atomic_add_fetch(&stream->packets_lost, 1, __ATOMIC_RELAXED);
-	if (!consumerd_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
+	if (!tc_consumerd_log_ratelimit_check(&stream->write_limit, tc_rb_clock_now(), &suppressed))
 		return;
-	consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
-			  ", dropping it (%" PRIu64 " lost so far, %" PRIu64 " not logged): %s",
-			  stream->session_id, stream->channel_name, stream->cpu, lost, suppressed,
-			  strerror(-ret));
+	tc_consumerd_warning("session=%" PRIu64 ": Failed to write a packet of stream %s_%" PRIu32
+			     ", dropping it (%" PRIu64 " lost so far, %" PRIu64 " not logged): %s",
+			     stream->session_id, stream->channel_name, stream->cpu, lost,
+			     suppressed, strerror(-ret));
 }
 
 /* Events discarded and sub-buffers overwritten by the writers so far:
  * shared memory, but a scribbled value only shortens a wait. */
 static uint64_t
-writers_lost(const struct consumerd_stream *stream)
+writers_lost(const struct tc_consumerd_stream *stream)
 {
 	const struct tc_rb_shm *shm = stream->reader.rb.shm;
 
@@ -363,7 +367,7 @@ writers_lost(const struct consumerd_stream *stream)
 }
 
 static uint64_t
-layout_wait_ns(const struct consumerd_stream *stream)
+layout_wait_ns(const struct tc_consumerd_stream *stream)
 {
 	return writers_lost(stream) != stream->lost_when_waiting ? CONSUMERD_LAYOUT_WAIT_LOSING_NS
 								  : CONSUMERD_LAYOUT_WAIT_NS;
@@ -375,13 +379,13 @@ layout_wait_ns(const struct consumerd_stream *stream)
  * must wait, unreleased, for the layout of one of its event classes.
  */
 static bool
-accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait)
+accept_packet(struct tc_consumerd_stream *stream, const uint8_t *packet, bool *wait)
 {
 	uint32_t size = stream->reader.rb.subbuf_size;
 	uint64_t now;
 
 	*wait = false;
-	switch (consumerd_packet_check(stream->layouts, packet, size)) {
+	switch (tc_consumerd_layout_check_packet(stream->layouts, packet, size)) {
 	case CONSUMERD_PACKET_VALID:
 		stream->unknown_event_since = 0;
 		return true;
@@ -410,16 +414,16 @@ accept_packet(struct consumerd_stream *stream, const uint8_t *packet, bool *wait
  * when it is in job; otherwise at once from the scratch copy, after the
  * writer wrote what it holds for a queued stream (no memory for a job). */
 static void
-write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
+write_copy(struct tc_consumerd_stream *stream, struct tc_consumerd_writer_job *job,
 	   const uint8_t *copy, uint32_t size)
 {
 	if (job) {
-		consumerd_writer_submit(job, stream, size);
+		tc_consumerd_writer_submit(job, stream, size);
 		return;
 	}
 	if (stream->write_queued)
-		consumerd_writer_wait_idle();
-	consumerd_stream_write_packet(stream, copy, size);
+		tc_consumerd_writer_wait_idle();
+	tc_consumerd_stream_write_packet(stream, copy, size);
 }
 
 /*
@@ -429,7 +433,7 @@ write_copy(struct consumerd_stream *stream, struct consumerd_writer_job *job,
  * for a packet accept_packet() dropped or made *wait.
  */
 static int
-drain_one_in_place(struct consumerd_stream *stream, bool *wait)
+drain_one_in_place(struct tc_consumerd_stream *stream, bool *wait)
 {
 	uint8_t *packet;
 	uint32_t length;
@@ -439,28 +443,28 @@ drain_one_in_place(struct consumerd_stream *stream, bool *wait)
 		return ret;
 	((struct tc_packet_header *)packet)->events_discarded -= stream->discarded_base;
 	length = tc_rb_reader_trim(&stream->reader, packet);
-	consumerd_stream_write_packet(stream, packet, length);
+	tc_consumerd_stream_write_packet(stream, packet, length);
 	tc_rb_reader_put(&stream->reader);
 	return 1;
 }
 
 uint32_t
-consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
+tc_consumerd_stream_drain(struct tc_consumerd_stream *stream, uint8_t *packet)
 {
 	uint32_t budget = stream->reader.rb.num_subbuf, size = stream->reader.rb.subbuf_size;
 	uint32_t done, length;
 	bool wait = false;
 	int ret;
 
-	if (!consumerd_stream_has_output(stream))
+	if (!tc_consumerd_stream_has_output(stream))
 		return 0;
 	for (done = 0; done < budget; done++) {
-		struct consumerd_writer_job *job = NULL;
+		struct tc_consumerd_writer_job *job = NULL;
 		uint8_t *copy;
 
 		/* A request of the session waits: it goes first (at least
 		 * one packet per drain, so a drain always progresses). */
-		if (done > 0 && consumerd_yield_now())
+		if (done > 0 && tc_consumerd_yield_now())
 			break;
 
 		if (stream->in_place && !stream->write_queued) {
@@ -476,7 +480,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 		if (stream->write_queued) {
 			if (!tc_rb_reader_ready(&stream->reader))
 				break;
-			job = consumerd_writer_job_new(size);
+			job = tc_consumerd_writer_job_new(size);
 		}
 		copy = job ? job->data : packet;
 
@@ -493,7 +497,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 			continue;
 		}
 		if (job)
-			consumerd_writer_job_release(job);
+			tc_consumerd_writer_job_release(job);
 		/* -EBADMSG: already released by the reader, never written. */
 		if (ret == -EBADMSG)
 			log_corrupt_packet(stream);
@@ -505,7 +509,7 @@ consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet)
 
 /* Events discarded since the last packet the reader took? */
 static bool
-discards_unreported(const struct consumerd_stream *stream)
+discards_unreported(const struct tc_consumerd_stream *stream)
 {
 	uint64_t counted = __atomic_load_n(&stream->reader.rb.shm->events_discarded,
 					   __ATOMIC_RELAXED);
@@ -514,36 +518,36 @@ discards_unreported(const struct consumerd_stream *stream)
 }
 
 void
-consumerd_stream_close_current(struct consumerd_stream *stream, bool final)
+tc_consumerd_stream_close_current(struct tc_consumerd_stream *stream, bool final)
 {
 	uint64_t suppressed;
 
 	if (tc_rb_flush_status(&stream->reader.rb, final ? TC_RB_UNREACHABLE_WAIT_NS : 0) !=
-		    -EAGAIN ||
-	    !consumerd_ratelimit_check(&stream->close_limit, tc_rb_clock_now(), &suppressed))
+		-EAGAIN ||
+	    !tc_consumerd_log_ratelimit_check(&stream->close_limit, tc_rb_clock_now(), &suppressed))
 		return;
-	consumerd_warning("session=%" PRIu64 ": Cannot close the sub-buffer being filled of "
-			  "stream %s_%" PRIu32 " (%" PRIu64 " times not logged): the consumer "
-			  "cannot run on CPU %" PRIu32 ", which it must visit to lock out the "
-			  "writers there; its events wait until the writers fill it or the "
-			  "session stops",
-			  stream->session_id, stream->channel_name, stream->cpu, suppressed,
-			  stream->cpu);
+	tc_consumerd_warning("session=%" PRIu64 ": Cannot close the sub-buffer being filled of "
+			     "stream %s_%" PRIu32 " (%" PRIu64 " times not logged): the consumer "
+			     "cannot run on CPU %" PRIu32 ", which it must visit to lock out the "
+			     "writers there; its events wait until the writers fill it or the "
+			     "session stops",
+			     stream->session_id, stream->channel_name, stream->cpu, suppressed,
+			     stream->cpu);
 }
 
 void
-consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
+tc_consumerd_stream_flush_begin(struct tc_consumerd_stream *stream, uint8_t *packet)
 {
 	struct tc_rb *rb = &stream->reader.rb;
 	uint64_t write_offset;
 
-	if (!consumerd_stream_has_output(stream))
+	if (!tc_consumerd_stream_has_output(stream))
 		return;
 	/* Make room first: a full discard-mode buffer has no sub-buffer left
 	 * for the packet that reports its last discards. */
-	consumerd_stream_drain(stream, packet);
-	consumerd_stream_close_current(stream, true);
-	consumerd_stream_drain(stream, packet);
+	tc_consumerd_stream_drain(stream, packet);
+	tc_consumerd_stream_close_current(stream, true);
+	tc_consumerd_stream_drain(stream, packet);
 	if (discards_unreported(stream))
 		tc_rb_close_empty_packet(rb);
 	write_offset = __atomic_load_n(&rb->shm->write_offset, __ATOMIC_ACQUIRE);
@@ -553,20 +557,20 @@ consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet)
 }
 
 bool
-consumerd_stream_is_behind(const struct consumerd_stream *stream)
+tc_consumerd_stream_is_behind(const struct tc_consumerd_stream *stream)
 {
 	const struct tc_rb *rb = &stream->reader.rb;
 	uint64_t consumed = stream->reader.consumed;
 	uint64_t buffer_size = (uint64_t)rb->subbuf_size * rb->num_subbuf;
 
-	if (!consumerd_stream_has_output(stream) || stream->flush_target <= consumed)
+	if (!tc_consumerd_stream_has_output(stream) || stream->flush_target <= consumed)
 		return false;
 	return stream->flush_target - consumed <= buffer_size;
 }
 
 void
-consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
-		       uint64_t now)
+tc_consumerd_stream_woken(struct tc_consumerd_stream *stream,
+			  struct tc_consumerd_affinity *affinity, uint64_t now)
 {
 	eventfd_t count;
 	uint32_t closed_found;
@@ -575,11 +579,11 @@ consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinit
 	 * sub-buffer the drain consumed was closed when it came, a corrupt
 	 * one too: that is what lateness counts, not the packets written. */
 	eventfd_read(stream->wake_fd, &count);
-	closed_found = consumerd_stream_drain(stream, stream->packet);
+	closed_found = tc_consumerd_stream_drain(stream, stream->packet);
 	if (closed_found > tc_rb_wake_packets(&stream->reader.rb))
-		consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
-	else if (!consumerd_yield_is_cut())
-		consumerd_affinity_keep(affinity, now);
+		tc_consumerd_affinity_late_wake(affinity, stream->cpu, sched_getcpu(), now);
+	else if (!tc_consumerd_yield_is_cut())
+		tc_consumerd_affinity_keep(affinity, now);
 	/* Otherwise a drain gave way to a request, maybe this one before it
 	 * counted all it found: neither late nor in time as far as it knows. */
 }

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
 /* How long a packet waits for the layout of an event class it holds before
  * it is dropped as corrupt (the service sends layouts before it answers
@@ -38,38 +38,39 @@
  * from tc_rb_init() / tc_rb_reader_init(), -ENAMETOOLONG, or the stream
  * file's creation error (-EEXIST when it exists).
  */
-int consumerd_stream_open(struct consumerd_stream *stream, const struct consumerd_session *session,
-			  const struct consumerd_channel_spec *spec, const char *channel_name,
-			  uint32_t cpu);
+int tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
+			     const struct tc_consumerd_session *session,
+			     const struct tc_consumerd_channel_spec *spec, const char *channel_name,
+			     uint32_t cpu);
 
 /*
- * Unmaps and closes what consumerd_stream_open() set up. When
+ * Unmaps and closes what tc_consumerd_stream_open() set up. When
  * unlink_file is true the stream file is removed too (undoing a channel
  * that could not be created whole). Safe on a zeroed stream with fds -1.
  */
-void consumerd_stream_close(struct consumerd_stream *stream, int dir_fd, bool unlink_file);
+void tc_consumerd_stream_close(struct tc_consumerd_stream *stream, int dir_fd, bool unlink_file);
 
 /*
  * Rotation: the stream goes on in a new, empty stream file of the same
  * name in dir_fd; the old file is closed as it is. The caller waited for
- * the writer thread (consumerd_writer_wait_idle()). Returns 0 or the
+ * the writer thread (tc_consumerd_writer_wait_idle()). Returns 0 or the
  * creation's -errno (the stream then writes nothing until the next
  * rotation: its packets stay in the buffer).
  */
-int consumerd_stream_reopen_file(struct consumerd_stream *stream, int dir_fd);
+int tc_consumerd_stream_reopen_file(struct tc_consumerd_stream *stream, int dir_fd);
 
 /* Clear: cuts the stream file to nothing. The caller waited for the
  * writer thread. Returns 0 or -errno of ftruncate(). */
-int consumerd_stream_truncate_file(struct consumerd_stream *stream);
+int tc_consumerd_stream_truncate_file(struct tc_consumerd_stream *stream);
 
 /* Clear of a snapshot session: releases every closed sub-buffer unread,
  * after closing the one being filled, so that the next snapshot holds
  * only what is written from now on. */
-void consumerd_stream_discard(struct consumerd_stream *stream, uint8_t *packet);
+void tc_consumerd_stream_discard(struct tc_consumerd_stream *stream, uint8_t *packet);
 
 /* Closes the stream's memfd once it was handed to the service; the
  * mapping stays. */
-void consumerd_stream_release_memfd(struct consumerd_stream *stream);
+void tc_consumerd_stream_release_memfd(struct tc_consumerd_stream *stream);
 
 /*
  * Writes out the complete packets of the stream, at most one buffer's worth
@@ -79,7 +80,7 @@ void consumerd_stream_release_memfd(struct consumerd_stream *stream);
  * when no memory can be had for one. Returns the number of sub-buffers
  * consumed (written, lost or dropped as corrupt).
  */
-uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet);
+uint32_t tc_consumerd_stream_drain(struct tc_consumerd_stream *stream, uint8_t *packet);
 
 /*
  * Closes the sub-buffer that the writers are filling (tc_rb_flush()), if
@@ -90,16 +91,16 @@ uint32_t consumerd_stream_drain(struct consumerd_stream *stream, uint8_t *packet
  * rate-limited, and leaves those events for the writers to fill the
  * sub-buffer or for the final close.
  */
-void consumerd_stream_close_current(struct consumerd_stream *stream, bool final);
+void tc_consumerd_stream_close_current(struct tc_consumerd_stream *stream, bool final);
 
 /*
  * Closes the sub-buffer that the writers are filling
- * (consumerd_stream_close_current()), adds a header-only packet when
+ * (tc_consumerd_stream_close_current()), adds a header-only packet when
  * events were discarded since the last packet (so that they are
  * reported), and records in stream->flush_target the read count that
  * covers everything reserved before this call.
  */
-void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *packet);
+void tc_consumerd_stream_flush_begin(struct tc_consumerd_stream *stream, uint8_t *packet);
 
 /*
  * True while the reader has not reached stream->flush_target, i.e. some
@@ -107,27 +108,27 @@ void consumerd_stream_flush_begin(struct consumerd_stream *stream, uint8_t *pack
  * A target more than one buffer ahead of the reader cannot come from a
  * writer that follows the protocol and is not waited for.
  */
-bool consumerd_stream_is_behind(const struct consumerd_stream *stream);
+bool tc_consumerd_stream_is_behind(const struct tc_consumerd_stream *stream);
 
 /* The packets written out (to its file or its relay) and lost so far;
  * any thread. */
-uint64_t consumerd_stream_packets_written(const struct consumerd_stream *stream);
-uint64_t consumerd_stream_packets_lost(const struct consumerd_stream *stream);
+uint64_t tc_consumerd_stream_packets_written(const struct tc_consumerd_stream *stream);
+uint64_t tc_consumerd_stream_packets_lost(const struct tc_consumerd_stream *stream);
 
 /* Appends one packet to the stream file, counting it written or lost
- * (the writer thread's job, tc-consumer-writer.h). */
-void consumerd_stream_write_packet(struct consumerd_stream *stream, const uint8_t *packet,
-				   uint32_t size);
+ * (the writer thread's job, tc-consumerd-writer.h). */
+void tc_consumerd_stream_write_packet(struct tc_consumerd_stream *stream, const uint8_t *packet,
+				      uint32_t size);
 
 /*
  * The stream's eventfd is readable (at now): empties it and writes out the
  * stream; a wake-up whose drain consumed more closed sub-buffers (written,
  * lost or corrupt) than a writer's wake-up leaves (tc_rb_wake_packets())
  * was late and moves the thread; one whose drain gave way to a request
- * (tc-consumer-yield.h) with fewer counted is not judged
- * (tc-consumer-affinity.h).
+ * (tc-consumerd-yield.h) with fewer counted is not judged
+ * (tc-consumerd-affinity.h).
  */
-void consumerd_stream_woken(struct consumerd_stream *stream, struct consumerd_affinity *affinity,
-			    uint64_t now);
+void tc_consumerd_stream_woken(struct tc_consumerd_stream *stream,
+			       struct tc_consumerd_affinity *affinity, uint64_t now);
 
 #endif /* TC_CONSUMER_STREAM_H */

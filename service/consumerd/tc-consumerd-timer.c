@@ -13,9 +13,9 @@
  * The applications never make a system call to wake the consumer: a full
  * sub-buffer waits at most one read period.
  */
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-stream.h"
 
 #define BUSY_READ_DIVISOR 8
 #define BUSY_READ_MIN_NS 1000000ull
@@ -39,12 +39,12 @@ timer_is_due(uint64_t deadline, uint64_t now)
 
 /* Drains every stream; true when one of them had half its buffer ready. */
 static bool
-channel_read(struct consumerd_channel *channel)
+channel_read(struct tc_consumerd_channel *channel)
 {
 	bool busy = false;
 
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-		uint32_t done = consumerd_stream_drain(&channel->streams[cpu], channel->packet);
+		uint32_t done = tc_consumerd_stream_drain(&channel->streams[cpu], channel->packet);
 
 		if (done * 2 >= channel->num_subbuf)
 			busy = true;
@@ -53,14 +53,14 @@ channel_read(struct consumerd_channel *channel)
 }
 
 static void
-channel_switch(struct consumerd_channel *channel)
+channel_switch(struct tc_consumerd_channel *channel)
 {
 	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
-		consumerd_stream_close_current(&channel->streams[cpu], false);
+		tc_consumerd_stream_close_current(&channel->streams[cpu], false);
 }
 
 static void
-channel_monitor(struct consumerd_channel *channel)
+channel_monitor(struct tc_consumerd_channel *channel)
 {
 	uint64_t used = 0;
 
@@ -82,9 +82,9 @@ earliest(uint64_t a, uint64_t b)
 }
 
 static uint64_t
-channel_run_timers(struct consumerd_channel *channel, uint64_t now)
+channel_run_timers(struct tc_consumerd_channel *channel, uint64_t now)
 {
-	struct consumerd_timers *t = &channel->timers;
+	struct tc_consumerd_timers *t = &channel->timers;
 	uint64_t next = 0;
 
 	if (timer_is_due(t->next_switch, now)) {
@@ -122,18 +122,18 @@ channel_run_timers(struct consumerd_channel *channel, uint64_t now)
 #define KERNEL_BUSY_READ_NS 2000000ull
 
 /* The kernel buffers: read every KERNEL_READ_NS or when the kernel
- * wakes the consumer (tc-consumer-wake.c), and every KERNEL_BUSY_READ_NS
+ * wakes the consumer (tc-consumerd-wake.c), and every KERNEL_BUSY_READ_NS
  * while they fill fast. After a wake-up they are polled again only once a
  * timed drain found them quiet: a kernel without buffer_percent, or a
  * buffer of a few pages, polls readable at its first page, and would
  * otherwise wake the consumer for every few records. */
 static uint64_t
-kernel_run_timer(struct consumerd_session *session, uint64_t now)
+kernel_run_timer(struct tc_consumerd_session *session, uint64_t now)
 {
 	if (!session->kernel)
 		return 0;
 	if (timer_is_due(session->kernel_next_read, now)) {
-		uint32_t pages = consumerd_kernel_trace_drain(session->kernel);
+		uint32_t pages = tc_consumerd_kernel_trace_drain(session->kernel);
 
 		session->kernel_busy = pages >= KERNEL_BUSY_PAGES || session->kernel_woken;
 		session->kernel_woken = false;
@@ -144,7 +144,7 @@ kernel_run_timer(struct consumerd_session *session, uint64_t now)
 
 /* The stream's clock now, as its packets' timestamps count. */
 static uint64_t
-channel_clock_now(const struct consumerd_channel *channel)
+channel_clock_now(const struct tc_consumerd_channel *channel)
 {
 	return (channel->flags & TC_CONSUMER_CHANNEL_CLOCK_TSC) ? tc_rb_tsc() : tc_rb_clock_now();
 }
@@ -157,17 +157,17 @@ channel_clock_now(const struct consumerd_channel *channel)
  * move past it instead of waiting for it.
  */
 static void
-stream_live_tick(struct consumerd_channel *channel, struct consumerd_stream *stream,
+stream_live_tick(struct tc_consumerd_channel *channel, struct tc_consumerd_stream *stream,
 		 uint64_t period_start)
 {
-	consumerd_stream_close_current(stream, false);
-	consumerd_stream_drain(stream, channel->packet);
+	tc_consumerd_stream_close_current(stream, false);
+	tc_consumerd_stream_drain(stream, channel->packet);
 	if (stream->relay.packets_on_connection == 0 &&
 	    tc_rb_close_empty_packet(&stream->reader.rb))
-		consumerd_stream_drain(stream, channel->packet);
+		tc_consumerd_stream_drain(stream, channel->packet);
 	if (stream->relay.last_packet_ns < period_start)
-		consumerd_relay_send_beacon(stream->relay_conn, &stream->relay, channel->stream_id,
-					    channel_clock_now(channel));
+		tc_consumerd_relay_send_beacon(stream->relay_conn, &stream->relay,
+					       channel->stream_id, channel_clock_now(channel));
 }
 
 /*
@@ -182,15 +182,15 @@ stream_live_tick(struct consumerd_channel *channel, struct consumerd_stream *str
 #define LIVE_POLL_MIN_NS 1000000ull
 
 static bool
-stream_has_new_events(const struct consumerd_stream *stream)
+stream_has_new_events(const struct tc_consumerd_stream *stream)
 {
 	return tc_rb_bytes_used(&stream->reader.rb) != 0;
 }
 
 static bool
-session_has_new_events(const struct consumerd_session *session)
+session_has_new_events(const struct tc_consumerd_session *session)
 {
-	for (const struct consumerd_channel *channel = session->channels; channel;
+	for (const struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
 			if (stream_has_new_events(&channel->streams[cpu]))
@@ -210,25 +210,25 @@ session_has_new_events(const struct consumerd_session *session)
  * which sends it an empty one.
  */
 static void
-session_live_poll(struct consumerd_session *session, uint64_t now)
+session_live_poll(struct tc_consumerd_session *session, uint64_t now)
 {
-	struct consumerd_channel *channel;
+	struct tc_consumerd_channel *channel;
 
-	if (!session_has_new_events(session) || !consumerd_relay_is_up(session->relay, now))
+	if (!session_has_new_events(session) || !tc_consumerd_relay_is_up(session->relay, now))
 		return;
 	for (channel = session->channels; channel; channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			struct consumerd_stream *stream = &channel->streams[cpu];
+			struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 			if (!stream_has_new_events(stream))
 				continue;
-			consumerd_stream_close_current(stream, false);
-			consumerd_stream_drain(stream, channel->packet);
+			tc_consumerd_stream_close_current(stream, false);
+			tc_consumerd_stream_drain(stream, channel->packet);
 		}
 	}
 	for (channel = session->channels; channel; channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			struct consumerd_stream *stream = &channel->streams[cpu];
+			struct tc_consumerd_stream *stream = &channel->streams[cpu];
 			uint64_t idle_until;
 
 			if (stream->relay.packets_on_connection == 0)
@@ -237,8 +237,8 @@ session_live_poll(struct consumerd_session *session, uint64_t now)
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			if (stream_has_new_events(stream))
 				continue;
-			consumerd_relay_send_beacon(stream->relay_conn, &stream->relay,
-						    channel->stream_id, idle_until);
+			tc_consumerd_relay_send_beacon(stream->relay_conn, &stream->relay,
+						       channel->stream_id, idle_until);
 		}
 	}
 }
@@ -255,9 +255,9 @@ live_poll_interval(uint64_t live_ns)
  * whose pages are read on their own timer and would hold the viewer back
  * until the tick anyway. */
 static uint64_t
-relay_run_poll(struct consumerd_session *session, uint64_t now)
+relay_run_poll(struct tc_consumerd_session *session, uint64_t now)
 {
-	uint64_t live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
+	uint64_t live_ns = (uint64_t)tc_consumerd_relay_live_timer_us(session->relay) * 1000;
 
 	if (live_ns == 0 || session->kernel) {
 		session->relay_next_poll = 0;
@@ -271,7 +271,7 @@ relay_run_poll(struct consumerd_session *session, uint64_t now)
 }
 
 #define RELAY_RETRY_TICK_NS 250000000ull
-/* While a relay's first connection is made (consumerd_relay_is_connecting()),
+/* While a relay's first connection is made (tc_consumerd_relay_is_connecting()),
  * its probe is looked at this often: a relay that is up is reached within
  * a few round trips, and the packets held meanwhile go out soon; each
  * look costs a poll() of one socket. */
@@ -280,23 +280,23 @@ relay_run_poll(struct consumerd_session *session, uint64_t now)
 /* Streaming sessions: reconnect to a relay that went away, and the live
  * timer. */
 static uint64_t
-relay_run_timer(struct consumerd_session *session, uint64_t now)
+relay_run_timer(struct tc_consumerd_session *session, uint64_t now)
 {
 	uint64_t live_ns, period;
 	bool was_connecting;
 
 	if (!session->relay)
 		return 0;
-	live_ns = (uint64_t)consumerd_relay_live_timer_us(session->relay) * 1000;
+	live_ns = (uint64_t)tc_consumerd_relay_live_timer_us(session->relay) * 1000;
 	period = live_ns ? live_ns : RELAY_RETRY_TICK_NS;
-	was_connecting = consumerd_relay_is_connecting(session->relay);
+	was_connecting = tc_consumerd_relay_is_connecting(session->relay);
 	if (was_connecting)
 		period = RELAY_FIRST_PROBE_TICK_NS;
 	if (!timer_is_due(session->relay_next_tick, now))
 		return timer_arm(&session->relay_next_tick, period, now);
 	session->relay_next_tick = now + period;
-	if (!consumerd_relay_is_up(session->relay, now)) {
-		if (consumerd_relay_is_connecting(session->relay))
+	if (!tc_consumerd_relay_is_up(session->relay, now)) {
+		if (tc_consumerd_relay_is_connecting(session->relay))
 			session->relay_next_tick = now + RELAY_FIRST_PROBE_TICK_NS;
 		else if (period > RELAY_RETRY_TICK_NS || was_connecting)
 			session->relay_next_tick = now + RELAY_RETRY_TICK_NS;
@@ -306,30 +306,30 @@ relay_run_timer(struct consumerd_session *session, uint64_t now)
 		return session->relay_next_tick;
 	/* The tick does what a look would do now. */
 	session->relay_next_poll = now + live_poll_interval(live_ns);
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
 			stream_live_tick(channel, &channel->streams[cpu], now - live_ns);
 	}
 	if (session->kernel) {
-		consumerd_kernel_trace_drain(session->kernel);
-		consumerd_kernel_trace_live_tick(session->kernel, now - live_ns);
+		tc_consumerd_kernel_trace_drain(session->kernel);
+		tc_consumerd_kernel_trace_live_tick(session->kernel, now - live_ns);
 	}
 	return session->relay_next_tick;
 }
 
 uint64_t
-consumerd_registry_run_timers(struct consumerd_registry *registry, uint64_t now)
+tc_consumerd_timer_run(struct tc_consumerd_registry *registry, uint64_t now)
 {
 	uint64_t next = 0;
 
-	for (struct consumerd_session *session = registry->sessions; session;
+	for (struct tc_consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
 		next = earliest(next, relay_run_timer(session, now));
 		if (session->relay)
 			next = earliest(next, relay_run_poll(session, now));
 		next = earliest(next, kernel_run_timer(session, now));
-		for (struct consumerd_channel *channel = session->channels; channel;
+		for (struct tc_consumerd_channel *channel = session->channels; channel;
 		     channel = channel->next)
 			next = earliest(next, channel_run_timers(channel, now));
 	}

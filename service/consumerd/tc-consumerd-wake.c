@@ -13,56 +13,56 @@
  *            overwrites it
  *
  * and where the consumer waits for the next one: where a late one says
- * it should (tc-consumer-affinity.h).
+ * it should (tc-consumerd-affinity.h).
  */
-#include "tc-consumer-session.h"
+#include "tc-consumerd-session.h"
 
-#include "tc-consumer-affinity.h"
-#include "tc-consumer-stream.h"
+#include "tc-consumerd-affinity.h"
+#include "tc-consumerd-stream.h"
 
 static size_t
-add_stream_fds(struct consumerd_session *session, struct pollfd *pfds,
-	       struct consumerd_wake_source *sources, size_t count, size_t max)
+add_stream_fds(struct tc_consumerd_session *session, struct pollfd *pfds,
+	       struct tc_consumerd_wake_source *sources, size_t count, size_t max)
 {
-	for (struct consumerd_channel *channel = session->channels; channel;
+	for (struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next) {
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-			struct consumerd_stream *stream = &channel->streams[cpu];
+			struct tc_consumerd_stream *stream = &channel->streams[cpu];
 
 			/* Snapshot sessions read only when asked. */
-			if (!consumerd_stream_has_output(stream) || stream->wake_fd < 0)
+			if (!tc_consumerd_stream_has_output(stream) || stream->wake_fd < 0)
 				continue;
 			if (count == max)
 				return count;
 			pfds[count] = (struct pollfd){.fd = stream->wake_fd, .events = POLLIN};
-			sources[count++] = (struct consumerd_wake_source){.stream = stream};
+			sources[count++] = (struct tc_consumerd_wake_source){.stream = stream};
 		}
 	}
 	return count;
 }
 
 static size_t
-add_kernel_fds(struct consumerd_session *session, struct pollfd *pfds,
-	       struct consumerd_wake_source *sources, size_t count, size_t max)
+add_kernel_fds(struct tc_consumerd_session *session, struct pollfd *pfds,
+	       struct tc_consumerd_wake_source *sources, size_t count, size_t max)
 {
 	size_t added;
 
 	/* While busy, the kernel buffers are drained every few ms anyway. */
 	if (!session->kernel || session->kernel_busy)
 		return count;
-	added = consumerd_kernel_trace_poll_fds(session->kernel, pfds + count, max - count);
+	added = tc_consumerd_kernel_trace_poll_fds(session->kernel, pfds + count, max - count);
 	for (size_t i = count; i < count + added; i++)
-		sources[i] = (struct consumerd_wake_source){.kernel_session = session};
+		sources[i] = (struct tc_consumerd_wake_source){.kernel_session = session};
 	return count + added;
 }
 
 size_t
-consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *pfds,
-			    struct consumerd_wake_source *sources, size_t max)
+tc_consumerd_wake_fds(struct tc_consumerd_registry *registry, struct pollfd *pfds,
+		      struct tc_consumerd_wake_source *sources, size_t max)
 {
 	size_t count = 0;
 
-	for (struct consumerd_session *session = registry->sessions; session;
+	for (struct tc_consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
 		count = add_stream_fds(session, pfds, sources, count, max);
 		count = add_kernel_fds(session, pfds, sources, count, max);
@@ -71,15 +71,15 @@ consumerd_registry_wake_fds(struct consumerd_registry *registry, struct pollfd *
 }
 
 void
-consumerd_wake_sources_woken(const struct consumerd_wake_source *sources,
-			     const struct pollfd *pfds, size_t count,
-			     struct consumerd_affinity *affinity, uint64_t now)
+tc_consumerd_wake_sources_woken(const struct tc_consumerd_wake_source *sources,
+				const struct pollfd *pfds, size_t count,
+				struct tc_consumerd_affinity *affinity, uint64_t now)
 {
 	for (size_t i = 0; i < count; i++) {
 		if (!pfds[i].revents)
 			continue;
 		if (sources[i].stream)
-			consumerd_stream_woken(sources[i].stream, affinity, now);
+			tc_consumerd_stream_woken(sources[i].stream, affinity, now);
 		else if (sources[i].kernel_session) {
 			sources[i].kernel_session->kernel_next_read = now;
 			sources[i].kernel_session->kernel_woken = true;

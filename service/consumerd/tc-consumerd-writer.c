@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-writer.h"
+#include "tc-consumerd-writer.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-consumer-log.h"
-#include "tc-consumer-output.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
 
 /* Free jobs kept for reuse, as fresh memory costs page faults; at most
  * this many and this many bytes, as a packet buffer is up to 64 MiB and
@@ -26,22 +26,22 @@ struct writer_state {
 	pthread_cond_t written; /* a job was written */
 	pthread_t thread;
 	bool stopping;
-	consumerd_writer_fn write_packet;
-	struct consumerd_writer_job *head, *tail; /* FIFO */
-	struct consumerd_writer_job *free_jobs;
+	tc_consumerd_writer_fn write_packet;
+	struct tc_consumerd_writer_job *head, *tail; /* FIFO */
+	struct tc_consumerd_writer_job *free_jobs;
 	uint32_t nr_free;
 	uint64_t free_bytes;
 	uint64_t busy_bytes; /* queued or being written */
 };
 
-/* The calling thread's writer, from consumerd_writer_start() to
- * consumerd_writer_stop(); NULL: packets are written by the caller. */
+/* The calling thread's writer, from tc_consumerd_writer_start() to
+ * tc_consumerd_writer_stop(); NULL: packets are written by the caller. */
 static _Thread_local struct writer_state *writer;
 /* What the calling thread writes with when it has no writer thread. */
-static _Thread_local consumerd_writer_fn write_inline;
+static _Thread_local tc_consumerd_writer_fn write_inline;
 
 static void
-job_free(struct consumerd_writer_job *job)
+job_free(struct tc_consumerd_writer_job *job)
 {
 	free(job->data);
 	free(job);
@@ -49,7 +49,7 @@ job_free(struct consumerd_writer_job *job)
 
 /* Requires the lock. */
 static void
-job_recycle_locked(struct writer_state *state, struct consumerd_writer_job *job)
+job_recycle_locked(struct writer_state *state, struct tc_consumerd_writer_job *job)
 {
 	if (state->nr_free >= CONSUMERD_WRITER_FREE_MAX ||
 	    state->free_bytes + job->size > CONSUMERD_WRITER_FREE_BYTES_MAX) {
@@ -66,7 +66,7 @@ static void *
 writer_main(void *arg)
 {
 	struct writer_state *state = arg;
-	struct consumerd_writer_job *job;
+	struct tc_consumerd_writer_job *job;
 
 	pthread_setname_np(pthread_self(), "tc-writer");
 	pthread_mutex_lock(&state->lock);
@@ -91,7 +91,7 @@ writer_main(void *arg)
 }
 
 int
-consumerd_writer_start(consumerd_writer_fn write_packet)
+tc_consumerd_writer_start(tc_consumerd_writer_fn write_packet)
 {
 	struct writer_state *state = calloc(1, sizeof(*state));
 	sigset_t all, saved;
@@ -99,7 +99,7 @@ consumerd_writer_start(consumerd_writer_fn write_packet)
 
 	write_inline = write_packet;
 	if (!state) {
-		consumerd_warning("No memory for a writer thread, writing packets inline");
+		tc_consumerd_warning("No memory for a writer thread, writing packets inline");
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&state->lock, NULL);
@@ -112,8 +112,8 @@ consumerd_writer_start(consumerd_writer_fn write_packet)
 	ret = pthread_create(&state->thread, NULL, writer_main, state);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (ret != 0) {
-		consumerd_warning("Cannot start a writer thread, writing packets inline: %s",
-				  strerror(ret));
+		tc_consumerd_warning("Cannot start a writer thread, writing packets inline: %s",
+				     strerror(ret));
 		pthread_cond_destroy(&state->written);
 		pthread_cond_destroy(&state->queued);
 		pthread_mutex_destroy(&state->lock);
@@ -125,9 +125,9 @@ consumerd_writer_start(consumerd_writer_fn write_packet)
 }
 
 void
-consumerd_writer_stop(void)
+tc_consumerd_writer_stop(void)
 {
-	struct consumerd_writer_job *job;
+	struct tc_consumerd_writer_job *job;
 
 	if (!writer)
 		return;
@@ -147,10 +147,10 @@ consumerd_writer_stop(void)
 	writer = NULL;
 }
 
-static struct consumerd_writer_job *
+static struct tc_consumerd_writer_job *
 job_alloc(uint32_t size)
 {
-	struct consumerd_writer_job *job = calloc(1, sizeof(*job));
+	struct tc_consumerd_writer_job *job = calloc(1, sizeof(*job));
 
 	if (!job)
 		return NULL;
@@ -163,10 +163,10 @@ job_alloc(uint32_t size)
 	return job;
 }
 
-struct consumerd_writer_job *
-consumerd_writer_job_new(uint32_t size)
+struct tc_consumerd_writer_job *
+tc_consumerd_writer_job_new(uint32_t size)
 {
-	struct consumerd_writer_job *job = NULL, **link;
+	struct tc_consumerd_writer_job *job = NULL, **link;
 
 	if (!writer)
 		return job_alloc(size);
@@ -187,7 +187,7 @@ consumerd_writer_job_new(uint32_t size)
 }
 
 void
-consumerd_writer_job_release(struct consumerd_writer_job *job)
+tc_consumerd_writer_job_release(struct tc_consumerd_writer_job *job)
 {
 	if (!writer) {
 		job_free(job);
@@ -199,15 +199,15 @@ consumerd_writer_job_release(struct consumerd_writer_job *job)
 }
 
 void
-consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream,
-			uint32_t length)
+tc_consumerd_writer_submit(struct tc_consumerd_writer_job *job, struct tc_consumerd_stream *stream,
+			   uint32_t length)
 {
 	job->stream = stream;
 	job->length = length < job->size ? length : job->size;
 	job->next = NULL;
 	if (!writer) {
 		write_inline(stream, job->data, job->length);
-		consumerd_writer_job_release(job);
+		tc_consumerd_writer_job_release(job);
 		return;
 	}
 	pthread_mutex_lock(&writer->lock);
@@ -222,7 +222,7 @@ consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_strea
 }
 
 void
-consumerd_writer_wait_idle(void)
+tc_consumerd_writer_wait_idle(void)
 {
 	if (!writer)
 		return;

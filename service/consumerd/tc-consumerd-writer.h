@@ -3,7 +3,7 @@
  * The writer threads: packets copied out of the ring buffers are written
  * to their stream files by a thread of their own, in the order they were
  * queued, while the session thread goes on emptying the buffers. Each
- * session thread has its writer (consumerd_writer_start() from that
+ * session thread has its writer (tc_consumerd_writer_start() from that
  * thread; every call below acts on the calling thread's writer, kept in
  * a thread-local), with its own queue, budget and idle wait: a session
  * whose disk hangs holds its own reading only, never another session's.
@@ -18,11 +18,11 @@
  * Only streams written with direct I/O go through it (stream->write_queued);
  * small packets through the page cache are written at once.
  *
- * The packets' buffers come from here (consumerd_writer_job_new()), so that
+ * The packets' buffers come from here (tc_consumerd_writer_job_new()), so that
  * the reader copies a sub-buffer once, straight into the memory that is
  * written. Everything a queued write touches (the stream's file, size,
  * direct flag, write-behind state, error rate limit) belongs to the writer
- * thread until consumerd_writer_wait_idle() returned; the stream's packet
+ * thread until tc_consumerd_writer_wait_idle() returned; the stream's packet
  * counters are atomics and may be read at any time.
  */
 #ifndef TC_CONSUMER_WRITER_H
@@ -32,45 +32,45 @@
 
 #define CONSUMERD_WRITER_QUEUE_MAX (32u << 20)
 
-struct consumerd_stream;
+struct tc_consumerd_stream;
 
 /* One packet to write. */
-struct consumerd_writer_job {
-	struct consumerd_writer_job *next;
-	struct consumerd_stream *stream;
+struct tc_consumerd_writer_job {
+	struct tc_consumerd_writer_job *next;
+	struct tc_consumerd_stream *stream;
 	uint8_t *data; /* size bytes, aligned to CONSUMERD_DIRECT_ALIGN */
 	uint32_t size;
 	uint32_t length; /* the packet's bytes to write, at most size */
 };
 
-/* Writes one packet: the stream's own write (tc-consumer-stream.c). */
-typedef void (*consumerd_writer_fn)(struct consumerd_stream *stream, const uint8_t *packet,
-				    uint32_t size);
+/* Writes one packet: the stream's own write (tc-consumerd-stream.c). */
+typedef void (*tc_consumerd_writer_fn)(struct tc_consumerd_stream *stream, const uint8_t *packet,
+				       uint32_t size);
 
 /* Starts the calling thread's writer. Without it (an error), submitted
  * packets are written at once by the caller with write_packet. Returns 0
  * or -errno. */
-int consumerd_writer_start(consumerd_writer_fn write_packet);
+int tc_consumerd_writer_start(tc_consumerd_writer_fn write_packet);
 
 /* Waits until everything the calling thread queued is written, then
  * ends its writer. */
-void consumerd_writer_stop(void);
+void tc_consumerd_writer_stop(void);
 
 /* A job with room for a packet of size bytes; waits for the writer while
  * the queue holds CONSUMERD_WRITER_QUEUE_MAX bytes. NULL when out of
  * memory. */
-struct consumerd_writer_job *consumerd_writer_job_new(uint32_t size);
+struct tc_consumerd_writer_job *tc_consumerd_writer_job_new(uint32_t size);
 
 /* Gives back a job that will not be submitted. */
-void consumerd_writer_job_release(struct consumerd_writer_job *job);
+void tc_consumerd_writer_job_release(struct tc_consumerd_writer_job *job);
 
 /* Queues the first length bytes of job (at most its size) for writing to
- * stream, which must stay open until consumerd_writer_wait_idle(). The
+ * stream, which must stay open until tc_consumerd_writer_wait_idle(). The
  * job is the writer's from now on. */
-void consumerd_writer_submit(struct consumerd_writer_job *job, struct consumerd_stream *stream,
-			     uint32_t length);
+void tc_consumerd_writer_submit(struct tc_consumerd_writer_job *job,
+				struct tc_consumerd_stream *stream, uint32_t length);
 
 /* Waits until every packet submitted so far is written. */
-void consumerd_writer_wait_idle(void);
+void tc_consumerd_writer_wait_idle(void);
 
 #endif /* TC_CONSUMER_WRITER_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "tc-consumer-yield.h"
+#include "tc-consumerd-yield.h"
 
 #include <stddef.h>
 
@@ -7,19 +7,19 @@ static _Thread_local const atomic_bool *waiting;
 static _Thread_local bool enabled, cut;
 
 void
-consumerd_yield_attach(const atomic_bool *requests_waiting)
+tc_consumerd_yield_attach(const atomic_bool *requests_waiting)
 {
 	waiting = requests_waiting;
 }
 
 void
-consumerd_yield_enable(bool enable)
+tc_consumerd_yield_enable(bool enable)
 {
 	enabled = enable;
 }
 
 bool
-consumerd_yield_now(void)
+tc_consumerd_yield_now(void)
 {
 	if (!enabled || !waiting || !atomic_load_explicit(waiting, memory_order_relaxed))
 		return false;
@@ -28,13 +28,13 @@ consumerd_yield_now(void)
 }
 
 bool
-consumerd_yield_is_cut(void)
+tc_consumerd_yield_is_cut(void)
 {
 	return cut;
 }
 
 bool
-consumerd_yield_take_cut(void)
+tc_consumerd_yield_take_cut(void)
 {
 	bool was_cut = cut;
 

@@ -19,20 +19,20 @@
 
 /* The flag that says requests wait for the calling thread, set by the
  * thread that queues them; NULL: never yield. */
-void consumerd_yield_attach(const atomic_bool *requests_waiting);
+void tc_consumerd_yield_attach(const atomic_bool *requests_waiting);
 
 /* Whether the calling thread's drains may stop early from now on. */
-void consumerd_yield_enable(bool enable);
+void tc_consumerd_yield_enable(bool enable);
 
 /* Per packet: true when the drain is to stop now (yielding is enabled and
- * a request waits); it is then remembered for consumerd_yield_take_cut(). */
-bool consumerd_yield_now(void);
+ * a request waits); it is then remembered for tc_consumerd_yield_take_cut(). */
+bool tc_consumerd_yield_now(void);
 
 /* Whether a drain stopped early since the last call. */
-bool consumerd_yield_take_cut(void);
+bool tc_consumerd_yield_take_cut(void);
 
-/* The same, leaving it for consumerd_yield_take_cut(): whether what a
+/* The same, leaving it for tc_consumerd_yield_take_cut(): whether what a
  * drain counted is only part of what it found. */
-bool consumerd_yield_is_cut(void);
+bool tc_consumerd_yield_is_cut(void);
 
 #endif /* TC_CONSUMER_YIELD_H */

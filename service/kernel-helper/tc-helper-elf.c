@@ -14,7 +14,7 @@
  * all have limits (TC_KERNEL_ELF_*, tc-kernel-abi.h), so no file makes the
  * helper read or walk more than about 200 MiB whatever its headers claim.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * event is left without filter and the service does not enable them, so
  * no event ever records unfiltered because of a filter it was given.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -89,7 +89,7 @@ write_matching(const char *events_dir, const char *system_glob, const char *even
 }
 
 int
-tc_helper_event_filter(const struct tc_kernel_filter_msg *msg)
+tc_helper_filter_event(const struct tc_kernel_filter_msg *msg)
 {
 	char events_dir[4096];
 	int count, ret;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 void
 tc_helper_log(const char *level, const char *format, ...)
@@ -24,7 +24,7 @@ tc_helper_log(const char *level, const char *format, ...)
 }
 
 int64_t
-tc_helper_now_ms(void)
+tc_helper_log_now_ms(void)
 {
 	struct timespec ts;
 

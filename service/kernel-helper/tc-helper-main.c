@@ -34,7 +34,7 @@
 
 #include "config.h"
 #include "tc-kernel-abi.h"
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 #include "tc-fd-passing.h"
 #include "tc-kernel-names.h"
 
@@ -83,7 +83,7 @@ instance_remove(uint64_t session_id)
 		char group[64];
 
 		tc_helper_probe_group(session_id, group, sizeof(group));
-		tc_helper_probes_remove(group);
+		tc_helper_probe_remove_group(group);
 	}
 	tc_helper_log("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
 		 (unsigned long long)session_id);
@@ -131,7 +131,7 @@ remove_owned_by(int fd)
 		if (owned[i].fd != fd)
 			continue;
 		while ((ret = instance_remove(id)) == -EBUSY && attempt++ < REMOVE_RETRIES) {
-			tc_helper_watchdog_ping();
+			tc_helper_main_watchdog_ping();
 			usleep(REMOVE_RETRY_US);
 		}
 		if (ret < 0)
@@ -186,7 +186,7 @@ remove_instances_not_kept(const struct tc_kernel_prune_msg *msg)
 	}
 	if (dir)
 		closedir(dir);
-	return removed + tc_helper_probes_prune(is_kept, msg);
+	return removed + tc_helper_probe_prune(is_kept, msg);
 }
 
 /* PRUNE: what tracectld keeps is owned by this connection, the rest of its
@@ -250,11 +250,12 @@ start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
 	static int fds[CPUS_MAX], stats_fds[CPUS_MAX];
 	int count, formats, ret;
 
-	ret = tc_helper_open_cpu_buffers(request->session_id, fds, stats_fds, CPUS_MAX, &count);
+	ret = tc_helper_tracefs_open_cpu_buffers(request->session_id, fds, stats_fds, CPUS_MAX,
+						 &count);
 	if (ret < 0)
 		return ret;
-	formats = tc_helper_formats_memfd(request->session_id, NULL, NULL, NULL);
-	ret = formats < 0 ? formats : tc_helper_tracing_on(request->session_id, true);
+	formats = tc_helper_tracefs_formats_memfd(request->session_id, NULL, NULL, NULL);
+	ret = formats < 0 ? formats : tc_helper_tracefs_tracing_on(request->session_id, true);
 	for (int cpu = 0; ret == 0 && cpu < count; cpu++)
 		if (!send_fd(sock, TC_KERNEL_CPU_FD, request, (uint32_t)cpu, fds[cpu]) ||
 		    !send_fd(sock, TC_KERNEL_CPU_STATS_FD, request, (uint32_t)cpu, stats_fds[cpu]))
@@ -276,7 +277,7 @@ start_session(int sock, const struct tc_kernel_msg *request, uint32_t *nr_cpus)
 static int
 list_events(int sock, const struct tc_kernel_msg *request)
 {
-	int fd = tc_helper_list_memfd(request->value == 1);
+	int fd = tc_helper_tracefs_list_memfd(request->value == 1);
 	int ret = 0;
 
 	if (fd < 0)
@@ -313,8 +314,8 @@ event_msg_is_valid(const void *buf, size_t len)
 	const struct tc_kernel_event_msg *msg = buf;
 
 	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       tc_helper_name_is_valid(msg->system, sizeof(msg->system)) &&
-	       tc_helper_name_is_valid(msg->event, sizeof(msg->event));
+	       tc_helper_tracefs_name_is_valid(msg->system, sizeof(msg->system)) &&
+	       tc_helper_tracefs_name_is_valid(msg->event, sizeof(msg->event));
 }
 
 static int
@@ -324,7 +325,8 @@ change_event(const void *buf, size_t len, bool enable)
 
 	if (!event_msg_is_valid(buf, len))
 		return -EINVAL;
-	return tc_helper_event_enable(msg->header.session_id, msg->system, msg->event, enable);
+	return tc_helper_tracefs_event_enable(msg->header.session_id, msg->system, msg->event,
+					      enable);
 }
 
 /* EVENT_FILTER: names as EVENT_ENABLE's, the filter of the filter
@@ -336,12 +338,12 @@ set_filter(const void *buf, size_t len)
 	size_t position;
 
 	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    !tc_helper_name_is_valid(msg->system, sizeof(msg->system)) ||
-	    !tc_helper_name_is_valid(msg->event, sizeof(msg->event)) ||
+	    !tc_helper_tracefs_name_is_valid(msg->system, sizeof(msg->system)) ||
+	    !tc_helper_tracefs_name_is_valid(msg->event, sizeof(msg->event)) ||
 	    !memchr(msg->filter, '\0', sizeof(msg->filter)) ||
 	    tc_kernel_check_filter(msg->filter, &position) != NULL)
 		return -EINVAL;
-	return tc_helper_event_filter(msg);
+	return tc_helper_filter_event(msg);
 }
 
 /* FORMATS_GET: the formats of events matching the globs, enabled or not. */
@@ -353,7 +355,8 @@ send_formats(int sock, const void *buf, size_t len, uint32_t *count)
 
 	if (!event_msg_is_valid(buf, len))
 		return -EINVAL;
-	fd = tc_helper_formats_memfd(msg->header.session_id, msg->system, msg->event, &matched);
+	fd = tc_helper_tracefs_formats_memfd(msg->header.session_id, msg->system, msg->event,
+					     &matched);
 	if (fd < 0)
 		return fd;
 	if (!send_fd(sock, TC_KERNEL_FORMATS, &msg->header, 0, fd))
@@ -368,7 +371,7 @@ static int
 send_tgids(int sock, const struct tc_kernel_msg *request)
 {
 	char path[4096];
-	int fd, ret = tc_helper_record_tgids(request->session_id);
+	int fd, ret = tc_helper_tracefs_record_tgids(request->session_id);
 
 	if (ret < 0)
 		return ret;
@@ -392,7 +395,7 @@ set_pids(const void *buf, size_t len)
 	    ((msg->flags & TC_KERNEL_PIDS_ALL) && msg->count != 0))
 		return -EINVAL;
 	tc_helper_track_forget(msg->header.session_id);
-	return tc_helper_set_pids(msg->header.session_id, msg->pids, msg->count,
+	return tc_helper_pids_set(msg->header.session_id, msg->pids, msg->count,
 				  msg->flags & TC_KERNEL_PIDS_ALL);
 }
 
@@ -413,7 +416,7 @@ create_instance(int sock, const struct tc_kernel_msg *request)
 	int ret = instance_create(request->session_id);
 
 	if (ret == 0)
-		ret = tc_helper_instance_setup(request->session_id, request->value);
+		ret = tc_helper_tracefs_instance_setup(request->session_id, request->value);
 	if (ret < 0)
 		instance_remove(request->session_id);
 	else
@@ -542,7 +545,8 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		reply->status = set_tracker(buf, len);
 		break;
 	case TC_KERNEL_STOP:
-		reply->status = fixed ? tc_helper_tracing_on(request->session_id, false) : -EINVAL;
+		reply->status =
+		    fixed ? tc_helper_tracefs_tracing_on(request->session_id, false) : -EINVAL;
 		break;
 	case TC_KERNEL_OWN_START:
 		reply->status = start_own(sock, buf, len);
@@ -621,7 +625,7 @@ serve(struct client *client)
 		return send(client->fd, &reply, sizeof(reply), MSG_NOSIGNAL) == sizeof(reply);
 	if (is_uprobe_request(&request, (size_t)len)) {
 		client->probe = request.probe;
-		ret = tc_helper_uprobe_begin(&client->probe, &client->child);
+		ret = tc_helper_probe_uprobe_begin(&client->probe, &client->child);
 		client->is_waiting = ret == 0;
 		return ret == 0 || send_reply(client->fd, &request.header, ret, 0);
 	}
@@ -633,7 +637,7 @@ serve(struct client *client)
 static bool
 finish_uprobe(struct client *client)
 {
-	int status = tc_helper_uprobe_end(&client->probe, &client->child);
+	int status = tc_helper_probe_uprobe_end(&client->probe, &client->child);
 
 	client->is_waiting = false;
 	return send_reply(client->fd, &client->probe.header, status, 0);
@@ -644,7 +648,7 @@ finish_uprobe(struct client *client)
 static uint64_t watchdog_usec;
 
 void
-tc_helper_watchdog_ping(void)
+tc_helper_main_watchdog_ping(void)
 {
 	if (watchdog_usec)
 		sd_notify(0, "WATCHDOG=1");
@@ -653,7 +657,7 @@ tc_helper_watchdog_ping(void)
 static int64_t
 earlier(int64_t timeout, int64_t deadline)
 {
-	int64_t left = deadline - tc_helper_now_ms();
+	int64_t left = deadline - tc_helper_log_now_ms();
 
 	left = left < 0 ? 0 : left;
 	return timeout < 0 || left < timeout ? left : timeout;
@@ -698,7 +702,7 @@ static bool
 serve_ready(struct client *client, short revents)
 {
 	if (client->is_waiting)
-		return (!revents && tc_helper_now_ms() < client->child.deadline_ms) ||
+		return (!revents && tc_helper_log_now_ms() < client->child.deadline_ms) ||
 		       finish_uprobe(client);
 	return !revents || serve(client);
 }
@@ -708,7 +712,7 @@ static int
 run(int fd, bool is_listening)
 {
 	struct pollfd fds[1 + MAX_CLIENTS];
-	int64_t idle_deadline = tc_helper_now_ms() + IDLE_EXIT_MS;
+	int64_t idle_deadline = tc_helper_log_now_ms() + IDLE_EXIT_MS;
 
 	if (!is_listening)
 		clients[nr_clients++] = (struct client){.fd = fd};
@@ -724,13 +728,13 @@ run(int fd, bool is_listening)
 				.events = POLLIN};
 		ready = poll(fds, 1 + nr_clients,
 			     poll_timeout_ms(is_idle, idle_deadline, clients, nr_clients));
-		tc_helper_watchdog_ping();
+		tc_helper_main_watchdog_ping();
 		tc_helper_track_tick();
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready < 0)
 			return EXIT_FAILURE;
-		if (ready == 0 && is_idle && tc_helper_now_ms() >= idle_deadline)
+		if (ready == 0 && is_idle && tc_helper_log_now_ms() >= idle_deadline)
 			return EXIT_SUCCESS;
 		polled = nr_clients;
 		if (fds[0].revents & POLLIN) {
@@ -751,7 +755,7 @@ run(int fd, bool is_listening)
 		if (!is_listening && nr_clients == 0)
 			return EXIT_SUCCESS;
 		if (nr_clients == 0)
-			idle_deadline = tc_helper_now_ms() + IDLE_EXIT_MS;
+			idle_deadline = tc_helper_log_now_ms() + IDLE_EXIT_MS;
 	}
 }
 

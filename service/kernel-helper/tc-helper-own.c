@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "tc-kernel-abi.h"
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
 

@@ -8,7 +8,7 @@
  * everyone): it is pid 0 (the idle tasks) listed in both set_event_pid
  * and set_event_notrace_pid, which records no task at all.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -74,20 +74,20 @@ append_process(struct pid_text *text, int32_t pid)
 }
 
 void
-tc_helper_instance_path(uint64_t session_id, const char *file, char *path, size_t size)
+tc_helper_pids_instance_path(uint64_t session_id, const char *file, char *path, size_t size)
 {
 	snprintf(path, size, "%s/instances/%s%" PRIu64 "/%s", tc_helper_tracefs_root(),
 		 TC_KERNEL_INSTANCE_PREFIX, session_id, file);
 }
 
 int
-tc_helper_instance_write(uint64_t session_id, const char *file, const char *text, size_t len,
-			 bool truncate)
+tc_helper_pids_instance_write(uint64_t session_id, const char *file, const char *text, size_t len,
+			      bool truncate)
 {
 	char path[4096];
 	int fd, ret = 0;
 
-	tc_helper_instance_path(session_id, file, path, sizeof(path));
+	tc_helper_pids_instance_path(session_id, file, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : O_APPEND));
 	if (fd < 0)
 		return -errno;
@@ -112,11 +112,11 @@ tc_helper_instance_write(uint64_t session_id, const char *file, const char *text
 static int
 rewrite(uint64_t session_id, const char *file, const char *text, size_t len)
 {
-	return tc_helper_instance_write(session_id, file, text, len, true);
+	return tc_helper_pids_instance_write(session_id, file, text, len, true);
 }
 
 int
-tc_helper_set_pids(uint64_t session_id, const int32_t *pids, uint32_t count, bool all)
+tc_helper_pids_set(uint64_t session_id, const int32_t *pids, uint32_t count, bool all)
 {
 	struct pid_text text = {0};
 	bool nothing = !all && count == 0;

@@ -5,7 +5,7 @@
  * in the group "tracectl_<session id>" so that they are found and removed
  * with the session's instance, or as leftovers of a crashed run.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +55,8 @@ create(const struct tc_kernel_probe_msg *msg, const char *group, struct tracefs_
 	int ret = tracefs_dynevent_create(probe) < 0 ? -EINVAL : 0;
 
 	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
-		ret = tc_helper_event_enable(msg->header.session_id, group, msg->name, true);
+		ret =
+		    tc_helper_tracefs_event_enable(msg->header.session_id, group, msg->name, true);
 		/* No probe outlives its refusal. */
 		if (ret < 0)
 			tracefs_dynevent_destroy(probe, true);
@@ -91,7 +92,7 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
  * The uprobe goes on the file that was checked, not on whatever its path
  * names when the kernel reads it: the path is opened once, as the owner,
  * the descriptor must be a regular file, the function's offset is read
- * from it (in a child with a deadline, tc-kernel-target.c), and the kernel
+ * from it (in a child with a deadline, tc-helper-target.c), and the kernel
  * is given "/proc/self/fd/N", the helper's own descriptor. The kernel
  * resolves a uprobe's path once, when the probe is written (kern_path() in
  * the uprobe parser, which keeps the path it found and never looks the
@@ -103,7 +104,7 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
  * kernel's and ours, so it proves nothing.
  */
 int
-tc_helper_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+tc_helper_probe_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
 {
 	char group[64], path[TC_KERNEL_LOCATION_MAX];
 	const char *colon = strchr(msg->location, ':');
@@ -123,7 +124,7 @@ tc_helper_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_c
 }
 
 int
-tc_helper_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
+tc_helper_probe_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
 {
 	char group[64], fd_path[64];
 	struct tracefs_dynevent *probe;
@@ -146,7 +147,7 @@ tc_helper_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_chi
 }
 
 void
-tc_helper_probes_remove(const char *group)
+tc_helper_probe_remove_group(const char *group)
 {
 	struct tracefs_dynevent **probes = tracefs_dynevent_get_all(ALL_PROBES, group);
 
@@ -170,7 +171,7 @@ group_session(const char *group, uint64_t *session_id)
 
 /* Probe groups of sessions that are gone: those keep() refuses. */
 int
-tc_helper_probes_prune(bool (*keep)(uint64_t session_id, const void *data), const void *data)
+tc_helper_probe_prune(bool (*keep)(uint64_t session_id, const void *data), const void *data)
 {
 	struct tracefs_dynevent **probes = tracefs_dynevent_get_all(ALL_PROBES, NULL);
 	int removed = 0;

@@ -12,7 +12,7 @@
  * refuses the probe with -ETIMEDOUT. Changing ids and groups in the child
  * also leaves the helper's own credentials untouched.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 #include "tc-fd-passing.h"
 
 #include <errno.h>
@@ -168,7 +168,7 @@ tc_helper_target_start(const char *path, const char *function, uint32_t uid, uin
 		return ret;
 	}
 	child->sock = pair[0];
-	child->deadline_ms = tc_helper_now_ms() + TC_KERNEL_UPROBE_FILE_MS;
+	child->deadline_ms = tc_helper_log_now_ms() + TC_KERNEL_UPROBE_FILE_MS;
 	return 0;
 }
 

@@ -5,7 +5,7 @@
  * clock, events, recording on and off, the per-CPU raw buffers and the
  * event formats the consumer needs to decode them.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +33,7 @@ tc_helper_tracefs_root(void)
 #define FORMAT_MAX (1u << 20)
 
 bool
-tc_helper_name_is_valid(const char *name, unsigned long size)
+tc_helper_tracefs_name_is_valid(const char *name, unsigned long size)
 {
 	size_t position;
 
@@ -59,7 +59,7 @@ write_file(struct tracefs_instance *instance, const char *file, const char *text
 #define BUFFER_PERCENT_WAKE "25"
 
 int
-tc_helper_instance_setup(uint64_t session_id, uint32_t value)
+tc_helper_tracefs_instance_setup(uint64_t session_id, uint32_t value)
 {
 	struct tracefs_instance *instance;
 	uint32_t buffer_size_kb = value & ~TC_KERNEL_CLOCK_TSC;
@@ -108,7 +108,8 @@ glob_to_regex(const char *glob, char *regex, size_t size)
 }
 
 int
-tc_helper_event_enable(uint64_t session_id, const char *system, const char *event, bool enable)
+tc_helper_tracefs_event_enable(uint64_t session_id, const char *system, const char *event,
+			       bool enable)
 {
 	struct tracefs_instance *instance = session_instance(session_id);
 	char system_re[2 * TC_KERNEL_NAME_MAX + 4], event_re[2 * TC_KERNEL_NAME_MAX + 4];
@@ -127,7 +128,7 @@ tc_helper_event_enable(uint64_t session_id, const char *system, const char *even
 }
 
 int
-tc_helper_tracing_on(uint64_t session_id, bool on)
+tc_helper_tracefs_tracing_on(uint64_t session_id, bool on)
 {
 	struct tracefs_instance *instance = session_instance(session_id);
 	int ret;
@@ -140,7 +141,7 @@ tc_helper_tracing_on(uint64_t session_id, bool on)
 }
 
 int
-tc_helper_record_tgids(uint64_t session_id)
+tc_helper_tracefs_record_tgids(uint64_t session_id)
 {
 	struct tracefs_instance *instance = session_instance(session_id);
 	int ret;
@@ -164,7 +165,8 @@ open_cpu_file(uint64_t session_id, int cpu, const char *file, int flags)
 }
 
 int
-tc_helper_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, int max, int *count)
+tc_helper_tracefs_open_cpu_buffers(uint64_t session_id, int *fds, int *stats_fds, int max,
+				   int *count)
 {
 	int cpu, ret = 0;
 
@@ -307,8 +309,8 @@ append_formats(int fd, const char *events_dir, struct format_filter *filter)
 }
 
 int
-tc_helper_formats_memfd(uint64_t session_id, const char *system_glob, const char *event_glob,
-			int *count)
+tc_helper_tracefs_formats_memfd(uint64_t session_id, const char *system_glob,
+				const char *event_glob, int *count)
 {
 	struct format_filter filter = {.system_glob = system_glob, .event_glob = event_glob};
 	char events_dir[4096], path[4096];
@@ -362,7 +364,7 @@ list_system(FILE *out, const char *path, const char *system, bool syscalls)
 }
 
 int
-tc_helper_list_memfd(bool syscalls)
+tc_helper_tracefs_list_memfd(bool syscalls)
 {
 	char events_dir[4096], path[4096];
 	int fd = memfd_create("tracectl-events", MFD_CLOEXEC | MFD_ALLOW_SEALING);

@@ -22,7 +22,7 @@
  * so that the list is never empty (which would mean every task) and the
  * idle tasks record nothing.
  */
-#include "tc-kernel-helper.h"
+#include "tc-helper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,7 +298,7 @@ write_pids(uint64_t session_id, const struct tids *tids, bool truncate)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < tids->n; i++)
 		len += (size_t)snprintf(text + len, 12, "%" PRId32 " ", tids->v[i]);
-	ret = tc_helper_instance_write(session_id, "set_event_pid", text, len, truncate);
+	ret = tc_helper_pids_instance_write(session_id, "set_event_pid", text, len, truncate);
 	free(text);
 	return ret;
 }
@@ -313,7 +313,7 @@ read_event_pids(uint64_t session_id, struct tids *tids)
 	int fd, ret = 0;
 
 	tids->n = 0;
-	tc_helper_instance_path(session_id, "set_event_pid", path, sizeof(path));
+	tc_helper_pids_instance_path(session_id, "set_event_pid", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -441,7 +441,7 @@ is_recording(uint64_t session_id)
 	char path[4096], buf[4] = "";
 	int fd;
 
-	tc_helper_instance_path(session_id, "tracing_on", path, sizeof(path));
+	tc_helper_pids_instance_path(session_id, "tracing_on", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
@@ -458,11 +458,11 @@ static int
 rewrite_pids_paused(uint64_t session_id, const struct tids *tids)
 {
 	bool was_on = is_recording(session_id);
-	int ret = was_on ? tc_helper_tracing_on(session_id, false) : 0;
+	int ret = was_on ? tc_helper_tracefs_tracing_on(session_id, false) : 0;
 
 	if (ret == 0)
 		ret = write_pids(session_id, tids, true);
-	if (was_on && tc_helper_tracing_on(session_id, true) < 0 && ret == 0)
+	if (was_on && tc_helper_tracefs_tracing_on(session_id, true) < 0 && ret == 0)
 		ret = -EIO;
 	return ret;
 }
@@ -613,14 +613,14 @@ first_round(struct tracked *t)
 static int
 apply_first_round(struct tracked *t)
 {
-	int ret = tc_helper_instance_write(t->id, "set_event_notrace_pid", "0 ", 2, false);
+	int ret = tc_helper_pids_instance_write(t->id, "set_event_notrace_pid", "0 ", 2, false);
 
 	if (ret == 0)
 		ret = flush_added(t);
 	if (ret == 0)
 		ret = round_end(t);
 	if (ret == 0)
-		ret = tc_helper_instance_write(t->id, "options/event-fork", "1", 1, true);
+		ret = tc_helper_pids_instance_write(t->id, "options/event-fork", "1", 1, true);
 	return ret;
 }
 
@@ -669,7 +669,7 @@ tc_helper_track(const struct tc_kernel_track_msg *msg)
 		sessions[nr_sessions++] = t;
 	}
 	if (next_tick_ms == 0 || nr_sessions == 1)
-		next_tick_ms = tc_helper_now_ms() + TC_KERNEL_TRACK_RESCAN_MS;
+		next_tick_ms = tc_helper_log_now_ms() + TC_KERNEL_TRACK_RESCAN_MS;
 	return 0;
 }
 
@@ -704,9 +704,9 @@ tc_helper_track_tick(void)
 	struct dirent *entry = NULL;
 	uint32_t need;
 
-	if (nr_sessions == 0 || tc_helper_now_ms() < next_tick_ms)
+	if (nr_sessions == 0 || tc_helper_log_now_ms() < next_tick_ms)
 		return;
-	next_tick_ms = tc_helper_now_ms() + TC_KERNEL_TRACK_RESCAN_MS;
+	next_tick_ms = tc_helper_log_now_ms() + TC_KERNEL_TRACK_RESCAN_MS;
 	if (proc_dir == NULL)
 		rounds_begin();
 	if (proc_dir == NULL)
