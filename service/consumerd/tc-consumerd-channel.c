@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tc-consumerd-session.h"
 #include "tc-consumerd-stream.h"
 
 static void
@@ -75,4 +76,22 @@ tc_consumerd_channel_free(struct tc_consumerd_channel *channel, int dir_fd)
 	tc_consumerd_layout_clear(&channel->layouts);
 	free(channel->packet);
 	free(channel);
+}
+
+void
+tc_consumerd_channel_stats(const struct tc_consumerd_channel *channel,
+			   struct tc_consumerd_channel_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->buffer_bytes = (uint64_t)channel->subbuf_size * channel->num_subbuf * channel->nr_cpus;
+	stats->bytes_used = channel->bytes_used;
+	stats->bytes_used_peak = channel->bytes_used_peak;
+	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
+		const struct tc_consumerd_stream *stream = &channel->streams[cpu];
+
+		/* Written by the applications: a number to show, nothing more. */
+		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
+							   __ATOMIC_RELAXED);
+		stats->packets_written += tc_consumerd_stream_packets_written(stream);
+	}
 }

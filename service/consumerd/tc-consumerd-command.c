@@ -30,7 +30,9 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
+#include "tc-consumerd-rotate.h"
 #include "tc-consumerd-session-files.h"
+#include "tc-consumerd-snapshot.h"
 #include "tc-consumerd-stream.h"
 #include "tc-fd-passing.h"
 

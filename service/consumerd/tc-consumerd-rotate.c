@@ -20,7 +20,7 @@
  * that describes it. Renaming keeps the open files valid; they are
  * closed once the new ones exist.
  */
-#include "tc-consumerd-session.h"
+#include "tc-consumerd-rotate.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,6 +14,8 @@
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-sched.h"
 #include "tc-consumerd-stream.h"
+#include "tc-consumerd-timer.h"
+#include "tc-consumerd-wake.h"
 #include "tc-consumerd-writer.h"
 #include "tc-consumerd-yield.h"
 #include "tc-rb.h"

@@ -397,21 +397,3 @@ tc_consumerd_session_totals(const struct tc_consumerd_session *session,
 		}
 	}
 }
-
-void
-tc_consumerd_channel_stats(const struct tc_consumerd_channel *channel,
-			   struct tc_consumerd_channel_stats *stats)
-{
-	memset(stats, 0, sizeof(*stats));
-	stats->buffer_bytes = (uint64_t)channel->subbuf_size * channel->num_subbuf * channel->nr_cpus;
-	stats->bytes_used = channel->bytes_used;
-	stats->bytes_used_peak = channel->bytes_used_peak;
-	for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++) {
-		const struct tc_consumerd_stream *stream = &channel->streams[cpu];
-
-		/* Written by the applications: a number to show, nothing more. */
-		stats->events_discarded += __atomic_load_n(&stream->reader.rb.shm->events_discarded,
-							   __ATOMIC_RELAXED);
-		stats->packets_written += tc_consumerd_stream_packets_written(stream);
-	}
-}

@@ -17,7 +17,7 @@
  * closed and the relay session ended, so the relay holds a whole trace
  * that no later packet reaches.
  */
-#include "tc-consumerd-session.h"
+#include "tc-consumerd-snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>

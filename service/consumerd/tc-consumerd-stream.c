@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-affinity.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
+#include "tc-consumerd-session.h"
 #include "tc-consumerd-writer.h"
 #include "tc-consumerd-yield.h"
 

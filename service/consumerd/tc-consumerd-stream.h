@@ -3,13 +3,70 @@
  * One stream: a ring buffer in a sealed memfd, its reader, and its stream
  * file. Internal to the consumer's session code.
  */
-#ifndef TC_CONSUMER_STREAM_H
-#define TC_CONSUMER_STREAM_H
+#ifndef TC_CONSUMERD_STREAM_H
+#define TC_CONSUMERD_STREAM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tc-consumerd-session.h"
+#include "tc-consumerd-channel-spec.h"
+#include "tc-consumerd-layout.h"
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
+#include "tc-consumerd-relay.h"
+#include "tc-rb.h"
+
+struct tc_consumerd_affinity;
+struct tc_consumerd_session;
+
+struct tc_consumerd_stream {
+	struct tc_rb_reader reader; /* its rb.shm is the mapping */
+	uint64_t session_id;        /* for logs */
+	const char *channel_name;   /* for logs, the channel's name */
+	void *mapping;
+	uint64_t mapping_size;
+	int memfd;   /* sealed against shrinking; -1 once sent or closed */
+	int wake_fd; /* eventfd the writers signal at sub-buffer switches */
+	int file_fd; /* the stream file; -1 once closed */
+	/* Or, for a session streaming to a relay: the session's connection
+	 * and this stream as the relay knows it (no file then). */
+	struct tc_consumerd_relay *relay_conn;
+	struct tc_consumerd_relay_stream relay;
+	uint64_t file_size;
+	struct tc_consumerd_write_behind write_behind;
+	bool direct; /* file_fd has O_DIRECT: no page cache, no write-behind */
+	/* Packets go to the writer thread: set at open for direct streams,
+	 * whose writes wait for the disk; small packets through the page
+	 * cache are written at once (a hand-over would cost more). */
+	bool write_queued;
+	/* Discard mode and written by the consumer's uid only
+	 * (TC_CONSUMER_CHANNEL_OWNER_WRITERS): packets are checked and
+	 * written in place, unless they go to the writer thread. */
+	bool in_place;
+	uint32_t cpu;
+	uint64_t packets_written;
+	uint64_t packets_lost; /* valid packets that could not be written */
+	uint64_t flush_target; /* read count to reach before a flush is done */
+	/* Events discarded before the current trace chunk began: taken off
+	 * the count of the packets written into it, so that each chunk
+	 * reports its own losses only (a first packet with a count would read
+	 * as losses before it). 0 until a rotation. */
+	uint64_t discarded_base;
+	const struct tc_consumerd_layouts *layouts; /* the channel's */
+	uint8_t *packet; /* the channel's scratch copy, once drained */
+	uint64_t unknown_event_since; /* a packet waits for a layout since then */
+	uint64_t lost_when_waiting;   /* the writers' losses when it began */
+	struct tc_consumerd_ratelimit corrupt_limit;
+	struct tc_consumerd_ratelimit write_limit;
+	struct tc_consumerd_ratelimit close_limit;
+};
+
+/* Whether a stream writes somewhere: its file, or its relay. */
+static inline bool
+tc_consumerd_stream_has_output(const struct tc_consumerd_stream *stream)
+{
+	return stream->file_fd >= 0 || stream->relay_conn != NULL;
+}
 
 /* How long a packet waits for the layout of an event class it holds before
  * it is dropped as corrupt (the service sends layouts before it answers
@@ -131,4 +188,4 @@ void tc_consumerd_stream_write_packet(struct tc_consumerd_stream *stream, const 
 void tc_consumerd_stream_woken(struct tc_consumerd_stream *stream,
 			       struct tc_consumerd_affinity *affinity, uint64_t now);
 
-#endif /* TC_CONSUMER_STREAM_H */
+#endif /* TC_CONSUMERD_STREAM_H */

@@ -13,7 +13,7 @@
  * The applications never make a system call to wake the consumer: a full
  * sub-buffer waits at most one read period.
  */
-#include "tc-consumerd-session.h"
+#include "tc-consumerd-timer.h"
 
 #include "tc-consumerd-stream.h"
 

@@ -15,7 +15,7 @@
  * and where the consumer waits for the next one: where a late one says
  * it should (tc-consumerd-affinity.h).
  */
-#include "tc-consumerd-session.h"
+#include "tc-consumerd-wake.h"
 
 #include "tc-consumerd-affinity.h"
 #include "tc-consumerd-stream.h"
