@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tc-consumerd-session.h"
 #include "tc-consumerd-stream.h"
 
 static void
@@ -17,7 +16,7 @@ channel_close_streams(struct tc_consumerd_channel *channel, uint32_t count, int 
 }
 
 int
-tc_consumerd_channel_new(const struct tc_consumerd_session *session,
+tc_consumerd_channel_new(const struct tc_consumerd_stream_place *place,
 			 const struct tc_consumerd_channel_spec *spec,
 			 struct tc_consumerd_channel **result)
 {
@@ -49,10 +48,10 @@ tc_consumerd_channel_new(const struct tc_consumerd_session *session,
 		goto fail;
 	}
 	for (cpu = 0; cpu < spec->nr_cpus; cpu++) {
-		ret = tc_consumerd_stream_open(&channel->streams[cpu], session, spec, channel->name,
+		ret = tc_consumerd_stream_open(&channel->streams[cpu], place, spec, channel->name,
 					       cpu);
 		if (ret < 0) {
-			channel_close_streams(channel, cpu, session->dir_fd, true);
+			channel_close_streams(channel, cpu, place->dir_fd, true);
 			goto fail;
 		}
 		channel->streams[cpu].layouts = &channel->layouts;

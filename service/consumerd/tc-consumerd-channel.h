@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Channels: one stream per CPU. Internal to tc-consumerd-session.c. */
+/* Channels: one stream per CPU, made and freed by tc-consumerd-session.c. */
 #ifndef TC_CONSUMERD_CHANNEL_H
 #define TC_CONSUMERD_CHANNEL_H
 
@@ -8,8 +8,6 @@
 #include "tc-consumerd-channel-spec.h"
 #include "tc-consumerd-layout.h"
 #include "tc-consumerd-stream.h"
-
-struct tc_consumerd_session;
 
 /* Periodic work of a channel; 0 intervals are off. */
 struct tc_consumerd_timers {
@@ -41,7 +39,7 @@ struct tc_consumerd_channel {
  * Returns 0 with *channel set (not yet linked into the session), -ENOMEM,
  * or the failing stream's error.
  */
-int tc_consumerd_channel_new(const struct tc_consumerd_session *session,
+int tc_consumerd_channel_new(const struct tc_consumerd_stream_place *place,
 			     const struct tc_consumerd_channel_spec *spec,
 			     struct tc_consumerd_channel **channel);
 

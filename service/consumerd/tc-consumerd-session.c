@@ -168,10 +168,16 @@ tc_consumerd_session_create_channel(struct tc_consumerd_session *session,
 				    const struct tc_consumerd_channel_spec *spec,
 				    struct tc_consumerd_channel **result)
 {
+	const struct tc_consumerd_stream_place place = {
+	    .session_id = session->session_id,
+	    .dir_fd = session->dir_fd,
+	    .relay = session->relay,
+	    .trace_dir = session->trace_dir,
+	};
 	struct tc_consumerd_channel *channel;
 	int ret;
 
-	ret = tc_consumerd_channel_new(session, spec, &channel);
+	ret = tc_consumerd_channel_new(&place, spec, &channel);
 	if (ret < 0)
 		return ret;
 	channel->next = session->channels;

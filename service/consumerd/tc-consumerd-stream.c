@@ -15,7 +15,6 @@
 #include "tc-consumerd-affinity.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
-#include "tc-consumerd-session.h"
 #include "tc-consumerd-writer.h"
 #include "tc-consumerd-yield.h"
 
@@ -94,7 +93,7 @@ fail:
 
 int
 tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
-			 const struct tc_consumerd_session *session,
+			 const struct tc_consumerd_stream_place *place,
 			 const struct tc_consumerd_channel_spec *spec, const char *channel_name,
 			 uint32_t cpu)
 {
@@ -107,7 +106,7 @@ tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
 	stream->wake_fd = -1;
 	stream->file_fd = -1;
 	stream->mapping = MAP_FAILED;
-	stream->session_id = session->session_id;
+	stream->session_id = place->session_id;
 	stream->channel_name = channel_name;
 	stream->cpu = cpu;
 	if (size == 0 || size > SIZE_MAX)
@@ -116,7 +115,7 @@ tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
 	if (ret < 0)
 		return ret;
 
-	ret = create_memfd(session->session_id, channel_name, cpu, size);
+	ret = create_memfd(place->session_id, channel_name, cpu, size);
 	if (ret < 0)
 		goto fail;
 	stream->memfd = ret;
@@ -151,18 +150,18 @@ tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
 	 * copy, on which it detects laps. */
 	stream->in_place = (spec->flags & TC_CONSUMER_CHANNEL_OWNER_WRITERS) &&
 			   !spec->geometry.overwrite;
-	if (session->relay) {
-		ret = tc_consumerd_relay_stream_add(session->relay, &stream->relay, file_name,
-						    session->trace_dir, false);
+	if (place->relay) {
+		ret = tc_consumerd_relay_stream_add(place->relay, &stream->relay, file_name,
+						    place->trace_dir, false);
 		if (ret < 0)
 			goto fail;
-		stream->relay_conn = session->relay;
+		stream->relay_conn = place->relay;
 		return 0;
 	}
 	/* Snapshot sessions write files only when a snapshot is taken. */
-	if (session->dir_fd < 0)
+	if (place->dir_fd < 0)
 		return 0;
-	ret = tc_consumerd_output_create_file(session->dir_fd, file_name);
+	ret = tc_consumerd_output_create_file(place->dir_fd, file_name);
 	if (ret < 0)
 		goto fail;
 	stream->file_fd = ret;
@@ -172,7 +171,7 @@ tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
 	return 0;
 
 fail:
-	tc_consumerd_stream_close(stream, session->dir_fd, false);
+	tc_consumerd_stream_close(stream, place->dir_fd, false);
 	return ret;
 }
 

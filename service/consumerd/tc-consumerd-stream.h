@@ -17,7 +17,6 @@
 #include "tc-rb.h"
 
 struct tc_consumerd_affinity;
-struct tc_consumerd_session;
 
 struct tc_consumerd_stream {
 	struct tc_rb_reader reader; /* its rb.shm is the mapping */
@@ -81,7 +80,20 @@ tc_consumerd_stream_has_output(const struct tc_consumerd_stream *stream)
 #define CONSUMERD_LAYOUT_WAIT_LOSING_NS 50000000ull
 
 /*
- * Sets up stream for CPU cpu of the channel described by spec in session:
+ * Where the streams of a session go, all that a stream needs of its
+ * session: the stream and channel headers sit below the session's, which
+ * includes them, so they name the session's fields here instead of the
+ * session itself.
+ */
+struct tc_consumerd_stream_place {
+	uint64_t session_id;
+	int dir_fd;			  /* -1 for snapshot sessions: no files */
+	struct tc_consumerd_relay *relay; /* or NULL: local files */
+	const char *trace_dir;		  /* relative to the relay's session */
+};
+
+/*
+ * Sets up stream for CPU cpu of the channel described by spec, placed by place:
  * a memfd "tracectl-<session>-<channel>-<cpu>" of tc_rb_shm_size() bytes,
  * sealed with F_SEAL_SHRINK | F_SEAL_SEAL so that no application can
  * truncate it under the consumer's mapping (which would raise SIGBUS), laid
@@ -96,7 +108,7 @@ tc_consumerd_stream_has_output(const struct tc_consumerd_stream *stream)
  * file's creation error (-EEXIST when it exists).
  */
 int tc_consumerd_stream_open(struct tc_consumerd_stream *stream,
-			     const struct tc_consumerd_session *session,
+			     const struct tc_consumerd_stream_place *place,
 			     const struct tc_consumerd_channel_spec *spec, const char *channel_name,
 			     uint32_t cpu);
 
