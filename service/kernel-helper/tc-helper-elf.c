@@ -14,10 +14,11 @@
  * all have limits (TC_KERNEL_ELF_*, tc-kernel-abi.h), so no file makes the
  * helper read or walk more than about 200 MiB whatever its headers claim.
  */
-#include "tc-helper.h"
+#include "tc-helper-elf.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -6,7 +6,9 @@
  * event is left without filter and the service does not enable them, so
  * no event ever records unfiltered because of a filter it was given.
  */
-#include "tc-helper.h"
+#include "tc-helper-filter.h"
+#include "tc-helper-log.h"
+#include "tc-helper-tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "tc-helper.h"
+#include "tc-helper-log.h"
 
 void
 tc_helper_log(const char *level, const char *format, ...)

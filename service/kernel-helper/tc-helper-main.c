@@ -34,7 +34,15 @@
 
 #include "config.h"
 #include "tc-kernel-abi.h"
-#include "tc-helper.h"
+#include "tc-helper-main.h"
+#include "tc-helper-filter.h"
+#include "tc-helper-log.h"
+#include "tc-helper-own.h"
+#include "tc-helper-pids.h"
+#include "tc-helper-probe.h"
+#include "tc-helper-target.h"
+#include "tc-helper-tracefs.h"
+#include "tc-helper-track.h"
 #include "tc-fd-passing.h"
 #include "tc-kernel-names.h"
 

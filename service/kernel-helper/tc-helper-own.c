@@ -22,7 +22,8 @@
 #include <bpf/libbpf.h>
 
 #include "tc-kernel-abi.h"
-#include "tc-helper.h"
+#include "tc-helper-own.h"
+#include "tc-helper-log.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
 

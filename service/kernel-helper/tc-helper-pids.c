@@ -8,7 +8,9 @@
  * everyone): it is pid 0 (the idle tasks) listed in both set_event_pid
  * and set_event_notrace_pid, which records no task at all.
  */
-#include "tc-helper.h"
+#include "tc-helper-pids.h"
+#include "tc-helper-log.h"
+#include "tc-helper-tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,10 @@
  * in the group "tracectl_<session id>" so that they are found and removed
  * with the session's instance, or as leftovers of a crashed run.
  */
-#include "tc-helper.h"
+#include "tc-helper-probe.h"
+#include "tc-helper-log.h"
+#include "tc-helper-target.h"
+#include "tc-helper-tracefs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,7 @@
  * refuses the probe with -ETIMEDOUT. Changing ids and groups in the child
  * also leaves the helper's own credentials untouched.
  */
-#include "tc-helper.h"
-#include "tc-fd-passing.h"
+#include "tc-helper-target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/socket.h>
@@ -29,6 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tc-fd-passing.h"
+#include "tc-helper-elf.h"
+#include "tc-helper-log.h"
 #include "tc-kernel-abi.h"
 
 /* What the child sends back, with the descriptor when status is 0. */

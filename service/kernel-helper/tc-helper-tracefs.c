@@ -5,7 +5,7 @@
  * clock, events, recording on and off, the per-CPU raw buffers and the
  * event formats the consumer needs to decode them.
  */
-#include "tc-helper.h"
+#include "tc-helper-tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>

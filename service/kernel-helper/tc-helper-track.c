@@ -22,7 +22,10 @@
  * so that the list is never empty (which would mean every task) and the
  * idle tasks record nothing.
  */
-#include "tc-helper.h"
+#include "tc-helper-track.h"
+#include "tc-helper-log.h"
+#include "tc-helper-pids.h"
+#include "tc-helper-tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "fuzz-driver.h"
-#include "tc-helper.h"
+#include "tc-helper-elf.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
