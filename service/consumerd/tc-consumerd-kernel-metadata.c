@@ -12,7 +12,7 @@
  * The env block says what LTTng's does, so that its tools read the trace:
  * the tracer's name and version (tracectl's), the domain, the machine.
  */
-#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-metadata.h"
 #include "tc-consumerd-kernel-lttng.h"
 #include "tc-ctf-clock.h"
 #include "tc-rb-ctf.h"

@@ -31,7 +31,7 @@
  * met with pid_max at 4M, systemd's default) took turns evicting each
  * other, and every one of their records cost a /proc read.
  */
-#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-task.h"
 
 #include <fcntl.h>
 #include <stdbool.h>

@@ -28,6 +28,8 @@
  */
 #include "tc-consumerd-kernel.h"
 #include "tc-consumerd-kernel-lttng.h"
+#include "tc-consumerd-kernel-metadata.h"
+#include "tc-consumerd-kernel-task.h"
 
 #include <errno.h>
 #include <fcntl.h>

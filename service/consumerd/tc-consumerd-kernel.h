@@ -5,8 +5,8 @@
  * with libtraceevent and written as CTF packets under <output>/kernel,
  * with CTF metadata generated from the tracefs format files.
  */
-#ifndef TC_CONSUMER_KERNEL_H
-#define TC_CONSUMER_KERNEL_H
+#ifndef TC_CONSUMERD_KERNEL_H
+#define TC_CONSUMERD_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,41 +82,4 @@ void tc_consumerd_kernel_trace_live_tick(struct tc_consumerd_kernel_trace *trace
 /* Final drain, then closes everything. */
 void tc_consumerd_kernel_trace_close(struct tc_consumerd_kernel_trace *trace);
 
-/* tc-consumerd-kernel-metadata.c: the TSDL of the formats in tep, with
- * the stream's event context of the contexts (TC_CONSUMER_KCTX_*). */
-struct tep_handle;
-struct tep_event;
-char *tc_consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
-				   const struct tc_consumer_clock *clock, uint32_t contexts,
-				   size_t *len);
-/* The TSDL of a NULL-terminated list of events, to append. */
-char *tc_consumerd_kernel_metadata_events(struct tep_event **events, size_t *len);
-
-/* tc-consumerd-kernel-task.c: the thread behind each record. */
-struct tc_consumerd_kernel_task {
-	int32_t tid, tgid, prio; /* -1: unknown */
-	char comm[16];
-	bool has_comm;  /* comm and prio are known */
-	bool looked_up; /* /proc was read for it */
-};
-struct tc_consumerd_kernel_tasks;
-/* tgids_fd (saved_tgids, or -1) is taken. */
-struct tc_consumerd_kernel_tasks *tc_consumerd_kernel_task_new(uint32_t nr_cpus, int tgids_fd);
-void tc_consumerd_kernel_task_free(struct tc_consumerd_kernel_tasks *tasks);
-/* Finds sched_switch in tep (again after an update). */
-void tc_consumerd_kernel_task_use_formats(struct tc_consumerd_kernel_tasks *tasks,
-					  struct tep_handle *tep);
-/* Every record of the CPU, in order, before it is looked up. */
-void tc_consumerd_kernel_task_follow(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu,
-				     int event_id, const uint8_t *data, uint32_t size);
-/* A new drain: saved_tgids may be read again. */
-void tc_consumerd_kernel_task_new_drain(struct tc_consumerd_kernel_tasks *tasks);
-void tc_consumerd_kernel_task_lookup(struct tc_consumerd_kernel_tasks *tasks, uint32_t cpu,
-				     int32_t tid, struct tc_consumerd_kernel_task *result);
-/* The /proc files read so far, found or not (statistics, and the tests). */
-uint64_t tc_consumerd_kernel_task_proc_reads(const struct tc_consumerd_kernel_tasks *tasks);
-/* Whether a field is written as a string (char arrays, __data_loc char[]). */
-struct tep_format_field;
-int tc_consumerd_kernel_metadata_field_is_string(const struct tep_format_field *field);
-
-#endif /* TC_CONSUMER_KERNEL_H */
+#endif /* TC_CONSUMERD_KERNEL_H */

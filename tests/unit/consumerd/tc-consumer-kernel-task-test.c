@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tc-consumerd-kernel.h"
+#include "tc-consumerd-kernel-task.h"
 
 #define SAME_SETS (1 << 18) /* a multiple of both tables' number of sets */
 #define COLLIDING 4
