@@ -1,4 +1,30 @@
-/* ---- streams ---- */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Streams made known to the relay (ADD_STREAM, its answer read later or
+ * at once) and the metadata sent to it.
+ */
+#include "tc-consumerd-relay.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-relay-private.h"
+#include "tc-consumerd-relay-wire.h"
+#include "tc-rb.h"
 
 static int
 stream_file_name(const struct tc_consumerd_relay *relay,
@@ -15,9 +41,10 @@ stream_file_name(const struct tc_consumerd_relay *relay,
 }
 
 /* Sends text as one CTF metadata packet (tc-consumerd-relay-wire.h). */
-static int
-metadata_send_range(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream,
-		    const void *text, size_t len)
+int
+tc_consumerd_relay_announce_metadata_range(struct tc_consumerd_relay *relay,
+					   struct tc_consumerd_relay_stream *stream,
+					   const void *text, size_t len)
 {
 	struct tc_relay_metadata_payload payload = {.stream_id = htobe64(stream->handle)};
 	struct tc_ctf_metadata_packet_header packet = {
@@ -41,14 +68,15 @@ metadata_send_range(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_
 	if (len > (UINT32_MAX / 8) - sizeof(packet))
 		return -EFBIG;
 	memcpy(packet.uuid, stream->uuid, sizeof(packet.uuid));
-	ret = drain_replies(relay, true);
+	ret = tc_consumerd_relay_control_drain_replies(relay, true);
 	/* The relay does not answer metadata. */
-	return ret < 0 ? ret : send_all(relay->control_fd, iov, 4);
+	return ret < 0 ? ret : tc_consumerd_relay_socket_send_all(relay->control_fd, iov, 4);
 }
 
-/* Sends stream's ADD_STREAM, whose reply stream_add_answered() reads. */
-static int
-stream_add_ask(struct tc_consumerd_relay *relay, const struct tc_consumerd_relay_stream *stream)
+/* Sends stream's ADD_STREAM, whose reply tc_consumerd_relay_announce_answered() reads. */
+int
+tc_consumerd_relay_announce_ask(struct tc_consumerd_relay *relay,
+				const struct tc_consumerd_relay_stream *stream)
 {
 	char buf[COMMAND_MAX], name[CONSUMERD_RELAY_FILE_NAME_MAX + 16];
 	int len, ret;
@@ -60,16 +88,18 @@ stream_add_ask(struct tc_consumerd_relay *relay, const struct tc_consumerd_relay
 							relay->chunk_id);
 	if (len < 0)
 		return len;
-	return send_command(relay, TC_RELAY_ADD_STREAM, buf, (size_t)len);
+	return tc_consumerd_relay_control_send_command(relay, TC_RELAY_ADD_STREAM, buf,
+						       (size_t)len);
 }
 
 /* Reads the reply of stream's ADD_STREAM; a metadata stream then gets
  * the whole metadata known so far. */
-static int
-stream_add_answered(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream)
+int
+tc_consumerd_relay_announce_answered(struct tc_consumerd_relay *relay,
+				     struct tc_consumerd_relay_stream *stream)
 {
 	struct tc_relay_status_stream reply;
-	int ret = recv_reply(relay, &reply, sizeof(reply));
+	int ret = tc_consumerd_relay_socket_recv_reply(relay, &reply, sizeof(reply));
 
 	if (ret < 0)
 		return ret;
@@ -80,17 +110,19 @@ stream_add_answered(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_
 	stream->net_seq = 0;
 	stream->packets_on_connection = 0;
 	if (stream->is_metadata && stream->metadata_size > 0)
-		return metadata_send_range(relay, stream, stream->metadata, stream->metadata_size);
+		return tc_consumerd_relay_announce_metadata_range(relay, stream, stream->metadata,
+								  stream->metadata_size);
 	return 0;
 }
 
-static int
-stream_add_on_relay(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream)
+int
+tc_consumerd_relay_announce_stream(struct tc_consumerd_relay *relay,
+				   struct tc_consumerd_relay_stream *stream)
 {
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	if (ret == 0)
-		ret = stream_add_ask(relay, stream);
-	return ret < 0 ? ret : stream_add_answered(relay, stream);
+		ret = tc_consumerd_relay_announce_ask(relay, stream);
+	return ret < 0 ? ret : tc_consumerd_relay_announce_answered(relay, stream);
 }
 

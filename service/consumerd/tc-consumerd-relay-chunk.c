@@ -1,4 +1,29 @@
-/* ---- trace chunk rotation ---- */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Rotation of the relay session's trace chunks (tc_consumerd_relay_chunk_rotate()).
+ */
+#include "tc-consumerd-relay.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-relay-private.h"
+#include "tc-consumerd-relay-wire.h"
+#include "tc-rb.h"
 
 /* The consumer ABI passes lttng's close commands through. */
 _Static_assert(TC_CONSUMER_RELAY_CHUNK_ARCHIVE == TC_RELAY_CHUNK_MOVE_TO_COMPLETED &&
@@ -47,7 +72,7 @@ command_rotate_streams(struct tc_consumerd_relay *relay, uint64_t new_chunk_id)
 		    .rotate_at_seq_num = htobe64(s->is_metadata ? 0 : s->last_packet_seq + 1),
 		};
 	}
-	ret = command_generic(relay, TC_RELAY_ROTATE_STREAMS, buf, len);
+	ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_ROTATE_STREAMS, buf, len);
 	free(buf);
 	return ret;
 }
@@ -67,22 +92,24 @@ streams_follow_new_chunk(struct tc_consumerd_relay *relay)
 		s->chunk_bytes = 0;
 		if (s->is_metadata) {
 			if (s->metadata_size > 0)
-				ret = metadata_send_range(relay, s, s->metadata, s->metadata_size);
+				ret = tc_consumerd_relay_announce_metadata_range(
+				    relay, s, s->metadata, s->metadata_size);
 		} else if (s->packets_on_connection == 0) {
 			struct tc_relay_stream_seq msg = {
 			    .stream_id = htobe64(s->handle),
 			    .last_net_seq_num = htobe64(UINT64_MAX),
 			};
 
-			ret = command_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
+			ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_CLOSE_STREAM, &msg,
+								 sizeof(msg));
 			if (ret == 0)
-				ret = stream_add_on_relay(relay, s);
+				ret = tc_consumerd_relay_announce_stream(relay, s);
 			readded = true;
 		}
 	}
 	/* Live viewers see streams added again once published. */
 	if (ret == 0 && readded)
-		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+		ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 	return ret;
 }
 
@@ -94,12 +121,13 @@ relay_chunk_exists(struct tc_consumerd_relay *relay, uint64_t chunk_id)
 {
 	struct tc_relay_trace_chunk_exists msg = {.chunk_id = htobe64(chunk_id)};
 	struct tc_relay_trace_chunk_exists_reply reply;
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_TRACE_CHUNK_EXISTS, &msg, sizeof(msg));
+		ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_TRACE_CHUNK_EXISTS,
+							      &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_reply(relay, &reply, sizeof(reply));
+		ret = tc_consumerd_relay_socket_recv_reply(relay, &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK || reply.exists > 1)
@@ -144,12 +172,13 @@ relay_allows_clear(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_get_configuration msg = {0};
 	struct tc_relay_get_configuration_reply reply;
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_GET_CONFIGURATION, &msg, sizeof(msg));
+		ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_GET_CONFIGURATION,
+							      &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_reply(relay, &reply, sizeof(reply));
+		ret = tc_consumerd_relay_socket_recv_reply(relay, &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != TC_RELAY_LTTNG_OK)
@@ -187,7 +216,7 @@ chunk_begin(struct tc_consumerd_relay *relay, uint32_t command, int64_t now)
 		if (ret <= 0)
 			return ret == 0 ? -EPERM : exchange_broken(ret);
 	}
-	ret = command_create_trace_chunk(relay, relay->chunk_id + 1, now);
+	ret = tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id + 1, now);
 	if (ret < 0)
 		return exchange_broken(ret);
 	relay->chunk_id++;
@@ -210,7 +239,8 @@ chunk_close(struct tc_consumerd_relay *relay, uint32_t command, int64_t now, boo
 
 	if (!relay->close_pending)
 		return -EINVAL;
-	ret = command_close_trace_chunk(relay, old_chunk, now, command, path, path_size);
+	ret = tc_consumerd_relay_control_close_trace_chunk(relay, old_chunk, now, command, path,
+							   path_size);
 	if (ret < 0)
 		return ret;
 	relay->close_pending = false;
@@ -227,8 +257,8 @@ chunk_close(struct tc_consumerd_relay *relay, uint32_t command, int64_t now, boo
 }
 
 int
-tc_consumerd_relay_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
-			  int64_t timestamp, char *path, size_t path_size)
+tc_consumerd_relay_chunk_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
+				int64_t timestamp, char *path, size_t path_size)
 {
 	const int64_t now = timestamp > 0 ? timestamp : (int64_t)time(NULL);
 	int ret = 0;
@@ -251,6 +281,6 @@ tc_consumerd_relay_rotate(struct tc_consumerd_relay *relay, uint32_t command, ui
 
 fail:
 	/* The relay's view of the chunks is unknown now: start over. */
-	relay_fail(relay, "rotating the trace chunk", ret);
+	tc_consumerd_relay_fail(relay, "rotating the trace chunk", ret);
 	return ret;
 }

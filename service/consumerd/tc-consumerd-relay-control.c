@@ -1,4 +1,30 @@
-/* ---- control commands ---- */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Commands on the relay's control connection and their generic replies:
+ * the version, the session, its trace chunks.
+ */
+#include "tc-consumerd-relay.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-relay-private.h"
+#include "tc-consumerd-relay-wire.h"
+#include "tc-rb.h"
 
 static int
 send_command_on(int fd, uint32_t cmd, const void *payload, size_t len)
@@ -9,20 +35,23 @@ send_command_on(int fd, uint32_t cmd, const void *payload, size_t len)
 	};
 	struct iovec iov[2] = {{&header, sizeof(header)}, {(void *)payload, len}};
 
-	return send_all(fd, iov, len ? 2 : 1);
+	return tc_consumerd_relay_socket_send_all(fd, iov, len ? 2 : 1);
 }
 
-static int
-send_command(struct tc_consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+int
+tc_consumerd_relay_control_send_command(struct tc_consumerd_relay *relay, uint32_t cmd,
+					const void *payload, size_t len)
 {
 	return send_command_on(relay->control_fd, cmd, payload, len);
 }
 
-static int
-read_generic_reply(struct tc_consumerd_relay *relay, uint32_t *code, uint64_t deadline)
+int
+tc_consumerd_relay_control_read_generic_reply(struct tc_consumerd_relay *relay, uint32_t *code,
+					      uint64_t deadline)
 {
 	struct tc_relay_generic_reply reply;
-	int ret = recv_all(relay->control_fd, &reply, sizeof(reply), deadline);
+	int ret =
+	    tc_consumerd_relay_socket_recv_all(relay->control_fd, &reply, sizeof(reply), deadline);
 
 	if (ret == 0)
 		*code = be32toh(reply.ret_code);
@@ -32,10 +61,10 @@ read_generic_reply(struct tc_consumerd_relay *relay, uint32_t *code, uint64_t de
 /* Reads the replies of indexes sent earlier: all of them when wait,
  * within one I/O timeout in all, else those already there. A refused
  * index is logged, not fatal. */
-static int
-drain_replies(struct tc_consumerd_relay *relay, bool wait)
+int
+tc_consumerd_relay_control_drain_replies(struct tc_consumerd_relay *relay, bool wait)
 {
-	const uint64_t deadline = reply_deadline(relay);
+	const uint64_t deadline = tc_consumerd_relay_socket_reply_deadline(relay);
 	uint32_t code = 0;
 	int ret;
 
@@ -46,7 +75,7 @@ drain_replies(struct tc_consumerd_relay *relay, bool wait)
 			if (poll(&pfd, 1, 0) <= 0)
 				return 0;
 		}
-		ret = read_generic_reply(relay, &code, deadline);
+		ret = tc_consumerd_relay_control_read_generic_reply(relay, &code, deadline);
 		if (ret < 0)
 			return ret;
 		relay->pending_replies--;
@@ -59,23 +88,25 @@ drain_replies(struct tc_consumerd_relay *relay, bool wait)
 }
 
 /* A command whose reply is generic and must be LTTNG_OK. */
-static int
-command_generic(struct tc_consumerd_relay *relay, uint32_t cmd, const void *payload, size_t len)
+int
+tc_consumerd_relay_control_generic(struct tc_consumerd_relay *relay, uint32_t cmd,
+				   const void *payload, size_t len)
 {
 	uint32_t code = 0;
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	if (ret == 0)
-		ret = send_command(relay, cmd, payload, len);
+		ret = tc_consumerd_relay_control_send_command(relay, cmd, payload, len);
 	if (ret == 0)
-		ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		ret = tc_consumerd_relay_control_read_generic_reply(
+		    relay, &code, tc_consumerd_relay_socket_reply_deadline(relay));
 	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
 		ret = -EPROTO;
 	return ret;
 }
 
-static int
-send_version(int control_fd)
+int
+tc_consumerd_relay_control_send_version(int control_fd)
 {
 	struct tc_relay_version version = {htobe32(TC_RELAY_PROTO_MAJOR),
 					   htobe32(TC_RELAY_PROTO_MINOR)};
@@ -83,11 +114,11 @@ send_version(int control_fd)
 	return send_command_on(control_fd, TC_RELAY_VERSION, &version, sizeof(version));
 }
 
-static int
-read_version(struct tc_consumerd_relay *relay)
+int
+tc_consumerd_relay_control_read_version(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_version version;
-	int ret = recv_reply(relay, &version, sizeof(version));
+	int ret = tc_consumerd_relay_socket_recv_reply(relay, &version, sizeof(version));
 
 	if (ret == 0)
 		ret =
@@ -95,16 +126,16 @@ read_version(struct tc_consumerd_relay *relay)
 	return ret;
 }
 
-static int
-command_version(struct tc_consumerd_relay *relay)
+int
+tc_consumerd_relay_control_version(struct tc_consumerd_relay *relay)
 {
-	int ret = send_version(relay->control_fd);
+	int ret = tc_consumerd_relay_control_send_version(relay->control_fd);
 
-	return ret < 0 ? ret : read_version(relay);
+	return ret < 0 ? ret : tc_consumerd_relay_control_read_version(relay);
 }
 
-static int
-command_create_session(struct tc_consumerd_relay *relay)
+int
+tc_consumerd_relay_control_create_session(struct tc_consumerd_relay *relay)
 {
 	struct tc_relay_create_session_reply reply;
 	char buf[COMMAND_MAX], path[TC_RELAY_PATH_MAX];
@@ -116,15 +147,16 @@ command_create_session(struct tc_consumerd_relay *relay)
 	    (uint64_t)relay->out.creation_time);
 	if (len < 0)
 		return len;
-	ret = send_command(relay, TC_RELAY_CREATE_SESSION, buf, (size_t)len);
+	ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_CREATE_SESSION, buf,
+						      (size_t)len);
 	if (ret == 0)
-		ret = recv_reply(relay, buf, sizeof(reply));
+		ret = tc_consumerd_relay_socket_recv_reply(relay, buf, sizeof(reply));
 	if (ret == 0)
 		ret =
 		    tc_consumerd_relay_wire_parse_create_session_reply(buf, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
-	ret = recv_reply(relay, path, reply.output_path_length);
+	ret = tc_consumerd_relay_socket_recv_reply(relay, path, reply.output_path_length);
 	if (ret == 0)
 		ret = tc_consumerd_relay_wire_check_output_path(path, reply.output_path_length);
 	if (ret < 0)
@@ -137,20 +169,18 @@ command_create_session(struct tc_consumerd_relay *relay)
 	return 0;
 }
 
-static int
-command_create_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id, int64_t created)
+int
+tc_consumerd_relay_control_create_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id,
+					      int64_t created)
 {
 	struct tc_relay_create_trace_chunk msg = {
 	    .chunk_id = htobe64(chunk_id),
 	    .creation_timestamp = htobe64((uint64_t)created),
 	};
 
-	return command_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg, sizeof(msg));
+	return tc_consumerd_relay_control_generic(relay, TC_RELAY_CREATE_TRACE_CHUNK, &msg,
+						  sizeof(msg));
 }
-
-static int command_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id,
-				     int64_t closed, uint32_t command, char *path,
-				     size_t path_size);
 
 /*
  * The current chunk on a new connection (a new relay session), once the
@@ -175,13 +205,15 @@ rejoin_current_chunk(struct tc_consumerd_relay *relay)
 	char path[TC_RELAY_PATH_MAX];
 	int ret;
 
-	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created_before);
+	ret = tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id - 1,
+							    relay->chunk_created_before);
 	if (ret == 0)
-		ret = command_close_trace_chunk(
+		ret = tc_consumerd_relay_control_close_trace_chunk(
 		    relay, relay->chunk_id - 1, relay->chunk_closed_before,
 		    TC_RELAY_CHUNK_MOVE_TO_COMPLETED, path, sizeof(path));
 	if (ret == 0)
-		ret = command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+		ret = tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id,
+								    relay->chunk_created);
 	return ret;
 }
 
@@ -201,23 +233,26 @@ begin_current_chunk_anew(struct tc_consumerd_relay *relay)
 	int64_t now = (int64_t)time(NULL);
 	int ret;
 
-	ret = command_create_trace_chunk(relay, relay->chunk_id - 1, relay->chunk_created);
+	ret = tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id - 1,
+							    relay->chunk_created);
 	if (ret == 0)
-		ret = command_create_trace_chunk(relay, relay->chunk_id, now);
+		ret = tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id, now);
 	if (ret == 0)
-		ret = command_close_trace_chunk(relay, relay->chunk_id - 1, now,
-						TC_RELAY_CHUNK_NO_OPERATION, path, sizeof(path));
+		ret = tc_consumerd_relay_control_close_trace_chunk(relay, relay->chunk_id - 1, now,
+								   TC_RELAY_CHUNK_NO_OPERATION,
+								   path, sizeof(path));
 	if (ret == 0)
 		relay->chunk_created = now;
 	return ret;
 }
 
-static int
-create_current_chunk(struct tc_consumerd_relay *relay)
+int
+tc_consumerd_relay_control_create_current_chunk(struct tc_consumerd_relay *relay)
 {
 	/* A first connection joins the chunk the session's other traces made. */
 	if (relay->chunk_id == 0 || relay->generation == 0)
-		return command_create_trace_chunk(relay, relay->chunk_id, relay->chunk_created);
+		return tc_consumerd_relay_control_create_trace_chunk(relay, relay->chunk_id,
+								     relay->chunk_created);
 	if (relay->chunk_before_archived)
 		return rejoin_current_chunk(relay);
 	return begin_current_chunk_anew(relay);
@@ -234,9 +269,10 @@ chunk_time(int64_t seconds, char *buf, size_t size)
 		snprintf(buf, size, "%" PRId64, seconds);
 }
 
-static int
-command_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id, int64_t closed,
-			  uint32_t command, char *path, size_t path_size)
+int
+tc_consumerd_relay_control_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id,
+					     int64_t closed, uint32_t command, char *path,
+					     size_t path_size)
 {
 	struct tc_relay_close_trace_chunk msg = {
 	    .chunk_id = htobe64(chunk_id),
@@ -246,18 +282,19 @@ command_close_trace_chunk(struct tc_consumerd_relay *relay, uint64_t chunk_id, i
 	};
 	struct tc_relay_close_trace_chunk_reply reply;
 	char relay_path[TC_RELAY_PATH_MAX];
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_CLOSE_TRACE_CHUNK, &msg, sizeof(msg));
+		ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_CLOSE_TRACE_CHUNK,
+							      &msg, sizeof(msg));
 	if (ret == 0)
-		ret = recv_reply(relay, &reply, sizeof(reply));
+		ret = tc_consumerd_relay_socket_recv_reply(relay, &reply, sizeof(reply));
 	if (ret == 0)
 		ret =
 		    tc_consumerd_relay_wire_parse_close_chunk_reply(&reply, sizeof(reply), &reply);
 	if (ret < 0)
 		return ret;
-	ret = recv_reply(relay, relay_path, reply.path_length);
+	ret = tc_consumerd_relay_socket_recv_reply(relay, relay_path, reply.path_length);
 	if (ret == 0)
 		ret = tc_consumerd_relay_wire_check_output_path(relay_path, reply.path_length);
 	if (ret < 0)

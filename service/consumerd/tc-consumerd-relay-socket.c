@@ -1,7 +1,33 @@
-/* ---- sockets ---- */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The relay connection's sockets: connecting to the relay's ports without
+ * waiting past a deadline, and whole sends and receives, each bounded.
+ */
+#include "tc-consumerd-relay.h"
 
-static int
-set_timeouts(int fd)
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumerd-log.h"
+#include "tc-consumerd-relay-private.h"
+#include "tc-consumerd-relay-wire.h"
+#include "tc-rb.h"
+
+int
+tc_consumerd_relay_socket_set_timeouts(int fd)
 {
 	struct timeval tv = {.tv_sec = CONSUMERD_RELAY_IO_TIMEOUT_MS / 1000,
 			     .tv_usec = (CONSUMERD_RELAY_IO_TIMEOUT_MS % 1000) * 1000};
@@ -33,8 +59,8 @@ address_with_port(const struct addrinfo *ai, uint16_t port, struct sockaddr_stor
 
 /* Starts a connection to ai's address on port without waiting for it.
  * Returns the non-blocking socket or -errno. */
-static int
-connect_start(const struct addrinfo *ai, uint16_t port)
+int
+tc_consumerd_relay_socket_connect_start(const struct addrinfo *ai, uint16_t port)
 {
 	struct sockaddr_storage address;
 	int fd;
@@ -61,7 +87,7 @@ connect_address(const struct addrinfo *ai, uint16_t port, int timeout_ms)
 	socklen_t len = sizeof(int);
 	int fd, err = 0, ret;
 
-	fd = connect_start(ai, port);
+	fd = tc_consumerd_relay_socket_connect_start(ai, port);
 	if (fd < 0)
 		return fd;
 	pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
@@ -76,7 +102,8 @@ connect_address(const struct addrinfo *ai, uint16_t port, int timeout_ms)
 		err = err ? -err : -errno;
 		goto fail;
 	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || set_timeouts(fd) < 0) {
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+	    tc_consumerd_relay_socket_set_timeouts(fd) < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -88,8 +115,9 @@ fail:
 }
 
 /* The resolved address at index (wrapping), NULL when none. */
-static const struct addrinfo *
-address_at(const struct tc_consumerd_relay *relay, unsigned index, unsigned *count)
+const struct addrinfo *
+tc_consumerd_relay_socket_address_at(const struct tc_consumerd_relay *relay, unsigned index,
+				     unsigned *count)
 {
 	const struct addrinfo *list =
 	    relay->resolved ? tc_consumerd_resolve_addresses(relay->resolved) : NULL;
@@ -121,15 +149,17 @@ connect_budget_ms(uint64_t deadline)
 /* Connects to port, trying the resolved addresses from address_next on,
  * each for the connect timeout at most, all before deadline (consumer
  * clock). The address that answered is the next to try. */
-static int
-connect_port(struct tc_consumerd_relay *relay, uint16_t port, uint64_t deadline)
+int
+tc_consumerd_relay_socket_connect_port(struct tc_consumerd_relay *relay, uint16_t port,
+				       uint64_t deadline)
 {
 	unsigned count = 0;
 	int fd = -EHOSTUNREACH;
 
-	address_at(relay, 0, &count);
+	tc_consumerd_relay_socket_address_at(relay, 0, &count);
 	for (unsigned i = 0; i < count; i++) {
-		const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+		const struct addrinfo *ai =
+		    tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 		int budget_ms = connect_budget_ms(deadline);
 
 		if (budget_ms == 0)
@@ -143,14 +173,15 @@ connect_port(struct tc_consumerd_relay *relay, uint16_t port, uint64_t deadline)
 }
 
 /* Connects the data port at the address the control connection reached
- * (address_next: connect_port() and the probe leave it there), before
+ * (address_next: tc_consumerd_relay_socket_connect_port() and the probe leave it there), before
  * deadline: the two connections of a session go to one relay daemon,
  * even behind a name with several addresses. */
-static int
-connect_data_port(struct tc_consumerd_relay *relay, uint64_t deadline)
+int
+tc_consumerd_relay_socket_connect_data_port(struct tc_consumerd_relay *relay, uint64_t deadline)
 {
 	unsigned count;
-	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+	const struct addrinfo *ai =
+	    tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 	int budget_ms = connect_budget_ms(deadline);
 
 	if (ai == NULL)
@@ -166,8 +197,8 @@ connect_data_port(struct tc_consumerd_relay *relay, uint64_t deadline)
  * so the deadline is overshot by one timeout at most; a peer that takes a
  * little each time, which the timeout alone would let go on for ever,
  * stops at the deadline. */
-static int
-send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
+int
+tc_consumerd_relay_socket_send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
 {
 	while (iovcnt > 0) {
 		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
@@ -194,17 +225,17 @@ send_all_by(int fd, struct iovec *iov, int iovcnt, uint64_t deadline)
 }
 
 /* Sends the whole iovec; a timeout or a short write breaks the stream. */
-static int
-send_all(int fd, struct iovec *iov, int iovcnt)
+int
+tc_consumerd_relay_socket_send_all(int fd, struct iovec *iov, int iovcnt)
 {
-	return send_all_by(fd, iov, iovcnt, 0);
+	return tc_consumerd_relay_socket_send_all_by(fd, iov, iovcnt, 0);
 }
 
 /* Receives len bytes before deadline (consumer clock): a peer that
  * trickles a reply gets no more time than one that sends nothing, which
  * the socket's own timeout, renewed by every byte, would not ensure. */
-static int
-recv_all(int fd, void *buf, size_t len, uint64_t deadline)
+int
+tc_consumerd_relay_socket_recv_all(int fd, void *buf, size_t len, uint64_t deadline)
 {
 	size_t done = 0;
 
@@ -237,16 +268,17 @@ recv_all(int fd, void *buf, size_t len, uint64_t deadline)
 
 /* When a reply read now must have come: the exchange's end, or the I/O
  * timeout from now. */
-static uint64_t
-reply_deadline(const struct tc_consumerd_relay *relay)
+uint64_t
+tc_consumerd_relay_socket_reply_deadline(const struct tc_consumerd_relay *relay)
 {
 	return relay->exchange_end ? relay->exchange_end
 				   : tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 }
 
-static int
-recv_reply(struct tc_consumerd_relay *relay, void *buf, size_t len)
+int
+tc_consumerd_relay_socket_recv_reply(struct tc_consumerd_relay *relay, void *buf, size_t len)
 {
-	return recv_all(relay->control_fd, buf, len, reply_deadline(relay));
+	return tc_consumerd_relay_socket_recv_all(relay->control_fd, buf, len,
+						  tc_consumerd_relay_socket_reply_deadline(relay));
 }
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tc-consumerd-relay.h"
-#include "tc-consumerd-relay-held.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -18,68 +17,11 @@
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-relay-held.h"
+#include "tc-consumerd-relay-private.h"
+#include "tc-consumerd-relay-wire.h"
 #include "tc-consumerd-resolve.h"
 #include "tc-rb.h"
-#include "tc-consumerd-relay-wire.h"
-
-/* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
- * with their names. */
-#define COMMAND_MAX 1024u
-/* Index replies not read yet at most; then the next command waits for them. */
-#define PENDING_REPLIES_MAX 256u
-
-struct tc_consumerd_relay {
-	struct tc_consumer_relay_output out;
-	uint64_t session_id;	      /* ours, for messages */
-	uint64_t sessiond_session_id; /* the tracing session's, as the relay knows it */
-	uint8_t uuid[16];	      /* with it, keys the relay's trace chunks */
-	int control_fd, data_fd;
-	uint32_t minor;
-	uint64_t relay_session_id;
-	/* The current trace chunk: the first is 0, made with the session;
-	 * each rotation makes the next. */
-	uint64_t chunk_id;
-	int64_t chunk_created;	      /* Unix seconds */
-	int64_t chunk_created_before; /* of the chunk before, while it is closed */
-	int64_t chunk_closed_before;  /* of the chunk before, when archived */
-	bool chunk_before_archived;   /* then reconnections rejoin chunk_id */
-	uint32_t generation;	      /* connections made so far, after the first */
-	uint32_t pending_replies;     /* generic replies of indexes not read yet */
-	bool close_pending;	      /* the chunk before chunk_id is still open */
-	bool up;
-	bool was_up; /* connected once: not so when opened down (start_down()) */
-	uint64_t next_retry, retry_interval;
-	/* While not 0, when every reply of the exchange under way must have
-	 * come (consumer clock): a handshake, a wait for the relay. */
-	uint64_t exchange_end;
-	/* While down, the connections being made without waiting for them:
-	 * the control port's, then, once it answered, the data port's at the
-	 * same address; -1 when none. */
-	int probe_fd, probe_data_fd;
-	bool probe_asked; /* VERSION sent on probe_fd, its answer awaited */
-	uint64_t probe_deadline;
-	/* The host's addresses that connections use, NULL until resolved,
-	 * and a lookup under way, or NULL: at creation, or again after every
-	 * address failed a probe, since addresses change. Connections never
-	 * wait for a lookup but at creation (tc-consumerd-resolve.h). */
-	struct tc_consumerd_lookup *resolved, *lookup;
-	unsigned address_next; /* the address the next probe tries; once connected, both ports' */
-	uint64_t lost_packets;
-	int64_t lost_since;
-	int last_error; /* -errno: why the relay was last lost or not reached */
-	struct tc_consumerd_ratelimit down_limit;
-	struct tc_consumerd_relay_stream *streams;
-	/* Opened with TC_CONSUMER_RELAY_CONNECT_LATER, until its first probe
-	 * connected or failed: the relay is not lost yet, only not reached
-	 * yet, and the packets sent meanwhile are held (hold_packet()). The
-	 * host's first lookup may take until first_lookup_deadline. */
-	bool first_probe;
-	uint64_t first_lookup_deadline;
-	struct tc_consumerd_held_queue held;
-	/* While not 0, when a flush stops waiting for the relay (consumer
-	 * clock): data sends end by then (tc_consumerd_relay_set_give_up()). */
-	uint64_t give_up_at;
-};
 
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
  * IPv6 address), the form a user wrote it in. */
@@ -124,8 +66,8 @@ probe_close(struct tc_consumerd_relay *relay)
 }
 
 /* An I/O error: the relay is down from now on, retried later. */
-static void
-relay_fail(struct tc_consumerd_relay *relay, const char *what, int err)
+void
+tc_consumerd_relay_fail(struct tc_consumerd_relay *relay, const char *what, int err)
 {
 	char address[TC_CONSUMER_HOST_MAX + 32];
 	uint64_t suppressed;
@@ -155,24 +97,28 @@ relay_connect(struct tc_consumerd_relay *relay, int control_fd, int data_fd, boo
 {
 	int ret;
 
-	ret = control_fd >= 0 ? control_fd : connect_port(relay, relay->out.control_port, deadline);
+	ret =
+	    control_fd >= 0
+		? control_fd
+		: tc_consumerd_relay_socket_connect_port(relay, relay->out.control_port, deadline);
 	if (ret < 0) {
 		if (data_fd >= 0)
 			close(data_fd);
 		return ret;
 	}
 	relay->control_fd = ret;
-	ret = data_fd >= 0 ? data_fd : connect_data_port(relay, deadline);
+	ret = data_fd >= 0 ? data_fd : tc_consumerd_relay_socket_connect_data_port(relay, deadline);
 	if (ret < 0)
 		goto fail;
 	relay->data_fd = ret;
 	/* The handshake's replies, all within one I/O timeout. */
 	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
-	ret = version_sent ? read_version(relay) : command_version(relay);
+	ret = version_sent ? tc_consumerd_relay_control_read_version(relay)
+			   : tc_consumerd_relay_control_version(relay);
 	if (ret == 0)
-		ret = command_create_session(relay);
+		ret = tc_consumerd_relay_control_create_session(relay);
 	if (ret == 0)
-		ret = create_current_chunk(relay);
+		ret = tc_consumerd_relay_control_create_current_chunk(relay);
 	relay->exchange_end = 0;
 	if (ret < 0)
 		goto fail;
@@ -192,15 +138,15 @@ fail:
 static int
 relay_add_all_streams(struct tc_consumerd_relay *relay)
 {
-	int ret = drain_replies(relay, true);
+	int ret = tc_consumerd_relay_control_drain_replies(relay, true);
 
 	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
-		ret = stream_add_ask(relay, s);
+		ret = tc_consumerd_relay_announce_ask(relay, s);
 	relay->exchange_end = tc_rb_clock_now() + CONSUMERD_RELAY_IO_TIMEOUT_MS * 1000000ull;
 	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next)
-		ret = stream_add_answered(relay, s);
+		ret = tc_consumerd_relay_announce_answered(relay, s);
 	if (ret == 0)
-		ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+		ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 	relay->exchange_end = 0;
 	return ret;
 }
@@ -555,9 +501,9 @@ close_stream_on_relay(struct tc_consumerd_relay *relay, struct tc_consumerd_rela
 
 	if (!relay->up || !stream->added)
 		return;
-	ret = command_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
+	ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_CLOSE_STREAM, &msg, sizeof(msg));
 	if (ret < 0)
-		relay_fail(relay, "closing a stream", ret);
+		tc_consumerd_relay_fail(relay, "closing a stream", ret);
 	stream->added = false;
 }
 
@@ -603,9 +549,9 @@ tc_consumerd_relay_stream_add(struct tc_consumerd_relay *relay,
 	relay->streams = stream;
 	if (!relay->up)
 		return 0;
-	ret = stream_add_on_relay(relay, stream);
+	ret = tc_consumerd_relay_announce_stream(relay, stream);
 	if (ret < 0)
-		relay_fail(relay, "adding a stream", ret);
+		tc_consumerd_relay_fail(relay, "adding a stream", ret);
 	return 0;
 }
 
@@ -616,9 +562,9 @@ tc_consumerd_relay_streams_sent(struct tc_consumerd_relay *relay)
 
 	if (!relay->up)
 		return;
-	ret = command_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
+	ret = tc_consumerd_relay_control_generic(relay, TC_RELAY_STREAMS_SENT, NULL, 0);
 	if (ret < 0)
-		relay_fail(relay, "publishing streams", ret);
+		tc_consumerd_relay_fail(relay, "publishing streams", ret);
 }
 
 void
@@ -679,15 +625,16 @@ send_index(struct tc_consumerd_relay *relay, const struct tc_relay_index *index)
 	int ret;
 
 	if (relay->pending_replies >= PENDING_REPLIES_MAX) {
-		ret = drain_replies(relay, true);
+		ret = tc_consumerd_relay_control_drain_replies(relay, true);
 		if (ret < 0)
 			return ret;
 	}
-	ret = send_command(relay, TC_RELAY_SEND_INDEX, index, sizeof(*index));
+	ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_SEND_INDEX, index,
+						      sizeof(*index));
 	if (ret < 0)
 		return ret;
 	relay->pending_replies++;
-	return drain_replies(relay, false);
+	return tc_consumerd_relay_control_drain_replies(relay, false);
 }
 
 /* When the packet about to be sent must be on its way: within its own
@@ -729,13 +676,13 @@ tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 	};
 	iov[0] = (struct iovec){&header, sizeof(header)};
 	iov[1] = (struct iovec){(void *)packet, content};
-	ret = send_all_by(relay->data_fd, iov, 2, packet_deadline(relay));
+	ret = tc_consumerd_relay_socket_send_all_by(relay->data_fd, iov, 2, packet_deadline(relay));
 	if (ret == 0)
 		ret = send_index(relay, &index);
 	if (ret < 0) {
-		relay_fail(relay,
-			   ret == -ETIMEDOUT ? "a packet not taken in time" : "sending a packet",
-			   ret);
+		tc_consumerd_relay_fail(
+		    relay, ret == -ETIMEDOUT ? "a packet not taken in time" : "sending a packet",
+		    ret);
 		count_lost(relay);
 		return ret;
 	}
@@ -780,9 +727,9 @@ tc_consumerd_relay_send_metadata(struct tc_consumerd_relay *relay,
 				       stream->metadata, stream->metadata_size, stream->uuid) == 0;
 	if (!relay->up || !stream->added)
 		return 0;
-	ret = metadata_send_range(relay, stream, text, len);
+	ret = tc_consumerd_relay_announce_metadata_range(relay, stream, text, len);
 	if (ret < 0)
-		relay_fail(relay, "sending metadata", ret);
+		tc_consumerd_relay_fail(relay, "sending metadata", ret);
 	return 0;
 }
 
@@ -803,7 +750,7 @@ tc_consumerd_relay_send_beacon(struct tc_consumerd_relay *relay,
 		return;
 	ret = send_index(relay, &index);
 	if (ret < 0)
-		relay_fail(relay, "sending a live beacon", ret);
+		tc_consumerd_relay_fail(relay, "sending a live beacon", ret);
 }
 
 /* The relay never speaks unasked: a readable control connection with no
@@ -863,12 +810,12 @@ probe_start(struct tc_consumerd_relay *relay)
 	unsigned count;
 
 	lookup_check(relay);
-	ai = address_at(relay, relay->address_next, &count);
+	ai = tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 	if (!ai) {
 		lookup_again(relay);
 		return -EINPROGRESS;
 	}
-	return connect_start(ai, relay->out.control_port);
+	return tc_consumerd_relay_socket_connect_start(ai, relay->out.control_port);
 }
 
 /* Starts the data port's connection at the address whose control port
@@ -877,9 +824,11 @@ static int
 probe_start_data(struct tc_consumerd_relay *relay)
 {
 	unsigned count;
-	const struct addrinfo *ai = address_at(relay, relay->address_next, &count);
+	const struct addrinfo *ai =
+	    tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 
-	return ai ? connect_start(ai, relay->out.data_port) : -EHOSTUNREACH;
+	return ai ? tc_consumerd_relay_socket_connect_start(ai, relay->out.data_port)
+		  : -EHOSTUNREACH;
 }
 
 /* The first probe failed with err at one address: the next address is
@@ -907,7 +856,7 @@ probe_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 
 	probe_close(relay);
 	relay->last_error = err;
-	address_at(relay, 0, &count);
+	tc_consumerd_relay_socket_address_at(relay, 0, &count);
 	relay->address_next = count ? (relay->address_next + 1) % count : 0;
 	if (relay->address_next == 0)
 		lookup_again(relay);
@@ -930,7 +879,8 @@ probe_check(int fd)
 		return -errno;
 	if (err != 0)
 		return -err;
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || set_timeouts(fd) < 0)
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+	    tc_consumerd_relay_socket_set_timeouts(fd) < 0)
 		return -errno;
 	return 1;
 }
@@ -983,7 +933,7 @@ probe_step(struct tc_consumerd_relay *relay, uint64_t now)
 			return true;
 		if (ret <= 0)
 			goto failed;
-		ret = send_version(relay->probe_fd);
+		ret = tc_consumerd_relay_control_send_version(relay->probe_fd);
 		if (ret < 0)
 			goto failed;
 		relay->probe_asked = true;
@@ -1083,7 +1033,7 @@ bool
 tc_consumerd_relay_is_up(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
-		relay_fail(relay, "watching the control connection", -ECONNRESET);
+		tc_consumerd_relay_fail(relay, "watching the control connection", -ECONNRESET);
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
@@ -1103,11 +1053,12 @@ data_pending(struct tc_consumerd_relay *relay, bool *pending)
 	int ret;
 
 	*pending = false;
-	ret = drain_replies(relay, true);
+	ret = tc_consumerd_relay_control_drain_replies(relay, true);
 	/* The questions go out together, then the answers are read in
 	 * their order: one round trip however many streams. */
 	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_BEGIN_DATA_PENDING, &ref, sizeof(ref));
+		ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_BEGIN_DATA_PENDING,
+							      &ref, sizeof(ref));
 	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		struct tc_relay_stream_seq msg = {
 		    .stream_id = htobe64(s->handle),
@@ -1115,18 +1066,22 @@ data_pending(struct tc_consumerd_relay *relay, bool *pending)
 		};
 
 		if (s->added && !s->is_metadata)
-			ret = send_command(relay, TC_RELAY_DATA_PENDING, &msg, sizeof(msg));
+			ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_DATA_PENDING,
+								      &msg, sizeof(msg));
 	}
 	if (ret == 0)
-		ret = send_command(relay, TC_RELAY_END_DATA_PENDING, &ref, sizeof(ref));
+		ret = tc_consumerd_relay_control_send_command(relay, TC_RELAY_END_DATA_PENDING,
+							      &ref, sizeof(ref));
 	if (ret == 0)
-		ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		ret = tc_consumerd_relay_control_read_generic_reply(
+		    relay, &code, tc_consumerd_relay_socket_reply_deadline(relay));
 	if (ret == 0 && code != TC_RELAY_LTTNG_OK)
 		ret = -EPROTO;
 	for (struct tc_consumerd_relay_stream *s = relay->streams; ret == 0 && s; s = s->next) {
 		if (!s->added || s->is_metadata)
 			continue;
-		ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		ret = tc_consumerd_relay_control_read_generic_reply(
+		    relay, &code, tc_consumerd_relay_socket_reply_deadline(relay));
 		/* 1: pending, 0: received; anything else (a stream the relay
 		 * does not know) an error. */
 		if (ret == 0 && code > 1)
@@ -1138,7 +1093,8 @@ data_pending(struct tc_consumerd_relay *relay, bool *pending)
 	 * stream not closed yet, which ours are while they wait: the
 	 * streams' own answers above are what counts. */
 	if (ret == 0)
-		ret = read_generic_reply(relay, &code, reply_deadline(relay));
+		ret = tc_consumerd_relay_control_read_generic_reply(
+		    relay, &code, tc_consumerd_relay_socket_reply_deadline(relay));
 	return ret;
 }
 
@@ -1166,7 +1122,7 @@ tc_consumerd_relay_wait_received(struct tc_consumerd_relay *relay, int timeout_m
 		ret = data_pending(relay, &pending);
 		relay->exchange_end = 0;
 		if (ret < 0) {
-			relay_fail(relay, "checking what the relay received", ret);
+			tc_consumerd_relay_fail(relay, "checking what the relay received", ret);
 			break;
 		}
 		if (!pending)

@@ -168,8 +168,9 @@ void tc_consumerd_relay_send_beacon(struct tc_consumerd_relay *relay,
 #define CONSUMERD_RELAY_CHUNK_BEGIN 1u
 #define CONSUMERD_RELAY_CHUNK_CLOSE 2u
 #define CONSUMERD_RELAY_CHUNK_NO_WAIT 4u
-int tc_consumerd_relay_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
-			      int64_t timestamp, char *path, size_t path_size);
+int tc_consumerd_relay_chunk_rotate(struct tc_consumerd_relay *relay, uint32_t command,
+				    uint32_t steps, int64_t timestamp, char *path,
+				    size_t path_size);
 
 /* While down: reconnects when the retry deadline (consumer clock) is
  * due. Returns true when connected. */

@@ -211,7 +211,8 @@ tc_consumerd_rotate_relay(struct tc_consumerd_session *session, uint32_t command
 		(void)tc_consumerd_session_flush(session);
 		*archived_bytes = tc_consumerd_rotate_chunk_bytes(session);
 	}
-	ret = tc_consumerd_relay_rotate(session->relay, command, steps, timestamp, path, path_size);
+	ret = tc_consumerd_relay_chunk_rotate(session->relay, command, steps, timestamp, path,
+					      path_size);
 	if (ret < 0)
 		tc_consumerd_warning("session=%" PRIu64 ": Rotation on the relay failed: %s",
 				     session->session_id, strerror(-ret));

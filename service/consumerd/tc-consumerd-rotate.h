@@ -24,7 +24,7 @@ int tc_consumerd_rotate_session(struct tc_consumerd_session *session, const char
 /*
  * Rotation or clear of a session streamed to a relay
  * (TC_CONSUMER_RELAY_ROTATE): flushes the session when beginning a
- * chunk, then tc_consumerd_relay_rotate() with steps (CONSUMERD_RELAY_CHUNK_*)
+ * chunk, then tc_consumerd_relay_chunk_rotate() with steps (CONSUMERD_RELAY_CHUNK_*)
  * and command (enum
  * tc_relay_chunk_close_command). path receives the closed chunk's path on
  * the relay, *archived_bytes the packet bytes it held. Returns 0 or

@@ -2,8 +2,10 @@
 /*
  * Fuzzes what tracectl-consumerd reads back from lttng-relayd, a peer on
  * the network: every reply of the relay protocol (tc-consumerd-relay-wire.h) that
- * tc-consumerd-relay.c parses, read by its own functions from a real
- * AF_UNIX stream socket. tc-consumerd-relay.c is included into this file,
+ * the relay connection parses, read by its own functions from a real
+ * AF_UNIX stream socket. The connection's files (tc-consumerd-relay.c and
+ * the tc-consumerd-relay-*.c it is cut into, which share
+ * tc-consumerd-relay-private.h) are included into this file,
  * so that the harness hands it connected sockets where the consumer
  * would connect to the relay (relay_connect(), relay_reconnect(), the
  * first connection of a relay opened to connect later), and its static
@@ -78,7 +80,11 @@ static int fuzz_nanosleep(const struct timespec *request, struct timespec *remai
  * <poll.h> and <time.h> are in already, so only its calls are renamed. */
 #define poll fuzz_poll
 #define nanosleep fuzz_nanosleep
+#include "tc-consumerd-relay-socket.c"
+#include "tc-consumerd-relay-control.c"
+#include "tc-consumerd-relay-announce.c"
 #include "tc-consumerd-relay.c"
+#include "tc-consumerd-relay-chunk.c"
 #undef poll
 #undef nanosleep
 
@@ -695,7 +701,7 @@ act_connect(struct harness *h)
 	if (h->relay->up)
 		return;
 	side_connect(&control, &data);
-	if (send_version(control) < 0)
+	if (tc_consumerd_relay_control_send_version(control) < 0)
 		FAIL("sending VERSION on a fresh connection");
 	if (h->relay->first_probe) {
 		first_probe_connected(h->relay, control, data);
@@ -800,8 +806,8 @@ act_rotate(struct harness *h, uint8_t arg)
 
 	if (arg & 4)
 		steps |= CONSUMERD_RELAY_CHUNK_NO_WAIT;
-	ret = tc_consumerd_relay_rotate(h->relay, commands[(arg >> 3) % 3u], steps, 1764547260,
-					path, sizeof(path));
+	ret = tc_consumerd_relay_chunk_rotate(h->relay, commands[(arg >> 3) % 3u], steps,
+					      1764547260, path, sizeof(path));
 	if (ret == 0)
 		outcomes[ROTATED]++;
 	else if (h->relay->up || ret == -EPROTO)
