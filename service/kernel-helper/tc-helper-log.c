@@ -4,12 +4,13 @@
  * file of the helper may use them without depending on the main loop
  * that calls those files.
  */
+#include "tc-helper-log.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "tc-helper-log.h"
 
 void
 tc_helper_log(const char *level, const char *format, ...)

@@ -14,27 +14,28 @@
  * probes and instances of live sessions survive a restart. It exits after
  * IDLE_EXIT_MS without a connection (systemd starts it again).
  */
+#include "tc-helper-main.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <poll.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <dirent.h>
-#include <grp.h>
 #include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
-#include "tc-kernel-abi.h"
-#include "tc-helper-main.h"
+#include "tc-fd-passing.h"
 #include "tc-helper-filter.h"
 #include "tc-helper-log.h"
 #include "tc-helper-own.h"
@@ -43,7 +44,7 @@
 #include "tc-helper-target.h"
 #include "tc-helper-tracefs.h"
 #include "tc-helper-track.h"
-#include "tc-fd-passing.h"
+#include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
 
 #define IDLE_EXIT_MS 10000

@@ -7,23 +7,23 @@
  * session has not been removed; the ring buffer lives on while the
  * consumer holds its descriptor.
  */
+#include "tc-helper-own.h"
+
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
-#include "tc-kernel-abi.h"
-#include "tc-helper-own.h"
 #include "tc-helper-log.h"
+#include "tc-kernel-abi.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
 
