@@ -13,9 +13,6 @@
  * the tracer's name and version (tracectl's), the domain, the machine.
  */
 #include "tc-consumerd-kernel-metadata.h"
-#include "tc-consumerd-kernel-lttng.h"
-#include "tc-ctf-clock.h"
-#include "tc-rb-ctf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +21,10 @@
 #include <traceevent/event-parse.h>
 
 #include "config.h"
-
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-kernel-lttng.h"
+#include "tc-ctf-clock.h"
+#include "tc-rb-ctf.h"
 
 /* An open_memstream; NULL on allocation failure. */
 struct text {

@@ -35,12 +35,13 @@
 
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include <unistd.h>
+
 
 #define TASKS_CACHED 8192u  /* a power of two */
 #define TGIDS_CACHED (1u << 18) /* a power of two */

@@ -27,9 +27,6 @@
  * never a read out of the page.
  */
 #include "tc-consumerd-kernel.h"
-#include "tc-consumerd-kernel-lttng.h"
-#include "tc-consumerd-kernel-metadata.h"
-#include "tc-consumerd-kernel-task.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +43,9 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-kernel-lttng.h"
+#include "tc-consumerd-kernel-metadata.h"
+#include "tc-consumerd-kernel-task.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
 #include "tc-consumerd-relay.h"

@@ -14,9 +14,9 @@
 #include "tc-consumerd-session-files.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
