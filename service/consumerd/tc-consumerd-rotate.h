@@ -17,7 +17,7 @@
  * sessions (-EINVAL). Returns 0 or -errno; after a failure past the
  * renames, nothing more is written into the archive, and the streams
  * whose new files could not be made write nothing (their packets wait in
- * the buffers). In tc-consumerd-rotate.c.
+ * the buffers).
  */
 int tc_consumerd_rotate_session(struct tc_consumerd_session *session, const char *from_root,
 				const char *to_root, uint64_t *archived_bytes);
@@ -28,7 +28,7 @@ int tc_consumerd_rotate_session(struct tc_consumerd_session *session, const char
  * and command (enum
  * tc_relay_chunk_close_command). path receives the closed chunk's path on
  * the relay, *archived_bytes the packet bytes it held. Returns 0 or
- * -errno. In tc-consumerd-rotate.c.
+ * -errno.
  */
 int tc_consumerd_rotate_relay(struct tc_consumerd_session *session, uint32_t command,
 			      uint32_t steps, int64_t timestamp, char *path, size_t path_size,

@@ -15,7 +15,7 @@
  * hold into dir (created 0700, must not exist or be empty), without
  * consuming anything: the newest packets of each stream, at most
  * max_stream_bytes of them (0: all). *packets receives the number written.
- * Returns 0 or -errno. In tc-consumerd-snapshot.c.
+ * Returns 0 or -errno.
  */
 int tc_consumerd_snapshot_session(struct tc_consumerd_session *session, const char *dir,
 				  uint64_t max_stream_bytes, uint64_t *packets);

@@ -11,7 +11,6 @@
  * Runs the channel timers that are due at now (read: drain; switch: close
  * partly filled sub-buffers, then drain; monitor: sample buffer usage)
  * and returns the next deadline over all channels, 0 when none is armed.
- * In tc-consumerd-timer.c.
  */
 uint64_t tc_consumerd_timer_run(struct tc_consumerd_registry *registry, uint64_t now);
 
