@@ -40,8 +40,8 @@
  * a wake-up found does, which lets an application move its own user's
  * consumer, nothing more.
  */
-#ifndef TC_CONSUMER_AFFINITY_H
-#define TC_CONSUMER_AFFINITY_H
+#ifndef TC_CONSUMERD_AFFINITY_H
+#define TC_CONSUMERD_AFFINITY_H
 
 #include <sched.h>
 #include <stdbool.h>
@@ -108,4 +108,4 @@ void tc_consumerd_affinity_release(struct tc_consumerd_affinity *affinity);
  */
 uint64_t tc_consumerd_affinity_expire(struct tc_consumerd_affinity *affinity, uint64_t now);
 
-#endif /* TC_CONSUMER_AFFINITY_H */
+#endif /* TC_CONSUMERD_AFFINITY_H */

@@ -11,8 +11,8 @@
  * the request's id, so answers of different requests may interleave
  * without a lock.
  */
-#ifndef TC_CONSUMER_COMMAND_H
-#define TC_CONSUMER_COMMAND_H
+#ifndef TC_CONSUMERD_COMMAND_H
+#define TC_CONSUMERD_COMMAND_H
 
 #include <stdbool.h>
 
@@ -81,4 +81,4 @@ void tc_consumerd_command_answer_relay_status(struct tc_consumerd_request *reque
 /* Closes what no handler took and frees request. */
 void tc_consumerd_command_request_free(struct tc_consumerd_request *request);
 
-#endif /* TC_CONSUMER_COMMAND_H */
+#endif /* TC_CONSUMERD_COMMAND_H */

@@ -11,8 +11,8 @@
  * (tc-consumerd-kernel.c) both ask, so that the fields each declares and
  * writes stay in the same order.
  */
-#ifndef TC_CONSUMER_KERNEL_LTTNG_H
-#define TC_CONSUMER_KERNEL_LTTNG_H
+#ifndef TC_CONSUMERD_KERNEL_LTTNG_H
+#define TC_CONSUMERD_KERNEL_LTTNG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ bool tc_consumerd_kernel_lttng_user_text(const char *system, const char *type);
 /* "unknown (0x...)": room for the text of a 64-bit address. */
 #define CONSUMERD_KERNEL_USER_TEXT_MAX 32u
 
-#endif /* TC_CONSUMER_KERNEL_LTTNG_H */
+#endif /* TC_CONSUMERD_KERNEL_LTTNG_H */

@@ -6,8 +6,8 @@
  * CLOCK_MONOTONIC. A thread reads the ring buffer every 20 ms and writes
  * what it finds as one packet; the commands drain it synchronously.
  */
-#ifndef TC_CONSUMER_KERNEL_OWN_H
-#define TC_CONSUMER_KERNEL_OWN_H
+#ifndef TC_CONSUMERD_KERNEL_OWN_H
+#define TC_CONSUMERD_KERNEL_OWN_H
 
 #include <stdint.h>
 
@@ -26,4 +26,4 @@ int tc_consumerd_kernel_own_drain(struct tc_consumerd_own_trace *trace);
 /* Stops the thread, drains, closes; NULL is ignored. */
 void tc_consumerd_kernel_own_close(struct tc_consumerd_own_trace *trace);
 
-#endif /* TC_CONSUMER_KERNEL_OWN_H */
+#endif /* TC_CONSUMERD_KERNEL_OWN_H */

@@ -5,8 +5,8 @@
  * scribble on its own buffers, and a single bad record would stop
  * babeltrace2 at that point of the trace.
  */
-#ifndef TC_CONSUMER_LAYOUT_H
-#define TC_CONSUMER_LAYOUT_H
+#ifndef TC_CONSUMERD_LAYOUT_H
+#define TC_CONSUMERD_LAYOUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,4 +51,4 @@ enum tc_consumerd_packet_verdict
 tc_consumerd_layout_check_packet(const struct tc_consumerd_layouts *layouts, const uint8_t *packet,
 				 uint32_t size);
 
-#endif /* TC_CONSUMER_LAYOUT_H */
+#endif /* TC_CONSUMERD_LAYOUT_H */

@@ -5,8 +5,8 @@
  * "tracectl-consumerd[uid=N]:"; messages about a session name it with
  * "session=ID", like the service does.
  */
-#ifndef TC_CONSUMER_LOG_H
-#define TC_CONSUMER_LOG_H
+#ifndef TC_CONSUMERD_LOG_H
+#define TC_CONSUMERD_LOG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,4 +52,4 @@ struct tc_consumerd_ratelimit {
 bool tc_consumerd_log_ratelimit_check(struct tc_consumerd_ratelimit *limit, uint64_t now_ns,
 				      uint64_t *suppressed);
 
-#endif /* TC_CONSUMER_LOG_H */
+#endif /* TC_CONSUMERD_LOG_H */

@@ -5,8 +5,8 @@
  * so everything here is done with that user's rights. Directories the
  * consumer creates are 0700 and files 0600 (the process umask is 077).
  */
-#ifndef TC_CONSUMER_OUTPUT_H
-#define TC_CONSUMER_OUTPUT_H
+#ifndef TC_CONSUMERD_OUTPUT_H
+#define TC_CONSUMERD_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,4 +110,4 @@ void tc_consumerd_output_stop_direct(int fd);
 /* fdatasync() retried on EINTR. Returns 0 or -errno. */
 int tc_consumerd_output_sync(int fd);
 
-#endif /* TC_CONSUMER_OUTPUT_H */
+#endif /* TC_CONSUMERD_OUTPUT_H */

@@ -14,8 +14,8 @@
  * them is checked against what we asked for before use
  * (tc_consumerd_relay_wire_parse_*()).
  */
-#ifndef TC_RELAY_WIRE_H
-#define TC_RELAY_WIRE_H
+#ifndef TC_CONSUMERD_RELAY_WIRE_H
+#define TC_CONSUMERD_RELAY_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -282,4 +282,4 @@ int tc_consumerd_relay_wire_encode_create_session(void *buf, size_t size, const 
 int tc_consumerd_relay_wire_encode_add_stream(void *buf, size_t size, const char *file_name,
 					      const char *path, uint64_t chunk_id);
 
-#endif /* TC_RELAY_WIRE_H */
+#endif /* TC_CONSUMERD_RELAY_WIRE_H */

@@ -29,8 +29,8 @@
  * numbers that were dropped show there as discarded packets. The
  * metadata is sent again whole.
  */
-#ifndef TC_CONSUMER_RELAY_H
-#define TC_CONSUMER_RELAY_H
+#ifndef TC_CONSUMERD_RELAY_H
+#define TC_CONSUMERD_RELAY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -212,4 +212,4 @@ struct tc_consumerd_relay_status {
 void tc_consumerd_relay_get_status(const struct tc_consumerd_relay *relay,
 				   struct tc_consumerd_relay_status *status);
 
-#endif /* TC_CONSUMER_RELAY_H */
+#endif /* TC_CONSUMERD_RELAY_H */

@@ -9,8 +9,8 @@
  * loop looks at the answer when it has time, waiting at most as long as
  * it chooses.
  */
-#ifndef TC_CONSUMER_RESOLVE_H
-#define TC_CONSUMER_RESOLVE_H
+#ifndef TC_CONSUMERD_RESOLVE_H
+#define TC_CONSUMERD_RESOLVE_H
 
 #include <netdb.h>
 

@@ -22,8 +22,8 @@
  * a wake-up on an idle virtual CPU that the hypervisor runs late. The
  * measurements behind it are in docs/performance.md.
  */
-#ifndef TC_CONSUMER_SCHED_H
-#define TC_CONSUMER_SCHED_H
+#ifndef TC_CONSUMERD_SCHED_H
+#define TC_CONSUMERD_SCHED_H
 
 #include <pthread.h>
 
@@ -50,4 +50,4 @@ int tc_consumerd_sched_short_slice(void);
  */
 int tc_consumerd_sched_take_realtime(pthread_t from);
 
-#endif /* TC_CONSUMER_SCHED_H */
+#endif /* TC_CONSUMERD_SCHED_H */

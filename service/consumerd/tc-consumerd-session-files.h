@@ -4,8 +4,8 @@
  * common/abi/tc-consumer-abi.h), read with the consumer's rights, which
  * are its user's: the service, which may read no home, gets their bytes.
  */
-#ifndef TC_CONSUMER_SESSION_FILES_H
-#define TC_CONSUMER_SESSION_FILES_H
+#ifndef TC_CONSUMERD_SESSION_FILES_H
+#define TC_CONSUMERD_SESSION_FILES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,4 +26,4 @@
 int tc_consumerd_session_files_send(int fd, const struct tc_consumer_session_files *msg,
 				    char *reason, size_t reason_size, bool *socket_broken);
 
-#endif /* TC_CONSUMER_SESSION_FILES_H */
+#endif /* TC_CONSUMERD_SESSION_FILES_H */

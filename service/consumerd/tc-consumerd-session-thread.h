@@ -17,8 +17,8 @@
  * answers without waiting for it: whether the session is gone, and the
  * relay's status.
  */
-#ifndef TC_CONSUMER_SESSION_THREAD_H
-#define TC_CONSUMER_SESSION_THREAD_H
+#ifndef TC_CONSUMERD_SESSION_THREAD_H
+#define TC_CONSUMERD_SESSION_THREAD_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -102,4 +102,4 @@ void tc_consumerd_session_thread_reap(struct tc_consumerd_session_thread **list)
  * CONSUMERD_EXIT_BUDGET_MS whatever their relays do. */
 void tc_consumerd_session_thread_stop_all(struct tc_consumerd_session_thread **list);
 
-#endif /* TC_CONSUMER_SESSION_THREAD_H */
+#endif /* TC_CONSUMERD_SESSION_THREAD_H */

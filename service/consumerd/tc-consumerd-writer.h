@@ -25,8 +25,8 @@
  * thread until tc_consumerd_writer_wait_idle() returned; the stream's packet
  * counters are atomics and may be read at any time.
  */
-#ifndef TC_CONSUMER_WRITER_H
-#define TC_CONSUMER_WRITER_H
+#ifndef TC_CONSUMERD_WRITER_H
+#define TC_CONSUMERD_WRITER_H
 
 #include <stdint.h>
 
@@ -73,4 +73,4 @@ void tc_consumerd_writer_submit(struct tc_consumerd_writer_job *job,
 /* Waits until every packet submitted so far is written. */
 void tc_consumerd_writer_wait_idle(void);
 
-#endif /* TC_CONSUMER_WRITER_H */
+#endif /* TC_CONSUMERD_WRITER_H */

@@ -11,8 +11,8 @@
  * Everything here is the calling thread's (thread-locals); the check per
  * packet is one relaxed atomic load, no lock, no system call.
  */
-#ifndef TC_CONSUMER_YIELD_H
-#define TC_CONSUMER_YIELD_H
+#ifndef TC_CONSUMERD_YIELD_H
+#define TC_CONSUMERD_YIELD_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -35,4 +35,4 @@ bool tc_consumerd_yield_take_cut(void);
  * drain counted is only part of what it found. */
 bool tc_consumerd_yield_is_cut(void);
 
-#endif /* TC_CONSUMER_YIELD_H */
+#endif /* TC_CONSUMERD_YIELD_H */
