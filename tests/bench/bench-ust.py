@@ -29,7 +29,7 @@ diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
 during both the 1-thread and the 2-thread loops: the loops fit in the
 buffers, and on a 2-core machine a consumer that writes out takes its
 CPU from one of the writers (ours reads a busy buffer from the writer's
-own CPU, tc-consumer-affinity.h, so it slows the one-thread loops too),
+own CPU, tc-consumerd-affinity.h, so it slows the one-thread loops too),
 so this one is the tracepoints' own scaling.
 
 ust_event_scaling_2threads_cpu_time (a diagnosis too) is the first

@@ -5,7 +5,7 @@
  * writer (records shaped as libtracectl-ust writes them) is scribbled on
  * as the input says, between reads; the reader copies packets out with
  * tc_rb_reader_get() and tc_rb_reader_peek(), and every packet it returns
- * is walked by consumerd_packet_check(), as the consumer does.
+ * is walked by tc_consumerd_layout_check_packet(), as the consumer does.
  *
  * What must hold whatever the input: no access outside the mapping or the
  * copies and no undefined behaviour (the program is built with
@@ -22,7 +22,7 @@
  *     -Itests/fuzz \
  *     -Icommon/ringbuffer -Icommon/abi -Iservice/consumerd \
  *     tests/fuzz/fuzz-consumer-input.c common/ringbuffer/tc-rb.c \
- *     service/consumerd/tc-consumer-layout.c -o fuzz-consumer-input
+ *     service/consumerd/tc-consumerd-layout.c -o fuzz-consumer-input
  *   ./fuzz-consumer-input -max_len=512 -max_total_time=300 CORPUS_DIR
  *
  * Otherwise fuzz-driver.c's main() replays the input files given as
@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "fuzz-driver.h"
-#include "tc-consumer-layout.h"
+#include "tc-consumerd-layout.h"
 #include "tc-rb.h"
 
 #define FIXED_ID 3u                          /* two 64-bit integers */
@@ -72,7 +72,7 @@ static unsigned long long outcomes[OUTCOMES];
 struct harness {
 	struct tc_rb rb; /* the application's side */
 	struct tc_rb_reader reader;
-	struct consumerd_layouts layouts;
+	struct tc_consumerd_layouts layouts;
 	uint8_t *mapping;
 	uint64_t mapping_size;
 	uint8_t *packet; /* a copy, subbuf_size bytes */
@@ -85,7 +85,7 @@ add_layout(struct harness *h, uint32_t id, uint32_t nr_fields, const uint8_t *fi
 	struct tc_consumer_event_layout msg = {.event_id = id, .nr_fields = nr_fields};
 
 	memcpy(msg.fields, fields, nr_fields);
-	if (consumerd_layouts_add(&h->layouts, &msg) != 0)
+	if (tc_consumerd_layout_add(&h->layouts, &msg) != 0)
 		abort();
 }
 
@@ -162,7 +162,7 @@ check_valid_packet(const struct harness *h)
 		abort();
 	}
 	/* Any verdict is fine; the walk must only stay inside the copy. */
-	switch (consumerd_packet_check(&h->layouts, h->packet, h->rb.subbuf_size)) {
+	switch (tc_consumerd_layout_check_packet(&h->layouts, h->packet, h->rb.subbuf_size)) {
 	case CONSUMERD_PACKET_VALID:
 		outcomes[WALK_VALID]++;
 		break;
@@ -312,7 +312,7 @@ harness_init(struct harness *h, struct fuzz_input *in)
 static void
 harness_fini(struct harness *h)
 {
-	consumerd_layouts_clear(&h->layouts);
+	tc_consumerd_layout_clear(&h->layouts);
 }
 
 enum op {

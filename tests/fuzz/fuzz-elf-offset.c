@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzzes the kernel helper's reading of a uprobe's target file
- * (service/kernel-helper/tc-kernel-elf.c): an ELF64 file the user who
+ * (service/kernel-helper/tc-helper-elf.c): an ELF64 file the user who
  * asks for the probe names and may write, read to find a function's file
  * offset. The input is the file, in a memfd, but for its first byte,
  * which picks the function looked for. Built with AddressSanitizer and
@@ -17,7 +17,7 @@
  *   clang -g -O1 -D_GNU_SOURCE -DFUZZ_LIBFUZZER \
  *     -fsanitize=fuzzer,address,undefined -Itests/fuzz -Icommon/abi \
  *     -Iservice/kernel-helper tests/fuzz/fuzz-elf-offset.c \
- *     service/kernel-helper/tc-kernel-elf.c -o fuzz-elf-offset
+ *     service/kernel-helper/tc-helper-elf.c -o fuzz-elf-offset
  *   ./fuzz-elf-offset -max_len=8192 tests/fuzz/corpus/fuzz-elf-offset
  *
  * Otherwise fuzz-driver.c's main() mutates the seeds built below:
@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "fuzz-driver.h"
-#include "tc-kernel-helper.h"
+#include "tc-helper-elf.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

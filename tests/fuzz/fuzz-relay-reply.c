@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzzes what tracectl-consumerd reads back from lttng-relayd, a peer on
- * the network: every reply of the relay protocol (tc-relay-wire.h) that
- * tc-consumer-relay.c parses, read by its own functions from a real
- * AF_UNIX stream socket. tc-consumer-relay.c is included into this file,
+ * the network: every reply of the relay protocol (tc-consumerd-relay-wire.h) that
+ * the relay connection parses, read by its own functions from a real
+ * AF_UNIX stream socket. The connection's files (tc-consumerd-relay.c and
+ * the tc-consumerd-relay-*.c it is cut into, which share
+ * tc-consumerd-relay-private.h) are included into this file,
  * so that the harness hands it connected sockets where the consumer
  * would connect to the relay (relay_connect(), relay_reconnect(), the
  * first connection of a relay opened to connect later), and its static
@@ -48,8 +50,8 @@
  *     -fsanitize=fuzzer,address,undefined -Itests/fuzz -Iservice/consumerd -Icommon/abi
  * -Icommon/ringbuffer \
  *     -Icommon/util tests/fuzz/fuzz-relay-reply.c \
- *     service/consumerd/tc-relay-wire.c service/consumerd/tc-consumer-relay-held.c \
- *     service/consumerd/tc-consumer-resolve.c service/consumerd/tc-consumer-log.c \
+ *     service/consumerd/tc-consumerd-relay-wire.c service/consumerd/tc-consumerd-relay-held.c \
+ *     service/consumerd/tc-consumerd-resolve.c service/consumerd/tc-consumerd-log.c \
  *     common/ringbuffer/tc-rb.c -o fuzz-relay-reply
  *   ./fuzz-relay-reply -max_len=2048 tests/fuzz/corpus/fuzz-relay-reply
  *
@@ -78,7 +80,11 @@ static int fuzz_nanosleep(const struct timespec *request, struct timespec *remai
  * <poll.h> and <time.h> are in already, so only its calls are renamed. */
 #define poll fuzz_poll
 #define nanosleep fuzz_nanosleep
-#include "tc-consumer-relay.c"
+#include "tc-consumerd-relay-socket.c"
+#include "tc-consumerd-relay-control.c"
+#include "tc-consumerd-relay-announce.c"
+#include "tc-consumerd-relay.c"
+#include "tc-consumerd-relay-chunk.c"
 #undef poll
 #undef nanosleep
 
@@ -404,7 +410,7 @@ answer(uint32_t cmd)
 	}
 }
 
-/* The payload size of each command, as tc-relay-wire.h lays them out:
+/* The payload size of each command, as tc-consumerd-relay-wire.h lays them out:
  * exact, or at least that much when the command carries names or data. */
 static bool
 command_framed(uint32_t cmd, uint64_t size)
@@ -614,8 +620,8 @@ side_connect(int *control, int *data)
 /* ---- the consumer ---- */
 
 struct harness {
-	struct consumerd_relay *relay;
-	struct consumerd_relay_stream streams[STREAMS_MAX];
+	struct tc_consumerd_relay *relay;
+	struct tc_consumerd_relay_stream streams[STREAMS_MAX];
 	bool registered[STREAMS_MAX];
 	uint64_t packet_seq;
 };
@@ -641,14 +647,14 @@ make_relay(struct harness *h, uint8_t setup)
 	    .sessiond_session_id = 3,
 	    .chunk_id = (setup >> 1) % 3,
 	};
-	struct consumerd_relay *relay = calloc(1, sizeof(*relay));
+	struct tc_consumerd_relay *relay = calloc(1, sizeof(*relay));
 
 	if (!relay)
 		FAIL("out of memory");
 	strcpy(out.host, "127.0.0.1");
 	strcpy(out.hostname, "host");
 	strcpy(out.session_name, "fuzz");
-	/* As consumerd_relay_open() does, but for the host's lookup. */
+	/* As tc_consumerd_relay_open() does, but for the host's lookup. */
 	relay->out = out;
 	relay->session_id = 1;
 	relay->control_fd = relay->data_fd = relay->probe_fd = relay->probe_data_fd = -1;
@@ -658,7 +664,7 @@ make_relay(struct harness *h, uint8_t setup)
 	relay->chunk_closed_before = out.creation_time - 1;
 	relay->chunk_before_archived = setup & 8;
 	relay->generation = setup >> 4 & 1;
-	consumerd_held_init(&relay->held);
+	tc_consumerd_relay_held_init(&relay->held);
 	set_identity(relay, &out, 1);
 	h->relay = relay;
 }
@@ -695,7 +701,7 @@ act_connect(struct harness *h)
 	if (h->relay->up)
 		return;
 	side_connect(&control, &data);
-	if (send_version(control) < 0)
+	if (tc_consumerd_relay_control_send_version(control) < 0)
 		FAIL("sending VERSION on a fresh connection");
 	if (h->relay->first_probe) {
 		first_probe_connected(h->relay, control, data);
@@ -715,7 +721,7 @@ act_add_stream(struct harness *h, uint8_t arg, bool is_metadata)
 	static const char *const names[] = {"chan_0", "chan_1", "metadata",
 					    "a_name_of_200_characters_"};
 	unsigned int i = arg % STREAMS_MAX;
-	struct consumerd_relay_stream *s = &h->streams[i];
+	struct tc_consumerd_relay_stream *s = &h->streams[i];
 	char name[256];
 
 	if (h->registered[i])
@@ -725,7 +731,8 @@ act_add_stream(struct harness *h, uint8_t arg, bool is_metadata)
 	else
 		snprintf(name, sizeof(name), "%s", names[i]);
 	memset(s, 0, sizeof(*s));
-	if (consumerd_relay_stream_add(h->relay, s, name, "ust/uid/1000/64-bit", is_metadata) < 0)
+	if (tc_consumerd_relay_stream_add(h->relay, s, name, "ust/uid/1000/64-bit", is_metadata) <
+	    0)
 		return;
 	h->registered[i] = true;
 	if (s->added) {
@@ -736,7 +743,7 @@ act_add_stream(struct harness *h, uint8_t arg, bool is_metadata)
 	}
 }
 
-static struct consumerd_relay_stream *
+static struct tc_consumerd_relay_stream *
 pick_stream(struct harness *h, uint8_t arg)
 {
 	unsigned int i = arg % STREAMS_MAX;
@@ -747,7 +754,7 @@ pick_stream(struct harness *h, uint8_t arg)
 static void
 act_send_packet(struct harness *h, uint8_t arg)
 {
-	struct consumerd_relay_stream *s = pick_stream(h, arg);
+	struct tc_consumerd_relay_stream *s = pick_stream(h, arg);
 	uint8_t packet[PACKET_MAX];
 	struct tc_packet_header header = {.magic = 0xc1fc1fc1, .stream_id = 1, .cpu_id = 0};
 	uint32_t size = 128u << (arg >> 2 & 3);
@@ -763,7 +770,7 @@ act_send_packet(struct harness *h, uint8_t arg)
 	header.timestamp_end = 1000 * h->packet_seq + 999;
 	header.packet_seq_num = h->packet_seq++;
 	memcpy(packet, &header, sizeof(header));
-	ret = consumerd_relay_send_packet(h->relay, s, packet, size);
+	ret = tc_consumerd_relay_send_packet(h->relay, s, packet, size);
 	if ((arg & 0x40) && ret >= 0)
 		FAIL("a packet whose content is larger than itself was taken (%d)", ret);
 	outcomes[PACKET_SENT] += ret == 0;
@@ -779,12 +786,12 @@ act_send_metadata(struct harness *h, uint8_t arg)
 	    "trace { uuid = \"zz\"; };\n",
 	    "uuid = \"0102",
 	};
-	struct consumerd_relay_stream *s = pick_stream(h, arg);
+	struct tc_consumerd_relay_stream *s = pick_stream(h, arg);
 	const char *text = texts[arg >> 2 & 3];
 
 	if (!s || !s->is_metadata)
 		return;
-	if (consumerd_relay_send_metadata(h->relay, s, text, strlen(text)) == 0 && s->added)
+	if (tc_consumerd_relay_send_metadata(h->relay, s, text, strlen(text)) == 0 && s->added)
 		outcomes[METADATA_SENT]++;
 }
 
@@ -799,8 +806,8 @@ act_rotate(struct harness *h, uint8_t arg)
 
 	if (arg & 4)
 		steps |= CONSUMERD_RELAY_CHUNK_NO_WAIT;
-	ret = consumerd_relay_rotate(h->relay, commands[(arg >> 3) % 3u], steps, 1764547260, path,
-				     sizeof(path));
+	ret = tc_consumerd_relay_chunk_rotate(h->relay, commands[(arg >> 3) % 3u], steps,
+					      1764547260, path, sizeof(path));
 	if (ret == 0)
 		outcomes[ROTATED]++;
 	else if (h->relay->up || ret == -EPROTO)
@@ -824,7 +831,7 @@ act(struct harness *h, uint8_t what, uint8_t arg)
 		break;
 	case 3:
 		if (!connecting)
-			consumerd_relay_streams_sent(h->relay);
+			tc_consumerd_relay_streams_sent(h->relay);
 		break;
 	case 4:
 	case 5:
@@ -834,15 +841,15 @@ act(struct harness *h, uint8_t what, uint8_t arg)
 		act_send_metadata(h, arg);
 		break;
 	case 7: {
-		struct consumerd_relay_stream *s = pick_stream(h, arg);
+		struct tc_consumerd_relay_stream *s = pick_stream(h, arg);
 
 		if (s && !connecting)
-			consumerd_relay_send_beacon(h->relay, s, 1, 5000);
+			tc_consumerd_relay_send_beacon(h->relay, s, 1, 5000);
 		break;
 	}
 	case 8:
 		/* While connecting, a wait would start the host's lookup. */
-		if (!connecting && consumerd_relay_wait_received(h->relay, 2000) == 0)
+		if (!connecting && tc_consumerd_relay_wait_received(h->relay, 2000) == 0)
 			outcomes[WAIT_RECEIVED]++;
 		break;
 	case 9:
@@ -851,16 +858,16 @@ act(struct harness *h, uint8_t what, uint8_t arg)
 		break;
 	case 10:
 		/* Only while up: retrying would look the host up. */
-		if (h->relay->up && !consumerd_relay_is_up(h->relay, 0) && side.is_default)
+		if (h->relay->up && !tc_consumerd_relay_is_up(h->relay, 0) && side.is_default)
 			FAIL("a relay that answered as lttng-relayd counts as hung up");
 		if (!h->relay->up)
 			act_connect(h);
 		break;
 	default: {
-		struct consumerd_relay_stream *s = pick_stream(h, arg);
+		struct tc_consumerd_relay_stream *s = pick_stream(h, arg);
 
 		if (s) {
-			consumerd_relay_stream_remove(h->relay, s);
+			tc_consumerd_relay_stream_remove(h->relay, s);
 			h->registered[arg % STREAMS_MAX] = false;
 		}
 	}
@@ -951,8 +958,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	outcomes[RELAY_LOST] += was_lost;
 	while (h.relay->streams)
-		consumerd_relay_stream_remove(h.relay, h.relay->streams);
-	consumerd_relay_close(h.relay);
+		tc_consumerd_relay_stream_remove(h.relay, h.relay->streams);
+	tc_consumerd_relay_close(h.relay);
 	side_close();
 	if (next_free_fd() != first_free)
 		FAIL("a descriptor is left open after the relay's close");

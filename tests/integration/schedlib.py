@@ -8,7 +8,7 @@ import os
 
 
 # The slice the consumer's session threads ask for (CONSUMERD_SCHED_SLICE_NS,
-# service/consumerd/tc-consumer-sched.h).
+# service/consumerd/tc-consumerd-sched.h).
 CONSUMER_SLICE_NS = 100000
 # sched_setattr(2), which glibc 2.36 and Python do not wrap.
 SYS_SCHED_SETATTR = {"x86_64": 314, "aarch64": 274}

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Where the consumer waits for wake-ups (service/consumerd/
-tc-consumer-affinity.h), through the whole system, with an application
+tc-consumerd-affinity.h), through the whole system, with an application
 held on CPU 1:
 
 - paced, its wake-ups come in time: the session's thread in the consumer

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tc-consumer-affinity.c on the test's own thread: following a CPU holds
+ * tc-consumerd-affinity.c on the test's own thread: following a CPU holds
  * the thread there, asking again costs nothing, another CPU takes it only
  * after CONSUMERD_AFFINITY_HOLD_MIN_NS, releasing gives back exactly the
  * CPUs it had, CPUs it was not given are not followed, a thread given one
@@ -13,7 +13,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "tc-consumer-affinity.h"
+#include "tc-consumerd-affinity.h"
 
 /* The thread's CPUs, or the test is skipped when it has fewer than two. */
 static gboolean
@@ -39,11 +39,12 @@ two_cpus(cpu_set_t *set, int *first, int *second)
 
 /* Two CPUs found and affinity read from the thread, or the test skipped. */
 static gboolean
-start_on_two_cpus(struct consumerd_affinity *affinity, cpu_set_t *original, int *first, int *second)
+start_on_two_cpus(struct tc_consumerd_affinity *affinity, cpu_set_t *original, int *first,
+		  int *second)
 {
 	if (!two_cpus(original, first, second))
 		return FALSE;
-	g_assert_cmpint(consumerd_affinity_init(affinity), ==, 0);
+	g_assert_cmpint(tc_consumerd_affinity_init(affinity), ==, 0);
 	return TRUE;
 }
 
@@ -72,7 +73,7 @@ assert_cpus(const cpu_set_t *expected)
 static void
 test_follow_and_release(void)
 {
-	struct consumerd_affinity affinity;
+	struct tc_consumerd_affinity affinity;
 	int first, second;
 	cpu_set_t original;
 
@@ -80,34 +81,35 @@ test_follow_and_release(void)
 		return;
 	g_assert_cmpint(affinity.cpu, ==, -1);
 
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, 1);
 	g_assert_cmpint(affinity.cpu, ==, second);
 	g_assert_cmpuint(affinity.moved_at, ==, 1);
 	assert_only_cpu(second);
 	/* Asked again: no move, the request is only dated. */
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 2);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, 2);
 	g_assert_cmpuint(affinity.moved_at, ==, 1);
 	g_assert_cmpuint(affinity.last_asked, ==, 2);
 
 	/* Another CPU, too soon: the request only keeps the hold alive. */
-	consumerd_affinity_follow(&affinity, (uint32_t)first, 3);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)first, 3);
 	g_assert_cmpint(affinity.cpu, ==, second);
 	g_assert_cmpuint(affinity.moved_at, ==, 1);
 	g_assert_cmpuint(affinity.last_asked, ==, 3);
 	assert_only_cpu(second);
-	consumerd_affinity_follow(&affinity, (uint32_t)first, 1 + CONSUMERD_AFFINITY_HOLD_MIN_NS);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)first,
+				     1 + CONSUMERD_AFFINITY_HOLD_MIN_NS);
 	g_assert_cmpint(affinity.cpu, ==, first);
 	g_assert_cmpuint(affinity.moved_at, ==, 1 + CONSUMERD_AFFINITY_HOLD_MIN_NS);
 	assert_only_cpu(first);
 
-	consumerd_affinity_release(&affinity);
+	tc_consumerd_affinity_release(&affinity);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
 	/* Released twice: nothing happens. */
-	consumerd_affinity_release(&affinity);
+	tc_consumerd_affinity_release(&affinity);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
-	consumerd_affinity_fini(&affinity);
+	tc_consumerd_affinity_fini(&affinity);
 }
 
 static void
@@ -128,30 +130,30 @@ static void
 test_avoid(void)
 {
 	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
-	struct consumerd_affinity affinity;
+	struct tc_consumerd_affinity affinity;
 	int first, second;
 	cpu_set_t original;
 
 	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	consumerd_affinity_avoid(&affinity, (uint32_t)second, hold);
+	tc_consumerd_affinity_avoid(&affinity, (uint32_t)second, hold);
 	g_assert_cmpint(affinity.cpu, ==, second);
 	g_assert_true(affinity.away);
 	assert_all_but(&original, second);
 
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold - 1);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold - 1);
 	g_assert_true(affinity.away);
 	g_assert_cmpuint(affinity.last_asked, ==, 2 * hold - 1);
 	assert_all_but(&original, second);
-	consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, 2 * hold);
 	g_assert_false(affinity.away);
 	g_assert_cmpuint(affinity.moved_at, ==, 2 * hold);
 	assert_only_cpu(second);
 
-	consumerd_affinity_release(&affinity);
+	tc_consumerd_affinity_release(&affinity);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
-	consumerd_affinity_fini(&affinity);
+	tc_consumerd_affinity_fini(&affinity);
 }
 
 /* Writes a /proc/stat first line whose steal is steal. */
@@ -174,7 +176,7 @@ test_late_wake(void)
 	const uint64_t hold = CONSUMERD_AFFINITY_HOLD_MIN_NS;
 	g_autofree char *stat_path = g_build_filename(g_get_tmp_dir(), "tc-affinity-stat-XXXXXX",
 						      NULL);
-	struct consumerd_affinity affinity;
+	struct tc_consumerd_affinity affinity;
 	int first, second, fd;
 	cpu_set_t original;
 
@@ -188,49 +190,49 @@ test_late_wake(void)
 	affinity.steal = 7;
 
 	/* Ran elsewhere than the writer, but nothing was stolen: stays. */
-	consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, 1);
+	tc_consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
 	write_stat(stat_path, 9);
-	consumerd_affinity_keep(&affinity, 1);
+	tc_consumerd_affinity_keep(&affinity, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	g_assert_cmpuint(affinity.last_asked, ==, 0);
-	consumerd_affinity_late_wake(&affinity, (uint32_t)second, -1, 1);
+	tc_consumerd_affinity_late_wake(&affinity, (uint32_t)second, -1, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
 
 	/* Ran elsewhere than the writer: waits on the writer's CPU. */
-	consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, hold);
+	tc_consumerd_affinity_late_wake(&affinity, (uint32_t)second, first, hold);
 	g_assert_cmpint(affinity.cpu, ==, second);
 	g_assert_false(affinity.away);
 	assert_only_cpu(second);
-	consumerd_affinity_keep(&affinity, hold + 5);
+	tc_consumerd_affinity_keep(&affinity, hold + 5);
 	g_assert_cmpuint(affinity.last_asked, ==, hold + 5);
 	g_assert_cmpuint(affinity.moved_at, ==, hold);
 
 	/* Then late there too: waits off it. */
-	consumerd_affinity_late_wake(&affinity, (uint32_t)second, second, 2 * hold);
+	tc_consumerd_affinity_late_wake(&affinity, (uint32_t)second, second, 2 * hold);
 	g_assert_cmpint(affinity.cpu, ==, second);
 	g_assert_true(affinity.away);
 	assert_all_but(&original, second);
 
 	/* The writer moved to the CPU the thread now waits on, and was late
 	 * there: off that one. */
-	consumerd_affinity_late_wake(&affinity, (uint32_t)first, first, 3 * hold);
+	tc_consumerd_affinity_late_wake(&affinity, (uint32_t)first, first, 3 * hold);
 	g_assert_cmpint(affinity.cpu, ==, first);
 	g_assert_true(affinity.away);
 	assert_all_but(&original, first);
 
-	consumerd_affinity_release(&affinity);
+	tc_consumerd_affinity_release(&affinity);
 	assert_cpus(&original);
-	consumerd_affinity_fini(&affinity);
+	tc_consumerd_affinity_fini(&affinity);
 	unlink(stat_path);
 }
 
 static void
 test_not_given(void)
 {
-	struct consumerd_affinity affinity;
+	struct tc_consumerd_affinity affinity;
 	cpu_set_t original, one, two;
 	int first, second;
 
@@ -242,23 +244,23 @@ test_not_given(void)
 	CPU_SET(first, &two);
 	CPU_SET(second, &two);
 	g_assert_cmpint(sched_setaffinity(0, sizeof(two), &two), ==, 0);
-	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
-	consumerd_affinity_follow(&affinity, (uint32_t)second + 1, 1);
-	consumerd_affinity_follow(&affinity, 1u << 30, 1);
+	g_assert_cmpint(tc_consumerd_affinity_init(&affinity), ==, 0);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second + 1, 1);
+	tc_consumerd_affinity_follow(&affinity, 1u << 30, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&two);
-	consumerd_affinity_fini(&affinity);
+	tc_consumerd_affinity_fini(&affinity);
 
 	/* Given one CPU: it is never moved, not even to that CPU. */
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
 	g_assert_cmpint(sched_setaffinity(0, sizeof(one), &one), ==, 0);
-	g_assert_cmpint(consumerd_affinity_init(&affinity), ==, 0);
+	g_assert_cmpint(tc_consumerd_affinity_init(&affinity), ==, 0);
 	g_assert_null(affinity.allowed);
-	consumerd_affinity_follow(&affinity, (uint32_t)first, 1);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)first, 1);
 	g_assert_cmpint(affinity.cpu, ==, -1);
-	g_assert_cmpuint(consumerd_affinity_expire(&affinity, 1), ==, 0);
-	consumerd_affinity_fini(&affinity);
+	g_assert_cmpuint(tc_consumerd_affinity_expire(&affinity, 1), ==, 0);
+	tc_consumerd_affinity_fini(&affinity);
 	g_assert_cmpint(sched_setaffinity(0, sizeof(original), &original), ==, 0);
 }
 
@@ -266,29 +268,30 @@ static void
 test_expire(void)
 {
 	const uint64_t start = 5 * CONSUMERD_AFFINITY_IDLE_NS;
-	struct consumerd_affinity affinity;
+	struct tc_consumerd_affinity affinity;
 	int first, second;
 	cpu_set_t original;
 
 	if (!start_on_two_cpus(&affinity, &original, &first, &second))
 		return;
-	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start), ==, 0);
+	g_assert_cmpuint(tc_consumerd_affinity_expire(&affinity, start), ==, 0);
 
-	consumerd_affinity_follow(&affinity, (uint32_t)second, start);
-	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start + 1), ==,
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, start);
+	g_assert_cmpuint(tc_consumerd_affinity_expire(&affinity, start + 1), ==,
 			 start + CONSUMERD_AFFINITY_IDLE_NS);
 	/* A later request pushes the deadline. */
-	consumerd_affinity_follow(&affinity, (uint32_t)second, start + 10);
-	g_assert_cmpuint(consumerd_affinity_expire(&affinity, start + CONSUMERD_AFFINITY_IDLE_NS),
-			 ==, start + 10 + CONSUMERD_AFFINITY_IDLE_NS);
+	tc_consumerd_affinity_follow(&affinity, (uint32_t)second, start + 10);
+	g_assert_cmpuint(
+	    tc_consumerd_affinity_expire(&affinity, start + CONSUMERD_AFFINITY_IDLE_NS), ==,
+	    start + 10 + CONSUMERD_AFFINITY_IDLE_NS);
 	assert_only_cpu(second);
 
-	g_assert_cmpuint(consumerd_affinity_expire(&affinity,
-						   start + 10 + CONSUMERD_AFFINITY_IDLE_NS),
-			 ==, 0);
+	g_assert_cmpuint(
+	    tc_consumerd_affinity_expire(&affinity, start + 10 + CONSUMERD_AFFINITY_IDLE_NS), ==,
+	    0);
 	g_assert_cmpint(affinity.cpu, ==, -1);
 	assert_cpus(&original);
-	consumerd_affinity_fini(&affinity);
+	tc_consumerd_affinity_fini(&affinity);
 }
 
 int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tracefs names to LTTng's (tc-consumer-kernel-lttng.c): the events and
+ * tracefs names to LTTng's (tc-consumerd-kernel-lttng.c): the events and
  * fields LTTng's analyses read, the systems that keep tracefs' names, the
  * longest names tracefs allows, and which system call arguments are
  * user-space text.
@@ -8,14 +8,14 @@
 #include <glib.h>
 #include <string.h>
 
-#include "tc-consumer-kernel-lttng.h"
+#include "tc-consumerd-kernel-lttng.h"
 
 static void
 assert_event(const char *system, const char *event, const char *expected)
 {
 	char name[CONSUMERD_KERNEL_EVENT_NAME_MAX];
 
-	consumerd_kernel_lttng_event_name(system, event, name);
+	tc_consumerd_kernel_lttng_event_name(system, event, name);
 	g_assert_cmpstr(name, ==, expected);
 }
 
@@ -47,11 +47,11 @@ test_longest(void)
 	system[sizeof(system) - 1] = '\0';
 	memset(event, 'e', sizeof(event) - 1);
 	event[sizeof(event) - 1] = '\0';
-	consumerd_kernel_lttng_event_name(system, event, name);
+	tc_consumerd_kernel_lttng_event_name(system, event, name);
 	g_snprintf(expected, sizeof(expected), "%s:%s", system, event);
 	g_assert_cmpstr(name, ==, expected);
 	memcpy(event, "sys_exit_", strlen("sys_exit_"));
-	consumerd_kernel_lttng_event_name("syscalls", event, name);
+	tc_consumerd_kernel_lttng_event_name("syscalls", event, name);
 	g_assert_true(g_str_has_prefix(name, "syscall_exit_"));
 	g_assert_cmpuint(strlen(name), ==, strlen("syscall_exit_") + 127 - strlen("sys_exit_"));
 }
@@ -59,34 +59,36 @@ test_longest(void)
 static void
 test_fields(void)
 {
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "prev_pid"), ==, "prev_tid");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "next_pid"), ==, "next_tid");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "pid"), ==, "tid");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "child_pid"), ==, "child_tid");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "prev_comm"), ==, "prev_comm");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("sched", "common_pid"), ==,
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "prev_pid"), ==, "prev_tid");
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "next_pid"), ==, "next_tid");
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "pid"), ==, "tid");
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "child_pid"), ==,
+			"child_tid");
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "prev_comm"), ==,
+			"prev_comm");
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("sched", "common_pid"), ==,
 			"common_pid");
-	g_assert_cmpstr(consumerd_kernel_lttng_field_name("signal", "pid"), ==, "pid");
-	g_assert_true(consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork",
-							    "child_pid"));
-	g_assert_true(consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork",
-							    "parent_pid"));
-	g_assert_false(consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork",
-							     "child_comm"));
-	g_assert_false(consumerd_kernel_lttng_field_repeated("sched", "sched_switch",
-							     "prev_pid"));
+	g_assert_cmpstr(tc_consumerd_kernel_lttng_field_name("signal", "pid"), ==, "pid");
+	g_assert_true(
+	    tc_consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork", "child_pid"));
+	g_assert_true(
+	    tc_consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork", "parent_pid"));
+	g_assert_false(
+	    tc_consumerd_kernel_lttng_field_repeated("sched", "sched_process_fork", "child_comm"));
+	g_assert_false(
+	    tc_consumerd_kernel_lttng_field_repeated("sched", "sched_switch", "prev_pid"));
 }
 
 static void
 test_user_text(void)
 {
-	g_assert_true(consumerd_kernel_lttng_user_text("syscalls", "const char *"));
-	g_assert_true(consumerd_kernel_lttng_user_text("syscalls", "char *"));
+	g_assert_true(tc_consumerd_kernel_lttng_user_text("syscalls", "const char *"));
+	g_assert_true(tc_consumerd_kernel_lttng_user_text("syscalls", "char *"));
 	/* execve's argv is an address of addresses: LTTng writes it as such. */
-	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "const char *const *"));
-	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "char"));
-	g_assert_false(consumerd_kernel_lttng_user_text("syscalls", "void *"));
-	g_assert_false(consumerd_kernel_lttng_user_text("sched", "const char *"));
+	g_assert_false(tc_consumerd_kernel_lttng_user_text("syscalls", "const char *const *"));
+	g_assert_false(tc_consumerd_kernel_lttng_user_text("syscalls", "char"));
+	g_assert_false(tc_consumerd_kernel_lttng_user_text("syscalls", "void *"));
+	g_assert_false(tc_consumerd_kernel_lttng_user_text("sched", "const char *"));
 }
 
 int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The task and thread group caches of tc-consumer-kernel-task.c: a
+ * The task and thread group caches of tc-consumerd-kernel-task.c: a
  * thread's context comes from /proc once, and stays cached while other
  * threads whose ids fall in the same set of both tables (ids 2^18 apart)
  * are looked up, up to a set's four entries; a fifth one evicts the least
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tc-consumer-kernel.h"
+#include "tc-consumerd-kernel-task.h"
 
 #define SAME_SETS (1 << 18) /* a multiple of both tables' number of sets */
 #define COLLIDING 4
@@ -35,18 +35,18 @@ colliding_ids(int32_t tid, int32_t ids[COLLIDING])
 }
 
 static void
-lookup(struct consumerd_kernel_tasks *tasks, int32_t tid, struct consumerd_kernel_task *task)
+lookup(struct tc_consumerd_kernel_tasks *tasks, int32_t tid, struct tc_consumerd_kernel_task *task)
 {
 	/* CPU 1: the test's thread is not its running task, so the caches
 	 * answer, not what sched_switch said last. */
-	consumerd_kernel_tasks_lookup(tasks, 1, tid, task);
+	tc_consumerd_kernel_task_lookup(tasks, 1, tid, task);
 }
 
 static void
 test_colliding_ids(void)
 {
-	struct consumerd_kernel_tasks *tasks = consumerd_kernel_tasks_new(2, -1);
-	struct consumerd_kernel_task task;
+	struct tc_consumerd_kernel_tasks *tasks = tc_consumerd_kernel_task_new(2, -1);
+	struct tc_consumerd_kernel_task task;
 	int32_t self = (int32_t)gettid(), ids[COLLIDING];
 	char comm[16] = "";
 	uint64_t reads;
@@ -54,7 +54,7 @@ test_colliding_ids(void)
 
 	if (!colliding_ids(self, ids)) {
 		g_test_skip("a task holds one of the colliding thread ids");
-		consumerd_kernel_tasks_free(tasks);
+		tc_consumerd_kernel_task_free(tasks);
 		return;
 	}
 	f = fopen("/proc/thread-self/comm", "r");
@@ -67,7 +67,7 @@ test_colliding_ids(void)
 	g_assert_cmpint(task.tgid, ==, getpid());
 	g_assert_true(task.has_comm);
 	g_assert_cmpstr(task.comm, ==, comm);
-	reads = consumerd_kernel_tasks_proc_reads(tasks);
+	reads = tc_consumerd_kernel_task_proc_reads(tasks);
 	g_assert_cmpuint(reads, ==, 2); /* stat and status */
 
 	/* Three more ids in the same sets, taking turns with ours. */
@@ -80,18 +80,19 @@ test_colliding_ids(void)
 		g_assert_cmpstr(task.comm, ==, comm);
 	}
 	/* Each missing task was read for once, ours not again. */
-	g_assert_cmpuint(consumerd_kernel_tasks_proc_reads(tasks), ==, reads + 2 * (COLLIDING - 1));
+	g_assert_cmpuint(tc_consumerd_kernel_task_proc_reads(tasks), ==,
+			 reads + 2 * (COLLIDING - 1));
 	for (int i = 0; i < COLLIDING - 1; i++)
 		lookup(tasks, ids[i], &task);
-	reads = consumerd_kernel_tasks_proc_reads(tasks);
+	reads = tc_consumerd_kernel_task_proc_reads(tasks);
 	g_assert_cmpuint(reads, ==, 2 + 2 * (COLLIDING - 1));
 
 	/* A fifth id: ours, the least recently used, makes room. */
 	lookup(tasks, ids[COLLIDING - 1], &task);
 	lookup(tasks, self, &task);
 	g_assert_cmpint(task.tgid, ==, getpid());
-	g_assert_cmpuint(consumerd_kernel_tasks_proc_reads(tasks), ==, reads + 2 + 2);
-	consumerd_kernel_tasks_free(tasks);
+	g_assert_cmpuint(tc_consumerd_kernel_task_proc_reads(tasks), ==, reads + 2 + 2);
+	tc_consumerd_kernel_task_free(tasks);
 }
 
 int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The packet walk of tc-consumer-layout.c on hand-built packets: what it
+ * The packet walk of tc-consumerd-layout.c on hand-built packets: what it
  * accepts, what it calls corrupt, and where it waits for a layout. Runs of
  * compact records of one class take a shorter path than the others, and
  * long runs one that walks several parts of the packet side by side;
@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "tc-consumer-layout.h"
+#include "tc-consumerd-layout.h"
 #include "tc-rb.h"
 
 #define PACKET_SIZE 65536u
@@ -18,7 +18,7 @@
 #define EXTENDED_ID 40u /* an id only the extended header can carry; one byte */
 
 typedef struct {
-	struct consumerd_layouts layouts;
+	struct tc_consumerd_layouts layouts;
 	uint8_t packet[PACKET_SIZE];
 	uint64_t pos, clock;
 } Fixture;
@@ -29,7 +29,7 @@ add_layout(Fixture *fixture, uint32_t id, uint32_t nr_fields, const uint8_t *fie
 	struct tc_consumer_event_layout msg = { .event_id = id, .nr_fields = nr_fields };
 
 	memcpy(msg.fields, fields, nr_fields);
-	g_assert_cmpint(consumerd_layouts_add(&fixture->layouts, &msg), ==, 0);
+	g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, 0);
 }
 
 static void
@@ -53,7 +53,7 @@ fixture_setup(Fixture *fixture, gconstpointer data)
 static void
 fixture_teardown(Fixture *fixture, gconstpointer data)
 {
-	consumerd_layouts_clear(&fixture->layouts);
+	tc_consumerd_layout_clear(&fixture->layouts);
 }
 
 static void
@@ -100,14 +100,14 @@ append_fixed_run(Fixture *fixture, int count)
 }
 
 /* Closes the packet where the records end, or at content_end if not 0. */
-static enum consumerd_packet_verdict
+static enum tc_consumerd_packet_verdict
 check(Fixture *fixture, uint64_t content_end)
 {
 	struct tc_packet_header *header = (void *)fixture->packet;
 
 	header->content_size = (content_end ? content_end : fixture->pos) * 8;
 	header->packet_size = PACKET_SIZE * 8;
-	return consumerd_packet_check(&fixture->layouts, fixture->packet, PACKET_SIZE);
+	return tc_consumerd_layout_check_packet(&fixture->layouts, fixture->packet, PACKET_SIZE);
 }
 
 static void

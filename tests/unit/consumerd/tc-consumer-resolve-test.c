@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Host name lookups that never hold the caller (tc-consumer-resolve.c):
+ * Host name lookups that never hold the caller (tc-consumerd-resolve.c):
  * numeric addresses at once, names from /etc/hosts, and, when the test
  * may make a mount namespace of its own, a name server that never
  * answers: the wait ends at its bound, a pending lookup is freed without
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tc-consumer-resolve.h"
+#include "tc-consumerd-resolve.h"
 
 #define FILES_HOST "relay-files.tracectl-test.example"
 #define DNS_HOST "relay.tracectl-test.example"
@@ -26,31 +26,31 @@ static bool own_mount_namespace; /* then unmounting them leaves the system's alo
 static void
 test_numeric(void)
 {
-	struct consumerd_lookup *lookup = NULL;
+	struct tc_consumerd_lookup *lookup = NULL;
 
-	g_assert_cmpint(consumerd_lookup_start("127.0.0.1", AF_UNSPEC, &lookup), ==, 0);
-	g_assert_cmpint(consumerd_lookup_wait(lookup, 0), ==, 1);
-	g_assert_cmpint(consumerd_lookup_addresses(lookup)->ai_family, ==, AF_INET);
-	g_assert_cmpint(consumerd_lookup_addresses(lookup)->ai_socktype, ==, SOCK_STREAM);
-	consumerd_lookup_free(lookup);
+	g_assert_cmpint(tc_consumerd_resolve_start("127.0.0.1", AF_UNSPEC, &lookup), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(lookup, 0), ==, 1);
+	g_assert_cmpint(tc_consumerd_resolve_addresses(lookup)->ai_family, ==, AF_INET);
+	g_assert_cmpint(tc_consumerd_resolve_addresses(lookup)->ai_socktype, ==, SOCK_STREAM);
+	tc_consumerd_resolve_free(lookup);
 
-	g_assert_cmpint(consumerd_lookup_start("::1", AF_INET6, &lookup), ==, 0);
-	g_assert_cmpint(consumerd_lookup_wait(lookup, 0), ==, 1);
-	g_assert_cmpint(consumerd_lookup_addresses(lookup)->ai_family, ==, AF_INET6);
-	consumerd_lookup_free(lookup);
+	g_assert_cmpint(tc_consumerd_resolve_start("::1", AF_INET6, &lookup), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(lookup, 0), ==, 1);
+	g_assert_cmpint(tc_consumerd_resolve_addresses(lookup)->ai_family, ==, AF_INET6);
+	tc_consumerd_resolve_free(lookup);
 }
 
 static void
 test_hosts_file(void)
 {
-	struct consumerd_lookup *lookup = NULL;
+	struct tc_consumerd_lookup *lookup = NULL;
 	const char *host = silent_dns ? FILES_HOST : "localhost";
 
-	g_assert_cmpint(consumerd_lookup_start(host, AF_INET, &lookup), ==, 0);
-	g_assert_cmpint(consumerd_lookup_wait(lookup, 5000), ==, 1);
-	g_assert_nonnull(consumerd_lookup_addresses(lookup));
-	g_assert_cmpint(consumerd_lookup_addresses(lookup)->ai_family, ==, AF_INET);
-	consumerd_lookup_free(lookup);
+	g_assert_cmpint(tc_consumerd_resolve_start(host, AF_INET, &lookup), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(lookup, 5000), ==, 1);
+	g_assert_nonnull(tc_consumerd_resolve_addresses(lookup));
+	g_assert_cmpint(tc_consumerd_resolve_addresses(lookup)->ai_family, ==, AF_INET);
+	tc_consumerd_resolve_free(lookup);
 }
 
 /* The server never answers: the lookup stays pending past the wait,
@@ -59,27 +59,27 @@ test_hosts_file(void)
 static void
 test_silent_server(void)
 {
-	struct consumerd_lookup *pending = NULL, *files = NULL;
+	struct tc_consumerd_lookup *pending = NULL, *files = NULL;
 	gint64 start;
 
 	if (!silent_dns) {
 		g_test_skip("needs a mount namespace of its own (root)");
 		return;
 	}
-	g_assert_cmpint(consumerd_lookup_start(DNS_HOST, AF_UNSPEC, &pending), ==, 0);
-	g_assert_cmpint(consumerd_lookup_wait(pending, 0), ==, 0);
-	g_assert_null(consumerd_lookup_addresses(pending));
+	g_assert_cmpint(tc_consumerd_resolve_start(DNS_HOST, AF_UNSPEC, &pending), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(pending, 0), ==, 0);
+	g_assert_null(tc_consumerd_resolve_addresses(pending));
 	start = g_get_monotonic_time();
-	g_assert_cmpint(consumerd_lookup_wait(pending, 300), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(pending, 300), ==, 0);
 	g_assert_cmpint(g_get_monotonic_time() - start, >=, 290000);
 	g_assert_cmpint(g_get_monotonic_time() - start, <, 1500000);
 
-	g_assert_cmpint(consumerd_lookup_start(FILES_HOST, AF_INET, &files), ==, 0);
-	g_assert_cmpint(consumerd_lookup_wait(files, 3000), ==, 1);
-	consumerd_lookup_free(files);
+	g_assert_cmpint(tc_consumerd_resolve_start(FILES_HOST, AF_INET, &files), ==, 0);
+	g_assert_cmpint(tc_consumerd_resolve_wait(files, 3000), ==, 1);
+	tc_consumerd_resolve_free(files);
 
 	start = g_get_monotonic_time();
-	consumerd_lookup_free(pending);
+	tc_consumerd_resolve_free(pending);
 	g_assert_cmpint(g_get_monotonic_time() - start, <, 100000);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tc-consumer-session-files.c against a home made by the test: the
+ * tc-consumerd-session-files.c against a home made by the test: the
  * answers come in name order with contiguous chunks that add up to each
  * file, files that are links, directories, FIFOs (without blocking),
  * writable by others, too big or (as root) someone else's are refused by
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tc-consumer-session-files.h"
+#include "tc-consumerd-session-files.h"
 
 typedef struct {
 	char *name;
@@ -48,8 +48,8 @@ send_thread(gpointer data)
 {
 	Sender *sender = data;
 
-	sender->ret = consumerd_session_files_send(sender->fd, &sender->msg, sender->reason,
-						   sizeof(sender->reason), &sender->broken);
+	sender->ret = tc_consumerd_session_files_send(sender->fd, &sender->msg, sender->reason,
+						      sizeof(sender->reason), &sender->broken);
 	shutdown(sender->fd, SHUT_WR);
 	return NULL;
 }

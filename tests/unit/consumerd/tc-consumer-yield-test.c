@@ -1,33 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * When a session thread's drains give way to its requests
- * (tc-consumer-yield.c), and how a cut drain is remembered: read without
+ * (tc-consumerd-yield.c), and how a cut drain is remembered: read without
  * clearing, for a wake-up that judges what its drain counted, then
  * taken, for the thread's loop that drains again.
  */
 #include <glib.h>
 
-#include "tc-consumer-yield.h"
+#include "tc-consumerd-yield.h"
 
 static void
 test_gives_way(void)
 {
 	atomic_bool waiting = false;
 
-	consumerd_yield_attach(NULL);
-	consumerd_yield_enable(true);
-	g_assert_false(consumerd_yield_now());
-	consumerd_yield_attach(&waiting);
-	g_assert_false(consumerd_yield_now());
+	tc_consumerd_yield_attach(NULL);
+	tc_consumerd_yield_enable(true);
+	g_assert_false(tc_consumerd_yield_now());
+	tc_consumerd_yield_attach(&waiting);
+	g_assert_false(tc_consumerd_yield_now());
 	atomic_store(&waiting, true);
-	consumerd_yield_enable(false);
-	g_assert_false(consumerd_yield_now());
-	g_assert_false(consumerd_yield_is_cut());
-	consumerd_yield_enable(true);
-	g_assert_true(consumerd_yield_now());
-	consumerd_yield_attach(NULL);
-	consumerd_yield_enable(false);
-	g_assert_true(consumerd_yield_take_cut());
+	tc_consumerd_yield_enable(false);
+	g_assert_false(tc_consumerd_yield_now());
+	g_assert_false(tc_consumerd_yield_is_cut());
+	tc_consumerd_yield_enable(true);
+	g_assert_true(tc_consumerd_yield_now());
+	tc_consumerd_yield_attach(NULL);
+	tc_consumerd_yield_enable(false);
+	g_assert_true(tc_consumerd_yield_take_cut());
 }
 
 static void
@@ -35,18 +35,18 @@ test_cut_read_then_taken(void)
 {
 	atomic_bool waiting = true;
 
-	consumerd_yield_attach(&waiting);
-	consumerd_yield_enable(true);
-	g_assert_false(consumerd_yield_is_cut());
-	g_assert_true(consumerd_yield_now());
+	tc_consumerd_yield_attach(&waiting);
+	tc_consumerd_yield_enable(true);
+	g_assert_false(tc_consumerd_yield_is_cut());
+	g_assert_true(tc_consumerd_yield_now());
 	/* Read as often as asked, until taken once. */
-	g_assert_true(consumerd_yield_is_cut());
-	g_assert_true(consumerd_yield_is_cut());
-	g_assert_true(consumerd_yield_take_cut());
-	g_assert_false(consumerd_yield_is_cut());
-	g_assert_false(consumerd_yield_take_cut());
-	consumerd_yield_attach(NULL);
-	consumerd_yield_enable(false);
+	g_assert_true(tc_consumerd_yield_is_cut());
+	g_assert_true(tc_consumerd_yield_is_cut());
+	g_assert_true(tc_consumerd_yield_take_cut());
+	g_assert_false(tc_consumerd_yield_is_cut());
+	g_assert_false(tc_consumerd_yield_take_cut());
+	tc_consumerd_yield_attach(NULL);
+	tc_consumerd_yield_enable(false);
 }
 
 /* The state is the calling thread's: another thread's drains never see a
@@ -54,8 +54,8 @@ test_cut_read_then_taken(void)
 static gpointer
 other_thread(gpointer data)
 {
-	consumerd_yield_enable(true);
-	return GINT_TO_POINTER(consumerd_yield_now() || consumerd_yield_is_cut());
+	tc_consumerd_yield_enable(true);
+	return GINT_TO_POINTER(tc_consumerd_yield_now() || tc_consumerd_yield_is_cut());
 }
 
 static void
@@ -64,14 +64,14 @@ test_per_thread(void)
 	atomic_bool waiting = true;
 	GThread *thread;
 
-	consumerd_yield_attach(&waiting);
-	consumerd_yield_enable(true);
-	g_assert_true(consumerd_yield_now());
+	tc_consumerd_yield_attach(&waiting);
+	tc_consumerd_yield_enable(true);
+	g_assert_true(tc_consumerd_yield_now());
 	thread = g_thread_new("other", other_thread, NULL);
 	g_assert_false(GPOINTER_TO_INT(g_thread_join(thread)));
-	g_assert_true(consumerd_yield_take_cut());
-	consumerd_yield_attach(NULL);
-	consumerd_yield_enable(false);
+	g_assert_true(tc_consumerd_yield_take_cut());
+	tc_consumerd_yield_attach(NULL);
+	tc_consumerd_yield_enable(false);
 }
 
 int
