@@ -15,8 +15,11 @@ thread of that owner's and published as soon as each is loaded."""
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import sessionxml
 from fuselib import SlowDirectory, require_fuse

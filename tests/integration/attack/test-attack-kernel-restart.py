@@ -13,7 +13,10 @@ new helper, and the live session's probe is still there."""
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from kattack import copy_binary, helper_pids, instances, probe_groups, require_uprobes
 from tclib import TRACEFS, Service, check, log, run, wait_for

@@ -18,7 +18,10 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from kattack import Victim, helper_pids, require_uprobes
 from tclib import BUILD, Service, check, log, require, run, wait_for

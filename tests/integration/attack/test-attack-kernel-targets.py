@@ -12,7 +12,10 @@ stop, a non-empty trace, destroy) goes on without a slow command."""
 
 import os
 import shutil
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from kattack import (Victim, as_user, copy_binary, elf_with_symbols, helper_pids,
                      require_uprobes)

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from tclib import Service, check, is_sanitized, log, proc_status, require, run
 from tracelib import expected_all_types, read_trace
 

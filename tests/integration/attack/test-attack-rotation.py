@@ -14,7 +14,10 @@ they do unattacked, because each owner's rotations are run on a thread
 of that owner's."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from fuselib import SlowDirectory, require_fuse
 from tclib import Service, check, log, run

@@ -11,6 +11,11 @@ evaluation period); it fires within that period and a margin of its
 condition becoming true, as it does unattacked, because each owner's
 triggers are evaluated on a thread of that owner's."""
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from fuselib import require_fuse
 from signallib import Listener
 from tclib import Service, check, log, run

@@ -7,6 +7,9 @@ with babeltrace2: events before and after the scribbling are there, in
 order."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, run
 from tracelib import read_streams

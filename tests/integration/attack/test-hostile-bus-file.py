@@ -13,7 +13,10 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import TRACECTL, User, check, log, require, run
 

@@ -14,7 +14,10 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run, wait_for
 

@@ -14,7 +14,10 @@ import shutil
 import stat
 import struct
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import TRACECTLD, Service, User, check, log, require, run, wait_for
 

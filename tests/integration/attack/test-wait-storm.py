@@ -15,6 +15,8 @@ import tempfile
 import shutil
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from tclib import EXAMPLE_APP, User, check, log, require, run
 
 STORM_S = 4

@@ -5,9 +5,13 @@ script(1)), a call that polkit grants only to an administrator makes the CLI
 start a text agent, which prompts; with --no-ask-password, or without a
 terminal, no agent is started and the call is refused at once."""
 
+import os
 import shlex
 import shutil
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import TRACECTL, Service, check, require, run
 

@@ -10,6 +10,9 @@ import random
 import re
 import socket
 import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 from tracelib import read_trace

@@ -9,7 +9,10 @@ JSON object on stderr and stdout holds only results."""
 
 import os
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import TRACECTL, Service, check, run
 

@@ -7,6 +7,9 @@ and --json may come before or after the command."""
 
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, mount_tracefs, run
 

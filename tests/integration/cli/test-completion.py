@@ -10,6 +10,9 @@ through fish's own complete -C, which filters by the prefix."""
 import os
 import shutil
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import SOURCE, TRACECTL, Service, check, run
 

@@ -27,7 +27,10 @@ import contextlib
 import glob
 import os
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, kernel_uses_tsc, log, require, run, wait_for
 from tracelib import read_streams

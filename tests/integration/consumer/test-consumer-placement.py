@@ -20,7 +20,10 @@ held on CPU 1:
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, children, log, require, run, wait_for
 from tracelib import read_streams

@@ -14,6 +14,9 @@ priority outside 0 to 99 is refused at start."""
 
 import os
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from schedlib import CONSUMER_SLICE_NS, kernel_has_custom_slices, thread_slice_ns
 from tclib import TRACECTLD, Service, check, children, log, run

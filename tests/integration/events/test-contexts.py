@@ -6,6 +6,9 @@ shows them without a warning, and contexts can only be added before the
 first start, with clear errors for unknown ones."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, run
 from tracelib import babeltrace_text, read_streams

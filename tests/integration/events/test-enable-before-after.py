@@ -6,6 +6,9 @@ it registered are both recorded."""
 
 import os
 import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 from tracelib import read_trace

@@ -7,6 +7,9 @@ events its case names, checked event by event. Bad filters and unknown
 options are refused with InvalidArgument before anything changes."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run
 from tracelib import read_trace

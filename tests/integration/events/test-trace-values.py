@@ -9,6 +9,9 @@ started. On ext4, XFS and Btrfs the stream files of the default channel
 in the page cache."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import (DIRECT_IO_FILE_SYSTEMS, Service, check, file_system_type, log, page_cache_bytes,
                    run)

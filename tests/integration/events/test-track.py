@@ -17,6 +17,9 @@ the per-session limit of tracked values holds."""
 import os
 import signal
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import EXAMPLE_APP, Service, check, children, log, run, wait_for
 from tracelib import read_streams

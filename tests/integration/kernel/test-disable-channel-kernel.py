@@ -7,6 +7,11 @@ those before and after are. Kernel channels other than channel0, a
 session without kernel events, twice in a row, and another user over the
 bus are refused."""
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from busctl import session_call, session_path
 from tclib import STRESS_APP, Service, check, mount_tracefs, run
 from tracelib import read_streams

@@ -21,6 +21,9 @@ scheduled: the pid context must be the new thread group all the same.
 Bad contexts, and contexts after the first start, are refused."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams

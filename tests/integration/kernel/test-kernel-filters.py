@@ -17,6 +17,9 @@ import os
 import socket
 import struct
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import BUILD, Service, check, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams

@@ -12,6 +12,9 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import BUILD, Service, check, require, run, wait_for
 

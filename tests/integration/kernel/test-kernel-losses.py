@@ -31,7 +31,10 @@ application's own getppid events, recorded plus lost, are all there."""
 import contextlib
 import os
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import TRACEFS, Service, check, kernel_instances, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams

@@ -11,8 +11,11 @@ faster gets at most its rate, and the rest is counted as lost."""
 import mmap
 import os
 import subprocess
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import ownlib
 from ownhelper import (ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_remove, own_start,

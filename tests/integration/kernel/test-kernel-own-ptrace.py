@@ -33,8 +33,11 @@ import collections
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import ownlib
 from ownhelper import ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_start, start_paired

@@ -15,7 +15,10 @@ dumpability, capabilities, gids)."""
 
 import os
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, mount_tracefs, require, run
 from owncheck import cli_pid, kernel_addresses, polkit_rule

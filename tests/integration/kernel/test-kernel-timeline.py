@@ -15,6 +15,9 @@ kernel's clock source is the TSC) and CLOCK_MONOTONIC
 
 import os
 import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import (STRESS_APP, TRACEFS, Service, check, kernel_instances, kernel_uses_tsc, log,
                    mount_tracefs, run, wait_for)

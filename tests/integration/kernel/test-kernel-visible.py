@@ -18,6 +18,9 @@ import json
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, TRACEFS, Service, check, kernel_instances, mount_tracefs, run
 from tracelib import read_streams

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from tclib import SYSTEM_PYTHON, Service, check, log, mount_tracefs, require, run
 
 SPIN_S = 1.5

@@ -6,7 +6,10 @@ without a warning, and the archives together hold every user-space event
 and every getppid system call of the application exactly once."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, mount_tracefs, run, wait_for
 from tracelib import babeltrace_text, read_streams

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from tclib import (TRACEFS, Service, check, children, is_running, kernel_instances, log,
                    mount_tracefs, run, wait_for)
 from tracelib import read_streams

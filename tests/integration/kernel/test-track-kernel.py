@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
 from tclib import Service, check, mount_tracefs, run
 from tracelib import read_streams
 

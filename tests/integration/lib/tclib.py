@@ -22,8 +22,8 @@ import tempfile
 import time
 
 SKIP = 77
-BUILD = os.environ.get("TRACECTL_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
-SOURCE = os.environ.get("TRACECTL_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("TRACECTL_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "..", "build"))
+SOURCE = os.environ.get("TRACECTL_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 TRACECTLD = os.path.join(BUILD, "service", "tracectld", "tracectld")
 TRACECTL = os.path.join(BUILD, "client", "tracectl")
 EXAMPLE_APP = os.path.join(BUILD, "probes", "examples", "tracectl-example-app")

@@ -8,6 +8,9 @@ service, fork() does not wait."""
 
 import os
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import FORK_APP, Service, check, log, run
 from tracelib import read_streams

@@ -8,7 +8,10 @@ service that is not there."""
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run, wait_for
 from tracelib import read_trace

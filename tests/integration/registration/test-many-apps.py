@@ -10,7 +10,10 @@ bar; a leak of a few hundred bytes per application would exceed it)."""
 
 import os
 import signal
+import sys
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, is_sanitized, log, run, wait_for
 

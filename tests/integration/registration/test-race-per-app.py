@@ -25,8 +25,11 @@ import collections
 import os
 import random
 import signal
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run, wait_for
 from tracelib import read_trace

@@ -5,7 +5,10 @@ running and the trace readable by babeltrace2."""
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 from tracelib import babeltrace_text, read_trace

@@ -11,8 +11,12 @@ not a drain of whole buffers and then a flush's own 15 s: it exits well
 before tracectld's 25 s (CONSUMER_EXIT_TIMEOUT_MS), and tracectld never
 kills it."""
 
+import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, TrickleProxy, stream_through_trickle
 from tclib import Service, check, consumer_pid, is_running, log, run, wait_for

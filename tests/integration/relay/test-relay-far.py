@@ -8,10 +8,14 @@ per stream: with CHANNELS channels (a stream per CPU each), the stop
 answers within a few round trips, the relay is not taken for lost for
 answering slowly, and the relay's trace reads whole."""
 
+import os
 import selectors
 import socket
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
 from tclib import Service, check, log, run

@@ -16,7 +16,10 @@ import os
 import re
 import signal
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, start_streamed_session
 from signallib import Listener

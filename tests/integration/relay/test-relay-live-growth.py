@@ -13,7 +13,10 @@ up to a page), not whole sub-buffers of padding each live period."""
 import os
 import socket
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Reader, Relay
 from tclib import Service, check, log, mount_tracefs, run

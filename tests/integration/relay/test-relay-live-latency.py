@@ -10,10 +10,14 @@ must stay under a quarter of the period, where waiting for the period
 (and for the idle stream's beacon) gives half of it or more. And no event
 waits longer than the live timer plus one second."""
 
+import os
 import re
 import socket
 import statistics
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Reader, Relay
 from tclib import Service, check, log, run

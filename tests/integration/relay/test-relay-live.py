@@ -10,8 +10,12 @@ the viewer URL: a second viewer of one session (lttng-relayd admits one
 per session), a relay that does not know the session, a port nobody
 listens on, a session that is not live."""
 
+import os
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, Reader, free_port
 from tclib import TRACECTL, Service, check, log, run

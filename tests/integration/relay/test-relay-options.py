@@ -8,6 +8,9 @@ naming the URL; --live alone streams to net://127.0.0.1; local sessions
 show their directory as before."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 

@@ -18,7 +18,10 @@ it."""
 import os
 import re
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
 from tclib import Service, check, log, mount_tracefs, run

@@ -17,7 +17,10 @@ session lives on."""
 import os
 import signal
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import HungRelay, Relay, command_times, free_port, free_ports, start_streamed_session
 from tclib import Service, check, consumer_pid, log, run, wait_for

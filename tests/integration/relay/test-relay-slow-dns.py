@@ -17,9 +17,12 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
 from tclib import Service, check, consumer_pid, log, require, run, wait_for

@@ -12,7 +12,10 @@ created with a relay URL sends its snapshots there, and is never live."""
 import glob
 import os
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, free_ports
 from tclib import Service, check, log, run

@@ -14,6 +14,9 @@ never by the service."""
 import os
 import signal
 import socket
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, connection_holders
 from tclib import Service, check, log, mount_tracefs, run, wait_for

@@ -18,7 +18,10 @@ seconds while its relay trickles (docs/relay.md)."""
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, TrickleProxy, stream_through_trickle
 from tclib import Service, check, consumer_pid, is_running, log, run, wait_for

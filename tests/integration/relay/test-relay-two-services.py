@@ -11,6 +11,9 @@ import os
 import re
 import socket
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
 from tclib import Service, check, log, mount_tracefs, require, run

@@ -16,7 +16,10 @@ session after another would meet it first in every round."""
 
 import os
 import signal
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay, TrickleProxy
 from signallib import Listener

@@ -22,7 +22,10 @@ emitted."""
 
 import collections
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, run
 from tracelib import read_streams

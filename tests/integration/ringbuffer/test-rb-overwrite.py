@@ -8,6 +8,9 @@ discarded: overwriting loses whole packets, oldest first."""
 
 import os
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, run
 from tracelib import read_streams

@@ -16,6 +16,9 @@ off (glibc.pthread.rseq=0: every commit is remote, the CPU comes from
 sched_getcpu())."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, page_cache_bytes, run
 from tracelib import read_streams

@@ -4,8 +4,12 @@
 entry with the caller's uid and pid, the session, its owner, the action and
 the result (on stderr in embedded mode); read-only calls leave none."""
 
+import os
 import pwd
 import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 

@@ -5,7 +5,10 @@ call for that long, and not while a session exists or applications are
 merely registered; applications carry on and wait for the next instance."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run, wait_for
 

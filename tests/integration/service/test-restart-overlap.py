@@ -6,6 +6,9 @@ bus socket and registration socket, never those of its successor."""
 
 import os
 import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run, wait_for
 

@@ -7,6 +7,9 @@ records it."""
 
 import os
 import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run, wait_for
 from tracelib import read_trace

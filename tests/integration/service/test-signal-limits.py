@@ -6,8 +6,11 @@ still subscribes; subscribing twice on one connection counts once; a
 connection that leaves the bus gives its subscription back."""
 
 import os
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from signallib import Listener
 from tclib import Service, check, run, wait_for

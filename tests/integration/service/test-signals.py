@@ -14,9 +14,12 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from signallib import Listener
 from tclib import TRACECTL, Installed, Service, check, children, log, proc_status, run

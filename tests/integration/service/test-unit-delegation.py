@@ -10,7 +10,11 @@ delegation needs systemd; the audit trail names the unit; untracking a unit not 
 The matching itself runs under the real
 systemd of tests/system/test-unit-delegation.py."""
 
+import os
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run
 

@@ -8,6 +8,9 @@ are both recorded; a user's own session still records only that user."""
 
 import os
 import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run, wait_for
 from tracelib import babeltrace_text, read_trace

@@ -6,7 +6,10 @@ bounds how long a lone event waits before it is in the trace; the monitor
 timer's samples show in tracectl status."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 from tracelib import read_streams

@@ -6,6 +6,9 @@ archives are kept. For a snapshot session the next snapshot holds only
 what was written after the clear."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run
 from tracelib import babeltrace_text, read_streams

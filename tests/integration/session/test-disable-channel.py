@@ -6,7 +6,11 @@ say which is disabled, bad input is refused clearly, and another user
 cannot disable the owner's channel."""
 
 import json
+import os
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from busctl import session_call, session_path
 from tclib import Service, check, run

@@ -9,7 +9,10 @@ error naming the archive, and a scheduled one is retried later."""
 
 import os
 import re
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams

@@ -11,7 +11,10 @@ session."""
 import os
 import re
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run
 from tracelib import babeltrace_text, read_streams

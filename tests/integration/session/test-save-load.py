@@ -11,8 +11,11 @@ element, and nothing is created; --all, --force and --auto."""
 import os
 import shutil
 import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, mount_tracefs, require, run
 from tracelib import read_trace

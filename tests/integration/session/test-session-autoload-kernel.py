@@ -11,8 +11,11 @@ caller to ask polkit), and no session comes of it."""
 
 import os
 import shutil
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import sessionxml
 from tclib import Service, check, log, mount_tracefs, run, wait_for

@@ -23,8 +23,11 @@ import glob
 import os
 import shutil
 import socket
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import HungRelay, Relay, command_times, free_port, polkit_stall_s
 import sessionxml

@@ -21,7 +21,10 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import sessionxml
 from tclib import Service, check, log, run, wait_for

@@ -7,6 +7,9 @@ view --trace-path and viewing a destroyed session's trace, destroy --all
 --list and list SESSION -u/-k/--channel/--domain."""
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from busctl import manager_call, session_call, session_path
 from tclib import Service, check, run, wait_for

@@ -8,7 +8,10 @@ refusals for a relay URL with a path, bad sizes, unknown outputs,
 past the per-session limit, and for another user."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from busctl import session_call, session_path
 from tclib import Service, check, run

@@ -6,7 +6,10 @@ new directory that babeltrace2 reads without a warning, tracing goes on,
 and a later snapshot holds newer events."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams

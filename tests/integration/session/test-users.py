@@ -6,6 +6,9 @@ holds none of bob's events. Her trace directory is hers alone."""
 
 import os
 import stat
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, run
 from tracelib import read_trace

@@ -19,8 +19,11 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from spanlib import (NPM_PREFIX, PLUGIN_DIR, Receiver, check_same_spans, merged,
                      plugin_env)

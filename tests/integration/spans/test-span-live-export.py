@@ -10,8 +10,11 @@ A session that is not live is refused with a clear error."""
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
 from spanlib import PLUGIN_DIR, Receiver, plugin_env

@@ -11,6 +11,9 @@ included."""
 import json
 import math
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import BUILD, Service, check, log, run
 from tracelib import read_trace

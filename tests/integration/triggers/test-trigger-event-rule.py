@@ -11,7 +11,10 @@ trigger fires no more, and errors that keep coming for seconds fire a
 trigger at most once a second."""
 
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from signallib import Listener
 from tclib import BUILD, Service, check, log, run

@@ -11,8 +11,11 @@ removed. A trigger on the consumed size stops its session; one on a
 completed rotation notifies once per rotation."""
 
 import os
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from signallib import Listener
 from tclib import Service, check, log, run
