@@ -7,10 +7,10 @@ import base64
 import http.server
 import json
 import os
-import re
 import subprocess
 import threading
 
+import tracelib
 from tclib import BUILD, check
 
 PLUGIN_DIR = os.path.join(BUILD, "exporter")
@@ -90,22 +90,5 @@ def merged(bodies):
     return {"resourceSpans": [rs for _, body in bodies for rs in body["resourceSpans"]]}
 
 
-def sanitizer_preload():
-    """A plugin built with AddressSanitizer needs its runtime loaded first,
-    before babeltrace2 (which is not) opens it: its libraries, or None."""
-    plugin = os.path.join(PLUGIN_DIR, "babeltrace-plugin-tracectl.so")
-    if not os.path.exists(plugin):
-        return None
-    out = subprocess.run(["ldd", plugin], capture_output=True, text=True).stdout
-    runtimes = re.findall(r"=> (\S*lib(?:asan|ubsan)\.so\S*)", out)
-    return ":".join(runtimes) or None
-
-
 def plugin_env():
-    env = dict(os.environ)
-    preload = sanitizer_preload()
-    if preload:
-        env["LD_PRELOAD"] = preload
-        # babeltrace2 itself leaks by design at exit; only the plugin is ours.
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-    return env
+    return tracelib.plugin_env(os.path.join(PLUGIN_DIR, "babeltrace-plugin-tracectl.so"))
