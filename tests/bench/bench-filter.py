@@ -33,7 +33,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
 
 FILTER = 'intfield > 100 && strfield == "x*"'

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import Service, check, require  # noqa: E402
 
 CALLS = int(os.environ.get("TRACECTL_BENCH_CALLS", "5000000"))

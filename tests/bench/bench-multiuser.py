@@ -22,10 +22,10 @@ trigger_latency_under_attack_ms
                              over TRACECTL_BENCH_TRIGGER_ROUNDS rounds (5),
                              while a third user's 64 triggers wait on a
                              consumer slowed by their own output
-                             (tests/integration/triggerlib.py), against the
+                             (tests/integration/lib/triggerlib.py), against the
                              same rounds unattacked. Goal: ratio <= 2.
 
-The attacks, all by one user (tests/integration/attack.py): its consumer
+The attacks, all by one user (tests/integration/lib/attack.py): its consumer
 stopped (again each time the service replaces it), 20 calls in flight
 that wait on it, 4 applications that register and never read, 4 that
 describe TRACECTL_BENCH_EVENTS events each (65,536 by default) and never
@@ -38,7 +38,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
 from fuselib import fuse_missing  # noqa: E402
 from signallib import Listener  # noqa: E402

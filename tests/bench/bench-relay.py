@@ -46,7 +46,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from relaylib import Relay  # noqa: E402
 from tclib import BUILD, SOURCE, Service, check, children, require, wait_for  # noqa: E402
 

@@ -67,7 +67,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, children, require  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))

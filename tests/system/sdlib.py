@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration", "lib"))
 from tclib import SKIP, Installed, User, check, log, require, wait_for  # noqa: E402
 
 BUILD = os.environ.get("TRACECTL_BUILD_ROOT", "build")

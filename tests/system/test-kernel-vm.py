@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration", "lib"))
 from tclib import check, log, require, run  # noqa: E402
 
 SOURCE = os.path.realpath(os.environ.get("TRACECTL_SOURCE_ROOT", "."))
@@ -128,7 +128,7 @@ def guest_command():
     env = [f"{name}={os.environ[name]}" for name in PASSED_ENV if name in os.environ]
     env += ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "TRACECTL_REQUIRE_KPROBES=1", "LANG=C.UTF-8"]
-    script = os.path.join(SOURCE, "tests", "integration", "test-kernel-timeline.py")
+    script = os.path.join(SOURCE, "tests", "integration", "kernel", "test-kernel-timeline.py")
     # SIGINT: Python prints where the test was when its time ran out.
     return (f"/usr/bin/timeout -s INT -k 10 {GUEST_TIMEOUT_S} /usr/bin/env -i " + " ".join(env) +
             f" /usr/bin/python3 {script}")
