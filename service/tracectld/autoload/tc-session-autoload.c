@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "tc-channel-config.h"
+#include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-consumer.h"
@@ -60,6 +61,7 @@
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
 #include "tc-session-rotation.h"
+#include "tc-session.h"
 #include "tc-tracker.h"
 #include "tc-user-account.h"
 #include "tc-validate.h"

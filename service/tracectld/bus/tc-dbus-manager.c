@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-app.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-session.h"
@@ -15,9 +16,11 @@
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
+#include "tc-registry.h"
 #include "tc-relay-url.h"
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
+#include "tc-session.h"
 #include "tc-signals.h"
 #include "tc-validate.h"
 

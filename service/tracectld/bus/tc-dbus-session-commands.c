@@ -9,6 +9,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-session-ops.h"
+#include "tc-session.h"
 #include "tc-validate.h"
 
 static void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* The session methods of the everyday commands (StopWithOptions,
  * DisableChannel, the snapshot outputs, RecordSnapshotWithOptions), on the

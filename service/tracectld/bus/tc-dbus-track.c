@@ -14,6 +14,7 @@
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
 #include "tc-session-ops.h"
+#include "tc-session.h"
 #include "tc-tracker.h"
 #include "tc-unit.h"
 

@@ -42,12 +42,14 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumer-route.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
 #include "tc-fd-passing.h"
 #include "tc-process.h"
+#include "tc-trace-clock.h"
 #include "tc-user-account.h"
 
 /* A command's reply: the consumer only creates or maps something. */

@@ -26,6 +26,7 @@
 
 #include "tc-error.h"
 #include "tc-idle.h"
+#include "tc-session.h"
 #include "tc-user-limits.h"
 
 #define TC_SIGNALS_INTERFACE "org.tracectl.Tracing1.Manager"

@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 #include "tc-authority.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * The service's D-Bus signals, private by construction: never broadcast,

@@ -26,6 +26,7 @@
 #include "tc-error.h"
 #include "tc-kernel-own.h"
 #include "tc-kernel.h"
+#include "tc-session.h"
 #include "tc-user-account.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"

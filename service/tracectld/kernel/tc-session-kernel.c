@@ -35,7 +35,9 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
+#include "tc-kernel-domain.h"
 #include "tc-kernel.h"
+#include "tc-session.h"
 #include "tc-user-account.h"
 #include "tc-validate.h"
 

@@ -28,7 +28,9 @@
 #include "tc-error.h"
 #include "tc-owner-pool.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
 #include "tc-signals.h"
+#include "tc-uid-trace.h"
 
 static GMutex scheduler_lock;
 static GCond scheduler_cond;

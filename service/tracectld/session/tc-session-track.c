@@ -9,11 +9,16 @@
 
 #include "tc-session-track.h"
 
+#include "tc-ack-waiter-wait.h"
+#include "tc-ack-waiter.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
 #include "tc-kernel-abi.h"
 #include "tc-error.h"
+#include "tc-registry.h"
 #include "tc-session-kernel.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
 #include "tc-user-limits.h"
 
 /* As long as the other session operations wait for applications. */

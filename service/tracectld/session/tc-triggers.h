@@ -4,8 +4,6 @@
 #include <gio/gio.h>
 #include <sys/types.h>
 
-#include "tc-registry.h"
-
 /*
  * Triggers, as LTTng 2.13's add-trigger: a condition on one of the
  * owner's sessions and the actions taken when it becomes true, with
