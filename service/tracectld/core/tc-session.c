@@ -37,11 +37,11 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->channels = g_ptr_array_new();
 	session->metadata_pending = g_string_new(NULL);
 	session->metadata_body = g_string_new(NULL);
-	session->kernel_events = g_ptr_array_new_with_free_func(g_free);
-	session->kernel_filters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	session->kernel_probes = g_ptr_array_new_with_free_func(kernel_probe_free);
+	session->kernel.events = g_ptr_array_new_with_free_func(g_free);
+	session->kernel.filters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	session->kernel.probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	tc_tracker_init(&session->ust_tracker);
-	tc_tracker_init(&session->kernel_tracker);
+	tc_tracker_init(&session->kernel.tracker);
 	session->units = g_ptr_array_new_with_free_func((GDestroyNotify)tc_tracked_unit_free);
 	session->layouts_pending =
 	    g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
@@ -79,11 +79,11 @@ tc_session_unref(TcSession *session)
 	g_ptr_array_unref(session->channels);
 	g_string_free(session->metadata_pending, TRUE);
 	g_string_free(session->metadata_body, TRUE);
-	g_ptr_array_unref(session->kernel_events);
-	g_hash_table_unref(session->kernel_filters);
-	g_ptr_array_unref(session->kernel_probes);
+	g_ptr_array_unref(session->kernel.events);
+	g_hash_table_unref(session->kernel.filters);
+	g_ptr_array_unref(session->kernel.probes);
 	tc_tracker_clear(&session->ust_tracker);
-	tc_tracker_clear(&session->kernel_tracker);
+	tc_tracker_clear(&session->kernel.tracker);
 	g_ptr_array_unref(session->units);
 	g_clear_pointer(&session->snapshot_outputs, g_ptr_array_unref);
 	g_array_unref(session->layouts_pending);

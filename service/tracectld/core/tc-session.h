@@ -104,26 +104,7 @@ struct _TcSession {
 	gboolean relay_connected;
 	int relay_errno;
 
-	/* The kernel domain, [op_lock]; what the Channels property shows
-	 * (events, probes, contexts, geometry) is written with [S] held too. */
-	GPtrArray *kernel_events; /* "system:event" patterns */
-	/* pattern of kernel_events -> its tracefs filter, for those with one */
-	GHashTable *kernel_filters;
-	GPtrArray *kernel_probes; /* TcKernelProbe * */
-	guint32 kernel_buffer_kb; /* per CPU, 0: the kernel's default */
-	/* As EnableChannel "kernel" gave it, 0 and 0: the kernel's default. */
-	guint64 kernel_subbuf_size;
-	guint32 kernel_num_subbuf;
-	guint32 kernel_contexts;     /* TC_CONSUMER_KCTX_* */
-	TcTracker kernel_tracker;    /* pids the tracefs instance records */
-	gboolean kernel_instance;    /* the helper made the tracefs instance */
-	gboolean kernel_trace;	     /* the consumer writes <output>/kernel */
-	gboolean kernel_disabled;    /* disable-channel -k: the instance is off */
-	guint64 kernel_buffer_bytes; /* [op_lock] counted in charge */
-	/* The own-process tier, [op_lock] (tc-session-kernel-own.c). */
-	guint32 kernel_own_events;   /* TC_KERNEL_OWN_* */
-	gboolean kernel_own_charged; /* counted in charge */
-	gboolean kernel_own_running; /* the helper's programs are attached */
+	TcKernelDomain kernel; /* tc-kernel-domain.h */
 
 	/* What the session counts against its owner's limits (those of the
 	 * owner's login user when it was created over the bus): itself, its

@@ -288,7 +288,7 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 
 	if (!check_rotatable(session, error))
 		return FALSE;
-	if (!session->has_buffers && !session->kernel_trace) {
+	if (!session->has_buffers && !session->kernel.trace) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Session '%s' was never started: there is nothing to archive",
 			    session->name);

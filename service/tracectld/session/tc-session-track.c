@@ -39,7 +39,7 @@ tracker_copy(const TcTracker *from, TcTracker *to)
 static guint
 count_values(TcSession *session, gboolean kernel, const TcTracker *changed)
 {
-	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel_tracker;
+	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel.tracker;
 
 	return tc_tracker_count(changed) + tc_tracker_count(other);
 }
@@ -49,7 +49,7 @@ static gboolean
 changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
 		guint count, gboolean all, gboolean track, TcTracker *changed, GError **error)
 {
-	tracker_copy(kernel ? &session->kernel_tracker : &session->ust_tracker, changed);
+	tracker_copy(kernel ? &session->kernel.tracker : &session->ust_tracker, changed);
 	if (track)
 		tc_tracker_track(changed, kind, values, count, all);
 	else if (!tc_tracker_untrack(changed, kind, values, count, all, error))
@@ -119,7 +119,7 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 			GError **error)
 {
 	TcTracker changed;
-	TcTracker *tracker = kernel ? &session->kernel_tracker : &session->ust_tracker;
+	TcTracker *tracker = kernel ? &session->kernel.tracker : &session->ust_tracker;
 
 	if (!changed_tracker(session, kernel, kind, values, count, all, track, &changed, error)) {
 		tc_tracker_clear(&changed);
@@ -152,7 +152,7 @@ tc_session_tracking_variant_locked(TcSession *session)
 		const TcTracker *tracker;
 	} domains[] = {
 		{"ust", &session->ust_tracker},
-		{"kernel", &session->kernel_tracker},
+		{"kernel", &session->kernel.tracker},
 	};
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
@@ -200,7 +200,7 @@ tc_session_track_unit_locked(TcSession *session, const char *name, const char *c
 			    TC_UNITS_PER_SESSION_MAX);
 		return FALSE;
 	}
-	if (session->kernel_own_running) {
+	if (session->kernel.own_running) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The units of session '%s' change only while its own-process kernel "
 			    "events are stopped",
