@@ -858,18 +858,18 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 		g_object_unref(self);
 		return NULL;
 	}
-	session->dbus_object = self;
+	session->bus_data = self;
 	return self;
 }
 
 void
 tc_session_object_unexport(TcSession *session)
 {
-	TcSessionObject *self = session->dbus_object;
+	TcSessionObject *self = session->bus_data;
 
 	if (self == NULL)
 		return;
-	session->dbus_object = NULL;
+	session->bus_data = NULL;
 	g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(self));
 	g_object_unref(self);
 }

@@ -111,7 +111,9 @@ struct _TcSession {
 	 * channels, buffers and metadata; given back when it is unlinked. */
 	TcUserCharge charge;
 
-	gpointer dbus_object; /* main thread only: the exported skeleton */
+	/* The bus front end's, opaque here: its exported object of the
+	 * session, or NULL (bus/tc-dbus-session.c). Main thread only. */
+	gpointer bus_data;
 
 	struct cds_lfht_node id_node;
 	struct cds_lfht_node name_node;
