@@ -22,9 +22,9 @@
  *   - op_lock serializes its long operations (start, stop, destroy: they
  *     wait on the consumer and on applications);
  *   - lock [S] covers its state, channels and metadata.
- * Fields are tagged with the lock they are under; untagged ones are fixed
- * once the session is published. The registry (tc-registry.h) holds a
- * reference while the session is in its tables.
+ * Each field, or the comment above it, names the lock it is under or
+ * says when it is fixed. The registry (tc-registry.h) holds a reference
+ * while the session is in its tables.
  */
 
 typedef struct _TcSession TcSession;
