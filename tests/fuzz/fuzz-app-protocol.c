@@ -56,8 +56,12 @@
 #include <unistd.h>
 
 #include "fuzz-driver.h"
+#include "tc-ack-waiter.h"
 #include "tc-app-protocol.h"
+#include "tc-app.h"
+#include "tc-channel.h"
 #include "tc-metadata.h"
+#include "tc-session.h"
 
 #define DATAGRAMS_MAX 24u
 #define RAW_MAX (TRACECTL_ABI_MSG_MAX + 64u)

@@ -31,6 +31,7 @@
 #include "tc-app-protocol.h"
 #include "tc-app-register.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
 #include "tc-error.h"
 #include "tc-registry.h"
 #include "tc-rundir.h"

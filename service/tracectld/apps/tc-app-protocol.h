@@ -3,6 +3,10 @@
 
 #include <glib.h>
 
+#include "tc-app.h"
+/* What tc-app-protocol.c uses besides: it answers waiters and unlinks
+ * the applications it drops. */
+#include "tc-ack-waiter.h"
 #include "tc-registry.h"
 
 /*

@@ -17,8 +17,10 @@
 
 #include "tc-app-protocol.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
 #include "tc-error.h"
 #include "tc-peer-identity.h"
+#include "tc-registry.h"
 #include "tc-signals.h"
 #include "tc-user-limits.h"
 

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-app.h"
 
 /*
  * The registration path of applications (§3.5.2 of the session-daemon

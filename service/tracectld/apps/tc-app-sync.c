@@ -12,11 +12,16 @@
 
 #include <string.h>
 
+#include "tc-ack-waiter.h"
 #include "tc-app-protocol.h"
+#include "tc-app.h"
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-metadata.h"
 #include "tc-notifier.h"
+#include "tc-registry.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
 
 void
 tc_app_session_state_free(TcAppSessionState *state)

@@ -3,7 +3,9 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-ack-waiter.h"
+#include "tc-app.h"
+#include "tc-session.h"
 
 /*
  * The shadow copy of sessions into applications: what each registered

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "tc-app-protocol.h"
+#include "tc-app.h"
 #include "tc-error.h"
+#include "tc-registry.h"
 
 /* Notifier handles have the top bit set: channel handles count from 1 and
  * never reach it, so the two never name the same thing in an application. */

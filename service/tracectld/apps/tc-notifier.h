@@ -4,8 +4,8 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "tc-app.h"
 #include "tc-event-rule.h"
-#include "tc-registry.h"
 
 /*
  * The notifier of an event-rule trigger (tracectl-abi.h): a page shared

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "tc-channel-config.h"
+#include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-consumer.h"
@@ -65,6 +66,7 @@
 #include "tc-session-op-track.h"
 #include "tc-session-output.h"
 #include "tc-session-rotation.h"
+#include "tc-session.h"
 #include "tc-tracker.h"
 #include "tc-user-account.h"
 #include "tc-validate.h"

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * Auto-loading at the service's start, as LTTng's session daemon loads its

@@ -17,7 +17,7 @@
  * /proc of the pid shown to be the peer (tc-peer-identity.h).
  *
  * No lock of its own: the session's locks cover its trackers
- * (tc-registry.h).
+ * (tc-session.h).
  */
 
 typedef enum {

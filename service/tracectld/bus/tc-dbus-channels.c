@@ -105,7 +105,7 @@ kernel_filters_variant_locked(TcSession *session)
 	gpointer pattern, filter;
 
 	g_variant_builder_init(&filters, G_VARIANT_TYPE("a{ss}"));
-	g_hash_table_iter_init(&iter, session->kernel_filters);
+	g_hash_table_iter_init(&iter, session->kernel.filters);
 	while (g_hash_table_iter_next(&iter, &pattern, &filter))
 		g_variant_builder_add(&filters, "{ss}", (const char *)pattern,
 				      (const char *)filter);
@@ -120,15 +120,15 @@ kernel_channel_variant_locked(TcSession *session)
 {
 	static const char *const probe_kinds[] = {"", "kprobe", "kretprobe", "uprobe"};
 	GVariantBuilder patterns, settings, contexts, probes;
-	guint64 subbuf_size = session->kernel_subbuf_size;
+	guint64 subbuf_size = session->kernel.subbuf_size;
 
 	g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
 	g_variant_builder_init(&probes, G_VARIANT_TYPE_STRING_ARRAY);
-	for (guint i = 0; i < session->kernel_events->len; i++)
+	for (guint i = 0; i < session->kernel.events->len; i++)
 		g_variant_builder_add(&patterns, "s",
-				      (char *)g_ptr_array_index(session->kernel_events, i));
-	for (guint i = 0; i < session->kernel_probes->len; i++) {
-		const TcKernelProbe *probe = g_ptr_array_index(session->kernel_probes, i);
+				      (char *)g_ptr_array_index(session->kernel.events, i));
+	for (guint i = 0; i < session->kernel.probes->len; i++) {
+		const TcKernelProbe *probe = g_ptr_array_index(session->kernel.probes, i);
 		g_autofree char *event = g_strdup_printf("tracectl_%" G_GUINT64_FORMAT ":%s",
 							 session->id, probe->name);
 		g_autofree char *text = g_strdup_printf(
@@ -141,17 +141,17 @@ kernel_channel_variant_locked(TcSession *session)
 	g_variant_builder_init(&contexts, G_VARIANT_TYPE_STRING_ARRAY);
 	for (const TcContextName *context = tc_channel_config_kernel_contexts; context->name;
 	     context++)
-		if (session->kernel_contexts & context->bit)
+		if (session->kernel.contexts & context->bit)
 			g_variant_builder_add(&contexts, "s", context->name);
 	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
 	g_variant_builder_add(&settings, "{sv}", "overwrite", g_variant_new_boolean(FALSE));
 	g_variant_builder_add(&settings, "{sv}", "buffer-kb-per-cpu",
-			      g_variant_new_uint32(session->kernel_buffer_kb));
+			      g_variant_new_uint32(session->kernel.buffer_kb));
 	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
 	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
 	g_variant_builder_add(&settings, "{sv}", "filters", kernel_filters_variant_locked(session));
 	return g_variant_new("(sstuasa{sv})", TC_DEFAULT_CHANNEL, "kernel", subbuf_size,
-			     session->kernel_num_subbuf, &patterns, &settings);
+			     session->kernel.num_subbuf, &patterns, &settings);
 }
 
 GVariant *

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-app.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-session.h"
@@ -15,10 +16,12 @@
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-peer-identity.h"
+#include "tc-registry.h"
 #include "tc-relay-url.h"
 #include "tc-session-ops.h"
 #include "tc-session-output.h"
 #include "tc-dbus-signals.h"
+#include "tc-session.h"
 #include "tc-validate.h"
 
 static GDBusConnection *manager_connection;

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* The manager object at TC_DBUS_MANAGER_PATH: creating, finding and
  * listing sessions, and what is not a session's. */

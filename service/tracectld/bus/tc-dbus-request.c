@@ -3,10 +3,14 @@
 
 #include "tc-dbus-request.h"
 
+#include <urcu.h>
+
 #include "tc-audit.h"
 #include "tc-error.h"
+#include "tc-event-rule.h"
 #include "tc-fair-queue.h"
 #include "tc-idle.h"
+#include "tc-session.h"
 
 /*
  * Operations run in a pool of our own threads, registered with liburcu,

@@ -4,7 +4,9 @@
 #include <gio/gio.h>
 
 #include "tc-authority.h"
-#include "tc-registry.h"
+#include "tc-channel.h"
+#include "tc-event-rule.h"
+#include "tc-session.h"
 
 #define TC_DBUS_NAME "org.tracectl.Tracing1"
 #define TC_DBUS_MANAGER_PATH "/org/tracectl/Tracing1"

@@ -13,6 +13,7 @@
 #include "tc-dbus-request.h"
 #include "tc-error.h"
 #include "tc-session-rotation.h"
+#include "tc-session.h"
 
 static void
 submit(TcSession *session, TcRequest *request)

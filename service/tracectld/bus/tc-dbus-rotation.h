@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* Connects the rotation methods of a session's exported skeleton
  * (a TcDbusSessionSkeleton) to handlers acting on session, which the

@@ -16,6 +16,7 @@
 
 #include "tc-channel-config.h"
 #include "tc-dbus-channels.h"
+#include "tc-channel.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-lifecycle.h"
 #include "tc-dbus-request.h"
@@ -24,6 +25,8 @@
 #include "tc-dbus-track.h"
 #include "tc-error.h"
 #include "tc-relay-url.h"
+#include "tc-kernel-domain.h"
+#include "tc-session.h"
 
 #define TC_TYPE_SESSION_OBJECT (tc_session_object_get_type())
 G_DECLARE_FINAL_TYPE(TcSessionObject, tc_session_object, TC, SESSION_OBJECT,
@@ -154,18 +157,18 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 		g_object_unref(self);
 		return NULL;
 	}
-	session->dbus_object = self;
+	session->bus_data = self;
 	return self;
 }
 
 void
 tc_session_object_unexport(TcSession *session)
 {
-	TcSessionObject *self = session->dbus_object;
+	TcSessionObject *self = session->bus_data;
 
 	if (self == NULL)
 		return;
-	session->dbus_object = NULL;
+	session->bus_data = NULL;
 	g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(self));
 	g_object_unref(self);
 }

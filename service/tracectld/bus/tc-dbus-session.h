@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* The D-Bus object of each session, under TC_DBUS_SESSION_PATH_PREFIX:
  * its handlers parse a call and submit a request (tc-dbus-request.h). */

@@ -16,6 +16,7 @@
 #include "tc-error.h"
 #include "tc-session-op-snapshot.h"
 #include "tc-snapshot-output.h"
+#include "tc-session.h"
 #include "tc-validate.h"
 
 static void

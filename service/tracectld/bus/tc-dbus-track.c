@@ -16,6 +16,7 @@
 #include "tc-session-ops.h"
 #include "tc-session-op-track.h"
 #include "tc-session-track.h"
+#include "tc-session.h"
 #include "tc-tracker.h"
 #include "tc-unit.h"
 

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* Track, Untrack, TrackAll, UntrackAll, TrackUnit and UntrackUnit of a session's object
  * (a TcDbusSession skeleton), which holds a reference to session for as

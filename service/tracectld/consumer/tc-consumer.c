@@ -40,10 +40,12 @@
 
 #include "config.h"
 #include "tc-child-link.h"
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumer-route.h"
 #include "tc-consumer-unit.h"
 #include "tc-error.h"
+#include "tc-trace-clock.h"
 #include "tc-user-account.h"
 
 /* A command's reply: the consumer only creates or maps something. */

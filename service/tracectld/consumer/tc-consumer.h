@@ -4,8 +4,9 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "tc-channel.h"
 #include "tc-consumer-route.h"
-#include "tc-registry.h"
+#include "tc-trace-clock.h"
 
 /*
  * The per-user consumer daemons (tracectl-consumerd). One runs per user

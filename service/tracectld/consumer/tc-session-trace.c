@@ -12,9 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-fair-queue.h"
 #include "tc-metadata.h"
+#include "tc-session.h"
+#include "tc-uid-trace.h"
 
 /* The uuid of uid's trace: the session's, changed for other uids, so
  * that each per-uid trace is a trace of its own for babeltrace2. */
@@ -184,7 +187,6 @@ tc_session_trace_uid(TcSession *session, TcConsumer *consumer, uid_t uid, GError
 	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
-
 
 void
 tc_session_trace_uid_for_app(TcSession *session, uid_t uid)

@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "tc-consumer.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * The per-uid traces of a session (TcUidTrace): their creation through

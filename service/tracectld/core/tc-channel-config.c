@@ -2,6 +2,7 @@
 /* The checks of a channel's configuration and context names. */
 #include "tc-channel-config.h"
 
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
 #include "tc-rb.h"
@@ -97,4 +98,17 @@ gboolean
 tc_channel_config_kernel_context_bits(const char *const *names, guint32 *contexts, GError **error)
 {
 	return parse_contexts(names, tc_channel_config_kernel_contexts, contexts, error);
+}
+
+void
+tc_channel_config_init_default(TcChannelConfig *config, gboolean snapshot)
+{
+	*config = (TcChannelConfig){
+		.subbuf_size = TC_DEFAULT_SUBBUF_SIZE,
+		.num_subbuf = TC_DEFAULT_NUM_SUBBUF,
+		.overwrite = snapshot,
+		/* A snapshot session writes only when asked to. */
+		.read_timer_us = snapshot ? 0 : TC_DEFAULT_READ_TIMER_US,
+		.monitor_timer_us = TC_DEFAULT_MONITOR_TIMER_US,
+	};
 }

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-channel.h"
 
 /*
  * What a channel's configuration may hold, whoever gives it: EnableChannel
@@ -32,3 +32,5 @@ gboolean tc_channel_config_kernel_context_bits(const char *const *names, guint32
  * it may not fit the configuration's 32 bits). */
 gboolean tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config,
 				 GError **error);
+/* The settings of a channel created without options in session. */
+void tc_channel_config_init_default(TcChannelConfig *config, gboolean snapshot);

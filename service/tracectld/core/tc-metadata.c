@@ -4,8 +4,11 @@
 #include <endian.h>
 
 #include "config.h"
+#include "tc-app.h"
+#include "tc-channel.h"
 #include "tc-ctf-clock.h"
 #include "tc-rb-ctf.h"
+#include "tc-session.h"
 
 static const char *
 byte_order(void)

@@ -3,7 +3,9 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-app.h"
+#include "tc-channel.h"
+#include "tc-session.h"
 
 /*
  * The CTF 1.8 TSDL metadata of a session's user-space trace. The layout

@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <sys/types.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * What happens in the service that its subscribers are told of, reported

@@ -26,6 +26,7 @@
 #include "tc-error.h"
 #include "tc-kernel-own.h"
 #include "tc-kernel.h"
+#include "tc-session.h"
 #include "tc-user-account.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"
@@ -97,11 +98,11 @@ tc_session_kernel_own_event_locked(TcSession *session, const char *pattern, gboo
 		return FALSE;
 	}
 	if (enable)
-		session->kernel_own_events |= events;
+		session->kernel.own_events |= events;
 	else
-		session->kernel_own_events &= ~events;
+		session->kernel.own_events &= ~events;
 	g_message("Session '%s' of uid %u: own-process kernel events 0x%x", session->name,
-		  (unsigned)session->owner_uid, session->kernel_own_events);
+		  (unsigned)session->owner_uid, session->kernel.own_events);
 	return TRUE;
 }
 
@@ -123,7 +124,7 @@ own_owner_programs_start(TcSession *session, TcConsumer *consumer, GError **erro
 
 	if (!tc_user_account_lookup(session->owner_uid, &owner, error))
 		return -1;
-	return tc_kernel_own_start(session->id, owner.uid, owner.gid, session->kernel_own_events,
+	return tc_kernel_own_start(session->id, owner.uid, owner.gid, session->kernel.own_events,
 				   tc_consumer_pid(consumer), error);
 }
 
@@ -147,7 +148,7 @@ own_programs_start(TcSession *session, TcConsumer *consumer, GError **error)
 	unit = g_ptr_array_index(session->units, 0);
 	g_message("Session '%s' of uid %u: own-process kernel events of unit '%s'",
 		  session->name, (unsigned)session->owner_uid, unit->name);
-	return tc_kernel_own_unit_start(session->id, unit->cgroup, session->kernel_own_events,
+	return tc_kernel_own_unit_start(session->id, unit->cgroup, session->kernel.own_events,
 					tc_consumer_pid(consumer), error);
 }
 
@@ -159,13 +160,13 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 	gboolean ok;
 	int ring_fd;
 
-	if (session->kernel_own_events == 0)
+	if (session->kernel.own_events == 0)
 		return TRUE;
 	/* Counted once per session, given back with the rest of its charge. */
-	if (!session->kernel_own_charged &&
+	if (!session->kernel.own_charged &&
 	    !tc_user_limits_charge(&session->charge, TC_LIMIT_KERNEL_OWN_SESSIONS, 1, error))
 		return FALSE;
-	session->kernel_own_charged = TRUE;
+	session->kernel.own_charged = TRUE;
 	ring_fd = own_programs_start(session, consumer, error);
 	if (ring_fd < 0)
 		return FALSE;
@@ -173,7 +174,7 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 	own_uuid(session, uuid);
 	ok = tc_consumer_kernel_own(consumer, session->id, dir, uuid, ring_fd, error);
 	close(ring_fd);
-	session->kernel_own_running = TRUE;
+	session->kernel.own_running = TRUE;
 	if (!ok) {
 		tc_session_kernel_own_stop_locked(session, NULL);
 		return FALSE;
@@ -188,9 +189,9 @@ tc_session_kernel_own_stop_locked(TcSession *session, GError **error)
 {
 	g_autoptr(GError) local_error = NULL;
 
-	if (!session->kernel_own_running)
+	if (!session->kernel.own_running)
 		return TRUE;
-	session->kernel_own_running = FALSE;
+	session->kernel.own_running = FALSE;
 	if (tc_kernel_own_remove(session->id, &local_error))
 		return TRUE;
 	/* A helper that went away took the programs with it. */

@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "tc-consumer.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* The own-process kernel tier of a session (tc-session-kernel-own.c). All
  * but the first with op_lock held, from worker threads. */

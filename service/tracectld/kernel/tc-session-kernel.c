@@ -35,7 +35,9 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
+#include "tc-kernel-domain.h"
 #include "tc-kernel.h"
+#include "tc-session.h"
 #include "tc-user-account.h"
 #include "tc-validate.h"
 
@@ -56,9 +58,9 @@ static const struct {
 static gboolean
 user_enables(TcSession *session, const char *extra, const char *system, const char *event)
 {
-	for (guint i = 0; i <= session->kernel_events->len; i++) {
-		const char *pattern = i < session->kernel_events->len
-					      ? g_ptr_array_index(session->kernel_events, i)
+	for (guint i = 0; i <= session->kernel.events->len; i++) {
+		const char *pattern = i < session->kernel.events->len
+					      ? g_ptr_array_index(session->kernel.events, i)
 					      : extra;
 		g_auto(GStrv) parts = pattern ? g_strsplit(pattern, ":", 2) : NULL;
 
@@ -76,7 +78,7 @@ hidden_events(TcSession *session, const char *extra)
 	guint32 hide = 0;
 
 	for (guint i = 0; i < G_N_ELEMENTS(internal_events); i++)
-		if ((session->kernel_contexts & internal_events[i].needed_by) &&
+		if ((session->kernel.contexts & internal_events[i].needed_by) &&
 		    !user_enables(session, extra, internal_events[i].system,
 				  internal_events[i].event))
 			hide |= internal_events[i].hide;
@@ -89,7 +91,7 @@ static gboolean
 enable_internal_events(TcSession *session, GError **error)
 {
 	for (guint i = 0; i < G_N_ELEMENTS(internal_events); i++)
-		if ((session->kernel_contexts & internal_events[i].needed_by) &&
+		if ((session->kernel.contexts & internal_events[i].needed_by) &&
 		    !tc_kernel_event(session->id, internal_events[i].system,
 				     internal_events[i].event, TRUE, error)) {
 			g_prefix_error(error, "Kernel events '%s:%s' (for contexts): ",
@@ -110,7 +112,7 @@ update_consumer(TcSession *session, const char *system, const char *event, const
 	int formats_fd = -1;
 	gboolean ok;
 
-	if (!session->kernel_trace)
+	if (!session->kernel.trace)
 		return TRUE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (!consumer)
@@ -165,8 +167,8 @@ apply_event(TcSession *session, const char *pattern, const char *filter, gboolea
 static gint
 find_event(TcSession *session, const char *pattern)
 {
-	for (guint i = 0; i < session->kernel_events->len; i++)
-		if (g_str_equal(g_ptr_array_index(session->kernel_events, i), pattern))
+	for (guint i = 0; i < session->kernel.events->len; i++)
+		if (g_str_equal(g_ptr_array_index(session->kernel.events, i), pattern))
 			return (gint)i;
 	return -1;
 }
@@ -192,20 +194,20 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 			    "Kernel events '%s' are not enabled", pattern);
 		return FALSE;
 	}
-	if (session->kernel_instance &&
-	    !apply_event(session, pattern, g_hash_table_lookup(session->kernel_filters, pattern),
+	if (session->kernel.instance &&
+	    !apply_event(session, pattern, g_hash_table_lookup(session->kernel.filters, pattern),
 			 enable, error))
 		return FALSE;
 	g_mutex_lock(&session->lock);
 	if (enable) {
-		g_ptr_array_add(session->kernel_events, g_strdup(pattern));
+		g_ptr_array_add(session->kernel.events, g_strdup(pattern));
 	} else {
-		g_ptr_array_remove_index(session->kernel_events, index);
-		g_hash_table_remove(session->kernel_filters, pattern);
+		g_ptr_array_remove_index(session->kernel.events, index);
+		g_hash_table_remove(session->kernel.filters, pattern);
 	}
 	g_mutex_unlock(&session->lock);
 	/* A disabled pattern may have matched what the contexts need. */
-	if (!enable && session->kernel_instance &&
+	if (!enable && session->kernel.instance &&
 	    (!enable_internal_events(session, error) ||
 	     !update_consumer(session, NULL, NULL, NULL, error)))
 		return FALSE;
@@ -219,10 +221,10 @@ tc_session_kernel_filtered_event_locked(TcSession *session, const char *pattern,
 					const char *filter, GError **error)
 {
 	if (find_event(session, pattern) < 0)
-		g_hash_table_insert(session->kernel_filters, g_strdup(pattern), g_strdup(filter));
+		g_hash_table_insert(session->kernel.filters, g_strdup(pattern), g_strdup(filter));
 	if (!tc_session_kernel_event_locked(session, pattern, TRUE, error)) {
 		if (find_event(session, pattern) < 0)
-			g_hash_table_remove(session->kernel_filters, pattern);
+			g_hash_table_remove(session->kernel.filters, pattern);
 		return FALSE;
 	}
 	g_message("Session '%s': kernel events '%s' filtered by '%s'", session->name, pattern,
@@ -237,7 +239,7 @@ apply_probe(TcSession *session, const TcKernelProbe *probe, GError **error)
 {
 	g_auto(TcUserAccount) owner = {.gid = (gid_t)-1};
 	g_autofree char *group = tc_kernel_probe_group(session->id);
-	gboolean enable_now = !session->kernel_trace;
+	gboolean enable_now = !session->kernel.trace;
 
 	tc_user_account_lookup(session->owner_uid, &owner, NULL);
 	if (!tc_kernel_probe_add(session->id, probe->kind, probe->name, probe->location,
@@ -292,7 +294,7 @@ tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GErr
 	gboolean all = tc_tracker_holds_all(tracker, TC_TRACK_PID);
 	gboolean ok;
 
-	if (!session->kernel_instance)
+	if (!session->kernel.instance)
 		return TRUE;
 	if (tracks_ids(tracker))
 		ok = send_ids(session, tracker, error);
@@ -311,25 +313,25 @@ tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GErr
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
-	if (!tc_kernel_instance_create(session->id, session->kernel_buffer_kb,
+	if (!tc_kernel_instance_create(session->id, session->kernel.buffer_kb,
 				       session->clock.tsc != 0, error))
 		return FALSE;
-	session->kernel_instance = TRUE;
+	session->kernel.instance = TRUE;
 	/* The filter before any event: nothing untracked is recorded. */
-	if ((!tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID) ||
-	     tracks_ids(&session->kernel_tracker)) &&
-	    !tc_session_kernel_pids_locked(session, &session->kernel_tracker, error))
+	if ((!tc_tracker_holds_all(&session->kernel.tracker, TC_TRACK_PID) ||
+	     tracks_ids(&session->kernel.tracker)) &&
+	    !tc_session_kernel_pids_locked(session, &session->kernel.tracker, error))
 		return FALSE;
-	for (guint i = 0; i < session->kernel_events->len; i++)
+	for (guint i = 0; i < session->kernel.events->len; i++)
 	{
-		const char *pattern = g_ptr_array_index(session->kernel_events, i);
+		const char *pattern = g_ptr_array_index(session->kernel.events, i);
 
 		if (!apply_event(session, pattern,
-				 g_hash_table_lookup(session->kernel_filters, pattern), TRUE, error))
+				 g_hash_table_lookup(session->kernel.filters, pattern), TRUE, error))
 			return FALSE;
 	}
-	for (guint i = 0; i < session->kernel_probes->len; i++)
-		if (!apply_probe(session, g_ptr_array_index(session->kernel_probes, i), error))
+	for (guint i = 0; i < session->kernel.probes->len; i++)
+		if (!apply_probe(session, g_ptr_array_index(session->kernel.probes, i), error))
 			return FALSE;
 	return enable_internal_events(session, error);
 }
@@ -337,7 +339,7 @@ make_instance(TcSession *session, GError **error)
 gboolean
 tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **error)
 {
-	if (session->kernel_instance) {
+	if (session->kernel.instance) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Kernel contexts can be added to session '%s' only before it is "
 			    "first started",
@@ -350,9 +352,9 @@ tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **
 		return FALSE;
 	}
 	g_mutex_lock(&session->lock);
-	session->kernel_contexts |= contexts;
+	session->kernel.contexts |= contexts;
 	g_mutex_unlock(&session->lock);
-	g_message("Session '%s': kernel contexts 0x%x", session->name, session->kernel_contexts);
+	g_message("Session '%s': kernel contexts 0x%x", session->name, session->kernel.contexts);
 	return TRUE;
 }
 
@@ -362,8 +364,8 @@ tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *nam
 {
 	TcKernelProbe *probe;
 
-	for (guint i = 0; i < session->kernel_probes->len; i++) {
-		probe = g_ptr_array_index(session->kernel_probes, i);
+	for (guint i = 0; i < session->kernel.probes->len; i++) {
+		probe = g_ptr_array_index(session->kernel.probes, i);
 		if (g_str_equal(probe->name, name)) {
 			g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
 				    "Session '%s' has a probe named '%s'", session->name, name);
@@ -374,14 +376,14 @@ tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *nam
 	probe->kind = kind;
 	probe->name = g_strdup(name);
 	probe->location = g_strdup(location);
-	if (session->kernel_instance && !apply_probe(session, probe, error)) {
+	if (session->kernel.instance && !apply_probe(session, probe, error)) {
 		g_free(probe->name);
 		g_free(probe->location);
 		g_free(probe);
 		return FALSE;
 	}
 	g_mutex_lock(&session->lock);
-	g_ptr_array_add(session->kernel_probes, probe);
+	g_ptr_array_add(session->kernel.probes, probe);
 	g_mutex_unlock(&session->lock);
 	g_message("Session '%s': probe '%s' on '%s'", session->name, name, location);
 	return TRUE;
@@ -390,9 +392,9 @@ tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *nam
 gboolean
 tc_session_has_kernel(const TcSession *session)
 {
-	return session->kernel_events->len > 0 || session->kernel_probes->len > 0 ||
-	       session->kernel_contexts != 0 || session->kernel_buffer_kb != 0 ||
-	       !tc_tracker_holds_all(&session->kernel_tracker, TC_TRACK_PID);
+	return session->kernel.events->len > 0 || session->kernel.probes->len > 0 ||
+	       session->kernel.contexts != 0 || session->kernel.buffer_kb != 0 ||
+	       !tc_tracker_holds_all(&session->kernel.tracker, TC_TRACK_PID);
 }
 
 /* The kernel trace's own uuid, derived from the session's. */
@@ -418,7 +420,7 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 	guint8 uuid[16];
 	gboolean ok;
 
-	if (session->kernel_contexts & TC_CONSUMER_KCTX_PID) {
+	if (session->kernel.contexts & TC_CONSUMER_KCTX_PID) {
 		tgids_fd = tc_kernel_tgids(session->id, error);
 		if (tgids_fd < 0)
 			return FALSE;
@@ -428,7 +430,7 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 				      (const int *)(gpointer)buffers->cpu_fds->data,
 				      (const int *)(gpointer)buffers->stats_fds->data,
 				      buffers->cpu_fds->len, buffers->formats_fd, tgids_fd,
-				      session->kernel_contexts | hidden_events(session, NULL),
+				      session->kernel.contexts | hidden_events(session, NULL),
 				      error);
 	if (tgids_fd >= 0)
 		close(tgids_fd);
@@ -441,17 +443,17 @@ tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError 
 	TcKernelBuffers buffers = {0};
 	gboolean ok;
 
-	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0)
+	if (session->kernel.events->len == 0 && session->kernel.probes->len == 0)
 		return TRUE;
-	if (!session->kernel_instance && !make_instance(session, error))
+	if (!session->kernel.instance && !make_instance(session, error))
 		return FALSE;
 	if (!tc_kernel_start(session->id, &buffers, error))
 		return FALSE;
 	/* A restart: the consumer still reads the buffers it was given. */
-	ok = session->kernel_trace;
+	ok = session->kernel.trace;
 	if (!ok) {
 		ok = give_consumer_buffers(session, consumer, &buffers, error);
-		session->kernel_trace = ok;
+		session->kernel.trace = ok;
 	}
 	tc_kernel_buffers_clear(&buffers);
 	return ok;
@@ -460,7 +462,7 @@ tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError 
 gboolean
 tc_session_kernel_stop_locked(TcSession *session, GError **error)
 {
-	return !session->kernel_instance || tc_kernel_stop(session->id, error);
+	return !session->kernel.instance || tc_kernel_stop(session->id, error);
 }
 
 void
@@ -468,8 +470,8 @@ tc_session_kernel_destroyed_locked(TcSession *session)
 {
 	g_autoptr(GError) error = NULL;
 
-	if (session->kernel_instance && !tc_kernel_instance_remove(session->id, &error))
+	if (session->kernel.instance && !tc_kernel_instance_remove(session->id, &error))
 		g_warning("Session '%s': cannot remove its tracefs instance: %s", session->name,
 			  error->message);
-	session->kernel_instance = FALSE;
+	session->kernel.instance = FALSE;
 }

@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "tc-consumer.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /* The kernel domain of a session (tc-session-kernel.c). All with op_lock
  * held, from worker threads. */

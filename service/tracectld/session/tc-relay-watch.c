@@ -4,6 +4,7 @@
 #include <urcu.h>
 
 #include "tc-owner-pool.h"
+#include "tc-session.h"
 
 /*
  * A look waits for the owner's consumer, which runs as the owner, who

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * The relays of started streaming sessions, looked at every

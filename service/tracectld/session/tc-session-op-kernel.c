@@ -38,8 +38,8 @@ start_new_kernel_trace(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 
-	if (session->state != TC_SESSION_ACTIVE || session->kernel_trace ||
-	    session->kernel_disabled)
+	if (session->state != TC_SESSION_ACTIVE || session->kernel.trace ||
+	    session->kernel.disabled)
 		return TRUE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
@@ -118,13 +118,13 @@ charge_kernel_buffers(TcSession *session, guint64 kb, GError **error)
 {
 	guint64 bytes = MIN(kb, G_MAXUINT32) * 1024 * MAX(1, sysconf(_SC_NPROCESSORS_CONF));
 
-	if (!tc_user_limits_recharge_buffer(&session->charge, session->kernel_buffer_bytes, bytes,
+	if (!tc_user_limits_recharge_buffer(&session->charge, session->kernel.buffer_bytes, bytes,
 					    error)) {
 		g_prefix_error(error, "Cannot size the kernel buffers of session '%s': ",
 			       session->name);
 		return FALSE;
 	}
-	session->kernel_buffer_bytes = bytes;
+	session->kernel.buffer_bytes = bytes;
 	return TRUE;
 }
 
@@ -135,11 +135,11 @@ reenable_kernel_channel(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 
-	session->kernel_disabled = FALSE;
+	session->kernel.disabled = FALSE;
 	if (session->state == TC_SESSION_ACTIVE) {
 		consumer = tc_consumer_get(session->owner_uid, error);
 		if (consumer == NULL || !tc_session_kernel_start_locked(session, consumer, error)) {
-			session->kernel_disabled = TRUE;
+			session->kernel.disabled = TRUE;
 			return FALSE;
 		}
 	}
@@ -156,9 +156,9 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 
 	if (op == NULL)
 		return FALSE;
-	if (session->kernel_disabled)
+	if (session->kernel.disabled)
 		return reenable_kernel_channel(session, error);
-	if (session->kernel_instance) {
+	if (session->kernel.instance) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The kernel buffers of session '%s' exist already", session->name);
 		return FALSE;
@@ -166,9 +166,9 @@ tc_session_op_kernel_channel(TcSession *session, const TcChannelConfig *config, 
 	if (!charge_kernel_buffers(session, kb, error))
 		return FALSE;
 	g_mutex_lock(&session->lock);
-	session->kernel_buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
-	session->kernel_subbuf_size = config->subbuf_size;
-	session->kernel_num_subbuf = config->num_subbuf;
+	session->kernel.buffer_kb = (guint32)MIN(kb, G_MAXUINT32);
+	session->kernel.subbuf_size = config->subbuf_size;
+	session->kernel.num_subbuf = config->num_subbuf;
 	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
@@ -180,13 +180,13 @@ tc_session_op_kernel_disable_channel(TcSession *session, GError **error)
 
 	if (op == NULL)
 		return FALSE;
-	if (session->kernel_events->len == 0 && session->kernel_probes->len == 0) {
+	if (session->kernel.events->len == 0 && session->kernel.probes->len == 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "Session '%s' has no kernel channel (no kernel event is enabled)",
 			    session->name);
 		return FALSE;
 	}
-	if (session->kernel_disabled) {
+	if (session->kernel.disabled) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The kernel channel of session '%s' is disabled already", session->name);
 		return FALSE;
@@ -195,7 +195,7 @@ tc_session_op_kernel_disable_channel(TcSession *session, GError **error)
 	 * which writes out what they hold. */
 	if (session->state == TC_SESSION_ACTIVE && !tc_session_kernel_stop_locked(session, error))
 		return FALSE;
-	session->kernel_disabled = TRUE;
+	session->kernel.disabled = TRUE;
 	g_message("Session '%s' of uid %u: kernel channel disabled", session->name,
 		  (unsigned)session->owner_uid);
 	return TRUE;

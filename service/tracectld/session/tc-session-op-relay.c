@@ -5,6 +5,7 @@
 
 #include "tc-consumer.h"
 #include "tc-signals.h"
+#include "tc-uid-trace.h"
 
 /* The Problem text of a streaming session whose relay went away, or NULL
  * when nothing was lost. */

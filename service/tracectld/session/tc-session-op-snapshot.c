@@ -12,6 +12,7 @@
 #include "tc-session-trace.h"
 #include "tc-signals.h"
 #include "tc-snapshot-output.h"
+#include "tc-uid-trace.h"
 
 /* <output>/snapshot-<n>-<YYYYmmdd-HHMMSS>, relative to the session's
  * directory on the relay for a relay session. op_lock held. */

@@ -6,16 +6,17 @@
 #include "tc-consumer.h"
 #include "tc-session-kernel.h"
 #include "tc-session-op-relay.h"
+#include "tc-uid-trace.h"
 
 /* op_lock held: the kernel channel's figures, from the kernel's own
  * counts once its buffers are read (zeros before the first start). */
 static gboolean
 add_kernel_statistics(TcSession *session, GArray *statistics, GError **error)
 {
-	TcChannelStats stats = {.buffer_bytes = session->kernel_buffer_bytes};
+	TcChannelStats stats = {.buffer_bytes = session->kernel.buffer_bytes};
 	TcChannelStatistics kernel = {.domain = "kernel"};
 
-	if (session->kernel_trace) {
+	if (session->kernel.trace) {
 		g_autoptr(TcConsumer) consumer = tc_consumer_get(session->owner_uid, error);
 
 		if (consumer == NULL ||

@@ -4,6 +4,7 @@
 #include "tc-session-op.h"
 
 #include "tc-error.h"
+#include "tc-session.h"
 
 static gboolean
 check_alive_locked(TcSession *session, GError **error)

@@ -6,13 +6,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tc-ack-waiter-wait.h"
+#include "tc-ack-waiter.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
+#include "tc-channel-config.h"
+#include "tc-channel.h"
+#include "tc-consumer.h"
+#include "tc-consumer-abi.h"
 #include "tc-error.h"
+#include "tc-event-rule.h"
+#include "tc-fair-queue.h"
 #include "tc-metadata.h"
+#include "tc-registry.h"
 #include "tc-session-kernel.h"
 #include "tc-session-op.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
+#include "tc-snapshot-output.h"
+#include "tc-uid-trace.h"
+#include "tc-unit-watch.h"
+#include "tc-kernel.h"
+#include "tc-kernel-abi.h"
 #include "tc-relay-url.h"
 #include "tc-relay-watch.h"
 #include "tc-signals.h"
@@ -265,7 +281,7 @@ tc_session_op_start(TcSession *session, GError **error)
 		return FALSE;
 	/* The kernel first: its events are then recorded from the moment the
 	 * applications are told to start. */
-	if ((!session->kernel_disabled && !tc_session_kernel_start_locked(session, consumer, error)) ||
+	if ((!session->kernel.disabled && !tc_session_kernel_start_locked(session, consumer, error)) ||
 	    !tc_session_kernel_own_start_locked(session, consumer, error))
 		return FALSE;
 	set_state(session, TC_SESSION_ACTIVE);

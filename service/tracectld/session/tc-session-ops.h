@@ -3,8 +3,10 @@
 
 #include <glib.h>
 
+#include "tc-channel.h"
 #include "tc-consumer.h"
-#include "tc-registry.h"
+#include "tc-event-rule.h"
+#include "tc-session.h"
 
 /*
  * Control operations on a session. Each may wait on the consumer or on

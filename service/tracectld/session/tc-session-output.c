@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "tc-error.h"
-#include "tc-registry.h"
+#include "tc-random-uuid.h"
 #include "tc-relay-url.h"
+#include "tc-session.h"
 #include "tc-user-account.h"
 
 gboolean

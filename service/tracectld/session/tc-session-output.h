@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "tc-consumer-abi.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * Where a new session's trace goes, however the session comes to be:

@@ -28,7 +28,9 @@
 #include "tc-error.h"
 #include "tc-owner-pool.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
 #include "tc-signals.h"
+#include "tc-uid-trace.h"
 
 static GMutex scheduler_lock;
 static GCond scheduler_cond;
@@ -286,7 +288,7 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 
 	if (!check_rotatable(session, error))
 		return FALSE;
-	if (!session->has_buffers && !session->kernel_trace) {
+	if (!session->has_buffers && !session->kernel.trace) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Session '%s' was never started: there is nothing to archive",
 			    session->name);

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * Rotation and clear of a session's trace, as LTTng does them

@@ -9,11 +9,16 @@
 
 #include "tc-session-track.h"
 
+#include "tc-ack-waiter-wait.h"
+#include "tc-ack-waiter.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
 #include "tc-kernel-abi.h"
 #include "tc-error.h"
+#include "tc-registry.h"
 #include "tc-session-kernel.h"
 #include "tc-session-trace.h"
+#include "tc-session.h"
 #include "tc-user-limits.h"
 
 /* As long as the other session operations wait for applications. */
@@ -34,7 +39,7 @@ tracker_copy(const TcTracker *from, TcTracker *to)
 static guint
 count_values(TcSession *session, gboolean kernel, const TcTracker *changed)
 {
-	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel_tracker;
+	const TcTracker *other = kernel ? &session->ust_tracker : &session->kernel.tracker;
 
 	return tc_tracker_count(changed) + tc_tracker_count(other);
 }
@@ -44,7 +49,7 @@ static gboolean
 changed_tracker(TcSession *session, gboolean kernel, TcTrackKind kind, const guint32 *values,
 		guint count, gboolean all, gboolean track, TcTracker *changed, GError **error)
 {
-	tracker_copy(kernel ? &session->kernel_tracker : &session->ust_tracker, changed);
+	tracker_copy(kernel ? &session->kernel.tracker : &session->ust_tracker, changed);
 	if (track)
 		tc_tracker_track(changed, kind, values, count, all);
 	else if (!tc_tracker_untrack(changed, kind, values, count, all, error))
@@ -114,7 +119,7 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 			GError **error)
 {
 	TcTracker changed;
-	TcTracker *tracker = kernel ? &session->kernel_tracker : &session->ust_tracker;
+	TcTracker *tracker = kernel ? &session->kernel.tracker : &session->ust_tracker;
 
 	if (!changed_tracker(session, kernel, kind, values, count, all, track, &changed, error)) {
 		tc_tracker_clear(&changed);
@@ -139,7 +144,7 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 const TcTracker *
 tc_session_tracker_locked(TcSession *session, gboolean kernel)
 {
-	return kernel ? &session->kernel_tracker : &session->ust_tracker;
+	return kernel ? &session->kernel.tracker : &session->ust_tracker;
 }
 
 static TcTrackedUnit *
@@ -170,7 +175,7 @@ tc_session_track_unit_locked(TcSession *session, const char *name, const char *c
 			    TC_UNITS_PER_SESSION_MAX);
 		return FALSE;
 	}
-	if (session->kernel_own_running) {
+	if (session->kernel.own_running) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "The units of session '%s' change only while its own-process kernel "
 			    "events are stopped",

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 #include "tc-tracker.h"
 
 /*

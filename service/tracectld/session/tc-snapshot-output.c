@@ -7,6 +7,7 @@
 
 #include "tc-error.h"
 #include "tc-relay-url.h"
+#include "tc-session.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"
 

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * The snapshot outputs of a session (AddSnapshotOutput): places its
@@ -13,6 +13,14 @@
  * consumer, with the owner's rights, so an output names nothing the owner
  * could not write anyway.
  */
+
+/* A place a snapshot session's snapshots can go (AddSnapshotOutput). */
+typedef struct {
+	guint32 id;
+	char *name;
+	char *directory;   /* absolute, made by the owner's consumer */
+	guint64 max_bytes; /* bound of its snapshots, 0 for none */
+} TcSnapshotOutput;
 
 /* The directory of a "/path" or "file:///path" URL, checked like an
  * output directory, or the canonical "net://HOST:CTRL:DATA" (net6://) of

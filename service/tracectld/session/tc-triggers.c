@@ -23,14 +23,17 @@
 #include <math.h>
 #include <urcu.h>
 
+#include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-notifier.h"
 #include "tc-owner-pool.h"
+#include "tc-registry.h"
 #include "tc-session-ops.h"
 #include "tc-session-op-snapshot.h"
 #include "tc-session-op-statistics.h"
 #include "tc-session-rotation.h"
+#include "tc-session.h"
 #include "tc-signals.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"

@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 #include "tc-event-rule.h"
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * Triggers, as LTTng 2.13's add-trigger: a condition on one of the

@@ -7,9 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tc-app.h"
 #include "tc-peer-identity.h"
 #include "tc-registry.h"
 #include "tc-session-track.h"
+#include "tc-session.h"
 #include "tc-unit-procs.h"
 
 static GMutex watch_lock;

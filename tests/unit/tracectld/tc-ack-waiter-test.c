@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests of the acknowledgement deadlines and of unresponsive
- * applications (tc-registry.c). */
+ * applications (tc-ack-waiter.c, tc-ack-waiter-wait.c, tc-app.c). */
 #include <glib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tc-ack-waiter-wait.h"
+#include "tc-ack-waiter.h"
+#include "tc-app.h"
 #include "tc-registry.h"
 
 #define OWNER_UID 1000

@@ -8,9 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-app.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
 #include "tc-rb.h"
+#include "tc-registry.h"
+#include "tc-session.h"
 #include "tc-trace-clock.h"
 #include "tc-kernel-names.h"
 #include "tc-validate.h"

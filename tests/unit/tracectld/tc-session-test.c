@@ -15,10 +15,14 @@
 
 #include "tc-app-protocol.h"
 #include "tc-app-sync.h"
+#include "tc-app.h"
+#include "tc-channel-config.h"
+#include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-registry.h"
 #include "tc-session-op-snapshot.h"
 #include "tc-session-ops.h"
+#include "tc-session.h"
 
 typedef struct {
 	char *root; /* a private temporary directory */

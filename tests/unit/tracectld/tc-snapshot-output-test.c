@@ -5,6 +5,7 @@
 
 #include "tc-error.h"
 #include "tc-registry.h"
+#include "tc-session.h"
 #include "tc-snapshot-output.h"
 #include "tc-user-limits.h"
 
