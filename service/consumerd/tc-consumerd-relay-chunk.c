@@ -197,7 +197,7 @@ exchange_broken(int ret)
 }
 
 /* The new chunk, every stream moved to it; the old one stays open on
- * the relay (pending closure) until tc_consumerd_relay_chunk_close(). */
+ * the relay (pending closure) until chunk_close(). */
 static int
 chunk_begin(struct tc_consumerd_relay *relay, uint32_t command, int64_t now)
 {

@@ -3,7 +3,7 @@
  * Fuzzes the W3C Trace Context text an instrumented application reads
  * from its peers (tc-span-w3c.c): the traceparent and tracestate headers
  * of a request that came over the network, parsed inside the traced
- * process by tc_span_start_remote(). Built with AddressSanitizer and
+ * process by tracectl_span_extract(). Built with AddressSanitizer and
  * UBSan.
  *
  * Input: byte 0 picks the header (even: traceparent, odd: tracestate),

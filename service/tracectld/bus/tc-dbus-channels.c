@@ -4,8 +4,8 @@
  * (EnableChannel, DisableChannel, AddContext, AddKernelProbe, EnableEvent,
  * EnableEventWithOptions, DisableEvent, ChannelStatistics) and the
  * Channels property they change: parse, submit under manage-sessions (the
- * kernel actions for the kernel domain), and let tc-session-ops.c do the
- * work.
+ * kernel actions for the kernel domain), and let tc-session-ops.c,
+ * tc-session-op-kernel.c and tc-session-op-statistics.c do the work.
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
 

@@ -3,7 +3,7 @@
  * The snapshot methods of org.tracectl.Tracing1.Session: RecordSnapshot,
  * RecordSnapshotWithOptions and the snapshot outputs (AddSnapshotOutput,
  * ListSnapshotOutputs, DelSnapshotOutput). Each parses, submits under
- * manage-sessions and lets tc-session-ops.c do the work in a worker.
+ * manage-sessions and lets tc-session-op-snapshot.c do the work in a worker.
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
 

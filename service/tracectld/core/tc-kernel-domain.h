@@ -12,7 +12,8 @@
  * the session; the kernel layer (kernel/tc-session-kernel.c,
  * kernel/tc-session-kernel-own.c) changes it, and so do two session
  * operations above it: the kernel channel's geometry and disabling
- * (session/tc-session-ops.c) and its tracker (session/tc-session-track.c).
+ * (session/tc-session-op-kernel.c) and its tracker
+ * (session/tc-session-track.c).
  */
 
 /* A dynamic probe of the kernel domain (kprobe, kretprobe, uprobe). */

@@ -44,7 +44,7 @@ static TcOwnerPool *rounds_pool;    /* [scheduler_lock] set with scheduler_threa
 typedef GPtrArray TcOwnerSchedules;
 
 /* The session's op_lock, held until the locker goes, with the session
- * alive: as every operation of tc-session-ops.c begins. */
+ * alive: as tc_session_op_begin() (tc-session-op.c) begins every operation. */
 static GMutexLocker *
 op_begin(TcSession *session, GError **error)
 {
