@@ -181,7 +181,14 @@ tc_child_link_receive(const TcChildLink *link, void *buf, gsize size, int *fds, 
 gboolean
 tc_child_link_kill(const TcChildLink *link)
 {
-	return tc_process_signal(link->pidfd, SIGKILL);
+	if (link->pidfd >= 0)
+		return tc_process_signal(link->pidfd, SIGKILL);
+	/* Without a pidfd, the pid of a child of ours that is not reaped yet
+	 * still names it: only its reaping frees the pid. */
+	if (link->is_child && link->pid > 0)
+		return kill(link->pid, SIGKILL) == 0 || errno == ESRCH;
+	errno = EBADF;
+	return FALSE;
 }
 
 void

@@ -84,8 +84,10 @@ int tc_child_link_send(const TcChildLink *link, const void *msg, gsize size, con
 gssize tc_child_link_receive(const TcChildLink *link, void *buf, gsize size, int *fds,
 			     guint max_fds, gint64 deadline);
 
-/* Sends SIGKILL through the pidfd. FALSE (errno set) if there is none or
- * the signal failed; a child that already exited is no failure. */
+/* Sends SIGKILL through the pidfd, or to the pid of a spawned child that
+ * has none (not reaped, its pid is still its own). FALSE (errno set) if
+ * the signal failed or an adopted child has no pidfd; a child that
+ * already exited is no failure. */
 gboolean tc_child_link_kill(const TcChildLink *link);
 
 /* Shuts the socket down both ways and keeps it open: the child reads EOF

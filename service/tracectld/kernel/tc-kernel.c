@@ -185,9 +185,12 @@ disconnect(struct link *link, gboolean kill_it)
 	gboolean is_reaped;
 
 	if (child->pid > 0 && kill_it) {
-		tc_child_link_kill(child);
-		g_warning("Killed the kernel helper, pid %d; the next request starts another",
-			  (int)child->pid);
+		if (tc_child_link_kill(child))
+			g_warning("Killed the kernel helper, pid %d; the next request starts another",
+				  (int)child->pid);
+		else
+			g_warning("Cannot kill the kernel helper, pid %d: %s", (int)child->pid,
+				  g_strerror(errno));
 	}
 	if (child->pid <= 0) {
 		tc_child_link_clear(child);
@@ -327,6 +330,16 @@ send_locked(struct link *link, struct tc_kernel_msg *msg, gsize size, gint64 dea
 		res = tc_child_link_send(&link->child, msg, size, NULL, 0, deadline);
 		if (res == 0)
 			return TRUE;
+		/* A helper that does not read is hung, not gone: one started
+		 * again would only have what is left of the deadline. */
+		if (res == -ETIMEDOUT) {
+			disconnect(link, TRUE);
+			g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+				    "The kernel helper did not take the request within %d ms; it "
+				    "was stopped, and the next request starts it again",
+				    REPLY_TIMEOUT_MS);
+			return FALSE;
+		}
 		g_warning("The kernel helper is gone (%s), starting it again", g_strerror(-res));
 		disconnect(link, TRUE);
 		/* A new helper that dies at once is not started again and again. */

@@ -268,6 +268,28 @@ test_kill_hung(void)
 	g_assert_cmpint(link.pidfd, ==, -1);
 }
 
+/* A spawned child whose pidfd could not be opened is still killed, by
+ * its pid: it is not reaped, so the pid is still its own. */
+static void
+test_kill_without_pidfd(void)
+{
+	const char *argv[] = {"/bin/sh", "-c", "trap '' TERM; exec sleep 60", NULL};
+	g_autoptr(GError) error = NULL;
+	TcChildLink link;
+	GPid pid;
+
+	tc_child_link_init(&link, "the child without a pidfd");
+	g_assert_true(tc_child_link_spawn(&link, argv, NULL, 3, NULL, NULL, &error));
+	pid = link.pid;
+	close(link.pidfd);
+	link.pidfd = -1;
+	g_assert_true(tc_child_link_kill(&link));
+	g_assert_true(tc_child_link_wait(&link, 5000));
+	g_assert_cmpint(waitpid(pid, NULL, WNOHANG), ==, -1);
+	g_assert_cmpint(errno, ==, ECHILD);
+	tc_child_link_clear(&link);
+}
+
 /* An adopted process is systemd's: stopping it only shuts the socket,
  * never waits for it or signals it. */
 static void
@@ -296,6 +318,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/child-link/deadline", test_deadline);
 	g_test_add_func("/tracectl/child-link/spawn-echo", test_spawn_echo);
 	g_test_add_func("/tracectl/child-link/kill-hung", test_kill_hung);
+	g_test_add_func("/tracectl/child-link/kill-without-pidfd", test_kill_without_pidfd);
 	g_test_add_func("/tracectl/child-link/adopted-not-waited", test_adopted_not_waited);
 	return g_test_run();
 }
