@@ -9,6 +9,7 @@
 
 #include "tc-error.h"
 #include "tc-kernel-event-rule.h"
+#include "tc-session-kernel.h"
 
 /* The spec's strings point into the option values, which the reader
  * holds until it is cleared, as it holds the exclusions' array. */
@@ -58,6 +59,26 @@ read_option(SpecReader *reader, const char *key, GVariant *value, GError **error
 	return FALSE;
 }
 
+/* A dictionary on the bus may repeat a key; a rule takes each option
+ * once, as AddTrigger's options do, so that what is checked is what is
+ * used. */
+static gboolean
+check_unique_keys(GVariant *options, GError **error)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	GVariantIter iter;
+	const char *key;
+
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_next(&iter, "{&s*}", &key, NULL))
+		if (!g_hash_table_add(seen, (gpointer)key)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Event option '%.64s' is given twice", key);
+			return FALSE;
+		}
+	return TRUE;
+}
+
 static gboolean
 read_options(SpecReader *reader, const char *pattern, GVariant *options, GError **error)
 {
@@ -73,7 +94,7 @@ read_options(SpecReader *reader, const char *pattern, GVariant *options, GError 
 		if (!read_option(reader, key, value, error))
 			return FALSE;
 	}
-	return TRUE;
+	return check_unique_keys(options, error);
 }
 
 TcEventRule *
@@ -93,7 +114,9 @@ tc_dbus_event_rule_check_kernel(const char *pattern, GVariant *options, char **t
 	g_auto(SpecReader) reader = {0};
 
 	*tracefs_filter = NULL;
-	if (!read_options(&reader, pattern, options, error))
+	/* The pattern first, as the kernel's own checks take it. */
+	if (!tc_kernel_validate_event(pattern, error) ||
+	    !read_options(&reader, pattern, options, error))
 		return FALSE;
 	return tc_kernel_event_rule_check(&reader.spec, tracefs_filter, error);
 }

@@ -69,6 +69,10 @@ test_refused(void)
 	assert_refused("app:*", "{'loglevel': <int32 -1>}", "Log level -1 is not in 0..14");
 	assert_refused("app:*", "{'loglevel': <int32 15>}", "Log level 15 is not in 0..14");
 	assert_refused("app:*", "{'loglevel-only': <true>}", "'loglevel-only' needs a 'loglevel'");
+	/* What is checked is what is used: an option given twice, even a
+	 * valid value after one out of range, is refused. */
+	assert_refused("app:*", "{'loglevel': <int32 99>, 'loglevel': <int32 3>}",
+		       "Event option 'loglevel' is given twice");
 	assert_refused("app:ev", "{'exclude': <['app:x']>}",
 		       "Exclusions need a pattern with '*', not 'app:ev'");
 	assert_refused("app:*", "{'filter': <'seq > 1 && (seq < )'>}",
@@ -92,6 +96,12 @@ test_kernel(void)
 	g_assert_false(
 	    tc_dbus_event_rule_check_kernel("sched:sched_switch", unknown, &tracefs, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_clear_error(&error);
+	/* A bad pattern is named before a bad option, as the kernel checks. */
+	g_assert_false(tc_dbus_event_rule_check_kernel("sched:sched switch", unknown, &tracefs,
+							&error));
+	g_assert_nonnull(error);
+	g_assert_false(g_str_has_prefix(error->message, "Unknown event option"));
 	g_clear_error(&error);
 	g_assert_true(
 	    tc_dbus_event_rule_check_kernel("sched:sched_switch", filter, &tracefs, &error));
