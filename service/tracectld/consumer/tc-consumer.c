@@ -39,8 +39,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "tc-child-link.h"
 #include "tc-channel.h"
+#include "tc-child-link.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumer-route.h"
 #include "tc-consumer-unit.h"

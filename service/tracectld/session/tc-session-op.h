@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "tc-registry.h"
+#include "tc-session.h"
 
 /*
  * Where every operation on a published session starts (tc-session-ops.h

@@ -27,6 +27,7 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-owner-pool.h"
+#include "tc-session-op.h"
 #include "tc-session-trace.h"
 #include "tc-session.h"
 #include "tc-signals.h"
@@ -42,22 +43,6 @@ static TcOwnerPool *rounds_pool;    /* [scheduler_lock] set with scheduler_threa
 /* One owner's scheduled sessions at a round, on a thread of rounds_pool:
  * TcSession *, referenced. */
 typedef GPtrArray TcOwnerSchedules;
-
-/* The session's op_lock, held until the locker goes, with the session
- * alive: as tc_session_op_begin() (tc-session-op.c) begins every operation. */
-static GMutexLocker *
-op_begin(TcSession *session, GError **error)
-{
-	g_autoptr(GMutexLocker) op = g_mutex_locker_new(&session->op_lock);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
-
-	if (session->destroyed) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "Session '%s' was destroyed",
-			    session->name);
-		return NULL;
-	}
-	return g_steal_pointer(&op);
-}
 
 /* As LTTng 2.13: a live session's streams are read while they are
  * written, and the relay does not rotate them for explicit rotations. */
@@ -340,7 +325,7 @@ archived:
 gboolean
 tc_session_op_rotate(TcSession *session, char **archive, GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL)
 		return FALSE;
@@ -375,7 +360,7 @@ tc_session_op_clear(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) ids = NULL;
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL)
 		return FALSE;
@@ -452,7 +437,7 @@ gboolean
 tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_us, guint64 size_bytes,
 				    GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
 	if (op == NULL || !check_rotatable(session, error))
 		return FALSE;
@@ -478,7 +463,7 @@ gboolean
 tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer, gboolean size,
 				      GError **error)
 {
-	g_autoptr(GMutexLocker) op = op_begin(session, error);
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
 
 	if (op == NULL)
@@ -545,7 +530,7 @@ run_schedule(TcSession *session)
 		return FALSE;
 	if (due == SCHEDULE_NONE)
 		return TRUE;
-	op = op_begin(session, &error);
+	op = tc_session_op_begin(session, &error);
 	if (op == NULL)
 		return FALSE;
 	/* Looked at again under op_lock: a command may have come first. */
