@@ -107,6 +107,21 @@ def polkit_stall_s(svc):
     return max(stalls, default=0.0)
 
 
+def log_offset(svc):
+    """Where the service's log ends now, for polkit_time_since()."""
+    return os.path.getsize(svc.log_path)
+
+
+def polkit_time_since(svc, offset):
+    """The seconds the service's calls logged as slow after offset spent
+    waiting for polkitd (polkit_stall_s() says why that is not the
+    time of what a test bounds)."""
+    with open(svc.log_path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    return sum(float(m.group(1)) / 1000 for m in SLOW_AUTHORIZATION.finditer(text))
+
+
 def stream_through_trickle(svc, relay, proxy, owner, subbuf_size, num_subbuf):
     """owner's session "streamed" sends its data through proxy, an
     application writes without pause, and once the first data went
