@@ -180,20 +180,6 @@ tc_dbus_channels_variant_locked(TcSession *session)
 
 /* Methods. */
 
-static void
-submit(TcSession *session, TcRequest *request)
-{
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-}
-
-static gboolean
-refuse(GDBusMethodInvocation *invocation, GError *error)
-{
-	g_dbus_method_invocation_return_gerror(invocation, error);
-	return TRUE;
-}
-
 static gboolean
 check_domain(const char *domain, GError **error)
 {
@@ -302,7 +288,7 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 		return TRUE;
 	}
 	request->work = enable_channel_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -371,7 +357,7 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 	request->channel = g_strdup(channel);
 	request->contexts = bits;
 	request->work = add_context_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -454,7 +440,7 @@ handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocati
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = channel_statistics_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -603,7 +589,7 @@ handle_event_change(TcSession *session, GDBusMethodInvocation *invocation, const
 	request->channel = g_strdup(channel);
 	request->pattern = g_strdup(pattern);
 	request->work = work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -640,7 +626,7 @@ handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *i
 	request->channel = g_strdup(channel);
 	request->rule = g_steal_pointer(&rule);
 	request->work = enable_event_rule_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -677,16 +663,16 @@ handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 	if (!is_kernel && !g_str_equal(domain, "ust")) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	}
 	/* The kernel domain has one channel. */
 	if (is_kernel && !g_str_equal(name, "channel0")) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	}
 	if (!tc_validate_name("channel", name, &error))
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	request = tc_request_new(invocation, session);
 	request->channel = g_strdup(name);
 	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;

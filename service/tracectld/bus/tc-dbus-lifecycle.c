@@ -13,28 +13,6 @@
 #include "tc-error.h"
 #include "tc-session-ops.h"
 
-static void
-submit(TcSession *session, TcRequest *request)
-{
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-}
-
-static gboolean
-refuse(GDBusMethodInvocation *invocation, GError *error)
-{
-	g_dbus_method_invocation_return_gerror(invocation, error);
-	return TRUE;
-}
-
-static void
-set_unknown_option(const char *method, const char *key, GVariant *value, GError **error)
-{
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Unknown %s option '%.64s' of type %s", method, key,
-		    g_variant_get_type_string(value));
-}
-
 static gboolean
 start_work(TcRequest *request, GError **error)
 {
@@ -47,7 +25,7 @@ handle_start(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = start_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -63,7 +41,7 @@ handle_stop(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession 
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = stop_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -103,15 +81,15 @@ handle_stop_with_options(TcDbusSession *object, GDBusMethodInvocation *invocatio
 		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
 			no_wait = g_variant_get_boolean(value);
 		else {
-			set_unknown_option("StopWithOptions", key, value, &error);
-			return refuse(invocation, error);
+			tc_request_set_unknown_option("StopWithOptions", key, value, &error);
+			return tc_request_refuse(invocation, error);
 		}
 	}
 	request = tc_request_new(invocation, session);
 	request->no_wait = no_wait;
 	request->authorized = stop_check_active;
 	request->work = stop_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 

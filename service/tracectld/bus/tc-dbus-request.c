@@ -315,3 +315,26 @@ tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t targ
 	tc_authority_check(request->invocation, action_id, details, target_uid, flags,
 			   authorized_cb, request);
 }
+
+void
+tc_request_submit_manage(TcRequest *request, TcSession *session)
+{
+	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			  TC_AUTHORITY_FLAGS_NONE);
+}
+
+gboolean
+tc_request_refuse(GDBusMethodInvocation *invocation, GError *error)
+{
+	g_dbus_method_invocation_return_gerror(invocation, error);
+	return TRUE;
+}
+
+void
+tc_request_set_unknown_option(const char *method, const char *key, GVariant *value,
+			      GError **error)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Unknown %s option '%.64s' of type %s", method, key,
+		    g_variant_get_type_string(value));
+}

@@ -81,6 +81,17 @@ void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_u
 		       TcAuthorityFlags flags);
 /* The same, with one more polkit detail key=value for .rules to decide on
  * (the "unit" of TrackUnit), named in the refusal. */
+/* Submits request under manage-sessions for session's owner: what every
+ * method on a session's object asks. */
+void tc_request_submit_manage(TcRequest *request, TcSession *session);
+
+/* Answers invocation with error (taken); TRUE, as a handler returns. */
+gboolean tc_request_refuse(GDBusMethodInvocation *invocation, GError *error);
+
+/* Sets error to the refusal of an option method does not know. */
+void tc_request_set_unknown_option(const char *method, const char *key, GVariant *value,
+				   GError **error);
+
 void tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
 				TcAuthorityFlags flags, const char *key, const char *value);
 /* Replies with an error and frees the request. */

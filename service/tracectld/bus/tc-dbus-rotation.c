@@ -15,13 +15,6 @@
 #include "tc-session-rotation.h"
 #include "tc-session.h"
 
-static void
-submit(TcSession *session, TcRequest *request)
-{
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-}
-
 static gboolean
 rotate_work(TcRequest *request, GError **error)
 {
@@ -39,7 +32,7 @@ handle_rotate(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSessio
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = rotate_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -55,7 +48,7 @@ handle_clear(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = clear_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -132,7 +125,7 @@ handle_set_rotation_schedule(TcDbusSession *object, GDBusMethodInvocation *invoc
 	request->rotation_timer_us = timer_us;
 	request->rotation_size_bytes = size_bytes;
 	request->work = set_schedule_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -167,7 +160,7 @@ handle_unset_rotation_schedule(TcDbusSession *object, GDBusMethodInvocation *inv
 	request->rotation_timer_us = timer;
 	request->rotation_size_bytes = size;
 	request->work = unset_schedule_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 

@@ -19,28 +19,6 @@
 #include "tc-session.h"
 #include "tc-validate.h"
 
-static void
-submit(TcSession *session, TcRequest *request)
-{
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
-}
-
-static gboolean
-refuse(GDBusMethodInvocation *invocation, GError *error)
-{
-	g_dbus_method_invocation_return_gerror(invocation, error);
-	return TRUE;
-}
-
-static void
-set_unknown_option(const char *method, const char *key, GVariant *value, GError **error)
-{
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Unknown %s option '%.64s' of type %s", method, key,
-		    g_variant_get_type_string(value));
-}
-
 static gboolean
 record_snapshot_work(TcRequest *request, GError **error)
 {
@@ -58,7 +36,7 @@ handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation,
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = record_snapshot_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -103,7 +81,7 @@ parse_output_options(GVariant *options, guint64 *max_bytes, GError **error)
 
 		if (!g_str_equal(key, "max-size") ||
 		    !g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
-			set_unknown_option("AddSnapshotOutput", key, value, error);
+			tc_request_set_unknown_option("AddSnapshotOutput", key, value, error);
 			return FALSE;
 		}
 		if (!parse_max_size(value, max_bytes, error))
@@ -126,16 +104,16 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 		if (error == NULL)
 			g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 				    "The snapshot output URL is too long or not valid UTF-8");
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	}
 	if (!parse_output_options(options, &max_bytes, &error))
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	request = tc_request_new(invocation, session);
 	request->max_bytes = max_bytes;
 	request->name = g_strdup(name);
 	request->output = g_strdup(url);
 	request->work = add_output_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -165,7 +143,7 @@ handle_list_snapshot_outputs(TcDbusSession *object, GDBusMethodInvocation *invoc
 	TcRequest *request = tc_request_new(invocation, session);
 
 	request->work = list_outputs_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -185,12 +163,12 @@ handle_del_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 	if (!*output || strlen(output) > 4096 || !g_utf8_validate(output, -1, NULL)) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Give a snapshot output's id or name");
-		return refuse(invocation, error);
+		return tc_request_refuse(invocation, error);
 	}
 	request = tc_request_new(invocation, session);
 	request->output = g_strdup(output);
 	request->work = del_output_work;
-	submit(session, request);
+	tc_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -235,7 +213,7 @@ parse_record_option(TcRequest *request, const char *key, GVariant *value, GError
 		   g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
 		return parse_max_size(value, &request->max_bytes, error);
 	} else {
-		set_unknown_option("RecordSnapshotWithOptions", key, value, error);
+		tc_request_set_unknown_option("RecordSnapshotWithOptions", key, value, error);
 		return FALSE;
 	}
 	return TRUE;
@@ -256,10 +234,10 @@ handle_record_snapshot_with_options(TcDbusSession *object, GDBusMethodInvocation
 		g_autoptr(GVariant) owned = value;
 
 		if (!parse_record_option(request, key, value, &error))
-			return refuse(invocation, error);
+			return tc_request_refuse(invocation, error);
 	}
 	request->work = record_work;
-	submit(session, g_steal_pointer(&request));
+	tc_request_submit_manage(g_steal_pointer(&request), session);
 	return TRUE;
 }
 
