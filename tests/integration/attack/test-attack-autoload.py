@@ -52,9 +52,7 @@ def listed_within(svc, user, name, since, what):
     wait_for(lambda: name in names(svc, user), BOUND_S - (time.monotonic() - since),
              f"{what} within {BOUND_S} s")
     listed = time.monotonic() - since
-    start = time.monotonic()
-    svc.cli("stop", name, user=user, timeout=60)
-    took = time.monotonic() - start
+    _, took = svc.timed_cli("stop", name, user=user, timeout=60)
     log(f"{what}: listed {listed:.2f} s after, stopped in {took:.2f} s")
     check(took < COMMAND_BOUND_S, f"{what}: stop took {took:.2f} s")
     return listed

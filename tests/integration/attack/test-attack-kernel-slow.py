@@ -128,11 +128,9 @@ def attack(listening):
             with victim:
                 time.sleep(0.5)
                 for i in range(ATTEMPTS):
-                    start = time.monotonic()
-                    result = svc.cli("enable-event", "-k", "--userspace-probe",
-                                     f"{mountpoint}/prog:main", f"slow{i}", user=mallory,
-                                     check_ok=False, timeout=60)
-                    took = time.monotonic() - start
+                    result, took = svc.timed_cli("enable-event", "-k", "--userspace-probe",
+                                                 f"{mountpoint}/prog:main", f"slow{i}",
+                                                 user=mallory, check_ok=False, timeout=60)
                     log(f"attempt {i}: {result.stderr.strip()} ({took:.2f} s)")
                     check(result.returncode != 0, "a uprobe on a file that never opened")
                     check("did not open within" in result.stderr,

@@ -58,10 +58,8 @@ while True:
 
 
 def refused(svc, user, location, name, why):
-    start = time.monotonic()
-    result = svc.cli("enable-event", "-k", "--userspace-probe", location, name, user=user,
-                     check_ok=False, timeout=60)
-    took = time.monotonic() - start
+    result, took = svc.timed_cli("enable-event", "-k", "--userspace-probe", location, name,
+                                 user=user, check_ok=False, timeout=60)
     check(result.returncode != 0, f"{location}: accepted")
     check(why in result.stderr, f"{location}: not '{why}': {result.stderr.strip()}")
     check(took < 3, f"{location}: refused after {took:.1f} s")

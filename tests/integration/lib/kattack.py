@@ -149,9 +149,8 @@ class Victim:
         self.thread = threading.Thread(target=self.loop, daemon=True)
 
     def cli(self, *args):
-        start = time.monotonic()
-        result = self.svc.cli(*args, user=self.user, check_ok=False, timeout=60)
-        self.durations.append((time.monotonic() - start, args[0]))
+        result, took = self.svc.timed_cli(*args, user=self.user, check_ok=False, timeout=60)
+        self.durations.append((took, args[0]))
         if result.returncode != 0:
             self.errors.append(f"{' '.join(args)}: {result.stderr.strip()}")
         return result

@@ -4,7 +4,6 @@ readers of what a viewer prints while a session records."""
 
 import contextlib
 import os
-import re
 import select
 import signal
 import socket
@@ -80,46 +79,17 @@ def start_streamed_session(svc, name, url):
 def command_times(svc, seconds, directory, prefix="cmd", user=None, pause=0.0):
     """Creates and destroys a local session of user's again and again for
     seconds, pause between two: each needs an answer of the consumer, which
-    a relay must not hold. Returns their times."""
+    a relay must not hold. Returns their times, less what polkitd held
+    them (Service.polkit_waits())."""
     times, end = [], time.monotonic() + seconds
     while time.monotonic() < end:
         name = f"{prefix}{len(times)}"
-        start = time.monotonic()
-        svc.cli("create", name, "--output", os.path.join(directory, name), user=user)
-        svc.cli("destroy", name, user=user)
-        times.append(time.monotonic() - start)
+        _, created = svc.timed_cli("create", name, "--output", os.path.join(directory, name),
+                                   user=user)
+        _, destroyed = svc.timed_cli("destroy", name, user=user)
+        times.append(created + destroyed)
         time.sleep(pause)
     return times
-
-
-SLOW_AUTHORIZATION = re.compile(r"Slow call: .* authorization ([0-9.]+) ms")
-
-
-def polkit_stall_s(svc):
-    """The longest time the service waited for polkitd to answer one
-    check, from its slow-call log lines. Debian's polkitd now and then
-    blocks its main thread for 15 s on a call (seen with
-    /proc/PID/task/*/wchan: futex_do_wait in polkitd while tracectld's
-    threads sat idle in poll); that is polkitd's time, not what a relay
-    or a consumer held."""
-    with open(svc.log_path, errors="replace") as f:
-        stalls = [float(m.group(1)) / 1000 for m in map(SLOW_AUTHORIZATION.search, f) if m]
-    return max(stalls, default=0.0)
-
-
-def log_offset(svc):
-    """Where the service's log ends now, for polkit_time_since()."""
-    return os.path.getsize(svc.log_path)
-
-
-def polkit_time_since(svc, offset):
-    """The seconds the service's calls logged as slow after offset spent
-    waiting for polkitd (polkit_stall_s() says why that is not the
-    time of what a test bounds)."""
-    with open(svc.log_path, "rb") as f:
-        f.seek(offset)
-        text = f.read().decode(errors="replace")
-    return sum(float(m.group(1)) / 1000 for m in SLOW_AUTHORIZATION.finditer(text))
 
 
 def stream_through_trickle(svc, relay, proxy, owner, subbuf_size, num_subbuf):

@@ -99,10 +99,8 @@ def problem(svc, name):
 
 
 def check_unresolvable_fails_soon(svc, server, consumer):
-    start = time.monotonic()
-    result = svc.cli("create", "b", "--set-url", f"net://{DNS_HOST}", check_ok=False,
-                     timeout=60)
-    took = time.monotonic() - start
+    result, took = svc.timed_cli("create", "b", "--set-url", f"net://{DNS_HOST}",
+                                 check_ok=False, timeout=60)
     log(f"create b: {took:.1f} s, {server.queries} queries to the silent server: "
         f"{result.stderr.strip()}")
     check(server.queries > 0, "the resolver never asked the silent name server")

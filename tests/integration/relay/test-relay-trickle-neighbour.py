@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from relaylib import Relay, TrickleProxy, log_offset, polkit_time_since, stream_through_trickle
+from relaylib import Relay, TrickleProxy, stream_through_trickle
 from tclib import Service, check, consumer_pid, is_running, log, run, wait_for
 from tracelib import read_streams
 
@@ -44,15 +44,8 @@ class Timer:
         self.svc, self.user, self.times = svc, user, []
 
     def __call__(self, *args, may_fail=None):
-        offset = log_offset(self.svc)
-        start = time.monotonic()
-        result = self.svc.cli(*args, user=self.user, check_ok=False, timeout=60)
-        took = time.monotonic() - start
-        # What polkitd took on a check of its own accord is not the relay's.
-        stall = polkit_time_since(self.svc, offset)
-        if stall >= COMMAND_BOUND_S:
-            log(f"tracectl {' '.join(args[:2])}: polkitd took {stall:.2f} s, not counted")
-        self.times.append((took - stall, " ".join(args[:2])))
+        result, took = self.svc.timed_cli(*args, user=self.user, check_ok=False, timeout=60)
+        self.times.append((took, " ".join(args[:2])))
         allowed = may_fail is not None and may_fail in result.stderr
         check(result.returncode == 0 or allowed, f"tracectl {' '.join(args)} failed after "
               f"{took:.2f} s: {result}")
