@@ -64,6 +64,17 @@ integer_value(const Node *node, gint64 *value)
 	return FALSE;
 }
 
+/* A literal as written: one above 2^63 - 1 is negative as a pattern, and
+ * tracefs reads its text as the unsigned field it is compared with. */
+static void
+append_integer(GString *out, const Node *constant, gint64 value)
+{
+	if (constant->kind == N_INT)
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT, (guint64)value);
+	else
+		g_string_append_printf(out, "%" G_GINT64_FORMAT, value);
+}
+
 static TokenKind
 mirrored(TokenKind op)
 {
@@ -128,8 +139,8 @@ translate_comparison(GString *out, const Node *node, GError **error)
 	/* (field & N) != 0 is the kernel's "field & N". */
 	if (!integer_value(constant, &value))
 		return refuse_node(constant->kind == N_FIELD ? node : constant, error);
-	g_string_append_printf(out, "%s %s %" G_GINT64_FORMAT, field->text,
-			       tc_filter_token_text(op), value);
+	g_string_append_printf(out, "%s %s ", field->text, tc_filter_token_text(op));
+	append_integer(out, constant, value);
 	return TRUE;
 }
 
@@ -148,7 +159,8 @@ translate_bit_test(GString *out, const Node *node)
 	gint64 value = 0;
 
 	integer_value(node->right, &value);
-	g_string_append_printf(out, "%s & %" G_GINT64_FORMAT, node->left->text, value);
+	g_string_append_printf(out, "%s & ", node->left->text);
+	append_integer(out, node->right, value);
 	return TRUE;
 }
 

@@ -212,11 +212,11 @@ lex_number(Parser *p, Token *token)
 		token->kind = T_DOUBLE;
 		token->double_value = g_ascii_strtod(number, &end);
 	} else {
-		/* C's rules: 0x hexadecimal, a leading 0 octal. */
+		/* C's rules: 0x hexadecimal, a leading 0 octal. Up to 2^64 - 1,
+		 * as LTTng takes: a literal above 2^63 - 1 stands for the
+		 * 64-bit pattern an unsigned field holding it reads as. */
 		guint64 value = g_ascii_strtoull(number, &end, 0);
 
-		if (errno == 0 && value > G_MAXINT64)
-			errno = ERANGE;
 		token->kind = T_INT;
 		token->int_value = (gint64)value;
 	}

@@ -6,7 +6,10 @@
  * N}, each event with its name, stream id, CPU (the packet context's
  * cpu_id), clock value ("ts"; with the parameter with-ns=yes also "ns",
  * nanoseconds from the clock's origin), payload fields (but those whose
- * name starts with '_') and common context fields ("ctx_" + name).
+ * name starts with '_') and common context fields ("ctx_" + name). With the
+ * parameter pairs=yes it writes what tracelib.read_trace() returns instead:
+ * a list of [name, {payload fields}], with ["<discarded>", {"count": N}]
+ * where events were discarded, in the order of the messages.
  *
  * It exists for speed: babeltrace2's Python bindings take tens of
  * microseconds an event, minutes for the millions of events of the ring
@@ -27,6 +30,7 @@
 struct reader {
 	bt_message_iterator *iterator;
 	gboolean with_ns;
+	gboolean pairs; /* read_trace()'s list of [name, payload] */
 	gboolean first_event;
 	/* Events discarded per stream id (gint64 keys and values). */
 	GHashTable *discarded;
@@ -182,6 +186,35 @@ put_time(struct reader *reader, const bt_message *message)
 	return TRUE;
 }
 
+/* One [name, {fields}] of read_trace()'s list; fields written by
+ * put_members(), which puts a comma before each, or NULL for none. */
+static gboolean
+put_pair(struct reader *reader, const char *name, const bt_field *fields,
+	 const char *count_member)
+{
+	GString *line = reader->line;
+	gsize members;
+
+	g_string_truncate(line, 0);
+	g_string_append(line, reader->first_event ? "\n[" : ",\n[");
+	if (name)
+		put_string(line, name);
+	else
+		g_string_append(line, "null");
+	g_string_append(line, ",{");
+	members = line->len;
+	if (count_member)
+		g_string_append(line, count_member);
+	else if (fields && !put_members(line, fields, "", TRUE))
+		return FALSE;
+	if (line->len > members)
+		g_string_erase(line, (gssize)members, 1); /* the first member's comma */
+	g_string_append(line, "}]");
+	fwrite(line->str, 1, line->len, stdout);
+	reader->first_event = FALSE;
+	return TRUE;
+}
+
 static gboolean
 put_event(struct reader *reader, const bt_message *message)
 {
@@ -193,6 +226,8 @@ put_event(struct reader *reader, const bt_message *message)
 	const char *name = bt_event_class_get_name(class);
 	GString *line = reader->line;
 
+	if (reader->pairs)
+		return put_pair(reader, name, payload, NULL);
 	if (!bt_stream_class_borrow_default_clock_class_const(
 		bt_stream_borrow_class_const(stream))) {
 		fprintf(stderr, "sink.tctest.streams: a stream without a clock\n");
@@ -229,6 +264,11 @@ count_discarded_events(struct reader *reader, const bt_message *message)
 	    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
 		fprintf(stderr, "sink.tctest.streams: discarded events of no count\n");
 		return FALSE;
+	}
+	if (reader->pairs) {
+		g_autofree char *member = g_strdup_printf(",\"count\":%" PRIu64, count);
+
+		return put_pair(reader, "<discarded>", NULL, member);
 	}
 	if (!total) {
 		gint64 *key = g_new(gint64, 1);
@@ -276,6 +316,10 @@ put_end(struct reader *reader)
 	gpointer key, value;
 	const char *separator = "";
 
+	if (reader->pairs) {
+		printf("]\n");
+		return;
+	}
 	printf("],\n\"discarded\":{");
 	g_hash_table_iter_init(&iter, reader->discarded);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {
@@ -298,8 +342,10 @@ streams_initialize(bt_self_component_sink *self, bt_self_component_sink_configur
 {
 	struct reader *reader = g_new0(struct reader, 1);
 	const bt_value *with_ns = bt_value_map_borrow_entry_value_const(params, "with-ns");
+	const bt_value *pairs = bt_value_map_borrow_entry_value_const(params, "pairs");
 
 	reader->with_ns = with_ns && bt_value_is_bool(with_ns) && bt_value_bool_get(with_ns);
+	reader->pairs = pairs && bt_value_is_bool(pairs) && bt_value_bool_get(pairs);
 	reader->first_event = TRUE;
 	reader->discarded = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	reader->line = g_string_new(NULL);
@@ -331,7 +377,7 @@ streams_graph_is_configured(bt_self_component_sink *self)
 	if (bt_message_iterator_create_from_sink_component(self, port, &reader->iterator) !=
 	    BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK)
 		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	printf("{\"events\":[");
+	printf(reader->pairs ? "[" : "{\"events\":[");
 	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
 }
 

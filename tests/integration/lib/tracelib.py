@@ -13,10 +13,7 @@ import subprocess
 from tclib import BUILD, SYSTEM_PYTHON, check
 
 
-def read_trace(path):
-    """All events of a trace: a list of (name, {field: value}) in time
-    order, read with babeltrace2's Python bindings."""
-    script = r"""
+READ_TRACE_SCRIPT = r"""
 import bt2, json, sys
 out = []
 for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
@@ -39,10 +36,22 @@ for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
         out.append(["<discarded>", {"count": msg.count}])
 print(json.dumps(out))
 """
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", script, path], capture_output=True, text=True,
-                          timeout=300)
+
+
+def read_trace(path):
+    """All events of a trace: a list of (name, {field: value}) in time
+    order, with ("<discarded>", {"count": N}) where events were discarded,
+    read by babeltrace2 (the build's sink.tctest.streams, or else
+    babeltrace2's Python bindings)."""
+    if os.path.exists(READER_PLUGIN):
+        command = ["babeltrace2", f"--plugin-path={READER_PLUGIN_DIR}", path,
+                   "--component=sink.tctest.streams", "--params=pairs=yes"]
+    else:
+        command = [SYSTEM_PYTHON, "-c", READ_TRACE_SCRIPT, path]
+    proc = subprocess.run(command, env=plugin_env(READER_PLUGIN), capture_output=True,
+                          text=True, timeout=300)
     if proc.returncode != 0:
-        check(False, f"python3-bt2 could not read {path}: {proc.stderr}\n"
+        check(False, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}\n"
               f"{unreadable_evidence(path)}")
     return json.loads(proc.stdout)
 

@@ -24,6 +24,7 @@ static const struct tracectl_abi_field abi_fields[] = {
 	{"strfield", TRACECTL_FIELD_STRING, 0},
 	{"blob", TRACECTL_FIELD_BYTES, 0},
 	{"last", TRACECTL_FIELD_SIGNED, 4},
+	{"umax", TRACECTL_FIELD_UNSIGNED, 8},
 };
 
 static const struct tracectl_ust_field ust_fields[] = {
@@ -33,6 +34,7 @@ static const struct tracectl_ust_field ust_fields[] = {
 	{"strfield", TRACECTL_UST_FIELD_STRING, 0},
 	{"blob", TRACECTL_UST_FIELD_BYTES, 0},
 	{"last", TRACECTL_UST_FIELD_SIGNED, 4},
+	{"umax", TRACECTL_UST_FIELD_UNSIGNED, 8},
 };
 
 typedef struct {
@@ -42,12 +44,13 @@ typedef struct {
 	const char *strfield;
 	uint32_t blob_len;
 	int32_t last;
+	uint64_t umax;
 } Record;
 
 /* A: intfield 150, B: intfield 50; the table's columns. */
 static const Record records[] = {
-	{150, 200, 2.5, "xyz", 3, -3},
-	{50, 7, -1.0, "abc", 0, 100},
+	{150, 200, 2.5, "xyz", 3, -3, UINT64_MAX},
+	{50, 7, -1.0, "abc", 0, 100, 5},
 };
 
 static const struct {
@@ -94,6 +97,12 @@ static const struct {
 	{"intfield > 100 && (dbl > 100 || strfield == \"b*\")", {0, 0}},
 	{"+intfield == 150", {1, 0}},
 	{"1.5e1 == 15", {1, 1}},
+	/* A literal above 2^63 - 1 is the 64-bit pattern an unsigned field
+	 * holding it reads as. */
+	{"umax != 18446744073709551615", {0, 1}},
+	{"umax == 0xffffffffffffffff", {1, 0}},
+	{"umax == -1 && umax != 0x8000000000000000", {1, 0}},
+	{"0xffffffffffffffff + 1 == 0", {1, 1}},
 };
 
 static const struct {
@@ -112,6 +121,8 @@ static const struct {
 	{"", "filter: empty expression"},
 	{"1 == \"a\"", "filter: '==' compares a string with a number at column 3"},
 	{"99999999999999999999", "filter: invalid number '99999999999999999999' at column 1"},
+	{"18446744073709551616", "filter: invalid number '18446744073709551616' at column 1"},
+	{"0x10000000000000000", "filter: invalid number '0x10000000000000000' at column 1"},
 	{"1.5 % 2", "filter: '%' needs integers at column 5"},
 	{"\"abc\"", "filter: a string is not a condition (compare it with ==) at column 1"},
 	{"!\"abc\"", "filter: '!' needs a condition, not a string at column 1"},
@@ -136,7 +147,7 @@ static const struct {
  * left unmeasured as the tracepoint gives it (the string may then have no
  * NUL before an unmapped page: nothing may read past what the filter needs). */
 static void
-record_pieces(const Record *r, struct tracectl_ust_piece pieces[7], gboolean measured)
+record_pieces(const Record *r, struct tracectl_ust_piece pieces[8], gboolean measured)
 {
 	static const char blob[3] = {1, 2, 3};
 
@@ -148,6 +159,7 @@ record_pieces(const Record *r, struct tracectl_ust_piece pieces[7], gboolean mea
 	pieces[4] = (struct tracectl_ust_piece){&r->blob_len, 4};
 	pieces[5] = (struct tracectl_ust_piece){blob, r->blob_len};
 	pieces[6] = (struct tracectl_ust_piece){&r->last, 4};
+	pieces[7] = (struct tracectl_ust_piece){&r->umax, 8};
 }
 
 static struct tc_ust_filter *
@@ -179,7 +191,7 @@ compile_one(const char *text)
 static gboolean
 keeps(struct tc_ust_filter *filter, const Record *r)
 {
-	struct tracectl_ust_piece pieces[7];
+	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, TRUE);
 	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
@@ -189,7 +201,7 @@ keeps(struct tc_ust_filter *filter, const Record *r)
 static gboolean
 keeps_unmeasured(struct tc_ust_filter *filter, const Record *r)
 {
-	struct tracectl_ust_piece pieces[7];
+	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, FALSE);
 	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
@@ -500,6 +512,9 @@ static const struct {
 	{"(flags & 0x10) != 0", "flags & 16", NULL},
 	{"(flags & 0x10) == 0", "!(flags & 16)", NULL},
 	{"ret", "ret != 0", NULL},
+	{"addr != 18446744073709551615", "addr != 18446744073709551615", NULL},
+	{"(flags & 0x8000000000000000) != 0", "flags & 9223372036854775808", NULL},
+	{"delta > -9223372036854775808", "delta > -9223372036854775808", NULL},
 	{"$ctx.procname == \"x\"", NULL,
 	 "filter: '$ctx.procname' has no kernel equivalent at column 1"},
 	{"fd + 1 == 3", NULL, "filter: '+' there has no kernel equivalent at column 4"},
