@@ -2,10 +2,11 @@
 /*
  * Fuzzes what tracectld reads from an application's registration socket:
  * the input is a conversation of datagrams, sent over a real AF_UNIX
- * SOCK_SEQPACKET pair and read one at a time by tc_app_read_message() and
- * tc_app_handle_message(), as the registration workers and the listener
- * do. tc-app-protocol.c, tc-validate.c and tc-metadata.c are built into
- * the program with AddressSanitizer and UBSan.
+ * SOCK_SEQPACKET pair and read one at a time by
+ * tc_app_protocol_read_message() and tc_app_protocol_handle_message(), as
+ * the registration workers and the listener do. tc-app-protocol.c,
+ * tc-validate.c and tc-metadata.c are built into the program with
+ * AddressSanitizer and UBSan.
  *
  * Each datagram is built from the input as a well-formed message of some
  * kind (REGISTER, EVENT, EVENTS_END, REPLY) whose fields the input picks,
@@ -644,7 +645,7 @@ converse(struct conversation *c, const struct datagram *d)
 
 	poison(&message);
 	send_datagram(c->app_fd, d, c->pipe_readers, &c->n_readers);
-	switch (tc_app_read_message(c->service_fd, &message, &why)) {
+	switch (tc_app_protocol_read_message(c->service_fd, &message, &why)) {
 	case TC_APP_READ_NOTHING:
 		FAIL("a datagram of %zu bytes was sent but nothing read", d->len);
 	case TC_APP_READ_GONE:
@@ -659,7 +660,7 @@ converse(struct conversation *c, const struct datagram *d)
 	}
 	if (memcmp(&message, d->bytes, d->len) != 0)
 		FAIL("the message read is not the one sent");
-	handled = tc_app_handle_message(c->app, &message, &error);
+	handled = tc_app_protocol_handle_message(c->app, &message, &error);
 	check_handled(d, handled, error);
 	if (handled == TC_APP_REFUSED) {
 		outcomes[REFUSED]++;

@@ -62,7 +62,7 @@ struct mm_struct___flags_bitmap {
 } __attribute__((preserve_access_index));
 
 static __always_inline unsigned long
-own_mm_flags(const struct mm_struct *mm)
+tc_own_ptrace_mm_flags(const struct mm_struct *mm)
 {
 	if (bpf_core_field_exists(struct mm_struct___flags_bitmap, flags.__mm_flags))
 		return ((const struct mm_struct___flags_bitmap *)mm)->flags.__mm_flags[0];
@@ -72,7 +72,7 @@ own_mm_flags(const struct mm_struct *mm)
 /* The permitted set, 64 bits whether the kernel spells kernel_cap_t as one
  * u64 or as two u32. */
 static __always_inline __u64
-own_cap_permitted(const struct cred *cred)
+tc_own_ptrace_cap_permitted(const struct cred *cred)
 {
 	return *(const __u64 *)&cred->cap_permitted;
 }
@@ -84,7 +84,7 @@ own_cap_permitted(const struct cred *cred)
  * owner created it. So: ns's ancestor at level 1 is the owner's.
  */
 static __always_inline bool
-own_ptrace_capable_in(const struct user_namespace *ns, __u32 uid)
+tc_own_ptrace_capable_in(const struct user_namespace *ns, __u32 uid)
 {
 	for (int i = 0; i < OWN_USER_NS_LEVEL_MAX && ns; i++) {
 		int level = ns->level;
@@ -99,7 +99,7 @@ own_ptrace_capable_in(const struct user_namespace *ns, __u32 uid)
 }
 
 static __always_inline bool
-own_ids_are(const struct cred *cred, __u32 uid, __u32 gid)
+tc_own_ptrace_ids_are(const struct cred *cred, __u32 uid, __u32 gid)
 {
 	return cred->uid.val == uid && cred->euid.val == uid && cred->suid.val == uid &&
 	       cred->gid.val == gid && cred->egid.val == gid && cred->sgid.val == gid;
@@ -108,24 +108,24 @@ own_ids_are(const struct cred *cred, __u32 uid, __u32 gid)
 /* Whether the owner (uid, gid) could trace task: the rule above, in the
  * kernel's order. The cheapest refusal, another user's ids, comes first. */
 static __always_inline bool
-own_may_trace(const struct task_struct *task, __u32 uid, __u32 gid)
+tc_own_ptrace_may_trace(const struct task_struct *task, __u32 uid, __u32 gid)
 {
 	const struct cred *cred = task->real_cred;
 	const struct user_namespace *cred_ns;
 	const struct mm_struct *mm;
 
-	if (!cred || !own_ids_are(cred, uid, gid))
+	if (!cred || !tc_own_ptrace_ids_are(cred, uid, gid))
 		return false;
 	mm = task->mm;
 	if (!mm)
 		return false;
-	if ((own_mm_flags(mm) & OWN_MMF_DUMPABLE_MASK) != OWN_SUID_DUMP_USER &&
-	    !own_ptrace_capable_in(mm->user_ns, uid))
+	if ((tc_own_ptrace_mm_flags(mm) & OWN_MMF_DUMPABLE_MASK) != OWN_SUID_DUMP_USER &&
+	    !tc_own_ptrace_capable_in(mm->user_ns, uid))
 		return false;
 	cred_ns = cred->user_ns;
-	if (own_cap_permitted(cred) == 0 && cred_ns && cred_ns->level == 0)
+	if (tc_own_ptrace_cap_permitted(cred) == 0 && cred_ns && cred_ns->level == 0)
 		return true;
-	return own_ptrace_capable_in(cred_ns, uid);
+	return tc_own_ptrace_capable_in(cred_ns, uid);
 }
 
 #endif

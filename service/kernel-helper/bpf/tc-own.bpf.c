@@ -76,7 +76,7 @@ is_owners(struct task_struct *task)
 {
 	if (unit_cgroup_id)
 		return in_unit(task) && BPF_CORE_READ(task, tgid) != quiet_tgid;
-	return own_may_trace(task, owner_uid, owner_gid) && task->tgid != quiet_tgid;
+	return tc_own_ptrace_may_trace(task, owner_uid, owner_gid) && task->tgid != quiet_tgid;
 }
 
 static __always_inline bool

@@ -74,7 +74,7 @@ handle_message(TcApp *app, const TcAppMessage *message, char **why)
 	gboolean is_dead;
 
 	g_mutex_lock(&app->lock);
-	handled = tc_app_handle_message(app, message, &error);
+	handled = tc_app_protocol_handle_message(app, message, &error);
 	is_dead = app->state == TC_APP_DEAD;
 	g_mutex_unlock(&app->lock);
 	if (handled == TC_APP_REFUSED || is_dead) {
@@ -143,7 +143,7 @@ service_app(TcAppListener *listener, TcApp *app, guint32 events)
 
 	/* Bounded: a flood from one application must not starve the others. */
 	for (guint i = 0; i < MESSAGES_PER_TURN; i++) {
-		switch (tc_app_read_message(app->fd, &message, &why)) {
+		switch (tc_app_protocol_read_message(app->fd, &message, &why)) {
 		case TC_APP_READ_NOTHING:
 			if (events & (EPOLLHUP | EPOLLERR))
 				close_app(listener, app, "hang-up");
@@ -308,8 +308,8 @@ tc_app_listener_new(const char *socket_path, GError **error)
 		return NULL;
 	}
 	listener->thread = g_thread_new("tc-apps", listener_thread, listener);
-	listener->registrar = tc_registrar_new(listener->listen_fd, TC_REGISTRATION_WORKERS,
-					       adopt_app_cb, listener, error);
+	listener->registrar = tc_app_register_new(listener->listen_fd, TC_REGISTRATION_WORKERS,
+						  adopt_app_cb, listener, error);
 	if (listener->registrar == NULL)
 		return NULL;
 	return g_steal_pointer(&listener);
@@ -323,7 +323,7 @@ tc_app_listener_free(TcAppListener *listener)
 	if (listener == NULL)
 		return;
 	/* No new application first, then stop serving the others. */
-	g_clear_pointer(&listener->registrar, tc_registrar_free);
+	g_clear_pointer(&listener->registrar, tc_app_register_free);
 	if (listener->thread) {
 		g_atomic_int_set(&listener->stopping, TRUE);
 		eventfd_write(listener->wake_fd, 1);
@@ -334,8 +334,8 @@ tc_app_listener_free(TcAppListener *listener)
 		close_app(listener, tc_app_ref(g_ptr_array_index(apps, i)), "the service stops");
 	if (listener->listen_fd >= 0)
 		close(listener->listen_fd);
-	if (listener->socket_path && tc_path_is_same_file(listener->socket_path,
-							   &listener->socket_stat))
+	if (listener->socket_path &&
+	    tc_rundir_is_same_file(listener->socket_path, &listener->socket_stat))
 		unlink(listener->socket_path);
 	if (listener->wake_fd >= 0)
 		close(listener->wake_fd);

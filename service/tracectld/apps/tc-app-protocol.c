@@ -32,7 +32,7 @@ expected_size(guint32 type)
 }
 
 TcAppReadResult
-tc_app_read_message(int fd, TcAppMessage *message, char **why)
+tc_app_protocol_read_message(int fd, TcAppMessage *message, char **why)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
@@ -97,7 +97,7 @@ read_procname(TcApp *app)
 }
 
 gboolean
-tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg, GError **error)
+tc_app_protocol_handle_register(TcApp *app, const struct tracectl_msg_register *msg, GError **error)
 {
 	if (app->is_greeted) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "registered twice");
@@ -171,7 +171,7 @@ check_event(const struct tracectl_msg_event *msg, GError **error)
 }
 
 gboolean
-tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error)
+tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error)
 {
 	TcAppEvent *event;
 	gsize size;
@@ -203,7 +203,7 @@ tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **e
 }
 
 gboolean
-tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg, GError **error)
+tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg, GError **error)
 {
 	if (!app->is_greeted) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "events before register");
@@ -216,7 +216,7 @@ tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg, GErro
 }
 
 void
-tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
+tc_app_protocol_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
 {
 	TcAckWaiter *waiter = app->pending ? g_hash_table_lookup(
 						     app->pending, GUINT_TO_POINTER(msg->header.seq))
@@ -233,21 +233,21 @@ tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg)
 }
 
 TcAppHandled
-tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error)
+tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message, GError **error)
 {
 	guint32 type = message->header.type;
 	gboolean ok;
 
 	if (type == TRACECTL_MSG_REGISTER && app->state == TC_APP_REGISTERING) {
-		ok = tc_app_handle_register(app, &message->registration, error);
+		ok = tc_app_protocol_handle_register(app, &message->registration, error);
 	} else if (type == TRACECTL_MSG_EVENT) {
-		ok = tc_app_handle_event(app, &message->event, error);
+		ok = tc_app_protocol_handle_event(app, &message->event, error);
 	} else if (type == TRACECTL_MSG_EVENTS_END) {
-		if (!tc_app_handle_events_end(app, &message->batch, error))
+		if (!tc_app_protocol_handle_events_end(app, &message->batch, error))
 			return TC_APP_REFUSED;
 		return TC_APP_BATCH_ENDED;
 	} else if (type == TRACECTL_MSG_REPLY && app->state == TC_APP_REGISTERED) {
-		tc_app_handle_reply(app, &message->reply);
+		tc_app_protocol_handle_reply(app, &message->reply);
 		ok = TRUE;
 	} else {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "message type %u %s", type,
@@ -261,8 +261,8 @@ tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error)
 /* Sending (any thread, the application's lock [A] held). */
 
 gboolean
-tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
-		   const int *fds, guint n_fds)
+tc_app_protocol_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
+			    const int *fds, guint n_fds)
 {
 	struct tracectl_msg_header *header = msg;
 	ssize_t sent;
@@ -278,12 +278,12 @@ tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 se
 	if (sent == (ssize_t)size)
 		return TRUE;
 	/* A full socket means the application stopped reading: never wait. */
-	tc_app_disconnect_locked(app, sent < 0 ? g_strerror((int)-sent) : "short send");
+	tc_app_protocol_disconnect_locked(app, sent < 0 ? g_strerror((int)-sent) : "short send");
 	return FALSE;
 }
 
 void
-tc_app_disconnect_locked(TcApp *app, const char *why)
+tc_app_protocol_disconnect_locked(TcApp *app, const char *why)
 {
 	if (app->state == TC_APP_DEAD)
 		return;

@@ -33,7 +33,7 @@ typedef enum {
 
 /* Reads one message without blocking and checks its framing (magic,
  * type, exact size, no file descriptors). *why says why on GONE. */
-TcAppReadResult tc_app_read_message(int fd, TcAppMessage *message, char **why);
+TcAppReadResult tc_app_protocol_read_message(int fd, TcAppMessage *message, char **why);
 
 typedef enum {
 	TC_APP_HANDLED,     /* go on reading */
@@ -42,24 +42,26 @@ typedef enum {
 } TcAppHandled;
 
 /* The application (not published yet, or [A] held) handles a message read
- * by tc_app_read_message(): REGISTER only while registering, REPLY only
- * once registered, EVENT and EVENTS_END in both states. */
-TcAppHandled tc_app_handle_message(TcApp *app, const TcAppMessage *message, GError **error);
+ * by tc_app_protocol_read_message(): REGISTER only while registering,
+ * REPLY only once registered, EVENT and EVENTS_END in both states. */
+TcAppHandled tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message,
+					    GError **error);
 
 /* Each message kind; FALSE with error means a protocol violation. */
-gboolean tc_app_handle_register(TcApp *app, const struct tracectl_msg_register *msg,
-				GError **error);
-gboolean tc_app_handle_event(TcApp *app, const struct tracectl_msg_event *msg, GError **error);
+gboolean tc_app_protocol_handle_register(TcApp *app, const struct tracectl_msg_register *msg,
+					 GError **error);
+gboolean tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg,
+				      GError **error);
 /* Closes the open batch; FALSE when no REGISTER came first. */
-gboolean tc_app_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
-				  GError **error);
-void tc_app_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg);
+gboolean tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
+					   GError **error);
+void tc_app_protocol_handle_reply(TcApp *app, const struct tracectl_msg_reply *msg);
 
 /* Sending, from any thread. [A] held: sends one message, never waiting,
  * and fds when n_fds > 0. An application whose socket is full stopped
  * reading: it is disconnected, and FALSE returned. */
-gboolean tc_app_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
-			    const int *fds, guint n_fds);
+gboolean tc_app_protocol_send_locked(TcApp *app, void *msg, guint32 type, guint32 size, guint32 seq,
+				     const int *fds, guint n_fds);
 /* [A] held: unlinks the app and shuts its socket down; the listener then
  * closes it. */
-void tc_app_disconnect_locked(TcApp *app, const char *why);
+void tc_app_protocol_disconnect_locked(TcApp *app, const char *why);

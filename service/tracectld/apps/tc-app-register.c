@@ -108,11 +108,11 @@ charge_connection(int fd, const struct ucred *cred, TcUserCharge *charge, GError
 	TcPeerUserSource source;
 	uid_t user;
 
-	if (!tc_peer_accountable_user(fd, cred, &user, &source, error))
+	if (!tc_peer_identity_accountable_user(fd, cred, &user, &source, error))
 		return FALSE;
-	tc_user_charge_init(charge, user);
+	tc_user_limits_charge_init(charge, user);
 	if (!tc_user_limits_charge(charge, TC_LIMIT_CONNECTIONS, 1, error)) {
-		g_prefix_error(error, "by its %s %u: ", tc_peer_user_source_name(source),
+		g_prefix_error(error, "by its %s %u: ", tc_peer_identity_user_source_name(source),
 			       (unsigned)user);
 		return FALSE;
 	}
@@ -152,11 +152,11 @@ accept_one(TcRegistrar *registrar)
 	registration = g_new0(TcRegistration, 1);
 	registration->app = tc_app_new(fd, cred.pid, cred.uid, cred.gid);
 	registration->app->charge = charge;
-	if (!tc_peer_virtual_ids(fd, &cred, &registration->app->ids.value[TC_TRACK_VPID],
-				 &registration->app->ids.value[TC_TRACK_VUID],
-				 &registration->app->ids.value[TC_TRACK_VGID], &error) ||
+	if (!tc_peer_identity_virtual_ids(fd, &cred, &registration->app->ids.value[TC_TRACK_VPID],
+					  &registration->app->ids.value[TC_TRACK_VUID],
+					  &registration->app->ids.value[TC_TRACK_VGID], &error) ||
 	    /* Its control group, for the units sessions track (tc-unit.h). */
-	    !tc_peer_cgroup(fd, &cred, &registration->app->cgroup, &error)) {
+	    !tc_peer_identity_cgroup(fd, &cred, &registration->app->cgroup, &error)) {
 		/* Gone already: nothing to trace, nor to track. */
 		warn_refused(&cred, error);
 		tc_app_unref(registration->app);
@@ -243,7 +243,7 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	TcAppMessage message;
 	TcApp *app = registration->app;
 
-	switch (tc_app_read_message(app->fd, &message, &why)) {
+	switch (tc_app_protocol_read_message(app->fd, &message, &why)) {
 	case TC_APP_READ_NOTHING:
 		return STEP_WAIT;
 	case TC_APP_READ_GONE:
@@ -252,7 +252,7 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	case TC_APP_READ_MESSAGE:
 		break;
 	}
-	switch (tc_app_handle_message(app, &message, &error)) {
+	switch (tc_app_protocol_handle_message(app, &message, &error)) {
 	case TC_APP_HANDLED:
 		return STEP_AGAIN;
 	case TC_APP_BATCH_ENDED:
@@ -425,8 +425,8 @@ watch(int epoll_fd, int fd, gpointer tag, GError **error)
 }
 
 TcRegistrar *
-tc_registrar_new(int listen_fd, guint n_workers, TcAppAdoptFunc adopt, gpointer user_data,
-		 GError **error)
+tc_app_register_new(int listen_fd, guint n_workers, TcAppAdoptFunc adopt, gpointer user_data,
+		    GError **error)
 {
 	TcRegistrar *registrar = g_new0(TcRegistrar, 1);
 
@@ -444,7 +444,7 @@ tc_registrar_new(int listen_fd, guint n_workers, TcAppAdoptFunc adopt, gpointer 
 		if (error && *error == NULL)
 			g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
 				    g_strerror(errno));
-		tc_registrar_free(registrar);
+		tc_app_register_free(registrar);
 		return NULL;
 	}
 	registrar->n_workers = MAX(1, n_workers);
@@ -472,7 +472,7 @@ drop_queue(struct cds_wfcq_head *head, struct cds_wfcq_tail *tail)
 }
 
 void
-tc_registrar_free(TcRegistrar *registrar)
+tc_app_register_free(TcRegistrar *registrar)
 {
 	GHashTableIter iter;
 	gpointer value;

@@ -32,7 +32,7 @@ typedef void (*TcAppAdoptFunc)(TcApp *app, gpointer user_data);
 
 #define TC_REGISTRATION_TIMEOUT_MS 5000
 
-TcRegistrar *tc_registrar_new(int listen_fd, guint n_workers, TcAppAdoptFunc adopt,
-			      gpointer user_data, GError **error);
+TcRegistrar *tc_app_register_new(int listen_fd, guint n_workers, TcAppAdoptFunc adopt,
+				 gpointer user_data, GError **error);
 /* Stops every thread and drops the registrations in progress. */
-void tc_registrar_free(TcRegistrar *registrar);
+void tc_app_register_free(TcRegistrar *registrar);

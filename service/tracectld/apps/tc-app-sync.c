@@ -24,7 +24,7 @@
 #include "tc-session.h"
 
 void
-tc_app_session_state_free(TcAppSessionState *state)
+tc_app_sync_session_state_free(TcAppSessionState *state)
 {
 	g_hash_table_unref(state->channels_sent);
 	g_hash_table_unref(state->enabled);
@@ -38,8 +38,9 @@ app_session_state(TcApp *app, TcSession *session)
 	TcAppSessionState *state;
 
 	if (app->sessions == NULL)
-		app->sessions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-						      (GDestroyNotify)tc_app_session_state_free);
+		app->sessions =
+		    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					  (GDestroyNotify)tc_app_sync_session_state_free);
 	state = g_hash_table_lookup(app->sessions, &session->id);
 
 	if (state == NULL) {
@@ -64,7 +65,7 @@ send_command(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, 
 
 	if (app->next_seq == 0)
 		app->next_seq = 1;
-	if (!tc_app_send_locked(app, msg, type, size, seq, fds, n_fds))
+	if (!tc_app_protocol_send_locked(app, msg, type, size, seq, fds, n_fds))
 		return FALSE;
 	/* An unresponsive application gets the command all the same (it
 	 * applies it when it reads again), but nobody waits for it. */
@@ -378,7 +379,7 @@ for_each_owner_app(TcSession *session, AppSessionFunc func, TcAckWaiter *waiter)
 }
 
 void
-tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter)
+tc_app_sync_session_locked(TcSession *session, TcAckWaiter *waiter)
 {
 	for_each_owner_app(session, tc_app_sync_locked, waiter);
 }
@@ -400,7 +401,8 @@ answer_now_or_defer(TcApp *app, guint32 batch, gboolean flush_first)
 	g_mutex_lock(&app->lock);
 	now = !flush_first && app->answers_deferred == 0;
 	if (now)
-		tc_app_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0, NULL, 0);
+		tc_app_protocol_send_locked(app, &done, TRACECTL_MSG_EVENTS_DONE, sizeof(done), 0,
+					    NULL, 0);
 	else
 		app->answers_deferred++;
 	g_mutex_unlock(&app->lock);
@@ -415,7 +417,7 @@ send_deferred_events_done(gpointer data)
 	struct tracectl_msg_batch msg = {.batch = done->batch};
 
 	g_mutex_lock(&app->lock);
-	tc_app_send_locked(app, &msg, TRACECTL_MSG_EVENTS_DONE, sizeof(msg), 0, NULL, 0);
+	tc_app_protocol_send_locked(app, &msg, TRACECTL_MSG_EVENTS_DONE, sizeof(msg), 0, NULL, 0);
 	app->answers_deferred--;
 	g_mutex_unlock(&app->lock);
 	tc_app_unref(app);
@@ -461,7 +463,7 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 	}
 	/* Before the answer too: the error event a trigger waits for may be
 	 * the application's first. */
-	tc_notifiers_sync_app(app);
+	tc_notifier_sync_app(app);
 	/* The answer lets the application's constructor return, and its
 	 * events are usually written from main on: after the consumer has
 	 * their layouts, so that it never holds a sub-buffer waiting for them
@@ -471,7 +473,7 @@ tc_app_sync_all_sessions(TcApp *app, guint32 batch)
 	done = g_new0(EventsDone, 1);
 	done->app = tc_app_ref(app);
 	done->batch = batch;
-	tc_sessions_flush_metadata_then(app->uid, to_flush, send_deferred_events_done, done);
+	tc_session_trace_flush_metadata_then(app->uid, to_flush, send_deferred_events_done, done);
 }
 
 /* [S] and [A] held. */
@@ -501,7 +503,7 @@ forget_session(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 }
 
 void
-tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter)
+tc_app_sync_forget_session_locked(TcSession *session, TcAckWaiter *waiter)
 {
 	for_each_owner_app(session, forget_session, waiter);
 }

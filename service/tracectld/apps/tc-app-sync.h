@@ -23,12 +23,12 @@
 void tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter);
 /* [S] held: tc_app_sync_locked() for every registered application of the
  * owner. */
-void tc_session_sync_apps_locked(TcSession *session, TcAckWaiter *waiter);
+void tc_app_sync_session_locked(TcSession *session, TcAckWaiter *waiter);
 /* No lock held: syncs app with every session of its owner (registration,
  * or a later batch of events), taking each session's lock, then the
  * application's, and with its owner's event-rule triggers, and answers EVENTS_DONE for batch: at once, or once the
  * consumer has the metadata and layouts of new event classes. */
 void tc_app_sync_all_sessions(TcApp *app, guint32 batch);
 /* [S] held: tells the owner's applications to forget the session. */
-void tc_session_forget_apps_locked(TcSession *session, TcAckWaiter *waiter);
-void tc_app_session_state_free(TcAppSessionState *state);
+void tc_app_sync_forget_session_locked(TcSession *session, TcAckWaiter *waiter);
+void tc_app_sync_session_state_free(TcAppSessionState *state);

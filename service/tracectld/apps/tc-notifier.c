@@ -91,7 +91,7 @@ send_to_app(TcApp *app, void *msg, guint32 type, guint32 size, const int *fds, g
 
 	if (app->next_seq == 0)
 		app->next_seq = 1;
-	return tc_app_send_locked(app, msg, type, size, seq, fds, n_fds);
+	return tc_app_protocol_send_locked(app, msg, type, size, seq, fds, n_fds);
 }
 
 /* [A] The set of event indexes enabled in the notifier, NULL when the
@@ -266,7 +266,7 @@ tc_notifier_pattern(const TcNotifier *notifier)
 }
 
 void
-tc_notifiers_sync_app(TcApp *app)
+tc_notifier_sync_app(TcApp *app)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)notifier_unref);
 

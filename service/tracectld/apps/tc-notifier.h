@@ -30,4 +30,4 @@ guint64 tc_notifier_count(const TcNotifier *notifier);
 const char *tc_notifier_pattern(const TcNotifier *notifier);
 /* No lock held: gives app the notifiers of its owner's triggers, or
  * enables the events of a later batch in them. */
-void tc_notifiers_sync_app(TcApp *app);
+void tc_notifier_sync_app(TcApp *app);

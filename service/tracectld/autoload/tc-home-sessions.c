@@ -35,7 +35,7 @@ G_STATIC_ASSERT(TC_SESSION_FILE_MAX_BYTES <= TC_CONSUMER_SESSION_FILE_BYTES_MAX)
 G_STATIC_ASSERT(TC_AUTOLOAD_FILES_MAX <= TC_CONSUMER_SESSION_FILES_MAX);
 
 void
-tc_home_session_file_free(TcHomeSessionFile *file)
+tc_home_sessions_file_free(TcHomeSessionFile *file)
 {
 	g_free(file->path);
 	g_clear_pointer(&file->contents, g_bytes_unref);
@@ -194,7 +194,7 @@ tc_home_sessions_read(TcConsumer *consumer, uid_t user, GError **error)
 	if (home == NULL)
 		return NULL;
 	directory = g_build_filename(home, TC_CONSUMER_SESSION_FILES_DIR, NULL);
-	files = g_ptr_array_new_with_free_func((GDestroyNotify)tc_home_session_file_free);
+	files = g_ptr_array_new_with_free_func((GDestroyNotify)tc_home_sessions_file_free);
 	msg = g_new0(struct tc_consumer_session_files, 1);
 	msg->max_files = TC_AUTOLOAD_FILES_MAX;
 	msg->max_file_bytes = TC_SESSION_FILE_MAX_BYTES;

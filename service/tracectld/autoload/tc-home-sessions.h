@@ -26,8 +26,8 @@ typedef struct {
 	GBytes *contents; /* at most TC_SESSION_FILE_MAX_BYTES */
 } TcHomeSessionFile;
 
-void tc_home_session_file_free(TcHomeSessionFile *file);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcHomeSessionFile, tc_home_session_file_free)
+void tc_home_sessions_file_free(TcHomeSessionFile *file);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcHomeSessionFile, tc_home_sessions_file_free)
 
 /*
  * Worker thread (waits on the consumer): user's files, in name order

@@ -267,7 +267,7 @@ enable_ust_event(TcSession *session, const TcFileChannel *channel, const TcFileE
 	if (!tc_validate_pattern(event->pattern, error))
 		return FALSE;
 	rule = tc_event_rule_new_from_spec(&spec, error);
-	return rule && tc_session_op_enable_event_rule(session, channel->name, rule, error);
+	return rule && tc_session_ops_enable_event_rule(session, channel->name, rule, error);
 }
 
 static gboolean
@@ -378,7 +378,7 @@ apply_add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChann
 		return add_kernel_channel(apply->session, file, channel, error);
 	return tc_validate_name("channel", channel->name, error) &&
 	       channel_config(file, channel, &config, error) &&
-	       tc_session_op_enable_channel(apply->session, channel->name, &config, error);
+	       tc_session_ops_enable_channel(apply->session, channel->name, &config, error);
 }
 
 static gboolean
@@ -392,7 +392,7 @@ apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **erro
 		return tc_channel_config_kernel_context_bits(names, &contexts, error) &&
 		       tc_session_op_kernel_context(apply->session, contexts, error);
 	return tc_channel_config_ust_context_bits(names, &contexts, error) &&
-	       tc_session_op_add_context(apply->session, channel->name, contexts, error);
+	       tc_session_ops_add_context(apply->session, channel->name, contexts, error);
 }
 
 static gboolean
@@ -401,7 +401,7 @@ apply_set_tracker_cb(gpointer data, const TcFileTracker *tracker, GError **error
 	TcAutoloadApply *apply = data;
 	TcTrackKind kind;
 
-	if (!tc_track_kind_parse(tracker->kind, &kind)) {
+	if (!tc_tracker_kind_parse(tracker->kind, &kind)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED, "unknown tracker kind '%s'",
 			    tracker->kind);
 		return FALSE;
@@ -424,9 +424,10 @@ apply_set_rotation_cb(gpointer data, const TcFileSession *file, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
-	return tc_rotation_schedule_validate(file->rotation_timer_us, file->rotation_size, error) &&
-	       tc_session_op_set_rotation_schedule(apply->session, file->rotation_timer_us,
-						   file->rotation_size, error);
+	return tc_session_rotation_validate_schedule(file->rotation_timer_us, file->rotation_size,
+						     error) &&
+	       tc_session_rotation_set_schedule(apply->session, file->rotation_timer_us,
+						file->rotation_size, error);
 }
 
 /* The checks AddSnapshotOutput makes, then its operation: the owner's
@@ -452,7 +453,7 @@ apply_disable_channel_cb(gpointer data, const TcFileChannel *channel, GError **e
 
 	if (channel->kernel)
 		return tc_session_op_kernel_disable_channel(apply->session, error);
-	return tc_session_op_disable_channel(apply->session, channel->name, error);
+	return tc_session_ops_disable_channel(apply->session, channel->name, error);
 }
 
 static gboolean
@@ -460,7 +461,7 @@ apply_start_cb(gpointer data, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
-	return tc_session_op_start(apply->session, error);
+	return tc_session_ops_start(apply->session, error);
 }
 
 /* The file's output as CreateSessionWithOptions takes it from `tracectl
@@ -531,7 +532,7 @@ apply_create_session_cb(gpointer data, const TcFileSession *file, GError **error
 	    !tc_validate_name("session", file->name, error))
 		return FALSE;
 	session = new_session(file, apply->owner, error);
-	if (session == NULL || !tc_session_op_create(session, error))
+	if (session == NULL || !tc_session_ops_create(session, error))
 		return FALSE;
 	apply->session = g_steal_pointer(&session);
 	return TRUE;
@@ -543,7 +544,7 @@ apply_discard_cb(gpointer data, const TcFileSession *file, GError **error G_GNUC
 	TcAutoloadApply *apply = data;
 	g_autoptr(GError) destroy_error = NULL;
 
-	if (!tc_session_op_destroy(apply->session, &destroy_error)) {
+	if (!tc_session_ops_destroy(apply->session, &destroy_error)) {
 		g_autofree char *name = g_strescape(file->name, NULL);
 
 		g_warning("Cannot destroy the half-loaded session '%s': %s", name,

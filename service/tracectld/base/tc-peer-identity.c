@@ -21,7 +21,7 @@
 #define LOGINUID_UNSET ((uid_t)-1)
 
 const char *
-tc_peer_user_source_name(TcPeerUserSource source)
+tc_peer_identity_user_source_name(TcPeerUserSource source)
 {
 	switch (source) {
 	case TC_PEER_USER_FROM_LOGINUID:
@@ -60,7 +60,7 @@ read_proc_file(int dir_fd, const char *name)
 }
 
 gboolean
-tc_peer_parse_user_slice(const char *cgroup, uid_t *uid)
+tc_peer_identity_parse_user_slice(const char *cgroup, uid_t *uid)
 {
 	const char *found = cgroup ? strstr(cgroup, "/user-") : NULL;
 
@@ -147,8 +147,8 @@ static gboolean accountable_user_in(int dir_fd, const struct ucred *cred, uid_t 
 				    TcPeerUserSource *source, GError **error);
 
 gboolean
-tc_peer_accountable_user(int fd, const struct ucred *cred, uid_t *user,
-			 TcPeerUserSource *source, GError **error)
+tc_peer_identity_accountable_user(int fd, const struct ucred *cred, uid_t *user,
+				  TcPeerUserSource *source, GError **error)
 {
 	int dir_fd = open_peer_proc(fd, cred, error);
 
@@ -156,8 +156,8 @@ tc_peer_accountable_user(int fd, const struct ucred *cred, uid_t *user,
 }
 
 gboolean
-tc_peer_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user, TcPeerUserSource *source,
-				GError **error)
+tc_peer_identity_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user,
+					 TcPeerUserSource *source, GError **error)
 {
 	struct ucred cred = {.pid = pid, .uid = uid};
 	int dir_fd = open_peer_proc(-1, &cred, error);
@@ -191,7 +191,7 @@ accountable_user_in(int dir_fd, const struct ucred *cred, uid_t *user, TcPeerUse
 		cgroup = read_proc_file(dir_fd, "cgroup");
 		if (cgroup == NULL && errno != ENOENT)
 			goto gone;
-		if (tc_peer_parse_user_slice(cgroup, user))
+		if (tc_peer_identity_parse_user_slice(cgroup, user))
 			*source = TC_PEER_USER_FROM_SLICE;
 	}
 	close(dir_fd);
@@ -208,7 +208,7 @@ gone:
 }
 
 gint64
-tc_peer_parse_id_map(const char *map, guint32 outside)
+tc_peer_identity_parse_id_map(const char *map, guint32 outside)
 {
 	g_auto(GStrv) lines = g_strsplit(map ? map : "", "\n", 0);
 
@@ -284,12 +284,12 @@ virtual_id(int dir_fd, const char *map_name, guint32 outside)
 		return -1;
 	if (g_str_equal(self_map(map_name), map))
 		return outside;
-	return tc_peer_parse_id_map(map, outside);
+	return tc_peer_identity_parse_id_map(map, outside);
 }
 
 gboolean
-tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid, gint64 *vgid,
-		    GError **error)
+tc_peer_identity_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid,
+			     gint64 *vgid, GError **error)
 {
 	int dir_fd = open_peer_proc(fd, cred, error);
 	g_autofree char *status = NULL;
@@ -311,7 +311,7 @@ tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid
 }
 
 gboolean
-tc_peer_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error)
+tc_peer_identity_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error)
 {
 	int dir_fd = open_peer_proc(fd, cred, error);
 	g_autofree char *contents = NULL;

@@ -35,30 +35,30 @@ typedef enum {
 /* The accountable user of the peer of the connected socket fd, whose
  * SO_PEERCRED is cred. FALSE with error when the peer is gone (nothing
  * to account it to). */
-gboolean tc_peer_accountable_user(int fd, const struct ucred *cred, uid_t *user,
-				  TcPeerUserSource *source, GError **error);
+gboolean tc_peer_identity_accountable_user(int fd, const struct ucred *cred, uid_t *user,
+					   TcPeerUserSource *source, GError **error);
 /* The same for a process known by pid and uid only (a bus peer, whose
  * pid the bus daemon gives): /proc/PID must still run as uid. */
-gboolean tc_peer_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user,
-					 TcPeerUserSource *source, GError **error);
-const char *tc_peer_user_source_name(TcPeerUserSource source);
+gboolean tc_peer_identity_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *user,
+						  TcPeerUserSource *source, GError **error);
+const char *tc_peer_identity_user_source_name(TcPeerUserSource source);
 
 /* The uid of "user-UID.slice" in the contents of a /proc/PID/cgroup file;
  * FALSE when the process is in no user slice. */
-gboolean tc_peer_parse_user_slice(const char *cgroup, uid_t *uid);
+gboolean tc_peer_identity_parse_user_slice(const char *cgroup, uid_t *uid);
 
 /* The peer's ids in its own namespaces, for tracking (tc-tracker.h):
  * the last pid of NSpid in its status, and its uid and gid mapped through
  * its uid_map and gid_map (-1 when they have no value there). A peer in
  * the service's user namespace has the same maps as the service: its ids
  * are then its own. FALSE with error when the peer is gone. */
-gboolean tc_peer_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid,
-			     gint64 *vgid, GError **error);
+gboolean tc_peer_identity_virtual_ids(int fd, const struct ucred *cred, gint64 *vpid, gint64 *vuid,
+				      gint64 *vgid, GError **error);
 /* The id that map (the text of a uid_map or gid_map) gives to outside;
  * -1 when no line of it covers outside. */
-gint64 tc_peer_parse_id_map(const char *map, guint32 outside);
+gint64 tc_peer_identity_parse_id_map(const char *map, guint32 outside);
 
 /* The peer's control group in the unified hierarchy, as the kernel shows
  * it in /proc/PID/cgroup (*cgroup NULL when it shows none). FALSE with
  * error when the peer is gone. */
-gboolean tc_peer_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error);
+gboolean tc_peer_identity_cgroup(int fd, const struct ucred *cred, char **cgroup, GError **error);

@@ -317,7 +317,7 @@ check_live_timer(guint32 live_timer_us, GError **error)
 }
 
 gboolean
-tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, const char *data_url,
+tc_relay_url_parse_output(const char *set_url, const char *ctrl_url, const char *data_url,
 			  guint32 live_timer_us, struct tc_consumer_relay_output *relay,
 			  char **directory, GError **error)
 {
@@ -359,7 +359,7 @@ tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, const char 
 }
 
 char *
-tc_relay_output_to_url(const struct tc_consumer_relay_output *relay)
+tc_relay_url_format_output(const struct tc_consumer_relay_output *relay)
 {
 	gboolean ipv6 = relay->family == AF_INET6;
 	gboolean bracket = ipv6 && strchr(relay->host, ':') != NULL;
@@ -370,8 +370,8 @@ tc_relay_output_to_url(const struct tc_consumer_relay_output *relay)
 }
 
 gboolean
-tc_relay_output_identify(struct tc_consumer_relay_output *relay, const char *session_name,
-			 gint64 creation_time_s, GError **error)
+tc_relay_url_identify(struct tc_consumer_relay_output *relay, const char *session_name,
+		      gint64 creation_time_s, GError **error)
 {
 	char hostname[TC_CONSUMER_NAME_MAX] = {0};
 

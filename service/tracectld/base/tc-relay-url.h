@@ -52,13 +52,13 @@ gboolean tc_relay_url_parse(const char *text, TcRelayUrl *url, GError **error);
  * to NULL. live_timer_us (0: not live) needs a relay and must lie within
  * the consumer's timer bounds.
  */
-gboolean tc_relay_output_from_urls(const char *set_url, const char *ctrl_url, const char *data_url,
+gboolean tc_relay_url_parse_output(const char *set_url, const char *ctrl_url, const char *data_url,
 				   guint32 live_timer_us, struct tc_consumer_relay_output *relay,
 				   char **directory, GError **error);
 
 /* The canonical URL of a relay output: "net://HOST:CTRL:DATA" or
  * "net6://[ADDR]:CTRL:DATA". */
-char *tc_relay_output_to_url(const struct tc_consumer_relay_output *relay);
+char *tc_relay_url_format_output(const struct tc_consumer_relay_output *relay);
 
 /*
  * The relay files a session's trace under <hostname>/<session>-<creation
@@ -66,5 +66,5 @@ char *tc_relay_output_to_url(const struct tc_consumer_relay_output *relay);
  * names the machine (gethostname()), so that a consumer (run by the user)
  * cannot. FAILED when the machine has no usable host name.
  */
-gboolean tc_relay_output_identify(struct tc_consumer_relay_output *relay, const char *session_name,
-				  gint64 creation_time_s, GError **error);
+gboolean tc_relay_url_identify(struct tc_consumer_relay_output *relay, const char *session_name,
+			       gint64 creation_time_s, GError **error);

@@ -146,7 +146,7 @@ tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, G
 }
 
 gboolean
-tc_path_is_same_file(const char *path, const struct stat *known)
+tc_rundir_is_same_file(const char *path, const struct stat *known)
 {
 	struct stat now;
 

@@ -27,4 +27,4 @@ int tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlo
 
 /* TRUE when path is still the file known was taken from: an instance that
  * stops must not remove what the next one already created. */
-gboolean tc_path_is_same_file(const char *path, const struct stat *known);
+gboolean tc_rundir_is_same_file(const char *path, const struct stat *known);

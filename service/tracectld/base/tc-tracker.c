@@ -15,14 +15,14 @@ static const char *const kind_names[TC_TRACK_KINDS] = {
 };
 
 const char *
-tc_track_kind_name(TcTrackKind kind)
+tc_tracker_kind_name(TcTrackKind kind)
 {
 	g_return_val_if_fail(kind < TC_TRACK_KINDS, NULL);
 	return kind_names[kind];
 }
 
 gboolean
-tc_track_kind_parse(const char *name, TcTrackKind *kind)
+tc_tracker_kind_parse(const char *name, TcTrackKind *kind)
 {
 	for (guint i = 0; i < TC_TRACK_KINDS; i++)
 		if (g_str_equal(name, kind_names[i])) {
@@ -165,13 +165,13 @@ tc_tracker_check_values(TcTrackKind kind, const guint32 *values, gsize count, GE
 	if (count > TC_KERNEL_PIDS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
 			    "%" G_GSIZE_FORMAT " %s values at once, the limit is %u", count,
-			    tc_track_kind_name(kind), TC_KERNEL_PIDS_MAX);
+			    tc_tracker_kind_name(kind), TC_KERNEL_PIDS_MAX);
 		return FALSE;
 	}
 	for (gsize i = 0; i < count; i++)
 		if (values[i] == G_MAXUINT32 || (is_pid && (values[i] == 0 || values[i] > G_MAXINT32))) {
 			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "%u is not a valid %s", values[i], tc_track_kind_name(kind));
+				    "%u is not a valid %s", values[i], tc_tracker_kind_name(kind));
 			return FALSE;
 		}
 	return TRUE;

@@ -41,9 +41,9 @@ typedef struct {
 } TcTracker;
 
 /* "pid", "vpid", "uid", "vuid", "gid", "vgid". */
-const char *tc_track_kind_name(TcTrackKind kind);
+const char *tc_tracker_kind_name(TcTrackKind kind);
 /* FALSE for an unknown name. */
-gboolean tc_track_kind_parse(const char *name, TcTrackKind *kind);
+gboolean tc_tracker_kind_parse(const char *name, TcTrackKind *kind);
 
 /* The values one call may name: at most the kernel helper's bound, never
  * G_MAXUINT32, and for pid and vpid a pid_t above 0. */

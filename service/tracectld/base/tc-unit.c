@@ -27,7 +27,7 @@ static const struct {
 };
 
 void
-tc_tracked_unit_free(TcTrackedUnit *unit)
+tc_unit_tracked_free(TcTrackedUnit *unit)
 {
 	if (unit == NULL)
 		return;

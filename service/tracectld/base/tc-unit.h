@@ -21,7 +21,7 @@ typedef struct {
 	char *cgroup; /* "/system.slice/nginx.service", never "/" */
 } TcTrackedUnit;
 
-void tc_tracked_unit_free(TcTrackedUnit *unit);
+void tc_unit_tracked_free(TcTrackedUnit *unit);
 
 /* TRUE when name is a unit name that has a control group: systemd's
  * grammar ([A-Za-z0-9:_.@\-\\], at most 255 bytes) with the suffix

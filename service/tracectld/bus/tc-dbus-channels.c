@@ -173,7 +173,7 @@ tc_dbus_channels_variant_locked(TcSession *session)
 				      channel->config.num_subbuf, &patterns,
 				      channel_settings_variant(channel));
 	}
-	if (tc_session_has_kernel(session))
+	if (tc_session_kernel_in_use(session))
 		g_variant_builder_add_value(&builder, kernel_channel_variant_locked(session));
 	return g_variant_builder_end(&builder);
 }
@@ -255,8 +255,8 @@ static gboolean
 enable_channel_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
-				tc_session_op_enable_channel(request->session, request->channel,
-							     &request->config, error));
+				tc_session_ops_enable_channel(request->session, request->channel,
+							      &request->config, error));
 }
 
 static gboolean
@@ -278,17 +278,17 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(name);
 	request->config = config;
 	if (g_str_equal(domain, "kernel")) {
 		request->work = kernel_channel_work;
-		tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
-				  TC_AUTHORITY_FLAGS_NONE);
+		tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+				       TC_AUTHORITY_FLAGS_NONE);
 		return TRUE;
 	}
 	request->work = enable_channel_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -296,8 +296,8 @@ static gboolean
 add_context_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
-				tc_session_op_add_context(request->session, request->channel,
-							  request->contexts, error));
+				tc_session_ops_add_context(request->session, request->channel,
+							   request->contexts, error));
 }
 
 static gboolean
@@ -330,11 +330,11 @@ handle_add_kernel_context(TcSession *session, GDBusMethodInvocation *invocation,
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->contexts = bits;
 	request->work = kernel_context_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -353,11 +353,11 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->contexts = bits;
 	request->work = add_context_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -398,13 +398,13 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->probe_kind = kind_value;
 	request->name = g_strdup(name);
 	request->location = g_strdup(location);
 	request->work = kernel_probe_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -437,10 +437,10 @@ static gboolean
 handle_channel_statistics(TcDbusSession *object, GDBusMethodInvocation *invocation,
 			  TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = channel_statistics_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -448,23 +448,23 @@ static gboolean
 enable_event_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
-				tc_session_op_enable_event(request->session, request->channel,
-							   request->pattern, error));
+				tc_session_ops_enable_event(request->session, request->channel,
+							    request->pattern, error));
 }
 
 static gboolean
 enable_event_rule_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_enable_event_rule(request->session, request->channel,
-					       g_steal_pointer(&request->rule), error);
+	return tc_session_ops_enable_event_rule(request->session, request->channel,
+						g_steal_pointer(&request->rule), error);
 }
 
 static gboolean
 disable_event_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
-				tc_session_op_disable_event(request->session, request->channel,
-							    request->pattern, error));
+				tc_session_ops_disable_event(request->session, request->channel,
+							     request->pattern, error));
 }
 
 static gboolean
@@ -486,15 +486,15 @@ submit_kernel_event(TcSession *session, GDBusMethodInvocation *invocation, const
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
 
-	if (!tc_kernel_validate_event(pattern, &error)) {
+	if (!tc_session_kernel_validate_event(pattern, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->work = enable ? kernel_enable_work : kernel_disable_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -521,12 +521,12 @@ handle_kernel_event_with_options(TcSession *session, GDBusMethodInvocation *invo
 	}
 	if (filter == NULL)
 		return submit_kernel_event(session, invocation, pattern, TRUE);
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->kernel_filter = g_steal_pointer(&filter);
 	request->work = kernel_filtered_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -552,15 +552,15 @@ submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, c
 	guint32 events;
 
 	if (!check_kernel_channel(channel, &error) ||
-	    !tc_kernel_own_parse(pattern, &events, &error)) {
+	    !tc_session_kernel_own_parse(pattern, &events, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->pattern = g_strdup(pattern);
 	request->work = enable ? kernel_own_enable_work : kernel_own_disable_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL_OWN, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -585,11 +585,11 @@ handle_event_change(TcSession *session, GDBusMethodInvocation *invocation, const
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->pattern = g_strdup(pattern);
 	request->work = work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -622,11 +622,11 @@ handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *i
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->rule = g_steal_pointer(&rule);
 	request->work = enable_event_rule_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -643,7 +643,7 @@ handle_disable_event(TcDbusSession *object, GDBusMethodInvocation *invocation, c
 static gboolean
 disable_channel_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_disable_channel(request->session, request->channel, error);
+	return tc_session_ops_disable_channel(request->session, request->channel, error);
 }
 
 static gboolean
@@ -663,21 +663,22 @@ handle_disable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation,
 	if (!is_kernel && !g_str_equal(domain, "ust")) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
-		return tc_request_refuse(invocation, error);
+		return tc_dbus_request_refuse(invocation, error);
 	}
 	/* The kernel domain has one channel. */
 	if (is_kernel && !g_str_equal(name, "channel0")) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_NOT_FOUND,
 			    "The kernel domain has one channel, 'channel0', not '%.64s'", name);
-		return tc_request_refuse(invocation, error);
+		return tc_dbus_request_refuse(invocation, error);
 	}
 	if (!tc_validate_name("channel", name, &error))
-		return tc_request_refuse(invocation, error);
-	request = tc_request_new(invocation, session);
+		return tc_dbus_request_refuse(invocation, error);
+	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(name);
 	request->work = is_kernel ? disable_kernel_channel_work : disable_channel_work;
-	tc_request_submit(request, is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
-			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request,
+			       is_kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			       session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 

@@ -115,7 +115,7 @@ tc_dbus_event_rule_check_kernel(const char *pattern, GVariant *options, char **t
 
 	*tracefs_filter = NULL;
 	/* The pattern first, as the kernel's own checks take it. */
-	if (!tc_kernel_validate_event(pattern, error) ||
+	if (!tc_session_kernel_validate_event(pattern, error) ||
 	    !read_options(&reader, pattern, options, error))
 		return FALSE;
 	return tc_kernel_event_rule_check(&reader.spec, tracefs_filter, error);

@@ -16,32 +16,32 @@
 static gboolean
 start_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_start(request->session, error);
+	return tc_session_ops_start(request->session, error);
 }
 
 static gboolean
 handle_start(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = start_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
 static gboolean
 stop_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_stop(request->session, error);
+	return tc_session_ops_stop(request->session, error);
 }
 
 static gboolean
 handle_stop(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = stop_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -81,15 +81,15 @@ handle_stop_with_options(TcDbusSession *object, GDBusMethodInvocation *invocatio
 		    g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
 			no_wait = g_variant_get_boolean(value);
 		else {
-			tc_request_set_unknown_option("StopWithOptions", key, value, &error);
-			return tc_request_refuse(invocation, error);
+			tc_dbus_request_set_unknown_option("StopWithOptions", key, value, &error);
+			return tc_dbus_request_refuse(invocation, error);
 		}
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->no_wait = no_wait;
 	request->authorized = stop_check_active;
 	request->work = stop_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 

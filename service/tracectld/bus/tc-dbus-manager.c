@@ -52,10 +52,10 @@ charge_to_caller_login(TcRequest *request, GError **error)
 	if (reply == NULL)
 		return FALSE;
 	g_variant_get(reply, "(u)", &pid);
-	if (!tc_peer_accountable_user_of_pid((pid_t)pid, request->caller.uid, &user, &source,
-					     error))
+	if (!tc_peer_identity_accountable_user_of_pid((pid_t)pid, request->caller.uid, &user,
+						      &source, error))
 		return FALSE;
-	tc_user_charge_init(&request->session->charge, user);
+	tc_user_limits_charge_init(&request->session->charge, user);
 	return TRUE;
 }
 
@@ -67,7 +67,7 @@ create_work(TcRequest *request, GError **error)
 			       request->name);
 		return FALSE;
 	}
-	return tc_session_op_create(request->session, error);
+	return tc_session_ops_create(request->session, error);
 }
 
 static void
@@ -75,7 +75,7 @@ create_done(TcRequest *request)
 {
 	g_autoptr(GError) error = NULL;
 
-	if (!tc_session_object_export(request->session, manager_connection, &error)) {
+	if (!tc_dbus_session_export(request->session, manager_connection, &error)) {
 		g_warning("Cannot export session '%s': %s", request->session->name,
 			  error->message);
 		g_mutex_lock(&request->session->lock);
@@ -90,13 +90,13 @@ create_done(TcRequest *request)
 }
 
 gboolean
-tc_manager_publish_session(TcSession *session, GError **error)
+tc_dbus_manager_publish_session(TcSession *session, GError **error)
 {
 	if (manager_connection == NULL) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "The service is not on the bus");
 		return FALSE;
 	}
-	if (!tc_session_object_export(session, manager_connection, error))
+	if (!tc_dbus_session_export(session, manager_connection, error))
 		return FALSE;
 	tc_dbus_signals_session_created(session);
 	return TRUE;
@@ -188,7 +188,7 @@ create_session(GDBusMethodInvocation *invocation, const char *name, const char *
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, NULL);
+	request = tc_dbus_request_new(invocation, NULL);
 	request->snapshot = parsed.snapshot;
 	request->name = g_strdup(name);
 	request->directory = g_steal_pointer(&directory);
@@ -196,8 +196,8 @@ create_session(GDBusMethodInvocation *invocation, const char *name, const char *
 	request->authorized = create_authorized;
 	request->work = create_work;
 	request->done = create_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -243,11 +243,11 @@ handle_find_session(TcDbusManager *manager, GDBusMethodInvocation *invocation, c
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, NULL);
+	request = tc_dbus_request_new(invocation, NULL);
 	request->name = g_strdup(name);
 	request->done = find_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -262,8 +262,8 @@ list_sessions_done(TcRequest *request)
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
 		/* relay is fixed at creation: no lock needed to read it */
-		g_autofree char *url = session->relay ? tc_relay_output_to_url(session->relay)
-						      : NULL;
+		g_autofree char *url =
+		    session->relay ? tc_relay_url_format_output(session->relay) : NULL;
 
 		g_mutex_lock(&session->lock);
 		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
@@ -279,24 +279,24 @@ list_sessions_done(TcRequest *request)
 static gboolean
 handle_list_sessions(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = list_sessions_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
 	return TRUE;
 }
 
 static gboolean
 destroy_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_destroy(request->session, error);
+	return tc_session_ops_destroy(request->session, error);
 }
 
 static void
 destroy_done(TcRequest *request)
 {
-	tc_session_object_unexport(request->session);
+	tc_dbus_session_unexport(request->session);
 	tc_dbus_signals_session_destroyed(request->session);
 	g_dbus_method_invocation_return_value(request->invocation, NULL);
 }
@@ -329,11 +329,11 @@ handle_destroy_session(TcDbusManager *manager, GDBusMethodInvocation *invocation
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->work = destroy_work;
 	request->done = destroy_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -379,11 +379,11 @@ list_applications_done(TcRequest *request)
 static gboolean
 handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = list_applications_done;
-	tc_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	tc_dbus_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
 	return TRUE;
 }
 
@@ -402,13 +402,13 @@ static gboolean
 handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 			  gboolean syscalls)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	/* Reused flag: the kind of list. */
 	request->syscalls = syscalls;
 	request->work = list_kernel_events_work;
-	tc_request_submit(request, TC_ACTION_TRACE_KERNEL, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -416,7 +416,7 @@ handle_list_kernel_events(TcDbusManager *manager, GDBusMethodInvocation *invocat
 static void
 destroy_no_wait_done(TcRequest *request)
 {
-	tc_session_object_unexport(request->session);
+	tc_dbus_session_unexport(request->session);
 }
 
 static gboolean
@@ -450,12 +450,12 @@ handle_destroy_session_with_options(TcDbusManager *manager, GDBusMethodInvocatio
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->no_wait = no_wait;
 	request->work = destroy_work;
 	request->done = no_wait ? destroy_no_wait_done : destroy_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -463,7 +463,7 @@ static gboolean
 handle_list_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 		     const char *domain)
 {
-	GVariant *names = tc_session_context_names(domain);
+	GVariant *names = tc_dbus_session_context_names(domain);
 	TcRequest *request;
 
 	if (names == NULL) {
@@ -474,10 +474,10 @@ handle_list_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 						      domain);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, NULL);
+	request = tc_dbus_request_new(invocation, NULL);
 	request->result = g_variant_new_tuple(&names, 1);
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -499,11 +499,11 @@ subscribe_done(TcRequest *request)
 static gboolean
 handle_subscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = subscribe_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
 	return TRUE;
 }
 
@@ -517,7 +517,7 @@ handle_unsubscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 }
 
 gpointer
-tc_manager_object_export(GDBusConnection *connection, GError **error)
+tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 {
 	TcDbusManager *manager = tc_dbus_manager_skeleton_new();
 

@@ -7,8 +7,8 @@
 
 /* The manager object at TC_DBUS_MANAGER_PATH: creating, finding and
  * listing sessions, and what is not a session's. */
-gpointer tc_manager_object_export(GDBusConnection *connection, GError **error);
+gpointer tc_dbus_manager_export(GDBusConnection *connection, GError **error);
 /* Gives a session the service created itself (auto-loading, already in
  * the registry) its D-Bus object, and tells subscribers. Main thread: the
  * daemon hands it to auto-load as its TcAutoloadPublishFunc. */
-gboolean tc_manager_publish_session(TcSession *session, GError **error);
+gboolean tc_dbus_manager_publish_session(TcSession *session, GError **error);

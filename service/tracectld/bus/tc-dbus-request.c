@@ -86,7 +86,7 @@ audit(TcRequest *request, TcAuditResult result, const char *reason)
 }
 
 TcRequest *
-tc_request_new(GDBusMethodInvocation *invocation, TcSession *session)
+tc_dbus_request_new(GDBusMethodInvocation *invocation, TcSession *session)
 {
 	TcRequest *request = g_new0(TcRequest, 1);
 
@@ -130,7 +130,7 @@ log_if_slow(TcRequest *request)
 }
 
 void
-tc_request_free(TcRequest *request)
+tc_dbus_request_free(TcRequest *request)
 {
 	if (request == NULL)
 		return;
@@ -157,13 +157,13 @@ tc_request_free(TcRequest *request)
 }
 
 void
-tc_request_fail(TcRequest *request, GError *error)
+tc_dbus_request_fail(TcRequest *request, GError *error)
 {
 	g_debug("%s from %s failed: %s",
 		g_dbus_method_invocation_get_method_name(request->invocation),
 		g_dbus_method_invocation_get_sender(request->invocation), error->message);
 	g_dbus_method_invocation_return_gerror(request->invocation, error);
-	tc_request_free(request);
+	tc_dbus_request_free(request);
 }
 
 static void
@@ -175,7 +175,7 @@ finish(TcRequest *request)
 		g_dbus_method_invocation_return_value(
 			request->invocation,
 			request->result ? g_variant_ref_sink(request->result) : NULL);
-	tc_request_free(request);
+	tc_dbus_request_free(request);
 }
 
 /* Main loop: the work of an operation thread is done. */
@@ -191,13 +191,13 @@ work_done_cb(gpointer user_data)
 			  g_dbus_method_invocation_get_method_name(request->invocation),
 			  g_dbus_method_invocation_get_sender(request->invocation),
 			  request->work_error->message);
-		tc_request_free(request);
+		tc_dbus_request_free(request);
 		return G_SOURCE_REMOVE;
 	}
 	if (request->work_error) {
 		GError *error = g_steal_pointer(&request->work_error);
 
-		tc_request_fail(request, error);
+		tc_dbus_request_fail(request, error);
 		g_error_free(error);
 		return G_SOURCE_REMOVE;
 	}
@@ -226,7 +226,7 @@ operation_thread(gpointer data)
 }
 
 void
-tc_request_pool_start(void)
+tc_dbus_request_pool_start(void)
 {
 	operations = tc_fair_queue_new(TC_OPERATION_THREADS_PER_USER);
 	operation_threads = g_ptr_array_new();
@@ -236,7 +236,7 @@ tc_request_pool_start(void)
 }
 
 void
-tc_request_pool_stop(void)
+tc_dbus_request_pool_stop(void)
 {
 	if (operations == NULL)
 		return;
@@ -260,13 +260,13 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 			  g_dbus_method_invocation_get_method_name(request->invocation),
 			  g_dbus_method_invocation_get_sender(request->invocation), error->message);
 		audit(request, TC_AUDIT_REFUSED, error->message);
-		tc_request_fail(request, error);
+		tc_dbus_request_fail(request, error);
 		return;
 	}
 	if (request->authorized && !request->authorized(request, &error)) {
 		/* Past polkit: a limit, a missing object or a bad state. */
 		audit(request, TC_AUDIT_REFUSED, error->message);
-		tc_request_fail(request, error);
+		tc_dbus_request_fail(request, error);
 		return;
 	}
 	audit(request, TC_AUDIT_ALLOWED, NULL);
@@ -286,15 +286,15 @@ authorized_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
-		  TcAuthorityFlags flags)
+tc_dbus_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
+		       TcAuthorityFlags flags)
 {
-	tc_request_submit_detailed(request, action_id, target_uid, flags, NULL, NULL);
+	tc_dbus_request_submit_detailed(request, action_id, target_uid, flags, NULL, NULL);
 }
 
 void
-tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
-			   TcAuthorityFlags flags, const char *key, const char *value)
+tc_dbus_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
+				TcAuthorityFlags flags, const char *key, const char *value)
 {
 	g_autoptr(PolkitDetails) details = polkit_details_new();
 
@@ -317,22 +317,22 @@ tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t targ
 }
 
 void
-tc_request_submit_manage(TcRequest *request, TcSession *session)
+tc_dbus_request_submit_manage(TcRequest *request, TcSession *session)
 {
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+			       TC_AUTHORITY_FLAGS_NONE);
 }
 
 gboolean
-tc_request_refuse(GDBusMethodInvocation *invocation, GError *error)
+tc_dbus_request_refuse(GDBusMethodInvocation *invocation, GError *error)
 {
 	g_dbus_method_invocation_return_gerror(invocation, error);
 	return TRUE;
 }
 
 void
-tc_request_set_unknown_option(const char *method, const char *key, GVariant *value,
-			      GError **error)
+tc_dbus_request_set_unknown_option(const char *method, const char *key, GVariant *value,
+				   GError **error)
 {
 	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 		    "Unknown %s option '%.64s' of type %s", method, key,

@@ -68,31 +68,31 @@ struct _TcRequest {
 };
 
 /* The threads that run the work of requests. */
-void tc_request_pool_start(void);
+void tc_dbus_request_pool_start(void);
 /* Waits for the operations in progress. */
-void tc_request_pool_stop(void);
+void tc_dbus_request_pool_stop(void);
 
-TcRequest *tc_request_new(GDBusMethodInvocation *invocation, TcSession *session);
-void tc_request_free(TcRequest *request);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcRequest, tc_request_free)
+TcRequest *tc_dbus_request_new(GDBusMethodInvocation *invocation, TcSession *session);
+void tc_dbus_request_free(TcRequest *request);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcRequest, tc_dbus_request_free)
 
 /* Authorizes, runs and answers the request; takes ownership of it. */
-void tc_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
-		       TcAuthorityFlags flags);
+void tc_dbus_request_submit(TcRequest *request, const char *action_id, uid_t target_uid,
+			    TcAuthorityFlags flags);
 /* The same, with one more polkit detail key=value for .rules to decide on
  * (the "unit" of TrackUnit), named in the refusal. */
 /* Submits request under manage-sessions for session's owner: what every
  * method on a session's object asks. */
-void tc_request_submit_manage(TcRequest *request, TcSession *session);
+void tc_dbus_request_submit_manage(TcRequest *request, TcSession *session);
 
 /* Answers invocation with error (taken); TRUE, as a handler returns. */
-gboolean tc_request_refuse(GDBusMethodInvocation *invocation, GError *error);
+gboolean tc_dbus_request_refuse(GDBusMethodInvocation *invocation, GError *error);
 
 /* Sets error to the refusal of an option method does not know. */
-void tc_request_set_unknown_option(const char *method, const char *key, GVariant *value,
-				   GError **error);
+void tc_dbus_request_set_unknown_option(const char *method, const char *key, GVariant *value,
+					GError **error);
 
-void tc_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
-				TcAuthorityFlags flags, const char *key, const char *value);
+void tc_dbus_request_submit_detailed(TcRequest *request, const char *action_id, uid_t target_uid,
+				     TcAuthorityFlags flags, const char *key, const char *value);
 /* Replies with an error and frees the request. */
-void tc_request_fail(TcRequest *request, GError *error);
+void tc_dbus_request_fail(TcRequest *request, GError *error);

@@ -20,7 +20,7 @@ rotate_work(TcRequest *request, GError **error)
 {
 	g_autofree char *archive = NULL;
 
-	if (!tc_session_op_rotate(request->session, &archive, error))
+	if (!tc_session_rotation_rotate(request->session, &archive, error))
 		return FALSE;
 	request->result = g_variant_new("(s)", archive);
 	return TRUE;
@@ -29,26 +29,26 @@ rotate_work(TcRequest *request, GError **error)
 static gboolean
 handle_rotate(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = rotate_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
 static gboolean
 clear_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_clear(request->session, error);
+	return tc_session_rotation_clear(request->session, error);
 }
 
 static gboolean
 handle_clear(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = clear_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -99,14 +99,14 @@ parse_schedule(GVariant *options, guint64 *timer_us, guint64 *size_bytes, GError
 			    "An empty rotation schedule: give timer-us and/or size-bytes");
 		return FALSE;
 	}
-	return tc_rotation_schedule_validate(*timer_us, *size_bytes, error);
+	return tc_session_rotation_validate_schedule(*timer_us, *size_bytes, error);
 }
 
 static gboolean
 set_schedule_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_set_rotation_schedule(request->session, request->rotation_timer_us,
-						   request->rotation_size_bytes, error);
+	return tc_session_rotation_set_schedule(request->session, request->rotation_timer_us,
+						request->rotation_size_bytes, error);
 }
 
 static gboolean
@@ -121,20 +121,19 @@ handle_set_rotation_schedule(TcDbusSession *object, GDBusMethodInvocation *invoc
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->rotation_timer_us = timer_us;
 	request->rotation_size_bytes = size_bytes;
 	request->work = set_schedule_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
 static gboolean
 unset_schedule_work(TcRequest *request, GError **error)
 {
-	return tc_session_op_unset_rotation_schedule(request->session,
-						     request->rotation_timer_us != 0,
-						     request->rotation_size_bytes != 0, error);
+	return tc_session_rotation_unset_schedule(request->session, request->rotation_timer_us != 0,
+						  request->rotation_size_bytes != 0, error);
 }
 
 static gboolean
@@ -156,11 +155,11 @@ handle_unset_rotation_schedule(TcDbusSession *object, GDBusMethodInvocation *inv
 			return TRUE;
 		}
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->rotation_timer_us = timer;
 	request->rotation_size_bytes = size;
 	request->work = unset_schedule_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 

@@ -43,8 +43,8 @@ static GVariant *
 output_url_variant(TcSession *session)
 {
 	g_autofree char *url = session->relay
-				       ? tc_relay_output_to_url(session->relay)
-				       : g_strconcat("file://", session->output_directory, NULL);
+				   ? tc_relay_url_format_output(session->relay)
+				   : g_strconcat("file://", session->output_directory, NULL);
 
 	return g_variant_new_string(url);
 }
@@ -142,7 +142,7 @@ tc_session_object_init(TcSessionObject *self)
 }
 
 gpointer
-tc_session_object_export(TcSession *session, GDBusConnection *connection, GError **error)
+tc_dbus_session_export(TcSession *session, GDBusConnection *connection, GError **error)
 {
 	TcSessionObject *self = g_object_new(TC_TYPE_SESSION_OBJECT, NULL);
 
@@ -162,7 +162,7 @@ tc_session_object_export(TcSession *session, GDBusConnection *connection, GError
 }
 
 void
-tc_session_object_unexport(TcSession *session)
+tc_dbus_session_unexport(TcSession *session)
 {
 	TcSessionObject *self = session->bus_data;
 
@@ -174,7 +174,7 @@ tc_session_object_unexport(TcSession *session)
 }
 
 GVariant *
-tc_session_context_names(const char *domain)
+tc_dbus_session_context_names(const char *domain)
 {
 	const TcContextName *known = g_str_equal(domain, "kernel")
 					 ? tc_channel_config_kernel_contexts

@@ -7,8 +7,8 @@
 
 /* The D-Bus object of each session, under TC_DBUS_SESSION_PATH_PREFIX:
  * its handlers parse a call and submit a request (tc-dbus-request.h). */
-gpointer tc_session_object_export(TcSession *session, GDBusConnection *connection, GError **error);
-void tc_session_object_unexport(TcSession *session);
+gpointer tc_dbus_session_export(TcSession *session, GDBusConnection *connection, GError **error);
+void tc_dbus_session_unexport(TcSession *session);
 /* The "as" of the context names AddContext accepts in domain ("ust" or
  * "kernel"), or NULL for another domain. */
-GVariant *tc_session_context_names(const char *domain);
+GVariant *tc_dbus_session_context_names(const char *domain);

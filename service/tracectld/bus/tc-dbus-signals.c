@@ -146,7 +146,7 @@ tc_dbus_signals_subscribe(const char *name, const TcCaller *caller, GError **err
 	if (g_hash_table_contains(subscribers, name))
 		return TRUE;
 	subscriber = g_new0(TcSubscriber, 1);
-	tc_user_charge_init(&subscriber->charge, caller->uid);
+	tc_user_limits_charge_init(&subscriber->charge, caller->uid);
 	if (!tc_user_limits_charge(&subscriber->charge, TC_LIMIT_SUBSCRIPTIONS, 1, error)) {
 		g_prefix_error(error, "Cannot subscribe %s: ", name);
 		g_free(subscriber);

@@ -33,10 +33,10 @@ record_snapshot_work(TcRequest *request, GError **error)
 static gboolean
 handle_record_snapshot(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = record_snapshot_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -81,7 +81,7 @@ parse_output_options(GVariant *options, guint64 *max_bytes, GError **error)
 
 		if (!g_str_equal(key, "max-size") ||
 		    !g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
-			tc_request_set_unknown_option("AddSnapshotOutput", key, value, error);
+			tc_dbus_request_set_unknown_option("AddSnapshotOutput", key, value, error);
 			return FALSE;
 		}
 		if (!parse_max_size(value, max_bytes, error))
@@ -104,16 +104,16 @@ handle_add_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 		if (error == NULL)
 			g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 				    "The snapshot output URL is too long or not valid UTF-8");
-		return tc_request_refuse(invocation, error);
+		return tc_dbus_request_refuse(invocation, error);
 	}
 	if (!parse_output_options(options, &max_bytes, &error))
-		return tc_request_refuse(invocation, error);
-	request = tc_request_new(invocation, session);
+		return tc_dbus_request_refuse(invocation, error);
+	request = tc_dbus_request_new(invocation, session);
 	request->max_bytes = max_bytes;
 	request->name = g_strdup(name);
 	request->output = g_strdup(url);
 	request->work = add_output_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -140,10 +140,10 @@ static gboolean
 handle_list_snapshot_outputs(TcDbusSession *object, GDBusMethodInvocation *invocation,
 			     TcSession *session)
 {
-	TcRequest *request = tc_request_new(invocation, session);
+	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = list_outputs_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -163,12 +163,12 @@ handle_del_snapshot_output(TcDbusSession *object, GDBusMethodInvocation *invocat
 	if (!*output || strlen(output) > 4096 || !g_utf8_validate(output, -1, NULL)) {
 		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Give a snapshot output's id or name");
-		return tc_request_refuse(invocation, error);
+		return tc_dbus_request_refuse(invocation, error);
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->output = g_strdup(output);
 	request->work = del_output_work;
-	tc_request_submit_manage(request, session);
+	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
 
@@ -213,7 +213,7 @@ parse_record_option(TcRequest *request, const char *key, GVariant *value, GError
 		   g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64)) {
 		return parse_max_size(value, &request->max_bytes, error);
 	} else {
-		tc_request_set_unknown_option("RecordSnapshotWithOptions", key, value, error);
+		tc_dbus_request_set_unknown_option("RecordSnapshotWithOptions", key, value, error);
 		return FALSE;
 	}
 	return TRUE;
@@ -224,7 +224,7 @@ handle_record_snapshot_with_options(TcDbusSession *object, GDBusMethodInvocation
 				    GVariant *options, TcSession *session)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcRequest) request = tc_request_new(invocation, session);
+	g_autoptr(TcRequest) request = tc_dbus_request_new(invocation, session);
 	GVariantIter iter;
 	const char *key;
 	GVariant *value;
@@ -234,10 +234,10 @@ handle_record_snapshot_with_options(TcDbusSession *object, GDBusMethodInvocation
 		g_autoptr(GVariant) owned = value;
 
 		if (!parse_record_option(request, key, value, &error))
-			return tc_request_refuse(invocation, error);
+			return tc_dbus_request_refuse(invocation, error);
 	}
 	request->work = record_work;
-	tc_request_submit_manage(g_steal_pointer(&request), session);
+	tc_dbus_request_submit_manage(g_steal_pointer(&request), session);
 	return TRUE;
 }
 

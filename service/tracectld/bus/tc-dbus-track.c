@@ -57,7 +57,7 @@ parse_domain_kind(const char *domain, const char *kind, TcTrackArgs *args, GErro
 			    "Unknown domain '%.32s', use \"ust\" or \"kernel\"", domain);
 		return FALSE;
 	}
-	if (!tc_track_kind_parse(kind, &args->kind)) {
+	if (!tc_tracker_kind_parse(kind, &args->kind)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 			    "Unknown process attribute '%.32s': pid, vpid, uid, vuid, gid or vgid",
 			    kind);
@@ -107,13 +107,13 @@ submit_track(TcSession *session, GDBusMethodInvocation *invocation, const char *
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->data = args;
 	request->data_free = track_args_free;
 	request->work = track_work;
-	tc_request_submit(request,
-			  args->kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
-			  session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request,
+			       args->kernel ? TC_ACTION_TRACE_KERNEL : TC_ACTION_MANAGE_SESSIONS,
+			       session->owner_uid, TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -170,15 +170,15 @@ submit_unit(TcSession *session, GDBusMethodInvocation *invocation, const char *u
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
-	request = tc_request_new(invocation, session);
+	request = tc_dbus_request_new(invocation, session);
 	request->unit = g_strdup(unit);
 	request->work = track ? track_unit_work : untrack_unit_work;
 	if (track)
-		tc_request_submit_detailed(request, TC_ACTION_TRACE_UNIT, session->owner_uid,
-					   TC_AUTHORITY_FLAGS_NONE, "unit", unit);
+		tc_dbus_request_submit_detailed(request, TC_ACTION_TRACE_UNIT, session->owner_uid,
+						TC_AUTHORITY_FLAGS_NONE, "unit", unit);
 	else
-		tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
-				  TC_AUTHORITY_FLAGS_NONE);
+		tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, session->owner_uid,
+				       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -210,7 +210,7 @@ add_tracker(GVariantBuilder *builder, const char *domain, const TcTracker *track
 		for (guint j = 0; !all && j < values->len; j++)
 			g_variant_builder_add(&array, "u", g_array_index(values, guint32, j));
 		g_variant_builder_add(builder, "(ssbau)", domain,
-				      tc_track_kind_name((TcTrackKind)i), all, &array);
+				      tc_tracker_kind_name((TcTrackKind)i), all, &array);
 	}
 }
 
@@ -220,15 +220,15 @@ tc_dbus_track_tracking_variant_locked(TcSession *session)
 	GVariantBuilder builder;
 
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssbau)"));
-	add_tracker(&builder, "ust", tc_session_tracker_locked(session, FALSE));
-	add_tracker(&builder, "kernel", tc_session_tracker_locked(session, TRUE));
+	add_tracker(&builder, "ust", tc_session_track_tracker_locked(session, FALSE));
+	add_tracker(&builder, "kernel", tc_session_track_tracker_locked(session, TRUE));
 	return g_variant_builder_end(&builder);
 }
 
 GVariant *
 tc_dbus_track_units_variant_locked(TcSession *session)
 {
-	g_auto(GStrv) names = tc_session_unit_names_locked(session);
+	g_auto(GStrv) names = tc_session_track_unit_names_locked(session);
 
 	return g_variant_new_strv((const char *const *)names, -1);
 }

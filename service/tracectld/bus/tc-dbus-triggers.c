@@ -206,11 +206,11 @@ static gboolean
 handle_add_trigger(TcDbusManager *manager, GDBusMethodInvocation *invocation, const char *name,
 		   const char *condition, GVariant *options, const char *const *actions)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = add_trigger_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 
@@ -226,11 +226,11 @@ list_triggers_done(TcRequest *request)
 static gboolean
 handle_list_triggers(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = list_triggers_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
 	return TRUE;
 }
 
@@ -253,11 +253,11 @@ static gboolean
 handle_remove_trigger(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 		      const char *name)
 {
-	TcRequest *request = tc_request_new(invocation, NULL);
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
 	request->done = remove_trigger_done;
-	tc_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
-			  TC_AUTHORITY_FLAGS_NONE);
+	tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_NONE);
 	return TRUE;
 }
 

@@ -36,13 +36,13 @@ static char *socket_path;
 static struct stat socket_stat;
 
 gboolean
-tc_consumer_units_available(void)
+tc_consumer_unit_available(void)
 {
 	return listen_fd >= 0;
 }
 
 void
-tc_consumer_units_init(const char *rundir)
+tc_consumer_unit_init(const char *rundir)
 {
 	struct sockaddr_un addr;
 	const char *launcher = g_getenv("TRACECTL_CONSUMER_LAUNCHER");
@@ -65,13 +65,13 @@ tc_consumer_units_init(const char *rundir)
 }
 
 void
-tc_consumer_units_shutdown(void)
+tc_consumer_unit_shutdown(void)
 {
 	if (listen_fd < 0)
 		return;
 	close(listen_fd);
 	listen_fd = -1;
-	if (tc_path_is_same_file(socket_path, &socket_stat))
+	if (tc_rundir_is_same_file(socket_path, &socket_stat))
 		unlink(socket_path);
 	g_clear_pointer(&socket_path, g_free);
 }

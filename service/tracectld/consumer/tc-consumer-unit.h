@@ -8,9 +8,9 @@
 
 /* Listens on <rundir>/consumer.sock when systemd runs the machine, unless
  * TRACECTL_CONSUMER_LAUNCHER=direct. */
-void tc_consumer_units_init(const char *rundir);
-gboolean tc_consumer_units_available(void);
-void tc_consumer_units_shutdown(void);
+void tc_consumer_unit_init(const char *rundir);
+gboolean tc_consumer_unit_available(void);
+void tc_consumer_unit_shutdown(void);
 /* Starts tracectl-consumer@<uid>.service (or finds it running) and returns
  * its connected command socket, or -1 with error; *pidfd names the
  * consumer process (-1 if it could not be taken). Caller serializes. */

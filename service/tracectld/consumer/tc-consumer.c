@@ -376,8 +376,8 @@ consumer_watch(TcConsumer *consumer)
 static TcConsumer *
 consumer_start(uid_t uid, GError **error)
 {
-	TcConsumer *consumer = tc_consumer_units_available() ? consumer_start_unit(uid, error)
-							      : consumer_spawn(uid, error);
+	TcConsumer *consumer = tc_consumer_unit_available() ? consumer_start_unit(uid, error)
+							    : consumer_spawn(uid, error);
 
 	if (consumer)
 		consumer_watch(consumer);
@@ -693,7 +693,7 @@ request_wait(TcConsumer *consumer, TcConsumerRequest *request, GError **error)
 		}
 	}
 	g_hash_table_remove(consumer->pending, GUINT_TO_POINTER(request->id));
-	g_cond_broadcast(&consumer->answered); /* for tc_consumers_shutdown() */
+	g_cond_broadcast(&consumer->answered); /* for tc_consumer_shutdown_all() */
 	g_mutex_unlock(&consumer->lock);
 	if (request->error) {
 		g_propagate_error(error, request->error);
@@ -1086,7 +1086,7 @@ tc_consumer_destroy_session(TcConsumer *consumer, guint64 session_id, GError **e
 }
 
 void
-tc_consumers_shutdown(void)
+tc_consumer_shutdown_all(void)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)tc_consumer_unref);
 	GHashTableIter iter;

@@ -40,8 +40,9 @@ void tc_consumer_set_rt_priority(int priority);
 
 /* Called from any thread when the consumer of uid dies or stops answering,
  * once per consumer, with no lock of this module held. The daemon sets
- * the sessions' handler (tc_sessions_consumer_lost()) so that this module
- * never calls up into sessions. Call before the first tc_consumer_get(). */
+ * the sessions' handler (tc_session_ops_consumer_lost()) so that this
+ * module never calls up into sessions. Call before the first
+ * tc_consumer_get(). */
 typedef void (*TcConsumerLostFunc)(uid_t uid, const char *why);
 void tc_consumer_set_lost_func(TcConsumerLostFunc func);
 
@@ -180,4 +181,4 @@ gboolean tc_consumer_destroy_session(TcConsumer *consumer, guint64 session_id,
 
 /* Closes every consumer's command socket, which makes each write out its
  * data and exit, and waits a bounded time for them. */
-void tc_consumers_shutdown(void);
+void tc_consumer_shutdown_all(void);

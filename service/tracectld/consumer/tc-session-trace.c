@@ -276,8 +276,8 @@ metadata_flush_thread(gpointer unused)
 }
 
 void
-tc_sessions_flush_metadata_then(uid_t uid, GPtrArray *sessions, void (*then)(gpointer data),
-				gpointer data)
+tc_session_trace_flush_metadata_then(uid_t uid, GPtrArray *sessions, void (*then)(gpointer data),
+				     gpointer data)
 {
 	static gsize initialized;
 	MetadataFlushJob *job = g_new0(MetadataFlushJob, 1);

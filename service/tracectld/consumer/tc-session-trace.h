@@ -37,5 +37,5 @@ void tc_session_trace_uid_for_app(TcSession *session, uid_t uid);
  * from a worker of its own, so that a trace read while recording can
  * decode their events; then then(data), on that worker, after the earlier
  * calls for uid. Any thread, no lock held. */
-void tc_sessions_flush_metadata_then(uid_t uid, GPtrArray *sessions,
-				     void (*then)(gpointer data), gpointer data);
+void tc_session_trace_flush_metadata_then(uid_t uid, GPtrArray *sessions,
+					  void (*then)(gpointer data), gpointer data);

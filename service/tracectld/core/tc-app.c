@@ -16,7 +16,8 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	app->uid = uid;
 	app->gid = gid;
 	/* The virtual ids are read once the peer is shown to be the
-	 * connected process (tc_peer_virtual_ids()); unknown until then. */
+	 * connected process (tc_peer_identity_virtual_ids()); unknown until
+	 * then. */
 	app->ids.value[TC_TRACK_PID] = pid;
 	app->ids.value[TC_TRACK_UID] = uid;
 	app->ids.value[TC_TRACK_GID] = gid;

@@ -26,7 +26,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->refcount = 1;
 	session->name = g_strdup(name);
 	session->owner_uid = owner;
-	tc_user_charge_init(&session->charge, owner);
+	tc_user_limits_charge_init(&session->charge, owner);
 	tc_session_set_output_directory(session, output_directory);
 	tc_random_uuid(session->uuid);
 	session->creation_realtime_us = g_get_real_time();
@@ -42,7 +42,7 @@ tc_session_new(const char *name, uid_t owner, const char *output_directory)
 	session->kernel.probes = g_ptr_array_new_with_free_func(kernel_probe_free);
 	tc_tracker_init(&session->ust_tracker);
 	tc_tracker_init(&session->kernel.tracker);
-	session->units = g_ptr_array_new_with_free_func((GDestroyNotify)tc_tracked_unit_free);
+	session->units = g_ptr_array_new_with_free_func((GDestroyNotify)tc_unit_tracked_free);
 	session->layouts_pending =
 	    g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
 	session->layouts_body = g_array_new(FALSE, TRUE, sizeof(struct tc_consumer_event_layout));
@@ -102,7 +102,7 @@ tc_session_unref(TcSession *session)
 }
 
 GHashTable *
-tc_sessions_by_owner(GPtrArray *sessions)
+tc_session_group_by_owner(GPtrArray *sessions)
 {
 	GHashTable *by_owner =
 	    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);

@@ -128,7 +128,7 @@ void tc_session_unref(TcSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcSession, tc_session_unref)
 /* sessions grouped by owner: uid -> GPtrArray of new references, in the
  * order of sessions (for work done per owner, tc-owner-pool.h). */
-GHashTable *tc_sessions_by_owner(GPtrArray *sessions);
+GHashTable *tc_session_group_by_owner(GPtrArray *sessions);
 
 /* [S] */
 TcChannel *tc_session_find_channel_locked(TcSession *session, const char *name);

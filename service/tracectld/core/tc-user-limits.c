@@ -102,14 +102,14 @@ static GHashTable *totals; /* [limits_lock] uid -> TcUserTotals * */
 G_STATIC_ASSERT(TC_LIMIT_COUNT <= 32);
 
 const char *
-tc_limit_key(TcLimit limit)
+tc_user_limits_key(TcLimit limit)
 {
 	g_return_val_if_fail(limit < TC_LIMIT_COUNT, NULL);
 	return limit_info[limit].key;
 }
 
 guint64
-tc_limit_builtin_default(TcLimit limit)
+tc_user_limits_builtin_default(TcLimit limit)
 {
 	g_return_val_if_fail(limit < TC_LIMIT_COUNT, 0);
 	return limit_info[limit].builtin;
@@ -431,7 +431,7 @@ tc_user_limits_get(uid_t user, TcLimit limit)
 /* Accounting. */
 
 void
-tc_user_charge_init(TcUserCharge *charge, uid_t user)
+tc_user_limits_charge_init(TcUserCharge *charge, uid_t user)
 {
 	memset(charge, 0, sizeof(*charge));
 	charge->user = user;

@@ -53,9 +53,9 @@ typedef struct {
 } TcUserCharge;
 
 /* The key of a limit in the configuration file, such as "MaxSessions". */
-const char *tc_limit_key(TcLimit limit);
+const char *tc_user_limits_key(TcLimit limit);
 /* The built-in default of a limit. */
-guint64 tc_limit_builtin_default(TcLimit limit);
+guint64 tc_user_limits_builtin_default(TcLimit limit);
 
 /*
  * Loads the configuration file at path, replacing the limits in force.
@@ -74,7 +74,7 @@ void tc_user_limits_set_default(TcLimit limit, guint64 value);
 /* The limit in force for user. */
 guint64 tc_user_limits_get(uid_t user, TcLimit limit);
 
-void tc_user_charge_init(TcUserCharge *charge, uid_t user);
+void tc_user_limits_charge_init(TcUserCharge *charge, uid_t user);
 
 /* Adds amount to what charge holds of limit (a total), unless the user's
  * total would exceed the limit: then LimitExceeded naming the limit, its

@@ -76,7 +76,7 @@ bus_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_dat
 	/* Objects are exported before the name is ours, so that the first
 	 * caller finds them. */
 	tc_authority_watch_peers(connection);
-	daemon->manager = tc_manager_object_export(connection, &error);
+	daemon->manager = tc_dbus_manager_export(connection, &error);
 	if (daemon->manager == NULL) {
 		g_critical("Cannot export %s: %s", TC_DBUS_MANAGER_PATH, error->message);
 		quit_with(daemon, EXIT_FAILURE);
@@ -102,7 +102,7 @@ name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_da
 	daemon->is_started = TRUE;
 	g_message("Acquired the bus name %s, ready", name);
 	sd_notify(0, "READY=1\nSTATUS=Ready");
-	tc_session_autoload_start(connection, daemon->session_dir, tc_manager_publish_session);
+	tc_session_autoload_start(connection, daemon->session_dir, tc_dbus_manager_publish_session);
 }
 
 static void
@@ -186,13 +186,13 @@ shutdown_daemon(TcDaemon *daemon)
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
 	tc_session_autoload_wait();
-	tc_rotation_scheduler_stop();
+	tc_session_rotation_scheduler_stop();
 	tc_relay_watch_stop();
 	tc_unit_watch_stop();
 	tc_triggers_stop();
-	tc_request_pool_stop();
-	tc_consumers_shutdown();
-	tc_consumer_units_shutdown();
+	tc_dbus_request_pool_stop();
+	tc_consumer_shutdown_all();
+	tc_consumer_unit_shutdown();
 	tc_kernel_shutdown();
 	g_clear_object(&daemon->manager);
 	g_clear_pointer(&daemon->embedded, tc_embedded_stop);
@@ -277,7 +277,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	tc_consumer_set_rt_priority(consumer_rt_priority);
-	tc_consumer_set_lost_func(tc_sessions_consumer_lost);
+	tc_consumer_set_lost_func(tc_session_ops_consumer_lost);
 	tc_relay_watch_set_func(tc_session_op_relay_refresh_problem);
 	if (verbose)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
@@ -298,9 +298,9 @@ main(int argc, char **argv)
 	tc_registry_init();
 	tc_trace_clock_prepare();
 	tc_authority_init();
-	tc_request_pool_start();
+	tc_dbus_request_pool_start();
 	tc_triggers_start();
-	tc_consumer_units_init(daemon.rundir);
+	tc_consumer_unit_init(daemon.rundir);
 	tc_kernel_init(daemon.rundir);
 	tc_idle_init(MAX(idle_timeout_s, 0), idle_exit_cb, &daemon);
 	g_unix_signal_add(SIGTERM, terminate_cb, &daemon);

@@ -241,7 +241,7 @@ tc_embedded_stop(TcEmbedded *embedded)
 		return;
 	/* Remove only what is still ours: a new instance may already run. */
 	if (embedded->has_bus_file &&
-	    tc_path_is_same_file(embedded->bus_file, &embedded->bus_file_stat))
+	    tc_rundir_is_same_file(embedded->bus_file, &embedded->bus_file_stat))
 		unlink(embedded->bus_file);
 	stop_child(embedded->polkit_pid, embedded->polkit_pidfd, "polkitd");
 	stop_child(embedded->bus_pid, embedded->bus_pidfd, "dbus-daemon");
@@ -249,7 +249,8 @@ tc_embedded_stop(TcEmbedded *embedded)
 		close(embedded->polkit_pidfd);
 	if (embedded->bus_pidfd >= 0)
 		close(embedded->bus_pidfd);
-	if (embedded->has_socket && tc_path_is_same_file(embedded->socket_path, &embedded->socket_stat))
+	if (embedded->has_socket &&
+	    tc_rundir_is_same_file(embedded->socket_path, &embedded->socket_stat))
 		unlink(embedded->socket_path);
 	g_free(embedded->bus_file);
 	g_free(embedded->socket_path);

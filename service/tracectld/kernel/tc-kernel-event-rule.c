@@ -11,7 +11,7 @@ tc_kernel_event_rule_check(const TcEventRuleSpec *spec, char **tracefs_filter, G
 	g_autoptr(TcEventRule) rule = NULL;
 
 	*tracefs_filter = NULL;
-	if (!tc_kernel_validate_event(spec->pattern, error))
+	if (!tc_session_kernel_validate_event(spec->pattern, error))
 		return FALSE;
 	rule = tc_event_rule_new_from_spec(spec, error);
 	if (rule == NULL)

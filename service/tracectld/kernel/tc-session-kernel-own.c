@@ -57,7 +57,7 @@ allowed_names(void)
 }
 
 gboolean
-tc_kernel_own_parse(const char *pattern, guint32 *events, GError **error)
+tc_session_kernel_own_parse(const char *pattern, guint32 *events, GError **error)
 {
 	g_autofree char *names = NULL;
 
@@ -83,7 +83,7 @@ tc_session_kernel_own_event_locked(TcSession *session, const char *pattern, gboo
 {
 	guint32 events;
 
-	if (!tc_kernel_own_parse(pattern, &events, error))
+	if (!tc_session_kernel_own_parse(pattern, &events, error))
 		return FALSE;
 	if (session->state == TC_SESSION_ACTIVE) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,

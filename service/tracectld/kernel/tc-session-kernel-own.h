@@ -10,7 +10,7 @@
  * but the first with op_lock held, from worker threads. */
 /* The allow-listed events a pattern names (TC_KERNEL_OWN_*), or FALSE
  * with PermissionDenied naming an event the tier cannot scope. */
-gboolean tc_kernel_own_parse(const char *pattern, guint32 *events, GError **error);
+gboolean tc_session_kernel_own_parse(const char *pattern, guint32 *events, GError **error);
 gboolean tc_session_kernel_own_event_locked(TcSession *session, const char *pattern,
 					    gboolean enable, GError **error);
 gboolean tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer,

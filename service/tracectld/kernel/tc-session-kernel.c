@@ -131,7 +131,7 @@ update_consumer(TcSession *session, const char *system, const char *event, const
 
 /* "system:event", each part of [A-Za-z0-9_*] (tc-kernel-names.h). */
 gboolean
-tc_kernel_validate_event(const char *pattern, GError **error)
+tc_session_kernel_validate_event(const char *pattern, GError **error)
 {
 	return tc_validate_kernel_event(pattern, error);
 }
@@ -390,7 +390,7 @@ tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const char *nam
 }
 
 gboolean
-tc_session_has_kernel(const TcSession *session)
+tc_session_kernel_in_use(const TcSession *session)
 {
 	return session->kernel.events->len > 0 || session->kernel.probes->len > 0 ||
 	       session->kernel.contexts != 0 || session->kernel.buffer_kb != 0 ||

@@ -8,7 +8,7 @@
 
 /* The kernel domain of a session (tc-session-kernel.c). All with op_lock
  * held, from worker threads. */
-gboolean tc_kernel_validate_event(const char *pattern, GError **error);
+gboolean tc_session_kernel_validate_event(const char *pattern, GError **error);
 /* Only before the first start. */
 gboolean tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **error);
 gboolean tc_session_kernel_event_locked(TcSession *session, const char *pattern,
@@ -29,6 +29,6 @@ gboolean tc_session_kernel_pids_locked(TcSession *session, const TcTracker *trac
 				       GError **error);
 /* [S] or op_lock: whether the session has a kernel side (events,
  * probes, contexts, a kernel channel, tracking, an instance). */
-gboolean tc_session_has_kernel(const TcSession *session);
+gboolean tc_session_kernel_in_use(const TcSession *session);
 /* After the consumer let go of the buffers. */
 void tc_session_kernel_destroyed_locked(TcSession *session);

@@ -105,7 +105,7 @@ static void
 start_looks(GPtrArray *sessions)
 {
 	/* uid -> TcOwnerLook */
-	g_autoptr(GHashTable) looks = tc_sessions_by_owner(sessions);
+	g_autoptr(GHashTable) looks = tc_session_group_by_owner(sessions);
 
 	g_mutex_lock(&watch_lock);
 	if (!watch_stopping)

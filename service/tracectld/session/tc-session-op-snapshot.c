@@ -91,7 +91,7 @@ snapshot_root(TcSession *session, const TcSnapshotOptions *options, guint64 *out
 			return NULL;
 	} else if (session->relay) {
 		/* The session's own relay (create --snapshot --set-url net://…). */
-		parent = tc_relay_output_to_url(session->relay);
+		parent = tc_relay_url_format_output(session->relay);
 	}
 	if (parent && tc_snapshot_output_is_relay(parent)) {
 		*relay_url = g_steal_pointer(&parent);
@@ -115,9 +115,9 @@ snapshot_relay_output(TcSession *session, const char *relay_url,
 {
 	g_autofree char *directory = NULL;
 
-	return tc_relay_output_from_urls(relay_url, NULL, NULL, 0, relay, &directory, error) &&
-	       tc_relay_output_identify(relay, session->name,
-					session->creation_realtime_us / G_USEC_PER_SEC, error);
+	return tc_relay_url_parse_output(relay_url, NULL, NULL, 0, relay, &directory, error) &&
+	       tc_relay_url_identify(relay, session->name,
+				     session->creation_realtime_us / G_USEC_PER_SEC, error);
 }
 
 /* What the snapshot is called in messages: the relay's URL, then where

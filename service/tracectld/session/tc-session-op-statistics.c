@@ -69,7 +69,7 @@ tc_session_op_statistics(TcSession *session, GError **error)
 		ust.channel = g_strdup(channel->name);
 		g_array_append_val(statistics, ust);
 	}
-	if (ok && tc_session_has_kernel(session))
+	if (ok && tc_session_kernel_in_use(session))
 		ok = add_kernel_statistics(session, statistics, error);
 	if (!ok)
 		return NULL;

@@ -77,7 +77,7 @@ prefix_output_error(TcSession *session, GError **error)
 			       session->name);
 		return;
 	}
-	url = tc_relay_output_to_url(session->relay);
+	url = tc_relay_url_format_output(session->relay);
 	if (error != NULL && *error != NULL && strstr((*error)->message, url) != NULL)
 		g_prefix_error(error, "Session '%s': ", session->name);
 	else
@@ -95,7 +95,7 @@ log_created(TcSession *session)
 			  session->output_directory);
 		return;
 	}
-	url = tc_relay_output_to_url(session->relay);
+	url = tc_relay_url_format_output(session->relay);
 	g_message("Session '%s' (id %" G_GUINT64_FORMAT ") created by uid %u, streamed to %s "
 		  "as host '%s', live timer %u us",
 		  session->name, session->id, (unsigned)session->owner_uid, url,
@@ -103,7 +103,7 @@ log_created(TcSession *session)
 }
 
 gboolean
-tc_session_op_create(TcSession *session, GError **error)
+tc_session_ops_create(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 
@@ -251,13 +251,13 @@ sync_apps_and_wait(TcSession *session)
 
 	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
-	tc_session_sync_apps_locked(session, &waiter);
+	tc_app_sync_session_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 }
 
 gboolean
-tc_session_op_start(TcSession *session, GError **error)
+tc_session_ops_start(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
@@ -316,7 +316,7 @@ stop_locked(TcSession *session, GError **error)
 }
 
 gboolean
-tc_session_op_stop(TcSession *session, GError **error)
+tc_session_ops_stop(TcSession *session, GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
@@ -331,7 +331,7 @@ tc_session_op_stop(TcSession *session, GError **error)
 }
 
 gboolean
-tc_session_op_destroy(TcSession *session, GError **error)
+tc_session_ops_destroy(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
@@ -349,7 +349,7 @@ tc_session_op_destroy(TcSession *session, GError **error)
 	/* Lookup, lock, unlink, unlock, free after a grace period: a command
 	 * racing this one finds the session destroyed, or not at all. */
 	tc_registry_remove_session_locked(session);
-	tc_session_forget_apps_locked(session, &waiter);
+	tc_app_sync_forget_session_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 	consumer = tc_consumer_get(session->owner_uid, &consumer_error);
@@ -392,8 +392,8 @@ reenable_channel(TcSession *session, TcChannel *channel)
 }
 
 gboolean
-tc_session_op_enable_channel(TcSession *session, const char *name,
-			     const TcChannelConfig *config, GError **error)
+tc_session_ops_enable_channel(TcSession *session, const char *name, const TcChannelConfig *config,
+			      GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -537,28 +537,28 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 }
 
 gboolean
-tc_session_op_enable_event(TcSession *session, const char *channel, const char *pattern,
-			   GError **error)
+tc_session_ops_enable_event(TcSession *session, const char *channel, const char *pattern,
+			    GError **error)
 {
 	return change_rules(session, channel, tc_event_rule_new(pattern), TRUE, error);
 }
 
 gboolean
-tc_session_op_enable_event_rule(TcSession *session, const char *channel, TcEventRule *rule,
-				GError **error)
+tc_session_ops_enable_event_rule(TcSession *session, const char *channel, TcEventRule *rule,
+				 GError **error)
 {
 	return change_rules(session, channel, rule, TRUE, error);
 }
 
 gboolean
-tc_session_op_disable_event(TcSession *session, const char *channel, const char *pattern,
-			    GError **error)
+tc_session_ops_disable_event(TcSession *session, const char *channel, const char *pattern,
+			     GError **error)
 {
 	return change_rules(session, channel, tc_event_rule_new(pattern), FALSE, error);
 }
 
 void
-tc_sessions_consumer_lost(uid_t uid, const char *why)
+tc_session_ops_consumer_lost(uid_t uid, const char *why)
 {
 	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions(uid, FALSE);
 	g_autoptr(GDateTime) now = g_date_time_new_now_local();
@@ -609,8 +609,8 @@ add_context_locked(TcSession *session, const char *name, guint32 contexts, GErro
 }
 
 gboolean
-tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
-			  GError **error)
+tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
+			   GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -630,7 +630,7 @@ tc_session_op_add_context(TcSession *session, const char *channel, guint32 conte
 }
 
 gboolean
-tc_session_op_disable_channel(TcSession *session, const char *name, GError **error)
+tc_session_ops_disable_channel(TcSession *session, const char *name, GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	TcChannel *channel;

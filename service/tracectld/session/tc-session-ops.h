@@ -24,29 +24,29 @@
 
 /* Adds the session to the registry and creates its trace directory
  * through the owner's consumer. */
-gboolean tc_session_op_create(TcSession *session, GError **error);
-gboolean tc_session_op_start(TcSession *session, GError **error);
+gboolean tc_session_ops_create(TcSession *session, GError **error);
+gboolean tc_session_ops_start(TcSession *session, GError **error);
 /* Returns once everything recorded is written out. */
-gboolean tc_session_op_stop(TcSession *session, GError **error);
-gboolean tc_session_op_destroy(TcSession *session, GError **error);
-gboolean tc_session_op_enable_channel(TcSession *session, const char *name,
-				      const TcChannelConfig *config, GError **error);
+gboolean tc_session_ops_stop(TcSession *session, GError **error);
+gboolean tc_session_ops_destroy(TcSession *session, GError **error);
+gboolean tc_session_ops_enable_channel(TcSession *session, const char *name,
+				       const TcChannelConfig *config, GError **error);
 /* Adds TRACECTL_CONTEXT_* fields to a channel, or to every channel when
  * channel is "". Only before the first start. */
-gboolean tc_session_op_add_context(TcSession *session, const char *channel, guint32 contexts,
-				   GError **error);
+gboolean tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
+				    GError **error);
 /* disable-channel: the channel's events are disabled in every application;
  * enable-channel brings them back. */
-gboolean tc_session_op_disable_channel(TcSession *session, const char *name, GError **error);
-gboolean tc_session_op_enable_event(TcSession *session, const char *channel,
-				    const char *pattern, GError **error);
+gboolean tc_session_ops_disable_channel(TcSession *session, const char *name, GError **error);
+gboolean tc_session_ops_enable_event(TcSession *session, const char *channel, const char *pattern,
+				     GError **error);
 /* Takes rule (tc-event-rule.h): an EnableEventWithOptions call. */
-gboolean tc_session_op_enable_event_rule(TcSession *session, const char *channel,
-					 TcEventRule *rule, GError **error);
-gboolean tc_session_op_disable_event(TcSession *session, const char *channel,
-				     const char *pattern, GError **error);
+gboolean tc_session_ops_enable_event_rule(TcSession *session, const char *channel,
+					  TcEventRule *rule, GError **error);
+gboolean tc_session_ops_disable_event(TcSession *session, const char *channel, const char *pattern,
+				      GError **error);
 
 /* The consumer of uid died: every session of uid with buffers says what
  * was lost in its Problem property. Any thread, no lock held; the daemon
  * passes it to tc_consumer_set_lost_func(). */
-void tc_sessions_consumer_lost(uid_t uid, const char *why);
+void tc_session_ops_consumer_lost(uid_t uid, const char *why);

@@ -39,7 +39,7 @@ tc_session_output_resolve(const TcSessionOutputOptions *options, const char *out
 		return FALSE;
 	}
 	output = g_new0(struct tc_consumer_relay_output, 1);
-	if (!tc_relay_output_from_urls(url, options->ctrl_url, options->data_url,
+	if (!tc_relay_url_parse_output(url, options->ctrl_url, options->data_url,
 				       options->live_timer_us, output, &url_directory, error))
 		return FALSE;
 	if (url_directory == NULL) {
@@ -77,8 +77,8 @@ tc_session_output_set_relay(TcSession *session, struct tc_consumer_relay_output 
 	G_STATIC_ASSERT(sizeof(relay->sessiond_uuid) == 16);
 	tc_random_uuid(relay->sessiond_uuid);
 	relay->sessiond_session_id = session->id;
-	if (!tc_relay_output_identify(relay, session->name,
-				      session->creation_realtime_us / G_USEC_PER_SEC, error))
+	if (!tc_relay_url_identify(relay, session->name,
+				   session->creation_realtime_us / G_USEC_PER_SEC, error))
 		return FALSE;
 	session->relay = g_steal_pointer(&owned);
 	return TRUE;

@@ -316,14 +316,14 @@ archived:
 		  " bytes)",
 		  session->name, (unsigned)session->owner_uid, session->archive_count - 1, path,
 		  bytes);
-	tc_session_archive_completed(session, path);
+	tc_session_rotation_archive_completed(session, path);
 	if (archive)
 		*archive = g_steal_pointer(&path);
 	return TRUE;
 }
 
 gboolean
-tc_session_op_rotate(TcSession *session, char **archive, GError **error)
+tc_session_rotation_rotate(TcSession *session, char **archive, GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
@@ -356,7 +356,7 @@ clear_on_relay(TcSession *session, TcConsumer *consumer, GArray *ids, GError **e
 }
 
 gboolean
-tc_session_op_clear(TcSession *session, GError **error)
+tc_session_rotation_clear(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GArray) ids = NULL;
@@ -381,7 +381,7 @@ tc_session_op_clear(TcSession *session, GError **error)
 }
 
 void
-tc_session_archive_completed(TcSession *session, const char *path)
+tc_session_rotation_archive_completed(TcSession *session, const char *path)
 {
 	g_debug("Session '%s' (id %" G_GUINT64_FORMAT "): archive '%s' is complete",
 		session->name, session->id, path);
@@ -389,7 +389,7 @@ tc_session_archive_completed(TcSession *session, const char *path)
 }
 
 gboolean
-tc_rotation_schedule_validate(guint64 timer_us, guint64 size_bytes, GError **error)
+tc_session_rotation_validate_schedule(guint64 timer_us, guint64 size_bytes, GError **error)
 {
 	if (timer_us != 0 && (timer_us < TC_ROTATION_TIMER_MIN_US ||
 			      timer_us > TC_ROTATION_TIMER_MAX_US)) {
@@ -434,8 +434,8 @@ schedule_session(TcSession *session)
 }
 
 gboolean
-tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_us, guint64 size_bytes,
-				    GError **error)
+tc_session_rotation_set_schedule(TcSession *session, guint64 timer_us, guint64 size_bytes,
+				 GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 
@@ -460,8 +460,8 @@ tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_us, guint6
 }
 
 gboolean
-tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer, gboolean size,
-				      GError **error)
+tc_session_rotation_unset_schedule(TcSession *session, gboolean timer, gboolean size,
+				   GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -615,7 +615,7 @@ static void
 start_rounds(GPtrArray *sessions)
 {
 	/* uid -> TcOwnerSchedules */
-	g_autoptr(GHashTable) rounds = tc_sessions_by_owner(sessions);
+	g_autoptr(GHashTable) rounds = tc_session_group_by_owner(sessions);
 
 	g_mutex_lock(&scheduler_lock);
 	if (!scheduler_stopping)
@@ -640,7 +640,7 @@ scheduler_main(gpointer data)
 }
 
 void
-tc_rotation_scheduler_stop(void)
+tc_session_rotation_scheduler_stop(void)
 {
 	GThread *thread;
 	TcOwnerPool *pool;

@@ -35,20 +35,21 @@
 #define TC_ROTATION_RETRY_US (10 * G_USEC_PER_SEC)
 
 /* Archives the current chunk; *archive receives its path. */
-gboolean tc_session_op_rotate(TcSession *session, char **archive, GError **error);
+gboolean tc_session_rotation_rotate(TcSession *session, char **archive, GError **error);
 /* Drops what the session recorded so far; recording goes on. */
-gboolean tc_session_op_clear(TcSession *session, GError **error);
+gboolean tc_session_rotation_clear(TcSession *session, GError **error);
 
 /* Checks a schedule's values (0: leave that part as it is); InvalidArgument
  * names the bound. Any thread, no lock. */
-gboolean tc_rotation_schedule_validate(guint64 timer_us, guint64 size_bytes, GError **error);
+gboolean tc_session_rotation_validate_schedule(guint64 timer_us, guint64 size_bytes,
+					       GError **error);
 /* Sets the parts of the schedule that are not 0 (checked by the caller
- * with tc_rotation_schedule_validate()). */
-gboolean tc_session_op_set_rotation_schedule(TcSession *session, guint64 timer_us,
-					     guint64 size_bytes, GError **error);
+ * with tc_session_rotation_validate_schedule()). */
+gboolean tc_session_rotation_set_schedule(TcSession *session, guint64 timer_us, guint64 size_bytes,
+					  GError **error);
 /* Turns off the timer and/or the size part of the schedule. */
-gboolean tc_session_op_unset_rotation_schedule(TcSession *session, gboolean timer,
-					       gboolean size, GError **error);
+gboolean tc_session_rotation_unset_schedule(TcSession *session, gboolean timer, gboolean size,
+					    GError **error);
 
 /* What a session's rotation stands at: its schedule (0: that part is off)
  * and the last archive completed. */
@@ -66,8 +67,8 @@ void tc_session_rotation_state_locked(TcSession *session, TcRotationState *state
  * held, no other lock). The place where the owner is told: a log line
  * now, and the D-Bus signal that announces it.
  */
-void tc_session_archive_completed(TcSession *session, const char *path);
+void tc_session_rotation_archive_completed(TcSession *session, const char *path);
 
 /* Stops the thread that runs scheduled rotations (at shutdown, before the
  * operation pool), waiting for the rotation in progress. */
-void tc_rotation_scheduler_stop(void);
+void tc_session_rotation_scheduler_stop(void);

@@ -108,7 +108,7 @@ apply_ust(TcSession *session)
 	}
 	tc_ack_waiter_init(&waiter, session->owner_uid);
 	g_mutex_lock(&session->lock);
-	tc_session_sync_apps_locked(session, &waiter);
+	tc_app_sync_session_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TRACK_ACK_TIMEOUT_MS);
 }
@@ -135,14 +135,14 @@ tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKind kind,
 	g_mutex_unlock(&session->lock);
 	g_message("Session '%s' of uid %u: %s %s %s (%u values)", session->name,
 		  (unsigned)session->owner_uid, kernel ? "kernel" : "user-space",
-		  track ? "tracks" : "untracks", tc_track_kind_name(kind), all ? 0 : count);
+		  track ? "tracks" : "untracks", tc_tracker_kind_name(kind), all ? 0 : count);
 	if (!kernel)
 		apply_ust(session);
 	return TRUE;
 }
 
 const TcTracker *
-tc_session_tracker_locked(TcSession *session, gboolean kernel)
+tc_session_track_tracker_locked(TcSession *session, gboolean kernel)
 {
 	return kernel ? &session->kernel.tracker : &session->ust_tracker;
 }
@@ -210,13 +210,13 @@ tc_session_track_unit_locked(TcSession *session, const char *name, const char *c
 }
 
 void
-tc_session_apply_units_locked(TcSession *session)
+tc_session_track_apply_units_locked(TcSession *session)
 {
 	apply_ust(session);
 }
 
 char **
-tc_session_unit_names_locked(TcSession *session)
+tc_session_track_unit_names_locked(TcSession *session)
 {
 	char **names = g_new0(char *, session->units->len + 1);
 

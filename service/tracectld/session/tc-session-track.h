@@ -24,7 +24,7 @@ gboolean tc_session_track_locked(TcSession *session, gboolean kernel, TcTrackKin
 				 GError **error);
 /* [S] The trackers of the kernel domain (kernel) or of user space: owned
  * by the session, read only while its lock is held. */
-const TcTracker *tc_session_tracker_locked(TcSession *session, gboolean kernel);
+const TcTracker *tc_session_track_tracker_locked(TcSession *session, gboolean kernel);
 
 /* op_lock held, from a worker thread. Tracks unit name, whose control
  * group systemd gave as cgroup (track), or untracks it (NotFound when not
@@ -36,7 +36,7 @@ gboolean tc_session_track_unit_locked(TcSession *session, const char *name, cons
 /* op_lock held, from a worker thread: gives the session's state to the
  * applications again after their control groups changed, as untracking a
  * unit does (those it no longer reaches have its events disabled). */
-void tc_session_apply_units_locked(TcSession *session);
+void tc_session_track_apply_units_locked(TcSession *session);
 /* [S] The names of the units the session tracks, in the order tracked:
  * a NULL-terminated copy the caller frees with g_strfreev(). */
-char **tc_session_unit_names_locked(TcSession *session);
+char **tc_session_track_unit_names_locked(TcSession *session);

@@ -34,7 +34,7 @@ parse_relay_url(const char *url, GError **error)
 	struct tc_consumer_relay_output relay = {0};
 	g_autofree char *directory = NULL;
 
-	if (!tc_relay_output_from_urls(url, NULL, NULL, 0, &relay, &directory, error)) {
+	if (!tc_relay_url_parse_output(url, NULL, NULL, 0, &relay, &directory, error)) {
 		g_prefix_error(error, "Snapshot output: ");
 		return NULL;
 	}
@@ -43,7 +43,7 @@ parse_relay_url(const char *url, GError **error)
 			    "Snapshot output '%.64s' is not a relay URL", url);
 		return NULL;
 	}
-	return tc_relay_output_to_url(&relay);
+	return tc_relay_url_format_output(&relay);
 }
 
 char *

@@ -362,7 +362,7 @@ tc_triggers_add(uid_t owner, TcTriggerSpec *spec, GError **error)
 		g_clear_pointer(&locker, g_mutex_locker_free);
 		return FALSE;
 	}
-	tc_user_charge_init(&trigger->charge, owner);
+	tc_user_limits_charge_init(&trigger->charge, owner);
 	if (!tc_user_limits_charge(&trigger->charge, TC_LIMIT_TRIGGERS, 1, error)) {
 		/* Its notifier is taken back from applications after the lock. */
 		g_clear_pointer(&locker, g_mutex_locker_free);
@@ -486,13 +486,13 @@ run_action(TcTrigger *trigger, const TcAction *action, TcSession *session,
 		return;
 	}
 	if (action->kind == TC_ACTION_START)
-		ok = tc_session_op_start(target, &error);
+		ok = tc_session_ops_start(target, &error);
 	else if (action->kind == TC_ACTION_STOP)
-		ok = tc_session_op_stop(target, &error);
+		ok = tc_session_ops_stop(target, &error);
 	else if (action->kind == TC_ACTION_SNAPSHOT)
 		ok = tc_session_op_snapshot_record(target, &directory, &error);
 	else if (action->kind == TC_ACTION_ROTATE)
-		ok = tc_session_op_rotate(target, &directory, &error);
+		ok = tc_session_rotation_rotate(target, &directory, &error);
 	if (!ok)
 		g_warning("Trigger '%s' of uid %u: %s of session '%s' failed: %s", trigger->name,
 			  (unsigned)trigger->owner_uid, action_names[action->kind], target->name,

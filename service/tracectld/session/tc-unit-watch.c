@@ -79,7 +79,7 @@ reread_cgroup(TcApp *app)
 	g_mutex_unlock(&app->lock);
 	if (fd < 0)
 		return FALSE;
-	ok = tc_peer_cgroup(fd, &cred, &cgroup, &error);
+	ok = tc_peer_identity_cgroup(fd, &cred, &cgroup, &error);
 	close(fd);
 	/* Gone: the listener unregisters it. */
 	return ok && tc_app_set_cgroup(app, cgroup);
@@ -117,7 +117,7 @@ apply_move(TcSession *session, TcApp *app, gboolean reached)
 			  "session from now on",
 			  session->name, (unsigned)session->owner_uid, (int)app->pid,
 			  (unsigned)app->uid, app->procname, cgroup ? cgroup : "no known group");
-	tc_session_apply_units_locked(session);
+	tc_session_track_apply_units_locked(session);
 }
 
 /* Copies of the groups of the units the sessions track, each once. */

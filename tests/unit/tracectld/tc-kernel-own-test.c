@@ -13,7 +13,7 @@ parse_ok(const char *pattern)
 	g_autoptr(GError) error = NULL;
 	guint32 events = 0;
 
-	g_assert_true(tc_kernel_own_parse(pattern, &events, &error));
+	g_assert_true(tc_session_kernel_own_parse(pattern, &events, &error));
 	g_assert_no_error(error);
 	return events;
 }
@@ -50,7 +50,7 @@ test_refused(void)
 			g_strdup_printf("%s: not available in the own-process tier", refused[i]);
 		guint32 events = 0;
 
-		g_assert_false(tc_kernel_own_parse(refused[i], &events, &error));
+		g_assert_false(tc_session_kernel_own_parse(refused[i], &events, &error));
 		g_assert_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED);
 		g_assert_true(g_str_has_prefix(error->message, expected));
 	}
@@ -59,8 +59,8 @@ test_refused(void)
 		g_autoptr(GError) error = NULL;
 		guint32 events = 0;
 
-		g_assert_false(tc_kernel_own_parse("raw_syscalls:sys_enter if common_pid>0",
-						   &events, &error));
+		g_assert_false(tc_session_kernel_own_parse("raw_syscalls:sys_enter if common_pid>0",
+							   &events, &error));
 		g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 	}
 }

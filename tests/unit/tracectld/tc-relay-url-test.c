@@ -142,7 +142,7 @@ test_output_set_url(void)
 	g_autofree char *directory = NULL;
 	g_autofree char *canonical = NULL;
 
-	g_assert_true(tc_relay_output_from_urls("net://relay:6000", NULL, NULL, 1000000, &relay,
+	g_assert_true(tc_relay_url_parse_output("net://relay:6000", NULL, NULL, 1000000, &relay,
 						&directory, &error));
 	g_assert_no_error(error);
 	g_assert_null(directory);
@@ -151,17 +151,17 @@ test_output_set_url(void)
 	g_assert_cmpuint(relay.control_port, ==, 6000);
 	g_assert_cmpuint(relay.data_port, ==, 5343);
 	g_assert_cmpuint(relay.live_timer_us, ==, 1000000);
-	canonical = tc_relay_output_to_url(&relay);
+	canonical = tc_relay_url_format_output(&relay);
 	g_assert_cmpstr(canonical, ==, "net://relay:6000:5343");
 	g_clear_pointer(&canonical, g_free);
 
 	memset(&relay, 0, sizeof(relay));
 	g_assert_true(
-	    tc_relay_output_from_urls("net6://[::1]", NULL, NULL, 0, &relay, &directory, &error));
-	canonical = tc_relay_output_to_url(&relay);
+	    tc_relay_url_parse_output("net6://[::1]", NULL, NULL, 0, &relay, &directory, &error));
+	canonical = tc_relay_url_format_output(&relay);
 	g_assert_cmpstr(canonical, ==, "net6://[::1]:5342:5343");
 
-	g_assert_true(tc_relay_output_from_urls("file:///var/tmp/t", NULL, NULL, 0, &relay,
+	g_assert_true(tc_relay_url_parse_output("file:///var/tmp/t", NULL, NULL, 0, &relay,
 						&directory, &error));
 	g_assert_cmpstr(directory, ==, "/var/tmp/t");
 	g_assert_no_error(error);
@@ -174,13 +174,13 @@ test_output_pair(void)
 	struct tc_consumer_relay_output relay = {0};
 	g_autofree char *directory = NULL;
 
-	g_assert_true(tc_relay_output_from_urls(NULL, "tcp://relay", "tcp://relay:7000", 0, &relay,
+	g_assert_true(tc_relay_url_parse_output(NULL, "tcp://relay", "tcp://relay:7000", 0, &relay,
 						&directory, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(relay.host, ==, "relay");
 	g_assert_cmpuint(relay.control_port, ==, 5342);
 	g_assert_cmpuint(relay.data_port, ==, 7000);
-	g_assert_true(tc_relay_output_from_urls(NULL, "tcp6://[::1]:1", "tcp6://[::1]", 0, &relay,
+	g_assert_true(tc_relay_url_parse_output(NULL, "tcp6://[::1]:1", "tcp6://[::1]", 0, &relay,
 						&directory, &error));
 	g_assert_cmpuint(relay.family, ==, AF_INET6);
 	g_assert_cmpuint(relay.data_port, ==, 5343);
@@ -215,7 +215,7 @@ test_output_bad(void)
 		g_autofree char *directory = NULL;
 
 		g_test_message("case %u", i);
-		g_assert_false(tc_relay_output_from_urls(
+		g_assert_false(tc_relay_url_parse_output(
 		    bad_outputs[i].set_url, bad_outputs[i].ctrl_url, bad_outputs[i].data_url,
 		    bad_outputs[i].live_timer_us, &relay, &directory, &error));
 		g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);

@@ -74,31 +74,31 @@ test_lifecycle(Fixture *fixture, gconstpointer unused)
 	g_autoptr(TcSession) found = NULL, gone = NULL;
 	g_autoptr(GError) error = NULL;
 
-	g_assert_true(tc_session_op_create(session, &error));
+	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(session->trace_dir, G_FILE_TEST_IS_DIR));
 	found = tc_registry_find_session_by_name(getuid(), session->name);
 	g_assert_true(found == session);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_INACTIVE);
 
-	g_assert_true(tc_session_op_enable_event(session, "", "unit:*", &error));
+	g_assert_true(tc_session_ops_enable_event(session, "", "unit:*", &error));
 	g_assert_no_error(error);
 	g_mutex_lock(&session->lock);
 	g_assert_nonnull(tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL));
 	g_mutex_unlock(&session->lock);
 
-	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_true(tc_session_ops_start(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_ACTIVE);
 	g_assert_true(session->has_buffers);
 
-	g_assert_true(tc_session_op_stop(session, &error));
+	g_assert_true(tc_session_ops_stop(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_INACTIVE);
-	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_true(tc_session_ops_start(session, &error));
 	g_assert_no_error(error);
 
-	g_assert_true(tc_session_op_destroy(session, &error));
+	g_assert_true(tc_session_ops_destroy(session, &error));
 	g_assert_no_error(error);
 	g_assert_true(session->destroyed);
 	gone = tc_registry_find_session_by_name(getuid(), session->name);
@@ -114,49 +114,49 @@ test_state_errors(Fixture *fixture, gconstpointer unused)
 	TcChannelConfig config, other;
 	g_autoptr(GError) error = NULL;
 
-	g_assert_true(tc_session_op_create(session, &error));
+	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_no_error(error);
-	g_assert_false(tc_session_op_stop(session, &error));
+	g_assert_false(tc_session_ops_stop(session, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 
 	tc_channel_config_init_default(&config, FALSE);
-	g_assert_true(tc_session_op_enable_channel(session, "c1", &config, &error));
+	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, &error));
 	g_assert_no_error(error);
 	/* The same channel again: fine with the same settings only. */
-	g_assert_true(tc_session_op_enable_channel(session, "c1", &config, &error));
+	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, &error));
 	g_assert_no_error(error);
 	other = config;
 	other.num_subbuf *= 2;
-	g_assert_false(tc_session_op_enable_channel(session, "c1", &other, &error));
+	g_assert_false(tc_session_ops_enable_channel(session, "c1", &other, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS);
 	g_clear_error(&error);
-	g_assert_false(tc_session_op_enable_event(session, "nope", "a:b", &error));
+	g_assert_false(tc_session_ops_enable_event(session, "nope", "a:b", &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
 	g_assert_false(tc_session_op_snapshot_record(session, &(char *){NULL}, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 
-	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_true(tc_session_ops_start(session, &error));
 	g_assert_no_error(error);
-	g_assert_false(tc_session_op_start(session, &error));
+	g_assert_false(tc_session_ops_start(session, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_ACTIVE);
 	/* Channels only before the first start. */
-	g_assert_false(tc_session_op_enable_channel(session, "c2", &config, &error));
+	g_assert_false(tc_session_ops_enable_channel(session, "c2", &config, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 
 	/* Destroying a started session stops it first. */
-	g_assert_true(tc_session_op_destroy(session, &error));
+	g_assert_true(tc_session_ops_destroy(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_INACTIVE);
-	g_assert_false(tc_session_op_start(session, &error));
+	g_assert_false(tc_session_ops_start(session, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
-	g_assert_false(tc_session_op_destroy(session, &error));
+	g_assert_false(tc_session_ops_destroy(session, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 }
 
@@ -168,12 +168,12 @@ test_create_twice(Fixture *fixture, gconstpointer unused)
 						   fixture->root);
 	g_autoptr(GError) error = NULL;
 
-	g_assert_true(tc_session_op_create(fixture->session, &error));
+	g_assert_true(tc_session_ops_create(fixture->session, &error));
 	g_assert_no_error(error);
-	g_assert_false(tc_session_op_create(twin, &error));
+	g_assert_false(tc_session_ops_create(twin, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS);
 	g_clear_error(&error);
-	g_assert_true(tc_session_op_destroy(fixture->session, &error));
+	g_assert_true(tc_session_ops_destroy(fixture->session, &error));
 	g_assert_no_error(error);
 }
 
@@ -188,14 +188,14 @@ test_consumer_lost(Fixture *fixture, gconstpointer unused)
 	g_autoptr(TcSession) idle = tc_session_new(idle_name, getuid(), fixture->root);
 	g_autoptr(GError) error = NULL;
 
-	g_assert_true(tc_session_op_create(session, &error));
+	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_no_error(error);
-	g_assert_true(tc_session_op_create(idle, &error));
+	g_assert_true(tc_session_ops_create(idle, &error));
 	g_assert_no_error(error);
-	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_true(tc_session_ops_start(session, &error));
 	g_assert_no_error(error);
 	g_test_expect_message("tracectld-session", G_LOG_LEVEL_WARNING, "*unit test*");
-	tc_sessions_consumer_lost(getuid(), "unit test");
+	tc_session_ops_consumer_lost(getuid(), "unit test");
 	g_test_assert_expected_messages();
 	g_mutex_lock(&session->lock);
 	g_assert_nonnull(session->problem);
@@ -204,9 +204,9 @@ test_consumer_lost(Fixture *fixture, gconstpointer unused)
 	g_mutex_lock(&idle->lock);
 	g_assert_null(idle->problem);
 	g_mutex_unlock(&idle->lock);
-	g_assert_true(tc_session_op_destroy(session, &error));
+	g_assert_true(tc_session_ops_destroy(session, &error));
 	g_assert_no_error(error);
-	g_assert_true(tc_session_op_destroy(idle, &error));
+	g_assert_true(tc_session_ops_destroy(idle, &error));
 	g_assert_no_error(error);
 }
 
@@ -233,7 +233,7 @@ answer(FakeApp *fake, guint32 seq)
 	};
 
 	g_mutex_lock(&fake->app->lock);
-	tc_app_handle_reply(fake->app, &reply);
+	tc_app_protocol_handle_reply(fake->app, &reply);
 	g_mutex_unlock(&fake->app->lock);
 }
 
@@ -350,15 +350,15 @@ test_sync_registered_app(Fixture *fixture, gconstpointer unused)
 	gint64 started;
 
 	fake_app_init(&fake);
-	g_assert_true(tc_session_op_create(session, &error));
+	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_no_error(error);
-	g_assert_true(tc_session_op_enable_event(session, "", "unit:*", &error));
+	g_assert_true(tc_session_ops_enable_event(session, "", "unit:*", &error));
 	g_assert_no_error(error);
 	/* Nothing to copy before the session has buffers. */
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_CHANNEL_ADD), ==, 0);
 
 	started = g_get_monotonic_time();
-	g_assert_true(tc_session_op_start(session, &error));
+	g_assert_true(tc_session_ops_start(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpint(g_get_monotonic_time() - started, <, TC_APP_ACK_TIMEOUT_MS * 1000 / 2);
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_CHANNEL_ADD), ==, 1);
@@ -378,12 +378,12 @@ test_sync_registered_app(Fixture *fixture, gconstpointer unused)
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_CHANNEL_ADD), ==, 1);
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_SESSION_START), ==, 1);
 
-	g_assert_true(tc_session_op_stop(session, &error));
+	g_assert_true(tc_session_ops_stop(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_SESSION_STOP), ==, 1);
 	g_assert_false(app_is_active_in(&fake, session));
 
-	g_assert_true(tc_session_op_destroy(session, &error));
+	g_assert_true(tc_session_ops_destroy(session, &error));
 	g_assert_no_error(error);
 	g_assert_cmpuint(received(&fake, TRACECTL_MSG_CHANNEL_REMOVE), ==, 1);
 	g_mutex_lock(&fake.app->lock);

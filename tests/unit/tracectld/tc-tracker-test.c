@@ -109,11 +109,11 @@ test_kind_names(void)
 {
 	TcTrackKind kind;
 
-	g_assert_true(tc_track_kind_parse("vgid", &kind));
+	g_assert_true(tc_tracker_kind_parse("vgid", &kind));
 	g_assert_cmpint(kind, ==, TC_TRACK_VGID);
-	g_assert_cmpstr(tc_track_kind_name(TC_TRACK_UID), ==, "uid");
-	g_assert_false(tc_track_kind_parse("tid", &kind));
-	g_assert_false(tc_track_kind_parse("", &kind));
+	g_assert_cmpstr(tc_tracker_kind_name(TC_TRACK_UID), ==, "uid");
+	g_assert_false(tc_tracker_kind_parse("tid", &kind));
+	g_assert_false(tc_tracker_kind_parse("", &kind));
 }
 
 /* What the Tracking property is built from: a set holding every value
@@ -141,16 +141,16 @@ test_id_maps(void)
 	/* A container's map: inside 0..65535 is 100000..165535 outside. */
 	const char *map = "         0     100000      65536\n";
 
-	g_assert_cmpint(tc_peer_parse_id_map(map, 100000), ==, 0);
-	g_assert_cmpint(tc_peer_parse_id_map(map, 101000), ==, 1000);
-	g_assert_cmpint(tc_peer_parse_id_map(map, 165536), ==, -1);
-	g_assert_cmpint(tc_peer_parse_id_map(map, 1000), ==, -1);
-	g_assert_cmpint(tc_peer_parse_id_map("0 0 4294967295\n", 1000), ==, 1000);
-	g_assert_cmpint(tc_peer_parse_id_map("0 1000 1\n1 100000 65536\n", 1000), ==, 0);
-	g_assert_cmpint(tc_peer_parse_id_map("garbage\n", 1000), ==, -1);
-	g_assert_cmpint(tc_peer_parse_id_map("", 0), ==, -1);
+	g_assert_cmpint(tc_peer_identity_parse_id_map(map, 100000), ==, 0);
+	g_assert_cmpint(tc_peer_identity_parse_id_map(map, 101000), ==, 1000);
+	g_assert_cmpint(tc_peer_identity_parse_id_map(map, 165536), ==, -1);
+	g_assert_cmpint(tc_peer_identity_parse_id_map(map, 1000), ==, -1);
+	g_assert_cmpint(tc_peer_identity_parse_id_map("0 0 4294967295\n", 1000), ==, 1000);
+	g_assert_cmpint(tc_peer_identity_parse_id_map("0 1000 1\n1 100000 65536\n", 1000), ==, 0);
+	g_assert_cmpint(tc_peer_identity_parse_id_map("garbage\n", 1000), ==, -1);
+	g_assert_cmpint(tc_peer_identity_parse_id_map("", 0), ==, -1);
 	/* inside + offset past 2^32 - 1 is no id. */
-	g_assert_cmpint(tc_peer_parse_id_map("4294967295 10 5\n", 12), ==, -1);
+	g_assert_cmpint(tc_peer_identity_parse_id_map("4294967295 10 5\n", 12), ==, -1);
 }
 
 /* What one call may name: shared by Track and the session files. */

@@ -39,7 +39,7 @@ test_defaults(void)
 	g_assert_cmpuint(tc_user_limits_get(USER, TC_LIMIT_BUFFER_BYTES), ==, 1024 * 1024 * 1024);
 	g_assert_cmpuint(tc_user_limits_get(0, TC_LIMIT_SESSIONS), ==, TC_LIMIT_UNLIMITED);
 	for (guint i = 0; i < TC_LIMIT_COUNT; i++)
-		g_assert_nonnull(tc_limit_key(i));
+		g_assert_nonnull(tc_user_limits_key(i));
 }
 
 static void
@@ -50,9 +50,9 @@ test_charge_release(void)
 
 	tc_user_limits_reset();
 	tc_user_limits_set_default(TC_LIMIT_SESSIONS, 2);
-	tc_user_charge_init(&a, USER);
-	tc_user_charge_init(&b, USER);
-	tc_user_charge_init(&root, 0);
+	tc_user_limits_charge_init(&a, USER);
+	tc_user_limits_charge_init(&b, USER);
+	tc_user_limits_charge_init(&root, 0);
 	g_assert_true(tc_user_limits_charge(&a, TC_LIMIT_SESSIONS, 1, NULL));
 	g_assert_true(tc_user_limits_charge(&b, TC_LIMIT_SESSIONS, 1, NULL));
 	g_assert_false(tc_user_limits_charge(&b, TC_LIMIT_SESSIONS, 1, &error));
@@ -64,7 +64,7 @@ test_charge_release(void)
 	{
 		TcUserCharge other;
 
-		tc_user_charge_init(&other, OTHER);
+		tc_user_limits_charge_init(&other, OTHER);
 		g_assert_true(tc_user_limits_charge(&other, TC_LIMIT_SESSIONS, 2, NULL));
 		tc_user_limits_release(&other);
 	}
@@ -86,7 +86,7 @@ test_channels(void)
 	guint64 mib = 1024 * 1024;
 
 	tc_user_limits_reset();
-	tc_user_charge_init(&session, USER);
+	tc_user_limits_charge_init(&session, USER);
 	/* 64 MiB x 1024 sub-buffers on one CPU: over the channel's limit. */
 	g_assert_false(tc_user_limits_charge_channel(&session, 0, 64 * mib * 1024, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED);
@@ -125,7 +125,7 @@ test_events(void)
 	tc_user_limits_reset();
 	tc_user_limits_set_default(TC_LIMIT_METADATA_BYTES, TC_LIMIT_UNLIMITED);
 	for (i = 0; i < G_N_ELEMENTS(apps); i++)
-		tc_user_charge_init(&apps[i], USER);
+		tc_user_limits_charge_init(&apps[i], USER);
 	for (i = 0; i < 16384; i++)
 		g_assert_true(tc_user_limits_charge_event(&apps[0], i, 100, NULL));
 	g_assert_false(tc_user_limits_charge_event(&apps[0], i, 100, &error));
@@ -143,7 +143,7 @@ test_events(void)
 	/* Metadata bytes bound descriptions of many fields. */
 	tc_user_limits_reset();
 	for (i = 0; i < G_N_ELEMENTS(apps); i++)
-		tc_user_charge_init(&apps[i], USER);
+		tc_user_limits_charge_init(&apps[i], USER);
 	for (i = 0; tc_user_limits_charge_event(&apps[i / 16384], i % 16384, 4096, &error); i++)
 		;
 	g_assert_cmpuint(i, ==, 32 * 1024 * 1024 / 4096);
@@ -187,7 +187,7 @@ test_config(void)
 	{
 		TcUserCharge charge;
 
-		tc_user_charge_init(&charge, OTHER);
+		tc_user_limits_charge_init(&charge, OTHER);
 		g_assert_true(tc_user_limits_charge(&charge, TC_LIMIT_SESSIONS, 5, NULL));
 		g_assert_false(tc_user_limits_charge(&charge, TC_LIMIT_SESSIONS, 1, &error));
 		g_assert_nonnull(strstr(error->message, path));
@@ -258,17 +258,17 @@ test_user_slice(void)
 {
 	uid_t uid = 0;
 
-	g_assert_true(tc_peer_parse_user_slice(
+	g_assert_true(tc_peer_identity_parse_user_slice(
 		"0::/user.slice/user-1000.slice/session-3.scope\n", &uid));
 	g_assert_cmpuint(uid, ==, 1000);
-	g_assert_true(tc_peer_parse_user_slice(
+	g_assert_true(tc_peer_identity_parse_user_slice(
 		"0::/user.slice/user-1001.slice/user@1001.service/app.slice/x.service\n", &uid));
 	g_assert_cmpuint(uid, ==, 1001);
-	g_assert_false(tc_peer_parse_user_slice("0::/system.slice/cron.service\n", &uid));
-	g_assert_false(tc_peer_parse_user_slice("0::/\n", &uid));
-	g_assert_false(tc_peer_parse_user_slice("0::/x/user-12x.slice/\n", &uid));
-	g_assert_false(tc_peer_parse_user_slice("0::/x/user-.slice/\n", &uid));
-	g_assert_false(tc_peer_parse_user_slice(NULL, &uid));
+	g_assert_false(tc_peer_identity_parse_user_slice("0::/system.slice/cron.service\n", &uid));
+	g_assert_false(tc_peer_identity_parse_user_slice("0::/\n", &uid));
+	g_assert_false(tc_peer_identity_parse_user_slice("0::/x/user-12x.slice/\n", &uid));
+	g_assert_false(tc_peer_identity_parse_user_slice("0::/x/user-.slice/\n", &uid));
+	g_assert_false(tc_peer_identity_parse_user_slice(NULL, &uid));
 }
 
 /* Our own socket pair: the peer is this process, alive. */
@@ -284,13 +284,13 @@ test_peer_self(void)
 
 	g_assert_cmpint(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds), ==, 0);
 	g_assert_cmpint(getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cred, &len), ==, 0);
-	g_assert_true(tc_peer_accountable_user(fds[0], &cred, &user, &source, &error));
+	g_assert_true(tc_peer_identity_accountable_user(fds[0], &cred, &user, &source, &error));
 	g_assert_no_error(error);
 	if (source == TC_PEER_USER_FROM_UID)
 		g_assert_cmpuint(user, ==, getuid());
 	/* A pid that is not the peer's any more is refused. */
 	cred.pid = 0x3fffffff;
-	g_assert_false(tc_peer_accountable_user(fds[0], &cred, &user, &source, &error));
+	g_assert_false(tc_peer_identity_accountable_user(fds[0], &cred, &user, &source, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	close(fds[0]);
 	close(fds[1]);
@@ -323,7 +323,7 @@ test_peer_other_user(void)
 		if (getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
 		    setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
-		_exit(tc_peer_accountable_user(fds[0], &cred, &user, &source, NULL) ? 0 : 1);
+		_exit(!tc_peer_identity_accountable_user(fds[0], &cred, &user, &source, NULL));
 	}
 	g_assert_cmpint(waitpid(child, &status, 0), ==, child);
 	g_assert_true(WIFEXITED(status));
