@@ -164,8 +164,11 @@ tc_client_manager(GError **error)
 
 	if (bus == NULL)
 		return NULL;
-	manager = tc_dbus_manager_proxy_new_sync(bus, G_DBUS_PROXY_FLAGS_NONE, TC_NAME,
-						 TC_MANAGER_PATH, NULL, error);
+	/* A command reads the properties once and listens to no signal of
+	 * the proxy (monitor subscribes on the connection): no match rules
+	 * to add and remove, two round trips to the bus each. */
+	manager = tc_dbus_manager_proxy_new_sync(bus, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS,
+						 TC_NAME, TC_MANAGER_PATH, NULL, error);
 	if (manager)
 		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
 	return manager;
@@ -192,6 +195,7 @@ tc_client_session(const char *name, GError **error)
 {
 	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
 	g_autofree char *current = NULL;
+	g_autofree char *owner = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	const char *path;
 	TcDbusSession *session;
@@ -212,8 +216,12 @@ tc_client_session(const char *name, GError **error)
 	if (reply == NULL)
 		return NULL;
 	g_variant_get(reply, "(&o)", &path);
-	session = tc_dbus_session_proxy_new_sync(tc_client_connect(NULL), G_DBUS_PROXY_FLAGS_NONE,
-						 TC_NAME, path, NULL, error);
+	/* The owner that just answered, by its unique name: no owner to look
+	 * up and follow for a proxy that lives for one command. */
+	owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(manager));
+	session = tc_dbus_session_proxy_new_sync(tc_client_connect(NULL),
+						 G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS,
+						 owner ? owner : TC_NAME, path, NULL, error);
 	if (session)
 		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
 	return session;
