@@ -164,14 +164,36 @@ tc_client_manager(GError **error)
 
 	if (bus == NULL)
 		return NULL;
-	/* A command reads the properties once and listens to no signal of
-	 * the proxy (monitor subscribes on the connection): no match rules
-	 * to add and remove, two round trips to the bus each. */
-	manager = tc_dbus_manager_proxy_new_sync(bus, G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS,
-						 TC_NAME, TC_MANAGER_PATH, NULL, error);
+	/* One command calls a method or two and listens to no signal of the
+	 * proxy (monitor subscribes on the connection); only `version` reads
+	 * a property (tc_client_manager_property()). So: no properties
+	 * loaded, no match rules, and no StartServiceByName before the first
+	 * call, which starts an activatable service itself. Its construction
+	 * is then one GetNameOwner, where it was four round trips. */
+	manager = tc_dbus_manager_proxy_new_sync(
+		bus,
+		G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+			G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+			G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+		TC_NAME, TC_MANAGER_PATH, NULL, error);
 	if (manager)
 		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
 	return manager;
+}
+
+GVariant *
+tc_client_manager_property(TcDbusManager *manager, const char *name)
+{
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
+		g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME, TC_MANAGER_PATH,
+		"org.freedesktop.DBus.Properties", "Get",
+		g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)), name),
+		G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
+	GVariant *value = NULL;
+
+	if (reply)
+		g_variant_get(reply, "(v)", &value);
+	return value;
 }
 
 GVariant *

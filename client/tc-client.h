@@ -15,6 +15,8 @@ typedef struct {
 /* Connecting (tc-client-bus.c). */
 GDBusConnection *tc_client_connect(GError **error);
 TcDbusManager *tc_client_manager(GError **error);
+/* A property of the manager, asked for: its proxy loads none. NULL if unknown. */
+GVariant *tc_client_manager_property(TcDbusManager *manager, const char *name);
 /* The caller's session named name, or the current one when name is NULL. */
 TcDbusSession *tc_client_session(const char *name, GError **error);
 /* Calls a method allowing interactive authorization. */

@@ -21,7 +21,11 @@ tc_cmd_version(int argc, char **argv)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
-	const char *service_version = manager ? tc_dbus_manager_get_version(manager) : NULL;
+	g_autoptr(GVariant) version = manager ? tc_client_manager_property(manager, "Version") : NULL;
+	const char *service_version = NULL;
+
+	if (version && g_variant_is_of_type(version, G_VARIANT_TYPE_STRING))
+		service_version = g_variant_get_string(version, NULL);
 
 	if (tc_client_output_is_json()) {
 		g_autoptr(JsonNode) node = version_json(service_version);
