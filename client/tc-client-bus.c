@@ -171,11 +171,10 @@ tc_client_manager(GError **error)
 	 * call, which starts an activatable service itself. Its construction
 	 * is then one GetNameOwner, where it was four round trips. */
 	manager = tc_dbus_manager_proxy_new_sync(
-		bus,
-		G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-			G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
-			G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
-		TC_NAME, TC_MANAGER_PATH, NULL, error);
+	    bus,
+	    G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+		G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+	    TC_NAME, TC_MANAGER_PATH, NULL, error);
 	if (manager)
 		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
 	return manager;
@@ -185,10 +184,10 @@ GVariant *
 tc_client_manager_property(TcDbusManager *manager, const char *name)
 {
 	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
-		g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME, TC_MANAGER_PATH,
-		"org.freedesktop.DBus.Properties", "Get",
-		g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)), name),
-		G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
+	    g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME, TC_MANAGER_PATH,
+	    "org.freedesktop.DBus.Properties", "Get",
+	    g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)), name),
+	    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
 	GVariant *value = NULL;
 
 	if (reply)

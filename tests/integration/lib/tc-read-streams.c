@@ -189,8 +189,7 @@ put_time(struct reader *reader, const bt_message *message)
 /* One [name, {fields}] of read_trace()'s list; fields written by
  * put_members(), which puts a comma before each, or NULL for none. */
 static gboolean
-put_pair(struct reader *reader, const char *name, const bt_field *fields,
-	 const char *count_member)
+put_pair(struct reader *reader, const char *name, const bt_field *fields, const char *count_member)
 {
 	GString *line = reader->line;
 	gsize members;
