@@ -5,7 +5,8 @@
  * struct and what each file gives the others. Everything here runs on the
  * thread of the connection's session, like the functions of
  * tc-consumerd-relay.h. The files call one another in one direction only:
- * chunk, then the connection's state, then announce, control, socket.
+ * chunk, then the connection's state, then packet, announce, control,
+ * socket.
  */
 #ifndef TC_CONSUMERD_RELAY_PRIVATE_H
 #define TC_CONSUMERD_RELAY_PRIVATE_H
@@ -25,6 +26,8 @@
  * names it only, so that the module's header and its private one form no
  * cycle. */
 struct tc_consumerd_relay_stream;
+/* Of tc-consumerd-relay-wire.h. */
+struct tc_relay_index;
 
 /* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
  * with their names. */
@@ -75,7 +78,7 @@ struct tc_consumerd_relay {
 	struct tc_consumerd_relay_stream *streams;
 	/* Opened with TC_CONSUMER_RELAY_CONNECT_LATER, until its first probe
 	 * connected or failed: the relay is not lost yet, only not reached
-	 * yet, and the packets sent meanwhile are held (hold_packet()). The
+	 * yet, and the packets sent meanwhile are held (tc_consumerd_relay_packet_hold()). The
 	 * host's first lookup may take until first_lookup_deadline. */
 	bool first_probe;
 	uint64_t first_lookup_deadline;
@@ -132,6 +135,26 @@ int tc_consumerd_relay_announce_ask(struct tc_consumerd_relay *relay,
 				    const struct tc_consumerd_relay_stream *stream);
 int tc_consumerd_relay_announce_stream(struct tc_consumerd_relay *relay,
 				       struct tc_consumerd_relay_stream *stream);
+
+/* tc-consumerd-relay-packet.c: a packet's index, the packets lost, and the packets held while the
+ * first connection is made. */
+/* Counts one packet lost, from now on if it is the first. */
+void tc_consumerd_relay_packet_count_lost(struct tc_consumerd_relay *relay);
+/* Keeps a copy of packet for the first connection: 1 once held, -errno
+ * (counted lost past the bound) or a malformed packet's -EBADMSG. */
+int tc_consumerd_relay_packet_hold(struct tc_consumerd_relay *relay,
+				   struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
+				   uint32_t size);
+/* Frees held, packets taken from the queue, counting each lost. */
+void tc_consumerd_relay_packet_held_lose(struct tc_consumerd_relay *relay,
+					 struct tc_consumerd_held_packet *held);
+/* Every held packet lost. */
+void tc_consumerd_relay_packet_held_drop_all(struct tc_consumerd_relay *relay);
+/* The packet's index, from its header, and the bytes of its content:
+ * 0, or -EBADMSG when its sizes do not match size. */
+int tc_consumerd_relay_packet_index(const struct tc_consumerd_relay_stream *stream,
+				    const uint8_t *packet, uint32_t size,
+				    struct tc_relay_index *index, uint32_t *content_bytes);
 
 /* tc-consumerd-relay.c: the connection's state. */
 void tc_consumerd_relay_fail(struct tc_consumerd_relay *relay, const char *what, int err);

@@ -307,7 +307,6 @@ resolve_at_open(struct tc_consumerd_relay *relay, char *error, size_t error_size
 }
 
 static void relay_retry(struct tc_consumerd_relay *relay, uint64_t now);
-static void held_drop_all(struct tc_consumerd_relay *relay);
 
 /* The first probe of a relay opened with TC_CONSUMER_RELAY_CONNECT_LATER
  * failed with err (why names the URL): the packets it held are lost, and
@@ -317,7 +316,7 @@ first_probe_failed(struct tc_consumerd_relay *relay, int err, const char *why)
 {
 	relay->first_probe = false;
 	relay->last_error = err;
-	held_drop_all(relay);
+	tc_consumerd_relay_packet_held_drop_all(relay);
 	start_down(relay, why);
 }
 
@@ -404,71 +403,7 @@ tc_consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t ses
 	return 0;
 }
 
-static void
-count_lost(struct tc_consumerd_relay *relay)
-{
-	if (relay->lost_packets++ == 0)
-		relay->lost_since = (int64_t)time(NULL);
-}
-
 /* ---- packets held during the first connection ---- */
-
-static int packet_index(const struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
-			uint32_t size, struct tc_relay_index *index, uint32_t *content_bytes);
-
-/*
- * Packets the consumer sends while the first probe of a relay opened
- * with TC_CONSUMER_RELAY_CONNECT_LATER is under way are kept, in order,
- * and sent once it connected (first_probe_connected()): the relay is
- * not known to be down, only not reached yet, and a relay that is up
- * at the service's start is reached within a tick or two. Dropping them
- * would lose the first packets of every such session, and show a
- * Problem for a relay that never had one. They are not left in the ring
- * buffers instead, which stop, destroy and flush must empty, whatever
- * the relay does. The first probe is bounded (connect and I/O timeouts,
- * a few seconds), and so is what is held (CONSUMERD_RELAY_HELD_BYTES_MAX):
- * past it, or when the probe fails, the packets are lost and counted as
- * for a relay that went away. Returns 1 once held; a malformed packet is
- * dropped (-errno) as when it is sent.
- */
-static int
-hold_packet(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream,
-	    const uint8_t *packet, uint32_t size)
-{
-	struct tc_relay_index index;
-	uint32_t content;
-	int ret = packet_index(stream, packet, size, &index, &content);
-
-	if (ret < 0)
-		return ret;
-	ret = tc_consumerd_relay_held_push(&relay->held, stream, packet, size);
-	if (ret < 0) {
-		count_lost(relay);
-		return ret;
-	}
-	return 1;
-}
-
-/* Frees packets taken from the queue, counting them lost, for the relay
- * and for their streams. */
-static void
-held_lose(struct tc_consumerd_relay *relay, struct tc_consumerd_held_packet *held)
-{
-	while (held) {
-		struct tc_consumerd_held_packet *next = held->next;
-
-		count_lost(relay);
-		__atomic_fetch_add(&held->stream->held_lost, 1, __ATOMIC_RELAXED);
-		free(held);
-		held = next;
-	}
-}
-
-static void
-held_drop_all(struct tc_consumerd_relay *relay)
-{
-	held_lose(relay, tc_consumerd_relay_held_take(&relay->held, NULL));
-}
 
 /* Sends the held packets, in order, now that the relay is connected; a
  * failure makes the rest count as lost (tc_consumerd_relay_send_packet()). */
@@ -514,7 +449,7 @@ tc_consumerd_relay_give_up_first_connection(struct tc_consumerd_relay *relay)
 		return;
 	probe_close(relay);
 	relay->first_probe = false;
-	held_drop_all(relay);
+	tc_consumerd_relay_packet_held_drop_all(relay);
 }
 
 void
@@ -574,7 +509,8 @@ tc_consumerd_relay_stream_remove(struct tc_consumerd_relay *relay,
 	struct tc_consumerd_relay_stream **link;
 
 	/* Its packets held while the relay is not reached yet are never sent. */
-	held_lose(relay, tc_consumerd_relay_held_take(&relay->held, stream));
+	tc_consumerd_relay_packet_held_lose(relay,
+					    tc_consumerd_relay_held_take(&relay->held, stream));
 	close_stream_on_relay(relay, stream);
 	for (link = &relay->streams; *link; link = &(*link)->next) {
 		if (*link == stream) {
@@ -585,38 +521,6 @@ tc_consumerd_relay_stream_remove(struct tc_consumerd_relay *relay,
 	free(stream->metadata);
 	stream->metadata = NULL;
 	stream->metadata_size = stream->metadata_capacity = 0;
-}
-
-/* The packet's index, from its header; sizes checked against size. */
-static int
-packet_index(const struct tc_consumerd_relay_stream *stream, const uint8_t *packet, uint32_t size,
-	     struct tc_relay_index *index, uint32_t *content_bytes)
-{
-	struct tc_packet_header h;
-
-	if (size < sizeof(h))
-		return -EBADMSG;
-	memcpy(&h, packet, sizeof(h));
-	/* The packet may be the writers' shared memory (a stream read in
-	 * place): the sizes checked below are those sent, never read again. */
-	__asm__ volatile("" : : : "memory");
-	if (h.packet_size != (uint64_t)size * 8 || h.content_size > h.packet_size ||
-	    h.content_size < sizeof(h) * 8)
-		return -EBADMSG;
-	*content_bytes = (uint32_t)((h.content_size + 7) / 8);
-	*index = (struct tc_relay_index){
-	    .relay_stream_id = htobe64(stream->handle),
-	    .net_seq_num = htobe64(stream->net_seq),
-	    .packet_size = htobe64(h.packet_size),
-	    .content_size = htobe64(h.content_size),
-	    .timestamp_begin = htobe64(h.timestamp_begin),
-	    .timestamp_end = htobe64(h.timestamp_end),
-	    .events_discarded = htobe64(h.events_discarded),
-	    .stream_id = htobe64(h.stream_id),
-	    .stream_instance_id = htobe64(h.stream_instance_id),
-	    .packet_seq_num = htobe64(h.packet_seq_num),
-	};
-	return 0;
 }
 
 static int
@@ -659,12 +563,12 @@ tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 	int ret;
 
 	if (relay->first_probe)
-		return hold_packet(relay, stream, packet, size);
+		return tc_consumerd_relay_packet_hold(relay, stream, packet, size);
 	if (!relay->up || !stream->added) {
-		count_lost(relay);
+		tc_consumerd_relay_packet_count_lost(relay);
 		return -ENOTCONN;
 	}
-	ret = packet_index(stream, packet, size, &index, &content);
+	ret = tc_consumerd_relay_packet_index(stream, packet, size, &index, &content);
 	if (ret < 0)
 		return ret;
 	/* Only the content crosses the network; the relay pads it back. */
@@ -683,7 +587,7 @@ tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 		tc_consumerd_relay_fail(
 		    relay, ret == -ETIMEDOUT ? "a packet not taken in time" : "sending a packet",
 		    ret);
-		count_lost(relay);
+		tc_consumerd_relay_packet_count_lost(relay);
 		return ret;
 	}
 	stream->net_seq++;

@@ -83,6 +83,7 @@ static int fuzz_nanosleep(const struct timespec *request, struct timespec *remai
 #include "tc-consumerd-relay-socket.c"
 #include "tc-consumerd-relay-control.c"
 #include "tc-consumerd-relay-announce.c"
+#include "tc-consumerd-relay-packet.c"
 #include "tc-consumerd-relay.c"
 #include "tc-consumerd-relay-chunk.c"
 #undef poll
