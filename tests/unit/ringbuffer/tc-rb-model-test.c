@@ -46,6 +46,7 @@
 #include <glib.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -628,23 +629,40 @@ test_overwrite_tsc_clock(void)
 	explore(TC_RB_FLAG_OVERWRITE | TC_RB_FLAG_CLOCK_TSC);
 }
 
+static const struct {
+	const char *path;
+	GTestFunc run;
+} cases[] = {
+	{"/tracectl/rb-model/discard", test_discard},
+	{"/tracectl/rb-model/overwrite", test_overwrite},
+	{"/tracectl/rb-model/discard-tsc-clock", test_discard_tsc_clock},
+	{"/tracectl/rb-model/overwrite-tsc-clock", test_overwrite_tsc_clock},
+	{"/tracectl/rb-model/discard-local", test_discard_local},
+	{"/tracectl/rb-model/overwrite-local", test_overwrite_local},
+	{"/tracectl/rb-model/discard-local-and-remote", test_discard_local_and_remote},
+	{"/tracectl/rb-model/discard-local-packet-ends", test_discard_local_packet_ends},
+};
+
+/*
+ * TC_RB_MODEL_SHARD=K/N runs the cases whose index is K modulo N, so that
+ * N processes share the check (meson runs them side by side); every case
+ * falls in exactly one shard, a new one included.
+ */
 int
 main(int argc, char **argv)
 {
 	const char *bound = g_getenv("TC_RB_MODEL_PREEMPTIONS");
+	const char *shard = g_getenv("TC_RB_MODEL_SHARD");
+	unsigned int index = 0, count = 1;
 
 	g_test_init(&argc, &argv, NULL);
 	if (bound)
 		preemption_bound = atoi(bound);
-	g_test_add_func("/tracectl/rb-model/discard", test_discard);
-	g_test_add_func("/tracectl/rb-model/overwrite", test_overwrite);
-	g_test_add_func("/tracectl/rb-model/discard-tsc-clock", test_discard_tsc_clock);
-	g_test_add_func("/tracectl/rb-model/overwrite-tsc-clock", test_overwrite_tsc_clock);
-	g_test_add_func("/tracectl/rb-model/discard-local", test_discard_local);
-	g_test_add_func("/tracectl/rb-model/overwrite-local", test_overwrite_local);
-	g_test_add_func("/tracectl/rb-model/discard-local-and-remote",
-			test_discard_local_and_remote);
-	g_test_add_func("/tracectl/rb-model/discard-local-packet-ends",
-			test_discard_local_packet_ends);
+	if (shard && (sscanf(shard, "%u/%u", &index, &count) != 2 || count == 0 ||
+		      index >= count))
+		g_error("TC_RB_MODEL_SHARD=%s: expected K/N with K < N", shard);
+	for (unsigned int i = 0; i < G_N_ELEMENTS(cases); i++)
+		if (i % count == index)
+			g_test_add_func(cases[i].path, cases[i].run);
 	return g_test_run();
 }
