@@ -41,11 +41,11 @@
 #include "tc-helper-own.h"
 #include "tc-helper-pids.h"
 #include "tc-helper-probe.h"
+#include "tc-helper-request.h"
 #include "tc-helper-target.h"
 #include "tc-helper-tracefs.h"
 #include "tc-helper-track.h"
 #include "tc-kernel-abi.h"
-#include "tc-kernel-names.h"
 
 #define IDLE_EXIT_MS 10000
 /* tracectld's main connection, and one per uprobe request under way. */
@@ -56,8 +56,11 @@
 static int
 instance_path(uint64_t session_id, char *path, size_t size)
 {
-	int len = snprintf(path, size, "%s/instances/%s%llu", tc_helper_tracefs_root(),
-			   TC_KERNEL_INSTANCE_PREFIX, (unsigned long long)session_id);
+	char name[TC_HELPER_REQUEST_NAME_MAX];
+	int len;
+
+	tc_helper_request_instance_name(session_id, name, sizeof(name));
+	len = snprintf(path, size, "%s/instances/%s", tc_helper_tracefs_root(), name);
 
 	return len > 0 && (size_t)len < size ? 0 : -ENAMETOOLONG;
 }
@@ -89,9 +92,9 @@ instance_remove(uint64_t session_id)
 		return -errno;
 	tc_helper_track_forget(session_id);
 	{
-		char group[64];
+		char group[TC_HELPER_REQUEST_NAME_MAX];
 
-		tc_helper_probe_group(session_id, group, sizeof(group));
+		tc_helper_request_probe_group(session_id, group, sizeof(group));
 		tc_helper_probe_remove_group(group);
 	}
 	tc_helper_log("info", "removed instance %s%llu", TC_KERNEL_INSTANCE_PREFIX,
@@ -201,16 +204,10 @@ remove_instances_not_kept(const struct tc_kernel_prune_msg *msg)
 /* PRUNE: what tracectld keeps is owned by this connection, the rest of its
  * scope goes. */
 static int
-prune(int sock, const void *buf, size_t len, uint32_t *removed)
+prune(int sock, const void *buf, uint32_t *removed)
 {
 	const struct tc_kernel_prune_msg *msg = buf;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    msg->count > TC_KERNEL_PRUNE_MAX)
-		return -EINVAL;
-	for (uint32_t i = 0; i < msg->count; i++)
-		if (msg->keep[i] >> 32 != msg->scope)
-			return -EINVAL;
 	for (uint32_t i = 0; i < msg->count; i++) {
 		disown(msg->keep[i]);
 		own(sock, msg->keep[i]);
@@ -297,73 +294,24 @@ list_events(int sock, const struct tc_kernel_msg *request)
 	return ret;
 }
 
-static bool
-add_probe_is_valid(const void *buf, size_t len)
-{
-	const struct tc_kernel_probe_msg *msg = buf;
-	size_t position;
+/* The functions below get requests tc_helper_request_is_valid() passed. */
 
-	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       memchr(msg->name, '\0', sizeof(msg->name)) &&
-	       !tc_kernel_check_probe_name(msg->name, &position) &&
-	       memchr(msg->location, '\0', sizeof(msg->location)) &&
-	       !(msg->flags & ~TC_KERNEL_PROBE_DISABLED);
-}
-
-/* A kprobe: uprobes are begun in serve(). */
 static int
-add_probe(const void *buf, size_t len)
-{
-	return add_probe_is_valid(buf, len) ? tc_helper_probe_add(buf) : -EINVAL;
-}
-
-static bool
-event_msg_is_valid(const void *buf, size_t len)
+change_event(const void *buf, bool enable)
 {
 	const struct tc_kernel_event_msg *msg = buf;
 
-	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       tc_helper_tracefs_name_is_valid(msg->system, sizeof(msg->system)) &&
-	       tc_helper_tracefs_name_is_valid(msg->event, sizeof(msg->event));
-}
-
-static int
-change_event(const void *buf, size_t len, bool enable)
-{
-	const struct tc_kernel_event_msg *msg = buf;
-
-	if (!event_msg_is_valid(buf, len))
-		return -EINVAL;
 	return tc_helper_tracefs_event_enable(msg->header.session_id, msg->system, msg->event,
 					      enable);
 }
 
-/* EVENT_FILTER: names as EVENT_ENABLE's, the filter of the filter
- * alphabet (tc-kernel-names.h), NUL-terminated in its array. */
-static int
-set_filter(const void *buf, size_t len)
-{
-	const struct tc_kernel_filter_msg *msg = buf;
-	size_t position;
-
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    !tc_helper_tracefs_name_is_valid(msg->system, sizeof(msg->system)) ||
-	    !tc_helper_tracefs_name_is_valid(msg->event, sizeof(msg->event)) ||
-	    !memchr(msg->filter, '\0', sizeof(msg->filter)) ||
-	    tc_kernel_check_filter(msg->filter, &position) != NULL)
-		return -EINVAL;
-	return tc_helper_filter_event(msg);
-}
-
 /* FORMATS_GET: the formats of events matching the globs, enabled or not. */
 static int
-send_formats(int sock, const void *buf, size_t len, uint32_t *count)
+send_formats(int sock, const void *buf, uint32_t *count)
 {
 	const struct tc_kernel_event_msg *msg = buf;
 	int fd, matched = 0, ret = 0;
 
-	if (!event_msg_is_valid(buf, len))
-		return -EINVAL;
 	fd = tc_helper_tracefs_formats_memfd(msg->header.session_id, msg->system, msg->event,
 					     &matched);
 	if (fd < 0)
@@ -393,30 +341,14 @@ send_tgids(int sock, const struct tc_kernel_msg *request)
 	return ret;
 }
 
-/* PIDS: the size exact, the count and flags within bounds. */
 static int
-set_pids(const void *buf, size_t len)
+set_pids(const void *buf)
 {
 	const struct tc_kernel_pids_msg *msg = buf;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    msg->count > TC_KERNEL_PIDS_MAX || (msg->flags & ~TC_KERNEL_PIDS_ALL) ||
-	    ((msg->flags & TC_KERNEL_PIDS_ALL) && msg->count != 0))
-		return -EINVAL;
 	tc_helper_track_forget(msg->header.session_id);
 	return tc_helper_pids_set(msg->header.session_id, msg->pids, msg->count,
 				  msg->flags & TC_KERNEL_PIDS_ALL);
-}
-
-/* TRACK: the size exact, the sets checked by tc_helper_track(). */
-static int
-set_tracker(const void *buf, size_t len)
-{
-	const struct tc_kernel_track_msg *msg = buf;
-
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg))
-		return -EINVAL;
-	return tc_helper_track(msg);
 }
 
 static int
@@ -456,13 +388,11 @@ send_own_ring(int sock, const struct tc_kernel_msg *header, int ring_fd)
 
 /* OWN_START: the programs, then their ring buffer. */
 static int
-start_own(int sock, const void *buf, size_t len)
+start_own(int sock, const void *buf)
 {
 	const struct tc_kernel_own_msg *msg = buf;
 	int ring_fd = -1, ret;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) || msg->quiet_tgid > INT32_MAX)
-		return -EINVAL;
 #ifdef TRACECTL_HAVE_OWN_TIER
 	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->gid, msg->events,
 				  msg->quiet_tgid, &ring_fd);
@@ -474,15 +404,11 @@ start_own(int sock, const void *buf, size_t len)
 
 /* OWN_UNIT_START: the same, for a delegated unit's control group. */
 static int
-start_own_unit(int sock, const void *buf, size_t len)
+start_own_unit(int sock, const void *buf)
 {
 	const struct tc_kernel_own_unit_msg *msg = buf;
 	int ring_fd = -1, ret;
 
-	if (len != sizeof(*msg) || msg->header.size != sizeof(*msg) ||
-	    msg->quiet_tgid > INT32_MAX ||
-	    memchr(msg->cgroup, '\0', sizeof(msg->cgroup)) == NULL)
-		return -EINVAL;
 #ifdef TRACECTL_HAVE_OWN_TIER
 	ret = tc_helper_own_unit_start(sock, msg->header.session_id, msg->cgroup, msg->events,
 				       msg->quiet_tgid, &ring_fd);
@@ -507,64 +433,68 @@ static void
 handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *reply)
 {
 	const struct tc_kernel_msg *request = buf;
-	bool fixed = len == sizeof(*request) && request->size == sizeof(*request);
 
 	reply->seq = request->seq;
 	reply->session_id = request->session_id;
+	if (request->type == TC_KERNEL_PING)
+		reply->value = TC_KERNEL_VERSION;
+	if (!tc_helper_request_is_valid(buf, len)) {
+		reply->status = -EINVAL;
+		return;
+	}
 	switch (request->type) {
 	case TC_KERNEL_PING:
-		reply->value = TC_KERNEL_VERSION;
-		reply->status = fixed ? 0 : -EINVAL;
+		reply->status = 0;
 		break;
 	case TC_KERNEL_INSTANCE_CREATE:
-		reply->status = fixed ? create_instance(sock, request) : -EINVAL;
+		reply->status = create_instance(sock, request);
 		break;
 	case TC_KERNEL_INSTANCE_REMOVE:
-		reply->status = fixed ? remove_instance(request->session_id) : -EINVAL;
+		reply->status = remove_instance(request->session_id);
 		break;
 	case TC_KERNEL_EVENT_ENABLE:
 	case TC_KERNEL_EVENT_DISABLE:
-		reply->status = change_event(buf, len, request->type == TC_KERNEL_EVENT_ENABLE);
+		reply->status = change_event(buf, request->type == TC_KERNEL_EVENT_ENABLE);
 		break;
 	case TC_KERNEL_START:
-		reply->status = fixed ? start_session(sock, request, &reply->value) : -EINVAL;
+		reply->status = start_session(sock, request, &reply->value);
 		break;
 	case TC_KERNEL_TGIDS:
-		reply->status = fixed ? send_tgids(sock, request) : -EINVAL;
+		reply->status = send_tgids(sock, request);
 		break;
 	case TC_KERNEL_EVENT_FILTER:
-		reply->status = set_filter(buf, len);
+		reply->status = tc_helper_filter_event(buf);
 		break;
 	case TC_KERNEL_FORMATS_GET:
-		reply->status = send_formats(sock, buf, len, &reply->value);
+		reply->status = send_formats(sock, buf, &reply->value);
 		break;
 	case TC_KERNEL_PROBE_ADD:
-		reply->status = add_probe(buf, len);
+		/* A kprobe: uprobes are begun in serve(). */
+		reply->status = tc_helper_probe_add(buf);
 		break;
 	case TC_KERNEL_LIST:
-		reply->status = fixed ? list_events(sock, request) : -EINVAL;
+		reply->status = list_events(sock, request);
 		break;
 	case TC_KERNEL_PRUNE:
-		reply->status = prune(sock, buf, len, &reply->value);
+		reply->status = prune(sock, buf, &reply->value);
 		break;
 	case TC_KERNEL_PIDS:
-		reply->status = set_pids(buf, len);
+		reply->status = set_pids(buf);
 		break;
 	case TC_KERNEL_TRACK:
-		reply->status = set_tracker(buf, len);
+		reply->status = tc_helper_track(buf);
 		break;
 	case TC_KERNEL_STOP:
-		reply->status =
-		    fixed ? tc_helper_tracefs_tracing_on(request->session_id, false) : -EINVAL;
+		reply->status = tc_helper_tracefs_tracing_on(request->session_id, false);
 		break;
 	case TC_KERNEL_OWN_START:
-		reply->status = start_own(sock, buf, len);
+		reply->status = start_own(sock, buf);
 		break;
 	case TC_KERNEL_OWN_UNIT_START:
-		reply->status = start_own_unit(sock, buf, len);
+		reply->status = start_own_unit(sock, buf);
 		break;
 	case TC_KERNEL_OWN_REMOVE:
-		reply->status = fixed ? remove_own(request->session_id) : -EINVAL;
+		reply->status = remove_own(request->session_id);
 		break;
 	default:
 		reply->status = -EINVAL;
@@ -601,7 +531,7 @@ is_uprobe_request(const void *buf, size_t len)
 {
 	const struct tc_kernel_probe_msg *msg = buf;
 
-	return msg->header.type == TC_KERNEL_PROBE_ADD && add_probe_is_valid(buf, len) &&
+	return msg->header.type == TC_KERNEL_PROBE_ADD && tc_helper_request_probe_is_valid(buf, len) &&
 	       msg->kind == TC_KERNEL_PROBE_UPROBE;
 }
 

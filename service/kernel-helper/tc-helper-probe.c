@@ -7,6 +7,7 @@
  */
 #include "tc-helper-probe.h"
 #include "tc-helper-log.h"
+#include "tc-helper-request.h"
 #include "tc-helper-target.h"
 #include "tc-helper-tracefs.h"
 
@@ -20,17 +21,10 @@
 #include <unistd.h>
 
 #include "tc-kernel-abi.h"
-#include "tc-kernel-names.h"
 
 #define ALL_PROBES                                                                         \
 	(TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE | TRACEFS_DYNEVENT_UPROBE |  \
 	 TRACEFS_DYNEVENT_URETPROBE)
-
-void
-tc_helper_probe_group(uint64_t session_id, char *group, unsigned long size)
-{
-	snprintf(group, size, "tracectl_%" PRIu64, session_id);
-}
 
 static bool
 kernel_has_file(const char *name)
@@ -73,16 +67,15 @@ create(const struct tc_kernel_probe_msg *msg, const char *group, struct tracefs_
 int
 tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 {
-	char group[64];
+	char group[TC_HELPER_REQUEST_NAME_MAX];
 	struct tracefs_dynevent *probe = NULL;
-	size_t position;
 
-	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	tc_helper_request_probe_group(msg->header.session_id, group, sizeof(group));
 	if (msg->kind != TC_KERNEL_PROBE_KPROBE && msg->kind != TC_KERNEL_PROBE_KRETPROBE)
 		return refused(msg, group, -EINVAL);
 	if (!kernel_has_file("kprobe_events"))
 		return -EOPNOTSUPP; /* a kernel built without kprobe events */
-	if (tc_kernel_check_kprobe_location(msg->location, &position))
+	if (tc_helper_request_kprobe_check(msg) < 0)
 		return refused(msg, group, -EINVAL);
 	if (msg->kind == TC_KERNEL_PROBE_KPROBE)
 		probe = tracefs_kprobe_alloc(group, msg->name, msg->location, NULL);
@@ -109,32 +102,28 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 int
 tc_helper_probe_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
 {
-	char group[64], path[TC_KERNEL_LOCATION_MAX];
-	const char *colon = strchr(msg->location, ':');
-	size_t position;
+	char group[TC_HELPER_REQUEST_NAME_MAX], path[TC_KERNEL_LOCATION_MAX];
+	const char *function;
 	int ret;
 
-	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
-	if (msg->kind != TC_KERNEL_PROBE_UPROBE ||
-	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon)
+	tc_helper_request_probe_group(msg->header.session_id, group, sizeof(group));
+	if (tc_helper_request_uprobe_split(msg, path, &function) < 0)
 		return refused(msg, group, -EINVAL);
 	if (!kernel_has_file("uprobe_events"))
 		return -EOPNOTSUPP;
-	memcpy(path, msg->location, (size_t)(colon - msg->location));
-	path[colon - msg->location] = '\0';
-	ret = tc_helper_target_start(path, colon + 1, msg->uid, msg->gid, child);
+	ret = tc_helper_target_start(path, function, msg->uid, msg->gid, child);
 	return ret < 0 ? refused(msg, group, ret) : 0;
 }
 
 int
 tc_helper_probe_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
 {
-	char group[64], fd_path[64];
+	char group[TC_HELPER_REQUEST_NAME_MAX], fd_path[64];
 	struct tracefs_dynevent *probe;
 	uint64_t offset = 0;
 	int fd, ret = tc_helper_target_end(child, &fd, &offset);
 
-	tc_helper_probe_group(msg->header.session_id, group, sizeof(group));
+	tc_helper_request_probe_group(msg->header.session_id, group, sizeof(group));
 	if (ret == -ETIMEDOUT)
 		tc_helper_log("warning", "session %" PRIu64 ": the target of probe %s:%s, %s, "
 			      "did not open within %d ms", msg->header.session_id, group,

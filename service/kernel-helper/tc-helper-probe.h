@@ -9,7 +9,6 @@
 #include "tc-helper-target.h"
 
 struct tc_kernel_probe_msg;
-void tc_helper_probe_group(uint64_t session_id, char *group, unsigned long size);
 /* A kprobe or kretprobe. */
 int tc_helper_probe_add(const struct tc_kernel_probe_msg *msg);
 /* A uprobe, in two steps: begin starts the child that opens its target

@@ -6,6 +6,7 @@
  * event formats the consumer needs to decode them.
  */
 #include "tc-helper-tracefs.h"
+#include "tc-helper-request.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "tc-kernel-abi.h"
-#include "tc-kernel-names.h"
 
 const char *
 tc_helper_tracefs_root(void)
@@ -32,21 +32,13 @@ tc_helper_tracefs_root(void)
 
 #define FORMAT_MAX (1u << 20)
 
-bool
-tc_helper_tracefs_name_is_valid(const char *name, unsigned long size)
-{
-	size_t position;
-
-	return memchr(name, '\0', size) && !tc_kernel_check_event_name(name, &position);
-}
-
 /* The instance of a session; the name is ours, only the number varies. */
 static struct tracefs_instance *
 session_instance(uint64_t session_id)
 {
-	char name[64];
+	char name[TC_HELPER_REQUEST_NAME_MAX];
 
-	snprintf(name, sizeof(name), "%s%" PRIu64, TC_KERNEL_INSTANCE_PREFIX, session_id);
+	tc_helper_request_instance_name(session_id, name, sizeof(name));
 	return tracefs_instance_alloc(tc_helper_tracefs_root(), name);
 }
 
@@ -62,26 +54,20 @@ int
 tc_helper_tracefs_instance_setup(uint64_t session_id, uint32_t value)
 {
 	struct tracefs_instance *instance;
-	uint32_t buffer_size_kb = value & ~TC_KERNEL_CLOCK_TSC;
+	const char *clock;
 	char size[32];
-	int ret;
+	int ret = tc_helper_request_instance_setup(value, &clock, size, sizeof(size));
 
-#ifndef __x86_64__
-	if (value & TC_KERNEL_CLOCK_TSC)
-		return -EINVAL;
-#endif
+	if (ret < 0)
+		return ret;
 	instance = session_instance(session_id);
 	if (!instance)
 		return -ENOMEM;
-	/* Kernel and application timestamps on one clock, the session's. */
-	ret = write_file(instance, "trace_clock",
-			 (value & TC_KERNEL_CLOCK_TSC) ? "x86-tsc" : "mono");
+	ret = write_file(instance, "trace_clock", clock);
 	if (ret == 0)
 		ret = write_file(instance, "tracing_on", "0");
-	if (ret == 0 && buffer_size_kb) {
-		snprintf(size, sizeof(size), "%" PRIu32, buffer_size_kb);
+	if (ret == 0 && size[0])
 		ret = write_file(instance, "buffer_size_kb", size);
-	}
 	/* The consumer polls trace_pipe_raw between its timed drains: a CPU
 	 * buffer a quarter full wakes it, three quarters are left for its
 	 * latency. Kernels without the file wake it at the first page. */
@@ -89,22 +75,6 @@ tc_helper_tracefs_instance_setup(uint64_t session_id, uint32_t value)
 		ret = write_file(instance, "buffer_percent", BUFFER_PERCENT_WAKE);
 	tracefs_instance_free(instance);
 	return ret;
-}
-
-/* "sched_*" -> "^sched_.*$": names are [A-Za-z0-9_*] only (checked). */
-static void
-glob_to_regex(const char *glob, char *regex, size_t size)
-{
-	size_t n = 0;
-
-	regex[n++] = '^';
-	for (; *glob && n + 4 < size; glob++) {
-		if (*glob == '*')
-			regex[n++] = '.';
-		regex[n++] = *glob;
-	}
-	regex[n++] = '$';
-	regex[n] = '\0';
 }
 
 int
@@ -117,8 +87,8 @@ tc_helper_tracefs_event_enable(uint64_t session_id, const char *system, const ch
 
 	if (!instance)
 		return -ENOMEM;
-	glob_to_regex(system, system_re, sizeof(system_re));
-	glob_to_regex(event, event_re, sizeof(event_re));
+	tc_helper_request_glob_regex(system, system_re, sizeof(system_re));
+	tc_helper_request_glob_regex(event, event_re, sizeof(event_re));
 	errno = 0;
 	ret = enable ? tracefs_event_enable(instance, system_re, event_re)
 		     : tracefs_event_disable(instance, system_re, event_re);

@@ -26,8 +26,6 @@ int tc_helper_tracefs_open_cpu_buffers(uint64_t session_id, int *fds, int *stats
  * events (globs NULL) or of the events matching the globs; *count of them. */
 int tc_helper_tracefs_formats_memfd(uint64_t session_id, const char *system_glob,
 				    const char *event_glob, int *count);
-/* A NUL-terminated event or system name (glob) within size bytes. */
-bool tc_helper_tracefs_name_is_valid(const char *name, unsigned long size);
 /* A sealed memfd listing the machine's events, or its system calls. */
 int tc_helper_tracefs_list_memfd(bool syscalls);
 

@@ -25,6 +25,7 @@
 #include "tc-helper-track.h"
 #include "tc-helper-log.h"
 #include "tc-helper-pids.h"
+#include "tc-helper-request.h"
 #include "tc-helper-tracefs.h"
 
 #include <dirent.h>
@@ -571,24 +572,6 @@ tracked_new(const struct tc_kernel_track_msg *msg, int *ret)
 	return t;
 }
 
-/* The message checked: sizes, counts within the bound and 0 for a set
- * holding every value, some set of ids other than pids. */
-static bool
-track_msg_is_valid(const struct tc_kernel_track_msg *msg)
-{
-	uint64_t total = 0;
-
-	if (msg->reserved != 0 || (msg->all & ~((1u << TC_KERNEL_TRACK_KINDS) - 1)) ||
-	    (msg->all | 1u << TC_KERNEL_TRACK_PID) == (1u << TC_KERNEL_TRACK_KINDS) - 1)
-		return false;
-	for (int k = 0; k < TC_KERNEL_TRACK_KINDS; k++) {
-		if ((msg->all & 1u << k) && msg->counts[k] != 0)
-			return false;
-		total += msg->counts[k];
-	}
-	return total <= TC_KERNEL_TRACK_VALUES_MAX;
-}
-
 /* A whole round for t alone, before it replaces the session's tracker:
  * -E2BIG leaves the instance as it was. */
 static int
@@ -651,7 +634,7 @@ tc_helper_track(const struct tc_kernel_track_msg *msg)
 	struct tracked *t;
 	int ret, i;
 
-	if (!track_msg_is_valid(msg))
+	if (!tc_helper_request_track_is_valid(msg))
 		return -EINVAL;
 	i = find_session(msg->header.session_id);
 	if (i < 0 && nr_sessions >= SESSIONS_MAX)
