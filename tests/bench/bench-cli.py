@@ -29,15 +29,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, TRACECTL, Service, require, wait_for  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_CLI_RUNS", "20"))
 WARM_UPS = 2
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 def build(tmp):

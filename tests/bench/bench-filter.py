@@ -35,6 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 FILTER = 'intfield > 100 && strfield == "x*"'
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "9"))
@@ -42,12 +43,6 @@ COUNT_OUT = 2000000
 COUNT_IN = 100000  # 1.6 MB for us: fits 8 x 1 MiB per CPU
 GEOMETRY = ["--subbuf-size", "1M", "--num-subbuf", "8"]
 CFLAGS = ["-O2", "-falign-loops=64"]
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 def build(tmp):

@@ -22,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import Service, check, require  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 CALLS = int(os.environ.get("TRACECTL_BENCH_CALLS", "5000000"))
 USER = "tcownbench"
@@ -33,12 +34,6 @@ RULE = """polkit.addRule(function(action, subject) {
         return polkit.Result.YES;
 });
 """ % USER
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else (0.0 if ours == 0 else float("inf"))
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 def as_user(user):

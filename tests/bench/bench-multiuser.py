@@ -25,7 +25,7 @@ trigger_latency_under_attack_ms
                              (tests/integration/lib/triggerlib.py), against the
                              same rounds unattacked. Goal: ratio <= 2.
 
-The attacks, all by one user (tests/integration/lib/attack.py): its consumer
+The attacks, all by one user (tests/integration/lib/attacklib.py): its consumer
 stopped (again each time the service replaces it), 20 calls in flight
 that wait on it, 4 applications that register and never read, 4 that
 describe TRACECTL_BENCH_EVENTS events each (65,536 by default) and never
@@ -39,11 +39,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
-from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
+from attacklib import Attack, finish_victim, percentile, start_victim  # noqa: E402
 from fuselib import fuse_missing  # noqa: E402
 from signallib import Listener  # noqa: E402
 from tclib import EXAMPLE_APP, Service, log, proc_status  # noqa: E402
 from triggerlib import TriggerAttack, trigger_latency  # noqa: E402
+from benchlib import figure, machine  # noqa: E402
 
 CYCLES = int(os.environ.get("TRACECTL_BENCH_CYCLES", "20"))
 EVENTS = int(os.environ.get("TRACECTL_BENCH_EVENTS", "65536"))
@@ -51,27 +52,6 @@ CHANNELS = int(os.environ.get("TRACECTL_BENCH_CHANNELS", "100"))
 TRIGGER_ROUNDS = int(os.environ.get("TRACECTL_BENCH_TRIGGER_ROUNDS", "5"))
 TRIGGER_GIVE_UP_S = 120
 APP_EVENTS = 100
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
-
-
-def machine():
-    model = "unknown CPU"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    try:
-        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-            clock = f.read().strip()
-    except OSError:
-        clock = "unknown"
-    return f"{model}, {os.cpu_count()} CPUs, clock source {clock}"
 
 
 def victim_p99_ms(svc, user, prefix):

@@ -29,15 +29,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, require, wait_for  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "200"))
 APPS = int(os.environ.get("TRACECTL_BENCH_APPS", "1000"))
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 def build(tmp):
@@ -160,7 +155,7 @@ def main():
     figure("registration_us", ours_reg, lttng_reg, "us")
     figure("registry_kb_per_app", ours_kb, lttng_kb, "kB")
     figure("register_1000_s", ours_s, lttng_s, "s")
-    figure("idle_wakeups_per_s", ours_wake, lttng_wake, "wakeups/s")
+    figure("idle_wakeups_per_s", ours_wake, lttng_wake, "wakeups/s", may_be_zero=True)
 
 
 main()

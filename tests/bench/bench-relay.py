@@ -49,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from relaylib import Relay  # noqa: E402
 from tclib import BUILD, SOURCE, Service, check, children, require, wait_for  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 QUICK = os.environ.get("TRACECTL_BENCH_QUICK") == "1"
 PACED_SECONDS = 1.0 if QUICK else 2.0
@@ -61,12 +62,6 @@ LIVE_RATE = 200          # events/s while the latency is measured
 LIVE_SECONDS = 3.0 if QUICK else 5.0
 GEOMETRY = ["--subbuf-size", "1M", "--num-subbuf", "8"]
 CFLAGS = ["-O2"]
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 def log(*args):

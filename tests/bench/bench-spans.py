@@ -39,18 +39,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "7"))
 COUNT = 30000
 UNSAMPLED_COUNT = 20000000
 GEOMETRY = ["--subbuf-size", "1M", "--num-subbuf", "8"]
 NEVER = "1/1000000000000"
-
-
-def figure(name, ours, anchor, unit="ns"):
-    check(ours > 0 and anchor > 0, f"{name}: ours={ours} anchor={anchor}: nothing measured")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ours / anchor:.3f} "
-          f"unit={unit}", flush=True)
 
 
 def build(tmp):

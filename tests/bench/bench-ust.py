@@ -69,6 +69,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, children, require  # noqa: E402
+from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
 COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
@@ -103,12 +104,6 @@ def print_steal(before):
         return 100.0 * steal / max(total, 1)
     per_cpu = ", ".join(f"{name} {share(name):.1f}%" for name in before if name != "cpu")
     print(f"note cpu_steal={share('cpu'):.1f}% of the run ({per_cpu})", flush=True)
-
-
-def figure(name, ours, anchor, unit):
-    ratio = ours / anchor if anchor else float("inf")
-    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio:.3f} unit={unit}",
-          flush=True)
 
 
 # The loops start on a 64-byte boundary in both programs: a disabled

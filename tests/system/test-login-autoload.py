@@ -17,10 +17,10 @@ import os
 import re
 
 from sdlib import SystemdMachine, check, run_test, time, wait_for
-import sessionxml  # found through the path sdlib sets
+import sessionxmllib  # found through the path sdlib sets
 
 # Loaded but not started: the test checks it exists, not what it records.
-CHANNEL = sessionxml.channel([sessionxml.event("example:*")], mode="DISCARD",
+CHANNEL = sessionxmllib.channel([sessionxmllib.event("example:*")], mode="DISCARD",
                              output_type="MMAP")
 
 
@@ -97,8 +97,8 @@ def test():
 
 def check_login(sd, alice, started):
     name = f"login-{os.getpid()}"
-    path = sessionxml.install(own_directory(alice), "login.lttng",
-                              sessionxml.session(name, [sessionxml.ust_domain([CHANNEL])],
+    path = sessionxmllib.install(own_directory(alice), "login.lttng",
+                              sessionxmllib.session(name, [sessionxmllib.ust_domain([CHANNEL])],
                                                  started=False),
                               alice.uid, group=alice.uid, mode=0o600)
     # As Debian makes homes; only alice (and so her consumer) may enter.

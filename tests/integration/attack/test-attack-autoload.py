@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import sessionxml
+import sessionxmllib
 from fuselib import SlowDirectory, require_fuse
 from logindlib import FakeLogind
 from tclib import Service, check, log, run, wait_for
@@ -33,12 +33,12 @@ MALLORY_HOME_FILES = 2
 BOUND_S = 6.0
 COMMAND_BOUND_S = 2.0
 
-UST = sessionxml.ust_domain([sessionxml.channel([sessionxml.event("example:*")],
+UST = sessionxmllib.ust_domain([sessionxmllib.channel([sessionxmllib.event("example:*")],
                                                 mode="DISCARD", output_type="MMAP")])
 
 
 def install(directory, file_name, name, owner, output=None):
-    sessionxml.install(directory, file_name, sessionxml.session(name, [UST], output=output),
+    sessionxmllib.install(directory, file_name, sessionxmllib.session(name, [UST], output=output),
                        owner)
 
 
@@ -87,13 +87,13 @@ def attack(top):
         for i in range(MALLORY_FILES):
             install(directory, f"a-hang-{i:02}.lttng", f"hang{i}", mallory.uid,
                     f"{hung.mountpoint}/t{i}")
-        own = sessionxml.user_directory(mallory)
+        own = sessionxmllib.user_directory(mallory)
         for i in range(MALLORY_HOME_FILES):
             install(own, f"hang-{MALLORY_FILES + i:02}.lttng", f"hang{MALLORY_FILES + i}",
                     mallory.uid, f"{hung.mountpoint}/t{MALLORY_FILES + i}")
         install(directory, "b-bob.lttng", "bobs", bob.uid)
         install(directory, "c-root.lttng", "roots", 0, os.path.join(top, "root-out"))
-        install(sessionxml.user_directory(carol), "carol.lttng", "carols", carol.uid)
+        install(sessionxmllib.user_directory(carol), "carol.lttng", "carols", carol.uid)
         started = time.monotonic()
         with svc:
             logind = FakeLogind(svc)

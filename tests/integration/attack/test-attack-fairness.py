@@ -16,7 +16,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from attack import Attack, finish_victim, percentile, start_victim  # noqa: E402
+from attacklib import Attack, finish_victim, percentile, start_victim  # noqa: E402
 from tclib import EXAMPLE_APP, Service, check, log, run  # noqa: E402
 from tracelib import expected_all_types, read_trace  # noqa: E402
 

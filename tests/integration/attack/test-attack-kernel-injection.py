@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from kattack import (INVALID, add_probe_gdbus, copy_binary, probe_lines, require_uprobes)
+from kernelattacklib import (INVALID, add_probe_gdbus, copy_binary, probe_lines, require_uprobes)
 from tclib import Service, check, log, run
 
 

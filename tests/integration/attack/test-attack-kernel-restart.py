@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from kattack import copy_binary, helper_pids, instances, probe_groups, require_uprobes
+from kernelattacklib import copy_binary, helper_pids, instances, probe_groups, require_uprobes
 from tclib import TRACEFS, Service, check, log, run, wait_for
 
 LEFTOVER_SESSION = 999999

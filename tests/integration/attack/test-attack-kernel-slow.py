@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from kattack import Victim, helper_pids, require_uprobes
+from kernelattacklib import Victim, helper_pids, require_uprobes
 from tclib import BUILD, Service, check, log, require, run, wait_for
 
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")

@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from kattack import as_user, copy_binary, require_uprobes, uprobe_hits
+from kernelattacklib import as_user, copy_binary, require_uprobes, uprobe_hits
 from tclib import Service, check, log, run
 
 ATTEMPTS = 150

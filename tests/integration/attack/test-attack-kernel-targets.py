@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from kattack import (Victim, as_user, copy_binary, elf_with_symbols, helper_pids,
+from kernelattacklib import (Victim, as_user, copy_binary, elf_with_symbols, helper_pids,
                      require_uprobes)
 from tclib import Service, check, log, run
 

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from busctl import session_call, session_path
+from busctllib import session_call, session_path
 from tclib import STRESS_APP, Service, check, mount_tracefs, run
 from tracelib import read_streams
 

@@ -17,8 +17,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import ownlib
-from ownhelper import (ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_remove, own_start,
+import ownringlib
+from ownhelperlib import (ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_remove, own_start,
                        start_paired)
 from tclib import User, check, require, run
 
@@ -52,7 +52,7 @@ WORKLOAD = ("import os, signal, time\n"
 def check_rate_limit(sock, user):
     status, fd = own_start(sock, 3, user, SCHED_SWITCH, seq=30)
     check(status == 0, f"OWN_START of switches only: {status}")
-    ring = ownlib.Ring(fd)
+    ring = ownringlib.Ring(fd)
     stop = threading.Event()
     out = {"ring": []}
     reader = threading.Thread(target=drain, args=({"ring": ring}, stop, out))
@@ -98,7 +98,7 @@ def test():
             check(False, "the ring buffer's data pages could be mapped writable")
         except PermissionError:
             pass
-        rings = {name: ownlib.Ring(fd) for name, fd in fds.items()}
+        rings = {name: ownringlib.Ring(fd) for name, fd in fds.items()}
         out = {name: [] for name in rings}
         stop = threading.Event()
         reader = threading.Thread(target=drain, args=(rings, stop, out))
@@ -124,7 +124,7 @@ def test():
                 check(record["pid"] in ours and (record["tid"] in ours or record["type"] == "lost"),
                       f"{name}'s ring holds a record of pid {record['pid']} tid {record['tid']}"
                       f" (started: {ours}, the other's: {theirs}): {record}")
-                check(not ownlib.kernel_values(record),
+                check(not ownringlib.kernel_values(record),
                       f"{name}'s ring holds kernel addresses: {record}")
             for pid in ours:
                 check(any(r["pid"] == pid and r["type"] == "signal" and r["id"] == 10

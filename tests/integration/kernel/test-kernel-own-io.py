@@ -24,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import Service, check, log, mount_tracefs, require, run
-from owncheck import cli_pid, kernel_addresses, polkit_rule
+from owntierlib import cli_pid, kernel_addresses, polkit_rule
 from tracelib import read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"

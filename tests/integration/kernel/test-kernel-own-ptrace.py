@@ -39,8 +39,8 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import ownlib
-from ownhelper import ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_start, start_paired
+import ownringlib
+from ownhelperlib import ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_start, start_paired
 from tclib import CRED_APP, User, check, log, require, run
 
 GETPPID, PRCTL = 110, 157
@@ -170,7 +170,7 @@ def test():
         require(status != NOT_SUPPORTED, "the helper was built without the own-process tier")
         check(status == 0 and fd is not None, f"OWN_START: {status}")
         out = {"ring": []}
-        reader = threading.Thread(target=drain, args=({"ring": ownlib.Ring(fd)}, stop, out))
+        reader = threading.Thread(target=drain, args=({"ring": ownringlib.Ring(fd)}, stop, out))
         reader.start()
         specs = programs(user)
         procs = {name: subprocess.Popen([*spec.before, paths[spec.copy], *spec.steps],

@@ -21,7 +21,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import STRESS_APP, Service, check, log, mount_tracefs, require, run
-from owncheck import cli_pid, kernel_addresses, polkit_rule
+from owntierlib import cli_pid, kernel_addresses, polkit_rule
 from tracelib import babeltrace_text, read_streams
 
 ACTION = "org.tracectl.Tracing1.trace-kernel-own"

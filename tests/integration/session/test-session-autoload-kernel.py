@@ -17,26 +17,26 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import sessionxml
+import sessionxmllib
 from tclib import Service, check, log, mount_tracefs, run, wait_for
 from tracelib import read_streams
 
 TIMER_US = 3600 * 1000000
 SIZE = 1 << 30
 
-KERNEL_CHANNEL = sessionxml.channel(
-    [sessionxml.event("sched_switch"), sessionxml.event("getppid", kind="SYSCALL")],
+KERNEL_CHANNEL = sessionxmllib.channel(
+    [sessionxmllib.event("sched_switch"), sessionxmllib.event("getppid", kind="SYSCALL")],
     name="channel0", contexts=["PID"])
 
 
 def write(directory, file_name, session, out, owner, tracked_pid=None):
     """A kernel session; with tracked_pid, not started and recording only
     that process."""
-    trackers = sessionxml.pid_tracker([tracked_pid]) if tracked_pid else None
-    text = sessionxml.session(session, [sessionxml.kernel_domain([KERNEL_CHANNEL], trackers)],
+    trackers = sessionxmllib.pid_tracker([tracked_pid]) if tracked_pid else None
+    text = sessionxmllib.session(session, [sessionxmllib.kernel_domain([KERNEL_CHANNEL], trackers)],
                               started=not tracked_pid, output=out,
                               rotation_timer_us=TIMER_US, rotation_size=SIZE)
-    return sessionxml.install(directory, file_name, text, owner)
+    return sessionxmllib.install(directory, file_name, text, owner)
 
 
 def test():

@@ -30,7 +30,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import HungRelay, Relay, command_times, free_port
-import sessionxml
+import sessionxmllib
 from tclib import Service, check, log, run, wait_for
 from tracelib import babeltrace_text, read_streams
 
@@ -48,23 +48,23 @@ COMMAND_WINDOW_S = 4.0
 LOCAL_EVENTS = 2000
 
 def ust_domain(mode):
-    return sessionxml.ust_domain([sessionxml.channel(
-        [sessionxml.event("example:*")], mode=mode, switch_timer_us=0, read_timer_us=200000,
+    return sessionxmllib.ust_domain([sessionxmllib.channel(
+        [sessionxmllib.event("example:*")], mode=mode, switch_timer_us=0, read_timer_us=200000,
         output_type="MMAP")])
 
 
 def streamed(name, ports):
     """A session streamed to the relay on 127.0.0.1 at ports."""
-    return sessionxml.session(name, [ust_domain("DISCARD")],
+    return sessionxmllib.session(name, [ust_domain("DISCARD")],
                               output=f"net://127.0.0.1:{ports[0]}:{ports[1]}")
 
 
 def flight(name, path, extra, ports):
     """A flight recorder with two directory outputs and one relay output."""
-    return sessionxml.session(name, [ust_domain("OVERWRITE")], snapshot_outputs=[
-        sessionxml.snapshot_output("snapshot-1", path),
-        sessionxml.snapshot_output("extra", extra, max_size=MAX_SIZE),
-        sessionxml.snapshot_output("central", f"net://127.0.0.1:{ports[0]}:{ports[1]}")])
+    return sessionxmllib.session(name, [ust_domain("OVERWRITE")], snapshot_outputs=[
+        sessionxmllib.snapshot_output("snapshot-1", path),
+        sessionxmllib.snapshot_output("extra", extra, max_size=MAX_SIZE),
+        sessionxmllib.snapshot_output("central", f"net://127.0.0.1:{ports[0]}:{ports[1]}")])
 
 
 def problem(svc, name, user):
@@ -167,10 +167,10 @@ def check_hung_relay_at_start(top):
     url = f"net://127.0.0.1:{hung.ports[0]}:{hung.ports[1]}"
     local_dir = os.path.join(bob.home, "autolocal")
     names = [f"autohung{i}" for i in range(HUNG_SESSIONS)]
-    sessionxml.install(directory, "local.lttng", sessionxml.session(
+    sessionxmllib.install(directory, "local.lttng", sessionxmllib.session(
         "autolocal", [ust_domain("DISCARD")], output=local_dir), bob.uid)
     for name in names:
-        sessionxml.install(directory, f"{name}.lttng", streamed(name, hung.ports), bob.uid)
+        sessionxmllib.install(directory, f"{name}.lttng", streamed(name, hung.ports), bob.uid)
     try:
         with svc:
             # From the start on, while the sessions load and the consumer
@@ -238,11 +238,11 @@ def test():
         down_ports = [free_port(), free_port()]
         flight_dir = os.path.join(alice.home, "flight")
         extra = os.path.join(alice.home, "extra")
-        sessionxml.install(directory, "stream.lttng", streamed("autostream", relay.ports),
+        sessionxmllib.install(directory, "stream.lttng", streamed("autostream", relay.ports),
                            alice.uid)
-        sessionxml.install(directory, "flight.lttng",
+        sessionxmllib.install(directory, "flight.lttng",
                            flight("autoflight", flight_dir, extra, relay.ports), alice.uid)
-        sessionxml.install(directory, "down.lttng", streamed("autodown", down_ports), alice.uid)
+        sessionxmllib.install(directory, "down.lttng", streamed("autodown", down_ports), alice.uid)
         with relay, svc:
             # Listed once created, published once every file is loaded.
             wait_for(lambda: all(svc.cli("list", name, user=alice, check_ok=False)

@@ -26,7 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-import sessionxml
+import sessionxmllib
 from tclib import Service, check, log, run, wait_for
 from tracelib import read_trace
 
@@ -34,17 +34,17 @@ K = 50
 
 # The user-space channel of every file; a kernel domain (in a file not
 # root's, the service leaves it to `tracectl load`) when asked.
-UST = sessionxml.ust_domain([sessionxml.channel(
-    [sessionxml.event("example:all_types", filter_expression="seq > 40")], mode="DISCARD",
+UST = sessionxmllib.ust_domain([sessionxmllib.channel(
+    [sessionxmllib.event("example:all_types", filter_expression="seq > 40")], mode="DISCARD",
     switch_timer_us=0, read_timer_us=200000, output_type="MMAP")])
-KERNEL = sessionxml.kernel_domain([sessionxml.channel(
-    [sessionxml.event("sched_switch")], name="channel0", subbuf_size=None, subbuf_count=None)])
+KERNEL = sessionxmllib.kernel_domain([sessionxmllib.channel(
+    [sessionxmllib.event("sched_switch")], name="channel0", subbuf_size=None, subbuf_count=None)])
 
 
 def write(directory, file_name, session, out, mode=0o644, owner=0, kernel=False):
     """out None: no output element, the owner's default directory."""
-    text = sessionxml.session(session, [KERNEL, UST] if kernel else [UST], output=out)
-    return sessionxml.install(directory, file_name, text, owner, mode=mode)
+    text = sessionxmllib.session(session, [KERNEL, UST] if kernel else [UST], output=out)
+    return sessionxmllib.install(directory, file_name, text, owner, mode=mode)
 
 
 # Line 4 holds an element name shorter than the trackers' suffix, which
@@ -106,7 +106,7 @@ def check_autoload(top, config):
     write(directory, "dave.lttng", "autodave", None, owner=dave.uid)
     home_refusals = write_home_files(alice, bob, carol, dave)
     # Read before alice's good file, and before everyone else's.
-    alice_bad = sessionxml.install(directory, "alice0bad.lttng", SHORT_TRACKER, alice.uid)
+    alice_bad = sessionxmllib.install(directory, "alice0bad.lttng", SHORT_TRACKER, alice.uid)
     write(directory, "good.lttng", "autoroot", out)
     # Root's sessions have no per-user limit: a second one loads.
     write(directory, "good2.lttng", "autoroot2", os.path.join(top, "out2"))
@@ -206,7 +206,7 @@ def write_home_files(alice, bob, carol, dave):
     """Files in the users' own directories; the refusals expected."""
     mine = own_directory(carol)
     # Read before her good file.
-    sessionxml.install(mine, "bad.lttng", MALFORMED, carol.uid)
+    sessionxmllib.install(mine, "bad.lttng", MALFORMED, carol.uid)
     write(mine, "mine.lttng", "carolhome", None, owner=carol.uid)
     rootfile = write(mine, "root.lttng", "carolroot", None, owner=0)
     writable = write(mine, "writable.lttng", "carolwritable", None, owner=carol.uid,

@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from busctl import manager_call, session_call, session_path
+from busctllib import manager_call, session_call, session_path
 from tclib import Service, check, run, wait_for
 from tracelib import babeltrace_text
 

@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from busctl import session_call, session_path
+from busctllib import session_call, session_path
 from tclib import Service, check, run
 from tracelib import babeltrace_text, read_streams
 

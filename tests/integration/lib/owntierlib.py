@@ -6,7 +6,7 @@ recorded event."""
 
 import subprocess
 
-from ownlib import KERNEL_HIGH, KERNEL_LOW
+from ownringlib import KERNEL_HIGH, KERNEL_LOW
 from tclib import TRACECTL, check
 
 

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What every benchmark prints: one line per figure, ours beside the
+anchor measured in the same run,
+
+  figure NAME ours=X anchor=Y ratio=X/Y unit=U
+
+and the machine it ran on. A figure that cannot be true (negative, or 0
+where something must have run) is a fault of the benchmark: it ends the
+run instead of being printed."""
+
+import os
+import sys
+
+
+def figure(name, ours, anchor, unit, may_be_zero=False):
+    """Prints one figure; may_be_zero for counts whose best value is 0
+    (events lost, wake-ups of an idle process)."""
+    for side, value in (("ours", ours), ("anchor", anchor)):
+        if value < 0 or (value == 0 and not may_be_zero):
+            print(f"{name}: {side}={value} cannot be true: nothing was measured",
+                  file=sys.stderr, flush=True)
+            sys.exit(1)
+    if anchor:
+        ratio = f"{ours / anchor:.3f}"
+    else:
+        ratio = "0.000" if ours == 0 else "inf"
+    print(f"figure {name} ours={ours:.3f} anchor={anchor:.3f} ratio={ratio} unit={unit}",
+          flush=True)
+
+
+def machine():
+    """The CPU model, the number of CPUs and the clock source, which every
+    figure is reported with."""
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            clock = f.read().strip()
+    except OSError:
+        clock = "unknown"
+    return f"{model}, {os.cpu_count()} CPUs, clock source {clock}"
