@@ -320,16 +320,10 @@ struct model {
 static struct model model, next_model;
 static int pinned_cpu = -1;
 
-/* One datagram, built in out. */
+/* One datagram, built in out: a command as the listener reads it, or
+ * more bytes than it reads. */
 static union {
-	struct tracectl_msg_header header;
-	struct tracectl_msg_channel channel;
-	struct tracectl_msg_stream stream;
-	struct tracectl_msg_event_enable event_enable;
-	struct tracectl_msg_event_filter event_filter;
-	struct tracectl_msg_session session;
-	struct tracectl_msg_batch batch;
-	struct tracectl_msg_notifier notifier;
+	union message message;
 	uint8_t bytes[RAW_MAX];
 } out;
 
@@ -405,7 +399,8 @@ close_fd(int fd)
 		FAIL("close %d: %s", fd, strerror(errno));
 }
 
-/* The rules, from the ABI's documentation. */
+/* The rules, from the ABI's documentation, written again rather than
+ * called, so that the code under test is compared with them. */
 
 static bool
 rule_is_power_of_two(uint64_t value)
@@ -438,30 +433,26 @@ rule_shm_size(uint64_t subbuf_size, uint64_t num_subbuf)
 	return rule_data_offset(num_subbuf) + subbuf_size * num_subbuf;
 }
 
+/* The size of each command (tracectl-abi.h), 0 for the other types: a
+ * table rather than the listener's switch, so that the two are not the
+ * same code. */
 static size_t
 rule_command_size(uint32_t type)
 {
-	switch (type) {
-	case TRACECTL_MSG_CHANNEL_ADD:
-	case TRACECTL_MSG_CHANNEL_REMOVE:
-		return sizeof(struct tracectl_msg_channel);
-	case TRACECTL_MSG_STREAM_ADD:
-		return sizeof(struct tracectl_msg_stream);
-	case TRACECTL_MSG_EVENT_ENABLE:
-	case TRACECTL_MSG_EVENT_DISABLE:
-		return sizeof(struct tracectl_msg_event_enable);
-	case TRACECTL_MSG_EVENT_FILTER:
-		return sizeof(struct tracectl_msg_event_filter);
-	case TRACECTL_MSG_SESSION_START:
-	case TRACECTL_MSG_SESSION_STOP:
-		return sizeof(struct tracectl_msg_session);
-	case TRACECTL_MSG_EVENTS_DONE:
-		return sizeof(struct tracectl_msg_batch);
-	case TRACECTL_MSG_NOTIFIER_ADD:
-		return sizeof(struct tracectl_msg_notifier);
-	default:
-		return 0;
-	}
+	static const size_t sizes[] = {
+	    [TRACECTL_MSG_CHANNEL_ADD] = sizeof(struct tracectl_msg_channel),
+	    [TRACECTL_MSG_CHANNEL_REMOVE] = sizeof(struct tracectl_msg_channel),
+	    [TRACECTL_MSG_STREAM_ADD] = sizeof(struct tracectl_msg_stream),
+	    [TRACECTL_MSG_EVENT_ENABLE] = sizeof(struct tracectl_msg_event_enable),
+	    [TRACECTL_MSG_EVENT_DISABLE] = sizeof(struct tracectl_msg_event_enable),
+	    [TRACECTL_MSG_EVENT_FILTER] = sizeof(struct tracectl_msg_event_filter),
+	    [TRACECTL_MSG_SESSION_START] = sizeof(struct tracectl_msg_session),
+	    [TRACECTL_MSG_SESSION_STOP] = sizeof(struct tracectl_msg_session),
+	    [TRACECTL_MSG_EVENTS_DONE] = sizeof(struct tracectl_msg_batch),
+	    [TRACECTL_MSG_NOTIFIER_ADD] = sizeof(struct tracectl_msg_notifier),
+	};
+
+	return type < ARRAY_LEN(sizes) ? sizes[type] : 0;
 }
 
 static unsigned int
@@ -999,7 +990,7 @@ model_session_stop(struct model *m, uint64_t handle)
 static struct verdict
 model_step(struct model *m, struct datagram *d)
 {
-	const struct tracectl_msg_header *header = &out.header;
+	const struct tracectl_msg_header *header = &out.message.header;
 
 	if (d->len == 0)
 		return verdict_end(-ECONNRESET, MALFORMED);
@@ -1012,24 +1003,24 @@ model_step(struct model *m, struct datagram *d)
 		return verdict_end(-EPROTO, WRONG_FDS);
 	switch (header->type) {
 	case TRACECTL_MSG_CHANNEL_ADD:
-		return verdict_status(model_channel_add(m, &out.channel));
+		return verdict_status(model_channel_add(m, &out.message.channel));
 	case TRACECTL_MSG_CHANNEL_REMOVE:
-		return verdict_status(model_channel_remove(m, &out.channel));
+		return verdict_status(model_channel_remove(m, &out.message.channel));
 	case TRACECTL_MSG_STREAM_ADD:
-		return model_stream_add(m, &out.stream, d);
+		return model_stream_add(m, &out.message.stream, d);
 	case TRACECTL_MSG_EVENT_ENABLE:
 	case TRACECTL_MSG_EVENT_DISABLE:
 		return verdict_status(model_event_enable(
-		    m, &out.event_enable, header->type == TRACECTL_MSG_EVENT_ENABLE));
+		    m, &out.message.event_enable, header->type == TRACECTL_MSG_EVENT_ENABLE));
 	case TRACECTL_MSG_EVENT_FILTER:
-		return model_event_filter(m, &out.event_filter, d);
+		return model_event_filter(m, &out.message.event_filter, d);
 	case TRACECTL_MSG_NOTIFIER_ADD:
-		return model_notifier_add(m, &out.notifier, d);
+		return model_notifier_add(m, &out.message.notifier, d);
 	case TRACECTL_MSG_SESSION_START:
-		model_session_get(m, out.session.session_handle)->is_active = true;
+		model_session_get(m, out.message.session.session_handle)->is_active = true;
 		return verdict_status(0);
 	case TRACECTL_MSG_SESSION_STOP:
-		return verdict_status(model_session_stop(m, out.session.session_handle));
+		return verdict_status(model_session_stop(m, out.message.session.session_handle));
 	default: /* EVENTS_DONE */
 		return verdict_status(0);
 	}
@@ -1196,7 +1187,7 @@ build_channel_add(struct fuzz_input *in)
 	static const uint64_t nums[] = {2, 4, 2, 8, 1, 3, TC_RB_NUM_SUBBUF_MAX, 0};
 	static const uint32_t nr_streams[] = {
 	    1, 2, 4, 1, 0, STREAMS_PER_CHANNEL_MAX, STREAMS_PER_CHANNEL_MAX + 1, 3};
-	struct tracectl_msg_channel *msg = &out.channel;
+	struct tracectl_msg_channel *msg = &out.message.channel;
 	uint8_t geometry, contexts;
 
 	msg->session_handle = session_handles[fuzz_take_byte(in) % 4];
@@ -1214,7 +1205,7 @@ build_channel_add(struct fuzz_input *in)
 static uint32_t
 build_channel_remove(struct fuzz_input *in)
 {
-	struct tracectl_msg_channel *msg = &out.channel;
+	struct tracectl_msg_channel *msg = &out.message.channel;
 	uint8_t session = fuzz_take_byte(in);
 	struct model_channel *channel;
 
@@ -1230,7 +1221,7 @@ build_stream_add(struct fuzz_input *in, struct datagram *d)
 {
 	static const enum fd_kind wake_kinds[] = {FD_EVENTFD, FD_PIPE_NO_READER, FD_MEMFD,
 						  FD_EVENTFD_FULL};
-	struct tracectl_msg_stream *msg = &out.stream;
+	struct tracectl_msg_stream *msg = &out.message.stream;
 	struct model_channel *channel;
 	uint32_t subbuf_size = 4096, num_subbuf = 2, nr_streams = 1;
 	uint8_t cpu, file_shape, msg_shape;
@@ -1273,7 +1264,7 @@ take_index(struct fuzz_input *in)
 static uint32_t
 build_event_enable(struct fuzz_input *in, uint32_t type)
 {
-	struct tracectl_msg_event_enable *msg = &out.event_enable;
+	struct tracectl_msg_event_enable *msg = &out.message.event_enable;
 
 	msg->channel_handle = channel_handles[fuzz_take_byte(in) % 4];
 	msg->index = take_index(in);
@@ -1291,7 +1282,7 @@ build_event_filter(struct fuzz_input *in, struct datagram *d)
 	    PROGRAM_SIZE_OFF, PROGRAM_TOO_BIG,	 PROGRAM_INT_CMP,   PROGRAM_DOUBLE_CMP,
 	    PROGRAM_STR_EQ,   PROGRAM_CONST,	 PROGRAM_INT_CMP,   PROGRAM_STR_EQ,
 	};
-	struct tracectl_msg_event_filter *msg = &out.event_filter;
+	struct tracectl_msg_event_filter *msg = &out.message.event_filter;
 	uint8_t pick, imm;
 
 	msg->channel_handle = channel_handles[fuzz_take_byte(in) % 4];
@@ -1317,7 +1308,7 @@ build_notifier_add(struct fuzz_input *in, struct datagram *d)
 	static const uint64_t shm_sizes[] = {TRACECTL_NOTIFIER_PAGE_SIZE,
 					     2 * TRACECTL_NOTIFIER_PAGE_SIZE, 0,
 					     TRACECTL_NOTIFIER_PAGE_SIZE};
-	struct tracectl_msg_notifier *msg = &out.notifier;
+	struct tracectl_msg_notifier *msg = &out.message.notifier;
 	uint8_t shape;
 
 	msg->channel_handle = channel_handles[fuzz_take_byte(in) % 4];
@@ -1335,11 +1326,12 @@ build_raw(struct fuzz_input *in, struct datagram *d)
 	uint8_t type = fuzz_take_byte(in);
 
 	d->len = (fuzz_take_byte(in) | (size_t)fuzz_take_byte(in) << 8) % (RAW_MAX + 1);
-	take_bytes(in, out.bytes, d->len < sizeof(out.header) ? d->len : sizeof(out.header));
-	if ((type & 0x80) && d->len >= sizeof(out.header)) {
-		out.header.magic = TRACECTL_ABI_MAGIC;
-		out.header.type = type & 0x1f;
-		out.header.size = (uint32_t)d->len;
+	take_bytes(in, out.bytes,
+		   d->len < sizeof(out.message.header) ? d->len : sizeof(out.message.header));
+	if ((type & 0x80) && d->len >= sizeof(out.message.header)) {
+		out.message.header.magic = TRACECTL_ABI_MAGIC;
+		out.message.header.type = type & 0x1f;
+		out.message.header.size = (uint32_t)d->len;
 	}
 }
 
@@ -1350,16 +1342,16 @@ twist(struct fuzz_input *in, struct datagram *d)
 {
 	uint8_t how = fuzz_take_byte(in);
 
-	if (d->len >= sizeof(out.header)) {
+	if (d->len >= sizeof(out.message.header)) {
 		switch (how % 4) {
 		case 1:
-			out.header.magic ^= 1u << (fuzz_take_byte(in) % 32);
+			out.message.header.magic ^= 1u << (fuzz_take_byte(in) % 32);
 			break;
 		case 2:
-			out.header.size += (int8_t)(fuzz_take_byte(in) | 1);
+			out.message.header.size += (int8_t)(fuzz_take_byte(in) | 1);
 			break;
 		case 3:
-			out.header.type = fuzz_take_byte(in) % 32;
+			out.message.header.type = fuzz_take_byte(in) % 32;
 			break;
 		}
 	}
@@ -1429,12 +1421,12 @@ build_datagram(struct fuzz_input *in, uint8_t op, struct connection *c, struct d
 		break;
 	case STEP_SESSION_START:
 	case STEP_SESSION_STOP:
-		out.session.session_handle = session_handles[fuzz_take_byte(in) % 4];
+		out.message.session.session_handle = session_handles[fuzz_take_byte(in) % 4];
 		type = op % 16 == STEP_SESSION_START ? TRACECTL_MSG_SESSION_START
 						     : TRACECTL_MSG_SESSION_STOP;
 		break;
 	case STEP_EVENTS_DONE:
-		out.batch.batch = fuzz_take_byte(in);
+		out.message.batch.batch = fuzz_take_byte(in);
 		type = TRACECTL_MSG_EVENTS_DONE;
 		break;
 	default:
@@ -1443,7 +1435,7 @@ build_datagram(struct fuzz_input *in, uint8_t op, struct connection *c, struct d
 	}
 	if (type != 0) {
 		d->len = rule_command_size(type);
-		out.header = (struct tracectl_msg_header){
+		out.message.header = (struct tracectl_msg_header){
 		    .magic = TRACECTL_ABI_MAGIC,
 		    .type = type,
 		    .size = (uint32_t)d->len,
@@ -1722,8 +1714,8 @@ check_reply(const struct connection *c, const struct verdict *v, uint32_t seq, i
 		     reply.header.seq, seq);
 	if (v->is_unknown ? reply.status != 0 && reply.status != -EINVAL
 			  : reply.status != v->status)
-		FAIL("command type %u answered %d, expected %d", out.header.type, reply.status,
-		     v->status);
+		FAIL("command type %u answered %d, expected %d", out.message.header.type,
+		     reply.status, v->status);
 	*status = reply.status;
 }
 
@@ -1762,11 +1754,13 @@ command_step(struct fuzz_input *in, uint8_t op, struct connection *c, unsigned i
 	if (ret != verdict.ret)
 		FAIL("a datagram of %zu bytes with %u descriptors (type %u): the listener "
 		     "returned %d, not %d",
-		     d.len, d.n_fds, d.len >= sizeof(out.header) ? out.header.type : 0, ret,
+		     d.len, d.n_fds,
+		     d.len >= sizeof(out.message.header) ? out.message.header.type : 0, ret,
 		     verdict.ret);
-	check_reply(c, &verdict, d.len >= sizeof(out.header) ? out.header.seq : 0, &status);
+	check_reply(c, &verdict, d.len >= sizeof(out.message.header) ? out.message.header.seq : 0,
+		    &status);
 	if (verdict.is_unknown)
-		verdict = model_filter_settle(&next_model, &out.event_filter,
+		verdict = model_filter_settle(&next_model, &out.message.event_filter,
 					      &(struct program){.kind = PROGRAM_UNKNOWN}, status);
 	outcomes[verdict.outcome]++;
 	model = next_model;
@@ -1774,9 +1768,10 @@ command_step(struct fuzz_input *in, uint8_t op, struct connection *c, unsigned i
 		connection_close(c, fds_baseline);
 		return;
 	}
-	if (out.header.type == TRACECTL_MSG_EVENTS_DONE &&
-	    tc_ust_state.done_batch != out.batch.batch)
-		FAIL("EVENTS_DONE of batch %u left %u", out.batch.batch, tc_ust_state.done_batch);
+	if (out.message.header.type == TRACECTL_MSG_EVENTS_DONE &&
+	    tc_ust_state.done_batch != out.message.batch.batch)
+		FAIL("EVENTS_DONE of batch %u left %u", out.message.batch.batch,
+		     tc_ust_state.done_batch);
 	check_state(&model, c);
 	/* As the listener does after each command. */
 	if (count_retired() >= TC_UST_RETIRED_MAX)
