@@ -72,9 +72,9 @@
  *   activity, the bindings of events to channels (enabled, id, filter or
  *   refusal), each event's enabled word and the count of retired objects
  *   are the model's. A stream keeps its wake-up descriptor only when it
- *   is a non-blocking eventfd ("not an eventfd: no wake-ups",
- *   tc-ust-state.c): writing into another kind could block a tracepoint or
- *   kill the process with SIGPIPE.
+ *   is a non-blocking eventfd (tc_ust_state_stream_add()): writing into
+ *   another kind could block a tracepoint or kill the process with
+ *   SIGPIPE.
  * - Recording: an event emitted reaches (is written into, or counted as
  *   discarded by) the buffer of the harness's CPU of each channel of an
  *   active session where it is enabled and its filter passes, and no other
