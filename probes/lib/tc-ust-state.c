@@ -519,6 +519,30 @@ tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
 }
 
 /*
+ * Whether fd is an eventfd whose writes never wait. The tracepoint that
+ * closes a packet writes into the wake-up descriptor (tc_rb_wake_reader()):
+ * into anything else the service sent, that write could kill the process
+ * (SIGPIPE from a pipe or socket without a reader) or block the
+ * tracepoint (a full pipe, a blocking eventfd whose counter is full).
+ * Without /proc the answer is no: no wake-ups, which costs latency only.
+ */
+static bool
+is_nonblocking_eventfd(int fd)
+{
+	static const char eventfd_link[] = "anon_inode:[eventfd]";
+	char path[32], link[sizeof(eventfd_link)];
+	int flags = fcntl(fd, F_GETFL);
+	ssize_t len;
+
+	if (flags < 0 || (flags & O_NONBLOCK) == 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = readlink(path, link, sizeof(link));
+	return len == (ssize_t)sizeof(eventfd_link) - 1 &&
+	       memcmp(link, eventfd_link, (size_t)len) == 0;
+}
+
+/*
  * Maps the buffer of one CPU of a channel from the memfd that came with the
  * message. The caller keeps ownership of fd and closes it.
  */
@@ -565,8 +589,9 @@ tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_
 #ifdef TC_RB_HAVE_RSEQ
 	rb->move_locally = tc_rb_rseq_registered();
 #endif
-	/* Not an eventfd, or none: no wake-ups, the consumer's timer reads. */
-	rb->wake_fd = fcntl(wake_fd, F_DUPFD_CLOEXEC, 3);
+	/* Not a non-blocking eventfd, or none: no wake-ups, the consumer's
+	 * timer reads. */
+	rb->wake_fd = is_nonblocking_eventfd(wake_fd) ? fcntl(wake_fd, F_DUPFD_CLOEXEC, 3) : -1;
 	__atomic_store_n(&channel->streams[msg->cpu], rb, __ATOMIC_RELEASE);
 	return 0;
 

@@ -135,7 +135,8 @@ void tc_ust_state_reset_connection(void);
 /* Service commands. Each returns 0 or a negative errno for the REPLY. */
 int tc_ust_state_channel_add(const struct tracectl_msg_channel *msg);
 int tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg);
-/* fd: the buffer's memfd; wake_fd: the consumer's eventfd, kept (dup). */
+/* fd: the buffer's memfd; wake_fd: the consumer's eventfd, kept (dup) when it
+ * is a non-blocking eventfd, ignored otherwise. */
 int tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_fd);
 int tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable);
 int tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg);
