@@ -31,11 +31,11 @@
  *
  * What runs for real, and what is played:
  * - files: every absolute path the harness builds lies in a directory of
- *   its own (jail/, made again for each input with a regular file, a
- *   directory that is not empty and a symbolic link to a directory
- *   outside it; paths with ".." would leave it and must be refused), so
- *   sessions, channels, snapshots, rotations and kernel traces create
- *   their directories and files there for real;
+ *   its own (jail/, on a tmpfs when there is one, made again for each
+ *   input with a regular file, a directory that is not empty and a
+ *   symbolic link to a directory outside it; paths with ".." would leave
+ *   it and must be refused), so sessions, channels, snapshots, rotations
+ *   and kernel traces create their directories and files there for real;
  * - the relay (tc-consumerd-relay*.c, which fuzz-relay-reply fuzzes) is
  *   a fake that connects nowhere, refuses the host "refused.example" and
  *   a clear on "noclear.example", and fails the run when it is handed an
@@ -129,15 +129,20 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define COMMANDS_MAX 24u
-#define SLOTS 8u	  /* sessions, and their threads, at once */
-#define CHANNELS_MAX 4u	  /* channel ids come from a table of four */
-#define FDS_MAX 253u	  /* SCM_MAX_FD: what one message can carry */
-#define KEY_MAX 512u	  /* a listed path, relative to the harness's root */
+#define SLOTS 8u	/* sessions, and their threads, at once */
+#define CHANNELS_MAX 4u /* channel ids come from a table of four */
+#define FDS_MAX 253u	/* SCM_MAX_FD: what one message can carry */
+#define KEY_MAX 512u	/* a listed path, relative to the harness's root */
 #define OUT_MAX (TC_CONSUMER_MSG_MAX + 64u)
 /* What the relay's stream names may hold: its own bound, which keeps
  * room for a reconnection's "-<generation>" suffix. */
 #define RELAY_STREAM_NAME_MAX (CONSUMERD_RELAY_FILE_NAME_MAX - 12u)
 #define FILE_NAME_MAX 255u
+/* Bounds of the consumer's own, not the ABI's: a channel's CPUs (the
+ * checks listed at the top of tc-consumerd-command.c) and a record's
+ * context (tc-consumerd-layout.c). */
+#define CHANNEL_CPUS_MAX 4096u
+#define LAYOUT_CONTEXT_MAX 4096u
 
 enum outcome {
 	HEADER_REFUSED,
@@ -157,8 +162,8 @@ enum outcome {
 };
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
-    "header refused", "size refused",	"route refused", "check refused",     "served",
-    "work failed",    "streams checked", "files checked", "kernel traced",     "rotated",
+    "header refused", "size refused",	   "route refused", "check refused", "served",
+    "work failed",    "streams checked",   "files checked", "kernel traced", "rotated",
     "relay opened",   "session destroyed", "link ended",
 };
 static unsigned long long outcomes[OUTCOMES];
@@ -264,11 +269,11 @@ static union {
 
 /* --- The harness's directory ------------------------------------------ */
 
-static char root[128];	   /* mkdtemp()'d once per process */
-static char jail[160];	   /* root/jail: every path the consumer may write */
+static char root[128]; /* mkdtemp()'d once per process */
+static char jail[160]; /* root/jail: every path the consumer may write */
 static size_t root_len;
 
-/* A listing of everything under root: "<path relative to root>\t<type>",
+/* A listing of a tree under root: "<path relative to root>\t<type>",
  * sorted. */
 struct listing {
 	char (*keys)[KEY_MAX];
@@ -285,8 +290,7 @@ listing_add(struct listing *l, const char *key, char type)
 		if (!l->keys)
 			FAIL("out of memory for a listing");
 	}
-	if (snprintf(l->keys[l->count], KEY_MAX, type ? "%s\t%c" : "%s", key, type) >=
-	    (int)KEY_MAX)
+	if (snprintf(l->keys[l->count], KEY_MAX, type ? "%s\t%c" : "%s", key, type) >= (int)KEY_MAX)
 		FAIL("path too long for a listing: %s", key);
 	l->count++;
 }
@@ -302,11 +306,11 @@ static struct listing *walking;
 static int
 walk_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	char type = S_ISDIR(st->st_mode)	? 'd'
-		    : S_ISREG(st->st_mode)	? 'f'
-		    : S_ISLNK(st->st_mode)	? 'l'
+	char type = S_ISDIR(st->st_mode)    ? 'd'
+		    : S_ISREG(st->st_mode)  ? 'f'
+		    : S_ISLNK(st->st_mode)  ? 'l'
 		    : S_ISFIFO(st->st_mode) ? 'p'
-						: '?';
+					    : '?';
 
 	(void)flag, (void)ftw;
 	if (strlen(path) > root_len)
@@ -737,8 +741,8 @@ tc_consumerd_relay_send_beacon(struct tc_consumerd_relay *relay,
 }
 
 int
-tc_consumerd_relay_chunk_rotate(struct tc_consumerd_relay *relay, uint32_t command,
-				uint32_t steps, int64_t timestamp, char *path, size_t path_size)
+tc_consumerd_relay_chunk_rotate(struct tc_consumerd_relay *relay, uint32_t command, uint32_t steps,
+				int64_t timestamp, char *path, size_t path_size)
 {
 	(void)timestamp;
 	if (!(steps & (CONSUMERD_RELAY_CHUNK_BEGIN | CONSUMERD_RELAY_CHUNK_CLOSE)))
@@ -919,8 +923,9 @@ rule_clock(const struct tc_consumer_clock *clock)
 static bool
 rule_layout(const struct tc_consumer_event_layout *msg)
 {
-	if (msg->event_id > TC_CONSUMER_EVENT_ID_MAX || msg->nr_fields > TC_CONSUMER_LAYOUT_FIELDS_MAX ||
-	    msg->context_size > 4096)
+	if (msg->event_id > TC_CONSUMER_EVENT_ID_MAX ||
+	    msg->nr_fields > TC_CONSUMER_LAYOUT_FIELDS_MAX ||
+	    msg->context_size > LAYOUT_CONTEXT_MAX)
 		return false;
 	for (uint32_t i = 0; i < msg->nr_fields; i++) {
 		uint8_t kind = msg->fields[i];
@@ -1046,8 +1051,8 @@ fill_string(char *field, size_t size, const char *value, bool is_cut)
 
 /* Under jail/: made there or found as each input makes it (full, f, ln). */
 static const char *const jail_paths[16] = {
-    "a",    "b",   "a/b",  "b/a", "c/k", "a/kernel", "snap/1", "snap/2",
-    "arch", "arch/a", "full", "f",  "f/x", "ln",	     "",	"a/metadata",
+    "a",    "b",      "a/b",  "b/a", "c/k", "a/kernel", "snap/1", "snap/2",
+    "arch", "arch/a", "full", "f",   "f/x", "ln",	"",	  "a/metadata",
 };
 
 /* An absolute path under jail/. The pick's bits 0-3 choose the path, 4-6
@@ -1074,8 +1079,22 @@ build_absolute(char *field, size_t size, uint8_t pick, bool is_target)
 }
 
 static const char *const relative_paths[16] = {
-    "ust/uid/1000/64-bit", "kernel", "snapshot-1/ust", "a",	  "ust", "b/c", "x", "ust/pid/app-1",
-    "snapshot-2",	    "kernel/x", "k",		   "a/b/c/d", "archive", "s", "t/u", "v",
+    "ust/uid/1000/64-bit",
+    "kernel",
+    "snapshot-1/ust",
+    "a",
+    "ust",
+    "b/c",
+    "x",
+    "ust/pid/app-1",
+    "snapshot-2",
+    "kernel/x",
+    "k",
+    "a/b/c/d",
+    "archive",
+    "s",
+    "t/u",
+    "v",
 };
 static const char *const bad_relative_paths[4] = {"", "a//b", "./a", "a\001b"};
 
@@ -1113,8 +1132,8 @@ build_path(struct fuzz_input *in, char *field, size_t size, bool is_relative, bo
 }
 
 static const char *const relay_hosts[8] = {
-    "relay.example", "refused.example", "noclear.example", "127.0.0.1", "::1", "", "relay.example",
-    "h/../x",
+    "relay.example", "refused.example", "noclear.example", "127.0.0.1", "::1", "",
+    "relay.example", "h/../x",
 };
 static const char *const relay_hostnames[8] = {
     "host", "my-host.example", "", "..", "a/b", ".", "host", "a\001",
@@ -1124,8 +1143,14 @@ static const char *const relay_session_names[8] = {
 };
 static const uint32_t relay_families[4] = {AF_UNSPEC, AF_INET, AF_INET6, 7};
 static const uint32_t live_timers[8] = {
-    0, 0, 0, TC_CONSUMER_TIMER_MIN_US, TC_CONSUMER_TIMER_MAX_US, TC_CONSUMER_TIMER_MIN_US - 1u,
-    TC_CONSUMER_TIMER_MAX_US + 1u, 2000000,
+    0,
+    0,
+    0,
+    TC_CONSUMER_TIMER_MIN_US,
+    TC_CONSUMER_TIMER_MAX_US,
+    TC_CONSUMER_TIMER_MIN_US - 1u,
+    TC_CONSUMER_TIMER_MAX_US + 1u,
+    2000000,
 };
 
 /* Three bytes: host, family, ports and connect-later; host and session
@@ -1187,8 +1212,9 @@ static void
 build_channel_name(char *field, size_t size, uint8_t pick)
 {
 	static const char *const names[16] = {
-	    "chan", "ust", "metadata", "a_1", ".hidden", "", "a/b", "x\037",
-	    "x\177", "\303\251t\303\251", "chan", NULL, NULL, NULL, "chan", NULL,
+	    "chan",  "ust",   "metadata",	   "a_1",  ".hidden", "",   "a/b",
+	    "x\037", "x\177", "\303\251t\303\251", "chan", NULL,      NULL, NULL,
+	    "chan",  NULL,
 	};
 	static const unsigned int lengths[16] = {[11] = 255, [12] = 253, [13] = 241, [15] = 242};
 
@@ -1213,11 +1239,11 @@ timer_of(unsigned int pick, bool is_high)
 static size_t
 build_create_channel(struct fuzz_input *in)
 {
-	static const uint32_t cpus[8] = {1, 2, 3, 4, 0, 4097, UINT32_MAX, 1};
+	static const uint32_t cpus[8] = {1, 2, 3, 4, 0, CHANNEL_CPUS_MAX + 1, UINT32_MAX, 1};
 	static const uint32_t geometries[16][2] = {
-	    {4096, 2}, {4096, 4},    {8192, 2}, {16384, 2}, {4096, 2}, {8192, 4},	   {4096, 8},
-	    {4096, 2}, {4096, 1},    {4096, 3}, {2048, 2},  {4096, 2048}, {6144, 2},  {0, 0},
-	    {128u << 20, 2}, {1u << 31, 4},
+	    {4096, 2}, {4096, 4}, {8192, 2},	   {16384, 2},	  {4096, 2}, {8192, 4},
+	    {4096, 8}, {4096, 2}, {4096, 1},	   {4096, 3},	  {2048, 2}, {4096, 2048},
+	    {6144, 2}, {0, 0},	  {128u << 20, 2}, {1u << 31, 4},
 	};
 	static const uint32_t flags[4] = {0, TC_CONSUMER_CHANNEL_CLOCK_TSC,
 					  TC_CONSUMER_CHANNEL_OWNER_WRITERS,
@@ -1301,11 +1327,12 @@ build_channel_stats(struct fuzz_input *in)
 static size_t
 build_event_layout(struct fuzz_input *in)
 {
-	static const uint32_t event_ids[4] = {TC_CONSUMER_EVENT_ID_MAX, TC_CONSUMER_EVENT_ID_MAX + 1,
-					      UINT32_MAX, 1000};
-	static const uint32_t context_sizes[4] = {0, 8, 4096, 4097};
-	static const uint8_t kinds[16] = {1, 2, 4, 8, 3, 5, 6, 7, TC_CONSUMER_FIELD_STRING,
-					  TC_CONSUMER_FIELD_BYTES, 0, 9, 0xfd, 1, 4, 0xff};
+	static const uint32_t event_ids[4] = {TC_CONSUMER_EVENT_ID_MAX,
+					      TC_CONSUMER_EVENT_ID_MAX + 1, UINT32_MAX, 1000};
+	static const uint32_t context_sizes[4] = {0, 8, LAYOUT_CONTEXT_MAX, LAYOUT_CONTEXT_MAX + 1};
+	static const uint8_t kinds[16] = {
+	    1, 2, 4,	8, 3, 5,   6, 7, TC_CONSUMER_FIELD_STRING, TC_CONSUMER_FIELD_BYTES,
+	    0, 9, 0xfd, 1, 4, 0xff};
 	struct tc_consumer_event_layout *m = (void *)out.bytes;
 	uint8_t event;
 
@@ -1329,8 +1356,13 @@ build_kernel_trace(const struct conversation *c, struct fuzz_input *in, struct b
 {
 	static const uint32_t cpus[8] = {1, 2, 3, 251, 0, 125, 126, 252};
 	static const uint64_t freqs[8] = {
-	    1000000000ull, TC_CONSUMER_CLOCK_FREQ_MIN, TC_CONSUMER_CLOCK_FREQ_MAX,
-	    TC_CONSUMER_CLOCK_FREQ_MIN - 1, TC_CONSUMER_CLOCK_FREQ_MAX + 1, 0, 2400000000ull,
+	    1000000000ull,
+	    TC_CONSUMER_CLOCK_FREQ_MIN,
+	    TC_CONSUMER_CLOCK_FREQ_MAX,
+	    TC_CONSUMER_CLOCK_FREQ_MIN - 1,
+	    TC_CONSUMER_CLOCK_FREQ_MAX + 1,
+	    0,
+	    2400000000ull,
 	    1000000000ull,
 	};
 	struct tc_consumer_kernel_trace *m = (void *)out.bytes;
@@ -1440,11 +1472,17 @@ build_relay_rotate(struct fuzz_input *in)
 	return sizeof(*m);
 }
 
-static const uint32_t max_files[8] = {1, 2, 3, 7, TC_CONSUMER_SESSION_FILES_MAX, 0,
-				      TC_CONSUMER_SESSION_FILES_MAX + 1, 5};
+static const uint32_t max_files[8] = {
+    1, 2, 3, 7, TC_CONSUMER_SESSION_FILES_MAX, 0, TC_CONSUMER_SESSION_FILES_MAX + 1, 5};
 static const uint32_t max_file_bytes[8] = {
-    TC_CONSUMER_SESSION_FILE_BYTES_MAX, 100, 21, 20, 0, TC_CONSUMER_SESSION_FILE_BYTES_MAX + 1,
-    BIG_FILE_BYTES, BIG_FILE_BYTES - 1,
+    TC_CONSUMER_SESSION_FILE_BYTES_MAX,
+    100,
+    21,
+    20,
+    0,
+    TC_CONSUMER_SESSION_FILE_BYTES_MAX + 1,
+    BIG_FILE_BYTES,
+    BIG_FILE_BYTES - 1,
 };
 
 static size_t
@@ -1676,8 +1714,8 @@ work(struct expectation *e, int status)
 	e->fs = status == 0 && e->added->count ? FS_EXACT : FS_UNCHANGED;
 }
 
-/* A request on a session whose files a rotation moved: its outcome is
- * the consumer's, checked against what follows only. */
+/* A request whose outcome depends on where a rotation left the files:
+ * the consumer's status is taken, and checked against what follows. */
 static void
 work_unknown(struct expectation *e)
 {
@@ -1722,12 +1760,12 @@ static int
 expect_open_dir(const char *path, struct listing *added)
 {
 	char norm[KEY_MAX], prefix[KEY_MAX];
-	const char *key = jail_key(path, norm);
-	size_t len = strlen(norm);
 	bool is_missing = false;
+	size_t len;
 	struct stat st;
 
-	(void)key;
+	jail_key(path, norm);
+	len = strlen(norm);
 	for (size_t i = root_len + 1; i <= len; i++) {
 		if (i < len && norm[i] != '/')
 			continue;
@@ -1755,23 +1793,23 @@ expect_open_dir(const char *path, struct listing *added)
 	return 0;
 }
 
-/* A new file in the directory dir: refused when it exists. */
+/* A new file in the directory dir, which the request may have made:
+ * refused when it exists, or was made by this request already. */
 static int
 expect_new_file(const char *dir, const char *name, struct listing *added)
 {
-	char norm[KEY_MAX], path[KEY_MAX + FILE_NAME_MAX + 2];
-	const char *key = jail_key(dir, norm);
+	char norm[KEY_MAX], path[KEY_MAX + FILE_NAME_MAX + 2], file[KEY_MAX];
 	struct stat st;
 
+	jail_key(dir, norm);
 	snprintf(path, sizeof(path), "%s/%s", norm, name);
+	snprintf(file, sizeof(file), "%s\tf", path + root_len + 1);
 	for (size_t i = 0; i < added->count; i++)
-		if (strncmp(added->keys[i], path + root_len + 1, strlen(path + root_len + 1)) == 0 &&
-		    added->keys[i][strlen(path + root_len + 1)] == '\t')
+		if (strcmp(added->keys[i], file) == 0)
 			return -EEXIST;
 	if (lstat(path, &st) == 0)
 		return -EEXIST;
-	snprintf(path, sizeof(path), "%s/%s", key, name);
-	listing_add(added, path, 'f');
+	listing_add(added, path + root_len + 1, 'f');
 	return 0;
 }
 
@@ -1832,10 +1870,11 @@ expect_create_channel(struct expectation *e)
 	if (!rule_terminated(m->name, sizeof(m->name)))
 		return refuse(e, STAGE_CHECK, -EINVAL);
 	is_taken = model_channel(s, m->channel_id) || model_stream(s, m->stream_id);
-	is_invalid = !rule_channel_name(m->name) || m->nr_cpus < 1 || m->nr_cpus > 4096 ||
-		     (m->flags & ~TC_CONSUMER_CHANNEL_FLAGS) || g->overwrite > 1 ||
-		     !rule_timer(g->switch_timer_us) || !rule_timer(g->read_timer_us) ||
-		     !rule_timer(g->monitor_timer_us) || !rule_geometry(g->subbuf_size, g->num_subbuf);
+	is_invalid = !rule_channel_name(m->name) || m->nr_cpus < 1 ||
+		     m->nr_cpus > CHANNEL_CPUS_MAX || (m->flags & ~TC_CONSUMER_CHANNEL_FLAGS) ||
+		     g->overwrite > 1 || !rule_timer(g->switch_timer_us) ||
+		     !rule_timer(g->read_timer_us) || !rule_timer(g->monitor_timer_us) ||
+		     !rule_geometry(g->subbuf_size, g->num_subbuf);
 	if (is_taken || is_invalid)
 		return refuse_either(e, is_invalid, is_taken);
 	if (s->fs_unknown)
@@ -1843,8 +1882,8 @@ expect_create_channel(struct expectation *e)
 	/* Each stream keeps its eventfd, and its file when local: its memfd
 	 * is the service's once sent. */
 	e->fds_kept = (int)m->nr_cpus * (model_is_local(s) ? 2 : 1);
-	work(e, expect_stream_files(s, m->name, m->nr_cpus,
-				    model_is_local(s) ? s->trace_dir : NULL, e->added));
+	work(e, expect_stream_files(s, m->name, m->nr_cpus, model_is_local(s) ? s->trace_dir : NULL,
+				    e->added));
 }
 
 static void
@@ -1915,9 +1954,9 @@ expect_kernel_trace(struct expectation *e, const struct built *b)
 	bool is_invalid;
 	int status;
 
-	is_invalid = (m->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL |
-				   TC_CONSUMER_KSTATS)) ||
-		     !rule_clock(&m->clock);
+	is_invalid =
+	    (m->flags & ~(TC_CONSUMER_KCTX_ALL | TC_CONSUMER_KHIDE_ALL | TC_CONSUMER_KSTATS)) ||
+	    !rule_clock(&m->clock);
 	if (is_invalid)
 		return refuse(e, STAGE_CHECK, -EINVAL);
 	is_invalid = m->nr_cpus < 1 || m->nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
@@ -2095,8 +2134,8 @@ expect_session_request(struct expectation *e, const struct built *b)
 	case TC_CONSUMER_SNAPSHOT:
 		return expect_snapshot(e);
 	case TC_CONSUMER_CHANNEL_STATS:
-		e->channel = model_channel(e->session,
-					   ((const struct tc_consumer_channel_ref *)out.bytes)->channel_id);
+		e->channel = model_channel(
+		    e->session, ((const struct tc_consumer_channel_ref *)out.bytes)->channel_id);
 		return e->channel ? work(e, 0) : refuse(e, STAGE_CHECK, -ENOENT);
 	case TC_CONSUMER_EVENT_LAYOUT:
 		return expect_layout(e);
@@ -2159,10 +2198,10 @@ expect_request(struct conversation *c, const struct built *b, struct expectation
 		return expect_session_files(e);
 	e->session_id = ref->session_id;
 	e->session = model_find(c, ref->session_id);
-	e->kind = e->type == TC_CONSUMER_CREATE_SESSION	    ? CONSUMERD_REQUEST_CREATE
-		  : e->type == TC_CONSUMER_RELAY_STATUS	    ? CONSUMERD_REQUEST_RELAY_STATUS
+	e->kind = e->type == TC_CONSUMER_CREATE_SESSION	   ? CONSUMERD_REQUEST_CREATE
+		  : e->type == TC_CONSUMER_RELAY_STATUS	   ? CONSUMERD_REQUEST_RELAY_STATUS
 		  : e->type == TC_CONSUMER_DESTROY_SESSION ? CONSUMERD_REQUEST_DESTROY
-							    : CONSUMERD_REQUEST_SESSION;
+							   : CONSUMERD_REQUEST_SESSION;
 	if (e->type == TC_CONSUMER_CREATE_SESSION)
 		return e->session ? refuse(e, STAGE_ROUTE, -EEXIST) : expect_create_session(e);
 	if (!e->session)
@@ -2230,7 +2269,8 @@ consumer_route(struct conversation *c, struct tc_consumerd_request *request,
 	char why[64];
 
 	kind = tc_consumerd_command_classify(request, &session_id);
-	if (kind != e->kind || (kind != CONSUMERD_REQUEST_NO_SESSION && session_id != e->session_id))
+	if (kind != e->kind ||
+	    (kind != CONSUMERD_REQUEST_NO_SESSION && session_id != e->session_id))
 		FAIL("request classified as %d for session %" PRIu64 ", not %d for %" PRIu64,
 		     (int)kind, session_id, (int)e->kind, e->session_id);
 	if (kind == CONSUMERD_REQUEST_NO_SESSION) {
@@ -2320,7 +2360,7 @@ struct answer {
 	bool is_replied;
 	struct tc_consumer_reply reply;
 	uint32_t streams;
-	size_t file_index;   /* SESSION_FILES: the listed file under way */
+	size_t file_index;    /* SESSION_FILES: the listed file under way */
 	uint64_t file_offset; /* and its bytes received */
 };
 
@@ -2458,7 +2498,9 @@ read_answer(struct conversation *c, const struct expectation *e, struct answer *
 
 	for (;;) {
 		struct iovec iov = {.iov_base = in.bytes, .iov_len = sizeof(in.bytes)};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = control.buf,
 				    .msg_controllen = sizeof(control.buf)};
 		struct cmsghdr *cmsg;
 		int fds[4];
@@ -2563,10 +2605,10 @@ check_reply(struct conversation *c, const struct expectation *e, const struct an
 		FAIL("request %" PRIu32 " of type %" PRIu32 " answered %d (%s), not %d (stage %d)",
 		     e->reply_id, e->type, (int)reply->status, reply->message, e->status,
 		     (int)e->stage);
-	streams = e->type == TC_CONSUMER_CREATE_CHANNEL && e->stage == STAGE_WORK &&
-			  reply->status == 0
-		      ? asked->nr_cpus
-		      : 0;
+	streams =
+	    e->type == TC_CONSUMER_CREATE_CHANNEL && e->stage == STAGE_WORK && reply->status == 0
+		? asked->nr_cpus
+		: 0;
 	if (a->streams != streams)
 		FAIL("%" PRIu32 " streams before a reply of status %d, not %" PRIu32, a->streams,
 		     (int)reply->status, streams);
@@ -2604,7 +2646,8 @@ check_chunk(const char *dir, const struct model_session *s, bool is_kernel, uint
 		FAIL("rotated, but %s is missing", path);
 	for (unsigned int i = 0; !is_kernel && i < s->n_channels; i++)
 		for (uint32_t cpu = 0; cpu < s->channels[i].nr_cpus; cpu++) {
-			snprintf(path, sizeof(path), "%s/%s_%" PRIu32, dir, s->channels[i].name, cpu);
+			snprintf(path, sizeof(path), "%s/%s_%" PRIu32, dir, s->channels[i].name,
+				 cpu);
 			if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 				FAIL("rotated, but %s is missing", path);
 		}
@@ -2671,8 +2714,7 @@ check_fds(const struct expectation *e, int delta, int status)
 	/* A failed rotation closes what it must: its session's count. */
 	if (e->stage == STAGE_WORK && e->type == TC_CONSUMER_ROTATE)
 		kept = status == 0 ? 0 : -1;
-	else if (e->stage == STAGE_WORK &&
-		 (status == 0 || e->type == TC_CONSUMER_DESTROY_SESSION))
+	else if (e->stage == STAGE_WORK && (status == 0 || e->type == TC_CONSUMER_DESTROY_SESSION))
 		kept = e->fds_kept;
 	if (kept != -1 && delta != kept)
 		FAIL("request of type %" PRIu32 " (status %d): %d descriptors more open after it, "
@@ -2712,8 +2754,8 @@ check_consumer_state(struct conversation *c)
 
 /* What a served request changed in the model. */
 static void
-model_apply(struct conversation *c, const struct expectation *e, const struct built *b,
-	    int status, int delta)
+model_apply(struct conversation *c, const struct expectation *e, const struct built *b, int status,
+	    int delta)
 {
 	struct model_session *s = e->session;
 
@@ -2782,9 +2824,9 @@ static void
 count_outcome(const struct expectation *e, int status)
 {
 	static const enum outcome by_stage[] = {
-	    [STAGE_LINK_END] = LINK_ENDED,   [STAGE_HEADER] = HEADER_REFUSED,
-	    [STAGE_SIZE] = SIZE_REFUSED,     [STAGE_ROUTE] = ROUTE_REFUSED,
-	    [STAGE_CHECK] = CHECK_REFUSED,   [STAGE_WORK] = SERVED,
+	    [STAGE_LINK_END] = LINK_ENDED, [STAGE_HEADER] = HEADER_REFUSED,
+	    [STAGE_SIZE] = SIZE_REFUSED,   [STAGE_ROUTE] = ROUTE_REFUSED,
+	    [STAGE_CHECK] = CHECK_REFUSED, [STAGE_WORK] = SERVED,
 	};
 
 	outcomes[e->stage == STAGE_WORK && status != 0 ? WORK_FAILED : by_stage[e->stage]]++;
@@ -2841,7 +2883,8 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	check_consumer_state(c);
 	count_outcome(&e, a.reply.status);
 	if (log_is_shown)
-		fprintf(stderr, "request %u: kind %d, type %" PRIu32 ", %zu bytes, %zu fds: stage %d, "
+		fprintf(stderr,
+			"request %u: kind %d, type %" PRIu32 ", %zu bytes, %zu fds: stage %d, "
 			"status %d\n",
 			c->sent, (int)b.kind, e.type, b.len, b.nr_fds, (int)e.stage,
 			(int)a.reply.status);
@@ -2960,27 +3003,29 @@ static const struct fuzz_seed seeds[] = {
     /* A local session's life: channel, metadata, layout, stats, flush,
      * snapshot refused (not a snapshot session), rotation, clear, destroy. */
     SEED(0x01, LOCAL_SESSION(0x00, 0x00), CHANNEL(0x00, 0x00, 0x00, 0x01), METADATA(0x00),
-	 K_EVENT_LAYOUT, 0x00, 0x00, 3, 0x01, 2, 0x08, 0x03, K_CHANNEL_STATS, 0x00, 0x00,
-	 K_FLUSH, 0x00, K_SNAPSHOT, 0x00, 0x00, 0x06, K_ROTATE, 0x00, 0x0e, 0x08, K_CLEAR, 0x00,
+	 K_EVENT_LAYOUT, 0x00, 0x00, 3, 0x01, 2, 0x08, 0x03, K_CHANNEL_STATS, 0x00, 0x00, K_FLUSH,
+	 0x00, K_SNAPSHOT, 0x00, 0x00, 0x06, K_ROTATE, 0x00, 0x0e, 0x08, K_CLEAR, 0x00,
 	 K_CHUNK_SIZE, 0x00, METADATA(0x00), K_DESTROY, 0x00),
     /* A snapshot session: two channels, snapshots into new and used
      * directories, and through the relay. */
     SEED(0x02, SNAPSHOT_SESSION(0x01), CHANNEL(0x01, 0x00, 0x00, 0x00),
-	 CHANNEL(0x01, 0x05, 0x01, 0x01), METADATA(0x01), K_SNAPSHOT, 0x01, 0x01, 0x06,
-	 K_SNAPSHOT, 0x01, 0x00, 0x06, K_SNAPSHOT_RELAY, 0x01, 0x00, 0x00, 0x00, 0x00, 0x02,
-	 K_SNAPSHOT_RELAY, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, K_CLEAR, 0x01, K_DESTROY, 0x01),
+	 CHANNEL(0x01, 0x05, 0x01, 0x01), METADATA(0x01), K_SNAPSHOT, 0x01, 0x01, 0x06, K_SNAPSHOT,
+	 0x01, 0x00, 0x06, K_SNAPSHOT_RELAY, 0x01, 0x00, 0x00, 0x00, 0x00, 0x02, K_SNAPSHOT_RELAY,
+	 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, K_CLEAR, 0x01, K_DESTROY, 0x01),
     /* A streaming session: channel, metadata, status, relay rotations,
      * a clear the relay refuses, a local rotation. */
     SEED(0x03, RELAY_SESSION(0x02, 0x02), CHANNEL(0x02, 0x00, 0x01, 0x01), METADATA(0x02),
 	 K_RELAY_STATUS, 0x02, K_RELAY_ROTATE, 0x02, 0x04, K_RELAY_ROTATE, 0x02, 0x09,
 	 K_RELAY_ROTATE, 0x02, 0x01, K_ROTATE, 0x02, 0x0e, 0x08, K_DESTROY, 0x02),
-    /* Kernel traces: local with contexts and stats, then updates; into a
-     * streaming session; refused clocks and descriptor counts. */
+    /* Kernel traces: local with contexts and stats, then updates; 125 CPUs
+     * with stats, 126 refused; into a streaming session; refused clocks
+     * and descriptor counts. */
     SEED(0x04, LOCAL_SESSION(0x00, 0x01), K_KERNEL_TRACE, 0x00, 0x1f, 0x09, 0x00, 0x05,
-	 K_KERNEL_UPDATE, 0x00, 0x41, K_KERNEL_UPDATE, 0x00, 0x83, K_KERNEL_UPDATE, 0x00, 0xc0,
-	 K_KERNEL_STATS, 0x00, K_ROTATE, 0x00, 0x0e, 0x08, K_FLUSH, 0x00, RELAY_SESSION(0x01, 0x00),
-	 K_KERNEL_TRACE, 0x01, 0x00, 0x00, 0x00, 0x01, K_KERNEL_TRACE | FLAG_FDS, 0x04, 0x00,
-	 0x00, 0x08, 0x03, 0x04),
+	 LOCAL_SESSION(0x02, 0x03), K_KERNEL_TRACE, 0x02, 0x00, 0x31, 0x00, 0x04, K_KERNEL_TRACE,
+	 0x02, 0x00, 0x29, 0x00, 0x04, K_KERNEL_UPDATE, 0x00, 0x41, K_KERNEL_UPDATE, 0x00, 0x83,
+	 K_KERNEL_UPDATE, 0x00, 0xc0, K_KERNEL_STATS, 0x00, K_ROTATE, 0x00, 0x0e, 0x08, K_FLUSH,
+	 0x00, RELAY_SESSION(0x01, 0x00), K_KERNEL_TRACE, 0x01, 0x00, 0x00, 0x00, 0x01,
+	 K_KERNEL_TRACE | FLAG_FDS, 0x04, 0x00, 0x00, 0x08, 0x03, 0x04),
     /* Trace directories the consumer must refuse or cannot use: relative,
      * with "..", not terminated, not empty, a file, through a file, a
      * symbolic link; the same session twice; requests for none. */
@@ -2993,21 +3038,20 @@ static const struct fuzz_seed seeds[] = {
     SEED(0x06, LOCAL_SESSION(0x00, 0x00), CHANNEL(0x00, 0x00, 0x04, 0x00),
 	 CHANNEL(0x00, 0x00, 0x05, 0x00), CHANNEL(0x00, 0x00, 0x06, 0x00),
 	 CHANNEL(0x00, 0x00, 0x0b, 0x00), CHANNEL(0x00, 0x00, 0x0e, 0x00),
-	 CHANNEL(0x00, 0x00, 0x00, 0x04), CHANNEL(0x00, 0x00, 0x00, 0x05), K_CREATE_CHANNEL,
-	 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, K_CREATE_CHANNEL, 0x00, 0x00, 0x00, 0x00, 0x20,
-	 0x00, 0x00, K_CREATE_CHANNEL, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, K_CREATE_CHANNEL,
-	 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, CHANNEL(0x00, 0x00, 0x0c, 0x00),
+	 CHANNEL(0x00, 0x00, 0x00, 0x04), CHANNEL(0x00, 0x00, 0x00, 0x05), K_CREATE_CHANNEL, 0x00,
+	 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, K_CREATE_CHANNEL, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00,
+	 0x00, K_CREATE_CHANNEL, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, K_CREATE_CHANNEL, 0x00,
+	 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, CHANNEL(0x00, 0x00, 0x0c, 0x00),
 	 CHANNEL(0x00, 0x00, 0x0c, 0x00), CHANNEL(0x00, 0x05, 0x00, 0x00),
 	 CHANNEL(0x00, 0x0a, 0x00, 0x00)),
     /* Framing: a bad magic, a size field off, cut, grown, another type,
      * too long, a header cut short, raw bytes, extra descriptors. */
-    SEED(0x07, LOCAL_SESSION(0x00, 0x00), K_FLUSH | FLAG_TWIST, 0x01, 0x00,
-	 K_FLUSH | FLAG_TWIST, 0x0a, 0x00, K_FLUSH | FLAG_TWIST, 0x03, 0x00,
-	 K_FLUSH | FLAG_TWIST, 0x04, 0x00, K_FLUSH | FLAG_TWIST, 0x1d, 0x00,
-	 K_FLUSH | FLAG_TWIST, 0x06, 0x00, K_FLUSH | FLAG_TWIST, 0x57, 0x00,
-	 K_METADATA | FLAG_TWIST, 0x0c, 0x00, 4, 'a', 'b', 'c', 'd', K_RAW, 17, 8, 1, 0, 0, 0,
-	 0, 0, 0, 0, K_RAW, 0xff, 0, K_FLUSH | FLAG_FDS, 0x03, 0x00,
-	 K_FLUSH | FLAG_ID, 0, 0, 0, 0, 0x00, K_DESTROY, 0x00),
+    SEED(0x07, LOCAL_SESSION(0x00, 0x00), K_FLUSH | FLAG_TWIST, 0x01, 0x00, K_FLUSH | FLAG_TWIST,
+	 0x0a, 0x00, K_FLUSH | FLAG_TWIST, 0x03, 0x00, K_FLUSH | FLAG_TWIST, 0x04, 0x00,
+	 K_FLUSH | FLAG_TWIST, 0x1d, 0x00, K_FLUSH | FLAG_TWIST, 0x06, 0x00, K_FLUSH | FLAG_TWIST,
+	 0x57, 0x00, K_METADATA | FLAG_TWIST, 0x0c, 0x00, 4, 'a', 'b', 'c', 'd', K_RAW, 17, 8, 1, 0,
+	 0, 0, 0, 0, 0, 0, K_RAW, 0xff, 0, K_FLUSH | FLAG_FDS, 0x03, 0x00, K_FLUSH | FLAG_ID, 0, 0,
+	 0, 0, 0x00, K_DESTROY, 0x00),
     /* The user's session files: every home, bounds good and bad. */
     SEED(0x08, K_SESSION_FILES, 0x00, 0x00, K_SESSION_FILES, 0x00, 0x04, K_SESSION_FILES, 0x00,
 	 0x3b, K_SESSION_FILES, 0x01, 0x00, K_SESSION_FILES, 0x02, 0x00, K_SESSION_FILES, 0x03,
@@ -3017,11 +3061,11 @@ static const struct fuzz_seed seeds[] = {
 	 0x20),
     /* The own-process tier, relay outputs refused, an empty datagram
      * with a descriptor: the end of the link. */
-    SEED(0x09, LOCAL_SESSION(0x00, 0x00), K_KERNEL_OWN, 0x00, 0x05, K_KERNEL_OWN | FLAG_FDS,
-	 0x0c, 0x00, 0x05, K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x05, 0x00, 0x00,
-	 K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x00, 0x10, 0x00, K_CREATE_SESSION, 0x01, 0x02, 0x00,
-	 0x00, 0x00, 0x05, K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x01, 0x00, 0x00,
-	 K_EMPTY | FLAG_FDS, 0x01, K_FLUSH, 0x00),
+    SEED(0x09, LOCAL_SESSION(0x00, 0x00), K_KERNEL_OWN, 0x00, 0x05, K_KERNEL_OWN | FLAG_FDS, 0x0c,
+	 0x00, 0x05, K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x05, 0x00, 0x00, K_CREATE_SESSION, 0x01,
+	 0x02, 0x00, 0x00, 0x10, 0x00, K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x00, 0x00, 0x05,
+	 K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x01, 0x00, 0x00, K_EMPTY | FLAG_FDS, 0x01, K_FLUSH,
+	 0x00),
 };
 
 const struct fuzz_harness fuzz_harness = {
