@@ -120,12 +120,17 @@
 #include "tc-log-line.h"
 #include "tc-rb.h"
 
+/* A failure leaves the input to replay, not the files: the harness's
+ * directory is removed first (it may be on a tmpfs). */
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
 		fprintf(stderr, "fuzz-consumer-command: " __VA_ARGS__);                            \
 		fprintf(stderr, "\n");                                                             \
+		fail_cleanup();                                                                    \
 		abort();                                                                           \
 	} while (0)
+
+static void fail_cleanup(void);
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define COMMANDS_MAX 24u
@@ -435,6 +440,17 @@ static void
 remove_root(void)
 {
 	remove_tree(root);
+}
+
+static void
+fail_cleanup(void)
+{
+	static bool is_removing;
+
+	if (root[0] && !is_removing) {
+		is_removing = true;
+		remove_tree(root);
+	}
 }
 
 /* jail/ as each input finds it: f a regular file, full a directory that
@@ -1139,7 +1155,7 @@ static const char *const relay_hostnames[8] = {
     "host", "my-host.example", "", "..", "a/b", ".", "host", "a\001",
 };
 static const char *const relay_session_names[8] = {
-    "s1", "auto-20240101-000000", "", "..", "x/y", ".", "s1", "s\177",
+    "s1", "auto-session", "", "..", "x/y", ".", "s1", "s\177",
 };
 static const uint32_t relay_families[4] = {AF_UNSPEC, AF_INET, AF_INET6, 7};
 static const uint32_t live_timers[8] = {
