@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Applications instrumented with LTTng-UST (Debian's liblttng-ust, not
+tracectl's library) register with tracectld on LTTng's global paths,
+whether they start before the service (they wait on LTTng's wait page
+and are woken) or after it (their constructor gets register_done at
+once); `tracectl list -u` shows them to their owner with their pid, uid,
+kind and tracepoints, never to another user; one that dies leaves the
+listing. With a real lttng-sessiond on the global socket, tracectld
+keeps off it and says so in its status; a socket nobody answers on is
+taken over."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+
+LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
+GLOBAL_SOCKET = "/var/run/lttng/lttng-ust-sock-8"
+WAIT_PAGE = "/dev/shm/lttng-ust-wait-8"
+# LTTng's log levels of the test provider's events (lttng/ust-tracepoint-event.h).
+# Fields as a set: LTTng-UST lists them in an order of its own.
+EXPECTED = {
+    "tc_lttng_test:tick": (6, {"integer count"}),  # INFO
+    "tc_lttng_test:message": (4, {"string text", "float ratio"}),  # WARNING
+    "tc_lttng_test:failure": (3, {"integer code"}),  # ERR
+}
+
+
+def start_app(svc, user):
+    """The LTTng-UST test application as user; returns it and how long
+    its constructor held main()."""
+    env = svc.env(user)
+    started = time.monotonic()
+    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=user.home)
+    svc.apps.append(proc)
+    line = proc.stdout.readline()
+    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    return proc, time.monotonic() - started
+
+
+def listed(svc, user=None):
+    """{pid: application} of the LTTng-UST applications user sees."""
+    return {app["pid"]: app for app in svc.applications(user=user) if app["kind"] == "lttng-ust"}
+
+
+def check_listing(app, proc, user):
+    check(app["uid"] == user.uid, f"pid {proc.pid} listed with uid {app['uid']}, not {user.uid}")
+    check(app["tracer_version"].startswith("lttng-ust "),
+          f"tracer version {app['tracer_version']!r} does not say LTTng-UST")
+    events = {event["name"]: (event["log_level"], set(event["fields"].split(", ")))
+              for event in app["events"]}
+    ours = {name: value for name, value in events.items() if name.startswith("tc_lttng_test:")}
+    check(ours == EXPECTED, f"pid {proc.pid} listed the events {ours}, not {EXPECTED}")
+    # liblttng-ust's own providers are the application's too.
+    check("lttng_ust_tracef:event" in events, f"pid {proc.pid}: no lttng_ust_tracef:event")
+
+
+def lttng_status(svc):
+    out = svc.cli("status", check_ok=False).stdout
+    for line in out.splitlines():
+        if line.startswith("LTTng-UST applications:"):
+            return line
+    raise AssertionError(f"tracectl status says nothing of LTTng-UST applications: {out!r}")
+
+
+def registration_and_listing(svc, alice, bob):
+    svc.stop()
+    check(not os.path.exists(GLOBAL_SOCKET), "the global socket outlived the service")
+    early, held = start_app(svc, alice)
+    check(held < 2.0, f"with no session daemon, the constructor held main() {held:.2f} s")
+    svc.start()
+    wait_for(lambda: early.pid in listed(svc, alice), 20,
+             "the application started first to register once woken")
+    late, held = start_app(svc, alice)
+    # LTTng-UST's constructor waits for register_done up to 3 s.
+    check(held < 1.5, f"register_done took {held:.2f} s")
+    check(late.pid in listed(svc, alice), "the application started after the service is not listed")
+    apps = listed(svc, alice)
+    check_listing(apps[early.pid], early, alice)
+    check_listing(apps[late.pid], late, alice)
+    check(not ({early.pid, late.pid} & set(listed(svc, bob))), "bob sees alice's applications")
+    check({early.pid, late.pid} <= set(listed(svc)), "root does not see alice's applications")
+    text = svc.cli("list", "-u", user=alice).stdout
+    check(f"PID: {late.pid}" in text and "Kind: lttng-ust" in text and
+          "tc_lttng_test:message (loglevel: 4)" in text, f"text listing: {text!r}")
+    early.send_signal(signal.SIGKILL)
+    early.wait()
+    wait_for(lambda: early.pid not in listed(svc, alice), 10, "the killed application to go")
+    check(late.pid in listed(svc, alice), "the living application went with the killed one")
+    check(svc.alive(), "tracectld died")
+    late.kill()
+    late.wait()
+
+
+def another_session_daemon(svc, alice):
+    sessiond = shutil.which("lttng-sessiond")
+    if sessiond is None:
+        log("lttng-sessiond is not installed: its part is skipped")
+        return
+    svc.stop()
+    home = tempfile.mkdtemp(prefix="lttng-home-")
+    proc = subprocess.Popen([sessiond, "--no-kernel"], env={**svc.env(), "LTTNG_HOME": home},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(GLOBAL_SOCKET), 20, "lttng-sessiond's global socket")
+        inode = os.stat(GLOBAL_SOCKET).st_ino
+        svc.start()
+        status = lttng_status(svc)
+        check("another session daemon" in status, f"status: {status!r}")
+        check(os.stat(GLOBAL_SOCKET).st_ino == inode, "tracectld replaced lttng-sessiond's socket")
+        app, _ = start_app(svc, alice)
+        time.sleep(0.5)
+        check(app.pid not in listed(svc, alice), "an application of lttng-sessiond is listed")
+        app.kill()
+        app.wait()
+        svc.stop()
+        # Killed, it leaves its socket file: a stale socket, taken over.
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        check(os.path.exists(GLOBAL_SOCKET), "lttng-sessiond left no socket file to take over")
+        svc.start()
+        status = lttng_status(svc)
+        check("served on" in status, f"status after the stale socket: {status!r}")
+        app, _ = start_app(svc, alice)
+        check(app.pid in listed(svc, alice), "not registered after taking over a stale socket")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test():
+    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
+    with Service(args=["--lttng-ust"]) as svc:
+        status = lttng_status(svc)
+        if "built without" in status:
+            sys.exit(SKIP)
+        check(f"served on '{GLOBAL_SOCKET}'" in status, f"status: {status!r}")
+        check(os.path.exists(WAIT_PAGE), "no wait page")
+        alice = svc.add_user("tcltalice")
+        bob = svc.add_user("tcltbob")
+        registration_and_listing(svc, alice, bob)
+        another_session_daemon(svc, alice)
+
+
+run(test)
