@@ -293,7 +293,8 @@ tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 	if (listen_socket == NULL) {
 		g_message("Not serving LTTng-UST applications: %s", error->message);
 		if (g_error_matches(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS))
-			set_status(g_strdup_printf("served by another session daemon: %s",
+			set_status(g_strdup_printf("served by another session daemon (%s; "
+						   "tracectld leaves it alone)",
 						   error->message));
 		else
 			set_status(g_strdup_printf("not served: %s", error->message));

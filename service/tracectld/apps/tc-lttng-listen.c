@@ -165,10 +165,12 @@ is_answered(const char *path, GError **error)
 	close(fd);
 	if (saved == ECONNREFUSED || saved == ENOENT)
 		return FALSE;
-	g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
-		    saved == 0 ? "another session daemon answers on '%s'"
-			       : "'%s' cannot be taken over (%s)",
-		    path, g_strerror(saved));
+	/* A full backlog (EAGAIN) is a daemon too, a busy one. */
+	if (saved == 0 || saved == EAGAIN)
+		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS, "it answers on '%s'", path);
+	else
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
+			    "'%s' cannot be taken over: %s", path, g_strerror(saved));
 	return TRUE;
 }
 

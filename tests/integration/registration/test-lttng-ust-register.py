@@ -82,6 +82,7 @@ def registration_and_listing(svc, alice, bob):
              "the application started first to register once woken")
     late, held = start_app(svc, alice)
     # LTTng-UST's constructor waits for register_done up to 3 s.
+    log(f"the application started after the service waited {held:.2f} s for register_done")
     check(held < 1.5, f"register_done took {held:.2f} s")
     check(late.pid in listed(svc, alice), "the application started after the service is not listed")
     apps = listed(svc, alice)
@@ -115,6 +116,7 @@ def another_session_daemon(svc, alice):
         inode = os.stat(GLOBAL_SOCKET).st_ino
         svc.start()
         status = lttng_status(svc)
+        log(f"with lttng-sessiond running: {status}")
         check("another session daemon" in status, f"status: {status!r}")
         check(os.stat(GLOBAL_SOCKET).st_ino == inode, "tracectld replaced lttng-sessiond's socket")
         app, _ = start_app(svc, alice)
@@ -129,6 +131,7 @@ def another_session_daemon(svc, alice):
         check(os.path.exists(GLOBAL_SOCKET), "lttng-sessiond left no socket file to take over")
         svc.start()
         status = lttng_status(svc)
+        log(f"after lttng-sessiond was killed: {status}")
         check("served on" in status, f"status after the stale socket: {status!r}")
         app, _ = start_app(svc, alice)
         check(app.pid in listed(svc, alice), "not registered after taking over a stale socket")
