@@ -64,9 +64,12 @@
 DEFINE_LTTNG_UST_SIGBUS_STATE();
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* Inputs run so far, the failing one included: how soon a fault shows. */
+static unsigned long long inputs_run;
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
-		fprintf(stderr, "fuzz-lttng-list: " __VA_ARGS__);                                  \
+		fprintf(stderr, "fuzz-lttng-list: input %llu: ", inputs_run);                      \
+		fprintf(stderr, __VA_ARGS__);                                                      \
 		fprintf(stderr, "\n");                                                             \
 		abort();                                                                           \
 	} while (0)
@@ -446,12 +449,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gboolean is_listed;
 
 	setup_once();
+	inputs_run++;
 	open_before = count_open_fds();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
 		FAIL("socketpair: %s", strerror(errno));
 	/* As the service bounds every wait on an application. */
 	setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
 	setsockopt(fds[0], SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+	/* A service that never closes its end must not hang the harness:
+	 * the peer gives up after a while, and the descriptor count fails. */
+	setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
 	peer.fd = fds[1];
 	peer.sent_names = g_ptr_array_new_with_free_func(g_free);
 	peer.expected = g_ptr_array_new_with_free_func((GDestroyNotify)expected_free);
@@ -484,6 +491,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define TP(len, ...) 0, len, __VA_ARGS__
 #define END 1
 #define OK 0
+#define N16 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n'
+#define N256 N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16, N16
 static const struct fuzz_seed seeds[] = {
     /* Two events, a field each, a field of an unknown event. */
     SEED(LIST(3), TP(5, 'a', ':', 't', 'i', 'c', 6), TP(3, 'b', ':', 'c', 4), END, OK, LIST(4),
@@ -492,9 +501,11 @@ static const struct fuzz_seed seeds[] = {
     /* Bad names: empty, with a space, a comma, a control byte; a duplicate. */
     SEED(LIST(1), TP(0, 9), TP(3, 'a', ' ', 'b', 1), TP(3, 'a', ',', 'b', 1),
 	 TP(2, 'a', 0x01, 1), TP(1, 'q', 2), TP(1, 'q', 5), END, OK, LIST(2), END, OK),
-    /* A name of the whole 256 bytes, no NUL; a field of an unknown type. */
-    SEED(LIST(1), 0, 255, 'n', 'n', 'n', 'n', 'n', 'n', 'n', 'n', 3, END, OK, LIST(2), 0, 0, 1,
-	 'f', 5, END, OK),
+    /* A name of the whole 256 bytes, no NUL, followed by a log level
+     * whose first byte is not 0; a field of an unknown type for it. */
+    SEED(LIST(1), 0, 255, N256, 0x41, END, OK, LIST(2), 0, 0, 1, 'f', 5, END, OK),
+    /* A field of an unknown type. */
+    SEED(LIST(1), TP(1, 'e', 3), END, OK, LIST(2), 0, 0, 1, 'f', 5, END, OK),
     /* Nine events: over the limit. */
     SEED(LIST(1), TP(1, 'a', 0), TP(1, 'b', 0), TP(1, 'c', 0), TP(1, 'd', 0), TP(1, 'e', 0),
 	 TP(1, 'f', 0), TP(1, 'g', 0), TP(1, 'h', 0), TP(1, 'i', 0), END, OK),
