@@ -64,6 +64,10 @@ def check_listing(app, proc, user):
     check("lttng_ust_tracef:event" in events, f"pid {proc.pid}: no lttng_ust_tracef:event")
 
 
+def open_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
 def lttng_status(svc):
     """The manager's LttngUstApplications, which `tracectl status` shows."""
     result = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
@@ -91,9 +95,14 @@ def registration_and_listing(svc, alice, bob):
     check_listing(apps[late.pid], late, alice)
     check(not ({early.pid, late.pid} & set(listed(svc, bob))), "bob sees alice's applications")
     check({early.pid, late.pid} <= set(listed(svc)), "root does not see alice's applications")
+    # Its two sockets are closed on their hang-up, before any listing
+    # would find it gone.
+    fds = open_fds(svc.proc.pid)
     early.send_signal(signal.SIGKILL)
     early.wait()
-    wait_for(lambda: early.pid not in listed(svc, alice), 10, "the killed application to go")
+    wait_for(lambda: open_fds(svc.proc.pid) == fds - 2, 10,
+             "tracectld to close the killed application's two sockets")
+    check(early.pid not in listed(svc, alice), "the killed application is still listed")
     check(late.pid in listed(svc, alice), "the living application went with the killed one")
     check(svc.alive(), "tracectld died")
     late.kill()
