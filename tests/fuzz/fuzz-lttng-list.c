@@ -103,7 +103,7 @@ enum outcome {
 	FAILED,
 	OUTCOMES,
 };
-static const char *const outcome_names[OUTCOMES] = {
+static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
     [LISTED] = "listed",	    [LISTED_EVENTS] = "listed events",
     [LISTED_FIELDS] = "listed fields", [REFUSED_LIMIT] = "refused at the limit",
     [FAILED] = "failed",
@@ -134,21 +134,6 @@ expected_free(Expected *expected)
 	g_free(expected->name);
 	g_string_free(expected->fields, TRUE);
 	g_free(expected);
-}
-
-static int
-count_open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *entry;
-	int count = 0;
-
-	if (dir == NULL)
-		FAIL("opendir /proc/self/fd: %s", strerror(errno));
-	while ((entry = readdir(dir)) != NULL)
-		count += entry->d_name[0] != '.';
-	closedir(dir);
-	return count;
 }
 
 /* The service's rule for a name, as the harness knows it. */
@@ -450,7 +435,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	setup_once();
 	inputs_run++;
-	open_before = count_open_fds();
+	open_before = fuzz_count_open_fds();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
 		FAIL("socketpair: %s", strerror(errno));
 	/* As the service bounds every wait on an application. */
@@ -472,9 +457,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pthread_join(thread, NULL);
 	close(peer.fd);
 	check_released();
-	if (count_open_fds() != open_before)
+	if (fuzz_count_open_fds() != open_before)
 		FAIL("%d descriptors open before the listing, %d after", open_before,
-		     count_open_fds());
+		     fuzz_count_open_fds());
 	g_hash_table_unref(peer.by_name);
 	g_ptr_array_unref(peer.expected);
 	g_ptr_array_unref(peer.sent_names);

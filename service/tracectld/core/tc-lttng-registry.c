@@ -23,17 +23,20 @@ tc_lttng_registry_add(TcLttngApp *app)
 	g_mutex_unlock(&registry_lock);
 }
 
-static TcLttngApp *
-find_locked(gboolean (*match)(TcLttngApp *app, gconstpointer data), gconstpointer data)
+static GPtrArray *
+list_where(gboolean (*match)(TcLttngApp *app, gconstpointer data), gconstpointer data)
 {
+	GPtrArray *list = g_ptr_array_new_with_free_func((GDestroyNotify)tc_lttng_app_unref);
 	GHashTableIter iter;
 	TcLttngApp *app;
 
+	g_mutex_lock(&registry_lock);
 	g_hash_table_iter_init(&iter, table_locked());
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&app))
 		if (match(app, data))
-			return tc_lttng_app_ref(app);
-	return NULL;
+			g_ptr_array_add(list, tc_lttng_app_ref(app));
+	g_mutex_unlock(&registry_lock);
+	return list;
 }
 
 typedef struct {
@@ -58,12 +61,10 @@ TcLttngApp *
 tc_lttng_registry_find_pairing(pid_t pid, uid_t uid)
 {
 	TcLttngPeer peer = {.pid = pid, .uid = uid};
-	TcLttngApp *app;
+	g_autoptr(GPtrArray) pairing = list_where(is_pairing_peer, &peer);
 
-	g_mutex_lock(&registry_lock);
-	app = find_locked(is_pairing_peer, &peer);
-	g_mutex_unlock(&registry_lock);
-	return app;
+	/* One at most: a pid has one listener per session daemon. */
+	return pairing->len ? tc_lttng_app_ref(g_ptr_array_index(pairing, 0)) : NULL;
 }
 
 gboolean
@@ -109,22 +110,6 @@ tc_lttng_registry_remove(TcLttngApp *app)
 	if (was_linked)
 		tc_lttng_app_unref(app);
 	return was_linked;
-}
-
-static GPtrArray *
-list_where(gboolean (*match)(TcLttngApp *app, gconstpointer data), gconstpointer data)
-{
-	GPtrArray *list = g_ptr_array_new_with_free_func((GDestroyNotify)tc_lttng_app_unref);
-	GHashTableIter iter;
-	TcLttngApp *app;
-
-	g_mutex_lock(&registry_lock);
-	g_hash_table_iter_init(&iter, table_locked());
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&app))
-		if (match(app, data))
-			g_ptr_array_add(list, tc_lttng_app_ref(app));
-	g_mutex_unlock(&registry_lock);
-	return list;
 }
 
 typedef struct {
