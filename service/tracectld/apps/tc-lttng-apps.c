@@ -69,10 +69,14 @@ typedef struct {
 	TcLttngRefresh *refresh;
 } TcLttngWork;
 
+/* pool is read by the listen thread (stopped before the pool goes) and
+ * by refreshes, which run on the D-Bus requests' threads until after
+ * this module stops: they push under state_lock, which stop takes the
+ * pool away under. */
 static GMutex state_lock;
-static TcOwnerPool *pool;      /* set at start, taken at stop */
-static TcLttngListen *listen_socket; /* the same */
-static char *status;	       /* [state_lock] */
+static TcOwnerPool *pool;	     /* [state_lock] for refreshes; set at start */
+static TcLttngListen *listen_socket; /* set at start, freed at stop */
+static char *status;		     /* [state_lock] */
 
 static void
 set_status(char *text)
@@ -286,9 +290,12 @@ accept_cb(int fd, const struct ucred *cred, gpointer user_data)
 void
 tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 {
+	TcOwnerPool *new_pool = tc_owner_pool_new(owner_work_cb, work_free, NULL);
 	g_autoptr(GError) error = NULL;
 
-	pool = tc_owner_pool_new(owner_work_cb, work_free, NULL);
+	g_mutex_lock(&state_lock);
+	pool = new_pool;
+	g_mutex_unlock(&state_lock);
 	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, NULL, &error);
 	if (listen_socket == NULL) {
 		g_message("Not serving LTTng-UST applications: %s", error->message);
@@ -313,9 +320,14 @@ tc_lttng_apps_stop(void)
 	tc_lttng_wait_stopping();
 	/* No new connection, then the owners' works under way (they may
 	 * still watch sockets through listen_socket), then the rest. */
+	TcOwnerPool *stopping;
+
 	if (listen_socket)
 		tc_lttng_listen_stop(listen_socket);
-	g_clear_pointer(&pool, tc_owner_pool_free);
+	g_mutex_lock(&state_lock);
+	stopping = g_steal_pointer(&pool);
+	g_mutex_unlock(&state_lock);
+	tc_owner_pool_free(stopping);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
 	tc_lttng_registry_clear();
 }
@@ -330,7 +342,7 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 	GHashTableIter iter;
 	gpointer owner;
 
-	if (pool == NULL || apps->len == 0)
+	if (apps->len == 0)
 		return;
 	for (guint i = 0; i < apps->len; i++)
 		g_hash_table_add(owners, GUINT_TO_POINTER(((TcLttngApp *)apps->pdata[i])->uid));
@@ -339,6 +351,7 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 	g_mutex_init(&refresh->lock);
 	g_cond_init(&refresh->done);
 	refresh->pending = g_hash_table_size(owners);
+	g_mutex_lock(&state_lock);
 	g_hash_table_iter_init(&iter, owners);
 	while (g_hash_table_iter_next(&iter, &owner, NULL)) {
 		TcLttngWork *work = g_new0(TcLttngWork, 1);
@@ -347,9 +360,14 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 		tc_user_limits_charge_init(&work->charge, GPOINTER_TO_UINT(owner));
 		g_atomic_int_inc(&refresh->refcount);
 		work->refresh = refresh;
-		/* Refused only when stopping: the work is then freed (done). */
-		tc_owner_pool_push(pool, GPOINTER_TO_UINT(owner), work);
+		/* Once stopped, or refused by a pool stopping, the work is
+		 * freed at once, which counts it done. */
+		if (pool)
+			tc_owner_pool_push(pool, GPOINTER_TO_UINT(owner), work);
+		else
+			work_free(work);
 	}
+	g_mutex_unlock(&state_lock);
 	g_mutex_lock(&refresh->lock);
 	while (refresh->pending > 0 && g_cond_wait_until(&refresh->done, &refresh->lock, deadline))
 		;
