@@ -81,14 +81,15 @@ def registration_and_listing(svc, alice, bob):
     svc.stop()
     check(not os.path.exists(GLOBAL_SOCKET), "the global socket outlived the service")
     early, held = start_app(svc, alice)
-    check(held < 2.0, f"with no session daemon, the constructor held main() {held:.2f} s")
+    check(held < 2.5, f"with no session daemon, the constructor held main() {held:.2f} s")
     svc.start()
     wait_for(lambda: early.pid in listed(svc, alice), 20,
              "the application started first to register once woken")
     late, held = start_app(svc, alice)
-    # LTTng-UST's constructor waits for register_done up to 3 s.
+    # LTTng-UST's constructor waits for register_done up to 3 s; the
+    # bound leaves room for a loaded machine and still fails without it.
     log(f"the application started after the service waited {held:.2f} s for register_done")
-    check(held < 1.5, f"register_done took {held:.2f} s")
+    check(held < 2.5, f"register_done took {held:.2f} s")
     check(late.pid in listed(svc, alice), "the application started after the service is not listed")
     apps = listed(svc, alice)
     check_listing(apps[early.pid], early, alice)
@@ -100,7 +101,9 @@ def registration_and_listing(svc, alice, bob):
     fds = open_fds(svc.proc.pid)
     early.send_signal(signal.SIGKILL)
     early.wait()
-    wait_for(lambda: open_fds(svc.proc.pid) == fds - 2, 10,
+    # At most: a descriptor another thread held for a moment when they
+    # were counted may be closed since.
+    wait_for(lambda: open_fds(svc.proc.pid) <= fds - 2, 10,
              "tracectld to close the killed application's two sockets")
     check(early.pid not in listed(svc, alice), "the killed application is still listed")
     check(late.pid in listed(svc, alice), "the living application went with the killed one")
