@@ -13,6 +13,7 @@ taken over."""
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,15 @@ def check_listing(app, proc, user):
     check(ours == EXPECTED, f"pid {proc.pid} listed the events {ours}, not {EXPECTED}")
     # liblttng-ust's own providers are the application's too.
     check("lttng_ust_tracef:event" in events, f"pid {proc.pid}: no lttng_ust_tracef:event")
+
+
+def answers(path):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.connect(path)
+            return True
+        except OSError:
+            return False
 
 
 def open_fds(pid):
@@ -122,7 +132,9 @@ def another_session_daemon(svc, alice):
     proc = subprocess.Popen([sessiond, "--no-kernel"], env={**svc.env(), "LTTNG_HOME": home},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(lambda: os.path.exists(GLOBAL_SOCKET), 20, "lttng-sessiond's global socket")
+        # Answering, not only there: the file exists from bind(), before
+        # listen(), and a refused connection is what a stale one gives.
+        wait_for(lambda: answers(GLOBAL_SOCKET), 20, "lttng-sessiond's global socket")
         inode = os.stat(GLOBAL_SOCKET).st_ino
         svc.start()
         status = lttng_status(svc)
