@@ -5,8 +5,9 @@ tracectl's library) register with tracectld on LTTng's global paths,
 whether they start before the service (they wait on LTTng's wait page
 and are woken) or after it (their constructor gets register_done at
 once); `tracectl list -u` shows them to their owner with their pid, uid,
-kind and tracepoints, never to another user; one that dies leaves the
-listing. With a real lttng-sessiond on the global socket, tracectld
+kind and tracepoints, never to another user; one over
+MaxLttngApplications is refused with a line naming the limit; one that
+dies leaves the listing, its sockets closed. With a real lttng-sessiond on the global socket, tracectld
 keeps off it and says so in its status; a socket nobody answers on is
 taken over."""
 
@@ -106,6 +107,19 @@ def registration_and_listing(svc, alice, bob):
     check_listing(apps[late.pid], late, alice)
     check(not ({early.pid, late.pid} & set(listed(svc, bob))), "bob sees alice's applications")
     check({early.pid, late.pid} <= set(listed(svc)), "root does not see alice's applications")
+    # A third one of alice's is over MaxLttngApplications (2 here): refused,
+    # with a log line that names the limit, and its main() runs on.
+    offset = svc.log_offset()
+    third, held = start_app(svc, alice)
+    check(held < 2.5, f"the refused application was held {held:.2f} s")
+    check(third.pid not in listed(svc, alice), "an application over the limit is listed")
+    with open(svc.log_path, "rb") as f:
+        f.seek(offset)
+        refusals = [line for line in f.read().decode(errors="replace").splitlines()
+                    if f"pid={third.pid}" in line and "MaxLttngApplications" in line]
+    check(refusals, f"no refusal of pid {third.pid} naming MaxLttngApplications")
+    third.kill()
+    third.wait()
     # Its two sockets are closed on their hang-up, before any listing
     # would find it gone.
     fds = open_fds(svc.proc.pid)
@@ -166,7 +180,18 @@ def another_session_daemon(svc, alice):
 
 def test():
     require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
-    with Service(args=["--lttng-ust"]) as svc:
+    config_dir = tempfile.mkdtemp(prefix="tracectld-conf-")
+    config = os.path.join(config_dir, "tracectld.conf")
+    with open(config, "w") as f:
+        f.write("[Limits]\nMaxLttngApplications=2\n")
+    try:
+        with_service(config)
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+
+
+def with_service(config):
+    with Service(args=["--lttng-ust", "--config", config]) as svc:
         status = lttng_status(svc)
         if "built without" in status:
             sys.exit(SKIP)
