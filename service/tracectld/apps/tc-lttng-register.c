@@ -3,13 +3,72 @@
 
 #include "tc-lttng-register.h"
 
+#include <errno.h>
 #include <lttng/ust-ctl.h>
+#include <lttng/ust-endian.h>
 #include <lttng/ust-error.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "tc-error.h"
 
 G_STATIC_ASSERT(TC_LTTNG_APP_PROCNAME_MAX == LTTNG_UST_ABI_PROCNAME_LEN);
+
+/* The claims' places in the message: after magic, major and minor. */
+#define CLAIM_PID_OFFSET 12
+#define CLAIM_UID_OFFSET 20
+
+static guint32
+read_u32(const guint8 *raw, gsize offset, gboolean is_swapped)
+{
+	guint32 value;
+
+	memcpy(&value, raw + offset, sizeof(value));
+	return is_swapped ? GUINT32_SWAP_LE_BE(value) : value;
+}
+
+gboolean
+tc_lttng_register_parse_claims(const guint8 *raw, gsize size, TcLttngClaims *claims,
+			       GError **error)
+{
+	guint32 magic;
+
+	if (size < TC_LTTNG_REGISTER_MSG_SIZE) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "a registration message of %" G_GSIZE_FORMAT " bytes, not %d", size,
+			    TC_LTTNG_REGISTER_MSG_SIZE);
+		return FALSE;
+	}
+	magic = read_u32(raw, 0, FALSE);
+	if (magic != LTTNG_UST_ABI_COMM_MAGIC &&
+	    magic != GUINT32_SWAP_LE_BE((guint32)LTTNG_UST_ABI_COMM_MAGIC)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "not LTTng-UST's registration (magic 0x%08x)", magic);
+		return FALSE;
+	}
+	claims->pid = read_u32(raw, CLAIM_PID_OFFSET, magic != LTTNG_UST_ABI_COMM_MAGIC);
+	claims->uid = read_u32(raw, CLAIM_UID_OFFSET, magic != LTTNG_UST_ABI_COMM_MAGIC);
+	return TRUE;
+}
+
+/* A copy of the message's bytes, left in the socket for
+ * liblttng-ust-ctl; the socket's receive timeout bounds the wait. */
+static gboolean
+peek_claims(int fd, TcLttngClaims *claims, GError **error)
+{
+	guint8 raw[TC_LTTNG_REGISTER_MSG_SIZE];
+	ssize_t size;
+
+	do
+		size = recv(fd, raw, sizeof(raw), MSG_PEEK | MSG_WAITALL);
+	while (size < 0 && errno == EINTR);
+	if (size < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "no registration message: %s", g_strerror(errno));
+		return FALSE;
+	}
+	return tc_lttng_register_parse_claims(raw, size, claims, error);
+}
 
 static gboolean
 receive_failed(int ret, const TcLttngRegistration *registration, GError **error)
@@ -25,22 +84,33 @@ receive_failed(int ret, const TcLttngRegistration *registration, GError **error)
 	return FALSE;
 }
 
-/* What the message says against what the kernel says. */
+/* What the message says against what the kernel says, and what the
+ * service serves. pid and uid are liblttng-ust-ctl's (SO_PEERCRED's). */
 static gboolean
-check_claims(const struct ucred *cred, guint32 pid, guint32 uid, guint32 gid,
-	     const TcLttngRegistration *registration, GError **error)
+check_claims(const struct ucred *cred, const TcLttngClaims *claims, guint32 pid, guint32 uid,
+	     int byte_order, const TcLttngRegistration *registration, GError **error)
 {
-	if (pid != (guint32)cred->pid || uid != (guint32)cred->uid) {
+	if (claims->pid != (guint32)cred->pid || claims->uid != (guint32)cred->uid ||
+	    pid != (guint32)cred->pid || uid != (guint32)cred->uid) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "it claims pid %u uid %u, the kernel says pid %d uid %u", pid, uid,
-			    (int)cred->pid, (unsigned)cred->uid);
+			    "it claims pid %u uid %u, the kernel says pid %d uid %u", claims->pid,
+			    claims->uid, (int)cred->pid, (unsigned)cred->uid);
 		return FALSE;
 	}
-	if (registration->abi_major != LTTNG_UST_ABI_MAJOR_VERSION) {
+	/* liblttng-ust-ctl refuses the others already; again here, so that
+	 * the bound is this file's. */
+	if (registration->abi_major < LTTNG_UST_ABI_MAJOR_VERSION_OLDEST_COMPATIBLE ||
+	    registration->abi_major > LTTNG_UST_ABI_MAJOR_VERSION) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "unsupported LTTng-UST ABI %u.%u (this service speaks %u)",
+			    "unsupported LTTng-UST ABI %u.%u (this service speaks %u to %u)",
 			    registration->abi_major, registration->abi_minor,
+			    LTTNG_UST_ABI_MAJOR_VERSION_OLDEST_COMPATIBLE,
 			    LTTNG_UST_ABI_MAJOR_VERSION);
+		return FALSE;
+	}
+	if (byte_order != LTTNG_UST_BYTE_ORDER) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "an application of the other byte order");
 		return FALSE;
 	}
 	if (registration->bits_per_long != sizeof(long) * 8) {
@@ -61,8 +131,11 @@ tc_lttng_register_receive(int fd, const struct ucred *cred, TcLttngRegistration 
 	int byte_order, ret;
 	/* The name need not end in a NUL: one byte more, always 0. */
 	char name[LTTNG_UST_ABI_PROCNAME_LEN + 1] = {0};
+	TcLttngClaims claims;
 
 	memset(registration, 0, sizeof(*registration));
+	if (!peek_claims(fd, &claims, error))
+		return FALSE;
 	ret = lttng_ust_ctl_recv_reg_msg(fd, &type, &registration->abi_major,
 					 &registration->abi_minor, &pid, &ppid, &uid, &gid,
 					 &registration->bits_per_long, &align8, &align16, &align32,
@@ -74,7 +147,7 @@ tc_lttng_register_receive(int fd, const struct ucred *cred, TcLttngRegistration 
 			    (int)type);
 		return FALSE;
 	}
-	if (!check_claims(cred, pid, uid, gid, registration, error))
+	if (!check_claims(cred, &claims, pid, uid, byte_order, registration, error))
 		return FALSE;
 	registration->is_notify = type == LTTNG_UST_CTL_SOCKET_NOTIFY;
 	/* Shown in listings and logs: printable ASCII only. */
