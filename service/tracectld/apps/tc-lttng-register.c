@@ -154,7 +154,8 @@ tc_lttng_register_receive(int fd, const struct ucred *cred, TcLttngRegistration 
 	for (char *c = name; *c; c++)
 		if (!g_ascii_isprint(*c))
 			*c = '?';
-	memcpy(registration->procname, name, sizeof(registration->procname));
+	/* Up to its first NUL only: what follows is not its name. */
+	g_strlcpy(registration->procname, name, sizeof(registration->procname));
 	return TRUE;
 }
 
