@@ -80,6 +80,14 @@ list_sessions(TcDbusManager *manager)
 	return TC_EXIT_OK;
 }
 
+/* Which protocol an application speaks, from its tracer version
+ * (ListApplications): LTTng-UST's are "lttng-ust MAJOR.MINOR". */
+static const char *
+application_kind(const char *version)
+{
+	return g_str_has_prefix(version, "lttng-ust ") ? "lttng-ust" : "tracectl";
+}
+
 static void
 print_events(GVariantIter *events)
 {
@@ -103,8 +111,8 @@ print_applications_text(GVariant *reply)
 	g_print("User-space applications:\n");
 	while (g_variant_iter_next(iter, "(iu&s&sa(sis))", &pid, &uid, &procname, &version,
 				   &events)) {
-		g_print("\nPID: %d - Name: %s - UID: %u - Tracer: %s\n", pid, procname, uid,
-			version);
+		g_print("\nPID: %d - Name: %s - UID: %u - Tracer: %s - Kind: %s\n", pid, procname,
+			uid, version, application_kind(version));
 		print_events(events);
 		g_variant_iter_free(events);
 	}
@@ -128,7 +136,8 @@ add_events_json(JsonBuilder *builder, GVariantIter *events)
 }
 
 /* {"applications": [{"pid", "uid", "process_name", "tracer_version",
- * "events": [{"name", "log_level", "fields"}]}]} from ListApplications. */
+ * "kind", "events": [{"name", "log_level", "fields"}]}]} from
+ * ListApplications. */
 static JsonNode *
 applications_json(GVariant *reply)
 {
@@ -150,6 +159,7 @@ applications_json(GVariant *reply)
 		tc_client_output_member_int(builder, "uid", uid);
 		tc_client_output_member_string(builder, "process_name", procname);
 		tc_client_output_member_string(builder, "tracer_version", version);
+		tc_client_output_member_string(builder, "kind", application_kind(version));
 		json_builder_set_member_name(builder, "events");
 		add_events_json(builder, events);
 		g_variant_iter_free(events);

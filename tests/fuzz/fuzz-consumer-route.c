@@ -144,21 +144,6 @@ static struct fake_request requests[REQUESTS];
 /* Where the link's reader receives: aligned for the ABI's structs. */
 static guint64 buffer[TC_CONSUMER_MSG_MAX / sizeof(guint64)];
 
-static int
-count_open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *entry;
-	int count = 0;
-
-	if (dir == NULL)
-		FAIL("opendir /proc/self/fd: %s", strerror(errno));
-	while ((entry = readdir(dir)) != NULL)
-		count += entry->d_name[0] != '.';
-	closedir(dir);
-	return count;
-}
-
 static gboolean
 fd_is_open(int fd)
 {
@@ -538,7 +523,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = {data, size, 0};
 	GHashTable *pending = g_hash_table_new(g_direct_hash, g_direct_equal);
-	int open_before = count_open_fds();
+	int open_before = fuzz_count_open_fds();
 
 	requests_register(pending, &in);
 	for (guint n = 0; n < MESSAGES_MAX && in.pos < in.size; n++) {
@@ -551,9 +536,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	requests_end();
 	g_hash_table_unref(pending);
-	if (count_open_fds() != open_before)
+	if (fuzz_count_open_fds() != open_before)
 		FAIL("%d descriptors open before the messages, %d after", open_before,
-		     count_open_fds());
+		     fuzz_count_open_fds());
 	return 0;
 }
 

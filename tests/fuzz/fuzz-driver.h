@@ -17,8 +17,11 @@
  * outcome was reached and fails when one never was (from 1000 runs on): inputs that never reach an
  * outcome test less than they seem to.
  */
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 struct fuzz_input {
 	const uint8_t *data;
@@ -40,6 +43,25 @@ fuzz_take_u32(struct fuzz_input *in)
 	for (int i = 0; i < 4; i++)
 		value |= (uint32_t)fuzz_take_byte(in) << (8 * i);
 	return value;
+}
+
+/* The descriptors this process has open: a harness counts them before
+ * and after an input, so that one left open by the code it runs fails. */
+static inline int
+fuzz_count_open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *entry;
+	int count = 0;
+
+	if (dir == NULL) {
+		perror("opendir /proc/self/fd");
+		abort();
+	}
+	while ((entry = readdir(dir)) != NULL)
+		count += entry->d_name[0] != '.';
+	closedir(dir);
+	return count;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -17,7 +17,10 @@ mount and network namespaces where
 - /home and /tmp are empty directories of its own on the disk of /tmp:
   homes and run directories keep the file system a test expects (the
   consumer's direct I/O depends on it);
-- 127.0.0.1 and ::1 are a loopback of its own, so ports never meet.
+- 127.0.0.1 and ::1 are a loopback of its own, so ports never meet;
+- /dev/shm is a tmpfs of its own: POSIX shared memory (LTTng's wait
+  pages, /lttng-ust-wait-8 and the per-user ones) is the world's, as
+  LTTng's sockets under /var/run are.
 
 What namespaces do not separate: uids (per-uid limits, `pkill -u`, the
 processes of /proc), which is why each world takes a slot and gives useradd
@@ -147,6 +150,7 @@ def inside(slot, scratch, command):
     for target in FRESH:  # /tmp last: scratch is under it
         fresh(target, scratch)
     put_back(held)
+    mount("-t", "tmpfs", "-o", "mode=1777,nosuid,nodev", "tmpfs", "/dev/shm")
     set_id_ranges(slot)
     # A name service cache would answer from the machine's /etc, which
     # knows nothing of the world's users: the world has none.

@@ -100,7 +100,7 @@ fill_address(struct sockaddr_un *addr, const char *path, GError **error)
  * sets the mode there: nobody can connect before, or swap the file under
  * the chmod(). */
 static int
-listen_privately(const char *private_path, int socket_flags, mode_t mode, int backlog,
+listen_privately(const char *private_path, int type, int socket_flags, mode_t mode, int backlog,
 		 GError **error)
 {
 	struct sockaddr_un addr;
@@ -108,7 +108,7 @@ listen_privately(const char *private_path, int socket_flags, mode_t mode, int ba
 
 	if (!fill_address(&addr, private_path, error))
 		return -1;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | socket_flags, 0);
+	fd = socket(AF_UNIX, type | socket_flags, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    chmod(private_path, mode) < 0 || listen(fd, backlog) < 0) {
 		set_errno_error(error, "listen on", private_path);
@@ -119,8 +119,9 @@ listen_privately(const char *private_path, int socket_flags, mode_t mode, int ba
 	return fd;
 }
 
-int
-tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, GError **error)
+static int
+listen_atomically(const char *path, int type, int socket_flags, mode_t mode, int backlog,
+		  GError **error)
 {
 	g_autofree char *dir = g_path_get_dirname(path);
 	g_autofree char *private_dir = g_build_filename(dir, ".tc-bind-XXXXXX", NULL);
@@ -132,7 +133,7 @@ tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, G
 		return -1;
 	}
 	private_path = g_build_filename(private_dir, "s", NULL);
-	fd = listen_privately(private_path, socket_flags, mode, backlog, error);
+	fd = listen_privately(private_path, type, socket_flags, mode, backlog, error);
 	/* Atomically replaces a stale socket of an earlier instance. */
 	if (fd >= 0 && rename(private_path, path) < 0) {
 		set_errno_error(error, "move a socket to", path);
@@ -143,6 +144,19 @@ tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, G
 		unlink(private_path);
 	rmdir(private_dir);
 	return fd;
+}
+
+int
+tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, GError **error)
+{
+	return listen_atomically(path, SOCK_SEQPACKET, socket_flags, mode, backlog, error);
+}
+
+int
+tc_rundir_listen_stream(const char *path, int socket_flags, mode_t mode, int backlog,
+			GError **error)
+{
+	return listen_atomically(path, SOCK_STREAM, socket_flags, mode, backlog, error);
 }
 
 gboolean

@@ -24,6 +24,10 @@ gboolean tc_rundir_prepare(const char *rundir, GError **error);
  * renamed into place, so it has its mode from the moment it can be
  * reached. Returns the descriptor, or -1 with error set. */
 int tc_rundir_listen(const char *path, int socket_flags, mode_t mode, int backlog, GError **error);
+/* The same with a SOCK_STREAM socket, the kind LTTng's applications
+ * connect to. */
+int tc_rundir_listen_stream(const char *path, int socket_flags, mode_t mode, int backlog,
+			    GError **error);
 
 /* TRUE when path is still the file known was taken from: an instance that
  * stops must not remove what the next one already created. */

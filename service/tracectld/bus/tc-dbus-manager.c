@@ -15,6 +15,8 @@
 #include "tc-dbus-triggers.h"
 #include "tc-error.h"
 #include "tc-kernel.h"
+#include "tc-lttng-apps.h"
+#include "tc-lttng-registry.h"
 #include "tc-peer-identity.h"
 #include "tc-registry.h"
 #include "tc-relay-url.h"
@@ -352,6 +354,50 @@ app_events_variant(TcApp *app)
 	return g_variant_builder_end(&builder);
 }
 
+static GVariant *
+lttng_app_events_variant(TcLttngApp *app)
+{
+	g_autoptr(GPtrArray) events = tc_lttng_app_dup_events(app);
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(sis)"));
+	for (guint i = 0; i < events->len; i++) {
+		TcLttngEvent *event = g_ptr_array_index(events, i);
+
+		g_variant_builder_add(&builder, "(sis)", event->name, event->loglevel,
+				      event->fields);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+/* The LTTng-UST applications, after tracectl's own. */
+static void
+add_lttng_applications(GVariantBuilder *builder, const TcRequest *request)
+{
+	g_autoptr(GPtrArray) apps =
+		tc_lttng_registry_list(request->caller.uid, request->caller.is_admin);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		g_autofree char *version =
+			g_strdup_printf("lttng-ust %u.%u", app->abi_major, app->abi_minor);
+
+		g_variant_builder_add(builder, "(iuss@a(sis))", (gint32)app->pid,
+				      (guint32)app->uid, app->procname, version,
+				      lttng_app_events_variant(app));
+	}
+}
+
+/* Off the main loop: LTTng-UST applications are asked for their
+ * tracepoints now (they may have loaded providers since), each on its
+ * owner's thread, for a bounded time. */
+static gboolean
+list_applications_work(TcRequest *request, GError **error)
+{
+	tc_lttng_apps_refresh(request->caller.uid, request->caller.is_admin);
+	return TRUE;
+}
+
 static void
 list_applications_done(TcRequest *request)
 {
@@ -372,6 +418,7 @@ list_applications_done(TcRequest *request)
 					      app_events_variant(app));
 		g_mutex_unlock(&app->lock);
 	}
+	add_lttng_applications(&builder, request);
 	g_dbus_method_invocation_return_value(request->invocation,
 					      g_variant_new("(a(iussa(sis)))", &builder));
 }
@@ -381,6 +428,7 @@ handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocati
 {
 	TcRequest *request = tc_dbus_request_new(invocation, NULL);
 
+	request->work = list_applications_work;
 	request->done = list_applications_done;
 	tc_dbus_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
 			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
@@ -516,6 +564,14 @@ handle_unsubscribe(TcDbusManager *manager, GDBusMethodInvocation *invocation)
 	return TRUE;
 }
 
+void
+tc_dbus_manager_refresh_lttng_status(gpointer manager)
+{
+	g_autofree char *status = tc_lttng_apps_dup_status();
+
+	tc_dbus_manager_set_lttng_ust_applications(manager, status);
+}
+
 gpointer
 tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 {
@@ -524,6 +580,7 @@ tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 	manager_connection = connection;
 	tc_dbus_signals_init(connection);
 	tc_dbus_manager_set_version(manager, PACKAGE_VERSION);
+	tc_dbus_manager_refresh_lttng_status(manager);
 	g_signal_connect(manager, "handle-create-session", G_CALLBACK(handle_create_session),
 			 NULL);
 	g_signal_connect(manager, "handle-create-session-with-options",

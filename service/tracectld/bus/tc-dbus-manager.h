@@ -12,3 +12,6 @@ gpointer tc_dbus_manager_export(GDBusConnection *connection, GError **error);
  * the registry) its D-Bus object, and tells subscribers. Main thread: the
  * daemon hands it to auto-load as its TcAutoloadPublishFunc. */
 gboolean tc_dbus_manager_publish_session(TcSession *session, GError **error);
+/* Sets the LttngUstApplications property from what came of serving
+ * LTTng-UST applications (tc-lttng-apps.h). Main thread. */
+void tc_dbus_manager_refresh_lttng_status(gpointer manager);

@@ -54,6 +54,9 @@ static const TcLimitInfo limit_info[TC_LIMIT_COUNT] = {
 	[TC_LIMIT_SUBSCRIPTIONS] = {"MaxSubscriptions", "bus connections subscribed to signals",
 				    16},
 	[TC_LIMIT_TRIGGERS] = {"MaxTriggers", "triggers", 64},
+	/* Each holds two sockets (charged as connections too) and a listing
+	 * of its events (charged as event descriptions). */
+	[TC_LIMIT_LTTNG_APPLICATIONS] = {"MaxLttngApplications", "LTTng-UST applications", 1024},
 	/* Each loads eBPF programs on hot tracepoints and pins a ring buffer
 	 * of kernel memory. */
 	[TC_LIMIT_KERNEL_OWN_SESSIONS] = {"MaxKernelOwnSessions",

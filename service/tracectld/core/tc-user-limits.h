@@ -34,6 +34,7 @@ typedef enum {
 	TC_LIMIT_CONNECTIONS,
 	TC_LIMIT_SUBSCRIPTIONS, /* bus connections subscribed to signals */
 	TC_LIMIT_TRIGGERS,
+	TC_LIMIT_LTTNG_APPLICATIONS, /* LTTng-UST applications registered */
 	TC_LIMIT_KERNEL_OWN_SESSIONS, /* sessions with own-process kernel programs */
 	/* Per item. */
 	TC_LIMIT_CHANNELS_PER_SESSION,

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tc-app-listener.h"
@@ -27,6 +28,7 @@
 #include "tc-error.h"
 #include "tc-idle.h"
 #include "tc-kernel.h"
+#include "tc-lttng-apps.h"
 #include "tc-registry.h"
 #include "tc-relay-watch.h"
 #include "tc-rundir.h"
@@ -48,6 +50,7 @@ typedef struct {
 	gpointer manager;
 	guint owner_id;
 	gboolean is_started;
+	gboolean is_lttng_ust; /* serve LTTng-UST applications on LTTng's paths */
 	int exit_status;
 	const char *session_dir; /* auto-loaded at start */
 } TcDaemon;
@@ -99,6 +102,10 @@ name_acquired_cb(GDBusConnection *connection, const char *name, gpointer user_da
 	if (!tc_wake_ready(daemon->rundir, &error))
 		g_warning("Applications waiting for the service will retry on their own: %s",
 			  error->message);
+	if (daemon->is_lttng_ust) {
+		tc_lttng_apps_start(TC_LTTNG_APPS_GLOBAL_SOCKET, TC_LTTNG_APPS_GLOBAL_WAIT);
+		tc_dbus_manager_refresh_lttng_status(daemon->manager);
+	}
 	daemon->is_started = TRUE;
 	g_message("Acquired the bus name %s, ready", name);
 	sd_notify(0, "READY=1\nSTATUS=Ready");
@@ -185,6 +192,7 @@ shutdown_daemon(TcDaemon *daemon)
 	/* Applications first, so nothing new arrives; then the consumers,
 	 * which write out what they hold when their socket closes. */
 	g_clear_pointer(&daemon->listener, tc_app_listener_free);
+	tc_lttng_apps_stop();
 	tc_session_autoload_wait();
 	tc_session_rotation_scheduler_stop();
 	tc_relay_watch_stop();
@@ -218,6 +226,7 @@ int
 main(int argc, char **argv)
 {
 	gboolean embedded = FALSE, verbose = FALSE, replace = FALSE, version = FALSE;
+	gboolean lttng_ust = FALSE;
 	gint idle_timeout_s = 0, max_app_connections = -1;
 	gint consumer_rt_priority = 0;
 	g_autofree char *config_file = NULL;
@@ -238,6 +247,12 @@ main(int argc, char **argv)
 		{"idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout_s,
 		 "Exit after SECS without any session or call (0: never, the default)",
 		 "SECS"},
+		{"lttng-ust", 0, 0, G_OPTION_ARG_NONE, &lttng_ust,
+		 "Serve LTTng-UST applications on LTTng's global paths (" TC_LTTNG_APPS_GLOBAL_SOCKET
+		 ", the wait page " TC_LTTNG_APPS_GLOBAL_WAIT
+		 "), unless another session daemon answers there; the default as root "
+		 "outside embedded mode",
+		 NULL},
 		{"max-app-connections", 0, 0, G_OPTION_ARG_INT, &max_app_connections,
 		 "Connections to the application socket one user (root aside) may hold, "
 		 "instead of MaxConnections of the configuration's [Limits] (0: no limit)",
@@ -265,6 +280,9 @@ main(int argc, char **argv)
 	}
 	if (version) {
 		g_print("tracectld %s\n", PACKAGE_VERSION);
+		g_print("LTTng-UST applications: %s\n",
+			TRACECTL_HAVE_LTTNG_UST ? "supported (--lttng-ust)"
+						: "not supported (built without liblttng-ust-ctl)");
 		return EXIT_SUCCESS;
 	}
 	if (!load_limits(config_file, max_app_connections, &error)) {
@@ -283,6 +301,9 @@ main(int argc, char **argv)
 		g_setenv("G_MESSAGES_DEBUG", "all", TRUE);
 	(void)TC_ERROR; /* register the D-Bus error names before any reply */
 	raise_file_limit();
+	/* LTTng's global paths are the machine's: an embedded service (a
+	 * test's, a developer's) takes them only when told to. */
+	daemon.is_lttng_ust = lttng_ust || (!embedded && geteuid() == 0);
 	daemon.rundir = g_strdup(rundir_from_env());
 	daemon.session_dir = session_dir ? session_dir : TRACECTL_AUTOLOAD_DIR;
 	daemon.loop = g_main_loop_new(NULL, FALSE);

@@ -34,7 +34,7 @@ SHAPES = {
     "list": {"sessions": [SESSION_ENTRY]},
     "list NAME": SESSION,
     "list -u": {"applications": [{"pid": int, "uid": int, "process_name": str,
-                                  "tracer_version": str,
+                                  "tracer_version": str, "kind": str,
                                   "events": [{"name": str, "log_level": int,
                                               "fields": str}]}]},
     "list -k": {"syscalls": bool, "events": [str]},

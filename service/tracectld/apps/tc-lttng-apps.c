@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * LTTng-UST applications: registration and listing.
+ *
+ * An application linked with LTTng-UST 2.13 connects twice to the global
+ * socket: its command socket, on which it sends its registration message
+ * and then waits for commands, and its notify socket, with the same
+ * message. Its constructor waits for register_done on the command socket
+ * (or LTTNG_UST_REGISTER_TIMEOUT, 3 s by default) before main() runs.
+ * One that found nobody listening waits on the wait page's futex
+ * (tc-lttng-wait.h) and connects once it is woken.
+ *
+ *   listen thread (tc-lttng-listen.c)      owner's thread (tc_owner_pool)
+ *   accept, SO_PEERCRED, timeouts  ──work──> receive and check the message
+ *   charge the connection                    command: keep it, pairing
+ *                                            notify: pair it by pid and uid,
+ *                                              register_done, list, publish
+ *   hang-up, notify input, deadline ──────>  (unlink; the last reference
+ *     unlink from the registry                 closes the sockets)
+ *
+ * Why a thread per owner: every exchange with an application is
+ * liblttng-ust-ctl's blocking send and receive, bounded by the socket
+ * timeouts (TC_LTTNG_APPS_SOCKET_TIMEOUT_MS, lttng-sessiond's default).
+ * An application that stops answering holds the thread it is served on
+ * for that long; on its owner's thread it delays only its owner's
+ * applications, never another user's, nor the listen thread or the D-Bus
+ * main loop. The command socket stays the property of that thread, which
+ * is where the commands of sessions (channels, events, start, stop) will
+ * be sent from.
+ */
+#define G_LOG_DOMAIN "tracectld-lttng"
+
+#include "tc-lttng-apps.h"
+
+#include <errno.h>
+#include <lttng/ust-sigbus.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tc-error.h"
+#include "tc-lttng-list.h"
+#include "tc-lttng-listen.h"
+#include "tc-lttng-register.h"
+#include "tc-lttng-registry.h"
+#include "tc-lttng-wait.h"
+#include "tc-owner-pool.h"
+#include "tc-peer-identity.h"
+#include "tc-user-limits.h"
+
+/* liblttng-ust-ctl asks its executable for this thread-local state (it
+ * serves the reading of LTTng-UST's buffers, which this step does not
+ * do yet); defined here, in the file the daemon always links. */
+DEFINE_LTTNG_UST_SIGBUS_STATE();
+
+/* A caller waiting for owners' threads to list their applications
+ * again; each owner's work holds a reference. */
+typedef struct {
+	gint refcount;
+	GMutex lock;
+	GCond done;
+	guint pending; /* [lock] owners not done yet */
+} TcLttngRefresh;
+
+typedef struct {
+	int fd; /* a new connection, or -1 for a refresh */
+	struct ucred cred;
+	TcUserCharge charge;
+	TcLttngRefresh *refresh;
+} TcLttngWork;
+
+/* pool is read by the listen thread (stopped before the pool goes) and
+ * by refreshes, which run on the D-Bus requests' threads until after
+ * this module stops: they push under state_lock, which stop takes the
+ * pool away under. */
+static GMutex state_lock;
+static TcOwnerPool *pool;	     /* [state_lock] for refreshes; set at start */
+static TcLttngListen *listen_socket; /* set at start, freed at stop */
+static char *status;		     /* [state_lock] */
+
+static void
+set_status(char *text)
+{
+	g_mutex_lock(&state_lock);
+	g_free(status);
+	status = text;
+	g_mutex_unlock(&state_lock);
+}
+
+char *
+tc_lttng_apps_dup_status(void)
+{
+	char *copy;
+
+	g_mutex_lock(&state_lock);
+	copy = g_strdup(status ? status : "not served: not asked to (tracectld --lttng-ust)");
+	g_mutex_unlock(&state_lock);
+	return copy;
+}
+
+static void
+refresh_unref(TcLttngRefresh *refresh)
+{
+	if (refresh == NULL || !g_atomic_int_dec_and_test(&refresh->refcount))
+		return;
+	g_mutex_clear(&refresh->lock);
+	g_cond_clear(&refresh->done);
+	g_free(refresh);
+}
+
+static void
+work_free(gpointer data)
+{
+	TcLttngWork *work = data;
+
+	if (work->fd >= 0)
+		close(work->fd);
+	tc_user_limits_release(&work->charge);
+	if (work->refresh) {
+		g_mutex_lock(&work->refresh->lock);
+		work->refresh->pending--;
+		g_cond_signal(&work->refresh->done);
+		g_mutex_unlock(&work->refresh->lock);
+		refresh_unref(work->refresh);
+	}
+	g_free(work);
+}
+
+static void
+app_gone(TcLttngApp *app, const char *why)
+{
+	if (tc_lttng_registry_remove(app))
+		g_message("LTTng-UST application unregistered: pid=%d uid=%u name='%s' (%s)",
+			  (int)app->pid, (unsigned)app->uid, app->procname, why);
+}
+
+static void
+gone_cb(TcLttngApp *app, const char *why, gpointer user_data)
+{
+	app_gone(app, why);
+}
+
+/* Owner's thread: the command socket of a new application, kept until
+ * its notify socket comes. */
+static void
+keep_command_socket(TcLttngWork *work, const TcLttngRegistration *registration)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcLttngApp) app = NULL;
+
+	if (!tc_user_limits_charge(&work->charge, TC_LIMIT_LTTNG_APPLICATIONS, 1, &error)) {
+		g_warning("Refused the LTTng-UST application pid=%d uid=%u name='%s': %s",
+			  (int)work->cred.pid, (unsigned)work->cred.uid, registration->procname,
+			  error->message);
+		return;
+	}
+	app = tc_lttng_app_new(work->fd, work->cred.pid, work->cred.uid, work->cred.gid,
+			       &work->charge);
+	work->fd = -1;
+	tc_user_limits_charge_init(&work->charge, work->charge.user); /* the app's now */
+	memcpy(app->procname, registration->procname, sizeof(app->procname));
+	app->abi_major = registration->abi_major;
+	app->abi_minor = registration->abi_minor;
+	app->bits_per_long = registration->bits_per_long;
+	app->deadline_us = g_get_monotonic_time() + TC_LTTNG_APPS_SOCKET_TIMEOUT_MS * 1000;
+	tc_lttng_registry_add(app);
+}
+
+/* Owner's thread: lists the events of app. A refusal by a limit leaves
+ * it registered with no event listed; any other failure (it does not
+ * answer in time, it answers nonsense) ends it. */
+static gboolean
+list_app(TcLttngApp *app)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (tc_lttng_list_events(app, &error))
+		return TRUE;
+	if (g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)) {
+		g_warning("Refused the events of the LTTng-UST application pid=%d uid=%u: %s",
+			  (int)app->pid, (unsigned)app->uid, error->message);
+		return TRUE;
+	}
+	g_prefix_error(&error, "listing its events: ");
+	app_gone(app, error->message);
+	return FALSE;
+}
+
+/* Owner's thread: the notify socket of an application whose command
+ * socket came: both are tied, the application may go on, and it is
+ * listed. */
+static void
+pair_notify_socket(TcLttngWork *work)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcLttngApp) app = tc_lttng_registry_find_pairing(work->cred.pid, work->cred.uid);
+	g_autoptr(GPtrArray) events = NULL;
+
+	if (app == NULL) {
+		g_warning("Refused a notify socket of pid=%d uid=%u: no command socket of it waits",
+			  (int)work->cred.pid, (unsigned)work->cred.uid);
+		return;
+	}
+	app->notify_fd = work->fd;
+	work->fd = -1;
+	app->notify_charge = work->charge;
+	tc_user_limits_charge_init(&work->charge, work->charge.user);
+	if (!tc_lttng_register_done(app, &error) ||
+	    !tc_lttng_listen_watch(listen_socket, app, &error)) {
+		app_gone(app, error->message);
+		return;
+	}
+	if (!list_app(app) || !tc_lttng_registry_publish(app))
+		return;
+	events = tc_lttng_app_dup_events(app);
+	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
+		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
+		  app->abi_minor, events->len);
+}
+
+static void
+serve_connection(TcLttngWork *work)
+{
+	g_autoptr(GError) error = NULL;
+	TcLttngRegistration registration;
+
+	if (!tc_lttng_register_receive(work->fd, &work->cred, &registration, &error)) {
+		g_warning("Refused the LTTng-UST application pid=%d uid=%u: %s",
+			  (int)work->cred.pid, (unsigned)work->cred.uid, error->message);
+		return;
+	}
+	if (registration.is_notify)
+		pair_notify_socket(work);
+	else
+		keep_command_socket(work, &registration);
+}
+
+static void
+refresh_owner(uid_t owner)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(owner, FALSE);
+
+	for (guint i = 0; i < apps->len; i++)
+		list_app(g_ptr_array_index(apps, i));
+}
+
+static void
+owner_work_cb(TcOwnerPool *owner_pool, uid_t owner, gpointer data, gpointer user_data)
+{
+	TcLttngWork *work = data;
+
+	if (work->fd >= 0)
+		serve_connection(work);
+	else
+		refresh_owner(owner);
+}
+
+/* Listen thread: who pays for the connection, its timeouts, and on to
+ * its owner's thread. */
+static void
+accept_cb(int fd, const struct ucred *cred, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	struct timeval timeout = {.tv_sec = TC_LTTNG_APPS_SOCKET_TIMEOUT_MS / 1000};
+	TcLttngWork *work = g_new0(TcLttngWork, 1);
+	TcPeerUserSource source;
+	uid_t user;
+
+	work->fd = fd;
+	work->cred = *cred;
+	tc_user_limits_charge_init(&work->charge, cred->uid);
+	if (!tc_peer_identity_accountable_user(fd, cred, &user, &source, &error) ||
+	    (tc_user_limits_charge_init(&work->charge, user),
+	     !tc_user_limits_charge(&work->charge, TC_LIMIT_CONNECTIONS, 1, &error))) {
+		g_warning("Refused a connection of the LTTng-UST application pid=%d uid=%u: %s",
+			  (int)cred->pid, (unsigned)cred->uid, error->message);
+		work_free(work);
+		return;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout)) < 0) {
+		g_warning("Cannot bound the waits on pid=%d's socket, refused: %s", (int)cred->pid,
+			  g_strerror(errno));
+		work_free(work);
+		return;
+	}
+	tc_owner_pool_push(pool, cred->uid, work);
+}
+
+void
+tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
+{
+	TcOwnerPool *new_pool = tc_owner_pool_new(owner_work_cb, work_free, NULL);
+	g_autoptr(GError) error = NULL;
+
+	g_mutex_lock(&state_lock);
+	pool = new_pool;
+	g_mutex_unlock(&state_lock);
+	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, NULL, &error);
+	if (listen_socket == NULL) {
+		g_message("Not serving LTTng-UST applications: %s", error->message);
+		if (g_error_matches(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS))
+			set_status(g_strdup_printf("served by another session daemon (%s; "
+						   "tracectld leaves it alone)",
+						   error->message));
+		else
+			set_status(g_strdup_printf("not served: %s", error->message));
+		return;
+	}
+	g_message("Listening for LTTng-UST applications on '%s'", socket_path);
+	set_status(g_strdup_printf("served on '%s'", socket_path));
+	if (!tc_lttng_wait_ready(wait_shm, &error))
+		g_warning("LTTng-UST applications waiting for a session daemon will not be woken: %s",
+			  error->message);
+}
+
+void
+tc_lttng_apps_stop(void)
+{
+	tc_lttng_wait_stopping();
+	/* No new connection, then the owners' works under way (they may
+	 * still watch sockets through listen_socket), then the rest. */
+	TcOwnerPool *stopping;
+
+	if (listen_socket)
+		tc_lttng_listen_stop(listen_socket);
+	g_mutex_lock(&state_lock);
+	stopping = g_steal_pointer(&pool);
+	g_mutex_unlock(&state_lock);
+	tc_owner_pool_free(stopping);
+	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
+	tc_lttng_registry_clear();
+}
+
+void
+tc_lttng_apps_refresh(uid_t uid, gboolean all)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(uid, all);
+	g_autoptr(GHashTable) owners = g_hash_table_new(g_direct_hash, g_direct_equal);
+	gint64 deadline = g_get_monotonic_time() + TC_LTTNG_APPS_REFRESH_TIMEOUT_MS * 1000;
+	TcLttngRefresh *refresh;
+	GHashTableIter iter;
+	gpointer owner;
+
+	if (apps->len == 0)
+		return;
+	for (guint i = 0; i < apps->len; i++)
+		g_hash_table_add(owners, GUINT_TO_POINTER(((TcLttngApp *)apps->pdata[i])->uid));
+	refresh = g_new0(TcLttngRefresh, 1);
+	refresh->refcount = 1;
+	g_mutex_init(&refresh->lock);
+	g_cond_init(&refresh->done);
+	refresh->pending = g_hash_table_size(owners);
+	g_mutex_lock(&state_lock);
+	g_hash_table_iter_init(&iter, owners);
+	while (g_hash_table_iter_next(&iter, &owner, NULL)) {
+		TcLttngWork *work = g_new0(TcLttngWork, 1);
+
+		work->fd = -1;
+		tc_user_limits_charge_init(&work->charge, GPOINTER_TO_UINT(owner));
+		g_atomic_int_inc(&refresh->refcount);
+		work->refresh = refresh;
+		/* Once stopped, or refused by a pool stopping, the work is
+		 * freed at once, which counts it done. */
+		if (pool)
+			tc_owner_pool_push(pool, GPOINTER_TO_UINT(owner), work);
+		else
+			work_free(work);
+	}
+	g_mutex_unlock(&state_lock);
+	g_mutex_lock(&refresh->lock);
+	while (refresh->pending > 0 && g_cond_wait_until(&refresh->done, &refresh->lock, deadline))
+		;
+	g_mutex_unlock(&refresh->lock);
+	refresh_unref(refresh);
+}
