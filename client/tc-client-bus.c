@@ -159,14 +159,18 @@ tc_client_connect(GError **error)
 TcDbusManager *
 tc_client_manager(GError **error)
 {
-	GDBusConnection *bus = tc_client_connect(error);
-	TcDbusManager *manager;
+	/* One proxy per command: each new one would look the owner up again. */
+	static TcDbusManager *manager;
+	GDBusConnection *bus;
 
+	if (manager)
+		return g_object_ref(manager);
+	bus = tc_client_connect(error);
 	if (bus == NULL)
 		return NULL;
 	/* One command calls a method or two and listens to no signal of the
-	 * proxy (monitor subscribes on the connection); only `version` reads
-	 * a property (tc_client_manager_property()). So: no properties
+	 * proxy (monitor subscribes on the connection); only `version` and
+	 * `status` read a property (tc_client_manager_property()). So: no properties
 	 * loaded, no match rules, and no StartServiceByName before the first
 	 * call, which starts an activatable service itself. Its construction
 	 * is then one GetNameOwner, where it was four round trips. */
@@ -175,9 +179,10 @@ tc_client_manager(GError **error)
 	    G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
 		G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
 	    TC_NAME, TC_MANAGER_PATH, NULL, error);
-	if (manager)
-		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
-	return manager;
+	if (manager == NULL)
+		return NULL;
+	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
+	return g_object_ref(manager);
 }
 
 GVariant *

@@ -22,11 +22,12 @@ from tclib import Service, check, log, run, wait_for
 
 # The calls the CLI waits for, at most, per command: Hello, the service's
 # name owner, the session's lookup and properties, the command's own
-# calls. Match rules (AddMatch, RemoveMatch) are sent without waiting;
+# calls; status also reads who serves LTTng-UST applications (one Get of
+# the manager's). Match rules (AddMatch, RemoveMatch) are sent without waiting;
 # GDBus adds one per proxy for its owner and one for the properties it
 # loads, at most MATCH_RULES in all.
 BOUNDS = {
-    ("status",): 6,
+    ("status",): 7,
     ("list", "s"): 6,
     ("list",): 3,
     ("start", "s"): 5,
