@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, machine  # noqa: E402
 
 FILTER = 'intfield > 100 && strfield == "x*"'
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "9"))
@@ -156,15 +156,7 @@ def measure(tracer):
 
 
 def notes():
-    model = "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-        clock = f.read().strip()
-    print(f"note cpu={model!r} clocksource={clock} runs={RUNS}", flush=True)
+    print(f"note machine={machine()!r} runs={RUNS}", flush=True)
 
 
 def main():

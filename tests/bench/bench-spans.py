@@ -39,7 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, machine  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "7"))
 COUNT = 30000
@@ -167,13 +167,6 @@ def export_figure(trace_root, spans):
           f"{receiver.bytes // max(receiver.requests, 1)} bytes on average", flush=True)
 
 
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown"
-
 
 def main():
     headers = ("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h",
@@ -184,13 +177,10 @@ def main():
         build(tmp)
         ours_sampled, ours_unsampled = ours_figures(tmp)
         anchor_sampled, anchor_unsampled = anchor_figures(tmp)
-        figure("span_sampled_ns", ours_sampled, anchor_sampled)
-        figure("span_unsampled_ns", ours_unsampled, anchor_unsampled)
+        figure("span_sampled_ns", ours_sampled, anchor_sampled, "ns")
+        figure("span_unsampled_ns", ours_unsampled, anchor_unsampled, "ns")
         export_figure(f"{tmp}/ours", RUNS * COUNT)
-    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-        clocksource = f.read().strip()
-    print(f"note cpu={cpu_model()!r} clocksource={clocksource} "
-          f"loadavg={os.getloadavg()[0]:.2f} cpus={os.cpu_count()}", flush=True)
+    print(f"note machine={machine()!r} loadavg={os.getloadavg()[0]:.2f}", flush=True)
 
 
 main()

@@ -2313,20 +2313,6 @@ consumer_route(struct conversation *c, struct tc_consumerd_request *request,
 
 /* --- Sending, and reading the answer ------------------------------------ */
 
-static int
-count_open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *entry;
-	int count = 0;
-
-	if (!dir)
-		FAIL("opendir /proc/self/fd: %s", strerror(errno));
-	while ((entry = readdir(dir)) != NULL)
-		count += entry->d_name[0] != '.';
-	closedir(dir);
-	return count;
-}
 
 /* Sends the request with its descriptors, then closes the harness's. */
 static void
@@ -2866,7 +2852,7 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	struct built b = {0};
 	struct expectation e;
 	struct answer a = {0};
-	int fds_before = count_open_fds(), ret;
+	int fds_before = fuzz_count_open_fds(), ret;
 
 	build_request(c, in, &b);
 	expect_request(c, &b, &e, &added);
@@ -2875,9 +2861,9 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	ret = tc_consumerd_command_receive(c->consumer_fd, &request);
 	if (e.stage == STAGE_LINK_END) {
 		/* The consumer stops here: its descriptors were closed. */
-		if (ret != -EPIPE || count_open_fds() != fds_before)
+		if (ret != -EPIPE || fuzz_count_open_fds() != fds_before)
 			FAIL("an empty datagram: %d, %d descriptors more", ret,
-			     count_open_fds() - fds_before);
+			     fuzz_count_open_fds() - fds_before);
 		c->link_ended = true;
 		count_outcome(&e, 0);
 		return;
@@ -2892,8 +2878,8 @@ run_request(struct conversation *c, struct fuzz_input *in)
 		listing_take(&after, jail);
 		listing_compare(&before, e.added, &after, false, "a request");
 	}
-	check_fds(&e, count_open_fds() - fds_before, a.reply.status);
-	model_apply(c, &e, &b, a.reply.status, count_open_fds() - fds_before);
+	check_fds(&e, fuzz_count_open_fds() - fds_before, a.reply.status);
+	model_apply(c, &e, &b, a.reply.status, fuzz_count_open_fds() - fds_before);
 	if (e.session && e.session->exists && e.type == TC_CONSUMER_METADATA)
 		check_metadata_file(e.session);
 	check_consumer_state(c);
@@ -2976,7 +2962,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!is_ready)
 		harness_init();
 	is_ready = true;
-	fds_start = count_open_fds();
+	fds_start = fuzz_count_open_fds();
 	jail_make();
 	listing_take(&start, root);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -2991,8 +2977,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conversation_end(&c);
 	if (relays_open != 0)
 		FAIL("%u relay connections left open", relays_open);
-	if (count_open_fds() != fds_start)
-		FAIL("%d descriptors open before the input, %d after", fds_start, count_open_fds());
+	if (fuzz_count_open_fds() != fds_start)
+		FAIL("%d descriptors open before the input, %d after", fds_start, fuzz_count_open_fds());
 	listing_take(&end, root);
 	listing_compare(&start, NULL, &end, true, "the input");
 	remove_tree(jail);

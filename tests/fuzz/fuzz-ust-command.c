@@ -361,20 +361,6 @@ struct payload {
 
 /* Resources. */
 
-static unsigned int
-count_open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *entry;
-	unsigned int count = 0;
-
-	if (dir == NULL)
-		FAIL("opendir /proc/self/fd: %s", strerror(errno));
-	while ((entry = readdir(dir)) != NULL)
-		count += entry->d_name[0] != '.';
-	closedir(dir);
-	return count - 1; /* the directory's own */
-}
 
 /* Mappings of the harness's memfds, which only the application maps. */
 static unsigned int
@@ -1575,7 +1561,7 @@ check_fds(const struct model *m, unsigned int baseline)
 {
 	unsigned int expected =
 	    baseline + (m->is_connected ? 2 : 0) + model_held_fds(m) + model_wake_fds(m);
-	unsigned int open_fds = count_open_fds();
+	unsigned int open_fds = fuzz_count_open_fds();
 
 	if (open_fds != expected)
 		FAIL("%u descriptors open, %u expected (%u held by streams)", open_fds, expected,
@@ -1950,7 +1936,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		set_up();
 		is_set_up = true;
 	}
-	fds_baseline = count_open_fds();
+	fds_baseline = fuzz_count_open_fds();
 	for (unsigned int n = 0; n < STEPS_MAX && in.pos < in.size; n++) {
 		uint8_t op = fuzz_take_byte(&in);
 
