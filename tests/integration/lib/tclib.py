@@ -100,14 +100,22 @@ class User:
             except KeyError:
                 subprocess.run(["groupadd", "--system", group], check=True)
                 self.created_groups.append(group)
+        # Every test user's name is the test's own: one that exists already
+        # was left by a run that was killed before it cleaned up, with its
+        # home (snapshots, traces, session files) as that run left it.
+        # Each test starts from an empty home.
         try:
             pwd.getpwnam(name)
+            subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+            subprocess.run(["userdel", "--remove", name], check=False,
+                           stderr=subprocess.DEVNULL)
         except KeyError:
-            args = ["useradd", "--create-home", "--shell", "/bin/sh"]
-            if groups:
-                args += ["--groups", ",".join(groups)]
-            subprocess.run(args + [name], check=True)
-            self.created = True
+            pass
+        args = ["useradd", "--create-home", "--shell", "/bin/sh"]
+        if groups:
+            args += ["--groups", ",".join(groups)]
+        subprocess.run(args + [name], check=True)
+        self.created = True
         entry = pwd.getpwnam(name)
         self.uid = entry.pw_uid
         self.gid = entry.pw_gid
