@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include <gio/gio.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
+
+#include "tc-libxml.h"
 
 #define SF_ERROR TC_SESSION_FILE_ERROR
 #define SF_INVALID TC_SESSION_FILE_ERROR_INVALID
@@ -79,7 +79,7 @@ node_path(xmlNode *node)
 		guint index = 1, count = 0;
 
 		for (xmlNode *s = node->parent ? node->parent->children : node; s; s = s->next) {
-			if (s->type != XML_ELEMENT_NODE || !xmlStrEqual(s->name, node->name))
+			if (s->type != XML_ELEMENT_NODE || !sym_xmlStrEqual(s->name, node->name))
 				continue;
 			count++;
 			if (s == node)
@@ -103,17 +103,17 @@ refuse(xmlNode *node, GError **error, const char *format, ...)
 	va_start(args, format);
 	why = g_strdup_vprintf(format, args);
 	va_end(args);
-	g_set_error(error, SF_ERROR, SF_INVALID, "%s (line %ld): %s", path, xmlGetLineNo(node),
+	g_set_error(error, SF_ERROR, SF_INVALID, "%s (line %ld): %s", path, sym_xmlGetLineNo(node),
 		    why);
 	if (error)
-		set_error_line(*error, xmlGetLineNo(node));
+		set_error_line(*error, sym_xmlGetLineNo(node));
 	return FALSE;
 }
 
 static gboolean
 is(xmlNode *node, const char *name)
 {
-	return xmlStrEqual(node->name, (const xmlChar *)name);
+	return sym_xmlStrEqual(node->name, (const xmlChar *)name);
 }
 
 /* Lists (events, channels...) repeat their element: no twice check. */
@@ -131,7 +131,7 @@ next_item(xmlNode **cursor, xmlNode *parent, const char *name, xmlNode **element
 		if (c->type == XML_COMMENT_NODE)
 			continue;
 		if (c->type == XML_TEXT_NODE) {
-			g_autofree char *text = (char *)xmlNodeGetContent(c);
+			g_autofree char *text = (char *)sym_xmlNodeGetContent(c);
 
 			if (text && *g_strstrip(text) == '\0')
 				continue;
@@ -165,7 +165,7 @@ text_of(xmlNode *node, GError **error)
 			refuse(c, error, "not allowed here");
 			return NULL;
 		}
-	text = (char *)xmlNodeGetContent(node);
+	text = (char *)sym_xmlNodeGetContent(node);
 	return g_strdup(text ? text : "");
 }
 
@@ -750,7 +750,7 @@ parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 		if (first)
 			return refuse(type, error, "the %s domain is not supported by tracectl",
 				      type_text);
-		if (trackers && xmlFirstElementChild(trackers))
+		if (trackers && sym_xmlFirstElementChild(trackers))
 			return refuse(type, error, "the %s domain is not supported by tracectl",
 				      type_text);
 		return TRUE;
@@ -1096,21 +1096,21 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 	FirstFault first = {0};
 	gboolean ok = TRUE;
 
-	if (!check_raw(contents, length, error))
+	if (!check_raw(contents, length, error) || !tc_libxml_load(error))
 		return NULL;
-	xmlSetGenericErrorFunc(NULL, quiet_errors);
-	context = xmlNewParserCtxt();
+	sym_xmlSetGenericErrorFunc(NULL, quiet_errors);
+	context = sym_xmlNewParserCtxt();
 	if (!context) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
 		return NULL;
 	}
 	context->_private = &first;
 	context->sax->serror = keep_first_fault;
-	doc = xmlCtxtReadMemory(context, contents, (int)length, NULL, "UTF-8",
+	doc = sym_xmlCtxtReadMemory(context, contents, (int)length, NULL, "UTF-8",
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
 				    XML_PARSE_BIG_LINES | XML_PARSE_IGNORE_ENC);
 	if (!doc || !context->wellFormed) {
-		const xmlError *last = xmlCtxtGetLastError(context);
+		const xmlError *last = sym_xmlCtxtGetLastError(context);
 
 		if (!first.message && last) {
 			first.line = last->line;
@@ -1121,13 +1121,13 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 		if (error)
 			set_error_line(*error, first.line);
 		g_free(first.message);
-		xmlFreeDoc(doc);
-		xmlFreeParserCtxt(context);
+		sym_xmlFreeDoc(doc);
+		sym_xmlFreeParserCtxt(context);
 		return NULL;
 	}
 	g_free(first.message);
-	xmlFreeParserCtxt(context);
-	root = xmlDocGetRootElement(doc);
+	sym_xmlFreeParserCtxt(context);
+	root = sym_xmlDocGetRootElement(doc);
 	if (doc->intSubset || doc->extSubset) {
 		g_set_error(error, SF_ERROR, SF_INVALID, "a DTD is not allowed in a session file");
 		ok = FALSE;
@@ -1147,7 +1147,7 @@ tc_session_file_parse(const char *contents, gsize length, GError **error)
 	}
 	if (ok && sessions->len == 0)
 		ok = refuse(root, error, "no session");
-	xmlFreeDoc(doc);
+	sym_xmlFreeDoc(doc);
 	return ok ? g_steal_pointer(&sessions) : NULL;
 }
 
