@@ -122,6 +122,20 @@ integer_of(const bt_field *field, int64_t fallback)
 	return fallback;
 }
 
+/* A copy of text as UTF-8, each invalid sequence replaced by U+FFFD. An
+ * application may write any bytes, and every document the spans go into
+ * wants UTF-8: a receiver refuses a whole request for one bad string. */
+static char *
+utf8_copy(const char *text, gsize length)
+{
+	g_autofree char *copy = NULL;
+
+	if (g_utf8_validate(text, (gssize)length, NULL))
+		return g_strndup(text, length);
+	copy = g_strndup(text, length);
+	return g_utf8_make_valid(copy, -1);
+}
+
 /* A copy of a string field, or NULL. By its length, not its terminator:
  * babeltrace2 2.0's CTF reader leaves an empty string's buffer as the
  * last string decoded into that field object (a recycled event), with
@@ -131,8 +145,9 @@ string_copy(const bt_field *field)
 {
 	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
 		return NULL;
-	return g_strndup(bt_field_string_get_value(field), bt_field_string_get_length(field));
+	return utf8_copy(bt_field_string_get_value(field), bt_field_string_get_length(field));
 }
+
 static double
 double_of(const bt_field *field)
 {
@@ -151,7 +166,10 @@ resource_of(struct tc_export_spans *spans, const bt_event *event, const char *se
 	const bt_field *context = bt_event_borrow_common_context_field_const(event);
 	g_autofree char *process_name = string_copy(member(context, "procname"));
 	int64_t pid = integer_of(member(context, "vpid"), -1);
-	const char *host_name = host && bt_value_is_string(host) ? bt_value_string_get(host) : "";
+	g_autofree char *host_name = host && bt_value_is_string(host)
+					     ? utf8_copy(bt_value_string_get(host),
+							 strlen(bt_value_string_get(host)))
+					     : g_strdup("");
 	char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%" G_GINT64_FORMAT, host_name, service,
 				    process_name ? process_name : "", pid);
 	struct tc_export_resource *resource = g_hash_table_lookup(spans->resources, key);
