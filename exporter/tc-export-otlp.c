@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "tc-export-encode.h"
+#include "tc-export-json.h"
 #include "tc-export-model.h"
 
 static void
@@ -175,11 +176,7 @@ GBytes *
 tc_export_otlp_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonGenerator) generator = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
 	g_autoptr(GPtrArray) resources = tc_export_resources_of(spans);
-	gsize length;
-	char *text;
 
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "resourceSpans");
@@ -188,8 +185,5 @@ tc_export_otlp_json(GPtrArray *spans)
 		add_resource_spans(builder, spans, g_ptr_array_index(resources, i));
 	json_builder_end_array(builder);
 	json_builder_end_object(builder);
-	root = json_builder_get_root(builder);
-	json_generator_set_root(generator, root);
-	text = json_generator_to_data(generator, &length);
-	return g_bytes_new_take(text, length);
+	return tc_export_json_text(builder);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tc-export-encode.h"
+#include "tc-export-json.h"
 #include "tc-export-spans.h"
 
 static const char *const kind_names[] = { NULL, NULL, "SERVER", "CLIENT", "PRODUCER",
@@ -198,17 +199,10 @@ GBytes *
 tc_export_zipkin_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonGenerator) generator = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
-	gsize length;
-	char *text;
 
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < spans->len; i++)
 		add_span(builder, g_ptr_array_index(spans, i));
 	json_builder_end_array(builder);
-	root = json_builder_get_root(builder);
-	json_generator_set_root(generator, root);
-	text = json_generator_to_data(generator, &length);
-	return g_bytes_new_take(text, length);
+	return tc_export_json_text(builder);
 }
