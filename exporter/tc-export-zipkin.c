@@ -92,20 +92,22 @@ add_attribute_tag(JsonBuilder *builder, const struct tc_export_attr *attr)
 {
 	char number[G_ASCII_DTOSTR_BUF_SIZE];
 	g_autofree char *integer = NULL;
+	/* An attribute event without a key string has none: "", as in OTLP. */
+	const char *key = attr->key ? attr->key : "";
 
 	switch (attr->type) {
 	case TC_EXPORT_ATTR_INT:
 		integer = g_strdup_printf("%" G_GINT64_FORMAT, attr->int_value);
-		add_tag(builder, attr->key, integer);
+		add_tag(builder, key, integer);
 		break;
 	case TC_EXPORT_ATTR_DOUBLE:
-		add_tag(builder, attr->key, g_ascii_dtostr(number, sizeof(number), attr->double_value));
+		add_tag(builder, key, g_ascii_dtostr(number, sizeof(number), attr->double_value));
 		break;
 	case TC_EXPORT_ATTR_STRING:
-		add_tag(builder, attr->key, attr->string_value);
+		add_tag(builder, key, attr->string_value);
 		break;
 	case TC_EXPORT_ATTR_BOOL:
-		add_tag(builder, attr->key, attr->int_value ? "true" : "false");
+		add_tag(builder, key, attr->int_value ? "true" : "false");
 		break;
 	}
 }
