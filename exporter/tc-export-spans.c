@@ -157,6 +157,18 @@ double_of(const bt_field *field)
 	return bt_field_real_double_precision_get_value(field);
 }
 
+/* The resource's values as one text that no other values share: each
+ * text after its length (an application's texts may hold any separator),
+ * the process name's absence apart from an empty one. */
+static char *
+resource_key(const char *host_name, const char *service, const char *process_name, int64_t pid)
+{
+	return g_strdup_printf("%zu:%s%zu:%s%c%zu:%s%" G_GINT64_FORMAT, strlen(host_name),
+			       host_name, strlen(service), service, process_name ? '+' : '-',
+			       process_name ? strlen(process_name) : 0,
+			       process_name ? process_name : "", pid);
+}
+
 static const struct tc_export_resource *
 resource_of(struct tc_export_spans *spans, const bt_event *event, const char *service)
 {
@@ -170,8 +182,7 @@ resource_of(struct tc_export_spans *spans, const bt_event *event, const char *se
 					     ? utf8_copy(bt_value_string_get(host),
 							 strlen(bt_value_string_get(host)))
 					     : g_strdup("");
-	char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%" G_GINT64_FORMAT, host_name, service,
-				    process_name ? process_name : "", pid);
+	char *key = resource_key(host_name, service, process_name, pid);
 	struct tc_export_resource *resource = g_hash_table_lookup(spans->resources, key);
 
 	if (resource) {
