@@ -345,7 +345,9 @@ tc_export_spans_finished_count(const struct tc_export_spans *spans)
 }
 
 /* Moves the spans that match from order to a new array, by start time. A
- * taken span is forgotten: an event naming it later counts as orphaned. */
+ * taken span is forgotten: an event naming it later counts as orphaned.
+ * A span started again under the same id holds the id from then on, and
+ * keeps it when the earlier one is taken. */
 static GPtrArray *
 take_spans(struct tc_export_spans *spans, gboolean all)
 {
@@ -357,7 +359,8 @@ take_spans(struct tc_export_spans *spans, gboolean all)
 		struct span_key key = { .trace = span->trace, .span_id = span->span_id };
 
 		if (all || !span->unfinished) {
-			g_hash_table_remove(spans->by_id, &key);
+			if (g_hash_table_lookup(spans->by_id, &key) == span)
+				g_hash_table_remove(spans->by_id, &key);
 			g_ptr_array_add(taken, span);
 		} else {
 			g_ptr_array_add(kept, span);
