@@ -148,13 +148,22 @@ string_copy(const bt_field *field)
 	return utf8_copy(bt_field_string_get_value(field), bt_field_string_get_length(field));
 }
 
+/* Each precision has its own getter: reading a single-precision field
+ * as a double breaks a precondition that babeltrace2 checks only in its
+ * developer mode. */
 static double
 double_of(const bt_field *field)
 {
-	if (!field || !bt_field_class_type_is(bt_field_get_class_type(field),
-					      BT_FIELD_CLASS_TYPE_REAL))
+	if (!field)
 		return 0;
-	return bt_field_real_double_precision_get_value(field);
+	switch (bt_field_get_class_type(field)) {
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+		return bt_field_real_double_precision_get_value(field);
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+		return bt_field_real_single_precision_get_value(field);
+	default:
+		return 0;
+	}
 }
 
 /* The resource's values as one text that no other values share: each
