@@ -2,12 +2,17 @@
 /*
  * OTLP/HTTP JSON (tc-export-encode.h). The JSON mapping of the protobuf
  * messages: ids in lower-case hex, 64-bit integers and times as decimal
- * strings, enums as numbers. One ResourceSpans per resource, one
- * ScopeSpans (scope "tracectl") in each.
+ * strings, enums as numbers, reals as numbers but NaN and the infinities,
+ * which JSON has none for, as "NaN", "Infinity" and "-Infinity". Times are
+ * fixed64: one before the epoch is written as the protobuf encoding
+ * writes it, never with a minus sign, which a receiver refuses. One
+ * ResourceSpans per resource, one ScopeSpans (scope "tracectl") in each.
  */
 #include <json-glib/json-glib.h>
+#include <math.h>
 
 #include "tc-export-encode.h"
+#include "tc-export-json.h"
 #include "tc-export-model.h"
 
 static void
@@ -28,7 +33,14 @@ add_value(JsonBuilder *builder, const char *key, const struct tc_export_attr *at
 	}
 	case TC_EXPORT_ATTR_DOUBLE:
 		json_builder_set_member_name(builder, "doubleValue");
-		json_builder_add_double_value(builder, attr->double_value);
+		/* json-glib would write "nan.0", which no parser takes. */
+		if (isnan(attr->double_value))
+			json_builder_add_string_value(builder, "NaN");
+		else if (isinf(attr->double_value))
+			json_builder_add_string_value(builder, attr->double_value > 0 ? "Infinity"
+										: "-Infinity");
+		else
+			json_builder_add_double_value(builder, attr->double_value);
 		break;
 	case TC_EXPORT_ATTR_STRING:
 		json_builder_set_member_name(builder, "stringValue");
@@ -93,7 +105,8 @@ add_events(JsonBuilder *builder, const struct tc_export_span *span)
 		const struct tc_export_annotation *annotation = g_ptr_array_index(span->annotations, i);
 
 		json_builder_begin_object(builder);
-		add_member_text(builder, "timeUnixNano", "%" G_GINT64_FORMAT, annotation->time_ns);
+		add_member_text(builder, "timeUnixNano", "%" G_GUINT64_FORMAT,
+				(guint64)annotation->time_ns);
 		json_builder_set_member_name(builder, "name");
 		json_builder_add_string_value(builder, annotation->message ? annotation->message : "");
 		json_builder_end_object(builder);
@@ -115,8 +128,8 @@ add_span(JsonBuilder *builder, const struct tc_export_span *span)
 	json_builder_add_string_value(builder, span->name ? span->name : "");
 	json_builder_set_member_name(builder, "kind");
 	json_builder_add_int_value(builder, span->kind);
-	add_member_text(builder, "startTimeUnixNano", "%" G_GINT64_FORMAT, span->start_ns);
-	add_member_text(builder, "endTimeUnixNano", "%" G_GINT64_FORMAT, span->end_ns);
+	add_member_text(builder, "startTimeUnixNano", "%" G_GUINT64_FORMAT, (guint64)span->start_ns);
+	add_member_text(builder, "endTimeUnixNano", "%" G_GUINT64_FORMAT, (guint64)span->end_ns);
 	add_attributes(builder, tc_export_span_attrs(span));
 	add_events(builder, span);
 	json_builder_set_member_name(builder, "status");
@@ -163,11 +176,7 @@ GBytes *
 tc_export_otlp_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonGenerator) generator = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
 	g_autoptr(GPtrArray) resources = tc_export_resources_of(spans);
-	gsize length;
-	char *text;
 
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "resourceSpans");
@@ -176,8 +185,5 @@ tc_export_otlp_json(GPtrArray *spans)
 		add_resource_spans(builder, spans, g_ptr_array_index(resources, i));
 	json_builder_end_array(builder);
 	json_builder_end_object(builder);
-	root = json_builder_get_root(builder);
-	json_generator_set_root(generator, root);
-	text = json_generator_to_data(generator, &length);
-	return g_bytes_new_take(text, length);
+	return tc_export_json_text(builder);
 }

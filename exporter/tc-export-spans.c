@@ -122,6 +122,20 @@ integer_of(const bt_field *field, int64_t fallback)
 	return fallback;
 }
 
+/* A copy of text as UTF-8, each invalid sequence replaced by U+FFFD. An
+ * application may write any bytes, and every document the spans go into
+ * wants UTF-8: a receiver refuses a whole request for one bad string. */
+static char *
+utf8_copy(const char *text, gsize length)
+{
+	g_autofree char *copy = NULL;
+
+	if (g_utf8_validate(text, (gssize)length, NULL))
+		return g_strndup(text, length);
+	copy = g_strndup(text, length);
+	return g_utf8_make_valid(copy, -1);
+}
+
 /* A copy of a string field, or NULL. By its length, not its terminator:
  * babeltrace2 2.0's CTF reader leaves an empty string's buffer as the
  * last string decoded into that field object (a recycled event), with
@@ -131,15 +145,37 @@ string_copy(const bt_field *field)
 {
 	if (!field || bt_field_get_class_type(field) != BT_FIELD_CLASS_TYPE_STRING)
 		return NULL;
-	return g_strndup(bt_field_string_get_value(field), bt_field_string_get_length(field));
+	return utf8_copy(bt_field_string_get_value(field), bt_field_string_get_length(field));
 }
+
+/* Each precision has its own getter: reading a single-precision field
+ * as a double breaks a precondition that babeltrace2 checks only in its
+ * developer mode. */
 static double
 double_of(const bt_field *field)
 {
-	if (!field || !bt_field_class_type_is(bt_field_get_class_type(field),
-					      BT_FIELD_CLASS_TYPE_REAL))
+	if (!field)
 		return 0;
-	return bt_field_real_double_precision_get_value(field);
+	switch (bt_field_get_class_type(field)) {
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL:
+		return bt_field_real_double_precision_get_value(field);
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL:
+		return bt_field_real_single_precision_get_value(field);
+	default:
+		return 0;
+	}
+}
+
+/* The resource's values as one text that no other values share: each
+ * text after its length (an application's texts may hold any separator),
+ * the process name's absence apart from an empty one. */
+static char *
+resource_key(const char *host_name, const char *service, const char *process_name, int64_t pid)
+{
+	return g_strdup_printf("%zu:%s%zu:%s%c%zu:%s%" G_GINT64_FORMAT, strlen(host_name),
+			       host_name, strlen(service), service, process_name ? '+' : '-',
+			       process_name ? strlen(process_name) : 0,
+			       process_name ? process_name : "", pid);
 }
 
 static const struct tc_export_resource *
@@ -151,9 +187,11 @@ resource_of(struct tc_export_spans *spans, const bt_event *event, const char *se
 	const bt_field *context = bt_event_borrow_common_context_field_const(event);
 	g_autofree char *process_name = string_copy(member(context, "procname"));
 	int64_t pid = integer_of(member(context, "vpid"), -1);
-	const char *host_name = host && bt_value_is_string(host) ? bt_value_string_get(host) : "";
-	char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%" G_GINT64_FORMAT, host_name, service,
-				    process_name ? process_name : "", pid);
+	g_autofree char *host_name = host && bt_value_is_string(host)
+					     ? utf8_copy(bt_value_string_get(host),
+							 strlen(bt_value_string_get(host)))
+					     : g_strdup("");
+	char *key = resource_key(host_name, service, process_name, pid);
 	struct tc_export_resource *resource = g_hash_table_lookup(spans->resources, key);
 
 	if (resource) {
@@ -316,7 +354,9 @@ tc_export_spans_finished_count(const struct tc_export_spans *spans)
 }
 
 /* Moves the spans that match from order to a new array, by start time. A
- * taken span is forgotten: an event naming it later counts as orphaned. */
+ * taken span is forgotten: an event naming it later counts as orphaned.
+ * A span started again under the same id holds the id from then on, and
+ * keeps it when the earlier one is taken. */
 static GPtrArray *
 take_spans(struct tc_export_spans *spans, gboolean all)
 {
@@ -328,7 +368,8 @@ take_spans(struct tc_export_spans *spans, gboolean all)
 		struct span_key key = { .trace = span->trace, .span_id = span->span_id };
 
 		if (all || !span->unfinished) {
-			g_hash_table_remove(spans->by_id, &key);
+			if (g_hash_table_lookup(spans->by_id, &key) == span)
+				g_hash_table_remove(spans->by_id, &key);
 			g_ptr_array_add(taken, span);
 		} else {
 			g_ptr_array_add(kept, span);

@@ -3,7 +3,7 @@
  * Spans rebuilt from tracectl_span events (probes/lib/tc-span-tp.h) of
  * every trace a sink reads: one table keyed by trace and span id, times in ns since
  * the Unix epoch, resources from the trace environment and the events'
- * contexts.
+ * contexts. Every text is UTF-8: bytes that are not become U+FFFD.
  */
 #ifndef TC_EXPORT_SPANS_H
 #define TC_EXPORT_SPANS_H

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tc-export-encode.h"
+#include "tc-export-json.h"
 #include "tc-export-spans.h"
 
 static const char *const kind_names[] = { NULL, NULL, "SERVER", "CLIENT", "PRODUCER",
@@ -91,20 +92,22 @@ add_attribute_tag(JsonBuilder *builder, const struct tc_export_attr *attr)
 {
 	char number[G_ASCII_DTOSTR_BUF_SIZE];
 	g_autofree char *integer = NULL;
+	/* An attribute event without a key string has none: "", as in OTLP. */
+	const char *key = attr->key ? attr->key : "";
 
 	switch (attr->type) {
 	case TC_EXPORT_ATTR_INT:
 		integer = g_strdup_printf("%" G_GINT64_FORMAT, attr->int_value);
-		add_tag(builder, attr->key, integer);
+		add_tag(builder, key, integer);
 		break;
 	case TC_EXPORT_ATTR_DOUBLE:
-		add_tag(builder, attr->key, g_ascii_dtostr(number, sizeof(number), attr->double_value));
+		add_tag(builder, key, g_ascii_dtostr(number, sizeof(number), attr->double_value));
 		break;
 	case TC_EXPORT_ATTR_STRING:
-		add_tag(builder, attr->key, attr->string_value);
+		add_tag(builder, key, attr->string_value);
 		break;
 	case TC_EXPORT_ATTR_BOOL:
-		add_tag(builder, attr->key, attr->int_value ? "true" : "false");
+		add_tag(builder, key, attr->int_value ? "true" : "false");
 		break;
 	}
 }
@@ -198,17 +201,10 @@ GBytes *
 tc_export_zipkin_json(GPtrArray *spans)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonGenerator) generator = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
-	gsize length;
-	char *text;
 
 	json_builder_begin_array(builder);
 	for (guint i = 0; i < spans->len; i++)
 		add_span(builder, g_ptr_array_index(spans, i));
 	json_builder_end_array(builder);
-	root = json_builder_get_root(builder);
-	json_generator_set_root(generator, root);
-	text = json_generator_to_data(generator, &length);
-	return g_bytes_new_take(text, length);
+	return tc_export_json_text(builder);
 }
