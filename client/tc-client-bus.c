@@ -171,13 +171,16 @@ tc_client_manager(GError **error)
 	/* One command calls a method or two and listens to no signal of the
 	 * proxy (monitor subscribes on the connection); only `version` and
 	 * `status` read a property (tc_client_manager_property()). So: no properties
-	 * loaded, no match rules, and no StartServiceByName before the first
-	 * call, which starts an activatable service itself. Its construction
-	 * is then one GetNameOwner, where it was four round trips. */
+	 * loaded, no match rule (not even for its owner's changes: a command
+	 * does not outlive a service that goes), and no StartServiceByName
+	 * before the first call, which starts an activatable service itself.
+	 * Its construction is then one GetNameOwner, where it was four round
+	 * trips. */
 	manager = tc_dbus_manager_proxy_new_sync(
 	    bus,
 	    G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
-		G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+		G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION |
+		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
 	    TC_NAME, TC_MANAGER_PATH, NULL, error);
 	if (manager == NULL)
 		return NULL;
@@ -185,18 +188,76 @@ tc_client_manager(GError **error)
 	return g_object_ref(manager);
 }
 
+static GVariant *
+property_value(GVariant *reply)
+{
+	GVariant *value = NULL;
+
+	if (reply)
+		g_variant_get(reply, "(v)", &value);
+	return value;
+}
+
+/* The arguments of Properties.Get for a property of the manager. */
+static GVariant *
+manager_property_get_args(TcDbusManager *manager, const char *name)
+{
+	return g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)),
+			     name);
+}
+
 GVariant *
 tc_client_manager_property(TcDbusManager *manager, const char *name)
 {
 	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
 	    g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME, TC_MANAGER_PATH,
-	    "org.freedesktop.DBus.Properties", "Get",
-	    g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)), name),
+	    "org.freedesktop.DBus.Properties", "Get", manager_property_get_args(manager, name),
 	    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
-	GVariant *value = NULL;
 
-	if (reply)
-		g_variant_get(reply, "(v)", &value);
+	return property_value(reply);
+}
+
+struct _TcClientPending {
+	gboolean done;
+	GVariant *value;
+};
+
+static void
+pending_property_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	TcClientPending *pending = data;
+	g_autoptr(GVariant) reply =
+	    g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, NULL);
+
+	pending->value = property_value(reply);
+	pending->done = TRUE;
+}
+
+TcClientPending *
+tc_client_manager_property_ask(TcDbusManager *manager, const char *name)
+{
+	TcClientPending *pending = g_new0(TcClientPending, 1);
+
+	g_dbus_connection_call(g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME,
+			       TC_MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
+			       manager_property_get_args(manager, name), G_VARIANT_TYPE("(v)"),
+			       G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, pending_property_done,
+			       pending);
+	return pending;
+}
+
+GVariant *
+tc_client_pending_wait(TcClientPending *pending)
+{
+	GVariant *value;
+
+	/* The reply is dispatched in the default main context, which nothing
+	 * else of a command iterates: the synchronous calls made meanwhile
+	 * wait in contexts of their own. */
+	while (!pending->done)
+		g_main_context_iteration(NULL, TRUE);
+	value = pending->value;
+	g_free(pending);
 	return value;
 }
 
@@ -216,8 +277,11 @@ tc_client_call(gpointer proxy, const char *method, GVariant *parameters, GError 
 	return reply;
 }
 
+/* The name FindSession found a session by, kept on its proxy. */
+#define FOUND_NAME_KEY "tc-client-found-name"
+
 TcDbusSession *
-tc_client_session(const char *name, GError **error)
+tc_client_session_unloaded(const char *name, GError **error)
 {
 	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
 	g_autofree char *current = NULL;
@@ -243,14 +307,73 @@ tc_client_session(const char *name, GError **error)
 		return NULL;
 	g_variant_get(reply, "(&o)", &path);
 	/* The owner that just answered, by its unique name: no owner to look
-	 * up and follow for a proxy that lives for one command. */
+	 * up and follow for a proxy that lives for one command. Its
+	 * properties are read with one GetAll when asked for, with no match
+	 * rule for their changes: a command reads them once. */
 	owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(manager));
-	session = tc_dbus_session_proxy_new_sync(tc_client_connect(NULL),
-						 G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS,
-						 owner ? owner : TC_NAME, path, NULL, error);
-	if (session)
-		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
+	session = tc_dbus_session_proxy_new_sync(
+	    tc_client_connect(NULL),
+	    G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS | G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
+	    owner ? owner : TC_NAME, path, NULL, error);
+	if (session == NULL)
+		return NULL;
+	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
+	g_object_set_data_full(G_OBJECT(session), FOUND_NAME_KEY, g_strdup(name), g_free);
 	return session;
+}
+
+const char *
+tc_client_session_name(TcDbusSession *session)
+{
+	const char *loaded = tc_dbus_session_get_name(session);
+
+	return loaded ? loaded : g_object_get_data(G_OBJECT(session), FOUND_NAME_KEY);
+}
+
+gboolean
+tc_client_session_load(TcDbusSession *session, GError **error)
+{
+	GDBusProxy *proxy = G_DBUS_PROXY(session);
+	g_autoptr(GVariant) reply = NULL;
+	g_autoptr(GVariantIter) properties = NULL;
+	const char *name;
+	GVariant *value;
+
+	reply = g_dbus_connection_call_sync(
+	    g_dbus_proxy_get_connection(proxy), g_dbus_proxy_get_name(proxy),
+	    g_dbus_proxy_get_object_path(proxy), "org.freedesktop.DBus.Properties", "GetAll",
+	    g_variant_new("(s)", g_dbus_proxy_get_interface_name(proxy)),
+	    G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, error);
+	if (reply == NULL)
+		return FALSE;
+	g_variant_get(reply, "(a{sv})", &properties);
+	while (g_variant_iter_next(properties, "{&sv}", &name, &value)) {
+		g_dbus_proxy_set_cached_property(proxy, name, value);
+		g_variant_unref(value);
+	}
+	return TRUE;
+}
+
+TcDbusSession *
+tc_client_session(const char *name, GError **error)
+{
+	TcDbusSession *session = tc_client_session_unloaded(name, error);
+
+	if (session)
+		tc_client_session_load_or_log(session);
+	return session;
+}
+
+void
+tc_client_session_load_or_log(TcDbusSession *session)
+{
+	g_autoptr(GError) error = NULL;
+
+	/* As a proxy loading its properties: a command goes on without them
+	 * (each getter then gives its type's zero) and says why in debug. */
+	if (!tc_client_session_load(session, &error))
+		g_debug("The session's properties could not be read: %s", error->message);
 }
 
 int

@@ -17,8 +17,25 @@ GDBusConnection *tc_client_connect(GError **error);
 TcDbusManager *tc_client_manager(GError **error);
 /* A property of the manager, asked for: its proxy loads none. NULL if unknown. */
 GVariant *tc_client_manager_property(TcDbusManager *manager, const char *name);
-/* The caller's session named name, or the current one when name is NULL. */
+/* The same, asked for now and waited for later, so that the calls made
+ * meanwhile do not wait behind it: every ask is waited for once. */
+typedef struct _TcClientPending TcClientPending;
+TcClientPending *tc_client_manager_property_ask(TcDbusManager *manager, const char *name);
+GVariant *tc_client_pending_wait(TcClientPending *pending);
+/* The caller's session named name, or the current one when name is NULL,
+ * with its properties. */
 TcDbusSession *tc_client_session(const char *name, GError **error);
+/* The same session's proxy with no property loaded yet: for a command
+ * that calls a method first and reads the properties after it
+ * (tc_client_session_load()), one GetAll in all. */
+TcDbusSession *tc_client_session_unloaded(const char *name, GError **error);
+/* Its name: the Name property once loaded, else the name it was found by. */
+const char *tc_client_session_name(TcDbusSession *session);
+/* Every property of session, read now into its proxy's cache. */
+gboolean tc_client_session_load(TcDbusSession *session, GError **error);
+/* The same, where a command goes on without them, as a proxy that loads
+ * its own does. */
+void tc_client_session_load_or_log(TcDbusSession *session);
 /* Calls a method allowing interactive authorization. */
 GVariant *tc_client_call(gpointer proxy, const char *method, GVariant *parameters,
 			GError **error);
@@ -108,7 +125,9 @@ int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live
 char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error);
 /* lttng-relayd's default port for live viewers. */
 #define TC_CLIENT_LIVE_PORT_DEFAULT 5344
-/* Prints a session's details (list NAME, status), as text or JSON. */
+/* Prints a session's details (list NAME, status), as text or JSON, from a
+ * proxy of tc_client_session_unloaded(): its properties are read after its
+ * statistics. */
 int tc_client_print_session(TcDbusSession *session);
 
 /* A channel's enabled events, each with its log level, exclusions and

@@ -360,45 +360,21 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 }
 
 /* ChannelStatistics is what makes the service ask the consumer about its
- * relay, so a relay loss reaches Problem during that call, after the proxy
- * cached the properties: Problem is read again, explicitly, for this
- * listing to show it at once. Best effort: on failure the cached value
- * stays. */
-static void
-refresh_problem(TcDbusSession *session)
-{
-	g_autoptr(GVariant) reply = NULL;
-	g_autoptr(GVariant) value = NULL;
-
-	reply = g_dbus_connection_call_sync(
-		g_dbus_proxy_get_connection(G_DBUS_PROXY(session)),
-		g_dbus_proxy_get_name(G_DBUS_PROXY(session)),
-		g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)),
-		"org.freedesktop.DBus.Properties", "Get",
-		g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(session)),
-			      "Problem"),
-		G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
-	if (reply == NULL)
-		return;
-	g_variant_get(reply, "(v)", &value);
-	if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
-		g_dbus_proxy_set_cached_property(G_DBUS_PROXY(session), "Problem", value);
-}
-
+ * relay, so a relay loss reaches Problem during that call: the
+ * properties are read after it, for this listing to show it at once.
+ * session comes with no property loaded (tc_client_session_unloaded()).
+ * Statistics are best effort: a listing works without them. */
 int
 tc_client_print_session(TcDbusSession *session)
 {
-	GVariant *channels = tc_dbus_session_get_channels(session);
 	g_autoptr(GVariant) statistics = NULL;
-	g_autoptr(GVariant) stats_reply = NULL;
+	g_autoptr(GVariant) stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
+	GVariant *channels;
 
-	/* Statistics are best effort: a listing works without them. */
-	if (channels && g_variant_n_children(channels) > 0)
-		stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
-	if (stats_reply) {
+	tc_client_session_load_or_log(session);
+	channels = tc_dbus_session_get_channels(session);
+	if (stats_reply && channels && g_variant_n_children(channels) > 0)
 		statistics = g_variant_get_child_value(stats_reply, 0);
-		refresh_problem(session);
-	}
 	if (tc_client_output_is_json()) {
 		g_autoptr(JsonNode) node = tc_client_session_json(session, statistics);
 
@@ -493,7 +469,7 @@ tc_cmd_list(int argc, char **argv)
 		return TC_EXIT_USAGE;
 	}
 	if (argc == 2) {
-		session = tc_client_session(argv[1], &error);
+		session = tc_client_session_unloaded(argv[1], &error);
 		return session ? tc_client_print_session(session) : tc_client_fail(error);
 	}
 	manager = tc_client_manager(&error);

@@ -9,7 +9,7 @@ state_json(TcDbusSession *session, const char *state)
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "name", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "name", tc_client_session_name(session));
 	tc_client_output_member_string(builder, "path",
 				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
 	tc_client_output_member_string(builder, "state", state);
@@ -42,7 +42,8 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 		g_printerr("Error: too many arguments (try 'tracectl %s --help')\n", argv[0]);
 		return TC_EXIT_USAGE;
 	}
-	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
+	/* Nothing but its name is read, and that is the name it is found by. */
+	session = tc_client_session_unloaded(argc == 2 ? argv[1] : NULL, &error);
 	if (session && no_wait) {
 		GVariantBuilder options;
 
@@ -60,8 +61,7 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 
 		tc_client_output_print_json(node);
 	} else {
-		g_print("Tracing %s for session %s\n", done_verb,
-			tc_dbus_session_get_name(session));
+		g_print("Tracing %s for session %s\n", done_verb, tc_client_session_name(session));
 	}
 	return TC_EXIT_OK;
 }

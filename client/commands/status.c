@@ -2,18 +2,25 @@
 /* tracectl status: the current session. */
 #include "tc-client.h"
 
-/* Who serves LTTng-UST applications, when the service says (text only:
- * the JSON output is the session's). */
-static void
-print_lttng_status(void)
+/* Who serves LTTng-UST applications, asked for before the session is
+ * looked up and printed first (text only: the JSON output is the
+ * session's). NULL when not asked. */
+static TcClientPending *
+ask_lttng_status(void)
 {
 	g_autoptr(TcDbusManager) manager = NULL;
-	g_autoptr(GVariant) status = NULL;
 
 	if (tc_client_output_is_json())
-		return;
+		return NULL;
 	manager = tc_client_manager(NULL);
-	status = manager ? tc_client_manager_property(manager, "LttngUstApplications") : NULL;
+	return manager ? tc_client_manager_property_ask(manager, "LttngUstApplications") : NULL;
+}
+
+static void
+print_lttng_status(TcClientPending *pending)
+{
+	g_autoptr(GVariant) status = pending ? tc_client_pending_wait(pending) : NULL;
+
 	if (status && g_variant_is_of_type(status, G_VARIANT_TYPE_STRING))
 		g_print("LTTng-UST applications: %s\n", g_variant_get_string(status, NULL));
 }
@@ -24,6 +31,7 @@ tc_cmd_status(int argc, char **argv)
 	g_autoptr(GOptionContext) context = g_option_context_new("");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
+	TcClientPending *lttng_status;
 	int status;
 
 	g_option_context_set_summary(context, "Show the current session.");
@@ -33,8 +41,10 @@ tc_cmd_status(int argc, char **argv)
 		g_printerr("Error: status takes no argument (try 'tracectl list NAME')\n");
 		return TC_EXIT_USAGE;
 	}
-	print_lttng_status();
-	session = tc_client_session(NULL, &error);
+	/* Its answer comes while the session is looked up: one wait less. */
+	lttng_status = ask_lttng_status();
+	session = tc_client_session_unloaded(NULL, &error);
+	print_lttng_status(lttng_status);
 	if (session == NULL)
 		return tc_client_fail(error);
 	return tc_client_print_session(session);
