@@ -21,7 +21,6 @@ kernel_recorded_events    getppid entry and exit events in the trace (a
 
 import os
 import re
-import resource
 import signal
 import struct
 import subprocess
