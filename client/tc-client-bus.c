@@ -280,46 +280,84 @@ tc_client_call(gpointer proxy, const char *method, GVariant *parameters, GError 
 /* The name FindSession found a session by, kept on its proxy. */
 #define FOUND_NAME_KEY "tc-client-found-name"
 
+/* name, or the current session's when name is NULL (then set in *current,
+ * which the caller frees); NULL with an error when there is none. */
+static const char *
+session_name_or_current(const char *name, char **current, GError **error)
+{
+	if (name)
+		return name;
+	*current = tc_client_current_session();
+	if (*current == NULL)
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "no session given and no current session (create one with "
+			    "'tracectl create')");
+	return *current;
+}
+
+/* The proxy of the session at path, found by name, whose owner just
+ * answered (the manager's): by that owner's unique name, no owner to
+ * look up and follow for a proxy that lives for one command. Its
+ * properties are read when asked for, with no match rule for their
+ * changes: a command reads them once. */
+static TcDbusSession *
+session_proxy(TcDbusManager *manager, const char *path, const char *name, GError **error)
+{
+	g_autofree char *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(manager));
+	TcDbusSession *session = tc_dbus_session_proxy_new_sync(
+	    tc_client_connect(NULL),
+	    G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS | G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
+	    owner ? owner : TC_NAME, path, NULL, error);
+
+	if (session == NULL)
+		return NULL;
+	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
+	g_object_set_data_full(G_OBJECT(session), FOUND_NAME_KEY, g_strdup(name), g_free);
+	return session;
+}
+
 TcDbusSession *
 tc_client_session_unloaded(const char *name, GError **error)
 {
 	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
 	g_autofree char *current = NULL;
-	g_autofree char *owner = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	const char *path;
-	TcDbusSession *session;
 
-	if (manager == NULL)
+	if (manager == NULL || !(name = session_name_or_current(name, &current, error)))
 		return NULL;
-	if (name == NULL) {
-		current = tc_client_current_session();
-		if (current == NULL) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-				    "no session given and no current session (create one with "
-				    "'tracectl create')");
-			return NULL;
-		}
-		name = current;
-	}
 	reply = tc_client_call(manager, "FindSession", g_variant_new("(s)", name), error);
 	if (reply == NULL)
 		return NULL;
 	g_variant_get(reply, "(&o)", &path);
-	/* The owner that just answered, by its unique name: no owner to look
-	 * up and follow for a proxy that lives for one command. Its
-	 * properties are read with one GetAll when asked for, with no match
-	 * rule for their changes: a command reads them once. */
-	owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(manager));
-	session = tc_dbus_session_proxy_new_sync(
-	    tc_client_connect(NULL),
-	    G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS | G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
-	    owner ? owner : TC_NAME, path, NULL, error);
-	if (session == NULL)
+	return session_proxy(manager, path, name, error);
+}
+
+TcDbusSession *
+tc_client_session_describe(const char *name, GVariant **statistics, GError **error)
+{
+	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
+	g_autofree char *current = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	g_autoptr(GVariantIter) properties = NULL;
+	TcDbusSession *session;
+	const char *path, *property;
+	GVariant *value;
+
+	if (manager == NULL || !(name = session_name_or_current(name, &current, error)))
 		return NULL;
-	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
-	g_object_set_data_full(G_OBJECT(session), FOUND_NAME_KEY, g_strdup(name), g_free);
+	reply = tc_client_call(manager, "DescribeSession", g_variant_new("(s)", name), error);
+	if (reply == NULL)
+		return NULL;
+	g_variant_get(reply, "(&oa{sv}@a(ssttttt))", &path, &properties, statistics);
+	session = session_proxy(manager, path, name, error);
+	while (session && g_variant_iter_next(properties, "{&sv}", &property, &value)) {
+		g_dbus_proxy_set_cached_property(G_DBUS_PROXY(session), property, value);
+		g_variant_unref(value);
+	}
+	if (session == NULL)
+		g_clear_pointer(statistics, g_variant_unref);
 	return session;
 }
 

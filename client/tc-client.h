@@ -29,6 +29,11 @@ TcDbusSession *tc_client_session(const char *name, GError **error);
  * that calls a method first and reads the properties after it
  * (tc_client_session_load()), one GetAll in all. */
 TcDbusSession *tc_client_session_unloaded(const char *name, GError **error);
+/* The same session's proxy with its properties, and its channels'
+ * statistics (an a(ssttttt), set only when a proxy is returned), in one
+ * call: for the commands that print a session. */
+TcDbusSession *tc_client_session_describe(const char *name, GVariant **statistics,
+					  GError **error);
 /* Its name: the Name property once loaded, else the name it was found by. */
 const char *tc_client_session_name(TcDbusSession *session);
 /* Every property of session, read now into its proxy's cache. */
@@ -125,10 +130,10 @@ int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live
 char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error);
 /* lttng-relayd's default port for live viewers. */
 #define TC_CLIENT_LIVE_PORT_DEFAULT 5344
-/* Prints a session's details (list NAME, status), as text or JSON, from a
- * proxy of tc_client_session_unloaded(): its properties are read after its
- * statistics. */
-int tc_client_print_session(TcDbusSession *session);
+/* Prints a session's details (list NAME, status), as text or JSON, with
+ * its channels' statistics (NULL: none), as tc_client_session_describe()
+ * gives them. */
+int tc_client_print_session(TcDbusSession *session, GVariant *statistics);
 
 /* A channel's enabled events, each with its log level, exclusions and
  * filter: as text lines, or as the channel's "enablings" JSON member

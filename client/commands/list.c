@@ -359,22 +359,14 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 	}
 }
 
-/* ChannelStatistics is what makes the service ask the consumer about its
- * relay, so a relay loss reaches Problem during that call: the
- * properties are read after it, for this listing to show it at once.
- * session comes with no property loaded (tc_client_session_unloaded()).
- * Statistics are best effort: a listing works without them. */
 int
-tc_client_print_session(TcDbusSession *session)
+tc_client_print_session(TcDbusSession *session, GVariant *statistics)
 {
-	g_autoptr(GVariant) statistics = NULL;
-	g_autoptr(GVariant) stats_reply = tc_client_call(session, "ChannelStatistics", NULL, NULL);
-	GVariant *channels;
+	GVariant *channels = tc_dbus_session_get_channels(session);
 
-	tc_client_session_load_or_log(session);
-	channels = tc_dbus_session_get_channels(session);
-	if (stats_reply && channels && g_variant_n_children(channels) > 0)
-		statistics = g_variant_get_child_value(stats_reply, 0);
+	/* Statistics of no channel are none. */
+	if (channels == NULL || g_variant_n_children(channels) == 0)
+		statistics = NULL;
 	if (tc_client_output_is_json()) {
 		g_autoptr(JsonNode) node = tc_client_session_json(session, statistics);
 
@@ -444,6 +436,7 @@ tc_cmd_list(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusManager) manager = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(GVariant) statistics = NULL;
 	int status;
 
 	g_option_context_set_summary(context, "Without arguments, list your sessions; with "
@@ -469,8 +462,9 @@ tc_cmd_list(int argc, char **argv)
 		return TC_EXIT_USAGE;
 	}
 	if (argc == 2) {
-		session = tc_client_session_unloaded(argv[1], &error);
-		return session ? tc_client_print_session(session) : tc_client_fail(error);
+		session = tc_client_session_describe(argv[1], &statistics, &error);
+		return session ? tc_client_print_session(session, statistics)
+			       : tc_client_fail(error);
 	}
 	manager = tc_client_manager(&error);
 	if (manager == NULL)

@@ -31,6 +31,7 @@ tc_cmd_status(int argc, char **argv)
 	g_autoptr(GOptionContext) context = g_option_context_new("");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(GVariant) statistics = NULL;
 	TcClientPending *lttng_status;
 	int status;
 
@@ -43,9 +44,9 @@ tc_cmd_status(int argc, char **argv)
 	}
 	/* Its answer comes while the session is looked up: one wait less. */
 	lttng_status = ask_lttng_status();
-	session = tc_client_session_unloaded(NULL, &error);
+	session = tc_client_session_describe(NULL, &statistics, &error);
 	print_lttng_status(lttng_status);
 	if (session == NULL)
 		return tc_client_fail(error);
-	return tc_client_print_session(session);
+	return tc_client_print_session(session, statistics);
 }

@@ -408,16 +408,15 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 	return TRUE;
 }
 
-static gboolean
-channel_statistics_work(TcRequest *request, GError **error)
+GVariant *
+tc_dbus_channels_statistics(TcSession *session, GError **error)
 {
-	g_autoptr(GArray) statistics = tc_session_op_statistics(request->session, error);
+	g_autoptr(GArray) statistics = tc_session_op_statistics(session, error);
 	GVariantBuilder builder;
 
 	if (statistics == NULL)
-		return FALSE;
-	g_variant_builder_init(&builder, G_VARIANT_TYPE("(a(ssttttt))"));
-	g_variant_builder_open(&builder, G_VARIANT_TYPE("a(ssttttt)"));
+		return NULL;
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(ssttttt)"));
 	for (guint i = 0; i < statistics->len; i++) {
 		const TcChannelStatistics *channel =
 		    &g_array_index(statistics, TcChannelStatistics, i);
@@ -428,8 +427,17 @@ channel_statistics_work(TcRequest *request, GError **error)
 				      channel->stats.events_discarded,
 				      channel->stats.packets_written);
 	}
-	g_variant_builder_close(&builder);
-	request->result = g_variant_builder_end(&builder);
+	return g_variant_builder_end(&builder);
+}
+
+static gboolean
+channel_statistics_work(TcRequest *request, GError **error)
+{
+	GVariant *statistics = tc_dbus_channels_statistics(request->session, error);
+
+	if (statistics == NULL)
+		return FALSE;
+	request->result = g_variant_new_tuple(&statistics, 1);
 	return TRUE;
 }
 

@@ -12,3 +12,6 @@ void tc_dbus_channels_connect(gpointer skeleton, TcSession *session);
 /* [S] The Channels property: the user-space channels, then the kernel's
  * when the session has kernel events. */
 GVariant *tc_dbus_channels_variant_locked(TcSession *session);
+/* What ChannelStatistics answers for session: its a(ssttttt), floating.
+ * Worker thread: asks the consumer. */
+GVariant *tc_dbus_channels_statistics(TcSession *session, GError **error);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "tc-app.h"
 #include "tc-dbus-generated.h"
+#include "tc-dbus-describe.h"
 #include "tc-dbus-request.h"
 #include "tc-dbus-session.h"
 #include "tc-dbus-triggers.h"
@@ -586,6 +587,7 @@ tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 	g_signal_connect(manager, "handle-create-session-with-options",
 			 G_CALLBACK(handle_create_session_with_options), NULL);
 	g_signal_connect(manager, "handle-find-session", G_CALLBACK(handle_find_session), NULL);
+	tc_dbus_describe_connect(manager);
 	g_signal_connect(manager, "handle-list-sessions", G_CALLBACK(handle_list_sessions),
 			 NULL);
 	g_signal_connect(manager, "handle-destroy-session", G_CALLBACK(handle_destroy_session),

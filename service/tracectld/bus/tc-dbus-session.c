@@ -80,6 +80,24 @@ property_value_locked(TcSession *session, const char *name)
 	return tc_dbus_rotation_property_locked(session, name);
 }
 
+GVariant *
+tc_dbus_session_properties(TcSession *session)
+{
+	GDBusPropertyInfo **properties = tc_dbus_session_interface_info()->properties;
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_VARDICT);
+	g_mutex_lock(&session->lock);
+	for (guint i = 0; properties[i]; i++) {
+		GVariant *value = property_value_locked(session, properties[i]->name);
+
+		if (value)
+			g_variant_builder_add(&builder, "{sv}", properties[i]->name, value);
+	}
+	g_mutex_unlock(&session->lock);
+	return g_variant_builder_end(&builder);
+}
+
 static GVariant *
 session_get_property(GDBusConnection *connection, const char *sender, const char *object_path,
 		     const char *interface_name, const char *property_name, GError **error,

@@ -12,3 +12,6 @@ void tc_dbus_session_unexport(TcSession *session);
 /* The "as" of the context names AddContext accepts in domain ("ust" or
  * "kernel"), or NULL for another domain. */
 GVariant *tc_dbus_session_context_names(const char *domain);
+/* Every property of session's object, as GetAll gives them to its owner:
+ * an a{sv}, floating. Takes session->lock. */
+GVariant *tc_dbus_session_properties(TcSession *session);

@@ -5,10 +5,11 @@ dbus-monitor on the service's bus records every method call the CLI
 sends (to the service and to the bus daemon) for status, list SESSION,
 list, start and stop of a session with three channels and six events,
 and each count is bounded. A listing asks the service once for the
-session and once for its statistics, not once per channel or event; the
-CLI listens to no signal of its proxies, sends no match rule and loads
-no property of the manager. Before that, status waited for nine calls
-and sent six match rules."""
+session's whole state (DescribeSession: properties and statistics, one
+polkit check), not once per channel or event; the CLI listens to no
+signal of its proxies, sends no match rule and loads no property of the
+manager. Before that, status waited for nine calls and sent six match
+rules."""
 
 import os
 import re
@@ -21,15 +22,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tclib import Service, check, log, run, wait_for
 
 # The calls the CLI makes, at most, per command: Hello, the service's
-# name owner, the session's lookup, the command's own calls, and the
-# session's properties (one GetAll, after the command's calls, for the
-# commands that print them); status also reads who serves LTTng-UST
-# applications (one Get of the manager's, sent before the session's
-# lookup and waited for after it). No match rule at all: the CLI's
-# proxies follow neither their owner nor their properties.
+# name owner, and the command's own calls: a session's whole state in
+# one DescribeSession for status and list NAME, its lookup and the
+# command's call for start and stop; status also reads who serves
+# LTTng-UST applications (one Get of the manager's, sent before
+# DescribeSession and waited for after it). No match rule at all: the
+# CLI's proxies follow neither their owner nor their properties.
 BOUNDS = {
-    ("status",): 6,
-    ("list", "s"): 5,
+    ("status",): 4,
+    ("list", "s"): 3,
     ("list",): 3,
     ("start", "s"): 4,
     ("stop", "s"): 4,
@@ -37,8 +38,8 @@ BOUNDS = {
 MATCH_RULES = 0
 # What the service itself must be asked for each: the calls polkit governs.
 SERVICE_CALLS = {
-    ("status",): {"FindSession", "ChannelStatistics"},
-    ("list", "s"): {"FindSession", "ChannelStatistics"},
+    ("status",): {"DescribeSession"},
+    ("list", "s"): {"DescribeSession"},
     ("list",): {"ListSessions"},
     ("start", "s"): {"FindSession", "Start"},
     ("stop", "s"): {"FindSession", "Stop"},
