@@ -816,8 +816,9 @@ read_back(Fields *fields, void (*encode)(Encoder *encoder))
 	g_autofree char *output = NULL, *errors = NULL;
 	g_autoptr(GByteArray) packet = g_byte_array_new();
 	Encoder encoder = {packet, 0};
+	char name[LTTNG_UST_ABI_SYM_NAME_LEN] = "test:event"; /* as received: a whole buffer */
 	TcLttngMetadataEvent event = {
-	    .name = "test:event",
+	    .name = name,
 	    .fields = (const struct lttng_ust_ctl_field *)fields->data,
 	    .nr_fields = fields->len,
 	    .loglevel = 13,
