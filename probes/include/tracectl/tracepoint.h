@@ -38,6 +38,18 @@
  *                                             len is capped at TRACECTL_BYTES_LENGTH_MAX
  * Record layout in the ring buffer: the event header (id, timestamp), then
  * every field in order, packed.
+ *
+ * SDT probes. A file built with TRACECTL_SDT defined (before it includes
+ * this header; -DTRACECTL_SDT for a whole program) gives each of its
+ * tracepoint call sites a SystemTap SDT probe too, named after the event
+ * (provider, name) and carrying the tracepoint's arguments, so that perf
+ * (`perf probe sdt_PROVIDER:NAME`), bpftrace (`usdt:PATH:PROVIDER:NAME`),
+ * SystemTap and gdb (`info probes`) attach to the same places tracectl
+ * records. It needs <sys/sdt.h> (Debian: systemtap-sdt-dev). A probe is a
+ * nop and an ELF note, taken whether or not tracectl records the event:
+ * the arguments are evaluated at every pass, since the probe's operands
+ * must hold their values, and each must be a scalar (integer, floating
+ * point or pointer). Without TRACECTL_SDT nothing of it is compiled.
  */
 #ifndef TRACECTL_TRACEPOINT_H
 #define TRACECTL_TRACEPOINT_H
@@ -45,6 +57,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef TRACECTL_SDT
+#include <sys/sdt.h> /* outside extern "C": its C++ part holds templates */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -277,6 +292,18 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 		(struct tracectl_ust_piece){ &_tc_length_##name, sizeof(uint32_t) };       \
 	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ _tc_bytes_##name, _tc_size_##name };
 
+#ifdef TRACECTL_SDT
+/* STAP_PROBEn by the count of arguments: STAP_PROBEV exists only where
+ * SDT_USE_VARIADIC was defined before <sys/sdt.h> was first included,
+ * which a program's own includes may have done otherwise. */
+#define _TRACECTL_SDT_PROBE(provider, name, ...) \
+	_TRACECTL_CAT(STAP_PROBE, _TRACECTL_NARGS(__VA_ARGS__))(provider, name, __VA_ARGS__)
+#else
+#define _TRACECTL_SDT_PROBE(provider, name, ...) \
+	do {                                      \
+	} while (0)
+#endif
+
 #define _TRACECTL_EVENT_SYMBOL(_provider, _name) __tracectl_event__##_provider##__##_name
 #define _TRACECTL_PROBE_SYMBOL(_provider, _name) __tracectl_probe__##_provider##__##_name
 
@@ -332,10 +359,12 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 	TRACECTL_EVENT_LOGLEVEL(_provider, _name, TRACECTL_LOGLEVEL_DEFAULT, _args, _fields)
 
 /* Records an event when it is enabled; otherwise the arguments are not
- * evaluated. The relaxed atomic load keeps the compiler from hoisting the
- * check out of loops, and costs what a plain load costs. */
+ * evaluated (but by the SDT probe, when TRACECTL_SDT asks for one). The
+ * relaxed atomic load keeps the compiler from hoisting the check out of
+ * loops, and costs what a plain load costs. */
 #define tracectl_tracepoint(provider, name, ...)                                          \
 	do {                                                                                \
+		_TRACECTL_SDT_PROBE(provider, name, __VA_ARGS__);                           \
 		if (__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled, \
 						     __ATOMIC_RELAXED), 0))                 \
 			_TRACECTL_PROBE_SYMBOL(provider, name)(__VA_ARGS__);                \
