@@ -3,15 +3,17 @@
  * The public tracepoint header in a C++ program: a provider defined with
  * the macros compiles without warnings (-Wall -Wextra, C++17), registers
  * through the library's constructor, and its disabled tracepoint does not
- * evaluate its arguments. Built again with TRACECTL_SDT, the SDT probes
- * compile in C++ too, and evaluate the arguments once. The C side of the
- * same checks is tc-ust-test.c.
+ * evaluate its arguments, nor do tracectl/tracef.h's. Built again with
+ * TRACECTL_SDT, the SDT probes compile in C++ too, and evaluate the
+ * tracepoint's arguments once. The C side of the same checks is
+ * tc-ust-test.c.
  */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #define TRACECTL_CREATE_PROBES
+#include <tracectl/tracef.h>
 #include <tracectl/tracepoint.h>
 
 TRACECTL_EVENT_LOGLEVEL(cxx, pair, TRACECTL_LOGLEVEL_INFO,
@@ -59,6 +61,9 @@ main()
 	check(event.priv != nullptr, "registered by the constructor");
 	check(!tracectl_tracepoint_enabled(cxx, pair), "disabled without a service");
 	tracectl_tracepoint(cxx, pair, count_evaluation(), "never");
+	/* printf-style events, disabled: their arguments are not evaluated. */
+	tracectl_tracef("%ld", count_evaluation());
+	tracectl_tracelog(TRACECTL_LOGLEVEL_INFO, "%ld", count_evaluation());
 #ifdef TRACECTL_SDT
 	/* The SDT probe's operands hold the arguments at every pass. */
 	check(evaluations == 1, "the SDT probe did not evaluate its arguments once");
