@@ -73,13 +73,41 @@
 #include "fuzz-driver.h"
 #include "tc-log-line.h"
 
+#include "tc-rb.h"
+
 static int fuzz_poll(struct pollfd *fds, nfds_t nfds, int timeout);
 static int fuzz_nanosleep(const struct timespec *request, struct timespec *remaining);
 
-/* The code under test, with its waits routed to the relay played here.
- * <poll.h> and <time.h> are in already, so only its calls are renamed. */
+/*
+ * The consumer's clock, the harness's own: it moves only when the consumer
+ * waits (a poll the relay lets time out, a sleep), by what it asked to
+ * wait. Deadlines then pass exactly when the relay played here lets them,
+ * whatever the machine does meanwhile: a run stopped or starved for an
+ * hour sees no handshake time out, and a wait for a chunk's release takes
+ * no real time.
+ */
+#define FUZZ_CLOCK_START_NS 1000000000000ull
+#define FUZZ_WAIT_FOREVER_NS 3600000000000ull
+static uint64_t fuzz_clock_ns = FUZZ_CLOCK_START_NS;
+
+static uint64_t
+fuzz_clock_now(void)
+{
+	return fuzz_clock_ns;
+}
+
+static void
+fuzz_clock_wait_ms(int timeout)
+{
+	fuzz_clock_ns += timeout >= 0 ? (uint64_t)timeout * 1000000u : FUZZ_WAIT_FOREVER_NS;
+}
+
+/* The code under test, with its waits routed to the relay played here
+ * and its clock to the harness's. <poll.h>, <time.h> and tc-rb.h are in
+ * already, so only the calls are renamed. */
 #define poll fuzz_poll
 #define nanosleep fuzz_nanosleep
+#define tc_rb_clock_now fuzz_clock_now
 #include "tc-consumerd-relay-socket.c"
 #include "tc-consumerd-relay-control.c"
 #include "tc-consumerd-relay-announce.c"
@@ -88,6 +116,7 @@ static int fuzz_nanosleep(const struct timespec *request, struct timespec *remai
 #include "tc-consumerd-relay-chunk.c"
 #undef poll
 #undef nanosleep
+#undef tc_rb_clock_now
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
@@ -559,8 +588,10 @@ fuzz_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	size_t delivered_before = side.delivered;
 	int ready;
 
-	if (nfds == 0)
-		return 0; /* a sleep */
+	if (nfds == 0) {
+		fuzz_clock_wait_ms(timeout); /* a sleep */
+		return 0;
+	}
 	relay_pump();
 	if (side.control >= 0)
 		deliver();
@@ -576,14 +607,15 @@ fuzz_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	    fds[0].fd == side.consumer_control)
 		FAIL("the consumer waits for a reply the relay does not owe");
 	outcomes[TIMED_OUT]++;
+	fuzz_clock_wait_ms(timeout);
 	return 0;
 }
 
 static int
 fuzz_nanosleep(const struct timespec *request, struct timespec *remaining)
 {
-	(void)request;
 	(void)remaining;
+	fuzz_clock_ns += (uint64_t)request->tv_sec * 1000000000u + (uint64_t)request->tv_nsec;
 	return 0;
 }
 
@@ -683,7 +715,7 @@ first_connection(struct harness *h, uint8_t setup)
 	}
 	side_connect(&control, &data);
 	if (relay_connect(h->relay, control, data, false,
-			  tc_rb_clock_now() + CONSUMERD_RELAY_OPEN_TIMEOUT_MS * 1000000ull) == 0) {
+			  fuzz_clock_now() + CONSUMERD_RELAY_OPEN_TIMEOUT_MS * 1000000ull) == 0) {
 		outcomes[HANDSHAKE_UP]++;
 	} else {
 		outcomes[HANDSHAKE_REFUSED]++;
@@ -707,7 +739,7 @@ act_connect(struct harness *h)
 	if (h->relay->first_probe) {
 		first_probe_connected(h->relay, control, data);
 	} else {
-		relay_reconnect(h->relay, control, data, tc_rb_clock_now());
+		relay_reconnect(h->relay, control, data, fuzz_clock_now());
 	}
 	if (h->relay->up)
 		outcomes[RECONNECTED]++;
@@ -938,6 +970,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int first_free = next_free_fd();
 
+	fuzz_clock_ns = FUZZ_CLOCK_START_NS; /* each input from the same time */
 	memset(&side, 0, sizeof(side));
 	side.control = side.data = side.consumer_control = -1;
 	side.in = (struct fuzz_input){data + relay_start, size - relay_start, 0};
