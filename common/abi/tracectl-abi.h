@@ -82,37 +82,75 @@ struct tracectl_msg_header {
 	uint32_t seq;  /* service commands: non-zero, echoed by REPLY */
 };
 
-/* Field types of an event payload, as laid out in the ring buffer. */
+/* Field kinds of an event payload, as laid out in the ring buffer. */
 enum tracectl_field_type {
 	TRACECTL_FIELD_SIGNED = 1,   /* size: 1, 2, 4 or 8 bytes */
 	TRACECTL_FIELD_UNSIGNED = 2, /* size: 1, 2, 4 or 8 bytes */
 	TRACECTL_FIELD_DOUBLE = 3,   /* size: 8, IEEE 754 binary64 */
 	TRACECTL_FIELD_STRING = 4,   /* NUL-terminated UTF-8, size 0 */
 	TRACECTL_FIELD_BYTES = 5,    /* uint32_t length then bytes, size 0 */
+	TRACECTL_FIELD_FLOAT = 6,    /* size: 4, IEEE 754 binary32 */
 };
+
+/*
+ * A field's type word is its kind in the low byte; an integer's may carry
+ * above it how readers show it and how it is stored. Types of version 1
+ * and 2 providers have none of these bits: their meaning is unchanged.
+ */
+#define TRACECTL_FIELD_KIND_MASK 0xffu
+#define TRACECTL_FIELD_HEX 0x100u        /* shown in base 16 */
+#define TRACECTL_FIELD_OCT 0x200u        /* shown in base 8 */
+#define TRACECTL_FIELD_BIG_ENDIAN 0x400u /* stored most significant byte first */
+#define TRACECTL_FIELD_INTEGER_ATTRIBUTES                                                  \
+	(TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT | TRACECTL_FIELD_BIG_ENDIAN)
 
 struct tracectl_abi_field {
 	char name[TRACECTL_ABI_FIELD_NAME_MAX];
-	uint32_t type; /* enum tracectl_field_type */
-	uint32_t size; /* bytes, for integers and double; 0 otherwise */
+	uint32_t type; /* enum tracectl_field_type, with integer attributes */
+	uint32_t size; /* bytes, for integers, float and double; 0 otherwise */
 };
 
-/* Whether a field of this type may have this size. */
-static inline bool
-tracectl_abi_field_size_is_valid(uint32_t type, uint32_t size)
+static inline uint32_t
+tracectl_abi_field_kind(uint32_t type)
 {
-	switch (type) {
+	return type & TRACECTL_FIELD_KIND_MASK;
+}
+
+/* Whether a field of this type word may have this size: a known kind, the
+ * attributes of an integer on integers only, one base at most. */
+static inline bool
+tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
+{
+	uint32_t attributes = type & ~TRACECTL_FIELD_KIND_MASK;
+
+	switch (tracectl_abi_field_kind(type)) {
 	case TRACECTL_FIELD_SIGNED:
 	case TRACECTL_FIELD_UNSIGNED:
-		return size == 1 || size == 2 || size == 4 || size == 8;
+		return (attributes & ~TRACECTL_FIELD_INTEGER_ATTRIBUTES) == 0 &&
+		       (attributes & (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT)) !=
+			       (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT) &&
+		       (size == 1 || size == 2 || size == 4 || size == 8);
 	case TRACECTL_FIELD_DOUBLE:
-		return size == 8;
+		return attributes == 0 && size == 8;
+	case TRACECTL_FIELD_FLOAT:
+		return attributes == 0 && size == 4;
 	case TRACECTL_FIELD_STRING:
 	case TRACECTL_FIELD_BYTES:
-		return size == 0;
+		return attributes == 0 && size == 0;
 	default:
 		return false;
 	}
+}
+
+/* Whether a filter reads the field's value as stored: integers in the
+ * machine's byte order, whatever their base. */
+static inline bool
+tracectl_abi_field_is_native_integer(uint32_t type)
+{
+	uint32_t kind = tracectl_abi_field_kind(type);
+
+	return (kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED) &&
+	       !(type & TRACECTL_FIELD_BIG_ENDIAN);
 }
 
 struct tracectl_msg_register {

@@ -31,6 +31,7 @@ enum run_op {
 	RUN_LOAD_U32,
 	RUN_LOAD_U64,
 	RUN_LOAD_DOUBLE,
+	RUN_LOAD_FLOAT,
 	RUN_LOAD_STR,
 	RUN_LOAD_CTX_INT,
 	RUN_LOAD_CTX_STR,
@@ -175,13 +176,15 @@ load_op_of_field(const struct tracectl_ust_field *field, uint8_t wire_op)
 
 	switch (wire_op) {
 	case TC_FILTER_OP_LOAD_INT:
-		if (field->size > 8 || (field->type != TRACECTL_UST_FIELD_SIGNED &&
-					field->type != TRACECTL_UST_FIELD_UNSIGNED))
+		/* Shown in any base, read as stored: not in network order. */
+		if (field->size > 8 || !tracectl_abi_field_is_native_integer(field->type))
 			return -1;
-		if (field->type == TRACECTL_UST_FIELD_SIGNED)
+		if (tracectl_abi_field_kind(field->type) == TRACECTL_UST_FIELD_SIGNED)
 			return signed_ops[field->size] ? signed_ops[field->size] : -1;
 		return unsigned_ops[field->size] ? unsigned_ops[field->size] : -1;
 	case TC_FILTER_OP_LOAD_DOUBLE:
+		if (field->type == TRACECTL_UST_FIELD_FLOAT && field->size == 4)
+			return RUN_LOAD_FLOAT;
 		return field->type == TRACECTL_UST_FIELD_DOUBLE && field->size == 8 ? RUN_LOAD_DOUBLE
 										     : -1;
 	case TC_FILTER_OP_LOAD_STR:
@@ -254,9 +257,10 @@ verify_insn(struct verifier *v, uint32_t slot)
 		if (in->flags != 0 || in->arg32 != 0 || in->arg16 >= v->nr_fields)
 			return 0;
 		op = load_op_of_field(&v->fields[in->arg16], in->op);
-		if (op < 0 || !push(v, op == RUN_LOAD_STR      ? SLOT_STR
-				       : op == RUN_LOAD_DOUBLE ? SLOT_DOUBLE
-							       : SLOT_INT))
+		if (op < 0 ||
+		    !push(v, op == RUN_LOAD_STR					   ? SLOT_STR
+			     : op == RUN_LOAD_DOUBLE || op == RUN_LOAD_FLOAT ? SLOT_DOUBLE
+									     : SLOT_INT))
 			return 0;
 		out->op = (uint8_t)op;
 		out->piece = (uint16_t)piece_of_field(v, in->arg16);
@@ -704,6 +708,7 @@ tc_ust_filter_run(const struct tc_ust_filter *filter, const struct tracectl_ust_
 		[RUN_LOAD_U32] = &&op_load_u32,
 		[RUN_LOAD_U64] = &&op_load_u64,
 		[RUN_LOAD_DOUBLE] = &&op_load_double,
+		[RUN_LOAD_FLOAT] = &&op_load_float,
 		[RUN_LOAD_STR] = &&op_load_str,
 		[RUN_LOAD_CTX_INT] = &&op_load_ctx_int,
 		[RUN_LOAD_CTX_STR] = &&op_load_ctx_str,
@@ -801,6 +806,13 @@ op_load_u64:
 op_load_double:
 	memcpy(&(++top)->d, pieces[insn->piece].data, sizeof(double));
 	NEXT();
+op_load_float: {
+	float value;
+
+	memcpy(&value, pieces[insn->piece].data, sizeof(value));
+	(++top)->d = value;
+	NEXT();
+}
 op_load_str:
 	load_string_piece(++top, &pieces[insn->piece]);
 	NEXT();

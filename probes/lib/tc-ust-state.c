@@ -22,7 +22,11 @@ static_assert((int)TRACECTL_UST_FIELD_SIGNED == (int)TRACECTL_FIELD_SIGNED &&
 		      (int)TRACECTL_UST_FIELD_UNSIGNED == (int)TRACECTL_FIELD_UNSIGNED &&
 		      (int)TRACECTL_UST_FIELD_DOUBLE == (int)TRACECTL_FIELD_DOUBLE &&
 		      (int)TRACECTL_UST_FIELD_STRING == (int)TRACECTL_FIELD_STRING &&
-		      (int)TRACECTL_UST_FIELD_BYTES == (int)TRACECTL_FIELD_BYTES,
+		      (int)TRACECTL_UST_FIELD_BYTES == (int)TRACECTL_FIELD_BYTES &&
+		      (int)TRACECTL_UST_FIELD_FLOAT == (int)TRACECTL_FIELD_FLOAT &&
+		      TRACECTL_UST_FIELD_HEX == TRACECTL_FIELD_HEX &&
+		      TRACECTL_UST_FIELD_OCT == TRACECTL_FIELD_OCT &&
+		      TRACECTL_UST_FIELD_BIG_ENDIAN == TRACECTL_FIELD_BIG_ENDIAN,
 	      "public and wire field types");
 
 struct tc_ust_state tc_ust_state = {
@@ -67,7 +71,7 @@ static bool
 is_valid_field(const struct tracectl_ust_field *field)
 {
 	return is_valid_field_name(field->name) &&
-	       tracectl_abi_field_size_is_valid(field->type, field->size);
+	       tracectl_abi_field_is_valid(field->type, field->size);
 }
 
 bool

@@ -170,22 +170,43 @@ rule_field_name(const char *name, size_t size)
 	return TRUE;
 }
 
-/* The sizes each field type allows, as bits: a table rather than the
- * service's switch, so that the two are not the same code. */
+/* The sizes each field kind allows, as bits, and the attribute words
+ * (the type word's bits above the kind) it allows: tables rather than
+ * the service's switch, so that the two are not the same code. */
 static const uint32_t allowed_sizes[] = {
 	[TRACECTL_FIELD_SIGNED] = 1u << 1 | 1u << 2 | 1u << 4 | 1u << 8,
 	[TRACECTL_FIELD_UNSIGNED] = 1u << 1 | 1u << 2 | 1u << 4 | 1u << 8,
 	[TRACECTL_FIELD_DOUBLE] = 1u << 8,
 	[TRACECTL_FIELD_STRING] = 1u << 0,
 	[TRACECTL_FIELD_BYTES] = 1u << 0,
+	[TRACECTL_FIELD_FLOAT] = 1u << 4,
 };
+/* An integer's attribute words: none, hex, oct, network, network hex,
+ * network oct. */
+static const uint32_t integer_attributes[] = {0x000, 0x100, 0x200, 0x400, 0x500, 0x600};
+
+static gboolean
+rule_attributes(uint32_t kind, uint32_t attributes)
+{
+	if (attributes == 0)
+		return TRUE;
+	if (kind != TRACECTL_FIELD_SIGNED && kind != TRACECTL_FIELD_UNSIGNED)
+		return FALSE;
+	for (guint i = 0; i < G_N_ELEMENTS(integer_attributes); i++)
+		if (attributes == integer_attributes[i])
+			return TRUE;
+	return FALSE;
+}
 
 static gboolean
 rule_field(const struct tracectl_abi_field *field)
 {
+	uint32_t kind = field->type & 0xff;
+
 	return rule_field_name(field->name, sizeof(field->name)) &&
-	       field->type < G_N_ELEMENTS(allowed_sizes) && field->size < 32 &&
-	       (allowed_sizes[field->type] >> field->size & 1u);
+	       kind < G_N_ELEMENTS(allowed_sizes) && field->size < 32 &&
+	       (allowed_sizes[kind] >> field->size & 1u) &&
+	       rule_attributes(kind, field->type & ~0xffu);
 }
 
 static gboolean
@@ -262,17 +283,27 @@ take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i)
 		field->name[0] = name_chars[shape % LETTERS];
 	}
 	shape = fuzz_take_byte(in);
-	field->type = shape < 240 ? 1 + shape % 5 : shape % 7; /* 0 and 6 are not types */
-	if (fuzz_take_byte(in) % 32 == 0) {
+	field->type = shape < 240 ? 1 + shape % 5 : shape % 8; /* 0 and 7 are not kinds */
+	shape = fuzz_take_byte(in);
+	if (shape % 32 == 0) {
 		field->size = sizes[fuzz_take_byte(in) % G_N_ELEMENTS(sizes)];
 	} else {
-		switch (field->type) {
+		/* The shape's top bits: an integer's attributes, both bases, or
+		 * a bit no kind has (on any kind). */
+		static const uint32_t attributes[] = {0x000, 0x100, 0x200, 0x400,
+						      0x500, 0x600, 0x300, 0x800};
+
+		field->type |= attributes[shape >> 5];
+		switch (field->type & 0xff) {
 		case TRACECTL_FIELD_SIGNED:
 		case TRACECTL_FIELD_UNSIGNED:
 			field->size = 1u << (fuzz_take_byte(in) % 4);
 			break;
 		case TRACECTL_FIELD_DOUBLE:
 			field->size = 8;
+			break;
+		case TRACECTL_FIELD_FLOAT:
+			field->size = 4;
 			break;
 		default:
 			field->size = 0;

@@ -46,14 +46,20 @@ static const struct tracectl_abi_field abi_fields[] = {
 	{"intfield", TRACECTL_FIELD_SIGNED, 8}, {"small", TRACECTL_FIELD_UNSIGNED, 1},
 	{"dbl", TRACECTL_FIELD_DOUBLE, 8},      {"strfield", TRACECTL_FIELD_STRING, 0},
 	{"blob", TRACECTL_FIELD_BYTES, 0},      {"last", TRACECTL_FIELD_SIGNED, 4},
+	{"ratio", TRACECTL_FIELD_FLOAT, 4},
+	{"mask", TRACECTL_FIELD_UNSIGNED | TRACECTL_FIELD_HEX, 4},
+	{"port", TRACECTL_FIELD_UNSIGNED | TRACECTL_FIELD_BIG_ENDIAN, 2},
 };
 
 static const struct tracectl_ust_field ust_fields[] = {
 	{"intfield", TRACECTL_UST_FIELD_SIGNED, 8}, {"small", TRACECTL_UST_FIELD_UNSIGNED, 1},
 	{"dbl", TRACECTL_UST_FIELD_DOUBLE, 8},      {"strfield", TRACECTL_UST_FIELD_STRING, 0},
 	{"blob", TRACECTL_UST_FIELD_BYTES, 0},      {"last", TRACECTL_UST_FIELD_SIGNED, 4},
+	{"ratio", TRACECTL_UST_FIELD_FLOAT, 4},
+	{"mask", TRACECTL_UST_FIELD_UNSIGNED | TRACECTL_UST_FIELD_HEX, 4},
+	{"port", TRACECTL_UST_FIELD_UNSIGNED | TRACECTL_UST_FIELD_BIG_ENDIAN, 2},
 };
-#define NR_PIECES 7u
+#define NR_PIECES 10u
 
 static const char *const expressions[] = {
 	"intfield > 100 && strfield == \"x*\"",
@@ -62,6 +68,7 @@ static const char *const expressions[] = {
 	"$ctx.procname == \"fuzz*\" && $ctx.vpid > 0 || $ctx.vtid != intfield << 2",
 	"intfield / last + small - 3 * (intfield >> 1) == (last ^ 5) & 0xff",
 	"-dbl < 1.5 && strfield == strfield || !dbl",
+	"ratio * 2 >= dbl && (mask & 0xf0) == 0x10 || ratio != ratio",
 };
 
 enum outcome {
@@ -106,7 +113,7 @@ piece_copy(struct fuzz_input *in, size_t len)
 static void
 record_make(struct record *r, struct fuzz_input *in)
 {
-	static const size_t fixed[NR_PIECES] = {8, 1, 8, 0, 4, 0, 4};
+	static const size_t fixed[NR_PIECES] = {8, 1, 8, 0, 4, 0, 4, 4, 4, 2};
 	uint8_t str_len = fuzz_take_byte(in) % 48, blob_len = fuzz_take_byte(in) % 8;
 	uint8_t flags = fuzz_take_byte(in);
 	uint8_t with_nul = flags & 1;

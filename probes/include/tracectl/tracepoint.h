@@ -32,8 +32,17 @@
  *
  * Field kinds:
  *   tracectl_field_integer(type, name, expr)  int8_t..int64_t, uint8_t..uint64_t
+ *   tracectl_field_integer_hex(type, name, expr), tracectl_field_integer_oct(...)
+ *                                             the same, shown in base 16 or 8
+ *   tracectl_field_integer_network(type, name, expr), ..._network_hex(...)
+ *                                             stored in network byte order
+ *                                             (filters cannot read these)
+ *   tracectl_field_float(name, expr)          IEEE 754 binary32
  *   tracectl_field_double(name, expr)         IEEE 754 binary64
  *   tracectl_field_string(name, expr)         NUL-terminated; NULL gives "(null)"
+ *   tracectl_field_string_max(name, expr, max)  at most max bytes of it (a
+ *                                             constant, 1 to 4096), cut at a
+ *                                             byte, not a character
  *   tracectl_field_bytes(name, ptr, len)      uint32 length, then the bytes;
  *                                             len is capped at TRACECTL_BYTES_LENGTH_MAX
  * Record layout in the ring buffer: the event header (id, timestamp), then
@@ -105,12 +114,18 @@ enum tracectl_ust_field_type {
 	TRACECTL_UST_FIELD_DOUBLE = 3,
 	TRACECTL_UST_FIELD_STRING = 4,
 	TRACECTL_UST_FIELD_BYTES = 5,
+	TRACECTL_UST_FIELD_FLOAT = 6,
 };
+
+/* Attributes of an integer field, above its kind in its type word. */
+#define TRACECTL_UST_FIELD_HEX 0x100u        /* shown in base 16 */
+#define TRACECTL_UST_FIELD_OCT 0x200u        /* shown in base 8 */
+#define TRACECTL_UST_FIELD_BIG_ENDIAN 0x400u /* stored in network byte order */
 
 struct tracectl_ust_field {
 	const char *name;
-	uint32_t type; /* enum tracectl_ust_field_type */
-	uint32_t size; /* bytes for integers and double, 0 otherwise */
+	uint32_t type; /* enum tracectl_ust_field_type, with integer attributes */
+	uint32_t size; /* bytes for integers, float and double, 0 otherwise */
 };
 
 /*
@@ -235,10 +250,53 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 	_TRACECTL_FOR_EACH(_TRACECTL_APPLY, mode, _TRACECTL_EXPAND fields)
 
 /* Field constructors: tuples that the modes below take apart. */
-#define tracectl_field_integer(type, name, expr) (_tc_integer, type, name, expr)
+#define tracectl_field_integer(type, name, expr) (_tc_integer, type, name, expr, 0)
+#define tracectl_field_integer_hex(type, name, expr)                                      \
+	(_tc_integer, type, name, expr, TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_integer_oct(type, name, expr)                                      \
+	(_tc_integer, type, name, expr, TRACECTL_UST_FIELD_OCT)
+#define tracectl_field_integer_network(type, name, expr)                                  \
+	(_tc_integer, type, name, expr, TRACECTL_UST_FIELD_BIG_ENDIAN)
+#define tracectl_field_integer_network_hex(type, name, expr)                              \
+	(_tc_integer, type, name, expr, TRACECTL_UST_FIELD_BIG_ENDIAN | TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_float(name, expr) (_tc_float, name, expr)
 #define tracectl_field_double(name, expr) (_tc_double, name, expr)
 #define tracectl_field_string(name, expr) (_tc_string, name, expr)
+#define tracectl_field_string_max(name, expr, max) (_tc_string_max, name, expr, max)
 #define tracectl_field_bytes(name, ptr, len) (_tc_bytes, name, ptr, len)
+
+/* The longest cap of tracectl_field_string_max(): the string is copied on
+ * the probe's stack. */
+#define TRACECTL_STRING_MAX_CAP 4096u
+
+/* strnlen(), which C does not have. */
+static inline size_t
+_tracectl_strnlen(const char *string, size_t max)
+{
+	const char *nul = (const char *)memchr(string, '\0', max);
+
+	return nul ? (size_t)(nul - string) : max;
+}
+
+/* An integer's bytes turned to network order (most significant first) in
+ * place, on a machine that stores the least significant first. */
+static inline void
+_tracectl_to_network_order(void *value, size_t size)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned char *bytes = (unsigned char *)value;
+
+	for (size_t i = 0; i < size / 2; i++) {
+		unsigned char byte = bytes[i];
+
+		bytes[i] = bytes[size - 1 - i];
+		bytes[size - 1 - i] = byte;
+	}
+#else
+	(void)value;
+	(void)size;
+#endif
+}
 
 #define TRACECTL_ARGS(...) (__VA_ARGS__)
 #define TRACECTL_FIELDS(...) (__VA_ARGS__)
@@ -246,30 +304,56 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 #define _TRACECTL_IS_SIGNED(type) ((type)-1 < (type)1)
 
 /* Mode DESC: one struct tracectl_ust_field per field. */
-#define _TRACECTL_DESC__tc_integer(type, name, expr)                                      \
+#define _TRACECTL_DESC__tc_integer(type, name, expr, attributes)                          \
 	{ #name,                                                                          \
-	  _TRACECTL_IS_SIGNED(type) ? TRACECTL_UST_FIELD_SIGNED : TRACECTL_UST_FIELD_UNSIGNED, \
+	  (_TRACECTL_IS_SIGNED(type) ? TRACECTL_UST_FIELD_SIGNED : TRACECTL_UST_FIELD_UNSIGNED) | \
+		  (attributes),                                                           \
 	  sizeof(type) },
+#define _TRACECTL_DESC__tc_float(name, expr) { #name, TRACECTL_UST_FIELD_FLOAT, sizeof(float) },
 #define _TRACECTL_DESC__tc_double(name, expr) { #name, TRACECTL_UST_FIELD_DOUBLE, sizeof(double) },
 #define _TRACECTL_DESC__tc_string(name, expr) { #name, TRACECTL_UST_FIELD_STRING, 0 },
+#define _TRACECTL_DESC__tc_string_max(name, expr, max) { #name, TRACECTL_UST_FIELD_STRING, 0 },
 #define _TRACECTL_DESC__tc_bytes(name, ptr, len) { #name, TRACECTL_UST_FIELD_BYTES, 0 },
 
 /* Mode CHECK: compile-time checks of each field's type. */
-#define _TRACECTL_CHECK__tc_integer(type, name, expr)                                     \
+#define _TRACECTL_CHECK__tc_integer(type, name, expr, attributes)                         \
 	_TRACECTL_STATIC_ASSERT(sizeof(type) == 1 || sizeof(type) == 2 || sizeof(type) == 4 ||  \
 					sizeof(type) == 8,                                       \
 				"tracectl: integer field " #name " must be 1, 2, 4 or 8 bytes"); \
 	_TRACECTL_STATIC_ASSERT((type)0.5 == (type)0,                                       \
 				"tracectl: field " #name " is not an integer");
+#define _TRACECTL_CHECK__tc_float(name, expr)                                             \
+	_TRACECTL_STATIC_ASSERT(sizeof(float) == 4, "tracectl: float is not binary32");
 #define _TRACECTL_CHECK__tc_double(name, expr)
 #define _TRACECTL_CHECK__tc_string(name, expr)
+#define _TRACECTL_CHECK__tc_string_max(name, expr, max)                                   \
+	_TRACECTL_STATIC_ASSERT((max) >= 1 && (max) <= TRACECTL_STRING_MAX_CAP,             \
+				"tracectl: string field " #name "'s cap must be 1 to 4096");
 #define _TRACECTL_CHECK__tc_bytes(name, ptr, len)
 
 /* Mode PIECES: evaluate each field once, point a payload piece at it.
- * Strings are measured later, if at all (TRACECTL_UST_PIECE_STRING). */
-#define _TRACECTL_PIECES__tc_integer(type, name, expr)                                    \
+ * Strings are measured later, if at all (TRACECTL_UST_PIECE_STRING); a
+ * capped one is copied, cut, to the stack, so that its piece holds the
+ * NUL-terminated string the record holds. */
+#define _TRACECTL_PIECES__tc_integer(type, name, expr, attributes)                        \
 	type _tc_value_##name = (type)(expr);                                              \
+	if ((attributes) & TRACECTL_UST_FIELD_BIG_ENDIAN)                                  \
+		_tracectl_to_network_order(&_tc_value_##name, sizeof(type));               \
 	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(type) };
+#define _TRACECTL_PIECES__tc_float(name, expr)                                            \
+	float _tc_value_##name = (float)(expr);                                            \
+	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(float) };
+#define _TRACECTL_PIECES__tc_string_max(name, expr, max)                                  \
+	const char *_tc_source_##name = (expr);                                            \
+	char _tc_string_##name[(max) + 1];                                                 \
+	size_t _tc_length_##name;                                                          \
+	if (!_tc_source_##name)                                                            \
+		_tc_source_##name = "(null)";                                              \
+	_tc_length_##name = _tracectl_strnlen(_tc_source_##name, (max));                  \
+	memcpy(_tc_string_##name, _tc_source_##name, _tc_length_##name);                   \
+	_tc_string_##name[_tc_length_##name] = '\0';                                       \
+	_tc_pieces[_tc_count++] =                                                          \
+		(struct tracectl_ust_piece){ _tc_string_##name, _tc_length_##name + 1 };
 #define _TRACECTL_PIECES__tc_double(name, expr)                                           \
 	double _tc_value_##name = (double)(expr);                                          \
 	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ &_tc_value_##name, sizeof(double) };

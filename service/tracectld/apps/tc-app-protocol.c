@@ -130,7 +130,7 @@ check_field(const struct tracectl_abi_field *field)
 {
 	return memchr(field->name, '\0', sizeof(field->name)) != NULL &&
 	       tc_validate_field_name(field->name) &&
-	       tracectl_abi_field_size_is_valid(field->type, field->size);
+	       tracectl_abi_field_is_valid(field->type, field->size);
 }
 
 static gboolean

@@ -211,9 +211,9 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 	for (guint i = 0; i < layout.nr_fields; i++) {
 		const struct tracectl_abi_field *field = &event->fields[i];
 
-		if (field->type == TRACECTL_FIELD_STRING)
+		if (tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_STRING)
 			layout.fields[i] = TC_CONSUMER_FIELD_STRING;
-		else if (field->type == TRACECTL_FIELD_BYTES)
+		else if (tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_BYTES)
 			layout.fields[i] = TC_CONSUMER_FIELD_BYTES;
 		else
 			layout.fields[i] = (guint8)field->size;

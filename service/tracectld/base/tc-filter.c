@@ -516,12 +516,18 @@ check_field(Checker *c, Node *node)
 		if (strncmp(field->name, node->text, sizeof(field->name)) != 0)
 			continue;
 		node->field_index = i;
-		switch (field->type) {
+		switch (tracectl_abi_field_kind(field->type)) {
 		case TRACECTL_FIELD_SIGNED:
 		case TRACECTL_FIELD_UNSIGNED:
+			if (!tracectl_abi_field_is_native_integer(field->type))
+				return check_fail(c, node,
+						  "field '%s' is stored in network byte order, "
+						  "which filters cannot read",
+						  node->text);
 			node->type = TY_INT;
 			return TRUE;
 		case TRACECTL_FIELD_DOUBLE:
+		case TRACECTL_FIELD_FLOAT:
 			node->type = TY_DOUBLE;
 			return TRUE;
 		case TRACECTL_FIELD_STRING:

@@ -131,22 +131,41 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 	g_string_append(out, "};\n\n");
 }
 
+/* An integer field's base in CTF: what its attributes ask readers for. */
+static guint
+integer_base(guint32 type)
+{
+	if (type & TRACECTL_FIELD_HEX)
+		return 16;
+	if (type & TRACECTL_FIELD_OCT)
+		return 8;
+	return 10;
+}
+
 static void
 append_field(GString *out, const struct tracectl_abi_field *field)
 {
-	switch (field->type) {
+	switch (tracectl_abi_field_kind(field->type)) {
 	case TRACECTL_FIELD_SIGNED:
 	case TRACECTL_FIELD_UNSIGNED:
-		g_string_append_printf(out,
-				       "\t\tinteger { size = %u; align = 8; signed = %s; base = 10; "
-				       "byte_order = %s; } _%s;\n",
-				       field->size * 8,
-				       field->type == TRACECTL_FIELD_SIGNED ? "true" : "false",
-				       byte_order(), field->name);
+		g_string_append_printf(
+		    out,
+		    "\t\tinteger { size = %u; align = 8; signed = %s; base = %u; "
+		    "byte_order = %s; } _%s;\n",
+		    field->size * 8,
+		    tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_SIGNED ? "true" : "false",
+		    integer_base(field->type),
+		    field->type & TRACECTL_FIELD_BIG_ENDIAN ? "network" : byte_order(), field->name);
 		break;
 	case TRACECTL_FIELD_DOUBLE:
 		g_string_append_printf(out,
 				       "\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; "
+				       "byte_order = %s; } _%s;\n",
+				       byte_order(), field->name);
+		break;
+	case TRACECTL_FIELD_FLOAT:
+		g_string_append_printf(out,
+				       "\t\tfloating_point { exp_dig = 8; mant_dig = 24; align = 8; "
 				       "byte_order = %s; } _%s;\n",
 				       byte_order(), field->name);
 		break;
@@ -181,21 +200,36 @@ tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id, const TcAp
 	g_string_append(out, "\t} align(8);\n};\n\n");
 }
 
-static const char *
-field_type_name(const struct tracectl_abi_field *field)
+/* An integer's name, then how it is shown and stored when that is not
+ * decimal in the machine's order: "uint32 hex network". */
+static void
+append_integer_type_name(GString *out, const struct tracectl_abi_field *field)
 {
 	static const char *const signed_names[] = {"int8", "int16", NULL, "int32",
 						   NULL,   NULL,    NULL, "int64"};
 	static const char *const unsigned_names[] = {"uint8", "uint16", NULL, "uint32",
 						     NULL,    NULL,     NULL, "uint64"};
 
-	switch (field->type) {
-	case TRACECTL_FIELD_SIGNED:
-		return signed_names[field->size - 1];
-	case TRACECTL_FIELD_UNSIGNED:
-		return unsigned_names[field->size - 1];
+	g_string_append(out, tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_SIGNED
+				     ? signed_names[field->size - 1]
+				     : unsigned_names[field->size - 1]);
+	if (field->type & TRACECTL_FIELD_HEX)
+		g_string_append(out, " hex");
+	if (field->type & TRACECTL_FIELD_OCT)
+		g_string_append(out, " oct");
+	if (field->type & TRACECTL_FIELD_BIG_ENDIAN)
+		g_string_append(out, " network");
+}
+
+/* The name of a field's type, for fields that are not integers. */
+static const char *
+field_type_name(const struct tracectl_abi_field *field)
+{
+	switch (tracectl_abi_field_kind(field->type)) {
 	case TRACECTL_FIELD_DOUBLE:
 		return "double";
+	case TRACECTL_FIELD_FLOAT:
+		return "float";
 	case TRACECTL_FIELD_STRING:
 		return "string";
 	case TRACECTL_FIELD_BYTES:
@@ -210,8 +244,16 @@ tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields)
 {
 	GString *out = g_string_new(NULL);
 
-	for (guint i = 0; i < nr_fields; i++)
-		g_string_append_printf(out, "%s%s %s", i ? ", " : "", field_type_name(&fields[i]),
-				       fields[i].name);
+	for (guint i = 0; i < nr_fields; i++) {
+		guint32 kind = tracectl_abi_field_kind(fields[i].type);
+
+		if (i)
+			g_string_append(out, ", ");
+		if (kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED)
+			append_integer_type_name(out, &fields[i]);
+		else
+			g_string_append(out, field_type_name(&fields[i]));
+		g_string_append_printf(out, " %s", fields[i].name);
+	}
 	return g_string_free(out, FALSE);
 }

@@ -7,10 +7,11 @@
  * the tracectl_tracef() calls were evaluated. With --pause it prints
  * "ready" and waits for SIGUSR1 first, so that it can be listed.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "app-pause.h"
 
 #include <tracectl/tracef.h>
 
@@ -41,17 +42,8 @@ main(int argc, char **argv)
 	static char long_text[LONG_MESSAGE + 1];
 	int count = argc > 1 ? atoi(argv[1]) : 1;
 
-	if (argc > 2 && strcmp(argv[2], "--pause") == 0) {
-		sigset_t usr1;
-		int signal_number;
-
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &usr1, NULL);
-		printf("ready\n");
-		fflush(stdout);
-		sigwait(&usr1, &signal_number);
-	}
+	if (argc > 2 && strcmp(argv[2], "--pause") == 0)
+		app_pause_until_usr1();
 	for (int i = 0; i < count; i++)
 		tracectl_tracef("message %d of %s, %.2f", evaluated(i), "tracef-app", i * 0.25);
 	memset(long_text, 'x', LONG_MESSAGE);
