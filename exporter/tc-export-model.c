@@ -76,3 +76,9 @@ tc_export_span_attrs(const struct tc_export_span *span)
 		add_integer(attrs, "tracectl.unfinished", TC_EXPORT_ATTR_BOOL, 1);
 	return attrs;
 }
+
+const char *
+tc_export_span_trace_state(const struct tc_export_span *span)
+{
+	return span->trace_state && *span->trace_state ? span->trace_state : NULL;
+}

@@ -20,5 +20,8 @@ GPtrArray *tc_export_resources_of(GPtrArray *spans);
 /* struct tc_export_attr whose strings are borrowed from their source. */
 GArray *tc_export_resource_attrs(const struct tc_export_resource *resource);
 GArray *tc_export_span_attrs(const struct tc_export_span *span);
+/* The span's Span.trace_state, borrowed, or NULL when it has none: an empty
+ * one is proto3's default, which neither encoding writes. */
+const char *tc_export_span_trace_state(const struct tc_export_span *span);
 
 #endif /* TC_EXPORT_MODEL_H */

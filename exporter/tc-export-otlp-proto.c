@@ -22,6 +22,7 @@ enum {
 	SCOPE_NAME = 1,
 	SPAN_TRACE_ID = 1,
 	SPAN_SPAN_ID = 2,
+	SPAN_TRACE_STATE = 3,
 	SPAN_PARENT_SPAN_ID = 4,
 	SPAN_NAME = 5,
 	SPAN_KIND = 6,
@@ -99,9 +100,12 @@ span_message(const struct tc_export_span *span)
 	GByteArray *out = g_byte_array_new();
 	GByteArray *status = g_byte_array_new();
 	const uint64_t trace_id[2] = { span->trace_id_hi, span->trace_id_lo };
+	const char *trace_state = tc_export_span_trace_state(span);
 
 	add_id(out, SPAN_TRACE_ID, trace_id, 2);
 	add_id(out, SPAN_SPAN_ID, &span->span_id, 1);
+	if (trace_state)
+		tc_pb_string(out, SPAN_TRACE_STATE, trace_state);
 	if (span->parent_span_id)
 		add_id(out, SPAN_PARENT_SPAN_ID, &span->parent_span_id, 1);
 	tc_pb_string(out, SPAN_NAME, span->name);

@@ -117,10 +117,16 @@ add_events(JsonBuilder *builder, const struct tc_export_span *span)
 static void
 add_span(JsonBuilder *builder, const struct tc_export_span *span)
 {
+	const char *trace_state = tc_export_span_trace_state(span);
+
 	json_builder_begin_object(builder);
 	add_member_text(builder, "traceId", "%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x",
 			span->trace_id_hi, span->trace_id_lo);
 	add_member_text(builder, "spanId", "%016" G_GINT64_MODIFIER "x", span->span_id);
+	if (trace_state) {
+		json_builder_set_member_name(builder, "traceState");
+		json_builder_add_string_value(builder, trace_state);
+	}
 	if (span->parent_span_id)
 		add_member_text(builder, "parentSpanId", "%016" G_GINT64_MODIFIER "x",
 				span->parent_span_id);

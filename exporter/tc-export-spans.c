@@ -70,6 +70,7 @@ span_free(struct tc_export_span *span)
 	g_free(span->remote_service);
 	g_free(span->remote_address);
 	g_free(span->error_message);
+	g_free(span->trace_state);
 	g_ptr_array_unref(span->attributes);
 	g_ptr_array_unref(span->annotations);
 	g_free(span);
@@ -279,6 +280,11 @@ add_to_span(struct tc_export_spans *spans, struct tc_export_span *span, const ch
 		g_free(span->remote_address);
 		span->remote_service = string_copy(member(payload, "service"));
 		span->remote_address = string_copy(member(payload, "address"));
+	} else if (strcmp(what, "tracestate") == 0) {
+		/* Traces recorded before this event existed have none: the span
+		 * is exported without a tracestate, as one that continued none. */
+		g_free(span->trace_state);
+		span->trace_state = string_copy(member(payload, "tracestate"));
 	} else if (strcmp(what, "end") == 0 && span->unfinished) {
 		spans->finished++;
 		span->end_ns = time_ns;

@@ -3,7 +3,8 @@
  * Spans rebuilt from tracectl_span events (probes/lib/tc-span-tp.h) of
  * every trace a sink reads: one table keyed by trace and span id, times in ns since
  * the Unix epoch, resources from the trace environment and the events'
- * contexts. Every text is UTF-8: bytes that are not become U+FFFD.
+ * contexts. Every text is UTF-8: bytes that are not become U+FFFD. A trace
+ * recorded before the tracestate event existed reads as spans without one.
  */
 #ifndef TC_EXPORT_SPANS_H
 #define TC_EXPORT_SPANS_H
@@ -49,6 +50,7 @@ struct tc_export_span {
 	char *remote_service; /* NULL when none */
 	char *remote_address;
 	char *error_message;  /* NULL when none */
+	char *trace_state;    /* the W3C tracestate it continues, NULL when none */
 	int64_t start_ns, end_ns;
 	bool unfinished;      /* never ended: end_ns is its trace's last event */
 	const struct tc_export_resource *resource;

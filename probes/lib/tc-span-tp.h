@@ -74,6 +74,16 @@ TRACECTL_EVENT_LOGLEVEL(tracectl_span, remote, TRACECTL_LOGLEVEL_INFO,
 		tracectl_field_string(service, service),
 		tracectl_field_string(address, address)))
 
+/* The W3C tracestate a span continues, recorded just after its start and
+ * only when it is not empty, so that a span without one (every root, and
+ * most children) costs no more than its start event (docs/performance.md,
+ * "Spans"). A trace recorded before this event existed has spans without. */
+TRACECTL_EVENT_LOGLEVEL(tracectl_span, tracestate, TRACECTL_LOGLEVEL_INFO,
+	TRACECTL_ARGS(uint64_t, span_id, const char *, tracestate),
+	TRACECTL_FIELDS(
+		tracectl_field_integer(uint64_t, span_id, span_id),
+		tracectl_field_string(tracestate, tracestate)))
+
 TRACECTL_EVENT_LOGLEVEL(tracectl_span, end, TRACECTL_LOGLEVEL_INFO,
 	TRACECTL_ARGS(uint64_t, span_id, uint8_t, status),
 	TRACECTL_FIELDS(

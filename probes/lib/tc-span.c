@@ -123,6 +123,14 @@ record_start(const struct tracectl_span *span, const char *name)
 			    endpoint_service, endpoint_address);
 }
 
+/* Only a child can continue a tracestate: a root has none, so its start
+ * path does not even test for one. */
+static void
+record_tracestate(const struct tracectl_span *span)
+{
+	tracectl_tracepoint(tracectl_span, tracestate, span->span_id, span->tracestate);
+}
+
 static void
 set_unsampled(struct tracectl_span *span, enum tracectl_span_kind kind)
 {
@@ -178,8 +186,11 @@ tracectl_span__start_child(struct tracectl_span *span, const struct tracectl_spa
 	span->kind = (uint8_t)kind;
 	span->status = TRACECTL_SPAN_STATUS_UNSET;
 	span->tracestate = parent->tracestate;
-	if (tracectl_span_is_sampled(span))
+	if (tracectl_span_is_sampled(span)) {
 		record_start(span, name);
+		if (__builtin_expect(span->tracestate && *span->tracestate, 0))
+			record_tracestate(span);
+	}
 }
 
 /* The remote span is a parent of this process's span: its ids and flags

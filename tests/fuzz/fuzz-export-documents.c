@@ -33,6 +33,7 @@ struct otel_attr {
 
 struct otel_span {
 	GString *trace_id, *span_id, *parent_span_id; /* bytes; parent NULL if absent */
+	GString *trace_state;			      /* NULL if absent */
 	GString *name;
 	int64_t kind;
 	guint64 start, end;
@@ -77,6 +78,7 @@ otel_span_free(struct otel_span *span)
 	gstring_free(span->trace_id);
 	gstring_free(span->span_id);
 	gstring_free(span->parent_span_id);
+	gstring_free(span->trace_state);
 	gstring_free(span->name);
 	gstring_free(span->status_message);
 	g_ptr_array_unref(span->attributes);
@@ -318,6 +320,9 @@ pb_span_scalar(const struct pb_field *field, struct otel_span *span)
 		break;
 	case 2:
 		pb_once(&span->span_id, pb_bytes(field, "Span"), "Span.span_id");
+		break;
+	case 3:
+		pb_once(&span->trace_state, pb_bytes(field, "Span"), "Span.trace_state");
 		break;
 	case 4:
 		pb_once(&span->parent_span_id, pb_bytes(field, "Span"), "Span.parent_span_id");
@@ -608,6 +613,8 @@ json_otel_span(JsonObject *object, struct otel_request *request, guint resource)
 	if (json_object_has_member(object, "parentSpanId"))
 		span->parent_span_id =
 		    json_hex(json_need_string(object, "parentSpanId", where), 8, "parentSpanId");
+	if (json_object_has_member(object, "traceState"))
+		span->trace_state = g_string_new(json_need_string(object, "traceState", where));
 	span->name = g_string_new(json_need_string(object, "name", where));
 	span->kind = json_need_int(object, "kind", where);
 	span->start = json_decimal(json_need_string(object, "startTimeUnixNano", where), FALSE,
@@ -773,6 +780,19 @@ check_id(const char *encoding, const GString *got, const guint64 *words, guint n
 		FAIL("%s: span %u's %s is not its id", encoding, index, what);
 }
 
+/* The tracestate as taken, and none written when it is empty: proto3
+ * leaves a default out, and a receiver reads "" and absent alike. */
+static void
+check_trace_state(const char *encoding, const GString *got, const char *want, guint index)
+{
+	if (want && !*want)
+		want = NULL;
+	if ((got != NULL) != (want != NULL))
+		FAIL("%s: span %u's traceState is %s", encoding, index, got ? "there" : "missing");
+	if (want && !same_bytes(got, want))
+		FAIL("%s: span %u's traceState is not '%s'", encoding, index, want);
+}
+
 static void
 check_otel_span(const char *encoding, const struct otel_span *got,
 		const struct model_span *want, guint index)
@@ -792,6 +812,7 @@ check_otel_span(const char *encoding, const struct otel_span *got,
 	if (got->status_code != want->status ||
 	    !same_bytes_or_empty(got->status_message, want->error_message))
 		FAIL("%s: span %u's status is not as taken", encoding, index);
+	check_trace_state(encoding, got->trace_state, want->trace_state, index);
 	check_otel_attrs(encoding, got->attributes, want_span_attrs(want), "span", index);
 	if (got->event_times->len != want->annotations->len)
 		FAIL("%s: span %u has %u events, not %u", encoding, index, got->event_times->len,

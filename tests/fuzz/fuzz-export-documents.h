@@ -39,6 +39,7 @@ struct model_span {
 	guint64 trace_id_hi, trace_id_lo, span_id, parent_span_id;
 	guint8 kind, status;
 	const char *name, *address, *remote_service, *remote_address, *error_message;
+	const char *trace_state; /* the last tracestate event's, NULL when none */
 	const char *host_name, *service_name, *process_name;
 	int64_t pid;
 	int64_t start_ns, end_ns;

@@ -60,10 +60,13 @@
  * - Every take's OTLP/HTTP protobuf, decoded by the harness's own reader
  *   of the wire format, and its OTLP/HTTP JSON and Zipkin v2 JSON, parsed
  *   by json-glib, hold each span of the take once, in the take's order,
- *   with its ids, name, kind, times, attributes, events and status, under
- *   one ResourceSpans per resource, and Zipkin's with its endpoints and
- *   tags; the JSON documents are UTF-8 with no raw control character (RFC
- *   8259), so that any receiver takes them (fuzz-export-documents.c).
+ *   with its ids, name, kind, times, attributes, events and status, its
+ *   tracestate (the last tracestate event's, byte for byte as UTF-8, and
+ *   no traceState at all when that is empty or missing), under one
+ *   ResourceSpans per resource, and Zipkin's with its endpoints and tags
+ *   (no tracestate: Zipkin v2 has none); the JSON documents are UTF-8
+ *   with no raw control character (RFC 8259), so that any receiver takes
+ *   them (fuzz-export-documents.c).
  *
  * Built with libFuzzer it is a coverage-guided fuzzer, from the top of the
  * source tree (Debian's clang-14):
@@ -126,13 +129,14 @@ enum outcome {
 	MANY_SPANS,
 	NO_CLOCK,
 	NOT_UTF8,
+	TRACE_STATE,
 	OUTCOMES,
 };
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
     "span ended", "span unfinished", "orphan",	   "id reused",	 "batch taken",
     "odd layout", "attribute",	     "annotation", "endpoint",	 "huge text",
-    "many spans", "no clock",	     "not utf-8",
+    "many spans", "no clock",	     "not utf-8",  "tracestate",
 };
 static unsigned long long outcomes[OUTCOMES];
 
@@ -192,6 +196,10 @@ static const struct member remote_members[] = {
     {"service", MT_STRING, ROLE_TEXT},
     {"address", MT_STRING, ROLE_TEXT},
 };
+static const struct member tracestate_members[] = {
+    {"span_id", MT_U64, ROLE_ID},
+    {"tracestate", MT_STRING, ROLE_TEXT},
+};
 static const struct member end_members[] = {
     {"span_id", MT_U64, ROLE_ID},
     {"status", MT_U8, ROLE_BYTE},
@@ -205,7 +213,13 @@ struct standard_class {
 };
 
 #define STANDARD(name, members) {name, members, ARRAY_LEN(members), TRUE}
-enum { STANDARD_START, STANDARD_END = 8, STANDARD_OTHER = 9, STANDARD_CLASSES = 10 };
+enum {
+	STANDARD_START,
+	STANDARD_END = 8,
+	STANDARD_OTHER = 9,
+	STANDARD_TRACESTATE = 10,
+	STANDARD_CLASSES = 11
+};
 static const struct standard_class standard_classes[STANDARD_CLASSES] = {
     STANDARD(SPAN_PREFIX "start", start_members),
     STANDARD(SPAN_PREFIX "annotation", message_members),
@@ -217,6 +231,7 @@ static const struct standard_class standard_classes[STANDARD_CLASSES] = {
     STANDARD(SPAN_PREFIX "remote", remote_members),
     STANDARD(SPAN_PREFIX "end", end_members),
     {"myapp:request", NULL, 0, FALSE},
+    STANDARD(SPAN_PREFIX "tracestate", tracestate_members),
 };
 
 /* What an odd event class may be called, and its members: the input
@@ -225,13 +240,13 @@ static const char *const odd_class_names[] = {
     SPAN_PREFIX "start",     SPAN_PREFIX "end",	  SPAN_PREFIX "annotation",
     SPAN_PREFIX "attr_int",  SPAN_PREFIX "attr_double", SPAN_PREFIX "attr_string",
     SPAN_PREFIX "attr_bool", SPAN_PREFIX "error", SPAN_PREFIX "remote",
-    SPAN_PREFIX,	     SPAN_PREFIX "bogus", "tracectl_span",
+    SPAN_PREFIX "tracestate", SPAN_PREFIX, SPAN_PREFIX "bogus", "tracectl_span",
     "tracectl_spanner:start", "lttng_ust_statedump:start", "TRACECTL_SPAN:start", NULL,
 };
 static const char *const odd_member_names[] = {
     "span_id", "trace_id_hi", "trace_id_lo", "parent_span_id", "kind", "flags",
     "name",    "service",	  "address",	 "message",	   "key",  "value",
-    "status",  "procname",	  "vpid",	 NULL,
+    "status",  "procname",	  "vpid",	 "tracestate",     NULL,
 };
 
 /* A member's value as babeltrace2 holds it: integers as 64 bits (signed
@@ -629,7 +644,7 @@ read_odd_class(struct plan *plan, struct fuzz_input *in)
 #define OP_WHAT_MASK 0x0fu
 #define OP_TRACE 0x10u
 #define OP_TIME_SHIFT 5
-enum { OP_ODD = 10, OP_RUN_START, OP_RUN_END, OP_IDLE, OP_CONTEXT, OP_ODD_TOO };
+enum { OP_ODD = 10, OP_RUN_START, OP_RUN_END, OP_IDLE, OP_CONTEXT, OP_TRACESTATE };
 
 static int64_t
 saturating_add(int64_t a, uint64_t delta, int64_t max)
@@ -720,9 +735,11 @@ read_events(struct plan *plan, struct fuzz_input *in)
 		guint n_odd = plan->klasses->len - plan->n_traces * STANDARD_CLASSES;
 
 		advance_time(plan, in, op);
-		if (what < STANDARD_CLASSES) {
+		if (what <= STANDARD_OTHER) {
 			read_event(plan, in, trace->standard[what], idle);
-		} else if (what == OP_ODD || what == OP_ODD_TOO) {
+		} else if (what == OP_TRACESTATE) {
+			read_event(plan, in, trace->standard[STANDARD_TRACESTATE], idle);
+		} else if (what == OP_ODD) {
 			guint8 which = fuzz_take_byte(in);
 
 			if (n_odd == 0)
@@ -1271,6 +1288,9 @@ model_apply(struct model *model, struct model_span *span, const struct plan *pla
 	} else if (strcmp(what, "remote") == 0) {
 		span->remote_service = model_text(plan, event, "service");
 		span->remote_address = model_text(plan, event, "address");
+	} else if (strcmp(what, "tracestate") == 0) {
+		span->trace_state = model_text(plan, event, "tracestate");
+		outcomes[TRACE_STATE]++;
 	} else if (strcmp(what, "end") == 0 && span->unfinished) {
 		span->end_ns = time_ns;
 		span->status = (guint8)model_integer(plan, event, "status", span->status);
@@ -1415,7 +1435,8 @@ check_span(const struct plan *plan, const struct tc_export_span *span,
 	if (!same_text(span->name, want->name) || !same_text(span->address, want->address) ||
 	    !same_text(span->remote_service, want->remote_service) ||
 	    !same_text(span->remote_address, want->remote_address) ||
-	    !same_text(span->error_message, want->error_message))
+	    !same_text(span->error_message, want->error_message) ||
+	    !same_text(span->trace_state, want->trace_state))
 		FAIL("span %u (%016" PRIx64 "): a text is not the events'", index, want->span_id);
 	if (span->start_ns != want->start_ns || span->end_ns != want->end_ns ||
 	    span->unfinished != want->unfinished)
@@ -1612,8 +1633,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  * text and a vpid number; the number of odd classes and each (how: bit 0
  * the trace, bits 1 to 6 the member count, bit 7 no payload; a name; per
  * member a name and a type); then events: an operation (OP_*, the class
- * for 0 to 9, bit 4 the second trace, bits 5 to 7 the time step and its
- * byte) and the values of the class's members. A text is its length and
+ * for 0 to 9, the tracestate event for 15, bit 4 the second trace, bits 5
+ * to 7 the time step and its byte) and the values of the class's members. A text is its length and
  * bytes, an id a byte (0xfc and up: large ones), a number a byte below
  * 0x80 or 0x80 and eight bytes. */
 #define SEED(...)                                                                                  \
@@ -1627,6 +1648,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    T('1', '0', '.', '0', '.', '0', '.', '1', ':', '8', '0')
 #define END(id, status) 0x28, 3, id, status
 #define IDLE 0x0d
+#define TRACESTATE(id, ...) 0x2f, 1, id, T(__VA_ARGS__)
 #define RUN(op, first) op, 1, 0xff, first, 1, 1
 static const struct fuzz_seed seeds[] = {
     /* A span with an attribute of each type, an annotation, and its child
@@ -1670,6 +1692,17 @@ static const struct fuzz_seed seeds[] = {
 	 0x20, 1, 1, 2, 8, 7, 3, 1, T('q'), T('s'),
 	 T('1', '2', '7', '.', '0', '.', '0', '.', '1', ':', '6', '5', '5', '3', '6'), 0x27, 1, 8,
 	 0, T('1', '0', '.', '1', '.', '2', '.', '3', ':'), END(8, 0), END(7, 0)),
+    /* Spans continuing a remote context: a server whose parent is remote
+     * and its child, each with the tracestate after its start; a root
+     * without one; an empty tracestate; one replaced by a later event; one
+     * of bytes no receiver takes raw (a quote, a backslash, U+001F, a byte
+     * that is not UTF-8); one of an orphan. */
+    SEED(0x00, 0, 1, TRACE(0x35), 0, START(5, 7),
+	 TRACESTATE(5, 'h', 'v', '=', '1', ',', 'o', 't', 'h', 'e', 'r', '=', 'x'), START(6, 5),
+	 TRACESTATE(6, 'h', 'v', '=', '1', ',', 'o', 't', 'h', 'e', 'r', '=', 'x'), START(8, 0),
+	 START(9, 7), 0x2f, 1, 9, 0, START(10, 7), TRACESTATE(10, 'a', '=', '1'),
+	 TRACESTATE(10, 'a', '=', '"', '\\', 0x1f, 0xc3, 0x28), TRACESTATE(11, 'o', '=', '1'),
+	 END(6, 0), END(5, 0), END(8, 0), END(9, 0), END(10, 0)),
     /* Two traces far apart in time, a jump to the end of time. */
     SEED(0x01, 0, 3, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x01, 0, 0, 0, 0, 0x00, 0x21, 0, 0, 0,
 	 0, 0, START(1, 0), 0x30, 1, 1, 2, 1, 0, 1, 1, 0, 0, 0, 0xe8, 1, 0, 0xf8, 1, 0),

@@ -29,12 +29,18 @@
  *   tracectl_span_end(&server);
  *
  * Recording. Spans are ordinary tracectl events of the provider
- * tracectl_span (start, annotation, attr_int, attr_double, attr_string,
- * attr_bool, error, remote, end), recorded when a session enabled them
- * (tracectl enable-event -u 'tracectl_span:*') and the span is sampled.
- * Times are the events' timestamps: the start event's is the span's start,
- * the end event's its end, an annotation's its time. Only the start event
- * carries the trace id; the others name the span by its span id.
+ * tracectl_span (start, tracestate, annotation, attr_int, attr_double,
+ * attr_string, attr_bool, error, remote, end), recorded when a session
+ * enabled them (tracectl enable-event -u 'tracectl_span:*') and the span is
+ * sampled. Times are the events' timestamps: the start event's is the
+ * span's start, the end event's its end, an annotation's its time. Only
+ * the start event carries the trace id; the others name the span by its
+ * span id. A span that continues a W3C tracestate (a remote parent's, as
+ * tracectl_span_extract() kept it, and so every local descendant of that
+ * span) records it in a tracestate event right after its start; a span
+ * with none, every root among them, records no such event and costs
+ * nothing more. The exporter sends it as OTLP's Span.trace_state (Zipkin
+ * v2 has no place for it).
  *
  * Sampling. A root span is sampled by the process's sampler, configured by
  * TRACECTL_SPAN_SAMPLE (read once, when the library loads) or

@@ -12,6 +12,10 @@
  *                                sample, with a child, attributes and ends
  *   tracectl-span-app unfinished a root whose child ends, then "ready" and
  *                                a wait for the signal that kills it
+ *   tracectl-span-app remote TRACEPARENT TRACESTATE
+ *                                a server span continuing that remote
+ *                                context, with a local child; both carry
+ *                                the remote tracestate
  *
  * It prints what it did, one JSON object a line, for the test to compare
  * with the trace: {"span": id, "trace": "hex", "parent": id, ...} for each
@@ -113,6 +117,26 @@ unfinished(void)
 		pause();
 }
 
+static int
+remote(const char *traceparent, const char *tracestate)
+{
+	struct tracectl_span_context context;
+	struct tracectl_span server, work;
+
+	tracectl_span_set_endpoint("span-app", NULL);
+	if (tracectl_span_extract(&context, traceparent, tracestate) < 0) {
+		fprintf(stderr, "invalid traceparent '%s'\n", traceparent);
+		return 1;
+	}
+	tracectl_span_start_remote(&server, &context, TRACECTL_SPAN_KIND_SERVER, "GET /remote");
+	tracectl_span_start_child(&work, &server, TRACECTL_SPAN_KIND_INTERNAL, "remote work");
+	tracectl_span_end(&work);
+	tracectl_span_end(&server);
+	print_span(&server, "GET /remote");
+	print_span(&work, "remote work");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -124,8 +148,13 @@ main(int argc, char **argv)
 		unsampled();
 	else if (argc == 2 && strcmp(argv[1], "unfinished") == 0)
 		unfinished();
+	else if (argc == 4 && strcmp(argv[1], "remote") == 0)
+		return remote(argv[2], argv[3]);
 	else {
-		fprintf(stderr, "usage: %s tree | roots N | unsampled | unfinished\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s tree | roots N | unsampled | unfinished | remote TRACEPARENT "
+			"TRACESTATE\n",
+			argv[0]);
 		return 2;
 	}
 	return 0;

@@ -9,7 +9,10 @@ trees (parents, kinds, names, attributes, annotations, resources, nested
 durations on the Unix epoch), in OTLP/HTTP protobuf (decoded with the
 OpenTelemetry project's definitions), OTLP/HTTP JSON and Zipkin v2. In
 batches, every span arrives once. A program killed in the middle of a span
-has it exported as unfinished. The exporter retries a receiver that
+has it exported as unfinished. A span continuing a remote context whose
+tracestate is "hv=1,other=x", and its local child, are exported with that
+traceState in both OTLP encodings; every other span with none, and Zipkin
+with no such field. The exporter retries a receiver that
 answers 503, and reports, and fails, when it cannot deliver. `tracectl
 export` gives the same spans."""
 
@@ -33,6 +36,10 @@ TRIO = os.path.join(BUILD, "probes", "examples", "tracectl-span-trio")
 SPAN_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-span-app")
 
 REQUESTS = 3
+# The spans of the trio, the unfinished program's two and the remote two.
+SPANS = 4 * REQUESTS + 4
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+TRACESTATE = "hv=1,other=x"
 KIND = {"internal": 1, "server": 2, "client": 3}
 
 
@@ -66,6 +73,8 @@ def record(svc, tmp, user):
     for app in (back_end, front_end):
         app.communicate(timeout=30)
         check(app.returncode == 0, f"{app.args} failed")
+    remote = [json.loads(line) for line in
+              svc.run_app("remote", TRACEPARENT, TRACESTATE, program=SPAN_APP).splitlines()]
     doomed = svc.app("unfinished", program=SPAN_APP)
     lines = [doomed.stdout.readline() for _ in range(3)]
     check(lines[2].strip() == "ready", f"unfinished app: {lines}")
@@ -77,7 +86,7 @@ def record(svc, tmp, user):
     traces = [os.path.join(out, "ust", "uid", str(uid), "64-bit") for uid in (0, user.uid)]
     for trace in traces:
         check(os.path.isdir(trace), f"no trace {trace}")
-    return traces, pids, [json.loads(line) for line in lines[:2]]
+    return traces, pids, [json.loads(line) for line in lines[:2]], remote
 
 
 def attrs_of(item):
@@ -101,8 +110,8 @@ def otlp_spans(body):
 
 
 def check_otlp_span_shape(span):
-    allowed = {"traceId", "spanId", "parentSpanId", "name", "kind", "startTimeUnixNano",
-               "endTimeUnixNano", "attributes", "events", "status"}
+    allowed = {"traceId", "spanId", "traceState", "parentSpanId", "name", "kind",
+               "startTimeUnixNano", "endTimeUnixNano", "attributes", "events", "status"}
     check(set(span) <= allowed, f"unknown OTLP span fields {set(span) - allowed}")
     check(re.fullmatch("[0-9a-f]{32}", span["traceId"]) and span["traceId"] != "0" * 32,
           f"traceId {span['traceId']}")
@@ -112,10 +121,21 @@ def check_otlp_span_shape(span):
         check(isinstance(span[key], str) and span[key].isdigit(), f"{key}: {span[key]!r}")
 
 
-def check_otlp(body, pids, doomed, started_ns):
+def check_trace_states(spans, remote):
+    """The remote span and its child carry its tracestate, no other span any."""
+    ids = {f"{s['span']:016x}" for s in remote}
+    check(ids <= {s["spanId"] for _, s in spans}, f"remote spans {ids} not exported")
+    for _, span in spans:
+        want = TRACESTATE if span["spanId"] in ids else None
+        check(span.get("traceState") == want,
+              f"{span['name']}: traceState {span.get('traceState')!r}, not {want!r}")
+
+
+def check_otlp(body, pids, doomed, remote, started_ns):
     spans = otlp_spans(body)
     for _, span in spans:
         check_otlp_span_shape(span)
+    check_trace_states(spans, remote)
     by_id = {s["spanId"]: (r, s) for r, s in spans}
     host = socket.gethostname()
     for resource, span in spans:
@@ -162,7 +182,7 @@ def check_otlp(body, pids, doomed, started_ns):
     check(attrs_of(never).get("tracectl.unfinished") is True, f"unfinished: {never}")
     check("tracectl.unfinished" not in attrs_of(ends), f"finished child: {ends}")
     check(int(never["endTimeUnixNano"]) >= int(ends["endTimeUnixNano"]), "unfinished end time")
-    check(len(spans) == 4 * REQUESTS + 2, f"{len(spans)} spans exported")
+    check(len(spans) == SPANS, f"{len(spans)} spans exported")
     return {s["spanId"]: s for _, s in spans}
 
 
@@ -220,7 +240,8 @@ def test():
     with Service() as svc, tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o1777)
         user = svc.add_user("tctest-spans")
-        traces, pids, doomed = record(svc, tmp, user)
+        traces, pids, doomed, remote = record(svc, tmp, user)
+        expected = (pids, doomed, remote, started_ns)
         receiver = Receiver()
 
         node = subprocess.run(["node", "--version"], capture_output=True)
@@ -230,15 +251,15 @@ def test():
         result = export("otlp", traces, receiver.url + "/v1/traces")
         check(result.returncode == 0, f"OTLP export failed: {result.stderr}")
         check(receiver.attempts == 3, f"{receiver.attempts} attempts for two 503s")
-        check("1 of 14 spans never ended" in result.stderr, f"stderr {result.stderr!r}")
+        check(f"1 of {SPANS} spans never ended" in result.stderr, f"stderr {result.stderr!r}")
         path, body = receiver.bodies[-1]
         check(path == "/v1/traces", f"OTLP path {path}")
-        otlp = check_otlp(body, pids, doomed, started_ns)
-        log("OTLP/HTTP protobuf decoded by opentelemetry-proto's definitions: 14 spans")
+        otlp = check_otlp(body, *expected)
+        log(f"OTLP/HTTP protobuf decoded by opentelemetry-proto's definitions: {SPANS} spans")
 
         result = export("otlp", traces, receiver.url + "/v1/traces", 'encoding="json"')
         check(result.returncode == 0, f"OTLP JSON export failed: {result.stderr}")
-        check_same_spans(check_otlp(receiver.bodies[-1][1], pids, doomed, started_ns), otlp,
+        check_same_spans(check_otlp(receiver.bodies[-1][1], *expected), otlp,
                          "OTLP JSON against protobuf")
 
         before = len(receiver.bodies)
@@ -246,7 +267,7 @@ def test():
         check(result.returncode == 0, f"OTLP batched export failed: {result.stderr}")
         batches = receiver.bodies[before:]
         check(len(batches) >= 3, f"{len(batches)} requests with batch-size=4")
-        check_same_spans(check_otlp(merged(batches), pids, doomed, started_ns), otlp,
+        check_same_spans(check_otlp(merged(batches), *expected), otlp,
                          "batches against one request")
         log(f"batch-size=4: {len(batches)} requests, each span once")
 
@@ -254,14 +275,14 @@ def test():
         result = cli_export(svc, "spans", "--url", receiver.url + "/v1/traces")
         check(result.returncode == 0 and len(receiver.bodies) == before + 1,
               f"tracectl export of the session failed: {result.stderr}")
-        check_same_spans(check_otlp(receiver.bodies[-1][1], pids, doomed, started_ns), otlp,
+        check_same_spans(check_otlp(receiver.bodies[-1][1], *expected), otlp,
                          "tracectl export against babeltrace2")
         out = os.path.join(tmp, "spans.json")
         result = cli_export(svc, "--format", "otlp-json", "--output", out,
                             *[a for t in traces for a in ("--trace", t)])
         check(result.returncode == 0, f"tracectl export --trace failed: {result.stderr}")
         with open(out) as f:
-            check_same_spans(check_otlp(json.load(f), pids, doomed, started_ns), otlp,
+            check_same_spans(check_otlp(json.load(f), *expected), otlp,
                              "tracectl export --output against babeltrace2")
         for bad in (["spans", "--url", "ftp://x"], ["spans"], ["--format", "jaeger", "-o", "-"]):
             result = cli_export(svc, *bad)
@@ -278,7 +299,8 @@ def test():
         result = export("otlp", traces, receiver.url + "/v1/traces", "attempts=2")
         log(result.stderr.strip().splitlines()[-1] if result.stderr else "")
         check(result.returncode != 0, "export to a closed port succeeded")
-        check("could not deliver 14 spans" in result.stderr and "attempt 2 of 2" in result.stderr,
+        check(f"could not deliver {SPANS} spans" in result.stderr and
+              "attempt 2 of 2" in result.stderr,
               f"no delivery report: {result.stderr!r}")
         svc.cli("destroy", "spans")
 

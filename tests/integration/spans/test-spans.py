@@ -6,7 +6,8 @@ attributes of each type, an annotation, an error, a remote endpoint, the
 ends in order); with TRACECTL_SPAN_SAMPLE=1/10, 10,000 roots give 1,000
 sampled within five binomial standard deviations, each with its child; a
 root the application chose not to sample records nothing, children
-included."""
+included; a span continuing a remote context's tracestate, and its local
+child, each record it just after their start, and no other span does."""
 
 import json
 import math
@@ -20,6 +21,10 @@ from tracelib import read_trace
 
 SPAN_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-span-app")
 ROOTS = 10000
+REMOTE_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+REMOTE_PARENT = 0x00f067aa0ba902b7
+TRACEPARENT = f"00-{REMOTE_TRACE}-{REMOTE_PARENT:016x}-01"
+TRACESTATE = "hv=1,other=x"
 
 
 def printed_spans(out):
@@ -79,6 +84,25 @@ def check_tree(spans, events):
     check([f["status"] for f in fields[10:]] == [0, 2, 0], f"end statuses: {fields[10:]}")
 
 
+def check_remote(spans, events):
+    server, work = spans
+    check(server["trace"] == REMOTE_TRACE and server["parent"] == REMOTE_PARENT,
+          f"remote server span {server}")
+    ids = (server["span"], work["span"])
+    mine = [(name, fields) for name, fields in events if fields.get("span_id") in ids]
+    expected = [
+        ("tracectl_span:start", ids[0]), ("tracectl_span:tracestate", ids[0]),
+        ("tracectl_span:start", ids[1]), ("tracectl_span:tracestate", ids[1]),
+        ("tracectl_span:end", ids[1]), ("tracectl_span:end", ids[0]),
+    ]
+    check([(n, f["span_id"]) for n, f in mine] == expected,
+          f"remote events: {[(n, f['span_id']) for n, f in mine]}")
+    states = [f["tracestate"] for n, f in mine if n == "tracectl_span:tracestate"]
+    check(states == [TRACESTATE, TRACESTATE], f"tracestates {states}")
+    others = [f for n, f in events if n == "tracectl_span:tracestate" and f["span_id"] not in ids]
+    check(not others, f"tracestate of a span that continues none: {others[:3]}")
+
+
 def check_sampling(spans, events, starts):
     roots = [s for s in spans if s["name"] == "root"]
     children = [s for s in spans if s["name"] == "child"]
@@ -105,6 +129,8 @@ def test():
         svc.cli("start")
         svc.run_app("unsampled", program=SPAN_APP)
         tree = printed_spans(svc.run_app("tree", program=SPAN_APP))
+        remote = printed_spans(svc.run_app("remote", TRACEPARENT, TRACESTATE,
+                                           program=SPAN_APP))
         sampled = printed_spans(svc.run_app("roots", str(ROOTS), program=SPAN_APP,
                                             extra_env={"TRACECTL_SPAN_SAMPLE": "1/10"}))
         svc.cli("stop")
@@ -113,11 +139,12 @@ def test():
         events = read_trace(out)
         check(not any(name == "<discarded>" for name, _ in events), "events were discarded")
         starts = starts_by_id(events)
-        check_started(tree + sampled, starts)
+        check_started(tree + remote + sampled, starts)
         check_tree(tree, events)
+        check_remote(remote, events)
         check_sampling(sampled, events, starts)
         # Nothing else: the unsampled program recorded no event at all.
-        known = {s["span"] for s in tree + sampled}
+        known = {s["span"] for s in tree + remote + sampled}
         strays = [(n, f) for n, f in events if f.get("span_id") not in known]
         check(not strays, f"events of no sampled span: {strays[:3]}")
         svc.cli("destroy", "spans")

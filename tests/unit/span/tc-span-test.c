@@ -3,8 +3,8 @@
  * libtracectl-span without a service: W3C Trace Context text against the
  * specification's rules (valid and invalid traceparent and tracestate
  * headers), the sampler's rates, id generation (no zero, no repeat, none
- * shared with a forked child) and the sampling decision carried to
- * children.
+ * shared with a forked child), the sampling decision and the remote
+ * tracestate carried to children.
  */
 #include <glib.h>
 #include <math.h>
@@ -254,6 +254,36 @@ test_children_follow(void)
 	g_assert_false(tracectl_span_is_sampled(&child));
 }
 
+/* The tracestate a span continues, which its start records: the remote
+ * parent's, borrowed by every local descendant; none for a root's tree. */
+static void
+test_tracestate_carried(void)
+{
+	struct tracectl_span_context remote;
+	struct tracectl_span server, child, grandchild, root, root_child;
+
+	g_assert_cmpint(tracectl_span_extract(&remote, "00-" TRACE_ID "-" PARENT_ID "-01",
+					      "hv=1,other=x"),
+			==, 0);
+	tracectl_span_start_remote(&server, &remote, TRACECTL_SPAN_KIND_SERVER, "server");
+	tracectl_span_start_child(&child, &server, TRACECTL_SPAN_KIND_INTERNAL, "child");
+	tracectl_span_start_child(&grandchild, &child, TRACECTL_SPAN_KIND_CLIENT, "grandchild");
+	g_assert_true(server.tracestate == remote.tracestate);
+	g_assert_true(child.tracestate == remote.tracestate);
+	g_assert_true(grandchild.tracestate == remote.tracestate);
+	g_assert_cmpstr(grandchild.tracestate, ==, "hv=1,other=x");
+	tracectl_span_end(&grandchild);
+	tracectl_span_end(&child);
+	tracectl_span_end(&server);
+
+	tracectl_span_start_root_decided(&root, TRACECTL_SPAN_KIND_SERVER, "root", 1);
+	tracectl_span_start_child(&root_child, &root, TRACECTL_SPAN_KIND_CLIENT, "child");
+	g_assert_null(root.tracestate);
+	g_assert_null(root_child.tracestate);
+	tracectl_span_end(&root_child);
+	tracectl_span_end(&root);
+}
+
 static void
 test_sampler_spec(void)
 {
@@ -409,6 +439,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/span/tracestate", test_tracestate);
 	g_test_add_func("/tracectl/span/inject-extract", test_inject_extract);
 	g_test_add_func("/tracectl/span/children-follow", test_children_follow);
+	g_test_add_func("/tracectl/span/tracestate-carried", test_tracestate_carried);
 	g_test_add_func("/tracectl/span/sampler-spec", test_sampler_spec);
 	g_test_add_func("/tracectl/span/sampler-probability", test_sampler_probability);
 	g_test_add_func("/tracectl/span/sampler-rate", test_sampler_rate);
