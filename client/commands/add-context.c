@@ -35,8 +35,9 @@ tc_cmd_add_context(int argc, char **argv)
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "Only this channel (default: every channel)", "CHANNEL"},
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
-		 "Context to add: -u: vpid, vtid, procname, pthread_id; -k: pid, tid, procname, "
-		 "prio (repeat -t for more)",
+		 "Context to add: -u: vpid, vtid, procname, pthread_id, vuid, veuid, vsuid, vgid, "
+		 "vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, user_ns, "
+		 "uts_ns; -k: pid, tid, procname, prio (repeat -t for more)",
 		 "TYPE"},
 		{NULL},
 	};

@@ -199,7 +199,27 @@ struct tracectl_msg_reply {
 #define TRACECTL_CONTEXT_VTID 0x2u       /* int32_t, gettid() */
 #define TRACECTL_CONTEXT_PROCNAME 0x4u   /* char[16], the thread's name */
 #define TRACECTL_CONTEXT_PTHREAD_ID 0x8u /* uint64_t, pthread_self() */
-#define TRACECTL_CONTEXT_ALL 0xfu
+/* int32_t each: the process's real, effective and saved ids, as its user
+ * namespace sees them (getresuid(), getresgid()). */
+#define TRACECTL_CONTEXT_VUID 0x10u
+#define TRACECTL_CONTEXT_VEUID 0x20u
+#define TRACECTL_CONTEXT_VSUID 0x40u
+#define TRACECTL_CONTEXT_VGID 0x80u
+#define TRACECTL_CONTEXT_VEGID 0x100u
+#define TRACECTL_CONTEXT_VSGID 0x200u
+#define TRACECTL_CONTEXT_IDS 0x3f0u
+/* uint64_t each: the inode number of the thread's namespace of that kind
+ * (/proc/thread-self/ns/), 0 where the kernel has none. */
+#define TRACECTL_CONTEXT_CGROUP_NS 0x400u
+#define TRACECTL_CONTEXT_IPC_NS 0x800u
+#define TRACECTL_CONTEXT_MNT_NS 0x1000u
+#define TRACECTL_CONTEXT_NET_NS 0x2000u
+#define TRACECTL_CONTEXT_PID_NS 0x4000u
+#define TRACECTL_CONTEXT_TIME_NS 0x8000u
+#define TRACECTL_CONTEXT_USER_NS 0x10000u
+#define TRACECTL_CONTEXT_UTS_NS 0x20000u
+#define TRACECTL_CONTEXT_NAMESPACES 0x3fc00u
+#define TRACECTL_CONTEXT_ALL 0x3ffffu
 #define TRACECTL_CONTEXT_PROCNAME_LEN 16u
 
 static inline uint32_t
@@ -208,7 +228,9 @@ tracectl_context_size(uint32_t contexts)
 	return ((contexts & TRACECTL_CONTEXT_VPID) ? 4u : 0u) +
 	       ((contexts & TRACECTL_CONTEXT_VTID) ? 4u : 0u) +
 	       ((contexts & TRACECTL_CONTEXT_PROCNAME) ? TRACECTL_CONTEXT_PROCNAME_LEN : 0u) +
-	       ((contexts & TRACECTL_CONTEXT_PTHREAD_ID) ? 8u : 0u);
+	       ((contexts & TRACECTL_CONTEXT_PTHREAD_ID) ? 8u : 0u) +
+	       4u * (uint32_t)__builtin_popcount(contexts & TRACECTL_CONTEXT_IDS) +
+	       8u * (uint32_t)__builtin_popcount(contexts & TRACECTL_CONTEXT_NAMESPACES);
 }
 
 struct tracectl_msg_channel {

@@ -64,7 +64,10 @@ set_error_line(GError *error, long line)
 		priv->line = line;
 }
 
-static const char *const ust_contexts[] = {"vpid", "vtid", "procname", "pthread_id", NULL};
+static const char *const ust_contexts[] = {
+    "vpid",   "vtid",      "procname", "pthread_id", "vuid",	"veuid",   "vsuid",
+    "vgid",   "vegid",     "vsgid",    "cgroup_ns",  "ipc_ns",	"mnt_ns",  "net_ns",
+    "pid_ns", "time_ns",   "user_ns",  "uts_ns",     NULL};
 static const char *const kernel_contexts[] = {"pid", "tid", "procname", "prio", NULL};
 
 /* Refusals name the element: /sessions/session[1]/domains/domain[2]/type. */

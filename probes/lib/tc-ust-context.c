@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* initial-exec like the nesting counter: no allocation on first access. */
@@ -12,6 +13,19 @@ static __thread char cached_procname[TRACECTL_CONTEXT_PROCNAME_LEN]
 	__attribute__((tls_model("initial-exec")));
 static __thread int procname_cached __attribute__((tls_model("initial-exec")));
 static int32_t cached_vpid; /* atomic */
+
+/* The process's ids, in the order of their TRACECTL_CONTEXT_* bits: read
+ * once, at the first event that wants one (set with release once they
+ * are all there; fillers racing store the same values). */
+static int32_t cached_ids[6]; /* atomic */
+static int ids_cached;        /* atomic */
+
+/* The thread's namespaces, in the order of their bits, read at its first
+ * event that wants one. */
+static const char *const namespace_names[8] = {"cgroup", "ipc", "mnt",	"net",
+					       "pid",	 "time", "user", "uts"};
+static __thread uint64_t cached_namespaces[8] __attribute__((tls_model("initial-exec")));
+static __thread int namespaces_cached __attribute__((tls_model("initial-exec")));
 
 static int32_t
 current_vpid(void)
@@ -48,6 +62,56 @@ current_procname(void)
 	return cached_procname;
 }
 
+/* The ids a process changes with setuid() and the like are the first
+ * ones it traced with, as the thread's name is: the price of not asking
+ * the kernel at every event. */
+static const int32_t *
+current_ids(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&ids_cached, __ATOMIC_ACQUIRE), 0)) {
+		uid_t ruid, euid, suid;
+		gid_t rgid, egid, sgid;
+		int32_t ids[6] = {-1, -1, -1, -1, -1, -1};
+
+		if (getresuid(&ruid, &euid, &suid) == 0) {
+			ids[0] = (int32_t)ruid;
+			ids[1] = (int32_t)euid;
+			ids[2] = (int32_t)suid;
+		}
+		if (getresgid(&rgid, &egid, &sgid) == 0) {
+			ids[3] = (int32_t)rgid;
+			ids[4] = (int32_t)egid;
+			ids[5] = (int32_t)sgid;
+		}
+		for (int i = 0; i < 6; i++)
+			__atomic_store_n(&cached_ids[i], ids[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&ids_cached, 1, __ATOMIC_RELEASE);
+	}
+	return cached_ids;
+}
+
+/* The namespaces the thread is in at its first event that asks; one it
+ * enters later (unshare(), setns()) is not seen. stat() is
+ * async-signal-safe, as a tracepoint in a signal handler needs. */
+static const uint64_t *
+current_namespaces(void)
+{
+	if (__builtin_expect(!namespaces_cached, 0)) {
+		static const char directory[] = "/proc/thread-self/ns/";
+		char path[sizeof(directory) + 8];
+		struct stat st;
+
+		memcpy(path, directory, sizeof(directory) - 1);
+		for (int i = 0; i < 8; i++) {
+			/* Not snprintf(): this may run in a signal handler. */
+			strcpy(path + sizeof(directory) - 1, namespace_names[i]);
+			cached_namespaces[i] = stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+		}
+		namespaces_cached = 1;
+	}
+	return cached_namespaces;
+}
+
 uint32_t
 tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX])
 {
@@ -75,6 +139,28 @@ tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX])
 		memcpy(out + size, &id, sizeof(id));
 		size += sizeof(id);
 	}
+	if (contexts & TRACECTL_CONTEXT_IDS) {
+		const int32_t *ids = current_ids();
+
+		for (int i = 0; i < 6; i++) {
+			if (contexts & (TRACECTL_CONTEXT_VUID << i)) {
+				int32_t id = __atomic_load_n(&ids[i], __ATOMIC_RELAXED);
+
+				memcpy(out + size, &id, sizeof(id));
+				size += sizeof(id);
+			}
+		}
+	}
+	if (contexts & TRACECTL_CONTEXT_NAMESPACES) {
+		const uint64_t *namespaces = current_namespaces();
+
+		for (int i = 0; i < 8; i++) {
+			if (contexts & (TRACECTL_CONTEXT_CGROUP_NS << i)) {
+				memcpy(out + size, &namespaces[i], sizeof(uint64_t));
+				size += sizeof(uint64_t);
+			}
+		}
+	}
 	return size;
 }
 
@@ -83,6 +169,8 @@ tc_ust_context_forget(void)
 {
 	/* Only the forking thread exists in the child. */
 	__atomic_store_n(&cached_vpid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ids_cached, 0, __ATOMIC_RELAXED);
 	cached_vtid = 0;
 	procname_cached = 0;
+	namespaces_cached = 0;
 }

@@ -11,8 +11,10 @@
 
 #include "tracectl-abi.h"
 
-/* The largest context: every field. */
-#define TC_UST_CONTEXT_MAX 32u
+/* The largest context: every field (tracectl_context_size() of them all). */
+#define TC_UST_CONTEXT_MAX 128u
+_Static_assert(4 + 4 + TRACECTL_CONTEXT_PROCNAME_LEN + 8 + 6 * 4 + 8 * 8 <= TC_UST_CONTEXT_MAX,
+	       "every context field fits");
 
 /* Writes the fields of contexts (TRACECTL_CONTEXT_* bits) into out, in the
  * order of the bits. Returns the bytes written, tracectl_context_size(). */

@@ -1164,6 +1164,25 @@ take_bytes(struct fuzz_input *in, void *to, size_t n)
 		((uint8_t *)to)[i] = fuzz_take_byte(in);
 }
 
+/* Context bits from one byte: the first four as they are, bit 4 two
+ * ids, bit 5 two namespaces, bit 6 every context; bit 7 adds one the ABI
+ * does not have. */
+static uint32_t
+channel_contexts(uint8_t byte)
+{
+	uint32_t contexts = byte & 0xfu;
+
+	if (byte & 0x10)
+		contexts |= TRACECTL_CONTEXT_VUID | TRACECTL_CONTEXT_VSGID;
+	if (byte & 0x20)
+		contexts |= TRACECTL_CONTEXT_CGROUP_NS | TRACECTL_CONTEXT_UTS_NS;
+	if (byte & 0x40)
+		contexts |= TRACECTL_CONTEXT_ALL;
+	if (byte & 0x80)
+		contexts |= (TRACECTL_CONTEXT_ALL + 1u) << (byte & 0x7);
+	return contexts;
+}
+
 static uint32_t
 build_channel_add(struct fuzz_input *in)
 {
@@ -1183,7 +1202,7 @@ build_channel_add(struct fuzz_input *in)
 	msg->num_subbuf = nums[(geometry >> 3) % 8];
 	msg->nr_streams = nr_streams[fuzz_take_byte(in) % 8];
 	contexts = fuzz_take_byte(in);
-	msg->contexts = contexts & 0x80 ? contexts : contexts & TRACECTL_CONTEXT_ALL;
+	msg->contexts = channel_contexts(contexts);
 	msg->stream_id = fuzz_take_byte(in);
 	return TRACECTL_MSG_CHANNEL_ADD;
 }

@@ -83,6 +83,29 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			     ":= uint5_t;\n\n");
 }
 
+/* The ids (int32) and the namespaces (uint64 inode numbers) among the
+ * contexts, in the order of their bits. */
+static void
+append_id_contexts(GString *out, guint32 contexts)
+{
+	static const char *const ids[] = {"vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid"};
+	static const char *const namespaces[] = {"cgroup_ns", "ipc_ns",	 "mnt_ns",  "net_ns",
+						 "pid_ns",    "time_ns", "user_ns", "uts_ns"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
+		if (contexts & (TRACECTL_CONTEXT_VUID << i))
+			g_string_append_printf(out,
+					       "\t\tinteger { size = 32; align = 8; signed = true; "
+					       "byte_order = %s; } _%s;\n",
+					       byte_order(), ids[i]);
+	for (guint i = 0; i < G_N_ELEMENTS(namespaces); i++)
+		if (contexts & (TRACECTL_CONTEXT_CGROUP_NS << i))
+			g_string_append_printf(out,
+					       "\t\tinteger { size = 64; align = 8; signed = false; "
+					       "byte_order = %s; } _%s;\n",
+					       byte_order(), namespaces[i]);
+}
+
 /* The stream's event.context: the channel's context fields, in the
  * order of their TRACECTL_CONTEXT_* bits (the order the probes write). */
 static void
@@ -105,6 +128,7 @@ append_event_context(GString *out, guint32 contexts)
 		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
 					    "base = 16; byte_order = %s; } _pthread_id;\n",
 				       byte_order());
+	append_id_contexts(out, contexts);
 	g_string_append(out, "\t} align(8);\n");
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """tracectl add-context: every event of the channel carries the vpid,
-vtid, procname and pthread_id of the thread that emitted it, babeltrace2
-shows them without a warning, and contexts can only be added before the
-first start, with clear errors for unknown ones."""
+vtid, procname and pthread_id of the thread that emitted it, and the
+process's user and group ids and the thread's namespaces where asked,
+babeltrace2 shows them without a warning, and contexts can only be added
+before the first start, with clear errors for unknown ones."""
 
 import os
 import sys
@@ -63,6 +64,39 @@ def test():
         text = babeltrace_text(out)
         check("vtid = " in text and 'procname = "tracectl-exampl"' in text, text[:500])
         svc.cli("destroy", "ctx")
+
+        check_ids_and_namespaces(svc)
+
+
+IDS = ["vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid"]
+NAMESPACES = ["cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"]
+
+
+def check_ids_and_namespaces(svc):
+    """A user's application, traced by the user's session with every id
+    and namespace context: its ids are the user's, its namespaces the
+    test's own (it inherits them)."""
+    user = svc.add_user("tctest-ctxids")
+    out = os.path.join(user.home, "ids")
+    names = IDS + [f"{ns}_ns" for ns in NAMESPACES]
+    svc.cli("create", "ids", "--output", out, user=user)
+    svc.cli("add-context", "-u", *[arg for name in names for arg in ("-t", name)], user=user)
+    svc.cli("enable-event", "-u", "example:startup", user=user)
+    contexts = svc.session("ids", user=user)["channels"][0]["settings"]["contexts"]
+    check(contexts == names, f"contexts: {contexts}")
+    svc.cli("start", user=user)
+    svc.run_app("--count", "1", user=user)
+    svc.cli("stop", user=user)
+    events = read_streams(out)["events"]
+    check(len(events) == 1, f"one example:startup expected: {events}")
+    event = events[0]
+    expected = {f"ctx_{name}": user.uid if "uid" in name else user.gid for name in IDS}
+    expected.update({f"ctx_{ns}_ns": os.stat(f"/proc/self/ns/{ns}").st_ino
+                     for ns in NAMESPACES})
+    found = {key: event.get(key) for key in expected}
+    check(found == expected, f"contexts recorded {found}, expected {expected}")
+    text = babeltrace_text(out)
+    check(f"vuid = {user.uid}" in text and "uts_ns = " in text, text[:800])
 
 
 run(test)
