@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-lttng"
+
+#include "tc-lttng-notify.h"
+
+#include <errno.h>
+#include <lttng/ust-ctl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc-error.h"
+#include "tc-lttng-trace.h"
+
+static gboolean
+notify_broken(GError **error, int ret, const char *what)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "notify socket: %s: %d", what, ret);
+	return FALSE;
+}
+
+static void
+log_refusal(TcLttngApp *app, const char *what, const GError *why)
+{
+	g_warning("Refused the %s of the LTTng-UST application pid=%d uid=%u: %s", what,
+		  (int)app->pid, (unsigned)app->uid, why->message);
+}
+
+/* The trace the application's session_handle writes, or NULL with
+ * error. */
+static TcLttngTrace *
+notify_trace(TcLttngApp *app, int session_handle, GError **error)
+{
+	TcLttngTrace *trace = tc_lttng_trace_find_bound(app->id, session_handle);
+
+	if (trace == NULL)
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "no session of the service has its handle %d", session_handle);
+	return trace;
+}
+
+static gboolean
+register_event(TcLttngApp *app, int session_handle, char *name, int loglevel,
+	       const char *signature, const struct lttng_ust_ctl_field *fields, size_t nr_fields,
+	       const char *uri, guint32 *id, GError **error)
+{
+	g_autoptr(TcLttngTrace) trace = NULL;
+
+	name[LTTNG_UST_ABI_SYM_NAME_LEN - 1] = '\0';
+	if (nr_fields > TC_LTTNG_NOTIFY_FIELDS_MAX ||
+	    strnlen(signature, TC_LTTNG_NOTIFY_SIGNATURE_MAX + 1) > TC_LTTNG_NOTIFY_SIGNATURE_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "event '%s': more than %d fields or a signature over %d bytes", name,
+			    TC_LTTNG_NOTIFY_FIELDS_MAX, TC_LTTNG_NOTIFY_SIGNATURE_MAX);
+		return FALSE;
+	}
+	trace = notify_trace(app, session_handle, error);
+	return trace != NULL && tc_lttng_trace_register_event(trace, name, signature, loglevel,
+							      fields, nr_fields, uri, id, error);
+}
+
+static gboolean
+serve_event(TcLttngApp *app, GError **error)
+{
+	g_autoptr(GError) refusal = NULL;
+	char name[LTTNG_UST_ABI_SYM_NAME_LEN];
+	struct lttng_ust_ctl_field *fields = NULL;
+	char *signature = NULL, *uri = NULL;
+	int session_handle, channel_handle, loglevel, ret;
+	size_t nr_fields = 0;
+	guint32 id = 0;
+
+	ret = lttng_ust_ctl_recv_register_event(app->notify_fd, &session_handle, &channel_handle,
+						name, &loglevel, &signature, &nr_fields, &fields,
+						&uri);
+	if (ret < 0)
+		return notify_broken(error, ret, "receiving an event");
+	if (!register_event(app, session_handle, name, loglevel, signature, fields, nr_fields, uri,
+			    &id, &refusal))
+		log_refusal(app, "event", refusal);
+	free(signature);
+	free(fields);
+	free(uri);
+	ret = lttng_ust_ctl_reply_register_event(app->notify_fd, id, refusal ? -EINVAL : 0);
+	return ret < 0 ? notify_broken(error, ret, "replying to an event") : TRUE;
+}
+
+static gboolean
+register_channel(TcLttngApp *app, int session_handle, const struct lttng_ust_ctl_field *fields,
+		 size_t nr_fields, guint32 *chan_id,
+		 enum lttng_ust_ctl_channel_header *header_type, GError **error)
+{
+	g_autoptr(TcLttngTrace) trace = NULL;
+
+	if (nr_fields > TC_LTTNG_NOTIFY_FIELDS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "a channel context of more than %d fields", TC_LTTNG_NOTIFY_FIELDS_MAX);
+		return FALSE;
+	}
+	trace = notify_trace(app, session_handle, error);
+	return trace != NULL && tc_lttng_trace_register_channel(trace, fields, nr_fields, chan_id,
+								header_type, error);
+}
+
+static gboolean
+serve_channel(TcLttngApp *app, GError **error)
+{
+	g_autoptr(GError) refusal = NULL;
+	enum lttng_ust_ctl_channel_header header_type = LTTNG_UST_CTL_CHANNEL_HEADER_UNKNOWN;
+	struct lttng_ust_ctl_field *fields = NULL;
+	int session_handle, channel_handle, ret;
+	size_t nr_fields = 0;
+	guint32 chan_id = 0;
+
+	ret = lttng_ust_ctl_recv_register_channel(app->notify_fd, &session_handle, &channel_handle,
+						  &nr_fields, &fields);
+	if (ret < 0)
+		return notify_broken(error, ret, "receiving a channel");
+	if (!register_channel(app, session_handle, fields, nr_fields, &chan_id, &header_type,
+			      &refusal))
+		log_refusal(app, "channel", refusal);
+	free(fields);
+	ret = lttng_ust_ctl_reply_register_channel(app->notify_fd, chan_id, header_type,
+						   refusal ? -EINVAL : 0);
+	return ret < 0 ? notify_broken(error, ret, "replying to a channel") : TRUE;
+}
+
+/* Enumerations are not described yet: refused, which makes the
+ * application leave out the events that use them. */
+static gboolean
+serve_enum(TcLttngApp *app, GError **error)
+{
+	char name[LTTNG_UST_ABI_SYM_NAME_LEN];
+	struct lttng_ust_ctl_enum_entry *entries = NULL;
+	size_t nr_entries = 0;
+	int session_handle, ret;
+
+	ret = lttng_ust_ctl_recv_register_enum(app->notify_fd, &session_handle, name, &entries,
+					       &nr_entries);
+	if (ret < 0)
+		return notify_broken(error, ret, "receiving an enumeration");
+	free(entries);
+	name[sizeof(name) - 1] = '\0';
+	g_warning("Refused the enumeration '%s' of the LTTng-UST application pid=%d: "
+		  "enumerations are not supported yet",
+		  name, (int)app->pid);
+	ret = lttng_ust_ctl_reply_register_enum(app->notify_fd, 0, -ENOSYS);
+	return ret < 0 ? notify_broken(error, ret, "replying to an enumeration") : TRUE;
+}
+
+gboolean
+tc_lttng_notify_serve(TcLttngApp *app, GError **error)
+{
+	enum lttng_ust_ctl_notify_cmd cmd;
+	int ret = lttng_ust_ctl_recv_notify(app->notify_fd, &cmd);
+
+	if (ret < 0)
+		return notify_broken(error, ret, "receiving");
+	switch (cmd) {
+	case LTTNG_UST_CTL_NOTIFY_CMD_EVENT:
+		return serve_event(app, error);
+	case LTTNG_UST_CTL_NOTIFY_CMD_CHANNEL:
+		return serve_channel(app, error);
+	case LTTNG_UST_CTL_NOTIFY_CMD_ENUM:
+		return serve_enum(app, error);
+	default:
+		return notify_broken(error, (int)cmd, "unknown message");
+	}
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-lttng"
+
+#include "tc-lttng-session.h"
+
+#include <errno.h>
+#include <lttng/ust-ctl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tc-channel.h"
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-lttng-registry.h"
+#include "tc-lttng-trace.h"
+#include "tc-registry.h"
+
+static gboolean
+session_fail(GError **error, int ret, const char *what)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s: %s", what,
+		    ret < 0 && ret > -1000 ? g_strerror(-ret) : "LTTng-UST error");
+	return FALSE;
+}
+
+/* A fresh object of the channel for one application: liblttng-ust-ctl
+ * writes the application's handle into it, and sends and then we close
+ * its own copies of the descriptors. NULL when a dup fails. */
+static struct lttng_ust_abi_object_data *
+channel_object_new(const TcConsumerLttngChannel *channel)
+{
+	struct lttng_ust_abi_object_data *obj = calloc(1, sizeof(*obj));
+	gsize size;
+	const void *data = g_bytes_get_data(channel->data, &size);
+
+	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL;
+	obj->handle = -1;
+	obj->size = size;
+	obj->u.channel.data = malloc(size);
+	memcpy(obj->u.channel.data, data, size);
+	obj->u.channel.type = channel->chan_type;
+	obj->u.channel.wakeup_fd = dup(channel->wakeup_fd);
+	return obj;
+}
+
+static struct lttng_ust_abi_object_data *
+stream_object_new(const TcConsumerLttngChannel *channel, guint index)
+{
+	struct lttng_ust_abi_object_data *obj = calloc(1, sizeof(*obj));
+
+	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_STREAM;
+	obj->handle = -1;
+	obj->size = channel->stream_size;
+	obj->u.stream.shm_fd = dup(channel->stream_fds[2 * index]);
+	obj->u.stream.wakeup_fd = dup(channel->stream_fds[2 * index + 1]);
+	obj->u.stream.stream_nr = index;
+	return obj;
+}
+
+/* Closes our copies of its descriptors and frees it (the application's
+ * objects stay: sock -1 releases nothing there). */
+static void
+object_free(struct lttng_ust_abi_object_data *obj)
+{
+	if (obj == NULL)
+		return;
+	(void)lttng_ust_ctl_release_object(-1, obj);
+	free(obj);
+}
+
+static gboolean
+send_buffers(TcLttngApp *app, int handle, const TcConsumerLttngChannel *channel,
+	     struct lttng_ust_abi_object_data *chan_obj, GError **error)
+{
+	int ret;
+
+	if (chan_obj->u.channel.wakeup_fd < 0)
+		return session_fail(error, -errno, "dup");
+	ret = lttng_ust_ctl_send_channel_to_ust(app->cmd_fd, handle, chan_obj);
+	if (ret < 0)
+		return session_fail(error, ret, "sending the channel");
+	for (guint i = 0; i < channel->nr_streams; i++) {
+		struct lttng_ust_abi_object_data *stream = stream_object_new(channel, i);
+
+		ret = stream->u.stream.shm_fd < 0 || stream->u.stream.wakeup_fd < 0
+			  ? -EMFILE
+			  : lttng_ust_ctl_send_stream_to_ust(app->cmd_fd, chan_obj, stream);
+		object_free(stream);
+		if (ret < 0)
+			return session_fail(error, ret, "sending a stream");
+	}
+	return TRUE;
+}
+
+/* The patterns enabled in the session's default channel, read under [S]. */
+static GPtrArray *
+session_patterns(TcSession *session)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
+	GPtrArray *patterns = g_ptr_array_new_with_free_func(g_free);
+
+	for (guint i = 0; channel && !channel->is_disabled && i < channel->patterns->len; i++)
+		g_ptr_array_add(patterns, g_strdup(g_ptr_array_index(channel->patterns, i)));
+	return patterns;
+}
+
+static gboolean
+enable_events(TcLttngApp *app, TcSession *session, struct lttng_ust_abi_object_data *chan_obj,
+	      GError **error)
+{
+	g_autoptr(GPtrArray) patterns = session_patterns(session);
+
+	for (guint i = 0; i < patterns->len; i++) {
+		struct lttng_ust_abi_object_data *event = NULL;
+		struct lttng_ust_abi_event attr = {
+		    .instrumentation = LTTNG_UST_ABI_TRACEPOINT,
+		    .loglevel_type = LTTNG_UST_ABI_LOGLEVEL_ALL,
+		    .loglevel = -1,
+		};
+		int ret;
+
+		g_strlcpy(attr.name, g_ptr_array_index(patterns, i), sizeof(attr.name));
+		ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
+		if (ret >= 0)
+			ret = lttng_ust_ctl_enable(app->cmd_fd, event);
+		free(event);
+		if (ret < 0)
+			return session_fail(error, ret, "creating an event rule");
+	}
+	return TRUE;
+}
+
+/* cmd_lock held: the whole of one application's setup. */
+static gboolean
+apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **error)
+{
+	struct lttng_ust_abi_object_data *chan_obj;
+	gboolean ok;
+	int handle, ret;
+
+	if (tc_lttng_trace_is_bound(trace, app->id))
+		return TRUE;
+	handle = lttng_ust_ctl_create_session(app->cmd_fd);
+	if (handle < 0)
+		return session_fail(error, handle, "creating the session");
+	/* Bound before anything makes it register on its notify socket. */
+	tc_lttng_trace_bind(trace, app->id, handle);
+	chan_obj = channel_object_new(trace->channel);
+	ok = send_buffers(app, handle, trace->channel, chan_obj, error) &&
+	     enable_events(app, session, chan_obj, error);
+	object_free(chan_obj);
+	if (!ok)
+		return FALSE;
+	ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
+	if (ret < 0)
+		return session_fail(error, ret, "starting the session");
+	return TRUE;
+}
+
+gboolean
+tc_lttng_session_apply_locked(TcSession *session, TcLttngApp *app, GError **error)
+{
+	g_autoptr(TcLttngTrace) trace = NULL;
+	gboolean ok;
+
+	if (app->bits_per_long != 64) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "only 64-bit LTTng-UST applications are traced yet");
+		return FALSE;
+	}
+	trace = tc_lttng_trace_ensure_locked(session, app->uid, error);
+	if (trace == NULL)
+		return FALSE;
+	g_mutex_lock(&app->cmd_lock);
+	ok = apply_to_app(session, trace, app, error);
+	g_mutex_unlock(&app->cmd_lock);
+	if (ok)
+		g_message("Session '%s' applied to the LTTng-UST application pid=%d uid=%u",
+			  session->name, (int)app->pid, (unsigned)app->uid);
+	return ok;
+}
+
+static gboolean
+session_is_active(TcSession *session)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	return session->state == TC_SESSION_ACTIVE && !session->destroyed && !session->snapshot &&
+	       session->relay == NULL;
+}
+
+void
+tc_lttng_session_start_locked(TcSession *session)
+{
+	g_autoptr(GPtrArray) apps = NULL;
+
+	if (!session_is_active(session))
+		return;
+	apps = tc_lttng_registry_list(session->owner_uid, session->owner_uid == 0);
+	for (guint i = 0; i < apps->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+
+		if (!tc_session_records_uid(session, app->uid))
+			continue;
+		if (!tc_lttng_session_apply_locked(session, app, &error))
+			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
+				  session->name, (int)app->pid, error->message);
+	}
+}
+
+static void
+stop_in_apps(TcSession *session, TcLttngTrace *trace)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		int handle = tc_lttng_trace_handle_of(trace, app->id), ret = 0;
+
+		if (handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		ret = lttng_ust_ctl_stop_session(app->cmd_fd, handle);
+		g_mutex_unlock(&app->cmd_lock);
+		if (ret < 0)
+			g_warning("Session '%s' not stopped in the LTTng-UST application pid=%d: %d",
+				  session->name, (int)app->pid, ret);
+	}
+}
+
+gboolean
+tc_lttng_session_stop_locked(TcSession *session, GError **error)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (traces->len == 0)
+		return TRUE;
+	for (guint i = 0; i < traces->len; i++)
+		stop_in_apps(session, g_ptr_array_index(traces, i));
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL)
+		return FALSE;
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+
+		if (!tc_consumer_flush_session(consumer, trace->consumer_id, NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+void
+tc_lttng_session_destroy_locked(TcSession *session)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_forget(session->id);
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (traces->len == 0)
+		return;
+	consumer = tc_consumer_find(session->owner_uid);
+	for (guint i = 0; consumer && i < traces->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+
+		if (!tc_consumer_destroy_session(consumer, trace->consumer_id, &error))
+			g_warning("Session '%s': the LTTng-UST trace of uid %u: %s", session->name,
+				  (unsigned)trace->uid, error->message);
+	}
+}
+
+void
+tc_lttng_session_apply_all(TcLttngApp *app)
+{
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions_recording(app->uid);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcSession *session = g_ptr_array_index(sessions, i);
+		gboolean ok = TRUE;
+
+		if (!tc_session_records_uid(session, app->uid))
+			continue;
+		g_mutex_lock(&session->op_lock);
+		if (session_is_active(session))
+			ok = tc_lttng_session_apply_locked(session, app, &error);
+		g_mutex_unlock(&session->op_lock);
+		if (!ok)
+			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
+				  session->name, (int)app->pid, error->message);
+	}
+}
