@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""An LTTng-UST application (Debian's liblttng-ust, not tracectl's
+library) is traced end to end: `tracectl create --output DIR`,
+`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`; the
+application, started after the session (its sessions applied before its
+constructor lets main() run) or before it, records into the per-UID
+buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
+finds the application's events with the values it recorded: tick's
+count running 0, 1, 2, ... from main()'s first line, message's text and
+ratio, failure's code every fiftieth tick; only enabled events are
+there."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+from tracelib import read_trace
+
+LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
+
+
+def start_app(svc, seconds):
+    proc = subprocess.Popen([LTTNG_APP, str(seconds)], env=svc.env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    svc.apps.append(proc)
+    line = proc.stdout.readline()
+    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    return proc
+
+
+def lttng_events(trace_dir):
+    """The events of the LTTng-UST trace under trace_dir, by name."""
+    events = [(name, fields) for name, fields in read_trace(trace_dir)
+              if name.startswith("tc_lttng_test:")]
+    by_name = {}
+    for name, fields in events:
+        by_name.setdefault(name, []).append(fields)
+    return by_name
+
+
+def check_values(by_name, from_first_line):
+    ticks = [fields["count"] for fields in by_name.get("tc_lttng_test:tick", [])]
+    check(len(ticks) >= 10, f"only {len(ticks)} tick events")
+    first = ticks[0]
+    check(ticks == list(range(first, first + len(ticks))),
+          f"tick counts not consecutive: {ticks[:20]}...")
+    if from_first_line:
+        check(first == 0, f"the first tick recorded is {first}, not main()'s first")
+    messages = by_name.get("tc_lttng_test:message", [])
+    check(len(messages) == len(ticks), f"{len(messages)} messages for {len(ticks)} ticks")
+    for i, fields in enumerate(messages):
+        check(fields["text"] == "hello", f"message text {fields['text']!r}")
+        check(abs(fields["ratio"] - (first + i) / 10.0) < 1e-9,
+              f"message {i} ratio {fields['ratio']}, not {(first + i) / 10.0}")
+    failures = [fields["code"] for fields in by_name.get("tc_lttng_test:failure", [])]
+    expected = [i for i in range(first, first + len(ticks)) if i % 50 == 49]
+    check(failures == expected, f"failure codes {failures}, not {expected}")
+
+
+def trace_session(svc, out, pattern, app_first):
+    svc.cli("create", "s", "--output", out)
+    svc.cli("enable-event", "-u", pattern)
+    app = start_app(svc, 8) if app_first else None
+    svc.cli("start")
+    if not app_first:
+        app = start_app(svc, 8)
+    time.sleep(6)
+    svc.cli("stop")
+    svc.cli("destroy", "s")
+    app.wait(timeout=30)
+    check(svc.alive(), "tracectld died")
+    by_name = lttng_events(out)
+    log(f"{pattern} (application {'before' if app_first else 'after'} start): "
+        f"{ {name: len(values) for name, values in by_name.items()} }")
+    return by_name
+
+
+def test():
+    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
+    require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
+    top = tempfile.mkdtemp(prefix="tctest-lttng-trace-")
+    try:
+        with Service(args=["--lttng-ust"]) as svc:
+            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
+                               "--method", "org.freedesktop.DBus.Properties.Get",
+                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
+            if "built without" in status:
+                sys.exit(SKIP)
+            check("served on" in status, f"LTTng-UST applications not served: {status}")
+            everything = trace_session(svc, os.path.join(top, "all"), "tc_lttng_test:*", False)
+            check_values(everything, from_first_line=True)
+            one = trace_session(svc, os.path.join(top, "one"), "tc_lttng_test:tick", True)
+            check(set(one) == {"tc_lttng_test:tick"},
+                  f"events recorded with only tick enabled: {sorted(one)}")
+            ticks = [fields["count"] for fields in one["tc_lttng_test:tick"]]
+            check(len(ticks) >= 10 and ticks == list(range(ticks[0], ticks[0] + len(ticks))),
+                  f"tick counts {ticks[:20]}...")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+run(test)
