@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """An LTTng-UST application (Debian's liblttng-ust, not tracectl's
 library) is traced end to end: `tracectl create --output DIR`,
-`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`; the
-application, started after the session (its sessions applied before its
+`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`, as root
+and as a user; the application, started after the session (its sessions applied before its
 constructor lets main() run) or before it, records into the per-UID
 buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
 finds the application's events with the values it recorded: tick's
@@ -26,9 +26,10 @@ from tracelib import read_trace
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 
 
-def start_app(svc, seconds):
-    proc = subprocess.Popen([LTTNG_APP, str(seconds)], env=svc.env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def start_app(svc, seconds, user=None):
+    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, str(seconds)], env=svc.env(user),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=user.home if user else "/")
     svc.apps.append(proc)
     line = proc.stdout.readline()
     check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
@@ -64,20 +65,21 @@ def check_values(by_name, from_first_line):
     check(failures == expected, f"failure codes {failures}, not {expected}")
 
 
-def trace_session(svc, out, pattern, app_first):
-    svc.cli("create", "s", "--output", out)
-    svc.cli("enable-event", "-u", pattern)
-    app = start_app(svc, 8) if app_first else None
-    svc.cli("start")
+def trace_session(svc, out, pattern, app_first, user=None):
+    svc.cli("create", "s", "--output", out, user=user)
+    svc.cli("enable-event", "-u", pattern, user=user)
+    app = start_app(svc, 8, user) if app_first else None
+    svc.cli("start", user=user)
     if not app_first:
-        app = start_app(svc, 8)
+        app = start_app(svc, 8, user)
     time.sleep(6)
-    svc.cli("stop")
-    svc.cli("destroy", "s")
+    svc.cli("stop", user=user)
+    svc.cli("destroy", "s", user=user)
     app.wait(timeout=30)
     check(svc.alive(), "tracectld died")
     by_name = lttng_events(out)
-    log(f"{pattern} (application {'before' if app_first else 'after'} start): "
+    log(f"{pattern} (application {'before' if app_first else 'after'} start, "
+        f"{user.name if user else 'root'}): "
         f"{ {name: len(values) for name, values in by_name.items()} }")
     return by_name
 
@@ -102,6 +104,15 @@ def test():
             ticks = [fields["count"] for fields in one["tc_lttng_test:tick"]]
             check(len(ticks) >= 10 and ticks == list(range(ticks[0], ticks[0] + len(ticks))),
                   f"tick counts {ticks[:20]}...")
+            # A user's own session and application: the buffers are made
+            # by the user's consumer, running as the user.
+            alice = svc.add_user("tctest-alice")
+            out = os.path.join(alice.home, "trace")
+            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice)
+            check_values(mine, from_first_line=True)
+            owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
+                                         "metadata")).st_uid
+            check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
