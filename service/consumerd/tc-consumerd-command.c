@@ -29,6 +29,7 @@
 
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-output.h"
 #include "tc-consumerd-rotate.h"
 #include "tc-consumerd-session-files.h"
@@ -312,7 +313,7 @@ handle_create_channel(struct command *command)
 	return 0;
 }
 
-static int
+static int __attribute__((unused))
 handle_lttng_channel(struct command *command)
 {
 	const struct tc_consumer_lttng_channel *msg = command->msg;
@@ -821,8 +822,10 @@ static const struct command_type command_types[] = {
 	 handle_create_session},
 	{TC_CONSUMER_CREATE_CHANNEL, "CREATE_CHANNEL", sizeof(struct tc_consumer_channel), false,
 	 handle_create_channel},
+#if TC_CONSUMERD_HAVE_LTTNG
 	{TC_CONSUMER_LTTNG_CHANNEL, "LTTNG_CHANNEL", sizeof(struct tc_consumer_lttng_channel),
 	 false, handle_lttng_channel},
+#endif
 	{TC_CONSUMER_METADATA, "METADATA", sizeof(struct tc_consumer_metadata), true,
 	 handle_metadata},
 	{TC_CONSUMER_FLUSH_SESSION, "FLUSH_SESSION", sizeof(struct tc_consumer_session_ref), false,

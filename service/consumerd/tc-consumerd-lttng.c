@@ -23,11 +23,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "tc-consumerd-log.h"
 #include "tc-fd-passing.h"
 
-#if TRACECTL_HAVE_LTTNG_UST
+#if TC_CONSUMERD_HAVE_LTTNG
 
 #include <lttng/ust-ctl.h>
 #include <lttng/ust-sigbus.h>
@@ -51,12 +50,6 @@ struct tc_consumerd_lttng_channel {
 	struct lttng_stream *streams;
 	uint64_t packets;
 };
-
-int
-tc_consumerd_lttng_available(void)
-{
-	return 1;
-}
 
 uint64_t
 tc_consumerd_lttng_channel_id(const struct tc_consumerd_lttng_channel *channel)
@@ -385,13 +378,7 @@ tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
 	free(channel);
 }
 
-#else /* !TRACECTL_HAVE_LTTNG_UST */
-
-int
-tc_consumerd_lttng_available(void)
-{
-	return 0;
-}
+#else /* !TC_CONSUMERD_HAVE_LTTNG */
 
 int
 tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,

@@ -5,7 +5,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "tc-consumer-abi.h"
+
+/* Whether this build reads LTTng-UST channels: with liblttng-ust-ctl,
+ * unless a harness that does not model them leaves them out. */
+#if TRACECTL_HAVE_LTTNG_UST && !defined(TC_CONSUMERD_NO_LTTNG)
+#define TC_CONSUMERD_HAVE_LTTNG 1
+#else
+#define TC_CONSUMERD_HAVE_LTTNG 0
+#endif
 
 /*
  * The channels of LTTng-UST 2.13 applications (per-UID buffers), whose
@@ -22,9 +31,6 @@
  */
 
 struct tc_consumerd_lttng_channel;
-
-/* Built only where liblttng-ust-ctl is. */
-int tc_consumerd_lttng_available(void);
 
 /*
  * Creates the channel of msg with one stream per possible CPU, its files
