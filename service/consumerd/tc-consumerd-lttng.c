@@ -32,8 +32,8 @@
 #include <lttng/ust-sigbus.h>
 
 /* liblttng-ust-ctl's state for the SIGBUS a truncated shm would raise
- * while reading (the handler itself is not installed yet: see
- * docs/lttng-ust-pipeline.md). */
+ * while reading. The buffers' sizes are sealed (lttng_seal()), so no
+ * handler is installed. */
 DEFINE_LTTNG_UST_SIGBUS_STATE();
 
 struct lttng_stream {
@@ -77,7 +77,7 @@ lttng_fail(char *error, size_t error_size, int ret, const char *what)
 }
 
 /* One memfd per stream, given to liblttng-ust-ctl, which sizes and maps
- * it. */
+ * it; sealed once sized (lttng_seal()). */
 static int
 lttng_create_shm_fds(struct tc_consumerd_lttng_channel *channel)
 {
@@ -87,10 +87,27 @@ lttng_create_shm_fds(struct tc_consumerd_lttng_channel *channel)
 	for (uint32_t i = 0; i < channel->nr_streams; i++)
 		channel->shm_fds[i] = -1;
 	for (uint32_t i = 0; i < channel->nr_streams; i++) {
-		channel->shm_fds[i] = memfd_create("tracectl-lttng-stream", MFD_CLOEXEC);
+		channel->shm_fds[i] =
+			memfd_create("tracectl-lttng-stream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (channel->shm_fds[i] < 0)
 			return -errno;
 	}
+	return 0;
+}
+
+/*
+ * The applications get these descriptors writable: one that shrank a
+ * buffer would make the consumer's next read of it fault (SIGBUS), and
+ * with root's sessions the consumer reading other users' buffers is
+ * root's. The size is sealed instead, so no writer can change it.
+ */
+static int
+lttng_seal(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		if (fcntl(channel->shm_fds[i], F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+			return -errno;
 	return 0;
 }
 
@@ -122,6 +139,9 @@ lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 						      (int)channel->nr_streams);
 	if (!channel->uchan)
 		return -ENOMEM;
+	ret = lttng_seal(channel);
+	if (ret < 0)
+		return ret;
 	channel->streams = calloc(channel->nr_streams, sizeof(*channel->streams));
 	if (!channel->streams)
 		return -ENOMEM;

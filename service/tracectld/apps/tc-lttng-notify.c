@@ -7,15 +7,107 @@
 #include <lttng/ust-ctl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "tc-error.h"
 #include "tc-lttng-trace.h"
+
+/*
+ * liblttng-ust-ctl allocates and then waits for as many bytes as the
+ * application announces in a description's fixed part (up to 4 GiB of
+ * signature, fields or enumeration entries each): before it is called,
+ * that fixed part is read with MSG_PEEK and its lengths bounded. The
+ * layouts are LTTng-UST 2.13's notify messages (its ustcomm.h), which
+ * follow the 4-byte command liblttng-ust-ctl has read already.
+ */
+#define PEEK_NAME_LEN LTTNG_UST_ABI_SYM_NAME_LEN
+#define PEEK_PADDING 32
+
+typedef struct {
+	guint32 session_objd, channel_objd;
+	char event_name[PEEK_NAME_LEN];
+	gint32 loglevel;
+	guint32 signature_len, fields_len, model_emf_uri_len;
+	char padding[PEEK_PADDING];
+} __attribute__((packed)) PeekEvent;
+
+typedef struct {
+	guint32 session_objd, channel_objd, ctx_fields_len;
+	char padding[PEEK_PADDING];
+} __attribute__((packed)) PeekChannel;
+
+typedef struct {
+	guint32 session_objd;
+	char enum_name[PEEK_NAME_LEN];
+	guint32 entries_len;
+	char padding[PEEK_PADDING];
+} __attribute__((packed)) PeekEnum;
+
+G_STATIC_ASSERT(sizeof(PeekEvent) == 8 + PEEK_NAME_LEN + 16 + PEEK_PADDING);
+G_STATIC_ASSERT(sizeof(PeekChannel) == 12 + PEEK_PADDING);
+G_STATIC_ASSERT(sizeof(PeekEnum) == 8 + PEEK_NAME_LEN + PEEK_PADDING);
+
+#define URI_MAX 4096
+#define ENUM_ENTRIES_MAX 4096
 
 static gboolean
 notify_broken(GError **error, int ret, const char *what)
 {
 	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "notify socket: %s: %d", what, ret);
 	return FALSE;
+}
+
+/* Reads (without taking it) the fixed part of the message under way,
+ * len bytes, within the socket's timeout. */
+static gboolean
+peek(TcLttngApp *app, void *buf, gsize len, GError **error)
+{
+	ssize_t n;
+
+	do
+		n = recv(app->notify_fd, buf, len, MSG_PEEK | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len)
+		return notify_broken(error, n < 0 ? -errno : (int)n, "a truncated description");
+	return TRUE;
+}
+
+static gboolean
+peek_event(TcLttngApp *app, GError **error)
+{
+	PeekEvent msg;
+
+	if (!peek(app, &msg, sizeof(msg), error))
+		return FALSE;
+	if (msg.signature_len == 0 || msg.signature_len > TC_LTTNG_NOTIFY_SIGNATURE_MAX + 1 ||
+	    msg.fields_len > TC_LTTNG_NOTIFY_FIELDS_MAX * sizeof(struct lttng_ust_ctl_field) ||
+	    msg.model_emf_uri_len > URI_MAX)
+		return notify_broken(error, -EMSGSIZE, "an event description too large");
+	return TRUE;
+}
+
+static gboolean
+peek_channel(TcLttngApp *app, GError **error)
+{
+	PeekChannel msg;
+
+	if (!peek(app, &msg, sizeof(msg), error))
+		return FALSE;
+	if (msg.ctx_fields_len > TC_LTTNG_NOTIFY_FIELDS_MAX * sizeof(struct lttng_ust_ctl_field))
+		return notify_broken(error, -EMSGSIZE, "a channel description too large");
+	return TRUE;
+}
+
+static gboolean
+peek_enum(TcLttngApp *app, GError **error)
+{
+	PeekEnum msg;
+
+	if (!peek(app, &msg, sizeof(msg), error))
+		return FALSE;
+	if (msg.entries_len > ENUM_ENTRIES_MAX * sizeof(struct lttng_ust_ctl_enum_entry))
+		return notify_broken(error, -EMSGSIZE, "an enumeration too large");
+	return TRUE;
 }
 
 static void
@@ -69,6 +161,8 @@ serve_event(TcLttngApp *app, GError **error)
 	size_t nr_fields = 0;
 	guint32 id = 0;
 
+	if (!peek_event(app, error))
+		return FALSE;
 	ret = lttng_ust_ctl_recv_register_event(app->notify_fd, &session_handle, &channel_handle,
 						name, &loglevel, &signature, &nr_fields, &fields,
 						&uri);
@@ -111,6 +205,8 @@ serve_channel(TcLttngApp *app, GError **error)
 	size_t nr_fields = 0;
 	guint32 chan_id = 0;
 
+	if (!peek_channel(app, error))
+		return FALSE;
 	ret = lttng_ust_ctl_recv_register_channel(app->notify_fd, &session_handle, &channel_handle,
 						  &nr_fields, &fields);
 	if (ret < 0)
@@ -134,6 +230,8 @@ serve_enum(TcLttngApp *app, GError **error)
 	size_t nr_entries = 0;
 	int session_handle, ret;
 
+	if (!peek_enum(app, error))
+		return FALSE;
 	ret = lttng_ust_ctl_recv_register_enum(app->notify_fd, &session_handle, name, &entries,
 					       &nr_entries);
 	if (ret < 0)
