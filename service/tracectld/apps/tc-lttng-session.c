@@ -140,8 +140,12 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	gboolean ok;
 	int handle, ret;
 
-	if (tc_lttng_trace_is_bound(trace, app->id))
-		return TRUE;
+	handle = tc_lttng_trace_handle_of(trace, app->id);
+	if (handle >= 0) {
+		/* Started again after a stop: its buffers and rules are there. */
+		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
+		return ret < 0 ? session_fail(error, ret, "starting the session again") : TRUE;
+	}
 	handle = lttng_ust_ctl_create_session(app->cmd_fd);
 	if (handle < 0)
 		return session_fail(error, handle, "creating the session");
@@ -253,6 +257,26 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/* Releases the session in the applications it was applied to (they
+ * unmap its buffers) and forgets their bindings. */
+static void
+release_in_apps(TcLttngTrace *trace)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		int handle = tc_lttng_trace_handle_of(trace, app->id);
+
+		if (handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+		g_mutex_unlock(&app->cmd_lock);
+	}
+	tc_lttng_trace_unbind_trace(trace);
+}
+
 void
 tc_lttng_session_destroy_locked(TcSession *session)
 {
@@ -261,6 +285,8 @@ tc_lttng_session_destroy_locked(TcSession *session)
 
 	if (traces->len == 0)
 		return;
+	for (guint i = 0; i < traces->len; i++)
+		release_in_apps(g_ptr_array_index(traces, i));
 	consumer = tc_consumer_find(session->owner_uid);
 	for (guint i = 0; consumer && i < traces->len; i++) {
 		g_autoptr(GError) error = NULL;

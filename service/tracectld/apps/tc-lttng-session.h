@@ -23,8 +23,8 @@
 
 #if TRACECTL_HAVE_LTTNG_UST
 
-/* Applies the active session to app (its traces' uid's), once: a second
- * call for the same pair does nothing. op_lock held. */
+/* Applies the active session to app (its traces' uid's): set up the
+ * first time, started again after a stop. op_lock held. */
 gboolean tc_lttng_session_apply_locked(TcSession *session, TcLttngApp *app, GError **error);
 /* Applies the session to every registered LTTng-UST application it
  * records, logging failures. op_lock held. */
@@ -32,8 +32,8 @@ void tc_lttng_session_start_locked(TcSession *session);
 /* Stops the session in the applications it was applied to, then has the
  * consumer write out their buffers. op_lock held. */
 gboolean tc_lttng_session_stop_locked(TcSession *session, GError **error);
-/* Forgets the session's LTTng-UST traces and destroys their consumer
- * sessions. op_lock held. */
+/* Releases the session in the applications, forgets its LTTng-UST
+ * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
 /* Applies every active session that records app to it, after its
  * registration; any thread but the main loop's. */

@@ -281,6 +281,21 @@ tc_lttng_trace_find_bound(guint64 app_id, int session_handle)
 }
 
 void
+tc_lttng_trace_unbind_trace(TcLttngTrace *trace)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_mutex_lock(&traces_lock);
+	tables_init_locked();
+	g_hash_table_iter_init(&iter, bindings);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		if (value == trace)
+			g_hash_table_iter_remove(&iter);
+	g_mutex_unlock(&traces_lock);
+}
+
+void
 tc_lttng_trace_unbind_app(guint64 app_id)
 {
 	g_autofree char *prefix = g_strdup_printf("%" G_GUINT64_FORMAT ":", app_id);

@@ -72,6 +72,8 @@ gboolean tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id);
 TcLttngTrace *tc_lttng_trace_find_bound(guint64 app_id, int session_handle);
 /* The session handle the application app_id has for trace, or -1. */
 int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
+/* Drops every binding to trace (its session is destroyed). */
+void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
 /* Drops the bindings of an application that went away. */
 void tc_lttng_trace_unbind_app(guint64 app_id);
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """An LTTng-UST application (Debian's liblttng-ust, not tracectl's
 library) is traced end to end: `tracectl create --output DIR`,
-`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`, as root
+`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
+(and `stop` and `start` again), as root
 and as a user; the application, started after the session (its sessions applied before its
 constructor lets main() run) or before it, records into the per-UID
 buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
@@ -65,14 +66,21 @@ def check_values(by_name, from_first_line):
     check(failures == expected, f"failure codes {failures}, not {expected}")
 
 
-def trace_session(svc, out, pattern, app_first, user=None):
+def trace_session(svc, out, pattern, app_first, user=None, restart=False):
     svc.cli("create", "s", "--output", out, user=user)
     svc.cli("enable-event", "-u", pattern, user=user)
     app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
         app = start_app(svc, 8, user)
-    time.sleep(6)
+    if restart:
+        time.sleep(2.5)
+        svc.cli("stop", user=user)
+        time.sleep(1)
+        svc.cli("start", user=user)
+        time.sleep(2.5)
+    else:
+        time.sleep(6)
     svc.cli("stop", user=user)
     svc.cli("destroy", "s", user=user)
     app.wait(timeout=30)
@@ -98,12 +106,15 @@ def test():
             check("served on" in status, f"LTTng-UST applications not served: {status}")
             everything = trace_session(svc, os.path.join(top, "all"), "tc_lttng_test:*", False)
             check_values(everything, from_first_line=True)
-            one = trace_session(svc, os.path.join(top, "one"), "tc_lttng_test:tick", True)
+            # Stopped and started again: two runs of ticks, a gap between.
+            one = trace_session(svc, os.path.join(top, "one"), "tc_lttng_test:tick", True,
+                                restart=True)
             check(set(one) == {"tc_lttng_test:tick"},
                   f"events recorded with only tick enabled: {sorted(one)}")
             ticks = [fields["count"] for fields in one["tc_lttng_test:tick"]]
-            check(len(ticks) >= 10 and ticks == list(range(ticks[0], ticks[0] + len(ticks))),
-                  f"tick counts {ticks[:20]}...")
+            gaps = [b - a for a, b in zip(ticks, ticks[1:]) if b - a != 1]
+            check(len(ticks) >= 20 and len(gaps) == 1 and gaps[0] > 1,
+                  f"tick counts of two runs {ticks}")
             # A user's own session and application: the buffers are made
             # by the user's consumer, running as the user.
             alice = svc.add_user("tctest-alice")
