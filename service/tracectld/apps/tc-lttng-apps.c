@@ -57,8 +57,9 @@
 #include "tc-user-limits.h"
 
 /* liblttng-ust-ctl asks its executable for this thread-local state (it
- * serves the reading of LTTng-UST's buffers, which this step does not
- * do yet); defined here, in the file the daemon always links. */
+ * serves the reading of LTTng-UST's buffers, which is the consumer's,
+ * never the service's); defined here, in the file the daemon always
+ * links. */
 DEFINE_LTTNG_UST_SIGBUS_STATE();
 
 /* A caller waiting for owners' threads to list their applications

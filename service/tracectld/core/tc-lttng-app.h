@@ -12,7 +12,7 @@
  * speaks LTTng's protocol, through liblttng-ust-ctl, on two sockets of
  * its own: the command socket, on which the service asks and the
  * application answers, and the notify socket, on which the application
- * would describe what sessions make it record.
+ * describes what sessions make it record.
  *
  * Both sockets belong to the thread of the application's owner
  * (tc-lttng-apps.c): only that thread sends or receives on them, one
