@@ -106,29 +106,37 @@ session_patterns(TcSession *session)
 	return patterns;
 }
 
+/* cmd_lock held: one event rule of pattern in the channel chan_obj,
+ * enabled. */
+static gboolean
+enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const char *pattern,
+	     GError **error)
+{
+	struct lttng_ust_abi_object_data *event = NULL;
+	struct lttng_ust_abi_event attr = {
+	    .instrumentation = LTTNG_UST_ABI_TRACEPOINT,
+	    .loglevel_type = LTTNG_UST_ABI_LOGLEVEL_ALL,
+	    .loglevel = -1,
+	};
+	int ret;
+
+	g_strlcpy(attr.name, pattern, sizeof(attr.name));
+	ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
+	free(event);
+	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
+}
+
 static gboolean
 enable_events(TcLttngApp *app, TcSession *session, struct lttng_ust_abi_object_data *chan_obj,
 	      GError **error)
 {
 	g_autoptr(GPtrArray) patterns = session_patterns(session);
 
-	for (guint i = 0; i < patterns->len; i++) {
-		struct lttng_ust_abi_object_data *event = NULL;
-		struct lttng_ust_abi_event attr = {
-		    .instrumentation = LTTNG_UST_ABI_TRACEPOINT,
-		    .loglevel_type = LTTNG_UST_ABI_LOGLEVEL_ALL,
-		    .loglevel = -1,
-		};
-		int ret;
-
-		g_strlcpy(attr.name, g_ptr_array_index(patterns, i), sizeof(attr.name));
-		ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
-		if (ret >= 0)
-			ret = lttng_ust_ctl_enable(app->cmd_fd, event);
-		free(event);
-		if (ret < 0)
-			return session_fail(error, ret, "creating an event rule");
-	}
+	for (guint i = 0; i < patterns->len; i++)
+		if (!enable_event(app, chan_obj, g_ptr_array_index(patterns, i), error))
+			return FALSE;
 	return TRUE;
 }
 
@@ -152,8 +160,10 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	/* Bound before anything makes it register on its notify socket. */
 	tc_lttng_trace_bind(trace, app->id, handle);
 	chan_obj = channel_object_new(trace->channel);
-	ok = send_buffers(app, handle, trace->channel, chan_obj, error) &&
-	     enable_events(app, session, chan_obj, error);
+	ok = send_buffers(app, handle, trace->channel, chan_obj, error);
+	if (ok)
+		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
+	ok = ok && enable_events(app, session, chan_obj, error);
 	object_free(chan_obj);
 	if (!ok)
 		return FALSE;
@@ -255,6 +265,47 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 			return FALSE;
 	}
 	return TRUE;
+}
+
+static void
+enable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		/* Only the handle is read of a channel's object by
+		 * lttng_ust_ctl_create_event(). */
+		struct lttng_ust_abi_object_data chan_obj = {
+		    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
+		    .handle = tc_lttng_trace_channel_of(trace, app->id),
+		};
+		gboolean ok;
+
+		if (chan_obj.handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		ok = enable_event(app, &chan_obj, pattern, &error);
+		g_mutex_unlock(&app->cmd_lock);
+		if (!ok)
+			g_warning("Session '%s': events '%s' not enabled in the LTTng-UST "
+				  "application pid=%d: %s",
+				  session->name, pattern, (int)app->pid, error->message);
+	}
+}
+
+void
+tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
+				     const char *pattern)
+{
+	g_autoptr(GPtrArray) traces = NULL;
+
+	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
+		return;
+	traces = tc_lttng_trace_list(session->id);
+	for (guint i = 0; i < traces->len; i++)
+		enable_in_apps(session, g_ptr_array_index(traces, i), pattern);
 }
 
 /* Releases the session in the applications it was applied to (they

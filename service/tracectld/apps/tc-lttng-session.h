@@ -32,6 +32,11 @@ void tc_lttng_session_start_locked(TcSession *session);
 /* Stops the session in the applications it was applied to, then has the
  * consumer write out their buffers. op_lock held. */
 gboolean tc_lttng_session_stop_locked(TcSession *session, GError **error);
+/* Events of pattern enabled in channel of session, after the session
+ * was applied to applications: enabled in each of them (those that
+ * register later get every pattern). op_lock held. */
+void tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
+					  const char *pattern);
 /* Releases the session in the applications, forgets its LTTng-UST
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
@@ -52,6 +57,11 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 }
 static inline void
 tc_lttng_session_destroy_locked(TcSession *session)
+{
+}
+static inline void
+tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
+				     const char *pattern)
 {
 }
 

@@ -40,6 +40,7 @@ tc_lttng_trace_unref(TcLttngTrace *trace)
 		return;
 	tc_consumer_lttng_channel_free(trace->channel);
 	g_hash_table_unref(trace->event_ids);
+	g_hash_table_unref(trace->channel_handles);
 	g_string_free(trace->events_pending, TRUE);
 	tc_user_limits_release(&trace->charge);
 	g_mutex_clear(&trace->lock);
@@ -96,6 +97,7 @@ trace_new(TcSession *session, uid_t uid)
 	g_mutex_init(&trace->lock);
 	trace->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	trace->events_pending = g_string_new(NULL);
+	trace->channel_handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	tc_user_limits_charge_init(&trace->charge, uid);
 	return trace;
 }
@@ -235,6 +237,27 @@ tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id)
 	return tc_lttng_trace_handle_of(trace, app_id) >= 0;
 }
 
+void
+tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle)
+{
+	g_mutex_lock(&traces_lock);
+	g_hash_table_replace(trace->channel_handles, g_memdup2(&app_id, sizeof(app_id)),
+			     GINT_TO_POINTER(channel_handle + 1));
+	g_mutex_unlock(&traces_lock);
+}
+
+int
+tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id)
+{
+	gint64 key = (gint64)app_id;
+	int handle;
+
+	g_mutex_lock(&traces_lock);
+	handle = GPOINTER_TO_INT(g_hash_table_lookup(trace->channel_handles, &key)) - 1;
+	g_mutex_unlock(&traces_lock);
+	return handle;
+}
+
 int
 tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id)
 {
@@ -292,6 +315,7 @@ tc_lttng_trace_unbind_trace(TcLttngTrace *trace)
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		if (value == trace)
 			g_hash_table_iter_remove(&iter);
+	g_hash_table_remove_all(trace->channel_handles);
 	g_mutex_unlock(&traces_lock);
 }
 

@@ -46,6 +46,9 @@ typedef struct {
 	guint32 next_event_id;		 /* [T] */
 	GHashTable *event_ids;		 /* [T] "name\nsignature" -> id + 1 */
 	TcUserCharge charge;		 /* [T] descriptions and metadata, the uid's */
+	/* The traces' table lock: application id -> its handle of the
+	 * default channel + 1. */
+	GHashTable *channel_handles;
 } TcLttngTrace;
 
 TcLttngTrace *tc_lttng_trace_ref(TcLttngTrace *trace);
@@ -70,6 +73,11 @@ gboolean tc_lttng_trace_bind(TcLttngTrace *trace, guint64 app_id, int session_ha
 gboolean tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id);
 /* The trace bound to (app_id, session_handle), a new reference, or NULL. */
 TcLttngTrace *tc_lttng_trace_find_bound(guint64 app_id, int session_handle);
+/* The application app_id's handle of the trace's channel (as
+ * lttng_ust_ctl_send_channel_to_ust() gave it), kept for the events
+ * enabled later; tc_lttng_trace_channel_of() returns it, or -1. */
+void tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle);
+int tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id);
 /* The session handle the application app_id has for trace, or -1. */
 int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
 /* Drops every binding to trace (its session is destroyed). */

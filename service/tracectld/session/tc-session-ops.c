@@ -520,6 +520,7 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autofree char *what = tc_event_rule_describe(rule);
+	g_autofree char *pattern = g_strdup(rule->pattern);
 	TcChannel *channel;
 
 	if (op == NULL)
@@ -533,6 +534,9 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 			return FALSE;
 	}
 	sync_apps_and_wait(session);
+	/* LTTng-UST applications: enabling only, for now. */
+	if (enable)
+		tc_lttng_session_enable_event_locked(session, channel->name, pattern);
 	/* New event ids produce metadata; write it out while we are here. */
 	if (session->has_buffers) {
 		consumer = tc_consumer_get(session->owner_uid, NULL);

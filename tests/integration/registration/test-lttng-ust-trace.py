@@ -3,7 +3,8 @@
 """An LTTng-UST application (Debian's liblttng-ust, not tracectl's
 library) is traced end to end: `tracectl create --output DIR`,
 `enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
-(and `stop` and `start` again), as root
+(and `stop` and `start` again; or another event enabled while it
+records), as root
 and as a user; the application, started after the session (its sessions applied before its
 constructor lets main() run) or before it, records into the per-UID
 buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
@@ -66,14 +67,18 @@ def check_values(by_name, from_first_line):
     check(failures == expected, f"failure codes {failures}, not {expected}")
 
 
-def trace_session(svc, out, pattern, app_first, user=None, restart=False):
+def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None):
     svc.cli("create", "s", "--output", out, user=user)
     svc.cli("enable-event", "-u", pattern, user=user)
     app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
         app = start_app(svc, 8, user)
-    if restart:
+    if later:
+        time.sleep(2.5)
+        svc.cli("enable-event", "-u", later, user=user)
+        time.sleep(3)
+    elif restart:
         time.sleep(2.5)
         svc.cli("stop", user=user)
         time.sleep(1)
@@ -115,6 +120,15 @@ def test():
             gaps = [b - a for a, b in zip(ticks, ticks[1:]) if b - a != 1]
             check(len(ticks) >= 20 and len(gaps) == 1 and gaps[0] > 1,
                   f"tick counts of two runs {ticks}")
+            # An event enabled while the application records: from then on.
+            late = trace_session(svc, os.path.join(top, "late"), "tc_lttng_test:tick", False,
+                                 later="tc_lttng_test:message")
+            ticks = [fields["count"] for fields in late["tc_lttng_test:tick"]]
+            ratios = [round(fields["ratio"] * 10) for fields in
+                      late.get("tc_lttng_test:message", [])]
+            check(ratios and ratios[0] > ticks[0] and
+                  ratios == list(range(ratios[0], ticks[-1] + 1)),
+                  f"messages enabled late: {ratios} for ticks {ticks}")
             # A user's own session and application: the buffers are made
             # by the user's consumer, running as the user.
             alice = svc.add_user("tctest-alice")
