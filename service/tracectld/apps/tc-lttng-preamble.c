@@ -90,12 +90,10 @@ append_env_and_clock(GString *out, const TcLttngPreambleOptions *options)
 			       "\tname = \"monotonic\";\n"
 			       "\tdescription = \"Monotonic Clock\";\n"
 			       "\tfreq = 1000000000; /* Frequency, in Hz */\n"
-			       "\toffset_s = %" G_GINT64_FORMAT ";\n"
+			       "\t/* clock value offset from Epoch is: offset * (1/freq) */\n"
 			       "\toffset = %" G_GINT64_FORMAT ";\n"
 			       "};\n\n",
-			       (unsigned)options->uid, options->bits_per_long,
-			       offset / G_GINT64_CONSTANT(1000000000),
-			       offset % G_GINT64_CONSTANT(1000000000));
+			       (unsigned)options->uid, options->bits_per_long, offset);
 }
 
 static void
