@@ -25,20 +25,21 @@ session_fail(GError **error, int ret, const char *what)
 }
 
 /* A fresh object of the channel for one application: liblttng-ust-ctl
- * writes the application's handle into it, and sends and then we close
- * its own copies of the descriptors. NULL when a dup fails. */
+ * writes the application's handle into it; the descriptors are copies,
+ * closed once sent. A failed dup() leaves -1 (checked by the sender).
+ * GLib allocates with malloc(), which lttng_ust_ctl_release_object()
+ * and free() undo. */
 static struct lttng_ust_abi_object_data *
 channel_object_new(const TcConsumerLttngChannel *channel)
 {
-	struct lttng_ust_abi_object_data *obj = calloc(1, sizeof(*obj));
+	struct lttng_ust_abi_object_data *obj = g_new0(struct lttng_ust_abi_object_data, 1);
 	gsize size;
 	const void *data = g_bytes_get_data(channel->data, &size);
 
 	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL;
 	obj->handle = -1;
 	obj->size = size;
-	obj->u.channel.data = malloc(size);
-	memcpy(obj->u.channel.data, data, size);
+	obj->u.channel.data = g_memdup2(data, size);
 	obj->u.channel.type = channel->chan_type;
 	obj->u.channel.wakeup_fd = dup(channel->wakeup_fd);
 	return obj;
@@ -47,7 +48,7 @@ channel_object_new(const TcConsumerLttngChannel *channel)
 static struct lttng_ust_abi_object_data *
 stream_object_new(const TcConsumerLttngChannel *channel, guint index)
 {
-	struct lttng_ust_abi_object_data *obj = calloc(1, sizeof(*obj));
+	struct lttng_ust_abi_object_data *obj = g_new0(struct lttng_ust_abi_object_data, 1);
 
 	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_STREAM;
 	obj->handle = -1;

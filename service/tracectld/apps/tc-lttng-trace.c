@@ -157,15 +157,18 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 	}
 	memcpy(options.uuid, trace->uuid, sizeof(options.uuid));
 	tc_lttng_preamble_append(preamble, &options);
-	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, FALSE, NULL, error) ||
-	    !tc_consumer_append_metadata(consumer, trace->consumer_id, preamble->str,
-					 preamble->len, error))
+	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, FALSE, NULL, error))
 		return FALSE;
-	trace->channel = tc_consumer_lttng_channel_new(consumer, trace->consumer_id, 0,
-						       trace->chan_id, &config, trace->uuid,
-						       TC_DEFAULT_CHANNEL, (guint)nr_streams, error);
-	if (trace->channel == NULL)
+	if (tc_consumer_append_metadata(consumer, trace->consumer_id, preamble->str,
+					preamble->len, error))
+		trace->channel = tc_consumer_lttng_channel_new(
+		    consumer, trace->consumer_id, 0, trace->chan_id, &config, trace->uuid,
+		    TC_DEFAULT_CHANNEL, (guint)nr_streams, error);
+	if (trace->channel == NULL) {
+		/* The next try creates it again from scratch. */
+		(void)tc_consumer_destroy_session(consumer, trace->consumer_id, NULL);
 		return FALSE;
+	}
 	g_message("LTTng-UST trace of session '%s' for uid %u: '%s', %d streams", session->name,
 		  (unsigned)trace->uid, dir, nr_streams);
 	return TRUE;
