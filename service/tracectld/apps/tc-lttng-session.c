@@ -12,6 +12,7 @@
 #include "tc-channel.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-event-rule.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-trace.h"
 #include "tc-registry.h"
@@ -94,50 +95,124 @@ send_buffers(TcLttngApp *app, int handle, const TcConsumerLttngChannel *channel,
 	return TRUE;
 }
 
-/* The patterns enabled in the session's default channel, read under [S]. */
+/* What an application is told of an event rule, copied out of the
+ * session under [S]. */
+typedef struct {
+	char *pattern;
+	int loglevel; /* -1: any */
+	gboolean loglevel_only;
+	char **exclusions;
+	gboolean has_filter;
+} RuleCopy;
+
+static void
+rule_copy_free(gpointer data)
+{
+	RuleCopy *copy = data;
+
+	g_free(copy->pattern);
+	g_strfreev(copy->exclusions);
+	g_free(copy);
+}
+
+/* The rules of the session's default channel (or the newest of pattern,
+ * when not NULL), read under [S]. */
 static GPtrArray *
-session_patterns(TcSession *session)
+session_rules(TcSession *session, const char *pattern)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
-	GPtrArray *patterns = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *rules = g_ptr_array_new_with_free_func(rule_copy_free);
 
-	for (guint i = 0; channel && !channel->is_disabled && i < channel->patterns->len; i++)
-		g_ptr_array_add(patterns, g_strdup(g_ptr_array_index(channel->patterns, i)));
-	return patterns;
+	for (guint i = 0; channel && !channel->is_disabled && i < channel->rules->len; i++) {
+		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
+		RuleCopy *copy;
+
+		if (pattern && !g_str_equal(rule->pattern, pattern))
+			continue;
+		copy = g_new0(RuleCopy, 1);
+		copy->pattern = g_strdup(rule->pattern);
+		copy->loglevel = rule->loglevel;
+		copy->loglevel_only = rule->loglevel_only;
+		copy->exclusions = g_strdupv(rule->exclusions);
+		copy->has_filter = rule->filter_text != NULL;
+		/* Of one pattern, the rule just added: the last. */
+		if (pattern)
+			g_ptr_array_set_size(rules, 0);
+		g_ptr_array_add(rules, copy);
+	}
+	return rules;
 }
 
-/* cmd_lock held: one event rule of pattern in the channel chan_obj,
- * enabled. */
+/* cmd_lock held: the exclusions of rule on the event rule event. */
+static int
+set_exclusions(TcLttngApp *app, const RuleCopy *rule, struct lttng_ust_abi_object_data *event)
+{
+	guint count = g_strv_length(rule->exclusions);
+	g_autofree struct lttng_ust_abi_event_exclusion *exclusion = NULL;
+
+	if (count == 0)
+		return 0;
+	exclusion = g_malloc0(sizeof(*exclusion) + (gsize)count * LTTNG_UST_ABI_SYM_NAME_LEN);
+	exclusion->count = count;
+	for (guint i = 0; i < count; i++)
+		g_strlcpy(exclusion->names[i], rule->exclusions[i], LTTNG_UST_ABI_SYM_NAME_LEN);
+	return lttng_ust_ctl_set_exclusion(app->cmd_fd, exclusion, event);
+}
+
+/* cmd_lock held: one event rule in the channel chan_obj, enabled.
+ * TC_ERROR_NOT_SUPPORTED for a rule with a filter, which is not applied
+ * (rather than recording what it filters out). */
 static gboolean
-enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const char *pattern,
+enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const RuleCopy *rule,
 	     GError **error)
 {
 	struct lttng_ust_abi_object_data *event = NULL;
 	struct lttng_ust_abi_event attr = {
 	    .instrumentation = LTTNG_UST_ABI_TRACEPOINT,
-	    .loglevel_type = LTTNG_UST_ABI_LOGLEVEL_ALL,
-	    .loglevel = -1,
+	    .loglevel_type = rule->loglevel < 0	  ? LTTNG_UST_ABI_LOGLEVEL_ALL
+			     : rule->loglevel_only ? LTTNG_UST_ABI_LOGLEVEL_SINGLE
+						   : LTTNG_UST_ABI_LOGLEVEL_RANGE,
+	    .loglevel = rule->loglevel < 0 ? -1 : rule->loglevel,
 	};
 	int ret;
 
-	g_strlcpy(attr.name, pattern, sizeof(attr.name));
+	if (rule->has_filter) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "'%s' has a filter, which LTTng-UST applications are not given yet",
+			    rule->pattern);
+		return FALSE;
+	}
+	g_strlcpy(attr.name, rule->pattern, sizeof(attr.name));
 	ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
+	if (ret >= 0)
+		ret = set_exclusions(app, rule, event);
 	if (ret >= 0)
 		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
 	free(event);
 	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
 }
 
+/* cmd_lock held: the rules of session (of pattern only, when not NULL);
+ * a rule not supported yet is left out with a warning. */
 static gboolean
 enable_events(TcLttngApp *app, TcSession *session, struct lttng_ust_abi_object_data *chan_obj,
-	      GError **error)
+	      const char *pattern, GError **error)
 {
-	g_autoptr(GPtrArray) patterns = session_patterns(session);
+	g_autoptr(GPtrArray) rules = session_rules(session, pattern);
 
-	for (guint i = 0; i < patterns->len; i++)
-		if (!enable_event(app, chan_obj, g_ptr_array_index(patterns, i), error))
+	for (guint i = 0; i < rules->len; i++) {
+		g_autoptr(GError) refusal = NULL;
+
+		if (enable_event(app, chan_obj, g_ptr_array_index(rules, i), &refusal))
+			continue;
+		if (!g_error_matches(refusal, TC_ERROR, TC_ERROR_NOT_SUPPORTED)) {
+			g_propagate_error(error, g_steal_pointer(&refusal));
 			return FALSE;
+		}
+		g_warning("Session '%s', LTTng-UST application pid=%d: %s", session->name,
+			  (int)app->pid, refusal->message);
+	}
 	return TRUE;
 }
 
@@ -164,7 +239,7 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	ok = send_buffers(app, handle, trace->channel, chan_obj, error);
 	if (ok)
 		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
-	ok = ok && enable_events(app, session, chan_obj, error);
+	ok = ok && enable_events(app, session, chan_obj, NULL, error);
 	object_free(chan_obj);
 	if (!ok)
 		return FALSE;
@@ -287,7 +362,7 @@ enable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
 		if (chan_obj.handle < 0)
 			continue;
 		g_mutex_lock(&app->cmd_lock);
-		ok = enable_event(app, &chan_obj, pattern, &error);
+		ok = enable_events(app, session, &chan_obj, pattern, &error);
 		g_mutex_unlock(&app->cmd_lock);
 		if (!ok)
 			g_warning("Session '%s': events '%s' not enabled in the LTTng-UST "

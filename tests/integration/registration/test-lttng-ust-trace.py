@@ -4,8 +4,8 @@
 library) is traced end to end: `tracectl create --output DIR`,
 `enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
 (and `stop` and `start` again; or another event enabled while it
-records), as root
-and as a user; the application, started after the session (its sessions applied before its
+records; or a log level and an exclusion), as root and as a user; the
+application, started after the session (its sessions applied before its
 constructor lets main() run) or before it, records into the per-UID
 buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
 finds the application's events with the values it recorded: tick's
@@ -67,9 +67,10 @@ def check_values(by_name, from_first_line):
     check(failures == expected, f"failure codes {failures}, not {expected}")
 
 
-def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None):
+def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None,
+                  options=()):
     svc.cli("create", "s", "--output", out, user=user)
-    svc.cli("enable-event", "-u", pattern, user=user)
+    svc.cli("enable-event", "-u", pattern, *options, user=user)
     app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
@@ -129,6 +130,13 @@ def test():
             check(ratios and ratios[0] > ticks[0] and
                   ratios == list(range(ratios[0], ticks[-1] + 1)),
                   f"messages enabled late: {ratios} for ticks {ticks}")
+            # Log levels and exclusions: WARNING or more severe is message
+            # (WARNING) and failure (ERR), failure excluded.
+            severe = trace_session(svc, os.path.join(top, "severe"), "tc_lttng_test:*", False,
+                                   options=("--loglevel", "WARNING",
+                                            "--exclude", "tc_lttng_test:failure"))
+            check(set(severe) == {"tc_lttng_test:message"},
+                  f"events at WARNING or above but failure: {sorted(severe)}")
             # A user's own session and application: the buffers are made
             # by the user's consumer, running as the user.
             alice = svc.add_user("tctest-alice")
