@@ -16,6 +16,7 @@
 #include "tc-lttng-registry.h"
 #include "tc-lttng-trace.h"
 #include "tc-registry.h"
+#include "tracectl-abi.h"
 
 static gboolean
 session_fail(GError **error, int ret, const char *what)
@@ -216,6 +217,38 @@ enable_events(TcLttngApp *app, TcSession *session, struct lttng_ust_abi_object_d
 	return TRUE;
 }
 
+/* cmd_lock held: the trace's contexts in the channel chan_obj, before
+ * it records, always in this order (the applications of one trace
+ * share its stream class). */
+static gboolean
+add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
+	     GError **error)
+{
+	static const struct {
+		guint32 bit;
+		enum lttng_ust_abi_context_type type;
+	} map[] = {
+	    {TRACECTL_CONTEXT_VPID, LTTNG_UST_ABI_CONTEXT_VPID},
+	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID},
+	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME},
+	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
+		struct lttng_ust_context_attr attr = {.ctx = map[i].type};
+		struct lttng_ust_abi_object_data *context = NULL;
+		int ret;
+
+		if (!(trace->contexts & map[i].bit))
+			continue;
+		ret = lttng_ust_ctl_add_context(app->cmd_fd, &attr, chan_obj, &context);
+		free(context);
+		if (ret < 0)
+			return session_fail(error, ret, "adding a context");
+	}
+	return TRUE;
+}
+
 /* cmd_lock held: the whole of one application's setup. */
 static gboolean
 apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **error)
@@ -239,7 +272,8 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	ok = send_buffers(app, handle, trace->channel, chan_obj, error);
 	if (ok)
 		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
-	ok = ok && enable_events(app, session, chan_obj, NULL, error);
+	ok = ok && add_contexts(app, trace, chan_obj, error) &&
+	     enable_events(app, session, chan_obj, NULL, error);
 	object_free(chan_obj);
 	if (!ok)
 		return FALSE;

@@ -105,7 +105,8 @@ trace_new(TcSession *session, uid_t uid)
 /* The default channel's geometry and the trace's directory, read under
  * [S]. */
 static gboolean
-session_read(TcSession *session, uid_t uid, TcChannelConfig *config, char **dir, GError **error)
+session_read(TcSession *session, uid_t uid, TcChannelConfig *config, guint32 *contexts,
+	     char **dir, GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
@@ -118,6 +119,7 @@ session_read(TcSession *session, uid_t uid, TcChannelConfig *config, char **dir,
 		return FALSE;
 	}
 	*config = channel->config;
+	*contexts = channel->contexts;
 	*dir = g_build_filename(session->output_directory, "lttng-ust", "uid", uid_text, "64-bit",
 				NULL);
 	return TRUE;
@@ -149,7 +151,8 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 	};
 	int nr_streams = lttng_ust_ctl_get_nr_stream_per_channel();
 
-	if (consumer == NULL || !session_read(session, trace->uid, &config, &dir, error))
+	if (consumer == NULL ||
+	    !session_read(session, trace->uid, &config, &trace->contexts, &dir, error))
 		return FALSE;
 	if (nr_streams <= 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "No CPU for LTTng-UST streams");

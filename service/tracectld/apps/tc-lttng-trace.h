@@ -35,6 +35,10 @@ typedef struct {
 	guint64 consumer_id;
 	guint8 uuid[16];
 	guint32 chan_id; /* the default channel's stream class */
+	/* TRACECTL_CONTEXT_* of the default channel when the trace was
+	 * made: every application of the trace gets these, in one order,
+	 * since they share the stream class the first one declares. */
+	guint32 contexts;
 	TcConsumerLttngChannel *channel; /* set at creation, then read only */
 	GMutex lock;			 /* [T] */
 	gboolean stream_declared;	 /* [T] */

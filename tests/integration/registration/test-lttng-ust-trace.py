@@ -4,10 +4,10 @@
 library) is traced end to end: `tracectl create --output DIR`,
 `enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
 (and `stop` and `start` again; or another event enabled while it
-records; or a log level and an exclusion), as root and as a user; the
-application, started after the session (its sessions applied before its
-constructor lets main() run) or before it, records into the per-UID
-buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
+records; or a log level and an exclusion; or contexts), as root and as
+a user; the application, started after the session (its sessions
+applied before its constructor lets main() run) or before it, records
+into the per-UID buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
 finds the application's events with the values it recorded: tick's
 count running 0, 1, 2, ... from main()'s first line, message's text and
 ratio, failure's code every fiftieth tick; only enabled events are
@@ -68,9 +68,11 @@ def check_values(by_name, from_first_line):
 
 
 def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None,
-                  options=()):
+                  options=(), contexts=()):
     svc.cli("create", "s", "--output", out, user=user)
     svc.cli("enable-event", "-u", pattern, *options, user=user)
+    for context in contexts:
+        svc.cli("add-context", "-u", "-t", context, user=user)
     app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
@@ -90,6 +92,7 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     svc.cli("stop", user=user)
     svc.cli("destroy", "s", user=user)
     app.wait(timeout=30)
+    trace_session.pid = app.pid
     check(svc.alive(), "tracectld died")
     by_name = lttng_events(out)
     log(f"{pattern} (application {'before' if app_first else 'after'} start, "
@@ -141,8 +144,15 @@ def test():
             # by the user's consumer, running as the user.
             alice = svc.add_user("tctest-alice")
             out = os.path.join(alice.home, "trace")
-            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice)
+            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice,
+                                 contexts=("vpid", "procname"))
             check_values(mine, from_first_line=True)
+            text = subprocess.run(["babeltrace2", out], capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+            lttng = [line for line in text if "tc_lttng_test:" in line]
+            context = f'vpid = {trace_session.pid}, procname = "tracectl-lttng-"'
+            check(lttng and all(context in line for line in lttng),
+                  f"events without the context {context!r}: {lttng[:2]}")
             owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
