@@ -7,11 +7,11 @@ library) is traced end to end: `tracectl create --output DIR`,
 records; or a log level and an exclusion; or contexts), as root and as
 a user; the application, started after the session (its sessions
 applied before its constructor lets main() run) or before it, records
-into the per-UID buffers its owner's consumer created; `stop`; babeltrace2 reads DIR and
-finds the application's events with the values it recorded: tick's
-count running 0, 1, 2, ... from main()'s first line, message's text and
-ratio, failure's code every fiftieth tick; only enabled events are
-there."""
+into the per-UID buffers its owner's consumer created; `stop`;
+babeltrace2 reads DIR and finds the application's events with the values
+it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
+message's text and ratio, failure's code every fiftieth tick; only
+enabled events are there."""
 
 import os
 import shutil
