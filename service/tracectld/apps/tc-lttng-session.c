@@ -165,8 +165,8 @@ set_exclusions(TcLttngApp *app, const RuleCopy *rule, struct lttng_ust_abi_objec
  * TC_ERROR_NOT_SUPPORTED for a rule with a filter, which is not applied
  * (rather than recording what it filters out). */
 static gboolean
-enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const RuleCopy *rule,
-	     GError **error)
+enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
+	     const RuleCopy *rule, GError **error)
 {
 	struct lttng_ust_abi_object_data *event = NULL;
 	struct lttng_ust_abi_event attr = {
@@ -190,6 +190,8 @@ enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const 
 		ret = set_exclusions(app, rule, event);
 	if (ret >= 0)
 		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
+	if (ret >= 0)
+		tc_lttng_trace_add_event_handle(trace, app->id, rule->pattern, event->handle);
 	free(event);
 	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
 }
@@ -197,15 +199,15 @@ enable_event(TcLttngApp *app, struct lttng_ust_abi_object_data *chan_obj, const 
 /* cmd_lock held: the rules of session (of pattern only, when not NULL);
  * a rule not supported yet is left out with a warning. */
 static gboolean
-enable_events(TcLttngApp *app, TcSession *session, struct lttng_ust_abi_object_data *chan_obj,
-	      const char *pattern, GError **error)
+enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
+	      struct lttng_ust_abi_object_data *chan_obj, const char *pattern, GError **error)
 {
 	g_autoptr(GPtrArray) rules = session_rules(session, pattern);
 
 	for (guint i = 0; i < rules->len; i++) {
 		g_autoptr(GError) refusal = NULL;
 
-		if (enable_event(app, chan_obj, g_ptr_array_index(rules, i), &refusal))
+		if (enable_event(app, trace, chan_obj, g_ptr_array_index(rules, i), &refusal))
 			continue;
 		if (!g_error_matches(refusal, TC_ERROR, TC_ERROR_NOT_SUPPORTED)) {
 			g_propagate_error(error, g_steal_pointer(&refusal));
@@ -273,7 +275,7 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	if (ok)
 		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
 	ok = ok && add_contexts(app, trace, chan_obj, error) &&
-	     enable_events(app, session, chan_obj, NULL, error);
+	     enable_events(app, session, trace, chan_obj, NULL, error);
 	object_free(chan_obj);
 	if (!ok)
 		return FALSE;
@@ -396,7 +398,7 @@ enable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
 		if (chan_obj.handle < 0)
 			continue;
 		g_mutex_lock(&app->cmd_lock);
-		ok = enable_events(app, session, &chan_obj, pattern, &error);
+		ok = enable_events(app, session, trace, &chan_obj, pattern, &error);
 		g_mutex_unlock(&app->cmd_lock);
 		if (!ok)
 			g_warning("Session '%s': events '%s' not enabled in the LTTng-UST "
@@ -416,6 +418,46 @@ tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
 	traces = tc_lttng_trace_list(session->id);
 	for (guint i = 0; i < traces->len; i++)
 		enable_in_apps(session, g_ptr_array_index(traces, i), pattern);
+}
+
+static void
+disable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		g_autoptr(GArray) handles = tc_lttng_trace_take_event_handles(trace, app->id, pattern);
+
+		g_mutex_lock(&app->cmd_lock);
+		for (guint j = 0; j < handles->len; j++) {
+			/* Only the handle is read by lttng_ust_ctl_disable(). */
+			struct lttng_ust_abi_object_data event = {
+			    .type = LTTNG_UST_ABI_OBJECT_TYPE_EVENT,
+			    .handle = g_array_index(handles, int, j),
+			};
+			int ret = lttng_ust_ctl_disable(app->cmd_fd, &event);
+
+			if (ret < 0)
+				g_warning("Session '%s': events '%s' not disabled in the LTTng-UST "
+					  "application pid=%d: %d",
+					  session->name, pattern, (int)app->pid, ret);
+		}
+		g_mutex_unlock(&app->cmd_lock);
+	}
+}
+
+void
+tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
+				      const char *pattern)
+{
+	g_autoptr(GPtrArray) traces = NULL;
+
+	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
+		return;
+	traces = tc_lttng_trace_list(session->id);
+	for (guint i = 0; i < traces->len; i++)
+		disable_in_apps(session, g_ptr_array_index(traces, i), pattern);
 }
 
 /* Releases the session in the applications it was applied to (they

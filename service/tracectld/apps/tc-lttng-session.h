@@ -37,6 +37,10 @@ gboolean tc_lttng_session_stop_locked(TcSession *session, GError **error);
  * register later get every pattern). op_lock held. */
 void tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
 					  const char *pattern);
+/* Events of pattern disabled in channel of session: every rule of that
+ * pattern the applications were given is disabled. op_lock held. */
+void tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
+					   const char *pattern);
 /* Releases the session in the applications, forgets its LTTng-UST
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
@@ -62,6 +66,11 @@ tc_lttng_session_destroy_locked(TcSession *session)
 static inline void
 tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
 				     const char *pattern)
+{
+}
+static inline void
+tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
+				      const char *pattern)
 {
 }
 

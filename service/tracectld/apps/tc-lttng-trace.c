@@ -41,6 +41,7 @@ tc_lttng_trace_unref(TcLttngTrace *trace)
 	tc_consumer_lttng_channel_free(trace->channel);
 	g_hash_table_unref(trace->event_ids);
 	g_hash_table_unref(trace->channel_handles);
+	g_hash_table_unref(trace->event_handles);
 	g_string_free(trace->events_pending, TRUE);
 	tc_user_limits_release(&trace->charge);
 	g_mutex_clear(&trace->lock);
@@ -98,6 +99,8 @@ trace_new(TcSession *session, uid_t uid)
 	trace->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	trace->events_pending = g_string_new(NULL);
 	trace->channel_handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	trace->event_handles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						     (GDestroyNotify)g_array_unref);
 	tc_user_limits_charge_init(&trace->charge, uid);
 	return trace;
 }
@@ -264,6 +267,37 @@ tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id)
 	return handle;
 }
 
+void
+tc_lttng_trace_add_event_handle(TcLttngTrace *trace, guint64 app_id, const char *pattern,
+				int handle)
+{
+	g_autofree char *key = g_strdup_printf("%" G_GUINT64_FORMAT "\n%s", app_id, pattern);
+	GArray *handles;
+
+	g_mutex_lock(&traces_lock);
+	handles = g_hash_table_lookup(trace->event_handles, key);
+	if (handles == NULL) {
+		handles = g_array_new(FALSE, FALSE, sizeof(int));
+		g_hash_table_insert(trace->event_handles, g_steal_pointer(&key), handles);
+	}
+	g_array_append_val(handles, handle);
+	g_mutex_unlock(&traces_lock);
+}
+
+GArray *
+tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id, const char *pattern)
+{
+	g_autofree char *key = g_strdup_printf("%" G_GUINT64_FORMAT "\n%s", app_id, pattern);
+	gpointer stolen_key = NULL, handles = NULL;
+
+	g_mutex_lock(&traces_lock);
+	if (!g_hash_table_steal_extended(trace->event_handles, key, &stolen_key, &handles))
+		handles = g_array_new(FALSE, FALSE, sizeof(int));
+	g_mutex_unlock(&traces_lock);
+	g_free(stolen_key);
+	return handles;
+}
+
 int
 tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id)
 {
@@ -322,6 +356,7 @@ tc_lttng_trace_unbind_trace(TcLttngTrace *trace)
 		if (value == trace)
 			g_hash_table_iter_remove(&iter);
 	g_hash_table_remove_all(trace->channel_handles);
+	g_hash_table_remove_all(trace->event_handles);
 	g_mutex_unlock(&traces_lock);
 }
 

@@ -53,6 +53,9 @@ typedef struct {
 	/* The traces' table lock: application id -> its handle of the
 	 * default channel + 1. */
 	GHashTable *channel_handles;
+	/* The traces' table lock: "app_id\npattern" -> GArray of the
+	 * application's event rule handles of that pattern. */
+	GHashTable *event_handles;
 } TcLttngTrace;
 
 TcLttngTrace *tc_lttng_trace_ref(TcLttngTrace *trace);
@@ -82,6 +85,13 @@ TcLttngTrace *tc_lttng_trace_find_bound(guint64 app_id, int session_handle);
  * enabled later; tc_lttng_trace_channel_of() returns it, or -1. */
 void tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle);
 int tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id);
+/* The application's handle of an event rule of pattern, kept so that the
+ * rule can be disabled; tc_lttng_trace_take_event_handles() returns and
+ * forgets those of a pattern (an empty array when none). */
+void tc_lttng_trace_add_event_handle(TcLttngTrace *trace, guint64 app_id, const char *pattern,
+				     int handle);
+GArray *tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id,
+					  const char *pattern);
 /* The session handle the application app_id has for trace, or -1. */
 int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
 /* Drops every binding to trace (its session is destroyed). */

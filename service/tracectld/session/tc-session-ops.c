@@ -534,9 +534,10 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 			return FALSE;
 	}
 	sync_apps_and_wait(session);
-	/* LTTng-UST applications: enabling only, for now. */
 	if (enable)
 		tc_lttng_session_enable_event_locked(session, channel->name, pattern);
+	else
+		tc_lttng_session_disable_event_locked(session, channel->name, pattern);
 	/* New event ids produce metadata; write it out while we are here. */
 	if (session->has_buffers) {
 		consumer = tc_consumer_get(session->owner_uid, NULL);

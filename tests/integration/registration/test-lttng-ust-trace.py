@@ -4,8 +4,9 @@
 library) is traced end to end: `tracectl create --output DIR`,
 `enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
 (and `stop` and `start` again; or another event enabled while it
-records; or a log level and an exclusion; or contexts), as root and as
-a user; the application, started after the session (its sessions
+records and the first disabled; or a log level and an exclusion; or
+contexts), as root and as a user; the application, started after the
+session (its sessions
 applied before its constructor lets main() run) or before it, records
 into the per-UID buffers its owner's consumer created; `stop`;
 babeltrace2 reads DIR and finds the application's events with the values
@@ -80,7 +81,9 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     if later:
         time.sleep(2.5)
         svc.cli("enable-event", "-u", later, user=user)
-        time.sleep(3)
+        time.sleep(2)
+        svc.cli("disable-event", "-u", pattern, user=user)
+        time.sleep(1.5)
     elif restart:
         time.sleep(2.5)
         svc.cli("stop", user=user)
@@ -124,15 +127,17 @@ def test():
             gaps = [b - a for a, b in zip(ticks, ticks[1:]) if b - a != 1]
             check(len(ticks) >= 20 and len(gaps) == 1 and gaps[0] > 1,
                   f"tick counts of two runs {ticks}")
-            # An event enabled while the application records: from then on.
+            # An event enabled while the application records: from then on;
+            # then the first one disabled: no more of it.
             late = trace_session(svc, os.path.join(top, "late"), "tc_lttng_test:tick", False,
                                  later="tc_lttng_test:message")
             ticks = [fields["count"] for fields in late["tc_lttng_test:tick"]]
             ratios = [round(fields["ratio"] * 10) for fields in
                       late.get("tc_lttng_test:message", [])]
-            check(ratios and ratios[0] > ticks[0] and
-                  ratios == list(range(ratios[0], ticks[-1] + 1)),
-                  f"messages enabled late: {ratios} for ticks {ticks}")
+            check(ticks == list(range(0, len(ticks))) and ratios and ratios[0] > 0 and
+                  ratios == list(range(ratios[0], ratios[0] + len(ratios))) and
+                  ratios[0] <= ticks[-1] < ratios[-1] - 5,
+                  f"messages enabled late: {ratios} for ticks {ticks} disabled later")
             # Log levels and exclusions: WARNING or more severe is message
             # (WARNING) and failure (ERR), failure excluded.
             severe = trace_session(svc, os.path.join(top, "severe"), "tc_lttng_test:*", False,
