@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
@@ -35,6 +36,11 @@
  * while reading. The buffers' sizes are sealed (lttng_seal()), so no
  * handler is installed. */
 DEFINE_LTTNG_UST_SIGBUS_STATE();
+
+/* A flush waits this long at most for sub-buffers still being written,
+ * looking this often. */
+#define CONSUMERD_LTTNG_PENDING_MAX_MS 200u
+#define CONSUMERD_LTTNG_PENDING_PAUSE_MS 5u
 
 struct lttng_stream {
 	struct lttng_ust_ctl_consumer_stream *ustream;
@@ -364,13 +370,41 @@ tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
 	return written;
 }
 
+/* Whether a sub-buffer of the channel is closed but not read yet: one a
+ * writer has not committed whole (it stopped in the middle of an event)
+ * cannot be read until it has. */
+static bool
+lttng_has_pending(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		if (channel->streams[i].ustream &&
+		    lttng_ust_ctl_snapshot(channel->streams[i].ustream) == 0)
+			return true;
+	return false;
+}
+
 void
 tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 {
+	struct timespec pause = {.tv_nsec = CONSUMERD_LTTNG_PENDING_PAUSE_MS * 1000000L};
+	unsigned int waited_ms = 0;
+
 	for (uint32_t i = 0; i < channel->nr_streams; i++)
 		if (channel->streams[i].ustream)
 			(void)lttng_ust_ctl_flush_buffer(channel->streams[i].ustream, 1);
 	tc_consumerd_lttng_channel_drain(channel);
+	/* What the applications were writing when they stopped is waited
+	 * for, within a bound: a writer killed in the middle of an event
+	 * never commits its sub-buffer. */
+	while (lttng_has_pending(channel) && waited_ms < CONSUMERD_LTTNG_PENDING_MAX_MS) {
+		nanosleep(&pause, NULL);
+		waited_ms += CONSUMERD_LTTNG_PENDING_PAUSE_MS;
+		tc_consumerd_lttng_channel_drain(channel);
+	}
+	if (lttng_has_pending(channel))
+		tc_consumerd_warning("LTTng-UST channel %" PRIu64 ": a sub-buffer still uncommitted "
+				     "after %u ms is left for the next read",
+				     channel->channel_id, waited_ms);
 }
 
 void

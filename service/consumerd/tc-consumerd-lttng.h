@@ -52,7 +52,8 @@ tc_consumerd_lttng_channel_next(struct tc_consumerd_lttng_channel *channel);
  * number of packets written. */
 uint64_t tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel);
 /* Closes the sub-buffers being written (the applications may go on
- * writing: a new one opens), then drains. */
+ * writing: a new one opens), then drains, waiting at most 200 ms for
+ * sub-buffers whose writers have not committed them whole yet. */
 void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel);
 /* Packets written so far. */
 uint64_t tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel);
