@@ -220,15 +220,30 @@ serve_channel(TcLttngApp *app, GError **error)
 	return ret < 0 ? notify_broken(error, ret, "replying to a channel") : TRUE;
 }
 
-/* Enumerations are not described yet: refused, which makes the
- * application leave out the events that use them. */
+static gboolean
+register_enum(TcLttngApp *app, int session_handle, const char *name,
+	      struct lttng_ust_ctl_enum_entry *entries, size_t nr_entries, guint64 *id,
+	      GError **error)
+{
+	g_autoptr(TcLttngTrace) trace = notify_trace(app, session_handle, error);
+
+	if (trace == NULL) {
+		free(entries);
+		return FALSE;
+	}
+	return tc_lttng_trace_register_enum(trace, name, entries, nr_entries, id, error);
+}
+
+/* An enumeration, its entries checked when an event uses it. */
 static gboolean
 serve_enum(TcLttngApp *app, GError **error)
 {
+	g_autoptr(GError) refusal = NULL;
 	char name[LTTNG_UST_ABI_SYM_NAME_LEN];
 	struct lttng_ust_ctl_enum_entry *entries = NULL;
 	size_t nr_entries = 0;
 	int session_handle, ret;
+	guint64 id = 0;
 
 	if (!peek_enum(app, error))
 		return FALSE;
@@ -236,12 +251,10 @@ serve_enum(TcLttngApp *app, GError **error)
 					       &nr_entries);
 	if (ret < 0)
 		return notify_broken(error, ret, "receiving an enumeration");
-	free(entries);
 	name[sizeof(name) - 1] = '\0';
-	g_warning("Refused the enumeration '%s' of the LTTng-UST application pid=%d: "
-		  "enumerations are not supported yet",
-		  name, (int)app->pid);
-	ret = lttng_ust_ctl_reply_register_enum(app->notify_fd, 0, -ENOSYS);
+	if (!register_enum(app, session_handle, name, entries, nr_entries, &id, &refusal))
+		log_refusal(app, "enumeration", refusal);
+	ret = lttng_ust_ctl_reply_register_enum(app->notify_fd, id, refusal ? -EINVAL : 0);
 	return ret < 0 ? notify_broken(error, ret, "replying to an enumeration") : TRUE;
 }
 

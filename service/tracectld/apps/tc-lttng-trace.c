@@ -22,9 +22,26 @@
 /* The traces by "session_id:uid", and the bindings by "app_id:handle"
  * (-> a reference to the trace). The lock covers both tables only, never
  * I/O; it nests below [T]. */
+/* An enumeration of the trace's applications. */
+typedef struct {
+	char *name;
+	struct lttng_ust_ctl_enum_entry *entries; /* malloc()ed by liblttng-ust-ctl */
+	gsize nr_entries;
+} TcLttngTraceEnum;
+
 static GMutex traces_lock;
 static GHashTable *traces;
 static GHashTable *bindings;
+
+static void
+trace_enum_free(gpointer data)
+{
+	TcLttngTraceEnum *enumeration = data;
+
+	g_free(enumeration->name);
+	free(enumeration->entries);
+	g_free(enumeration);
+}
 
 TcLttngTrace *
 tc_lttng_trace_ref(TcLttngTrace *trace)
@@ -42,6 +59,7 @@ tc_lttng_trace_unref(TcLttngTrace *trace)
 	g_hash_table_unref(trace->event_ids);
 	g_hash_table_unref(trace->channel_handles);
 	g_hash_table_unref(trace->event_handles);
+	g_ptr_array_unref(trace->enums);
 	g_string_free(trace->events_pending, TRUE);
 	tc_user_limits_release(&trace->charge);
 	g_mutex_clear(&trace->lock);
@@ -98,6 +116,7 @@ trace_new(TcSession *session, uid_t uid)
 	g_mutex_init(&trace->lock);
 	trace->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	trace->events_pending = g_string_new(NULL);
+	trace->enums = g_ptr_array_new_with_free_func(trace_enum_free);
 	trace->channel_handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	trace->event_handles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						     (GDestroyNotify)g_array_unref);
@@ -376,9 +395,73 @@ tc_lttng_trace_unbind_app(guint64 app_id)
 	g_mutex_unlock(&traces_lock);
 }
 
+/* [T] held (the caller of the metadata module is): the enumeration an
+ * application's field names, by the id the trace gave it. */
+static gboolean
+trace_lookup_enum_cb(const char *name, guint64 id, TcLttngMetadataEnum *found,
+		     gpointer user_data)
+{
+	TcLttngTrace *trace = user_data;
+	const TcLttngTraceEnum *enumeration;
+
+	if (id >= trace->enums->len)
+		return FALSE;
+	enumeration = g_ptr_array_index(trace->enums, id);
+	if (!g_str_equal(enumeration->name, name))
+		return FALSE;
+	found->entries = enumeration->entries;
+	found->nr_entries = enumeration->nr_entries;
+	return TRUE;
+}
+
 static const TcLttngMetadataOptions metadata_options = {
     .is_big_endian = G_BYTE_ORDER == G_BIG_ENDIAN,
 };
+
+static TcLttngMetadataOptions
+trace_metadata_options(TcLttngTrace *trace)
+{
+	TcLttngMetadataOptions options = metadata_options;
+
+	options.lookup_enum = trace_lookup_enum_cb;
+	options.user_data = trace;
+	return options;
+}
+
+gboolean
+tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
+			     struct lttng_ust_ctl_enum_entry *entries, gsize nr_entries,
+			     guint64 *id, GError **error)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
+	gsize bytes = nr_entries * sizeof(*entries);
+	TcLttngTraceEnum *enumeration;
+
+	/* The same description again (another application of the uid, or
+	 * the same one in another session) gets the same id. */
+	for (guint i = 0; i < trace->enums->len; i++) {
+		const TcLttngTraceEnum *known = g_ptr_array_index(trace->enums, i);
+
+		if (g_str_equal(known->name, name) && known->nr_entries == nr_entries &&
+		    memcmp(known->entries, entries, bytes) == 0) {
+			free(entries);
+			*id = i;
+			return TRUE;
+		}
+	}
+	if (!tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, bytes + strlen(name),
+				   error)) {
+		free(entries);
+		return FALSE;
+	}
+	enumeration = g_new0(TcLttngTraceEnum, 1);
+	enumeration->name = g_strdup(name);
+	enumeration->entries = entries;
+	enumeration->nr_entries = nr_entries;
+	*id = trace->enums->len;
+	g_ptr_array_add(trace->enums, enumeration);
+	return TRUE;
+}
 
 gboolean
 tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_field *fields,
@@ -387,6 +470,7 @@ tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
 	g_autoptr(GString) text = NULL;
+	TcLttngMetadataOptions options = trace_metadata_options(trace);
 
 	*chan_id = trace->chan_id;
 	if (trace->stream_declared) {
@@ -400,7 +484,7 @@ tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_
 	*header_type = LTTNG_UST_CTL_CHANNEL_HEADER_LARGE;
 	text = g_string_new(NULL);
 	if (!tc_lttng_preamble_append_stream(text, trace->chan_id, *header_type, fields, nr_fields,
-					     &metadata_options, error) ||
+					     &options, error) ||
 	    !tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, text->len, error))
 		return FALSE;
 	g_string_append_len(text, trace->events_pending->str, trace->events_pending->len);
@@ -422,6 +506,7 @@ tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name, const char 
 	g_autofree char *key = g_strdup_printf("%s\n%s", name, signature);
 	g_autoptr(GString) text = g_string_new(NULL);
 	gpointer known = g_hash_table_lookup(trace->event_ids, key);
+	TcLttngMetadataOptions options = trace_metadata_options(trace);
 	TcLttngMetadataEvent event = {
 	    .name = name,
 	    .id = trace->next_event_id,
@@ -442,7 +527,7 @@ tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name, const char 
 			    "The trace of uid %u has 65535 events", (unsigned)trace->uid);
 		return FALSE;
 	}
-	if (!tc_lttng_metadata_append_event(text, &event, &metadata_options, error) ||
+	if (!tc_lttng_metadata_append_event(text, &event, &options, error) ||
 	    !tc_user_limits_charge_event(&trace->charge, g_hash_table_size(trace->event_ids),
 					 text->len + strlen(key), error))
 		return FALSE;

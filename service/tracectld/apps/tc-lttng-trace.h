@@ -48,6 +48,9 @@ typedef struct {
 	 * it): sent right after the stream class. */
 	GString *events_pending;
 	guint32 next_event_id;		 /* [T] */
+	/* [T] TcLttngTraceEnum *: the enumerations described, whose id is
+	 * their index; their entries are checked when an event uses them. */
+	GPtrArray *enums;
 	GHashTable *event_ids;		 /* [T] "name\nsignature" -> id + 1 */
 	TcUserCharge charge;		 /* [T] descriptions and metadata, the uid's */
 	/* The traces' table lock: application id -> its handle of the
@@ -106,6 +109,11 @@ gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng
 					 gsize nr_fields, guint32 *chan_id,
 					 enum lttng_ust_ctl_channel_header *header_type,
 					 GError **error);
+/* An enumeration: the id of its name and entries (given on its first
+ * registration), charged to the trace's uid; entries taken. */
+gboolean tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
+				      struct lttng_ust_ctl_enum_entry *entries, gsize nr_entries,
+				      guint64 *id, GError **error);
 /* An event: the id of its name and signature, given and described in
  * the metadata on its first registration, charged to the trace's uid. */
 gboolean tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name,

@@ -11,8 +11,9 @@ applied before its constructor lets main() run) or before it, records
 into the per-UID buffers its owner's consumer created; `stop`;
 babeltrace2 reads DIR and finds the application's events with the values
 it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
-message's text and ratio, failure's code every fiftieth tick; only
-enabled events are there."""
+message's text and ratio, failure's code every fiftieth tick, state's
+enumeration every tenth with its labels; only enabled events are
+there."""
 
 import os
 import shutil
@@ -66,6 +67,10 @@ def check_values(by_name, from_first_line):
     failures = [fields["code"] for fields in by_name.get("tc_lttng_test:failure", [])]
     expected = [i for i in range(first, first + len(ticks)) if i % 50 == 49]
     check(failures == expected, f"failure codes {failures}, not {expected}")
+    # An enumeration: the integer, whose labels the metadata gives.
+    phases = [fields["phase"] for fields in by_name.get("tc_lttng_test:state", [])]
+    expected = [i // 10 % 4 for i in range(first, first + len(ticks)) if i % 10 == 0]
+    check(phases == expected, f"state phases {phases}, not {expected}")
 
 
 def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None,
@@ -158,6 +163,10 @@ def test():
             context = f'vpid = {trace_session.pid}, procname = "tracectl-lttng-"'
             check(lttng and all(context in line for line in lttng),
                   f"events without the context {context!r}: {lttng[:2]}")
+            labels = [line.split("phase = ")[1] for line in lttng if "phase = " in line]
+            check(labels[:4] == ['( "even" : container = 0 ) }', '( "odd" : container = 1 ) }',
+                                 '( "high" : container = 2 ) }', '( "high" : container = 3 ) }'],
+                  f"enumeration labels {labels[:4]}")
             owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
