@@ -13,7 +13,8 @@ babeltrace2 reads DIR and finds the application's events with the values
 it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
 message's text and ratio, failure's code every fiftieth tick, state's
 enumeration every tenth with its labels; only enabled events are
-there."""
+there; a whole run of the application gives the same events and values
+as under Debian's lttng-sessiond."""
 
 import os
 import shutil
@@ -109,6 +110,47 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     return by_name
 
 
+def whole_run(svc, out):
+    """A session recording a whole run of the application (3 s): every
+    event it emits, in order, with its values."""
+    svc.cli("create", "whole", "--output", out)
+    svc.cli("enable-event", "-u", "tc_lttng_test:*")
+    svc.cli("start")
+    start_app(svc, 3).wait(timeout=30)
+    svc.cli("stop")
+    svc.cli("destroy", "whole")
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+
+
+def under_lttng_sessiond(top):
+    """The same whole run recorded by Debian's lttng-sessiond on the
+    world's own /var/run/lttng, or None without it."""
+    sessiond, lttng = shutil.which("lttng-sessiond"), shutil.which("lttng")
+    if not sessiond or not lttng:
+        log("lttng-sessiond is not installed: no comparison with it")
+        return None
+    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
+    os.makedirs(env["LTTNG_HOME"])
+    out = os.path.join(top, "reference")
+    proc = subprocess.Popen([sessiond, "--no-kernel"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists("/var/run/lttng/lttng-ust-sock-8"), 20,
+                 "lttng-sessiond's global socket")
+        for args in (["create", "ref", "--output", out],
+                     ["enable-event", "-u", "tc_lttng_test:*"], ["start"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+        app = subprocess.Popen([LTTNG_APP, "3"], env=env, stdout=subprocess.PIPE, text=True)
+        app.stdout.readline()
+        app.wait(timeout=30)
+        for args in (["stop"], ["destroy"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+
+
 def test():
     require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
     require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
@@ -170,6 +212,14 @@ def test():
             owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
+            whole = whole_run(svc, os.path.join(top, "whole"))
+        # The same run under lttng-sessiond: the same events and values.
+        reference = under_lttng_sessiond(top)
+        if reference is not None:
+            log(f"lttng-sessiond: {len(reference)} events, tracectl: {len(whole)}")
+            check(len(whole) == 63 and whole == reference,
+                  f"tracectl recorded {whole[:5]}... ({len(whole)}), lttng-sessiond "
+                  f"{reference[:5]}... ({len(reference)})")
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
