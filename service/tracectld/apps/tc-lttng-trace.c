@@ -16,6 +16,9 @@
 /* LTTng-UST's per-UID buffers keep the sessiond's choice of stream class
  * ids; one channel per trace here, the default one. */
 #define DEFAULT_CHAN_ID 0
+/* Enumerations a trace keeps at most (each also counts in the metadata
+ * bytes limit), so that many small ones cannot make the lookup long. */
+#define ENUMS_MAX 4096
 /* x86: LTTng-UST's ring buffer client packs its records (byte alignment). */
 #define PACKED_ALIGNMENT_BITS 8
 
@@ -448,6 +451,13 @@ tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
 			*id = i;
 			return TRUE;
 		}
+	}
+	if (trace->enums->len >= ENUMS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
+			    "The trace of uid %u has %d enumerations", (unsigned)trace->uid,
+			    ENUMS_MAX);
+		free(entries);
+		return FALSE;
 	}
 	if (!tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, bytes + strlen(name),
 				   error)) {
