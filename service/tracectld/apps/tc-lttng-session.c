@@ -277,12 +277,17 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	ok = ok && add_contexts(app, trace, chan_obj, error) &&
 	     enable_events(app, session, trace, chan_obj, NULL, error);
 	object_free(chan_obj);
-	if (!ok)
-		return FALSE;
-	ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
-	if (ret < 0)
-		return session_fail(error, ret, "starting the session");
-	return TRUE;
+	if (ok) {
+		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
+		ok = ret >= 0 || session_fail(error, ret, "starting the session");
+	}
+	if (!ok) {
+		/* Half set up: forgotten on both sides, so that the next start
+		 * sets it up from the beginning. */
+		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+		tc_lttng_trace_unbind(trace, app->id);
+	}
+	return ok;
 }
 
 gboolean

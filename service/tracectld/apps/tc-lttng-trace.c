@@ -366,6 +366,29 @@ tc_lttng_trace_find_bound(guint64 app_id, int session_handle)
 }
 
 void
+tc_lttng_trace_unbind(TcLttngTrace *trace, guint64 app_id)
+{
+	g_autofree char *prefix = g_strdup_printf("%" G_GUINT64_FORMAT ":", app_id);
+	g_autofree char *events_prefix = g_strdup_printf("%" G_GUINT64_FORMAT "\n", app_id);
+	gint64 key = (gint64)app_id;
+	GHashTableIter iter;
+	gpointer name, value;
+
+	g_mutex_lock(&traces_lock);
+	tables_init_locked();
+	g_hash_table_iter_init(&iter, bindings);
+	while (g_hash_table_iter_next(&iter, &name, &value))
+		if (value == trace && g_str_has_prefix(name, prefix))
+			g_hash_table_iter_remove(&iter);
+	g_hash_table_remove(trace->channel_handles, &key);
+	g_hash_table_iter_init(&iter, trace->event_handles);
+	while (g_hash_table_iter_next(&iter, &name, NULL))
+		if (g_str_has_prefix(name, events_prefix))
+			g_hash_table_iter_remove(&iter);
+	g_mutex_unlock(&traces_lock);
+}
+
+void
 tc_lttng_trace_unbind_trace(TcLttngTrace *trace)
 {
 	GHashTableIter iter;
@@ -386,16 +409,20 @@ void
 tc_lttng_trace_unbind_app(guint64 app_id)
 {
 	g_autofree char *prefix = g_strdup_printf("%" G_GUINT64_FORMAT ":", app_id);
+	g_autoptr(GPtrArray) bound =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)tc_lttng_trace_unref);
 	GHashTableIter iter;
-	gpointer key;
+	gpointer key, value;
 
 	g_mutex_lock(&traces_lock);
 	tables_init_locked();
 	g_hash_table_iter_init(&iter, bindings);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
+	while (g_hash_table_iter_next(&iter, &key, &value))
 		if (g_str_has_prefix(key, prefix))
-			g_hash_table_iter_remove(&iter);
+			g_ptr_array_add(bound, tc_lttng_trace_ref(value));
 	g_mutex_unlock(&traces_lock);
+	for (guint i = 0; i < bound->len; i++)
+		tc_lttng_trace_unbind(g_ptr_array_index(bound, i), app_id);
 }
 
 /* [T] held (the caller of the metadata module is): the enumeration an

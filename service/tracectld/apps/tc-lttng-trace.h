@@ -97,6 +97,8 @@ GArray *tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id,
 					  const char *pattern);
 /* The session handle the application app_id has for trace, or -1. */
 int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
+/* Drops the application's binding to trace and its kept handles. */
+void tc_lttng_trace_unbind(TcLttngTrace *trace, guint64 app_id);
 /* Drops every binding to trace (its session is destroyed). */
 void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
 /* Drops the bindings of an application that went away. */
