@@ -472,8 +472,9 @@ tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
 	for (guint i = 0; i < trace->enums->len; i++) {
 		const TcLttngTraceEnum *known = g_ptr_array_index(trace->enums, i);
 
+		/* Without entries, liblttng-ust-ctl gives NULL: no memcmp(). */
 		if (g_str_equal(known->name, name) && known->nr_entries == nr_entries &&
-		    memcmp(known->entries, entries, bytes) == 0) {
+		    (bytes == 0 || memcmp(known->entries, entries, bytes) == 0)) {
 			free(entries);
 			*id = i;
 			return TRUE;
@@ -540,7 +541,10 @@ tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name, const char 
 			      GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
-	g_autofree char *key = g_strdup_printf("%s\n%s", name, signature);
+	/* The name's length first: names and signatures are the application's
+	 * text, newlines included, so that "a\nb" + "c" and "a" + "b\nc" are
+	 * two events, not one. */
+	g_autofree char *key = g_strdup_printf("%zu:%s\n%s", strlen(name), name, signature);
 	g_autoptr(GString) text = g_string_new(NULL);
 	gpointer known = g_hash_table_lookup(trace->event_ids, key);
 	TcLttngMetadataOptions options = trace_metadata_options(trace);

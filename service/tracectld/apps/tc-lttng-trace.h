@@ -51,7 +51,7 @@ typedef struct {
 	/* [T] TcLttngTraceEnum *: the enumerations described, whose id is
 	 * their index; their entries are checked when an event uses them. */
 	GPtrArray *enums;
-	GHashTable *event_ids;		 /* [T] "name\nsignature" -> id + 1 */
+	GHashTable *event_ids;		 /* [T] "len(name):name\nsignature" -> id + 1 */
 	TcUserCharge charge;		 /* [T] descriptions and metadata, the uid's */
 	/* The traces' table lock: application id -> its handle of the
 	 * default channel + 1. */
