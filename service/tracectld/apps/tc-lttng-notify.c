@@ -145,6 +145,12 @@ register_event(TcLttngApp *app, int session_handle, char *name, int loglevel,
 			    TC_LTTNG_NOTIFY_FIELDS_MAX, TC_LTTNG_NOTIFY_SIGNATURE_MAX);
 		return FALSE;
 	}
+	if (loglevel < 0 || loglevel > TC_LTTNG_NOTIFY_LOGLEVEL_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "event '%s' has log level %d, not 0 to %d", name, loglevel,
+			    TC_LTTNG_NOTIFY_LOGLEVEL_MAX);
+		return FALSE;
+	}
 	trace = notify_trace(app, session_handle, error);
 	return trace != NULL && tc_lttng_trace_register_event(trace, name, signature, loglevel,
 							      fields, nr_fields, uri, id, error);

@@ -25,6 +25,10 @@
 #define TC_LTTNG_NOTIFY_FIELDS_MAX 1024
 /* The longest event signature (the provider's text of its fields). */
 #define TC_LTTNG_NOTIFY_SIGNATURE_MAX (64 * 1024)
+/* The highest log level (LTTng-UST's LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG,
+ * its last); levels go from 0. babeltrace2 refuses a whole trace whose
+ * metadata gives an event a negative one. */
+#define TC_LTTNG_NOTIFY_LOGLEVEL_MAX 14
 
 /* Reads and answers one message of app's notify socket. FALSE when the
  * socket is broken or the application broke LTTng's protocol: it is then
