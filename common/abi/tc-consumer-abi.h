@@ -60,10 +60,13 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_SNAPSHOT_RELAY = 19, /* struct tc_consumer_snapshot_relay */
 	TC_CONSUMER_RELAY_ROTATE = 20,   /* struct tc_consumer_relay_rotate */
 	TC_CONSUMER_SESSION_FILES = 21,  /* struct tc_consumer_session_files */
+	TC_CONSUMER_LTTNG_CHANNEL = 23,  /* struct tc_consumer_lttng_channel */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
 	TC_CONSUMER_SESSION_FILE = 22, /* struct tc_consumer_session_file + bytes */
+	/* struct tc_consumer_lttng_channel_data + bytes + 1 fd */
+	TC_CONSUMER_LTTNG_CHANNEL_DATA = 24,
 };
 
 struct tc_consumer_header {
@@ -437,6 +440,41 @@ struct tc_consumer_stream {
 	uint32_t cpu;
 	uint32_t reserved;
 	uint64_t shm_size;
+};
+
+/*
+ * An LTTng-UST channel (per-UID buffers of LTTng-UST 2.13 applications):
+ * the consumer creates its ring buffers with liblttng-ust-ctl, one stream
+ * per possible CPU, each in a memfd of its own, and one stream file
+ * "<name>_<n>" per stream in the session's trace_dir. It answers with one
+ * TC_CONSUMER_LTTNG_CHANNEL_DATA (the channel's object data, which the
+ * service hands to applications as is, and the channel's wake-up
+ * descriptor), then nr_streams TC_CONSUMER_STREAM messages in stream
+ * order, each with the stream's shm descriptor then its wake-up
+ * descriptor and shm_size the size the application maps; then the reply.
+ * chan_id is the CTF stream class id that the buffers write into every
+ * packet header; the geometry's monitor timer is not used.
+ */
+struct tc_consumer_lttng_channel {
+	struct tc_consumer_header header;
+	uint64_t session_id;
+	uint64_t channel_id;
+	uint32_t chan_id;
+	uint32_t reserved;
+	struct tc_channel_geometry geometry;
+	uint8_t uuid[16];
+	char name[TC_CONSUMER_NAME_MAX];
+};
+
+/* What liblttng-ust-ctl serializes of a channel for the application; the
+ * consumer's side of LTTng's "channel data" is at most this long. */
+#define TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX 4096u
+struct tc_consumer_lttng_channel_data {
+	struct tc_consumer_header header;
+	uint64_t channel_id;
+	uint32_t nr_streams;
+	int32_t chan_type; /* enum lttng_ust_abi_chan_type */
+	/* size - sizeof(this) bytes of channel data follow */
 };
 
 struct tc_consumer_reply {

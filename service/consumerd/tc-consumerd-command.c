@@ -29,6 +29,7 @@
 
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-output.h"
 #include "tc-consumerd-rotate.h"
 #include "tc-consumerd-session-files.h"
@@ -309,6 +310,45 @@ handle_create_channel(struct command *command)
 		 * With up to 4096 CPUs per channel, descriptors are precious. */
 		tc_consumerd_stream_release_memfd(stream);
 	}
+	return 0;
+}
+
+static int __attribute__((unused))
+handle_lttng_channel(struct command *command)
+{
+	const struct tc_consumer_lttng_channel *msg = command->msg;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	struct tc_consumerd_lttng_channel *channel;
+	char error[TC_CONSUMER_ERROR_MAX];
+	int is_broken = 0;
+	int ret;
+
+	if (!session)
+		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
+	if (session->dir_fd < 0 || session->relay)
+		return command_fail(command, -EOPNOTSUPP,
+				    "Session %" PRIu64 ": LTTng-UST channels are written locally only",
+				    msg->session_id);
+	if (!string_is_terminated(msg->name, sizeof(msg->name)) || !channel_name_is_valid(msg->name))
+		return command_fail(command, -EINVAL, "Bad LTTng-UST channel name");
+	/* LTTng-UST checks the geometry itself (powers of two, at least a
+	 * page); the bounds here keep one request from asking for more than
+	 * tracectl's own channels may. */
+	if (msg->geometry.num_subbuf < 2 || msg->geometry.num_subbuf > TC_RB_NUM_SUBBUF_MAX ||
+	    msg->geometry.subbuf_size < 4096 || msg->geometry.subbuf_size > TC_RB_SUBBUF_SIZE_MAX)
+		return command_fail(command, -EINVAL, "Bad LTTng-UST channel geometry");
+	for (struct tc_consumerd_lttng_channel *c = session->lttng_channels; c;
+	     c = *tc_consumerd_lttng_channel_next(c))
+		if (tc_consumerd_lttng_channel_id(c) == msg->channel_id)
+			return command_fail(command, -EEXIST, "LTTng-UST channel %" PRIu64 " exists",
+					    msg->channel_id);
+	ret = tc_consumerd_lttng_channel_create(msg, session->dir_fd, command->fd,
+						command_request_id(command), &channel, &is_broken,
+						error, sizeof(error));
+	command->is_socket_broken = is_broken;
+	if (ret < 0)
+		return command_fail(command, ret, "Session %" PRIu64 ": %s", msg->session_id, error);
+	tc_consumerd_session_add_lttng_channel(session, channel);
 	return 0;
 }
 
@@ -782,6 +822,10 @@ static const struct command_type command_types[] = {
 	 handle_create_session},
 	{TC_CONSUMER_CREATE_CHANNEL, "CREATE_CHANNEL", sizeof(struct tc_consumer_channel), false,
 	 handle_create_channel},
+#if TC_CONSUMERD_HAVE_LTTNG
+	{TC_CONSUMER_LTTNG_CHANNEL, "LTTNG_CHANNEL", sizeof(struct tc_consumer_lttng_channel),
+	 false, handle_lttng_channel},
+#endif
 	{TC_CONSUMER_METADATA, "METADATA", sizeof(struct tc_consumer_metadata), true,
 	 handle_metadata},
 	{TC_CONSUMER_FLUSH_SESSION, "FLUSH_SESSION", sizeof(struct tc_consumer_session_ref), false,
@@ -886,6 +930,8 @@ _Static_assert(offsetof(struct tc_consumer_session, session_id) ==
 		       offsetof(struct tc_consumer_kernel_update, session_id) ==
 			   offsetof(struct tc_consumer_session_ref, session_id) &&
 		       offsetof(struct tc_consumer_kernel_own, session_id) ==
+			   offsetof(struct tc_consumer_session_ref, session_id) &&
+		       offsetof(struct tc_consumer_lttng_channel, session_id) ==
 			   offsetof(struct tc_consumer_session_ref, session_id),
 	       "a request names its session elsewhere");
 

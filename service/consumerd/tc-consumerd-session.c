@@ -312,6 +312,9 @@ tc_consumerd_session_flush(struct tc_consumerd_session *session)
 				     session->session_id, CONSUMERD_RELAY_IO_TIMEOUT_MS);
 	if (session->own)
 		tc_consumerd_kernel_own_drain(session->own);
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng))
+		tc_consumerd_lttng_channel_flush(lttng);
 	if (session->relay)
 		tc_consumerd_relay_set_give_up(session->relay, 0);
 	tc_consumerd_session_totals(session, &totals);
@@ -357,6 +360,12 @@ tc_consumerd_session_destroy(struct tc_consumerd_registry *registry,
 		next = channel->next;
 		tc_consumerd_channel_free(channel, session->dir_fd);
 	}
+	while (session->lttng_channels) {
+		struct tc_consumerd_lttng_channel *lttng = session->lttng_channels;
+
+		session->lttng_channels = *tc_consumerd_lttng_channel_next(lttng);
+		tc_consumerd_lttng_channel_free(lttng);
+	}
 	close(session->metadata_fd);
 	if (session->dir_fd >= 0)
 		close(session->dir_fd);
@@ -376,6 +385,35 @@ tc_consumerd_session_drain_all(struct tc_consumerd_registry *registry)
 
 	for (session = registry->sessions; session; session = session->next)
 		session_drain(session);
+}
+
+void
+tc_consumerd_session_add_lttng_channel(struct tc_consumerd_session *session,
+				       struct tc_consumerd_lttng_channel *channel)
+{
+	*tc_consumerd_lttng_channel_next(channel) = session->lttng_channels;
+	session->lttng_channels = channel;
+}
+
+uint64_t
+tc_consumerd_session_poll_lttng(struct tc_consumerd_registry *registry, uint64_t now)
+{
+	uint64_t next = 0;
+
+	for (struct tc_consumerd_session *session = registry->sessions; session;
+	     session = session->next) {
+		if (!session->lttng_channels)
+			continue;
+		if (session->lttng_next_poll <= now) {
+			for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels;
+			     lttng; lttng = *tc_consumerd_lttng_channel_next(lttng))
+				tc_consumerd_lttng_channel_drain(lttng);
+			session->lttng_next_poll = now + CONSUMERD_LTTNG_POLL_MS * 1000000ull;
+		}
+		if (!next || session->lttng_next_poll < next)
+			next = session->lttng_next_poll;
+	}
+	return next;
 }
 
 void

@@ -14,9 +14,13 @@
  *   accept, SO_PEERCRED, timeouts  ──work──> receive and check the message
  *   charge the connection                    command: keep it, pairing
  *                                            notify: pair it by pid and uid,
- *                                              register_done, list, publish
- *   hang-up, notify input, deadline ──────>  (unlink; the last reference
+ *                                              watch, list, publish, apply
+ *                                              sessions, register_done
+ *   hang-up, deadline ────────────────────>  (unlink; the last reference
  *     unlink from the registry                 closes the sockets)
+ *   notify input ───────────> owner's notify thread (notify_pool): one
+ *                             message answered (tc-lttng-notify.c), the
+ *                             socket watched again
  *
  * Why a thread per owner: every exchange with an application is
  * liblttng-ust-ctl's blocking send and receive, bounded by the socket
@@ -24,9 +28,10 @@
  * An application that stops answering holds the thread it is served on
  * for that long; on its owner's thread it delays only its owner's
  * applications, never another user's, nor the listen thread or the D-Bus
- * main loop. The command socket stays the property of that thread, which
- * is where the commands of sessions (channels, events, start, stop) will
- * be sent from.
+ * main loop. The commands of sessions (channels, events, start, stop)
+ * are sent from the session operation's thread when a session starts or
+ * stops, and from the owner's thread when an application registers; the
+ * application's cmd_lock keeps them one at a time.
  */
 #define G_LOG_DOMAIN "tracectld-lttng"
 
@@ -41,16 +46,20 @@
 #include "tc-error.h"
 #include "tc-lttng-list.h"
 #include "tc-lttng-listen.h"
+#include "tc-lttng-notify.h"
 #include "tc-lttng-register.h"
 #include "tc-lttng-registry.h"
+#include "tc-lttng-session.h"
+#include "tc-lttng-trace.h"
 #include "tc-lttng-wait.h"
 #include "tc-owner-pool.h"
 #include "tc-peer-identity.h"
 #include "tc-user-limits.h"
 
 /* liblttng-ust-ctl asks its executable for this thread-local state (it
- * serves the reading of LTTng-UST's buffers, which this step does not
- * do yet); defined here, in the file the daemon always links. */
+ * serves the reading of LTTng-UST's buffers, which is the consumer's,
+ * never the service's); defined here, in the file the daemon always
+ * links. */
 DEFINE_LTTNG_UST_SIGBUS_STATE();
 
 /* A caller waiting for owners' threads to list their applications
@@ -75,6 +84,9 @@ typedef struct {
  * pool away under. */
 static GMutex state_lock;
 static TcOwnerPool *pool;	     /* [state_lock] for refreshes; set at start */
+/* The notify sockets' messages, each owner's on a thread of its own,
+ * apart from the owner's commands (tc-lttng-notify.h says why). */
+static TcOwnerPool *notify_pool; /* set at start, freed at stop */
 static TcLttngListen *listen_socket; /* set at start, freed at stop */
 static char *status;		     /* [state_lock] */
 
@@ -129,6 +141,7 @@ work_free(gpointer data)
 static void
 app_gone(TcLttngApp *app, const char *why)
 {
+	tc_lttng_trace_unbind_app(app->id);
 	if (tc_lttng_registry_remove(app))
 		g_message("LTTng-UST application unregistered: pid=%d uid=%u name='%s' (%s)",
 			  (int)app->pid, (unsigned)app->uid, app->procname, why);
@@ -173,8 +186,12 @@ static gboolean
 list_app(TcLttngApp *app)
 {
 	g_autoptr(GError) error = NULL;
+	gboolean ok;
 
-	if (tc_lttng_list_events(app, &error))
+	g_mutex_lock(&app->cmd_lock);
+	ok = tc_lttng_list_events(app, &error);
+	g_mutex_unlock(&app->cmd_lock);
+	if (ok)
 		return TRUE;
 	if (g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)) {
 		g_warning("Refused the events of the LTTng-UST application pid=%d uid=%u: %s",
@@ -205,17 +222,49 @@ pair_notify_socket(TcLttngWork *work)
 	work->fd = -1;
 	app->notify_charge = work->charge;
 	tc_user_limits_charge_init(&work->charge, work->charge.user);
-	if (!tc_lttng_register_done(app, &error) ||
-	    !tc_lttng_listen_watch(listen_socket, app, &error)) {
+	/* Its notify socket is watched before any session is applied: the
+	 * application describes its channel and events there while it
+	 * starts a session. */
+	if (!tc_lttng_listen_watch(listen_socket, app, &error)) {
 		app_gone(app, error->message);
 		return;
 	}
 	if (!list_app(app) || !tc_lttng_registry_publish(app))
 		return;
+	/* The sessions first, then register_done, as lttng-sessiond does:
+	 * the constructor of the application waits for register_done, so
+	 * what main() records from its first line is recorded. */
+	tc_lttng_session_apply_all(app);
+	g_mutex_lock(&app->cmd_lock);
+	if (!tc_lttng_register_done(app, &error)) {
+		g_mutex_unlock(&app->cmd_lock);
+		app_gone(app, error->message);
+		return;
+	}
+	g_mutex_unlock(&app->cmd_lock);
 	events = tc_lttng_app_dup_events(app);
 	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
 		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
 		  app->abi_minor, events->len);
+}
+
+/* The notify pool's thread of the application's owner: one message. */
+static void
+notify_work_cb(TcOwnerPool *owner_pool, uid_t owner, gpointer data, gpointer user_data)
+{
+	TcLttngApp *app = data;
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_lttng_notify_serve(app, &error) ||
+	    !tc_lttng_listen_rearm_notify(listen_socket, app, &error))
+		app_gone(app, error->message);
+}
+
+/* Listen thread: a notify socket has a message. */
+static void
+notify_cb(TcLttngApp *app, gpointer user_data)
+{
+	tc_owner_pool_push(notify_pool, app->uid, tc_lttng_app_ref(app));
 }
 
 static void
@@ -293,10 +342,12 @@ tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 	TcOwnerPool *new_pool = tc_owner_pool_new(owner_work_cb, work_free, NULL);
 	g_autoptr(GError) error = NULL;
 
+	notify_pool = tc_owner_pool_new(notify_work_cb, (GDestroyNotify)tc_lttng_app_unref, NULL);
+
 	g_mutex_lock(&state_lock);
 	pool = new_pool;
 	g_mutex_unlock(&state_lock);
-	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, NULL, &error);
+	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, notify_cb, NULL, &error);
 	if (listen_socket == NULL) {
 		g_message("Not serving LTTng-UST applications: %s", error->message);
 		if (g_error_matches(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS))
@@ -328,6 +379,7 @@ tc_lttng_apps_stop(void)
 	stopping = g_steal_pointer(&pool);
 	g_mutex_unlock(&state_lock);
 	tc_owner_pool_free(stopping);
+	g_clear_pointer(&notify_pool, tc_owner_pool_free);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
 	tc_lttng_registry_clear();
 }

@@ -9,7 +9,8 @@
 /*
  * Applications instrumented with LTTng-UST, served the way lttng-sessiond
  * serves them: on LTTng's global application socket and wait page. This
- * step registers and lists them; no session applies to them yet.
+ * registers and lists them, and has sessions applied to them
+ * (docs/lttng-ust-pipeline.md).
  */
 
 /* LTTng-UST 2.13's global paths (its ABI's socket and wait page). */

@@ -37,6 +37,7 @@ struct _TcLttngListen {
 	gboolean is_stopping;
 	TcLttngAcceptFunc accept_func;
 	TcLttngGoneFunc gone_func;
+	TcLttngNotifyFunc notify_func;
 	gpointer user_data;
 };
 
@@ -74,8 +75,11 @@ report_app(TcLttngListen *listen, guint64 key, guint32 events)
 		return; /* gone already */
 	if (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP))
 		why = "hang-up";
-	else
-		why = "a notification while no session applies to it";
+	else if (key & NOTIFY_BIT) {
+		listen->notify_func(app, listen->user_data);
+		return;
+	} else
+		why = "input on its command socket";
 	listen->gone_func(app, why, listen->user_data);
 }
 
@@ -138,6 +142,22 @@ tc_lttng_listen_watch(TcLttngListen *listen, TcLttngApp *app, GError **error)
 	return epoll_add(listen, app->cmd_fd, EPOLLRDHUP | EPOLLONESHOT, app->id, error) &&
 	       epoll_add(listen, app->notify_fd, EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
 			 app->id | NOTIFY_BIT, error);
+}
+
+gboolean
+tc_lttng_listen_rearm_notify(TcLttngListen *listen, TcLttngApp *app, GError **error)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
+				 .data.u64 = app->id | NOTIFY_BIT};
+
+	if (epoll_ctl(listen->epoll_fd, EPOLL_CTL_MOD, app->notify_fd, &ev) < 0) {
+		int saved = errno;
+
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved), "epoll_ctl: %s",
+			    g_strerror(saved));
+		return FALSE;
+	}
+	return TRUE;
 }
 
 /* Whether a session daemon answers at path. Only a refused connection
@@ -204,7 +224,7 @@ start(TcLttngListen *listen, GError **error)
 
 TcLttngListen *
 tc_lttng_listen_new(const char *path, TcLttngAcceptFunc accept_func, TcLttngGoneFunc gone_func,
-		    gpointer user_data, GError **error)
+		    TcLttngNotifyFunc notify_func, gpointer user_data, GError **error)
 {
 	TcLttngListen *listen = g_new0(TcLttngListen, 1);
 
@@ -212,6 +232,7 @@ tc_lttng_listen_new(const char *path, TcLttngAcceptFunc accept_func, TcLttngGone
 	listen->path = g_strdup(path);
 	listen->accept_func = accept_func;
 	listen->gone_func = gone_func;
+	listen->notify_func = notify_func;
 	listen->user_data = user_data;
 	if (!start(listen, error)) {
 		tc_lttng_listen_free(listen);

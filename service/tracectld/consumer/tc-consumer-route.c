@@ -138,7 +138,14 @@ tc_consumer_route(GHashTable *pending, const void *msg, gssize len, int fds[2],
 	*culprit = request;
 	if (header->type == TC_CONSUMER_STREAM && request->max_streams > 0)
 		ok = take_stream(request, msg, len, fds, error);
-	else if (fds[0] >= 0 || fds[1] >= 0)
+	else if (header->type == request->answer_type && request->answer_fd != NULL &&
+		 fds[0] >= 0 && fds[1] < 0 && *request->answer_fd < 0) {
+		ok = deliver(request, header, len, error);
+		if (ok) {
+			*request->answer_fd = fds[0];
+			fds[0] = -1;
+		}
+	} else if (fds[0] >= 0 || fds[1] >= 0)
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer sent descriptors with an answer");
 	else

@@ -37,6 +37,9 @@ typedef struct {
 	guint32 answer_type; /* what func takes, 0 for none */
 	TcConsumerAnswerFunc func;
 	gpointer user_data;
+	/* Where the one descriptor an answer of answer_type may carry goes
+	 * (-1 until then; a second is refused); NULL: answers carry none. */
+	int *answer_fd;
 	int *fds; /* streams: memfd then eventfd, for max_streams CPUs */
 	guint max_streams;
 	guint n_streams;

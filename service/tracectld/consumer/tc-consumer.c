@@ -772,6 +772,33 @@ tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 type, guint
 }
 
 gboolean
+tc_consumer_request_streams(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
+			    guint32 answer_type, TcConsumerAnswerFunc func, gpointer user_data,
+			    int *answer_fd, int *fds, guint max_streams, guint64 *shm_size,
+			    GError **error)
+{
+	struct tc_consumer_reply reply = {0};
+	TcConsumerRequest request = {
+	    .answer_type = answer_type,
+	    .func = func,
+	    .user_data = user_data,
+	    .answer_fd = answer_fd,
+	    .fds = fds,
+	    .max_streams = max_streams,
+	    .shm_size = shm_size,
+	    .reply = &reply,
+	    .timeout_ms = CONSUMER_REPLY_TIMEOUT_MS,
+	};
+
+	g_return_val_if_fail(answer_type != TC_CONSUMER_REPLY && answer_type != 0, FALSE);
+	*answer_fd = -1;
+	for (guint i = 0; i < 2 * max_streams; i++)
+		fds[i] = -1;
+	*shm_size = 0;
+	return request_run(consumer, &request, msg, type, size, NULL, 0, error);
+}
+
+gboolean
 tc_consumer_retire_if_unused(TcConsumer *consumer, gboolean (*has_sessions)(uid_t uid))
 {
 	/* The table's, the caller's, and the child watch's for a child. */

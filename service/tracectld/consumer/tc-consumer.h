@@ -73,6 +73,19 @@ gboolean tc_consumer_request_answers(TcConsumer *consumer, void *msg, guint32 ty
 				     GError **error);
 
 /*
+ * A request answered like tc_consumer_request_answers(), whose answers
+ * may carry one descriptor between them (into *answer_fd, -1 if none
+ * came), and with up to max_streams TC_CONSUMER_STREAM messages whose
+ * two descriptors each go to fds (2 * max_streams entries, -1 where none
+ * came), *shm_size the last stream's. On failure the descriptors
+ * received so far are still the caller's to close.
+ */
+gboolean tc_consumer_request_streams(TcConsumer *consumer, void *msg, guint32 type, guint32 size,
+				     guint32 answer_type, TcConsumerAnswerFunc func,
+				     gpointer user_data, int *answer_fd, int *fds,
+				     guint max_streams, guint64 *shm_size, GError **error);
+
+/*
  * Lets the consumer go (it exits when its socket closes) if nothing but
  * the caller holds it: no request under way, no start waiting for it,
  * and has_sessions(uid) FALSE (sessions do not hold their consumer

@@ -23,6 +23,7 @@ tc_lttng_app_new(int cmd_fd, pid_t pid, uid_t uid, gid_t gid, const TcUserCharge
 	tc_user_limits_charge_init(&app->notify_charge, charge->user);
 	tc_user_limits_charge_init(&app->events_charge, charge->user);
 	g_mutex_init(&app->lock);
+	g_mutex_init(&app->cmd_lock);
 	app->state = TC_LTTNG_APP_PAIRING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_lttng_app_event_free);
 	return app;
@@ -49,6 +50,7 @@ tc_lttng_app_unref(TcLttngApp *app)
 	tc_user_limits_release(&app->events_charge);
 	g_ptr_array_unref(app->events);
 	g_mutex_clear(&app->lock);
+	g_mutex_clear(&app->cmd_lock);
 	g_free(app);
 }
 

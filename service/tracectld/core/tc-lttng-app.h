@@ -12,7 +12,7 @@
  * speaks LTTng's protocol, through liblttng-ust-ctl, on two sockets of
  * its own: the command socket, on which the service asks and the
  * application answers, and the notify socket, on which the application
- * would describe what sessions make it record.
+ * describes what sessions make it record.
  *
  * Both sockets belong to the thread of the application's owner
  * (tc-lttng-apps.c): only that thread sends or receives on them, one
@@ -56,6 +56,13 @@ typedef struct {
 	TcUserCharge charge;
 	TcUserCharge notify_charge;
 	TcUserCharge events_charge;
+	/* Held by whichever thread sends a command on cmd_fd and waits for
+	 * its answer (its owner's thread listing it, a session operation
+	 * applying a session to it); nests inside a session's op_lock and
+	 * above [L]. Never taken for the notify socket, which is served
+	 * while a command waits (the application registers its channels
+	 * and events there before it answers some commands). */
+	GMutex cmd_lock;
 	GMutex lock;		 /* [L] */
 	TcLttngAppState state;	 /* [L] */
 	GPtrArray *events;	 /* [L] TcLttngEvent *, replaced whole by each listing */

@@ -9,7 +9,8 @@
 /*
  * The LTTng-UST applications connected to the service, by id, in one
  * table apart from tracectl's own applications (tc-registry.h): they are
- * served by another protocol, and no session is applied to them yet.
+ * served by another protocol, and sessions are applied to them by
+ * apps/tc-lttng-session.c.
  *
  * The table's lock is held for bookkeeping only, never across I/O; it
  * nests above an application's lock [L]. The table holds one reference

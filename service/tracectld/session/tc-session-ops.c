@@ -19,6 +19,7 @@
 #include "tc-fair-queue.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel.h"
+#include "tc-lttng-session.h"
 #include "tc-metadata.h"
 #include "tc-registry.h"
 #include "tc-relay-url.h"
@@ -285,6 +286,7 @@ tc_session_ops_start(TcSession *session, GError **error)
 		return FALSE;
 	set_state(session, TC_SESSION_ACTIVE);
 	sync_apps_and_wait(session);
+	tc_lttng_session_start_locked(session);
 	ok = tc_session_trace_flush_metadata(session, consumer, error);
 	g_message("Session '%s' of uid %u started", session->name, (unsigned)session->owner_uid);
 	tc_relay_watch_add(session);
@@ -300,6 +302,11 @@ stop_locked(TcSession *session, GError **error)
 
 	set_state(session, TC_SESSION_INACTIVE);
 	sync_apps_and_wait(session);
+	if (!tc_lttng_session_stop_locked(session, error)) {
+		g_prefix_error(error, "Session '%s' stopped, but writing its LTTng-UST trace failed: ",
+			       session->name);
+		return FALSE;
+	}
 	if (!tc_session_kernel_stop_locked(session, error) ||
 	    !tc_session_kernel_own_stop_locked(session, error))
 		return FALSE;
@@ -352,6 +359,7 @@ tc_session_ops_destroy(TcSession *session, GError **error)
 	tc_app_sync_forget_session_locked(session, &waiter);
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
+	tc_lttng_session_destroy_locked(session);
 	consumer = tc_consumer_get(session->owner_uid, &consumer_error);
 	ok = consumer != NULL &&
 	     tc_session_trace_flush_metadata(session, consumer, &consumer_error) &&
@@ -512,6 +520,7 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autofree char *what = tc_event_rule_describe(rule);
+	g_autofree char *pattern = g_strdup(rule->pattern);
 	TcChannel *channel;
 
 	if (op == NULL)
@@ -525,6 +534,10 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 			return FALSE;
 	}
 	sync_apps_and_wait(session);
+	if (enable)
+		tc_lttng_session_enable_event_locked(session, channel->name, pattern);
+	else
+		tc_lttng_session_disable_event_locked(session, channel->name, pattern);
 	/* New event ids produce metadata; write it out while we are here. */
 	if (session->has_buffers) {
 		consumer = tc_consumer_get(session->owner_uid, NULL);

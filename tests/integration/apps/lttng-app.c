@@ -26,6 +26,8 @@ main(int argc, char **argv)
 		lttng_ust_tracepoint(tc_lttng_test, message, "hello", i / 10.0);
 		if (i % 50 == 49)
 			lttng_ust_tracepoint(tc_lttng_test, failure, i);
+		if (i % 10 == 0)
+			lttng_ust_tracepoint(tc_lttng_test, state, (int)(i / 10 % 4));
 		nanosleep(&tick, NULL);
 	}
 	return 0;

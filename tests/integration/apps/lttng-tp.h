@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* An LTTng-UST provider of the integration tests: three events of
- * different field types and log levels. */
+/* An LTTng-UST provider of the integration tests: four events of
+ * different field types (one an enumeration) and log levels. */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER tc_lttng_test
 
@@ -27,6 +27,16 @@ LTTNG_UST_TRACEPOINT_EVENT(tc_lttng_test, failure,
 	LTTNG_UST_TP_ARGS(long, code),
 	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(long, code, code)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(tc_lttng_test, failure, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
+
+LTTNG_UST_TRACEPOINT_ENUM(tc_lttng_test, phase,
+	LTTNG_UST_TP_ENUM_VALUES(lttng_ust_field_enum_value("even", 0)
+				 lttng_ust_field_enum_value("odd", 1)
+				 lttng_ust_field_enum_range("high", 2, 9)))
+
+LTTNG_UST_TRACEPOINT_EVENT(tc_lttng_test, state,
+	LTTNG_UST_TP_ARGS(int, value),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_enum(tc_lttng_test, phase, int, phase, value)))
+LTTNG_UST_TRACEPOINT_LOGLEVEL(tc_lttng_test, state, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 #endif
 

@@ -33,6 +33,7 @@ EXPECTED = {
     "tc_lttng_test:tick": (6, {"integer count"}),  # INFO
     "tc_lttng_test:message": (4, {"string text", "float ratio"}),  # WARNING
     "tc_lttng_test:failure": (3, {"integer code"}),  # ERR
+    "tc_lttng_test:state": (14, {"enum phase"}),  # DEBUG
 }
 
 

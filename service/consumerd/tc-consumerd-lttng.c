@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * LTTng-UST channels. How their descriptors leave the consumer:
+ * liblttng-ust-ctl keeps a channel's and its streams' object data (the
+ * serialized channel, the shm and wake-up descriptors) private and only
+ * sends it on a socket in LTTng's own format. The consumer sends it to
+ * itself on a socket pair and receives it back as struct
+ * lttng_ust_abi_object_data, whose fields it then sends to the service
+ * in tracectl's protocol: the service never parses LTTng's consumer
+ * format, and the bytes it forwards to applications are bounded here and
+ * there (TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX).
+ */
+#include "tc-consumerd-lttng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tc-consumerd-log.h"
+#include "tc-fd-passing.h"
+
+#if TC_CONSUMERD_HAVE_LTTNG
+
+#include <lttng/ust-ctl.h>
+#include <lttng/ust-sigbus.h>
+
+/* liblttng-ust-ctl's state for the SIGBUS a truncated shm would raise
+ * while reading. The buffers' sizes are sealed (lttng_seal()), so no
+ * handler is installed. */
+DEFINE_LTTNG_UST_SIGBUS_STATE();
+
+/* A flush waits this long at most for sub-buffers still being written,
+ * looking this often. */
+#define CONSUMERD_LTTNG_PENDING_MAX_MS 200u
+#define CONSUMERD_LTTNG_PENDING_PAUSE_MS 5u
+
+struct lttng_stream {
+	struct lttng_ust_ctl_consumer_stream *ustream;
+	int file_fd;
+};
+
+struct tc_consumerd_lttng_channel {
+	struct tc_consumerd_lttng_channel *next;
+	uint64_t channel_id;
+	struct lttng_ust_ctl_consumer_channel *uchan;
+	int *shm_fds;
+	uint32_t nr_streams;
+	struct lttng_stream *streams;
+	uint64_t packets;
+};
+
+uint64_t
+tc_consumerd_lttng_channel_id(const struct tc_consumerd_lttng_channel *channel)
+{
+	return channel->channel_id;
+}
+
+struct tc_consumerd_lttng_channel **
+tc_consumerd_lttng_channel_next(struct tc_consumerd_lttng_channel *channel)
+{
+	return &channel->next;
+}
+
+uint64_t
+tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel)
+{
+	return channel->packets;
+}
+
+static int
+lttng_fail(char *error, size_t error_size, int ret, const char *what)
+{
+	snprintf(error, error_size, "LTTng-UST channel: %s: %s", what, strerror(-ret));
+	return ret;
+}
+
+/* One memfd per stream, given to liblttng-ust-ctl, which sizes and maps
+ * it; sealed once sized (lttng_seal()). */
+static int
+lttng_create_shm_fds(struct tc_consumerd_lttng_channel *channel)
+{
+	channel->shm_fds = calloc(channel->nr_streams, sizeof(int));
+	if (!channel->shm_fds)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		channel->shm_fds[i] = -1;
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		channel->shm_fds[i] =
+			memfd_create("tracectl-lttng-stream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (channel->shm_fds[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The applications get these descriptors writable: one that shrank a
+ * buffer would make the consumer's next read of it fault (SIGBUS), and
+ * with root's sessions the consumer reading other users' buffers is
+ * root's. The size is sealed instead, so no writer can change it.
+ */
+static int
+lttng_seal(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		if (fcntl(channel->shm_fds[i], F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+			return -errno;
+	return 0;
+}
+
+static int
+lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
+		     const struct tc_consumer_lttng_channel *msg)
+{
+	struct lttng_ust_ctl_consumer_channel_attr attr = {
+		.type = LTTNG_UST_ABI_CHAN_PER_CPU,
+		.subbuf_size = msg->geometry.subbuf_size,
+		.num_subbuf = msg->geometry.num_subbuf,
+		.overwrite = msg->geometry.overwrite ? 1 : 0,
+		.switch_timer_interval = msg->geometry.switch_timer_us,
+		.read_timer_interval = 0, /* the consumer polls its streams */
+		.output = LTTNG_UST_ABI_MMAP,
+		.chan_id = msg->chan_id,
+		.blocking_timeout = 0,
+	};
+	int ret = lttng_ust_ctl_get_nr_stream_per_channel();
+
+	if (ret <= 0)
+		return ret < 0 ? ret : -EINVAL;
+	channel->nr_streams = (uint32_t)ret;
+	memcpy(attr.uuid, msg->uuid, sizeof(attr.uuid));
+	ret = lttng_create_shm_fds(channel);
+	if (ret < 0)
+		return ret;
+	channel->uchan = lttng_ust_ctl_create_channel(&attr, channel->shm_fds,
+						      (int)channel->nr_streams);
+	if (!channel->uchan)
+		return -ENOMEM;
+	ret = lttng_seal(channel);
+	if (ret < 0)
+		return ret;
+	channel->streams = calloc(channel->nr_streams, sizeof(*channel->streams));
+	if (!channel->streams)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		channel->streams[i].file_fd = -1;
+		channel->streams[i].ustream = lttng_ust_ctl_create_stream(channel->uchan, (int)i);
+		if (!channel->streams[i].ustream)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+lttng_open_files(struct tc_consumerd_lttng_channel *channel, const char *name, int dir_fd)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		char path[TC_CONSUMER_NAME_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s_%" PRIu32, name, i);
+		channel->streams[i].file_fd =
+			openat(dir_fd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (channel->streams[i].file_fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int
+lttng_send_channel_data(struct tc_consumerd_lttng_channel *channel, int fd,
+			uint32_t request_id, const struct lttng_ust_abi_object_data *obj)
+{
+	size_t len = sizeof(struct tc_consumer_lttng_channel_data) + obj->size;
+	struct tc_consumer_lttng_channel_data *msg;
+	int wakeup_fd;
+	ssize_t n;
+
+	if (obj->size == 0 || obj->size > TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX ||
+	    obj->u.channel.wakeup_fd < 0)
+		return -EINVAL;
+	msg = calloc(1, len);
+	if (!msg)
+		return -ENOMEM;
+	*msg = (struct tc_consumer_lttng_channel_data){
+		.header = {.magic = TC_CONSUMER_MAGIC,
+			   .type = TC_CONSUMER_LTTNG_CHANNEL_DATA,
+			   .size = (uint32_t)len,
+			   .request_id = request_id},
+		.channel_id = channel->channel_id,
+		.nr_streams = channel->nr_streams,
+		.chan_type = obj->u.channel.type,
+	};
+	memcpy(msg + 1, obj->u.channel.data, obj->size);
+	wakeup_fd = obj->u.channel.wakeup_fd;
+	n = tc_fd_send(fd, msg, len, &wakeup_fd, 1, 0);
+	free(msg);
+	if (n < 0)
+		return (int)n;
+	return n == (ssize_t)len ? 0 : -EPIPE;
+}
+
+static int
+lttng_send_stream(struct tc_consumerd_lttng_channel *channel, int fd, uint32_t request_id,
+		  uint32_t index, const struct lttng_ust_abi_object_data *obj)
+{
+	struct tc_consumer_stream msg = {
+		.header = {.magic = TC_CONSUMER_MAGIC,
+			   .type = TC_CONSUMER_STREAM,
+			   .size = sizeof(msg),
+			   .request_id = request_id},
+		.channel_id = channel->channel_id,
+		.cpu = index,
+		.shm_size = obj->size,
+	};
+	int fds[2] = {obj->u.stream.shm_fd, obj->u.stream.wakeup_fd};
+	ssize_t n;
+
+	if (obj->u.stream.stream_nr != index || fds[0] < 0 || fds[1] < 0)
+		return -EINVAL;
+	n = tc_fd_send(fd, &msg, sizeof(msg), fds, 2, 0);
+	if (n < 0)
+		return (int)n;
+	return n == (ssize_t)sizeof(msg) ? 0 : -EPIPE;
+}
+
+/* Frees what lttng_ust_ctl_recv_*_from_consumer() allocated: its
+ * descriptors (received, so ours) and memory. */
+static void
+lttng_object_free(struct lttng_ust_abi_object_data *obj)
+{
+	if (!obj)
+		return;
+	(void)lttng_ust_ctl_release_object(-1, obj);
+	free(obj);
+}
+
+/* The object data of the channel and its streams, through the socket
+ * pair pair (see the top of the file), sent on to the service. */
+static int
+lttng_export(struct tc_consumerd_lttng_channel *channel, int pair[2], int fd,
+	     uint32_t request_id, int *is_socket_broken)
+{
+	struct lttng_ust_abi_object_data *obj = NULL;
+	int ret;
+
+	ret = lttng_ust_ctl_send_channel_to_sessiond(pair[0], channel->uchan);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_recv_channel_from_consumer(pair[1], &obj);
+	if (ret >= 0) {
+		ret = lttng_send_channel_data(channel, fd, request_id, obj);
+		*is_socket_broken = ret == -EPIPE;
+	}
+	lttng_object_free(obj);
+	for (uint32_t i = 0; ret >= 0 && i < channel->nr_streams; i++) {
+		obj = NULL;
+		ret = lttng_ust_ctl_send_stream_to_sessiond(pair[0], channel->streams[i].ustream);
+		if (ret >= 0)
+			ret = lttng_ust_ctl_recv_stream_from_consumer(pair[1], &obj);
+		if (ret >= 0) {
+			ret = lttng_send_stream(channel, fd, request_id, i, obj);
+			*is_socket_broken = ret == -EPIPE;
+		}
+		lttng_object_free(obj);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+int
+tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
+				  int fd, uint32_t request_id,
+				  struct tc_consumerd_lttng_channel **out, int *is_socket_broken,
+				  char *error, size_t error_size)
+{
+	struct tc_consumerd_lttng_channel *channel = calloc(1, sizeof(*channel));
+	int pair[2] = {-1, -1};
+	int ret;
+
+	*is_socket_broken = 0;
+	if (!channel)
+		return lttng_fail(error, error_size, -ENOMEM, "allocation");
+	channel->channel_id = msg->channel_id;
+	ret = lttng_create_buffers(channel, msg);
+	if (ret < 0) {
+		lttng_fail(error, error_size, ret, "creating the buffers");
+		goto fail;
+	}
+	ret = lttng_open_files(channel, msg->name, dir_fd);
+	if (ret < 0) {
+		lttng_fail(error, error_size, ret, "creating the stream files");
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+		ret = lttng_fail(error, error_size, -errno, "socketpair");
+		goto fail;
+	}
+	ret = lttng_export(channel, pair, fd, request_id, is_socket_broken);
+	close(pair[0]);
+	close(pair[1]);
+	if (ret < 0) {
+		lttng_fail(error, error_size, ret, "sending the object data");
+		goto fail;
+	}
+	*out = channel;
+	return 0;
+fail:
+	tc_consumerd_lttng_channel_free(channel);
+	return ret;
+}
+
+/* Writes one complete sub-buffer of stream if there is one. Returns 1
+ * when it wrote one, 0 when none was ready, -errno on failure. */
+static int
+lttng_drain_one(struct lttng_stream *stream)
+{
+	unsigned long padded = 0, offset = 0;
+	const char *base;
+	int ret = lttng_ust_ctl_get_next_subbuf(stream->ustream);
+
+	if (ret < 0)
+		return ret == -EAGAIN || ret == -ENODATA ? 0 : ret;
+	base = lttng_ust_ctl_get_mmap_base(stream->ustream);
+	ret = lttng_ust_ctl_get_padded_subbuf_size(stream->ustream, &padded);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_mmap_read_offset(stream->ustream, &offset);
+	if (ret >= 0 && base) {
+		for (size_t done = 0; done < padded;) {
+			ssize_t n = write(stream->file_fd, base + offset + done, padded - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ret = n < 0 ? -errno : -EIO;
+				break;
+			}
+			done += (size_t)n;
+		}
+	}
+	(void)lttng_ust_ctl_put_next_subbuf(stream->ustream);
+	return ret < 0 ? ret : 1;
+}
+
+uint64_t
+tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
+{
+	uint64_t written = 0;
+
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		struct lttng_stream *stream = &channel->streams[i];
+		int ret;
+
+		if (!stream->ustream || stream->file_fd < 0)
+			continue;
+		while ((ret = lttng_drain_one(stream)) > 0)
+			written++;
+		if (ret < 0)
+			tc_consumerd_warning("LTTng-UST channel %" PRIu64 " stream %" PRIu32
+					     ": cannot write a packet: %s",
+					     channel->channel_id, i, strerror(-ret));
+	}
+	channel->packets += written;
+	return written;
+}
+
+/* Whether a sub-buffer of the channel is closed but not read yet: one a
+ * writer has not committed whole (it stopped in the middle of an event)
+ * cannot be read until it has. */
+static bool
+lttng_has_pending(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		if (channel->streams[i].ustream &&
+		    lttng_ust_ctl_snapshot(channel->streams[i].ustream) == 0)
+			return true;
+	return false;
+}
+
+void
+tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
+{
+	struct timespec pause = {.tv_nsec = CONSUMERD_LTTNG_PENDING_PAUSE_MS * 1000000L};
+	unsigned int waited_ms = 0;
+
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		if (channel->streams[i].ustream)
+			(void)lttng_ust_ctl_flush_buffer(channel->streams[i].ustream, 1);
+	tc_consumerd_lttng_channel_drain(channel);
+	/* What the applications were writing when they stopped is waited
+	 * for, within a bound: a writer killed in the middle of an event
+	 * never commits its sub-buffer. */
+	while (lttng_has_pending(channel) && waited_ms < CONSUMERD_LTTNG_PENDING_MAX_MS) {
+		nanosleep(&pause, NULL);
+		waited_ms += CONSUMERD_LTTNG_PENDING_PAUSE_MS;
+		tc_consumerd_lttng_channel_drain(channel);
+	}
+	if (lttng_has_pending(channel))
+		tc_consumerd_warning("LTTng-UST channel %" PRIu64 ": a sub-buffer still uncommitted "
+				     "after %u ms is left for the next read",
+				     channel->channel_id, waited_ms);
+}
+
+void
+tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
+{
+	if (!channel)
+		return;
+	if (channel->streams) {
+		if (channel->uchan)
+			tc_consumerd_lttng_channel_flush(channel);
+		for (uint32_t i = 0; i < channel->nr_streams; i++) {
+			if (channel->streams[i].ustream)
+				lttng_ust_ctl_destroy_stream(channel->streams[i].ustream);
+			if (channel->streams[i].file_fd >= 0)
+				close(channel->streams[i].file_fd);
+		}
+	}
+	if (channel->uchan)
+		lttng_ust_ctl_destroy_channel(channel->uchan);
+	for (uint32_t i = 0; channel->shm_fds && i < channel->nr_streams; i++)
+		if (channel->shm_fds[i] >= 0)
+			close(channel->shm_fds[i]);
+	free(channel->shm_fds);
+	free(channel->streams);
+	free(channel);
+}
+
+#else /* !TC_CONSUMERD_HAVE_LTTNG */
+
+int
+tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
+				  int fd, uint32_t request_id,
+				  struct tc_consumerd_lttng_channel **channel,
+				  int *is_socket_broken, char *error, size_t error_size)
+{
+	*is_socket_broken = 0;
+	snprintf(error, error_size, "built without liblttng-ust-ctl");
+	return -EOPNOTSUPP;
+}
+
+uint64_t
+tc_consumerd_lttng_channel_id(const struct tc_consumerd_lttng_channel *channel)
+{
+	return 0;
+}
+
+struct tc_consumerd_lttng_channel **
+tc_consumerd_lttng_channel_next(struct tc_consumerd_lttng_channel *channel)
+{
+	abort();
+}
+
+uint64_t
+tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
+{
+	return 0;
+}
+
+void
+tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
+{
+}
+
+uint64_t
+tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel)
+{
+	return 0;
+}
+
+void
+tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
+{
+}
+
+#endif

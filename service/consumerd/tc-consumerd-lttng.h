@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef TC_CONSUMERD_LTTNG_H
+#define TC_CONSUMERD_LTTNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "tc-consumer-abi.h"
+
+/* Whether this build reads LTTng-UST channels: with liblttng-ust-ctl,
+ * unless a harness that does not model them leaves them out. */
+#if TRACECTL_HAVE_LTTNG_UST && !defined(TC_CONSUMERD_NO_LTTNG)
+#define TC_CONSUMERD_HAVE_LTTNG 1
+#else
+#define TC_CONSUMERD_HAVE_LTTNG 0
+#endif
+
+/*
+ * The channels of LTTng-UST 2.13 applications (per-UID buffers), whose
+ * ring buffers are LTTng-UST's own, created and read through
+ * liblttng-ust-ctl (TC_CONSUMER_LTTNG_CHANNEL). The consumer creates them
+ * as the session owner, hands their object data to the service (which
+ * passes it to the owner's applications) and copies every sub-buffer it
+ * reads into the stream's file: a sub-buffer of LTTng-UST is a CTF packet
+ * already, laid out as the service's LTTng metadata says.
+ *
+ * Called from the session's thread only, like the rest of its session.
+ * Unlike tracectl's own buffers, nothing checks a packet before it is
+ * written: LTTng-UST's packets are written as the applications left them.
+ */
+
+struct tc_consumerd_lttng_channel;
+
+/*
+ * Creates the channel of msg with one stream per possible CPU, its files
+ * in dir_fd, and sends its object data and streams on the command socket
+ * fd as answers to request_id (TC_CONSUMER_LTTNG_CHANNEL_DATA, then
+ * TC_CONSUMER_STREAM each). Returns 0 with *channel set, or -errno with
+ * error filled in; *is_socket_broken tells whether a send failed.
+ */
+int tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
+				      int fd, uint32_t request_id,
+				      struct tc_consumerd_lttng_channel **channel,
+				      int *is_socket_broken, char *error, size_t error_size);
+/* The channel's id, as the service named it. */
+uint64_t tc_consumerd_lttng_channel_id(const struct tc_consumerd_lttng_channel *channel);
+/* The next channel of a session's list. */
+struct tc_consumerd_lttng_channel **
+tc_consumerd_lttng_channel_next(struct tc_consumerd_lttng_channel *channel);
+/* Writes every complete sub-buffer to its stream file. Returns the
+ * number of packets written. */
+uint64_t tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel);
+/* Closes the sub-buffers being written (the applications may go on
+ * writing: a new one opens), then drains, waiting at most 200 ms for
+ * sub-buffers whose writers have not committed them whole yet. */
+void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel);
+/* Packets written so far. */
+uint64_t tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel);
+/* Drains, closes the files and unmaps the buffers. NULL-safe. */
+void tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel);
+
+#endif /* TC_CONSUMERD_LTTNG_H */

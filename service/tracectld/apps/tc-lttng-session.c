@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define G_LOG_DOMAIN "tracectld-lttng"
+
+#include "tc-lttng-session.h"
+
+#include <errno.h>
+#include <lttng/ust-ctl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tc-channel.h"
+#include "tc-consumer.h"
+#include "tc-error.h"
+#include "tc-event-rule.h"
+#include "tc-lttng-registry.h"
+#include "tc-lttng-trace.h"
+#include "tc-registry.h"
+#include "tracectl-abi.h"
+
+static gboolean
+session_fail(GError **error, int ret, const char *what)
+{
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s: %s", what,
+		    ret < 0 && ret > -1000 ? g_strerror(-ret) : "LTTng-UST error");
+	return FALSE;
+}
+
+/* A fresh object of the channel for one application: liblttng-ust-ctl
+ * writes the application's handle into it; the descriptors are copies,
+ * closed once sent. A failed dup() leaves -1 (checked by the sender).
+ * GLib allocates with malloc(), which lttng_ust_ctl_release_object()
+ * and free() undo. */
+static struct lttng_ust_abi_object_data *
+channel_object_new(const TcConsumerLttngChannel *channel)
+{
+	struct lttng_ust_abi_object_data *obj = g_new0(struct lttng_ust_abi_object_data, 1);
+	gsize size;
+	const void *data = g_bytes_get_data(channel->data, &size);
+
+	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL;
+	obj->handle = -1;
+	obj->size = size;
+	obj->u.channel.data = g_memdup2(data, size);
+	obj->u.channel.type = channel->chan_type;
+	obj->u.channel.wakeup_fd = dup(channel->wakeup_fd);
+	return obj;
+}
+
+static struct lttng_ust_abi_object_data *
+stream_object_new(const TcConsumerLttngChannel *channel, guint index)
+{
+	struct lttng_ust_abi_object_data *obj = g_new0(struct lttng_ust_abi_object_data, 1);
+
+	obj->type = LTTNG_UST_ABI_OBJECT_TYPE_STREAM;
+	obj->handle = -1;
+	obj->size = channel->stream_size;
+	obj->u.stream.shm_fd = dup(channel->stream_fds[2 * index]);
+	obj->u.stream.wakeup_fd = dup(channel->stream_fds[2 * index + 1]);
+	obj->u.stream.stream_nr = index;
+	return obj;
+}
+
+/* Closes our copies of its descriptors and frees it (the application's
+ * objects stay: sock -1 releases nothing there). */
+static void
+object_free(struct lttng_ust_abi_object_data *obj)
+{
+	if (obj == NULL)
+		return;
+	(void)lttng_ust_ctl_release_object(-1, obj);
+	free(obj);
+}
+
+static gboolean
+send_buffers(TcLttngApp *app, int handle, const TcConsumerLttngChannel *channel,
+	     struct lttng_ust_abi_object_data *chan_obj, GError **error)
+{
+	int ret;
+
+	if (chan_obj->u.channel.wakeup_fd < 0)
+		return session_fail(error, -errno, "dup");
+	ret = lttng_ust_ctl_send_channel_to_ust(app->cmd_fd, handle, chan_obj);
+	if (ret < 0)
+		return session_fail(error, ret, "sending the channel");
+	for (guint i = 0; i < channel->nr_streams; i++) {
+		struct lttng_ust_abi_object_data *stream = stream_object_new(channel, i);
+
+		ret = stream->u.stream.shm_fd < 0 || stream->u.stream.wakeup_fd < 0
+			  ? -EMFILE
+			  : lttng_ust_ctl_send_stream_to_ust(app->cmd_fd, chan_obj, stream);
+		object_free(stream);
+		if (ret < 0)
+			return session_fail(error, ret, "sending a stream");
+	}
+	return TRUE;
+}
+
+/* What an application is told of an event rule, copied out of the
+ * session under [S]. */
+typedef struct {
+	char *pattern;
+	int loglevel; /* -1: any */
+	gboolean loglevel_only;
+	char **exclusions;
+	gboolean has_filter;
+} RuleCopy;
+
+static void
+rule_copy_free(gpointer data)
+{
+	RuleCopy *copy = data;
+
+	g_free(copy->pattern);
+	g_strfreev(copy->exclusions);
+	g_free(copy);
+}
+
+/* The rules of the session's default channel (or the newest of pattern,
+ * when not NULL), read under [S]. */
+static GPtrArray *
+session_rules(TcSession *session, const char *pattern)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
+	GPtrArray *rules = g_ptr_array_new_with_free_func(rule_copy_free);
+
+	for (guint i = 0; channel && !channel->is_disabled && i < channel->rules->len; i++) {
+		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
+		RuleCopy *copy;
+
+		if (pattern && !g_str_equal(rule->pattern, pattern))
+			continue;
+		copy = g_new0(RuleCopy, 1);
+		copy->pattern = g_strdup(rule->pattern);
+		copy->loglevel = rule->loglevel;
+		copy->loglevel_only = rule->loglevel_only;
+		copy->exclusions = g_strdupv(rule->exclusions);
+		copy->has_filter = rule->filter_text != NULL;
+		/* Of one pattern, the rule just added: the last. */
+		if (pattern)
+			g_ptr_array_set_size(rules, 0);
+		g_ptr_array_add(rules, copy);
+	}
+	return rules;
+}
+
+/* cmd_lock held: the exclusions of rule on the event rule event. */
+static int
+set_exclusions(TcLttngApp *app, const RuleCopy *rule, struct lttng_ust_abi_object_data *event)
+{
+	guint count = g_strv_length(rule->exclusions);
+	g_autofree struct lttng_ust_abi_event_exclusion *exclusion = NULL;
+
+	if (count == 0)
+		return 0;
+	exclusion = g_malloc0(sizeof(*exclusion) + (gsize)count * LTTNG_UST_ABI_SYM_NAME_LEN);
+	exclusion->count = count;
+	for (guint i = 0; i < count; i++)
+		g_strlcpy(exclusion->names[i], rule->exclusions[i], LTTNG_UST_ABI_SYM_NAME_LEN);
+	return lttng_ust_ctl_set_exclusion(app->cmd_fd, exclusion, event);
+}
+
+/* cmd_lock held: one event rule in the channel chan_obj, enabled.
+ * TC_ERROR_NOT_SUPPORTED for a rule with a filter, which is not applied
+ * (rather than recording what it filters out). */
+static gboolean
+enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
+	     const RuleCopy *rule, GError **error)
+{
+	struct lttng_ust_abi_object_data *event = NULL;
+	struct lttng_ust_abi_event attr = {
+	    .instrumentation = LTTNG_UST_ABI_TRACEPOINT,
+	    .loglevel_type = rule->loglevel < 0	  ? LTTNG_UST_ABI_LOGLEVEL_ALL
+			     : rule->loglevel_only ? LTTNG_UST_ABI_LOGLEVEL_SINGLE
+						   : LTTNG_UST_ABI_LOGLEVEL_RANGE,
+	    .loglevel = rule->loglevel < 0 ? -1 : rule->loglevel,
+	};
+	int ret;
+
+	if (rule->has_filter) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "'%s' has a filter, which LTTng-UST applications are not given yet",
+			    rule->pattern);
+		return FALSE;
+	}
+	g_strlcpy(attr.name, rule->pattern, sizeof(attr.name));
+	ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
+	if (ret >= 0)
+		ret = set_exclusions(app, rule, event);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
+	if (ret >= 0)
+		tc_lttng_trace_add_event_handle(trace, app->id, rule->pattern, event->handle);
+	free(event);
+	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
+}
+
+/* cmd_lock held: the rules of session (of pattern only, when not NULL);
+ * a rule not supported yet is left out with a warning. */
+static gboolean
+enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
+	      struct lttng_ust_abi_object_data *chan_obj, const char *pattern, GError **error)
+{
+	g_autoptr(GPtrArray) rules = session_rules(session, pattern);
+
+	for (guint i = 0; i < rules->len; i++) {
+		g_autoptr(GError) refusal = NULL;
+
+		if (enable_event(app, trace, chan_obj, g_ptr_array_index(rules, i), &refusal))
+			continue;
+		if (!g_error_matches(refusal, TC_ERROR, TC_ERROR_NOT_SUPPORTED)) {
+			g_propagate_error(error, g_steal_pointer(&refusal));
+			return FALSE;
+		}
+		g_warning("Session '%s', LTTng-UST application pid=%d: %s", session->name,
+			  (int)app->pid, refusal->message);
+	}
+	return TRUE;
+}
+
+/* cmd_lock held: the trace's contexts in the channel chan_obj, before
+ * it records, always in this order (the applications of one trace
+ * share its stream class). */
+static gboolean
+add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
+	     GError **error)
+{
+	static const struct {
+		guint32 bit;
+		enum lttng_ust_abi_context_type type;
+	} map[] = {
+	    {TRACECTL_CONTEXT_VPID, LTTNG_UST_ABI_CONTEXT_VPID},
+	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID},
+	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME},
+	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
+		struct lttng_ust_context_attr attr = {.ctx = map[i].type};
+		struct lttng_ust_abi_object_data *context = NULL;
+		int ret;
+
+		if (!(trace->contexts & map[i].bit))
+			continue;
+		ret = lttng_ust_ctl_add_context(app->cmd_fd, &attr, chan_obj, &context);
+		free(context);
+		if (ret < 0)
+			return session_fail(error, ret, "adding a context");
+	}
+	return TRUE;
+}
+
+/* cmd_lock held: the whole of one application's setup. */
+static gboolean
+apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **error)
+{
+	struct lttng_ust_abi_object_data *chan_obj;
+	gboolean ok;
+	int handle, ret;
+
+	handle = tc_lttng_trace_handle_of(trace, app->id);
+	if (handle >= 0) {
+		/* Started again after a stop: its buffers and rules are there. */
+		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
+		return ret < 0 ? session_fail(error, ret, "starting the session again") : TRUE;
+	}
+	handle = lttng_ust_ctl_create_session(app->cmd_fd);
+	if (handle < 0)
+		return session_fail(error, handle, "creating the session");
+	/* Bound before anything makes it register on its notify socket. */
+	tc_lttng_trace_bind(trace, app->id, handle);
+	chan_obj = channel_object_new(trace->channel);
+	ok = send_buffers(app, handle, trace->channel, chan_obj, error);
+	if (ok)
+		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
+	ok = ok && add_contexts(app, trace, chan_obj, error) &&
+	     enable_events(app, session, trace, chan_obj, NULL, error);
+	object_free(chan_obj);
+	if (ok) {
+		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
+		ok = ret >= 0 || session_fail(error, ret, "starting the session");
+	}
+	if (!ok) {
+		/* Half set up: forgotten on both sides, so that the next start
+		 * sets it up from the beginning. */
+		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+		tc_lttng_trace_unbind(trace, app->id);
+	}
+	return ok;
+}
+
+gboolean
+tc_lttng_session_apply_locked(TcSession *session, TcLttngApp *app, GError **error)
+{
+	g_autoptr(TcLttngTrace) trace = NULL;
+	gboolean ok;
+
+	if (app->bits_per_long != 64) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "only 64-bit LTTng-UST applications are traced yet");
+		return FALSE;
+	}
+	trace = tc_lttng_trace_ensure_locked(session, app->uid, error);
+	if (trace == NULL)
+		return FALSE;
+	g_mutex_lock(&app->cmd_lock);
+	ok = apply_to_app(session, trace, app, error);
+	g_mutex_unlock(&app->cmd_lock);
+	if (ok)
+		g_message("Session '%s' applied to the LTTng-UST application pid=%d uid=%u",
+			  session->name, (int)app->pid, (unsigned)app->uid);
+	return ok;
+}
+
+static gboolean
+session_is_active(TcSession *session)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	return session->state == TC_SESSION_ACTIVE && !session->destroyed && !session->snapshot &&
+	       session->relay == NULL;
+}
+
+void
+tc_lttng_session_start_locked(TcSession *session)
+{
+	g_autoptr(GPtrArray) apps = NULL;
+
+	if (!session_is_active(session))
+		return;
+	apps = tc_lttng_registry_list(session->owner_uid, session->owner_uid == 0);
+	for (guint i = 0; i < apps->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+
+		if (!tc_session_records_uid(session, app->uid))
+			continue;
+		if (!tc_lttng_session_apply_locked(session, app, &error))
+			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
+				  session->name, (int)app->pid, error->message);
+	}
+}
+
+static void
+stop_in_apps(TcSession *session, TcLttngTrace *trace)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		int handle = tc_lttng_trace_handle_of(trace, app->id), ret = 0;
+
+		if (handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		ret = lttng_ust_ctl_stop_session(app->cmd_fd, handle);
+		g_mutex_unlock(&app->cmd_lock);
+		if (ret < 0)
+			g_warning("Session '%s' not stopped in the LTTng-UST application pid=%d: %d",
+				  session->name, (int)app->pid, ret);
+	}
+}
+
+gboolean
+tc_lttng_session_stop_locked(TcSession *session, GError **error)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (traces->len == 0)
+		return TRUE;
+	for (guint i = 0; i < traces->len; i++)
+		stop_in_apps(session, g_ptr_array_index(traces, i));
+	consumer = tc_consumer_get(session->owner_uid, error);
+	if (consumer == NULL)
+		return FALSE;
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+
+		if (!tc_consumer_flush_session(consumer, trace->consumer_id, NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+enable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		/* Only the handle is read of a channel's object by
+		 * lttng_ust_ctl_create_event(). */
+		struct lttng_ust_abi_object_data chan_obj = {
+		    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
+		    .handle = tc_lttng_trace_channel_of(trace, app->id),
+		};
+		gboolean ok;
+
+		if (chan_obj.handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		ok = enable_events(app, session, trace, &chan_obj, pattern, &error);
+		g_mutex_unlock(&app->cmd_lock);
+		if (!ok)
+			g_warning("Session '%s': events '%s' not enabled in the LTTng-UST "
+				  "application pid=%d: %s",
+				  session->name, pattern, (int)app->pid, error->message);
+	}
+}
+
+void
+tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
+				     const char *pattern)
+{
+	g_autoptr(GPtrArray) traces = NULL;
+
+	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
+		return;
+	traces = tc_lttng_trace_list(session->id);
+	for (guint i = 0; i < traces->len; i++)
+		enable_in_apps(session, g_ptr_array_index(traces, i), pattern);
+}
+
+static void
+disable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		g_autoptr(GArray) handles = tc_lttng_trace_take_event_handles(trace, app->id, pattern);
+
+		g_mutex_lock(&app->cmd_lock);
+		for (guint j = 0; j < handles->len; j++) {
+			/* Only the handle is read by lttng_ust_ctl_disable(). */
+			struct lttng_ust_abi_object_data event = {
+			    .type = LTTNG_UST_ABI_OBJECT_TYPE_EVENT,
+			    .handle = g_array_index(handles, int, j),
+			};
+			int ret = lttng_ust_ctl_disable(app->cmd_fd, &event);
+
+			if (ret < 0)
+				g_warning("Session '%s': events '%s' not disabled in the LTTng-UST "
+					  "application pid=%d: %d",
+					  session->name, pattern, (int)app->pid, ret);
+		}
+		g_mutex_unlock(&app->cmd_lock);
+	}
+}
+
+void
+tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
+				      const char *pattern)
+{
+	g_autoptr(GPtrArray) traces = NULL;
+
+	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
+		return;
+	traces = tc_lttng_trace_list(session->id);
+	for (guint i = 0; i < traces->len; i++)
+		disable_in_apps(session, g_ptr_array_index(traces, i), pattern);
+}
+
+/* Releases the session in the applications it was applied to (they
+ * unmap its buffers) and forgets their bindings. */
+static void
+release_in_apps(TcLttngTrace *trace)
+{
+	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+		int handle = tc_lttng_trace_handle_of(trace, app->id);
+
+		if (handle < 0)
+			continue;
+		g_mutex_lock(&app->cmd_lock);
+		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+		g_mutex_unlock(&app->cmd_lock);
+	}
+	tc_lttng_trace_unbind_trace(trace);
+}
+
+void
+tc_lttng_session_destroy_locked(TcSession *session)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_forget(session->id);
+	g_autoptr(TcConsumer) consumer = NULL;
+
+	if (traces->len == 0)
+		return;
+	for (guint i = 0; i < traces->len; i++)
+		release_in_apps(g_ptr_array_index(traces, i));
+	consumer = tc_consumer_find(session->owner_uid);
+	for (guint i = 0; consumer && i < traces->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+
+		if (!tc_consumer_destroy_session(consumer, trace->consumer_id, &error))
+			g_warning("Session '%s': the LTTng-UST trace of uid %u: %s", session->name,
+				  (unsigned)trace->uid, error->message);
+	}
+}
+
+void
+tc_lttng_session_apply_all(TcLttngApp *app)
+{
+	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions_recording(app->uid);
+
+	for (guint i = 0; i < sessions->len; i++) {
+		g_autoptr(GError) error = NULL;
+		TcSession *session = g_ptr_array_index(sessions, i);
+		gboolean ok = TRUE;
+
+		if (!tc_session_records_uid(session, app->uid))
+			continue;
+		g_mutex_lock(&session->op_lock);
+		if (session_is_active(session))
+			ok = tc_lttng_session_apply_locked(session, app, &error);
+		g_mutex_unlock(&session->op_lock);
+		if (!ok)
+			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
+				  session->name, (int)app->pid, error->message);
+	}
+}

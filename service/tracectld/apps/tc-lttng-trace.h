@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <lttng/ust-ctl.h>
+#include <sys/types.h>
+
+#include "tc-consumer-lttng.h"
+#include "tc-session.h"
+#include "tc-user-limits.h"
+
+/*
+ * The LTTng-UST trace of one tracing session for the applications of one
+ * uid (LTTng's per-UID buffers): one consumer session of the session
+ * owner's consumer writing <output>/lttng-ust/uid/<uid>/64-bit, the
+ * buffers of the session's default channel, shared by every 64-bit
+ * LTTng-UST application of that uid, and the registry of what those
+ * applications described on their notify sockets (the channel's context,
+ * the events and their ids), from which the metadata is written.
+ *
+ * Traces are created under their session's op_lock
+ * (tc_lttng_trace_ensure_locked()), by the session's start or by an
+ * application's registration, and found without it by the notify
+ * thread through the bindings (application id, the application's
+ * session handle). A trace's lock [T] covers its registry and is held
+ * across the metadata request to the consumer, so that the metadata is
+ * appended in the order ids are given; it nests below op_lock and an
+ * application's cmd_lock, above nothing of the registry's.
+ */
+typedef struct {
+	gint refcount;
+	guint64 session_id;
+	uid_t owner; /* the session's: whose consumer writes it */
+	uid_t uid;   /* whose applications write into it */
+	guint64 consumer_id;
+	guint8 uuid[16];
+	guint32 chan_id; /* the default channel's stream class */
+	/* TRACECTL_CONTEXT_* of the default channel when the trace was
+	 * made: every application of the trace gets these, in one order,
+	 * since they share the stream class the first one declares. */
+	guint32 contexts;
+	TcConsumerLttngChannel *channel; /* set at creation, then read only */
+	GMutex lock;			 /* [T] */
+	gboolean stream_declared;	 /* [T] */
+	enum lttng_ust_ctl_channel_header header_type; /* [T] once declared */
+	/* [T] Events described before the stream class (LTTng-UST
+	 * registers a session's events before its channels when it starts
+	 * it): sent right after the stream class. */
+	GString *events_pending;
+	guint32 next_event_id;		 /* [T] */
+	/* [T] TcLttngTraceEnum *: the enumerations described, whose id is
+	 * their index; their entries are checked when an event uses them. */
+	GPtrArray *enums;
+	GHashTable *event_ids;		 /* [T] "len(name):name\nsignature" -> id + 1 */
+	TcUserCharge charge;		 /* [T] descriptions and metadata, the uid's */
+	/* The traces' table lock: application id -> its handle of the
+	 * default channel + 1. */
+	GHashTable *channel_handles;
+	/* The traces' table lock: "app_id\npattern" -> GArray of the
+	 * application's event rule handles of that pattern. */
+	GHashTable *event_handles;
+} TcLttngTrace;
+
+TcLttngTrace *tc_lttng_trace_ref(TcLttngTrace *trace);
+void tc_lttng_trace_unref(TcLttngTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcLttngTrace, tc_lttng_trace_unref)
+
+/* The trace of session for uid (a new reference), created with its
+ * consumer session, preamble and channel if needed. session's op_lock
+ * held. */
+TcLttngTrace *tc_lttng_trace_ensure_locked(TcSession *session, uid_t uid, GError **error);
+/* New references to the traces of session session_id. */
+GPtrArray *tc_lttng_trace_list(guint64 session_id);
+/* Unlinks the traces of session session_id and returns them (new
+ * references), for the caller to destroy their consumer sessions. */
+GPtrArray *tc_lttng_trace_forget(guint64 session_id);
+
+/* Binds the application's session handle to trace: its notify messages
+ * naming that handle describe the trace's events. FALSE when the
+ * application is bound to the trace already (the session was applied). */
+gboolean tc_lttng_trace_bind(TcLttngTrace *trace, guint64 app_id, int session_handle);
+/* Whether the application app_id was bound to trace. */
+gboolean tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id);
+/* The trace bound to (app_id, session_handle), a new reference, or NULL. */
+TcLttngTrace *tc_lttng_trace_find_bound(guint64 app_id, int session_handle);
+/* The application app_id's handle of the trace's channel (as
+ * lttng_ust_ctl_send_channel_to_ust() gave it), kept for the events
+ * enabled later; tc_lttng_trace_channel_of() returns it, or -1. */
+void tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle);
+int tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id);
+/* The application's handle of an event rule of pattern, kept so that the
+ * rule can be disabled; tc_lttng_trace_take_event_handles() returns and
+ * forgets those of a pattern (an empty array when none). */
+void tc_lttng_trace_add_event_handle(TcLttngTrace *trace, guint64 app_id, const char *pattern,
+				     int handle);
+GArray *tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id,
+					  const char *pattern);
+/* The session handle the application app_id has for trace, or -1. */
+int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
+/* Drops the application's binding to trace and its kept handles. */
+void tc_lttng_trace_unbind(TcLttngTrace *trace, guint64 app_id);
+/* Drops every binding to trace (its session is destroyed). */
+void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
+/* Drops the bindings of an application that went away. */
+void tc_lttng_trace_unbind_app(guint64 app_id);
+
+/* The channel of channel_handle registers its context: the stream class
+ * is declared on the first registration. *chan_id and *header_type get
+ * what to reply. */
+gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_field *fields,
+					 gsize nr_fields, guint32 *chan_id,
+					 enum lttng_ust_ctl_channel_header *header_type,
+					 GError **error);
+/* An enumeration: the id of its name and entries (given on its first
+ * registration), charged to the trace's uid; entries taken. */
+gboolean tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
+				      struct lttng_ust_ctl_enum_entry *entries, gsize nr_entries,
+				      guint64 *id, GError **error);
+/* An event: the id of its name and signature, given and described in
+ * the metadata on its first registration, charged to the trace's uid. */
+gboolean tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name,
+				       const char *signature, int loglevel,
+				       const struct lttng_ust_ctl_field *fields, gsize nr_fields,
+				       const char *model_emf_uri, guint32 *id, GError **error);

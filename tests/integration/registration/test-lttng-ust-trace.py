@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""An LTTng-UST application (Debian's liblttng-ust, not tracectl's
+library) is traced end to end: `tracectl create --output DIR`,
+`enable-event -u 'tc_lttng_test:*'` (or one event only), `start`
+(and `stop` and `start` again; or another event enabled while it
+records and the first disabled; or a log level and an exclusion; or
+contexts), as root and as a user; the application, started after the
+session (its sessions
+applied before its constructor lets main() run) or before it, records
+into the per-UID buffers its owner's consumer created; `stop`;
+babeltrace2 reads DIR and finds the application's events with the values
+it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
+message's text and ratio, failure's code every fiftieth tick, state's
+enumeration every tenth with its labels; only enabled events are
+there; a whole run of the application gives the same events and values
+as under Debian's lttng-sessiond."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+from tracelib import read_trace
+
+LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
+
+
+def start_app(svc, seconds, user=None):
+    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, str(seconds)], env=svc.env(user),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=user.home if user else "/")
+    svc.apps.append(proc)
+    line = proc.stdout.readline()
+    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    return proc
+
+
+def lttng_events(trace_dir):
+    """The events of the LTTng-UST trace under trace_dir, by name."""
+    events = [(name, fields) for name, fields in read_trace(trace_dir)
+              if name.startswith("tc_lttng_test:")]
+    by_name = {}
+    for name, fields in events:
+        by_name.setdefault(name, []).append(fields)
+    return by_name
+
+
+def check_values(by_name, from_first_line):
+    ticks = [fields["count"] for fields in by_name.get("tc_lttng_test:tick", [])]
+    check(len(ticks) >= 10, f"only {len(ticks)} tick events")
+    first = ticks[0]
+    check(ticks == list(range(first, first + len(ticks))),
+          f"tick counts not consecutive: {ticks[:20]}...")
+    if from_first_line:
+        check(first == 0, f"the first tick recorded is {first}, not main()'s first")
+    messages = by_name.get("tc_lttng_test:message", [])
+    check(len(messages) == len(ticks), f"{len(messages)} messages for {len(ticks)} ticks")
+    for i, fields in enumerate(messages):
+        check(fields["text"] == "hello", f"message text {fields['text']!r}")
+        check(abs(fields["ratio"] - (first + i) / 10.0) < 1e-9,
+              f"message {i} ratio {fields['ratio']}, not {(first + i) / 10.0}")
+    failures = [fields["code"] for fields in by_name.get("tc_lttng_test:failure", [])]
+    expected = [i for i in range(first, first + len(ticks)) if i % 50 == 49]
+    check(failures == expected, f"failure codes {failures}, not {expected}")
+    # An enumeration: the integer, whose labels the metadata gives.
+    phases = [fields["phase"] for fields in by_name.get("tc_lttng_test:state", [])]
+    expected = [i // 10 % 4 for i in range(first, first + len(ticks)) if i % 10 == 0]
+    check(phases == expected, f"state phases {phases}, not {expected}")
+
+
+def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None,
+                  options=(), contexts=()):
+    svc.cli("create", "s", "--output", out, user=user)
+    svc.cli("enable-event", "-u", pattern, *options, user=user)
+    for context in contexts:
+        svc.cli("add-context", "-u", "-t", context, user=user)
+    app = start_app(svc, 8, user) if app_first else None
+    svc.cli("start", user=user)
+    if not app_first:
+        app = start_app(svc, 8, user)
+    if later:
+        time.sleep(2.5)
+        svc.cli("enable-event", "-u", later, user=user)
+        time.sleep(2)
+        svc.cli("disable-event", "-u", pattern, user=user)
+        time.sleep(1.5)
+    elif restart:
+        time.sleep(2.5)
+        svc.cli("stop", user=user)
+        time.sleep(1)
+        svc.cli("start", user=user)
+        time.sleep(2.5)
+    else:
+        time.sleep(6)
+    svc.cli("stop", user=user)
+    svc.cli("destroy", "s", user=user)
+    app.wait(timeout=30)
+    trace_session.pid = app.pid
+    check(svc.alive(), "tracectld died")
+    by_name = lttng_events(out)
+    log(f"{pattern} (application {'before' if app_first else 'after'} start, "
+        f"{user.name if user else 'root'}): "
+        f"{ {name: len(values) for name, values in by_name.items()} }")
+    return by_name
+
+
+def whole_run(svc, out):
+    """A session recording a whole run of the application (3 s): every
+    event it emits, in order, with its values."""
+    svc.cli("create", "whole", "--output", out)
+    svc.cli("enable-event", "-u", "tc_lttng_test:*")
+    svc.cli("start")
+    start_app(svc, 3).wait(timeout=30)
+    svc.cli("stop")
+    svc.cli("destroy", "whole")
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+
+
+def under_lttng_sessiond(top):
+    """The same whole run recorded by Debian's lttng-sessiond on the
+    world's own /var/run/lttng, or None without it."""
+    sessiond, lttng = shutil.which("lttng-sessiond"), shutil.which("lttng")
+    if not sessiond or not lttng:
+        log("lttng-sessiond is not installed: no comparison with it")
+        return None
+    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
+    os.makedirs(env["LTTNG_HOME"])
+    out = os.path.join(top, "reference")
+    proc = subprocess.Popen([sessiond, "--no-kernel"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists("/var/run/lttng/lttng-ust-sock-8"), 20,
+                 "lttng-sessiond's global socket")
+        for args in (["create", "ref", "--output", out],
+                     ["enable-event", "-u", "tc_lttng_test:*"], ["start"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+        app = subprocess.Popen([LTTNG_APP, "3"], env=env, stdout=subprocess.PIPE, text=True)
+        app.stdout.readline()
+        app.wait(timeout=30)
+        for args in (["stop"], ["destroy"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+
+
+def test():
+    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
+    require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
+    top = tempfile.mkdtemp(prefix="tctest-lttng-trace-")
+    try:
+        with Service(args=["--lttng-ust"]) as svc:
+            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
+                               "--method", "org.freedesktop.DBus.Properties.Get",
+                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
+            if "built without" in status:
+                sys.exit(SKIP)
+            check("served on" in status, f"LTTng-UST applications not served: {status}")
+            everything = trace_session(svc, os.path.join(top, "all"), "tc_lttng_test:*", False)
+            check_values(everything, from_first_line=True)
+            # Stopped and started again: two runs of ticks, a gap between.
+            one = trace_session(svc, os.path.join(top, "one"), "tc_lttng_test:tick", True,
+                                restart=True)
+            check(set(one) == {"tc_lttng_test:tick"},
+                  f"events recorded with only tick enabled: {sorted(one)}")
+            ticks = [fields["count"] for fields in one["tc_lttng_test:tick"]]
+            gaps = [b - a for a, b in zip(ticks, ticks[1:]) if b - a != 1]
+            check(len(ticks) >= 20 and len(gaps) == 1 and gaps[0] > 1,
+                  f"tick counts of two runs {ticks}")
+            # An event enabled while the application records: from then on;
+            # then the first one disabled: no more of it.
+            late = trace_session(svc, os.path.join(top, "late"), "tc_lttng_test:tick", False,
+                                 later="tc_lttng_test:message")
+            ticks = [fields["count"] for fields in late["tc_lttng_test:tick"]]
+            ratios = [round(fields["ratio"] * 10) for fields in
+                      late.get("tc_lttng_test:message", [])]
+            check(ticks == list(range(0, len(ticks))) and ratios and ratios[0] > 0 and
+                  ratios == list(range(ratios[0], ratios[0] + len(ratios))) and
+                  ratios[0] <= ticks[-1] < ratios[-1] - 5,
+                  f"messages enabled late: {ratios} for ticks {ticks} disabled later")
+            # Log levels and exclusions: WARNING or more severe is message
+            # (WARNING) and failure (ERR), failure excluded.
+            severe = trace_session(svc, os.path.join(top, "severe"), "tc_lttng_test:*", False,
+                                   options=("--loglevel", "WARNING",
+                                            "--exclude", "tc_lttng_test:failure"))
+            check(set(severe) == {"tc_lttng_test:message"},
+                  f"events at WARNING or above but failure: {sorted(severe)}")
+            # A user's own session and application: the buffers are made
+            # by the user's consumer, running as the user.
+            alice = svc.add_user("tctest-alice")
+            out = os.path.join(alice.home, "trace")
+            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice,
+                                 contexts=("vpid", "procname"))
+            check_values(mine, from_first_line=True)
+            text = subprocess.run(["babeltrace2", out], capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+            lttng = [line for line in text if "tc_lttng_test:" in line]
+            context = f'vpid = {trace_session.pid}, procname = "tracectl-lttng-"'
+            check(lttng and all(context in line for line in lttng),
+                  f"events without the context {context!r}: {lttng[:2]}")
+            labels = [line.split("phase = ")[1] for line in lttng if "phase = " in line]
+            check(labels[:4] == ['( "even" : container = 0 ) }', '( "odd" : container = 1 ) }',
+                                 '( "high" : container = 2 ) }', '( "high" : container = 3 ) }'],
+                  f"enumeration labels {labels[:4]}")
+            owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
+                                         "metadata")).st_uid
+            check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
+            whole = whole_run(svc, os.path.join(top, "whole"))
+        # The same run under lttng-sessiond: the same events and values.
+        reference = under_lttng_sessiond(top)
+        if reference is not None:
+            log(f"lttng-sessiond: {len(reference)} events, tracectl: {len(whole)}")
+            check(len(whole) == 63 and whole == reference,
+                  f"tracectl recorded {whole[:5]}... ({len(whole)}), lttng-sessiond "
+                  f"{reference[:5]}... ({len(reference)})")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+run(test)
