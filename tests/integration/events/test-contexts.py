@@ -76,7 +76,8 @@ def check_ids_and_namespaces(svc):
     """A user's application, traced by the user's session with every id
     and namespace context: its ids are the user's, its namespaces the
     test's own (it inherits them)."""
-    user = svc.add_user("tctest-ctxids")
+    user = svc.add_user("tctest-ctxids", own_gid=True)
+    check(user.uid != user.gid, f"uid {user.uid} and gid {user.gid} must differ")
     out = os.path.join(user.home, "ids")
     names = IDS + [f"{ns}_ns" for ns in NAMESPACES]
     svc.cli("create", "ids", "--output", out, user=user)

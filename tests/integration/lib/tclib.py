@@ -90,7 +90,10 @@ class Installed:
 
 
 class User:
-    def __init__(self, name, groups=()):
+    def __init__(self, name, groups=(), own_gid=False):
+        """own_gid: the user's primary group is a system group of its own,
+        whose gid comes from the system range, which holds no uid, so a
+        test that records ids tells a uid from a gid."""
         self.name = name
         self.created = False
         self.created_groups = []
@@ -112,6 +115,14 @@ class User:
         except KeyError:
             pass
         args = ["useradd", "--create-home", "--shell", "/bin/sh"]
+        if own_gid:
+            primary = f"{name}-g"
+            with contextlib.suppress(KeyError):
+                grp.getgrnam(primary)
+                subprocess.run(["groupdel", primary], check=False)
+            subprocess.run(["groupadd", "--system", primary], check=True)
+            self.created_groups.append(primary)
+            args += ["--no-user-group", "--gid", primary]
         if groups:
             args += ["--groups", ",".join(groups)]
         subprocess.run(args + [name], check=True)
@@ -389,8 +400,8 @@ class Service:
         must succeed."""
         return self.cli("--json=short", *args, user=user, timeout=timeout).json
 
-    def add_user(self, name, groups=()):
-        user = User(name, groups)
+    def add_user(self, name, groups=(), own_gid=False):
+        user = User(name, groups, own_gid)
         self.users.append(user)
         return user
 
