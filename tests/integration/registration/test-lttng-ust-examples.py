@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""LTTng-UST's own examples, as Debian ships them with liblttng-ust-dev
+(easy-ust, demo, demo-tracef, demo-tracelog, hello-static-lib, gen-tp),
+built with their own Makefiles and run unmodified by an ordinary user,
+are recorded by that user's tracectl session and then by Debian's
+lttng-sessiond; babeltrace2's text of the two traces must be the same
+once what differs between any two runs is masked (timestamps, the time
+between events, the host name lttng-sessiond writes and the CPU each
+event ran on).
+
+Every example's events come in program order from one thread, so the
+two texts are compared line by line: field names, types, bases, byte
+orders, arrays, sequences, text, floats, log levels and the tracef and
+tracelog messages. hello-static-lib records a million events as fast
+as it can, more than a default channel holds, so both tracers discard
+some: its events are compared by what each one must hold for its loop
+counter (the same masked line for every counter, counters rising)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import SKIP, Service, User, check, log, require, run, wait_for
+
+EXAMPLES = "/usr/share/doc/liblttng-ust-dev/examples"
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+# (directory, make's arguments, programs run in turn; demo's script is
+# shipped without its execute bit)
+PROGRAMS = [
+    ("easy-ust", [], ["./sample"]),
+    ("demo", [], ["/bin/sh ./demo-trace"]),
+    ("demo-tracef", [], ["./demo-tracef", "./demo-vtracef"]),
+    ("demo-tracelog", [], ["./demo-tracelog", "./demo-vtracelog"]),
+    ("gen-tp", [f"PYTHON={SYSTEM_PYTHON}", "LTTNG_GEN_TP_PATH=/usr/bin/"], ["./sample"]),
+    ("hello-static-lib", [], ["./hello"]),
+]
+PATTERNS = ["sample_component:*", "ust_tests_demo:*", "ust_tests_demo2:*",
+            "ust_tests_demo3:*", "lttng_ust_tracef:*", "lttng_ust_tracelog:*",
+            "sample_tracepoint:*", "ust_tests_hello:*"]
+LOSSY = "ust_tests_hello:tptest:"
+
+
+def build_examples(top):
+    """Debian's examples copied under top and built by their Makefiles."""
+    tree = os.path.join(top, "examples")
+    shutil.copytree(EXAMPLES, tree)
+    for directory, make_args, _ in PROGRAMS:
+        proc = subprocess.run(["make", "-C", os.path.join(tree, directory), *make_args],
+                              capture_output=True, text=True)
+        check(proc.returncode == 0,
+              f"{directory} did not build with its Makefile: {proc.stdout[-1500:]}"
+              f"{proc.stderr[-1500:]}")
+    subprocess.run(["chmod", "-R", "a+rX", top], check=True)
+    return tree
+
+
+def run_programs(tree, prefix, env):
+    """Each example's programs in turn, as the prefix (setpriv) says."""
+    for directory, _, programs in PROGRAMS:
+        for program in programs:
+            proc = subprocess.run(prefix + program.split(), cwd=os.path.join(tree, directory),
+                                  env=env, capture_output=True, text=True, timeout=120)
+            check(proc.returncode == 0,
+                  f"{directory}/{program} exited with {proc.returncode}: {proc.stderr[-500:]}")
+
+
+def masked_lines(trace_dir):
+    """babeltrace2's lines of trace_dir without what differs between runs."""
+    proc = subprocess.run(["babeltrace2", trace_dir], capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 0, f"babeltrace2 could not read {trace_dir}: {proc.stderr[-2000:]}")
+    lines = []
+    for line in proc.stdout.splitlines():
+        words = line.split(" ", 3)
+        check(len(words) == 4 and words[0].startswith("[") and words[1].startswith("("),
+              f"not an event line of babeltrace2's text: {line!r}")
+        # lttng-sessiond's trace names the host before the event.
+        rest = words[2] + " " + words[3] if words[2].endswith(":") else words[3]
+        lines.append(re.sub(r"cpu_id = \d+", "cpu_id = N", rest))
+    return lines
+
+
+COUNTED = re.compile(r"(intfield|intfield2|longfield|netintfield|netintfieldhex) = "
+                     r"(0x[0-9A-Fa-f]+|\d+)")
+
+
+def hello_shape(lines, who):
+    """hello-static-lib's lines: each one its loop counter's, counters
+    rising; returns the lines with the counter masked (one distinct)."""
+    counters, shapes = [], set()
+    for line in lines:
+        values = {name: int(value, 0) for name, value in COUNTED.findall(line)}
+        check(len(values) == 5 and len(set(values.values())) == 1,
+              f"{who}: a hello event whose fields do not all hold its counter: {line}")
+        counters.append(values["intfield"])
+        shapes.add(COUNTED.sub(lambda m: f"{m.group(1)} = N", line))
+    check(counters and all(a < b for a, b in zip(counters, counters[1:])),
+          f"{who}: hello's counters do not rise: {counters[:10]}")
+    log(f"{who}: {len(counters)} of hello's 1000000 events kept")
+    return shapes
+
+
+def compare(ours, reference):
+    for who, lines in (("tracectl", ours), ("lttng-sessiond", reference)):
+        counts = {}
+        for line in lines:
+            name = line.split(" ", 1)[0]
+            counts[name] = counts.get(name, 0) + 1
+        log(f"{who}: {counts}")
+    exact = [line for line in ours if not line.startswith(LOSSY)]
+    expected = [line for line in reference if not line.startswith(LOSSY)]
+    for pattern in PATTERNS:
+        provider = pattern[:-1]
+        check(any(line.startswith(provider) for line in reference),
+              f"lttng-sessiond recorded no {pattern} event")
+    log(f"tracectl: {len(exact)} events, lttng-sessiond: {len(expected)} "
+        f"(and hello-static-lib's)")
+    if exact != expected:
+        first = next((i for i, (a, b) in enumerate(zip(exact, expected)) if a != b),
+                     min(len(exact), len(expected)))
+        check(False, f"tracectl's event {first} differs from lttng-sessiond's:\n"
+              f"  tracectl:       {exact[first] if first < len(exact) else None}\n"
+              f"  lttng-sessiond: {expected[first] if first < len(expected) else None}\n"
+              f"({len(exact)} events against {len(expected)})")
+    ours_hello = hello_shape([line for line in ours if line.startswith(LOSSY)], "tracectl")
+    their_hello = hello_shape([line for line in reference if line.startswith(LOSSY)],
+                              "lttng-sessiond")
+    check(ours_hello == their_hello and len(ours_hello) == 1,
+          f"hello's events: tracectl {ours_hello}, lttng-sessiond {their_hello}")
+
+
+def under_tracectl(svc, user, tree):
+    out = os.path.join(user.home, "examples-trace")
+    svc.cli("create", "examples", "--output", out, user=user)
+    for pattern in PATTERNS:
+        svc.cli("enable-event", "-u", pattern, user=user)
+    svc.cli("start", user=user)
+    run_programs(tree, svc._as(user), svc.env(user))
+    svc.cli("stop", user=user)
+    svc.cli("destroy", "examples", user=user)
+    check(svc.alive(), "tracectld died")
+    return masked_lines(out)
+
+
+def under_lttng_sessiond(top, tree, prefix, user_env):
+    """The same programs, the same user, recorded by Debian's
+    lttng-sessiond (root's, on the world's own /var/run/lttng)."""
+    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
+    os.makedirs(env["LTTNG_HOME"])
+    out = os.path.join(top, "reference")
+    sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists("/var/run/lttng/lttng-ust-sock-8"), 20,
+                 "lttng-sessiond's global socket")
+        subprocess.run(["lttng", "create", "examples", "--output", out], env=env,
+                       check=True, capture_output=True)
+        for pattern in PATTERNS:
+            subprocess.run(["lttng", "enable-event", "-u", pattern], env=env, check=True,
+                           capture_output=True)
+        subprocess.run(["lttng", "start"], env=env, check=True, capture_output=True)
+        run_programs(tree, prefix, user_env)
+        for args in (["stop"], ["destroy"]):
+            subprocess.run(["lttng", *args], env=env, check=True, capture_output=True)
+    finally:
+        sessiond.terminate()
+        sessiond.wait(timeout=30)
+    return masked_lines(out)
+
+
+def test():
+    require(os.path.isdir(EXAMPLES), f"{EXAMPLES} is not installed (liblttng-ust-dev)")
+    for tool in ("babeltrace2", "lttng-sessiond", "lttng", "make", "cc", "lttng-gen-tp"):
+        require(shutil.which(tool), f"{tool} is not installed")
+    top = tempfile.mkdtemp(prefix="tctest-lttng-examples-")
+    # The user outlives the service: lttng-sessiond runs its programs after.
+    user = User("tctest-examples")
+    try:
+        tree = build_examples(top)
+        with Service(args=["--lttng-ust"]) as svc:
+            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
+                               "--method", "org.freedesktop.DBus.Properties.Get",
+                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
+            if "built without" in status:
+                sys.exit(SKIP)
+            ours = under_tracectl(svc, user, tree)
+            prefix, user_env = svc._as(user), svc.env(user)
+        reference = under_lttng_sessiond(top, tree, prefix, user_env)
+        compare(ours, reference)
+    finally:
+        user.remove()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+run(test)
