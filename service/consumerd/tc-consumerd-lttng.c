@@ -117,6 +117,22 @@ lttng_seal(struct tc_consumerd_lttng_channel *channel)
 	return 0;
 }
 
+/* The stream's wait fd is the read end of the pipe its writers signal
+ * when they close a sub-buffer. The consumer empties it at each wake-up,
+ * so it must never block; only the consumer holds this end. The consumer
+ * holds the write end too (in the stream it made), so the pipe never
+ * reads as closed and poll() never spins on it. */
+static int
+lttng_wait_fd_nonblocking(struct lttng_ust_ctl_consumer_stream *ustream)
+{
+	int fd = lttng_ust_ctl_stream_get_wait_fd(ustream);
+	int flags = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return fd < 0 ? -EBADF : -errno;
+	return 0;
+}
+
 static int
 lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 		     const struct tc_consumer_lttng_channel *msg)
@@ -156,6 +172,9 @@ lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 		channel->streams[i].ustream = lttng_ust_ctl_create_stream(channel->uchan, (int)i);
 		if (!channel->streams[i].ustream)
 			return -ENOMEM;
+		ret = lttng_wait_fd_nonblocking(channel->streams[i].ustream);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -370,6 +389,35 @@ tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
 	return written;
 }
 
+size_t
+tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *channel,
+				    struct pollfd *pfds, size_t max)
+{
+	size_t count = 0;
+
+	for (uint32_t i = 0; i < channel->nr_streams && count < max; i++) {
+		struct lttng_stream *stream = &channel->streams[i];
+		int fd;
+
+		if (!stream->ustream || stream->file_fd < 0)
+			continue;
+		fd = lttng_ust_ctl_stream_get_wait_fd(stream->ustream);
+		if (fd >= 0)
+			pfds[count++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	}
+	return count;
+}
+
+void
+tc_consumerd_lttng_wait_fd_clear(int fd)
+{
+	char bytes[64];
+
+	/* One byte per sub-buffer closed; the drain that follows reads them all. */
+	while (read(fd, bytes, sizeof(bytes)) > 0)
+		;
+}
+
 /* Whether a sub-buffer of the channel is closed but not read yet: one a
  * writer has not committed whole (it stopped in the middle of an event)
  * cannot be read until it has. */
@@ -461,6 +509,18 @@ uint64_t
 tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
 {
 	return 0;
+}
+
+size_t
+tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *channel,
+				    struct pollfd *pfds, size_t max)
+{
+	return 0;
+}
+
+void
+tc_consumerd_lttng_wait_fd_clear(int fd)
+{
 }
 
 void

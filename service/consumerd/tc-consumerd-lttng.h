@@ -2,6 +2,7 @@
 #ifndef TC_CONSUMERD_LTTNG_H
 #define TC_CONSUMERD_LTTNG_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,12 @@ uint64_t tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *cha
 /* Closes the sub-buffers being written (the applications may go on
  * writing: a new one opens), then drains, waiting at most 200 ms for
  * sub-buffers whose writers have not committed them whole yet. */
+/* The wait fds of the channel's streams, at most max, for poll(): one
+ * is readable when a writer closed a sub-buffer of its stream. */
+size_t tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *channel,
+					   struct pollfd *pfds, size_t max);
+/* Empties a wait fd that poll() found readable. */
+void tc_consumerd_lttng_wait_fd_clear(int fd);
 void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel);
 /* Packets written so far. */
 uint64_t tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel);

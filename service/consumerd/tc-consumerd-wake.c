@@ -6,6 +6,10 @@
  *   streams  each has an eventfd that the applications signal when a
  *            reservation closes a sub-buffer (one system call per
  *            sub-buffer, none per event)
+ *   LTTng-UST  each stream's wait fd, the read end of a pipe that
+ *            LTTng-UST's writers write a byte to when they close a
+ *            sub-buffer (the channel has no read timer): a burst is read
+ *            as it fills the buffers, not at the next 100 ms poll
  *   kernel   each CPU's trace_pipe_raw polls readable once the kernel
  *            filled the instance's buffer_percent of its buffer (the
  *            helper sets it), so a burst starting while the consumer
@@ -56,6 +60,22 @@ add_kernel_fds(struct tc_consumerd_session *session, struct pollfd *pfds,
 	return count + added;
 }
 
+static size_t
+add_lttng_fds(struct tc_consumerd_session *session, struct pollfd *pfds,
+	      struct tc_consumerd_wake_source *sources, size_t count, size_t max)
+{
+	for (struct tc_consumerd_lttng_channel *channel = session->lttng_channels;
+	     channel && count < max; channel = *tc_consumerd_lttng_channel_next(channel)) {
+		size_t added = tc_consumerd_lttng_channel_wait_fds(channel, pfds + count,
+								   max - count);
+
+		for (size_t i = count; i < count + added; i++)
+			sources[i] = (struct tc_consumerd_wake_source){.lttng_session = session};
+		count += added;
+	}
+	return count;
+}
+
 size_t
 tc_consumerd_wake_fds(struct tc_consumerd_registry *registry, struct pollfd *pfds,
 		      struct tc_consumerd_wake_source *sources, size_t max)
@@ -66,6 +86,7 @@ tc_consumerd_wake_fds(struct tc_consumerd_registry *registry, struct pollfd *pfd
 	     session = session->next) {
 		count = add_stream_fds(session, pfds, sources, count, max);
 		count = add_kernel_fds(session, pfds, sources, count, max);
+		count = add_lttng_fds(session, pfds, sources, count, max);
 	}
 	return count;
 }
@@ -83,6 +104,9 @@ tc_consumerd_wake_sources_woken(const struct tc_consumerd_wake_source *sources,
 		else if (sources[i].kernel_session) {
 			sources[i].kernel_session->kernel_next_read = now;
 			sources[i].kernel_session->kernel_woken = true;
+		} else if (sources[i].lttng_session) {
+			tc_consumerd_lttng_wait_fd_clear(pfds[i].fd);
+			sources[i].lttng_session->lttng_next_poll = now;
 		}
 	}
 }

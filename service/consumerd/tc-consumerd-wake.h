@@ -15,6 +15,7 @@
 struct tc_consumerd_wake_source {
 	struct tc_consumerd_stream *stream;
 	struct tc_consumerd_session *kernel_session;
+	struct tc_consumerd_session *lttng_session;
 };
 
 /*
