@@ -40,8 +40,8 @@ LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-
 IDS = ["vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid"]
 NAMESPACES = ["cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"]
 CONTEXTS = ["vpid", "vtid", "procname", "pthread_id"] + IDS + [f"{ns}_ns" for ns in NAMESPACES]
-# The group the applications of the contexts' sessions run with: a
-# system group, so never the number of a test user's uid (nor root's).
+# The group the applications of the contexts' sessions run with, other
+# than their user's own (checked), so that a gid read for a uid shows.
 APP_GROUP = "tctest-ltctx"
 
 
