@@ -20,7 +20,6 @@ context is added once the session has started; a whole run of the
 application, with every context, gives the same events and values as
 under Debian's lttng-sessiond."""
 
-import grp
 import os
 import shutil
 import subprocess
@@ -40,14 +39,12 @@ LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-
 IDS = ["vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid"]
 NAMESPACES = ["cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"]
 CONTEXTS = ["vpid", "vtid", "procname", "pthread_id"] + IDS + [f"{ns}_ns" for ns in NAMESPACES]
-# The group the applications of the contexts' sessions run with, other
-# than their user's own (checked), so that a gid read for a uid shows.
-APP_GROUP = "tctest-ltctx"
 
 
 def as_user(user, gid):
     """The command prefix running as user (root when None) with the real,
-    effective and saved group gid, or the user's own group when None."""
+    effective and saved group gid, or the user's own group when None
+    (then as tclib runs the user's commands)."""
     if gid is None:
         return [] if user is None else ["setpriv", f"--reuid={user.uid}",
                                         f"--regid={user.gid}", "--init-groups", "--"]
@@ -129,16 +126,16 @@ def check_values(by_name, from_first_line):
 
 
 def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=None,
-                  options=(), contexts=(), gid=None):
+                  options=(), contexts=()):
     svc.cli("create", "s", "--output", out, user=user)
     svc.cli("enable-event", "-u", pattern, *options, user=user)
     if contexts:
         svc.cli("add-context", "-u", *[arg for name in contexts for arg in ("-t", name)],
                 user=user)
-    app = start_app(svc, 8, user, gid) if app_first else None
+    app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
-        app = start_app(svc, 8, user, gid)
+        app = start_app(svc, 8, user)
     if later:
         time.sleep(2.5)
         svc.cli("enable-event", "-u", later, user=user)
@@ -276,16 +273,14 @@ def test():
                   f"events at WARNING or above but failure: {sorted(severe)}")
             # A user's own session and application: the buffers are made
             # by the user's consumer, running as the user.
-            # Every context, the application run with another group than
-            # its user's, so that an id taken for another shows.
-            alice = svc.add_user("tctest-alice", groups=(APP_GROUP,))
-            gid = grp.getgrnam(APP_GROUP).gr_gid
-            check(gid != alice.uid and gid != alice.gid, f"group {gid} is not distinct")
+            # Every context, from a user whose gid is not its uid, so that
+            # an id taken for another shows.
+            alice = svc.add_user("tctest-alice", own_gid=True)
+            check(alice.uid != alice.gid, f"uid {alice.uid} and gid {alice.gid} must differ")
             out = os.path.join(alice.home, "trace")
-            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice,
-                                 contexts=CONTEXTS, gid=gid)
+            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice, contexts=CONTEXTS)
             check_values(mine, from_first_line=True)
-            check_contexts(lttng_stream_events(out), trace_session.app, alice.uid, gid)
+            check_contexts(lttng_stream_events(out), trace_session.app, alice.uid, alice.gid)
             text = subprocess.run(["babeltrace2", out], capture_output=True, text=True,
                                   check=True).stdout.splitlines()
             lttng = [line for line in text if "tc_lttng_test:" in line]
@@ -300,6 +295,8 @@ def test():
             owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
+            # Root's application with alice's group: root's uid is 0 too.
+            gid = alice.gid
             whole, whole_contexts = whole_run(svc, os.path.join(top, "whole"), gid)
         # The same run under lttng-sessiond, once tracectld has left LTTng's
         # global socket: the same events, values and contexts.
