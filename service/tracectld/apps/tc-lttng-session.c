@@ -220,8 +220,14 @@ enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
 }
 
 /* cmd_lock held: the trace's contexts in the channel chan_obj, before
- * it records, always in this order (the applications of one trace
- * share its stream class). */
+ * it records, always in this order, the order of the TRACECTL_CONTEXT_*
+ * bits, which is also the order of tracectl's own stream classes and of
+ * the session's context list (the applications of one trace share its
+ * stream class; lttng-sessiond adds them in the order they were added to
+ * the channel). Every context of the session model has its LTTng-UST
+ * 2.13 counterpart: the application describes each one's field (ids as
+ * 32-bit, namespaces as 64-bit unsigned integers) in its channel
+ * registration. */
 static gboolean
 add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
 	     GError **error)
@@ -234,7 +240,25 @@ add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID},
 	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME},
 	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID},
+	    {TRACECTL_CONTEXT_VUID, LTTNG_UST_ABI_CONTEXT_VUID},
+	    {TRACECTL_CONTEXT_VEUID, LTTNG_UST_ABI_CONTEXT_VEUID},
+	    {TRACECTL_CONTEXT_VSUID, LTTNG_UST_ABI_CONTEXT_VSUID},
+	    {TRACECTL_CONTEXT_VGID, LTTNG_UST_ABI_CONTEXT_VGID},
+	    {TRACECTL_CONTEXT_VEGID, LTTNG_UST_ABI_CONTEXT_VEGID},
+	    {TRACECTL_CONTEXT_VSGID, LTTNG_UST_ABI_CONTEXT_VSGID},
+	    {TRACECTL_CONTEXT_CGROUP_NS, LTTNG_UST_ABI_CONTEXT_CGROUP_NS},
+	    {TRACECTL_CONTEXT_IPC_NS, LTTNG_UST_ABI_CONTEXT_IPC_NS},
+	    {TRACECTL_CONTEXT_MNT_NS, LTTNG_UST_ABI_CONTEXT_MNT_NS},
+	    {TRACECTL_CONTEXT_NET_NS, LTTNG_UST_ABI_CONTEXT_NET_NS},
+	    {TRACECTL_CONTEXT_PID_NS, LTTNG_UST_ABI_CONTEXT_PID_NS},
+	    {TRACECTL_CONTEXT_TIME_NS, LTTNG_UST_ABI_CONTEXT_TIME_NS},
+	    {TRACECTL_CONTEXT_USER_NS, LTTNG_UST_ABI_CONTEXT_USER_NS},
+	    {TRACECTL_CONTEXT_UTS_NS, LTTNG_UST_ABI_CONTEXT_UTS_NS},
 	};
+
+	/* A context added to the model and not here would be left out
+	 * silently. */
+	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x3ffffu && G_N_ELEMENTS(map) == 18);
 
 	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
 		struct lttng_ust_context_attr attr = {.ctx = map[i].type};

@@ -13,8 +13,12 @@ babeltrace2 reads DIR and finds the application's events with the values
 it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
 message's text and ratio, failure's code every fiftieth tick, state's
 enumeration every tenth with its labels; only enabled events are
-there; a whole run of the application gives the same events and values
-as under Debian's lttng-sessiond."""
+there; every context LTTng-UST offers that tracectl's session model has
+carries, on every event, the application's real pid, thread, name, ids
+and namespaces (run with a group id other than its user id), and no
+context is added once the session has started; a whole run of the
+application, with every context, gives the same events and values as
+under Debian's lttng-sessiond."""
 
 import os
 import shutil
@@ -26,19 +30,66 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
-from tracelib import read_trace
+from tracelib import read_streams, read_trace
 
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 
+# Every context of tracectl's session model that LTTng-UST 2.13 offers,
+# in the order tracectl adds them to an application's channel.
+IDS = ["vuid", "veuid", "vsuid", "vgid", "vegid", "vsgid"]
+NAMESPACES = ["cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"]
+CONTEXTS = ["vpid", "vtid", "procname", "pthread_id"] + IDS + [f"{ns}_ns" for ns in NAMESPACES]
 
-def start_app(svc, seconds, user=None):
-    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, str(seconds)], env=svc.env(user),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=user.home if user else "/")
-    svc.apps.append(proc)
+
+def as_user(user, gid):
+    """The command prefix running as user (root when None) with the real,
+    effective and saved group gid, or the user's own group when None
+    (then as tclib runs the user's commands)."""
+    if gid is None:
+        return [] if user is None else ["setpriv", f"--reuid={user.uid}",
+                                        f"--regid={user.gid}", "--init-groups", "--"]
+    return ["setpriv", f"--reuid={user.uid if user else 0}", f"--regid={gid}",
+            "--clear-groups", "--"]
+
+
+def start_app(svc, seconds, user=None, gid=None, env=None):
+    proc = subprocess.Popen(as_user(user, gid) + [LTTNG_APP, str(seconds)],
+                            env=env or svc.env(user), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=user.home if user else "/")
+    if svc is not None:
+        svc.apps.append(proc)
     line = proc.stdout.readline()
     check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    # Read while it runs: its own namespaces, not the test's.
+    proc.namespaces = {ns: os.stat(f"/proc/{proc.pid}/ns/{ns}").st_ino for ns in NAMESPACES}
     return proc
+
+
+def expected_contexts(app, uid, gid):
+    """What every event of the single-threaded application app must carry
+    (but pthread_id, which is only known to be set)."""
+    expected = {"ctx_vpid": app.pid, "ctx_vtid": app.pid, "ctx_procname": "tracectl-lttng-"}
+    expected.update({f"ctx_{name}": uid if "uid" in name else gid for name in IDS})
+    expected.update({f"ctx_{ns}_ns": ino for ns, ino in app.namespaces.items()})
+    return expected
+
+
+def check_contexts(events, app, uid, gid):
+    """Every event has every context, in order, with the application's
+    real values."""
+    expected = expected_contexts(app, uid, gid)
+    check(events, "no event to check contexts on")
+    for event in events:
+        names = [key[len("ctx_"):] for key in event if key.startswith("ctx_")]
+        check(names == CONTEXTS, f"{event['name']}: contexts {names}, not {CONTEXTS}")
+        found = {key: event[key] for key in expected}
+        check(found == expected, f"{event['name']}: contexts {found}, expected {expected}")
+        check(event["ctx_pthread_id"] != 0, f"{event['name']}: pthread_id 0")
+
+
+def lttng_stream_events(trace_dir):
+    return [event for event in read_streams(trace_dir)["events"]
+            if event["name"].startswith("tc_lttng_test:")]
 
 
 def lttng_events(trace_dir):
@@ -78,8 +129,9 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
                   options=(), contexts=()):
     svc.cli("create", "s", "--output", out, user=user)
     svc.cli("enable-event", "-u", pattern, *options, user=user)
-    for context in contexts:
-        svc.cli("add-context", "-u", "-t", context, user=user)
+    if contexts:
+        svc.cli("add-context", "-u", *[arg for name in contexts for arg in ("-t", name)],
+                user=user)
     app = start_app(svc, 8, user) if app_first else None
     svc.cli("start", user=user)
     if not app_first:
@@ -87,6 +139,11 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     if later:
         time.sleep(2.5)
         svc.cli("enable-event", "-u", later, user=user)
+        # As LTTng: the applications of a per-UID trace share a stream
+        # class, declared when the first of them registered its channel.
+        refused = svc.cli("add-context", "-u", "-t", "vpid", user=user, check_ok=False)
+        check(refused.returncode == 1 and "before it is first started" in refused.stderr,
+              f"add-context accepted after the session started: {refused}")
         time.sleep(2)
         svc.cli("disable-event", "-u", pattern, user=user)
         time.sleep(1.5)
@@ -101,7 +158,7 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     svc.cli("stop", user=user)
     svc.cli("destroy", "s", user=user)
     app.wait(timeout=30)
-    trace_session.pid = app.pid
+    trace_session.app = app
     check(svc.alive(), "tracectld died")
     by_name = lttng_events(out)
     log(f"{pattern} (application {'before' if app_first else 'after'} start, "
@@ -110,21 +167,40 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     return by_name
 
 
-def whole_run(svc, out):
-    """A session recording a whole run of the application (3 s): every
-    event it emits, in order, with its values."""
+def whole_run(svc, out, gid):
+    """A session recording a whole run of the application (3 s), with
+    every context: every event it emits, in order, with its values; the
+    events with their contexts, checked."""
     svc.cli("create", "whole", "--output", out)
     svc.cli("enable-event", "-u", "tc_lttng_test:*")
+    svc.cli("add-context", "-u", *[arg for name in CONTEXTS for arg in ("-t", name)])
     svc.cli("start")
-    start_app(svc, 3).wait(timeout=30)
+    app = start_app(svc, 3, gid=gid)
+    app.wait(timeout=30)
     svc.cli("stop")
     svc.cli("destroy", "whole")
-    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+    events = lttng_stream_events(out)
+    check_contexts(events, app, 0, gid)
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")], events
 
 
-def under_lttng_sessiond(top):
-    """The same whole run recorded by Debian's lttng-sessiond on the
-    world's own /var/run/lttng, or None without it."""
+def same_contexts(ours, theirs):
+    """Both traces' contexts are the same but for those of the process
+    (pid, thread): the same fields in the same order, the same ids and
+    namespaces."""
+    own = {"ctx_vpid", "ctx_vtid", "ctx_pthread_id"}
+    strip = [[(key, value) for key, value in event.items() if key.startswith("ctx_") and
+              key not in own] for event in ours]
+    other = [[(key, value) for key, value in event.items() if key.startswith("ctx_") and
+              key not in own] for event in theirs]
+    check(strip == other, f"contexts of tracectl's trace {strip[:1]}, of lttng-sessiond's "
+          f"{other[:1]}")
+
+
+def under_lttng_sessiond(top, gid):
+    """The same whole run, with every context, recorded by Debian's
+    lttng-sessiond on the world's own /var/run/lttng, or None without it;
+    its contexts checked."""
     sessiond, lttng = shutil.which("lttng-sessiond"), shutil.which("lttng")
     if not sessiond or not lttng:
         log("lttng-sessiond is not installed: no comparison with it")
@@ -138,17 +214,20 @@ def under_lttng_sessiond(top):
         wait_for(lambda: os.path.exists("/var/run/lttng/lttng-ust-sock-8"), 20,
                  "lttng-sessiond's global socket")
         for args in (["create", "ref", "--output", out],
-                     ["enable-event", "-u", "tc_lttng_test:*"], ["start"]):
+                     ["enable-event", "-u", "tc_lttng_test:*"],
+                     ["add-context", "-u", *[arg for name in CONTEXTS for arg in ("-t", name)]],
+                     ["start"]):
             subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
-        app = subprocess.Popen([LTTNG_APP, "3"], env=env, stdout=subprocess.PIPE, text=True)
-        app.stdout.readline()
+        app = start_app(None, 3, gid=gid, env=env)
         app.wait(timeout=30)
         for args in (["stop"], ["destroy"]):
             subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+    events = lttng_stream_events(out)
+    check_contexts(events, app, 0, gid)
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")], events
 
 
 def test():
@@ -194,15 +273,19 @@ def test():
                   f"events at WARNING or above but failure: {sorted(severe)}")
             # A user's own session and application: the buffers are made
             # by the user's consumer, running as the user.
-            alice = svc.add_user("tctest-alice")
+            # Every context, from a user whose gid is not its uid, so that
+            # an id taken for another shows.
+            alice = svc.add_user("tctest-alice", own_gid=True)
+            check(alice.uid != alice.gid, f"uid {alice.uid} and gid {alice.gid} must differ")
             out = os.path.join(alice.home, "trace")
-            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice,
-                                 contexts=("vpid", "procname"))
+            mine = trace_session(svc, out, "tc_lttng_test:*", False, alice, contexts=CONTEXTS)
             check_values(mine, from_first_line=True)
+            check_contexts(lttng_stream_events(out), trace_session.app, alice.uid, alice.gid)
             text = subprocess.run(["babeltrace2", out], capture_output=True, text=True,
                                   check=True).stdout.splitlines()
             lttng = [line for line in text if "tc_lttng_test:" in line]
-            context = f'vpid = {trace_session.pid}, procname = "tracectl-lttng-"'
+            context = f'vpid = {trace_session.app.pid}, vtid = {trace_session.app.pid}, '
+            context += 'procname = "tracectl-lttng-"'
             check(lttng and all(context in line for line in lttng),
                   f"events without the context {context!r}: {lttng[:2]}")
             labels = [line.split("phase = ")[1] for line in lttng if "phase = " in line]
@@ -212,14 +295,18 @@ def test():
             owner = os.stat(os.path.join(out, "lttng-ust", "uid", str(alice.uid), "64-bit",
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
-            whole = whole_run(svc, os.path.join(top, "whole"))
-        # The same run under lttng-sessiond: the same events and values.
-        reference = under_lttng_sessiond(top)
+            # Root's application with alice's group: root's uid is 0 too.
+            gid = alice.gid
+            whole, whole_contexts = whole_run(svc, os.path.join(top, "whole"), gid)
+        # The same run under lttng-sessiond, once tracectld has left LTTng's
+        # global socket: the same events, values and contexts.
+        reference, reference_contexts = under_lttng_sessiond(top, gid) or (None, None)
         if reference is not None:
             log(f"lttng-sessiond: {len(reference)} events, tracectl: {len(whole)}")
             check(len(whole) == 63 and whole == reference,
                   f"tracectl recorded {whole[:5]}... ({len(whole)}), lttng-sessiond "
                   f"{reference[:5]}... ({len(reference)})")
+            same_contexts(whole_contexts, reference_contexts)
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
