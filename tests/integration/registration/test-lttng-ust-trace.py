@@ -14,7 +14,11 @@ it recorded: tick's count running 0, 1, 2, ... from main()'s first line,
 message's text and ratio, failure's code every fiftieth tick, state's
 enumeration every tenth with its labels; only enabled events are
 there; a whole run of the application gives the same events and values
-as under Debian's lttng-sessiond."""
+as under Debian's lttng-sessiond. Rules with filters (integers, a string
+pattern, a float, $ctx.vpid, &&, ||, a bitwise and) record exactly the
+events their filters keep, the same as lttng-sessiond's session with the
+same rules; a rule whose filter LTTng-UST cannot evaluate (arithmetic) is
+left out with a warning, not applied unfiltered."""
 
 import os
 import shutil
@@ -110,6 +114,116 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     return by_name
 
 
+def start_app_held(seconds, env, prefix=()):
+    """The application, once go() is called: first a shell that waits
+    and then becomes the application, so its pid (for a $ctx.vpid
+    filter) is known before a session is made for it."""
+    proc = subprocess.Popen([*prefix, "sh", "-c", 'read go && exec "$0" "$1"', LTTNG_APP,
+                             str(seconds)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def go():
+        proc.stdin.write("go\n")
+        proc.stdin.close()
+        line = proc.stdout.readline()
+        check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    proc.go = go
+    return proc
+
+
+FILTER_SECONDS = 6
+
+
+def filter_rules(pid):
+    """(pattern, filter, what it keeps of a run) for each rule of the
+    filtered sessions; keeps(name, fields, i) with i the tick's count."""
+    return [
+        ("tc_lttng_test:tick", "count > 3 && count < 20 || (count & 0x3f) == 42",
+         lambda f, i: 3 < i < 20 or i & 0x3f == 42),
+        ("tc_lttng_test:message", 'text == "hel*" && ratio >= 2.5',
+         lambda f, i: i >= 25),
+        ("tc_lttng_test:state", f"$ctx.vpid == {pid} && phase >= 2",
+         lambda f, i: i // 10 % 4 >= 2),
+        # Both select failure: the first never keeps it (not this pid).
+        ("tc_lttng_test:fail*", f"$ctx.vpid != {pid}", lambda f, i: False),
+    ]
+
+
+# LTTng has no arithmetic in filters: this rule is left out for LTTng-UST
+# applications (and refused by lttng enable-event), never applied as if
+# it had no filter.
+ARITHMETIC_RULE = ("tc_lttng_test:failure", "code % 2 == 1")
+
+
+def expected_filtered(pid):
+    """Every event a FILTER_SECONDS run emits that the rules keep, in
+    order, with its values (as lttng-app.c emits them)."""
+    keep = {pattern.rstrip("*"): keeps for pattern, _, keeps in filter_rules(pid)}
+    events = []
+
+    def add(name, fields, i):
+        if any(name.startswith(prefix) and keeps(fields, i) for prefix, keeps in keep.items()):
+            events.append((name, fields))
+    for i in range(FILTER_SECONDS * 10):
+        add("tc_lttng_test:tick", {"count": i}, i)
+        add("tc_lttng_test:message", {"text": "hello", "ratio": i / 10.0}, i)
+        if i % 50 == 49:
+            add("tc_lttng_test:failure", {"code": i}, i)
+        if i % 10 == 0:
+            add("tc_lttng_test:state", {"phase": i // 10 % 4}, i)
+    return events
+
+
+def filtered_events(out):
+    """The events of the trace under out, as (name, fields) with the
+    enumeration as its integer and ratios to 1e-9."""
+    events = []
+    for name, fields in read_trace(out):
+        if name.startswith("tc_lttng_test:"):
+            fields = {key: round(value, 9) if isinstance(value, float) else value
+                      for key, value in fields.items()}
+            events.append((name, fields))
+    return events
+
+
+def filtered_session(svc, out):
+    """A whole run recorded through rules with filters."""
+    app = start_app_held(FILTER_SECONDS, svc.env())
+    svc.apps.append(app)
+    svc.cli("create", "filtered", "--output", out)
+    for pattern, text, _ in filter_rules(app.pid):
+        svc.cli("enable-event", "-u", pattern, "--filter", text)
+    svc.cli("enable-event", "-u", ARITHMETIC_RULE[0], "--filter", ARITHMETIC_RULE[1])
+    offset = svc.log_offset()
+    svc.cli("start")
+    app.go()
+    app.wait(timeout=30)
+    svc.cli("stop")
+    svc.cli("destroy", "filtered")
+    with open(svc.log_path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    warning = (f"Session 'filtered', LTTng-UST application pid={app.pid}: "
+               f"'{ARITHMETIC_RULE[0]}' is not given to LTTng-UST applications: filter: '%' "
+               "(arithmetic) has no LTTng-UST equivalent at column 6")
+    check(warning in text, f"no warning {warning!r} in the service's log")
+    return filtered_events(out), app.pid
+
+
+def check_filtered(events, pid):
+    expected = [(name, {key: round(value, 9) if isinstance(value, float) else value
+                        for key, value in fields.items()})
+                for name, fields in expected_filtered(pid)]
+    counts = {}
+    for name, _ in events:
+        counts[name] = counts.get(name, 0) + 1
+    log(f"filtered session: {counts}")
+    check(events == expected,
+          f"filtered events {events[:6]}... ({len(events)}), expected {expected[:6]}... "
+          f"({len(expected)}); first difference at "
+          f"{next((i for i, (a, b) in enumerate(zip(events, expected)) if a != b), None)}")
+
+
 def whole_run(svc, out):
     """A session recording a whole run of the application (3 s): every
     event it emits, in order, with its values."""
@@ -122,13 +236,39 @@ def whole_run(svc, out):
     return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
 
 
+def reference_filtered(lttng, env, top):
+    """The filtered session's run under lttng-sessiond: the same rules
+    but the one lttng refuses (its refusal checked)."""
+    out = os.path.join(top, "reference-filtered")
+    app = start_app_held(FILTER_SECONDS, env)
+    try:
+        subprocess.run([lttng, "create", "filtered", "--output", out], env=env, check=True,
+                       capture_output=True)
+        for pattern, text, _ in filter_rules(app.pid):
+            subprocess.run([lttng, "enable-event", "-u", pattern, "--filter", text], env=env,
+                           check=True, capture_output=True)
+        refused = subprocess.run([lttng, "enable-event", "-u", ARITHMETIC_RULE[0], "--filter",
+                                  ARITHMETIC_RULE[1]], env=env, capture_output=True)
+        check(refused.returncode != 0, "lttng took a filter with arithmetic")
+        subprocess.run([lttng, "start"], env=env, check=True, capture_output=True)
+        app.go()
+        app.wait(timeout=30)
+        for args in (["stop"], ["destroy"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+    finally:
+        if app.poll() is None:
+            app.kill()
+    return filtered_events(out), app.pid
+
+
 def under_lttng_sessiond(top):
     """The same whole run recorded by Debian's lttng-sessiond on the
-    world's own /var/run/lttng, or None without it."""
+    world's own /var/run/lttng, and the filtered session's run, or
+    (None, None) without it."""
     sessiond, lttng = shutil.which("lttng-sessiond"), shutil.which("lttng")
     if not sessiond or not lttng:
         log("lttng-sessiond is not installed: no comparison with it")
-        return None
+        return None, None
     env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
     os.makedirs(env["LTTNG_HOME"])
     out = os.path.join(top, "reference")
@@ -145,10 +285,11 @@ def under_lttng_sessiond(top):
         app.wait(timeout=30)
         for args in (["stop"], ["destroy"]):
             subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+        filtered = reference_filtered(lttng, env, top)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")], filtered
 
 
 def test():
@@ -213,13 +354,18 @@ def test():
                                          "metadata")).st_uid
             check(owner == alice.uid, f"the trace belongs to uid {owner}, not {alice.uid}")
             whole = whole_run(svc, os.path.join(top, "whole"))
-        # The same run under lttng-sessiond: the same events and values.
-        reference = under_lttng_sessiond(top)
+            filtered, pid = filtered_session(svc, os.path.join(top, "filtered"))
+            check_filtered(filtered, pid)
+        # The same runs under lttng-sessiond: the same events and values.
+        reference, reference_filtered_run = under_lttng_sessiond(top)
         if reference is not None:
             log(f"lttng-sessiond: {len(reference)} events, tracectl: {len(whole)}")
             check(len(whole) == 63 and whole == reference,
                   f"tracectl recorded {whole[:5]}... ({len(whole)}), lttng-sessiond "
                   f"{reference[:5]}... ({len(reference)})")
+            events, reference_pid = reference_filtered_run
+            check_filtered(events, reference_pid)
+            log(f"lttng-sessiond's filtered session: {len(events)} events, as tracectl's")
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
