@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <lttng/ust-ctl.h>
+#include <lttng/ust-error.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,7 +104,10 @@ typedef struct {
 	int loglevel; /* -1: any */
 	gboolean loglevel_only;
 	char **exclusions;
-	gboolean has_filter;
+	GBytes *filter; /* LTTng-UST's bytecode, NULL: none */
+	guint32 reloc_offset;
+	char *refusal; /* why the rule's filter cannot be given, or NULL */
+	guint64 seqnum; /* the rule's place in its channel, as LTTng orders filters */
 } RuleCopy;
 
 static void
@@ -113,6 +117,8 @@ rule_copy_free(gpointer data)
 
 	g_free(copy->pattern);
 	g_strfreev(copy->exclusions);
+	g_clear_pointer(&copy->filter, g_bytes_unref);
+	g_free(copy->refusal);
 	g_free(copy);
 }
 
@@ -136,7 +142,10 @@ session_rules(TcSession *session, const char *pattern)
 		copy->loglevel = rule->loglevel;
 		copy->loglevel_only = rule->loglevel_only;
 		copy->exclusions = g_strdupv(rule->exclusions);
-		copy->has_filter = rule->filter_text != NULL;
+		copy->filter = rule->lttng_filter ? g_bytes_ref(rule->lttng_filter) : NULL;
+		copy->reloc_offset = rule->lttng_reloc_offset;
+		copy->refusal = g_strdup(rule->lttng_refusal);
+		copy->seqnum = i;
 		/* Of one pattern, the rule just added: the last. */
 		if (pattern)
 			g_ptr_array_set_size(rules, 0);
@@ -161,8 +170,41 @@ set_exclusions(TcLttngApp *app, const RuleCopy *rule, struct lttng_ust_abi_objec
 	return lttng_ust_ctl_set_exclusion(app->cmd_fd, exclusion, event);
 }
 
+/* cmd_lock held: the rule's filter on the event rule event, before it
+ * is enabled (as lttng-sessiond's set_ust_object_filter()). */
+static int
+set_filter(TcLttngApp *app, const RuleCopy *rule, struct lttng_ust_abi_object_data *event)
+{
+	gsize len;
+	const void *data;
+	g_autofree struct lttng_ust_abi_filter_bytecode *bytecode = NULL;
+
+	if (rule->filter == NULL)
+		return 0;
+	data = g_bytes_get_data(rule->filter, &len);
+	/* tc_filter_lttng_compile() bounds it to LTTng-UST's maximum. */
+	g_assert(len <= LTTNG_UST_ABI_FILTER_BYTECODE_MAX_LEN);
+	bytecode = g_malloc0(sizeof(*bytecode) + len);
+	bytecode->len = (uint32_t)len;
+	bytecode->reloc_offset = rule->reloc_offset;
+	bytecode->seqnum = rule->seqnum;
+	memcpy(bytecode->data, data, len);
+	return lttng_ust_ctl_set_filter(app->cmd_fd, bytecode, event);
+}
+
+/* Whether ret is the application's answer to a command, rather than its
+ * socket failing or the application leaving: then the next commands can
+ * still be sent. */
+static gboolean
+is_refusal(int ret)
+{
+	return ret < 0 && ret != -EPIPE && ret != -ECONNRESET && ret != -ETIMEDOUT &&
+	       ret != -EAGAIN && ret != -LTTNG_UST_ERR_EXITING;
+}
+
 /* cmd_lock held: one event rule in the channel chan_obj, enabled.
- * TC_ERROR_NOT_SUPPORTED for a rule with a filter, which is not applied
+ * TC_ERROR_NOT_SUPPORTED for a rule this application is not given: its
+ * filter has no LTTng-UST equivalent, or the application refused it
  * (rather than recording what it filters out). */
 static gboolean
 enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
@@ -178,14 +220,23 @@ enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 	};
 	int ret;
 
-	if (rule->has_filter) {
+	if (rule->refusal) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "'%s' has a filter, which LTTng-UST applications are not given yet",
-			    rule->pattern);
+			    "'%s' is not given to LTTng-UST applications: %s", rule->pattern,
+			    rule->refusal);
 		return FALSE;
 	}
 	g_strlcpy(attr.name, rule->pattern, sizeof(attr.name));
 	ret = lttng_ust_ctl_create_event(app->cmd_fd, &attr, chan_obj, &event);
+	if (ret >= 0 && is_refusal(ret = set_filter(app, rule, event))) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "'%s': the application refused its filter (%s); the rule is left out",
+			    rule->pattern, ret > -1000 ? g_strerror(-ret) : "LTTng-UST error");
+		/* The rule's object stays disabled; release it in the application. */
+		(void)lttng_ust_ctl_release_object(app->cmd_fd, event);
+		free(event);
+		return FALSE;
+	}
 	if (ret >= 0)
 		ret = set_exclusions(app, rule, event);
 	if (ret >= 0)

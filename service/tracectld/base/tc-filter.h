@@ -46,4 +46,20 @@ GBytes *tc_filter_compile(TcFilterExpr *const *exprs, guint n,
  */
 char *tc_filter_to_tracefs(const TcFilterExpr *expr, GError **error);
 
+/* LTTng-UST's largest filter bytecode (LTTNG_UST_ABI_FILTER_BYTECODE_MAX_LEN). */
+#define TC_FILTER_LTTNG_MAX_LEN 65536u
+
+/*
+ * The expression in LTTng-UST 2.13's filter bytecode, as lttng-tools
+ * 2.13 would send it (tc-filter-lttng.c): the data[] of a struct
+ * lttng_ust_abi_filter_bytecode, with its relocation table from
+ * *reloc_offset, at most max_len bytes (TC_FILTER_LTTNG_MAX_LEN but in
+ * tests). What LTTng-UST cannot evaluate (arithmetic, a floating-point
+ * condition, two patterns compared, more than its stack holds) fails with
+ * TC_ERROR_NOT_SUPPORTED naming the part and its column; a program
+ * over max_len with TC_ERROR_INVALID_ARGUMENT.
+ */
+GBytes *tc_filter_lttng_compile(const TcFilterExpr *expr, guint max_len, guint32 *reloc_offset,
+				GError **error);
+
 #endif /* TC_FILTER_H */

@@ -27,6 +27,8 @@ tc_event_rule_free(TcEventRule *rule)
 	g_strfreev(rule->exclusions);
 	g_free(rule->filter_text);
 	tc_filter_expr_free(rule->filter);
+	g_clear_pointer(&rule->lttng_filter, g_bytes_unref);
+	g_free(rule->lttng_refusal);
 	g_free(rule);
 }
 
@@ -72,15 +74,23 @@ set_loglevel(TcEventRule *rule, const TcEventRuleSpec *spec, GError **error)
 	return TRUE;
 }
 
+/* The filter, compiled once for every LTTng-UST application; one it
+ * cannot be given is kept for tracectl's own applications. */
 static gboolean
 set_filter(TcEventRule *rule, const char *text, GError **error)
 {
+	g_autoptr(GError) refusal = NULL;
+
 	if (text == NULL)
 		return TRUE;
 	rule->filter = tc_filter_parse(text, error);
 	if (rule->filter == NULL)
 		return FALSE;
 	rule->filter_text = g_strdup(text);
+	rule->lttng_filter = tc_filter_lttng_compile(rule->filter, TC_FILTER_LTTNG_MAX_LEN,
+						     &rule->lttng_reloc_offset, &refusal);
+	if (rule->lttng_filter == NULL)
+		rule->lttng_refusal = g_strdup(refusal->message);
 	return TRUE;
 }
 

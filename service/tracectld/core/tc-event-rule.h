@@ -27,6 +27,13 @@ typedef struct {
 	char **exclusions; /* NULL-terminated, never NULL */
 	char *filter_text; /* NULL: no filter */
 	TcFilterExpr *filter;
+	/* The filter in LTTng-UST's bytecode (tc_filter_lttng_compile()),
+	 * relocations from lttng_reloc_offset; or, for a filter LTTng-UST
+	 * cannot evaluate, NULL and why in lttng_refusal (the rule still
+	 * serves tracectl's own applications). Both NULL: no filter. */
+	GBytes *lttng_filter;
+	guint32 lttng_reloc_offset;
+	char *lttng_refusal;
 } TcEventRule;
 
 /*

@@ -18,7 +18,11 @@ carries, on every event, the application's real pid, thread, name, ids
 and namespaces (run with a group id other than its user id), and no
 context is added once the session has started; a whole run of the
 application, with every context, gives the same events and values as
-under Debian's lttng-sessiond."""
+under Debian's lttng-sessiond. Rules with filters (integers, a string
+pattern, a float, $ctx.vpid, &&, ||, a bitwise and) record exactly the
+events their filters keep, the same as lttng-sessiond's session with the
+same rules; a rule whose filter LTTng-UST cannot evaluate (arithmetic) is
+left out with a warning, not applied unfiltered."""
 
 import os
 import shutil
@@ -167,6 +171,116 @@ def trace_session(svc, out, pattern, app_first, user=None, restart=False, later=
     return by_name
 
 
+def start_app_held(seconds, env, prefix=()):
+    """The application, once go() is called: first a shell that waits
+    and then becomes the application, so its pid (for a $ctx.vpid
+    filter) is known before a session is made for it."""
+    proc = subprocess.Popen([*prefix, "sh", "-c", 'read go && exec "$0" "$1"', LTTNG_APP,
+                             str(seconds)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def go():
+        proc.stdin.write("go\n")
+        proc.stdin.close()
+        line = proc.stdout.readline()
+        check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    proc.go = go
+    return proc
+
+
+FILTER_SECONDS = 6
+
+
+def filter_rules(pid):
+    """(pattern, filter, what it keeps of a run) for each rule of the
+    filtered sessions; keeps(name, fields, i) with i the tick's count."""
+    return [
+        ("tc_lttng_test:tick", "count > 3 && count < 20 || (count & 0x3f) == 42",
+         lambda f, i: 3 < i < 20 or i & 0x3f == 42),
+        ("tc_lttng_test:message", 'text == "hel*" && ratio >= 2.5',
+         lambda f, i: i >= 25),
+        ("tc_lttng_test:state", f"$ctx.vpid == {pid} && phase >= 2",
+         lambda f, i: i // 10 % 4 >= 2),
+        # Both select failure: the first never keeps it (not this pid).
+        ("tc_lttng_test:fail*", f"$ctx.vpid != {pid}", lambda f, i: False),
+    ]
+
+
+# LTTng has no arithmetic in filters: this rule is left out for LTTng-UST
+# applications (and refused by lttng enable-event), never applied as if
+# it had no filter.
+ARITHMETIC_RULE = ("tc_lttng_test:failure", "code % 2 == 1")
+
+
+def expected_filtered(pid):
+    """Every event a FILTER_SECONDS run emits that the rules keep, in
+    order, with its values (as lttng-app.c emits them)."""
+    keep = {pattern.rstrip("*"): keeps for pattern, _, keeps in filter_rules(pid)}
+    events = []
+
+    def add(name, fields, i):
+        if any(name.startswith(prefix) and keeps(fields, i) for prefix, keeps in keep.items()):
+            events.append((name, fields))
+    for i in range(FILTER_SECONDS * 10):
+        add("tc_lttng_test:tick", {"count": i}, i)
+        add("tc_lttng_test:message", {"text": "hello", "ratio": i / 10.0}, i)
+        if i % 50 == 49:
+            add("tc_lttng_test:failure", {"code": i}, i)
+        if i % 10 == 0:
+            add("tc_lttng_test:state", {"phase": i // 10 % 4}, i)
+    return events
+
+
+def filtered_events(out):
+    """The events of the trace under out, as (name, fields) with the
+    enumeration as its integer and ratios to 1e-9."""
+    events = []
+    for name, fields in read_trace(out):
+        if name.startswith("tc_lttng_test:"):
+            fields = {key: round(value, 9) if isinstance(value, float) else value
+                      for key, value in fields.items()}
+            events.append((name, fields))
+    return events
+
+
+def filtered_session(svc, out):
+    """A whole run recorded through rules with filters."""
+    app = start_app_held(FILTER_SECONDS, svc.env())
+    svc.apps.append(app)
+    svc.cli("create", "filtered", "--output", out)
+    for pattern, text, _ in filter_rules(app.pid):
+        svc.cli("enable-event", "-u", pattern, "--filter", text)
+    svc.cli("enable-event", "-u", ARITHMETIC_RULE[0], "--filter", ARITHMETIC_RULE[1])
+    offset = svc.log_offset()
+    svc.cli("start")
+    app.go()
+    app.wait(timeout=30)
+    svc.cli("stop")
+    svc.cli("destroy", "filtered")
+    with open(svc.log_path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    warning = (f"Session 'filtered', LTTng-UST application pid={app.pid}: "
+               f"'{ARITHMETIC_RULE[0]}' is not given to LTTng-UST applications: filter: '%' "
+               "(arithmetic) has no LTTng-UST equivalent at column 6")
+    check(warning in text, f"no warning {warning!r} in the service's log")
+    return filtered_events(out), app.pid
+
+
+def check_filtered(events, pid):
+    expected = [(name, {key: round(value, 9) if isinstance(value, float) else value
+                        for key, value in fields.items()})
+                for name, fields in expected_filtered(pid)]
+    counts = {}
+    for name, _ in events:
+        counts[name] = counts.get(name, 0) + 1
+    log(f"filtered session: {counts}")
+    check(events == expected,
+          f"filtered events {events[:6]}... ({len(events)}), expected {expected[:6]}... "
+          f"({len(expected)}); first difference at "
+          f"{next((i for i, (a, b) in enumerate(zip(events, expected)) if a != b), None)}")
+
+
 def whole_run(svc, out, gid):
     """A session recording a whole run of the application (3 s), with
     every context: every event it emits, in order, with its values; the
@@ -197,10 +311,35 @@ def same_contexts(ours, theirs):
           f"{other[:1]}")
 
 
+def reference_filtered(lttng, env, top):
+    """The filtered session's run under lttng-sessiond: the same rules
+    but the one lttng refuses (its refusal checked)."""
+    out = os.path.join(top, "reference-filtered")
+    app = start_app_held(FILTER_SECONDS, env)
+    try:
+        subprocess.run([lttng, "create", "filtered", "--output", out], env=env, check=True,
+                       capture_output=True)
+        for pattern, text, _ in filter_rules(app.pid):
+            subprocess.run([lttng, "enable-event", "-u", pattern, "--filter", text], env=env,
+                           check=True, capture_output=True)
+        refused = subprocess.run([lttng, "enable-event", "-u", ARITHMETIC_RULE[0], "--filter",
+                                  ARITHMETIC_RULE[1]], env=env, capture_output=True)
+        check(refused.returncode != 0, "lttng took a filter with arithmetic")
+        subprocess.run([lttng, "start"], env=env, check=True, capture_output=True)
+        app.go()
+        app.wait(timeout=30)
+        for args in (["stop"], ["destroy"]):
+            subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+    finally:
+        if app.poll() is None:
+            app.kill()
+    return filtered_events(out), app.pid
+
+
 def under_lttng_sessiond(top, gid):
     """The same whole run, with every context, recorded by Debian's
-    lttng-sessiond on the world's own /var/run/lttng, or None without it;
-    its contexts checked."""
+    lttng-sessiond on the world's own /var/run/lttng, and the filtered
+    session's run, or None without it; its contexts checked."""
     sessiond, lttng = shutil.which("lttng-sessiond"), shutil.which("lttng")
     if not sessiond or not lttng:
         log("lttng-sessiond is not installed: no comparison with it")
@@ -222,12 +361,14 @@ def under_lttng_sessiond(top, gid):
         app.wait(timeout=30)
         for args in (["stop"], ["destroy"]):
             subprocess.run([lttng, *args], env=env, check=True, capture_output=True)
+        filtered = reference_filtered(lttng, env, top)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     events = lttng_stream_events(out)
     check_contexts(events, app, 0, gid)
-    return [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")], events
+    whole = [event for event in read_trace(out) if event[0].startswith("tc_lttng_test:")]
+    return whole, events, filtered
 
 
 def test():
@@ -298,15 +439,21 @@ def test():
             # Root's application with alice's group: root's uid is 0 too.
             gid = alice.gid
             whole, whole_contexts = whole_run(svc, os.path.join(top, "whole"), gid)
-        # The same run under lttng-sessiond, once tracectld has left LTTng's
+            filtered, pid = filtered_session(svc, os.path.join(top, "filtered"))
+            check_filtered(filtered, pid)
+        # The same runs under lttng-sessiond, once tracectld has left LTTng's
         # global socket: the same events, values and contexts.
-        reference, reference_contexts = under_lttng_sessiond(top, gid) or (None, None)
+        reference, reference_contexts, reference_filtered_run = (
+            under_lttng_sessiond(top, gid) or (None, None, None))
         if reference is not None:
             log(f"lttng-sessiond: {len(reference)} events, tracectl: {len(whole)}")
             check(len(whole) == 63 and whole == reference,
                   f"tracectl recorded {whole[:5]}... ({len(whole)}), lttng-sessiond "
                   f"{reference[:5]}... ({len(reference)})")
             same_contexts(whole_contexts, reference_contexts)
+            events, reference_pid = reference_filtered_run
+            check_filtered(events, reference_pid)
+            log(f"lttng-sessiond's filtered session: {len(events)} events, as tracectl's")
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
