@@ -88,9 +88,10 @@
  *   an LTTng-UST channel is refused for a session that does not write
  *   locally (-EOPNOTSUPP), with a bad name or geometry (-EINVAL), with an
  *   id its session has (-EEXIST), and fails (-ENOMEM) for a geometry that
- *   liblttng-ust-ctl refuses (a size or count that is no power of two); SESSION_FILES answers list the home's
- *   session files in order, each with its bytes or its refusal; one reply
- *   ends every answer and nothing comes after it.
+ *   liblttng-ust-ctl refuses (a size or count that is no power of two);
+ *   SESSION_FILES answers list the home's session files in order, each
+ *   with its bytes or its refusal; one reply ends every answer and nothing
+ *   comes after it.
  * - A request that is refused, or whose work fails, changes nothing: not
  *   the files under the harness's directory (listed before and after each
  *   request), not the sessions, channels and kernel traces the consumer
@@ -3020,13 +3021,16 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 		s->n_channels++;
 		break;
 	}
-	case TC_CONSUMER_LTTNG_CHANNEL:
+	case TC_CONSUMER_LTTNG_CHANNEL: {
+		const struct tc_consumer_lttng_channel *m = (const void *)out.bytes;
+
 		if (status != 0)
 			return;
 		if (s->n_lttng == CHANNELS_MAX)
 			FAIL("more than %u LTTng-UST channels", CHANNELS_MAX);
-		s->lttng_ids[s->n_lttng++] = ((const struct tc_consumer_lttng_channel *)out.bytes)->channel_id;
+		s->lttng_ids[s->n_lttng++] = m->channel_id;
 		break;
+	}
 	case TC_CONSUMER_METADATA:
 		if (status == 0)
 			s->metadata_len += b->len - sizeof(struct tc_consumer_metadata);

@@ -271,7 +271,7 @@ static void
 change_fds(struct built *b, guint8 f)
 {
 	static const enum fd_kind kinds[8] = {FD_NONE, FD_PIPE, FD_MEMFD, FD_EVENT,
-					      FD_NULL, FD_NONE, FD_PIPE, FD_MEMFD};
+					      FD_NULL, FD_NONE, FD_PIPE,  FD_MEMFD};
 
 	b->kinds[0] = kinds[f & 7u];
 	b->kinds[1] = kinds[(f >> 3) & 7u];
@@ -427,8 +427,7 @@ check_asked(const void *msg, guint32 type, guint32 size)
 	if (type != TC_CONSUMER_LTTNG_CHANNEL || size != sizeof(*m) ||
 	    m->session_id != SESSION_ID || m->channel_id != model.channel_id ||
 	    m->chan_id != CHAN_ID || memcmp(&m->geometry, &asked_config, sizeof(asked_config)) ||
-	    memcmp(m->uuid, asked_uuid, sizeof(asked_uuid)) ||
-	    strcmp(m->name, "channel0") != 0)
+	    memcmp(m->uuid, asked_uuid, sizeof(asked_uuid)) || strcmp(m->name, "channel0") != 0)
 		FAIL("tracectld asked for another LTTng-UST channel (type %u, %u bytes)",
 		     (unsigned)type, (unsigned)size);
 }
@@ -450,7 +449,7 @@ route_one(GHashTable *pending, TcConsumerRequest *request, guint n)
 		kind = !model.has_datum			  ? K_DATUM
 		       : model.streams < model.nr_streams ? K_STREAM
 							  : K_REPLY;
-		head &= (guint8)~(FLAG_FDS | FLAG_TWIST);
+		head &= (guint8) ~(FLAG_FDS | FLAG_TWIST);
 	}
 	build_message(&b, kind, head);
 	expected = expect_message(&b);
@@ -622,8 +621,8 @@ static const struct fuzz_seed seeds[] = {
     SEED(0x00, ID, DATUM16, STREAM, OK),
     SEED(0x07, ID, DATUM16, STREAM, STREAM, STREAM, STREAM, OK),
     /* The rest of an answer, message by message; a refusal. */
-    SEED(0x01, ID, K_REST, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, K_REST,
-	 K_REST, K_REST),
+    SEED(0x01, ID, K_REST, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, K_REST, K_REST,
+	 K_REST),
     SEED(0x01, ID, DATUM16, STREAM, K_REPLY | FLAG_VALUES, 0x06),
     /* Datums: too long, empty, another channel, streams, a second one. */
     SEED(0x00, ID, K_DATUM | FLAG_VALUES, 0x04),
@@ -632,11 +631,11 @@ static const struct fuzz_seed seeds[] = {
     SEED(0x01, ID, K_DATUM | FLAG_VALUES, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
     SEED(0x00, ID, DATUM16, DATUM16),
     /* Datums without a descriptor, with two, with an eventfd. */
-    SEED(0x00, ID, K_DATUM | FLAG_FDS, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	 STREAM, OK),
+    SEED(0x00, ID, K_DATUM | FLAG_FDS, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, STREAM,
+	 OK),
     SEED(0x00, ID, K_DATUM | FLAG_FDS, 0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-    SEED(0x00, ID, K_DATUM | FLAG_FDS, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	 STREAM, OK),
+    SEED(0x00, ID, K_DATUM | FLAG_FDS, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, STREAM,
+	 OK),
     /* Streams: too few, too many, out of order, sizes, memfds too short,
      * descriptors missing or of the wrong kind. */
     SEED(0x01, ID, DATUM16, STREAM, OK),
