@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-output.h"
 #include "tc-fd-passing.h"
 
 #if TC_CONSUMERD_HAVE_LTTNG
@@ -179,17 +180,43 @@ lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 	return 0;
 }
 
+static void
+lttng_file_name(char *path, size_t size, const char *name, uint32_t index)
+{
+	snprintf(path, size, "%s_%" PRIu32, name, index);
+}
+
+/* Removes the stream files made so far: a request that fails leaves the
+ * trace directory as it was. */
+static void
+lttng_remove_files(struct tc_consumerd_lttng_channel *channel, const char *name, int dir_fd)
+{
+	for (uint32_t i = 0; i < channel->nr_streams && channel->streams[i].file_fd >= 0; i++) {
+		char path[TC_CONSUMER_NAME_MAX + 16];
+
+		lttng_file_name(path, sizeof(path), name, i);
+		close(channel->streams[i].file_fd);
+		channel->streams[i].file_fd = -1;
+		(void)unlinkat(dir_fd, path, 0);
+	}
+}
+
+/* New files only, as tracectl's own channels make theirs: a file there
+ * already (another channel's, or a symbolic link) is not truncated. */
 static int
 lttng_open_files(struct tc_consumerd_lttng_channel *channel, const char *name, int dir_fd)
 {
 	for (uint32_t i = 0; i < channel->nr_streams; i++) {
 		char path[TC_CONSUMER_NAME_MAX + 16];
+		int ret;
 
-		snprintf(path, sizeof(path), "%s_%" PRIu32, name, i);
-		channel->streams[i].file_fd =
-			openat(dir_fd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (channel->streams[i].file_fd < 0)
-			return -errno;
+		lttng_file_name(path, sizeof(path), name, i);
+		ret = tc_consumerd_output_create_file(dir_fd, path);
+		if (ret < 0) {
+			lttng_remove_files(channel, name, dir_fd);
+			return ret;
+		}
+		channel->streams[i].file_fd = ret;
 	}
 	return 0;
 }
@@ -319,17 +346,19 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
 		ret = lttng_fail(error, error_size, -errno, "socketpair");
-		goto fail;
+		goto fail_files;
 	}
 	ret = lttng_export(channel, pair, fd, request_id, is_socket_broken);
 	close(pair[0]);
 	close(pair[1]);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "sending the object data");
-		goto fail;
+		goto fail_files;
 	}
 	*out = channel;
 	return 0;
+fail_files:
+	lttng_remove_files(channel, msg->name, dir_fd);
 fail:
 	tc_consumerd_lttng_channel_free(channel);
 	return ret;

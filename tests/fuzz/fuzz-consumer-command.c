@@ -49,6 +49,16 @@
  * - no application writes into the buffers, so no packet is ever written;
  *   the session threads' timers, wake-ups and writer threads do not run;
  * - SESSION_FILES reads homes the harness made once for the process.
+ * - LTTng-UST channels (when built with liblttng-ust-ctl) are real
+ *   buffers made by liblttng-ust-ctl, one stream per possible CPU. Their
+ *   geometries come from a table: the accepted ones are small (at most
+ *   16 KiB in all per stream, and 4 MiB for the 1024 sub-buffers at the
+ *   count's bound), since liblttng-ust-ctl sizes and zeroes each stream's
+ *   memfd at creation; the sub-buffer size's upper bound (64 MiB) is
+ *   reached only with a count the consumer refuses before any buffer is
+ *   made: 2 x 64 MiB per CPU would cost a run seconds. The other values
+ *   around the bounds (4095 and 4096 bytes, 1, 2, 1024 and 1025
+ *   sub-buffers, 64 MiB + 1, sizes that are no power of two) are there.
  * Valid but large counts (channels of up to 4096 CPUs) are left out: the
  * harness reads the answers once the handler returned, and 4096 streams
  * would fill the socket first.
@@ -70,16 +80,26 @@
  * - Every message of an answer carries its request's id (0 for a message
  *   too short to hold one). A channel's answer is one stream per CPU, in
  *   CPU order, each with a sealed memfd holding a ring buffer of the
- *   geometry asked and an eventfd; SESSION_FILES answers list the home's
- *   session files in order, each with its bytes or its refusal; one reply
- *   ends every answer and nothing comes after it.
+ *   geometry asked and an eventfd; an LTTng-UST channel's is one datum
+ *   (the channel id, the number of streams, a per-CPU channel, 1 to
+ *   TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX bytes and one pipe), then one
+ *   stream per possible CPU in order, each with a memfd sealed against
+ *   shrinking, growing and more seals, of the size announced, and a pipe;
+ *   an LTTng-UST channel is refused for a session that does not write
+ *   locally (-EOPNOTSUPP), with a bad name or geometry (-EINVAL), with an
+ *   id its session has (-EEXIST), and fails (-ENOMEM) for a geometry that
+ *   liblttng-ust-ctl refuses (a size or count that is no power of two);
+ *   SESSION_FILES answers list the home's session files in order, each
+ *   with its bytes or its refusal; one reply ends every answer and nothing
+ *   comes after it.
  * - A request that is refused, or whose work fails, changes nothing: not
  *   the files under the harness's directory (listed before and after each
  *   request), not the sessions, channels and kernel traces the consumer
  *   holds, not its descriptors. A request served creates exactly what the
  *   ABI says (the directory and its missing parents, "metadata",
  *   "<channel>_<cpu>", "kernel_<cpu>") and keeps exactly the descriptors
- *   its objects need; the metadata file holds every text taken. A
+ *   its objects need (for an LTTng-UST channel, LTTNG_FDS_PER_STREAM per
+ *   stream and LTTNG_FDS_PER_CHANNEL); the metadata file holds every text taken. A
  *   rotation's outcome depends on where the directories lie: it is
  *   checked afterwards (both chunks hold their files). Nothing outside
  *   jail/ is ever created or changed.
@@ -114,11 +134,17 @@
 #include "fuzz-driver.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-command.h"
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-relay.h"
 #include "tc-consumerd-session-thread.h"
 #include "tc-consumerd-session.h"
 #include "tc-log-line.h"
 #include "tc-rb.h"
+
+#if TC_CONSUMERD_HAVE_LTTNG
+#include <lttng/ust-abi.h>
+#include <lttng/ust-ctl.h>
+#endif
 
 /* A failure leaves the input to replay, not the files: the harness's
  * directory is removed first (it may be on a tmpfs). */
@@ -148,6 +174,11 @@ static void fail_cleanup(void);
  * context (tc-consumerd-layout.c). */
 #define CHANNEL_CPUS_MAX 4096u
 #define LAYOUT_CONTEXT_MAX 4096u
+/* What an LTTng-UST channel keeps open in the consumer: per stream its
+ * memfd, its wake-up pipe (both ends) and its file; per channel the
+ * channel's wake-up pipe (both ends). */
+#define LTTNG_FDS_PER_STREAM 4
+#define LTTNG_FDS_PER_CHANNEL 2
 
 enum outcome {
 	HEADER_REFUSED,
@@ -157,6 +188,7 @@ enum outcome {
 	SERVED,
 	WORK_FAILED,
 	STREAMS_CHECKED,
+	LTTNG_CHECKED,
 	FILES_CHECKED,
 	KERNEL_TRACED,
 	ROTATED,
@@ -168,8 +200,8 @@ enum outcome {
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
     "header refused", "size refused",	   "route refused", "check refused", "served",
-    "work failed",    "streams checked",   "files checked", "kernel traced", "rotated",
-    "relay opened",   "session destroyed", "link ended",
+    "work failed",    "streams checked",   "lttng checked", "files checked", "kernel traced",
+    "rotated",	      "relay opened",	   "session destroyed", "link ended",
 };
 static unsigned long long outcomes[OUTCOMES];
 
@@ -196,6 +228,7 @@ enum kind {
 	K_SESSION_FILES,
 	K_RAW,
 	K_EMPTY,
+	K_LTTNG_CHANNEL,
 	KINDS,
 };
 #define KIND_MASK 0x1fu
@@ -232,6 +265,8 @@ struct model_session {
 	char host[TC_CONSUMER_HOST_MAX];
 	struct model_channel channels[CHANNELS_MAX]; /* in creation order */
 	unsigned int n_channels;
+	uint64_t lttng_ids[CHANNELS_MAX]; /* its LTTng-UST channels */
+	unsigned int n_lttng;
 	bool has_kernel, kernel_streams;
 	uint32_t kernel_cpus;
 	char kernel_dir[TC_CONSUMER_PATH_MAX];
@@ -994,6 +1029,10 @@ abi_size(uint32_t type, bool *has_payload)
 		return sizeof(struct tc_consumer_relay_rotate);
 	case TC_CONSUMER_SESSION_FILES:
 		return sizeof(struct tc_consumer_session_files);
+#if TC_CONSUMERD_HAVE_LTTNG
+	case TC_CONSUMER_LTTNG_CHANNEL:
+		return sizeof(struct tc_consumer_lttng_channel);
+#endif
 	default:
 		return 0;
 	}
@@ -1017,6 +1056,28 @@ model_channel(const struct model_session *s, uint64_t id)
 		if (s->channels[i].id == id)
 			return &s->channels[i];
 	return NULL;
+}
+
+static bool
+model_has_lttng(const struct model_session *s, uint64_t id)
+{
+	for (unsigned int i = 0; i < s->n_lttng; i++)
+		if (s->lttng_ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The streams of an LTTng-UST channel: one per possible CPU. */
+static uint32_t
+lttng_nr_streams(void)
+{
+#if TC_CONSUMERD_HAVE_LTTNG
+	int n = lttng_ust_ctl_get_nr_stream_per_channel();
+
+	return n > 0 ? (uint32_t)n : 0;
+#else
+	return 0;
+#endif
 }
 
 static const struct model_channel *
@@ -1285,6 +1346,42 @@ build_create_channel(struct fuzz_input *in)
 	m->geometry.read_timer_us = timer_of(t >> 2, t & 0x40);
 	m->geometry.monitor_timer_us = timer_of(t >> 4, t & 0x80);
 	memset(m->uuid, (int)m->session_id + 1, sizeof(m->uuid));
+	return sizeof(*m);
+}
+
+/* Geometries: small accepted ones, every bound of the consumer's from
+ * both sides, and sizes liblttng-ust-ctl refuses (see the top). */
+static const uint32_t lttng_geometries[16][2] = {
+    {4096, 2},	     {4096, 4}, {8192, 2},	      {16384, 1},
+    {4096, 1024},    {4095, 2}, {4096, 1},	      {4096, 1025},
+    {(64u << 20) + 1, 2}, {64u << 20, 1}, {6144, 2},	      {4096, 3},
+    {2048, 4},	     {0, 0},	{UINT32_MAX, UINT32_MAX}, {8192, 4},
+};
+
+static size_t
+build_lttng_channel(struct fuzz_input *in)
+{
+	static const uint32_t chan_ids[4] = {0, 1, 7, UINT32_MAX};
+	struct tc_consumer_lttng_channel *m = (void *)out.bytes;
+	uint8_t ids, g, t;
+
+	m->header.type = TC_CONSUMER_LTTNG_CHANNEL;
+	m->session_id = take_session_id(in);
+	ids = fuzz_take_byte(in);
+	m->channel_id = ids & 3u; /* tracectld names its one channel 0 */
+	m->chan_id = chan_ids[(ids >> 2) & 3u];
+	m->reserved = ids & 0x10 ? 0xffffffffu : 0;
+	build_channel_name(m->name, sizeof(m->name), fuzz_take_byte(in));
+	g = fuzz_take_byte(in);
+	m->geometry.subbuf_size = lttng_geometries[g & 15u][0];
+	m->geometry.num_subbuf = lttng_geometries[g & 15u][1];
+	m->geometry.overwrite = (g >> 4) & 3u; /* any value but 0 is overwrite */
+	t = fuzz_take_byte(in);
+	/* Its timers are the consumer's to run (it polls): any value goes. */
+	m->geometry.switch_timer_us = timer_of(t, t & 0x40);
+	m->geometry.read_timer_us = timer_of(t >> 2, t & 0x40);
+	m->geometry.monitor_timer_us = timer_of(t >> 4, t & 0x80);
+	memset(m->uuid, (int)m->session_id + 0x11, sizeof(m->uuid));
 	return sizeof(*m);
 }
 
@@ -1577,6 +1674,8 @@ build_body(const struct conversation *c, struct fuzz_input *in, struct built *b,
 		return build_session_files(in);
 	case K_RAW:
 		return build_raw(in);
+	case K_LTTNG_CHANNEL:
+		return build_lttng_channel(in);
 	default:
 		return 0;
 	}
@@ -1902,6 +2001,46 @@ expect_create_channel(struct expectation *e)
 				    e->added));
 }
 
+static bool
+is_lttng_geometry(const struct tc_channel_geometry *g)
+{
+	return is_power_of_two(g->subbuf_size) && is_power_of_two(g->num_subbuf);
+}
+
+/* The consumer's checks in their order: the first that fails is the
+ * status, and any other failing one will do too. */
+static void
+expect_lttng_channel(struct expectation *e)
+{
+	const struct tc_consumer_lttng_channel *m = (const void *)out.bytes;
+	const struct tc_channel_geometry *g = &m->geometry;
+	struct model_session *s = e->session;
+	int failed[4], n = 0;
+	uint32_t streams = lttng_nr_streams();
+
+	if (!model_is_local(s))
+		failed[n++] = -EOPNOTSUPP;
+	if (!rule_terminated(m->name, sizeof(m->name)) || !rule_channel_name(m->name))
+		failed[n++] = -EINVAL;
+	if (g->num_subbuf < 2 || g->num_subbuf > TC_RB_NUM_SUBBUF_MAX || g->subbuf_size < 4096 ||
+	    g->subbuf_size > TC_RB_SUBBUF_SIZE_MAX)
+		failed[n++] = -EINVAL;
+	if (model_has_lttng(s, m->channel_id))
+		failed[n++] = -EEXIST;
+	if (n > 0) {
+		refuse(e, STAGE_CHECK, failed[0]);
+		e->status_alt = failed[n - 1];
+		return;
+	}
+	if (s->fs_unknown)
+		return work_unknown(e);
+	/* The buffers are made before the files. */
+	if (!is_lttng_geometry(g))
+		return work(e, -ENOMEM);
+	e->fds_kept = (int)streams * LTTNG_FDS_PER_STREAM + LTTNG_FDS_PER_CHANNEL;
+	work(e, expect_stream_files(s, m->name, streams, s->trace_dir, e->added));
+}
+
 static void
 expect_metadata(struct expectation *e, size_t len)
 {
@@ -2171,6 +2310,8 @@ expect_session_request(struct expectation *e, const struct built *b)
 		return expect_snapshot_relay(e);
 	case TC_CONSUMER_RELAY_ROTATE:
 		return expect_relay_rotate(e);
+	case TC_CONSUMER_LTTNG_CHANNEL:
+		return expect_lttng_channel(e);
 	default: /* FLUSH_SESSION, DESTROY_SESSION, CLEAR, CHUNK_SIZE */
 		work(e, 0);
 		/* A destroyed session gives back every descriptor it held. */
@@ -2361,6 +2502,7 @@ check_received(const struct tc_consumerd_request *request, const struct built *b
 struct answer {
 	bool is_replied;
 	struct tc_consumer_reply reply;
+	bool has_lttng_data; /* an LTTng-UST channel's datum came */
 	uint32_t streams;
 	size_t file_index;    /* SESSION_FILES: the listed file under way */
 	uint64_t file_offset; /* and its bytes received */
@@ -2404,6 +2546,76 @@ check_buffer(int memfd, const struct tc_consumer_channel *asked, uint32_t cpu, u
 	munmap((void *)shm, sizeof(*shm));
 }
 
+static bool
+fd_is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* An LTTng-UST stream's memfd: sealed so that no application can change
+ * its size, of the size announced. */
+static void
+check_lttng_shm(int memfd, uint32_t cpu, uint64_t shm_size)
+{
+	int want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+	int seals = fcntl(memfd, F_GET_SEALS);
+	struct stat st;
+
+	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != shm_size ||
+	    shm_size == 0 || seals < 0 || (seals & want) != want)
+		FAIL("LTTng-UST stream %" PRIu32 ": a memfd of %lld bytes (%" PRIu64 " said), "
+		     "seals %#x",
+		     cpu, (long long)st.st_size, shm_size, seals);
+}
+
+/* The datum that opens an LTTng-UST channel's answer. */
+static void
+check_lttng_data(const struct expectation *e, const uint8_t *msg, size_t len, const int *fds,
+		 size_t nr_fds, struct answer *a)
+{
+	const struct tc_consumer_lttng_channel_data *data = (const void *)msg;
+	const struct tc_consumer_lttng_channel *asked = (const void *)out.bytes;
+
+	if (e->type != TC_CONSUMER_LTTNG_CHANNEL || e->stage != STAGE_WORK || a->has_lttng_data ||
+	    a->streams != 0)
+		FAIL("an LTTng-UST channel datum in the answer to a request of type %" PRIu32
+		     " (stage %d), %" PRIu32 " streams after it",
+		     e->type, (int)e->stage, a->streams);
+	if (len <= sizeof(*data) || len - sizeof(*data) > TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX ||
+	    nr_fds != 1 || data->channel_id != asked->channel_id ||
+	    data->nr_streams != lttng_nr_streams() || data->chan_type != 0 /* per CPU */)
+		FAIL("LTTng-UST channel %" PRIu64 " datum of %zu bytes, %zu descriptors, %" PRIu32
+		     " streams, type %d (channel %" PRIu64 " asked)",
+		     data->channel_id, len, nr_fds, data->nr_streams, (int)data->chan_type,
+		     asked->channel_id);
+	if (!fd_is_pipe(fds[0]))
+		FAIL("LTTng-UST channel %" PRIu64 ": its wake-up descriptor is no pipe",
+		     asked->channel_id);
+	a->has_lttng_data = true;
+}
+
+/* One stream of an LTTng-UST channel, after its datum, in order. */
+static void
+check_lttng_stream(const uint8_t *msg, size_t len, const int *fds, size_t nr_fds,
+		   struct answer *a)
+{
+	const struct tc_consumer_stream *stream = (const void *)msg;
+	const struct tc_consumer_lttng_channel *asked = (const void *)out.bytes;
+
+	if (!a->has_lttng_data || len != sizeof(*stream) || nr_fds != 2 ||
+	    stream->channel_id != asked->channel_id || stream->cpu != a->streams ||
+	    a->streams >= lttng_nr_streams())
+		FAIL("LTTng-UST stream %" PRIu32 " of channel %" PRIu64 " (%zu bytes, %zu "
+		     "descriptors) is not stream %" PRIu32 " of channel %" PRIu64,
+		     stream->cpu, stream->channel_id, len, nr_fds, a->streams, asked->channel_id);
+	check_lttng_shm(fds[0], stream->cpu, stream->shm_size);
+	if (!fd_is_pipe(fds[1]))
+		FAIL("LTTng-UST stream %" PRIu32 ": its wake-up descriptor is no pipe", stream->cpu);
+	a->streams++;
+}
+
 static void
 check_stream(const struct expectation *e, const uint8_t *msg, size_t len, const int *fds,
 	     size_t nr_fds, struct answer *a)
@@ -2411,6 +2623,8 @@ check_stream(const struct expectation *e, const uint8_t *msg, size_t len, const 
 	const struct tc_consumer_stream *stream = (const void *)msg;
 	const struct tc_consumer_channel *asked = (const void *)out.bytes;
 
+	if (e->type == TC_CONSUMER_LTTNG_CHANNEL && e->stage == STAGE_WORK)
+		return check_lttng_stream(msg, len, fds, nr_fds, a);
 	if (e->type != TC_CONSUMER_CREATE_CHANNEL || e->stage != STAGE_WORK)
 		FAIL("a stream in the answer to a request of type %" PRIu32 " (stage %d)", e->type,
 		     (int)e->stage);
@@ -2529,6 +2743,8 @@ read_answer(struct conversation *c, const struct expectation *e, struct answer *
 			     n, in.header.size, in.header.request_id, e->reply_id);
 		if (in.header.type == TC_CONSUMER_STREAM) {
 			check_stream(e, in.bytes, (size_t)n, fds, nr_fds, a);
+		} else if (in.header.type == TC_CONSUMER_LTTNG_CHANNEL_DATA) {
+			check_lttng_data(e, in.bytes, (size_t)n, fds, nr_fds, a);
 		} else if (in.header.type == TC_CONSUMER_SESSION_FILE) {
 			check_file_answer(e, in.bytes, (size_t)n, nr_fds, a);
 		} else if (in.header.type == TC_CONSUMER_REPLY && (size_t)n == sizeof(a->reply) &&
@@ -2611,6 +2827,13 @@ check_reply(struct conversation *c, const struct expectation *e, const struct an
 	    e->type == TC_CONSUMER_CREATE_CHANNEL && e->stage == STAGE_WORK && reply->status == 0
 		? asked->nr_cpus
 		: 0;
+	if (e->type == TC_CONSUMER_LTTNG_CHANNEL && e->stage == STAGE_WORK && reply->status == 0) {
+		streams = lttng_nr_streams();
+		if (!a->has_lttng_data)
+			FAIL("LTTng-UST channel served without its datum");
+	} else if (a->has_lttng_data) {
+		FAIL("an LTTng-UST channel datum before a reply of status %d", (int)reply->status);
+	}
 	if (a->streams != streams)
 		FAIL("%" PRIu32 " streams before a reply of status %d, not %" PRIu32, a->streams,
 		     (int)reply->status, streams);
@@ -2733,7 +2956,7 @@ check_consumer_state(struct conversation *c)
 		const struct session_thread *t = &c->threads[i];
 		const struct model_session *s = t->running ? model_find(c, t->session_id) : NULL;
 		const struct tc_consumerd_session *held = t->registry.sessions;
-		unsigned int channels = 0;
+		unsigned int channels = 0, lttng = 0;
 
 		if (!t->running)
 			continue;
@@ -2742,6 +2965,12 @@ check_consumer_state(struct conversation *c)
 			     t->session_id);
 		for (const struct tc_consumerd_channel *ch = held->channels; ch; ch = ch->next)
 			channels++;
+		for (struct tc_consumerd_lttng_channel *l = held->lttng_channels; l;
+		     l = *tc_consumerd_lttng_channel_next(l))
+			lttng++;
+		if (lttng != s->n_lttng)
+			FAIL("session %" PRIu64 ": %u LTTng-UST channels held, %u expected", s->id,
+			     lttng, s->n_lttng);
 		if (channels != s->n_channels || !!held->kernel != s->has_kernel || held->own ||
 		    held->snapshot != s->snapshot || !!held->relay != model_streams(s))
 			FAIL("session %" PRIu64 ": %u channels, kernel %d, relay %d held; %u, %d, "
@@ -2792,6 +3021,16 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 		s->n_channels++;
 		break;
 	}
+	case TC_CONSUMER_LTTNG_CHANNEL: {
+		const struct tc_consumer_lttng_channel *m = (const void *)out.bytes;
+
+		if (status != 0)
+			return;
+		if (s->n_lttng == CHANNELS_MAX)
+			FAIL("more than %u LTTng-UST channels", CHANNELS_MAX);
+		s->lttng_ids[s->n_lttng++] = m->channel_id;
+		break;
+	}
 	case TC_CONSUMER_METADATA:
 		if (status == 0)
 			s->metadata_len += b->len - sizeof(struct tc_consumer_metadata);
@@ -2836,6 +3075,8 @@ count_outcome(const struct expectation *e, int status)
 		return;
 	if (e->type == TC_CONSUMER_CREATE_CHANNEL)
 		outcomes[STREAMS_CHECKED]++;
+	if (e->type == TC_CONSUMER_LTTNG_CHANNEL)
+		outcomes[LTTNG_CHECKED]++;
 	if (e->type == TC_CONSUMER_SESSION_FILES && files_listed(e) > 0)
 		outcomes[FILES_CHECKED]++;
 	if (e->type == TC_CONSUMER_KERNEL_TRACE)
@@ -3001,6 +3242,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define RELAY_SESSION(s, host) K_CREATE_SESSION, s, 0x02, 0x00, host, 0x00, 0x00
 #define CHANNEL(s, ids, name, cpus) K_CREATE_CHANNEL, s, ids, name, cpus, 0x00, 0x00, 0x00
 #define METADATA(s) K_METADATA, s, 6, '/', '*', ' ', '*', '/', '\n'
+#define LTTNG(s, ids, name, geometry) K_LTTNG_CHANNEL, s, ids, name, geometry, 0x00
 static const struct fuzz_seed seeds[] = {
     /* A local session's life: channel, metadata, layout, stats, flush,
      * snapshot refused (not a snapshot session), rotation, clear, destroy. */
@@ -3068,6 +3310,28 @@ static const struct fuzz_seed seeds[] = {
 	 0x02, 0x00, 0x00, 0x10, 0x00, K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x00, 0x00, 0x05,
 	 K_CREATE_SESSION, 0x01, 0x02, 0x00, 0x01, 0x00, 0x00, K_EMPTY | FLAG_FDS, 0x01, K_FLUSH,
 	 0x00),
+    /* LTTng-UST channels: two in a local session with a tracectl channel
+     * of another name, flushed; the same id again; the same name under
+     * another id (its files exist); geometries past every bound and that
+     * liblttng-ust-ctl refuses; names refused; 1024 sub-buffers; then
+     * destroyed. */
+    SEED(0x0a, LOCAL_SESSION(0x00, 0x00), LTTNG(0x00, 0x00, 0x00, 0x00),
+	 LTTNG(0x00, 0x05, 0x01, 0x14), CHANNEL(0x00, 0x00, 0x02, 0x01), K_FLUSH, 0x00,
+	 LTTNG(0x00, 0x00, 0x02, 0x00), LTTNG(0x00, 0x02, 0x00, 0x01), LTTNG(0x00, 0x02, 0x03, 0x05),
+	 LTTNG(0x00, 0x02, 0x03, 0x06), LTTNG(0x00, 0x02, 0x03, 0x07),
+	 LTTNG(0x00, 0x02, 0x03, 0x08), LTTNG(0x00, 0x02, 0x03, 0x09),
+	 LTTNG(0x00, 0x02, 0x03, 0x0a), LTTNG(0x00, 0x02, 0x03, 0x0b),
+	 LTTNG(0x00, 0x02, 0x03, 0x0c), LTTNG(0x00, 0x02, 0x03, 0x0e),
+	 LTTNG(0x00, 0x02, 0x04, 0x00), LTTNG(0x00, 0x02, 0x0b, 0x00), LTTNG(0x00, 0x02, 0x0e, 0x00),
+	 LTTNG(0x00, 0x02, 0x05, 0x00), LTTNG(0x00, 0x03, 0x03, 0x04), K_DESTROY, 0x00),
+    /* LTTng-UST channels refused: snapshot and streaming sessions, no
+     * session, framing and descriptors changed; then a destroy with one. */
+    SEED(0x0b, SNAPSHOT_SESSION(0x01), LTTNG(0x01, 0x00, 0x00, 0x00), RELAY_SESSION(0x02, 0x02),
+	 LTTNG(0x02, 0x00, 0x00, 0x00), LTTNG(0x03, 0x00, 0x00, 0x00), LOCAL_SESSION(0x00, 0x01),
+	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
+	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,
+	 K_LTTNG_CHANNEL | FLAG_FDS, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, LTTNG(0x00, 0x1f, 0x03, 0x30),
+	 K_DESTROY, 0x00),
 };
 
 const struct fuzz_harness fuzz_harness = {

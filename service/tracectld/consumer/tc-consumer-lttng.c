@@ -4,6 +4,7 @@
 #include "tc-consumer-lttng.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
@@ -26,6 +27,34 @@ take_data_cb(const void *msg, gsize len, gpointer user_data, GError **error)
 	}
 	channel->chan_type = data->chan_type;
 	channel->data = g_bytes_new((const guint8 *)msg + sizeof(*data), size);
+	return TRUE;
+}
+
+static gboolean
+fd_is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* The descriptors go to applications as they are, which map the shm of
+ * the size announced and wait on the pipes: one of another kind, or a
+ * buffer of another size, would make them fail or fault (SIGBUS) there.
+ * Every stream is of stream_size, the size the last one announced. */
+static gboolean
+descriptors_are_sound(const TcConsumerLttngChannel *channel)
+{
+	if (!fd_is_pipe(channel->wakeup_fd))
+		return FALSE;
+	for (guint i = 0; i < channel->nr_streams; i++) {
+		struct stat st;
+
+		if (fstat(channel->stream_fds[2 * i], &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (guint64)st.st_size != channel->stream_size ||
+		    !fd_is_pipe(channel->stream_fds[2 * i + 1]))
+			return FALSE;
+	}
 	return TRUE;
 }
 
@@ -72,6 +101,12 @@ tc_consumer_lttng_channel_new(TcConsumer *consumer, guint64 session_id, guint64 
 	    channel->stream_fds[2 * nr_streams - 1] < 0 || channel->stream_size == 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
 			    "The consumer sent an incomplete LTTng-UST channel");
+		return NULL;
+	}
+	if (!descriptors_are_sound(channel)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED,
+			    "The consumer sent an LTTng-UST channel whose descriptors are not "
+			    "pipes and buffers of the size it said");
 		return NULL;
 	}
 	return g_steal_pointer(&channel);

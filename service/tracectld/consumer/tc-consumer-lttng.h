@@ -27,7 +27,8 @@ typedef struct {
  * session session_id with nr_streams streams of the geometry config,
  * stream files "<name>_<n>". The consumer's answer is checked: one
  * channel datum of at most TC_CONSUMER_LTTNG_CHANNEL_DATA_MAX bytes with
- * its descriptor, exactly nr_streams streams of one size. */
+ * its descriptor (a pipe), exactly nr_streams streams of one size, each a
+ * regular file (memfd) of that size and a pipe. */
 TcConsumerLttngChannel *tc_consumer_lttng_channel_new(TcConsumer *consumer, guint64 session_id,
 						      guint64 channel_id, guint32 chan_id,
 						      const TcChannelConfig *config,
