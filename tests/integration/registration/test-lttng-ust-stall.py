@@ -124,13 +124,14 @@ def test():
             wait_for(lambda: re.search(rf"unregistered: pid={stalled.app_pid} ",
                                        log_text(svc)), 15, "the stalled application dropped")
             os.kill(stalled.app_pid, signal.SIGCONT)
-            wait_for(lambda: len(re.findall(rf"registered: pid={stalled.app_pid} uid",
+            wait_for(lambda: len(re.findall(rf"(?<!un)registered: pid={stalled.app_pid} uid",
                                             log_text(svc))) >= 2, 20,
                      "the continued application registered again")
             time.sleep(1.5)
 
             # SIGKILL in the middle of a start: the start ends at once.
             svc.cli("stop", user=alice)
+            time.sleep(1)
             victim = start_app(svc, alice)
             os.kill(victim.app_pid, signal.SIGSTOP)
             again = in_background(svc, "start", user=alice)
@@ -149,8 +150,14 @@ def test():
             log(f"alice's trace: { {pid: len(c) for pid, c in mine.items()} }")
             check(len(mine.get(running.app_pid, [])) >= 20,
                   "alice's running application is not recorded")
+            # Two runs: from its registration again to the stop (what the
+            # registration applied), then after the start again.
             resumed = mine.get(stalled.app_pid, [])
-            check(len(resumed) >= 10, f"the continued application recorded {len(resumed)} ticks")
+            runs = sum(1 for a, b in zip([None] + resumed, resumed) if a is None or b != a + 1)
+            check(len(resumed) >= 10 and runs == 2,
+                  f"the continued application recorded {resumed}: " +
+                  "\n".join(line for line in log_text(svc).splitlines()
+                            if f"pid={stalled.app_pid}" in line or "Session 's'" in line))
             check(victim.app_pid not in mine or len(mine[victim.app_pid]) == 0,
                   "the killed application recorded")
             theirs = pids_recorded(bob_out)
