@@ -4,8 +4,9 @@
 registered) holds back no session operation: alice's `tracectl start`
 returns within the service's deadline (2 s) plus a margin, names the
 application in the log, and alice's other application is recorded;
-bob's start, while alice's waits, is not delayed at all; root's start,
-recording everyone's, by no more than the deadline. The stalled
+root's start, recording everyone's, is delayed by no more than the
+deadline; bob's start, while both wait and an application of bob's
+registers, is not delayed at all. The stalled
 application is dropped when its command times out; once continued
 (SIGCONT) it registers again by itself and alice's active session
 records it. An application killed (SIGKILL) in the middle of a start
@@ -30,15 +31,24 @@ DEADLINE = 2.0  # TC_LTTNG_SESSION_DEADLINE_MS
 MARGIN = 1.5
 
 
-def start_app(svc, user=None):
+def spawn_app(svc, user=None):
     proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, "60"], env=svc.env(user),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             cwd=user.home if user else "/")
     svc.apps.append(proc)
+    return proc
+
+
+def ready(proc):
+    """proc once main() runs (LTTng-UST's constructor let it), its pid."""
     line = proc.stdout.readline()
     check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
     proc.app_pid = int(line.split()[1])
     return proc
+
+
+def start_app(svc, user=None):
+    return ready(spawn_app(svc, user))
 
 
 def timed(svc, *args, user=None):
@@ -99,15 +109,21 @@ def test():
             os.kill(stalled.app_pid, signal.SIGSTOP)
 
             # alice's start waits for the stalled one, at most the deadline;
-            # bob's, meanwhile, waits for nobody; root's, recording
-            # everyone's, queued behind alice's, at most the deadline.
+            # root's, recording everyone's, queued behind alice's, at most
+            # the deadline too, holding its op_lock meanwhile. bob's waits
+            # for nobody, though an application of bob's registers then
+            # (it must not block bob's thread on root's op_lock).
             alices = in_background(svc, "start", user=alice)
             time.sleep(0.3)
-            bob_elapsed = timed(svc, "start", user=bob)
             roots = in_background(svc, "start")
+            time.sleep(0.3)
+            newcomer = spawn_app(svc, bob)
+            time.sleep(0.2)
+            bob_elapsed = timed(svc, "start", user=bob)
             alices.join()
             roots.join()
             root_elapsed = roots.elapsed
+            ready(newcomer)
             log(f"start: alice {alices.elapsed:.2f} s, bob {bob_elapsed:.2f} s, "
                 f"root {root_elapsed:.2f} s")
             check(alices.elapsed < DEADLINE + MARGIN,
@@ -161,7 +177,9 @@ def test():
             check(victim.app_pid not in mine or len(mine[victim.app_pid]) == 0,
                   "the killed application recorded")
             theirs = pids_recorded(bob_out)
-            check(len(theirs.get(bobs.app_pid, [])) >= 20, "bob's application is not recorded")
+            check(len(theirs.get(bobs.app_pid, [])) >= 20 and
+                  len(theirs.get(newcomer.app_pid, [])) >= 20,
+                  f"bob's applications are not recorded: {sorted(theirs)}")
             everyone = pids_recorded(root_out)
             check(len(everyone.get(running.app_pid, [])) >= 10 and
                   len(everyone.get(bobs.app_pid, [])) >= 10,
