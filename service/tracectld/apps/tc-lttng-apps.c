@@ -52,7 +52,6 @@
 #include "tc-lttng-register.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-session.h"
-#include "tc-lttng-trace.h"
 #include "tc-lttng-wait.h"
 #include "tc-owner-pool.h"
 #include "tc-peer-identity.h"
