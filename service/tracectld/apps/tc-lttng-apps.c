@@ -10,7 +10,7 @@
  * One that found nobody listening waits on the wait page's futex
  * (tc-lttng-wait.h) and connects once it is woken.
  *
- *   listen thread (tc-lttng-listen.c)      owner's thread (tc_owner_pool)
+ *   listen thread (tc-lttng-listen.c)      owner's thread (tc-lttng-owner.h)
  *   accept, SO_PEERCRED, timeouts  ──work──> receive and check the message
  *   charge the connection                    command: keep it, pairing
  *                                            notify: pair it by pid and uid,
@@ -29,9 +29,10 @@
  * for that long; on its owner's thread it delays only its owner's
  * applications, never another user's, nor the listen thread or the D-Bus
  * main loop. The commands of sessions (channels, events, start, stop)
- * are sent from the session operation's thread when a session starts or
- * stops, and from the owner's thread when an application registers; the
- * application's cmd_lock keeps them one at a time.
+ * run there too, queued by the session operations, which wait for them
+ * with a deadline (tc-lttng-owner.h, tc-lttng-session.h); a
+ * registration applies the active sessions on the same thread, never
+ * blocking on an operation that waits for it.
  */
 #define G_LOG_DOMAIN "tracectld-lttng"
 
@@ -47,10 +48,10 @@
 #include "tc-lttng-list.h"
 #include "tc-lttng-listen.h"
 #include "tc-lttng-notify.h"
+#include "tc-lttng-owner.h"
 #include "tc-lttng-register.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-session.h"
-#include "tc-lttng-trace.h"
 #include "tc-lttng-wait.h"
 #include "tc-owner-pool.h"
 #include "tc-peer-identity.h"
@@ -71,19 +72,18 @@ typedef struct {
 	guint pending; /* [lock] owners not done yet */
 } TcLttngRefresh;
 
+/* A work on the owner's thread: a new connection (fd), a refresh, or
+ * the rest of a registration (app). */
 typedef struct {
-	int fd; /* a new connection, or -1 for a refresh */
+	int fd; /* a new connection, or -1 */
 	struct ucred cred;
 	TcUserCharge charge;
 	TcLttngRefresh *refresh;
+	TcLttngApp *app;     /* registered, its sessions to apply */
+	GHashTable *applied; /* with app: the ids of the sessions done */
 } TcLttngWork;
 
-/* pool is read by the listen thread (stopped before the pool goes) and
- * by refreshes, which run on the D-Bus requests' threads until after
- * this module stops: they push under state_lock, which stop takes the
- * pool away under. */
 static GMutex state_lock;
-static TcOwnerPool *pool;	     /* [state_lock] for refreshes; set at start */
 /* The notify sockets' messages, each owner's on a thread of its own,
  * apart from the owner's commands (tc-lttng-notify.h says why). */
 static TcOwnerPool *notify_pool; /* set at start, freed at stop */
@@ -127,6 +127,10 @@ work_free(gpointer data)
 
 	if (work->fd >= 0)
 		close(work->fd);
+	if (work->app)
+		tc_lttng_app_unref(work->app);
+	if (work->applied)
+		g_hash_table_unref(work->applied);
 	tc_user_limits_release(&work->charge);
 	if (work->refresh) {
 		g_mutex_lock(&work->refresh->lock);
@@ -141,16 +145,53 @@ work_free(gpointer data)
 static void
 app_gone(TcLttngApp *app, const char *why)
 {
-	tc_lttng_trace_unbind_app(app->id);
-	if (tc_lttng_registry_remove(app))
-		g_message("LTTng-UST application unregistered: pid=%d uid=%u name='%s' (%s)",
-			  (int)app->pid, (unsigned)app->uid, app->procname, why);
+	tc_lttng_owner_drop(app, why);
 }
 
 static void
 gone_cb(TcLttngApp *app, const char *why, gpointer user_data)
 {
 	app_gone(app, why);
+}
+
+static void owner_work_cb(gpointer data, gpointer user_data);
+
+/* Owner's thread: the sessions first, then register_done, as
+ * lttng-sessiond does: the constructor of the application waits for
+ * register_done, so what main() records from its first line is
+ * recorded. A session whose operation holds its op_lock (and may be
+ * waiting for this thread) is tried again behind the works queued. */
+static void
+finish_registration(TcLttngWork *work)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) events = NULL;
+	TcLttngApp *app = work->app;
+	TcLttngWork *again;
+
+	if (!tc_lttng_session_apply_all(app, work->applied)) {
+		again = g_new0(TcLttngWork, 1);
+		again->fd = -1;
+		tc_user_limits_charge_init(&again->charge, app->uid);
+		again->app = g_steal_pointer(&work->app);
+		again->applied = g_steal_pointer(&work->applied);
+		/* A short pause: the operation's works are queued behind
+		 * this one or running elsewhere; no spinning meanwhile. */
+		g_usleep(TC_LTTNG_APPS_REQUEUE_PAUSE_MS * 1000);
+		tc_lttng_owner_push(again->app->uid, owner_work_cb, again, work_free);
+		return;
+	}
+	g_mutex_lock(&app->cmd_lock);
+	if (!tc_lttng_register_done(app, &error)) {
+		g_mutex_unlock(&app->cmd_lock);
+		app_gone(app, error->message);
+		return;
+	}
+	g_mutex_unlock(&app->cmd_lock);
+	events = tc_lttng_app_dup_events(app);
+	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
+		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
+		  app->abi_minor, events->len);
 }
 
 /* Owner's thread: the command socket of a new application, kept until
@@ -231,21 +272,9 @@ pair_notify_socket(TcLttngWork *work)
 	}
 	if (!list_app(app) || !tc_lttng_registry_publish(app))
 		return;
-	/* The sessions first, then register_done, as lttng-sessiond does:
-	 * the constructor of the application waits for register_done, so
-	 * what main() records from its first line is recorded. */
-	tc_lttng_session_apply_all(app);
-	g_mutex_lock(&app->cmd_lock);
-	if (!tc_lttng_register_done(app, &error)) {
-		g_mutex_unlock(&app->cmd_lock);
-		app_gone(app, error->message);
-		return;
-	}
-	g_mutex_unlock(&app->cmd_lock);
-	events = tc_lttng_app_dup_events(app);
-	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
-		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
-		  app->abi_minor, events->len);
+	work->app = tc_lttng_app_ref(app);
+	work->applied = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	finish_registration(work);
 }
 
 /* The notify pool's thread of the application's owner: one message. */
@@ -294,14 +323,16 @@ refresh_owner(uid_t owner)
 }
 
 static void
-owner_work_cb(TcOwnerPool *owner_pool, uid_t owner, gpointer data, gpointer user_data)
+owner_work_cb(gpointer data, gpointer user_data)
 {
 	TcLttngWork *work = data;
 
 	if (work->fd >= 0)
 		serve_connection(work);
+	else if (work->app)
+		finish_registration(work);
 	else
-		refresh_owner(owner);
+		refresh_owner(work->charge.user);
 }
 
 /* Listen thread: who pays for the connection, its timeouts, and on to
@@ -333,20 +364,16 @@ accept_cb(int fd, const struct ucred *cred, gpointer user_data)
 		work_free(work);
 		return;
 	}
-	tc_owner_pool_push(pool, cred->uid, work);
+	tc_lttng_owner_push(cred->uid, owner_work_cb, work, work_free);
 }
 
 void
 tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 {
-	TcOwnerPool *new_pool = tc_owner_pool_new(owner_work_cb, work_free, NULL);
 	g_autoptr(GError) error = NULL;
 
 	notify_pool = tc_owner_pool_new(notify_work_cb, (GDestroyNotify)tc_lttng_app_unref, NULL);
-
-	g_mutex_lock(&state_lock);
-	pool = new_pool;
-	g_mutex_unlock(&state_lock);
+	tc_lttng_owner_start();
 	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, notify_cb, NULL, &error);
 	if (listen_socket == NULL) {
 		g_message("Not serving LTTng-UST applications: %s", error->message);
@@ -371,14 +398,9 @@ tc_lttng_apps_stop(void)
 	tc_lttng_wait_stopping();
 	/* No new connection, then the owners' works under way (they may
 	 * still watch sockets through listen_socket), then the rest. */
-	TcOwnerPool *stopping;
-
 	if (listen_socket)
 		tc_lttng_listen_stop(listen_socket);
-	g_mutex_lock(&state_lock);
-	stopping = g_steal_pointer(&pool);
-	g_mutex_unlock(&state_lock);
-	tc_owner_pool_free(stopping);
+	tc_lttng_owner_stop();
 	g_clear_pointer(&notify_pool, tc_owner_pool_free);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
 	tc_lttng_registry_clear();
@@ -403,7 +425,6 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 	g_mutex_init(&refresh->lock);
 	g_cond_init(&refresh->done);
 	refresh->pending = g_hash_table_size(owners);
-	g_mutex_lock(&state_lock);
 	g_hash_table_iter_init(&iter, owners);
 	while (g_hash_table_iter_next(&iter, &owner, NULL)) {
 		TcLttngWork *work = g_new0(TcLttngWork, 1);
@@ -414,12 +435,8 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 		work->refresh = refresh;
 		/* Once stopped, or refused by a pool stopping, the work is
 		 * freed at once, which counts it done. */
-		if (pool)
-			tc_owner_pool_push(pool, GPOINTER_TO_UINT(owner), work);
-		else
-			work_free(work);
+		tc_lttng_owner_push(GPOINTER_TO_UINT(owner), owner_work_cb, work, work_free);
 	}
-	g_mutex_unlock(&state_lock);
 	g_mutex_lock(&refresh->lock);
 	while (refresh->pending > 0 && g_cond_wait_until(&refresh->done, &refresh->lock, deadline))
 		;

@@ -22,6 +22,9 @@
 /* How long a listing waits for the applications' owners' threads to list
  * them again. */
 #define TC_LTTNG_APPS_REFRESH_TIMEOUT_MS 2000
+/* How long a registration whose session is busy with an operation
+ * pauses before it is queued again behind the operation's works. */
+#define TC_LTTNG_APPS_REQUEUE_PAUSE_MS 5
 
 #if TRACECTL_HAVE_LTTNG_UST
 

@@ -4,6 +4,7 @@
 #include "tc-lttng-session.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <lttng/ust-ctl.h>
 #include <lttng/ust-error.h>
 #include <stdlib.h>
@@ -14,16 +15,36 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
+#include "tc-lttng-owner.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-trace.h"
 #include "tc-registry.h"
 #include "tracectl-abi.h"
 
+/* Whether a command's failure means the command socket is out of use:
+ * broken, timed out (the late answer would be taken for the next
+ * command's), or the application exiting. */
+static gboolean
+link_is_lost(int ret)
+{
+	return ret == -EPIPE || ret == -ECONNRESET || ret == -EAGAIN || ret == -ETIMEDOUT ||
+	       ret == -ENOTCONN || ret == -LTTNG_UST_ERR_EXITING;
+}
+
+/* A failed command: a G_IO_ERROR when the link is lost (the batch then
+ * drops the application), else TC_ERROR_FAILED. */
 static gboolean
 session_fail(GError **error, int ret, const char *what)
 {
-	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s: %s", what,
-		    ret < 0 && ret > -1000 ? g_strerror(-ret) : "LTTng-UST error");
+	const char *why = ret < 0 && ret > -1000 ? g_strerror(-ret) : "LTTng-UST error";
+
+	if (link_is_lost(ret))
+		g_set_error(error, G_IO_ERROR, ret == -LTTNG_UST_ERR_EXITING
+						   ? G_IO_ERROR_CLOSED
+						   : g_io_error_from_errno(-ret),
+			    "%s: %s", what, why);
+	else
+		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "%s: %s", what, why);
 	return FALSE;
 }
 
@@ -336,9 +357,14 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 
 	handle = tc_lttng_trace_handle_of(trace, app->id);
 	if (handle >= 0) {
-		/* Started again after a stop: its buffers and rules are there. */
+		/* Started again after a stop: its buffers and rules are there.
+		 * LTTng-UST answers its generic error when the session is
+		 * active already (a start and a registration both applied
+		 * it): that is success. */
 		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
-		return ret < 0 ? session_fail(error, ret, "starting the session again") : TRUE;
+		return ret < 0 && ret != -LTTNG_UST_ERR
+			   ? session_fail(error, ret, "starting the session again")
+			   : TRUE;
 	}
 	handle = lttng_ust_ctl_create_session(app->cmd_fd);
 	if (handle < 0)
@@ -358,34 +384,74 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 	}
 	if (!ok) {
 		/* Half set up: forgotten on both sides, so that the next start
-		 * sets it up from the beginning. */
-		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+		 * sets it up from the beginning (a lost link is not asked
+		 * again: the application is dropped). */
+		if ((*error)->domain != G_IO_ERROR)
+			(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
 		tc_lttng_trace_unbind(trace, app->id);
 	}
 	return ok;
 }
 
-gboolean
-tc_lttng_session_apply_locked(TcSession *session, TcLttngApp *app, GError **error)
+/* What an application's part of an operation needs, referenced: the
+ * work may run after the operation gave up waiting for it. */
+typedef struct {
+	TcSession *session;
+	TcLttngTrace *trace;
+	char *pattern;
+} AppWork;
+
+static AppWork *
+app_work_new(TcSession *session, TcLttngTrace *trace, const char *pattern)
 {
-	g_autoptr(TcLttngTrace) trace = NULL;
+	AppWork *work = g_new0(AppWork, 1);
+
+	work->session = tc_session_ref(session);
+	work->trace = tc_lttng_trace_ref(trace);
+	work->pattern = g_strdup(pattern);
+	return work;
+}
+
+static void
+app_work_free(gpointer data)
+{
+	AppWork *work = data;
+
+	tc_session_unref(work->session);
+	tc_lttng_trace_unref(work->trace);
+	g_free(work->pattern);
+	g_free(work);
+}
+
+/* The owner's thread: the whole of one application's setup, or its
+ * start again (either way idempotent: what a start and a registration
+ * both queue is applied once). */
+static gboolean
+apply_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	AppWork *work = data;
 	gboolean ok;
 
-	if (app->bits_per_long != 64) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "only 64-bit LTTng-UST applications are traced yet");
-		return FALSE;
-	}
-	trace = tc_lttng_trace_ensure_locked(session, app->uid, error);
-	if (trace == NULL)
-		return FALSE;
 	g_mutex_lock(&app->cmd_lock);
-	ok = apply_to_app(session, trace, app, error);
+	ok = apply_to_app(work->session, work->trace, app, error);
 	g_mutex_unlock(&app->cmd_lock);
 	if (ok)
 		g_message("Session '%s' applied to the LTTng-UST application pid=%d uid=%u",
-			  session->name, (int)app->pid, (unsigned)app->uid);
+			  work->session->name, (int)app->pid, (unsigned)app->uid);
 	return ok;
+}
+
+/* op_lock held: the trace of session that app records into (a new
+ * reference), made if needed. */
+static TcLttngTrace *
+trace_for_locked(TcSession *session, TcLttngApp *app, GError **error)
+{
+	if (app->bits_per_long != 64) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "only 64-bit LTTng-UST applications are traced yet");
+		return NULL;
+	}
+	return tc_lttng_trace_ensure_locked(session, app->uid, error);
 }
 
 static gboolean
@@ -401,40 +467,56 @@ void
 tc_lttng_session_start_locked(TcSession *session)
 {
 	g_autoptr(GPtrArray) apps = NULL;
+	TcLttngBatch *batch;
 
 	if (!session_is_active(session))
 		return;
 	apps = tc_lttng_registry_list(session->owner_uid, session->owner_uid == 0);
+	batch = tc_lttng_owner_batch_new(session->name, "the start");
 	for (guint i = 0; i < apps->len; i++) {
 		g_autoptr(GError) error = NULL;
+		g_autoptr(TcLttngTrace) trace = NULL;
 		TcLttngApp *app = g_ptr_array_index(apps, i);
 
 		if (!tc_session_records_uid(session, app->uid))
 			continue;
-		if (!tc_lttng_session_apply_locked(session, app, &error))
+		trace = trace_for_locked(session, app, &error);
+		if (trace)
+			tc_lttng_owner_batch_add(batch, app, apply_work,
+						 app_work_new(session, trace, NULL), app_work_free);
+		else
 			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
 				  session->name, (int)app->pid, error->message);
 	}
+	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
 
+/* Queues work on every application of trace's uid (each work finds out
+ * whether the application is bound to the trace when it runs, after
+ * the works queued before it). */
 static void
-stop_in_apps(TcSession *session, TcLttngTrace *trace)
+batch_add_trace(TcLttngBatch *batch, TcSession *session, TcLttngTrace *trace,
+		TcLttngBatchFunc func, const char *pattern)
 {
 	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
 
-	for (guint i = 0; i < apps->len; i++) {
-		TcLttngApp *app = g_ptr_array_index(apps, i);
-		int handle = tc_lttng_trace_handle_of(trace, app->id), ret = 0;
+	for (guint i = 0; i < apps->len; i++)
+		tc_lttng_owner_batch_add(batch, g_ptr_array_index(apps, i), func,
+					 app_work_new(session, trace, pattern), app_work_free);
+}
 
-		if (handle < 0)
-			continue;
-		g_mutex_lock(&app->cmd_lock);
-		ret = lttng_ust_ctl_stop_session(app->cmd_fd, handle);
-		g_mutex_unlock(&app->cmd_lock);
-		if (ret < 0)
-			g_warning("Session '%s' not stopped in the LTTng-UST application pid=%d: %d",
-				  session->name, (int)app->pid, ret);
-	}
+static gboolean
+stop_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	AppWork *work = data;
+	int handle = tc_lttng_trace_handle_of(work->trace, app->id), ret;
+
+	if (handle < 0)
+		return TRUE;
+	g_mutex_lock(&app->cmd_lock);
+	ret = lttng_ust_ctl_stop_session(app->cmd_fd, handle);
+	g_mutex_unlock(&app->cmd_lock);
+	return ret < 0 ? session_fail(error, ret, "stopping the session") : TRUE;
 }
 
 gboolean
@@ -442,11 +524,14 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 {
 	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
 	g_autoptr(TcConsumer) consumer = NULL;
+	TcLttngBatch *batch;
 
 	if (traces->len == 0)
 		return TRUE;
+	batch = tc_lttng_owner_batch_new(session->name, "the stop");
 	for (guint i = 0; i < traces->len; i++)
-		stop_in_apps(session, g_ptr_array_index(traces, i));
+		batch_add_trace(batch, session, g_ptr_array_index(traces, i), stop_work, NULL);
+	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL)
 		return FALSE;
@@ -459,105 +544,98 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
-static void
-enable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
+static gboolean
+enable_work(TcLttngApp *app, gpointer data, GError **error)
 {
-	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+	AppWork *work = data;
+	/* Only the handle is read of a channel's object by
+	 * lttng_ust_ctl_create_event(). */
+	struct lttng_ust_abi_object_data chan_obj = {
+	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
+	    .handle = tc_lttng_trace_channel_of(work->trace, app->id),
+	};
+	gboolean ok;
 
-	for (guint i = 0; i < apps->len; i++) {
-		g_autoptr(GError) error = NULL;
-		TcLttngApp *app = g_ptr_array_index(apps, i);
-		/* Only the handle is read of a channel's object by
-		 * lttng_ust_ctl_create_event(). */
-		struct lttng_ust_abi_object_data chan_obj = {
-		    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
-		    .handle = tc_lttng_trace_channel_of(trace, app->id),
+	if (chan_obj.handle < 0)
+		return TRUE;
+	g_mutex_lock(&app->cmd_lock);
+	ok = enable_events(app, work->session, work->trace, &chan_obj, work->pattern, error);
+	g_mutex_unlock(&app->cmd_lock);
+	return ok;
+}
+
+static gboolean
+disable_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	AppWork *work = data;
+	g_autoptr(GArray) handles =
+	    tc_lttng_trace_take_event_handles(work->trace, app->id, work->pattern);
+	int ret = 0;
+
+	g_mutex_lock(&app->cmd_lock);
+	for (guint j = 0; ret >= 0 && j < handles->len; j++) {
+		/* Only the handle is read by lttng_ust_ctl_disable(). */
+		struct lttng_ust_abi_object_data event = {
+		    .type = LTTNG_UST_ABI_OBJECT_TYPE_EVENT,
+		    .handle = g_array_index(handles, int, j),
 		};
-		gboolean ok;
 
-		if (chan_obj.handle < 0)
-			continue;
-		g_mutex_lock(&app->cmd_lock);
-		ok = enable_events(app, session, trace, &chan_obj, pattern, &error);
-		g_mutex_unlock(&app->cmd_lock);
-		if (!ok)
-			g_warning("Session '%s': events '%s' not enabled in the LTTng-UST "
-				  "application pid=%d: %s",
-				  session->name, pattern, (int)app->pid, error->message);
+		ret = lttng_ust_ctl_disable(app->cmd_fd, &event);
 	}
+	g_mutex_unlock(&app->cmd_lock);
+	return ret < 0 ? session_fail(error, ret, "disabling an event rule") : TRUE;
+}
+
+/* Events of pattern enabled or disabled in the default channel of
+ * session's traces, in the applications bound to them. op_lock held. */
+static void
+change_events_locked(TcSession *session, const char *channel, const char *pattern,
+		     gboolean enable)
+{
+	g_autoptr(GPtrArray) traces = NULL;
+	TcLttngBatch *batch;
+
+	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
+		return;
+	traces = tc_lttng_trace_list(session->id);
+	if (traces->len == 0)
+		return;
+	batch = tc_lttng_owner_batch_new(session->name, enable ? "enable-event" : "disable-event");
+	for (guint i = 0; i < traces->len; i++)
+		batch_add_trace(batch, session, g_ptr_array_index(traces, i),
+				enable ? enable_work : disable_work, pattern);
+	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
 
 void
 tc_lttng_session_enable_event_locked(TcSession *session, const char *channel,
 				     const char *pattern)
 {
-	g_autoptr(GPtrArray) traces = NULL;
-
-	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
-		return;
-	traces = tc_lttng_trace_list(session->id);
-	for (guint i = 0; i < traces->len; i++)
-		enable_in_apps(session, g_ptr_array_index(traces, i), pattern);
-}
-
-static void
-disable_in_apps(TcSession *session, TcLttngTrace *trace, const char *pattern)
-{
-	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
-
-	for (guint i = 0; i < apps->len; i++) {
-		TcLttngApp *app = g_ptr_array_index(apps, i);
-		g_autoptr(GArray) handles = tc_lttng_trace_take_event_handles(trace, app->id, pattern);
-
-		g_mutex_lock(&app->cmd_lock);
-		for (guint j = 0; j < handles->len; j++) {
-			/* Only the handle is read by lttng_ust_ctl_disable(). */
-			struct lttng_ust_abi_object_data event = {
-			    .type = LTTNG_UST_ABI_OBJECT_TYPE_EVENT,
-			    .handle = g_array_index(handles, int, j),
-			};
-			int ret = lttng_ust_ctl_disable(app->cmd_fd, &event);
-
-			if (ret < 0)
-				g_warning("Session '%s': events '%s' not disabled in the LTTng-UST "
-					  "application pid=%d: %d",
-					  session->name, pattern, (int)app->pid, ret);
-		}
-		g_mutex_unlock(&app->cmd_lock);
-	}
+	change_events_locked(session, channel, pattern, TRUE);
 }
 
 void
 tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
 				      const char *pattern)
 {
-	g_autoptr(GPtrArray) traces = NULL;
-
-	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
-		return;
-	traces = tc_lttng_trace_list(session->id);
-	for (guint i = 0; i < traces->len; i++)
-		disable_in_apps(session, g_ptr_array_index(traces, i), pattern);
+	change_events_locked(session, channel, pattern, FALSE);
 }
 
-/* Releases the session in the applications it was applied to (they
- * unmap its buffers) and forgets their bindings. */
-static void
-release_in_apps(TcLttngTrace *trace)
+/* The owner's thread: the session released in the application (it
+ * unmaps the buffers), its binding forgotten. */
+static gboolean
+release_work(TcLttngApp *app, gpointer data, GError **error)
 {
-	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
+	AppWork *work = data;
+	int handle = tc_lttng_trace_handle_of(work->trace, app->id), ret;
 
-	for (guint i = 0; i < apps->len; i++) {
-		TcLttngApp *app = g_ptr_array_index(apps, i);
-		int handle = tc_lttng_trace_handle_of(trace, app->id);
-
-		if (handle < 0)
-			continue;
-		g_mutex_lock(&app->cmd_lock);
-		(void)lttng_ust_ctl_release_handle(app->cmd_fd, handle);
-		g_mutex_unlock(&app->cmd_lock);
-	}
-	tc_lttng_trace_unbind_trace(trace);
+	if (handle < 0)
+		return TRUE;
+	g_mutex_lock(&app->cmd_lock);
+	ret = lttng_ust_ctl_release_handle(app->cmd_fd, handle);
+	g_mutex_unlock(&app->cmd_lock);
+	tc_lttng_trace_unbind(work->trace, app->id);
+	return ret < 0 ? session_fail(error, ret, "releasing the session") : TRUE;
 }
 
 void
@@ -565,11 +643,18 @@ tc_lttng_session_destroy_locked(TcSession *session)
 {
 	g_autoptr(GPtrArray) traces = tc_lttng_trace_forget(session->id);
 	g_autoptr(TcConsumer) consumer = NULL;
+	TcLttngBatch *batch;
 
 	if (traces->len == 0)
 		return;
+	batch = tc_lttng_owner_batch_new(session->name, "the release");
 	for (guint i = 0; i < traces->len; i++)
-		release_in_apps(g_ptr_array_index(traces, i));
+		batch_add_trace(batch, session, g_ptr_array_index(traces, i), release_work, NULL);
+	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
+	/* Works not done by now find the bindings gone: nothing of the
+	 * traces is asked of the applications after this. */
+	for (guint i = 0; i < traces->len; i++)
+		tc_lttng_trace_unbind_trace(g_ptr_array_index(traces, i));
 	consumer = tc_consumer_find(session->owner_uid);
 	for (guint i = 0; consumer && i < traces->len; i++) {
 		g_autoptr(GError) error = NULL;
@@ -581,24 +666,55 @@ tc_lttng_session_destroy_locked(TcSession *session)
 	}
 }
 
-void
-tc_lttng_session_apply_all(TcLttngApp *app)
+/* The owner's thread, op_lock held by it: the trace app records into for
+ * session, when the session is active and records app, or NULL. */
+static TcLttngTrace *
+registration_trace_locked(TcSession *session, TcLttngApp *app)
+{
+	g_autoptr(GError) error = NULL;
+	TcLttngTrace *trace;
+
+	if (!session_is_active(session))
+		return NULL;
+	trace = trace_for_locked(session, app, &error);
+	if (trace == NULL)
+		g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
+			  session->name, (int)app->pid, error->message);
+	return trace;
+}
+
+gboolean
+tc_lttng_session_apply_all(TcLttngApp *app, GHashTable *applied)
 {
 	g_autoptr(GPtrArray) sessions = tc_registry_list_sessions_recording(app->uid);
 
 	for (guint i = 0; i < sessions->len; i++) {
 		g_autoptr(GError) error = NULL;
+		g_autoptr(TcLttngTrace) trace = NULL;
 		TcSession *session = g_ptr_array_index(sessions, i);
-		gboolean ok = TRUE;
+		AppWork *work;
 
-		if (!tc_session_records_uid(session, app->uid))
+		if (g_hash_table_contains(applied, &session->id) ||
+		    !tc_session_records_uid(session, app->uid))
 			continue;
-		g_mutex_lock(&session->op_lock);
-		if (session_is_active(session))
-			ok = tc_lttng_session_apply_locked(session, app, &error);
+		/* An operation holding op_lock may be waiting for this very
+		 * thread: never block on it. */
+		if (!g_mutex_trylock(&session->op_lock))
+			return FALSE;
+		trace = registration_trace_locked(session, app);
 		g_mutex_unlock(&session->op_lock);
-		if (!ok)
+		g_hash_table_add(applied, g_memdup2(&session->id, sizeof(session->id)));
+		if (trace == NULL)
+			continue;
+		work = app_work_new(session, trace, NULL);
+		if (!apply_work(app, work, &error))
 			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
 				  session->name, (int)app->pid, error->message);
+		app_work_free(work);
+		if (error && error->domain == G_IO_ERROR) {
+			tc_lttng_owner_drop(app, error->message);
+			return TRUE;
+		}
 	}
+	return TRUE;
 }

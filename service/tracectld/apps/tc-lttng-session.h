@@ -14,20 +14,37 @@
  * which the owner's consumer created), an event rule per enabled pattern,
  * enabled, and the session started; at stop, the session stopped.
  *
- * Every command goes on the application's command socket under its
- * cmd_lock, and the caller holds the tracing session's op_lock (which
- * serializes a start and a registration applying the same session).
- * Each blocks for at most the socket timeouts
- * (TC_LTTNG_APPS_SOCKET_TIMEOUT_MS) per command.
+ * Every command runs on the application owner's thread
+ * (tc-lttng-owner.h) under the application's cmd_lock. A session
+ * operation (start, stop, events, destroy) holds the session's op_lock,
+ * queues one work per application and waits for them all at most
+ * TC_LTTNG_SESSION_DEADLINE_MS: whatever its applications do, it
+ * returns by then, and an application late or stalled delays only the
+ * works queued behind it on its owner's thread.
+ *
+ * The invariant that keeps a registration and an operation from
+ * waiting for each other: a work on an owner's thread never blocks on
+ * an op_lock. The operation holds op_lock while it waits for owners'
+ * threads; a registration, which runs on one, only tries op_lock
+ * (tc_lttng_session_apply_all()) and, when it is held, is queued again
+ * behind the operation's works. It holds op_lock only to read the
+ * session's state and find its trace, never across a command: a stop or
+ * release that takes op_lock after it queues its works behind the
+ * registration's, on the same thread, so they reach the application
+ * after it. Applying is idempotent per application (a bound application
+ * is only started again), so a start and a registration may both
+ * queue it.
  */
+
+/* How long a session operation waits for its LTTng-UST applications:
+ * tracectl's own applications' (TC_APP_ACK_TIMEOUT_MS). */
+#define TC_LTTNG_SESSION_DEADLINE_MS 2000
 
 #if TRACECTL_HAVE_LTTNG_UST
 
-/* Applies the active session to app (its traces' uid's): set up the
- * first time, started again after a stop. op_lock held. */
-gboolean tc_lttng_session_apply_locked(TcSession *session, TcLttngApp *app, GError **error);
 /* Applies the session to every registered LTTng-UST application it
- * records, logging failures. op_lock held. */
+ * records (set up the first time, started again after a stop), logging
+ * failures and applications late. op_lock held. */
 void tc_lttng_session_start_locked(TcSession *session);
 /* Stops the session in the applications it was applied to, then has the
  * consumer write out their buffers. op_lock held. */
@@ -45,8 +62,10 @@ void tc_lttng_session_disable_event_locked(TcSession *session, const char *chann
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
 /* Applies every active session that records app to it, after its
- * registration; any thread but the main loop's. */
-void tc_lttng_session_apply_all(TcLttngApp *app);
+ * registration, skipping those whose id is in applied (guint64 *) and
+ * adding those done. FALSE when a session's op_lock is held: the caller
+ * queues the rest behind the operation. app's owner's thread. */
+gboolean tc_lttng_session_apply_all(TcLttngApp *app, GHashTable *applied);
 
 #else
 

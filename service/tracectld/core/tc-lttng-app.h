@@ -56,12 +56,12 @@ typedef struct {
 	TcUserCharge charge;
 	TcUserCharge notify_charge;
 	TcUserCharge events_charge;
-	/* Held by whichever thread sends a command on cmd_fd and waits for
-	 * its answer (its owner's thread listing it, a session operation
-	 * applying a session to it); nests inside a session's op_lock and
-	 * above [L]. Never taken for the notify socket, which is served
-	 * while a command waits (the application registers its channels
-	 * and events there before it answers some commands). */
+	/* Held while a command is sent on cmd_fd and its answer awaited,
+	 * which only the owner's thread does (tc-lttng-owner.h); never
+	 * held while an op_lock is waited for; above [L]. Never taken for
+	 * the notify socket, which is served while a command waits (the
+	 * application registers its channels and events there before it
+	 * answers some commands). */
 	GMutex cmd_lock;
 	GMutex lock;		 /* [L] */
 	TcLttngAppState state;	 /* [L] */
