@@ -78,8 +78,10 @@ def cpu_s(pids):
     return ns / 1e9
 
 
-def pids_of(name):
-    out = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True).stdout
+def pids_of(name, parent=None):
+    parent = ["-P", str(parent)] if parent else []
+    out = subprocess.run(["pgrep", *parent, "-x", name], capture_output=True,
+                         text=True).stdout
     return [int(pid) for pid in out.split()]
 
 
@@ -135,8 +137,8 @@ class Ours:
         return self.svc.proc.pid
 
     def consumers(self):
-        # The kernel keeps 15 bytes of a process's name.
-        return pids_of("tracectl-consum")
+        # The service's own (the kernel keeps 15 bytes of a name).
+        return pids_of("tracectl-consum", parent=self.svc.proc.pid)
 
 
 class Anchor:

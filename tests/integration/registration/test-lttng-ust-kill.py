@@ -78,8 +78,9 @@ def consumer_killed(svc, top):
     record(svc, "consumer", os.path.join(top, "consumer-killed"))
     app = start_app(svc, 4)
     time.sleep(1)
-    consumers = subprocess.run(["pgrep", "-x", "tracectl-consum"], capture_output=True,
-                               text=True).stdout.split()
+    # This service's consumers only: other tests' run beside this one.
+    consumers = subprocess.run(["pgrep", "-P", str(svc.proc.pid), "-x", "tracectl-consum"],
+                               capture_output=True, text=True).stdout.split()
     check(consumers, "no consumer runs for the session")
     subprocess.run(["kill", "-KILL", *consumers], check=True)
     wait_for(lambda: "consumer" in (svc.session("consumer").get("problem") or ""), 10,
