@@ -3,12 +3,18 @@
  * tracectl enable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
  * tracectl disable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
  * tracectl enable-event -k --own PATTERN[,PATTERN...] [-a] [-s SESSION]
+ * tracectl enable-event -p|-j|-l LOGGER[,LOGGER...] [-a] [-s SESSION]
+ *
+ * -p (--python), -j (--jul) and -l (--log4j) select loggers of LTTng's
+ * agents: Python's logging, java.util.logging and log4j, with their own
+ * level names.
  *
  * enable-event also takes LTTng's selection options: --loglevel LEVEL,
  * --loglevel-only LEVEL, --exclude NAME[,NAME...] and --filter EXPR, sent
  * with EnableEventWithOptions.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tc-client.h"
 
@@ -35,11 +41,82 @@ tc_client_parse_loglevel(const char *text)
 	return -1;
 }
 
+typedef struct {
+	const char *name;
+	int value;
+} AgentLevel;
+
+/* The agents' level names, as their libraries number them (and lttng
+ * names them, with or without the domain's prefix). */
+static const AgentLevel python_levels[] = {
+	{"CRITICAL", 50}, {"ERROR", 40}, {"WARNING", 30}, {"INFO", 20}, {"DEBUG", 10},
+	{"NOTSET", 0},	  {NULL, 0},
+};
+static const AgentLevel jul_levels[] = {
+	{"OFF", G_MAXINT32}, {"SEVERE", 1000}, {"WARNING", 900}, {"INFO", 800},
+	{"CONFIG", 700},     {"FINE", 500},    {"FINER", 400},	 {"FINEST", 300},
+	{"ALL", G_MININT32}, {NULL, 0},
+};
+static const AgentLevel log4j_levels[] = {
+	{"OFF", G_MAXINT32}, {"FATAL", 50000}, {"ERROR", 40000}, {"WARN", 30000},
+	{"INFO", 20000},     {"DEBUG", 10000}, {"TRACE", 5000},	 {"ALL", G_MININT32},
+	{NULL, 0},
+};
+
+/* A level of domain's agent by name (its prefix optional) or number;
+ * FALSE when it is neither. */
+static gboolean
+parse_agent_level(const char *domain, const char *text, int *level)
+{
+	const AgentLevel *levels = g_str_equal(domain, "python") ? python_levels
+				   : g_str_equal(domain, "jul")	  ? jul_levels
+								  : log4j_levels;
+	g_autofree char *prefix = g_strdup_printf("%s_", domain);
+	const char *name = g_ascii_strncasecmp(text, prefix, strlen(prefix)) == 0
+				   ? text + strlen(prefix)
+				   : text;
+	char *end = NULL;
+	gint64 value;
+
+	for (const AgentLevel *known = levels; known->name; known++)
+		if (g_ascii_strcasecmp(name, known->name) == 0) {
+			*level = known->value;
+			return TRUE;
+		}
+	value = g_ascii_strtoll(text, &end, 10);
+	if (!*text || !end || *end || value < G_MININT32 || value > G_MAXINT32)
+		return FALSE;
+	*level = (int)value;
+	return TRUE;
+}
+
+/* The level text of domain ("ust" or an agent's) as a number; FALSE with
+ * a usage error printed. */
+static gboolean
+parse_level(const char *domain, const char *text, int *level)
+{
+	if (!g_str_equal(domain, "ust")) {
+		if (parse_agent_level(domain, text, level))
+			return TRUE;
+		g_printerr("Error: unknown %s log level '%s' (a name such as %s, or a number)\n",
+			   domain, text,
+			   g_str_equal(domain, "python") ? "WARNING"
+			   : g_str_equal(domain, "jul")	 ? "SEVERE"
+							 : "WARN");
+		return FALSE;
+	}
+	*level = tc_client_parse_loglevel(text);
+	if (*level >= 0)
+		return TRUE;
+	g_printerr("Error: unknown log level '%s' (TRACE_EMERG .. TRACE_DEBUG, or 0..14)\n", text);
+	return FALSE;
+}
+
 /* The a{sv} of EnableEventWithOptions, or NULL with a usage error
  * printed. *has_options tells whether any option was given. */
 static GVariant *
-selection_options(const char *loglevel, const char *loglevel_only, const char *exclude,
-		  const char *filter, gboolean *has_options)
+selection_options(const char *domain, const char *loglevel, const char *loglevel_only,
+		  const char *exclude, const char *filter, gboolean *has_options)
 {
 	g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT(G_VARIANT_TYPE_VARDICT);
 	const char *level_text = loglevel_only ? loglevel_only : loglevel;
@@ -50,14 +127,10 @@ selection_options(const char *loglevel, const char *loglevel_only, const char *e
 		return NULL;
 	}
 	if (level_text) {
-		int level = tc_client_parse_loglevel(level_text);
+		int level;
 
-		if (level < 0) {
-			g_printerr("Error: unknown log level '%s' (TRACE_EMERG .. TRACE_DEBUG, or "
-				   "0..14)\n",
-				   level_text);
+		if (!parse_level(domain, level_text, &level))
 			return NULL;
-		}
 		g_variant_builder_add(&builder, "{sv}", "loglevel", g_variant_new_int32(level));
 		if (loglevel_only)
 			g_variant_builder_add(&builder, "{sv}", "loglevel-only",
@@ -158,12 +231,19 @@ static int
 change_events(int argc, char **argv, gboolean enable)
 {
 	gboolean userspace = FALSE, kernel = FALSE, all = FALSE, syscall = FALSE, own = FALSE;
+	gboolean python = FALSE, jul = FALSE, log4j = FALSE;
 	g_autofree char *session_name = NULL, *channel = NULL;
 	g_autofree char *probe = NULL, *function = NULL, *uprobe = NULL;
 	g_autofree char *loglevel = NULL, *loglevel_only = NULL, *exclude = NULL, *filter = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace, "User-space domain", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "Kernel domain", NULL},
+		{"python", 'p', 0, G_OPTION_ARG_NONE, &python,
+		 "Python's logging (LTTng's agent): PATTERN names loggers", NULL},
+		{"jul", 'j', 0, G_OPTION_ARG_NONE, &jul,
+		 "java.util.logging (LTTng's agent): PATTERN names loggers", NULL},
+		{"log4j", 'l', 0, G_OPTION_ARG_NONE, &log4j,
+		 "log4j (LTTng's agent): PATTERN names loggers", NULL},
 		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
 		{"own", 0, 0, G_OPTION_ARG_NONE, &own,
 		 "With -k: only your own processes' events (system calls, their scheduling, "
@@ -200,6 +280,7 @@ change_events(int argc, char **argv, gboolean enable)
 	g_autoptr(GPtrArray) changed = g_ptr_array_new();
 	g_autoptr(GPtrArray) failed = g_ptr_array_new();
 	guint n_changed;
+	const char *domain;
 	int status = TC_EXIT_OK;
 
 	g_option_context_set_summary(
@@ -209,9 +290,9 @@ change_events(int argc, char **argv, gboolean enable)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	if (userspace == kernel || (argc != 2 && !(all && argc == 1))) {
-		g_printerr("Error: give -u or -k, and PATTERN[,PATTERN...] or -a (try 'tracectl %s "
-			   "--help')\n",
+	if (userspace + kernel + python + jul + log4j != 1 || (argc != 2 && !(all && argc == 1))) {
+		g_printerr("Error: give one of -u, -k, -p, -j, -l, and PATTERN[,PATTERN...] or -a "
+			   "(try 'tracectl %s --help')\n",
 			   enable ? "enable-event" : "disable-event");
 		return TC_EXIT_USAGE;
 	}
@@ -245,7 +326,9 @@ change_events(int argc, char **argv, gboolean enable)
 		g_printerr("Error: the event pattern is empty\n");
 		return TC_EXIT_USAGE;
 	}
-	options = selection_options(loglevel, loglevel_only, exclude, filter, &has_options);
+	domain = own ? "kernel-own" : kernel ? "kernel" : python ? "python" : jul ? "jul"
+		 : log4j ? "log4j" : "ust";
+	options = selection_options(domain, loglevel, loglevel_only, exclude, filter, &has_options);
 	if (options == NULL)
 		return TC_EXIT_USAGE;
 	g_variant_ref_sink(options);
@@ -258,7 +341,6 @@ change_events(int argc, char **argv, gboolean enable)
 	if (session == NULL)
 		return tc_client_fail(error);
 	for (guint i = 0; patterns[i]; i++) {
-		const char *domain = own ? "kernel-own" : kernel ? "kernel" : "ust";
 		g_autoptr(GVariant) reply = tc_client_call(
 			session,
 			has_options ? "EnableEventWithOptions" : enable ? "EnableEvent" : "DisableEvent",
@@ -284,8 +366,8 @@ change_events(int argc, char **argv, gboolean enable)
 	/* With every pattern refused, there is no result: stdout stays empty. */
 	if (tc_client_output_is_json() && n_changed > 0) {
 		g_autoptr(JsonNode) node =
-			events_json(session, own ? "kernel-own" : kernel ? "kernel" : "ust",
-				    channel ? channel : "channel0", enable, changed, failed);
+			events_json(session, domain, channel ? channel : "channel0", enable, changed,
+				    failed);
 
 		tc_client_output_print_json(node);
 	}

@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tc-agents.h"
 #include "tc-error.h"
 #include "tc-lttng-list.h"
 #include "tc-lttng-listen.h"
@@ -387,6 +388,9 @@ tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 	}
 	g_message("Listening for LTTng-UST applications on '%s'", socket_path);
 	set_status(g_strdup_printf("served on '%s'", socket_path));
+	if (!tc_agents_start(TC_AGENTS_PORT_FILE, &error))
+		g_warning("Not serving LTTng's agents (Python, Java): %s", error->message);
+	g_clear_error(&error);
 	if (!tc_lttng_wait_ready(wait_shm, &error))
 		g_warning("LTTng-UST applications waiting for a session daemon will not be woken: %s",
 			  error->message);
@@ -400,6 +404,7 @@ tc_lttng_apps_stop(void)
 	 * still watch sockets through listen_socket), then the rest. */
 	if (listen_socket)
 		tc_lttng_listen_stop(listen_socket);
+	tc_agents_stop();
 	tc_lttng_owner_stop();
 	g_clear_pointer(&notify_pool, tc_owner_pool_free);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);

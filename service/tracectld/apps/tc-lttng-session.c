@@ -122,6 +122,7 @@ send_buffers(TcLttngApp *app, int handle, const TcConsumerLttngChannel *channel,
  * session under [S]. */
 typedef struct {
 	char *pattern;
+	char *key; /* what disable-event names it by (tc_event_rule_key()) */
 	int loglevel; /* -1: any */
 	gboolean loglevel_only;
 	char **exclusions;
@@ -137,16 +138,17 @@ rule_copy_free(gpointer data)
 	RuleCopy *copy = data;
 
 	g_free(copy->pattern);
+	g_free(copy->key);
 	g_strfreev(copy->exclusions);
 	g_clear_pointer(&copy->filter, g_bytes_unref);
 	g_free(copy->refusal);
 	g_free(copy);
 }
 
-/* The rules of the session's default channel (or the newest of pattern,
+/* The rules of the session's default channel (or the newest of key,
  * when not NULL), read under [S]. */
 static GPtrArray *
-session_rules(TcSession *session, const char *pattern)
+session_rules(TcSession *session, const char *key)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
@@ -156,10 +158,11 @@ session_rules(TcSession *session, const char *pattern)
 		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
 		RuleCopy *copy;
 
-		if (pattern && !g_str_equal(rule->pattern, pattern))
+		if (key && !g_str_equal(tc_event_rule_key(rule), key))
 			continue;
 		copy = g_new0(RuleCopy, 1);
 		copy->pattern = g_strdup(rule->pattern);
+		copy->key = g_strdup(tc_event_rule_key(rule));
 		copy->loglevel = rule->loglevel;
 		copy->loglevel_only = rule->loglevel_only;
 		copy->exclusions = g_strdupv(rule->exclusions);
@@ -167,8 +170,8 @@ session_rules(TcSession *session, const char *pattern)
 		copy->reloc_offset = rule->lttng_reloc_offset;
 		copy->refusal = g_strdup(rule->lttng_refusal);
 		copy->seqnum = i;
-		/* Of one pattern, the rule just added: the last. */
-		if (pattern)
+		/* Of one key, the rule just added: the last. */
+		if (key)
 			g_ptr_array_set_size(rules, 0);
 		g_ptr_array_add(rules, copy);
 	}
@@ -263,7 +266,7 @@ enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 	if (ret >= 0)
 		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
 	if (ret >= 0)
-		tc_lttng_trace_add_event_handle(trace, app->id, rule->pattern, event->handle);
+		tc_lttng_trace_add_event_handle(trace, app->id, rule->key, event->handle);
 	free(event);
 	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
 }

@@ -11,6 +11,7 @@
 
 #include "tc-dbus-channels.h"
 
+#include "tc-agent-rule.h"
 #include "tc-channel-config.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
@@ -40,6 +41,30 @@ context_names_variant(guint32 contexts)
 	return g_variant_builder_end(&names);
 }
 
+/* An agent's rule as EnableEventWithOptions took it for its domain: the
+ * logger as "pattern", the level in the agent's numbering, the caller's
+ * filter, and its "domain". */
+static GVariant *
+agent_rule_variant(const TcAgentRule *agent)
+{
+	GVariantBuilder options;
+
+	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+	g_variant_builder_add(&options, "{sv}", "domain", g_variant_new_string(agent->domain_name));
+	g_variant_builder_add(&options, "{sv}", "pattern", g_variant_new_string(agent->logger));
+	if (agent->loglevel_type != TC_AGENT_LOGLEVEL_ALL) {
+		g_variant_builder_add(&options, "{sv}", "loglevel",
+				      g_variant_new_int32(agent->loglevel));
+		g_variant_builder_add(&options, "{sv}", "loglevel-only",
+				      g_variant_new_boolean(agent->loglevel_type ==
+							    TC_AGENT_LOGLEVEL_SINGLE));
+	}
+	if (agent->filter_text)
+		g_variant_builder_add(&options, "{sv}", "filter",
+				      g_variant_new_string(agent->filter_text));
+	return g_variant_builder_end(&options);
+}
+
 /* [S] The channel's enablings as EnableEventWithOptions took them, one
  * options dictionary each with its "pattern", so that a client can save
  * and recreate the selection (tracectl save). */
@@ -53,6 +78,10 @@ event_rules_variant(const TcChannel *channel)
 		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
 		GVariantBuilder options;
 
+		if (rule->agent) {
+			g_variant_builder_add_value(&rules, agent_rule_variant(rule->agent));
+			continue;
+		}
 		g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
 		g_variant_builder_add(&options, "{sv}", "pattern",
 				      g_variant_new_string(rule->pattern));
@@ -165,9 +194,13 @@ tc_dbus_channels_variant_locked(TcSession *session)
 		GVariantBuilder patterns;
 
 		g_variant_builder_init(&patterns, G_VARIANT_TYPE_STRING_ARRAY);
+		/* The agents' rules are listed in "event-rules" only, with
+		 * their domain. */
 		for (guint j = 0; j < channel->patterns->len; j++)
-			g_variant_builder_add(&patterns, "s",
-					      (char *)g_ptr_array_index(channel->patterns, j));
+			if (((TcEventRule *)g_ptr_array_index(channel->rules, j))->agent == NULL)
+				g_variant_builder_add(&patterns, "s",
+						      (char *)g_ptr_array_index(channel->patterns,
+										j));
 		g_variant_builder_add(&builder, "(sstuas@a{sv})", channel->name, "ust",
 				      (guint64)channel->config.subbuf_size,
 				      channel->config.num_subbuf, &patterns,
@@ -186,7 +219,9 @@ check_domain(const char *domain, GError **error)
 	if (g_str_equal(domain, "ust") || g_str_equal(domain, "kernel"))
 		return TRUE;
 	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Unknown domain '%s', use \"ust\" or \"kernel\"", domain);
+		    "Unknown domain '%.32s', use \"ust\", \"kernel\", \"python\", \"jul\" or "
+		    "\"log4j\"",
+		    domain);
 	return FALSE;
 }
 
@@ -468,6 +503,22 @@ enable_event_rule_work(TcRequest *request, GError **error)
 }
 
 static gboolean
+agent_enable_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request, tc_session_ops_enable_event_rule(
+					     request->session, request->channel,
+					     g_steal_pointer(&request->rule), error));
+}
+
+static gboolean
+agent_disable_work(TcRequest *request, GError **error)
+{
+	return channels_changed(request, tc_session_ops_disable_event_rule(
+					     request->session, request->channel,
+					     g_steal_pointer(&request->rule), error));
+}
+
+static gboolean
 disable_event_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
@@ -572,13 +623,44 @@ submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, c
 	return TRUE;
 }
 
+/* Domains "python", "jul" and "log4j": the agent's event, selected by
+ * logger, in the default channel (options NULL: none). */
+static gboolean
+submit_agent_event(TcSession *session, GDBusMethodInvocation *invocation, TcAgentDomain domain,
+		   const char *channel, const char *logger, GVariant *options, gboolean enable)
+{
+	g_autoptr(GError) error = NULL;
+	TcEventRule *rule;
+	TcRequest *request;
+
+	if (*channel && !g_str_equal(channel, TC_DEFAULT_CHANNEL)) {
+		g_set_error(&error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The %s domain records into the default channel '%s', not '%.64s'",
+			    tc_agent_domain_name(domain), TC_DEFAULT_CHANNEL, channel);
+		return tc_dbus_request_refuse(invocation, error);
+	}
+	rule = tc_dbus_event_rule_new_agent(domain, logger, options, &error);
+	if (rule == NULL)
+		return tc_dbus_request_refuse(invocation, error);
+	request = tc_dbus_request_new(invocation, session);
+	request->channel = g_strdup("");
+	request->rule = rule;
+	request->work = enable ? agent_enable_work : agent_disable_work;
+	tc_dbus_request_submit_manage(request, session);
+	return TRUE;
+}
+
 static gboolean
 handle_event_change(TcSession *session, GDBusMethodInvocation *invocation, const char *domain,
 		    const char *channel, const char *pattern, TcRequestWorkFunc work)
 {
 	g_autoptr(GError) error = NULL;
+	TcAgentDomain agent_domain;
 	TcRequest *request;
 
+	if (tc_agent_domain_from_name(domain, &agent_domain))
+		return submit_agent_event(session, invocation, agent_domain, channel, pattern, NULL,
+					  work == enable_event_work);
 	if (g_str_equal(domain, "kernel-own"))
 		return submit_kernel_own_event(session, invocation, channel, pattern,
 					       work == enable_event_work);
@@ -616,8 +698,12 @@ handle_enable_event_with_options(TcDbusSession *object, GDBusMethodInvocation *i
 {
 	g_autoptr(TcEventRule) rule = NULL;
 	g_autoptr(GError) error = NULL;
+	TcAgentDomain agent_domain;
 	TcRequest *request;
 
+	if (tc_agent_domain_from_name(domain, &agent_domain))
+		return submit_agent_event(session, invocation, agent_domain, channel, pattern,
+					  options, TRUE);
 	if (!check_domain(domain, &error) ||
 	    (*channel && !tc_validate_name("channel", channel, &error))) {
 		g_dbus_method_invocation_return_gerror(invocation, error);

@@ -7,6 +7,7 @@
 
 #include "tc-dbus-event-rule.h"
 
+#include "tc-agent-rule.h"
 #include "tc-error.h"
 #include "tc-kernel-event-rule.h"
 #include "tc-session-kernel.h"
@@ -105,6 +106,21 @@ tc_dbus_event_rule_new(const char *pattern, GVariant *options, GError **error)
 	if (!read_options(&reader, pattern, options, error))
 		return NULL;
 	return tc_event_rule_new_from_spec(&reader.spec, error);
+}
+
+TcEventRule *
+tc_dbus_event_rule_new_agent(int domain, const char *logger, GVariant *options, GError **error)
+{
+	g_auto(SpecReader) reader = {0};
+
+	if (options == NULL) {
+		TcEventRuleSpec spec = {.pattern = logger, .loglevel = -1};
+
+		return tc_agent_rule_new(domain, &spec, error);
+	}
+	if (!read_options(&reader, logger, options, error))
+		return NULL;
+	return tc_agent_rule_new(domain, &reader.spec, error);
 }
 
 gboolean

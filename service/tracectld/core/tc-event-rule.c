@@ -19,10 +19,22 @@ tc_event_rule_new(const char *pattern)
 }
 
 void
+tc_event_rule_free_agent(TcAgentRule *agent)
+{
+	if (agent == NULL)
+		return;
+	g_free(agent->logger);
+	g_free(agent->filter_text);
+	g_free(agent->key);
+	g_free(agent);
+}
+
+void
 tc_event_rule_free(TcEventRule *rule)
 {
 	if (rule == NULL)
 		return;
+	tc_event_rule_free_agent(rule->agent);
 	g_free(rule->pattern);
 	g_strfreev(rule->exclusions);
 	g_free(rule->filter_text);
@@ -113,7 +125,8 @@ tc_event_rule_new_from_spec(const TcEventRuleSpec *spec, GError **error)
 gboolean
 tc_event_rule_equal(const TcEventRule *a, const TcEventRule *b)
 {
-	return g_str_equal(a->pattern, b->pattern) && a->loglevel == b->loglevel &&
+	return g_str_equal(tc_event_rule_key(a), tc_event_rule_key(b)) &&
+	       g_str_equal(a->pattern, b->pattern) && a->loglevel == b->loglevel &&
 	       a->loglevel_only == b->loglevel_only &&
 	       g_strv_equal((const char *const *)a->exclusions,
 			    (const char *const *)b->exclusions) &&
@@ -136,10 +149,35 @@ tc_event_rule_selects(const TcEventRule *rule, const char *name, int loglevel)
 	return TRUE;
 }
 
+const char *
+tc_event_rule_key(const TcEventRule *rule)
+{
+	return rule->agent ? rule->agent->key : rule->pattern;
+}
+
+static char *
+describe_agent(const TcAgentRule *agent)
+{
+	GString *text = g_string_new(NULL);
+
+	g_string_append_printf(text, "%s logger %s", agent->domain_name, agent->logger);
+	if (agent->loglevel_type != TC_AGENT_LOGLEVEL_ALL)
+		g_string_append_printf(text, " loglevel %s %d",
+				       agent->loglevel_type == TC_AGENT_LOGLEVEL_SINGLE ? "==" : ">=",
+				       agent->loglevel);
+	if (agent->filter_text)
+		g_string_append_printf(text, " filter '%s'", agent->filter_text);
+	return g_string_free(text, FALSE);
+}
+
 char *
 tc_event_rule_describe(const TcEventRule *rule)
 {
-	GString *text = g_string_new(rule->pattern);
+	GString *text;
+
+	if (rule->agent)
+		return describe_agent(rule->agent);
+	text = g_string_new(rule->pattern);
 
 	if (rule->loglevel >= 0)
 		g_string_append_printf(text, rule->loglevel_only ? " loglevel == %d"

@@ -20,6 +20,24 @@
  * thread that other users' requests share. */
 #define TC_EVENT_RULES_PER_CHANNEL_MAX 1024
 
+/* LTTng's lttng_loglevel_type, as the agent protocol carries it. */
+typedef enum {
+	TC_AGENT_LOGLEVEL_ALL = 0,
+	TC_AGENT_LOGLEVEL_RANGE = 1,
+	TC_AGENT_LOGLEVEL_SINGLE = 2,
+} TcAgentLoglevelType;
+
+/* What an agent's rule was asked for (tc-agent-rule.h). */
+typedef struct {
+	int domain;		   /* TcAgentDomain */
+	const char *domain_name;   /* static */
+	char *logger;		   /* the name or pattern ("*": every logger) */
+	char *filter_text;	   /* the caller's filter, or NULL */
+	int loglevel;		   /* the agent's own numbering (Python: 10..50) */
+	TcAgentLoglevelType loglevel_type;
+	char *key;		   /* tc_event_rule_key() */
+} TcAgentRule;
+
 typedef struct {
 	char *pattern;
 	int loglevel; /* -1: any level */
@@ -34,6 +52,8 @@ typedef struct {
 	GBytes *lttng_filter;
 	guint32 lttng_reloc_offset;
 	char *lttng_refusal;
+	/* An agent's rule (tc-agent-rule.h): NULL for any other. */
+	TcAgentRule *agent;
 } TcEventRule;
 
 /*
@@ -61,6 +81,7 @@ TcEventRule *tc_event_rule_new(const char *pattern);
  */
 TcEventRule *tc_event_rule_new_from_spec(const TcEventRuleSpec *spec, GError **error);
 void tc_event_rule_free(TcEventRule *rule);
+void tc_event_rule_free_agent(TcAgentRule *agent);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcEventRule, tc_event_rule_free)
 
 /* Same pattern, log level, exclusions and filter text. */
@@ -68,5 +89,8 @@ gboolean tc_event_rule_equal(const TcEventRule *a, const TcEventRule *b);
 /* Whether the rule selects an event of this name and log level (its
  * filter aside). */
 gboolean tc_event_rule_selects(const TcEventRule *rule, const char *name, int loglevel);
+/* What disable-event names the rule by: its pattern, or for an agent's
+ * rule its domain and logger (tc_agent_rule_key()). */
+const char *tc_event_rule_key(const TcEventRule *rule);
 /* "pattern [loglevel <= N] [exclude a,b] [filter 'text']", for logs. */
 char *tc_event_rule_describe(const TcEventRule *rule);

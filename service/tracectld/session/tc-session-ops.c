@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tc-ack-waiter-wait.h"
+#include "tc-agents.h"
 #include "tc-ack-waiter.h"
 #include "tc-app-sync.h"
 #include "tc-app.h"
@@ -360,6 +361,7 @@ tc_session_ops_destroy(TcSession *session, GError **error)
 	g_mutex_unlock(&session->lock);
 	tc_ack_waiter_wait(&waiter, TC_APP_ACK_TIMEOUT_MS);
 	tc_lttng_session_destroy_locked(session);
+	tc_agents_session_changed(session);
 	consumer = tc_consumer_get(session->owner_uid, &consumer_error);
 	ok = consumer != NULL &&
 	     tc_session_trace_flush_metadata(session, consumer, &consumer_error) &&
@@ -468,7 +470,8 @@ find_rule(TcChannel *channel, const TcEventRule *rule)
 }
 
 /* [S] Adds the rule to the channel (taking it), or removes every rule of
- * its pattern, as LTTng's disable-event does whatever the filters. */
+ * its key (pattern, or agent domain and logger), as LTTng's disable-event
+ * does whatever the filters. */
 static gboolean
 change_rules_locked(TcChannel *channel, TcEventRule *rule, gboolean enable, GError **error)
 {
@@ -496,16 +499,17 @@ change_rules_locked(TcChannel *channel, TcEventRule *rule, gboolean enable, GErr
 	for (guint i = channel->rules->len; i-- > 0;) {
 		TcEventRule *old = g_ptr_array_index(channel->rules, i);
 
-		if (g_str_equal(old->pattern, rule->pattern)) {
+		if (g_str_equal(tc_event_rule_key(old), tc_event_rule_key(rule))) {
 			g_ptr_array_remove_index(channel->rules, i);
 			g_ptr_array_remove_index(channel->patterns, i);
 			removed++;
 		}
 	}
 	if (removed == 0) {
+		g_autofree char *what = tc_event_rule_describe(rule);
+
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
-			    "Events '%s' are not enabled in channel '%s'", rule->pattern,
-			    channel->name);
+			    "Events '%s' are not enabled in channel '%s'", what, channel->name);
 		return FALSE;
 	}
 	return TRUE;
@@ -520,7 +524,8 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 	g_autoptr(TcConsumer) consumer = NULL;
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autofree char *what = tc_event_rule_describe(rule);
-	g_autofree char *pattern = g_strdup(rule->pattern);
+	g_autofree char *key = g_strdup(tc_event_rule_key(rule));
+	gboolean is_agent = rule->agent != NULL;
 	TcChannel *channel;
 
 	if (op == NULL)
@@ -535,9 +540,11 @@ change_rules(TcSession *session, const char *channel_name, TcEventRule *rule, gb
 	}
 	sync_apps_and_wait(session);
 	if (enable)
-		tc_lttng_session_enable_event_locked(session, channel->name, pattern);
+		tc_lttng_session_enable_event_locked(session, channel->name, key);
 	else
-		tc_lttng_session_disable_event_locked(session, channel->name, pattern);
+		tc_lttng_session_disable_event_locked(session, channel->name, key);
+	if (is_agent)
+		tc_agents_session_changed(session);
 	/* New event ids produce metadata; write it out while we are here. */
 	if (session->has_buffers) {
 		consumer = tc_consumer_get(session->owner_uid, NULL);
@@ -568,6 +575,13 @@ tc_session_ops_disable_event(TcSession *session, const char *channel, const char
 			     GError **error)
 {
 	return change_rules(session, channel, tc_event_rule_new(pattern), FALSE, error);
+}
+
+gboolean
+tc_session_ops_disable_event_rule(TcSession *session, const char *channel, TcEventRule *rule,
+				  GError **error)
+{
+	return change_rules(session, channel, rule, FALSE, error);
 }
 
 void

@@ -45,6 +45,10 @@ gboolean tc_session_ops_enable_event_rule(TcSession *session, const char *channe
 					  TcEventRule *rule, GError **error);
 gboolean tc_session_ops_disable_event(TcSession *session, const char *channel, const char *pattern,
 				      GError **error);
+/* Removes every rule of rule's key (an agent's domain and logger), taking
+ * rule. */
+gboolean tc_session_ops_disable_event_rule(TcSession *session, const char *channel,
+					   TcEventRule *rule, GError **error);
 
 /* The consumer of uid died: every session of uid with buffers says what
  * was lost in its Problem property. Any thread, no lock held; the daemon
