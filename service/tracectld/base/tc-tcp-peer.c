@@ -25,13 +25,17 @@ fail_errno(GError **error, int err, const char *what)
 	return FALSE;
 }
 
-/* The request for the peer's socket: its own addresses are ours swapped. */
+/* The request for the peer's socket: its own addresses are ours swapped.
+ * A peer's socket of family AF_INET6 (Java's, whatever the address) holds
+ * the IPv4 addresses mapped (::ffff:a.b.c.d). */
 static void
-request_init(struct inet_diag_req_v2 *req, const struct sockaddr_in *local,
+request_init(struct inet_diag_req_v2 *req, int family, const struct sockaddr_in *local,
 	     const struct sockaddr_in *peer)
 {
+	guint word = family == AF_INET6 ? 3 : 0;
+
 	*req = (struct inet_diag_req_v2){
-	    .sdiag_family = AF_INET,
+	    .sdiag_family = family,
 	    .sdiag_protocol = IPPROTO_TCP,
 	    .idiag_states = ~0U,
 	    .id = {
@@ -40,8 +44,12 @@ request_init(struct inet_diag_req_v2 *req, const struct sockaddr_in *local,
 		.idiag_cookie = {INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE},
 	    },
 	};
-	req->id.idiag_src[0] = peer->sin_addr.s_addr;
-	req->id.idiag_dst[0] = local->sin_addr.s_addr;
+	if (family == AF_INET6) {
+		req->id.idiag_src[2] = htonl(0xffff);
+		req->id.idiag_dst[2] = htonl(0xffff);
+	}
+	req->id.idiag_src[word] = peer->sin_addr.s_addr;
+	req->id.idiag_dst[word] = local->sin_addr.s_addr;
 }
 
 static gboolean
@@ -70,8 +78,8 @@ read_answer(int nl, const struct inet_diag_req_v2 *req, uid_t *uid, guint64 *ino
 		/* The kernel matched these; check that it is the one asked. */
 		if (msg->id.idiag_sport != req->id.idiag_sport ||
 		    msg->id.idiag_dport != req->id.idiag_dport ||
-		    msg->id.idiag_src[0] != req->id.idiag_src[0] ||
-		    msg->id.idiag_dst[0] != req->id.idiag_dst[0])
+		    memcmp(msg->id.idiag_src, req->id.idiag_src, sizeof(msg->id.idiag_src)) != 0 ||
+		    memcmp(msg->id.idiag_dst, req->id.idiag_dst, sizeof(msg->id.idiag_dst)) != 0)
 			continue;
 		*uid = msg->idiag_uid;
 		*inode = msg->idiag_inode;
@@ -82,11 +90,11 @@ read_answer(int nl, const struct inet_diag_req_v2 *req, uid_t *uid, guint64 *ino
 	return FALSE;
 }
 
-gboolean
-tc_tcp_peer_identify(int fd, uid_t *uid, guint64 *inode, GError **error)
+/* The peer's socket looked up as family's. */
+static gboolean
+ask_sock_diag(int family, const struct sockaddr_in *local, const struct sockaddr_in *peer,
+	      uid_t *uid, guint64 *inode, GError **error)
 {
-	struct sockaddr_in local, peer;
-	socklen_t local_len = sizeof(local), peer_len = sizeof(peer);
 	struct {
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 req;
@@ -95,8 +103,26 @@ tc_tcp_peer_identify(int fd, uid_t *uid, guint64 *inode, GError **error)
 		    .nlmsg_flags = NLM_F_REQUEST},
 	};
 	struct timeval timeout = {.tv_sec = 1};
-	int nl;
+	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	gboolean ok;
+
+	if (nl < 0)
+		return fail_errno(error, errno, "Opening sock_diag");
+	request_init(&message.req, family, local, peer);
+	(void)setsockopt(nl, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+	if (send(nl, &message, sizeof(message), 0) < 0)
+		ok = fail_errno(error, errno, "Asking sock_diag");
+	else
+		ok = read_answer(nl, &message.req, uid, inode, error);
+	close(nl);
+	return ok;
+}
+
+gboolean
+tc_tcp_peer_identify(int fd, uid_t *uid, guint64 *inode, GError **error)
+{
+	struct sockaddr_in local, peer;
+	socklen_t local_len = sizeof(local), peer_len = sizeof(peer);
 
 	if (getsockname(fd, (struct sockaddr *)&local, &local_len) < 0 ||
 	    getpeername(fd, (struct sockaddr *)&peer, &peer_len) < 0)
@@ -106,17 +132,9 @@ tc_tcp_peer_identify(int fd, uid_t *uid, guint64 *inode, GError **error)
 				    "Not an IPv4 connection");
 		return FALSE;
 	}
-	request_init(&message.req, &local, &peer);
-	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (nl < 0)
-		return fail_errno(error, errno, "Opening sock_diag");
-	(void)setsockopt(nl, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-	if (send(nl, &message, sizeof(message), 0) < 0)
-		ok = fail_errno(error, errno, "Asking sock_diag");
-	else
-		ok = read_answer(nl, &message.req, uid, inode, error);
-	close(nl);
-	return ok;
+	if (ask_sock_diag(AF_INET, &local, &peer, uid, inode, NULL))
+		return TRUE;
+	return ask_sock_diag(AF_INET6, &local, &peer, uid, inode, error);
 }
 
 static gboolean
