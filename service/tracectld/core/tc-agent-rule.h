@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "tc-agent-domain.h"
 #include "tc-event-rule.h"
 
 /*
@@ -18,23 +19,8 @@
  * agent protocol, which loggers are enabled (tc-agents.h).
  */
 
-/* LTTng's numbers for the domains (lttng_domain_type), which the agents
- * send in their registration. */
-typedef enum {
-	TC_AGENT_DOMAIN_JUL = 3,
-	TC_AGENT_DOMAIN_LOG4J = 4,
-	TC_AGENT_DOMAIN_PYTHON = 5,
-} TcAgentDomain;
-
 /* The agent protocol's names are at most this long, NUL included. */
 #define TC_AGENT_NAME_MAX 256
-
-/* "jul", "log4j", "python"; NULL for another number. */
-const char *tc_agent_domain_name(TcAgentDomain domain);
-/* The domain of a name given on the bus; FALSE for another name. */
-gboolean tc_agent_domain_from_name(const char *name, TcAgentDomain *domain);
-/* The event the domain's agent records: "lttng_python:event"... */
-const char *tc_agent_domain_event(TcAgentDomain domain);
 
 /*
  * The rule recording domain's loggers named spec->pattern (a name or a
