@@ -583,18 +583,38 @@ fail_errno(GError **error, const char *what)
 	return FALSE;
 }
 
+/* Binds the first free port of lttng-sessiond's range, so that agents
+ * still running after a restart of the service, which keep retrying the
+ * port they read once, find it again; else one of the kernel's choosing. */
+static gboolean
+bind_port(int fd)
+{
+	int one = 1;
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	for (guint port = TC_AGENTS_PORT_FIRST; port <= TC_AGENTS_PORT_LAST + 1; port++) {
+		struct sockaddr_in address = {
+		    .sin_family = AF_INET,
+		    .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+		    .sin_port = port > TC_AGENTS_PORT_LAST ? 0 : htons(port),
+		};
+
+		if (bind(fd, (struct sockaddr *)&address, sizeof(address)) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
 static gboolean
 open_listen_socket(guint16 *port, GError **error)
 {
-	struct sockaddr_in address = {.sin_family = AF_INET,
-				      .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in address;
 	socklen_t length = sizeof(address);
 
 	listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (listen_fd < 0)
 		return fail_errno(error, "Opening the agents' socket");
-	if (bind(listen_fd, (struct sockaddr *)&address, sizeof(address)) < 0 ||
-	    listen(listen_fd, 64) < 0 ||
+	if (!bind_port(listen_fd) || listen(listen_fd, 64) < 0 ||
 	    getsockname(listen_fd, (struct sockaddr *)&address, &length) < 0)
 		return fail_errno(error, "Listening for agents on 127.0.0.1");
 	*port = ntohs(address.sin_port);

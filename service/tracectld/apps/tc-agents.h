@@ -39,6 +39,9 @@
 #define TC_AGENTS_TIMEOUT_MS 2000
 /* Registrations read at once for one uid; more connections are closed. */
 #define TC_AGENTS_PENDING_PER_UID_MAX 16
+/* lttng-sessiond's ports for agents (DEFAULT_AGENT_TCP_PORT_RANGE). */
+#define TC_AGENTS_PORT_FIRST 5345
+#define TC_AGENTS_PORT_LAST 5354
 /* Where the agents read the port of the system's session daemon. */
 #define TC_AGENTS_PORT_FILE "/var/run/lttng/agent.port"
 

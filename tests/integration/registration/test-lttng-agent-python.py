@@ -16,6 +16,8 @@ with `enable-event --python`:
 - connections that lie (a registration claiming another process's pid,
   one cut short, garbage) are refused, and the service goes on serving
   the honest ones;
+- a program that outlives a restart of the service is served by the new
+  one (the agent retries the port it read, lttng-sessiond's first);
 - LTTng-UST's own Python example (hello.py, as Debian ships it) gives
   the same first records through tracectl as through Debian's
   lttng-sessiond (babeltrace2's text, times and thread ids masked)."""
@@ -225,6 +227,27 @@ def test_honest_after_liars(svc, alice):
           f"-p -a recorded {got}")
 
 
+def test_restart(svc, alice):
+    """A program started before a restart, recorded after it."""
+    check(port() == 5345, f"the agents' port is {port()}, not lttng-sessiond's first")
+    program = agent_app(svc, alice, 80, 0.1)
+    check(program.stdout.readline().strip() == "ready", "the program did not start")
+    svc.restart()
+    trace = os.path.join(alice.home, "restarted")
+    svc.cli("create", "restarted", "--output", trace, user=alice)
+    svc.cli("enable-event", "-p", "other", "--loglevel", "CRITICAL", user=alice)
+    svc.cli("start", user=alice)
+    out, err = program.communicate(timeout=60)
+    check(program.returncode == 0 and out.strip() == "done", f"program: {out!r} {err[-1000:]}")
+    svc.cli("destroy", "restarted", user=alice)
+    got = records(trace)
+    rounds = [int(message.split()[1]) for _, message, _ in got]
+    check(got and all(r == ("other", f"round {n} level 50", 50) for r, n in zip(got, rounds)) and
+          rounds == list(range(rounds[0], 80)),
+          f"after the restart the program's records were {got[:5]}...{got[-3:]}")
+    log(f"after the restart: rounds {rounds[0]} to 79 recorded")
+
+
 def hello_lines(trace_dir, count):
     out = subprocess.run(["babeltrace2", trace_dir], capture_output=True, text=True,
                          timeout=120, check=True).stdout.splitlines()
@@ -295,6 +318,7 @@ def test():
             test_sessions(svc, alice, bob)
             test_liars(svc, alice)
             test_honest_after_liars(svc, alice)
+            test_restart(svc, alice)
             ours = hello_under_tracectl(svc, alice)
             prefix, env = svc._as(alice), svc.env(alice)
         check(not os.path.exists(PORT_FILE), "the service left its agent port file")
