@@ -47,6 +47,7 @@
 #include "tc-agents.h"
 #include "tc-error.h"
 #include "tc-lttng-list.h"
+#include "tc-lttng-refused.h"
 #include "tc-lttng-listen.h"
 #include "tc-lttng-notify.h"
 #include "tc-lttng-owner.h"
@@ -304,6 +305,11 @@ serve_connection(TcLttngWork *work)
 	TcLttngRegistration registration;
 
 	if (!tc_lttng_register_receive(work->fd, &work->cred, &registration, &error)) {
+		/* One it cannot serve retries every few seconds: said once,
+		 * and listed (tracectl list -u) while it runs. */
+		if (g_error_matches(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED) &&
+		    !tc_lttng_refused_add(work->cred.pid, work->cred.uid, error->message))
+			return;
 		g_warning("Refused the LTTng-UST application pid=%d uid=%u: %s",
 			  (int)work->cred.pid, (unsigned)work->cred.uid, error->message);
 		return;
@@ -409,6 +415,7 @@ tc_lttng_apps_stop(void)
 	g_clear_pointer(&notify_pool, tc_owner_pool_free);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
 	tc_lttng_registry_clear();
+	tc_lttng_refused_clear();
 }
 
 void

@@ -74,7 +74,7 @@ static gboolean
 receive_failed(int ret, const TcLttngRegistration *registration, GError **error)
 {
 	if (ret == -LTTNG_UST_ERR_UNSUP_MAJOR)
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 			    "unsupported LTTng-UST ABI %u.%u (this service speaks %u)",
 			    registration->abi_major, registration->abi_minor,
 			    LTTNG_UST_ABI_MAJOR_VERSION);
@@ -101,7 +101,7 @@ check_claims(const struct ucred *cred, const TcLttngClaims *claims, guint32 pid,
 	 * the bound is this file's. */
 	if (registration->abi_major < LTTNG_UST_ABI_MAJOR_VERSION_OLDEST_COMPATIBLE ||
 	    registration->abi_major > LTTNG_UST_ABI_MAJOR_VERSION) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 			    "unsupported LTTng-UST ABI %u.%u (this service speaks %u to %u)",
 			    registration->abi_major, registration->abi_minor,
 			    LTTNG_UST_ABI_MAJOR_VERSION_OLDEST_COMPATIBLE,
@@ -109,12 +109,12 @@ check_claims(const struct ucred *cred, const TcLttngClaims *claims, guint32 pid,
 		return FALSE;
 	}
 	if (byte_order != LTTNG_UST_BYTE_ORDER) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 			    "an application of the other byte order");
 		return FALSE;
 	}
 	if (registration->bits_per_long != sizeof(long) * 8) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
 			    "a %u-bit application, the service serves %zu-bit ones only",
 			    registration->bits_per_long, sizeof(long) * 8);
 		return FALSE;

@@ -87,9 +87,8 @@ tc_peer_identity_parse_user_slice(const char *cgroup, uid_t *uid)
 	return FALSE;
 }
 
-/* The effective uid of the process in /proc/PID (status' second Uid). */
-static gboolean
-read_status_euid(int dir_fd, uid_t *euid)
+gboolean
+tc_peer_identity_proc_euid(int dir_fd, uid_t *euid)
 {
 	g_autofree char *status = read_proc_file(dir_fd, "status");
 	const char *line = status ? strstr(status, "\nUid:") : NULL;
@@ -132,7 +131,7 @@ open_peer_proc(int fd, const struct ucred *cred, GError **error)
 		is_peer = poll(&exited, 1, 0) == 0;
 		close(pidfd);
 	} else {
-		is_peer = read_status_euid(dir_fd, &euid) && euid == cred->uid;
+		is_peer = tc_peer_identity_proc_euid(dir_fd, &euid) && euid == cred->uid;
 	}
 	if (!is_peer) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,

@@ -43,6 +43,11 @@ gboolean tc_peer_identity_accountable_user_of_pid(pid_t pid, uid_t uid, uid_t *u
 						  TcPeerUserSource *source, GError **error);
 const char *tc_peer_identity_user_source_name(TcPeerUserSource source);
 
+/* The effective uid of the process whose /proc/PID directory is dir_fd
+ * (its status' second Uid; the owner of its files is root's for a process
+ * that is not dumpable). */
+gboolean tc_peer_identity_proc_euid(int dir_fd, uid_t *euid);
+
 /* The uid of "user-UID.slice" in the contents of a /proc/PID/cgroup file;
  * FALSE when the process is in no user slice. */
 gboolean tc_peer_identity_parse_user_slice(const char *cgroup, uid_t *uid);

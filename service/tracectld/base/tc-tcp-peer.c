@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tc-error.h"
+#include "tc-peer-identity.h"
 
 static gboolean
 fail_errno(GError **error, int err, const char *what)
@@ -171,16 +172,15 @@ gboolean
 tc_tcp_peer_pid_holds(pid_t pid, uid_t uid, guint64 inode, guint max_fds, GError **error)
 {
 	g_autofree char *path = g_strdup_printf("/proc/%d", (int)pid);
-	struct stat st;
+	uid_t euid;
 	int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int fd_dir;
 	gboolean holds;
 
 	if (proc_fd < 0)
 		return fail_errno(error, errno, "The agent's process");
-	/* The directory's owner is the process's effective uid; it is the
-	 * same process as its fd directory below, both opened through it. */
-	if (fstat(proc_fd, &st) < 0 || st.st_uid != uid) {
+	/* Its fd directory below is the same process's, opened through it. */
+	if (!tc_peer_identity_proc_euid(proc_fd, &euid) || euid != uid) {
 		close(proc_fd);
 		g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 			    "Process %d does not run as uid %u", (int)pid, (unsigned)uid);

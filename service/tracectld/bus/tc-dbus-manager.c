@@ -17,6 +17,7 @@
 #include "tc-error.h"
 #include "tc-kernel.h"
 #include "tc-lttng-apps.h"
+#include "tc-lttng-refused.h"
 #include "tc-lttng-registry.h"
 #include "tc-peer-identity.h"
 #include "tc-registry.h"
@@ -371,6 +372,24 @@ lttng_app_events_variant(TcLttngApp *app)
 	return g_variant_builder_end(&builder);
 }
 
+/* The LTTng-UST applications refused at registration, with why in their
+ * tracer's version and no events. */
+static void
+add_refused_lttng_applications(GVariantBuilder *builder, const TcRequest *request)
+{
+	g_autoptr(GPtrArray) refused =
+		tc_lttng_refused_list(request->caller.uid, request->caller.is_admin);
+
+	for (guint i = 0; i < refused->len; i++) {
+		const TcLttngRefused *app = g_ptr_array_index(refused, i);
+		g_autofree char *version = g_strdup_printf("lttng-ust (not served: %s)", app->why);
+
+		g_variant_builder_add(builder, "(iuss@a(sis))", (gint32)app->pid,
+				      (guint32)app->uid, app->procname, version,
+				      g_variant_new_array(G_VARIANT_TYPE("(sis)"), NULL, 0));
+	}
+}
+
 /* The LTTng-UST applications, after tracectl's own. */
 static void
 add_lttng_applications(GVariantBuilder *builder, const TcRequest *request)
@@ -387,6 +406,7 @@ add_lttng_applications(GVariantBuilder *builder, const TcRequest *request)
 				      (guint32)app->uid, app->procname, version,
 				      lttng_app_events_variant(app));
 	}
+	add_refused_lttng_applications(builder, request);
 }
 
 /* Off the main loop: LTTng-UST applications are asked for their

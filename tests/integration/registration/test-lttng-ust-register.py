@@ -7,14 +7,19 @@ and are woken) or after it (their constructor gets register_done at
 once); `tracectl list -u` shows them to their owner with their pid, uid,
 kind and tracepoints, never to another user; one over
 MaxLttngApplications is refused with a line naming the limit; one that
-dies leaves the listing, its sockets closed. With a real lttng-sessiond on the global socket, tracectld
+dies leaves the listing, its sockets closed. Applications of another
+LTTng-UST ABI major or word size are refused with one log line each that
+names both versions, and listed (to their owner) as not served, with
+why, until they exit. With a real lttng-sessiond on the global socket, tracectld
 keeps off it and says so in its status; a socket nobody answers on is
 taken over."""
 
 import os
+import pwd
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -137,6 +142,66 @@ def registration_and_listing(svc, alice, bob):
     late.wait()
 
 
+def unsupported_registration(user, major, bits):
+    """A child process of user that registers on the global socket as an
+    LTTng-UST application of ABI major and bits per long (LTTng-UST 2.13's
+    136-byte message) twice, as LTTng-UST retries, then waits to be
+    killed."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            os.setgid(pwd.getpwnam(user.name).pw_gid)
+            os.setuid(user.uid)
+            message = struct.pack("=14I16s64s", 0xC57C57C5, major, 0, os.getpid(),
+                                  os.getppid(), user.uid, os.getgid(), bits, 1, 2, 4, 8,
+                                  bits // 8, 0, b"old-abi-app", b"")
+            for _ in range(2):
+                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                conn.connect(GLOBAL_SOCKET)
+                conn.sendall(message)
+                conn.settimeout(10)
+                conn.recv(16)  # the service closes it
+                conn.close()
+            os.write(write_end, b"sent")
+            time.sleep(120)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    check(os.read(read_end, 16) == b"sent", "the unsupported application did not register")
+    os.close(read_end)
+    return pid
+
+
+def unsupported_applications(svc, alice, bob):
+    offset = svc.log_offset()
+    old = unsupported_registration(alice, 10, 64)
+    narrow = unsupported_registration(alice, 9, 32)
+    try:
+        wait_for(lambda: {old, narrow} <= set(listed(svc, alice)), 10,
+                 "the unsupported applications listed")
+        apps = listed(svc, alice)
+        check("not served" in apps[old]["tracer_version"] and
+              "ABI 10.0" in apps[old]["tracer_version"] and not apps[old]["events"],
+              f"the ABI 10 application was listed as {apps[old]}")
+        check("32-bit" in apps[narrow]["tracer_version"],
+              f"the 32-bit application was listed as {apps[narrow]}")
+        check(old not in listed(svc, bob), "bob sees alice's unsupported application")
+        # Its second registration is not logged again.
+        with open(svc.log_path, errors="replace") as f:
+            f.seek(offset)
+            text = f.read()
+        check(text.count(f"pid={old} ") == 1 and "this service speaks" in text,
+              f"the ABI 10 application was not refused once, naming both versions:\n"
+              f"{text[-2000:]}")
+    finally:
+        for pid in (old, narrow):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    wait_for(lambda: old not in listed(svc, alice), 10, "the exited application unlisted")
+
+
 def another_session_daemon(svc, alice):
     sessiond = shutil.which("lttng-sessiond")
     if sessiond is None:
@@ -201,6 +266,7 @@ def with_service(config):
         alice = svc.add_user("tctest-alice")
         bob = svc.add_user("tctest-bob")
         registration_and_listing(svc, alice, bob)
+        unsupported_applications(svc, alice, bob)
         another_session_daemon(svc, alice)
 
 
