@@ -157,6 +157,7 @@ gone_cb(TcLttngApp *app, const char *why, gpointer user_data)
 }
 
 static void owner_work_cb(gpointer data, gpointer user_data);
+static gboolean list_app(TcLttngApp *app);
 
 /* Owner's thread: the sessions first, then register_done, as
  * lttng-sessiond does: the constructor of the application waits for
@@ -190,6 +191,12 @@ finish_registration(TcLttngWork *work)
 		return;
 	}
 	g_mutex_unlock(&app->cmd_lock);
+	/* Listed once main() runs: a listing is a round trip per event and
+	 * per field, which lttng-sessiond does only when asked; here it is
+	 * kept for `tracectl list -u` and the limits, off the path of the
+	 * application's start. */
+	if (!list_app(app))
+		return;
 	events = tc_lttng_app_dup_events(app);
 	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
 		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
@@ -247,7 +254,7 @@ list_app(TcLttngApp *app)
 }
 
 /* Owner's thread: the notify socket of an application whose command
- * socket came: both are tied, the application may go on, and it is
+ * socket came: both are tied, the application may go on, then it is
  * listed. */
 static void
 pair_notify_socket(TcLttngWork *work)
@@ -272,7 +279,7 @@ pair_notify_socket(TcLttngWork *work)
 		app_gone(app, error->message);
 		return;
 	}
-	if (!list_app(app) || !tc_lttng_registry_publish(app))
+	if (!tc_lttng_registry_publish(app))
 		return;
 	work->app = tc_lttng_app_ref(app);
 	work->applied = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
