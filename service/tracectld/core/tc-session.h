@@ -96,6 +96,9 @@ struct _TcSession {
 	 * may hold its buffers from then on, and are synced with it. */
 	gboolean has_tracked_units;
 	char *problem; /* [S] for the Problem property, or NULL */
+	/* [S] Its consumer died with buffers of it: what it had not written
+	 * is lost, and problem says when and why. */
+	gboolean consumer_lost;
 	/* [S] Whether problem is the relay's, and what it said of the relay:
 	 * its count of lost packets grows during an outage, the rest is
 	 * news when it changes. */

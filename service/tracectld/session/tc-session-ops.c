@@ -294,23 +294,46 @@ tc_session_ops_start(TcSession *session, GError **error)
 	return ok;
 }
 
-/* Stops the applications, then has the consumer write out what they
- * recorded. op_lock held. */
+/* [S] What a stop of a session whose consumer died says: the problem the
+ * session shows, rather than what a new consumer, which never had the
+ * session, answers. */
+static gboolean
+consumer_lost_locked(TcSession *session, GError **error)
+{
+	if (!session->consumer_lost)
+		return FALSE;
+	g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "Session '%s' stopped, but its trace is cut: %s",
+		    session->name, session->problem);
+	return TRUE;
+}
+
+/* Stops the applications (both kinds) and the kernel's programs, then
+ * has the consumer write out what they recorded. op_lock held. */
 static gboolean
 stop_locked(TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GError) lttng_error = NULL;
+	gboolean lttng_ok, lost;
 
 	set_state(session, TC_SESSION_INACTIVE);
 	sync_apps_and_wait(session);
-	if (!tc_lttng_session_stop_locked(session, error)) {
-		g_prefix_error(error, "Session '%s' stopped, but writing its LTTng-UST trace failed: ",
-			       session->name);
-		return FALSE;
-	}
+	lttng_ok = tc_lttng_session_stop_locked(session, &lttng_error);
 	if (!tc_session_kernel_stop_locked(session, error) ||
 	    !tc_session_kernel_own_stop_locked(session, error))
 		return FALSE;
+	g_mutex_lock(&session->lock);
+	lost = consumer_lost_locked(session, error);
+	g_mutex_unlock(&session->lock);
+	if (lost)
+		return FALSE;
+	if (!lttng_ok) {
+		g_propagate_prefixed_error(error, g_steal_pointer(&lttng_error),
+					   "Session '%s' stopped, but writing its LTTng-UST trace "
+					   "failed: ",
+					   session->name);
+		return FALSE;
+	}
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error) ||
 	    !for_each_trace(session, consumer, flush_trace, error)) {
@@ -600,6 +623,7 @@ tc_session_ops_consumer_lost(uid_t uid, const char *why)
 		    (session->problem == NULL || session->problem_is_relay)) {
 			g_free(session->problem);
 			session->problem_is_relay = FALSE;
+			session->consumer_lost = TRUE;
 			session->problem = g_strdup_printf(
 				"The consumer writing this trace stopped at %s (%s): what was "
 				"recorded since its last write is lost, and the session cannot "

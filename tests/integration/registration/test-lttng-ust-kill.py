@@ -7,8 +7,9 @@ liblttng-ust, not tracectl's library) records:
   trace (the per-UID buffers outlive it), ticks 0, 1, 2, ... without a
   gap; it is no longer listed;
 - the session's consumer: the session says so in its Problem, the
-  application runs on unharmed and exits normally, `stop` reports the
-  failure, and a new session records a new application;
+  application runs on unharmed and exits normally, `stop` says the trace
+  is cut when the consumer stopped, and a new session records a new
+  application;
 - tracectld itself: the application runs on unharmed, registers again
   with the service started anew (LTTng-UST's wait page wakes it), and a
   new session records its ticks from then on, consecutive."""
@@ -88,6 +89,9 @@ def consumer_killed(svc, top):
     check(app.wait(timeout=30) == 0, f"the application exited with {app.returncode}")
     stop = svc.cli("stop", check_ok=False)
     check(stop.returncode != 0, "stop succeeded though the session's consumer was killed")
+    check("trace is cut" in stop.stderr and "consumer writing this trace stopped" in stop.stderr
+          and "No session" not in stop.stderr,
+          f"stop did not say the consumer had stopped: {stop.stderr}")
     check(svc.alive(), "tracectld died with the consumer")
     svc.cli("destroy", "consumer")
     out = os.path.join(top, "after-consumer")
