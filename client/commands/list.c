@@ -3,6 +3,8 @@
  * tracectl list            your sessions ('*' marks the current one)
  * tracectl list NAME       a session's channels and events
  * tracectl list -u         your registered applications and their events
+ * tracectl list -p|-j|-l   your processes' agents and their loggers
+ * tracectl list NAME -p|-j|-l   the session's rules of an agent's loggers
  */
 #include <unistd.h>
 
@@ -357,6 +359,8 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 			break;
 		}
 	}
+	for (const char *const *agent = tc_client_agent_domains; *agent; agent++)
+		tc_client_print_agent_rules(*agent, channels);
 }
 
 int
@@ -420,12 +424,20 @@ int
 tc_cmd_list(int argc, char **argv)
 {
 	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE, domains = FALSE;
+	gboolean python = FALSE, jul = FALSE, log4j = FALSE;
+	const char *domain;
 	g_autofree char *channel = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
 		 "List your registered applications and their events", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall, "With -k: list system calls", NULL},
+		{"python", 'p', 0, G_OPTION_ARG_NONE, &python,
+		 "List the loggers of your processes' Python logging agents", NULL},
+		{"jul", 'j', 0, G_OPTION_ARG_NONE, &jul,
+		 "List the loggers of your processes' java.util.logging agents", NULL},
+		{"log4j", 'l', 0, G_OPTION_ARG_NONE, &log4j,
+		 "List the loggers of your processes' log4j agents", NULL},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "With NAME: show only this channel", "CHANNEL"},
 		{"domain", 'd', 0, G_OPTION_ARG_NONE, &domains,
@@ -447,17 +459,26 @@ tc_cmd_list(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	/* -u, -k, -c and -d with NAME pick part of the session (list-session.c). */
-	if (argc == 2 && (userspace || kernel || channel || domains) && !syscall)
-		return tc_client_list_session_part(argv[1], kernel ? "kernel" : userspace ? "ust" : NULL,
-						   channel, domains);
+	if (userspace + kernel + python + jul + log4j > 1) {
+		g_printerr("Error: give at most one of -u, -k, -p, -j, -l\n");
+		return TC_EXIT_USAGE;
+	}
+	domain = kernel	     ? "kernel"
+		 : userspace ? "ust"
+		 : python    ? "python"
+		 : jul	     ? "jul"
+		 : log4j     ? "log4j"
+			     : NULL;
+	/* A domain, -c and -d with NAME pick part of the session (list-session.c). */
+	if (argc == 2 && (domain || channel || domains) && !syscall)
+		return tc_client_list_session_part(argv[1], domain, channel, domains);
 	if (channel || domains) {
 		g_printerr("Error: --channel and --domain need a session NAME\n");
 		return TC_EXIT_USAGE;
 	}
 	if (kernel)
 		return list_kernel(syscall);
-	if (argc > 2 || (userspace && argc > 1)) {
+	if (argc > 2 || (domain && argc > 1)) {
 		g_printerr("Error: too many arguments (try 'tracectl list --help')\n");
 		return TC_EXIT_USAGE;
 	}

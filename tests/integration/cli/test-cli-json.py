@@ -25,8 +25,11 @@ ENABLING = {"pattern": str, "loglevel": (int, type(None)), "loglevel_name": OPTI
 CHANNEL = {"name": str, "domain": str, "subbuf_size": int, "num_subbuf": int,
            "events": [str], "enablings": [ENABLING], "settings": dict,
            "statistics": (dict, type(None))}
+AGENT_RULE = {"domain": str, "logger": str, "loglevel": (int, type(None)),
+              "loglevel_name": OPTIONAL_STR, "loglevel_only": bool, "filter": OPTIONAL_STR}
 SESSION = {"name": str, "path": str, "owner_uid": int, "state": str, "snapshot": bool,
-           "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL]}
+           "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL],
+           "agent_rules": [AGENT_RULE]}
 SHAPES = {
     "version": {"client_version": str, "service_version": OPTIONAL_STR},
     "create": {"name": str, "path": str, "output_directory": str, "output_url": str,
@@ -106,6 +109,9 @@ def test():
         disabled = json_of(svc, "enable-event", "disable-event", "-u", "other:x", "-c", "c1",
                            user=alice)
         check(disabled["enabled"] is False and disabled["events"] == ["other:x"], f"{disabled}")
+        agent = json_of(svc, "enable-event", "enable-event", "-j", "org.app", "--loglevel",
+                        "SEVERE", user=alice)
+        check(agent["domain"] == "jul" and agent["events"] == ["org.app"], f"{agent}")
         started = json_of(svc, "start", "start", user=alice)
         check(started == {"name": "js", "path": created["path"], "state": "active"},
               f"start: {started}")
@@ -128,6 +134,9 @@ def test():
             for c in session["channels"]:
                 c.pop("statistics")  # sampled: may differ between the calls
         check(listed == status, f"list js {listed} != status {status}")
+        check(listed["agent_rules"] == [{"domain": "jul", "logger": "org.app", "loglevel": 1000,
+                                         "loglevel_name": "JUL_SEVERE", "loglevel_only": False,
+                                         "filter": None}], f"agent_rules: {listed}")
         status = json_of(svc, "list NAME", "status", user=alice)
         check(status["state"] == "active" and status["owner_uid"] == alice.uid and
               status["snapshot"] is False and status["problem"] is None, f"status: {status}")
