@@ -41,6 +41,8 @@ SHAPES = {
                                   "events": [{"name": str, "log_level": int,
                                               "fields": str}]}]},
     "list -k": {"syscalls": bool, "events": [str]},
+    "list -p": {"agents": [{"domain": str, "pid": int, "uid": int, "process_name": str,
+                            "loggers": [str]}]},
     "enable-channel": {"session": str, "domain": str, "channel": str},
     "enable-event": {"session": str, "domain": str, "channel": str, "enabled": bool,
                      "events": [str], "failed": [str]},
@@ -176,6 +178,10 @@ def test():
         check(record["session"] == "snap" and record["directory"].startswith(snap_out + "/") and
               os.path.isdir(record["directory"]), f"snapshot: {record}")
         check(svc.session("snap", user=alice)["snapshot"] is True, "list snap")
+        # No agent here (the Python one is listed in test-lttng-ust-register).
+        for flag in ("-p", "-j", "-l"):
+            check(json_of(svc, "list -p", "list", flag, user=alice) == {"agents": []},
+                  f"list {flag}")
 
         mount_tracefs()
         kernel = json_of(svc, "list -k", "list", "-k")
