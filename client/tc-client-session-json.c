@@ -122,6 +122,7 @@ tc_client_session_json(TcDbusSession *session, GVariant *statistics)
 		add_channel(builder, channel, statistics);
 	}
 	json_builder_end_array(builder);
+	tc_client_agent_rules_json(builder, channels);
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
 }

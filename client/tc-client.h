@@ -116,7 +116,8 @@ int tc_cmd_set_session(int argc, char **argv);
 int tc_cmd_disable_channel(int argc, char **argv);
 /* add-context --list (add-context-list.c). */
 int tc_client_list_contexts(gboolean userspace, gboolean kernel);
-/* list NAME with -u/-k, --channel or --domain (list-session.c). */
+/* list NAME with -u/-k/-p/-j/-l, --channel or --domain (list-session.c);
+ * domain "ust", "kernel", an agent's ("python"...) or NULL for any. */
 int tc_client_list_session_part(const char *name, const char *domain, const char *channel,
 				gboolean domains_only);
 int tc_cmd_monitor(int argc, char **argv);
@@ -142,6 +143,24 @@ int tc_client_print_session(TcDbusSession *session, GVariant *statistics);
 void tc_client_print_enablings(const char *domain, GVariant *patterns, GVariant *settings);
 void tc_client_enablings_json(JsonBuilder *builder, const char *domain, GVariant *patterns,
 			      GVariant *settings);
+/* The log levels of LTTng's agents, domain "python", "jul" or "log4j"
+ * (tc-client-agent-level.c): a level by name (its domain's prefix
+ * optional, any case) or number, FALSE for neither; and a level's name
+ * as lttng shows it ("PYTHON_WARNING"), or its number when it has none. */
+gboolean tc_client_agent_level_parse(const char *domain, const char *text, int *level);
+char *tc_client_agent_level_name(const char *domain, int level);
+/* The agents' domains of list SESSION: "python", "jul", "log4j", NULL. */
+extern const char *const tc_client_agent_domains[];
+/* The title lttng gives domain's section, and its line of list -d. */
+const char *tc_client_agent_domain_title(const char *domain);
+const char *tc_client_agent_domain_line(const char *domain);
+/* The rules of agent domain's loggers among the session's channels (a
+ * Channels property): text lines under a domain section, FALSE (nothing
+ * printed) when there are none; or the session's "agents" JSON member
+ * (tc-client-enablings.c). */
+gboolean tc_client_print_agent_rules(const char *domain, GVariant *channels);
+guint tc_client_agent_rule_count(const char *domain, GVariant *channels);
+void tc_client_agent_rules_json(JsonBuilder *builder, GVariant *channels);
 /* The session as JSON; statistics is a ChannelStatistics array or NULL
  * (tc-client-session-json.c). */
 JsonNode *tc_client_session_json(TcDbusSession *session, GVariant *statistics);

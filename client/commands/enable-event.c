@@ -14,7 +14,6 @@
  * with EnableEventWithOptions.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "tc-client.h"
 
@@ -41,62 +40,13 @@ tc_client_parse_loglevel(const char *text)
 	return -1;
 }
 
-typedef struct {
-	const char *name;
-	int value;
-} AgentLevel;
-
-/* The agents' level names, as their libraries number them (and lttng
- * names them, with or without the domain's prefix). */
-static const AgentLevel python_levels[] = {
-	{"CRITICAL", 50}, {"ERROR", 40}, {"WARNING", 30}, {"INFO", 20}, {"DEBUG", 10},
-	{"NOTSET", 0},	  {NULL, 0},
-};
-static const AgentLevel jul_levels[] = {
-	{"OFF", G_MAXINT32}, {"SEVERE", 1000}, {"WARNING", 900}, {"INFO", 800},
-	{"CONFIG", 700},     {"FINE", 500},    {"FINER", 400},	 {"FINEST", 300},
-	{"ALL", G_MININT32}, {NULL, 0},
-};
-static const AgentLevel log4j_levels[] = {
-	{"OFF", G_MAXINT32}, {"FATAL", 50000}, {"ERROR", 40000}, {"WARN", 30000},
-	{"INFO", 20000},     {"DEBUG", 10000}, {"TRACE", 5000},	 {"ALL", G_MININT32},
-	{NULL, 0},
-};
-
-/* A level of domain's agent by name (its prefix optional) or number;
- * FALSE when it is neither. */
-static gboolean
-parse_agent_level(const char *domain, const char *text, int *level)
-{
-	const AgentLevel *levels = g_str_equal(domain, "python") ? python_levels
-				   : g_str_equal(domain, "jul")	  ? jul_levels
-								  : log4j_levels;
-	g_autofree char *prefix = g_strdup_printf("%s_", domain);
-	const char *name = g_ascii_strncasecmp(text, prefix, strlen(prefix)) == 0
-				   ? text + strlen(prefix)
-				   : text;
-	char *end = NULL;
-	gint64 value;
-
-	for (const AgentLevel *known = levels; known->name; known++)
-		if (g_ascii_strcasecmp(name, known->name) == 0) {
-			*level = known->value;
-			return TRUE;
-		}
-	value = g_ascii_strtoll(text, &end, 10);
-	if (!*text || !end || *end || value < G_MININT32 || value > G_MAXINT32)
-		return FALSE;
-	*level = (int)value;
-	return TRUE;
-}
-
 /* The level text of domain ("ust" or an agent's) as a number; FALSE with
  * a usage error printed. */
 static gboolean
 parse_level(const char *domain, const char *text, int *level)
 {
 	if (!g_str_equal(domain, "ust")) {
-		if (parse_agent_level(domain, text, level))
+		if (tc_client_agent_level_parse(domain, text, level))
 			return TRUE;
 		g_printerr("Error: unknown %s log level '%s' (a name such as %s, or a number)\n",
 			   domain, text,

@@ -2,6 +2,7 @@
 /*
  * tracectl list SESSION -d            the session's domains
  * tracectl list SESSION -u|-k         one domain of the session
+ * tracectl list SESSION -p|-j|-l      its rules of an agent's loggers
  * tracectl list SESSION -c CHANNEL    one channel of the session
  */
 #include "tc-client.h"
@@ -75,8 +76,17 @@ print_domains(GVariant *channels)
 		g_print("  - Kernel\n");
 	if (has_ust)
 		g_print("  - UST global\n");
+	for (const char *const *agent = tc_client_agent_domains; *agent; agent++)
+		if (tc_client_agent_rule_count(*agent, channels) > 0)
+			g_print("  - %s\n", tc_client_agent_domain_line(*agent));
 	if (!has_kernel && !has_ust)
 		g_print("  (none yet)\n");
+}
+
+static gboolean
+is_agent_domain(const char *domain)
+{
+	return domain && g_strv_contains(tc_client_agent_domains, domain);
 }
 
 int
@@ -99,6 +109,11 @@ tc_client_list_session_part(const char *name, const char *domain, const char *ch
 		tc_dbus_session_get_output_directory(session));
 	if (domains_only) {
 		print_domains(channels);
+		return TC_EXIT_OK;
+	}
+	if (is_agent_domain(domain)) {
+		if (!tc_client_print_agent_rules(domain, channels))
+			g_print("(no %s logger enabled)\n", tc_client_agent_domain_title(domain));
 		return TC_EXIT_OK;
 	}
 	if (print_channels(channels, domain, channel) > 0)

@@ -3,6 +3,8 @@
  * tracectl list            your sessions ('*' marks the current one)
  * tracectl list NAME       a session's channels and events
  * tracectl list -u         your registered applications and their events
+ * tracectl list -p|-j|-l   your processes' agents and their loggers
+ * tracectl list NAME -p|-j|-l   the session's rules of an agent's loggers
  */
 #include <unistd.h>
 
@@ -188,6 +190,82 @@ list_applications(TcDbusManager *manager)
 	return TC_EXIT_OK;
 }
 
+/* "python events (Logger name):" then each agent's process and loggers,
+ * as lttng list --python shows them, with its uid. */
+static void
+print_agents_text(GVariant *reply, const char *domain)
+{
+	g_autoptr(GVariantIter) iter = NULL;
+	g_autofree const char **loggers = NULL;
+	const char *agent_domain, *procname;
+	gint32 pid;
+	guint32 uid;
+
+	g_variant_get(reply, "(a(siusas))", &iter);
+	g_print("%s events (Logger name):\n-------------------------\n", domain);
+	if (g_variant_iter_n_children(iter) == 0)
+		g_print("None\n");
+	while (g_variant_iter_next(iter, "(&siu&s^a&s)", &agent_domain, &pid, &uid, &procname,
+				   &loggers)) {
+		g_print("\nPID: %d - Name: %s - UID: %u\n", pid, procname, uid);
+		for (guint i = 0; loggers[i]; i++)
+			g_print("      - %s\n", loggers[i]);
+		g_clear_pointer(&loggers, g_free);
+	}
+	g_print("\n");
+}
+
+/* {"agents": [{"domain", "pid", "uid", "process_name", "loggers"}]}
+ * from ListAgents. */
+static JsonNode *
+agents_json(GVariant *reply)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(GVariantIter) iter = NULL;
+	g_autofree const char **loggers = NULL;
+	const char *domain, *procname;
+	gint32 pid;
+	guint32 uid;
+
+	g_variant_get(reply, "(a(siusas))", &iter);
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "agents");
+	json_builder_begin_array(builder);
+	while (g_variant_iter_next(iter, "(&siu&s^a&s)", &domain, &pid, &uid, &procname,
+				   &loggers)) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "domain", domain);
+		tc_client_output_member_int(builder, "pid", pid);
+		tc_client_output_member_int(builder, "uid", uid);
+		tc_client_output_member_string(builder, "process_name", procname);
+		tc_client_output_member_strv(builder, "loggers", loggers);
+		json_builder_end_object(builder);
+		g_clear_pointer(&loggers, g_free);
+	}
+	json_builder_end_array(builder);
+	json_builder_end_object(builder);
+	return json_builder_get_root(builder);
+}
+
+static int
+list_agents(TcDbusManager *manager, const char *domain)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply =
+		tc_client_call(manager, "ListAgents", g_variant_new("(s)", domain), &error);
+
+	if (reply == NULL)
+		return tc_client_fail(error);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonNode) node = agents_json(reply);
+
+		tc_client_output_print_json(node);
+	} else {
+		print_agents_text(reply, domain);
+	}
+	return TC_EXIT_OK;
+}
+
 static void
 print_channel_settings(GVariant *settings)
 {
@@ -357,6 +435,8 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 			break;
 		}
 	}
+	for (const char *const *agent = tc_client_agent_domains; *agent; agent++)
+		tc_client_print_agent_rules(*agent, channels);
 }
 
 int
@@ -420,12 +500,20 @@ int
 tc_cmd_list(int argc, char **argv)
 {
 	gboolean userspace = FALSE, kernel = FALSE, syscall = FALSE, domains = FALSE;
+	gboolean python = FALSE, jul = FALSE, log4j = FALSE;
+	const char *domain;
 	g_autofree char *channel = NULL;
 	const GOptionEntry entries[] = {
 		{"userspace", 'u', 0, G_OPTION_ARG_NONE, &userspace,
 		 "List your registered applications and their events", NULL},
 		{"kernel", 'k', 0, G_OPTION_ARG_NONE, &kernel, "List kernel events", NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall, "With -k: list system calls", NULL},
+		{"python", 'p', 0, G_OPTION_ARG_NONE, &python,
+		 "List your processes' Python logging agents and their loggers", NULL},
+		{"jul", 'j', 0, G_OPTION_ARG_NONE, &jul,
+		 "List your processes' java.util.logging agents and their loggers", NULL},
+		{"log4j", 'l', 0, G_OPTION_ARG_NONE, &log4j,
+		 "List your processes' log4j agents and their loggers", NULL},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "With NAME: show only this channel", "CHANNEL"},
 		{"domain", 'd', 0, G_OPTION_ARG_NONE, &domains,
@@ -441,23 +529,34 @@ tc_cmd_list(int argc, char **argv)
 
 	g_option_context_set_summary(context, "Without arguments, list your sessions; with "
 					      "NAME, show that session; with -u, list your "
-					      "instrumented applications. With NAME, -u or -k "
-					      "shows one domain, --channel one channel, "
-					      "--domain the session's domains.");
+					      "instrumented applications; with -p, -j or -l, "
+					      "your processes' agents and their loggers. With "
+					      "NAME, -u, -k, -p, -j or -l shows one domain, "
+					      "--channel one channel, --domain the session's "
+					      "domains.");
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!tc_client_parse(context, &argc, &argv, &status))
 		return status;
-	/* -u, -k, -c and -d with NAME pick part of the session (list-session.c). */
-	if (argc == 2 && (userspace || kernel || channel || domains) && !syscall)
-		return tc_client_list_session_part(argv[1], kernel ? "kernel" : userspace ? "ust" : NULL,
-						   channel, domains);
+	if (userspace + kernel + python + jul + log4j > 1) {
+		g_printerr("Error: give at most one of -u, -k, -p, -j, -l\n");
+		return TC_EXIT_USAGE;
+	}
+	domain = kernel	     ? "kernel"
+		 : userspace ? "ust"
+		 : python    ? "python"
+		 : jul	     ? "jul"
+		 : log4j     ? "log4j"
+			     : NULL;
+	/* A domain, -c and -d with NAME pick part of the session (list-session.c). */
+	if (argc == 2 && (domain || channel || domains) && !syscall)
+		return tc_client_list_session_part(argv[1], domain, channel, domains);
 	if (channel || domains) {
 		g_printerr("Error: --channel and --domain need a session NAME\n");
 		return TC_EXIT_USAGE;
 	}
 	if (kernel)
 		return list_kernel(syscall);
-	if (argc > 2 || (userspace && argc > 1)) {
+	if (argc > 2 || (domain && argc > 1)) {
 		g_printerr("Error: too many arguments (try 'tracectl list --help')\n");
 		return TC_EXIT_USAGE;
 	}
@@ -469,5 +568,7 @@ tc_cmd_list(int argc, char **argv)
 	manager = tc_client_manager(&error);
 	if (manager == NULL)
 		return tc_client_fail(error);
-	return userspace ? list_applications(manager) : list_sessions(manager);
+	if (domain)
+		return userspace ? list_applications(manager) : list_agents(manager, domain);
+	return list_sessions(manager);
 }

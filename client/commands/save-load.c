@@ -88,7 +88,9 @@ ust_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVariant 
 		for (gsize i = 0; i < g_variant_n_children(rules); i++) {
 			g_autoptr(GVariant) rule = g_variant_get_child_value(rules, i);
 
-			g_ptr_array_add(channel->events, event_from_rule(rule));
+			/* The agents' loggers: add_agent_rules(). */
+			if (!g_variant_lookup(rule, "domain", "&s", NULL))
+				g_ptr_array_add(channel->events, event_from_rule(rule));
 		}
 	} else {
 		/* A service without "event-rules": the patterns, no options. */
@@ -225,6 +227,45 @@ add_snapshot_outputs(TcDbusSession *session, TcFileSession *file, GError **error
 	return TRUE;
 }
 
+/* The agent's channel of file, added when it has none yet. */
+static TcFileChannel *
+agent_channel(TcFileSession *file, TcFileAgent agent)
+{
+	TcFileChannel *channel;
+
+	for (guint i = 0; i < file->channels->len; i++) {
+		channel = g_ptr_array_index(file->channels, i);
+		if (channel->agent == agent)
+			return channel;
+	}
+	channel = tc_file_channel_new_agent(agent);
+	g_ptr_array_add(file->channels, channel);
+	return channel;
+}
+
+/* The agents' loggers among a channel's rules (they are all in the
+ * default channel's), each in its domain's channel, as lttng saves them. */
+static void
+add_agent_rules(TcFileSession *file, GVariant *settings)
+{
+	g_autoptr(GVariant) rules = g_variant_lookup_value(settings, "event-rules",
+							    G_VARIANT_TYPE("aa{sv}"));
+
+	for (gsize i = 0; rules && i < g_variant_n_children(rules); i++) {
+		g_autoptr(GVariant) rule = g_variant_get_child_value(rules, i);
+		const char *domain;
+		TcFileAgent agent;
+		TcFileEvent *event;
+
+		if (!g_variant_lookup(rule, "domain", "&s", &domain) ||
+		    !(agent = tc_session_file_agent_from_domain(domain)))
+			continue;
+		event = event_from_rule(rule);
+		event->has_loglevel = g_variant_lookup(rule, "loglevel", "i", NULL);
+		g_ptr_array_add(agent_channel(file, agent)->events, event);
+	}
+}
+
 static TcFileSession *
 session_to_file(TcDbusSession *session, GError **error)
 {
@@ -248,11 +289,12 @@ session_to_file(TcDbusSession *session, GError **error)
 		g_variant_iter_init(&iter, channels);
 		while (g_variant_iter_next(&iter, "(&s&stu@as@a{sv})", &name, &domain,
 					   &subbuf_size, &num_subbuf, &patterns, &settings)) {
-			if (g_str_equal(domain, "ust"))
+			if (g_str_equal(domain, "ust")) {
 				g_ptr_array_add(file->channels,
 						ust_channel(name, subbuf_size, num_subbuf, patterns,
 							    settings));
-			else if (g_str_equal(domain, "kernel"))
+				add_agent_rules(file, settings);
+			} else if (g_str_equal(domain, "kernel"))
 				g_ptr_array_add(file->channels,
 						kernel_channel(name, subbuf_size, num_subbuf,
 							       patterns, settings));
@@ -588,6 +630,8 @@ call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
 static const char *
 domain_of(const TcFileChannel *channel)
 {
+	if (channel->agent)
+		return tc_session_file_agent_domain(channel->agent);
 	return channel->kernel ? "kernel" : "ust";
 }
 
@@ -698,13 +742,20 @@ load_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **error
 		    g_variant_new("(ss^as)", domain_of(channel), channel->name, names), error);
 }
 
+/* An agent's level is any int: has_loglevel says whether it has one. */
+static gboolean
+has_loglevel(const TcFileChannel *channel, const TcFileEvent *event)
+{
+	return channel->agent ? event->has_loglevel : event->loglevel >= 0;
+}
+
 static GVariant *
-event_options(const TcFileEvent *event)
+event_options(const TcFileChannel *channel, const TcFileEvent *event)
 {
 	GVariantBuilder options;
 
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-	if (event->loglevel >= 0) {
+	if (has_loglevel(channel, event)) {
 		g_variant_builder_add(&options, "{sv}", "loglevel",
 				      g_variant_new_int32(event->loglevel));
 		if (event->loglevel_only)
@@ -726,15 +777,17 @@ load_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEv
 		     const char *pattern, GError **error)
 {
 	LoadCalls *calls = data;
-	const char *name = channel->kernel ? "" : channel->name;
+	/* The kernel's channel is the session's one; the agents' loggers go
+	 * to the default channel. */
+	const char *name = channel->kernel || channel->agent ? "" : channel->name;
 
-	if (event->loglevel < 0 && !event->exclusions[0] && !event->filter)
+	if (!has_loglevel(channel, event) && !event->exclusions[0] && !event->filter)
 		return call(calls->session, "EnableEvent",
 			    g_variant_new("(sss)", domain_of(channel), name, pattern), error);
-	return call(
-	    calls->session, "EnableEventWithOptions",
-	    g_variant_new("(sss@a{sv})", domain_of(channel), name, pattern, event_options(event)),
-	    error);
+	return call(calls->session, "EnableEventWithOptions",
+		    g_variant_new("(sss@a{sv})", domain_of(channel), name, pattern,
+				  event_options(channel, event)),
+		    error);
 }
 
 static gboolean

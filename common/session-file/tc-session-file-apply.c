@@ -35,11 +35,13 @@ apply_event(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFileCha
 	}
 }
 
+/* An agent's channel is only its loggers: they are recorded in the
+ * default channel, which the other channels of the file may set up. */
 static gboolean
 apply_channel(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFileSession *file,
 	      const TcFileChannel *channel, GError **error)
 {
-	if (!funcs->add_channel(data, file, channel, error))
+	if (!channel->agent && !funcs->add_channel(data, file, channel, error))
 		return FALSE;
 	if (channel->contexts->len && !funcs->add_contexts(data, channel, error))
 		return FALSE;
@@ -70,9 +72,16 @@ static gboolean
 apply_settings(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFileSession *file,
 	       GError **error)
 {
-	for (guint i = 0; i < file->channels->len; i++)
-		if (!apply_channel(funcs, data, file, g_ptr_array_index(file->channels, i), error))
-			return FALSE;
+	/* The agents' loggers last, once the default channel is as the
+	 * file has it. */
+	for (guint pass = 0; pass < 2; pass++)
+		for (guint i = 0; i < file->channels->len; i++) {
+			const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
+
+			if ((channel->agent != TC_FILE_AGENT_NONE) == pass &&
+			    !apply_channel(funcs, data, file, channel, error))
+				return FALSE;
+		}
 	for (guint i = 0; i < file->trackers->len; i++)
 		if (!funcs->set_tracker(data, g_ptr_array_index(file->trackers, i), error))
 			return FALSE;
@@ -84,7 +93,8 @@ apply_settings(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFile
 	for (guint i = 0; i < file->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(file->channels, i);
 
-		if (!channel->enabled && !funcs->disable_channel(data, channel, error))
+		if (!channel->enabled && !channel->agent &&
+		    !funcs->disable_channel(data, channel, error))
 			return FALSE;
 	}
 	return !file->started || funcs->start(data, error);

@@ -22,7 +22,8 @@ typedef struct {
 	/* The session itself, with its output; first, and alone undone by
 	 * nothing: a failure here leaves no session behind. */
 	gboolean (*create_session)(gpointer data, const TcFileSession *file, GError **error);
-	/* A channel, before its contexts and events. */
+	/* A channel, before its contexts and events; never an agent's
+	 * (channel->agent), whose loggers go to the default channel. */
 	gboolean (*add_channel)(gpointer data, const TcFileSession *file,
 				const TcFileChannel *channel, GError **error);
 	/* The channel's contexts, all at once; only when it has some. */
@@ -31,7 +32,8 @@ typedef struct {
 	 * One pattern of an event of the channel, as a user enables it: a
 	 * system call is two, "syscalls:sys_enter_NAME" then
 	 * "syscalls:sys_exit_NAME"; a kernel tracepoint that LTTng names
-	 * without its system is "*:NAME"; any other is the event's pattern.
+	 * without its system is "*:NAME"; any other is the event's pattern (in an agent's
+	 * channel, a logger of channel->agent's domain).
 	 */
 	gboolean (*enable_event)(gpointer data, const TcFileChannel *channel,
 				 const TcFileEvent *event, const char *pattern, GError **error);
@@ -71,7 +73,8 @@ typedef struct {
 
 /*
  * Walks file in the order a user would type it: the session; each
- * channel with its contexts and events; the trackers; the rotation; the
+ * channel with its contexts and events, the agents' loggers after the
+ * other channels; the trackers; the rotation; the
  * snapshot outputs; the channels that are off disabled; the start.
  * Stops at the first step that fails (then, if the session was created,
  * discard() is called) and returns FALSE with that step's error.

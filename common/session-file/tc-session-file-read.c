@@ -393,6 +393,30 @@ parse_event_type(xmlNode *node, gboolean kernel, TcFileEvent *event, GError **er
 	return TRUE;
 }
 
+/* An agent's event, once read: a logger of any level in the agent's
+ * numbering, no exclusions, and the caller's filter of the one lttng
+ * saved. */
+static gboolean
+finish_agent_event(xmlNode *node, xmlNode *level_node, const char *loglevel_type,
+		   gboolean has_loglevel, int loglevel, TcFileEvent *event, GError **error)
+{
+	char *filter;
+
+	if (event->exclusions[0])
+		return refuse(node, error, "LTTng's agents have no exclusions");
+	if (!g_str_equal(loglevel_type, "ALL")) {
+		if (!has_loglevel)
+			return refuse(level_node, error, "%s needs a loglevel", loglevel_type);
+		event->has_loglevel = TRUE;
+		event->loglevel = loglevel;
+		event->loglevel_only = g_str_equal(loglevel_type, "SINGLE");
+	}
+	filter = tc_session_file_agent_filter(event);
+	g_free(event->filter);
+	event->filter = filter;
+	return TRUE;
+}
+
 static gboolean
 parse_event(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **error)
 {
@@ -400,6 +424,7 @@ parse_event(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **err
 	xmlNode *cursor = node->children, *c, *attributes = NULL, *level_node = node;
 	TcFileEvent *event = tc_file_event_new(NULL, TC_FILE_EVENT_TRACEPOINT);
 	gint64 loglevel = -1;
+	gboolean has_loglevel = FALSE;
 
 	g_ptr_array_add(channel->events, event);
 	while (next_element(&cursor, node, &c, error) && c) {
@@ -431,8 +456,14 @@ parse_event(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **err
 
 			if (!text)
 				return FALSE;
-			if (!g_ascii_string_to_signed(text, 10, -1, 14, &loglevel, NULL))
+			if (channel->agent) {
+				if (!g_ascii_string_to_signed(text, 10, G_MININT32, G_MAXINT32,
+							      &loglevel, NULL))
+					return refuse(c, error, "'%.40s' is not a log level", text);
+				has_loglevel = TRUE;
+			} else if (!g_ascii_string_to_signed(text, 10, -1, 14, &loglevel, NULL)) {
 				return refuse(c, error, "'%.40s' is not a log level from -1 to 14", text);
+			}
 		} else if (is(c, "filter")) {
 			g_free(event->filter);
 			if (!(event->filter = text_of(c, error)))
@@ -450,6 +481,9 @@ parse_event(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **err
 		return FALSE;
 	if (!event->pattern)
 		return refuse(node, error, "the event has no name");
+	if (channel->agent)
+		return finish_agent_event(node, level_node, loglevel_type->str, has_loglevel,
+					  (int)loglevel, event, error);
 	if (!g_str_equal(loglevel_type->str, "ALL")) {
 		if (kernel)
 			return refuse(level_node, error, "kernel events have no log level");
@@ -570,12 +604,36 @@ parse_channel_element(xmlNode *c, gboolean kernel, TcFileChannel *channel, GErro
 	return refuse(c, error, "not allowed here");
 }
 
+/* An agent's channel, once read: tracectl records its loggers in the
+ * default channel, so there is nothing of its own to honour but its
+ * events. */
 static gboolean
-parse_channel(xmlNode *node, gboolean kernel, TcFileSession *session, GError **error)
+finish_agent_channel(xmlNode *node, const TcFileChannel *channel, GError **error)
+{
+	const char *expected = tc_session_file_agent_channel(channel->agent);
+
+	if (!g_str_equal(channel->name, expected))
+		return refuse(node, error, "the %s domain's channel is %s, not '%.40s'",
+			      tc_session_file_agent_type(channel->agent), expected, channel->name);
+	if (!channel->enabled)
+		return refuse(node, error,
+			      "tracectl records the %s domain in channel0: it is not turned off "
+			      "apart",
+			      tc_session_file_agent_type(channel->agent));
+	if (channel->contexts->len)
+		return refuse(node, error, "the %s domain has no contexts of its own in tracectl",
+			      tc_session_file_agent_type(channel->agent));
+	return TRUE;
+}
+
+static gboolean
+parse_channel(xmlNode *node, gboolean kernel, TcFileAgent agent, TcFileSession *session,
+	      GError **error)
 {
 	TcFileChannel *channel = tc_file_channel_new(NULL, kernel);
 	xmlNode *cursor = node->children, *c;
 
+	channel->agent = agent;
 	g_ptr_array_add(session->channels, channel);
 	while (next_element(&cursor, node, &c, error) && c)
 		if (!parse_channel_element(c, kernel, channel, error))
@@ -587,7 +645,7 @@ parse_channel(xmlNode *node, gboolean kernel, TcFileSession *session, GError **e
 	if (kernel && !g_str_equal(channel->name, "channel0"))
 		return refuse(node, error, "tracectl's kernel channel is channel0, not '%.40s'",
 			      channel->name);
-	return TRUE;
+	return agent ? finish_agent_channel(node, channel, error) : TRUE;
 }
 
 /* Trackers. */
@@ -713,6 +771,43 @@ parse_tracker(xmlNode *node, gboolean kernel, TcFileSession *session, GError **e
 
 /* Domains. */
 
+/* An agent's domain: lttng writes one in every file, empty unless the
+ * session has loggers of the agent, then with the agent's one channel.
+ * The agents have no trackers of their own (the user-space domain's
+ * apply to their processes). */
+static gboolean
+parse_agent_domain(xmlNode *type, xmlNode *buffers, xmlNode *channels, xmlNode *trackers,
+		   TcFileAgent agent, TcFileSession *session, GError **error)
+{
+	g_autofree char *buffer_text = trimmed_text_of(buffers, error);
+	xmlNode *cursor, *c;
+
+	if (!buffer_text)
+		return FALSE;
+	if (!g_str_equal(buffer_text, "PER_UID"))
+		return refuse(buffers, error, "%s buffers are not supported by tracectl in the %s domain",
+			      buffer_text, tc_session_file_agent_type(agent));
+	if (trackers && sym_xmlFirstElementChild(trackers))
+		return refuse(trackers, error, "the %s domain has no trackers of its own",
+			      tc_session_file_agent_type(agent));
+	for (guint i = 0; i < session->channels->len; i++)
+		if (((TcFileChannel *)g_ptr_array_index(session->channels, i))->agent == agent)
+			return refuse(type, error, "domain given twice");
+	if (!channels)
+		return TRUE;
+	cursor = channels->children;
+	if (!next_item(&cursor, channels, "channel", &c, error))
+		return FALSE;
+	if (!c)
+		return TRUE;
+	if (!parse_channel(c, FALSE, agent, session, error) ||
+	    !next_item(&cursor, channels, "channel", &c, error))
+		return FALSE;
+	return c ? refuse(c, error, "the %s domain has one channel",
+			  tc_session_file_agent_type(agent))
+		 : TRUE;
+}
+
 static gboolean
 parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 {
@@ -720,6 +815,7 @@ parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 		*trackers = NULL;
 	g_autofree char *type_text = NULL, *buffer_text = NULL;
 	gboolean kernel;
+	TcFileAgent agent;
 
 	while (next_element(&cursor, node, &c, error) && c) {
 		if (is(c, "type"))
@@ -742,22 +838,9 @@ parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 	if (!(type_text = trimmed_text_of(type, error)) ||
 	    !(buffer_text = trimmed_text_of(buffers, error)))
 		return FALSE;
-	if (g_str_equal(type_text, "JUL") || g_str_equal(type_text, "LOG4J") ||
-	    g_str_equal(type_text, "PYTHON")) {
-		/* lttng save writes these empty in every file: nothing to honour. */
-		xmlNode *first = NULL;
-
-		cursor = channels ? channels->children : NULL;
-		if (channels && !next_item(&cursor, channels, "channel", &first, error))
-			return FALSE;
-		if (first)
-			return refuse(type, error, "the %s domain is not supported by tracectl",
-				      type_text);
-		if (trackers && sym_xmlFirstElementChild(trackers))
-			return refuse(type, error, "the %s domain is not supported by tracectl",
-				      type_text);
-		return TRUE;
-	}
+	agent = tc_session_file_agent_from_type(type_text);
+	if (agent)
+		return parse_agent_domain(type, buffers, channels, trackers, agent, session, error);
 	if (g_str_equal(type_text, "KERNEL"))
 		kernel = TRUE;
 	else if (g_str_equal(type_text, "UST"))
@@ -773,7 +856,7 @@ parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 	if (channels) {
 		cursor = channels->children;
 		while (next_item(&cursor, channels, "channel", &c, error) && c)
-			if (!parse_channel(c, kernel, session, error))
+			if (!parse_channel(c, kernel, TC_FILE_AGENT_NONE, session, error))
 				return FALSE;
 		if (error && *error)
 			return FALSE;

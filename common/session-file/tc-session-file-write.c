@@ -88,17 +88,29 @@ write_probe_attributes(GString *out, guint depth, const TcFileEvent *event)
 	close_tag(out, depth, "attributes");
 }
 
+/* lttng writes an agent's level only when it has one; a user-space
+ * event's always, -1 for none. */
 static void
-write_event(GString *out, guint depth, const TcFileEvent *event)
+write_loglevel(GString *out, guint depth, const TcFileEvent *event, gboolean agent)
+{
+	gboolean has_loglevel = agent ? event->has_loglevel : event->loglevel >= 0;
+
+	element(out, depth, "loglevel_type",
+		!has_loglevel ? "ALL" : event->loglevel_only ? "SINGLE" : "RANGE");
+	if (agent && !has_loglevel)
+		return;
+	indent(out, depth);
+	g_string_append_printf(out, "<loglevel>%d</loglevel>\n", event->loglevel);
+}
+
+static void
+write_event(GString *out, guint depth, const TcFileEvent *event, gboolean agent)
 {
 	open_tag(out, depth, "event");
 	element(out, depth + 1, "name", event->pattern);
 	element(out, depth + 1, "enabled", "true");
 	element(out, depth + 1, "type", event_types[event->type]);
-	element(out, depth + 1, "loglevel_type",
-		event->loglevel < 0 ? "ALL" : event->loglevel_only ? "SINGLE" : "RANGE");
-	indent(out, depth + 1);
-	g_string_append_printf(out, "<loglevel>%d</loglevel>\n", event->loglevel);
+	write_loglevel(out, depth + 1, event, agent);
 	if (event->filter)
 		element(out, depth + 1, "filter", event->filter);
 	if (event->exclusions[0]) {
@@ -134,7 +146,8 @@ write_channel(GString *out, guint depth, const TcFileChannel *channel, guint32 l
 	element_u64(out, depth + 1, "live_timer_interval", live_timer_us);
 	open_tag(out, depth + 1, "events");
 	for (guint i = 0; i < channel->events->len; i++)
-		write_event(out, depth + 2, g_ptr_array_index(channel->events, i));
+		write_event(out, depth + 2, g_ptr_array_index(channel->events, i),
+			    channel->agent != TC_FILE_AGENT_NONE);
 	close_tag(out, depth + 1, "events");
 	if (channel->contexts->len) {
 		open_tag(out, depth + 1, "contexts");
@@ -182,21 +195,25 @@ write_trackers(GString *out, guint depth, const TcFileSession *session, gboolean
 	close_tag(out, depth, "process_attr_trackers");
 }
 
+/* The kernel's, user space's (TC_FILE_AGENT_NONE) or an agent's domain. */
 static void
-write_domain(GString *out, guint depth, const TcFileSession *session, gboolean kernel)
+write_domain(GString *out, guint depth, const TcFileSession *session, gboolean kernel,
+	     TcFileAgent agent)
 {
 	open_tag(out, depth, "domain");
-	element(out, depth + 1, "type", kernel ? "KERNEL" : "UST");
+	element(out, depth + 1, "type",
+		kernel ? "KERNEL" : agent ? tc_session_file_agent_type(agent) : "UST");
 	element(out, depth + 1, "buffer_type", kernel ? "GLOBAL" : "PER_UID");
 	open_tag(out, depth + 1, "channels");
 	for (guint i = 0; i < session->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(session->channels, i);
 
-		if (channel->kernel == kernel)
+		if (channel->kernel == kernel && channel->agent == agent)
 			write_channel(out, depth + 2, channel, session->live_timer_us);
 	}
 	close_tag(out, depth + 1, "channels");
-	write_trackers(out, depth + 1, session, kernel);
+	if (agent == TC_FILE_AGENT_NONE)
+		write_trackers(out, depth + 1, session, kernel);
 	close_tag(out, depth, "domain");
 }
 
@@ -221,6 +238,15 @@ write_consumer_output(GString *out, guint depth, const char *path, const char *c
 
 static void write_output(GString *out, const TcFileSession *session);
 
+static gboolean
+has_agent(const TcFileSession *session, TcFileAgent agent)
+{
+	for (guint i = 0; i < session->channels->len; i++)
+		if (((TcFileChannel *)g_ptr_array_index(session->channels, i))->agent == agent)
+			return TRUE;
+	return FALSE;
+}
+
 static void
 write_session(GString *out, const TcFileSession *session)
 {
@@ -234,8 +260,12 @@ write_session(GString *out, const TcFileSession *session)
 	element(out, 2, "name", session->name);
 	open_tag(out, 2, "domains");
 	if (has_kernel)
-		write_domain(out, 3, session, TRUE);
-	write_domain(out, 3, session, FALSE);
+		write_domain(out, 3, session, TRUE, TC_FILE_AGENT_NONE);
+	write_domain(out, 3, session, FALSE, TC_FILE_AGENT_NONE);
+	/* The agents' domains that have loggers, in lttng's order. */
+	for (TcFileAgent agent = TC_FILE_AGENT_JUL; agent <= TC_FILE_AGENT_PYTHON; agent++)
+		if (has_agent(session, agent))
+			write_domain(out, 3, session, FALSE, agent);
 	close_tag(out, 2, "domains");
 	element(out, 2, "started", session->started ? "true" : "false");
 	if (session->snapshot || session->live_timer_us || session->rotation_timer_us ||

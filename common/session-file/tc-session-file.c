@@ -195,3 +195,162 @@ tc_session_file_snapshot_output_url(const TcFileSnapshotOutput *output, GError *
 	return g_strdup_printf("net%s://%s:%s:%s", control_family, control_host, control_port,
 			       data_port);
 }
+
+/* The agents' domains. */
+
+typedef struct {
+	const char *domain, *type, *channel;
+} AgentNames;
+
+static const AgentNames agent_names[] = {
+	[TC_FILE_AGENT_JUL] = {"jul", "JUL", "lttng_jul_channel"},
+	[TC_FILE_AGENT_LOG4J] = {"log4j", "LOG4J", "lttng_log4j_channel"},
+	[TC_FILE_AGENT_PYTHON] = {"python", "PYTHON", "lttng_python_channel"},
+};
+
+const char *
+tc_session_file_agent_domain(TcFileAgent agent)
+{
+	return agent_names[agent].domain;
+}
+
+const char *
+tc_session_file_agent_type(TcFileAgent agent)
+{
+	return agent_names[agent].type;
+}
+
+const char *
+tc_session_file_agent_channel(TcFileAgent agent)
+{
+	return agent_names[agent].channel;
+}
+
+TcFileAgent
+tc_session_file_agent_from_domain(const char *domain)
+{
+	for (guint i = TC_FILE_AGENT_JUL; i < G_N_ELEMENTS(agent_names); i++)
+		if (g_str_equal(domain, agent_names[i].domain))
+			return i;
+	return TC_FILE_AGENT_NONE;
+}
+
+TcFileAgent
+tc_session_file_agent_from_type(const char *type)
+{
+	for (guint i = TC_FILE_AGENT_JUL; i < G_N_ELEMENTS(agent_names); i++)
+		if (g_str_equal(type, agent_names[i].type))
+			return i;
+	return TC_FILE_AGENT_NONE;
+}
+
+TcFileChannel *
+tc_file_channel_new_agent(TcFileAgent agent)
+{
+	TcFileChannel *channel = tc_file_channel_new(agent_names[agent].channel, FALSE);
+
+	channel->agent = agent;
+	channel->subbuf_size = 524288;
+	channel->num_subbuf = 4;
+	channel->monitor_timer_us = 1000000;
+	return channel;
+}
+
+/* What lttng adds after the caller's filter, for event. */
+static char *
+agent_filter_suffix(const TcFileEvent *event, gboolean *has_logger)
+{
+	GString *suffix = g_string_new(NULL);
+
+	*has_logger = !g_str_equal(event->pattern, "*");
+	if (*has_logger)
+		g_string_append_printf(suffix, ") && (logger_name == \"%s\")", event->pattern);
+	if (event->has_loglevel)
+		g_string_append_printf(suffix, ") && (int_loglevel %s %d)",
+				       event->loglevel_only ? "==" : ">=", event->loglevel);
+	return g_string_free(suffix, FALSE);
+}
+
+/* Whether text is a whole expression as far as its parentheses go: they
+ * pair up outside string literals, so that cutting lttng's wrapping off
+ * "(a) && (b)" never leaves "a) && (b". */
+static gboolean
+parentheses_balanced(const char *text)
+{
+	int depth = 0;
+
+	for (const char *c = text; *c; c++) {
+		if (*c == '"') {
+			for (c++; *c && *c != '"'; c++)
+				if (*c == '\\' && c[1])
+					c++;
+			if (!*c)
+				return FALSE;
+		} else if (*c == '(') {
+			depth++;
+		} else if (*c == ')' && --depth < 0) {
+			return FALSE;
+		}
+	}
+	return depth == 0;
+}
+
+/* What lttng builds when the caller gave no filter; NULL when none. */
+static char *
+agent_filter_alone(const TcFileEvent *event, gboolean has_logger)
+{
+	g_autofree char *logger =
+		has_logger ? g_strdup_printf("logger_name == \"%s\"", event->pattern) : NULL;
+	g_autofree char *level =
+		event->has_loglevel ? g_strdup_printf("int_loglevel %s %d",
+						      event->loglevel_only ? "==" : ">=",
+						      event->loglevel)
+				    : NULL;
+
+	if (logger && level)
+		return g_strdup_printf("(%s) && (%s)", logger, level);
+	return g_strdup(logger ? logger : level);
+}
+
+/* filter without lttng's wrapping (prefix, suffix), or NULL when it is
+ * not so wrapped. */
+static char *
+agent_filter_unwrap(const char *filter, const char *prefix, const char *suffix)
+{
+	gsize length = strlen(filter), outer = strlen(prefix) + strlen(suffix);
+	g_autofree char *inner = NULL;
+
+	if (length <= outer || !g_str_has_prefix(filter, prefix) ||
+	    !g_str_has_suffix(filter, suffix))
+		return NULL;
+	inner = g_strndup(filter + strlen(prefix), length - outer);
+	return parentheses_balanced(inner) ? g_steal_pointer(&inner) : NULL;
+}
+
+char *
+tc_session_file_agent_filter(const TcFileEvent *event)
+{
+	gboolean has_logger;
+	g_autofree char *suffix = agent_filter_suffix(event, &has_logger);
+	g_autofree char *alone = agent_filter_alone(event, has_logger);
+	/* One "(" per part lttng added after the caller's filter. */
+	g_autofree char *prefix = g_strnfill(has_logger + (event->has_loglevel ? 1 : 0), '(');
+	char *filter = g_strdup(event->filter);
+
+	/* lttng load wraps a saved filter again: a file saved after a load
+	 * has it twice. */
+	while (filter && alone) {
+		char *inner;
+
+		if (g_str_equal(filter, alone)) {
+			g_free(filter);
+			return NULL;
+		}
+		inner = agent_filter_unwrap(filter, prefix, suffix);
+		if (inner == NULL)
+			break;
+		g_free(filter);
+		filter = inner;
+	}
+	return filter;
+}

@@ -22,19 +22,37 @@ typedef enum {
 	TC_FILE_EVENT_UPROBE,    /* kernel: location "/path:function" */
 } TcFileEventType;
 
+/* The domains of LTTng's agents (Python's logging, java.util.logging,
+ * log4j): in a file, each has one channel of LTTng's name
+ * (lttng_python_channel...) whose events are loggers; tracectl records
+ * them in the session's default channel, as the D-Bus domains "python",
+ * "jul" and "log4j" of EnableEventWithOptions. */
+typedef enum {
+	TC_FILE_AGENT_NONE,
+	TC_FILE_AGENT_JUL,
+	TC_FILE_AGENT_LOG4J,
+	TC_FILE_AGENT_PYTHON,
+} TcFileAgent;
+
 typedef struct {
-	char *pattern; /* ust "provider:event", kernel "system:event" or a name */
+	char *pattern; /* ust "provider:event", kernel "system:event", a name,
+			* or an agent's logger */
 	TcFileEventType type;
-	int loglevel;  /* -1: every level */
+	int loglevel;  /* -1: every level; an agent's: see has_loglevel */
+	/* An agent's event: whether loglevel applies (the agents' levels are
+	 * any int). Other events say it with loglevel >= 0. */
+	gboolean has_loglevel;
 	gboolean loglevel_only;
 	char **exclusions; /* never NULL */
-	char *filter;      /* NULL: none */
+	char *filter;      /* NULL: none; an agent's: the caller's, without
+			    * the logger and level lttng adds */
 	char *location;    /* probes only */
 } TcFileEvent;
 
 typedef struct {
 	char *name;
 	gboolean kernel;
+	TcFileAgent agent; /* an agent's channel: kernel FALSE, events are loggers */
 	gboolean enabled;
 	gboolean overwrite;
 	guint64 subbuf_size; /* 0: the default */
@@ -84,8 +102,31 @@ void tc_file_session_free(TcFileSession *session);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcFileSession, tc_file_session_free)
 
 TcFileChannel *tc_file_channel_new(const char *name, gboolean kernel);
+/* The agent's channel as lttng saves it: its name and LTTng's default
+ * geometry (which tracectl does not use: its records go to channel0). */
+TcFileChannel *tc_file_channel_new_agent(TcFileAgent agent);
 TcFileEvent *tc_file_event_new(const char *pattern, TcFileEventType type);
 TcFileTracker *tc_file_tracker_new(gboolean kernel, const char *kind);
+
+/* An agent domain's names: the D-Bus domain ("python", "jul", "log4j"),
+ * the file's domain type ("PYTHON", "JUL", "LOG4J") and the channel's
+ * ("lttng_python_channel"...); NULL for TC_FILE_AGENT_NONE. */
+const char *tc_session_file_agent_domain(TcFileAgent agent);
+const char *tc_session_file_agent_type(TcFileAgent agent);
+const char *tc_session_file_agent_channel(TcFileAgent agent);
+/* The agent of a D-Bus domain or file type; TC_FILE_AGENT_NONE for
+ * another name. */
+TcFileAgent tc_session_file_agent_from_domain(const char *domain);
+TcFileAgent tc_session_file_agent_from_type(const char *type);
+/*
+ * lttng saves an agent's event with the filter it built, the caller's
+ * wrapped with the logger and level (lttng-ctl's set_agent_filter()):
+ * "(FILTER) && (logger_name == \"LOGGER\")", then "(...) && (int_loglevel
+ * >= LEVEL)" (== for one level), the logger left out for "*". Returns
+ * the caller's filter of event's saved one (NULL when lttng built it all,
+ * a copy of it when it was not built so), as enable-event takes it.
+ */
+char *tc_session_file_agent_filter(const TcFileEvent *event);
 
 /* A control_uri or data_uri of the file, LTTng's "tcp4://HOST:PORT/PATH",
  * as the "tcp://HOST:PORT" (tcp6://) that a session's ctrl-url and
@@ -117,9 +158,10 @@ long tc_session_file_error_line(const GError *error);
  * with a TC_SESSION_FILE_ERROR naming the element as /sessions/session[1]/...
  * and its line: malformed XML, a DOCTYPE (so no entity or external subset is ever
  * read), more than TC_SESSION_FILE_MAX_BYTES or _MAX_ELEMENTS, any element
- * session.xsd does not allow, and anything tracectl cannot honour (JUL,
- * log4j and python domains with channels, per-pid buffers, trace file
- * rotation, blocking, perf and app contexts...).
+ * session.xsd does not allow, and anything tracectl cannot honour
+ * (per-pid buffers, trace file rotation, blocking, perf and app
+ * contexts, an agent's channel that is off or has contexts, exclusions
+ * or another name than LTTng's...).
  */
 GPtrArray *tc_session_file_parse(const char *contents, gsize length, GError **error);
 

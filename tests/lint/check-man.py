@@ -52,7 +52,7 @@ def help_text(*args):
 
 def options(text):
     """The long options a --help lists, --help aside."""
-    found = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]*)", text, re.M))
+    found = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", text, re.M))
     return found - {"--help"}
 
 

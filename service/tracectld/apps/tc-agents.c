@@ -290,7 +290,22 @@ listing_free(gpointer data)
 	TcAgentListing *listing = data;
 
 	g_strfreev(listing->loggers);
+	g_free(listing->procname);
 	g_free(listing);
+}
+
+/* The process's name, for a person: the pid was shown to hold the
+ * connection when the agent registered, and may have been reused since
+ * if the agent is gone. */
+static char *
+procname_of(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/comm", (int)pid);
+	char *contents = NULL;
+
+	if (pid <= 0 || !g_file_get_contents(path, &contents, NULL, NULL))
+		return g_strdup("?");
+	return g_strchomp(contents);
 }
 
 static void
@@ -313,6 +328,7 @@ list_work_run(gpointer data, gpointer unused)
 	one->pid = work->link->pid;
 	one->uid = work->link->uid;
 	one->domain = tc_agent_domain_name(work->link->domain);
+	one->procname = procname_of(one->pid);
 	one->loggers = tc_agent_link_list(work->link, &error);
 	if (one->loggers == NULL) {
 		g_warning("%s agent pid=%d uid=%u not listed: %s", one->domain, (int)one->pid,

@@ -49,6 +49,7 @@ typedef struct {
 	pid_t pid;
 	uid_t uid;
 	const char *domain; /* "python", "jul", "log4j" */
+	char *procname;	    /* /proc/PID/comm when listed, "?" when unreadable */
 	char **loggers;	    /* its listing; NULL when it did not answer */
 } TcAgentListing;
 

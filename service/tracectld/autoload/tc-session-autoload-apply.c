@@ -23,6 +23,7 @@
 
 #include "tc-session-autoload.h"
 
+#include "tc-agent-rule.h"
 #include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-consumer.h"
@@ -137,12 +138,37 @@ enable_kernel_event(TcSession *session, const char *pattern, const TcFileEvent *
 	return tc_session_op_kernel_filtered_event(session, pattern, filter, error);
 }
 
+/* An agent's logger, as EnableEventWithOptions takes it for the domain:
+ * recorded in the default channel. */
+static gboolean
+enable_agent_event(TcSession *session, const TcFileChannel *channel, const TcFileEvent *event,
+		   GError **error)
+{
+	TcEventRuleSpec spec = {
+	    .pattern = event->pattern,
+	    .has_loglevel = event->has_loglevel,
+	    .loglevel = event->loglevel,
+	    .loglevel_only = event->has_loglevel && event->loglevel_only,
+	    .exclusions = (const char *const *)event->exclusions,
+	    .filter = event->filter,
+	};
+	TcAgentDomain domain;
+	TcEventRule *rule;
+
+	if (!tc_agent_domain_from_name(tc_session_file_agent_domain(channel->agent), &domain))
+		g_assert_not_reached();
+	rule = tc_agent_rule_new(domain, &spec, error);
+	return rule && tc_session_ops_enable_event_rule(session, "", rule, error);
+}
+
 static gboolean
 apply_enable_event_cb(gpointer data, const TcFileChannel *channel, const TcFileEvent *event,
 		      const char *pattern, GError **error)
 {
 	TcAutoloadApply *apply = data;
 
+	if (channel->agent)
+		return enable_agent_event(apply->session, channel, event, error);
 	if (channel->kernel)
 		return enable_kernel_event(apply->session, pattern, event, error);
 	return enable_ust_event(apply->session, channel, event, error);

@@ -10,9 +10,9 @@
 /* Methods that change nothing: every other method is audited, so that a
  * method added later is audited unless someone decides otherwise here. */
 static const char *const read_only_methods[] = {
-    "ChannelStatistics", "DescribeSession", "FindSession", "ListApplications", "ListContexts",
-    "ListKernelEvents",	 "ListSessions", "ListSnapshotOutputs", "ListTriggers",
-    "Subscribe",	 "Unsubscribe",
+    "ChannelStatistics", "DescribeSession",	"FindSession",	"ListAgents",
+    "ListApplications",	 "ListContexts",	"ListKernelEvents", "ListSessions",
+    "ListSnapshotOutputs", "ListTriggers",	"Subscribe",	"Unsubscribe",
 };
 
 gboolean

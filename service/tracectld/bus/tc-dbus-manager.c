@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-agent-rule.h"
+#include "tc-agents.h"
 #include "tc-app.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-describe.h"
@@ -456,6 +458,53 @@ handle_list_applications(TcDbusManager *manager, GDBusMethodInvocation *invocati
 	return TRUE;
 }
 
+/* Off the main loop: tc_agents_list() waits for the agents' answers. */
+static gboolean
+list_agents_work(TcRequest *request, GError **error)
+{
+	const char *domain = request->data;
+	g_autoptr(GPtrArray) agents =
+		tc_agents_list(request->caller.uid, request->caller.is_admin, domain);
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(siusas)"));
+	for (guint i = 0; i < agents->len; i++) {
+		const TcAgentListing *agent = g_ptr_array_index(agents, i);
+		const char *const none[] = {NULL};
+
+		g_variant_builder_add(&builder, "(sius^as)", agent->domain, (gint32)agent->pid,
+				      (guint32)agent->uid, agent->procname,
+				      agent->loggers ? agent->loggers : (char **)none);
+	}
+	request->result = g_variant_new("(a(siusas))", &builder);
+	return TRUE;
+}
+
+static gboolean
+handle_list_agents(TcDbusManager *manager, GDBusMethodInvocation *invocation,
+		   const char *domain)
+{
+	TcAgentDomain known;
+	TcRequest *request;
+
+	if (*domain && !tc_agent_domain_from_name(domain, &known)) {
+		g_dbus_method_invocation_return_error(invocation, TC_ERROR,
+						      TC_ERROR_INVALID_ARGUMENT,
+						      "Unknown agent domain '%.32s', use \"python\", "
+						      "\"jul\", \"log4j\" or \"\"",
+						      domain);
+		return TRUE;
+	}
+	request = tc_dbus_request_new(invocation, NULL);
+	/* NULL: every domain's. */
+	request->data = *domain ? g_strdup(domain) : NULL;
+	request->data_free = g_free;
+	request->work = list_agents_work;
+	tc_dbus_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	return TRUE;
+}
+
 static gboolean
 list_kernel_events_work(TcRequest *request, GError **error)
 {
@@ -617,6 +666,7 @@ tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 	g_signal_connect(manager, "handle-list-contexts", G_CALLBACK(handle_list_contexts), NULL);
 	g_signal_connect(manager, "handle-list-applications",
 			 G_CALLBACK(handle_list_applications), NULL);
+	g_signal_connect(manager, "handle-list-agents", G_CALLBACK(handle_list_agents), NULL);
 	g_signal_connect(manager, "handle-list-kernel-events",
 			 G_CALLBACK(handle_list_kernel_events), NULL);
 	g_signal_connect(manager, "handle-subscribe", G_CALLBACK(handle_subscribe), NULL);

@@ -25,8 +25,11 @@ ENABLING = {"pattern": str, "loglevel": (int, type(None)), "loglevel_name": OPTI
 CHANNEL = {"name": str, "domain": str, "subbuf_size": int, "num_subbuf": int,
            "events": [str], "enablings": [ENABLING], "settings": dict,
            "statistics": (dict, type(None))}
+AGENT_RULE = {"domain": str, "logger": str, "loglevel": (int, type(None)),
+              "loglevel_name": OPTIONAL_STR, "loglevel_only": bool, "filter": OPTIONAL_STR}
 SESSION = {"name": str, "path": str, "owner_uid": int, "state": str, "snapshot": bool,
-           "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL]}
+           "output_directory": str, "problem": OPTIONAL_STR, "channels": [CHANNEL],
+           "agent_rules": [AGENT_RULE]}
 SHAPES = {
     "version": {"client_version": str, "service_version": OPTIONAL_STR},
     "create": {"name": str, "path": str, "output_directory": str, "output_url": str,
@@ -38,6 +41,8 @@ SHAPES = {
                                   "events": [{"name": str, "log_level": int,
                                               "fields": str}]}]},
     "list -k": {"syscalls": bool, "events": [str]},
+    "list -p": {"agents": [{"domain": str, "pid": int, "uid": int, "process_name": str,
+                            "loggers": [str]}]},
     "enable-channel": {"session": str, "domain": str, "channel": str},
     "enable-event": {"session": str, "domain": str, "channel": str, "enabled": bool,
                      "events": [str], "failed": [str]},
@@ -106,6 +111,9 @@ def test():
         disabled = json_of(svc, "enable-event", "disable-event", "-u", "other:x", "-c", "c1",
                            user=alice)
         check(disabled["enabled"] is False and disabled["events"] == ["other:x"], f"{disabled}")
+        agent = json_of(svc, "enable-event", "enable-event", "-j", "org.app", "--loglevel",
+                        "SEVERE", user=alice)
+        check(agent["domain"] == "jul" and agent["events"] == ["org.app"], f"{agent}")
         started = json_of(svc, "start", "start", user=alice)
         check(started == {"name": "js", "path": created["path"], "state": "active"},
               f"start: {started}")
@@ -128,6 +136,9 @@ def test():
             for c in session["channels"]:
                 c.pop("statistics")  # sampled: may differ between the calls
         check(listed == status, f"list js {listed} != status {status}")
+        check(listed["agent_rules"] == [{"domain": "jul", "logger": "org.app", "loglevel": 1000,
+                                         "loglevel_name": "JUL_SEVERE", "loglevel_only": False,
+                                         "filter": None}], f"agent_rules: {listed}")
         status = json_of(svc, "list NAME", "status", user=alice)
         check(status["state"] == "active" and status["owner_uid"] == alice.uid and
               status["snapshot"] is False and status["problem"] is None, f"status: {status}")
@@ -167,6 +178,10 @@ def test():
         check(record["session"] == "snap" and record["directory"].startswith(snap_out + "/") and
               os.path.isdir(record["directory"]), f"snapshot: {record}")
         check(svc.session("snap", user=alice)["snapshot"] is True, "list snap")
+        # No agent here (the Python one is listed in test-lttng-ust-register).
+        for flag in ("-p", "-j", "-l"):
+            check(json_of(svc, "list -p", "list", flag, user=alice) == {"agents": []},
+                  f"list {flag}")
 
         mount_tracefs()
         kernel = json_of(svc, "list -k", "list", "-k")

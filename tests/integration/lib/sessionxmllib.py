@@ -21,9 +21,12 @@ def _flag(value):
     return "true" if value else "false"
 
 
-def event(name, kind="TRACEPOINT", filter_expression=None):
+def event(name, kind="TRACEPOINT", filter_expression=None, loglevel_type=None, loglevel=None):
     return _element("event", _element("name", text=name), _element("enabled", text="true"),
                     _element("type", text=kind),
+                    None if loglevel_type is None else
+                    _element("loglevel_type", text=loglevel_type),
+                    None if loglevel is None else _element("loglevel", text=loglevel),
                     None if filter_expression is None else
                     _element("filter", text=filter_expression))
 
@@ -57,6 +60,15 @@ def ust_domain(channels, trackers=None):
     return _element("domain", _element("type", text="UST"),
                     _element("buffer_type", text="PER_UID"), _element("channels", *channels),
                     trackers)
+
+
+def agent_domain(kind, events):
+    """An agent's domain (PYTHON, JUL, LOG4J) as lttng saves it: one
+    channel of LTTng's name whose events are loggers."""
+    name = f"lttng_{kind.lower()}_channel"
+    return _element("domain", _element("type", text=kind),
+                    _element("buffer_type", text="PER_UID"),
+                    _element("channels", channel(events, name=name)))
 
 
 def kernel_domain(channels, trackers=None):

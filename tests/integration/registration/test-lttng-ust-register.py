@@ -12,7 +12,8 @@ LTTng-UST ABI major or word size are refused with one log line each that
 names both versions, and listed (to their owner) as not served, with
 why, until they exit. With a real lttng-sessiond on the global socket, tracectld
 keeps off it and says so in its status; a socket nobody answers on is
-taken over."""
+taken over. `tracectl list -p` shows a Python program's logging agent
+and its loggers to its owner and root, not to another user."""
 
 import os
 import pwd
@@ -30,6 +31,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
 
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
+AGENT_APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "apps",
+                         "lttng-agent-app.py")
 GLOBAL_SOCKET = "/var/run/lttng/lttng-ust-sock-8"
 WAIT_PAGE = "/dev/shm/lttng-ust-wait-8"
 # LTTng's log levels of the test provider's events (lttng/ust-tracepoint-event.h).
@@ -202,6 +205,42 @@ def unsupported_applications(svc, alice, bob):
     wait_for(lambda: old not in listed(svc, alice), 10, "the exited application unlisted")
 
 
+def agents(svc, domain, user=None):
+    """{pid: agent} of domain's agents user sees (tracectl list -p...)."""
+    flag = {"python": "-p", "jul": "-j", "log4j": "-l"}[domain]
+    found = svc.cli_json("list", flag, user=user)["agents"]
+    check(all(agent["domain"] == domain for agent in found), f"list {flag}: {found}")
+    return {agent["pid"]: agent for agent in found}
+
+
+def agents_listing(svc, alice, bob):
+    """A Python program with LTTng's logging agent: `tracectl list -p`
+    shows its process and loggers to its owner and root, not to bob."""
+    proc = subprocess.Popen(svc._as(alice) + ["/usr/bin/python3", AGENT_APP, "600", "0.05"],
+                            env=svc.env(alice), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=alice.home)
+    svc.apps.append(proc)
+    line = proc.stdout.readline()
+    check(line.startswith("ready"), f"the agent application did not start: {line!r}")
+    loggers = {"app.alpha", "app.beta", "other"}
+    wait_for(lambda: loggers <= set(agents(svc, "python", alice).get(proc.pid, {})
+                                    .get("loggers", ())), 20,
+             "the Python agent to list its loggers")
+    mine = agents(svc, "python", alice)[proc.pid]
+    check(mine["uid"] == alice.uid and mine["process_name"].startswith("python3"),
+          f"listed as {mine}")
+    out = svc.cli("list", "-p", user=alice).stdout
+    check(out.startswith("python events (Logger name):") and
+          f"PID: {proc.pid} - Name: python3" in out and "      - app.alpha" in out, out)
+    check(proc.pid not in agents(svc, "python", bob), "bob sees alice's agent")
+    check(proc.pid in agents(svc, "python"), "root does not see alice's agent")
+    check(not agents(svc, "jul", alice), "alice has a JUL agent")
+    check("None" in svc.cli("list", "-j", user=alice).stdout, "list -j is not empty")
+    proc.kill()
+    proc.wait()
+    log(f"list -p: the Python agent pid {proc.pid} and its loggers, to its owner and root")
+
+
 def another_session_daemon(svc, alice):
     sessiond = shutil.which("lttng-sessiond")
     if sessiond is None:
@@ -267,6 +306,7 @@ def with_service(config):
         bob = svc.add_user("tctest-bob")
         registration_and_listing(svc, alice, bob)
         unsupported_applications(svc, alice, bob)
+        agents_listing(svc, alice, bob)
         another_session_daemon(svc, alice)
 
 

@@ -5,6 +5,9 @@ round trip through tracectl gives the same file and a session that records
 the same events (filters, log levels and exclusions in effect, checked in
 the trace); lttng save's file of an equivalent session loads with the same
 configuration; tracectl's file passes session.xsd and loads in lttng load;
+the loggers of LTTng's agents (Python's logging, log4j) are saved in their
+domains as lttng saves them, load into a new session with the same rules,
+and go both ways with lttng;
 unsupported, malformed, hostile and oversize files are refused naming the
 element, and nothing is created; --all, --force and --auto."""
 
@@ -172,6 +175,102 @@ def check_snapshot_round_trip(svc):
     log("snapshot round trip: same file, outputs loaded")
 
 
+def agent_rules(svc, name, user=None):
+    """The D-Bus event-rules of the session's agents' loggers."""
+    session = svc.cli_json("list", name, user=user)
+    return [rule for channel in session["channels"] if channel["name"] == "channel0"
+            for rule in channel["settings"].get("event_rules", []) if "domain" in rule]
+
+
+def enable_agent_rules(enable, user=None):
+    """The agents' loggers of the tests, through enable(*args)."""
+    enable("enable-event", "-p", "app.*", "--loglevel", "WARNING")
+    enable("enable-event", "-p", "other", "--filter", 'msg == "x"')
+    enable("enable-event", "-l", "org.x", "--loglevel-only", "FATAL")
+
+
+AGENT_RULES = [
+    {"domain": "python", "pattern": "app.*", "loglevel": 30, "loglevel-only": False},
+    {"domain": "python", "pattern": "other", "filter": 'msg == "x"'},
+    {"domain": "log4j", "pattern": "org.x", "loglevel": 50000, "loglevel-only": True},
+]
+
+
+def check_agent_round_trip(svc):
+    """The agents' loggers saved as lttng saves them (PYTHON and LOG4J
+    domains, one channel each) and loaded into a new session with the
+    same rules."""
+    saved = os.path.join(svc.rundir, "asaved")
+    svc.cli("create", "ag", "--output", os.path.join(svc.rundir, "ag-out"))
+    svc.cli("enable-event", "-u", "example:*")
+    enable_agent_rules(lambda *a: svc.cli(*a, "-s", "ag"))
+    check(agent_rules(svc, "ag") == AGENT_RULES, f"enabled: {agent_rules(svc, 'ag')}")
+    svc.cli("save", "ag", "-o", saved)
+    path = os.path.join(saved, "ag.lttng")
+    first = open(path).read()
+    xmllint(path)
+    for needle in ("<type>PYTHON</type>", "<name>lttng_python_channel</name>",
+                   "<type>LOG4J</type>", "<name>lttng_log4j_channel</name>",
+                   "<name>app.*</name>", "<loglevel>50000</loglevel>",
+                   "<filter>msg == &quot;x&quot;</filter>"):
+        check(needle in first, f"the agents' file lacks {needle}:\n{first}")
+    check("<type>JUL</type>" not in first, f"an empty JUL domain:\n{first}")
+    other = os.path.join(svc.rundir, "ag2.lttng")
+    with open(other, "w") as f:
+        f.write(first.replace("<name>ag</name>", "<name>ag2</name>")
+                .replace("ag-out", "ag2-out"))
+    svc.cli("load", "-i", other)
+    # The file holds them by domain, as lttng does.
+    check(sorted(agent_rules(svc, "ag2"), key=str) == sorted(AGENT_RULES, key=str),
+          f"loaded: {agent_rules(svc, 'ag2')}")
+    check("example:*" in svc.cli("list", "ag2", "-u").stdout, "the user-space event is lost")
+    svc.cli("destroy", "ag")
+    shutil.rmtree(os.path.join(svc.rundir, "ag-out"), ignore_errors=True)
+    svc.cli("load", "ag", "-i", saved)
+    svc.cli("save", "ag", "-o", saved, "--force")
+    check(open(path).read() == first, "the agents' round trip changed the file")
+    for name in ("ag", "ag2"):
+        svc.cli("destroy", name)
+    log("agents' round trip: same file, same rules in a new session")
+
+
+def lttng_agent_filters(path):
+    """{(domain, logger): filter} of a file lttng saved."""
+    root = ET.parse(path).getroot()
+    return {(domain.findtext("type"), event.findtext("name")): event.findtext("filter")
+            for domain in root.iter("domain") for event in domain.iter("event")
+            if domain.findtext("type") in ("PYTHON", "JUL", "LOG4J")}
+
+
+def check_agents_with_lttng(svc, alice, lttng):
+    """lttng save's agent domains load with the caller's filters; what
+    tracectl saves loads in lttng load, which then saves the filters it
+    builds of them."""
+    dir_l = os.path.join(alice.home, "agents-lttng")
+    lttng.lttng("create", "la", "--output", os.path.join(alice.home, "la-out"))
+    enable_agent_rules(lambda *a: lttng.lttng(*a))
+    lttng.lttng("save", "la", "-o", dir_l)
+    lttng.lttng("destroy", "la")
+    svc.cli("load", "la", "-i", os.path.join(dir_l, "la.lttng"), user=alice)
+    got = agent_rules(svc, "la", user=alice)
+    # lttng keeps its events newest first, and by domain.
+    check(sorted(got, key=str) == sorted(AGENT_RULES, key=str),
+          f"lttng's agents' file loaded as {got}")
+    log("lttng save -> tracectl load: the agents' loggers, with the caller's filters")
+    dir_t = os.path.join(alice.home, "agents-tracectl")
+    svc.cli("save", "la", "-o", dir_t, user=alice)
+    svc.cli("destroy", "la", user=alice)
+    lttng.lttng("load", "la", "-i", os.path.join(dir_t, "la.lttng"))
+    lttng.lttng("save", "la", "-o", dir_l, "--force")
+    lttng.lttng("destroy", "la")
+    filters = lttng_agent_filters(os.path.join(dir_l, "la.lttng"))
+    expected = {("PYTHON", "app.*"): '(logger_name == "app.*") && (int_loglevel >= 30)',
+                ("PYTHON", "other"): '(msg == "x") && (logger_name == "other")',
+                ("LOG4J", "org.x"): '(logger_name == "org.x") && (int_loglevel == 50000)'}
+    check(filters == expected, f"lttng load took tracectl's agents as {filters}")
+    log("tracectl save -> lttng load: the agents' loggers, levels and filters")
+
+
 class LttngDaemon:
     """lttng-sessiond of one test user, in a home of its own."""
 
@@ -258,6 +357,8 @@ def check_with_lttng(svc):
         check("sn-out" in listed, f"lttng did not load the snapshot output: {listed}")
         svc.cli("destroy", "sn", user=alice)
         log("tracectl save -> lttng load: snapshot session")
+        # Before lttng list, after which the daemon may be gone.
+        check_agents_with_lttng(svc, alice, lttng)
 
         # Debian's lttng 2.13 list fails on event rules with filters or
         # exclusions ("No session daemon is available", and the daemon is
@@ -337,7 +438,15 @@ REFUSED = [
     ("jul", SESSION.format("<domains><domain><type>JUL</type><buffer_type>PER_UID</buffer_type>"
                            "<channels><channel><name>c</name></channel></channels></domain>"
                            "</domains>"),
-     "/sessions/session/domains/domain/type (line 5): the JUL domain is not supported"),
+     "/sessions/session/domains/domain/channels/channel (line 5): the JUL domain's channel "
+     "is lttng_jul_channel, not 'c'"),
+    # Checked by the service, as enable-event -p: the session made is
+    # destroyed again.
+    ("agent-filter", SESSION.format(
+        "<domains><domain><type>PYTHON</type><buffer_type>PER_UID</buffer_type><channels>"
+        "<channel><name>lttng_python_channel</name><events><event><name>a</name>"
+        "<filter>x == (</filter></event></events></channel></channels></domain></domains>"),
+     "EnableEventWithOptions"),
     ("per-pid", SESSION.format(UST.format("PER_PID", "")),
      "/sessions/session/domains/domain/buffer_type (line 5): PER_PID buffers"),
     ("malformed", "<sessions><session><name>bad</name></sessions>", "malformed XML at line 1"),
@@ -384,6 +493,7 @@ def test():
         check_round_trip(svc)
         check_kernel_round_trip(svc)
         check_snapshot_round_trip(svc)
+        check_agent_round_trip(svc)
         check_with_lttng(svc)
         check(svc.alive(), "tracectld died")
 

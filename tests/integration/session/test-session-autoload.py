@@ -4,7 +4,8 @@
 system's /etc/tracectl/sessions by default): a session file of the
 directory becomes its owner's session, set up and recording as the file
 says: root's file root's session, alice's file alice's (her limits, her
-home, her consumer), which bob neither sees nor stops. Then the
+home, her consumer), which bob neither sees nor stops; an agent's loggers
+(a PYTHON domain) are enabled as enable-event -p would. Then the
 ~/.config/tracectl/sessions of users with sessions (carol, known
 from her file in the directory) make theirs, read by their consumers with
 their own rights from homes of mode 0700 (a file carol may not read is
@@ -41,9 +42,17 @@ KERNEL = sessionxmllib.kernel_domain([sessionxmllib.channel(
     [sessionxmllib.event("sched_switch")], name="channel0", subbuf_size=None, subbuf_count=None)])
 
 
-def write(directory, file_name, session, out, mode=0o644, owner=0, kernel=False):
+# A Python logger as lttng saves it, with the filter lttng built.
+PYTHON = sessionxmllib.agent_domain("PYTHON", [sessionxmllib.event(
+    "app.*", loglevel_type="RANGE", loglevel=30,
+    filter_expression='(logger_name == "app.*") && (int_loglevel >= 30)')])
+
+
+def write(directory, file_name, session, out, mode=0o644, owner=0, kernel=False,
+          agent=False):
     """out None: no output element, the owner's default directory."""
-    text = sessionxmllib.session(session, [KERNEL, UST] if kernel else [UST], output=out)
+    domains = ([KERNEL] if kernel else []) + [UST] + ([PYTHON] if agent else [])
+    text = sessionxmllib.session(session, domains, output=out)
     return sessionxmllib.install(directory, file_name, text, owner, mode=mode)
 
 
@@ -107,7 +116,7 @@ def check_autoload(top, config):
     home_refusals = write_home_files(alice, bob, carol, dave)
     # Read before alice's good file, and before everyone else's.
     alice_bad = sessionxmllib.install(directory, "alice0bad.lttng", SHORT_TRACKER, alice.uid)
-    write(directory, "good.lttng", "autoroot", out)
+    write(directory, "good.lttng", "autoroot", out, agent=True)
     # Root's sessions have no per-user limit: a second one loads.
     write(directory, "good2.lttng", "autoroot2", os.path.join(top, "out2"))
     write(directory, "alice1.lttng", "autoalice", None, owner=alice.uid)
@@ -133,6 +142,10 @@ def check_autoload(top, config):
         enabling = session["channels"][0]["enablings"][0]
         check(session["channels"][0]["name"] == "ch" and enabling["filter"] == "seq > 40",
               f"auto-loaded channel: {session['channels']}")
+        check(session["agent_rules"] == [
+            {"domain": "python", "logger": "app.*", "loglevel": 30,
+             "loglevel_name": "PYTHON_WARNING", "loglevel_only": False, "filter": None}],
+            f"auto-loaded Python logger: {session['agent_rules']}")
         names = sorted(s["name"] for s in svc.sessions())
         check(names == ["autoalice", "autocarol", "autodave", "autoroot", "autoroot2",
                         "carolhome"],

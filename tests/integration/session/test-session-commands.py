@@ -4,7 +4,7 @@
 and as another user (refused): set-session, stop and destroy --no-wait,
 view --trace-path and viewing a destroyed session's trace, destroy --all
 (one's own sessions; every user's for an administrator), add-context
---list and list SESSION -u/-k/--channel/--domain."""
+--list and list SESSION -u/-k/-p/-j/-l/--channel/--domain."""
 
 import os
 import sys
@@ -127,6 +127,41 @@ def test_list_parts(svc, alice, bob):
     bad = svc.cli("list", "-c", "c1", user=alice, check_ok=False)
     check(bad.returncode == 2, f"--channel without NAME: {bad}")
     refused(svc.cli("list", "parts", "-c", "c1", user=bob, check_ok=False), "bob's list")
+    test_list_agent_parts(svc, alice)
+
+
+def test_list_agent_parts(svc, alice):
+    """The agents' loggers: their own domain's section, not channel0's
+    patterns, in list NAME, -p/-j/-l, --domain and --json."""
+    svc.cli("enable-event", "-p", "-s", "parts", "app.*", "--loglevel", "WARNING", user=alice)
+    svc.cli("enable-event", "-p", "-s", "parts", "other", "--filter", 'msg == "x"', user=alice)
+    svc.cli("enable-event", "-l", "-s", "parts", "org.x", "--loglevel-only", "FATAL",
+            user=alice)
+    python = ("=== Domain: Python logging ===", "- app.* (loglevel <= PYTHON_WARNING)",
+              '- other [filter: msg == "x"]')
+    out = svc.cli("list", "parts", "-p", user=alice).stdout
+    check(all(n in out for n in python) and "log4j" not in out and "c1" not in out, out)
+    out = svc.cli("list", "parts", "-l", user=alice).stdout
+    check("=== Domain: log4j ===" in out and "- org.x (loglevel == LOG4J_FATAL)" in out and
+          "app.*" not in out, out)
+    out = svc.cli("list", "parts", "-j", user=alice).stdout
+    check("no java.util.logging (JUL) logger enabled" in out, out)
+    out = svc.cli("list", "parts", "--domain", user=alice).stdout
+    check("Python (logging)" in out and "LOG4j" in out and "JUL" not in out, out)
+    out = svc.cli("list", "parts", user=alice).stdout
+    check(all(n in out for n in python) and "=== Domain: log4j ===" in out, out)
+    channel0 = out.split("- channel0:")[1].split("===")[0]
+    check("app.*" not in channel0 and "lttng_python:event" not in channel0,
+          f"agent rules among channel0's patterns:\n{out}")
+    rules = svc.cli_json("list", "parts", user=alice)["agent_rules"]
+    check(rules == [
+        {"domain": "python", "logger": "app.*", "loglevel": 30,
+         "loglevel_name": "PYTHON_WARNING", "loglevel_only": False, "filter": None},
+        {"domain": "python", "logger": "other", "loglevel": None, "loglevel_name": None,
+         "loglevel_only": False, "filter": 'msg == "x"'},
+        {"domain": "log4j", "logger": "org.x", "loglevel": 50000,
+         "loglevel_name": "LOG4J_FATAL", "loglevel_only": True, "filter": None}],
+        f"agent_rules: {rules}")
 
 
 def test_destroy_all(svc, alice, bob):

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The session file walker: the steps in the order a user types them, a
- * system call as its two tracepoints, and the walk stopped at the first
+ * system call as its two tracepoints, an agent's loggers after the
+ * channels and without a channel of their own, and the walk stopped at the first
  * step that fails, the session discarded once created. */
 #include "tc-session-file-apply.h"
 
@@ -118,8 +119,14 @@ full_session(void)
 	TcFileChannel *ust = tc_file_channel_new("ch1", FALSE);
 	TcFileChannel *kernel = tc_file_channel_new("channel0", TRUE);
 	TcFileChannel *off = tc_file_channel_new("ch2", FALSE);
+	TcFileChannel *python = tc_file_channel_new_agent(TC_FILE_AGENT_PYTHON);
 	TcFileSnapshotOutput *output = g_new0(TcFileSnapshotOutput, 1);
 	guint32 uid = 1000;
+
+	/* First in the file, applied after the other channels, with no
+	 * channel of its own. */
+	add_event(python, "app.*", TC_FILE_EVENT_TRACEPOINT, NULL);
+	g_ptr_array_add(file->channels, python);
 
 	add_event(ust, "app:*", TC_FILE_EVENT_TRACEPOINT, NULL);
 	g_ptr_array_add(ust->contexts, g_strdup("vpid"));
@@ -151,6 +158,7 @@ static const char full_walk[] = "create s1\n"
 				"event syscalls:sys_exit_openat\n"
 				"probe do_sys_open\n"
 				"channel ch2\n"
+				"event app.*\n"
 				"tracker vuid\n"
 				"rotation s1\n"
 				"output /tmp/snap\n"

@@ -193,12 +193,141 @@ test_snapshot_relay_outputs(void)
 	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
 }
 
+/* The agent channel of session, or NULL. */
+static TcFileChannel *
+agent_channel(TcFileSession *session, TcFileAgent agent)
+{
+	for (guint i = 0; i < session->channels->len; i++) {
+		TcFileChannel *channel = g_ptr_array_index(session->channels, i);
+
+		if (channel->agent == agent)
+			return channel;
+	}
+	return NULL;
+}
+
+static void
+assert_agent_event(TcFileChannel *channel, guint i, const char *logger, gboolean has_loglevel,
+		   int loglevel, gboolean only, const char *filter)
+{
+	TcFileEvent *event = g_ptr_array_index(channel->events, i);
+
+	g_assert_cmpstr(event->pattern, ==, logger);
+	g_assert_cmpint(event->has_loglevel, ==, has_loglevel);
+	if (has_loglevel) {
+		g_assert_cmpint(event->loglevel, ==, loglevel);
+		g_assert_cmpint(event->loglevel_only, ==, only);
+	}
+	g_assert_cmpstr(event->filter, ==, filter);
+}
+
+/* lttng's file with the three agents' domains: their loggers, with the
+ * filter lttng built taken back to the caller's; written back as lttng
+ * writes them, and read again the same. */
+static void
+test_lttng_agents(void)
+{
+	g_autofree char *path =
+		g_test_build_filename(G_TEST_DIST, "lttng-saved-agents.lttng", NULL);
+	g_autofree char *text = NULL, *first = NULL, *second = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL, again = NULL;
+	TcFileSession *session;
+	TcFileChannel *python, *jul, *log4j;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(sessions, 0);
+	g_assert_cmpuint(session->channels->len, ==, 3);
+	python = agent_channel(session, TC_FILE_AGENT_PYTHON);
+	jul = agent_channel(session, TC_FILE_AGENT_JUL);
+	log4j = agent_channel(session, TC_FILE_AGENT_LOG4J);
+	g_assert_nonnull(python);
+	g_assert_cmpstr(python->name, ==, "lttng_python_channel");
+	g_assert_false(python->kernel);
+	g_assert_cmpuint(python->events->len, ==, 3);
+	assert_agent_event(python, 0, "other", FALSE, 0, FALSE, "msg == \"x\"");
+	assert_agent_event(python, 1, "app.*", TRUE, 40, TRUE, NULL);
+	assert_agent_event(python, 2, "foo", TRUE, 30, FALSE, NULL);
+	g_assert_cmpuint(jul->events->len, ==, 1);
+	assert_agent_event(jul, 0, "bar", FALSE, 0, FALSE, NULL);
+	g_assert_cmpuint(log4j->events->len, ==, 1);
+	assert_agent_event(log4j, 0, "baz", TRUE, 30000, FALSE, NULL);
+	first = tc_session_file_write(sessions);
+	g_assert_nonnull(strstr(first, "<type>PYTHON</type>\n\t\t\t\t<buffer_type>PER_UID"));
+	g_assert_nonnull(strstr(first, "<name>lttng_log4j_channel</name>"));
+	g_assert_nonnull(strstr(first, "<loglevel_type>SINGLE</loglevel_type>\n"
+				       "\t\t\t\t\t\t\t\t<loglevel>40</loglevel>"));
+	/* No level: lttng writes no <loglevel> for an agent's logger. */
+	g_assert_nonnull(strstr(first, "<name>bar</name>\n\t\t\t\t\t\t\t\t<enabled>true</enabled>\n"
+				       "\t\t\t\t\t\t\t\t<type>TRACEPOINT</type>\n"
+				       "\t\t\t\t\t\t\t\t<loglevel_type>ALL</loglevel_type>\n"
+				       "\t\t\t\t\t\t\t</event>"));
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+}
+
+/* The filter lttng built, taken back to the caller's: once or twice
+ * wrapped (lttng load wraps a saved one again), and left whole when
+ * cutting would leave unpaired parentheses. */
+static void
+test_agent_filters(void)
+{
+	static const struct {
+		const char *logger;
+		int loglevel; /* -1: none */
+		gboolean only;
+		const char *saved, *caller;
+	} cases[] = {
+		{"foo", -1, FALSE, "logger_name == \"foo\"", NULL},
+		{"foo", 30, FALSE, "(logger_name == \"foo\") && (int_loglevel >= 30)", NULL},
+		{"foo", 30, TRUE, "((a > 1) && (logger_name == \"foo\")) && (int_loglevel == 30)",
+		 "a > 1"},
+		{"foo", -1, FALSE, "(msg == \")(\") && (logger_name == \"foo\")", "msg == \")(\""},
+		{"foo", 30, FALSE,
+		 "(((logger_name == \"foo\") && (int_loglevel >= 30)) && (logger_name == \"foo\"))"
+		 " && (int_loglevel >= 30)",
+		 NULL},
+		{"*", 20, FALSE, "int_loglevel >= 20", NULL},
+		{"*", 20, FALSE, "(b) && (int_loglevel >= 20)", "b"},
+		{"*", -1, FALSE, "(a) && (b)", "(a) && (b)"},
+		{"foo", -1, FALSE, "(a) && (b) && (logger_name == \"foo\")",
+		 "(a) && (b) && (logger_name == \"foo\")"},
+		{"foo", -1, FALSE, "x == 1", "x == 1"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(TcFileSession) session = tc_file_session_new("s");
+		TcFileChannel *channel = tc_file_channel_new_agent(TC_FILE_AGENT_PYTHON);
+		TcFileEvent *event = tc_file_event_new(cases[i].logger, TC_FILE_EVENT_TRACEPOINT);
+		g_autofree char *caller = NULL;
+
+		g_ptr_array_add(session->channels, channel);
+		g_ptr_array_add(channel->events, event);
+
+		event->has_loglevel = cases[i].loglevel >= 0;
+		event->loglevel = cases[i].loglevel;
+		event->loglevel_only = cases[i].only;
+		event->filter = g_strdup(cases[i].saved);
+		caller = tc_session_file_agent_filter(event);
+		g_assert_cmpstr(caller, ==, cases[i].caller);
+	}
+}
+
 #define HEAD "<?xml version=\"1.0\"?>\n<sessions><session><name>s</name>"
 #define TAIL "</session></sessions>"
 #define UST_CHANNEL(body)                                                                     \
 	HEAD "<domains><domain><type>UST</type><buffer_type>PER_UID</buffer_type><channels>"  \
 	     "<channel><name>c</name><read_timer_interval>0</read_timer_interval>"           \
 	     "<output_type>MMAP</output_type>" body "</channel></channels></domain></domains>" TAIL
+
+#define AGENT_CHANNEL(body)                                                                   \
+	HEAD "<domains><domain><type>PYTHON</type><buffer_type>PER_UID</buffer_type><channels>" \
+	     "<channel><name>lttng_python_channel</name>" body "</channel></channels></domain>" \
+	     "</domains>" TAIL
 
 static void
 test_refusals(void)
@@ -211,7 +340,21 @@ test_refusals(void)
 	assert_refused(HEAD "<domains><domain><type>JUL</type><buffer_type>PER_UID</buffer_type>"
 			    "<channels><channel><name>c</name></channel></channels></domain>"
 			    "</domains>" TAIL,
-		       "/sessions/session/domains/domain/type (line 2): the JUL domain");
+		       "/sessions/session/domains/domain/channels/channel (line 2): the JUL "
+		       "domain's channel is lttng_jul_channel, not 'c'");
+	assert_refused(AGENT_CHANNEL("<enabled>false</enabled>"),
+		       "channel (line 2): tracectl records the PYTHON domain in channel0");
+	assert_refused(AGENT_CHANNEL("<events><event><name>a</name><exclusions><exclusion>b"
+				     "</exclusion></exclusions></event></events>"),
+		       "event (line 2): LTTng's agents have no exclusions");
+	assert_refused(AGENT_CHANNEL("<events><event><name>a</name><loglevel_type>RANGE"
+				     "</loglevel_type></event></events>"),
+		       "loglevel_type (line 2): RANGE needs a loglevel");
+	assert_refused(AGENT_CHANNEL("<contexts><context><type>VPID</type></context></contexts>"),
+		       "the PYTHON domain has no contexts of its own");
+	assert_refused(HEAD "<domains><domain><type>PYTHON</type><buffer_type>PER_PID"
+			    "</buffer_type></domain></domains>" TAIL,
+		       "PER_PID buffers are not supported by tracectl in the PYTHON domain");
 	assert_refused(HEAD "<domains><domain><type>UST</type><buffer_type>PER_PID</buffer_type>"
 			    "</domain></domains>" TAIL,
 		       "domain/buffer_type (line 2): PER_PID buffers");
@@ -308,6 +451,8 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/session-file/lttng", test_lttng_file);
+	g_test_add_func("/session-file/lttng-agents", test_lttng_agents);
+	g_test_add_func("/session-file/agent-filters", test_agent_filters);
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);
 	g_test_add_func("/session-file/snapshot-relays", test_snapshot_relay_outputs);
