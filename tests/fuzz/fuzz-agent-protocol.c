@@ -175,8 +175,19 @@ expected_command(guint32 command, const char *logger, guint32 level, guint32 typ
 	return out;
 }
 
+/* Whether valid UTF-8 from start to end holds a C1 control (U+0080 to
+ * U+009F), which is two bytes, 0xC2 then 0x80..0x9F. */
+static gboolean
+has_c1_control(const char *start, const char *end)
+{
+	for (const char *c = start; c + 1 < end; c++)
+		if ((guchar)c[0] == 0xc2 && (guchar)c[1] >= 0x80 && (guchar)c[1] <= 0x9f)
+			return TRUE;
+	return FALSE;
+}
+
 /* The names of size bytes: each ended by a NUL, UTF-8 without a control
- * byte, count of them; NULL otherwise. */
+ * character (C0, DEL, C1), count of them; NULL otherwise. */
 static GPtrArray *
 model_names(const guint8 *p, guint32 size, guint32 count)
 {
@@ -188,7 +199,8 @@ model_names(const guint8 *p, guint32 size, guint32 count)
 			return NULL;
 		if (p[i] != 0)
 			continue;
-		if (!g_utf8_validate_len((const char *)p + start, i - start, NULL))
+		if (!g_utf8_validate_len((const char *)p + start, i - start, NULL) ||
+		    has_c1_control((const char *)p + start, (const char *)p + i))
 			return NULL;
 		g_ptr_array_add(names, g_strndup((const char *)p + start, i - start));
 		start = i + 1;

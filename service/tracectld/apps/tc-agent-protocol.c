@@ -134,13 +134,15 @@ tc_agent_protocol_parse_list_head(const guint8 *bytes, guint32 *size, guint32 *c
 	return TRUE;
 }
 
+/* UTF-8 without control characters, C1 ones included (U+009B is a
+ * terminal's escape on its own): the names reach `tracectl list -p`. */
 static gboolean
 is_printable(const char *name)
 {
 	if (!g_utf8_validate(name, -1, NULL))
 		return FALSE;
-	for (const char *c = name; *c; c++)
-		if ((guchar)*c < 0x20 || *c == 0x7f)
+	for (const char *c = name; *c; c = g_utf8_next_char(c))
+		if (g_unichar_iscntrl(g_utf8_get_char(c)))
 			return FALSE;
 	return TRUE;
 }

@@ -22,8 +22,9 @@ check_logger(const char *logger, GError **error)
 			    "A logger name is 1 to %d bytes of UTF-8", TC_AGENT_NAME_MAX - 1);
 		return FALSE;
 	}
-	for (const char *c = logger; *c; c++)
-		if ((guchar)*c < 0x20 || *c == 0x7f) {
+	/* C1 controls too: a logger's name reaches terminals that list it. */
+	for (const char *c = logger; *c; c = g_utf8_next_char(c))
+		if (g_unichar_iscntrl(g_utf8_get_char(c))) {
 			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
 				    "A logger name holds no control character");
 			return FALSE;

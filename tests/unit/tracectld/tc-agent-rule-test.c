@@ -115,6 +115,8 @@ test_refused(void)
 		       "A logger name is 1 to 255 bytes of UTF-8");
 	assert_refused(TC_AGENT_DOMAIN_JUL, "a\nb", NULL,
 		       "A logger name holds no control character");
+	assert_refused(TC_AGENT_DOMAIN_JUL, "a\xc2\x9b" "b", NULL,
+		       "A logger name holds no control character");
 	assert_refused(TC_AGENT_DOMAIN_LOG4J, "a*", &excluding,
 		       "Exclusions are for the user-space domain, not for log4j loggers");
 	assert_refused(TC_AGENT_DOMAIN_PYTHON, "a", &only, "'loglevel-only' needs a 'loglevel'");
