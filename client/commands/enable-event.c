@@ -40,12 +40,15 @@ tc_client_parse_loglevel(const char *text)
 	return -1;
 }
 
-/* The level text of domain ("ust" or an agent's) as a number; FALSE with
- * a usage error printed. */
+/* The level text of domain as a number; FALSE with a usage error
+ * printed. */
 static gboolean
 parse_level(const char *domain, const char *text, int *level)
 {
-	if (!g_str_equal(domain, "ust")) {
+	/* The agents' own levels; LTTng's otherwise, which the service
+	 * refuses for the kernel. */
+	if (g_str_equal(domain, "python") || g_str_equal(domain, "jul") ||
+	    g_str_equal(domain, "log4j")) {
 		if (tc_client_agent_level_parse(domain, text, level))
 			return TRUE;
 		g_printerr("Error: unknown %s log level '%s' (a name such as %s, or a number)\n",
