@@ -110,9 +110,9 @@ forget_agent(TcAgentLink *link, const char *why)
 	tc_agent_link_unref(held);
 }
 
-/* New references to the agents whose uid session records. */
+/* New references to the agents keep() selects. */
 static GPtrArray *
-agents_of_session(TcSession *session)
+select_agents(gboolean (*keep)(const TcAgentLink *link, gconstpointer data), gconstpointer data)
 {
 	GPtrArray *found = g_ptr_array_new_with_free_func((GDestroyNotify)tc_agent_link_unref);
 	GHashTableIter iter;
@@ -122,11 +122,24 @@ agents_of_session(TcSession *session)
 	if (agents) {
 		g_hash_table_iter_init(&iter, agents);
 		while (g_hash_table_iter_next(&iter, NULL, &value))
-			if (tc_session_records_uid(session, ((TcAgentLink *)value)->uid))
+			if (keep(value, data))
 				g_ptr_array_add(found, tc_agent_link_ref(value));
 	}
 	g_mutex_unlock(&state_lock);
 	return found;
+}
+
+static gboolean
+is_recorded_by(const TcAgentLink *link, gconstpointer session)
+{
+	return tc_session_records_uid(session, link->uid);
+}
+
+/* New references to the agents whose uid session records. */
+static GPtrArray *
+agents_of_session(TcSession *session)
+{
+	return select_agents(is_recorded_by, session);
 }
 
 /* What an agent should have been told: for each rule of its domain in
@@ -217,58 +230,7 @@ reconcile_or_drop(TcAgentLink *link)
 		  (int)link->pid, (unsigned)link->uid, error->message);
 }
 
-/* Session changes. */
-
-typedef struct {
-	TcAgentLink *link;
-	Countdown *countdown;
-} ChangeWork;
-
-static void
-change_work_run(gpointer data, gpointer unused)
-{
-	ChangeWork *work = data;
-
-	reconcile_or_drop(work->link);
-}
-
-static void
-change_work_free(gpointer data)
-{
-	ChangeWork *work = data;
-
-	tc_agent_link_unref(work->link);
-	countdown_one_done(work->countdown);
-	g_free(work);
-}
-
-void
-tc_agents_session_changed(TcSession *session)
-{
-	g_autoptr(GPtrArray) links = agents_of_session(session);
-	Countdown *countdown;
-
-	if (links->len == 0)
-		return;
-	countdown = countdown_new();
-	countdown->pending = links->len;
-	for (guint i = 0; i < links->len; i++) {
-		TcAgentLink *link = g_ptr_array_index(links, i);
-		ChangeWork *work = g_new0(ChangeWork, 1);
-
-		work->link = tc_agent_link_ref(link);
-		g_atomic_int_inc(&countdown->refcount);
-		work->countdown = countdown;
-		tc_lttng_owner_push(link->uid, change_work_run, work, change_work_free);
-	}
-	if (!countdown_wait(countdown, TC_AGENTS_TIMEOUT_MS))
-		g_warning("Session '%s': some agents were not told of its change within %d ms; "
-			  "they will be",
-			  session->name, TC_AGENTS_TIMEOUT_MS);
-	countdown_unref(countdown);
-}
-
-/* Listings. */
+/* Work on the agents' owners' threads, waited for with one countdown. */
 
 /* What a listing's works add to, kept until the caller and every work
  * left. */
@@ -281,8 +243,75 @@ typedef struct {
 typedef struct {
 	TcAgentLink *link;
 	Countdown *countdown;
-	Listing *listing;
-} ListWork;
+	Listing *listing; /* a listing's, NULL for a change */
+} AgentWork;
+
+static void listing_unref(Listing *listing);
+
+static void
+agent_work_free(gpointer data)
+{
+	AgentWork *work = data;
+
+	tc_agent_link_unref(work->link);
+	countdown_one_done(work->countdown);
+	if (work->listing)
+		listing_unref(work->listing);
+	g_free(work);
+}
+
+/* run(work) for each of links on its owner's thread; the countdown to
+ * wait on (the caller's reference). */
+static Countdown *
+push_works(GPtrArray *links, GFunc run, Listing *listing)
+{
+	Countdown *countdown = countdown_new();
+
+	countdown->pending = links->len;
+	for (guint i = 0; i < links->len; i++) {
+		TcAgentLink *link = g_ptr_array_index(links, i);
+		AgentWork *work = g_new0(AgentWork, 1);
+
+		work->link = tc_agent_link_ref(link);
+		g_atomic_int_inc(&countdown->refcount);
+		work->countdown = countdown;
+		if (listing) {
+			g_atomic_int_inc(&listing->refcount);
+			work->listing = listing;
+		}
+		tc_lttng_owner_push(link->uid, run, work, agent_work_free);
+	}
+	return countdown;
+}
+
+/* Session changes. */
+
+static void
+change_work_run(gpointer data, gpointer unused)
+{
+	AgentWork *work = data;
+
+	reconcile_or_drop(work->link);
+}
+
+void
+tc_agents_session_changed(TcSession *session)
+{
+	g_autoptr(GPtrArray) links = agents_of_session(session);
+	Countdown *countdown;
+
+	if (links->len == 0)
+		return;
+	countdown = push_works(links, change_work_run, NULL);
+	if (!countdown_wait(countdown, TC_AGENTS_TIMEOUT_MS))
+		g_warning("Session '%s': some agents were not told of its change within %d ms; "
+			  "they will be",
+			  session->name, TC_AGENTS_TIMEOUT_MS);
+	countdown_unref(countdown);
+}
+
+/* Listings. */
+
 
 static void
 listing_free(gpointer data)
@@ -321,7 +350,7 @@ listing_unref(Listing *listing)
 static void
 list_work_run(gpointer data, gpointer unused)
 {
-	ListWork *work = data;
+	AgentWork *work = data;
 	g_autoptr(GError) error = NULL;
 	TcAgentListing *one = g_new0(TcAgentListing, 1);
 
@@ -344,63 +373,34 @@ list_work_run(gpointer data, gpointer unused)
 	g_mutex_unlock(&work->listing->lock);
 }
 
-static void
-list_work_free(gpointer data)
+typedef struct {
+	uid_t uid;
+	gboolean all;
+	const char *domain;
+} ListedBy;
+
+static gboolean
+is_listed_by(const TcAgentLink *link, gconstpointer data)
 {
-	ListWork *work = data;
+	const ListedBy *by = data;
 
-	tc_agent_link_unref(work->link);
-	countdown_one_done(work->countdown);
-	listing_unref(work->listing);
-	g_free(work);
-}
-
-static GPtrArray *
-links_of(uid_t uid, gboolean all, const char *domain)
-{
-	GPtrArray *found = g_ptr_array_new_with_free_func((GDestroyNotify)tc_agent_link_unref);
-	GHashTableIter iter;
-	gpointer value;
-
-	g_mutex_lock(&state_lock);
-	if (agents) {
-		g_hash_table_iter_init(&iter, agents);
-		while (g_hash_table_iter_next(&iter, NULL, &value)) {
-			TcAgentLink *link = value;
-
-			if ((all || link->uid == uid) &&
-			    (domain == NULL ||
-			     g_str_equal(domain, tc_agent_domain_name(link->domain))))
-				g_ptr_array_add(found, tc_agent_link_ref(link));
-		}
-	}
-	g_mutex_unlock(&state_lock);
-	return found;
+	return (by->all || link->uid == by->uid) &&
+	       (by->domain == NULL || g_str_equal(by->domain, tc_agent_domain_name(link->domain)));
 }
 
 GPtrArray *
 tc_agents_list(uid_t uid, gboolean all, const char *domain)
 {
-	g_autoptr(GPtrArray) links = links_of(uid, all, domain);
+	ListedBy by = {.uid = uid, .all = all, .domain = domain};
+	g_autoptr(GPtrArray) links = select_agents(is_listed_by, &by);
 	Listing *listing = g_new0(Listing, 1);
-	Countdown *countdown = countdown_new();
+	Countdown *countdown;
 	GPtrArray *result;
 
 	listing->refcount = 1;
 	g_mutex_init(&listing->lock);
 	listing->result = g_ptr_array_new_with_free_func(listing_free);
-	countdown->pending = links->len;
-	for (guint i = 0; i < links->len; i++) {
-		TcAgentLink *link = g_ptr_array_index(links, i);
-		ListWork *work = g_new0(ListWork, 1);
-
-		work->link = tc_agent_link_ref(link);
-		g_atomic_int_inc(&countdown->refcount);
-		work->countdown = countdown;
-		g_atomic_int_inc(&listing->refcount);
-		work->listing = listing;
-		tc_lttng_owner_push(link->uid, list_work_run, work, list_work_free);
-	}
+	countdown = push_works(links, list_work_run, listing);
 	(void)countdown_wait(countdown, TC_AGENTS_TIMEOUT_MS);
 	countdown_unref(countdown);
 	g_mutex_lock(&listing->lock);
