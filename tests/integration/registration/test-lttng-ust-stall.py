@@ -80,6 +80,11 @@ def log_text(svc):
         return f.read()
 
 
+def registrations(svc, pid):
+    """how many times the application pid was registered (and listed)."""
+    return len(re.findall(rf"(?<!un)registered: pid={pid} uid", log_text(svc)))
+
+
 def session(svc, name, out, user=None):
     svc.cli("create", name, "--output", out, user=user)
     svc.cli("enable-event", "-u", "tc_lttng_test:tick", user=user)
@@ -106,6 +111,12 @@ def test():
             session(svc, "r", root_out)
             running, stalled = start_app(svc, alice), start_app(svc, alice)
             bobs = start_app(svc, bob)
+            # main() runs once register_done came; the service lists the
+            # events after that, on the owner's thread: stalled only once
+            # registered, listed included.
+            for app in (running, stalled, bobs):
+                wait_for(lambda: registrations(svc, app.app_pid) == 1, 10,
+                         f"the application pid={app.app_pid} registered")
             os.kill(stalled.app_pid, signal.SIGSTOP)
 
             # alice's start waits for the stalled one, at most the deadline;
@@ -140,8 +151,7 @@ def test():
             wait_for(lambda: re.search(rf"unregistered: pid={stalled.app_pid} ",
                                        log_text(svc)), 15, "the stalled application dropped")
             os.kill(stalled.app_pid, signal.SIGCONT)
-            wait_for(lambda: len(re.findall(rf"(?<!un)registered: pid={stalled.app_pid} uid",
-                                            log_text(svc))) >= 2, 20,
+            wait_for(lambda: registrations(svc, stalled.app_pid) == 2, 20,
                      "the continued application registered again")
             time.sleep(1.5)
 
