@@ -51,6 +51,10 @@ struct lttng_stream {
 struct tc_consumerd_lttng_channel {
 	struct tc_consumerd_lttng_channel *next;
 	uint64_t channel_id;
+	char name[TC_CONSUMER_NAME_MAX];
+	/* A snapshot session's: no stream files, nothing consumed; its
+	 * sub-buffers are read only by tc_consumerd_lttng_channel_snapshot(). */
+	bool in_memory;
 	struct lttng_ust_ctl_consumer_channel *uchan;
 	int *shm_fds;
 	uint32_t nr_streams;
@@ -334,12 +338,14 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 	if (!channel)
 		return lttng_fail(error, error_size, -ENOMEM, "allocation");
 	channel->channel_id = msg->channel_id;
+	snprintf(channel->name, sizeof(channel->name), "%s", msg->name);
+	channel->in_memory = dir_fd < 0;
 	ret = lttng_create_buffers(channel, msg);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the buffers");
 		goto fail;
 	}
-	ret = lttng_open_files(channel, msg->name, dir_fd);
+	ret = channel->in_memory ? 0 : lttng_open_files(channel, msg->name, dir_fd);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the stream files");
 		goto fail;
@@ -358,7 +364,8 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 	*out = channel;
 	return 0;
 fail_files:
-	lttng_remove_files(channel, msg->name, dir_fd);
+	if (!channel->in_memory)
+		lttng_remove_files(channel, msg->name, dir_fd);
 fail:
 	tc_consumerd_lttng_channel_free(channel);
 	return ret;
@@ -469,6 +476,9 @@ tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 	for (uint32_t i = 0; i < channel->nr_streams; i++)
 		if (channel->streams[i].ustream)
 			(void)lttng_ust_ctl_flush_buffer(channel->streams[i].ustream, 1);
+	/* A snapshot session's sub-buffers stay for the next snapshot. */
+	if (channel->in_memory)
+		return;
 	tc_consumerd_lttng_channel_drain(channel);
 	/* What the applications were writing when they stopped is waited
 	 * for, within a bound: a writer killed in the middle of an event
@@ -482,6 +492,82 @@ tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 		tc_consumerd_warning("LTTng-UST channel %" PRIu64 ": a sub-buffer still uncommitted "
 				     "after %u ms is left for the next read",
 				     channel->channel_id, waited_ms);
+}
+
+/* Writes the sub-buffer at *position, read in place, to fd. Returns 1
+ * when written, 0 when the writers overwrote it meanwhile (overwrite
+ * mode: skipped), -errno on failure. */
+static int
+lttng_snapshot_subbuf(struct lttng_ust_ctl_consumer_stream *ustream, unsigned long *position,
+		      int fd, uint64_t *file_size)
+{
+	unsigned long padded = 0, offset = 0;
+	const char *base;
+	int ret = lttng_ust_ctl_get_subbuf(ustream, position);
+
+	if (ret < 0)
+		return ret == -EAGAIN ? 0 : ret;
+	base = lttng_ust_ctl_get_mmap_base(ustream);
+	ret = lttng_ust_ctl_get_padded_subbuf_size(ustream, &padded);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_mmap_read_offset(ustream, &offset);
+	if (ret >= 0)
+		ret = base ? tc_consumerd_output_append(fd, file_size, base + offset, padded)
+			   : -EFAULT;
+	(void)lttng_ust_ctl_put_subbuf(ustream);
+	return ret < 0 ? ret : 1;
+}
+
+/* One stream's complete sub-buffers, oldest first, at most max_bytes of
+ * them (the newest), into a new file "<name>_<n>" of dir_fd: what
+ * lttng-consumerd's snapshot of a channel writes. */
+static int
+lttng_snapshot_stream(struct tc_consumerd_lttng_channel *channel, uint32_t index, int dir_fd,
+		      uint64_t max_bytes, uint64_t *packets)
+{
+	struct lttng_ust_ctl_consumer_stream *ustream = channel->streams[index].ustream;
+	unsigned long consumed = 0, produced = 0, subbuf_size = 0;
+	char path[TC_CONSUMER_NAME_MAX + 16];
+	uint64_t file_size = 0;
+	int fd, ret;
+
+	lttng_file_name(path, sizeof(path), channel->name, index);
+	fd = tc_consumerd_output_create_file(dir_fd, path);
+	if (fd < 0)
+		return fd;
+	/* Closes the sub-buffer being written: it is in the snapshot. */
+	(void)lttng_ust_ctl_flush_buffer(ustream, 1);
+	ret = lttng_ust_ctl_get_max_subbuf_size(ustream, &subbuf_size);
+	if (ret == 0 && lttng_ust_ctl_snapshot(ustream) == 0) {
+		ret = lttng_ust_ctl_snapshot_get_consumed(ustream, &consumed);
+		if (ret == 0)
+			ret = lttng_ust_ctl_snapshot_get_produced(ustream, &produced);
+	}
+	/* Positions run free: distances are taken modulo the word. */
+	if (ret == 0 && subbuf_size > 0 && max_bytes != 0 &&
+	    (produced - consumed) / subbuf_size > max_bytes / subbuf_size)
+		consumed = produced - max_bytes / subbuf_size * subbuf_size;
+	while (ret >= 0 && subbuf_size > 0 && (long)(consumed - produced) < 0) {
+		ret = lttng_snapshot_subbuf(ustream, &consumed, fd, &file_size);
+		*packets += ret > 0;
+		consumed += subbuf_size;
+	}
+	if (ret >= 0)
+		ret = tc_consumerd_output_sync(fd);
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+
+int
+tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, int dir_fd,
+				    uint64_t max_stream_bytes, uint64_t *packets)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < channel->nr_streams && ret == 0; i++)
+		if (channel->streams[i].ustream)
+			ret = lttng_snapshot_stream(channel, i, dir_fd, max_stream_bytes, packets);
+	return ret;
 }
 
 void
@@ -555,6 +641,13 @@ tc_consumerd_lttng_wait_fd_clear(int fd)
 void
 tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 {
+}
+
+int
+tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, int dir_fd,
+				    uint64_t max_stream_bytes, uint64_t *packets)
+{
+	return -EOPNOTSUPP;
 }
 
 uint64_t

@@ -62,6 +62,11 @@ size_t tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *ch
 /* Empties a wait fd that poll() found readable. */
 void tc_consumerd_lttng_wait_fd_clear(int fd);
 void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel);
+/* A snapshot session's channel: every stream's complete sub-buffers, at
+ * most max_stream_bytes of each (0: all), written into new files
+ * "<name>_<n>" of dir_fd, nothing consumed; *packets counts them. */
+int tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, int dir_fd,
+					uint64_t max_stream_bytes, uint64_t *packets);
 /* Packets written so far. */
 uint64_t tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel);
 /* Drains, closes the files and unmaps the buffers. NULL-safe. */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-output.h"
 #include "tc-consumerd-relay.h"
 #include "tc-consumerd-stream.h"
@@ -176,6 +177,9 @@ tc_consumerd_snapshot_session(struct tc_consumerd_session *session, const char *
 			ret = snapshot_stream(&channel->streams[cpu], channel->packet, dir_fd,
 					      max_stream_bytes, packets);
 	}
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng && ret == 0;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng))
+		ret = tc_consumerd_lttng_channel_snapshot(lttng, dir_fd, max_stream_bytes, packets);
 	close(dir_fd);
 	if (ret < 0)
 		tc_consumerd_warning("session=%" PRIu64 ": Snapshot into \"%s\" failed: %s",
@@ -299,6 +303,10 @@ tc_consumerd_snapshot_relay(struct tc_consumerd_session *session,
 	/* A snapshot is sent now or refused, never later. */
 	now.flags &= ~TC_CONSUMER_RELAY_CONNECT_LATER;
 	*packets = 0;
+	if (session->lttng_channels) {
+		snprintf(error, error_size, "LTTng-UST channels are not sent to a relay");
+		return -EOPNOTSUPP;
+	}
 	ret = tc_consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
 	if (ret < 0)
 		return ret;

@@ -266,6 +266,8 @@ struct model_session {
 	struct model_channel channels[CHANNELS_MAX]; /* in creation order */
 	unsigned int n_channels;
 	uint64_t lttng_ids[CHANNELS_MAX]; /* its LTTng-UST channels */
+	char lttng_names[CHANNELS_MAX][TC_CONSUMER_NAME_MAX];
+	uint32_t lttng_subbuf_sizes[CHANNELS_MAX];
 	unsigned int n_lttng;
 	bool has_kernel, kernel_streams;
 	uint32_t kernel_cpus;
@@ -1801,6 +1803,10 @@ struct expectation {
 	enum fs_rule fs;
 	struct listing *added;
 	int fds_kept; /* by the consumer when served; -1: any */
+	/* Packets a served request reports: a snapshot's of the LTTng-UST
+	 * channels' first sub-buffer, whose header liblttng-ust-ctl writes
+	 * when it makes the buffer (one per stream the bound lets in). */
+	uint64_t packets;
 };
 
 static void
@@ -2018,7 +2024,8 @@ expect_lttng_channel(struct expectation *e)
 	int failed[4], n = 0;
 	uint32_t streams = lttng_nr_streams();
 
-	if (!model_is_local(s))
+	/* Written locally, or kept in memory for a local snapshot. */
+	if (!model_is_local(s) && !(s->snapshot && !s->relay_flag))
 		failed[n++] = -EOPNOTSUPP;
 	if (!rule_terminated(m->name, sizeof(m->name)) || !rule_channel_name(m->name))
 		failed[n++] = -EINVAL;
@@ -2037,6 +2044,11 @@ expect_lttng_channel(struct expectation *e)
 	/* The buffers are made before the files. */
 	if (!is_lttng_geometry(g))
 		return work(e, -ENOMEM);
+	if (s->snapshot) {
+		/* No stream file: its sub-buffers wait for a snapshot. */
+		e->fds_kept = (int)streams * (LTTNG_FDS_PER_STREAM - 1) + LTTNG_FDS_PER_CHANNEL;
+		return work(e, 0);
+	}
 	e->fds_kept = (int)streams * LTTNG_FDS_PER_STREAM + LTTNG_FDS_PER_CHANNEL;
 	work(e, expect_stream_files(s, m->name, streams, s->trace_dir, e->added));
 }
@@ -2074,6 +2086,15 @@ expect_snapshot(struct expectation *e)
 			snprintf(file, sizeof(file), "%s_%" PRIu32, s->channels[i].name, cpu);
 			status = expect_new_file(m->dir, file, e->added);
 		}
+	}
+	/* Then the LTTng-UST channels' streams, the newest channel first. */
+	for (unsigned int i = s->n_lttng; status == 0 && i-- > 0;) {
+		for (uint32_t n = 0; status == 0 && n < lttng_nr_streams(); n++) {
+			snprintf(file, sizeof(file), "%s_%" PRIu32, s->lttng_names[i], n);
+			status = expect_new_file(m->dir, file, e->added);
+		}
+		if (m->max_stream_bytes == 0 || m->max_stream_bytes >= s->lttng_subbuf_sizes[i])
+			e->packets += lttng_nr_streams();
 	}
 	e->stage = STAGE_WORK;
 	e->status = e->status_alt = status;
@@ -2222,6 +2243,8 @@ expect_snapshot_relay(struct expectation *e)
 	    !rule_relative(m->trace_path) || !rule_relay_output(&m->relay) ||
 	    m->relay.live_timer_us != 0)
 		return refuse(e, STAGE_CHECK, -EINVAL);
+	if (s->n_lttng > 0)
+		return work(e, -EOPNOTSUPP);
 	if (strcmp(m->relay.host, "refused.example") == 0)
 		return work(e, -ECONNREFUSED);
 	for (unsigned int i = 0; i < s->n_channels; i++) {
@@ -2801,8 +2824,9 @@ check_reply_values(struct conversation *c, const struct expectation *e,
 	default:
 		break;
 	}
-	/* No application wrote: nothing was written, sent or lost. */
-	if (reply->packets_written != 0 || reply->packets_corrupted != 0 ||
+	/* No application wrote: nothing was written, sent or lost, but the
+	 * empty packets of LTTng-UST's buffers a snapshot writes. */
+	if (reply->packets_written != e->packets || reply->packets_corrupted != 0 ||
 	    reply->events_discarded != 0)
 		FAIL("%" PRIu64 " packets written, %" PRIu64 " corrupt, %" PRIu64 " events lost",
 		     reply->packets_written, reply->packets_corrupted, reply->events_discarded);
@@ -3028,6 +3052,8 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 			return;
 		if (s->n_lttng == CHANNELS_MAX)
 			FAIL("more than %u LTTng-UST channels", CHANNELS_MAX);
+		memcpy(s->lttng_names[s->n_lttng], m->name, sizeof(m->name));
+		s->lttng_subbuf_sizes[s->n_lttng] = m->geometry.subbuf_size;
 		s->lttng_ids[s->n_lttng++] = m->channel_id;
 		break;
 	}
@@ -3324,9 +3350,11 @@ static const struct fuzz_seed seeds[] = {
 	 LTTNG(0x00, 0x02, 0x03, 0x0c), LTTNG(0x00, 0x02, 0x03, 0x0e),
 	 LTTNG(0x00, 0x02, 0x04, 0x00), LTTNG(0x00, 0x02, 0x0b, 0x00), LTTNG(0x00, 0x02, 0x0e, 0x00),
 	 LTTNG(0x00, 0x02, 0x05, 0x00), LTTNG(0x00, 0x03, 0x03, 0x04), K_DESTROY, 0x00),
-    /* LTTng-UST channels refused: snapshot and streaming sessions, no
-     * session, framing and descriptors changed; then a destroy with one. */
-    SEED(0x0b, SNAPSHOT_SESSION(0x01), LTTNG(0x01, 0x00, 0x00, 0x00), RELAY_SESSION(0x02, 0x02),
+    /* An LTTng-UST channel kept in memory by a snapshot session, and its
+     * snapshot; refused: streaming sessions, no session, framing and
+     * descriptors changed; then a destroy with one. */
+    SEED(0x0b, SNAPSHOT_SESSION(0x01), LTTNG(0x01, 0x00, 0x00, 0x00), K_SNAPSHOT, 0x01, 0x01,
+	 0x06, RELAY_SESSION(0x02, 0x02),
 	 LTTNG(0x02, 0x00, 0x00, 0x00), LTTNG(0x03, 0x00, 0x00, 0x00), LOCAL_SESSION(0x00, 0x01),
 	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
 	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,

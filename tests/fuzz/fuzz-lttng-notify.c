@@ -14,12 +14,14 @@
  * request: its failures are not the application's to cause. The input is
  * records, each an op byte then its parameters (zeros past the end):
  *   op % 8 = 0: an event: session (bit 0 of a byte: another handle than
- *         the bound one; bit 1: the signature without its NUL), a name
+ *         the bound one; bit 6: a channel handle the application was not
+ *         given; bit 1: the signature without its NUL), a name
  *         and a signature picked from tables, a log level (a byte: bit 7
  *         clear, 0 to 15; set, any 4 bytes that follow), a field count
  *         (0-3, bit 2: the last field 0 bits wide) and sizes, a URI pick
  *         (the longest signature and URI the service takes among them);
- *   1: a channel: session, 0-1 context fields (bit 2: malformed);
+ *   1: a channel: session and channel handle (bits 0 and 6, likewise),
+ *         0-1 context fields (bit 2: malformed);
  *   2: an enumeration: session, a name, 0-3 entries of 2 bytes each;
  *   3: an unknown command;
  *   4: an event announcing too much (a signature of 0 or more than 64 KiB,
@@ -37,7 +39,8 @@
  *     announces more than the bounds, or is unknown, and at the hang-up;
  *   - while serving a message announcing too much, no allocation reaches
  *     what it announced; no allocation ever exceeds 256 KiB;
- *   - an event is kept exactly when it names the bound session, its log
+ *   - an event is kept exactly when it names the bound session and the
+ *     channel handle given to the application, its log
  *     level is 0 to 14, it is new
  *     by (name cut at 255 bytes, signature), its name is not empty and
  *     has no control byte, nor has its URI, its fields are well-formed,
@@ -47,7 +50,8 @@
  *     error and id 0, and changes nothing (the trace charges exactly its
  *     kept events);
  *   - a channel is answered with stream class 0 and large headers when it
- *     names the bound session and the stream class was declared or its
+ *     names the bound session and the channel handle given, and the
+ *     stream class was declared or its
  *     context is well-formed; an enumeration is taken when it names the
  *     bound session, with the id of the same name and entries if any was
  *     taken, else the next one;
@@ -110,6 +114,8 @@ static guint message_at;
 
 #define USER 1000
 #define HANDLE 3
+/* The application's handle of the session's one channel. */
+#define CHANNEL_HANDLE 7
 #define EVENTS_PER_APP_MAX 6
 #define EVENTS_MAX 1000
 #define METADATA_BYTES_MAX (16 * 1024 * 1024)
@@ -223,13 +229,7 @@ tc_consumer_lttng_channel_free(TcConsumerLttngChannel *channel)
 	g_free(channel);
 }
 
-static TcChannel default_channel;
-
-TcChannel *
-tc_session_find_channel_locked(TcSession *session, const char *name)
-{
-	return &default_channel;
-}
+static TcChannel default_channel = {.name = "channel0"};
 
 /* ---- Allocations while the service serves a message. ---- */
 
@@ -369,7 +369,7 @@ expect_event(GByteArray *wire, struct fuzz_input *in, Model *model, Expect *expe
 	model->has_longest_signature |= signature == longest_signature;
 	put_u32(wire, LTTNG_UST_CTL_NOTIFY_CMD_EVENT);
 	put_u32(wire, (flags & 1) ? HANDLE + 1 : HANDLE);
-	put_u32(wire, 7); /* channel */
+	put_u32(wire, (flags & 0x40) ? CHANNEL_HANDLE + 1 : CHANNEL_HANDLE);
 	put_name(wire, name, cut);
 	put_u32(wire, (guint32)loglevel);
 	put_u32(wire, (guint32)signature_len);
@@ -394,7 +394,7 @@ expect_event(GByteArray *wire, struct fuzz_input *in, Model *model, Expect *expe
 	g_byte_array_append(key, (const guint8 *)kept_signature, strlen(kept_signature));
 	key_bytes = g_bytes_new(key->data, key->len);
 	known = g_hash_table_lookup(model->events, key_bytes);
-	if ((flags & 1) || loglevel < 0 || loglevel > TC_LTTNG_NOTIFY_LOGLEVEL_MAX) {
+	if ((flags & 0x41) || loglevel < 0 || loglevel > TC_LTTNG_NOTIFY_LOGLEVEL_MAX) {
 		expect->is_refused = TRUE;
 	} else if (known != NULL) {
 		expect->id = GPOINTER_TO_UINT(known) - 1;
@@ -423,12 +423,12 @@ expect_channel(GByteArray *wire, struct fuzz_input *in, Model *model, Expect *ex
 
 	put_u32(wire, LTTNG_UST_CTL_NOTIFY_CMD_CHANNEL);
 	put_u32(wire, (flags & 1) ? HANDLE + 1 : HANDLE);
-	put_u32(wire, 7);
+	put_u32(wire, (flags & 0x40) ? CHANNEL_HANDLE + 1 : CHANNEL_HANDLE);
 	put_u32(wire, nr_fields * FIELD_SIZE);
 	put_zeros(wire, 32);
 	put_fields(wire, in, nr_fields, is_malformed);
 	expect->kind = EXPECT_CHANNEL;
-	expect->is_refused = (flags & 1) || (!model->is_declared && is_malformed);
+	expect->is_refused = (flags & 0x41) || (!model->is_declared && is_malformed);
 	if (!expect->is_refused)
 		model->is_declared = TRUE;
 	expect->outcome = expect->is_refused ? CHANNEL_REFUSED : CHANNEL_TAKEN;
@@ -831,6 +831,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	count = expect_all(&in, wire, &model, expects);
 	open_before = fuzz_count_open_fds();
 	g_mutex_init(&session.lock);
+	session.channels = g_ptr_array_new();
+	g_ptr_array_add(session.channels, &default_channel);
 	trace = tc_lttng_trace_ensure_locked(&session, USER, &error);
 	if (trace == NULL)
 		FAIL("no trace: %s", error->message);
@@ -842,6 +844,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	app->notify_fd = fds[0];
 	if (!tc_lttng_trace_bind(trace, app->id, HANDLE))
 		FAIL("a new application already bound");
+	tc_lttng_trace_set_channel_handle(trace, g_ptr_array_index(trace->channels, 0), app->id,
+					  CHANNEL_HANDLE);
 	/* All of it, then the hang-up: a cut message is read short at once. */
 	if (wire->len > 0 &&
 	    send(fds[1], wire->data, wire->len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)wire->len)
@@ -863,6 +867,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_ptr_array_unref(tc_lttng_trace_forget(session.id));
 	tc_lttng_trace_unref(trace);
 	g_mutex_clear(&session.lock);
+	g_ptr_array_unref(session.channels);
 	check_limits_free();
 	if (fuzz_count_open_fds() != open_before)
 		FAIL("%d descriptors open before, %d after", open_before, fuzz_count_open_fds());

@@ -131,7 +131,7 @@ notify_trace(TcLttngApp *app, int session_handle, GError **error)
 }
 
 static gboolean
-register_event(TcLttngApp *app, int session_handle, char *name, int loglevel,
+register_event(TcLttngApp *app, int session_handle, int channel_handle, char *name, int loglevel,
 	       const char *signature, const struct lttng_ust_ctl_field *fields, size_t nr_fields,
 	       const char *uri, guint32 *id, GError **error)
 {
@@ -152,8 +152,9 @@ register_event(TcLttngApp *app, int session_handle, char *name, int loglevel,
 		return FALSE;
 	}
 	trace = notify_trace(app, session_handle, error);
-	return trace != NULL && tc_lttng_trace_register_event(trace, name, signature, loglevel,
-							      fields, nr_fields, uri, id, error);
+	return trace != NULL &&
+	       tc_lttng_trace_register_event(trace, app->id, channel_handle, name, signature,
+					     loglevel, fields, nr_fields, uri, id, error);
 }
 
 static gboolean
@@ -174,8 +175,8 @@ serve_event(TcLttngApp *app, GError **error)
 						&uri);
 	if (ret < 0)
 		return notify_broken(error, ret, "receiving an event");
-	if (!register_event(app, session_handle, name, loglevel, signature, fields, nr_fields, uri,
-			    &id, &refusal))
+	if (!register_event(app, session_handle, channel_handle, name, loglevel, signature, fields,
+			    nr_fields, uri, &id, &refusal))
 		log_refusal(app, "event", refusal);
 	free(signature);
 	free(fields);
@@ -185,8 +186,8 @@ serve_event(TcLttngApp *app, GError **error)
 }
 
 static gboolean
-register_channel(TcLttngApp *app, int session_handle, const struct lttng_ust_ctl_field *fields,
-		 size_t nr_fields, guint32 *chan_id,
+register_channel(TcLttngApp *app, int session_handle, int channel_handle,
+		 const struct lttng_ust_ctl_field *fields, size_t nr_fields, guint32 *chan_id,
 		 enum lttng_ust_ctl_channel_header *header_type, GError **error)
 {
 	g_autoptr(TcLttngTrace) trace = NULL;
@@ -197,8 +198,9 @@ register_channel(TcLttngApp *app, int session_handle, const struct lttng_ust_ctl
 		return FALSE;
 	}
 	trace = notify_trace(app, session_handle, error);
-	return trace != NULL && tc_lttng_trace_register_channel(trace, fields, nr_fields, chan_id,
-								header_type, error);
+	return trace != NULL &&
+	       tc_lttng_trace_register_channel(trace, app->id, channel_handle, fields, nr_fields,
+					       chan_id, header_type, error);
 }
 
 static gboolean
@@ -217,8 +219,8 @@ serve_channel(TcLttngApp *app, GError **error)
 						  &nr_fields, &fields);
 	if (ret < 0)
 		return notify_broken(error, ret, "receiving a channel");
-	if (!register_channel(app, session_handle, fields, nr_fields, &chan_id, &header_type,
-			      &refusal))
+	if (!register_channel(app, session_handle, channel_handle, fields, nr_fields, &chan_id,
+			      &header_type, &refusal))
 		log_refusal(app, "channel", refusal);
 	free(fields);
 	ret = lttng_ust_ctl_reply_register_channel(app->notify_fd, chan_id, header_type,

@@ -145,13 +145,13 @@ rule_copy_free(gpointer data)
 	g_free(copy);
 }
 
-/* The rules of the session's default channel (or the newest of key,
- * when not NULL), read under [S]. */
+/* The rules of the session's channel of that name (or the newest of
+ * key, when not NULL), read under [S]. */
 static GPtrArray *
-session_rules(TcSession *session, const char *key)
+session_rules(TcSession *session, const char *channel_name, const char *key)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
-	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
+	TcChannel *channel = tc_session_find_channel_locked(session, channel_name);
 	GPtrArray *rules = g_ptr_array_new_with_free_func(rule_copy_free);
 
 	for (guint i = 0; channel && !channel->is_disabled && i < channel->rules->len; i++) {
@@ -226,13 +226,14 @@ is_refusal(int ret)
 	       ret != -EAGAIN && ret != -LTTNG_UST_ERR_EXITING;
 }
 
-/* cmd_lock held: one event rule in the channel chan_obj, enabled.
- * TC_ERROR_NOT_SUPPORTED for a rule this application is not given: its
- * filter has no LTTng-UST equivalent, or the application refused it
- * (rather than recording what it filters out). */
+/* cmd_lock held: one event rule in the trace's channel, of the
+ * application's object chan_obj, enabled. TC_ERROR_NOT_SUPPORTED for a
+ * rule this application is not given: its filter has no LTTng-UST
+ * equivalent, or the application refused it (rather than recording what
+ * it filters out). */
 static gboolean
-enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
-	     const RuleCopy *rule, GError **error)
+enable_event(TcLttngApp *app, TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+	     struct lttng_ust_abi_object_data *chan_obj, const RuleCopy *rule, GError **error)
 {
 	struct lttng_ust_abi_object_data *event = NULL;
 	struct lttng_ust_abi_event attr = {
@@ -266,23 +267,25 @@ enable_event(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 	if (ret >= 0)
 		ret = lttng_ust_ctl_enable(app->cmd_fd, event);
 	if (ret >= 0)
-		tc_lttng_trace_add_event_handle(trace, app->id, rule->key, event->handle);
+		tc_lttng_trace_add_event_handle(trace, channel, app->id, rule->key, event->handle);
 	free(event);
 	return ret < 0 ? session_fail(error, ret, "creating an event rule") : TRUE;
 }
 
-/* cmd_lock held: the rules of session (of pattern only, when not NULL);
- * a rule not supported yet is left out with a warning. */
+/* cmd_lock held: the rules of the session's channel (of key only, when
+ * not NULL); a rule not supported yet is left out with a warning. */
 static gboolean
 enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
-	      struct lttng_ust_abi_object_data *chan_obj, const char *pattern, GError **error)
+	      const TcLttngTraceChannel *channel, struct lttng_ust_abi_object_data *chan_obj,
+	      const char *key, GError **error)
 {
-	g_autoptr(GPtrArray) rules = session_rules(session, pattern);
+	g_autoptr(GPtrArray) rules = session_rules(session, channel->name, key);
 
 	for (guint i = 0; i < rules->len; i++) {
 		g_autoptr(GError) refusal = NULL;
 
-		if (enable_event(app, trace, chan_obj, g_ptr_array_index(rules, i), &refusal))
+		if (enable_event(app, trace, channel, chan_obj, g_ptr_array_index(rules, i),
+				 &refusal))
 			continue;
 		if (!g_error_matches(refusal, TC_ERROR, TC_ERROR_NOT_SUPPORTED)) {
 			g_propagate_error(error, g_steal_pointer(&refusal));
@@ -294,7 +297,7 @@ enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
 	return TRUE;
 }
 
-/* cmd_lock held: the trace's contexts in the channel chan_obj, before
+/* cmd_lock held: the channel's contexts in its object chan_obj, before
  * it records, always in this order, the order of the TRACECTL_CONTEXT_*
  * bits, which is also the order of tracectl's own stream classes and of
  * the session's context list (the applications of one trace share its
@@ -304,8 +307,8 @@ enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
  * 32-bit, namespaces as 64-bit unsigned integers) in its channel
  * registration. */
 static gboolean
-add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_data *chan_obj,
-	     GError **error)
+add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
+	     struct lttng_ust_abi_object_data *chan_obj, GError **error)
 {
 	static const struct {
 		guint32 bit;
@@ -340,7 +343,7 @@ add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 		struct lttng_ust_abi_object_data *context = NULL;
 		int ret;
 
-		if (!(trace->contexts & map[i].bit))
+		if (!(channel->contexts & map[i].bit))
 			continue;
 		ret = lttng_ust_ctl_add_context(app->cmd_fd, &attr, chan_obj, &context);
 		free(context);
@@ -350,12 +353,28 @@ add_contexts(TcLttngApp *app, TcLttngTrace *trace, struct lttng_ust_abi_object_d
 	return TRUE;
 }
 
+/* cmd_lock held: one channel of the trace in the application's session
+ * handle: its buffers, its contexts, its events. */
+static gboolean
+channel_to_app(TcSession *session, TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+	       TcLttngApp *app, int handle, GError **error)
+{
+	struct lttng_ust_abi_object_data *chan_obj = channel_object_new(channel->buffers);
+	gboolean ok = send_buffers(app, handle, channel->buffers, chan_obj, error);
+
+	if (ok)
+		tc_lttng_trace_set_channel_handle(trace, channel, app->id, chan_obj->handle);
+	ok = ok && add_contexts(app, channel, chan_obj, error) &&
+	     enable_events(app, session, trace, channel, chan_obj, NULL, error);
+	object_free(chan_obj);
+	return ok;
+}
+
 /* cmd_lock held: the whole of one application's setup. */
 static gboolean
 apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **error)
 {
-	struct lttng_ust_abi_object_data *chan_obj;
-	gboolean ok;
+	gboolean ok = TRUE;
 	int handle, ret;
 
 	handle = tc_lttng_trace_handle_of(trace, app->id);
@@ -374,13 +393,9 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 		return session_fail(error, handle, "creating the session");
 	/* Bound before anything makes it register on its notify socket. */
 	tc_lttng_trace_bind(trace, app->id, handle);
-	chan_obj = channel_object_new(trace->channel);
-	ok = send_buffers(app, handle, trace->channel, chan_obj, error);
-	if (ok)
-		tc_lttng_trace_set_channel_handle(trace, app->id, chan_obj->handle);
-	ok = ok && add_contexts(app, trace, chan_obj, error) &&
-	     enable_events(app, session, trace, chan_obj, NULL, error);
-	object_free(chan_obj);
+	for (guint i = 0; ok && i < trace->channels->len; i++)
+		ok = channel_to_app(session, trace, g_ptr_array_index(trace->channels, i), app,
+				    handle, error);
 	if (ok) {
 		ret = lttng_ust_ctl_start_session(app->cmd_fd, handle);
 		ok = ret >= 0 || session_fail(error, ret, "starting the session");
@@ -401,16 +416,19 @@ apply_to_app(TcSession *session, TcLttngTrace *trace, TcLttngApp *app, GError **
 typedef struct {
 	TcSession *session;
 	TcLttngTrace *trace;
-	char *pattern;
+	const TcLttngTraceChannel *channel; /* the trace's, for enable and disable */
+	char *pattern;			    /* the rule's key, likewise */
 } AppWork;
 
 static AppWork *
-app_work_new(TcSession *session, TcLttngTrace *trace, const char *pattern)
+app_work_new(TcSession *session, TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+	     const char *pattern)
 {
 	AppWork *work = g_new0(AppWork, 1);
 
 	work->session = tc_session_ref(session);
 	work->trace = tc_lttng_trace_ref(trace);
+	work->channel = channel;
 	work->pattern = g_strdup(pattern);
 	return work;
 }
@@ -462,8 +480,7 @@ session_is_active(TcSession *session)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
-	return session->state == TC_SESSION_ACTIVE && !session->destroyed && !session->snapshot &&
-	       session->relay == NULL;
+	return session->state == TC_SESSION_ACTIVE && !session->destroyed && session->relay == NULL;
 }
 
 void
@@ -486,7 +503,7 @@ tc_lttng_session_start_locked(TcSession *session)
 		trace = trace_for_locked(session, app, &error);
 		if (trace)
 			tc_lttng_owner_batch_add(batch, app, apply_work,
-						 app_work_new(session, trace, NULL), app_work_free);
+						 app_work_new(session, trace, NULL, NULL), app_work_free);
 		else
 			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
 				  session->name, (int)app->pid, error->message);
@@ -499,13 +516,14 @@ tc_lttng_session_start_locked(TcSession *session)
  * the works queued before it). */
 static void
 batch_add_trace(TcLttngBatch *batch, TcSession *session, TcLttngTrace *trace,
-		TcLttngBatchFunc func, const char *pattern)
+		const TcLttngTraceChannel *channel, TcLttngBatchFunc func, const char *pattern)
 {
 	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
 
 	for (guint i = 0; i < apps->len; i++)
 		tc_lttng_owner_batch_add(batch, g_ptr_array_index(apps, i), func,
-					 app_work_new(session, trace, pattern), app_work_free);
+					 app_work_new(session, trace, channel, pattern),
+					 app_work_free);
 }
 
 static gboolean
@@ -533,7 +551,7 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 		return TRUE;
 	batch = tc_lttng_owner_batch_new(session->name, "the stop");
 	for (guint i = 0; i < traces->len; i++)
-		batch_add_trace(batch, session, g_ptr_array_index(traces, i), stop_work, NULL);
+		batch_add_trace(batch, session, g_ptr_array_index(traces, i), NULL, stop_work, NULL);
 	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL)
@@ -555,14 +573,15 @@ enable_work(TcLttngApp *app, gpointer data, GError **error)
 	 * lttng_ust_ctl_create_event(). */
 	struct lttng_ust_abi_object_data chan_obj = {
 	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
-	    .handle = tc_lttng_trace_channel_of(work->trace, app->id),
+	    .handle = tc_lttng_trace_channel_handle(work->trace, work->channel, app->id),
 	};
 	gboolean ok;
 
 	if (chan_obj.handle < 0)
 		return TRUE;
 	g_mutex_lock(&app->cmd_lock);
-	ok = enable_events(app, work->session, work->trace, &chan_obj, work->pattern, error);
+	ok = enable_events(app, work->session, work->trace, work->channel, &chan_obj,
+			   work->pattern, error);
 	g_mutex_unlock(&app->cmd_lock);
 	return ok;
 }
@@ -572,7 +591,7 @@ disable_work(TcLttngApp *app, gpointer data, GError **error)
 {
 	AppWork *work = data;
 	g_autoptr(GArray) handles =
-	    tc_lttng_trace_take_event_handles(work->trace, app->id, work->pattern);
+	    tc_lttng_trace_take_event_handles(work->trace, work->channel, app->id, work->pattern);
 	int ret = 0;
 
 	g_mutex_lock(&app->cmd_lock);
@@ -589,24 +608,32 @@ disable_work(TcLttngApp *app, gpointer data, GError **error)
 	return ret < 0 ? session_fail(error, ret, "disabling an event rule") : TRUE;
 }
 
-/* Events of pattern enabled or disabled in the default channel of
- * session's traces, in the applications bound to them. op_lock held. */
+/* Events of pattern enabled or disabled in a channel of session's
+ * traces, in the applications bound to them. Every trace has every
+ * channel: a session takes channels only before its first start, and
+ * traces are made at or after it. op_lock held. */
 static void
-change_events_locked(TcSession *session, const char *channel, const char *pattern,
+change_events_locked(TcSession *session, const char *channel_name, const char *pattern,
 		     gboolean enable)
 {
-	g_autoptr(GPtrArray) traces = NULL;
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
 	TcLttngBatch *batch;
 
-	if (!g_str_equal(channel, TC_DEFAULT_CHANNEL))
-		return;
-	traces = tc_lttng_trace_list(session->id);
 	if (traces->len == 0)
 		return;
 	batch = tc_lttng_owner_batch_new(session->name, enable ? "enable-event" : "disable-event");
-	for (guint i = 0; i < traces->len; i++)
-		batch_add_trace(batch, session, g_ptr_array_index(traces, i),
-				enable ? enable_work : disable_work, pattern);
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+		const TcLttngTraceChannel *channel = tc_lttng_trace_find_channel(trace, channel_name);
+
+		if (channel == NULL) {
+			g_critical("Session '%s': channel '%s' is not in the LTTng-UST trace of uid %u",
+				   session->name, channel_name, (unsigned)trace->uid);
+			continue;
+		}
+		batch_add_trace(batch, session, trace, channel, enable ? enable_work : disable_work,
+				pattern);
+	}
 	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
 
@@ -652,7 +679,8 @@ tc_lttng_session_destroy_locked(TcSession *session)
 		return;
 	batch = tc_lttng_owner_batch_new(session->name, "the release");
 	for (guint i = 0; i < traces->len; i++)
-		batch_add_trace(batch, session, g_ptr_array_index(traces, i), release_work, NULL);
+		batch_add_trace(batch, session, g_ptr_array_index(traces, i), NULL, release_work,
+				NULL);
 	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 	/* Works not done by now find the bindings gone: nothing of the
 	 * traces is asked of the applications after this. */
@@ -709,7 +737,7 @@ tc_lttng_session_apply_all(TcLttngApp *app, GHashTable *applied)
 		g_hash_table_add(applied, g_memdup2(&session->id, sizeof(session->id)));
 		if (trace == NULL)
 			continue;
-		work = app_work_new(session, trace, NULL);
+		work = app_work_new(session, trace, NULL, NULL);
 		if (!apply_work(app, work, &error))
 			g_warning("Session '%s' not applied to the LTTng-UST application pid=%d: %s",
 				  session->name, (int)app->pid, error->message);
@@ -718,6 +746,46 @@ tc_lttng_session_apply_all(TcLttngApp *app, GHashTable *applied)
 			tc_lttng_owner_drop(app, error->message);
 			return TRUE;
 		}
+	}
+	return TRUE;
+}
+
+guint
+tc_lttng_session_trace_count(TcSession *session)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+
+	return traces->len;
+}
+
+gboolean
+tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
+				 gboolean to_relay, guint64 per_stream, guint64 *packets,
+				 GError **error)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+
+	if (traces->len > 0 && to_relay) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "Session '%s' records LTTng-UST applications, whose buffers are not "
+			    "sent to a relay in a snapshot: give a local snapshot output",
+			    session->name);
+		return FALSE;
+	}
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+		g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)trace->uid);
+		g_autofree char *dir =
+		    g_build_filename(root, "lttng-ust", "uid", uid_text, "64-bit", NULL);
+		guint64 count = 0;
+
+		if (!tc_consumer_snapshot(consumer, trace->consumer_id, dir, per_stream, &count,
+					  error)) {
+			g_prefix_error(error, "the LTTng-UST trace of uid %u: ",
+				       (unsigned)trace->uid);
+			return FALSE;
+		}
+		*packets += count;
 	}
 	return TRUE;
 }

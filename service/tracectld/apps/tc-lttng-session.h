@@ -4,15 +4,18 @@
 #include <glib.h>
 
 #include "config.h"
+#include "tc-consumer.h"
 #include "tc-lttng-app.h"
 #include "tc-session.h"
 
 /*
  * Tracing sessions applied to LTTng-UST applications, as lttng-sessiond
- * applies them (ust-app.c): in the application, a session, the default
+ * applies them (ust-app.c): in the application, a session, each
  * channel's per-UID buffers (the channel's and each stream's object data,
  * which the owner's consumer created), an event rule per enabled pattern,
- * enabled, and the session started; at stop, the session stopped.
+ * enabled, and the session started; at stop, the session stopped. A
+ * snapshot session's buffers stay in memory (overwrite mode) until a
+ * snapshot copies them.
  *
  * Every command runs on the application owner's thread
  * (tc-lttng-owner.h) under the application's cmd_lock. A session
@@ -61,6 +64,16 @@ void tc_lttng_session_disable_event_locked(TcSession *session, const char *chann
 /* Releases the session in the applications, forgets its LTTng-UST
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
+/* The LTTng-UST traces of session (one per traced uid). */
+guint tc_lttng_session_trace_count(TcSession *session);
+/* A snapshot session's LTTng-UST buffers, each trace into
+ * <root>/lttng-ust/uid/<uid>/64-bit, at most per_stream bytes of each
+ * stream (0: all), by the owner's consumer; *packets grows by what was
+ * written. to_relay: refused when there is any (they are written locally
+ * only). op_lock held. */
+gboolean tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer,
+					  const char *root, gboolean to_relay, guint64 per_stream,
+					  guint64 *packets, GError **error);
 /* Applies every active session that records app to it, after its
  * registration, skipping those whose id is in applied (guint64 *) and
  * adding those done. FALSE when a session's op_lock is held: the caller
@@ -75,6 +88,18 @@ tc_lttng_session_start_locked(TcSession *session)
 }
 static inline gboolean
 tc_lttng_session_stop_locked(TcSession *session, GError **error)
+{
+	return TRUE;
+}
+static inline guint
+tc_lttng_session_trace_count(TcSession *session)
+{
+	return 0;
+}
+static inline gboolean
+tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
+				 gboolean to_relay, guint64 per_stream, guint64 *packets,
+				 GError **error)
 {
 	return TRUE;
 }

@@ -13,9 +13,9 @@
 #include "tc-lttng-preamble.h"
 #include "tc-random-uuid.h"
 
-/* LTTng-UST's per-UID buffers keep the sessiond's choice of stream class
- * ids; one channel per trace here, the default one. */
-#define DEFAULT_CHAN_ID 0
+/* The channels a trace has at most: a session's (the owner's limit
+ * bounds them first), each a stream class and a consumer channel. */
+#define CHANNELS_MAX 256
 /* Enumerations a trace keeps at most (each also counts in the metadata
  * bytes limit), so that many small ones cannot make the lookup long. */
 #define ENUMS_MAX 4096
@@ -35,6 +35,31 @@ typedef struct {
 static GMutex traces_lock;
 static GHashTable *traces;
 static GHashTable *bindings;
+
+static void
+trace_channel_free(gpointer data)
+{
+	TcLttngTraceChannel *channel = data;
+
+	g_free(channel->name);
+	tc_consumer_lttng_channel_free(channel->buffers);
+	g_string_free(channel->events_pending, TRUE);
+	g_hash_table_unref(channel->handles);
+	g_free(channel);
+}
+
+static TcLttngTraceChannel *
+trace_channel_new(const char *name, guint32 chan_id, guint32 contexts)
+{
+	TcLttngTraceChannel *channel = g_new0(TcLttngTraceChannel, 1);
+
+	channel->name = g_strdup(name);
+	channel->chan_id = chan_id;
+	channel->contexts = contexts;
+	channel->events_pending = g_string_new(NULL);
+	channel->handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	return channel;
+}
 
 static void
 trace_enum_free(gpointer data)
@@ -58,12 +83,10 @@ tc_lttng_trace_unref(TcLttngTrace *trace)
 {
 	if (trace == NULL || !g_atomic_int_dec_and_test(&trace->refcount))
 		return;
-	tc_consumer_lttng_channel_free(trace->channel);
+	g_ptr_array_unref(trace->channels);
 	g_hash_table_unref(trace->event_ids);
-	g_hash_table_unref(trace->channel_handles);
 	g_hash_table_unref(trace->event_handles);
 	g_ptr_array_unref(trace->enums);
-	g_string_free(trace->events_pending, TRUE);
 	tc_user_limits_release(&trace->charge);
 	g_mutex_clear(&trace->lock);
 	g_free(trace);
@@ -114,39 +137,43 @@ trace_new(TcSession *session, uid_t uid)
 	 * (tc_session_trace_consumer_id()): bit 63 set. */
 	trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)uid << 32 |
 			     (session->id & G_MAXUINT32);
-	trace->chan_id = DEFAULT_CHAN_ID;
 	tc_random_uuid(trace->uuid);
 	g_mutex_init(&trace->lock);
+	trace->channels = g_ptr_array_new_with_free_func(trace_channel_free);
 	trace->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	trace->events_pending = g_string_new(NULL);
 	trace->enums = g_ptr_array_new_with_free_func(trace_enum_free);
-	trace->channel_handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	trace->event_handles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						     (GDestroyNotify)g_array_unref);
 	tc_user_limits_charge_init(&trace->charge, uid);
 	return trace;
 }
 
-/* The default channel's geometry and the trace's directory, read under
- * [S]. */
+/* The session's channels (into trace->channels, their geometries into
+ * configs), the trace's directory and whether it is kept in memory for
+ * snapshots, read under [S]. */
 static gboolean
-session_read(TcSession *session, uid_t uid, TcChannelConfig *config, guint32 *contexts,
-	     char **dir, GError **error)
+session_read(TcSession *session, TcLttngTrace *trace, GArray *configs, char **dir,
+	     gboolean *snapshot, GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
-	TcChannel *channel = tc_session_find_channel_locked(session, TC_DEFAULT_CHANNEL);
-	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)uid);
+	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)trace->uid);
 
-	if (channel == NULL) {
+	if (session->channels->len == 0 || session->channels->len > CHANNELS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
-			    "Session '%s' has no channel '%s' for LTTng-UST applications",
-			    session->name, TC_DEFAULT_CHANNEL);
+			    "Session '%s' has %u channels for LTTng-UST applications, not 1 to %d",
+			    session->name, session->channels->len, CHANNELS_MAX);
 		return FALSE;
 	}
-	*config = channel->config;
-	*contexts = channel->contexts;
+	for (guint i = 0; i < session->channels->len; i++) {
+		const TcChannel *channel = g_ptr_array_index(session->channels, i);
+
+		g_ptr_array_add(trace->channels,
+				trace_channel_new(channel->name, i, channel->contexts));
+		g_array_append_val(configs, channel->config);
+	}
 	*dir = g_build_filename(session->output_directory, "lttng-ust", "uid", uid_text, "64-bit",
 				NULL);
+	*snapshot = session->snapshot;
 	return TRUE;
 }
 
@@ -160,14 +187,34 @@ trace_send_metadata(TcLttngTrace *trace, const GString *text, GError **error)
 					   error);
 }
 
-/* The consumer session, its preamble, its channel. */
+/* The consumer's channels of the trace, one per session channel. */
+static gboolean
+trace_create_channels(TcLttngTrace *trace, TcConsumer *consumer, const GArray *configs,
+		      guint nr_streams, GError **error)
+{
+	for (guint i = 0; i < trace->channels->len; i++) {
+		TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+
+		channel->buffers = tc_consumer_lttng_channel_new(
+		    consumer, trace->consumer_id, channel->chan_id, channel->chan_id,
+		    &g_array_index(configs, TcChannelConfig, i), trace->uuid, channel->name,
+		    nr_streams, error);
+		if (channel->buffers == NULL) {
+			g_prefix_error(error, "channel '%s': ", channel->name);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* The consumer session, its preamble, its channels. */
 static gboolean
 trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = tc_consumer_get(trace->owner, error);
 	g_autoptr(GString) preamble = g_string_new(NULL);
+	g_autoptr(GArray) configs = g_array_new(FALSE, FALSE, sizeof(TcChannelConfig));
 	g_autofree char *dir = NULL;
-	TcChannelConfig config;
 	TcLttngPreambleOptions options = {
 	    .uid = trace->uid,
 	    .bits_per_long = 64,
@@ -175,9 +222,9 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 	    .clock_offset_ns = tc_lttng_preamble_clock_offset(),
 	};
 	int nr_streams = lttng_ust_ctl_get_nr_stream_per_channel();
+	gboolean snapshot = FALSE;
 
-	if (consumer == NULL ||
-	    !session_read(session, trace->uid, &config, &trace->contexts, &dir, error))
+	if (consumer == NULL || !session_read(session, trace, configs, &dir, &snapshot, error))
 		return FALSE;
 	if (nr_streams <= 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "No CPU for LTTng-UST streams");
@@ -185,20 +232,17 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 	}
 	memcpy(options.uuid, trace->uuid, sizeof(options.uuid));
 	tc_lttng_preamble_append(preamble, &options);
-	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, FALSE, NULL, error))
+	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, snapshot, NULL, error))
 		return FALSE;
-	if (tc_consumer_append_metadata(consumer, trace->consumer_id, preamble->str,
-					preamble->len, error))
-		trace->channel = tc_consumer_lttng_channel_new(
-		    consumer, trace->consumer_id, 0, trace->chan_id, &config, trace->uuid,
-		    TC_DEFAULT_CHANNEL, (guint)nr_streams, error);
-	if (trace->channel == NULL) {
+	if (!tc_consumer_append_metadata(consumer, trace->consumer_id, preamble->str,
+					 preamble->len, error) ||
+	    !trace_create_channels(trace, consumer, configs, (guint)nr_streams, error)) {
 		/* The next try creates it again from scratch. */
 		(void)tc_consumer_destroy_session(consumer, trace->consumer_id, NULL);
 		return FALSE;
 	}
-	g_message("LTTng-UST trace of session '%s' for uid %u: '%s', %d streams", session->name,
-		  (unsigned)trace->uid, dir, nr_streams);
+	g_message("LTTng-UST trace of session '%s' for uid %u: '%s', %u channel(s) of %d streams",
+		  session->name, (unsigned)trace->uid, dir, trace->channels->len, nr_streams);
 	return TRUE;
 }
 
@@ -268,52 +312,87 @@ tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id)
 	return tc_lttng_trace_handle_of(trace, app_id) >= 0;
 }
 
+const TcLttngTraceChannel *
+tc_lttng_trace_find_channel(TcLttngTrace *trace, const char *name)
+{
+	for (guint i = 0; i < trace->channels->len; i++) {
+		const TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+
+		if (g_str_equal(channel->name, name))
+			return channel;
+	}
+	return NULL;
+}
+
 void
-tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle)
+tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				  guint64 app_id, int handle)
 {
 	g_mutex_lock(&traces_lock);
-	g_hash_table_replace(trace->channel_handles, g_memdup2(&app_id, sizeof(app_id)),
-			     GINT_TO_POINTER(channel_handle + 1));
+	g_hash_table_replace(channel->handles, g_memdup2(&app_id, sizeof(app_id)),
+			     GINT_TO_POINTER(handle + 1));
 	g_mutex_unlock(&traces_lock);
 }
 
 int
-tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id)
+tc_lttng_trace_channel_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+			      guint64 app_id)
 {
 	gint64 key = (gint64)app_id;
 	int handle;
 
 	g_mutex_lock(&traces_lock);
-	handle = GPOINTER_TO_INT(g_hash_table_lookup(trace->channel_handles, &key)) - 1;
+	handle = GPOINTER_TO_INT(g_hash_table_lookup(channel->handles, &key)) - 1;
 	g_mutex_unlock(&traces_lock);
 	return handle;
 }
 
-void
-tc_lttng_trace_add_event_handle(TcLttngTrace *trace, guint64 app_id, const char *pattern,
-				int handle)
+/* The application app_id's channel of handle, or NULL: the handle is the
+ * application's word, checked against those it was given. */
+static TcLttngTraceChannel *
+trace_channel_of_handle(TcLttngTrace *trace, guint64 app_id, int handle)
 {
-	g_autofree char *key = g_strdup_printf("%" G_GUINT64_FORMAT "\n%s", app_id, pattern);
+	for (guint i = 0; i < trace->channels->len; i++) {
+		TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+
+		if (handle >= 0 && tc_lttng_trace_channel_handle(trace, channel, app_id) == handle)
+			return channel;
+	}
+	return NULL;
+}
+
+static char *
+event_handles_key(const TcLttngTraceChannel *channel, guint64 app_id, const char *key)
+{
+	return g_strdup_printf("%" G_GUINT64_FORMAT "\n%u\n%s", app_id, channel->chan_id, key);
+}
+
+void
+tc_lttng_trace_add_event_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				guint64 app_id, const char *key, int handle)
+{
+	g_autofree char *name = event_handles_key(channel, app_id, key);
 	GArray *handles;
 
 	g_mutex_lock(&traces_lock);
-	handles = g_hash_table_lookup(trace->event_handles, key);
+	handles = g_hash_table_lookup(trace->event_handles, name);
 	if (handles == NULL) {
 		handles = g_array_new(FALSE, FALSE, sizeof(int));
-		g_hash_table_insert(trace->event_handles, g_steal_pointer(&key), handles);
+		g_hash_table_insert(trace->event_handles, g_steal_pointer(&name), handles);
 	}
 	g_array_append_val(handles, handle);
 	g_mutex_unlock(&traces_lock);
 }
 
 GArray *
-tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id, const char *pattern)
+tc_lttng_trace_take_event_handles(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				  guint64 app_id, const char *key)
 {
-	g_autofree char *key = g_strdup_printf("%" G_GUINT64_FORMAT "\n%s", app_id, pattern);
+	g_autofree char *name = event_handles_key(channel, app_id, key);
 	gpointer stolen_key = NULL, handles = NULL;
 
 	g_mutex_lock(&traces_lock);
-	if (!g_hash_table_steal_extended(trace->event_handles, key, &stolen_key, &handles))
+	if (!g_hash_table_steal_extended(trace->event_handles, name, &stolen_key, &handles))
 		handles = g_array_new(FALSE, FALSE, sizeof(int));
 	g_mutex_unlock(&traces_lock);
 	g_free(stolen_key);
@@ -380,7 +459,11 @@ tc_lttng_trace_unbind(TcLttngTrace *trace, guint64 app_id)
 	while (g_hash_table_iter_next(&iter, &name, &value))
 		if (value == trace && g_str_has_prefix(name, prefix))
 			g_hash_table_iter_remove(&iter);
-	g_hash_table_remove(trace->channel_handles, &key);
+	for (guint i = 0; i < trace->channels->len; i++) {
+		TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+
+		g_hash_table_remove(channel->handles, &key);
+	}
 	g_hash_table_iter_init(&iter, trace->event_handles);
 	while (g_hash_table_iter_next(&iter, &name, NULL))
 		if (g_str_has_prefix(name, events_prefix))
@@ -400,7 +483,11 @@ tc_lttng_trace_unbind_trace(TcLttngTrace *trace)
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		if (value == trace)
 			g_hash_table_iter_remove(&iter);
-	g_hash_table_remove_all(trace->channel_handles);
+	for (guint i = 0; i < trace->channels->len; i++) {
+		TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+
+		g_hash_table_remove_all(channel->handles);
+	}
 	g_hash_table_remove_all(trace->event_handles);
 	g_mutex_unlock(&traces_lock);
 }
@@ -501,82 +588,104 @@ tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
 	return TRUE;
 }
 
+static TcLttngTraceChannel *
+registering_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle, GError **error)
+{
+	TcLttngTraceChannel *channel = trace_channel_of_handle(trace, app_id, channel_handle);
+
+	if (channel == NULL)
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "no channel of the service has its handle %d", channel_handle);
+	return channel;
+}
+
 gboolean
-tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_field *fields,
-				gsize nr_fields, guint32 *chan_id,
-				enum lttng_ust_ctl_channel_header *header_type, GError **error)
+tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle,
+				const struct lttng_ust_ctl_field *fields, gsize nr_fields,
+				guint32 *chan_id, enum lttng_ust_ctl_channel_header *header_type,
+				GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
 	g_autoptr(GString) text = NULL;
 	TcLttngMetadataOptions options = trace_metadata_options(trace);
+	TcLttngTraceChannel *channel = registering_channel(trace, app_id, channel_handle, error);
 
-	*chan_id = trace->chan_id;
-	if (trace->stream_declared) {
+	if (channel == NULL)
+		return FALSE;
+	*chan_id = channel->chan_id;
+	if (channel->stream_declared) {
 		/* Per-UID buffers: the applications of one uid share the
 		 * stream class the first one declared. */
-		*header_type = trace->header_type;
+		*header_type = channel->header_type;
 		return TRUE;
 	}
 	/* lttng-sessiond's choice for per-UID buffers: it cannot know how
 	 * many events will come, and compact ids stop at 30. */
 	*header_type = LTTNG_UST_CTL_CHANNEL_HEADER_LARGE;
 	text = g_string_new(NULL);
-	if (!tc_lttng_preamble_append_stream(text, trace->chan_id, *header_type, fields, nr_fields,
-					     &options, error) ||
+	if (!tc_lttng_preamble_append_stream(text, channel->chan_id, *header_type, fields,
+					     nr_fields, &options, error) ||
 	    !tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, text->len, error))
 		return FALSE;
-	g_string_append_len(text, trace->events_pending->str, trace->events_pending->len);
+	g_string_append_len(text, channel->events_pending->str, channel->events_pending->len);
 	if (!trace_send_metadata(trace, text, error))
 		return FALSE;
-	g_string_truncate(trace->events_pending, 0);
-	trace->header_type = *header_type;
-	trace->stream_declared = TRUE;
+	g_string_truncate(channel->events_pending, 0);
+	channel->header_type = *header_type;
+	channel->stream_declared = TRUE;
 	return TRUE;
 }
 
 gboolean
-tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name, const char *signature,
-			      int loglevel, const struct lttng_ust_ctl_field *fields,
-			      gsize nr_fields, const char *model_emf_uri, guint32 *id,
-			      GError **error)
+tc_lttng_trace_register_event(TcLttngTrace *trace, guint64 app_id, int channel_handle,
+			      const char *name, const char *signature, int loglevel,
+			      const struct lttng_ust_ctl_field *fields, gsize nr_fields,
+			      const char *model_emf_uri, guint32 *id, GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
-	/* The name's length first: names and signatures are the application's
-	 * text, newlines included, so that "a\nb" + "c" and "a" + "b\nc" are
-	 * two events, not one. */
-	g_autofree char *key = g_strdup_printf("%zu:%s\n%s", strlen(name), name, signature);
-	g_autoptr(GString) text = g_string_new(NULL);
-	gpointer known = g_hash_table_lookup(trace->event_ids, key);
+	TcLttngTraceChannel *channel = registering_channel(trace, app_id, channel_handle, error);
+	g_autofree char *key = NULL;
+	g_autoptr(GString) text = NULL;
 	TcLttngMetadataOptions options = trace_metadata_options(trace);
 	TcLttngMetadataEvent event = {
 	    .name = name,
-	    .id = trace->next_event_id,
-	    .stream_id = trace->chan_id,
 	    .loglevel = loglevel,
 	    .model_emf_uri = model_emf_uri,
 	    .fields = fields,
 	    .nr_fields = nr_fields,
 	};
+	gpointer known;
 
+	if (channel == NULL)
+		return FALSE;
+	/* The name's length first: names and signatures are the application's
+	 * text, newlines included, so that "a\nb" + "c" and "a" + "b\nc" are
+	 * two events, not one. Ids are the channel's (its stream class's). */
+	key = g_strdup_printf("%u:%zu:%s\n%s", channel->chan_id, strlen(name), name, signature);
+	known = g_hash_table_lookup(trace->event_ids, key);
 	if (known != NULL) {
 		*id = GPOINTER_TO_UINT(known) - 1;
 		return TRUE;
 	}
 	/* Large event headers: ids up to 65534 (65535 says "extended"). */
-	if (trace->next_event_id >= 65535) {
+	if (channel->next_event_id >= 65535) {
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,
-			    "The trace of uid %u has 65535 events", (unsigned)trace->uid);
+			    "Channel '%s' of the trace of uid %u has 65535 events", channel->name,
+			    (unsigned)trace->uid);
 		return FALSE;
 	}
+	event.id = channel->next_event_id;
+	event.stream_id = channel->chan_id;
+	text = g_string_new(NULL);
 	if (!tc_lttng_metadata_append_event(text, &event, &options, error) ||
 	    !tc_user_limits_charge_event(&trace->charge, g_hash_table_size(trace->event_ids),
 					 text->len + strlen(key), error))
 		return FALSE;
-	if (!trace->stream_declared)
-		g_string_append_len(trace->events_pending, text->str, text->len);
+	if (!channel->stream_declared)
+		g_string_append_len(channel->events_pending, text->str, text->len);
 	else if (!trace_send_metadata(trace, text, error))
 		return FALSE;
-	*id = trace->next_event_id++;
+	*id = channel->next_event_id++;
 	g_hash_table_insert(trace->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(*id + 1));
 	return TRUE;
 }

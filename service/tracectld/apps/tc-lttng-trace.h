@@ -13,10 +13,10 @@
  * The LTTng-UST trace of one tracing session for the applications of one
  * uid (LTTng's per-UID buffers): one consumer session of the session
  * owner's consumer writing <output>/lttng-ust/uid/<uid>/64-bit, the
- * buffers of the session's default channel, shared by every 64-bit
+ * buffers of each of the session's channels, shared by every 64-bit
  * LTTng-UST application of that uid, and the registry of what those
- * applications described on their notify sockets (the channel's context,
- * the events and their ids), from which the metadata is written.
+ * applications described on their notify sockets (each channel's
+ * context, the events and their ids), from which the metadata is written.
  *
  * Traces are created under their session's op_lock
  * (tc_lttng_trace_ensure_locked()), by the session's start or by an
@@ -27,6 +27,30 @@
  * appended in the order ids are given; it nests below op_lock and an
  * application's cmd_lock, above nothing of the registry's.
  */
+
+/* One channel of the session in the trace, as it was when the trace was
+ * made: LTTng-UST takes no channel into a session it started (nor does
+ * lttng-sessiond give it one), so a trace's channels never change. */
+typedef struct {
+	char *name;
+	guint32 chan_id; /* its CTF stream class: its index in the trace */
+	/* TRACECTL_CONTEXT_* of the channel when the trace was made: every
+	 * application of the trace gets these, in one order, since they
+	 * share the stream class the first one declares. */
+	guint32 contexts;
+	TcConsumerLttngChannel *buffers; /* set at creation, then read only */
+	gboolean stream_declared;	 /* [T] */
+	enum lttng_ust_ctl_channel_header header_type; /* [T] once declared */
+	/* [T] Events described before the stream class (LTTng-UST
+	 * registers a session's events before its channels when it starts
+	 * it): sent right after the stream class. */
+	GString *events_pending;
+	guint32 next_event_id; /* [T] */
+	/* The traces' table lock: application id -> its handle of the
+	 * channel + 1. */
+	GHashTable *handles;
+} TcLttngTraceChannel;
+
 typedef struct {
 	gint refcount;
 	guint64 session_id;
@@ -34,30 +58,16 @@ typedef struct {
 	uid_t uid;   /* whose applications write into it */
 	guint64 consumer_id;
 	guint8 uuid[16];
-	guint32 chan_id; /* the default channel's stream class */
-	/* TRACECTL_CONTEXT_* of the default channel when the trace was
-	 * made: every application of the trace gets these, in one order,
-	 * since they share the stream class the first one declares. */
-	guint32 contexts;
-	TcConsumerLttngChannel *channel; /* set at creation, then read only */
-	GMutex lock;			 /* [T] */
-	gboolean stream_declared;	 /* [T] */
-	enum lttng_ust_ctl_channel_header header_type; /* [T] once declared */
-	/* [T] Events described before the stream class (LTTng-UST
-	 * registers a session's events before its channels when it starts
-	 * it): sent right after the stream class. */
-	GString *events_pending;
-	guint32 next_event_id;		 /* [T] */
+	GPtrArray *channels; /* TcLttngTraceChannel *, fixed at creation */
+	GMutex lock;	     /* [T] */
 	/* [T] TcLttngTraceEnum *: the enumerations described, whose id is
 	 * their index; their entries are checked when an event uses them. */
 	GPtrArray *enums;
-	GHashTable *event_ids;		 /* [T] "len(name):name\nsignature" -> id + 1 */
-	TcUserCharge charge;		 /* [T] descriptions and metadata, the uid's */
-	/* The traces' table lock: application id -> its handle of the
-	 * default channel + 1. */
-	GHashTable *channel_handles;
-	/* The traces' table lock: "app_id\npattern" -> GArray of the
-	 * application's event rule handles of that pattern. */
+	/* [T] "chan_id:len(name):name\nsignature" -> id + 1 */
+	GHashTable *event_ids;
+	TcUserCharge charge; /* [T] descriptions and metadata, the uid's */
+	/* The traces' table lock: "app_id\nchan_id\nrule key" -> GArray of
+	 * the application's event rule handles of that rule. */
 	GHashTable *event_handles;
 } TcLttngTrace;
 
@@ -83,18 +93,24 @@ gboolean tc_lttng_trace_bind(TcLttngTrace *trace, guint64 app_id, int session_ha
 gboolean tc_lttng_trace_is_bound(TcLttngTrace *trace, guint64 app_id);
 /* The trace bound to (app_id, session_handle), a new reference, or NULL. */
 TcLttngTrace *tc_lttng_trace_find_bound(guint64 app_id, int session_handle);
-/* The application app_id's handle of the trace's channel (as
+/* The trace's channel of that name, or NULL (made after the trace). */
+const TcLttngTraceChannel *tc_lttng_trace_find_channel(TcLttngTrace *trace, const char *name);
+/* The application app_id's handle of channel (as
  * lttng_ust_ctl_send_channel_to_ust() gave it), kept for the events
- * enabled later; tc_lttng_trace_channel_of() returns it, or -1. */
-void tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, guint64 app_id, int channel_handle);
-int tc_lttng_trace_channel_of(TcLttngTrace *trace, guint64 app_id);
-/* The application's handle of an event rule of pattern, kept so that the
- * rule can be disabled; tc_lttng_trace_take_event_handles() returns and
- * forgets those of a pattern (an empty array when none). */
-void tc_lttng_trace_add_event_handle(TcLttngTrace *trace, guint64 app_id, const char *pattern,
-				     int handle);
-GArray *tc_lttng_trace_take_event_handles(TcLttngTrace *trace, guint64 app_id,
-					  const char *pattern);
+ * enabled later and for its notify messages naming it;
+ * tc_lttng_trace_channel_handle() returns it, or -1. */
+void tc_lttng_trace_set_channel_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				       guint64 app_id, int handle);
+int tc_lttng_trace_channel_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				  guint64 app_id);
+/* The application's handle of an event rule (key: tc_event_rule_key())
+ * in channel, kept so that the rule can be disabled;
+ * tc_lttng_trace_take_event_handles() returns and forgets those of a
+ * rule (an empty array when none). */
+void tc_lttng_trace_add_event_handle(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+				     guint64 app_id, const char *key, int handle);
+GArray *tc_lttng_trace_take_event_handles(TcLttngTrace *trace, const TcLttngTraceChannel *channel,
+					  guint64 app_id, const char *key);
 /* The session handle the application app_id has for trace, or -1. */
 int tc_lttng_trace_handle_of(TcLttngTrace *trace, guint64 app_id);
 /* Drops the application's binding to trace and its kept handles. */
@@ -104,10 +120,11 @@ void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
 /* Drops the bindings of an application that went away. */
 void tc_lttng_trace_unbind_app(guint64 app_id);
 
-/* The channel of channel_handle registers its context: the stream class
- * is declared on the first registration. *chan_id and *header_type get
- * what to reply. */
-gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, const struct lttng_ust_ctl_field *fields,
+/* The application app_id's channel of channel_handle registers its
+ * context: its stream class is declared on the first registration.
+ * *chan_id and *header_type get what to reply. */
+gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle,
+					 const struct lttng_ust_ctl_field *fields,
 					 gsize nr_fields, guint32 *chan_id,
 					 enum lttng_ust_ctl_channel_header *header_type,
 					 GError **error);
@@ -118,7 +135,8 @@ gboolean tc_lttng_trace_register_enum(TcLttngTrace *trace, const char *name,
 				      guint64 *id, GError **error);
 /* An event: the id of its name and signature, given and described in
  * the metadata on its first registration, charged to the trace's uid. */
-gboolean tc_lttng_trace_register_event(TcLttngTrace *trace, const char *name,
+gboolean tc_lttng_trace_register_event(TcLttngTrace *trace, guint64 app_id, int channel_handle,
+				       const char *name,
 				       const char *signature, int loglevel,
 				       const struct lttng_ust_ctl_field *fields, gsize nr_fields,
 				       const char *model_emf_uri, guint32 *id, GError **error);

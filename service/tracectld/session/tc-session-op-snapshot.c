@@ -7,6 +7,7 @@
 
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-lttng-session.h"
 #include "tc-relay-url.h"
 #include "tc-session-op.h"
 #include "tc-session-trace.h"
@@ -196,6 +197,7 @@ tc_session_op_snapshot_record_with(TcSession *session, const TcSnapshotOptions *
 	struct tc_consumer_relay_output relay = {0};
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	guint64 packets = 0, per_stream = 0, max_bytes = 0;
+	guint traces;
 
 	if (op == NULL)
 		return FALSE;
@@ -210,14 +212,21 @@ tc_session_op_snapshot_record_with(TcSession *session, const TcSnapshotOptions *
 	/* The call's bound wins over the output's. */
 	if (options && options->max_bytes)
 		max_bytes = options->max_bytes;
+	/* The LTTng-UST traces have each channel's streams too. */
+	traces = uids->len + tc_lttng_session_trace_count(session);
 	g_mutex_lock(&session->lock);
-	if (!snapshot_stream_budget_locked(session, max_bytes, uids->len, &per_stream, error))
+	if (!snapshot_stream_budget_locked(session, max_bytes, traces, &per_stream, error))
 		g_clear_pointer(&root, g_free);
 	g_mutex_unlock(&session->lock);
 	if (root == NULL)
 		return FALSE;
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
+		return FALSE;
+	/* The LTTng-UST applications' first: refused to a relay before
+	 * anything is sent there. */
+	if (!tc_lttng_session_snapshot_locked(session, consumer, root, relay_url != NULL,
+					      per_stream, &packets, error))
 		return FALSE;
 	for (guint i = 0; i < uids->len; i++) {
 		uid_t uid = g_array_index(uids, guint, i);

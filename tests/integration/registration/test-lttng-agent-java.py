@@ -21,11 +21,11 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SKIP, Service, User, check, log, require, run, wait_for
+from tclib import Service, User, check, log, require, run
+from lttnglib import SESSIOND_AGENT_PORT, lttng, lttng_sessiond, require_served
 
 EXAMPLES = "/usr/share/doc/liblttng-ust-dev/examples"
 LOG4J_JAR = "/usr/share/java/log4j-1.2.jar"
-PORT_FILE = "/var/run/lttng/agent.port"
 # (directory, make's and run's environment, domain option, loggers)
 PROGRAMS = [
     ("java-jul", {}, "--jul", ["Hello", "absent.logger"]),
@@ -88,24 +88,14 @@ def under_tracectl(svc, user, tree):
 
 
 def under_lttng_sessiond(top, tree, prefix, user_env):
-    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
-    os.makedirs(env["LTTNG_HOME"])
     out = os.path.join(top, "reference")
-    sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: os.path.exists(PORT_FILE), 20, "lttng-sessiond's agent port")
-        subprocess.run(["lttng", "create", "java", "--output", out], env=env, check=True,
-                       capture_output=True)
+    with lttng_sessiond(top, ready=SESSIOND_AGENT_PORT) as env:
+        lttng(env, "create", "java", "--output", out)
         for option, logger, levels in enable_commands():
-            subprocess.run(["lttng", "enable-event", option, logger, *levels], env=env,
-                           check=True, capture_output=True)
-        subprocess.run(["lttng", "start"], env=env, check=True, capture_output=True)
+            lttng(env, "enable-event", option, logger, *levels)
+        lttng(env, "start")
         run_programs(tree, prefix, user_env)
-        subprocess.run(["lttng", "destroy"], env=env, check=True, capture_output=True)
-    finally:
-        sessiond.terminate()
-        sessiond.wait(timeout=30)
+        lttng(env, "destroy")
     return masked_lines(out)
 
 
@@ -121,11 +111,7 @@ def test():
     try:
         tree = build(top)
         with Service(args=["--lttng-ust"]) as svc:
-            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                               "--method", "org.freedesktop.DBus.Properties.Get",
-                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-            if "built without" in status:
-                sys.exit(SKIP)
+            require_served(svc)
             ours = under_tracectl(svc, user, tree)
             prefix, user_env = svc._as(user), svc.env(user)
         reference = under_lttng_sessiond(top, tree, prefix, user_env)

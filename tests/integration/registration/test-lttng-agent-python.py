@@ -35,13 +35,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SKIP, Service, User, check, log, require, run, wait_for
+from tclib import Service, User, check, log, require, run, wait_for
+from lttnglib import SESSIOND_AGENT_PORT, lttng, lttng_sessiond, require_served
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APP = os.path.join(HERE, "..", "apps", "lttng-agent-app.py")
 HELLO = "/usr/share/doc/liblttng-ust-dev/examples/python/hello.py"
 PYTHON = "/usr/bin/python3"
-PORT_FILE = "/var/run/lttng/agent.port"
+PORT_FILE = SESSIOND_AGENT_PORT  # the service writes it where LTTng's agents look
 EVENT = re.compile(r'msg = "([^"]*)", logger_name = "([^"]*)", funcName = "([^"]*)", '
                    r"lineno = (\d+), int_loglevel = (\d+)")
 
@@ -279,22 +280,14 @@ def hello_under_tracectl(svc, user):
 
 
 def hello_under_lttng_sessiond(top, prefix, env, cwd):
-    lttng_env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
-    os.makedirs(lttng_env["LTTNG_HOME"])
     out = os.path.join(top, "reference")
-    sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=lttng_env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: os.path.exists(PORT_FILE), 20, "lttng-sessiond's agent port")
+    with lttng_sessiond(top, ready=SESSIOND_AGENT_PORT) as lttng_env:
         for args in (["create", "hello", "--output", out],
                      ["enable-event", "--python", "hello-logger"], ["start"]):
-            subprocess.run(["lttng", *args], env=lttng_env, check=True, capture_output=True)
+            lttng(lttng_env, *args)
         run_hello(prefix, env, cwd)
         for args in (["stop"], ["destroy"]):
-            subprocess.run(["lttng", *args], env=lttng_env, check=True, capture_output=True)
-    finally:
-        sessiond.terminate()
-        sessiond.wait(timeout=30)
+            lttng(lttng_env, *args)
     return hello_lines(out, 5)
 
 
@@ -309,11 +302,7 @@ def test():
     alice, bob = User("tctest-agent-a"), User("tctest-agent-b")
     try:
         with Service(args=["--lttng-ust"]) as svc:
-            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                               "--method", "org.freedesktop.DBus.Properties.Get",
-                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-            if "built without" in status:
-                sys.exit(SKIP)
+            require_served(svc)
             wait_for(lambda: os.path.exists(PORT_FILE), 10, "the service's agent port file")
             test_sessions(svc, alice, bob)
             test_liars(svc, alice)

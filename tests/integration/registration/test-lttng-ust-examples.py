@@ -27,7 +27,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SKIP, Service, User, check, log, require, run, wait_for
+from tclib import Service, User, check, log, require, run
+from lttnglib import lttng, lttng_sessiond, require_served
 
 EXAMPLES = "/usr/share/doc/liblttng-ust-dev/examples"
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -181,26 +182,15 @@ def under_tracectl(svc, user, tree):
 def under_lttng_sessiond(top, tree, prefix, user_env):
     """The same programs, the same user, recorded by Debian's
     lttng-sessiond (root's, on the world's own /var/run/lttng)."""
-    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
-    os.makedirs(env["LTTNG_HOME"])
     out = os.path.join(top, "reference")
-    sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: os.path.exists("/var/run/lttng/lttng-ust-sock-8"), 20,
-                 "lttng-sessiond's global socket")
-        subprocess.run(["lttng", "create", "examples", "--output", out], env=env,
-                       check=True, capture_output=True)
+    with lttng_sessiond(top) as env:
+        lttng(env, "create", "examples", "--output", out)
         for pattern in PATTERNS:
-            subprocess.run(["lttng", "enable-event", "-u", pattern], env=env, check=True,
-                           capture_output=True)
-        subprocess.run(["lttng", "start"], env=env, check=True, capture_output=True)
+            lttng(env, "enable-event", "-u", pattern)
+        lttng(env, "start")
         run_programs(tree, prefix, user_env)
         for args in (["stop"], ["destroy"]):
-            subprocess.run(["lttng", *args], env=env, check=True, capture_output=True)
-    finally:
-        sessiond.terminate()
-        sessiond.wait(timeout=30)
+            lttng(env, *args)
     return masked_lines(out)
 
 
@@ -214,11 +204,7 @@ def test():
     try:
         tree = build_examples(top)
         with Service(args=["--lttng-ust"]) as svc:
-            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                               "--method", "org.freedesktop.DBus.Properties.Get",
-                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-            if "built without" in status:
-                sys.exit(SKIP)
+            require_served(svc)
             ours = under_tracectl(svc, user, tree)
             prefix, user_env = svc._as(user), svc.env(user)
         reference = under_lttng_sessiond(top, tree, prefix, user_env)

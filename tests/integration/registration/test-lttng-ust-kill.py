@@ -23,7 +23,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+from tclib import BUILD, Service, check, log, require, run, wait_for
+from lttnglib import require_served
 from tracelib import read_trace
 
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
@@ -127,11 +128,7 @@ def test():
     require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
     require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
     with Service(args=["--lttng-ust"]) as svc:
-        status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                           "--method", "org.freedesktop.DBus.Properties.Get",
-                           "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-        if "built without" in status:
-            sys.exit(SKIP)
+        require_served(svc)
         top = os.path.join(svc.rundir, "traces")
         os.makedirs(top)
         application_killed(svc, top)

@@ -24,7 +24,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+from tclib import BUILD, Service, check, log, require, run, wait_for
+from lttnglib import require_served
 
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 DEADLINE = 2.0  # TC_LTTNG_SESSION_DEADLINE_MS
@@ -97,12 +98,7 @@ def test():
     top = tempfile.mkdtemp(prefix="tctest-lttng-stall-")
     try:
         with Service(args=["--lttng-ust"]) as svc:
-            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                               "--method", "org.freedesktop.DBus.Properties.Get",
-                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-            if "built without" in status:
-                sys.exit(SKIP)
-            check("served on" in status, f"LTTng-UST applications not served: {status}")
+            require_served(svc)
             alice, bob = svc.add_user("tctest-alice"), svc.add_user("tctest-bob")
             alice_out, bob_out = os.path.join(alice.home, "trace"), os.path.join(bob.home, "trace")
             root_out = os.path.join(top, "root")

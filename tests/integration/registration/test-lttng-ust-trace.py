@@ -33,7 +33,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, SKIP, Service, check, log, require, run, wait_for
+from tclib import BUILD, Service, check, log, require, run, wait_for
+from lttnglib import require_served
 from tracelib import read_streams, read_trace
 
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
@@ -377,12 +378,7 @@ def test():
     top = tempfile.mkdtemp(prefix="tctest-lttng-trace-")
     try:
         with Service(args=["--lttng-ust"]) as svc:
-            status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
-                               "--method", "org.freedesktop.DBus.Properties.Get",
-                               "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
-            if "built without" in status:
-                sys.exit(SKIP)
-            check("served on" in status, f"LTTng-UST applications not served: {status}")
+            require_served(svc)
             everything = trace_session(svc, os.path.join(top, "all"), "tc_lttng_test:*", False)
             check_values(everything, from_first_line=True)
             # Stopped and started again: two runs of ticks, a gap between.

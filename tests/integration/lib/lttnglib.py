@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What the tests of LTTng-UST applications and agents share: whether the
+service serves them, and Debian's lttng-sessiond run beside the test as
+the anchor their traces are compared with."""
+
+import contextlib
+import os
+import subprocess
+import sys
+
+from tclib import SKIP, check, wait_for
+
+# The sockets lttng-sessiond (root's) makes for applications and agents.
+SESSIOND_APP_SOCKET = "/var/run/lttng/lttng-ust-sock-8"
+SESSIOND_AGENT_PORT = "/var/run/lttng/agent.port"
+
+
+def require_served(svc):
+    """Exits SKIP when tracectld was built without liblttng-ust-ctl;
+    fails when it does not serve LTTng-UST applications."""
+    status = svc.gdbus("--object-path", "/org/tracectl/Tracing1",
+                       "--method", "org.freedesktop.DBus.Properties.Get",
+                       "org.tracectl.Tracing1.Manager", "LttngUstApplications").stdout
+    if "built without" in status:
+        sys.exit(SKIP)
+    check("served on" in status, f"LTTng-UST applications not served: {status}")
+
+
+@contextlib.contextmanager
+def lttng_sessiond(top, ready=SESSIOND_APP_SOCKET):
+    """Root's lttng-sessiond, on the world's own /var/run/lttng (so once
+    tracectld is gone), with its LTTNG_HOME under top, until the block
+    ends; yields the environment for `lttng` (lttng())."""
+    env = dict(os.environ, LTTNG_HOME=os.path.join(top, "lttng-home"))
+    os.makedirs(env["LTTNG_HOME"])
+    sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(ready), 20, f"lttng-sessiond's {ready}")
+        yield env
+    finally:
+        sessiond.terminate()
+        sessiond.wait(timeout=30)
+
+
+def lttng(env, *args):
+    """`lttng ARGS` against the lttng-sessiond of env; fails the test when
+    it fails."""
+    proc = subprocess.run(["lttng", *args], env=env, capture_output=True, text=True,
+                          timeout=60)
+    check(proc.returncode == 0, f"lttng {' '.join(args)}: {proc.stderr}")
+    return proc
