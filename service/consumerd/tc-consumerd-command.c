@@ -325,7 +325,8 @@ handle_lttng_channel(struct command *command)
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	/* Written locally, or kept for local snapshots (no directory). */
+	/* Written locally, or kept in memory for snapshots (a snapshot to a
+	 * relay refuses them: tc_consumerd_snapshot_relay()). */
 	if ((session->dir_fd < 0 && !session->snapshot) || session->relay)
 		return command_fail(command, -EOPNOTSUPP,
 				    "Session %" PRIu64 ": LTTng-UST channels are written locally only",

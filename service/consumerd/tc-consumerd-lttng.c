@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ DEFINE_LTTNG_UST_SIGBUS_STATE();
 struct lttng_stream {
 	struct lttng_ust_ctl_consumer_stream *ustream;
 	int file_fd;
+	uint64_t file_size; /* written into file_fd: the current chunk's */
 };
 
 struct tc_consumerd_lttng_channel {
@@ -205,6 +207,17 @@ lttng_remove_files(struct tc_consumerd_lttng_channel *channel, const char *name,
 	}
 }
 
+/* A snapshot session's channel makes its files at each snapshot only:
+ * names too long for a file are refused when it is made, not then. */
+static int
+lttng_check_file_names(const struct tc_consumerd_lttng_channel *channel)
+{
+	char path[TC_CONSUMER_NAME_MAX + 16];
+
+	lttng_file_name(path, sizeof(path), channel->name, channel->nr_streams - 1);
+	return strlen(path) > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
 /* New files only, as tracectl's own channels make theirs: a file there
  * already (another channel's, or a symbolic link) is not truncated. */
 static int
@@ -345,7 +358,8 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 		lttng_fail(error, error_size, ret, "creating the buffers");
 		goto fail;
 	}
-	ret = channel->in_memory ? 0 : lttng_open_files(channel, msg->name, dir_fd);
+	ret = channel->in_memory ? lttng_check_file_names(channel)
+				 : lttng_open_files(channel, msg->name, dir_fd);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the stream files");
 		goto fail;
@@ -398,6 +412,8 @@ lttng_drain_one(struct lttng_stream *stream)
 			}
 			done += (size_t)n;
 		}
+		if (ret >= 0)
+			stream->file_size += padded;
 	}
 	(void)lttng_ust_ctl_put_next_subbuf(stream->ustream);
 	return ret < 0 ? ret : 1;
@@ -570,6 +586,52 @@ tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, 
 	return ret;
 }
 
+uint64_t
+tc_consumerd_lttng_channels_file_bytes(const struct tc_consumerd_lttng_channel *list)
+{
+	uint64_t bytes = 0;
+
+	for (const struct tc_consumerd_lttng_channel *channel = list; channel;
+	     channel = channel->next)
+		for (uint32_t i = 0; i < channel->nr_streams; i++)
+			bytes += channel->streams[i].file_size;
+	return bytes;
+}
+
+int
+tc_consumerd_lttng_channel_reopen_files(struct tc_consumerd_lttng_channel *channel, int dir_fd)
+{
+	if (channel->in_memory)
+		return 0;
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		if (channel->streams[i].file_fd >= 0)
+			close(channel->streams[i].file_fd);
+		channel->streams[i].file_fd = -1;
+		channel->streams[i].file_size = 0;
+	}
+	return lttng_open_files(channel, channel->name, dir_fd);
+}
+
+int
+tc_consumerd_lttng_channel_clear(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		struct lttng_stream *stream = &channel->streams[i];
+
+		/* In memory: what the buffers hold goes (the next snapshot
+		 * starts after it); on file: the file starts again. */
+		if (channel->in_memory && stream->ustream &&
+		    lttng_ust_ctl_clear_buffer(stream->ustream) < 0)
+			return -EIO;
+		if (stream->file_fd < 0)
+			continue;
+		if (ftruncate(stream->file_fd, 0) < 0 || lseek(stream->file_fd, 0, SEEK_SET) < 0)
+			return -errno;
+		stream->file_size = 0;
+	}
+	return 0;
+}
+
 void
 tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
 {
@@ -646,6 +708,24 @@ tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 int
 tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, int dir_fd,
 				    uint64_t max_stream_bytes, uint64_t *packets)
+{
+	return -EOPNOTSUPP;
+}
+
+uint64_t
+tc_consumerd_lttng_channels_file_bytes(const struct tc_consumerd_lttng_channel *list)
+{
+	return 0;
+}
+
+int
+tc_consumerd_lttng_channel_reopen_files(struct tc_consumerd_lttng_channel *channel, int dir_fd)
+{
+	return -EOPNOTSUPP;
+}
+
+int
+tc_consumerd_lttng_channel_clear(struct tc_consumerd_lttng_channel *channel)
 {
 	return -EOPNOTSUPP;
 }

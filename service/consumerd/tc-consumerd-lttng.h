@@ -67,6 +67,15 @@ void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel
  * "<name>_<n>" of dir_fd, nothing consumed; *packets counts them. */
 int tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, int dir_fd,
 					uint64_t max_stream_bytes, uint64_t *packets);
+/* Bytes written into the stream files of the current chunk by every
+ * channel of a session's list (NULL: none). */
+uint64_t tc_consumerd_lttng_channels_file_bytes(const struct tc_consumerd_lttng_channel *list);
+/* Rotation: the stream files moved away with their directory; new empty
+ * ones take their place in dir_fd (none for a snapshot session's). */
+int tc_consumerd_lttng_channel_reopen_files(struct tc_consumerd_lttng_channel *channel, int dir_fd);
+/* Clear: the stream files emptied, or a snapshot session's buffers
+ * emptied (lttng_ust_ctl_clear_buffer()). Flush first. */
+int tc_consumerd_lttng_channel_clear(struct tc_consumerd_lttng_channel *channel);
 /* Packets written so far. */
 uint64_t tc_consumerd_lttng_channel_packets(const struct tc_consumerd_lttng_channel *channel);
 /* Drains, closes the files and unmaps the buffers. NULL-safe. */

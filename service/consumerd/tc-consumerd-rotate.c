@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-output.h"
 #include "tc-consumerd-stream.h"
 #include "tc-consumerd-writer.h"
@@ -121,6 +122,12 @@ reopen_user_space(struct tc_consumerd_session *session, int dir_fd)
 				return ret;
 		}
 	}
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
+		ret = tc_consumerd_lttng_channel_reopen_files(lttng, dir_fd);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -130,7 +137,7 @@ rotate_user_space(struct tc_consumerd_session *session, const char *from_root, c
 	int dir_fd, ret;
 
 	/* A trace without buffers has nothing to archive yet. */
-	if (!session->channels)
+	if (!session->channels && !session->lttng_channels)
 		return 0;
 	dir_fd = move_directory(session->trace_dir, from_root, to_root);
 	if (dir_fd < 0)
@@ -169,7 +176,7 @@ tc_consumerd_rotate_chunk_bytes(const struct tc_consumerd_session *session)
 	}
 	if (session->kernel)
 		bytes += tc_consumerd_kernel_trace_bytes(session->kernel);
-	return bytes;
+	return bytes + tc_consumerd_lttng_channels_file_bytes(session->lttng_channels);
 }
 
 int
@@ -236,8 +243,11 @@ tc_consumerd_rotate_clear(struct tc_consumerd_session *session)
 
 	if (session->snapshot) {
 		discard_buffers(session);
+		for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels;
+		     lttng && ret == 0; lttng = *tc_consumerd_lttng_channel_next(lttng))
+			ret = tc_consumerd_lttng_channel_clear(lttng);
 		tc_consumerd_info("session=%" PRIu64 ": Buffers cleared", session->session_id);
-		return 0;
+		return ret;
 	}
 	/* Written out first, then cut: what the buffers held goes too, and
 	 * a packet a writer commits later is recorded after the clear. */
@@ -249,6 +259,9 @@ tc_consumerd_rotate_clear(struct tc_consumerd_session *session)
 	}
 	if (ret == 0 && session->kernel)
 		ret = tc_consumerd_kernel_trace_truncate(session->kernel);
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng && ret == 0;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng))
+		ret = tc_consumerd_lttng_channel_clear(lttng);
 	if (ret < 0)
 		tc_consumerd_warning("session=%" PRIu64 ": Clear failed: %s", session->session_id,
 				     strerror(-ret));

@@ -2024,8 +2024,9 @@ expect_lttng_channel(struct expectation *e)
 	int failed[4], n = 0;
 	uint32_t streams = lttng_nr_streams();
 
-	/* Written locally, or kept in memory for a local snapshot. */
-	if (!model_is_local(s) && !(s->snapshot && !s->relay_flag))
+	/* Written locally, or kept in memory for snapshots (a snapshot to a
+	 * relay refuses them). */
+	if (!model_is_local(s) && !s->snapshot)
 		failed[n++] = -EOPNOTSUPP;
 	if (!rule_terminated(m->name, sizeof(m->name)) || !rule_channel_name(m->name))
 		failed[n++] = -EINVAL;
@@ -2045,9 +2046,10 @@ expect_lttng_channel(struct expectation *e)
 	if (!is_lttng_geometry(g))
 		return work(e, -ENOMEM);
 	if (s->snapshot) {
-		/* No stream file: its sub-buffers wait for a snapshot. */
+		/* No stream file: its sub-buffers wait for a snapshot, whose
+		 * files' names are checked now. */
 		e->fds_kept = (int)streams * (LTTNG_FDS_PER_STREAM - 1) + LTTNG_FDS_PER_CHANNEL;
-		return work(e, 0);
+		return work(e, expect_stream_files(s, m->name, streams, NULL, e->added));
 	}
 	e->fds_kept = (int)streams * LTTNG_FDS_PER_STREAM + LTTNG_FDS_PER_CHANNEL;
 	work(e, expect_stream_files(s, m->name, streams, s->trace_dir, e->added));
@@ -2202,6 +2204,9 @@ expect_rotate(struct expectation *e)
 {
 	const struct tc_consumer_rotate *m = (const void *)out.bytes;
 	const struct model_session *s = e->session;
+	/* The user-space trace moves when it has channels, tracectl's or
+	 * LTTng-UST's. */
+	bool has_user_space = s->n_channels > 0 || s->n_lttng > 0;
 	char target[2 * TC_CONSUMER_PATH_MAX];
 
 	if (s->snapshot)
@@ -2210,13 +2215,13 @@ expect_rotate(struct expectation *e)
 	    !rule_terminated(m->to_root, sizeof(m->to_root)) || !rule_absolute(m->from_root) ||
 	    !rule_absolute(m->to_root))
 		return refuse(e, STAGE_CHECK, -EINVAL);
-	if (s->n_channels > 0 &&
+	if (has_user_space &&
 	    !rebase(s->trace_dir, m->from_root, m->to_root, target, sizeof(target)))
 		return work(e, -EINVAL);
-	if (s->n_channels == 0 && s->has_kernel &&
+	if (!has_user_space && s->has_kernel &&
 	    !rebase(s->kernel_dir, m->from_root, m->to_root, target, sizeof(target)))
 		return work(e, -EINVAL);
-	if (s->n_channels == 0 && !s->has_kernel)
+	if (!has_user_space && !s->has_kernel)
 		return work(e, 0);
 	work_unknown(e);
 }

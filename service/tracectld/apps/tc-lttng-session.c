@@ -758,6 +758,15 @@ tc_lttng_session_trace_count(TcSession *session)
 	return traces->len;
 }
 
+void
+tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+
+	for (guint i = 0; i < traces->len; i++)
+		g_array_append_val(ids, ((TcLttngTrace *)g_ptr_array_index(traces, i))->consumer_id);
+}
+
 gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
 				 gboolean to_relay, guint64 per_stream, guint64 *packets,

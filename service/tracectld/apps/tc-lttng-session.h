@@ -66,6 +66,9 @@ void tc_lttng_session_disable_event_locked(TcSession *session, const char *chann
 void tc_lttng_session_destroy_locked(TcSession *session);
 /* The LTTng-UST traces of session (one per traced uid). */
 guint tc_lttng_session_trace_count(TcSession *session);
+/* Appends the consumer session ids of session's LTTng-UST traces to ids
+ * (guint64): a rotation or a clear of the session is theirs too. */
+void tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids);
 /* A snapshot session's LTTng-UST buffers, each trace into
  * <root>/lttng-ust/uid/<uid>/64-bit, at most per_stream bytes of each
  * stream (0: all), by the owner's consumer; *packets grows by what was
@@ -95,6 +98,10 @@ static inline guint
 tc_lttng_session_trace_count(TcSession *session)
 {
 	return 0;
+}
+static inline void
+tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
+{
 }
 static inline gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,

@@ -26,6 +26,7 @@
 
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-lttng-session.h"
 #include "tc-owner-pool.h"
 #include "tc-session-op.h"
 #include "tc-session-trace.h"
@@ -166,6 +167,8 @@ trace_ids(TcSession *session)
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
 	g_mutex_unlock(&session->lock);
+	/* The LTTng-UST applications' traces are rotated and cleared too. */
+	tc_lttng_session_append_consumer_ids(session, ids);
 	return ids;
 }
 

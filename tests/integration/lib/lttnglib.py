@@ -5,14 +5,25 @@ the anchor their traces are compared with."""
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 
-from tclib import SKIP, check, wait_for
+from tclib import BUILD, SKIP, check, require, wait_for
+
+# An application instrumented with LTTng-UST only (apps/lttng-app.c).
+LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 
 # The sockets lttng-sessiond (root's) makes for applications and agents.
 SESSIOND_APP_SOCKET = "/var/run/lttng/lttng-ust-sock-8"
 SESSIOND_AGENT_PORT = "/var/run/lttng/agent.port"
+
+
+def require_tools():
+    """Skips unless LTTNG_APP was built (with liblttng-ust) and
+    babeltrace2 is there to read its traces."""
+    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
+    require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
 
 
 def require_served(svc):
@@ -49,4 +60,17 @@ def lttng(env, *args):
     proc = subprocess.run(["lttng", *args], env=env, capture_output=True, text=True,
                           timeout=60)
     check(proc.returncode == 0, f"lttng {' '.join(args)}: {proc.stderr}")
+    return proc
+
+
+def start_lttng_app(svc, user, seconds):
+    """LTTNG_APP run as user for seconds, once its main() runs (LTTng-UST's
+    constructor let it); its pid as .app_pid."""
+    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, str(seconds)], env=svc.env(user),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=user.home)
+    svc.apps.append(proc)
+    line = proc.stdout.readline()
+    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
+    proc.app_pid = int(line.split()[1])
     return proc

@@ -21,11 +21,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, SYSTEM_PYTHON, Service, check, log, require, run
-from lttnglib import lttng, lttng_sessiond, require_served
+from tclib import SYSTEM_PYTHON, Service, check, log, require, run
+from lttnglib import LTTNG_APP, lttng, lttng_sessiond, require_served, require_tools, start_lttng_app
 
 
-LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 
 # Each event with its stream class id, its stream file, its payload and
 # the context fields its stream class gives it.
@@ -63,17 +62,6 @@ def stream_files(out):
     return names
 
 
-def start_app(svc, user, seconds):
-    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, str(seconds)], env=svc.env(user),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            cwd=user.home)
-    svc.apps.append(proc)
-    line = proc.stdout.readline()
-    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
-    proc.app_pid = int(line.split()[1])
-    return proc
-
-
 def with_tracectl(svc, alice):
     out = os.path.join(alice.home, "trace")
 
@@ -88,7 +76,7 @@ def with_tracectl(svc, alice):
     cli("enable-event", "-u", "-c", "ring", "tc_lttng_test:message")
     cli("add-context", "-u", "-c", "ring", "-t", "vpid")
     cli("start")
-    app = start_app(svc, alice, 7)
+    app = start_lttng_app(svc, alice, 7)
     time.sleep(1)
     # After the start: one event in one channel; no channel (LTTng-UST
     # takes none into a session it started).
@@ -125,8 +113,8 @@ def with_lttng_sessiond(top):
 
 
 def test():
-    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
-    for tool in ("babeltrace2", "lttng-sessiond", "lttng"):
+    require_tools()
+    for tool in ("lttng-sessiond", "lttng"):
         require(shutil.which(tool), f"{tool} is not installed")
     with Service(args=["--lttng-ust"]) as svc:
         require_served(svc)

@@ -11,17 +11,15 @@ event up to the stop."""
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, SYSTEM_PYTHON, Service, check, log, require, run
-from lttnglib import require_served
+from tclib import SYSTEM_PYTHON, Service, check, log, run
+from lttnglib import require_served, require_tools, start_lttng_app
 
-LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
 
 # The ticks' counts and the messages' channels of one trace.
 READ = r"""
@@ -53,23 +51,12 @@ def lttng_part(directory, uid):
     return path
 
 
-def start_app(svc, user):
-    proc = subprocess.Popen(svc._as(user) + [LTTNG_APP, "30"], env=svc.env(user),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            cwd=user.home)
-    svc.apps.append(proc)
-    line = proc.stdout.readline()
-    check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
-    return proc
-
-
 def consecutive(ticks):
     return bool(ticks) and ticks == list(range(ticks[0], ticks[0] + len(ticks)))
 
 
 def test():
-    require(os.path.exists(LTTNG_APP), f"{LTTNG_APP} is not built (no liblttng-ust)")
-    require(shutil.which("babeltrace2"), "babeltrace2 is not installed")
+    require_tools()
     with Service(args=["--lttng-ust"]) as svc:
         require_served(svc)
         alice = svc.add_user("tctest-alice")
@@ -86,7 +73,7 @@ def test():
         cli("enable-event", "-u", "-c", "small", "tc_lttng_test:message")
         cli("add-context", "-u", "-c", "small", "-t", "vpid")
         cli("start")
-        app = start_app(svc, alice)
+        app = start_lttng_app(svc, alice, 30)
         time.sleep(3)
         check(not os.path.exists(os.path.join(out, "lttng-ust")),
               "a snapshot session wrote an LTTng-UST trace while recording")
