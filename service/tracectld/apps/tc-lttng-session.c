@@ -146,7 +146,8 @@ rule_copy_free(gpointer data)
 }
 
 /* The rules of the session's channel of that name (or the newest of
- * key, when not NULL), read under [S]. */
+ * key, when not NULL), read under [S]; a disabled channel's too (the
+ * channel is disabled in the application, its rules stay). */
 static GPtrArray *
 session_rules(TcSession *session, const char *channel_name, const char *key)
 {
@@ -154,7 +155,7 @@ session_rules(TcSession *session, const char *channel_name, const char *key)
 	TcChannel *channel = tc_session_find_channel_locked(session, channel_name);
 	GPtrArray *rules = g_ptr_array_new_with_free_func(rule_copy_free);
 
-	for (guint i = 0; channel && !channel->is_disabled && i < channel->rules->len; i++) {
+	for (guint i = 0; channel && i < channel->rules->len; i++) {
 		const TcEventRule *rule = g_ptr_array_index(channel->rules, i);
 		RuleCopy *copy;
 
@@ -353,19 +354,34 @@ add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
 	return TRUE;
 }
 
+static gboolean
+channel_is_disabled(TcSession *session, const char *name)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+	TcChannel *channel = tc_session_find_channel_locked(session, name);
+
+	return channel && channel->is_disabled;
+}
+
 /* cmd_lock held: one channel of the trace in the application's session
- * handle: its buffers, its contexts, its events. */
+ * handle: its buffers, its contexts, its events, and disabled when it
+ * is (LTTng-UST records nothing of a disabled channel). */
 static gboolean
 channel_to_app(TcSession *session, TcLttngTrace *trace, const TcLttngTraceChannel *channel,
 	       TcLttngApp *app, int handle, GError **error)
 {
 	struct lttng_ust_abi_object_data *chan_obj = channel_object_new(channel->buffers);
 	gboolean ok = send_buffers(app, handle, channel->buffers, chan_obj, error);
+	int ret;
 
 	if (ok)
 		tc_lttng_trace_set_channel_handle(trace, channel, app->id, chan_obj->handle);
 	ok = ok && add_contexts(app, channel, chan_obj, error) &&
 	     enable_events(app, session, trace, channel, chan_obj, NULL, error);
+	if (ok && channel_is_disabled(session, channel->name)) {
+		ret = lttng_ust_ctl_disable(app->cmd_fd, chan_obj);
+		ok = ret >= 0 || session_fail(error, ret, "disabling a channel");
+	}
 	object_free(chan_obj);
 	return ok;
 }
@@ -417,7 +433,9 @@ typedef struct {
 	TcSession *session;
 	TcLttngTrace *trace;
 	const TcLttngTraceChannel *channel; /* the trace's, for enable and disable */
-	char *pattern;			    /* the rule's key, likewise */
+	/* The rule's key, likewise; for a channel's state, "1" enables it
+	 * and "0" disables it. */
+	char *pattern;
 } AppWork;
 
 static AppWork *
@@ -649,6 +667,50 @@ tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
 				      const char *pattern)
 {
 	change_events_locked(session, channel, pattern, FALSE);
+}
+
+/* The owner's thread: the channel of work enabled (pattern "1") or
+ * disabled in the application. */
+static gboolean
+channel_state_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	AppWork *work = data;
+	/* Only the handle is read by lttng_ust_ctl_enable() and _disable(). */
+	struct lttng_ust_abi_object_data chan_obj = {
+	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
+	    .handle = tc_lttng_trace_channel_handle(work->trace, work->channel, app->id),
+	};
+	int ret;
+
+	if (chan_obj.handle < 0)
+		return TRUE;
+	g_mutex_lock(&app->cmd_lock);
+	ret = g_str_equal(work->pattern, "1") ? lttng_ust_ctl_enable(app->cmd_fd, &chan_obj)
+					       : lttng_ust_ctl_disable(app->cmd_fd, &chan_obj);
+	g_mutex_unlock(&app->cmd_lock);
+	return ret < 0 ? session_fail(error, ret, "enabling or disabling a channel") : TRUE;
+}
+
+void
+tc_lttng_session_set_channel_enabled_locked(TcSession *session, const char *channel_name,
+					    gboolean enabled)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+	TcLttngBatch *batch;
+
+	if (traces->len == 0)
+		return;
+	batch = tc_lttng_owner_batch_new(session->name,
+					 enabled ? "enable-channel" : "disable-channel");
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+		const TcLttngTraceChannel *channel = tc_lttng_trace_find_channel(trace, channel_name);
+
+		if (channel != NULL)
+			batch_add_trace(batch, session, trace, channel, channel_state_work,
+					enabled ? "1" : "0");
+	}
+	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
 
 /* The owner's thread: the session released in the application (it

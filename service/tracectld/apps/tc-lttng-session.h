@@ -61,6 +61,12 @@ void tc_lttng_session_enable_event_locked(TcSession *session, const char *channe
  * pattern the applications were given is disabled. op_lock held. */
 void tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
 					   const char *pattern);
+/* disable-channel and enable-channel of channel, after the session was
+ * applied to applications: the channel disabled or enabled in each of
+ * them (its events stay; those that register later get it in its
+ * state). op_lock held. */
+void tc_lttng_session_set_channel_enabled_locked(TcSession *session, const char *channel,
+						 gboolean enabled);
 /* Releases the session in the applications, forgets its LTTng-UST
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
@@ -93,6 +99,11 @@ static inline gboolean
 tc_lttng_session_stop_locked(TcSession *session, GError **error)
 {
 	return TRUE;
+}
+static inline void
+tc_lttng_session_set_channel_enabled_locked(TcSession *session, const char *channel,
+					    gboolean enabled)
+{
 }
 static inline guint
 tc_lttng_session_trace_count(TcSession *session)

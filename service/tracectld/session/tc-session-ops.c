@@ -419,6 +419,7 @@ reenable_channel(TcSession *session, TcChannel *channel)
 	channel->is_disabled = FALSE;
 	g_mutex_unlock(&session->lock);
 	sync_apps_and_wait(session);
+	tc_lttng_session_set_channel_enabled_locked(session, channel->name, TRUE);
 	g_message("Session '%s' of uid %u: channel '%s' enabled again", session->name,
 		  (unsigned)session->owner_uid, channel->name);
 	return TRUE;
@@ -708,6 +709,7 @@ tc_session_ops_disable_channel(TcSession *session, const char *name, GError **er
 	/* The applications disable the channel's events: nothing more is
 	 * written to it, and what it holds is written out as usual. */
 	sync_apps_and_wait(session);
+	tc_lttng_session_set_channel_enabled_locked(session, name, FALSE);
 	g_message("Session '%s' of uid %u: channel '%s' disabled", session->name,
 		  (unsigned)session->owner_uid, name);
 	return TRUE;
