@@ -583,16 +583,23 @@ tc_lttng_session_stop_locked(TcSession *session, GError **error)
 	return TRUE;
 }
 
+/* The application's object of the work's channel: only its handle (-1:
+ * none) is read by lttng_ust_ctl_create_event(), _enable() and
+ * _disable(). */
+static struct lttng_ust_abi_object_data
+work_channel_object(const AppWork *work, const TcLttngApp *app)
+{
+	return (struct lttng_ust_abi_object_data){
+	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
+	    .handle = tc_lttng_trace_channel_handle(work->trace, work->channel, app->id),
+	};
+}
+
 static gboolean
 enable_work(TcLttngApp *app, gpointer data, GError **error)
 {
 	AppWork *work = data;
-	/* Only the handle is read of a channel's object by
-	 * lttng_ust_ctl_create_event(). */
-	struct lttng_ust_abi_object_data chan_obj = {
-	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
-	    .handle = tc_lttng_trace_channel_handle(work->trace, work->channel, app->id),
-	};
+	struct lttng_ust_abi_object_data chan_obj = work_channel_object(work, app);
 	gboolean ok;
 
 	if (chan_obj.handle < 0)
@@ -675,11 +682,7 @@ static gboolean
 channel_state_work(TcLttngApp *app, gpointer data, GError **error)
 {
 	AppWork *work = data;
-	/* Only the handle is read by lttng_ust_ctl_enable() and _disable(). */
-	struct lttng_ust_abi_object_data chan_obj = {
-	    .type = LTTNG_UST_ABI_OBJECT_TYPE_CHANNEL,
-	    .handle = tc_lttng_trace_channel_handle(work->trace, work->channel, app->id),
-	};
+	struct lttng_ust_abi_object_data chan_obj = work_channel_object(work, app);
 	int ret;
 
 	if (chan_obj.handle < 0)
