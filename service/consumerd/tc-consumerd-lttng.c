@@ -510,13 +510,39 @@ tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 				     channel->channel_id, waited_ms);
 }
 
-/* Writes the sub-buffer at *position, read in place, to fd. Returns 1
- * when written, 0 when the writers overwrote it meanwhile (overwrite
- * mode: skipped), -errno on failure. */
+/* The index of the sub-buffer got at *position, from its packet's
+ * context as liblttng-ust-ctl reads it. */
+static int
+lttng_packet_info(struct lttng_ust_ctl_consumer_stream *ustream,
+		  struct tc_consumerd_lttng_packet *packet)
+{
+	int ret = lttng_ust_ctl_get_packet_size(ustream, &packet->packet_size);
+
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_content_size(ustream, &packet->content_size);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_timestamp_begin(ustream, &packet->timestamp_begin);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_timestamp_end(ustream, &packet->timestamp_end);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_events_discarded(ustream, &packet->events_discarded);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_stream_id(ustream, &packet->stream_id);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_instance_id(ustream, &packet->stream_instance_id);
+	if (ret >= 0)
+		ret = lttng_ust_ctl_get_sequence_number(ustream, &packet->packet_seq_num);
+	return ret;
+}
+
+/* Gives the sub-buffer at *position, read in place, to sink. Returns 1
+ * when given, 0 when the writers overwrote it meanwhile (overwrite mode:
+ * skipped), -errno on failure. */
 static int
 lttng_snapshot_subbuf(struct lttng_ust_ctl_consumer_stream *ustream, unsigned long *position,
-		      int fd, uint64_t *file_size)
+		      tc_consumerd_lttng_sink sink, void *data)
 {
+	struct tc_consumerd_lttng_packet packet = {0};
 	unsigned long padded = 0, offset = 0;
 	const char *base;
 	int ret = lttng_ust_ctl_get_subbuf(ustream, position);
@@ -528,29 +554,29 @@ lttng_snapshot_subbuf(struct lttng_ust_ctl_consumer_stream *ustream, unsigned lo
 	if (ret >= 0)
 		ret = lttng_ust_ctl_get_mmap_read_offset(ustream, &offset);
 	if (ret >= 0)
-		ret = base ? tc_consumerd_output_append(fd, file_size, base + offset, padded)
-			   : -EFAULT;
+		ret = lttng_packet_info(ustream, &packet);
+	if (ret >= 0 && (!base || padded > UINT32_MAX))
+		ret = -EFAULT;
+	if (ret >= 0) {
+		packet.data = (const uint8_t *)base + offset;
+		packet.size = (uint32_t)padded;
+		ret = sink(data, &packet);
+	}
 	(void)lttng_ust_ctl_put_subbuf(ustream);
 	return ret < 0 ? ret : 1;
 }
 
-/* One stream's complete sub-buffers, oldest first, at most max_bytes of
- * them (the newest), into a new file "<name>_<n>" of dir_fd: what
- * lttng-consumerd's snapshot of a channel writes. */
-static int
-lttng_snapshot_stream(struct tc_consumerd_lttng_channel *channel, uint32_t index, int dir_fd,
-		      uint64_t max_bytes, uint64_t *packets)
+int
+tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, uint32_t index,
+				   uint64_t max_bytes, tc_consumerd_lttng_sink sink, void *data,
+				   uint64_t *packets)
 {
 	struct lttng_ust_ctl_consumer_stream *ustream = channel->streams[index].ustream;
 	unsigned long consumed = 0, produced = 0, subbuf_size = 0;
-	char path[TC_CONSUMER_NAME_MAX + 16];
-	uint64_t file_size = 0;
-	int fd, ret;
+	int ret;
 
-	lttng_file_name(path, sizeof(path), channel->name, index);
-	fd = tc_consumerd_output_create_file(dir_fd, path);
-	if (fd < 0)
-		return fd;
+	if (!ustream)
+		return 0;
 	/* Closes the sub-buffer being written: it is in the snapshot. */
 	(void)lttng_ust_ctl_flush_buffer(ustream, 1);
 	ret = lttng_ust_ctl_get_max_subbuf_size(ustream, &subbuf_size);
@@ -564,13 +590,57 @@ lttng_snapshot_stream(struct tc_consumerd_lttng_channel *channel, uint32_t index
 	    (produced - consumed) / subbuf_size > max_bytes / subbuf_size)
 		consumed = produced - max_bytes / subbuf_size * subbuf_size;
 	while (ret >= 0 && subbuf_size > 0 && (long)(consumed - produced) < 0) {
-		ret = lttng_snapshot_subbuf(ustream, &consumed, fd, &file_size);
+		ret = lttng_snapshot_subbuf(ustream, &consumed, sink, data);
 		*packets += ret > 0;
 		consumed += subbuf_size;
 	}
+	return ret < 0 ? ret : 0;
+}
+
+const char *
+tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel)
+{
+	return channel->name;
+}
+
+uint32_t
+tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel)
+{
+	return channel->nr_streams;
+}
+
+struct file_sink {
+	int fd;
+	uint64_t size;
+};
+
+static int
+file_sink_put(void *data, const struct tc_consumerd_lttng_packet *packet)
+{
+	struct file_sink *file = data;
+
+	return tc_consumerd_output_append(file->fd, &file->size, packet->data, packet->size);
+}
+
+/* One stream's snapshot into a new file "<name>_<n>" of dir_fd: what
+ * lttng-consumerd's snapshot of a channel writes. */
+static int
+lttng_snapshot_stream(struct tc_consumerd_lttng_channel *channel, uint32_t index, int dir_fd,
+		      uint64_t max_bytes, uint64_t *packets)
+{
+	char path[TC_CONSUMER_NAME_MAX + 16];
+	struct file_sink file = {.fd = -1};
+	int ret;
+
+	lttng_file_name(path, sizeof(path), channel->name, index);
+	file.fd = tc_consumerd_output_create_file(dir_fd, path);
+	if (file.fd < 0)
+		return file.fd;
+	ret = tc_consumerd_lttng_stream_snapshot(channel, index, max_bytes, file_sink_put, &file,
+						 packets);
 	if (ret >= 0)
-		ret = tc_consumerd_output_sync(fd);
-	close(fd);
+		ret = tc_consumerd_output_sync(file.fd);
+	close(file.fd);
 	return ret < 0 ? ret : 0;
 }
 
@@ -710,6 +780,26 @@ tc_consumerd_lttng_channel_snapshot(struct tc_consumerd_lttng_channel *channel, 
 				    uint64_t max_stream_bytes, uint64_t *packets)
 {
 	return -EOPNOTSUPP;
+}
+
+int
+tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, uint32_t index,
+				   uint64_t max_bytes, tc_consumerd_lttng_sink sink, void *data,
+				   uint64_t *packets)
+{
+	return -EOPNOTSUPP;
+}
+
+const char *
+tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel)
+{
+	return "";
+}
+
+uint32_t
+tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel)
+{
+	return 0;
 }
 
 uint64_t

@@ -62,6 +62,30 @@ size_t tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *ch
 /* Empties a wait fd that poll() found readable. */
 void tc_consumerd_lttng_wait_fd_clear(int fd);
 void tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel);
+/* A sub-buffer of an LTTng-UST stream as a snapshot gives it: its bytes
+ * (size: padded to the page, as the consumer writes it) and what its
+ * packet context says (sizes in bits), for a relay's index. */
+struct tc_consumerd_lttng_packet {
+	const uint8_t *data;
+	uint32_t size;
+	uint64_t packet_size, content_size;
+	uint64_t timestamp_begin, timestamp_end;
+	uint64_t events_discarded;
+	uint64_t stream_id, stream_instance_id, packet_seq_num;
+};
+/* Where a snapshot's packets go; returns 0 or -errno (which stops it). */
+typedef int (*tc_consumerd_lttng_sink)(void *data, const struct tc_consumerd_lttng_packet *packet);
+
+/* The name of the channel (its files' "<name>_<n>") and its streams. */
+const char *tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel);
+uint32_t tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel);
+/* A snapshot of stream index of channel: its complete sub-buffers, oldest
+ * first, at most max_bytes of them (the newest; 0: all), each given to
+ * sink, nothing consumed; one the writers overwrote meanwhile is
+ * skipped. *packets counts those given. */
+int tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, uint32_t index,
+				       uint64_t max_bytes, tc_consumerd_lttng_sink sink, void *data,
+				       uint64_t *packets);
 /* A snapshot session's channel: every stream's complete sub-buffers, at
  * most max_stream_bytes of each (0: all), written into new files
  * "<name>_<n>" of dir_fd, nothing consumed; *packets counts them. */

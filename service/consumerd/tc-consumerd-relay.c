@@ -551,26 +551,18 @@ packet_deadline(const struct tc_consumerd_relay *relay)
 	return relay->give_up_at && relay->give_up_at < deadline ? relay->give_up_at : deadline;
 }
 
-int
-tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
-			       struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
-			       uint32_t size)
+/* The packet's content (its first content bytes of size), the relay
+ * padding it back, then its index. */
+static int
+send_indexed(struct tc_consumerd_relay *relay, struct tc_consumerd_relay_stream *stream,
+	     const uint8_t *packet, uint32_t size, const struct tc_relay_index *sent_index,
+	     uint32_t content)
 {
-	struct tc_relay_index index;
+	struct tc_relay_index index = *sent_index;
 	struct tc_relay_data_header header;
-	uint32_t content;
 	struct iovec iov[2];
 	int ret;
 
-	if (relay->first_probe)
-		return tc_consumerd_relay_packet_hold(relay, stream, packet, size);
-	if (!relay->up || !stream->added) {
-		tc_consumerd_relay_packet_count_lost(relay);
-		return -ENOTCONN;
-	}
-	ret = tc_consumerd_relay_packet_index(stream, packet, size, &index, &content);
-	if (ret < 0)
-		return ret;
 	/* Only the content crosses the network; the relay pads it back. */
 	header = (struct tc_relay_data_header){
 	    .stream_id = htobe64(stream->handle),
@@ -596,6 +588,56 @@ tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 	stream->chunk_bytes += size;
 	stream->last_packet_ns = tc_rb_clock_now();
 	return 0;
+}
+
+int
+tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
+			       struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
+			       uint32_t size)
+{
+	struct tc_relay_index index;
+	uint32_t content;
+	int ret;
+
+	if (relay->first_probe)
+		return tc_consumerd_relay_packet_hold(relay, stream, packet, size);
+	if (!relay->up || !stream->added) {
+		tc_consumerd_relay_packet_count_lost(relay);
+		return -ENOTCONN;
+	}
+	ret = tc_consumerd_relay_packet_index(stream, packet, size, &index, &content);
+	return ret < 0 ? ret : send_indexed(relay, stream, packet, size, &index, content);
+}
+
+int
+tc_consumerd_relay_send_packet_with_info(struct tc_consumerd_relay *relay,
+					 struct tc_consumerd_relay_stream *stream,
+					 const uint8_t *packet, uint32_t size,
+					 const struct tc_consumerd_relay_packet_info *info)
+{
+	struct tc_relay_index index;
+
+	if (info->packet_size != (uint64_t)size * 8 || info->content_size > info->packet_size ||
+	    info->content_size == 0)
+		return -EBADMSG;
+	if (relay->first_probe || !relay->up || !stream->added) {
+		tc_consumerd_relay_packet_count_lost(relay);
+		return -ENOTCONN;
+	}
+	index = (struct tc_relay_index){
+	    .relay_stream_id = htobe64(stream->handle),
+	    .net_seq_num = htobe64(stream->net_seq),
+	    .packet_size = htobe64(info->packet_size),
+	    .content_size = htobe64(info->content_size),
+	    .timestamp_begin = htobe64(info->timestamp_begin),
+	    .timestamp_end = htobe64(info->timestamp_end),
+	    .events_discarded = htobe64(info->events_discarded),
+	    .stream_id = htobe64(info->stream_id),
+	    .stream_instance_id = htobe64(info->stream_instance_id),
+	    .packet_seq_num = htobe64(info->packet_seq_num),
+	};
+	return send_indexed(relay, stream, packet, size, &index,
+			    (uint32_t)((info->content_size + 7) / 8));
 }
 
 void

@@ -127,6 +127,24 @@ int tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 				   struct tc_consumerd_relay_stream *stream, const uint8_t *packet,
 				   uint32_t size);
 
+/* What the index of a packet another tracer laid out says (LTTng-UST's,
+ * read through liblttng-ust-ctl, not from tracectl's packet header):
+ * sizes in bits, as in the packet's context. */
+struct tc_consumerd_relay_packet_info {
+	uint64_t packet_size, content_size;
+	uint64_t timestamp_begin, timestamp_end;
+	uint64_t events_discarded;
+	uint64_t stream_id, stream_instance_id, packet_seq_num;
+};
+
+/* Sends such a packet (size bytes: info's packet_size, whose content is
+ * info's content_size) with the index info gives, on a connected relay
+ * only (never held). Returns 0 or -errno, as tc_consumerd_relay_send_packet(). */
+int tc_consumerd_relay_send_packet_with_info(struct tc_consumerd_relay *relay,
+					     struct tc_consumerd_relay_stream *stream,
+					     const uint8_t *packet, uint32_t size,
+					     const struct tc_consumerd_relay_packet_info *info);
+
 /* Appends metadata text to a metadata stream and sends it. Returns 0 or
  * -ENOMEM (kept for the next connection when the relay is down). */
 int tc_consumerd_relay_send_metadata(struct tc_consumerd_relay *relay,

@@ -223,11 +223,40 @@ session_stream_count(const struct tc_consumerd_session *session)
 	for (const struct tc_consumerd_channel *channel = session->channels; channel;
 	     channel = channel->next)
 		count += channel->nr_cpus;
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng))
+		count += tc_consumerd_lttng_channel_nr_streams(lttng);
 	return count;
 }
 
+/* The relay streams of the session's LTTng-UST channels, after its own
+ * channels' (from *i on), in channel and stream order. */
+static int
+add_lttng_relay_streams(struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
+			const char *trace_path, struct tc_consumerd_relay_stream *streams,
+			size_t i)
+{
+	int ret = 0;
+
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng && ret == 0;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
+		for (uint32_t n = 0; n < tc_consumerd_lttng_channel_nr_streams(lttng) && ret == 0;
+		     n++, i++) {
+			char name[NAME_MAX + 1];
+
+			if (snprintf(name, sizeof(name), "%s_%" PRIu32,
+				     tc_consumerd_lttng_channel_name(lttng), n) >= (int)sizeof(name))
+				return -ENAMETOOLONG;
+			ret = tc_consumerd_relay_stream_add(relay, &streams[i], name, trace_path,
+							    false);
+		}
+	}
+	return ret;
+}
+
 /* Adds the metadata and one relay stream per buffer, in channel and CPU
- * order, then tells the relay they are all there. */
+ * order (the LTTng-UST channels' last), then tells the relay they are
+ * all there. */
 static int
 add_relay_streams(struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
 		  const char *trace_path, struct tc_consumerd_relay_stream *metadata,
@@ -248,9 +277,57 @@ add_relay_streams(struct tc_consumerd_session *session, struct tc_consumerd_rela
 		}
 	}
 	if (ret == 0)
+		ret = add_lttng_relay_streams(session, relay, trace_path, streams, i);
+	if (ret == 0)
 		ret = send_metadata(session, relay, metadata);
 	if (ret == 0)
 		tc_consumerd_relay_streams_sent(relay);
+	return ret;
+}
+
+struct lttng_relay_sink {
+	struct tc_consumerd_relay *relay;
+	struct tc_consumerd_relay_stream *stream;
+};
+
+static int
+lttng_relay_put(void *data, const struct tc_consumerd_lttng_packet *packet)
+{
+	const struct lttng_relay_sink *sink = data;
+	const struct tc_consumerd_relay_packet_info info = {
+	    .packet_size = packet->packet_size,
+	    .content_size = packet->content_size,
+	    .timestamp_begin = packet->timestamp_begin,
+	    .timestamp_end = packet->timestamp_end,
+	    .events_discarded = packet->events_discarded,
+	    .stream_id = packet->stream_id,
+	    .stream_instance_id = packet->stream_instance_id,
+	    .packet_seq_num = packet->packet_seq_num,
+	};
+
+	return tc_consumerd_relay_send_packet_with_info(sink->relay, sink->stream, packet->data,
+							packet->size, &info);
+}
+
+/* The LTTng-UST channels' snapshots, to their relay streams (from *i
+ * on). */
+static int
+send_lttng_relay_snapshot(struct tc_consumerd_session *session, struct tc_consumerd_relay *relay,
+			  struct tc_consumerd_relay_stream *streams, size_t i,
+			  uint64_t max_stream_bytes, uint64_t *packets)
+{
+	int ret = 0;
+
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng && ret == 0;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
+		for (uint32_t n = 0; n < tc_consumerd_lttng_channel_nr_streams(lttng) && ret == 0;
+		     n++, i++) {
+			struct lttng_relay_sink sink = {.relay = relay, .stream = &streams[i]};
+
+			ret = tc_consumerd_lttng_stream_snapshot(lttng, n, max_stream_bytes,
+								 lttng_relay_put, &sink, packets);
+		}
+	}
 	return ret;
 }
 
@@ -276,6 +353,9 @@ send_relay_snapshot(struct tc_consumerd_session *session, struct tc_consumerd_re
 					       max_stream_bytes, &sink, packets);
 		}
 	}
+	if (ret == 0)
+		ret = send_lttng_relay_snapshot(session, relay, streams, i, max_stream_bytes,
+						packets);
 	/* The relay has it all once it acknowledged what came before the
 	 * closes; a relay that went away meanwhile (-ENOTCONN) fails the
 	 * snapshot. */
@@ -303,10 +383,6 @@ tc_consumerd_snapshot_relay(struct tc_consumerd_session *session,
 	/* A snapshot is sent now or refused, never later. */
 	now.flags &= ~TC_CONSUMER_RELAY_CONNECT_LATER;
 	*packets = 0;
-	if (session->lttng_channels) {
-		snprintf(error, error_size, "LTTng-UST channels are not sent to a relay");
-		return -EOPNOTSUPP;
-	}
 	ret = tc_consumerd_relay_open(&now, session->session_id, &relay, error, error_size);
 	if (ret < 0)
 		return ret;

@@ -776,6 +776,25 @@ tc_consumerd_relay_send_packet(struct tc_consumerd_relay *relay,
 	return 0;
 }
 
+/* An LTTng-UST packet sent: its index must describe what is sent. */
+int
+tc_consumerd_relay_send_packet_with_info(struct tc_consumerd_relay *relay,
+					 struct tc_consumerd_relay_stream *stream,
+					 const uint8_t *packet, uint32_t size,
+					 const struct tc_consumerd_relay_packet_info *info)
+{
+	(void)relay, (void)packet;
+	if (!stream->added || stream->is_metadata)
+		FAIL("an LTTng-UST packet sent to a stream %s", stream->added ? "of metadata"
+									       : "not added");
+	if (info->packet_size != (uint64_t)size * 8 || info->content_size > info->packet_size ||
+	    info->content_size == 0)
+		FAIL("an LTTng-UST packet of %" PRIu32 " bytes sent with sizes %" PRIu64
+		     "/%" PRIu64 " bits",
+		     size, info->content_size, info->packet_size);
+	return 0;
+}
+
 int
 tc_consumerd_relay_send_metadata(struct tc_consumerd_relay *relay,
 				 struct tc_consumerd_relay_stream *stream, const void *text,
@@ -2248,8 +2267,6 @@ expect_snapshot_relay(struct expectation *e)
 	    !rule_relative(m->trace_path) || !rule_relay_output(&m->relay) ||
 	    m->relay.live_timer_us != 0)
 		return refuse(e, STAGE_CHECK, -EINVAL);
-	if (s->n_lttng > 0)
-		return work(e, -EOPNOTSUPP);
 	if (strcmp(m->relay.host, "refused.example") == 0)
 		return work(e, -ECONNREFUSED);
 	for (unsigned int i = 0; i < s->n_channels; i++) {
@@ -2258,6 +2275,17 @@ expect_snapshot_relay(struct expectation *e)
 
 		if (len > RELAY_STREAM_NAME_MAX)
 			return work(e, -ENAMETOOLONG);
+	}
+	/* Then a stream per LTTng-UST stream, whose first sub-buffer's
+	 * packet (its header only) is sent as to a file. */
+	for (unsigned int i = 0; i < s->n_lttng; i++) {
+		size_t len = (size_t)snprintf(file, sizeof(file), "%s_%" PRIu32,
+					      s->lttng_names[i], lttng_nr_streams() - 1);
+
+		if (len > RELAY_STREAM_NAME_MAX)
+			return work(e, -ENAMETOOLONG);
+		if (m->max_stream_bytes == 0 || m->max_stream_bytes >= s->lttng_subbuf_sizes[i])
+			e->packets += lttng_nr_streams();
 	}
 	work(e, 0);
 }
@@ -3355,11 +3383,13 @@ static const struct fuzz_seed seeds[] = {
 	 LTTNG(0x00, 0x02, 0x03, 0x0c), LTTNG(0x00, 0x02, 0x03, 0x0e),
 	 LTTNG(0x00, 0x02, 0x04, 0x00), LTTNG(0x00, 0x02, 0x0b, 0x00), LTTNG(0x00, 0x02, 0x0e, 0x00),
 	 LTTNG(0x00, 0x02, 0x05, 0x00), LTTNG(0x00, 0x03, 0x03, 0x04), K_DESTROY, 0x00),
-    /* An LTTng-UST channel kept in memory by a snapshot session, and its
-     * snapshot; refused: streaming sessions, no session, framing and
-     * descriptors changed; then a destroy with one. */
+    /* An LTTng-UST channel kept in memory by a snapshot session, its
+     * snapshot, through the relay too, and its clear; refused: streaming
+     * sessions, no session, framing and descriptors changed; then a
+     * destroy with one. */
     SEED(0x0b, SNAPSHOT_SESSION(0x01), LTTNG(0x01, 0x00, 0x00, 0x00), K_SNAPSHOT, 0x01, 0x01,
-	 0x06, RELAY_SESSION(0x02, 0x02),
+	 0x06, K_SNAPSHOT_RELAY, 0x01, 0x00, 0x00, 0x00, 0x00, 0x02, K_CLEAR, 0x01,
+	 RELAY_SESSION(0x02, 0x02),
 	 LTTNG(0x02, 0x00, 0x00, 0x00), LTTNG(0x03, 0x00, 0x00, 0x00), LOCAL_SESSION(0x00, 0x01),
 	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
 	 K_LTTNG_CHANNEL | FLAG_TWIST, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,

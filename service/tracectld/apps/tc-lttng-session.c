@@ -834,18 +834,11 @@ tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
 
 gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
-				 gboolean to_relay, guint64 per_stream, guint64 *packets,
-				 GError **error)
+				 const struct tc_consumer_relay_output *relay, guint64 per_stream,
+				 guint64 *packets, GError **error)
 {
 	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
 
-	if (traces->len > 0 && to_relay) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Session '%s' records LTTng-UST applications, whose buffers are not "
-			    "sent to a relay in a snapshot: give a local snapshot output",
-			    session->name);
-		return FALSE;
-	}
 	for (guint i = 0; i < traces->len; i++) {
 		TcLttngTrace *trace = g_ptr_array_index(traces, i);
 		g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)trace->uid);
@@ -853,8 +846,10 @@ tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const
 		    g_build_filename(root, "lttng-ust", "uid", uid_text, "64-bit", NULL);
 		guint64 count = 0;
 
-		if (!tc_consumer_snapshot(consumer, trace->consumer_id, dir, per_stream, &count,
-					  error)) {
+		if (relay ? !tc_consumer_snapshot_relay(consumer, trace->consumer_id, relay, dir,
+							per_stream, &count, error)
+			  : !tc_consumer_snapshot(consumer, trace->consumer_id, dir, per_stream,
+						  &count, error)) {
 			g_prefix_error(error, "the LTTng-UST trace of uid %u: ",
 				       (unsigned)trace->uid);
 			return FALSE;

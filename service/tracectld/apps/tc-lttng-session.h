@@ -77,12 +77,13 @@ guint tc_lttng_session_trace_count(TcSession *session);
 void tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids);
 /* A snapshot session's LTTng-UST buffers, each trace into
  * <root>/lttng-ust/uid/<uid>/64-bit, at most per_stream bytes of each
- * stream (0: all), by the owner's consumer; *packets grows by what was
- * written. to_relay: refused when there is any (they are written locally
- * only). op_lock held. */
+ * stream (0: all), by the owner's consumer: locally, or to relay (root
+ * then relative to the session's directory there) when not NULL;
+ * *packets grows by what was written. op_lock held. */
 gboolean tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer,
-					  const char *root, gboolean to_relay, guint64 per_stream,
-					  guint64 *packets, GError **error);
+					  const char *root,
+					  const struct tc_consumer_relay_output *relay,
+					  guint64 per_stream, guint64 *packets, GError **error);
 /* Applies every active session that records app to it, after its
  * registration, skipping those whose id is in applied (guint64 *) and
  * adding those done. FALSE when a session's op_lock is held: the caller
@@ -116,8 +117,8 @@ tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
 }
 static inline gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
-				 gboolean to_relay, guint64 per_stream, guint64 *packets,
-				 GError **error)
+				 const struct tc_consumer_relay_output *relay, guint64 per_stream,
+				 guint64 *packets, GError **error)
 {
 	return TRUE;
 }

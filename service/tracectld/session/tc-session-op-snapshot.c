@@ -223,9 +223,7 @@ tc_session_op_snapshot_record_with(TcSession *session, const TcSnapshotOptions *
 	consumer = tc_consumer_get(session->owner_uid, error);
 	if (consumer == NULL || !tc_session_trace_flush_metadata(session, consumer, error))
 		return FALSE;
-	/* The LTTng-UST applications' first: refused to a relay before
-	 * anything is sent there. */
-	if (!tc_lttng_session_snapshot_locked(session, consumer, root, relay_url != NULL,
+	if (!tc_lttng_session_snapshot_locked(session, consumer, root, relay_url ? &relay : NULL,
 					      per_stream, &packets, error))
 		return FALSE;
 	for (guint i = 0; i < uids->len; i++) {

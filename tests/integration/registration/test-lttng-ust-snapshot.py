@@ -5,12 +5,15 @@ applications (Debian's liblttng-ust) too: nothing is written while it
 records; each `snapshot record` writes what the applications' overwrite
 buffers hold, each channel a stream class of its own, without
 consuming it, so a later snapshot holds the same oldest events and
-newer ones; a snapshot to a relay output is refused with a message that
-says why before anything is sent; a snapshot after `stop` holds every
-event up to the stop."""
+newer ones; a snapshot to an lttng-relayd output holds the same ticks
+as a local one taken just before, read by babeltrace2 from the relay's
+copy; a snapshot after `stop` holds every event up to the stop."""
 
+import glob
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tclib import SYSTEM_PYTHON, Service, check, log, run
 from lttnglib import require_served, require_tools, start_lttng_app
+from relaylib import Relay
 
 
 # The ticks' counts and the messages' channels of one trace.
@@ -57,7 +61,7 @@ def consecutive(ticks):
 
 def test():
     require_tools()
-    with Service(args=["--lttng-ust"]) as svc:
+    with Service(args=["--lttng-ust"]) as svc, Relay(svc.rundir) as relay:
         require_served(svc)
         alice = svc.add_user("tctest-alice")
         out = os.path.join(alice.home, "fr")
@@ -80,12 +84,19 @@ def test():
         first = svc.cli_json("snapshot", "record", user=alice)["directory"]
         time.sleep(1.5)
         second = svc.cli_json("snapshot", "record", user=alice)["directory"]
-        # A relay output: refused for these applications, nothing sent.
-        cli("snapshot", "add-output", "--name", "far", "net://127.0.0.1:9")
-        far = cli("snapshot", "record", "far", check_ok=False)
-        check(far.returncode != 0 and "not sent to a relay" in far.stderr,
-              f"a snapshot of LTTng-UST buffers to a relay: {far.returncode} {far.stderr!r}")
+        # An lttng-relayd output: the same ticks as a local snapshot of the
+        # buffers as they are (the application stopped meanwhile).
+        os.kill(app.app_pid, signal.SIGSTOP)
+        time.sleep(0.3)
+        local = svc.cli_json("snapshot", "record", user=alice)["directory"]
+        cli("snapshot", "add-output", "--name", "far", relay.url)
+        cli("snapshot", "record", "far")
         cli("snapshot", "del-output", "far")
+        os.kill(app.app_pid, signal.SIGCONT)
+        relayed = glob.glob(os.path.join(relay.output, socket.gethostname(), "fr-*", "*",
+                                         "lttng-ust", "uid", str(alice.uid), "64-bit"))
+        check(len(relayed) == 1, f"the relay's copy of the snapshot: {relayed} in "
+              f"{[p for p, _, _ in os.walk(relay.output)]}")
         time.sleep(1)
         cli("stop")
         time.sleep(1)
@@ -104,6 +115,11 @@ def test():
                 f"{found['classes']} stream classes")
             check(found["classes"] == 2,
                   f"the {name} snapshot has {found['classes']} stream classes")
+        near = sorted(read(lttng_part(local, alice.uid))["ticks"])
+        far = sorted(read(relayed[0])["ticks"])
+        log(f"local snapshot: {len(near)} ticks, the relay's: {len(far)}")
+        check(near and far == near, f"the relay's snapshot has {len(far)} ticks "
+              f"({far[:3]}..{far[-3:]}), the local one {len(near)}")
         # Each tick is in both channels: two of each while neither wrapped.
         first_ticks = sorted(set(ticks["first"]))
         check(consecutive(first_ticks) and first_ticks[0] == 0 and len(first_ticks) >= 20 and
