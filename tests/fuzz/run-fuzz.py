@@ -10,7 +10,7 @@ replayed: each must now run clean. Then the target fuzzes:
   for --time seconds; a finding fails the test and is left in the
   directory named on stderr, to be kept as a regression;
 - standalone: fuzz-driver.c's main() mutates its seeds (the corpus with
-  --seeds, else the harness's own) for --runs inputs from seed 1.
+  --seeds, else the harness's own) for --runs inputs from --seed (1).
 """
 
 import argparse
@@ -64,7 +64,7 @@ def standalone(binary, corpus, args):
     command = [binary]
     if args.seeds:
         command += ["--seeds", corpus]
-    command += ["--seed", "1", "--runs", str(args.runs)]
+    command += ["--seed", str(args.seed), "--runs", str(args.runs)]
     return subprocess.run(command).returncode == 0
 
 
@@ -77,6 +77,7 @@ def main():
     parser.add_argument("--time", type=int, default=20)
     parser.add_argument("--max-len", type=int, default=4096)
     parser.add_argument("--runs", type=int, default=100000)
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--seeds", action="store_true",
                         help="standalone: the corpus as the seeds")
     parser.add_argument("--no-leaks", action="store_true",
