@@ -433,9 +433,7 @@ typedef struct {
 	TcSession *session;
 	TcLttngTrace *trace;
 	const TcLttngTraceChannel *channel; /* the trace's, for enable and disable */
-	/* The rule's key, likewise; for a channel's state, "1" enables it
-	 * and "0" disables it. */
-	char *pattern;
+	char *pattern; /* the rule's key, likewise */
 } AppWork;
 
 static AppWork *
@@ -676,22 +674,35 @@ tc_lttng_session_disable_event_locked(TcSession *session, const char *channel,
 	change_events_locked(session, channel, pattern, FALSE);
 }
 
-/* The owner's thread: the channel of work enabled (pattern "1") or
- * disabled in the application. */
+/* The owner's thread: the channel of work enabled or disabled in the
+ * application. */
 static gboolean
-channel_state_work(TcLttngApp *app, gpointer data, GError **error)
+set_channel_state(TcLttngApp *app, AppWork *work, gboolean enabled, GError **error)
 {
-	AppWork *work = data;
 	struct lttng_ust_abi_object_data chan_obj = work_channel_object(work, app);
 	int ret;
 
 	if (chan_obj.handle < 0)
 		return TRUE;
 	g_mutex_lock(&app->cmd_lock);
-	ret = g_str_equal(work->pattern, "1") ? lttng_ust_ctl_enable(app->cmd_fd, &chan_obj)
-					       : lttng_ust_ctl_disable(app->cmd_fd, &chan_obj);
+	ret = enabled ? lttng_ust_ctl_enable(app->cmd_fd, &chan_obj)
+		      : lttng_ust_ctl_disable(app->cmd_fd, &chan_obj);
 	g_mutex_unlock(&app->cmd_lock);
-	return ret < 0 ? session_fail(error, ret, "enabling or disabling a channel") : TRUE;
+	return ret < 0 ? session_fail(error, ret, enabled ? "enabling a channel"
+							  : "disabling a channel")
+		       : TRUE;
+}
+
+static gboolean
+channel_enable_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	return set_channel_state(app, data, TRUE, error);
+}
+
+static gboolean
+channel_disable_work(TcLttngApp *app, gpointer data, GError **error)
+{
+	return set_channel_state(app, data, FALSE, error);
 }
 
 void
@@ -710,8 +721,8 @@ tc_lttng_session_set_channel_enabled_locked(TcSession *session, const char *chan
 		const TcLttngTraceChannel *channel = tc_lttng_trace_find_channel(trace, channel_name);
 
 		if (channel != NULL)
-			batch_add_trace(batch, session, trace, channel, channel_state_work,
-					enabled ? "1" : "0");
+			batch_add_trace(batch, session, trace, channel,
+					enabled ? channel_enable_work : channel_disable_work, NULL);
 	}
 	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
