@@ -295,10 +295,10 @@ class Service:
         """Where the service's log ends now, for polkit_waits()."""
         return os.path.getsize(self.log_path)
 
-    def polkit_waits(self, offset=0, user=None, every_user=False):
+    def polkit_waits(self, offset=0, user=None, every_user=False, end=None):
         """[(method, seconds)]: how long each call the service logged as
-        slow after offset, of user (root by default) or of every user,
-        waited for
+        slow after offset (and before end, a later log_offset()), of user
+        (root by default) or of every user, waited for
         polkitd's answer. Debian's polkitd 122 can miss the wake-up of the
         watchdog it runs the rules under and then answers that check, and
         queues every other, only after the watchdog's full 15 s
@@ -307,7 +307,7 @@ class Service:
         uid = None if every_user else (user.uid if user else 0)
         with open(self.log_path, "rb") as f:
             f.seek(offset)
-            text = f.read().decode(errors="replace")
+            text = f.read(-1 if end is None else max(0, end - offset)).decode(errors="replace")
         return [(m.group(1), float(m.group(3)) / 1000) for m in SLOW_CALL.finditer(text)
                 if uid is None or int(m.group(2)) == uid]
 

@@ -186,10 +186,16 @@ def check_hung_relay_at_start(top):
                                      .returncode == 0 for name in ["autolocal", *names]),
                          timeout=30, what="bob's auto-loaded sessions")
                 loaded = time.monotonic() - start
+                # The service logs a slow call after its reply; the
+                # commands go on meanwhile.
+                time.sleep(1.0)
+                listed = svc.log_offset()
                 times = commands.result()
             # polkitd's stalls (Service.polkit_waits()) hold every check at
-            # once, the listings' too: the longest is polkitd's time.
-            held = max((seconds for _, seconds in svc.polkit_waits(offset, bob)), default=0)
+            # once, the listings' too: the longest until they were all
+            # listed is polkitd's time (a stall of a later command is not).
+            held = max((seconds for _, seconds in svc.polkit_waits(offset, bob, end=listed)),
+                       default=0)
             if held >= 0.5:
                 log(f"bob's sessions listed {loaded:.2f} s after the start, {held:.2f} s "
                     "of it waiting for polkitd, not counted")
