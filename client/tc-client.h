@@ -116,6 +116,9 @@ int tc_cmd_set_session(int argc, char **argv);
 int tc_cmd_disable_channel(int argc, char **argv);
 /* add-context --list (add-context-list.c). */
 int tc_client_list_contexts(gboolean userspace, gboolean kernel);
+/* lttng list's "Buffering scheme:" line of the user-space domain, as
+ * the service gives it in its channels' settings (list-session.c). */
+void tc_client_print_buffering(GVariant *channels);
 /* list NAME with -u/-k/-p/-j/-l, --channel or --domain (list-session.c);
  * domain "ust", "kernel", an agent's ("python"...) or NULL for any. */
 int tc_client_list_session_part(const char *name, const char *domain, const char *channel,

@@ -63,8 +63,29 @@ add_timer(GVariantBuilder *options, const char *key, const char *text)
 
 typedef struct {
 	gboolean overwrite, discard;
+	gboolean buffers_uid, buffers_pid;
 	char *switch_timer, *read_timer, *monitor_timer;
 } ModeOptions;
+
+/* --buffers-uid or --buffers-pid: user space only; neither leaves the
+ * session's (its first channel's, per-UID by default). */
+static gboolean
+add_buffers(GVariantBuilder *options, const ModeOptions *mode, gboolean kernel)
+{
+	if (!mode->buffers_uid && !mode->buffers_pid)
+		return TRUE;
+	if (mode->buffers_uid && mode->buffers_pid) {
+		g_printerr("Error: give --buffers-uid or --buffers-pid, not both\n");
+		return FALSE;
+	}
+	if (kernel) {
+		g_printerr("Error: --buffers-uid and --buffers-pid are for -u channels\n");
+		return FALSE;
+	}
+	g_variant_builder_add(options, "{sv}", "buffers",
+			      g_variant_new_string(mode->buffers_pid ? "pid" : "uid"));
+	return TRUE;
+}
 
 static gboolean
 add_mode(GVariantBuilder *options, const ModeOptions *mode)
@@ -129,6 +150,10 @@ tc_cmd_enable_channel(int argc, char **argv)
 		 "Collect full sub-buffers every US microseconds (default 100000)", "US"},
 		{"monitor-timer", 0, 0, G_OPTION_ARG_STRING, &mode.monitor_timer,
 		 "Sample buffer usage every US microseconds (default 1000000, 0: off)", "US"},
+		{"buffers-uid", 0, 0, G_OPTION_ARG_NONE, &mode.buffers_uid,
+		 "LTTng-UST applications of one user share buffers (default)", NULL},
+		{"buffers-pid", 0, 0, G_OPTION_ARG_NONE, &mode.buffers_pid,
+		 "Each LTTng-UST application has buffers and a trace of its own", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u NAME");
@@ -153,7 +178,8 @@ tc_cmd_enable_channel(int argc, char **argv)
 		return TC_EXIT_USAGE;
 	}
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
-	if (!add_geometry(&options, size_text, num_subbuf) || !add_mode(&options, &mode)) {
+	if (!add_geometry(&options, size_text, num_subbuf) || !add_mode(&options, &mode) ||
+	    !add_buffers(&options, &mode, kernel)) {
 		g_variant_builder_clear(&options);
 		mode_options_clear(&mode);
 		return TC_EXIT_USAGE;

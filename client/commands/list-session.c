@@ -29,6 +29,26 @@ print_channel(const char *name, const char *domain, guint64 subbuf_size, guint32
 	tc_client_print_enablings(domain, patterns, settings);
 }
 
+void
+tc_client_print_buffering(GVariant *channels)
+{
+	GVariantIter iter;
+	const char *domain, *buffers = NULL;
+	GVariant *settings;
+
+	g_variant_iter_init(&iter, channels);
+	while (buffers == NULL &&
+	       g_variant_iter_next(&iter, "(&s&stuas@a{sv})", NULL, &domain, NULL, NULL, NULL,
+				   &settings)) {
+		if (g_str_equal(domain, "ust"))
+			g_variant_lookup(settings, "buffers", "&s", &buffers);
+		g_variant_unref(settings);
+	}
+	if (buffers)
+		g_print("Buffering scheme: %s\n\n",
+			g_str_equal(buffers, "pid") ? "per-process" : "per-user");
+}
+
 /* Prints the channels of domain (NULL: any) named channel (NULL: any);
  * returns how many. */
 static guint
@@ -46,9 +66,12 @@ print_channels(GVariant *channels, const char *domain, const char *channel)
 				   &num_subbuf, &patterns, &settings)) {
 		if ((domain == NULL || g_str_equal(domain, channel_domain)) &&
 		    (channel == NULL || g_str_equal(channel, name))) {
-			if (printed++ == 0)
-				g_print("=== Domain: %s ===\n\nChannels:\n",
-					domain_title(channel_domain));
+			if (printed++ == 0) {
+				g_print("=== Domain: %s ===\n\n", domain_title(channel_domain));
+				if (g_str_equal(channel_domain, "ust"))
+					tc_client_print_buffering(channels);
+				g_print("Channels:\n");
+			}
 			print_channel(name, channel_domain, subbuf_size, num_subbuf, patterns,
 				      settings);
 		}

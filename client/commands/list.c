@@ -414,6 +414,8 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
 	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
 	g_print("=== Domain: User space ===\n\n");
+	if (channels)
+		tc_client_print_buffering(channels);
 	tc_client_print_tracking(session, "ust");
 	g_print("Channels:\n");
 	if (channels == NULL || !print_channels(channels, statistics, "ust"))

@@ -66,6 +66,16 @@ event_from_rule(GVariant *rule)
 	return event;
 }
 
+/* A user-space channel's "buffers" setting (a service that has none
+ * has per-uid buffers only). */
+static gboolean
+has_per_pid_buffers(GVariant *settings)
+{
+	const char *buffers = NULL;
+
+	return g_variant_lookup(settings, "buffers", "&s", &buffers) && g_str_equal(buffers, "pid");
+}
+
 static TcFileChannel *
 ust_channel(const char *name, guint64 subbuf_size, guint32 num_subbuf, GVariant *patterns,
 	    GVariant *settings)
@@ -294,6 +304,7 @@ session_to_file(TcDbusSession *session, GError **error)
 						ust_channel(name, subbuf_size, num_subbuf, patterns,
 							    settings));
 				add_agent_rules(file, settings);
+				file->ust_per_pid = has_per_pid_buffers(settings);
 			} else if (g_str_equal(domain, "kernel"))
 				g_ptr_array_add(file->channels,
 						kernel_channel(name, subbuf_size, num_subbuf,
@@ -691,7 +702,7 @@ load_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 }
 
 static GVariant *
-channel_options(const TcFileChannel *channel)
+channel_options(const TcFileSession *file, const TcFileChannel *channel)
 {
 	GVariantBuilder options;
 
@@ -714,19 +725,24 @@ channel_options(const TcFileChannel *channel)
 					      g_variant_new_uint32(channel->read_timer_us));
 		g_variant_builder_add(&options, "{sv}", "monitor-timer",
 				      g_variant_new_uint32((guint32)channel->monitor_timer_us));
+		/* Only when not the default: a service without the option
+		 * loads the others. */
+		if (file->ust_per_pid)
+			g_variant_builder_add(&options, "{sv}", "buffers",
+					      g_variant_new_string("pid"));
 	}
 	return g_variant_builder_end(&options);
 }
 
 static gboolean
-load_add_channel_cb(gpointer data, const TcFileSession *file G_GNUC_UNUSED,
-		    const TcFileChannel *channel, GError **error)
+load_add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChannel *channel,
+		    GError **error)
 {
 	LoadCalls *calls = data;
 
 	return call(calls->session, "EnableChannel",
 		    g_variant_new("(ss@a{sv})", domain_of(channel), channel->name,
-				  channel_options(channel)),
+				  channel_options(file, channel)),
 		    error);
 }
 
@@ -983,8 +999,8 @@ tc_cmd_load(int argc, char **argv)
 		"Creates sessions from files in LTTng's session configuration format\n"
 		"(lttng-load(1)): those 'tracectl save' or 'lttng save' wrote. Without\n"
 		"SESSION, or with --all, loads every session of PATH. Every file is read and\n"
-		"checked first: anything tracectl cannot honour (JUL, log4j or python\n"
-		"channels, per-pid buffers, trace file limits...) is an error naming the\n"
+		"checked first: anything tracectl cannot honour (trace file limits, an\n"
+		"agent's channel unlike LTTng's...) is an error naming the\n"
 		"element and its line, and nothing is created. A session whose setup the\n"
 		"service refuses is destroyed again.");
 	g_option_context_add_main_entries(context, entries, NULL);

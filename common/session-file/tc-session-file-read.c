@@ -784,7 +784,9 @@ parse_agent_domain(xmlNode *type, xmlNode *buffers, xmlNode *channels, xmlNode *
 
 	if (!buffer_text)
 		return FALSE;
-	if (!g_str_equal(buffer_text, "PER_UID"))
+	/* lttng writes the user-space domain's buffer type in the agents'
+	 * too; their records go to the session's channel0 either way. */
+	if (!g_str_equal(buffer_text, "PER_UID") && !g_str_equal(buffer_text, "PER_PID"))
 		return refuse(buffers, error, "%s buffers are not supported by tracectl in the %s domain",
 			      buffer_text, tc_session_file_agent_type(agent));
 	if (trackers && sym_xmlFirstElementChild(trackers))
@@ -847,7 +849,9 @@ parse_domain(xmlNode *node, TcFileSession *session, GError **error)
 		kernel = FALSE;
 	else
 		return refuse(type, error, "unknown domain '%.40s'", type_text);
-	if (!g_str_equal(buffer_text, kernel ? "GLOBAL" : "PER_UID"))
+	if (!kernel && g_str_equal(buffer_text, "PER_PID"))
+		session->ust_per_pid = TRUE;
+	else if (!g_str_equal(buffer_text, kernel ? "GLOBAL" : "PER_UID"))
 		return refuse(buffers, error, "%s buffers are not supported by tracectl in the %s domain",
 			      buffer_text, kernel ? "kernel" : "user-space");
 	for (guint i = 0; i < session->channels->len; i++)

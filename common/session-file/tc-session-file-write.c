@@ -203,7 +203,8 @@ write_domain(GString *out, guint depth, const TcFileSession *session, gboolean k
 	open_tag(out, depth, "domain");
 	element(out, depth + 1, "type",
 		kernel ? "KERNEL" : agent ? tc_session_file_agent_type(agent) : "UST");
-	element(out, depth + 1, "buffer_type", kernel ? "GLOBAL" : "PER_UID");
+	element(out, depth + 1, "buffer_type",
+		kernel ? "GLOBAL" : session->ust_per_pid ? "PER_PID" : "PER_UID");
 	open_tag(out, depth + 1, "channels");
 	for (guint i = 0; i < session->channels->len; i++) {
 		const TcFileChannel *channel = g_ptr_array_index(session->channels, i);

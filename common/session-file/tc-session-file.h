@@ -89,6 +89,10 @@ typedef struct {
 	gboolean started;
 	guint64 rotation_timer_us;
 	guint64 rotation_size;
+	/* The user-space domain's buffers: per application (PER_PID), or per
+	 * uid (PER_UID, lttng's default); lttng writes the agents' domains
+	 * with the same. */
+	gboolean ust_per_pid;
 	GPtrArray *channels;         /* TcFileChannel * */
 	GPtrArray *trackers;         /* TcFileTracker *, only sets not holding every value */
 	GPtrArray *snapshot_outputs; /* TcFileSnapshotOutput * */
@@ -159,9 +163,9 @@ long tc_session_file_error_line(const GError *error);
  * and its line: malformed XML, a DOCTYPE (so no entity or external subset is ever
  * read), more than TC_SESSION_FILE_MAX_BYTES or _MAX_ELEMENTS, any element
  * session.xsd does not allow, and anything tracectl cannot honour
- * (per-pid buffers, trace file rotation, blocking, perf and app
- * contexts, an agent's channel that is off or has contexts, exclusions
- * or another name than LTTng's...).
+ * (trace file rotation, blocking, perf and app contexts, an agent's
+ * channel that is off or has contexts, exclusions or another name than
+ * LTTng's...).
  */
 GPtrArray *tc_session_file_parse(const char *contents, gsize length, GError **error);
 

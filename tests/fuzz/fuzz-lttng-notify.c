@@ -833,14 +833,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_mutex_init(&session.lock);
 	session.channels = g_ptr_array_new();
 	g_ptr_array_add(session.channels, &default_channel);
-	trace = tc_lttng_trace_ensure_locked(&session, USER, &error);
+	tc_user_limits_charge_init(&charge, USER);
+	app = tc_lttng_app_new(-1, getpid(), USER, USER, &charge);
+	trace = tc_lttng_trace_ensure_locked(&session, app, &error);
 	if (trace == NULL)
 		FAIL("no trace: %s", error->message);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
 		FAIL("socketpair: %s", strerror(errno));
 	setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-	tc_user_limits_charge_init(&charge, USER);
-	app = tc_lttng_app_new(-1, getpid(), USER, USER, &charge);
 	app->notify_fd = fds[0];
 	if (!tc_lttng_trace_bind(trace, app->id, HANDLE))
 		FAIL("a new application already bound");

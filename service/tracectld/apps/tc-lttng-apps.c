@@ -387,7 +387,7 @@ tc_lttng_apps_start(const char *socket_path, const char *wait_shm)
 	g_autoptr(GError) error = NULL;
 
 	notify_pool = tc_owner_pool_new(notify_work_cb, (GDestroyNotify)tc_lttng_app_unref, NULL);
-	tc_lttng_owner_start();
+	tc_lttng_owner_start(tc_lttng_session_app_gone);
 	listen_socket = tc_lttng_listen_new(socket_path, accept_cb, gone_cb, notify_cb, NULL, &error);
 	if (listen_socket == NULL) {
 		g_message("Not serving LTTng-UST applications: %s", error->message);

@@ -30,6 +30,7 @@ typedef struct {
  * under which stop takes the pool away. */
 static GMutex pool_lock;
 static TcOwnerPool *pool; /* [pool_lock] */
+static TcLttngOwnerGoneFunc gone_func; /* [pool_lock] */
 
 static void
 owner_work_run(TcOwnerPool *owner_pool, uid_t owner, gpointer data, gpointer user_data)
@@ -68,12 +69,13 @@ tc_lttng_owner_push(uid_t owner, GFunc run, gpointer data, GDestroyNotify free_f
 }
 
 void
-tc_lttng_owner_start(void)
+tc_lttng_owner_start(TcLttngOwnerGoneFunc gone)
 {
 	TcOwnerPool *new_pool = tc_owner_pool_new(owner_work_run, owner_work_free, NULL);
 
 	g_mutex_lock(&pool_lock);
 	pool = new_pool;
+	gone_func = gone;
 	g_mutex_unlock(&pool_lock);
 }
 
@@ -91,6 +93,8 @@ tc_lttng_owner_stop(void)
 void
 tc_lttng_owner_drop(TcLttngApp *app, const char *why)
 {
+	TcLttngOwnerGoneFunc gone;
+
 	tc_lttng_trace_unbind_app(app->id);
 	if (!tc_lttng_registry_remove(app))
 		return;
@@ -102,6 +106,11 @@ tc_lttng_owner_drop(TcLttngApp *app, const char *why)
 		(void)shutdown(app->notify_fd, SHUT_RDWR);
 	g_message("LTTng-UST application unregistered: pid=%d uid=%u name='%s' (%s)",
 		  (int)app->pid, (unsigned)app->uid, app->procname, why);
+	g_mutex_lock(&pool_lock);
+	gone = gone_func;
+	g_mutex_unlock(&pool_lock);
+	if (gone)
+		gone(app);
 }
 
 typedef enum {

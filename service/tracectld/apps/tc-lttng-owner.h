@@ -38,13 +38,19 @@
  * free_func(data) (also when the pool stops first). FALSE (data freed)
  * once stopped or not started. Any thread. */
 gboolean tc_lttng_owner_push(uid_t owner, GFunc run, gpointer data, GDestroyNotify free_func);
+/* What an application's end undoes beyond the registry and the traces'
+ * bindings (the per-PID traces it wrote): called once per application,
+ * on its owner's thread, by the drop that unlinks it. */
+typedef void (*TcLttngOwnerGoneFunc)(TcLttngApp *app);
+
 /* Starts and stops the pool (stop waits for the works under way and
- * drops those queued). */
-void tc_lttng_owner_start(void);
+ * drops those queued); gone may be NULL. */
+void tc_lttng_owner_start(TcLttngOwnerGoneFunc gone);
 void tc_lttng_owner_stop(void);
 
 /* Unlinks app from the registry and every trace, shuts its sockets down
- * (the application registers again by itself) and logs why. */
+ * (the application registers again by itself), logs why, and calls the
+ * pool's gone function. */
 void tc_lttng_owner_drop(TcLttngApp *app, const char *why);
 
 typedef struct _TcLttngBatch TcLttngBatch;

@@ -70,6 +70,23 @@ append_trace(GString *out, const TcLttngPreambleOptions *options)
 			       G_BYTE_ORDER == G_BIG_ENDIAN ? "be" : "le");
 }
 
+/* A per-PID trace's application, as lttng-sessiond adds it to the
+ * environment. Its name is the application's word, printable ASCII
+ * (tc-lttng-register.c): no quote or backslash reaches the string. */
+static void
+append_env_process(GString *out, const TcLttngPreambleOptions *options)
+{
+	g_autofree char *name = g_strdup(options->procname ? options->procname : "");
+
+	g_strdelimit(name, "\"\\", '?');
+	g_string_append_printf(out,
+			       "\tvpid = %d;\n"
+			       "\tprocname = \"%s\";\n"
+			       "\tvpid_datetime = \"%s\";\n",
+			       (int)options->pid, name,
+			       options->registered ? options->registered : "");
+}
+
 static void
 append_env_and_clock(GString *out, const TcLttngPreambleOptions *options)
 {
@@ -81,10 +98,16 @@ append_env_and_clock(GString *out, const TcLttngPreambleOptions *options)
 			       "\ttracer_name = \"lttng-ust\";\n"
 			       "\ttracer_major = 2;\n"
 			       "\ttracer_minor = 13;\n"
-			       "\ttracer_buffering_scheme = \"uid\";\n"
+			       "\ttracer_buffering_scheme = \"%s\";\n"
 			       "\ttracer_buffering_id = %u;\n"
 			       "\tarchitecture_bit_width = %u;\n"
-			       "\ttrace_name = \"tracectl\";\n"
+			       "\ttrace_name = \"tracectl\";\n",
+			       options->pid ? "pid" : "uid",
+			       options->pid ? (unsigned)options->pid : (unsigned)options->uid,
+			       options->bits_per_long);
+	if (options->pid)
+		append_env_process(out, options);
+	g_string_append_printf(out,
 			       "};\n\n"
 			       "clock {\n"
 			       "\tname = \"monotonic\";\n"
@@ -93,7 +116,7 @@ append_env_and_clock(GString *out, const TcLttngPreambleOptions *options)
 			       "\t/* clock value offset from Epoch is: offset * (1/freq) */\n"
 			       "\toffset = %" G_GINT64_FORMAT ";\n"
 			       "};\n\n",
-			       (unsigned)options->uid, options->bits_per_long, offset);
+			       offset);
 }
 
 static void

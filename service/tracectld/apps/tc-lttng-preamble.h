@@ -8,7 +8,7 @@
 #include "tc-lttng-metadata.h"
 
 /*
- * The parts of an LTTng-UST per-UID trace's CTF metadata that come from
+ * The parts of an LTTng-UST trace's CTF metadata that come from
  * no application description: the preamble (type aliases, the trace
  * with LTTng-UST 2.13's packet header, the environment, the clock, the
  * packet context and the two event headers) and each channel's stream
@@ -20,7 +20,13 @@
 
 typedef struct {
 	guint8 uuid[16]; /* the trace's, as in every packet header */
-	uid_t uid;	 /* tracer_buffering_id */
+	uid_t uid;	 /* tracer_buffering_id of a per-uid trace */
+	/* A per-PID trace's application, as lttng-sessiond describes it
+	 * (pid 0: a per-uid trace): its pid, name and registration time
+	 * (ISO 8601, basic format). */
+	pid_t pid;
+	const char *procname;
+	const char *registered;
 	guint bits_per_long;
 	/* Alignments in bits of the ring buffer client of the applications
 	 * (1 byte, 8 bits, on x86: LTTng-UST packs its records there). */

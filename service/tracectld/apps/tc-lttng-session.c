@@ -488,7 +488,7 @@ trace_for_locked(TcSession *session, TcLttngApp *app, GError **error)
 			    "only 64-bit LTTng-UST applications are traced yet");
 		return NULL;
 	}
-	return tc_lttng_trace_ensure_locked(session, app->uid, error);
+	return tc_lttng_trace_ensure_locked(session, app, error);
 }
 
 static gboolean
@@ -527,19 +527,24 @@ tc_lttng_session_start_locked(TcSession *session)
 	tc_lttng_owner_batch_wait(batch, TC_LTTNG_SESSION_DEADLINE_MS);
 }
 
-/* Queues work on every application of trace's uid (each work finds out
- * whether the application is bound to the trace when it runs, after
- * the works queued before it). */
+/* Queues work on every application of trace's uid, or on its one
+ * application for a per-PID trace (each work finds out whether the
+ * application is bound to the trace when it runs, after the works
+ * queued before it). */
 static void
 batch_add_trace(TcLttngBatch *batch, TcSession *session, TcLttngTrace *trace,
 		const TcLttngTraceChannel *channel, TcLttngBatchFunc func, const char *pattern)
 {
 	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(trace->uid, FALSE);
 
-	for (guint i = 0; i < apps->len; i++)
-		tc_lttng_owner_batch_add(batch, g_ptr_array_index(apps, i), func,
-					 app_work_new(session, trace, channel, pattern),
-					 app_work_free);
+	for (guint i = 0; i < apps->len; i++) {
+		TcLttngApp *app = g_ptr_array_index(apps, i);
+
+		if (trace->app_id == 0 || trace->app_id == app->id)
+			tc_lttng_owner_batch_add(batch, app, func,
+						 app_work_new(session, trace, channel, pattern),
+						 app_work_free);
+	}
 }
 
 static gboolean
@@ -768,8 +773,68 @@ tc_lttng_session_destroy_locked(TcSession *session)
 		TcLttngTrace *trace = g_ptr_array_index(traces, i);
 
 		if (!tc_consumer_destroy_session(consumer, trace->consumer_id, &error))
-			g_warning("Session '%s': the LTTng-UST trace of uid %u: %s", session->name,
-				  (unsigned)trace->uid, error->message);
+			g_warning("Session '%s': the LTTng-UST trace %s: %s", session->name,
+				  trace->path, error->message);
+	}
+}
+
+/* The session owner's thread: a per-PID trace whose application went,
+ * written out and closed under its session's op_lock (so that no
+ * rotation, clear, stop or snapshot lists it meanwhile). FALSE when
+ * op_lock is held: its operation may be waiting for this very thread. */
+static gboolean
+release_per_pid_trace(TcLttngTrace *trace)
+{
+	g_autoptr(TcSession) session = tc_registry_find_session(trace->session_id);
+	g_autoptr(TcConsumer) consumer = NULL;
+	g_autoptr(GError) error = NULL;
+
+	/* Gone from the registry: its destroy forgets and closes it. */
+	if (session == NULL)
+		return TRUE;
+	if (!g_mutex_trylock(&session->op_lock))
+		return FALSE;
+	if (tc_lttng_trace_unlink(trace)) {
+		tc_lttng_trace_unbind_trace(trace);
+		consumer = tc_consumer_find(session->owner_uid);
+		if (consumer && tc_consumer_destroy_session(consumer, trace->consumer_id, &error))
+			g_message("Session '%s': the LTTng-UST trace %s is complete: its "
+				  "application ended",
+				  session->name, trace->path);
+		else
+			g_warning("Session '%s': the LTTng-UST trace %s of an application that "
+				  "ended: %s",
+				  session->name, trace->path,
+				  error ? error->message : "no consumer");
+	}
+	g_mutex_unlock(&session->op_lock);
+	return TRUE;
+}
+
+static void
+release_per_pid_cb(gpointer data, gpointer user_data)
+{
+	TcLttngTrace *trace = data;
+
+	if (release_per_pid_trace(trace))
+		return;
+	/* The operation's works are queued behind this one or running
+	 * elsewhere: a short pause, then behind them. */
+	g_usleep(TC_LTTNG_SESSION_REQUEUE_PAUSE_MS * 1000);
+	tc_lttng_owner_push(trace->owner, release_per_pid_cb, tc_lttng_trace_ref(trace),
+			    (GDestroyNotify)tc_lttng_trace_unref);
+}
+
+void
+tc_lttng_session_app_gone(TcLttngApp *app)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list_app(app->id);
+
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+
+		tc_lttng_owner_push(trace->owner, release_per_pid_cb, tc_lttng_trace_ref(trace),
+				    (GDestroyNotify)tc_lttng_trace_unref);
 	}
 }
 
@@ -852,17 +917,14 @@ tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const
 
 	for (guint i = 0; i < traces->len; i++) {
 		TcLttngTrace *trace = g_ptr_array_index(traces, i);
-		g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)trace->uid);
-		g_autofree char *dir =
-		    g_build_filename(root, "lttng-ust", "uid", uid_text, "64-bit", NULL);
+		g_autofree char *dir = g_build_filename(root, trace->path, NULL);
 		guint64 count = 0;
 
 		if (relay ? !tc_consumer_snapshot_relay(consumer, trace->consumer_id, relay, dir,
 							per_stream, &count, error)
 			  : !tc_consumer_snapshot(consumer, trace->consumer_id, dir, per_stream,
 						  &count, error)) {
-			g_prefix_error(error, "the LTTng-UST trace of uid %u: ",
-				       (unsigned)trace->uid);
+			g_prefix_error(error, "the LTTng-UST trace %s: ", trace->path);
 			return FALSE;
 		}
 		*packets += count;

@@ -42,6 +42,9 @@
 /* How long a session operation waits for its LTTng-UST applications:
  * tracectl's own applications' (TC_APP_ACK_TIMEOUT_MS). */
 #define TC_LTTNG_SESSION_DEADLINE_MS 2000
+/* How long a work that found a session's op_lock held pauses before it
+ * is queued again (tc-lttng-apps.h's for registrations). */
+#define TC_LTTNG_SESSION_REQUEUE_PAUSE_MS 5
 
 #if TRACECTL_HAVE_LTTNG_UST
 
@@ -70,14 +73,20 @@ void tc_lttng_session_set_channel_enabled_locked(TcSession *session, const char 
 /* Releases the session in the applications, forgets its LTTng-UST
  * traces and destroys their consumer sessions. op_lock held. */
 void tc_lttng_session_destroy_locked(TcSession *session);
-/* The LTTng-UST traces of session (one per traced uid). */
+/* The application is gone: its per-PID traces are written out and
+ * closed, on their sessions' owners' threads (each waits for the
+ * operation of its session under way, if any). Its owner's thread. */
+void tc_lttng_session_app_gone(TcLttngApp *app);
+/* The LTTng-UST traces of session (one per traced uid, or per
+ * application with per-PID buffers). */
 guint tc_lttng_session_trace_count(TcSession *session);
 /* Appends the consumer session ids of session's LTTng-UST traces to ids
  * (guint64): a rotation or a clear of the session is theirs too. */
 void tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids);
-/* A snapshot session's LTTng-UST buffers, each trace into
- * <root>/lttng-ust/uid/<uid>/64-bit, at most per_stream bytes of each
- * stream (0: all), by the owner's consumer: locally, or to relay (root
+/* A snapshot session's LTTng-UST buffers, each trace into <root>/<its
+ * path> (lttng-ust/uid/<uid>/64-bit, lttng-ust/pid/...), at most
+ * per_stream bytes of each stream (0: all), by the owner's consumer:
+ * locally, or to relay (root
  * then relative to the session's directory there) when not NULL;
  * *packets grows by what was written. op_lock held. */
 gboolean tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer,

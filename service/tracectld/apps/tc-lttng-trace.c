@@ -22,8 +22,8 @@
 /* x86: LTTng-UST's ring buffer client packs its records (byte alignment). */
 #define PACKED_ALIGNMENT_BITS 8
 
-/* The traces by "session_id:uid", and the bindings by "app_id:handle"
- * (-> a reference to the trace). The lock covers both tables only, never
+/* The traces by "session_id:uid" (per-PID: "session_id:pid:app_id"),
+ * and the bindings by "app_id:handle" (-> a reference to the trace). The lock covers both tables only, never
  * I/O; it nests below [T]. */
 /* An enumeration of the trace's applications. */
 typedef struct {
@@ -89,6 +89,7 @@ tc_lttng_trace_unref(TcLttngTrace *trace)
 	g_ptr_array_unref(trace->enums);
 	tc_user_limits_release(&trace->charge);
 	g_mutex_clear(&trace->lock);
+	g_free(trace->path);
 	g_free(trace);
 }
 
@@ -104,15 +105,17 @@ tables_init_locked(void)
 }
 
 static char *
-trace_key(guint64 session_id, uid_t uid)
+trace_key(guint64 session_id, uid_t uid, guint64 app_id)
 {
+	if (app_id)
+		return g_strdup_printf("%" G_GUINT64_FORMAT ":pid:%" G_GUINT64_FORMAT, session_id,
+				       app_id);
 	return g_strdup_printf("%" G_GUINT64_FORMAT ":%u", session_id, (unsigned)uid);
 }
 
 static TcLttngTrace *
-trace_find(guint64 session_id, uid_t uid)
+trace_find(const char *key)
 {
-	g_autofree char *key = trace_key(session_id, uid);
 	TcLttngTrace *trace;
 
 	g_mutex_lock(&traces_lock);
@@ -124,19 +127,47 @@ trace_find(guint64 session_id, uid_t uid)
 	return trace;
 }
 
-static TcLttngTrace *
-trace_new(TcSession *session, uid_t uid)
+/* "<procname>-<pid>-<date>-<time>", lttng-sessiond's name of a per-PID
+ * trace's directory. The name is the application's word: no '/' in it. */
+static char *
+per_pid_directory(const TcLttngApp *app)
 {
+	g_autoptr(GDateTime) when = g_date_time_new_from_unix_local(app->registered_us / G_USEC_PER_SEC);
+	g_autofree char *date = when ? g_date_time_format(when, "%Y%m%d-%H%M%S") : g_strdup("0");
+	g_autofree char *name = g_strdup(app->procname);
+
+	g_strdelimit(name, "/", '_');
+	return g_strdup_printf("%s-%d-%s", name, (int)app->pid, date);
+}
+
+static TcLttngTrace *
+trace_new(TcSession *session, const TcLttngApp *app, gboolean per_pid)
+{
+	static guint64 next_per_pid = 1;
 	TcLttngTrace *trace = g_new0(TcLttngTrace, 1);
+	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)app->uid);
+	g_autofree char *process = per_pid ? per_pid_directory(app) : NULL;
 
 	trace->refcount = 1;
 	trace->session_id = session->id;
 	trace->owner = session->owner_uid;
-	trace->uid = uid;
+	trace->uid = app->uid;
 	/* Apart from the ids of tracectl's own per-uid traces
-	 * (tc_session_trace_consumer_id()): bit 63 set. */
-	trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)uid << 32 |
-			     (session->id & G_MAXUINT32);
+	 * (tc_session_trace_consumer_id()): bit 63 set; bit 62 too for a
+	 * per-PID trace, numbered in the service (ids of per-uid traces of
+	 * uids below 2^30 never have it). */
+	if (per_pid) {
+		trace->app_id = app->id;
+		trace->pid = app->pid;
+		trace->consumer_id =
+		    G_GUINT64_CONSTANT(3) << 62 |
+		    (__atomic_fetch_add(&next_per_pid, 1, __ATOMIC_RELAXED) & (G_MAXUINT64 >> 2));
+		trace->path = g_build_filename("lttng-ust", "pid", process, NULL);
+	} else {
+		trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)app->uid << 32 |
+				     (session->id & G_MAXUINT32);
+		trace->path = g_build_filename("lttng-ust", "uid", uid_text, "64-bit", NULL);
+	}
 	tc_random_uuid(trace->uuid);
 	g_mutex_init(&trace->lock);
 	trace->channels = g_ptr_array_new_with_free_func(trace_channel_free);
@@ -144,7 +175,7 @@ trace_new(TcSession *session, uid_t uid)
 	trace->enums = g_ptr_array_new_with_free_func(trace_enum_free);
 	trace->event_handles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						     (GDestroyNotify)g_array_unref);
-	tc_user_limits_charge_init(&trace->charge, uid);
+	tc_user_limits_charge_init(&trace->charge, app->uid);
 	return trace;
 }
 
@@ -156,7 +187,6 @@ session_read(TcSession *session, TcLttngTrace *trace, GArray *configs, char **di
 	     gboolean *snapshot, GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
-	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)trace->uid);
 
 	if (session->channels->len == 0 || session->channels->len > CHANNELS_MAX) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
@@ -171,8 +201,7 @@ session_read(TcSession *session, TcLttngTrace *trace, GArray *configs, char **di
 				trace_channel_new(channel->name, i, channel->contexts));
 		g_array_append_val(configs, channel->config);
 	}
-	*dir = g_build_filename(session->output_directory, "lttng-ust", "uid", uid_text, "64-bit",
-				NULL);
+	*dir = g_build_filename(session->output_directory, trace->path, NULL);
 	*snapshot = session->snapshot;
 	return TRUE;
 }
@@ -209,7 +238,7 @@ trace_create_channels(TcLttngTrace *trace, TcConsumer *consumer, const GArray *c
 
 /* The consumer session, its preamble, its channels. */
 static gboolean
-trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
+trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = tc_consumer_get(trace->owner, error);
 	g_autoptr(GString) preamble = g_string_new(NULL);
@@ -223,6 +252,10 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 	};
 	int nr_streams = lttng_ust_ctl_get_nr_stream_per_channel();
 	gboolean snapshot = FALSE;
+	g_autoptr(GDateTime) registered =
+	    g_date_time_new_from_unix_local(app->registered_us / G_USEC_PER_SEC);
+	g_autofree char *registered_text =
+	    registered ? g_date_time_format(registered, "%Y%m%dT%H%M%S%z") : NULL;
 
 	if (consumer == NULL || !session_read(session, trace, configs, &dir, &snapshot, error))
 		return FALSE;
@@ -231,6 +264,11 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 		return FALSE;
 	}
 	memcpy(options.uuid, trace->uuid, sizeof(options.uuid));
+	if (trace->app_id) {
+		options.pid = trace->pid;
+		options.procname = app->procname;
+		options.registered = registered_text;
+	}
 	tc_lttng_preamble_append(preamble, &options);
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, snapshot, NULL, error))
 		return FALSE;
@@ -241,32 +279,47 @@ trace_create(TcLttngTrace *trace, TcSession *session, GError **error)
 		(void)tc_consumer_destroy_session(consumer, trace->consumer_id, NULL);
 		return FALSE;
 	}
-	g_message("LTTng-UST trace of session '%s' for uid %u: '%s', %u channel(s) of %d streams",
-		  session->name, (unsigned)trace->uid, dir, trace->channels->len, nr_streams);
+	g_message("LTTng-UST trace of session '%s' for %s %u: '%s', %u channel(s) of %d streams",
+		  session->name, trace->app_id ? "pid" : "uid",
+		  trace->app_id ? (unsigned)trace->pid : (unsigned)trace->uid, dir,
+		  trace->channels->len, nr_streams);
 	return TRUE;
 }
 
-TcLttngTrace *
-tc_lttng_trace_ensure_locked(TcSession *session, uid_t uid, GError **error)
+static gboolean
+session_has_per_pid_buffers(TcSession *session)
 {
-	TcLttngTrace *trace = trace_find(session->id, uid);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+
+	return session->ust_buffers == TC_BUFFERS_PER_PID;
+}
+
+TcLttngTrace *
+tc_lttng_trace_ensure_locked(TcSession *session, const TcLttngApp *app, GError **error)
+{
+	gboolean per_pid = session_has_per_pid_buffers(session);
+	g_autofree char *key = trace_key(session->id, app->uid, per_pid ? app->id : 0);
+	TcLttngTrace *trace = trace_find(key);
 
 	if (trace != NULL)
 		return trace;
-	trace = trace_new(session, uid);
-	if (!trace_create(trace, session, error)) {
-		g_prefix_error(error, "LTTng-UST trace of uid %u: ", (unsigned)uid);
+	trace = trace_new(session, app, per_pid);
+	if (!trace_create(trace, session, app, error)) {
+		g_prefix_error(error, "LTTng-UST trace of %s %u: ", per_pid ? "pid" : "uid",
+			       per_pid ? (unsigned)app->pid : (unsigned)app->uid);
 		tc_lttng_trace_unref(trace);
 		return NULL;
 	}
 	g_mutex_lock(&traces_lock);
-	g_hash_table_insert(traces, trace_key(session->id, uid), tc_lttng_trace_ref(trace));
+	g_hash_table_insert(traces, g_steal_pointer(&key), tc_lttng_trace_ref(trace));
 	g_mutex_unlock(&traces_lock);
 	return trace;
 }
 
+/* New references to the traces of session session_id (any session when
+ * 0), of the application app_id only when not 0; unlinked if unlink. */
 static GPtrArray *
-traces_of_session(guint64 session_id, gboolean unlink)
+traces_find(guint64 session_id, guint64 app_id, gboolean unlink)
 {
 	GPtrArray *found = g_ptr_array_new_with_free_func((GDestroyNotify)tc_lttng_trace_unref);
 	GHashTableIter iter;
@@ -278,7 +331,8 @@ traces_of_session(guint64 session_id, gboolean unlink)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		TcLttngTrace *trace = value;
 
-		if (trace->session_id != session_id)
+		if ((session_id && trace->session_id != session_id) ||
+		    (app_id && trace->app_id != app_id))
 			continue;
 		g_ptr_array_add(found, tc_lttng_trace_ref(trace));
 		if (unlink)
@@ -291,13 +345,34 @@ traces_of_session(guint64 session_id, gboolean unlink)
 GPtrArray *
 tc_lttng_trace_list(guint64 session_id)
 {
-	return traces_of_session(session_id, FALSE);
+	return traces_find(session_id, 0, FALSE);
 }
 
 GPtrArray *
 tc_lttng_trace_forget(guint64 session_id)
 {
-	return traces_of_session(session_id, TRUE);
+	return traces_find(session_id, 0, TRUE);
+}
+
+GPtrArray *
+tc_lttng_trace_list_app(guint64 app_id)
+{
+	g_return_val_if_fail(app_id != 0, g_ptr_array_new());
+	return traces_find(0, app_id, FALSE);
+}
+
+gboolean
+tc_lttng_trace_unlink(TcLttngTrace *trace)
+{
+	g_autofree char *key = trace_key(trace->session_id, trace->uid, trace->app_id);
+	gboolean unlinked = FALSE;
+
+	g_mutex_lock(&traces_lock);
+	tables_init_locked();
+	if (g_hash_table_lookup(traces, key) == trace)
+		unlinked = g_hash_table_remove(traces, key);
+	g_mutex_unlock(&traces_lock);
+	return unlinked;
 }
 
 static char *

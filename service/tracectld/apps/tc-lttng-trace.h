@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "tc-consumer-lttng.h"
+#include "tc-lttng-app.h"
 #include "tc-session.h"
 #include "tc-user-limits.h"
 
@@ -17,6 +18,9 @@
  * LTTng-UST application of that uid, and the registry of what those
  * applications described on their notify sockets (each channel's
  * context, the events and their ids), from which the metadata is written.
+ * With per-PID buffers, one application has the trace to itself, in
+ * <output>/lttng-ust/pid/<procname>-<pid>-<date>-<time>, until it goes
+ * (tc_lttng_trace_forget_app()).
  *
  * Traces are created under their session's op_lock
  * (tc_lttng_trace_ensure_locked()), by the session's start or by an
@@ -56,6 +60,12 @@ typedef struct {
 	guint64 session_id;
 	uid_t owner; /* the session's: whose consumer writes it */
 	uid_t uid;   /* whose applications write into it */
+	/* Per-PID buffers: the only application that writes into it; 0 for
+	 * a per-uid trace. */
+	guint64 app_id;
+	pid_t pid;
+	/* Its directory under the session's output (a snapshot's too). */
+	char *path;
 	guint64 consumer_id;
 	guint8 uuid[16];
 	GPtrArray *channels; /* TcLttngTraceChannel *, fixed at creation */
@@ -75,15 +85,23 @@ TcLttngTrace *tc_lttng_trace_ref(TcLttngTrace *trace);
 void tc_lttng_trace_unref(TcLttngTrace *trace);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcLttngTrace, tc_lttng_trace_unref)
 
-/* The trace of session for uid (a new reference), created with its
- * consumer session, preamble and channel if needed. session's op_lock
- * held. */
-TcLttngTrace *tc_lttng_trace_ensure_locked(TcSession *session, uid_t uid, GError **error);
+/* The trace of session that app records into (a new reference): its
+ * uid's, or its own with per-PID buffers; created with its consumer
+ * session, preamble and channels if needed. session's op_lock held. */
+TcLttngTrace *tc_lttng_trace_ensure_locked(TcSession *session, const TcLttngApp *app,
+					   GError **error);
 /* New references to the traces of session session_id. */
 GPtrArray *tc_lttng_trace_list(guint64 session_id);
 /* Unlinks the traces of session session_id and returns them (new
  * references), for the caller to destroy their consumer sessions. */
 GPtrArray *tc_lttng_trace_forget(guint64 session_id);
+/* Per-PID traces of the application app_id, of every session (new
+ * references). */
+GPtrArray *tc_lttng_trace_list_app(guint64 app_id);
+/* Unlinks trace from its session's, if it still is (a destroy of the
+ * session may have come first): TRUE when this call unlinked it, and
+ * the caller then destroys its consumer session. */
+gboolean tc_lttng_trace_unlink(TcLttngTrace *trace);
 
 /* Binds the application's session handle to trace: its notify messages
  * naming that handle describe the trace's events. FALSE when the

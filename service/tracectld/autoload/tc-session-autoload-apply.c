@@ -257,7 +257,10 @@ apply_add_channel_cb(gpointer data, const TcFileSession *file, const TcFileChann
 		return add_kernel_channel(apply->session, file, channel, error);
 	return tc_validate_name("channel", channel->name, error) &&
 	       channel_config(file, channel, &config, error) &&
-	       tc_session_ops_enable_channel(apply->session, channel->name, &config, error);
+	       tc_session_ops_enable_channel(apply->session, channel->name, &config,
+					     file->ust_per_pid ? TC_BUFFERS_PER_PID
+							       : TC_BUFFERS_PER_UID,
+					     error);
 }
 
 static gboolean

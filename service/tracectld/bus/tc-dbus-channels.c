@@ -122,6 +122,10 @@ channel_settings_variant(const TcChannel *channel)
 	g_variant_builder_add(&settings, "{sv}", "enabled",
 			      g_variant_new_boolean(!channel->is_disabled));
 	g_variant_builder_add(&settings, "{sv}", "event-rules", event_rules_variant(channel));
+	g_variant_builder_add(&settings, "{sv}", "buffers",
+			      g_variant_new_string(channel->session->ust_buffers == TC_BUFFERS_PER_PID
+						       ? "pid"
+						       : "uid"));
 	return g_variant_builder_end(&settings);
 }
 
@@ -225,10 +229,37 @@ check_domain(const char *domain, GError **error)
 	return FALSE;
 }
 
+/* The "buffers" option of EnableChannel: "uid" or "pid", user space
+ * only (the kernel's buffers are the machine's). */
+static gboolean
+parse_buffer_scheme(const char *domain, GVariant *options, TcBufferScheme *buffers,
+		    GError **error)
+{
+	const char *text;
+
+	*buffers = TC_BUFFERS_UNSET;
+	if (!g_variant_lookup(options, "buffers", "&s", &text))
+		return TRUE;
+	if (g_str_equal(domain, "ust") && g_str_equal(text, "uid"))
+		*buffers = TC_BUFFERS_PER_UID;
+	else if (g_str_equal(domain, "ust") && g_str_equal(text, "pid"))
+		*buffers = TC_BUFFERS_PER_PID;
+	else {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Channel option 'buffers' is \"uid\" or \"pid\", in the \"ust\" "
+			    "domain only, not '%.16s' in '%s'",
+			    text, domain);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* One option of EnableChannel into config; FALSE for an unknown one. */
 static gboolean
 parse_channel_option(const char *key, GVariant *value, guint64 *size, TcChannelConfig *config)
 {
+	if (g_str_equal(key, "buffers") && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
+		return TRUE; /* parse_buffer_scheme() */
 	if (g_str_equal(key, "subbuf-size") && g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64))
 		*size = g_variant_get_uint64(value);
 	else if (g_str_equal(key, "num-subbuf") &&
@@ -291,7 +322,8 @@ enable_channel_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
 				tc_session_ops_enable_channel(request->session, request->channel,
-							      &request->config, error));
+							      &request->config, request->buffers,
+							      error));
 }
 
 static gboolean
@@ -306,16 +338,19 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 {
 	g_autoptr(GError) error = NULL;
 	TcChannelConfig config;
+	TcBufferScheme buffers;
 	TcRequest *request;
 
 	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
-	    !parse_channel_options(options, session->snapshot, &config, &error)) {
+	    !parse_channel_options(options, session->snapshot, &config, &error) ||
+	    !parse_buffer_scheme(domain, options, &buffers, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(name);
 	request->config = config;
+	request->buffers = buffers;
 	if (g_str_equal(domain, "kernel")) {
 		request->work = kernel_channel_work;
 		tc_dbus_request_submit(request, TC_ACTION_TRACE_KERNEL, session->owner_uid,

@@ -31,6 +31,7 @@ struct _TcRequest {
 	char *pattern;
 	char *directory;
 	TcChannelConfig config;
+	TcBufferScheme buffers; /* EnableChannel "ust": its "buffers" option */
 	guint32 contexts;    /* TRACECTL_CONTEXT_* */
 	gboolean snapshot;   /* CreateSessionWithOptions */
 	/* CreateSessionWithOptions: where to stream, or NULL for local */

@@ -19,6 +19,7 @@ tc_lttng_app_new(int cmd_fd, pid_t pid, uid_t uid, gid_t gid, const TcUserCharge
 	app->gid = gid;
 	app->cmd_fd = cmd_fd;
 	app->notify_fd = -1;
+	app->registered_us = g_get_real_time();
 	app->charge = *charge;
 	tc_user_limits_charge_init(&app->notify_charge, charge->user);
 	tc_user_limits_charge_init(&app->events_charge, charge->user);

@@ -47,6 +47,9 @@ typedef struct {
 	uid_t uid;
 	gid_t gid;
 	char procname[TC_LTTNG_APP_PROCNAME_MAX + 1];
+	/* When it connected (g_get_real_time()): names its per-PID traces,
+	 * as lttng-sessiond names them after its registration. */
+	gint64 registered_us;
 	guint32 abi_major, abi_minor;
 	guint32 bits_per_long;
 	int cmd_fd;    /* the owner's thread's */

@@ -139,5 +139,7 @@ tc_session_add_channel_locked(TcSession *session, const char *name, const TcChan
 	TcChannel *channel = tc_channel_new(session, name, session->channels->len, config);
 
 	g_ptr_array_add(session->channels, channel);
+	if (session->ust_buffers == TC_BUFFERS_UNSET)
+		session->ust_buffers = TC_BUFFERS_PER_UID;
 	return channel;
 }

@@ -34,6 +34,16 @@ typedef enum {
 	TC_SESSION_ACTIVE,
 } TcSessionState;
 
+/* How the LTTng-UST applications a session records share its buffers, as
+ * lttng-enable-channel(1)'s --buffers-uid and --buffers-pid say: one set
+ * per uid (LTTng's default), or one per application. tracectl's own
+ * applications always write per-uid traces. */
+typedef enum {
+	TC_BUFFERS_UNSET, /* as the session has them: per-uid for its first channel */
+	TC_BUFFERS_PER_UID,
+	TC_BUFFERS_PER_PID,
+} TcBufferScheme;
+
 struct _TcSession {
 	gint refcount;
 	guint64 id;
@@ -80,6 +90,10 @@ struct _TcSession {
 	gboolean has_buffers;		 /* [S] buffers exist: started at least once */
 	gboolean destroyed;		 /* [S] unlinked from the registry */
 	GPtrArray *channels;		 /* [S] TcChannel * */
+	/* [S] Set with its first user-space channel (never TC_BUFFERS_UNSET
+	 * once it has one), and fixed from then on, as in LTTng: every
+	 * channel of a domain shares its scheme. */
+	TcBufferScheme ust_buffers;
 	GString *metadata_pending;	 /* [S] TSDL not yet sent to the consumer */
 	GString *metadata_body;		 /* [S] streams and events sent so far */
 	GArray *layouts_pending;	 /* [S] struct tc_consumer_event_layout, not sent yet */

@@ -149,6 +149,27 @@ add_channel_locked(TcSession *session, const char *name, const TcChannelConfig *
 	return tc_session_add_channel_locked(session, name, config);
 }
 
+static const char *
+buffer_scheme_name(TcBufferScheme buffers)
+{
+	return buffers == TC_BUFFERS_PER_PID ? "per-PID" : "per-UID";
+}
+
+/* [S] Whether a new channel may have buffers: the session's channels
+ * share one scheme, the first one's. */
+static gboolean
+check_buffer_scheme_locked(TcSession *session, TcBufferScheme buffers, GError **error)
+{
+	if (buffers == TC_BUFFERS_UNSET || session->channels->len == 0 ||
+	    buffers == session->ust_buffers)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Session '%s' has %s buffers: every user-space channel of a session has "
+		    "the buffering scheme of its first one",
+		    session->name, buffer_scheme_name(session->ust_buffers));
+	return FALSE;
+}
+
 /* [S] */
 static TcChannel *
 add_default_channel_locked(TcSession *session, GError **error)
@@ -427,7 +448,7 @@ reenable_channel(TcSession *session, TcChannel *channel)
 
 gboolean
 tc_session_ops_enable_channel(TcSession *session, const char *name, const TcChannelConfig *config,
-			      GError **error)
+			      TcBufferScheme buffers, GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -436,6 +457,8 @@ tc_session_ops_enable_channel(TcSession *session, const char *name, const TcChan
 	if (op == NULL)
 		return FALSE;
 	locker = g_mutex_locker_new(&session->lock);
+	if (!check_buffer_scheme_locked(session, buffers, error))
+		return FALSE;
 	channel = tc_session_find_channel_locked(session, name);
 	if (channel != NULL && channel->is_disabled) {
 		g_clear_pointer(&locker, g_mutex_locker_free);
@@ -465,7 +488,11 @@ tc_session_ops_enable_channel(TcSession *session, const char *name, const TcChan
 			    session->name);
 		return FALSE;
 	}
-	return add_channel_locked(session, name, config, error) != NULL;
+	if (add_channel_locked(session, name, config, error) == NULL)
+		return FALSE;
+	if (buffers != TC_BUFFERS_UNSET)
+		session->ust_buffers = buffers;
+	return TRUE;
 }
 
 /* [R] The channel named, "" meaning the default one, created if the

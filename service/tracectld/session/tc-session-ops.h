@@ -29,8 +29,12 @@ gboolean tc_session_ops_start(TcSession *session, GError **error);
 /* Returns once everything recorded is written out. */
 gboolean tc_session_ops_stop(TcSession *session, GError **error);
 gboolean tc_session_ops_destroy(TcSession *session, GError **error);
+/* A user-space channel, with the buffering scheme of the session's
+ * LTTng-UST applications (TC_BUFFERS_UNSET: the session's; only the first
+ * channel sets it, the others must agree). */
 gboolean tc_session_ops_enable_channel(TcSession *session, const char *name,
-				       const TcChannelConfig *config, GError **error);
+				       const TcChannelConfig *config, TcBufferScheme buffers,
+				       GError **error);
 /* Adds TRACECTL_CONTEXT_* fields to a channel, or to every channel when
  * channel is "". Only before the first start. */
 gboolean tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,

@@ -447,8 +447,8 @@ REFUSED = [
         "<channel><name>lttng_python_channel</name><events><event><name>a</name>"
         "<filter>x == (</filter></event></events></channel></channels></domain></domains>"),
      "EnableEventWithOptions"),
-    ("per-pid", SESSION.format(UST.format("PER_PID", "")),
-     "/sessions/session/domains/domain/buffer_type (line 5): PER_PID buffers"),
+    ("global", SESSION.format(UST.format("GLOBAL", "")),
+     "/sessions/session/domains/domain/buffer_type (line 5): GLOBAL buffers"),
     ("malformed", "<sessions><session><name>bad</name></sessions>", "malformed XML at line 1"),
     ("bomb", "<?xml version=\"1.0\"?>\n<!DOCTYPE s [<!ENTITY a \"aaaaaaaaaa\">"
      + "".join(f"<!ENTITY {chr(98 + i)} \"" + f"&{chr(97 + i)};" * 10 + "\">" for i in range(8))

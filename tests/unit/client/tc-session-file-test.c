@@ -270,6 +270,41 @@ test_lttng_agents(void)
 	g_assert_cmpstr(first, ==, second);
 }
 
+/* lttng's file of a session with per-PID buffers (lttng enable-channel
+ * --buffers-pid), which it writes in the agents' empty domains too:
+ * read as such, and written back as lttng writes it. */
+static void
+test_lttng_per_pid(void)
+{
+	g_autofree char *path =
+		g_test_build_filename(G_TEST_DIST, "lttng-saved-per-pid.lttng", NULL);
+	g_autofree char *text = NULL, *first = NULL, *second = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL, again = NULL;
+	TcFileSession *session;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	session = g_ptr_array_index(sessions, 0);
+	g_assert_true(session->ust_per_pid);
+	g_assert_cmpuint(session->channels->len, ==, 2);
+	first = tc_session_file_write(sessions);
+	g_assert_nonnull(strstr(first, "<type>UST</type>\n\t\t\t\t<buffer_type>PER_PID"));
+	g_assert_null(strstr(first, "PER_UID"));
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	g_assert_true(((TcFileSession *)g_ptr_array_index(again, 0))->ust_per_pid);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+
+	/* The default, per-UID, stays so. */
+	((TcFileSession *)g_ptr_array_index(again, 0))->ust_per_pid = FALSE;
+	g_free(second);
+	second = tc_session_file_write(again);
+	g_assert_null(strstr(second, "PER_PID"));
+}
+
 /* The filter lttng built, taken back to the caller's: once or twice
  * wrapped (lttng load wraps a saved one again), and left whole when
  * cutting would leave unpaired parentheses. */
@@ -352,12 +387,15 @@ test_refusals(void)
 		       "loglevel_type (line 2): RANGE needs a loglevel");
 	assert_refused(AGENT_CHANNEL("<contexts><context><type>VPID</type></context></contexts>"),
 		       "the PYTHON domain has no contexts of its own");
-	assert_refused(HEAD "<domains><domain><type>PYTHON</type><buffer_type>PER_PID"
+	assert_refused(HEAD "<domains><domain><type>PYTHON</type><buffer_type>GLOBAL"
 			    "</buffer_type></domain></domains>" TAIL,
-		       "PER_PID buffers are not supported by tracectl in the PYTHON domain");
-	assert_refused(HEAD "<domains><domain><type>UST</type><buffer_type>PER_PID</buffer_type>"
+		       "GLOBAL buffers are not supported by tracectl in the PYTHON domain");
+	assert_refused(HEAD "<domains><domain><type>UST</type><buffer_type>GLOBAL</buffer_type>"
 			    "</domain></domains>" TAIL,
-		       "domain/buffer_type (line 2): PER_PID buffers");
+		       "domain/buffer_type (line 2): GLOBAL buffers");
+	assert_refused(HEAD "<domains><domain><type>KERNEL</type><buffer_type>PER_PID"
+			    "</buffer_type></domain></domains>" TAIL,
+		       "PER_PID buffers are not supported by tracectl in the kernel domain");
 	assert_refused(UST_CHANNEL("<tracefile_size>1024</tracefile_size>"),
 		       "channel/tracefile_size (line 2): tracectl has no trace file size");
 	assert_refused(UST_CHANNEL("<contexts><context><type>VPID</type></context>"
@@ -452,6 +490,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/session-file/lttng", test_lttng_file);
 	g_test_add_func("/session-file/lttng-agents", test_lttng_agents);
+	g_test_add_func("/session-file/lttng-per-pid", test_lttng_per_pid);
 	g_test_add_func("/session-file/agent-filters", test_agent_filters);
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);

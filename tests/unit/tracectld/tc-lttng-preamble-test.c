@@ -42,6 +42,29 @@ test_preamble(void)
 	g_assert_nonnull(strstr(out->str, "\tunsigned long events_discarded;\n\tuint32_t cpu_id;\n"));
 }
 
+/* A per-PID trace: the application in the environment, as
+ * lttng-sessiond writes it; a quote in its name cannot end the string. */
+static void
+test_preamble_per_pid(void)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	TcLttngPreambleOptions preamble = {
+	    .uid = 1000,
+	    .pid = 4242,
+	    .procname = "my\"app\\",
+	    .registered = "20261204T154246+0000",
+	    .bits_per_long = 64,
+	    .alignment_bits = 8,
+	};
+
+	tc_lttng_preamble_append(out, &preamble);
+	g_assert_nonnull(strstr(out->str, "tracer_buffering_scheme = \"pid\";\n"
+					  "\ttracer_buffering_id = 4242;\n"));
+	g_assert_nonnull(strstr(out->str, "\tvpid = 4242;\n\tprocname = \"my?app?\";\n"
+					  "\tvpid_datetime = \"20261204T154246+0000\";\n};\n"));
+	g_assert_null(strstr(out->str, "= 1000;"));
+}
+
 static void
 test_clock_offset(void)
 {
@@ -101,6 +124,7 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/lttng-preamble/preamble", test_preamble);
+	g_test_add_func("/tracectl/lttng-preamble/preamble-per-pid", test_preamble_per_pid);
 	g_test_add_func("/tracectl/lttng-preamble/clock-offset", test_clock_offset);
 	g_test_add_func("/tracectl/lttng-preamble/stream", test_stream);
 	return g_test_run();

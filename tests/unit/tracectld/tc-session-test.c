@@ -121,16 +121,27 @@ test_state_errors(Fixture *fixture, gconstpointer unused)
 	g_clear_error(&error);
 
 	tc_channel_config_init_default(&config, FALSE);
-	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, &error));
+	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, TC_BUFFERS_UNSET, &error));
 	g_assert_no_error(error);
 	/* The same channel again: fine with the same settings only. */
-	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, &error));
+	g_assert_true(tc_session_ops_enable_channel(session, "c1", &config, TC_BUFFERS_UNSET, &error));
 	g_assert_no_error(error);
 	other = config;
 	other.num_subbuf *= 2;
-	g_assert_false(tc_session_ops_enable_channel(session, "c1", &other, &error));
+	g_assert_false(tc_session_ops_enable_channel(session, "c1", &other, TC_BUFFERS_UNSET, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS);
 	g_clear_error(&error);
+	/* The first channel set per-uid buffers: every channel has them. */
+	g_assert_cmpint(fixture->session->ust_buffers, ==, TC_BUFFERS_PER_UID);
+	g_assert_false(tc_session_ops_enable_channel(session, "c3", &config, TC_BUFFERS_PER_PID,
+						     &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "per-UID buffers"));
+	g_clear_error(&error);
+	g_assert_true(tc_session_ops_enable_channel(session, "c3", &config, TC_BUFFERS_PER_UID,
+						    &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(fixture->session->channels->len, ==, 2);
 	g_assert_false(tc_session_ops_enable_event(session, "nope", "a:b", &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_FOUND);
 	g_clear_error(&error);
@@ -145,7 +156,7 @@ test_state_errors(Fixture *fixture, gconstpointer unused)
 	g_clear_error(&error);
 	g_assert_cmpint(session_state(session), ==, TC_SESSION_ACTIVE);
 	/* Channels only before the first start. */
-	g_assert_false(tc_session_ops_enable_channel(session, "c2", &config, &error));
+	g_assert_false(tc_session_ops_enable_channel(session, "c2", &config, TC_BUFFERS_UNSET, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_STATE);
 	g_clear_error(&error);
 
@@ -394,6 +405,33 @@ test_sync_registered_app(Fixture *fixture, gconstpointer unused)
 	fake_app_clear(&fake);
 }
 
+/* Per-PID buffers are the first channel's choice: the channels after it
+ * that say nothing get them too, one that asks for per-UID is refused. */
+static void
+test_buffer_scheme(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	TcChannelConfig config;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(tc_session_ops_create(session, &error));
+	g_assert_cmpint(session->ust_buffers, ==, TC_BUFFERS_UNSET);
+	tc_channel_config_init_default(&config, FALSE);
+	g_assert_true(tc_session_ops_enable_channel(session, "a", &config, TC_BUFFERS_PER_PID,
+						    &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_ops_enable_channel(session, "b", &config, TC_BUFFERS_UNSET,
+						    &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(session->ust_buffers, ==, TC_BUFFERS_PER_PID);
+	g_assert_false(tc_session_ops_enable_channel(session, "c", &config, TC_BUFFERS_PER_UID,
+						     &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "per-PID buffers"));
+	g_assert_cmpuint(session->channels->len, ==, 2);
+	g_assert_cmpint(session->ust_buffers, ==, TC_BUFFERS_PER_PID);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -412,6 +450,8 @@ main(int argc, char **argv)
 		   test_consumer_lost, fixture_tear_down);
 	g_test_add("/tracectl/session/sync-registered-app", Fixture, NULL, fixture_set_up,
 		   test_sync_registered_app, fixture_tear_down);
+	g_test_add("/tracectl/session/buffer-scheme", Fixture, NULL, fixture_set_up,
+		   test_buffer_scheme, fixture_tear_down);
 	ret = g_test_run();
 	rcu_barrier();
 	rcu_unregister_thread();
