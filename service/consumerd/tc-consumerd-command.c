@@ -473,6 +473,24 @@ handle_snapshot_relay(struct command *command)
 	return ret;
 }
 
+/* The statistics of an LTTng-UST channel of session. */
+static int
+lttng_channel_stats(struct command *command, struct tc_consumerd_session *session,
+		    uint64_t channel_id)
+{
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
+		if (tc_consumerd_lttng_channel_id(lttng) != channel_id)
+			continue;
+		tc_consumerd_lttng_channel_stats(lttng, &command->reply.buffer_bytes,
+						 &command->reply.events_discarded,
+						 &command->reply.packets_written);
+		return 0;
+	}
+	return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
+			    session->session_id, channel_id);
+}
+
 static int
 handle_channel_stats(struct command *command)
 {
@@ -485,8 +503,7 @@ handle_channel_stats(struct command *command)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
 	channel = tc_consumerd_session_find_channel(session, msg->channel_id);
 	if (!channel)
-		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
-				    msg->session_id, msg->channel_id);
+		return lttng_channel_stats(command, session, msg->channel_id);
 	tc_consumerd_channel_stats(channel, &stats);
 	command->reply.buffer_bytes = stats.buffer_bytes;
 	command->reply.bytes_used = stats.bytes_used;

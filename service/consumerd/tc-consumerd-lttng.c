@@ -48,6 +48,9 @@ struct lttng_stream {
 	struct lttng_ust_ctl_consumer_stream *ustream;
 	int file_fd;
 	uint64_t file_size; /* written into file_fd: the current chunk's */
+	/* The events_discarded of the last packet read: LTTng-UST counts
+	 * them per stream, from the stream's start, in each packet. */
+	uint64_t events_discarded;
 };
 
 struct tc_consumerd_lttng_channel {
@@ -62,6 +65,7 @@ struct tc_consumerd_lttng_channel {
 	uint32_t nr_streams;
 	struct lttng_stream *streams;
 	uint64_t packets;
+	uint64_t buffer_bytes; /* of all its streams */
 };
 
 uint64_t
@@ -160,6 +164,8 @@ lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 	if (ret <= 0)
 		return ret < 0 ? ret : -EINVAL;
 	channel->nr_streams = (uint32_t)ret;
+	channel->buffer_bytes =
+	    (uint64_t)msg->geometry.subbuf_size * msg->geometry.num_subbuf * channel->nr_streams;
 	memcpy(attr.uuid, msg->uuid, sizeof(attr.uuid));
 	ret = lttng_create_shm_fds(channel);
 	if (ret < 0)
@@ -396,6 +402,8 @@ lttng_drain_one(struct lttng_stream *stream)
 
 	if (ret < 0)
 		return ret == -EAGAIN || ret == -ENODATA ? 0 : ret;
+	/* Best effort: a packet that does not say keeps the last count. */
+	(void)lttng_ust_ctl_get_events_discarded(stream->ustream, &stream->events_discarded);
 	base = lttng_ust_ctl_get_mmap_base(stream->ustream);
 	ret = lttng_ust_ctl_get_padded_subbuf_size(stream->ustream, &padded);
 	if (ret >= 0)
@@ -597,6 +605,18 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 	return ret < 0 ? ret : 0;
 }
 
+void
+tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
+				 uint64_t *buffer_bytes, uint64_t *events_discarded,
+				 uint64_t *packets_written)
+{
+	*buffer_bytes = channel->buffer_bytes;
+	*events_discarded = 0;
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		*events_discarded += channel->streams[i].events_discarded;
+	*packets_written = channel->packets;
+}
+
 const char *
 tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel)
 {
@@ -788,6 +808,14 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 				   uint64_t *packets)
 {
 	return -EOPNOTSUPP;
+}
+
+void
+tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
+				 uint64_t *buffer_bytes, uint64_t *events_discarded,
+				 uint64_t *packets_written)
+{
+	*buffer_bytes = *events_discarded = *packets_written = 0;
 }
 
 const char *

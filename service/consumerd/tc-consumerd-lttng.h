@@ -76,6 +76,13 @@ struct tc_consumerd_lttng_packet {
 /* Where a snapshot's packets go; returns 0 or -errno (which stops it). */
 typedef int (*tc_consumerd_lttng_sink)(void *data, const struct tc_consumerd_lttng_packet *packet);
 
+/* What ChannelStatistics gives of the channel: its buffers' bytes, the
+ * events its streams discarded as the packets read so far say (the
+ * newest packet of each stream counts all before it), the packets
+ * written. */
+void tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
+				      uint64_t *buffer_bytes, uint64_t *events_discarded,
+				      uint64_t *packets_written);
 /* The name of the channel (its files' "<name>_<n>") and its streams. */
 const char *tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel);
 uint32_t tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel);

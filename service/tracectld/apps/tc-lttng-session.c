@@ -909,6 +909,26 @@ tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
 }
 
 gboolean
+tc_lttng_session_channel_stats_locked(TcSession *session, TcConsumer *consumer,
+				      const char *channel, TcChannelStats *stats, GError **error)
+{
+	g_autoptr(GPtrArray) traces = tc_lttng_trace_list(session->id);
+
+	for (guint i = 0; i < traces->len; i++) {
+		TcLttngTrace *trace = g_ptr_array_index(traces, i);
+		const TcLttngTraceChannel *found = tc_lttng_trace_find_channel(trace, channel);
+
+		if (found &&
+		    !tc_consumer_channel_stats(consumer, trace->consumer_id, found->chan_id, stats,
+					       error)) {
+			g_prefix_error(error, "the LTTng-UST trace %s: ", trace->path);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
 				 const struct tc_consumer_relay_output *relay, guint64 per_stream,
 				 guint64 *packets, GError **error)

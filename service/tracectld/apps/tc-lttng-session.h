@@ -98,6 +98,12 @@ gboolean tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consum
  * adding those done. FALSE when a session's op_lock is held: the caller
  * queues the rest behind the operation. app's owner's thread. */
 gboolean tc_lttng_session_apply_all(TcLttngApp *app, GHashTable *applied);
+/* Adds the figures of channel in every LTTng-UST trace of session (of
+ * the applications still there, with per-PID buffers) to *stats.
+ * op_lock held. */
+gboolean tc_lttng_session_channel_stats_locked(TcSession *session, TcConsumer *consumer,
+					       const char *channel, TcChannelStats *stats,
+					       GError **error);
 
 #else
 
@@ -123,6 +129,12 @@ tc_lttng_session_trace_count(TcSession *session)
 static inline void
 tc_lttng_session_append_consumer_ids(TcSession *session, GArray *ids)
 {
+}
+static inline gboolean
+tc_lttng_session_channel_stats_locked(TcSession *session, TcConsumer *consumer,
+				      const char *channel, TcChannelStats *stats, GError **error)
+{
+	return TRUE;
 }
 static inline gboolean
 tc_lttng_session_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,

@@ -4,6 +4,7 @@
 #include "tc-session-op-statistics.h"
 
 #include "tc-consumer.h"
+#include "tc-lttng-session.h"
 #include "tc-session-kernel.h"
 #include "tc-session-op-relay.h"
 #include "tc-uid-trace.h"
@@ -44,7 +45,7 @@ tc_session_op_statistics(TcSession *session, GError **error)
 	g_autoptr(GMutexLocker) op = NULL;
 	GHashTableIter iter;
 	gpointer value;
-	gboolean ok = TRUE;
+	gboolean ok = TRUE, has_lttng;
 
 	g_array_set_clear_func(statistics, channel_statistics_clear);
 	op = g_mutex_locker_new(&session->op_lock);
@@ -54,9 +55,10 @@ tc_session_op_statistics(TcSession *session, GError **error)
 		if (((TcUidTrace *)value)->has_buffers)
 			g_array_append_val(ids, ((TcUidTrace *)value)->consumer_id);
 	g_mutex_unlock(&session->lock);
-	if (ids->len > 0)
+	has_lttng = tc_lttng_session_trace_count(session) > 0;
+	if (ids->len > 0 || has_lttng)
 		consumer = tc_consumer_get(session->owner_uid, error);
-	if (ids->len > 0 && consumer == NULL)
+	if ((ids->len > 0 || has_lttng) && consumer == NULL)
 		ok = FALSE;
 	/* Channels change only under op_lock, which we hold. */
 	for (guint c = 0; ok && c < session->channels->len; c++) {
@@ -66,6 +68,9 @@ tc_session_op_statistics(TcSession *session, GError **error)
 		for (guint i = 0; ok && i < ids->len; i++)
 			ok = tc_consumer_channel_stats(consumer, g_array_index(ids, guint64, i),
 						       channel->handle, &ust.stats, error);
+		if (ok && has_lttng)
+			ok = tc_lttng_session_channel_stats_locked(session, consumer, channel->name,
+								   &ust.stats, error);
 		ust.channel = g_strdup(channel->name);
 		g_array_append_val(statistics, ust);
 	}

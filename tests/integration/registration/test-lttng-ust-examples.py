@@ -48,6 +48,8 @@ PATTERNS = ["sample_component:*", "ust_tests_demo:*", "ust_tests_demo2:*",
             "sample_tracepoint:*", "ust_tests_hello:*"]
 LOSSY = "ust_tests_hello:tptest:"
 HELLO_LINES = 20000
+# What hello-static-lib emits (its loop).
+HELLO_EVENTS = 1000000
 
 
 def build_examples(top):
@@ -125,7 +127,8 @@ def hello_shape(lines, kept, who):
         shapes.add(COUNTED.sub(lambda m: f"{m.group(1)} = N", line))
     check(counters and all(a < b for a, b in zip(counters, counters[1:])),
           f"{who}: hello's counters do not rise: {counters[:10]}")
-    log(f"{who}: {kept} of hello's 1000000 events kept, the first {len(counters)} compared")
+    log(f"{who}: {kept} of hello's {HELLO_EVENTS} events kept, the first {len(counters)} "
+        "compared")
     return shapes
 
 
@@ -179,6 +182,38 @@ def under_tracectl(svc, user, tree):
     return masked_lines(out)
 
 
+def discarded_counted(svc, user, tree):
+    """hello-static-lib into a channel far too small: what its
+    statistics say was discarded is what it emitted and the trace does
+    not hold, and some was."""
+    out = os.path.join(user.home, "tiny-trace")
+    for args in (["create", "tiny", "--output", out],
+                 ["enable-channel", "-u", "small", "--subbuf-size", "4k", "--num-subbuf", "2"],
+                 ["enable-event", "-u", "-c", "small", LOSSY.split(":")[0] + ":*"],
+                 ["start"]):
+        svc.cli(*args, user=user)
+    hello = next(program for directory, _, programs in PROGRAMS
+                 if directory == "hello-static-lib" for program in programs)
+    proc = subprocess.run(svc._as(user) + hello.split(),
+                          cwd=os.path.join(tree, "hello-static-lib"), env=svc.env(user),
+                          capture_output=True, timeout=120)
+    check(proc.returncode == 0, f"hello exited with {proc.returncode}")
+    svc.cli("stop", user=user)
+    session = svc.cli_json("list", "tiny", user=user)
+    stats = [channel["statistics"] for channel in session["channels"]
+             if channel["domain"] == "ust" and channel["name"] == "small"]
+    svc.cli("destroy", "tiny", user=user)
+    check(len(stats) == 1 and stats[0], f"the channel's statistics: {session['channels']}")
+    kept = event_count(out)
+    log(f"tracectl: a {stats[0]['buffer_bytes']}-byte channel kept {kept} of hello's "
+        f"{HELLO_EVENTS} events, discarded {stats[0]['discarded_events']}, wrote "
+        f"{stats[0]['packets_written']} packets")
+    check(stats[0]["discarded_events"] > 0 and
+          stats[0]["discarded_events"] + kept == HELLO_EVENTS and
+          stats[0]["packets_written"] > 0,
+          f"the channel's statistics {stats[0]}, {kept} of hello's {HELLO_EVENTS} events kept")
+
+
 def under_lttng_sessiond(top, tree, prefix, user_env):
     """The same programs, the same user, recorded by Debian's
     lttng-sessiond (root's, on the world's own /var/run/lttng)."""
@@ -206,6 +241,7 @@ def test():
         with Service(args=["--lttng-ust"]) as svc:
             require_served(svc)
             ours = under_tracectl(svc, user, tree)
+            discarded_counted(svc, user, tree)
             prefix, user_env = svc._as(user), svc.env(user)
         reference = under_lttng_sessiond(top, tree, prefix, user_env)
         compare(ours, reference)
