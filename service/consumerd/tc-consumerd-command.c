@@ -325,11 +325,15 @@ handle_lttng_channel(struct command *command)
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	/* Written locally, or kept in memory for snapshots (a snapshot to a
-	 * relay refuses them: tc_consumerd_snapshot_relay()). */
-	if ((session->dir_fd < 0 && !session->snapshot) || session->relay)
+	/* Written locally, kept in memory for snapshots, or streamed, not
+	 * live yet (nothing sends their streams' live beacons). */
+	if (session->dir_fd < 0 && !session->snapshot && !session->relay)
 		return command_fail(command, -EOPNOTSUPP,
-				    "Session %" PRIu64 ": LTTng-UST channels are written locally only",
+				    "Session %" PRIu64 ": no output for LTTng-UST channels",
+				    msg->session_id);
+	if (session->relay && tc_consumerd_relay_live_timer_us(session->relay) != 0)
+		return command_fail(command, -EOPNOTSUPP,
+				    "Session %" PRIu64 ": LTTng-UST channels are not streamed live",
 				    msg->session_id);
 	if (!string_is_terminated(msg->name, sizeof(msg->name)) || !channel_name_is_valid(msg->name))
 		return command_fail(command, -EINVAL, "Bad LTTng-UST channel name");
@@ -344,7 +348,8 @@ handle_lttng_channel(struct command *command)
 		if (tc_consumerd_lttng_channel_id(c) == msg->channel_id)
 			return command_fail(command, -EEXIST, "LTTng-UST channel %" PRIu64 " exists",
 					    msg->channel_id);
-	ret = tc_consumerd_lttng_channel_create(msg, session->dir_fd, command->fd,
+	ret = tc_consumerd_lttng_channel_create(msg, session->dir_fd, session->relay,
+						session->trace_dir, command->fd,
 						command_request_id(command), &channel, &is_broken,
 						error, sizeof(error));
 	command->is_socket_broken = is_broken;

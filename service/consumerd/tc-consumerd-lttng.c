@@ -27,6 +27,7 @@
 
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
+#include "tc-consumerd-relay.h"
 #include "tc-fd-passing.h"
 
 #if TC_CONSUMERD_HAVE_LTTNG
@@ -51,6 +52,9 @@ struct lttng_stream {
 	/* The events_discarded of the last packet read: LTTng-UST counts
 	 * them per stream, from the stream's start, in each packet. */
 	uint64_t events_discarded;
+	/* A streaming session's: the relay's stream, added with the channel. */
+	struct tc_consumerd_relay_stream relay;
+	bool relay_added;
 };
 
 struct tc_consumerd_lttng_channel {
@@ -60,6 +64,9 @@ struct tc_consumerd_lttng_channel {
 	/* A snapshot session's: no stream files, nothing consumed; its
 	 * sub-buffers are read only by tc_consumerd_lttng_channel_snapshot(). */
 	bool in_memory;
+	/* A streaming session's relay (its session's, which outlives it):
+	 * no stream files, each packet goes there with its index. */
+	struct tc_consumerd_relay *relay;
 	struct lttng_ust_ctl_consumer_channel *uchan;
 	int *shm_fds;
 	uint32_t nr_streams;
@@ -224,6 +231,39 @@ lttng_check_file_names(const struct tc_consumerd_lttng_channel *channel)
 	return strlen(path) > NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* A streaming session's channel: one relay stream per stream, named as
+ * its file would be, under the trace's path on the relay; live viewers
+ * see them once all are added. */
+static int
+lttng_add_relay_streams(struct tc_consumerd_lttng_channel *channel, const char *name,
+			const char *trace_dir)
+{
+	int ret = lttng_check_file_names(channel);
+
+	for (uint32_t i = 0; i < channel->nr_streams && ret == 0; i++) {
+		char path[TC_CONSUMER_NAME_MAX + 16];
+
+		lttng_file_name(path, sizeof(path), name, i);
+		ret = tc_consumerd_relay_stream_add(channel->relay, &channel->streams[i].relay, path,
+						    trace_dir, false);
+		channel->streams[i].relay_added = ret == 0;
+	}
+	if (ret == 0)
+		tc_consumerd_relay_streams_sent(channel->relay);
+	return ret;
+}
+
+static void
+lttng_remove_relay_streams(struct tc_consumerd_lttng_channel *channel)
+{
+	for (uint32_t i = 0; channel->streams && i < channel->nr_streams; i++) {
+		if (!channel->streams[i].relay_added)
+			continue;
+		tc_consumerd_relay_stream_remove(channel->relay, &channel->streams[i].relay);
+		channel->streams[i].relay_added = false;
+	}
+}
+
 /* New files only, as tracectl's own channels make theirs: a file there
  * already (another channel's, or a symbolic link) is not truncated. */
 static int
@@ -345,9 +385,9 @@ lttng_export(struct tc_consumerd_lttng_channel *channel, int pair[2], int fd,
 
 int
 tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
-				  int fd, uint32_t request_id,
-				  struct tc_consumerd_lttng_channel **out, int *is_socket_broken,
-				  char *error, size_t error_size)
+				  struct tc_consumerd_relay *relay, const char *trace_dir, int fd,
+				  uint32_t request_id, struct tc_consumerd_lttng_channel **out,
+				  int *is_socket_broken, char *error, size_t error_size)
 {
 	struct tc_consumerd_lttng_channel *channel = calloc(1, sizeof(*channel));
 	int pair[2] = {-1, -1};
@@ -358,14 +398,18 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 		return lttng_fail(error, error_size, -ENOMEM, "allocation");
 	channel->channel_id = msg->channel_id;
 	snprintf(channel->name, sizeof(channel->name), "%s", msg->name);
-	channel->in_memory = dir_fd < 0;
+	channel->relay = relay;
+	channel->in_memory = dir_fd < 0 && !relay;
 	ret = lttng_create_buffers(channel, msg);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the buffers");
 		goto fail;
 	}
-	ret = channel->in_memory ? lttng_check_file_names(channel)
-				 : lttng_open_files(channel, msg->name, dir_fd);
+	if (relay)
+		ret = lttng_add_relay_streams(channel, msg->name, trace_dir);
+	else
+		ret = channel->in_memory ? lttng_check_file_names(channel)
+					 : lttng_open_files(channel, msg->name, dir_fd);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the stream files");
 		goto fail;
@@ -384,17 +428,68 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 	*out = channel;
 	return 0;
 fail_files:
-	if (!channel->in_memory)
+	if (!channel->in_memory && !relay)
 		lttng_remove_files(channel, msg->name, dir_fd);
 fail:
 	tc_consumerd_lttng_channel_free(channel);
 	return ret;
 }
 
-/* Writes one complete sub-buffer of stream if there is one. Returns 1
- * when it wrote one, 0 when none was ready, -errno on failure. */
+static int lttng_packet_info(struct lttng_ust_ctl_consumer_stream *ustream,
+			     struct tc_consumerd_lttng_packet *packet);
+
+/* The sub-buffer got (padded bytes at data) to the relay, with the index
+ * its packet context gives. The relay counts what it drops while down:
+ * the packet is consumed either way, as when written to a file. */
 static int
-lttng_drain_one(struct lttng_stream *stream)
+lttng_send_to_relay(struct tc_consumerd_relay *relay, struct lttng_stream *stream,
+		    const char *data, unsigned long padded)
+{
+	struct tc_consumerd_lttng_packet packet = {0};
+	struct tc_consumerd_relay_packet_info info;
+	int ret = lttng_packet_info(stream->ustream, &packet);
+
+	if (ret < 0)
+		return ret;
+	if (padded > UINT32_MAX)
+		return -EFBIG;
+	info = (struct tc_consumerd_relay_packet_info){
+	    .packet_size = packet.packet_size,
+	    .content_size = packet.content_size,
+	    .timestamp_begin = packet.timestamp_begin,
+	    .timestamp_end = packet.timestamp_end,
+	    .events_discarded = packet.events_discarded,
+	    .stream_id = packet.stream_id,
+	    .stream_instance_id = packet.stream_instance_id,
+	    .packet_seq_num = packet.packet_seq_num,
+	};
+	(void)tc_consumerd_relay_send_packet_with_info(relay, &stream->relay, (const uint8_t *)data,
+						       (uint32_t)padded, &info);
+	return 0;
+}
+
+/* Writes padded bytes at data to the stream's file. */
+static int
+lttng_write_file(struct lttng_stream *stream, const char *data, unsigned long padded)
+{
+	for (size_t done = 0; done < padded;) {
+		ssize_t n = write(stream->file_fd, data + done, padded - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	stream->file_size += padded;
+	return 0;
+}
+
+/* Writes one complete sub-buffer of stream, to its file or the relay, if
+ * there is one. Returns 1 when it wrote one, 0 when none was ready,
+ * -errno on failure. */
+static int
+lttng_drain_one(struct tc_consumerd_lttng_channel *channel, struct lttng_stream *stream)
 {
 	unsigned long padded = 0, offset = 0;
 	const char *base;
@@ -408,21 +503,11 @@ lttng_drain_one(struct lttng_stream *stream)
 	ret = lttng_ust_ctl_get_padded_subbuf_size(stream->ustream, &padded);
 	if (ret >= 0)
 		ret = lttng_ust_ctl_get_mmap_read_offset(stream->ustream, &offset);
-	if (ret >= 0 && base) {
-		for (size_t done = 0; done < padded;) {
-			ssize_t n = write(stream->file_fd, base + offset + done, padded - done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				ret = n < 0 ? -errno : -EIO;
-				break;
-			}
-			done += (size_t)n;
-		}
-		if (ret >= 0)
-			stream->file_size += padded;
-	}
+	if (ret >= 0 && !base)
+		ret = -EFAULT;
+	if (ret >= 0)
+		ret = channel->relay ? lttng_send_to_relay(channel->relay, stream, base + offset, padded)
+				     : lttng_write_file(stream, base + offset, padded);
 	(void)lttng_ust_ctl_put_next_subbuf(stream->ustream);
 	return ret < 0 ? ret : 1;
 }
@@ -436,9 +521,9 @@ tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel)
 		struct lttng_stream *stream = &channel->streams[i];
 		int ret;
 
-		if (!stream->ustream || stream->file_fd < 0)
+		if (!stream->ustream || (stream->file_fd < 0 && !stream->relay_added))
 			continue;
-		while ((ret = lttng_drain_one(stream)) > 0)
+		while ((ret = lttng_drain_one(channel, stream)) > 0)
 			written++;
 		if (ret < 0)
 			tc_consumerd_warning("LTTng-UST channel %" PRIu64 " stream %" PRIu32
@@ -459,7 +544,7 @@ tc_consumerd_lttng_channel_wait_fds(struct tc_consumerd_lttng_channel *channel,
 		struct lttng_stream *stream = &channel->streams[i];
 		int fd;
 
-		if (!stream->ustream || stream->file_fd < 0)
+		if (!stream->ustream || (stream->file_fd < 0 && !stream->relay_added))
 			continue;
 		fd = lttng_ust_ctl_stream_get_wait_fd(stream->ustream);
 		if (fd >= 0)
@@ -691,7 +776,7 @@ tc_consumerd_lttng_channels_file_bytes(const struct tc_consumerd_lttng_channel *
 int
 tc_consumerd_lttng_channel_reopen_files(struct tc_consumerd_lttng_channel *channel, int dir_fd)
 {
-	if (channel->in_memory)
+	if (channel->in_memory || channel->relay)
 		return 0;
 	for (uint32_t i = 0; i < channel->nr_streams; i++) {
 		if (channel->streams[i].file_fd >= 0)
@@ -730,6 +815,7 @@ tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
 	if (channel->streams) {
 		if (channel->uchan)
 			tc_consumerd_lttng_channel_flush(channel);
+		lttng_remove_relay_streams(channel);
 		for (uint32_t i = 0; i < channel->nr_streams; i++) {
 			if (channel->streams[i].ustream)
 				lttng_ust_ctl_destroy_stream(channel->streams[i].ustream);
@@ -751,8 +837,8 @@ tc_consumerd_lttng_channel_free(struct tc_consumerd_lttng_channel *channel)
 
 int
 tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
-				  int fd, uint32_t request_id,
-				  struct tc_consumerd_lttng_channel **channel,
+				  struct tc_consumerd_relay *relay, const char *trace_dir, int fd,
+				  uint32_t request_id, struct tc_consumerd_lttng_channel **channel,
 				  int *is_socket_broken, char *error, size_t error_size)
 {
 	*is_socket_broken = 0;

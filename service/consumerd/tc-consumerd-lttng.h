@@ -32,15 +32,19 @@
  */
 
 struct tc_consumerd_lttng_channel;
+struct tc_consumerd_relay;
 
 /*
  * Creates the channel of msg with one stream per possible CPU, its files
- * in dir_fd, and sends its object data and streams on the command socket
- * fd as answers to request_id (TC_CONSUMER_LTTNG_CHANNEL_DATA, then
- * TC_CONSUMER_STREAM each). Returns 0 with *channel set, or -errno with
- * error filled in; *is_socket_broken tells whether a send failed.
+ * in dir_fd (-1 and relay NULL: kept in memory for snapshots), or its
+ * streams on relay (a streaming session's, which outlives the channel)
+ * under trace_dir, and sends its object data and streams on the command
+ * socket fd as answers to request_id (TC_CONSUMER_LTTNG_CHANNEL_DATA,
+ * then TC_CONSUMER_STREAM each). Returns 0 with *channel set, or -errno
+ * with error filled in; *is_socket_broken tells whether a send failed.
  */
 int tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, int dir_fd,
+				      struct tc_consumerd_relay *relay, const char *trace_dir,
 				      int fd, uint32_t request_id,
 				      struct tc_consumerd_lttng_channel **channel,
 				      int *is_socket_broken, char *error, size_t error_size);
@@ -49,8 +53,8 @@ uint64_t tc_consumerd_lttng_channel_id(const struct tc_consumerd_lttng_channel *
 /* The next channel of a session's list. */
 struct tc_consumerd_lttng_channel **
 tc_consumerd_lttng_channel_next(struct tc_consumerd_lttng_channel *channel);
-/* Writes every complete sub-buffer to its stream file. Returns the
- * number of packets written. */
+/* Writes every complete sub-buffer to its stream file, or sends it to
+ * the relay. Returns the number of packets written. */
 uint64_t tc_consumerd_lttng_channel_drain(struct tc_consumerd_lttng_channel *channel);
 /* Closes the sub-buffers being written (the applications may go on
  * writing: a new one opens), then drains, waiting at most 200 ms for

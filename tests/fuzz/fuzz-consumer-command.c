@@ -258,6 +258,7 @@ struct model_session {
 	bool exists;
 	uint64_t id;
 	bool snapshot, relay_flag;
+	bool live; /* its relay output's live timer is not 0 */
 	/* A rotation moved its directories or failed: where its files are
 	 * is no longer known, so the work's outcome is not predicted. */
 	bool fs_unknown;
@@ -268,6 +269,7 @@ struct model_session {
 	uint64_t lttng_ids[CHANNELS_MAX]; /* its LTTng-UST channels */
 	char lttng_names[CHANNELS_MAX][TC_CONSUMER_NAME_MAX];
 	uint32_t lttng_subbuf_sizes[CHANNELS_MAX];
+	uint32_t lttng_num_subbufs[CHANNELS_MAX];
 	unsigned int n_lttng;
 	bool has_kernel, kernel_streams;
 	uint32_t kernel_cpus;
@@ -1818,6 +1820,7 @@ struct expectation {
 	uint64_t session_id;
 	struct model_session *session;
 	const struct model_channel *channel;
+	int lttng_channel; /* CHANNEL_STATS of an LTTng-UST channel: its index; -1 */
 	const struct home_case *home;
 	enum fs_rule fs;
 	struct listing *added;
@@ -2043,9 +2046,9 @@ expect_lttng_channel(struct expectation *e)
 	int failed[4], n = 0;
 	uint32_t streams = lttng_nr_streams();
 
-	/* Written locally, or kept in memory for snapshots (a snapshot to a
-	 * relay refuses them). */
-	if (!model_is_local(s) && !s->snapshot)
+	/* Written locally, kept in memory for snapshots, or streamed, not
+	 * live. */
+	if (!model_is_local(s) && !s->snapshot && s->live)
 		failed[n++] = -EOPNOTSUPP;
 	if (!rule_terminated(m->name, sizeof(m->name)) || !rule_channel_name(m->name))
 		failed[n++] = -EINVAL;
@@ -2064,14 +2067,32 @@ expect_lttng_channel(struct expectation *e)
 	/* The buffers are made before the files. */
 	if (!is_lttng_geometry(g))
 		return work(e, -ENOMEM);
-	if (s->snapshot) {
-		/* No stream file: its sub-buffers wait for a snapshot, whose
-		 * files' names are checked now. */
+	if (!model_is_local(s)) {
+		/* No stream file: its sub-buffers wait for a snapshot, or go
+		 * to relay streams named as the files; the names are checked
+		 * now. */
 		e->fds_kept = (int)streams * (LTTNG_FDS_PER_STREAM - 1) + LTTNG_FDS_PER_CHANNEL;
 		return work(e, expect_stream_files(s, m->name, streams, NULL, e->added));
 	}
 	e->fds_kept = (int)streams * LTTNG_FDS_PER_STREAM + LTTNG_FDS_PER_CHANNEL;
 	work(e, expect_stream_files(s, m->name, streams, s->trace_dir, e->added));
+}
+
+/* Stats of the session's channel of that id, tracectl's or LTTng-UST's. */
+static void
+expect_channel_stats(struct expectation *e)
+{
+	uint64_t id = ((const struct tc_consumer_channel_ref *)out.bytes)->channel_id;
+	struct model_session *s = e->session;
+
+	e->channel = model_channel(s, id);
+	e->lttng_channel = -1;
+	for (unsigned int i = 0; !e->channel && i < s->n_lttng; i++)
+		if (s->lttng_ids[i] == id)
+			e->lttng_channel = (int)i;
+	if (!e->channel && e->lttng_channel < 0)
+		return refuse(e, STAGE_CHECK, -ENOENT);
+	work(e, 0);
 }
 
 static void
@@ -2345,9 +2366,7 @@ expect_session_request(struct expectation *e, const struct built *b)
 	case TC_CONSUMER_SNAPSHOT:
 		return expect_snapshot(e);
 	case TC_CONSUMER_CHANNEL_STATS:
-		e->channel = model_channel(
-		    e->session, ((const struct tc_consumer_channel_ref *)out.bytes)->channel_id);
-		return e->channel ? work(e, 0) : refuse(e, STAGE_CHECK, -ENOENT);
+		return expect_channel_stats(e);
 	case TC_CONSUMER_EVENT_LAYOUT:
 		return expect_layout(e);
 	case TC_CONSUMER_KERNEL_TRACE:
@@ -2830,18 +2849,34 @@ consumer_session(struct conversation *c, uint64_t session_id)
 }
 
 /* What a served request answers beside its status. */
+/* A channel's figures: tracectl's own channels', else an LTTng-UST
+ * channel's (nothing written: none discarded). */
+static void
+check_channel_stats(const struct expectation *e, const struct tc_consumer_reply *reply)
+{
+	const struct model_session *s = e->session;
+	const struct model_channel *ch = e->channel;
+	uint64_t bytes;
+
+	if (ch)
+		bytes = (uint64_t)ch->subbuf_size * ch->num_subbuf * ch->nr_cpus;
+	else
+		bytes = (uint64_t)s->lttng_subbuf_sizes[e->lttng_channel] *
+			s->lttng_num_subbufs[e->lttng_channel] * lttng_nr_streams();
+	if (reply->buffer_bytes != bytes)
+		FAIL("channel stats: %" PRIu64 " bytes of buffers, not %" PRIu64,
+		     reply->buffer_bytes, bytes);
+}
+
 static void
 check_reply_values(struct conversation *c, const struct expectation *e,
 		   const struct tc_consumer_reply *reply)
 {
 	const struct tc_consumerd_session *session = consumer_session(c, e->session_id);
-	const struct model_channel *ch = e->channel;
 
 	switch (e->type) {
 	case TC_CONSUMER_CHANNEL_STATS:
-		if (reply->buffer_bytes != (uint64_t)ch->subbuf_size * ch->num_subbuf * ch->nr_cpus)
-			FAIL("channel %" PRIu64 ": %" PRIu64 " bytes of buffers", ch->id,
-			     reply->buffer_bytes);
+		check_channel_stats(e, reply);
 		break;
 	case TC_CONSUMER_RELAY_STATUS:
 		if (!session || !session->relay || reply->relay_connected != 1 ||
@@ -2858,7 +2893,13 @@ check_reply_values(struct conversation *c, const struct expectation *e,
 		break;
 	}
 	/* No application wrote: nothing was written, sent or lost, but the
-	 * empty packets of LTTng-UST's buffers a snapshot writes. */
+	 * empty packets of LTTng-UST's buffers a snapshot writes, and those
+	 * an LTTng-UST channel's streams wrote when flushed (at most one per
+	 * stream and request). */
+	if (e->type == TC_CONSUMER_CHANNEL_STATS && !e->channel &&
+	    reply->packets_written <= (uint64_t)lttng_nr_streams() * COMMANDS_MAX &&
+	    reply->packets_corrupted == 0 && reply->events_discarded == 0)
+		return;
 	if (reply->packets_written != e->packets || reply->packets_corrupted != 0 ||
 	    reply->events_discarded != 0)
 		FAIL("%" PRIu64 " packets written, %" PRIu64 " corrupt, %" PRIu64 " events lost",
@@ -3062,6 +3103,7 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 		*s = (struct model_session){.exists = true, .id = m->session_id, .fds_held = delta};
 		s->snapshot = m->flags & TC_CONSUMER_SESSION_SNAPSHOT;
 		s->relay_flag = m->flags & TC_CONSUMER_SESSION_RELAY;
+		s->live = m->relay.live_timer_us != 0;
 		memcpy(s->trace_dir, m->trace_dir, sizeof(s->trace_dir));
 		memcpy(s->host, m->relay.host, sizeof(s->host));
 		return;
@@ -3087,6 +3129,7 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 			FAIL("more than %u LTTng-UST channels", CHANNELS_MAX);
 		memcpy(s->lttng_names[s->n_lttng], m->name, sizeof(m->name));
 		s->lttng_subbuf_sizes[s->n_lttng] = m->geometry.subbuf_size;
+		s->lttng_num_subbufs[s->n_lttng] = m->geometry.num_subbuf;
 		s->lttng_ids[s->n_lttng++] = m->channel_id;
 		break;
 	}

@@ -252,6 +252,7 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 	};
 	int nr_streams = lttng_ust_ctl_get_nr_stream_per_channel();
 	gboolean snapshot = FALSE;
+	struct tc_consumer_relay_output relay;
 	g_autoptr(GDateTime) registered =
 	    g_date_time_new_from_unix_local(app->registered_us / G_USEC_PER_SEC);
 	g_autofree char *registered_text =
@@ -259,6 +260,13 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 
 	if (consumer == NULL || !session_read(session, trace, configs, &dir, &snapshot, error))
 		return FALSE;
+	/* A trace made after a rotation joins the session's chunk on the
+	 * relay (op_lock held: the chunk is the session's current one). */
+	if (session->relay) {
+		relay = *session->relay;
+		relay.chunk_id = session->relay_chunk_id;
+		relay.chunk_created = session->relay_chunk_created;
+	}
 	if (nr_streams <= 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "No CPU for LTTng-UST streams");
 		return FALSE;
@@ -270,7 +278,8 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 		options.registered = registered_text;
 	}
 	tc_lttng_preamble_append(preamble, &options);
-	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, snapshot, NULL, error))
+	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, snapshot,
+					session->relay ? &relay : NULL, error))
 		return FALSE;
 	if (!tc_consumer_append_metadata(consumer, trace->consumer_id, preamble->str,
 					 preamble->len, error) ||

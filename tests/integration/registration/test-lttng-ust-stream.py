@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""LTTng-UST applications (Debian's liblttng-ust) in a session streamed
+to lttng-relayd (create --set-url): their per-UID trace is on the relay,
+every tick in it, read by babeltrace2 from the relay's copy, and nothing
+is written locally; with per-PID buffers, each application's trace is
+there too, every tick of it."""
+
+import glob
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import SYSTEM_PYTHON, Service, check, log, run
+from lttnglib import require_served, require_tools, start_lttng_app
+from relaylib import Relay
+
+READ = r"""
+import bt2, json, sys
+ticks = []
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(msg) is bt2._EventMessageConst and msg.event.name == "tc_lttng_test:tick":
+        ticks.append(int(msg.event.payload_field["count"]))
+print(json.dumps(sorted(ticks)))
+"""
+
+
+def ticks_of(path):
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ, path], capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 0, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)
+
+
+def streamed(svc, relay, alice, name, seconds, *channel_args):
+    """A session of alice streamed to relay, one application recorded for
+    seconds; the relay's session directory."""
+    def cli(*args):
+        return svc.cli(*args, user=alice)
+
+    cli("create", name, "--set-url", relay.url)
+    cli("enable-channel", "-u", "ch", *channel_args)
+    cli("enable-event", "-u", "-c", "ch", "tc_lttng_test:tick")
+    cli("start")
+    apps = [start_lttng_app(svc, alice, seconds) for _ in range(2)]
+    for app in apps:
+        check(app.wait(timeout=60) == 0, f"the application exited with {app.returncode}")
+    cli("stop")
+    cli("destroy", name)
+    return relay.session_dir(socket.gethostname(), name, closed=True), apps
+
+
+def rotated(svc, relay, alice):
+    """A streamed session rotated while an application records: the
+    relay's archives and its last chunk hold every tick once."""
+    def cli(*args):
+        return svc.cli(*args, user=alice)
+
+    cli("create", "rot", "--set-url", relay.url)
+    cli("enable-event", "-u", "tc_lttng_test:tick")
+    cli("start")
+    app = start_lttng_app(svc, alice, 4)
+    time.sleep(1.5)
+    cli("rotate")
+    check(app.wait(timeout=60) == 0, f"the application exited with {app.returncode}")
+    cli("stop")
+    cli("destroy", "rot")
+    where = relay.session_dir(socket.gethostname(), "rot", closed=True)
+    parts = sorted(glob.glob(os.path.join(where, "**", "lttng-ust", "uid", str(alice.uid),
+                                          "64-bit"), recursive=True))
+    ticks = [ticks_of(part) for part in parts]
+    log(f"rotated on the relay: {[(os.path.relpath(p, where), len(t)) for p, t in zip(parts, ticks)]}")
+    check(len(parts) >= 2 and all(ticks) and sorted(sum(ticks, [])) == list(range(40)),
+          f"the rotated traces on the relay: {[(os.path.relpath(p, where), t[:2], len(t)) for p, t in zip(parts, ticks)]}")
+
+
+def test():
+    require_tools()
+    with Service(args=["--lttng-ust"]) as svc, Relay(svc.rundir) as relay:
+        require_served(svc)
+        alice = svc.add_user("tctest-alice")
+        before = set(os.listdir(alice.home))
+
+        where, _ = streamed(svc, relay, alice, "net", 3)
+        path = os.path.join(where, "lttng-ust", "uid", str(alice.uid), "64-bit")
+        check(os.path.isfile(os.path.join(path, "metadata")),
+              f"no LTTng-UST trace on the relay under {where}: "
+              f"{[p for p, _, _ in os.walk(where)]}")
+        ticks = ticks_of(path)
+        log(f"per-UID trace on the relay: {len(ticks)} ticks of two applications")
+        check(ticks == sorted(list(range(30)) * 2),
+              f"the relay's trace holds {len(ticks)} ticks: {ticks[:5]}..{ticks[-5:]}")
+
+        where, apps = streamed(svc, relay, alice, "netpid", 2, "--buffers-pid")
+        traces = sorted(glob.glob(os.path.join(where, "lttng-ust", "pid", "*")))
+        check(len(traces) == 2 and
+              sorted(int(os.path.basename(t).rsplit("-", 3)[1]) for t in traces) ==
+              sorted(app.app_pid for app in apps),
+              f"the relay's per-PID traces: {traces}, the applications "
+              f"{[app.app_pid for app in apps]}")
+        for trace in traces:
+            ticks = ticks_of(trace)
+            check(ticks == list(range(20)), f"{trace} holds {len(ticks)} ticks")
+        log(f"per-PID traces on the relay: {[os.path.basename(t) for t in traces]}")
+        # The CLI's own files (the current session) aside.
+        written = {name for name in set(os.listdir(alice.home)) - before
+                   if not name.startswith(".tracectl")}
+        check(not written, f"written locally: {written}")
+        rotated(svc, relay, alice)
+        check(svc.alive(), "tracectld died")
+
+
+run(test)
