@@ -3,6 +3,9 @@
  * The CTF 1.8 clock declaration of a session's trace clock, shared by the
  * user-space metadata (tracectld) and the kernel metadata (the consumer):
  * babeltrace2 merges the two traces only if they declare the same clock.
+ * Absolute (its offset is from the Epoch): babeltrace2 takes LTTng's
+ * traces' clocks to be, and merges an absolute clock only with others
+ * (a session's LTTng-UST traces beside these, in files or live).
  */
 #ifndef TC_CTF_CLOCK_H
 #define TC_CTF_CLOCK_H
@@ -20,7 +23,7 @@ tc_ctf_clock_format(char *buf, size_t size, const struct tc_consumer_clock *cloc
 	return snprintf(buf, size,
 			"clock {\n\tname = \"monotonic\";\n\tdescription = \"%s\";\n"
 			"\tfreq = %" PRIu64 ";\n\tprecision = 1;\n\toffset_s = %" PRId64 ";\n"
-			"\toffset = %" PRIu64 ";\n\tabsolute = false;\n};\n\n"
+			"\toffset = %" PRIu64 ";\n\tabsolute = true;\n};\n\n"
 			"typealias integer { size = 64; align = 8; signed = false; "
 			"map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n",
 			clock->tsc ? "x86 TSC" : "CLOCK_MONOTONIC", clock->freq, clock->offset_s,

@@ -325,15 +325,10 @@ handle_lttng_channel(struct command *command)
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	/* Written locally, kept in memory for snapshots, or streamed, not
-	 * live yet (nothing sends their streams' live beacons). */
+	/* Written locally, kept in memory for snapshots, or streamed. */
 	if (session->dir_fd < 0 && !session->snapshot && !session->relay)
 		return command_fail(command, -EOPNOTSUPP,
 				    "Session %" PRIu64 ": no output for LTTng-UST channels",
-				    msg->session_id);
-	if (session->relay && tc_consumerd_relay_live_timer_us(session->relay) != 0)
-		return command_fail(command, -EOPNOTSUPP,
-				    "Session %" PRIu64 ": LTTng-UST channels are not streamed live",
 				    msg->session_id);
 	if (!string_is_terminated(msg->name, sizeof(msg->name)) || !channel_name_is_valid(msg->name))
 		return command_fail(command, -EINVAL, "Bad LTTng-UST channel name");

@@ -603,6 +603,46 @@ tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
 				     channel->channel_id, waited_ms);
 }
 
+/* One stream's live period, as lttng-consumerd's live timer does it:
+ * the sub-buffer being written closed if it holds anything and sent; a
+ * stream the relay has nothing of yet gets an empty packet (viewers
+ * skip only a stream that has sent data). One with nothing sent this
+ * period and nothing left to read gets a beacon at the buffer's time
+ * read before the flush, so viewers move past it: an event reserved
+ * after that read is not older than the beacon, and one reserved before
+ * it is in a sub-buffer the flush closed, which a beacon never skips
+ * (lttng_ust_ctl_snapshot() finds it produced, committed or not). */
+static void
+lttng_stream_live_tick(struct tc_consumerd_lttng_channel *channel, struct lttng_stream *stream,
+		       uint64_t period_start)
+{
+	uint64_t timestamp = 0, stream_id = 0;
+	bool has_time = lttng_ust_ctl_get_current_timestamp(stream->ustream, &timestamp) == 0;
+
+	(void)lttng_ust_ctl_flush_buffer(stream->ustream, 1);
+	while (lttng_drain_one(channel, stream) > 0)
+		channel->packets++;
+	if (stream->relay.packets_on_connection == 0) {
+		(void)lttng_ust_ctl_flush_buffer(stream->ustream, 0);
+		while (lttng_drain_one(channel, stream) > 0)
+			channel->packets++;
+	}
+	if (!has_time || stream->relay.last_packet_ns >= period_start ||
+	    lttng_ust_ctl_snapshot(stream->ustream) == 0 ||
+	    lttng_ust_ctl_get_stream_id(stream->ustream, &stream_id) < 0)
+		return;
+	tc_consumerd_relay_send_beacon(channel->relay, &stream->relay, stream_id, timestamp);
+}
+
+void
+tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *channel,
+				     uint64_t period_start)
+{
+	for (uint32_t i = 0; channel->relay && i < channel->nr_streams; i++)
+		if (channel->streams[i].ustream && channel->streams[i].relay_added)
+			lttng_stream_live_tick(channel, &channel->streams[i], period_start);
+}
+
 /* The index of the sub-buffer got at *position, from its packet's
  * context as liblttng-ust-ctl reads it. */
 static int
@@ -878,6 +918,12 @@ tc_consumerd_lttng_wait_fd_clear(int fd)
 
 void
 tc_consumerd_lttng_channel_flush(struct tc_consumerd_lttng_channel *channel)
+{
+}
+
+void
+tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *channel,
+				     uint64_t period_start)
 {
 }
 

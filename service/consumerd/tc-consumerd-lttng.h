@@ -80,6 +80,11 @@ struct tc_consumerd_lttng_packet {
 /* Where a snapshot's packets go; returns 0 or -errno (which stops it). */
 typedef int (*tc_consumerd_lttng_sink)(void *data, const struct tc_consumerd_lttng_packet *packet);
 
+/* A live session's tick: what each stream's writers put in it goes to
+ * the relay now, or a beacon says it was idle since period_start
+ * (consumer clock), as tracectl's own streams do. */
+void tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *channel,
+					  uint64_t period_start);
 /* What ChannelStatistics gives of the channel: its buffers' bytes, the
  * events its streams discarded as the packets read so far say (the
  * newest packet of each stream counts all before it), the packets

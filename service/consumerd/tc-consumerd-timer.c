@@ -15,6 +15,7 @@
  */
 #include "tc-consumerd-timer.h"
 
+#include "tc-consumerd-lttng.h"
 #include "tc-consumerd-stream.h"
 
 #define BUSY_READ_DIVISOR 8
@@ -311,6 +312,9 @@ relay_run_timer(struct tc_consumerd_session *session, uint64_t now)
 		for (uint32_t cpu = 0; cpu < channel->nr_cpus; cpu++)
 			stream_live_tick(channel, &channel->streams[cpu], now - live_ns);
 	}
+	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+	     lttng = *tc_consumerd_lttng_channel_next(lttng))
+		tc_consumerd_lttng_channel_live_tick(lttng, now - live_ns);
 	if (session->kernel) {
 		tc_consumerd_kernel_trace_drain(session->kernel);
 		tc_consumerd_kernel_trace_live_tick(session->kernel, now - live_ns);

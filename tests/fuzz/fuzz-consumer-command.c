@@ -258,7 +258,6 @@ struct model_session {
 	bool exists;
 	uint64_t id;
 	bool snapshot, relay_flag;
-	bool live; /* its relay output's live timer is not 0 */
 	/* A rotation moved its directories or failed: where its files are
 	 * is no longer known, so the work's outcome is not predicted. */
 	bool fs_unknown;
@@ -2046,10 +2045,8 @@ expect_lttng_channel(struct expectation *e)
 	int failed[4], n = 0;
 	uint32_t streams = lttng_nr_streams();
 
-	/* Written locally, kept in memory for snapshots, or streamed, not
-	 * live. */
-	if (!model_is_local(s) && !s->snapshot && s->live)
-		failed[n++] = -EOPNOTSUPP;
+	/* Written locally, kept in memory for snapshots, or streamed (its
+	 * session was made only if its relay opened). */
 	if (!rule_terminated(m->name, sizeof(m->name)) || !rule_channel_name(m->name))
 		failed[n++] = -EINVAL;
 	if (g->num_subbuf < 2 || g->num_subbuf > TC_RB_NUM_SUBBUF_MAX || g->subbuf_size < 4096 ||
@@ -3103,7 +3100,6 @@ model_apply(struct conversation *c, const struct expectation *e, const struct bu
 		*s = (struct model_session){.exists = true, .id = m->session_id, .fds_held = delta};
 		s->snapshot = m->flags & TC_CONSUMER_SESSION_SNAPSHOT;
 		s->relay_flag = m->flags & TC_CONSUMER_SESSION_RELAY;
-		s->live = m->relay.live_timer_us != 0;
 		memcpy(s->trace_dir, m->trace_dir, sizeof(s->trace_dir));
 		memcpy(s->host, m->relay.host, sizeof(s->host));
 		return;

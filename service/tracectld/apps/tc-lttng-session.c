@@ -491,15 +491,12 @@ trace_for_locked(TcSession *session, TcLttngApp *app, GError **error)
 	return tc_lttng_trace_ensure_locked(session, app, error);
 }
 
-/* Recording, locally or to a relay; not live yet: the consumer sends no
- * live beacons for LTTng-UST streams, without which viewers would wait. */
 static gboolean
 session_is_active(TcSession *session)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
-	return session->state == TC_SESSION_ACTIVE && !session->destroyed &&
-	       (session->relay == NULL || session->relay->live_timer_us == 0);
+	return session->state == TC_SESSION_ACTIVE && !session->destroyed;
 }
 
 void
@@ -508,12 +505,6 @@ tc_lttng_session_start_locked(TcSession *session)
 	g_autoptr(GPtrArray) apps = NULL;
 	TcLttngBatch *batch;
 
-	if (session->relay && session->relay->live_timer_us != 0) {
-		g_message("Session '%s' is live: LTTng-UST applications are not recorded in live "
-			  "sessions yet",
-			  session->name);
-		return;
-	}
 	if (!session_is_active(session))
 		return;
 	apps = tc_lttng_registry_list(session->owner_uid, session->owner_uid == 0);

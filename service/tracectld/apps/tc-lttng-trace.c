@@ -140,23 +140,25 @@ per_pid_directory(const TcLttngApp *app)
 	return g_strdup_printf("%s-%d-%s", name, (int)app->pid, date);
 }
 
+/* A trace of session for uid's applications, or for app's only (per-PID
+ * buffers) when app is not NULL. */
 static TcLttngTrace *
-trace_new(TcSession *session, const TcLttngApp *app, gboolean per_pid)
+trace_new(TcSession *session, uid_t uid, const TcLttngApp *app)
 {
 	static guint64 next_per_pid = 1;
 	TcLttngTrace *trace = g_new0(TcLttngTrace, 1);
-	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)app->uid);
-	g_autofree char *process = per_pid ? per_pid_directory(app) : NULL;
+	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)uid);
+	g_autofree char *process = app ? per_pid_directory(app) : NULL;
 
 	trace->refcount = 1;
 	trace->session_id = session->id;
 	trace->owner = session->owner_uid;
-	trace->uid = app->uid;
+	trace->uid = uid;
 	/* Apart from the ids of tracectl's own per-uid traces
 	 * (tc_session_trace_consumer_id()): bit 63 set; bit 62 too for a
 	 * per-PID trace, numbered in the service (ids of per-uid traces of
 	 * uids below 2^30 never have it). */
-	if (per_pid) {
+	if (app) {
 		trace->app_id = app->id;
 		trace->pid = app->pid;
 		trace->consumer_id =
@@ -164,7 +166,7 @@ trace_new(TcSession *session, const TcLttngApp *app, gboolean per_pid)
 		    (__atomic_fetch_add(&next_per_pid, 1, __ATOMIC_RELAXED) & (G_MAXUINT64 >> 2));
 		trace->path = g_build_filename("lttng-ust", "pid", process, NULL);
 	} else {
-		trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)app->uid << 32 |
+		trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)uid << 32 |
 				     (session->id & G_MAXUINT32);
 		trace->path = g_build_filename("lttng-ust", "uid", uid_text, "64-bit", NULL);
 	}
@@ -175,7 +177,7 @@ trace_new(TcSession *session, const TcLttngApp *app, gboolean per_pid)
 	trace->enums = g_ptr_array_new_with_free_func(trace_enum_free);
 	trace->event_handles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						     (GDestroyNotify)g_array_unref);
-	tc_user_limits_charge_init(&trace->charge, app->uid);
+	tc_user_limits_charge_init(&trace->charge, uid);
 	return trace;
 }
 
@@ -206,14 +208,25 @@ session_read(TcSession *session, TcLttngTrace *trace, GArray *configs, char **di
 	return TRUE;
 }
 
+/* A live viewer (babeltrace2's lttng-live source) decodes each piece of
+ * metadata the relay hands it on its own, and refuses one that does not
+ * start with the CTF signature: a comment, valid TSDL anywhere. */
+#define METADATA_SIGNATURE "/* CTF 1.8 */\n"
+
 static gboolean
 trace_send_metadata(TcLttngTrace *trace, const GString *text, GError **error)
 {
 	g_autoptr(TcConsumer) consumer = tc_consumer_get(trace->owner, error);
+	g_autofree char *signed_text = NULL;
 
-	return consumer != NULL &&
-	       tc_consumer_append_metadata(consumer, trace->consumer_id, text->str, text->len,
-					   error);
+	if (consumer == NULL)
+		return FALSE;
+	if (!trace->streamed || g_str_has_prefix(text->str, METADATA_SIGNATURE))
+		return tc_consumer_append_metadata(consumer, trace->consumer_id, text->str,
+						   text->len, error);
+	signed_text = g_strconcat(METADATA_SIGNATURE, text->str, NULL);
+	return tc_consumer_append_metadata(consumer, trace->consumer_id, signed_text,
+					   strlen(signed_text), error);
 }
 
 /* The consumer's channels of the trace, one per session channel. */
@@ -236,7 +249,8 @@ trace_create_channels(TcLttngTrace *trace, TcConsumer *consumer, const GArray *c
 	return TRUE;
 }
 
-/* The consumer session, its preamble, its channels. */
+/* The consumer session, its preamble, its channels; app: a per-PID
+ * trace's, or NULL. */
 static gboolean
 trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GError **error)
 {
@@ -254,7 +268,7 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 	gboolean snapshot = FALSE;
 	struct tc_consumer_relay_output relay;
 	g_autoptr(GDateTime) registered =
-	    g_date_time_new_from_unix_local(app->registered_us / G_USEC_PER_SEC);
+	    app ? g_date_time_new_from_unix_local(app->registered_us / G_USEC_PER_SEC) : NULL;
 	g_autofree char *registered_text =
 	    registered ? g_date_time_format(registered, "%Y%m%dT%H%M%S%z") : NULL;
 
@@ -262,6 +276,7 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 		return FALSE;
 	/* A trace made after a rotation joins the session's chunk on the
 	 * relay (op_lock held: the chunk is the session's current one). */
+	trace->streamed = session->relay != NULL;
 	if (session->relay) {
 		relay = *session->relay;
 		relay.chunk_id = session->relay_chunk_id;
@@ -272,7 +287,7 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 		return FALSE;
 	}
 	memcpy(options.uuid, trace->uuid, sizeof(options.uuid));
-	if (trace->app_id) {
+	if (app) {
 		options.pid = trace->pid;
 		options.procname = app->procname;
 		options.registered = registered_text;
@@ -303,19 +318,20 @@ session_has_per_pid_buffers(TcSession *session)
 	return session->ust_buffers == TC_BUFFERS_PER_PID;
 }
 
-TcLttngTrace *
-tc_lttng_trace_ensure_locked(TcSession *session, const TcLttngApp *app, GError **error)
+/* The trace of session for uid's applications, or for app's only when
+ * not NULL; made if needed. op_lock held. */
+static TcLttngTrace *
+trace_ensure_locked(TcSession *session, uid_t uid, const TcLttngApp *app, GError **error)
 {
-	gboolean per_pid = session_has_per_pid_buffers(session);
-	g_autofree char *key = trace_key(session->id, app->uid, per_pid ? app->id : 0);
+	g_autofree char *key = trace_key(session->id, uid, app ? app->id : 0);
 	TcLttngTrace *trace = trace_find(key);
 
 	if (trace != NULL)
 		return trace;
-	trace = trace_new(session, app, per_pid);
+	trace = trace_new(session, uid, app);
 	if (!trace_create(trace, session, app, error)) {
-		g_prefix_error(error, "LTTng-UST trace of %s %u: ", per_pid ? "pid" : "uid",
-			       per_pid ? (unsigned)app->pid : (unsigned)app->uid);
+		g_prefix_error(error, "LTTng-UST trace of %s %u: ", app ? "pid" : "uid",
+			       app ? (unsigned)app->pid : (unsigned)uid);
 		tc_lttng_trace_unref(trace);
 		return NULL;
 	}
@@ -324,6 +340,14 @@ tc_lttng_trace_ensure_locked(TcSession *session, const TcLttngApp *app, GError *
 	g_mutex_unlock(&traces_lock);
 	return trace;
 }
+
+TcLttngTrace *
+tc_lttng_trace_ensure_locked(TcSession *session, const TcLttngApp *app, GError **error)
+{
+	return trace_ensure_locked(session, app->uid,
+				   session_has_per_pid_buffers(session) ? app : NULL, error);
+}
+
 
 /* New references to the traces of session session_id (any session when
  * 0), of the application app_id only when not 0; unlinked if unlink. */

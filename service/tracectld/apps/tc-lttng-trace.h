@@ -66,6 +66,9 @@ typedef struct {
 	pid_t pid;
 	/* Its directory under the session's output (a snapshot's too). */
 	char *path;
+	/* Written to a relay: each piece of its metadata starts with the CTF
+	 * signature (live viewers read each on its own). Set at creation. */
+	gboolean streamed;
 	guint64 consumer_id;
 	guint8 uuid[16];
 	GPtrArray *channels; /* TcLttngTraceChannel *, fixed at creation */

@@ -4,11 +4,14 @@
 to lttng-relayd (create --set-url): their per-UID trace is on the relay,
 every tick in it, read by babeltrace2 from the relay's copy, and nothing
 is written locally; with per-PID buffers, each application's trace is
-there too, every tick of it."""
+there too, every tick of it; a rotation's archive and last chunk hold
+every tick once; and a live viewer (tracectl view --live) attached
+once the application registered prints its ticks as it records them."""
 
 import glob
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -16,9 +19,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SYSTEM_PYTHON, Service, check, log, run
+from tclib import SYSTEM_PYTHON, TRACECTL, Service, check, log, run, wait_for
 from lttnglib import require_served, require_tools, start_lttng_app
-from relaylib import Relay
+from relaylib import Reader, Relay
 
 READ = r"""
 import bt2, json, sys
@@ -79,6 +82,36 @@ def rotated(svc, relay, alice):
           f"the rotated traces on the relay: {[(os.path.relpath(p, where), t[:2], len(t)) for p, t in zip(parts, ticks)]}")
 
 
+def live(svc, relay, alice):
+    """A live session: a viewer attached once the application registered
+    prints its ticks while it records, and ends when the session is
+    destroyed."""
+    def cli(*args):
+        return svc.cli(*args, user=alice)
+
+    cli("create", "live", "--set-url", relay.url, "--live=200000")
+    cli("enable-event", "-u", "tc_lttng_test:tick")
+    cli("start")
+    app = start_lttng_app(svc, alice, 30)
+    reader = Reader(svc._as(alice) + [TRACECTL, "view", "--live", "--live-port",
+                                      str(relay.live_port), "live"], svc.env(alice))
+    attached = time.monotonic()
+    reader.wait_for("tc_lttng_test:tick", 30)
+    wait_for(lambda: sum("tc_lttng_test:tick" in line for _, line in reader.lines) >= 20, 30,
+             "20 ticks from the live viewer")
+    log(f"live: the first tick shown {reader.lines[0][0] - attached:.2f} s after the viewer "
+        f"started, {len(reader.lines)} lines")
+    app.kill()
+    app.wait()
+    cli("destroy", "live")
+    status = reader.finish(30)
+    check(status == 0, f"the live viewer ended with {status}: {reader.errors[-2000:]}")
+    counts = [int(re.search(r"count = (\d+)", line)[1]) for _, line in reader.lines
+              if "tc_lttng_test:tick" in line]
+    check(len(counts) >= 20 and counts == list(range(counts[0], counts[0] + len(counts))),
+          f"the live viewer's ticks: {counts[:5]}..{counts[-5:]} ({len(counts)})")
+
+
 def test():
     require_tools()
     with Service(args=["--lttng-ust"]) as svc, Relay(svc.rundir) as relay:
@@ -112,6 +145,7 @@ def test():
                    if not name.startswith(".tracectl")}
         check(not written, f"written locally: {written}")
         rotated(svc, relay, alice)
+        live(svc, relay, alice)
         check(svc.alive(), "tracectld died")
 
 

@@ -85,7 +85,7 @@ static const char test_metadata_format[] =
 	"\tprecision = 1;\n"
 	"\toffset_s = 0;\n"
 	"\toffset = 0;\n"
-	"\tabsolute = false;\n"
+	"\tabsolute = true;\n"
 	"};\n"
 	"\n"
 	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } "

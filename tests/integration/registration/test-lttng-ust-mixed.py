@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""One session records tracectl's own applications and LTTng-UST ones
+(Debian's liblttng-ust) side by side: two sibling traces in the
+session's directory (ust/ and lttng-ust/), which babeltrace2 reads as
+one timeline, the events of both kinds merged in time order, each
+kind's own events in the order they were emitted."""
+
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+from tclib import Service, check, log, run
+from lttnglib import require_served, require_tools, start_lttng_app
+
+LINE = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d{9})\] \(\S+\) (?:[^ :]+ )?(\S+): ")
+
+
+def test():
+    require_tools()
+    with Service(args=["--lttng-ust"]) as svc:
+        require_served(svc)
+        alice = svc.add_user("tctest-alice")
+        out = os.path.join(alice.home, "mixed")
+        for args in (["create", "mixed", "--output", out],
+                     ["enable-event", "-u", "example:*"],
+                     ["enable-event", "-u", "tc_lttng_test:tick"],
+                     ["start"]):
+            svc.cli(*args, user=alice)
+        lttng_app = start_lttng_app(svc, alice, 2)
+        svc.run_app("--count", "20", "--interval-us", "50000", user=alice)
+        check(lttng_app.wait(timeout=60) == 0,
+              f"the LTTng-UST application exited with {lttng_app.returncode}")
+        svc.cli("stop", user=alice)
+        svc.cli("destroy", "mixed", user=alice)
+        check(sorted(os.listdir(out)) == ["lttng-ust", "ust"],
+              f"the session's directory holds {sorted(os.listdir(out))}")
+        # The whole directory at once: babeltrace2 merges the two traces
+        # only if their clocks can be compared.
+        proc = subprocess.run(["babeltrace2", out], capture_output=True, text=True,
+                              timeout=300)
+        check(proc.returncode == 0, f"babeltrace2 could not read {out} as one: "
+              f"{proc.stderr[-2000:]}")
+        events = []
+        for line in proc.stdout.splitlines():
+            match = LINE.match(line)
+            check(match is not None, f"not an event line: {line!r}")
+            h, m, s, ns, name = match.groups()
+            events.append((((int(h) * 60 + int(m)) * 60 + int(s)) * 10**9 + int(ns), name,
+                           line))
+        kinds = [name.split(":")[0] for _, name, _ in events]
+        ticks = [int(re.search(r"count = (\d+)", line)[1]) for _, name, line in events
+                 if name == "tc_lttng_test:tick"]
+        log(f"{len(events)} events: {kinds.count('example')} of tracectl's application, "
+            f"{len(ticks)} ticks of the LTTng-UST one")
+        check(kinds.count("example") >= 20 and ticks == list(range(20)),
+              f"{kinds.count('example')} example events, ticks {ticks}")
+        # Interleaved: both kinds recorded over the same seconds.
+        first = [kinds.index(kind) for kind in ("example", "tc_lttng_test")]
+        last = [len(kinds) - 1 - kinds[::-1].index(kind) for kind in ("example", "tc_lttng_test")]
+        check(max(first) < min(last), f"the two kinds are not interleaved: first {first}, "
+              f"last {last} of {len(kinds)}")
+        stamps = [stamp for stamp, _, _ in events]
+        check(stamps == sorted(stamps), "babeltrace2's events are not in time order")
+        check(svc.alive(), "tracectld died")
+
+
+run(test)
