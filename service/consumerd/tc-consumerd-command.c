@@ -480,11 +480,16 @@ lttng_channel_stats(struct command *command, struct tc_consumerd_session *sessio
 {
 	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
 	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
+		struct tc_consumerd_lttng_stats stats;
+
 		if (tc_consumerd_lttng_channel_id(lttng) != channel_id)
 			continue;
-		tc_consumerd_lttng_channel_stats(lttng, &command->reply.buffer_bytes,
-						 &command->reply.events_discarded,
-						 &command->reply.packets_written);
+		tc_consumerd_lttng_channel_stats(lttng, &stats);
+		command->reply.buffer_bytes = stats.buffer_bytes;
+		command->reply.bytes_used = stats.bytes_used;
+		command->reply.bytes_used_peak = stats.bytes_used_peak;
+		command->reply.events_discarded = stats.events_discarded;
+		command->reply.packets_written = stats.packets_written;
 		return 0;
 	}
 	return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,

@@ -72,7 +72,8 @@ struct tc_consumerd_lttng_channel {
 	uint32_t nr_streams;
 	struct lttng_stream *streams;
 	uint64_t packets;
-	uint64_t buffer_bytes; /* of all its streams */
+	uint64_t buffer_bytes;	  /* of all its streams */
+	uint64_t bytes_used_peak; /* the most its statistics found */
 };
 
 uint64_t
@@ -730,16 +731,37 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 	return ret < 0 ? ret : 0;
 }
 
-void
-tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
-				 uint64_t *buffer_bytes, uint64_t *events_discarded,
-				 uint64_t *packets_written)
+/* The bytes written into the stream and not consumed yet, now: the
+ * distance between the positions LTTng-UST's ring buffer samples. */
+static uint64_t
+lttng_stream_bytes_used(struct lttng_stream *stream)
 {
-	*buffer_bytes = channel->buffer_bytes;
-	*events_discarded = 0;
-	for (uint32_t i = 0; i < channel->nr_streams; i++)
-		*events_discarded += channel->streams[i].events_discarded;
-	*packets_written = channel->packets;
+	unsigned long consumed = 0, produced = 0;
+
+	if (!stream->ustream || lttng_ust_ctl_snapshot_sample_positions(stream->ustream) < 0 ||
+	    lttng_ust_ctl_snapshot_get_consumed(stream->ustream, &consumed) < 0 ||
+	    lttng_ust_ctl_snapshot_get_produced(stream->ustream, &produced) < 0)
+		return 0;
+	/* Positions run free: their distance is taken modulo the word. */
+	return (uint64_t)(produced - consumed);
+}
+
+void
+tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
+				 struct tc_consumerd_lttng_stats *stats)
+{
+	uint64_t used = 0;
+
+	*stats = (struct tc_consumerd_lttng_stats){.buffer_bytes = channel->buffer_bytes};
+	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+		stats->events_discarded += channel->streams[i].events_discarded;
+		used += lttng_stream_bytes_used(&channel->streams[i]);
+	}
+	if (used > channel->bytes_used_peak)
+		channel->bytes_used_peak = used;
+	stats->bytes_used = used;
+	stats->bytes_used_peak = channel->bytes_used_peak;
+	stats->packets_written = channel->packets;
 }
 
 const char *
@@ -943,11 +965,10 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 }
 
 void
-tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
-				 uint64_t *buffer_bytes, uint64_t *events_discarded,
-				 uint64_t *packets_written)
+tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
+				 struct tc_consumerd_lttng_stats *stats)
 {
-	*buffer_bytes = *events_discarded = *packets_written = 0;
+	*stats = (struct tc_consumerd_lttng_stats){0};
 }
 
 const char *

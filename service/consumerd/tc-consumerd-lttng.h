@@ -85,13 +85,21 @@ typedef int (*tc_consumerd_lttng_sink)(void *data, const struct tc_consumerd_ltt
  * (consumer clock), as tracectl's own streams do. */
 void tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *channel,
 					  uint64_t period_start);
-/* What ChannelStatistics gives of the channel: its buffers' bytes, the
+/* What ChannelStatistics gives of the channel: its buffers' bytes, those
+ * written and not consumed now (sampled at each call, which keeps the
+ * peak: LTTng-UST's buffers have no monitor timer of tracectl's), the
  * events its streams discarded as the packets read so far say (the
  * newest packet of each stream counts all before it), the packets
  * written. */
-void tc_consumerd_lttng_channel_stats(const struct tc_consumerd_lttng_channel *channel,
-				      uint64_t *buffer_bytes, uint64_t *events_discarded,
-				      uint64_t *packets_written);
+struct tc_consumerd_lttng_stats {
+	uint64_t buffer_bytes;
+	uint64_t bytes_used;
+	uint64_t bytes_used_peak;
+	uint64_t events_discarded;
+	uint64_t packets_written;
+};
+void tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
+				      struct tc_consumerd_lttng_stats *stats);
 /* The name of the channel (its files' "<name>_<n>") and its streams. */
 const char *tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel);
 uint32_t tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel);

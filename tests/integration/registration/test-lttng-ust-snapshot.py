@@ -7,7 +7,9 @@ buffers hold, each channel a stream class of its own, without
 consuming it, so a later snapshot holds the same oldest events and
 newer ones; a snapshot to an lttng-relayd output holds the same ticks
 as a local one taken just before, read by babeltrace2 from the relay's
-copy; a snapshot after `stop` holds every event up to the stop."""
+copy; a snapshot after `stop` holds every event up to the stop. The
+channels' statistics show the bytes their buffers hold (at most their
+size)."""
 
 import glob
 import json
@@ -82,6 +84,14 @@ def test():
         check(not os.path.exists(os.path.join(out, "lttng-ust")),
               "a snapshot session wrote an LTTng-UST trace while recording")
         first = svc.cli_json("snapshot", "record", user=alice)["directory"]
+        # The flight recorder keeps what it recorded: its buffers hold
+        # bytes, at most their size (the writers push the oldest out).
+        stats = {channel["name"]: channel["statistics"]
+                 for channel in svc.cli_json("list", "fr", user=alice)["channels"]}
+        log(f"statistics after 3 s: {stats}")
+        check(all(0 < s["used_bytes"] <= s["buffer_bytes"] and
+                  s["peak_used_bytes"] >= s["used_bytes"] for s in stats.values()),
+              f"the flight recorder's buffer usage: {stats}")
         time.sleep(1.5)
         second = svc.cli_json("snapshot", "record", user=alice)["directory"]
         # An lttng-relayd output: the same ticks as a local snapshot of the
