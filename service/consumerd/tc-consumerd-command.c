@@ -473,27 +473,26 @@ handle_snapshot_relay(struct command *command)
 	return ret;
 }
 
-/* The statistics of an LTTng-UST channel of session. */
-static int
-lttng_channel_stats(struct command *command, struct tc_consumerd_session *session,
-		    uint64_t channel_id)
+/* The channel of that id of session, tracectl's own or LTTng-UST's, into
+ * stats; FALSE when it has none. */
+static bool
+find_channel_stats(struct tc_consumerd_session *session, uint64_t channel_id,
+		   struct tc_consumerd_channel_stats *stats)
 {
+	struct tc_consumerd_channel *channel = tc_consumerd_session_find_channel(session, channel_id);
+
+	if (channel) {
+		tc_consumerd_channel_stats(channel, stats);
+		return true;
+	}
 	for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
 	     lttng = *tc_consumerd_lttng_channel_next(lttng)) {
-		struct tc_consumerd_lttng_stats stats;
-
-		if (tc_consumerd_lttng_channel_id(lttng) != channel_id)
-			continue;
-		tc_consumerd_lttng_channel_stats(lttng, &stats);
-		command->reply.buffer_bytes = stats.buffer_bytes;
-		command->reply.bytes_used = stats.bytes_used;
-		command->reply.bytes_used_peak = stats.bytes_used_peak;
-		command->reply.events_discarded = stats.events_discarded;
-		command->reply.packets_written = stats.packets_written;
-		return 0;
+		if (tc_consumerd_lttng_channel_id(lttng) == channel_id) {
+			tc_consumerd_lttng_channel_stats(lttng, stats);
+			return true;
+		}
 	}
-	return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
-			    session->session_id, channel_id);
+	return false;
 }
 
 static int
@@ -502,14 +501,12 @@ handle_channel_stats(struct command *command)
 	const struct tc_consumer_channel_ref *msg = command->msg;
 	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
 	struct tc_consumerd_channel_stats stats;
-	struct tc_consumerd_channel *channel;
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	channel = tc_consumerd_session_find_channel(session, msg->channel_id);
-	if (!channel)
-		return lttng_channel_stats(command, session, msg->channel_id);
-	tc_consumerd_channel_stats(channel, &stats);
+	if (!find_channel_stats(session, msg->channel_id, &stats))
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no channel %" PRIu64,
+				    msg->session_id, msg->channel_id);
 	command->reply.buffer_bytes = stats.buffer_bytes;
 	command->reply.bytes_used = stats.bytes_used;
 	command->reply.bytes_used_peak = stats.bytes_used_peak;

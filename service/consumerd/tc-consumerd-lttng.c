@@ -748,11 +748,11 @@ lttng_stream_bytes_used(struct lttng_stream *stream)
 
 void
 tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
-				 struct tc_consumerd_lttng_stats *stats)
+				 struct tc_consumerd_channel_stats *stats)
 {
 	uint64_t used = 0;
 
-	*stats = (struct tc_consumerd_lttng_stats){.buffer_bytes = channel->buffer_bytes};
+	*stats = (struct tc_consumerd_channel_stats){.buffer_bytes = channel->buffer_bytes};
 	for (uint32_t i = 0; i < channel->nr_streams; i++) {
 		stats->events_discarded += channel->streams[i].events_discarded;
 		used += lttng_stream_bytes_used(&channel->streams[i]);
@@ -966,9 +966,9 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 
 void
 tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
-				 struct tc_consumerd_lttng_stats *stats)
+				 struct tc_consumerd_channel_stats *stats)
 {
-	*stats = (struct tc_consumerd_lttng_stats){0};
+	*stats = (struct tc_consumerd_channel_stats){0};
 }
 
 const char *

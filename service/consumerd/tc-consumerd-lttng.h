@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-channel.h"
 
 /* Whether this build reads LTTng-UST channels: with liblttng-ust-ctl,
  * unless a harness that does not model them leaves them out. */
@@ -91,15 +92,8 @@ void tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *cha
  * events its streams discarded as the packets read so far say (the
  * newest packet of each stream counts all before it), the packets
  * written. */
-struct tc_consumerd_lttng_stats {
-	uint64_t buffer_bytes;
-	uint64_t bytes_used;
-	uint64_t bytes_used_peak;
-	uint64_t events_discarded;
-	uint64_t packets_written;
-};
 void tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
-				      struct tc_consumerd_lttng_stats *stats);
+				      struct tc_consumerd_channel_stats *stats);
 /* The name of the channel (its files' "<name>_<n>") and its streams. */
 const char *tc_consumerd_lttng_channel_name(const struct tc_consumerd_lttng_channel *channel);
 uint32_t tc_consumerd_lttng_channel_nr_streams(const struct tc_consumerd_lttng_channel *channel);

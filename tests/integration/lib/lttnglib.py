@@ -4,12 +4,13 @@ service serves them, and Debian's lttng-sessiond run beside the test as
 the anchor their traces are compared with."""
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 
-from tclib import BUILD, SKIP, check, require, wait_for
+from tclib import BUILD, SKIP, SYSTEM_PYTHON, check, require, wait_for
 
 # An application instrumented with LTTng-UST only (apps/lttng-app.c).
 LTTNG_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-lttng-app")
@@ -74,3 +75,23 @@ def start_lttng_app(svc, user, seconds):
     check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
     proc.app_pid = int(line.split()[1])
     return proc
+
+
+# The counts of the test application's ticks in one trace, in order read.
+_TICKS = r"""
+import bt2, json, sys
+ticks = []
+for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(msg) is bt2._EventMessageConst and msg.event.name == "tc_lttng_test:tick":
+        ticks.append(int(msg.event.payload_field["count"]))
+print(json.dumps(ticks))
+"""
+
+
+def tick_counts(path):
+    """The sorted counts of LTTNG_APP's ticks in the trace at path, read
+    with babeltrace2's Python bindings; fails the test when it cannot."""
+    proc = subprocess.run([SYSTEM_PYTHON, "-c", _TICKS, path], capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 0, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}")
+    return sorted(json.loads(proc.stdout))

@@ -8,26 +8,16 @@ lost, nothing twice). `clear` empties the current chunk: what it held is
 gone, what comes after is recorded. In a snapshot session, `clear`
 empties the buffers: the next snapshot starts after it."""
 
-import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SYSTEM_PYTHON, Service, check, log, run
-from lttnglib import require_served, require_tools, start_lttng_app
+from tclib import Service, check, log, run
+from lttnglib import require_served, require_tools, start_lttng_app, tick_counts
 
 
-READ = r"""
-import bt2, json, sys
-ticks = []
-for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
-    if type(msg) is bt2._EventMessageConst and msg.event.name == "tc_lttng_test:tick":
-        ticks.append(int(msg.event.payload_field["count"]))
-print(json.dumps(ticks))
-"""
 
 
 def ticks_of(chunk, uid):
@@ -37,10 +27,7 @@ def ticks_of(chunk, uid):
     check(os.path.isfile(os.path.join(path, "metadata")),
           f"{chunk} has no LTTng-UST trace of uid {uid}: "
           f"{sorted(os.listdir(chunk)) if os.path.isdir(chunk) else 'none'}")
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ, path], capture_output=True, text=True,
-                          timeout=300)
-    check(proc.returncode == 0, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}")
-    return sorted(json.loads(proc.stdout))
+    return tick_counts(path)
 
 
 def rotation(svc, alice):

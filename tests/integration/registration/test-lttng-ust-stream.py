@@ -9,36 +9,17 @@ every tick once; and a live viewer (tracectl view --live) attached
 once the application registered prints its ticks as it records them."""
 
 import glob
-import json
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SYSTEM_PYTHON, TRACECTL, Service, check, log, run, wait_for
-from lttnglib import require_served, require_tools, start_lttng_app
+from tclib import TRACECTL, Service, check, log, run, wait_for
+from lttnglib import require_served, require_tools, start_lttng_app, tick_counts
 from relaylib import Reader, Relay
-
-READ = r"""
-import bt2, json, sys
-ticks = []
-for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
-    if type(msg) is bt2._EventMessageConst and msg.event.name == "tc_lttng_test:tick":
-        ticks.append(int(msg.event.payload_field["count"]))
-print(json.dumps(sorted(ticks)))
-"""
-
-
-def ticks_of(path):
-    proc = subprocess.run([SYSTEM_PYTHON, "-c", READ, path], capture_output=True, text=True,
-                          timeout=300)
-    check(proc.returncode == 0, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
-
 
 def streamed(svc, relay, alice, name, seconds, *channel_args):
     """A session of alice streamed to relay, one application recorded for
@@ -76,7 +57,7 @@ def rotated(svc, relay, alice):
     where = relay.session_dir(socket.gethostname(), "rot", closed=True)
     parts = sorted(glob.glob(os.path.join(where, "**", "lttng-ust", "uid", str(alice.uid),
                                           "64-bit"), recursive=True))
-    ticks = [ticks_of(part) for part in parts]
+    ticks = [tick_counts(part) for part in parts]
     log(f"rotated on the relay: {[(os.path.relpath(p, where), len(t)) for p, t in zip(parts, ticks)]}")
     check(len(parts) >= 2 and all(ticks) and sorted(sum(ticks, [])) == list(range(40)),
           f"the rotated traces on the relay: {[(os.path.relpath(p, where), t[:2], len(t)) for p, t in zip(parts, ticks)]}")
@@ -124,7 +105,7 @@ def test():
         check(os.path.isfile(os.path.join(path, "metadata")),
               f"no LTTng-UST trace on the relay under {where}: "
               f"{[p for p, _, _ in os.walk(where)]}")
-        ticks = ticks_of(path)
+        ticks = tick_counts(path)
         log(f"per-UID trace on the relay: {len(ticks)} ticks of two applications")
         check(ticks == sorted(list(range(30)) * 2),
               f"the relay's trace holds {len(ticks)} ticks: {ticks[:5]}..{ticks[-5:]}")
@@ -137,7 +118,7 @@ def test():
               f"the relay's per-PID traces: {traces}, the applications "
               f"{[app.app_pid for app in apps]}")
         for trace in traces:
-            ticks = ticks_of(trace)
+            ticks = tick_counts(trace)
             check(ticks == list(range(20)), f"{trace} holds {len(ticks)} ticks")
         log(f"per-PID traces on the relay: {[os.path.basename(t) for t in traces]}")
         # The CLI's own files (the current session) aside.
