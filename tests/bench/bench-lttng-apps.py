@@ -94,6 +94,16 @@ def events_in(trace_dir):
     return int(found[-1]) if found else 0
 
 
+def events_by_a(trace_dir):
+    """How many bench:event events trace_dir holds for each value of a."""
+    out = subprocess.run(["babeltrace2", trace_dir], capture_output=True, text=True,
+                         check=True).stdout
+    counts = {}
+    for a in re.findall(r"bench:event: .*\{ a = (\d+),", out):
+        counts[int(a)] = counts.get(int(a), 0) + 1
+    return counts
+
+
 def crowd_kb_per_app(tmp, env, count_listed, service_pid):
     before = rss_kb(service_pid)
     apps = [subprocess.Popen([f"{tmp}/app", "wait"], env=env, stdin=subprocess.PIPE,
@@ -111,6 +121,7 @@ def crowd_kb_per_app(tmp, env, count_listed, service_pid):
 
 class Ours:
     name = "tracectl"
+    must_keep_crowd = True
 
     def __init__(self, tmp):
         self.tmp = tmp
@@ -143,6 +154,7 @@ class Ours:
 
 class Anchor:
     name = "lttng-sessiond"
+    must_keep_crowd = False
 
     def __init__(self, tmp):
         self.home = f"{tmp}/lttng-home"
@@ -189,10 +201,21 @@ def measure(side, tmp, unregistered):
         kb = crowd_kb_per_app(tmp, side.env(), side.listed, side.service_pid())
         side.cli("stop")
         side.cli("destroy", "reg")
-        recorded = events_in(out)
-        # spawn-timer's runs, then the crowd's applications: one each.
-        if recorded != RUNS + APPS:
-            sys.exit(f"{side.name}: {recorded} events recorded, not {RUNS + APPS}")
+        # spawn-timer's runs (a = 1), then the crowd's applications (a = 2):
+        # one event each, all of them recordable once registered.
+        recorded = events_by_a(out)
+        if recorded.get(1, 0) != RUNS:
+            sys.exit(f"{side.name}: {recorded.get(1, 0)} of the timed runs' {RUNS} "
+                     "events recorded")
+        lost = APPS - recorded.get(2, 0)
+        if lost and side.must_keep_crowd:
+            sys.exit(f"{side.name}: {lost} of the crowd's {APPS} events lost")
+        if lost:
+            # lttng-sessiond applies its sessions to a crowd one application
+            # after another: the last ones' constructors stop waiting for it
+            # (LTTNG_UST_REGISTER_TIMEOUT) and their first event comes first.
+            print(f"note: {side.name} lost {lost} of the crowd's {APPS} first events "
+                  "(their applications stopped waiting for it)", flush=True)
         out = f"{tmp}/{side.name}-burst"
         side.cli("create", "burst", "--output", out)
         side.cli("enable-event", "-u", "bench:*")
