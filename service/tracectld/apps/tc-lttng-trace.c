@@ -9,6 +9,7 @@
 #include "tc-channel.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
+#include "tc-id-sequence.h"
 #include "tc-lttng-metadata.h"
 #include "tc-lttng-preamble.h"
 #include "tc-random-uuid.h"
@@ -145,7 +146,6 @@ per_pid_directory(const TcLttngApp *app)
 static TcLttngTrace *
 trace_new(TcSession *session, uid_t uid, const TcLttngApp *app)
 {
-	static guint64 next_per_pid = 1;
 	TcLttngTrace *trace = g_new0(TcLttngTrace, 1);
 	g_autofree char *uid_text = g_strdup_printf("%u", (unsigned)uid);
 	g_autofree char *process = app ? per_pid_directory(app) : NULL;
@@ -154,20 +154,14 @@ trace_new(TcSession *session, uid_t uid, const TcLttngApp *app)
 	trace->session_id = session->id;
 	trace->owner = session->owner_uid;
 	trace->uid = uid;
-	/* Apart from the ids of tracectl's own per-uid traces
-	 * (tc_session_trace_consumer_id()): bit 63 set; bit 62 too for a
-	 * per-PID trace, numbered in the service (ids of per-uid traces of
-	 * uids below 2^30 never have it). */
+	/* Its consumer session is apart from the session's and from those of
+	 * its other traces, of either kind (tc-id-sequence.h). */
+	trace->consumer_id = tc_id_sequence_next();
 	if (app) {
 		trace->app_id = app->id;
 		trace->pid = app->pid;
-		trace->consumer_id =
-		    G_GUINT64_CONSTANT(3) << 62 |
-		    (__atomic_fetch_add(&next_per_pid, 1, __ATOMIC_RELAXED) & (G_MAXUINT64 >> 2));
 		trace->path = g_build_filename("lttng-ust", "pid", process, NULL);
 	} else {
-		trace->consumer_id = G_GUINT64_CONSTANT(1) << 63 | (guint64)uid << 32 |
-				     (session->id & G_MAXUINT32);
 		trace->path = g_build_filename("lttng-ust", "uid", uid_text, "64-bit", NULL);
 	}
 	tc_random_uuid(trace->uuid);

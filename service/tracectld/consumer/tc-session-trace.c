@@ -15,6 +15,7 @@
 #include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-fair-queue.h"
+#include "tc-id-sequence.h"
 #include "tc-metadata.h"
 #include "tc-session.h"
 #include "tc-uid-trace.h"
@@ -31,13 +32,14 @@ uid_trace_uuid(const TcSession *session, uid_t uid, guint8 uuid[16])
 		uuid[12 + i] ^= (mix >> (8 * i)) & 0xff;
 }
 
-/* The consumer session of uid's trace: the session id for the owner's. */
+/* The consumer session of uid's trace in session, 0 when it has none. */
 guint64
-tc_session_trace_consumer_id(const TcSession *session, uid_t uid)
+tc_session_trace_consumer_id(TcSession *session, uid_t uid)
 {
-	if (uid == session->owner_uid)
-		return session->id;
-	return ((guint64)uid + 1) << 32 | (session->id & G_MAXUINT32);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
+	TcUidTrace *trace = g_hash_table_lookup(session->traces, GUINT_TO_POINTER(uid));
+
+	return trace != NULL ? trace->consumer_id : 0;
 }
 
 /* Creates the directory of uid's trace through the consumer. op_lock held. */
@@ -48,7 +50,9 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 	TcUidTrace *trace = g_new0(TcUidTrace, 1);
 	struct tc_consumer_relay_output relay;
 
-	trace->consumer_id = tc_session_trace_consumer_id(session, uid);
+	/* The owner's trace has the session's id; another uid's one of its
+	 * own, never another trace's (tc-id-sequence.h). */
+	trace->consumer_id = uid == session->owner_uid ? session->id : tc_id_sequence_next();
 	uid_trace_uuid(session, uid, trace->uuid);
 	/* A trace started after a rotation joins the other traces' chunk. */
 	if (session->relay != NULL) {

@@ -12,8 +12,9 @@
  * session operations and by the application sync; calls neither.
  */
 
-/* The consumer session of uid's trace: the session id for the owner's. */
-guint64 tc_session_trace_consumer_id(const TcSession *session, uid_t uid);
+/* The consumer session of uid's trace in session (the session's id for the
+ * owner's), 0 when it has none. Takes session->lock. */
+guint64 tc_session_trace_consumer_id(TcSession *session, uid_t uid);
 /* Creates the directory trace_dir of uid's trace through the consumer.
  * op_lock held. */
 gboolean tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid,

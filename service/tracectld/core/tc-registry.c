@@ -9,6 +9,7 @@
 #include "tc-ack-waiter.h"
 #include "tc-app.h"
 #include "tc-error.h"
+#include "tc-id-sequence.h"
 #include "tc-session.h"
 #include "tc-user-limits.h"
 
@@ -18,7 +19,6 @@ static struct cds_lfht *sessions_by_id;
 static struct cds_lfht *sessions_by_name; /* (owner, name) */
 static struct cds_lfht *apps_by_fd;
 static struct cds_lfht *apps_by_pid;
-static guint64 next_session_id = 1;       /* atomic */
 
 static struct cds_lfht *
 new_table(void)
@@ -79,7 +79,7 @@ tc_registry_add_session(TcSession *session, GError **error)
 
 	if (!tc_user_limits_charge(&session->charge, TC_LIMIT_SESSIONS, 1, error))
 		return FALSE;
-	session->id = __atomic_fetch_add(&next_session_id, 1, __ATOMIC_RELAXED);
+	session->id = tc_id_sequence_next();
 	session->object_path =
 		g_strdup_printf("/org/tracectl/Tracing1/session/%" G_GUINT64_FORMAT, session->id);
 	tc_session_ref(session); /* the registry's */

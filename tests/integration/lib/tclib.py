@@ -90,10 +90,11 @@ class Installed:
 
 
 class User:
-    def __init__(self, name, groups=(), own_gid=False):
+    def __init__(self, name, groups=(), own_gid=False, uid=None):
         """own_gid: the user's primary group is a system group of its own,
         whose gid comes from the system range, which holds no uid, so a
-        test that records ids tells a uid from a gid."""
+        test that records ids tells a uid from a gid. uid: the user's, when
+        the test needs one outside useradd's range."""
         self.name = name
         self.created = False
         self.created_groups = []
@@ -125,7 +126,12 @@ class User:
             args += ["--no-user-group", "--gid", primary]
         if groups:
             args += ["--groups", ",".join(groups)]
-        subprocess.run(args + [name], check=True)
+        if uid is not None:
+            args += ["--uid", str(uid)]
+        # useradd warns of a uid outside UID_MIN..UID_MAX, and makes it.
+        made = subprocess.run(args + [name], capture_output=True, text=True)
+        if made.returncode != 0:
+            raise AssertionError(f"useradd {name} failed: {made.stderr}")
         self.created = True
         entry = pwd.getpwnam(name)
         self.uid = entry.pw_uid
@@ -400,8 +406,8 @@ class Service:
         must succeed."""
         return self.cli("--json=short", *args, user=user, timeout=timeout).json
 
-    def add_user(self, name, groups=(), own_gid=False):
-        user = User(name, groups, own_gid)
+    def add_user(self, name, groups=(), own_gid=False, uid=None):
+        user = User(name, groups, own_gid, uid)
         self.users.append(user)
         return user
 
