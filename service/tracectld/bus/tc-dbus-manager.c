@@ -278,8 +278,7 @@ list_sessions_done(TcRequest *request)
 				      url ? url : session->output_directory);
 		g_mutex_unlock(&session->lock);
 	}
-	g_dbus_method_invocation_return_value(request->invocation,
-					      g_variant_new("(a(osuss))", &builder));
+	tc_dbus_request_return(request, g_variant_new("(a(osuss))", &builder));
 }
 
 static gboolean
@@ -442,8 +441,7 @@ list_applications_done(TcRequest *request)
 		g_mutex_unlock(&app->lock);
 	}
 	add_lttng_applications(&builder, request);
-	g_dbus_method_invocation_return_value(request->invocation,
-					      g_variant_new("(a(iussa(sis)))", &builder));
+	tc_dbus_request_return(request, g_variant_new("(a(iussa(sis)))", &builder));
 }
 
 static gboolean

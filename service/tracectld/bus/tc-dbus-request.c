@@ -10,6 +10,7 @@
 #include "tc-event-rule.h"
 #include "tc-fair-queue.h"
 #include "tc-idle.h"
+#include "tc-memory-trim.h"
 #include "tc-session.h"
 
 /*
@@ -166,15 +167,28 @@ tc_dbus_request_fail(TcRequest *request, GError *error)
 	tc_dbus_request_free(request);
 }
 
+/* Answers larger than this have their memory given back: a listing of a
+ * hundred applications with LTTng-UST's own tracepoints, or of the
+ * kernel's events; a session's description stays below it. */
+#define LARGE_REPLY_BYTES (256 * 1024)
+
+void
+tc_dbus_request_return(TcRequest *request, GVariant *value)
+{
+	g_autoptr(GVariant) reply = value ? g_variant_take_ref(value) : NULL;
+
+	g_dbus_method_invocation_return_value(request->invocation, reply);
+	if (reply != NULL && g_variant_get_size(reply) > LARGE_REPLY_BYTES)
+		tc_memory_trim_soon();
+}
+
 static void
 finish(TcRequest *request)
 {
 	if (request->done)
 		request->done(request);
 	else if (!request->no_wait) /* answered already otherwise */
-		g_dbus_method_invocation_return_value(
-			request->invocation,
-			request->result ? g_variant_ref_sink(request->result) : NULL);
+		tc_dbus_request_return(request, g_steal_pointer(&request->result));
 	tc_dbus_request_free(request);
 }
 

@@ -97,3 +97,7 @@ void tc_dbus_request_submit_detailed(TcRequest *request, const char *action_id, 
 				     TcAuthorityFlags flags, const char *key, const char *value);
 /* Replies with an error and frees the request. */
 void tc_dbus_request_fail(TcRequest *request, GError *error);
+/* Answers request with value (taken, floating or not), and has a
+ * large answer's memory given back once it is sent (tc-memory-trim.h).
+ * Main loop, from a done callback: the request is freed after it. */
+void tc_dbus_request_return(TcRequest *request, GVariant *value);

@@ -219,8 +219,7 @@ list_triggers_done(TcRequest *request)
 {
 	GVariant *triggers = tc_dbus_triggers_list(request->caller.uid, request->caller.is_admin);
 
-	g_dbus_method_invocation_return_value(request->invocation,
-					      g_variant_new_tuple(&triggers, 1));
+	tc_dbus_request_return(request, g_variant_new_tuple(&triggers, 1));
 }
 
 static gboolean
