@@ -18,7 +18,8 @@ lttng_app_registration_us     median time from fork() to the first
                               run's event must be in the trace
 lttng_app_service_kb_per_app  the session daemon's RSS growth per
                               registered application (TRACECTL_BENCH_APPS,
-                              200, waiting)
+                              200, waiting), 3 s after the last listing
+                              that counted them
 lttng_app_consumer_cpu_s      CPU time of the consumer processes while an
                               application records TRACECTL_BENCH_EVENTS
                               (1,000,000) events in bursts of 1000 a
@@ -110,7 +111,10 @@ def crowd_kb_per_app(tmp, env, count_listed, service_pid):
                              stdout=subprocess.DEVNULL) for _ in range(APPS)]
     try:
         wait_for(lambda: count_listed() >= APPS, 300, f"{APPS} applications to register")
-        time.sleep(1)
+        # Settled: what a listing of APPS applications builds is a
+        # transient, which each daemon frees once it is sent (tracectld
+        # gives its pages back a second after the last one).
+        time.sleep(3)
         return (rss_kb(service_pid) - before) / APPS
     finally:
         for proc in apps:

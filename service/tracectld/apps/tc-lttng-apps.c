@@ -14,8 +14,9 @@
  *   accept, SO_PEERCRED, timeouts  ──work──> receive and check the message
  *   charge the connection                    command: keep it, pairing
  *                                            notify: pair it by pid and uid,
- *                                              watch, list, publish, apply
+ *                                              watch, publish, apply
  *                                              sessions, register_done
+ *   a listing asked for (list -u) ─work──>   list each application again
  *   hang-up, deadline ────────────────────>  (unlink; the last reference
  *     unlink from the registry                 closes the sockets)
  *   notify input ───────────> owner's notify thread (notify_pool): one
@@ -65,13 +66,15 @@
  * links. */
 DEFINE_LTTNG_UST_SIGBUS_STATE();
 
-/* A caller waiting for owners' threads to list their applications
- * again; each owner's work holds a reference. */
+/* One owner's listing of its applications again, and the callers waiting
+ * for it; its work on the owner's thread holds a reference, and so does
+ * each caller. */
 typedef struct {
 	gint refcount;
+	uid_t owner;
 	GMutex lock;
 	GCond done;
-	guint pending; /* [lock] owners not done yet */
+	gboolean is_done; /* [lock] */
 } TcLttngRefresh;
 
 /* A work on the owner's thread: a new connection (fd), a refresh, or
@@ -81,6 +84,7 @@ typedef struct {
 	struct ucred cred;
 	TcUserCharge charge;
 	TcLttngRefresh *refresh;
+	GPtrArray *to_list;  /* with refresh: TcLttngApp *, NULL before its first step */
 	TcLttngApp *app;     /* registered, its sessions to apply */
 	GHashTable *applied; /* with app: the ids of the sessions done */
 } TcLttngWork;
@@ -91,6 +95,11 @@ static GMutex state_lock;
 static TcOwnerPool *notify_pool; /* set at start, freed at stop */
 static TcLttngListen *listen_socket; /* set at start, freed at stop */
 static char *status;		     /* [state_lock] */
+/* [state_lock] owner -> its TcLttngRefresh queued and not started yet,
+ * which every listing asked for meanwhile joins: however often its
+ * applications are listed, an owner's thread has at most one listing
+ * queued before the registrations that come after it. */
+static GHashTable *queued_refreshes;
 
 static void
 set_status(char *text)
@@ -122,6 +131,18 @@ refresh_unref(TcLttngRefresh *refresh)
 	g_free(refresh);
 }
 
+/* The refresh no longer takes callers: it started, or it was dropped. */
+static void
+refresh_dequeue(TcLttngRefresh *refresh)
+{
+	gpointer key = GUINT_TO_POINTER(refresh->owner);
+
+	g_mutex_lock(&state_lock);
+	if (queued_refreshes && g_hash_table_lookup(queued_refreshes, key) == refresh)
+		g_hash_table_remove(queued_refreshes, key);
+	g_mutex_unlock(&state_lock);
+}
+
 static void
 work_free(gpointer data)
 {
@@ -133,11 +154,14 @@ work_free(gpointer data)
 		tc_lttng_app_unref(work->app);
 	if (work->applied)
 		g_hash_table_unref(work->applied);
+	if (work->to_list)
+		g_ptr_array_unref(work->to_list);
 	tc_user_limits_release(&work->charge);
 	if (work->refresh) {
+		refresh_dequeue(work->refresh);
 		g_mutex_lock(&work->refresh->lock);
-		work->refresh->pending--;
-		g_cond_signal(&work->refresh->done);
+		work->refresh->is_done = TRUE;
+		g_cond_broadcast(&work->refresh->done);
 		g_mutex_unlock(&work->refresh->lock);
 		refresh_unref(work->refresh);
 	}
@@ -157,7 +181,6 @@ gone_cb(TcLttngApp *app, const char *why, gpointer user_data)
 }
 
 static void owner_work_cb(gpointer data, gpointer user_data);
-static gboolean list_app(TcLttngApp *app);
 
 /* Owner's thread: the sessions first, then register_done, as
  * lttng-sessiond does: the constructor of the application waits for
@@ -168,7 +191,6 @@ static void
 finish_registration(TcLttngWork *work)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) events = NULL;
 	TcLttngApp *app = work->app;
 	TcLttngWork *again;
 
@@ -191,16 +213,15 @@ finish_registration(TcLttngWork *work)
 		return;
 	}
 	g_mutex_unlock(&app->cmd_lock);
-	/* Listed once main() runs: a listing is a round trip per event and
-	 * per field, which lttng-sessiond does only when asked; here it is
-	 * kept for `tracectl list -u` and the limits, off the path of the
-	 * application's start. */
-	if (!list_app(app))
-		return;
-	events = tc_lttng_app_dup_events(app);
-	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u events=%u",
+	/* Not listed now: a listing is a round trip per event and per field
+	 * (LTTng-UST's own tracepoints alone are 26 events and 110 fields),
+	 * on this thread, where a crowd of applications starting together
+	 * would wait behind each other's listings past their constructors'
+	 * patience. As lttng-sessiond, the service lists them when asked
+	 * (tc_lttng_apps_refresh()). */
+	g_message("LTTng-UST application registered: pid=%d uid=%u name='%s' abi=%u.%u",
 		  (int)app->pid, (unsigned)app->uid, app->procname, app->abi_major,
-		  app->abi_minor, events->len);
+		  app->abi_minor);
 }
 
 /* Owner's thread: the command socket of a new application, kept until
@@ -254,8 +275,7 @@ list_app(TcLttngApp *app)
 }
 
 /* Owner's thread: the notify socket of an application whose command
- * socket came: both are tied, the application may go on, then it is
- * listed. */
+ * socket came: both are tied, the application may go on. */
 static void
 pair_notify_socket(TcLttngWork *work)
 {
@@ -327,13 +347,33 @@ serve_connection(TcLttngWork *work)
 		keep_command_socket(work, &registration);
 }
 
+/* Owner's thread: one application of a refresh listed, and the next one
+ * queued behind the works that came meanwhile, so that a registration
+ * waits for one application's listing at most, never for a whole
+ * owner's. */
 static void
-refresh_owner(uid_t owner)
+refresh_step(TcLttngWork *work)
 {
-	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(owner, FALSE);
+	TcLttngWork *next;
 
-	for (guint i = 0; i < apps->len; i++)
-		list_app(g_ptr_array_index(apps, i));
+	if (work->to_list == NULL) {
+		/* A listing asked for from now on lists again after this. */
+		refresh_dequeue(work->refresh);
+		work->to_list = tc_lttng_registry_list(work->refresh->owner, FALSE);
+	}
+	if (work->to_list->len == 0)
+		return;
+	list_app(g_ptr_array_index(work->to_list, 0));
+	g_ptr_array_remove_index(work->to_list, 0);
+	if (work->to_list->len == 0)
+		return;
+	next = g_new0(TcLttngWork, 1);
+	next->fd = -1;
+	tc_user_limits_charge_init(&next->charge, work->refresh->owner);
+	next->refresh = g_steal_pointer(&work->refresh);
+	next->to_list = g_steal_pointer(&work->to_list);
+	/* Refused by a pool stopping, it is freed at once: the refresh ends. */
+	tc_lttng_owner_push(next->refresh->owner, owner_work_cb, next, work_free);
 }
 
 static void
@@ -346,7 +386,7 @@ owner_work_cb(gpointer data, gpointer user_data)
 	else if (work->app)
 		finish_registration(work);
 	else
-		refresh_owner(work->charge.user);
+		refresh_step(work);
 }
 
 /* Listen thread: who pays for the connection, its timeouts, and on to
@@ -421,8 +461,48 @@ tc_lttng_apps_stop(void)
 	tc_lttng_owner_stop();
 	g_clear_pointer(&notify_pool, tc_owner_pool_free);
 	g_clear_pointer(&listen_socket, tc_lttng_listen_free);
+	/* Empty: the works of the refreshes queued were dropped with the
+	 * owners' pool. */
+	g_mutex_lock(&state_lock);
+	g_clear_pointer(&queued_refreshes, g_hash_table_unref);
+	g_mutex_unlock(&state_lock);
 	tc_lttng_registry_clear();
 	tc_lttng_refused_clear();
+}
+
+/* The listing of owner's applications queued and not started, joined, or
+ * a new one queued; a reference for the caller. */
+static TcLttngRefresh *
+refresh_join(uid_t owner)
+{
+	gpointer key = GUINT_TO_POINTER(owner);
+	TcLttngRefresh *refresh;
+	TcLttngWork *work;
+
+	g_mutex_lock(&state_lock);
+	if (queued_refreshes == NULL)
+		queued_refreshes = g_hash_table_new(g_direct_hash, g_direct_equal);
+	refresh = g_hash_table_lookup(queued_refreshes, key);
+	if (refresh != NULL) {
+		g_atomic_int_inc(&refresh->refcount);
+		g_mutex_unlock(&state_lock);
+		return refresh;
+	}
+	refresh = g_new0(TcLttngRefresh, 1);
+	refresh->refcount = 2; /* the caller's and the work's */
+	refresh->owner = owner;
+	g_mutex_init(&refresh->lock);
+	g_cond_init(&refresh->done);
+	g_hash_table_insert(queued_refreshes, key, refresh);
+	g_mutex_unlock(&state_lock);
+	work = g_new0(TcLttngWork, 1);
+	work->fd = -1;
+	tc_user_limits_charge_init(&work->charge, owner);
+	work->refresh = refresh;
+	/* Once stopped, or refused by a pool stopping, the work is freed at
+	 * once, which counts it done. */
+	tc_lttng_owner_push(owner, owner_work_cb, work, work_free);
+	return refresh;
 }
 
 void
@@ -430,35 +510,24 @@ tc_lttng_apps_refresh(uid_t uid, gboolean all)
 {
 	g_autoptr(GPtrArray) apps = tc_lttng_registry_list(uid, all);
 	g_autoptr(GHashTable) owners = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GPtrArray) refreshes = g_ptr_array_new_with_free_func(
+	    (GDestroyNotify)refresh_unref);
 	gint64 deadline = g_get_monotonic_time() + TC_LTTNG_APPS_REFRESH_TIMEOUT_MS * 1000;
-	TcLttngRefresh *refresh;
 	GHashTableIter iter;
 	gpointer owner;
 
-	if (apps->len == 0)
-		return;
 	for (guint i = 0; i < apps->len; i++)
 		g_hash_table_add(owners, GUINT_TO_POINTER(((TcLttngApp *)apps->pdata[i])->uid));
-	refresh = g_new0(TcLttngRefresh, 1);
-	refresh->refcount = 1;
-	g_mutex_init(&refresh->lock);
-	g_cond_init(&refresh->done);
-	refresh->pending = g_hash_table_size(owners);
 	g_hash_table_iter_init(&iter, owners);
-	while (g_hash_table_iter_next(&iter, &owner, NULL)) {
-		TcLttngWork *work = g_new0(TcLttngWork, 1);
+	while (g_hash_table_iter_next(&iter, &owner, NULL))
+		g_ptr_array_add(refreshes, refresh_join(GPOINTER_TO_UINT(owner)));
+	for (guint i = 0; i < refreshes->len; i++) {
+		TcLttngRefresh *refresh = g_ptr_array_index(refreshes, i);
 
-		work->fd = -1;
-		tc_user_limits_charge_init(&work->charge, GPOINTER_TO_UINT(owner));
-		g_atomic_int_inc(&refresh->refcount);
-		work->refresh = refresh;
-		/* Once stopped, or refused by a pool stopping, the work is
-		 * freed at once, which counts it done. */
-		tc_lttng_owner_push(GPOINTER_TO_UINT(owner), owner_work_cb, work, work_free);
+		g_mutex_lock(&refresh->lock);
+		while (!refresh->is_done &&
+		       g_cond_wait_until(&refresh->done, &refresh->lock, deadline))
+			;
+		g_mutex_unlock(&refresh->lock);
 	}
-	g_mutex_lock(&refresh->lock);
-	while (refresh->pending > 0 && g_cond_wait_until(&refresh->done, &refresh->lock, deadline))
-		;
-	g_mutex_unlock(&refresh->lock);
-	refresh_unref(refresh);
 }
