@@ -2,6 +2,16 @@
 /* tracectl add-context --list [-u|-k]: the context types the service takes. */
 #include "tc-client.h"
 
+/* What tracectl's own applications do not record: an application built
+ * with libtracectl-ust has no such field in its events. */
+#define LTTNG_UST_ONLY "  (LTTng-UST applications only)"
+
+gboolean
+tc_client_context_is_lttng_ust_only(const char *name)
+{
+	return g_str_equal(name, "ip") || g_str_has_prefix(name, "perf:thread:");
+}
+
 static gboolean
 print_domain(TcDbusManager *manager, const char *domain, const char *title, GError **error)
 {
@@ -14,7 +24,8 @@ print_domain(TcDbusManager *manager, const char *domain, const char *title, GErr
 	g_variant_get(reply, "(^a&s)", &names);
 	g_print("%s contexts:\n", title);
 	for (guint i = 0; names[i]; i++)
-		g_print("    %s\n", names[i]);
+		g_print("    %s%s\n", names[i],
+			tc_client_context_is_lttng_ust_only(names[i]) ? LTTNG_UST_ONLY : "");
 	return TRUE;
 }
 

@@ -37,7 +37,9 @@ tc_cmd_add_context(int argc, char **argv)
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
 		 "Context to add: -u: vpid, vtid, procname, pthread_id, vuid, veuid, vsuid, vgid, "
 		 "vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, user_ns, "
-		 "uts_ns; -k: pid, tid, procname, prio (repeat -t for more)",
+		 "uts_ns, and for LTTng-UST applications only ip, perf:thread:NAME and "
+		 "perf:thread:raw:rHEX:NAME (see --list); -k: pid, tid, procname, prio (repeat -t "
+		 "for more)",
 		 "TYPE"},
 		{NULL},
 	};
@@ -77,8 +79,11 @@ tc_cmd_add_context(int argc, char **argv)
 		return TC_EXIT_OK;
 	}
 	for (guint i = 0; types[i]; i++)
-		g_print("%s context %s added to %s of session %s\n", kernel ? "Kernel" : "UST",
+		g_print("%s context %s added to %s of session %s%s\n", kernel ? "Kernel" : "UST",
 			types[i], channel ? channel : "all channels",
-			tc_dbus_session_get_name(session));
+			tc_dbus_session_get_name(session),
+			!kernel && tc_client_context_is_lttng_ust_only(types[i])
+			    ? " (recorded by LTTng-UST applications only)"
+			    : "");
 	return TC_EXIT_OK;
 }

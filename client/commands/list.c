@@ -271,13 +271,14 @@ print_channel_settings(GVariant *settings)
 {
 	gboolean overwrite = FALSE, enabled = TRUE;
 	guint32 switch_us = 0, read_us = 0, monitor_us = 0;
-	g_autofree const char **contexts = NULL;
+	g_autofree const char **contexts = NULL, **lttng_ust_only = NULL;
 
 	g_variant_lookup(settings, "overwrite", "b", &overwrite);
 	g_variant_lookup(settings, "switch-timer", "u", &switch_us);
 	g_variant_lookup(settings, "read-timer", "u", &read_us);
 	g_variant_lookup(settings, "monitor-timer", "u", &monitor_us);
 	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
+	g_variant_lookup(settings, "lttng-ust-only-contexts", "^a&s", &lttng_ust_only);
 	g_variant_lookup(settings, "enabled", "b", &enabled);
 	if (!enabled)
 		g_print("    Disabled: its events are not recorded (enable-channel enables it)\n");
@@ -288,6 +289,12 @@ print_channel_settings(GVariant *settings)
 		g_autofree char *joined = g_strjoinv(", ", (char **)contexts);
 
 		g_print("    Contexts: %s\n", joined);
+	}
+	if (lttng_ust_only && lttng_ust_only[0]) {
+		g_autofree char *joined = g_strjoinv(", ", (char **)lttng_ust_only);
+
+		g_print("      recorded by LTTng-UST applications only (not tracectl's own): %s\n",
+			joined);
 	}
 }
 

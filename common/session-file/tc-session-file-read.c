@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "tc-libxml.h"
+#include "tc-perf-counter.h"
 
 #define SF_ERROR TC_SESSION_FILE_ERROR
 #define SF_INVALID TC_SESSION_FILE_ERROR_INVALID
@@ -67,7 +68,7 @@ set_error_line(GError *error, long line)
 static const char *const ust_contexts[] = {
     "vpid",   "vtid",      "procname", "pthread_id", "vuid",	"veuid",   "vsuid",
     "vgid",   "vegid",     "vsgid",    "cgroup_ns",  "ipc_ns",	"mnt_ns",  "net_ns",
-    "pid_ns", "time_ns",   "user_ns",  "uts_ns",     NULL};
+    "pid_ns", "time_ns",   "user_ns",  "uts_ns",     "ip",	NULL};
 static const char *const kernel_contexts[] = {"pid", "tid", "procname", "prio", NULL};
 
 /* Refusals name the element: /sessions/session[1]/domains/domain[2]/type. */
@@ -509,6 +510,53 @@ parse_event(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **err
 
 /* Channels. */
 
+/* A user-space <perf> context: type, config and the field's name, as
+ * lttng save writes a perf:thread: counter; kept as its spelling
+ * (perf:thread:NAME, tc-perf-counter.h). */
+static gboolean
+parse_perf_context(xmlNode *node, TcFileChannel *channel, GError **error)
+{
+	xmlNode *cursor = node->children, *c;
+	struct tc_perf_counter counter = {0};
+	gboolean has_type = FALSE, has_config = FALSE, has_name = FALSE;
+	char spelling[TC_PERF_COUNTER_NAME_MAX];
+
+	while (next_element(&cursor, node, &c, error) && c) {
+		g_autofree char *name = NULL;
+
+		if (is(c, "type")) {
+			if (!u32_of(c, &counter.type, error))
+				return FALSE;
+			has_type = TRUE;
+		} else if (is(c, "config")) {
+			if (!u64_of(c, G_MAXUINT64, &counter.config, error))
+				return FALSE;
+			has_config = TRUE;
+		} else if (is(c, "name")) {
+			if (!name_of(c, &name, error))
+				return FALSE;
+			if (strlen(name) >= sizeof(counter.name))
+				return refuse(c, error, "a perf counter's name has at most %u characters",
+					      TC_PERF_COUNTER_NAME_MAX - 1);
+			memcpy(counter.name, name, strlen(name) + 1);
+			has_name = TRUE;
+		} else {
+			return refuse(c, error, "not allowed here");
+		}
+	}
+	if (error && *error)
+		return FALSE;
+	if (!has_type || !has_config || !has_name)
+		return refuse(node, error, "a perf counter needs its type, config and name");
+	if (tc_perf_counter_spell(&counter, spelling, sizeof(spelling)) < 0)
+		return refuse(node, error,
+			      "perf counter '%.40s' (type %u, config %" G_GUINT64_FORMAT
+			      ") is no perf:thread: counter tracectl knows",
+			      counter.name, counter.type, counter.config);
+	g_ptr_array_add(channel->contexts, g_strdup(spelling));
+	return TRUE;
+}
+
 static gboolean
 parse_context(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **error)
 {
@@ -519,8 +567,14 @@ parse_context(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **e
 		return FALSE;
 	if (!c)
 		return refuse(node, error, "empty context");
+	if (is(c, "perf") && !kernel) {
+		if (!parse_perf_context(c, channel, error) || !next_element(&cursor, node, &c, error))
+			return FALSE;
+		return c ? refuse(c, error, "not allowed here") : TRUE;
+	}
 	if (!is(c, "type"))
-		return refuse(c, error, "%s contexts are not supported by tracectl", c->name);
+		return refuse(c, error, "%s contexts are not supported by tracectl%s", c->name,
+			      kernel ? " in the kernel domain" : "");
 	if (!(text = trimmed_text_of(c, error)))
 		return FALSE;
 	lower = g_ascii_strdown(text, -1);

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "tc-perf-counter.h"
+
 static void
 indent(GString *out, guint depth)
 {
@@ -124,6 +126,28 @@ write_event(GString *out, guint depth, const TcFileEvent *event, gboolean agent)
 	close_tag(out, depth, "event");
 }
 
+/* A context as lttng save writes it: its type, or a perf:thread:
+ * counter's type, config and field name. */
+static void
+write_context(GString *out, guint depth, const char *name)
+{
+	struct tc_perf_counter counter;
+	g_autofree char *upper = NULL;
+
+	open_tag(out, depth, "context");
+	if (tc_perf_counter_parse(name, &counter) == 0) {
+		open_tag(out, depth + 1, "perf");
+		element_u64(out, depth + 2, "type", counter.type);
+		element_u64(out, depth + 2, "config", counter.config);
+		element(out, depth + 2, "name", counter.name);
+		close_tag(out, depth + 1, "perf");
+	} else {
+		upper = g_ascii_strup(name, -1);
+		element(out, depth + 1, "type", upper);
+	}
+	close_tag(out, depth, "context");
+}
+
 static void
 write_channel(GString *out, guint depth, const TcFileChannel *channel, guint32 live_timer_us)
 {
@@ -151,14 +175,8 @@ write_channel(GString *out, guint depth, const TcFileChannel *channel, guint32 l
 	close_tag(out, depth + 1, "events");
 	if (channel->contexts->len) {
 		open_tag(out, depth + 1, "contexts");
-		for (guint i = 0; i < channel->contexts->len; i++) {
-			g_autofree char *upper =
-				g_ascii_strup(g_ptr_array_index(channel->contexts, i), -1);
-
-			open_tag(out, depth + 2, "context");
-			element(out, depth + 3, "type", upper);
-			close_tag(out, depth + 2, "context");
-		}
+		for (guint i = 0; i < channel->contexts->len; i++)
+			write_context(out, depth + 2, g_ptr_array_index(channel->contexts, i));
 		close_tag(out, depth + 1, "contexts");
 	}
 	close_tag(out, depth, "channel");

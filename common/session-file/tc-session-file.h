@@ -61,7 +61,10 @@ typedef struct {
 	guint32 read_timer_us;
 	guint64 monitor_timer_us;
 	GPtrArray *events;   /* TcFileEvent * */
-	GPtrArray *contexts; /* char *, tracectl's names ("vpid", "procname"...) */
+	/* char *, tracectl's names ("vpid", "procname", "ip",
+	 * "perf:thread:task-clock", "perf:thread:raw:r0110:foo"...): a
+	 * <perf> element is kept as its spelling (tc-perf-counter.h) */
+	GPtrArray *contexts;
 } TcFileChannel;
 
 typedef struct {
@@ -163,7 +166,8 @@ long tc_session_file_error_line(const GError *error);
  * and its line: malformed XML, a DOCTYPE (so no entity or external subset is ever
  * read), more than TC_SESSION_FILE_MAX_BYTES or _MAX_ELEMENTS, any element
  * session.xsd does not allow, and anything tracectl cannot honour
- * (trace file rotation, blocking, perf and app contexts, an agent's
+ * (trace file rotation, blocking, app contexts, perf counters but the
+ * perf:thread: ones tracectl spells (tc-perf-counter.h), an agent's
  * channel that is off or has contexts, exclusions or another name than
  * LTTng's...).
  */

@@ -82,6 +82,7 @@
 #include "tc-lttng-app.h"
 #include "tc-lttng-notify.h"
 #include "tc-lttng-trace.h"
+#include "tc-perf-counter.h"
 #include "tc-session.h"
 #include "tc-user-limits.h"
 
@@ -821,6 +822,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		metadata = g_string_new(NULL);
 		memset(longest_signature, 's', sizeof(longest_signature) - 1);
 		memset(longest_uri, 'u', sizeof(longest_uri) - 1);
+		/* The channel's perf counters (none), kept for every run. */
+		default_channel.perf_counters =
+		    g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
 		g_log_set_writer_func(quiet_writer, NULL, NULL);
 		g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL);
 		tc_user_limits_set_default(TC_LIMIT_EVENTS_PER_APPLICATION, EVENTS_PER_APP_MAX);

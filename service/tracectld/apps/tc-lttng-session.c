@@ -18,6 +18,7 @@
 #include "tc-lttng-owner.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-trace.h"
+#include "tc-perf-counter.h"
 #include "tc-registry.h"
 #include "tracectl-abi.h"
 
@@ -298,15 +299,37 @@ enable_events(TcLttngApp *app, TcSession *session, TcLttngTrace *trace,
 	return TRUE;
 }
 
+/* cmd_lock held: one context in the channel's object chan_obj. */
+static gboolean
+add_context(TcLttngApp *app, struct lttng_ust_context_attr *attr,
+	    struct lttng_ust_abi_object_data *chan_obj, const char *name, GError **error)
+{
+	struct lttng_ust_abi_object_data *context = NULL;
+	int ret = lttng_ust_ctl_add_context(app->cmd_fd, attr, chan_obj, &context);
+
+	free(context);
+	if (ret >= 0)
+		return TRUE;
+	session_fail(error, ret, "adding a context");
+	if (attr->ctx != LTTNG_UST_ABI_CONTEXT_PERF_THREAD_COUNTER)
+		g_prefix_error(error, "Context '%s': ", name);
+	return FALSE;
+}
+
 /* cmd_lock held: the channel's contexts in its object chan_obj, before
- * it records, always in this order, the order of the TRACECTL_CONTEXT_*
- * bits, which is also the order of tracectl's own stream classes and of
- * the session's context list (the applications of one trace share its
- * stream class; lttng-sessiond adds them in the order they were added to
- * the channel). Every context of the session model has its LTTng-UST
- * 2.13 counterpart: the application describes each one's field (ids as
- * 32-bit, namespaces as 64-bit unsigned integers) in its channel
- * registration. */
+ * it records, always in this order: the order of the TRACECTL_CONTEXT_*
+ * bits (which is also the order of tracectl's own stream classes and of
+ * the session's context list), ip, then the perf counters in the order
+ * they were added (the applications of one trace share its stream class;
+ * lttng-sessiond adds them all in the order they were added to the
+ * channel). Every context of the session model has its LTTng-UST 2.13
+ * counterpart: the application describes each one's field (ids as
+ * 32-bit, namespaces, ip and perf counters as 64-bit unsigned integers)
+ * in its channel registration. LTTng-UST opens a perf counter in each
+ * thread that records (perf_event_open() in the application, its
+ * value read at each event); it refuses the context when the counter
+ * cannot be opened, and the application is then left out of the session,
+ * as under lttng-sessiond. */
 static gboolean
 add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
 	     struct lttng_ust_abi_object_data *chan_obj, GError **error)
@@ -314,42 +337,61 @@ add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
 	static const struct {
 		guint32 bit;
 		enum lttng_ust_abi_context_type type;
+		const char *name;
 	} map[] = {
-	    {TRACECTL_CONTEXT_VPID, LTTNG_UST_ABI_CONTEXT_VPID},
-	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID},
-	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME},
-	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID},
-	    {TRACECTL_CONTEXT_VUID, LTTNG_UST_ABI_CONTEXT_VUID},
-	    {TRACECTL_CONTEXT_VEUID, LTTNG_UST_ABI_CONTEXT_VEUID},
-	    {TRACECTL_CONTEXT_VSUID, LTTNG_UST_ABI_CONTEXT_VSUID},
-	    {TRACECTL_CONTEXT_VGID, LTTNG_UST_ABI_CONTEXT_VGID},
-	    {TRACECTL_CONTEXT_VEGID, LTTNG_UST_ABI_CONTEXT_VEGID},
-	    {TRACECTL_CONTEXT_VSGID, LTTNG_UST_ABI_CONTEXT_VSGID},
-	    {TRACECTL_CONTEXT_CGROUP_NS, LTTNG_UST_ABI_CONTEXT_CGROUP_NS},
-	    {TRACECTL_CONTEXT_IPC_NS, LTTNG_UST_ABI_CONTEXT_IPC_NS},
-	    {TRACECTL_CONTEXT_MNT_NS, LTTNG_UST_ABI_CONTEXT_MNT_NS},
-	    {TRACECTL_CONTEXT_NET_NS, LTTNG_UST_ABI_CONTEXT_NET_NS},
-	    {TRACECTL_CONTEXT_PID_NS, LTTNG_UST_ABI_CONTEXT_PID_NS},
-	    {TRACECTL_CONTEXT_TIME_NS, LTTNG_UST_ABI_CONTEXT_TIME_NS},
-	    {TRACECTL_CONTEXT_USER_NS, LTTNG_UST_ABI_CONTEXT_USER_NS},
-	    {TRACECTL_CONTEXT_UTS_NS, LTTNG_UST_ABI_CONTEXT_UTS_NS},
+	    {TRACECTL_CONTEXT_VPID, LTTNG_UST_ABI_CONTEXT_VPID, "vpid"},
+	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID, "vtid"},
+	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME, "procname"},
+	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID, "pthread_id"},
+	    {TRACECTL_CONTEXT_VUID, LTTNG_UST_ABI_CONTEXT_VUID, "vuid"},
+	    {TRACECTL_CONTEXT_VEUID, LTTNG_UST_ABI_CONTEXT_VEUID, "veuid"},
+	    {TRACECTL_CONTEXT_VSUID, LTTNG_UST_ABI_CONTEXT_VSUID, "vsuid"},
+	    {TRACECTL_CONTEXT_VGID, LTTNG_UST_ABI_CONTEXT_VGID, "vgid"},
+	    {TRACECTL_CONTEXT_VEGID, LTTNG_UST_ABI_CONTEXT_VEGID, "vegid"},
+	    {TRACECTL_CONTEXT_VSGID, LTTNG_UST_ABI_CONTEXT_VSGID, "vsgid"},
+	    {TRACECTL_CONTEXT_CGROUP_NS, LTTNG_UST_ABI_CONTEXT_CGROUP_NS, "cgroup_ns"},
+	    {TRACECTL_CONTEXT_IPC_NS, LTTNG_UST_ABI_CONTEXT_IPC_NS, "ipc_ns"},
+	    {TRACECTL_CONTEXT_MNT_NS, LTTNG_UST_ABI_CONTEXT_MNT_NS, "mnt_ns"},
+	    {TRACECTL_CONTEXT_NET_NS, LTTNG_UST_ABI_CONTEXT_NET_NS, "net_ns"},
+	    {TRACECTL_CONTEXT_PID_NS, LTTNG_UST_ABI_CONTEXT_PID_NS, "pid_ns"},
+	    {TRACECTL_CONTEXT_TIME_NS, LTTNG_UST_ABI_CONTEXT_TIME_NS, "time_ns"},
+	    {TRACECTL_CONTEXT_USER_NS, LTTNG_UST_ABI_CONTEXT_USER_NS, "user_ns"},
+	    {TRACECTL_CONTEXT_UTS_NS, LTTNG_UST_ABI_CONTEXT_UTS_NS, "uts_ns"},
+	    {TC_CHANNEL_CONTEXT_IP, LTTNG_UST_ABI_CONTEXT_IP, "ip"},
 	};
 
 	/* A context added to the model and not here would be left out
 	 * silently. */
-	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x3ffffu && G_N_ELEMENTS(map) == 18);
+	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x3ffffu && G_N_ELEMENTS(map) == 19);
 
 	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
 		struct lttng_ust_context_attr attr = {.ctx = map[i].type};
-		struct lttng_ust_abi_object_data *context = NULL;
-		int ret;
 
-		if (!(channel->contexts & map[i].bit))
-			continue;
-		ret = lttng_ust_ctl_add_context(app->cmd_fd, &attr, chan_obj, &context);
-		free(context);
-		if (ret < 0)
-			return session_fail(error, ret, "adding a context");
+		if ((channel->contexts & map[i].bit) &&
+		    !add_context(app, &attr, chan_obj, map[i].name, error))
+			return FALSE;
+	}
+	for (guint i = 0; i < channel->perf_counters->len; i++) {
+		const struct tc_perf_counter *counter =
+		    &g_array_index(channel->perf_counters, struct tc_perf_counter, i);
+		struct lttng_ust_context_attr attr = {.ctx =
+							  LTTNG_UST_ABI_CONTEXT_PERF_THREAD_COUNTER};
+
+		G_STATIC_ASSERT(sizeof(counter->name) <= sizeof(attr.u.perf_counter.name));
+		attr.u.perf_counter.type = counter->type;
+		attr.u.perf_counter.config = counter->config;
+		memcpy(attr.u.perf_counter.name, counter->name, sizeof(counter->name));
+		if (!add_context(app, &attr, chan_obj, counter->name, error)) {
+			char spelling[TC_PERF_COUNTER_NAME_MAX];
+
+			if (tc_perf_counter_spell(counter, spelling, sizeof(spelling)) < 0)
+				g_strlcpy(spelling, counter->name, sizeof(spelling));
+			g_prefix_error(error,
+				       "Perf counter context '%s' refused by the application (it "
+				       "opens the counter itself: can this machine count it?): ",
+				       spelling);
+			return FALSE;
+		}
 	}
 	return TRUE;
 }

@@ -12,6 +12,7 @@
 #include "tc-id-sequence.h"
 #include "tc-lttng-metadata.h"
 #include "tc-lttng-preamble.h"
+#include "tc-perf-counter.h"
 #include "tc-random-uuid.h"
 
 /* The channels a trace has at most: a session's (the owner's limit
@@ -45,18 +46,23 @@ trace_channel_free(gpointer data)
 	g_free(channel->name);
 	tc_consumer_lttng_channel_free(channel->buffers);
 	g_string_free(channel->events_pending, TRUE);
+	g_array_unref(channel->perf_counters);
 	g_hash_table_unref(channel->handles);
 	g_free(channel);
 }
 
 static TcLttngTraceChannel *
-trace_channel_new(const char *name, guint32 chan_id, guint32 contexts)
+trace_channel_new(const TcChannel *session_channel, guint32 chan_id)
 {
 	TcLttngTraceChannel *channel = g_new0(TcLttngTraceChannel, 1);
+	const GArray *perf_counters = session_channel->perf_counters;
 
-	channel->name = g_strdup(name);
+	channel->name = g_strdup(session_channel->name);
 	channel->chan_id = chan_id;
-	channel->contexts = contexts;
+	channel->contexts = session_channel->contexts;
+	channel->perf_counters = g_array_sized_new(FALSE, FALSE, sizeof(struct tc_perf_counter),
+						   perf_counters->len);
+	g_array_append_vals(channel->perf_counters, perf_counters->data, perf_counters->len);
 	channel->events_pending = g_string_new(NULL);
 	channel->handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return channel;
@@ -194,7 +200,7 @@ session_read(TcSession *session, TcLttngTrace *trace, GArray *configs, char **di
 		const TcChannel *channel = g_ptr_array_index(session->channels, i);
 
 		g_ptr_array_add(trace->channels,
-				trace_channel_new(channel->name, i, channel->contexts));
+				trace_channel_new(channel, i));
 		g_array_append_val(configs, channel->config);
 	}
 	*dir = g_build_filename(session->output_directory, trace->path, NULL);

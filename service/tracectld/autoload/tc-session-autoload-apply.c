@@ -31,6 +31,7 @@
 #include "tc-event-rule.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-event-rule.h"
+#include "tc-perf-counter.h"
 #include "tc-session-autoload-private.h"
 #include "tc-session-file-apply.h"
 #include "tc-session-file.h"
@@ -268,13 +269,16 @@ apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **erro
 {
 	TcAutoloadApply *apply = data;
 	g_autofree const char **names = context_names(channel);
+	g_autoptr(GArray) perf_counters = NULL;
 	guint32 contexts = 0;
 
 	if (channel->kernel)
 		return tc_channel_config_kernel_context_bits(names, &contexts, error) &&
 		       tc_session_op_kernel_context(apply->session, contexts, error);
-	return tc_channel_config_ust_context_bits(names, &contexts, error) &&
-	       tc_session_ops_add_context(apply->session, channel->name, contexts, error);
+	perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	return tc_channel_config_ust_contexts_parse(names, &contexts, perf_counters, error) &&
+	       tc_session_ops_add_context(apply->session, channel->name, contexts, perf_counters,
+					  error);
 }
 
 static gboolean

@@ -18,6 +18,7 @@
 #include "tc-error.h"
 #include "tc-event-rule.h"
 #include "tc-dbus-event-rule.h"
+#include "tc-perf-counter.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-kernel.h"
@@ -28,17 +29,15 @@
 #include "tc-validate.h"
 #include "tracectl-abi.h"
 
+/* The channel's contexts by name; with lttng_ust_only, those tracectl's
+ * own applications do not record. */
 static GVariant *
-context_names_variant(guint32 contexts)
+context_names_variant(const TcChannel *channel, gboolean lttng_ust_only)
 {
-	GVariantBuilder names;
+	g_auto(GStrv) names = tc_channel_config_ust_context_names(
+	    channel->contexts, channel->perf_counters, lttng_ust_only);
 
-	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
-	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
-	     context++)
-		if (contexts & context->bit)
-			g_variant_builder_add(&names, "s", context->name);
-	return g_variant_builder_end(&names);
+	return g_variant_new_strv((const char *const *)names, -1);
 }
 
 /* An agent's rule as EnableEventWithOptions took it for its domain: the
@@ -117,8 +116,9 @@ channel_settings_variant(const TcChannel *channel)
 			      g_variant_new_uint32(channel->config.read_timer_us));
 	g_variant_builder_add(&settings, "{sv}", "monitor-timer",
 			      g_variant_new_uint32(channel->config.monitor_timer_us));
-	g_variant_builder_add(&settings, "{sv}", "contexts",
-			      context_names_variant(channel->contexts));
+	g_variant_builder_add(&settings, "{sv}", "contexts", context_names_variant(channel, FALSE));
+	g_variant_builder_add(&settings, "{sv}", "lttng-ust-only-contexts",
+			      context_names_variant(channel, TRUE));
 	g_variant_builder_add(&settings, "{sv}", "enabled",
 			      g_variant_new_boolean(!channel->is_disabled));
 	g_variant_builder_add(&settings, "{sv}", "event-rules", event_rules_variant(channel));
@@ -367,7 +367,7 @@ add_context_work(TcRequest *request, GError **error)
 {
 	return channels_changed(request,
 				tc_session_ops_add_context(request->session, request->channel,
-							   request->contexts, error));
+							   request->contexts, request->data, error));
 }
 
 static gboolean
@@ -413,19 +413,22 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 		   const char *channel, const char *const *contexts, TcSession *session)
 {
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
 	TcRequest *request;
 	guint32 bits;
 
 	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
 		return handle_add_kernel_context(session, invocation, channel, contexts);
 	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
-	    !tc_channel_config_ust_context_bits(contexts, &bits, &error)) {
+	    !tc_channel_config_ust_contexts_parse(contexts, &bits, perf_counters, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->contexts = bits;
+	request->data = g_steal_pointer(&perf_counters);
+	request->data_free = (GDestroyNotify)g_array_unref;
 	request->work = add_context_work;
 	tc_dbus_request_submit_manage(request, session);
 	return TRUE;

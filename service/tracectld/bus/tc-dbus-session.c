@@ -194,16 +194,17 @@ tc_dbus_session_unexport(TcSession *session)
 GVariant *
 tc_dbus_session_context_names(const char *domain)
 {
-	const TcContextName *known = g_str_equal(domain, "kernel")
-					 ? tc_channel_config_kernel_contexts
-				     : g_str_equal(domain, "ust") ? tc_channel_config_ust_contexts
-								  : NULL;
 	GVariantBuilder names;
 
-	if (known == NULL)
+	if (g_str_equal(domain, "ust")) {
+		g_auto(GStrv) list = tc_channel_config_ust_context_list();
+
+		return g_variant_new_strv((const char *const *)list, -1);
+	}
+	if (!g_str_equal(domain, "kernel"))
 		return NULL;
 	g_variant_builder_init(&names, G_VARIANT_TYPE_STRING_ARRAY);
-	for (; known->name; known++)
+	for (const TcContextName *known = tc_channel_config_kernel_contexts; known->name; known++)
 		g_variant_builder_add(&names, "s", known->name);
 	return g_variant_builder_end(&names);
 }

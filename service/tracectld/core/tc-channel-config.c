@@ -2,9 +2,12 @@
 /* The checks of a channel's configuration and context names. */
 #include "tc-channel-config.h"
 
+#include <errno.h>
+
 #include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-error.h"
+#include "tc-perf-counter.h"
 #include "tc-rb.h"
 #include "tracectl-abi.h"
 
@@ -27,6 +30,7 @@ const TcContextName tc_channel_config_ust_contexts[] = {
     {"time_ns", TRACECTL_CONTEXT_TIME_NS},
     {"user_ns", TRACECTL_CONTEXT_USER_NS},
     {"uts_ns", TRACECTL_CONTEXT_UTS_NS},
+    {"ip", TC_CHANNEL_CONTEXT_IP},
     {NULL, 0},
 };
 
@@ -74,25 +78,122 @@ tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config, GErr
 }
 
 static gboolean
-parse_contexts(const char *const *names, const TcContextName *known, guint32 *contexts,
-	       GError **error)
+unknown_context(const char *name, const TcContextName *known, gboolean has_perf, GError **error)
+{
+	g_autoptr(GString) choices = g_string_new(NULL);
+
+	for (const TcContextName *context = known; context->name; context++)
+		g_string_append_printf(choices, "%s%s", context == known ? "" : ", ",
+				       context->name);
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Unknown context '%.64s': use %s%s",
+		    name, choices->str,
+		    has_perf ? ", or a perf:thread: counter (tracectl add-context --list)" : "");
+	return FALSE;
+}
+
+/* One perf:thread: spelling appended to perf_counters, unless there. */
+static gboolean
+parse_perf_counter(const char *name, GArray *perf_counters, GError **error)
+{
+	struct tc_perf_counter counter;
+	int ret = tc_perf_counter_parse(name, &counter);
+
+	if (ret == -EINVAL) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Wrong perf raw counter '%.64s': expected perf:thread:raw:rHEX:NAME "
+			    "(HEX: 1 to 16 hexadecimal digits, NAME: 1 to 64 letters, digits, "
+			    "'_' or '-')",
+			    name);
+		return FALSE;
+	}
+	if (ret == -ENAMETOOLONG) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Perf counter '%.64s...' is longer than %u characters", name,
+			    TC_PERF_COUNTER_NAME_MAX - 1);
+		return FALSE;
+	}
+	if (ret < 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Unknown perf counter '%.64s' (tracectl add-context --list)", name);
+		return FALSE;
+	}
+	for (guint i = 0; i < perf_counters->len; i++)
+		if (tc_channel_config_perf_counter_equal(
+			&g_array_index(perf_counters, struct tc_perf_counter, i), &counter))
+			return TRUE;
+	g_array_append_val(perf_counters, counter);
+	return TRUE;
+}
+
+gboolean
+tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
+				     const struct tc_perf_counter *b)
+{
+	return a->type == b->type && a->config == b->config && g_str_equal(a->name, b->name);
+}
+
+gboolean
+tc_channel_config_ust_contexts_parse(const char *const *names, guint32 *contexts,
+				     GArray *perf_counters, GError **error)
+{
+	*contexts = 0;
+	g_array_set_size(perf_counters, 0);
+	for (; *names; names++) {
+		const TcContextName *context = tc_channel_config_ust_contexts;
+
+		if (g_str_has_prefix(*names, "perf:cpu:")) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Context '%.64s' counts per CPU, in the kernel domain only: "
+				    "user space takes perf:thread: counters",
+				    *names);
+			return FALSE;
+		}
+		if (g_str_has_prefix(*names, TC_PERF_COUNTER_PREFIX)) {
+			if (!parse_perf_counter(*names, perf_counters, error))
+				return FALSE;
+			/* Refused at once: a caller's long list costs no more. */
+			if (perf_counters->len > TC_CHANNEL_PERF_COUNTERS_MAX)
+				break;
+			continue;
+		}
+		while (context->name && !g_str_equal(*names, context->name))
+			context++;
+		if (!context->name)
+			return unknown_context(*names, tc_channel_config_ust_contexts, TRUE, error);
+		*contexts |= context->bit;
+	}
+	if (perf_counters->len > TC_CHANNEL_PERF_COUNTERS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "More than %u perf counters given: a channel records at most %u",
+			    TC_CHANNEL_PERF_COUNTERS_MAX, TC_CHANNEL_PERF_COUNTERS_MAX);
+		return FALSE;
+	}
+	if (*contexts == 0 && perf_counters->len == 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No context given");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+tc_channel_config_kernel_context_bits(const char *const *names, guint32 *contexts, GError **error)
 {
 	*contexts = 0;
 	for (; *names; names++) {
-		const TcContextName *context = known;
+		const TcContextName *context = tc_channel_config_kernel_contexts;
 
-		while (context->name && !g_str_equal(*names, context->name))
-			context++;
-		if (!context->name) {
-			g_autoptr(GString) choices = g_string_new(NULL);
-
-			for (context = known; context->name; context++)
-				g_string_append_printf(choices, "%s%s",
-						       context == known ? "" : ", ", context->name);
-			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-				    "Unknown context '%.64s': use %s", *names, choices->str);
+		if (g_str_has_prefix(*names, "perf:")) {
+			g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+				    "Context '%.64s': tracectl records no perf counter in the kernel "
+				    "domain (user space takes perf:thread: counters)",
+				    *names);
 			return FALSE;
 		}
+		while (context->name && !g_str_equal(*names, context->name))
+			context++;
+		if (!context->name)
+			return unknown_context(*names, tc_channel_config_kernel_contexts, FALSE,
+					       error);
 		*contexts |= context->bit;
 	}
 	if (*contexts == 0) {
@@ -102,16 +203,46 @@ parse_contexts(const char *const *names, const TcContextName *known, guint32 *co
 	return TRUE;
 }
 
-gboolean
-tc_channel_config_ust_context_bits(const char *const *names, guint32 *contexts, GError **error)
+char **
+tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
+				    gboolean lttng_ust_only)
 {
-	return parse_contexts(names, tc_channel_config_ust_contexts, contexts, error);
+	GPtrArray *names = g_ptr_array_new();
+
+	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
+	     context++)
+		if ((contexts & context->bit) &&
+		    (!lttng_ust_only || !(context->bit & TRACECTL_CONTEXT_ALL)))
+			g_ptr_array_add(names, g_strdup(context->name));
+	for (guint i = 0; perf_counters && i < perf_counters->len; i++) {
+		const struct tc_perf_counter *counter =
+		    &g_array_index(perf_counters, struct tc_perf_counter, i);
+		char spelling[TC_PERF_COUNTER_NAME_MAX];
+
+		/* Every counter of the model was parsed from its spelling. */
+		if (tc_perf_counter_spell(counter, spelling, sizeof(spelling)) == 0)
+			g_ptr_array_add(names, g_strdup(spelling));
+		else
+			g_ptr_array_add(names, g_strdup(counter->name));
+	}
+	g_ptr_array_add(names, NULL);
+	return (char **)g_ptr_array_free(names, FALSE);
 }
 
-gboolean
-tc_channel_config_kernel_context_bits(const char *const *names, guint32 *contexts, GError **error)
+char **
+tc_channel_config_ust_context_list(void)
 {
-	return parse_contexts(names, tc_channel_config_kernel_contexts, contexts, error);
+	GPtrArray *names = g_ptr_array_new();
+	const char *perf;
+
+	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
+	     context++)
+		g_ptr_array_add(names, g_strdup(context->name));
+	for (guint i = 0; (perf = tc_perf_counter_known_name(i)) != NULL; i++)
+		g_ptr_array_add(names, g_strconcat(TC_PERF_COUNTER_PREFIX, perf, NULL));
+	g_ptr_array_add(names, g_strdup(TC_PERF_COUNTER_RAW_PREFIX "rHEX:NAME"));
+	g_ptr_array_add(names, NULL);
+	return (char **)g_ptr_array_free(names, FALSE);
 }
 
 void

@@ -5,6 +5,8 @@
 
 #include "tc-channel.h"
 
+struct tc_perf_counter;
+
 /*
  * What a channel's configuration may hold, whoever gives it: EnableChannel
  * and AddContext on the bus, or a session file loaded at start. Both front
@@ -21,13 +23,29 @@ typedef struct {
 extern const TcContextName tc_channel_config_ust_contexts[];
 extern const TcContextName tc_channel_config_kernel_contexts[];
 
-/* The TRACECTL_CONTEXT_* bits of user-space context names (AddContext's);
- * InvalidArgument names an unknown one, or says none was given. */
-gboolean tc_channel_config_ust_context_bits(const char *const *names, guint32 *contexts,
-					    GError **error);
-/* The same for kernel context names (AddContext's in domain "kernel"). */
+/* User-space context names (AddContext's, a session file's): the
+ * TRACECTL_CONTEXT_* bits and TC_CHANNEL_CONTEXT_IP in *contexts, the
+ * perf:thread: counters (tc-perf-counter.h) in perf_counters (of struct
+ * tc_perf_counter, emptied first) in the order given, each once, at
+ * most TC_CHANNEL_PERF_COUNTERS_MAX. InvalidArgument names an unknown
+ * name, a malformed raw counter, a per-CPU one, or says none was given. */
+gboolean tc_channel_config_ust_contexts_parse(const char *const *names, guint32 *contexts,
+					      GArray *perf_counters, GError **error);
+/* Kernel context names (AddContext's in domain "kernel") as
+ * TC_CONSUMER_KCTX_* bits; NotSupported for perf counters. */
 gboolean tc_channel_config_kernel_context_bits(const char *const *names, guint32 *contexts,
 					       GError **error);
+/* Whether two perf counters are the same context field. */
+gboolean tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
+					      const struct tc_perf_counter *b);
+/* A channel's user-space contexts by name, bits in the table's order then
+ * the perf counters in theirs (NULL-terminated, g_strfreev()); with
+ * lttng_ust_only, only those tracectl's own applications do not record. */
+char **tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
+					   gboolean lttng_ust_only);
+/* Every user-space context name AddContext takes (ListContexts'), the
+ * raw counters as perf:thread:raw:rHEX:NAME (g_strfreev()). */
+char **tc_channel_config_ust_context_list(void);
 /* The checks of EnableChannel's geometry and timers (subbuf_size apart:
  * it may not fit the configuration's 32 bits). */
 gboolean tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "tc-event-rule.h"
+#include "tc-perf-counter.h"
 
 static guint64 next_channel_handle = 1; /* atomic */
 
@@ -23,6 +24,7 @@ tc_channel_free(TcChannel *channel)
 	g_hash_table_unref(channel->buffers);
 	g_ptr_array_unref(channel->patterns);
 	g_ptr_array_unref(channel->rules);
+	g_array_unref(channel->perf_counters);
 	g_hash_table_unref(channel->event_ids);
 	g_free(channel->name);
 	g_free(channel);
@@ -41,6 +43,7 @@ tc_channel_new(TcSession *session, const char *name, guint32 stream_id,
 	channel->config = *config;
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
 	channel->rules = g_ptr_array_new_with_free_func((GDestroyNotify)tc_event_rule_free);
+	channel->perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)channel_buffers_free);

@@ -151,7 +151,7 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\t} v;\n"
 			       "\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 			       channel->stream_id);
-	append_event_context(out, channel->contexts);
+	append_event_context(out, tc_channel_own_contexts(channel));
 	g_string_append(out, "};\n\n");
 }
 

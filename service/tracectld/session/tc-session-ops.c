@@ -22,6 +22,7 @@
 #include "tc-kernel.h"
 #include "tc-lttng-session.h"
 #include "tc-metadata.h"
+#include "tc-perf-counter.h"
 #include "tc-registry.h"
 #include "tc-relay-url.h"
 #include "tc-relay-watch.h"
@@ -665,31 +666,81 @@ tc_session_ops_consumer_lost(uid_t uid, const char *why)
 	}
 }
 
-/* [S] Adds contexts to one channel, or to all when name is "". */
+/* [S] Whether channel can take perf_counters too: at most
+ * TC_CHANNEL_PERF_COUNTERS_MAX, the ones it has counted once. */
 static gboolean
-add_context_locked(TcSession *session, const char *name, guint32 contexts, GError **error)
+check_perf_counters_locked(const TcChannel *channel, const GArray *perf_counters, GError **error)
+{
+	guint total = channel->perf_counters->len;
+
+	for (guint i = 0; i < perf_counters->len; i++) {
+		const struct tc_perf_counter *counter =
+		    &g_array_index(perf_counters, struct tc_perf_counter, i);
+		gboolean is_there = FALSE;
+
+		for (guint j = 0; j < channel->perf_counters->len && !is_there; j++)
+			is_there = tc_channel_config_perf_counter_equal(
+			    &g_array_index(channel->perf_counters, struct tc_perf_counter, j),
+			    counter);
+		total += is_there ? 0 : 1;
+	}
+	if (total <= TC_CHANNEL_PERF_COUNTERS_MAX)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+		    "Channel '%s' of session '%s' would record %u perf counters, at most %u",
+		    channel->name, channel->session->name, total, TC_CHANNEL_PERF_COUNTERS_MAX);
+	return FALSE;
+}
+
+/* [S] The contexts added to channel; checked. */
+static void
+channel_add_contexts_locked(TcChannel *channel, guint32 contexts, const GArray *perf_counters)
+{
+	channel->contexts |= contexts;
+	for (guint i = 0; i < perf_counters->len; i++) {
+		const struct tc_perf_counter *counter =
+		    &g_array_index(perf_counters, struct tc_perf_counter, i);
+		gboolean is_there = FALSE;
+
+		for (guint j = 0; j < channel->perf_counters->len && !is_there; j++)
+			is_there = tc_channel_config_perf_counter_equal(
+			    &g_array_index(channel->perf_counters, struct tc_perf_counter, j),
+			    counter);
+		if (!is_there)
+			g_array_append_vals(channel->perf_counters, counter, 1);
+	}
+}
+
+/* [S] Adds contexts to one channel, or to all when name is "": all or
+ * none of them. */
+static gboolean
+add_context_locked(TcSession *session, const char *name, guint32 contexts,
+		   const GArray *perf_counters, GError **error)
 {
 	TcChannel *channel;
 
 	if (*name) {
 		channel = resolve_channel_locked(session, name, error);
-		if (channel == NULL)
+		if (channel == NULL || !check_perf_counters_locked(channel, perf_counters, error))
 			return FALSE;
-		channel->contexts |= contexts;
+		channel_add_contexts_locked(channel, contexts, perf_counters);
 		return TRUE;
 	}
 	if (session->channels->len == 0 && !add_default_channel_locked(session, error))
 		return FALSE;
-	for (guint i = 0; i < session->channels->len; i++) {
-		channel = g_ptr_array_index(session->channels, i);
-		channel->contexts |= contexts;
-	}
+	for (guint i = 0; i < session->channels->len; i++)
+		if (!check_perf_counters_locked(g_ptr_array_index(session->channels, i),
+						perf_counters, error))
+			return FALSE;
+	for (guint i = 0; i < session->channels->len; i++)
+		channel_add_contexts_locked(g_ptr_array_index(session->channels, i), contexts,
+					    perf_counters);
 	return TRUE;
 }
 
 gboolean
 tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
-			   GError **error)
+			   const GArray *perf_counters, GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -705,7 +756,7 @@ tc_session_ops_add_context(TcSession *session, const char *channel, guint32 cont
 			    session->name);
 		return FALSE;
 	}
-	return add_context_locked(session, channel, contexts, error);
+	return add_context_locked(session, channel, contexts, perf_counters, error);
 }
 
 gboolean

@@ -35,10 +35,13 @@ gboolean tc_session_ops_destroy(TcSession *session, GError **error);
 gboolean tc_session_ops_enable_channel(TcSession *session, const char *name,
 				       const TcChannelConfig *config, TcBufferScheme buffers,
 				       GError **error);
-/* Adds TRACECTL_CONTEXT_* fields to a channel, or to every channel when
- * channel is "". Only before the first start. */
+/* Adds TRACECTL_CONTEXT_* fields, TC_CHANNEL_CONTEXT_IP and perf_counters
+ * (struct tc_perf_counter, tc_channel_config_ust_contexts_parse()'s) to a
+ * channel, or to every channel when channel is "", those already there
+ * once. Only before the first start; InvalidArgument when a channel would
+ * record more than TC_CHANNEL_PERF_COUNTERS_MAX counters. */
 gboolean tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
-				    GError **error);
+				    const GArray *perf_counters, GError **error);
 /* disable-channel: the channel's events are disabled in every application;
  * enable-channel brings them back. */
 gboolean tc_session_ops_disable_channel(TcSession *session, const char *name, GError **error);

@@ -458,7 +458,8 @@ REFUSED = [
     ("perf", SESSION.format(UST.format("PER_UID", "").replace(
         "</events>", "</events><contexts><context><perf><type>0</type><config>0</config>"
         "<name>x</name></perf></context></contexts>")),
-     "channels/channel/contexts/context/perf (line 5): perf contexts are not supported"),
+     "channels/channel/contexts/context/perf (line 5): perf counter 'x' (type 0, config 0) "
+     "is no perf:thread: counter tracectl knows"),
     # An element name shorter than the trackers' suffix once made the
     # parser (the service's auto-load one too) ask for 2^64 bytes.
     ("short-tracker", SESSION.format(

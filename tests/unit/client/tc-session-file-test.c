@@ -5,6 +5,8 @@
 
 #include <gio/gio.h>
 
+#include "tc-perf-counter.h"
+
 static GPtrArray *
 parse(const char *text, GError **error)
 {
@@ -305,6 +307,75 @@ test_lttng_per_pid(void)
 	g_assert_null(strstr(second, "PER_PID"));
 }
 
+/* The <perf> elements of a file, "type/config/name" each, in order. */
+static GPtrArray *
+perf_elements(const char *text)
+{
+	GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GRegex) regex = g_regex_new("<perf>\\s*<type>(\\d+)</type>\\s*<config>(\\d+)"
+					      "</config>\\s*<name>([^<]*)</name>\\s*</perf>",
+					      0, 0, NULL);
+	g_autoptr(GMatchInfo) match = NULL;
+
+	g_regex_match(regex, text, 0, &match);
+	for (; g_match_info_matches(match); g_match_info_next(match, NULL)) {
+		g_autofree char *type = g_match_info_fetch(match, 1);
+		g_autofree char *config = g_match_info_fetch(match, 2);
+		g_autofree char *name = g_match_info_fetch(match, 3);
+
+		g_ptr_array_add(found, g_strdup_printf("%s/%s/%s", type, config, name));
+	}
+	return found;
+}
+
+/* lttng's file of a channel with ip and every perf:thread: counter of
+ * `lttng add-context --list`, and two raw ones (lttng 2.13 saved it): each
+ * read as its spelling, in order, and written back as the same <perf>
+ * elements (type, config, field name). */
+static void
+test_lttng_contexts(void)
+{
+	g_autofree char *path =
+		g_test_build_filename(G_TEST_DIST, "lttng-saved-contexts.lttng", NULL);
+	g_autofree char *text = NULL, *first = NULL, *second = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = NULL, again = NULL, theirs = NULL, ours = NULL;
+	TcFileChannel *channel;
+	const char *name;
+	guint i = 0;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	sessions = parse(text, &error);
+	g_assert_no_error(error);
+	channel = g_ptr_array_index(((TcFileSession *)g_ptr_array_index(sessions, 0))->channels, 0);
+	g_assert_cmpuint(channel->contexts->len, ==, 2 + 53 + 2);
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, i++), ==, "vpid");
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, i++), ==, "ip");
+	for (guint k = 0; (name = tc_perf_counter_known_name(k)) != NULL; k++) {
+		g_autofree char *spelling = g_strconcat("perf:thread:", name, NULL);
+
+		g_assert_cmpstr(g_ptr_array_index(channel->contexts, i++), ==, spelling);
+	}
+	g_assert_cmpuint(i, ==, 2 + 53);
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, i++), ==, "perf:thread:raw:r0110:foo");
+	/* The name's '-' is '_' in the field, and so in its spelling read back. */
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, i++), ==,
+			"perf:thread:raw:rC0:insns_retired");
+
+	first = tc_session_file_write(sessions);
+	g_assert_nonnull(strstr(first, "<context>\n\t\t\t\t\t\t\t\t<type>IP</type>"));
+	theirs = perf_elements(text);
+	ours = perf_elements(first);
+	g_assert_cmpuint(theirs->len, ==, 55);
+	g_assert_cmpuint(ours->len, ==, theirs->len);
+	for (i = 0; i < theirs->len; i++)
+		g_assert_cmpstr(g_ptr_array_index(ours, i), ==, g_ptr_array_index(theirs, i));
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+}
+
 /* The filter lttng built, taken back to the caller's: once or twice
  * wrapped (lttng load wraps a saved one again), and left whole when
  * cutting would leave unpaired parentheses. */
@@ -399,8 +470,23 @@ test_refusals(void)
 	assert_refused(UST_CHANNEL("<tracefile_size>1024</tracefile_size>"),
 		       "channel/tracefile_size (line 2): tracectl has no trace file size");
 	assert_refused(UST_CHANNEL("<contexts><context><type>VPID</type></context>"
-				   "<context><type>IP</type></context></contexts>"),
-		       "contexts/context[2]/type (line 2): context 'IP'");
+				   "<context><type>PRIO</type></context></contexts>"),
+		       "contexts/context[2]/type (line 2): context 'PRIO'");
+	assert_refused(UST_CHANNEL("<contexts><context><perf><type>0</type><config>99</config>"
+				   "<name>perf_thread_cpu_cycles</name></perf></context></contexts>"),
+		       "perf (line 2): perf counter 'perf_thread_cpu_cycles' (type 0, config 99) "
+		       "is no perf:thread: counter tracectl knows");
+	assert_refused(UST_CHANNEL("<contexts><context><perf><type>4</type><config>272</config>"
+				   "<name>perf_thread_raw_r0111_foo</name></perf></context>"
+				   "</contexts>"),
+		       "is no perf:thread: counter tracectl knows");
+	assert_refused(UST_CHANNEL("<contexts><context><perf><type>1</type>"
+				   "<name>perf_thread_task_clock</name></perf></context></contexts>"),
+		       "perf (line 2): a perf counter needs its type, config and name");
+	assert_refused(UST_CHANNEL("<contexts><context><perf><type>1</type><config>1</config>"
+				   "<name>perf_thread_task_clock</name><x/></perf></context>"
+				   "</contexts>"),
+		       "perf/x (line 2): not allowed here");
 	assert_refused(UST_CHANNEL("<events><event><name>a:b</name><type>SYSCALL</type>"
 				   "</event></events>"),
 		       "event/type (line 2)");
@@ -491,6 +577,7 @@ main(int argc, char **argv)
 	g_test_add_func("/session-file/lttng", test_lttng_file);
 	g_test_add_func("/session-file/lttng-agents", test_lttng_agents);
 	g_test_add_func("/session-file/lttng-per-pid", test_lttng_per_pid);
+	g_test_add_func("/session-file/lttng-contexts", test_lttng_contexts);
 	g_test_add_func("/session-file/agent-filters", test_agent_filters);
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);

@@ -19,6 +19,7 @@
 #include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-error.h"
+#include "tc-perf-counter.h"
 #include "tc-registry.h"
 #include "tc-session-op-snapshot.h"
 #include "tc-session-ops.h"
@@ -432,6 +433,60 @@ test_buffer_scheme(Fixture *fixture, gconstpointer unused)
 	g_assert_cmpint(session->ust_buffers, ==, TC_BUFFERS_PER_PID);
 }
 
+/* count new raw counters from first on, parsed as AddContext parses
+ * them. */
+static GArray *
+raw_counters(guint first, guint count)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	GArray *counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	guint32 bits;
+
+	for (guint i = first; i < first + count; i++)
+		g_ptr_array_add(names, g_strdup_printf("perf:thread:raw:r%x:c%u", i, i));
+	g_ptr_array_add(names, g_strdup("ip"));
+	g_ptr_array_add(names, NULL);
+	g_assert_true(tc_channel_config_ust_contexts_parse((const char *const *)names->pdata, &bits,
+							   counters, NULL));
+	return counters;
+}
+
+/* A channel's perf counters: each once, at most 16, none added when one
+ * call would pass the bound; tracectl's own applications see none of
+ * them nor ip. */
+static void
+test_perf_counters(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) ten = raw_counters(0, 10), seven = raw_counters(10, 7);
+	g_autoptr(GArray) six = raw_counters(10, 6);
+	TcChannel *channel;
+
+	g_assert_true(tc_session_ops_create(session, &error));
+	g_assert_true(tc_session_ops_add_context(session, "", TRACECTL_CONTEXT_VPID |
+						 TC_CHANNEL_CONTEXT_IP, ten, &error));
+	g_assert_no_error(error);
+	channel = g_ptr_array_index(session->channels, 0);
+	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
+	g_assert_true(tc_session_ops_add_context(session, "channel0", TC_CHANNEL_CONTEXT_IP, ten,
+						 &error));
+	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
+	g_assert_false(tc_session_ops_add_context(session, "", 0, seven, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "would record 17 perf counters, at most 16"));
+	g_clear_error(&error);
+	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
+	g_assert_true(tc_session_ops_add_context(session, "", 0, six, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(channel->perf_counters->len, ==, 16);
+	g_assert_cmpstr(g_array_index(channel->perf_counters, struct tc_perf_counter, 15).name, ==,
+			"perf_thread_raw_rf_c15");
+	g_assert_cmphex(channel->contexts, ==, TRACECTL_CONTEXT_VPID | TC_CHANNEL_CONTEXT_IP);
+	g_assert_cmphex(tc_channel_own_contexts(channel), ==, TRACECTL_CONTEXT_VPID);
+	g_assert_true(tc_session_ops_destroy(session, &error));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -442,6 +497,8 @@ main(int argc, char **argv)
 	tc_registry_init();
 	g_test_add("/tracectl/session/lifecycle", Fixture, NULL, fixture_set_up, test_lifecycle,
 		   fixture_tear_down);
+	g_test_add("/tracectl/session/perf-counters", Fixture, NULL, fixture_set_up,
+		   test_perf_counters, fixture_tear_down);
 	g_test_add("/tracectl/session/state-errors", Fixture, NULL, fixture_set_up,
 		   test_state_errors, fixture_tear_down);
 	g_test_add("/tracectl/session/create-twice", Fixture, NULL, fixture_set_up,
