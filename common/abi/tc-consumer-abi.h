@@ -297,11 +297,18 @@ struct tc_consumer_metadata {
  * application scribbled on (babeltrace2 would stop at its first bad
  * record). A record: the event header, context_size bytes, then the
  * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8).
+ * sizes[i] is 0 but for an array (its bytes, 1 to
+ * TC_CONSUMER_FIELD_ARRAY_MAX) and a sequence (its element's bytes: 1, 2,
+ * 4 or 8).
  */
 #define TC_CONSUMER_LAYOUT_FIELDS_MAX 32u
 #define TC_CONSUMER_EVENT_ID_MAX 65535u
 #define TC_CONSUMER_FIELD_STRING 0xffu /* NUL-terminated */
 #define TC_CONSUMER_FIELD_BYTES 0xfeu  /* uint32_t length, then the bytes */
+#define TC_CONSUMER_FIELD_ARRAY 0xfdu  /* sizes[i] bytes */
+/* uint32_t length, then that many elements of sizes[i] bytes */
+#define TC_CONSUMER_FIELD_SEQUENCE 0xfcu
+#define TC_CONSUMER_FIELD_ARRAY_MAX (65536u * 8u)
 
 struct tc_consumer_event_layout {
 	struct tc_consumer_header header;
@@ -311,6 +318,7 @@ struct tc_consumer_event_layout {
 	uint32_t context_size;
 	uint32_t nr_fields; /* <= TC_CONSUMER_LAYOUT_FIELDS_MAX */
 	uint8_t fields[TC_CONSUMER_LAYOUT_FIELDS_MAX];
+	uint32_t sizes[TC_CONSUMER_LAYOUT_FIELDS_MAX];
 };
 
 /*

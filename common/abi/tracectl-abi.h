@@ -90,6 +90,12 @@ enum tracectl_field_type {
 	TRACECTL_FIELD_STRING = 4,   /* NUL-terminated UTF-8, size 0 */
 	TRACECTL_FIELD_BYTES = 5,    /* uint32_t length then bytes, size 0 */
 	TRACECTL_FIELD_FLOAT = 6,    /* size: 4, IEEE 754 binary32 */
+	/* size: the length, 1 to TRACECTL_ABI_ARRAY_LENGTH_MAX elements,
+	 * packed, of the element the type word describes (below) */
+	TRACECTL_FIELD_ARRAY = 7,
+	/* size 0: uint32_t length (at most TRACECTL_ABI_SEQUENCE_LENGTH_MAX),
+	 * then that many elements, packed */
+	TRACECTL_FIELD_SEQUENCE = 8,
 };
 
 /*
@@ -104,10 +110,34 @@ enum tracectl_field_type {
 #define TRACECTL_FIELD_INTEGER_ATTRIBUTES                                                  \
 	(TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT | TRACECTL_FIELD_BIG_ENDIAN)
 
+/*
+ * An array's or a sequence's type word describes its element too: the
+ * element's kind (signed, unsigned, double or float) in bits 16 to 23, its
+ * size in bytes (1, 2, 4 or 8, as for the same kind alone) in bits 24 to
+ * 31, and an integer element's attributes above the kind as for an integer
+ * field. TRACECTL_FIELD_TEXT marks elements of one byte that readers show
+ * as UTF-8 text (CTF encoding = UTF8), with no other attribute. The
+ * elements' bytes are as the application holds them: a network-order
+ * element was written in network order by the application.
+ */
+#define TRACECTL_FIELD_TEXT 0x800u
+#define TRACECTL_FIELD_ELEMENT_KIND_SHIFT 16u
+#define TRACECTL_FIELD_ELEMENT_SIZE_SHIFT 24u
+#define TRACECTL_FIELD_ELEMENT(kind, size)                                                 \
+	((uint32_t)(kind) << TRACECTL_FIELD_ELEMENT_KIND_SHIFT |                            \
+	 (uint32_t)(size) << TRACECTL_FIELD_ELEMENT_SIZE_SHIFT)
+/* Bounds of an array's and a sequence's element count; with elements of 8
+ * bytes at most, a field holds at most 512 KiB, and count * size never
+ * overflows 32 bits. */
+#define TRACECTL_ABI_ARRAY_LENGTH_MAX 65536u
+#define TRACECTL_ABI_SEQUENCE_LENGTH_MAX 65536u
+
 struct tracectl_abi_field {
 	char name[TRACECTL_ABI_FIELD_NAME_MAX];
 	uint32_t type; /* enum tracectl_field_type, with integer attributes */
-	uint32_t size; /* bytes, for integers, float and double; 0 otherwise */
+	/* bytes, for integers, float and double; an array's element count;
+	 * 0 otherwise */
+	uint32_t size;
 };
 
 static inline uint32_t
@@ -116,8 +146,51 @@ tracectl_abi_field_kind(uint32_t type)
 	return type & TRACECTL_FIELD_KIND_MASK;
 }
 
+/* An array's or a sequence's element: its kind and size in bytes. */
+static inline uint32_t
+tracectl_abi_field_element_kind(uint32_t type)
+{
+	return type >> TRACECTL_FIELD_ELEMENT_KIND_SHIFT & 0xffu;
+}
+
+static inline uint32_t
+tracectl_abi_field_element_size(uint32_t type)
+{
+	return type >> TRACECTL_FIELD_ELEMENT_SIZE_SHIFT;
+}
+
+/* Whether an array's or a sequence's type word describes a valid element:
+ * a signed or unsigned integer of 1, 2, 4 or 8 bytes with an integer's
+ * attributes (one base at most), or text of one byte; a double of 8 or a
+ * float of 4 bytes with none. Bits 12 to 15 are clear. */
+static inline bool
+tracectl_abi_field_element_is_valid(uint32_t type)
+{
+	uint32_t attributes = type & 0xff00u;
+	uint32_t size = tracectl_abi_field_element_size(type);
+
+	switch (tracectl_abi_field_element_kind(type)) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		if (attributes == TRACECTL_FIELD_TEXT)
+			return size == 1;
+		return (attributes & ~TRACECTL_FIELD_INTEGER_ATTRIBUTES) == 0 &&
+		       (attributes & (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT)) !=
+			       (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT) &&
+		       (size == 1 || size == 2 || size == 4 || size == 8);
+	case TRACECTL_FIELD_DOUBLE:
+		return attributes == 0 && size == 8;
+	case TRACECTL_FIELD_FLOAT:
+		return attributes == 0 && size == 4;
+	default:
+		return false;
+	}
+}
+
 /* Whether a field of this type word may have this size: a known kind, the
- * attributes of an integer on integers only, one base at most. */
+ * attributes of an integer on integers only, one base at most; an array of
+ * 1 to TRACECTL_ABI_ARRAY_LENGTH_MAX valid elements, a sequence of valid
+ * elements. */
 static inline bool
 tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
 {
@@ -137,6 +210,11 @@ tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
 	case TRACECTL_FIELD_STRING:
 	case TRACECTL_FIELD_BYTES:
 		return attributes == 0 && size == 0;
+	case TRACECTL_FIELD_ARRAY:
+		return tracectl_abi_field_element_is_valid(type) && size >= 1 &&
+		       size <= TRACECTL_ABI_ARRAY_LENGTH_MAX;
+	case TRACECTL_FIELD_SEQUENCE:
+		return tracectl_abi_field_element_is_valid(type) && size == 0;
 	default:
 		return false;
 	}

@@ -155,14 +155,19 @@ same_state(const struct stack_state *a, const struct stack_state *b)
 	return a->depth == b->depth && memcmp(a->types, b->types, (size_t)a->depth) == 0;
 }
 
-/* The payload piece of field index, the pieces of bytes fields being two. */
+/* The payload piece of field index, the pieces of bytes and sequence
+ * fields being two (length, then contents). */
 static uint32_t
 piece_of_field(const struct verifier *v, uint32_t index)
 {
 	uint32_t piece = 0;
 
-	for (uint32_t i = 0; i < index; i++)
-		piece += v->fields[i].type == TRACECTL_UST_FIELD_BYTES ? 2 : 1;
+	for (uint32_t i = 0; i < index; i++) {
+		uint32_t kind = tracectl_abi_field_kind(v->fields[i].type);
+
+		piece += kind == TRACECTL_UST_FIELD_BYTES || kind == TRACECTL_UST_FIELD_SEQUENCE ? 2
+												 : 1;
+	}
 	return piece;
 }
 

@@ -16,11 +16,22 @@
  */
 #define READ_ONCE_FROM_PACKET(local) __asm__ volatile("" : "+g"(local))
 
+/* A field's kind, and its size where the kind has one (arrays' bytes,
+ * sequences' element bytes), 0 where it has none. */
 static bool
-field_kind_is_valid(uint8_t kind)
+field_is_valid(uint8_t kind, uint32_t size)
 {
-	return (kind >= 1 && kind <= 8) || kind == TC_CONSUMER_FIELD_STRING ||
-	       kind == TC_CONSUMER_FIELD_BYTES;
+	switch (kind) {
+	case TC_CONSUMER_FIELD_ARRAY:
+		return size >= 1 && size <= TC_CONSUMER_FIELD_ARRAY_MAX;
+	case TC_CONSUMER_FIELD_SEQUENCE:
+		return size == 1 || size == 2 || size == 4 || size == 8;
+	case TC_CONSUMER_FIELD_STRING:
+	case TC_CONSUMER_FIELD_BYTES:
+		return size == 0;
+	default:
+		return kind >= 1 && kind <= 8 && size == 0;
+	}
 }
 
 static int
@@ -47,11 +58,13 @@ fixed_size_of(const struct tc_consumer_event_layout *msg)
 {
 	uint32_t size = msg->context_size;
 
+	/* At most 4096 + 32 * TC_CONSUMER_FIELD_ARRAY_MAX: no overflow. */
 	for (uint32_t i = 0; i < msg->nr_fields; i++) {
 		if (msg->fields[i] == TC_CONSUMER_FIELD_STRING ||
-		    msg->fields[i] == TC_CONSUMER_FIELD_BYTES)
+		    msg->fields[i] == TC_CONSUMER_FIELD_BYTES ||
+		    msg->fields[i] == TC_CONSUMER_FIELD_SEQUENCE)
 			return 0;
-		size += msg->fields[i];
+		size += msg->fields[i] == TC_CONSUMER_FIELD_ARRAY ? msg->sizes[i] : msg->fields[i];
 	}
 	return size;
 }
@@ -67,7 +80,7 @@ tc_consumerd_layout_add(struct tc_consumerd_layouts *layouts,
 	    msg->nr_fields > TC_CONSUMER_LAYOUT_FIELDS_MAX || msg->context_size > 4096)
 		return -EINVAL;
 	for (uint32_t i = 0; i < msg->nr_fields; i++)
-		if (!field_kind_is_valid(msg->fields[i]))
+		if (!field_is_valid(msg->fields[i], msg->sizes[i]))
 			return -EINVAL;
 	if (msg->event_id >= layouts->capacity && (ret = grow(layouts, msg->event_id)) < 0)
 		return ret;
@@ -77,6 +90,7 @@ tc_consumerd_layout_add(struct tc_consumerd_layouts *layouts,
 	layout->context_size = msg->context_size;
 	layout->nr_fields = msg->nr_fields;
 	memcpy(layout->fields, msg->fields, sizeof(layout->fields));
+	memcpy(layout->sizes, msg->sizes, sizeof(layout->sizes));
 	layout->fixed_size = fixed_size_of(msg);
 	layouts->by_id[msg->event_id] = layout;
 	return 0;
@@ -92,9 +106,10 @@ tc_consumerd_layout_clear(struct tc_consumerd_layouts *layouts)
 	layouts->capacity = 0;
 }
 
-/* Skips one field at *pos of a record ending before end. */
+/* Skips one field at *pos of a record ending before end; size is the
+ * layout's (arrays' bytes, sequences' element bytes). */
 static bool
-skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
+skip_field(uint8_t kind, uint32_t size, const uint8_t *packet, uint64_t *pos, uint64_t end)
 {
 	uint32_t length;
 	const uint8_t *nul;
@@ -115,6 +130,22 @@ skip_field(uint8_t kind, const uint8_t *packet, uint64_t *pos, uint64_t end)
 		if (end - *pos < length)
 			return false;
 		*pos += length;
+		return true;
+	case TC_CONSUMER_FIELD_ARRAY:
+		if (end - *pos < size)
+			return false;
+		*pos += size;
+		return true;
+	case TC_CONSUMER_FIELD_SEQUENCE:
+		if (end - *pos < sizeof(length))
+			return false;
+		memcpy(&length, packet + *pos, sizeof(length));
+		READ_ONCE_FROM_PACKET(length);
+		*pos += sizeof(length);
+		/* At most 2^32 elements of 8 bytes: no overflow in 64 bits. */
+		if (end - *pos < (uint64_t)length * size)
+			return false;
+		*pos += (uint64_t)length * size;
 		return true;
 	default:
 		if (end - *pos < kind)
@@ -181,7 +212,7 @@ skip_payload(const struct tc_consumerd_event_layout *layout, const uint8_t *pack
 		return false;
 	*pos += layout->context_size;
 	for (uint32_t i = 0; i < layout->nr_fields; i++)
-		if (!skip_field(layout->fields[i], packet, pos, end))
+		if (!skip_field(layout->fields[i], layout->sizes[i], packet, pos, end))
 			return false;
 	return true;
 }

@@ -17,9 +17,11 @@ struct tc_consumerd_event_layout {
 	uint32_t context_size;
 	uint32_t nr_fields;
 	/* Context and fields, when every field has a fixed size (the common
-	 * case, walked in one step); 0 when a string or byte array varies. */
+	 * case, walked in one step); 0 when a string, byte array or sequence
+	 * varies. */
 	uint32_t fixed_size;
 	uint8_t fields[TC_CONSUMER_LAYOUT_FIELDS_MAX];
+	uint32_t sizes[TC_CONSUMER_LAYOUT_FIELDS_MAX]; /* arrays' and sequences' */
 };
 
 /* Layouts by event id; NULL where none is known (yet). */

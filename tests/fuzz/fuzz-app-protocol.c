@@ -198,11 +198,40 @@ rule_attributes(uint32_t kind, uint32_t attributes)
 	return FALSE;
 }
 
+/* An array's or a sequence's element, from its type word: kind in bits
+ * 16 to 23, bytes in 24 to 31, an integer's attributes or text (0x800,
+ * one byte only) in 8 to 15. */
+static gboolean
+rule_element(uint32_t type)
+{
+	uint32_t kind = type >> 16 & 0xff, size = type >> 24, attributes = type & 0xff00;
+
+	switch (kind) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		if (attributes == 0x800)
+			return size == 1;
+		return size < 32 && (allowed_sizes[kind] >> size & 1u) &&
+		       rule_attributes(kind, attributes);
+	case TRACECTL_FIELD_DOUBLE:
+	case TRACECTL_FIELD_FLOAT:
+		return size < 32 && (allowed_sizes[kind] >> size & 1u) && attributes == 0;
+	default:
+		return FALSE;
+	}
+}
+
 static gboolean
 rule_field(const struct tracectl_abi_field *field)
 {
 	uint32_t kind = field->type & 0xff;
 
+	if (kind == 7) /* array: 1 to 65536 elements */
+		return rule_field_name(field->name, sizeof(field->name)) &&
+		       rule_element(field->type) && field->size >= 1 && field->size <= 65536;
+	if (kind == 8) /* sequence: its length is in the record */
+		return rule_field_name(field->name, sizeof(field->name)) &&
+		       rule_element(field->type) && field->size == 0;
 	return rule_field_name(field->name, sizeof(field->name)) &&
 	       kind < G_N_ELEMENTS(allowed_sizes) && field->size < 32 &&
 	       (allowed_sizes[kind] >> field->size & 1u) &&
@@ -265,6 +294,36 @@ take_event_name(struct fuzz_input *in, char *name)
 		 shape % 32 == 2 ? "" : ":", shape % 32 == 3 ? "" : part[1]);
 }
 
+/* An array's or a sequence's element and length, mostly valid. */
+static void
+take_container(struct fuzz_input *in, struct tracectl_abi_field *field)
+{
+	/* kind, bytes: the valid ones, then a string, a kind of 0, bad sizes */
+	static const uint32_t elements[][2] = {
+		{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 1}, {2, 2}, {2, 4}, {2, 8},
+		{3, 8}, {6, 4}, {4, 0}, {0, 4}, {1, 3}, {3, 4}, {6, 8}, {2, 16}};
+	/* none, hex, oct, network, network hex, text, both bases, a bit no
+	 * element has */
+	static const uint32_t attributes[] = {0x000, 0x100, 0x200, 0x400,
+					      0x500, 0x800, 0x300, 0x1000};
+	static const uint32_t lengths[] = {1, 16, 65536, 65537, 0, 3, 255, 100000};
+	uint8_t shape = fuzz_take_byte(in);
+	uint8_t pick = fuzz_take_byte(in);
+
+	field->type |= elements[shape % 16][0] << 16 | elements[shape % 16][1] << 24;
+	/* Mostly no attribute; text on bytes mostly. */
+	if (shape >= 128)
+		field->type |= attributes[pick % 8];
+	else if (shape % 16 < 8 && elements[shape % 16][1] == 1 && pick % 4 == 0)
+		field->type |= 0x800;
+	/* The length, from the pick's other bits: mostly one of the table's
+	 * for an array, none for a sequence. */
+	if ((field->type & 0xff) == 8)
+		field->size = pick >= 248 ? lengths[pick / 8 % 8] : 0;
+	else
+		field->size = pick >= 248 ? fuzz_take_u32(in) : lengths[pick / 8 % 8];
+}
+
 static void
 take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i)
 {
@@ -283,7 +342,11 @@ take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i)
 		field->name[0] = name_chars[shape % LETTERS];
 	}
 	shape = fuzz_take_byte(in);
-	field->type = shape < 240 ? 1 + shape % 5 : shape % 8; /* 0 and 7 are not kinds */
+	field->type = shape < 240 ? 1 + shape % 8 : shape % 10; /* 0 and 9 are not kinds */
+	if (field->type == 7 || field->type == 8) {
+		take_container(in, field);
+		return;
+	}
 	shape = fuzz_take_byte(in);
 	if (shape % 32 == 0) {
 		field->size = sizes[fuzz_take_byte(in) % G_N_ELEMENTS(sizes)];

@@ -1002,10 +1002,19 @@ rule_layout(const struct tc_consumer_event_layout *msg)
 		return false;
 	for (uint32_t i = 0; i < msg->nr_fields; i++) {
 		uint8_t kind = msg->fields[i];
+		uint32_t size = msg->sizes[i];
 
-		if (!(kind >= 1 && kind <= 8) && kind != TC_CONSUMER_FIELD_STRING &&
-		    kind != TC_CONSUMER_FIELD_BYTES)
+		if (kind == TC_CONSUMER_FIELD_ARRAY) {
+			if (size == 0 || size > TC_CONSUMER_FIELD_ARRAY_MAX)
+				return false;
+		} else if (kind == TC_CONSUMER_FIELD_SEQUENCE) {
+			if (size != 1 && size != 2 && size != 4 && size != 8)
+				return false;
+		} else if ((!(kind >= 1 && kind <= 8) && kind != TC_CONSUMER_FIELD_STRING &&
+			    kind != TC_CONSUMER_FIELD_BYTES) ||
+			   size != 0) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -1466,8 +1475,11 @@ build_event_layout(struct fuzz_input *in)
 					      TC_CONSUMER_EVENT_ID_MAX + 1, UINT32_MAX, 1000};
 	static const uint32_t context_sizes[4] = {0, 8, LAYOUT_CONTEXT_MAX, LAYOUT_CONTEXT_MAX + 1};
 	static const uint8_t kinds[16] = {
-	    1, 2, 4,	8, 3, 5,   6, 7, TC_CONSUMER_FIELD_STRING, TC_CONSUMER_FIELD_BYTES,
-	    0, 9, 0xfd, 1, 4, 0xff};
+	    1, 2, 4,	8, 3, TC_CONSUMER_FIELD_ARRAY,   6, TC_CONSUMER_FIELD_SEQUENCE,
+	    TC_CONSUMER_FIELD_STRING, TC_CONSUMER_FIELD_BYTES, 0, 9, 0xfb, 1, 4, 0xff};
+	/* An array's bytes, a sequence's element's, and sizes no kind takes. */
+	static const uint32_t sizes[8] = {0, 1, 2, 8, 3, TC_CONSUMER_FIELD_ARRAY_MAX,
+					  TC_CONSUMER_FIELD_ARRAY_MAX + 1, UINT32_MAX};
 	struct tc_consumer_event_layout *m = (void *)out.bytes;
 	uint8_t event;
 
@@ -1478,8 +1490,18 @@ build_event_layout(struct fuzz_input *in)
 	m->event_id = event < 0xf0 ? event : event_ids[event & 3u];
 	m->context_size = context_sizes[fuzz_take_byte(in) & 3u];
 	m->nr_fields = fuzz_take_byte(in) % 40u;
-	for (uint32_t i = 0; i < m->nr_fields && i < TC_CONSUMER_LAYOUT_FIELDS_MAX; i++)
-		m->fields[i] = kinds[fuzz_take_byte(in) & 15u];
+	for (uint32_t i = 0; i < m->nr_fields && i < TC_CONSUMER_LAYOUT_FIELDS_MAX; i++) {
+		uint8_t pick = fuzz_take_byte(in);
+
+		m->fields[i] = kinds[pick & 15u];
+		/* Mostly the size the kind takes, sometimes another. */
+		if (pick >> 4 == 15)
+			m->sizes[i] = sizes[fuzz_take_byte(in) & 7u];
+		else if (m->fields[i] == TC_CONSUMER_FIELD_ARRAY)
+			m->sizes[i] = 1 + (pick >> 4) * 100u;
+		else if (m->fields[i] == TC_CONSUMER_FIELD_SEQUENCE)
+			m->sizes[i] = 1u << (pick >> 4 & 3u);
+	}
 	return sizeof(*m);
 }
 

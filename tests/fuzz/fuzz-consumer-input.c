@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@
 #define FIXED_ID 3u                          /* two 64-bit integers */
 #define STRING_ID 4u                         /* a 32-bit integer, then a string */
 #define EXTENDED_ID (TC_EVENT_ID_EXTENDED + 9) /* one byte, extended header only */
+/* an array of three 16-bit integers, then a sequence of 32-bit ones */
+#define CONTAINERS_ID 5u
 #define STREAM_ID 7u
 #define CPU 1u
 #define GETS_MAX 64u /* per drain, as the consumer's budget */
@@ -80,11 +83,14 @@ struct harness {
 };
 
 static void
-add_layout(struct harness *h, uint32_t id, uint32_t nr_fields, const uint8_t *fields)
+add_layout(struct harness *h, uint32_t id, uint32_t nr_fields, const uint8_t *fields,
+	   const uint32_t *sizes)
 {
 	struct tc_consumer_event_layout msg = {.event_id = id, .nr_fields = nr_fields};
 
 	memcpy(msg.fields, fields, nr_fields);
+	if (sizes)
+		memcpy(msg.sizes, sizes, nr_fields * sizeof(*sizes));
 	if (tc_consumerd_layout_add(&h->layouts, &msg) != 0)
 		abort();
 }
@@ -131,11 +137,20 @@ write_events(struct harness *h, unsigned int count, uint8_t pattern)
 			char text[9];
 		} __attribute__((packed)) string = {(uint32_t)h->seq, "event-42"};
 		uint8_t byte = (uint8_t)i;
+		struct {
+			uint16_t array[3];
+			uint32_t length;
+			uint32_t elements[4];
+		} __attribute__((packed)) containers = {{1, 2, 3}, i % 5, {5, 6, 7, 8}};
 
 		switch ((pattern >> (2 * (i % 4))) & 3) {
 		case 0:
-		case 3:
 			write_event(h, FIXED_ID, fixed, sizeof(fixed));
+			break;
+		case 3:
+			write_event(h, CONTAINERS_ID, &containers,
+				    (uint32_t)(offsetof(__typeof__(containers), elements) +
+					       containers.length * sizeof(uint32_t)));
 			break;
 		case 1:
 			write_event(h, STRING_ID, &string, sizeof(string));
@@ -304,9 +319,13 @@ harness_init(struct harness *h, struct fuzz_input *in)
 	    tc_rb_reader_init(&h->reader, h->mapping, h->mapping_size, STREAM_ID, CPU, uuid))
 		abort();
 	h->rb.wake_fd = -1;
-	add_layout(h, FIXED_ID, 2, two_u64);
-	add_layout(h, STRING_ID, 2, u32_string);
-	add_layout(h, EXTENDED_ID, 1, one_byte);
+	static const uint8_t containers[] = {TC_CONSUMER_FIELD_ARRAY, TC_CONSUMER_FIELD_SEQUENCE};
+	static const uint32_t container_sizes[] = {3 * sizeof(uint16_t), sizeof(uint32_t)};
+
+	add_layout(h, FIXED_ID, 2, two_u64, NULL);
+	add_layout(h, STRING_ID, 2, u32_string, NULL);
+	add_layout(h, EXTENDED_ID, 1, one_byte, NULL);
+	add_layout(h, CONTAINERS_ID, 2, containers, container_sizes);
 }
 
 static void

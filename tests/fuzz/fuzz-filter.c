@@ -49,6 +49,11 @@ static const struct tracectl_abi_field abi_fields[] = {
 	{"ratio", TRACECTL_FIELD_FLOAT, 4},
 	{"mask", TRACECTL_FIELD_UNSIGNED | TRACECTL_FIELD_HEX, 4},
 	{"port", TRACECTL_FIELD_UNSIGNED | TRACECTL_FIELD_BIG_ENDIAN, 2},
+	/* An array (one piece) and a sequence (two) that filters cannot
+	 * read, then an integer they can, read from the piece after them. */
+	{"samples", TRACECTL_FIELD_ARRAY | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 4), 4},
+	{"seq", TRACECTL_FIELD_SEQUENCE | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_SIGNED, 2), 0},
+	{"tail", TRACECTL_FIELD_SIGNED, 4},
 };
 
 static const struct tracectl_ust_field ust_fields[] = {
@@ -58,8 +63,13 @@ static const struct tracectl_ust_field ust_fields[] = {
 	{"ratio", TRACECTL_UST_FIELD_FLOAT, 4},
 	{"mask", TRACECTL_UST_FIELD_UNSIGNED | TRACECTL_UST_FIELD_HEX, 4},
 	{"port", TRACECTL_UST_FIELD_UNSIGNED | TRACECTL_UST_FIELD_BIG_ENDIAN, 2},
+	{"samples", TRACECTL_UST_FIELD_ARRAY |
+			    TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_UNSIGNED, 4), 4},
+	{"seq", TRACECTL_UST_FIELD_SEQUENCE |
+			TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 2), 0},
+	{"tail", TRACECTL_UST_FIELD_SIGNED, 4},
 };
-#define NR_PIECES 10u
+#define NR_PIECES 14u
 
 static const char *const expressions[] = {
 	"intfield > 100 && strfield == \"x*\"",
@@ -69,6 +79,7 @@ static const char *const expressions[] = {
 	"intfield / last + small - 3 * (intfield >> 1) == (last ^ 5) & 0xff",
 	"-dbl < 1.5 && strfield == strfield || !dbl",
 	"ratio * 2 >= dbl && (mask & 0xf0) == 0x10 || ratio != ratio",
+	"tail > 0 && intfield != tail || tail == -1",
 };
 
 enum outcome {
@@ -113,8 +124,9 @@ piece_copy(struct fuzz_input *in, size_t len)
 static void
 record_make(struct record *r, struct fuzz_input *in)
 {
-	static const size_t fixed[NR_PIECES] = {8, 1, 8, 0, 4, 0, 4, 4, 4, 2};
+	static const size_t fixed[NR_PIECES] = {8, 1, 8, 0, 4, 0, 4, 4, 4, 2, 16, 4, 0, 4};
 	uint8_t str_len = fuzz_take_byte(in) % 48, blob_len = fuzz_take_byte(in) % 8;
+	uint8_t seq_len = fuzz_take_byte(in) % 8;
 	uint8_t flags = fuzz_take_byte(in);
 	uint8_t with_nul = flags & 1;
 	/* As the tracepoint gives strings: NUL-terminated, not measured. */
@@ -127,6 +139,8 @@ record_make(struct record *r, struct fuzz_input *in)
 			len = (size_t)str_len + with_nul;
 		else if (i == 5)
 			len = blob_len;
+		else if (i == 12)
+			len = seq_len * 2u;
 		r->data[i] = piece_copy(in, len);
 		if (i == 3 && with_nul)
 			((char *)r->data[i])[str_len] = '\0';
@@ -257,7 +271,7 @@ fuzz_random(struct fuzz_input *in)
 		insns[i] = (struct tc_filter_insn){
 			.op = shape < 240 ? ops[shape % sizeof(ops)] : fuzz_take_byte(in),
 			.flags = (shape & 0x20) ? fuzz_take_byte(in) & 1 : 0,
-			.arg16 = (shape & 0x40) ? fuzz_take_byte(in) % 8 : 0,
+			.arg16 = (shape & 0x40) ? fuzz_take_byte(in) % 14 : 0,
 			.arg32 = (shape & 0x80) ? fuzz_take_byte(in) % 32 : 0,
 		};
 	}
@@ -296,6 +310,9 @@ static const struct fuzz_seed seeds[] = {
 	SEED("\0intfield / last + small - 3 * (intfield >> 1) == (last ^ 5) & 0xff"),
 	SEED("\0((((intfield)))) == -(-(1)) && \"a*\" == strfield || blob == 1"),
 	SEED("\0strfield < \"a\" || nosuch > 1.5e400 || $ctx.what"),
+	SEED("\0tail > 0 && intfield != tail || tail == -1\0\x03\x02\x05xxx"),
+	SEED("\0samples == 1 || seq > 0 || tail == 7"),
+	SEED("\x01\x07\x02\x20\x00\x00\x00\x0b"),
 	SEED("\x01\x00\x02\x10\x00\x00\x00\x07\x20\x00\x00\x00\x41"),
 	SEED("\x01\x03\x01\x08\x00\x00\x00\x3c\x00"),
 	SEED("\x01\x05\x03\x30\x00\x00\x00\x01\x0c\x00\x00\x00\x1e\x02\x00\x00\x00\xff"),

@@ -45,6 +45,30 @@
  *                                             byte, not a character
  *   tracectl_field_bytes(name, ptr, len)      uint32 length, then the bytes;
  *                                             len is capped at TRACECTL_BYTES_LENGTH_MAX
+ *   tracectl_field_array(type, name, src, length)
+ *                                             length (a constant, 1 to
+ *                                             TRACECTL_ARRAY_LENGTH_MAX) integers
+ *                                             of type read from src
+ *   tracectl_field_array_hex(...), tracectl_field_array_oct(...)
+ *                                             the same, shown in base 16 or 8
+ *   tracectl_field_array_network(...), ..._network_hex(...)
+ *                                             integers src holds in network
+ *                                             byte order, recorded as they are
+ *   tracectl_field_array_text(type, name, src, length)
+ *                                             length bytes (type: char, int8_t or
+ *                                             uint8_t) shown as UTF-8 text, up to
+ *                                             the first NUL
+ *   tracectl_field_array_double(name, src, length), ..._array_float(...)
+ *                                             length doubles or floats
+ *   tracectl_field_sequence(type, name, src, length), and _hex, _oct,
+ *   _network, _network_hex, _text, _double, _float as for arrays
+ *                                             uint32 length, then that many
+ *                                             elements; length is given at the
+ *                                             call and capped at
+ *                                             TRACECTL_SEQUENCE_LENGTH_MAX; a NULL
+ *                                             src gives an empty sequence
+ * An array's src must point at length elements. A record larger than a
+ * sub-buffer is not written but counted as discarded.
  * Record layout in the ring buffer: the event header (id, timestamp), then
  * every field in order, packed.
  *
@@ -86,6 +110,9 @@ extern "C" {
 #define TRACECTL_UST_API_VERSION 2u
 #define TRACECTL_FIELDS_MAX 32u
 #define TRACECTL_BYTES_LENGTH_MAX 65536u
+/* Element counts of arrays and sequences, as bytes' length is bounded. */
+#define TRACECTL_ARRAY_LENGTH_MAX 65536u
+#define TRACECTL_SEQUENCE_LENGTH_MAX 65536u
 
 /* Log levels: syslog's 0..7, then finer debug levels as in LTTng. */
 enum tracectl_loglevel {
@@ -115,17 +142,25 @@ enum tracectl_ust_field_type {
 	TRACECTL_UST_FIELD_STRING = 4,
 	TRACECTL_UST_FIELD_BYTES = 5,
 	TRACECTL_UST_FIELD_FLOAT = 6,
+	TRACECTL_UST_FIELD_ARRAY = 7,
+	TRACECTL_UST_FIELD_SEQUENCE = 8,
 };
 
 /* Attributes of an integer field, above its kind in its type word. */
 #define TRACECTL_UST_FIELD_HEX 0x100u        /* shown in base 16 */
 #define TRACECTL_UST_FIELD_OCT 0x200u        /* shown in base 8 */
 #define TRACECTL_UST_FIELD_BIG_ENDIAN 0x400u /* stored in network byte order */
+#define TRACECTL_UST_FIELD_TEXT 0x800u       /* one-byte elements shown as text */
+/* An array's or a sequence's element, in its type word: kind and bytes. */
+#define TRACECTL_UST_FIELD_ELEMENT(kind, size)                                              \
+	((uint32_t)(kind) << 16 | (uint32_t)(size) << 24)
 
 struct tracectl_ust_field {
 	const char *name;
 	uint32_t type; /* enum tracectl_ust_field_type, with integer attributes */
-	uint32_t size; /* bytes for integers, float and double, 0 otherwise */
+	/* bytes for integers, float and double, an array's element count, 0
+	 * otherwise */
+	uint32_t size;
 };
 
 /*
@@ -264,6 +299,38 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 #define tracectl_field_string(name, expr) (_tc_string, name, expr)
 #define tracectl_field_string_max(name, expr, max) (_tc_string_max, name, expr, max)
 #define tracectl_field_bytes(name, ptr, len) (_tc_bytes, name, ptr, len)
+#define tracectl_field_array(type, name, src, length) (_tc_array, type, name, src, length, 0)
+#define tracectl_field_array_hex(type, name, src, length)                                 \
+	(_tc_array, type, name, src, length, TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_array_oct(type, name, src, length)                                 \
+	(_tc_array, type, name, src, length, TRACECTL_UST_FIELD_OCT)
+#define tracectl_field_array_network(type, name, src, length)                             \
+	(_tc_array, type, name, src, length, TRACECTL_UST_FIELD_BIG_ENDIAN)
+#define tracectl_field_array_network_hex(type, name, src, length)                         \
+	(_tc_array, type, name, src, length, TRACECTL_UST_FIELD_BIG_ENDIAN | TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_array_text(type, name, src, length)                                \
+	(_tc_array, type, name, src, length, TRACECTL_UST_FIELD_TEXT)
+#define tracectl_field_array_double(name, src, length)                                    \
+	(_tc_array_real, double, name, src, length, TRACECTL_UST_FIELD_DOUBLE)
+#define tracectl_field_array_float(name, src, length)                                     \
+	(_tc_array_real, float, name, src, length, TRACECTL_UST_FIELD_FLOAT)
+#define tracectl_field_sequence(type, name, src, length)                                  \
+	(_tc_sequence, type, name, src, length, 0)
+#define tracectl_field_sequence_hex(type, name, src, length)                              \
+	(_tc_sequence, type, name, src, length, TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_sequence_oct(type, name, src, length)                              \
+	(_tc_sequence, type, name, src, length, TRACECTL_UST_FIELD_OCT)
+#define tracectl_field_sequence_network(type, name, src, length)                          \
+	(_tc_sequence, type, name, src, length, TRACECTL_UST_FIELD_BIG_ENDIAN)
+#define tracectl_field_sequence_network_hex(type, name, src, length)                      \
+	(_tc_sequence, type, name, src, length,                                             \
+	 TRACECTL_UST_FIELD_BIG_ENDIAN | TRACECTL_UST_FIELD_HEX)
+#define tracectl_field_sequence_text(type, name, src, length)                             \
+	(_tc_sequence, type, name, src, length, TRACECTL_UST_FIELD_TEXT)
+#define tracectl_field_sequence_double(name, src, length)                                 \
+	(_tc_sequence_real, double, name, src, length, TRACECTL_UST_FIELD_DOUBLE)
+#define tracectl_field_sequence_float(name, src, length)                                  \
+	(_tc_sequence_real, float, name, src, length, TRACECTL_UST_FIELD_FLOAT)
 
 /* The longest cap of tracectl_field_string_max(): the string is copied on
  * the probe's stack. */
@@ -314,6 +381,20 @@ _tracectl_to_network_order(void *value, size_t size)
 #define _TRACECTL_DESC__tc_string(name, expr) { #name, TRACECTL_UST_FIELD_STRING, 0 },
 #define _TRACECTL_DESC__tc_string_max(name, expr, max) { #name, TRACECTL_UST_FIELD_STRING, 0 },
 #define _TRACECTL_DESC__tc_bytes(name, ptr, len) { #name, TRACECTL_UST_FIELD_BYTES, 0 },
+#define _TRACECTL_INTEGER_ELEMENT(type)                                                    \
+	TRACECTL_UST_FIELD_ELEMENT(_TRACECTL_IS_SIGNED(type) ? TRACECTL_UST_FIELD_SIGNED         \
+							     : TRACECTL_UST_FIELD_UNSIGNED,      \
+				   sizeof(type))
+#define _TRACECTL_DESC__tc_array(type, name, src, length, attributes)                     \
+	{ #name, TRACECTL_UST_FIELD_ARRAY | _TRACECTL_INTEGER_ELEMENT(type) | (attributes),  \
+	  (uint32_t)(length) },
+#define _TRACECTL_DESC__tc_array_real(type, name, src, length, kind)                      \
+	{ #name, TRACECTL_UST_FIELD_ARRAY | TRACECTL_UST_FIELD_ELEMENT(kind, sizeof(type)),  \
+	  (uint32_t)(length) },
+#define _TRACECTL_DESC__tc_sequence(type, name, src, length, attributes)                  \
+	{ #name, TRACECTL_UST_FIELD_SEQUENCE | _TRACECTL_INTEGER_ELEMENT(type) | (attributes), 0 },
+#define _TRACECTL_DESC__tc_sequence_real(type, name, src, length, kind)                   \
+	{ #name, TRACECTL_UST_FIELD_SEQUENCE | TRACECTL_UST_FIELD_ELEMENT(kind, sizeof(type)), 0 },
 
 /* Mode CHECK: compile-time checks of each field's type. */
 #define _TRACECTL_CHECK__tc_integer(type, name, expr, attributes)                         \
@@ -330,6 +411,22 @@ _tracectl_to_network_order(void *value, size_t size)
 	_TRACECTL_STATIC_ASSERT((max) >= 1 && (max) <= TRACECTL_STRING_MAX_CAP,             \
 				"tracectl: string field " #name "'s cap must be 1 to 4096");
 #define _TRACECTL_CHECK__tc_bytes(name, ptr, len)
+#define _TRACECTL_CHECK__tc_array(type, name, src, length, attributes)                    \
+	_TRACECTL_CHECK__tc_integer(type, name, 0, attributes)                             \
+	_TRACECTL_STATIC_ASSERT((length) >= 1 && (length) <= TRACECTL_ARRAY_LENGTH_MAX,      \
+				"tracectl: array field " #name "'s length must be 1 to 65536"); \
+	_TRACECTL_STATIC_ASSERT(!((attributes) & TRACECTL_UST_FIELD_TEXT) || sizeof(type) == 1, \
+				"tracectl: text field " #name " must have 1-byte elements");
+#define _TRACECTL_CHECK__tc_array_real(type, name, src, length, kind)                     \
+	_TRACECTL_STATIC_ASSERT(sizeof(float) == 4, "tracectl: float is not binary32");     \
+	_TRACECTL_STATIC_ASSERT((length) >= 1 && (length) <= TRACECTL_ARRAY_LENGTH_MAX,      \
+				"tracectl: array field " #name "'s length must be 1 to 65536");
+#define _TRACECTL_CHECK__tc_sequence(type, name, src, length, attributes)                 \
+	_TRACECTL_CHECK__tc_integer(type, name, 0, attributes)                             \
+	_TRACECTL_STATIC_ASSERT(!((attributes) & TRACECTL_UST_FIELD_TEXT) || sizeof(type) == 1, \
+				"tracectl: text field " #name " must have 1-byte elements");
+#define _TRACECTL_CHECK__tc_sequence_real(type, name, src, length, kind)                  \
+	_TRACECTL_STATIC_ASSERT(sizeof(float) == 4, "tracectl: float is not binary32");
 
 /* Mode PIECES: evaluate each field once, point a payload piece at it.
  * Strings are measured later, if at all (TRACECTL_UST_PIECE_STRING); a
@@ -375,6 +472,30 @@ _tracectl_to_network_order(void *value, size_t size)
 	_tc_pieces[_tc_count++] =                                                          \
 		(struct tracectl_ust_piece){ &_tc_length_##name, sizeof(uint32_t) };       \
 	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){ _tc_bytes_##name, _tc_size_##name };
+
+/* Arrays: one piece, the caller's elements as they are. Sequences: their
+ * capped length, then the elements, as bytes are. */
+#define _TRACECTL_PIECES__tc_array(type, name, src, length, attributes)                   \
+	const type *_tc_array_##name = (src);                                              \
+	_tc_pieces[_tc_count++] =                                                          \
+		(struct tracectl_ust_piece){ _tc_array_##name, (size_t)(length) * sizeof(type) };
+#define _TRACECTL_PIECES__tc_array_real(type, name, src, length, kind)                    \
+	_TRACECTL_PIECES__tc_array(type, name, src, length, 0)
+#define _TRACECTL_PIECES__tc_sequence(type, name, src, length, attributes)                \
+	const type *_tc_sequence_##name = (src);                                           \
+	size_t _tc_elements_##name = (size_t)(length);                                     \
+	uint32_t _tc_length_##name;                                                        \
+	if (!_tc_sequence_##name)                                                          \
+		_tc_elements_##name = 0;                                                   \
+	if (_tc_elements_##name > TRACECTL_SEQUENCE_LENGTH_MAX)                            \
+		_tc_elements_##name = TRACECTL_SEQUENCE_LENGTH_MAX;                        \
+	_tc_length_##name = (uint32_t)_tc_elements_##name;                                 \
+	_tc_pieces[_tc_count++] =                                                          \
+		(struct tracectl_ust_piece){ &_tc_length_##name, sizeof(uint32_t) };       \
+	_tc_pieces[_tc_count++] = (struct tracectl_ust_piece){                             \
+		_tc_sequence_##name, _tc_elements_##name * sizeof(type) };
+#define _TRACECTL_PIECES__tc_sequence_real(type, name, src, length, kind)                 \
+	_TRACECTL_PIECES__tc_sequence(type, name, src, length, 0)
 
 #ifdef TRACECTL_SDT
 /* STAP_PROBEn by the count of arguments: STAP_PROBEV exists only where

@@ -197,6 +197,9 @@ send_filter(TcApp *app, TcAppSessionState *state, const char *key, guint64 chann
 	return TRUE;
 }
 
+static_assert(TRACECTL_ABI_ARRAY_LENGTH_MAX * 8u <= TC_CONSUMER_FIELD_ARRAY_MAX,
+	      "an array's bytes fit the consumer's layout");
+
 /* [S] What the consumer needs to walk the event's records. */
 static void
 append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
@@ -211,12 +214,27 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 	for (guint i = 0; i < layout.nr_fields; i++) {
 		const struct tracectl_abi_field *field = &event->fields[i];
 
-		if (tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_STRING)
+		switch (tracectl_abi_field_kind(field->type)) {
+		case TRACECTL_FIELD_STRING:
 			layout.fields[i] = TC_CONSUMER_FIELD_STRING;
-		else if (tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_BYTES)
+			break;
+		case TRACECTL_FIELD_BYTES:
 			layout.fields[i] = TC_CONSUMER_FIELD_BYTES;
-		else
+			break;
+		case TRACECTL_FIELD_ARRAY:
+			/* Checked at registration: at most 65536 elements of 8
+			 * bytes, TC_CONSUMER_FIELD_ARRAY_MAX. */
+			layout.fields[i] = TC_CONSUMER_FIELD_ARRAY;
+			layout.sizes[i] =
+				field->size * tracectl_abi_field_element_size(field->type);
+			break;
+		case TRACECTL_FIELD_SEQUENCE:
+			layout.fields[i] = TC_CONSUMER_FIELD_SEQUENCE;
+			layout.sizes[i] = tracectl_abi_field_element_size(field->type);
+			break;
+		default:
 			layout.fields[i] = (guint8)field->size;
+		}
 	}
 	g_array_append_val(channel->session->layouts_pending, layout);
 }

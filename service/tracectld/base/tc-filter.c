@@ -533,6 +533,12 @@ check_field(Checker *c, Node *node)
 		case TRACECTL_FIELD_STRING:
 			node->type = TY_STR;
 			return TRUE;
+		case TRACECTL_FIELD_ARRAY:
+			return check_fail(c, node, "field '%s' is an array, which filters "
+						   "cannot read", node->text);
+		case TRACECTL_FIELD_SEQUENCE:
+			return check_fail(c, node, "field '%s' is a sequence, which filters "
+						   "cannot read", node->text);
 		default:
 			return check_fail(c, node, "field '%s' is a byte sequence, which filters "
 						   "cannot read", node->text);

@@ -166,6 +166,40 @@ integer_base(guint32 type)
 	return 10;
 }
 
+/* The CTF type of an array's or a sequence's element, without its name:
+ * byte-aligned like every field, so that the elements are packed. */
+static void
+append_element_type(GString *out, guint32 type)
+{
+	guint32 size = tracectl_abi_field_element_size(type);
+
+	switch (tracectl_abi_field_element_kind(type)) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		g_string_append_printf(
+		    out, "integer { size = %u; align = 8; signed = %s; %sbase = %u; byte_order = %s; }",
+		    size * 8,
+		    tracectl_abi_field_element_kind(type) == TRACECTL_FIELD_SIGNED ? "true" : "false",
+		    type & TRACECTL_FIELD_TEXT ? "encoding = UTF8; " : "", integer_base(type),
+		    type & TRACECTL_FIELD_BIG_ENDIAN ? "network" : byte_order());
+		break;
+	case TRACECTL_FIELD_DOUBLE:
+		g_string_append_printf(out,
+				       "floating_point { exp_dig = 11; mant_dig = 53; align = 8; "
+				       "byte_order = %s; }",
+				       byte_order());
+		break;
+	case TRACECTL_FIELD_FLOAT:
+		g_string_append_printf(out,
+				       "floating_point { exp_dig = 8; mant_dig = 24; align = 8; "
+				       "byte_order = %s; }",
+				       byte_order());
+		break;
+	default:
+		g_assert_not_reached();
+	}
+}
+
 static void
 append_field(GString *out, const struct tracectl_abi_field *field)
 {
@@ -203,6 +237,18 @@ append_field(GString *out, const struct tracectl_abi_field *field)
 				       "encoding = none; base = 16; } _%s[__%s_length];\n",
 				       field->name, field->name, field->name);
 		break;
+	case TRACECTL_FIELD_ARRAY:
+		g_string_append(out, "\t\t");
+		append_element_type(out, field->type);
+		g_string_append_printf(out, " _%s[%u];\n", field->name, field->size);
+		break;
+	case TRACECTL_FIELD_SEQUENCE:
+		/* The length field's name cannot be a field's: those start
+		 * with one underscore and a letter. */
+		g_string_append_printf(out, "\t\tuint32_t __%s_length;\n\t\t", field->name);
+		append_element_type(out, field->type);
+		g_string_append_printf(out, " _%s[__%s_length];\n", field->name, field->name);
+		break;
 	default:
 		g_assert_not_reached();
 	}
@@ -224,25 +270,46 @@ tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id, const TcAp
 	g_string_append(out, "\t} align(8);\n};\n\n");
 }
 
-/* An integer's name, then how it is shown and stored when that is not
- * decimal in the machine's order: "uint32 hex network". */
+/* An integer's name (of kind and size), then how it is shown and stored
+ * when that is not decimal in the machine's order: "uint32 hex network". */
 static void
-append_integer_type_name(GString *out, const struct tracectl_abi_field *field)
+append_integer_type_name(GString *out, guint32 kind, guint32 size, guint32 type)
 {
 	static const char *const signed_names[] = {"int8", "int16", NULL, "int32",
 						   NULL,   NULL,    NULL, "int64"};
 	static const char *const unsigned_names[] = {"uint8", "uint16", NULL, "uint32",
 						     NULL,    NULL,     NULL, "uint64"};
 
-	g_string_append(out, tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_SIGNED
-				     ? signed_names[field->size - 1]
-				     : unsigned_names[field->size - 1]);
-	if (field->type & TRACECTL_FIELD_HEX)
+	g_string_append(out, kind == TRACECTL_FIELD_SIGNED ? signed_names[size - 1]
+							   : unsigned_names[size - 1]);
+	if (type & TRACECTL_FIELD_HEX)
 		g_string_append(out, " hex");
-	if (field->type & TRACECTL_FIELD_OCT)
+	if (type & TRACECTL_FIELD_OCT)
 		g_string_append(out, " oct");
-	if (field->type & TRACECTL_FIELD_BIG_ENDIAN)
+	if (type & TRACECTL_FIELD_BIG_ENDIAN)
 		g_string_append(out, " network");
+}
+
+/* An array's or a sequence's type: "uint32 hex[16]", "double[]", and
+ * "text[16]" for text, whatever the signedness of its bytes. */
+static void
+append_container_type_name(GString *out, const struct tracectl_abi_field *field)
+{
+	guint32 kind = tracectl_abi_field_element_kind(field->type);
+
+	if (field->type & TRACECTL_FIELD_TEXT)
+		g_string_append(out, "text");
+	else if (kind == TRACECTL_FIELD_DOUBLE)
+		g_string_append(out, "double");
+	else if (kind == TRACECTL_FIELD_FLOAT)
+		g_string_append(out, "float");
+	else
+		append_integer_type_name(out, kind, tracectl_abi_field_element_size(field->type),
+					 field->type);
+	if (tracectl_abi_field_kind(field->type) == TRACECTL_FIELD_ARRAY)
+		g_string_append_printf(out, "[%u]", field->size);
+	else
+		g_string_append(out, "[]");
 }
 
 /* The name of a field's type, for fields that are not integers. */
@@ -274,7 +341,9 @@ tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields)
 		if (i)
 			g_string_append(out, ", ");
 		if (kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED)
-			append_integer_type_name(out, &fields[i]);
+			append_integer_type_name(out, kind, fields[i].size, fields[i].type);
+		else if (kind == TRACECTL_FIELD_ARRAY || kind == TRACECTL_FIELD_SEQUENCE)
+			append_container_type_name(out, &fields[i]);
 		else
 			g_string_append(out, field_type_name(&fields[i]));
 		g_string_append_printf(out, " %s", fields[i].name);

@@ -82,6 +82,9 @@ put_number(GString *out, const bt_field *field)
 	return TRUE;
 }
 
+static gboolean put_value(GString *out, const bt_field *field);
+
+/* An array or a sequence of numbers (integers or reals). */
 static gboolean
 put_array(GString *out, const bt_field *field)
 {
@@ -91,7 +94,11 @@ put_array(GString *out, const bt_field *field)
 	for (uint64_t i = 0; i < length; i++) {
 		if (i > 0)
 			g_string_append_c(out, ',');
-		if (!put_number(out, bt_field_array_borrow_element_field_by_index_const(field, i)))
+		const bt_field *element = bt_field_array_borrow_element_field_by_index_const(field, i);
+
+		if (bt_field_class_type_is(bt_field_get_class_type(element),
+					   BT_FIELD_CLASS_TYPE_ARRAY) ||
+		    !put_value(out, element))
 			return FALSE;
 	}
 	g_string_append_c(out, ']');

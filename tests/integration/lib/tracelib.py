@@ -26,7 +26,8 @@ for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
             if isinstance(value, bt2._StringFieldConst):
                 fields[name] = str(value)
             elif isinstance(value, (bt2._ArrayFieldConst,)):
-                fields[name] = [int(v) for v in value]
+                fields[name] = [float(v) if isinstance(v, bt2._RealFieldConst) else int(v)
+                                for v in value]
             elif isinstance(value, bt2._RealFieldConst):
                 fields[name] = float(value)
             else:
@@ -75,7 +76,8 @@ for msg in bt2.TraceCollectionMessageIterator(sys.argv[1]):
             if isinstance(value, bt2._StringFieldConst):
                 entry[name] = str(value)
             elif isinstance(value, bt2._ArrayFieldConst):
-                entry[name] = [int(v) for v in value]
+                entry[name] = [float(v) if isinstance(v, bt2._RealFieldConst) else int(v)
+                               for v in value]
             elif isinstance(value, bt2._RealFieldConst):
                 entry[name] = float(value)
             else:

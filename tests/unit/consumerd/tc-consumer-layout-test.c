@@ -6,6 +6,7 @@
  * long runs one that walks several parts of the packet side by side;
  * every verdict is checked on each.
  */
+#include <errno.h>
 #include <glib.h>
 #include <string.h>
 
@@ -273,6 +274,101 @@ test_long_runs(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_UNKNOWN_EVENT);
 }
 
+#define CONTAINERS_ID 5u /* a 3 x uint16 array, then a sequence of uint32 */
+#define ARRAY_ONLY_ID 6u /* a 1000-byte array: fixed size, walked in runs */
+
+static void
+add_containers(Fixture *fixture)
+{
+	struct tc_consumer_event_layout msg = {
+		.event_id = CONTAINERS_ID,
+		.nr_fields = 2,
+		.fields = { TC_CONSUMER_FIELD_ARRAY, TC_CONSUMER_FIELD_SEQUENCE },
+		.sizes = { 3 * sizeof(uint16_t), sizeof(uint32_t) },
+	};
+
+	g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, 0);
+	msg.event_id = ARRAY_ONLY_ID;
+	msg.nr_fields = 1;
+	msg.sizes[0] = 1000;
+	g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, 0);
+}
+
+/* A record of CONTAINERS_ID with length elements, claiming claimed. */
+static void
+append_containers(Fixture *fixture, uint32_t length, uint32_t claimed)
+{
+	uint8_t payload[6 + 4 + 64 * 4] = { 0 };
+
+	g_assert_cmpuint(length, <=, 64);
+	memcpy(payload + 6, &claimed, sizeof(claimed));
+	append_compact(fixture, CONTAINERS_ID, 10, payload, 6 + 4 + length * 4);
+}
+
+static void
+test_arrays_and_sequences(Fixture *fixture, gconstpointer data)
+{
+	static const uint8_t thousand[1000];
+
+	add_containers(fixture);
+	/* Empty, short and long sequences; runs of the fixed-size array. */
+	append_containers(fixture, 0, 0);
+	append_containers(fixture, 1, 1);
+	append_containers(fixture, 64, 64);
+	for (int i = 0; i < 40; i++)
+		append_compact(fixture, ARRAY_ONLY_ID, 10, thousand, sizeof(thousand));
+	append_containers(fixture, 2, 2);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+	/* Cut inside the last sequence, or inside an array. */
+	g_assert_cmpint(check(fixture, fixture->pos - 1), ==, CONSUMERD_PACKET_CORRUPT);
+	g_assert_cmpint(check(fixture, fixture->pos - 4 - 6 - 8 - 500), ==,
+			CONSUMERD_PACKET_CORRUPT);
+	/* A length past the packet's content, up to one whose bytes would
+	 * wrap 32 bits. */
+	append_containers(fixture, 2, 3);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+	fixture->pos -= 4 + 6 + 4 + 2 * 4;
+	append_containers(fixture, 2, 0x40000001u);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+	fixture->pos -= 4 + 6 + 4 + 2 * 4;
+	append_containers(fixture, 2, UINT32_MAX);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_CORRUPT);
+	/* A shorter length leaves bytes that the next record's header is
+	 * read from: here an id 0, which has no layout. */
+	fixture->pos -= 4 + 6 + 4 + 2 * 4;
+	append_containers(fixture, 2, 1);
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_UNKNOWN_EVENT);
+}
+
+static void
+test_container_layouts_refused(Fixture *fixture, gconstpointer data)
+{
+	static const struct {
+		uint8_t kind;
+		uint32_t size;
+	} refused[] = {
+		{ TC_CONSUMER_FIELD_ARRAY, 0 },
+		{ TC_CONSUMER_FIELD_ARRAY, TC_CONSUMER_FIELD_ARRAY_MAX + 1 },
+		{ TC_CONSUMER_FIELD_ARRAY, UINT32_MAX },
+		{ TC_CONSUMER_FIELD_SEQUENCE, 0 },
+		{ TC_CONSUMER_FIELD_SEQUENCE, 3 },
+		{ TC_CONSUMER_FIELD_SEQUENCE, 16 },
+		{ TC_CONSUMER_FIELD_STRING, 1 },
+		{ TC_CONSUMER_FIELD_BYTES, 1 },
+		{ 4, 4 },
+	};
+	struct tc_consumer_event_layout msg = { .event_id = 7, .nr_fields = 1 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+		msg.fields[0] = refused[i].kind;
+		msg.sizes[0] = refused[i].size;
+		g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, -EINVAL);
+	}
+	msg.fields[0] = TC_CONSUMER_FIELD_ARRAY;
+	msg.sizes[0] = TC_CONSUMER_FIELD_ARRAY_MAX;
+	g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -288,5 +384,7 @@ main(int argc, char **argv)
 	ADD("extended-goes-back", test_extended_goes_back);
 	ADD("unknown-and-unterminated", test_unknown_and_unterminated);
 	ADD("long-runs", test_long_runs);
+	ADD("arrays-and-sequences", test_arrays_and_sequences);
+	ADD("container-layouts-refused", test_container_layouts_refused);
 	return g_test_run();
 }

@@ -255,6 +255,69 @@ test_not_compiled(void)
 	}
 }
 
+/* A filter naming an array or a sequence is refused, whatever their
+ * elements; the filter language has no indexing. The integer after them
+ * is read from the right piece: an array is one, a sequence two. */
+static void
+test_containers_refused(void)
+{
+	static const struct tracectl_abi_field fields[] = {
+		{"arr", TRACECTL_FIELD_ARRAY | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 4), 16},
+		{"seq", TRACECTL_FIELD_SEQUENCE | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_DOUBLE, 8), 0},
+		{"txt", TRACECTL_FIELD_SEQUENCE | TRACECTL_FIELD_TEXT |
+			    TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_SIGNED, 1), 0},
+		{"after", TRACECTL_FIELD_UNSIGNED, 4},
+	};
+	static const struct tracectl_ust_field ust[] = {
+		{"arr", TRACECTL_UST_FIELD_ARRAY |
+				TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_UNSIGNED, 4), 16},
+		{"seq", TRACECTL_UST_FIELD_SEQUENCE |
+				TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_DOUBLE, 8), 0},
+		{"txt", TRACECTL_UST_FIELD_SEQUENCE | TRACECTL_UST_FIELD_TEXT |
+				TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 1), 0},
+		{"after", TRACECTL_UST_FIELD_UNSIGNED, 4},
+	};
+	static const struct {
+		const char *text;
+		const char *message;
+	} container_filters[] = {
+		{"arr == 1", "filter: field 'arr' is an array, which filters cannot read at column 1"},
+		{"seq > 1.5", "filter: field 'seq' is a sequence, which filters cannot read at column 1"},
+		{"txt == \"a\"",
+		 "filter: field 'txt' is a sequence, which filters cannot read at column 1"},
+	};
+	static const uint32_t words[16], length = 0, after = 42;
+	struct tracectl_ust_piece pieces[] = {
+		{words, sizeof(words)}, {&length, 4}, {NULL, 0}, {&length, 4}, {NULL, 0}, {&after, 4},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcFilterExpr) expr = NULL;
+	g_autoptr(GBytes) bytecode = NULL;
+	struct tc_ust_filter *filter = NULL;
+	gsize size;
+	const void *data;
+
+	for (guint i = 0; i < G_N_ELEMENTS(container_filters); i++) {
+		g_autoptr(TcFilterExpr) expr_refused = tc_filter_parse(container_filters[i].text, &error);
+
+		g_assert_no_error(error);
+		g_assert_null(tc_filter_compile(&expr_refused, 1, fields, G_N_ELEMENTS(fields), &error));
+		g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+		g_assert_cmpstr(error->message, ==, container_filters[i].message);
+		g_clear_error(&error);
+	}
+	expr = tc_filter_parse("after == 42", &error);
+	g_assert_no_error(error);
+	bytecode = tc_filter_compile(&expr, 1, fields, G_N_ELEMENTS(fields), &error);
+	g_assert_no_error(error);
+	data = g_bytes_get_data(bytecode, &size);
+	g_assert_cmpint(tc_ust_filter_load(data, size, ust, G_N_ELEMENTS(ust), &filter), ==, 0);
+	g_assert_true(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces)));
+	/* One piece short of what the event has: not run on it. */
+	g_assert_false(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces) - 1));
+	tc_ust_filter_free(filter);
+}
+
 /* Several filters on one event: any of them keeps a record; one that does
  * not apply to the event is left out. */
 static void
@@ -628,6 +691,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/accepted", test_accepted);
 	g_test_add_func("/tracectl/filter/refused", test_refused);
 	g_test_add_func("/tracectl/filter/not-compiled", test_not_compiled);
+	g_test_add_func("/tracectl/filter/containers-refused", test_containers_refused);
 	g_test_add_func("/tracectl/filter/or-of-filters", test_or_of_filters);
 	g_test_add_func("/tracectl/filter/unmeasured-string-bounded",
 			test_unmeasured_string_bounded);

@@ -22,6 +22,14 @@ TRACECTL_EVENT_LOGLEVEL(cxx, pair, TRACECTL_LOGLEVEL_INFO,
 		tracectl_field_integer(long, count, count),
 		tracectl_field_string(text, text)))
 
+TRACECTL_EVENT(cxx, containers,
+	TRACECTL_ARGS(const unsigned short *, words, const char *, text, unsigned, length,
+		      const double *, reals),
+	TRACECTL_FIELDS(
+		tracectl_field_array_hex(unsigned short, words, words, 4),
+		tracectl_field_sequence_text(char, text, text, length),
+		tracectl_field_sequence_double(reals, reals, length)))
+
 static int failures;
 
 static void
@@ -57,6 +65,32 @@ main()
 	check(std::strcmp(event.fields[1].name, "text") == 0 &&
 		      event.fields[1].type == TRACECTL_UST_FIELD_STRING,
 	      "string field");
+	const tracectl_ust_event &containers = __tracectl_event__cxx__containers;
+	check(containers.nr_fields == 3 &&
+		      containers.fields[0].type ==
+			      (TRACECTL_UST_FIELD_ARRAY | TRACECTL_UST_FIELD_HEX |
+			       TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_UNSIGNED, 2)) &&
+		      containers.fields[0].size == 4,
+	      "array field");
+	check(containers.fields[1].type ==
+			      (TRACECTL_UST_FIELD_SEQUENCE | TRACECTL_UST_FIELD_TEXT |
+			       TRACECTL_UST_FIELD_ELEMENT((char)-1 < 0 ? TRACECTL_UST_FIELD_SIGNED
+									: TRACECTL_UST_FIELD_UNSIGNED,
+							  1)) &&
+		      containers.fields[1].size == 0,
+	      "text sequence field");
+	check(containers.fields[2].type ==
+			      (TRACECTL_UST_FIELD_SEQUENCE |
+			       TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_DOUBLE, 8)) &&
+		      containers.fields[2].size == 0,
+	      "double sequence field");
+	check(containers.priv != nullptr, "the containers' event registered");
+	{
+		static const unsigned short words[4] = {1, 2, 3, 4};
+		static const double reals[2] = {0.5, 1.5};
+
+		tracectl_tracepoint(cxx, containers, words, "ab", 2u, reals);
+	}
 	/* The constructor registered it; without a service it stays off. */
 	check(event.priv != nullptr, "registered by the constructor");
 	check(!tracectl_tracepoint_enabled(cxx, pair), "disabled without a service");
