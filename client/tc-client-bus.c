@@ -143,6 +143,10 @@ tc_client_connect(GError **error)
 
 	if (connection)
 		return connection;
+	if (tc_client_is_remote()) {
+		connection = tc_client_remote_connect(error);
+		return connection;
+	}
 	connection = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &system_error);
 	if (connection == NULL) {
 		g_debug("No system bus: %s", system_error->message);
@@ -154,6 +158,18 @@ tc_client_connect(GError **error)
 		g_set_error_literal(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
 				    embedded_error->message);
 	return connection;
+}
+
+guint32
+tc_client_caller_uid(void)
+{
+	static guint32 remote_uid = G_MAXUINT32;
+
+	if (!tc_client_is_remote())
+		return getuid();
+	if (remote_uid == G_MAXUINT32 && connection)
+		remote_uid = tc_client_remote_caller_uid(connection);
+	return remote_uid;
 }
 
 TcDbusManager *
@@ -288,7 +304,11 @@ session_name_or_current(const char *name, char **current, GError **error)
 	if (name)
 		return name;
 	*current = tc_client_current_session();
-	if (*current == NULL)
+	if (*current == NULL && tc_client_is_remote())
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "no session given: with -H, name the session (the current session "
+			    "is this machine's)");
+	else if (*current == NULL)
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
 			    "no session given and no current session (create one with "
 			    "'tracectl create')");
@@ -417,6 +437,19 @@ tc_client_session_load_or_log(TcDbusSession *session)
 int
 tc_client_fail(GError *error)
 {
+	g_autofree char *ssh_errors = NULL;
+
+	/* A remote connection that ssh lost: ssh says why. */
+	if (tc_client_is_remote() && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+		g_autoptr(GError) lost = NULL;
+
+		ssh_errors = tc_client_remote_ssh_errors();
+		lost = g_error_new(TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
+				   "the connection to %s was lost (%s)%s%s",
+				   tc_client_remote_host(), error->message,
+				   ssh_errors ? ": ssh: " : "", ssh_errors ? ssh_errors : "");
+		return tc_client_output_fail(lost);
+	}
 	return tc_client_output_fail(error);
 }
 
