@@ -438,17 +438,27 @@ int
 tc_client_fail(GError *error)
 {
 	g_autofree char *ssh_errors = NULL;
+	g_autoptr(GError) remote = NULL;
 
-	/* A remote connection that ssh lost: ssh says why. */
-	if (tc_client_is_remote() && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
-		g_autoptr(GError) lost = NULL;
-
+	if (!tc_client_is_remote())
+		return tc_client_output_fail(error);
+	if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+		/* A remote connection that ssh lost: ssh says why. */
 		ssh_errors = tc_client_remote_ssh_errors();
-		lost = g_error_new(TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
-				   "the connection to %s was lost (%s)%s%s",
-				   tc_client_remote_host(), error->message,
-				   ssh_errors ? ": ssh: " : "", ssh_errors ? ssh_errors : "");
-		return tc_client_output_fail(lost);
+		remote = g_error_new(TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
+				     "the connection to %s was lost (%s)%s%s",
+				     tc_client_remote_host(), error->message,
+				     ssh_errors ? ": ssh: " : "", ssh_errors ? ssh_errors : "");
+		return tc_client_output_fail(remote);
+	}
+	if (error->domain == G_DBUS_ERROR &&
+	    tc_client_output_exit_status(error) == TC_EXIT_UNREACHABLE) {
+		/* No service on the remote bus: say which bus. The D-Bus
+		 * name stays, from the domain and code. */
+		remote = g_error_copy(error);
+		g_dbus_error_strip_remote_error(remote);
+		g_prefix_error(&remote, "on %s: ", tc_client_remote_host());
+		return tc_client_output_fail(remote);
 	}
 	return tc_client_output_fail(error);
 }
