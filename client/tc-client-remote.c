@@ -178,16 +178,18 @@ deadline_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Runs GDBus's client handshake and Hello on stream, within the deadline. */
+/* Runs GDBus's client handshake and Hello on stream, within the deadline.
+ * In the caller's own main context, not a private one: the connection
+ * emits "closed" in the context it was made in, and a command that
+ * watches the service (monitor) must hear that ssh's end went away. */
 static GDBusConnection *
 handshake(GIOStream *stream, gboolean *timed_out, GError **error)
 {
-	g_autoptr(GMainContext) context = g_main_context_new();
+	g_autoptr(GMainContext) context = g_main_context_ref_thread_default();
 	g_autoptr(GCancellable) cancellable = g_cancellable_new();
 	g_autoptr(GSource) deadline = g_timeout_source_new_seconds(CONNECT_TIMEOUT_SECS);
 	Connecting connecting = {.cancellable = cancellable};
 
-	g_main_context_push_thread_default(context);
 	g_source_set_callback(deadline, deadline_cb, &connecting, NULL);
 	g_source_attach(deadline, context);
 	g_dbus_connection_new(stream, NULL,
@@ -197,7 +199,6 @@ handshake(GIOStream *stream, gboolean *timed_out, GError **error)
 	while (!connecting.done)
 		g_main_context_iteration(context, TRUE);
 	g_source_destroy(deadline);
-	g_main_context_pop_thread_default(context);
 	*timed_out = connecting.timed_out;
 	if (connecting.error)
 		g_propagate_error(error, connecting.error);

@@ -72,7 +72,8 @@ usage(FILE *out)
 		     "  3  not found: no such session (other users' sessions included), no\n"
 		     "     current session, no such channel\n"
 		     "  4  permission denied: polkit or the service refused the caller\n"
-		     "  5  the service is unreachable: no bus, or no tracectld on it\n"
+		     "  5  the service is unreachable: no bus, or no tracectld on it (with -H,\n"
+		     "     also ssh's failures)\n"
 		     "  6  partial failure: some of the operations asked for failed\n"
 		     "The JSON shapes and statuses are described in docs/json.md.\n");
 }

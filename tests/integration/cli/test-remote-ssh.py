@@ -170,6 +170,7 @@ def test():
         try:
             remote_session(svc, user, ssh, host)
             remote_refusals(svc, ssh, host)
+            lost_connection(svc, user, ssh, host)
             failures(svc, sshd, directory, key, wrong_key, host_line, host)
         except AssertionError:
             log("---- sshd log ----")
@@ -233,6 +234,7 @@ def remote_session(svc, user, ssh, host):
 def start_monitor(svc, ssh, host, user):
     env = svc.env()
     env["TRACECTL_SSH"] = ssh
+    offset = svc.log_offset()
     out = open(os.path.join(svc.rundir, "monitor.out"), "w+")
     proc = subprocess.Popen([TRACECTL, "-H", host, "--json", "monitor"], env=env,
                             stdout=out, stderr=subprocess.PIPE, text=True, cwd="/",
@@ -240,9 +242,11 @@ def start_monitor(svc, ssh, host, user):
     svc.apps.append(proc)
     proc.out = out
     # Subscribed once the service says so, as the remote user.
-    wait_for(lambda: proc.poll() is None and
-             f"of uid {user.uid} added" in open(svc.log_path, errors="replace").read(),
-             20, "the monitor's subscription")
+    def subscribed():
+        with open(svc.log_path, "rb") as f:
+            f.seek(offset)
+            return f"of uid {user.uid} added" in f.read().decode(errors="replace")
+    wait_for(lambda: proc.poll() is None and subscribed(), 20, "the monitor's subscription")
     return proc
 
 
@@ -258,6 +262,39 @@ def stop_monitor(proc):
     proc.wait(timeout=10)
     proc.out.seek(0)
     return proc.out.read()
+
+
+def bridges(uid):
+    """The pids of uid's systemd-stdio-bridge processes."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read().split(b"\0")[0]
+            with open(f"/proc/{entry}/status") as f:
+                is_uid = f"\nUid:\t{uid}\t" in f.read()
+            if is_uid and command.endswith(b"stdio-bridge"):
+                found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def lost_connection(svc, user, ssh, host):
+    """A monitor whose remote end goes away ends with status 5, naming
+    the host."""
+    check(bridges(user.uid) == [], f"bridges left running: {bridges(user.uid)}")
+    monitor = start_monitor(svc, ssh, host, user)
+    [bridge] = bridges(user.uid)
+    os.kill(bridge, 9)
+    try:
+        monitor.wait(timeout=QUICK_S)
+    except subprocess.TimeoutExpired:
+        check(False, "the monitor did not notice that its connection was lost")
+    errors = monitor.stderr.read()
+    check(monitor.returncode == UNREACHABLE and f"the connection to {host} was lost" in errors,
+          f"monitor after its connection was lost: {monitor.returncode} {errors!r}")
+    log(f"a lost connection: {errors.strip()}")
 
 
 def remote_refusals(svc, ssh, host):
