@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -286,6 +287,9 @@ tc_client_remote_connect(GError **error)
 	/* Checked when the option was read: cannot fail here. */
 	if (!tc_client_parse_host(remote_host, &destination, &port, error))
 		return NULL;
+	/* ssh may end at any time: a write to its end must fail, not kill
+	 * tracectl (GLib ignores SIGPIPE too, once it makes a GSocket). */
+	signal(SIGPIPE, SIG_IGN);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
 		int saved = errno;
 

@@ -215,6 +215,12 @@ def remote_session(svc, user, ssh, host):
     check(len([e for e in events if e.startswith("example:")]) >= 5,
           f"the remote session recorded the user's application: {events[:20]}")
 
+    # The trace's directory on the remote machine, which view cannot read.
+    path = ok(tracectl(svc, ssh, host, "view", "--trace-path", "far")[0], "view -t").stdout
+    check(path == described["output_directory"] + "\n", f"view --trace-path: {path!r}")
+    version = json.loads(ok(tracectl(svc, ssh, host, "--json=short", "version")[0],
+                            "version").stdout)
+    check(version["service_version"] is not None, f"version through ssh: {version}")
     status, _ = tracectl(svc, ssh, host, "status")
     check(status.returncode == 3 and "with -H, name the session" in status.stderr,
           f"status without a name remotely: {status.returncode} {status.stderr!r}")
