@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tclib import TRACECTL, Service, check, log, require, run, wait_for  # noqa: E402
+from relaylib import Relay  # noqa: E402
 from tracelib import read_trace  # noqa: E402
 
 SSHD = "/usr/sbin/sshd"
@@ -313,6 +314,17 @@ def remote_refusals(svc, ssh, host):
         proc, _ = tracectl(svc, ssh, host, *args)
         check(proc.returncode == 2 and f"with -H {host}, " in proc.stderr and
               words in proc.stderr, f"{args}: {proc.returncode} {proc.stderr!r}")
+    # A live session's relay is the remote host's own 127.0.0.1: a viewer
+    # here would reach this machine's relay instead.
+    with Relay(os.path.join(svc.rundir, "relay")) as relay:
+        ok(tracectl(svc, ssh, host, "create", "lively", "--live", "--set-url", relay.url)[0],
+           "create --live")
+        for args in (["view", "--live", "lively"],
+                     ["export", "--live", "lively", "--output", "-"]):
+            proc, _ = tracectl(svc, ssh, host, *args)
+            check(proc.returncode == 1 and "streams to the relay daemon of" in proc.stderr,
+                  f"{args}: {proc.returncode} {proc.stderr!r}")
+        ok(tracectl(svc, ssh, host, "destroy", "lively")[0], "destroy lively")
     bad, _ = tracectl(svc, ssh, "-oProxyCommand=x", "list")
     check(bad.returncode == 2 and "is not [USER@]HOST[:PORT]" in bad.stderr,
           f"a host that is an option: {bad.returncode} {bad.stderr!r}")
