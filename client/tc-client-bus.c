@@ -164,11 +164,15 @@ guint32
 tc_client_caller_uid(void)
 {
 	static guint32 remote_uid = G_MAXUINT32;
+	static gboolean is_asked;
 
 	if (!tc_client_is_remote())
 		return getuid();
-	if (remote_uid == G_MAXUINT32 && connection)
+	/* Asked once: a bus that does not answer is not asked again. */
+	if (!is_asked && connection) {
 		remote_uid = tc_client_remote_caller_uid(connection);
+		is_asked = TRUE;
+	}
 	return remote_uid;
 }
 

@@ -115,7 +115,8 @@ tc_client_remote_ssh_errors(void)
 static GSubprocess *
 spawn_ssh(const char *destination, const char *port, int stdio_fd, GError **error)
 {
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	g_autoptr(GSubprocessLauncher) launcher =
+	    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
 	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
 	g_autofree char *connect_timeout =
 	    g_strdup_printf("ConnectTimeout=%d", SSH_CONNECT_TIMEOUT_SECS);

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tracectl destroy [NAME] [-a] [-n] */
-#include <unistd.h>
-
 #include "tc-client.h"
 
 /* With --json, the sessions destroyed are collected in destroyed, an

@@ -25,7 +25,8 @@ print_sessions_text(GVariant *reply, const char *current)
 	}
 	g_print("Tracing sessions:\n");
 	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
-		gboolean is_current = current && g_str_equal(current, name) && owner == tc_client_caller_uid();
+		gboolean is_current =
+		    current && g_str_equal(current, name) && owner == tc_client_caller_uid();
 
 		g_print("  %u) %s [%s] (%s) uid %u%s\n", ++n, name, state, output, owner,
 			is_current ? " *" : "");
