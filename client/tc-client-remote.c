@@ -224,9 +224,9 @@ flag_cb(gpointer data)
 }
 
 /* ssh's exit status once it ended (within SSH_EXIT_WAIT_MS, else it is
- * killed), -1 when it did not exit normally. */
+ * killed; at once with is_hung), -1 when it did not exit normally. */
 static int
-end_ssh(void)
+end_ssh(gboolean is_hung)
 {
 	g_autoptr(GMainContext) context = g_main_context_new();
 	g_autoptr(GSource) deadline = g_timeout_source_new(SSH_EXIT_WAIT_MS);
@@ -236,6 +236,8 @@ end_ssh(void)
 	g_source_set_callback(deadline, flag_cb, &late, NULL);
 	g_source_attach(deadline, context);
 	g_subprocess_wait_async(ssh, NULL, ssh_exited_cb, &exited);
+	if (is_hung)
+		g_subprocess_force_exit(ssh);
 	while (!exited && !late)
 		g_main_context_iteration(context, TRUE);
 	if (!exited) {
@@ -312,7 +314,7 @@ tc_client_remote_connect(GError **error)
 	if (connection == NULL) {
 		/* ssh sees the end of its input: a bridge that started ends. */
 		g_io_stream_close(stream, NULL, NULL);
-		set_connect_error(remote_host, timed_out, end_ssh(), local_error, error);
+		set_connect_error(remote_host, timed_out, end_ssh(timed_out), local_error, error);
 		return NULL;
 	}
 	g_debug("Connected to the system bus of %s as %s", remote_host,

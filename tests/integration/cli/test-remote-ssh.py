@@ -29,15 +29,19 @@ from tracelib import read_trace  # noqa: E402
 SSHD = "/usr/sbin/sshd"
 BRIDGE = "/usr/bin/systemd-stdio-bridge"
 USER = "tcremote"
-# Users whose host has no bridge, no bus, or a bus without tracectld.
+# Users whose host has no bridge, no bus, a bus without tracectld, or a
+# bridge that never speaks.
 NO_BRIDGE_USER = "tcremote-nb"
 NO_BUS_USER = "tcremote-nd"
 NO_SERVICE_USER = "tcremote-ns"
+MUTE_USER = "tcremote-mu"
 UNREACHABLE = 5
 # Bounds on a failure: a refusal is quick; a host that never answers is
-# bounded by the CLI (ssh's ConnectTimeout of 20 s).
+# bounded by ssh's ConnectTimeout of 20 s, which the CLI sets, and a
+# remote end that never speaks D-Bus by the CLI's own 60 s.
 QUICK_S = 15
 SILENT_S = 45
+MUTE_S = 75
 
 
 def free_port():
@@ -94,6 +98,8 @@ Match User {NO_BUS_USER}
     ForceCommand {BRIDGE} --bus-path=unix:path={directory}/no-bus
 Match User {NO_SERVICE_USER}
     ForceCommand {BRIDGE} --bus-path=unix:path={directory}/empty-bus
+Match User {MUTE_USER}
+    ForceCommand exec sleep 600
 """)
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
         check(subprocess.run([SSHD, "-t", "-f", config], capture_output=True).returncode == 0,
@@ -148,7 +154,7 @@ def test():
     with Service() as svc:
         user = svc.add_user(USER)
         others = [svc.add_user(name) for name in (NO_BRIDGE_USER, NO_BUS_USER,
-                                                  NO_SERVICE_USER)]
+                                                  NO_SERVICE_USER, MUTE_USER)]
         directory = os.path.join(svc.rundir, "ssh")
         os.mkdir(directory, 0o755)
         key = os.path.join(directory, "id")
@@ -395,6 +401,8 @@ def failures(svc, sshd, directory, key, wrong_key, host_line, host):
         silent.listen()
         expect_failure(svc, good, f"{USER}@127.0.0.1:{silent.getsockname()[1]}",
                        "timed out", SILENT_S, "a host that never answers")
+    expect_failure(svc, good, f"{MUTE_USER}@127.0.0.1:{sshd.port}", "no answer within 60 s",
+                   MUTE_S, "a remote end that never speaks D-Bus")
 
 
 run(test)
