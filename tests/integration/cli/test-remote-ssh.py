@@ -8,10 +8,14 @@ asked for (`systemd-stdio-bridge`) and points the bridge at the embedded
 service's bus instead of /run/dbus/system_bus_socket. The CLI runs as
 root with the service's bus in DBUS_SYSTEM_BUS_ADDRESS: a CLI that
 ignored -H would reach the same service as root, and every session would
-be root's, not the remote user's. Then ssh's failures (a key sshd does not
-know, a host whose key is not the known one, a refused connection, a host
-without the bridge or without a bus) must each give ssh's reason and exit
-status 5, in bounded time.
+be root's, not the remote user's. The session records the user's
+application, `monitor --json` sees it start, and what would read this
+machine's files for the remote one is refused. Then each failure (a key
+sshd does not know, a host whose key is not the known one, a refused
+connection, a host without the bridge, without a bus or without
+tracectld, a host that never answers, a remote end that never speaks
+D-Bus, a bridge killed under a monitor) must give its reason, ssh's
+where ssh has one, and exit status 5, in bounded time.
 """
 
 import json
@@ -254,6 +258,7 @@ def start_monitor(svc, ssh, host, user):
                             stdin=subprocess.DEVNULL)
     svc.apps.append(proc)
     proc.out = out
+
     # Subscribed once the service says so, as the remote user.
     def subscribed():
         with open(svc.log_path, "rb") as f:
