@@ -73,7 +73,10 @@ tc_client_agent_open(void)
 	GSubprocess *agent;
 	int pipe_fds[2];
 
-	if (!ask_password || !isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
+	/* pkttyagent would answer this machine's polkit: with -H, the
+	 * remote polkit asks its own agents, if any. */
+	if (tc_client_is_remote() || !ask_password || !isatty(STDIN_FILENO) ||
+	    !isatty(STDERR_FILENO))
 		return NULL;
 	program = g_find_program_in_path("pkttyagent");
 	if (program == NULL)

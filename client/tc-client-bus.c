@@ -143,6 +143,10 @@ tc_client_connect(GError **error)
 
 	if (connection)
 		return connection;
+	if (tc_client_is_remote()) {
+		connection = tc_client_remote_connect(error);
+		return connection;
+	}
 	connection = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &system_error);
 	if (connection == NULL) {
 		g_debug("No system bus: %s", system_error->message);
@@ -154,6 +158,22 @@ tc_client_connect(GError **error)
 		g_set_error_literal(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
 				    embedded_error->message);
 	return connection;
+}
+
+guint32
+tc_client_caller_uid(void)
+{
+	static guint32 remote_uid = G_MAXUINT32;
+	static gboolean is_asked;
+
+	if (!tc_client_is_remote())
+		return getuid();
+	/* Asked once: a bus that does not answer is not asked again. */
+	if (!is_asked && connection) {
+		remote_uid = tc_client_remote_caller_uid(connection);
+		is_asked = TRUE;
+	}
+	return remote_uid;
 }
 
 TcDbusManager *
@@ -288,7 +308,11 @@ session_name_or_current(const char *name, char **current, GError **error)
 	if (name)
 		return name;
 	*current = tc_client_current_session();
-	if (*current == NULL)
+	if (*current == NULL && tc_client_is_remote())
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "no session given: with -H, name the session (the current session "
+			    "is this machine's)");
+	else if (*current == NULL)
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
 			    "no session given and no current session (create one with "
 			    "'tracectl create')");
@@ -417,6 +441,29 @@ tc_client_session_load_or_log(TcDbusSession *session)
 int
 tc_client_fail(GError *error)
 {
+	g_autofree char *ssh_errors = NULL;
+	g_autoptr(GError) remote = NULL;
+
+	if (!tc_client_is_remote())
+		return tc_client_output_fail(error);
+	if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+		/* A remote connection that ssh lost: ssh says why. */
+		ssh_errors = tc_client_remote_ssh_errors();
+		remote = g_error_new(TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
+				     "the connection to %s was lost (%s)%s%s",
+				     tc_client_remote_host(), error->message,
+				     ssh_errors ? ": ssh: " : "", ssh_errors ? ssh_errors : "");
+		return tc_client_output_fail(remote);
+	}
+	if (error->domain == G_DBUS_ERROR &&
+	    tc_client_output_exit_status(error) == TC_EXIT_UNREACHABLE) {
+		/* No service on the remote bus: say which bus. The D-Bus
+		 * name stays, from the domain and code. */
+		remote = g_error_copy(error);
+		g_dbus_error_strip_remote_error(remote);
+		g_prefix_error(&remote, "on %s: ", tc_client_remote_host());
+		return tc_client_output_fail(remote);
+	}
 	return tc_client_output_fail(error);
 }
 

@@ -16,6 +16,9 @@ tc_client_remember_destroyed(const char *name, const char *directory)
 	g_autofree char *updated = NULL;
 	g_autoptr(GError) error = NULL;
 
+	/* A remote session's directory is on the remote machine. */
+	if (tc_client_is_remote())
+		return;
 	g_file_get_contents(path, &contents, NULL, NULL);
 	updated = tc_client_history_add(contents, name, directory);
 	/* Best effort: the session is destroyed either way. */
@@ -29,7 +32,7 @@ tc_client_destroyed_trace(const char *name)
 	g_autofree char *path = history_path();
 	g_autofree char *contents = NULL;
 
-	if (!g_file_get_contents(path, &contents, NULL, NULL))
+	if (tc_client_is_remote() || !g_file_get_contents(path, &contents, NULL, NULL))
 		return NULL;
 	return tc_client_history_find(contents, name);
 }

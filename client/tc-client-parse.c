@@ -209,3 +209,60 @@ tc_client_check_bus_address(const char *address, GError **error)
 	}
 	return TRUE;
 }
+
+/* A user or host name for ssh: letters, digits and ._- (a host also ':'
+ * inside brackets, for IPv6, and '%' for a zone), never starting with
+ * '-', which ssh could take for an option. */
+static gboolean
+is_ssh_name(const char *text, gsize length, const char *extra)
+{
+	if (length == 0 || text[0] == '-')
+		return FALSE;
+	for (gsize i = 0; i < length; i++)
+		if (!g_ascii_isalnum(text[i]) && !strchr("._-", text[i]) &&
+		    !(extra && strchr(extra, text[i])))
+			return FALSE;
+	return TRUE;
+}
+
+gboolean
+tc_client_parse_host(const char *text, char **destination, char **port, GError **error)
+{
+	const char *at = strchr(text, '@');
+	const char *host = at ? at + 1 : text;
+	const char *end, *colon;
+	g_autofree char *user = NULL;
+	g_autofree char *name = NULL;
+	guint64 number = 0;
+
+	if (at && !is_ssh_name(text, at - text, NULL))
+		goto invalid;
+	if (*host == '[') {
+		end = strchr(host, ']');
+		if (end == NULL || !is_ssh_name(host + 1, end - host - 1, ":%"))
+			goto invalid;
+		name = g_strndup(host + 1, end - host - 1);
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			goto invalid;
+	} else {
+		colon = strchr(host, ':');
+		end = colon ? colon : host + strlen(host);
+		if (!is_ssh_name(host, end - host, NULL))
+			goto invalid;
+		name = g_strndup(host, end - host);
+	}
+	if (colon && (!g_ascii_string_to_unsigned(colon + 1, 10, 1, G_MAXUINT16, &number, NULL) ||
+		      !g_ascii_isdigit(colon[1])))
+		goto invalid;
+	user = at ? g_strndup(text, at - text) : NULL;
+	*destination = user ? g_strdup_printf("%s@%s", user, name) : g_steal_pointer(&name);
+	*port = colon ? g_strdup_printf("%u", (unsigned)number) : NULL;
+	return TRUE;
+
+invalid:
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		    "'%s' is not [USER@]HOST[:PORT] (an IPv6 address in brackets: [ADDRESS])",
+		    text);
+	return FALSE;
+}

@@ -14,6 +14,29 @@ typedef struct {
 
 /* Connecting (tc-client-bus.c). */
 GDBusConnection *tc_client_connect(GError **error);
+/* The caller's uid as the service sees it: getuid() on this machine, the
+ * remote user's with -H (asked of the remote bus once); G_MAXUINT32 when
+ * it cannot be known. */
+guint32 tc_client_caller_uid(void);
+
+/* -H [USER@]HOST[:PORT] (tc-client-remote.c): the service of another
+ * machine, through ssh and systemd-stdio-bridge there. */
+void tc_client_remote_set_host(const char *host);
+/* The host given to -H, NULL without it. */
+const char *tc_client_remote_host(void);
+gboolean tc_client_is_remote(void);
+/* Connects to the remote system bus within a deadline; the error
+ * (TC_CLIENT_ERROR_UNREACHABLE) quotes ssh's reason. */
+GDBusConnection *tc_client_remote_connect(GError **error);
+/* The last line ssh wrote on its standard error so far (its reason), or
+ * NULL: why a connection failed, or why one that worked was lost. */
+char *tc_client_remote_ssh_errors(void);
+/* The uid the remote bus gives the connection, G_MAXUINT32 if unknown. */
+guint32 tc_client_remote_caller_uid(GDBusConnection *connection);
+/* Reports what a command cannot do with -H (reading this machine's files
+ * on the remote's behalf...), reason saying why and what to do instead,
+ * and returns TC_EXIT_USAGE: refused before any call. */
+int tc_client_remote_refused(const char *reason);
 TcDbusManager *tc_client_manager(GError **error);
 /* A property of the manager, asked for: its proxy loads none. NULL if unknown. */
 GVariant *tc_client_manager_property(TcDbusManager *manager, const char *name);
@@ -90,6 +113,13 @@ char *tc_client_rc_with_session(const char *contents, const char *name);
 /* TRUE for a single 'unix:path=/…' address with an optional ',guid=';
  * anything else (unixexec:, tcp:, unix:abstract=, a list) is refused. */
 gboolean tc_client_check_bus_address(const char *address, GError **error);
+/* -H's [USER@]HOST[:PORT], as systemctl -H takes it (an IPv6 address in
+ * brackets): *destination is what ssh connects to, [USER@]HOST without
+ * brackets, and *port the port or NULL. FALSE for anything else,
+ * including a name that starts with '-' and any character ssh or a shell
+ * could read as more than a name. */
+gboolean tc_client_parse_host(const char *text, char **destination, char **port,
+			      GError **error);
 
 /* Commands (commands/<verb>.c). */
 int tc_cmd_create(int argc, char **argv);

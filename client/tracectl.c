@@ -41,7 +41,7 @@ static const TcCommand commands[] = {
 static void
 usage(FILE *out)
 {
-	fprintf(out, "Usage: tracectl [-h] [-V] [-v] COMMAND [OPTIONS] [ARGUMENTS]\n\n"
+	fprintf(out, "Usage: tracectl [-h] [-V] [-v] [-H HOST] COMMAND [OPTIONS] [ARGUMENTS]\n\n"
 		     "Commands:\n");
 	for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
 		fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
@@ -49,6 +49,10 @@ usage(FILE *out)
 		     "  -h, --help       Show this help ('tracectl COMMAND --help' for a command)\n"
 		     "  -V, --version    Print the version\n"
 		     "  -v, --verbose    Print debug messages\n"
+		     "  -H, --host=[USER@]HOST[:PORT]\n"
+		     "                   Operate on HOST's service, through ssh (HOST runs\n"
+		     "                   systemd-stdio-bridge); $TRACECTL_SSH names the ssh\n"
+		     "                   program\n"
 		     "  --no-ask-password\n"
 		     "                   When polkit needs a password, refuse instead of\n"
 		     "                   asking for it (on a terminal, a text agent asks)\n"
@@ -58,7 +62,10 @@ usage(FILE *out)
 		     "                   on stderr, one a line.\n\n"
 		     "tracectl talks to tracectld on the system bus, or, when there is none, on\n"
 		     "the bus whose address is in $TRACECTL_RUNDIR/bus (default "
-		     "/run/tracectl/bus).\n\n"
+		     "/run/tracectl/bus).\n"
+		     "With -H, to HOST's system bus as the ssh user, authorized by HOST's\n"
+		     "polkit; commands that would read this machine's files for HOST say so\n"
+		     "(tracectl(1)).\n\n"
 		     "Exit status:\n"
 		     "  0  success\n"
 		     "  1  any other failure (an argument the service refuses included)\n"
@@ -66,9 +73,45 @@ usage(FILE *out)
 		     "  3  not found: no such session (other users' sessions included), no\n"
 		     "     current session, no such channel\n"
 		     "  4  permission denied: polkit or the service refused the caller\n"
-		     "  5  the service is unreachable: no bus, or no tracectld on it\n"
+		     "  5  the service is unreachable: no bus, or no tracectld on it (with -H,\n"
+		     "     also ssh's failures)\n"
 		     "  6  partial failure: some of the operations asked for failed\n"
 		     "The JSON shapes and statuses are described in docs/json.md.\n");
+}
+
+/* -H HOST, -HHOST, --host=HOST or --host HOST at argv[*i]: the host, with
+ * *i on its last argument; NULL when argv[*i] is none of them. A missing
+ * HOST gives "". */
+static const char *
+host_option(int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+
+	if (g_str_equal(arg, "-H") || g_str_equal(arg, "--host")) {
+		if (*i + 1 == argc)
+			return "";
+		return argv[++*i];
+	}
+	if (g_str_has_prefix(arg, "--host="))
+		return arg + strlen("--host=");
+	if (g_str_has_prefix(arg, "-H"))
+		return arg + strlen("-H");
+	return NULL;
+}
+
+static gboolean
+set_host(const char *host)
+{
+	g_autofree char *destination = NULL;
+	g_autofree char *port = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (!tc_client_parse_host(host, &destination, &port, &error)) {
+		g_printerr("Error: -H: %s (try 'tracectl --help')\n", error->message);
+		return FALSE;
+	}
+	tc_client_remote_set_host(host);
+	return TRUE;
 }
 
 static const TcCommand *
@@ -96,7 +139,12 @@ run_tracectl(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (g_str_equal(argv[i], "-h") || g_str_equal(argv[i], "--help")) {
+		const char *host = host_option(argc, argv, &i);
+
+		if (host) {
+			if (!set_host(host))
+				return TC_EXIT_USAGE;
+		} else if (g_str_equal(argv[i], "-h") || g_str_equal(argv[i], "--help")) {
 			usage(stdout);
 			return TC_EXIT_OK;
 		} else if (g_str_equal(argv[i], "-V") || g_str_equal(argv[i], "--version")) {

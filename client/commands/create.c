@@ -126,6 +126,9 @@ tc_cmd_create(int argc, char **argv)
 
 		name = g_date_time_format(now, "auto-%Y%m%d-%H%M%S");
 	}
+	/* A relative directory is this machine's working directory's. */
+	if (output && tc_client_is_remote() && !g_path_is_absolute(output))
+		return tc_client_remote_refused("--output needs an absolute path on that host");
 	if (output)
 		directory = g_canonicalize_filename(output, NULL);
 	manager = tc_client_manager(&error);

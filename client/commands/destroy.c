@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tracectl destroy [NAME] [-a] [-n] */
-#include <unistd.h>
-
 #include "tc-client.h"
 
 /* With --json, the sessions destroyed are collected in destroyed, an
@@ -30,12 +28,12 @@ destroy_one(TcDbusManager *manager, const char *path, const char *name, guint32 
 		tc_client_output_member_string(destroyed, "path", path);
 		tc_client_output_member_uint(destroyed, "owner_uid", owner);
 		json_builder_end_object(destroyed);
-	} else if (owner == getuid()) {
+	} else if (owner == tc_client_caller_uid()) {
 		g_print("Session %s destroyed.\n", name);
 	} else {
 		g_print("Session %s of uid %u destroyed.\n", name, owner);
 	}
-	if (owner == getuid()) {
+	if (owner == tc_client_caller_uid()) {
 		tc_client_clear_current_session(name);
 		/* For 'tracectl view NAME' once the session is gone. */
 		tc_client_remember_destroyed(name, output);

@@ -190,6 +190,11 @@ tc_cmd_export(int argc, char **argv)
 				   : "give a session name or --trace, not both (nor --trace with --live)");
 		return TC_EXIT_USAGE;
 	}
+	/* --trace reads this machine's directories and needs no service. */
+	if (traces == NULL && tc_client_is_remote() && !live)
+		return tc_client_remote_refused(
+		    "export cannot read the session's trace: it is on that host (export a live "
+		    "session with --live, or a copy of the trace with --trace DIR)");
 	if (traces == NULL) {
 		char *root = session_trace(argc == 2 ? argv[1] : NULL, live, live_port, &status);
 

@@ -25,7 +25,8 @@ print_sessions_text(GVariant *reply, const char *current)
 	}
 	g_print("Tracing sessions:\n");
 	while (g_variant_iter_next(iter, "(&o&su&s&s)", &path, &name, &owner, &state, &output)) {
-		gboolean is_current = current && g_str_equal(current, name) && owner == getuid();
+		gboolean is_current =
+		    current && g_str_equal(current, name) && owner == tc_client_caller_uid();
 
 		g_print("  %u) %s [%s] (%s) uid %u%s\n", ++n, name, state, output, owner,
 			is_current ? " *" : "");
@@ -55,7 +56,7 @@ sessions_json(GVariant *reply, const char *current)
 		tc_client_output_member_string(builder, "output_directory", output);
 		tc_client_output_member_bool(builder, "current",
 					     current && g_str_equal(current, name) &&
-						     owner == getuid());
+						     owner == tc_client_caller_uid());
 		json_builder_end_object(builder);
 	}
 	json_builder_end_array(builder);

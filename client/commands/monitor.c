@@ -10,6 +10,7 @@
 
 typedef struct {
 	GMainLoop *loop;
+	GDBusConnection *bus;
 	gboolean json;
 	int status;
 } TcMonitor;
@@ -124,8 +125,17 @@ service_vanished_cb(GDBusConnection *connection, const char *name, gpointer user
 {
 	TcMonitor *monitor = user_data;
 
-	g_printerr("Error: the service left the bus\n");
-	monitor->status = TC_EXIT_FAILURE;
+	/* The watcher passes no connection once it is closed. */
+	if (g_dbus_connection_is_closed(monitor->bus)) {
+		/* With -H, ssh's reason for losing the connection. */
+		g_autoptr(GError) error = g_error_new_literal(
+		    G_IO_ERROR, G_IO_ERROR_CLOSED, "The connection is closed");
+
+		monitor->status = tc_client_fail(error);
+	} else {
+		g_printerr("Error: the service left the bus\n");
+		monitor->status = TC_EXIT_FAILURE;
+	}
 	g_main_loop_quit(monitor->loop);
 }
 
@@ -168,6 +178,7 @@ tc_cmd_monitor(int argc, char **argv)
 	if (manager == NULL)
 		return tc_client_fail(error);
 	bus = tc_client_connect(NULL);
+	monitor.bus = bus;
 	/* Listen first, so that nothing sent right after Subscribe is lost. */
 	g_dbus_connection_signal_subscribe(bus, TC_MONITOR_SERVICE, NULL, NULL, NULL, NULL,
 					   G_DBUS_SIGNAL_FLAGS_NONE, signal_cb, &monitor, NULL);

@@ -373,7 +373,7 @@ caller_session_names(GError **error)
 	names = g_ptr_array_new();
 	g_variant_get(reply, "(a(osuss))", &iter);
 	while (g_variant_iter_next(iter, "(&o&su&s&s)", NULL, &name, &owner, NULL, NULL))
-		if (owner == getuid())
+		if (owner == tc_client_caller_uid())
 			g_ptr_array_add(names, g_strdup(name));
 	g_ptr_array_add(names, NULL);
 	return (char **)g_ptr_array_free(names, FALSE);
@@ -462,6 +462,11 @@ tc_cmd_save(int argc, char **argv)
 		g_printerr("Error: give one SESSION or --all\n");
 		return TC_EXIT_USAGE;
 	}
+	/* This machine's ~/.tracectl/sessions is where its own service
+	 * auto-loads from: never the place for another machine's sessions. */
+	if (!directory && tc_client_is_remote())
+		return tc_client_remote_refused(
+		    "save writes files on this machine: give their directory with -o DIR");
 	if (!directory)
 		directory = default_directory();
 	if (g_mkdir_with_parents(directory, 0700) < 0) {
@@ -1011,6 +1016,11 @@ tc_cmd_load(int argc, char **argv)
 		return TC_EXIT_USAGE;
 	}
 	name = argc == 2 ? argv[1] : NULL;
+	if (tc_client_is_remote() && (automatic || !input))
+		return tc_client_remote_refused(
+		    automatic ? "load --auto is not possible: it reads this machine's session "
+				"directories, for this machine's service"
+			      : "load reads files on this machine: give them with -i PATH");
 	if (!input)
 		input = default_directory();
 	if (!(automatic ? read_auto_paths(sessions, &error)

@@ -20,6 +20,10 @@ tc_cmd_set_session(int argc, char **argv)
 		g_printerr("Error: give one session NAME (try 'tracectl set-session --help')\n");
 		return TC_EXIT_USAGE;
 	}
+	if (tc_client_is_remote())
+		return tc_client_remote_refused(
+		    "there is no current session: it is this machine's (~/.tracectlrc); name "
+		    "the session in each command");
 	/* Only a session the caller owns becomes current: FindSession looks
 	 * among the caller's own sessions. */
 	session = tc_client_session(argv[1], &error);

@@ -36,6 +36,22 @@ relay_host_of(const char *url)
 	return g_strndup(start, end - start + (*start == '['));
 }
 
+/* A relay host that names the machine it is written on: the remote
+ * service's own relay, which a viewer here cannot reach by that name. */
+static gboolean
+is_loopback(const char *host)
+{
+	g_autofree char *bare = g_strndup(host + (*host == '['), strlen(host) - 2 * (*host == '['));
+	g_autoptr(GInetAddress) address = g_inet_address_new_from_string(bare);
+
+	if (address)
+		return g_inet_address_get_is_loopback(address) ||
+		       g_inet_address_get_is_any(address);
+	return g_ascii_strcasecmp(bare, "localhost") == 0 ||
+	       g_str_has_suffix(bare, ".localhost") ||
+	       g_ascii_strncasecmp(bare, "localhost.", strlen("localhost.")) == 0;
+}
+
 /* Host names come from the service; refuse what would break the quoting
  * of babeltrace2's parameters rather than escape it. */
 static gboolean
@@ -73,6 +89,15 @@ tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **er
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
 			    "Cannot build a viewer URL from '%s' and host name '%s'", url,
 			    hostname);
+		return NULL;
+	}
+	/* The viewer runs here and connects to the relay itself. */
+	if (tc_client_is_remote() && is_loopback(host)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+			    "Session '%s' streams to the relay daemon of %s itself (%s), which a "
+			    "viewer on this machine cannot reach by that name: run the viewer on "
+			    "%s, or give the session a relay URL that this machine reaches",
+			    name, tc_client_remote_host(), url, tc_client_remote_host());
 		return NULL;
 	}
 	return g_strdup_printf("net://%s:%u/host/%s/%s", host, live_port, hostname, name);

@@ -77,6 +77,12 @@ tc_cmd_view(int argc, char **argv)
 		g_printerr("Error: --live-port takes a port between 1 and 65535\n");
 		return TC_EXIT_USAGE;
 	}
+	/* The trace is in a directory of the remote machine: a viewer here
+	 * would read this machine's directory of that name, if any. */
+	if (tc_client_is_remote() && !live && !print_path)
+		return tc_client_remote_refused(
+		    "view cannot read the trace: it is on that host ('view --trace-path' "
+		    "prints its directory there; or view a live session with --live)");
 	if (live) {
 		g_autoptr(TcDbusSession) session = tc_client_session(argc == 2 ? argv[1] : NULL,
 								     &error);

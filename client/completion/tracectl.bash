@@ -5,7 +5,7 @@
 # option tables it parses with, so the completion never disagrees with the
 # CLI. Session, channel and event names come from the service through
 # --json=short; the calls pass --no-ask-password, so that completing never
-# prompts for a password.
+# prompts for a password. After -H HOST they come from HOST's service.
 
 # The values of "KEY":"VALUE" in JSON text, one a line.
 _tracectl_json_values()
@@ -16,7 +16,8 @@ _tracectl_json_values()
 
 _tracectl_query()
 {
-	"$_tracectl_program" --no-ask-password --json=short "$@" 2>/dev/null
+	"$_tracectl_program" ${_tracectl_host:+-H "$_tracectl_host"} --no-ask-password \
+		--json=short "$@" 2>/dev/null
 }
 
 _tracectl_sessions()
@@ -75,12 +76,19 @@ _tracectl_options()
 _tracectl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local _tracectl_program=${COMP_WORDS[0]}
+	local _tracectl_program=${COMP_WORDS[0]} _tracectl_host=""
 	local command="" session="" word i
 	local -a candidates=()
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		word=${COMP_WORDS[i]}
+		# -H HOST, a global option: before the command only.
+		if [[ -z $command ]]; then
+			case $word in
+			-H | --host) _tracectl_host=${COMP_WORDS[i + 1]}; ((i++)); continue ;;
+			--host=*) _tracectl_host=${word#--host=}; continue ;;
+			esac
+		fi
 		case $word in
 		-s | --session) session=${COMP_WORDS[i + 1]} ;;
 		--session=*) session=${word#--session=} ;;
@@ -92,7 +100,9 @@ _tracectl()
 	if [[ -z $command ]]; then
 		if [[ $cur == -* ]]; then
 			candidates=(--help --version --verbose --json --json=short --json=pretty
-				    --no-ask-password)
+				    --no-ask-password -H --host=)
+		elif [[ $prev == -H || $prev == --host ]]; then
+			mapfile -t candidates < <(compgen -A hostname -- "$cur")
 		else
 			mapfile -t candidates < <(_tracectl_commands)
 		fi

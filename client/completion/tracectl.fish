@@ -3,10 +3,12 @@
 # commands and options from the CLI's own --help (the option tables it parses
 # with), session, channel and event names from the service through
 # --json=short, with --no-ask-password so that completing never prompts for a
-# password. fish filters the candidates by the typed prefix itself.
+# password; after -H HOST, from HOST's service. fish filters the candidates by the typed prefix itself.
 
 function __tracectl_query
-    $__tracectl_program --no-ask-password --json=short $argv 2>/dev/null
+    set -l host
+    test -n "$__tracectl_host"; and set host -H $__tracectl_host
+    $__tracectl_program $host --no-ask-password --json=short $argv 2>/dev/null
 end
 
 # The values of "KEY":"VALUE" in JSON text, one a line. Through cat: a
@@ -48,10 +50,25 @@ function __tracectl_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
     set -g __tracectl_program $words[1]
+    set -g __tracectl_host
     set -l cmd
     set -l session
     set -l i 2
     while test $i -le (count $words)
+        # -H HOST, a global option: before the command only.
+        if test -z "$cmd"
+            switch $words[$i]
+                case -H --host
+                    set i (math $i + 1)
+                    set __tracectl_host $words[$i]
+                    set i (math $i + 1)
+                    continue
+                case '--host=*'
+                    set __tracectl_host (string replace -- --host= '' $words[$i])
+                    set i (math $i + 1)
+                    continue
+            end
+        end
         switch $words[$i]
             case -s --session
                 set session $words[(math $i + 1)]
@@ -67,7 +84,9 @@ function __tracectl_complete
     if test -z "$cmd"
         if string match -q -- '-*' $cur
             printf '%s\n' --help --version --verbose --json --json=short --json=pretty \
-                --no-ask-password
+                --no-ask-password -H --host=
+        else if contains -- "$words[-1]" -H --host
+            __fish_print_hostnames
         else
             __tracectl_commands
         end

@@ -118,6 +118,46 @@ test_bus_address(void)
 	}
 }
 
+/* -H's [USER@]HOST[:PORT], as ssh gets it. */
+static void
+test_host(void)
+{
+	const struct {
+		const char *text, *destination, *port;
+	} good[] = {
+		{"far", "far", NULL},
+		{"alice@far.example.org", "alice@far.example.org", NULL},
+		{"alice@far:2222", "alice@far", "2222"},
+		{"10.0.0.1:22", "10.0.0.1", "22"},
+		{"[::1]", "::1", NULL},
+		{"bob@[fe80::1%eth0]:65535", "bob@fe80::1%eth0", "65535"},
+		{"a_b-c.d@h-1", "a_b-c.d@h-1", NULL},
+	};
+	const char *bad[] = {
+		"", "@far", "alice@", "far:", "far:0", "far:65536", "far:+22", "far:22x",
+		"-oProxyCommand=sh", "alice@-far", "-alice@far", "a@b@c", "far host", "far;ls",
+		"far/container", "[::1", "[::1]x", "[]:22", "[-1]", "f\tar", "far:2:2", "$(id)",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
+		g_autofree char *destination = NULL;
+		g_autofree char *port = NULL;
+
+		g_assert_true(tc_client_parse_host(good[i].text, &destination, &port, NULL));
+		g_assert_cmpstr(destination, ==, good[i].destination);
+		g_assert_cmpstr(port, ==, good[i].port);
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) error = NULL;
+		char *destination = NULL, *port = NULL;
+
+		g_assert_false(tc_client_parse_host(bad[i], &destination, &port, &error));
+		g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+		g_assert_null(destination);
+		g_assert_null(port);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -128,5 +168,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/client/patterns", test_patterns);
 	g_test_add_func("/tracectl/client/rc-file", test_rc_file);
 	g_test_add_func("/tracectl/client/bus-address", test_bus_address);
+	g_test_add_func("/tracectl/client/host", test_host);
 	return g_test_run();
 }
