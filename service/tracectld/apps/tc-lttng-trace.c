@@ -279,8 +279,8 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 	trace->streamed = session->relay != NULL;
 	if (session->relay) {
 		relay = *session->relay;
-		relay.chunk_id = session->relay_chunk_id;
-		relay.chunk_created = session->relay_chunk_created;
+		relay.chunk_id = session->rotation.relay_chunk_id;
+		relay.chunk_created = session->rotation.relay_chunk_created;
 	}
 	if (nr_streams <= 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_FAILED, "No CPU for LTTng-UST streams");

@@ -57,8 +57,8 @@ tc_session_trace_create(TcSession *session, TcConsumer *consumer, uid_t uid, con
 	/* A trace started after a rotation joins the other traces' chunk. */
 	if (session->relay != NULL) {
 		relay = *session->relay;
-		relay.chunk_id = session->relay_chunk_id;
-		relay.chunk_created = session->relay_chunk_created;
+		relay.chunk_id = session->rotation.relay_chunk_id;
+		relay.chunk_created = session->rotation.relay_chunk_created;
 	}
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, trace_dir, session->snapshot,
 					session->relay != NULL ? &relay : NULL, error)) {

@@ -90,7 +90,7 @@ tc_session_unref(TcSession *session)
 	g_array_unref(session->layouts_body);
 	g_hash_table_unref(session->traces);
 	g_free(session->problem);
-	g_free(session->last_archive);
+	g_free(session->rotation.last_archive);
 	g_mutex_clear(&session->op_lock);
 	g_mutex_clear(&session->lock);
 	g_free(session->name);

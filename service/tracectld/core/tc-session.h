@@ -10,6 +10,7 @@
 #include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-kernel-domain.h"
+#include "tc-session-rotation-state.h"
 #include "tc-trace-clock.h"
 #include "tc-tracker.h"
 #include "tc-unit.h"
@@ -71,18 +72,7 @@ struct _TcSession {
 	 * output_directory. Set at creation, never changed. */
 	struct tc_consumer_relay_output *relay;
 	guint snapshot_count; /* [op_lock] snapshots recorded so far */
-	/* Rotation (tc-session-rotation.h). The schedule: 0 is off. */
-	guint64 rotation_timer_us;	/* [S] */
-	guint64 rotation_size_bytes;	/* [S] */
-	gint64 last_rotation_us;	/* [S] monotonic: when the current chunk began */
-	gint64 rotation_retry_us;	/* [S] monotonic: no scheduled rotation before */
-	gint64 chunk_begin_realtime_us; /* [op_lock] 0: the session's creation */
-	guint archive_count;		/* [op_lock] archives completed, the next one's index */
-	/* [op_lock] a streamed session's current trace chunk on the relay:
-	 * its id and when it began (Unix seconds, 0: the session's creation) */
-	guint64 relay_chunk_id;
-	gint64 relay_chunk_created;
-	char *last_archive; /* [S] the newest archive's path, or NULL */
+	TcSessionRotationState rotation; /* tc-session-rotation-state.h */
 	/* [op_lock] TcSnapshotOutput *, the outputs of AddSnapshotOutput, or
 	 * NULL before the first; bounded by the owner's limits. */
 	GPtrArray *snapshot_outputs;

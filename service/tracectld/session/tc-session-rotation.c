@@ -136,8 +136,8 @@ relay_rotate_traces(TcSession *session, TcConsumer *consumer, GArray *ids, guint
 
 	if (!relay_rotate_all(consumer, ids, command, timestamp, path, bytes, error))
 		return FALSE;
-	session->relay_chunk_id++;
-	session->relay_chunk_created = timestamp;
+	session->rotation.relay_chunk_id++;
+	session->rotation.relay_chunk_created = timestamp;
 	return TRUE;
 }
 
@@ -186,13 +186,13 @@ chunk_time(gint64 realtime_us)
 static char *
 archive_path(TcSession *session, gint64 end_us)
 {
-	gint64 begin_us = session->chunk_begin_realtime_us ? session->chunk_begin_realtime_us
+	gint64 begin_us = session->rotation.chunk_begin_realtime_us ? session->rotation.chunk_begin_realtime_us
 							    : session->creation_realtime_us;
 	g_autofree char *begin = chunk_time(begin_us);
 	g_autofree char *end = chunk_time(end_us);
 
 	return g_strdup_printf("%s/archives/%s-%s-%u", session->output_directory, begin, end,
-			       session->archive_count);
+			       session->rotation.archive_count);
 }
 
 /* The bytes of the current chunk of every trace of the session, as the
@@ -231,7 +231,7 @@ check_not_archived(TcSession *session, GError **error)
 	g_mutex_lock(&session->lock);
 	is_active = session->state == TC_SESSION_ACTIVE;
 	g_mutex_unlock(&session->lock);
-	if (is_active || session->archive_count == 0)
+	if (is_active || session->rotation.archive_count == 0)
 		return TRUE;
 	if (!chunk_bytes(session, &bytes, error))
 		return FALSE;
@@ -308,16 +308,16 @@ rotate_locked(TcSession *session, char **archive, GError **error)
 		bytes += archived;
 	}
 archived:
-	session->archive_count++;
-	session->chunk_begin_realtime_us = now_us;
+	session->rotation.archive_count++;
+	session->rotation.chunk_begin_realtime_us = now_us;
 	g_mutex_lock(&session->lock);
-	session->last_rotation_us = g_get_monotonic_time();
-	g_free(session->last_archive);
-	session->last_archive = g_strdup(path);
+	session->rotation.last_us = g_get_monotonic_time();
+	g_free(session->rotation.last_archive);
+	session->rotation.last_archive = g_strdup(path);
 	g_mutex_unlock(&session->lock);
 	g_message("Session '%s' of uid %u: archive %u complete in '%s' (%" G_GUINT64_FORMAT
 		  " bytes)",
-		  session->name, (unsigned)session->owner_uid, session->archive_count - 1, path,
+		  session->name, (unsigned)session->owner_uid, session->rotation.archive_count - 1, path,
 		  bytes);
 	tc_session_rotation_archive_completed(session, path);
 	if (archive)
@@ -447,18 +447,18 @@ tc_session_rotation_set_schedule(TcSession *session, guint64 timer_us, guint64 s
 	g_mutex_lock(&session->lock);
 	if (timer_us) {
 		/* The first period counts from now, or from the last rotation. */
-		if (session->rotation_timer_us == 0 || session->last_rotation_us == 0)
-			session->last_rotation_us = g_get_monotonic_time();
-		session->rotation_timer_us = timer_us;
+		if (session->rotation.timer_us == 0 || session->rotation.last_us == 0)
+			session->rotation.last_us = g_get_monotonic_time();
+		session->rotation.timer_us = timer_us;
 	}
 	if (size_bytes)
-		session->rotation_size_bytes = size_bytes;
+		session->rotation.size_bytes = size_bytes;
 	g_mutex_unlock(&session->lock);
 	schedule_session(session);
 	g_message("Session '%s' of uid %u: rotation every %" G_GUINT64_FORMAT " us, at %"
 		  G_GUINT64_FORMAT " bytes (0: off)",
-		  session->name, (unsigned)session->owner_uid, session->rotation_timer_us,
-		  session->rotation_size_bytes);
+		  session->name, (unsigned)session->owner_uid, session->rotation.timer_us,
+		  session->rotation.size_bytes);
 	return TRUE;
 }
 
@@ -473,17 +473,17 @@ tc_session_rotation_unset_schedule(TcSession *session, gboolean timer, gboolean 
 		return FALSE;
 	locker = g_mutex_locker_new(&session->lock);
 	/* Asked for both, one set is enough. */
-	if ((!timer || session->rotation_timer_us == 0) &&
-	    (!size || session->rotation_size_bytes == 0)) {
+	if ((!timer || session->rotation.timer_us == 0) &&
+	    (!size || session->rotation.size_bytes == 0)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
 			    "Session '%s' has no %s rotation schedule", session->name,
 			    timer && size ? "" : timer ? "timer" : "size");
 		return FALSE;
 	}
 	if (timer)
-		session->rotation_timer_us = 0;
+		session->rotation.timer_us = 0;
 	if (size)
-		session->rotation_size_bytes = 0;
+		session->rotation.size_bytes = 0;
 	/* The scheduler drops the session from its list at its next look. */
 	return TRUE;
 }
@@ -491,9 +491,9 @@ tc_session_rotation_unset_schedule(TcSession *session, gboolean timer, gboolean 
 void
 tc_session_rotation_state_locked(TcSession *session, TcRotationState *state)
 {
-	state->timer_us = session->rotation_timer_us;
-	state->size_bytes = session->rotation_size_bytes;
-	state->last_archive = session->last_archive;
+	state->timer_us = session->rotation.timer_us;
+	state->size_bytes = session->rotation.size_bytes;
+	state->last_archive = session->rotation.last_archive;
 }
 
 typedef enum {
@@ -509,14 +509,14 @@ schedule_due(TcSession *session, gint64 now)
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&session->lock);
 
 	if (session->destroyed ||
-	    (session->rotation_timer_us == 0 && session->rotation_size_bytes == 0))
+	    (session->rotation.timer_us == 0 && session->rotation.size_bytes == 0))
 		return SCHEDULE_DROPPED;
-	if (session->state != TC_SESSION_ACTIVE || now < session->rotation_retry_us)
+	if (session->state != TC_SESSION_ACTIVE || now < session->rotation.retry_us)
 		return SCHEDULE_NONE;
-	if (session->rotation_timer_us &&
-	    now - session->last_rotation_us >= (gint64)session->rotation_timer_us)
+	if (session->rotation.timer_us &&
+	    now - session->rotation.last_us >= (gint64)session->rotation.timer_us)
 		return SCHEDULE_TIMER;
-	return session->rotation_size_bytes ? SCHEDULE_SIZE : SCHEDULE_NONE;
+	return session->rotation.size_bytes ? SCHEDULE_SIZE : SCHEDULE_NONE;
 }
 
 /* Rotates session when its schedule says so. Returns FALSE when the
@@ -543,7 +543,7 @@ run_schedule(TcSession *session)
 	if (due == SCHEDULE_SIZE) {
 		if (!chunk_bytes(session, &bytes, &error))
 			goto failed;
-		if (bytes < session->rotation_size_bytes)
+		if (bytes < session->rotation.size_bytes)
 			return TRUE;
 	}
 	if (due == SCHEDULE_NONE || rotate_locked(session, NULL, &error))
@@ -554,8 +554,8 @@ failed:
 		  session->name, (unsigned)session->owner_uid,
 		  (int)(TC_ROTATION_RETRY_US / G_USEC_PER_SEC), error->message);
 	g_mutex_lock(&session->lock);
-	session->last_rotation_us = g_get_monotonic_time();
-	session->rotation_retry_us = session->last_rotation_us + TC_ROTATION_RETRY_US;
+	session->rotation.last_us = g_get_monotonic_time();
+	session->rotation.retry_us = session->rotation.last_us + TC_ROTATION_RETRY_US;
 	g_mutex_unlock(&session->lock);
 	return TRUE;
 }
@@ -590,7 +590,7 @@ unschedule_session(TcSession *session)
 	/* A schedule set again since the look puts the session back. */
 	g_mutex_lock(&session->lock);
 	has_schedule = !session->destroyed &&
-		       (session->rotation_timer_us != 0 || session->rotation_size_bytes != 0);
+		       (session->rotation.timer_us != 0 || session->rotation.size_bytes != 0);
 	g_mutex_unlock(&session->lock);
 	if (has_schedule)
 		schedule_session(session);
