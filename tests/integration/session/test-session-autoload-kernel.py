@@ -55,11 +55,11 @@ def test():
         refused = write(directory, "alice.lttng", "alicekernel", os.path.join(top, "a"),
                         alice.uid)
         with svc:
-            # Listed once created, but published (named, with its state)
-            # only when every file is loaded.
+            # Listed, and found by name, as soon as auto-load creates it,
+            # which is before its file has been applied and it started.
             wait_for(lambda: "autokernel" in {s["name"] for s in svc.sessions()} and
-                     svc.session("autokernel")["name"] == "autokernel",
-                     timeout=30, what="root's auto-loaded kernel session")
+                     svc.session("autokernel")["state"] == "active",
+                     timeout=30, what="root's auto-loaded kernel session to record")
             session = svc.session("autokernel")
             check(session["owner_uid"] == 0 and session["state"] == "active",
                   f"root's auto-loaded session: {session}")
