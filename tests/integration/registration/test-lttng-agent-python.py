@@ -261,10 +261,12 @@ def hello_lines(trace_dir, count):
 
 
 def run_hello(prefix, env, cwd):
-    """hello.py for 1.5 s (it logs forever: 5 records in its first 0.4 s)."""
+    """hello.py for 3 s (it logs forever: 5 records in its first 0.4 s
+    once the interpreter has started and its agent registered, which took
+    1.3 s of the 1.5 s this once allowed in a loaded CI run)."""
     proc = subprocess.Popen(prefix + [PYTHON, HELLO], env=env, cwd=cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    time.sleep(3)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=30)
 
