@@ -43,7 +43,17 @@ def install(directory, file_name, name, owner, output=None):
 
 
 def names(svc, user):
-    return {s["name"] for s in svc.cli_json("list", user=user, timeout=60)["sessions"]}
+    """user's sessions that can be used: auto-load lists a session as soon
+    as it creates it, but puts its object on the bus once its file is
+    applied, and a command on it meanwhile finds no object."""
+    sessions = svc.cli_json("list", user=user, timeout=60)["sessions"]
+    return {s["name"] for s in sessions if exported(svc, s["path"])}
+
+
+def exported(svc, path):
+    return svc.gdbus("--object-path", path, "--method",
+                     "org.freedesktop.DBus.Properties.GetAll",
+                     "org.tracectl.Tracing1.Session").returncode == 0
 
 
 def listed_within(svc, user, name, since, what):
