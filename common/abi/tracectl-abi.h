@@ -159,6 +159,17 @@ tracectl_abi_field_element_size(uint32_t type)
 	return type >> TRACECTL_FIELD_ELEMENT_SIZE_SHIFT;
 }
 
+/* Whether an integer (a field or an element) of size bytes may have these
+ * attributes: an integer's only, one base at most, 1, 2, 4 or 8 bytes. */
+static inline bool
+tracectl_abi_integer_is_valid(uint32_t attributes, uint32_t size)
+{
+	return (attributes & ~TRACECTL_FIELD_INTEGER_ATTRIBUTES) == 0 &&
+	       (attributes & (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT)) !=
+		       (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT) &&
+	       (size == 1 || size == 2 || size == 4 || size == 8);
+}
+
 /* Whether an array's or a sequence's type word describes a valid element:
  * a signed or unsigned integer of 1, 2, 4 or 8 bytes with an integer's
  * attributes (one base at most), or text of one byte; a double of 8 or a
@@ -174,10 +185,7 @@ tracectl_abi_field_element_is_valid(uint32_t type)
 	case TRACECTL_FIELD_UNSIGNED:
 		if (attributes == TRACECTL_FIELD_TEXT)
 			return size == 1;
-		return (attributes & ~TRACECTL_FIELD_INTEGER_ATTRIBUTES) == 0 &&
-		       (attributes & (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT)) !=
-			       (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT) &&
-		       (size == 1 || size == 2 || size == 4 || size == 8);
+		return tracectl_abi_integer_is_valid(attributes, size);
 	case TRACECTL_FIELD_DOUBLE:
 		return attributes == 0 && size == 8;
 	case TRACECTL_FIELD_FLOAT:
@@ -199,10 +207,7 @@ tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
 	switch (tracectl_abi_field_kind(type)) {
 	case TRACECTL_FIELD_SIGNED:
 	case TRACECTL_FIELD_UNSIGNED:
-		return (attributes & ~TRACECTL_FIELD_INTEGER_ATTRIBUTES) == 0 &&
-		       (attributes & (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT)) !=
-			       (TRACECTL_FIELD_HEX | TRACECTL_FIELD_OCT) &&
-		       (size == 1 || size == 2 || size == 4 || size == 8);
+		return tracectl_abi_integer_is_valid(attributes, size);
 	case TRACECTL_FIELD_DOUBLE:
 		return attributes == 0 && size == 8;
 	case TRACECTL_FIELD_FLOAT:

@@ -666,6 +666,17 @@ tc_session_ops_consumer_lost(uid_t uid, const char *why)
 	}
 }
 
+/* [S] Whether channel counts counter already. */
+static gboolean
+channel_has_perf_counter_locked(const TcChannel *channel, const struct tc_perf_counter *counter)
+{
+	for (guint i = 0; i < channel->perf_counters->len; i++)
+		if (tc_channel_config_perf_counter_equal(
+			&g_array_index(channel->perf_counters, struct tc_perf_counter, i), counter))
+			return TRUE;
+	return FALSE;
+}
+
 /* [S] Whether channel can take perf_counters too: at most
  * TC_CHANNEL_PERF_COUNTERS_MAX, the ones it has counted once. */
 static gboolean
@@ -676,13 +687,8 @@ check_perf_counters_locked(const TcChannel *channel, const GArray *perf_counters
 	for (guint i = 0; i < perf_counters->len; i++) {
 		const struct tc_perf_counter *counter =
 		    &g_array_index(perf_counters, struct tc_perf_counter, i);
-		gboolean is_there = FALSE;
 
-		for (guint j = 0; j < channel->perf_counters->len && !is_there; j++)
-			is_there = tc_channel_config_perf_counter_equal(
-			    &g_array_index(channel->perf_counters, struct tc_perf_counter, j),
-			    counter);
-		total += is_there ? 0 : 1;
+		total += channel_has_perf_counter_locked(channel, counter) ? 0 : 1;
 	}
 	if (total <= TC_CHANNEL_PERF_COUNTERS_MAX)
 		return TRUE;
@@ -700,13 +706,8 @@ channel_add_contexts_locked(TcChannel *channel, guint32 contexts, const GArray *
 	for (guint i = 0; i < perf_counters->len; i++) {
 		const struct tc_perf_counter *counter =
 		    &g_array_index(perf_counters, struct tc_perf_counter, i);
-		gboolean is_there = FALSE;
 
-		for (guint j = 0; j < channel->perf_counters->len && !is_there; j++)
-			is_there = tc_channel_config_perf_counter_equal(
-			    &g_array_index(channel->perf_counters, struct tc_perf_counter, j),
-			    counter);
-		if (!is_there)
+		if (!channel_has_perf_counter_locked(channel, counter))
 			g_array_append_vals(channel->perf_counters, counter, 1);
 	}
 }
