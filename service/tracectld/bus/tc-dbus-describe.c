@@ -24,7 +24,8 @@
 static gboolean
 describe_find(TcRequest *request, GError **error)
 {
-	request->session = tc_registry_find_session_by_name(request->caller.uid, request->name);
+	request->session = tc_dbus_session_exported_or_unref(
+		tc_registry_find_session_by_name(request->caller.uid, request->name));
 	if (request->session)
 		return TRUE;
 	g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "You have no session named '%s'",

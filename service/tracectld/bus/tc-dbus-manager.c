@@ -225,8 +225,8 @@ handle_create_session_with_options(TcDbusManager *manager, GDBusMethodInvocation
 static void
 find_done(TcRequest *request)
 {
-	g_autoptr(TcSession) session =
-		tc_registry_find_session_by_name(request->caller.uid, request->name);
+	g_autoptr(TcSession) session = tc_dbus_session_exported_or_unref(
+		tc_registry_find_session_by_name(request->caller.uid, request->name));
 
 	if (session == NULL) {
 		g_dbus_method_invocation_return_error(request->invocation, TC_ERROR,
@@ -267,10 +267,13 @@ list_sessions_done(TcRequest *request)
 	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(osuss)"));
 	for (guint i = 0; i < sessions->len; i++) {
 		TcSession *session = g_ptr_array_index(sessions, i);
-		/* relay is fixed at creation: no lock needed to read it */
-		g_autofree char *url =
-		    session->relay ? tc_relay_url_format_output(session->relay) : NULL;
+		g_autofree char *url = NULL;
 
+		if (!tc_dbus_session_is_exported(session))
+			continue;
+		/* relay is fixed at creation: no lock needed to read it */
+		if (session->relay)
+			url = tc_relay_url_format_output(session->relay);
 		g_mutex_lock(&session->lock);
 		g_variant_builder_add(&builder, "(osuss)", session->object_path, session->name,
 				      (guint32)session->owner_uid,
@@ -316,7 +319,7 @@ session_from_path(const char *path, GError **error)
 	if (g_str_has_prefix(path, TC_DBUS_SESSION_PATH_PREFIX) &&
 	    g_ascii_string_to_unsigned(path + strlen(TC_DBUS_SESSION_PATH_PREFIX), 10, 1,
 				       G_MAXUINT64, &id, NULL))
-		session = tc_registry_find_session(id);
+		session = tc_dbus_session_exported_or_unref(tc_registry_find_session(id));
 	if (session == NULL)
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND, "No session at '%s'", path);
 	return session;

@@ -179,6 +179,21 @@ tc_dbus_session_export(TcSession *session, GDBusConnection *connection, GError *
 	return self;
 }
 
+gboolean
+tc_dbus_session_is_exported(TcSession *session)
+{
+	return session->bus_data != NULL;
+}
+
+TcSession *
+tc_dbus_session_exported_or_unref(TcSession *session)
+{
+	if (session == NULL || tc_dbus_session_is_exported(session))
+		return session;
+	tc_session_unref(session);
+	return NULL;
+}
+
 void
 tc_dbus_session_unexport(TcSession *session)
 {

@@ -43,11 +43,13 @@ def install(directory, file_name, name, owner, output=None):
 
 
 def names(svc, user):
-    """user's sessions that can be used: auto-load lists a session as soon
-    as it creates it, but puts its object on the bus once its file is
-    applied, and a command on it meanwhile finds no object."""
+    """user's sessions: each one listed has its object on the bus (the
+    service lists a session once it is exported, not when auto-load
+    creates it, so that a command on a listed session finds it)."""
     sessions = svc.cli_json("list", user=user, timeout=60)["sessions"]
-    return {s["name"] for s in sessions if exported(svc, s["path"])}
+    for s in sessions:
+        check(exported(svc, s["path"]), f"session {s['name']} listed before its object exists")
+    return {s["name"] for s in sessions}
 
 
 def exported(svc, path):
