@@ -82,3 +82,9 @@ tc_export_span_trace_state(const struct tc_export_span *span)
 {
 	return span->trace_state && *span->trace_state ? span->trace_state : NULL;
 }
+
+const char *
+tc_export_link_trace_state(const struct tc_export_link *link)
+{
+	return link->trace_state && *link->trace_state ? link->trace_state : NULL;
+}

@@ -23,5 +23,7 @@ GArray *tc_export_span_attrs(const struct tc_export_span *span);
 /* The span's Span.trace_state, borrowed, or NULL when it has none: an empty
  * one is proto3's default, which neither encoding writes. */
 const char *tc_export_span_trace_state(const struct tc_export_span *span);
+/* The link's trace_state, likewise. */
+const char *tc_export_link_trace_state(const struct tc_export_link *link);
 
 #endif /* TC_EXPORT_MODEL_H */

@@ -114,6 +114,33 @@ add_events(JsonBuilder *builder, const struct tc_export_span *span)
 	json_builder_end_array(builder);
 }
 
+/* Links are written only when there are some, as an OTLP/JSON encoder
+ * leaves out an empty repeated field. */
+static void
+add_links(JsonBuilder *builder, const struct tc_export_span *span)
+{
+	if (span->links->len == 0)
+		return;
+	json_builder_set_member_name(builder, "links");
+	json_builder_begin_array(builder);
+	for (guint i = 0; i < span->links->len; i++) {
+		const struct tc_export_link *link = g_ptr_array_index(span->links, i);
+		const char *trace_state = tc_export_link_trace_state(link);
+
+		json_builder_begin_object(builder);
+		add_member_text(builder, "traceId",
+				"%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x",
+				link->trace_id_hi, link->trace_id_lo);
+		add_member_text(builder, "spanId", "%016" G_GINT64_MODIFIER "x", link->span_id);
+		if (trace_state) {
+			json_builder_set_member_name(builder, "traceState");
+			json_builder_add_string_value(builder, trace_state);
+		}
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
+}
+
 static void
 add_span(JsonBuilder *builder, const struct tc_export_span *span)
 {
@@ -138,6 +165,7 @@ add_span(JsonBuilder *builder, const struct tc_export_span *span)
 	add_member_text(builder, "endTimeUnixNano", "%" G_GUINT64_FORMAT, (guint64)span->end_ns);
 	add_attributes(builder, tc_export_span_attrs(span));
 	add_events(builder, span);
+	add_links(builder, span);
 	json_builder_set_member_name(builder, "status");
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "code");

@@ -46,6 +46,13 @@ annotation_free(struct tc_export_annotation *annotation)
 	g_free(annotation);
 }
 
+static void
+link_free(struct tc_export_link *link)
+{
+	g_free(link->trace_state);
+	g_free(link);
+}
+
 static guint
 span_key_hash(gconstpointer key)
 {
@@ -73,6 +80,7 @@ span_free(struct tc_export_span *span)
 	g_free(span->trace_state);
 	g_ptr_array_unref(span->attributes);
 	g_ptr_array_unref(span->annotations);
+	g_ptr_array_unref(span->links);
 	g_free(span);
 }
 
@@ -229,6 +237,7 @@ add_start(struct tc_export_spans *spans, const bt_event *event, const bt_field *
 	span->unfinished = true;
 	span->attributes = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
 	span->annotations = g_ptr_array_new_with_free_func((GDestroyNotify)annotation_free);
+	span->links = g_ptr_array_new_with_free_func((GDestroyNotify)link_free);
 	key = g_new(struct span_key, 1);
 	key->trace = span->trace;
 	key->span_id = span->span_id;
@@ -251,6 +260,18 @@ add_attr(struct tc_export_span *span, const bt_field *payload, enum tc_export_at
 	else
 		attr->int_value = integer_of(value, 0);
 	g_ptr_array_add(span->attributes, attr);
+}
+
+static void
+add_link(struct tc_export_span *span, const bt_field *payload)
+{
+	struct tc_export_link *link = g_new0(struct tc_export_link, 1);
+
+	link->trace_id_hi = (uint64_t)integer_of(member(payload, "trace_id_hi"), 0);
+	link->trace_id_lo = (uint64_t)integer_of(member(payload, "trace_id_lo"), 0);
+	link->span_id = (uint64_t)integer_of(member(payload, "linked_span_id"), 0);
+	link->trace_state = string_copy(member(payload, "tracestate"));
+	g_ptr_array_add(span->links, link);
 }
 
 static void
@@ -285,6 +306,8 @@ add_to_span(struct tc_export_spans *spans, struct tc_export_span *span, const ch
 		 * is exported without a tracestate, as one that continued none. */
 		g_free(span->trace_state);
 		span->trace_state = string_copy(member(payload, "tracestate"));
+	} else if (strcmp(what, "link") == 0) {
+		add_link(span, payload);
 	} else if (strcmp(what, "end") == 0 && span->unfinished) {
 		spans->finished++;
 		span->end_ns = time_ns;

@@ -42,6 +42,12 @@ struct tc_export_annotation {
 	char *message;
 };
 
+/* A link to another span's context (OpenTelemetry's Span.Link). */
+struct tc_export_link {
+	uint64_t trace_id_hi, trace_id_lo, span_id;
+	char *trace_state; /* NULL or "" when none */
+};
+
 struct tc_export_span {
 	uint64_t trace_id_hi, trace_id_lo, span_id, parent_span_id;
 	uint8_t kind, status;
@@ -57,6 +63,7 @@ struct tc_export_span {
 	const bt_trace *trace;
 	GPtrArray *attributes;  /* struct tc_export_attr */
 	GPtrArray *annotations; /* struct tc_export_annotation */
+	GPtrArray *links;       /* struct tc_export_link, in the order recorded */
 };
 
 struct tc_export_spans;

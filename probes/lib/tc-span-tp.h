@@ -84,6 +84,21 @@ TRACECTL_EVENT_LOGLEVEL(tracectl_span, tracestate, TRACECTL_LOGLEVEL_INFO,
 		tracectl_field_integer(uint64_t, span_id, span_id),
 		tracectl_field_string(tracestate, tracestate)))
 
+/* A link from the span to another span's context (OpenTelemetry's
+ * Span.Link): a batch's consumer to each message's producer, a retry to the
+ * first attempt. The linked context's tracestate is recorded with it, "" when
+ * none. */
+TRACECTL_EVENT_LOGLEVEL(tracectl_span, link, TRACECTL_LOGLEVEL_INFO,
+	TRACECTL_ARGS(uint64_t, span_id, uint64_t, trace_id_hi, uint64_t, trace_id_lo,
+		      uint64_t, linked_span_id, uint8_t, flags, const char *, tracestate),
+	TRACECTL_FIELDS(
+		tracectl_field_integer(uint64_t, span_id, span_id),
+		tracectl_field_integer(uint64_t, trace_id_hi, trace_id_hi),
+		tracectl_field_integer(uint64_t, trace_id_lo, trace_id_lo),
+		tracectl_field_integer(uint64_t, linked_span_id, linked_span_id),
+		tracectl_field_integer(uint8_t, flags, flags),
+		tracectl_field_string(tracestate, tracestate)))
+
 TRACECTL_EVENT_LOGLEVEL(tracectl_span, end, TRACECTL_LOGLEVEL_INFO,
 	TRACECTL_ARGS(uint64_t, span_id, uint8_t, status),
 	TRACECTL_FIELDS(

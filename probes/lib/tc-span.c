@@ -256,6 +256,19 @@ tracectl_span__set_remote_endpoint(const struct tracectl_span *span, const char 
 }
 
 void TRACECTL_SPAN_API
+tracectl_span__link(const struct tracectl_span *span, const struct tracectl_span_context *linked)
+{
+	/* The context may come from anywhere: its tracestate is bounded as
+	 * tracectl_span_extract() leaves it. */
+	char tracestate[TRACECTL_TRACESTATE_SIZE];
+
+	memcpy(tracestate, linked->tracestate, sizeof(tracestate));
+	tracestate[sizeof(tracestate) - 1] = '\0';
+	tracectl_tracepoint(tracectl_span, link, span->span_id, linked->trace_id_hi,
+			    linked->trace_id_lo, linked->span_id, linked->flags, tracestate);
+}
+
+void TRACECTL_SPAN_API
 tracectl_span__end(const struct tracectl_span *span)
 {
 	tracectl_tracepoint(tracectl_span, end, span->span_id, span->status);

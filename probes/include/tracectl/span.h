@@ -30,7 +30,7 @@
  *
  * Recording. Spans are ordinary tracectl events of the provider
  * tracectl_span (start, tracestate, annotation, attr_int, attr_double,
- * attr_string, attr_bool, error, remote, end), recorded when a session
+ * attr_string, attr_bool, error, remote, link, end), recorded when a session
  * enabled them (tracectl enable-event -u 'tracectl_span:*') and the span is
  * sampled. Times are the events' timestamps: the start event's is the
  * span's start, the end event's its end, an annotation's its time. Only
@@ -195,6 +195,8 @@ TRACECTL_SPAN_API void tracectl_span__set_error(struct tracectl_span *span, cons
 TRACECTL_SPAN_API void tracectl_span__set_remote_endpoint(const struct tracectl_span *span,
 							  const char *service,
 							  const char *address);
+TRACECTL_SPAN_API void tracectl_span__link(const struct tracectl_span *span,
+					   const struct tracectl_span_context *linked);
 TRACECTL_SPAN_API void tracectl_span__end(const struct tracectl_span *span);
 
 static inline int
@@ -319,6 +321,21 @@ tracectl_span_set_remote_endpoint(const struct tracectl_span *span, const char *
 {
 	if (tracectl_span_is_sampled(span))
 		tracectl_span__set_remote_endpoint(span, service, address);
+}
+
+/*
+ * Links the span to another span's context, as OpenTelemetry's span links:
+ * the span of a batch to the context each message carried, a retry to the
+ * first attempt's. linked is one tracectl_span_extract() filled (to link a
+ * span of this process, inject it and extract what was written); its
+ * tracestate goes with the link. Exported as OTLP's Span.links (Zipkin v2
+ * has no links: they are left out of its documents).
+ */
+static inline void
+tracectl_span_link(const struct tracectl_span *span, const struct tracectl_span_context *linked)
+{
+	if (tracectl_span_is_sampled(span))
+		tracectl_span__link(span, linked);
 }
 
 /* Ends the span: its duration runs from the start event to this one. */

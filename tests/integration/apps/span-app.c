@@ -12,10 +12,12 @@
  *                                sample, with a child, attributes and ends
  *   tracectl-span-app unfinished a root whose child ends, then "ready" and
  *                                a wait for the signal that kills it
- *   tracectl-span-app remote TRACEPARENT TRACESTATE
+ *   tracectl-span-app remote TRACEPARENT TRACESTATE LINK_TRACEPARENT LINK_TRACESTATE
  *                                a server span continuing that remote
  *                                context, with a local child; both carry
- *                                the remote tracestate
+ *                                the remote tracestate; the server links
+ *                                to the second context with its
+ *                                tracestate, the child to it without
  *
  * It prints what it did, one JSON object a line, for the test to compare
  * with the trace: {"span": id, "trace": "hex", "parent": id, ...} for each
@@ -118,18 +120,22 @@ unfinished(void)
 }
 
 static int
-remote(const char *traceparent, const char *tracestate)
+remote(char **args)
 {
-	struct tracectl_span_context context;
+	struct tracectl_span_context context, linked, linked_bare;
 	struct tracectl_span server, work;
 
 	tracectl_span_set_endpoint("span-app", NULL);
-	if (tracectl_span_extract(&context, traceparent, tracestate) < 0) {
-		fprintf(stderr, "invalid traceparent '%s'\n", traceparent);
+	if (tracectl_span_extract(&context, args[0], args[1]) < 0 ||
+	    tracectl_span_extract(&linked, args[2], args[3]) < 0 ||
+	    tracectl_span_extract(&linked_bare, args[2], NULL) < 0) {
+		fprintf(stderr, "invalid traceparent '%s' or '%s'\n", args[0], args[2]);
 		return 1;
 	}
 	tracectl_span_start_remote(&server, &context, TRACECTL_SPAN_KIND_SERVER, "GET /remote");
+	tracectl_span_link(&server, &linked);
 	tracectl_span_start_child(&work, &server, TRACECTL_SPAN_KIND_INTERNAL, "remote work");
+	tracectl_span_link(&work, &linked_bare);
 	tracectl_span_end(&work);
 	tracectl_span_end(&server);
 	print_span(&server, "GET /remote");
@@ -148,12 +154,12 @@ main(int argc, char **argv)
 		unsampled();
 	else if (argc == 2 && strcmp(argv[1], "unfinished") == 0)
 		unfinished();
-	else if (argc == 4 && strcmp(argv[1], "remote") == 0)
-		return remote(argv[2], argv[3]);
+	else if (argc == 6 && strcmp(argv[1], "remote") == 0)
+		return remote(argv + 2);
 	else {
 		fprintf(stderr,
 			"usage: %s tree | roots N | unsampled | unfinished | remote TRACEPARENT "
-			"TRACESTATE\n",
+			"TRACESTATE LINK_TRACEPARENT LINK_TRACESTATE\n",
 			argv[0]);
 		return 2;
 	}

@@ -76,6 +76,8 @@ def decode(content_type, body):
                 span.setdefault("attributes", [])
                 if span.get("links") == []:
                     del span["links"]  # arrays: true lists every repeated field
+                for link in span.get("links", []):
+                    base64_to_hex(link, "traceId", "spanId")
     return request
 
 

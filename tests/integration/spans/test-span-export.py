@@ -12,7 +12,10 @@ batches, every span arrives once. A program killed in the middle of a span
 has it exported as unfinished. A span continuing a remote context whose
 tracestate is "hv=1,other=x", and its local child, are exported with that
 traceState in both OTLP encodings; every other span with none, and Zipkin
-with no such field. The exporter retries a receiver that
+with no such field. The remote span's link to another context is exported
+with that context's ids and tracestate, its child's without a tracestate,
+and no other span has links (Zipkin has no place for them). The exporter
+retries a receiver that
 answers 503, and reports, and fails, when it cannot deliver. `tracectl
 export` gives the same spans."""
 
@@ -40,6 +43,8 @@ REQUESTS = 3
 SPANS = 4 * REQUESTS + 4
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 TRACESTATE = "hv=1,other=x"
+LINK_TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+LINK_TRACESTATE = "lk=2"
 KIND = {"internal": 1, "server": 2, "client": 3}
 
 
@@ -74,7 +79,8 @@ def record(svc, tmp, user):
         app.communicate(timeout=30)
         check(app.returncode == 0, f"{app.args} failed")
     remote = [json.loads(line) for line in
-              svc.run_app("remote", TRACEPARENT, TRACESTATE, program=SPAN_APP).splitlines()]
+              svc.run_app("remote", TRACEPARENT, TRACESTATE, LINK_TRACEPARENT, LINK_TRACESTATE,
+                          program=SPAN_APP).splitlines()]
     doomed = svc.app("unfinished", program=SPAN_APP)
     lines = [doomed.stdout.readline() for _ in range(3)]
     check(lines[2].strip() == "ready", f"unfinished app: {lines}")
@@ -111,7 +117,8 @@ def otlp_spans(body):
 
 def check_otlp_span_shape(span):
     allowed = {"traceId", "spanId", "traceState", "parentSpanId", "name", "kind",
-               "startTimeUnixNano", "endTimeUnixNano", "attributes", "events", "status"}
+               "startTimeUnixNano", "endTimeUnixNano", "attributes", "events", "links",
+               "status"}
     check(set(span) <= allowed, f"unknown OTLP span fields {set(span) - allowed}")
     check(re.fullmatch("[0-9a-f]{32}", span["traceId"]) and span["traceId"] != "0" * 32,
           f"traceId {span['traceId']}")
@@ -131,11 +138,28 @@ def check_trace_states(spans, remote):
               f"{span['name']}: traceState {span.get('traceState')!r}, not {want!r}")
 
 
+def check_links(spans, remote):
+    """The remote server span links to LINK_TRACEPARENT's context with its
+    tracestate, its child to the same context without one; no other span
+    has links."""
+    _, trace_id, span_id, _ = LINK_TRACEPARENT.split("-")
+    want = {f"{remote[0]['span']:016x}": [{"traceId": trace_id, "spanId": span_id,
+                                           "traceState": LINK_TRACESTATE}],
+            f"{remote[1]['span']:016x}": [{"traceId": trace_id, "spanId": span_id}]}
+    for _, span in spans:
+        links = span.get("links", [])
+        for link in links:
+            link.pop("attributes", None)  # decoded protobuf lists every repeated field
+        check(links == want.get(span["spanId"], []),
+              f"{span['name']}: links {links}, not {want.get(span['spanId'], [])}")
+
+
 def check_otlp(body, pids, doomed, remote, started_ns):
     spans = otlp_spans(body)
     for _, span in spans:
         check_otlp_span_shape(span)
     check_trace_states(spans, remote)
+    check_links(spans, remote)
     by_id = {s["spanId"]: (r, s) for r, s in spans}
     host = socket.gethostname()
     for resource, span in spans:

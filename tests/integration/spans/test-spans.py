@@ -7,7 +7,9 @@ ends in order); with TRACECTL_SPAN_SAMPLE=1/10, 10,000 roots give 1,000
 sampled within five binomial standard deviations, each with its child; a
 root the application chose not to sample records nothing, children
 included; a span continuing a remote context's tracestate, and its local
-child, each record it just after their start, and no other span does."""
+child, each record it just after their start, and no other span does; a
+link records the linked context's ids, sampled flag and tracestate ("" when
+it has none) under the linking span's id."""
 
 import json
 import math
@@ -25,6 +27,10 @@ REMOTE_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 REMOTE_PARENT = 0x00f067aa0ba902b7
 TRACEPARENT = f"00-{REMOTE_TRACE}-{REMOTE_PARENT:016x}-01"
 TRACESTATE = "hv=1,other=x"
+LINK_TRACE = 0x0af7651916cd43dd8448eb211c80319c
+LINK_SPAN = 0xb7ad6b7169203331
+LINK_TRACEPARENT = f"00-{LINK_TRACE:032x}-{LINK_SPAN:016x}-01"
+LINK_TRACESTATE = "lk=2"
 
 
 def printed_spans(out):
@@ -92,7 +98,9 @@ def check_remote(spans, events):
     mine = [(name, fields) for name, fields in events if fields.get("span_id") in ids]
     expected = [
         ("tracectl_span:start", ids[0]), ("tracectl_span:tracestate", ids[0]),
+        ("tracectl_span:link", ids[0]),
         ("tracectl_span:start", ids[1]), ("tracectl_span:tracestate", ids[1]),
+        ("tracectl_span:link", ids[1]),
         ("tracectl_span:end", ids[1]), ("tracectl_span:end", ids[0]),
     ]
     check([(n, f["span_id"]) for n, f in mine] == expected,
@@ -101,6 +109,10 @@ def check_remote(spans, events):
     check(states == [TRACESTATE, TRACESTATE], f"tracestates {states}")
     others = [f for n, f in events if n == "tracectl_span:tracestate" and f["span_id"] not in ids]
     check(not others, f"tracestate of a span that continues none: {others[:3]}")
+    links = [(f["trace_id_hi"] << 64 | f["trace_id_lo"], f["linked_span_id"], f["flags"],
+              f["tracestate"]) for n, f in mine if n == "tracectl_span:link"]
+    check(links == [(LINK_TRACE, LINK_SPAN, 1, LINK_TRACESTATE), (LINK_TRACE, LINK_SPAN, 1, "")],
+          f"links {links}")
 
 
 def check_sampling(spans, events, starts):
@@ -130,6 +142,7 @@ def test():
         svc.run_app("unsampled", program=SPAN_APP)
         tree = printed_spans(svc.run_app("tree", program=SPAN_APP))
         remote = printed_spans(svc.run_app("remote", TRACEPARENT, TRACESTATE,
+                                           LINK_TRACEPARENT, LINK_TRACESTATE,
                                            program=SPAN_APP))
         sampled = printed_spans(svc.run_app("roots", str(ROOTS), program=SPAN_APP,
                                             extra_env={"TRACECTL_SPAN_SAMPLE": "1/10"}))
