@@ -7,16 +7,19 @@ import base64
 import http.server
 import json
 import os
+import shutil
 import subprocess
 import threading
 
 import tracelib
-from tclib import BUILD, check
+from tclib import BUILD, check, log
 
 PLUGIN_DIR = os.path.join(BUILD, "exporter")
 # Where tools/test installs @opentelemetry/otlp-transformer from npm.
 NPM_PREFIX = "/usr/local/lib/tracectl-test"
 OTLP_DECODER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "otlp-decode.js")
+OTLP_JSON_VALIDATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "otlp-validate-json.js")
 
 
 class Receiver:
@@ -34,7 +37,7 @@ class Receiver:
                 status = receiver.fail_first.pop(0) if receiver.fail_first else 200
                 if status == 200:
                     receiver.bodies.append((self.path, decode(self.headers["Content-Type"],
-                                                              body)))
+                                                              body, self.path)))
                 self.send_response(status)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
@@ -54,10 +57,27 @@ def base64_to_hex(item, *keys):
             item[key] = base64.b64decode(item[key]).hex()
 
 
-def decode(content_type, body):
-    """JSON as it comes, or protobuf decoded by the OpenTelemetry project's
-    definitions into the OTLP JSON mapping (ids in hex)."""
+def validate_otlp_json(body):
+    """Fails the test unless body, an OTLP/JSON ExportTraceServiceRequest,
+    holds only what the OpenTelemetry project's definitions define, with
+    their types (otlp-validate-json.js). Without Node.js and the definitions
+    (tools/test installs them) the document is not validated, as protobuf
+    is then not decoded."""
+    if not (shutil.which("node") and os.path.isdir(os.path.join(NPM_PREFIX, "node_modules"))):
+        log("OTLP JSON not validated: no Node.js or no OpenTelemetry definitions")
+        return
+    out = subprocess.run(["node", OTLP_JSON_VALIDATOR, NPM_PREFIX], input=body,
+                         capture_output=True, timeout=60)
+    check(out.returncode == 0, f"OTLP JSON does not validate: {out.stderr.decode()}")
+
+
+def decode(content_type, body, path="/v1/traces"):
+    """JSON as it comes (validated by the OpenTelemetry project's
+    definitions when posted to OTLP's path), or protobuf decoded by them
+    into the OTLP JSON mapping (ids in hex)."""
     if content_type == "application/json":
+        if path.endswith("/v1/traces"):
+            validate_otlp_json(body)
         return json.loads(body)
     check(content_type == "application/x-protobuf", f"content type {content_type}")
     out = subprocess.run(["node", OTLP_DECODER, NPM_PREFIX], input=body, capture_output=True,

@@ -7,7 +7,8 @@ records them; sink.tracectl.otlp and sink.tracectl.zipkin, reading both
 traces, POST to an HTTP receiver on 127.0.0.1 exactly the three request
 trees (parents, kinds, names, attributes, annotations, resources, nested
 durations on the Unix epoch), in OTLP/HTTP protobuf (decoded with the
-OpenTelemetry project's definitions), OTLP/HTTP JSON and Zipkin v2. In
+OpenTelemetry project's definitions), OTLP/HTTP JSON (validated by them:
+every member a field they define, with its type) and Zipkin v2. In
 batches, every span arrives once. A program killed in the middle of a span
 has it exported as unfinished. A span continuing a remote context whose
 tracestate is "hv=1,other=x", and its local child, are exported with that
@@ -32,7 +33,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from spanlib import (NPM_PREFIX, PLUGIN_DIR, Receiver, check_same_spans, merged,
-                     plugin_env)
+                     plugin_env, validate_otlp_json)
 from tclib import BUILD, TRACECTL, Service, check, log, require, run
 
 TRIO = os.path.join(BUILD, "probes", "examples", "tracectl-span-trio")
@@ -305,9 +306,11 @@ def test():
         result = cli_export(svc, "--format", "otlp-json", "--output", out,
                             *[a for t in traces for a in ("--trace", t)])
         check(result.returncode == 0, f"tracectl export --trace failed: {result.stderr}")
-        with open(out) as f:
-            check_same_spans(check_otlp(json.load(f), *expected), otlp,
-                             "tracectl export --output against babeltrace2")
+        with open(out, "rb") as f:
+            document = f.read()
+        validate_otlp_json(document)
+        check_same_spans(check_otlp(json.loads(document), *expected), otlp,
+                         "tracectl export --output against babeltrace2")
         for bad in (["spans", "--url", "ftp://x"], ["spans"], ["--format", "jaeger", "-o", "-"]):
             result = cli_export(svc, *bad)
             check(result.returncode == 2 and "Error:" in result.stderr,
