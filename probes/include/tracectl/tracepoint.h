@@ -83,7 +83,13 @@
  * systemtap-sdt-dev). A probe is a nop and an ELF note. Each argument is
  * evaluated once, and the probe sees the values tracectl records from;
  * but it is evaluated at every pass, recorded or not, since the probe's
- * operands must hold it. An event's argument types must be scalars
+ * operands must hold it. Defining _SDT_HAS_SEMAPHORES too, before any
+ * include (sys/sdt.h's own switch: the file's other SDT probes then need
+ * semaphores as well), gives each probe a semaphore that the tools raise
+ * while attached: a tracepoint then evaluates its arguments only while a
+ * tool is attached or tracectl records the event, and
+ * tracectl_tracepoint_enabled() is true in both cases; a tool that does not
+ * raise semaphores sees no call. An event's argument types must be scalars
  * (integers, floating point, pointers). Without TRACECTL_SDT nothing of it
  * is compiled.
  */
@@ -524,6 +530,21 @@ _tracectl_to_network_order(void *value, size_t size)
  * their count, as STAP_PROBEV exists only where SDT_USE_VARIADIC was
  * defined before <sys/sdt.h> was first included, which a program's own
  * includes may have done otherwise.
+ *
+ * Semaphores, when the file defines _SDT_HAS_SEMAPHORES (sys/sdt.h's
+ * switch, which holds for all the probes of the file): each note names
+ * PROVIDER_NAME_semaphore, the name sys/sdt.h and dtrace give it, which
+ * the tools raise while attached (perf through the kernel's uprobe
+ * reference counters, Linux 4.20 and later; bpftrace, SystemTap, gdb). The
+ * call site calls the function only when the semaphore or the enabled
+ * flag is set, so that a tracepoint nobody is attached to and tracectl
+ * does not record evaluates nothing, as without SDT. Each file defines the
+ * semaphore weak and hidden: the files of a module share one, whichever
+ * of them are built with the defines, and no file has to define it. It
+ * lies in section .probes, where perf looks for semaphores to find their
+ * offset in the file. Two events whose names join the same way (a_b:c and
+ * a:b_c) share one, which costs the other an evaluation of its arguments
+ * while a tool is attached, no more. LTTng-UST's probes have no semaphore.
  */
 #define _TRACECTL_SDT_SYMBOL(_provider, _name) __tracectl_sdt__##_provider##__##_name
 #define _TRACECTL_SDT_PROBE(provider, name, ...) \
@@ -558,7 +579,24 @@ _tracectl_to_network_order(void *value, size_t size)
 #define _TRACECTL_SN_18(t, n, ...) _tc_arg_9, _TRACECTL_SN_16(__VA_ARGS__)
 #define _TRACECTL_SN_20(t, n, ...) _tc_arg_10, _TRACECTL_SN_18(__VA_ARGS__)
 
+#ifdef _SDT_HAS_SEMAPHORES
+#define _TRACECTL_SDT_SEMAPHORE(_provider, _name) _provider##_##_name##_semaphore
+#define _TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)                                      \
+	unsigned short _TRACECTL_SDT_SEMAPHORE(_provider, _name)                              \
+		__attribute__((weak, visibility("hidden"), section(".probes")));
+/* Non-zero while a tool is attached to the probe. */
+#define _TRACECTL_SDT_ATTACHED(provider, name)                                             \
+	__builtin_expect(                                                                  \
+		__atomic_load_n(&_TRACECTL_SDT_SEMAPHORE(provider, name), __ATOMIC_RELAXED), 0)
+#define _TRACECTL_SDT_GUARD(provider, name)                                                \
+	(_TRACECTL_SDT_ATTACHED(provider, name) || _TRACECTL_ENABLED(provider, name))
+#else
+#define _TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)
+#define _TRACECTL_SDT_GUARD(provider, name) 1
+#endif
+
 #define _TRACECTL_SDT_DEFINE(_provider, _name, _args)                                         \
+	_TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)                                      \
 	static inline __attribute__((always_inline, unused)) void                             \
 	_TRACECTL_SDT_SYMBOL(_provider, _name)(_TRACECTL_SDT_PARAMS _args)                      \
 	{                                                                                   \
@@ -624,6 +662,10 @@ _tracectl_to_network_order(void *value, size_t size)
 #define TRACECTL_EVENT(_provider, _name, _args, _fields)                                      \
 	TRACECTL_EVENT_LOGLEVEL(_provider, _name, TRACECTL_LOGLEVEL_DEFAULT, _args, _fields)
 
+#define _TRACECTL_ENABLED(provider, name)                                                  \
+	__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled,   \
+					 __ATOMIC_RELAXED), 0)
+
 /* Records an event when it is enabled; otherwise the arguments are not
  * evaluated. The relaxed atomic load keeps the compiler from hoisting the
  * check out of loops, and costs what a plain load costs. */
@@ -639,16 +681,20 @@ _tracectl_to_network_order(void *value, size_t size)
 #ifdef TRACECTL_SDT
 #define tracectl_tracepoint(provider, name, ...)                                          \
 	do {                                                                                \
-		_TRACECTL_SDT_SYMBOL(provider, name)(__VA_ARGS__);                          \
+		if (_TRACECTL_SDT_GUARD(provider, name))                                    \
+			_TRACECTL_SDT_SYMBOL(provider, name)(__VA_ARGS__);                  \
 	} while (0)
 #else
 #define tracectl_tracepoint(provider, name, ...) _TRACECTL_TRACEPOINT(provider, name, __VA_ARGS__)
 #endif
 
-/* True when the event is being recorded, to guard costly argument set-up. */
-#define tracectl_tracepoint_enabled(provider, name)                                       \
-	__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled,   \
-					 __ATOMIC_RELAXED), 0)
+/* True when the event is being recorded, to guard costly argument set-up;
+ * with SDT semaphores, also while a tool is attached to its probe. */
+#if defined(TRACECTL_SDT) && defined(_SDT_HAS_SEMAPHORES)
+#define tracectl_tracepoint_enabled(provider, name) _TRACECTL_SDT_GUARD(provider, name)
+#else
+#define tracectl_tracepoint_enabled(provider, name) _TRACECTL_ENABLED(provider, name)
+#endif
 
 #ifdef TRACECTL_CREATE_PROBES
 /*
