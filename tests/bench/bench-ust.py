@@ -21,8 +21,26 @@ ust_sustained_rate          highest rate (events/s, one thread, paced) the
                             default channel records for 2 s without
                             discarding an event, by bisection on the rate
                             asked for; the rate reached is reported
+ust_event_sdt_ns            ns per enabled event of one thread, of its own
+                            CPU time (CLOCK_THREAD_CPUTIME_ID: the other
+                            tasks of a busy machine do not count), of the
+                            program built with TRACECTL_SDT (ours) against
+                            the same program built without it (anchor), in
+                            one session, the loops interleaved: what a
+                            tracepoint's SDT probe costs while no tool is
+                            attached (a nop, and its operands held in
+                            registers); median of RUNS loops
+ust_disabled_sdt_ns         the same for a tracepoint whose event is not
+                            enabled, the least of DISABLED_RUNS loops
+ust_event_sdt_semaphores_ns, ust_disabled_sdt_semaphores_ns
+                            the same, built with sys/sdt.h's semaphores too
+                            (_SDT_HAS_SEMAPHORES): a semaphore read beside
+                            the enabled flag, the arguments evaluated only
+                            when either is set
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
-over the rate of one thread alone.
+over the rate of one thread alone. SDT figure names as arguments
+(bench-ust.py ust_event_sdt_ns) measure the SDT figures alone, without
+LTTng, and print those.
 
 ust_event_scaling_2threads_consumer_paused (not a goal, a
 diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
@@ -113,13 +131,26 @@ def print_steal(before):
 CFLAGS = ["-O2", "-falign-loops=64"]
 
 
-def build(tmp):
-    source = f"{HERE}/ust-loop.c"
-    subprocess.run(["cc", *CFLAGS, "-o", f"{tmp}/loop-ours", source, f"-I{SOURCE}/probes/include",
-                    f"-L{BUILD}/probes", "-ltracectl-ust",
+# The SDT builds of the loop (tracepoint.h): its file name's suffix, and
+# the defines beside TRACECTL_SDT.
+SDT_BUILDS = {"sdt": [], "sdt_semaphores": ["-D_SDT_HAS_SEMAPHORES"]}
+SDT_FIGURES = [f"ust_{kind}_{build}_ns" for build in SDT_BUILDS for kind in ("event", "disabled")]
+
+
+def build_ours(tmp, name, defines):
+    subprocess.run(["cc", *CFLAGS, *defines, "-o", f"{tmp}/{name}", f"{HERE}/ust-loop.c",
+                    f"-I{SOURCE}/probes/include", f"-L{BUILD}/probes", "-ltracectl-ust",
                     f"-Wl,-rpath,{os.path.abspath(BUILD)}/probes", "-lpthread"], check=True)
-    subprocess.run(["cc", *CFLAGS, "-DTRACER_LTTNG", "-o", f"{tmp}/loop-lttng", source,
-                    f"-I{HERE}", "-llttng-ust", "-ldl", "-lpthread"], check=True)
+
+
+def build(tmp, with_lttng=True):
+    build_ours(tmp, "loop-ours", [])
+    for name, defines in SDT_BUILDS.items():
+        build_ours(tmp, f"loop-ours-{name}", ["-DTRACECTL_SDT", *defines])
+    if with_lttng:
+        subprocess.run(["cc", *CFLAGS, "-DTRACER_LTTNG", "-o", f"{tmp}/loop-lttng",
+                        f"{HERE}/ust-loop.c", f"-I{HERE}", "-llttng-ust", "-ldl", "-lpthread"],
+                       check=True)
 
 
 def run_loop(program, env, threads, count):
@@ -274,6 +305,62 @@ def disabled(tracer):
     return min(values)
 
 
+def cpu_ns_per_event(loop):
+    """ns of the thread's own CPU time per event, of a one-thread loop."""
+    return 1e9 / loop["events_per_cpu_s"]
+
+
+def sdt(tracer):
+    """{figure: (with SDT, without)}: ns of one thread's CPU time per
+    event, enabled (medians of RUNS) and not (the least of DISABLED_RUNS),
+    of each SDT build of the loop and of the plain one, run in turn in one
+    session, each round in another order so that none always follows the
+    same."""
+    programs = [(name, f"{tracer.tmp}/loop-ours-{name}") for name in SDT_BUILDS]
+    programs.append((None, tracer.program))
+
+    def rounds(count):
+        for n in range(count):
+            first = n % len(programs)
+            yield programs[first:] + programs[:first]
+
+    enabled = {name: [] for name, _ in programs}
+    session = tracer.session(GEOMETRY)
+    for order in rounds(RUNS):
+        for name, program in order:
+            enabled[name].append(cpu_ns_per_event(run_loop(program, tracer.env, 1, COUNT)))
+            time.sleep(0.3)  # let the consumer empty the buffers
+    discarded = tracer.end(session)
+    check(discarded == 0, f"{tracer.name} discarded {discarded} events in the SDT loops")
+    disabled = {name: [] for name, _ in programs}
+    session = tracer.session(GEOMETRY, enable=False)
+    for order in rounds(DISABLED_RUNS):
+        for name, program in order:
+            disabled[name].append(cpu_ns_per_event(run_loop(program, tracer.env, 1,
+                                                            DISABLED_COUNT)))
+    tracer.end(session)
+    figures = {}
+    for name in SDT_BUILDS:
+        figures[f"ust_event_{name}_ns"] = (statistics.median(enabled[name]),
+                                          statistics.median(enabled[None]))
+        figures[f"ust_disabled_{name}_ns"] = (min(disabled[name]), min(disabled[None]))
+    return figures
+
+
+def print_sdt(figures, wanted=SDT_FIGURES):
+    for name in SDT_FIGURES:
+        if name in wanted:
+            figure(name, *figures[name], "ns")
+
+
+def main_sdt(wanted):
+    """The SDT figures alone: no LTTng needed."""
+    with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
+        build(tmp, with_lttng=False)
+        with Service() as svc:
+            print_sdt(sdt(Ours(tmp, svc)), wanted)
+
+
 def sustained(tracer):
     """Bisection on the rate asked for, between 100k/s and 60M/s, with the
     default channel; returns the highest rate reached without a discarded
@@ -314,6 +401,11 @@ def lossless_runs(tracer, rate):
 
 
 def main():
+    if sys.argv[1:]:
+        require(set(sys.argv[1:]) <= set(SDT_FIGURES),
+                f"the figures measured alone are {', '.join(SDT_FIGURES)}")
+        main_sdt(sys.argv[1:])
+        return
     require(shutil.which("lttng-sessiond") and
             os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
             "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
@@ -325,6 +417,7 @@ def main():
             ours = Ours(tmp, svc)
             o_loops = per_event(ours)
             o_disabled = disabled(ours)
+            o_sdt = sdt(ours)
             o_rate = sustained(ours)
         lttng = Lttng(tmp)
         try:
@@ -344,6 +437,7 @@ def main():
                            ("ust_event_scaling_2threads_cpu_time", "two_cpu", "one_cpu")):
         figure(name, o_loops[two] / o_loops[one], l_loops[two] / l_loops[one], "x")
     figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
+    print_sdt(o_sdt)
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
     figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
     print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours asked for "

@@ -74,15 +74,24 @@
  *
  * SDT probes. A file built with TRACECTL_SDT defined (before it includes
  * this header; -DTRACECTL_SDT for a whole program) gives each of its
- * tracepoint call sites a SystemTap SDT probe too, named after the event
- * (provider, name) and carrying the tracepoint's arguments, so that perf
- * (`perf probe sdt_PROVIDER:NAME`), bpftrace (`usdt:PATH:PROVIDER:NAME`),
- * SystemTap and gdb (`info probes`) attach to the same places tracectl
- * records. It needs <sys/sdt.h> (Debian: systemtap-sdt-dev). A probe is a
- * nop and an ELF note, taken whether or not tracectl records the event:
- * the arguments are evaluated at every pass, since the probe's operands
- * must hold their values, and each must be a scalar (integer, floating
- * point or pointer). Without TRACECTL_SDT nothing of it is compiled.
+ * tracepoint call sites a SystemTap SDT probe too, provider PROVIDER and
+ * name NAME as LTTng-UST names its own, carrying the tracepoint's
+ * arguments as the event declares them, so that perf (`perf probe -x
+ * PROGRAM sdt_PROVIDER:NAME`), bpftrace (`usdt:PROGRAM:PROVIDER:NAME`),
+ * SystemTap and gdb (`info probes`) attach where tracectl records, whether
+ * tracectl records the event or not. It needs <sys/sdt.h> (Debian:
+ * systemtap-sdt-dev). A probe is a nop and an ELF note. Each argument is
+ * evaluated once, and the probe sees the values tracectl records from;
+ * but it is evaluated at every pass, recorded or not, since the probe's
+ * operands must hold it. Defining _SDT_HAS_SEMAPHORES too, before any
+ * include (sys/sdt.h's own switch: the file's other SDT probes then need
+ * semaphores as well), gives each probe a semaphore that the tools raise
+ * while attached: a tracepoint then evaluates its arguments only while a
+ * tool is attached or tracectl records the event, and
+ * tracectl_tracepoint_enabled() is true in both cases; a tool that does not
+ * raise semaphores sees no call. An event's argument types must be scalars
+ * (integers, floating point, pointers). Without TRACECTL_SDT nothing of it
+ * is compiled.
  */
 #ifndef TRACECTL_TRACEPOINT_H
 #define TRACECTL_TRACEPOINT_H
@@ -498,15 +507,104 @@ _tracectl_to_network_order(void *value, size_t size)
 	_TRACECTL_PIECES__tc_sequence(type, name, src, length, 0)
 
 #ifdef TRACECTL_SDT
-/* STAP_PROBEn by the count of arguments: STAP_PROBEV exists only where
- * SDT_USE_VARIADIC was defined before <sys/sdt.h> was first included,
- * which a program's own includes may have done otherwise. */
+/*
+ * SDT probes (TRACECTL_SDT), and why they are where they are.
+ *
+ * Not in the probe function (__tracectl_probe__*): tracectl calls it only
+ * while it records the event, and it is one place for all the calls. Nor
+ * STAP_PROBEn of the call's own expressions beside the enabled check, as
+ * LTTng-UST's tracepoint() has it: sys/sdt.h computes a probe's operands
+ * in place, so an argument would be evaluated once for the probe and once
+ * more for the probe function while the event is recorded, and each would
+ * be typed by its expression (a literal 42 is an int) instead of by the
+ * event's declaration.
+ *
+ * So every file that includes a provider header gets, per event, an
+ * always-inlined function __tracectl_sdt__PROVIDER__NAME of the event's
+ * declared arguments. Calling it converts and evaluates each argument
+ * once, as calling the probe function does; its body puts the probe on
+ * those values, then does with them what a tracepoint without SDT does
+ * (_TRACECTL_TRACEPOINT). Inlined, each call site has its own nop and
+ * note, where the tools put their breakpoints. Events have at most 10
+ * arguments, within the 12 sys/sdt.h takes; STAP_PROBEn is picked by
+ * their count, as STAP_PROBEV exists only where SDT_USE_VARIADIC was
+ * defined before <sys/sdt.h> was first included, which a program's own
+ * includes may have done otherwise.
+ *
+ * Semaphores, when the file defines _SDT_HAS_SEMAPHORES (sys/sdt.h's
+ * switch, which holds for all the probes of the file): each note names
+ * PROVIDER_NAME_semaphore, the name sys/sdt.h and dtrace give it, which
+ * the tools raise while attached (perf through the kernel's uprobe
+ * reference counters, Linux 4.20 and later; bpftrace, SystemTap, gdb). The
+ * call site calls the function only when the semaphore or the enabled
+ * flag is set, so that a tracepoint nobody is attached to and tracectl
+ * does not record evaluates nothing, as without SDT. Each file defines the
+ * semaphore weak and hidden: the files of a module share one, whichever
+ * of them are built with the defines, and no file has to define it. It
+ * lies in section .probes, where perf looks for semaphores to find their
+ * offset in the file. Two events whose names join the same way (a_b:c and
+ * a:b_c) share one, which costs the other an evaluation of its arguments
+ * while a tool is attached, no more. LTTng-UST's probes have no semaphore.
+ */
+#define _TRACECTL_SDT_SYMBOL(_provider, _name) __tracectl_sdt__##_provider##__##_name
 #define _TRACECTL_SDT_PROBE(provider, name, ...) \
 	_TRACECTL_CAT(STAP_PROBE, _TRACECTL_NARGS(__VA_ARGS__))(provider, name, __VA_ARGS__)
+
+/* The function's parameters: the event's types with names of ours, so
+ * that an argument's own name can shadow nothing of the including file.
+ * _TRACECTL_SDT_PARAMS(t1, n1, t2, n2) is "t1 _tc_arg_2, t2 _tc_arg_1",
+ * _TRACECTL_SDT_NAMES(t1, n1, t2, n2) is "_tc_arg_2, _tc_arg_1". */
+#define _TRACECTL_SDT_PARAMS(...) \
+	_TRACECTL_CAT(_TRACECTL_SP_, _TRACECTL_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define _TRACECTL_SP_2(t, n) t _tc_arg_1
+#define _TRACECTL_SP_4(t, n, ...) t _tc_arg_2, _TRACECTL_SP_2(__VA_ARGS__)
+#define _TRACECTL_SP_6(t, n, ...) t _tc_arg_3, _TRACECTL_SP_4(__VA_ARGS__)
+#define _TRACECTL_SP_8(t, n, ...) t _tc_arg_4, _TRACECTL_SP_6(__VA_ARGS__)
+#define _TRACECTL_SP_10(t, n, ...) t _tc_arg_5, _TRACECTL_SP_8(__VA_ARGS__)
+#define _TRACECTL_SP_12(t, n, ...) t _tc_arg_6, _TRACECTL_SP_10(__VA_ARGS__)
+#define _TRACECTL_SP_14(t, n, ...) t _tc_arg_7, _TRACECTL_SP_12(__VA_ARGS__)
+#define _TRACECTL_SP_16(t, n, ...) t _tc_arg_8, _TRACECTL_SP_14(__VA_ARGS__)
+#define _TRACECTL_SP_18(t, n, ...) t _tc_arg_9, _TRACECTL_SP_16(__VA_ARGS__)
+#define _TRACECTL_SP_20(t, n, ...) t _tc_arg_10, _TRACECTL_SP_18(__VA_ARGS__)
+#define _TRACECTL_SDT_NAMES(...) \
+	_TRACECTL_CAT(_TRACECTL_SN_, _TRACECTL_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define _TRACECTL_SN_2(t, n) _tc_arg_1
+#define _TRACECTL_SN_4(t, n, ...) _tc_arg_2, _TRACECTL_SN_2(__VA_ARGS__)
+#define _TRACECTL_SN_6(t, n, ...) _tc_arg_3, _TRACECTL_SN_4(__VA_ARGS__)
+#define _TRACECTL_SN_8(t, n, ...) _tc_arg_4, _TRACECTL_SN_6(__VA_ARGS__)
+#define _TRACECTL_SN_10(t, n, ...) _tc_arg_5, _TRACECTL_SN_8(__VA_ARGS__)
+#define _TRACECTL_SN_12(t, n, ...) _tc_arg_6, _TRACECTL_SN_10(__VA_ARGS__)
+#define _TRACECTL_SN_14(t, n, ...) _tc_arg_7, _TRACECTL_SN_12(__VA_ARGS__)
+#define _TRACECTL_SN_16(t, n, ...) _tc_arg_8, _TRACECTL_SN_14(__VA_ARGS__)
+#define _TRACECTL_SN_18(t, n, ...) _tc_arg_9, _TRACECTL_SN_16(__VA_ARGS__)
+#define _TRACECTL_SN_20(t, n, ...) _tc_arg_10, _TRACECTL_SN_18(__VA_ARGS__)
+
+#ifdef _SDT_HAS_SEMAPHORES
+#define _TRACECTL_SDT_SEMAPHORE(_provider, _name) _provider##_##_name##_semaphore
+#define _TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)                                      \
+	unsigned short _TRACECTL_SDT_SEMAPHORE(_provider, _name)                              \
+		__attribute__((weak, visibility("hidden"), section(".probes")));
+/* Non-zero while a tool is attached to the probe. */
+#define _TRACECTL_SDT_ATTACHED(provider, name)                                             \
+	__builtin_expect(                                                                  \
+		__atomic_load_n(&_TRACECTL_SDT_SEMAPHORE(provider, name), __ATOMIC_RELAXED), 0)
+#define _TRACECTL_SDT_GUARD(provider, name)                                                \
+	(_TRACECTL_SDT_ATTACHED(provider, name) || _TRACECTL_ENABLED(provider, name))
 #else
-#define _TRACECTL_SDT_PROBE(provider, name, ...) \
-	do {                                      \
-	} while (0)
+#define _TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)
+#define _TRACECTL_SDT_GUARD(provider, name) 1
+#endif
+
+#define _TRACECTL_SDT_DEFINE(_provider, _name, _args)                                         \
+	_TRACECTL_SDT_SEMAPHORE_DEFINE(_provider, _name)                                      \
+	static inline __attribute__((always_inline, unused)) void                             \
+	_TRACECTL_SDT_SYMBOL(_provider, _name)(_TRACECTL_SDT_PARAMS _args)                      \
+	{                                                                                   \
+		_TRACECTL_SDT_PROBE(_provider, _name, _TRACECTL_SDT_NAMES _args);           \
+		_TRACECTL_TRACEPOINT(_provider, _name, _TRACECTL_SDT_NAMES _args);          \
+	}
+#else
+#define _TRACECTL_SDT_DEFINE(_provider, _name, _args)
 #endif
 
 #define _TRACECTL_EVENT_SYMBOL(_provider, _name) __tracectl_event__##_provider##__##_name
@@ -559,26 +657,44 @@ _tracectl_to_network_order(void *value, size_t size)
 /* Declares (and, in the TRACECTL_CREATE_PROBES file, defines) an event. */
 #define TRACECTL_EVENT_LOGLEVEL(_provider, _name, _level, _args, _fields)                      \
 	_TRACECTL_EVENT_DECLARE(_provider, _name, _args)                                       \
-	_TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)
+	_TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)                       \
+	_TRACECTL_SDT_DEFINE(_provider, _name, _args)
 #define TRACECTL_EVENT(_provider, _name, _args, _fields)                                      \
 	TRACECTL_EVENT_LOGLEVEL(_provider, _name, TRACECTL_LOGLEVEL_DEFAULT, _args, _fields)
 
+#define _TRACECTL_ENABLED(provider, name)                                                  \
+	__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled,   \
+					 __ATOMIC_RELAXED), 0)
+
 /* Records an event when it is enabled; otherwise the arguments are not
- * evaluated (but by the SDT probe, when TRACECTL_SDT asks for one). The
- * relaxed atomic load keeps the compiler from hoisting the check out of
- * loops, and costs what a plain load costs. */
-#define tracectl_tracepoint(provider, name, ...)                                          \
+ * evaluated. The relaxed atomic load keeps the compiler from hoisting the
+ * check out of loops, and costs what a plain load costs. */
+#define _TRACECTL_TRACEPOINT(provider, name, ...)                                         \
 	do {                                                                                \
-		_TRACECTL_SDT_PROBE(provider, name, __VA_ARGS__);                           \
 		if (__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled, \
 						     __ATOMIC_RELAXED), 0))                 \
 			_TRACECTL_PROBE_SYMBOL(provider, name)(__VA_ARGS__);                \
 	} while (0)
 
-/* True when the event is being recorded, to guard costly argument set-up. */
-#define tracectl_tracepoint_enabled(provider, name)                                       \
-	__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled,   \
-					 __ATOMIC_RELAXED), 0)
+/* The tracepoint. With TRACECTL_SDT, its SDT probe and then the same, each
+ * argument evaluated once (see the SDT probes above). */
+#ifdef TRACECTL_SDT
+#define tracectl_tracepoint(provider, name, ...)                                          \
+	do {                                                                                \
+		if (_TRACECTL_SDT_GUARD(provider, name))                                    \
+			_TRACECTL_SDT_SYMBOL(provider, name)(__VA_ARGS__);                  \
+	} while (0)
+#else
+#define tracectl_tracepoint(provider, name, ...) _TRACECTL_TRACEPOINT(provider, name, __VA_ARGS__)
+#endif
+
+/* True when the event is being recorded, to guard costly argument set-up;
+ * with SDT semaphores, also while a tool is attached to its probe. */
+#if defined(TRACECTL_SDT) && defined(_SDT_HAS_SEMAPHORES)
+#define tracectl_tracepoint_enabled(provider, name) _TRACECTL_SDT_GUARD(provider, name)
+#else
+#define tracectl_tracepoint_enabled(provider, name) _TRACECTL_ENABLED(provider, name)
+#endif
 
 #ifdef TRACECTL_CREATE_PROBES
 /*

@@ -4,9 +4,9 @@
  * the macros compiles without warnings (-Wall -Wextra, C++17), registers
  * through the library's constructor, and its disabled tracepoint does not
  * evaluate its arguments, nor do tracectl/tracef.h's. Built again with
- * TRACECTL_SDT, the SDT probes compile in C++ too, and evaluate the
- * tracepoint's arguments once. The C side of the same checks is
- * tc-ust-test.c.
+ * TRACECTL_SDT, and with sys/sdt.h's semaphores too, the SDT probes compile
+ * in C++, and evaluate the tracepoint's arguments as in C. The C side of
+ * the same checks is tc-ust-test.c, and tc-ust-sdt-test.c for SDT.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -98,11 +98,19 @@ main()
 	/* printf-style events, disabled: their arguments are not evaluated. */
 	tracectl_tracef("%ld", count_evaluation());
 	tracectl_tracelog(TRACECTL_LOGLEVEL_INFO, "%ld", count_evaluation());
-#ifdef TRACECTL_SDT
+#if defined(TRACECTL_SDT) && !defined(_SDT_HAS_SEMAPHORES)
 	/* The SDT probe's operands hold the arguments at every pass. */
 	check(evaluations == 1, "the SDT probe did not evaluate its arguments once");
 #else
 	check(evaluations == 0, "a disabled tracepoint evaluated its arguments");
+#endif
+#ifdef TRACECTL_SDT
+	/* Recorded, the SDT probe and the probe function share one evaluation. */
+	__tracectl_event__cxx__pair.enabled = 1;
+	evaluations = 0;
+	tracectl_tracepoint(cxx, pair, count_evaluation(), "once");
+	__tracectl_event__cxx__pair.enabled = 0;
+	check(evaluations == 1, "a recorded SDT tracepoint did not evaluate its arguments once");
 #endif
 	return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
