@@ -15,9 +15,10 @@ makes, starts and destroys with the CLI meanwhile appear, change and go
 in the page's list, which never reads the list again: the service's
 signals move it. bob sees none of her sessions; given the address of
 one, the page shows the service's refusals to read it and to destroy it
-(polkit's: acting on another user's session is for administrators), and
-refuses him a kernel event; her session is still there. She destroys
-hers from the list. Screenshots of every step go to
+(polkit's: acting on another user's session is for administrators); her
+session is still there. His own creations with a bad name and with a
+relay nobody listens on, and his kernel event, are refused with the
+service's error names and messages. She destroys hers from the list. Screenshots of every step go to
 <build>/meson-logs/screenshots/integration-cockpit/.
 """
 
@@ -30,8 +31,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tclib import BUILD, Service, check, log, mount_tracefs, run  # noqa: E402
 from tracelib import read_trace  # noqa: E402
-from cockpitlib import (Browser, Cockpit, install_package, require_browser,  # noqa: E402
-                        require_cockpit, set_password)
+from cockpitlib import (Browser, Cockpit, free_port, install_package,  # noqa: E402
+                        require_browser, require_cockpit, set_password)
 
 ALICE = "tccockpit-alice"
 BOB = "tccockpit-bob"
@@ -243,6 +244,23 @@ def refusals(svc, page, cockpit, web, alice, bob):
           "alice's session is still there")
 
     page.open_page(cockpit)
+    # What the service finds wrong in a creation, named as it names it.
+    page.fill("#tc-create-name", "no spaces")
+    page.click("#tc-create-button")
+    name, message = page.wait_error("a bad session name")
+    check(name == "org.tracectl.Tracing1.Error.InvalidArgument" and "no spaces" in message,
+          f"a bad session name: {name}: {message}")
+    page.fill("#tc-create-name", "far")
+    relay = f"net://127.0.0.1:{free_port()}"
+    page.fill("#tc-create-output", relay)
+    page.click("#tc-create-button")
+    page.wait(lambda d: page.error() and "far" in page.error_action(), "a relay refused")
+    name, message = page.error()
+    log(f"a relay nobody listens on: {name}: {message}")
+    check(name == "org.tracectl.Tracing1.Error.Failed" and relay in message,
+          f"a relay nobody listens on: {name}: {message}")
+    page.screenshot("relay-refused")
+    page.fill("#tc-create-output", "")
     page.fill("#tc-create-name", "mine")
     page.click("#tc-create-button")
     page.wait(lambda d: page.text("#tc-detail-name") == "mine", "bob's own session")

@@ -301,6 +301,10 @@ class Browser:
         return (alert.find_element("css selector", ".tc-error-name").text,
                 alert.find_element("css selector", ".tc-error-message").text)
 
+    def error_action(self):
+        """What the page says failed, with the error shown."""
+        return self.find("#tc-error .tc-error-action").text
+
     def wait_error(self, what):
         return self.wait(lambda d: self.error(), f"the page to show an error ({what})")
 
