@@ -185,18 +185,20 @@ async function relist() {
     listing = true;
     try {
         const listed = await service.listSessions();
-        const fresh = new Map();
-        const added = [];
-        for (const session of listed) {
-            const known = sessions.get(session.path);
-            fresh.set(session.path, { ...known, ...session });
-            if (!known)
-                added.push(session.path);
+        if (!listAgain) {
+            const fresh = new Map();
+            const added = [];
+            for (const session of listed) {
+                const known = sessions.get(session.path);
+                fresh.set(session.path, { ...known, ...session });
+                if (!known)
+                    added.push(session.path);
+            }
+            sessions = fresh;
+            render();
+            for (const path of added)
+                readSessionProperties(path);
         }
-        sessions = fresh;
-        render();
-        for (const path of added)
-            readSessionProperties(path);
     } catch (error) {
         showError(_("List the sessions"), error);
     } finally {
@@ -238,31 +240,43 @@ function described(path) {
     return detail && detail.path === path && detail.described ? detail.described.properties : null;
 }
 
-function setState(path, state) {
-    const session = sessions.get(path);
-    if (session)
-        session.state = state;
-    const properties = described(path);
-    if (properties)
-        properties.State = state;
-    render();
+/*
+ * What a signal or a call's reply says is newer than an answer to a read
+ * that was under way: that answer is dropped and the list or the session
+ * read again, so that a stale state never comes back on screen.
+ */
+function changed(path) {
+    if (listing)
+        listAgain = true;
     if (detail && detail.path === path)
         loadDetail();
 }
 
-function setProblem(path, problem) {
+// key: the list's field, property: the D-Bus property it mirrors.
+function update(path, key, property, value) {
     const session = sessions.get(path);
     if (session)
-        session.problem = problem;
+        session[key] = value;
     const properties = described(path);
     if (properties)
-        properties.Problem = problem;
+        properties[property] = value;
     render();
+    changed(path);
+}
+
+function setState(path, state) {
+    update(path, "state", "State", state);
+}
+
+function setProblem(path, problem) {
+    update(path, "problem", "Problem", problem);
 }
 
 function forget(path) {
     sessions.delete(path);
     snapshots.delete(path);
+    if (listing)
+        listAgain = true;
     if (detail && detail.path === path) {
         cockpit.location.go([]);
         return;
@@ -362,12 +376,15 @@ async function loadDetail() {
     const session = sessions.get(shown.path);
     detailLoading = true;
     try {
-        shown.described = await service.describe(shown.path, session ? session.name : null);
-        shown.failed = false;
-        if (session) {
-            session.state = shown.described.properties.State;
-            session.problem = shown.described.properties.Problem;
-            session.snapshot = shown.described.properties.Snapshot;
+        const described = await service.describe(shown.path, session ? session.name : null);
+        if (!detailReloadAgain) {
+            shown.described = described;
+            shown.failed = false;
+            if (session) {
+                session.state = described.properties.State;
+                session.problem = described.properties.Problem;
+                session.snapshot = described.properties.Snapshot;
+            }
         }
     } catch (error) {
         if (detail === shown) {
