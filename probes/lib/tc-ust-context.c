@@ -113,7 +113,7 @@ current_namespaces(void)
 }
 
 uint32_t
-tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX])
+tc_ust_context_fill(uint32_t contexts, uint64_t ip, uint8_t out[TC_UST_CONTEXT_MAX])
 {
 	uint32_t size = 0;
 
@@ -160,6 +160,10 @@ tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX])
 				size += sizeof(uint64_t);
 			}
 		}
+	}
+	if (contexts & TRACECTL_CONTEXT_IP) {
+		memcpy(out + size, &ip, sizeof(ip));
+		size += sizeof(ip);
 	}
 	return size;
 }

@@ -13,12 +13,13 @@
 
 /* The largest context: every field (tracectl_context_size() of them all). */
 #define TC_UST_CONTEXT_MAX 128u
-_Static_assert(4 + 4 + TRACECTL_CONTEXT_PROCNAME_LEN + 8 + 6 * 4 + 8 * 8 <= TC_UST_CONTEXT_MAX,
+_Static_assert(4 + 4 + TRACECTL_CONTEXT_PROCNAME_LEN + 8 + 6 * 4 + 8 * 8 + 8 <= TC_UST_CONTEXT_MAX,
 	       "every context field fits");
 
 /* Writes the fields of contexts (TRACECTL_CONTEXT_* bits) into out, in the
- * order of the bits. Returns the bytes written, tracectl_context_size(). */
-uint32_t tc_ust_context_fill(uint32_t contexts, uint8_t out[TC_UST_CONTEXT_MAX]);
+ * order of the bits; ip is the tracepoint's call site, for
+ * TRACECTL_CONTEXT_IP. Returns the bytes written, tracectl_context_size(). */
+uint32_t tc_ust_context_fill(uint32_t contexts, uint64_t ip, uint8_t out[TC_UST_CONTEXT_MAX]);
 
 /* The fork child's caches belong to its parent: forget them. */
 void tc_ust_context_forget(void);

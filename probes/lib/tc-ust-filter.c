@@ -697,7 +697,7 @@ field_string_matches(uint8_t op, const struct tracectl_ust_piece *piece,
 
 bool
 tc_ust_filter_run(const struct tc_ust_filter *filter, const struct tracectl_ust_piece *pieces,
-		  unsigned int nr_pieces)
+		  unsigned int nr_pieces, uint64_t ip)
 {
 	static const void *const dispatch[] = {
 		[RUN_RETURN] = &&op_return,
@@ -822,7 +822,7 @@ op_load_str:
 	load_string_piece(++top, &pieces[insn->piece]);
 	NEXT();
 op_load_ctx_int:
-	if (tc_ust_context_fill(insn->target, context) == sizeof(int32_t)) {
+	if (tc_ust_context_fill(insn->target, ip, context) == sizeof(int32_t)) {
 		int32_t value;
 
 		memcpy(&value, context, sizeof(value));
@@ -836,7 +836,7 @@ op_load_ctx_int:
 	NEXT();
 op_load_ctx_str:
 	/* Every procname load of a run gives the same name. */
-	tc_ust_context_fill(insn->target, context);
+	tc_ust_context_fill(insn->target, ip, context);
 	memcpy(procname, context, sizeof(procname));
 	(++top)->s = procname;
 	top->len = strnlen(procname, sizeof(procname));

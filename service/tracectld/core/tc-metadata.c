@@ -129,6 +129,11 @@ append_event_context(GString *out, guint32 contexts)
 					    "base = 16; byte_order = %s; } _pthread_id;\n",
 				       byte_order());
 	append_id_contexts(out, contexts);
+	/* LTTng-UST 2.13's ip: unsigned, base 10 (later versions show it in
+	 * base 16). */
+	if (contexts & TRACECTL_CONTEXT_IP)
+		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
+					    "byte_order = %s; } _ip;\n", byte_order());
 	g_string_append(out, "\t} align(8);\n");
 }
 
@@ -151,7 +156,7 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\t} v;\n"
 			       "\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 			       channel->stream_id);
-	append_event_context(out, tc_channel_own_contexts(channel));
+	append_event_context(out, channel->contexts);
 	g_string_append(out, "};\n\n");
 }
 

@@ -194,7 +194,7 @@ keeps(struct tc_ust_filter *filter, const Record *r)
 	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, TRUE);
-	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
+	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0);
 }
 
 /* The same with the string as the tracepoint gives it: not measured yet. */
@@ -204,7 +204,7 @@ keeps_unmeasured(struct tc_ust_filter *filter, const Record *r)
 	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, FALSE);
-	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
+	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0);
 }
 
 static void
@@ -312,9 +312,9 @@ test_containers_refused(void)
 	g_assert_no_error(error);
 	data = g_bytes_get_data(bytecode, &size);
 	g_assert_cmpint(tc_ust_filter_load(data, size, ust, G_N_ELEMENTS(ust), &filter), ==, 0);
-	g_assert_true(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces)));
+	g_assert_true(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0));
 	/* One piece short of what the event has: not run on it. */
-	g_assert_false(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces) - 1));
+	g_assert_false(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces) - 1, 0));
 	tc_ust_filter_free(filter);
 }
 
