@@ -83,8 +83,9 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			     ":= uint5_t;\n\n");
 }
 
-/* The ids (int32) and the namespaces (uint64 inode numbers) among the
- * contexts, in the order of their bits. */
+/* The ids (uint32, LTTng-UST's uid_t and gid_t) and the namespaces
+ * (uint64 inode numbers, its ino_t) among the contexts, in the order of
+ * their bits, in base 10 as LTTng-UST 2.13 describes them. */
 static void
 append_id_contexts(GString *out, guint32 contexts)
 {
@@ -95,7 +96,7 @@ append_id_contexts(GString *out, guint32 contexts)
 	for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
 		if (contexts & (TRACECTL_CONTEXT_VUID << i))
 			g_string_append_printf(out,
-					       "\t\tinteger { size = 32; align = 8; signed = true; "
+					       "\t\tinteger { size = 32; align = 8; signed = false; "
 					       "byte_order = %s; } _%s;\n",
 					       byte_order(), ids[i]);
 	for (guint i = 0; i < G_N_ELEMENTS(namespaces); i++)
