@@ -3,6 +3,12 @@
  * Per-event context fields (tracectl add-context): the values come from
  * caches, so the tracepoint makes no system call for them, but the first
  * event of each thread (and of a forked child) fills its thread's cache.
+ *
+ * The ids and namespaces are read again by each thread at its first event
+ * after a generation is bumped: in a fork child, and when the application
+ * says its ids or namespaces changed (tracectl_ust_ids_changed(), which
+ * libtracectl-ust-setid's wrappers of the set*id(), setns() and unshare()
+ * functions call).
  */
 #ifndef TC_UST_CONTEXT_H
 #define TC_UST_CONTEXT_H

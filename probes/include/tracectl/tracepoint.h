@@ -220,7 +220,16 @@ TRACECTL_UST_EXPORT void tracectl_ust_emit(struct tracectl_ust_event *event,
 TRACECTL_UST_EXPORT void tracectl_ust_emit_ip(struct tracectl_ust_event *event,
 					      struct tracectl_ust_piece *pieces,
 					      unsigned int nr_pieces, const void *ip);
-
+/*
+ * Tell the library that the process's user or group ids changed
+ * (setresuid(), setgid()...), or that the calling thread's namespaces did
+ * (setns(), unshare()): each thread reads them again at its next event
+ * that records them. libtracectl-ust-setid calls them from its wrappers
+ * of these functions; a program that does not load it calls them itself
+ * after such a change. Lock-free and async-signal-safe.
+ */
+TRACECTL_UST_EXPORT void tracectl_ust_ids_changed(void);
+TRACECTL_UST_EXPORT void tracectl_ust_namespaces_changed(void);
 /*
  * Adds events to the library's table and, when the service is there, waits
  * until it has applied its sessions to them (at most
