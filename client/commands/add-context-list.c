@@ -3,13 +3,14 @@
 #include "tc-client.h"
 
 /* What tracectl's own applications do not record: an application built
- * with libtracectl-ust has no such field in its events. */
+ * with libtracectl-ust has no such field in its events. The perf counters
+ * only: the library would read them with rdpmc, which it does not do. */
 #define LTTNG_UST_ONLY "  (LTTng-UST applications only)"
 
 gboolean
 tc_client_context_is_lttng_ust_only(const char *name)
 {
-	return g_str_equal(name, "ip") || g_str_has_prefix(name, "perf:thread:");
+	return g_str_has_prefix(name, "perf:thread:");
 }
 
 static gboolean

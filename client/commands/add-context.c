@@ -37,7 +37,7 @@ tc_cmd_add_context(int argc, char **argv)
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
 		 "Context to add: -u: vpid, vtid, procname, pthread_id, vuid, veuid, vsuid, vgid, "
 		 "vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, user_ns, "
-		 "uts_ns, and for LTTng-UST applications only ip, perf:thread:NAME and "
+		 "uts_ns, ip, and for LTTng-UST applications only perf:thread:NAME and "
 		 "perf:thread:raw:rHEX:NAME (see --list); -k: pid, tid, procname, prio (repeat -t "
 		 "for more)",
 		 "TYPE"},

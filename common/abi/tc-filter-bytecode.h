@@ -59,11 +59,31 @@ struct tc_filter_insn {
  * characters, '\*' a star. */
 #define TC_FILTER_STR_GLOB 0x1u
 
+/* The contexts a filter reads ($ctx.NAME), whether or not the channel
+ * records them; every one but procname is an integer. */
 enum tc_filter_ctx {
-	TC_FILTER_CTX_VPID = 1,       /* integer */
-	TC_FILTER_CTX_VTID = 2,       /* integer */
-	TC_FILTER_CTX_PROCNAME = 3,   /* string */
-	TC_FILTER_CTX_PTHREAD_ID = 4, /* integer */
+	TC_FILTER_CTX_VPID = 1,
+	TC_FILTER_CTX_VTID = 2,
+	TC_FILTER_CTX_PROCNAME = 3, /* string */
+	TC_FILTER_CTX_PTHREAD_ID = 4,
+	/* the process's ids, unsigned */
+	TC_FILTER_CTX_VUID = 5,
+	TC_FILTER_CTX_VEUID = 6,
+	TC_FILTER_CTX_VSUID = 7,
+	TC_FILTER_CTX_VGID = 8,
+	TC_FILTER_CTX_VEGID = 9,
+	TC_FILTER_CTX_VSGID = 10,
+	/* the thread's namespaces' inode numbers */
+	TC_FILTER_CTX_CGROUP_NS = 11,
+	TC_FILTER_CTX_IPC_NS = 12,
+	TC_FILTER_CTX_MNT_NS = 13,
+	TC_FILTER_CTX_NET_NS = 14,
+	TC_FILTER_CTX_PID_NS = 15,
+	TC_FILTER_CTX_TIME_NS = 16,
+	TC_FILTER_CTX_USER_NS = 17,
+	TC_FILTER_CTX_UTS_NS = 18,
+	TC_FILTER_CTX_IP = 19, /* the tracepoint's call site */
+	TC_FILTER_CTX_MAX = 19,
 };
 
 /* (type before) -> (type after) on the top of the stack; I integer, D

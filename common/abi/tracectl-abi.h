@@ -276,7 +276,10 @@ struct tracectl_msg_reply {
 /*
  * Context fields a channel adds to every event, right after the event
  * header, packed, in the order of these bits whatever the order they were
- * added in (the stream's event.context in the CTF metadata).
+ * added in (the stream's event.context in the CTF metadata). A library
+ * that does not know a bit refuses the channel (-EINVAL), so a bit added
+ * here needs no new ABI version: an older application is left out of the
+ * sessions that ask for it rather than writing records of another layout.
  */
 #define TRACECTL_CONTEXT_VPID 0x1u       /* int32_t, getpid() */
 #define TRACECTL_CONTEXT_VTID 0x2u       /* int32_t, gettid() */
@@ -302,7 +305,10 @@ struct tracectl_msg_reply {
 #define TRACECTL_CONTEXT_USER_NS 0x10000u
 #define TRACECTL_CONTEXT_UTS_NS 0x20000u
 #define TRACECTL_CONTEXT_NAMESPACES 0x3fc00u
-#define TRACECTL_CONTEXT_ALL 0x3ffffu
+/* uint64_t: the address the tracepoint's call returns to in the
+ * application, as LTTng-UST's ip context holds it. */
+#define TRACECTL_CONTEXT_IP 0x40000u
+#define TRACECTL_CONTEXT_ALL 0x7ffffu
 #define TRACECTL_CONTEXT_PROCNAME_LEN 16u
 
 static inline uint32_t
@@ -313,7 +319,8 @@ tracectl_context_size(uint32_t contexts)
 	       ((contexts & TRACECTL_CONTEXT_PROCNAME) ? TRACECTL_CONTEXT_PROCNAME_LEN : 0u) +
 	       ((contexts & TRACECTL_CONTEXT_PTHREAD_ID) ? 8u : 0u) +
 	       4u * (uint32_t)__builtin_popcount(contexts & TRACECTL_CONTEXT_IDS) +
-	       8u * (uint32_t)__builtin_popcount(contexts & TRACECTL_CONTEXT_NAMESPACES);
+	       8u * (uint32_t)__builtin_popcount(contexts & TRACECTL_CONTEXT_NAMESPACES) +
+	       ((contexts & TRACECTL_CONTEXT_IP) ? 8u : 0u);
 }
 
 struct tracectl_msg_channel {

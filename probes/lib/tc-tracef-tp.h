@@ -10,8 +10,10 @@
 #include <stdint.h>
 #include <tracectl/tracepoint.h>
 
+/* ip, no field: the caller's call site, for the ip context
+ * (TRACECTL_TP_IP_PARAM in tc-tracef-tp.c). */
 TRACECTL_EVENT_LOGLEVEL(tracectl_tracef, event, TRACECTL_LOGLEVEL_DEBUG,
-	TRACECTL_ARGS(const char *, msg),
+	TRACECTL_ARGS(const char *, msg, const void *, ip),
 	TRACECTL_FIELDS(
 		tracectl_field_string(msg, msg)))
 
@@ -37,7 +39,7 @@ TRACECTL_EVENT_LOGLEVEL(tracectl_tracef, event, TRACECTL_LOGLEVEL_DEBUG,
 #define TC_TRACELOG_EVENT(_name, _level)                                            \
 	TRACECTL_EVENT_LOGLEVEL(tracectl_tracelog, _name, TRACECTL_LOGLEVEL_##_level, \
 		TRACECTL_ARGS(const char *, file, int32_t, line, const char *, func, \
-			      const char *, msg),                                   \
+			      const char *, msg, const void *, ip),                 \
 		TRACECTL_FIELDS(                                                    \
 			tracectl_field_string(file, file),                          \
 			tracectl_field_integer(int32_t, line, line),                \

@@ -22,7 +22,8 @@ TRACECTL_TRACEF_API const uint32_t *const tracectl_tracelog__enabled[TRACECTL_LO
 	TC_TRACELOG_LEVELS(TC_TRACELOG_ENABLED)
 };
 
-typedef void tc_tracelog_probe(const char *file, int32_t line, const char *func, const char *msg);
+typedef void tc_tracelog_probe(const char *file, int32_t line, const char *func, const char *msg,
+				const void *ip);
 
 static tc_tracelog_probe *const tracelog_probes[] = {TC_TRACELOG_LEVELS(TC_TRACELOG_PROBE)};
 _Static_assert(sizeof(tracelog_probes) / sizeof(tracelog_probes[0]) == TRACECTL_LOGLEVEL_DEBUG + 1,
@@ -68,7 +69,8 @@ tracectl_tracef__record(const char *format, ...)
 	va_start(args, format);
 	msg = tc_tracef_format(stack, &heap, format, args);
 	va_end(args);
-	tracectl_tracepoint(tracectl_tracef, event, msg);
+	/* The address tracectl_tracef() returns to: the ip context. */
+	tracectl_tracepoint(tracectl_tracef, event, msg, __builtin_return_address(0));
 	free(heap);
 }
 
@@ -86,6 +88,6 @@ tracectl_tracelog__record(int level, const char *file, int line, const char *fun
 	va_start(args, format);
 	msg = tc_tracef_format(stack, &heap, format, args);
 	va_end(args);
-	tracelog_probes[level](file, (int32_t)line, func, msg);
+	tracelog_probes[level](file, (int32_t)line, func, msg, __builtin_return_address(0));
 	free(heap);
 }

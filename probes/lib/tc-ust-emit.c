@@ -27,6 +27,15 @@
 /* initial-exec: no __tls_get_addr (which may allocate) on the fast path. */
 static __thread unsigned int tc_ust_nesting __attribute__((tls_model("initial-exec")));
 
+/* One record as the probe gave it: its payload's pieces and their bytes
+ * (once measured), and the tracepoint's call site for the ip context. */
+struct record {
+	struct tracectl_ust_piece *pieces;
+	unsigned int nr_pieces;
+	uint32_t payload;
+	uint64_t ip;
+};
+
 /* Any CPU number will do if the kernel will not say: it only picks a
  * buffer. */
 static int
@@ -104,8 +113,7 @@ write_record_header(const struct tc_rb_ctx *ctx, uint32_t id)
 }
 
 static int
-write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
-	     const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
+write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts, const struct record *record)
 {
 	const uint32_t extra = sizeof(struct tc_event_header_extended) - sizeof(uint32_t);
 	uint8_t context[TC_UST_CONTEXT_MAX];
@@ -114,11 +122,12 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 	int ret;
 
 	if (__builtin_expect(contexts != 0, 0))
-		context_size = tc_ust_context_fill(contexts, context);
+		context_size = tc_ust_context_fill(contexts, record->ip, context);
 	/* A payload too big for any sub-buffer goes on to be counted. */
-	len = payload > UINT32_MAX - sizeof(struct tc_event_header_extended) - TC_UST_CONTEXT_MAX
-		      ? UINT32_MAX
-		      : (uint32_t)sizeof(uint32_t) + context_size + payload;
+	len = record->payload >
+		      UINT32_MAX - sizeof(struct tc_event_header_extended) - TC_UST_CONTEXT_MAX
+		  ? UINT32_MAX
+		  : (uint32_t)sizeof(uint32_t) + context_size + record->payload;
 	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
 	if (__builtin_expect(id >= TC_EVENT_ID_EXTENDED, 0))
 		ret = tc_rb_reserve(rb, &ctx, len == UINT32_MAX ? len : len + extra);
@@ -131,9 +140,9 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
 		tc_rb_write(&ctx, pos, context, context_size);
 		pos += context_size;
 	}
-	for (unsigned int i = 0; i < nr_pieces; i++) {
-		tc_rb_write(&ctx, pos, pieces[i].data, (uint32_t)pieces[i].len);
-		pos += (uint32_t)pieces[i].len;
+	for (unsigned int i = 0; i < record->nr_pieces; i++) {
+		tc_rb_write(&ctx, pos, record->pieces[i].data, (uint32_t)record->pieces[i].len);
+		pos += (uint32_t)record->pieces[i].len;
 	}
 	tc_rb_commit(&ctx);
 	if (__builtin_expect(ctx.closed_packet, 0))
@@ -149,8 +158,7 @@ write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts,
  * than the channel has buffers), loses its event, counted.
  */
 static void
-write_to_binding(const struct tc_ust_binding *binding, int cpu,
-		 const struct tracectl_ust_piece *pieces, unsigned int nr_pieces, uint32_t payload)
+write_to_binding(const struct tc_ust_binding *binding, int cpu, const struct record *record)
 {
 	struct tc_rb *rb = NULL;
 
@@ -161,8 +169,7 @@ write_to_binding(const struct tc_ust_binding *binding, int cpu,
 		if (!rb)
 			return;
 		if (write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
-					binding->channel->contexts, pieces, nr_pieces,
-					payload) != -EAGAIN)
+				 binding->channel->contexts, record) != -EAGAIN)
 			return;
 	}
 	tc_rb_discard(rb);
@@ -171,8 +178,7 @@ write_to_binding(const struct tc_ust_binding *binding, int cpu,
 /* An event-rule trigger's match: one atomic add in the shared page, which
  * the service reads; no system call. */
 static void
-count_in_notifiers(const struct tc_ust_entry *entry, const struct tracectl_ust_piece *pieces,
-		   unsigned int nr_pieces)
+count_in_notifiers(const struct tc_ust_entry *entry, const struct record *record)
 {
 	for (struct tc_ust_binding *b = __atomic_load_n(&entry->bindings, __ATOMIC_ACQUIRE); b;
 	     b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE)) {
@@ -181,18 +187,19 @@ count_in_notifiers(const struct tc_ust_entry *entry, const struct tracectl_ust_p
 
 		if (channel->notifier == NULL || !__atomic_load_n(&b->enabled, __ATOMIC_ACQUIRE) ||
 		    __atomic_load_n(&channel->dead, __ATOMIC_ACQUIRE) ||
-		    (filter && !tc_ust_filter_run(filter, pieces, nr_pieces)))
+		    (filter && !tc_ust_filter_run(filter, record->pieces, record->nr_pieces,
+						   record->ip)))
 			continue;
 		__atomic_fetch_add(&channel->notifier->count, 1, __ATOMIC_RELAXED);
 	}
 }
 
-void TRACECTL_UST_EXPORT
-tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *pieces,
-		  unsigned int nr_pieces)
+/* The records of the event's bindings, filtered, then its notifiers'
+ * counts. */
+static void
+emit(struct tracectl_ust_event *event, struct record *record)
 {
 	struct tc_ust_entry *entry = __atomic_load_n(&event->priv, __ATOMIC_ACQUIRE);
-	size_t payload = 0;
 	int cpu = -1;
 	unsigned int nr_notifiers = 0;
 	uint32_t phase;
@@ -217,20 +224,44 @@ tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *p
 		 * CPU number, nor the payload's size (its strings are not even
 		 * measured), nor buffer space, and is not counted as
 		 * discarded. */
-		if (filter && !tc_ust_filter_run(filter, pieces, nr_pieces))
+		if (filter &&
+		    !tc_ust_filter_run(filter, record->pieces, record->nr_pieces, record->ip))
 			continue;
 		if (cpu < 0) {
-			payload = payload_size(pieces, nr_pieces);
+			record->payload =
+			    (uint32_t)payload_size(record->pieces, record->nr_pieces);
 			cpu = current_cpu();
 		}
-		write_to_binding(b, cpu, pieces, nr_pieces, (uint32_t)payload);
+		write_to_binding(b, cpu, record);
 	}
 	/* Counted once recorded, so that a trigger that snapshots the
 	 * session finds the event in its buffers. */
 	if (__builtin_expect(nr_notifiers > 0, 0))
-		count_in_notifiers(entry, pieces, nr_pieces);
+		count_in_notifiers(entry, record);
 
 	tc_ust_rcu_read_unlock(phase);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tc_ust_nesting--;
+}
+
+void TRACECTL_UST_EXPORT
+tracectl_ust_emit_ip(struct tracectl_ust_event *event, struct tracectl_ust_piece *pieces,
+		     unsigned int nr_pieces, const void *ip)
+{
+	struct record record = {pieces, nr_pieces, 0, (uint64_t)(uintptr_t)ip};
+
+	emit(event, &record);
+}
+
+/* The probes of modules built before tracectl_ust_emit_ip(): the call
+ * site they do not give is taken as the address in their probe function,
+ * which names the event's module and probe, if not the line. */
+void TRACECTL_UST_EXPORT
+tracectl_ust_emit(struct tracectl_ust_event *event, struct tracectl_ust_piece *pieces,
+		  unsigned int nr_pieces)
+{
+	struct record record = {pieces, nr_pieces, 0,
+				(uint64_t)(uintptr_t)__builtin_return_address(0)};
+
+	emit(event, &record);
 }

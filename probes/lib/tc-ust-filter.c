@@ -222,6 +222,30 @@ verify_binary(struct verifier *v, enum slot_type operand, enum slot_type result)
 
 /* Verifies the instruction at slot and appends its runnable form. Returns
  * the slots it takes (1 or 2), or 0 when it breaks a rule. */
+/* The context each $ctx reference reads (0: none); the filter runs it
+ * through the same caches the records' contexts come from. */
+static const uint32_t context_bits[TC_FILTER_CTX_MAX + 1] = {
+	[TC_FILTER_CTX_VPID] = TRACECTL_CONTEXT_VPID,
+	[TC_FILTER_CTX_VTID] = TRACECTL_CONTEXT_VTID,
+	[TC_FILTER_CTX_PROCNAME] = TRACECTL_CONTEXT_PROCNAME,
+	[TC_FILTER_CTX_PTHREAD_ID] = TRACECTL_CONTEXT_PTHREAD_ID,
+	[TC_FILTER_CTX_VUID] = TRACECTL_CONTEXT_VUID,
+	[TC_FILTER_CTX_VEUID] = TRACECTL_CONTEXT_VEUID,
+	[TC_FILTER_CTX_VSUID] = TRACECTL_CONTEXT_VSUID,
+	[TC_FILTER_CTX_VGID] = TRACECTL_CONTEXT_VGID,
+	[TC_FILTER_CTX_VEGID] = TRACECTL_CONTEXT_VEGID,
+	[TC_FILTER_CTX_VSGID] = TRACECTL_CONTEXT_VSGID,
+	[TC_FILTER_CTX_CGROUP_NS] = TRACECTL_CONTEXT_CGROUP_NS,
+	[TC_FILTER_CTX_IPC_NS] = TRACECTL_CONTEXT_IPC_NS,
+	[TC_FILTER_CTX_MNT_NS] = TRACECTL_CONTEXT_MNT_NS,
+	[TC_FILTER_CTX_NET_NS] = TRACECTL_CONTEXT_NET_NS,
+	[TC_FILTER_CTX_PID_NS] = TRACECTL_CONTEXT_PID_NS,
+	[TC_FILTER_CTX_TIME_NS] = TRACECTL_CONTEXT_TIME_NS,
+	[TC_FILTER_CTX_USER_NS] = TRACECTL_CONTEXT_USER_NS,
+	[TC_FILTER_CTX_UTS_NS] = TRACECTL_CONTEXT_UTS_NS,
+	[TC_FILTER_CTX_IP] = TRACECTL_CONTEXT_IP,
+};
+
 static uint32_t
 verify_insn(struct verifier *v, uint32_t slot)
 {
@@ -271,24 +295,10 @@ verify_insn(struct verifier *v, uint32_t slot)
 		out->piece = (uint16_t)piece_of_field(v, in->arg16);
 		break;
 	case TC_FILTER_OP_LOAD_CTX:
-		if (in->flags != 0 || in->arg16 != 0)
+		if (in->flags != 0 || in->arg16 != 0 || in->arg32 > TC_FILTER_CTX_MAX ||
+		    context_bits[in->arg32] == 0)
 			return 0;
-		switch (in->arg32) {
-		case TC_FILTER_CTX_VPID:
-			out->target = TRACECTL_CONTEXT_VPID;
-			break;
-		case TC_FILTER_CTX_VTID:
-			out->target = TRACECTL_CONTEXT_VTID;
-			break;
-		case TC_FILTER_CTX_PTHREAD_ID:
-			out->target = TRACECTL_CONTEXT_PTHREAD_ID;
-			break;
-		case TC_FILTER_CTX_PROCNAME:
-			out->target = TRACECTL_CONTEXT_PROCNAME;
-			break;
-		default:
-			return 0;
-		}
+		out->target = context_bits[in->arg32];
 		out->op = out->target == TRACECTL_CONTEXT_PROCNAME ? RUN_LOAD_CTX_STR
 								   : RUN_LOAD_CTX_INT;
 		if (!push(v, out->op == RUN_LOAD_CTX_STR ? SLOT_STR : SLOT_INT))
@@ -695,9 +705,32 @@ field_string_matches(uint8_t op, const struct tracectl_ust_piece *piece,
 	}
 }
 
+/* An integer context as the record holds it: vpid and vtid signed 32-bit,
+ * the ids unsigned 32-bit, the others unsigned 64-bit. */
+static int64_t
+context_integer(uint32_t bit, uint64_t ip)
+{
+	uint8_t context[TC_UST_CONTEXT_MAX];
+	uint32_t size = tc_ust_context_fill(bit, ip, context);
+	int32_t pid;
+	uint32_t id;
+	uint64_t value;
+
+	if (size == sizeof(int32_t) && (bit & (TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_VTID))) {
+		memcpy(&pid, context, sizeof(pid));
+		return pid;
+	}
+	if (size == sizeof(uint32_t)) {
+		memcpy(&id, context, sizeof(id));
+		return id;
+	}
+	memcpy(&value, context, sizeof(value));
+	return (int64_t)value;
+}
+
 bool
 tc_ust_filter_run(const struct tc_ust_filter *filter, const struct tracectl_ust_piece *pieces,
-		  unsigned int nr_pieces)
+		  unsigned int nr_pieces, uint64_t ip)
 {
 	static const void *const dispatch[] = {
 		[RUN_RETURN] = &&op_return,
@@ -822,21 +855,11 @@ op_load_str:
 	load_string_piece(++top, &pieces[insn->piece]);
 	NEXT();
 op_load_ctx_int:
-	if (tc_ust_context_fill(insn->target, context) == sizeof(int32_t)) {
-		int32_t value;
-
-		memcpy(&value, context, sizeof(value));
-		(++top)->i = value;
-	} else {
-		uint64_t value;
-
-		memcpy(&value, context, sizeof(value));
-		(++top)->i = (int64_t)value;
-	}
+	(++top)->i = context_integer(insn->target, ip);
 	NEXT();
 op_load_ctx_str:
 	/* Every procname load of a run gives the same name. */
-	tc_ust_context_fill(insn->target, context);
+	tc_ust_context_fill(insn->target, ip, context);
 	memcpy(procname, context, sizeof(procname));
 	(++top)->s = procname;
 	top->len = strnlen(procname, sizeof(procname));

@@ -32,8 +32,9 @@ int tc_ust_filter_load(const void *bytecode, size_t size, const struct tracectl_
 void tc_ust_filter_free(struct tc_ust_filter *filter);
 
 /* Whether the record made of pieces passes the filter. pieces must be
- * those of the event the filter was loaded for. */
+ * those of the event the filter was loaded for; ip is the tracepoint's
+ * call site, what $ctx.ip reads. */
 bool tc_ust_filter_run(const struct tc_ust_filter *filter, const struct tracectl_ust_piece *pieces,
-		       unsigned int nr_pieces);
+		       unsigned int nr_pieces, uint64_t ip);
 
 #endif /* TC_UST_FILTER_H */

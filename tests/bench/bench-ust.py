@@ -37,10 +37,16 @@ ust_event_sdt_semaphores_ns, ust_disabled_sdt_semaphores_ns
                             (_SDT_HAS_SEMAPHORES): a semaphore read beside
                             the enabled flag, the arguments evaluated only
                             when either is set
+ust_event_contexts_ns       ust_event_ns_1thread with the vuid, net_ns and ip
+                            contexts added to the channel (add-context,
+                            lttng add-context), median of RUNS loops; a note
+                            follows with the CPU time per event of the same
+                            loops and of loops without contexts
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
-over the rate of one thread alone. SDT figure names as arguments
-(bench-ust.py ust_event_sdt_ns) measure the SDT figures alone, without
-LTTng, and print those.
+over the rate of one thread alone. Figure names as arguments measure
+those alone and print them: the SDT figures without LTTng (bench-ust.py
+ust_event_sdt_ns), the others beside it (bench-ust.py
+ust_event_contexts_ns; the notes come with ust_sustained_rate).
 
 ust_event_scaling_2threads_consumer_paused (not a goal, a
 diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
@@ -86,7 +92,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
-from tclib import BUILD, SOURCE, Service, check, children, require  # noqa: E402
+from tclib import BUILD, SOURCE, Service, check, children, require, wait_for  # noqa: E402
 from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
@@ -97,6 +103,12 @@ DISABLED_COUNT = 200000000
 DISABLED_RUNS = 7
 PACED_SECONDS = 2.0
 AT_TWICE_RUNS = 5
+# The contexts of ust_event_contexts_ns: a cached id, a cached namespace
+# and the call site, each read without a system call by both tracers.
+CONTEXTS = ["vuid", "net_ns", "ip"]
+LOOP_FIGURES = {"ust_event_ns_1thread", "ust_event_scaling_2threads",
+                "ust_event_scaling_2threads_consumer_paused",
+                "ust_event_scaling_2threads_cpu_time"}
 
 
 def cpu_times():
@@ -135,6 +147,9 @@ CFLAGS = ["-O2", "-falign-loops=64"]
 # the defines beside TRACECTL_SDT.
 SDT_BUILDS = {"sdt": [], "sdt_semaphores": ["-D_SDT_HAS_SEMAPHORES"]}
 SDT_FIGURES = [f"ust_{kind}_{build}_ns" for build in SDT_BUILDS for kind in ("event", "disabled")]
+FIGURES = LOOP_FIGURES | set(SDT_FIGURES) | {
+    "ust_disabled_ns", "ust_sustained_rate", "ust_sustained_rate_rt_consumer",
+    "ust_event_contexts_ns"}
 
 
 def build_ours(tmp, name, defines):
@@ -176,7 +191,7 @@ class Ours:
         self.env = svc.env()
         self.n = 0
 
-    def session(self, channel_args, enable=True):
+    def session(self, channel_args, enable=True, contexts=()):
         self.n += 1
         name = f"s{self.n}"
         self.svc.cli("create", name, "--output", f"{self.tmp}/ours-{name}")
@@ -186,6 +201,8 @@ class Ours:
                 self.svc.cli("enable-event", "-u", "-c", "c", "bench:*")
         elif enable:
             self.svc.cli("enable-event", "-u", "bench:*")
+        if contexts:
+            self.svc.cli("add-context", "-u", *[a for c in contexts for a in ("-t", c)])
         self.svc.cli("start")
         return name
 
@@ -213,15 +230,20 @@ class Lttng:
         home = f"{tmp}/lttng-home"
         os.makedirs(home, exist_ok=True)
         self.env = dict(os.environ, LTTNG_HOME=home, HOME=home)
-        subprocess.run(["lttng-sessiond", "--no-kernel", "--daemonize"], env=self.env,
-                       check=True)
+        # A child of ours, not a daemon: ended by its pid, never by name,
+        # which would end other people's too.
+        self.sessiond = subprocess.Popen(["lttng-sessiond", "--no-kernel"], env=self.env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: subprocess.run(["lttng", "list"], env=self.env,
+                                        capture_output=True).returncode == 0,
+                 20, "lttng-sessiond to answer")
         self.n = 0
 
     def lttng(self, *args):
         return subprocess.run(["lttng", *args], env=self.env, capture_output=True, text=True,
                               check=True).stdout
 
-    def session(self, channel_args, enable=True):
+    def session(self, channel_args, enable=True, contexts=()):
         self.n += 1
         name = f"s{self.n}"
         self.lttng("create", name, "--output", f"{self.tmp}/lttng-{name}")
@@ -231,6 +253,8 @@ class Lttng:
                 self.lttng("enable-event", "-u", "-c", "c", "bench:*")
         elif enable:
             self.lttng("enable-event", "-u", "bench:*")
+        if contexts:
+            self.lttng("add-context", "-u", *[a for c in contexts for a in ("-t", c)])
         self.lttng("start")
         return name
 
@@ -243,13 +267,14 @@ class Lttng:
         return discarded
 
     def consumer_pids(self):
-        out = subprocess.run(["pgrep", "-x", "lttng-consumerd"], capture_output=True,
-                             text=True).stdout
-        return [int(pid) for pid in out.split()]
+        """The consumers our lttng-sessiond started (its children)."""
+        return [pid for pid in children(self.sessiond.pid)
+                if "lttng-consumerd" in open(f"/proc/{pid}/cmdline").read()]
 
     def close(self):
-        subprocess.run(["pkill", "-x", "lttng-sessiond"], check=False)
-        subprocess.run(["pkill", "-x", "lttng-consumerd"], check=False)
+        """SIGTERM: lttng-sessiond ends its consumers itself."""
+        self.sessiond.terminate()
+        self.sessiond.wait(timeout=60)
 
 
 GEOMETRY = ["--subbuf-size", SUBBUF_SIZE, "--num-subbuf", NUM_SUBBUF]
@@ -295,6 +320,28 @@ def per_event(tracer):
             "two_paused": median("two_paused", "events_per_s"),
             "one_cpu": median("one", "events_per_cpu_s"),
             "two_cpu": median("two", "events_per_cpu_s")}
+
+
+def one_thread_loops(tracer, contexts):
+    """Medians of RUNS one-thread loops that fit in the buffers, with
+    contexts in the channel: ns/event of wall-clock time ("ns") and of the
+    thread's own CPU time ("cpu_ns")."""
+    session = tracer.session(GEOMETRY, contexts=contexts)
+    loops = []
+    for _ in range(RUNS):
+        loops.append(run_loop(tracer.program, tracer.env, 1, COUNT))
+        time.sleep(0.3)  # let the consumer empty the buffers
+    discarded = tracer.end(session)
+    check(discarded == 0, f"{tracer.name} discarded {discarded} events with {contexts}")
+    return {"ns": statistics.median(loop["ns_per_event"] for loop in loops),
+            "cpu_ns": statistics.median(cpu_ns_per_event(loop) for loop in loops)}
+
+
+def with_contexts(tracer):
+    """One-thread loops with CONTEXTS ("with") and, for the note of what
+    they add, without any ("without")."""
+    return {"with": one_thread_loops(tracer, CONTEXTS),
+            "without": one_thread_loops(tracer, [])}
 
 
 def disabled(tracer):
@@ -400,11 +447,74 @@ def lossless_runs(tracer, rate):
     return lossless
 
 
+def measure(tracer, wanted, with_sdt=False):
+    """The figures of wanted that one tracer's runs give: "loops",
+    "disabled", "sdt" (with_sdt: ours only), "rate", "contexts"."""
+    found = {}
+    if wanted & LOOP_FIGURES:
+        found["loops"] = per_event(tracer)
+    if "ust_disabled_ns" in wanted:
+        found["disabled"] = disabled(tracer)
+    if with_sdt and wanted & set(SDT_FIGURES):
+        found["sdt"] = sdt(tracer)
+    if wanted & {"ust_sustained_rate", "ust_sustained_rate_rt_consumer"}:
+        found["rate"] = sustained(tracer)
+    if "ust_event_contexts_ns" in wanted:
+        found["contexts"] = with_contexts(tracer)
+    return found
+
+
+def print_loop_figures(o_loops, l_loops):
+    figure("ust_event_ns_1thread", o_loops["ns"], l_loops["ns"], "ns")
+    for name, two, one in (("ust_event_scaling_2threads", "two", "one"),
+                           ("ust_event_scaling_2threads_consumer_paused", "two_paused",
+                            "one_paused"),
+                           ("ust_event_scaling_2threads_cpu_time", "two_cpu", "one_cpu")):
+        figure(name, o_loops[two] / o_loops[one], l_loops[two] / l_loops[one], "x")
+
+
+def print_rate_figures(tmp, o_rate, l_rate):
+    """ust_sustained_rate, then the runs that need the anchor's rate: the
+    real-time consumer's figure and the note at twice the anchor's rate."""
+    with Service() as svc:
+        at_twice = lossless_runs(Ours(tmp, svc), 2 * l_rate)
+    with Service(args=["--consumer-rt-priority", "1"]) as svc:
+        o_rate_rt = sustained(Ours(tmp, svc, "tracectl-rt"))
+    figure("ust_sustained_rate", o_rate, l_rate, "events/s")
+    figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
+    print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours asked for "
+          f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) reached it and "
+          f"discarded nothing", flush=True)
+
+
+def print_contexts_figure(ours, anchor):
+    """The figure, then a note of the CPU time per event with and without
+    the contexts, which a loaded machine's preemptions do not count."""
+    figure("ust_event_contexts_ns", ours["with"]["ns"], anchor["with"]["ns"], "ns")
+    print(f"note ust_event_contexts_cpu_ns: ours {ours['with']['cpu_ns']:.1f} ns "
+          f"({ours['without']['cpu_ns']:.1f} without contexts), anchor "
+          f"{anchor['with']['cpu_ns']:.1f} ns ({anchor['without']['cpu_ns']:.1f} without) "
+          f"of the thread's CPU time per event", flush=True)
+
+
+def print_figures(tmp, o, a, wanted):
+    if "loops" in o:
+        print_loop_figures(o["loops"], a["loops"])
+    if "disabled" in o:
+        figure("ust_disabled_ns", o["disabled"], a["disabled"], "ns")
+    if "sdt" in o:
+        print_sdt(o["sdt"], wanted)
+    if "rate" in o:
+        print_rate_figures(tmp, o["rate"], a["rate"])
+    if "contexts" in o:
+        print_contexts_figure(o["contexts"], a["contexts"])
+
+
 def main():
-    if sys.argv[1:]:
-        require(set(sys.argv[1:]) <= set(SDT_FIGURES),
-                f"the figures measured alone are {', '.join(SDT_FIGURES)}")
-        main_sdt(sys.argv[1:])
+    wanted = set(sys.argv[1:]) or FIGURES
+    require(wanted <= FIGURES, f"figures are {', '.join(sorted(FIGURES))}")
+    if wanted <= set(SDT_FIGURES):
+        main_sdt(sorted(wanted))
         return
     require(shutil.which("lttng-sessiond") and
             os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
@@ -414,35 +524,13 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
         build(tmp)
         with Service() as svc:
-            ours = Ours(tmp, svc)
-            o_loops = per_event(ours)
-            o_disabled = disabled(ours)
-            o_sdt = sdt(ours)
-            o_rate = sustained(ours)
+            o = measure(Ours(tmp, svc), wanted, with_sdt=True)
         lttng = Lttng(tmp)
         try:
-            l_loops = per_event(lttng)
-            l_disabled = disabled(lttng)
-            l_rate = sustained(lttng)
+            a = measure(lttng, wanted)
         finally:
             lttng.close()
-        with Service() as svc:
-            at_twice = lossless_runs(Ours(tmp, svc), 2 * l_rate)
-        with Service(args=["--consumer-rt-priority", "1"]) as svc:
-            o_rate_rt = sustained(Ours(tmp, svc, "tracectl-rt"))
-    figure("ust_event_ns_1thread", o_loops["ns"], l_loops["ns"], "ns")
-    for name, two, one in (("ust_event_scaling_2threads", "two", "one"),
-                           ("ust_event_scaling_2threads_consumer_paused", "two_paused",
-                            "one_paused"),
-                           ("ust_event_scaling_2threads_cpu_time", "two_cpu", "one_cpu")):
-        figure(name, o_loops[two] / o_loops[one], l_loops[two] / l_loops[one], "x")
-    figure("ust_disabled_ns", o_disabled, l_disabled, "ns")
-    print_sdt(o_sdt)
-    figure("ust_sustained_rate", o_rate, l_rate, "events/s")
-    figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
-    print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours asked for "
-          f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) reached it and "
-          f"discarded nothing", flush=True)
+        print_figures(tmp, o, a, wanted)
     print_steal(start)
 
 

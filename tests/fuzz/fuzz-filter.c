@@ -168,7 +168,7 @@ load_and_run(const void *bytecode, size_t size, struct fuzz_input *in, bool *ran
 	if (tc_ust_filter_load(bytecode, size, ust_fields, G_N_ELEMENTS(ust_fields), &filter) < 0)
 		return false;
 	record_make(&record, in);
-	kept = tc_ust_filter_run(filter, record.pieces, NR_PIECES);
+	kept = tc_ust_filter_run(filter, record.pieces, NR_PIECES, (uint64_t)(uintptr_t)&record);
 	record_free(&record);
 	tc_ust_filter_free(filter);
 	*ran = true;

@@ -58,8 +58,10 @@ TRACECTL_TRACEF_API void tracectl_tracelog__record(int level, const char *file, 
 
 #define tracectl_tracef(...)                                                                \
 	do {                                                                                \
-		if (__builtin_expect(__atomic_load_n(tracectl_tracef__enabled, __ATOMIC_RELAXED), 0)) \
+		if (__builtin_expect(__atomic_load_n(tracectl_tracef__enabled, __ATOMIC_RELAXED), 0)) { \
 			tracectl_tracef__record(__VA_ARGS__);                               \
+			__asm__ __volatile__("");  /* no tail call: the ip context */       \
+		}                                                                           \
 	} while (0)
 
 #define tracectl_tracelog(level, ...)                                                       \
@@ -67,9 +69,11 @@ TRACECTL_TRACEF_API void tracectl_tracelog__record(int level, const char *file, 
 		unsigned int _tc_level = (unsigned int)(level);                             \
 		if (_tc_level <= TRACECTL_LOGLEVEL_DEBUG &&                                 \
 		    __builtin_expect(__atomic_load_n(tracectl_tracelog__enabled[_tc_level], \
-						     __ATOMIC_RELAXED), 0))                 \
+						     __ATOMIC_RELAXED), 0)) {               \
 			tracectl_tracelog__record((int)_tc_level, __FILE__, __LINE__, __func__, \
 						  __VA_ARGS__);                             \
+			__asm__ __volatile__("");                                           \
+		}                                                                           \
 	} while (0)
 
 #ifdef __cplusplus

@@ -215,6 +215,21 @@ struct tracectl_ust_piece {
 TRACECTL_UST_EXPORT void tracectl_ust_emit(struct tracectl_ust_event *event,
 					   struct tracectl_ust_piece *pieces,
 					   unsigned int nr_pieces);
+/* The same, with ip, the address the tracepoint's call returns to, for
+ * the ip context; what the probes of this header call. */
+TRACECTL_UST_EXPORT void tracectl_ust_emit_ip(struct tracectl_ust_event *event,
+					      struct tracectl_ust_piece *pieces,
+					      unsigned int nr_pieces, const void *ip);
+/*
+ * Tell the library that the process's user or group ids changed
+ * (setresuid(), setgid()...), or that the calling thread's namespaces did
+ * (setns(), unshare()): each thread reads them again at its next event
+ * that records them. libtracectl-ust-setid calls them from its wrappers
+ * of these functions; a program that does not load it calls them itself
+ * after such a change. Lock-free and async-signal-safe.
+ */
+TRACECTL_UST_EXPORT void tracectl_ust_ids_changed(void);
+TRACECTL_UST_EXPORT void tracectl_ust_namespaces_changed(void);
 /*
  * Adds events to the library's table and, when the service is there, waits
  * until it has applied its sessions to them (at most
@@ -615,7 +630,22 @@ _tracectl_to_network_order(void *value, size_t size)
 	extern struct tracectl_ust_event _TRACECTL_EVENT_SYMBOL(_provider, _name)             \
 		__attribute__((visibility("hidden")));                                      \
 	void _TRACECTL_PROBE_SYMBOL(_provider, _name)(_TRACECTL_PROTO _args)                    \
-		__attribute__((visibility("hidden")));
+		__attribute__((visibility("hidden"), noinline));
+
+/*
+ * The ip context: the probe's return address, the instruction after the
+ * tracepoint's call, as LTTng-UST's. The probe is never inlined, and the
+ * tracepoint's call is never the last thing its function does (a tail
+ * call's return address would be the caller's). A module that records
+ * events for its caller (tracef) defines TRACECTL_TP_IP_PARAM, before it
+ * includes this header, to the name of a probe argument holding the
+ * caller's address, as LTTNG_UST_TP_IP_PARAM does.
+ */
+#ifdef TRACECTL_TP_IP_PARAM
+#define _TRACECTL_IP() ((const void *)(TRACECTL_TP_IP_PARAM))
+#else
+#define _TRACECTL_IP() __builtin_return_address(0)
+#endif
 
 #ifdef TRACECTL_CREATE_PROBES
 /* The descriptor, its section entry (found by the constructor below) and
@@ -647,8 +677,8 @@ _tracectl_to_network_order(void *value, size_t size)
 		unsigned int _tc_count = 0;                                                 \
 		_TRACECTL_FOR_EACH_FIELD(CHECK, _fields)                                     \
 		_TRACECTL_FOR_EACH_FIELD(PIECES, _fields)                                    \
-		tracectl_ust_emit(&_TRACECTL_EVENT_SYMBOL(_provider, _name), _tc_pieces,      \
-				  _tc_count);                                               \
+		tracectl_ust_emit_ip(&_TRACECTL_EVENT_SYMBOL(_provider, _name), _tc_pieces,   \
+				     _tc_count, _TRACECTL_IP());                            \
 	}
 #else
 #define _TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)
@@ -672,8 +702,10 @@ _tracectl_to_network_order(void *value, size_t size)
 #define _TRACECTL_TRACEPOINT(provider, name, ...)                                         \
 	do {                                                                                \
 		if (__builtin_expect(__atomic_load_n(&_TRACECTL_EVENT_SYMBOL(provider, name).enabled, \
-						     __ATOMIC_RELAXED), 0))                 \
+						     __ATOMIC_RELAXED), 0)) {               \
 			_TRACECTL_PROBE_SYMBOL(provider, name)(__VA_ARGS__);                \
+			__asm__ __volatile__("");  /* no tail call: the ip context */       \
+		}                                                                           \
 	} while (0)
 
 /* The tracepoint. With TRACECTL_SDT, its SDT probe and then the same, each

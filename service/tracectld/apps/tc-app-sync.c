@@ -97,7 +97,7 @@ send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 		.nr_streams = buffers->nr_streams,
 		.subbuf_size = channel->config.subbuf_size,
 		.num_subbuf = channel->config.num_subbuf,
-		.contexts = tc_channel_own_contexts(channel),
+		.contexts = channel->contexts,
 	};
 
 	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter))
@@ -207,7 +207,7 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 	struct tc_consumer_event_layout layout = {
 		.stream_id = channel->stream_id,
 		.event_id = id,
-		.context_size = tracectl_context_size(tc_channel_own_contexts(channel)),
+		.context_size = tracectl_context_size(channel->contexts),
 		.nr_fields = MIN(event->nr_fields, TC_CONSUMER_LAYOUT_FIELDS_MAX),
 	};
 

@@ -357,12 +357,12 @@ add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
 	    {TRACECTL_CONTEXT_TIME_NS, LTTNG_UST_ABI_CONTEXT_TIME_NS, "time_ns"},
 	    {TRACECTL_CONTEXT_USER_NS, LTTNG_UST_ABI_CONTEXT_USER_NS, "user_ns"},
 	    {TRACECTL_CONTEXT_UTS_NS, LTTNG_UST_ABI_CONTEXT_UTS_NS, "uts_ns"},
-	    {TC_CHANNEL_CONTEXT_IP, LTTNG_UST_ABI_CONTEXT_IP, "ip"},
+	    {TRACECTL_CONTEXT_IP, LTTNG_UST_ABI_CONTEXT_IP, "ip"},
 	};
 
 	/* A context added to the model and not here would be left out
 	 * silently. */
-	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x3ffffu && G_N_ELEMENTS(map) == 19);
+	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x7ffffu && G_N_ELEMENTS(map) == 19);
 
 	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
 		struct lttng_ust_context_attr attr = {.ctx = map[i].type};

@@ -38,7 +38,7 @@
 typedef struct {
 	char *name;
 	guint32 chan_id; /* its CTF stream class: its index in the trace */
-	/* TRACECTL_CONTEXT_* and TC_CHANNEL_CONTEXT_IP of the channel when
+	/* TRACECTL_CONTEXT_* of the channel when
 	 * the trace was made, then its perf counters (struct
 	 * tc_perf_counter, a copy): every application of the trace gets
 	 * these, in one order, since they share the stream class the first

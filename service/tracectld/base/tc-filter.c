@@ -42,6 +42,21 @@ static const struct {
 	{"vtid", TC_FILTER_CTX_VTID, TY_INT},
 	{"procname", TC_FILTER_CTX_PROCNAME, TY_STR},
 	{"pthread_id", TC_FILTER_CTX_PTHREAD_ID, TY_INT},
+	{"vuid", TC_FILTER_CTX_VUID, TY_INT},
+	{"veuid", TC_FILTER_CTX_VEUID, TY_INT},
+	{"vsuid", TC_FILTER_CTX_VSUID, TY_INT},
+	{"vgid", TC_FILTER_CTX_VGID, TY_INT},
+	{"vegid", TC_FILTER_CTX_VEGID, TY_INT},
+	{"vsgid", TC_FILTER_CTX_VSGID, TY_INT},
+	{"cgroup_ns", TC_FILTER_CTX_CGROUP_NS, TY_INT},
+	{"ipc_ns", TC_FILTER_CTX_IPC_NS, TY_INT},
+	{"mnt_ns", TC_FILTER_CTX_MNT_NS, TY_INT},
+	{"net_ns", TC_FILTER_CTX_NET_NS, TY_INT},
+	{"pid_ns", TC_FILTER_CTX_PID_NS, TY_INT},
+	{"time_ns", TC_FILTER_CTX_TIME_NS, TY_INT},
+	{"user_ns", TC_FILTER_CTX_USER_NS, TY_INT},
+	{"uts_ns", TC_FILTER_CTX_UTS_NS, TY_INT},
+	{"ip", TC_FILTER_CTX_IP, TY_INT},
 };
 
 const char *
@@ -328,6 +343,8 @@ unexpected(Parser *p)
 static Node *
 parse_context(Parser *p)
 {
+	g_autoptr(GString) known = g_string_new(NULL);
+
 	for (guint i = 0; i < G_N_ELEMENTS(contexts); i++) {
 		if (g_str_equal(contexts[i].name, p->token.text)) {
 			Node *node = new_node(N_CTX, p->token.start);
@@ -336,10 +353,10 @@ parse_context(Parser *p)
 			node->type = contexts[i].type;
 			return node;
 		}
+		g_string_append_printf(known, "%s%s", i ? ", " : "", contexts[i].name);
 	}
-	fail_at(p, p->token.start,
-		"unknown context '$ctx.%s' (known: vpid, vtid, procname, pthread_id)",
-		p->token.text);
+	fail_at(p, p->token.start, "unknown context '$ctx.%s' (known: %s)", p->token.text,
+		known->str);
 	return NULL;
 }
 

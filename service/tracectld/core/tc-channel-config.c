@@ -30,7 +30,7 @@ const TcContextName tc_channel_config_ust_contexts[] = {
     {"time_ns", TRACECTL_CONTEXT_TIME_NS},
     {"user_ns", TRACECTL_CONTEXT_USER_NS},
     {"uts_ns", TRACECTL_CONTEXT_UTS_NS},
-    {"ip", TC_CHANNEL_CONTEXT_IP},
+    {"ip", TRACECTL_CONTEXT_IP},
     {NULL, 0},
 };
 
@@ -211,8 +211,7 @@ tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counter
 
 	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
 	     context++)
-		if ((contexts & context->bit) &&
-		    (!lttng_ust_only || !(context->bit & TRACECTL_CONTEXT_ALL)))
+		if ((contexts & context->bit) && !lttng_ust_only)
 			g_ptr_array_add(names, g_strdup(context->name));
 	for (guint i = 0; perf_counters && i < perf_counters->len; i++) {
 		const struct tc_perf_counter *counter =

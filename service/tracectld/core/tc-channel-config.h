@@ -24,7 +24,7 @@ extern const TcContextName tc_channel_config_ust_contexts[];
 extern const TcContextName tc_channel_config_kernel_contexts[];
 
 /* User-space context names (AddContext's, a session file's): the
- * TRACECTL_CONTEXT_* bits and TC_CHANNEL_CONTEXT_IP in *contexts, the
+ * TRACECTL_CONTEXT_* bits in *contexts, the
  * perf:thread: counters (tc-perf-counter.h) in perf_counters (of struct
  * tc_perf_counter, emptied first) in the order given, each once, at
  * most TC_CHANNEL_PERF_COUNTERS_MAX. InvalidArgument names an unknown
@@ -40,7 +40,8 @@ gboolean tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
 					      const struct tc_perf_counter *b);
 /* A channel's user-space contexts by name, bits in the table's order then
  * the perf counters in theirs (NULL-terminated, g_strfreev()); with
- * lttng_ust_only, only those tracectl's own applications do not record. */
+ * lttng_ust_only, only those tracectl's own applications do not record
+ * (the perf counters). */
 char **tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
 					   gboolean lttng_ust_only);
 /* Every user-space context name AddContext takes (ListContexts'), the

@@ -23,11 +23,6 @@ typedef struct _TcChannel TcChannel;
 #define TC_DEFAULT_READ_TIMER_US 100000u
 #define TC_DEFAULT_MONITOR_TIMER_US 1000000u
 
-/* The ip context (the address of the tracepoint's call), recorded by
- * LTTng-UST applications only: a bit of the channel's contexts that is
- * none of TRACECTL_CONTEXT_ALL's, so that tracectl's own applications are
- * never told it (tc_channel_own_contexts()). */
-#define TC_CHANNEL_CONTEXT_IP 0x80000000u
 /* The most perf:thread: counters a channel records. */
 #define TC_CHANNEL_PERF_COUNTERS_MAX 16u
 
@@ -42,11 +37,14 @@ struct _TcChannel {
 	guint64 handle;	   /* unique in the service, names the channel to apps */
 	guint32 stream_id; /* CTF stream class id, the index in the session */
 	TcChannelConfig config;
-	/* [S] TRACECTL_CONTEXT_* bits, and TC_CHANNEL_CONTEXT_IP. */
+	/* [S] TRACECTL_CONTEXT_* bits, which tracectl's own applications
+	 * record too (their messages and stream class). */
 	guint32 contexts;
 	/* [S] struct tc_perf_counter, perf:thread: contexts in the order
-	 * added, each once, at most TC_CHANNEL_PERF_COUNTERS_MAX. Like the
-	 * ip bit, for LTTng-UST applications only. */
+	 * added, each once, at most TC_CHANNEL_PERF_COUNTERS_MAX. For
+	 * LTTng-UST applications only: tracectl's own would have to read
+	 * them with rdpmc in the tracepoint, which the library does not do
+	 * (docs/lttng-ust-pipeline.md). */
 	GArray *perf_counters;
 	GPtrArray *patterns; /* [S] char *, enabled event patterns */
 	/* [S] disable-channel: its events are disabled in every application
@@ -74,15 +72,6 @@ typedef struct {
  * and the settings and adds it to the session (tc_session_add_channel_locked()). */
 TcChannel *tc_channel_new(TcSession *session, const char *name, guint32 stream_id,
 			  const TcChannelConfig *config);
-/* [S] The contexts tracectl's own applications record in channel (its
- * messages and stream class): the channel's but those of LTTng-UST
- * applications only (ip, perf counters). */
-static inline guint32
-tc_channel_own_contexts(const TcChannel *channel)
-{
-	return channel->contexts & TRACECTL_CONTEXT_ALL;
-}
-
 /* Frees channel and closes its buffers' descriptors; the session's last
  * reference is going. */
 void tc_channel_free(TcChannel *channel);

@@ -83,8 +83,9 @@ tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid,
 			     ":= uint5_t;\n\n");
 }
 
-/* The ids (int32) and the namespaces (uint64 inode numbers) among the
- * contexts, in the order of their bits. */
+/* The ids (uint32, LTTng-UST's uid_t and gid_t) and the namespaces
+ * (uint64 inode numbers, its ino_t) among the contexts, in the order of
+ * their bits, in base 10 as LTTng-UST 2.13 describes them. */
 static void
 append_id_contexts(GString *out, guint32 contexts)
 {
@@ -95,7 +96,7 @@ append_id_contexts(GString *out, guint32 contexts)
 	for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
 		if (contexts & (TRACECTL_CONTEXT_VUID << i))
 			g_string_append_printf(out,
-					       "\t\tinteger { size = 32; align = 8; signed = true; "
+					       "\t\tinteger { size = 32; align = 8; signed = false; "
 					       "byte_order = %s; } _%s;\n",
 					       byte_order(), ids[i]);
 	for (guint i = 0; i < G_N_ELEMENTS(namespaces); i++)
@@ -129,6 +130,11 @@ append_event_context(GString *out, guint32 contexts)
 					    "base = 16; byte_order = %s; } _pthread_id;\n",
 				       byte_order());
 	append_id_contexts(out, contexts);
+	/* LTTng-UST 2.13's ip: unsigned, base 10 (later versions show it in
+	 * base 16). */
+	if (contexts & TRACECTL_CONTEXT_IP)
+		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
+					    "byte_order = %s; } _ip;\n", byte_order());
 	g_string_append(out, "\t} align(8);\n");
 }
 
@@ -151,7 +157,7 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\t} v;\n"
 			       "\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 			       channel->stream_id);
-	append_event_context(out, tc_channel_own_contexts(channel));
+	append_event_context(out, channel->contexts);
 	g_string_append(out, "};\n\n");
 }
 

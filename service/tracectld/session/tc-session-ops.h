@@ -35,7 +35,7 @@ gboolean tc_session_ops_destroy(TcSession *session, GError **error);
 gboolean tc_session_ops_enable_channel(TcSession *session, const char *name,
 				       const TcChannelConfig *config, TcBufferScheme buffers,
 				       GError **error);
-/* Adds TRACECTL_CONTEXT_* fields, TC_CHANNEL_CONTEXT_IP and perf_counters
+/* Adds TRACECTL_CONTEXT_* fields and perf_counters
  * (struct tc_perf_counter, tc_channel_config_ust_contexts_parse()'s) to a
  * channel, or to every channel when channel is "", those already there
  * once. Only before the first start; InvalidArgument when a channel would

@@ -5,7 +5,7 @@ formatted message, a long one whole; tracectl_tracelog() records the event
 of its level with the call site, and --loglevel selects among them; levels
 out of range record nothing; disabled, nothing is formatted and the
 arguments are not evaluated; the application lists the events with their
-fields."""
+fields; their ip context is the application's call, not the library's."""
 
 import os
 import signal
@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import BUILD, Service, check, run, wait_for
-from tracelib import read_trace
+from tracelib import read_streams, read_trace
 
 TRACEF_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-tracef-app")
 COUNT = 20
@@ -70,6 +70,48 @@ def check_tracelog(events, recorded_levels):
               and fields["line"] > 0, f"{level}'s call site: {fields}")
 
 
+def code_ranges(pid, path):
+    """The executable mappings of the file at path in process pid."""
+    path = os.path.realpath(path)
+    ranges = []
+    with open(f"/proc/{pid}/maps") as maps:
+        for entry in maps:
+            parts = entry.split()
+            if len(parts) >= 6 and os.path.realpath(parts[5]) == path and "x" in parts[1]:
+                ranges.append(tuple(int(x, 16) for x in parts[0].split("-")))
+    check(ranges, f"no code of {path} in /proc/{pid}/maps")
+    return ranges
+
+
+def check_call_sites(svc):
+    """ip: where the application called tracectl_tracef() or
+    tracectl_tracelog(), inside its executable, not in libtracectl-tracef
+    that records the events for it; two call sites, two addresses."""
+    trace = os.path.join(svc.rundir, "sites")
+    svc.cli("create", "sites", "--output", trace)
+    svc.cli("add-context", "-u", "-t", "vpid", "-t", "ip")
+    svc.cli("enable-event", "-u", "tracectl_tracef:event")
+    svc.cli("enable-event", "-u", "tracectl_tracelog:*")
+    svc.cli("start")
+    app = svc.app(str(COUNT), "--pause", program=TRACEF_APP, wait_ready=True)
+    own = code_ranges(app.pid, TRACEF_APP)
+    library = code_ranges(app.pid, os.path.join(BUILD, "probes", "libtracectl-tracef.so"))
+    app.send_signal(signal.SIGUSR1)
+    app.communicate(timeout=60)
+    svc.cli("destroy", "sites")
+    ips = {}
+    for event in read_streams(trace)["events"]:
+        check(event["ctx_vpid"] == app.pid, f"an event of another process: {event}")
+        ips.setdefault(event["name"].split(":")[0], set()).add(event["ctx_ip"])
+    for kind, found in ips.items():
+        check(all(any(a <= ip < b for a, b in own) for ip in found) and
+              not any(a <= ip < b for ip in found for a, b in library),
+              f"{kind}'s ip {[hex(ip) for ip in found]} outside the application's code "
+              f"{[(hex(a), hex(b)) for a, b in own]}")
+    check(len(ips) == 2 and ips["tracectl_tracef"].isdisjoint(ips["tracectl_tracelog"]),
+          f"tracef and tracelog share their call sites: {ips}")
+
+
 def test():
     with Service() as svc:
         # Disabled: neither formatted nor evaluated.
@@ -102,6 +144,8 @@ def test():
         check(evaluations(out) == 0, f"tracef evaluated with only tracelog enabled: {out!r}")
         svc.cli("stop")
         check_tracelog(read_trace(trace + "-exact"), ["TRACE_INFO"])
+        svc.cli("destroy", "exact")
+        check_call_sites(svc)
 
 
 run(test)

@@ -8,9 +8,9 @@ tracepoint's call (inside the application's executable mapping) and the
 thread's own counter (increasing in each thread); babeltrace2 reads the
 fields with the same names, types and order as in lttng-sessiond's trace
 of the same run and commands, and the same number of events. tracectl's
-own application, in the same session, records its contexts without
-these (its stream class unchanged), and `list` says which contexts apply
-to LTTng-UST applications only. A hardware counter the machine cannot
+own application, in the same session, records its contexts and ip
+without the perf counter, and `list` says which contexts apply to
+LTTng-UST applications only. A hardware counter the machine cannot
 open (this VM has no PMU for guests: perf_event_open() of cycles fails)
 leaves the application out of the session, with the refusal logged, as
 lttng-sessiond leaves it out. Wrong names are refused as lttng refuses
@@ -166,7 +166,7 @@ def check_refusals(svc):
     check(not contexts or not contexts[0]["settings"]["contexts"],
           f"refused contexts were added: {contexts}")
     listed = svc.cli("add-context", "--list", "-u").stdout
-    for line in ("    ip  (LTTng-UST applications only)",
+    for line in ("    ip\n",
                  "    perf:thread:task-clock  (LTTng-UST applications only)",
                  "    perf:thread:raw:rHEX:NAME  (LTTng-UST applications only)",
                  "    vpid\n"):
@@ -181,16 +181,18 @@ def record(svc, out):
     svc.cli("enable-event", "-u", "tc_lttng_test:*")
     svc.cli("enable-event", "-u", "example:*")
     added = svc.cli("add-context", "-u", *[arg for name in CONTEXTS for arg in ("-t", name)])
-    check("UST context ip added to all channels of session ctx (recorded by LTTng-UST "
-          "applications only)" in added.stdout, f"add-context said {added.stdout}")
+    check("UST context ip added to all channels of session ctx\n" in added.stdout and
+          "UST context perf:thread:task-clock added to all channels of session ctx "
+          "(recorded by LTTng-UST applications only)" in added.stdout,
+          f"add-context said {added.stdout}")
     settings = svc.session("ctx")["channels"][0]["settings"]
     check(settings["contexts"] == CONTEXTS, f"contexts listed {settings['contexts']}")
-    check(settings["lttng_ust_only_contexts"] == ["ip", "perf:thread:task-clock"],
+    check(settings["lttng_ust_only_contexts"] == ["perf:thread:task-clock"],
           f"LTTng-UST's only: {settings}")
     text = svc.cli("list", "ctx").stdout
     check("Contexts: vpid, vtid, ip, perf:thread:task-clock" in text and
-          "recorded by LTTng-UST applications only (not tracectl's own): ip, "
-          "perf:thread:task-clock" in text, f"list:\n{text}")
+          "recorded by LTTng-UST applications only (not tracectl's own): "
+          "perf:thread:task-clock\n" in text, f"list:\n{text}")
     svc.cli("start")
     late = svc.cli("add-context", "-u", "-t", "ip", check_ok=False)
     check(late.returncode == 1 and "before it is first started" in late.stderr,
@@ -204,7 +206,7 @@ def record(svc, out):
     check(own, "no event of tracectl's own application")
     for event in own:
         names = [key for key in event if key.startswith("ctx_")]
-        check(names == ["ctx_vpid", "ctx_vtid"],
+        check(names == ["ctx_vpid", "ctx_vtid", "ctx_ip"],
               f"tracectl's own application recorded contexts {names}")
 
 

@@ -38,7 +38,7 @@ test_parse(void)
 
 	g_assert_true(tc_channel_config_ust_contexts_parse(names, &bits, counters, &error));
 	g_assert_no_error(error);
-	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_VPID | TC_CHANNEL_CONTEXT_IP);
+	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_IP);
 	/* task-clock given twice is counted once. */
 	g_assert_cmpuint(counters->len, ==, 4);
 	g_assert_cmpuint(counter_at(counters, 0)->type, ==, 1);
@@ -62,13 +62,13 @@ test_parse(void)
 	lttng_only = tc_channel_config_ust_context_names(bits, counters, TRUE);
 	g_assert_cmpstrv(
 	    lttng_only,
-	    ((const char *[]){"ip", "perf:thread:task-clock", "perf:thread:raw:r0110:foo_bar",
+	    ((const char *[]){"perf:thread:task-clock", "perf:thread:raw:r0110:foo_bar",
 			      "perf:thread:cycles", "perf:thread:L1-dcache-load-misses", NULL}));
 	/* Parsing again empties the list first. */
 	g_assert_true(tc_channel_config_ust_contexts_parse((const char *[]){"ip", NULL}, &bits,
 							   counters, &error));
 	g_assert_cmpuint(counters->len, ==, 0);
-	g_assert_cmphex(bits, ==, TC_CHANNEL_CONTEXT_IP);
+	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_IP);
 }
 
 static void

@@ -186,6 +186,24 @@ test_context_or_not(void)
 	check("$ctx.vpid == 42 || !count", &p);
 }
 
+/* The ids, namespaces and ip by the names LTTng-UST links them by. */
+static void
+test_context_names(void)
+{
+	static const char *const names[] = {"vuid", "vsgid", "net_ns", "uts_ns", "ip"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		Program p = PROGRAM;
+		g_autofree char *ref_name = g_strconcat("$ctx.", names[i], NULL);
+		g_autofree char *text = g_strconcat(ref_name, " == 7", NULL);
+
+		ref(&p, GET_CONTEXT_REF, ref_name);
+		s64(&p, 7);
+		op(&p, EQ);
+		check(text, &p);
+	}
+}
+
 static void
 test_bitwise_and_double(void)
 {
@@ -394,6 +412,7 @@ main(int argc, char **argv)
 	g_test_add_func("/filter-lttng/field-alone", test_field_alone);
 	g_test_add_func("/filter-lttng/and-with-pattern", test_and_with_pattern);
 	g_test_add_func("/filter-lttng/context-or-not", test_context_or_not);
+	g_test_add_func("/filter-lttng/context-names", test_context_names);
 	g_test_add_func("/filter-lttng/bitwise-and-double", test_bitwise_and_double);
 	g_test_add_func("/filter-lttng/unary", test_unary);
 	g_test_add_func("/filter-lttng/strings", test_strings);

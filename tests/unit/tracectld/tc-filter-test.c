@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tc-error.h"
@@ -114,7 +115,9 @@ static const struct {
 	{"intfield >", "filter: unexpected end of expression at the end"},
 	{"strfield < \"a\"", "filter: '<' does not order strings (only == and !=) at column 10"},
 	{"$ctx.foo == 1",
-	 "filter: unknown context '$ctx.foo' (known: vpid, vtid, procname, pthread_id) at column 1"},
+	 "filter: unknown context '$ctx.foo' (known: vpid, vtid, procname, pthread_id, vuid, "
+	 "veuid, vsuid, vgid, vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, "
+	 "user_ns, uts_ns, ip) at column 1"},
 	{"\"abc", "filter: unterminated string at column 1"},
 	{"intfield @ 3", "filter: unexpected '@' at column 10"},
 	{"\"a\" + 1", "filter: '+' needs numbers at column 5"},
@@ -194,7 +197,7 @@ keeps(struct tc_ust_filter *filter, const Record *r)
 	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, TRUE);
-	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
+	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0);
 }
 
 /* The same with the string as the tracepoint gives it: not measured yet. */
@@ -204,7 +207,7 @@ keeps_unmeasured(struct tc_ust_filter *filter, const Record *r)
 	struct tracectl_ust_piece pieces[8];
 
 	record_pieces(r, pieces, FALSE);
-	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces));
+	return tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0);
 }
 
 static void
@@ -312,9 +315,9 @@ test_containers_refused(void)
 	g_assert_no_error(error);
 	data = g_bytes_get_data(bytecode, &size);
 	g_assert_cmpint(tc_ust_filter_load(data, size, ust, G_N_ELEMENTS(ust), &filter), ==, 0);
-	g_assert_true(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces)));
+	g_assert_true(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0));
 	/* One piece short of what the event has: not run on it. */
-	g_assert_false(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces) - 1));
+	g_assert_false(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces) - 1, 0));
 	tc_ust_filter_free(filter);
 }
 
@@ -398,6 +401,43 @@ test_vpid(void)
 	g_assert_false(keeps(f_no, &records[0]));
 	tc_ust_filter_free(f_yes);
 	tc_ust_filter_free(f_no);
+}
+
+/* Whether the filter compiled from text keeps records[0] recorded from
+ * the call site ip. */
+static gboolean
+keeps_text_at(const char *text, guint64 ip)
+{
+	g_autoptr(GBytes) bytecode = compile_one(text);
+	struct tc_ust_filter *filter = load(bytecode);
+	struct tracectl_ust_piece pieces[8];
+	gboolean kept;
+
+	record_pieces(&records[0], pieces, TRUE);
+	kept = tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), ip);
+	tc_ust_filter_free(filter);
+	return kept;
+}
+
+/* The ids (unsigned), a namespace and ip read what the records' contexts
+ * hold: the thread's own, and the call site given. */
+static void
+test_contexts(void)
+{
+	struct stat net;
+	g_autofree char *uid = g_strdup_printf("$ctx.vuid == %u && $ctx.vsgid == %u",
+					       (unsigned)getuid(), (unsigned)getgid());
+	g_autofree char *net_ns = NULL;
+
+	g_assert_cmpint(stat("/proc/thread-self/ns/net", &net), ==, 0);
+	net_ns = g_strdup_printf("$ctx.net_ns == %llu && $ctx.uts_ns > 0",
+				 (unsigned long long)net.st_ino);
+	g_assert_true(keeps_text_at(uid, 0));
+	g_assert_true(keeps_text_at("$ctx.veuid >= 0 && $ctx.vegid >= 0", 0));
+	g_assert_true(keeps_text_at(net_ns, 0));
+	g_assert_false(keeps_text_at("$ctx.net_ns == 0", 0));
+	g_assert_true(keeps_text_at("$ctx.ip == 0xfedcba9876543210", 0xfedcba9876543210u));
+	g_assert_false(keeps_text_at("$ctx.ip == 0xfedcba9876543210", 0x401000));
 }
 
 /* The limits: nesting while parsing, stack depth and length while
@@ -696,6 +736,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/unmeasured-string-bounded",
 			test_unmeasured_string_bounded);
 	g_test_add_func("/tracectl/filter/vpid", test_vpid);
+	g_test_add_func("/tracectl/filter/contexts", test_contexts);
 	g_test_add_func("/tracectl/filter/limits", test_limits);
 	g_test_add_func("/tracectl/filter/verifier", test_verifier);
 	g_test_add_func("/tracectl/filter/verifier-stack", test_verifier_stack);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tc-app.h"
+#include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
 #include "tc-rb.h"
@@ -157,6 +158,39 @@ test_metadata_event(void)
 	g_assert_nonnull(strstr(out->str, "string { encoding = UTF8; } _msg;"));
 	g_assert_nonnull(strstr(out->str, "uint32_t __raw_length;"));
 	g_assert_nonnull(strstr(out->str, "_raw[__raw_length];"));
+}
+
+/* A stream's event.context: the contexts in the order of their bits,
+ * whatever the order asked, with LTTng-UST 2.13's types (ids unsigned
+ * 32-bit, namespaces and ip unsigned 64-bit, in base 10). */
+static void
+test_metadata_stream_contexts(void)
+{
+	TcChannel channel = {.stream_id = 3,
+			     .contexts = TRACECTL_CONTEXT_IP | TRACECTL_CONTEXT_NET_NS |
+					 TRACECTL_CONTEXT_VUID | TRACECTL_CONTEXT_VPID};
+	const char *order = G_BYTE_ORDER == G_LITTLE_ENDIAN ? "le" : "be";
+	const struct {
+		const char *type, *name;
+	} expected[] = {{"size = 32; align = 8; signed = true;", "vpid"},
+			{"size = 32; align = 8; signed = false;", "vuid"},
+			{"size = 64; align = 8; signed = false;", "net_ns"},
+			{"size = 64; align = 8; signed = false;", "ip"}};
+	g_autoptr(GString) out = g_string_new(NULL);
+	const char *previous;
+
+	tc_metadata_append_stream(out, &channel);
+	previous = out->str;
+	for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
+		g_autofree char *member = g_strdup_printf("%s byte_order = %s; } _%s;",
+							  expected[i].type, order, expected[i].name);
+		const char *found = strstr(out->str, member);
+
+		g_assert_nonnull(found);
+		g_assert_true(found > previous);
+		previous = found;
+	}
+	g_assert_null(strstr(out->str, "base = 16; byte_order"));
 }
 
 static void
@@ -344,6 +378,8 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/service/application-names", test_application_names);
 	g_test_add_func("/tracectl/service/kernel-strings", test_kernel_strings);
 	g_test_add_func("/tracectl/service/metadata-event", test_metadata_event);
+	g_test_add_func("/tracectl/service/metadata-stream-contexts",
+			test_metadata_stream_contexts);
 	g_test_add_func("/tracectl/service/metadata-header", test_metadata_header);
 	g_test_add_func("/tracectl/service/metadata-host-name", test_metadata_host_name);
 	g_test_add_func("/tracectl/service/trace-clock", test_trace_clock);

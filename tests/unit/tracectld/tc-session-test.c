@@ -452,8 +452,7 @@ raw_counters(guint first, guint count)
 }
 
 /* A channel's perf counters: each once, at most 16, none added when one
- * call would pass the bound; tracectl's own applications see none of
- * them nor ip. */
+ * call would pass the bound; they are not among the contexts' bits. */
 static void
 test_perf_counters(Fixture *fixture, gconstpointer unused)
 {
@@ -465,11 +464,11 @@ test_perf_counters(Fixture *fixture, gconstpointer unused)
 
 	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_true(tc_session_ops_add_context(session, "", TRACECTL_CONTEXT_VPID |
-						 TC_CHANNEL_CONTEXT_IP, ten, &error));
+						 TRACECTL_CONTEXT_IP, ten, &error));
 	g_assert_no_error(error);
 	channel = g_ptr_array_index(session->channels, 0);
 	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
-	g_assert_true(tc_session_ops_add_context(session, "channel0", TC_CHANNEL_CONTEXT_IP, ten,
+	g_assert_true(tc_session_ops_add_context(session, "channel0", TRACECTL_CONTEXT_IP, ten,
 						 &error));
 	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
 	g_assert_false(tc_session_ops_add_context(session, "", 0, seven, &error));
@@ -482,8 +481,7 @@ test_perf_counters(Fixture *fixture, gconstpointer unused)
 	g_assert_cmpuint(channel->perf_counters->len, ==, 16);
 	g_assert_cmpstr(g_array_index(channel->perf_counters, struct tc_perf_counter, 15).name, ==,
 			"perf_thread_raw_rf_c15");
-	g_assert_cmphex(channel->contexts, ==, TRACECTL_CONTEXT_VPID | TC_CHANNEL_CONTEXT_IP);
-	g_assert_cmphex(tc_channel_own_contexts(channel), ==, TRACECTL_CONTEXT_VPID);
+	g_assert_cmphex(channel->contexts, ==, TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_IP);
 	g_assert_true(tc_session_ops_destroy(session, &error));
 }
 
