@@ -596,7 +596,7 @@ check_kept_event(const TcApp *app, const struct datagram *d)
 	    event->loglevel != msg->loglevel || event->nr_fields != msg->nr_fields ||
 	    memcmp(event->fields, msg->fields, msg->nr_fields * sizeof(msg->fields[0])) != 0)
 		FAIL("event '%s' was not kept as it was sent", event->name);
-	signature = tc_metadata_signature(event->fields, event->nr_fields);
+	signature = tc_metadata_signature(event);
 	if (g_strcmp0(signature, event->signature) != 0)
 		FAIL("event '%s' has signature '%s', not '%s'", event->name, event->signature,
 		     signature);
