@@ -37,10 +37,21 @@ ust_event_sdt_semaphores_ns, ust_disabled_sdt_semaphores_ns
                             (_SDT_HAS_SEMAPHORES): a semaphore read beside
                             the enabled flag, the arguments evaluated only
                             when either is set
+ust_event_enum_float_ns     ns per enabled event of an enumeration (of an
+                            int: ctf_enum), values in and out of its ranges,
+                            and a float (ctf_float), one thread pinned to CPU
+                            0, of its own CPU time as the SDT figures (a
+                            shared machine's other tasks do not count; the
+                            wall-clock medians follow in a note), median of
+                            RUNS loops of COUNT events
+ust_event_array_ns          the same with an event of a 16-element uint32_t
+                            array and a 16-element sequence (ctf_array,
+                            ctf_sequence), ARRAY_COUNT events a loop
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
 over the rate of one thread alone. SDT figure names as arguments
 (bench-ust.py ust_event_sdt_ns) measure the SDT figures alone, without
-LTTng, and print those.
+LTTng, and print those; the field kinds' figure names
+(bench-ust.py ust_event_array_ns) measure those alone, beside LTTng.
 
 ust_event_scaling_2threads_consumer_paused (not a goal, a
 diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
@@ -91,6 +102,7 @@ from benchlib import figure  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
 COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
+ARRAY_COUNT = 40000      # per run: 5.4 MB for us (136-byte records), 5.6 for LTTng
 SUBBUF_SIZE = "1M"
 NUM_SUBBUF = "8"
 DISABLED_COUNT = 200000000
@@ -153,9 +165,10 @@ def build(tmp, with_lttng=True):
                        check=True)
 
 
-def run_loop(program, env, threads, count):
-    """The loop's ns_per_event, events_per_s and events_per_cpu_s."""
-    out = subprocess.run([program, "loop", str(threads), str(count)], env=env, check=True,
+def run_loop(program, env, threads, count, kind="event"):
+    """The loop's ns_per_event, events_per_s and events_per_cpu_s, with
+    events of kind (ust-loop.c)."""
+    out = subprocess.run([program, "loop", str(threads), str(count), kind], env=env, check=True,
                          capture_output=True, text=True, timeout=600).stdout
     return {key: float(value) for key, value in (part.split("=") for part in out.split())}
 
@@ -176,16 +189,16 @@ class Ours:
         self.env = svc.env()
         self.n = 0
 
-    def session(self, channel_args, enable=True):
+    def session(self, channel_args, enable=True, pattern="bench:*"):
         self.n += 1
         name = f"s{self.n}"
         self.svc.cli("create", name, "--output", f"{self.tmp}/ours-{name}")
         if channel_args is not None:
             self.svc.cli("enable-channel", "-u", "c", *channel_args)
             if enable:
-                self.svc.cli("enable-event", "-u", "-c", "c", "bench:*")
+                self.svc.cli("enable-event", "-u", "-c", "c", pattern)
         elif enable:
-            self.svc.cli("enable-event", "-u", "bench:*")
+            self.svc.cli("enable-event", "-u", pattern)
         self.svc.cli("start")
         return name
 
@@ -221,16 +234,16 @@ class Lttng:
         return subprocess.run(["lttng", *args], env=self.env, capture_output=True, text=True,
                               check=True).stdout
 
-    def session(self, channel_args, enable=True):
+    def session(self, channel_args, enable=True, pattern="bench:*"):
         self.n += 1
         name = f"s{self.n}"
         self.lttng("create", name, "--output", f"{self.tmp}/lttng-{name}")
         if channel_args is not None:
             self.lttng("enable-channel", "-u", "c", *channel_args)
             if enable:
-                self.lttng("enable-event", "-u", "-c", "c", "bench:*")
+                self.lttng("enable-event", "-u", "-c", "c", pattern)
         elif enable:
-            self.lttng("enable-event", "-u", "bench:*")
+            self.lttng("enable-event", "-u", pattern)
         self.lttng("start")
         return name
 
@@ -295,6 +308,60 @@ def per_event(tracer):
             "two_paused": median("two_paused", "events_per_s"),
             "one_cpu": median("one", "events_per_cpu_s"),
             "two_cpu": median("two", "events_per_cpu_s")}
+
+
+# The events of other field kinds (ust-loop.c): each figure's kind of
+# event and events a loop.
+KIND_FIGURES = {"ust_event_enum_float_ns": ("enum_float", COUNT),
+                "ust_event_array_ns": ("arrays", ARRAY_COUNT)}
+
+
+def per_event_of_kinds(tracer):
+    """{figure: (median ns of one thread's CPU time per event, median
+    wall-clock ns per event)} over RUNS loops of the events of other field
+    kinds, in one session that records them all, the kinds' loops
+    interleaved."""
+    loops = {name: [] for name in KIND_FIGURES}
+    session = tracer.session(GEOMETRY, pattern="bench_kinds:*")
+    for _ in range(RUNS):
+        for name, (kind, count) in KIND_FIGURES.items():
+            loops[name].append(run_loop(tracer.program, tracer.env, 1, count, kind))
+            time.sleep(0.3)  # let the consumer empty the buffers
+    discarded = tracer.end(session)
+    check(discarded == 0, f"{tracer.name} discarded {discarded} events in the kinds' loops")
+    return {name: (statistics.median(cpu_ns_per_event(loop) for loop in loops[name]),
+                   statistics.median(loop["ns_per_event"] for loop in loops[name]))
+            for name in KIND_FIGURES}
+
+
+def print_kinds(ours, anchor, wanted=KIND_FIGURES):
+    for name in KIND_FIGURES:
+        if name in wanted:
+            figure(name, ours[name][0], anchor[name][0], "ns")
+            print(f"note {name}_wall_clock ours={ours[name][1]:.3f} "
+                  f"anchor={anchor[name][1]:.3f} ratio={ours[name][1] / anchor[name][1]:.3f} "
+                  "unit=ns", flush=True)
+
+
+def require_lttng():
+    require(shutil.which("lttng-sessiond") and
+            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
+            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+
+
+def main_kinds(wanted):
+    """The field kinds' figures alone, beside LTTng."""
+    require_lttng()
+    with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
+        build(tmp)
+        with Service() as svc:
+            ours = per_event_of_kinds(Ours(tmp, svc))
+        lttng = Lttng(tmp)
+        try:
+            anchor = per_event_of_kinds(lttng)
+        finally:
+            lttng.close()
+    print_kinds(ours, anchor, wanted)
 
 
 def disabled(tracer):
@@ -402,13 +469,16 @@ def lossless_runs(tracer, rate):
 
 def main():
     if sys.argv[1:]:
-        require(set(sys.argv[1:]) <= set(SDT_FIGURES),
-                f"the figures measured alone are {', '.join(SDT_FIGURES)}")
-        main_sdt(sys.argv[1:])
+        wanted = set(sys.argv[1:])
+        require(wanted <= set(SDT_FIGURES) or wanted <= set(KIND_FIGURES),
+                f"the figures measured alone are {', '.join(SDT_FIGURES)} (together), "
+                f"{', '.join(KIND_FIGURES)} (together)")
+        if wanted <= set(SDT_FIGURES):
+            main_sdt(sys.argv[1:])
+        else:
+            main_kinds(sys.argv[1:])
         return
-    require(shutil.which("lttng-sessiond") and
-            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require_lttng()
     require(os.cpu_count() >= 2, "two CPUs are needed")
     start = cpu_times()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
@@ -416,12 +486,14 @@ def main():
         with Service() as svc:
             ours = Ours(tmp, svc)
             o_loops = per_event(ours)
+            o_kinds = per_event_of_kinds(ours)
             o_disabled = disabled(ours)
             o_sdt = sdt(ours)
             o_rate = sustained(ours)
         lttng = Lttng(tmp)
         try:
             l_loops = per_event(lttng)
+            l_kinds = per_event_of_kinds(lttng)
             l_disabled = disabled(lttng)
             l_rate = sustained(lttng)
         finally:
@@ -440,6 +512,7 @@ def main():
     print_sdt(o_sdt)
     figure("ust_sustained_rate", o_rate, l_rate, "events/s")
     figure("ust_sustained_rate_rt_consumer", o_rate_rt, l_rate, "events/s")
+    print_kinds(o_kinds, l_kinds)
     print(f"note ust_sustained_at_2x: {at_twice} of {AT_TWICE_RUNS} runs of ours asked for "
           f"{2 * l_rate / 1e6:.1f} M events/s (twice the anchor's rate) reached it and "
           f"discarded nothing", flush=True)
