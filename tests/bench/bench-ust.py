@@ -98,7 +98,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, children, require  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, require_lttng_ust, side_by_side  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
 COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
@@ -343,24 +343,12 @@ def print_kinds(ours, anchor, wanted=KIND_FIGURES):
                   "unit=ns", flush=True)
 
 
-def require_lttng():
-    require(shutil.which("lttng-sessiond") and
-            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
-
-
 def main_kinds(wanted):
     """The field kinds' figures alone, beside LTTng."""
-    require_lttng()
+    require_lttng_ust()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
         build(tmp)
-        with Service() as svc:
-            ours = per_event_of_kinds(Ours(tmp, svc))
-        lttng = Lttng(tmp)
-        try:
-            anchor = per_event_of_kinds(lttng)
-        finally:
-            lttng.close()
+        ours, anchor = side_by_side(tmp, Ours, Lttng, per_event_of_kinds)
     print_kinds(ours, anchor, wanted)
 
 
@@ -478,7 +466,7 @@ def main():
         else:
             main_kinds(sys.argv[1:])
         return
-    require_lttng()
+    require_lttng_ust()
     require(os.cpu_count() >= 2, "two CPUs are needed")
     start = cpu_times()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
