@@ -296,7 +296,9 @@ struct tc_consumer_metadata {
  * can walk every packet before writing it and drop one that an
  * application scribbled on (babeltrace2 would stop at its first bad
  * record). A record: the event header, context_size bytes, then the
- * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8).
+ * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8:
+ * integers, float, double, and enumerations, which are their container;
+ * tracectl_abi_field_fixed_size() of tracectl-abi.h).
  * sizes[i] is 0 but for an array (its bytes, 1 to
  * TC_CONSUMER_FIELD_ARRAY_MAX) and a sequence (its element's bytes: 1, 2,
  * 4 or 8).

@@ -9,7 +9,31 @@ where something must have run) is a fault of the benchmark: it ends the
 run instead of being printed."""
 
 import os
+import shutil
 import sys
+
+from tclib import Service, require
+
+LTTNG_UST_HEADER = "/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"
+
+
+def require_lttng_ust():
+    """Skips the benchmark unless LTTng 2.13 (the anchor) is installed."""
+    require(shutil.which("lttng-sessiond") and os.path.exists(LTTNG_UST_HEADER),
+            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+
+
+def side_by_side(tmp, ours, lttng, measure):
+    """(measure(ours), measure(lttng)): ours(tmp, svc) made beside a
+    service of the build's, then lttng(tmp), which starts LTTng's session
+    daemon and is closed after, whatever happens."""
+    with Service() as svc:
+        mine = measure(ours(tmp, svc))
+    anchor = lttng(tmp)
+    try:
+        return mine, measure(anchor)
+    finally:
+        anchor.close()
 
 
 def figure(name, ours, anchor, unit, may_be_zero=False):

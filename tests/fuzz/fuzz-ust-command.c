@@ -1934,7 +1934,7 @@ set_up(void)
 	}
 	pthread_mutex_lock(&tc_ust_state.lock);
 	for (uint32_t i = 0; i < EVENTS; i++) {
-		struct tc_ust_entry *entry = tc_ust_state_add_event(events[i]);
+		struct tc_ust_entry *entry = tc_ust_state_add_event(events[i], TRACECTL_UST_API_VERSION);
 
 		if (!entry || entry->index != i)
 			FAIL("event %u not registered as %u", i, i);
