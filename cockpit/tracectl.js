@@ -16,9 +16,7 @@
  */
 
 import { Service, SESSION_PATH_PREFIX, LOG_LEVELS, describeError } from "./service.js";
-
-const _ = cockpit.gettext;
-const $ = id => document.getElementById(id);
+import { _, $, element, formatBytes, showError, clearError } from "./ui.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -56,22 +54,6 @@ let reconnectTimer = null;
 let identity = "";
 let administrative = false;
 
-/* Errors */
-
-function showError(action, error) {
-    const { name, message } = describeError(error);
-    console.warn(action + ": " + name + ": " + message);
-    const alert = $("tc-error");
-    alert.querySelector(".tc-error-action").textContent = action;
-    alert.querySelector(".tc-error-name").textContent = name;
-    alert.querySelector(".tc-error-message").textContent = message;
-    alert.hidden = false;
-}
-
-function clearError() {
-    $("tc-error").hidden = true;
-}
-
 /*
  * Runs call() for an action a person asked for, with the session's
  * buttons disabled meanwhile. Returns { ok, value }; a failure is shown.
@@ -95,17 +77,6 @@ async function act(action, path, call) {
 
 /* Formatting */
 
-function formatBytes(bytes) {
-    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let value = Number(bytes);
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return (unit === 0 ? String(value) : value.toFixed(value < 10 ? 1 : 0)) + " " + units[unit];
-}
-
 function ownerName(uid) {
     if (uid === undefined || uid === null)
         return "";
@@ -115,14 +86,6 @@ function ownerName(uid) {
 
 function sessionId(path) {
     return path.startsWith(SESSION_PATH_PREFIX) ? path.substring(SESSION_PATH_PREFIX.length) : path;
-}
-
-function element(tag, properties, children) {
-    const node = document.createElement(tag);
-    Object.assign(node, properties || {});
-    for (const child of children || [])
-        node.append(child);
-    return node;
 }
 
 function stateBadge(state) {
