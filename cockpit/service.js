@@ -163,17 +163,22 @@ export class Service {
     /*
      * output: "" for the default directory, an absolute directory, or a
      * URL (file://, net://, net6://) given to the service as "url", which
-     * checks it and names what is wrong with it.
+     * checks it and names what is wrong with it. kind: { snapshot,
+     * liveTimerUs }, liveTimerUs null for a session that is not live (a
+     * live one without a URL streams to net://127.0.0.1, as `tracectl
+     * create --live` does).
      */
-    async createSession(name, output, snapshot) {
+    async createSession(name, output, kind) {
         const options = {};
         let directory = output;
         if (output.includes("://")) {
             options.url = cockpit.variant("s", output);
             directory = "";
         }
-        if (snapshot)
+        if (kind.snapshot)
             options.snapshot = cockpit.variant("b", true);
+        if (kind.liveTimerUs !== null)
+            options["live-timer-us"] = cockpit.variant("u", kind.liveTimerUs);
         const [path] = await this.call(MANAGER_PATH, MANAGER, "CreateSessionWithOptions", "ssa{sv}",
                                        [name, directory, options]);
         return path;
@@ -185,6 +190,11 @@ export class Service {
             return this.call(path, SESSION, "EnableEvent", "sss", [domain, "", pattern]);
         return this.call(path, SESSION, "EnableEventWithOptions", "sssa{sv}",
                          [domain, "", pattern, { loglevel: cockpit.variant("i", loglevel) }]);
+    }
+
+    async rotate(path) {
+        const [archive] = await this.call(path, SESSION, "Rotate", "", []);
+        return archive;
     }
 
     start(path) {

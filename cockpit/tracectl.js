@@ -2,7 +2,8 @@
 /*
  * tracectl's Cockpit page: the sessions the logged-in user may see, kept
  * up to date by the service's signals; a session's details, channels and
- * statistics; creating, starting, stopping, snapshotting and destroying.
+ * statistics; creating (local, streamed, live, snapshot), starting,
+ * stopping, rotating, snapshotting and destroying.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -25,6 +26,9 @@ const MIN_REFRESH_MS = 1000;
 const KERNEL_REFRESH_MS = 1000;
 const RECONNECT_FIRST_MS = 3000;
 const RECONNECT_MAX_MS = 60000;
+// A live session's timer when the create form leaves it empty, as
+// `tracectl create --live` without a value.
+const DEFAULT_LIVE_TIMER_MS = 1000;
 
 const service = new Service({
     signal: onSignal,
@@ -277,6 +281,22 @@ async function destroySession(path) {
         forget(path);
 }
 
+async function rotateSession(path) {
+    const what = cockpit.format(_("Rotate $0"), sessionLabel(path));
+    const { ok, value } = await act(what, path, () => service.rotate(path));
+    if (ok)
+        setLastArchive(path, value);
+}
+
+// LastArchive, which no PropertiesChanged carries: Rotate's answer and
+// ArchiveRotated (a rotation schedule's, another client's) say it.
+function setLastArchive(path, archive) {
+    const properties = described(path);
+    if (properties)
+        properties.LastArchive = archive;
+    render();
+}
+
 async function recordSnapshot(path) {
     const what = cockpit.format(_("Record a snapshot of $0"), sessionLabel(path));
     const { ok, value } = await act(what, path, () => service.recordSnapshot(path));
@@ -314,11 +334,18 @@ async function createSession(event) {
     event.preventDefault();
     const name = $("tc-create-name").value.trim();
     const output = $("tc-create-output").value.trim();
-    const snapshot = $("tc-create-snapshot").checked;
+    const timerMs = $("tc-create-live-timer").value.trim();
+    const kind = {
+        snapshot: $("tc-create-snapshot").checked,
+        liveTimerUs: $("tc-create-live").checked
+            ? Math.round(Number(timerMs || DEFAULT_LIVE_TIMER_MS) * 1000)
+            : null,
+    };
     const { ok, value } = await act(cockpit.format(_("Create session $0"), name), null,
-                                    () => service.createSession(name, output, snapshot));
+                                    () => service.createSession(name, output, kind));
     if (ok) {
         $("tc-create").reset();
+        $("tc-create-live-timer").disabled = true;
         await relist();
         cockpit.location.go(["session", sessionId(value)]);
     }
@@ -457,7 +484,8 @@ function renderDetail() {
     if (properties.Snapshot)
         kind = _("snapshot (overwrite buffers, written on demand)");
     else if (properties.LiveTimer)
-        kind = cockpit.format(_("live, every $0 ms"), properties.LiveTimer / 1000);
+        kind = cockpit.format(_("live, streamed to a relay, flushed every $0 ms"),
+                              properties.LiveTimer / 1000);
     else if (properties.TraceHostname)
         kind = _("streamed to a relay");
     else if (properties.Name)
@@ -476,10 +504,19 @@ function renderDetail() {
         ? _("The service did not describe this session: what it said is above.")
         : "";
 
+    let archive = properties.LastArchive || "";
+    if (!archive && properties.Name)
+        archive = properties.Snapshot || streamed ? "—" : _("none yet");
+    $("tc-detail-archive").textContent = archive;
+
     $("tc-start").disabled = isBusy || running;
     $("tc-stop").disabled = isBusy || (!running && state !== "");
     $("tc-snapshot").hidden = properties.Snapshot !== true;
     $("tc-snapshot").disabled = isBusy;
+    // Rotate archives a local trace: the service refuses it for
+    // snapshot and streamed sessions, so the button is not offered there.
+    $("tc-rotate").hidden = properties.Snapshot === true || Boolean(streamed);
+    $("tc-rotate").disabled = isBusy;
     $("tc-destroy").disabled = isBusy;
     $("tc-event-enable").disabled = isBusy;
     $("tc-event-loglevel").disabled = $("tc-event-domain").value !== "ust";
@@ -547,6 +584,9 @@ function onSignal(member, path, args) {
         break;
     case "SnapshotRecorded":
         addSnapshot(args[0], args[1]);
+        break;
+    case "ArchiveRotated":
+        setLastArchive(args[0], args[1]);
         break;
     }
 }
@@ -665,11 +705,15 @@ function fillLogLevels() {
 function init() {
     fillLogLevels();
     $("tc-create").addEventListener("submit", createSession);
+    $("tc-create-live").addEventListener("change", () => {
+        $("tc-create-live-timer").disabled = !$("tc-create-live").checked;
+    });
     $("tc-event-form").addEventListener("submit", enableEvent);
     $("tc-event-domain").addEventListener("change", render);
     $("tc-error-close").addEventListener("click", clearError);
     $("tc-start").addEventListener("click", () => startSession(detail.path));
     $("tc-stop").addEventListener("click", () => stopSession(detail.path));
+    $("tc-rotate").addEventListener("click", () => rotateSession(detail.path));
     $("tc-snapshot").addEventListener("click", () => recordSnapshot(detail.path));
     $("tc-destroy").addEventListener("click", () => destroySession(detail.path));
     $("tc-refresh").addEventListener("click", () => {
