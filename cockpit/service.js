@@ -184,17 +184,68 @@ export class Service {
         return path;
     }
 
-    // loglevel: null for every level, else 0 to 14 (user space only).
-    enableEvent(path, domain, pattern, loglevel) {
+    // channel: "" for channel0; loglevel: null for every level, else 0
+    // to 14 (user space only).
+    enableEvent(path, domain, channel, pattern, loglevel) {
         if (loglevel === null)
-            return this.call(path, SESSION, "EnableEvent", "sss", [domain, "", pattern]);
+            return this.call(path, SESSION, "EnableEvent", "sss", [domain, channel, pattern]);
         return this.call(path, SESSION, "EnableEventWithOptions", "sssa{sv}",
-                         [domain, "", pattern, { loglevel: cockpit.variant("i", loglevel) }]);
+                         [domain, channel, pattern, { loglevel: cockpit.variant("i", loglevel) }]);
+    }
+
+    /*
+     * settings: { overwrite, subbufSize, subbufCount, switchTimerUs,
+     * readTimerUs, monitorTimerUs }, each null for the service's default.
+     * The kernel's channel takes only its geometry (EnableChannel).
+     */
+    enableChannel(path, domain, name, settings) {
+        const options = {};
+        const add = (key, type, value) => {
+            if (value !== null && value !== undefined)
+                options[key] = cockpit.variant(type, value);
+        };
+        add("subbuf-size", "t", settings.subbufSize);
+        add("num-subbuf", "u", settings.subbufCount);
+        if (domain === "ust") {
+            add("overwrite", "b", settings.overwrite);
+            add("switch-timer", "u", settings.switchTimerUs);
+            add("read-timer", "u", settings.readTimerUs);
+            add("monitor-timer", "u", settings.monitorTimerUs);
+        }
+        return this.call(path, SESSION, "EnableChannel", "ssa{sv}", [domain, name, options]);
+    }
+
+    // channel: "" for every channel of the session.
+    addContexts(path, domain, channel, contexts) {
+        return this.call(path, SESSION, "AddContext", "ssas", [domain, channel, contexts]);
     }
 
     async rotate(path) {
         const [archive] = await this.call(path, SESSION, "Rotate", "", []);
         return archive;
+    }
+
+    // The context names AddContext takes in domain, as `tracectl
+    // add-context --list` shows them.
+    async listContexts(domain) {
+        const [contexts] = await this.call(MANAGER_PATH, MANAGER, "ListContexts", "s", [domain]);
+        return contexts;
+    }
+
+    // [{ pid, uid, processName, tracer, events: [{ name, loglevel, fields }] }]:
+    // the registered applications the caller may see (`tracectl list -u`).
+    async listApplications() {
+        const [applications] = await this.call(MANAGER_PATH, MANAGER, "ListApplications", "", []);
+        return applications.map(([pid, uid, processName, tracer, events]) => ({
+            pid, uid, processName, tracer,
+            events: events.map(([name, loglevel, fields]) => ({ name, loglevel, fields })),
+        }));
+    }
+
+    // "system:event" names of the machine's kernel (`tracectl list -k`).
+    async listKernelEvents() {
+        const [events] = await this.call(MANAGER_PATH, MANAGER, "ListKernelEvents", "b", [false]);
+        return events;
     }
 
     start(path) {

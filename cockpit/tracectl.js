@@ -3,7 +3,8 @@
  * tracectl's Cockpit page: the sessions the logged-in user may see, kept
  * up to date by the service's signals; a session's details, channels and
  * statistics; creating (local, streamed, live, snapshot), starting,
- * stopping, rotating, snapshotting and destroying.
+ * stopping, rotating, snapshotting and destroying. What a session records
+ * is set up in setup.js.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -16,8 +17,9 @@
  * which the service samples them.
  */
 
-import { Service, SESSION_PATH_PREFIX, LOG_LEVELS, describeError } from "./service.js";
+import { Service, SESSION_PATH_PREFIX, describeError } from "./service.js";
 import { _, $, element, formatBytes, showError, clearError } from "./ui.js";
+import { applicationsChanged, forgetLists, initSetup, renderSetup } from "./setup.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -312,24 +314,6 @@ function addSnapshot(path, directory) {
     render();
 }
 
-async function enableEvent(event) {
-    event.preventDefault();
-    if (!detail)
-        return;
-    const path = detail.path;
-    const domain = $("tc-event-domain").value;
-    const pattern = $("tc-event-pattern").value.trim();
-    const level = $("tc-event-loglevel").value;
-    const loglevel = domain === "ust" && level !== "" ? Number(level) : null;
-    const what = cockpit.format(
-        domain === "kernel" ? _("Enable kernel event $0") : _("Enable user-space event $0"),
-        pattern);
-    const { ok } = await act(what, path,
-                             () => service.enableEvent(path, domain, pattern, loglevel));
-    if (ok)
-        loadDetail();
-}
-
 async function createSession(event) {
     event.preventDefault();
     const name = $("tc-create-name").value.trim();
@@ -442,6 +426,7 @@ function renderChannels(channels, statistics) {
             cell("tc-domain", channel.domain === "kernel" ? _("kernel") : _("user space")),
             cell("tc-channel", name),
             cell("tc-events tc-mono", channel.patterns.join(", ")),
+            cell("tc-contexts tc-mono", (channel.settings.contexts || []).join(", ")),
             cell("tc-buffer",
                  figures && figures.bufferBytes ? formatBytes(figures.bufferBytes) : geometry,
                  cockpit.format(_("sub-buffers: $0"), geometry)),
@@ -518,11 +503,10 @@ function renderDetail() {
     $("tc-rotate").hidden = properties.Snapshot === true || Boolean(streamed);
     $("tc-rotate").disabled = isBusy;
     $("tc-destroy").disabled = isBusy;
-    $("tc-event-enable").disabled = isBusy;
-    $("tc-event-loglevel").disabled = $("tc-event-domain").value !== "ust";
 
-    renderChannels(detail.described ? detail.described.channels : [],
-                   detail.described ? detail.described.statistics : []);
+    const channels = detail.described ? detail.described.channels : [];
+    renderSetup(channels, isBusy);
+    renderChannels(channels, detail.described ? detail.described.statistics : []);
     const taken = snapshots.get(path) || [];
     $("tc-snapshots").replaceChildren(...taken.map(directory =>
         element("li", { className: "tc-mono", textContent: directory })));
@@ -588,6 +572,10 @@ function onSignal(member, path, args) {
     case "ArchiveRotated":
         setLastArchive(args[0], args[1]);
         break;
+    case "ApplicationRegistered":
+    case "ApplicationGone":
+        applicationsChanged();
+        break;
     }
 }
 
@@ -616,8 +604,10 @@ function onOwner(owner) {
         }
         return;
     }
-    if (previous !== undefined && owner !== previous)
+    if (previous !== undefined && owner !== previous) {
+        forgetLists();
         subscribeAndList();
+    }
 }
 
 function onClosed(error) {
@@ -693,23 +683,14 @@ function watchSuperuser(user) {
     superuser.wait().then(update, () => {});
 }
 
-function fillLogLevels() {
-    const select = $("tc-event-loglevel");
-    select.append(element("option", { value: "", textContent: _("Any") }));
-    LOG_LEVELS.forEach((name, level) => {
-        const label = cockpit.format(_("$0 and more severe"), name);
-        select.append(element("option", { value: String(level), textContent: label }));
-    });
-}
-
 function init() {
-    fillLogLevels();
+    initSetup({
+        service, act, render, current: () => detail, reload: loadDetail,
+    });
     $("tc-create").addEventListener("submit", createSession);
     $("tc-create-live").addEventListener("change", () => {
         $("tc-create-live-timer").disabled = !$("tc-create-live").checked;
     });
-    $("tc-event-form").addEventListener("submit", enableEvent);
-    $("tc-event-domain").addEventListener("change", render);
     $("tc-error-close").addEventListener("click", clearError);
     $("tc-start").addEventListener("click", () => startSession(detail.path));
     $("tc-stop").addEventListener("click", () => stopSession(detail.path));
