@@ -4,7 +4,7 @@
  * up to date by the service's signals; a session's details, channels and
  * statistics; creating (local, streamed, live, snapshot), starting,
  * stopping, rotating, snapshotting and destroying. What a session records
- * is set up in setup.js.
+ * is set up in setup.js and its statistics plotted in plots.js.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -20,6 +20,7 @@
 import { Service, SESSION_PATH_PREFIX, describeError } from "./service.js";
 import { _, $, element, formatBytes, showError, clearError } from "./ui.js";
 import { applicationsChanged, forgetLists, initSetup, renderSetup } from "./setup.js";
+import { addSample, forgetSamples, renderPlots } from "./plots.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -244,6 +245,7 @@ function setProblem(path, problem) {
 function forget(path) {
     sessions.delete(path);
     snapshots.delete(path);
+    forgetSamples(path);
     if (listing)
         listAgain = true;
     if (detail && detail.path === path) {
@@ -354,6 +356,7 @@ async function loadDetail() {
         if (!detailReloadAgain) {
             shown.described = described;
             shown.failed = false;
+            addSample(shown.path, described);
             if (session) {
                 session.state = described.properties.State;
                 session.problem = described.properties.Problem;
@@ -507,6 +510,7 @@ function renderDetail() {
     const channels = detail.described ? detail.described.channels : [];
     renderSetup(channels, isBusy);
     renderChannels(channels, detail.described ? detail.described.statistics : []);
+    renderPlots(path, refreshPeriod());
     const taken = snapshots.get(path) || [];
     $("tc-snapshots").replaceChildren(...taken.map(directory =>
         element("li", { className: "tc-mono", textContent: directory })));
