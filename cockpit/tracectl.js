@@ -4,7 +4,8 @@
  * up to date by the service's signals; a session's details, channels and
  * statistics; creating (local, streamed, live, snapshot), starting,
  * stopping, rotating, snapshotting and destroying. What a session records
- * is set up in setup.js and its statistics plotted in plots.js.
+ * is set up in setup.js, its statistics plotted in plots.js and its
+ * newest events read in newest-events.js.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -21,6 +22,9 @@ import { Service, SESSION_PATH_PREFIX, describeError } from "./service.js";
 import { _, $, element, formatBytes, showError, clearError } from "./ui.js";
 import { applicationsChanged, forgetLists, initSetup, renderSetup } from "./setup.js";
 import { addSample, forgetSamples, renderPlots } from "./plots.js";
+import {
+    forgetEvents, initNewestEvents, renderNewestEvents, stopReading, traceOf,
+} from "./newest-events.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -246,6 +250,7 @@ function forget(path) {
     sessions.delete(path);
     snapshots.delete(path);
     forgetSamples(path);
+    forgetEvents(path);
     if (listing)
         listAgain = true;
     if (detail && detail.path === path) {
@@ -515,6 +520,24 @@ function renderDetail() {
     $("tc-snapshots").replaceChildren(...taken.map(directory =>
         element("li", { className: "tc-mono", textContent: directory })));
     $("tc-snapshots-card").hidden = taken.length === 0;
+    const shown = shownSession();
+    renderNewestEvents(path, shown.trace);
+}
+
+/*
+ * The session shown, as newest-events.js needs it, or null on the list.
+ */
+function shownSession() {
+    if (!detail)
+        return null;
+    const path = detail.path;
+    const properties = (detail.described && detail.described.properties) || {};
+    const snapshotDirectories = snapshots.get(path) || [];
+    return {
+        path,
+        label: sessionLabel(path),
+        trace: properties.Name ? traceOf(properties, snapshotDirectories) : { why: "" },
+    };
 }
 
 function render() {
@@ -539,12 +562,14 @@ function route() {
     if (page === "session" && /^[A-Za-z0-9_]+$/.test(id || "")) {
         const path = SESSION_PATH_PREFIX + id;
         if (!detail || detail.path !== path) {
+            stopReading();
             detail = { path, described: null, failed: false };
             render();
             loadDetail();
             return;
         }
     } else {
+        stopReading();
         detail = null;
     }
     render();
@@ -691,6 +716,7 @@ function init() {
     initSetup({
         service, act, render, current: () => detail, reload: loadDetail,
     });
+    initNewestEvents({ current: shownSession, render });
     $("tc-create").addEventListener("submit", createSession);
     $("tc-create-live").addEventListener("change", () => {
         $("tc-create-live-timer").disabled = !$("tc-create-live").checked;
