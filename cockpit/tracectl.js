@@ -4,8 +4,8 @@
  * up to date by the service's signals; a session's details, channels and
  * statistics; creating (local, streamed, live, snapshot), starting,
  * stopping, rotating, snapshotting and destroying. What a session records
- * is set up in setup.js, its statistics plotted in plots.js and its
- * newest events read in newest-events.js.
+ * is set up in setup.js, its statistics plotted in plots.js, its newest
+ * events read in newest-events.js and its audit trail in audit.js.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -25,6 +25,7 @@ import { addSample, forgetSamples, renderPlots } from "./plots.js";
 import {
     forgetEvents, initNewestEvents, renderNewestEvents, stopReading, traceOf,
 } from "./newest-events.js";
+import { auditCommand, forgetAudit, initAudit, renderAudit } from "./audit.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -251,6 +252,7 @@ function forget(path) {
     snapshots.delete(path);
     forgetSamples(path);
     forgetEvents(path);
+    forgetAudit(path);
     if (listing)
         listAgain = true;
     if (detail && detail.path === path) {
@@ -522,10 +524,12 @@ function renderDetail() {
     $("tc-snapshots-card").hidden = taken.length === 0;
     const shown = shownSession();
     renderNewestEvents(path, shown.trace);
+    renderAudit(path, shown.auditCommand, ownerName);
 }
 
 /*
- * The session shown, as newest-events.js needs it, or null on the list.
+ * The session shown, as newest-events.js and audit.js need it, or null
+ * on the list.
  */
 function shownSession() {
     if (!detail)
@@ -537,6 +541,7 @@ function shownSession() {
         path,
         label: sessionLabel(path),
         trace: properties.Name ? traceOf(properties, snapshotDirectories) : { why: "" },
+        auditCommand: properties.Name ? auditCommand(properties.OwnerUid, properties.Name) : null,
     };
 }
 
@@ -717,6 +722,7 @@ function init() {
         service, act, render, current: () => detail, reload: loadDetail,
     });
     initNewestEvents({ current: shownSession, render });
+    initAudit({ current: shownSession, render });
     $("tc-create").addEventListener("submit", createSession);
     $("tc-create-live").addEventListener("change", () => {
         $("tc-create-live-timer").disabled = !$("tc-create-live").checked;
