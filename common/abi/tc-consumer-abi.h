@@ -107,6 +107,19 @@ struct tc_consumer_header {
  * from then on). For sessions loaded at the service's start, which must
  * come up whether the relay does or not. */
 #define TC_CONSUMER_RELAY_CONNECT_LATER 0x1u
+/*
+ * The relay is reached through an SSH tunnel (net+ssh://): host is the
+ * SSH server, which the owner's ssh resolves and authenticates with the
+ * owner's configuration and keys, ssh_user the login there (empty: the
+ * configuration's) and ssh_port its port (0: the configuration's). The
+ * consumer runs ssh with two forwards from Unix sockets of a private
+ * directory of its own to control_port and data_port on the far side's
+ * 127.0.0.1, where lttng-relayd listens, and speaks the relay protocol
+ * through them (tc-consumerd-tunnel.h). host and ssh_user keep to the
+ * alphabets of tc-ssh-names.h; family is AF_UNSPEC.
+ */
+#define TC_CONSUMER_RELAY_SSH 0x2u
+#define TC_CONSUMER_SSH_USER_MAX 64u
 
 struct tc_consumer_relay_output {
 	char host[TC_CONSUMER_HOST_MAX]; /* name or numeric address, NUL-terminated */
@@ -130,6 +143,13 @@ struct tc_consumer_relay_output {
 	 * began (Unix seconds; 0: creation_time). */
 	uint64_t chunk_id;
 	int64_t chunk_created;
+	/* With TC_CONSUMER_RELAY_SSH: the login, NUL-terminated (empty: the
+	 * owner's ssh configuration decides), and the SSH server's port (0:
+	 * idem). */
+	char ssh_user[TC_CONSUMER_SSH_USER_MAX];
+	uint16_t ssh_port;
+	uint16_t reserved16;
+	uint32_t reserved32;
 };
 
 struct tc_consumer_session {
