@@ -525,11 +525,15 @@ struct tc_consumer_reply {
 	/* RELAY_STATUS of a streaming session (-EINVAL for others): whether
 	 * the relay is connected now, the packets dropped because it was
 	 * not, since when, the errno of why it was last lost or not reached
-	 * (0: never), and message holds the relay's URL. */
+	 * (0: never), and message holds the relay's URL. relay_reason: why,
+	 * in the words of the program that carries the connection where
+	 * there is one (ssh's last line, "ssh: Permission denied
+	 * (publickey)."), NUL-terminated; empty when the errno says it all. */
 	uint32_t relay_connected;
 	uint32_t relay_errno;
 	uint64_t relay_lost_packets;
 	int64_t relay_lost_since; /* Unix seconds the relay was first lost; 0: never */
+	char relay_reason[TC_CONSUMER_ERROR_MAX];
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");
