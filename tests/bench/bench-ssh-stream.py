@@ -45,7 +45,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from relaylib import Relay, free_port  # noqa: E402
 from sshlib import SSHD, Sshd, forwarding_only, give_keys, keygen  # noqa: E402
 from tclib import SOURCE, BUILD, Service, check, children, consumer_pid, require  # noqa: E402
-from benchlib import figure, machine  # noqa: E402
+from benchlib import (figure, machine, thread_cpu_ns, top_lossless_rate,  # noqa: E402
+                      tree_bytes)
 
 QUICK = os.environ.get("TRACECTL_BENCH_QUICK") == "1"
 PACED_SECONDS = 1.0 if QUICK else 2.0
@@ -100,23 +101,6 @@ def port_open(port):
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def thread_cpu_ns(pids):
-    """{(pid, tid): scheduler nanoseconds} of every thread of pids."""
-    found = {}
-    for pid in pids:
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue  # gone meanwhile
-        for task in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                    found[(pid, task)] = int(f.read().split()[0])
-            except OSError:
-                pass
-    return found
-
-
 def used_s(before, after):
     return sum(ns - before.get(tid, 0) for tid, ns in after.items()) / 1e9
 
@@ -127,11 +111,6 @@ def comm(pid):
             return f.read().strip()
     except OSError:
         return None
-
-
-def tree_bytes(path):
-    return sum(os.path.getsize(os.path.join(root, name))
-               for root, _, files in os.walk(path) for name in files)
 
 
 class Way:
@@ -185,21 +164,18 @@ class Way:
 def throughput(way):
     """Bisection on the paced rate: the trace bytes per second the relay
     stored in the best lossless run."""
-    low, high, best = RATE_LOW, RATE_HIGH, 0.0
-    while high / low > BISECTION_STEP:
-        rate = (low * high) ** 0.5
+    def trial(rate):
         name = way.session()
         reached = way.run_paced(rate, PACED_SECONDS)
         discarded = way.stop(name)
         stored = way.destroy(name)
+        # A run that fell behind its schedule took longer than asked.
         mb_per_s = stored / (PACED_SECONDS * rate / reached) / 1e6
         log(f"{way.name}: asked {rate / 1e6:.2f} M/s, reached {reached / 1e6:.2f} M/s, "
             f"discarded {discarded}, relay stored {mb_per_s:.1f} MB/s")
-        if discarded == 0 and reached >= 0.99 * rate:
-            low, best = rate, max(best, mb_per_s)
-        else:
-            high = rate
-    return best, low
+        return discarded == 0 and reached >= 0.99 * rate, mb_per_s
+
+    return top_lossless_rate(trial, RATE_LOW, RATE_HIGH, BISECTION_STEP)
 
 
 def cpu(way, sshd, rate):
