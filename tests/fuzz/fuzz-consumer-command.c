@@ -694,7 +694,7 @@ static bool rule_relative(const char *path);
 struct tc_consumerd_relay {
 	struct tc_consumer_relay_output out;
 	unsigned int streams;
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 	unsigned int chunks;
 };
 
@@ -946,6 +946,29 @@ rule_timer(uint32_t us)
 	return us == 0 || (us >= TC_CONSUMER_TIMER_MIN_US && us <= TC_CONSUMER_TIMER_MAX_US);
 }
 
+/* A string of 1 to max characters of alphabet, not starting with '-'. */
+static bool
+rule_ssh_name(const char *name, size_t max, const char *alphabet)
+{
+	size_t len = strlen(name);
+
+	return len > 0 && len <= max && name[0] != '-' && strspn(name, alphabet) == len;
+}
+
+#define RULE_ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/* A relay reached through ssh: its host and login go on ssh's command
+ * line, so nothing there may read as an option or a separator. */
+static bool
+rule_relay_ssh(const struct tc_consumer_relay_output *relay)
+{
+	if (!(relay->flags & TC_CONSUMER_RELAY_SSH))
+		return true;
+	return rule_terminated(relay->ssh_user, sizeof(relay->ssh_user)) &&
+	       rule_ssh_name(relay->host, 253, RULE_ALNUM ".:-") &&
+	       (relay->ssh_user[0] == '\0' || rule_ssh_name(relay->ssh_user, 32, RULE_ALNUM "._-"));
+}
+
 static bool
 rule_relay_output(const struct tc_consumer_relay_output *relay)
 {
@@ -955,7 +978,8 @@ rule_relay_output(const struct tc_consumer_relay_output *relay)
 	       relay->control_port != 0 && relay->data_port != 0 &&
 	       rule_timer(relay->live_timer_us) &&
 	       rule_relay_name(relay->hostname, sizeof(relay->hostname)) &&
-	       rule_relay_name(relay->session_name, sizeof(relay->session_name));
+	       rule_relay_name(relay->session_name, sizeof(relay->session_name)) &&
+	       rule_relay_ssh(relay);
 }
 
 static bool
@@ -1250,6 +1274,12 @@ static const char *const relay_session_names[8] = {
     "s1", "auto-session", "", "..", "x/y", ".", "s1", "s\177",
 };
 static const uint32_t relay_families[4] = {AF_UNSPEC, AF_INET, AF_INET6, 7};
+/* net+ssh:// logins: none (the configuration's), good ones, an option, a
+ * separator, the longest and one too long; the seventh is cut. */
+static const char *const relay_ssh_users[8] = {
+    "", "tracer", "-oProxyCommand=x", "a@b", "u.v-w_x", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu",
+    "tracer", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu",
+};
 static const uint32_t live_timers[8] = {
     0,
     0,
@@ -1262,7 +1292,8 @@ static const uint32_t live_timers[8] = {
 };
 
 /* Three bytes: host, family, ports and connect-later; host and session
- * names; live timer. The seventh of each name is cut. */
+ * names; live timer, and whether through ssh, its login and port. The
+ * seventh of each name is cut. */
 static void
 build_relay(struct fuzz_input *in, struct tc_consumer_relay_output *relay)
 {
@@ -1279,6 +1310,12 @@ build_relay(struct fuzz_input *in, struct tc_consumer_relay_output *relay)
 		    relay_session_names[(b >> 3) & 7u], ((b >> 3) & 7u) == 6);
 	relay->live_timer_us = live_timers[t & 7u];
 	relay->creation_time = 1700000000;
+	if (t & 0x08) {
+		relay->flags |= TC_CONSUMER_RELAY_SSH;
+		fill_string(relay->ssh_user, sizeof(relay->ssh_user),
+			    relay_ssh_users[(t >> 4) & 7u], ((t >> 4) & 7u) == 6);
+		relay->ssh_port = t & 0x80 ? 2222 : 0;
+	}
 }
 
 /* The session's kind as the harness knows it: where its paths are. */
