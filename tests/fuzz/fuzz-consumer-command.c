@@ -3213,7 +3213,7 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	struct built b = {0};
 	struct expectation e;
 	struct answer a = {0};
-	int fds_before = fuzz_count_open_fds(), ret;
+	int fds_before = fuzz_recount_open_fds(), ret;
 
 	build_request(c, in, &b);
 	expect_request(c, &b, &e, &added);
@@ -3222,9 +3222,9 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	ret = tc_consumerd_command_receive(c->consumer_fd, &request);
 	if (e.stage == STAGE_LINK_END) {
 		/* The consumer stops here: its descriptors were closed. */
-		if (ret != -EPIPE || fuzz_count_open_fds() != fds_before)
+		if (ret != -EPIPE || fuzz_recount_open_fds() != fds_before)
 			FAIL("an empty datagram: %d, %d descriptors more", ret,
-			     fuzz_count_open_fds() - fds_before);
+			     fuzz_recount_open_fds() - fds_before);
 		c->link_ended = true;
 		count_outcome(&e, 0);
 		return;
@@ -3239,8 +3239,8 @@ run_request(struct conversation *c, struct fuzz_input *in)
 		listing_take(&after, jail);
 		listing_compare(&before, e.added, &after, false, "a request");
 	}
-	check_fds(&e, fuzz_count_open_fds() - fds_before, a.reply.status);
-	model_apply(c, &e, &b, a.reply.status, fuzz_count_open_fds() - fds_before);
+	check_fds(&e, fuzz_recount_open_fds() - fds_before, a.reply.status);
+	model_apply(c, &e, &b, a.reply.status, fuzz_recount_open_fds() - fds_before);
 	if (e.session && e.session->exists && e.type == TC_CONSUMER_METADATA)
 		check_metadata_file(e.session);
 	check_consumer_state(c);
@@ -3323,7 +3323,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!is_ready)
 		harness_init();
 	is_ready = true;
-	fds_start = fuzz_count_open_fds();
+	fds_start = fuzz_recount_open_fds();
 	jail_make();
 	listing_take(&start, root);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -3338,8 +3338,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conversation_end(&c);
 	if (relays_open != 0)
 		FAIL("%u relay connections left open", relays_open);
-	if (fuzz_count_open_fds() != fds_start)
-		FAIL("%d descriptors open before the input, %d after", fds_start, fuzz_count_open_fds());
+	if (fuzz_recount_open_fds() != fds_start)
+		FAIL("%d descriptors open before the input, %d after", fds_start,
+		     fuzz_recount_open_fds());
 	listing_take(&end, root);
 	listing_compare(&start, NULL, &end, true, "the input");
 	remove_tree(jail);

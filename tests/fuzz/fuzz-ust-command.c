@@ -1580,7 +1580,7 @@ check_fds(const struct model *m, unsigned int baseline)
 {
 	unsigned int expected =
 	    baseline + (m->is_connected ? 2 : 0) + model_held_fds(m) + model_wake_fds(m);
-	unsigned int open_fds = fuzz_count_open_fds();
+	unsigned int open_fds = fuzz_recount_open_fds();
 
 	if (open_fds != expected)
 		FAIL("%u descriptors open, %u expected (%u held by streams)", open_fds, expected,
@@ -1955,7 +1955,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		set_up();
 		is_set_up = true;
 	}
-	fds_baseline = fuzz_count_open_fds();
+	fds_baseline = fuzz_recount_open_fds();
 	for (unsigned int n = 0; n < STEPS_MAX && in.pos < in.size; n++) {
 		uint8_t op = fuzz_take_byte(&in);
 
