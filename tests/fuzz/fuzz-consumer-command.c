@@ -316,9 +316,11 @@ struct session_thread {
 struct conversation {
 	int service_fd, consumer_fd;
 	bool link_ended;
-	/* The last request's listing after it is jail/ as it is: nothing
-	 * changes files between two requests. */
-	bool jail_listed;
+	/* What the last request's checks found after it is still so, as
+	 * nothing changes files or descriptors between two requests: its
+	 * listing of jail/, the descriptors open. */
+	bool jail_listed, fds_counted;
+	int fds_open;
 	uint32_t id_base, sent;
 	struct model_session sessions[SLOTS];
 	struct session_thread threads[SLOTS];
@@ -356,15 +358,24 @@ struct listing {
 static void
 listing_add(struct listing *l, const char *key, char type)
 {
+	size_t len = strlen(key);
+	char *to;
+
+	if (len + (type ? 2 : 0) >= KEY_MAX)
+		FAIL("path too long for a listing: %s", key);
 	if (l->count == l->capacity) {
 		l->capacity = l->capacity ? 2 * l->capacity : 64;
 		l->keys = realloc(l->keys, l->capacity * sizeof(*l->keys));
 		if (!l->keys)
 			FAIL("out of memory for a listing");
 	}
-	if (snprintf(l->keys[l->count], KEY_MAX, type ? "%s\t%c" : "%s", key, type) >= (int)KEY_MAX)
-		FAIL("path too long for a listing: %s", key);
-	l->count++;
+	to = l->keys[l->count++];
+	memcpy(to, key, len);
+	if (type) {
+		to[len++] = '\t';
+		to[len++] = type;
+	}
+	to[len] = '\0';
 }
 
 static void
@@ -456,14 +467,16 @@ static void
 listing_visit(int dir_fd, const char *name, char type, void *data)
 {
 	struct listing_walk *w = data;
-	size_t len = w->len;
+	size_t len = w->len, name_len = strlen(name), key_len = len + (len > 0) + name_len;
 
-	if (snprintf(w->key + len, KEY_MAX - len, "%s%s", len ? "/" : "", name) >=
-	    (int)(KEY_MAX - len))
+	if (key_len >= KEY_MAX)
 		FAIL("path too long for a listing: %s/%s", w->key, name);
+	if (len > 0)
+		w->key[len] = '/';
+	memcpy(w->key + key_len - name_len, name, name_len + 1);
 	listing_add(w->listing, w->key, type);
 	if (type == 'd') {
-		w->len = strlen(w->key);
+		w->len = key_len;
 		dir_each(dir_fd, name, listing_visit, w);
 		w->len = len;
 	}
@@ -493,36 +506,42 @@ key_is_in_jail(const char *key)
 	return strncmp(key, "jail", 4) == 0 && (key[4] == '\0' || key[4] == '\t' || key[4] == '/');
 }
 
+/* The key of a sorted listing at *at or after it, those in jail/ passed
+ * when only_outside; NULL at its end. */
+static const char *
+listing_next(const struct listing *l, size_t *at, bool only_outside)
+{
+	while (*at < l->count && only_outside && key_is_in_jail(l->keys[*at]))
+		(*at)++;
+	return *at < l->count ? l->keys[*at] : NULL;
+}
+
 /* after must be before plus added, or, with only_outside, equal to
- * before out of jail/. */
+ * before out of jail/. Both listings are sorted, added is sorted here:
+ * the three are read once, side by side. */
 static void
-listing_compare(const struct listing *before, const struct listing *added,
+listing_compare(const struct listing *before, struct listing *added,
 		const struct listing *after, bool only_outside, const char *what)
 {
-	struct listing expected = {0};
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, k = 0, n_added = added ? added->count : 0;
 
-	for (size_t k = 0; k < before->count; k++)
-		if (!only_outside || !key_is_in_jail(before->keys[k]))
-			listing_add(&expected, before->keys[k], 0);
-	for (size_t k = 0; added && k < added->count; k++)
-		listing_add(&expected, added->keys[k], 0);
-	qsort(expected.keys, expected.count, sizeof(*expected.keys), key_compare);
-	while (i < expected.count || j < after->count) {
-		if (j < after->count && only_outside && key_is_in_jail(after->keys[j])) {
-			j++;
-			continue;
-		}
-		if (i < expected.count && j < after->count &&
-		    strcmp(expected.keys[i], after->keys[j]) == 0) {
-			i++, j++;
-			continue;
-		}
-		FAIL("%s: the files changed: expected '%s', found '%s'", what,
-		     i < expected.count ? expected.keys[i] : "(nothing)",
-		     j < after->count ? after->keys[j] : "(nothing)");
+	if (n_added > 1)
+		qsort(added->keys, n_added, sizeof(*added->keys), key_compare);
+	for (;;) {
+		const char *kept = listing_next(before, &i, only_outside);
+		const char *made = k < n_added ? added->keys[k] : NULL;
+		const char *found = listing_next(after, &j, only_outside);
+		bool is_made = made && (!kept || strcmp(made, kept) < 0);
+		const char *want = is_made ? made : kept;
+
+		if (!want && !found)
+			return;
+		if (!want || !found || strcmp(want, found) != 0)
+			FAIL("%s: the files changed: expected '%s', found '%s'", what,
+			     want ? want : "(nothing)", found ? found : "(nothing)");
+		*(is_made ? &k : &i) += 1;
+		j++;
 	}
-	free(expected.keys);
 }
 
 /* The key of an absolute path under root: its components, without the
@@ -3333,7 +3352,7 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	struct built b = {0};
 	struct expectation e;
 	struct answer a = {0};
-	int fds_before = fuzz_recount_open_fds(), ret, fds_more;
+	int fds_before = c->fds_counted ? c->fds_open : fuzz_recount_open_fds(), ret, fds_more;
 
 	build_request(c, in, &b);
 	expect_request(c, &b, &e, &added);
@@ -3364,7 +3383,9 @@ run_request(struct conversation *c, struct fuzz_input *in)
 		listing_compare(&before, e.added, &after, false, "a request");
 		c->jail_listed = true;
 	}
-	fds_more = fuzz_recount_open_fds() - fds_before;
+	c->fds_open = fuzz_recount_open_fds();
+	c->fds_counted = true;
+	fds_more = c->fds_open - fds_before;
 	check_fds(&e, fds_more, a.reply.status);
 	model_apply(c, &e, &b, a.reply.status, fds_more);
 	if (e.session && e.session->exists && e.type == TC_CONSUMER_METADATA)
