@@ -354,6 +354,9 @@ struct listing {
 	size_t count, capacity;
 };
 
+/* root but jail/, as the harness made it. */
+static struct listing outside_jail;
+
 /* Adds "<key>\t<type>", or key as it is when type is 0. */
 static void
 listing_add(struct listing *l, const char *key, char type)
@@ -456,11 +459,13 @@ dir_each(int dir_fd, const char *name, dir_visit visit, void *data)
 	close(fd);
 }
 
-/* A walk that lists: the key of the directory walked, relative to root. */
+/* A walk that lists: the key of the directory walked, relative to root;
+ * whether jail/ is left out. */
 struct listing_walk {
 	struct listing *listing;
 	char key[KEY_MAX];
 	size_t len;
+	bool is_outside;
 };
 
 static void
@@ -469,6 +474,8 @@ listing_visit(int dir_fd, const char *name, char type, void *data)
 	struct listing_walk *w = data;
 	size_t len = w->len, name_len = strlen(name), key_len = len + (len > 0) + name_len;
 
+	if (w->is_outside && len == 0 && strcmp(name, "jail") == 0)
+		return;
 	if (key_len >= KEY_MAX)
 		FAIL("path too long for a listing: %s/%s", w->key, name);
 	if (len > 0)
@@ -483,20 +490,27 @@ listing_visit(int dir_fd, const char *name, char type, void *data)
 	w->key[len] = '\0';
 }
 
-/* Lists top, root or jail/: each request can only change jail/, and the
- * rest is compared once per input. */
+/* Lists jail/, which each request may change. */
 static void
-listing_take(struct listing *l, const char *top)
+listing_take_jail(struct listing *l)
 {
-	struct listing_walk walk = {.listing = l};
+	struct listing_walk walk = {.listing = l, .key = "jail", .len = strlen("jail")};
 
 	l->count = 0;
-	if (strlen(top) > root_len) {
-		snprintf(walk.key, sizeof(walk.key), "%s", top + root_len + 1);
-		walk.len = strlen(walk.key);
-		listing_add(l, walk.key, 'd');
-	}
-	dir_each(AT_FDCWD, top, listing_visit, &walk);
+	listing_add(l, walk.key, 'd');
+	dir_each(AT_FDCWD, jail, listing_visit, &walk);
+	qsort(l->keys, l->count, sizeof(*l->keys), key_compare);
+}
+
+/* Lists root but jail/: what no input may change, listed once before the
+ * first and compared after each. */
+static void
+listing_take_outside(struct listing *l)
+{
+	struct listing_walk walk = {.listing = l, .is_outside = true};
+
+	l->count = 0;
+	dir_each(AT_FDCWD, root, listing_visit, &walk);
 	qsort(l->keys, l->count, sizeof(*l->keys), key_compare);
 }
 
@@ -506,31 +520,20 @@ key_is_in_jail(const char *key)
 	return strncmp(key, "jail", 4) == 0 && (key[4] == '\0' || key[4] == '\t' || key[4] == '/');
 }
 
-/* The key of a sorted listing at *at or after it, those in jail/ passed
- * when only_outside; NULL at its end. */
-static const char *
-listing_next(const struct listing *l, size_t *at, bool only_outside)
-{
-	while (*at < l->count && only_outside && key_is_in_jail(l->keys[*at]))
-		(*at)++;
-	return *at < l->count ? l->keys[*at] : NULL;
-}
-
-/* after must be before plus added, or, with only_outside, equal to
- * before out of jail/. Both listings are sorted, added is sorted here:
- * the three are read once, side by side. */
+/* after must be before plus added. Both listings are sorted, added is
+ * sorted here: the three are read once, side by side. */
 static void
 listing_compare(const struct listing *before, struct listing *added,
-		const struct listing *after, bool only_outside, const char *what)
+		const struct listing *after, const char *what)
 {
 	size_t i = 0, j = 0, k = 0, n_added = added ? added->count : 0;
 
 	if (n_added > 1)
 		qsort(added->keys, n_added, sizeof(*added->keys), key_compare);
 	for (;;) {
-		const char *kept = listing_next(before, &i, only_outside);
+		const char *kept = i < before->count ? before->keys[i] : NULL;
 		const char *made = k < n_added ? added->keys[k] : NULL;
-		const char *found = listing_next(after, &j, only_outside);
+		const char *found = j < after->count ? after->keys[j] : NULL;
 		bool is_made = made && (!kept || strcmp(made, kept) < 0);
 		const char *want = is_made ? made : kept;
 
@@ -3359,7 +3362,7 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	if (c->jail_listed)
 		listing_swap(&before, &after);
 	else
-		listing_take(&before, jail);
+		listing_take_jail(&before);
 	c->jail_listed = false;
 	send_request(c, &b);
 	ret = tc_consumerd_command_receive(c->consumer_fd, &request);
@@ -3379,8 +3382,8 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	read_answer(c, &e, &a);
 	check_reply(c, &e, &a);
 	if (e.fs != FS_ANY) {
-		listing_take(&after, jail);
-		listing_compare(&before, e.added, &after, false, "a request");
+		listing_take_jail(&after);
+		listing_compare(&before, e.added, &after, "a request");
 		c->jail_listed = true;
 	}
 	c->fds_open = fuzz_recount_open_fds();
@@ -3455,12 +3458,13 @@ harness_init(void)
 	make_dir(path, 0700);
 	fixed_make();
 	atexit(remove_root);
+	listing_take_outside(&outside_jail);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct listing start, end;
+	static struct listing end;
 	static bool is_ready;
 	struct fuzz_input in = {data, size, 0};
 	struct conversation c = {0};
@@ -3472,7 +3476,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	is_ready = true;
 	fds_start = fuzz_recount_open_fds();
 	jail_make();
-	listing_take(&start, root);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		FAIL("socketpair: %s", strerror(errno));
 	c.service_fd = sv[0];
@@ -3488,8 +3491,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_recount_open_fds() != fds_start)
 		FAIL("%d descriptors open before the input, %d after", fds_start,
 		     fuzz_recount_open_fds());
-	listing_take(&end, root);
-	listing_compare(&start, NULL, &end, true, "the input");
+	listing_take_outside(&end);
+	listing_compare(&outside_jail, NULL, &end, "the input");
 	remove_tree(jail);
 	return 0;
 }
