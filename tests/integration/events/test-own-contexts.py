@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tclib import BUILD, SYSTEM_PYTHON, Service, check, log, run
 from lttnglib import LTTNG_APP, start_lttng_app
-from tracelib import babeltrace_text, read_streams
+from tracelib import babeltrace_text, read_streams, sanitizer_preload
 
 CONTEXTS_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-contexts-app")
 SETID_LIB = os.path.join(BUILD, "probes", "libtracectl-ust-setid.so")
@@ -244,6 +244,13 @@ def check_saved(svc, user):
     svc.cli("destroy", "-a", user=user)
 
 
+def preload_setid():
+    """LD_PRELOAD for the wrappers: in a sanitized build, AddressSanitizer's
+    runtime must come first among the libraries loaded at start."""
+    runtimes = sanitizer_preload(SETID_LIB)
+    return f"{runtimes}:{SETID_LIB}" if runtimes else SETID_LIB
+
+
 def changes(svc, user, out, how):
     """Root's application that records step 1, leaves for a UTS namespace
     of its own and drops to user's ids, then records step 2; how: the
@@ -253,7 +260,7 @@ def changes(svc, user, out, how):
     tell = how == "tell"
     steps = ["here:1", "unshare-uts", *(["tell-namespaces"] if tell else []),
              f"drop:{user.uid}:{user.gid}", *(["tell-ids"] if tell else [])]
-    env = {"LD_PRELOAD": SETID_LIB} if how == "preload" else None
+    env = {"LD_PRELOAD": preload_setid()} if how == "preload" else None
     svc.cli("create", how, "--output", out)
     svc.cli("add-context", "-u", "-t", "vpid", *[a for n in IDS for a in ("-t", n)],
             "-t", "uts_ns")
