@@ -220,7 +220,7 @@ def test_service(svc):
                  ["disable-event", "-k", "sched:sched_switch"],
                  ["enable-event", "-k", "--syscall", "getppid"],
                  ["enable-event", "-k", "--userspace-probe", "/bin/true:main", "p"],
-                 ["enable-channel", "-k", "k", "--subbuf-size", "1M", "--num-subbuf", "4"],
+                 ["enable-channel", "-k", "channel0", "--subbuf-size", "1M", "--num-subbuf", "4"],
                  ["add-context", "-k", "-t", "pid"]):
         result = svc.cli(*args, user=bob, check_ok=False)
         check(result.returncode != 0 and "'tracing' group" in result.stderr,
