@@ -64,8 +64,11 @@ tc_session_kernel_own_parse(const char *pattern, guint32 *events, GError **error
 	if (!tc_validate_kernel_event(pattern, error))
 		return FALSE;
 	*events = 0;
+	/* LTTng's bare names match the event's name without its system. */
 	for (guint i = 0; i < G_N_ELEMENTS(allowed); i++)
-		if (g_pattern_match_simple(pattern, allowed[i].name))
+		if (g_pattern_match_simple(pattern, strchr(pattern, ':')
+							   ? allowed[i].name
+							   : strchr(allowed[i].name, ':') + 1))
 			*events |= allowed[i].bit;
 	if (*events)
 		return TRUE;
