@@ -200,8 +200,12 @@ def test_service(svc):
         svc.cli("create", "k", user=user)
     result = svc.cli("enable-event", "-k", "sched:sched_switch", user=alice, check_ok=False)
     check(result.returncode == 0, f"alice: {result.stderr}")
+    # LTTng's name of the same event finds it enabled already.
     result = svc.cli("enable-event", "-k", "sched_switch", user=alice, check_ok=False)
-    check(result.returncode == 1 and "'system:event'" in result.stderr, f"bad name: {result}")
+    check(result.returncode == 1 and "'sched:sched_switch' are already enabled" in result.stderr,
+          f"LTTng's name: {result}")
+    result = svc.cli("enable-event", "-k", "sched switch", user=alice, check_ok=False)
+    check(result.returncode == 1 and "[A-Za-z0-9_*]" in result.stderr, f"bad name: {result}")
     _, mounted = tracefs_instances()
     try:
         listing = svc.cli_json("list", "-k", user=alice)["events"]
