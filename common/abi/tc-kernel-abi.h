@@ -27,8 +27,10 @@
 #include <stdint.h>
 #include <assert.h>
 
+#include "tc-kernel-own.h"
+
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 9u
+#define TC_KERNEL_VERSION 10u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -107,7 +109,8 @@ enum tc_kernel_msg_type {
 	/* struct tc_kernel_own_msg -> the own-process tier's programs for
 	 * the session (tc-kernel-own.h), attached; one TC_KERNEL_OWN_FD
 	 * message carrying the ring buffer's map, then the reply. -EINVAL
-	 * for uid 0, gid -1, no event or an unknown event bit, -EEXIST when the
+	 * for uid 0, gid -1, no event or an unknown event bit, a system call
+	 * bitmap whose class is not asked for or is empty, -EEXIST when the
 	 * session has them already, -EMFILE past
 	 * TC_KERNEL_OWN_SESSIONS_MAX. Owned by the connection. */
 	TC_KERNEL_OWN_START = 21,
@@ -286,7 +289,15 @@ struct tc_kernel_own_msg {
 	/* The primary group of the owner's account: the programs record the
 	 * tasks the owner could trace, whose gids are all this one. */
 	uint32_t gid;
+	/* With TC_KERNEL_OWN_SYSCALL_ENTRY (EXIT) in events, the system
+	 * calls whose entries (exits) are recorded, bit n of word n / 64 for
+	 * number n; all 0 otherwise. */
+	uint64_t syscall_entry[TC_KERNEL_OWN_SYSCALL_WORDS];
+	uint64_t syscall_exit[TC_KERNEL_OWN_SYSCALL_WORDS];
 };
+
+static_assert(sizeof(struct tc_kernel_own_msg) == 48 + 16 * TC_KERNEL_OWN_SYSCALL_WORDS,
+	      "ABI size changed");
 
 #define TC_KERNEL_CGROUP_PATH_MAX 1024u
 
@@ -297,9 +308,12 @@ struct tc_kernel_own_unit_msg {
 	/* The group, as /proc/PID/cgroup shows it ("/system.slice/x.service"),
 	 * NUL-terminated. */
 	char cgroup[TC_KERNEL_CGROUP_PATH_MAX];
+	uint64_t syscall_entry[TC_KERNEL_OWN_SYSCALL_WORDS]; /* as in tc_kernel_own_msg */
+	uint64_t syscall_exit[TC_KERNEL_OWN_SYSCALL_WORDS];
 };
 
-static_assert(sizeof(struct tc_kernel_own_unit_msg) == 40 + TC_KERNEL_CGROUP_PATH_MAX,
+static_assert(sizeof(struct tc_kernel_own_unit_msg) ==
+		      40 + TC_KERNEL_CGROUP_PATH_MAX + 16 * TC_KERNEL_OWN_SYSCALL_WORDS,
 	      "ABI size changed");
 
 #endif /* TC_KERNEL_ABI_H */

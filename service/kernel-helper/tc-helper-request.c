@@ -16,6 +16,7 @@
 
 #include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
+#include "tc-kernel-own.h"
 
 /* A NUL-terminated event or system name (glob) within size bytes. */
 static bool
@@ -122,13 +123,36 @@ track_msg_is_valid(const void *buf, size_t len)
 	       tc_helper_request_track_is_valid(msg);
 }
 
+/* A system call bitmap is given with its class only, and never empty:
+ * the programs' bitmaps are what the service resolved, not a default. */
+static bool
+own_bitmap_is_valid(const uint64_t *bitmap, bool asked)
+{
+	uint64_t any = 0;
+
+	for (uint32_t i = 0; i < TC_KERNEL_OWN_SYSCALL_WORDS; i++)
+		any |= bitmap[i];
+	return asked == (any != 0);
+}
+
+bool
+tc_helper_request_own_syscalls_are_valid(uint32_t events, const uint64_t *entry,
+					 const uint64_t *exit)
+{
+	return !(events & ~(TC_KERNEL_OWN_ALL | TC_KERNEL_OWN_SYSCALLS)) &&
+	       own_bitmap_is_valid(entry, events & TC_KERNEL_OWN_SYSCALL_ENTRY) &&
+	       own_bitmap_is_valid(exit, events & TC_KERNEL_OWN_SYSCALL_EXIT);
+}
+
 static bool
 own_msg_is_valid(const void *buf, size_t len)
 {
 	const struct tc_kernel_own_msg *msg = buf;
 
 	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       msg->quiet_tgid <= INT32_MAX;
+	       msg->quiet_tgid <= INT32_MAX &&
+	       tc_helper_request_own_syscalls_are_valid(msg->events, msg->syscall_entry,
+							msg->syscall_exit);
 }
 
 /* The group's path itself is checked by the own tier, which opens it. */
@@ -138,7 +162,9 @@ own_unit_msg_is_valid(const void *buf, size_t len)
 	const struct tc_kernel_own_unit_msg *msg = buf;
 
 	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       msg->quiet_tgid <= INT32_MAX && memchr(msg->cgroup, '\0', sizeof(msg->cgroup));
+	       msg->quiet_tgid <= INT32_MAX && memchr(msg->cgroup, '\0', sizeof(msg->cgroup)) &&
+	       tc_helper_request_own_syscalls_are_valid(msg->events, msg->syscall_entry,
+							msg->syscall_exit);
 }
 
 bool

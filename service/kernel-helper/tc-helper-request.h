@@ -27,6 +27,11 @@ struct tc_kernel_track_msg;
 bool tc_helper_request_is_valid(const void *buf, size_t len);
 bool tc_helper_request_probe_is_valid(const void *buf, size_t len);
 bool tc_helper_request_track_is_valid(const struct tc_kernel_track_msg *msg);
+/* OWN_START's and OWN_UNIT_START's event classes and system call bitmaps
+ * (TC_KERNEL_OWN_SYSCALL_WORDS words each): known classes only, and a
+ * bitmap non-empty exactly when its class is asked for. */
+bool tc_helper_request_own_syscalls_are_valid(uint32_t events, const uint64_t *entry,
+					      const uint64_t *exit);
 
 /* The session's instance name, and its probe group. */
 void tc_helper_request_instance_name(uint64_t session_id, char *name, size_t size);

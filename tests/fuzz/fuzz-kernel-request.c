@@ -39,7 +39,8 @@
  *   PIDS_ALL; TRACK's sets hold at most TC_KERNEL_TRACK_VALUES_MAX values,
  *   none in a set that holds every value, and some set is of ids other
  *   than pids; an own-tier request's quiet tgid is a pid and its group's
- *   path NUL-terminated.
+ *   path NUL-terminated, its event classes known, and its system call
+ *   bitmaps not empty exactly when their class is asked for.
  *
  * Built with libFuzzer, from the top of the source tree (Debian's clang):
  *
@@ -64,6 +65,7 @@
 #include "tc-helper-request.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
+#include "tc-kernel-own.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -96,6 +98,26 @@ static const char *const outcome_names[OUTCOMES] = {
     "refused", "fixed size",	"instance create", "event", "filter", "kprobe",
     "uprobe",  "probe refused", "prune",	   "pids",  "track",  "own"};
 static unsigned long long outcomes[OUTCOMES];
+
+/* A taken own-tier request's event classes and system call bitmaps: known
+ * classes only, and a bitmap not empty exactly when its class is asked for,
+ * so that the programs never get a default set of system calls. */
+static void
+check_own_syscalls(uint32_t events, const uint64_t *entry, const uint64_t *exit)
+{
+	bool has_entry = false, has_exit = false;
+
+	for (uint32_t i = 0; i < TC_KERNEL_OWN_SYSCALL_WORDS; i++) {
+		has_entry |= entry[i] != 0;
+		has_exit |= exit[i] != 0;
+	}
+	if ((events & ~(TC_KERNEL_OWN_ALL | TC_KERNEL_OWN_SYSCALLS)) ||
+	    has_entry != ((events & TC_KERNEL_OWN_SYSCALL_ENTRY) != 0) ||
+	    has_exit != ((events & TC_KERNEL_OWN_SYSCALL_EXIT) != 0))
+		FAIL("an own-tier request with events 0x%" PRIx32 " and %s entry and %s exit "
+		     "bitmaps taken",
+		     events, has_entry ? "a" : "no", has_exit ? "a" : "no");
+}
 
 /* The size of a type's message, 0 for a type no request has. */
 static size_t
@@ -407,6 +429,7 @@ check_taken(const void *buf, size_t len)
 
 		if (msg->quiet_tgid > INT32_MAX)
 			FAIL("OWN_START with quiet tgid %" PRIu32 " taken", msg->quiet_tgid);
+		check_own_syscalls(msg->events, msg->syscall_entry, msg->syscall_exit);
 		outcomes[OWN]++;
 		break;
 	}
@@ -417,6 +440,7 @@ check_taken(const void *buf, size_t len)
 			FAIL("OWN_UNIT_START with quiet tgid %" PRIu32 " or an unterminated path "
 			     "taken",
 			     msg->quiet_tgid);
+		check_own_syscalls(msg->events, msg->syscall_entry, msg->syscall_exit);
 		outcomes[OWN]++;
 		break;
 	}
@@ -464,7 +488,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef FUZZ_LIBFUZZER
 /* Valid requests of each type, padded to their size by the frame. */
-#define SEEDS_MAX 27
+#define SEEDS_MAX 30
 static uint8_t seed_bytes[SEEDS_MAX][1 + sizeof(struct tc_kernel_own_unit_msg)];
 static struct fuzz_seed seeds[SEEDS_MAX];
 static size_t nr_seeds;
@@ -578,10 +602,21 @@ add_large(void)
 	track.values[2] = 0;
 	add_seed(&track, offsetof(struct tc_kernel_track_msg, values) + 3 * sizeof(uint32_t));
 	add_seed(&own, sizeof(own));
+	/* getppid (110 on x86-64) and read (0), by name. */
+	own.events = TC_KERNEL_OWN_SYSCALL_ENTRY | TC_KERNEL_OWN_SYSCALL_EXIT;
+	own.syscall_entry[110 / 64] = 1ull << (110 % 64);
+	own.syscall_exit[0] = 1 | 1ull << (110 % 64);
+	add_seed(&own, sizeof(own));
+	/* A class without its system calls, refused. */
+	own.syscall_exit[0] = 0;
+	add_seed(&own, sizeof(own));
 	unit.header = seed_header(TC_KERNEL_OWN_UNIT_START, sizeof(unit), 1ull << 32 | 10, 0);
 	unit.events = 1;
 	strcpy(unit.cgroup, "/system.slice/x.service");
 	add_seed(&unit, offsetof(struct tc_kernel_own_unit_msg, cgroup) + 24);
+	unit.events = TC_KERNEL_OWN_SYSCALL_ENTRY;
+	unit.syscall_entry[7] = 1ull << 63;
+	add_seed(&unit, sizeof(unit));
 }
 
 __attribute__((constructor)) static void

@@ -674,7 +674,7 @@ submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, c
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
-	guint32 events;
+	TcKernelOwnEvents events;
 
 	if (!check_kernel_channel(channel, &error) ||
 	    !tc_session_kernel_own_parse(pattern, &events, &error)) {

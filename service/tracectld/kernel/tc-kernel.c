@@ -938,31 +938,37 @@ request_own_ring(struct tc_kernel_msg *request, size_t size, GError **error)
 }
 
 int
-tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, guint32 events, GPid quiet_pid,
-		    GError **error)
+tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, const TcKernelOwnEvents *events,
+		    GPid quiet_pid, GError **error)
 {
 	struct tc_kernel_own_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
 		.uid = uid,
 		.gid = gid,
-		.events = events,
+		.events = events->events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
 
+	G_STATIC_ASSERT(sizeof(msg.syscall_entry) == sizeof(events->syscall_entry));
+	memcpy(msg.syscall_entry, events->syscall_entry, sizeof(msg.syscall_entry));
+	memcpy(msg.syscall_exit, events->syscall_exit, sizeof(msg.syscall_exit));
 	return request_own_ring(&msg.header, sizeof(msg), error);
 }
 
 int
-tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
+tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, const TcKernelOwnEvents *events,
 			 GPid quiet_pid, GError **error)
 {
 	struct tc_kernel_own_unit_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_UNIT_START,
 			   .session_id = helper_session_id(session_id)},
-		.events = events,
+		.events = events->events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
 	int fd;
+
+	memcpy(msg.syscall_entry, events->syscall_entry, sizeof(msg.syscall_entry));
+	memcpy(msg.syscall_exit, events->syscall_exit, sizeof(msg.syscall_exit));
 
 	if (strlen(cgroup) >= sizeof(msg.cgroup)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,

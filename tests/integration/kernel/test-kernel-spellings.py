@@ -7,20 +7,31 @@ sched_switch and sched_process_exec as lttng-modules names them; `list`
 shows the tracefs patterns they stood for and `list -k` LTTng's names
 beside tracefs'. A name two events have (a uprobe of the session named
 sched_switch) is refused naming both, an unknown one as unknown. The
-kernel channel refuses what it cannot honour, with the reason."""
+kernel channel refuses what it cannot honour, with the reason.
+
+--own --syscall getppid: alice's session records the getppid() calls of
+a small program of hers, as syscall_entry_getppid and
+syscall_exit_getppid, each call once, while bob runs the same program:
+nothing of his, and no other call of hers. A system call the machine
+does not have is refused."""
 
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import STRESS_APP, Service, check, log, mount_tracefs, run
+from tclib import SOURCE, STRESS_APP, Service, check, log, mount_tracefs, require, run
+from owntierlib import polkit_rule
 from tracelib import read_streams
 
+OWN_ACTION = "org.tracectl.Tracing1.trace-kernel-own"
+CALLS = 50
 
-def refused(svc, args, words):
-    result = svc.cli(*args, check_ok=False)
+
+def refused(svc, args, words, user=None):
+    result = svc.cli(*args, check_ok=False, user=user)
     check(result.returncode != 0 and all(w in result.stderr for w in words),
           f"{args} was not refused naming {words}: {result}")
 
@@ -62,9 +73,55 @@ def check_bare_names(svc, out):
     log(f"bare names recorded {sorted(names)}; ambiguous and unknown names refused")
 
 
+def build_loop(directory):
+    """The benchmarks' getppid() loop, built where every user may run it."""
+    program = os.path.join(directory, "getppid-loop")
+    subprocess.run(["cc", "-O2", "-o", program,
+                    os.path.join(SOURCE, "tests", "bench", "getppid-loop.c")], check=True)
+    os.chmod(directory, 0o755)
+    return program
+
+
+def check_own_syscalls(svc, loop):
+    alice, bob = svc.add_user("tcspellalice"), svc.add_user("tcspellbob")
+    out = os.path.join(alice.home, "ownsys")
+    svc.cli("create", "ownsys", "-o", out, user=alice)
+    result = svc.cli("enable-event", "-k", "--own", "--syscall", "getppid", user=alice,
+                     check_ok=False)
+    require(not (result.returncode != 0 and "was not built" in result.stderr),
+            "tracectl-kernel-helper was built without the own-process tier")
+    check(result.returncode == 0, f"--own --syscall getppid: {result}")
+    refused(svc, ["enable-event", "-k", "--own", "--syscall", "no_such_call_tc"],
+            ["syscalls:sys_enter_no_such_call_tc: no system call"], user=alice)
+    svc.cli("start", user=alice)
+    procs = [svc.app(str(CALLS), user=user, program=loop) for user in (alice, bob)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=30)
+        check(proc.returncode == 0, f"the loop failed: {err}")
+    svc.cli("stop", user=alice)
+    events = read_streams(os.path.join(out, "kernel-own"))["events"]
+    names = {e["name"] for e in events}
+    check(names <= {"syscall_entry_getppid", "syscall_exit_getppid"}, f"events: {names}")
+    mine = [e for e in events if e["ctx_pid"] == procs[0].pid]
+    entries = [e for e in mine if e["name"] == "syscall_entry_getppid"]
+    rets = {e["ret"] for e in mine if e["name"] == "syscall_exit_getppid"}
+    check(len(entries) == CALLS and len(mine) == 2 * CALLS and len(rets) == 1 and
+          min(rets) > 0, f"{len(entries)} entries and {len(mine) - len(entries)} exits "
+          f"(returning {rets}) of alice's {CALLS} getppid()")
+    check(not [e for e in events if e["ctx_pid"] == procs[1].pid], "bob's calls recorded")
+    log(f"--own --syscall getppid: alice's {CALLS} calls, each once, none of bob's")
+
+
 def test():
     mount_tracefs()
-    with Service() as svc:
+    require(os.path.exists("/sys/kernel/btf/vmlinux"), "the kernel has no BTF")
+    svc = Service()
+    with tempfile.NamedTemporaryFile("w", suffix=".rules") as rule:
+        rule.write(polkit_rule(OWN_ACTION, "tcspellalice"))
+        rule.flush()
+        svc.installed.install(rule.name, "/etc/polkit-1/rules.d/59-tracectl-spell-test.rules")
+    with svc, tempfile.TemporaryDirectory() as tmp:
+        check_own_syscalls(svc, build_loop(tmp))
         listing = svc.cli("list", "-k").stdout
         check("      sched_switch (sched:sched_switch)\n" in listing,
               f"list -k does not show LTTng's names: {listing[:300]}")
