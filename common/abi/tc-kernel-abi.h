@@ -30,7 +30,7 @@
 #include "tc-kernel-own.h"
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 10u
+#define TC_KERNEL_VERSION 11u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -157,15 +157,17 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 /*
  * PROBE_ADD's refusals of a uprobe target, so that the service names the
  * reason (other codes are the open's, as the owner: ENOENT, EACCES...):
- *   -EINVAL       the location is not /absolute/path:function (see
- *                 tc-kernel-names.h)
+ *   -EINVAL       the location is not /absolute/path:function nor
+ *                 sdt:/absolute/path:provider:name (see tc-kernel-names.h)
  *   -EMEDIUMTYPE  not a regular file (a FIFO, a device, a directory)
  *   -EFBIG        bigger than TC_KERNEL_ELF_FILE_MAX
- *   -E2BIG        more sections, symbols or symbol names than the limits
- *                 below
+ *   -E2BIG        more sections, symbols, symbol names or notes than the
+ *                 limits below
  *   -ENOEXEC      not an ELF64 file, or one whose headers point outside it
  *                 (a truncated file)
- *   -ESRCH        no function of that name in its symbol tables
+ *   -ESRCH        no function of that name in its symbol tables, or no
+ *                 SDT probe provider:name in its notes
+ *   -ENOTUNIQ     an SDT probe at several sites (one uprobe is one place)
  *   -ETIMEDOUT    the file was not opened and parsed within
  *                 TC_KERNEL_UPROBE_FILE_MS (a slow or hung file system,
  *                 such as a FUSE mount whose server does not answer)
@@ -177,13 +179,17 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 #define TC_KERNEL_ELF_SECTIONS_MAX 16384u           /* section headers */
 #define TC_KERNEL_ELF_SYMBOLS_MAX (4u << 20)       /* symbols walked, all tables */
 #define TC_KERNEL_ELF_NAMES_MAX (64u << 20)        /* bytes of one string table */
+#define TC_KERNEL_ELF_NOTES_MAX (16u << 20)        /* bytes of note sections, all of them */
 /* How long the helper's child may take to open and parse a uprobe target. */
 #define TC_KERNEL_UPROBE_FILE_MS 3000
 
 enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */
 	TC_KERNEL_PROBE_KRETPROBE = 2, /* the same, on return */
-	TC_KERNEL_PROBE_UPROBE = 3,    /* location: /absolute/path/to/ELF:function */
+	/* location: /absolute/path/to/ELF:function, or an SDT probe of the
+	 * file's notes, sdt:/absolute/path/to/ELF:provider:name, with its
+	 * semaphore raised by the kernel while the probe is enabled */
+	TC_KERNEL_PROBE_UPROBE = 3,
 };
 
 /* Created but not enabled: the service enables it once the consumer has
