@@ -210,7 +210,9 @@ change_events(int argc, char **argv, gboolean enable)
 		 "With -k: probes on the entry (NAME_entry) and return (NAME_return) of SYMBOL",
 		 "PLACE"},
 		{"userspace-probe", 0, 0, G_OPTION_ARG_STRING, &uprobe,
-		 "With -k: a uprobe named NAME on /path/to/ELF:FUNCTION", "PLACE"},
+		 "With -k: a uprobe named NAME on [elf:]/path/to/ELF:FUNCTION, or on the SDT probe "
+		 "sdt:/path/to/ELF:PROVIDER:NAME",
+		 "PLACE"},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "The channel (default: channel0)", "CHANNEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,

@@ -263,18 +263,39 @@ tc_helper_request_kprobe_check(const struct tc_kernel_probe_msg *msg)
 	return tc_kernel_check_kprobe_location(msg->location, &position) ? -EINVAL : 0;
 }
 
-int
-tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg, char *path,
-			       const char **function)
+/* Copies text[0..len) into out of size bytes, NUL-terminated. */
+static void
+copy_part(char *out, size_t size, const char *text, size_t len)
 {
-	const char *colon = strchr(msg->location, ':');
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, text, len);
+	out[len] = '\0';
+}
+
+int
+tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg,
+			       struct tc_helper_uprobe_target *target)
+{
+	bool is_sdt = strncmp(msg->location, "sdt:", 4) == 0;
+	const char *path = is_sdt ? msg->location + 4 : msg->location;
+	const char *colon = strchr(path, ':');
+	const char *second = colon && is_sdt ? strchr(colon + 1, ':') : NULL;
 	size_t position;
 
+	_Static_assert(sizeof(target->path) == TC_KERNEL_LOCATION_MAX, "a location fits");
 	if (msg->kind != TC_KERNEL_PROBE_UPROBE ||
-	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon)
+	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon ||
+	    (is_sdt && !second))
 		return -EINVAL;
-	memcpy(path, msg->location, (size_t)(colon - msg->location));
-	path[colon - msg->location] = '\0';
-	*function = colon + 1;
+	copy_part(target->path, sizeof(target->path), path, (size_t)(colon - path));
+	if (is_sdt) {
+		copy_part(target->provider, sizeof(target->provider), colon + 1,
+			  (size_t)(second - colon - 1));
+		copy_part(target->name, sizeof(target->name), second + 1, strlen(second + 1));
+	} else {
+		target->provider[0] = '\0';
+		copy_part(target->name, sizeof(target->name), colon + 1, strlen(colon + 1));
+	}
 	return 0;
 }

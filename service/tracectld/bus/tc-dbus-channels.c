@@ -495,6 +495,9 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 	TcRequest *request;
 	guint32 kind_value;
 
+	/* LTTng's "elf:" names the function form explicitly: the same probe. */
+	if (g_str_equal(kind, "uprobe") && g_str_has_prefix(location, "elf:"))
+		location += 4;
 	if (!parse_probe(kind, name, location, &kind_value, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;

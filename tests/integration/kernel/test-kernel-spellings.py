@@ -13,7 +13,14 @@ kernel channel refuses what it cannot honour, with the reason.
 a small program of hers, as syscall_entry_getppid and
 syscall_exit_getppid, each call once, while bob runs the same program:
 nothing of his, and no other call of hers. A system call the machine
-does not have is refused."""
+does not have is refused.
+
+--userspace-probe in LTTng's forms: sdt:PATH:example:all_types on the
+example application built with SDT semaphores records each of its calls,
+though no tracectl session records the application (the kernel raises
+the probe's semaphore, which lets the tracepoint's arguments through);
+elf:PATH:main records the program's main() once. An SDT probe the file
+does not have is refused naming it."""
 
 import os
 import subprocess
@@ -22,12 +29,14 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SOURCE, STRESS_APP, Service, check, log, mount_tracefs, require, run
+from tclib import BUILD, SOURCE, STRESS_APP, Service, check, log, mount_tracefs, require, run
 from owntierlib import polkit_rule
 from tracelib import read_streams
 
 OWN_ACTION = "org.tracectl.Tracing1.trace-kernel-own"
 CALLS = 50
+SEMAPHORE_APP = os.path.join(BUILD, "tests", "integration", "apps",
+                             "tracectl-example-app-sdt-semaphores")
 
 
 def refused(svc, args, words, user=None):
@@ -112,6 +121,34 @@ def check_own_syscalls(svc, loop):
     log(f"--own --syscall getppid: alice's {CALLS} calls, each once, none of bob's")
 
 
+def check_probe_locations(svc):
+    require(os.path.exists(SEMAPHORE_APP), "no SDT build of the example application")
+    app = os.path.realpath(SEMAPHORE_APP)
+    out = os.path.join(svc.rundir, "sdt")
+    svc.cli("create", "sdt", "--output", out)
+    svc.cli("enable-event", "-k", "--userspace-probe", f"sdt:{app}:example:all_types",
+            "alltypes")
+    svc.cli("enable-event", "-k", "--userspace-probe", f"elf:{app}:main", "appmain")
+    svc.cli("start")
+    refused(svc, ["enable-event", "-k", "--userspace-probe", f"sdt:{app}:example:nope", "x"],
+            ["has no SDT probe 'example:nope'"])
+    refused(svc, ["enable-event", "-k", "--userspace-probe", f"sdt:{app}:example", "x"],
+            ["sdt:/absolute/path:provider:name"])
+    # No tracectl session records the application: only the kernel's
+    # raising of the semaphore lets all_types through.
+    env = dict(os.environ, TRACECTL_RUNDIR=os.path.join(svc.rundir, "nowhere"))
+    result = subprocess.run([app, "--count", str(CALLS)], env=env, timeout=60,
+                            capture_output=True, text=True)
+    check(result.returncode == 0, f"the application failed: {result.stderr}")
+    svc.cli("stop")
+    events = read_streams(out)["events"]
+    hits = {name: len([e for e in events if e["name"].endswith(":" + name)])
+            for name in ("alltypes", "appmain")}
+    check(hits == {"alltypes": CALLS, "appmain": 1}, f"probe hits: {hits}")
+    svc.cli("destroy", "sdt")
+    log(f"sdt: {CALLS} hits through the semaphore, elf: main once")
+
+
 def test():
     mount_tracefs()
     require(os.path.exists("/sys/kernel/btf/vmlinux"), "the kernel has no BTF")
@@ -122,6 +159,7 @@ def test():
         svc.installed.install(rule.name, "/etc/polkit-1/rules.d/59-tracectl-spell-test.rules")
     with svc, tempfile.TemporaryDirectory() as tmp:
         check_own_syscalls(svc, build_loop(tmp))
+        check_probe_locations(svc)
         listing = svc.cli("list", "-k").stdout
         check("      sched_switch (sched:sched_switch)\n" in listing,
               f"list -k does not show LTTng's names: {listing[:300]}")
