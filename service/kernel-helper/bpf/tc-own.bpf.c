@@ -186,6 +186,19 @@ sched_may_record(struct task_struct *task)
 	return true;
 }
 
+/* A system call's six argument registers. Constant offsets: the verifier
+ * refuses a context pointer moved by a loop index. */
+static __always_inline void
+copy_args(const struct trace_event_raw_sys_enter *ctx, __u64 args[6])
+{
+	args[0] = ctx->args[0];
+	args[1] = ctx->args[1];
+	args[2] = ctx->args[2];
+	args[3] = ctx->args[3];
+	args[4] = ctx->args[4];
+	args[5] = ctx->args[5];
+}
+
 SEC("tracepoint/raw_syscalls/sys_enter")
 int
 own_sys_enter(struct trace_event_raw_sys_enter *ctx)
@@ -194,14 +207,7 @@ own_sys_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (!current_is_owners())
 		return 0;
-	/* Constant offsets: the verifier refuses a context pointer moved by
-	 * a loop index. */
-	args[0] = ctx->args[0];
-	args[1] = ctx->args[1];
-	args[2] = ctx->args[2];
-	args[3] = ctx->args[3];
-	args[4] = ctx->args[4];
-	args[5] = ctx->args[5];
+	copy_args(ctx, args);
 	emit(TC_OWN_SYS_ENTER, bpf_get_current_task_btf(), (__s32)ctx->id, 0, args, 6);
 	return 0;
 }
@@ -252,12 +258,7 @@ own_syscall_entry(struct trace_event_raw_sys_enter *ctx)
 
 	if (!in_named_set(syscall_entry_set, ctx->id, task) || !current_is_owners())
 		return 0;
-	args[0] = ctx->args[0];
-	args[1] = ctx->args[1];
-	args[2] = ctx->args[2];
-	args[3] = ctx->args[3];
-	args[4] = ctx->args[4];
-	args[5] = ctx->args[5];
+	copy_args(ctx, args);
 	emit(TC_OWN_SYSCALL_ENTRY, task, (__s32)ctx->id, 0, args, 6);
 	return 0;
 }

@@ -98,9 +98,11 @@ tracefs_patterns(TcSession *session, const char *pattern, GError **error)
 	return patterns;
 }
 
-gboolean
-tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
-			   GError **error)
+/* Enables (with filter, in tracefs syntax, or none) or disables the
+ * tracefs patterns pattern stands for. */
+static gboolean
+kernel_events(TcSession *session, const char *pattern, gboolean enable, const char *filter,
+	      GError **error)
 {
 	g_autoptr(GMutexLocker) op = NULL;
 	g_autoptr(GPtrArray) patterns = NULL;
@@ -113,33 +115,30 @@ tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean ena
 	patterns = tracefs_patterns(session, pattern, error);
 	if (patterns == NULL)
 		return FALSE;
-	for (guint i = 0; i < patterns->len; i++)
-		if (!tc_session_kernel_event_locked(session, g_ptr_array_index(patterns, i), enable,
-						    error))
+	for (guint i = 0; i < patterns->len; i++) {
+		const char *one = g_ptr_array_index(patterns, i);
+
+		if (!(filter ? tc_session_kernel_filtered_event_locked(session, one, filter, error)
+			     : tc_session_kernel_event_locked(session, one, enable, error)))
 			return FALSE;
-	return !enable || start_new_kernel_trace(session, error);
+	}
+	/* Only unfiltered patterns start a recording session's kernel trace at
+	 * once, as before this lookup was shared. */
+	return !enable || filter || start_new_kernel_trace(session, error);
+}
+
+gboolean
+tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
+			   GError **error)
+{
+	return kernel_events(session, pattern, enable, NULL, error);
 }
 
 gboolean
 tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, const char *filter,
 				    GError **error)
 {
-	g_autoptr(GMutexLocker) op = NULL;
-	g_autoptr(GPtrArray) patterns = NULL;
-
-	if (!tc_session_op_kernel_check_helper(error))
-		return FALSE;
-	op = tc_session_op_begin(session, error);
-	if (op == NULL)
-		return FALSE;
-	patterns = tracefs_patterns(session, pattern, error);
-	if (patterns == NULL)
-		return FALSE;
-	for (guint i = 0; i < patterns->len; i++)
-		if (!tc_session_kernel_filtered_event_locked(session, g_ptr_array_index(patterns, i),
-							     filter, error))
-			return FALSE;
-	return TRUE;
+	return kernel_events(session, pattern, TRUE, filter, error);
 }
 
 gboolean
