@@ -514,8 +514,7 @@ kernel_events_json(const char *const *events, const char *const *names, gboolean
 	json_builder_begin_object(builder);
 	tc_client_output_member_bool(builder, "syscalls", syscalls);
 	tc_client_output_member_strv(builder, "events", events);
-	if (names)
-		tc_client_output_member_strv(builder, "names", names);
+	tc_client_output_member_strv(builder, "names", names);
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
 }
@@ -536,8 +535,7 @@ list_kernel(gboolean syscalls)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(^a&s)", &events);
 	/* System calls are listed by name already, as --syscall takes them. */
-	if (!syscalls)
-		names = kernel_event_names(events);
+	names = syscalls ? g_strdupv((char **)events) : kernel_event_names(events);
 	if (tc_client_output_is_json()) {
 		g_autoptr(JsonNode) node =
 		    kernel_events_json(events, (const char *const *)names, syscalls);
