@@ -163,28 +163,89 @@ export class Service {
     /*
      * output: "" for the default directory, an absolute directory, or a
      * URL (file://, net://, net6://) given to the service as "url", which
-     * checks it and names what is wrong with it.
+     * checks it and names what is wrong with it. kind: { snapshot,
+     * liveTimerUs }, liveTimerUs null for a session that is not live (a
+     * live one without a URL streams to net://127.0.0.1, as `tracectl
+     * create --live` does).
      */
-    async createSession(name, output, snapshot) {
+    async createSession(name, output, kind) {
         const options = {};
         let directory = output;
         if (output.includes("://")) {
             options.url = cockpit.variant("s", output);
             directory = "";
         }
-        if (snapshot)
+        if (kind.snapshot)
             options.snapshot = cockpit.variant("b", true);
+        if (kind.liveTimerUs !== null)
+            options["live-timer-us"] = cockpit.variant("u", kind.liveTimerUs);
         const [path] = await this.call(MANAGER_PATH, MANAGER, "CreateSessionWithOptions", "ssa{sv}",
                                        [name, directory, options]);
         return path;
     }
 
-    // loglevel: null for every level, else 0 to 14 (user space only).
-    enableEvent(path, domain, pattern, loglevel) {
+    // channel: "" for channel0; loglevel: null for every level, else 0
+    // to 14 (user space only).
+    enableEvent(path, domain, channel, pattern, loglevel) {
         if (loglevel === null)
-            return this.call(path, SESSION, "EnableEvent", "sss", [domain, "", pattern]);
+            return this.call(path, SESSION, "EnableEvent", "sss", [domain, channel, pattern]);
         return this.call(path, SESSION, "EnableEventWithOptions", "sssa{sv}",
-                         [domain, "", pattern, { loglevel: cockpit.variant("i", loglevel) }]);
+                         [domain, channel, pattern, { loglevel: cockpit.variant("i", loglevel) }]);
+    }
+
+    /*
+     * settings: { overwrite, subbufSize, subbufCount, switchTimerUs,
+     * readTimerUs, monitorTimerUs }, each null for the service's default.
+     * The kernel's channel takes only its geometry (EnableChannel).
+     */
+    enableChannel(path, domain, name, settings) {
+        const options = {};
+        const add = (key, type, value) => {
+            if (value !== null && value !== undefined)
+                options[key] = cockpit.variant(type, value);
+        };
+        add("subbuf-size", "t", settings.subbufSize);
+        add("num-subbuf", "u", settings.subbufCount);
+        if (domain === "ust") {
+            add("overwrite", "b", settings.overwrite);
+            add("switch-timer", "u", settings.switchTimerUs);
+            add("read-timer", "u", settings.readTimerUs);
+            add("monitor-timer", "u", settings.monitorTimerUs);
+        }
+        return this.call(path, SESSION, "EnableChannel", "ssa{sv}", [domain, name, options]);
+    }
+
+    // channel: "" for every channel of the session.
+    addContexts(path, domain, channel, contexts) {
+        return this.call(path, SESSION, "AddContext", "ssas", [domain, channel, contexts]);
+    }
+
+    async rotate(path) {
+        const [archive] = await this.call(path, SESSION, "Rotate", "", []);
+        return archive;
+    }
+
+    // The context names AddContext takes in domain, as `tracectl
+    // add-context --list` shows them.
+    async listContexts(domain) {
+        const [contexts] = await this.call(MANAGER_PATH, MANAGER, "ListContexts", "s", [domain]);
+        return contexts;
+    }
+
+    // [{ pid, uid, processName, tracer, events: [{ name, loglevel, fields }] }]:
+    // the registered applications the caller may see (`tracectl list -u`).
+    async listApplications() {
+        const [applications] = await this.call(MANAGER_PATH, MANAGER, "ListApplications", "", []);
+        return applications.map(([pid, uid, processName, tracer, events]) => ({
+            pid, uid, processName, tracer,
+            events: events.map(([name, loglevel, fields]) => ({ name, loglevel, fields })),
+        }));
+    }
+
+    // "system:event" names of the machine's kernel (`tracectl list -k`).
+    async listKernelEvents() {
+        const [events] = await this.call(MANAGER_PATH, MANAGER, "ListKernelEvents", "b", [false]);
+        return events;
     }
 
     start(path) {

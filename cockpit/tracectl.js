@@ -2,7 +2,10 @@
 /*
  * tracectl's Cockpit page: the sessions the logged-in user may see, kept
  * up to date by the service's signals; a session's details, channels and
- * statistics; creating, starting, stopping, snapshotting and destroying.
+ * statistics; creating (local, streamed, live, snapshot), starting,
+ * stopping, rotating, snapshotting and destroying. What a session records
+ * is set up in setup.js, its statistics plotted in plots.js, its newest
+ * events read in newest-events.js and its audit trail in audit.js.
  *
  * Nothing here decides what the user may do: every button is a call to
  * tracectld (service.js), which asks polkit and checks ownership, and a
@@ -15,10 +18,14 @@
  * which the service samples them.
  */
 
-import { Service, SESSION_PATH_PREFIX, LOG_LEVELS, describeError } from "./service.js";
-
-const _ = cockpit.gettext;
-const $ = id => document.getElementById(id);
+import { Service, SESSION_PATH_PREFIX, describeError } from "./service.js";
+import { _, $, element, formatBytes, showError, clearError } from "./ui.js";
+import { applicationsChanged, forgetLists, initSetup, renderSetup } from "./setup.js";
+import { addSample, forgetSamples, renderPlots } from "./plots.js";
+import {
+    forgetEvents, initNewestEvents, renderNewestEvents, stopReading, traceOf,
+} from "./newest-events.js";
+import { auditCommand, forgetAudit, initAudit, renderAudit } from "./audit.js";
 
 // The quickest statistics refresh: a monitor timer may be 1 ms, which the
 // service samples for triggers, not for a person reading a table.
@@ -27,6 +34,9 @@ const MIN_REFRESH_MS = 1000;
 const KERNEL_REFRESH_MS = 1000;
 const RECONNECT_FIRST_MS = 3000;
 const RECONNECT_MAX_MS = 60000;
+// A live session's timer when the create form leaves it empty, as
+// `tracectl create --live` without a value.
+const DEFAULT_LIVE_TIMER_MS = 1000;
 
 const service = new Service({
     signal: onSignal,
@@ -56,22 +66,6 @@ let reconnectTimer = null;
 let identity = "";
 let administrative = false;
 
-/* Errors */
-
-function showError(action, error) {
-    const { name, message } = describeError(error);
-    console.warn(action + ": " + name + ": " + message);
-    const alert = $("tc-error");
-    alert.querySelector(".tc-error-action").textContent = action;
-    alert.querySelector(".tc-error-name").textContent = name;
-    alert.querySelector(".tc-error-message").textContent = message;
-    alert.hidden = false;
-}
-
-function clearError() {
-    $("tc-error").hidden = true;
-}
-
 /*
  * Runs call() for an action a person asked for, with the session's
  * buttons disabled meanwhile. Returns { ok, value }; a failure is shown.
@@ -95,17 +89,6 @@ async function act(action, path, call) {
 
 /* Formatting */
 
-function formatBytes(bytes) {
-    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let value = Number(bytes);
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return (unit === 0 ? String(value) : value.toFixed(value < 10 ? 1 : 0)) + " " + units[unit];
-}
-
 function ownerName(uid) {
     if (uid === undefined || uid === null)
         return "";
@@ -115,14 +98,6 @@ function ownerName(uid) {
 
 function sessionId(path) {
     return path.startsWith(SESSION_PATH_PREFIX) ? path.substring(SESSION_PATH_PREFIX.length) : path;
-}
-
-function element(tag, properties, children) {
-    const node = document.createElement(tag);
-    Object.assign(node, properties || {});
-    for (const child of children || [])
-        node.append(child);
-    return node;
 }
 
 function stateBadge(state) {
@@ -275,6 +250,9 @@ function setProblem(path, problem) {
 function forget(path) {
     sessions.delete(path);
     snapshots.delete(path);
+    forgetSamples(path);
+    forgetEvents(path);
+    forgetAudit(path);
     if (listing)
         listAgain = true;
     if (detail && detail.path === path) {
@@ -314,6 +292,22 @@ async function destroySession(path) {
         forget(path);
 }
 
+async function rotateSession(path) {
+    const what = cockpit.format(_("Rotate $0"), sessionLabel(path));
+    const { ok, value } = await act(what, path, () => service.rotate(path));
+    if (ok)
+        setLastArchive(path, value);
+}
+
+// LastArchive, which no PropertiesChanged carries: Rotate's answer and
+// ArchiveRotated (a rotation schedule's, another client's) say it.
+function setLastArchive(path, archive) {
+    const properties = described(path);
+    if (properties)
+        properties.LastArchive = archive;
+    render();
+}
+
 async function recordSnapshot(path) {
     const what = cockpit.format(_("Record a snapshot of $0"), sessionLabel(path));
     const { ok, value } = await act(what, path, () => service.recordSnapshot(path));
@@ -329,33 +323,22 @@ function addSnapshot(path, directory) {
     render();
 }
 
-async function enableEvent(event) {
-    event.preventDefault();
-    if (!detail)
-        return;
-    const path = detail.path;
-    const domain = $("tc-event-domain").value;
-    const pattern = $("tc-event-pattern").value.trim();
-    const level = $("tc-event-loglevel").value;
-    const loglevel = domain === "ust" && level !== "" ? Number(level) : null;
-    const what = cockpit.format(
-        domain === "kernel" ? _("Enable kernel event $0") : _("Enable user-space event $0"),
-        pattern);
-    const { ok } = await act(what, path,
-                             () => service.enableEvent(path, domain, pattern, loglevel));
-    if (ok)
-        loadDetail();
-}
-
 async function createSession(event) {
     event.preventDefault();
     const name = $("tc-create-name").value.trim();
     const output = $("tc-create-output").value.trim();
-    const snapshot = $("tc-create-snapshot").checked;
+    const timerMs = $("tc-create-live-timer").value.trim();
+    const kind = {
+        snapshot: $("tc-create-snapshot").checked,
+        liveTimerUs: $("tc-create-live").checked
+            ? Math.round(Number(timerMs || DEFAULT_LIVE_TIMER_MS) * 1000)
+            : null,
+    };
     const { ok, value } = await act(cockpit.format(_("Create session $0"), name), null,
-                                    () => service.createSession(name, output, snapshot));
+                                    () => service.createSession(name, output, kind));
     if (ok) {
         $("tc-create").reset();
+        $("tc-create-live-timer").disabled = true;
         await relist();
         cockpit.location.go(["session", sessionId(value)]);
     }
@@ -380,6 +363,7 @@ async function loadDetail() {
         if (!detailReloadAgain) {
             shown.described = described;
             shown.failed = false;
+            addSample(shown.path, described);
             if (session) {
                 session.state = described.properties.State;
                 session.problem = described.properties.Problem;
@@ -452,6 +436,7 @@ function renderChannels(channels, statistics) {
             cell("tc-domain", channel.domain === "kernel" ? _("kernel") : _("user space")),
             cell("tc-channel", name),
             cell("tc-events tc-mono", channel.patterns.join(", ")),
+            cell("tc-contexts tc-mono", (channel.settings.contexts || []).join(", ")),
             cell("tc-buffer",
                  figures && figures.bufferBytes ? formatBytes(figures.bufferBytes) : geometry,
                  cockpit.format(_("sub-buffers: $0"), geometry)),
@@ -494,7 +479,8 @@ function renderDetail() {
     if (properties.Snapshot)
         kind = _("snapshot (overwrite buffers, written on demand)");
     else if (properties.LiveTimer)
-        kind = cockpit.format(_("live, every $0 ms"), properties.LiveTimer / 1000);
+        kind = cockpit.format(_("live, streamed to a relay, flushed every $0 ms"),
+                              properties.LiveTimer / 1000);
     else if (properties.TraceHostname)
         kind = _("streamed to a relay");
     else if (properties.Name)
@@ -513,20 +499,50 @@ function renderDetail() {
         ? _("The service did not describe this session: what it said is above.")
         : "";
 
+    let archive = properties.LastArchive || "";
+    if (!archive && properties.Name)
+        archive = properties.Snapshot || streamed ? "—" : _("none yet");
+    $("tc-detail-archive").textContent = archive;
+
     $("tc-start").disabled = isBusy || running;
     $("tc-stop").disabled = isBusy || (!running && state !== "");
     $("tc-snapshot").hidden = properties.Snapshot !== true;
     $("tc-snapshot").disabled = isBusy;
+    // Rotate archives a local trace: the service refuses it for
+    // snapshot and streamed sessions, so the button is not offered there.
+    $("tc-rotate").hidden = properties.Snapshot === true || Boolean(streamed);
+    $("tc-rotate").disabled = isBusy;
     $("tc-destroy").disabled = isBusy;
-    $("tc-event-enable").disabled = isBusy;
-    $("tc-event-loglevel").disabled = $("tc-event-domain").value !== "ust";
 
-    renderChannels(detail.described ? detail.described.channels : [],
-                   detail.described ? detail.described.statistics : []);
+    const channels = detail.described ? detail.described.channels : [];
+    renderSetup(channels, isBusy);
+    renderChannels(channels, detail.described ? detail.described.statistics : []);
+    renderPlots(path, refreshPeriod());
     const taken = snapshots.get(path) || [];
     $("tc-snapshots").replaceChildren(...taken.map(directory =>
         element("li", { className: "tc-mono", textContent: directory })));
     $("tc-snapshots-card").hidden = taken.length === 0;
+    const shown = shownSession();
+    renderNewestEvents(path, shown.trace);
+    renderAudit(path, shown.auditCommand, ownerName);
+}
+
+/*
+ * The session shown, as newest-events.js and audit.js need it, or null
+ * on the list.
+ */
+function shownSession() {
+    if (!detail)
+        return null;
+    const path = detail.path;
+    const properties = (detail.described && detail.described.properties) || {};
+    const snapshotDirectories = snapshots.get(path) || [];
+    return {
+        path,
+        label: sessionLabel(path),
+        trace: properties.Name ? traceOf(properties, snapshotDirectories) : { why: "" },
+        auditCommand: properties.Name ? auditCommand(properties.OwnerUid, properties.Name) : null,
+    };
 }
 
 function render() {
@@ -551,12 +567,14 @@ function route() {
     if (page === "session" && /^[A-Za-z0-9_]+$/.test(id || "")) {
         const path = SESSION_PATH_PREFIX + id;
         if (!detail || detail.path !== path) {
+            stopReading();
             detail = { path, described: null, failed: false };
             render();
             loadDetail();
             return;
         }
     } else {
+        stopReading();
         detail = null;
     }
     render();
@@ -584,6 +602,13 @@ function onSignal(member, path, args) {
         break;
     case "SnapshotRecorded":
         addSnapshot(args[0], args[1]);
+        break;
+    case "ArchiveRotated":
+        setLastArchive(args[0], args[1]);
+        break;
+    case "ApplicationRegistered":
+    case "ApplicationGone":
+        applicationsChanged();
         break;
     }
 }
@@ -613,8 +638,10 @@ function onOwner(owner) {
         }
         return;
     }
-    if (previous !== undefined && owner !== previous)
+    if (previous !== undefined && owner !== previous) {
+        forgetLists();
         subscribeAndList();
+    }
 }
 
 function onClosed(error) {
@@ -690,23 +717,20 @@ function watchSuperuser(user) {
     superuser.wait().then(update, () => {});
 }
 
-function fillLogLevels() {
-    const select = $("tc-event-loglevel");
-    select.append(element("option", { value: "", textContent: _("Any") }));
-    LOG_LEVELS.forEach((name, level) => {
-        const label = cockpit.format(_("$0 and more severe"), name);
-        select.append(element("option", { value: String(level), textContent: label }));
-    });
-}
-
 function init() {
-    fillLogLevels();
+    initSetup({
+        service, act, render, current: () => detail, reload: loadDetail,
+    });
+    initNewestEvents({ current: shownSession, render });
+    initAudit({ current: shownSession, render });
     $("tc-create").addEventListener("submit", createSession);
-    $("tc-event-form").addEventListener("submit", enableEvent);
-    $("tc-event-domain").addEventListener("change", render);
+    $("tc-create-live").addEventListener("change", () => {
+        $("tc-create-live-timer").disabled = !$("tc-create-live").checked;
+    });
     $("tc-error-close").addEventListener("click", clearError);
     $("tc-start").addEventListener("click", () => startSession(detail.path));
     $("tc-stop").addEventListener("click", () => stopSession(detail.path));
+    $("tc-rotate").addEventListener("click", () => rotateSession(detail.path));
     $("tc-snapshot").addEventListener("click", () => recordSnapshot(detail.path));
     $("tc-destroy").addEventListener("click", () => destroySession(detail.path));
     $("tc-refresh").addEventListener("click", () => {

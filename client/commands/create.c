@@ -84,8 +84,9 @@ tc_cmd_create(int argc, char **argv)
 		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
 		 "Write the trace in DIR (default: ~/tracectl-traces/NAME-DATE-TIME)", "DIR"},
 		{"set-url", 'U', 0, G_OPTION_ARG_STRING, &set_url,
-		 "Stream to net://HOST[:CTRL[:DATA]] or net6://[ADDR]... (lttng-relayd), or "
-		 "write in file://DIR",
+		 "Stream to net://HOST[:CTRL[:DATA]] or net6://[ADDR]... (lttng-relayd), "
+		 "through SSH to net+ssh://[USER@]HOST[:SSH_PORT][/CTRL[:DATA]] (lttng-relayd on "
+		 "HOST's loopback), or write in file://DIR",
 		 "URL"},
 		{"ctrl-url", 'C', 0, G_OPTION_ARG_STRING, &ctrl_url,
 		 "Control connection tcp://HOST[:PORT] (with --data-url)", "URL"},

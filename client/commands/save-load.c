@@ -683,7 +683,10 @@ load_create_session_cb(gpointer data, const TcFileSession *file, GError **error)
 	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
 	if (file->snapshot)
 		g_variant_builder_add(&options, "{sv}", "snapshot", g_variant_new_boolean(TRUE));
-	if (file->control_url) {
+	if (tc_session_file_ssh_url(file->control_url)) {
+		g_variant_builder_add(&options, "{sv}", "url",
+				      g_variant_new_string(file->control_url));
+	} else if (file->control_url) {
 		g_autofree char *control = tc_session_file_relay_url(file->control_url);
 		g_autofree char *data_url = tc_session_file_relay_url(file->data_url);
 

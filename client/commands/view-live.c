@@ -84,6 +84,15 @@ tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **er
 			    name, url);
 		return NULL;
 	}
+	if (g_str_has_prefix(url, "net+ssh://")) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+			    "Session '%s' streams through SSH (%s) to a relay daemon listening on "
+			    "its machine's loopback, which a viewer here does not reach: forward its "
+			    "live port (ssh -N -L 5344:127.0.0.1:5344 HOST) and run babeltrace2 "
+			    "net://127.0.0.1:5344/host/%s/%s, or view on that machine",
+			    name, url, hostname, name);
+		return NULL;
+	}
 	host = relay_host_of(url);
 	if (host == NULL || !is_plain(host) || !is_plain(hostname)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,

@@ -107,6 +107,19 @@ struct tc_consumer_header {
  * from then on). For sessions loaded at the service's start, which must
  * come up whether the relay does or not. */
 #define TC_CONSUMER_RELAY_CONNECT_LATER 0x1u
+/*
+ * The relay is reached through an SSH tunnel (net+ssh://): host is the
+ * SSH server, which the owner's ssh resolves and authenticates with the
+ * owner's configuration and keys, ssh_user the login there (empty: the
+ * configuration's) and ssh_port its port (0: the configuration's). The
+ * consumer runs ssh with two forwards from Unix sockets of a private
+ * directory of its own to control_port and data_port on the far side's
+ * 127.0.0.1, where lttng-relayd listens, and speaks the relay protocol
+ * through them (tc-consumerd-tunnel.h). host and ssh_user keep to the
+ * alphabets of tc-ssh-names.h; family is AF_UNSPEC.
+ */
+#define TC_CONSUMER_RELAY_SSH 0x2u
+#define TC_CONSUMER_SSH_USER_MAX 64u
 
 struct tc_consumer_relay_output {
 	char host[TC_CONSUMER_HOST_MAX]; /* name or numeric address, NUL-terminated */
@@ -130,6 +143,13 @@ struct tc_consumer_relay_output {
 	 * began (Unix seconds; 0: creation_time). */
 	uint64_t chunk_id;
 	int64_t chunk_created;
+	/* With TC_CONSUMER_RELAY_SSH: the login, NUL-terminated (empty: the
+	 * owner's ssh configuration decides), and the SSH server's port (0:
+	 * idem). */
+	char ssh_user[TC_CONSUMER_SSH_USER_MAX];
+	uint16_t ssh_port;
+	uint16_t reserved16;
+	uint32_t reserved32;
 };
 
 struct tc_consumer_session {
@@ -296,7 +316,9 @@ struct tc_consumer_metadata {
  * can walk every packet before writing it and drop one that an
  * application scribbled on (babeltrace2 would stop at its first bad
  * record). A record: the event header, context_size bytes, then the
- * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8).
+ * fields, packed: TC_CONSUMER_FIELD_* or a fixed size in bytes (1..8:
+ * integers, float, double, and enumerations, which are their container;
+ * tracectl_abi_field_fixed_size() of tracectl-abi.h).
  * sizes[i] is 0 but for an array (its bytes, 1 to
  * TC_CONSUMER_FIELD_ARRAY_MAX) and a sequence (its element's bytes: 1, 2,
  * 4 or 8).
@@ -505,11 +527,15 @@ struct tc_consumer_reply {
 	/* RELAY_STATUS of a streaming session (-EINVAL for others): whether
 	 * the relay is connected now, the packets dropped because it was
 	 * not, since when, the errno of why it was last lost or not reached
-	 * (0: never), and message holds the relay's URL. */
+	 * (0: never), and message holds the relay's URL. relay_reason: why,
+	 * in the words of the program that carries the connection where
+	 * there is one (ssh's last line, "ssh: Permission denied
+	 * (publickey)."), NUL-terminated; empty when the errno says it all. */
 	uint32_t relay_connected;
 	uint32_t relay_errno;
 	uint64_t relay_lost_packets;
 	int64_t relay_lost_since; /* Unix seconds the relay was first lost; 0: never */
+	char relay_reason[TC_CONSUMER_ERROR_MAX];
 };
 
 static_assert(sizeof(struct tc_consumer_session) <= TC_CONSUMER_MSG_MAX, "message too big");

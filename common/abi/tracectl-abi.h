@@ -15,6 +15,7 @@
  *
  *   app                                   tracectld
  *   REGISTER ------------------------------>     (identity from SO_PEERCRED)
+ *   ENUM (one or more per enumeration) ---->     (version 5 on)
  *   EVENT (one per event) ----------------->
  *   EVENTS_END {batch} -------------------->
  *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
@@ -31,6 +32,19 @@
  * service carry a non-zero seq; the application answers each with REPLY
  * carrying the same seq once the command has taken effect.
  *
+ * An enumeration is described before the first event whose fields use it,
+ * in the same batch or an earlier one, and is then used by any number of
+ * fields of any number of events (TRACECTL_FIELD_ENUM).
+ *
+ * Versions. A service serves the applications of its own version and of
+ * every version down to TRACECTL_ABI_VERSION_MIN whose messages are a
+ * subset of its own and which read every command it sends; it refuses
+ * the others at REGISTER, saying which version it speaks. Version 5 adds
+ * enumerations (ENUM and TRACECTL_FIELD_ENUM) and nothing the service
+ * sends, so it serves version 4 applications too. Versions up to 4 each
+ * added a command the application must read, and their services served
+ * their own version only.
+ *
  * All integers are in the host's byte order: both ends run on one machine.
  */
 #ifndef TRACECTL_ABI_H
@@ -38,12 +52,16 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tc-filter-bytecode.h"
 
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
-#define TRACECTL_ABI_VERSION 4u
+#define TRACECTL_ABI_VERSION 5u
+#define TRACECTL_ABI_VERSION_MIN 4u
+#define TRACECTL_ABI_VERSION_ENUMS 5u /* the first with ENUM messages */
 #define TRACECTL_ABI_MSG_MAX 4096u
 
 #define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
@@ -51,6 +69,7 @@
 #define TRACECTL_ABI_FIELDS_MAX 32u
 #define TRACECTL_ABI_PROCNAME_MAX 16u
 #define TRACECTL_ABI_EVENTS_MAX 65536u /* per application */
+#define TRACECTL_ABI_ENUMS_MAX 65536u  /* enumerations per application */
 /* Log levels are LTTng's 0 (emergency) to 14 (debug): CTF readers refuse a
  * negative one and warn about a larger one. */
 #define TRACECTL_ABI_LOGLEVEL_MAX 14
@@ -61,6 +80,7 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_EVENT = 2,
 	TRACECTL_MSG_EVENTS_END = 3,
 	TRACECTL_MSG_REPLY = 4,
+	TRACECTL_MSG_ENUM = 5, /* version 5 on */
 
 	/* service -> application */
 	TRACECTL_MSG_CHANNEL_ADD = 16,
@@ -96,6 +116,11 @@ enum tracectl_field_type {
 	/* size 0: uint32_t length (at most TRACECTL_ABI_SEQUENCE_LENGTH_MAX),
 	 * then that many elements, packed */
 	TRACECTL_FIELD_SEQUENCE = 8,
+	/* laid out as its container, a signed or unsigned integer of 1, 2, 4
+	 * or 8 bytes that the type word describes as an array's element, with
+	 * no attribute; size: the application's index of the enumeration
+	 * (TRACECTL_MSG_ENUM) that names its values. Version 5 on. */
+	TRACECTL_FIELD_ENUM = 9,
 };
 
 /*
@@ -195,10 +220,24 @@ tracectl_abi_field_element_is_valid(uint32_t type)
 	}
 }
 
+/* Whether an enumeration field's type word describes a valid container:
+ * a signed or unsigned integer of 1, 2, 4 or 8 bytes, without attributes
+ * (its values are shown by their labels, in no base). */
+static inline bool
+tracectl_abi_enum_container_is_valid(uint32_t type)
+{
+	uint32_t kind = tracectl_abi_field_element_kind(type);
+	uint32_t size = tracectl_abi_field_element_size(type);
+
+	return (kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED) &&
+	       (type & 0xff00u) == 0 && (size == 1 || size == 2 || size == 4 || size == 8);
+}
+
 /* Whether a field of this type word may have this size: a known kind, the
  * attributes of an integer on integers only, one base at most; an array of
  * 1 to TRACECTL_ABI_ARRAY_LENGTH_MAX valid elements, a sequence of valid
- * elements. */
+ * elements; an enumeration of a valid container whose index is below
+ * TRACECTL_ABI_ENUMS_MAX (the receiver checks that it names one). */
 static inline bool
 tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
 {
@@ -220,20 +259,201 @@ tracectl_abi_field_is_valid(uint32_t type, uint32_t size)
 		       size <= TRACECTL_ABI_ARRAY_LENGTH_MAX;
 	case TRACECTL_FIELD_SEQUENCE:
 		return tracectl_abi_field_element_is_valid(type) && size == 0;
+	case TRACECTL_FIELD_ENUM:
+		return tracectl_abi_enum_container_is_valid(type) && size < TRACECTL_ABI_ENUMS_MAX;
 	default:
 		return false;
 	}
 }
 
 /* Whether a filter reads the field's value as stored: integers in the
- * machine's byte order, whatever their base. */
+ * machine's byte order, whatever their base, and enumerations, which
+ * compare as their container. */
 static inline bool
 tracectl_abi_field_is_native_integer(uint32_t type)
 {
 	uint32_t kind = tracectl_abi_field_kind(type);
 
-	return (kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED) &&
-	       !(type & TRACECTL_FIELD_BIG_ENDIAN);
+	return ((kind == TRACECTL_FIELD_SIGNED || kind == TRACECTL_FIELD_UNSIGNED) &&
+		!(type & TRACECTL_FIELD_BIG_ENDIAN)) ||
+	       kind == TRACECTL_FIELD_ENUM;
+}
+
+/* The integer a valid field holds: its bytes and whether it is signed, an
+ * enumeration's being its container's. 0 bytes for other kinds. */
+static inline uint32_t
+tracectl_abi_field_integer_size(uint32_t type, uint32_t size)
+{
+	switch (tracectl_abi_field_kind(type)) {
+	case TRACECTL_FIELD_SIGNED:
+	case TRACECTL_FIELD_UNSIGNED:
+		return size;
+	case TRACECTL_FIELD_ENUM:
+		return tracectl_abi_field_element_size(type);
+	default:
+		return 0;
+	}
+}
+
+static inline bool
+tracectl_abi_field_integer_is_signed(uint32_t type)
+{
+	uint32_t kind = tracectl_abi_field_kind(type);
+
+	return kind == TRACECTL_FIELD_SIGNED ||
+	       (kind == TRACECTL_FIELD_ENUM &&
+		tracectl_abi_field_element_kind(type) == TRACECTL_FIELD_SIGNED);
+}
+
+/* The bytes a valid field takes in a record when its type fixes them
+ * (integers, enumerations, float, double, arrays), 0 when the record
+ * holds its length (strings, bytes, sequences). */
+static inline uint32_t
+tracectl_abi_field_fixed_size(uint32_t type, uint32_t size)
+{
+	switch (tracectl_abi_field_kind(type)) {
+	case TRACECTL_FIELD_STRING:
+	case TRACECTL_FIELD_BYTES:
+	case TRACECTL_FIELD_SEQUENCE:
+		return 0;
+	case TRACECTL_FIELD_ARRAY:
+		return size * tracectl_abi_field_element_size(type);
+	case TRACECTL_FIELD_ENUM:
+		return tracectl_abi_field_element_size(type);
+	default:
+		return size;
+	}
+}
+
+/*
+ * Enumerations (version 5 on). An application describes each with one
+ * or more ENUM messages: the first (first == 0) opens enumeration index
+ * (the next one, counted from 0), the others continue the last one with
+ * the same index, name and nr_entries, first being the number of entries
+ * sent so far; it is complete once nr_entries were sent, and only a
+ * complete one may be named by a field, whose container every entry must
+ * fit (tracectl_abi_enum_entry_fits()). Entries past count in a message
+ * are not read. Labels need not be unique and ranges may overlap, as in
+ * CTF; a value outside every range is recorded all the same, without a
+ * label.
+ */
+#define TRACECTL_ABI_ENUM_LABEL_MAX 64u      /* with its NUL */
+#define TRACECTL_ABI_ENUM_ENTRIES_MAX 1024u  /* per enumeration */
+#define TRACECTL_ABI_ENUM_ENTRIES_PER_MSG 44u
+/* begin and end are the bits of int64_t values; unsigned (uint64_t)
+ * without it */
+#define TRACECTL_ENUM_ENTRY_SIGNED 0x1u
+
+/* One label and the range of values it names, begin <= end. */
+struct tracectl_abi_enum_entry {
+	char label[TRACECTL_ABI_ENUM_LABEL_MAX]; /* tracectl_abi_label_is_valid() */
+	uint64_t begin;
+	uint64_t end;
+	uint32_t flags; /* TRACECTL_ENUM_ENTRY_SIGNED or 0 */
+	uint32_t reserved; /* 0 */
+};
+
+struct tracectl_msg_enum {
+	struct tracectl_msg_header header;
+	uint32_t index;      /* the application's own index, 0.. in sending order */
+	uint32_t nr_entries; /* of the whole enumeration, 1..TRACECTL_ABI_ENUM_ENTRIES_MAX */
+	uint32_t first;      /* the enumeration's index of entries[0] */
+	uint32_t count;      /* 1..TRACECTL_ABI_ENUM_ENTRIES_PER_MSG */
+	char name[TRACECTL_ABI_EVENT_NAME_MAX]; /* "provider:enum", as an event's */
+	struct tracectl_abi_enum_entry entries[TRACECTL_ABI_ENUM_ENTRIES_PER_MSG];
+};
+
+/* Whether label is a NUL-terminated string within size bytes, not empty,
+ * of UTF-8 (no overlong form, surrogate or code point past U+10FFFF)
+ * without control characters (C0, DEL, C1): it is quoted in the CTF
+ * metadata, where readers drop what an escape could say of a control. */
+static inline bool
+tracectl_abi_label_is_valid(const char *label, size_t size)
+{
+	const unsigned char *at = (const unsigned char *)label;
+	const unsigned char *end = (const unsigned char *)memchr(label, '\0', size);
+
+	if (end == NULL || end == at)
+		return false;
+	while (at < end) {
+		uint32_t code = *at, more;
+
+		if (code < 0x80) {
+			if (code < 0x20 || code == 0x7f)
+				return false;
+			at++;
+			continue;
+		}
+		if (code >= 0xc2 && code <= 0xdf)
+			more = 1, code &= 0x1f;
+		else if (code >= 0xe0 && code <= 0xef)
+			more = 2, code &= 0x0f;
+		else if (code >= 0xf0 && code <= 0xf4)
+			more = 3, code &= 0x07;
+		else
+			return false;
+		if ((size_t)(end - at) <= more)
+			return false;
+		for (uint32_t i = 1; i <= more; i++) {
+			if ((at[i] & 0xc0) != 0x80)
+				return false;
+			code = code << 6 | (at[i] & 0x3fu);
+		}
+		if ((more == 2 && code < 0x800) || (more == 3 && (code < 0x10000 || code > 0x10ffff)) ||
+		    (code >= 0xd800 && code <= 0xdfff) || code <= 0x9f)
+			return false;
+		at += more + 1;
+	}
+	return true;
+}
+
+/* An entry's bound as the signed value it stands for. */
+static inline int64_t
+tracectl_abi_enum_signed(uint64_t bits)
+{
+	int64_t value;
+
+	memcpy(&value, &bits, sizeof(value));
+	return value;
+}
+
+/* Whether an entry is valid: its label, its flags, begin <= end read with
+ * its signedness, reserved 0. */
+static inline bool
+tracectl_abi_enum_entry_is_valid(const struct tracectl_abi_enum_entry *entry)
+{
+	if (!tracectl_abi_label_is_valid(entry->label, sizeof(entry->label)) ||
+	    (entry->flags & ~TRACECTL_ENUM_ENTRY_SIGNED) != 0 || entry->reserved != 0)
+		return false;
+	if (entry->flags & TRACECTL_ENUM_ENTRY_SIGNED)
+		return tracectl_abi_enum_signed(entry->begin) <= tracectl_abi_enum_signed(entry->end);
+	return entry->begin <= entry->end;
+}
+
+/* Whether one bound fits a valid enumeration container (the type word of
+ * a TRACECTL_FIELD_ENUM field). */
+static inline bool
+tracectl_abi_enum_value_fits(uint64_t bits, bool is_signed, uint32_t container)
+{
+	uint32_t width = tracectl_abi_field_element_size(container) * 8;
+	bool is_negative = is_signed && tracectl_abi_enum_signed(bits) < 0;
+
+	if (tracectl_abi_field_element_kind(container) == TRACECTL_FIELD_UNSIGNED)
+		return !is_negative && (width == 64 || bits >> width == 0);
+	if (!is_negative)
+		return bits <= (uint64_t)INT64_MAX >> (64 - width);
+	/* -2^(width - 1) <= value: the bits above width - 1 all set. */
+	return width == 64 || (~bits) >> (width - 1) == 0;
+}
+
+/* Whether a valid entry's whole range fits a valid container. */
+static inline bool
+tracectl_abi_enum_entry_fits(const struct tracectl_abi_enum_entry *entry, uint32_t container)
+{
+	bool is_signed = (entry->flags & TRACECTL_ENUM_ENTRY_SIGNED) != 0;
+
+	return tracectl_abi_enum_value_fits(entry->begin, is_signed, container) &&
+	       tracectl_abi_enum_value_fits(entry->end, is_signed, container);
 }
 
 struct tracectl_msg_register {
@@ -418,6 +638,8 @@ struct tracectl_wait_page {
 static_assert(sizeof(struct tracectl_msg_event) <= TRACECTL_ABI_MSG_MAX, "event message too big");
 static_assert(sizeof(struct tracectl_msg_event_filter) <= TRACECTL_ABI_MSG_MAX,
 	      "filter message too big");
+static_assert(sizeof(struct tracectl_msg_enum) <= TRACECTL_ABI_MSG_MAX, "enum message too big");
+static_assert(sizeof(struct tracectl_abi_enum_entry) == 88, "ABI size changed");
 static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");
 

@@ -1091,6 +1091,12 @@ parse_consumer_output(xmlNode *node, char **path, char **control, char **data, G
 			return FALSE;
 		if (!*control || !*data)
 			return refuse(c, error, "control_uri and data_uri are needed");
+		/* tracectl's net+ssh:// is one URL, saved in both. */
+		if ((tc_session_file_ssh_url(*control) || tc_session_file_ssh_url(*data)) &&
+		    !g_str_equal(*control, *data))
+			return refuse(c, error,
+				      "a net+ssh:// relay is one URL, the same in control_uri and "
+				      "data_uri");
 	} else {
 		return refuse(c ? c : destination, error, "path or net_output is needed");
 	}

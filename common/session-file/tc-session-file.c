@@ -129,6 +129,12 @@ tc_session_file_relay_url(const char *uri)
 			       (int)(end ? end - authority : (long)strlen(authority)), authority);
 }
 
+const char *
+tc_session_file_ssh_url(const char *control_uri)
+{
+	return control_uri && g_str_has_prefix(control_uri, "net+ssh://") ? control_uri : NULL;
+}
+
 gboolean
 tc_session_file_relay_uris(const char *url, char **control, char **data)
 {
@@ -137,6 +143,11 @@ tc_session_file_relay_uris(const char *url, char **control, char **data)
 	const char *data_colon, *ctrl_colon;
 	g_autofree char *head = NULL;
 
+	if (tc_session_file_ssh_url(url)) {
+		*control = g_strdup(url);
+		*data = g_strdup(url);
+		return TRUE;
+	}
 	if (!v6 && !g_str_has_prefix(url, "net://"))
 		return FALSE;
 	rest = url + (v6 ? strlen("net6://") : strlen("net://"));
@@ -182,6 +193,8 @@ tc_session_file_snapshot_output_url(const TcFileSnapshotOutput *output, GError *
 
 	if (output->control_url == NULL)
 		return g_strdup(output->path);
+	if (tc_session_file_ssh_url(output->control_url))
+		return g_strdup(output->control_url);
 	if (!split_uri(output->control_url, &control_family, &control_host, &control_port) ||
 	    !split_uri(output->data_url, &data_family, &data_host, &data_port) ||
 	    !g_str_equal(control_family, data_family) || !g_str_equal(control_host, data_host)) {

@@ -142,8 +142,14 @@ char *tc_session_file_agent_filter(const TcFileEvent *event);
 char *tc_session_file_relay_url(const char *uri);
 /* A relay's "net://HOST:CTRL:DATA" (net6://) as the control and data URIs
  * of a file ("tcp4://HOST:CTRL", "tcp4://HOST:DATA"); FALSE when url is
- * not of that form. */
+ * not of that form. A relay reached through SSH, net+ssh://..., which
+ * LTTng's URIs cannot say, is saved as that URL in both (`lttng load`
+ * refuses such a file; tracectl reads it back, tc_session_file_ssh_url()). */
 gboolean tc_session_file_relay_uris(const char *url, char **control, char **data);
+/* The net+ssh:// URL of a file's control and data URIs that hold one
+ * (the reader checked they are the same), as a session's set-url takes
+ * it; NULL for LTTng's pair of tcp:// URIs. */
+const char *tc_session_file_ssh_url(const char *control_uri);
 /* What AddSnapshotOutput takes for output: its directory, or its relay
  * as "net://HOST:CTRL:DATA" (net6://); NotSupported when its control and
  * data URIs name different hosts, which that form cannot say. */

@@ -179,14 +179,17 @@ load_op_of_field(const struct tracectl_ust_field *field, uint8_t wire_op)
 	static const uint8_t unsigned_ops[9] = {[1] = RUN_LOAD_U8, [2] = RUN_LOAD_U16,
 						[4] = RUN_LOAD_U32, [8] = RUN_LOAD_U64};
 
+	uint32_t size = tracectl_abi_field_integer_size(field->type, field->size);
+
 	switch (wire_op) {
 	case TC_FILTER_OP_LOAD_INT:
-		/* Shown in any base, read as stored: not in network order. */
-		if (field->size > 8 || !tracectl_abi_field_is_native_integer(field->type))
+		/* Shown in any base, read as stored: not in network order. An
+		 * enumeration is read as its container. */
+		if (size > 8 || !tracectl_abi_field_is_native_integer(field->type))
 			return -1;
-		if (tracectl_abi_field_kind(field->type) == TRACECTL_UST_FIELD_SIGNED)
-			return signed_ops[field->size] ? signed_ops[field->size] : -1;
-		return unsigned_ops[field->size] ? unsigned_ops[field->size] : -1;
+		if (tracectl_abi_field_integer_is_signed(field->type))
+			return signed_ops[size] ? signed_ops[size] : -1;
+		return unsigned_ops[size] ? unsigned_ops[size] : -1;
 	case TC_FILTER_OP_LOAD_DOUBLE:
 		if (field->type == TRACECTL_UST_FIELD_FLOAT && field->size == 4)
 			return RUN_LOAD_FLOAT;

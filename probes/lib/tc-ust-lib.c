@@ -212,7 +212,8 @@ tracectl_ust_register_provider(uint32_t api_version, struct tracectl_ust_event *
 	struct tc_ust_entry *last = NULL;
 	int ret = 0;
 
-	/* Version 1 modules give every length: the library reads both. */
+	/* Version 1 modules give every length, version 2 ones no field_enums:
+	 * the library reads every version. */
 	if (api_version < 1 || api_version > TRACECTL_UST_API_VERSION || (!events && nr_events))
 		return -EINVAL;
 	/* In case a module's constructor runs before ours (preloading). */
@@ -220,7 +221,8 @@ tracectl_ust_register_provider(uint32_t api_version, struct tracectl_ust_event *
 
 	pthread_mutex_lock(&tc_ust_state.lock);
 	for (size_t i = 0; i < nr_events; i++) {
-		struct tc_ust_entry *entry = events[i] ? tc_ust_state_add_event(events[i]) : NULL;
+		struct tc_ust_entry *entry =
+			events[i] ? tc_ust_state_add_event(events[i], api_version) : NULL;
 
 		if (entry && (!last || entry->index > last->index))
 			last = entry;

@@ -169,7 +169,7 @@ static int
 send_pending_events(int fd, bool initial)
 {
 	struct tracectl_msg_batch end = { 0 };
-	uint32_t first, last, batch;
+	uint32_t first, last, batch, first_enum, last_enum;
 	int ret;
 
 	pthread_mutex_lock(&tc_ust_state.lock);
@@ -180,6 +180,9 @@ send_pending_events(int fd, bool initial)
 	tc_ust_state.batch_requested = false;
 	first = tc_ust_state.nr_sent;
 	last = tc_ust_state.nr_entries;
+	/* Every enumeration the events use was added with them, or before. */
+	first_enum = tc_ust_state.nr_enums_sent;
+	last_enum = tc_ust_state.nr_enums;
 	if (first == last && !initial) {
 		pthread_mutex_unlock(&tc_ust_state.lock);
 		return 0;
@@ -190,9 +193,23 @@ send_pending_events(int fd, bool initial)
 	for (uint32_t i = first; i < last; i++)
 		tc_ust_state.entries[i]->sent_batch = batch;
 	tc_ust_state.nr_sent = last;
+	tc_ust_state.nr_enums_sent = last_enum;
 	pthread_cond_broadcast(&tc_ust_state.changed);
 	pthread_mutex_unlock(&tc_ust_state.lock);
 
+	/* Enumerations first, before the events that use them. */
+	for (uint32_t i = first_enum; i < last_enum; i++) {
+		const struct tc_ust_enum *enumeration;
+
+		pthread_mutex_lock(&tc_ust_state.lock);
+		enumeration = tc_ust_state.enums[i];
+		pthread_mutex_unlock(&tc_ust_state.lock);
+		for (uint32_t m = 0; m < enumeration->nr_msgs; m++) {
+			ret = send_message(fd, &enumeration->msgs[m], sizeof(enumeration->msgs[m]));
+			if (ret < 0)
+				return ret;
+		}
+	}
 	for (uint32_t i = first; i < last; i++) {
 		const struct tc_ust_entry *entry;
 

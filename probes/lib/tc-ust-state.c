@@ -26,6 +26,7 @@ static_assert((int)TRACECTL_UST_FIELD_SIGNED == (int)TRACECTL_FIELD_SIGNED &&
 		      (int)TRACECTL_UST_FIELD_FLOAT == (int)TRACECTL_FIELD_FLOAT &&
 		      (int)TRACECTL_UST_FIELD_ARRAY == (int)TRACECTL_FIELD_ARRAY &&
 		      (int)TRACECTL_UST_FIELD_SEQUENCE == (int)TRACECTL_FIELD_SEQUENCE &&
+		      (int)TRACECTL_UST_FIELD_ENUM == (int)TRACECTL_FIELD_ENUM &&
 		      TRACECTL_UST_FIELD_HEX == TRACECTL_FIELD_HEX &&
 		      TRACECTL_UST_FIELD_OCT == TRACECTL_FIELD_OCT &&
 		      TRACECTL_UST_FIELD_BIG_ENDIAN == TRACECTL_FIELD_BIG_ENDIAN &&
@@ -147,10 +148,89 @@ reserve_entry_slot(void)
 	return true;
 }
 
+static struct tc_ust_enum *
+find_enum(const struct tracectl_ust_enum *desc)
+{
+	for (uint32_t i = 0; i < tc_ust_state.nr_enums; i++) {
+		if (tc_ust_state.enums[i]->desc == desc)
+			return tc_ust_state.enums[i];
+	}
+	return NULL;
+}
+
+static bool
+reserve_enum_slots(uint32_t count)
+{
+	struct tc_ust_enum **enums;
+	uint32_t capacity = tc_ust_state.enums_capacity ? tc_ust_state.enums_capacity : 16;
+
+	if (tc_ust_state.nr_enums + count > TRACECTL_ABI_ENUMS_MAX)
+		return false;
+	while (capacity < tc_ust_state.nr_enums + count)
+		capacity *= 2;
+	if (capacity == tc_ust_state.enums_capacity)
+		return true;
+	enums = realloc(tc_ust_state.enums, capacity * sizeof(*enums));
+	if (!enums)
+		return false;
+	tc_ust_state.enums = enums;
+	tc_ust_state.enums_capacity = capacity;
+	return true;
+}
+
+/*
+ * Gives each enumeration field of msg its enumeration's index, adding the
+ * enumerations not known yet: all or none, so that a refused event leaves
+ * none behind. field_enums is NULL for modules before version 3, whose
+ * fields cannot be enumerations.
+ */
+static bool
+resolve_enums(const struct tracectl_ust_event *desc,
+	      const struct tracectl_ust_enum *const *field_enums, struct tracectl_msg_event *msg)
+{
+	struct tc_ust_enum *added[TRACECTL_ABI_FIELDS_MAX];
+	uint32_t nr_added = 0;
+	bool ok = true;
+
+	for (uint32_t i = 0; ok && i < desc->nr_fields; i++) {
+		const struct tracectl_ust_enum *enum_desc = field_enums ? field_enums[i] : NULL;
+		struct tc_ust_enum *enumeration;
+
+		if (tracectl_abi_field_kind(desc->fields[i].type) != TRACECTL_UST_FIELD_ENUM)
+			continue;
+		enumeration = enum_desc ? find_enum(enum_desc) : NULL;
+		for (uint32_t j = 0; enum_desc && !enumeration && j < nr_added; j++) {
+			if (added[j]->desc == enum_desc)
+				enumeration = added[j];
+		}
+		if (enum_desc && !enumeration) {
+			enumeration = tc_ust_enum_new(enum_desc);
+			if (enumeration) {
+				tc_ust_enum_set_index(enumeration, tc_ust_state.nr_enums + nr_added);
+				added[nr_added++] = enumeration;
+			}
+		}
+		ok = enumeration && tc_ust_enum_fits(enumeration, desc->fields[i].type);
+		if (ok)
+			msg->fields[i].size = enumeration->index;
+	}
+	if (ok)
+		ok = reserve_enum_slots(nr_added);
+	for (uint32_t j = 0; j < nr_added; j++) {
+		if (ok)
+			tc_ust_state.enums[tc_ust_state.nr_enums++] = added[j];
+		else
+			tc_ust_enum_free(added[j]);
+	}
+	return ok;
+}
+
 struct tc_ust_entry *
-tc_ust_state_add_event(struct tracectl_ust_event *desc)
+tc_ust_state_add_event(struct tracectl_ust_event *desc, uint32_t api_version)
 {
 	struct tc_ust_entry *entry = find_entry(desc);
+	const struct tracectl_ust_enum *const *field_enums =
+		api_version >= 3 ? desc->field_enums : NULL;
 
 	if (entry)
 		return entry;
@@ -159,13 +239,16 @@ tc_ust_state_add_event(struct tracectl_ust_event *desc)
 	entry = calloc(1, sizeof(*entry));
 	if (!entry)
 		return NULL;
-	if (!tc_ust_event_describe(desc, &entry->msg)) {
-		tc_ust_debug("Event %s:%s breaks the naming or log level rules, not registered",
+	if (!tc_ust_event_describe(desc, &entry->msg) ||
+	    !resolve_enums(desc, field_enums, &entry->msg)) {
+		tc_ust_debug("Event %s:%s breaks the naming, log level or enumeration rules, "
+			     "not registered",
 			     desc->provider ? desc->provider : "?", desc->name ? desc->name : "?");
 		free(entry);
 		return NULL;
 	}
 	entry->desc = desc;
+	entry->field_enums = field_enums;
 	entry->index = tc_ust_state.nr_entries;
 	entry->msg.index = entry->index;
 	tc_ust_state.entries[tc_ust_state.nr_entries++] = entry;
@@ -187,6 +270,16 @@ tc_ust_state_remove_event(struct tracectl_ust_event *desc)
 		return;
 	__atomic_store_n(&desc->enabled, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELEASE);
+	/* Its enumerations are the module's too: another module loaded where
+	 * they were must not be taken for them. */
+	for (uint32_t i = 0; entry->field_enums && i < desc->nr_fields; i++) {
+		struct tc_ust_enum *enumeration =
+			entry->field_enums[i] ? find_enum(entry->field_enums[i]) : NULL;
+
+		if (enumeration)
+			enumeration->desc = NULL;
+	}
+	entry->field_enums = NULL;
 	entry->desc = NULL;
 }
 
@@ -392,6 +485,7 @@ tc_ust_state_reset_connection(void)
 	for (uint32_t i = 0; i < tc_ust_state.nr_entries; i++)
 		tc_ust_state.entries[i]->sent_batch = 0;
 	tc_ust_state.nr_sent = 0;
+	tc_ust_state.nr_enums_sent = 0;
 	tc_ust_state.batch_requested = false;
 }
 

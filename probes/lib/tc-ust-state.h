@@ -19,7 +19,8 @@
  *   variable aside).
  *
  * Lifetimes. An entry lives as long as the process (indexes must keep
- * matching what the service knows). A channel lives from CHANNEL_ADD (or
+ * matching what the service knows), and so does an enumeration, added
+ * with the first event that uses it and sent before it. A channel lives from CHANNEL_ADD (or
  * NOTIFIER_ADD) to CHANNEL_REMOVE or the end of the connection, and takes
  * with it its buffers' mappings and wake-up descriptors, and every binding
  * of an event to it with the binding's filter. A filter replaced by
@@ -35,6 +36,7 @@
 #include <stdint.h>
 
 #include "tc-rb.h"
+#include "tc-ust-enum.h"
 #include "tc-ust-filter.h"
 #include "tracectl-abi.h"
 #include "tracectl/tracepoint.h"
@@ -85,6 +87,8 @@ struct tc_ust_binding {
 
 struct tc_ust_entry {
 	struct tracectl_ust_event *desc; /* NULL once its module is gone */
+	/* desc's field_enums (version 3 modules), NULL when it has none */
+	const struct tracectl_ust_enum *const *field_enums;
 	struct tc_ust_binding *bindings; /* atomic list head */
 	uint32_t index;
 	uint32_t sent_batch; /* batch it was sent in on this connection, 0: not sent */
@@ -110,6 +114,12 @@ struct tc_ust_state {
 	struct tc_ust_entry **entries;
 	uint32_t nr_entries;
 	uint32_t capacity;
+	/* Enumerations, by index; [0, nr_enums_sent) were sent on this
+	 * connection. */
+	struct tc_ust_enum **enums;
+	uint32_t nr_enums;
+	uint32_t enums_capacity;
+	uint32_t nr_enums_sent;
 	struct tc_ust_session *sessions;
 	struct tc_ust_channel *channels;
 	struct tc_ust_retired *retired; /* to free after a grace period */
@@ -125,9 +135,12 @@ bool tc_ust_event_describe(const struct tracectl_ust_event *desc, struct tracect
 
 /* All of the following require tc_ust_state.lock. */
 
-/* Adds desc unless it is there already. Returns its entry, or NULL when it
- * cannot be registered (invalid, table full, out of memory). */
-struct tc_ust_entry *tc_ust_state_add_event(struct tracectl_ust_event *desc);
+/* Adds desc, of a module of api_version, unless it is there already, with
+ * the enumerations its fields use that are not there yet. Returns its
+ * entry, or NULL when it cannot be registered (invalid, an enumeration
+ * invalid or that a field cannot hold, table full, out of memory). */
+struct tc_ust_entry *tc_ust_state_add_event(struct tracectl_ust_event *desc,
+					    uint32_t api_version);
 void tc_ust_state_remove_event(struct tracectl_ust_event *desc);
 /* The connection ended: nothing is recorded any more, every channel is
  * dead, every event must be sent again. */

@@ -36,6 +36,7 @@
 #include "tc-consumerd-snapshot.h"
 #include "tc-consumerd-stream.h"
 #include "tc-fd-passing.h"
+#include "tc-ssh-names.h"
 
 #define CONSUMERD_NR_CPUS_MAX 4096u
 
@@ -102,6 +103,23 @@ command_set_totals(struct command *command, const struct tc_consumerd_session *s
 	command->reply.packets_corrupted = totals.packets_corrupted;
 }
 
+/* A relay reached through ssh: its host and login go on ssh's command
+ * line, so they keep to tc-ssh-names.h's alphabets whatever the service
+ * sent. */
+static int
+check_relay_ssh(struct command *command, const struct tc_consumer_relay_output *relay)
+{
+	size_t position;
+	const char *why;
+
+	if (!string_is_terminated(relay->ssh_user, sizeof(relay->ssh_user)))
+		return command_fail(command, -EINVAL, "The relay's SSH login is not terminated");
+	why = tc_ssh_names_check_host(relay->host, strlen(relay->host), &position);
+	if (!why && relay->ssh_user[0])
+		why = tc_ssh_names_check_user(relay->ssh_user, strlen(relay->ssh_user), &position);
+	return why ? command_fail(command, -EINVAL, "The relay's SSH destination: %s", why) : 0;
+}
+
 /* The relay's address and names, as the service parsed them from the
  * session's URL. The names become directory names on the relay. */
 static int
@@ -127,7 +145,7 @@ check_relay_output(struct command *command, const struct tc_consumer_relay_outpu
 	    !tc_consumerd_output_relative_path_is_safe(relay->hostname) ||
 	    strchr(relay->hostname, '/'))
 		return command_fail(command, -EINVAL, "Bad session or host name for the relay");
-	return 0;
+	return relay->flags & TC_CONSUMER_RELAY_SSH ? check_relay_ssh(command, relay) : 0;
 }
 
 static int
@@ -754,6 +772,20 @@ handle_chunk_size(struct command *command)
 	return 0;
 }
 
+/* RELAY_STATUS's answer, from what the session's relay said. */
+static void
+reply_relay_status(struct tc_consumer_reply *reply, const struct tc_consumerd_relay_status *status)
+{
+	reply->relay_connected = status->up;
+	reply->relay_lost_packets = status->lost_packets;
+	reply->relay_lost_since = status->lost_since;
+	reply->relay_errno = (uint32_t)-status->last_error;
+	/* A URL longer than the message is cut: it is for a person. */
+	memcpy(reply->message, status->address, sizeof(reply->message) - 1);
+	reply->message[sizeof(reply->message) - 1] = '\0';
+	snprintf(reply->relay_reason, sizeof(reply->relay_reason), "%s", status->reason);
+}
+
 static int
 handle_relay_status(struct command *command)
 {
@@ -767,13 +799,7 @@ handle_relay_status(struct command *command)
 		return command_fail(command, -EINVAL, "Session %" PRIu64 " does not stream",
 				    msg->session_id);
 	tc_consumerd_relay_get_status(session->relay, &status);
-	command->reply.relay_connected = status.up;
-	command->reply.relay_lost_packets = status.lost_packets;
-	command->reply.relay_lost_since = status.lost_since;
-	command->reply.relay_errno = (uint32_t)-status.last_error;
-	/* A URL longer than the message is cut: it is for a person. */
-	memcpy(command->reply.message, status.address, sizeof(command->reply.message) - 1);
-	command->reply.message[sizeof(command->reply.message) - 1] = '\0';
+	reply_relay_status(&command->reply, &status);
 	return 0;
 }
 
@@ -1072,13 +1098,7 @@ tc_consumerd_command_answer_relay_status(struct tc_consumerd_request *request,
 		command_answer(request, &command);
 		return;
 	}
-	command.reply.relay_connected = status->up;
-	command.reply.relay_lost_packets = status->lost_packets;
-	command.reply.relay_lost_since = status->lost_since;
-	command.reply.relay_errno = (uint32_t)-status->last_error;
-	/* A URL longer than the message is cut: it is for a person. */
-	memcpy(command.reply.message, status->address, sizeof(command.reply.message) - 1);
-	command.reply.message[sizeof(command.reply.message) - 1] = '\0';
+	reply_relay_status(&command.reply, status);
 	command_answer(request, &command);
 }
 

@@ -163,9 +163,10 @@ tc_consumerd_relay_control_create_session(struct tc_consumerd_relay *relay)
 		return ret;
 	relay->relay_session_id = reply.session_id;
 	tc_consumerd_info("session=%" PRIu64 ": Streaming to the relay at %s:%" PRIu16
-			  " (its session %" PRIu64 ", \"%s\")",
+			  "%s (its session %" PRIu64 ", \"%s\")",
 			  relay->session_id, relay->out.host, relay->out.control_port,
-			  reply.session_id, path);
+			  tc_consumerd_relay_is_ssh(relay) ? " through ssh" : "", reply.session_id,
+			  path);
 	return 0;
 }
 

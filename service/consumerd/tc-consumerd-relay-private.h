@@ -6,7 +6,7 @@
  * thread of the connection's session, like the functions of
  * tc-consumerd-relay.h. The files call one another in one direction only:
  * chunk, then the connection's state, then packet, announce, control,
- * socket.
+ * ssh, socket.
  */
 #ifndef TC_CONSUMERD_RELAY_PRIVATE_H
 #define TC_CONSUMERD_RELAY_PRIVATE_H
@@ -28,6 +28,8 @@
 struct tc_consumerd_relay_stream;
 /* Of tc-consumerd-relay-wire.h. */
 struct tc_relay_index;
+/* Of tc-consumerd-tunnel.h. */
+struct tc_consumerd_tunnel;
 
 /* Room for the largest command we send: CREATE_SESSION or ADD_STREAM
  * with their names. */
@@ -86,7 +88,23 @@ struct tc_consumerd_relay {
 	/* While not 0, when a flush stops waiting for the relay (consumer
 	 * clock): data sends end by then (tc_consumerd_relay_set_give_up()). */
 	uint64_t give_up_at;
+	/* A relay reached through ssh (TC_CONSUMER_RELAY_SSH): its tunnel,
+	 * NULL until made and once dropped with a lost connection, and when
+	 * a reconnection's must listen (consumer clock). The host is never
+	 * resolved here: ssh does it. */
+	struct tc_consumerd_tunnel *tunnel;
+	uint64_t tunnel_deadline;
+	/* Why the relay was last lost or not reached in ssh's words, "" when
+	 * last_error says it all; cleared by a connection that works. */
+	char reason[CONSUMERD_RELAY_REASON_MAX];
 };
+
+/* Whether the relay is reached through ssh. */
+static inline bool
+tc_consumerd_relay_is_ssh(const struct tc_consumerd_relay *relay)
+{
+	return (relay->out.flags & TC_CONSUMER_RELAY_SSH) != 0;
+}
 
 /* tc-consumerd-relay-socket.c: connections to the relay's ports and whole sends and receives, each
  * bounded by a deadline. */
@@ -97,6 +115,8 @@ int tc_consumerd_relay_socket_connect_data_port(struct tc_consumerd_relay *relay
 int tc_consumerd_relay_socket_connect_port(struct tc_consumerd_relay *relay, uint16_t port,
 					   uint64_t deadline);
 int tc_consumerd_relay_socket_connect_start(const struct addrinfo *ai, uint16_t port);
+int tc_consumerd_relay_socket_connect_tunnel_start(const struct tc_consumerd_relay *relay,
+						   bool is_data);
 int tc_consumerd_relay_socket_recv_all(int fd, void *buf, size_t len, uint64_t deadline);
 int tc_consumerd_relay_socket_recv_reply(struct tc_consumerd_relay *relay, void *buf, size_t len);
 uint64_t tc_consumerd_relay_socket_reply_deadline(const struct tc_consumerd_relay *relay);
@@ -155,6 +175,23 @@ void tc_consumerd_relay_packet_held_drop_all(struct tc_consumerd_relay *relay);
 int tc_consumerd_relay_packet_index(const struct tc_consumerd_relay_stream *stream,
 				    const uint8_t *packet, uint32_t size,
 				    struct tc_relay_index *index, uint32_t *content_bytes);
+
+/* tc-consumerd-relay-ssh.c: the tunnel of a relay reached through ssh, made
+ * at creation, again by each reconnection's probe, dropped with each
+ * connection lost; each fills relay->reason with ssh's words when it
+ * fails. */
+/* Makes the tunnel, waiting until deadline (consumer clock) at most:
+ * 0 once it listens, or -errno (-ECONNABORTED: ssh exited). */
+int tc_consumerd_relay_ssh_open(struct tc_consumerd_relay *relay, uint64_t deadline);
+/* A probe's step, without waiting: starts the tunnel when there is none,
+ * then 1 once it listens, 0 while ssh connects, -errno when it failed
+ * (dropped then) or did not listen within CONSUMERD_RELAY_SSH_TIMEOUT_MS. */
+int tc_consumerd_relay_ssh_step(struct tc_consumerd_relay *relay, uint64_t now);
+/* Reads what ssh wrote while the relay is up: false once ssh exited. */
+bool tc_consumerd_relay_ssh_watch(struct tc_consumerd_relay *relay);
+/* The connection through the tunnel was lost or not made: what ssh said
+ * of it becomes the reason, and the tunnel is ended. */
+void tc_consumerd_relay_ssh_drop(struct tc_consumerd_relay *relay);
 
 /* tc-consumerd-relay.c: the connection's state. */
 void tc_consumerd_relay_fail(struct tc_consumerd_relay *relay, const char *what, int err);

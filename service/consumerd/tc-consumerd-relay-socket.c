@@ -18,13 +18,19 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-relay-private.h"
 #include "tc-consumerd-relay-wire.h"
+#include "tc-consumerd-tunnel.h"
 #include "tc-rb.h"
+
+/* A tunnel's socket that refuses a connection while ssh is between its
+ * bind() and listen() is asked again this often, within the deadline. */
+#define TUNNEL_RETRY_NS 2000000L
 
 int
 tc_consumerd_relay_socket_set_timeouts(int fd)
@@ -71,6 +77,56 @@ tc_consumerd_relay_socket_connect_start(const struct addrinfo *ai, uint16_t port
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&address, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Starts a connection to the tunnel's socket of the control port (or of
+ * the data port) without waiting. Returns the non-blocking socket or
+ * -errno: -ENOTCONN when there is no tunnel. */
+int
+tc_consumerd_relay_socket_connect_tunnel_start(const struct tc_consumerd_relay *relay,
+					       bool is_data)
+{
+	struct sockaddr_un address = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (!relay->tunnel)
+		return -ENOTCONN;
+	snprintf(address.sun_path, sizeof(address.sun_path), "%s",
+		 tc_consumerd_tunnel_path(relay->tunnel, is_data));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Connects to the tunnel's socket before deadline, blocking from then
+ * on, with the relay's timeouts. Returns the fd or -errno. */
+static int
+connect_tunnel(struct tc_consumerd_relay *relay, bool is_data, uint64_t deadline)
+{
+	const struct timespec interval = {.tv_sec = 0, .tv_nsec = TUNNEL_RETRY_NS};
+	int fd;
+
+	while ((fd = tc_consumerd_relay_socket_connect_tunnel_start(relay, is_data)) ==
+		   -ECONNREFUSED &&
+	       tc_rb_clock_now() < deadline)
+		nanosleep(&interval, NULL);
+	if (fd < 0)
+		return fd;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+	    tc_consumerd_relay_socket_set_timeouts(fd) < 0) {
 		int err = -errno;
 
 		close(fd);
@@ -156,6 +212,8 @@ tc_consumerd_relay_socket_connect_port(struct tc_consumerd_relay *relay, uint16_
 	unsigned count = 0;
 	int fd = -EHOSTUNREACH;
 
+	if (tc_consumerd_relay_is_ssh(relay))
+		return connect_tunnel(relay, false, deadline);
 	tc_consumerd_relay_socket_address_at(relay, 0, &count);
 	for (unsigned i = 0; i < count; i++) {
 		const struct addrinfo *ai =
@@ -184,6 +242,8 @@ tc_consumerd_relay_socket_connect_data_port(struct tc_consumerd_relay *relay, ui
 	    tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 	int budget_ms = connect_budget_ms(deadline);
 
+	if (tc_consumerd_relay_is_ssh(relay))
+		return connect_tunnel(relay, true, deadline);
 	if (ai == NULL)
 		return -EHOSTUNREACH;
 	if (budget_ms == 0)

@@ -21,15 +21,30 @@
 #include "tc-consumerd-relay-private.h"
 #include "tc-consumerd-relay-wire.h"
 #include "tc-consumerd-resolve.h"
+#include "tc-consumerd-tunnel.h"
 #include "tc-rb.h"
 
+/* What a message naming the relay and why it failed takes at most. */
+#define MESSAGE_MAX (CONSUMERD_RELAY_ADDRESS_MAX + CONSUMERD_RELAY_REASON_MAX + 160u)
+
 /* The relay as a URL: net://HOST:CONTROL:DATA (net6://[HOST]:... for an
- * IPv6 address), the form a user wrote it in. */
+ * IPv6 address), or net+ssh://[USER@]HOST[:PORT]/CONTROL:DATA, the form a
+ * user wrote it in. */
 static void
 relay_address(const struct tc_consumerd_relay *relay, char *buf, size_t size)
 {
 	bool is_ipv6 = strchr(relay->out.host, ':') != NULL;
+	char port[8] = "";
 
+	if (tc_consumerd_relay_is_ssh(relay)) {
+		if (relay->out.ssh_port)
+			snprintf(port, sizeof(port), ":%" PRIu16, relay->out.ssh_port);
+		snprintf(buf, size, "net+ssh://%s%s%s%s%s%s/%" PRIu16 ":%" PRIu16,
+			 relay->out.ssh_user, relay->out.ssh_user[0] ? "@" : "",
+			 is_ipv6 ? "[" : "", relay->out.host, is_ipv6 ? "]" : "", port,
+			 relay->out.control_port, relay->out.data_port);
+		return;
+	}
 	snprintf(buf, size, "%s%s%s:%" PRIu16 ":%" PRIu16, is_ipv6 ? "net6://[" : "net://",
 		 relay->out.host, is_ipv6 ? "]" : "", relay->out.control_port,
 		 relay->out.data_port);
@@ -51,6 +66,8 @@ relay_disconnect(struct tc_consumerd_relay *relay)
 	relay->close_pending = false;
 	for (struct tc_consumerd_relay_stream *s = relay->streams; s; s = s->next)
 		s->added = false;
+	/* The next connection goes through a new ssh. */
+	tc_consumerd_relay_ssh_drop(relay);
 }
 
 /* Closes the connections a retry was making (relay_retry()). */
@@ -69,7 +86,7 @@ probe_close(struct tc_consumerd_relay *relay)
 void
 tc_consumerd_relay_fail(struct tc_consumerd_relay *relay, const char *what, int err)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 	uint64_t suppressed;
 
 	relay_disconnect(relay);
@@ -81,9 +98,10 @@ tc_consumerd_relay_fail(struct tc_consumerd_relay *relay, const char *what, int 
 	relay->next_retry = tc_rb_clock_now() + relay->retry_interval;
 	relay_address(relay, address, sizeof(address));
 	if (tc_consumerd_log_ratelimit_check(&relay->down_limit, tc_rb_clock_now(), &suppressed))
-		tc_consumerd_warning("session=%" PRIu64 ": Lost the relay at %s (%s: %s); dropping "
-				     "packets until it is back",
-				     relay->session_id, address, what, strerror(-err));
+		tc_consumerd_warning("session=%" PRIu64 ": Lost the relay at %s (%s: %s%s%s); "
+				     "dropping packets until it is back",
+				     relay->session_id, address, what, strerror(-err),
+				     relay->reason[0] ? "; " : "", relay->reason);
 }
 
 /* Connects both ports (those whose fd is not -1 are connected already,
@@ -123,6 +141,7 @@ relay_connect(struct tc_consumerd_relay *relay, int control_fd, int data_fd, boo
 	if (ret < 0)
 		goto fail;
 	relay->up = relay->was_up = true;
+	relay->reason[0] = '\0';
 	return 0;
 
 fail:
@@ -182,7 +201,7 @@ relay_retry_later(struct tc_consumerd_relay *relay, uint64_t now)
 static void
 relay_reconnect(struct tc_consumerd_relay *relay, int control_fd, int data_fd, uint64_t now)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 	/* The first connection of a relay opened down names its streams as
 	 * any first connection does: the relay has no earlier files of them. */
 	bool again = relay->was_up;
@@ -244,7 +263,7 @@ start_down(struct tc_consumerd_relay *relay, const char *why)
 static void
 open_error(const struct tc_consumerd_relay *relay, int err, char *error, size_t error_size)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 
 	relay_address(relay, address, sizeof(address));
 	if (err == -EPROTONOSUPPORT)
@@ -253,6 +272,9 @@ open_error(const struct tc_consumerd_relay *relay, int err, char *error, size_t 
 			 address);
 	else if (err == -EPROTO)
 		snprintf(error, error_size, "The relay at %s refused the session", address);
+	else if (relay->reason[0])
+		snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
+			 relay->reason);
 	else
 		snprintf(error, error_size, "Cannot stream to the relay at %s: %s", address,
 			 strerror(-err));
@@ -264,7 +286,7 @@ open_error(const struct tc_consumerd_relay *relay, int err, char *error, size_t 
 static int
 lookup_failure(struct tc_consumerd_relay *relay, int ret, char *error, size_t error_size)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 
 	relay_address(relay, address, sizeof(address));
 	if (ret == 0) {
@@ -338,11 +360,14 @@ first_probe_failed(struct tc_consumerd_relay *relay, int err, const char *why)
 static void
 open_later(struct tc_consumerd_relay *relay)
 {
-	char why[TC_CONSUMER_HOST_MAX + 160];
+	char why[MESSAGE_MAX];
 	uint64_t now = tc_rb_clock_now();
-	int ret;
+	int ret = 0;
 
-	ret = tc_consumerd_resolve_start(relay->out.host, (int)relay->out.family, &relay->lookup);
+	/* ssh resolves the host of a relay reached through it. */
+	if (!tc_consumerd_relay_is_ssh(relay))
+		ret = tc_consumerd_resolve_start(relay->out.host, (int)relay->out.family,
+						 &relay->lookup);
 	if (ret < 0) {
 		relay->lookup = NULL;
 		open_error(relay, ret, why, sizeof(why));
@@ -361,6 +386,7 @@ relay_free(struct tc_consumerd_relay *relay)
 {
 	tc_consumerd_resolve_free(relay->lookup);
 	tc_consumerd_resolve_free(relay->resolved);
+	tc_consumerd_tunnel_stop(relay->tunnel);
 	free(relay);
 }
 
@@ -389,7 +415,13 @@ tc_consumerd_relay_open(const struct tc_consumer_relay_output *out, uint64_t ses
 		*result = relay;
 		return 0;
 	}
-	ret = resolve_at_open(relay, error, error_size);
+	if (tc_consumerd_relay_is_ssh(relay)) {
+		ret = tc_consumerd_relay_ssh_open(relay, deadline);
+		if (ret < 0)
+			open_error(relay, ret, error, error_size);
+	} else {
+		ret = resolve_at_open(relay, error, error_size);
+	}
 	if (ret == 0) {
 		ret = relay_connect(relay, -1, -1, false, deadline);
 		if (ret < 0)
@@ -755,6 +787,8 @@ probe_start(struct tc_consumerd_relay *relay)
 	const struct addrinfo *ai;
 	unsigned count;
 
+	if (tc_consumerd_relay_is_ssh(relay))
+		return tc_consumerd_relay_socket_connect_tunnel_start(relay, false);
 	lookup_check(relay);
 	ai = tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 	if (!ai) {
@@ -773,6 +807,8 @@ probe_start_data(struct tc_consumerd_relay *relay)
 	const struct addrinfo *ai =
 	    tc_consumerd_relay_socket_address_at(relay, relay->address_next, &count);
 
+	if (tc_consumerd_relay_is_ssh(relay))
+		return tc_consumerd_relay_socket_connect_tunnel_start(relay, true);
 	return ai ? tc_consumerd_relay_socket_connect_start(ai, relay->out.data_port)
 		  : -EHOSTUNREACH;
 }
@@ -783,7 +819,7 @@ probe_start_data(struct tc_consumerd_relay *relay)
 static void
 first_probe_step_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 {
-	char why[TC_CONSUMER_HOST_MAX + 160];
+	char why[MESSAGE_MAX];
 
 	if (relay->address_next != 0) {
 		relay->next_retry = now;
@@ -794,7 +830,9 @@ first_probe_step_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 }
 
 /* A probe failed with err: the next tries the next address; once every
- * address failed, the host is resolved again in the background. */
+ * address failed, the host is resolved again in the background. Through
+ * ssh, which resolves the host itself, the next probe makes a new tunnel,
+ * and what this one said of the forward it could not make is the reason. */
 static void
 probe_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 {
@@ -802,10 +840,14 @@ probe_failed(struct tc_consumerd_relay *relay, int err, uint64_t now)
 
 	probe_close(relay);
 	relay->last_error = err;
-	tc_consumerd_relay_socket_address_at(relay, 0, &count);
-	relay->address_next = count ? (relay->address_next + 1) % count : 0;
-	if (relay->address_next == 0)
-		lookup_again(relay);
+	if (tc_consumerd_relay_is_ssh(relay)) {
+		tc_consumerd_relay_ssh_drop(relay);
+	} else {
+		tc_consumerd_relay_socket_address_at(relay, 0, &count);
+		relay->address_next = count ? (relay->address_next + 1) % count : 0;
+		if (relay->address_next == 0)
+			lookup_again(relay);
+	}
 	relay_retry_later(relay, now);
 	if (relay->first_probe)
 		first_probe_step_failed(relay, err, now);
@@ -902,7 +944,7 @@ failed:
 static bool
 first_lookup_pending(struct tc_consumerd_relay *relay, uint64_t now)
 {
-	char why[2 * TC_CONSUMER_HOST_MAX + 160];
+	char why[MESSAGE_MAX + TC_CONSUMER_HOST_MAX];
 	int ret;
 
 	if (!relay->first_probe || relay->resolved || !relay->lookup)
@@ -928,7 +970,7 @@ first_lookup_pending(struct tc_consumerd_relay *relay, uint64_t now)
 static void
 first_probe_connected(struct tc_consumerd_relay *relay, int control_fd, int data_fd)
 {
-	char address[TC_CONSUMER_HOST_MAX + 32], why[TC_CONSUMER_HOST_MAX + 160];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX], why[MESSAGE_MAX];
 	int ret;
 
 	ret = relay_join(relay, control_fd, data_fd);
@@ -944,12 +986,28 @@ first_probe_connected(struct tc_consumerd_relay *relay, int control_fd, int data
 	held_send_all(relay);
 }
 
+/* Whether a relay reached through ssh waits for its tunnel: made at the
+ * probe's first step, looked at without waiting at the next ones. One
+ * that failed fails the probe. */
+static bool
+tunnel_pending(struct tc_consumerd_relay *relay, uint64_t now)
+{
+	int ret;
+
+	if (!tc_consumerd_relay_is_ssh(relay) || relay->probe_fd >= 0)
+		return false;
+	ret = tc_consumerd_relay_ssh_step(relay, now);
+	if (ret < 0)
+		probe_failed(relay, ret, now);
+	return ret != 1;
+}
+
 static void
 relay_retry(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	int control_fd, data_fd, ret;
 
-	if (first_lookup_pending(relay, now))
+	if (first_lookup_pending(relay, now) || tunnel_pending(relay, now))
 		return;
 	if (relay->probe_fd < 0) {
 		ret = probe_start(relay);
@@ -980,6 +1038,8 @@ tc_consumerd_relay_is_up(struct tc_consumerd_relay *relay, uint64_t now)
 {
 	if (relay->up && relay_hung_up(relay))
 		tc_consumerd_relay_fail(relay, "watching the control connection", -ECONNRESET);
+	if (relay->up && !tc_consumerd_relay_ssh_watch(relay))
+		tc_consumerd_relay_fail(relay, "watching the ssh tunnel", -ECONNABORTED);
 	if (!relay->up && now >= relay->next_retry)
 		relay_retry(relay, now);
 	return relay->up;
@@ -1094,6 +1154,7 @@ tc_consumerd_relay_get_status(const struct tc_consumerd_relay *relay,
 	status->lost_packets = relay->lost_packets;
 	status->lost_since = relay->lost_since;
 	status->last_error = relay->last_error;
+	snprintf(status->reason, sizeof(status->reason), "%s", relay->reason);
 	relay_address(relay, status->address, sizeof(status->address));
 }
 

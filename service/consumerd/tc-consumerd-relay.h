@@ -7,7 +7,9 @@
  * Everything runs on the session's thread (tc-consumerd-session-thread.h),
  * where a send that waits for the relay holds that session only, but
  * the lookups of the
- * relay's host name (tc-consumerd-resolve.h): a creation a user asked for
+ * relay's host name (tc-consumerd-resolve.h), or for a relay reached
+ * through ssh (TC_CONSUMER_RELAY_SSH), the owner's ssh making its tunnel
+ * (tc-consumerd-tunnel.h): a creation a user asked for
  * waits for one CONSUMERD_RELAY_RESOLVE_TIMEOUT_MS at most, and makes its
  * connections within CONSUMERD_RELAY_OPEN_TIMEOUT_MS of its start, well
  * within what the service waits for the consumer's reply; one with
@@ -46,6 +48,17 @@
 #define CONSUMERD_RELAY_RETRY_MIN_NS 250000000ull
 #define CONSUMERD_RELAY_RETRY_MAX_NS 8000000000ull
 #define CONSUMERD_RELAY_FILE_NAME_MAX 255u
+/* A relay reached through ssh (TC_CONSUMER_RELAY_SSH): what a
+ * reconnection gives ssh to connect, authenticate and listen on its
+ * forwards, without waiting for it (tc-consumerd-tunnel.h); at creation,
+ * ssh has until CONSUMERD_RELAY_OPEN_TIMEOUT_MS. */
+#define CONSUMERD_RELAY_SSH_TIMEOUT_MS 10000
+/* The relay as a URL: "net+ssh://" USER "@" HOST ":" PORT "/" CTRL ":" DATA
+ * at most. */
+#define CONSUMERD_RELAY_ADDRESS_MAX (TC_CONSUMER_HOST_MAX + TC_CONSUMER_SSH_USER_MAX + 48u)
+/* Why it was last lost or not reached, in the words of the ssh that
+ * carries it: "ssh: " and ssh's last line, or ssh's exit status. */
+#define CONSUMERD_RELAY_REASON_MAX 216u
 /* What a flush (stop, rotation, destroy) gives a slow relay to take the
  * session's last packets, and what one packet may take at most: a
  * request waits for the packet under way, then for its flush, within what
@@ -225,7 +238,10 @@ struct tc_consumerd_relay_status {
 	uint64_t lost_packets; /* since the first loss */
 	int64_t lost_since;    /* Unix seconds the relay was first lost, 0: never */
 	int last_error;	       /* -errno: why it was last lost or not reached, 0: never */
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	/* the same in ssh's words, for a relay reached through ssh; "" when
+	 * last_error says it all */
+	char reason[CONSUMERD_RELAY_REASON_MAX];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 };
 void tc_consumerd_relay_get_status(const struct tc_consumerd_relay *relay,
 				   struct tc_consumerd_relay_status *status);

@@ -25,7 +25,6 @@ states the goal (ratio at most 0.5) and the design behind it.
 
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -34,8 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
-from tclib import BUILD, SOURCE, Service, check, require  # noqa: E402
-from benchlib import figure, machine  # noqa: E402
+from tclib import BUILD, SOURCE, check  # noqa: E402
+from benchlib import figure, machine, require_lttng_ust, side_by_side  # noqa: E402
 
 FILTER = 'intfield > 100 && strfield == "x*"'
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "9"))
@@ -160,18 +159,10 @@ def notes():
 
 
 def main():
-    require(shutil.which("lttng-sessiond") and
-            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require_lttng_ust()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-filter-") as tmp:
         build(tmp)
-        with Service() as svc:
-            ours = measure(Ours(tmp, svc))
-        lttng = Lttng(tmp)
-        try:
-            anchor = measure(lttng)
-        finally:
-            lttng.close()
+        ours, anchor = side_by_side(tmp, Ours, Lttng, measure)
     figure("ust_filtered_out_ns", ours["out"], anchor["out"], "ns")
     figure("ust_filtered_in_ns", ours["in"], anchor["in"], "ns")
     figure("ust_filtered_out_ns_cpu_time", ours["out_cpu"], anchor["out_cpu"], "ns")

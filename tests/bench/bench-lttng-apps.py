@@ -38,7 +38,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import Service, require, wait_for  # noqa: E402
-from benchlib import figure, machine  # noqa: E402
+from benchlib import figure, machine, require_lttng_ust  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "200"))
 APPS = int(os.environ.get("TRACECTL_BENCH_APPS", "200"))
@@ -239,9 +239,7 @@ def measure(side, tmp, unregistered):
 
 
 def main():
-    require(shutil.which("lttng-sessiond") and
-            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require_lttng_ust()
     require(os.geteuid() == 0, "the benchmark starts services: run it as root")
     require(not pids_of("lttng-sessiond"), "an lttng-sessiond runs: stop it first")
     tmp = tempfile.mkdtemp(prefix="tracectl-bench-")

@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, require, wait_for  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, require_lttng_ust  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "200"))
 APPS = int(os.environ.get("TRACECTL_BENCH_APPS", "1000"))
@@ -140,8 +140,7 @@ def measure_lttng(tmp):
 
 
 def main():
-    require(shutil.which("lttng-sessiond") and os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require_lttng_ust()
     require(os.geteuid() == 0, "the benchmark starts services: run it as root")
     require(shutil.which("perf"), "perf is not installed (apt-get install linux-perf)")
     tmp = tempfile.mkdtemp(prefix="tracectl-bench-")

@@ -49,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from relaylib import Relay  # noqa: E402
 from tclib import BUILD, SOURCE, Service, check, children, require, wait_for  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, thread_cpu_ns, top_lossless_rate, tree_bytes  # noqa: E402
 
 QUICK = os.environ.get("TRACECTL_BENCH_QUICK") == "1"
 PACED_SECONDS = 1.0 if QUICK else 2.0
@@ -84,19 +84,6 @@ def run_paced(tracer, rate, seconds):
     return values["rate"]
 
 
-def thread_cpu_ns(pids):
-    """{(pid, tid): scheduler nanoseconds} of every thread of pids."""
-    found = {}
-    for pid in pids:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                    found[(pid, task)] = int(f.read().split()[0])
-            except (FileNotFoundError, ProcessLookupError):
-                pass  # a thread that ended meanwhile
-    return found
-
-
 def cpu_seconds(pids):
     """CPU time of pids and their threads, in seconds: the scheduler's
     nanoseconds (schedstat), as the clock ticks of /proc/PID/stat are too
@@ -123,14 +110,6 @@ def packets_stored(path):
                     header = f.read(16)
                     entry = int.from_bytes(header[12:16], "big")
                     total += (os.path.getsize(f.name) - 16) // entry if entry else 0
-    return total
-
-
-def tree_bytes(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            total += os.path.getsize(os.path.join(root, name))
     return total
 
 
@@ -225,9 +204,7 @@ def session_dir(tracer, name):
 def throughput(tracer):
     """Bisection on the paced rate: the trace bytes per second the relay
     stored in the best lossless run."""
-    low, high, best = RATE_LOW, RATE_HIGH, 0.0
-    while high / low > BISECTION_STEP:
-        rate = (low * high) ** 0.5
+    def trial(rate):
         name = tracer.session()
         reached = run_paced(tracer, rate, PACED_SECONDS)
         discarded = tracer.end(name)
@@ -236,11 +213,9 @@ def throughput(tracer):
         mb_per_s = stored / (PACED_SECONDS * rate / reached) / 1e6
         log(f"{tracer.name} relay: asked {rate / 1e6:.2f} M/s, reached {reached / 1e6:.2f} M/s, "
             f"discarded {discarded}, relay stored {mb_per_s:.1f} MB/s")
-        if discarded == 0 and reached >= 0.99 * rate:
-            low, best = rate, max(best, mb_per_s)
-        else:
-            high = rate
-    return best, low
+        return discarded == 0 and reached >= 0.99 * rate, mb_per_s
+
+    return top_lossless_rate(trial, RATE_LOW, RATE_HIGH, BISECTION_STEP)
 
 
 LOOPBACK_READER = """

@@ -42,11 +42,22 @@ ust_event_contexts_ns       ust_event_ns_1thread with the vuid, net_ns and ip
                             lttng add-context), median of RUNS loops; a note
                             follows with the CPU time per event of the same
                             loops and of loops without contexts
+ust_event_enum_float_ns     ns per enabled event of an enumeration (of an
+                            int: ctf_enum), values in and out of its ranges,
+                            and a float (ctf_float), one thread pinned to CPU
+                            0, of its own CPU time as the SDT figures (a
+                            shared machine's other tasks do not count; the
+                            wall-clock medians follow in a note), median of
+                            RUNS loops of COUNT events
+ust_event_array_ns          the same with an event of a 16-element uint32_t
+                            array and a 16-element sequence (ctf_array,
+                            ctf_sequence), ARRAY_COUNT events a loop
 ust_event_scaling_2threads is each thread's own rate while both run, summed,
 over the rate of one thread alone. Figure names as arguments measure
 those alone and print them: the SDT figures without LTTng (bench-ust.py
 ust_event_sdt_ns), the others beside it (bench-ust.py
-ust_event_contexts_ns; the notes come with ust_sustained_rate).
+ust_event_contexts_ns ust_event_array_ns; the notes come with
+ust_sustained_rate).
 
 ust_event_scaling_2threads_consumer_paused (not a goal, a
 diagnosis) is the same with each tracer's consumer stopped (SIGSTOP)
@@ -93,10 +104,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration", "lib"))
 from tclib import BUILD, SOURCE, Service, check, children, require, wait_for  # noqa: E402
-from benchlib import figure  # noqa: E402
+from benchlib import figure, require_lttng_ust  # noqa: E402
 
 RUNS = int(os.environ.get("TRACECTL_BENCH_RUNS", "15"))
 COUNT = 100000           # per run: 2.8 MB for us, fits 8 x 1 MiB per CPU
+ARRAY_COUNT = 40000      # per run: 5.4 MB for us (136-byte records), 5.6 for LTTng
 SUBBUF_SIZE = "1M"
 NUM_SUBBUF = "8"
 DISABLED_COUNT = 200000000
@@ -147,9 +159,13 @@ CFLAGS = ["-O2", "-falign-loops=64"]
 # the defines beside TRACECTL_SDT.
 SDT_BUILDS = {"sdt": [], "sdt_semaphores": ["-D_SDT_HAS_SEMAPHORES"]}
 SDT_FIGURES = [f"ust_{kind}_{build}_ns" for build in SDT_BUILDS for kind in ("event", "disabled")]
+# The events of other field kinds (ust-loop.c): each figure's kind of
+# event and events a loop.
+KIND_FIGURES = {"ust_event_enum_float_ns": ("enum_float", COUNT),
+                "ust_event_array_ns": ("arrays", ARRAY_COUNT)}
 FIGURES = LOOP_FIGURES | set(SDT_FIGURES) | {
     "ust_disabled_ns", "ust_sustained_rate", "ust_sustained_rate_rt_consumer",
-    "ust_event_contexts_ns"}
+    "ust_event_contexts_ns"} | set(KIND_FIGURES)
 
 
 def build_ours(tmp, name, defines):
@@ -168,9 +184,10 @@ def build(tmp, with_lttng=True):
                        check=True)
 
 
-def run_loop(program, env, threads, count):
-    """The loop's ns_per_event, events_per_s and events_per_cpu_s."""
-    out = subprocess.run([program, "loop", str(threads), str(count)], env=env, check=True,
+def run_loop(program, env, threads, count, kind="event"):
+    """The loop's ns_per_event, events_per_s and events_per_cpu_s, with
+    events of kind (ust-loop.c)."""
+    out = subprocess.run([program, "loop", str(threads), str(count), kind], env=env, check=True,
                          capture_output=True, text=True, timeout=600).stdout
     return {key: float(value) for key, value in (part.split("=") for part in out.split())}
 
@@ -191,16 +208,16 @@ class Ours:
         self.env = svc.env()
         self.n = 0
 
-    def session(self, channel_args, enable=True, contexts=()):
+    def session(self, channel_args, enable=True, contexts=(), pattern="bench:*"):
         self.n += 1
         name = f"s{self.n}"
         self.svc.cli("create", name, "--output", f"{self.tmp}/ours-{name}")
         if channel_args is not None:
             self.svc.cli("enable-channel", "-u", "c", *channel_args)
             if enable:
-                self.svc.cli("enable-event", "-u", "-c", "c", "bench:*")
+                self.svc.cli("enable-event", "-u", "-c", "c", pattern)
         elif enable:
-            self.svc.cli("enable-event", "-u", "bench:*")
+            self.svc.cli("enable-event", "-u", pattern)
         if contexts:
             self.svc.cli("add-context", "-u", *[a for c in contexts for a in ("-t", c)])
         self.svc.cli("start")
@@ -243,16 +260,16 @@ class Lttng:
         return subprocess.run(["lttng", *args], env=self.env, capture_output=True, text=True,
                               check=True).stdout
 
-    def session(self, channel_args, enable=True, contexts=()):
+    def session(self, channel_args, enable=True, contexts=(), pattern="bench:*"):
         self.n += 1
         name = f"s{self.n}"
         self.lttng("create", name, "--output", f"{self.tmp}/lttng-{name}")
         if channel_args is not None:
             self.lttng("enable-channel", "-u", "c", *channel_args)
             if enable:
-                self.lttng("enable-event", "-u", "-c", "c", "bench:*")
+                self.lttng("enable-event", "-u", "-c", "c", pattern)
         elif enable:
-            self.lttng("enable-event", "-u", "bench:*")
+            self.lttng("enable-event", "-u", pattern)
         if contexts:
             self.lttng("add-context", "-u", *[a for c in contexts for a in ("-t", c)])
         self.lttng("start")
@@ -342,6 +359,36 @@ def with_contexts(tracer):
     they add, without any ("without")."""
     return {"with": one_thread_loops(tracer, CONTEXTS),
             "without": one_thread_loops(tracer, [])}
+
+
+
+
+def per_event_of_kinds(tracer):
+    """{figure: (median ns of one thread's CPU time per event, median
+    wall-clock ns per event)} over RUNS loops of the events of other field
+    kinds, in one session that records them all, the kinds' loops
+    interleaved."""
+    loops = {name: [] for name in KIND_FIGURES}
+    session = tracer.session(GEOMETRY, pattern="bench_kinds:*")
+    for _ in range(RUNS):
+        for name, (kind, count) in KIND_FIGURES.items():
+            loops[name].append(run_loop(tracer.program, tracer.env, 1, count, kind))
+            time.sleep(0.3)  # let the consumer empty the buffers
+    discarded = tracer.end(session)
+    check(discarded == 0, f"{tracer.name} discarded {discarded} events in the kinds' loops")
+    return {name: (statistics.median(cpu_ns_per_event(loop) for loop in loops[name]),
+                   statistics.median(loop["ns_per_event"] for loop in loops[name]))
+            for name in KIND_FIGURES}
+
+
+def print_kinds(ours, anchor, wanted=KIND_FIGURES):
+    for name in KIND_FIGURES:
+        if name in wanted:
+            figure(name, ours[name][0], anchor[name][0], "ns")
+            print(f"note {name}_wall_clock ours={ours[name][1]:.3f} "
+                  f"anchor={anchor[name][1]:.3f} ratio={ours[name][1] / anchor[name][1]:.3f} "
+                  "unit=ns", flush=True)
+
 
 
 def disabled(tracer):
@@ -449,7 +496,7 @@ def lossless_runs(tracer, rate):
 
 def measure(tracer, wanted, with_sdt=False):
     """The figures of wanted that one tracer's runs give: "loops",
-    "disabled", "sdt" (with_sdt: ours only), "rate", "contexts"."""
+    "disabled", "sdt" (with_sdt: ours only), "rate", "contexts", "kinds"."""
     found = {}
     if wanted & LOOP_FIGURES:
         found["loops"] = per_event(tracer)
@@ -461,6 +508,8 @@ def measure(tracer, wanted, with_sdt=False):
         found["rate"] = sustained(tracer)
     if "ust_event_contexts_ns" in wanted:
         found["contexts"] = with_contexts(tracer)
+    if wanted & set(KIND_FIGURES):
+        found["kinds"] = per_event_of_kinds(tracer)
     return found
 
 
@@ -508,6 +557,8 @@ def print_figures(tmp, o, a, wanted):
         print_rate_figures(tmp, o["rate"], a["rate"])
     if "contexts" in o:
         print_contexts_figure(o["contexts"], a["contexts"])
+    if "kinds" in o:
+        print_kinds(o["kinds"], a["kinds"], wanted)
 
 
 def main():
@@ -516,9 +567,7 @@ def main():
     if wanted <= set(SDT_FIGURES):
         main_sdt(sorted(wanted))
         return
-    require(shutil.which("lttng-sessiond") and
-            os.path.exists("/usr/include/x86_64-linux-gnu/lttng/tracepoint.h"),
-            "LTTng 2.13 is not installed (apt-get install lttng-tools liblttng-ust-dev)")
+    require_lttng_ust()
     require(os.cpu_count() >= 2, "two CPUs are needed")
     start = cpu_times()
     with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:

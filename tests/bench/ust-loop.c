@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The workload of the per-event benchmarks, built once for tracectl and
- * once for LTTng-UST (-DTRACER_LTTNG) around the same event, two 64-bit
- * integers:
+ * once for LTTng-UST (-DTRACER_LTTNG) around the same events: bench:event,
+ * two 64-bit integers; bench_kinds:enum_float, an enumeration (of an int)
+ * and a float; bench_kinds:arrays, an array and a sequence of 16 uint32_t:
  *
- *   ust-loop loop THREADS COUNT   each thread (on CPU i) emits COUNT events
+ *   ust-loop loop THREADS COUNT [KIND]
+ *                                 each thread (on CPU i) emits COUNT events
+ *                                 of KIND (event, enum_float or arrays;
+ *                                 event when not given)
  *                                 as fast as it can; prints the ns per
  *                                 event of one thread and the events per
  *                                 second of all of them, per second of
@@ -27,7 +31,10 @@
 #define TRACEPOINT_DEFINE
 #define TRACEPOINT_CREATE_PROBES
 #include "reg-app-lttng-tp.h"
+#include "ust-kinds-lttng-tp.h"
 #define EMIT(a, b) tracepoint(bench, event, (a), (b))
+#define EMIT_ENUM_FLOAT(state, value) tracepoint(bench_kinds, enum_float, (state), (value))
+#define EMIT_ARRAYS(words) tracepoint(bench_kinds, arrays, (words))
 #else
 #define TRACECTL_CREATE_PROBES
 #include <tracectl/tracepoint.h>
@@ -36,12 +43,32 @@ TRACECTL_EVENT(bench, event,
 	TRACECTL_FIELDS(
 		tracectl_field_integer(uint64_t, a, a),
 		tracectl_field_integer(uint64_t, b, b)))
+TRACECTL_ENUM(bench_kinds, state,
+	TRACECTL_ENUM_VALUES(
+		tracectl_enum_value("idle", 0),
+		tracectl_enum_range("busy", 1, 5),
+		tracectl_enum_auto("done")))
+TRACECTL_EVENT(bench_kinds, enum_float,
+	TRACECTL_ARGS(int, state, float, value),
+	TRACECTL_FIELDS(
+		tracectl_field_enum(bench_kinds, state, int, state, state),
+		tracectl_field_float(value, value)))
+TRACECTL_EVENT(bench_kinds, arrays,
+	TRACECTL_ARGS(const uint32_t *, words),
+	TRACECTL_FIELDS(
+		tracectl_field_array(uint32_t, fixed, words, 16),
+		tracectl_field_sequence(uint32_t, varying, words, 16)))
 #define EMIT(a, b) tracectl_tracepoint(bench, event, (a), (b))
+#define EMIT_ENUM_FLOAT(state, value) tracectl_tracepoint(bench_kinds, enum_float, (state), (value))
+#define EMIT_ARRAYS(words) tracectl_tracepoint(bench_kinds, arrays, (words))
 #endif
+
+enum kind { KIND_EVENT, KIND_ENUM_FLOAT, KIND_ARRAYS };
 
 #define THREADS_MAX 16
 
 static uint64_t count;
+static enum kind kind = KIND_EVENT;
 static pthread_barrier_t barrier;
 static double thread_seconds[THREADS_MAX];
 static double thread_cpu_seconds[THREADS_MAX];
@@ -85,8 +112,26 @@ loop_thread(void *data)
 	pthread_barrier_wait(&barrier);
 	cpu_start = thread_cpu_s(); /* a system call: outside the timed loop */
 	start = now_s();
-	for (uint64_t i = 0; i < n; i++)
-		EMIT(i, (uint64_t)index);
+	switch (kind) {
+	case KIND_EVENT:
+		for (uint64_t i = 0; i < n; i++)
+			EMIT(i, (uint64_t)index);
+		break;
+	case KIND_ENUM_FLOAT:
+		/* Values in each range of the enumeration and past them. */
+		for (uint64_t i = 0; i < n; i++)
+			EMIT_ENUM_FLOAT((int)(i & 7), (float)i);
+		break;
+	case KIND_ARRAYS: {
+		uint32_t words[16];
+
+		for (uint32_t k = 0; k < 16; k++)
+			words[k] = (uint32_t)index * 16 + k;
+		for (uint64_t i = 0; i < n; i++)
+			EMIT_ARRAYS(words);
+		break;
+	}
+	}
 	thread_seconds[index] = now_s() - start;
 	thread_cpu_seconds[index] = thread_cpu_s() - cpu_start;
 	return NULL;
@@ -154,16 +199,23 @@ run_paced(double rate, double seconds)
 int
 main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "loop") == 0) {
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0) {
 		long threads = strtol(argv[2], NULL, 10);
 
 		count = strtoull(argv[3], NULL, 10);
+		if (argc == 5 && strcmp(argv[4], "enum_float") == 0)
+			kind = KIND_ENUM_FLOAT;
+		else if (argc == 5 && strcmp(argv[4], "arrays") == 0)
+			kind = KIND_ARRAYS;
+		else if (argc == 5 && strcmp(argv[4], "event") != 0)
+			return 2;
 		if (threads < 1 || threads > THREADS_MAX)
 			return 2;
 		return run_loop(threads);
 	}
 	if (argc == 4 && strcmp(argv[1], "paced") == 0)
 		return run_paced(strtod(argv[2], NULL), strtod(argv[3], NULL));
-	fprintf(stderr, "usage: ust-loop loop THREADS COUNT | paced RATE SECONDS\n");
+	fprintf(stderr, "usage: ust-loop loop THREADS COUNT [event|enum_float|arrays] | "
+			"paced RATE SECONDS\n");
 	return 2;
 }

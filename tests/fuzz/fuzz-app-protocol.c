@@ -9,23 +9,28 @@
  * AddressSanitizer and UBSan.
  *
  * Each datagram is built from the input as a well-formed message of some
- * kind (REGISTER, EVENT, EVENTS_END, REPLY) whose fields the input picks,
- * valid or not, or as raw bytes; then, sometimes, file descriptors are
- * attached, its length is changed or some of its bytes are flipped. What
- * must hold:
+ * kind (REGISTER of version 4, 5 or another, ENUM, EVENT, EVENTS_END,
+ * REPLY) whose fields the input picks, valid or not, or as raw bytes;
+ * then, sometimes, file descriptors are attached, its length is changed
+ * or some of its bytes are flipped. What must hold:
  *
  * - For a message the harness did not flip bytes of, the service decides
  *   as the wire ABI (common/abi/tracectl-abi.h) says, which the harness
  *   knows from what it built: a wrong length or attached descriptors end
  *   the connection, an event description is taken exactly when its name,
- *   log level, fields and index follow the rules, and so on.
- * - Whatever it was sent, every event the service keeps follows those
- *   rules, and is kept as it was sent.
+ *   log level, fields and index follow the rules, an enumeration's
+ *   entries exactly when they open or continue it in order and each
+ *   follows the rules, an enumeration field exactly when it names a
+ *   complete enumeration whose every range its container holds, and so
+ *   on.
+ * - Whatever it was sent, every event and enumeration the service keeps
+ *   follows those rules, and is kept as it was sent.
  * - Descriptors sent along a message are all closed.
  * - An answer to a pending command wakes its waiter once.
  * - The CTF metadata of the events the service kept opens in babeltrace2
  *   without an error or a warning (checked every METADATA_BATCH events
- *   and at the end of a run): application strings end up in it.
+ *   and at the end of a run): application strings, enumeration labels
+ *   among them, end up in it.
  *
  * Built with libFuzzer it is a coverage-guided fuzzer, from the top of the
  * source tree once `build` is built (Debian's clang-14):
@@ -87,19 +92,38 @@ enum outcome {
 	FDS_CLOSED,
 	PREDICTED,
 	METADATA_READ,
+	ENUM_ENTRIES_KEPT,
+	ENUM_COMPLETE,
+	ENUM_FIELD_KEPT,
 	OUTCOMES,
 };
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
 	"dropped at read", "refused", "registered", "later batch", "event kept",
-	"reply woke", "fds closed", "predicted", "metadata read",
+	"reply woke", "fds closed", "predicted", "metadata read", "enum entries kept",
+	"enum complete", "enum field kept",
 };
 static unsigned long long outcomes[OUTCOMES];
+
+/* The enumerations a conversation can hold: each takes a message. */
+#define ENUMS_MAX DATAGRAMS_MAX
+
+/* What the harness knows of an enumeration the service kept: how far it
+ * came, and the least and the greatest value of its ranges, for the
+ * containers that may hold them. */
+struct model_enum {
+	char name[TRACECTL_ABI_EVENT_NAME_MAX];
+	guint32 nr_entries, received;
+	__int128 min, max;
+};
 
 /* What the harness knows of the conversation, as the ABI describes it. */
 struct model {
 	gboolean greeted, registered;
+	guint32 version;
 	guint n_events;
+	guint n_enums; /* the last one may be incomplete */
+	struct model_enum enums[ENUMS_MAX];
 };
 
 /* One datagram, and what the service must make of it. */
@@ -221,11 +245,110 @@ rule_element(uint32_t type)
 	}
 }
 
+/* Enumerations, from the ABI's documentation too. */
+
+/* The enumeration still waiting for entries, or NULL. */
+static const struct model_enum *
+model_open_enum(const struct model *model)
+{
+	const struct model_enum *last = model->n_enums ? &model->enums[model->n_enums - 1] : NULL;
+
+	return last && last->received < last->nr_entries ? last : NULL;
+}
+
+/* A label: a NUL within its bytes, not first, and before it UTF-8 (as
+ * GLib reads it: no overlong form, surrogate or code point past
+ * U+10FFFF) without a C0 or C1 control or DEL. */
 static gboolean
-rule_field(const struct tracectl_abi_field *field)
+rule_label(const char *label, size_t size)
+{
+	const char *end = memchr(label, '\0', size);
+
+	if (end == NULL || end == label || !g_utf8_validate(label, end - label, NULL))
+		return FALSE;
+	for (const char *c = label; c < end; c = g_utf8_next_char(c)) {
+		gunichar u = g_utf8_get_char(c);
+
+		if (u < 0x20 || (u >= 0x7f && u <= 0x9f))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* A bound as the value it stands for: int64_t's bits with the signed
+ * flag (bit 0), uint64_t's without. */
+static __int128
+entry_value(uint64_t bits, uint32_t flags)
+{
+	return flags & 1 ? (__int128)(int64_t)bits : (__int128)bits;
+}
+
+static gboolean
+rule_entry(const struct tracectl_abi_enum_entry *entry)
+{
+	return rule_label(entry->label, sizeof(entry->label)) && entry->flags <= 1 &&
+	       entry->reserved == 0 &&
+	       entry_value(entry->begin, entry->flags) <= entry_value(entry->end, entry->flags);
+}
+
+/* An ENUM message opens the next enumeration from entry 0 or continues
+ * the open one where it stopped, under the same name and count, with 1
+ * to 44 valid entries of 1 to 1024, from a version 5 application. */
+static gboolean
+rule_enum(const struct tracectl_msg_enum *msg, const struct model *model)
+{
+	const struct model_enum *open = model_open_enum(model);
+
+	if (!model->greeted || model->version < 5 || !rule_event_name(msg->name, sizeof(msg->name)) ||
+	    msg->nr_entries < 1 || msg->nr_entries > 1024 || msg->count < 1 || msg->count > 44 ||
+	    (uint64_t)msg->first + msg->count > msg->nr_entries)
+		return FALSE;
+	if (open ? msg->index != model->n_enums - 1 || msg->first != open->received ||
+			   msg->nr_entries != open->nr_entries || strcmp(msg->name, open->name) != 0
+		 : msg->index != model->n_enums || msg->first != 0 || model->n_enums >= 65536)
+		return FALSE;
+	for (uint32_t i = 0; i < msg->count; i++)
+		if (!rule_entry(&msg->entries[i]))
+			return FALSE;
+	return TRUE;
+}
+
+/* An enumeration field's container, in the element bits: a signed or
+ * unsigned integer of 1, 2, 4 or 8 bytes with nothing in bits 8 to 15;
+ * the values it holds. */
+static gboolean
+rule_container(uint32_t type, __int128 *min, __int128 *max)
+{
+	uint32_t kind = type >> 16 & 0xff, size = type >> 24;
+
+	if ((type & 0xff00) != 0 || (kind != TRACECTL_FIELD_SIGNED && kind != TRACECTL_FIELD_UNSIGNED) ||
+	    size >= 32 || !(allowed_sizes[kind] >> size & 1u))
+		return FALSE;
+	*min = kind == TRACECTL_FIELD_SIGNED ? -((__int128)1 << (8 * size - 1)) : 0;
+	*max = kind == TRACECTL_FIELD_SIGNED ? ((__int128)1 << (8 * size - 1)) - 1
+					     : ((__int128)1 << (8 * size)) - 1;
+	return TRUE;
+}
+
+/* A field naming enumeration size: complete, each range in the container. */
+static gboolean
+rule_enum_field(const struct tracectl_abi_field *field, const struct model *model)
+{
+	const struct model_enum *e = field->size < model->n_enums ? &model->enums[field->size] : NULL;
+	__int128 min, max;
+
+	return rule_container(field->type, &min, &max) && e && e->received == e->nr_entries &&
+	       e->min >= min && e->max <= max;
+}
+
+static gboolean
+rule_field(const struct tracectl_abi_field *field, const struct model *model)
 {
 	uint32_t kind = field->type & 0xff;
 
+	if (kind == 9) /* enumeration: its size is the enumeration's index */
+		return rule_field_name(field->name, sizeof(field->name)) &&
+		       rule_enum_field(field, model);
 	if (kind == 7) /* array: 1 to 65536 elements */
 		return rule_field_name(field->name, sizeof(field->name)) &&
 		       rule_element(field->type) && field->size >= 1 && field->size <= 65536;
@@ -240,13 +363,13 @@ rule_field(const struct tracectl_abi_field *field)
 
 static gboolean
 rule_event(const char *name, int32_t loglevel, uint32_t nr_fields,
-	   const struct tracectl_abi_field *fields)
+	   const struct tracectl_abi_field *fields, const struct model *model)
 {
 	if (!rule_event_name(name, TRACECTL_ABI_EVENT_NAME_MAX) || loglevel < 0 ||
 	    loglevel > TRACECTL_ABI_LOGLEVEL_MAX || nr_fields > TRACECTL_ABI_FIELDS_MAX)
 		return FALSE;
 	for (uint32_t i = 0; i < nr_fields; i++) {
-		if (!rule_field(&fields[i]))
+		if (!rule_field(&fields[i], model))
 			return FALSE;
 		for (uint32_t j = 0; j < i; j++)
 			if (strcmp(fields[i].name, fields[j].name) == 0)
@@ -324,8 +447,34 @@ take_container(struct fuzz_input *in, struct tracectl_abi_field *field)
 		field->size = pick >= 248 ? fuzz_take_u32(in) : lengths[pick / 8 % 8];
 }
 
+/* An enumeration field's container, mostly valid, and the enumeration it
+ * names, mostly one there is. */
 static void
-take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i)
+take_enum_field(struct fuzz_input *in, struct tracectl_abi_field *field, const struct model *model)
+{
+	/* kind, bytes: the valid ones, then a double, bad sizes, no kind */
+	static const uint32_t containers[][2] = {
+		{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 1}, {2, 2}, {2, 4}, {2, 8},
+		{3, 8}, {1, 3}, {2, 16}, {0, 4}};
+	/* hex, network, text, a bit no container has */
+	static const uint32_t attributes[] = {0x100, 0x400, 0x800, 0x1000};
+	uint8_t shape = fuzz_take_byte(in);
+	uint8_t pick = fuzz_take_byte(in);
+
+	field->type |= containers[shape % 12][0] << 16 | containers[shape % 12][1] << 24;
+	if (shape >= 240)
+		field->type |= attributes[pick % 4];
+	if (pick >= 248)
+		field->size = fuzz_take_u32(in);
+	else if (pick >= 224 || model->n_enums == 0)
+		field->size = pick % (model->n_enums + 1);
+	else
+		field->size = pick % model->n_enums;
+}
+
+static void
+take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i,
+	   const struct model *model)
 {
 	static const uint32_t sizes[] = {0, 1, 2, 4, 8, 3, 16};
 	struct tracectl_abi_field *field = &fields[i];
@@ -342,9 +491,16 @@ take_field(struct fuzz_input *in, struct tracectl_abi_field *fields, uint32_t i)
 		field->name[0] = name_chars[shape % LETTERS];
 	}
 	shape = fuzz_take_byte(in);
-	field->type = shape < 240 ? 1 + shape % 8 : shape % 10; /* 0 and 9 are not kinds */
+	field->type = shape < 240 ? 1 + shape % 9 : shape % 11; /* 0 and 10 are not kinds */
+	/* Enumerations more often where there are some to name. */
+	if (model->n_enums > 0 && shape % 4 == 3)
+		field->type = 9;
 	if (field->type == 7 || field->type == 8) {
 		take_container(in, field);
+		return;
+	}
+	if (field->type == 9) {
+		take_enum_field(in, field, model);
 		return;
 	}
 	shape = fuzz_take_byte(in);
@@ -391,7 +547,25 @@ build_register(struct fuzz_input *in, struct datagram *d, const struct model *mo
 	uint8_t shape = fuzz_take_byte(in);
 
 	set_header(d, TRACECTL_MSG_REGISTER, sizeof(*msg));
-	msg->abi_version = shape % 16 == 0 ? fuzz_take_u32(in) : TRACECTL_ABI_VERSION;
+	/* Mostly the service's version; its older one, the one before, the
+	 * one after, or any. */
+	switch (shape % 16) {
+	case 0:
+		msg->abi_version = fuzz_take_u32(in);
+		break;
+	case 3:
+	case 4:
+		msg->abi_version = 4;
+		break;
+	case 5:
+		msg->abi_version = 3;
+		break;
+	case 6:
+		msg->abi_version = 6;
+		break;
+	default:
+		msg->abi_version = TRACECTL_ABI_VERSION;
+	}
 	msg->bits_per_long = shape % 16 == 1 ? 32 : sizeof(long) * 8;
 	msg->tracer_major = fuzz_take_byte(in);
 	msg->tracer_minor = fuzz_take_byte(in);
@@ -400,8 +574,8 @@ build_register(struct fuzz_input *in, struct datagram *d, const struct model *mo
 	msg->uid = shape % 4 == 3 ? fuzz_take_u32(in) : getuid();
 	for (size_t i = 0; i < sizeof(msg->procname); i++)
 		msg->procname[i] = (char)fuzz_take_byte(in);
-	d->verdict = !model->greeted && !model->registered &&
-				     msg->abi_version == TRACECTL_ABI_VERSION &&
+	d->verdict = !model->greeted && !model->registered && msg->abi_version >= 4 &&
+				     msg->abi_version <= 5 &&
 				     msg->bits_per_long == sizeof(long) * 8
 			     ? TAKEN
 			     : REFUSED_BY_HANDLER;
@@ -424,13 +598,14 @@ build_event(struct fuzz_input *in, struct datagram *d, const struct model *model
 	take_event_name(in, msg->name);
 	filled = MIN(msg->nr_fields, TRACECTL_ABI_FIELDS_MAX);
 	for (uint32_t i = 0; i < filled; i++)
-		take_field(in, msg->fields, i);
+		take_field(in, msg->fields, i, model);
 	/* What lies past nr_fields is not the service's business. */
 	for (size_t i = filled * sizeof(msg->fields[0]); i < sizeof(msg->fields); i++)
 		((uint8_t *)msg->fields)[i] = shape % 2 ? 0xa5 : 0;
-	d->verdict = model->greeted && msg->index == model->n_events &&
+	d->verdict = model->greeted && !model_open_enum(model) && msg->index == model->n_events &&
 				     model->n_events < TRACECTL_ABI_EVENTS_MAX &&
-				     rule_event(msg->name, msg->loglevel, msg->nr_fields, msg->fields)
+				     rule_event(msg->name, msg->loglevel, msg->nr_fields, msg->fields,
+						model)
 			     ? TAKEN
 			     : REFUSED_BY_HANDLER;
 }
@@ -440,7 +615,139 @@ build_events_end(struct fuzz_input *in, struct datagram *d, const struct model *
 {
 	set_header(d, TRACECTL_MSG_EVENTS_END, sizeof(struct tracectl_msg_batch));
 	d->message.batch.batch = fuzz_take_u32(in);
-	d->verdict = model->greeted ? TAKEN : REFUSED_BY_HANDLER;
+	d->verdict = model->greeted && !model_open_enum(model) ? TAKEN : REFUSED_BY_HANDLER;
+}
+
+/* A label of pieces, mostly good (letters, digits, spaces, quotes and
+ * backslashes, which the metadata escapes, UTF-8 of 2 to 4 bytes), rarely
+ * one bad (a control, DEL, C1, a cut sequence, a surrogate, an overlong
+ * form, a byte UTF-8 has not, past U+10FFFF), empty, or without a NUL. */
+static void
+take_label(struct fuzz_input *in, char *label)
+{
+	static const char *const pieces[] = {
+		"a", "Z", "9", "_", " ", "\"", "\\", "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80",
+		"-", ".", "\n", "\x7f", "\xc2\x85", "\xc3", "\xed\xa0\x80", "\xc0\xaf", "\xff",
+		"\xf4\x90\x80\x80"};
+	uint8_t shape = fuzz_take_byte(in);
+	size_t length = 0;
+
+	memset(label, 0, TRACECTL_ABI_ENUM_LABEL_MAX);
+	if (shape == 255) {
+		memset(label, 'a', TRACECTL_ABI_ENUM_LABEL_MAX);
+		return;
+	}
+	for (uint8_t n = shape % 32 == 0 ? 0 : 1 + shape % 8; n > 0; n--) {
+		uint8_t pick = fuzz_take_byte(in);
+		const char *piece = pick < 248 ? pieces[pick % 12] : pieces[12 + pick % 8];
+
+		if (length + strlen(piece) >= TRACECTL_ABI_ENUM_LABEL_MAX)
+			break;
+		memcpy(label + length, piece, strlen(piece));
+		length += strlen(piece);
+	}
+}
+
+/* Bounds at the edges of each container, as bits. */
+static const uint64_t enum_values[] = {
+	0, 1, 5, 127, 128, 255, 256, 32767, 32768, 65535, 65536, 0x7fffffff, 0x80000000,
+	0xffffffff, 0x100000000, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX,
+	(uint64_t)-128, (uint64_t)-129, (uint64_t)-32768, (uint64_t)-32769,
+	(uint64_t)(int64_t)INT32_MIN, (uint64_t)INT64_MIN, (uint64_t)-2,
+};
+
+/* A bound: mostly small, every container holds it; else at an edge. */
+static uint64_t
+take_enum_value(struct fuzz_input *in)
+{
+	uint8_t pick = fuzz_take_byte(in);
+
+	if (pick < 160)
+		return pick % 32;
+	if (pick < 192)
+		return (uint64_t)-1 - pick % 8;
+	return enum_values[pick % G_N_ELEMENTS(enum_values)];
+}
+
+/* An entry, mostly valid: a value or a range, signed when it begins
+ * below 0; sometimes the wrong way round, with the other signedness, an
+ * unknown flag or a reserved word. */
+static void
+take_entry(struct fuzz_input *in, struct tracectl_abi_enum_entry *entry)
+{
+	uint8_t shape = fuzz_take_byte(in);
+
+	take_label(in, entry->label);
+	entry->begin = take_enum_value(in);
+	switch (shape % 16) {
+	case 0 ... 7:
+		entry->end = entry->begin;
+		break;
+	case 8 ... 11:
+		entry->end = entry->begin + fuzz_take_byte(in) % 8;
+		break;
+	case 12 ... 14:
+		entry->end = take_enum_value(in);
+		break;
+	default:
+		entry->end = entry->begin - 1;
+	}
+	entry->flags = (int64_t)entry->begin < 0 ? TRACECTL_ENUM_ENTRY_SIGNED : 0;
+	if (shape >= 248)
+		entry->flags = fuzz_take_byte(in) % 4;
+	entry->reserved = shape == 247 ? fuzz_take_u32(in) : 0;
+}
+
+/* An ENUM message: mostly the open enumeration's next entries, or a new
+ * one of 1 to 4 entries; sometimes of a count at or past a bound, out of
+ * order or under another name. */
+static void
+build_enum(struct fuzz_input *in, struct datagram *d, const struct model *model)
+{
+	static const uint32_t counts[] = {1, 2, 44, 45, 88, 100, 1024, 1025, 0, 0xffffffffu};
+	struct tracectl_msg_enum *msg = &d->message.enumeration;
+	const struct model_enum *open = model_open_enum(model);
+	uint8_t shape = fuzz_take_byte(in);
+	uint32_t filled;
+
+	set_header(d, TRACECTL_MSG_ENUM, sizeof(*msg));
+	if (open && shape % 8 != 0) {
+		msg->index = model->n_enums - 1;
+		memcpy(msg->name, open->name, sizeof(msg->name));
+		msg->nr_entries = open->nr_entries;
+		msg->first = open->received;
+	} else {
+		msg->index = model->n_enums;
+		take_event_name(in, msg->name);
+		msg->nr_entries = shape % 4 == 3 ? counts[fuzz_take_byte(in) % G_N_ELEMENTS(counts)]
+						 : 1u + fuzz_take_byte(in) % 4u;
+	}
+	msg->count = msg->first < msg->nr_entries
+			     ? MIN(msg->nr_entries - msg->first, TRACECTL_ABI_ENUM_ENTRIES_PER_MSG)
+			     : 0;
+	switch (shape / 8 % 16) {
+	case 1:
+		msg->count = fuzz_take_byte(in) % 50;
+		break;
+	case 2:
+		msg->index = fuzz_take_byte(in);
+		break;
+	case 3:
+		msg->first = fuzz_take_byte(in);
+		break;
+	case 4:
+		msg->name[0] = (char)fuzz_take_byte(in);
+		break;
+	default:
+		break;
+	}
+	filled = MIN(msg->count, TRACECTL_ABI_ENUM_ENTRIES_PER_MSG);
+	for (uint32_t i = 0; i < filled; i++)
+		take_entry(in, &msg->entries[i]);
+	/* What lies past count is not the service's business. */
+	for (size_t i = filled * sizeof(msg->entries[0]); i < sizeof(msg->entries); i++)
+		((uint8_t *)msg->entries)[i] = shape % 2 ? 0xa5 : 0;
+	d->verdict = rule_enum(msg, model) ? TAKEN : REFUSED_BY_HANDLER;
 }
 
 static void
@@ -508,12 +815,14 @@ take_kind(struct fuzz_input *in, const struct model *model)
 	uint8_t pick = fuzz_take_byte(in);
 
 	if (pick < 16)
-		return pick % 6;
+		return pick % 7;
 	if (!model->greeted)
 		return 0;
+	if (model_open_enum(model))
+		return pick % 8 == 0 ? 1 : 6;
 	if (!model->registered)
-		return pick % 8 == 0 ? 3 : 1;
-	return 1 + pick % 4;
+		return pick % 8 == 0 ? 3 : pick % 4 == 1 ? 6 : 1;
+	return pick % 5 == 0 ? 6 : 1 + pick % 4;
 }
 
 static void
@@ -533,6 +842,9 @@ build_datagram(struct fuzz_input *in, struct datagram *d, const struct model *mo
 		break;
 	case 4:
 		build_reply(in, d, model);
+		break;
+	case 6:
+		build_enum(in, d, model);
 		break;
 	default:
 		build_raw(in, d);
@@ -582,13 +894,13 @@ send_datagram(int fd, const struct datagram *d, int *pipe_readers, unsigned int 
 /* What the service kept. */
 
 static void
-check_kept_event(const TcApp *app, const struct datagram *d)
+check_kept_event(const TcApp *app, const struct datagram *d, const struct model *model)
 {
 	const struct tracectl_msg_event *msg = &d->message.event;
 	const TcAppEvent *event = g_ptr_array_index(app->events, app->events->len - 1);
 	g_autofree char *signature = NULL;
 
-	if (!rule_event(event->name, event->loglevel, event->nr_fields, event->fields))
+	if (!rule_event(event->name, event->loglevel, event->nr_fields, event->fields, model))
 		FAIL("the service kept event '%.128s' that breaks the ABI's rules", event->name);
 	if (d->message.header.type != TRACECTL_MSG_EVENT || d->len != sizeof(*msg))
 		FAIL("an event was kept from a message of type %u", d->message.header.type);
@@ -596,10 +908,45 @@ check_kept_event(const TcApp *app, const struct datagram *d)
 	    event->loglevel != msg->loglevel || event->nr_fields != msg->nr_fields ||
 	    memcmp(event->fields, msg->fields, msg->nr_fields * sizeof(msg->fields[0])) != 0)
 		FAIL("event '%s' was not kept as it was sent", event->name);
-	signature = tc_metadata_signature(event->fields, event->nr_fields);
+	signature = tc_metadata_signature(event);
 	if (g_strcmp0(signature, event->signature) != 0)
 		FAIL("event '%s' has signature '%s', not '%s'", event->name, event->signature,
 		     signature);
+	for (guint i = 0; i < event->nr_fields; i++) {
+		if ((event->fields[i].type & 0xff) != 9)
+			continue;
+		if (event->enums == NULL ||
+		    event->enums[i] != g_ptr_array_index(app->enums, event->fields[i].size))
+			FAIL("event '%s' field %u does not point at enumeration %u", event->name, i,
+			     event->fields[i].size);
+		outcomes[ENUM_FIELD_KEPT]++;
+	}
+}
+
+/* The entries an ENUM message brought, kept as sent, in the enumeration
+ * it opened or continued, and every entry kept so far by the rules. */
+static void
+check_kept_enum(const TcApp *app, const struct datagram *d)
+{
+	const struct tracectl_msg_enum *msg = &d->message.enumeration;
+	const TcAppEnum *e = g_ptr_array_index(app->enums, app->enums->len - 1);
+
+	if (d->message.header.type != TRACECTL_MSG_ENUM || d->len != sizeof(*msg))
+		FAIL("enumeration entries were kept from a message of type %u",
+		     d->message.header.type);
+	if (app->enums->len - 1 != msg->index || strcmp(e->name, msg->name) != 0 ||
+	    !rule_event_name(e->name, sizeof(e->name)) || e->nr_entries != msg->nr_entries ||
+	    e->nr_received != msg->first + msg->count ||
+	    memcmp(&e->entries[msg->first], msg->entries, msg->count * sizeof(msg->entries[0])) != 0)
+		FAIL("enumeration %u '%s' was not kept as it was sent", msg->index, e->name);
+	for (guint i = 0; i < e->nr_received; i++)
+		if (!rule_entry(&e->entries[i]))
+			FAIL("the service kept entry %u of '%s' that breaks the ABI's rules", i, e->name);
+	if ((e->digest != NULL) != (e->nr_received == e->nr_entries))
+		FAIL("enumeration '%s' has %u of %u entries and %s digest", e->name, e->nr_received,
+		     e->nr_entries, e->digest ? "a" : "no");
+	outcomes[ENUM_ENTRIES_KEPT]++;
+	outcomes[ENUM_COMPLETE] += e->nr_received == e->nr_entries;
 }
 
 static void
@@ -688,7 +1035,27 @@ static void
 model_follow(struct conversation *c, TcAppHandled handled)
 {
 	c->model.greeted = c->app->is_greeted;
+	c->model.version = c->app->abi_version;
 	c->model.n_events = c->app->events->len;
+	if (c->app->enums->len > ENUMS_MAX)
+		FAIL("%u enumerations from %u messages at most", c->app->enums->len, DATAGRAMS_MAX);
+	c->model.n_enums = c->app->enums->len;
+	for (guint i = 0; i < c->model.n_enums; i++) {
+		const TcAppEnum *e = g_ptr_array_index(c->app->enums, i);
+		struct model_enum *m = &c->model.enums[i];
+
+		memcpy(m->name, e->name, sizeof(m->name));
+		m->nr_entries = e->nr_entries;
+		m->received = e->nr_received;
+		m->min = m->max = 0;
+		for (guint j = 0; j < e->nr_received; j++) {
+			__int128 begin = entry_value(e->entries[j].begin, e->entries[j].flags);
+			__int128 end = entry_value(e->entries[j].end, e->entries[j].flags);
+
+			m->min = j == 0 || begin < m->min ? begin : m->min;
+			m->max = j == 0 || end > m->max ? end : m->max;
+		}
+	}
 	if (handled == TC_APP_BATCH_ENDED)
 		c->model.registered = TRUE;
 }
@@ -736,6 +1103,11 @@ converse(struct conversation *c, const struct datagram *d)
 	TcAppMessage message;
 	TcAppHandled handled;
 	guint events_before = c->app->events->len;
+	guint enum_entries_before =
+		c->app->enums->len ? ((const TcAppEnum *)g_ptr_array_index(
+					      c->app->enums, c->app->enums->len - 1))->nr_received
+				   : 0;
+	guint enums_before = c->app->enums->len;
 
 	poison(&message);
 	send_datagram(c->app_fd, d, c->pipe_readers, &c->n_readers);
@@ -760,8 +1132,12 @@ converse(struct conversation *c, const struct datagram *d)
 		outcomes[REFUSED]++;
 		return FALSE;
 	}
+	if (c->app->enums->len != enums_before ||
+	    (enums_before && ((const TcAppEnum *)g_ptr_array_index(c->app->enums, enums_before - 1))
+					     ->nr_received != enum_entries_before))
+		check_kept_enum(c->app, d);
 	if (c->app->events->len != events_before) {
-		check_kept_event(c->app, d);
+		check_kept_event(c->app, d, &c->model);
 		keep_for_metadata(g_ptr_array_index(c->app->events, c->app->events->len - 1));
 		outcomes[EVENT_KEPT]++;
 	}

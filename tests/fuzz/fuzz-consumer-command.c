@@ -47,7 +47,9 @@
  *   ring buffer, which the harness's eventfd refuses (-ENODEV): its
  *   reader thread never starts;
  * - no application writes into the buffers, so no packet is ever written;
- *   the session threads' timers, wake-ups and writer threads do not run;
+ *   the session threads' timers, wake-ups and writer threads do not run,
+ *   and the pauses in which an LTTng-UST channel's flush waits for its
+ *   writers return at once (tc-consumerd-lttng.c is built in below);
  * - SESSION_FILES reads homes the harness made once for the process.
  * - LTTng-UST channels (when built with liblttng-ust-ctl) are real
  *   buffers made by liblttng-ust-ctl, one stream per possible CPU. Their
@@ -118,7 +120,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -129,6 +130,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fuzz-driver.h"
@@ -145,6 +147,30 @@
 #include <lttng/ust-abi.h>
 #include <lttng/ust-ctl.h>
 #endif
+
+/* --- LTTng-UST channels, with the harness's pauses ---------------------- */
+
+/* tc-consumerd-lttng.c is built in here, its nanosleep() the harness's. A
+ * channel freed before its streams had files (a creation that failed)
+ * waits for the packets of its flush to be drained, which nothing can
+ * take, in 5 ms pauses up to 200 ms: a few of those were half of a run's
+ * time. No application writes into these buffers, so what the consumer
+ * would wait for never comes: each pause returns at once, and the
+ * consumer goes through the same steps, as many times. */
+#if TC_CONSUMERD_HAVE_LTTNG
+static int
+fuzz_nanosleep(const struct timespec *request, struct timespec *remaining)
+{
+	(void)request;
+	if (remaining)
+		*remaining = (struct timespec){0};
+	return 0;
+}
+#endif
+
+#define nanosleep fuzz_nanosleep
+#include "tc-consumerd-lttng.c"
+#undef nanosleep
 
 /* A failure leaves the input to replay, not the files: the harness's
  * directory is removed first (it may be on a tmpfs). */
@@ -290,6 +316,11 @@ struct session_thread {
 struct conversation {
 	int service_fd, consumer_fd;
 	bool link_ended;
+	/* What the last request's checks found after it is still so, as
+	 * nothing changes files or descriptors between two requests: its
+	 * listing of jail/, the descriptors open. */
+	bool jail_listed, fds_counted;
+	int fds_open;
 	uint32_t id_base, sent;
 	struct model_session sessions[SLOTS];
 	struct session_thread threads[SLOTS];
@@ -323,19 +354,40 @@ struct listing {
 	size_t count, capacity;
 };
 
+/* root but jail/, as the harness made it. */
+static struct listing outside_jail;
+
 /* Adds "<key>\t<type>", or key as it is when type is 0. */
 static void
 listing_add(struct listing *l, const char *key, char type)
 {
+	size_t len = strlen(key);
+	char *to;
+
+	if (len + (type ? 2 : 0) >= KEY_MAX)
+		FAIL("path too long for a listing: %s", key);
 	if (l->count == l->capacity) {
 		l->capacity = l->capacity ? 2 * l->capacity : 64;
 		l->keys = realloc(l->keys, l->capacity * sizeof(*l->keys));
 		if (!l->keys)
 			FAIL("out of memory for a listing");
 	}
-	if (snprintf(l->keys[l->count], KEY_MAX, type ? "%s\t%c" : "%s", key, type) >= (int)KEY_MAX)
-		FAIL("path too long for a listing: %s", key);
-	l->count++;
+	to = l->keys[l->count++];
+	memcpy(to, key, len);
+	if (type) {
+		to[len++] = '\t';
+		to[len++] = type;
+	}
+	to[len] = '\0';
+}
+
+static void
+listing_swap(struct listing *a, struct listing *b)
+{
+	struct listing t = *a;
+
+	*a = *b;
+	*b = t;
 }
 
 static int
@@ -344,32 +396,121 @@ key_compare(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static struct listing *walking;
+/* --- Walking a tree ------------------------------------------------------ */
 
-static int
-walk_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* The walks read directories with getdents64() into a buffer of their
+ * own: nftw() opened each with opendir(), whose 32 KiB AddressSanitizer
+ * allocates and fills, and stat()ed each entry, and a request's two
+ * listings were then a third of its time. */
+
+/* An entry's type as a listing writes it (that of lstat()). */
+static char
+entry_type(int dir_fd, const struct fuzz_dirent64 *entry)
 {
-	char type = S_ISDIR(st->st_mode)    ? 'd'
-		    : S_ISREG(st->st_mode)  ? 'f'
-		    : S_ISLNK(st->st_mode)  ? 'l'
-		    : S_ISFIFO(st->st_mode) ? 'p'
-					    : '?';
+	struct stat st;
 
-	(void)flag, (void)ftw;
-	if (strlen(path) > root_len)
-		listing_add(walking, path + root_len + 1, type);
-	return 0;
+	switch (entry->type) {
+	case DT_DIR:
+		return 'd';
+	case DT_REG:
+		return 'f';
+	case DT_LNK:
+		return 'l';
+	case DT_FIFO:
+		return 'p';
+	case DT_UNKNOWN:
+		break;
+	default:
+		return '?';
+	}
+	if (fstatat(dir_fd, entry->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		FAIL("cannot stat %s: %s", entry->name, strerror(errno));
+	return S_ISDIR(st.st_mode)    ? 'd'
+	       : S_ISREG(st.st_mode)  ? 'f'
+	       : S_ISLNK(st.st_mode)  ? 'l'
+	       : S_ISFIFO(st.st_mode) ? 'p'
+				      : '?';
 }
 
-/* Lists top, root or jail/: each request can only change jail/, and the
- * rest is compared once per input. */
+/* Calls visit for each entry of the directory name (under dir_fd), with
+ * the directory's descriptor and the entry's type; visit descends. */
+typedef void (*dir_visit)(int dir_fd, const char *name, char type, void *data);
+
 static void
-listing_take(struct listing *l, const char *top)
+dir_each(int dir_fd, const char *name, dir_visit visit, void *data)
 {
+	uint64_t buf[512];
+	int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		FAIL("cannot open the directory %s: %s", name, strerror(errno));
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < n;) {
+			const struct fuzz_dirent64 *entry = (const void *)((const char *)buf + at);
+
+			at += entry->reclen;
+			if (strcmp(entry->name, ".") != 0 && strcmp(entry->name, "..") != 0)
+				visit(fd, entry->name, entry_type(fd, entry), data);
+		}
+	}
+	if (n < 0)
+		FAIL("cannot read the directory %s: %s", name, strerror(errno));
+	close(fd);
+}
+
+/* A walk that lists: the key of the directory walked, relative to root;
+ * whether jail/ is left out. */
+struct listing_walk {
+	struct listing *listing;
+	char key[KEY_MAX];
+	size_t len;
+	bool is_outside;
+};
+
+static void
+listing_visit(int dir_fd, const char *name, char type, void *data)
+{
+	struct listing_walk *w = data;
+	size_t len = w->len, name_len = strlen(name), key_len = len + (len > 0) + name_len;
+
+	if (w->is_outside && len == 0 && strcmp(name, "jail") == 0)
+		return;
+	if (key_len >= KEY_MAX)
+		FAIL("path too long for a listing: %s/%s", w->key, name);
+	if (len > 0)
+		w->key[len] = '/';
+	memcpy(w->key + key_len - name_len, name, name_len + 1);
+	listing_add(w->listing, w->key, type);
+	if (type == 'd') {
+		w->len = key_len;
+		dir_each(dir_fd, name, listing_visit, w);
+		w->len = len;
+	}
+	w->key[len] = '\0';
+}
+
+/* Lists jail/, which each request may change. */
+static void
+listing_take_jail(struct listing *l)
+{
+	struct listing_walk walk = {.listing = l, .key = "jail", .len = strlen("jail")};
+
 	l->count = 0;
-	walking = l;
-	if (nftw(top, walk_cb, 16, FTW_PHYS) != 0)
-		FAIL("cannot list %s: %s", top, strerror(errno));
+	listing_add(l, walk.key, 'd');
+	dir_each(AT_FDCWD, jail, listing_visit, &walk);
+	qsort(l->keys, l->count, sizeof(*l->keys), key_compare);
+}
+
+/* Lists root but jail/: what no input may change, listed once before the
+ * first and compared after each. */
+static void
+listing_take_outside(struct listing *l)
+{
+	struct listing_walk walk = {.listing = l, .is_outside = true};
+
+	l->count = 0;
+	dir_each(AT_FDCWD, root, listing_visit, &walk);
 	qsort(l->keys, l->count, sizeof(*l->keys), key_compare);
 }
 
@@ -379,36 +520,31 @@ key_is_in_jail(const char *key)
 	return strncmp(key, "jail", 4) == 0 && (key[4] == '\0' || key[4] == '\t' || key[4] == '/');
 }
 
-/* after must be before plus added, or, with only_outside, equal to
- * before out of jail/. */
+/* after must be before plus added. Both listings are sorted, added is
+ * sorted here: the three are read once, side by side. */
 static void
-listing_compare(const struct listing *before, const struct listing *added,
-		const struct listing *after, bool only_outside, const char *what)
+listing_compare(const struct listing *before, struct listing *added,
+		const struct listing *after, const char *what)
 {
-	struct listing expected = {0};
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, k = 0, n_added = added ? added->count : 0;
 
-	for (size_t k = 0; k < before->count; k++)
-		if (!only_outside || !key_is_in_jail(before->keys[k]))
-			listing_add(&expected, before->keys[k], 0);
-	for (size_t k = 0; added && k < added->count; k++)
-		listing_add(&expected, added->keys[k], 0);
-	qsort(expected.keys, expected.count, sizeof(*expected.keys), key_compare);
-	while (i < expected.count || j < after->count) {
-		if (j < after->count && only_outside && key_is_in_jail(after->keys[j])) {
-			j++;
-			continue;
-		}
-		if (i < expected.count && j < after->count &&
-		    strcmp(expected.keys[i], after->keys[j]) == 0) {
-			i++, j++;
-			continue;
-		}
-		FAIL("%s: the files changed: expected '%s', found '%s'", what,
-		     i < expected.count ? expected.keys[i] : "(nothing)",
-		     j < after->count ? after->keys[j] : "(nothing)");
+	if (n_added > 1)
+		qsort(added->keys, n_added, sizeof(*added->keys), key_compare);
+	for (;;) {
+		const char *kept = i < before->count ? before->keys[i] : NULL;
+		const char *made = k < n_added ? added->keys[k] : NULL;
+		const char *found = j < after->count ? after->keys[j] : NULL;
+		bool is_made = made && (!kept || strcmp(made, kept) < 0);
+		const char *want = is_made ? made : kept;
+
+		if (!want && !found)
+			return;
+		if (!want || !found || strcmp(want, found) != 0)
+			FAIL("%s: the files changed: expected '%s', found '%s'", what,
+			     want ? want : "(nothing)", found ? found : "(nothing)");
+		*(is_made ? &k : &i) += 1;
+		j++;
 	}
-	free(expected.keys);
 }
 
 /* The key of an absolute path under root: its components, without the
@@ -457,21 +593,26 @@ make_link(const char *target, const char *path)
 		FAIL("cannot link %s: %s", path, strerror(errno));
 }
 
-static int
-remove_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static void
+remove_visit(int dir_fd, const char *name, char type, void *data)
 {
-	(void)st;
-	(void)ftw;
-	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0)
-		FAIL("cannot remove %s: %s", path, strerror(errno));
-	return 0;
+	if (type == 'd')
+		dir_each(dir_fd, name, remove_visit, data);
+	if (unlinkat(dir_fd, name, type == 'd' ? AT_REMOVEDIR : 0) < 0)
+		FAIL("cannot remove %s: %s", name, strerror(errno));
 }
 
 static void
 remove_tree(const char *path)
 {
-	if (nftw(path, remove_cb, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
-		FAIL("cannot remove %s: %s", path, strerror(errno));
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			FAIL("cannot remove %s: %s", path, strerror(errno));
+		return;
+	}
+	remove_visit(AT_FDCWD, path, S_ISDIR(st.st_mode) ? 'd' : 'f', NULL);
 }
 
 static void
@@ -694,7 +835,7 @@ static bool rule_relative(const char *path);
 struct tc_consumerd_relay {
 	struct tc_consumer_relay_output out;
 	unsigned int streams;
-	char address[TC_CONSUMER_HOST_MAX + 32];
+	char address[CONSUMERD_RELAY_ADDRESS_MAX];
 	unsigned int chunks;
 };
 
@@ -946,6 +1087,29 @@ rule_timer(uint32_t us)
 	return us == 0 || (us >= TC_CONSUMER_TIMER_MIN_US && us <= TC_CONSUMER_TIMER_MAX_US);
 }
 
+/* A string of 1 to max characters of alphabet, not starting with '-'. */
+static bool
+rule_ssh_name(const char *name, size_t max, const char *alphabet)
+{
+	size_t len = strlen(name);
+
+	return len > 0 && len <= max && name[0] != '-' && strspn(name, alphabet) == len;
+}
+
+#define RULE_ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/* A relay reached through ssh: its host and login go on ssh's command
+ * line, so nothing there may read as an option or a separator. */
+static bool
+rule_relay_ssh(const struct tc_consumer_relay_output *relay)
+{
+	if (!(relay->flags & TC_CONSUMER_RELAY_SSH))
+		return true;
+	return rule_terminated(relay->ssh_user, sizeof(relay->ssh_user)) &&
+	       rule_ssh_name(relay->host, 253, RULE_ALNUM ".:-") &&
+	       (relay->ssh_user[0] == '\0' || rule_ssh_name(relay->ssh_user, 32, RULE_ALNUM "._-"));
+}
+
 static bool
 rule_relay_output(const struct tc_consumer_relay_output *relay)
 {
@@ -955,7 +1119,8 @@ rule_relay_output(const struct tc_consumer_relay_output *relay)
 	       relay->control_port != 0 && relay->data_port != 0 &&
 	       rule_timer(relay->live_timer_us) &&
 	       rule_relay_name(relay->hostname, sizeof(relay->hostname)) &&
-	       rule_relay_name(relay->session_name, sizeof(relay->session_name));
+	       rule_relay_name(relay->session_name, sizeof(relay->session_name)) &&
+	       rule_relay_ssh(relay);
 }
 
 static bool
@@ -1250,6 +1415,12 @@ static const char *const relay_session_names[8] = {
     "s1", "auto-session", "", "..", "x/y", ".", "s1", "s\177",
 };
 static const uint32_t relay_families[4] = {AF_UNSPEC, AF_INET, AF_INET6, 7};
+/* net+ssh:// logins: none (the configuration's), good ones, an option, a
+ * separator, the longest and one too long; the seventh is cut. */
+static const char *const relay_ssh_users[8] = {
+    "", "tracer", "-oProxyCommand=x", "a@b", "u.v-w_x", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu",
+    "tracer", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu",
+};
 static const uint32_t live_timers[8] = {
     0,
     0,
@@ -1262,7 +1433,8 @@ static const uint32_t live_timers[8] = {
 };
 
 /* Three bytes: host, family, ports and connect-later; host and session
- * names; live timer. The seventh of each name is cut. */
+ * names; live timer, and whether through ssh, its login and port. The
+ * seventh of each name is cut. */
 static void
 build_relay(struct fuzz_input *in, struct tc_consumer_relay_output *relay)
 {
@@ -1279,6 +1451,12 @@ build_relay(struct fuzz_input *in, struct tc_consumer_relay_output *relay)
 		    relay_session_names[(b >> 3) & 7u], ((b >> 3) & 7u) == 6);
 	relay->live_timer_us = live_timers[t & 7u];
 	relay->creation_time = 1700000000;
+	if (t & 0x08) {
+		relay->flags |= TC_CONSUMER_RELAY_SSH;
+		fill_string(relay->ssh_user, sizeof(relay->ssh_user),
+			    relay_ssh_users[(t >> 4) & 7u], ((t >> 4) & 7u) == 6);
+		relay->ssh_port = t & 0x80 ? 2222 : 0;
+	}
 }
 
 /* The session's kind as the harness knows it: where its paths are. */
@@ -1889,18 +2067,19 @@ work_unknown(struct expectation *e)
 	e->fds_kept = -1;
 }
 
+static void
+note_entry(int dir_fd, const char *name, char type, void *data)
+{
+	(void)dir_fd, (void)name, (void)type;
+	*(bool *)data = false;
+}
+
 static bool
 dir_is_empty(const char *path)
 {
-	DIR *dir = opendir(path);
-	struct dirent *entry;
 	bool is_empty = true;
 
-	if (!dir)
-		FAIL("opendir %s: %s", path, strerror(errno));
-	while (is_empty && (entry = readdir(dir)) != NULL)
-		is_empty = strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0;
-	closedir(dir);
+	dir_each(AT_FDCWD, path, note_entry, &is_empty);
 	return is_empty;
 }
 
@@ -3213,18 +3392,22 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	struct built b = {0};
 	struct expectation e;
 	struct answer a = {0};
-	int fds_before = fuzz_count_open_fds(), ret;
+	int fds_before = c->fds_counted ? c->fds_open : fuzz_recount_open_fds(), ret, fds_more;
 
 	build_request(c, in, &b);
 	expect_request(c, &b, &e, &added);
-	listing_take(&before, jail);
+	if (c->jail_listed)
+		listing_swap(&before, &after);
+	else
+		listing_take_jail(&before);
+	c->jail_listed = false;
 	send_request(c, &b);
 	ret = tc_consumerd_command_receive(c->consumer_fd, &request);
 	if (e.stage == STAGE_LINK_END) {
 		/* The consumer stops here: its descriptors were closed. */
-		if (ret != -EPIPE || fuzz_count_open_fds() != fds_before)
+		if (ret != -EPIPE || fuzz_recount_open_fds() != fds_before)
 			FAIL("an empty datagram: %d, %d descriptors more", ret,
-			     fuzz_count_open_fds() - fds_before);
+			     fuzz_recount_open_fds() - fds_before);
 		c->link_ended = true;
 		count_outcome(&e, 0);
 		return;
@@ -3236,11 +3419,15 @@ run_request(struct conversation *c, struct fuzz_input *in)
 	read_answer(c, &e, &a);
 	check_reply(c, &e, &a);
 	if (e.fs != FS_ANY) {
-		listing_take(&after, jail);
-		listing_compare(&before, e.added, &after, false, "a request");
+		listing_take_jail(&after);
+		listing_compare(&before, e.added, &after, "a request");
+		c->jail_listed = true;
 	}
-	check_fds(&e, fuzz_count_open_fds() - fds_before, a.reply.status);
-	model_apply(c, &e, &b, a.reply.status, fuzz_count_open_fds() - fds_before);
+	c->fds_open = fuzz_recount_open_fds();
+	c->fds_counted = true;
+	fds_more = c->fds_open - fds_before;
+	check_fds(&e, fds_more, a.reply.status);
+	model_apply(c, &e, &b, a.reply.status, fds_more);
 	if (e.session && e.session->exists && e.type == TC_CONSUMER_METADATA)
 		check_metadata_file(e.session);
 	check_consumer_state(c);
@@ -3308,12 +3495,13 @@ harness_init(void)
 	make_dir(path, 0700);
 	fixed_make();
 	atexit(remove_root);
+	listing_take_outside(&outside_jail);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct listing start, end;
+	static struct listing end;
 	static bool is_ready;
 	struct fuzz_input in = {data, size, 0};
 	struct conversation c = {0};
@@ -3323,9 +3511,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!is_ready)
 		harness_init();
 	is_ready = true;
-	fds_start = fuzz_count_open_fds();
+	fds_start = fuzz_recount_open_fds();
 	jail_make();
-	listing_take(&start, root);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		FAIL("socketpair: %s", strerror(errno));
 	c.service_fd = sv[0];
@@ -3338,10 +3525,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conversation_end(&c);
 	if (relays_open != 0)
 		FAIL("%u relay connections left open", relays_open);
-	if (fuzz_count_open_fds() != fds_start)
-		FAIL("%d descriptors open before the input, %d after", fds_start, fuzz_count_open_fds());
-	listing_take(&end, root);
-	listing_compare(&start, NULL, &end, true, "the input");
+	if (fuzz_recount_open_fds() != fds_start)
+		FAIL("%d descriptors open before the input, %d after", fds_start,
+		     fuzz_recount_open_fds());
+	listing_take_outside(&end);
+	listing_compare(&outside_jail, NULL, &end, "the input");
 	remove_tree(jail);
 	return 0;
 }

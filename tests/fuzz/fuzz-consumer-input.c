@@ -41,12 +41,15 @@
 #include "fuzz-driver.h"
 #include "tc-consumerd-layout.h"
 #include "tc-rb.h"
+#include "tracectl-abi.h"
 
 #define FIXED_ID 3u                          /* two 64-bit integers */
 #define STRING_ID 4u                         /* a 32-bit integer, then a string */
 #define EXTENDED_ID (TC_EVENT_ID_EXTENDED + 9) /* one byte, extended header only */
 /* an array of three 16-bit integers, then a sequence of 32-bit ones */
 #define CONTAINERS_ID 5u
+/* two enumerations, in containers of 1 and 8 bytes, then an integer */
+#define ENUMS_ID 6u
 #define STREAM_ID 7u
 #define CPU 1u
 #define GETS_MAX 64u /* per drain, as the consumer's budget */
@@ -142,6 +145,12 @@ write_events(struct harness *h, unsigned int count, uint8_t pattern)
 			uint32_t length;
 			uint32_t elements[4];
 		} __attribute__((packed)) containers = {{1, 2, 3}, i % 5, {5, 6, 7, 8}};
+		/* What tracectl_field_enum() records: the containers' values. */
+		struct {
+			uint8_t state;
+			int64_t delta;
+			uint32_t after;
+		} __attribute__((packed)) enums = {(uint8_t)(i % 7), -(int64_t)i, i};
 
 		switch ((pattern >> (2 * (i % 4))) & 3) {
 		case 0:
@@ -156,7 +165,10 @@ write_events(struct harness *h, unsigned int count, uint8_t pattern)
 			write_event(h, STRING_ID, &string, sizeof(string));
 			break;
 		default:
-			write_event(h, EXTENDED_ID, &byte, sizeof(byte));
+			if (i % 8 < 4)
+				write_event(h, EXTENDED_ID, &byte, sizeof(byte));
+			else
+				write_event(h, ENUMS_ID, &enums, sizeof(enums));
 			break;
 		}
 	}
@@ -299,6 +311,24 @@ run_on_buffer_cpu(void)
 	(void)sched_setaffinity(0, sizeof(only), &only);
 }
 
+/* The enumerations' event, laid out from its fields as the application
+ * describes them and as tracectld lays them out for the consumer: an
+ * enumeration as its container, whatever enumeration it names. */
+static void
+add_enums_layout(struct harness *h)
+{
+	static const struct tracectl_abi_field fields[] = {
+		{"state", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 1), 0},
+		{"delta", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_SIGNED, 8), 1},
+		{"after", TRACECTL_FIELD_UNSIGNED, 4},
+	};
+	uint8_t kinds[3];
+
+	for (uint32_t i = 0; i < 3; i++)
+		kinds[i] = (uint8_t)tracectl_abi_field_fixed_size(fields[i].type, fields[i].size);
+	add_layout(h, ENUMS_ID, 3, kinds, NULL);
+}
+
 static void
 harness_init(struct harness *h, struct fuzz_input *in)
 {
@@ -326,6 +356,7 @@ harness_init(struct harness *h, struct fuzz_input *in)
 	add_layout(h, STRING_ID, 2, u32_string, NULL);
 	add_layout(h, EXTENDED_ID, 1, one_byte, NULL);
 	add_layout(h, CONTAINERS_ID, 2, containers, container_sizes);
+	add_enums_layout(h);
 }
 
 static void

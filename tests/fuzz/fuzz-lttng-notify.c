@@ -761,15 +761,11 @@ check_limits_free(void)
 	tc_user_limits_release(&probe);
 }
 
-/* The microseconds the calling thread has slept, blocked in a call, since
- * it started: its age less its time on a CPU and its time waiting for one
- * (/proc/thread-self/schedstat). A bound on a call's wall time alone
- * failed in runs starved by other work, inputs that replay in 60 ms. */
-static gint64
-thread_blocked_us(void)
+/* The thread's CPU time and time waiting for a CPU, in ns. */
+static unsigned long long
+thread_scheduled_ns(void)
 {
 	unsigned long long on_cpu_ns = 0, runnable_ns = 0;
-	struct timespec now;
 	FILE *file = fopen("/proc/thread-self/schedstat", "re");
 	int scanned = file ? fscanf(file, "%llu %llu", &on_cpu_ns, &runnable_ns) : 0;
 
@@ -777,9 +773,36 @@ thread_blocked_us(void)
 		fclose(file);
 	if (scanned != 2)
 		FAIL("cannot read /proc/thread-self/schedstat");
+	return on_cpu_ns + runnable_ns;
+}
+
+static gint64
+monotonic_us(void)
+{
+	struct timespec now;
+
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (gint64)now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000 -
-	       (gint64)((on_cpu_ns + runnable_ns) / 1000);
+	return (gint64)now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
+}
+
+/* The microseconds the calling thread has slept, blocked in a call, since
+ * it started: its age less its time on a CPU and its time waiting for one
+ * (/proc/thread-self/schedstat). A bound on a call's wall time alone
+ * failed in runs starved by other work, inputs that replay in 60 ms. The
+ * clock is read on both sides of the counters, and again when the thread
+ * lost its CPU in between: that time would count as slept on one side
+ * only. */
+static gint64
+thread_blocked_us(void)
+{
+	for (;;) {
+		gint64 before = monotonic_us();
+		unsigned long long scheduled_ns = thread_scheduled_ns();
+		gint64 after = monotonic_us();
+
+		if (after - before < 1000)
+			return after - (gint64)(scheduled_ns / 1000);
+	}
 }
 
 static void

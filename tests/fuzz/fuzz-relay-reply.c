@@ -52,7 +52,7 @@
  *     -Icommon/util tests/fuzz/fuzz-relay-reply.c \
  *     service/consumerd/tc-consumerd-relay-wire.c service/consumerd/tc-consumerd-relay-held.c \
  *     service/consumerd/tc-consumerd-resolve.c service/consumerd/tc-consumerd-log.c \
- *     common/ringbuffer/tc-rb.c -o fuzz-relay-reply
+ *     service/consumerd/tc-consumerd-tunnel.c common/ringbuffer/tc-rb.c -o fuzz-relay-reply
  *   ./fuzz-relay-reply -max_len=2048 tests/fuzz/corpus/fuzz-relay-reply
  *
  * Otherwise fuzz-driver.c's main() mutates the seeds below:
@@ -112,6 +112,7 @@ fuzz_clock_wait_ms(int timeout)
 #include "tc-consumerd-relay-control.c"
 #include "tc-consumerd-relay-announce.c"
 #include "tc-consumerd-relay-packet.c"
+#include "tc-consumerd-relay-ssh.c"
 #include "tc-consumerd-relay.c"
 #include "tc-consumerd-relay-chunk.c"
 #undef poll

@@ -19,7 +19,8 @@
  * filters (lttng's wrapping is taken off once, on the first read).
  *
  * Seeds: tests/fuzz/corpus/fuzz-session-file (files as lttng and tracectl
- * save them, and the shapes of the refusals). Outcomes counted: parsed,
+ * save them, a relay reached through SSH among them, and the shapes of
+ * the refusals). Outcomes counted: parsed,
  * refused.
  */
 #include <stdio.h>
@@ -53,6 +54,11 @@ check_output_urls(const TcFileSession *session)
 
 		if (!url && !error)
 			abort();
+		/* tracectl's net+ssh:// relay: one URL in both URIs, given as is. */
+		if (tc_session_file_ssh_url(output->control_url) &&
+		    (g_strcmp0(output->control_url, output->data_url) != 0 ||
+		     g_strcmp0(url, output->control_url) != 0))
+			abort();
 		if (url && output->control_url) {
 			g_autofree char *control = NULL, *data = NULL;
 
@@ -61,6 +67,9 @@ check_output_urls(const TcFileSession *session)
 				abort();
 		}
 	}
+	if (tc_session_file_ssh_url(session->control_url) &&
+	    g_strcmp0(session->control_url, session->data_url) != 0)
+		abort();
 	if (session->control_url) {
 		g_autofree char *control = tc_session_file_relay_url(session->control_url);
 		g_autofree char *data = tc_session_file_relay_url(session->data_url);

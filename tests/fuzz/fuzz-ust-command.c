@@ -85,9 +85,10 @@
  *   the descriptors open are the harness's plus one wake-up descriptor per
  *   live stream; once a connection ended the state is empty (no channel,
  *   session, binding, enabled word, retired object, mapping of the
- *   harness's memfds) and no descriptor of the input is left open. (Both
- *   counts read /proc, which took a third of the time when the
- *   descriptors were counted after every command.)
+ *   harness's memfds) and no descriptor of the input is left open. Both
+ *   counts read /proc: the descriptors at those points of every input,
+ *   the mappings at those points of one input in MAPS_EVERY, before it,
+ *   and when the process exits (see MAPS_EVERY below).
  *
  * Built with libFuzzer it is a coverage-guided fuzzer, from the top of the
  * source tree (Debian's clang):
@@ -104,9 +105,9 @@
  *   ./fuzz-ust-command -max_len=1024 tests/fuzz/corpus/fuzz-ust-command
  *
  * Otherwise fuzz-driver.c's main() mutates the seeds below:
- * `fuzz-ust-command --seed N --runs M`.
+ * `fuzz-ust-command --seed N --runs M`. With FUZZ_UST_COMMAND_MAPS_EVERY=1
+ * the mappings are counted in every input.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -146,6 +147,16 @@
 #define PAGE_SIZE_BYTES 4096u
 /* Names of the memfds whose mappings are counted in /proc/self/maps. */
 #define MEMFD_PREFIX "fuzz-ust-"
+/* The kernel writes /proc/self/maps anew for each count, a line for each
+ * of the process's mappings (some 200, most of them AddressSanitizer's):
+ * about 100 us of system time, several times an input, which was most of
+ * an input's time. So one input in MAPS_EVERY has its mappings counted,
+ * at the start (none may be left by the inputs since the last count) and
+ * at each of its steps that checks them, and the process once it exits.
+ * A mapping left for good is still found, within MAPS_EVERY inputs; one
+ * held too long within an input, on the inputs counted. */
+#define MAPS_EVERY 16u
+#define MAPS_TEXT_MAX (1u << 20)
 /* An emission burst that closes packets, so that wake-ups are written. */
 #define BURST_LONG 256u
 
@@ -319,6 +330,10 @@ struct model {
 /* The model as it is, and as it becomes with the command under way. */
 static struct model model, next_model;
 static int pinned_cpu = -1;
+/* /proc/self/maps, opened once; one input in maps_every is counted. */
+static int maps_fd = -1;
+static unsigned int maps_every = MAPS_EVERY;
+static bool is_maps_counted;
 
 /* One datagram, built in out: a command as the listener reads it, or
  * more bytes than it reads. */
@@ -366,16 +381,61 @@ struct payload {
 static unsigned int
 count_memfd_mappings(void)
 {
-	FILE *maps = fopen("/proc/self/maps", "re");
-	char line[512];
+	static const char needle[] = "/memfd:" MEMFD_PREFIX;
+	static char text[MAPS_TEXT_MAX];
+	const char *at = text, *end;
 	unsigned int count = 0;
+	size_t len = 0;
+	ssize_t n = 0;
 
-	if (maps == NULL)
-		FAIL("fopen /proc/self/maps: %s", strerror(errno));
-	while (fgets(line, sizeof(line), maps))
-		count += strstr(line, "/memfd:" MEMFD_PREFIX) != NULL;
-	fclose(maps);
+	if (lseek(maps_fd, 0, SEEK_SET) < 0)
+		FAIL("lseek /proc/self/maps: %s", strerror(errno));
+	while (len < sizeof(text) && (n = read(maps_fd, text + len, sizeof(text) - len)) > 0)
+		len += (size_t)n;
+	if (n < 0 || len == sizeof(text))
+		FAIL("/proc/self/maps not read whole: %s", n < 0 ? strerror(errno) : "too long");
+	for (end = text + len; (at = memmem(at, (size_t)(end - at), needle, sizeof(needle) - 1));
+	     at++)
+		count++;
 	return count;
+}
+
+/* Whether this input is counted; if so, nothing may be mapped yet. */
+static void
+maps_count_begin(void)
+{
+	static unsigned long long inputs;
+	unsigned int mapped;
+
+	is_maps_counted = inputs++ % maps_every == 0;
+	if (is_maps_counted && (mapped = count_memfd_mappings()) != 0)
+		FAIL("%u mappings of the service's files left by one of the %u inputs before "
+		     "this one (FUZZ_UST_COMMAND_MAPS_EVERY=1 counts each)",
+		     mapped, maps_every - 1);
+}
+
+static void
+maps_count_at_exit(void)
+{
+	unsigned int mapped = count_memfd_mappings();
+
+	if (mapped != 0)
+		FAIL("%u mappings of the service's files left at exit by an input since the "
+		     "last count (FUZZ_UST_COMMAND_MAPS_EVERY=1 counts each)",
+		     mapped);
+}
+
+static void
+maps_count_set_up(void)
+{
+	const char *every = getenv("FUZZ_UST_COMMAND_MAPS_EVERY");
+
+	if (every && strtoul(every, NULL, 10) > 0)
+		maps_every = (unsigned int)strtoul(every, NULL, 10);
+	maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (maps_fd < 0)
+		FAIL("open /proc/self/maps: %s", strerror(errno));
+	atexit(maps_count_at_exit);
 }
 
 static void
@@ -1580,7 +1640,7 @@ check_fds(const struct model *m, unsigned int baseline)
 {
 	unsigned int expected =
 	    baseline + (m->is_connected ? 2 : 0) + model_held_fds(m) + model_wake_fds(m);
-	unsigned int open_fds = fuzz_count_open_fds();
+	unsigned int open_fds = fuzz_recount_open_fds();
 
 	if (open_fds != expected)
 		FAIL("%u descriptors open, %u expected (%u held by streams)", open_fds, expected,
@@ -1590,8 +1650,11 @@ check_fds(const struct model *m, unsigned int baseline)
 static void
 check_mappings(const struct model *m)
 {
-	unsigned int expected = m->retired_mappings, mapped = count_memfd_mappings();
+	unsigned int expected = m->retired_mappings, mapped;
 
+	if (!is_maps_counted)
+		return;
+	mapped = count_memfd_mappings();
 	for (unsigned int i = 0; i < m->n_channels; i++)
 		expected += m->channels[i].n_streams + m->channels[i].is_notifier;
 	if (mapped != expected)
@@ -1919,12 +1982,14 @@ emit_step(struct fuzz_input *in)
 }
 
 /* Once: the provider registered as its constructor would, one event's
- * module unloaded, the thread pinned to its CPU. */
+ * module unloaded, the thread pinned to its CPU, /proc/self/maps open. */
 static void
 set_up(void)
 {
 	int cpu = sched_getcpu();
 	cpu_set_t set;
+
+	maps_count_set_up();
 
 	CPU_ZERO(&set);
 	if (cpu >= 0) {
@@ -1934,7 +1999,7 @@ set_up(void)
 	}
 	pthread_mutex_lock(&tc_ust_state.lock);
 	for (uint32_t i = 0; i < EVENTS; i++) {
-		struct tc_ust_entry *entry = tc_ust_state_add_event(events[i]);
+		struct tc_ust_entry *entry = tc_ust_state_add_event(events[i], TRACECTL_UST_API_VERSION);
 
 		if (!entry || entry->index != i)
 			FAIL("event %u not registered as %u", i, i);
@@ -1955,7 +2020,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		set_up();
 		is_set_up = true;
 	}
-	fds_baseline = fuzz_count_open_fds();
+	fds_baseline = fuzz_recount_open_fds();
+	maps_count_begin();
 	for (unsigned int n = 0; n < STEPS_MAX && in.pos < in.size; n++) {
 		uint8_t op = fuzz_take_byte(&in);
 

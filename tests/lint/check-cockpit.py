@@ -52,7 +52,8 @@ def main(folder):
     for name in (n for n in files if n.endswith(".js")):
         with open(os.path.join(folder, name)) as f:
             script = f.read()
-        for imported in re.findall(r'^import .* from "\./([^"]+)";', script, re.MULTILINE):
+        # An import may list its names over several lines.
+        for imported in re.findall(r'^import [^;]* from "\./([^"]+)";', script, re.MULTILINE):
             if imported not in files:
                 faults.append(f"{name} imports {imported}, which is not there")
         for wanted in sorted(set(re.findall(r'\$\("([^"]+)"\)', script))):

@@ -20,6 +20,21 @@
  *
  *   tracectl_tracepoint(example, all_types, i, "hello");
  *
+ * An enumeration names an integer's values and ranges of values once per
+ * provider, before the events that use it; fields of any of the module's
+ * events then record a value of it, at the cost of an integer field:
+ *
+ *   TRACECTL_ENUM(example, state,
+ *           TRACECTL_ENUM_VALUES(
+ *                   tracectl_enum_value("idle", 0),
+ *                   tracectl_enum_range("busy", 1, 5),
+ *                   tracectl_enum_auto("done")))
+ *   TRACECTL_EVENT(example, transition,
+ *           TRACECTL_ARGS(int, from, int, to),
+ *           TRACECTL_FIELDS(
+ *                   tracectl_field_enum(example, state, uint8_t, from, from),
+ *                   tracectl_field_enum(example, state, int64_t, to, to)))
+ *
  * A disabled tracepoint costs one load and one predicted branch; its
  * argument expressions are not evaluated. Enabled, the probe evaluates the
  * field expressions and writes one record into each channel that enabled
@@ -67,6 +82,27 @@
  *                                             call and capped at
  *                                             TRACECTL_SEQUENCE_LENGTH_MAX; a NULL
  *                                             src gives an empty sequence
+ *   tracectl_field_enum(provider, enum, type, name, expr)
+ *                                             a value of the enumeration
+ *                                             provider:enum (TRACECTL_ENUM),
+ *                                             stored as an integer of type
+ *                                             (int8_t..uint64_t), which must hold
+ *                                             each of its ranges; readers show it
+ *                                             by the labels of the ranges that hold
+ *                                             it, and a value in none without one
+ * Enumeration entries (TRACECTL_ENUM_VALUES, 1 to TRACECTL_ENUM_ENTRIES_MAX
+ * of them, in a list as fields are):
+ *   tracectl_enum_value(label, value)         one value
+ *   tracectl_enum_range(label, begin, end)    begin to end, both included
+ *   tracectl_enum_auto(label)                 the value after the previous
+ *                                             entry's end (0 first), as a C enum
+ * Values are integer constants, negative ones read as int64_t and the others
+ * as uint64_t; a range's begin is at most its end (a range the wrong way
+ * round fails to compile: "size of array is negative"). Labels are
+ * UTF-8 without control characters, 1 to TRACECTL_ENUM_LABEL_MAX bytes;
+ * they need not be unique, and ranges may overlap. An enumeration or an
+ * event that breaks these rules, or whose field's type cannot hold an
+ * entry, is not registered.
  * An array's src must point at length elements. A record larger than a
  * sub-buffer is not written but counted as discarded.
  * Record layout in the ring buffer: the event header (id, timestamp), then
@@ -114,14 +150,18 @@ extern "C" {
 #endif
 
 /* Version 2: string pieces come with TRACECTL_UST_PIECE_STRING for a
- * length. A library accepts the versions it knows; an older one refuses a
- * newer module's events, which then stay untraced. */
-#define TRACECTL_UST_API_VERSION 2u
+ * length. Version 3: events end with field_enums. A library accepts the
+ * versions it knows; an older one refuses a newer module's events, which
+ * then stay untraced. */
+#define TRACECTL_UST_API_VERSION 3u
 #define TRACECTL_FIELDS_MAX 32u
 #define TRACECTL_BYTES_LENGTH_MAX 65536u
 /* Element counts of arrays and sequences, as bytes' length is bounded. */
 #define TRACECTL_ARRAY_LENGTH_MAX 65536u
 #define TRACECTL_SEQUENCE_LENGTH_MAX 65536u
+/* An enumeration's entries, and the bytes of a label without its NUL. */
+#define TRACECTL_ENUM_ENTRIES_MAX 1024u
+#define TRACECTL_ENUM_LABEL_MAX 63u
 
 /* Log levels: syslog's 0..7, then finer debug levels as in LTTng. */
 enum tracectl_loglevel {
@@ -153,6 +193,7 @@ enum tracectl_ust_field_type {
 	TRACECTL_UST_FIELD_FLOAT = 6,
 	TRACECTL_UST_FIELD_ARRAY = 7,
 	TRACECTL_UST_FIELD_SEQUENCE = 8,
+	TRACECTL_UST_FIELD_ENUM = 9,
 };
 
 /* Attributes of an integer field, above its kind in its type word. */
@@ -166,10 +207,33 @@ enum tracectl_ust_field_type {
 
 struct tracectl_ust_field {
 	const char *name;
-	uint32_t type; /* enum tracectl_ust_field_type, with integer attributes */
+	/* enum tracectl_ust_field_type, with integer attributes; an array's,
+	 * a sequence's element and an enumeration's container in
+	 * TRACECTL_UST_FIELD_ELEMENT() */
+	uint32_t type;
 	/* bytes for integers, float and double, an array's element count, 0
 	 * otherwise */
 	uint32_t size;
+};
+
+/* An enumeration entry's flags. */
+#define TRACECTL_UST_ENUM_SIGNED 0x1u /* begin and end are int64_t's bits */
+#define TRACECTL_UST_ENUM_AUTO 0x2u   /* the value after the previous entry's end */
+
+struct tracectl_ust_enum_entry {
+	const char *label;
+	uint64_t begin;
+	uint64_t end;
+	uint32_t flags;
+};
+
+/* An enumeration, defined (hidden) in the module's TRACECTL_CREATE_PROBES
+ * file; read by libtracectl-ust only. */
+struct tracectl_ust_enum {
+	const char *provider;
+	const char *name;
+	const struct tracectl_ust_enum_entry *entries;
+	uint32_t nr_entries;
 };
 
 /*
@@ -186,6 +250,9 @@ struct tracectl_ust_event {
 	const struct tracectl_ust_field *fields;
 	uint32_t nr_fields;
 	void *priv;
+	/* Version 3 on: the enumeration of each field, NULL but for
+	 * tracectl_field_enum() fields (nr_fields of them). */
+	const struct tracectl_ust_enum *const *field_enums;
 };
 
 /* One contiguous piece of a record's payload. */
@@ -355,6 +422,8 @@ TRACECTL_UST_EXPORT void tracectl_ust_unregister_provider(struct tracectl_ust_ev
 	(_tc_sequence_real, double, name, src, length, TRACECTL_UST_FIELD_DOUBLE)
 #define tracectl_field_sequence_float(name, src, length)                                  \
 	(_tc_sequence_real, float, name, src, length, TRACECTL_UST_FIELD_FLOAT)
+#define tracectl_field_enum(provider, enum_name, type, name, expr)                        \
+	(_tc_enum, provider, enum_name, type, name, expr)
 
 /* The longest cap of tracectl_field_string_max(): the string is copied on
  * the probe's stack. */
@@ -419,6 +488,22 @@ _tracectl_to_network_order(void *value, size_t size)
 	{ #name, TRACECTL_UST_FIELD_SEQUENCE | _TRACECTL_INTEGER_ELEMENT(type) | (attributes), 0 },
 #define _TRACECTL_DESC__tc_sequence_real(type, name, src, length, kind)                   \
 	{ #name, TRACECTL_UST_FIELD_SEQUENCE | TRACECTL_UST_FIELD_ELEMENT(kind, sizeof(type)), 0 },
+#define _TRACECTL_DESC__tc_enum(provider, enum_name, type, name, expr)                      \
+	{ #name, TRACECTL_UST_FIELD_ENUM | _TRACECTL_INTEGER_ELEMENT(type), 0 },
+
+/* Mode ENUMS: each field's enumeration, NULL but for enumerations. */
+#define _TRACECTL_ENUMS__tc_integer(type, name, expr, attributes) NULL,
+#define _TRACECTL_ENUMS__tc_float(name, expr) NULL,
+#define _TRACECTL_ENUMS__tc_double(name, expr) NULL,
+#define _TRACECTL_ENUMS__tc_string(name, expr) NULL,
+#define _TRACECTL_ENUMS__tc_string_max(name, expr, max) NULL,
+#define _TRACECTL_ENUMS__tc_bytes(name, ptr, len) NULL,
+#define _TRACECTL_ENUMS__tc_array(type, name, src, length, attributes) NULL,
+#define _TRACECTL_ENUMS__tc_array_real(type, name, src, length, kind) NULL,
+#define _TRACECTL_ENUMS__tc_sequence(type, name, src, length, attributes) NULL,
+#define _TRACECTL_ENUMS__tc_sequence_real(type, name, src, length, kind) NULL,
+#define _TRACECTL_ENUMS__tc_enum(provider, enum_name, type, name, expr)                     \
+	&_TRACECTL_ENUM_SYMBOL(provider, enum_name),
 
 /* Mode CHECK: compile-time checks of each field's type. */
 #define _TRACECTL_CHECK__tc_integer(type, name, expr, attributes)                         \
@@ -451,6 +536,8 @@ _tracectl_to_network_order(void *value, size_t size)
 				"tracectl: text field " #name " must have 1-byte elements");
 #define _TRACECTL_CHECK__tc_sequence_real(type, name, src, length, kind)                  \
 	_TRACECTL_STATIC_ASSERT(sizeof(float) == 4, "tracectl: float is not binary32");
+#define _TRACECTL_CHECK__tc_enum(provider, enum_name, type, name, expr)                     \
+	_TRACECTL_CHECK__tc_integer(type, name, expr, 0)
 
 /* Mode PIECES: evaluate each field once, point a payload piece at it.
  * Strings are measured later, if at all (TRACECTL_UST_PIECE_STRING); a
@@ -520,6 +607,41 @@ _tracectl_to_network_order(void *value, size_t size)
 		_tc_sequence_##name, _tc_elements_##name * sizeof(type) };
 #define _TRACECTL_PIECES__tc_sequence_real(type, name, src, length, kind)                 \
 	_TRACECTL_PIECES__tc_sequence(type, name, src, length, 0)
+/* An enumeration's value is its container integer's: the same code, no
+ * lookup of its label (readers find it in the metadata). */
+#define _TRACECTL_PIECES__tc_enum(provider, enum_name, type, name, expr)                    \
+	_TRACECTL_PIECES__tc_integer(type, name, expr, 0)
+
+/* Enumerations. An entry's values are kept as uint64_t bits, with
+ * TRACECTL_UST_ENUM_SIGNED when its begin is negative (both are then read
+ * as int64_t). _TRACECTL_IS_NEGATIVE() tests a constant of any type
+ * without comparing an unsigned one with 0, which compilers warn of. A
+ * range the wrong way round, or a negative begin before an end past
+ * INT64_MAX, or a label longer than TRACECTL_ENUM_LABEL_MAX makes an
+ * array of negative size: C has no assertion inside an initializer. */
+#define _TRACECTL_IS_NEGATIVE(value) ((value) < 1 && (value) != 0)
+#define _TRACECTL_ENUM_RANGE_IS_VALID(begin, end)                                           \
+	(_TRACECTL_IS_NEGATIVE(begin)                                                        \
+		 ? (_TRACECTL_IS_NEGATIVE(end) || (uint64_t)(end) <= (uint64_t)INT64_MAX) &&   \
+			   (int64_t)(begin) <= (int64_t)(end)                                \
+		 : !_TRACECTL_IS_NEGATIVE(end) && (uint64_t)(begin) <= (uint64_t)(end))
+#define _TRACECTL_ENUM_CHECKED(value, is_valid)                                             \
+	((uint64_t)(value) + 0 * sizeof(char[(is_valid) ? 1 : -1]))
+#define tracectl_enum_range(label, begin, end)                                              \
+	{ (label), (uint64_t)(begin),                                                       \
+	  _TRACECTL_ENUM_CHECKED(end, _TRACECTL_ENUM_RANGE_IS_VALID(begin, end) &&            \
+					      sizeof(label) <= TRACECTL_ENUM_LABEL_MAX + 1),  \
+	  _TRACECTL_IS_NEGATIVE(begin) ? TRACECTL_UST_ENUM_SIGNED : 0u }
+#define tracectl_enum_value(label, value) tracectl_enum_range(label, value, value)
+#define tracectl_enum_auto(label)                                                           \
+	{ (label), _TRACECTL_ENUM_CHECKED(0, sizeof(label) <= TRACECTL_ENUM_LABEL_MAX + 1), 0, \
+	  TRACECTL_UST_ENUM_AUTO }
+#define TRACECTL_ENUM_VALUES(...) (__VA_ARGS__)
+
+#define _TRACECTL_ENUM_SYMBOL(_provider, _name) __tracectl_enum__##_provider##__##_name
+#define _TRACECTL_ENUM_DECLARE(_provider, _name)                                             \
+	extern const struct tracectl_ust_enum _TRACECTL_ENUM_SYMBOL(_provider, _name)           \
+		__attribute__((visibility("hidden")));
 
 #ifdef TRACECTL_SDT
 /*
@@ -648,6 +770,24 @@ _tracectl_to_network_order(void *value, size_t size)
 #endif
 
 #ifdef TRACECTL_CREATE_PROBES
+/* An enumeration's entries and descriptor, found through the events whose
+ * fields use it. */
+#define _TRACECTL_ENUM_DEFINE(_provider, _name, _values)                                     \
+	static const struct tracectl_ust_enum_entry                                          \
+		__tracectl_enum_entries__##_provider##__##_name[] = { _TRACECTL_EXPAND _values }; \
+	_TRACECTL_STATIC_ASSERT(sizeof(__tracectl_enum_entries__##_provider##__##_name) /       \
+						sizeof(struct tracectl_ust_enum_entry) <=    \
+					TRACECTL_ENUM_ENTRIES_MAX,                               \
+				"tracectl: enumeration " #_provider ":" #_name              \
+				" has more than 1024 entries");                             \
+	const struct tracectl_ust_enum _TRACECTL_ENUM_SYMBOL(_provider, _name) = {              \
+		#_provider,                                                                  \
+		#_name,                                                                      \
+		__tracectl_enum_entries__##_provider##__##_name,                              \
+		sizeof(__tracectl_enum_entries__##_provider##__##_name) /                     \
+			sizeof(struct tracectl_ust_enum_entry),                               \
+	};
+
 /* The descriptor, its section entry (found by the constructor below) and
  * the probe function that serializes the fields. A log level out of range
  * would be refused at registration, so it is refused at build time. */
@@ -658,6 +798,10 @@ _tracectl_to_network_order(void *value, size_t size)
 	static const struct tracectl_ust_field __tracectl_fields__##_provider##__##_name[] = { \
 		_TRACECTL_FOR_EACH_FIELD(DESC, _fields)                                      \
 	};                                                                                  \
+	static const struct tracectl_ust_enum *const                                         \
+		__tracectl_field_enums__##_provider##__##_name[] = {                         \
+			_TRACECTL_FOR_EACH_FIELD(ENUMS, _fields)                             \
+		};                                                                          \
 	struct tracectl_ust_event _TRACECTL_EVENT_SYMBOL(_provider, _name) = {                \
 		.enabled = 0,                                                                \
 		.loglevel = (_level),                                                        \
@@ -667,6 +811,7 @@ _tracectl_to_network_order(void *value, size_t size)
 		.nr_fields = sizeof(__tracectl_fields__##_provider##__##_name) /              \
 			     sizeof(struct tracectl_ust_field),                             \
 		.priv = NULL,                                                                \
+		.field_enums = __tracectl_field_enums__##_provider##__##_name,                \
 	};                                                                                  \
 	static struct tracectl_ust_event *const __tracectl_entry__##_provider##__##_name      \
 		__attribute__((used, section("__tracectl_events"))) =                       \
@@ -681,8 +826,15 @@ _tracectl_to_network_order(void *value, size_t size)
 				     _tc_count, _TRACECTL_IP());                            \
 	}
 #else
+#define _TRACECTL_ENUM_DEFINE(_provider, _name, _values)
 #define _TRACECTL_EVENT_DEFINE(_provider, _name, _level, _args, _fields)
 #endif
+
+/* Declares (and, in the TRACECTL_CREATE_PROBES file, defines) an
+ * enumeration of the provider, before the events that use it. */
+#define TRACECTL_ENUM(_provider, _name, _values)                                               \
+	_TRACECTL_ENUM_DECLARE(_provider, _name)                                               \
+	_TRACECTL_ENUM_DEFINE(_provider, _name, _values)
 
 /* Declares (and, in the TRACECTL_CREATE_PROBES file, defines) an event. */
 #define TRACECTL_EVENT_LOGLEVEL(_provider, _name, _level, _args, _fields)                      \

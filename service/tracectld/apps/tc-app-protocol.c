@@ -26,6 +26,8 @@ expected_size(guint32 type)
 		return sizeof(struct tracectl_msg_batch);
 	case TRACECTL_MSG_REPLY:
 		return sizeof(struct tracectl_msg_reply);
+	case TRACECTL_MSG_ENUM:
+		return sizeof(struct tracectl_msg_enum);
 	default:
 		return 0;
 	}
@@ -103,10 +105,22 @@ tc_app_protocol_handle_register(TcApp *app, const struct tracectl_msg_register *
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "registered twice");
 		return FALSE;
 	}
-	if (msg->abi_version != TRACECTL_ABI_VERSION) {
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "ABI version %u, the service speaks %u", msg->abi_version,
-			    TRACECTL_ABI_VERSION);
+	/* An application newer than the service may send what it cannot
+	 * read; one older than the oldest it serves would not read what it
+	 * sends (tracectl-abi.h, "Versions"). */
+	if (msg->abi_version > TRACECTL_ABI_VERSION) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "its libtracectl-ust speaks ABI version %u, newer than this "
+			    "service's %u: update tracectld",
+			    msg->abi_version, TRACECTL_ABI_VERSION);
+		return FALSE;
+	}
+	if (msg->abi_version < TRACECTL_ABI_VERSION_MIN) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "its libtracectl-ust speaks ABI version %u, older than the "
+			    "versions %u to %u this service speaks: update the application's "
+			    "libtracectl-ust",
+			    msg->abi_version, TRACECTL_ABI_VERSION_MIN, TRACECTL_ABI_VERSION);
 		return FALSE;
 	}
 	if (msg->bits_per_long != sizeof(long) * 8) {
@@ -120,8 +134,131 @@ tc_app_protocol_handle_register(TcApp *app, const struct tracectl_msg_register *
 			  (int)app->pid, (unsigned)app->uid, msg->pid, msg->uid);
 	app->tracer_major = msg->tracer_major;
 	app->tracer_minor = msg->tracer_minor;
+	app->abi_version = msg->abi_version;
 	read_procname(app);
 	app->is_greeted = TRUE;
+	return TRUE;
+}
+
+/* The enumeration still waiting for entries, or NULL. */
+static const TcAppEnum *
+open_enum(const TcApp *app)
+{
+	const TcAppEnum *last =
+		app->enums->len ? g_ptr_array_index(app->enums, app->enums->len - 1) : NULL;
+
+	return last && last->nr_received < last->nr_entries ? last : NULL;
+}
+
+/* Only an enumeration's next entries may follow its first ones. */
+static gboolean
+check_no_open_enum(const TcApp *app, GError **error)
+{
+	const TcAppEnum *open = open_enum(app);
+
+	if (open == NULL)
+		return TRUE;
+	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+		    "enumeration %u '%s' has %u of its %u entries", app->enums->len - 1,
+		    open->name, open->nr_received, open->nr_entries);
+	return FALSE;
+}
+
+static gboolean
+check_enum(const TcApp *app, const struct tracectl_msg_enum *msg, const TcAppEnum *open,
+	   GError **error)
+{
+	if (!app->is_greeted) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "an enumeration before register");
+		return FALSE;
+	}
+	if (app->abi_version < TRACECTL_ABI_VERSION_ENUMS) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "an enumeration from a version %u application", app->abi_version);
+		return FALSE;
+	}
+	if (memchr(msg->name, '\0', sizeof(msg->name)) == NULL ||
+	    !tc_validate_event_name(msg->name)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "bad enumeration name");
+		return FALSE;
+	}
+	if (msg->nr_entries == 0 || msg->nr_entries > TRACECTL_ABI_ENUM_ENTRIES_MAX ||
+	    msg->count == 0 || msg->count > TRACECTL_ABI_ENUM_ENTRIES_PER_MSG ||
+	    msg->first > msg->nr_entries || msg->count > msg->nr_entries - msg->first) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "enumeration '%s' sends %u entries from %u of %u (1 to %u entries, "
+			    "at most %u a message)",
+			    msg->name, msg->count, msg->first, msg->nr_entries,
+			    TRACECTL_ABI_ENUM_ENTRIES_MAX, TRACECTL_ABI_ENUM_ENTRIES_PER_MSG);
+		return FALSE;
+	}
+	if (open ? msg->index != app->enums->len - 1 || msg->first != open->nr_received ||
+			   msg->nr_entries != open->nr_entries || strcmp(msg->name, open->name) != 0
+		 : msg->index != app->enums->len || msg->first != 0 ||
+			   app->enums->len >= TRACECTL_ABI_ENUMS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "unexpected enumeration %u '%s' from entry %u (have %u enumerations%s)",
+			    msg->index, msg->name, msg->first, app->enums->len,
+			    open ? ", the last one incomplete" : "");
+		return FALSE;
+	}
+	for (guint i = 0; i < msg->count; i++) {
+		if (!tracectl_abi_enum_entry_is_valid(&msg->entries[i])) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "enumeration '%s' has a bad entry %u", msg->name, msg->first + i);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Its name and entries, in a form without the bytes that do not count
+ * (past each label's NUL). */
+static char *
+enum_digest(const TcAppEnum *enumeration)
+{
+	g_autoptr(GChecksum) checksum = g_checksum_new(G_CHECKSUM_SHA256);
+
+	g_checksum_update(checksum, (const guchar *)enumeration->name,
+			  (gssize)strlen(enumeration->name) + 1);
+	for (guint i = 0; i < enumeration->nr_entries; i++) {
+		const struct tracectl_abi_enum_entry *entry = &enumeration->entries[i];
+		guint64 values[3] = {entry->begin, entry->end, entry->flags};
+
+		g_checksum_update(checksum, (const guchar *)entry->label,
+				  (gssize)strlen(entry->label) + 1);
+		g_checksum_update(checksum, (const guchar *)values, sizeof(values));
+	}
+	return g_strdup(g_checksum_get_string(checksum));
+}
+
+gboolean
+tc_app_protocol_handle_enum(TcApp *app, const struct tracectl_msg_enum *msg, GError **error)
+{
+	TcAppEnum *open = (TcAppEnum *)open_enum(app);
+	TcAppEnum *enumeration = open;
+
+	if (!check_enum(app, msg, open, error))
+		return FALSE;
+	if (open == NULL) {
+		gsize size = sizeof(*enumeration) + sizeof(enumeration->entries[0]) * msg->nr_entries;
+
+		/* All it will hold, digest included, from its first message. */
+		if (!tc_user_limits_charge(
+			    &app->charge, TC_LIMIT_METADATA_BYTES,
+			    size + 2 * (gsize)g_checksum_type_get_length(G_CHECKSUM_SHA256) + 1,
+			    error))
+			return FALSE;
+		enumeration = g_malloc0(size);
+		memcpy(enumeration->name, msg->name, sizeof(enumeration->name));
+		enumeration->nr_entries = msg->nr_entries;
+		g_ptr_array_add(app->enums, enumeration);
+	}
+	memcpy(&enumeration->entries[msg->first], msg->entries,
+	       sizeof(msg->entries[0]) * msg->count);
+	enumeration->nr_received += msg->count;
+	if (enumeration->nr_received == enumeration->nr_entries)
+		enumeration->digest = enum_digest(enumeration);
 	return TRUE;
 }
 
@@ -133,8 +270,37 @@ check_field(const struct tracectl_abi_field *field)
 	       tracectl_abi_field_is_valid(field->type, field->size);
 }
 
+/* An enumeration field names one of the application's complete
+ * enumerations, every range of which its container holds. */
 static gboolean
-check_event(const struct tracectl_msg_event *msg, GError **error)
+check_enum_field(const TcApp *app, const struct tracectl_msg_event *msg,
+		 const struct tracectl_abi_field *field, GError **error)
+{
+	const TcAppEnum *enumeration =
+		field->size < app->enums->len ? g_ptr_array_index(app->enums, field->size) : NULL;
+
+	if (enumeration == NULL || enumeration->nr_received < enumeration->nr_entries) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "event '%s' field '%s' names enumeration %u, which %s", msg->name,
+			    field->name, field->size,
+			    enumeration ? "is incomplete" : "was not described");
+		return FALSE;
+	}
+	for (guint i = 0; i < enumeration->nr_entries; i++) {
+		if (!tracectl_abi_enum_entry_fits(&enumeration->entries[i], field->type)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "event '%s' field '%s': the range of label \"%s\" of "
+				    "enumeration '%s' does not fit its %u-byte container",
+				    msg->name, field->name, enumeration->entries[i].label,
+				    enumeration->name, tracectl_abi_field_element_size(field->type));
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+check_event(const TcApp *app, const struct tracectl_msg_event *msg, GError **error)
 {
 	if (memchr(msg->name, '\0', sizeof(msg->name)) == NULL ||
 	    !tc_validate_event_name(msg->name)) {
@@ -158,6 +324,9 @@ check_event(const struct tracectl_msg_event *msg, GError **error)
 				    "event '%s' has a bad field %u", msg->name, i);
 			return FALSE;
 		}
+		if (tracectl_abi_field_kind(msg->fields[i].type) == TRACECTL_FIELD_ENUM &&
+		    !check_enum_field(app, msg, &msg->fields[i], error))
+			return FALSE;
 		for (guint j = 0; j < i; j++) {
 			if (g_str_equal(msg->fields[i].name, msg->fields[j].name)) {
 				g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -182,7 +351,7 @@ tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg, G
 			    "unexpected event %u (have %u)", msg->index, app->events->len);
 		return FALSE;
 	}
-	if (!check_event(msg, error))
+	if (!check_no_open_enum(app, error) || !check_event(app, msg, error))
 		return FALSE;
 	/* Only the fields it has: an application may describe thousands. */
 	size = sizeof(*event) + sizeof(event->fields[0]) * msg->nr_fields;
@@ -191,7 +360,16 @@ tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg, G
 	event->loglevel = msg->loglevel;
 	event->nr_fields = msg->nr_fields;
 	memcpy(event->fields, msg->fields, sizeof(event->fields[0]) * msg->nr_fields);
-	event->signature = tc_metadata_signature(event->fields, event->nr_fields);
+	for (guint i = 0; i < event->nr_fields; i++) {
+		if (tracectl_abi_field_kind(event->fields[i].type) != TRACECTL_FIELD_ENUM)
+			continue;
+		if (event->enums == NULL) {
+			event->enums = g_new0(const TcAppEnum *, event->nr_fields);
+			size += sizeof(event->enums[0]) * event->nr_fields;
+		}
+		event->enums[i] = g_ptr_array_index(app->enums, event->fields[i].size);
+	}
+	event->signature = tc_metadata_signature(event);
 	/* What the service keeps of it, against its user's limits. */
 	if (!tc_user_limits_charge_event(&app->charge, app->events->len,
 					 size + strlen(event->signature) + 1, error)) {
@@ -209,6 +387,8 @@ tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *m
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE, "events before register");
 		return FALSE;
 	}
+	if (!check_no_open_enum(app, error))
+		return FALSE;
 	g_debug("Application pid=%d sent %u event(s) in batch %u", (int)app->pid,
 		app->events->len - app->batch_start, msg->batch);
 	app->batch_start = app->events->len;
@@ -242,6 +422,8 @@ tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message, GError *
 		ok = tc_app_protocol_handle_register(app, &message->registration, error);
 	} else if (type == TRACECTL_MSG_EVENT) {
 		ok = tc_app_protocol_handle_event(app, &message->event, error);
+	} else if (type == TRACECTL_MSG_ENUM) {
+		ok = tc_app_protocol_handle_enum(app, &message->enumeration, error);
 	} else if (type == TRACECTL_MSG_EVENTS_END) {
 		if (!tc_app_protocol_handle_events_end(app, &message->batch, error))
 			return TC_APP_REFUSED;

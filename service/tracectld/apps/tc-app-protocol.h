@@ -20,6 +20,7 @@ typedef union {
 	struct tracectl_msg_header header;
 	struct tracectl_msg_register registration;
 	struct tracectl_msg_event event;
+	struct tracectl_msg_enum enumeration;
 	struct tracectl_msg_batch batch;
 	struct tracectl_msg_reply reply;
 	guint64 words[TRACECTL_ABI_MSG_MAX / sizeof(guint64) + 1];
@@ -43,7 +44,7 @@ typedef enum {
 
 /* The application (not published yet, or [A] held) handles a message read
  * by tc_app_protocol_read_message(): REGISTER only while registering,
- * REPLY only once registered, EVENT and EVENTS_END in both states. */
+ * REPLY only once registered, ENUM, EVENT and EVENTS_END in both states. */
 TcAppHandled tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message,
 					    GError **error);
 
@@ -52,6 +53,10 @@ gboolean tc_app_protocol_handle_register(TcApp *app, const struct tracectl_msg_r
 					 GError **error);
 gboolean tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg,
 				      GError **error);
+/* Opens or continues an enumeration of a version 5 application; while
+ * one is incomplete, EVENT and EVENTS_END are refused. */
+gboolean tc_app_protocol_handle_enum(TcApp *app, const struct tracectl_msg_enum *msg,
+				     GError **error);
 /* Closes the open batch; FALSE when no REGISTER came first. */
 gboolean tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
 					   GError **error);

@@ -261,8 +261,11 @@ registration_step(TcRegistration *registration, guint32 *batch)
 	case TC_APP_REFUSED:
 		break;
 	}
+	/* A limit reached, or a version of the protocol the service does
+	 * not speak, is no fault of the application's. */
 	why = g_strdup_printf("%s: %s",
-			      g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED)
+			      g_error_matches(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED) ||
+					      g_error_matches(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED)
 				      ? "refused"
 				      : "protocol error",
 			      error->message);

@@ -233,7 +233,10 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 			layout.sizes[i] = tracectl_abi_field_element_size(field->type);
 			break;
 		default:
-			layout.fields[i] = (guint8)field->size;
+			/* Integers, float, double, and enumerations as their
+			 * container: 1 to 8 bytes. */
+			layout.fields[i] =
+				(guint8)tracectl_abi_field_fixed_size(field->type, field->size);
 		}
 	}
 	g_array_append_val(channel->session->layouts_pending, layout);
@@ -254,14 +257,15 @@ warn_metadata_refused(const TcSession *session, const TcAppEvent *event, const G
 }
 
 /* The CTF id of the event in the channel's stream class, assigned on first
- * use; events of the same name and fields share an id across applications,
- * since all applications of a user write into the same buffers. FALSE when
+ * use; events of the same name, fields and enumerations
+ * (tc_app_event_key()) share an id across applications, since all
+ * applications of a user write into the same buffers. FALSE when
  * its metadata would take the owner over the limit: the event stays
  * disabled in this session. */
 static gboolean
 channel_event_id(TcChannel *channel, const TcAppEvent *event, guint32 *id)
 {
-	g_autofree char *key = g_strdup_printf("%s|%s", event->name, event->signature);
+	g_autofree char *key = tc_app_event_key(event);
 	gpointer value = g_hash_table_lookup(channel->event_ids, key);
 	TcSession *session = channel->session;
 	g_autoptr(GString) tsdl = NULL;

@@ -350,16 +350,20 @@ apply_start_cb(gpointer data, GError **error)
 
 /* The file's output as CreateSessionWithOptions takes it from `tracectl
  * load`, through the same checks: a directory ("" for the owner's
- * default) or a relay (*relay). */
+ * default) or a relay (*relay): LTTng's pair of URIs, or tracectl's
+ * net+ssh:// URL. */
 static gboolean
 file_output(const TcFileSession *file, char **directory,
 	    struct tc_consumer_relay_output **relay, GError **error)
 {
+	const char *ssh_url = tc_session_file_ssh_url(file->control_url);
 	g_autofree char *control =
-		file->control_url ? tc_session_file_relay_url(file->control_url) : NULL;
-	g_autofree char *data = file->data_url ? tc_session_file_relay_url(file->data_url) : NULL;
+		file->control_url && !ssh_url ? tc_session_file_relay_url(file->control_url) : NULL;
+	g_autofree char *data =
+		file->data_url && !ssh_url ? tc_session_file_relay_url(file->data_url) : NULL;
 	const TcSessionOutputOptions options = {
 		.snapshot = file->snapshot,
+		.url = ssh_url,
 		.ctrl_url = control,
 		.data_url = data,
 		.has_live_timer = file->live_timer_us != 0,

@@ -536,6 +536,7 @@ check_field(Checker *c, Node *node)
 		switch (tracectl_abi_field_kind(field->type)) {
 		case TRACECTL_FIELD_SIGNED:
 		case TRACECTL_FIELD_UNSIGNED:
+		case TRACECTL_FIELD_ENUM: /* its container's value */
 			if (!tracectl_abi_field_is_native_integer(field->type))
 				return check_fail(c, node,
 						  "field '%s' is stored in network byte order, "

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tc-error.h"
+#include "tc-ssh-names.h"
 #include "tc-validate.h"
 
 /* RFC 1123 host names: labels of 1..63 letters, digits and '-', not
@@ -23,6 +24,7 @@ tc_relay_url_clear(TcRelayUrl *url)
 {
 	g_clear_pointer(&url->host, g_free);
 	g_clear_pointer(&url->path, g_free);
+	g_clear_pointer(&url->user, g_free);
 	memset(url, 0, sizeof(*url));
 }
 
@@ -63,13 +65,21 @@ is_host_char(char c)
 	return g_ascii_isalnum(c) || c == '-' || c == '.';
 }
 
+/* Whether c ends the host: ':' before a port, and in net+ssh:// the
+ * '/' before the relay's ports. */
+static gboolean
+ends_host(const TcRelayUrl *url, char c)
+{
+	return c == '\0' || c == ':' || (c == '/' && url->kind == TC_RELAY_URL_SSH);
+}
+
 /* A host name or dotted IPv4 address at *p, up to ':' or the end. */
 static gboolean
 parse_host_name(const char *text, const char **p, TcRelayUrl *url, GError **error)
 {
 	const char *start = *p, *label = *p, *q;
 
-	for (q = start; *q && *q != ':'; q++) {
+	for (q = start; !ends_host(url, *q); q++) {
 		if (!is_host_char(*q))
 			return fail_at(text, q,
 				       *q == '/' ? "tracectl does not send a trace directory to "
@@ -111,7 +121,7 @@ parse_bracketed_address(const char *text, const char **p, TcRelayUrl *url, GErro
 	const char *start = *p + 1, *q;
 	struct in6_addr address;
 
-	if (url->family != AF_INET6)
+	if (url->family != AF_INET6 && url->kind != TC_RELAY_URL_SSH)
 		return fail_at(text, *p, "a bracketed IPv6 address needs net6:// or tcp6://",
 			       error);
 	for (q = start; *q && *q != ']'; q++)
@@ -129,9 +139,10 @@ parse_bracketed_address(const char *text, const char **p, TcRelayUrl *url, GErro
 	return TRUE;
 }
 
-/* A decimal port 1..65535 at *p, up to ':' or the end. */
+/* A decimal port 1..65535 at *p, up to ':' or the end (or '/', with
+ * slash_ends: net+ssh://'s SSH port). */
 static gboolean
-parse_port(const char *text, const char **p, guint16 *port, GError **error)
+parse_port(const char *text, const char **p, gboolean slash_ends, guint16 *port, GError **error)
 {
 	const char *q;
 	guint value = 0;
@@ -143,7 +154,7 @@ parse_port(const char *text, const char **p, guint16 *port, GError **error)
 	}
 	if (q == *p)
 		return fail_at(text, q, "expected a port number", error);
-	if (*q != '\0' && *q != ':')
+	if (*q != '\0' && *q != ':' && !(slash_ends && *q == '/'))
 		return fail_at(text, q, "a port has only digits", error);
 	if (value == 0 || value > G_MAXUINT16)
 		return fail_at(text, *p, "a port lies between 1 and 65535", error);
@@ -169,12 +180,12 @@ parse_network(const char *text, const char *rest, TcRelayUrl *url, GError **erro
 	}
 	if (*p == ':') {
 		p++;
-		if (!parse_port(text, &p, &url->control_port, error))
+		if (!parse_port(text, &p, FALSE, &url->control_port, error))
 			return FALSE;
 	}
 	if (*p == ':' && url->kind == TC_RELAY_URL_NET) {
 		p++;
-		if (!parse_port(text, &p, &url->data_port, error))
+		if (!parse_port(text, &p, FALSE, &url->data_port, error))
 			return FALSE;
 	}
 	if (*p != '\0')
@@ -184,6 +195,73 @@ parse_network(const char *text, const char *rest, TcRelayUrl *url, GError **erro
 				   : "expected the end after the port",
 			       error);
 	if (url->kind == TC_RELAY_URL_NET && url->control_port == url->data_port)
+		return fail(text, "the control and data ports must differ", error);
+	return TRUE;
+}
+
+/* "USER@" at *p, when the authority has one: the login on the SSH
+ * server, of tc-ssh-names.h's alphabet. */
+static gboolean
+parse_ssh_user(const char *text, const char **p, TcRelayUrl *url, GError **error)
+{
+	const char *at = *p + strcspn(*p, "@/"), *why;
+	size_t position;
+
+	if (*at != '@')
+		return TRUE;
+	why = tc_ssh_names_check_user(*p, (size_t)(at - *p), &position);
+	if (why)
+		return fail_at(text, *p + position, why, error);
+	url->user = g_strndup(*p, at - *p);
+	*p = at + 1;
+	return TRUE;
+}
+
+/* The relay's ports after net+ssh://'s '/': CTRL[:DATA], or nothing. */
+static gboolean
+parse_ssh_relay_ports(const char *text, const char **p, TcRelayUrl *url, GError **error)
+{
+	if (**p == '\0')
+		return TRUE;
+	if (!parse_port(text, p, FALSE, &url->control_port, error))
+		return FALSE;
+	if (**p != ':')
+		return TRUE;
+	(*p)++;
+	return parse_port(text, p, FALSE, &url->data_port, error);
+}
+
+/* net+ssh://[USER@]HOST[:SSH_PORT][/[CTRL[:DATA]]]: the authority is an
+ * ssh:// URI's, the relay's ports (on HOST's loopback) follow a '/'. */
+static gboolean
+parse_ssh(const char *text, const char *rest, TcRelayUrl *url, GError **error)
+{
+	const char *p = rest;
+
+	if (!parse_ssh_user(text, &p, url, error) ||
+	    (*p == '[' ? !parse_bracketed_address(text, &p, url, error)
+		       : !parse_host_name(text, &p, url, error)))
+		return FALSE;
+	url->control_port = TC_RELAY_DEFAULT_CONTROL_PORT;
+	url->data_port = TC_RELAY_DEFAULT_DATA_PORT;
+	if (*p == ':') {
+		p++;
+		if (!parse_port(text, &p, TRUE, &url->ssh_port, error))
+			return FALSE;
+	}
+	if (*p == ':')
+		return fail_at(text, p,
+			       "the port after the host is SSH's; the relay's ports follow a "
+			       "'/', as in net+ssh://HOST/5342:5343",
+			       error);
+	if (*p == '/') {
+		p++;
+		if (!parse_ssh_relay_ports(text, &p, url, error))
+			return FALSE;
+	}
+	if (*p != '\0')
+		return fail_at(text, p, "expected the end after the data port", error);
+	if (url->control_port == url->data_port)
 		return fail(text, "the control and data ports must differ", error);
 	return TRUE;
 }
@@ -209,8 +287,22 @@ static const struct {
 } schemes[] = {
     {"file://", TC_RELAY_URL_FILE, AF_UNSPEC}, {"net://", TC_RELAY_URL_NET, AF_INET},
     {"net6://", TC_RELAY_URL_NET, AF_INET6},   {"tcp://", TC_RELAY_URL_TCP, AF_INET},
-    {"tcp6://", TC_RELAY_URL_TCP, AF_INET6},
+    {"tcp6://", TC_RELAY_URL_TCP, AF_INET6},   {"net+ssh://", TC_RELAY_URL_SSH, AF_UNSPEC},
 };
+
+/* The part after the scheme, as the scheme reads it. */
+static gboolean
+parse_rest(const char *text, const char *rest, TcRelayUrl *url, GError **error)
+{
+	switch (url->kind) {
+	case TC_RELAY_URL_FILE:
+		return parse_file(text, rest, url, error);
+	case TC_RELAY_URL_SSH:
+		return parse_ssh(text, rest, url, error);
+	default:
+		return parse_network(text, rest, url, error);
+	}
+}
 
 gboolean
 tc_relay_url_parse(const char *text, TcRelayUrl *url, GError **error)
@@ -232,13 +324,12 @@ tc_relay_url_parse(const char *text, TcRelayUrl *url, GError **error)
 		rest = text + strlen(schemes[i].prefix);
 		url->kind = schemes[i].kind;
 		url->family = schemes[i].family;
-		if (url->kind == TC_RELAY_URL_FILE ? parse_file(text, rest, url, error)
-						   : parse_network(text, rest, url, error))
+		if (parse_rest(text, rest, url, error))
 			return TRUE;
 		tc_relay_url_clear(url);
 		return FALSE;
 	}
-	return fail(text, "expected file://, net://, net6://, tcp:// or tcp6://", error);
+	return fail(text, "expected file://, net://, net6://, net+ssh://, tcp:// or tcp6://", error);
 }
 
 static gboolean
@@ -268,6 +359,11 @@ fill_relay(const char *text, const TcRelayUrl *url, guint16 control_port, guint1
 	relay->family = (guint32)url->family;
 	relay->control_port = control_port;
 	relay->data_port = data_port;
+	if (url->kind == TC_RELAY_URL_SSH) {
+		relay->flags |= TC_CONSUMER_RELAY_SSH;
+		g_strlcpy(relay->ssh_user, url->user ? url->user : "", sizeof(relay->ssh_user));
+		relay->ssh_port = url->ssh_port;
+	}
 	return TRUE;
 }
 
@@ -358,12 +454,28 @@ tc_relay_url_parse_output(const char *set_url, const char *ctrl_url, const char 
 	return fill_relay(set_url, &url, url.control_port, url.data_port, relay, error);
 }
 
+/* net+ssh://[USER@]HOST[:SSH_PORT]/CTRL:DATA, the login and SSH port
+ * only when given: without them, the owner's ssh configuration decides. */
+static char *
+format_ssh(const struct tc_consumer_relay_output *relay)
+{
+	gboolean bracket = strchr(relay->host, ':') != NULL;
+	g_autofree char *port =
+	    relay->ssh_port ? g_strdup_printf(":%u", relay->ssh_port) : g_strdup("");
+
+	return g_strdup_printf("net+ssh://%s%s%s%s%s%s/%u:%u", relay->ssh_user,
+			       relay->ssh_user[0] ? "@" : "", bracket ? "[" : "", relay->host,
+			       bracket ? "]" : "", port, relay->control_port, relay->data_port);
+}
+
 char *
 tc_relay_url_format_output(const struct tc_consumer_relay_output *relay)
 {
 	gboolean ipv6 = relay->family == AF_INET6;
 	gboolean bracket = ipv6 && strchr(relay->host, ':') != NULL;
 
+	if (relay->flags & TC_CONSUMER_RELAY_SSH)
+		return format_ssh(relay);
 	return g_strdup_printf("%s://%s%s%s:%u:%u", ipv6 ? "net6" : "net", bracket ? "[" : "",
 			       relay->host, bracket ? "]" : "", relay->control_port,
 			       relay->data_port);

@@ -11,10 +11,17 @@
  *   net://HOST[:CTRL[:DATA]]             lttng-relayd over IPv4
  *   net6://HOST|[ADDR][:CTRL[:DATA]]     lttng-relayd over IPv6
  *   tcp://HOST[:PORT], tcp6://...        one path (--ctrl-url, --data-url)
+ *   net+ssh://[USER@]HOST[:SSH_PORT][/[CTRL[:DATA]]]
+ *                                        lttng-relayd on HOST's loopback,
+ *                                        through an SSH tunnel
  * Ports default to lttng-relayd's (5342 control, 5343 data). The service
  * only checks the text: the owner's consumer resolves the host and opens
- * the connections. Every refusal is an InvalidArgument naming the URL and,
- * where one character is at fault, its position (1 is the first).
+ * the connections (net+ssh://: runs the owner's ssh, which resolves HOST,
+ * and USER and SSH_PORT default to the owner's ssh configuration). In
+ * net+ssh://, the authority is an ssh:// URI's, so the port after the
+ * host is SSH's and the relay's ports follow a '/'. Every refusal is an
+ * InvalidArgument naming the URL and, where one character is at fault,
+ * its position (1 is the first).
  */
 
 #define TC_RELAY_DEFAULT_CONTROL_PORT 5342
@@ -27,15 +34,18 @@ typedef enum {
 	TC_RELAY_URL_FILE, /* file:// */
 	TC_RELAY_URL_NET,  /* net://, net6://: control and data ports */
 	TC_RELAY_URL_TCP,  /* tcp://, tcp6://: one port */
+	TC_RELAY_URL_SSH,  /* net+ssh://: control and data ports, through SSH */
 } TcRelayUrlKind;
 
 typedef struct {
 	TcRelayUrlKind kind;
-	int family;	      /* AF_INET or AF_INET6; AF_UNSPEC for file:// */
+	int family;	      /* AF_INET or AF_INET6; AF_UNSPEC for file:// and net+ssh:// */
 	char *host;	      /* name or numeric address, brackets removed; NULL for file:// */
 	char *path;	      /* file:// only */
+	char *user;	      /* net+ssh:// only, NULL when not given */
 	guint16 control_port; /* net: control; tcp: the port, 0 when not given */
-	guint16 data_port;    /* net only */
+	guint16 data_port;    /* net and net+ssh only */
+	guint16 ssh_port;     /* net+ssh:// only, 0 when not given */
 } TcRelayUrl;
 
 void tc_relay_url_clear(TcRelayUrl *url);
@@ -56,8 +66,9 @@ gboolean tc_relay_url_parse_output(const char *set_url, const char *ctrl_url, co
 				   guint32 live_timer_us, struct tc_consumer_relay_output *relay,
 				   char **directory, GError **error);
 
-/* The canonical URL of a relay output: "net://HOST:CTRL:DATA" or
- * "net6://[ADDR]:CTRL:DATA". */
+/* The canonical URL of a relay output: "net://HOST:CTRL:DATA",
+ * "net6://[ADDR]:CTRL:DATA" or "net+ssh://[USER@]HOST[:SSH_PORT]/CTRL:DATA"
+ * (the login and SSH port only when given). */
 char *tc_relay_url_format_output(const struct tc_consumer_relay_output *relay);
 
 /*

@@ -1088,6 +1088,13 @@ tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id, TcRelayStatus
 	/* The consumer is the user's: its text is bounded and terminated here. */
 	reply.message[sizeof(reply.message) - 1] = '\0';
 	g_strlcpy(status->url, reply.message, sizeof(status->url));
+	/* ssh's words, which go into Problem, the bus and the journal: no
+	 * byte there may be a control character or invalid UTF-8. */
+	reply.relay_reason[sizeof(reply.relay_reason) - 1] = '\0';
+	for (char *p = reply.relay_reason; *p; p++)
+		if (!g_ascii_isprint(*p))
+			*p = '?';
+	g_strlcpy(status->reason, reply.relay_reason, sizeof(status->reason));
 	return TRUE;
 }
 

@@ -173,14 +173,17 @@ gboolean tc_consumer_kernel_stats(TcConsumer *consumer, guint64 session_id,
 gboolean tc_consumer_channel_stats(TcConsumer *consumer, guint64 session_id, guint64 channel_id,
 				   TcChannelStats *stats, GError **error);
 /* A streaming consumer session's relay: connected now, the packets
- * dropped while it was not (since lost_since, Unix seconds; 0: none), and
- * the errno of why it was last lost or not reached (0: never). */
+ * dropped while it was not (since lost_since, Unix seconds; 0: none), the
+ * errno of why it was last lost or not reached (0: never), and, for a
+ * relay reached through ssh, why in ssh's words (reason, "" when the
+ * errno says it all; printable ASCII only). */
 typedef struct {
 	gboolean connected;
 	guint64 lost_packets;
 	gint64 lost_since;
 	int last_errno;
 	char url[TC_CONSUMER_ERROR_MAX];
+	char reason[TC_CONSUMER_ERROR_MAX];
 } TcRelayStatus;
 gboolean tc_consumer_relay_status(TcConsumer *consumer, guint64 session_id,
 				  TcRelayStatus *status, GError **error);

@@ -28,6 +28,7 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	g_mutex_init(&app->cgroup_lock);
 	app->state = TC_APP_REGISTERING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_event_free);
+	app->enums = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_enum_free);
 	app->next_seq = 1;
 	cds_lfht_node_init(&app->pid_node);
 	cds_lfht_node_init(&app->fd_node);
@@ -82,7 +83,27 @@ void
 tc_app_event_free(TcAppEvent *event)
 {
 	g_free(event->signature);
+	g_free(event->enums);
 	g_free(event);
+}
+
+void
+tc_app_enum_free(TcAppEnum *enumeration)
+{
+	g_free(enumeration->digest);
+	g_free(enumeration);
+}
+
+char *
+tc_app_event_key(const TcAppEvent *event)
+{
+	GString *key = g_string_new(event->name);
+
+	g_string_append_printf(key, "|%s", event->signature);
+	for (guint i = 0; event->enums && i < event->nr_fields; i++)
+		if (event->enums[i])
+			g_string_append_printf(key, "|%s", event->enums[i]->digest);
+	return g_string_free(key, FALSE);
 }
 
 void
@@ -93,6 +114,7 @@ tc_app_unref(TcApp *app)
 	tc_user_limits_release(&app->charge);
 	g_free(app->cgroup);
 	g_ptr_array_unref(app->events);
+	g_ptr_array_unref(app->enums);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);
 	if (app->notifiers)

@@ -21,10 +21,27 @@
 
 typedef struct _TcApp TcApp;
 
+/* An enumeration the application described (TRACECTL_MSG_ENUM), in one
+ * or more messages. It lives as long as its application, whose events'
+ * enumeration fields point at it. */
+typedef struct {
+	char name[TRACECTL_ABI_EVENT_NAME_MAX];
+	guint nr_entries;  /* announced */
+	guint nr_received; /* so far: complete once nr_entries */
+	/* Once complete: a digest of its name and entries, so that events of
+	 * the same name and fields share a CTF id across applications only
+	 * when their enumerations say the same (tc_app_event_key()). */
+	char *digest;
+	struct tracectl_abi_enum_entry entries[]; /* nr_entries of them */
+} TcAppEnum;
+
 typedef struct {
 	char name[TRACECTL_ABI_EVENT_NAME_MAX];
 	int loglevel;
 	char *signature; /* "type name, type name", for listings and ids */
+	/* The enumeration of each field (NULL but for enumeration fields), or
+	 * NULL when the event has none: the application's, complete. */
+	const TcAppEnum **enums;
 	guint nr_fields;
 	struct tracectl_abi_field fields[]; /* nr_fields of them */
 } TcAppEvent;
@@ -53,6 +70,7 @@ struct _TcApp {
 	GMutex cgroup_lock;
 	char procname[TRACECTL_ABI_PROCNAME_MAX + 1];
 	guint tracer_major, tracer_minor;
+	guint abi_version;   /* REGISTER's, TRACECTL_ABI_VERSION_MIN.. */
 	gboolean is_greeted; /* REGISTER received */
 	/* Its connection and event descriptions, counted against the limits
 	 * of its accountable user (tc-peer-identity.h) until it is freed. */
@@ -60,6 +78,8 @@ struct _TcApp {
 	GMutex lock;	   /* [A] */
 	TcAppState state;  /* [A] */
 	GPtrArray *events; /* [A] TcAppEvent *, by application index */
+	/* [A] TcAppEnum *, by application index; freed after the events */
+	GPtrArray *enums;
 	guint batch_start; /* [A] index of the first event of the open batch */
 	guint32 next_seq;  /* [A] */
 	/* [A] It let an acknowledgement deadline pass: commands are still
@@ -97,6 +117,11 @@ TcApp *tc_app_ref(TcApp *app);
 void tc_app_unref(TcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcApp, tc_app_unref)
 void tc_app_event_free(TcAppEvent *event);
+void tc_app_enum_free(TcAppEnum *enumeration);
+/* What makes an event the same in every application of a user, so that
+ * they share its CTF id in a channel: its name, its fields' signature and
+ * the digests of its enumerations. Freed by the caller. */
+char *tc_app_event_key(const TcAppEvent *event);
 
 /* Whether app's control group is unit_cgroup or below it. Any lock held
  * or none (cgroup_lock is a leaf). */

@@ -53,7 +53,7 @@ struct _TcChannel {
 	/* [S] TcEventRule *, one per EnableEvent call, in the order of
 	 * patterns: rules[i]->pattern is patterns[i]. */
 	GPtrArray *rules;
-	GHashTable *event_ids; /* [S] "name|fields" -> GUINT_TO_POINTER(id + 1) */
+	GHashTable *event_ids; /* [S] tc_app_event_key() -> GUINT_TO_POINTER(id + 1) */
 	guint32 next_event_id; /* [S] */
 	/* uid -> TcChannelBuffers *: the per-CPU buffers of each traced uid,
 	 * created by the consumer (an application only ever gets those of

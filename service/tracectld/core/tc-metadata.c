@@ -2,6 +2,7 @@
 #include "tc-metadata.h"
 
 #include <endian.h>
+#include <string.h>
 
 #include "config.h"
 #include "tc-app.h"
@@ -206,8 +207,61 @@ append_element_type(GString *out, guint32 type)
 	}
 }
 
+/* A label, quoted: '"' and '\\' escaped. Labels hold no control
+ * character (tracectl_abi_label_is_valid()), which TSDL could not say. */
 static void
-append_field(GString *out, const struct tracectl_abi_field *field)
+append_quoted_label(GString *out, const char *label)
+{
+	g_string_append_c(out, '"');
+	for (const char *at = label; *at != '\0'; at++) {
+		if (*at == '"' || *at == '\\')
+			g_string_append_c(out, '\\');
+		g_string_append_c(out, *at);
+	}
+	g_string_append_c(out, '"');
+}
+
+static void
+append_enum_value(GString *out, guint64 bits, gboolean is_signed)
+{
+	if (is_signed)
+		g_string_append_printf(out, "%" G_GINT64_FORMAT, tracectl_abi_enum_signed(bits));
+	else
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT, bits);
+}
+
+/* An enumeration over its container, inline: readers show a value by the
+ * labels whose ranges hold it, and a value in none without a label. */
+static void
+append_enum_field(GString *out, const struct tracectl_abi_field *field,
+		  const TcAppEnum *enumeration)
+{
+	guint32 kind = tracectl_abi_field_element_kind(field->type);
+
+	g_string_append_printf(out,
+			       "\t\tenum : integer { size = %u; align = 8; signed = %s; base = 10; "
+			       "byte_order = %s; } {\n",
+			       tracectl_abi_field_element_size(field->type) * 8,
+			       kind == TRACECTL_FIELD_SIGNED ? "true" : "false", byte_order());
+	for (guint i = 0; i < enumeration->nr_entries; i++) {
+		const struct tracectl_abi_enum_entry *entry = &enumeration->entries[i];
+		gboolean is_signed = (entry->flags & TRACECTL_ENUM_ENTRY_SIGNED) != 0;
+
+		g_string_append(out, "\t\t\t");
+		append_quoted_label(out, entry->label);
+		g_string_append(out, " = ");
+		append_enum_value(out, entry->begin, is_signed);
+		if (entry->end != entry->begin) {
+			g_string_append(out, " ... ");
+			append_enum_value(out, entry->end, is_signed);
+		}
+		g_string_append(out, ",\n");
+	}
+	g_string_append_printf(out, "\t\t} _%s;\n", field->name);
+}
+
+static void
+append_field(GString *out, const struct tracectl_abi_field *field, const TcAppEnum *enumeration)
 {
 	switch (tracectl_abi_field_kind(field->type)) {
 	case TRACECTL_FIELD_SIGNED:
@@ -255,6 +309,10 @@ append_field(GString *out, const struct tracectl_abi_field *field)
 		append_element_type(out, field->type);
 		g_string_append_printf(out, " _%s[__%s_length];\n", field->name, field->name);
 		break;
+	case TRACECTL_FIELD_ENUM:
+		g_assert(enumeration != NULL);
+		append_enum_field(out, field, enumeration);
+		break;
 	default:
 		g_assert_not_reached();
 	}
@@ -272,7 +330,7 @@ tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id, const TcAp
 			       "\tfields := struct {\n",
 			       event->name, id, stream_id, event->loglevel);
 	for (guint i = 0; i < event->nr_fields; i++)
-		append_field(out, &event->fields[i]);
+		append_field(out, &event->fields[i], event->enums ? event->enums[i] : NULL);
 	g_string_append(out, "\t} align(8);\n};\n\n");
 }
 
@@ -318,6 +376,24 @@ append_container_type_name(GString *out, const struct tracectl_abi_field *field)
 		g_string_append(out, "[]");
 }
 
+/* An enumeration field's type: "enum state : uint8", its name without
+ * its provider when that is the event's. */
+static void
+append_enum_type_name(GString *out, const TcAppEvent *event, guint i)
+{
+	const char *name;
+	const char *colon;
+
+	g_assert(event->enums != NULL && event->enums[i] != NULL);
+	name = event->enums[i]->name;
+	colon = strchr(name, ':');
+	if (colon && strncmp(event->name, name, (size_t)(colon - name) + 1) == 0)
+		name = colon + 1;
+	g_string_append_printf(out, "enum %s : ", name);
+	append_integer_type_name(out, tracectl_abi_field_element_kind(event->fields[i].type),
+				 tracectl_abi_field_element_size(event->fields[i].type), 0);
+}
+
 /* The name of a field's type, for fields that are not integers. */
 static const char *
 field_type_name(const struct tracectl_abi_field *field)
@@ -337,11 +413,12 @@ field_type_name(const struct tracectl_abi_field *field)
 }
 
 char *
-tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields)
+tc_metadata_signature(const TcAppEvent *event)
 {
+	const struct tracectl_abi_field *fields = event->fields;
 	GString *out = g_string_new(NULL);
 
-	for (guint i = 0; i < nr_fields; i++) {
+	for (guint i = 0; i < event->nr_fields; i++) {
 		guint32 kind = tracectl_abi_field_kind(fields[i].type);
 
 		if (i)
@@ -350,6 +427,8 @@ tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields)
 			append_integer_type_name(out, kind, fields[i].size, fields[i].type);
 		else if (kind == TRACECTL_FIELD_ARRAY || kind == TRACECTL_FIELD_SEQUENCE)
 			append_container_type_name(out, &fields[i]);
+		else if (kind == TRACECTL_FIELD_ENUM)
+			append_enum_type_name(out, event, i);
 		else
 			g_string_append(out, field_type_name(&fields[i]));
 		g_string_append_printf(out, " %s", fields[i].name);

@@ -25,9 +25,13 @@ void tc_metadata_append_header(GString *out, const TcSession *session, uid_t uid
 			       const guint8 uuid[16]);
 /* The stream class of a channel. */
 void tc_metadata_append_stream(GString *out, const TcChannel *channel);
-/* One event class. Event names and field names were validated at
- * registration (tc-validate.h), so they are safe to quote. */
+/* One event class. Event names, field names and enumeration labels were
+ * validated at registration (tc-validate.h, tracectl-abi.h), so they are
+ * safe to quote; an enumeration is written inline in each field that
+ * uses it, so that events of different applications never share one by
+ * its name. */
 void tc_metadata_append_event(GString *out, guint32 stream_id, guint32 id,
 			      const TcAppEvent *event);
-/* "int64 count, string msg": the signature of an event's fields. */
-char *tc_metadata_signature(const struct tracectl_abi_field *fields, guint nr_fields);
+/* "int64 count, string msg, enum state : uint8 status": the signature of
+ * an event's fields (its enumerations' names set). */
+char *tc_metadata_signature(const TcAppEvent *event);

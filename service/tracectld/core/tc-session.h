@@ -110,6 +110,7 @@ struct _TcSession {
 	gint64 relay_lost_since;
 	gboolean relay_connected;
 	int relay_errno;
+	guint relay_reason_hash; /* g_str_hash() of its reason's text */
 
 	TcKernelDomain kernel; /* tc-kernel-domain.h */
 

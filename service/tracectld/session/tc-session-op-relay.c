@@ -27,7 +27,7 @@ relay_problem_text(const TcRelayStatus *status)
 	return g_strdup_printf("lost %" G_GUINT64_FORMAT " packets since %s: relay %s "
 			       "unreachable (%s)",
 			       status->lost_packets, when, status->url,
-			       g_strerror(status->last_errno));
+			       status->reason[0] ? status->reason : g_strerror(status->last_errno));
 }
 
 /* [S] Whether status says something the session's relay Problem does not
@@ -37,7 +37,8 @@ relay_problem_is_news(const TcSession *session, const TcRelayStatus *status)
 {
 	return !session->problem_is_relay || session->relay_lost_since != status->lost_since ||
 	       session->relay_connected != status->connected ||
-	       session->relay_errno != status->last_errno;
+	       session->relay_errno != status->last_errno ||
+	       session->relay_reason_hash != g_str_hash(status->reason);
 }
 
 /* [op_lock] Asks the consumer sessions of a streaming session what their
@@ -62,8 +63,10 @@ tc_session_op_relay_refresh_problem_locked(TcSession *session, TcConsumer *consu
 		total.lost_packets += status.lost_packets;
 		total.connected = first ? status.connected : total.connected && status.connected;
 		first = FALSE;
-		if (!status.connected && status.last_errno)
+		if (!status.connected && status.last_errno) {
 			total.last_errno = status.last_errno;
+			g_strlcpy(total.reason, status.reason, sizeof(total.reason));
+		}
 		g_strlcpy(total.url, status.url, sizeof(total.url));
 	}
 	g_mutex_lock(&session->lock);
@@ -84,6 +87,7 @@ tc_session_op_relay_refresh_problem_locked(TcSession *session, TcConsumer *consu
 			session->relay_lost_since = total.lost_since;
 			session->relay_connected = total.connected;
 			session->relay_errno = total.last_errno;
+			session->relay_reason_hash = g_str_hash(total.reason);
 		}
 	}
 	g_mutex_unlock(&session->lock);

@@ -24,7 +24,8 @@ snapshot_output_free(gpointer data)
 gboolean
 tc_snapshot_output_is_relay(const char *target)
 {
-	return g_str_has_prefix(target, "net://") || g_str_has_prefix(target, "net6://");
+	return g_str_has_prefix(target, "net://") || g_str_has_prefix(target, "net6://") ||
+	       g_str_has_prefix(target, "net+ssh://");
 }
 
 /* A relay URL, checked as a session's would be, in its canonical form. */
@@ -51,7 +52,7 @@ tc_snapshot_output_parse_url(const char *url, GError **error)
 {
 	const char *path = url;
 
-	if (g_str_has_prefix(url, "net://") || g_str_has_prefix(url, "net6://"))
+	if (tc_snapshot_output_is_relay(url))
 		return parse_relay_url(url, error);
 	if (g_str_has_prefix(url, "tcp://") || g_str_has_prefix(url, "tcp6://")) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,

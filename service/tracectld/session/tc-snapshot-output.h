@@ -23,8 +23,8 @@ typedef struct {
 } TcSnapshotOutput;
 
 /* The directory of a "/path" or "file:///path" URL, checked like an
- * output directory, or the canonical "net://HOST:CTRL:DATA" (net6://) of
- * a relay URL, as `lttng snapshot` takes them. */
+ * output directory, or the canonical "net://HOST:CTRL:DATA" (net6://,
+ * net+ssh://) of a relay URL, as `lttng snapshot` takes them. */
 char *tc_snapshot_output_parse_url(const char *url, GError **error);
 
 /* Whether target (from parse_url or resolve_locked) names a relay. */

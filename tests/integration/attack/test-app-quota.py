@@ -19,7 +19,7 @@ from tclib import Service, check, run, wait_for
 LIMIT = 20
 MAGIC = 0x54434131
 REGISTER, EVENTS_END, EVENTS_DONE = 1, 3, 23
-ABI_VERSION = 4  # TRACECTL_ABI_VERSION
+ABI_VERSION = 5  # TRACECTL_ABI_VERSION
 
 
 def message(kind, body):

@@ -27,7 +27,7 @@ from tracelib import expected_all_types, read_trace
 LIMIT_ERROR = "org.tracectl.Tracing1.Error.LimitExceeded"
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END, EVENTS_DONE = 1, 2, 3, 23
-ABI_VERSION = 4  # TRACECTL_ABI_VERSION
+ABI_VERSION = 5  # TRACECTL_ABI_VERSION
 FIELDS_MAX = 32  # TRACECTL_ABI_FIELDS_MAX
 SIGNED = 1
 CONNECTIONS = 1024  # MaxConnections

@@ -5,7 +5,9 @@ nothing to anyone else: a normal application registers at once while 70
 connections stall, a lying peer is known by its real pid and uid, bad
 event descriptions end their connection, descriptors sent along messages
 are closed, stalled ones are dropped at their deadline, and applications
-killed while registering leave no trace."""
+killed while registering leave no trace. An application of the ABI's
+previous version (4) is served; one of a version the service does not
+speak is dropped with the reason logged."""
 
 import os
 import random
@@ -24,15 +26,15 @@ from tclib import Service, check, run, wait_for
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END = 1, 2, 3
 FIELDS_MAX = 32
-ABI_VERSION = 4  # TRACECTL_ABI_VERSION
+ABI_VERSION = 5  # TRACECTL_ABI_VERSION
 
 
 def header(kind, size):
     return struct.pack("=IIII", MAGIC, kind, size, 0)
 
 
-def register(pid, uid):
-    body = struct.pack("=IIIIiI16s", ABI_VERSION, 64, 0, 1, pid, uid, b"liar")
+def register(pid, uid, version=ABI_VERSION):
+    body = struct.pack("=IIIIiI16s", version, 64, 0, 1, pid, uid, b"liar")
     return header(REGISTER, 16 + len(body)) + body
 
 
@@ -114,7 +116,9 @@ def check_bad_descriptions(svc):
         event(0, "p:e", [("_hidden", 1, 8)]),
         event(0, "p:e", [("x", 1, 8), ("x", 2, 4)]),
         event(0, "p:e", [("x", 1, 3)]),
-        event(0, "p:e", [("x", 9, 8)]),
+        event(0, "p:e", [("x", 10, 8)]),
+        # An enumeration field (uint8_t) naming an enumeration never sent.
+        event(0, "p:e", [("x", 9 | 2 << 16 | 1 << 24, 0)]),
         event(0, "p:e", [("x", 1, 8)], nr_fields=FIELDS_MAX + 1),
         event(5, "p:e", [("x", 1, 8)]),
         # CTF readers refuse a negative log level and warn about one above 14.
@@ -127,6 +131,27 @@ def check_bad_descriptions(svc):
         sock.send(message)
         check(is_dropped(sock), f"a bad event description was accepted: {message[32:48]!r}")
         sock.close()
+
+
+def check_versions(svc):
+    sock = connect(svc.rundir)
+    for message in (register(os.getpid(), 0, version=4), event(0, "old:ev", [("x", 1, 8)]),
+                    events_end()):
+        sock.send(message)
+    sock.settimeout(5)
+    check(sock.recv(8192) != b"", "a version 4 application was not answered")
+    sock.close()
+    for version, why in ((6, "refused: its libtracectl-ust speaks ABI version 6, newer than "
+                             "this service's 5: update tracectld"),
+                         (3, "refused: its libtracectl-ust speaks ABI version 3, older than "
+                             "the versions 4 to 5")):
+        offset = svc.log_offset()
+        sock = connect(svc.rundir)
+        sock.send(register(os.getpid(), 0, version=version))
+        check(is_dropped(sock), f"a version {version} application was not dropped")
+        sock.close()
+        wait_for(lambda: why in svc.log_since(offset), 5,
+                 f"the log to say why version {version} was refused")
 
 
 def check_descriptors_closed(svc):
@@ -168,6 +193,7 @@ def test():
         check_stalls_block_nobody(svc)
         check_liar(svc)
         check_bad_descriptions(svc)
+        check_versions(svc)
         check_descriptors_closed(svc)
         check_killed_while_registering(svc)
         app = svc.app("--pause", wait_ready=True)

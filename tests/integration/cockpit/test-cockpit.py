@@ -5,11 +5,21 @@ headless Chromium driven by Selenium, two test users who log in with
 their passwords through Cockpit's login form (PAM), their bridges on the
 embedded service's bus (cockpitlib.py says how).
 
-alice (in `tracing`) creates a session in the page, enables a user-space
-and a kernel event, starts it, runs the example application, stops it and
-reads the channels' statistics: read again while it records, and after
-the stop those `tracectl list NAME` gives her; the trace holds the
-application's events. A snapshot session made in the page records only
+alice (in `tracing`, and in `adm`, which reads the system's journal)
+creates a live session in the page, streamed to an lttng-relayd of the
+test's: the page says it is live, with its timer, as `tracectl list`
+does. She creates a local session, adds a channel to it (discard mode,
+sub-buffers, timers) and a context field picked from the names the
+service lists, and enables the event she picks from the events of the
+example application, which is registered and waiting, and a kernel event
+picked from the kernel's list. She starts it and the application runs:
+the plot of bytes written moves, its points changing at the monitor
+timer with no click; the newest events, which babeltrace2 reads as her,
+are the application's, with the context. She stops it and reads the
+channel's statistics, which are those `tracectl list NAME` gives her,
+rotates it and sees the archive, which holds the application's events,
+and reads the audit trail: an entry of her uid for each call she made.
+A snapshot session made in the page records only
 the events of its log level, and its snapshot is listed. Sessions she
 makes, starts and destroys with the CLI meanwhile appear, change and go
 in the page's list, which never reads the list again: the service's
@@ -18,12 +28,20 @@ one, the page shows the service's refusals to read it and to destroy it
 (polkit's: acting on another user's session is for administrators); her
 session is still there. His own creations with a bad name and with a
 relay nobody listens on, and his kernel event, are refused with the
-service's error names and messages. She destroys hers from the list. Screenshots of every step go to
+service's error names and messages; the audit trail of his own session
+shows journalctl's hint that he may not read the system's journal. She
+destroys hers from the list. Screenshots of every step go to
 <build>/meson-logs/screenshots/integration-cockpit/.
+
+There is no journal here (no systemd), and the service runs embedded,
+writing its audit entries to its log: journalctl, in Cockpit's mount
+namespace only, is journalctl-stand-in.py, which gives back those
+entries as journal records (cockpitlib.py).
 """
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -31,6 +49,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from tclib import BUILD, Service, check, log, mount_tracefs, run  # noqa: E402
 from tracelib import read_trace  # noqa: E402
+from relaylib import Relay  # noqa: E402
 from cockpitlib import (Browser, Cockpit, free_port, install_package,  # noqa: E402
                         require_browser, require_cockpit, set_password)
 
@@ -39,7 +58,13 @@ BOB = "tccockpit-bob"
 PASSWORD = "a-Long-passw0rd"
 DENIED = "org.tracectl.Tracing1.Error.PermissionDenied"
 SHOTS = os.path.join(BUILD, "meson-logs", "screenshots", "integration-cockpit")
-EVENTS = 50
+# At EVENT_INTERVAL_US apart: 1.5 s of recording, more than a monitor
+# timer's period, so that the plot gets points as they come.
+EVENTS = 150
+EVENT_INTERVAL_US = 10000
+# What alice does to her session "web" in the page, each call audited.
+ALICE_CALLS = ("CreateSessionWithOptions", "EnableChannel", "AddContext", "EnableEvent", "Start",
+               "Stop", "Rotate")
 
 
 def kernel_available():
@@ -53,35 +78,61 @@ def kernel_available():
     return True
 
 
+STARTED = time.monotonic()
+
+
+def step(what):
+    """Logs how long the test ran until what, to see where the time goes."""
+    log(f"{time.monotonic() - STARTED:5.1f} s: {what}")
+
+
 def test():
     require_cockpit()
     require_browser()
     shutil.rmtree(SHOTS, ignore_errors=True)
-    started = time.monotonic()
     with Service() as svc:
-        alice = svc.add_user(ALICE, groups=("tracing",))
+        alice = svc.add_user(ALICE, groups=("tracing", "adm"))
         bob = svc.add_user(BOB)
         for user in (alice, bob):
             set_password(user, PASSWORD)
             install_package(user)
         directory = os.path.join(svc.rundir, "cockpit")
         os.mkdir(directory)
-        with Cockpit(svc, directory) as cockpit:
-            with Browser(directory, "alice", SHOTS) as page:
-                page.login(cockpit, alice, PASSWORD)
-                page.open_page(cockpit)
-                page.screenshot("no-session")
-                check(page.find("#tc-sessions-empty").is_displayed(), "alice's empty list")
-                web = record(svc, page, alice, kernel_available())
-                snapshot(svc, page, alice)
-                page.open_page(cockpit)
-                live_list(svc, page, alice)
-                with Browser(directory, "bob", SHOTS) as other:
-                    other.login(cockpit, bob, PASSWORD)
-                    refusals(svc, other, cockpit, web, alice, bob)
-                page.open_page(cockpit)
-                destroy_from_list(svc, page, alice)
-    log(f"the test took {time.monotonic() - started:.1f} s; screenshots in {SHOTS}")
+        relay = Relay(directory).start()
+        try:
+            with Cockpit(svc, directory, audit_log=svc.log_path) as cockpit:
+                with Browser(directory, "alice", SHOTS) as page:
+                    scenario(svc, cockpit, page, directory, relay, alice, bob)
+        finally:
+            relay.stop()
+    step(f"the end; screenshots in {SHOTS}")
+
+
+def scenario(svc, cockpit, page, directory, relay, alice, bob):
+    # Registered before the page lists the applications, waiting for
+    # SIGUSR1 to emit its events.
+    app = svc.app("--pause", "--count", str(EVENTS), "--interval-us", str(EVENT_INTERVAL_US),
+                  user=alice, wait_ready=True)
+    page.login(cockpit, alice, PASSWORD)
+    page.open_page(cockpit)
+    page.screenshot("no-session")
+    check(page.find("#tc-sessions-empty").is_displayed(), "alice's empty list")
+    step("alice's page")
+    live_session(svc, page, alice, relay)
+    step("live session")
+    web = record(svc, page, alice, app, kernel_available())
+    step("recorded")
+    snapshot(svc, page, alice)
+    step("snapshot")
+    page.open_page(cockpit)
+    live_list(svc, page, alice)
+    step("list following the CLI")
+    with Browser(directory, "bob", SHOTS) as other:
+        other.login(cockpit, bob, PASSWORD)
+        refusals(svc, other, cockpit, web, alice, bob)
+    step("bob's refusals")
+    page.open_page(cockpit)
+    destroy_from_list(svc, page, alice)
 
 
 def wait_state(page, state, where="#tc-detail-state"):
@@ -96,6 +147,19 @@ def enable_event(page, domain, pattern, loglevel=""):
     page.click("#tc-event-enable")
 
 
+def pick_event(page, domain, name, channel=""):
+    """The event name picked from the service's list of domain."""
+    page.select("#tc-event-domain", domain)
+    if domain == "ust":
+        page.pick("#tc-event-channel", channel)
+    page.fill("#tc-event-filter", name)
+    page.pick("#tc-event-pick", name)
+    check(page.find("#tc-event-pattern").get_attribute("value") == name,
+          f"the pattern of the event picked: {page.find('#tc-event-pattern').get_attribute('value')}")
+    page.screenshot(f"{domain}-event-picked", show="#tc-event-form")
+    page.click("#tc-event-enable")
+
+
 def channel_row(page, domain, channel="channel0"):
     rows = page.find_all(f"#tc-channels tr[data-domain='{domain}'][data-channel='{channel}']")
     return rows[0] if rows else None
@@ -106,9 +170,40 @@ def cell(row, name):
     return row.find_element("css selector", f".tc-{name}").text if row else None
 
 
-def record(svc, page, alice, kernel):
-    """A session made, started, stopped in the page; its statistics are
-    the CLI's, its trace the application's."""
+def live_session(svc, page, alice, relay):
+    """A live session, streamed to the test's relay: what the page says of
+    it is what the service says."""
+    page.fill("#tc-create-name", "live")
+    page.fill("#tc-create-output", relay.url)
+    page.find("#tc-create-live").click()
+    page.fill("#tc-create-live-timer", "500")
+    page.click("#tc-create-button")
+    page.wait(lambda d: page.text("#tc-detail-name") == "live" and page.text("#tc-detail-kind"),
+              "the live session's page")
+    page.no_error("create a live session")
+    kind = page.text("#tc-detail-kind")
+    check(kind == "live, streamed to a relay, flushed every 500 ms", f"kind: {kind!r}")
+    listed = svc.cli("list", "live", user=alice).stdout
+    check(f"Trace output: {relay.url}" in listed and "Live timer interval: 500000 us" in listed,
+          f"`tracectl list live`: {listed}")
+    check(not page.find("#tc-rotate").is_displayed(), "Rotate offered for a streamed session")
+    page.screenshot("live-session")
+    page.click("#tc-destroy")
+    page.wait(lambda d: page.find("#tc-list-view").is_displayed() and page.row("live") is None,
+              "the list without the live session")
+    page.no_error("destroy the live session")
+
+
+def plot_points(page, plot):
+    """(points drawn, the last value) of a plot."""
+    figure = page.find(f"#{plot}")
+    return int(figure.get_attribute("data-points") or 0), figure.get_attribute("data-last")
+
+
+def record(svc, page, alice, app, kernel):
+    """A session made, set up, started, stopped and rotated in the page;
+    its statistics are the CLI's, its trace and archive the application's,
+    its audit trail what alice did."""
     page.fill("#tc-create-name", "web")
     page.click("#tc-create-button")
     page.wait(lambda d: page.find("#tc-detail-view").is_displayed() and
@@ -121,28 +216,68 @@ def record(svc, page, alice, kernel):
           f"output shown: {page.text('#tc-detail-output')!r}, {described['output_directory']!r}")
     wait_state(page, "inactive")
 
-    enable_event(page, "ust", "example:*")
-    page.wait(lambda d: cell(channel_row(page, "ust"), "events") == "example:*",
-              "channel0, which the first event made, with example:*")
-    page.no_error("enable example:*")
+    # Small sub-buffers closed every 200 ms: packets are written while the
+    # application runs, and the plot of bytes written climbs.
+    page.fill("#tc-channel-name", "chan")
+    page.select("#tc-channel-mode", "discard")
+    page.select("#tc-channel-subbuf-size", "16384")
+    page.select("#tc-channel-subbuf-count", "4")
+    page.fill("#tc-channel-switch-timer", "200")
+    page.fill("#tc-channel-monitor-timer", "1000")
+    page.click("#tc-channel-add")
+    page.wait(lambda d: channel_row(page, "ust", "chan"), "the channel added")
+    page.no_error("add a channel")
+    page.pick("#tc-context-channel", "chan")
+    page.pick("#tc-context-name", "vpid")
+    page.click("#tc-context-add")
+    page.wait(lambda d: cell(channel_row(page, "ust", "chan"), "contexts") == "vpid",
+              "the context added to chan")
+    page.no_error("add a context")
+    settings = svc.cli_json("list", "web", user=alice)["channels"][0]
+    check((settings["name"], settings["subbuf_size"], settings["num_subbuf"],
+           settings["settings"]["overwrite"], settings["settings"]["switch_timer"],
+           settings["settings"]["monitor_timer"], settings["settings"]["contexts"]) ==
+          ("chan", 16384, 4, False, 200000, 1000000, ["vpid"]),
+          f"the channel the page made: {settings}")
+
+    pick_event(page, "ust", "example:all_types", channel="chan")
+    page.wait(lambda d: cell(channel_row(page, "ust", "chan"), "events") == "example:all_types",
+              "chan with the event picked")
+    page.no_error("enable the event picked")
     if kernel:
-        enable_event(page, "kernel", "sched:sched_process_exec")
+        pick_event(page, "kernel", "sched:sched_process_exec")
         page.wait(lambda d: channel_row(page, "kernel"), "the kernel channel")
         page.no_error("enable a kernel event")
-    page.screenshot("events-enabled", show="#tc-channels")
+    page.screenshot("channel-context-events", show="#tc-channels")
 
     page.click("#tc-start")
     wait_state(page, "active")
     page.no_error("start")
     check(svc.cli_json("list", "web", user=alice)["state"] == "active", "the service says active")
-    page.screenshot("started")
-
-    svc.run_app("--count", str(EVENTS), user=alice)
+    first = plot_points(page, "tc-plot-written")
+    app.send_signal(signal.SIGUSR1)
     # No signal carries the statistics: the page reads them again at the
-    # monitor timer (1 s) while the session records, with no click.
-    page.wait(lambda d: cell(channel_row(page, "ust"), "in-use") not in (None, "0 B", "—"),
-              "the buffer usage to show the application's events", timeout=15)
-    page.screenshot("recording", show="#tc-channels")
+    # monitor timer (1 s) while the session records, with no click, and
+    # each read is a point of the plots.
+    page.wait(lambda d: plot_points(page, "tc-plot-written")[0] > first[0] and
+              float(plot_points(page, "tc-plot-written")[1] or 0) > 0,
+              "the plot of bytes written to move", timeout=15)
+    moved = plot_points(page, "tc-plot-written")
+    log(f"the plot of bytes written: {first} then {moved} (points, last value)")
+    page.screenshot("plot-moving", show=".tc-plots")
+
+    # Written packets are in the trace: babeltrace2 reads them as alice.
+    page.click("#tc-newest-read")
+    page.wait(lambda d: page.error() or "example:all_types" in page.text("#tc-newest-events"),
+              "the newest events to be the application's")
+    page.no_error("read the newest events")
+    newest = page.text("#tc-newest-events").splitlines()
+    check(all("{ vpid = " in line for line in newest if "example:all_types" in line),
+          f"the newest events have no vpid context: {newest[-3:]}")
+    page.screenshot("newest-events", show="#tc-newest-events")
+
+    out, err = app.communicate(timeout=60)
+    check(app.returncode == 0 and err == "", f"example app: {app.returncode} {err!r}")
     page.click("#tc-stop")
     wait_state(page, "inactive")
     page.no_error("stop")
@@ -152,21 +287,40 @@ def record(svc, page, alice, kernel):
     ust = [c for c in figures if c["domain"] == "ust"][0]["statistics"]
 
     def page_figures():
-        row = channel_row(page, "ust")
+        row = channel_row(page, "ust", "chan")
         return row and (cell(row, "packets"), cell(row, "discarded"))
     expected = (str(ust["packets_written"]), str(ust["discarded_events"]))
     page.wait(lambda d: page_figures() == expected,
               f"the page's packets and discarded events to be the CLI's {expected}")
     check(ust["packets_written"] > 0 and ust["discarded_events"] == 0, f"statistics: {ust}")
     page.screenshot("stopped-statistics", show="#tc-channels")
-    log(f"the page's channel0: {page_figures()} (packets, discarded), as `tracectl list web`")
+    log(f"the page's chan: {page_figures()} (packets, discarded), as `tracectl list web`")
 
-    names = [name for name, _ in read_trace(described["output_directory"])]
-    check(names.count("example:all_types") == EVENTS and "example:done" in names,
-          f"the trace of the session made in the page: {names[:10]}...")
+    # A stopped session's recording is archived once.
+    archives = os.path.join(described["output_directory"], "archives") + "/"
+    page.click("#tc-rotate")
+    page.wait(lambda d: page.text("#tc-detail-archive").startswith(archives), "the archive")
+    page.no_error("rotate")
+    archive = page.text("#tc-detail-archive")
+    page.screenshot("rotated")
+    names = [name for name, _ in read_trace(archive)]
+    check(names.count("example:all_types") == EVENTS,
+          f"the archive of the session made in the page: {names[:10]}...")
     if kernel:
         check(any(name.endswith("sched_process_exec") for name in names),
               "the kernel event enabled in the page is in the trace")
+
+    page.click("#tc-audit-read")
+    page.wait(lambda d: page.error() or page.find_all("#tc-audit tbody tr") or
+              page.find("#tc-audit-empty").is_displayed(), "the audit trail")
+    page.no_error("read the audit trail")
+    entries = [(row.get_attribute("data-action"), row.get_attribute("data-result"),
+                row.get_attribute("data-caller")) for row in page.find_all("#tc-audit tbody tr")]
+    for call in ALICE_CALLS:
+        check((call, "allowed", str(alice.uid)) in entries,
+              f"{call} by alice is not in the audit trail: {entries}")
+    page.screenshot("audit-trail", show="#tc-audit")
+    log(f"the audit trail of web: {len(entries)} entries, newest first: {entries[:4]}...")
     return described
 
 
@@ -271,6 +425,15 @@ def refusals(svc, page, cockpit, web, alice, bob):
     page.screenshot("kernel-refused")
     check(svc.cli_json("list", "mine", user=bob)["channels"] == [],
           "the refused kernel event changed nothing")
+    # bob is not in the groups that read the system's journal: what
+    # journalctl says to him is shown, not an empty trail alone.
+    page.click("#tc-audit-read")
+    page.wait(lambda d: page.find("#tc-audit-said").is_displayed(), "journalctl's hint")
+    said = page.text("#tc-audit-said")
+    check("not seeing messages from other users and the system" in said and
+          not page.find_all("#tc-audit tbody tr"), f"bob's audit trail: {said!r}")
+    page.no_error("bob reading his audit trail")
+    page.screenshot("audit-hint", show="#tc-audit-said")
     page.click("#tc-destroy")
     page.wait(lambda d: page.find("#tc-list-view").is_displayed(), "bob's list again")
 

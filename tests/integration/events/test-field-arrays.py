@@ -10,7 +10,6 @@ names every type, and a filter naming an array or a sequence is refused
 with its reason logged."""
 
 import os
-import signal
 import struct
 import subprocess
 import sys
@@ -18,8 +17,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, Service, check, run, wait_for
-from tracelib import read_trace
+from tclib import BUILD, Service, check, run
+from tracelib import record_run
 
 ARRAYS_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-arrays-app")
 COUNT = 18  # sequences of 0 to 16 elements, then 16 again
@@ -64,15 +63,8 @@ def recorded(svc, name, *rule):
     """The events of a session that records the application once with rule
     (enable-event's arguments), in a channel of 128 KiB sub-buffers: a
     65536-byte sequence fits, the 512 KiB one does not."""
-    out = os.path.join(svc.rundir, name)
-    svc.cli("create", name, "--output", out)
-    svc.cli("enable-channel", "-u", "arrays", "--subbuf-size", "128k", "--num-subbuf", "4")
-    svc.cli("enable-event", "-u", "-c", "arrays", *rule)
-    svc.cli("start")
-    svc.run_app(str(COUNT), program=ARRAYS_APP)
-    svc.cli("stop")
-    svc.cli("destroy", name)
-    return out, read_trace(out)
+    return record_run(svc, name, ARRAYS_APP, COUNT, rule,
+                      channel=("--subbuf-size", "128k", "--num-subbuf", "4"))
 
 
 def check_values(svc):
@@ -103,19 +95,8 @@ def check_values(svc):
 
 
 def check_listing(svc):
-    app = svc.app("1", "--pause", program=ARRAYS_APP, wait_ready=True)
-    wait_for(lambda: app.pid in svc.listed_pids(), 10, "the application to be listed")
-    listed = [a for a in svc.applications() if a["pid"] == app.pid][0]
-    fields = {event["name"]: event["fields"] for event in listed["events"]}
+    fields = svc.listed_fields(ARRAYS_APP)
     check(fields == SIGNATURES, f"the application lists {fields}")
-    app.send_signal(signal.SIGUSR1)
-    app.communicate(timeout=60)
-
-
-def log_since(svc, offset):
-    with open(svc.log_path, "rb") as f:
-        f.seek(offset)
-        return f.read().decode(errors="replace")
 
 
 def check_filters(svc):
@@ -132,7 +113,7 @@ def check_filters(svc):
         event = "arrays:ints" if kind == "an array" else "arrays:text"
         _, events = recorded(svc, field, event, "--filter", f"{field} == 3")
         check(events == [], f"a filter on {kind} kept {events}")
-        text = log_since(svc, offset)
+        text = svc.log_since(offset)
         check(f"field '{field}' is {kind}, which filters cannot read" in text,
               f"the refused filter is not logged: {text[-2000:]}")
 

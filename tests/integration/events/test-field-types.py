@@ -8,14 +8,13 @@ names every type, and filters read the float and the hex integer but
 refuse a field in network byte order."""
 
 import os
-import signal
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import BUILD, Service, check, run, wait_for
-from tracelib import read_trace
+from tclib import BUILD, Service, check, run
+from tracelib import record_run
 
 TYPES_APP = os.path.join(BUILD, "tests", "integration", "apps", "tracectl-types-app")
 COUNT = 4
@@ -34,14 +33,7 @@ def expected(i):
 def recorded(svc, name, *rule):
     """The types:scalars events of a session that records the application
     once with rule (enable-event's arguments)."""
-    out = os.path.join(svc.rundir, name)
-    svc.cli("create", name, "--output", out)
-    svc.cli("enable-event", "-u", *rule)
-    svc.cli("start")
-    svc.run_app(str(COUNT), program=TYPES_APP)
-    svc.cli("stop")
-    svc.cli("destroy", name)
-    events = read_trace(out)
+    out, events = record_run(svc, name, TYPES_APP, COUNT, rule)
     check(all(event == "types:scalars" for event, _ in events), f"{name}: {events}")
     return out, [fields for _, fields in events]
 
@@ -60,19 +52,8 @@ def check_values(svc):
 
 
 def check_listing(svc):
-    app = svc.app("1", "--pause", program=TYPES_APP, wait_ready=True)
-    wait_for(lambda: app.pid in svc.listed_pids(), 10, "the application to be listed")
-    listed = [a for a in svc.applications() if a["pid"] == app.pid][0]
-    fields = {event["name"]: event["fields"] for event in listed["events"]}
+    fields = svc.listed_fields(TYPES_APP)
     check(fields == {"types:scalars": SIGNATURE}, f"the application lists {fields}")
-    app.send_signal(signal.SIGUSR1)
-    app.communicate(timeout=60)
-
-
-def log_since(svc, offset):
-    with open(svc.log_path, "rb") as f:
-        f.seek(offset)
-        return f.read().decode(errors="replace")
 
 
 def check_filters(svc):
@@ -83,7 +64,7 @@ def check_filters(svc):
     offset = svc.log_offset()
     _, events = recorded(svc, "network", "types:scalars", "--filter", "port == 8080")
     check(events == [], f"a filter on a field in network byte order kept {events}")
-    text = log_since(svc, offset)
+    text = svc.log_since(offset)
     check("field 'port' is stored in network byte order, which filters cannot read" in text,
           f"the refused filter is not logged: {text[-2000:]}")
 

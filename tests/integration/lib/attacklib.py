@@ -6,7 +6,6 @@ Each attack runs as the attacking user until stop() is called."""
 
 import os
 import signal
-import socket
 import struct
 import subprocess
 import threading
@@ -17,7 +16,7 @@ from tclib import consumer_pids
 MAGIC = 0x54434131
 REGISTER, EVENT, EVENTS_END = 1, 2, 3
 FIELDS_MAX = 32
-ABI_VERSION = 4  # TRACECTL_ABI_VERSION
+ABI_VERSION = 5  # TRACECTL_ABI_VERSION
 U64 = 1  # TRACECTL_FIELD_INTEGER, 8 bytes
 
 

@@ -18,6 +18,11 @@ install_package(user) copies the page as meson stages it in the build
 tree (build/cockpit/) into the user's ~/.local/share/cockpit/tracectl,
 where the bridge finds packages, before the user logs in (the bridge
 reads the packages when it starts).
+
+Cockpit(svc, directory, audit_log=svc.log_path) also mounts
+journalctl-stand-in.py over /usr/bin/journalctl in that namespace: the
+test's service logs its audit entries to its log file, there being no
+journal, and the page's audit trail asks journalctl for them.
 """
 
 import contextlib
@@ -38,6 +43,9 @@ COCKPIT_BRIDGE = "/usr/bin/cockpit-bridge"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 WS_ACCOUNT = "cockpit-wsinstance"
+JOURNALCTL = "/usr/bin/journalctl"
+JOURNALCTL_STAND_IN = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "journalctl-stand-in.py")
 PACKAGE = os.path.join(BUILD, "cockpit")
 # What a login, a page load or a call is given before the test fails.
 PAGE_TIMEOUT_S = 60
@@ -95,9 +103,10 @@ def bus_socket(address):
 
 
 class Cockpit:
-    """cockpit-ws --no-tls on 127.0.0.1:port, its bridges on svc's bus."""
+    """cockpit-ws --no-tls on 127.0.0.1:port, its bridges on svc's bus;
+    with audit_log, a journalctl that reads the audit entries there."""
 
-    def __init__(self, svc, directory):
+    def __init__(self, svc, directory, audit_log=None):
         require_cockpit()
         self.svc = svc
         self.port = free_port()
@@ -107,9 +116,18 @@ class Cockpit:
         script = ("set -e\n"
                   "mkdir -p /run/dbus\n"
                   "mount -t tmpfs -o mode=0755,size=64k tmpfs /run/dbus\n"
-                  f"ln -s '{socket_path}' /run/dbus/system_bus_socket\n"
-                  f"exec setpriv --reuid={WS_ACCOUNT} --regid={WS_ACCOUNT} --init-groups -- "
-                  f"{COCKPIT_WS} --no-tls --address 127.0.0.1 --port {self.port}\n")
+                  f"ln -s '{socket_path}' /run/dbus/system_bus_socket\n")
+        if audit_log:
+            # The users' bridges run it: a script of the test's directory
+            # that they may read, naming the log.
+            journalctl = os.path.join(directory, "journalctl")
+            with open(journalctl, "w") as f:
+                f.write(f"#!/bin/sh\nexec /usr/bin/python3 '{JOURNALCTL_STAND_IN}' "
+                        f"--service-log '{audit_log}' \"$@\"\n")
+            os.chmod(journalctl, 0o755)
+            script += f"mount --bind '{journalctl}' {JOURNALCTL}\n"
+        script += (f"exec setpriv --reuid={WS_ACCOUNT} --regid={WS_ACCOUNT} --init-groups -- "
+                   f"{COCKPIT_WS} --no-tls --address 127.0.0.1 --port {self.port}\n")
         self.logfile = open(self.log_path, "wb")
         # unshare and sh exec: the pid is cockpit-ws's own.
         self.proc = subprocess.Popen(
@@ -292,6 +310,17 @@ class Browser:
     def select(self, css, value):
         from selenium.webdriver.support.ui import Select
         Select(self.find(css)).select_by_value(value)
+
+    def pick(self, css, value):
+        """Selects value in the list css, which the page fills once the
+        service (or a program) answered: waits for the option to be there.
+        A list that allows several choices keeps those made before."""
+        from selenium.webdriver.support.ui import Select
+
+        def picked(driver):
+            Select(self.find(css)).select_by_value(value)
+            return True
+        self.wait(picked, f"{value!r} to be listed in {css}")
 
     def error(self):
         """(D-Bus error name, message) the page shows, or None."""

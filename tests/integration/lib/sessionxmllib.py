@@ -78,7 +78,12 @@ def kernel_domain(channels, trackers=None):
 
 
 def _destination(url_or_path):
-    """A directory, or the relay of net://HOST:CONTROL:DATA."""
+    """A directory, the relay of net://HOST:CONTROL:DATA, or of a
+    net+ssh:// URL, which tracectl saves as itself in both URIs."""
+    if url_or_path.startswith("net+ssh://"):
+        return _element("destination",
+                        _element("net_output", _element("control_uri", text=url_or_path),
+                                 _element("data_uri", text=url_or_path)))
     if not url_or_path.startswith("net://"):
         return _element("destination", _element("path", text=url_or_path))
     host, control, data = url_or_path[len("net://"):].split(":")
@@ -101,7 +106,7 @@ def snapshot_output(name, url_or_path, max_size=0):
 def session(name, domains, started=True, output=None, snapshot_outputs=(),
             rotation_timer_us=None, rotation_size=None):
     """The text of a file holding one session. output: a directory, a
-    net:// URL or None (the owner's default directory); snapshot_outputs
+    net:// or net+ssh:// URL or None (the owner's default directory); snapshot_outputs
     make it a snapshot-mode session."""
     attributes = []
     if snapshot_outputs:

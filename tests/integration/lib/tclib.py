@@ -298,8 +298,15 @@ class Service:
             self.address = f.read().strip()
 
     def log_offset(self):
-        """Where the service's log ends now, for polkit_waits()."""
+        """Where the service's log ends now, for polkit_waits() and
+        log_since()."""
         return os.path.getsize(self.log_path)
+
+    def log_since(self, offset):
+        """What the service logged from offset (a log_offset()) on."""
+        with open(self.log_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
 
     def polkit_waits(self, offset=0, user=None, every_user=False, end=None):
         """[(method, seconds)]: how long each call the service logged as
@@ -391,6 +398,17 @@ class Service:
     def applications(self, user=None):
         """`tracectl list -u --json`: the applications user sees."""
         return self.cli_json("list", "-u", user=user)["applications"]
+
+    def listed_fields(self, program):
+        """{event: fields} that `tracectl list -u` shows of one run of a
+        test application that takes COUNT --pause (it prints "ready" and
+        waits for SIGUSR1); the application is then let run to its end."""
+        app = self.app("1", "--pause", program=program, wait_ready=True)
+        wait_for(lambda: app.pid in self.listed_pids(), 10, "the application to be listed")
+        listed = [a for a in self.applications() if a["pid"] == app.pid][0]
+        app.send_signal(signal.SIGUSR1)
+        app.communicate(timeout=60)
+        return {event["name"]: event["fields"] for event in listed["events"]}
 
     def sessions(self, user=None):
         """`tracectl list --json`: the sessions user sees."""

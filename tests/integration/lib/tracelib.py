@@ -57,6 +57,24 @@ def read_trace(path):
     return json.loads(proc.stdout)
 
 
+def record_run(svc, name, program, count, rule, channel=()):
+    """(output directory, read_trace() of it) of a session name that
+    records one run of a test application (program COUNT) with rule
+    (enable-event's arguments after -u), in a channel made with
+    enable-channel's arguments channel (after its name) when given."""
+    out = os.path.join(svc.rundir, name)
+    svc.cli("create", name, "--output", out)
+    if channel:
+        svc.cli("enable-channel", "-u", "recorded", *channel)
+        rule = ("-c", "recorded", *rule)
+    svc.cli("enable-event", "-u", *rule)
+    svc.cli("start")
+    svc.run_app(str(count), program=program)
+    svc.cli("stop")
+    svc.cli("destroy", name)
+    return out, read_trace(out)
+
+
 READ_STREAMS_SCRIPT = r"""
 import bt2, json, sys
 events, discarded, packets_lost = [], {}, 0

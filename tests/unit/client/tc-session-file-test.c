@@ -203,6 +203,53 @@ test_snapshot_relay_outputs(void)
 	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
 }
 
+/* A relay reached through SSH is one URL, which LTTng's URIs cannot say:
+ * saved in both, read back as the URL a session's set-url takes, for the
+ * session and its snapshot outputs; two different ones are refused. */
+static void
+test_ssh_relay(void)
+{
+	static const char url[] = "net+ssh://tracer@relay.example.org:2222/5342:5343";
+	g_autoptr(TcFileSession) session = tc_file_session_new("far");
+	TcFileSnapshotOutput *output = g_new0(TcFileSnapshotOutput, 1);
+	g_autoptr(GPtrArray) sessions = g_ptr_array_new();
+	g_autoptr(GPtrArray) again = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree char *written = NULL, *snapshot_url = NULL, *other = NULL;
+	g_autofree char *control = NULL, *data = NULL;
+	TcFileSession *read;
+
+	g_assert_true(tc_session_file_relay_uris(url, &control, &data));
+	g_assert_cmpstr(control, ==, url);
+	g_assert_cmpstr(data, ==, url);
+	g_assert_null(tc_session_file_ssh_url("tcp4://relay:5342/"));
+	/* A snapshot session: its own relay is its first output, and it
+	 * keeps the outputs added to it. */
+	session->snapshot = TRUE;
+	session->control_url = g_steal_pointer(&control);
+	session->data_url = g_steal_pointer(&data);
+	output->name = g_strdup("far-snapshots");
+	g_assert_true(tc_session_file_relay_uris(url, &output->control_url, &output->data_url));
+	g_ptr_array_add(session->snapshot_outputs, output);
+	g_ptr_array_add(sessions, session);
+	written = tc_session_file_write(sessions);
+	again = parse(written, &error);
+	g_assert_no_error(error);
+	read = g_ptr_array_index(again, 0);
+	g_assert_cmpstr(tc_session_file_ssh_url(read->control_url), ==, url);
+	snapshot_url = tc_session_file_snapshot_output_url(
+	    g_ptr_array_index(read->snapshot_outputs, 0), &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(snapshot_url, ==, url);
+
+	other = g_strdup(written);
+	memcpy(strstr(strstr(other, "<data_uri>"), "tracer"), "tracex", 6);
+	g_clear_pointer(&again, g_ptr_array_unref);
+	again = parse(other, &error);
+	g_assert_error(error, TC_SESSION_FILE_ERROR, TC_SESSION_FILE_ERROR_INVALID);
+	g_assert_nonnull(strstr(error->message, "a net+ssh:// relay is one URL"));
+}
+
 /* The agent channel of session, or NULL. */
 static TcFileChannel *
 agent_channel(TcFileSession *session, TcFileAgent agent)
@@ -590,6 +637,7 @@ main(int argc, char **argv)
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);
 	g_test_add_func("/session-file/snapshot-relays", test_snapshot_relay_outputs);
+	g_test_add_func("/session-file/ssh-relay", test_ssh_relay);
 	g_test_add_func("/session-file/refusals", test_refusals);
 	g_test_add_func("/session-file/hostile-values", test_hostile_values);
 	g_test_add_func("/session-file/oversize", test_oversize);

@@ -12,6 +12,7 @@
 
 #include "tc-consumerd-layout.h"
 #include "tc-rb.h"
+#include "tracectl-abi.h"
 
 #define PACKET_SIZE 65536u
 #define FIXED_ID 3u    /* two 64-bit integers */
@@ -340,6 +341,31 @@ test_arrays_and_sequences(Fixture *fixture, gconstpointer data)
 	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_UNKNOWN_EVENT);
 }
 
+#define ENUMS_ID 8u
+
+/* Enumeration fields, laid out as tracectld lays them out from the
+ * application's description (tracectl_abi_field_fixed_size()): each as
+ * its container, whichever enumeration its size word names. */
+static void
+test_enumerations(Fixture *fixture, gconstpointer data)
+{
+	static const struct tracectl_abi_field fields[] = {
+		{"state", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 1), 0},
+		{"delta", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_SIGNED, 8), 3},
+		{"mode", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 2), 7},
+	};
+	struct tc_consumer_event_layout msg = {.event_id = ENUMS_ID, .nr_fields = 3};
+	const uint8_t record[1 + 8 + 2] = {200, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 0};
+
+	for (guint i = 0; i < G_N_ELEMENTS(fields); i++)
+		msg.fields[i] = (uint8_t)tracectl_abi_field_fixed_size(fields[i].type, fields[i].size);
+	g_assert_cmpint(tc_consumerd_layout_add(&fixture->layouts, &msg), ==, 0);
+	for (int i = 0; i < 100; i++)
+		append_compact(fixture, ENUMS_ID, 10, record, sizeof(record));
+	g_assert_cmpint(check(fixture, 0), ==, CONSUMERD_PACKET_VALID);
+	g_assert_cmpint(check(fixture, fixture->pos - 1), ==, CONSUMERD_PACKET_CORRUPT);
+}
+
 static void
 test_container_layouts_refused(Fixture *fixture, gconstpointer data)
 {
@@ -386,5 +412,6 @@ main(int argc, char **argv)
 	ADD("long-runs", test_long_runs);
 	ADD("arrays-and-sequences", test_arrays_and_sequences);
 	ADD("container-layouts-refused", test_container_layouts_refused);
+	ADD("enumerations", test_enumerations);
 	return g_test_run();
 }

@@ -17,9 +17,9 @@ MAGIC = 0x54434331
 FLUSH, RELAY_STATUS, SESSION_FILES = 4, 15, 21
 STREAM, REPLY, SESSION_FILE = 16, 17, 22
 HEADER = "=IIII"
-FILE = HEADER + "IiQQ256s"           # struct tc_consumer_session_file
-REPLY_FMT = HEADER + "iI6Q256sIIQq"  # struct tc_consumer_reply
-STREAM_FMT = HEADER + "QIIQ"         # struct tc_consumer_stream
+FILE = HEADER + "IiQQ256s"               # struct tc_consumer_session_file
+REPLY_FMT = HEADER + "iI6Q256sIIQq256s"  # struct tc_consumer_reply
+STREAM_FMT = HEADER + "QIIQ"             # struct tc_consumer_stream
 
 sock = socket.socket(fileno=3)
 mode = sys.argv[1]
@@ -34,7 +34,7 @@ def send(data):
 
 def reply(request_id, status=0):
     send(struct.pack(REPLY_FMT, MAGIC, REPLY, struct.calcsize(REPLY_FMT), request_id, status,
-                     0, 0, 0, 0, 0, 0, 0, b"", 0, 0, 0, 0))
+                     0, 0, 0, 0, 0, 0, 0, b"", 0, 0, 0, 0, b""))
 
 
 def answer(request_id, index, name):

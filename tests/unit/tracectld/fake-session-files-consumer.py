@@ -10,14 +10,13 @@ import os
 import socket
 import struct
 import sys
-import time
 
 MAGIC = 0x54434331
 SESSION_FILES, REPLY, SESSION_FILE = 21, 17, 22
 NAME_MAX, PATH_MAX, ERROR_MAX = 256, 4096, 256
 HEADER = "=IIII"
 FILE = HEADER + "IiQQ256s"      # struct tc_consumer_session_file
-REPLY_FMT = HEADER + "iI6Q256sIIQq"  # struct tc_consumer_reply
+REPLY_FMT = HEADER + "iI6Q256sIIQq256s"  # struct tc_consumer_reply
 
 sock = socket.socket(fileno=3)
 mode = sys.argv[1]
@@ -41,7 +40,7 @@ def whole(index, name, data):
 
 def reply(status=0, message=b""):
     sock.send(struct.pack(REPLY_FMT, MAGIC, REPLY, struct.calcsize(REPLY_FMT), request_id,
-                          status, 0, 0, 0, 0, 0, 0, 0, message, 0, 0, 0, 0))
+                          status, 0, 0, 0, 0, 0, 0, 0, message, 0, 0, 0, 0, b""))
 
 
 def other_request():

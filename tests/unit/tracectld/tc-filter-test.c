@@ -321,6 +321,62 @@ test_containers_refused(void)
 	tc_ust_filter_free(filter);
 }
 
+/* An enumeration field compares as its container: signed or unsigned, of
+ * its size, read from its one piece; the application's field says 0 where
+ * the wire has the enumeration's index. A label is no value. */
+static void
+test_enums_compare_as_integers(void)
+{
+	static const struct tracectl_abi_field fields[] = {
+		{"small", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_SIGNED, 1), 3},
+		{"wide", TRACECTL_FIELD_ENUM | TRACECTL_FIELD_ELEMENT(TRACECTL_FIELD_UNSIGNED, 8), 0},
+	};
+	static const struct tracectl_ust_field ust[] = {
+		{"small", TRACECTL_UST_FIELD_ENUM |
+				  TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 1), 0},
+		{"wide", TRACECTL_UST_FIELD_ENUM |
+				 TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_UNSIGNED, 8), 0},
+	};
+	static const struct {
+		const char *text;
+		int8_t small;
+		uint64_t wide;
+		gboolean kept;
+	} cases[] = {
+		{"small == -3", -3, 0, TRUE},
+		{"small < 0", -3, 0, TRUE},
+		{"small < 0", 5, 0, FALSE},
+		{"small >= 2 && wide == 18446744073709551615", 2, G_MAXUINT64, TRUE},
+		{"wide > 1000", 0, 1000, FALSE},
+	};
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(TcFilterExpr) expr = tc_filter_parse(cases[i].text, &error);
+		g_autoptr(GBytes) bytecode = NULL;
+		struct tc_ust_filter *filter = NULL;
+		struct tracectl_ust_piece pieces[] = {{&cases[i].small, 1}, {&cases[i].wide, 8}};
+		const void *data;
+		gsize size;
+
+		g_assert_no_error(error);
+		bytecode = tc_filter_compile(&expr, 1, fields, G_N_ELEMENTS(fields), &error);
+		g_assert_no_error(error);
+		data = g_bytes_get_data(bytecode, &size);
+		g_assert_cmpint(tc_ust_filter_load(data, size, ust, G_N_ELEMENTS(ust), &filter), ==, 0);
+		g_assert_cmpint(tc_ust_filter_run(filter, pieces, G_N_ELEMENTS(pieces), 0), ==,
+				cases[i].kept);
+		tc_ust_filter_free(filter);
+	}
+	{
+		g_autoptr(TcFilterExpr) expr = tc_filter_parse("small == \"busy\"", &error);
+
+		g_assert_no_error(error);
+		g_assert_null(tc_filter_compile(&expr, 1, fields, G_N_ELEMENTS(fields), &error));
+		g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	}
+}
+
 /* Several filters on one event: any of them keeps a record; one that does
  * not apply to the event is left out. */
 static void
@@ -732,6 +788,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/filter/refused", test_refused);
 	g_test_add_func("/tracectl/filter/not-compiled", test_not_compiled);
 	g_test_add_func("/tracectl/filter/containers-refused", test_containers_refused);
+	g_test_add_func("/tracectl/filter/enums-compare-as-integers", test_enums_compare_as_integers);
 	g_test_add_func("/tracectl/filter/or-of-filters", test_or_of_filters);
 	g_test_add_func("/tracectl/filter/unmeasured-string-bounded",
 			test_unmeasured_string_bounded);

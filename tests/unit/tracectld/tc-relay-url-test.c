@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit tests of the session output URLs: the forms lttng accepts, the
- * defaults of lttng-relayd, and refusals that name the URL and position. */
+ * defaults of lttng-relayd, net+ssh:// (an ssh:// authority, the relay's
+ * ports after '/'), and refusals that name the URL and position. */
 #include <glib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "tc-error.h"
 #include "tc-relay-url.h"
+#include "tc-ssh-names.h"
 
 static void
 assert_net(const char *text, int family, const char *host, guint16 control, guint16 data)
@@ -33,6 +35,42 @@ test_net(void)
 	assert_net("net6://[::1]", AF_INET6, "::1", 5342, 5343);
 	assert_net("net6://[fe80::1:2]:1:65535", AF_INET6, "fe80::1:2", 1, 65535);
 	assert_net("net6://relay6", AF_INET6, "relay6", 5342, 5343);
+}
+
+static void
+assert_ssh(const char *text, const char *user, const char *host, guint16 ssh_port,
+	   guint16 control, guint16 data)
+{
+	g_autoptr(GError) error = NULL;
+	g_auto(TcRelayUrl) url = {0};
+	size_t position;
+
+	g_assert_true(tc_relay_url_parse(text, &url, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(url.kind, ==, TC_RELAY_URL_SSH);
+	g_assert_cmpint(url.family, ==, AF_UNSPEC);
+	g_assert_cmpstr(url.user, ==, user);
+	g_assert_cmpstr(url.host, ==, host);
+	g_assert_cmpuint(url.ssh_port, ==, ssh_port);
+	g_assert_cmpuint(url.control_port, ==, control);
+	g_assert_cmpuint(url.data_port, ==, data);
+	/* What the consumer checks again before running ssh holds. */
+	g_assert_null(tc_ssh_names_check_host(url.host, strlen(url.host), &position));
+	if (user)
+		g_assert_null(tc_ssh_names_check_user(user, strlen(user), &position));
+}
+
+static void
+test_ssh(void)
+{
+	assert_ssh("net+ssh://relay.example.org", NULL, "relay.example.org", 0, 5342, 5343);
+	assert_ssh("net+ssh://relay/", NULL, "relay", 0, 5342, 5343);
+	assert_ssh("net+ssh://tracer@relay", "tracer", "relay", 0, 5342, 5343);
+	assert_ssh("net+ssh://a.b_c-1@relay:2222", "a.b_c-1", "relay", 2222, 5342, 5343);
+	assert_ssh("net+ssh://u@relay:22/6000", "u", "relay", 22, 6000, 5343);
+	assert_ssh("net+ssh://relay/6000:6001", NULL, "relay", 0, 6000, 6001);
+	assert_ssh("net+ssh://u@10.0.0.2:2222/1:2", "u", "10.0.0.2", 2222, 1, 2);
+	assert_ssh("net+ssh://u@[::1]:22/5342:5343", "u", "::1", 22, 5342, 5343);
 }
 
 static void
@@ -86,6 +124,25 @@ static const struct {
     {"tcp://host:1:2", "position 13; expected the end after the port"},
     {"file://relative", "position 8; file:// takes an absolute path"},
     {"file:///a/../b", "contains '..'"},
+    /* net+ssh://: nothing of it may become an option of ssh */
+    {"net+ssh://", "ends at position 11; expected a host"},
+    {"net+ssh://-oProxyCommand=x", "position 11; a host name label cannot start with '-'"},
+    {"net+ssh://-oProxyCommand=x@h", "position 11; an SSH login cannot start with '-'"},
+    {"net+ssh://u@-h", "position 13; a host name label cannot start with '-'"},
+    {"net+ssh://@h", "position 11; an SSH login is 1 to 32 characters"},
+    {"net+ssh://a b@h", "unexpected ' ' at position 12; an SSH login is made of"},
+    {"net+ssh://u$@h", "unexpected '$' at position 12; an SSH login is made of"},
+    {"net+ssh://u@v@h", "unexpected '@' at position 14; a host name has letters"},
+    {"net+ssh://u@h%eth0", "unexpected '%' at position 14"},
+    {"net+ssh://h:5342:5343", "position 17; the port after the host is SSH's; the relay's "
+			      "ports follow a '/'"},
+    {"net+ssh://h:0", "position 13; a port lies between 1 and 65535"},
+    {"net+ssh://h:22x", "unexpected 'x' at position 15; a port has only digits"},
+    {"net+ssh://h/1:2:3", "unexpected ':' at position 16; expected the end after the data"},
+    {"net+ssh://h/1:2/x", "unexpected '/' at position 16; a port has only digits"},
+    {"net+ssh://h/5342:5342", "the control and data ports must differ"},
+    {"net+ssh://h/x", "unexpected 'x' at position 13; expected a port number"},
+    {"net+ssh://[::1", "ends at position 15; expected ']'"},
 };
 
 static void
@@ -134,6 +191,23 @@ test_host_lengths(void)
 	g_assert_nonnull(strstr(error->message, "at most 1024"));
 }
 
+/* An SSH login of 32 characters, as useradd allows, and not one more. */
+static void
+test_ssh_user_length(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_auto(TcRelayUrl) url = {0};
+	g_autofree char *login32 = g_strnfill(32, 'u');
+	g_autofree char *ok = g_strdup_printf("net+ssh://%s@h", login32);
+	g_autofree char *too_long = g_strdup_printf("net+ssh://%su@h", login32);
+
+	g_assert_true(tc_relay_url_parse(ok, &url, &error));
+	g_assert_no_error(error);
+	g_assert_cmpstr(url.user, ==, login32);
+	g_assert_false(tc_relay_url_parse(too_long, &url, &error));
+	g_assert_nonnull(strstr(error->message, "position 43; an SSH login is 1 to 32"));
+}
+
 static void
 test_output_set_url(void)
 {
@@ -165,6 +239,43 @@ test_output_set_url(void)
 						&directory, &error));
 	g_assert_cmpstr(directory, ==, "/var/tmp/t");
 	g_assert_no_error(error);
+}
+
+/* What the consumer is given of a net+ssh:// URL, and its canonical form,
+ * which names the login and SSH port only when the URL does: otherwise
+ * the owner's ssh configuration decides them. */
+static void
+test_output_ssh(void)
+{
+	static const struct {
+		const char *url, *canonical;
+	} cases[] = {
+	    {"net+ssh://relay", "net+ssh://relay/5342:5343"},
+	    {"net+ssh://t@relay:2222/6000", "net+ssh://t@relay:2222/6000:5343"},
+	    {"net+ssh://[fe80::1]/1:2", "net+ssh://[fe80::1]/1:2"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		struct tc_consumer_relay_output relay = {0}, again = {0};
+		g_autofree char *directory = NULL, *canonical = NULL, *reformatted = NULL;
+
+		g_assert_true(tc_relay_url_parse_output(cases[i].url, NULL, NULL, 1000000, &relay,
+							&directory, &error));
+		g_assert_no_error(error);
+		g_assert_null(directory);
+		g_assert_true(relay.flags & TC_CONSUMER_RELAY_SSH);
+		g_assert_cmpuint(relay.family, ==, AF_UNSPEC);
+		g_assert_cmpuint(relay.live_timer_us, ==, 1000000);
+		canonical = tc_relay_url_format_output(&relay);
+		g_assert_cmpstr(canonical, ==, cases[i].canonical);
+		/* The canonical form reads back the same (snapshots re-read it). */
+		g_assert_true(tc_relay_url_parse_output(canonical, NULL, NULL, 1000000, &again,
+							&directory, &error));
+		g_assert_cmpmem(&relay, sizeof(relay), &again, sizeof(again));
+		reformatted = tc_relay_url_format_output(&again);
+		g_assert_cmpstr(reformatted, ==, canonical);
+	}
 }
 
 static void
@@ -199,6 +310,7 @@ static const struct {
     {NULL, "tcp://a", "tcp6://a", 0, "must name the same host"},
     {NULL, "tcp://a:9", "tcp://a:9", 0, "use the same port 9"},
     {NULL, "net://a", "tcp://a", 0, "take tcp:// or tcp6://"},
+    {NULL, "net+ssh://a", "tcp://a", 0, "take tcp:// or tcp6://"},
     {NULL, "tcp://a", "tcp://a b", 0, "Data URL: Invalid URL 'tcp://a b'"},
     {"tcp://a", NULL, NULL, 0, "are for the control and data URLs"},
     {"file:///tmp/x", NULL, NULL, 1000000, "a live session streams to a relay"},
@@ -229,10 +341,13 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/relay-url/net", test_net);
+	g_test_add_func("/tracectl/relay-url/ssh", test_ssh);
+	g_test_add_func("/tracectl/relay-url/ssh-user-length", test_ssh_user_length);
 	g_test_add_func("/tracectl/relay-url/tcp-and-file", test_tcp_and_file);
 	g_test_add_func("/tracectl/relay-url/bad", test_bad);
 	g_test_add_func("/tracectl/relay-url/host-lengths", test_host_lengths);
 	g_test_add_func("/tracectl/relay-url/output-set-url", test_output_set_url);
+	g_test_add_func("/tracectl/relay-url/output-ssh", test_output_ssh);
 	g_test_add_func("/tracectl/relay-url/output-pair", test_output_pair);
 	g_test_add_func("/tracectl/relay-url/output-bad", test_output_bad);
 	return g_test_run();

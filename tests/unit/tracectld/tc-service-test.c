@@ -150,7 +150,7 @@ test_metadata_event(void)
 	event->fields[1].type = TRACECTL_FIELD_STRING;
 	strcpy(event->fields[2].name, "raw");
 	event->fields[2].type = TRACECTL_FIELD_BYTES;
-	signature = tc_metadata_signature(event->fields, event->nr_fields);
+	signature = tc_metadata_signature(event);
 	g_assert_cmpstr(signature, ==, "int16 count, string msg, bytes raw");
 	tc_metadata_append_event(out, 2, 7, event);
 	g_assert_nonnull(strstr(out->str, "name = \"p:e\";"));

@@ -30,6 +30,25 @@ TRACECTL_EVENT(cxx, containers,
 		tracectl_field_sequence_text(char, text, text, length),
 		tracectl_field_sequence_double(reals, reals, length)))
 
+/* Every kind of entry, values of either signedness and of every width,
+ * in two containers: without a warning in C++ either. */
+TRACECTL_ENUM(cxx, level,
+	TRACECTL_ENUM_VALUES(
+		tracectl_enum_range("small", 1u, 10),
+		tracectl_enum_auto("eleven"),
+		tracectl_enum_value("top", UINT64_MAX)))
+
+TRACECTL_ENUM(cxx, sign,
+	TRACECTL_ENUM_VALUES(
+		tracectl_enum_range("minus", INT64_MIN, -1L),
+		tracectl_enum_auto("nought")))
+
+TRACECTL_EVENT(cxx, enums,
+	TRACECTL_ARGS(int, level, long, sign),
+	TRACECTL_FIELDS(
+		tracectl_field_enum(cxx, sign, int64_t, sign, sign),
+		tracectl_field_enum(cxx, level, uint64_t, level, level)))
+
 static int failures;
 
 static void
@@ -85,6 +104,21 @@ main()
 		      containers.fields[2].size == 0,
 	      "double sequence field");
 	check(containers.priv != nullptr, "the containers' event registered");
+	const tracectl_ust_event &enums = __tracectl_event__cxx__enums;
+	check(enums.nr_fields == 2 &&
+		      enums.fields[0].type ==
+			      (TRACECTL_UST_FIELD_ENUM |
+			       TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 8)) &&
+		      enums.field_enums[0] == &__tracectl_enum__cxx__sign &&
+		      enums.field_enums[1] == &__tracectl_enum__cxx__level,
+	      "enumeration fields");
+	check(__tracectl_enum__cxx__sign.entries[0].flags == TRACECTL_UST_ENUM_SIGNED &&
+		      __tracectl_enum__cxx__sign.entries[1].flags == TRACECTL_UST_ENUM_AUTO &&
+		      __tracectl_enum__cxx__level.entries[0].flags == 0 &&
+		      __tracectl_enum__cxx__level.entries[2].begin == UINT64_MAX,
+	      "enumeration entries");
+	check(enums.priv != nullptr, "the enumerations' event registered");
+	tracectl_tracepoint(cxx, enums, 3, -2L);
 	{
 		static const unsigned short words[4] = {1, 2, 3, 4};
 		static const double reals[2] = {0.5, 1.5};

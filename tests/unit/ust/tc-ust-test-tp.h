@@ -26,6 +26,34 @@ TRACECTL_EVENT_LOGLEVEL(unit, leveled, TRACECTL_LOGLEVEL_WARNING,
 	TRACECTL_FIELDS(
 		tracectl_field_integer(int, value, value)))
 
+/* An enumeration of values, a range, automatic values after an unsigned
+ * and after a negative end, used by two fields in two containers. */
+TRACECTL_ENUM(unit, state,
+	TRACECTL_ENUM_VALUES(
+		tracectl_enum_value("idle", 0),
+		tracectl_enum_range("busy", 1, 5),
+		tracectl_enum_auto("done"),
+		tracectl_enum_range("low", -3, -1),
+		tracectl_enum_auto("zero")))
+
+TRACECTL_EVENT(unit, with_enums,
+	TRACECTL_ARGS(int, from, int, to),
+	TRACECTL_FIELDS(
+		tracectl_field_enum(unit, state, int8_t, from, from),
+		tracectl_field_integer(int, plain, from),
+		tracectl_field_enum(unit, state, int64_t, to, to)))
+
+/* An enumeration its field's type cannot hold: the library must register
+ * neither the event nor the enumeration. */
+TRACECTL_ENUM(unit, wide,
+	TRACECTL_ENUM_VALUES(
+		tracectl_enum_value("big", 300)))
+
+TRACECTL_EVENT(unit, enum_too_wide,
+	TRACECTL_ARGS(int, value),
+	TRACECTL_FIELDS(
+		tracectl_field_enum(unit, wide, uint8_t, value, value)))
+
 /* A name the service would refuse: the library must not register it. */
 TRACECTL_EVENT(unit, bad_field_name,
 	TRACECTL_ARGS(int, value),

@@ -35,8 +35,12 @@
 #define FAKE_ID_BASE 100u
 #define FAKE_NOTIFIER ((UINT64_C(1) << 63) | 1u)
 #define FAKE_TIMEOUT_MS 10000
-/* The valid events of tc-ust-test-tp.h. */
-#define FAKE_EVENTS 2u
+/* The valid events of tc-ust-test-tp.h, and big_enum_event below. */
+#define FAKE_EVENTS 4u
+/* The enumerations they use: unit:state and unit:big, of BIG_ENUM_ENTRIES
+ * entries, more than one message holds. */
+#define FAKE_ENUMS 2u
+#define BIG_ENUM_ENTRIES 100u
 /* Sessions made and destroyed before the first measure, and in all. */
 #define FAKE_CYCLES_FIRST 50u
 #define FAKE_CYCLES 1000u
@@ -68,6 +72,43 @@ static struct tracectl_ust_event bad_level_event = {
 };
 static struct tracectl_ust_event *const bad_level_entry
 	__attribute__((used, section("__tracectl_events"))) = &bad_level_event;
+
+/* An enumeration of BIG_ENUM_ENTRIES entries ("v0" = 0, "v1" = 2, ...),
+ * made by hand, filled before the module's events are registered (a
+ * constructor of a higher priority), and an event of one field of it. */
+static char big_enum_labels[BIG_ENUM_ENTRIES][8];
+static struct tracectl_ust_enum_entry big_enum_entries[BIG_ENUM_ENTRIES];
+static const struct tracectl_ust_enum big_enum = {
+	.provider = "unit",
+	.name = "big",
+	.entries = big_enum_entries,
+	.nr_entries = BIG_ENUM_ENTRIES,
+};
+static const struct tracectl_ust_field big_enum_fields[] = {
+	{"value", TRACECTL_UST_FIELD_ENUM | TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_UNSIGNED, 2),
+	 0},
+};
+static const struct tracectl_ust_enum *const big_enum_field_enums[] = {&big_enum};
+static struct tracectl_ust_event big_enum_event = {
+	.loglevel = TRACECTL_LOGLEVEL_DEFAULT,
+	.provider = "unit",
+	.name = "big_enum",
+	.fields = big_enum_fields,
+	.nr_fields = 1,
+	.field_enums = big_enum_field_enums,
+};
+static struct tracectl_ust_event *const big_enum_entry
+	__attribute__((used, section("__tracectl_events"))) = &big_enum_event;
+
+static void __attribute__((constructor(101)))
+fill_big_enum(void)
+{
+	for (guint i = 0; i < BIG_ENUM_ENTRIES; i++) {
+		g_snprintf(big_enum_labels[i], sizeof(big_enum_labels[i]), "v%u", i);
+		big_enum_entries[i] = (struct tracectl_ust_enum_entry){
+			.label = big_enum_labels[i], .begin = 2 * i, .end = 2 * i};
+	}
+}
 
 static int
 count_evaluation(void)
@@ -107,11 +148,37 @@ test_descriptor(void)
 	g_assert_cmpuint(event->nr_fields, ==, 1);
 	g_assert_cmpuint(event->fields[0].type, ==, TRACECTL_UST_FIELD_SIGNED);
 	g_assert_cmpuint(event->fields[0].size, ==, sizeof(int));
+	g_assert_null(event->field_enums[0]);
+
+	/* Enumerations: the container in the element bits, the enumeration
+	 * beside; entries as written, automatic ones left to the library. */
+	event = &__tracectl_event__unit__with_enums;
+	g_assert_cmpuint(event->nr_fields, ==, 3);
+	g_assert_cmpuint(event->fields[0].type, ==,
+			 TRACECTL_UST_FIELD_ENUM |
+				 TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 1));
+	g_assert_cmpuint(event->fields[0].size, ==, 0);
+	g_assert_cmpuint(event->fields[2].type, ==,
+			 TRACECTL_UST_FIELD_ENUM |
+				 TRACECTL_UST_FIELD_ELEMENT(TRACECTL_UST_FIELD_SIGNED, 8));
+	g_assert_true(event->field_enums[0] == &__tracectl_enum__unit__state);
+	g_assert_null(event->field_enums[1]);
+	g_assert_true(event->field_enums[2] == &__tracectl_enum__unit__state);
+	g_assert_cmpuint(__tracectl_enum__unit__state.nr_entries, ==, 5);
+	g_assert_cmpstr(__tracectl_enum__unit__state.entries[3].label, ==, "low");
+	g_assert_cmpuint(__tracectl_enum__unit__state.entries[3].flags, ==,
+			 TRACECTL_UST_ENUM_SIGNED);
+	g_assert_cmpint((int64_t)__tracectl_enum__unit__state.entries[3].begin, ==, -3);
+	g_assert_cmpuint(__tracectl_enum__unit__state.entries[4].flags, ==,
+			 TRACECTL_UST_ENUM_AUTO);
 
 	/* Registered (the constructor ran) but disabled without a service. */
 	g_assert_nonnull(__tracectl_event__unit__every_type.priv);
 	g_assert_null(__tracectl_event__unit__bad_field_name.priv);
 	g_assert_null(bad_level_event.priv);
+	g_assert_nonnull(__tracectl_event__unit__with_enums.priv);
+	g_assert_nonnull(big_enum_event.priv);
+	g_assert_null(__tracectl_event__unit__enum_too_wide.priv);
 	g_assert_cmpuint(__tracectl_event__unit__every_type.enabled, ==, 0);
 	/* A disabled tracepoint does not evaluate its arguments. */
 	tracectl_tracepoint(unit, leveled, count_evaluation());
@@ -135,7 +202,10 @@ typedef struct {
 	void *mappings[FAKE_STREAMS];
 	uint64_t shm_size;
 	GPtrArray *event_names; /* by index, from the first connection */
+	/* ENUM messages in the order they came, of the first connection */
+	GArray *enum_messages;
 	struct tracectl_msg_event every_type;
+	struct tracectl_msg_event with_enums;
 	guint connections;
 	guint replies_failed;
 	gboolean ok;
@@ -217,25 +287,66 @@ command(FakeService *service, int fd, void *msg, uint32_t type, uint32_t size, i
 	return TRUE;
 }
 
-/* Reads the events of one batch and its EVENTS_END, counting them in
- * *received. Returns the batch, 0 on error. */
+/* Whether an ENUM message continues the enumerations received so far
+ * (*enums complete, *entries of the next one), as tracectld reads them. */
+static gboolean
+receive_enum(const struct tracectl_msg_enum *msg, uint32_t *enums, uint32_t *entries)
+{
+	if (msg->index != *enums || msg->first != *entries || msg->count == 0 ||
+	    msg->count > msg->nr_entries - msg->first)
+		return FALSE;
+	*entries += msg->count;
+	if (*entries == msg->nr_entries) {
+		(*enums)++;
+		*entries = 0;
+	}
+	return TRUE;
+}
+
+/* Whether each enumeration field of an event names an enumeration sent
+ * before it, on this connection. */
+static gboolean
+enums_sent_before(const struct tracectl_msg_event *event, uint32_t enums)
+{
+	for (uint32_t i = 0; i < event->nr_fields; i++) {
+		if (tracectl_abi_field_kind(event->fields[i].type) == TRACECTL_FIELD_ENUM &&
+		    event->fields[i].size >= enums)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* Reads the enumerations and events of one batch and its EVENTS_END,
+ * counting the events in *received and the enumerations in *enums.
+ * Returns the batch, 0 on error. */
 static uint32_t
-receive_batch(FakeService *service, int fd, gboolean record, uint32_t *received)
+receive_batch(FakeService *service, int fd, gboolean record, uint32_t *received, uint32_t *enums)
 {
 	union {
 		struct tracectl_msg_header header;
 		struct tracectl_msg_event event;
+		struct tracectl_msg_enum enumeration;
 		struct tracectl_msg_batch batch;
 		uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 	} msg;
+	uint32_t entries = 0;
 
 	for (;;) {
 		ssize_t len = receive(fd, &msg, sizeof(msg));
 
 		if (len == sizeof(msg.batch) && msg.header.type == TRACECTL_MSG_EVENTS_END)
-			return msg.batch.batch;
+			return entries == 0 ? msg.batch.batch : 0;
+		if (len == sizeof(msg.enumeration) && msg.header.type == TRACECTL_MSG_ENUM &&
+		    msg.header.size == len) {
+			if (!receive_enum(&msg.enumeration, enums, &entries))
+				return 0;
+			if (record)
+				g_array_append_val(service->enum_messages, msg.enumeration);
+			continue;
+		}
 		if (len != sizeof(msg.event) || msg.header.type != TRACECTL_MSG_EVENT ||
-		    msg.header.size != len || msg.event.index != *received)
+		    msg.header.size != len || msg.event.index != *received || entries != 0 ||
+		    !enums_sent_before(&msg.event, *enums))
 			return 0;
 		(*received)++;
 		if (!record)
@@ -243,6 +354,8 @@ receive_batch(FakeService *service, int fd, gboolean record, uint32_t *received)
 		g_ptr_array_add(service->event_names, g_strdup(msg.event.name));
 		if (g_str_equal(msg.event.name, "unit:every_type"))
 			service->every_type = msg.event;
+		if (g_str_equal(msg.event.name, "unit:with_enums"))
+			service->with_enums = msg.event;
 	}
 }
 
@@ -260,7 +373,7 @@ receive_registration(FakeService *service, int fd, gboolean record)
 		struct tracectl_msg_register reg;
 		uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 	} msg;
-	uint32_t received = 0, batch;
+	uint32_t received = 0, enums = 0, batch;
 
 	if (receive(fd, &msg, sizeof(msg)) != sizeof(msg.reg) ||
 	    msg.reg.header.type != TRACECTL_MSG_REGISTER ||
@@ -268,9 +381,9 @@ receive_registration(FakeService *service, int fd, gboolean record)
 	    msg.reg.bits_per_long != sizeof(long) * 8)
 		return 0;
 	do
-		batch = receive_batch(service, fd, record, &received);
+		batch = receive_batch(service, fd, record, &received, &enums);
 	while (batch != 0 && received < FAKE_EVENTS);
-	return received == FAKE_EVENTS ? batch : 0;
+	return received == FAKE_EVENTS && enums == FAKE_ENUMS ? batch : 0;
 }
 
 static int
@@ -584,6 +697,7 @@ fake_service_start(FakeService *service, gboolean garbage, gboolean notifier, gb
 	service->with_notifier = notifier;
 	service->cycles = cycles;
 	service->event_names = g_ptr_array_new_with_free_func(g_free);
+	service->enum_messages = g_array_new(FALSE, TRUE, sizeof(struct tracectl_msg_enum));
 	service->rundir = g_dir_make_tmp("tc-ust-test-XXXXXX", &error);
 	g_assert_no_error(error);
 	g_snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/app.sock", service->rundir);
@@ -627,6 +741,7 @@ fake_service_free(FakeService *service)
 	if (service->notifier_page)
 		munmap((void *)service->notifier_page, TRACECTL_NOTIFIER_PAGE_SIZE);
 	g_ptr_array_unref(service->event_names);
+	g_array_unref(service->enum_messages);
 }
 
 /* Reads the record of every stream into one array of packets' contents. */
@@ -771,6 +886,67 @@ run_subprocess(FakeService *service, const char *path)
 	g_test_trap_assert_stdout("");
 }
 
+/* The enumeration of the ENUM message at message, as the service would
+ * read it. */
+static const struct tracectl_msg_enum *
+enum_message(const FakeService *service, guint message)
+{
+	return &g_array_index(service->enum_messages, struct tracectl_msg_enum, message);
+}
+
+/* unit:state in one message, automatic values resolved; unit:big in three
+ * of 44, 44 and 12 entries; the enumeration fields of unit:with_enums
+ * naming unit:state by its index. */
+static void
+check_enums(const FakeService *service)
+{
+	static const struct {
+		const char *label;
+		int64_t begin, end;
+		uint32_t flags;
+	} state[] = {
+		{"idle", 0, 0, 0},
+		{"busy", 1, 5, 0},
+		{"done", 6, 6, 0},
+		{"low", -3, -1, TRACECTL_ENUM_ENTRY_SIGNED},
+		{"zero", 0, 0, TRACECTL_ENUM_ENTRY_SIGNED},
+	};
+	const struct tracectl_msg_enum *msg = NULL;
+	guint big = 0;
+
+	g_assert_cmpuint(service->enum_messages->len, ==, 1 + 3);
+	for (guint m = 0; m < service->enum_messages->len; m++) {
+		const struct tracectl_msg_enum *candidate = enum_message(service, m);
+
+		if (g_str_equal(candidate->name, "unit:state"))
+			msg = candidate;
+		else if (g_str_equal(candidate->name, "unit:big") && candidate->first == 0)
+			big = m;
+	}
+	g_assert_nonnull(msg);
+	g_assert_cmpuint(msg->nr_entries, ==, G_N_ELEMENTS(state));
+	g_assert_cmpuint(msg->count, ==, G_N_ELEMENTS(state));
+	for (guint i = 0; i < G_N_ELEMENTS(state); i++) {
+		g_assert_cmpstr(msg->entries[i].label, ==, state[i].label);
+		g_assert_cmpint((int64_t)msg->entries[i].begin, ==, state[i].begin);
+		g_assert_cmpint((int64_t)msg->entries[i].end, ==, state[i].end);
+		g_assert_cmpuint(msg->entries[i].flags, ==, state[i].flags);
+	}
+	for (guint m = 0; m < 3; m++) {
+		const struct tracectl_msg_enum *part = enum_message(service, big + m);
+
+		g_assert_cmpstr(part->name, ==, "unit:big");
+		g_assert_cmpuint(part->nr_entries, ==, BIG_ENUM_ENTRIES);
+		g_assert_cmpuint(part->first, ==, m * TRACECTL_ABI_ENUM_ENTRIES_PER_MSG);
+		g_assert_cmpuint(part->count, ==, m < 2 ? TRACECTL_ABI_ENUM_ENTRIES_PER_MSG : 12);
+		g_assert_cmpuint(part->entries[part->count - 1].end, ==,
+				 2 * (part->first + part->count - 1));
+	}
+	g_assert_cmpuint(service->with_enums.fields[0].size, ==, msg->index);
+	g_assert_cmpuint(service->with_enums.fields[2].size, ==, msg->index);
+	g_assert_cmpuint(service->with_enums.fields[1].type, ==, TRACECTL_FIELD_SIGNED);
+}
+
 static void
 test_fake_service(void)
 {
@@ -790,8 +966,9 @@ test_fake_service(void)
 	g_assert_true(service.ok);
 	g_assert_cmpuint(service.replies_failed, ==, 0);
 
-	/* What the service learnt: two valid events, fields described exactly. */
-	g_assert_cmpuint(service.event_names->len, ==, 2);
+	/* What the service learnt: the valid events, fields described exactly. */
+	g_assert_cmpuint(service.event_names->len, ==, FAKE_EVENTS);
+	check_enums(&service);
 	g_assert_cmpint(service.every_type.loglevel, ==, 13);
 	g_assert_cmpuint(service.every_type.nr_fields, ==, 11);
 	g_assert_cmpstr(service.every_type.fields[3].name, ==, "s64");
