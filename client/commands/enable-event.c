@@ -2,7 +2,7 @@
 /*
  * tracectl enable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
  * tracectl disable-event -u PATTERN[,PATTERN...] [-a] [-c CHANNEL] [-s SESSION]
- * tracectl enable-event -k --own PATTERN[,PATTERN...] [-a] [-s SESSION]
+ * tracectl enable-event -k --own [--syscall] PATTERN[,PATTERN...] [-a] [-s SESSION]
  * tracectl enable-event -p|-j|-l LOGGER[,LOGGER...] [-a] [-s SESSION]
  *
  * -p (--python), -j (--jul) and -l (--log4j) select loggers of LTTng's
@@ -199,8 +199,9 @@ change_events(int argc, char **argv, gboolean enable)
 		 "log4j (LTTng's agent): PATTERN names loggers", NULL},
 		{"all", 'a', 0, G_OPTION_ARG_NONE, &all, "All events (the pattern '*')", NULL},
 		{"own", 0, 0, G_OPTION_ARG_NONE, &own,
-		 "With -k: only your own processes' events (system calls, their scheduling, "
-		 "page faults, signals), without the tracing group", NULL},
+		 "With -k: only your own processes' events (system calls, by name with "
+		 "--syscall, their scheduling, page faults, signals), without the tracing group",
+		 NULL},
 		{"syscall", 0, 0, G_OPTION_ARG_NONE, &syscall,
 		 "With -k: system calls by name (entry and exit events)", NULL},
 		{"probe", 0, 0, G_OPTION_ARG_STRING, &probe,
@@ -209,7 +210,9 @@ change_events(int argc, char **argv, gboolean enable)
 		 "With -k: probes on the entry (NAME_entry) and return (NAME_return) of SYMBOL",
 		 "PLACE"},
 		{"userspace-probe", 0, 0, G_OPTION_ARG_STRING, &uprobe,
-		 "With -k: a uprobe named NAME on /path/to/ELF:FUNCTION", "PLACE"},
+		 "With -k: a uprobe named NAME on [elf:]/path/to/ELF:FUNCTION, or on the SDT probe "
+		 "sdt:/path/to/ELF:PROVIDER:NAME",
+		 "PLACE"},
 		{"channel", 'c', 0, G_OPTION_ARG_STRING, &channel,
 		 "The channel (default: channel0)", "CHANNEL"},
 		{"session", 's', 0, G_OPTION_ARG_STRING, &session_name,
@@ -253,8 +256,8 @@ change_events(int argc, char **argv, gboolean enable)
 		g_printerr("Error: --syscall, --probe, --function and --userspace-probe go with -k\n");
 		return TC_EXIT_USAGE;
 	}
-	if (own && (!kernel || syscall || probe || function || uprobe)) {
-		g_printerr("Error: --own goes with -k, and with neither --syscall nor probes\n");
+	if (own && (!kernel || probe || function || uprobe)) {
+		g_printerr("Error: --own goes with -k, and with no probe\n");
 		return TC_EXIT_USAGE;
 	}
 	if (probe || function || uprobe) {
@@ -268,7 +271,9 @@ change_events(int argc, char **argv, gboolean enable)
 		return add_probes(session_name, probe ? "kprobe" : "uprobe", probe ? probe : uprobe,
 				  argv[1]);
 	}
-	if (own)
+	/* The own-process tier takes system calls as tracefs names them too:
+	 * the service turns the names into this architecture's numbers. */
+	if (own && !syscall)
 		patterns = all ? g_strsplit("*:*", ",", -1) : tc_client_kernel_patterns(argv[1], FALSE);
 	else if (kernel)
 		patterns = all ? g_strsplit(syscall ? "syscalls:sys_*" : "*:*", ",", -1)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tc-client.h"
+#include "tc-kernel-lttng-name.h"
 
 static void
 print_sessions_text(GVariant *reply, const char *current)
@@ -467,15 +468,53 @@ tc_client_print_session(TcDbusSession *session, GVariant *statistics)
 	return TC_EXIT_OK;
 }
 
-/* {"syscalls": bool, "events": [string]} from ListKernelEvents. */
+/* The name enable-event -k takes for each of events ("system:event"), as
+ * the service looks it up (tc-kernel-event-name.h): LTTng's where
+ * lttng-modules has the event ("sched_switch", "kmem_kmalloc"), else the
+ * event's own, or "system:event" itself when another event has that name
+ * too. NULL-terminated, g_strfreev(). */
+static char **
+kernel_event_names(const char *const *events)
+{
+	g_autoptr(GHashTable) counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint n = g_strv_length((char **)events);
+	char **names = g_new0(char *, n + 1);
+
+	for (guint i = 0; i < n; i++) {
+		g_auto(GStrv) parts = g_strsplit(events[i], ":", 2);
+		char lttng[512];
+
+		if (!parts[0] || !parts[1]) {
+			names[i] = g_strdup(events[i]);
+			continue;
+		}
+		names[i] = tc_kernel_lttng_name_of(parts[0], parts[1], lttng, sizeof(lttng))
+				   ? g_strdup(lttng)
+				   : g_strdup(parts[1]);
+		g_hash_table_insert(counts, g_strdup(names[i]),
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(
+							     g_hash_table_lookup(counts, names[i])) +
+						     1));
+	}
+	for (guint i = 0; i < n; i++)
+		if (GPOINTER_TO_UINT(g_hash_table_lookup(counts, names[i])) > 1) {
+			g_free(names[i]);
+			names[i] = g_strdup(events[i]);
+		}
+	return names;
+}
+
+/* {"syscalls": bool, "events": [string], "names": [string]} from
+ * ListKernelEvents: names[i] is what enable-event -k takes for events[i]. */
 static JsonNode *
-kernel_events_json(const char *const *events, gboolean syscalls)
+kernel_events_json(const char *const *events, const char *const *names, gboolean syscalls)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
 	tc_client_output_member_bool(builder, "syscalls", syscalls);
 	tc_client_output_member_strv(builder, "events", events);
+	tc_client_output_member_strv(builder, "names", names);
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
 }
@@ -487,6 +526,7 @@ list_kernel(gboolean syscalls)
 	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
 	g_autoptr(GVariant) reply = NULL;
 	g_autofree const char **events = NULL;
+	g_auto(GStrv) names = NULL;
 
 	if (manager)
 		reply = tc_client_call(manager, "ListKernelEvents", g_variant_new("(b)", syscalls),
@@ -494,15 +534,28 @@ list_kernel(gboolean syscalls)
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(^a&s)", &events);
+	/* System calls are listed by name already, as --syscall takes them. */
+	names = syscalls ? g_strdupv((char **)events) : kernel_event_names(events);
 	if (tc_client_output_is_json()) {
-		g_autoptr(JsonNode) node = kernel_events_json(events, syscalls);
+		g_autoptr(JsonNode) node =
+		    kernel_events_json(events, (const char *const *)names, syscalls);
 
 		tc_client_output_print_json(node);
 		return TC_EXIT_OK;
 	}
-	g_print("Kernel %s:\n", syscalls ? "system calls" : "events");
+	if (syscalls) {
+		g_print("Kernel system calls:\n");
+		for (guint i = 0; events[i]; i++)
+			g_print("      %s\n", events[i]);
+		return TC_EXIT_OK;
+	}
+	/* LTTng's spelling first, as lttng list -k shows it, then tracefs'. */
+	g_print("Kernel events (the name enable-event -k takes, then tracefs' system:event):\n");
 	for (guint i = 0; events[i]; i++)
-		g_print("      %s\n", events[i]);
+		if (g_str_equal(names[i], events[i]))
+			g_print("      %s\n", events[i]);
+		else
+			g_print("      %s (%s)\n", names[i], events[i]);
 	return TC_EXIT_OK;
 }
 

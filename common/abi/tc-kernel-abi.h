@@ -27,8 +27,10 @@
 #include <stdint.h>
 #include <assert.h>
 
+#include "tc-kernel-own.h"
+
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 9u
+#define TC_KERNEL_VERSION 11u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -107,7 +109,8 @@ enum tc_kernel_msg_type {
 	/* struct tc_kernel_own_msg -> the own-process tier's programs for
 	 * the session (tc-kernel-own.h), attached; one TC_KERNEL_OWN_FD
 	 * message carrying the ring buffer's map, then the reply. -EINVAL
-	 * for uid 0, gid -1, no event or an unknown event bit, -EEXIST when the
+	 * for uid 0, gid -1, no event or an unknown event bit, a system call
+	 * bitmap whose class is not asked for or is empty, -EEXIST when the
 	 * session has them already, -EMFILE past
 	 * TC_KERNEL_OWN_SESSIONS_MAX. Owned by the connection. */
 	TC_KERNEL_OWN_START = 21,
@@ -154,15 +157,17 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 /*
  * PROBE_ADD's refusals of a uprobe target, so that the service names the
  * reason (other codes are the open's, as the owner: ENOENT, EACCES...):
- *   -EINVAL       the location is not /absolute/path:function (see
- *                 tc-kernel-names.h)
+ *   -EINVAL       the location is not /absolute/path:function nor
+ *                 sdt:/absolute/path:provider:name (see tc-kernel-names.h)
  *   -EMEDIUMTYPE  not a regular file (a FIFO, a device, a directory)
  *   -EFBIG        bigger than TC_KERNEL_ELF_FILE_MAX
- *   -E2BIG        more sections, symbols or symbol names than the limits
- *                 below
+ *   -E2BIG        more sections, symbols, symbol names or notes than the
+ *                 limits below
  *   -ENOEXEC      not an ELF64 file, or one whose headers point outside it
  *                 (a truncated file)
- *   -ESRCH        no function of that name in its symbol tables
+ *   -ESRCH        no function of that name in its symbol tables, or no
+ *                 SDT probe provider:name in its notes
+ *   -ENOTUNIQ     an SDT probe at several sites (one uprobe is one place)
  *   -ETIMEDOUT    the file was not opened and parsed within
  *                 TC_KERNEL_UPROBE_FILE_MS (a slow or hung file system,
  *                 such as a FUSE mount whose server does not answer)
@@ -174,13 +179,17 @@ static_assert(sizeof(struct tc_kernel_msg) == 32, "ABI size changed");
 #define TC_KERNEL_ELF_SECTIONS_MAX 16384u           /* section headers */
 #define TC_KERNEL_ELF_SYMBOLS_MAX (4u << 20)       /* symbols walked, all tables */
 #define TC_KERNEL_ELF_NAMES_MAX (64u << 20)        /* bytes of one string table */
+#define TC_KERNEL_ELF_NOTES_MAX (16u << 20)        /* bytes of note sections, all of them */
 /* How long the helper's child may take to open and parse a uprobe target. */
 #define TC_KERNEL_UPROBE_FILE_MS 3000
 
 enum tc_kernel_probe_kind {
 	TC_KERNEL_PROBE_KPROBE = 1,    /* location: symbol[+offset] or 0xADDRESS */
 	TC_KERNEL_PROBE_KRETPROBE = 2, /* the same, on return */
-	TC_KERNEL_PROBE_UPROBE = 3,    /* location: /absolute/path/to/ELF:function */
+	/* location: /absolute/path/to/ELF:function, or an SDT probe of the
+	 * file's notes, sdt:/absolute/path/to/ELF:provider:name, with its
+	 * semaphore raised by the kernel while the probe is enabled */
+	TC_KERNEL_PROBE_UPROBE = 3,
 };
 
 /* Created but not enabled: the service enables it once the consumer has
@@ -286,7 +295,15 @@ struct tc_kernel_own_msg {
 	/* The primary group of the owner's account: the programs record the
 	 * tasks the owner could trace, whose gids are all this one. */
 	uint32_t gid;
+	/* With TC_KERNEL_OWN_SYSCALL_ENTRY (EXIT) in events, the system
+	 * calls whose entries (exits) are recorded, bit n of word n / 64 for
+	 * number n; all 0 otherwise. */
+	uint64_t syscall_entry[TC_KERNEL_OWN_SYSCALL_WORDS];
+	uint64_t syscall_exit[TC_KERNEL_OWN_SYSCALL_WORDS];
 };
+
+static_assert(sizeof(struct tc_kernel_own_msg) == 48 + 16 * TC_KERNEL_OWN_SYSCALL_WORDS,
+	      "ABI size changed");
 
 #define TC_KERNEL_CGROUP_PATH_MAX 1024u
 
@@ -297,9 +314,12 @@ struct tc_kernel_own_unit_msg {
 	/* The group, as /proc/PID/cgroup shows it ("/system.slice/x.service"),
 	 * NUL-terminated. */
 	char cgroup[TC_KERNEL_CGROUP_PATH_MAX];
+	uint64_t syscall_entry[TC_KERNEL_OWN_SYSCALL_WORDS]; /* as in tc_kernel_own_msg */
+	uint64_t syscall_exit[TC_KERNEL_OWN_SYSCALL_WORDS];
 };
 
-static_assert(sizeof(struct tc_kernel_own_unit_msg) == 40 + TC_KERNEL_CGROUP_PATH_MAX,
+static_assert(sizeof(struct tc_kernel_own_unit_msg) ==
+		      40 + TC_KERNEL_CGROUP_PATH_MAX + 16 * TC_KERNEL_OWN_SYSCALL_WORDS,
 	      "ABI size changed");
 
 #endif /* TC_KERNEL_ABI_H */

@@ -144,7 +144,35 @@ tc_kernel_check_uprobe_path(const char *path, size_t len, size_t *position)
 	return NULL;
 }
 
-/* /absolute/path:function, ':' only once, as the separator. */
+/* An SDT probe's location after "sdt:": /absolute/path:provider:name,
+ * the provider and the name C identifiers' characters [A-Za-z0-9_]. */
+static inline const char *
+tc_kernel_check_sdt_location(const char *location, size_t len, size_t *position)
+{
+	const char *colon = memchr(location, ':', len), *second, *why;
+	size_t path_len = colon ? (size_t)(colon - location) : len, start;
+
+	why = tc_kernel_check_uprobe_path(location, path_len, position);
+	if (why)
+		return why;
+	second = colon ? memchr(colon + 1, ':', len - path_len - 1) : NULL;
+	if (!second || second == colon + 1 || (size_t)(second - location) + 1 == len) {
+		*position = len;
+		return "an SDT probe's location is sdt:/absolute/path:provider:name";
+	}
+	start = path_len + 1;
+	*position = start + tc_kernel_span(location + start, len - start, "_:");
+	if (*position < len)
+		return "an SDT probe's provider and name are made of [A-Za-z0-9_]";
+	if (memchr(second + 1, ':', len - (size_t)(second + 1 - location))) {
+		*position = (size_t)(second - location);
+		return "an SDT probe's location is sdt:/absolute/path:provider:name";
+	}
+	return NULL;
+}
+
+/* /absolute/path:function, ':' only once, as the separator; or an SDT
+ * probe, sdt:/absolute/path:provider:name. */
 static inline const char *
 tc_kernel_check_uprobe_location(const char *location, size_t *position)
 {
@@ -156,6 +184,11 @@ tc_kernel_check_uprobe_location(const char *location, size_t *position)
 	if (len == 0 || len >= TC_KERNEL_LOCATION_MAX) {
 		*position = len ? TC_KERNEL_LOCATION_MAX - 1 : 0;
 		return "a uprobe location is 1 to 255 characters";
+	}
+	if (len > 4 && memcmp(location, "sdt:", 4) == 0) {
+		why = tc_kernel_check_sdt_location(location + 4, len - 4, position);
+		*position += 4;
+		return why;
 	}
 	path_len = colon ? (size_t)(colon - location) : len;
 	why = tc_kernel_check_uprobe_path(location, path_len, position);

@@ -35,6 +35,15 @@
 #define TC_KERNEL_OWN_BLOCK_BIO_QUEUE 0x80u /* block:block_bio_queue */
 #define TC_KERNEL_OWN_NET_DEV_QUEUE 0x100u  /* net:net_dev_queue */
 #define TC_KERNEL_OWN_ALL 0x1ffu
+/* The system calls of the bitmaps of tc_kernel_own_msg, by number
+ * (syscalls:sys_enter_NAME and sys_exit_NAME): never part of "all", since
+ * they are named one by one. */
+#define TC_KERNEL_OWN_SYSCALL_ENTRY 0x200u
+#define TC_KERNEL_OWN_SYSCALL_EXIT 0x400u
+#define TC_KERNEL_OWN_SYSCALLS (TC_KERNEL_OWN_SYSCALL_ENTRY | TC_KERNEL_OWN_SYSCALL_EXIT)
+/* System call numbers in the bitmaps are below this: 8 words of 64 bits. */
+#define TC_KERNEL_OWN_SYSCALLS_MAX 512u
+#define TC_KERNEL_OWN_SYSCALL_WORDS (TC_KERNEL_OWN_SYSCALLS_MAX / 64u)
 
 #define TC_KERNEL_OWN_SCHED_RATE 20000u /* scheduling records per second per CPU */
 #define TC_KERNEL_OWN_SCHED_BURST 2000u
@@ -60,7 +69,13 @@ enum tc_own_record_type {
 	/* A packet the task handed to a network device. id: the device's
 	 * ifindex, value: bytes, args[0]: the protocol (host order ethertype) */
 	TC_OWN_NET_DEV_QUEUE = 11,
-	TC_OWN_RECORD_TYPE_LAST = TC_OWN_NET_DEV_QUEUE,
+	/* A system call of the entry bitmap began (id: its number, args:
+	 * its six argument registers) or one of the exit bitmap returned
+	 * (value: its return value); a native one only: a 32-bit task's
+	 * calls have other numbers and are left out. */
+	TC_OWN_SYSCALL_ENTRY = 12,
+	TC_OWN_SYSCALL_EXIT = 13,
+	TC_OWN_RECORD_TYPE_LAST = TC_OWN_SYSCALL_EXIT,
 };
 
 /* One layout for every record: 80 bytes. */

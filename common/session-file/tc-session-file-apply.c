@@ -5,13 +5,10 @@
  */
 #include "tc-session-file-apply.h"
 
-#include <string.h>
-
 static gboolean
 apply_event(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFileChannel *channel,
 	    const TcFileEvent *event, GError **error)
 {
-	g_autofree char *pattern = NULL;
 
 	switch (event->type) {
 	case TC_FILE_EVENT_SYSCALL: {
@@ -27,11 +24,9 @@ apply_event(const TcSessionFileApplyFuncs *funcs, gpointer data, const TcFileCha
 		return funcs->add_probe(data, channel, event, error);
 	case TC_FILE_EVENT_TRACEPOINT:
 	default:
-		/* LTTng names kernel tracepoints without their system. */
-		pattern = channel->kernel && !strchr(event->pattern, ':')
-			      ? g_strconcat("*:", event->pattern, NULL)
-			      : g_strdup(event->pattern);
-		return funcs->enable_event(data, channel, event, pattern, error);
+		/* LTTng names kernel tracepoints without their system: the
+		 * service finds the event such a name stands for. */
+		return funcs->enable_event(data, channel, event, event->pattern, error);
 	}
 }
 

@@ -346,6 +346,43 @@ parse_uprobe_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 	return TRUE;
 }
 
+/* LTTng's SDT probe: sdt:PATH:PROVIDER:NAME, the location the helper
+ * takes (tc-kernel-names.h checks it when the probe is added). */
+static gboolean
+parse_sdt_attributes(xmlNode *node, TcFileEvent *event, GError **error)
+{
+	static const char *const methods[] = {"SDT", NULL};
+	g_autofree char *path = NULL, *provider = NULL, *name = NULL;
+	xmlNode *cursor = node->children, *c;
+
+	while (next_element(&cursor, node, &c, error) && c) {
+		char **text = is(c, "binary_path")     ? &path
+			      : is(c, "provider_name") ? &provider
+			      : is(c, "probe_name")    ? &name
+						       : NULL;
+
+		if (is(c, "lookup_method")) {
+			if (!expect_text(c, methods, error))
+				return FALSE;
+		} else if (text) {
+			g_free(*text);
+			if (!(*text = trimmed_text_of(c, error)))
+				return FALSE;
+		} else {
+			return refuse(c, error, "not allowed here");
+		}
+	}
+	if (error && *error)
+		return FALSE;
+	if (!path || !provider || !name || *path != '/' || !*provider || !*name)
+		return refuse(node, error,
+			      "an absolute binary_path, a provider_name and a probe_name are needed");
+	if (strchr(path, ':') || strchr(provider, ':') || strchr(name, ':'))
+		return refuse(node, error, "an SDT probe's parts cannot hold ':'");
+	event->location = g_strdup_printf("sdt:%s:%s:%s", path, provider, name);
+	return TRUE;
+}
+
 static gboolean
 parse_event_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 {
@@ -362,6 +399,10 @@ parse_event_attributes(xmlNode *node, TcFileEvent *event, GError **error)
 	} else if (is(c, "userspace_probe_function_attributes") &&
 		   event->type == TC_FILE_EVENT_UPROBE) {
 		if (!parse_uprobe_attributes(c, event, error))
+			return FALSE;
+	} else if (is(c, "userspace_probe_tracepoint_attributes") &&
+		   event->type == TC_FILE_EVENT_UPROBE) {
+		if (!parse_sdt_attributes(c, event, error))
 			return FALSE;
 	} else {
 		return refuse(c, error, "not supported by tracectl for this event type");

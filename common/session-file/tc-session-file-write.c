@@ -57,7 +57,18 @@ static void
 write_probe_attributes(GString *out, guint depth, const TcFileEvent *event)
 {
 	open_tag(out, depth, "attributes");
-	if (event->type == TC_FILE_EVENT_UPROBE) {
+	if (event->type == TC_FILE_EVENT_UPROBE && g_str_has_prefix(event->location, "sdt:")) {
+		/* sdt:PATH:PROVIDER:NAME, none of them holding a ':'. */
+		g_auto(GStrv) parts = g_strsplit(event->location + 4, ":", 3);
+
+		open_tag(out, depth + 1, "userspace_probe_tracepoint_attributes");
+		element(out, depth + 2, "lookup_method", "SDT");
+		element(out, depth + 2, "binary_path", parts[0]);
+		element(out, depth + 2, "provider_name", parts[0] && parts[1] ? parts[1] : "");
+		element(out, depth + 2, "probe_name",
+			parts[0] && parts[1] && parts[2] ? parts[2] : "");
+		close_tag(out, depth + 1, "userspace_probe_tracepoint_attributes");
+	} else if (event->type == TC_FILE_EVENT_UPROBE) {
 		const char *colon = strrchr(event->location, ':');
 		g_autofree char *path = g_strndup(event->location,
 						  colon ? (gsize)(colon - event->location)

@@ -19,7 +19,8 @@ typedef enum {
 	TC_FILE_EVENT_SYSCALL,   /* kernel: pattern is the system call's name */
 	TC_FILE_EVENT_KPROBE,    /* kernel: location "symbol[+offset]" or "0xADDR" */
 	TC_FILE_EVENT_KRETPROBE,
-	TC_FILE_EVENT_UPROBE,    /* kernel: location "/path:function" */
+	TC_FILE_EVENT_UPROBE,    /* kernel: location "/path:function" or
+				  * "sdt:/path:provider:name" */
 } TcFileEventType;
 
 /* The domains of LTTng's agents (Python's logging, java.util.logging,

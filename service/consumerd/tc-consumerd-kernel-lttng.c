@@ -1,40 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tracefs names to LTTng's, by table. lttng-modules names a tracepoint
- * event after the tracepoint, without its system ("sched_switch"), but
- * for a few systems whose tracepoints do not start with the system's name
- * ("kmem_mm_page_alloc", "timer_hrtimer_start"); system calls are
- * "syscall_entry_NAME" and "syscall_exit_NAME". Its sched events name a
- * thread's id "tid" where tracefs says "pid" (the kernel's task->pid).
+ * tracefs names to LTTng's, by table: the events' names are
+ * tc-kernel-lttng-name.c's, which the service shares. lttng-modules' sched
+ * events name a thread's id "tid" where tracefs says "pid" (the kernel's
+ * task->pid).
  */
 #include "tc-consumerd-kernel-lttng.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* An event of system whose name starts with tracefs_prefix is named
- * lttng_prefix followed by the rest of its name. First match wins. */
-static const struct {
-	const char *system;
-	const char *tracefs_prefix;
-	const char *lttng_prefix;
-} event_rules[] = {
-	{"syscalls", "sys_enter_", "syscall_entry_"},
-	{"syscalls", "sys_exit_", "syscall_exit_"},
-	{"sched", "", ""},
-	{"irq", "", ""},
-	{"block", "", ""},
-	{"net", "", ""},
-	{"signal", "", ""},
-	{"writeback", "", ""},
-	{"vmscan", "", ""},
-	{"workqueue", "", ""},
-	{"kmem", "", "kmem_"},
-	{"power", "", "power_"},
-	{"timer", "hrtimer_", "timer_hrtimer_"},
-	{"timer", "itimer_", "timer_itimer_"},
-	{"timer", "", ""},
-};
+#include "tc-kernel-lttng-name.h"
 
 /* The sched fields that hold a task->pid, a thread id to LTTng. */
 static const struct {
@@ -69,17 +45,8 @@ static const struct {
 void
 tc_consumerd_kernel_lttng_event_name(const char *system, const char *event, char *name)
 {
-	for (size_t i = 0; i < N_ELEMENTS(event_rules); i++) {
-		size_t prefix = strlen(event_rules[i].tracefs_prefix);
-
-		if (strcmp(system, event_rules[i].system) == 0 &&
-		    strncmp(event, event_rules[i].tracefs_prefix, prefix) == 0) {
-			snprintf(name, CONSUMERD_KERNEL_EVENT_NAME_MAX, "%s%s",
-				 event_rules[i].lttng_prefix, event + prefix);
-			return;
-		}
-	}
-	snprintf(name, CONSUMERD_KERNEL_EVENT_NAME_MAX, "%s:%s", system, event);
+	if (!tc_kernel_lttng_name_of(system, event, name, CONSUMERD_KERNEL_EVENT_NAME_MAX))
+		snprintf(name, CONSUMERD_KERNEL_EVENT_NAME_MAX, "%s:%s", system, event);
 }
 
 const char *

@@ -35,6 +35,7 @@
 #include "tc-ctf-clock.h"
 #include "tc-kernel-own.h"
 #include "tc-rb-ctf.h"
+#include "tc-syscall-name.h"
 
 #define RING_BUSY (1u << 31)
 #define RING_DISCARD (1u << 30)
@@ -42,7 +43,8 @@
 #define CTF_MAGIC 0xc1fc1fc1u
 /* Records written as one packet at most; more make several. */
 #define PACKET_RECORDS 4096u
-/* The largest event: header, context, sys_enter's payload. */
+/* The largest event: header, context, sys_enter's (or a named system
+ * call's entry's) payload. */
 #define EVENT_MAX (12u + 12u + 8u + 48u)
 /* 4 MiB of 88-byte records every 20 ms: about 2 million a second. */
 #define READ_INTERVAL_US 20000
@@ -64,8 +66,15 @@ struct cpu_stream {
 	uint8_t *end;
 };
 
+/* The event ids of the named system calls: after the record types', an
+ * entry and an exit per number. */
+#define SYSCALL_EVENT_ID_BASE 1000u
+
 struct tc_consumerd_own_trace {
 	pthread_mutex_t lock;
+	/* The named system calls' events declared in the metadata so far,
+	 * bit n of word n / 64: entries, then exits. */
+	uint64_t declared[2][TC_KERNEL_OWN_SYSCALL_WORDS];
 	pthread_t thread;
 	bool stopping;
 	struct ring ring;
@@ -142,11 +151,19 @@ put_packet(uint8_t *out, const struct tc_own_record *r)
 	return put(out, &protocol, 2);
 }
 
+/* The CTF event id of a named system call's record. */
+static uint32_t
+syscall_event_id(const struct tc_own_record *r)
+{
+	return SYSCALL_EVENT_ID_BASE + 2u * (uint32_t)r->id + (r->type == TC_OWN_SYSCALL_EXIT);
+}
+
 /* One event: header (id, timestamp), context (tid, pid, cpu), payload. */
 static uint8_t *
 put_event(uint8_t *out, const struct tc_own_record *r)
 {
-	uint32_t id = r->type, cpu = r->cpu;
+	bool is_syscall = r->type == TC_OWN_SYSCALL_ENTRY || r->type == TC_OWN_SYSCALL_EXIT;
+	uint32_t id = is_syscall ? syscall_event_id(r) : r->type, cpu = r->cpu;
 	int64_t id64 = r->id;
 
 	out = put(out, &id, 4);
@@ -181,6 +198,10 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 		return put_bio(out, r);
 	case TC_OWN_NET_DEV_QUEUE:
 		return put_packet(out, r);
+	case TC_OWN_SYSCALL_ENTRY:
+		return put(out, r->args, sizeof(r->args));
+	case TC_OWN_SYSCALL_EXIT:
+		return put(out, &r->value, 8);
 	default:
 		return out;
 	}
@@ -253,6 +274,43 @@ stream_flush(struct tc_consumerd_own_trace *trace, uint32_t cpu)
 	return ret;
 }
 
+/*
+ * A named system call's event, declared in the metadata the first time
+ * one of its records comes, as lttng-modules names it: syscall_entry_NAME
+ * with the six argument registers (the programs copy no memory of the
+ * task, so no text or structure a pointer argument points to), and
+ * syscall_exit_NAME with its return value, ret. A number the table does
+ * not name (the service asks only for named ones) is no event: 1 to skip
+ * the record. 0, or -errno.
+ */
+static int
+declare_syscall(struct tc_consumerd_own_trace *trace, const struct tc_own_record *r)
+{
+	bool is_exit = r->type == TC_OWN_SYSCALL_EXIT;
+	uint32_t nr = (uint32_t)r->id;
+	const char *name;
+	char text[512];
+	int len;
+
+	if (r->id < 0 || nr >= TC_KERNEL_OWN_SYSCALLS_MAX)
+		return 1;
+	if (trace->declared[is_exit][nr / 64] & (1ull << (nr % 64)))
+		return 0;
+	name = tc_syscall_name_of(nr);
+	if (!name)
+		return 1;
+	len = snprintf(text, sizeof(text),
+		       "\nevent {\n\tname = \"syscall_%s_%s\";\n\tid = %u;\n\tstream_id = 0;\n"
+		       "\tfields := struct {\n\t\t%s;\n\t};\n};\n",
+		       is_exit ? "exit" : "entry", name, syscall_event_id(r),
+		       is_exit ? "int64_t _ret" : "hex64_t _args[6]");
+	if (len < 0 || (size_t)len >= sizeof(text))
+		return -ENAMETOOLONG;
+	trace->declared[is_exit][nr / 64] |= 1ull << (nr % 64);
+	return tc_consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text,
+					  (size_t)len);
+}
+
 /* One record into its CPU's packet, its time no earlier than the last. */
 static int
 stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record)
@@ -262,6 +320,11 @@ stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record)
 
 	if (record->cpu >= trace->nr_cpus)
 		return 0;
+	if (record->type == TC_OWN_SYSCALL_ENTRY || record->type == TC_OWN_SYSCALL_EXIT) {
+		ret = declare_syscall(trace, record);
+		if (ret != 0)
+			return ret < 0 ? ret : 0;
+	}
 	ret = stream_open(trace, record->cpu, &stream);
 	if (ret < 0)
 		return ret;

@@ -394,7 +394,10 @@ start_own(int sock, const void *buf)
 	int ring_fd = -1, ret;
 
 #ifdef TRACECTL_HAVE_OWN_TIER
-	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->gid, msg->events,
+	const struct tc_helper_own_events events = {msg->events, msg->syscall_entry,
+						    msg->syscall_exit};
+
+	ret = tc_helper_own_start(sock, msg->header.session_id, msg->uid, msg->gid, &events,
 				  msg->quiet_tgid, &ring_fd);
 #else
 	ret = -EOPNOTSUPP;
@@ -410,7 +413,10 @@ start_own_unit(int sock, const void *buf)
 	int ring_fd = -1, ret;
 
 #ifdef TRACECTL_HAVE_OWN_TIER
-	ret = tc_helper_own_unit_start(sock, msg->header.session_id, msg->cgroup, msg->events,
+	const struct tc_helper_own_events events = {msg->events, msg->syscall_entry,
+						    msg->syscall_exit};
+
+	ret = tc_helper_own_unit_start(sock, msg->header.session_id, msg->cgroup, &events,
 				       msg->quiet_tgid, &ring_fd);
 #else
 	ret = -EOPNOTSUPP;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tc-helper-log.h"
+#include "tc-helper-request.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
@@ -66,6 +67,8 @@ select_programs(struct tc_own *skel, uint32_t events)
 		{TC_KERNEL_OWN_SIGNAL, skel->progs.own_signal_deliver},
 		{TC_KERNEL_OWN_BLOCK_BIO_QUEUE, skel->progs.own_block_bio_queue},
 		{TC_KERNEL_OWN_NET_DEV_QUEUE, skel->progs.own_net_dev_queue},
+		{TC_KERNEL_OWN_SYSCALL_ENTRY, skel->progs.own_syscall_entry},
+		{TC_KERNEL_OWN_SYSCALL_EXIT, skel->progs.own_syscall_exit},
 	};
 
 	/* Block and network records need the softirqs counted. */
@@ -92,13 +95,16 @@ find_session(uint64_t session_id)
  * own for the caller to send and close. */
 static int
 own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint64_t cgroup_id,
-	  uint32_t level, uint32_t events, uint32_t quiet_tgid, int *ring_fd)
+	  uint32_t level, const struct tc_helper_own_events *asked, uint32_t quiet_tgid,
+	  int *ring_fd)
 {
+	uint32_t events = asked->classes;
 	struct tc_own *skel;
 	int ret;
 
 	if ((cgroup_id == 0 && (uid == 0 || gid == (uint32_t)-1)) || events == 0 ||
-	    (events & ~TC_KERNEL_OWN_ALL))
+	    !tc_helper_request_own_syscalls_are_valid(events, asked->syscall_entry,
+						      asked->syscall_exit))
 		return -EINVAL;
 	if (find_session(session_id) >= 0)
 		return -EEXIST;
@@ -113,6 +119,10 @@ own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint64_
 	skel->rodata->unit_cgroup_id = cgroup_id;
 	skel->rodata->unit_cgroup_level = level;
 	skel->rodata->quiet_tgid = (int32_t)quiet_tgid;
+	memcpy((void *)skel->rodata->syscall_entry_set, asked->syscall_entry,
+	       sizeof(skel->rodata->syscall_entry_set));
+	memcpy((void *)skel->rodata->syscall_exit_set, asked->syscall_exit,
+	       sizeof(skel->rodata->syscall_exit_set));
 	select_programs(skel, events);
 	ret = tc_own__load(skel);
 	if (ret == 0)
@@ -144,8 +154,8 @@ own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint64_
 }
 
 int
-tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint32_t events,
-		    uint32_t quiet_tgid, int *ring_fd)
+tc_helper_own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid,
+		    const struct tc_helper_own_events *events, uint32_t quiet_tgid, int *ring_fd)
 {
 	return own_start(owner_fd, session_id, uid, gid, 0, 0, events, quiet_tgid, ring_fd);
 }
@@ -184,7 +194,8 @@ unified_root(void)
 
 int
 tc_helper_own_unit_start(int owner_fd, uint64_t session_id, const char *cgroup,
-			 uint32_t events, uint32_t quiet_tgid, int *ring_fd)
+			 const struct tc_helper_own_events *events, uint32_t quiet_tgid,
+			 int *ring_fd)
 {
 	char path[sizeof(TC_CGROUP_HYBRID_ROOT) + TC_KERNEL_CGROUP_PATH_MAX];
 	int depth = cgroup_depth(cgroup), fd;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Dynamic probes of a session, with libtracefs: kprobes and kretprobes on
- * a kernel symbol or address, uprobes on a function of an ELF file, all
+ * a kernel symbol or address, uprobes on a function or an SDT probe of an
+ * ELF file, all
  * in the group "tracectl_<session id>" so that they are found and removed
  * with the session's instance, or as leftovers of a crashed run.
  */
@@ -102,17 +103,52 @@ tc_helper_probe_add(const struct tc_kernel_probe_msg *msg)
 int
 tc_helper_probe_uprobe_begin(const struct tc_kernel_probe_msg *msg, struct tc_target_child *child)
 {
-	char group[TC_HELPER_REQUEST_NAME_MAX], path[TC_KERNEL_LOCATION_MAX];
-	const char *function;
+	char group[TC_HELPER_REQUEST_NAME_MAX];
+	struct tc_helper_uprobe_target target;
 	int ret;
 
 	tc_helper_request_probe_group(msg->header.session_id, group, sizeof(group));
-	if (tc_helper_request_uprobe_split(msg, path, &function) < 0)
+	if (tc_helper_request_uprobe_split(msg, &target) < 0)
 		return refused(msg, group, -EINVAL);
 	if (!kernel_has_file("uprobe_events"))
 		return -EOPNOTSUPP;
-	ret = tc_helper_target_start(path, function, msg->uid, msg->gid, child);
+	ret = tc_helper_target_start(&target, msg->uid, msg->gid, child);
 	return ret < 0 ? refused(msg, group, ret) : 0;
+}
+
+/*
+ * An SDT probe with a semaphore: libtracefs writes no reference counter,
+ * so the definition is written as the kernel's uprobe tracer reads it,
+ * "p:GROUP/NAME PATH:0xOFFSET(0xREF_CTR_OFFSET)" (Documentation/trace/
+ * uprobetracer.rst): while the probe is enabled, the kernel raises the
+ * 16-bit counter at that file offset in every process that maps the file,
+ * as a tool attached to the probe does, so the program evaluates the
+ * probe's arguments. Every part is the helper's own (the checked group
+ * and name, its descriptor's path, numbers). The probe is enabled as
+ * create()'s are, and removed again if that fails.
+ */
+static int
+create_with_semaphore(const struct tc_kernel_probe_msg *msg, const char *group,
+		      const char *fd_path, uint64_t offset, uint64_t ref_ctr_offset)
+{
+	char definition[256], removal[128];
+	int ret;
+
+	snprintf(definition, sizeof(definition), "p:%s/%s %s:0x%" PRIx64 "(0x%" PRIx64 ")\n",
+		 group, msg->name, fd_path, offset, ref_ctr_offset);
+	snprintf(removal, sizeof(removal), "-:%s/%s\n", group, msg->name);
+	ret = tracefs_instance_file_append(NULL, "uprobe_events", definition) < 0 ? -EINVAL : 0;
+	if (ret == 0 && !(msg->flags & TC_KERNEL_PROBE_DISABLED)) {
+		ret =
+		    tc_helper_tracefs_event_enable(msg->header.session_id, group, msg->name, true);
+		if (ret < 0)
+			tracefs_instance_file_append(NULL, "uprobe_events", removal);
+	}
+	tc_helper_log("info", "session %" PRIu64 ": probe %s:%s on %s (semaphore at 0x%" PRIx64
+		      "): %s",
+		      msg->header.session_id, group, msg->name, msg->location, ref_ctr_offset,
+		      ret == 0 ? "added" : strerror(-ret));
+	return ret;
 }
 
 int
@@ -120,8 +156,8 @@ tc_helper_probe_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_targ
 {
 	char group[TC_HELPER_REQUEST_NAME_MAX], fd_path[64];
 	struct tracefs_dynevent *probe;
-	uint64_t offset = 0;
-	int fd, ret = tc_helper_target_end(child, &fd, &offset);
+	uint64_t offset = 0, ref_ctr_offset = 0;
+	int fd, ret = tc_helper_target_end(child, &fd, &offset, &ref_ctr_offset);
 
 	tc_helper_request_probe_group(msg->header.session_id, group, sizeof(group));
 	if (ret == -ETIMEDOUT)
@@ -131,9 +167,13 @@ tc_helper_probe_uprobe_end(const struct tc_kernel_probe_msg *msg, struct tc_targ
 	if (ret < 0)
 		return refused(msg, group, ret);
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	probe = tracefs_uprobe_alloc(group, msg->name, fd_path, offset, NULL);
 	/* fd stays open until the kernel has resolved fd_path. */
-	ret = probe ? create(msg, group, probe) : refused(msg, group, -ENOMEM);
+	if (ref_ctr_offset) {
+		ret = create_with_semaphore(msg, group, fd_path, offset, ref_ctr_offset);
+	} else {
+		probe = tracefs_uprobe_alloc(group, msg->name, fd_path, offset, NULL);
+		ret = probe ? create(msg, group, probe) : refused(msg, group, -ENOMEM);
+	}
 	close(fd);
 	return ret;
 }

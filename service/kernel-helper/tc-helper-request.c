@@ -16,6 +16,7 @@
 
 #include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
+#include "tc-kernel-own.h"
 
 /* A NUL-terminated event or system name (glob) within size bytes. */
 static bool
@@ -122,13 +123,36 @@ track_msg_is_valid(const void *buf, size_t len)
 	       tc_helper_request_track_is_valid(msg);
 }
 
+/* A system call bitmap is given with its class only, and never empty:
+ * the programs' bitmaps are what the service resolved, not a default. */
+static bool
+own_bitmap_is_valid(const uint64_t *bitmap, bool asked)
+{
+	uint64_t any = 0;
+
+	for (uint32_t i = 0; i < TC_KERNEL_OWN_SYSCALL_WORDS; i++)
+		any |= bitmap[i];
+	return asked == (any != 0);
+}
+
+bool
+tc_helper_request_own_syscalls_are_valid(uint32_t events, const uint64_t *entry,
+					 const uint64_t *exit)
+{
+	return !(events & ~(TC_KERNEL_OWN_ALL | TC_KERNEL_OWN_SYSCALLS)) &&
+	       own_bitmap_is_valid(entry, events & TC_KERNEL_OWN_SYSCALL_ENTRY) &&
+	       own_bitmap_is_valid(exit, events & TC_KERNEL_OWN_SYSCALL_EXIT);
+}
+
 static bool
 own_msg_is_valid(const void *buf, size_t len)
 {
 	const struct tc_kernel_own_msg *msg = buf;
 
 	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       msg->quiet_tgid <= INT32_MAX;
+	       msg->quiet_tgid <= INT32_MAX &&
+	       tc_helper_request_own_syscalls_are_valid(msg->events, msg->syscall_entry,
+							msg->syscall_exit);
 }
 
 /* The group's path itself is checked by the own tier, which opens it. */
@@ -138,7 +162,9 @@ own_unit_msg_is_valid(const void *buf, size_t len)
 	const struct tc_kernel_own_unit_msg *msg = buf;
 
 	return len == sizeof(*msg) && msg->header.size == sizeof(*msg) &&
-	       msg->quiet_tgid <= INT32_MAX && memchr(msg->cgroup, '\0', sizeof(msg->cgroup));
+	       msg->quiet_tgid <= INT32_MAX && memchr(msg->cgroup, '\0', sizeof(msg->cgroup)) &&
+	       tc_helper_request_own_syscalls_are_valid(msg->events, msg->syscall_entry,
+							msg->syscall_exit);
 }
 
 bool
@@ -237,18 +263,39 @@ tc_helper_request_kprobe_check(const struct tc_kernel_probe_msg *msg)
 	return tc_kernel_check_kprobe_location(msg->location, &position) ? -EINVAL : 0;
 }
 
-int
-tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg, char *path,
-			       const char **function)
+/* Copies text[0..len) into out of size bytes, NUL-terminated. */
+static void
+copy_part(char *out, size_t size, const char *text, size_t len)
 {
-	const char *colon = strchr(msg->location, ':');
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, text, len);
+	out[len] = '\0';
+}
+
+int
+tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg,
+			       struct tc_helper_uprobe_target *target)
+{
+	bool is_sdt = strncmp(msg->location, "sdt:", 4) == 0;
+	const char *path = is_sdt ? msg->location + 4 : msg->location;
+	const char *colon = strchr(path, ':');
+	const char *second = colon && is_sdt ? strchr(colon + 1, ':') : NULL;
 	size_t position;
 
+	_Static_assert(sizeof(target->path) == TC_KERNEL_LOCATION_MAX, "a location fits");
 	if (msg->kind != TC_KERNEL_PROBE_UPROBE ||
-	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon)
+	    tc_kernel_check_uprobe_location(msg->location, &position) || !colon ||
+	    (is_sdt && !second))
 		return -EINVAL;
-	memcpy(path, msg->location, (size_t)(colon - msg->location));
-	path[colon - msg->location] = '\0';
-	*function = colon + 1;
+	copy_part(target->path, sizeof(target->path), path, (size_t)(colon - path));
+	if (is_sdt) {
+		copy_part(target->provider, sizeof(target->provider), colon + 1,
+			  (size_t)(second - colon - 1));
+		copy_part(target->name, sizeof(target->name), second + 1, strlen(second + 1));
+	} else {
+		target->provider[0] = '\0';
+		copy_part(target->name, sizeof(target->name), colon + 1, strlen(colon + 1));
+	}
 	return 0;
 }

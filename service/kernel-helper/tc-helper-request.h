@@ -27,6 +27,11 @@ struct tc_kernel_track_msg;
 bool tc_helper_request_is_valid(const void *buf, size_t len);
 bool tc_helper_request_probe_is_valid(const void *buf, size_t len);
 bool tc_helper_request_track_is_valid(const struct tc_kernel_track_msg *msg);
+/* OWN_START's and OWN_UNIT_START's event classes and system call bitmaps
+ * (TC_KERNEL_OWN_SYSCALL_WORDS words each): known classes only, and a
+ * bitmap non-empty exactly when its class is asked for. */
+bool tc_helper_request_own_syscalls_are_valid(uint32_t events, const uint64_t *entry,
+					      const uint64_t *exit);
 
 /* The session's instance name, and its probe group. */
 void tc_helper_request_instance_name(uint64_t session_id, char *name, size_t size);
@@ -46,10 +51,16 @@ void tc_helper_request_glob_regex(const char *glob, char *regex, size_t size);
 /* A kprobe or kretprobe of a checked PROBE_ADD: 0, or -EINVAL for another
  * kind or a location of another form. */
 int tc_helper_request_kprobe_check(const struct tc_kernel_probe_msg *msg);
-/* A uprobe of a checked PROBE_ADD: its location split into the file's
- * path (path, of TC_KERNEL_LOCATION_MAX bytes) and *function, inside
- * msg->location; -EINVAL for another kind or a location of another form. */
-int tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg, char *path,
-				   const char **function);
+/* A uprobe's target: the file, and the function or the SDT probe in it. */
+struct tc_helper_uprobe_target {
+	char path[256];	    /* TC_KERNEL_LOCATION_MAX */
+	char provider[256]; /* an SDT probe's provider, "" for a function */
+	char name[256];	    /* the function, or the SDT probe's name */
+};
+
+/* A uprobe of a checked PROBE_ADD: its location split into *target;
+ * -EINVAL for another kind or a location of another form. */
+int tc_helper_request_uprobe_split(const struct tc_kernel_probe_msg *msg,
+				   struct tc_helper_uprobe_target *target);
 
 #endif /* TC_HELPER_REQUEST_H */

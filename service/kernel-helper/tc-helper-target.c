@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The part of a uprobe request that touches the owner's file: opening it
- * as the owner, checking it is a regular file, finding the function's
- * offset in it. It runs in a child forked for the request, which hands the
+ * as the owner, checking it is a regular file, finding the function's or
+ * the SDT probe's offset in it (and the probe's semaphore). It runs in a child forked for the request, which hands the
  * descriptor and the offset back over a socketpair: the file may live on
  * a file system its owner controls (a FUSE server that never answers
  * open(), which O_NONBLOCK does not prevent, or any slow or hung mount),
@@ -32,6 +32,7 @@
 #include "tc-fd-passing.h"
 #include "tc-helper-elf.h"
 #include "tc-helper-log.h"
+#include "tc-helper-request.h"
 #include "tc-kernel-abi.h"
 
 /* What the child sends back, with the descriptor when status is 0. */
@@ -39,6 +40,7 @@ struct target_reply {
 	int32_t status;
 	uint32_t reserved;
 	uint64_t offset;
+	uint64_t ref_ctr_offset; /* an SDT probe's semaphore, or 0 */
 };
 
 /*
@@ -87,29 +89,36 @@ send_reply(int sock, const struct target_reply *reply, int fd)
  * ptrace it either.
  */
 static __attribute__((noreturn)) void
-child_main(int sock, const char *path, const char *function, uint32_t uid, uint32_t gid)
+child_main(int sock, const struct tc_helper_uprobe_target *target, uint32_t uid, uint32_t gid)
 {
 	struct target_reply reply = {0};
+	struct tc_helper_elf_sdt sdt;
 	struct stat st;
 	int fd;
 
 	if (close_range(3, (unsigned int)sock - 1, 0) < 0 ||
 	    close_range((unsigned int)sock + 1, ~0u, 0) < 0)
 		_exit(1);
-	fd = open_as(path, uid, gid);
+	fd = open_as(target->path, uid, gid);
 	if (fd >= 0 && (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0))
 		_exit(1); /* never parse as root */
 	reply.status = fd < 0 ? fd : 0;
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
 		reply.status = -EMEDIUMTYPE;
-	if (reply.status == 0)
-		reply.status = tc_helper_elf_function_offset(fd, function, &reply.offset);
+	if (reply.status == 0 && target->provider[0]) {
+		reply.status = tc_helper_elf_sdt_probe(fd, target->provider, target->name, &sdt);
+		reply.offset = sdt.offset;
+		reply.ref_ctr_offset = sdt.semaphore_offset;
+	} else if (reply.status == 0) {
+		reply.status = tc_helper_elf_function_offset(fd, target->name, &reply.offset);
+	}
 	_exit(send_reply(sock, &reply, reply.status == 0 ? fd : -1) ? 0 : 1);
 }
 
-/* Receives the child's reply: 0 with *fd and *offset, or -errno. */
+/* Receives the child's reply: 0 with *fd, *offset and *ref_ctr_offset,
+ * or -errno. */
 static int
-receive_reply(int sock, int *fd, uint64_t *offset)
+receive_reply(int sock, int *fd, uint64_t *offset, uint64_t *ref_ctr_offset)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -131,6 +140,7 @@ receive_reply(int sock, int *fd, uint64_t *offset)
 		return -EIO; /* the child died before it answered */
 	}
 	*offset = reply.offset;
+	*ref_ctr_offset = reply.ref_ctr_offset;
 	return reply.status;
 }
 
@@ -152,7 +162,7 @@ reap(pid_t pid)
 }
 
 int
-tc_helper_target_start(const char *path, const char *function, uint32_t uid, uint32_t gid,
+tc_helper_target_start(const struct tc_helper_uprobe_target *target, uint32_t uid, uint32_t gid,
 		       struct tc_target_child *child)
 {
 	int pair[2], ret;
@@ -162,7 +172,7 @@ tc_helper_target_start(const char *path, const char *function, uint32_t uid, uin
 	child->pid = fork();
 	if (child->pid == 0) {
 		close(pair[0]);
-		child_main(pair[1], path, function, uid, gid);
+		child_main(pair[1], target, uid, gid);
 	}
 	close(pair[1]);
 	if (child->pid < 0) {
@@ -184,13 +194,15 @@ tc_helper_target_abort(struct tc_target_child *child)
 }
 
 int
-tc_helper_target_end(struct tc_target_child *child, int *fd, uint64_t *offset)
+tc_helper_target_end(struct tc_target_child *child, int *fd, uint64_t *offset,
+		     uint64_t *ref_ctr_offset)
 {
 	struct pollfd pfd = {.fd = child->sock, .events = POLLIN};
 
 	*fd = -1;
+	*ref_ctr_offset = 0;
 	if (poll(&pfd, 1, 0) == 1) {
-		int ret = receive_reply(child->sock, fd, offset);
+		int ret = receive_reply(child->sock, fd, offset, ref_ctr_offset);
 
 		close(child->sock);
 		reap(child->pid);

@@ -82,7 +82,7 @@ def measure_ours(tmp, program):
     with Service() as svc:
         out = os.path.join(tmp, "ours")
         svc.cli("create", "k", "--output", out)
-        svc.cli("enable-channel", "-k", "k", "--subbuf-size", "1M", "--num-subbuf", "4")
+        svc.cli("enable-channel", "-k", "channel0", "--subbuf-size", "1M", "--num-subbuf", "4")
         for event in EVENTS:
             svc.cli("enable-event", "-k", event)
         svc.cli("start")

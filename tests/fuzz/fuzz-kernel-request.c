@@ -32,14 +32,16 @@
  *   [A-Za-z0-9_.+], so that its definition "p:GROUP/NAME LOCATION" is one
  *   line of three tokens; a uprobe taken splits into an absolute path
  *   without empty, '.' or '..' component, of its alphabet, and a
- *   function of [A-Za-z0-9_.@$], which together are the location; no
- *   location is taken as both;
+ *   function of [A-Za-z0-9_.@$], or (sdt:) a provider and a name of
+ *   [A-Za-z0-9_], which together are the location; no location is taken
+ *   as both;
  * - PRUNE keeps only ids of its scope, at most TC_KERNEL_PRUNE_MAX; PIDS
  *   lists positive pids, at most TC_KERNEL_PIDS_MAX, none with
  *   PIDS_ALL; TRACK's sets hold at most TC_KERNEL_TRACK_VALUES_MAX values,
  *   none in a set that holds every value, and some set is of ids other
  *   than pids; an own-tier request's quiet tgid is a pid and its group's
- *   path NUL-terminated.
+ *   path NUL-terminated, its event classes known, and its system call
+ *   bitmaps not empty exactly when their class is asked for.
  *
  * Built with libFuzzer, from the top of the source tree (Debian's clang):
  *
@@ -64,6 +66,7 @@
 #include "tc-helper-request.h"
 #include "tc-kernel-abi.h"
 #include "tc-kernel-names.h"
+#include "tc-kernel-own.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -96,6 +99,26 @@ static const char *const outcome_names[OUTCOMES] = {
     "refused", "fixed size",	"instance create", "event", "filter", "kprobe",
     "uprobe",  "probe refused", "prune",	   "pids",  "track",  "own"};
 static unsigned long long outcomes[OUTCOMES];
+
+/* A taken own-tier request's event classes and system call bitmaps: known
+ * classes only, and a bitmap not empty exactly when its class is asked for,
+ * so that the programs never get a default set of system calls. */
+static void
+check_own_syscalls(uint32_t events, const uint64_t *entry, const uint64_t *exit)
+{
+	bool has_entry = false, has_exit = false;
+
+	for (uint32_t i = 0; i < TC_KERNEL_OWN_SYSCALL_WORDS; i++) {
+		has_entry |= entry[i] != 0;
+		has_exit |= exit[i] != 0;
+	}
+	if ((events & ~(TC_KERNEL_OWN_ALL | TC_KERNEL_OWN_SYSCALLS)) ||
+	    has_entry != ((events & TC_KERNEL_OWN_SYSCALL_ENTRY) != 0) ||
+	    has_exit != ((events & TC_KERNEL_OWN_SYSCALL_EXIT) != 0))
+		FAIL("an own-tier request with events 0x%" PRIx32 " and %s entry and %s exit "
+		     "bitmaps taken",
+		     events, has_entry ? "a" : "no", has_exit ? "a" : "no");
+}
 
 /* The size of a type's message, 0 for a type no request has. */
 static size_t
@@ -243,14 +266,57 @@ check_filter(const char *filter)
 		FAIL("the filter '%s' has a character out of its alphabet", filter);
 }
 
+
+/* A uprobe location taken and its split: "/path:function", or
+ * "sdt:/path:provider:name" with a provider and name of [A-Za-z0-9_], each
+ * part whole and in bounds, the path absolute with no empty, "." or ".."
+ * component, so that the file opened is the one named and the definition
+ * written to uprobe_events holds no token of the user's but the path. */
+static void
+check_uprobe_target(const struct tc_kernel_probe_msg *msg, size_t location_len,
+		    const struct tc_helper_uprobe_target *target)
+{
+	bool is_sdt = strncmp(msg->location, "sdt:", 4) == 0;
+	size_t path_len = strnlen(target->path, sizeof(target->path));
+	size_t provider_len = strnlen(target->provider, sizeof(target->provider));
+	size_t name_len = strnlen(target->name, sizeof(target->name));
+	const char *path = target->path;
+	char joined[3 * TC_KERNEL_LOCATION_MAX + 8];
+
+	if (msg->kind != TC_KERNEL_PROBE_UPROBE)
+		FAIL("a uprobe of kind %" PRIu32 " taken", msg->kind);
+	if (path_len >= sizeof(target->path) || provider_len >= sizeof(target->provider) ||
+	    name_len >= sizeof(target->name))
+		FAIL("the uprobe location '%s' split out of bounds", msg->location);
+	if (is_sdt)
+		snprintf(joined, sizeof(joined), "sdt:%s:%s:%s", path, target->provider,
+			 target->name);
+	else
+		snprintf(joined, sizeof(joined), "%s:%s", path, target->name);
+	if (strlen(joined) != location_len || strcmp(joined, msg->location) != 0 ||
+	    path_len == 0 || name_len == 0 || (is_sdt != (provider_len != 0)))
+		FAIL("the uprobe location '%s' split into '%s', '%s' and '%s'", msg->location, path,
+		     target->provider, target->name);
+	if (path[0] != '/' || !is_made_of(path, path_len, "/._+@-") || strstr(path, "//") ||
+	    strstr(path, "/./") || strstr(path, "/../") ||
+	    (path_len >= 2 && strcmp(path + path_len - 2, "/.") == 0) ||
+	    (path_len >= 3 && strcmp(path + path_len - 3, "/..") == 0) || path[path_len - 1] == '/')
+		FAIL("the uprobe path '%s' taken", path);
+	if (is_sdt ? !is_made_of(target->provider, provider_len, "_") ||
+			     !is_made_of(target->name, name_len, "_")
+		   : !is_made_of(target->name, name_len, "_.@$"))
+		FAIL("the uprobe function or SDT probe '%s:%s' taken", target->provider,
+		     target->name);
+}
+
 static void
 check_probe(const struct tc_kernel_probe_msg *msg)
 {
-	char group[TC_HELPER_REQUEST_NAME_MAX], path[TC_KERNEL_LOCATION_MAX];
+	char group[TC_HELPER_REQUEST_NAME_MAX];
+	struct tc_helper_uprobe_target target;
 	char line[8 + TC_HELPER_REQUEST_NAME_MAX + sizeof(msg->name) + TC_KERNEL_LOCATION_MAX];
 	size_t name_len = strnlen(msg->name, sizeof(msg->name));
 	size_t location_len = strnlen(msg->location, sizeof(msg->location));
-	const char *function = NULL;
 	int kprobe, uprobe, n;
 
 	if (name_len == 0 || name_len > TC_KERNEL_PROBE_NAME_MAX ||
@@ -261,8 +327,8 @@ check_probe(const struct tc_kernel_probe_msg *msg)
 	if (msg->flags & ~TC_KERNEL_PROBE_DISABLED)
 		FAIL("probe flags 0x%" PRIx32 " taken", msg->flags);
 	kprobe = tc_helper_request_kprobe_check(msg);
-	memset(path, 'x', sizeof(path));
-	uprobe = tc_helper_request_uprobe_split(msg, path, &function);
+	memset(&target, 'x', sizeof(target));
+	uprobe = tc_helper_request_uprobe_split(msg, &target);
 	if (kprobe == 0 && uprobe == 0)
 		FAIL("the location '%s' taken as a kprobe's and a uprobe's", msg->location);
 	if ((kprobe != 0 && kprobe != -EINVAL) || (uprobe != 0 && uprobe != -EINVAL))
@@ -283,28 +349,7 @@ check_probe(const struct tc_kernel_probe_msg *msg)
 			FAIL("the kprobe definition '%s' is not one line of three tokens", line);
 		outcomes[KPROBE]++;
 	} else if (uprobe == 0) {
-		size_t path_len, function_len;
-
-		if (msg->kind != TC_KERNEL_PROBE_UPROBE)
-			FAIL("a uprobe of kind %" PRIu32 " taken", msg->kind);
-		path_len = strnlen(path, sizeof(path));
-		if (path_len >= sizeof(path) || function < msg->location ||
-		    function >= msg->location + location_len)
-			FAIL("the uprobe location '%s' split out of bounds", msg->location);
-		function_len = strlen(function);
-		if (path_len + 1 + function_len != location_len || path_len == 0 ||
-		    function_len == 0 || memcmp(path, msg->location, path_len) != 0 ||
-		    msg->location[path_len] != ':')
-			FAIL("the uprobe location '%s' split into '%s' and '%s'", msg->location,
-			     path, function);
-		if (path[0] != '/' || !is_made_of(path, path_len, "/._+@-") || strstr(path, "//") ||
-		    strstr(path, "/./") || strstr(path, "/../") ||
-		    (path_len >= 2 && strcmp(path + path_len - 2, "/.") == 0) ||
-		    (path_len >= 3 && strcmp(path + path_len - 3, "/..") == 0) ||
-		    path[path_len - 1] == '/')
-			FAIL("the uprobe path '%s' taken", path);
-		if (!is_made_of(function, function_len, "_.@$"))
-			FAIL("the uprobe function '%s' taken", function);
+		check_uprobe_target(msg, location_len, &target);
 		outcomes[UPROBE]++;
 	} else {
 		outcomes[PROBE_REFUSED]++;
@@ -407,6 +452,7 @@ check_taken(const void *buf, size_t len)
 
 		if (msg->quiet_tgid > INT32_MAX)
 			FAIL("OWN_START with quiet tgid %" PRIu32 " taken", msg->quiet_tgid);
+		check_own_syscalls(msg->events, msg->syscall_entry, msg->syscall_exit);
 		outcomes[OWN]++;
 		break;
 	}
@@ -417,6 +463,7 @@ check_taken(const void *buf, size_t len)
 			FAIL("OWN_UNIT_START with quiet tgid %" PRIu32 " or an unterminated path "
 			     "taken",
 			     msg->quiet_tgid);
+		check_own_syscalls(msg->events, msg->syscall_entry, msg->syscall_exit);
 		outcomes[OWN]++;
 		break;
 	}
@@ -464,7 +511,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef FUZZ_LIBFUZZER
 /* Valid requests of each type, padded to their size by the frame. */
-#define SEEDS_MAX 27
+#define SEEDS_MAX 31
 static uint8_t seed_bytes[SEEDS_MAX][1 + sizeof(struct tc_kernel_own_unit_msg)];
 static struct fuzz_seed seeds[SEEDS_MAX];
 static size_t nr_seeds;
@@ -578,10 +625,21 @@ add_large(void)
 	track.values[2] = 0;
 	add_seed(&track, offsetof(struct tc_kernel_track_msg, values) + 3 * sizeof(uint32_t));
 	add_seed(&own, sizeof(own));
+	/* getppid (110 on x86-64) and read (0), by name. */
+	own.events = TC_KERNEL_OWN_SYSCALL_ENTRY | TC_KERNEL_OWN_SYSCALL_EXIT;
+	own.syscall_entry[110 / 64] = 1ull << (110 % 64);
+	own.syscall_exit[0] = 1 | 1ull << (110 % 64);
+	add_seed(&own, sizeof(own));
+	/* A class without its system calls, refused. */
+	own.syscall_exit[0] = 0;
+	add_seed(&own, sizeof(own));
 	unit.header = seed_header(TC_KERNEL_OWN_UNIT_START, sizeof(unit), 1ull << 32 | 10, 0);
 	unit.events = 1;
 	strcpy(unit.cgroup, "/system.slice/x.service");
 	add_seed(&unit, offsetof(struct tc_kernel_own_unit_msg, cgroup) + 24);
+	unit.events = TC_KERNEL_OWN_SYSCALL_ENTRY;
+	unit.syscall_entry[7] = 1ull << 63;
+	add_seed(&unit, sizeof(unit));
 }
 
 __attribute__((constructor)) static void
@@ -611,6 +669,7 @@ make_seeds(void)
 		  "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc");
 	add_probe(TC_KERNEL_PROBE_UPROBE, TC_KERNEL_PROBE_DISABLED, "cxx",
 		  "/opt/app-1.0/bin/app:_ZN3foo3barEv@@V1");
+	add_probe(TC_KERNEL_PROBE_UPROBE, 0, "sdt", "sdt:/usr/bin/app:example:all_types");
 	add_large();
 	/* The longest names and locations. */
 	memset(glob, 'a', sizeof(glob) - 1);

@@ -35,6 +35,10 @@ const volatile __u32 unit_cgroup_level;
 /* The owner's consumer: reading the ring makes records that would wake
  * it to read them, without end. */
 const volatile __s32 quiet_tgid;
+/* The system calls named by the session (bit n of word n / 64 for number
+ * n), whose entries and exits the syscall programs record. */
+const volatile __u64 syscall_entry_set[TC_KERNEL_OWN_SYSCALL_WORDS];
+const volatile __u64 syscall_exit_set[TC_KERNEL_OWN_SYSCALL_WORDS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -182,6 +186,19 @@ sched_may_record(struct task_struct *task)
 	return true;
 }
 
+/* A system call's six argument registers. Constant offsets: the verifier
+ * refuses a context pointer moved by a loop index. */
+static __always_inline void
+copy_args(const struct trace_event_raw_sys_enter *ctx, __u64 args[6])
+{
+	args[0] = ctx->args[0];
+	args[1] = ctx->args[1];
+	args[2] = ctx->args[2];
+	args[3] = ctx->args[3];
+	args[4] = ctx->args[4];
+	args[5] = ctx->args[5];
+}
+
 SEC("tracepoint/raw_syscalls/sys_enter")
 int
 own_sys_enter(struct trace_event_raw_sys_enter *ctx)
@@ -190,14 +207,7 @@ own_sys_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (!current_is_owners())
 		return 0;
-	/* Constant offsets: the verifier refuses a context pointer moved by
-	 * a loop index. */
-	args[0] = ctx->args[0];
-	args[1] = ctx->args[1];
-	args[2] = ctx->args[2];
-	args[3] = ctx->args[3];
-	args[4] = ctx->args[4];
-	args[5] = ctx->args[5];
+	copy_args(ctx, args);
 	emit(TC_OWN_SYS_ENTER, bpf_get_current_task_btf(), (__s32)ctx->id, 0, args, 6);
 	return 0;
 }
@@ -209,6 +219,59 @@ own_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!current_is_owners())
 		return 0;
 	emit(TC_OWN_SYS_EXIT, bpf_get_current_task_btf(), (__s32)ctx->id, ctx->ret, NULL, 0);
+	return 0;
+}
+
+/*
+ * The numbers in the sets are the native ABI's, those the service's table
+ * has (<sys/syscall.h> at build time). A 32-bit task on a 64-bit kernel
+ * makes its calls with another table's numbers, which would be recorded
+ * under the wrong names: on x86, where the kernel marks such a call in
+ * the task's thread_info (TS_COMPAT), they are left out.
+ */
+#define OWN_TS_COMPAT 0x0002
+
+static __always_inline bool
+in_named_set(const volatile __u64 *set, long id, struct task_struct *task)
+{
+	__u64 nr = (__u64)id;
+
+	if (id < 0 || nr >= TC_KERNEL_OWN_SYSCALLS_MAX || !((set[nr >> 6] >> (nr & 63)) & 1))
+		return false;
+#ifdef __TARGET_ARCH_x86
+	if (bpf_core_field_exists(task->thread_info.status) &&
+	    (BPF_CORE_READ(task, thread_info.status) & OWN_TS_COMPAT))
+		return false;
+#endif
+	return true;
+}
+
+/* A named system call's entry: its number and six argument registers,
+ * as own_sys_enter records them, under its own record type so that the
+ * consumer names it. */
+SEC("tracepoint/raw_syscalls/sys_enter")
+int
+own_syscall_entry(struct trace_event_raw_sys_enter *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 args[6];
+
+	if (!in_named_set(syscall_entry_set, ctx->id, task) || !current_is_owners())
+		return 0;
+	copy_args(ctx, args);
+	emit(TC_OWN_SYSCALL_ENTRY, task, (__s32)ctx->id, 0, args, 6);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int
+own_syscall_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (!in_named_set(syscall_exit_set, ctx->id, task) || !current_is_owners())
+		return 0;
+	emit(TC_OWN_SYSCALL_EXIT, task, (__s32)ctx->id, ctx->ret, NULL, 0);
 	return 0;
 }
 

@@ -237,13 +237,11 @@ add_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileCh
 {
 	TcChannelConfig config;
 
-	if (!g_str_equal(channel->name, TC_DEFAULT_CHANNEL)) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "the kernel domain has one channel, '%s', not '%s'", TC_DEFAULT_CHANNEL,
-			    channel->name);
-		return FALSE;
-	}
+	/* The file's read and monitor intervals are LTTng's defaults in every
+	 * file it saves; the kernel channel's reads and statistics are the
+	 * same whatever they say (docs/kernel.md). */
 	return channel_config(file, channel, &config, error) &&
+	       tc_channel_config_kernel_check(channel->name, &config, error) &&
 	       tc_session_op_kernel_channel(session, &config, error);
 }
 

@@ -196,12 +196,12 @@ tc_validate_kernel_event(const char *pattern, GError **error)
 	size_t position;
 	const char *why;
 
+	/* LTTng's bare name, which the session operation looks up among the
+	 * machine's events (tc-kernel-event-name.h). */
 	if (!colon) {
-		g_autofree char *shown = g_strescape(pattern, NULL);
-
-		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-			    "Kernel events are named 'system:event', not '%.300s'", shown);
-		return FALSE;
+		why = tc_kernel_check_event_name(pattern, &position);
+		return !why || kernel_string_refused("kernel event name", pattern, why, position,
+						     error);
 	}
 	system = g_strndup(pattern, colon - pattern);
 	why = tc_kernel_check_event_name(system, &position);

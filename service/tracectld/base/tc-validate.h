@@ -24,7 +24,8 @@ gboolean tc_validate_output_directory(const char *path, GError **error);
  * its position. */
 gboolean tc_validate_kernel_probe(guint32 kind, const char *name, const char *location,
 				  GError **error);
-/* "system:event", each part a kernel name or glob. */
+/* "system:event", each part a kernel name or glob, or LTTng's bare
+ * event name or glob (no system). */
 gboolean tc_validate_kernel_event(const char *pattern, GError **error);
 
 /* Application event names: "provider:event", each part [A-Za-z0-9_.-]+. */

@@ -332,6 +332,33 @@ kernel_channel_work(TcRequest *request, GError **error)
 	return tc_session_op_kernel_channel(request->session, &request->config, error);
 }
 
+/* A kernel channel's read and monitor timers, refused when given: the
+ * consumer reads the kernel's buffers when the kernel wakes it and every
+ * 100 ms, and the statistics are the kernel's, read at each call. The
+ * rest is tc_channel_config_kernel_check()'s. */
+static gboolean
+check_kernel_channel_options(const char *domain, const char *name, GVariant *options,
+			     const TcChannelConfig *config, GError **error)
+{
+	static const char *const timers[] = {"read-timer", "monitor-timer"};
+
+	if (!g_str_equal(domain, "kernel"))
+		return TRUE;
+	for (guint i = 0; i < G_N_ELEMENTS(timers); i++) {
+		g_autoptr(GVariant) value = g_variant_lookup_value(options, timers[i], NULL);
+
+		if (value == NULL)
+			continue;
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The kernel channel has no %s: the consumer reads the kernel's "
+			    "buffers when the kernel wakes it (a quarter full) and every 100 ms, "
+			    "and its statistics are the kernel's, read at each call",
+			    timers[i]);
+		return FALSE;
+	}
+	return tc_channel_config_kernel_check(name, config, error);
+}
+
 static gboolean
 handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, const char *domain,
 		      const char *name, GVariant *options, TcSession *session)
@@ -343,7 +370,8 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 
 	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
 	    !parse_channel_options(options, session->snapshot, &config, &error) ||
-	    !parse_buffer_scheme(domain, options, &buffers, &error)) {
+	    !parse_buffer_scheme(domain, options, &buffers, &error) ||
+	    !check_kernel_channel_options(domain, name, options, &config, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
@@ -467,6 +495,9 @@ handle_add_kernel_probe(TcDbusSession *object, GDBusMethodInvocation *invocation
 	TcRequest *request;
 	guint32 kind_value;
 
+	/* LTTng's "elf:" names the function form explicitly: the same probe. */
+	if (g_str_equal(kind, "uprobe") && g_str_has_prefix(location, "elf:"))
+		location += 4;
 	if (!parse_probe(kind, name, location, &kind_value, &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
@@ -646,7 +677,7 @@ submit_kernel_own_event(TcSession *session, GDBusMethodInvocation *invocation, c
 {
 	g_autoptr(GError) error = NULL;
 	TcRequest *request;
-	guint32 events;
+	TcKernelOwnEvents events;
 
 	if (!check_kernel_channel(channel, &error) ||
 	    !tc_session_kernel_own_parse(pattern, &events, &error)) {

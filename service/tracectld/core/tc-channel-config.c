@@ -77,6 +77,41 @@ tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config, GErr
 	       check_timer("monitor-timer", config->monitor_timer_us, error);
 }
 
+/*
+ * A session's kernel events share one tracefs instance, whose per-CPU
+ * buffers the consumer reads as they fill (woken at a quarter full, every
+ * 100 ms otherwise): one channel, whose losses count as discarded events.
+ * What tracefs or the consumer would not do is refused rather than
+ * recorded some other way than asked.
+ */
+gboolean
+tc_channel_config_kernel_check(const char *name, const TcChannelConfig *config, GError **error)
+{
+	if (!g_str_equal(name, TC_DEFAULT_CHANNEL)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The kernel domain has one channel, '%s', not '%.64s': a session's "
+			    "kernel events share one tracefs instance, so a second kernel "
+			    "channel cannot be honoured",
+			    TC_DEFAULT_CHANNEL, name);
+		return FALSE;
+	}
+	if (config->overwrite) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The kernel channel does not overwrite: the consumer reads the "
+			    "kernel's buffers as they fill and counts what the kernel could not "
+			    "keep as discarded (discard mode); a kernel flight recorder is not "
+			    "supported");
+		return FALSE;
+	}
+	if (config->switch_timer_us != 0) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
+			    "The kernel channel has no switch timer: its packets are the pages "
+			    "the consumer reads, written as it reads them");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 unknown_context(const char *name, const TcContextName *known, gboolean has_perf, GError **error)
 {

@@ -23,6 +23,15 @@ typedef struct {
 	char *location;
 } TcKernelProbe;
 
+/* What the own-process tier records: event classes (TC_KERNEL_OWN_*), and
+ * the system calls named for their entries and exits, bit n of word n / 64
+ * for number n (tc-kernel-own.h's bitmaps). */
+typedef struct {
+	guint32 events;
+	guint64 syscall_entry[8];
+	guint64 syscall_exit[8];
+} TcKernelOwnEvents;
+
 /* The kernel domain, [op_lock] (tc-session.h); what the Channels property
  * shows (events, probes, contexts, geometry) is written with [S] held too. */
 typedef struct {
@@ -41,7 +50,7 @@ typedef struct {
 	gboolean disabled;    /* disable-channel -k: the instance is off */
 	guint64 buffer_bytes; /* [op_lock] counted in the session's charge */
 	/* The own-process tier, [op_lock] (tc-session-kernel-own.c). */
-	guint32 own_events;   /* TC_KERNEL_OWN_* */
+	TcKernelOwnEvents own_events;
 	gboolean own_charged; /* counted in the session's charge */
 	gboolean own_running; /* the helper's programs are attached */
 } TcKernelDomain;

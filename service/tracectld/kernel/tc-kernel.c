@@ -805,8 +805,10 @@ tc_kernel_list(gboolean syscalls, GError **error)
 static void
 name_uprobe_refusal(int code, const char *location, GError **error)
 {
-	g_autofree char *path = g_strndup(location, strcspn(location, ":"));
-	const char *function = strchr(location, ':') ? strchr(location, ':') + 1 : "";
+	gboolean is_sdt = g_str_has_prefix(location, "sdt:");
+	const char *file = is_sdt ? location + 4 : location;
+	g_autofree char *path = g_strndup(file, strcspn(file, ":"));
+	const char *function = strchr(file, ':') ? strchr(file, ':') + 1 : "";
 	g_autofree char *why = NULL;
 
 	switch (code) {
@@ -819,16 +821,24 @@ name_uprobe_refusal(int code, const char *location, GError **error)
 		break;
 	case E2BIG:
 		why = g_strdup_printf("its ELF headers exceed the kernel helper's limits (%u "
-				      "sections, %u symbols, %u MiB of symbol names)",
+				      "sections, %u symbols, %u MiB of symbol names, %u MiB of "
+				      "notes)",
 				      TC_KERNEL_ELF_SECTIONS_MAX, TC_KERNEL_ELF_SYMBOLS_MAX,
-				      TC_KERNEL_ELF_NAMES_MAX >> 20);
+				      TC_KERNEL_ELF_NAMES_MAX >> 20, TC_KERNEL_ELF_NOTES_MAX >> 20);
 		break;
 	case ENOEXEC:
 		why = g_strdup("it is not an ELF64 file, or its headers point past its end "
 			       "(truncated?)");
 		break;
 	case ESRCH:
-		why = g_strdup_printf("it has no function named '%s'", function);
+		why = is_sdt ? g_strdup_printf("it has no SDT probe '%s' in its notes (.note.stapsdt)",
+					       function)
+			     : g_strdup_printf("it has no function named '%s'", function);
+		break;
+	case ENOTUNIQ:
+		why = g_strdup_printf("its SDT probe '%s' is at several places, and a uprobe is "
+				      "one place",
+				      function);
 		break;
 	case ETIMEDOUT:
 		why = g_strdup_printf("it did not open within %d ms (a slow or hung file "
@@ -938,31 +948,37 @@ request_own_ring(struct tc_kernel_msg *request, size_t size, GError **error)
 }
 
 int
-tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, guint32 events, GPid quiet_pid,
-		    GError **error)
+tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, const TcKernelOwnEvents *events,
+		    GPid quiet_pid, GError **error)
 {
 	struct tc_kernel_own_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_START, .session_id = helper_session_id(session_id)},
 		.uid = uid,
 		.gid = gid,
-		.events = events,
+		.events = events->events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
 
+	G_STATIC_ASSERT(sizeof(msg.syscall_entry) == sizeof(events->syscall_entry));
+	memcpy(msg.syscall_entry, events->syscall_entry, sizeof(msg.syscall_entry));
+	memcpy(msg.syscall_exit, events->syscall_exit, sizeof(msg.syscall_exit));
 	return request_own_ring(&msg.header, sizeof(msg), error);
 }
 
 int
-tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
+tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, const TcKernelOwnEvents *events,
 			 GPid quiet_pid, GError **error)
 {
 	struct tc_kernel_own_unit_msg msg = {
 		.header = {.type = TC_KERNEL_OWN_UNIT_START,
 			   .session_id = helper_session_id(session_id)},
-		.events = events,
+		.events = events->events,
 		.quiet_tgid = quiet_pid > 0 ? (guint32)quiet_pid : 0,
 	};
 	int fd;
+
+	memcpy(msg.syscall_entry, events->syscall_entry, sizeof(msg.syscall_entry));
+	memcpy(msg.syscall_exit, events->syscall_exit, sizeof(msg.syscall_exit));
 
 	if (strlen(cgroup) >= sizeof(msg.cgroup)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_LIMIT_EXCEEDED,

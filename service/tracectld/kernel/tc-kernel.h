@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "tc-kernel-domain.h"
+
 /*
  * The client side of tracectl-kernel-helper (common/abi/tc-kernel-abi.h):
  * on a systemd machine its socket, <rundir>/kernel-helper.sock, starts it
@@ -72,10 +74,10 @@ char *tc_kernel_probe_group(guint64 session_id);
  * account, could trace, but quiet_pid's (the consumer); the ring buffer's
  * map for the consumer, or -1. NotSupported when the helper was built
  * without it. */
-int tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, guint32 events, GPid quiet_pid,
-			GError **error);
+int tc_kernel_own_start(guint64 session_id, uid_t uid, gid_t gid, const TcKernelOwnEvents *events,
+			GPid quiet_pid, GError **error);
 /* The same for a delegated unit's control group (a path of the unified
  * hierarchy) and its descendants, whatever their uid. */
-int tc_kernel_own_unit_start(guint64 session_id, const char *cgroup, guint32 events,
-			     GPid quiet_pid, GError **error);
+int tc_kernel_own_unit_start(guint64 session_id, const char *cgroup,
+			     const TcKernelOwnEvents *events, GPid quiet_pid, GError **error);
 gboolean tc_kernel_own_remove(guint64 session_id, GError **error);

@@ -27,6 +27,7 @@
 #include "tc-kernel-own.h"
 #include "tc-kernel.h"
 #include "tc-session.h"
+#include "tc-syscall-name.h"
 #include "tc-user-account.h"
 #include "tc-user-limits.h"
 #include "tc-validate.h"
@@ -56,32 +57,132 @@ allowed_names(void)
 	return g_string_free(names, FALSE);
 }
 
+/* Whether pattern names system calls: it is of the syscalls system, or
+ * bare and starts with the prefix of their tracefs or LTTng names. Other
+ * patterns ("*:*", "*", "sched:*") keep meaning the tier's other events:
+ * system calls are named one by one, or with --all --syscall. The event
+ * part goes into *event, and whether LTTng's names apply. */
+static gboolean
+names_syscalls(const char *pattern, const char **event, gboolean *is_bare)
+{
+	static const char *const prefixes[] = {"sys_enter_", "sys_exit_", "syscall_entry_",
+					       "syscall_exit_"};
+	const char *colon = strchr(pattern, ':');
+
+	*is_bare = colon == NULL;
+	if (colon) {
+		*event = colon + 1;
+		return colon - pattern == 8 && strncmp(pattern, "syscalls", 8) == 0;
+	}
+	*event = pattern;
+	for (guint i = 0; i < G_N_ELEMENTS(prefixes); i++)
+		if (g_str_has_prefix(pattern, prefixes[i]))
+			return TRUE;
+	return FALSE;
+}
+
+/* The system calls of the machine's table whose entry or exit event
+ * matches, as bits of events' bitmaps and classes; FALSE when none does. */
+static gboolean
+match_syscalls(const char *event, gboolean is_bare, TcKernelOwnEvents *events)
+{
+	gboolean any = FALSE;
+
+	for (gsize i = 0; i < tc_syscall_name_count(); i++) {
+		unsigned int nr;
+		const char *name = tc_syscall_name_at(i, &nr);
+		g_autofree char *enter = g_strconcat("sys_enter_", name, NULL);
+		g_autofree char *exit = g_strconcat("sys_exit_", name, NULL);
+		g_autofree char *entry_lttng = g_strconcat("syscall_entry_", name, NULL);
+		g_autofree char *exit_lttng = g_strconcat("syscall_exit_", name, NULL);
+
+		if (nr >= TC_KERNEL_OWN_SYSCALLS_MAX)
+			continue;
+		if (g_pattern_match_simple(event, enter) ||
+		    (is_bare && g_pattern_match_simple(event, entry_lttng))) {
+			events->syscall_entry[nr / 64] |= G_GUINT64_CONSTANT(1) << (nr % 64);
+			events->events |= TC_KERNEL_OWN_SYSCALL_ENTRY;
+			any = TRUE;
+		}
+		if (g_pattern_match_simple(event, exit) ||
+		    (is_bare && g_pattern_match_simple(event, exit_lttng))) {
+			events->syscall_exit[nr / 64] |= G_GUINT64_CONSTANT(1) << (nr % 64);
+			events->events |= TC_KERNEL_OWN_SYSCALL_EXIT;
+			any = TRUE;
+		}
+	}
+	return any;
+}
+
 gboolean
-tc_session_kernel_own_parse(const char *pattern, guint32 *events, GError **error)
+tc_session_kernel_own_parse(const char *pattern, TcKernelOwnEvents *events, GError **error)
 {
 	g_autofree char *names = NULL;
+	const char *event;
+	gboolean is_bare;
 
+	G_STATIC_ASSERT(G_N_ELEMENTS(events->syscall_entry) == TC_KERNEL_OWN_SYSCALL_WORDS);
 	if (!tc_validate_kernel_event(pattern, error))
 		return FALSE;
-	*events = 0;
+	*events = (TcKernelOwnEvents){0};
+	if (names_syscalls(pattern, &event, &is_bare)) {
+		if (match_syscalls(event, is_bare, events))
+			return TRUE;
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "%s: no system call of this machine's (the native ones of its "
+			    "architecture, %u of them) has that name",
+			    pattern, (unsigned)tc_syscall_name_count());
+		return FALSE;
+	}
+	/* LTTng's bare names match the event's name without its system. */
 	for (guint i = 0; i < G_N_ELEMENTS(allowed); i++)
-		if (g_pattern_match_simple(pattern, allowed[i].name))
-			*events |= allowed[i].bit;
-	if (*events)
+		if (g_pattern_match_simple(pattern, strchr(pattern, ':')
+							   ? allowed[i].name
+							   : strchr(allowed[i].name, ':') + 1))
+			events->events |= allowed[i].bit;
+	if (events->events)
 		return TRUE;
 	names = allowed_names();
 	g_set_error(error, TC_ERROR, TC_ERROR_PERMISSION_DENIED,
 		    "%s: not available in the own-process tier (it cannot be restricted to "
-		    "your own processes); the tier offers %s",
+		    "your own processes); the tier offers %s, and system calls by name "
+		    "(--syscall)",
 		    pattern, names);
 	return FALSE;
+}
+
+/* Adds or removes what events holds; the classes of named system calls
+ * go with their last bit. */
+static void
+change_events(TcKernelOwnEvents *own, const TcKernelOwnEvents *events, gboolean enable)
+{
+	guint64 entry = 0, exit = 0;
+
+	for (guint i = 0; i < TC_KERNEL_OWN_SYSCALL_WORDS; i++) {
+		if (enable) {
+			own->syscall_entry[i] |= events->syscall_entry[i];
+			own->syscall_exit[i] |= events->syscall_exit[i];
+		} else {
+			own->syscall_entry[i] &= ~events->syscall_entry[i];
+			own->syscall_exit[i] &= ~events->syscall_exit[i];
+		}
+		entry |= own->syscall_entry[i];
+		exit |= own->syscall_exit[i];
+	}
+	if (enable)
+		own->events |= events->events;
+	else
+		own->events &= ~(events->events & TC_KERNEL_OWN_ALL);
+	own->events = (own->events & TC_KERNEL_OWN_ALL) |
+		      (entry ? TC_KERNEL_OWN_SYSCALL_ENTRY : 0) |
+		      (exit ? TC_KERNEL_OWN_SYSCALL_EXIT : 0);
 }
 
 gboolean
 tc_session_kernel_own_event_locked(TcSession *session, const char *pattern, gboolean enable,
 				   GError **error)
 {
-	guint32 events;
+	TcKernelOwnEvents events;
 
 	if (!tc_session_kernel_own_parse(pattern, &events, error))
 		return FALSE;
@@ -97,12 +198,10 @@ tc_session_kernel_own_event_locked(TcSession *session, const char *pattern, gboo
 			    "Snapshot sessions do not record kernel events in this version");
 		return FALSE;
 	}
-	if (enable)
-		session->kernel.own_events |= events;
-	else
-		session->kernel.own_events &= ~events;
-	g_message("Session '%s' of uid %u: own-process kernel events 0x%x", session->name,
-		  (unsigned)session->owner_uid, session->kernel.own_events);
+	change_events(&session->kernel.own_events, &events, enable);
+	g_message("Session '%s' of uid %u: own-process kernel events 0x%x ('%s' %s)",
+		  session->name, (unsigned)session->owner_uid, session->kernel.own_events.events,
+		  pattern, enable ? "enabled" : "disabled");
 	return TRUE;
 }
 
@@ -124,7 +223,7 @@ own_owner_programs_start(TcSession *session, TcConsumer *consumer, GError **erro
 
 	if (!tc_user_account_lookup(session->owner_uid, &owner, error))
 		return -1;
-	return tc_kernel_own_start(session->id, owner.uid, owner.gid, session->kernel.own_events,
+	return tc_kernel_own_start(session->id, owner.uid, owner.gid, &session->kernel.own_events,
 				   tc_consumer_pid(consumer), error);
 }
 
@@ -148,7 +247,7 @@ own_programs_start(TcSession *session, TcConsumer *consumer, GError **error)
 	unit = g_ptr_array_index(session->units, 0);
 	g_message("Session '%s' of uid %u: own-process kernel events of unit '%s'",
 		  session->name, (unsigned)session->owner_uid, unit->name);
-	return tc_kernel_own_unit_start(session->id, unit->cgroup, session->kernel.own_events,
+	return tc_kernel_own_unit_start(session->id, unit->cgroup, &session->kernel.own_events,
 					tc_consumer_pid(consumer), error);
 }
 
@@ -160,7 +259,7 @@ tc_session_kernel_own_start_locked(TcSession *session, TcConsumer *consumer, GEr
 	gboolean ok;
 	int ring_fd;
 
-	if (session->kernel.own_events == 0)
+	if (session->kernel.own_events.events == 0)
 		return TRUE;
 	/* Counted once per session, given back with the rest of its charge. */
 	if (!session->kernel.own_charged &&

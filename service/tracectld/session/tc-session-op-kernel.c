@@ -3,9 +3,12 @@
 
 #include "tc-session-op-kernel.h"
 
+#include <string.h>
+
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-kernel-abi.h"
+#include "tc-kernel-event-name.h"
 #include "tc-kernel.h"
 #include "tc-session-kernel-own.h"
 #include "tc-session-kernel.h"
@@ -65,30 +68,77 @@ tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 	       start_new_kernel_trace(session, error);
 }
 
-gboolean
-tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
-			   GError **error)
+/* The tracefs patterns pattern stands for: itself when it names its
+ * system, else what LTTng's bare name finds among the machine's events
+ * and the session's own probes (tc-kernel-event-name.h). */
+static GPtrArray *
+tracefs_patterns(TcSession *session, const char *pattern, GError **error)
+{
+	g_auto(GStrv) events = NULL;
+	g_autofree char *group = NULL;
+	g_autofree char *joined = NULL;
+	GPtrArray *patterns;
+
+	if (strchr(pattern, ':')) {
+		patterns = g_ptr_array_new_with_free_func(g_free);
+		g_ptr_array_add(patterns, g_strdup(pattern));
+		return patterns;
+	}
+	events = tc_kernel_list(FALSE, error);
+	if (events == NULL)
+		return NULL;
+	group = tc_kernel_probe_group(session->id);
+	patterns = tc_kernel_event_name_resolve(pattern, (const char *const *)events, group, error);
+	if (patterns == NULL)
+		return NULL;
+	g_ptr_array_add(patterns, NULL);
+	joined = g_strjoinv(", ", (char **)patterns->pdata);
+	g_ptr_array_remove_index(patterns, patterns->len - 1);
+	g_message("Session '%s': kernel event name '%s' is %s", session->name, pattern, joined);
+	return patterns;
+}
+
+/* Enables (with filter, in tracefs syntax, or none) or disables the
+ * tracefs patterns pattern stands for. */
+static gboolean
+kernel_events(TcSession *session, const char *pattern, gboolean enable, const char *filter,
+	      GError **error)
 {
 	g_autoptr(GMutexLocker) op = NULL;
+	g_autoptr(GPtrArray) patterns = NULL;
 
 	if (!tc_session_op_kernel_check_helper(error))
 		return FALSE;
 	op = tc_session_op_begin(session, error);
-	return op != NULL && tc_session_kernel_event_locked(session, pattern, enable, error) &&
-	       (!enable || start_new_kernel_trace(session, error));
+	if (op == NULL)
+		return FALSE;
+	patterns = tracefs_patterns(session, pattern, error);
+	if (patterns == NULL)
+		return FALSE;
+	for (guint i = 0; i < patterns->len; i++) {
+		const char *one = g_ptr_array_index(patterns, i);
+
+		if (!(filter ? tc_session_kernel_filtered_event_locked(session, one, filter, error)
+			     : tc_session_kernel_event_locked(session, one, enable, error)))
+			return FALSE;
+	}
+	/* Only unfiltered patterns start a recording session's kernel trace at
+	 * once, as before this lookup was shared. */
+	return !enable || filter || start_new_kernel_trace(session, error);
+}
+
+gboolean
+tc_session_op_kernel_event(TcSession *session, const char *pattern, gboolean enable,
+			   GError **error)
+{
+	return kernel_events(session, pattern, enable, NULL, error);
 }
 
 gboolean
 tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern, const char *filter,
 				    GError **error)
 {
-	g_autoptr(GMutexLocker) op = NULL;
-
-	if (!tc_session_op_kernel_check_helper(error))
-		return FALSE;
-	op = tc_session_op_begin(session, error);
-	return op != NULL &&
-	       tc_session_kernel_filtered_event_locked(session, pattern, filter, error);
+	return kernel_events(session, pattern, TRUE, filter, error);
 }
 
 gboolean

@@ -18,8 +18,10 @@ gboolean tc_session_op_kernel_check_helper(GError **error);
 /* disable-channel -k: the session's tracefs instance stops recording until
  * enable-channel -k. */
 gboolean tc_session_op_kernel_disable_channel(TcSession *session, GError **error);
-/* The kernel domain: events "system:event" (globs), and the per-CPU
- * buffer size of the session's instance. */
+/* The kernel domain: events "system:event" (globs), or LTTng's bare
+ * names and globs, each the tracefs patterns it stands for on this
+ * machine (tc-kernel-event-name.h); and the per-CPU buffer size of the
+ * session's instance. */
 /* A kernel pattern with a filter in tracefs syntax (tc_filter_to_tracefs()). */
 gboolean tc_session_op_kernel_filtered_event(TcSession *session, const char *pattern,
 					     const char *filter, GError **error);

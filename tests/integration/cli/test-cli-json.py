@@ -40,7 +40,7 @@ SHAPES = {
                                   "tracer_version": str, "kind": str,
                                   "events": [{"name": str, "log_level": int,
                                               "fields": str}]}]},
-    "list -k": {"syscalls": bool, "events": [str]},
+    "list -k": {"syscalls": bool, "events": [str], "names": [str]},
     "list -p": {"agents": [{"domain": str, "pid": int, "uid": int, "process_name": str,
                             "loggers": [str]}]},
     "enable-channel": {"session": str, "domain": str, "channel": str},
@@ -187,6 +187,10 @@ def test():
         kernel = json_of(svc, "list -k", "list", "-k")
         check(kernel["syscalls"] is False and "sched:sched_switch" in kernel["events"],
               f"list -k: {kernel['events'][:10]}")
+        named = dict(zip(kernel["events"], kernel["names"]))
+        check(named.get("sched:sched_switch") == "sched_switch" and
+              named.get("kmem:kmalloc") in (None, "kmem_kmalloc"),
+              f"list -k's names: {list(named.items())[:10]}")
         syscalls = json_of(svc, "list -k", "list", "-k", "--syscall")
         check(syscalls["syscalls"] is True and "getppid" in syscalls["events"],
               f"list -k --syscall: {syscalls['events'][:10]}")

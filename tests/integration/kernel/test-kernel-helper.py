@@ -109,7 +109,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 9, f"PING: {status} {version}")
+    check(status == 0 and version == 11, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
@@ -200,8 +200,12 @@ def test_service(svc):
         svc.cli("create", "k", user=user)
     result = svc.cli("enable-event", "-k", "sched:sched_switch", user=alice, check_ok=False)
     check(result.returncode == 0, f"alice: {result.stderr}")
+    # LTTng's name of the same event finds it enabled already.
     result = svc.cli("enable-event", "-k", "sched_switch", user=alice, check_ok=False)
-    check(result.returncode == 1 and "'system:event'" in result.stderr, f"bad name: {result}")
+    check(result.returncode == 1 and "'sched:sched_switch' are already enabled" in result.stderr,
+          f"LTTng's name: {result}")
+    result = svc.cli("enable-event", "-k", "sched switch", user=alice, check_ok=False)
+    check(result.returncode == 1 and "[A-Za-z0-9_*]" in result.stderr, f"bad name: {result}")
     _, mounted = tracefs_instances()
     try:
         listing = svc.cli_json("list", "-k", user=alice)["events"]
@@ -220,7 +224,7 @@ def test_service(svc):
                  ["disable-event", "-k", "sched:sched_switch"],
                  ["enable-event", "-k", "--syscall", "getppid"],
                  ["enable-event", "-k", "--userspace-probe", "/bin/true:main", "p"],
-                 ["enable-channel", "-k", "k", "--subbuf-size", "1M", "--num-subbuf", "4"],
+                 ["enable-channel", "-k", "channel0", "--subbuf-size", "1M", "--num-subbuf", "4"],
                  ["add-context", "-k", "-t", "pid"]):
         result = svc.cli(*args, user=bob, check_ok=False)
         check(result.returncode != 0 and "'tracing' group" in result.stderr,

@@ -112,7 +112,7 @@ def test_woken_in_time(svc):
 
 def woken_in_time(svc, out):
     svc.cli("create", "kwake", "--output", out)
-    svc.cli("enable-channel", "-k", "kwake", "--subbuf-size", "256K", "--num-subbuf", "4")
+    svc.cli("enable-channel", "-k", "channel0", "--subbuf-size", "256K", "--num-subbuf", "4")
     svc.cli("enable-event", "-k", "--syscall", "getppid")
     svc.cli("start")
     time.sleep(0.5)  # the consumer found nothing for a while: it is idle
@@ -134,7 +134,7 @@ def test():
         test_woken_in_time(svc)
         out = os.path.join(svc.rundir, "losses")
         svc.cli("create", "klost", "--output", out)
-        svc.cli("enable-channel", "-k", "klost", "--subbuf-size", "4K", "--num-subbuf", "4")
+        svc.cli("enable-channel", "-k", "channel0", "--subbuf-size", "4K", "--num-subbuf", "4")
         svc.cli("enable-event", "-k", "--syscall", "getppid")
         svc.cli("start")
         callers = [call_getppid(cpu) for cpu in sorted(os.sched_getaffinity(0))[:2]]

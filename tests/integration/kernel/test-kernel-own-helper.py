@@ -18,8 +18,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import ownringlib
-from ownhelperlib import (ALL_EVENTS, NOT_SUPPORTED, as_user, drain, own_remove, own_start,
-                       start_paired)
+from ownhelperlib import (ALL_EVENTS, NOT_SUPPORTED, SYSCALL_ENTRY, as_user, drain, own_remove,
+                          own_start, start_paired)
 from tclib import User, check, require, run
 
 SCHED_SWITCH = 0x04
@@ -83,8 +83,13 @@ def test():
         status, _ = own_start(sock, 1, users["alice"], ALL_EVENTS, uid=0)
         require(status != NOT_SUPPORTED, "the helper was built without the own-process tier")
         check(status == -22, f"uid 0 was not refused: {status}")
-        status, _ = own_start(sock, 1, users["alice"], 0x200, seq=2)
+        status, _ = own_start(sock, 1, users["alice"], 0x800, seq=2)
         check(status == -22, f"an unknown event class was not refused: {status}")
+        # Named system calls: a class with no call, calls with no class.
+        status, _ = own_start(sock, 1, users["alice"], SYSCALL_ENTRY, seq=2)
+        check(status == -22, f"an empty system call set was not refused: {status}")
+        status, _ = own_start(sock, 1, users["alice"], ALL_EVENTS, seq=2, exits=(110,))
+        check(status == -22, f"system calls without their class were not refused: {status}")
         fds = {}
         for seq, (name, session) in enumerate((("alice", 1), ("bob", 2)), 3):
             status, fds[name] = own_start(sock, session, users[name], ALL_EVENTS, seq=seq)

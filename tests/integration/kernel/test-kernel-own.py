@@ -183,7 +183,7 @@ def test():
             # What the tier cannot scope, and attempts to widen it.
             refused(svc, user, "sched:sched_process_exec",
                     ["sched:sched_process_exec: not available in the own-process tier"])
-            refused(svc, user, "syscalls:sys_enter_getppid", ["not available"])
+            refused(svc, user, "syscalls:sys_enter_no_such_call", ["no system call"])
             refused(svc, user, "block:block_rq_issue", ["not available"])
             # The whole machine stays for the tracing group.
             result = svc.cli("enable-event", "-k", "raw_syscalls:sys_enter", user=user,
@@ -191,9 +191,6 @@ def test():
             check(result.returncode != 0 and "'tracing' group" in result.stderr,
                   f"{name} got the whole machine's kernel events: {result}")
             refused(svc, user, "raw_syscalls:sys_enter if common_pid>0", ["raw_syscalls"])
-            result = svc.cli("enable-event", "-k", "--own", "--syscall", "getppid",
-                             user=user, check_ok=False)
-            check(result.returncode != 0, "--own --syscall was accepted")
         # A tracing member's whole-machine session sees both users.
         machine = os.path.join(tracer.home, "machine")
         svc.cli("create", "machine", "-o", machine, user=tracer)

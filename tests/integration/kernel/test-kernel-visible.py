@@ -62,7 +62,7 @@ def test():
         bob = svc.add_user("tctest-bob")
         out = os.path.join(svc.rundir, "visible")
         svc.cli("create", "kv", "--output", out)
-        svc.cli("enable-channel", "-k", "kv", "--subbuf-size", "4K", "--num-subbuf", "4")
+        svc.cli("enable-channel", "-k", "channel0", "--subbuf-size", "4K", "--num-subbuf", "4")
         svc.cli("add-context", "-k", "-t", "pid", "-t", "tid")
         svc.cli("enable-event", "-k", "--syscall", "getppid")
         svc.cli("enable-event", "-k", "sched:sched_process_exit")

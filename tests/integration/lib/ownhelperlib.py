@@ -15,8 +15,11 @@ from tclib import BUILD, check
 HELPER = os.path.join(BUILD, "service", "kernel-helper", "tracectl-kernel-helper")
 MAGIC, REPLY, OWN_START, OWN_FD, OWN_REMOVE = 0x54434B31, 16, 21, 22, 23
 MSG = struct.Struct("=IIIIQiI")
-OWN = struct.Struct("=IIIIQiIIIII")
+# The header, uid, events, quiet tgid, gid, then the entry and exit
+# bitmaps of named system calls (8 words each).
+OWN = struct.Struct("=IIIIQiIIIII8Q8Q")
 ALL_EVENTS = 0x1ff
+SYSCALL_ENTRY, SYSCALL_EXIT = 0x200, 0x400
 NOT_SUPPORTED = -95
 
 
@@ -29,11 +32,21 @@ def start_paired():
     return ours, proc
 
 
-def own_start(sock, session, user, events, seq=1, uid=None):
-    """OWN_START for user's tasks (or uid's, with user's gid): the status,
-    and the ring buffer's descriptor or None."""
+def bitmap(numbers):
+    """The 8 words of a system call bitmap holding numbers."""
+    words = [0] * 8
+    for number in numbers:
+        words[number // 64] |= 1 << (number % 64)
+    return words
+
+
+def own_start(sock, session, user, events, seq=1, uid=None, entries=(), exits=()):
+    """OWN_START for user's tasks (or uid's, with user's gid), with the
+    system calls numbered in entries and exits: the status, and the ring
+    buffer's descriptor or None."""
     sock.send(OWN.pack(MAGIC, OWN_START, OWN.size, seq, session, 0, 0,
-                       user.uid if uid is None else uid, events, 0, user.gid))
+                       user.uid if uid is None else uid, events, 0, user.gid,
+                       *bitmap(entries), *bitmap(exits)))
     fd = None
     while True:
         data, fds, _, _ = socket.recv_fds(sock, 256, 1)

@@ -99,6 +99,9 @@ test_round_trip(void)
 	event = tc_file_event_new("myuprobe", TC_FILE_EVENT_UPROBE);
 	event->location = g_strdup("/usr/bin/true:main");
 	g_ptr_array_add(kernel->events, event);
+	event = tc_file_event_new("mysdt", TC_FILE_EVENT_UPROBE);
+	event->location = g_strdup("sdt:/usr/bin/app:example:all_types");
+	g_ptr_array_add(kernel->events, event);
 	g_ptr_array_add(session->channels, kernel);
 	g_ptr_array_add(session->trackers, tc_file_tracker_new(TRUE, "pid"));
 	session->rotation_size = 1 << 20;
@@ -109,6 +112,11 @@ test_round_trip(void)
 	g_assert_cmpstr(first, ==, second);
 	g_assert_nonnull(strstr(first, "<symbol_name>do_sys_open</symbol_name>"));
 	g_assert_nonnull(strstr(first, "<offset>16</offset>"));
+	/* An SDT probe as LTTng writes one. */
+	g_assert_nonnull(strstr(first, "<userspace_probe_tracepoint_attributes>"));
+	g_assert_nonnull(strstr(first, "<lookup_method>SDT</lookup_method>"));
+	g_assert_nonnull(strstr(first, "<provider_name>example</provider_name>"));
+	g_assert_nonnull(strstr(first, "<probe_name>all_types</probe_name>"));
 	g_assert_nonnull(strstr(first, "&amp;&amp;"));
 }
 

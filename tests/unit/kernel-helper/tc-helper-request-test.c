@@ -89,13 +89,12 @@ static void
 test_probes(void)
 {
 	struct tc_kernel_probe_msg msg;
-	char path[TC_KERNEL_LOCATION_MAX];
-	const char *function = NULL;
+	struct tc_helper_uprobe_target target;
 
 	msg = probe(TC_KERNEL_PROBE_KPROBE, "do_open", "do_sys_openat2+0x10");
 	g_assert_true(tc_helper_request_is_valid(&msg, sizeof(msg)));
 	g_assert_cmpint(tc_helper_request_kprobe_check(&msg), ==, 0);
-	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, path, &function), ==, -EINVAL);
+	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, &target), ==, -EINVAL);
 	msg = probe(TC_KERNEL_PROBE_KRETPROBE, "r", "vfs_read.cold");
 	g_assert_cmpint(tc_helper_request_kprobe_check(&msg), ==, 0);
 	msg = probe(TC_KERNEL_PROBE_KPROBE, "bad", "do_open 0");
@@ -104,11 +103,30 @@ test_probes(void)
 
 	msg = probe(TC_KERNEL_PROBE_UPROBE, "m", "/usr/lib/libc.so.6:malloc");
 	g_assert_cmpint(tc_helper_request_kprobe_check(&msg), ==, -EINVAL);
-	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, path, &function), ==, 0);
-	g_assert_cmpstr(path, ==, "/usr/lib/libc.so.6");
-	g_assert_cmpstr(function, ==, "malloc");
+	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, &target), ==, 0);
+	g_assert_cmpstr(target.path, ==, "/usr/lib/libc.so.6");
+	g_assert_cmpstr(target.provider, ==, "");
+	g_assert_cmpstr(target.name, ==, "malloc");
 	msg = probe(TC_KERNEL_PROBE_UPROBE, "m", "/usr/../lib:malloc");
-	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, path, &function), ==, -EINVAL);
+	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, &target), ==, -EINVAL);
+	/* SDT probes: sdt:PATH:PROVIDER:NAME, C identifiers' characters. */
+	msg = probe(TC_KERNEL_PROBE_UPROBE, "s", "sdt:/usr/bin/app:example:all_types");
+	g_assert_true(tc_helper_request_is_valid(&msg, sizeof(msg)));
+	g_assert_cmpint(tc_helper_request_uprobe_split(&msg, &target), ==, 0);
+	g_assert_cmpstr(target.path, ==, "/usr/bin/app");
+	g_assert_cmpstr(target.provider, ==, "example");
+	g_assert_cmpstr(target.name, ==, "all_types");
+	{
+		const char *const bad[] = {"sdt:/usr/bin/app:example", "sdt:/usr/bin/app::x",
+					   "sdt:/usr/bin/app:example:", "sdt:/app:a:b:c",
+					   "sdt:/app:a-b:c", "sdt:app:a:b", "sdt:/a/../b:a:b",
+					   "sdt:/app:a:b\n"};
+
+		for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+			msg = probe(TC_KERNEL_PROBE_UPROBE, "s", bad[i]);
+			g_assert_cmpint(tc_helper_request_uprobe_split(&msg, &target), ==, -EINVAL);
+		}
+	}
 
 	msg = probe(TC_KERNEL_PROBE_KPROBE, "9starts_with_a_digit", "f");
 	g_assert_false(tc_helper_request_is_valid(&msg, sizeof(msg)));

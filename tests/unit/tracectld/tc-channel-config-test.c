@@ -4,6 +4,8 @@
  * names a channel's contexts are listed by. */
 #include "tc-channel-config.h"
 
+#include <string.h>
+
 #include "tc-error.h"
 #include "tc-perf-counter.h"
 #include "tracectl-abi.h"
@@ -141,6 +143,31 @@ test_refusals(void)
 }
 
 /* Every name of the list parses, and its counter spells back to it. */
+/* A kernel channel is channel0, in discard mode, without switch timer:
+ * anything else is refused, naming what cannot be honoured. */
+static void
+test_kernel(void)
+{
+	TcChannelConfig config;
+	g_autoptr(GError) error = NULL;
+
+	tc_channel_config_init_default(&config, FALSE);
+	g_assert_true(tc_channel_config_kernel_check("channel0", &config, &error));
+	g_assert_no_error(error);
+	g_assert_false(tc_channel_config_kernel_check("k", &config, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED);
+	g_assert_nonnull(strstr(error->message, "a second kernel channel cannot be honoured"));
+	g_clear_error(&error);
+	config.overwrite = TRUE;
+	g_assert_false(tc_channel_config_kernel_check("channel0", &config, &error));
+	g_assert_nonnull(strstr(error->message, "does not overwrite"));
+	g_clear_error(&error);
+	config.overwrite = FALSE;
+	config.switch_timer_us = 100000;
+	g_assert_false(tc_channel_config_kernel_check("channel0", &config, &error));
+	g_assert_nonnull(strstr(error->message, "no switch timer"));
+}
+
 static void
 test_list(void)
 {
@@ -173,5 +200,6 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/channel-config/parse", test_parse);
 	g_test_add_func("/tracectl/channel-config/refusals", test_refusals);
 	g_test_add_func("/tracectl/channel-config/list", test_list);
+	g_test_add_func("/tracectl/channel-config/kernel", test_kernel);
 	return g_test_run();
 }

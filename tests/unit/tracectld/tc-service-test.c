@@ -111,7 +111,10 @@ test_kernel_strings(void)
 	g_assert_false(tc_validate_kernel_event("sched:a\n-:x/y", NULL));
 	g_assert_false(tc_validate_kernel_event("a:b:c", NULL));
 	g_assert_false(tc_validate_kernel_event(":b", NULL));
-	g_assert_false(tc_validate_kernel_event("sched_switch", NULL));
+	g_assert_true(tc_validate_kernel_event("sched_switch", NULL));
+	g_assert_true(tc_validate_kernel_event("sched_*", NULL));
+	g_assert_false(tc_validate_kernel_event("sched switch", NULL));
+	g_assert_false(tc_validate_kernel_event("", NULL));
 }
 
 static void
