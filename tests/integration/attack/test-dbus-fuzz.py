@@ -242,9 +242,11 @@ def client(seed, calls):
         if domain not in ("ust", "kernel"):
             expect(f"{what} on our {path}", err, ERROR + "InvalidArgument")
         elif domain == "kernel":
-            # Not in the tracing group: kernel tracing is not theirs.
+            # Not in the tracing group: kernel tracing is not theirs. What the
+            # kernel's one channel cannot honour is refused with NotSupported
+            # before that, as a malformed argument is with InvalidArgument.
             expect(f"{what} on our {path}", err, ERROR + "PermissionDenied",
-                   ERROR + "InvalidArgument")
+                   ERROR + "InvalidArgument", ERROR + "NotSupported")
         elif unknown:
             expect(f"{what} on our {path}", err, ERROR + "InvalidArgument")
 
