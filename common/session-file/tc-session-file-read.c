@@ -1129,6 +1129,9 @@ parse_snapshot_output(xmlNode *node, TcFileSession *session, GError **error)
 	}
 	if (error && *error)
 		return FALSE;
+	/* session.xsd requires the name, and the writer writes it back. */
+	if (!output->name)
+		return refuse(node, error, "a snapshot output needs a name");
 	return output->path || output->control_url
 		       ? TRUE
 		       : refuse(node, error, "consumer_output is needed");
