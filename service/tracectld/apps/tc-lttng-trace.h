@@ -46,12 +46,12 @@ typedef struct {
 	guint32 contexts;
 	GArray *perf_counters;
 	TcConsumerLttngChannel *buffers; /* set at creation, then read only */
-	gboolean stream_declared;	 /* [T] */
-	enum lttng_ust_ctl_channel_header header_type; /* [T] once declared */
-	/* [T] Events described before the stream class (LTTng-UST
-	 * registers a session's events before its channels when it starts
-	 * it): sent right after the stream class. */
-	GString *events_pending;
+	/* Its stream class's TSDL, declared by the service when the trace
+	 * was made, from the contexts asked (tc-lttng-context.h), before
+	 * the consumer made its buffers: every packet is described even when
+	 * no application registers the channel. An application's
+	 * registration must describe the same; then read only. */
+	char *stream_class;
 	guint32 next_event_id; /* [T] */
 	/* The traces' table lock: application id -> its handle of the
 	 * channel + 1. */
@@ -145,7 +145,8 @@ void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
 void tc_lttng_trace_unbind_app(guint64 app_id);
 
 /* The application app_id's channel of channel_handle registers its
- * context: its stream class is declared on the first registration.
+ * context, which must be the one the service declared for the channel's
+ * stream class (FALSE with error, to be refused, when it is not).
  * *chan_id and *header_type get what to reply. */
 gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle,
 					 const struct lttng_ust_ctl_field *fields,
