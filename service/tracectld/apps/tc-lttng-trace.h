@@ -15,9 +15,11 @@
  * uid (LTTng's per-UID buffers): one consumer session of the session
  * owner's consumer writing <output>/lttng-ust/uid/<uid>/64-bit, the
  * buffers of each of the session's channels, shared by every 64-bit
- * LTTng-UST application of that uid, and the registry of what those
- * applications described on their notify sockets (each channel's
- * context, the events and their ids), from which the metadata is written.
+ * LTTng-UST application of that uid, each channel's stream class (declared
+ * by the service when the trace is made), and the registry of what those
+ * applications described on their notify sockets (the events and their
+ * ids; each channel's context, checked against its stream class), from
+ * which the metadata is written.
  * With per-PID buffers, one application has the trace to itself, in
  * <output>/lttng-ust/pid/<procname>-<pid>-<date>-<time>, until it goes
  * (tc_lttng_trace_forget_app()).
@@ -41,8 +43,8 @@ typedef struct {
 	/* TRACECTL_CONTEXT_* of the channel when
 	 * the trace was made, then its perf counters (struct
 	 * tc_perf_counter, a copy): every application of the trace gets
-	 * these, in one order, since they share the stream class the first
-	 * one declares. */
+	 * these, in one order, since they share the stream class the
+	 * service declares from them. */
 	guint32 contexts;
 	GArray *perf_counters;
 	TcConsumerLttngChannel *buffers; /* set at creation, then read only */
