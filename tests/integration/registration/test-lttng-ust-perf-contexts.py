@@ -19,9 +19,7 @@ session lttng saved with these contexts is auto-loaded at the service's
 start, and loaded and saved back with the same <perf> elements, in a file
 lttng's schema validates."""
 
-import ctypes
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -31,7 +29,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from tclib import SYSTEM_PYTHON, Service, check, log, run, wait_for
-from lttnglib import LTTNG_APP, lttng, lttng_sessiond, require_served, require_tools
+from lttnglib import (LTTNG_APP, hardware_cycles_open, lttng, lttng_sessiond, require_served,
+                      require_tools)
 from tracelib import read_streams
 
 CONTEXTS = ["vpid", "vtid", "ip", "perf:thread:task-clock"]
@@ -65,23 +64,6 @@ def field_classes(path):
                           text=True, timeout=300)
     check(proc.returncode == 0, f"babeltrace2 could not read {path}: {proc.stderr[-2000:]}")
     return proc.stdout.strip()
-
-
-def hardware_cycles_open():
-    """Whether this machine lets a thread count its own CPU cycles
-    (perf_event_open() of PERF_TYPE_HARDWARE/PERF_COUNT_HW_CPU_CYCLES)."""
-    if platform.machine() != "x86_64":
-        return True  # perf_event_open's number is x86-64's: the refusal is not tested
-    libc = ctypes.CDLL(None, use_errno=True)
-    attr = (ctypes.c_uint8 * 128)()
-    ctypes.c_uint32.from_buffer(attr, 4).value = 128  # size; type and config 0
-    # disabled, exclude_kernel, exclude_hv
-    ctypes.c_uint64.from_buffer(attr, 40).value = (1 << 0) | (1 << 5) | (1 << 6)
-    fd = libc.syscall(298, attr, 0, -1, -1, 0)
-    if fd < 0:
-        return False
-    os.close(fd)
-    return True
 
 
 def run_app(env, apps=None):
