@@ -134,10 +134,15 @@ is_listening(guint16 port)
 	return FALSE;
 }
 
+/* In the child before exec: dies with tracectl, even one that ended
+ * before this ran. */
 static void
 child_setup_cb(gpointer data)
 {
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	pid_t parent = GPOINTER_TO_INT(data);
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(127);
 }
 
 static GSubprocess *
@@ -171,7 +176,8 @@ spawn(const char *user, const char *host, const char *ssh_port, guint16 port,
 	g_strv_builder_add_many(builder, "--", host, NULL);
 	argv = g_strv_builder_end(builder);
 	g_subprocess_launcher_take_stderr_fd(launcher, fd);
-	g_subprocess_launcher_set_child_setup(launcher, child_setup_cb, NULL, NULL);
+	g_subprocess_launcher_set_child_setup(launcher, child_setup_cb,
+					      GINT_TO_POINTER(getpid()), NULL);
 	command_line = g_strjoinv(" ", argv);
 	g_debug("Running %s", command_line);
 	return g_subprocess_launcher_spawnv(launcher, (const char *const *)argv, error);
