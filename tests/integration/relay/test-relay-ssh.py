@@ -35,7 +35,9 @@ else (PermitOpen), and runs no command (ForceCommand /bin/false).
   on the far side's loopback, and prints the events of an application
   started afterwards; its ssh ends when the viewer ends (the session
   destroyed). With the user's key refused there, it fails at once in
-  ssh's words, with a non-zero exit."""
+  ssh's words, with a non-zero exit; given a live port the far side does
+  not forward to, it fails naming ssh's reason, not babeltrace2's chain
+  of errors."""
 
 import contextlib
 import glob
@@ -332,6 +334,17 @@ def test_view_live(svc, user, authorized):
           f"Cannot open an SSH tunnel to {USER}@{FAR} for the live viewer: ssh: "
           f"{USER}@{FAR}: Permission denied (publickey)." in refused.stderr,
           f"the viewer's error names the tunnel and ssh's reason: {refused}")
+
+    # A live port the far side does not forward to: babeltrace2 sees its
+    # connection closed, ssh's words say why.
+    closed = svc.cli("view", "--live", "--live-port", "5345", "watched", user=user,
+                     check_ok=False, timeout=30)
+    log(f"view --live of a port not forwarded there: {closed.returncode}: "
+        f"{closed.stderr.strip()}")
+    check(closed.returncode != 0 and f"through the SSH tunnel to {USER}@{FAR}" in closed.stderr
+          and "ssh: channel" in closed.stderr and "administratively prohibited" in closed.stderr
+          and "CAUSED BY" not in closed.stderr,
+          f"the viewer's error names ssh's reason: {closed}")
 
     viewer = Reader([*svc._as(user), TRACECTL, "view", "--live", "watched"], svc.env(user))
     try:
