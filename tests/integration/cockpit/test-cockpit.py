@@ -33,7 +33,8 @@ shows journalctl's hint that he may not read the system's journal. She
 destroys hers from the list. carol, whom a polkit rule of the test's
 makes an administrator of tracectl (manage-other-users), sees a session
 alice started with the CLI in her list, under alice's name, and stops
-it from the list: the service stopped it; bob, who is not, still sees
+it from the list: the service stopped it, and alice's list, open
+meanwhile, follows; bob, who is not, still sees
 none of alice's sessions. (Cockpit's own administrative access,
 "superuser": "try" through sudo, is not tested: no sudo here.)
 Screenshots of every step go to
@@ -160,11 +161,11 @@ def scenario(svc, cockpit, page, directory, relay, alice, bob, carol):
         other.login(cockpit, bob, PASSWORD)
         refusals(svc, other, cockpit, web, alice, bob)
     step("bob's refusals")
+    page.open_page(cockpit)
     with Browser(directory, "carol", SHOTS) as admin:
         admin.login(cockpit, carol, PASSWORD)
-        administrator(svc, admin, cockpit, alice)
+        administrator(svc, admin, cockpit, alice, page)
     step("carol, an administrator")
-    page.open_page(cockpit)
     destroy_from_list(svc, page, alice)
 
 
@@ -471,12 +472,15 @@ def refusals(svc, page, cockpit, web, alice, bob):
     page.wait(lambda d: page.find("#tc-list-view").is_displayed(), "bob's list again")
 
 
-def administrator(svc, page, cockpit, alice):
+def administrator(svc, page, cockpit, alice, owner_page):
     """carol, an administrator of tracectl through polkit, stops alice's
-    running session from her list."""
+    running session from her list; alice's own list, open meanwhile,
+    follows. Each change is waited for in alice's page before the next,
+    as the CLI's sessions are in live_list()."""
     svc.cli("create", "busy", user=alice)
     svc.cli("enable-event", "-u", "-s", "busy", "example:*", user=alice)
     svc.cli("start", "busy", user=alice)
+    owner_page.wait(lambda d: owner_page.row_state("busy") == "active", "busy in alice's list")
     page.open_page(cockpit)
     page.wait(lambda d: page.row_state("busy") == "active", "alice's running session in "
               "carol's list")
@@ -490,7 +494,10 @@ def administrator(svc, page, cockpit, alice):
     check(state == ["inactive"], f"alice's session after carol's stop: {state}")
     log("carol, an administrator, stopped alice's session from her list")
     page.screenshot("administrator-stopped")
+    owner_page.wait(lambda d: owner_page.row_state("busy") == "inactive",
+                    "carol's stop in alice's list")
     svc.cli("destroy", "busy", user=alice)
+    owner_page.wait(lambda d: owner_page.row("busy") is None, "busy to leave alice's list")
 
 
 def destroy_from_list(svc, page, alice):
