@@ -70,20 +70,26 @@ tc_client_is_remote(void)
 }
 
 /* The program: $TRACECTL_SSH, as systemd reads $SYSTEMD_SSH, else ssh. */
-static const char *
-ssh_program(void)
+const char *
+tc_client_ssh_program(void)
 {
 	const char *program = g_getenv("TRACECTL_SSH");
 
 	return program && *program ? program : "ssh";
 }
 
-/* The last line ssh wrote, its verdict ("Permission denied (publickey).",
- * "Host key verification failed.", "sh: 1: systemd-stdio-bridge: not
- * found"), control characters blanked; NULL when it wrote nothing. All of
- * it goes to the debug log. */
 char *
 tc_client_remote_ssh_errors(void)
+{
+	return tc_client_ssh_last_line(ssh_errors_fd);
+}
+
+/* The last line ssh wrote in errors_fd, its verdict ("Permission denied
+ * (publickey).", "Host key verification failed.", "sh: 1:
+ * systemd-stdio-bridge: not found"), control characters blanked; NULL
+ * when it wrote nothing. All of it goes to the debug log. */
+char *
+tc_client_ssh_last_line(int errors_fd)
 {
 	char buf[SSH_ERRORS_MAX + 1];
 	g_autofree char *text = NULL;
@@ -92,10 +98,10 @@ tc_client_remote_ssh_errors(void)
 	ssize_t length;
 	char *line;
 
-	if (ssh_errors_fd < 0 || fstat(ssh_errors_fd, &st) < 0)
+	if (errors_fd < 0 || fstat(errors_fd, &st) < 0)
 		return NULL;
 	start = st.st_size > SSH_ERRORS_MAX ? st.st_size - SSH_ERRORS_MAX : 0;
-	length = pread(ssh_errors_fd, buf, SSH_ERRORS_MAX, start);
+	length = pread(errors_fd, buf, SSH_ERRORS_MAX, start);
 	if (length <= 0)
 		return NULL;
 	text = g_utf8_make_valid(buf, length);
@@ -140,7 +146,7 @@ spawn_ssh(const char *destination, const char *port, int stdio_fd, GError **erro
 	ssh_errors_fd = fcntl(errors_fd, F_DUPFD_CLOEXEC, 3);
 	/* As systemd: no X11 forwarding, no terminal, the destination after
 	 * "--" so that it is never an option. */
-	g_strv_builder_add_many(builder, ssh_program(), "-xT", "-o", connect_timeout, NULL);
+	g_strv_builder_add_many(builder, tc_client_ssh_program(), "-xT", "-o", connect_timeout, NULL);
 	if (port)
 		g_strv_builder_add_many(builder, "-p", port, NULL);
 	g_strv_builder_add_many(builder, "--", destination, BRIDGE, NULL);
@@ -304,7 +310,7 @@ tc_client_remote_connect(GError **error)
 	if (ssh == NULL) {
 		close(fds[0]);
 		g_set_error(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
-			    "cannot run %s: %s", ssh_program(), local_error->message);
+			    "cannot run %s: %s", tc_client_ssh_program(), local_error->message);
 		return NULL;
 	}
 	input = g_unix_input_stream_new(fds[0], FALSE);

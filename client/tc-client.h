@@ -31,6 +31,11 @@ GDBusConnection *tc_client_remote_connect(GError **error);
 /* The last line ssh wrote on its standard error so far (its reason), or
  * NULL: why a connection failed, or why one that worked was lost. */
 char *tc_client_remote_ssh_errors(void);
+/* The ssh program: $TRACECTL_SSH, else ssh on PATH. */
+const char *tc_client_ssh_program(void);
+/* The last line an ssh wrote in errors_fd (a memory file of its standard
+ * error), "ssh: " dropped, control characters blanked, or NULL. */
+char *tc_client_ssh_last_line(int errors_fd);
 /* The uid the remote bus gives the connection, G_MAXUINT32 if unknown. */
 guint32 tc_client_remote_caller_uid(GDBusConnection *connection);
 /* Reports what a command cannot do with -H (reading this machine's files
@@ -165,6 +170,21 @@ int tc_cmd_remove_trigger(int argc, char **argv);
 int tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port);
 /* That URL, or NULL with error for a session that is not live. */
 char *tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error);
+/* The live viewer's SSH tunnel to a net+ssh:// session's relay
+ * (commands/view-live-tunnel.c): ssh run as the user, forwarding a free
+ * port of 127.0.0.1 to live_port on the far side's loopback, returned
+ * once ssh listens on it (after authenticating), or NULL with an error
+ * that quotes ssh. Closing ends ssh. */
+typedef struct _TcClientLiveTunnel TcClientLiveTunnel;
+TcClientLiveTunnel *tc_client_live_tunnel_open(const char *url, guint16 live_port,
+					       GError **error);
+guint16 tc_client_live_tunnel_port(const TcClientLiveTunnel *tunnel);
+/* [USER@]HOST, for messages. */
+const char *tc_client_live_tunnel_destination(const TcClientLiveTunnel *tunnel);
+/* ssh's last line so far, or NULL (a forward the far side refused). */
+char *tc_client_live_tunnel_errors(TcClientLiveTunnel *tunnel);
+void tc_client_live_tunnel_close(TcClientLiveTunnel *tunnel);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcClientLiveTunnel, tc_client_live_tunnel_close)
 /* lttng-relayd's default port for live viewers. */
 #define TC_CLIENT_LIVE_PORT_DEFAULT 5344
 /* Prints a session's details (list NAME, status), as text or JSON, with
