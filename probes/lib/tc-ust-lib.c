@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-ust-app-context.h"
 #include "tc-ust-context.h"
 #include "tc-ust-listener.h"
 #include "tc-ust-log.h"
@@ -247,4 +248,39 @@ tracectl_ust_unregister_provider(struct tracectl_ust_event *const *events, size_
 			tc_ust_state_remove_event(events[i]);
 	}
 	pthread_mutex_unlock(&tc_ust_state.lock);
+}
+
+int TRACECTL_UST_EXPORT
+tracectl_app_context_register(const char *provider, const char *name,
+			      enum tracectl_app_context_type type, tracectl_app_context_cb get,
+			      void *priv)
+{
+	int ret;
+
+	pthread_once(&init_once, library_init);
+	pthread_mutex_lock(&tc_ust_state.lock);
+	ret = tc_ust_app_context_add(provider, name, type, get, priv);
+	/* The service learns of it for its listings; recording it needs no
+	 * answer, the channels find it by name. */
+	if (ret == 0 && tc_ust_state.connection == TC_UST_CONNECTED)
+		tc_ust_listener_request_batch_locked();
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	return ret;
+}
+
+int TRACECTL_UST_EXPORT
+tracectl_app_context_unregister(const char *provider, const char *name)
+{
+	void *getter;
+	int ret;
+
+	pthread_mutex_lock(&tc_ust_state.lock);
+	getter = tc_ust_app_context_remove(provider, name, &ret);
+	/* Under the lock, which serializes grace periods: once it returns
+	 * no tracepoint still runs the callback. One that never ends keeps
+	 * the callback's object, leaked rather than freed under it. */
+	if (getter && tc_ust_rcu_synchronize())
+		free(getter);
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	return ret;
 }

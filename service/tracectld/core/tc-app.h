@@ -35,6 +35,12 @@ typedef struct {
 	struct tracectl_abi_enum_entry entries[]; /* nr_entries of them */
 } TcAppEnum;
 
+/* An application context the application registered (APP_CONTEXT). */
+typedef struct {
+	char name[TRACECTL_ABI_APP_CONTEXT_NAME_MAX]; /* "provider:name" */
+	guint32 type; /* the tag it declares, TRACECTL_ABI_APP_CONTEXT_* */
+} TcAppContext;
+
 typedef struct {
 	char name[TRACECTL_ABI_EVENT_NAME_MAX];
 	int loglevel;
@@ -80,6 +86,9 @@ struct _TcApp {
 	GPtrArray *events; /* [A] TcAppEvent *, by application index */
 	/* [A] TcAppEnum *, by application index; freed after the events */
 	GPtrArray *enums;
+	/* [A] TcAppContext, by application index, at most
+	 * TRACECTL_ABI_APP_CONTEXTS_MAX (version 6 on) */
+	GArray *app_contexts;
 	guint batch_start; /* [A] index of the first event of the open batch */
 	guint32 next_seq;  /* [A] */
 	/* [A] It let an acknowledgement deadline pass: commands are still

@@ -46,6 +46,11 @@ struct _TcChannel {
 	 * them with rdpmc in the tracepoint, which the library does not do
 	 * (docs/lttng-ust-pipeline.md). */
 	GArray *perf_counters;
+	/* [S] char *, the application contexts ("provider:name" of
+	 * "$app.provider:name") in the order added, each once, at most
+	 * TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX; tracectl's own applications
+	 * record them after the contexts above (tracectl-abi.h). */
+	GPtrArray *app_contexts;
 	GPtrArray *patterns; /* [S] char *, enabled event patterns */
 	/* [S] disable-channel: its events are disabled in every application
 	 * while its patterns stay, for enable-channel to bring them back. */
