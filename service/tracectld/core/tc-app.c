@@ -107,6 +107,19 @@ tc_app_event_key(const TcAppEvent *event)
 	return g_string_free(key, FALSE);
 }
 
+const char *
+tc_app_context_type_name(guint32 type)
+{
+	switch (type) {
+	case TRACECTL_ABI_APP_CONTEXT_INT64:
+		return "int64";
+	case TRACECTL_ABI_APP_CONTEXT_UINT64:
+		return "uint64";
+	default:
+		return "double";
+	}
+}
+
 void
 tc_app_unref(TcApp *app)
 {

@@ -127,6 +127,9 @@ void tc_app_unref(TcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcApp, tc_app_unref)
 void tc_app_event_free(TcAppEvent *event);
 void tc_app_enum_free(TcAppEnum *enumeration);
+/* An application context's declared type by name: "int64", "uint64" or
+ * "double" (as it was checked at registration). */
+const char *tc_app_context_type_name(guint32 type);
 /* What makes an event the same in every application of a user, so that
  * they share its CTF id in a channel: its name, its fields' signature and
  * the digests of its enumerations. Freed by the caller. */
