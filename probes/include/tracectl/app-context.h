@@ -21,7 +21,7 @@
  * declared type and fills the member of that type (s64, u64 or d); it may
  * set value->type to another of the types, or to TRACECTL_APP_CONTEXT_NONE
  * when it has no value for this event. A tracepoint the callback runs
- * records nothing (it would nest).
+ * nests in the one that called it; nesting stops at four levels.
  *
  * The trace holds each context as a CTF variant of a one-byte tag (none,
  * int64, uint64, double) and the value, 9 bytes whatever the type: an
