@@ -17,11 +17,14 @@ applications:
 - `add-context --list` and `list -u` show a running application's
   registered context, `list SESSION` the channel's;
 - malformed names, a ninth context in a channel and two that would share
-  a CTF field name are refused with the reason.
+  a CTF field name are refused with the reason;
+- the session is saved as lttng save writes application contexts and
+  loaded with the same contexts.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -104,6 +107,23 @@ def check_listings(svc):
         app.communicate(timeout=60)
 
 
+def check_save_load(svc, out):
+    """The session saved as lttng save writes an application context
+    (<app> with provider_name and ctx_name), and loaded with the same
+    contexts."""
+    saved = os.path.join(svc.rundir, "saved")
+    svc.cli("save", "appctx", "-o", saved)
+    with open(os.path.join(saved, "appctx.lttng")) as f:
+        text = f.read()
+    check("<provider_name>example</provider_name>" in text and
+          "<ctx_name>request_id</ctx_name>" in text, f"saved: {text}")
+    svc.cli("destroy", "appctx")
+    shutil.rmtree(out)
+    svc.cli("load", "-i", os.path.join(saved, "appctx.lttng"))
+    contexts = svc.session("appctx")["channels"][0]["settings"]["contexts"]
+    check(contexts == ["vpid", CONTEXT, UNREGISTERED], f"contexts loaded: {contexts}")
+
+
 def test():
     with Service() as svc:
         out = os.path.join(svc.rundir, "app-contexts")
@@ -144,6 +164,7 @@ def test():
             shown = (f'{FIELD}_tag = ( "{tag}" : container = ' f"{TAGS[tag]} ), "
                      f"{FIELD} = {{ {value} }}")
             check(shown in text, f"babeltrace2's text has no {shown!r}: {text[:1500]}")
+        check_save_load(svc, out)
         svc.cli("destroy", "appctx")
 
 
