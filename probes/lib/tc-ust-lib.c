@@ -31,6 +31,7 @@
 #include "tc-ust-context.h"
 #include "tc-ust-listener.h"
 #include "tc-ust-log.h"
+#include "tc-ust-perf.h"
 #include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
@@ -129,6 +130,7 @@ fork_child(void)
 	tc_ust_state_reset_connection();
 	tc_ust_state_free_retired(tc_ust_state_take_retired());
 	tc_ust_context_forget();
+	tc_ust_perf_forget();
 	/* Waiters of the parent's threads do not exist here. */
 	init_condition();
 	start_listener();
