@@ -19,7 +19,8 @@
  *   APP_CONTEXT (one per context) --------->     (version 6 on)
  *   EVENT (one per event) ----------------->
  *   EVENTS_END {batch} -------------------->
- *                 <------------------------ CHANNEL_ADD, CHANNEL_APP_CONTEXTS,
+ *                 <------------------------ CHANNEL_ADD, CHANNEL_PERF_COUNTERS,
+ *                 <------------------------ CHANNEL_APP_CONTEXTS,
  *                 <------------------------ STREAM_ADD (+1 fd),
  *                 <------------------------ EVENT_FILTER, EVENT_ENABLE,
  *                 <------------------------ SESSION_START, ...
@@ -44,9 +45,10 @@
  * the others at REGISTER, saying which version it speaks. Version 5 adds
  * enumerations (ENUM and TRACECTL_FIELD_ENUM) and nothing the service
  * sends, so it serves version 4 applications too. Version 6 adds
- * application contexts (APP_CONTEXT, and CHANNEL_APP_CONTEXTS, which the
- * service sends to version 6 applications only: an older one is not given
- * a channel that records application contexts). Versions up to 4 each
+ * application contexts (APP_CONTEXT, and CHANNEL_APP_CONTEXTS) and
+ * per-thread perf counters (CHANNEL_PERF_COUNTERS), commands the service
+ * sends to version 6 applications only: an older one is not given a
+ * channel that records either. Versions up to 4 each
  * added a command the application must read, and their services served
  * their own version only.
  *
@@ -101,6 +103,7 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_EVENT_FILTER = 24,
 	TRACECTL_MSG_NOTIFIER_ADD = 25, /* carries one memfd in SCM_RIGHTS */
 	TRACECTL_MSG_CHANNEL_APP_CONTEXTS = 26, /* version 6 on */
+	TRACECTL_MSG_CHANNEL_PERF_COUNTERS = 27, /* version 6 on */
 };
 
 struct tracectl_msg_header {
@@ -588,6 +591,31 @@ struct tracectl_msg_app_context {
 	char name[TRACECTL_ABI_APP_CONTEXT_NAME_MAX]; /* "provider:name", as an event's */
 };
 
+/*
+ * Per-thread perf counters (version 6 on, the perf:thread: contexts): a
+ * channel's, sent after its CHANNEL_ADD and before its first STREAM_ADD
+ * when it has any. Each thread of the application opens each counter at
+ * its first event in the channel and records its count, a uint64_t, right
+ * after the TRACECTL_CONTEXT_* fields, in the order of counters[] (the
+ * application contexts come after them). A counter the thread cannot open
+ * records 0.
+ */
+#define TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX 16u
+
+struct tracectl_abi_perf_counter {
+	uint32_t type; /* perf_event_attr's: hardware, software, cache or raw */
+	uint32_t reserved;
+	uint64_t config;
+};
+
+struct tracectl_msg_channel_perf_counters {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t count; /* 1..TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX */
+	uint32_t reserved;
+	struct tracectl_abi_perf_counter counters[TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX];
+};
+
 /* Whether name is a NUL-terminated "provider:name" within size bytes,
  * each part 1 or more of [A-Za-z0-9_] (it becomes part of a CTF field
  * name, _app_provider_name). */
@@ -718,6 +746,8 @@ static_assert(sizeof(struct tracectl_msg_enum) <= TRACECTL_ABI_MSG_MAX, "enum me
 static_assert(sizeof(struct tracectl_msg_channel_app_contexts) <= TRACECTL_ABI_MSG_MAX,
 	      "application contexts message too big");
 static_assert(sizeof(struct tracectl_msg_app_context) == 152, "ABI size changed");
+static_assert(sizeof(struct tracectl_msg_channel_perf_counters) == 16 + 16 + 16 * 16,
+	      "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_enum_entry) == 88, "ABI size changed");
 static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");

@@ -14,6 +14,7 @@
 #include "tc-rb.h"
 #include "tc-ust-app-context.h"
 #include "tc-ust-context.h"
+#include "tc-ust-perf-channel.h"
 #include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
@@ -113,21 +114,24 @@ write_record_header(const struct tc_rb_ctx *ctx, uint32_t id)
 	return sizeof(compact);
 }
 
-/* The channel's application contexts follow its other contexts: the
- * application's callbacks run before the reservation, never while a slot
- * is held. */
+/* The channel's perf counters follow its other contexts, then its
+ * application contexts: the counters are read and the application's
+ * callbacks run before the reservation, never while a slot is held. */
 static int
 write_record(struct tc_rb *rb, uint32_t id, const struct tc_ust_channel *channel,
 	     const struct record *record)
 {
 	const uint32_t extra = sizeof(struct tc_event_header_extended) - sizeof(uint32_t);
-	uint8_t context[TC_UST_CONTEXT_MAX + TC_UST_APP_CONTEXT_BYTES_MAX];
+	uint8_t context[TC_UST_CONTEXT_MAX + TC_UST_PERF_CHANNEL_BYTES_MAX +
+			TC_UST_APP_CONTEXT_BYTES_MAX];
 	uint32_t context_size = 0, pos, len;
 	struct tc_rb_ctx ctx;
 	int ret;
 
 	if (__builtin_expect(channel->contexts != 0, 0))
 		context_size = tc_ust_context_fill(channel->contexts, record->ip, context);
+	if (__builtin_expect(channel->nr_perf_counters != 0, 0))
+		context_size += tc_ust_perf_channel_fill(channel, context + context_size);
 	if (__builtin_expect(channel->nr_app_contexts != 0, 0))
 		context_size += tc_ust_app_context_fill(channel, context + context_size);
 	/* A payload too big for any sub-buffer goes on to be counted. */

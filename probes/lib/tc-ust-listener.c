@@ -38,6 +38,7 @@
 #include "tc-fd-passing.h"
 #include "tc-ust-app-context.h"
 #include "tc-ust-log.h"
+#include "tc-ust-perf-channel.h"
 #include "tc-ust-wait.h"
 #include "tc-ust-state.h"
 
@@ -69,6 +70,7 @@ union message {
 	struct tracectl_msg_batch batch;
 	struct tracectl_msg_notifier notifier;
 	struct tracectl_msg_channel_app_contexts app_contexts;
+	struct tracectl_msg_channel_perf_counters perf_counters;
 	uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 };
 
@@ -267,6 +269,8 @@ command_size(uint32_t type)
 		return sizeof(struct tracectl_msg_notifier);
 	case TRACECTL_MSG_CHANNEL_APP_CONTEXTS:
 		return sizeof(struct tracectl_msg_channel_app_contexts);
+	case TRACECTL_MSG_CHANNEL_PERF_COUNTERS:
+		return sizeof(struct tracectl_msg_channel_perf_counters);
 	default:
 		return 0;
 	}
@@ -294,6 +298,8 @@ apply_command_locked(const union message *msg, int fd, int wake_fd)
 		return tc_ust_state_notifier_add(&msg->notifier, fd);
 	case TRACECTL_MSG_CHANNEL_APP_CONTEXTS:
 		return tc_ust_app_context_channel_set(&msg->app_contexts);
+	case TRACECTL_MSG_CHANNEL_PERF_COUNTERS:
+		return tc_ust_perf_channel_set(&msg->perf_counters);
 	case TRACECTL_MSG_SESSION_START:
 		return tc_ust_state_session_set_active(msg->session.session_handle, true);
 	case TRACECTL_MSG_SESSION_STOP:

@@ -405,6 +405,7 @@ free_channel(struct tc_ust_retired *retired)
 	}
 	free(channel->streams);
 	free(channel->app_contexts);
+	free(channel->perf_counters);
 	if (channel->notifier)
 		munmap(channel->notifier, TRACECTL_NOTIFIER_PAGE_SIZE);
 	free(channel);

@@ -71,6 +71,11 @@ struct tc_ust_channel {
 	 * (tc-ust-app-context.h). */
 	uint32_t nr_app_contexts;
 	struct tc_ust_app_context_slot *app_contexts;
+	/* Its per-thread perf counters, recorded between the contexts above
+	 * and the application contexts; set once, by CHANNEL_PERF_COUNTERS
+	 * before its first stream (tc-ust-perf-channel.h). */
+	uint32_t nr_perf_counters;
+	struct tracectl_abi_perf_counter *perf_counters;
 	uint32_t dead;		 /* atomic; set once at removal, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
 	/* A notifier (tracectl-abi.h) has no streams: its events count here. */

@@ -70,6 +70,7 @@
 #include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-metadata.h"
+#include "tc-perf-counter.h"
 #include "tc-session.h"
 
 #define DATAGRAMS_MAX 24u
@@ -1057,8 +1058,10 @@ check_metadata(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GString) text = g_string_new(NULL);
 	g_autoptr(TcSession) session = NULL;
+	g_autoptr(GArray) no_perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
 	TcChannel channel = {.stream_id = 0,
 			     .contexts = TRACECTL_CONTEXT_ALL,
+			     .perf_counters = no_perf_counters,
 			     .app_contexts = metadata_app_contexts};
 	const char *argv[] = {"babeltrace2", NULL, NULL};
 	int status;

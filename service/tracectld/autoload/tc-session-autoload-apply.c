@@ -32,6 +32,7 @@
 #include "tc-kernel-abi.h"
 #include "tc-kernel-event-rule.h"
 #include "tc-perf-counter.h"
+#include "tc-perf-probe.h"
 #include "tc-session-autoload-private.h"
 #include "tc-session-file-apply.h"
 #include "tc-session-file.h"
@@ -278,6 +279,7 @@ apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **erro
 	app_contexts = g_ptr_array_new_with_free_func(g_free);
 	return tc_channel_config_ust_contexts_parse(names, &contexts, perf_counters, app_contexts,
 						    error) &&
+	       tc_perf_probe_check_all(perf_counters, apply->session->owner_uid, error) &&
 	       tc_session_ops_add_context(apply->session, channel->name, contexts, perf_counters,
 					  app_contexts, error);
 }

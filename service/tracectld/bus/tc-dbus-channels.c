@@ -24,6 +24,7 @@
 #include "tc-session-kernel.h"
 #include "tc-session-op-kernel.h"
 #include "tc-session-op-statistics.h"
+#include "tc-perf-probe.h"
 #include "tc-session-ops.h"
 #include "tc-dbus-signals.h"
 #include "tc-validate.h"
@@ -409,6 +410,10 @@ add_context_work(TcRequest *request, GError **error)
 {
 	const AddContextData *data = request->data;
 
+	/* Refused now, naming why, rather than recorded as 0 by tracectl's
+	 * own applications and refused by each LTTng-UST one. */
+	if (!tc_perf_probe_check_all(data->perf_counters, request->session->owner_uid, error))
+		return FALSE;
 	return channels_changed(request,
 				tc_session_ops_add_context(request->session, request->channel,
 							   request->contexts, data->perf_counters,

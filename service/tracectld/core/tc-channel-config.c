@@ -296,9 +296,15 @@ tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counter
 {
 	GPtrArray *names = g_ptr_array_new();
 
+	/* Since tracectl's own applications record perf counters too, no
+	 * context is LTTng-UST's only. */
+	if (lttng_ust_only) {
+		g_ptr_array_add(names, NULL);
+		return (char **)g_ptr_array_free(names, FALSE);
+	}
 	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
 	     context++)
-		if ((contexts & context->bit) && !lttng_ust_only)
+		if (contexts & context->bit)
 			g_ptr_array_add(names, g_strdup(context->name));
 	for (guint i = 0; perf_counters && i < perf_counters->len; i++) {
 		const struct tc_perf_counter *counter =
@@ -311,7 +317,7 @@ tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counter
 		else
 			g_ptr_array_add(names, g_strdup(counter->name));
 	}
-	for (guint i = 0; app_contexts && !lttng_ust_only && i < app_contexts->len; i++)
+	for (guint i = 0; app_contexts && i < app_contexts->len; i++)
 		g_ptr_array_add(names, g_strconcat(TC_CHANNEL_CONFIG_APP_PREFIX,
 						   (const char *)g_ptr_array_index(app_contexts, i),
 						   NULL));

@@ -51,8 +51,8 @@ gboolean tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
 /* A channel's user-space contexts by name, bits in the table's order then
  * the perf counters in theirs, then the application contexts
  * ("$app.provider:name", NULL for none) (NULL-terminated, g_strfreev()); with
- * lttng_ust_only, only those tracectl's own applications do not record
- * (the perf counters). */
+ * lttng_ust_only, only those tracectl's own applications do not record:
+ * none since they record perf counters too. */
 char **tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
 					   const GPtrArray *app_contexts, gboolean lttng_ust_only);
 /* Every user-space context name AddContext takes (ListContexts'), the

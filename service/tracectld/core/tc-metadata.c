@@ -9,6 +9,7 @@
 #include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-ctf-clock.h"
+#include "tc-perf-counter.h"
 #include "tc-rb-ctf.h"
 #include "tc-session.h"
 
@@ -149,7 +150,7 @@ append_event_context(GString *out, const TcChannel *channel)
 {
 	guint32 contexts = channel->contexts;
 
-	if (contexts == 0 && channel->app_contexts->len == 0)
+	if (contexts == 0 && channel->app_contexts->len == 0 && channel->perf_counters->len == 0)
 		return;
 	g_string_append(out, "\tevent.context := struct {\n");
 	if (contexts & TRACECTL_CONTEXT_VPID)
@@ -172,6 +173,13 @@ append_event_context(GString *out, const TcChannel *channel)
 	if (contexts & TRACECTL_CONTEXT_IP)
 		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
 					    "byte_order = %s; } _ip;\n", byte_order());
+	/* As LTTng-UST 2.13 declares them: unsigned 64-bit, base 10. */
+	for (guint i = 0; i < channel->perf_counters->len; i++)
+		g_string_append_printf(
+			out,
+			"\t\tinteger { size = 64; align = 8; signed = false; byte_order = %s; } _%s;\n",
+			byte_order(),
+			g_array_index(channel->perf_counters, struct tc_perf_counter, i).name);
 	for (guint i = 0; i < channel->app_contexts->len; i++)
 		append_app_context(out, g_ptr_array_index(channel->app_contexts, i));
 	g_string_append(out, "\t} align(8);\n");

@@ -690,12 +690,14 @@ check_perf_counters_locked(const TcChannel *channel, const GArray *perf_counters
 
 		total += channel_has_perf_counter_locked(channel, counter) ? 0 : 1;
 	}
-	if (total <= TC_CHANNEL_PERF_COUNTERS_MAX)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Channel '%s' of session '%s' would record %u perf counters, at most %u",
-		    channel->name, channel->session->name, total, TC_CHANNEL_PERF_COUNTERS_MAX);
-	return FALSE;
+	if (total > TC_CHANNEL_PERF_COUNTERS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Channel '%s' of session '%s' would record %u perf counters, at most %u",
+			    channel->name, channel->session->name, total,
+			    TC_CHANNEL_PERF_COUNTERS_MAX);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static gboolean
