@@ -54,7 +54,8 @@ def test():
         check(settings["contexts"] == ["vtid", "perf:thread:task-clock"] and
               settings["lttng_ust_only_contexts"] == [], f"settings: {settings}")
         svc.cli("start")
-        app = svc.app("--threads", "3", "--count", "3000")
+        # Paced, so that each thread emits some of the events under any load.
+        app = svc.app("--threads", "3", "--count", "3000", "--interval-us", "200")
         _, err = app.communicate(timeout=120)
         check(app.returncode == 0 and err == "", f"example app failed: {err}")
         svc.cli("stop")
