@@ -407,6 +407,53 @@ test_sync_registered_app(Fixture *fixture, gconstpointer unused)
 	fake_app_clear(&fake);
 }
 
+/* A channel with application contexts and perf counters: a version 6
+ * application is sent both lists before the channel's streams; one of
+ * version 5, whose library would write records of another layout into the
+ * same buffers, is not given the channel. */
+static void
+test_sync_app_contexts(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	g_autoptr(GPtrArray) app_contexts = g_ptr_array_new_with_free_func(g_free);
+	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+	struct tc_perf_counter task_clock;
+	FakeApp current, older;
+
+	fake_app_init(&current);
+	fake_app_init(&older);
+	current.app->abi_version = TRACECTL_ABI_VERSION_APP_CONTEXTS;
+	older.app->abi_version = TRACECTL_ABI_VERSION_APP_CONTEXTS - 1;
+	g_assert_cmpint(tc_perf_counter_parse("perf:thread:task-clock", &task_clock), ==, 0);
+	g_array_append_val(counters, task_clock);
+	g_ptr_array_add(app_contexts, g_strdup("p:a"));
+	g_assert_true(tc_session_ops_create(session, &error));
+	g_assert_true(tc_session_ops_enable_event(session, "", "unit:*", &error));
+	g_assert_true(
+	    tc_session_ops_add_context(session, "", 0, counters, app_contexts, &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_ops_start(session, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_ADD), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_PERF_COUNTERS), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_APP_CONTEXTS), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_STREAM_ADD), ==, nr_cpus);
+	g_mutex_lock(&current.lock);
+	g_assert_cmpuint(g_array_index(current.types, guint32, 1), ==,
+			 TRACECTL_MSG_CHANNEL_PERF_COUNTERS);
+	g_assert_cmpuint(g_array_index(current.types, guint32, 2), ==,
+			 TRACECTL_MSG_CHANNEL_APP_CONTEXTS);
+	g_mutex_unlock(&current.lock);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_CHANNEL_ADD), ==, 0);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_STREAM_ADD), ==, 0);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_CHANNEL_APP_CONTEXTS), ==, 0);
+	g_assert_true(tc_session_ops_destroy(session, &error));
+	fake_app_clear(&current);
+	fake_app_clear(&older);
+}
+
 /* Per-PID buffers are the first channel's choice: the channels after it
  * that say nothing get them too, one that asks for per-UID is refused. */
 static void
@@ -561,6 +608,8 @@ main(int argc, char **argv)
 		   test_consumer_lost, fixture_tear_down);
 	g_test_add("/tracectl/session/sync-registered-app", Fixture, NULL, fixture_set_up,
 		   test_sync_registered_app, fixture_tear_down);
+	g_test_add("/tracectl/session/sync-app-contexts", Fixture, NULL, fixture_set_up,
+		   test_sync_app_contexts, fixture_tear_down);
 	g_test_add("/tracectl/session/buffer-scheme", Fixture, NULL, fixture_set_up,
 		   test_buffer_scheme, fixture_tear_down);
 	ret = g_test_run();
