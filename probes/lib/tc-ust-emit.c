@@ -136,7 +136,7 @@ write_record(struct tc_rb *rb, uint32_t id, const struct tc_ust_channel *channel
 		context_size += tc_ust_app_context_fill(channel, context + context_size);
 	/* A payload too big for any sub-buffer goes on to be counted. */
 	len = record->payload >
-		      UINT32_MAX - sizeof(struct tc_event_header_extended) - TC_UST_CONTEXT_MAX
+		      UINT32_MAX - sizeof(struct tc_event_header_extended) - sizeof(context)
 		  ? UINT32_MAX
 		  : (uint32_t)sizeof(uint32_t) + context_size + record->payload;
 	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
