@@ -151,9 +151,9 @@ int tc_cmd_set_session(int argc, char **argv);
 int tc_cmd_disable_channel(int argc, char **argv);
 /* add-context --list (add-context-list.c). */
 int tc_client_list_contexts(gboolean userspace, gboolean kernel);
-/* Whether the user-space context name is one that LTTng-UST applications
- * record and tracectl's own applications do not (ip, perf:thread:). */
-gboolean tc_client_context_is_lttng_ust_only(const char *name);
+/* Whether the user-space context name is one that tracectl's own
+ * applications record and LTTng-UST applications do not ($app.). */
+gboolean tc_client_context_is_own_only(const char *name);
 /* lttng list's "Buffering scheme:" line of the user-space domain, as
  * the service gives it in its channels' settings (list-session.c). */
 void tc_client_print_buffering(GVariant *channels);

@@ -37,9 +37,9 @@ tc_cmd_add_context(int argc, char **argv)
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
 		 "Context to add: -u: vpid, vtid, procname, pthread_id, vuid, veuid, vsuid, vgid, "
 		 "vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, user_ns, "
-		 "uts_ns, ip, and for LTTng-UST applications only perf:thread:NAME and "
-		 "perf:thread:raw:rHEX:NAME (see --list); -k: pid, tid, procname, prio (repeat -t "
-		 "for more)",
+		 "uts_ns, ip, perf:thread:NAME, perf:thread:raw:rHEX:NAME (see --list), and for "
+		 "tracectl's own applications only $app.PROVIDER:NAME; -k: pid, tid, procname, "
+		 "prio (repeat -t for more)",
 		 "TYPE"},
 		{NULL},
 	};
@@ -82,8 +82,8 @@ tc_cmd_add_context(int argc, char **argv)
 		g_print("%s context %s added to %s of session %s%s\n", kernel ? "Kernel" : "UST",
 			types[i], channel ? channel : "all channels",
 			tc_dbus_session_get_name(session),
-			!kernel && tc_client_context_is_lttng_ust_only(types[i])
-			    ? " (recorded by LTTng-UST applications only)"
+			!kernel && tc_client_context_is_own_only(types[i])
+			    ? " (recorded by tracectl's own applications only)"
 			    : "");
 	return TC_EXIT_OK;
 }
