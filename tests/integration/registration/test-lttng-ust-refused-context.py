@@ -9,7 +9,13 @@ in them. Their stream class is the one the service declared from the
 channel's contexts when it made the trace (no application registered the
 channel), so babeltrace2 reads the trace, which holds no event, rather
 than stopping at "No stream class with ID 0". Checked for a per-UID
-trace and a per-PID one, with a second channel that has no context."""
+trace and a per-PID one, with a second channel that has no context.
+
+The service checks at add-context that the machine can count the
+counter, and refuses it here: it runs with tc-fake-pmu.so preloaded,
+which lets it open any counter, so that the refusal comes from the
+application, as on a machine where the service can count and the
+application cannot (a seccomp filter, a container)."""
 
 import os
 import re
@@ -19,9 +25,12 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from tclib import SKIP, Service, check, log
+from tclib import BUILD, SKIP, Service, check, log
 from lttnglib import LTTNG_APP, hardware_cycles_open, require_served, require_tools
-from tracelib import read_streams
+from tracelib import read_streams, sanitizer_preload
+
+FAKE_PMU = os.path.join(BUILD, "tests", "integration", "lib", "libtc-fake-pmu.so")
+TRACECTLD = os.path.join(BUILD, "service", "tracectld", "tracectld")
 
 REFUSAL = ("Perf counter context 'perf:thread:cpu-cycles' refused by the application "
            "(it opens the counter itself: can this machine count it?)")
@@ -88,7 +97,9 @@ def test():
         log("this machine counts cycles: the refusal cannot be reproduced")
         sys.exit(SKIP)
     top = tempfile.mkdtemp(prefix="tctest-lttng-refused-")
-    with Service(args=["--lttng-ust"]) as svc:
+    # A sanitized service needs its runtime first in the list.
+    preload = ":".join(filter(None, [sanitizer_preload(TRACECTLD), FAKE_PMU]))
+    with Service(args=["--lttng-ust"], daemon_env={"LD_PRELOAD": preload}) as svc:
         require_served(svc)
         record(svc, top, "per-uid", "--buffers-uid")
         record(svc, top, "per-pid", "--buffers-pid")
