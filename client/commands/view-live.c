@@ -64,11 +64,11 @@ is_plain(const char *text)
 }
 
 char *
-tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
+tc_client_live_viewer_url(TcClientSession *session, guint16 live_port, GError **error)
 {
-	const char *name = tc_dbus_session_get_name(session);
-	const char *url = tc_dbus_session_get_output_url(session);
-	const char *hostname = tc_dbus_session_get_trace_hostname(session);
+	const char *name = tc_client_session_get_name(session);
+	const char *url = tc_client_session_get_output_url(session);
+	const char *hostname = tc_client_session_get_trace_hostname(session);
 	g_autofree char *host = NULL;
 
 	if (url == NULL || !g_str_has_prefix(url, "net") || hostname == NULL) {
@@ -78,7 +78,7 @@ tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **er
 			    name);
 		return NULL;
 	}
-	if (tc_dbus_session_get_live_timer(session) == 0) {
+	if (tc_client_session_get_live_timer(session) == 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "Session '%s' streams to %s but is not live (create it with --live)",
 			    name, url);
@@ -167,7 +167,7 @@ run_babeltrace(const char *viewer_url)
 }
 
 int
-tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port)
+tc_client_view_live(TcClientSession *session, const char *viewer, guint16 live_port)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer_url = tc_client_live_viewer_url(session, live_port, &error);
