@@ -199,7 +199,7 @@ message_cb(sd_bus_message *message, void *data, sd_bus_error *ret_error)
 static gboolean
 process(TcMonitor *monitor)
 {
-	int r;
+	int r = 0;
 
 	while (!monitor->is_done && (r = sd_bus_process(monitor->bus, NULL)) > 0)
 		;
