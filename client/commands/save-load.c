@@ -910,7 +910,7 @@ load_session(TcClientManager *manager, const TcFileSession *file, GError **error
 	LoadCalls calls = {.manager = manager};
 	gboolean ok = tc_session_file_apply(file, &load_calls_funcs, &calls, error);
 
-	g_clear_object(&calls.session);
+	g_clear_pointer(&calls.session, tc_client_session_free);
 	return ok;
 }
 
