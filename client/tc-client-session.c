@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "tc-client-interface.h"
 #include "tc-client.h"
 
 struct _TcClientSession {
@@ -32,13 +33,29 @@ tc_client_manager_unref(TcClientManager *manager)
 	/* The manager is static: nothing to free. */
 }
 
+/* The type of method's reply as the interface declares it, NULL for a
+ * method it does not declare. */
+static const GVariantType *
+reply_type(const char *interface, const char *method)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(tc_client_method_replies); i++)
+		if (g_str_equal(tc_client_method_replies[i].method, method) &&
+		    g_str_equal(tc_client_method_replies[i].interface, interface))
+			return G_VARIANT_TYPE(tc_client_method_replies[i].reply);
+	return NULL;
+}
+
 GVariant *
 tc_client_call(gpointer target, const char *method, GVariant *parameters, GError **error)
 {
 	TcClientObject *object = target;
 
-	return tc_client_bus_call(object->path, object->interface, method, parameters, NULL,
-				  error);
+	/* Every reply is checked against the interface, as the generated
+	 * proxies checked them: a command reads it with g_variant_get(),
+	 * which must not meet another type (a remote end is not trusted
+	 * more than a local bus). */
+	return tc_client_bus_call(object->path, object->interface, method, parameters,
+				  reply_type(object->interface, method), error);
 }
 
 const char *

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "tc-client-gvariant.h"
-#include "tc-client-interface-xml.h"
+#include "tc-client-interface.h"
 #include "tc-client.h"
 
 /* What the bus daemon is asked to route here: the service's signals
@@ -27,18 +27,16 @@ typedef struct {
 	int status;
 } TcMonitor;
 
-/* The manager's signal member as the interface describes it, for its
- * arguments' names; NULL for a signal it does not describe. Parsed once. */
-static GDBusSignalInfo *
-signal_info(const char *member)
+/* The names of the manager's signal member's arguments, as the interface
+ * names them; NULL for a signal it does not describe. */
+static const char *const *
+signal_args(const char *member)
 {
-	static GDBusNodeInfo *node;
-	GDBusInterfaceInfo *manager;
-
-	if (node == NULL)
-		node = g_dbus_node_info_new_for_xml(tc_client_interface_xml, NULL);
-	manager = node ? g_dbus_node_info_lookup_interface(node, TC_MANAGER_INTERFACE) : NULL;
-	return manager ? g_dbus_interface_info_lookup_signal(manager, member) : NULL;
+	for (gsize i = 0; i < G_N_ELEMENTS(tc_client_signal_args); i++)
+		if (g_str_equal(tc_client_signal_args[i].interface, TC_MANAGER_INTERFACE) &&
+		    g_str_equal(tc_client_signal_args[i].signal, member))
+			return tc_client_signal_args[i].args;
+	return NULL;
 }
 
 static char *
@@ -57,7 +55,7 @@ signal_json(const char *path, const char *member, GVariant *parameters)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autofree char *time = now_text();
-	GDBusSignalInfo *info = signal_info(member);
+	const char *const *args = signal_args(member);
 
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "time");
@@ -84,9 +82,9 @@ signal_json(const char *path, const char *member, GVariant *parameters)
 		for (gsize i = 0; i < g_variant_n_children(parameters); i++) {
 			g_autoptr(GVariant) value = g_variant_get_child_value(parameters, i);
 			g_autofree char *fallback = g_strdup_printf("arg%zu", i);
-			gboolean named = info && info->args && i < g_strv_length((char **)info->args);
+			gboolean named = args && i < g_strv_length((char **)args);
 
-			json_builder_set_member_name(builder, named ? info->args[i]->name : fallback);
+			json_builder_set_member_name(builder, named ? args[i] : fallback);
 			json_builder_add_value(builder, json_gvariant_serialize(value));
 		}
 		json_builder_end_object(builder);
@@ -108,7 +106,7 @@ print_json(const char *path, const char *member, GVariant *parameters)
 static void
 print_text(const char *path, const char *member, GVariant *parameters)
 {
-	GDBusSignalInfo *info = signal_info(member);
+	const char *const *args = signal_args(member);
 	g_autoptr(GString) line = g_string_new(NULL);
 	g_autofree char *time = now_text();
 
@@ -121,9 +119,9 @@ print_text(const char *path, const char *member, GVariant *parameters)
 		for (gsize i = 0; i < g_variant_n_children(parameters); i++) {
 			g_autoptr(GVariant) value = g_variant_get_child_value(parameters, i);
 			g_autofree char *text = g_variant_print(value, FALSE);
-			gboolean named = info && info->args && i < g_strv_length((char **)info->args);
+			gboolean named = args && i < g_strv_length((char **)args);
 
-			g_string_append_printf(line, " %s=%s", named ? info->args[i]->name : "arg",
+			g_string_append_printf(line, " %s=%s", named ? args[i] : "arg",
 					       text);
 		}
 	}
