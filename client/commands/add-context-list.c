@@ -14,7 +14,7 @@ tc_client_context_is_own_only(const char *name)
 }
 
 static gboolean
-print_domain(TcDbusManager *manager, const char *domain, const char *title, GError **error)
+print_domain(TcClientManager *manager, const char *domain, const char *title, GError **error)
 {
 	g_autoptr(GVariant) reply =
 	    tc_client_call(manager, "ListContexts", g_variant_new("(s)", domain), error);
@@ -34,7 +34,7 @@ int
 tc_client_list_contexts(gboolean userspace, gboolean kernel)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(&error);
 
 	if (manager == NULL || (userspace && !print_domain(manager, "ust", "UST", &error)) ||
 	    (kernel && !print_domain(manager, "kernel", "Kernel", &error)))

@@ -4,13 +4,13 @@
 
 /* {"session", "domain", "channel" (null: every channel), "contexts"}. */
 static JsonNode *
-contexts_json(TcDbusSession *session, const char *domain, const char *channel,
+contexts_json(TcClientSession *session, const char *domain, const char *channel,
 	      const char *const *types)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "session", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "domain", domain);
 	tc_client_output_member_string(builder, "channel", channel);
 	tc_client_output_member_strv(builder, "contexts", types);
@@ -45,7 +45,7 @@ tc_cmd_add_context(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE... | --list");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	int status;
 
@@ -81,7 +81,7 @@ tc_cmd_add_context(int argc, char **argv)
 	for (guint i = 0; types[i]; i++)
 		g_print("%s context %s added to %s of session %s%s\n", kernel ? "Kernel" : "UST",
 			types[i], channel ? channel : "all channels",
-			tc_dbus_session_get_name(session),
+			tc_client_session_get_name(session),
 			!kernel && tc_client_context_is_own_only(types[i])
 			    ? " (recorded by tracectl's own applications only)"
 			    : "");

@@ -66,7 +66,7 @@ sessions_json(GVariant *reply, const char *current)
 }
 
 static int
-list_sessions(TcDbusManager *manager)
+list_sessions(TcClientManager *manager)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
@@ -232,7 +232,7 @@ applications_json(GVariant *reply, GHashTable *app_contexts)
 }
 
 static int
-list_applications(TcDbusManager *manager)
+list_applications(TcClientManager *manager)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListApplications", NULL, &error);
@@ -317,7 +317,7 @@ agents_json(GVariant *reply)
 }
 
 static int
-list_agents(TcDbusManager *manager, const char *domain)
+list_agents(TcClientManager *manager, const char *domain)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply =
@@ -461,34 +461,34 @@ print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
 
 /* A streamed session shows its relay URL, a local one its directory. */
 static void
-print_output(TcDbusSession *session)
+print_output(TcClientSession *session)
 {
-	const char *url = tc_dbus_session_get_output_url(session);
-	guint32 live_timer_us = tc_dbus_session_get_live_timer(session);
+	const char *url = tc_client_session_get_output_url(session);
+	guint32 live_timer_us = tc_client_session_get_live_timer(session);
 
 	if (url == NULL || !g_str_has_prefix(url, "net")) {
-		g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+		g_print("    Trace output: %s\n", tc_client_session_get_output_directory(session));
 		return;
 	}
 	g_print("    Trace output: %s (host %s)\n", url,
-		tc_dbus_session_get_trace_hostname(session));
+		tc_client_session_get_trace_hostname(session));
 	if (live_timer_us)
 		g_print("    Live timer interval: %u us\n", live_timer_us);
 }
 
 static void
-print_session_text(TcDbusSession *session, GVariant *statistics)
+print_session_text(TcClientSession *session, GVariant *statistics)
 {
-	GVariant *channels = tc_dbus_session_get_channels(session);
+	GVariant *channels = tc_client_session_get_channels(session);
 
-	g_print("Tracing session %s: [%s%s]\n", tc_dbus_session_get_name(session),
-		tc_dbus_session_get_state(session),
-		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
+	g_print("Tracing session %s: [%s%s]\n", tc_client_session_get_name(session),
+		tc_client_session_get_state(session),
+		tc_client_session_get_snapshot(session) ? ", snapshot" : "");
 	print_output(session);
 	tc_client_print_rotation(session);
-	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
-		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
-	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
+	if (tc_client_session_get_problem(session) && *tc_client_session_get_problem(session))
+		g_print("    Problem: %s\n", tc_client_session_get_problem(session));
+	g_print("    Owner uid: %u\n\n", tc_client_session_get_owner_uid(session));
 	g_print("=== Domain: User space ===\n\n");
 	if (channels)
 		tc_client_print_buffering(channels);
@@ -518,9 +518,9 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 }
 
 int
-tc_client_print_session(TcDbusSession *session, GVariant *statistics)
+tc_client_print_session(TcClientSession *session, GVariant *statistics)
 {
-	GVariant *channels = tc_dbus_session_get_channels(session);
+	GVariant *channels = tc_client_session_get_channels(session);
 
 	/* Statistics of no channel are none. */
 	if (channels == NULL || g_variant_n_children(channels) == 0)
@@ -590,7 +590,7 @@ static int
 list_kernel(gboolean syscalls)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(&error);
 	g_autoptr(GVariant) reply = NULL;
 	g_autofree const char **events = NULL;
 	g_auto(GStrv) names = NULL;
@@ -652,8 +652,8 @@ tc_cmd_list(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) statistics = NULL;
 	int status;
 

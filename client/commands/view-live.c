@@ -69,11 +69,11 @@ is_plain(const char *text)
 /* Whether session streams live to a relay, with a host name a viewer
  * URL can hold. */
 static gboolean
-check_live(TcDbusSession *session, GError **error)
+check_live(TcClientSession *session, GError **error)
 {
-	const char *name = tc_dbus_session_get_name(session);
-	const char *url = tc_dbus_session_get_output_url(session);
-	const char *hostname = tc_dbus_session_get_trace_hostname(session);
+	const char *name = tc_client_session_get_name(session);
+	const char *url = tc_client_session_get_output_url(session);
+	const char *hostname = tc_client_session_get_trace_hostname(session);
 
 	if (url == NULL || !g_str_has_prefix(url, "net") || hostname == NULL) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
@@ -82,7 +82,7 @@ check_live(TcDbusSession *session, GError **error)
 			    name);
 		return FALSE;
 	}
-	if (tc_dbus_session_get_live_timer(session) == 0) {
+	if (tc_client_session_get_live_timer(session) == 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "Session '%s' streams to %s but is not live (create it with --live)",
 			    name, url);
@@ -98,17 +98,17 @@ check_live(TcDbusSession *session, GError **error)
 }
 
 static gboolean
-is_through_ssh(TcDbusSession *session)
+is_through_ssh(TcClientSession *session)
 {
-	return g_str_has_prefix(tc_dbus_session_get_output_url(session), "net+ssh://");
+	return g_str_has_prefix(tc_client_session_get_output_url(session), "net+ssh://");
 }
 
 char *
-tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
+tc_client_live_viewer_url(TcClientSession *session, guint16 live_port, GError **error)
 {
-	const char *name = tc_dbus_session_get_name(session);
-	const char *url = tc_dbus_session_get_output_url(session);
-	const char *hostname = tc_dbus_session_get_trace_hostname(session);
+	const char *name = tc_client_session_get_name(session);
+	const char *url = tc_client_session_get_output_url(session);
+	const char *hostname = tc_client_session_get_trace_hostname(session);
 	g_autofree char *host = NULL;
 
 	if (!check_live(session, error))
@@ -243,7 +243,7 @@ run_viewer(char **command)
 /* A session streamed through SSH: its relay's live port through a tunnel
  * of the viewer's own, ended when the viewer ends. */
 static int
-view_through_ssh(TcDbusSession *session, const char *viewer, guint16 live_port)
+view_through_ssh(TcClientSession *session, const char *viewer, guint16 live_port)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(TcClientLiveTunnel) tunnel = NULL;
@@ -252,14 +252,14 @@ view_through_ssh(TcDbusSession *session, const char *viewer, guint16 live_port)
 
 	if (viewer && !(command = viewer_argv(viewer, "", &error)))
 		return tc_client_fail(error);
-	tunnel = tc_client_live_tunnel_open(tc_dbus_session_get_output_url(session), live_port,
+	tunnel = tc_client_live_tunnel_open(tc_client_session_get_output_url(session), live_port,
 					    &error);
 	if (tunnel == NULL)
 		return tc_client_fail(error);
 	viewer_url = g_strdup_printf("net://127.0.0.1:%u/host/%s/%s",
 				     tc_client_live_tunnel_port(tunnel),
-				     tc_dbus_session_get_trace_hostname(session),
-				     tc_dbus_session_get_name(session));
+				     tc_client_session_get_trace_hostname(session),
+				     tc_client_session_get_name(session));
 	if (command == NULL)
 		return run_babeltrace(viewer_url, tunnel);
 	g_free(command[g_strv_length(command) - 1]);
@@ -268,7 +268,7 @@ view_through_ssh(TcDbusSession *session, const char *viewer, guint16 live_port)
 }
 
 int
-tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port)
+tc_client_view_live(TcClientSession *session, const char *viewer, guint16 live_port)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *viewer_url = NULL;
