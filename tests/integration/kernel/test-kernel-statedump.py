@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""A kernel session's start writes the state dump: lttng-modules'
-lttng_statedump_* events, in the kernel trace, on its time line.
+"""A kernel session's start, and `regenerate statedump`, write the state
+dump: lttng-modules' lttng_statedump_* events, in the kernel trace, on
+its time line.
 
 The test process opens a file of its own on a descriptor of a known
 number and maps another file at an address it knows, then records a
-kernel session (one tracepoint) for a moment. babeltrace2 (its Python
-bindings) reads the trace:
+kernel session (one tracepoint) for a moment, with `regenerate
+statedump` in the middle. babeltrace2 (its Python bindings) reads the
+trace, where each of the two dumps must have:
 
 - one lttng_statedump_start and one lttng_statedump_end, the end after
-  the start, both between the times read before `start` and after `stop`
-  (on the real-time line babeltrace2 puts the trace's clock on), and
-  every other state dump event between them;
+  the start, both between the times read before and after the command
+  that asked for it (on the real-time line babeltrace2 puts the trace's
+  clock on), and every other state dump event between them;
 - lttng_statedump_process_state of this process' thread: its tid, pid,
   parent and name, a user thread; one of pid 1; one of a kernel thread
   (kthreadd, pid 2) typed as such;
@@ -23,6 +25,9 @@ bindings) reads the trace:
   read and shared flags;
 - lttng_statedump_network_interface of "lo" (127.0.0.1), and an
   lttng_statedump_block_device per line of /proc/partitions.
+
+`regenerate statedump` is refused before `start` (InvalidState, exit
+status 1) and for a session without kernel events (NotFound, 3).
 """
 
 import json
@@ -79,18 +84,26 @@ def the(events, event, what, **fields):
     return found[0]
 
 
-def check_timeline(events, before, after):
+def dumps_of(events, before, regenerated, after):
+    """The two dumps' events, the start's and the regenerated one's, each
+    between its start and its end, inside the times it was asked in."""
     names = [n for n, _, _ in events]
-    check(names.count("lttng_statedump_start") == 1 and names.count("lttng_statedump_end") == 1,
-          f"start and end: {names.count('lttng_statedump_start')}, "
-          f"{names.count('lttng_statedump_end')}")
-    start = [ts for n, ts, _ in events if n == "lttng_statedump_start"][0]
-    end = [ts for n, ts, _ in events if n == "lttng_statedump_end"][0]
-    check(before - CLOCK_SLACK_NS <= start <= end <= after + CLOCK_SLACK_NS,
-          f"the dump from {start} to {end}, the session from {before} to {after}")
-    outside = [(n, ts) for n, ts, _ in events if not start <= ts <= end]
-    check(not outside, f"state dump events outside the dump: {outside[:5]}")
-    log(f"{len(events)} state dump events in {(end - start) / 1e6:.1f} ms")
+    starts = [i for i, n in enumerate(names) if n == "lttng_statedump_start"]
+    ends = [i for i, n in enumerate(names) if n == "lttng_statedump_end"]
+    check(len(starts) == 2 and len(ends) == 2 and starts[0] < ends[0] < starts[1] < ends[1]
+          and starts[0] == 0 and ends[1] == len(events) - 1,
+          f"starts at {starts}, ends at {ends} of {len(events)} state dump events")
+    dumps = []
+    for (first, last), (earliest, latest) in zip(zip(starts, ends),
+                                                 ((before, regenerated), (regenerated, after))):
+        start, end = events[first][1], events[last][1]
+        check(earliest - CLOCK_SLACK_NS <= start <= end <= latest + CLOCK_SLACK_NS,
+              f"a dump from {start} to {end}, asked for between {earliest} and {latest}")
+        dump = events[first:last + 1]
+        check(all(start <= ts <= end for _, ts, _ in dump), "events outside their dump")
+        log(f"{len(dump)} state dump events in {(end - start) / 1e6:.1f} ms")
+        dumps.append(dump)
+    return dumps
 
 
 def check_process(events, comm):
@@ -161,18 +174,32 @@ def test():
         out = os.path.join(svc.rundir, "statedump")
         svc.cli("create", "sd", "--output", out)
         svc.cli("enable-event", "-k", "sched:sched_process_exit")
+        idle = svc.cli("regenerate", "statedump", check_ok=False)
+        check(idle.returncode == 1 and "not recording" in idle.stderr,
+              f"regenerate before start: {idle}")
         before = time.time_ns()
         svc.cli("start")
-        time.sleep(0.3)
+        time.sleep(0.2)
+        regenerated = time.time_ns()
+        svc.cli("regenerate", "statedump")
+        time.sleep(0.2)
         svc.cli("stop")
         after = time.time_ns()
         svc.cli("destroy", "sd")
-        events = read_statedump(os.path.join(out, "kernel"))
-        check_timeline(events, before, after)
-        check_process(events, comm)
-        check_fd(events, path)
-        check_map(events, address, os.stat(mapped).st_ino)
-        check_machine(events)
+        svc.cli("create", "user-only", "--output", os.path.join(svc.rundir, "user-only"))
+        svc.cli("enable-event", "-u", "stress:*")
+        svc.cli("start")
+        none = svc.cli("regenerate", "statedump", check_ok=False)
+        check(none.returncode == 3 and "no kernel events" in none.stderr,
+              f"regenerate without kernel events: {none}")
+        svc.cli("destroy", "user-only")
+
+        for events in dumps_of(read_statedump(os.path.join(out, "kernel")), before,
+                               regenerated, after):
+            check_process(events, comm)
+            check_fd(events, path)
+            check_map(events, address, os.stat(mapped).st_ino)
+            check_machine(events)
         region.close()
         os.close(FD_NUMBER)
 
