@@ -33,6 +33,17 @@ tc_cmd_regenerate(int argc, char **argv)
 		reply = tc_client_call(session, "RegenerateStatedump", NULL, &error);
 	if (reply == NULL)
 		return tc_client_fail(error);
+	if (tc_client_output_is_json()) {
+		g_autoptr(JsonBuilder) builder = json_builder_new();
+
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "session",
+					       tc_dbus_session_get_name(session));
+		tc_client_output_member_string(builder, "regenerated", "statedump");
+		json_builder_end_object(builder);
+		tc_client_output_print_builder(builder);
+		return TC_EXIT_OK;
+	}
 	g_print("State dump of session %s regenerated\n", tc_dbus_session_get_name(session));
 	return TC_EXIT_OK;
 }

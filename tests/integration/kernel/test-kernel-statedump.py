@@ -174,14 +174,13 @@ def test():
         out = os.path.join(svc.rundir, "statedump")
         svc.cli("create", "sd", "--output", out)
         svc.cli("enable-event", "-k", "sched:sched_process_exit")
-        idle = svc.cli("regenerate", "statedump", check_ok=False)
-        check(idle.returncode == 1 and "not recording" in idle.stderr,
-              f"regenerate before start: {idle}")
+        refused(svc, "before start", 1, "InvalidState")
         before = time.time_ns()
         svc.cli("start")
         time.sleep(0.2)
         regenerated = time.time_ns()
-        svc.cli("regenerate", "statedump")
+        done = svc.cli_json("regenerate", "statedump")
+        check(done == {"session": "sd", "regenerated": "statedump"}, f"regenerate: {done}")
         time.sleep(0.2)
         svc.cli("stop")
         after = time.time_ns()
@@ -189,9 +188,7 @@ def test():
         svc.cli("create", "user-only", "--output", os.path.join(svc.rundir, "user-only"))
         svc.cli("enable-event", "-u", "stress:*")
         svc.cli("start")
-        none = svc.cli("regenerate", "statedump", check_ok=False)
-        check(none.returncode == 3 and "no kernel events" in none.stderr,
-              f"regenerate without kernel events: {none}")
+        refused(svc, "without kernel events", 3, "NotFound")
         svc.cli("destroy", "user-only")
 
         for events in dumps_of(read_statedump(os.path.join(out, "kernel")), before,
@@ -202,6 +199,14 @@ def test():
             check_machine(events)
         region.close()
         os.close(FD_NUMBER)
+
+
+def refused(svc, when, status, error):
+    """`regenerate statedump` fails with that exit status and D-Bus error."""
+    result = svc.cli("--json=short", "regenerate", "statedump", check_ok=False)
+    names = [e.get("dbus_error") for e in result.errors]
+    check(result.returncode == status and names == [f"org.tracectl.Tracing1.Error.{error}"],
+          f"regenerate statedump {when}: {result}")
 
 
 def mmap_address(region):
