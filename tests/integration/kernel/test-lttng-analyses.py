@@ -3,19 +3,34 @@
 """LTTng's analyses (python3-lttnganalyses) read a tracectl kernel trace
 and give the right answers.
 
-A kernel session records sched_switch, sched_wakeup, the process events
-and the reader's openat, read and close system calls while two processes of known
-behaviour run on one CPU: a spinner that keeps it busy until it has used
-SPIN_S seconds of CPU time, and a reader that reads a FILE_SIZE file in
-CHUNK byte read() calls. Both wait for a go file (stat, no system call the
-analyses count) so that all they do falls inside the recording. Then,
-through their machine interface:
+A kernel session records sched_switch, sched_wakeup, the process events,
+the interrupts (hard and soft), the reader's page allocations and frees
+and its openat, read, write and close system calls while two processes of
+known behaviour run on one CPU: a spinner that keeps it busy until it has
+used SPIN_S seconds of CPU time, and a reader that opened a FILE_SIZE file
+before the session started, then opens another file N_OPENS times, reads
+the first in CHUNK byte read() calls and writes WRITE_SIZE bytes to a new
+file. Both wait for a go file (stat, no system call the analyses count)
+so that all they do falls inside the recording. Then, through their
+machine interface:
 
 - lttng-cputop: the spinner's CPU usage times the analysed time range is
-  the CPU time the spinner measured itself, within 10 %;
-- lttng-syscallstats: the reader made exactly FILE_SIZE / CHUNK + 1 read
-  calls (the last one at the end of the file);
-- lttng-iousagetop: the reader read FILE_SIZE bytes through read().
+  the CPU time the spinner measured itself, within 10 %, and it is the
+  busiest process of its CPU (the other CPU may be as busy with another
+  user's work);
+- lttng-syscallstats: the reader made exactly N_OPENS + 1 openat,
+  FILE_SIZE / CHUNK + 1 read (the last one at the end of the file) and
+  N_OPENS + 2 close calls, and at least WRITE_SIZE / CHUNK + 1 writes
+  (its line printed; the interpreter writes a few more at exit);
+- lttng-iousagetop: the reader read FILE_SIZE bytes and wrote
+  WRITE_SIZE and its line; the file it read is named by its path, which
+  only the state dump gives (it was opened before the session);
+- lttng-schedstats: the reader, woken by its polling, has wake-up
+  latencies; lttng-schedtop reads the trace;
+- lttng-irqstats: the timer softirq ran, at most as often as
+  /proc/softirqs counted over the recording;
+- lttng-memtop: the reader (the kmem events are filtered to it)
+  allocated pages writing its new file.
 
 A wrong figure fails the test unless the kernel skipped a sched_switch of
 that workload's (kernel_skipped): then the workload is recorded again, up
