@@ -146,7 +146,7 @@ def test():
         trace = read_streams(os.path.join(out, "kernel"))
     events, discarded = trace["events"], trace["discarded"]
     check(trace["packets_lost"] == 0, f"packets lost: {trace['packets_lost']}")
-    lost_total = 0
+    lost_total = recorded_total = handed_total = 0
     for cpu, kernel in sorted(stats.items()):
         lost = kernel["overrun"] + kernel["dropped events"]
         handed = kernel["entries"] + kernel["read events"]
@@ -155,8 +155,18 @@ def test():
             f"{discarded.get(str(cpu), 0)} discarded, {recorded} events")
         check(discarded.get(str(cpu), 0) == lost,
               f"CPU {cpu}: {discarded.get(str(cpu), 0)} discarded, the kernel lost {lost}")
-        check(recorded == handed, f"CPU {cpu}: {recorded} events, the kernel had {handed}")
+        # The state dump's records (trace_marker_raw) may be counted by
+        # the kernel on another CPU than the buffer they are in (seen: 90
+        # fewer on one CPU, 90 more on the other): a CPU that holds some
+        # is checked in the total only.
+        dumped = sum(1 for e in events if e["cpu"] == cpu and "common_pid" not in e)
+        check(dumped > 0 or recorded == handed,
+              f"CPU {cpu}: {recorded} events, the kernel had {handed}")
+        recorded_total += recorded
+        handed_total += handed
         lost_total += lost
+    check(recorded_total == handed_total,
+          f"{recorded_total} events in the trace, the kernel had {handed_total}")
     check(lost_total > 0, "the kernel lost nothing: the test did not overflow the buffer")
     expected = 2 * CALLS * len(callers)
     mine = sum(1 for e in events if e.get("common_pid") in callers)
