@@ -285,6 +285,7 @@ int tc_cmd_rotate(int argc, char **argv);
 int tc_cmd_enable_rotation(int argc, char **argv);
 int tc_cmd_disable_rotation(int argc, char **argv);
 int tc_cmd_clear(int argc, char **argv);
+int tc_cmd_regenerate(int argc, char **argv);
 /* Its rotation schedule and newest archive, when it has them (rotate.c). */
 void tc_client_print_rotation(TcClientSession *session);
 /* LTTng session configuration files (commands/save-load.c). */

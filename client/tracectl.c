@@ -24,6 +24,8 @@ static const TcCommand commands[] = {
 	{"enable-rotation", "Rotate a session on a timer or at a size", tc_cmd_enable_rotation},
 	{"disable-rotation", "Turn off a session's rotation schedule", tc_cmd_disable_rotation},
 	{"clear", "Drop what a session recorded so far", tc_cmd_clear},
+	{"regenerate", "Write the kernel state dump again (regenerate statedump)",
+	 tc_cmd_regenerate},
 	{"status", "Show the current session", tc_cmd_status},
 	{"save", "Save sessions to LTTng session configuration files", tc_cmd_save},
 	{"load", "Create sessions from LTTng session configuration files", tc_cmd_load},

@@ -30,7 +30,7 @@
 #include "tc-kernel-own.h"
 
 #define TC_KERNEL_MAGIC 0x54434b31u /* "TCK1" */
-#define TC_KERNEL_VERSION 11u
+#define TC_KERNEL_VERSION 12u
 #define TC_KERNEL_COMMAND_FD 3
 #define TC_KERNEL_SOCKET_NAME "kernel-helper.sock"
 /* Every tracefs instance the helper creates is named with this prefix and
@@ -133,6 +133,15 @@ enum tc_kernel_msg_type {
 	 * "everyone" are PIDS requests (which end the rescans). -E2BIG as
 	 * PIDS'. */
 	TC_KERNEL_TRACK = 25,
+	/* session_id -> the state dump (tc-kernel-statedump.h): what exists
+	 * now (processes and threads with their names and namespaces, their
+	 * descriptors and memory maps, block devices, network interfaces,
+	 * interrupts, CPUs) written into the recording instance through its
+	 * trace_marker_raw, as lttng-modules' lttng_statedump_* events
+	 * between a start and an end, within TC_HELPER_STATEDUMP_MS and fixed
+	 * bounds. START's formats include ftrace/raw_data's for the consumer
+	 * to find them. reply.value = the records written. */
+	TC_KERNEL_STATEDUMP = 26,
 };
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-kernel-lttng.h"
+#include "tc-consumerd-kernel-statedump.h"
 #include "tc-ctf-clock.h"
 #include "tc-rb-ctf.h"
 
@@ -224,6 +225,9 @@ tc_consumerd_kernel_metadata(struct tep_handle *tep, const uint8_t uuid[16],
 	print_header(text.out, uuid, clock, contexts);
 	for (int i = 0; events && events[i]; i++)
 		print_event(text.out, events[i]);
+	/* Declared whether or not a dump comes (a start without one, a kernel
+	 * without raw_data): a class without events costs readers nothing. */
+	tc_consumerd_kernel_statedump_metadata(text.out);
 	return finish(&text, len);
 }
 

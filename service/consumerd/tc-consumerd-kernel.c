@@ -45,6 +45,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-kernel-lttng.h"
 #include "tc-consumerd-kernel-metadata.h"
+#include "tc-consumerd-kernel-statedump.h"
 #include "tc-consumerd-kernel-task.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
@@ -98,6 +99,10 @@ struct tc_consumerd_kernel_trace {
 	struct tc_consumerd_kernel_tasks *tasks; /* NULL without contexts */
 	uint32_t contexts;                    /* TC_CONSUMER_KCTX_* */
 	int hidden_ids[HIDDEN_MAX];           /* -1 or the id of a hidden event */
+	/* ftrace:raw_data, where the helper's state dump comes: its id (-1:
+	 * unknown) and its fields' offsets. */
+	int raw_data_id;
+	struct tc_consumerd_kernel_statedump_layout raw_data;
 	int metadata_fd;
 	uint64_t metadata_size;
 	uint64_t session_id;
@@ -252,6 +257,22 @@ set_hidden(struct tc_consumerd_kernel_trace *trace, uint32_t flags)
 	}
 }
 
+/* Finds ftrace:raw_data among the formats, once they include it. */
+static void
+find_raw_data(struct tc_consumerd_kernel_trace *trace)
+{
+	struct tep_event *event = tep_find_event_by_name(trace->tep, "ftrace", "raw_data");
+	struct tep_format_field *id = event ? tep_find_field(event, "id") : NULL;
+	struct tep_format_field *buf = event ? tep_find_field(event, "buf") : NULL;
+
+	trace->raw_data_id = -1;
+	if (!id || !buf || id->size != 4)
+		return;
+	trace->raw_data.id_offset = (uint32_t)id->offset;
+	trace->raw_data.buf_offset = (uint32_t)buf->offset;
+	trace->raw_data_id = event->id;
+}
+
 static bool
 is_hidden(const struct tc_consumerd_kernel_trace *trace, int id)
 {
@@ -306,8 +327,10 @@ tc_consumerd_kernel_trace_update(struct tc_consumerd_kernel_trace *trace, int fo
 	free(text);
 	free(added);
 	free(known);
-	if (ret >= 0)
+	if (ret >= 0) {
 		set_hidden(trace, hide_flags);
+		find_raw_data(trace);
+	}
 	return ret < 0 ? ret : 0;
 }
 
@@ -379,6 +402,7 @@ tc_consumerd_kernel_trace_open(const struct tc_consumerd_kernel_spec *spec,
 		goto fail;
 	}
 	set_hidden(trace, spec->flags);
+	find_raw_data(trace);
 	if (trace->contexts) {
 		trace->tasks = tc_consumerd_kernel_task_new(spec->nr_cpus, tgids_fd);
 		tgids_fd = -1;
@@ -586,6 +610,24 @@ free_fields(struct tc_consumerd_kernel_trace *trace)
 	free(trace->fields);
 }
 
+/* A state dump record (tc-consumerd-kernel-statedump.h) as its
+ * lttng_statedump_* event; false when the packet is full. */
+static bool
+put_statedump(struct tc_consumerd_kernel_trace *trace, struct kernel_cpu *c, uint32_t cpu,
+	      int32_t tid, uint32_t event_id, const uint8_t *payload, uint32_t len, uint64_t ts)
+{
+	struct tc_event_header header = {.id = event_id, .timestamp = ts};
+	uint32_t start = c->used;
+	bool ok = put(c, &header, sizeof(header));
+
+	if (ok && trace->tasks)
+		ok = put_contexts(trace, c, cpu, tid);
+	ok = ok && put(c, payload, len);
+	if (!ok)
+		c->used = start;
+	return ok;
+}
+
 /* The whole event, header included; false when the packet is full (or
  * the event's fields are not known). */
 static bool
@@ -684,11 +726,29 @@ begin_packet_if_empty(struct kernel_cpu *c, uint64_t ts)
 #define COMMON_PID_OFFSET 4
 
 static void
+convert_statedump(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, int32_t tid,
+		  uint32_t event_id, const uint8_t *payload, uint32_t len, uint64_t ts)
+{
+	struct kernel_cpu *c = &trace->cpus[cpu];
+
+	begin_packet_if_empty(c, ts);
+	if (!put_statedump(trace, c, cpu, tid, event_id, payload, len, ts)) {
+		write_packet(trace, cpu);
+		begin_packet_if_empty(c, ts);
+		if (!put_statedump(trace, c, cpu, tid, event_id, payload, len, ts))
+			return; /* cannot happen: a payload is at most 3 KiB */
+	}
+	c->end = ts;
+}
+
+static void
 convert_record(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, const uint8_t *data,
 	       uint32_t size, uint64_t ts)
 {
 	struct kernel_cpu *c = &trace->cpus[cpu];
 	struct tep_event *event;
+	const uint8_t *payload;
+	uint32_t statedump_id, payload_len;
 	uint16_t type;
 	int32_t tid = -1;
 
@@ -706,6 +766,12 @@ convert_record(struct tc_consumerd_kernel_trace *trace, uint32_t cpu, const uint
 		tc_consumerd_kernel_task_follow(trace->tasks, cpu, event->id, data, size);
 	if (is_hidden(trace, event->id))
 		return;
+	if (event->id == trace->raw_data_id &&
+	    tc_consumerd_kernel_statedump_decode(&trace->raw_data, data, size, &statedump_id,
+						 &payload, &payload_len)) {
+		convert_statedump(trace, cpu, tid, statedump_id, payload, payload_len, ts);
+		return;
+	}
 	begin_packet_if_empty(c, ts);
 	if (!put_event(trace, c, cpu, event, tid, data, size, ts)) {
 		write_packet(trace, cpu);

@@ -42,6 +42,7 @@
 #include "tc-helper-pids.h"
 #include "tc-helper-probe.h"
 #include "tc-helper-request.h"
+#include "tc-helper-statedump.h"
 #include "tc-helper-target.h"
 #include "tc-helper-tracefs.h"
 #include "tc-helper-track.h"
@@ -492,6 +493,9 @@ handle_request(int sock, const void *buf, size_t len, struct tc_kernel_msg *repl
 		break;
 	case TC_KERNEL_STOP:
 		reply->status = tc_helper_tracefs_tracing_on(request->session_id, false);
+		break;
+	case TC_KERNEL_STATEDUMP:
+		reply->status = tc_helper_statedump(request->session_id, &reply->value);
 		break;
 	case TC_KERNEL_OWN_START:
 		reply->status = start_own(sock, buf);

@@ -180,6 +180,7 @@ tc_helper_request_is_valid(const void *buf, size_t len)
 	case TC_KERNEL_INSTANCE_REMOVE:
 	case TC_KERNEL_START:
 	case TC_KERNEL_STOP:
+	case TC_KERNEL_STATEDUMP:
 	case TC_KERNEL_TGIDS:
 	case TC_KERNEL_LIST:
 	case TC_KERNEL_OWN_REMOVE:

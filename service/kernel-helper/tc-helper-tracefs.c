@@ -298,6 +298,13 @@ tc_helper_tracefs_formats_memfd(uint64_t session_id, const char *system_glob,
 	ret = append_record(fd, "header_page", "header_page", path);
 	if (ret == 0)
 		ret = append_formats(fd, events_dir, &filter);
+	/* The state dump's records (TC_KERNEL_STATEDUMP): an ftrace event,
+	 * recorded whatever is enabled. */
+	if (ret == 0 && !system_glob &&
+	    snprintf(path, sizeof(path), "%s/ftrace/raw_data/format", events_dir) < (int)sizeof(path))
+		ret = append_record(fd, "ftrace", "raw_data", path);
+	if (ret == -ENOENT)
+		ret = 0; /* a kernel without it: no state dump, the rest as before */
 	/* The consumer reads it as it is: nobody may change it. */
 	if (ret == 0 && fcntl(fd, F_ADD_SEALS,
 			      F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)

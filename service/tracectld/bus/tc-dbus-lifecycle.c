@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The lifecycle methods of org.tracectl.Tracing1.Session: Start, Stop and
- * StopWithOptions. Each parses, submits under manage-sessions and lets
+ * The lifecycle methods of org.tracectl.Tracing1.Session: Start, Stop,
+ * StopWithOptions, and RegenerateStatedump (what a start writes). Each parses, submits under manage-sessions and lets
  * tc-session-ops.c do the work in a worker.
  */
 #define G_LOG_DOMAIN "tracectld-dbus"
@@ -11,6 +11,7 @@
 #include "tc-dbus-generated.h"
 #include "tc-dbus-request.h"
 #include "tc-error.h"
+#include "tc-session-op-kernel.h"
 #include "tc-session-ops.h"
 
 static gboolean
@@ -25,6 +26,23 @@ handle_start(TcDbusSession *object, GDBusMethodInvocation *invocation, TcSession
 	TcRequest *request = tc_dbus_request_new(invocation, session);
 
 	request->work = start_work;
+	tc_dbus_request_submit_manage(request, session);
+	return TRUE;
+}
+
+static gboolean
+regenerate_statedump_work(TcRequest *request, GError **error)
+{
+	return tc_session_op_kernel_statedump(request->session, error);
+}
+
+static gboolean
+handle_regenerate_statedump(TcDbusSession *object, GDBusMethodInvocation *invocation,
+			    TcSession *session)
+{
+	TcRequest *request = tc_dbus_request_new(invocation, session);
+
+	request->work = regenerate_statedump_work;
 	tc_dbus_request_submit_manage(request, session);
 	return TRUE;
 }
@@ -97,6 +115,8 @@ void
 tc_dbus_lifecycle_connect(gpointer skeleton, TcSession *session)
 {
 	g_signal_connect(skeleton, "handle-start", G_CALLBACK(handle_start), session);
+	g_signal_connect(skeleton, "handle-regenerate-statedump",
+			 G_CALLBACK(handle_regenerate_statedump), session);
 	g_signal_connect(skeleton, "handle-stop", G_CALLBACK(handle_stop), session);
 	g_signal_connect(skeleton, "handle-stop-with-options", G_CALLBACK(handle_stop_with_options),
 			 session);

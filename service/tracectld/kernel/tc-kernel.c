@@ -475,6 +475,12 @@ tc_kernel_stop(guint64 session_id, GError **error)
 }
 
 gboolean
+tc_kernel_statedump(guint64 session_id, GError **error)
+{
+	return simple_request(TC_KERNEL_STATEDUMP, session_id, 0, error);
+}
+
+gboolean
 tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolean all,
 		   GError **error)
 {

@@ -38,6 +38,9 @@ int tc_kernel_formats(guint64 session_id, const char *system, const char *event,
  * for reading, or -1. */
 int tc_kernel_tgids(guint64 session_id, GError **error);
 gboolean tc_kernel_stop(guint64 session_id, GError **error);
+/* The state dump into the recording instance (TC_KERNEL_STATEDUMP): the
+ * helper answers once it is written, within TC_HELPER_STATEDUMP_MS. */
+gboolean tc_kernel_statedump(guint64 session_id, GError **error);
 /* The processes the instance records: every one when all, else the
  * count pids (none when 0), with their threads and what they start. */
 gboolean tc_kernel_set_pids(guint64 session_id, const guint32 *pids, guint count, gboolean all,

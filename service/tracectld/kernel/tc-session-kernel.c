@@ -456,7 +456,30 @@ tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer, GError 
 		session->kernel.trace = ok;
 	}
 	tc_kernel_buffers_clear(&buffers);
+	if (ok)
+		tc_session_kernel_statedump_locked(session, NULL);
 	return ok;
+}
+
+/* At every start, as lttng-modules, once the consumer reads the buffers
+ * the dump fills. A failed dump is logged and leaves the recording as it
+ * is: the trace then lacks what existed before it started. */
+gboolean
+tc_session_kernel_statedump_locked(TcSession *session, GError **error)
+{
+	g_autoptr(GError) local_error = NULL;
+
+	if (!session->kernel.instance || !session->kernel.trace) {
+		g_set_error(error, TC_ERROR, TC_ERROR_NOT_FOUND,
+			    "Session '%s' records no kernel events", session->name);
+		return FALSE;
+	}
+	if (tc_kernel_statedump(session->id, &local_error))
+		return TRUE;
+	g_warning("Session '%s': the kernel state dump failed: %s", session->name,
+		  local_error->message);
+	g_propagate_error(error, g_steal_pointer(&local_error));
+	return FALSE;
 }
 
 gboolean

@@ -22,6 +22,10 @@ gboolean tc_session_kernel_probe_locked(TcSession *session, guint32 kind, const 
 gboolean tc_session_kernel_start_locked(TcSession *session, TcConsumer *consumer,
 					GError **error);
 gboolean tc_session_kernel_stop_locked(TcSession *session, GError **error);
+/* The kernel state dump into the session's recording instance (every
+ * start does one; `regenerate statedump` another): NotFound when the
+ * session records no kernel events. */
+gboolean tc_session_kernel_statedump_locked(TcSession *session, GError **error);
 /* The instance, if it exists, records the processes tracker lets in:
  * by set_event_pid alone when only pids are tracked, through the
  * helper's rescans of /proc when other ids are (tc-kernel.h). */

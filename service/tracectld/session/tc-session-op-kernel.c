@@ -56,6 +56,21 @@ start_new_kernel_trace(TcSession *session, GError **error)
 }
 
 gboolean
+tc_session_op_kernel_statedump(TcSession *session, GError **error)
+{
+	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
+
+	if (op == NULL)
+		return FALSE;
+	if (session->state != TC_SESSION_ACTIVE) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "Session '%s' is not recording", session->name);
+		return FALSE;
+	}
+	return tc_session_kernel_statedump_locked(session, error);
+}
+
+gboolean
 tc_session_op_kernel_probe(TcSession *session, guint32 kind, const char *name,
 			   const char *location, GError **error)
 {

@@ -18,6 +18,10 @@ gboolean tc_session_op_kernel_check_helper(GError **error);
 /* disable-channel -k: the session's tracefs instance stops recording until
  * enable-channel -k. */
 gboolean tc_session_op_kernel_disable_channel(TcSession *session, GError **error);
+/* RegenerateStatedump: the kernel state dump again, into the recording
+ * session's kernel trace; InvalidState when it is not recording, NotFound
+ * when it records no kernel events. */
+gboolean tc_session_op_kernel_statedump(TcSession *session, GError **error);
 /* The kernel domain: events "system:event" (globs), or LTTng's bare
  * names and globs, each the tracefs patterns it stands for on this
  * machine (tc-kernel-event-name.h); and the per-CPU buffer size of the

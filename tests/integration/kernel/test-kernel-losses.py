@@ -121,7 +121,8 @@ def woken_in_time(svc, out):
     lost, handed = lost_and_handed(instance_stats())
     svc.cli("destroy", "kwake")
     events = read_streams(os.path.join(out, "kernel"))["events"]
-    mine = sum(1 for e in events if e["common_pid"] == caller)
+    # .get: the state dump's events have no common_pid.
+    mine = sum(1 for e in events if e.get("common_pid") == caller)
     log(f"burst into an idle session: kernel lost {lost}, handed out {handed}; "
         f"{mine} of the caller's {2 * BURST_CALLS} events in the trace")
     check(lost == 0, f"the kernel overwrote {lost} events before the consumer read them")
@@ -145,7 +146,7 @@ def test():
         trace = read_streams(os.path.join(out, "kernel"))
     events, discarded = trace["events"], trace["discarded"]
     check(trace["packets_lost"] == 0, f"packets lost: {trace['packets_lost']}")
-    lost_total = 0
+    lost_total = recorded_total = handed_total = 0
     for cpu, kernel in sorted(stats.items()):
         lost = kernel["overrun"] + kernel["dropped events"]
         handed = kernel["entries"] + kernel["read events"]
@@ -154,11 +155,21 @@ def test():
             f"{discarded.get(str(cpu), 0)} discarded, {recorded} events")
         check(discarded.get(str(cpu), 0) == lost,
               f"CPU {cpu}: {discarded.get(str(cpu), 0)} discarded, the kernel lost {lost}")
-        check(recorded == handed, f"CPU {cpu}: {recorded} events, the kernel had {handed}")
+        # The state dump's records (trace_marker_raw) may be counted by
+        # the kernel on another CPU than the buffer they are in (seen: 90
+        # fewer on one CPU, 90 more on the other): a CPU that holds some
+        # is checked in the total only.
+        dumped = sum(1 for e in events if e["cpu"] == cpu and "common_pid" not in e)
+        check(dumped > 0 or recorded == handed,
+              f"CPU {cpu}: {recorded} events, the kernel had {handed}")
+        recorded_total += recorded
+        handed_total += handed
         lost_total += lost
+    check(recorded_total == handed_total,
+          f"{recorded_total} events in the trace, the kernel had {handed_total}")
     check(lost_total > 0, "the kernel lost nothing: the test did not overflow the buffer")
     expected = 2 * CALLS * len(callers)
-    mine = sum(1 for e in events if e["common_pid"] in callers)
+    mine = sum(1 for e in events if e.get("common_pid") in callers)
     check(mine <= expected and mine + lost_total >= expected,
           f"{mine} getppid events of the callers and {lost_total} lost, of {expected}")
     log(f"{mine} of the callers' {expected} getppid events recorded, {lost_total} lost")

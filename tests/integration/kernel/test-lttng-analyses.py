@@ -3,19 +3,34 @@
 """LTTng's analyses (python3-lttnganalyses) read a tracectl kernel trace
 and give the right answers.
 
-A kernel session records sched_switch, sched_wakeup, the process events
-and the reader's openat, read and close system calls while two processes of known
-behaviour run on one CPU: a spinner that keeps it busy until it has used
-SPIN_S seconds of CPU time, and a reader that reads a FILE_SIZE file in
-CHUNK byte read() calls. Both wait for a go file (stat, no system call the
-analyses count) so that all they do falls inside the recording. Then,
-through their machine interface:
+A kernel session records sched_switch, sched_wakeup, the process events,
+the interrupts (hard and soft), the reader's page allocations and frees
+and its openat, read, write and close system calls while two processes of
+known behaviour run on one CPU: a spinner that keeps it busy until it has
+used SPIN_S seconds of CPU time, and a reader that opened a FILE_SIZE file
+before the session started, then opens another file N_OPENS times, reads
+the first in CHUNK byte read() calls and writes WRITE_SIZE bytes to a new
+file. Both wait for a go file (stat, no system call the analyses count)
+so that all they do falls inside the recording. Then, through their
+machine interface:
 
 - lttng-cputop: the spinner's CPU usage times the analysed time range is
-  the CPU time the spinner measured itself, within 10 %;
-- lttng-syscallstats: the reader made exactly FILE_SIZE / CHUNK + 1 read
-  calls (the last one at the end of the file);
-- lttng-iousagetop: the reader read FILE_SIZE bytes through read().
+  the CPU time the spinner measured itself, within 10 %, and it is the
+  busiest process of its CPU (the other CPU may be as busy with another
+  user's work);
+- lttng-syscallstats: the reader made exactly N_OPENS + 1 openat,
+  FILE_SIZE / CHUNK + 1 read (the last one at the end of the file) and
+  N_OPENS + 2 close calls, and at least WRITE_SIZE / CHUNK + 1 writes
+  (its line printed; the interpreter writes a few more at exit);
+- lttng-iousagetop: the reader read FILE_SIZE bytes and wrote
+  WRITE_SIZE and its line; the file it read is named by its path, which
+  only the state dump gives (it was opened before the session);
+- lttng-schedstats: the reader, woken by its polling, has wake-up
+  latencies; lttng-schedtop reads the trace;
+- lttng-irqstats: the timer softirq ran, at most as often as
+  /proc/softirqs counted over the recording;
+- lttng-memtop: the reader (the kmem events are filtered to it)
+  allocated pages writing its new file.
 
 A wrong figure fails the test unless the kernel skipped a sched_switch of
 that workload's (kernel_skipped): then the workload is recorded again, up
@@ -36,6 +51,8 @@ from tclib import SYSTEM_PYTHON, Service, check, log, mount_tracefs, require, ru
 SPIN_S = 1.5
 CHUNK = 64 * 1024
 FILE_SIZE = 8 * 1024 * 1024
+WRITE_SIZE = 4 * 1024 * 1024
+N_OPENS = 37
 # Counted in recordings, not seconds: one takes 3 to 5 s here, longer on
 # a slow machine, which must not get fewer tries.
 ATTEMPTS = 6
@@ -58,20 +75,33 @@ while time.process_time() - start < float(sys.argv[2]):
 print(int((time.process_time() - start) * 1e9), flush=True)
 """
 
-READER = WAIT_FOR_GO + r"""
+# The data file is opened before the session starts, so that only the
+# state dump names it; after go, N_OPENS opens of another file, the read,
+# then WRITE_SIZE bytes written to a new file.
+READER = r"""
+import os, sys, time
 fd = os.open(sys.argv[2], os.O_RDONLY)
+""" + WAIT_FOR_GO + r"""
+chunk_size, opened = int(sys.argv[3]), sys.argv[4]
+for _ in range(int(sys.argv[5])):
+    os.close(os.open(opened, os.O_RDONLY))
 total = 0
 while True:
-    chunk = os.read(fd, int(sys.argv[3]))
+    chunk = os.read(fd, chunk_size)
     if not chunk:
         break
     total += len(chunk)
 os.close(fd)
-print(total, flush=True)
+out = os.open(sys.argv[6], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+written, block = 0, b"w" * chunk_size
+while written < int(sys.argv[7]):
+    written += os.write(out, block)
+os.close(out)
+print(total, written, flush=True)
 """
 
 
-def analysis(tool, path):
+def analysis(tool, path, *options):
     """The result tables of an analysis run through its -mi twin.
 
     Without MALLOC_PERTURB_, which meson sets: babeltrace 1's Python
@@ -81,7 +111,8 @@ def analysis(tool, path):
     as it was. The fault handler names the place should they crash."""
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
     proc = subprocess.run([SYSTEM_PYTHON, "-X", "faulthandler", shutil.which(f"{tool}-mi"),
-                           path], capture_output=True, text=True, timeout=120, env=env)
+                           *options, path], capture_output=True, text=True, timeout=120,
+                          env=env)
     check(proc.returncode == 0, f"{tool}: exit {proc.returncode}: {proc.stdout[-500:]} "
           f"{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.splitlines()[-1])["results"]
@@ -102,7 +133,9 @@ def record(svc, out, data):
     env = dict(os.environ, TEST_CPU=str(max(os.sched_getaffinity(0))))
     spinner = subprocess.Popen([SYSTEM_PYTHON, "-c", SPINNER, go, str(SPIN_S)],
                                stdout=subprocess.PIPE, text=True, env=env)
-    reader = subprocess.Popen([SYSTEM_PYTHON, "-c", READER, go, data, str(CHUNK)],
+    written = os.path.join(svc.rundir, "written")
+    reader = subprocess.Popen([SYSTEM_PYTHON, "-c", READER, go, data, str(CHUNK), go,
+                               str(N_OPENS), written, str(WRITE_SIZE)],
                               stdout=subprocess.PIPE, text=True, env=env)
     svc.cli("create", "analyses", "--output", out)
     # The process events too: the analyses read sched_process_fork's
@@ -112,15 +145,21 @@ def record(svc, out, data):
     # The reader's alone: the other processes' would only make the trace
     # longer to read. openat's path is a user address, which the trace
     # gives as a string lttng-iousagetop takes (an unknown file).
-    svc.cli("enable-event", "-k", "--syscall", "openat,read,close", "--filter",
+    svc.cli("enable-event", "-k", "--syscall", "openat,read,write,close", "--filter",
+            f"common_pid == {reader.pid}")
+    # lttng-irqstats: every interrupt; lttng-memtop: the reader's pages.
+    svc.cli("enable-event", "-k", "irq:irq_handler_entry,irq:irq_handler_exit,"
+            "irq:softirq_entry,irq:softirq_exit,irq:softirq_raise")
+    svc.cli("enable-event", "-k", "kmem:mm_page_alloc,kmem:mm_page_free", "--filter",
             f"common_pid == {reader.pid}")
     time.sleep(0.5)  # the interpreters are started and polling
     svc.cli("start")
     with open(go, "w"):
         pass
     spin_ns = int(spinner.communicate(timeout=60)[0])
-    read_bytes = int(reader.communicate(timeout=60)[0])
-    check(read_bytes == FILE_SIZE, f"the reader read {read_bytes} bytes")
+    read_bytes, written_bytes = (int(n) for n in reader.communicate(timeout=60)[0].split())
+    check(read_bytes == FILE_SIZE and written_bytes == WRITE_SIZE,
+          f"the reader read {read_bytes} bytes and wrote {written_bytes}")
     time.sleep(0.2)
     svc.cli("stop")
     svc.cli("destroy", "analyses")
@@ -170,7 +209,7 @@ def kernel_skipped(out, spinner, reader):
     return skipped["spinner"], skipped["reader"]
 
 
-def cputop_wrong(out, spinner, spin_ns):
+def cputop_wrong(out, spinner, spin_ns, cpu):
     """What lttng-cputop gets wrong about the spinner, or None."""
     results = analysis("lttng-cputop", out)
     per_process = table(results, "per-process")
@@ -184,6 +223,11 @@ def cputop_wrong(out, spinner, spin_ns):
     if abs(measured - spin_ns) > 0.1 * spin_ns:
         return (f"cputop: the spinner used {measured / 1e9:.3f} s of CPU, it measured "
                 f"{spin_ns / 1e9:.3f} s")
+    # On its CPU: the other one may be as busy with another user's work.
+    on_cpu = table(analysis("lttng-cputop", out, "--cpu", str(cpu)), "per-process")
+    busiest = max(on_cpu["data"], key=lambda row: row[-1]["value"])
+    if busiest[0].get("tid") != spinner:
+        return f"cputop: the busiest on CPU {cpu} is {busiest[0]}, not the spinner {spinner}"
     return None
 
 
@@ -196,17 +240,21 @@ def syscallstats_wrong(out, reader):
               and t["class"].get("title", "").endswith(f"TID: {reader})]")]
     if not tables:
         return f"syscallstats: no table for tid {reader}"
-    reads = [row for row in tables[0]["data"] if row[0].get("name") == "read"]
-    if not reads:
-        return f"syscallstats: no read row for tid {reader}: {tables[0]['data']}"
-    count = reads[0][1]["value"]
-    log(f"syscallstats: the reader made {count} read calls")
-    if count != FILE_SIZE // CHUNK + 1:
-        return f"syscallstats: {count} read calls, expected {FILE_SIZE // CHUNK + 1}"
+    counts = {row[0].get("name"): row[1]["value"] for row in tables[0]["data"]}
+    expected = {"read": FILE_SIZE // CHUNK + 1, "openat": N_OPENS + 1,
+                "write": WRITE_SIZE // CHUNK, "close": N_OPENS + 2}
+    log(f"syscallstats: the reader's calls {counts}")
+    # write: the file's, the line printed, and a few more the interpreter
+    # makes at exit.
+    writes = counts.pop("write", 0)
+    del expected["write"]
+    if counts != expected or writes < WRITE_SIZE // CHUNK + 1:
+        return (f"syscallstats: the reader's calls {counts} and {writes} writes, expected "
+                f"{expected} and at least {WRITE_SIZE // CHUNK + 1} writes")
     return None
 
 
-def iousage_wrong(out, reader):
+def iousage_wrong(out, reader, data):
     """What lttng-iousagetop gets wrong about the reader, or None."""
     results = analysis("lttng-iousagetop", out)
     per_process = [t for t in results if isinstance(t["class"], dict)
@@ -219,7 +267,65 @@ def iousage_wrong(out, reader):
     log(f"iousagetop: the reader read {read} bytes")
     if read != FILE_SIZE:
         return f"iousagetop: {read} bytes read, expected {FILE_SIZE}"
+    written = top_value(results, "per-process-top", "[written]", reader)
+    line = len(f"{FILE_SIZE} {WRITE_SIZE}\n")
+    log(f"iousagetop: the reader wrote {written} bytes")
+    if written != WRITE_SIZE + line:
+        return f"iousagetop: {written} bytes written, expected {WRITE_SIZE} and {line}"
+    # The data file was opened before the session: the state dump names it.
+    files = [t for t in results if isinstance(t["class"], dict)
+             and t["class"].get("inherit") == "per-file-top"
+             and t["class"].get("title", "").endswith("[read]")]
+    check(files, "iousagetop: no per-file read table")
+    named = {row[0].get("path"): row[1]["value"] for row in files[0]["data"]}
+    if named.get(data) != FILE_SIZE:
+        return f"iousagetop: files read {named}, expected {FILE_SIZE} bytes of {data}"
     return None
+
+
+def top_value(results, inherit, title_end, tid):
+    """A per-process top table's value for tid (0 when not listed)."""
+    tables = [t for t in results if isinstance(t["class"], dict)
+              and t["class"].get("inherit") == inherit
+              and t["class"].get("title", "").endswith(title_end)]
+    check(tables, f"no {inherit} {title_end} table: {[t['class'] for t in results]}")
+    rows = [row for row in tables[0]["data"] if row[0].get("tid") == tid]
+    return rows[0][1]["value"] if rows else 0
+
+
+def others_wrong(out, reader, timer_softirqs):
+    """What lttng-schedstats, lttng-schedtop, lttng-irqstats and
+    lttng-memtop get wrong, or None. Each must read the trace; the
+    reader, woken by its polling timer, has wake-up latencies; the timer
+    softirq ran, at most as often as /proc/softirqs counted over the
+    recording; the reader's writes allocated pages (the kmem events are
+    the reader's only)."""
+    per_tid = table(analysis("lttng-schedstats", out), "per_tid_stats")
+    wakeups = [row for row in per_tid["data"] if row[0].get("tid") == reader]
+    if not wakeups or wakeups[0][1]["value"] < 1:
+        return f"schedstats: no wake-up latency of the reader {reader}"
+    table(analysis("lttng-schedtop", out), "top")
+    soft = table(analysis("lttng-irqstats", out), "soft-stats")
+    timers = [row[1]["value"] for row in soft["data"] if row[0].get("name") == "TIMER_SOFTIRQ"]
+    log(f"irqstats: {timers} timer softirqs, /proc/softirqs {timer_softirqs}")
+    if not timers or not 0 < timers[0] <= timer_softirqs:
+        return f"irqstats: {timers} timer softirqs, /proc/softirqs counted {timer_softirqs}"
+    allocated = table(analysis("lttng-memtop", out), "allocd")
+    pages = {row[0].get("tid"): row[1]["value"] for row in allocated["data"]}
+    log(f"memtop: pages allocated {pages}")
+    if set(pages) != {reader} or pages[reader] < 1:
+        return f"memtop: pages allocated {pages}, expected the reader {reader}'s"
+    return None
+
+
+def softirqs(name):
+    """The machine's count of a softirq, all CPUs."""
+    with open("/proc/softirqs") as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == f"{name}:":
+                return sum(int(n) for n in fields[1:])
+    check(False, f"no {name} in /proc/softirqs")
 
 
 def test():
@@ -232,10 +338,13 @@ def test():
             f.write(os.urandom(FILE_SIZE))
         for attempt in itertools.count():
             out = os.path.join(svc.rundir, f"trace-{attempt}")
+            timer_softirqs = softirqs("TIMER")
             spinner, reader, spin_ns = record(svc, out, data)
+            timer_softirqs = softirqs("TIMER") - timer_softirqs
             spinner_skipped, reader_skipped = kernel_skipped(out, spinner, reader)
-            spinner_wrong = cputop_wrong(out, spinner, spin_ns)
-            reader_wrong = syscallstats_wrong(out, reader) or iousage_wrong(out, reader)
+            spinner_wrong = cputop_wrong(out, spinner, spin_ns, max(os.sched_getaffinity(0)))
+            reader_wrong = (syscallstats_wrong(out, reader) or iousage_wrong(out, reader, data)
+                            or others_wrong(out, reader, timer_softirqs))
             # Wrong figures are the analyses' (or the trace's) fault but
             # where the kernel skipped a switch of that workload's.
             check(not spinner_wrong or spinner_skipped, spinner_wrong)
