@@ -7,7 +7,7 @@ tc_cmd_regenerate(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("statedump");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	g_autofree char *name = NULL;
 	GOptionEntry entries[] = {
@@ -38,12 +38,12 @@ tc_cmd_regenerate(int argc, char **argv)
 
 		json_builder_begin_object(builder);
 		tc_client_output_member_string(builder, "session",
-					       tc_dbus_session_get_name(session));
+					       tc_client_session_get_name(session));
 		tc_client_output_member_string(builder, "regenerated", "statedump");
 		json_builder_end_object(builder);
 		tc_client_output_print_builder(builder);
 		return TC_EXIT_OK;
 	}
-	g_print("State dump of session %s regenerated\n", tc_dbus_session_get_name(session));
+	g_print("State dump of session %s regenerated\n", tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
