@@ -109,7 +109,7 @@ def tracefs_instances():
 def test_protocol_and_instances():
     sock, proc = start_paired()
     status, version = request(sock, PING)
-    check(status == 0 and version == 11, f"PING: {status} {version}")
+    check(status == 0 and version == 12, f"PING: {status} {version}")
     sock.send(b"\0" * 7)  # garbage gets an error, the connection goes on
     check(MSG.unpack(sock.recv(256))[5] == -22, "garbage was not refused with EINVAL")
     instances, mounted = tracefs_instances()
