@@ -17,7 +17,8 @@
   snapshot consumes nothing);
 - --max-size: too small for one sub-buffer of each stream (the kernel's
   per-CPU streams counted) is refused naming the least; a bound that is
-  enough cuts each kernel stream to its share, and the cut snapshot is
+  enough cuts each kernel stream to its share, keeping its newest
+  packets (the flood's last calls, the marker), and the cut snapshot is
   still readable."""
 
 import os
@@ -122,18 +123,27 @@ def overwrite_keeps_newest(svc):
     check(len(marks) == 1, "the marker written after the flood is not in the snapshot")
     check(0 < len(flood) < FLOOD // 4, f"{len(flood)} of the flood's {FLOOD} calls kept")
     check(all(e["ts"] < marks[0]["ts"] for e in flood), "a flood event after the marker")
-    for size in kernel_files(first).values():
-        check(size <= 4 * 4096, f"a kernel stream of {size} bytes in 4 sub-buffers of 4096")
+    streams = [size for name, size in kernel_files(first).items() if name != "metadata"]
+    check(max(streams) <= 4 * 4096 and max(streams) >= 2 * 4096,
+          f"kernel streams of {streams} bytes, not a flooded channel's worth (4 x 4096)")
     # Nothing was recorded between the snapshots: the same newest events.
     again = read_streams(second)["events"]
     check([e["ts"] for e in getppids(again, tids)] == [e["ts"] for e in flood],
           "the second snapshot does not hold the first one's newest events")
     check(any(e["name"] == "syscall_entry_getsid" and e.get("pid") == MARKER_PID for e in again),
           "the second snapshot lost the marker")
-    return tids
+    return tids, flood
 
 
-def max_size(svc, tids):
+def by_cpu(events):
+    """The events' timestamps, per CPU: each CPU is a stream of its own."""
+    cpus = {}
+    for e in events:
+        cpus.setdefault(e["cpu"], []).append(e["ts"])
+    return cpus
+
+
+def max_size(svc, tids, flood):
     streams = 2 * CPUS  # the user channel's per-CPU buffers and the kernel's
     refused = svc.cli("snapshot", "record", "--max-size", str(streams * 4096 - 1), check_ok=False)
     check(refused.returncode == 1 and f"{streams} streams" in refused.stderr,
@@ -147,8 +157,12 @@ def max_size(svc, tids):
     events = read_streams(cut)["events"]
     check(any(e["name"] == "syscall_entry_getsid" and e.get("pid") == MARKER_PID
               for e in events), "the cut snapshot lost the newest event, the marker")
-    check(len(getppids(events, tids)) > 0 or CPUS > 1,
-          "the cut snapshot holds nothing of the flood")
+    # Each CPU's newest packet: the flood's last calls there, nothing older.
+    kept, newest = by_cpu(getppids(events, tids)), by_cpu(flood)
+    log(f"the cut snapshot holds {[len(ts) for ts in kept.values()]} of the flood's newest "
+        f"calls per CPU, {[len(ts) for ts in newest.values()]} before")
+    check(kept and all(ts and ts == newest[cpu][-len(ts):] for cpu, ts in kept.items()),
+          "the cut snapshot does not hold the flood's newest calls of each CPU")
     svc.cli("destroy", "flight")
 
 
@@ -156,8 +170,8 @@ def test():
     mount_tracefs()
     with Service() as svc:
         one_timeline(svc)
-        tids = overwrite_keeps_newest(svc)
-        max_size(svc, tids)
+        tids, newest = overwrite_keeps_newest(svc)
+        max_size(svc, tids, newest)
         check(svc.alive(), "tracectld died")
 
 
