@@ -6,8 +6,9 @@
   while it records; 'snapshot record' writes <snapshot>/kernel beside
   <snapshot>/ust/..., which babeltrace2 reads as one timeline without a
   warning, each application event followed on its thread by the entry of
-  its getppid call; the kernel channel is listed in overwrite mode, a
-  discard one is refused;
+  its getppid call; the same snapshot sent to lttng-relayd holds the same
+  events, with <snapshot>/kernel on the relay; the kernel channel is
+  listed in overwrite mode, a discard one is refused;
 - overwrite keeps the newest: with kernel buffers of 16 KiB per CPU, a
   flood of getppid calls, then a marker (getsid of a number no process
   has): the snapshot holds the marker and only the flood's last calls,
@@ -21,12 +22,15 @@
   packets (the flood's last calls, the marker), and the cut snapshot is
   still readable."""
 
+import glob
 import os
+import socket
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
+from relaylib import Relay
 from tclib import STRESS_APP, Service, check, kernel_instances, log, mount_tracefs, run
 from tracelib import babeltrace_text, read_streams
 
@@ -42,7 +46,29 @@ def kernel_files(snapshot):
             for name in os.listdir(directory)}
 
 
-def one_timeline(svc):
+def thread_order(events):
+    """Per application thread, its events and its getppid entries, in order."""
+    tids = {e["ctx_vtid"] for e in events if e["name"] == "stress:thread"}
+    order = [e for e in events
+             if e["name"] == "stress:thread" or
+             (e["name"] == "syscall_entry_getppid" and e["common_pid"] in tids)]
+    return {tid: [e for e in order if e.get("ctx_vtid") == tid or e.get("common_pid") == tid]
+            for tid in tids}
+
+
+def relayed_snapshot(svc, relay):
+    """The same snapshot sent to the relay, read from its copy."""
+    sent = svc.cli_json("snapshot", "record", relay.url)["directory"]
+    found = glob.glob(os.path.join(relay.output, socket.gethostname(), "timeline-*",
+                                   "snapshot-*"))
+    check(len(found) == 1 and os.path.exists(os.path.join(found[0], "kernel", "metadata")),
+          f"relayed snapshot {sent}: {found}, "
+          f"{[p for p, _, _ in os.walk(relay.output)]}")
+    babeltrace_text(found[0])
+    return read_streams(found[0])["events"]
+
+
+def one_timeline(svc, relay):
     out = os.path.join(svc.rundir, "timeline")
     svc.cli("create", "timeline", "--snapshot", "--output", out)
     bad = svc.cli("enable-channel", "-k", "channel0", "--discard", check_ok=False)
@@ -62,17 +88,14 @@ def one_timeline(svc):
     check(os.path.exists(os.path.join(snapshot, "kernel", "metadata")),
           f"no kernel trace in the snapshot: {os.listdir(snapshot)}")
     babeltrace_text(snapshot)
-    events = read_streams(snapshot)["events"]
-    tids = {e["ctx_vtid"] for e in events if e["name"] == "stress:thread"}
-    check(len(tids) == 2, f"application threads in the snapshot: {tids}")
-    order = [e for e in events
-             if e["name"] == "stress:thread" or
-             (e["name"] == "syscall_entry_getppid" and e["common_pid"] in tids)]
-    for tid in tids:
-        seq = [e for e in order if e.get("ctx_vtid") == tid or e.get("common_pid") == tid]
+    threads = thread_order(read_streams(snapshot)["events"])
+    check(len(threads) == 2, f"application threads in the snapshot: {list(threads)}")
+    for tid, seq in threads.items():
         kinds = [e["name"] for e in seq]
         check(kinds == ["stress:thread", "syscall_entry_getppid"] * COUNT,
               f"thread {tid}: not event, system call, event, ...: {len(kinds)} {kinds[:6]}")
+    check(thread_order(relayed_snapshot(svc, relay)) == threads,
+          "the relayed snapshot differs from the local one")
     svc.cli("destroy", "timeline")
     check(kernel_instances(svc.rundir) == [], "tracefs instance left")
 
@@ -168,8 +191,8 @@ def max_size(svc, tids, flood):
 
 def test():
     mount_tracefs()
-    with Service() as svc:
-        one_timeline(svc)
+    with Service() as svc, Relay(svc.rundir) as relay:
+        one_timeline(svc, relay)
         tids, newest = overwrite_keeps_newest(svc)
         max_size(svc, tids, newest)
         check(svc.alive(), "tracectld died")
