@@ -20,7 +20,9 @@
   per-CPU streams counted) is refused naming the least; a bound that is
   enough cuts each kernel stream to its share, keeping its newest
   packets (the flood's last calls, the marker), and the cut snapshot is
-  still readable."""
+  still readable;
+- a trigger's snapshot-session action (on the application's event) writes
+  the kernel trace too, every application event's getppid entry in it."""
 
 import glob
 import os
@@ -31,7 +33,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 from relaylib import Relay
-from tclib import STRESS_APP, Service, check, kernel_instances, log, mount_tracefs, run
+from tclib import (STRESS_APP, Service, check, kernel_instances, log, mount_tracefs, run,
+                   wait_for)
 from tracelib import babeltrace_text, read_streams
 
 COUNT = 100
@@ -189,12 +192,44 @@ def max_size(svc, tids, flood):
     svc.cli("destroy", "flight")
 
 
+def snapshots_with_kernel(out):
+    return [os.path.join(out, name) for name in sorted(os.listdir(out))
+            if os.path.exists(os.path.join(out, name, "kernel", "metadata"))] \
+        if os.path.isdir(out) else []
+
+
+def trigger_snapshot(svc):
+    out = os.path.join(svc.rundir, "trig")
+    svc.cli("create", "trig", "--snapshot", "--output", out)
+    svc.cli("add-context", "-u", "-t", "vtid")
+    svc.cli("enable-event", "-u", "stress:*")
+    svc.cli("enable-event", "-k", "--syscall", "getppid")
+    svc.cli("start")
+    svc.cli("add-trigger", "--name", "on-stress", "--condition", "event-rule-matches",
+            "--type", "user", "--name", "stress:thread", "--action", "snapshot-session")
+    svc.run_app("--threads", "2", "--count", str(COUNT), "--signals", "0", "--getppid",
+                program=STRESS_APP)
+    wait_for(lambda: snapshots_with_kernel(out), 10, "the trigger's snapshot")
+    snapshot = snapshots_with_kernel(out)[0]
+    babeltrace_text(snapshot)
+    threads = thread_order(read_streams(snapshot)["events"])
+    counts = {tid: ([e["name"] for e in seq].count("stress:thread"),
+                    [e["name"] for e in seq].count("syscall_entry_getppid"))
+              for tid, seq in threads.items()}
+    log(f"the trigger's snapshot: (events, getppid entries) per thread {counts}")
+    check(counts and all(0 < user <= kernel for user, kernel in counts.values()),
+          f"the trigger's snapshot lacks kernel events of the application: {counts}")
+    svc.cli("remove-trigger", "on-stress")
+    svc.cli("destroy", "trig")
+
+
 def test():
     mount_tracefs()
     with Service() as svc, Relay(svc.rundir) as relay:
         one_timeline(svc, relay)
         tids, newest = overwrite_keeps_newest(svc)
         max_size(svc, tids, newest)
+        trigger_snapshot(svc)
         check(svc.alive(), "tracectld died")
 
 
