@@ -402,7 +402,7 @@ struct tc_consumer_kernel_trace {
 	uint8_t uuid[16];
 	/* A snapshot session's (TC_CONSUMER_SESSION_SNAPSHOT) kernel channel
 	 * geometry, both 0 in other sessions: the consumer reads the kernel's
-	 * overwrite-mode buffers only at snapshots and stops, keeps the newest
+	 * overwrite-mode buffers as in other sessions, keeps the newest
 	 * flight_num_subbuf packets of at most flight_subbuf_size bytes per
 	 * CPU (TC_CONSUMER_KERNEL_FLIGHT_*), and writes dir only through
 	 * TC_CONSUMER_KERNEL_SNAPSHOT(_RELAY). */

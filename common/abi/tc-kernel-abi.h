@@ -140,7 +140,7 @@ enum tc_kernel_msg_type {
 /* In INSTANCE_CREATE's value: a flight recorder (a snapshot session's
  * kernel channel). The instance's options/overwrite is set, whatever the
  * top instance's (which new instances inherit), so that full buffers
- * keep the newest events; the consumer reads them only at snapshots. */
+ * keep the newest events when the consumer lags. */
 #define TC_KERNEL_OVERWRITE 0x40000000u
 
 struct tc_kernel_msg {

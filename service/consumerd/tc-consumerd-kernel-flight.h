@@ -4,9 +4,9 @@
  * the newest CTF packets made from the kernel's pages, at most a
  * channel's worth of bytes, the oldest let go as new ones come. The
  * kernel's overwrite-mode buffer holds what was recorded since the last
- * snapshot; this holds what earlier snapshots read of it, so that a
- * snapshot never consumes what the next one should show again (as
- * LTTng's snapshots do not). On the session's thread only; no lock.
+ * read; this holds what was read of it, so that a snapshot never consumes
+ * what the next one should show again (as LTTng's snapshots do not). On
+ * the session's thread only; no lock.
  */
 #ifndef TC_CONSUMERD_KERNEL_FLIGHT_H
 #define TC_CONSUMERD_KERNEL_FLIGHT_H

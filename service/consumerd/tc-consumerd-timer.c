@@ -131,9 +131,7 @@ channel_run_timers(struct tc_consumerd_channel *channel, uint64_t now)
 static uint64_t
 kernel_run_timer(struct tc_consumerd_session *session, uint64_t now)
 {
-	/* A snapshot session's kernel buffers are its flight recorder: read
-	 * at snapshots only (tc-consumerd-kernel.h). */
-	if (!session->kernel || session->snapshot)
+	if (!session->kernel)
 		return 0;
 	if (timer_is_due(session->kernel_next_read, now)) {
 		uint32_t pages = tc_consumerd_kernel_trace_drain(session->kernel);

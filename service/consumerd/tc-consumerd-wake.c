@@ -51,9 +51,8 @@ add_kernel_fds(struct tc_consumerd_session *session, struct pollfd *pfds,
 {
 	size_t added;
 
-	/* While busy, the kernel buffers are drained every few ms anyway; a
-	 * snapshot session's are read at snapshots only. */
-	if (!session->kernel || session->kernel_busy || session->snapshot)
+	/* While busy, the kernel buffers are drained every few ms anyway. */
+	if (!session->kernel || session->kernel_busy)
 		return count;
 	added = tc_consumerd_kernel_trace_poll_fds(session->kernel, pfds + count, max - count);
 	for (size_t i = count; i < count + added; i++)

@@ -82,7 +82,7 @@ tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config, GErr
  * buffers the consumer reads as they fill (woken at a quarter full, every
  * 100 ms otherwise): one channel, whose losses count as discarded events.
  * A snapshot session's instance is its flight recorder instead, in
- * overwrite mode, read only at snapshots. What tracefs or the consumer
+ * overwrite mode, written out only at snapshots. What tracefs or the consumer
  * would not do is refused rather than recorded some other way than asked.
  */
 gboolean

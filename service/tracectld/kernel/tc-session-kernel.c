@@ -14,8 +14,8 @@
  *
  * In a snapshot session the instance is a flight recorder: its buffers
  * overwrite their oldest events (TC_KERNEL_OVERWRITE) and the consumer
- * reads them only at a snapshot, into rings of the channel's geometry
- * that keep what earlier snapshots read (tc_session_kernel_snapshot_locked).
+ * reads them into rings of the channel's geometry that keep the newest,
+ * written out only by a snapshot (tc_session_kernel_snapshot_locked).
  *
  * Events enabled once the consumer reads the buffers: the helper gives
  * their formats first, the consumer takes them, then they are enabled, so
