@@ -84,6 +84,10 @@ def one_timeline(svc, relay):
     kernel = [c for c in channels if c["domain"] == "kernel"]
     check(len(kernel) == 1 and kernel[0]["settings"]["overwrite"] is True and
           kernel[0]["settings"]["buffer_kb_per_cpu"] == 2048, f"kernel channel: {kernel}")
+    text = svc.cli("list", "timeline").stdout
+    kernel_text = text.partition("=== Domain: Kernel ===")[2]
+    check("Mode: overwrite" in kernel_text and "Buffer per CPU: 2048 KiB" in kernel_text,
+          f"list shows the kernel channel so: {text}")
     svc.run_app("--threads", "2", "--count", str(COUNT), "--signals", "0", "--getppid",
                 program=STRESS_APP)
     check(not os.path.exists(os.path.join(out, "kernel")), "a snapshot session wrote a trace")
