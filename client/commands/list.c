@@ -404,8 +404,12 @@ print_kernel_settings(GVariant *settings)
 	g_autofree const char **contexts = NULL;
 	g_autofree const char **probes = NULL;
 	guint32 buffer_kb = 0;
+	gboolean overwrite = FALSE;
 
 	g_variant_lookup(settings, "buffer-kb-per-cpu", "u", &buffer_kb);
+	/* A snapshot session's kernel channel, its flight recorder. */
+	if (g_variant_lookup(settings, "overwrite", "b", &overwrite) && overwrite)
+		g_print("    Mode: overwrite\n");
 	g_variant_lookup(settings, "contexts", "^a&s", &contexts);
 	g_variant_lookup(settings, "probes", "^a&s", &probes);
 	if (buffer_kb)

@@ -61,6 +61,11 @@ enum tc_consumer_msg_type {
 	TC_CONSUMER_RELAY_ROTATE = 20,   /* struct tc_consumer_relay_rotate */
 	TC_CONSUMER_SESSION_FILES = 21,  /* struct tc_consumer_session_files */
 	TC_CONSUMER_LTTNG_CHANNEL = 23,  /* struct tc_consumer_lttng_channel */
+	/* A snapshot session's kernel trace (its flight recorder), written
+	 * into dir as TC_CONSUMER_SNAPSHOT writes the user-space trace */
+	TC_CONSUMER_KERNEL_SNAPSHOT = 25, /* struct tc_consumer_snapshot */
+	/* the same sent to a relay, as TC_CONSUMER_SNAPSHOT_RELAY */
+	TC_CONSUMER_KERNEL_SNAPSHOT_RELAY = 26, /* struct tc_consumer_snapshot_relay */
 	/* consumer -> service */
 	TC_CONSUMER_STREAM = 16, /* struct tc_consumer_stream + 1 memfd */
 	TC_CONSUMER_REPLY = 17,  /* struct tc_consumer_reply */
@@ -395,10 +400,22 @@ struct tc_consumer_kernel_trace {
 	uint32_t flags; /* TC_CONSUMER_KCTX_* | TC_CONSUMER_KHIDE_* */
 	struct tc_consumer_clock clock;
 	uint8_t uuid[16];
+	/* A snapshot session's (TC_CONSUMER_SESSION_SNAPSHOT) kernel channel
+	 * geometry, both 0 in other sessions: the consumer reads the kernel's
+	 * overwrite-mode buffers as in other sessions, keeps the newest
+	 * flight_num_subbuf packets of at most flight_subbuf_size bytes per
+	 * CPU (TC_CONSUMER_KERNEL_FLIGHT_*), and writes dir only through
+	 * TC_CONSUMER_KERNEL_SNAPSHOT(_RELAY). */
+	uint32_t flight_subbuf_size;
+	uint32_t flight_num_subbuf;
 	/* absolute; relative ("kernel") when the session was created with
 	 * TC_CONSUMER_SESSION_RELAY */
 	char dir[TC_CONSUMER_PATH_MAX];
 };
+
+#define TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MIN 4096u
+#define TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MAX (256u << 20)
+#define TC_CONSUMER_KERNEL_FLIGHT_BYTES_MAX (4ull << 30) /* per CPU */
 
 /* Events are about to be enabled in a running kernel trace: their
  * formats (the helper's memfd, optional) and the new hide flags. */

@@ -41,9 +41,9 @@
 enum tc_kernel_msg_type {
 	TC_KERNEL_PING = 1,            /* -> reply.value = TC_KERNEL_VERSION */
 	/* session_id, value = per-CPU buffer size in KiB (0: the kernel's
-	 * default), with TC_KERNEL_CLOCK_TSC or not -> creates the instance,
-	 * trace_clock "x86-tsc" or "mono" (the session's clock, the one of
-	 * its applications), recording off */
+	 * default), with TC_KERNEL_CLOCK_TSC or not, TC_KERNEL_OVERWRITE or
+	 * not -> creates the instance, trace_clock "x86-tsc" or "mono" (the
+	 * session's clock, the one of its applications), recording off */
 	TC_KERNEL_INSTANCE_CREATE = 2,
 	TC_KERNEL_INSTANCE_REMOVE = 3, /* session_id -> removes it */
 	/* struct tc_kernel_event_msg: names or '*' globs; -ENOENT when no
@@ -146,6 +146,11 @@ enum tc_kernel_msg_type {
 
 /* In INSTANCE_CREATE's value: the session's clock is the TSC. */
 #define TC_KERNEL_CLOCK_TSC 0x80000000u
+/* In INSTANCE_CREATE's value: a flight recorder (a snapshot session's
+ * kernel channel). The instance's options/overwrite is set, whatever the
+ * top instance's (which new instances inherit), so that full buffers
+ * keep the newest events when the consumer lags. */
+#define TC_KERNEL_OVERWRITE 0x40000000u
 
 struct tc_kernel_msg {
 	uint32_t magic;

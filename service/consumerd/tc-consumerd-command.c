@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-kernel-snapshot.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-lttng.h"
 #include "tc-consumerd-output.h"
@@ -459,6 +460,67 @@ handle_snapshot(struct command *command)
 }
 
 static int
+handle_kernel_snapshot(struct command *command)
+{
+	const struct tc_consumer_snapshot *msg = command->msg;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t packets = 0;
+	int ret;
+
+	if (!session || !session->kernel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
+				    msg->session_id);
+	if (!session->snapshot)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
+				    msg->session_id);
+	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
+	    !tc_consumerd_output_path_is_safe(msg->dir))
+		return command_fail(command, -EINVAL,
+				    "The snapshot directory is not an absolute path without \"..\"");
+	ret = tc_consumerd_kernel_snapshot_dir(session, msg->dir, msg->max_stream_bytes, &packets);
+	command->reply.packets_written = packets;
+	if (ret < 0)
+		return command_fail(command, ret, "Cannot write the kernel snapshot into \"%s\": %s",
+				    msg->dir, strerror(-ret));
+	return 0;
+}
+
+static int
+handle_kernel_snapshot_relay(struct command *command)
+{
+	const struct tc_consumer_snapshot_relay *msg = command->msg;
+	struct tc_consumerd_session *session = command_find_session(command, msg->session_id);
+	uint64_t packets = 0;
+	int ret;
+
+	if (!session || !session->kernel)
+		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
+				    msg->session_id);
+	if (!session->snapshot)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
+				    msg->session_id);
+	if (!string_is_terminated(msg->trace_path, sizeof(msg->trace_path)) ||
+	    !tc_consumerd_output_relative_path_is_safe(msg->trace_path))
+		return command_fail(command, -EINVAL,
+				    "The snapshot's trace path is not a relative path without "
+				    "\"..\"");
+	ret = check_relay_output(command, &msg->relay);
+	if (ret < 0)
+		return ret;
+	if (msg->relay.live_timer_us != 0)
+		return command_fail(command, -EINVAL, "A snapshot is not sent live");
+	ret = tc_consumerd_kernel_snapshot_relay(session, &msg->relay, msg->trace_path,
+						 msg->max_stream_bytes, &packets,
+						 command->reply.message,
+						 sizeof(command->reply.message));
+	command->reply.packets_written = packets;
+	if (ret < 0 && command->reply.message[0] == '\0')
+		return command_fail(command, ret, "Cannot send the kernel snapshot to the relay: %s",
+				    strerror(-ret));
+	return ret;
+}
+
+static int
 handle_snapshot_relay(struct command *command)
 {
 	const struct tc_consumer_snapshot_relay *msg = command->msg;
@@ -564,6 +626,21 @@ tc_consumerd_clock_is_valid(const struct tc_consumer_clock *clock)
 	       clock->tsc <= 1 && clock->pad == 0;
 }
 
+/* A snapshot session's kernel trace is a flight recorder of a bounded
+ * size; the others' are not one. */
+static bool
+flight_geometry_is_valid(const struct tc_consumerd_session *session,
+			 const struct tc_consumer_kernel_trace *msg)
+{
+	if (!session->snapshot)
+		return msg->flight_subbuf_size == 0 && msg->flight_num_subbuf == 0;
+	return msg->flight_subbuf_size >= TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MIN &&
+	       msg->flight_subbuf_size <= TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MAX &&
+	       msg->flight_num_subbuf >= 1 &&
+	       (uint64_t)msg->flight_subbuf_size * msg->flight_num_subbuf <=
+		   TC_CONSUMER_KERNEL_FLIGHT_BYTES_MAX;
+}
+
 static int
 handle_kernel_trace(struct command *command)
 {
@@ -602,7 +679,14 @@ handle_kernel_trace(struct command *command)
 	    !(session->relay ? tc_consumerd_output_relative_path_is_safe(msg->dir)
 			     : tc_consumerd_output_path_is_safe(msg->dir)))
 		return command_fail(command, -EINVAL, "Bad kernel trace directory");
+	if (!flight_geometry_is_valid(session, msg))
+		return command_fail(command, -EINVAL,
+				    "Bad kernel flight recorder geometry: %" PRIu32 " x %" PRIu32
+				    " bytes",
+				    msg->flight_num_subbuf, msg->flight_subbuf_size);
 	spec.relay = session->relay;
+	spec.flight_subbuf_size = msg->flight_subbuf_size;
+	spec.flight_num_subbuf = msg->flight_num_subbuf;
 	memcpy(spec.uuid, msg->uuid, sizeof(spec.uuid));
 	spec.stats_fds = stats ? command->fds + msg->nr_cpus : NULL;
 	spec.formats_fd = command->fds[cpu_fds];
@@ -861,6 +945,10 @@ static const struct command_type command_types[] = {
 	 handle_snapshot},
 	{TC_CONSUMER_SNAPSHOT_RELAY, "SNAPSHOT_RELAY", sizeof(struct tc_consumer_snapshot_relay),
 	 false, handle_snapshot_relay},
+	{TC_CONSUMER_KERNEL_SNAPSHOT, "KERNEL_SNAPSHOT", sizeof(struct tc_consumer_snapshot), false,
+	 handle_kernel_snapshot},
+	{TC_CONSUMER_KERNEL_SNAPSHOT_RELAY, "KERNEL_SNAPSHOT_RELAY",
+	 sizeof(struct tc_consumer_snapshot_relay), false, handle_kernel_snapshot_relay},
 	{TC_CONSUMER_RELAY_ROTATE, "RELAY_ROTATE", sizeof(struct tc_consumer_relay_rotate), false,
 	 handle_relay_rotate},
 	{TC_CONSUMER_CHANNEL_STATS, "CHANNEL_STATS", sizeof(struct tc_consumer_channel_ref), false,

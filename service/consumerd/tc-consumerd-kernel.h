@@ -30,6 +30,12 @@ struct tc_consumerd_kernel_spec {
 	/* A streaming session's relay, or NULL; dir is then the trace's path
 	 * relative to the session's directory on the relay. */
 	struct tc_consumerd_relay *relay;
+	/* A snapshot session's flight recorder: packets of at most
+	 * flight_subbuf_size bytes, the newest flight_num_subbuf of them per
+	 * CPU kept in memory, nothing written until a snapshot (dir and relay
+	 * unused). 0: the trace is written as it is read. */
+	uint32_t flight_subbuf_size;
+	uint32_t flight_num_subbuf;
 };
 
 /* Returns 0 and *trace, or -errno (-EBADMSG for bad formats). On
@@ -79,6 +85,26 @@ uint64_t tc_consumerd_kernel_trace_bytes(const struct tc_consumerd_kernel_trace 
  * nothing since period_start (consumer clock) a beacon. */
 void tc_consumerd_kernel_trace_live_tick(struct tc_consumerd_kernel_trace *trace,
 					 uint64_t period_start);
+/* Where a flight recorder's snapshot goes: its metadata (the whole text),
+ * then, for each CPU in order, stream() before that CPU's packets, oldest
+ * first. Each returns 0 or -errno, which ends the snapshot. */
+struct tc_consumerd_kernel_snapshot_sink {
+	int (*metadata)(void *data, const char *text, size_t len);
+	int (*stream)(void *data, uint32_t cpu);
+	int (*packet)(void *data, const uint8_t *packet, uint32_t size);
+	void *data;
+};
+/* A flight recorder's snapshot: reads what the kernel's buffers hold now
+ * into the rings, then hands the metadata and the newest packets of each
+ * CPU, at most max_stream_bytes of them (0: all), to sink, keeping them
+ * for the next snapshot. *packets counts those handed. Returns 0, -EINVAL
+ * for a trace that is no flight recorder, -EIO when the metadata cannot be
+ * read, or sink's error. */
+int tc_consumerd_kernel_trace_snapshot(struct tc_consumerd_kernel_trace *trace,
+				       uint64_t max_stream_bytes,
+				       const struct tc_consumerd_kernel_snapshot_sink *sink,
+				       uint64_t *packets);
+uint32_t tc_consumerd_kernel_trace_nr_cpus(const struct tc_consumerd_kernel_trace *trace);
 /* Final drain, then closes everything. */
 void tc_consumerd_kernel_trace_close(struct tc_consumerd_kernel_trace *trace);
 

@@ -223,7 +223,7 @@ tc_helper_request_probe_group(uint64_t session_id, char *group, size_t size)
 int
 tc_helper_request_instance_setup(uint32_t value, const char **clock, char *size_kb, size_t size)
 {
-	uint32_t buffer_size_kb = value & ~TC_KERNEL_CLOCK_TSC;
+	uint32_t buffer_size_kb = value & ~(TC_KERNEL_CLOCK_TSC | TC_KERNEL_OVERWRITE);
 
 #ifndef __x86_64__
 	if (value & TC_KERNEL_CLOCK_TSC)
@@ -235,6 +235,12 @@ tc_helper_request_instance_setup(uint32_t value, const char **clock, char *size_
 	if (buffer_size_kb)
 		snprintf(size_kb, size, "%" PRIu32, buffer_size_kb);
 	return 0;
+}
+
+bool
+tc_helper_request_instance_overwrites(uint32_t value)
+{
+	return (value & TC_KERNEL_OVERWRITE) != 0;
 }
 
 /* Names are [A-Za-z0-9_*] only (checked): '*' is the one character that

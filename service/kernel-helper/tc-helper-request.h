@@ -42,6 +42,9 @@ void tc_helper_request_probe_group(uint64_t session_id, char *group, size_t size
  * on a machine that has none. */
 int tc_helper_request_instance_setup(uint32_t value, const char **clock, char *size_kb,
 				     size_t size);
+/* Whether INSTANCE_CREATE's value asks for a flight recorder
+ * (TC_KERNEL_OVERWRITE): the instance's options/overwrite set to 1. */
+bool tc_helper_request_instance_overwrites(uint32_t value);
 
 /* An event or system glob of [A-Za-z0-9_*] as the regular expression
  * libtracefs matches names with: "sched_*" -> "^sched_.*$". size is at

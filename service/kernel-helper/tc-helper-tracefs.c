@@ -68,6 +68,8 @@ tc_helper_tracefs_instance_setup(uint64_t session_id, uint32_t value)
 		ret = write_file(instance, "tracing_on", "0");
 	if (ret == 0 && size[0])
 		ret = write_file(instance, "buffer_size_kb", size);
+	if (ret == 0 && tc_helper_request_instance_overwrites(value))
+		ret = write_file(instance, "options/overwrite", "1");
 	/* The consumer polls trace_pipe_raw between its timed drains: a CPU
 	 * buffer a quarter full wakes it, three quarters are left for its
 	 * latency. Kernels without the file wake it at the first page. */

@@ -255,6 +255,8 @@ enum kind {
 	K_RAW,
 	K_EMPTY,
 	K_LTTNG_CHANNEL,
+	K_KERNEL_SNAPSHOT,
+	K_KERNEL_SNAPSHOT_RELAY,
 	KINDS,
 };
 #define KIND_MASK 0x1fu
@@ -1206,6 +1208,7 @@ abi_size(uint32_t type, bool *has_payload)
 	case TC_CONSUMER_RELAY_STATUS:
 		return sizeof(struct tc_consumer_session_ref);
 	case TC_CONSUMER_SNAPSHOT:
+	case TC_CONSUMER_KERNEL_SNAPSHOT:
 		return sizeof(struct tc_consumer_snapshot);
 	case TC_CONSUMER_CHANNEL_STATS:
 		return sizeof(struct tc_consumer_channel_ref);
@@ -1220,6 +1223,7 @@ abi_size(uint32_t type, bool *has_payload)
 	case TC_CONSUMER_KERNEL_OWN:
 		return sizeof(struct tc_consumer_kernel_own);
 	case TC_CONSUMER_SNAPSHOT_RELAY:
+	case TC_CONSUMER_KERNEL_SNAPSHOT_RELAY:
 		return sizeof(struct tc_consumer_snapshot_relay);
 	case TC_CONSUMER_RELAY_ROTATE:
 		return sizeof(struct tc_consumer_relay_rotate);
@@ -1700,8 +1704,13 @@ build_kernel_trace(const struct conversation *c, struct fuzz_input *in, struct b
 	    2400000000ull,
 	    1000000000ull,
 	};
+	/* A snapshot session's flight recorder geometry: 0 x 0 elsewhere,
+	 * the bounds of TC_CONSUMER_KERNEL_FLIGHT_* and past them. */
+	static const uint32_t subbufs[4] = {0, TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MIN, 65536,
+					    TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MIN - 1};
+	static const uint32_t nums[4] = {0, 1, 4, 1u << 20};
 	struct tc_consumer_kernel_trace *m = (void *)out.bytes;
-	uint8_t contexts, more, clock;
+	uint8_t contexts, more, clock, geometry;
 	uint64_t offsets[4];
 
 	m->header.type = TC_CONSUMER_KERNEL_TRACE;
@@ -1723,6 +1732,9 @@ build_kernel_trace(const struct conversation *c, struct fuzz_input *in, struct b
 	m->clock.tsc = (clock >> 5) & 3u;
 	m->clock.pad = clock >> 7;
 	memset(m->uuid, 0x6b, sizeof(m->uuid));
+	geometry = fuzz_take_byte(in);
+	m->flight_subbuf_size = subbufs[geometry & 3u];
+	m->flight_num_subbuf = nums[(geometry >> 2) & 3u];
 	build_path(in, m->dir, sizeof(m->dir), streams_of(c, m->session_id), false);
 	for (uint32_t i = 0; i < m->nr_cpus; i++)
 		need_fd(b, FD_NULL);
@@ -1854,6 +1866,7 @@ build_body(const struct conversation *c, struct fuzz_input *in, struct built *b,
 {
 	static const enum fd_kind formats[4] = {FD_FORMATS_GOOD, FD_FORMATS_BAD, FD_FORMATS_EMPTY,
 						FD_FORMATS_GOOD};
+	size_t len;
 
 	switch (b->kind) {
 	case K_CREATE_SESSION:
@@ -1898,6 +1911,15 @@ build_body(const struct conversation *c, struct fuzz_input *in, struct built *b,
 		return build_raw(in);
 	case K_LTTNG_CHANNEL:
 		return build_lttng_channel(in);
+	case K_KERNEL_SNAPSHOT:
+		/* The user-space snapshot's message, another type. */
+		len = build_snapshot(in);
+		((struct tc_consumer_header *)out.bytes)->type = TC_CONSUMER_KERNEL_SNAPSHOT;
+		return len;
+	case K_KERNEL_SNAPSHOT_RELAY:
+		len = build_snapshot_relay(in);
+		((struct tc_consumer_header *)out.bytes)->type = TC_CONSUMER_KERNEL_SNAPSHOT_RELAY;
+		return len;
 	default:
 		return 0;
 	}
@@ -2360,6 +2382,20 @@ fd_kind_is_formats(enum fd_kind kind)
 	return kind == FD_FORMATS_GOOD || kind == FD_FORMATS_NEW;
 }
 
+/* The consumer's flight_geometry_is_valid(): a snapshot session's kernel
+ * trace keeps a bounded ring per CPU, the others' none. */
+static bool
+rule_flight_geometry(const struct model_session *s, const struct tc_consumer_kernel_trace *m)
+{
+	if (!s->snapshot)
+		return m->flight_subbuf_size == 0 && m->flight_num_subbuf == 0;
+	return m->flight_subbuf_size >= TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MIN &&
+	       m->flight_subbuf_size <= TC_CONSUMER_KERNEL_FLIGHT_SUBBUF_MAX &&
+	       m->flight_num_subbuf >= 1 &&
+	       (uint64_t)m->flight_subbuf_size * m->flight_num_subbuf <=
+		   TC_CONSUMER_KERNEL_FLIGHT_BYTES_MAX;
+}
+
 static void
 expect_kernel_trace(struct expectation *e, const struct built *b)
 {
@@ -2378,7 +2414,8 @@ expect_kernel_trace(struct expectation *e, const struct built *b)
 	is_invalid = m->nr_cpus < 1 || m->nr_cpus > TC_CONSUMER_KERNEL_CPUS_MAX ||
 		     (stats && m->nr_cpus > TC_CONSUMER_KERNEL_STATS_CPUS_MAX) ||
 		     b->nr_fds != cpu_fds + 1 + pid || !rule_terminated(m->dir, sizeof(m->dir)) ||
-		     !(model_streams(s) ? rule_relative(m->dir) : rule_absolute(m->dir));
+		     !(model_streams(s) ? rule_relative(m->dir) : rule_absolute(m->dir)) ||
+		     !rule_flight_geometry(s, m);
 	if (s->has_kernel || is_invalid)
 		return refuse_either(e, is_invalid, s->has_kernel);
 	if (!fd_kind_is_formats(b->fd_kinds[cpu_fds]))
@@ -2386,10 +2423,12 @@ expect_kernel_trace(struct expectation *e, const struct built *b)
 	if (s->fs_unknown)
 		return work_unknown(e);
 	/* Its buffers' descriptors, its stats files, saved_tgids and its
-	 * metadata (a file, or a memfd when streaming) and, local, a file per
-	 * CPU. */
-	e->fds_kept = (int)cpu_fds + pid + 1 + (model_streams(s) ? 0 : (int)m->nr_cpus);
-	if (model_streams(s))
+	 * metadata (a file, or a memfd when streaming or a flight recorder)
+	 * and, local, a file per CPU. A flight recorder writes nothing until a
+	 * snapshot. */
+	e->fds_kept = (int)cpu_fds + pid + 1 +
+		      (model_streams(s) || s->snapshot ? 0 : (int)m->nr_cpus);
+	if (model_streams(s) || s->snapshot)
 		return work(e, 0);
 	status = expect_open_dir(m->dir, e->added);
 	if (status == 0)
@@ -2509,6 +2548,53 @@ expect_snapshot_relay(struct expectation *e)
 	work(e, 0);
 }
 
+/* A flight recorder's snapshot into a directory: its metadata and a file
+ * per CPU. The buffers are /dev/null: the rings hold no packet. */
+static void
+expect_kernel_snapshot(struct expectation *e)
+{
+	const struct tc_consumer_snapshot *m = (const void *)out.bytes;
+	const struct model_session *s = e->session;
+	char file[32];
+	int status;
+
+	if (!s->has_kernel)
+		return refuse(e, STAGE_CHECK, -ENOENT);
+	if (!s->snapshot || !rule_terminated(m->dir, sizeof(m->dir)) || !rule_absolute(m->dir))
+		return refuse(e, STAGE_CHECK, -EINVAL);
+	if (s->fs_unknown)
+		return work_unknown(e);
+	status = expect_open_dir(m->dir, e->added);
+	if (status == 0)
+		status = expect_new_file(m->dir, "metadata", e->added);
+	for (uint32_t cpu = 0; status == 0 && cpu < s->kernel_cpus; cpu++) {
+		snprintf(file, sizeof(file), "kernel_%" PRIu32, cpu);
+		status = expect_new_file(m->dir, file, e->added);
+	}
+	e->stage = STAGE_WORK;
+	e->status = e->status_alt = status;
+	e->fs = e->added->count ? FS_EXACT : FS_UNCHANGED;
+}
+
+/* The same to a relay: refused as a user-space one; what the harness'
+ * relay makes of it is taken as it comes. */
+static void
+expect_kernel_snapshot_relay(struct expectation *e)
+{
+	const struct tc_consumer_snapshot_relay *m = (const void *)out.bytes;
+	const struct model_session *s = e->session;
+
+	if (!s->has_kernel)
+		return refuse(e, STAGE_CHECK, -ENOENT);
+	if (!s->snapshot || !rule_terminated(m->trace_path, sizeof(m->trace_path)) ||
+	    !rule_relative(m->trace_path) || !rule_relay_output(&m->relay) ||
+	    m->relay.live_timer_us != 0)
+		return refuse(e, STAGE_CHECK, -EINVAL);
+	if (strcmp(m->relay.host, "refused.example") == 0)
+		return work(e, -ECONNREFUSED);
+	work_unknown(e);
+}
+
 static void
 expect_relay_rotate(struct expectation *e)
 {
@@ -2563,6 +2649,10 @@ expect_session_request(struct expectation *e, const struct built *b)
 		return expect_metadata(e, b->len);
 	case TC_CONSUMER_SNAPSHOT:
 		return expect_snapshot(e);
+	case TC_CONSUMER_KERNEL_SNAPSHOT:
+		return expect_kernel_snapshot(e);
+	case TC_CONSUMER_KERNEL_SNAPSHOT_RELAY:
+		return expect_kernel_snapshot_relay(e);
 	case TC_CONSUMER_CHANNEL_STATS:
 		return expect_channel_stats(e);
 	case TC_CONSUMER_EVENT_LAYOUT:

@@ -201,7 +201,7 @@ check_instance_setup(uint32_t value)
 {
 	const char *clock = NULL;
 	char size_kb[32];
-	uint32_t kb = value & ~TC_KERNEL_CLOCK_TSC;
+	uint32_t kb = value & ~(TC_KERNEL_CLOCK_TSC | TC_KERNEL_OVERWRITE);
 	int ret;
 
 	memset(size_kb, 'x', sizeof(size_kb));
@@ -225,6 +225,8 @@ check_instance_setup(uint32_t value)
 		    : !is_made_of(size_kb, strlen(size_kb), "") || size_kb[0] == '0' ||
 			  strtoull(size_kb, NULL, 10) != kb)
 		FAIL("buffer_size_kb of 0x%" PRIx32 " is '%s'", value, size_kb);
+	if (tc_helper_request_instance_overwrites(value) != !!(value & TC_KERNEL_OVERWRITE))
+		FAIL("INSTANCE_CREATE's value 0x%" PRIx32 ": overwrite mode misread", value);
 }
 
 /* A checked event or system glob, and the regular expression made of it. */

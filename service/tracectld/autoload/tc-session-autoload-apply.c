@@ -242,7 +242,7 @@ add_kernel_channel(TcSession *session, const TcFileSession *file, const TcFileCh
 	 * file it saves; the kernel channel's reads and statistics are the
 	 * same whatever they say (docs/kernel.md). */
 	return channel_config(file, channel, &config, error) &&
-	       tc_channel_config_kernel_check(channel->name, &config, error) &&
+	       tc_channel_config_kernel_check(channel->name, &config, file->snapshot, error) &&
 	       tc_session_op_kernel_channel(session, &config, error);
 }
 

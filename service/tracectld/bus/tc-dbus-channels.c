@@ -178,9 +178,11 @@ kernel_channel_variant_locked(TcSession *session)
 		if (session->kernel.contexts & context->bit)
 			g_variant_builder_add(&contexts, "s", context->name);
 	g_variant_builder_init(&settings, G_VARIANT_TYPE_VARDICT);
-	g_variant_builder_add(&settings, "{sv}", "overwrite", g_variant_new_boolean(FALSE));
+	/* A snapshot session's kernel channel is its flight recorder. */
+	g_variant_builder_add(&settings, "{sv}", "overwrite",
+			      g_variant_new_boolean(session->snapshot));
 	g_variant_builder_add(&settings, "{sv}", "buffer-kb-per-cpu",
-			      g_variant_new_uint32(session->kernel.buffer_kb));
+			      g_variant_new_uint32(tc_session_kernel_buffer_kb(session)));
 	g_variant_builder_add(&settings, "{sv}", "contexts", g_variant_builder_end(&contexts));
 	g_variant_builder_add(&settings, "{sv}", "probes", g_variant_builder_end(&probes));
 	g_variant_builder_add(&settings, "{sv}", "filters", kernel_filters_variant_locked(session));
@@ -339,7 +341,7 @@ kernel_channel_work(TcRequest *request, GError **error)
  * rest is tc_channel_config_kernel_check()'s. */
 static gboolean
 check_kernel_channel_options(const char *domain, const char *name, GVariant *options,
-			     const TcChannelConfig *config, GError **error)
+			     const TcChannelConfig *config, gboolean snapshot, GError **error)
 {
 	static const char *const timers[] = {"read-timer", "monitor-timer"};
 
@@ -357,7 +359,7 @@ check_kernel_channel_options(const char *domain, const char *name, GVariant *opt
 			    timers[i]);
 		return FALSE;
 	}
-	return tc_channel_config_kernel_check(name, config, error);
+	return tc_channel_config_kernel_check(name, config, snapshot, error);
 }
 
 static gboolean
@@ -372,7 +374,8 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 	if (!check_domain(domain, &error) || !tc_validate_name("channel", name, &error) ||
 	    !parse_channel_options(options, session->snapshot, &config, &error) ||
 	    !parse_buffer_scheme(domain, options, &buffers, &error) ||
-	    !check_kernel_channel_options(domain, name, options, &config, &error)) {
+	    !check_kernel_channel_options(domain, name, options, &config, session->snapshot,
+					  &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}

@@ -938,7 +938,8 @@ gboolean
 tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 			 const guint8 uuid[16], const TcTraceClock *clock, const int *cpu_fds,
 			 const int *stats_fds, guint nr_cpus, int formats_fd, int tgids_fd,
-			 guint32 flags, GError **error)
+			 guint32 flags, guint32 flight_subbuf_size, guint32 flight_num_subbuf,
+			 GError **error)
 {
 	g_autofree struct tc_consumer_kernel_trace *msg = g_new0(struct tc_consumer_kernel_trace, 1);
 	g_autofree int *fds = g_new(int, 2 * nr_cpus + 2);
@@ -954,6 +955,8 @@ tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *d
 	msg->session_id = session_id;
 	msg->nr_cpus = nr_cpus;
 	msg->flags = flags;
+	msg->flight_subbuf_size = flight_subbuf_size;
+	msg->flight_num_subbuf = flight_num_subbuf;
 	msg->clock = *clock;
 	memcpy(msg->uuid, uuid, sizeof(msg->uuid));
 	memcpy(fds, cpu_fds, nr_cpus * sizeof(int));
@@ -983,9 +986,10 @@ tc_consumer_kernel_update(TcConsumer *consumer, guint64 session_id, int formats_
 			    formats_fd >= 0 ? 1 : 0, NULL, 0, NULL, &reply, error);
 }
 
-gboolean
-tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
-		     guint64 max_stream_bytes, guint64 *packets, GError **error)
+/* SNAPSHOT or KERNEL_SNAPSHOT, which take the same message. */
+static gboolean
+snapshot_to_dir(TcConsumer *consumer, guint32 type, guint64 session_id, const char *dir,
+		guint64 max_stream_bytes, guint64 *packets, GError **error)
 {
 	g_autofree struct tc_consumer_snapshot *msg = g_new0(struct tc_consumer_snapshot, 1);
 	struct tc_consumer_reply reply = {0};
@@ -997,17 +1001,33 @@ tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
 			    "The snapshot directory is too long");
 		return FALSE;
 	}
-	if (!request(consumer, msg, TC_CONSUMER_SNAPSHOT, sizeof(*msg), NULL, 0, NULL, &reply,
-		     error))
+	if (!request(consumer, msg, type, sizeof(*msg), NULL, 0, NULL, &reply, error))
 		return FALSE;
 	*packets = reply.packets_written;
 	return TRUE;
 }
 
 gboolean
-tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
-			   const struct tc_consumer_relay_output *relay, const char *trace_path,
-			   guint64 max_stream_bytes, guint64 *packets, GError **error)
+tc_consumer_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
+		     guint64 max_stream_bytes, guint64 *packets, GError **error)
+{
+	return snapshot_to_dir(consumer, TC_CONSUMER_SNAPSHOT, session_id, dir, max_stream_bytes,
+			       packets, error);
+}
+
+gboolean
+tc_consumer_kernel_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
+			    guint64 max_stream_bytes, guint64 *packets, GError **error)
+{
+	return snapshot_to_dir(consumer, TC_CONSUMER_KERNEL_SNAPSHOT, session_id, dir,
+			       max_stream_bytes, packets, error);
+}
+
+/* SNAPSHOT_RELAY or KERNEL_SNAPSHOT_RELAY, which take the same message. */
+static gboolean
+snapshot_to_relay(TcConsumer *consumer, guint32 type, guint64 session_id,
+		  const struct tc_consumer_relay_output *relay, const char *trace_path,
+		  guint64 max_stream_bytes, guint64 *packets, GError **error)
 {
 	g_autofree struct tc_consumer_snapshot_relay *msg =
 		g_new0(struct tc_consumer_snapshot_relay, 1);
@@ -1022,11 +1042,29 @@ tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
 			    "The snapshot's trace path is too long");
 		return FALSE;
 	}
-	if (!request(consumer, msg, TC_CONSUMER_SNAPSHOT_RELAY, sizeof(*msg), NULL, 0, NULL,
-		     &reply, error))
+	if (!request(consumer, msg, type, sizeof(*msg), NULL, 0, NULL, &reply, error))
 		return FALSE;
 	*packets = reply.packets_written;
 	return TRUE;
+}
+
+gboolean
+tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
+			   const struct tc_consumer_relay_output *relay, const char *trace_path,
+			   guint64 max_stream_bytes, guint64 *packets, GError **error)
+{
+	return snapshot_to_relay(consumer, TC_CONSUMER_SNAPSHOT_RELAY, session_id, relay,
+				 trace_path, max_stream_bytes, packets, error);
+}
+
+gboolean
+tc_consumer_kernel_snapshot_relay(TcConsumer *consumer, guint64 session_id,
+				  const struct tc_consumer_relay_output *relay,
+				  const char *trace_path, guint64 max_stream_bytes,
+				  guint64 *packets, GError **error)
+{
+	return snapshot_to_relay(consumer, TC_CONSUMER_KERNEL_SNAPSHOT_RELAY, session_id, relay,
+				 trace_path, max_stream_bytes, packets, error);
 }
 
 gboolean

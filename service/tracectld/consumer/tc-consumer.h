@@ -114,11 +114,15 @@ gboolean tc_consumer_send_layouts(TcConsumer *consumer, guint64 session_id, GArr
 				  GError **error);
 /* Hands the kernel's raw buffers, their stats files (or NULL) and the
  * formats of a session to the consumer, which writes the kernel trace into
- * dir. The descriptors stay the caller's (the consumer gets copies). */
+ * dir; in a snapshot session, with the kernel channel's geometry, it keeps
+ * them as a flight recorder instead (0 and 0 otherwise). The descriptors
+ * stay the caller's (the consumer gets copies). */
 gboolean tc_consumer_kernel_trace(TcConsumer *consumer, guint64 session_id, const char *dir,
 				  const guint8 uuid[16], const TcTraceClock *clock,
 				  const int *cpu_fds, const int *stats_fds, guint nr_cpus,
-				  int formats_fd, int tgids_fd, guint32 flags, GError **error);
+				  int formats_fd, int tgids_fd, guint32 flags,
+				  guint32 flight_subbuf_size, guint32 flight_num_subbuf,
+				  GError **error);
 /* Before events are enabled in a running kernel trace: their formats
  * (formats_fd, or -1) and the events to leave out (TC_CONSUMER_KHIDE_*). */
 /* The own-process tier's ring buffer (not taken), written into dir. */
@@ -136,6 +140,15 @@ gboolean tc_consumer_snapshot_relay(TcConsumer *consumer, guint64 session_id,
 				    const struct tc_consumer_relay_output *relay,
 				    const char *trace_path, guint64 max_stream_bytes,
 				    guint64 *packets, GError **error);
+/* The same two for a snapshot session's kernel trace (created with a
+ * flight recorder's geometry by tc_consumer_kernel_trace()): its own CTF
+ * trace in dir, or under trace_path on the relay. */
+gboolean tc_consumer_kernel_snapshot(TcConsumer *consumer, guint64 session_id, const char *dir,
+				     guint64 max_stream_bytes, guint64 *packets, GError **error);
+gboolean tc_consumer_kernel_snapshot_relay(TcConsumer *consumer, guint64 session_id,
+					   const struct tc_consumer_relay_output *relay,
+					   const char *trace_path, guint64 max_stream_bytes,
+					   guint64 *packets, GError **error);
 
 /* Rotation (TC_CONSUMER_ROTATE): the session's trace directories under
  * from_root move to the same place under to_root, and recording goes on

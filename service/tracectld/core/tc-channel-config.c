@@ -82,11 +82,13 @@ tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *config, GErr
  * A session's kernel events share one tracefs instance, whose per-CPU
  * buffers the consumer reads as they fill (woken at a quarter full, every
  * 100 ms otherwise): one channel, whose losses count as discarded events.
- * What tracefs or the consumer would not do is refused rather than
- * recorded some other way than asked.
+ * A snapshot session's instance is its flight recorder instead, in
+ * overwrite mode, written out only at snapshots. What tracefs or the consumer
+ * would not do is refused rather than recorded some other way than asked.
  */
 gboolean
-tc_channel_config_kernel_check(const char *name, const TcChannelConfig *config, GError **error)
+tc_channel_config_kernel_check(const char *name, const TcChannelConfig *config,
+			       gboolean snapshot, GError **error)
 {
 	if (!g_str_equal(name, TC_DEFAULT_CHANNEL)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
@@ -96,12 +98,19 @@ tc_channel_config_kernel_check(const char *name, const TcChannelConfig *config, 
 			    TC_DEFAULT_CHANNEL, name);
 		return FALSE;
 	}
-	if (config->overwrite) {
+	if (snapshot && !config->overwrite) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "The kernel channel of a snapshot session is its flight recorder: "
+			    "it must be in overwrite mode");
+		return FALSE;
+	}
+	if (!snapshot && config->overwrite) {
 		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "The kernel channel does not overwrite: the consumer reads the "
-			    "kernel's buffers as they fill and counts what the kernel could not "
-			    "keep as discarded (discard mode); a kernel flight recorder is not "
-			    "supported");
+			    "The kernel channel does not overwrite outside snapshot sessions: "
+			    "the consumer reads the kernel's buffers as they fill and counts "
+			    "what the kernel could not keep as discarded (discard mode); the "
+			    "kernel flight recorder is a snapshot session's "
+			    "(tracectl create --snapshot)");
 		return FALSE;
 	}
 	if (config->switch_timer_us != 0) {

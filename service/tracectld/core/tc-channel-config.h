@@ -64,11 +64,14 @@ gboolean tc_channel_config_check(guint64 subbuf_size, const TcChannelConfig *con
 				 GError **error);
 /* What a kernel channel named name with config can be (EnableChannel's
  * in domain "kernel", a session file's kernel channel): the session's
- * one tracefs instance, read as it fills. NotSupported names what it
- * cannot honour: another name than TC_DEFAULT_CHANNEL (a second kernel
- * channel), overwrite mode, a switch timer; read and monitor timers are
- * refused by the bus, where they are given explicitly. */
+ * one tracefs instance, read as it fills, or in a snapshot session its
+ * flight recorder, in overwrite mode (discard mode refused there with
+ * InvalidArgument, as for user-space channels). NotSupported names what
+ * it cannot honour: another name than TC_DEFAULT_CHANNEL (a second kernel
+ * channel), overwrite mode outside snapshot sessions, a switch timer;
+ * read and monitor timers are refused by the bus, where they are given
+ * explicitly. */
 gboolean tc_channel_config_kernel_check(const char *name, const TcChannelConfig *config,
-					GError **error);
+					gboolean snapshot, GError **error);
 /* The settings of a channel created without options in session. */
 void tc_channel_config_init_default(TcChannelConfig *config, gboolean snapshot);

@@ -434,9 +434,9 @@ forget_instance(guint64 session_id)
 
 gboolean
 tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean clock_tsc,
-			  GError **error)
+			  gboolean overwrite, GError **error)
 {
-	if (buffer_size_kb & TC_KERNEL_CLOCK_TSC) {
+	if (buffer_size_kb & (TC_KERNEL_CLOCK_TSC | TC_KERNEL_OVERWRITE)) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Kernel buffers of %u KiB are too big",
 			    buffer_size_kb);
 		return FALSE;
@@ -453,7 +453,9 @@ tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean c
 	g_array_append_val(instances, session_id);
 	g_mutex_unlock(&kernel_lock);
 	if (simple_request(TC_KERNEL_INSTANCE_CREATE, session_id,
-			   buffer_size_kb | (clock_tsc ? TC_KERNEL_CLOCK_TSC : 0), error))
+			   buffer_size_kb | (clock_tsc ? TC_KERNEL_CLOCK_TSC : 0) |
+				   (overwrite ? TC_KERNEL_OVERWRITE : 0),
+			   error))
 		return TRUE;
 	forget_instance(session_id);
 	return FALSE;

@@ -18,8 +18,10 @@ gboolean tc_kernel_ping(guint32 *version, GError **error);
 void tc_kernel_shutdown(void);
 
 /* The session's tracefs instance (see tc-kernel-abi.h). */
-/* Creates the session's instance, recording on the session's clock. */
+/* Creates the session's instance, recording on the session's clock; with
+ * overwrite, a flight recorder whose full buffers keep the newest events. */
 gboolean tc_kernel_instance_create(guint64 session_id, guint32 buffer_size_kb, gboolean clock_tsc,
+				   gboolean overwrite,
 				   GError **error);
 gboolean tc_kernel_instance_remove(guint64 session_id, GError **error);
 /* NotFound when no event matched. */

@@ -12,6 +12,11 @@
  *   destroy:     the consumer closes the buffers -> helper removes the
  *                instance
  *
+ * In a snapshot session the instance is a flight recorder: its buffers
+ * overwrite their oldest events (TC_KERNEL_OVERWRITE) and the consumer
+ * reads them into rings of the channel's geometry that keep the newest,
+ * written out only by a snapshot (tc_session_kernel_snapshot_locked).
+ *
  * Events enabled once the consumer reads the buffers: the helper gives
  * their formats first, the consumer takes them, then they are enabled, so
  * no record comes before the format that decodes it.
@@ -31,6 +36,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "tc-channel.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumer.h"
 #include "tc-error.h"
@@ -179,11 +185,6 @@ tc_session_kernel_event_locked(TcSession *session, const char *pattern, gboolean
 {
 	gint index = find_event(session, pattern);
 
-	if (session->snapshot) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Snapshot sessions do not record kernel events in this version");
-		return FALSE;
-	}
 	if (enable && index >= 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_ALREADY_EXISTS,
 			    "Kernel events '%s' are already enabled", pattern);
@@ -309,12 +310,34 @@ tc_session_kernel_pids_locked(TcSession *session, const TcTracker *tracker, GErr
 	return TRUE;
 }
 
+void
+tc_session_kernel_flight_geometry(const TcSession *session, guint32 *subbuf_size,
+				  guint32 *num_subbuf)
+{
+	*subbuf_size = session->kernel.subbuf_size
+			       ? (guint32)MIN(session->kernel.subbuf_size, G_MAXUINT32)
+			       : TC_DEFAULT_SUBBUF_SIZE;
+	*num_subbuf = session->kernel.num_subbuf ? session->kernel.num_subbuf
+						 : TC_DEFAULT_NUM_SUBBUF;
+}
+
+guint32
+tc_session_kernel_buffer_kb(const TcSession *session)
+{
+	guint32 subbuf_size, num_subbuf;
+
+	if (session->kernel.buffer_kb || !session->snapshot)
+		return session->kernel.buffer_kb;
+	tc_session_kernel_flight_geometry(session, &subbuf_size, &num_subbuf);
+	return (guint32)MIN((guint64)subbuf_size * num_subbuf / 1024, G_MAXUINT32);
+}
+
 /* The first start: the instance, its pid filter, events and probes. */
 static gboolean
 make_instance(TcSession *session, GError **error)
 {
-	if (!tc_kernel_instance_create(session->id, session->kernel.buffer_kb,
-				       session->clock.tsc != 0, error))
+	if (!tc_kernel_instance_create(session->id, tc_session_kernel_buffer_kb(session),
+				       session->clock.tsc != 0, session->snapshot, error))
 		return FALSE;
 	session->kernel.instance = TRUE;
 	/* The filter before any event: nothing untracked is recorded. */
@@ -344,11 +367,6 @@ tc_session_kernel_context_locked(TcSession *session, guint32 contexts, GError **
 			    "Kernel contexts can be added to session '%s' only before it is "
 			    "first started",
 			    session->name);
-		return FALSE;
-	}
-	if (session->snapshot) {
-		g_set_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED,
-			    "Snapshot sessions do not record kernel events in this version");
 		return FALSE;
 	}
 	g_mutex_lock(&session->lock);
@@ -418,6 +436,7 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 								 "kernel", NULL);
 	int tgids_fd = -1;
 	guint8 uuid[16];
+	guint32 subbuf_size = 0, num_subbuf = 0;
 	gboolean ok;
 
 	if (session->kernel.contexts & TC_CONSUMER_KCTX_PID) {
@@ -426,12 +445,14 @@ give_consumer_buffers(TcSession *session, TcConsumer *consumer, TcKernelBuffers 
 			return FALSE;
 	}
 	kernel_uuid(session, uuid);
+	if (session->snapshot)
+		tc_session_kernel_flight_geometry(session, &subbuf_size, &num_subbuf);
 	ok = tc_consumer_kernel_trace(consumer, session->id, dir, uuid, &session->clock,
 				      (const int *)(gpointer)buffers->cpu_fds->data,
 				      (const int *)(gpointer)buffers->stats_fds->data,
 				      buffers->cpu_fds->len, buffers->formats_fd, tgids_fd,
 				      session->kernel.contexts | hidden_events(session, NULL),
-				      error);
+				      subbuf_size, num_subbuf, error);
 	if (tgids_fd >= 0)
 		close(tgids_fd);
 	return ok;
@@ -497,4 +518,25 @@ tc_session_kernel_destroyed_locked(TcSession *session)
 		g_warning("Session '%s': cannot remove its tracefs instance: %s", session->name,
 			  error->message);
 	session->kernel.instance = FALSE;
+}
+
+gboolean
+tc_session_kernel_snapshot_locked(TcSession *session, TcConsumer *consumer, const char *root,
+				  const struct tc_consumer_relay_output *relay, guint64 per_stream,
+				  guint64 *packets, GError **error)
+{
+	g_autofree char *dir = g_build_filename(root, "kernel", NULL);
+	guint64 count = 0;
+
+	if (!session->kernel.trace)
+		return TRUE;
+	if (!(relay ? tc_consumer_kernel_snapshot_relay(consumer, session->id, relay, dir,
+							per_stream, &count, error)
+		    : tc_consumer_kernel_snapshot(consumer, session->id, dir, per_stream, &count,
+						  error))) {
+		g_prefix_error(error, "Kernel snapshot of session '%s': ", session->name);
+		return FALSE;
+	}
+	*packets += count;
+	return TRUE;
 }

@@ -34,5 +34,22 @@ gboolean tc_session_kernel_pids_locked(TcSession *session, const TcTracker *trac
 /* [S] or op_lock: whether the session has a kernel side (events,
  * probes, contexts, a kernel channel, tracking, an instance). */
 gboolean tc_session_kernel_in_use(const TcSession *session);
+/* [S] or op_lock: a snapshot session's kernel channel as a flight
+ * recorder, the kernel channel's sub-buffers or the default channel's. */
+void tc_session_kernel_flight_geometry(const TcSession *session, guint32 *subbuf_size,
+				       guint32 *num_subbuf);
+/* [S] or op_lock: KiB of the kernel's buffer per CPU: as the kernel
+ * channel asked (0: the kernel's default), or, for a flight recorder, the
+ * default channel's geometry rather than the kernel's default, so that a
+ * snapshot holds what the channel says. */
+guint32 tc_session_kernel_buffer_kb(const TcSession *session);
+/* A snapshot session's kernel trace, if it has one, written by its
+ * consumer into root/kernel, or sent to relay under that path (relative
+ * then), at most per_stream bytes of each CPU (0: no bound); *packets
+ * grows by the packets written. */
+gboolean tc_session_kernel_snapshot_locked(TcSession *session, TcConsumer *consumer,
+					   const char *root,
+					   const struct tc_consumer_relay_output *relay,
+					   guint64 per_stream, guint64 *packets, GError **error);
 /* After the consumer let go of the buffers. */
 void tc_session_kernel_destroyed_locked(TcSession *session);

@@ -177,11 +177,14 @@ tc_session_op_kernel_context(TcSession *session, guint32 contexts, GError **erro
 }
 
 /* op_lock held: the kernel's ring buffers of kb per CPU replace those
- * counted so far, against the owner's limits as any channel's. */
+ * counted so far, against the owner's limits as any channel's; a snapshot
+ * session's count twice, as its consumer keeps as much of what snapshots
+ * read (the flight recorder's rings). */
 static gboolean
 charge_kernel_buffers(TcSession *session, guint64 kb, GError **error)
 {
-	guint64 bytes = MIN(kb, G_MAXUINT32) * 1024 * MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+	guint64 bytes = MIN(kb, G_MAXUINT32) * 1024 * MAX(1, sysconf(_SC_NPROCESSORS_CONF)) *
+			(session->snapshot ? 2 : 1);
 
 	if (!tc_user_limits_recharge_buffer(&session->charge, session->kernel.buffer_bytes, bytes,
 					    error)) {

@@ -9,6 +9,7 @@
 #include "tc-error.h"
 #include "tc-lttng-session.h"
 #include "tc-relay-url.h"
+#include "tc-session-kernel.h"
 #include "tc-session-op.h"
 #include "tc-session-trace.h"
 #include "tc-signals.h"
@@ -151,7 +152,8 @@ snapshot_trace_to_relay(TcConsumer *consumer, uid_t uid, guint64 consumer_id,
 }
 
 /* [S] The most a snapshot may write of each stream, 0 for no bound: an
- * even share of max_bytes, which must hold one packet of every stream. */
+ * even share of max_bytes, which must hold one packet of every stream,
+ * the kernel trace's one per CPU among them. */
 static gboolean
 snapshot_stream_budget_locked(TcSession *session, guint64 max_bytes, guint nr_uids,
 			      guint64 *per_stream, GError **error)
@@ -167,6 +169,13 @@ snapshot_stream_budget_locked(TcSession *session, guint64 max_bytes, guint nr_ui
 
 		streams += (guint64)cpus * MAX(nr_uids, 1);
 		largest = MAX(largest, channel->config.subbuf_size);
+	}
+	if (session->kernel.trace) {
+		guint32 subbuf_size, num_subbuf;
+
+		tc_session_kernel_flight_geometry(session, &subbuf_size, &num_subbuf);
+		streams += (guint64)cpus;
+		largest = MAX(largest, subbuf_size);
 	}
 	if (streams == 0 || max_bytes / streams < largest) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -236,6 +245,10 @@ tc_session_op_snapshot_record_with(TcSession *session, const TcSnapshotOptions *
 						per_stream, &packets, error))
 			return FALSE;
 	}
+	/* Right after the user-space buffers, on the same clock: one timeline. */
+	if (!tc_session_kernel_snapshot_locked(session, consumer, root, relay_url ? &relay : NULL,
+					       per_stream, &packets, error))
+		return FALSE;
 	if (relay_url) {
 		char *described = snapshot_relay_description(&relay, relay_url, root);
 

@@ -39,12 +39,20 @@ test_instance_setup(void)
 	g_assert_cmpint(tc_helper_request_instance_setup(4096, &clock, size, sizeof(size)), ==, 0);
 	g_assert_cmpstr(clock, ==, "mono");
 	g_assert_cmpstr(size, ==, "4096");
+	/* A flight recorder's flag is no part of the size. */
+	g_assert_cmpint(tc_helper_request_instance_setup(TC_KERNEL_OVERWRITE | 1024, &clock, size,
+							 sizeof(size)),
+			==, 0);
+	g_assert_cmpstr(size, ==, "1024");
+	g_assert_true(tc_helper_request_instance_overwrites(TC_KERNEL_OVERWRITE | 1024));
+	g_assert_false(tc_helper_request_instance_overwrites(1024));
 #ifdef __x86_64__
-	g_assert_cmpint(tc_helper_request_instance_setup(TC_KERNEL_CLOCK_TSC | 0x7fffffff, &clock,
+	g_assert_cmpint(tc_helper_request_instance_setup(TC_KERNEL_CLOCK_TSC | 0x3fffffff, &clock,
 							 size, sizeof(size)),
 			==, 0);
 	g_assert_cmpstr(clock, ==, "x86-tsc");
-	g_assert_cmpstr(size, ==, "2147483647");
+	g_assert_cmpstr(size, ==, "1073741823");
+	g_assert_false(tc_helper_request_instance_overwrites(TC_KERNEL_CLOCK_TSC | 0x3fffffff));
 #else
 	g_assert_cmpint(
 	    tc_helper_request_instance_setup(TC_KERNEL_CLOCK_TSC, &clock, size, sizeof(size)), ==,

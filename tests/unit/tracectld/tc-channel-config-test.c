@@ -144,9 +144,6 @@ test_refusals(void)
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 }
 
-/* Every name of the list parses, and its counter spells back to it. */
-/* A kernel channel is channel0, in discard mode, without switch timer:
- * anything else is refused, naming what cannot be honoured. */
 /* $app.PROVIDER:NAME: each once, in the order given, listed back with
  * its prefix; malformed ones and a ninth refused. */
 static void
@@ -207,6 +204,10 @@ test_app_contexts(void)
 	g_assert_nonnull(strstr(error->message, "More than 8 application contexts given"));
 }
 
+
+/* A kernel channel is channel0, in discard mode (overwrite mode in a
+ * snapshot session, its flight recorder), without switch timer: anything
+ * else is refused, naming what cannot be honoured. */
 static void
 test_kernel(void)
 {
@@ -214,22 +215,30 @@ test_kernel(void)
 	g_autoptr(GError) error = NULL;
 
 	tc_channel_config_init_default(&config, FALSE);
-	g_assert_true(tc_channel_config_kernel_check("channel0", &config, &error));
+	g_assert_true(tc_channel_config_kernel_check("channel0", &config, FALSE, &error));
 	g_assert_no_error(error);
-	g_assert_false(tc_channel_config_kernel_check("k", &config, &error));
+	g_assert_false(tc_channel_config_kernel_check("k", &config, FALSE, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_NOT_SUPPORTED);
 	g_assert_nonnull(strstr(error->message, "a second kernel channel cannot be honoured"));
 	g_clear_error(&error);
 	config.overwrite = TRUE;
-	g_assert_false(tc_channel_config_kernel_check("channel0", &config, &error));
-	g_assert_nonnull(strstr(error->message, "does not overwrite"));
+	g_assert_false(tc_channel_config_kernel_check("channel0", &config, FALSE, &error));
+	g_assert_nonnull(strstr(error->message, "does not overwrite outside snapshot sessions"));
 	g_clear_error(&error);
+	/* A snapshot session's kernel channel is its flight recorder. */
+	g_assert_true(tc_channel_config_kernel_check("channel0", &config, TRUE, &error));
+	g_assert_no_error(error);
 	config.overwrite = FALSE;
+	g_assert_false(tc_channel_config_kernel_check("channel0", &config, TRUE, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "must be in overwrite mode"));
+	g_clear_error(&error);
 	config.switch_timer_us = 100000;
-	g_assert_false(tc_channel_config_kernel_check("channel0", &config, &error));
+	g_assert_false(tc_channel_config_kernel_check("channel0", &config, FALSE, &error));
 	g_assert_nonnull(strstr(error->message, "no switch timer"));
 }
 
+/* Every name of the list parses, and its counter spells back to it. */
 static void
 test_list(void)
 {
