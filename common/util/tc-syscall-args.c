@@ -7,64 +7,46 @@
  * field is written "NAME:KIND ARG [ARG2]" with no spaces, KIND one of
  * enum tc_syscall_args_kind and ARG the argument register (0 to 5).
  * Integers have lttng-modules' signedness and, but for unsigned short
- * and enumerations (written as 32-bit integers), its width.
+ * (written as a 32-bit integer), its width.
+ *
+ * Two tables: the calls lttng-modules overrides (its
+ * syscalls_pointers_override.h and x86-64-syscalls_pointers_override.h:
+ * socket addresses, descriptor pairs, clone's names), written here, then
+ * every other call as its generated headers have it
+ * (tc-syscall-args-lttng.h, tools/gen-syscall-args-lttng).
  */
 #include "tc-syscall-args.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "tc-syscall-args-lttng.h"
+
 static const struct {
-	const char *name; /* <sys/syscall.h>'s */
+	const char *name; /* lttng-modules' */
 	const char *entry;
 	const char *exit;
 } calls[] = {
 	/* Sorted by name, for bsearch(). */
 	{"accept", "fd:d0 upeer_sockaddr:x1 upeer_addrlen:i2", "sport:A12"},
 	{"accept4", "fd:d0 upeer_sockaddr:x1 upeer_addrlen:i2 flags:x3", "sport:A12"},
-	{"access", "filename:s0 mode:d1", ""},
-	{"bind", "fd:d0 umyaddr:x1 addrlen:d2", ""},
-	{"chdir", "filename:s0", ""},
 	{"clone", "flags:x0 newsp:x1 parent_tid:x2 child_tid:x3", ""},
-	{"close", "fd:u0", ""},
 	{"connect", "fd:d0 uservaddr:x1 addrlen:x2 dport:a12", ""},
-	{"creat", "pathname:s0 mode:u1", ""},
-	{"dup", "fildes:u0", ""},
-	{"dup2", "oldfd:u0 newfd:u1", ""},
-	{"dup3", "oldfd:u0 newfd:u1 flags:d2", ""},
 	{"execve", "filename:s0 argv:x1 envp:x2", ""},
-	{"exit_group", "error_code:d0", ""},
-	{"faccessat", "dfd:d0 filename:s1 mode:d2", ""},
-	{"fstat", "fd:u0", "statbuf:x1"},
-	{"lseek", "fd:u0 offset:D1 whence:u2", ""},
-	{"lstat", "filename:s0", "statbuf:x1"},
-	{"mkdir", "pathname:s0 mode:u1", ""},
-	{"mkdirat", "dfd:d0 pathname:s1 mode:u2", ""},
-	{"newfstatat", "dfd:d0 filename:s1 flag:d3", "statbuf:x2"},
-	{"open", "filename:s0 flags:d1 mode:u2", ""},
-	{"openat", "dfd:d0 filename:s1 flags:d2 mode:u3", ""},
-	{"pipe", "", "fildes:x0"},
 	{"pipe2", "flags:d1", "fildes:p0"},
-	{"pread64", "fd:u0 count:U2 pos:D3", "buf:x1"},
-	{"pwrite64", "fd:u0 buf:x1 count:U2 pos:D3", ""},
-	{"read", "fd:u0 count:U2", "buf:x1"},
-	{"socket", "family:d0 type:d1 protocol:d2", ""},
 	{"socketpair", "family:d0 type:d1 protocol:d2", "socket:p3"},
-	{"stat", "filename:s0", "statbuf:x1"},
-	{"statx", "dfd:d0 filename:s1 flags:u2 mask:u3 buffer:x4",
-	 "dfd:d0 flags:u2 mask:u3 buffer:x4"},
-	{"unlink", "pathname:s0", ""},
-	{"unlinkat", "dfd:d0 pathname:s1 flag:d2", ""},
-	{"write", "fd:u0 buf:x1 count:U2", ""},
 };
 
-/* lttng-modules names x86-64's stat family after the kernel's functions. */
+/* lttng-modules names some of x86-64's calls after the kernel's
+ * functions rather than <sys/syscall.h>'s names. */
 static const struct {
 	const char *name, *lttng;
 } lttng_names[] = {
 	{"fstat", "newfstat"},
 	{"lstat", "newlstat"},
+	{"sendfile", "sendfile64"},
 	{"stat", "newstat"},
+	{"umount2", "umount"},
 	{"uname", "newuname"},
 };
 
@@ -102,18 +84,39 @@ parse_field(const char *token, size_t len, struct tc_syscall_args_field *field)
 	return field->arg < 6 && field->arg2 < 6;
 }
 
-bool
-tc_syscall_args_layout(const char *name, bool is_exit, struct tc_syscall_args_layout *layout)
+static int
+compare_lttng_name(const void *key, const void *entry)
+{
+	return strcmp(key, ((const __typeof__(lttng_calls[0]) *)entry)->name);
+}
+
+/* The entry's or exit's fields of the call lttng-modules names name, or
+ * NULL. */
+static const char *
+spec_of(const char *name, bool is_exit)
 {
 	const __typeof__(calls[0]) *call =
 	    bsearch(name, calls, N_ELEMENTS(calls), sizeof(calls[0]), compare_name);
-	const char *spec;
+	const __typeof__(lttng_calls[0]) *generated;
+
+	if (call)
+		return is_exit ? call->exit : call->entry;
+	generated = bsearch(name, lttng_calls, N_ELEMENTS(lttng_calls), sizeof(lttng_calls[0]),
+			    compare_lttng_name);
+	if (generated)
+		return is_exit ? generated->exit : generated->entry;
+	return NULL;
+}
+
+bool
+tc_syscall_args_layout(const char *name, bool is_exit, struct tc_syscall_args_layout *layout)
+{
+	const char *spec = spec_of(tc_syscall_args_lttng_name(name), is_exit);
 
 	memset(layout, 0, sizeof(*layout));
 	layout->copy = -1;
-	if (!call)
+	if (!spec)
 		return false;
-	spec = is_exit ? call->exit : call->entry;
 	while (*spec) {
 		size_t len = strcspn(spec, " ");
 		struct tc_syscall_args_field *field = &layout->fields[layout->count];

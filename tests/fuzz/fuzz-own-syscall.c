@@ -62,7 +62,8 @@ static unsigned long long outcomes[OUTCOMES];
 
 /* The calls picked by the input's first byte: the decoded ones first. */
 static const char *const picks[] = {"openat", "read", "write", "pipe2", "connect", "accept",
-				    "accept4", "socketpair", "newfstatat", "execve", "getppid"};
+				    "accept4", "socketpair", "newfstatat", "execve",
+				    "landlock_add_rule"};
 
 static void
 write_payload(uint8_t *out, const struct tc_syscall_args_layout *layout, bool is_exit,
@@ -121,7 +122,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef FUZZ_LIBFUZZER
 /* Seeds: openat's path, connect's IPv4 and IPv6 addresses, pipe2's and
- * accept's exits, read's exit, and a call not decoded. */
+ * accept's exits, read's exit, and a call not decoded (landlock_add_rule:
+ * lttng-modules' table came before it). */
 struct seed {
 	uint8_t pick, is_exit;
 	struct tc_own_record head;

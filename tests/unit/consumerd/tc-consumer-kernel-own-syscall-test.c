@@ -42,9 +42,13 @@ test_table(void)
 		for (unsigned int f = 0; f < exit.count; f++)
 			g_assert_true(strchr("duDUxsiaAp", exit.fields[f].kind));
 	}
-	/* Every line of the table, each a call of x86-64 and arm64 alike
-	 * but for the legacy ones: a misspelt name would be missed here. */
-	g_assert_cmpuint(decoded, >=, 25);
+	/* lttng-modules has every call of x86-64 but 22 that Linux no
+	 * longer has or that came after its table (landlock_*); a misspelt
+	 * name in the table of overrides or of aliases would be missed. */
+#ifdef __x86_64__
+	g_assert_cmpuint(decoded, ==, tc_syscall_name_count() - 22);
+#endif
+	g_assert_cmpuint(decoded, >=, 7);
 	g_assert_cmpstr(tc_syscall_args_lttng_name("stat"), ==, "newstat");
 	g_assert_cmpstr(tc_syscall_args_lttng_name("openat"), ==, "openat");
 }
