@@ -356,35 +356,76 @@ emit_syscall(__u16 type, struct task_struct *task, __s32 nr, __s64 value, const 
 	bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * The named calls' programs are BTF tracepoints (tp_btf), called with the
+ * tracepoint's own arguments: a classic tracepoint program first has
+ * perf's buffer filled with the event's fields, which costs every call
+ * of every task while the programs are attached. The registers are the
+ * task's saved user registers, read as the architecture passes a system
+ * call's arguments.
+ */
+static __always_inline void
+regs_args(struct pt_regs *regs, __u64 args[6])
+{
+#if defined(__TARGET_ARCH_x86)
+	args[0] = BPF_CORE_READ(regs, di);
+	args[1] = BPF_CORE_READ(regs, si);
+	args[2] = BPF_CORE_READ(regs, dx);
+	args[3] = BPF_CORE_READ(regs, r10);
+	args[4] = BPF_CORE_READ(regs, r8);
+	args[5] = BPF_CORE_READ(regs, r9);
+#elif defined(__TARGET_ARCH_arm64)
+	args[0] = BPF_CORE_READ(regs, orig_x0);
+	args[1] = BPF_CORE_READ(regs, regs[1]);
+	args[2] = BPF_CORE_READ(regs, regs[2]);
+	args[3] = BPF_CORE_READ(regs, regs[3]);
+	args[4] = BPF_CORE_READ(regs, regs[4]);
+	args[5] = BPF_CORE_READ(regs, regs[5]);
+#else
+#error "the own tier's system call arguments: unknown architecture"
+#endif
+}
+
+/* The number of the system call regs is the task's registers in. */
+static __always_inline long
+regs_syscall_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)BPF_CORE_READ(regs, orig_ax);
+#else
+	return (long)BPF_CORE_READ(regs, syscallno);
+#endif
+}
+
 /* A named system call's entry: its number and six argument registers,
  * and what the table copies of its memory (a path, a socket address),
  * under its own record type so that the consumer names it. Its
  * registers are kept for its exit when the exit is recorded too. */
-SEC("tracepoint/raw_syscalls/sys_enter")
+SEC("tp_btf/sys_enter")
 int
-own_syscall_entry(struct trace_event_raw_sys_enter *ctx)
+BPF_PROG(own_syscall_entry, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	bool entry = in_named_set(syscall_entry_set, ctx->id, task);
-	bool exit = in_named_set(syscall_exit_set, ctx->id, task);
-	__u64 nr = (__u64)ctx->id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
+	bool entry = in_named_set(syscall_entry_set, id, task);
+	bool exit = in_named_set(syscall_exit_set, id, task);
+	__u64 nr = (__u64)id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
 	struct saved_call *saved;
 	__u64 args[6];
 
 	if (!(entry || exit) || !current_is_owners())
 		return 0;
-	copy_args(ctx, args);
+	regs_args(regs, args);
 	if (exit) {
 		saved = bpf_task_storage_get(&saved_calls, task, NULL,
 					     BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (saved) {
-			saved->nr = ctx->id;
+			saved->nr = id;
 			for (int i = 0; i < 6; i++)
 				saved->args[i] = args[i];
 		}
 	}
 	if (entry)
-		emit_syscall(TC_OWN_SYSCALL_ENTRY, task, (__s32)ctx->id, 0, args,
+		emit_syscall(TC_OWN_SYSCALL_ENTRY, task, (__s32)id, 0, args,
 			     syscall_copy[nr].entry, syscall_copy[nr].entry_arg,
 			     syscall_copy[nr].entry_len_arg);
 	return 0;
@@ -393,27 +434,28 @@ own_syscall_entry(struct trace_event_raw_sys_enter *ctx)
 /* A named call's exit: its return value, the registers of its entry and
  * what the table copies of the memory the call wrote (pipe2's two
  * descriptors, accept's peer address), read only when it succeeded. */
-SEC("tracepoint/raw_syscalls/sys_exit")
+SEC("tp_btf/sys_exit")
 int
-own_syscall_exit(struct trace_event_raw_sys_exit *ctx)
+BPF_PROG(own_syscall_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 nr = (__u64)ctx->id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
+	long id = regs_syscall_nr(regs);
+	__u64 nr = (__u64)id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
 	__u64 args[6] = {};
 	struct saved_call *saved;
 	__u8 kind = TC_OWN_COPY_NONE;
 
-	if (!in_named_set(syscall_exit_set, ctx->id, task) || !current_is_owners())
+	if (!in_named_set(syscall_exit_set, id, task) || !current_is_owners())
 		return 0;
 	saved = bpf_task_storage_get(&saved_calls, task, NULL, 0);
-	if (saved && saved->nr == ctx->id) {
+	if (saved && saved->nr == id) {
 		for (int i = 0; i < 6; i++)
 			args[i] = saved->args[i];
 		saved->nr = -1;
-		if (ctx->ret >= 0)
+		if (ret >= 0)
 			kind = syscall_copy[nr].exit;
 	}
-	emit_syscall(TC_OWN_SYSCALL_EXIT, task, (__s32)ctx->id, ctx->ret, args, kind,
+	emit_syscall(TC_OWN_SYSCALL_EXIT, task, (__s32)id, ret, args, kind,
 		     syscall_copy[nr].exit_arg, syscall_copy[nr].exit_len_arg);
 	return 0;
 }
