@@ -97,7 +97,9 @@ struct tc_own_record {
  * A named system call whose arguments point to memory the programs copy
  * (the table of common/util/tc-syscall-args.c): the record above, type
  * TC_OWN_SYSCALL_ENTRY or TC_OWN_SYSCALL_EXIT, followed by the bytes
- * copied from the task. An exit's args are the registers its entry had
+ * copied from the task. It is written into the ring only as long as
+ * data_len makes it (at least up to data, at most the whole struct): a
+ * reader takes data_len bytes only when the record holds them. An exit's args are the registers its entry had
  * (the programs keep them per task), so that output arguments are known
  * at exit. A call that copies nothing makes a plain tc_own_record.
  */

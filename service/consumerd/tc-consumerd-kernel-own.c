@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,8 @@
 #define PACKET_RECORDS 4096u
 /* The largest event: header, context, a named system call's payload. */
 #define EVENT_MAX (12u + 12u + TC_CONSUMERD_OWN_SYSCALL_PAYLOAD_MAX)
-/* 4 MiB of 88-byte records every 20 ms: about 2 million a second. */
+/* 4 MiB of 88-byte records every 20 ms: about 2 million a second (a
+ * system call record with a path takes 88 more bytes and the path's). */
 #define READ_INTERVAL_US 20000
 
 struct ring {
@@ -374,13 +376,13 @@ drain_locked(struct tc_consumerd_own_trace *trace)
 		if (len & RING_BUSY)
 			break;
 		cons += (RING_HEADER + size + 7) & ~7ull;
-		if ((len & RING_DISCARD) ||
-		    (size != sizeof(record.head) && size != sizeof(record)))
+		if ((len & RING_DISCARD) || size < sizeof(record.head) || size > sizeof(record))
 			continue;
 		/* A plain record, or one with the bytes a system call's
-		 * arguments pointed to. */
+		 * arguments pointed to, as many as it holds. */
 		memcpy(&record, slot + RING_HEADER, size);
-		if (size == sizeof(record.head))
+		if (size < offsetof(struct tc_own_syscall_record, data) ||
+		    record.data_len > size - offsetof(struct tc_own_syscall_record, data))
 			record.data_len = 0;
 		if (record.head.type >= TC_OWN_SYS_ENTER &&
 		    record.head.type <= TC_OWN_RECORD_TYPE_LAST)

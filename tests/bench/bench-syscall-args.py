@@ -7,8 +7,10 @@ arguments (`enable-event -k --own --syscall openat,read,close`: the path
 copied at entry, read's buffer at exit), against `perf record -e
 'syscalls:sys_enter_*,syscalls:sys_exit_*' -p PID` as root on the same
 process (Debian's linux-perf, the anchor: registers, no path), and
-`strace -f -o FILE` beside them. Each run measures the loop's own time;
-the workload alone is the best of three. Prints:
+`strace -f -o FILE` beside them. Each run measures the loop's own time.
+The machine is shared: the workload alone, ours and perf's run in turn,
+ROUNDS times (3), and each figure takes the best of its runs, the one
+least disturbed by others' work; strace runs once. Prints:
 
   figure NAME ours=X anchor=Y ratio=X/Y unit=U
 
@@ -17,9 +19,9 @@ syscall_args_slowdown   the loop's time traced over its time alone,
                         overheads, printed as syscall_args_overhead)
 syscall_args_overhead   the same less 1: the time tracing added
 syscall_args_strace     strace's slowdown, against perf's
-syscall_args_recorder_cpu_s  the recorder's CPU time: our consumer's
-                        (reading the ring, writing CTF) against perf
-                        record's
+syscall_args_recorder_cpu_s  the recorder's CPU time, the least of its
+                        runs: our consumer's (reading the ring, writing
+                        CTF) against perf record's
 syscall_args_events     system call events recorded by us (entries and
                         exits), against the loop's 6 a round
 """
@@ -37,6 +39,7 @@ from benchlib import figure  # noqa: E402
 from tracelib import read_streams  # noqa: E402
 
 CALLS = int(os.environ.get("TRACECTL_BENCH_CALLS", "1000000"))
+ROUNDS = int(os.environ.get("TRACECTL_BENCH_ROUNDS", "3"))
 USER = "tcargsbench"
 RULE = """polkit.addRule(function(action, subject) {
     if (action.id == "org.tracectl.Tracing1.trace-kernel-own" && subject.user == "%s")
@@ -79,8 +82,8 @@ def consumer_pid(user):
     return int(pids[0])
 
 
-def measure_ours(svc, user, program, path):
-    out = os.path.join(user.home, "bench-args")
+def measure_ours(svc, user, program, path, round_):
+    out = os.path.join(user.home, f"bench-args-{round_}")
     svc.cli("create", "args", "--output", out, user=user)
     svc.cli("enable-event", "-k", "--own", "--syscall", "openat,read,close", user=user)
     svc.cli("start", user=user)
@@ -90,10 +93,14 @@ def measure_ours(svc, user, program, path):
     elapsed = release(proc)
     svc.cli("stop", user=user)
     cpu = cpu_seconds(consumer) - cpu
-    events = read_streams(os.path.join(out, "kernel-own"))["events"]
-    opened = [e for e in events if e["name"] == "syscall_entry_openat" and e["filename"] == path]
-    check(len(opened) >= CALLS * 0.99, f"{len(opened)} openat() of {path} recorded")
-    count = len([e for e in events if e["name"].startswith("syscall_")])
+    count = 0
+    if round_ == 0:
+        # Reading six million events takes a while: the first round's.
+        events = read_streams(os.path.join(out, "kernel-own"))["events"]
+        opened = [e for e in events
+                  if e["name"] == "syscall_entry_openat" and e["filename"] == path]
+        check(len(opened) >= CALLS * 0.99, f"{len(opened)} openat() of {path} recorded")
+        count = len([e for e in events if e["name"].startswith("syscall_")])
     svc.cli("destroy", "args", user=user)
     return elapsed, count, cpu
 
@@ -137,12 +144,25 @@ def main():
         with open(path, "wb") as f:
             f.write(os.urandom(4096))
         os.chmod(path, 0o644)
-        alone = min(release(gated(user, program, path)) for _ in range(3))
-        ours, count, ours_cpu = measure_ours(svc, user, program, path)
-        perf, perf_cpu = measure_perf(tmp, user, program, path)
+        runs = {"alone": [], "ours": [], "ours_cpu": [], "perf": []}
+        count = 0
+        for round_ in range(ROUNDS):
+            runs["alone"].append(release(gated(user, program, path)))
+            ours, events, ours_cpu = measure_ours(svc, user, program, path, round_)
+            runs["ours"].append(ours)
+            runs["ours_cpu"].append(ours_cpu)
+            count = events or count
+            runs["perf"].append(measure_perf(tmp, user, program, path))
+            print(f"round {round_}: alone {runs['alone'][-1]:.3f} s, ours {ours:.3f} s "
+                  f"(consumer {ours_cpu:.2f} s of CPU), perf {runs['perf'][-1][0]:.3f} s "
+                  f"(perf record {runs['perf'][-1][1]:.2f} s of CPU)", flush=True)
         strace = measure_strace(tmp, user, program, path)
-    print(f"alone {alone:.3f} s, ours {ours:.3f} s, perf {perf:.3f} s, strace {strace:.3f} s "
-          f"for {CALLS} rounds", flush=True)
+    alone, ours = min(runs["alone"]), min(runs["ours"])
+    perf = min(elapsed for elapsed, _ in runs["perf"])
+    ours_cpu = min(runs["ours_cpu"])
+    perf_cpu = min(cpu for _, cpu in runs["perf"])
+    print(f"best: alone {alone:.3f} s, ours {ours:.3f} s, perf {perf:.3f} s; "
+          f"strace {strace:.3f} s; for {CALLS} openat+read+close", flush=True)
     figure("syscall_args_slowdown", ours / alone, perf / alone, "x")
     figure("syscall_args_overhead", ours / alone - 1, perf / alone - 1, "x", may_be_zero=True)
     figure("syscall_args_strace", strace / alone, perf / alone, "x")

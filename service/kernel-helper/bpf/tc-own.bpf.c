@@ -316,14 +316,26 @@ copy_memory(__u8 *data, __u8 kind, const __u64 *args, __u8 arg, __u8 len_arg)
 	return (__u32)len;
 }
 
+/* A named call's record with copied bytes is built here, then written
+ * into the ring at its length: the room a path may take is reserved
+ * nowhere in the ring, only here, once per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_own_syscall_record);
+} syscall_scratch SEC(".maps");
+
+#define SYSCALL_RECORD_HEAD_SIZE (sizeof(struct tc_own_syscall_record) - TC_OWN_SYSCALL_DATA_MAX)
+
 /* A named call's record: a plain one when nothing is copied, else one
- * with the copied bytes (tc_own_syscall_record). */
+ * with the copied bytes (tc_own_syscall_record), as long as they are. */
 static __always_inline void
 emit_syscall(__u16 type, struct task_struct *task, __s32 nr, __s64 value, const __u64 *args,
 	     __u8 kind, __u8 arg, __u8 len_arg)
 {
 	struct tc_own_syscall_record *record;
-	__u32 zero = 0;
+	__u32 zero = 0, size;
 	struct own_bucket *bucket;
 
 	if (kind == TC_OWN_COPY_NONE) {
@@ -331,15 +343,10 @@ emit_syscall(__u16 type, struct task_struct *task, __s32 nr, __s64 value, const 
 		return;
 	}
 	bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
-	if (bucket && bucket->ring_dropped) {
+	record = bpf_map_lookup_elem(&syscall_scratch, &zero);
+	if (!record || (bucket && bucket->ring_dropped)) {
 		/* emit() records the loss first, in a slot of its own. */
 		emit(type, task, nr, value, args, 6);
-		return;
-	}
-	record = bpf_ringbuf_reserve(&records, sizeof(*record), 0);
-	if (!record) {
-		if (bucket)
-			bucket->ring_dropped++;
 		return;
 	}
 	record->head.timestamp = bpf_ktime_get_ns();
@@ -353,7 +360,11 @@ emit_syscall(__u16 type, struct task_struct *task, __s32 nr, __s64 value, const 
 		record->head.args[i] = scrub(args[i]);
 	record->reserved = 0;
 	record->data_len = copy_memory(record->data, kind, args, arg, len_arg);
-	bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
+	size = SYSCALL_RECORD_HEAD_SIZE + (record->data_len & (2 * TC_OWN_SYSCALL_DATA_MAX - 1));
+	if (size > sizeof(*record))
+		size = sizeof(*record);
+	if (bpf_ringbuf_output(&records, record, size, BPF_RB_NO_WAKEUP) != 0 && bucket)
+		bucket->ring_dropped++;
 }
 
 /*
