@@ -7,14 +7,17 @@ arguments (`enable-event -k --own --syscall openat,read,close`: the path
 copied at entry, read's buffer at exit), against `perf record -e
 'syscalls:sys_enter_*,syscalls:sys_exit_*' -p PID` as root on the same
 process (Debian's linux-perf, the anchor: registers, no path), and
-`strace -f -o FILE` beside them. Each run measures the loop's own time.
-The machine is shared: the workload alone, ours and perf's run in turn,
-ROUNDS times (3), and each figure takes the best of its runs, the one
-least disturbed by others' work; strace runs once. Prints:
+`strace -f -o FILE` beside them. Each run measures the workload's CPU
+time, user and system: the programs and perf's tracepoints run in its
+system calls, and a shared machine's other work delays it without
+adding to it. The workload alone, ours and perf's run in turn, ROUNDS
+times (3), and each figure takes the best of its runs; strace runs
+once, timed by the loop's wall clock (it stops the task, which then
+uses no CPU), against a run alone timed the same way. Prints:
 
   figure NAME ours=X anchor=Y ratio=X/Y unit=U
 
-syscall_args_slowdown   the loop's time traced over its time alone,
+syscall_args_slowdown   the workload's CPU time traced over alone,
                         ours against perf's (goal: ratio <= 0.5 of the
                         overheads, printed as syscall_args_overhead)
 syscall_args_overhead   the same less 1: the time tracing added
@@ -60,12 +63,18 @@ def gated(user, program, path, prefix=()):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
 
 
-def release(proc):
+def release(proc, cpu=True):
+    """Lets the workload run; its CPU time (user and system: the
+    programs and perf's tracepoints run in its system calls), or with
+    cpu False the loop's own wall time (strace stops the task, which
+    then uses no CPU)."""
     proc.stdin.write("\n")
     proc.stdin.close()
     out = proc.stdout.read()
-    check(proc.wait() == 0, "the workload failed")
-    return float(out)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    check(proc.returncode == 0, "the workload failed")
+    return usage.ru_utime + usage.ru_stime if cpu else float(out)
 
 
 def cpu_seconds(pid):
@@ -121,7 +130,7 @@ def measure_perf(tmp, user, program, path):
 
 def measure_strace(tmp, user, program, path):
     proc = gated(user, program, path, ["strace", "-f", "-o", os.path.join(tmp, "strace.out")])
-    return release(proc)
+    return release(proc, cpu=False)
 
 
 def main():
@@ -157,15 +166,17 @@ def main():
                   f"(consumer {ours_cpu:.2f} s of CPU), perf {runs['perf'][-1][0]:.3f} s "
                   f"(perf record {runs['perf'][-1][1]:.2f} s of CPU)", flush=True)
         strace = measure_strace(tmp, user, program, path)
+        wall = release(gated(user, program, path), cpu=False)
     alone, ours = min(runs["alone"]), min(runs["ours"])
     perf = min(elapsed for elapsed, _ in runs["perf"])
     ours_cpu = min(runs["ours_cpu"])
     perf_cpu = min(cpu for _, cpu in runs["perf"])
-    print(f"best: alone {alone:.3f} s, ours {ours:.3f} s, perf {perf:.3f} s; "
-          f"strace {strace:.3f} s; for {CALLS} openat+read+close", flush=True)
+    print(f"best CPU times: alone {alone:.3f} s, ours {ours:.3f} s, perf {perf:.3f} s; "
+          f"wall times: strace {strace:.3f} s, alone {wall:.3f} s; "
+          f"for {CALLS} openat+read+close", flush=True)
     figure("syscall_args_slowdown", ours / alone, perf / alone, "x")
     figure("syscall_args_overhead", ours / alone - 1, perf / alone - 1, "x", may_be_zero=True)
-    figure("syscall_args_strace", strace / alone, perf / alone, "x")
+    figure("syscall_args_strace", strace / wall, perf / alone, "x")
     figure("syscall_args_recorder_cpu_s", ours_cpu, perf_cpu, "s")
     figure("syscall_args_events", count, 6 * CALLS, "events")
 
