@@ -56,8 +56,8 @@ enum outcome {
 	COPIED,
 	OUTCOMES,
 };
-static const char *const outcome_names[OUTCOMES] = {"decoded entry", "decoded exit",
-						    "registers only", "data copied"};
+static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
+    "decoded entry", "decoded exit", "registers only", "data copied"};
 static unsigned long long outcomes[OUTCOMES];
 
 /* The calls picked by the input's first byte: the decoded ones first. */
