@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reaching the service: the system bus when it can be reached, otherwise
- * the bus of an embedded tracectld, whose address is in <rundir>/bus.
+ * the bus of an embedded tracectld, whose address is in <rundir>/bus; and
+ * calling it. One sd-bus connection, made and used synchronously on the
+ * calling thread: no worker thread, no type system, every argument and
+ * reply crossing tc-client-gvariant.c. Errors read as GDBus's did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,16 +14,20 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tc-client-gvariant.h"
 #include "tc-client.h"
 
-#define TC_NAME "org.tracectl.Tracing1"
-#define TC_MANAGER_PATH "/org/tracectl/Tracing1"
 /* Stop waits until the trace is on disk: be patient. */
 #define CALL_TIMEOUT_MS (10 * 60 * 1000)
 /* An address is one line; anything longer is not one tracectld wrote. */
 #define BUS_FILE_MAX 4096
+/* sd-bus's default, and GDBus's. */
+#define SYSTEM_BUS_ADDRESS "unix:path=/run/dbus/system_bus_socket"
+#define PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
 
-static GDBusConnection *connection;
+/* The one connection of the command, used from the main thread only
+ * (sd-bus is not thread-safe). */
+static sd_bus *bus;
 
 static const char *
 rundir(void)
@@ -101,13 +108,60 @@ read_bus_file(const char *path, GError **error)
 	return g_strstrip(g_strdup(buf));
 }
 
-static GDBusConnection *
+/* A client connection to address, started: the socket is connected on
+ * return; authentication and Hello finish with the first call, which
+ * waits for them (sd-bus pipelines the three). No descriptor passing is
+ * negotiated: the interface passes none (tc-client-gvariant.h). */
+static sd_bus *
+open_address(const char *address, GError **error)
+{
+	sd_bus *b = NULL;
+	int r = sd_bus_new(&b);
+
+	if (r >= 0)
+		r = sd_bus_set_address(b, address);
+	if (r >= 0)
+		r = tc_client_bus_setup(b);
+	if (r >= 0)
+		r = sd_bus_start(b);
+	if (r < 0) {
+		/* GDBus's words, which the messages built on them kept. */
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "Could not connect: %s",
+			    g_strerror(-r));
+		sd_bus_unref(b);
+		return NULL;
+	}
+	return b;
+}
+
+int
+tc_client_bus_setup(sd_bus *b)
+{
+	int r = sd_bus_set_bus_client(b, TRUE);
+
+	if (r >= 0)
+		r = sd_bus_negotiate_fds(b, FALSE);
+	/* sd-bus's default is 25 s; Stop waits until the trace is on disk. */
+	if (r >= 0)
+		r = sd_bus_set_method_call_timeout(b, (guint64)CALL_TIMEOUT_MS * 1000);
+	return r;
+}
+
+static sd_bus *
+connect_system(GError **error)
+{
+	const char *address = g_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+	return open_address(address && *address ? address : SYSTEM_BUS_ADDRESS, error);
+}
+
+static sd_bus *
 connect_embedded(const char *why, GError **error)
 {
 	g_autofree char *path = g_build_filename(rundir(), "bus", NULL);
 	g_autofree char *address = NULL;
 	g_autoptr(GError) local_error = NULL;
-	GDBusConnection *bus;
+	sd_bus *b;
 
 	address = read_bus_file(path, &local_error);
 	if (address == NULL && g_error_matches(local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)) {
@@ -123,41 +177,42 @@ connect_embedded(const char *why, GError **error)
 			    path, local_error->message);
 		return NULL;
 	}
-	bus = g_dbus_connection_new_for_address_sync(
-		address,
-		G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-			G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-		NULL, NULL, &local_error);
-	if (bus == NULL)
+	b = open_address(address, &local_error);
+	if (b == NULL)
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
 			    "cannot reach the tracectl service at %s (from %s): %s", address, path,
 			    local_error->message);
-	return bus;
+	return b;
 }
 
-GDBusConnection *
-tc_client_connect(GError **error)
+sd_bus *
+tc_client_bus(GError **error)
 {
 	g_autoptr(GError) system_error = NULL;
 	g_autoptr(GError) embedded_error = NULL;
 
-	if (connection)
-		return connection;
-	if (tc_client_is_remote()) {
-		connection = tc_client_remote_connect(error);
-		return connection;
+	if (bus)
+		return bus;
+	if (!tc_client_libsystemd_load(&system_error)) {
+		g_set_error_literal(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
+				    system_error->message);
+		return NULL;
 	}
-	connection = g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &system_error);
-	if (connection == NULL) {
+	if (tc_client_is_remote()) {
+		bus = tc_client_remote_connect(error);
+		return bus;
+	}
+	bus = connect_system(&system_error);
+	if (bus == NULL) {
 		g_debug("No system bus: %s", system_error->message);
-		connection = connect_embedded(system_error->message, &embedded_error);
+		bus = connect_embedded(system_error->message, &embedded_error);
 	}
 	/* Whatever kept us from a bus, the service is what cannot be reached
 	 * (TC_EXIT_UNREACHABLE), not a session or a file. */
-	if (connection == NULL)
+	if (bus == NULL)
 		g_set_error_literal(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
 				    embedded_error->message);
-	return connection;
+	return bus;
 }
 
 guint32
@@ -169,43 +224,128 @@ tc_client_caller_uid(void)
 	if (!tc_client_is_remote())
 		return getuid();
 	/* Asked once: a bus that does not answer is not asked again. */
-	if (!is_asked && connection) {
-		remote_uid = tc_client_remote_caller_uid(connection);
+	if (!is_asked && bus) {
+		remote_uid = tc_client_remote_caller_uid(bus);
 		is_asked = TRUE;
 	}
 	return remote_uid;
 }
 
-TcDbusManager *
-tc_client_manager(GError **error)
+/* Whether a failed call's error is sd-bus's own timeout, not an error
+ * that a peer named Timeout: sd-bus words its own with strerror(). */
+static gboolean
+is_local_timeout(int r, const sd_bus_error *bus_error)
 {
-	/* One proxy per command: each new one would look the owner up again. */
-	static TcDbusManager *manager;
-	GDBusConnection *bus;
+	return r == -ETIMEDOUT && sd_bus_error_has_name(bus_error, SD_BUS_ERROR_TIMEOUT) &&
+	       g_strcmp0(bus_error->message, g_strerror(ETIMEDOUT)) == 0;
+}
 
-	if (manager)
-		return g_object_ref(manager);
-	bus = tc_client_connect(error);
-	if (bus == NULL)
+void
+tc_client_bus_set_error(int r, const sd_bus_error *bus_error, GError **error)
+{
+	/* The GErrors GDBus gave, so that what the user reads, the exit
+	 * status and the JSON error's "dbus_error" stay as they were: an
+	 * error a peer sent is "GDBus.Error:NAME: message" in the domain
+	 * registered for NAME (tc_client_fail() strips the prefix). */
+	if (bus && !sd_bus_is_open(bus))
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CLOSED,
+				    "The connection is closed");
+	else if (is_local_timeout(r, bus_error))
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "Timeout was reached");
+	else if (sd_bus_error_is_set(bus_error))
+		g_propagate_error(error, g_dbus_error_new_for_dbus_error(
+						 bus_error->name,
+						 bus_error->message ? bus_error->message : ""));
+	else
+		g_set_error_literal(error, G_IO_ERROR, g_io_error_from_errno(-r), g_strerror(-r));
+}
+
+/* The reply's arguments, checked against reply_type when one is given,
+ * as GDBus checked them. */
+static GVariant *
+reply_tuple(sd_bus_message *reply, const GVariantType *reply_type, const char *method,
+	    GError **error)
+{
+	GVariant *tuple = tc_client_gvariant_read_tuple(reply, error);
+
+	if (tuple && reply_type && !g_variant_is_of_type(tuple, reply_type)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "Method '%s' returned type '%s', but expected '%s'", method,
+			    g_variant_get_type_string(tuple), g_variant_type_peek_string(reply_type));
+		g_clear_pointer(&tuple, g_variant_unref);
+	}
+	return tuple;
+}
+
+/* A method call of the service's, with parameters (a tuple, consumed when
+ * floating) as its arguments; interactive lets polkit ask the person. */
+static sd_bus_message *
+new_call(const char *path, const char *interface, const char *method, GVariant *parameters,
+	 gboolean interactive, int *r)
+{
+	sd_bus_message *call = NULL;
+
+	*r = sd_bus_message_new_method_call(bus, &call, TC_NAME, path, interface, method);
+	if (*r >= 0)
+		*r = sd_bus_message_set_allow_interactive_authorization(call, interactive);
+	if (*r >= 0)
+		*r = tc_client_gvariant_append_tuple(call, parameters);
+	else if (parameters)
+		g_variant_unref(g_variant_ref_sink(parameters));
+	if (*r < 0)
+		call = sd_bus_message_unref(call);
+	return call;
+}
+
+static GVariant *
+call_full(const char *path, const char *interface, const char *method, GVariant *parameters,
+	  const GVariantType *reply_type, gboolean interactive, GError **error)
+{
+	__attribute__((cleanup(tc_client_libsystemd_error_clear))) sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+	sd_bus_message *call, *reply = NULL;
+	GVariant *tuple;
+	int r;
+
+	if (tc_client_bus(error) == NULL) {
+		if (parameters)
+			g_variant_unref(g_variant_ref_sink(parameters));
 		return NULL;
-	/* One command calls a method or two and listens to no signal of the
-	 * proxy (monitor subscribes on the connection); only `version` and
-	 * `status` read a property (tc_client_manager_property()). So: no properties
-	 * loaded, no match rule (not even for its owner's changes: a command
-	 * does not outlive a service that goes), and no StartServiceByName
-	 * before the first call, which starts an activatable service itself.
-	 * Its construction is then one GetNameOwner, where it was four round
-	 * trips. */
-	manager = tc_dbus_manager_proxy_new_sync(
-	    bus,
-	    G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
-		G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION |
-		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
-	    TC_NAME, TC_MANAGER_PATH, NULL, error);
-	if (manager == NULL)
+	}
+	call = new_call(path, interface, method, parameters, interactive, &r);
+	if (call)
+		r = sd_bus_call(bus, call, 0, &bus_error, &reply);
+	sd_bus_message_unref(call);
+	if (r < 0) {
+		tc_client_bus_set_error(r, &bus_error, error);
 		return NULL;
-	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(manager), CALL_TIMEOUT_MS);
-	return g_object_ref(manager);
+	}
+	tuple = reply_tuple(reply, reply_type, method, error);
+	sd_bus_message_unref(reply);
+	return tuple;
+}
+
+GVariant *
+tc_client_bus_call(const char *path, const char *interface, const char *method,
+		   GVariant *parameters, const GVariantType *reply_type, GError **error)
+{
+	/* Interactive: polkit may ask the person to authenticate, through the
+	 * text agent when nobody else's agent serves this terminal. */
+	GSubprocess *agent = tc_client_agent_open();
+	GVariant *reply = call_full(path, interface, method, parameters, reply_type,
+				    tc_client_agent_may_ask(), error);
+
+	tc_client_agent_close(agent);
+	return reply;
+}
+
+GVariant *
+tc_client_bus_get_all(const char *path, const char *interface, GError **error)
+{
+	g_autoptr(GVariant) reply =
+		call_full(path, PROPERTIES_INTERFACE, "GetAll", g_variant_new("(s)", interface),
+			  G_VARIANT_TYPE("(a{sv})"), FALSE, error);
+
+	return reply ? g_variant_get_child_value(reply, 0) : NULL;
 }
 
 static GVariant *
@@ -218,21 +358,13 @@ property_value(GVariant *reply)
 	return value;
 }
 
-/* The arguments of Properties.Get for a property of the manager. */
-static GVariant *
-manager_property_get_args(TcDbusManager *manager, const char *name)
-{
-	return g_variant_new("(ss)", g_dbus_proxy_get_interface_name(G_DBUS_PROXY(manager)),
-			     name);
-}
-
 GVariant *
-tc_client_manager_property(TcDbusManager *manager, const char *name)
+tc_client_manager_property(const char *name)
 {
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
-	    g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME, TC_MANAGER_PATH,
-	    "org.freedesktop.DBus.Properties", "Get", manager_property_get_args(manager, name),
-	    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
+	g_autoptr(GVariant) reply =
+		call_full(TC_MANAGER_PATH, PROPERTIES_INTERFACE, "Get",
+			  g_variant_new("(ss)", TC_MANAGER_INTERFACE, name),
+			  G_VARIANT_TYPE("(v)"), FALSE, NULL);
 
 	return property_value(reply);
 }
@@ -240,29 +372,38 @@ tc_client_manager_property(TcDbusManager *manager, const char *name)
 struct _TcClientPending {
 	gboolean done;
 	GVariant *value;
+	sd_bus_slot *slot;
 };
 
-static void
-pending_property_done(GObject *source, GAsyncResult *result, gpointer data)
+static int
+pending_property_done(sd_bus_message *reply, void *data, sd_bus_error *ret_error)
 {
 	TcClientPending *pending = data;
-	g_autoptr(GVariant) reply =
-	    g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, NULL);
+	g_autoptr(GVariant) tuple = NULL;
 
-	pending->value = property_value(reply);
+	if (!sd_bus_message_is_method_error(reply, NULL))
+		tuple = reply_tuple(reply, G_VARIANT_TYPE("(v)"), "Get", NULL);
+	pending->value = property_value(tuple);
 	pending->done = TRUE;
+	return 0;
 }
 
 TcClientPending *
-tc_client_manager_property_ask(TcDbusManager *manager, const char *name)
+tc_client_manager_property_ask(const char *name)
 {
 	TcClientPending *pending = g_new0(TcClientPending, 1);
+	sd_bus_message *call;
+	int r = -ENOTCONN;
 
-	g_dbus_connection_call(g_dbus_proxy_get_connection(G_DBUS_PROXY(manager)), TC_NAME,
-			       TC_MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
-			       manager_property_get_args(manager, name), G_VARIANT_TYPE("(v)"),
-			       G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, pending_property_done,
-			       pending);
+	call = bus ? new_call(TC_MANAGER_PATH, PROPERTIES_INTERFACE, "Get",
+			      g_variant_new("(ss)", TC_MANAGER_INTERFACE, name), FALSE, &r)
+		   : NULL;
+	if (call)
+		r = sd_bus_call_async(bus, &pending->slot, call, pending_property_done, pending, 0);
+	sd_bus_message_unref(call);
+	/* Not asked: nothing to wait for. */
+	if (r < 0)
+		pending->done = TRUE;
 	return pending;
 }
 
@@ -271,171 +412,22 @@ tc_client_pending_wait(TcClientPending *pending)
 {
 	GVariant *value;
 
-	/* The reply is dispatched in the default main context, which nothing
-	 * else of a command iterates: the synchronous calls made meanwhile
-	 * wait in contexts of their own. */
-	while (!pending->done)
-		g_main_context_iteration(NULL, TRUE);
+	/* The reply may already be queued: a synchronous call made meanwhile
+	 * reads what comes before its own reply and keeps it for
+	 * sd_bus_process(). On a connection that ends, sd-bus fails the
+	 * pending call, and a failed process or wait ends the loop too. */
+	while (!pending->done) {
+		int r = sd_bus_process(bus, NULL);
+
+		if (r > 0)
+			continue;
+		if (r < 0 || sd_bus_wait(bus, UINT64_MAX) < 0)
+			break;
+	}
 	value = pending->value;
+	sd_bus_slot_unref(pending->slot);
 	g_free(pending);
 	return value;
-}
-
-GVariant *
-tc_client_call(gpointer proxy, const char *method, GVariant *parameters, GError **error)
-{
-	/* Interactive: polkit may ask the person to authenticate, through the
-	 * text agent when nobody else's agent serves this terminal. */
-	GSubprocess *agent = tc_client_agent_open();
-	GVariant *reply = g_dbus_proxy_call_sync(
-		G_DBUS_PROXY(proxy), method, parameters,
-		tc_client_agent_may_ask() ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
-					  : G_DBUS_CALL_FLAGS_NONE,
-		CALL_TIMEOUT_MS, NULL, error);
-
-	tc_client_agent_close(agent);
-	return reply;
-}
-
-/* The name FindSession found a session by, kept on its proxy. */
-#define FOUND_NAME_KEY "tc-client-found-name"
-
-/* name, or the current session's when name is NULL (then set in *current,
- * which the caller frees); NULL with an error when there is none. */
-static const char *
-session_name_or_current(const char *name, char **current, GError **error)
-{
-	if (name)
-		return name;
-	*current = tc_client_current_session();
-	if (*current == NULL && tc_client_is_remote())
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-			    "no session given: with -H, name the session (the current session "
-			    "is this machine's)");
-	else if (*current == NULL)
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-			    "no session given and no current session (create one with "
-			    "'tracectl create')");
-	return *current;
-}
-
-/* The proxy of the session at path, found by name, whose owner just
- * answered (the manager's): by that owner's unique name, no owner to
- * look up and follow for a proxy that lives for one command. Its
- * properties are read when asked for, with no match rule for their
- * changes: a command reads them once. */
-static TcDbusSession *
-session_proxy(TcDbusManager *manager, const char *path, const char *name, GError **error)
-{
-	g_autofree char *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(manager));
-	TcDbusSession *session = tc_dbus_session_proxy_new_sync(
-	    tc_client_connect(NULL),
-	    G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS | G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-		G_DBUS_PROXY_FLAGS_NO_MATCH_RULE,
-	    owner ? owner : TC_NAME, path, NULL, error);
-
-	if (session == NULL)
-		return NULL;
-	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(session), CALL_TIMEOUT_MS);
-	g_object_set_data_full(G_OBJECT(session), FOUND_NAME_KEY, g_strdup(name), g_free);
-	return session;
-}
-
-TcDbusSession *
-tc_client_session_unloaded(const char *name, GError **error)
-{
-	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
-	g_autofree char *current = NULL;
-	g_autoptr(GVariant) reply = NULL;
-	const char *path;
-
-	if (manager == NULL || !(name = session_name_or_current(name, &current, error)))
-		return NULL;
-	reply = tc_client_call(manager, "FindSession", g_variant_new("(s)", name), error);
-	if (reply == NULL)
-		return NULL;
-	g_variant_get(reply, "(&o)", &path);
-	return session_proxy(manager, path, name, error);
-}
-
-TcDbusSession *
-tc_client_session_describe(const char *name, GVariant **statistics, GError **error)
-{
-	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
-	g_autofree char *current = NULL;
-	g_autoptr(GVariant) reply = NULL;
-	g_autoptr(GVariantIter) properties = NULL;
-	TcDbusSession *session;
-	const char *path, *property;
-	GVariant *value;
-
-	if (manager == NULL || !(name = session_name_or_current(name, &current, error)))
-		return NULL;
-	reply = tc_client_call(manager, "DescribeSession", g_variant_new("(s)", name), error);
-	if (reply == NULL)
-		return NULL;
-	g_variant_get(reply, "(&oa{sv}@a(ssttttt))", &path, &properties, statistics);
-	session = session_proxy(manager, path, name, error);
-	while (session && g_variant_iter_next(properties, "{&sv}", &property, &value)) {
-		g_dbus_proxy_set_cached_property(G_DBUS_PROXY(session), property, value);
-		g_variant_unref(value);
-	}
-	if (session == NULL)
-		g_clear_pointer(statistics, g_variant_unref);
-	return session;
-}
-
-const char *
-tc_client_session_name(TcDbusSession *session)
-{
-	const char *loaded = tc_dbus_session_get_name(session);
-
-	return loaded ? loaded : g_object_get_data(G_OBJECT(session), FOUND_NAME_KEY);
-}
-
-gboolean
-tc_client_session_load(TcDbusSession *session, GError **error)
-{
-	GDBusProxy *proxy = G_DBUS_PROXY(session);
-	g_autoptr(GVariant) reply = NULL;
-	g_autoptr(GVariantIter) properties = NULL;
-	const char *name;
-	GVariant *value;
-
-	reply = g_dbus_connection_call_sync(
-	    g_dbus_proxy_get_connection(proxy), g_dbus_proxy_get_name(proxy),
-	    g_dbus_proxy_get_object_path(proxy), "org.freedesktop.DBus.Properties", "GetAll",
-	    g_variant_new("(s)", g_dbus_proxy_get_interface_name(proxy)),
-	    G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, error);
-	if (reply == NULL)
-		return FALSE;
-	g_variant_get(reply, "(a{sv})", &properties);
-	while (g_variant_iter_next(properties, "{&sv}", &name, &value)) {
-		g_dbus_proxy_set_cached_property(proxy, name, value);
-		g_variant_unref(value);
-	}
-	return TRUE;
-}
-
-TcDbusSession *
-tc_client_session(const char *name, GError **error)
-{
-	TcDbusSession *session = tc_client_session_unloaded(name, error);
-
-	if (session)
-		tc_client_session_load_or_log(session);
-	return session;
-}
-
-void
-tc_client_session_load_or_log(TcDbusSession *session)
-{
-	g_autoptr(GError) error = NULL;
-
-	/* As a proxy loading its properties: a command goes on without them
-	 * (each getter then gives its type's zero) and says why in debug. */
-	if (!tc_client_session_load(session, &error))
-		g_debug("The session's properties could not be read: %s", error->message);
 }
 
 int

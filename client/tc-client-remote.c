@@ -5,15 +5,17 @@
  * which connects to that machine's system bus as the ssh user and relays
  * the D-Bus stream on its standard input and output; here, ssh's standard
  * input and output are one end of a socket pair whose other end is the
- * GDBus connection. So SSH authenticates the person, and the remote
+ * sd-bus connection. So SSH authenticates the person, and the remote
  * polkit authorizes the remote user, exactly as for a local call there.
  *
- * The stream handed to GDBus is a plain pair of Unix streams, not a
- * GUnixConnection, on purpose: then GDBus sends no credentials and never
- * negotiates descriptor passing, which cannot cross ssh. Without
- * credentials GDBus's EXTERNAL mechanism stands aside and ANONYMOUS is
- * used, which the bridge accepts (it offers EXTERNAL and ANONYMOUS; who
- * the caller is, the remote bus learns from the bridge's own connection).
+ * ssh is started here rather than by sd-bus's unixexec: addresses
+ * (sd_bus_open_system_remote()) so that its standard error is kept for the
+ * error message instead of reaching the terminal, and its exit status
+ * read. The connection negotiates no descriptor passing, which cannot
+ * cross ssh, and authenticates as ANONYMOUS, which the bridge accepts
+ * (it offers EXTERNAL and ANONYMOUS; who the caller is, the remote bus
+ * learns from the bridge's own connection): a uid of this machine means
+ * nothing there.
  *
  * Everything until the bus's Hello reply (ssh's connection, its
  * authentication, the bridge, the D-Bus authentication) has one
@@ -29,9 +31,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gio/gunixinputstream.h>
-#include <gio/gunixoutputstream.h>
 
 #include "tc-client.h"
 
@@ -70,20 +69,26 @@ tc_client_is_remote(void)
 }
 
 /* The program: $TRACECTL_SSH, as systemd reads $SYSTEMD_SSH, else ssh. */
-static const char *
-ssh_program(void)
+const char *
+tc_client_ssh_program(void)
 {
 	const char *program = g_getenv("TRACECTL_SSH");
 
 	return program && *program ? program : "ssh";
 }
 
-/* The last line ssh wrote, its verdict ("Permission denied (publickey).",
- * "Host key verification failed.", "sh: 1: systemd-stdio-bridge: not
- * found"), control characters blanked; NULL when it wrote nothing. All of
- * it goes to the debug log. */
 char *
 tc_client_remote_ssh_errors(void)
+{
+	return tc_client_ssh_last_line(ssh_errors_fd);
+}
+
+/* The last line ssh wrote in errors_fd, its verdict ("Permission denied
+ * (publickey).", "Host key verification failed.", "sh: 1:
+ * systemd-stdio-bridge: not found"), control characters blanked; NULL
+ * when it wrote nothing. All of it goes to the debug log. */
+char *
+tc_client_ssh_last_line(int errors_fd)
 {
 	char buf[SSH_ERRORS_MAX + 1];
 	g_autofree char *text = NULL;
@@ -92,10 +97,10 @@ tc_client_remote_ssh_errors(void)
 	ssize_t length;
 	char *line;
 
-	if (ssh_errors_fd < 0 || fstat(ssh_errors_fd, &st) < 0)
+	if (errors_fd < 0 || fstat(errors_fd, &st) < 0)
 		return NULL;
 	start = st.st_size > SSH_ERRORS_MAX ? st.st_size - SSH_ERRORS_MAX : 0;
-	length = pread(ssh_errors_fd, buf, SSH_ERRORS_MAX, start);
+	length = pread(errors_fd, buf, SSH_ERRORS_MAX, start);
 	if (length <= 0)
 		return NULL;
 	text = g_utf8_make_valid(buf, length);
@@ -140,7 +145,7 @@ spawn_ssh(const char *destination, const char *port, int stdio_fd, GError **erro
 	ssh_errors_fd = fcntl(errors_fd, F_DUPFD_CLOEXEC, 3);
 	/* As systemd: no X11 forwarding, no terminal, the destination after
 	 * "--" so that it is never an option. */
-	g_strv_builder_add_many(builder, ssh_program(), "-xT", "-o", connect_timeout, NULL);
+	g_strv_builder_add_many(builder, tc_client_ssh_program(), "-xT", "-o", connect_timeout, NULL);
 	if (port)
 		g_strv_builder_add_many(builder, "-p", port, NULL);
 	g_strv_builder_add_many(builder, "--", destination, BRIDGE, NULL);
@@ -153,58 +158,47 @@ spawn_ssh(const char *destination, const char *port, int stdio_fd, GError **erro
 	return g_subprocess_launcher_spawnv(launcher, (const char *const *)argv, error);
 }
 
-typedef struct {
-	GDBusConnection *connection;
-	GError *error;
-	gboolean done;
-	gboolean timed_out;
-	GCancellable *cancellable;
-} Connecting;
-
-static void
-connected_cb(GObject *source, GAsyncResult *result, gpointer data)
+/* The bus on fd, through authentication and Hello's reply within the
+ * deadline, on this thread. fd is the bus's from the start, closed with it
+ * (ssh then sees the end of its input: a bridge that started ends). */
+static sd_bus *
+handshake(int fd, gboolean *timed_out, GError **error)
 {
-	Connecting *connecting = data;
+	gint64 deadline = g_get_monotonic_time() + CONNECT_TIMEOUT_SECS * G_USEC_PER_SEC;
+	sd_bus *b = NULL;
+	int r = sd_bus_new(&b);
 
-	connecting->connection = g_dbus_connection_new_finish(result, &connecting->error);
-	connecting->done = TRUE;
-}
+	if (r < 0) {
+		close(fd);
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", g_strerror(-r));
+		return NULL;
+	}
+	r = sd_bus_set_fd(b, fd, fd);
+	if (r >= 0)
+		r = tc_client_bus_setup(b);
+	if (r >= 0)
+		r = sd_bus_set_anonymous(b, TRUE);
+	if (r >= 0)
+		r = sd_bus_start(b);
+	while (r >= 0 && (r = sd_bus_is_ready(b)) == 0) {
+		gint64 remaining = deadline - g_get_monotonic_time();
 
-static gboolean
-deadline_cb(gpointer data)
-{
-	Connecting *connecting = data;
-
-	connecting->timed_out = TRUE;
-	g_cancellable_cancel(connecting->cancellable);
-	return G_SOURCE_REMOVE;
-}
-
-/* Runs GDBus's client handshake and Hello on stream, within the deadline.
- * In the caller's own main context, not a private one: the connection
- * emits "closed" in the context it was made in, and a command that
- * watches the service (monitor) must hear that ssh's end went away. */
-static GDBusConnection *
-handshake(GIOStream *stream, gboolean *timed_out, GError **error)
-{
-	g_autoptr(GMainContext) context = g_main_context_ref_thread_default();
-	g_autoptr(GCancellable) cancellable = g_cancellable_new();
-	g_autoptr(GSource) deadline = g_timeout_source_new_seconds(CONNECT_TIMEOUT_SECS);
-	Connecting connecting = {.cancellable = cancellable};
-
-	g_source_set_callback(deadline, deadline_cb, &connecting, NULL);
-	g_source_attach(deadline, context);
-	g_dbus_connection_new(stream, NULL,
-			      G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-				  G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-			      NULL, cancellable, connected_cb, &connecting);
-	while (!connecting.done)
-		g_main_context_iteration(context, TRUE);
-	g_source_destroy(deadline);
-	*timed_out = connecting.timed_out;
-	if (connecting.error)
-		g_propagate_error(error, connecting.error);
-	return connecting.connection;
+		r = sd_bus_process(b, NULL);
+		if (r != 0)
+			continue;
+		if (remaining <= 0) {
+			*timed_out = TRUE;
+			r = -ETIMEDOUT;
+		} else {
+			r = sd_bus_wait(b, remaining);
+		}
+	}
+	if (r < 0) {
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", g_strerror(-r));
+		/* Closed without a flush, which would wait for the peer. */
+		return sd_bus_close_unref(b);
+	}
+	return b;
 }
 
 static void
@@ -273,17 +267,15 @@ set_connect_error(const char *host, gboolean timed_out, int status, const GError
 		    "cannot reach the tracectl service on %s: %s", host, why);
 }
 
-GDBusConnection *
+sd_bus *
 tc_client_remote_connect(GError **error)
 {
 	g_autofree char *destination = NULL;
 	g_autofree char *port = NULL;
-	g_autoptr(GInputStream) input = NULL;
-	g_autoptr(GOutputStream) output = NULL;
-	g_autoptr(GIOStream) stream = NULL;
 	g_autoptr(GError) local_error = NULL;
-	GDBusConnection *connection;
 	gboolean timed_out = FALSE;
+	const char *unique = NULL;
+	sd_bus *b;
 	int fds[2];
 
 	g_return_val_if_fail(remote_host != NULL, NULL);
@@ -291,7 +283,7 @@ tc_client_remote_connect(GError **error)
 	if (!tc_client_parse_host(remote_host, &destination, &port, error))
 		return NULL;
 	/* ssh may end at any time: a write to its end must fail, not kill
-	 * tracectl (GLib ignores SIGPIPE too, once it makes a GSocket). */
+	 * tracectl (sd-bus sends with MSG_NOSIGNAL; this covers the rest). */
 	signal(SIGPIPE, SIG_IGN);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
 		int saved = errno;
@@ -304,36 +296,34 @@ tc_client_remote_connect(GError **error)
 	if (ssh == NULL) {
 		close(fds[0]);
 		g_set_error(error, TC_CLIENT_ERROR, TC_CLIENT_ERROR_UNREACHABLE,
-			    "cannot run %s: %s", ssh_program(), local_error->message);
+			    "cannot run %s: %s", tc_client_ssh_program(), local_error->message);
 		return NULL;
 	}
-	input = g_unix_input_stream_new(fds[0], FALSE);
-	output = g_unix_output_stream_new(fds[0], TRUE);
-	stream = g_simple_io_stream_new(input, output);
-	connection = handshake(stream, &timed_out, &local_error);
-	if (connection == NULL) {
-		/* ssh sees the end of its input: a bridge that started ends. */
-		g_io_stream_close(stream, NULL, NULL);
+	b = handshake(fds[0], &timed_out, &local_error);
+	if (b == NULL) {
 		set_connect_error(remote_host, timed_out, end_ssh(timed_out), local_error, error);
 		return NULL;
 	}
-	g_debug("Connected to the system bus of %s as %s", remote_host,
-		g_dbus_connection_get_unique_name(connection));
-	return connection;
+	sd_bus_get_unique_name(b, &unique);
+	g_debug("Connected to the system bus of %s as %s", remote_host, unique);
+	return b;
 }
 
 guint32
-tc_client_remote_caller_uid(GDBusConnection *connection)
+tc_client_remote_caller_uid(sd_bus *b)
 {
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
-	    connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-	    "GetConnectionUnixUser",
-	    g_variant_new("(s)", g_dbus_connection_get_unique_name(connection)),
-	    G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+	__attribute__((cleanup(tc_client_libsystemd_error_clear))) sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *unique = NULL;
 	guint32 uid = G_MAXUINT32;
 
-	if (reply)
-		g_variant_get(reply, "(u)", &uid);
+	if (sd_bus_get_unique_name(b, &unique) >= 0 &&
+	    sd_bus_call_method(b, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "GetConnectionUnixUser", &bus_error, &reply,
+			       "s", unique) >= 0 &&
+	    sd_bus_message_read(reply, "u", &uid) < 0)
+		uid = G_MAXUINT32;
+	sd_bus_message_unref(reply);
 	return uid;
 }
 

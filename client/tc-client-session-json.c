@@ -98,21 +98,21 @@ add_channel(JsonBuilder *builder, GVariant *channel, GVariant *statistics)
 }
 
 JsonNode *
-tc_client_session_json(TcDbusSession *session, GVariant *statistics)
+tc_client_session_json(TcClientSession *session, GVariant *statistics)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
-	GVariant *channels = tc_dbus_session_get_channels(session);
-	const char *problem = tc_dbus_session_get_problem(session);
+	GVariant *channels = tc_client_session_get_channels(session);
+	const char *problem = tc_client_session_get_problem(session);
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "name", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "name", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "path",
-				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
-	tc_client_output_member_uint(builder, "owner_uid", tc_dbus_session_get_owner_uid(session));
-	tc_client_output_member_string(builder, "state", tc_dbus_session_get_state(session));
-	tc_client_output_member_bool(builder, "snapshot", tc_dbus_session_get_snapshot(session));
+				       tc_client_object_path(session));
+	tc_client_output_member_uint(builder, "owner_uid", tc_client_session_get_owner_uid(session));
+	tc_client_output_member_string(builder, "state", tc_client_session_get_state(session));
+	tc_client_output_member_bool(builder, "snapshot", tc_client_session_get_snapshot(session));
 	tc_client_output_member_string(builder, "output_directory",
-				       tc_dbus_session_get_output_directory(session));
+				       tc_client_session_get_output_directory(session));
 	tc_client_output_member_string(builder, "problem", problem && *problem ? problem : NULL);
 	json_builder_set_member_name(builder, "channels");
 	json_builder_begin_array(builder);

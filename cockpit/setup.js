@@ -88,8 +88,8 @@ function loadEvents(domain) {
 function loadContexts(domain) {
     const read = async () => (await page.service.listContexts(domain)).map(name => ({
         value: name,
-        label: name === "ip" || name.startsWith("perf:thread:")
-            ? cockpit.format(_("$0 (LTTng-UST applications only)"), name)
+        label: name.startsWith("$app.")
+            ? cockpit.format(_("$0 (tracectl's own applications only)"), name)
             : name,
     }));
     return loadList(contexts, domain, read, page.render);

@@ -2,19 +2,19 @@
 /* tracectl add-context --list [-u|-k]: the context types the service takes. */
 #include "tc-client.h"
 
-/* What tracectl's own applications do not record: an application built
- * with libtracectl-ust has no such field in its events. The perf counters
- * only: the library would read them with rdpmc, which it does not do. */
-#define LTTNG_UST_ONLY "  (LTTng-UST applications only)"
+/* What LTTng-UST applications do not record: an application
+ * instrumented with LTTng-UST has no such field in its events. The
+ * application contexts of libtracectl-ust only. */
+#define OWN_ONLY "  (tracectl's own applications only)"
 
 gboolean
-tc_client_context_is_lttng_ust_only(const char *name)
+tc_client_context_is_own_only(const char *name)
 {
-	return g_str_has_prefix(name, "perf:thread:");
+	return g_str_has_prefix(name, "$app.");
 }
 
 static gboolean
-print_domain(TcDbusManager *manager, const char *domain, const char *title, GError **error)
+print_domain(TcClientManager *manager, const char *domain, const char *title, GError **error)
 {
 	g_autoptr(GVariant) reply =
 	    tc_client_call(manager, "ListContexts", g_variant_new("(s)", domain), error);
@@ -26,7 +26,7 @@ print_domain(TcDbusManager *manager, const char *domain, const char *title, GErr
 	g_print("%s contexts:\n", title);
 	for (guint i = 0; names[i]; i++)
 		g_print("    %s%s\n", names[i],
-			tc_client_context_is_lttng_ust_only(names[i]) ? LTTNG_UST_ONLY : "");
+			tc_client_context_is_own_only(names[i]) ? OWN_ONLY : "");
 	return TRUE;
 }
 
@@ -34,7 +34,7 @@ int
 tc_client_list_contexts(gboolean userspace, gboolean kernel)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(&error);
 
 	if (manager == NULL || (userspace && !print_domain(manager, "ust", "UST", &error)) ||
 	    (kernel && !print_domain(manager, "kernel", "Kernel", &error)))

@@ -4,13 +4,13 @@
 
 /* {"session", "domain", "channel" (null: every channel), "contexts"}. */
 static JsonNode *
-contexts_json(TcDbusSession *session, const char *domain, const char *channel,
+contexts_json(TcClientSession *session, const char *domain, const char *channel,
 	      const char *const *types)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "session", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "domain", domain);
 	tc_client_output_member_string(builder, "channel", channel);
 	tc_client_output_member_strv(builder, "contexts", types);
@@ -37,15 +37,15 @@ tc_cmd_add_context(int argc, char **argv)
 		{"type", 't', 0, G_OPTION_ARG_STRING_ARRAY, &types,
 		 "Context to add: -u: vpid, vtid, procname, pthread_id, vuid, veuid, vsuid, vgid, "
 		 "vegid, vsgid, cgroup_ns, ipc_ns, mnt_ns, net_ns, pid_ns, time_ns, user_ns, "
-		 "uts_ns, ip, and for LTTng-UST applications only perf:thread:NAME and "
-		 "perf:thread:raw:rHEX:NAME (see --list); -k: pid, tid, procname, prio (repeat -t "
-		 "for more)",
+		 "uts_ns, ip, perf:thread:NAME, perf:thread:raw:rHEX:NAME (see --list), and for "
+		 "tracectl's own applications only $app.PROVIDER:NAME; -k: pid, tid, procname, "
+		 "prio (repeat -t for more)",
 		 "TYPE"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k -t TYPE... | --list");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	int status;
 
@@ -81,9 +81,9 @@ tc_cmd_add_context(int argc, char **argv)
 	for (guint i = 0; types[i]; i++)
 		g_print("%s context %s added to %s of session %s%s\n", kernel ? "Kernel" : "UST",
 			types[i], channel ? channel : "all channels",
-			tc_dbus_session_get_name(session),
-			!kernel && tc_client_context_is_lttng_ust_only(types[i])
-			    ? " (recorded by LTTng-UST applications only)"
+			tc_client_session_get_name(session),
+			!kernel && tc_client_context_is_own_only(types[i])
+			    ? " (recorded by tracectl's own applications only)"
 			    : "");
 	return TC_EXIT_OK;
 }

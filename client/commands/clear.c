@@ -7,7 +7,7 @@ tc_cmd_clear(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("[SESSION]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	int status;
 
@@ -25,6 +25,6 @@ tc_cmd_clear(int argc, char **argv)
 		reply = tc_client_call(session, "Clear", NULL, &error);
 	if (reply == NULL)
 		return tc_client_fail(error);
-	g_print("Session %s cleared\n", tc_dbus_session_get_name(session));
+	g_print("Session %s cleared\n", tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }

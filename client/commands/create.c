@@ -33,14 +33,14 @@ add_string_option(GVariantBuilder *options, const char *key, const char *value)
 
 /* Where the trace goes, as the service says. */
 static void
-print_output(TcDbusSession *session, gboolean snapshot)
+print_output(TcClientSession *session, gboolean snapshot)
 {
-	const char *url = tc_dbus_session_get_output_url(session);
-	guint32 live = tc_dbus_session_get_live_timer(session);
+	const char *url = tc_client_session_get_output_url(session);
+	guint32 live = tc_client_session_get_live_timer(session);
 
 	if (url == NULL || !g_str_has_prefix(url, "net")) {
 		g_print("Traces will be written in %s%s\n",
-			tc_dbus_session_get_output_directory(session),
+			tc_client_session_get_output_directory(session),
 			snapshot ? " on 'tracectl snapshot record'" : "");
 		return;
 	}
@@ -53,23 +53,23 @@ print_output(TcDbusSession *session, gboolean snapshot)
 /* {"name", "path", "output_directory", "output_url", "live_timer_us",
  * "snapshot"} of the new session. */
 static JsonNode *
-created_json(TcDbusSession *session)
+created_json(TcClientSession *session)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "name", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "name", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "path",
-				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
+				       tc_client_object_path(session));
 	tc_client_output_member_string(builder, "output_directory",
-				       tc_dbus_session_get_output_directory(session));
+				       tc_client_session_get_output_directory(session));
 	tc_client_output_member_string(builder, "output_url",
-				       tc_dbus_session_get_output_url(session)
-					       ? tc_dbus_session_get_output_url(session)
+				       tc_client_session_get_output_url(session)
+					       ? tc_client_session_get_output_url(session)
 					       : "");
 	tc_client_output_member_uint(builder, "live_timer_us",
-				     tc_dbus_session_get_live_timer(session));
-	tc_client_output_member_bool(builder, "snapshot", tc_dbus_session_get_snapshot(session));
+				     tc_client_session_get_live_timer(session));
+	tc_client_output_member_bool(builder, "snapshot", tc_client_session_get_snapshot(session));
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
 }
@@ -105,8 +105,8 @@ tc_cmd_create(int argc, char **argv)
 	GVariantBuilder options;
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	g_autofree char *name = NULL, *directory = NULL;
 	int status;

@@ -5,7 +5,7 @@
 /* With --json, the sessions destroyed are collected in destroyed, an
  * open array of {"name", "path", "owner_uid"}; as text, each is printed. */
 static gboolean
-destroy_one(TcDbusManager *manager, const char *path, const char *name, guint32 owner,
+destroy_one(TcClientManager *manager, const char *path, const char *name, guint32 owner,
 	    const char *output, gboolean no_wait, JsonBuilder *destroyed, GError **error)
 {
 	g_autoptr(GVariant) reply = NULL;
@@ -64,7 +64,7 @@ destroyed_end(JsonBuilder *builder, int status)
 }
 
 static int
-destroy_all(TcDbusManager *manager, gboolean no_wait)
+destroy_all(TcClientManager *manager, gboolean no_wait)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
@@ -107,8 +107,8 @@ tc_cmd_destroy(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autofree char *name = NULL;
 	g_autofree char *output = NULL;
 	g_autoptr(JsonBuilder) destroyed = NULL;
@@ -136,11 +136,11 @@ tc_cmd_destroy(int argc, char **argv)
 	session = tc_client_session(argc == 2 ? argv[1] : NULL, &error);
 	if (session == NULL)
 		return tc_client_fail(error);
-	name = g_strdup(tc_dbus_session_get_name(session));
-	output = g_strdup(tc_dbus_session_get_output_directory(session));
+	name = g_strdup(tc_client_session_get_name(session));
+	output = g_strdup(tc_client_session_get_output_directory(session));
 	destroyed = destroyed_begin();
-	if (!destroy_one(manager, g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)), name,
-			 tc_dbus_session_get_owner_uid(session), output ? output : "", no_wait,
+	if (!destroy_one(manager, tc_client_object_path(session), name,
+			 tc_client_session_get_owner_uid(session), output ? output : "", no_wait,
 			 destroyed, &error))
 		return tc_client_fail(error);
 	destroyed_end(destroyed, TC_EXIT_OK);

@@ -17,7 +17,7 @@ tc_cmd_disable_channel(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u|-k NAME[,NAME...]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_auto(GStrv) names = NULL;
 	int status = TC_EXIT_OK;
 
@@ -54,7 +54,7 @@ tc_cmd_disable_channel(int argc, char **argv)
 			continue;
 		}
 		g_print("%s channel %s disabled for session %s\n", kernel ? "Kernel" : "UST",
-			names[i], tc_dbus_session_get_name(session));
+			names[i], tc_client_session_get_name(session));
 	}
 	return status;
 }

@@ -112,12 +112,12 @@ mode_options_clear(ModeOptions *mode)
 
 /* {"session", "domain", "channel"} of the channel created. */
 static JsonNode *
-channel_json(TcDbusSession *session, const char *domain, const char *channel)
+channel_json(TcClientSession *session, const char *domain, const char *channel)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "session", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "domain", domain);
 	tc_client_output_member_string(builder, "channel", channel);
 	json_builder_end_object(builder);
@@ -158,7 +158,7 @@ tc_cmd_enable_channel(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("-u NAME");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	GVariantBuilder options;
 	int status;
@@ -201,7 +201,7 @@ tc_cmd_enable_channel(int argc, char **argv)
 		tc_client_output_print_json(node);
 	} else {
 		g_print("Channel %s enabled for session %s\n", argv[1],
-			tc_dbus_session_get_name(session));
+			tc_client_session_get_name(session));
 	}
 	return TC_EXIT_OK;
 }

@@ -103,7 +103,7 @@ selection_options(const char *domain, const char *loglevel, const char *loglevel
 /* --probe, --function, --userspace-probe: one dynamic probe named name.
  * With --json, the probe is added to probes, an open array. */
 static gboolean
-add_probe(TcDbusSession *session, const char *kind, const char *location, const char *name,
+add_probe(TcClientSession *session, const char *kind, const char *location, const char *name,
 	  JsonBuilder *probes, GError **error)
 {
 	g_autoptr(GVariant) reply = tc_client_call(
@@ -119,7 +119,7 @@ add_probe(TcDbusSession *session, const char *kind, const char *location, const 
 		json_builder_end_object(probes);
 	} else {
 		g_print("Kernel %s %s on %s added to session %s (events tracectl_<id>:%s)\n", kind,
-			name, location, tc_dbus_session_get_name(session), name);
+			name, location, tc_client_session_get_name(session), name);
 	}
 	return TRUE;
 }
@@ -131,7 +131,7 @@ static int
 add_probes(const char *session_name, const char *kind, const char *location, const char *name)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = tc_client_session(session_name, &error);
+	g_autoptr(TcClientSession) session = tc_client_session(session_name, &error);
 	g_autoptr(JsonBuilder) probes = json_builder_new();
 	g_autofree char *entry = g_strconcat(name, "_entry", NULL);
 	g_autofree char *ret = g_strconcat(name, "_return", NULL);
@@ -141,7 +141,7 @@ add_probes(const char *session_name, const char *kind, const char *location, con
 	if (session == NULL)
 		return tc_client_fail(error);
 	json_builder_begin_object(probes);
-	tc_client_output_member_string(probes, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(probes, "session", tc_client_session_get_name(session));
 	json_builder_set_member_name(probes, "probes");
 	json_builder_begin_array(probes);
 	if (kind) {
@@ -162,7 +162,7 @@ add_probes(const char *session_name, const char *kind, const char *location, con
 /* {"session", "domain", "channel", "enabled", "events": [pattern],
  * "failed": [pattern]}: what changed and what the service refused. */
 static JsonNode *
-events_json(TcDbusSession *session, const char *domain, const char *channel, gboolean enable,
+events_json(TcClientSession *session, const char *domain, const char *channel, gboolean enable,
 	    GPtrArray *changed, GPtrArray *failed)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
@@ -170,7 +170,7 @@ events_json(TcDbusSession *session, const char *domain, const char *channel, gbo
 	g_ptr_array_add(changed, NULL);
 	g_ptr_array_add(failed, NULL);
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "session", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "domain", domain);
 	tc_client_output_member_string(builder, "channel", channel);
 	tc_client_output_member_bool(builder, "enabled", enable);
@@ -231,7 +231,7 @@ change_events(int argc, char **argv, gboolean enable)
 	gboolean has_options = FALSE;
 	g_autoptr(GOptionContext) context = g_option_context_new("-u PATTERN[,PATTERN...]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_auto(GStrv) patterns = NULL;
 	g_autoptr(GPtrArray) changed = g_ptr_array_new();
 	g_autoptr(GPtrArray) failed = g_ptr_array_new();
@@ -318,7 +318,7 @@ change_events(int argc, char **argv, gboolean enable)
 		if (!tc_client_output_is_json())
 			g_print("Event %s %s in channel %s of session %s\n", patterns[i],
 				enable ? "enabled" : "disabled", channel ? channel : "channel0",
-				tc_dbus_session_get_name(session));
+				tc_client_session_get_name(session));
 	}
 	n_changed = changed->len;
 	/* With every pattern refused, there is no result: stdout stays empty. */

@@ -83,7 +83,7 @@ static char *
 session_trace(const char *name, gboolean live, int live_port, int *status)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = tc_client_session(name, &error);
+	g_autoptr(TcClientSession) session = tc_client_session(name, &error);
 	char *input = NULL;
 
 	if (session == NULL) {
@@ -92,13 +92,13 @@ session_trace(const char *name, gboolean live, int live_port, int *status)
 	}
 	if (live) {
 		input = tc_client_live_viewer_url(session, (guint16)live_port, &error);
-	} else if (*tc_dbus_session_get_output_directory(session) != '\0') {
-		input = g_strdup(tc_dbus_session_get_output_directory(session));
+	} else if (*tc_client_session_get_output_directory(session) != '\0') {
+		input = g_strdup(tc_client_session_get_output_directory(session));
 	} else {
 		g_set_error(&error, G_IO_ERROR, G_IO_ERROR_FAILED,
 			    "Session '%s' streams to a relay daemon, where its trace is (export "
 			    "a live session with --live, or the relay's copy with --trace)",
-			    tc_dbus_session_get_name(session));
+			    tc_client_session_get_name(session));
 	}
 	if (input == NULL)
 		*status = tc_client_fail(error);

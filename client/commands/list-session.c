@@ -117,19 +117,19 @@ tc_client_list_session_part(const char *name, const char *domain, const char *ch
 			    gboolean domains_only)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = tc_client_session(name, &error);
+	g_autoptr(TcClientSession) session = tc_client_session(name, &error);
 	g_autoptr(GVariant) channels = NULL;
 
 	if (session == NULL)
 		return tc_client_fail(error);
-	channels = tc_dbus_session_dup_channels(session);
+	channels = tc_client_session_dup_channels(session);
 	if (channels == NULL)
 		channels = g_variant_ref_sink(
 		    g_variant_new_array(G_VARIANT_TYPE("(sstuasa{sv})"), NULL, 0));
 	g_print("Tracing session %s: [%s%s]\n    Trace output: %s\n\n",
-		tc_dbus_session_get_name(session), tc_dbus_session_get_state(session),
-		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "",
-		tc_dbus_session_get_output_directory(session));
+		tc_client_session_get_name(session), tc_client_session_get_state(session),
+		tc_client_session_get_snapshot(session) ? ", snapshot" : "",
+		tc_client_session_get_output_directory(session));
 	if (domains_only) {
 		print_domains(channels);
 		return TC_EXIT_OK;

@@ -66,7 +66,7 @@ sessions_json(GVariant *reply, const char *current)
 }
 
 static int
-list_sessions(TcDbusManager *manager)
+list_sessions(TcClientManager *manager)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListSessions", NULL, &error);
@@ -102,8 +102,46 @@ print_events(GVariantIter *events)
 		g_print("      %s (loglevel: %d) (fields: %s)\n", name, loglevel, fields);
 }
 
+/* pid -> GPtrArray of "name (type)" pairs as two strings each, from
+ * ListAppContexts' reply (NULL: an older service, none). */
+static GHashTable *
+app_contexts_by_pid(GVariant *reply)
+{
+	GHashTable *by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						   (GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GVariantIter) iter = NULL;
+	const char *name, *type;
+	gint32 pid;
+
+	if (reply == NULL)
+		return by_pid;
+	g_variant_get(reply, "(a(iuss))", &iter);
+	while (g_variant_iter_next(iter, "(iu&s&s)", &pid, NULL, &name, &type)) {
+		GPtrArray *contexts = g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid));
+
+		if (contexts == NULL) {
+			contexts = g_ptr_array_new_with_free_func(g_free);
+			g_hash_table_insert(by_pid, GINT_TO_POINTER(pid), contexts);
+		}
+		g_ptr_array_add(contexts, g_strdup(name));
+		g_ptr_array_add(contexts, g_strdup(type));
+	}
+	return by_pid;
+}
+
 static void
-print_applications_text(GVariant *reply)
+print_app_contexts(const GPtrArray *contexts)
+{
+	if (contexts == NULL)
+		return;
+	g_print("    Application contexts:\n");
+	for (guint i = 0; i + 1 < contexts->len; i += 2)
+		g_print("      %s (%s)\n", (const char *)g_ptr_array_index(contexts, i),
+			(const char *)g_ptr_array_index(contexts, i + 1));
+}
+
+static void
+print_applications_text(GVariant *reply, GHashTable *app_contexts)
 {
 	g_autoptr(GVariantIter) iter = NULL;
 	GVariantIter *events;
@@ -119,7 +157,22 @@ print_applications_text(GVariant *reply)
 			uid, version, application_kind(version));
 		print_events(events);
 		g_variant_iter_free(events);
+		print_app_contexts(g_hash_table_lookup(app_contexts, GINT_TO_POINTER(pid)));
 	}
+}
+
+static void
+add_app_contexts_json(JsonBuilder *builder, const GPtrArray *contexts)
+{
+	json_builder_begin_array(builder);
+	for (guint i = 0; contexts && i + 1 < contexts->len; i += 2) {
+		json_builder_begin_object(builder);
+		tc_client_output_member_string(builder, "name", g_ptr_array_index(contexts, i));
+		tc_client_output_member_string(builder, "type",
+					       g_ptr_array_index(contexts, i + 1));
+		json_builder_end_object(builder);
+	}
+	json_builder_end_array(builder);
 }
 
 static void
@@ -140,10 +193,11 @@ add_events_json(JsonBuilder *builder, GVariantIter *events)
 }
 
 /* {"applications": [{"pid", "uid", "process_name", "tracer_version",
- * "kind", "events": [{"name", "log_level", "fields"}]}]} from
- * ListApplications. */
+ * "kind", "events": [{"name", "log_level", "fields"}],
+ * "app_contexts": [{"name", "type"}]}]} from ListApplications and
+ * ListAppContexts. */
 static JsonNode *
-applications_json(GVariant *reply)
+applications_json(GVariant *reply, GHashTable *app_contexts)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autoptr(GVariantIter) iter = NULL;
@@ -167,6 +221,9 @@ applications_json(GVariant *reply)
 		json_builder_set_member_name(builder, "events");
 		add_events_json(builder, events);
 		g_variant_iter_free(events);
+		json_builder_set_member_name(builder, "app_contexts");
+		add_app_contexts_json(builder,
+				      g_hash_table_lookup(app_contexts, GINT_TO_POINTER(pid)));
 		json_builder_end_object(builder);
 	}
 	json_builder_end_array(builder);
@@ -175,19 +232,29 @@ applications_json(GVariant *reply)
 }
 
 static int
-list_applications(TcDbusManager *manager)
+list_applications(TcClientManager *manager)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(manager, "ListApplications", NULL, &error);
+	g_autoptr(GVariant) contexts_reply = NULL;
+	g_autoptr(GHashTable) app_contexts = NULL;
 
 	if (reply == NULL)
 		return tc_client_fail(error);
+	/* A service older than ListAppContexts lists no application
+	 * contexts: none are shown. */
+	contexts_reply = tc_client_call(manager, "ListAppContexts", NULL, &error);
+	if (contexts_reply == NULL &&
+	    !g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+		return tc_client_fail(error);
+	g_clear_error(&error);
+	app_contexts = app_contexts_by_pid(contexts_reply);
 	if (tc_client_output_is_json()) {
-		g_autoptr(JsonNode) node = applications_json(reply);
+		g_autoptr(JsonNode) node = applications_json(reply, app_contexts);
 
 		tc_client_output_print_json(node);
 	} else {
-		print_applications_text(reply);
+		print_applications_text(reply, app_contexts);
 	}
 	return TC_EXIT_OK;
 }
@@ -250,7 +317,7 @@ agents_json(GVariant *reply)
 }
 
 static int
-list_agents(TcDbusManager *manager, const char *domain)
+list_agents(TcClientManager *manager, const char *domain)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply =
@@ -394,34 +461,34 @@ print_channels(GVariant *channels, GVariant *statistics, const char *wanted)
 
 /* A streamed session shows its relay URL, a local one its directory. */
 static void
-print_output(TcDbusSession *session)
+print_output(TcClientSession *session)
 {
-	const char *url = tc_dbus_session_get_output_url(session);
-	guint32 live_timer_us = tc_dbus_session_get_live_timer(session);
+	const char *url = tc_client_session_get_output_url(session);
+	guint32 live_timer_us = tc_client_session_get_live_timer(session);
 
 	if (url == NULL || !g_str_has_prefix(url, "net")) {
-		g_print("    Trace output: %s\n", tc_dbus_session_get_output_directory(session));
+		g_print("    Trace output: %s\n", tc_client_session_get_output_directory(session));
 		return;
 	}
 	g_print("    Trace output: %s (host %s)\n", url,
-		tc_dbus_session_get_trace_hostname(session));
+		tc_client_session_get_trace_hostname(session));
 	if (live_timer_us)
 		g_print("    Live timer interval: %u us\n", live_timer_us);
 }
 
 static void
-print_session_text(TcDbusSession *session, GVariant *statistics)
+print_session_text(TcClientSession *session, GVariant *statistics)
 {
-	GVariant *channels = tc_dbus_session_get_channels(session);
+	GVariant *channels = tc_client_session_get_channels(session);
 
-	g_print("Tracing session %s: [%s%s]\n", tc_dbus_session_get_name(session),
-		tc_dbus_session_get_state(session),
-		tc_dbus_session_get_snapshot(session) ? ", snapshot" : "");
+	g_print("Tracing session %s: [%s%s]\n", tc_client_session_get_name(session),
+		tc_client_session_get_state(session),
+		tc_client_session_get_snapshot(session) ? ", snapshot" : "");
 	print_output(session);
 	tc_client_print_rotation(session);
-	if (tc_dbus_session_get_problem(session) && *tc_dbus_session_get_problem(session))
-		g_print("    Problem: %s\n", tc_dbus_session_get_problem(session));
-	g_print("    Owner uid: %u\n\n", tc_dbus_session_get_owner_uid(session));
+	if (tc_client_session_get_problem(session) && *tc_client_session_get_problem(session))
+		g_print("    Problem: %s\n", tc_client_session_get_problem(session));
+	g_print("    Owner uid: %u\n\n", tc_client_session_get_owner_uid(session));
 	g_print("=== Domain: User space ===\n\n");
 	if (channels)
 		tc_client_print_buffering(channels);
@@ -451,9 +518,9 @@ print_session_text(TcDbusSession *session, GVariant *statistics)
 }
 
 int
-tc_client_print_session(TcDbusSession *session, GVariant *statistics)
+tc_client_print_session(TcClientSession *session, GVariant *statistics)
 {
-	GVariant *channels = tc_dbus_session_get_channels(session);
+	GVariant *channels = tc_client_session_get_channels(session);
 
 	/* Statistics of no channel are none. */
 	if (channels == NULL || g_variant_n_children(channels) == 0)
@@ -523,7 +590,7 @@ static int
 list_kernel(gboolean syscalls)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(&error);
 	g_autoptr(GVariant) reply = NULL;
 	g_autofree const char **events = NULL;
 	g_auto(GStrv) names = NULL;
@@ -585,8 +652,8 @@ tc_cmd_list(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) statistics = NULL;
 	int status;
 

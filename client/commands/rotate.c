@@ -12,7 +12,7 @@ tc_cmd_rotate(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("[SESSION]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	const char *archive;
 	int status;
@@ -34,7 +34,7 @@ tc_cmd_rotate(int argc, char **argv)
 		return tc_client_fail(error);
 	g_variant_get(reply, "(&s)", &archive);
 	g_print("Trace chunk archive for session %s is now readable at %s\n",
-		tc_dbus_session_get_name(session), archive);
+		tc_client_session_get_name(session), archive);
 	return TC_EXIT_OK;
 }
 
@@ -54,7 +54,7 @@ tc_cmd_enable_rotation(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	GVariantBuilder schedule;
 	guint64 timer_us = 0, size_bytes = 0;
@@ -95,10 +95,10 @@ tc_cmd_enable_rotation(int argc, char **argv)
 		return tc_client_fail(error);
 	if (timer)
 		g_print("Periodic rotation every %" G_GUINT64_FORMAT " us set for session %s\n",
-			timer_us, tc_dbus_session_get_name(session));
+			timer_us, tc_client_session_get_name(session));
 	if (size)
 		g_print("Rotation at %" G_GUINT64_FORMAT " bytes set for session %s\n", size_bytes,
-			tc_dbus_session_get_name(session));
+			tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
 
@@ -116,7 +116,7 @@ tc_cmd_disable_rotation(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	GVariantBuilder which;
 	int status;
@@ -144,16 +144,16 @@ tc_cmd_disable_rotation(int argc, char **argv)
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_print("Rotation schedule turned off for session %s\n",
-		tc_dbus_session_get_name(session));
+		tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
 
 void
-tc_client_print_rotation(TcDbusSession *session)
+tc_client_print_rotation(TcClientSession *session)
 {
-	guint64 timer_us = tc_dbus_session_get_rotation_timer(session);
-	guint64 size_bytes = tc_dbus_session_get_rotation_size(session);
-	const char *last = tc_dbus_session_get_last_archive(session);
+	guint64 timer_us = tc_client_session_get_rotation_timer(session);
+	guint64 size_bytes = tc_client_session_get_rotation_size(session);
+	const char *last = tc_client_session_get_last_archive(session);
 
 	if (timer_us)
 		g_print("    Rotation: every %" G_GUINT64_FORMAT " us\n", timer_us);

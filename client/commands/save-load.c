@@ -213,7 +213,7 @@ add_trackers(TcFileSession *file, GVariant *tracking)
 }
 
 static gboolean
-add_snapshot_outputs(TcDbusSession *session, TcFileSession *file, GError **error)
+add_snapshot_outputs(TcClientSession *session, TcFileSession *file, GError **error)
 {
 	g_autoptr(GVariant) reply =
 		tc_client_call(session, "ListSnapshotOutputs", NULL, error);
@@ -277,24 +277,24 @@ add_agent_rules(TcFileSession *file, GVariant *settings)
 }
 
 static TcFileSession *
-session_to_file(TcDbusSession *session, GError **error)
+session_to_file(TcClientSession *session, GError **error)
 {
-	g_autoptr(TcFileSession) file = tc_file_session_new(tc_dbus_session_get_name(session));
-	GVariant *channels = tc_dbus_session_get_channels(session);
-	const char *url = tc_dbus_session_get_output_url(session);
+	g_autoptr(TcFileSession) file = tc_file_session_new(tc_client_session_get_name(session));
+	GVariant *channels = tc_client_session_get_channels(session);
+	const char *url = tc_client_session_get_output_url(session);
 	GVariantIter iter;
 	const char *name, *domain;
 	guint64 subbuf_size;
 	guint32 num_subbuf;
 	GVariant *patterns, *settings;
 
-	file->snapshot = tc_dbus_session_get_snapshot(session);
-	file->started = g_strcmp0(tc_dbus_session_get_state(session), "active") == 0;
-	file->live_timer_us = tc_dbus_session_get_live_timer(session);
-	file->rotation_timer_us = tc_dbus_session_get_rotation_timer(session);
-	file->rotation_size = tc_dbus_session_get_rotation_size(session);
+	file->snapshot = tc_client_session_get_snapshot(session);
+	file->started = g_strcmp0(tc_client_session_get_state(session), "active") == 0;
+	file->live_timer_us = tc_client_session_get_live_timer(session);
+	file->rotation_timer_us = tc_client_session_get_rotation_timer(session);
+	file->rotation_size = tc_client_session_get_rotation_size(session);
 	if (!url || !tc_session_file_relay_uris(url, &file->control_url, &file->data_url))
-		file->path = g_strdup(tc_dbus_session_get_output_directory(session));
+		file->path = g_strdup(tc_client_session_get_output_directory(session));
 	if (channels) {
 		g_variant_iter_init(&iter, channels);
 		while (g_variant_iter_next(&iter, "(&s&stu@as@a{sv})", &name, &domain,
@@ -313,7 +313,7 @@ session_to_file(TcDbusSession *session, GError **error)
 			g_variant_unref(settings);
 		}
 	}
-	add_trackers(file, tc_dbus_session_get_tracking(session));
+	add_trackers(file, tc_client_session_get_tracking(session));
 	if (file->snapshot && !add_snapshot_outputs(session, file, error))
 		return NULL;
 	return g_steal_pointer(&file);
@@ -358,7 +358,7 @@ write_file(const char *path, const char *contents, gboolean force, GError **erro
 static char **
 caller_session_names(GError **error)
 {
-	g_autoptr(TcDbusManager) manager = tc_client_manager(error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(error);
 	g_autoptr(GVariant) reply = NULL;
 	g_autoptr(GVariantIter) iter = NULL;
 	GPtrArray *names;
@@ -410,7 +410,7 @@ static gboolean
 save_one(const char *name, const char *directory, gboolean force, GPtrArray *saved,
 	 GPtrArray *files, GError **error)
 {
-	g_autoptr(TcDbusSession) session = tc_client_session(name, error);
+	g_autoptr(TcClientSession) session = tc_client_session(name, error);
 	g_autoptr(TcFileSession) file = NULL;
 	g_autoptr(GPtrArray) list = g_ptr_array_new();
 	g_autofree char *contents = NULL, *basename = NULL, *path = NULL;
@@ -627,8 +627,8 @@ read_path(const char *path, gboolean owner_only, gboolean missing_ok, GPtrArray 
 /* Model -> calls (load), through tc_session_file_apply(). */
 
 typedef struct {
-	TcDbusManager *manager;
-	TcDbusSession *session; /* once created */
+	TcClientManager *manager;
+	TcClientSession *session; /* once created */
 } LoadCalls;
 
 static gboolean
@@ -652,7 +652,7 @@ domain_of(const TcFileChannel *channel)
 }
 
 static gboolean
-destroy_by_name(TcDbusManager *manager, const char *name, GError **error)
+destroy_by_name(TcClientManager *manager, const char *name, GError **error)
 {
 	g_autoptr(GVariant) found =
 	    tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
@@ -905,17 +905,17 @@ static const TcSessionFileApplyFuncs load_calls_funcs = TC_SESSION_FILE_APPLY_FU
 /* Creates the session and sets it up; on any failure destroys what it
  * created, so that a refused file leaves nothing behind. */
 static gboolean
-load_session(TcDbusManager *manager, const TcFileSession *file, GError **error)
+load_session(TcClientManager *manager, const TcFileSession *file, GError **error)
 {
 	LoadCalls calls = {.manager = manager};
 	gboolean ok = tc_session_file_apply(file, &load_calls_funcs, &calls, error);
 
-	g_clear_object(&calls.session);
+	g_clear_pointer(&calls.session, tc_client_session_free);
 	return ok;
 }
 
 static gboolean
-session_exists(TcDbusManager *manager, const char *name)
+session_exists(TcClientManager *manager, const char *name)
 {
 	g_autoptr(GVariant) found =
 		tc_client_call(manager, "FindSession", g_variant_new("(s)", name), NULL);
@@ -926,7 +926,7 @@ session_exists(TcDbusManager *manager, const char *name)
 /* Keeps the sessions to load: the one named, or all; refuses duplicates
  * and, without force, names in use (skipped when skip_existing). */
 static gboolean
-select_sessions(TcDbusManager *manager, GPtrArray *sessions, const char *name, gboolean force,
+select_sessions(TcClientManager *manager, GPtrArray *sessions, const char *name, gboolean force,
 		gboolean skip_existing, GError **error)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -995,7 +995,7 @@ tc_cmd_load(int argc, char **argv)
 	g_autoptr(GOptionContext) context = g_option_context_new("[SESSION] - load sessions");
 	g_autoptr(GPtrArray) sessions =
 		g_ptr_array_new_with_free_func((GDestroyNotify)tc_file_session_free);
-	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
 	g_autoptr(GPtrArray) loaded = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;

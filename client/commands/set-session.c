@@ -7,7 +7,7 @@ tc_cmd_set_session(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("NAME");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	int status;
 
 	g_option_context_set_summary(
@@ -29,8 +29,8 @@ tc_cmd_set_session(int argc, char **argv)
 	session = tc_client_session(argv[1], &error);
 	if (session == NULL)
 		return tc_client_fail(error);
-	if (!tc_client_set_current_session(tc_dbus_session_get_name(session), &error))
+	if (!tc_client_set_current_session(tc_client_session_get_name(session), &error))
 		return tc_client_fail(error);
-	g_print("Session set to %s\n", tc_dbus_session_get_name(session));
+	g_print("Session set to %s\n", tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }

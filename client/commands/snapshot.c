@@ -9,12 +9,12 @@
 
 /* {"session", "directory"}: the RecordSnapshot reply. */
 static JsonNode *
-recorded_json(TcDbusSession *session, const char *directory)
+recorded_json(TcClientSession *session, const char *directory)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
-	tc_client_output_member_string(builder, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(builder, "session", tc_client_session_get_name(session));
 	tc_client_output_member_string(builder, "directory", directory);
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
@@ -50,7 +50,7 @@ parse_max_size(const SnapshotOptions *options, guint64 *max_size)
 }
 
 static int
-record(TcDbusSession *session, const SnapshotOptions *options, const char *output)
+record(TcClientSession *session, const SnapshotOptions *options, const char *output)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = NULL;
@@ -80,12 +80,12 @@ record(TcDbusSession *session, const SnapshotOptions *options, const char *outpu
 		return TC_EXIT_OK;
 	}
 	g_print("Snapshot recorded successfully for session %s in %s\n",
-		tc_dbus_session_get_name(session), directory);
+		tc_client_session_get_name(session), directory);
 	return TC_EXIT_OK;
 }
 
 static int
-add_output(TcDbusSession *session, const SnapshotOptions *options, const char *url)
+add_output(TcClientSession *session, const SnapshotOptions *options, const char *url)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = NULL;
@@ -113,7 +113,7 @@ add_output(TcDbusSession *session, const SnapshotOptions *options, const char *u
 		g_autoptr(JsonNode) node = NULL;
 
 		json_builder_begin_object(json);
-		tc_client_output_member_string(json, "session", tc_dbus_session_get_name(session));
+		tc_client_output_member_string(json, "session", tc_client_session_get_name(session));
 		tc_client_output_member_uint(json, "id", id);
 		tc_client_output_member_string(json, "url", url);
 		json_builder_end_object(json);
@@ -122,13 +122,13 @@ add_output(TcDbusSession *session, const SnapshotOptions *options, const char *u
 		return TC_EXIT_OK;
 	}
 	g_print("Snapshot output %u (%s) added to session %s\n", id, url,
-		tc_dbus_session_get_name(session));
+		tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
 
 /* {"session", "outputs": [{"id", "name", "url", "max_size"}]}. */
 static int
-list_outputs_json(TcDbusSession *session, GVariantIter *iter)
+list_outputs_json(TcClientSession *session, GVariantIter *iter)
 {
 	g_autoptr(JsonBuilder) json = json_builder_new();
 	g_autoptr(JsonNode) node = NULL;
@@ -137,7 +137,7 @@ list_outputs_json(TcDbusSession *session, GVariantIter *iter)
 	guint32 id;
 
 	json_builder_begin_object(json);
-	tc_client_output_member_string(json, "session", tc_dbus_session_get_name(session));
+	tc_client_output_member_string(json, "session", tc_client_session_get_name(session));
 	json_builder_set_member_name(json, "outputs");
 	json_builder_begin_array(json);
 	while (g_variant_iter_next(iter, "(u&s&st)", &id, &name, &url, &max_size)) {
@@ -156,7 +156,7 @@ list_outputs_json(TcDbusSession *session, GVariantIter *iter)
 }
 
 static int
-list_outputs(TcDbusSession *session)
+list_outputs(TcClientSession *session)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = tc_client_call(session, "ListSnapshotOutputs", NULL, &error);
@@ -170,7 +170,7 @@ list_outputs(TcDbusSession *session)
 	g_variant_get(reply, "(a(usst))", &iter);
 	if (tc_client_output_is_json())
 		return list_outputs_json(session, iter);
-	g_print("Snapshot outputs of session %s:\n", tc_dbus_session_get_name(session));
+	g_print("Snapshot outputs of session %s:\n", tc_client_session_get_name(session));
 	if (g_variant_iter_n_children(iter) == 0)
 		g_print("    (none: snapshots go to the session's output directory)\n");
 	while (g_variant_iter_next(iter, "(u&s&st)", &id, &name, &url, &max_size)) {
@@ -184,7 +184,7 @@ list_outputs(TcDbusSession *session)
 }
 
 static int
-del_output(TcDbusSession *session, const char *output)
+del_output(TcClientSession *session, const char *output)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GVariant) reply = NULL;
@@ -198,7 +198,7 @@ del_output(TcDbusSession *session, const char *output)
 	if (reply == NULL)
 		return tc_client_fail(error);
 	g_print("Snapshot output %s deleted from session %s\n", output,
-		tc_dbus_session_get_name(session));
+		tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
 
@@ -218,7 +218,7 @@ tc_cmd_snapshot(int argc, char **argv)
 	g_autoptr(GOptionContext) context =
 	    g_option_context_new("record|add-output|list-output|del-output [ARGUMENT]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	const char *action, *argument;
 	int status;
 

@@ -4,14 +4,14 @@
 
 /* {"name", "path", "state"}: the state the successful call left. */
 static JsonNode *
-state_json(TcDbusSession *session, const char *state)
+state_json(TcClientSession *session, const char *state)
 {
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
 	json_builder_begin_object(builder);
 	tc_client_output_member_string(builder, "name", tc_client_session_name(session));
 	tc_client_output_member_string(builder, "path",
-				       g_dbus_proxy_get_object_path(G_DBUS_PROXY(session)));
+				       tc_client_object_path(session));
 	tc_client_output_member_string(builder, "state", state);
 	json_builder_end_object(builder);
 	return json_builder_get_root(builder);
@@ -29,7 +29,7 @@ run_state_change(int argc, char **argv, const char *method, const char *summary,
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new("[NAME]");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	int status;
 

@@ -8,12 +8,12 @@
 static TcClientPending *
 ask_lttng_status(void)
 {
-	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
 
 	if (tc_client_output_is_json())
 		return NULL;
 	manager = tc_client_manager(NULL);
-	return manager ? tc_client_manager_property_ask(manager, "LttngUstApplications") : NULL;
+	return manager ? tc_client_manager_property_ask("LttngUstApplications") : NULL;
 }
 
 static void
@@ -30,7 +30,7 @@ tc_cmd_status(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	g_autoptr(GVariant) statistics = NULL;
 	TcClientPending *lttng_status;
 	int status;

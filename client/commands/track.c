@@ -84,7 +84,7 @@ on_kind(const char *option_name, const char *value, gpointer data, GError **erro
 
 /* One call per kind given. */
 static int
-apply(TcDbusSession *session, gboolean kernel, gboolean track)
+apply(TcClientSession *session, gboolean kernel, gboolean track)
 {
 	const char *domain = kernel ? "kernel" : "ust";
 
@@ -111,18 +111,18 @@ apply(TcDbusSession *session, gboolean kernel, gboolean track)
 		if (options.all)
 			g_print("%s %s: %s in session %s\n", kernel ? "Kernel" : "UST", kinds[kind],
 				track ? "every value tracked" : "no value tracked",
-				tc_dbus_session_get_name(session));
+				tc_client_session_get_name(session));
 		for (guint i = 0; !options.all && i < values->len; i++)
 			g_print("%s %s %u %s in session %s\n", kernel ? "Kernel" : "UST",
 				kinds[kind], g_array_index(values, guint32, i),
-				track ? "tracked" : "untracked", tc_dbus_session_get_name(session));
+				track ? "tracked" : "untracked", tc_client_session_get_name(session));
 	}
 	return TC_EXIT_OK;
 }
 
 /* --unit: a systemd unit delegated to the caller (TrackUnit). */
 static int
-apply_unit(TcDbusSession *session, gboolean track)
+apply_unit(TcClientSession *session, gboolean track)
 {
 	g_autoptr(GVariant) reply = NULL;
 	g_autoptr(GError) error = NULL;
@@ -132,7 +132,7 @@ apply_unit(TcDbusSession *session, gboolean track)
 	if (reply == NULL)
 		return tc_client_fail(g_steal_pointer(&error));
 	g_print("UST unit %s %s in session %s\n", unit_name, track ? "tracked" : "untracked",
-		tc_dbus_session_get_name(session));
+		tc_client_session_get_name(session));
 	return TC_EXIT_OK;
 }
 
@@ -208,7 +208,7 @@ run(int argc, char **argv, gboolean track)
 		"-u|-k [-s SESSION] (--pid=PID[,PID]... | --vpid=... | --uid=... | --vuid=... | "
 		"--gid=... | --vgid=...)... | --all (--pid | --vpid | ...)...");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusSession) session = NULL;
+	g_autoptr(TcClientSession) session = NULL;
 	gboolean any = FALSE, bad = FALSE;
 	int status;
 
@@ -259,9 +259,9 @@ tc_cmd_untrack(int argc, char **argv)
 
 /* The "unit:" line of the units the session tracks; FALSE when none. */
 static gboolean
-print_units(TcDbusSession *session)
+print_units(TcClientSession *session)
 {
-	const char *const *units = tc_dbus_session_get_tracked_units(session);
+	const char *const *units = tc_client_session_get_tracked_units(session);
 	g_autofree char *joined = NULL;
 
 	if (units == NULL || units[0] == NULL)
@@ -274,9 +274,9 @@ print_units(TcDbusSession *session)
 /* "Tracking:" lines of list NAME and status: the sets that do not hold
  * every value (none: every process records). */
 void
-tc_client_print_tracking(TcDbusSession *session, const char *domain)
+tc_client_print_tracking(TcClientSession *session, const char *domain)
 {
-	GVariant *tracking = tc_dbus_session_get_tracking(session);
+	GVariant *tracking = tc_client_session_get_tracking(session);
 	gboolean all_every = TRUE;
 	GVariantIter iter;
 	const char *set_domain, *kind;

@@ -145,7 +145,7 @@ tc_cmd_add_trigger(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	GVariantBuilder options;
 	int status;
@@ -233,7 +233,7 @@ tc_cmd_list_triggers(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	g_autoptr(GVariant) triggers = NULL;
 	int status;
@@ -270,7 +270,7 @@ tc_cmd_remove_trigger(int argc, char **argv)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new("NAME");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = NULL;
+	g_autoptr(TcClientManager) manager = NULL;
 	g_autoptr(GVariant) reply = NULL;
 	int status;
 

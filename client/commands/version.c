@@ -20,9 +20,9 @@ int
 tc_cmd_version(int argc, char **argv)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(TcDbusManager) manager = tc_client_manager(&error);
+	g_autoptr(TcClientManager) manager = tc_client_manager(&error);
 	g_autoptr(GVariant) version =
-	    manager ? tc_client_manager_property(manager, "Version") : NULL;
+	    manager ? tc_client_manager_property("Version") : NULL;
 	const char *service_version = NULL;
 
 	if (version && g_variant_is_of_type(version, G_VARIANT_TYPE_STRING))

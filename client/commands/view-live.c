@@ -4,7 +4,10 @@
  * live session streams to, net://RELAY:LIVE_PORT/host/HOSTNAME/SESSION.
  * The viewer is told to fail on a session the relay does not know rather
  * than wait for it (session-not-found-action="fail"), and its long error
- * chain is turned into one sentence naming the relay and the session.
+ * chain is turned into one sentence naming the relay and the session. A
+ * session that streams through SSH (net+ssh://) is viewed through a
+ * tunnel of the viewer's own (view-live-tunnel.c), at
+ * net://127.0.0.1:PORT/host/HOSTNAME/SESSION.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,38 +66,65 @@ is_plain(const char *text)
 	return *text != '\0';
 }
 
-char *
-tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **error)
+/* Whether session streams live to a relay, with a host name a viewer
+ * URL can hold. */
+static gboolean
+check_live(TcClientSession *session, GError **error)
 {
-	const char *name = tc_dbus_session_get_name(session);
-	const char *url = tc_dbus_session_get_output_url(session);
-	const char *hostname = tc_dbus_session_get_trace_hostname(session);
-	g_autofree char *host = NULL;
+	const char *name = tc_client_session_get_name(session);
+	const char *url = tc_client_session_get_output_url(session);
+	const char *hostname = tc_client_session_get_trace_hostname(session);
 
 	if (url == NULL || !g_str_has_prefix(url, "net") || hostname == NULL) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "Session '%s' is not streamed to a relay daemon (create it with "
 			    "'tracectl create NAME --live')",
 			    name);
-		return NULL;
+		return FALSE;
 	}
-	if (tc_dbus_session_get_live_timer(session) == 0) {
+	if (tc_client_session_get_live_timer(session) == 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "Session '%s' streams to %s but is not live (create it with --live)",
 			    name, url);
-		return NULL;
+		return FALSE;
 	}
-	if (g_str_has_prefix(url, "net+ssh://")) {
+	if (!is_plain(hostname)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			    "Cannot build a viewer URL from '%s' and host name '%s'", url,
+			    hostname);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+is_through_ssh(TcClientSession *session)
+{
+	return g_str_has_prefix(tc_client_session_get_output_url(session), "net+ssh://");
+}
+
+char *
+tc_client_live_viewer_url(TcClientSession *session, guint16 live_port, GError **error)
+{
+	const char *name = tc_client_session_get_name(session);
+	const char *url = tc_client_session_get_output_url(session);
+	const char *hostname = tc_client_session_get_trace_hostname(session);
+	g_autofree char *host = NULL;
+
+	if (!check_live(session, error))
+		return NULL;
+	if (is_through_ssh(session)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
 			    "Session '%s' streams through SSH (%s) to a relay daemon listening on "
-			    "its machine's loopback, which a viewer here does not reach: forward its "
-			    "live port (ssh -N -L 5344:127.0.0.1:5344 HOST) and run babeltrace2 "
-			    "net://127.0.0.1:5344/host/%s/%s, or view on that machine",
+			    "its machine's loopback, which a viewer here does not reach: view it "
+			    "with 'tracectl view --live', which opens a tunnel, or forward its "
+			    "live port (ssh -N -L 5344:127.0.0.1:5344 HOST) and use "
+			    "net://127.0.0.1:5344/host/%s/%s",
 			    name, url, hostname, name);
 		return NULL;
 	}
 	host = relay_host_of(url);
-	if (host == NULL || !is_plain(host) || !is_plain(hostname)) {
+	if (host == NULL || !is_plain(host)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
 			    "Cannot build a viewer URL from '%s' and host name '%s'", url,
 			    hostname);
@@ -113,8 +143,21 @@ tc_client_live_viewer_url(TcDbusSession *session, guint16 live_port, GError **er
 }
 
 static int
-explain_failure(const char *viewer_url, const char *errors, int status)
+explain_failure(const char *viewer_url, const char *errors, int status,
+		TcClientLiveTunnel *tunnel)
 {
+	g_autofree char *ssh_line = tunnel ? tc_client_live_tunnel_errors(tunnel) : NULL;
+
+	/* Through a tunnel, the relay's refusal is ssh's to tell: babeltrace2
+	 * only sees its connection closed, which its chain of errors says at
+	 * length (in the debug log). */
+	if (ssh_line) {
+		g_debug("babeltrace2's errors: %s", errors);
+		g_printerr("Error: babeltrace2 failed on %s through the SSH tunnel to %s (status "
+			   "%d): ssh: %s\n",
+			   viewer_url, tc_client_live_tunnel_destination(tunnel), status, ssh_line);
+		return TC_EXIT_FAILURE;
+	}
 	if (strstr(errors, NOT_FOUND_MESSAGE) != NULL) {
 		g_printerr("Error: the relay daemon has no live session at %s (was it destroyed, "
 			   "or the relay restarted?)\n",
@@ -138,10 +181,10 @@ explain_failure(const char *viewer_url, const char *errors, int status)
 	return TC_EXIT_FAILURE;
 }
 
-/* babeltrace2 on the live session; returns when it ends (the session was
- * destroyed, or the viewer interrupted). */
+/* babeltrace2 on the live session, through tunnel when not NULL; returns
+ * when it ends (the session was destroyed, or the viewer interrupted). */
 static int
-run_babeltrace(const char *viewer_url)
+run_babeltrace(const char *viewer_url, TcClientLiveTunnel *tunnel)
 {
 	g_autofree char *params =
 	    g_strdup_printf("inputs=[\"%s\"],session-not-found-action=\"fail\"", viewer_url);
@@ -163,27 +206,86 @@ run_babeltrace(const char *viewer_url)
 	return explain_failure(viewer_url, errors ? errors : "",
 			       g_subprocess_get_if_exited(viewer)
 				   ? g_subprocess_get_exit_status(viewer)
-				   : -g_subprocess_get_term_sig(viewer));
+				   : -g_subprocess_get_term_sig(viewer),
+			       tunnel);
 }
 
-int
-tc_client_view_live(TcDbusSession *session, const char *viewer, guint16 live_port)
+/* The viewer command line, viewer_url appended. */
+static char **
+viewer_argv(const char *viewer, const char *viewer_url, GError **error)
 {
-	g_autoptr(GError) error = NULL;
-	g_autofree char *viewer_url = tc_client_live_viewer_url(session, live_port, &error);
 	g_auto(GStrv) command = NULL;
 	g_autoptr(GStrvBuilder) args = g_strv_builder_new();
 
+	if (!g_shell_parse_argv(viewer, NULL, &command, error))
+		return NULL;
+	g_strv_builder_addv(args, (const char **)command);
+	g_strv_builder_add(args, viewer_url);
+	return g_strv_builder_end(args);
+}
+
+/* The user's viewer, run and waited for: the tunnel must outlive it. */
+static int
+run_viewer(char **command)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) viewer = NULL;
+
+	fflush(stdout);
+	viewer = g_subprocess_newv((const char *const *)command, G_SUBPROCESS_FLAGS_NONE, &error);
+	if (viewer == NULL || !g_subprocess_wait(viewer, NULL, &error))
+		return tc_client_fail(error);
+	return g_subprocess_get_if_exited(viewer) && g_subprocess_get_exit_status(viewer) == 0
+		   ? TC_EXIT_OK
+		   : TC_EXIT_FAILURE;
+}
+
+/* A session streamed through SSH: its relay's live port through a tunnel
+ * of the viewer's own, ended when the viewer ends. */
+static int
+view_through_ssh(TcClientSession *session, const char *viewer, guint16 live_port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(TcClientLiveTunnel) tunnel = NULL;
+	g_autofree char *viewer_url = NULL;
+	g_auto(GStrv) command = NULL;
+
+	if (viewer && !(command = viewer_argv(viewer, "", &error)))
+		return tc_client_fail(error);
+	tunnel = tc_client_live_tunnel_open(tc_client_session_get_output_url(session), live_port,
+					    &error);
+	if (tunnel == NULL)
+		return tc_client_fail(error);
+	viewer_url = g_strdup_printf("net://127.0.0.1:%u/host/%s/%s",
+				     tc_client_live_tunnel_port(tunnel),
+				     tc_client_session_get_trace_hostname(session),
+				     tc_client_session_get_name(session));
+	if (command == NULL)
+		return run_babeltrace(viewer_url, tunnel);
+	g_free(command[g_strv_length(command) - 1]);
+	command[g_strv_length(command) - 1] = g_steal_pointer(&viewer_url);
+	return run_viewer(command);
+}
+
+int
+tc_client_view_live(TcClientSession *session, const char *viewer, guint16 live_port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *viewer_url = NULL;
+	g_auto(GStrv) command = NULL;
+
+	if (!check_live(session, &error))
+		return tc_client_fail(error);
+	if (is_through_ssh(session))
+		return view_through_ssh(session, viewer, live_port);
+	viewer_url = tc_client_live_viewer_url(session, live_port, &error);
 	if (viewer_url == NULL)
 		return tc_client_fail(error);
 	if (viewer == NULL)
-		return run_babeltrace(viewer_url);
-	if (!g_shell_parse_argv(viewer, NULL, &command, &error))
+		return run_babeltrace(viewer_url, NULL);
+	command = viewer_argv(viewer, viewer_url, &error);
+	if (command == NULL)
 		return tc_client_fail(error);
-	g_strv_builder_addv(args, (const char **)command);
-	g_strv_builder_add(args, viewer_url);
-	g_strfreev(command);
-	command = g_strv_builder_end(args);
 	fflush(stdout);
 	execvp(command[0], command);
 	g_printerr("Error: cannot run %s: %s\n", command[0], g_strerror(errno));

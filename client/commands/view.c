@@ -14,19 +14,19 @@ static char *
 trace_path(const char *name, GError **error)
 {
 	g_autoptr(GError) local_error = NULL;
-	g_autoptr(TcDbusSession) session = tc_client_session(name, &local_error);
+	g_autoptr(TcClientSession) session = tc_client_session(name, &local_error);
 	char *destroyed;
 
-	if (session && *tc_dbus_session_get_output_directory(session) == '\0') {
+	if (session && *tc_client_session_get_output_directory(session) == '\0') {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
 			    "session '%s' streams to %s; its trace is on the relay daemon "
 			    "(tracectl view --live for a live session)",
-			    tc_dbus_session_get_name(session),
-			    tc_dbus_session_get_output_url(session));
+			    tc_client_session_get_name(session),
+			    tc_client_session_get_output_url(session));
 		return NULL;
 	}
 	if (session)
-		return g_strdup(tc_dbus_session_get_output_directory(session));
+		return g_strdup(tc_client_session_get_output_directory(session));
 	destroyed = name ? tc_client_destroyed_trace(name) : NULL;
 	if (destroyed)
 		return destroyed;
@@ -84,7 +84,7 @@ tc_cmd_view(int argc, char **argv)
 		    "view cannot read the trace: it is on that host ('view --trace-path' "
 		    "prints its directory there; or view a live session with --live)");
 	if (live) {
-		g_autoptr(TcDbusSession) session = tc_client_session(argc == 2 ? argv[1] : NULL,
+		g_autoptr(TcClientSession) session = tc_client_session(argc == 2 ? argv[1] : NULL,
 								     &error);
 
 		if (session == NULL)

@@ -16,9 +16,12 @@
  *   app                                   tracectld
  *   REGISTER ------------------------------>     (identity from SO_PEERCRED)
  *   ENUM (one or more per enumeration) ---->     (version 5 on)
+ *   APP_CONTEXT (one per context) --------->     (version 6 on)
  *   EVENT (one per event) ----------------->
  *   EVENTS_END {batch} -------------------->
- *                 <------------------------ CHANNEL_ADD, STREAM_ADD (+1 fd),
+ *                 <------------------------ CHANNEL_ADD, CHANNEL_PERF_COUNTERS,
+ *                 <------------------------ CHANNEL_APP_CONTEXTS,
+ *                 <------------------------ STREAM_ADD (+1 fd),
  *                 <------------------------ EVENT_FILTER, EVENT_ENABLE,
  *                 <------------------------ SESSION_START, ...
  *                 <------------------------ NOTIFIER_ADD (+1 fd), EVENT_FILTER,
@@ -41,7 +44,11 @@
  * subset of its own and which read every command it sends; it refuses
  * the others at REGISTER, saying which version it speaks. Version 5 adds
  * enumerations (ENUM and TRACECTL_FIELD_ENUM) and nothing the service
- * sends, so it serves version 4 applications too. Versions up to 4 each
+ * sends, so it serves version 4 applications too. Version 6 adds
+ * application contexts (APP_CONTEXT, and CHANNEL_APP_CONTEXTS) and
+ * per-thread perf counters (CHANNEL_PERF_COUNTERS), commands the service
+ * sends to version 6 applications only: an older one is not given a
+ * channel that records either. Versions up to 4 each
  * added a command the application must read, and their services served
  * their own version only.
  *
@@ -59,9 +66,10 @@
 #include "tc-filter-bytecode.h"
 
 #define TRACECTL_ABI_MAGIC 0x54434131u /* "TCA1" */
-#define TRACECTL_ABI_VERSION 5u
+#define TRACECTL_ABI_VERSION 6u
 #define TRACECTL_ABI_VERSION_MIN 4u
-#define TRACECTL_ABI_VERSION_ENUMS 5u /* the first with ENUM messages */
+#define TRACECTL_ABI_VERSION_ENUMS 5u        /* the first with ENUM messages */
+#define TRACECTL_ABI_VERSION_APP_CONTEXTS 6u /* the first with application contexts */
 #define TRACECTL_ABI_MSG_MAX 4096u
 
 #define TRACECTL_ABI_EVENT_NAME_MAX 128u /* "provider:event" with its NUL */
@@ -80,7 +88,8 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_EVENT = 2,
 	TRACECTL_MSG_EVENTS_END = 3,
 	TRACECTL_MSG_REPLY = 4,
-	TRACECTL_MSG_ENUM = 5, /* version 5 on */
+	TRACECTL_MSG_ENUM = 5,	      /* version 5 on */
+	TRACECTL_MSG_APP_CONTEXT = 6, /* version 6 on */
 
 	/* service -> application */
 	TRACECTL_MSG_CHANNEL_ADD = 16,
@@ -93,6 +102,8 @@ enum tracectl_msg_type {
 	TRACECTL_MSG_EVENTS_DONE = 23,
 	TRACECTL_MSG_EVENT_FILTER = 24,
 	TRACECTL_MSG_NOTIFIER_ADD = 25, /* carries one memfd in SCM_RIGHTS */
+	TRACECTL_MSG_CHANNEL_APP_CONTEXTS = 26, /* version 6 on */
+	TRACECTL_MSG_CHANNEL_PERF_COUNTERS = 27, /* version 6 on */
 };
 
 struct tracectl_msg_header {
@@ -543,6 +554,99 @@ tracectl_context_size(uint32_t contexts)
 	       ((contexts & TRACECTL_CONTEXT_IP) ? 8u : 0u);
 }
 
+/*
+ * Application contexts (version 6 on): values an application's own
+ * callback gives for each event, added to a channel by name
+ * ("$app.provider:name" in the API). An application describes each context
+ * it registers with one APP_CONTEXT message (index: the next one, counted
+ * from 0; type: the type it declares, for listings). A channel records its
+ * application contexts right after the TRACECTL_CONTEXT_* fields, in the
+ * order CHANNEL_APP_CONTEXTS names them, each in a slot of
+ * TRACECTL_APP_CONTEXT_SLOT_SIZE bytes: a one-byte tag
+ * (enum tracectl_abi_app_context_tag) then 8 bytes, the value's as the tag
+ * says, all zero for TRACECTL_APP_CONTEXT_NONE. The slot's size does not
+ * depend on the tag, so that the records of applications that declare
+ * other types, or none, share one layout (a CTF variant). An application
+ * that has no context of that name records NONE.
+ */
+#define TRACECTL_ABI_APP_CONTEXTS_MAX 32u	 /* registered per application */
+#define TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX 8u /* recorded per channel */
+#define TRACECTL_ABI_APP_CONTEXT_NAME_MAX 128u	 /* "provider:name" with its NUL */
+#define TRACECTL_APP_CONTEXT_SLOT_SIZE 9u
+
+/* Tags of a slot; the public API's enum tracectl_app_context_type has the
+ * same values. */
+enum tracectl_abi_app_context_tag {
+	TRACECTL_ABI_APP_CONTEXT_NONE = 0,   /* no value: 8 zero bytes */
+	TRACECTL_ABI_APP_CONTEXT_INT64 = 1,  /* int64_t */
+	TRACECTL_ABI_APP_CONTEXT_UINT64 = 2, /* uint64_t */
+	TRACECTL_ABI_APP_CONTEXT_DOUBLE = 3, /* IEEE 754 binary64 */
+	TRACECTL_ABI_APP_CONTEXT_TAG_MAX = 3,
+};
+
+struct tracectl_msg_app_context {
+	struct tracectl_msg_header header;
+	uint32_t index; /* the application's own index, 0.. in sending order */
+	uint32_t type;	/* the tag it declares: INT64, UINT64 or DOUBLE */
+	char name[TRACECTL_ABI_APP_CONTEXT_NAME_MAX]; /* "provider:name", as an event's */
+};
+
+/*
+ * Per-thread perf counters (version 6 on, the perf:thread: contexts): a
+ * channel's, sent after its CHANNEL_ADD and before its first STREAM_ADD
+ * when it has any. Each thread of the application opens each counter at
+ * its first event in the channel and records its count, a uint64_t, right
+ * after the TRACECTL_CONTEXT_* fields, in the order of counters[] (the
+ * application contexts come after them). A counter the thread cannot open
+ * records 0.
+ */
+#define TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX 16u
+
+struct tracectl_abi_perf_counter {
+	uint32_t type; /* perf_event_attr's: hardware, software, cache or raw */
+	uint32_t reserved;
+	uint64_t config;
+};
+
+struct tracectl_msg_channel_perf_counters {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t count; /* 1..TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX */
+	uint32_t reserved;
+	struct tracectl_abi_perf_counter counters[TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX];
+};
+
+/* Whether name is a NUL-terminated "provider:name" within size bytes,
+ * each part 1 or more of [A-Za-z0-9_] (it becomes part of a CTF field
+ * name, _app_provider_name). */
+static inline bool
+tracectl_abi_app_context_name_is_valid(const char *name, size_t size)
+{
+	const char *end = (const char *)memchr(name, '\0', size);
+	const char *colon = (const char *)memchr(name, ':', size);
+
+	if (end == NULL || colon == NULL || colon > end || colon == name || colon + 1 == end)
+		return false;
+	for (const char *at = name; at < end; at++) {
+		char c = *at;
+
+		if (at != colon && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				     (c >= '0' && c <= '9') || c == '_'))
+			return false;
+	}
+	return true;
+}
+
+/* The application contexts of a channel, sent after its CHANNEL_ADD and
+ * before its first STREAM_ADD, when it has any. */
+struct tracectl_msg_channel_app_contexts {
+	struct tracectl_msg_header header;
+	uint64_t channel_handle;
+	uint32_t count; /* 1..TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX */
+	uint32_t reserved;
+	char names[TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX][TRACECTL_ABI_APP_CONTEXT_NAME_MAX];
+};
+
 struct tracectl_msg_channel {
 	struct tracectl_msg_header header;
 	uint64_t session_handle;
@@ -639,6 +743,11 @@ static_assert(sizeof(struct tracectl_msg_event) <= TRACECTL_ABI_MSG_MAX, "event 
 static_assert(sizeof(struct tracectl_msg_event_filter) <= TRACECTL_ABI_MSG_MAX,
 	      "filter message too big");
 static_assert(sizeof(struct tracectl_msg_enum) <= TRACECTL_ABI_MSG_MAX, "enum message too big");
+static_assert(sizeof(struct tracectl_msg_channel_app_contexts) <= TRACECTL_ABI_MSG_MAX,
+	      "application contexts message too big");
+static_assert(sizeof(struct tracectl_msg_app_context) == 152, "ABI size changed");
+static_assert(sizeof(struct tracectl_msg_channel_perf_counters) == 16 + 16 + 16 * 16,
+	      "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_enum_entry) == 88, "ABI size changed");
 static_assert(sizeof(struct tracectl_msg_register) == 56, "ABI size changed");
 static_assert(sizeof(struct tracectl_abi_field) == 56, "ABI size changed");

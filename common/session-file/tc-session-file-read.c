@@ -598,6 +598,35 @@ parse_perf_context(xmlNode *node, TcFileChannel *channel, GError **error)
 	return TRUE;
 }
 
+/* A user-space <app> context, as lttng save writes $app.PROVIDER:NAME:
+ * its provider_name and ctx_name; kept as that spelling, which the
+ * front ends check as they check the call's (tc-channel-config.h). */
+static gboolean
+parse_app_context(xmlNode *node, TcFileChannel *channel, GError **error)
+{
+	xmlNode *cursor = node->children, *c;
+	g_autofree char *provider = NULL, *name = NULL;
+
+	while (next_element(&cursor, node, &c, error) && c) {
+		if (is(c, "provider_name")) {
+			if (!name_of(c, &provider, error))
+				return FALSE;
+		} else if (is(c, "ctx_name")) {
+			if (!name_of(c, &name, error))
+				return FALSE;
+		} else {
+			return refuse(c, error, "not allowed here");
+		}
+	}
+	if (error && *error)
+		return FALSE;
+	if (!provider || !name)
+		return refuse(node, error, "an application context needs its provider_name and "
+					   "ctx_name");
+	g_ptr_array_add(channel->contexts, g_strdup_printf("$app.%s:%s", provider, name));
+	return TRUE;
+}
+
 static gboolean
 parse_context(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **error)
 {
@@ -610,6 +639,11 @@ parse_context(xmlNode *node, gboolean kernel, TcFileChannel *channel, GError **e
 		return refuse(node, error, "empty context");
 	if (is(c, "perf") && !kernel) {
 		if (!parse_perf_context(c, channel, error) || !next_element(&cursor, node, &c, error))
+			return FALSE;
+		return c ? refuse(c, error, "not allowed here") : TRUE;
+	}
+	if (is(c, "app") && !kernel) {
+		if (!parse_app_context(c, channel, error) || !next_element(&cursor, node, &c, error))
 			return FALSE;
 		return c ? refuse(c, error, "not allowed here") : TRUE;
 	}
@@ -1129,6 +1163,9 @@ parse_snapshot_output(xmlNode *node, TcFileSession *session, GError **error)
 	}
 	if (error && *error)
 		return FALSE;
+	/* session.xsd requires the name, and the writer writes it back. */
+	if (!output->name)
+		return refuse(node, error, "a snapshot output needs a name");
 	return output->path || output->control_url
 		       ? TRUE
 		       : refuse(node, error, "consumer_output is needed");

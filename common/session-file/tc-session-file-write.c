@@ -137,8 +137,9 @@ write_event(GString *out, guint depth, const TcFileEvent *event, gboolean agent)
 	close_tag(out, depth, "event");
 }
 
-/* A context as lttng save writes it: its type, or a perf:thread:
- * counter's type, config and field name. */
+/* A context as lttng save writes it: its type, a perf:thread:
+ * counter's type, config and field name, or an application context's
+ * provider and name ($app.PROVIDER:NAME, as the service checked it). */
 static void
 write_context(GString *out, guint depth, const char *name)
 {
@@ -152,6 +153,13 @@ write_context(GString *out, guint depth, const char *name)
 		element_u64(out, depth + 2, "config", counter.config);
 		element(out, depth + 2, "name", counter.name);
 		close_tag(out, depth + 1, "perf");
+	} else if (g_str_has_prefix(name, "$app.") && strchr(name, ':') != NULL) {
+		g_autofree char *provider = g_strndup(name + 5, strcspn(name + 5, ":"));
+
+		open_tag(out, depth + 1, "app");
+		element(out, depth + 2, "provider_name", provider);
+		element(out, depth + 2, "ctx_name", strchr(name, ':') + 1);
+		close_tag(out, depth + 1, "app");
 	} else {
 		upper = g_ascii_strup(name, -1);
 		element(out, depth + 1, "type", upper);

@@ -4,12 +4,17 @@
  * workload of the integration tests.
  *
  *   tracectl-example-app [--count K] [--pause] [--forever] [--threads N]
- *                        [--interval-us U]
+ *                        [--interval-us U] [--app-context TYPE]
  *
  * Emits example:startup, then K example:all_types events (i = 0..K-1,
  * shared by the threads), then example:done. With --pause it prints "ready"
  * after startup and waits for SIGUSR1 before going on; with --forever it
  * emits all_types until it is killed.
+ *
+ * With --app-context TYPE (int64, uint64 or double) it registers the
+ * application context example:request_id (tracectl/app-context.h), whose
+ * value in all_types number i is i - 5 (int64), i * 1000 (uint64) or
+ * i + 0.5 (double), and which has no value (none) in startup and done.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracectl/app-context.h>
+
 #include "example-tp.h"
 
 #define EXAMPLE_THREADS_MAX 256
@@ -32,11 +39,16 @@ struct options {
 	bool forever;
 	unsigned int threads;
 	unsigned long interval_us;
+	enum tracectl_app_context_type app_context;
 };
 
 static struct options options = { .count = 10, .threads = 1 };
 /* The next index of all_types, shared by every emitting thread. */
 static uint64_t next_index;
+
+/* The all_types index this thread is emitting, -1 outside of one: what
+ * example:request_id says of it. */
+static __thread int64_t current_index = -1;
 
 static const uint8_t blob_bytes[8] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17 };
 
@@ -44,7 +56,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out, "Usage: tracectl-example-app [--count K] [--pause] [--forever]"
-		     " [--threads N] [--interval-us U]\n");
+		     " [--threads N] [--interval-us U] [--app-context int64|uint64|double]\n");
 }
 
 static bool
@@ -67,6 +79,7 @@ parse_options(int argc, char **argv)
 		{ "forever", no_argument, NULL, 'f' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "interval-us", required_argument, NULL, 'i' },
+		{ "app-context", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +108,16 @@ parse_options(int argc, char **argv)
 			if (!parse_number(optarg, 60ull * 1000 * 1000, &value))
 				goto bad;
 			options.interval_us = (unsigned long)value;
+			break;
+		case 'a':
+			if (strcmp(optarg, "int64") == 0)
+				options.app_context = TRACECTL_APP_CONTEXT_INT64;
+			else if (strcmp(optarg, "uint64") == 0)
+				options.app_context = TRACECTL_APP_CONTEXT_UINT64;
+			else if (strcmp(optarg, "double") == 0)
+				options.app_context = TRACECTL_APP_CONTEXT_DOUBLE;
+			else
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout);
@@ -149,7 +172,29 @@ emit_all_types(uint64_t i)
 	if (!tracectl_tracepoint_enabled(example, all_types))
 		return;
 	snprintf(message, sizeof(message), "event-%llu", (unsigned long long)i);
+	current_index = (int64_t)i;
 	tracectl_tracepoint(example, all_types, i, message, blob_bytes, (uint32_t)(i % 8));
+	current_index = -1;
+}
+
+/* example:request_id's callback, in the tracepoint: quick, no lock. */
+static void
+get_request_id(void *priv, struct tracectl_app_context_value *value)
+{
+	if (current_index < 0) {
+		value->type = TRACECTL_APP_CONTEXT_NONE;
+		return;
+	}
+	switch (value->type) {
+	case TRACECTL_APP_CONTEXT_INT64:
+		value->u.s64 = current_index - 5;
+		break;
+	case TRACECTL_APP_CONTEXT_UINT64:
+		value->u.u64 = (uint64_t)current_index * 1000;
+		break;
+	default:
+		value->u.d = (double)current_index + 0.5;
+	}
 }
 
 static void *
@@ -177,6 +222,15 @@ main(int argc, char **argv)
 	ret = parse_options(argc, argv);
 	if (ret != 0)
 		return ret;
+	if (options.app_context != TRACECTL_APP_CONTEXT_NONE) {
+		ret = tracectl_app_context_register("example", "request_id", options.app_context,
+						    get_request_id, NULL);
+		if (ret < 0) {
+			fprintf(stderr, "tracectl-example-app: cannot register example:request_id: %s\n",
+				strerror(-ret));
+			return 1;
+		}
+	}
 	if (options.pause)
 		wait_for_sigusr1();
 

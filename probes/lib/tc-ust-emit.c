@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "tc-rb.h"
+#include "tc-ust-app-context.h"
 #include "tc-ust-context.h"
+#include "tc-ust-perf-channel.h"
 #include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
@@ -112,20 +114,29 @@ write_record_header(const struct tc_rb_ctx *ctx, uint32_t id)
 	return sizeof(compact);
 }
 
+/* The channel's perf counters follow its other contexts, then its
+ * application contexts: the counters are read and the application's
+ * callbacks run before the reservation, never while a slot is held. */
 static int
-write_record(struct tc_rb *rb, uint32_t id, uint32_t contexts, const struct record *record)
+write_record(struct tc_rb *rb, uint32_t id, const struct tc_ust_channel *channel,
+	     const struct record *record)
 {
 	const uint32_t extra = sizeof(struct tc_event_header_extended) - sizeof(uint32_t);
-	uint8_t context[TC_UST_CONTEXT_MAX];
+	uint8_t context[TC_UST_CONTEXT_MAX + TC_UST_PERF_CHANNEL_BYTES_MAX +
+			TC_UST_APP_CONTEXT_BYTES_MAX];
 	uint32_t context_size = 0, pos, len;
 	struct tc_rb_ctx ctx;
 	int ret;
 
-	if (__builtin_expect(contexts != 0, 0))
-		context_size = tc_ust_context_fill(contexts, record->ip, context);
+	if (__builtin_expect(channel->contexts != 0, 0))
+		context_size = tc_ust_context_fill(channel->contexts, record->ip, context);
+	if (__builtin_expect(channel->nr_perf_counters != 0, 0))
+		context_size += tc_ust_perf_channel_fill(channel, context + context_size);
+	if (__builtin_expect(channel->nr_app_contexts != 0, 0))
+		context_size += tc_ust_app_context_fill(channel, context + context_size);
 	/* A payload too big for any sub-buffer goes on to be counted. */
 	len = record->payload >
-		      UINT32_MAX - sizeof(struct tc_event_header_extended) - TC_UST_CONTEXT_MAX
+		      UINT32_MAX - sizeof(struct tc_event_header_extended) - sizeof(context)
 		  ? UINT32_MAX
 		  : (uint32_t)sizeof(uint32_t) + context_size + record->payload;
 	/* -ENOBUFS and -EMSGSIZE are counted in the buffer's discarded count. */
@@ -169,7 +180,7 @@ write_to_binding(const struct tc_ust_binding *binding, int cpu, const struct rec
 		if (!rb)
 			return;
 		if (write_record(rb, __atomic_load_n(&binding->id, __ATOMIC_RELAXED),
-				 binding->channel->contexts, record) != -EAGAIN)
+				 binding->channel, record) != -EAGAIN)
 			return;
 	}
 	tc_rb_discard(rb);

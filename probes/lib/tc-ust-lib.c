@@ -27,9 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-ust-app-context.h"
 #include "tc-ust-context.h"
 #include "tc-ust-listener.h"
 #include "tc-ust-log.h"
+#include "tc-ust-perf.h"
 #include "tc-ust-rcu.h"
 #include "tc-ust-state.h"
 
@@ -128,6 +130,7 @@ fork_child(void)
 	tc_ust_state_reset_connection();
 	tc_ust_state_free_retired(tc_ust_state_take_retired());
 	tc_ust_context_forget();
+	tc_ust_perf_forget();
 	/* Waiters of the parent's threads do not exist here. */
 	init_condition();
 	start_listener();
@@ -247,4 +250,39 @@ tracectl_ust_unregister_provider(struct tracectl_ust_event *const *events, size_
 			tc_ust_state_remove_event(events[i]);
 	}
 	pthread_mutex_unlock(&tc_ust_state.lock);
+}
+
+int TRACECTL_UST_EXPORT
+tracectl_app_context_register(const char *provider, const char *name,
+			      enum tracectl_app_context_type type, tracectl_app_context_cb get,
+			      void *priv)
+{
+	int ret;
+
+	pthread_once(&init_once, library_init);
+	pthread_mutex_lock(&tc_ust_state.lock);
+	ret = tc_ust_app_context_add(provider, name, type, get, priv);
+	/* The service learns of it for its listings; recording it needs no
+	 * answer, the channels find it by name. */
+	if (ret == 0 && tc_ust_state.connection == TC_UST_CONNECTED)
+		tc_ust_listener_request_batch_locked();
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	return ret;
+}
+
+int TRACECTL_UST_EXPORT
+tracectl_app_context_unregister(const char *provider, const char *name)
+{
+	void *getter;
+	int ret;
+
+	pthread_mutex_lock(&tc_ust_state.lock);
+	getter = tc_ust_app_context_remove(provider, name, &ret);
+	/* Under the lock, which serializes grace periods: once it returns
+	 * no tracepoint still runs the callback. One that never ends keeps
+	 * the callback's object, leaked rather than freed under it. */
+	if (getter && tc_ust_rcu_synchronize())
+		free(getter);
+	pthread_mutex_unlock(&tc_ust_state.lock);
+	return ret;
 }

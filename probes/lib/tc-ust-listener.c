@@ -4,13 +4,14 @@
  *
  *   connect ──fail──> mark DISCONNECTED, sleep TC_UST_RETRY_INTERVAL_MS, retry
  *      │
- *   REGISTER, EVENT × n, EVENTS_END {batch}      (CONNECTED from here)
+ *   REGISTER, APP_CONTEXT × m, EVENT × n, EVENTS_END {batch}  (CONNECTED from here)
  *      │
  *   loop: poll(socket, wake_fd)
  *      socket  -> one command, applied under the state lock, then REPLY
  *      quiet for TC_UST_RECLAIM_DELAY_MS, or TC_UST_RETIRED_MAX objects
  *      removed -> what commands removed freed after a grace period
- *      wake_fd -> a provider registered new events: EVENT × k, EVENTS_END
+ *      wake_fd -> a provider registered new events, or the application new
+ *                 contexts: APP_CONTEXT × j, EVENT × k, EVENTS_END
  *      │
  *   any error: close, reset the state (nothing recorded, events unsent)
  *
@@ -35,7 +36,9 @@
 #include <unistd.h>
 
 #include "tc-fd-passing.h"
+#include "tc-ust-app-context.h"
 #include "tc-ust-log.h"
+#include "tc-ust-perf-channel.h"
 #include "tc-ust-wait.h"
 #include "tc-ust-state.h"
 
@@ -66,6 +69,8 @@ union message {
 	struct tracectl_msg_session session;
 	struct tracectl_msg_batch batch;
 	struct tracectl_msg_notifier notifier;
+	struct tracectl_msg_channel_app_contexts app_contexts;
+	struct tracectl_msg_channel_perf_counters perf_counters;
 	uint8_t bytes[TRACECTL_ABI_MSG_MAX];
 };
 
@@ -169,7 +174,7 @@ static int
 send_pending_events(int fd, bool initial)
 {
 	struct tracectl_msg_batch end = { 0 };
-	uint32_t first, last, batch, first_enum, last_enum;
+	uint32_t first, last, batch, first_enum, last_enum, first_context, last_context;
 	int ret;
 
 	pthread_mutex_lock(&tc_ust_state.lock);
@@ -183,7 +188,9 @@ send_pending_events(int fd, bool initial)
 	/* Every enumeration the events use was added with them, or before. */
 	first_enum = tc_ust_state.nr_enums_sent;
 	last_enum = tc_ust_state.nr_enums;
-	if (first == last && !initial) {
+	first_context = tc_ust_state.nr_app_contexts_sent;
+	last_context = tc_ust_app_context_count();
+	if (first == last && first_context == last_context && !initial) {
 		pthread_mutex_unlock(&tc_ust_state.lock);
 		return 0;
 	}
@@ -194,9 +201,20 @@ send_pending_events(int fd, bool initial)
 		tc_ust_state.entries[i]->sent_batch = batch;
 	tc_ust_state.nr_sent = last;
 	tc_ust_state.nr_enums_sent = last_enum;
+	tc_ust_state.nr_app_contexts_sent = last_context;
 	pthread_cond_broadcast(&tc_ust_state.changed);
 	pthread_mutex_unlock(&tc_ust_state.lock);
 
+	for (uint32_t i = first_context; i < last_context; i++) {
+		struct tracectl_msg_app_context context;
+
+		pthread_mutex_lock(&tc_ust_state.lock);
+		tc_ust_app_context_describe(i, &context);
+		pthread_mutex_unlock(&tc_ust_state.lock);
+		ret = send_message(fd, &context, sizeof(context));
+		if (ret < 0)
+			return ret;
+	}
 	/* Enumerations first, before the events that use them. */
 	for (uint32_t i = first_enum; i < last_enum; i++) {
 		const struct tc_ust_enum *enumeration;
@@ -249,6 +267,10 @@ command_size(uint32_t type)
 		return sizeof(struct tracectl_msg_batch);
 	case TRACECTL_MSG_NOTIFIER_ADD:
 		return sizeof(struct tracectl_msg_notifier);
+	case TRACECTL_MSG_CHANNEL_APP_CONTEXTS:
+		return sizeof(struct tracectl_msg_channel_app_contexts);
+	case TRACECTL_MSG_CHANNEL_PERF_COUNTERS:
+		return sizeof(struct tracectl_msg_channel_perf_counters);
 	default:
 		return 0;
 	}
@@ -274,6 +296,10 @@ apply_command_locked(const union message *msg, int fd, int wake_fd)
 		return tc_ust_state_event_filter(&msg->event_filter);
 	case TRACECTL_MSG_NOTIFIER_ADD:
 		return tc_ust_state_notifier_add(&msg->notifier, fd);
+	case TRACECTL_MSG_CHANNEL_APP_CONTEXTS:
+		return tc_ust_app_context_channel_set(&msg->app_contexts);
+	case TRACECTL_MSG_CHANNEL_PERF_COUNTERS:
+		return tc_ust_perf_channel_set(&msg->perf_counters);
 	case TRACECTL_MSG_SESSION_START:
 		return tc_ust_state_session_set_active(msg->session.session_handle, true);
 	case TRACECTL_MSG_SESSION_STOP:

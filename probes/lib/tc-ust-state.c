@@ -404,6 +404,8 @@ free_channel(struct tc_ust_retired *retired)
 			free_stream(channel->streams[cpu]);
 	}
 	free(channel->streams);
+	free(channel->app_contexts);
+	free(channel->perf_counters);
 	if (channel->notifier)
 		munmap(channel->notifier, TRACECTL_NOTIFIER_PAGE_SIZE);
 	free(channel);
@@ -486,6 +488,7 @@ tc_ust_state_reset_connection(void)
 		tc_ust_state.entries[i]->sent_batch = 0;
 	tc_ust_state.nr_sent = 0;
 	tc_ust_state.nr_enums_sent = 0;
+	tc_ust_state.nr_app_contexts_sent = 0;
 	tc_ust_state.batch_requested = false;
 }
 
@@ -517,8 +520,8 @@ get_session(uint64_t handle)
 }
 
 /* The channel with this handle; removed ones are no longer listed. */
-static struct tc_ust_channel *
-find_channel(uint64_t handle)
+struct tc_ust_channel *
+tc_ust_state_find_channel(uint64_t handle)
 {
 	for (struct tc_ust_channel *c = tc_ust_state.channels; c; c = c->next) {
 		if (c->handle == handle)
@@ -533,7 +536,7 @@ tc_ust_state_channel_add(const struct tracectl_msg_channel *msg)
 	struct tc_ust_session *session;
 	struct tc_ust_channel *channel;
 
-	if (find_channel(msg->channel_handle))
+	if (tc_ust_state_find_channel(msg->channel_handle))
 		return -EEXIST;
 	if (msg->nr_streams == 0 || msg->nr_streams > TC_UST_STREAMS_MAX ||
 	    msg->subbuf_size > UINT32_MAX || msg->num_subbuf > UINT32_MAX ||
@@ -585,7 +588,7 @@ tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
 	void *mapping;
 	int seals;
 
-	if (find_channel(msg->channel_handle))
+	if (tc_ust_state_find_channel(msg->channel_handle))
 		return -EEXIST;
 	seals = fcntl(fd, F_GET_SEALS);
 	/* A file shorter than the mapping would turn tracepoints into SIGBUS;
@@ -615,7 +618,7 @@ tc_ust_state_notifier_add(const struct tracectl_msg_notifier *msg, int fd)
 int
 tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg)
 {
-	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_channel *channel = tc_ust_state_find_channel(msg->channel_handle);
 
 	if (!channel || channel->session->handle != msg->session_handle)
 		return -ENOENT;
@@ -655,7 +658,7 @@ is_nonblocking_eventfd(int fd)
 int
 tc_ust_state_stream_add(const struct tracectl_msg_stream *msg, int fd, int wake_fd)
 {
-	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_channel *channel = tc_ust_state_find_channel(msg->channel_handle);
 	uint64_t expected_size;
 	struct tc_rb *rb;
 	struct stat st;
@@ -720,7 +723,7 @@ find_binding(struct tc_ust_entry *entry, const struct tc_ust_channel *channel)
 int
 tc_ust_state_event_enable(const struct tracectl_msg_event_enable *msg, bool enable)
 {
-	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_channel *channel = tc_ust_state_find_channel(msg->channel_handle);
 	struct tc_ust_binding *binding;
 	struct tc_ust_entry *entry;
 	bool is_new = false;
@@ -780,7 +783,7 @@ get_binding(struct tc_ust_entry *entry, struct tc_ust_channel *channel)
 int
 tc_ust_state_event_filter(const struct tracectl_msg_event_filter *msg)
 {
-	struct tc_ust_channel *channel = find_channel(msg->channel_handle);
+	struct tc_ust_channel *channel = tc_ust_state_find_channel(msg->channel_handle);
 	struct tc_ust_filter *filter = NULL;
 	struct retired_filter *old = NULL;
 	struct tc_ust_binding *binding;

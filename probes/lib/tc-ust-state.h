@@ -41,6 +41,8 @@
 #include "tracectl-abi.h"
 #include "tracectl/tracepoint.h"
 
+struct tc_ust_app_context_slot;
+
 /* An object unlinked from what tracepoints reach, freed by free() after a
  * grace period. */
 struct tc_ust_retired {
@@ -64,6 +66,16 @@ struct tc_ust_channel {
 	uint32_t subbuf_size;
 	uint32_t num_subbuf;
 	uint32_t contexts;       /* TRACECTL_CONTEXT_* of every event */
+	/* Its application contexts, recorded after the contexts above; set
+	 * once, by CHANNEL_APP_CONTEXTS before its first stream
+	 * (tc-ust-app-context.h). */
+	uint32_t nr_app_contexts;
+	struct tc_ust_app_context_slot *app_contexts;
+	/* Its per-thread perf counters, recorded between the contexts above
+	 * and the application contexts; set once, by CHANNEL_PERF_COUNTERS
+	 * before its first stream (tc-ust-perf-channel.h). */
+	uint32_t nr_perf_counters;
+	struct tracectl_abi_perf_counter *perf_counters;
 	uint32_t dead;		 /* atomic; set once at removal, never cleared */
 	struct tc_rb **streams;  /* [nr_streams], each published once */
 	/* A notifier (tracectl-abi.h) has no streams: its events count here. */
@@ -120,6 +132,9 @@ struct tc_ust_state {
 	uint32_t nr_enums;
 	uint32_t enums_capacity;
 	uint32_t nr_enums_sent;
+	/* Application contexts [0, nr_app_contexts_sent) were sent on this
+	 * connection (their table: tc-ust-app-context.h). */
+	uint32_t nr_app_contexts_sent;
 	struct tc_ust_session *sessions;
 	struct tc_ust_channel *channels;
 	struct tc_ust_retired *retired; /* to free after a grace period */
@@ -147,6 +162,8 @@ void tc_ust_state_remove_event(struct tracectl_ust_event *desc);
 void tc_ust_state_reset_connection(void);
 /* Service commands. Each returns 0 or a negative errno for the REPLY. */
 int tc_ust_state_channel_add(const struct tracectl_msg_channel *msg);
+/* The channel of handle, or NULL. */
+struct tc_ust_channel *tc_ust_state_find_channel(uint64_t handle);
 int tc_ust_state_channel_remove(const struct tracectl_msg_channel *msg);
 /* fd: the buffer's memfd; wake_fd: the consumer's eventfd, kept (dup) when it
  * is a non-blocking eventfd, ignored otherwise. */

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tc-clock-offset.h"
 #include "tc-consumer-abi.h"
 #include "tc-consumerd-kernel-own-syscall.h"
 #include "tc-consumerd-log.h"
@@ -427,17 +428,11 @@ print_metadata(FILE *out, const uint8_t uuid[16])
 {
 	struct tc_consumer_clock clock = {.freq = 1000000000ull};
 	char clock_text[TC_CTF_CLOCK_MAX];
-	struct timespec mono, real;
+	int64_t offset = tc_clock_offset_monotonic_ns();
 
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	{
-		int64_t offset = ((int64_t)real.tv_sec - mono.tv_sec) * 1000000000ll +
-				 (real.tv_nsec - mono.tv_nsec);
-
-		clock.offset_s = offset / 1000000000ll;
-		clock.offset_ticks = (uint64_t)(offset % 1000000000ll);
-	}
+	/* The offset is positive: the realtime clock is decades ahead. */
+	clock.offset_s = offset / 1000000000ll;
+	clock.offset_ticks = (uint64_t)(offset % 1000000000ll);
 	fputs("/* CTF 1.8 */\n\n", out);
 	for (unsigned int bits = 8; bits <= 64; bits *= 2)
 		fprintf(out, "typealias integer { size = %u; align = 8; signed = false; } := uint%u_t;\n"

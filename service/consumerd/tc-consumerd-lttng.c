@@ -72,8 +72,13 @@ struct tc_consumerd_lttng_channel {
 	uint32_t nr_streams;
 	struct lttng_stream *streams;
 	uint64_t packets;
-	uint64_t buffer_bytes;	  /* of all its streams */
-	uint64_t bytes_used_peak; /* the most its statistics found */
+	uint64_t buffer_bytes; /* of all its streams */
+	/* Its read and monitor timers (tc-consumerd-timer.c); the switch
+	 * timer is LTTng-UST's own (switch_ns 0 here): see
+	 * lttng_create_buffers(). */
+	struct tc_consumerd_timers timers;
+	uint64_t bytes_used;	  /* at the last monitor sample, all streams */
+	uint64_t bytes_used_peak; /* the highest sample */
 };
 
 uint64_t
@@ -161,8 +166,19 @@ lttng_create_buffers(struct tc_consumerd_lttng_channel *channel,
 		.subbuf_size = msg->geometry.subbuf_size,
 		.num_subbuf = msg->geometry.num_subbuf,
 		.overwrite = msg->geometry.overwrite ? 1 : 0,
+		/* LTTng-UST's ring buffer runs the switch timer in the
+		 * process that creates the channel, this one, as in
+		 * lttng-consumerd: a thread of liblttng-ust-ctl's, woken by a
+		 * signal every period, closes each stream's sub-buffer when it
+		 * holds anything, which wakes the session thread like a full
+		 * one (the applications run no timer). */
 		.switch_timer_interval = msg->geometry.switch_timer_us,
-		.read_timer_interval = 0, /* the consumer polls its streams */
+		/* 0: the writers wake the consumer when they close a
+		 * sub-buffer (LTTng-UST's read timer would have them stop,
+		 * and wake it from that same thread only once a period); the
+		 * channel's read timer is the consumer's period to read
+		 * without a wake-up (tc-consumerd-timer.c). */
+		.read_timer_interval = 0,
 		.output = LTTNG_UST_ABI_MMAP,
 		.chan_id = msg->chan_id,
 		.blocking_timeout = 0,
@@ -401,6 +417,10 @@ tc_consumerd_lttng_channel_create(const struct tc_consumer_lttng_channel *msg, i
 	snprintf(channel->name, sizeof(channel->name), "%s", msg->name);
 	channel->relay = relay;
 	channel->in_memory = dir_fd < 0 && !relay;
+	channel->timers = (struct tc_consumerd_timers){
+	    .read_ns = (uint64_t)msg->geometry.read_timer_us * 1000,
+	    .monitor_ns = (uint64_t)msg->geometry.monitor_timer_us * 1000,
+	};
 	ret = lttng_create_buffers(channel, msg);
 	if (ret < 0) {
 		lttng_fail(error, error_size, ret, "creating the buffers");
@@ -746,20 +766,32 @@ lttng_stream_bytes_used(struct lttng_stream *stream)
 	return (uint64_t)(produced - consumed);
 }
 
+struct tc_consumerd_timers *
+tc_consumerd_lttng_channel_timers(struct tc_consumerd_lttng_channel *channel)
+{
+	return &channel->timers;
+}
+
+void
+tc_consumerd_lttng_channel_sample(struct tc_consumerd_lttng_channel *channel)
+{
+	uint64_t used = 0;
+
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
+		used += lttng_stream_bytes_used(&channel->streams[i]);
+	channel->bytes_used = used;
+	if (used > channel->bytes_used_peak)
+		channel->bytes_used_peak = used;
+}
+
 void
 tc_consumerd_lttng_channel_stats(struct tc_consumerd_lttng_channel *channel,
 				 struct tc_consumerd_channel_stats *stats)
 {
-	uint64_t used = 0;
-
 	*stats = (struct tc_consumerd_channel_stats){.buffer_bytes = channel->buffer_bytes};
-	for (uint32_t i = 0; i < channel->nr_streams; i++) {
+	for (uint32_t i = 0; i < channel->nr_streams; i++)
 		stats->events_discarded += channel->streams[i].events_discarded;
-		used += lttng_stream_bytes_used(&channel->streams[i]);
-	}
-	if (used > channel->bytes_used_peak)
-		channel->bytes_used_peak = used;
-	stats->bytes_used = used;
+	stats->bytes_used = channel->bytes_used;
 	stats->bytes_used_peak = channel->bytes_used_peak;
 	stats->packets_written = channel->packets;
 }
@@ -962,6 +994,17 @@ tc_consumerd_lttng_stream_snapshot(struct tc_consumerd_lttng_channel *channel, u
 				   uint64_t *packets)
 {
 	return -EOPNOTSUPP;
+}
+
+struct tc_consumerd_timers *
+tc_consumerd_lttng_channel_timers(struct tc_consumerd_lttng_channel *channel)
+{
+	abort();
+}
+
+void
+tc_consumerd_lttng_channel_sample(struct tc_consumerd_lttng_channel *channel)
+{
 }
 
 void

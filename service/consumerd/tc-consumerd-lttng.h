@@ -86,9 +86,17 @@ typedef int (*tc_consumerd_lttng_sink)(void *data, const struct tc_consumerd_ltt
  * (consumer clock), as tracectl's own streams do. */
 void tc_consumerd_lttng_channel_live_tick(struct tc_consumerd_lttng_channel *channel,
 					  uint64_t period_start);
+/* The channel's read and monitor timers, for tc-consumerd-timer.c: the
+ * channel's read timer drains it (tc_consumerd_lttng_channel_drain())
+ * without a wake-up, its monitor timer samples it. */
+struct tc_consumerd_timers *
+tc_consumerd_lttng_channel_timers(struct tc_consumerd_lttng_channel *channel);
+/* A monitor sample: the bytes written into the streams and not consumed
+ * yet, now, and the highest sample. */
+void tc_consumerd_lttng_channel_sample(struct tc_consumerd_lttng_channel *channel);
 /* What ChannelStatistics gives of the channel: its buffers' bytes, those
- * written and not consumed now (sampled at each call, which keeps the
- * peak: LTTng-UST's buffers have no monitor timer of tracectl's), the
+ * written and not consumed at the last monitor sample and the highest
+ * sample (as for tracectl's own channels: 0 until the first), the
  * events its streams discarded as the packets read so far say (the
  * newest packet of each stream counts all before it), the packets
  * written. */

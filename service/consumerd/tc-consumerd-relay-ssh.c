@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tc-consumerd-cpu.h"
 #include "tc-consumerd-relay-private.h"
 #include "tc-consumerd-tunnel.h"
 #include "tc-rb.h"
@@ -32,6 +33,7 @@ tunnel_start(struct tc_consumerd_relay *relay)
 	    .port = relay->out.ssh_port,
 	    .control_port = relay->out.control_port,
 	    .data_port = relay->out.data_port,
+	    .prefer_aes_gcm = tc_consumerd_cpu_has_aes(),
 	};
 	int ret = tc_consumerd_tunnel_start(&spec, &relay->tunnel);
 

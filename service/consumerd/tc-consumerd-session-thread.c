@@ -171,7 +171,7 @@ run_once(struct tc_consumerd_session_thread *thread, struct session_poll *poll_s
 		tc_consumerd_session_drain_all(&thread->registry);
 	/* No channel, no timer, no wake-up. */
 	next = tc_consumerd_timer_run(&thread->registry, now);
-	next = earliest_deadline(next, tc_consumerd_session_poll_lttng(&thread->registry, now));
+	tc_consumerd_session_drain_woken_lttng(&thread->registry);
 	thread->drain_cut = tc_consumerd_yield_take_cut();
 	if (thread->drain_cut)
 		next = now ? now : 1;

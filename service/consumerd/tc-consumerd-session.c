@@ -395,25 +395,18 @@ tc_consumerd_session_add_lttng_channel(struct tc_consumerd_session *session,
 	session->lttng_channels = channel;
 }
 
-uint64_t
-tc_consumerd_session_poll_lttng(struct tc_consumerd_registry *registry, uint64_t now)
+void
+tc_consumerd_session_drain_woken_lttng(struct tc_consumerd_registry *registry)
 {
-	uint64_t next = 0;
-
 	for (struct tc_consumerd_session *session = registry->sessions; session;
 	     session = session->next) {
-		if (!session->lttng_channels)
+		if (!session->lttng_woken)
 			continue;
-		if (session->lttng_next_poll <= now) {
-			for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels;
-			     lttng; lttng = *tc_consumerd_lttng_channel_next(lttng))
-				tc_consumerd_lttng_channel_drain(lttng);
-			session->lttng_next_poll = now + CONSUMERD_LTTNG_POLL_MS * 1000000ull;
-		}
-		if (!next || session->lttng_next_poll < next)
-			next = session->lttng_next_poll;
+		for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+		     lttng = *tc_consumerd_lttng_channel_next(lttng))
+			tc_consumerd_lttng_channel_drain(lttng);
+		session->lttng_woken = false;
 	}
-	return next;
 }
 
 void

@@ -41,10 +41,11 @@ struct tc_consumerd_session {
 	struct tc_consumerd_channel *channels;
 	struct tc_consumerd_kernel_trace *kernel; /* or NULL */
 	struct tc_consumerd_own_trace *own;	  /* or NULL */
-	/* LTTng-UST applications' channels, drained every
-	 * CONSUMERD_LTTNG_POLL_MS (their wake-ups are not watched yet). */
+	/* LTTng-UST applications' channels, drained when a writer wakes the
+	 * session thread (lttng_woken: a stream's wait fd was readable) and
+	 * on each channel's read timer (tc-consumerd-timer.c). */
 	struct tc_consumerd_lttng_channel *lttng_channels;
-	uint64_t lttng_next_poll;
+	bool lttng_woken;
 	uint64_t kernel_next_read;
 	/* Streaming: the relay connection (NULL: local files), the metadata
 	 * stream on it, and when the live timer runs next. trace_dir is then
@@ -138,13 +139,12 @@ void tc_consumerd_session_totals(const struct tc_consumerd_session *session,
 				 struct tc_consumerd_totals *totals);
 
 #define CONSUMERD_FLUSH_WAIT_MS 200
-#define CONSUMERD_LTTNG_POLL_MS 100
 
 /* Adds an LTTng-UST channel the session then drains, flushes and frees. */
 void tc_consumerd_session_add_lttng_channel(struct tc_consumerd_session *session,
 					    struct tc_consumerd_lttng_channel *channel);
-/* Drains the LTTng-UST channels of every session whose poll is due;
- * returns the earliest next poll (0: none). */
-uint64_t tc_consumerd_session_poll_lttng(struct tc_consumerd_registry *registry, uint64_t now);
+/* Drains the LTTng-UST channels of every session whose writers woke the
+ * session thread. */
+void tc_consumerd_session_drain_woken_lttng(struct tc_consumerd_registry *registry);
 
 #endif /* TC_CONSUMERD_SESSION_H */

@@ -10,6 +10,9 @@
  *              burst does not fill the buffer before the consumer looks
  *   monitor -> sample how much of the buffers is in use, for statistics
  *
+ * LTTng-UST channels have the read and monitor timers here too; their
+ * switch timer is LTTng-UST's own (tc-consumerd-lttng.c).
+ *
  * The applications never make a system call to wake the consumer: a full
  * sub-buffer waits at most one read period.
  */
@@ -322,6 +325,29 @@ relay_run_timer(struct tc_consumerd_session *session, uint64_t now)
 	return session->relay_next_tick;
 }
 
+/* An LTTng-UST channel's read and monitor timers. Its writers wake the
+ * session thread when they close a sub-buffer (tc-consumerd-wake.c), and
+ * LTTng-UST runs its switch timer itself: the read timer drains what a
+ * missed or not yet seen wake-up left, as tracectl's own channels' does. */
+static uint64_t
+lttng_run_timers(struct tc_consumerd_lttng_channel *channel, uint64_t now)
+{
+	struct tc_consumerd_timers *t = tc_consumerd_lttng_channel_timers(channel);
+	uint64_t next = 0;
+
+	if (timer_is_due(t->next_read, now)) {
+		tc_consumerd_lttng_channel_drain(channel);
+		t->next_read = now + t->read_ns;
+	}
+	if (timer_is_due(t->next_monitor, now)) {
+		tc_consumerd_lttng_channel_sample(channel);
+		t->next_monitor = now + t->monitor_ns;
+	}
+	next = earliest(next, timer_arm(&t->next_read, t->read_ns, now));
+	next = earliest(next, timer_arm(&t->next_monitor, t->monitor_ns, now));
+	return next;
+}
+
 uint64_t
 tc_consumerd_timer_run(struct tc_consumerd_registry *registry, uint64_t now)
 {
@@ -336,6 +362,9 @@ tc_consumerd_timer_run(struct tc_consumerd_registry *registry, uint64_t now)
 		for (struct tc_consumerd_channel *channel = session->channels; channel;
 		     channel = channel->next)
 			next = earliest(next, channel_run_timers(channel, now));
+		for (struct tc_consumerd_lttng_channel *lttng = session->lttng_channels; lttng;
+		     lttng = *tc_consumerd_lttng_channel_next(lttng))
+			next = earliest(next, lttng_run_timers(lttng, now));
 	}
 	return next;
 }

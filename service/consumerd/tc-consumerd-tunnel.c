@@ -2,6 +2,7 @@
 /* The owner's ssh as a relay's tunnel (tc-consumerd-tunnel.h). */
 #include "tc-consumerd-tunnel.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,10 +29,12 @@
 /* A connection through the tunnel ends as ssh exits, before its exit is
  * seen: the reason waits this long for it, so that it is ssh's exit. */
 #define TUNNEL_EXIT_GRACE_MS 20
-/* The arguments: the program, 13 options, two forwards, the port, the
- * login, "--" and the host, and the NULL at the end. */
-#define TUNNEL_ARGV_MAX 26u
 #define SSH_PROGRAM "ssh"
+/* ssh's system-wide configuration, which -F would otherwise skip. */
+#define SSH_SYSTEM_CONFIG "/etc/ssh/ssh_config"
+/* The cipher preferred where the CPU has AES instructions, first in the
+ * list of OpenSSH's defaults ('^'), the others still offered. */
+#define SSH_PREFERRED_CIPHERS "^aes128-gcm@openssh.com"
 #define SSH_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 struct tc_consumerd_tunnel {
@@ -42,6 +45,7 @@ struct tc_consumerd_tunnel {
 	int wait_status;
 	char dir[sizeof(TUNNEL_DIR_TEMPLATE)];
 	char control_path[TUNNEL_PATH_MAX], data_path[TUNNEL_PATH_MAX];
+	char config_path[TUNNEL_PATH_MAX]; /* "" unless a cipher is preferred */
 	/* The line being read, and the last one complete and not blank. */
 	char line[CONSUMERD_TUNNEL_LINE_MAX + 1];
 	size_t line_len;
@@ -215,12 +219,43 @@ reap(struct tc_consumerd_tunnel *tunnel)
 
 /* ---- the command line ---- */
 
+/* What the consumer needs to own the tunnel (tc-consumerd-tunnel.h). */
+static const char *const tunnel_options[] = {
+    "-N",
+    "-o",
+    "ExitOnForwardFailure=yes",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "ControlMaster=no",
+    "-o",
+    "ControlPath=none",
+    "-o",
+    "ForkAfterAuthentication=no",
+    "-o",
+    "ClearAllForwardings=no",
+};
+
+#define TUNNEL_OPTIONS_COUNT (sizeof(tunnel_options) / sizeof(tunnel_options[0]))
+/* The arguments at most: the program, the options, "-F" and its file,
+ * two forwards, "-p" and the port, "-l" and the login, "--" and the
+ * host, and the NULL at the end. build_args() asserts it stays within. */
+#define TUNNEL_ARGV_MAX (1u + TUNNEL_OPTIONS_COUNT + 2u + 4u + 2u + 2u + 2u + 1u)
+
 struct tunnel_args {
 	char *argv[TUNNEL_ARGV_MAX];
 	char control_forward[TUNNEL_PATH_MAX + 24], data_forward[TUNNEL_PATH_MAX + 24];
 	char port[8];
 	char program[PATH_MAX];
 };
+
+/* Appends one argument, keeping room for the NULL at the end. */
+static void
+add_arg(struct tunnel_args *args, unsigned *n, const char *arg)
+{
+	assert(*n + 1 < TUNNEL_ARGV_MAX);
+	args->argv[(*n)++] = (char *)arg;
+}
 
 static int
 check_spec(const struct tc_consumerd_tunnel_spec *spec)
@@ -242,46 +277,69 @@ static void
 build_args(struct tunnel_args *args, const struct tc_consumerd_tunnel *tunnel,
 	   const struct tc_consumerd_tunnel_spec *spec)
 {
-	static const char *const options[] = {
-	    "-N",
-	    "-o",
-	    "ExitOnForwardFailure=yes",
-	    "-o",
-	    "BatchMode=yes",
-	    "-o",
-	    "ControlMaster=no",
-	    "-o",
-	    "ControlPath=none",
-	    "-o",
-	    "ForkAfterAuthentication=no",
-	    "-o",
-	    "ClearAllForwardings=no",
-	};
 	unsigned n = 0;
 
 	snprintf(args->control_forward, sizeof(args->control_forward), "%s:127.0.0.1:%u",
 		 tunnel->control_path, spec->control_port);
 	snprintf(args->data_forward, sizeof(args->data_forward), "%s:127.0.0.1:%u",
 		 tunnel->data_path, spec->data_port);
-	args->argv[n++] = (char *)SSH_PROGRAM;
-	for (unsigned i = 0; i < sizeof(options) / sizeof(options[0]); i++)
-		args->argv[n++] = (char *)options[i];
-	args->argv[n++] = (char *)"-L";
-	args->argv[n++] = args->control_forward;
-	args->argv[n++] = (char *)"-L";
-	args->argv[n++] = args->data_forward;
+	add_arg(args, &n, SSH_PROGRAM);
+	for (unsigned i = 0; i < TUNNEL_OPTIONS_COUNT; i++)
+		add_arg(args, &n, tunnel_options[i]);
+	if (tunnel->config_path[0]) {
+		add_arg(args, &n, "-F");
+		add_arg(args, &n, tunnel->config_path);
+	}
+	add_arg(args, &n, "-L");
+	add_arg(args, &n, args->control_forward);
+	add_arg(args, &n, "-L");
+	add_arg(args, &n, args->data_forward);
 	if (spec->port) {
 		snprintf(args->port, sizeof(args->port), "%u", spec->port);
-		args->argv[n++] = (char *)"-p";
-		args->argv[n++] = args->port;
+		add_arg(args, &n, "-p");
+		add_arg(args, &n, args->port);
 	}
 	if (spec->user && spec->user[0]) {
-		args->argv[n++] = (char *)"-l";
-		args->argv[n++] = (char *)spec->user;
+		add_arg(args, &n, "-l");
+		add_arg(args, &n, spec->user);
 	}
-	args->argv[n++] = (char *)"--";
-	args->argv[n++] = (char *)spec->host;
+	add_arg(args, &n, "--");
+	add_arg(args, &n, spec->host);
 	args->argv[n] = NULL;
+}
+
+/*
+ * The configuration ssh reads with -F when a cipher is preferred: the
+ * owner's and the system's files, included in the order ssh reads them
+ * without -F, then the preferred cipher for every host. ssh keeps the
+ * first value it obtains of each option, so the preference applies only
+ * to a host for which neither file sets Ciphers: the owner's choice, for
+ * this host after its Host and Match blocks as ssh itself evaluates
+ * them, always wins. Include checks the owner's file's permissions as
+ * ssh does without -F. Returns 0 or -errno.
+ */
+static int
+write_config(struct tc_consumerd_tunnel *tunnel)
+{
+	static const char text[] = "# tracectl's tunnel: the owner's ssh configuration, then a default\n"
+				   "Include ~/.ssh/config\n"
+				   "Include " SSH_SYSTEM_CONFIG "\n"
+				   "Host *\n"
+				   "\tCiphers " SSH_PREFERRED_CIPHERS "\n";
+	ssize_t written;
+	int fd;
+
+	snprintf(tunnel->config_path, sizeof(tunnel->config_path), "%s/config", tunnel->dir);
+	fd = open(tunnel->config_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		tunnel->config_path[0] = '\0';
+		return -errno;
+	}
+	written = write(fd, text, sizeof(text) - 1);
+	if (written < 0)
+		written = -errno;
+	close(fd);
+	return written < 0 ? (int)written : written == sizeof(text) - 1 ? 0 : -EIO;
 }
 
 /* The private directory and the sockets' paths in it. */
@@ -321,6 +379,8 @@ tc_consumerd_tunnel_start(const struct tc_consumerd_tunnel_spec *spec,
 	ret = find_program(args->program, sizeof(args->program));
 	if (ret == 0)
 		ret = make_dir(tunnel);
+	if (ret == 0 && spec->prefer_aes_gcm)
+		ret = write_config(tunnel);
 	if (ret == 0) {
 		build_args(args, tunnel, spec);
 		ret = spawn(tunnel, args->program, args->argv);
@@ -429,6 +489,8 @@ tc_consumerd_tunnel_stop(struct tc_consumerd_tunnel *tunnel)
 	if (tunnel->dir[0]) {
 		unlink(tunnel->control_path);
 		unlink(tunnel->data_path);
+		if (tunnel->config_path[0])
+			unlink(tunnel->config_path);
 		rmdir(tunnel->dir);
 	}
 	free(tunnel);

@@ -106,7 +106,7 @@ tc_consumerd_wake_sources_woken(const struct tc_consumerd_wake_source *sources,
 			sources[i].kernel_session->kernel_woken = true;
 		} else if (sources[i].lttng_session) {
 			tc_consumerd_lttng_wait_fd_clear(pfds[i].fd);
-			sources[i].lttng_session->lttng_next_poll = now;
+			sources[i].lttng_session->lttng_woken = true;
 		}
 	}
 }

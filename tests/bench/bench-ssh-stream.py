@@ -5,8 +5,9 @@ both tracectl, in one run: the same program (ust-loop.c, two 64-bit
 integers per event), the same channel geometry, the same lttng-relayd
 on 127.0.0.1, run as a test user whose consumer runs ssh to Debian's
 sshd on 127.0.0.1 with that user's key and the user's ssh configuration
-(none: OpenSSH's defaults, whose cipher the log names). Prints one line
-per figure:
+(none: OpenSSH's defaults, with AES-GCM first where the CPU has AES
+instructions, as the tunnel prefers; sshd's log names the cipher).
+Prints one line per figure:
 
   figure NAME ours=X anchor=Y ratio=X/Y unit=U
 
@@ -28,8 +29,9 @@ ssh_stream_ssh_cpu_s            the tunnel's own CPU for the same events,
 
 TRACECTL_BENCH_QUICK=1 shortens every run (a check that the benchmark
 works, not figures). TRACECTL_BENCH_SSH_CIPHERS=LIST writes "Ciphers LIST"
-into the user's ~/.ssh/config, as an owner would choose a cipher (for
-example aes128-gcm@openssh.com, which AES-NI speeds up).
+into the user's ~/.ssh/config, as an owner would choose a cipher, which
+the tunnel then leaves alone (for example chacha20-poly1305@openssh.com,
+OpenSSH's default, to compare).
 docs/performance.md states the goals and the latest figures.
 """
 

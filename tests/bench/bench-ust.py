@@ -42,6 +42,17 @@ ust_event_contexts_ns       ust_event_ns_1thread with the vuid, net_ns and ip
                             lttng add-context), median of RUNS loops; a note
                             follows with the CPU time per event of the same
                             loops and of loops without contexts
+ust_event_app_context_ns    ust_event_ns_1thread of ours with the application
+                            context $app.bench:request (an int64 from the
+                            program's callback, tracectl/app-context.h)
+                            added to the channel, against the same loops
+                            without it (the anchor, ours too, the loops
+                            alternating, a session each): LTTng-UST 2.13 has
+                            no public header for its context providers
+                            (lttng/ust-context-provider.h is internal, for
+                            its Java agent's JNI library, and Debian does not
+                            ship it), so its side is not measured; a note
+                            follows with the CPU time per event
 ust_event_enum_float_ns     ns per enabled event of an enumeration (of an
                             int: ctf_enum), values in and out of its ranges,
                             and a float (ctf_float), one thread pinned to CPU
@@ -163,9 +174,11 @@ SDT_FIGURES = [f"ust_{kind}_{build}_ns" for build in SDT_BUILDS for kind in ("ev
 # event and events a loop.
 KIND_FIGURES = {"ust_event_enum_float_ns": ("enum_float", COUNT),
                 "ust_event_array_ns": ("arrays", ARRAY_COUNT)}
+# The application context of ust_event_app_context_ns (ust-loop.c).
+APP_CONTEXT = "$app.bench:request"
 FIGURES = LOOP_FIGURES | set(SDT_FIGURES) | {
     "ust_disabled_ns", "ust_sustained_rate", "ust_sustained_rate_rt_consumer",
-    "ust_event_contexts_ns"} | set(KIND_FIGURES)
+    "ust_event_contexts_ns", "ust_event_app_context_ns"} | set(KIND_FIGURES)
 
 
 def build_ours(tmp, name, defines):
@@ -363,6 +376,32 @@ def with_contexts(tracer):
 
 
 
+def app_context_loops(tracer):
+    """{"with", "without"}: medians of RUNS one-thread loops of ours, the
+    program registering bench:request, each in a session of its own whose
+    channel records the context or not, the two alternating (which goes
+    first, too), so that the machine's load weighs on both alike."""
+    env = dict(tracer.env, BENCH_APP_CONTEXT="1")
+    loops = {"with": [], "without": []}
+    for run in range(RUNS):
+        for key in (("with", "without") if run % 2 else ("without", "with")):
+            session = tracer.session(GEOMETRY, contexts=[APP_CONTEXT] if key == "with" else [])
+            loops[key].append(run_loop(tracer.program, env, 1, COUNT))
+            discarded = tracer.end(session)
+            check(discarded == 0, f"{tracer.name} discarded {discarded} events ({key})")
+    return {key: {"ns": statistics.median(loop["ns_per_event"] for loop in runs),
+                  "cpu_ns": statistics.median(cpu_ns_per_event(loop) for loop in runs)}
+            for key, runs in loops.items()}
+
+
+def print_app_context_figure(found):
+    figure("ust_event_app_context_ns", found["with"]["ns"], found["without"]["ns"], "ns")
+    print(f"note ust_event_app_context_cpu_ns: ours {found['with']['cpu_ns']:.1f} ns "
+          f"({found['without']['cpu_ns']:.1f} without the context) of the thread's CPU "
+          "time per event; the anchor is ours without it: LTTng-UST 2.13 has no public "
+          "context provider API", flush=True)
+
+
 def per_event_of_kinds(tracer):
     """{figure: (median ns of one thread's CPU time per event, median
     wall-clock ns per event)} over RUNS loops of the events of other field
@@ -455,6 +494,14 @@ def main_sdt(wanted):
             print_sdt(sdt(Ours(tmp, svc)), wanted)
 
 
+def main_app_context():
+    """ust_event_app_context_ns alone: ours only."""
+    with tempfile.TemporaryDirectory(prefix="tracectl-bench-ust-") as tmp:
+        build(tmp, with_lttng=False)
+        with Service() as svc:
+            print_app_context_figure(app_context_loops(Ours(tmp, svc)))
+
+
 def sustained(tracer):
     """Bisection on the rate asked for, between 100k/s and 60M/s, with the
     default channel; returns the highest rate reached without a discarded
@@ -504,6 +551,8 @@ def measure(tracer, wanted, with_sdt=False):
         found["disabled"] = disabled(tracer)
     if with_sdt and wanted & set(SDT_FIGURES):
         found["sdt"] = sdt(tracer)
+    if with_sdt and "ust_event_app_context_ns" in wanted:
+        found["app_context"] = app_context_loops(tracer)
     if wanted & {"ust_sustained_rate", "ust_sustained_rate_rt_consumer"}:
         found["rate"] = sustained(tracer)
     if "ust_event_contexts_ns" in wanted:
@@ -557,6 +606,8 @@ def print_figures(tmp, o, a, wanted):
         print_rate_figures(tmp, o["rate"], a["rate"])
     if "contexts" in o:
         print_contexts_figure(o["contexts"], a["contexts"])
+    if "app_context" in o:
+        print_app_context_figure(o["app_context"])
     if "kinds" in o:
         print_kinds(o["kinds"], a["kinds"], wanted)
 
@@ -566,6 +617,9 @@ def main():
     require(wanted <= FIGURES, f"figures are {', '.join(sorted(FIGURES))}")
     if wanted <= set(SDT_FIGURES):
         main_sdt(sorted(wanted))
+        return
+    if wanted == {"ust_event_app_context_ns"}:
+        main_app_context()
         return
     require_lttng_ust()
     require(os.cpu_count() >= 2, "two CPUs are needed")

@@ -17,6 +17,9 @@
  *   ust-loop paced RATE SECONDS   one thread emits RATE events per second
  *                                 (busy-waiting on the clock between
  *                                 bursts of 16) for SECONDS
+ *
+ * tracectl's build registers the application context bench:request (an
+ * int64, a thread-local count) when BENCH_APP_CONTEXT is set.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -58,6 +61,7 @@ TRACECTL_EVENT(bench_kinds, arrays,
 	TRACECTL_FIELDS(
 		tracectl_field_array(uint32_t, fixed, words, 16),
 		tracectl_field_sequence(uint32_t, varying, words, 16)))
+#include <tracectl/app-context.h>
 #define EMIT(a, b) tracectl_tracepoint(bench, event, (a), (b))
 #define EMIT_ENUM_FLOAT(state, value) tracectl_tracepoint(bench_kinds, enum_float, (state), (value))
 #define EMIT_ARRAYS(words) tracectl_tracepoint(bench_kinds, arrays, (words))
@@ -196,9 +200,27 @@ run_paced(double rate, double seconds)
 	return 0;
 }
 
+#ifndef TRACER_LTTNG
+/* bench:request: what a program's own callback would do at its cheapest,
+ * a thread-local read and an increment. */
+static __thread int64_t request;
+
+static void
+get_request(void *priv, struct tracectl_app_context_value *value)
+{
+	value->u.s64 = request++;
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
+#ifndef TRACER_LTTNG
+	if (getenv("BENCH_APP_CONTEXT") &&
+	    tracectl_app_context_register("bench", "request", TRACECTL_APP_CONTEXT_INT64,
+					  get_request, NULL) < 0)
+		return 1;
+#endif
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0) {
 		long threads = strtol(argv[2], NULL, 10);
 

@@ -9,8 +9,8 @@
  * AddressSanitizer and UBSan.
  *
  * Each datagram is built from the input as a well-formed message of some
- * kind (REGISTER of version 4, 5 or another, ENUM, EVENT, EVENTS_END,
- * REPLY) whose fields the input picks, valid or not, or as raw bytes;
+ * kind (REGISTER of version 4, 5, 6 or another, ENUM, APP_CONTEXT, EVENT,
+ * EVENTS_END, REPLY) whose fields the input picks, valid or not, or as raw bytes;
  * then, sometimes, file descriptors are attached, its length is changed
  * or some of its bytes are flipped. What must hold:
  *
@@ -20,7 +20,9 @@
  *   the connection, an event description is taken exactly when its name,
  *   log level, fields and index follow the rules, an enumeration's
  *   entries exactly when they open or continue it in order and each
- *   follows the rules, an enumeration field exactly when it names a
+ *   follows the rules, an application context exactly when a version 6
+ *   application sends the next index, a declared type and a name of the
+ *   rules not registered yet, an enumeration field exactly when it names a
  *   complete enumeration whose every range its container holds, and so
  *   on.
  * - Whatever it was sent, every event and enumeration the service keeps
@@ -65,8 +67,10 @@
 #include "tc-ack-waiter.h"
 #include "tc-app-protocol.h"
 #include "tc-app.h"
+#include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-metadata.h"
+#include "tc-perf-counter.h"
 #include "tc-session.h"
 
 #define DATAGRAMS_MAX 24u
@@ -95,13 +99,14 @@ enum outcome {
 	ENUM_ENTRIES_KEPT,
 	ENUM_COMPLETE,
 	ENUM_FIELD_KEPT,
+	APP_CONTEXT_KEPT,
 	OUTCOMES,
 };
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
 	"dropped at read", "refused", "registered", "later batch", "event kept",
 	"reply woke", "fds closed", "predicted", "metadata read", "enum entries kept",
-	"enum complete", "enum field kept",
+	"enum complete", "enum field kept", "app context kept",
 };
 static unsigned long long outcomes[OUTCOMES];
 
@@ -124,6 +129,8 @@ struct model {
 	guint n_events;
 	guint n_enums; /* the last one may be incomplete */
 	struct model_enum enums[ENUMS_MAX];
+	guint n_app_contexts;
+	char app_contexts[DATAGRAMS_MAX][TRACECTL_ABI_APP_CONTEXT_NAME_MAX];
 };
 
 /* One datagram, and what the service must make of it. */
@@ -147,6 +154,9 @@ struct datagram {
 #define METADATA_TEXT_SIZE (4u << 20)
 static GString *metadata_text;
 static guint metadata_count;
+/* Application contexts kept, of distinct CTF field names (as a channel
+ * takes them), for the metadata check's stream. */
+static GPtrArray *metadata_app_contexts;
 
 /* Names. The rules (tc-validate.h) are written out again here, from the
  * ABI's documentation, so that the service's checks are compared with
@@ -561,7 +571,10 @@ build_register(struct fuzz_input *in, struct datagram *d, const struct model *mo
 		msg->abi_version = 3;
 		break;
 	case 6:
-		msg->abi_version = 6;
+		msg->abi_version = TRACECTL_ABI_VERSION + 1;
+		break;
+	case 7:
+		msg->abi_version = 5;
 		break;
 	default:
 		msg->abi_version = TRACECTL_ABI_VERSION;
@@ -575,7 +588,7 @@ build_register(struct fuzz_input *in, struct datagram *d, const struct model *mo
 	for (size_t i = 0; i < sizeof(msg->procname); i++)
 		msg->procname[i] = (char)fuzz_take_byte(in);
 	d->verdict = !model->greeted && !model->registered && msg->abi_version >= 4 &&
-				     msg->abi_version <= 5 &&
+				     msg->abi_version <= 6 &&
 				     msg->bits_per_long == sizeof(long) * 8
 			     ? TAKEN
 			     : REFUSED_BY_HANDLER;
@@ -616,6 +629,82 @@ build_events_end(struct fuzz_input *in, struct datagram *d, const struct model *
 	set_header(d, TRACECTL_MSG_EVENTS_END, sizeof(struct tracectl_msg_batch));
 	d->message.batch.batch = fuzz_take_u32(in);
 	d->verdict = model->greeted && !model_open_enum(model) ? TAKEN : REFUSED_BY_HANDLER;
+}
+
+/* "provider:name", the ABI's rule written out again: a NUL within size,
+ * one ':' with 1 or more of [A-Za-z0-9_] on each side. */
+static gboolean
+rule_app_context_name(const char *name, size_t size)
+{
+	const char *end = memchr(name, '\0', size);
+	const char *colon;
+
+	if (end == NULL || (colon = strchr(name, ':')) == NULL || colon == name ||
+	    colon + 1 == end || strchr(colon + 1, ':') != NULL)
+		return FALSE;
+	for (const char *at = name; at < end; at++)
+		if (at != colon && memchr(name_chars, *at, FIELD_CHARS) == NULL)
+			return FALSE;
+	return TRUE;
+}
+
+static gboolean
+model_has_app_context(const struct model *model, const char *name)
+{
+	for (guint i = 0; i < model->n_app_contexts; i++)
+		if (strcmp(model->app_contexts[i], name) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/* Mostly two parts of field characters around a ':'; sometimes an empty
+ * part, no ':' or two, the characters event names allow besides, or a
+ * name of the whole array without a NUL. */
+static void
+take_app_context_name(struct fuzz_input *in, char *name)
+{
+	char part[2][24];
+	uint8_t shape = fuzz_take_byte(in);
+	size_t n_good = shape % 8 == 5 ? sizeof(name_chars) - 1 : FIELD_CHARS;
+
+	if (shape % 16 == 0) {
+		take_name(in, name, TRACECTL_ABI_APP_CONTEXT_NAME_MAX, name_chars,
+			  sizeof(name_chars) - 1);
+		return;
+	}
+	take_name(in, part[0], sizeof(part[0]) - 1, name_chars, n_good);
+	take_name(in, part[1], sizeof(part[1]) - 1, name_chars, n_good);
+	part[0][sizeof(part[0]) - 1] = part[1][sizeof(part[1]) - 1] = '\0';
+	memset(name, 0, TRACECTL_ABI_APP_CONTEXT_NAME_MAX);
+	snprintf(name, TRACECTL_ABI_APP_CONTEXT_NAME_MAX, "%s%s%s", shape % 8 == 1 ? "" : part[0],
+		 shape % 8 == 2 ? "" : shape % 8 == 4 ? "::" : ":", shape % 8 == 3 ? "" : part[1]);
+}
+
+/* An APP_CONTEXT message: mostly the next index, a declared type and a
+ * name of the rules; sometimes another index, type or name, or one
+ * registered already. */
+static void
+build_app_context(struct fuzz_input *in, struct datagram *d, const struct model *model)
+{
+	struct tracectl_msg_app_context *msg = &d->message.app_context;
+	uint8_t shape = fuzz_take_byte(in);
+
+	set_header(d, TRACECTL_MSG_APP_CONTEXT, sizeof(*msg));
+	msg->index = shape % 16 == 15 ? fuzz_take_byte(in) : model->n_app_contexts;
+	msg->type = shape / 16 % 8 == 7 ? fuzz_take_u32(in) : 1u + fuzz_take_byte(in) % 3u;
+	if (shape / 16 % 8 == 6 && model->n_app_contexts > 0)
+		memcpy(msg->name, model->app_contexts[model->n_app_contexts - 1],
+		       sizeof(msg->name));
+	else
+		take_app_context_name(in, msg->name);
+	d->verdict = model->greeted && model->version >= TRACECTL_ABI_VERSION_APP_CONTEXTS &&
+				     msg->index == model->n_app_contexts &&
+				     model->n_app_contexts < TRACECTL_ABI_APP_CONTEXTS_MAX &&
+				     msg->type >= 1 && msg->type <= 3 &&
+				     rule_app_context_name(msg->name, sizeof(msg->name)) &&
+				     !model_has_app_context(model, msg->name)
+			     ? TAKEN
+			     : REFUSED_BY_HANDLER;
 }
 
 /* A label of pieces, mostly good (letters, digits, spaces, quotes and
@@ -815,13 +904,15 @@ take_kind(struct fuzz_input *in, const struct model *model)
 	uint8_t pick = fuzz_take_byte(in);
 
 	if (pick < 16)
-		return pick % 7;
+		return pick % 8;
 	if (!model->greeted)
 		return 0;
 	if (model_open_enum(model))
 		return pick % 8 == 0 ? 1 : 6;
 	if (!model->registered)
 		return pick % 8 == 0 ? 3 : pick % 4 == 1 ? 6 : 1;
+	if (pick % 16 == 15)
+		return 7;
 	return pick % 5 == 0 ? 6 : 1 + pick % 4;
 }
 
@@ -845,6 +936,9 @@ build_datagram(struct fuzz_input *in, struct datagram *d, const struct model *mo
 		break;
 	case 6:
 		build_enum(in, d, model);
+		break;
+	case 7:
+		build_app_context(in, d, model);
 		break;
 	default:
 		build_raw(in, d);
@@ -964,7 +1058,11 @@ check_metadata(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GString) text = g_string_new(NULL);
 	g_autoptr(TcSession) session = NULL;
-	TcChannel channel = {.stream_id = 0, .contexts = TRACECTL_CONTEXT_ALL};
+	g_autoptr(GArray) no_perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	TcChannel channel = {.stream_id = 0,
+			     .contexts = TRACECTL_CONTEXT_ALL,
+			     .perf_counters = no_perf_counters,
+			     .app_contexts = metadata_app_contexts};
 	const char *argv[] = {"babeltrace2", NULL, NULL};
 	int status;
 
@@ -1040,6 +1138,14 @@ model_follow(struct conversation *c, TcAppHandled handled)
 	if (c->app->enums->len > ENUMS_MAX)
 		FAIL("%u enumerations from %u messages at most", c->app->enums->len, DATAGRAMS_MAX);
 	c->model.n_enums = c->app->enums->len;
+	if (c->app->app_contexts->len > DATAGRAMS_MAX)
+		FAIL("%u application contexts from %u messages at most", c->app->app_contexts->len,
+		     DATAGRAMS_MAX);
+	c->model.n_app_contexts = c->app->app_contexts->len;
+	for (guint i = 0; i < c->model.n_app_contexts; i++)
+		memcpy(c->model.app_contexts[i],
+		       g_array_index(c->app->app_contexts, TcAppContext, i).name,
+		       sizeof(c->model.app_contexts[i]));
 	for (guint i = 0; i < c->model.n_enums; i++) {
 		const TcAppEnum *e = g_ptr_array_index(c->app->enums, i);
 		struct model_enum *m = &c->model.enums[i];
@@ -1093,6 +1199,36 @@ poison(TcAppMessage *message)
 		memcpy(&fields[i], &padding, sizeof(padding));
 }
 
+/* The context kept is the one sent, of the rules, and its field name is
+ * kept for the metadata check unless another kept has it. */
+static void
+check_kept_app_context(const TcApp *app, const struct datagram *d)
+{
+	const struct tracectl_msg_app_context *msg = &d->message.app_context;
+	const TcAppContext *kept =
+		&g_array_index(app->app_contexts, TcAppContext, app->app_contexts->len - 1);
+	g_autofree char *field = NULL;
+
+	if (d->message.header.type != TRACECTL_MSG_APP_CONTEXT || d->len != sizeof(*msg) ||
+	    memcmp(kept->name, msg->name, sizeof(kept->name)) != 0 || kept->type != msg->type)
+		FAIL("an application context was kept that is not the one sent");
+	if (!rule_app_context_name(kept->name, sizeof(kept->name)) || kept->type < 1 ||
+	    kept->type > 3)
+		FAIL("application context '%.128s' of type %u kept against the rules", kept->name,
+		     kept->type);
+	outcomes[APP_CONTEXT_KEPT]++;
+	field = tc_channel_config_app_context_field(kept->name);
+	for (guint i = 0; i < metadata_app_contexts->len; i++) {
+		g_autofree char *other =
+			tc_channel_config_app_context_field(g_ptr_array_index(metadata_app_contexts, i));
+
+		if (g_str_equal(other, field))
+			return;
+	}
+	if (metadata_app_contexts->len < TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX)
+		g_ptr_array_add(metadata_app_contexts, g_strdup(kept->name));
+}
+
 /* Sends and handles one datagram; FALSE once the service dropped the
  * application. */
 static gboolean
@@ -1108,6 +1244,7 @@ converse(struct conversation *c, const struct datagram *d)
 					      c->app->enums, c->app->enums->len - 1))->nr_received
 				   : 0;
 	guint enums_before = c->app->enums->len;
+	guint app_contexts_before = c->app->app_contexts->len;
 
 	poison(&message);
 	send_datagram(c->app_fd, d, c->pipe_readers, &c->n_readers);
@@ -1136,6 +1273,8 @@ converse(struct conversation *c, const struct datagram *d)
 	    (enums_before && ((const TcAppEnum *)g_ptr_array_index(c->app->enums, enums_before - 1))
 					     ->nr_received != enum_entries_before))
 		check_kept_enum(c->app, d);
+	if (c->app->app_contexts->len != app_contexts_before)
+		check_kept_app_context(c->app, d);
 	if (c->app->events->len != events_before) {
 		check_kept_event(c->app, d, &c->model);
 		keep_for_metadata(g_ptr_array_index(c->app->events, c->app->events->len - 1));
@@ -1200,6 +1339,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		g_log_set_writer_func(quiet_writer, NULL, NULL);
 		g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL);
 		metadata_text = g_string_sized_new(METADATA_TEXT_SIZE);
+		metadata_app_contexts = g_ptr_array_new_with_free_func(g_free);
 	}
 	conversation_start(&c);
 	for (unsigned int i = 0; i < DATAGRAMS_MAX && in.pos < in.size; i++) {

@@ -31,6 +31,12 @@ struct otel_attr {
 	GString *text;
 };
 
+/* A link as an OpenTelemetry encoding gives it. */
+struct otel_link {
+	GString *trace_id, *span_id; /* bytes */
+	GString *trace_state;	     /* NULL if absent */
+};
+
 struct otel_span {
 	GString *trace_id, *span_id, *parent_span_id; /* bytes; parent NULL if absent */
 	GString *trace_state;			      /* NULL if absent */
@@ -40,6 +46,7 @@ struct otel_span {
 	GPtrArray *attributes; /* struct otel_attr */
 	GArray *event_times;   /* guint64 */
 	GPtrArray *event_names; /* GString */
+	GPtrArray *links;	/* struct otel_link */
 	int64_t status_code;
 	GString *status_message;
 	guint resource;
@@ -73,6 +80,15 @@ otel_attrs_new(void)
 }
 
 static void
+otel_link_free(struct otel_link *link)
+{
+	gstring_free(link->trace_id);
+	gstring_free(link->span_id);
+	gstring_free(link->trace_state);
+	g_free(link);
+}
+
+static void
 otel_span_free(struct otel_span *span)
 {
 	gstring_free(span->trace_id);
@@ -84,6 +100,7 @@ otel_span_free(struct otel_span *span)
 	g_ptr_array_unref(span->attributes);
 	g_array_unref(span->event_times);
 	g_ptr_array_unref(span->event_names);
+	g_ptr_array_unref(span->links);
 	g_free(span);
 }
 
@@ -95,6 +112,7 @@ otel_span_new(guint resource)
 	span->attributes = otel_attrs_new();
 	span->event_times = g_array_new(FALSE, FALSE, sizeof(guint64));
 	span->event_names = g_ptr_array_new_with_free_func((GDestroyNotify)gstring_free);
+	span->links = g_ptr_array_new_with_free_func((GDestroyNotify)otel_link_free);
 	span->resource = resource;
 	return span;
 }
@@ -292,6 +310,28 @@ pb_span_event(struct pb_reader reader, struct otel_span *span)
 	g_ptr_array_add(span->event_names, name ? name : g_string_new(""));
 }
 
+/* Span.Link: the encoder writes no attributes and no flags. */
+static void
+pb_link(struct pb_reader reader, struct otel_span *span)
+{
+	struct otel_link *link = g_new0(struct otel_link, 1);
+	struct pb_field field;
+
+	g_ptr_array_add(span->links, link);
+	reader.what = "Span.Link";
+	while (pb_next(&reader, &field)) {
+		if (field.number == 1)
+			pb_once(&link->trace_id, pb_bytes(&field, reader.what), "Link.trace_id");
+		else if (field.number == 2)
+			pb_once(&link->span_id, pb_bytes(&field, reader.what), "Link.span_id");
+		else if (field.number == 3)
+			pb_once(&link->trace_state, pb_bytes(&field, reader.what),
+				"Link.trace_state");
+		else
+			FAIL("protobuf Span.Link: field %u", field.number);
+	}
+}
+
 static void
 pb_status(struct pb_reader reader, struct otel_span *span)
 {
@@ -362,6 +402,9 @@ pb_span(struct pb_reader reader, struct otel_request *request, guint resource)
 		} else if (field.number == 11) {
 			pb_expect(&field, 2, reader.what);
 			pb_span_event(field.inner, span);
+		} else if (field.number == 13) {
+			pb_expect(&field, 2, reader.what);
+			pb_link(field.inner, span);
 		} else if (field.number == 15) {
 			pb_expect(&field, 2, reader.what);
 			pb_status(field.inner, span);
@@ -598,6 +641,31 @@ json_otel_attrs(JsonObject *object, GPtrArray *attrs, const char *where)
 	}
 }
 
+/* "links" is left out when there are none, as an encoder of proto3 JSON
+ * leaves an empty repeated field out. */
+static void
+json_otel_links(JsonObject *object, struct otel_span *span, const char *where)
+{
+	JsonArray *links;
+
+	if (!json_object_has_member(object, "links"))
+		return;
+	links = json_need_array(object, "links", where);
+	if (json_array_get_length(links) == 0)
+		FAIL("%s: an empty links", where);
+	for (guint i = 0; i < json_array_get_length(links); i++) {
+		JsonObject *element = json_element_object(links, i, where);
+		struct otel_link *link = g_new0(struct otel_link, 1);
+
+		g_ptr_array_add(span->links, link);
+		link->trace_id = json_hex(json_need_string(element, "traceId", where), 16, "traceId");
+		link->span_id = json_hex(json_need_string(element, "spanId", where), 8, "spanId");
+		if (json_object_has_member(element, "traceState"))
+			link->trace_state =
+			    g_string_new(json_need_string(element, "traceState", where));
+	}
+}
+
 static void
 json_otel_span(JsonObject *object, struct otel_request *request, guint resource)
 {
@@ -622,6 +690,7 @@ json_otel_span(JsonObject *object, struct otel_request *request, guint resource)
 	span->end = json_decimal(json_need_string(object, "endTimeUnixNano", where), FALSE,
 				 "endTimeUnixNano");
 	json_otel_attrs(object, span->attributes, where);
+	json_otel_links(object, span, where);
 	for (guint i = 0; i < json_array_get_length(events); i++) {
 		JsonObject *event = json_element_object(events, i, where);
 		guint64 time = json_decimal(json_need_string(event, "timeUnixNano", where), FALSE,
@@ -794,6 +863,24 @@ check_trace_state(const char *encoding, const GString *got, const char *want, gu
 }
 
 static void
+check_otel_links(const char *encoding, const struct otel_span *got,
+		 const struct model_span *want, guint index)
+{
+	if (got->links->len != want->links->len)
+		FAIL("%s: span %u has %u links, not %u", encoding, index, got->links->len,
+		     want->links->len);
+	for (guint i = 0; i < want->links->len; i++) {
+		const struct otel_link *link = g_ptr_array_index(got->links, i);
+		const struct model_link *expected = &g_array_index(want->links, struct model_link, i);
+		const guint64 trace_id[2] = {expected->trace_id_hi, expected->trace_id_lo};
+
+		check_id(encoding, link->trace_id, trace_id, 2, "link's trace id", index);
+		check_id(encoding, link->span_id, &expected->span_id, 1, "link's span id", index);
+		check_trace_state(encoding, link->trace_state, expected->trace_state, index);
+	}
+}
+
+static void
 check_otel_span(const char *encoding, const struct otel_span *got,
 		const struct model_span *want, guint index)
 {
@@ -813,6 +900,7 @@ check_otel_span(const char *encoding, const struct otel_span *got,
 	    !same_bytes_or_empty(got->status_message, want->error_message))
 		FAIL("%s: span %u's status is not as taken", encoding, index);
 	check_trace_state(encoding, got->trace_state, want->trace_state, index);
+	check_otel_links(encoding, got, want, index);
 	check_otel_attrs(encoding, got->attributes, want_span_attrs(want), "span", index);
 	if (got->event_times->len != want->annotations->len)
 		FAIL("%s: span %u has %u events, not %u", encoding, index, got->event_times->len,
@@ -1094,6 +1182,8 @@ check_zipkin_span(JsonObject *object, const struct model_span *want, guint index
 	gboolean address_as_tag;
 	guint endpoints;
 
+	if (json_object_has_member(object, "links"))
+		FAIL("Zipkin: span %u has links, which Zipkin v2 does not define", index);
 	if (strcmp(json_need_string(object, "traceId", where), trace_id) != 0 ||
 	    strcmp(json_need_string(object, "id", where), span_id) != 0 ||
 	    json_object_has_member(object, "parentId") != (want->parent_span_id != 0) ||

@@ -33,6 +33,11 @@ struct model_annotation {
 	const char *message;
 };
 
+struct model_link {
+	guint64 trace_id_hi, trace_id_lo, span_id;
+	const char *trace_state; /* NULL when the member is missing or not a string */
+};
+
 /* Texts borrow the plan's, which outlives the model. */
 struct model_span {
 	guint trace;
@@ -46,6 +51,7 @@ struct model_span {
 	gboolean unfinished;
 	GArray *attributes;  /* struct model_attr */
 	GArray *annotations; /* struct model_annotation */
+	GArray *links;       /* struct model_link, in the order recorded */
 };
 
 /* Encodes taken (struct tc_export_span) as OTLP/HTTP protobuf, OTLP/HTTP

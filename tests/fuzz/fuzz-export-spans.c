@@ -53,7 +53,7 @@
  * - The ended count is the model's after every batch; a take gives exactly
  *   the spans the model gives, in the same order (by start time, in order
  *   of arrival between equal times), each with every field as the model
- *   has it: ids, kind, status, texts, times, attributes, annotations,
+ *   has it: ids, kind, status, texts, times, attributes, annotations, links,
  *   resource (host, service, process name, pid), trace; the last take also
  *   ends the unfinished spans at their trace's last event and gives the
  *   orphan count. Spans of the same resource share it; others do not.
@@ -62,9 +62,10 @@
  *   by json-glib, hold each span of the take once, in the take's order,
  *   with its ids, name, kind, times, attributes, events and status, its
  *   tracestate (the last tracestate event's, byte for byte as UTF-8, and
- *   no traceState at all when that is empty or missing), under one
+ *   no traceState at all when that is empty or missing), its links in the
+ *   order of their events (ids, and tracestate as the span's), under one
  *   ResourceSpans per resource, and Zipkin's with its endpoints and tags
- *   (no tracestate: Zipkin v2 has none); the JSON documents are UTF-8
+ *   (no tracestate and no links: Zipkin v2 has neither); the JSON documents are UTF-8
  *   with no raw control character (RFC 8259), so that any receiver takes
  *   them (fuzz-export-documents.c).
  *
@@ -130,13 +131,14 @@ enum outcome {
 	NO_CLOCK,
 	NOT_UTF8,
 	TRACE_STATE,
+	LINK,
 	OUTCOMES,
 };
 /* Named by the standalone driver only. */
 static const char *const outcome_names[OUTCOMES] __attribute__((unused)) = {
     "span ended", "span unfinished", "orphan",	   "id reused",	 "batch taken",
     "odd layout", "attribute",	     "annotation", "endpoint",	 "huge text",
-    "many spans", "no clock",	     "not utf-8",  "tracestate",
+    "many spans", "no clock",	     "not utf-8",  "tracestate", "link",
 };
 static unsigned long long outcomes[OUTCOMES];
 
@@ -200,6 +202,11 @@ static const struct member tracestate_members[] = {
     {"span_id", MT_U64, ROLE_ID},
     {"tracestate", MT_STRING, ROLE_TEXT},
 };
+static const struct member link_members[] = {
+    {"span_id", MT_U64, ROLE_ID},	  {"trace_id_hi", MT_U64, ROLE_ID},
+    {"trace_id_lo", MT_U64, ROLE_ID},	  {"linked_span_id", MT_U64, ROLE_ID},
+    {"flags", MT_U8, ROLE_BYTE},	  {"tracestate", MT_STRING, ROLE_TEXT},
+};
 static const struct member end_members[] = {
     {"span_id", MT_U64, ROLE_ID},
     {"status", MT_U8, ROLE_BYTE},
@@ -218,7 +225,8 @@ enum {
 	STANDARD_END = 8,
 	STANDARD_OTHER = 9,
 	STANDARD_TRACESTATE = 10,
-	STANDARD_CLASSES = 11
+	STANDARD_LINK = 11,
+	STANDARD_CLASSES = 12
 };
 static const struct standard_class standard_classes[STANDARD_CLASSES] = {
     STANDARD(SPAN_PREFIX "start", start_members),
@@ -232,6 +240,7 @@ static const struct standard_class standard_classes[STANDARD_CLASSES] = {
     STANDARD(SPAN_PREFIX "end", end_members),
     {"myapp:request", NULL, 0, FALSE},
     STANDARD(SPAN_PREFIX "tracestate", tracestate_members),
+    STANDARD(SPAN_PREFIX "link", link_members),
 };
 
 /* What an odd event class may be called, and its members: the input
@@ -240,13 +249,13 @@ static const char *const odd_class_names[] = {
     SPAN_PREFIX "start",     SPAN_PREFIX "end",	  SPAN_PREFIX "annotation",
     SPAN_PREFIX "attr_int",  SPAN_PREFIX "attr_double", SPAN_PREFIX "attr_string",
     SPAN_PREFIX "attr_bool", SPAN_PREFIX "error", SPAN_PREFIX "remote",
-    SPAN_PREFIX "tracestate", SPAN_PREFIX, SPAN_PREFIX "bogus", "tracectl_span",
+    SPAN_PREFIX "tracestate", SPAN_PREFIX "link", SPAN_PREFIX, SPAN_PREFIX "bogus", "tracectl_span",
     "tracectl_spanner:start", "lttng_ust_statedump:start", "TRACECTL_SPAN:start", NULL,
 };
 static const char *const odd_member_names[] = {
     "span_id", "trace_id_hi", "trace_id_lo", "parent_span_id", "kind", "flags",
     "name",    "service",	  "address",	 "message",	   "key",  "value",
-    "status",  "procname",	  "vpid",	 "tracestate",     NULL,
+    "status",  "procname",	  "vpid",	 "tracestate",     "linked_span_id", NULL,
 };
 
 /* A member's value as babeltrace2 holds it: integers as 64 bits (signed
@@ -644,7 +653,9 @@ read_odd_class(struct plan *plan, struct fuzz_input *in)
 #define OP_WHAT_MASK 0x0fu
 #define OP_TRACE 0x10u
 #define OP_TIME_SHIFT 5
-enum { OP_ODD = 10, OP_RUN_START, OP_RUN_END, OP_IDLE, OP_CONTEXT, OP_TRACESTATE };
+/* OP_W3C is a tracestate event, or a link event when the byte after the
+ * operation (and its time) is odd. */
+enum { OP_ODD = 10, OP_RUN_START, OP_RUN_END, OP_IDLE, OP_CONTEXT, OP_W3C };
 
 static int64_t
 saturating_add(int64_t a, uint64_t delta, int64_t max)
@@ -737,8 +748,10 @@ read_events(struct plan *plan, struct fuzz_input *in)
 		advance_time(plan, in, op);
 		if (what <= STANDARD_OTHER) {
 			read_event(plan, in, trace->standard[what], idle);
-		} else if (what == OP_TRACESTATE) {
-			read_event(plan, in, trace->standard[STANDARD_TRACESTATE], idle);
+		} else if (what == OP_W3C) {
+			guint which = fuzz_take_byte(in) & 1u ? STANDARD_LINK : STANDARD_TRACESTATE;
+
+			read_event(plan, in, trace->standard[which], idle);
 		} else if (what == OP_ODD) {
 			guint8 which = fuzz_take_byte(in);
 
@@ -1121,6 +1134,7 @@ model_span_free(struct model_span *span)
 {
 	g_array_unref(span->attributes);
 	g_array_unref(span->annotations);
+	g_array_unref(span->links);
 	g_free(span);
 }
 
@@ -1241,6 +1255,7 @@ model_start(struct model *model, const struct plan *plan, const struct event *ev
 	span->unfinished = TRUE;
 	span->attributes = g_array_new(FALSE, TRUE, sizeof(struct model_attr));
 	span->annotations = g_array_new(FALSE, TRUE, sizeof(struct model_annotation));
+	span->links = g_array_new(FALSE, TRUE, sizeof(struct model_link));
 	key = model_key(trace, span->span_id);
 	outcomes[ID_REUSED] += g_hash_table_contains(model->last_started, key);
 	g_ptr_array_add(model->order, span);
@@ -1291,6 +1306,16 @@ model_apply(struct model *model, struct model_span *span, const struct plan *pla
 	} else if (strcmp(what, "tracestate") == 0) {
 		span->trace_state = model_text(plan, event, "tracestate");
 		outcomes[TRACE_STATE]++;
+	} else if (strcmp(what, "link") == 0) {
+		struct model_link link = {
+		    (guint64)model_integer(plan, event, "trace_id_hi", 0),
+		    (guint64)model_integer(plan, event, "trace_id_lo", 0),
+		    (guint64)model_integer(plan, event, "linked_span_id", 0),
+		    model_text(plan, event, "tracestate"),
+		};
+
+		g_array_append_val(span->links, link);
+		outcomes[LINK]++;
 	} else if (strcmp(what, "end") == 0 && span->unfinished) {
 		span->end_ns = time_ns;
 		span->status = (guint8)model_integer(plan, event, "status", span->status);
@@ -1415,6 +1440,23 @@ check_attrs(const struct tc_export_span *span, const struct model_span *want, gu
 	}
 }
 
+/* Links in the order recorded, each as its event gave it; the flags are
+ * not kept (tc-export-spans.h). */
+static void
+check_links(const struct tc_export_span *span, const struct model_span *want, guint index)
+{
+	if (span->links->len != want->links->len)
+		FAIL("span %u: %u links, the model %u", index, span->links->len, want->links->len);
+	for (guint i = 0; i < want->links->len; i++) {
+		const struct tc_export_link *got = g_ptr_array_index(span->links, i);
+		const struct model_link *link = &g_array_index(want->links, struct model_link, i);
+
+		if (got->trace_id_hi != link->trace_id_hi || got->trace_id_lo != link->trace_id_lo ||
+		    got->span_id != link->span_id || !same_text(got->trace_state, link->trace_state))
+			FAIL("span %u: link %u is not the event's", index, i);
+	}
+}
+
 static void
 check_span(const struct plan *plan, const struct tc_export_span *span,
 	   const struct model_span *want, guint index)
@@ -1455,6 +1497,7 @@ check_span(const struct plan *plan, const struct tc_export_span *span,
 		     want->host_name, want->service_name,
 		     want->process_name ? want->process_name : "(none)", want->pid);
 	check_attrs(span, want, index);
+	check_links(span, want, index);
 }
 
 /* A resource's values as one text that no two different ones share. */
@@ -1633,7 +1676,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  * text and a vpid number; the number of odd classes and each (how: bit 0
  * the trace, bits 1 to 6 the member count, bit 7 no payload; a name; per
  * member a name and a type); then events: an operation (OP_*, the class
- * for 0 to 9, the tracestate event for 15, bit 4 the second trace, bits 5
+ * for 0 to 9, for 15 the tracestate event or with an odd byte after it the link, bit 4 the second trace, bits 5
  * to 7 the time step and its byte) and the values of the class's members. A text is its length and
  * bytes, an id a byte (0xfc and up: large ones), a number a byte below
  * 0x80 or 0x80 and eight bytes. */
@@ -1648,7 +1691,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    T('1', '0', '.', '0', '.', '0', '.', '1', ':', '8', '0')
 #define END(id, status) 0x28, 3, id, status
 #define IDLE 0x0d
-#define TRACESTATE(id, ...) 0x2f, 1, id, T(__VA_ARGS__)
+#define TRACESTATE(id, ...) 0x2f, 1, 0, id, T(__VA_ARGS__)
+#define LINK(id, hi, lo, linked, flags, ...) 0x2f, 1, 1, id, hi, lo, linked, flags, T(__VA_ARGS__)
 #define RUN(op, first) op, 1, 0xff, first, 1, 1
 static const struct fuzz_seed seeds[] = {
     /* A span with an attribute of each type, an annotation, and its child
@@ -1700,9 +1744,17 @@ static const struct fuzz_seed seeds[] = {
     SEED(0x00, 0, 1, TRACE(0x35), 0, START(5, 7),
 	 TRACESTATE(5, 'h', 'v', '=', '1', ',', 'o', 't', 'h', 'e', 'r', '=', 'x'), START(6, 5),
 	 TRACESTATE(6, 'h', 'v', '=', '1', ',', 'o', 't', 'h', 'e', 'r', '=', 'x'), START(8, 0),
-	 START(9, 7), 0x2f, 1, 9, 0, START(10, 7), TRACESTATE(10, 'a', '=', '1'),
+	 START(9, 7), 0x2f, 1, 0, 9, 0, START(10, 7), TRACESTATE(10, 'a', '=', '1'),
 	 TRACESTATE(10, 'a', '=', '"', '\\', 0x1f, 0xc3, 0x28), TRACESTATE(11, 'o', '=', '1'),
 	 END(6, 0), END(5, 0), END(8, 0), END(9, 0), END(10, 0)),
+    /* Links: a consumer linked to two producers (one context with a
+     * tracestate, one sampled without), a link to the largest ids, one whose
+     * tracestate is not UTF-8, one before its span's start (an orphan), one
+     * after its span's end, and a producer linked back. */
+    SEED(0x00, 0, 1, TRACE(0x35), 0, LINK(4, 1, 2, 3, 1, 'a', '=', '1'), START(5, 0),
+	 LINK(5, 1, 2, 3, 1, 'h', 'v', '=', '1'), 0x2f, 1, 1, 5, 7, 8, 9, 0, 0, START(6, 0),
+	 LINK(6, 0xfc, 0xfc, 0xfc, 0xff, 'x', '=', 0xc3, 0x28), 0x2f, 1, 1, 6, 0, 0, 0, 0, 0, END(6, 0),
+	 0x2f, 1, 1, 6, 1, 1, 1, 1, 0, LINK(5, 0xfe, 3, 1, 2, 1, 'k', '=', 'v'), END(5, 0)),
     /* Two traces far apart in time, a jump to the end of time. */
     SEED(0x01, 0, 3, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x01, 0, 0, 0, 0, 0x00, 0x21, 0, 0, 0,
 	 0, 0, START(1, 0), 0x30, 1, 1, 2, 1, 0, 1, 1, 0, 0, 0, 0xe8, 1, 0, 0xf8, 1, 0),

@@ -52,16 +52,16 @@
  *     error and id 0, and changes nothing (the trace charges exactly its
  *     kept events);
  *   - a channel is answered with stream class 0 and large headers when it
- *     names the bound session and the channel handle given, and the
- *     stream class was declared or its
- *     context is well-formed; an enumeration is taken when it names the
+ *     names the bound session and the channel handle given, and describes
+ *     the context the service declared for it when it made the trace
+ *     (none: a context field is refused); an enumeration is taken when it names the
  *     bound session, with the id of the same name and entries if any was
  *     taken, else the next one;
  *   - the metadata sent to the consumer balances its braces outside
  *     quoted strings, ends each line, gives log levels of 0 to 14 only
- *     (babeltrace2 refuses a trace with a negative one), and, once the
- *     stream class is
- *     declared, describes each kept event once with its id and no other;
+ *     (babeltrace2 refuses a trace with a negative one), declares the
+ *     stream class first, and describes each kept event once with its id
+ *     and no other;
  *   - once the application goes and its session's traces are dropped, no
  *     binding is left, as many descriptors are open as before and the
  *     user's whole events and metadata limits may be charged again.
@@ -274,7 +274,6 @@ typedef struct {
 	GHashTable *events; /* "name\0signature" as GBytes -> id + 1 */
 	GHashTable *enums;  /* name and entries as GBytes -> id + 1 */
 	guint next_event_id;
-	gboolean is_declared;
 	gboolean has_longest_signature;
 } Model;
 
@@ -432,9 +431,11 @@ expect_channel(GByteArray *wire, struct fuzz_input *in, Model *model, Expect *ex
 	put_zeros(wire, 32);
 	put_fields(wire, in, nr_fields, is_malformed);
 	expect->kind = EXPECT_CHANNEL;
-	expect->is_refused = (flags & 0x41) || (!model->is_declared && is_malformed);
-	if (!expect->is_refused)
-		model->is_declared = TRUE;
+	(void)model;
+	(void)is_malformed;
+	/* The service declared the stream class when it made the trace, from
+	 * the channel's contexts (none): a context field is not that. */
+	expect->is_refused = (flags & 0x41) || nr_fields > 0;
 	expect->outcome = expect->is_refused ? CHANNEL_REFUSED : CHANNEL_TAKEN;
 }
 
@@ -707,6 +708,13 @@ check_metadata(const Model *model)
 	}
 	if (is_quoted || depth != 0 || (metadata->len > 0 && text[metadata->len - 1] != '\n'))
 		FAIL("metadata unbalanced or unended");
+	{
+		const char *stream_at = strstr(text, "\nstream {\n\tid = 0;");
+		const char *event_at = strstr(text, "\nevent {");
+
+		if (stream_at == NULL || (event_at != NULL && event_at < stream_at))
+			FAIL("metadata without stream class 0 before its events");
+	}
 	for (const char *at = strstr(text, "\nevent {"); at; at = strstr(at + 1, "\nevent {")) {
 		const char *id_at = strstr(at, "\n\tid = ");
 		const char *level_at = strstr(at, "\n\tloglevel = ");
@@ -723,13 +731,12 @@ check_metadata(const Model *model)
 			FAIL("event id %" G_GUINT64_FORMAT " described unkept or twice", id);
 		described++;
 	}
-	if (described != (model->is_declared ? model->next_event_id : 0))
-		FAIL("%u events described, %u kept, stream class %s", described,
-		     model->next_event_id, model->is_declared ? "declared" : "not declared");
+	if (described != model->next_event_id)
+		FAIL("%u events described, %u kept", described, model->next_event_id);
 }
 
 /* With FUZZ_LTTNG_NOTIFY_TRACES set to a directory, the metadata of each
- * input whose stream class was declared is kept in DIR/<input>/metadata,
+ * input is kept in DIR/<input>/metadata,
  * a trace without streams that babeltrace2 opens (docs/testing.md). */
 static void
 keep_metadata(const Model *model)
@@ -739,7 +746,7 @@ keep_metadata(const Model *model)
 	g_autofree char *path = NULL;
 	g_autoptr(GError) error = NULL;
 
-	if (dir == NULL || !model->is_declared)
+	if (dir == NULL)
 		return;
 	trace_dir = g_strdup_printf("%s/%llu", dir, inputs_run);
 	path = g_build_filename(trace_dir, "metadata", NULL);

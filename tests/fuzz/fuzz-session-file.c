@@ -189,8 +189,15 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) sessions = tc_session_file_parse((const char *)data, size, &error);
+	g_autoptr(GPtrArray) sessions = NULL;
+	static gboolean started;
 
+	/* A critical (a NULL where the model promises a text) is a finding. */
+	if (!started) {
+		g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL);
+		started = TRUE;
+	}
+	sessions = tc_session_file_parse((const char *)data, size, &error);
 	if (!sessions) {
 		if (!error || !error->message ||
 		    !(error->domain == TC_SESSION_FILE_ERROR ||

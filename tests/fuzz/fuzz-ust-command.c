@@ -496,6 +496,9 @@ rule_command_size(uint32_t type)
 	    [TRACECTL_MSG_SESSION_STOP] = sizeof(struct tracectl_msg_session),
 	    [TRACECTL_MSG_EVENTS_DONE] = sizeof(struct tracectl_msg_batch),
 	    [TRACECTL_MSG_NOTIFIER_ADD] = sizeof(struct tracectl_msg_notifier),
+	    [TRACECTL_MSG_CHANNEL_APP_CONTEXTS] = sizeof(struct tracectl_msg_channel_app_contexts),
+	    [TRACECTL_MSG_CHANNEL_PERF_COUNTERS] =
+		sizeof(struct tracectl_msg_channel_perf_counters),
 	};
 
 	return type < ARRAY_LEN(sizes) ? sizes[type] : 0;
@@ -889,6 +892,57 @@ model_channel_add(struct model *m, const struct tracectl_msg_channel *msg)
 	return 0;
 }
 
+/*
+ * CHANNEL_APP_CONTEXTS and CHANNEL_PERF_COUNTERS (version 6): the harness
+ * builds neither, and a raw datagram of their size has zeros past its
+ * header (no channel, count 0), so only refusals are reached: a known
+ * channel with streams or a notifier is busy, a count of 0 or past the
+ * bound and a bad name are invalid. The model has no such lists: one taken
+ * would end the run, since its records would no longer be the model's.
+ */
+static int
+model_channel_lists(struct model *m, uint64_t handle, uint32_t count, uint32_t max)
+{
+	struct model_channel *channel = model_channel(m, handle);
+
+	if (!channel)
+		return -ENOENT;
+	if (channel->is_notifier || channel->n_streams > 0)
+		return -EBUSY;
+	if (count == 0 || count > max)
+		return -EINVAL;
+	return 1;
+}
+
+static int
+model_channel_app_contexts(struct model *m,
+			   const struct tracectl_msg_channel_app_contexts *msg)
+{
+	int ret = model_channel_lists(m, msg->channel_handle, msg->count,
+				      TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX);
+
+	for (uint32_t i = 0; ret == 1 && i < msg->count; i++)
+		if (!tracectl_abi_app_context_name_is_valid(msg->names[i], sizeof(msg->names[i])))
+			ret = -EINVAL;
+	if (ret == 1)
+		FAIL("application contexts that the harness cannot model were taken");
+	return ret;
+}
+
+static int
+model_channel_perf_counters(struct model *m,
+			    const struct tracectl_msg_channel_perf_counters *msg)
+{
+	int ret = model_channel_lists(m, msg->channel_handle, msg->count,
+				      TRACECTL_ABI_CHANNEL_PERF_COUNTERS_MAX);
+
+	if (ret == 1 && msg->reserved != 0)
+		ret = -EINVAL;
+	if (ret == 1)
+		FAIL("perf counters that the harness cannot model were taken");
+	return ret;
+}
+
 static int
 model_channel_remove(struct model *m, const struct tracectl_msg_channel *msg)
 {
@@ -1067,6 +1121,10 @@ model_step(struct model *m, struct datagram *d)
 		return verdict_status(0);
 	case TRACECTL_MSG_SESSION_STOP:
 		return verdict_status(model_session_stop(m, out.message.session.session_handle));
+	case TRACECTL_MSG_CHANNEL_APP_CONTEXTS:
+		return verdict_status(model_channel_app_contexts(m, &out.message.app_contexts));
+	case TRACECTL_MSG_CHANNEL_PERF_COUNTERS:
+		return verdict_status(model_channel_perf_counters(m, &out.message.perf_counters));
 	default: /* EVENTS_DONE */
 		return verdict_status(0);
 	}

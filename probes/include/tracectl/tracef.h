@@ -28,6 +28,21 @@
  *
  * The events are registered when libtracectl-tracef loads, so that the
  * programs that do not use them list none.
+ *
+ * SDT probes. libtracectl-tracef carries two SystemTap SDT probes, with
+ * semaphores: tracectl_tracef:event (msg) and tracectl_tracelog:message
+ * (level, file, line, func, msg; perf wants probe names distinct across
+ * providers), fired with the formatted message at
+ * every call that formats one, whether tracectl records it or not
+ * (`perf probe -x libtracectl-tracef.so sdt_tracectl_tracef:event`,
+ * bpftrace's `usdt:…/libtracectl-tracef.so:tracectl_tracef:event`). A file
+ * built with TRACECTL_SDT defined (as for tracepoint.h) also formats its
+ * messages while a tool is attached to the probe and tracectl does not
+ * record them, at the cost of a second load and branch per call while
+ * neither is; other files' calls reach the probe only while the event is
+ * recorded. Unlike LTTng-UST's tracef probes, placed at each call site
+ * with the raw arguments (evaluated twice), these give the message, one
+ * probe for all call sites of a kind and every log level.
  */
 #ifndef TRACECTL_TRACEF_H
 #define TRACECTL_TRACEF_H
@@ -48,6 +63,19 @@ extern "C" {
  * tracectl_tracelog__enabled is indexed by log level. */
 extern TRACECTL_TRACEF_API const uint32_t *const tracectl_tracef__enabled;
 extern TRACECTL_TRACEF_API const uint32_t *const tracectl_tracelog__enabled[TRACECTL_LOGLEVEL_DEBUG + 1];
+/* The SDT probes' semaphores: non-zero while a tool is attached. */
+extern TRACECTL_TRACEF_API const volatile unsigned short *const tracectl_tracef__attached;
+extern TRACECTL_TRACEF_API const volatile unsigned short *const tracectl_tracelog__attached;
+
+/* Whether a call formats its message: the event is recorded, or (callers
+ * built with TRACECTL_SDT) a tool is attached to the SDT probe. */
+#define _TRACECTL_TRACEF_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#ifdef TRACECTL_SDT
+#define _TRACECTL_TRACEF_WANTED(enabled, attached)                                          \
+	__builtin_expect(_TRACECTL_TRACEF_LOAD(enabled) || _TRACECTL_TRACEF_LOAD(attached), 0)
+#else
+#define _TRACECTL_TRACEF_WANTED(enabled, attached) __builtin_expect(_TRACECTL_TRACEF_LOAD(enabled), 0)
+#endif
 
 /* The slow paths of the macros below: they format and record. */
 TRACECTL_TRACEF_API void tracectl_tracef__record(const char *format, ...)
@@ -58,7 +86,7 @@ TRACECTL_TRACEF_API void tracectl_tracelog__record(int level, const char *file, 
 
 #define tracectl_tracef(...)                                                                \
 	do {                                                                                \
-		if (__builtin_expect(__atomic_load_n(tracectl_tracef__enabled, __ATOMIC_RELAXED), 0)) { \
+		if (_TRACECTL_TRACEF_WANTED(tracectl_tracef__enabled, tracectl_tracef__attached)) { \
 			tracectl_tracef__record(__VA_ARGS__);                               \
 			__asm__ __volatile__("");  /* no tail call: the ip context */       \
 		}                                                                           \
@@ -68,8 +96,8 @@ TRACECTL_TRACEF_API void tracectl_tracelog__record(int level, const char *file, 
 	do {                                                                                \
 		unsigned int _tc_level = (unsigned int)(level);                             \
 		if (_tc_level <= TRACECTL_LOGLEVEL_DEBUG &&                                 \
-		    __builtin_expect(__atomic_load_n(tracectl_tracelog__enabled[_tc_level], \
-						     __ATOMIC_RELAXED), 0)) {               \
+		    _TRACECTL_TRACEF_WANTED(tracectl_tracelog__enabled[_tc_level],          \
+					    tracectl_tracelog__attached)) {                 \
 			tracectl_tracelog__record((int)_tc_level, __FILE__, __LINE__, __func__, \
 						  __VA_ARGS__);                             \
 			__asm__ __volatile__("");                                           \

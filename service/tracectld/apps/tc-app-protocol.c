@@ -28,6 +28,8 @@ expected_size(guint32 type)
 		return sizeof(struct tracectl_msg_reply);
 	case TRACECTL_MSG_ENUM:
 		return sizeof(struct tracectl_msg_enum);
+	case TRACECTL_MSG_APP_CONTEXT:
+		return sizeof(struct tracectl_msg_app_context);
 	default:
 		return 0;
 	}
@@ -380,6 +382,53 @@ tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_event *msg, G
 	return TRUE;
 }
 
+static gboolean
+check_app_context(const TcApp *app, const struct tracectl_msg_app_context *msg, GError **error)
+{
+	if (!app->is_greeted || app->abi_version < TRACECTL_ABI_VERSION_APP_CONTEXTS ||
+	    msg->index != app->app_contexts->len ||
+	    app->app_contexts->len >= TRACECTL_ABI_APP_CONTEXTS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_STATE,
+			    "unexpected application context %u (have %u, ABI version %u)",
+			    msg->index, app->app_contexts->len, app->abi_version);
+		return FALSE;
+	}
+	if (!tracectl_abi_app_context_name_is_valid(msg->name, sizeof(msg->name))) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "bad application context name");
+		return FALSE;
+	}
+	if (msg->type == TRACECTL_ABI_APP_CONTEXT_NONE ||
+	    msg->type > TRACECTL_ABI_APP_CONTEXT_TAG_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "application context '%s' has type %u", msg->name, msg->type);
+		return FALSE;
+	}
+	for (guint i = 0; i < app->app_contexts->len; i++) {
+		if (g_str_equal(g_array_index(app->app_contexts, TcAppContext, i).name,
+				msg->name)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "application context '%s' registered twice", msg->name);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+gboolean
+tc_app_protocol_handle_app_context(TcApp *app, const struct tracectl_msg_app_context *msg,
+				   GError **error)
+{
+	TcAppContext context = {.type = msg->type};
+
+	if (!check_app_context(app, msg, error) ||
+	    !tc_user_limits_charge(&app->charge, TC_LIMIT_METADATA_BYTES, sizeof(context), error))
+		return FALSE;
+	memcpy(context.name, msg->name, sizeof(context.name));
+	g_array_append_val(app->app_contexts, context);
+	return TRUE;
+}
+
 gboolean
 tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg, GError **error)
 {
@@ -424,6 +473,8 @@ tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message, GError *
 		ok = tc_app_protocol_handle_event(app, &message->event, error);
 	} else if (type == TRACECTL_MSG_ENUM) {
 		ok = tc_app_protocol_handle_enum(app, &message->enumeration, error);
+	} else if (type == TRACECTL_MSG_APP_CONTEXT) {
+		ok = tc_app_protocol_handle_app_context(app, &message->app_context, error);
 	} else if (type == TRACECTL_MSG_EVENTS_END) {
 		if (!tc_app_protocol_handle_events_end(app, &message->batch, error))
 			return TC_APP_REFUSED;

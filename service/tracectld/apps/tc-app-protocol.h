@@ -21,6 +21,7 @@ typedef union {
 	struct tracectl_msg_register registration;
 	struct tracectl_msg_event event;
 	struct tracectl_msg_enum enumeration;
+	struct tracectl_msg_app_context app_context;
 	struct tracectl_msg_batch batch;
 	struct tracectl_msg_reply reply;
 	guint64 words[TRACECTL_ABI_MSG_MAX / sizeof(guint64) + 1];
@@ -44,7 +45,8 @@ typedef enum {
 
 /* The application (not published yet, or [A] held) handles a message read
  * by tc_app_protocol_read_message(): REGISTER only while registering,
- * REPLY only once registered, ENUM, EVENT and EVENTS_END in both states. */
+ * REPLY only once registered, ENUM, APP_CONTEXT, EVENT and EVENTS_END in
+ * both states. */
 TcAppHandled tc_app_protocol_handle_message(TcApp *app, const TcAppMessage *message,
 					    GError **error);
 
@@ -57,6 +59,11 @@ gboolean tc_app_protocol_handle_event(TcApp *app, const struct tracectl_msg_even
  * one is incomplete, EVENT and EVENTS_END are refused. */
 gboolean tc_app_protocol_handle_enum(TcApp *app, const struct tracectl_msg_enum *msg,
 				     GError **error);
+/* Adds an application context of a version 6 application: the next
+ * index, a valid name not registered yet, a declared type, within
+ * TRACECTL_ABI_APP_CONTEXTS_MAX and the owner's metadata limit. */
+gboolean tc_app_protocol_handle_app_context(TcApp *app, const struct tracectl_msg_app_context *msg,
+					    GError **error);
 /* Closes the open batch; FALSE when no REGISTER came first. */
 gboolean tc_app_protocol_handle_events_end(TcApp *app, const struct tracectl_msg_batch *msg,
 					   GError **error);

@@ -19,6 +19,7 @@
 #include "tc-consumer-abi.h"
 #include "tc-metadata.h"
 #include "tc-notifier.h"
+#include "tc-perf-counter.h"
 #include "tc-registry.h"
 #include "tc-session-trace.h"
 #include "tc-session.h"
@@ -86,6 +87,62 @@ send_session_state(TcApp *app, TcSession *session, guint32 type, TcAckWaiter *wa
 	return send_command(app, &msg, type, sizeof(msg), NULL, 0, waiter);
 }
 
+/* The channel's application contexts, before its first stream, when it
+ * has any. */
+static gboolean
+send_app_contexts(TcApp *app, TcChannel *channel, TcAckWaiter *waiter)
+{
+	g_autofree struct tracectl_msg_channel_app_contexts *msg = NULL;
+
+	if (channel->app_contexts->len == 0)
+		return TRUE;
+	msg = g_new0(struct tracectl_msg_channel_app_contexts, 1);
+	msg->channel_handle = channel->handle;
+	msg->count = channel->app_contexts->len;
+	for (guint i = 0; i < channel->app_contexts->len; i++)
+		g_strlcpy(msg->names[i], g_ptr_array_index(channel->app_contexts, i),
+			  sizeof(msg->names[i]));
+	return send_command(app, msg, TRACECTL_MSG_CHANNEL_APP_CONTEXTS, sizeof(*msg), NULL, 0,
+			    waiter);
+}
+
+/* The channel's perf counters, before its first stream, when it has
+ * any. */
+static gboolean
+send_perf_counters(TcApp *app, TcChannel *channel, TcAckWaiter *waiter)
+{
+	struct tracectl_msg_channel_perf_counters msg = {.channel_handle = channel->handle};
+
+	if (channel->perf_counters->len == 0)
+		return TRUE;
+	msg.count = channel->perf_counters->len;
+	for (guint i = 0; i < channel->perf_counters->len; i++) {
+		const struct tc_perf_counter *counter =
+			&g_array_index(channel->perf_counters, struct tc_perf_counter, i);
+
+		msg.counters[i].type = counter->type;
+		msg.counters[i].config = counter->config;
+	}
+	return send_command(app, &msg, TRACECTL_MSG_CHANNEL_PERF_COUNTERS, sizeof(msg), NULL, 0,
+			    waiter);
+}
+
+/* Whether app can write channel's records: one whose library predates
+ * application contexts and perf counters is left out of a channel that
+ * records either rather than write records of another layout into the
+ * shared buffers. */
+static gboolean
+app_can_record(const TcApp *app, const TcChannel *channel)
+{
+	if ((channel->app_contexts->len == 0 && channel->perf_counters->len == 0) ||
+	    app->abi_version >= TRACECTL_ABI_VERSION_APP_CONTEXTS)
+		return TRUE;
+	g_debug("Application pid=%d (ABI version %u) left out of channel '%s' of session '%s': "
+		"it records neither application contexts nor perf counters",
+		(int)app->pid, app->abi_version, channel->name, channel->session->name);
+	return FALSE;
+}
+
 static gboolean
 send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 	     TcAckWaiter *waiter)
@@ -100,7 +157,8 @@ send_channel(TcApp *app, TcChannel *channel, const TcChannelBuffers *buffers,
 		.contexts = channel->contexts,
 	};
 
-	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter))
+	if (!send_command(app, &msg, TRACECTL_MSG_CHANNEL_ADD, sizeof(msg), NULL, 0, waiter) ||
+	    !send_perf_counters(app, channel, waiter) || !send_app_contexts(app, channel, waiter))
 		return FALSE;
 	for (guint cpu = 0; cpu < buffers->nr_streams; cpu++) {
 		struct tracectl_msg_stream stream = {
@@ -207,7 +265,9 @@ append_layout(TcChannel *channel, guint32 id, const TcAppEvent *event)
 	struct tc_consumer_event_layout layout = {
 		.stream_id = channel->stream_id,
 		.event_id = id,
-		.context_size = tracectl_context_size(channel->contexts),
+		.context_size = tracectl_context_size(channel->contexts) +
+				channel->perf_counters->len * 8u +
+				channel->app_contexts->len * TRACECTL_APP_CONTEXT_SLOT_SIZE,
 		.nr_fields = MIN(event->nr_fields, TC_CONSUMER_LAYOUT_FIELDS_MAX),
 	};
 
@@ -365,7 +425,7 @@ tc_app_sync_locked(TcApp *app, TcSession *session, TcAckWaiter *waiter)
 			continue;
 		if (!g_hash_table_contains(state->channels_sent, &channel->handle)) {
 			/* Buffers go only to the applications it records. */
-			if (!tracked)
+			if (!tracked || !app_can_record(app, channel))
 				continue;
 			if (!send_channel(app, channel, buffers, waiter))
 				return;

@@ -3,32 +3,12 @@
 
 #include "tc-lttng-preamble.h"
 
-#include <time.h>
+#include "tc-clock-offset.h"
 
-/* lttng-sessiond's measurement: the smallest of a few reads of both
- * clocks, so that a preemption between two reads does not count. */
 gint64
 tc_lttng_preamble_clock_offset(void)
 {
-	gint64 best = 0;
-	gint64 best_span = G_MAXINT64;
-
-	for (int i = 0; i < 10; i++) {
-		struct timespec mono1, real, mono2;
-		gint64 span, mid;
-
-		clock_gettime(CLOCK_MONOTONIC, &mono1);
-		clock_gettime(CLOCK_REALTIME, &real);
-		clock_gettime(CLOCK_MONOTONIC, &mono2);
-		span = (mono2.tv_sec - mono1.tv_sec) * G_GINT64_CONSTANT(1000000000) +
-		       (mono2.tv_nsec - mono1.tv_nsec);
-		if (span >= best_span)
-			continue;
-		best_span = span;
-		mid = mono1.tv_sec * G_GINT64_CONSTANT(1000000000) + mono1.tv_nsec + span / 2;
-		best = real.tv_sec * G_GINT64_CONSTANT(1000000000) + real.tv_nsec - mid;
-	}
-	return best;
+	return tc_clock_offset_monotonic_ns();
 }
 
 static void

@@ -15,6 +15,7 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-event-rule.h"
+#include "tc-lttng-context.h"
 #include "tc-lttng-owner.h"
 #include "tc-lttng-registry.h"
 #include "tc-lttng-trace.h"
@@ -329,42 +330,16 @@ add_context(TcLttngApp *app, struct lttng_ust_context_attr *attr,
  * thread that records (perf_event_open() in the application, its
  * value read at each event); it refuses the context when the counter
  * cannot be opened, and the application is then left out of the session,
- * as under lttng-sessiond. */
+ * as under lttng-sessiond (the stream class the service declared for the
+ * channel when it made the trace still describes its packets). */
 static gboolean
 add_contexts(TcLttngApp *app, const TcLttngTraceChannel *channel,
 	     struct lttng_ust_abi_object_data *chan_obj, GError **error)
 {
-	static const struct {
-		guint32 bit;
-		enum lttng_ust_abi_context_type type;
-		const char *name;
-	} map[] = {
-	    {TRACECTL_CONTEXT_VPID, LTTNG_UST_ABI_CONTEXT_VPID, "vpid"},
-	    {TRACECTL_CONTEXT_VTID, LTTNG_UST_ABI_CONTEXT_VTID, "vtid"},
-	    {TRACECTL_CONTEXT_PROCNAME, LTTNG_UST_ABI_CONTEXT_PROCNAME, "procname"},
-	    {TRACECTL_CONTEXT_PTHREAD_ID, LTTNG_UST_ABI_CONTEXT_PTHREAD_ID, "pthread_id"},
-	    {TRACECTL_CONTEXT_VUID, LTTNG_UST_ABI_CONTEXT_VUID, "vuid"},
-	    {TRACECTL_CONTEXT_VEUID, LTTNG_UST_ABI_CONTEXT_VEUID, "veuid"},
-	    {TRACECTL_CONTEXT_VSUID, LTTNG_UST_ABI_CONTEXT_VSUID, "vsuid"},
-	    {TRACECTL_CONTEXT_VGID, LTTNG_UST_ABI_CONTEXT_VGID, "vgid"},
-	    {TRACECTL_CONTEXT_VEGID, LTTNG_UST_ABI_CONTEXT_VEGID, "vegid"},
-	    {TRACECTL_CONTEXT_VSGID, LTTNG_UST_ABI_CONTEXT_VSGID, "vsgid"},
-	    {TRACECTL_CONTEXT_CGROUP_NS, LTTNG_UST_ABI_CONTEXT_CGROUP_NS, "cgroup_ns"},
-	    {TRACECTL_CONTEXT_IPC_NS, LTTNG_UST_ABI_CONTEXT_IPC_NS, "ipc_ns"},
-	    {TRACECTL_CONTEXT_MNT_NS, LTTNG_UST_ABI_CONTEXT_MNT_NS, "mnt_ns"},
-	    {TRACECTL_CONTEXT_NET_NS, LTTNG_UST_ABI_CONTEXT_NET_NS, "net_ns"},
-	    {TRACECTL_CONTEXT_PID_NS, LTTNG_UST_ABI_CONTEXT_PID_NS, "pid_ns"},
-	    {TRACECTL_CONTEXT_TIME_NS, LTTNG_UST_ABI_CONTEXT_TIME_NS, "time_ns"},
-	    {TRACECTL_CONTEXT_USER_NS, LTTNG_UST_ABI_CONTEXT_USER_NS, "user_ns"},
-	    {TRACECTL_CONTEXT_UTS_NS, LTTNG_UST_ABI_CONTEXT_UTS_NS, "uts_ns"},
-	    {TRACECTL_CONTEXT_IP, LTTNG_UST_ABI_CONTEXT_IP, "ip"},
-	};
+	gsize count;
+	const TcLttngContext *map = tc_lttng_context_table(&count);
 
-	/* A context added to the model and not here would be left out
-	 * silently. */
-	G_STATIC_ASSERT(TRACECTL_CONTEXT_ALL == 0x7ffffu && G_N_ELEMENTS(map) == 19);
-
-	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
+	for (gsize i = 0; i < count; i++) {
 		struct lttng_ust_context_attr attr = {.ctx = map[i].type};
 
 		if ((channel->contexts & map[i].bit) &&

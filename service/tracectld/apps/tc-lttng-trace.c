@@ -10,6 +10,7 @@
 #include "tc-consumer.h"
 #include "tc-error.h"
 #include "tc-id-sequence.h"
+#include "tc-lttng-context.h"
 #include "tc-lttng-metadata.h"
 #include "tc-lttng-preamble.h"
 #include "tc-perf-counter.h"
@@ -45,7 +46,7 @@ trace_channel_free(gpointer data)
 
 	g_free(channel->name);
 	tc_consumer_lttng_channel_free(channel->buffers);
-	g_string_free(channel->events_pending, TRUE);
+	g_free(channel->stream_class);
 	g_array_unref(channel->perf_counters);
 	g_hash_table_unref(channel->handles);
 	g_free(channel);
@@ -63,7 +64,6 @@ trace_channel_new(const TcChannel *session_channel, guint32 chan_id)
 	channel->perf_counters = g_array_sized_new(FALSE, FALSE, sizeof(struct tc_perf_counter),
 						   perf_counters->len);
 	g_array_append_vals(channel->perf_counters, perf_counters->data, perf_counters->len);
-	channel->events_pending = g_string_new(NULL);
 	channel->handles = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return channel;
 }
@@ -249,8 +249,42 @@ trace_create_channels(TcLttngTrace *trace, TcConsumer *consumer, const GArray *c
 	return TRUE;
 }
 
-/* The consumer session, its preamble, its channels; app: a per-PID
- * trace's, or NULL. */
+static TcLttngMetadataOptions trace_metadata_options(TcLttngTrace *trace);
+
+/* Every channel's stream class, appended to out and kept in the channel:
+ * declared from what the service asks of the applications, not from a
+ * registration, so that a channel no application registers (one was
+ * refused a context and left out, or died before it started) still has
+ * its packets described. Charged to the trace's uid. */
+static gboolean
+trace_declare_streams(TcLttngTrace *trace, GString *out, GError **error)
+{
+	TcLttngMetadataOptions options = trace_metadata_options(trace);
+	g_autoptr(GString) text = g_string_new(NULL);
+
+	for (guint i = 0; i < trace->channels->len; i++) {
+		TcLttngTraceChannel *channel = g_ptr_array_index(trace->channels, i);
+		g_autoptr(GArray) fields =
+		    tc_lttng_context_fields(channel->contexts, channel->perf_counters);
+		gsize start = text->len;
+
+		/* lttng-sessiond's choice for per-UID buffers: it cannot know
+		 * how many events will come, and compact ids stop at 30. */
+		if (!tc_lttng_preamble_append_stream(
+			text, channel->chan_id, LTTNG_UST_CTL_CHANNEL_HEADER_LARGE,
+			(const struct lttng_ust_ctl_field *)fields->data, fields->len, &options,
+			error))
+			return FALSE;
+		channel->stream_class = g_strndup(text->str + start, text->len - start);
+	}
+	if (!tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, text->len, error))
+		return FALSE;
+	g_string_append_len(out, text->str, text->len);
+	return TRUE;
+}
+
+/* The consumer session, its preamble and stream classes, its channels;
+ * app: a per-PID trace's, or NULL. */
 static gboolean
 trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GError **error)
 {
@@ -293,6 +327,8 @@ trace_create(TcLttngTrace *trace, TcSession *session, const TcLttngApp *app, GEr
 		options.registered = registered_text;
 	}
 	tc_lttng_preamble_append(preamble, &options);
+	if (!trace_declare_streams(trace, preamble, error))
+		return FALSE;
 	if (!tc_consumer_create_session(consumer, trace->consumer_id, dir, snapshot,
 					session->relay ? &relay : NULL, error))
 		return FALSE;
@@ -707,6 +743,27 @@ registering_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle, GEr
 	return channel;
 }
 
+/* A stream class's TSDL without its integers' display bases ("base = N;"),
+ * which say how to print a value, not how it is laid out: LTTng-UST
+ * 2.13.6 changed ip's from 10 to 16, and applications of either version
+ * write the same bytes. */
+static char *
+stream_class_layout(const char *tsdl)
+{
+	static const char base[] = " base = ";
+	GString *layout = g_string_new(NULL);
+	const char *at;
+
+	while ((at = strstr(tsdl, base)) != NULL) {
+		const char *end = strchr(at, ';');
+
+		g_string_append_len(layout, tsdl, at - tsdl);
+		tsdl = end ? end + 1 : at + strlen(at);
+	}
+	g_string_append(layout, tsdl);
+	return g_string_free(layout, FALSE);
+}
+
 gboolean
 tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle,
 				const struct lttng_ust_ctl_field *fields, gsize nr_fields,
@@ -714,33 +771,29 @@ tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel
 				GError **error)
 {
 	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&trace->lock);
-	g_autoptr(GString) text = NULL;
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autofree char *theirs = NULL, *ours = NULL;
 	TcLttngMetadataOptions options = trace_metadata_options(trace);
 	TcLttngTraceChannel *channel = registering_channel(trace, app_id, channel_handle, error);
 
 	if (channel == NULL)
 		return FALSE;
 	*chan_id = channel->chan_id;
-	if (channel->stream_declared) {
-		/* Per-UID buffers: the applications of one uid share the
-		 * stream class the first one declared. */
-		*header_type = channel->header_type;
-		return TRUE;
-	}
-	/* lttng-sessiond's choice for per-UID buffers: it cannot know how
-	 * many events will come, and compact ids stop at 30. */
 	*header_type = LTTNG_UST_CTL_CHANNEL_HEADER_LARGE;
-	text = g_string_new(NULL);
 	if (!tc_lttng_preamble_append_stream(text, channel->chan_id, *header_type, fields,
-					     nr_fields, &options, error) ||
-	    !tc_user_limits_charge(&trace->charge, TC_LIMIT_METADATA_BYTES, text->len, error))
+					     nr_fields, &options, error))
 		return FALSE;
-	g_string_append_len(text, channel->events_pending->str, channel->events_pending->len);
-	if (!trace_send_metadata(trace, text, error))
+	/* The applications of a trace share its stream class: one whose
+	 * context differs would write events the metadata misdescribes. */
+	theirs = stream_class_layout(text->str);
+	ours = stream_class_layout(channel->stream_class);
+	if (!g_str_equal(theirs, ours)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "channel '%s' described with other context fields than the "
+			    "service declared for it:\n%s\ninstead of:\n%s",
+			    channel->name, text->str, channel->stream_class);
 		return FALSE;
-	g_string_truncate(channel->events_pending, 0);
-	channel->header_type = *header_type;
-	channel->stream_declared = TRUE;
+	}
 	return TRUE;
 }
 
@@ -789,9 +842,7 @@ tc_lttng_trace_register_event(TcLttngTrace *trace, guint64 app_id, int channel_h
 	    !tc_user_limits_charge_event(&trace->charge, g_hash_table_size(trace->event_ids),
 					 text->len + strlen(key), error))
 		return FALSE;
-	if (!channel->stream_declared)
-		g_string_append_len(channel->events_pending, text->str, text->len);
-	else if (!trace_send_metadata(trace, text, error))
+	if (!trace_send_metadata(trace, text, error))
 		return FALSE;
 	*id = channel->next_event_id++;
 	g_hash_table_insert(trace->event_ids, g_steal_pointer(&key), GUINT_TO_POINTER(*id + 1));

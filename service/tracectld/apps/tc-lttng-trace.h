@@ -15,9 +15,11 @@
  * uid (LTTng's per-UID buffers): one consumer session of the session
  * owner's consumer writing <output>/lttng-ust/uid/<uid>/64-bit, the
  * buffers of each of the session's channels, shared by every 64-bit
- * LTTng-UST application of that uid, and the registry of what those
- * applications described on their notify sockets (each channel's
- * context, the events and their ids), from which the metadata is written.
+ * LTTng-UST application of that uid, each channel's stream class (declared
+ * by the service when the trace is made), and the registry of what those
+ * applications described on their notify sockets (the events and their
+ * ids; each channel's context, checked against its stream class), from
+ * which the metadata is written.
  * With per-PID buffers, one application has the trace to itself, in
  * <output>/lttng-ust/pid/<procname>-<pid>-<date>-<time>, until it goes
  * (tc_lttng_trace_forget_app()).
@@ -41,17 +43,17 @@ typedef struct {
 	/* TRACECTL_CONTEXT_* of the channel when
 	 * the trace was made, then its perf counters (struct
 	 * tc_perf_counter, a copy): every application of the trace gets
-	 * these, in one order, since they share the stream class the first
-	 * one declares. */
+	 * these, in one order, since they share the stream class the
+	 * service declares from them. */
 	guint32 contexts;
 	GArray *perf_counters;
 	TcConsumerLttngChannel *buffers; /* set at creation, then read only */
-	gboolean stream_declared;	 /* [T] */
-	enum lttng_ust_ctl_channel_header header_type; /* [T] once declared */
-	/* [T] Events described before the stream class (LTTng-UST
-	 * registers a session's events before its channels when it starts
-	 * it): sent right after the stream class. */
-	GString *events_pending;
+	/* Its stream class's TSDL, declared by the service when the trace
+	 * was made, from the contexts asked (tc-lttng-context.h), before
+	 * the consumer made its buffers: every packet is described even when
+	 * no application registers the channel. An application's
+	 * registration must describe the same; then read only. */
+	char *stream_class;
 	guint32 next_event_id; /* [T] */
 	/* The traces' table lock: application id -> its handle of the
 	 * channel + 1. */
@@ -145,7 +147,8 @@ void tc_lttng_trace_unbind_trace(TcLttngTrace *trace);
 void tc_lttng_trace_unbind_app(guint64 app_id);
 
 /* The application app_id's channel of channel_handle registers its
- * context: its stream class is declared on the first registration.
+ * context, which must be the one the service declared for the channel's
+ * stream class (FALSE with error, to be refused, when it is not).
  * *chan_id and *header_type get what to reply. */
 gboolean tc_lttng_trace_register_channel(TcLttngTrace *trace, guint64 app_id, int channel_handle,
 					 const struct lttng_ust_ctl_field *fields,

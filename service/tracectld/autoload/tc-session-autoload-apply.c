@@ -32,6 +32,7 @@
 #include "tc-kernel-abi.h"
 #include "tc-kernel-event-rule.h"
 #include "tc-perf-counter.h"
+#include "tc-perf-probe.h"
 #include "tc-session-autoload-private.h"
 #include "tc-session-file-apply.h"
 #include "tc-session-file.h"
@@ -268,15 +269,19 @@ apply_add_contexts_cb(gpointer data, const TcFileChannel *channel, GError **erro
 	TcAutoloadApply *apply = data;
 	g_autofree const char **names = context_names(channel);
 	g_autoptr(GArray) perf_counters = NULL;
+	g_autoptr(GPtrArray) app_contexts = NULL;
 	guint32 contexts = 0;
 
 	if (channel->kernel)
 		return tc_channel_config_kernel_context_bits(names, &contexts, error) &&
 		       tc_session_op_kernel_context(apply->session, contexts, error);
 	perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
-	return tc_channel_config_ust_contexts_parse(names, &contexts, perf_counters, error) &&
+	app_contexts = g_ptr_array_new_with_free_func(g_free);
+	return tc_channel_config_ust_contexts_parse(names, &contexts, perf_counters, app_contexts,
+						    error) &&
+	       tc_perf_probe_check_all(perf_counters, apply->session->owner_uid, error) &&
 	       tc_session_ops_add_context(apply->session, channel->name, contexts, perf_counters,
-					  error);
+					  app_contexts, error);
 }
 
 static gboolean

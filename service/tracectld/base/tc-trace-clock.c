@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tc-clock-offset.h"
 #include "tc-rb.h"
 
 #define NSEC_PER_SEC G_GUINT64_CONSTANT(1000000000)
@@ -92,15 +93,10 @@ tsc_offset(TcTraceClock *clock)
 static void
 monotonic_offset(TcTraceClock *clock)
 {
-	struct timespec real, mono;
-	gint64 offset_ns, remainder;
+	gint64 offset_ns = tc_clock_offset_monotonic_ns();
+	gint64 remainder = offset_ns % (gint64)NSEC_PER_SEC;
 
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	offset_ns = ((gint64)real.tv_sec - mono.tv_sec) * (gint64)NSEC_PER_SEC +
-		    ((gint64)real.tv_nsec - mono.tv_nsec);
 	clock->offset_s = offset_ns / (gint64)NSEC_PER_SEC;
-	remainder = offset_ns % (gint64)NSEC_PER_SEC;
 	if (remainder < 0) {
 		remainder += (gint64)NSEC_PER_SEC;
 		clock->offset_s--;

@@ -11,7 +11,7 @@
  * method added later is audited unless someone decides otherwise here. */
 static const char *const read_only_methods[] = {
     "ChannelStatistics", "DescribeSession",	"FindSession",	"ListAgents",
-    "ListApplications",	 "ListContexts",	"ListKernelEvents", "ListSessions",
+    "ListApplications",	 "ListAppContexts",	"ListContexts",	"ListKernelEvents", "ListSessions",
     "ListSnapshotOutputs", "ListTriggers",	"Subscribe",	"Unsubscribe",
 };
 

@@ -24,6 +24,7 @@
 #include "tc-session-kernel.h"
 #include "tc-session-op-kernel.h"
 #include "tc-session-op-statistics.h"
+#include "tc-perf-probe.h"
 #include "tc-session-ops.h"
 #include "tc-dbus-signals.h"
 #include "tc-validate.h"
@@ -35,7 +36,7 @@ static GVariant *
 context_names_variant(const TcChannel *channel, gboolean lttng_ust_only)
 {
 	g_auto(GStrv) names = tc_channel_config_ust_context_names(
-	    channel->contexts, channel->perf_counters, lttng_ust_only);
+	    channel->contexts, channel->perf_counters, channel->app_contexts, lttng_ust_only);
 
 	return g_variant_new_strv((const char *const *)names, -1);
 }
@@ -390,12 +391,33 @@ handle_enable_channel(TcDbusSession *object, GDBusMethodInvocation *invocation, 
 	return TRUE;
 }
 
+/* AddContext's parsed names besides the bits. */
+typedef struct {
+	GArray *perf_counters;	 /* struct tc_perf_counter */
+	GPtrArray *app_contexts; /* char *, "provider:name" */
+} AddContextData;
+
+static void
+add_context_data_free(AddContextData *data)
+{
+	g_array_unref(data->perf_counters);
+	g_ptr_array_unref(data->app_contexts);
+	g_free(data);
+}
+
 static gboolean
 add_context_work(TcRequest *request, GError **error)
 {
+	const AddContextData *data = request->data;
+
+	/* Refused now, naming why, rather than recorded as 0 by tracectl's
+	 * own applications and refused by each LTTng-UST one. */
+	if (!tc_perf_probe_check_all(data->perf_counters, request->session->owner_uid, error))
+		return FALSE;
 	return channels_changed(request,
 				tc_session_ops_add_context(request->session, request->channel,
-							   request->contexts, request->data, error));
+							   request->contexts, data->perf_counters,
+							   data->app_contexts, error));
 }
 
 static gboolean
@@ -442,21 +464,27 @@ handle_add_context(TcDbusSession *object, GDBusMethodInvocation *invocation, con
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GArray) perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	g_autoptr(GPtrArray) app_contexts = g_ptr_array_new_with_free_func(g_free);
+	AddContextData *data;
 	TcRequest *request;
 	guint32 bits;
 
 	if (check_domain(domain, &error) && g_str_equal(domain, "kernel"))
 		return handle_add_kernel_context(session, invocation, channel, contexts);
 	if (error || (*channel && !tc_validate_name("channel", channel, &error)) ||
-	    !tc_channel_config_ust_contexts_parse(contexts, &bits, perf_counters, &error)) {
+	    !tc_channel_config_ust_contexts_parse(contexts, &bits, perf_counters, app_contexts,
+						  &error)) {
 		g_dbus_method_invocation_return_gerror(invocation, error);
 		return TRUE;
 	}
 	request = tc_dbus_request_new(invocation, session);
 	request->channel = g_strdup(channel);
 	request->contexts = bits;
-	request->data = g_steal_pointer(&perf_counters);
-	request->data_free = (GDestroyNotify)g_array_unref;
+	data = g_new0(AddContextData, 1);
+	data->perf_counters = g_steal_pointer(&perf_counters);
+	data->app_contexts = g_steal_pointer(&app_contexts);
+	request->data = data;
+	request->data_free = (GDestroyNotify)add_context_data_free;
 	request->work = add_context_work;
 	tc_dbus_request_submit_manage(request, session);
 	return TRUE;

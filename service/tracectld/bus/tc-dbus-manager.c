@@ -11,6 +11,7 @@
 #include "tc-agent-rule.h"
 #include "tc-agents.h"
 #include "tc-app.h"
+#include "tc-channel-config.h"
 #include "tc-dbus-generated.h"
 #include "tc-dbus-describe.h"
 #include "tc-dbus-request.h"
@@ -578,12 +579,93 @@ handle_destroy_session_with_options(TcDbusManager *manager, GDBusMethodInvocatio
 	return TRUE;
 }
 
+/* (pid, uid, "$app.provider:name", type) of each application context
+ * of the caller's applications (everyone's for an administrator), for
+ * each in the order registered. */
+static GVariant *
+app_contexts_variant(const TcRequest *request)
+{
+	g_autoptr(GPtrArray) apps =
+		tc_registry_list_apps(request->caller.uid, request->caller.is_admin);
+	GVariantBuilder builder;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a(iuss)"));
+	for (guint i = 0; i < apps->len; i++) {
+		TcApp *app = g_ptr_array_index(apps, i);
+
+		g_mutex_lock(&app->lock);
+		for (guint j = 0; app->state == TC_APP_REGISTERED && j < app->app_contexts->len;
+		     j++) {
+			const TcAppContext *context =
+				&g_array_index(app->app_contexts, TcAppContext, j);
+			g_autofree char *name =
+				g_strconcat(TC_CHANNEL_CONFIG_APP_PREFIX, context->name, NULL);
+
+			g_variant_builder_add(&builder, "(iuss)", (gint32)app->pid,
+					      (guint32)app->uid, name,
+					      tc_app_context_type_name(context->type));
+		}
+		g_mutex_unlock(&app->lock);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+static void
+list_app_contexts_done(TcRequest *request)
+{
+	tc_dbus_request_return(request, g_variant_new_tuple(
+						(GVariant *[]){app_contexts_variant(request)}, 1));
+}
+
+static gboolean
+handle_list_app_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation)
+{
+	TcRequest *request = tc_dbus_request_new(invocation, NULL);
+
+	request->done = list_app_contexts_done;
+	tc_dbus_request_submit(request, TC_ACTION_LIST_APPLICATIONS, TC_NO_TARGET_UID,
+			       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+	return TRUE;
+}
+
+/* ListContexts("ust"): the names AddContext takes, then the application
+ * contexts the caller's applications registered, each name once. */
+static void
+list_ust_contexts_done(TcRequest *request)
+{
+	g_autoptr(GVariant) app_contexts = g_variant_ref_sink(app_contexts_variant(request));
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GVariant) names = g_variant_ref_sink(tc_dbus_session_context_names("ust"));
+	g_autoptr(GVariantIter) iter = g_variant_iter_new(app_contexts);
+	GVariantBuilder builder;
+	const char *name;
+
+	g_variant_builder_init(&builder, G_VARIANT_TYPE_STRING_ARRAY);
+	for (gsize i = 0; i < g_variant_n_children(names); i++) {
+		g_variant_get_child(names, i, "&s", &name);
+		g_variant_builder_add(&builder, "s", name);
+	}
+	while (g_variant_iter_next(iter, "(iu&s&s)", NULL, NULL, &name, NULL))
+		if (g_hash_table_add(seen, (gpointer)name))
+			g_variant_builder_add(&builder, "s", name);
+	tc_dbus_request_return(request, g_variant_new("(as)", &builder));
+}
+
 static gboolean
 handle_list_contexts(TcDbusManager *manager, GDBusMethodInvocation *invocation,
 		     const char *domain)
 {
 	GVariant *names = tc_dbus_session_context_names(domain);
 	TcRequest *request;
+
+	if (names != NULL && g_str_equal(domain, "ust")) {
+		g_variant_unref(g_variant_ref_sink(names));
+		request = tc_dbus_request_new(invocation, NULL);
+		request->done = list_ust_contexts_done;
+		tc_dbus_request_submit(request, TC_ACTION_MANAGE_SESSIONS, TC_NO_TARGET_UID,
+				       TC_AUTHORITY_FLAGS_QUERY_ADMIN);
+		return TRUE;
+	}
 
 	if (names == NULL) {
 		g_dbus_method_invocation_return_error(invocation, TC_ERROR,
@@ -665,6 +747,8 @@ tc_dbus_manager_export(GDBusConnection *connection, GError **error)
 	g_signal_connect(manager, "handle-destroy-session-with-options",
 			 G_CALLBACK(handle_destroy_session_with_options), NULL);
 	g_signal_connect(manager, "handle-list-contexts", G_CALLBACK(handle_list_contexts), NULL);
+	g_signal_connect(manager, "handle-list-app-contexts", G_CALLBACK(handle_list_app_contexts),
+			 NULL);
 	g_signal_connect(manager, "handle-list-applications",
 			 G_CALLBACK(handle_list_applications), NULL);
 	g_signal_connect(manager, "handle-list-agents", G_CALLBACK(handle_list_agents), NULL);

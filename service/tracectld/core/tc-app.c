@@ -29,6 +29,7 @@ tc_app_new(int fd, pid_t pid, uid_t uid, gid_t gid)
 	app->state = TC_APP_REGISTERING;
 	app->events = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_event_free);
 	app->enums = g_ptr_array_new_with_free_func((GDestroyNotify)tc_app_enum_free);
+	app->app_contexts = g_array_new(FALSE, FALSE, sizeof(TcAppContext));
 	app->next_seq = 1;
 	cds_lfht_node_init(&app->pid_node);
 	cds_lfht_node_init(&app->fd_node);
@@ -106,6 +107,19 @@ tc_app_event_key(const TcAppEvent *event)
 	return g_string_free(key, FALSE);
 }
 
+const char *
+tc_app_context_type_name(guint32 type)
+{
+	switch (type) {
+	case TRACECTL_ABI_APP_CONTEXT_INT64:
+		return "int64";
+	case TRACECTL_ABI_APP_CONTEXT_UINT64:
+		return "uint64";
+	default:
+		return "double";
+	}
+}
+
 void
 tc_app_unref(TcApp *app)
 {
@@ -115,6 +129,7 @@ tc_app_unref(TcApp *app)
 	g_free(app->cgroup);
 	g_ptr_array_unref(app->events);
 	g_ptr_array_unref(app->enums);
+	g_array_unref(app->app_contexts);
 	if (app->sessions)
 		g_hash_table_unref(app->sessions);
 	if (app->notifiers)

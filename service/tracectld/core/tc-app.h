@@ -35,6 +35,12 @@ typedef struct {
 	struct tracectl_abi_enum_entry entries[]; /* nr_entries of them */
 } TcAppEnum;
 
+/* An application context the application registered (APP_CONTEXT). */
+typedef struct {
+	char name[TRACECTL_ABI_APP_CONTEXT_NAME_MAX]; /* "provider:name" */
+	guint32 type; /* the tag it declares, TRACECTL_ABI_APP_CONTEXT_* */
+} TcAppContext;
+
 typedef struct {
 	char name[TRACECTL_ABI_EVENT_NAME_MAX];
 	int loglevel;
@@ -80,6 +86,9 @@ struct _TcApp {
 	GPtrArray *events; /* [A] TcAppEvent *, by application index */
 	/* [A] TcAppEnum *, by application index; freed after the events */
 	GPtrArray *enums;
+	/* [A] TcAppContext, by application index, at most
+	 * TRACECTL_ABI_APP_CONTEXTS_MAX (version 6 on) */
+	GArray *app_contexts;
 	guint batch_start; /* [A] index of the first event of the open batch */
 	guint32 next_seq;  /* [A] */
 	/* [A] It let an acknowledgement deadline pass: commands are still
@@ -118,6 +127,9 @@ void tc_app_unref(TcApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TcApp, tc_app_unref)
 void tc_app_event_free(TcAppEvent *event);
 void tc_app_enum_free(TcAppEnum *enumeration);
+/* An application context's declared type by name: "int64", "uint64" or
+ * "double" (as it was checked at registration). */
+const char *tc_app_context_type_name(guint32 type);
 /* What makes an event the same in every application of a user, so that
  * they share its CTF id in a channel: its name, its fields' signature and
  * the digests of its enumerations. Freed by the caller. */

@@ -3,6 +3,7 @@
 #include "tc-channel-config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "tc-channel.h"
 #include "tc-consumer-abi.h"
@@ -122,7 +123,9 @@ unknown_context(const char *name, const TcContextName *known, gboolean has_perf,
 				       context->name);
 	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "Unknown context '%.64s': use %s%s",
 		    name, choices->str,
-		    has_perf ? ", or a perf:thread: counter (tracectl add-context --list)" : "");
+		    has_perf ? ", a perf:thread: counter (tracectl add-context --list) or "
+			       "$app.PROVIDER:NAME"
+			     : "");
 	return FALSE;
 }
 
@@ -167,14 +170,56 @@ tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
 	return a->type == b->type && a->config == b->config && g_str_equal(a->name, b->name);
 }
 
+char *
+tc_channel_config_app_context_field(const char *name)
+{
+	char *field = g_strconcat("_app_", name, NULL);
+
+	*strchr(field, ':') = '_';
+	return field;
+}
+
+/* "$app.provider:name" appended to app_contexts as "provider:name",
+ * unless there. */
+static gboolean
+parse_app_context(const char *name, GPtrArray *app_contexts, GError **error)
+{
+	const char *bare = name + strlen(TC_CHANNEL_CONFIG_APP_PREFIX);
+
+	if (strlen(bare) >= TRACECTL_ABI_APP_CONTEXT_NAME_MAX ||
+	    !tracectl_abi_app_context_name_is_valid(bare, strlen(bare) + 1)) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Wrong application context '%.64s': expected $app.PROVIDER:NAME "
+			    "(PROVIDER and NAME: letters, digits or '_', %u bytes at most in all)",
+			    name, TRACECTL_ABI_APP_CONTEXT_NAME_MAX - 1);
+		return FALSE;
+	}
+	for (guint i = 0; i < app_contexts->len; i++)
+		if (g_str_equal(g_ptr_array_index(app_contexts, i), bare))
+			return TRUE;
+	g_ptr_array_add(app_contexts, g_strdup(bare));
+	return TRUE;
+}
+
 gboolean
 tc_channel_config_ust_contexts_parse(const char *const *names, guint32 *contexts,
-				     GArray *perf_counters, GError **error)
+				     GArray *perf_counters, GPtrArray *app_contexts,
+				     GError **error)
 {
 	*contexts = 0;
 	g_array_set_size(perf_counters, 0);
+	g_ptr_array_set_size(app_contexts, 0);
 	for (; *names; names++) {
 		const TcContextName *context = tc_channel_config_ust_contexts;
+
+		if (g_str_has_prefix(*names, TC_CHANNEL_CONFIG_APP_PREFIX)) {
+			if (!parse_app_context(*names, app_contexts, error))
+				return FALSE;
+			/* Refused at once: a caller's long list costs no more. */
+			if (app_contexts->len > TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX)
+				break;
+			continue;
+		}
 
 		if (g_str_has_prefix(*names, "perf:cpu:")) {
 			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
@@ -203,7 +248,14 @@ tc_channel_config_ust_contexts_parse(const char *const *names, guint32 *contexts
 			    TC_CHANNEL_PERF_COUNTERS_MAX, TC_CHANNEL_PERF_COUNTERS_MAX);
 		return FALSE;
 	}
-	if (*contexts == 0 && perf_counters->len == 0) {
+	if (app_contexts->len > TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "More than %u application contexts given: a channel records at most %u",
+			    TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX,
+			    TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX);
+		return FALSE;
+	}
+	if (*contexts == 0 && perf_counters->len == 0 && app_contexts->len == 0) {
 		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT, "No context given");
 		return FALSE;
 	}
@@ -240,13 +292,19 @@ tc_channel_config_kernel_context_bits(const char *const *names, guint32 *context
 
 char **
 tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
-				    gboolean lttng_ust_only)
+				    const GPtrArray *app_contexts, gboolean lttng_ust_only)
 {
 	GPtrArray *names = g_ptr_array_new();
 
+	/* Since tracectl's own applications record perf counters too, no
+	 * context is LTTng-UST's only. */
+	if (lttng_ust_only) {
+		g_ptr_array_add(names, NULL);
+		return (char **)g_ptr_array_free(names, FALSE);
+	}
 	for (const TcContextName *context = tc_channel_config_ust_contexts; context->name;
 	     context++)
-		if ((contexts & context->bit) && !lttng_ust_only)
+		if (contexts & context->bit)
 			g_ptr_array_add(names, g_strdup(context->name));
 	for (guint i = 0; perf_counters && i < perf_counters->len; i++) {
 		const struct tc_perf_counter *counter =
@@ -259,6 +317,10 @@ tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counter
 		else
 			g_ptr_array_add(names, g_strdup(counter->name));
 	}
+	for (guint i = 0; app_contexts && i < app_contexts->len; i++)
+		g_ptr_array_add(names, g_strconcat(TC_CHANNEL_CONFIG_APP_PREFIX,
+						   (const char *)g_ptr_array_index(app_contexts, i),
+						   NULL));
 	g_ptr_array_add(names, NULL);
 	return (char **)g_ptr_array_free(names, FALSE);
 }

@@ -23,14 +23,24 @@ typedef struct {
 extern const TcContextName tc_channel_config_ust_contexts[];
 extern const TcContextName tc_channel_config_kernel_contexts[];
 
+/* The prefix of application contexts' names: "$app.provider:name". */
+#define TC_CHANNEL_CONFIG_APP_PREFIX "$app."
+
 /* User-space context names (AddContext's, a session file's): the
  * TRACECTL_CONTEXT_* bits in *contexts, the
  * perf:thread: counters (tc-perf-counter.h) in perf_counters (of struct
  * tc_perf_counter, emptied first) in the order given, each once, at
- * most TC_CHANNEL_PERF_COUNTERS_MAX. InvalidArgument names an unknown
- * name, a malformed raw counter, a per-CPU one, or says none was given. */
+ * most TC_CHANNEL_PERF_COUNTERS_MAX, and the application contexts'
+ * "provider:name" in app_contexts (char *, emptied first) likewise, at
+ * most TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX. InvalidArgument names an
+ * unknown name, a malformed raw counter or application context, a
+ * per-CPU one, or says none was given. */
 gboolean tc_channel_config_ust_contexts_parse(const char *const *names, guint32 *contexts,
-					      GArray *perf_counters, GError **error);
+					      GArray *perf_counters, GPtrArray *app_contexts,
+					      GError **error);
+/* The CTF field name of application context "provider:name",
+ * "_app_provider_name" (g_free()). */
+char *tc_channel_config_app_context_field(const char *name);
 /* Kernel context names (AddContext's in domain "kernel") as
  * TC_CONSUMER_KCTX_* bits; NotSupported for perf counters. */
 gboolean tc_channel_config_kernel_context_bits(const char *const *names, guint32 *contexts,
@@ -39,11 +49,12 @@ gboolean tc_channel_config_kernel_context_bits(const char *const *names, guint32
 gboolean tc_channel_config_perf_counter_equal(const struct tc_perf_counter *a,
 					      const struct tc_perf_counter *b);
 /* A channel's user-space contexts by name, bits in the table's order then
- * the perf counters in theirs (NULL-terminated, g_strfreev()); with
- * lttng_ust_only, only those tracectl's own applications do not record
- * (the perf counters). */
+ * the perf counters in theirs, then the application contexts
+ * ("$app.provider:name", NULL for none) (NULL-terminated, g_strfreev()); with
+ * lttng_ust_only, only those tracectl's own applications do not record:
+ * none since they record perf counters too. */
 char **tc_channel_config_ust_context_names(guint32 contexts, const GArray *perf_counters,
-					   gboolean lttng_ust_only);
+					   const GPtrArray *app_contexts, gboolean lttng_ust_only);
 /* Every user-space context name AddContext takes (ListContexts'), the
  * raw counters as perf:thread:raw:rHEX:NAME (g_strfreev()). */
 char **tc_channel_config_ust_context_list(void);

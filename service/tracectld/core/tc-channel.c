@@ -25,6 +25,7 @@ tc_channel_free(TcChannel *channel)
 	g_ptr_array_unref(channel->patterns);
 	g_ptr_array_unref(channel->rules);
 	g_array_unref(channel->perf_counters);
+	g_ptr_array_unref(channel->app_contexts);
 	g_hash_table_unref(channel->event_ids);
 	g_free(channel->name);
 	g_free(channel);
@@ -44,6 +45,7 @@ tc_channel_new(TcSession *session, const char *name, guint32 stream_id,
 	channel->patterns = g_ptr_array_new_with_free_func(g_free);
 	channel->rules = g_ptr_array_new_with_free_func((GDestroyNotify)tc_event_rule_free);
 	channel->perf_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	channel->app_contexts = g_ptr_array_new_with_free_func(g_free);
 	channel->event_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	channel->buffers = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)channel_buffers_free);

@@ -41,11 +41,16 @@ struct _TcChannel {
 	 * record too (their messages and stream class). */
 	guint32 contexts;
 	/* [S] struct tc_perf_counter, perf:thread: contexts in the order
-	 * added, each once, at most TC_CHANNEL_PERF_COUNTERS_MAX. For
-	 * LTTng-UST applications only: tracectl's own would have to read
-	 * them with rdpmc in the tracepoint, which the library does not do
-	 * (docs/lttng-ust-pipeline.md). */
+	 * added, each once, at most TC_CHANNEL_PERF_COUNTERS_MAX, recorded
+	 * after the bits above: tracectl's own applications (version 6 on)
+	 * read them with rdpmc where they can (tc-ust-perf.h), LTTng-UST's
+	 * as LTTng-UST does. */
 	GArray *perf_counters;
+	/* [S] char *, the application contexts ("provider:name" of
+	 * "$app.provider:name") in the order added, each once, at most
+	 * TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX; tracectl's own applications
+	 * record them after the contexts above (tracectl-abi.h). */
+	GPtrArray *app_contexts;
 	GPtrArray *patterns; /* [S] char *, enabled event patterns */
 	/* [S] disable-channel: its events are disabled in every application
 	 * while its patterns stay, for enable-channel to bring them back. */

@@ -6,8 +6,10 @@
 
 #include "config.h"
 #include "tc-app.h"
+#include "tc-channel-config.h"
 #include "tc-channel.h"
 #include "tc-ctf-clock.h"
+#include "tc-perf-counter.h"
 #include "tc-rb-ctf.h"
 #include "tc-session.h"
 
@@ -108,12 +110,47 @@ append_id_contexts(GString *out, guint32 contexts)
 					       byte_order(), namespaces[i]);
 }
 
-/* The stream's event.context: the channel's context fields, in the
- * order of their TRACECTL_CONTEXT_* bits (the order the probes write). */
+/*
+ * An application context's slot (tracectl-abi.h): its one-byte tag, then
+ * a variant of 8 bytes whatever the tag, so that every record of the
+ * channel has one layout whichever application wrote it. The labels and
+ * choices are LTTng-UST's for its application contexts' variants (a
+ * leading underscore, which readers drop, since "double" is a TSDL
+ * keyword); _none holds 8 zero bytes.
+ */
 static void
-append_event_context(GString *out, guint32 contexts)
+append_app_context(GString *out, const char *name)
 {
-	if (contexts == 0)
+	g_autofree char *field = tc_channel_config_app_context_field(name);
+
+	g_string_append_printf(out,
+			       "\t\tenum : integer { size = 8; align = 8; signed = false; } "
+			       "{ _none = %u, _int64 = %u, _uint64 = %u, _double = %u } %s_tag;\n"
+			       "\t\tvariant <%s_tag> {\n"
+			       "\t\t\tinteger { size = 64; align = 8; signed = false; "
+			       "byte_order = %s; } _none;\n"
+			       "\t\t\tinteger { size = 64; align = 8; signed = true; "
+			       "byte_order = %s; } _int64;\n"
+			       "\t\t\tinteger { size = 64; align = 8; signed = false; "
+			       "byte_order = %s; } _uint64;\n"
+			       "\t\t\tfloating_point { exp_dig = 11; mant_dig = 53; align = 8; "
+			       "byte_order = %s; } _double;\n"
+			       "\t\t} %s;\n",
+			       TRACECTL_ABI_APP_CONTEXT_NONE, TRACECTL_ABI_APP_CONTEXT_INT64,
+			       TRACECTL_ABI_APP_CONTEXT_UINT64, TRACECTL_ABI_APP_CONTEXT_DOUBLE,
+			       field, field, byte_order(), byte_order(), byte_order(), byte_order(),
+			       field);
+}
+
+/* The stream's event.context: the channel's context fields, in the
+ * order of their TRACECTL_CONTEXT_* bits (the order the probes write),
+ * then its application contexts in the order they were added. */
+static void
+append_event_context(GString *out, const TcChannel *channel)
+{
+	guint32 contexts = channel->contexts;
+
+	if (contexts == 0 && channel->app_contexts->len == 0 && channel->perf_counters->len == 0)
 		return;
 	g_string_append(out, "\tevent.context := struct {\n");
 	if (contexts & TRACECTL_CONTEXT_VPID)
@@ -136,6 +173,15 @@ append_event_context(GString *out, guint32 contexts)
 	if (contexts & TRACECTL_CONTEXT_IP)
 		g_string_append_printf(out, "\t\tinteger { size = 64; align = 8; signed = false; "
 					    "byte_order = %s; } _ip;\n", byte_order());
+	/* As LTTng-UST 2.13 declares them: unsigned 64-bit, base 10. */
+	for (guint i = 0; i < channel->perf_counters->len; i++)
+		g_string_append_printf(
+			out,
+			"\t\tinteger { size = 64; align = 8; signed = false; byte_order = %s; } _%s;\n",
+			byte_order(),
+			g_array_index(channel->perf_counters, struct tc_perf_counter, i).name);
+	for (guint i = 0; i < channel->app_contexts->len; i++)
+		append_app_context(out, g_ptr_array_index(channel->app_contexts, i));
 	g_string_append(out, "\t} align(8);\n");
 }
 
@@ -158,7 +204,7 @@ tc_metadata_append_stream(GString *out, const TcChannel *channel)
 			       "\t\t} v;\n"
 			       "\t} align(8);\n" TC_CTF_PACKET_CONTEXT,
 			       channel->stream_id);
-	append_event_context(out, channel->contexts);
+	append_event_context(out, channel);
 	g_string_append(out, "};\n\n");
 }
 

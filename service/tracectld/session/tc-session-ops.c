@@ -690,17 +690,66 @@ check_perf_counters_locked(const TcChannel *channel, const GArray *perf_counters
 
 		total += channel_has_perf_counter_locked(channel, counter) ? 0 : 1;
 	}
-	if (total <= TC_CHANNEL_PERF_COUNTERS_MAX)
-		return TRUE;
-	g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
-		    "Channel '%s' of session '%s' would record %u perf counters, at most %u",
-		    channel->name, channel->session->name, total, TC_CHANNEL_PERF_COUNTERS_MAX);
+	if (total > TC_CHANNEL_PERF_COUNTERS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Channel '%s' of session '%s' would record %u perf counters, at most %u",
+			    channel->name, channel->session->name, total,
+			    TC_CHANNEL_PERF_COUNTERS_MAX);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+channel_has_app_context_locked(const TcChannel *channel, const char *name)
+{
+	for (guint i = 0; i < channel->app_contexts->len; i++)
+		if (g_str_equal(g_ptr_array_index(channel->app_contexts, i), name))
+			return TRUE;
 	return FALSE;
+}
+
+/* [S] Whether channel can take app_contexts too: at most
+ * TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX, each of a CTF field name of its
+ * own, the ones it has counted once. */
+static gboolean
+check_app_contexts_locked(const TcChannel *channel, const GPtrArray *app_contexts,
+			  GError **error)
+{
+	g_autoptr(GHashTable) fields = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) all = g_ptr_array_new();
+
+	for (guint i = 0; i < channel->app_contexts->len; i++)
+		g_ptr_array_add(all, g_ptr_array_index(channel->app_contexts, i));
+	for (guint i = 0; i < app_contexts->len; i++)
+		if (!channel_has_app_context_locked(channel, g_ptr_array_index(app_contexts, i)))
+			g_ptr_array_add(all, g_ptr_array_index(app_contexts, i));
+	if (all->len > TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX) {
+		g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+			    "Channel '%s' of session '%s' would record %u application contexts, "
+			    "at most %u",
+			    channel->name, channel->session->name, all->len,
+			    TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX);
+		return FALSE;
+	}
+	for (guint i = 0; i < all->len; i++) {
+		char *field = tc_channel_config_app_context_field(g_ptr_array_index(all, i));
+
+		if (!g_hash_table_add(fields, field)) {
+			g_set_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT,
+				    "Application context '$app.%s' would be recorded as '%s', as "
+				    "another of channel '%s' is: rename one of them",
+				    (const char *)g_ptr_array_index(all, i), field, channel->name);
+			return FALSE;
+		}
+	}
+	return TRUE;
 }
 
 /* [S] The contexts added to channel; checked. */
 static void
-channel_add_contexts_locked(TcChannel *channel, guint32 contexts, const GArray *perf_counters)
+channel_add_contexts_locked(TcChannel *channel, guint32 contexts, const GArray *perf_counters,
+			    const GPtrArray *app_contexts)
 {
 	channel->contexts |= contexts;
 	for (guint i = 0; i < perf_counters->len; i++) {
@@ -710,38 +759,48 @@ channel_add_contexts_locked(TcChannel *channel, guint32 contexts, const GArray *
 		if (!channel_has_perf_counter_locked(channel, counter))
 			g_array_append_vals(channel->perf_counters, counter, 1);
 	}
+	for (guint i = 0; i < app_contexts->len; i++) {
+		const char *name = g_ptr_array_index(app_contexts, i);
+
+		if (!channel_has_app_context_locked(channel, name))
+			g_ptr_array_add(channel->app_contexts, g_strdup(name));
+	}
 }
 
 /* [S] Adds contexts to one channel, or to all when name is "": all or
  * none of them. */
 static gboolean
 add_context_locked(TcSession *session, const char *name, guint32 contexts,
-		   const GArray *perf_counters, GError **error)
+		   const GArray *perf_counters, const GPtrArray *app_contexts, GError **error)
 {
 	TcChannel *channel;
 
 	if (*name) {
 		channel = resolve_channel_locked(session, name, error);
-		if (channel == NULL || !check_perf_counters_locked(channel, perf_counters, error))
+		if (channel == NULL || !check_perf_counters_locked(channel, perf_counters, error) ||
+		    !check_app_contexts_locked(channel, app_contexts, error))
 			return FALSE;
-		channel_add_contexts_locked(channel, contexts, perf_counters);
+		channel_add_contexts_locked(channel, contexts, perf_counters, app_contexts);
 		return TRUE;
 	}
 	if (session->channels->len == 0 && !add_default_channel_locked(session, error))
 		return FALSE;
 	for (guint i = 0; i < session->channels->len; i++)
 		if (!check_perf_counters_locked(g_ptr_array_index(session->channels, i),
-						perf_counters, error))
+						perf_counters, error) ||
+		    !check_app_contexts_locked(g_ptr_array_index(session->channels, i),
+					       app_contexts, error))
 			return FALSE;
 	for (guint i = 0; i < session->channels->len; i++)
 		channel_add_contexts_locked(g_ptr_array_index(session->channels, i), contexts,
-					    perf_counters);
+					    perf_counters, app_contexts);
 	return TRUE;
 }
 
 gboolean
 tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
-			   const GArray *perf_counters, GError **error)
+			   const GArray *perf_counters, const GPtrArray *app_contexts,
+			   GError **error)
 {
 	g_autoptr(GMutexLocker) op = tc_session_op_begin(session, error);
 	g_autoptr(GMutexLocker) locker = NULL;
@@ -757,7 +816,7 @@ tc_session_ops_add_context(TcSession *session, const char *channel, guint32 cont
 			    session->name);
 		return FALSE;
 	}
-	return add_context_locked(session, channel, contexts, perf_counters, error);
+	return add_context_locked(session, channel, contexts, perf_counters, app_contexts, error);
 }
 
 gboolean

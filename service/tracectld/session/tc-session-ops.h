@@ -35,13 +35,16 @@ gboolean tc_session_ops_destroy(TcSession *session, GError **error);
 gboolean tc_session_ops_enable_channel(TcSession *session, const char *name,
 				       const TcChannelConfig *config, TcBufferScheme buffers,
 				       GError **error);
-/* Adds TRACECTL_CONTEXT_* fields and perf_counters
- * (struct tc_perf_counter, tc_channel_config_ust_contexts_parse()'s) to a
+/* Adds TRACECTL_CONTEXT_* fields, perf_counters and app_contexts
+ * (tc_channel_config_ust_contexts_parse()'s) to a
  * channel, or to every channel when channel is "", those already there
  * once. Only before the first start; InvalidArgument when a channel would
- * record more than TC_CHANNEL_PERF_COUNTERS_MAX counters. */
+ * record more than TC_CHANNEL_PERF_COUNTERS_MAX counters or
+ * TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX application contexts, or two
+ * application contexts of one CTF field name ("a_b:c" and "a:b_c"). */
 gboolean tc_session_ops_add_context(TcSession *session, const char *channel, guint32 contexts,
-				    const GArray *perf_counters, GError **error);
+				    const GArray *perf_counters, const GPtrArray *app_contexts,
+				    GError **error);
 /* disable-channel: the channel's events are disabled in every application;
  * enable-channel brings them back. */
 gboolean tc_session_ops_disable_channel(TcSession *session, const char *name, GError **error);

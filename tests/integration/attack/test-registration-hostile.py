@@ -141,10 +141,10 @@ def check_versions(svc):
     sock.settimeout(5)
     check(sock.recv(8192) != b"", "a version 4 application was not answered")
     sock.close()
-    for version, why in ((6, "refused: its libtracectl-ust speaks ABI version 6, newer than "
-                             "this service's 5: update tracectld"),
+    for version, why in ((7, "refused: its libtracectl-ust speaks ABI version 7, newer than "
+                             "this service's 6: update tracectld"),
                          (3, "refused: its libtracectl-ust speaks ABI version 3, older than "
-                             "the versions 4 to 5")):
+                             "the versions 4 to 6")):
         offset = svc.log_offset()
         sock = connect(svc.rundir)
         sock.send(register(os.getpid(), 0, version=version))

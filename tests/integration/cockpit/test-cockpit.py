@@ -30,7 +30,14 @@ session is still there. His own creations with a bad name and with a
 relay nobody listens on, and his kernel event, are refused with the
 service's error names and messages; the audit trail of his own session
 shows journalctl's hint that he may not read the system's journal. She
-destroys hers from the list. Screenshots of every step go to
+destroys hers from the list. carol, whom a polkit rule of the test's
+makes an administrator of tracectl (manage-other-users), sees a session
+alice started with the CLI in her list, under alice's name, and stops
+it from the list: the service stopped it, and alice's list, open
+meanwhile, follows; bob, who is not, still sees
+none of alice's sessions. (Cockpit's own administrative access,
+"superuser": "try" through sudo, is not tested: no sudo here.)
+Screenshots of every step go to
 <build>/meson-logs/screenshots/integration-cockpit/.
 
 There is no journal here (no systemd), and the service runs embedded,
@@ -44,10 +51,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from tclib import BUILD, Service, check, log, mount_tracefs, run  # noqa: E402
+from tclib import BUILD, Installed, Service, check, log, mount_tracefs, run  # noqa: E402
 from tracelib import read_trace  # noqa: E402
 from relaylib import Relay  # noqa: E402
 from cockpitlib import (Browser, Cockpit, free_port, install_package,  # noqa: E402
@@ -55,6 +63,15 @@ from cockpitlib import (Browser, Cockpit, free_port, install_package,  # noqa: E
 
 ALICE = "tccockpit-alice"
 BOB = "tccockpit-bob"
+# An administrator of tracectl through polkit, not in any group.
+CAROL = "tccockpit-carol"
+ADMIN_RULE = """polkit.addRule(function(action, subject) {
+    if (action.id == "org.tracectl.Tracing1.manage-other-users" &&
+        subject.user == "%s")
+        return polkit.Result.YES;
+});
+""" % CAROL
+ADMIN_RULE_PATH = "/etc/polkit-1/rules.d/59-tracectl-test-cockpit.rules"
 PASSWORD = "a-Long-passw0rd"
 DENIED = "org.tracectl.Tracing1.Error.PermissionDenied"
 SHOTS = os.path.join(BUILD, "meson-logs", "screenshots", "integration-cockpit")
@@ -90,10 +107,24 @@ def test():
     require_cockpit()
     require_browser()
     shutil.rmtree(SHOTS, ignore_errors=True)
+    installed = Installed()
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".rules") as rule:
+            rule.write(ADMIN_RULE)
+            rule.flush()
+            installed.install(rule.name, ADMIN_RULE_PATH)
+        run_cockpit()
+    finally:
+        installed.restore()
+    step(f"the end; screenshots in {SHOTS}")
+
+
+def run_cockpit():
     with Service() as svc:
         alice = svc.add_user(ALICE, groups=("tracing", "adm"))
         bob = svc.add_user(BOB)
-        for user in (alice, bob):
+        carol = svc.add_user(CAROL)
+        for user in (alice, bob, carol):
             set_password(user, PASSWORD)
             install_package(user)
         directory = os.path.join(svc.rundir, "cockpit")
@@ -102,13 +133,12 @@ def test():
         try:
             with Cockpit(svc, directory, audit_log=svc.log_path) as cockpit:
                 with Browser(directory, "alice", SHOTS) as page:
-                    scenario(svc, cockpit, page, directory, relay, alice, bob)
+                    scenario(svc, cockpit, page, directory, relay, alice, bob, carol)
         finally:
             relay.stop()
-    step(f"the end; screenshots in {SHOTS}")
 
 
-def scenario(svc, cockpit, page, directory, relay, alice, bob):
+def scenario(svc, cockpit, page, directory, relay, alice, bob, carol):
     # Registered before the page lists the applications, waiting for
     # SIGUSR1 to emit its events.
     app = svc.app("--pause", "--count", str(EVENTS), "--interval-us", str(EVENT_INTERVAL_US),
@@ -132,6 +162,10 @@ def scenario(svc, cockpit, page, directory, relay, alice, bob):
         refusals(svc, other, cockpit, web, alice, bob)
     step("bob's refusals")
     page.open_page(cockpit)
+    with Browser(directory, "carol", SHOTS) as admin:
+        admin.login(cockpit, carol, PASSWORD)
+        administrator(svc, admin, cockpit, alice, page)
+    step("carol, an administrator")
     destroy_from_list(svc, page, alice)
 
 
@@ -436,6 +470,34 @@ def refusals(svc, page, cockpit, web, alice, bob):
     page.screenshot("audit-hint", show="#tc-audit-said")
     page.click("#tc-destroy")
     page.wait(lambda d: page.find("#tc-list-view").is_displayed(), "bob's list again")
+
+
+def administrator(svc, page, cockpit, alice, owner_page):
+    """carol, an administrator of tracectl through polkit, stops alice's
+    running session from her list; alice's own list, open meanwhile,
+    follows. Each change is waited for in alice's page before the next,
+    as the CLI's sessions are in live_list()."""
+    svc.cli("create", "busy", user=alice)
+    svc.cli("enable-event", "-u", "-s", "busy", "example:*", user=alice)
+    svc.cli("start", "busy", user=alice)
+    owner_page.wait(lambda d: owner_page.row_state("busy") == "active", "busy in alice's list")
+    page.open_page(cockpit)
+    page.wait(lambda d: page.row_state("busy") == "active", "alice's running session in "
+              "carol's list")
+    owner = page.row("busy").find_element("css selector", ".tc-owner").text
+    check(owner == f"{ALICE} ({alice.uid})", f"the owner carol sees: {owner!r}")
+    page.screenshot("administrator")
+    page.click_row("busy", ".tc-stop")
+    page.wait(lambda d: page.row_state("busy") == "inactive", "carol's stop in her list")
+    page.no_error("carol stopping alice's session")
+    state = [s["state"] for s in svc.sessions(user=alice) if s["name"] == "busy"]
+    check(state == ["inactive"], f"alice's session after carol's stop: {state}")
+    log("carol, an administrator, stopped alice's session from her list")
+    page.screenshot("administrator-stopped")
+    owner_page.wait(lambda d: owner_page.row_state("busy") == "inactive",
+                    "carol's stop in alice's list")
+    svc.cli("destroy", "busy", user=alice)
+    owner_page.wait(lambda d: owner_page.row("busy") is None, "busy to leave alice's list")
 
 
 def destroy_from_list(svc, page, alice):

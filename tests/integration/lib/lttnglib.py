@@ -4,8 +4,10 @@ service serves them, and Debian's lttng-sessiond run beside the test as
 the anchor their traces are compared with."""
 
 import contextlib
+import ctypes
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -75,6 +77,23 @@ def start_lttng_app(svc, user, seconds):
     check(line.startswith("ready"), f"the LTTng-UST application did not start: {line!r}")
     proc.app_pid = int(line.split()[1])
     return proc
+
+
+def hardware_cycles_open():
+    """Whether this machine lets a thread count its own CPU cycles
+    (perf_event_open() of PERF_TYPE_HARDWARE/PERF_COUNT_HW_CPU_CYCLES)."""
+    if platform.machine() != "x86_64":
+        return True  # perf_event_open's number is x86-64's: the refusal is not tested
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = (ctypes.c_uint8 * 128)()
+    ctypes.c_uint32.from_buffer(attr, 4).value = 128  # size; type and config 0
+    # disabled, exclude_kernel, exclude_hv
+    ctypes.c_uint64.from_buffer(attr, 40).value = (1 << 0) | (1 << 5) | (1 << 6)
+    fd = libc.syscall(298, attr, 0, -1, -1, 0)
+    if fd < 0:
+        return False
+    os.close(fd)
+    return True
 
 
 # The counts of the test application's ticks in one trace, in order read.

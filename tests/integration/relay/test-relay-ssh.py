@@ -29,7 +29,15 @@ else (PermitOpen), and runs no command (ForceCommand /bin/false).
   Problem names ssh's reason, "Permission denied (publickey)"; once the
   key is back the consumer reconnects.
 - The session destroyed: its ssh has ended and its directory is gone;
-  a consumer killed: its ssh dies with it."""
+  a consumer killed: its ssh dies with it.
+- `tracectl view --live` of a live session streamed through SSH opens a
+  tunnel of its own, as the user who runs it, to the relay's live port
+  on the far side's loopback, and prints the events of an application
+  started afterwards; its ssh ends when the viewer ends (the session
+  destroyed). With the user's key refused there, it fails at once in
+  ssh's words, with a non-zero exit; given a live port the far side does
+  not forward to, it fails naming ssh's reason, not babeltrace2's chain
+  of errors."""
 
 import contextlib
 import glob
@@ -42,10 +50,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from relaylib import Relay, port_is_open
+from relaylib import Reader, Relay, port_is_open
 import sessionxmllib
 from sshlib import SSHD, Sshd, forwarding_only, give_keys, keygen
-from tclib import (EXAMPLE_APP, Service, check, children, consumer_pid, is_running, log,
+from tclib import (EXAMPLE_APP, TRACECTL, Service, check, children, consumer_pid, is_running, log,
                    require, run, wait_for)
 from tracelib import read_streams
 
@@ -288,6 +296,81 @@ def test_tunnel_lost(svc, relay, user, hostname, authorized):
     check(trace["packets_lost"] > 0, "the gap is not reported as discarded packets")
 
 
+def children_named(parent, program):
+    """The running children of parent that run program: (pid, argv)."""
+    found = []
+    for pid in children(parent):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().decode().split("\0")[:-1]
+            if argv and os.path.basename(argv[0]) == program and is_running(pid):
+                found.append((pid, argv))
+    return found
+
+
+def viewer_ssh(viewer, user):
+    """The pid of the viewer's ssh and its command line."""
+    found = children_named(viewer.proc.pid, "ssh")
+    check(len(found) == 1, f"one ssh of the viewer expected: {found}")
+    pid, argv = found[0]
+    with open(f"/proc/{pid}/status") as f:
+        check(f"\nUid:\t{user.uid}\t" in f.read(), f"the viewer's ssh does not run as {user}")
+    return pid, argv
+
+
+def test_view_live(svc, user, authorized):
+    svc.cli("create", "watched", "--set-url", f"net+ssh://{USER}@{FAR}", "--live=200000",
+            user=user)
+    svc.cli("enable-event", "-u", "-s", "watched", "example:*", user=user)
+    svc.cli("start", "watched", user=user)
+
+    # The key refused on the far side: ssh's words, at once, non-zero.
+    os.rename(authorized, authorized + ".away")
+    try:
+        refused = svc.cli("view", "--live", "watched", user=user, check_ok=False, timeout=30)
+    finally:
+        os.rename(authorized + ".away", authorized)
+    log(f"view --live with the key refused: {refused.returncode}: {refused.stderr.strip()}")
+    check(refused.returncode != 0 and
+          f"Cannot open an SSH tunnel to {USER}@{FAR} for the live viewer: ssh: "
+          f"{USER}@{FAR}: Permission denied (publickey)." in refused.stderr,
+          f"the viewer's error names the tunnel and ssh's reason: {refused}")
+
+    # A live port the far side does not forward to: babeltrace2 sees its
+    # connection closed, ssh's words say why.
+    closed = svc.cli("view", "--live", "--live-port", "5345", "watched", user=user,
+                     check_ok=False, timeout=30)
+    log(f"view --live of a port not forwarded there: {closed.returncode}: "
+        f"{closed.stderr.strip()}")
+    check(closed.returncode != 0 and f"through the SSH tunnel to {USER}@{FAR}" in closed.stderr
+          and "ssh: channel" in closed.stderr and "administratively prohibited" in closed.stderr
+          and "CAUSED BY" not in closed.stderr,
+          f"the viewer's error names ssh's reason: {closed}")
+
+    viewer = Reader([*svc._as(user), TRACECTL, "view", "--live", "watched"], svc.env(user))
+    try:
+        wait_for(lambda: viewer.proc.poll() is not None or
+                 children_named(viewer.proc.pid, "babeltrace2"), 30,
+                 "the viewer to run babeltrace2 through its tunnel")
+        time.sleep(1)  # attached, with no application yet
+        check(viewer.proc.poll() is None, f"the viewer ended: {viewer.errors[-2000:]}")
+        pid, argv = viewer_ssh(viewer, user)
+        log(f"the viewer's ssh {pid}: {' '.join(argv)}")
+        forward = argv[argv.index("-L") + 1]
+        check(forward.startswith("127.0.0.1:") and forward.endswith(":127.0.0.1:5344") and
+              argv[-2:] == ["--", FAR], f"the viewer's forward: {argv}")
+        svc.run_app("--count", str(COUNT), user=user)
+        viewer.wait_for("example:all_types", 30)
+        svc.cli("destroy", "watched", user=user)
+        check(viewer.finish(30) == 0, f"the viewer's end: {viewer.errors[-2000:]}")
+        check(not is_running(pid), "the viewer's ssh outlived it")
+        printed = sum("example:all_types" in line for _, line in viewer.lines)
+        log(f"view --live through its own tunnel: {printed} events printed")
+        check(printed == COUNT, f"{printed} of {COUNT} events printed by the viewer")
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+
+
 def test_dies_with_consumer(svc, user):
     stream(svc, user, "orphan")
     pid, _ = tunnel_ssh(svc, user)
@@ -316,7 +399,8 @@ def test():
         # Keys only; the tracing accounts forward to the relay's control
         # and data ports and do nothing else.
         sshd = Sshd(svc, directory, [f"ListenAddress {FAR}",
-                                     *forwarding_only([USER, NOKEY_USER], [5342, 5343])],
+                                     *forwarding_only([USER, NOKEY_USER],
+                                                      [5342, 5343, 5344])],
                     lambda: listening(22), prefix=["ip", "netns", "exec", NS])
         give_keys(user, public, key=key, known_line=f"{FAR} {sshd.host_public}")
         give_keys(nokey, keygen(os.path.join(directory, "other_id")))
@@ -333,6 +417,7 @@ def test():
                 test_refused_creation(svc, user)
                 test_every_event(svc, relay, user, hostname)
                 test_snapshot(svc, relay, user, hostname)
+                test_view_live(svc, user, os.path.join(user.home, ".ssh", "authorized_keys"))
                 test_tunnel_lost(svc, relay, user, hostname,
                                  os.path.join(user.home, ".ssh", "authorized_keys"))
                 test_dies_with_consumer(svc, user)

@@ -490,6 +490,43 @@ test_agent_filters(void)
 	     "<channel><name>lttng_python_channel</name>" body "</channel></channels></domain>" \
 	     "</domains>" TAIL
 
+/* An application context as lttng save writes it (<app>, its
+ * provider_name and ctx_name): read as $app.PROVIDER:NAME, written back
+ * the same; one without its name refused. */
+static void
+test_app_contexts(void)
+{
+	static const char text[] = UST_CHANNEL(
+	    "<contexts><context><type>VTID</type></context><context><app>"
+	    "<provider_name>myprov</provider_name><ctx_name>request_id</ctx_name></app>"
+	    "</context></contexts>");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) sessions = parse(text, &error), again = NULL;
+	g_autofree char *first = NULL, *second = NULL;
+	TcFileChannel *channel;
+
+	g_assert_no_error(error);
+	channel = g_ptr_array_index(((TcFileSession *)g_ptr_array_index(sessions, 0))->channels, 0);
+	g_assert_cmpuint(channel->contexts->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, 0), ==, "vtid");
+	g_assert_cmpstr(g_ptr_array_index(channel->contexts, 1), ==, "$app.myprov:request_id");
+	first = tc_session_file_write(sessions);
+	g_assert_nonnull(strstr(first, "<app>\n\t\t\t\t\t\t\t\t\t<provider_name>myprov"
+				       "</provider_name>\n\t\t\t\t\t\t\t\t\t<ctx_name>"
+				       "request_id</ctx_name>\n\t\t\t\t\t\t\t\t</app>"));
+	again = parse(first, &error);
+	g_assert_no_error(error);
+	second = tc_session_file_write(again);
+	g_assert_cmpstr(first, ==, second);
+
+	assert_refused(UST_CHANNEL("<contexts><context><app><provider_name>p</provider_name>"
+				   "</app></context></contexts>"),
+		       "an application context needs its provider_name and ctx_name");
+	assert_refused(UST_CHANNEL("<contexts><context><app><provider_name>p</provider_name>"
+				   "<ctx_name>n</ctx_name><x/></app></context></contexts>"),
+		       "not allowed here");
+}
+
 static void
 test_refusals(void)
 {
@@ -633,6 +670,7 @@ main(int argc, char **argv)
 	g_test_add_func("/session-file/lttng-agents", test_lttng_agents);
 	g_test_add_func("/session-file/lttng-per-pid", test_lttng_per_pid);
 	g_test_add_func("/session-file/lttng-contexts", test_lttng_contexts);
+	g_test_add_func("/session-file/app-contexts", test_app_contexts);
 	g_test_add_func("/session-file/agent-filters", test_agent_filters);
 	g_test_add_func("/session-file/round-trip", test_round_trip);
 	g_test_add_func("/session-file/snapshot", test_snapshot_round_trip);

@@ -6,7 +6,9 @@
  * sockets after a warning, is refused a key and says so, writes an
  * overlong line with control bytes, floods its standard error that
  * nobody reads. What must hold: ssh's command line (the owner's
- * configuration left alone, the host after "--"), a private directory,
+ * configuration left alone, the host after "--"), AES-GCM preferred
+ * through a file of the tunnel's that the real ssh reads after the
+ * owner's configuration, so that an owner's Ciphers still wins, a private directory,
  * the tunnel ready only once both sockets are there, what ssh said before
  * that forgotten, its last line or its exit status as the reason, never a
  * wait on its standard error, its end and the directory's removal at
@@ -33,6 +35,9 @@ static const char fake_ssh[] =
     "mode, state = os.environ['FAKE_SSH_MODE'], os.environ['FAKE_SSH_STATE']\n"
     "with open(state + '/args', 'w') as f:\n"
     "    f.write('\\n'.join(sys.argv[1:]))\n"
+    "if '-F' in sys.argv:\n"
+    "    with open(sys.argv[sys.argv.index('-F') + 1]) as f, open(state + '/config', 'w') as g:\n"
+    "        g.write(f.read())\n"
     "with open(state + '/pid', 'w') as f:\n"
     "    f.write(str(os.getpid()))\n"
     "def say(text):\n"
@@ -92,7 +97,7 @@ state_file(const char *name)
 static void
 forget_state(void)
 {
-	for (const char *const *name = (const char *const[]){"args", "pid", "listening", NULL};
+	for (const char *const *name = (const char *const[]){"args", "pid", "listening", "config", NULL};
 	     *name; name++) {
 		g_autofree char *path = g_build_filename(state_dir, *name, NULL);
 
@@ -101,7 +106,7 @@ forget_state(void)
 }
 
 static struct tc_consumerd_tunnel *
-start(const char *mode, const char *user, uint16_t port)
+start_spec(const char *mode, const char *user, uint16_t port, bool prefer_aes_gcm)
 {
 	const struct tc_consumerd_tunnel_spec spec = {
 	    .host = "relay.example.org",
@@ -109,6 +114,7 @@ start(const char *mode, const char *user, uint16_t port)
 	    .port = port,
 	    .control_port = 5342,
 	    .data_port = 5343,
+	    .prefer_aes_gcm = prefer_aes_gcm,
 	};
 	struct tc_consumerd_tunnel *tunnel = NULL;
 
@@ -117,6 +123,12 @@ start(const char *mode, const char *user, uint16_t port)
 	g_assert_cmpint(tc_consumerd_tunnel_start(&spec, &tunnel), ==, 0);
 	g_assert_nonnull(tunnel);
 	return tunnel;
+}
+
+static struct tc_consumerd_tunnel *
+start(const char *mode, const char *user, uint16_t port)
+{
+	return start_spec(mode, user, port, false);
 }
 
 /* Looks until check says something else than "not yet". */
@@ -182,6 +194,73 @@ test_listens(void)
 	g_assert_true(tc_consumerd_tunnel_is_running(tunnel));
 	tc_consumerd_tunnel_stop(tunnel);
 	g_assert_false(exists(dir));
+}
+
+/* The real ssh's "ciphers" line for host with the tunnel's configuration
+ * file, the owner's ~/.ssh/config in it replaced by owner_config. */
+static char *
+ciphers_of(const char *config, const char *owner_config, const char *host)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = g_build_filename(state_dir, "config-real", NULL);
+	g_autofree char *include = g_strdup_printf("Include %s\n", owner_config);
+	g_auto(GStrv) parts = g_strsplit(config, "Include ~/.ssh/config\n", 2);
+	g_autofree char *text = NULL, *out = NULL;
+	const char *argv[] = {"/usr/bin/ssh", "-G", "-F", path, host, NULL};
+	const char *line;
+	int status;
+
+	g_assert_cmpuint(g_strv_length(parts), ==, 2);
+	text = g_strconcat(parts[0], include, parts[1], NULL);
+	g_assert_true(g_file_set_contents(path, text, -1, &error));
+	g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+				   &out, NULL, &status, &error));
+	g_assert_no_error(error);
+	unlink(path);
+	line = strstr(out, "\nciphers ");
+	g_assert_nonnull(line);
+	return g_strndup(line + 1, strcspn(line + 1, "\n"));
+}
+
+/* With AES instructions: ssh reads a file of the tunnel's own (-F) that
+ * reads the owner's and the system's configuration first and only then
+ * puts AES-GCM first; the real ssh keeps the owner's Ciphers for a host
+ * whose configuration sets them, and prefers AES-GCM for the others. */
+static void
+test_prefers_aes_gcm(void)
+{
+	struct tc_consumerd_tunnel *tunnel = start_spec("listen", NULL, 0, true);
+	g_autofree char *args = NULL, *config = NULL, *dir = NULL, *expected = NULL;
+	g_autofree char *owner = g_build_filename(state_dir, "owner-config", NULL);
+	g_autofree char *mine = NULL, *other = NULL, *unconfigured = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_cmpint(check_until_decided(tunnel), ==, 1);
+	dir = g_path_get_dirname(tc_consumerd_tunnel_path(tunnel, false));
+	args = state_file("args");
+	expected = g_strdup_printf("\n-o\nClearAllForwardings=no\n-F\n%s/config\n-L\n", dir);
+	g_assert_nonnull(strstr(args, expected));
+	config = state_file("config");
+	g_assert_cmpstr(config, ==,
+			"# tracectl's tunnel: the owner's ssh configuration, then a default\n"
+			"Include ~/.ssh/config\n"
+			"Include /etc/ssh/ssh_config\n"
+			"Host *\n"
+			"\tCiphers ^aes128-gcm@openssh.com\n");
+	tc_consumerd_tunnel_stop(tunnel);
+	g_assert_false(exists(dir));
+	if (access("/usr/bin/ssh", X_OK) != 0)
+		return;
+	g_assert_true(g_file_set_contents(
+	    owner, "Host relay.example.org\n\tCiphers aes256-ctr,chacha20-poly1305@openssh.com\n",
+	    -1, &error));
+	mine = ciphers_of(config, owner, "relay.example.org");
+	other = ciphers_of(config, owner, "other.example.org");
+	unlink(owner);
+	unconfigured = ciphers_of(config, owner, "relay.example.org");
+	g_assert_cmpstr(mine, ==, "ciphers aes256-ctr,chacha20-poly1305@openssh.com");
+	g_assert_true(g_str_has_prefix(other, "ciphers aes128-gcm@openssh.com,"));
+	g_assert_true(g_str_has_prefix(unconfigured, "ciphers aes128-gcm@openssh.com,"));
 }
 
 /* Without a login or a port, ssh's configuration decides them. */
@@ -333,6 +412,7 @@ main(int argc, char **argv)
 	g_test_add_func("/tracectl/consumerd/tunnel/listens", test_listens);
 	g_test_add_func("/tracectl/consumerd/tunnel/configuration-decides",
 			test_configuration_decides);
+	g_test_add_func("/tracectl/consumerd/tunnel/prefers-aes-gcm", test_prefers_aes_gcm);
 	g_test_add_func("/tracectl/consumerd/tunnel/refused", test_refused);
 	g_test_add_func("/tracectl/consumerd/tunnel/long-lines", test_long_lines);
 	g_test_add_func("/tracectl/consumerd/tunnel/killed", test_killed);

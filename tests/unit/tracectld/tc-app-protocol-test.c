@@ -201,8 +201,8 @@ test_register_versions(void)
 		guint32 version;
 		const char *why;
 	} refused[] = {
-		{3, "ABI version 3, older than the versions 4 to 5"},
-		{TRACECTL_ABI_VERSION + 1, "ABI version 6, newer than this service's 5"},
+		{3, "ABI version 3, older than the versions 4 to 6"},
+		{TRACECTL_ABI_VERSION + 1, "ABI version 7, newer than this service's 6"},
 		{0, "ABI version 0, older"},
 	};
 

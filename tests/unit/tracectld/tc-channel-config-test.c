@@ -34,11 +34,12 @@ test_parse(void)
 			       "perf:thread:L1-dcache-load-misses",
 			       NULL};
 	g_autoptr(GArray) counters = counters_new();
+	g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) listed = NULL, lttng_only = NULL;
 	guint32 bits;
 
-	g_assert_true(tc_channel_config_ust_contexts_parse(names, &bits, counters, &error));
+	g_assert_true(tc_channel_config_ust_contexts_parse(names, &bits, counters, apps, &error));
 	g_assert_no_error(error);
 	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_IP);
 	/* task-clock given twice is counted once. */
@@ -56,19 +57,17 @@ test_parse(void)
 	g_assert_cmpuint(counter_at(counters, 3)->type, ==, 3);
 	g_assert_cmpuint(counter_at(counters, 3)->config, ==, 0x10000);
 
-	listed = tc_channel_config_ust_context_names(bits, counters, FALSE);
+	listed = tc_channel_config_ust_context_names(bits, counters, NULL, FALSE);
 	g_assert_cmpstrv(listed,
 			 ((const char *[]){"vpid", "ip", "perf:thread:task-clock",
 					   "perf:thread:raw:r0110:foo_bar", "perf:thread:cycles",
 					   "perf:thread:L1-dcache-load-misses", NULL}));
-	lttng_only = tc_channel_config_ust_context_names(bits, counters, TRUE);
-	g_assert_cmpstrv(
-	    lttng_only,
-	    ((const char *[]){"perf:thread:task-clock", "perf:thread:raw:r0110:foo_bar",
-			      "perf:thread:cycles", "perf:thread:L1-dcache-load-misses", NULL}));
+	/* tracectl's own applications record perf counters too. */
+	lttng_only = tc_channel_config_ust_context_names(bits, counters, NULL, TRUE);
+	g_assert_cmpstrv(lttng_only, ((const char *[]){NULL}));
 	/* Parsing again empties the list first. */
 	g_assert_true(tc_channel_config_ust_contexts_parse((const char *[]){"ip", NULL}, &bits,
-							   counters, &error));
+							   counters, apps, &error));
 	g_assert_cmpuint(counters->len, ==, 0);
 	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_IP);
 }
@@ -78,10 +77,11 @@ assert_ust_refused(const char *name, const char *expected)
 {
 	const char *names[] = {"vpid", name, NULL};
 	g_autoptr(GArray) counters = counters_new();
+	g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 	guint32 bits;
 
-	g_assert_false(tc_channel_config_ust_contexts_parse(names, &bits, counters, &error));
+	g_assert_false(tc_channel_config_ust_contexts_parse(names, &bits, counters, apps, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 	if (!strstr(error->message, expected))
 		g_error("'%s' refused with '%s', which does not say '%s'", name, error->message,
@@ -92,6 +92,7 @@ static void
 test_refusals(void)
 {
 	g_autoptr(GArray) counters = counters_new();
+	g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) many = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
 	guint32 bits;
@@ -121,14 +122,15 @@ test_refusals(void)
 		g_ptr_array_add(many, g_strdup_printf("perf:thread:raw:r%x:c%u", i, i));
 	g_ptr_array_add(many, NULL);
 	g_assert_false(tc_channel_config_ust_contexts_parse((const char *const *)many->pdata, &bits,
-							    counters, &error));
+							    counters, apps, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 	g_assert_nonnull(strstr(error->message, "More than 16 perf counters given: a channel "
 						"records at most 16"));
 	g_clear_error(&error);
 
 	g_assert_false(
-	    tc_channel_config_ust_contexts_parse((const char *[]){NULL}, &bits, counters, &error));
+	    tc_channel_config_ust_contexts_parse((const char *[]){NULL}, &bits, counters, apps,
+						 &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 	g_clear_error(&error);
 
@@ -145,6 +147,66 @@ test_refusals(void)
 /* Every name of the list parses, and its counter spells back to it. */
 /* A kernel channel is channel0, in discard mode, without switch timer:
  * anything else is refused, naming what cannot be honoured. */
+/* $app.PROVIDER:NAME: each once, in the order given, listed back with
+ * its prefix; malformed ones and a ninth refused. */
+static void
+test_app_contexts(void)
+{
+	const char *names[] = {"$app.myprov:request_id", "vpid", "$app.Other_2:x",
+			       "$app.myprov:request_id", NULL};
+	g_autoptr(GArray) counters = counters_new();
+	g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) many = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) listed = NULL, lttng_only = NULL;
+	g_autofree char *field = NULL;
+	g_autofree char *longest = NULL;
+	guint32 bits;
+
+	g_assert_true(tc_channel_config_ust_contexts_parse(names, &bits, counters, apps, &error));
+	g_assert_no_error(error);
+	g_assert_cmphex(bits, ==, TRACECTL_CONTEXT_VPID);
+	g_assert_cmpuint(apps->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(apps, 0), ==, "myprov:request_id");
+	g_assert_cmpstr(g_ptr_array_index(apps, 1), ==, "Other_2:x");
+	listed = tc_channel_config_ust_context_names(bits, counters, apps, FALSE);
+	g_assert_cmpstrv(listed, ((const char *[]){"vpid", "$app.myprov:request_id",
+						   "$app.Other_2:x", NULL}));
+	lttng_only = tc_channel_config_ust_context_names(bits, counters, apps, TRUE);
+	g_assert_cmpstrv(lttng_only, ((const char *[]){NULL}));
+	field = tc_channel_config_app_context_field("myprov:request_id");
+	g_assert_cmpstr(field, ==, "_app_myprov_request_id");
+	/* Alone, an application context is enough. */
+	g_assert_true(tc_channel_config_ust_contexts_parse((const char *[]){"$app.a:b", NULL},
+							   &bits, counters, apps, &error));
+	g_assert_cmpuint(apps->len, ==, 1);
+
+	assert_ust_refused("$app.", "Wrong application context '$app.': expected "
+				    "$app.PROVIDER:NAME");
+	assert_ust_refused("$app.prov", "Wrong application context");
+	assert_ust_refused("$app.:name", "Wrong application context");
+	assert_ust_refused("$app.prov:", "Wrong application context");
+	assert_ust_refused("$app.a b:c", "Wrong application context");
+	assert_ust_refused("$app.a:b:c", "Wrong application context");
+	assert_ust_refused("$app.a-b:c", "Wrong application context");
+	assert_ust_refused("$App.a:b", "Unknown context '$App.a:b'");
+	/* 127 bytes are the most "provider:name" holds. */
+	longest = g_strdup_printf("$app.p:%0125d", 0);
+	g_assert_true(tc_channel_config_ust_contexts_parse((const char *[]){longest, NULL}, &bits,
+							   counters, apps, &error));
+	g_free(longest);
+	longest = g_strdup_printf("$app.p:%0126d", 0);
+	assert_ust_refused(longest, "Wrong application context");
+
+	for (guint i = 0; i <= TRACECTL_ABI_CHANNEL_APP_CONTEXTS_MAX; i++)
+		g_ptr_array_add(many, g_strdup_printf("$app.p:c%u", i));
+	g_ptr_array_add(many, NULL);
+	g_assert_false(tc_channel_config_ust_contexts_parse((const char *const *)many->pdata, &bits,
+							    counters, apps, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "More than 8 application contexts given"));
+}
+
 static void
 test_kernel(void)
 {
@@ -199,6 +261,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/tracectl/channel-config/parse", test_parse);
 	g_test_add_func("/tracectl/channel-config/refusals", test_refusals);
+	g_test_add_func("/tracectl/channel-config/app-contexts", test_app_contexts);
 	g_test_add_func("/tracectl/channel-config/list", test_list);
 	g_test_add_func("/tracectl/channel-config/kernel", test_kernel);
 	return g_test_run();

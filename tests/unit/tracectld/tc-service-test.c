@@ -12,6 +12,7 @@
 #include "tc-channel.h"
 #include "tc-error.h"
 #include "tc-metadata.h"
+#include "tc-perf-counter.h"
 #include "tc-rb.h"
 #include "tc-registry.h"
 #include "tc-session.h"
@@ -165,24 +166,41 @@ test_metadata_event(void)
 
 /* A stream's event.context: the contexts in the order of their bits,
  * whatever the order asked, with LTTng-UST 2.13's types (ids unsigned
- * 32-bit, namespaces and ip unsigned 64-bit, in base 10). */
+ * 32-bit, namespaces and ip unsigned 64-bit, in base 10), then the perf
+ * counters (unsigned 64-bit) and the application contexts (a tag and a
+ * variant each) in the order added. */
 static void
 test_metadata_stream_contexts(void)
 {
+	g_autoptr(GArray) counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	g_autoptr(GPtrArray) app_contexts = g_ptr_array_new_with_free_func(g_free);
 	TcChannel channel = {.stream_id = 3,
 			     .contexts = TRACECTL_CONTEXT_IP | TRACECTL_CONTEXT_NET_NS |
-					 TRACECTL_CONTEXT_VUID | TRACECTL_CONTEXT_VPID};
+					 TRACECTL_CONTEXT_VUID | TRACECTL_CONTEXT_VPID,
+			     .perf_counters = counters,
+			     .app_contexts = app_contexts};
 	const char *order = G_BYTE_ORDER == G_LITTLE_ENDIAN ? "le" : "be";
 	const struct {
 		const char *type, *name;
 	} expected[] = {{"size = 32; align = 8; signed = true;", "vpid"},
 			{"size = 32; align = 8; signed = false;", "vuid"},
 			{"size = 64; align = 8; signed = false;", "net_ns"},
-			{"size = 64; align = 8; signed = false;", "ip"}};
+			{"size = 64; align = 8; signed = false;", "ip"},
+			{"size = 64; align = 8; signed = false;", "perf_thread_task_clock"},
+			{"size = 64; align = 8; signed = false;", "none"},
+			{"size = 64; align = 8; signed = true;", "int64"}};
 	g_autoptr(GString) out = g_string_new(NULL);
+	struct tc_perf_counter task_clock;
 	const char *previous;
 
+	g_assert_cmpint(tc_perf_counter_parse("perf:thread:task-clock", &task_clock), ==, 0);
+	g_array_append_val(counters, task_clock);
+	g_ptr_array_add(app_contexts, g_strdup("myprov:request_id"));
 	tc_metadata_append_stream(out, &channel);
+	g_assert_nonnull(strstr(out->str, "{ _none = 0, _int64 = 1, _uint64 = 2, _double = 3 } "
+					  "_app_myprov_request_id_tag;\n"
+					  "\t\tvariant <_app_myprov_request_id_tag> {"));
+	g_assert_nonnull(strstr(out->str, "} _app_myprov_request_id;\n\t} align(8);"));
 	previous = out->str;
 	for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
 		g_autofree char *member = g_strdup_printf("%s byte_order = %s; } _%s;",

@@ -9,6 +9,7 @@
  */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -406,6 +407,53 @@ test_sync_registered_app(Fixture *fixture, gconstpointer unused)
 	fake_app_clear(&fake);
 }
 
+/* A channel with application contexts and perf counters: a version 6
+ * application is sent both lists before the channel's streams; one of
+ * version 5, whose library would write records of another layout into the
+ * same buffers, is not given the channel. */
+static void
+test_sync_app_contexts(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	g_autoptr(GPtrArray) app_contexts = g_ptr_array_new_with_free_func(g_free);
+	guint nr_cpus = MAX(1, sysconf(_SC_NPROCESSORS_CONF));
+	struct tc_perf_counter task_clock;
+	FakeApp current, older;
+
+	fake_app_init(&current);
+	fake_app_init(&older);
+	current.app->abi_version = TRACECTL_ABI_VERSION_APP_CONTEXTS;
+	older.app->abi_version = TRACECTL_ABI_VERSION_APP_CONTEXTS - 1;
+	g_assert_cmpint(tc_perf_counter_parse("perf:thread:task-clock", &task_clock), ==, 0);
+	g_array_append_val(counters, task_clock);
+	g_ptr_array_add(app_contexts, g_strdup("p:a"));
+	g_assert_true(tc_session_ops_create(session, &error));
+	g_assert_true(tc_session_ops_enable_event(session, "", "unit:*", &error));
+	g_assert_true(
+	    tc_session_ops_add_context(session, "", 0, counters, app_contexts, &error));
+	g_assert_no_error(error);
+	g_assert_true(tc_session_ops_start(session, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_ADD), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_PERF_COUNTERS), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_CHANNEL_APP_CONTEXTS), ==, 1);
+	g_assert_cmpuint(received(&current, TRACECTL_MSG_STREAM_ADD), ==, nr_cpus);
+	g_mutex_lock(&current.lock);
+	g_assert_cmpuint(g_array_index(current.types, guint32, 1), ==,
+			 TRACECTL_MSG_CHANNEL_PERF_COUNTERS);
+	g_assert_cmpuint(g_array_index(current.types, guint32, 2), ==,
+			 TRACECTL_MSG_CHANNEL_APP_CONTEXTS);
+	g_mutex_unlock(&current.lock);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_CHANNEL_ADD), ==, 0);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_STREAM_ADD), ==, 0);
+	g_assert_cmpuint(received(&older, TRACECTL_MSG_CHANNEL_APP_CONTEXTS), ==, 0);
+	g_assert_true(tc_session_ops_destroy(session, &error));
+	fake_app_clear(&current);
+	fake_app_clear(&older);
+}
+
 /* Per-PID buffers are the first channel's choice: the channels after it
  * that say nothing get them too, one that asks for per-UID is refused. */
 static void
@@ -446,8 +494,10 @@ raw_counters(guint first, guint count)
 		g_ptr_array_add(names, g_strdup_printf("perf:thread:raw:r%x:c%u", i, i));
 	g_ptr_array_add(names, g_strdup("ip"));
 	g_ptr_array_add(names, NULL);
+	g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func(g_free);
+
 	g_assert_true(tc_channel_config_ust_contexts_parse((const char *const *)names->pdata, &bits,
-							   counters, NULL));
+							   counters, apps, NULL));
 	return counters;
 }
 
@@ -460,28 +510,79 @@ test_perf_counters(Fixture *fixture, gconstpointer unused)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GArray) ten = raw_counters(0, 10), seven = raw_counters(10, 7);
 	g_autoptr(GArray) six = raw_counters(10, 6);
+	g_autoptr(GPtrArray) no_apps = g_ptr_array_new();
 	TcChannel *channel;
 
 	g_assert_true(tc_session_ops_create(session, &error));
 	g_assert_true(tc_session_ops_add_context(session, "", TRACECTL_CONTEXT_VPID |
-						 TRACECTL_CONTEXT_IP, ten, &error));
+						 TRACECTL_CONTEXT_IP, ten, no_apps, &error));
 	g_assert_no_error(error);
 	channel = g_ptr_array_index(session->channels, 0);
 	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
 	g_assert_true(tc_session_ops_add_context(session, "channel0", TRACECTL_CONTEXT_IP, ten,
-						 &error));
+						 no_apps, &error));
 	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
-	g_assert_false(tc_session_ops_add_context(session, "", 0, seven, &error));
+	g_assert_false(tc_session_ops_add_context(session, "", 0, seven, no_apps, &error));
 	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
 	g_assert_nonnull(strstr(error->message, "would record 17 perf counters, at most 16"));
 	g_clear_error(&error);
 	g_assert_cmpuint(channel->perf_counters->len, ==, 10);
-	g_assert_true(tc_session_ops_add_context(session, "", 0, six, &error));
+	g_assert_true(tc_session_ops_add_context(session, "", 0, six, no_apps, &error));
 	g_assert_no_error(error);
 	g_assert_cmpuint(channel->perf_counters->len, ==, 16);
 	g_assert_cmpstr(g_array_index(channel->perf_counters, struct tc_perf_counter, 15).name, ==,
 			"perf_thread_raw_rf_c15");
 	g_assert_cmphex(channel->contexts, ==, TRACECTL_CONTEXT_VPID | TRACECTL_CONTEXT_IP);
+	g_assert_true(tc_session_ops_destroy(session, &error));
+}
+
+static GPtrArray *
+app_contexts(const char *first, ...)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	va_list args;
+
+	va_start(args, first);
+	for (const char *name = first; name; name = va_arg(args, const char *))
+		g_ptr_array_add(names, g_strdup(name));
+	va_end(args);
+	return names;
+}
+
+/* A channel's application contexts: each once, in the order added, at
+ * most 8, none added when one call would pass the bound or two would
+ * share a CTF field name. */
+static void
+test_app_contexts(Fixture *fixture, gconstpointer unused)
+{
+	TcSession *session = fixture->session;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) no_counters = g_array_new(FALSE, FALSE, sizeof(struct tc_perf_counter));
+	g_autoptr(GPtrArray) six = app_contexts("p:a", "p:b", "p:c", "p:d", "p:e", "p:f", NULL);
+	g_autoptr(GPtrArray) three = app_contexts("p:a", "q:a", "q:b", "q:c", NULL);
+	g_autoptr(GPtrArray) clash = app_contexts("p_a:x", "p:a_x", NULL);
+	g_autoptr(GPtrArray) two = app_contexts("p:b", "q:a", "q:b", NULL);
+	TcChannel *channel;
+
+	g_assert_true(tc_session_ops_create(session, &error));
+	g_assert_true(tc_session_ops_add_context(session, "", 0, no_counters, six, &error));
+	g_assert_no_error(error);
+	channel = g_ptr_array_index(session->channels, 0);
+	g_assert_cmpuint(channel->app_contexts->len, ==, 6);
+	g_assert_false(tc_session_ops_add_context(session, "", 0, no_counters, three, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "would record 9 application contexts, at most 8"));
+	g_clear_error(&error);
+	g_assert_false(tc_session_ops_add_context(session, "", 0, no_counters, clash, &error));
+	g_assert_error(error, TC_ERROR, TC_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "would be recorded as '_app_p_a_x'"));
+	g_clear_error(&error);
+	g_assert_cmpuint(channel->app_contexts->len, ==, 6);
+	g_assert_true(tc_session_ops_add_context(session, "channel0", 0, no_counters, two, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(channel->app_contexts->len, ==, 8);
+	g_assert_cmpstr(g_ptr_array_index(channel->app_contexts, 7), ==, "q:b");
+	g_assert_cmphex(channel->contexts, ==, 0);
 	g_assert_true(tc_session_ops_destroy(session, &error));
 }
 
@@ -497,6 +598,8 @@ main(int argc, char **argv)
 		   fixture_tear_down);
 	g_test_add("/tracectl/session/perf-counters", Fixture, NULL, fixture_set_up,
 		   test_perf_counters, fixture_tear_down);
+	g_test_add("/tracectl/session/app-contexts", Fixture, NULL, fixture_set_up,
+		   test_app_contexts, fixture_tear_down);
 	g_test_add("/tracectl/session/state-errors", Fixture, NULL, fixture_set_up,
 		   test_state_errors, fixture_tear_down);
 	g_test_add("/tracectl/session/create-twice", Fixture, NULL, fixture_set_up,
@@ -505,6 +608,8 @@ main(int argc, char **argv)
 		   test_consumer_lost, fixture_tear_down);
 	g_test_add("/tracectl/session/sync-registered-app", Fixture, NULL, fixture_set_up,
 		   test_sync_registered_app, fixture_tear_down);
+	g_test_add("/tracectl/session/sync-app-contexts", Fixture, NULL, fixture_set_up,
+		   test_sync_app_contexts, fixture_tear_down);
 	g_test_add("/tracectl/session/buffer-scheme", Fixture, NULL, fixture_set_up,
 		   test_buffer_scheme, fixture_tear_down);
 	ret = g_test_run();
