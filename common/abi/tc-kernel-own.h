@@ -93,4 +93,45 @@ struct tc_own_record {
 			  * op; packet: protocol */
 };
 
+/*
+ * A named system call whose arguments point to memory the programs copy
+ * (the table of common/util/tc-syscall-args.c): the record above, type
+ * TC_OWN_SYSCALL_ENTRY or TC_OWN_SYSCALL_EXIT, followed by the bytes
+ * copied from the task. It is written into the ring only as long as
+ * data_len makes it (at least up to data, at most the whole struct): a
+ * reader takes data_len bytes only when the record holds them. An exit's args are the registers its entry had
+ * (the programs keep them per task), so that output arguments are known
+ * at exit. A call that copies nothing makes a plain tc_own_record.
+ */
+#define TC_OWN_SYSCALL_DATA_MAX 256u
+
+struct tc_own_syscall_record {
+	struct tc_own_record head;
+	__u32 data_len; /* bytes of data filled, at most TC_OWN_SYSCALL_DATA_MAX */
+	__u32 reserved;
+	__u8 data[TC_OWN_SYSCALL_DATA_MAX];
+};
+
+/* What the programs copy of a call's memory, per number and per side
+ * (entry, exit), as the helper loads them from the table. */
+enum tc_own_copy {
+	TC_OWN_COPY_NONE = 0,
+	TC_OWN_COPY_STRING = 1,       /* text at args[arg], NUL included */
+	TC_OWN_COPY_USER_INT = 2,     /* 4 bytes at args[arg] */
+	TC_OWN_COPY_SOCKADDR = 3,     /* args[len_arg] bytes (at most 28) at args[arg] */
+	TC_OWN_COPY_SOCKADDR_OUT = 4, /* the int at args[len_arg], then that many
+				       * bytes (at most 28) at args[arg] */
+	TC_OWN_COPY_INT_PAIR = 5,     /* 8 bytes at args[arg] */
+};
+
+/* Socket addresses are copied as far as sockaddr_in6 goes: lttng-modules
+ * decodes AF_INET and AF_INET6 only. */
+#define TC_OWN_SOCKADDR_MAX 28u
+
+struct tc_own_syscall_copy {
+	__u8 entry, entry_arg, entry_len_arg;
+	__u8 exit, exit_arg, exit_len_arg;
+	__u8 reserved[2];
+};
+
 #endif /* TC_KERNEL_OWN_H */

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,13 @@
 
 #include "tc-clock-offset.h"
 #include "tc-consumer-abi.h"
+#include "tc-consumerd-kernel-own-syscall.h"
 #include "tc-consumerd-log.h"
 #include "tc-consumerd-output.h"
 #include "tc-ctf-clock.h"
 #include "tc-kernel-own.h"
 #include "tc-rb-ctf.h"
+#include "tc-syscall-args.h"
 #include "tc-syscall-name.h"
 
 #define RING_BUSY (1u << 31)
@@ -44,10 +47,10 @@
 #define CTF_MAGIC 0xc1fc1fc1u
 /* Records written as one packet at most; more make several. */
 #define PACKET_RECORDS 4096u
-/* The largest event: header, context, sys_enter's (or a named system
- * call's entry's) payload. */
-#define EVENT_MAX (12u + 12u + 8u + 48u)
-/* 4 MiB of 88-byte records every 20 ms: about 2 million a second. */
+/* The largest event: header, context, a named system call's payload. */
+#define EVENT_MAX (12u + 12u + TC_CONSUMERD_OWN_SYSCALL_PAYLOAD_MAX)
+/* 4 MiB of 88-byte records every 20 ms: about 2 million a second (a
+ * system call record with a path takes 88 more bytes and the path's). */
 #define READ_INTERVAL_US 20000
 
 struct ring {
@@ -74,8 +77,10 @@ struct cpu_stream {
 struct tc_consumerd_own_trace {
 	pthread_mutex_t lock;
 	/* The named system calls' events declared in the metadata so far,
-	 * bit n of word n / 64: entries, then exits. */
+	 * bit n of word n / 64: entries, then exits; and the fields of those
+	 * tracectl decodes (NULL: the registers, or ret). */
 	uint64_t declared[2][TC_KERNEL_OWN_SYSCALL_WORDS];
+	struct tc_syscall_args_layout *layouts[2][TC_KERNEL_OWN_SYSCALLS_MAX];
 	pthread_t thread;
 	bool stopping;
 	struct ring ring;
@@ -159,9 +164,11 @@ syscall_event_id(const struct tc_own_record *r)
 	return SYSCALL_EVENT_ID_BASE + 2u * (uint32_t)r->id + (r->type == TC_OWN_SYSCALL_EXIT);
 }
 
-/* One event: header (id, timestamp), context (tid, pid, cpu), payload. */
+/* One event: header (id, timestamp), context (tid, pid, cpu), payload;
+ * a named system call's from the data_len bytes data its record copied. */
 static uint8_t *
-put_event(uint8_t *out, const struct tc_own_record *r)
+put_event(const struct tc_consumerd_own_trace *trace, uint8_t *out, const struct tc_own_record *r,
+	  const uint8_t *data, uint32_t data_len)
 {
 	bool is_syscall = r->type == TC_OWN_SYSCALL_ENTRY || r->type == TC_OWN_SYSCALL_EXIT;
 	uint32_t id = is_syscall ? syscall_event_id(r) : r->type, cpu = r->cpu;
@@ -200,9 +207,11 @@ put_event(uint8_t *out, const struct tc_own_record *r)
 	case TC_OWN_NET_DEV_QUEUE:
 		return put_packet(out, r);
 	case TC_OWN_SYSCALL_ENTRY:
-		return put(out, r->args, sizeof(r->args));
 	case TC_OWN_SYSCALL_EXIT:
-		return put(out, &r->value, 8);
+		/* declare_syscall() let only numbers below the maximum by. */
+		return tc_consumerd_kernel_own_syscall_put(
+		    out, trace->layouts[r->type == TC_OWN_SYSCALL_EXIT][r->id], r->type == TC_OWN_SYSCALL_EXIT,
+		    r, data, data_len);
 	default:
 		return out;
 	}
@@ -277,20 +286,20 @@ stream_flush(struct tc_consumerd_own_trace *trace, uint32_t cpu)
 
 /*
  * A named system call's event, declared in the metadata the first time
- * one of its records comes, as lttng-modules names it: syscall_entry_NAME
- * with the six argument registers (the programs copy no memory of the
- * task, so no text or structure a pointer argument points to), and
- * syscall_exit_NAME with its return value, ret. A number the table does
- * not name (the service asks only for named ones) is no event: 1 to skip
- * the record. 0, or -errno.
+ * one of its records comes, as lttng-modules names and lays it out
+ * (tc-consumerd-kernel-own-syscall.h): the fields of the calls tracectl
+ * decodes, else the six argument registers (entry) or ret (exit). A
+ * number the table does not name (the service asks only for named ones)
+ * is no event: 1 to skip the record. 0, or -errno.
  */
 static int
 declare_syscall(struct tc_consumerd_own_trace *trace, const struct tc_own_record *r)
 {
 	bool is_exit = r->type == TC_OWN_SYSCALL_EXIT;
 	uint32_t nr = (uint32_t)r->id;
+	struct tc_syscall_args_layout layout, *kept = NULL;
 	const char *name;
-	char text[512];
+	char text[2048];
 	int len;
 
 	if (r->id < 0 || nr >= TC_KERNEL_OWN_SYSCALLS_MAX)
@@ -300,21 +309,28 @@ declare_syscall(struct tc_consumerd_own_trace *trace, const struct tc_own_record
 	name = tc_syscall_name_of(nr);
 	if (!name)
 		return 1;
-	len = snprintf(text, sizeof(text),
-		       "\nevent {\n\tname = \"syscall_%s_%s\";\n\tid = %u;\n\tstream_id = 0;\n"
-		       "\tfields := struct {\n\t\t%s;\n\t};\n};\n",
-		       is_exit ? "exit" : "entry", name, syscall_event_id(r),
-		       is_exit ? "int64_t _ret" : "hex64_t _args[6]");
-	if (len < 0 || (size_t)len >= sizeof(text))
-		return -ENAMETOOLONG;
+	if (tc_syscall_args_layout(name, is_exit, &layout)) {
+		kept = malloc(sizeof(*kept));
+		if (!kept)
+			return -ENOMEM;
+		*kept = layout;
+	}
+	len = tc_consumerd_kernel_own_syscall_declare(text, sizeof(text), name, is_exit,
+						      syscall_event_id(r), kept);
+	if (len < 0) {
+		free(kept);
+		return len;
+	}
 	trace->declared[is_exit][nr / 64] |= 1ull << (nr % 64);
+	trace->layouts[is_exit][nr] = kept;
 	return tc_consumerd_output_append(trace->metadata_fd, &trace->metadata_size, text,
 					  (size_t)len);
 }
 
 /* One record into its CPU's packet, its time no earlier than the last. */
 static int
-stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record)
+stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record,
+	   const uint8_t *data, uint32_t data_len)
 {
 	struct cpu_stream *stream;
 	int ret;
@@ -334,7 +350,7 @@ stream_add(struct tc_consumerd_own_trace *trace, struct tc_own_record *record)
 	if (stream->count == 0)
 		stream->begin = record->timestamp;
 	stream->last = record->timestamp;
-	stream->end = put_event(stream->end, record);
+	stream->end = put_event(trace, stream->end, record, data, data_len);
 	if (++stream->count == PACKET_RECORDS)
 		return stream_flush(trace, record->cpu);
 	return 0;
@@ -355,16 +371,25 @@ drain_locked(struct tc_consumerd_own_trace *trace)
 	while (ret == 0 && cons < prod) {
 		const uint8_t *slot = ring->data + ring->page + (cons & (TC_KERNEL_OWN_RING_BYTES - 1));
 		uint32_t len = __atomic_load_n((const uint32_t *)slot, __ATOMIC_ACQUIRE);
-		struct tc_own_record record;
+		struct tc_own_syscall_record record;
+		uint32_t size = len & ~(RING_BUSY | RING_DISCARD);
 
 		if (len & RING_BUSY)
 			break;
-		cons += (RING_HEADER + (len & ~(RING_BUSY | RING_DISCARD)) + 7) & ~7ull;
-		if ((len & RING_DISCARD) || (len & ~(RING_BUSY | RING_DISCARD)) != sizeof(record))
+		cons += (RING_HEADER + size + 7) & ~7ull;
+		if ((len & RING_DISCARD) || size < sizeof(record.head) || size > sizeof(record))
 			continue;
-		memcpy(&record, slot + RING_HEADER, sizeof(record));
-		if (record.type >= TC_OWN_SYS_ENTER && record.type <= TC_OWN_RECORD_TYPE_LAST)
-			ret = stream_add(trace, &record);
+		/* A plain record, or one with the bytes a system call's
+		 * arguments pointed to, as many as it holds. */
+		memcpy(&record, slot + RING_HEADER, size);
+		if (size < offsetof(struct tc_own_syscall_record, data) ||
+		    record.data_len > size - offsetof(struct tc_own_syscall_record, data))
+			record.data_len = 0;
+		if (record.head.type >= TC_OWN_SYS_ENTER &&
+		    record.head.type <= TC_OWN_RECORD_TYPE_LAST)
+			ret = stream_add(trace, &record.head, record.data,
+					 record.data_len > TC_OWN_SYSCALL_DATA_MAX ? 0
+										  : record.data_len);
 	}
 	__atomic_store_n(ring->consumer_pos, cons, __ATOMIC_RELEASE);
 	for (uint32_t cpu = 0; cpu < trace->nr_cpus; cpu++) {
@@ -490,6 +515,9 @@ trace_free(struct tc_consumerd_own_trace *trace)
 		free(trace->cpus[cpu].packet);
 	}
 	free(trace->cpus);
+	for (unsigned int side = 0; side < 2; side++)
+		for (unsigned int nr = 0; nr < TC_KERNEL_OWN_SYSCALLS_MAX; nr++)
+			free(trace->layouts[side][nr]);
 	if (trace->metadata_fd >= 0)
 		close(trace->metadata_fd);
 	if (trace->dir_fd >= 0)

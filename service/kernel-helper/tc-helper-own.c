@@ -27,6 +27,8 @@
 #include "tc-kernel-abi.h"
 #include "tc-kernel-own.h"
 #include "tc-own.skel.h"
+#include "tc-syscall-args.h"
+#include "tc-syscall-name.h"
 
 /* The unified hierarchy, where the "0::" paths of /proc/PID/cgroup start
  * and whose groups bpf_get_current_ancestor_cgroup_id() names: at
@@ -76,8 +78,72 @@ select_programs(struct tc_own *skel, uint32_t events)
 
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		bpf_program__set_autoload(classes[i].program, (events & classes[i].bit) != 0);
+	/* The entry program keeps the registers each exit reports. */
+	bpf_program__set_autoload(skel->progs.own_syscall_entry,
+				  (events & TC_KERNEL_OWN_SYSCALLS) != 0);
 	bpf_program__set_autoload(skel->progs.own_softirq_exit, softirqs);
 	bpf_program__set_autoload(skel->progs.own_softirq_entry, softirqs);
+}
+
+/* The program's copy of a field the table copies from memory. */
+static void
+copy_of(const struct tc_syscall_args_layout *layout, uint8_t *kind, uint8_t *arg,
+	uint8_t *len_arg)
+{
+	const struct tc_syscall_args_field *field;
+
+	*kind = TC_OWN_COPY_NONE;
+	if (layout->copy < 0)
+		return;
+	field = &layout->fields[layout->copy];
+	*arg = field->arg;
+	*len_arg = field->arg2;
+	switch (field->kind) {
+	case TC_SYSCALL_ARGS_STRING:
+		*kind = TC_OWN_COPY_STRING;
+		break;
+	case TC_SYSCALL_ARGS_USER_INT:
+		*kind = TC_OWN_COPY_USER_INT;
+		break;
+	case TC_SYSCALL_ARGS_SOCKADDR:
+		*kind = TC_OWN_COPY_SOCKADDR;
+		break;
+	case TC_SYSCALL_ARGS_SOCKADDR_OUT:
+		*kind = TC_OWN_COPY_SOCKADDR_OUT;
+		break;
+	case TC_SYSCALL_ARGS_INT_PAIR:
+		*kind = TC_OWN_COPY_INT_PAIR;
+		break;
+	default:
+		break;
+	}
+}
+
+/* What the programs copy of each named call's memory, from the table of
+ * the calls tracectl decodes; the others copy nothing. */
+static void
+set_copies(struct tc_own *skel, const struct tc_helper_own_events *asked)
+{
+	struct tc_own_syscall_copy *copies = (struct tc_own_syscall_copy *)skel->rodata->syscall_copy;
+
+	memset(copies, 0, sizeof(skel->rodata->syscall_copy));
+	if (!asked->syscall_entry || !asked->syscall_exit)
+		return;
+	for (unsigned int nr = 0; nr < TC_KERNEL_OWN_SYSCALLS_MAX; nr++) {
+		bool entry = (asked->syscall_entry[nr / 64] >> (nr % 64)) & 1;
+		bool exit = (asked->syscall_exit[nr / 64] >> (nr % 64)) & 1;
+		const char *name = entry || exit ? tc_syscall_name_of(nr) : NULL;
+		struct tc_syscall_args_layout layout;
+
+		if (!name)
+			continue;
+		if (entry && tc_syscall_args_layout(name, false, &layout))
+			copy_of(&layout, &copies[nr].entry, &copies[nr].entry_arg,
+				&copies[nr].entry_len_arg);
+		if (exit && tc_syscall_args_layout(name, true, &layout))
+			copy_of(&layout, &copies[nr].exit, &copies[nr].exit_arg,
+				&copies[nr].exit_len_arg);
+	}
 }
 
 static int
@@ -123,6 +189,7 @@ own_start(int owner_fd, uint64_t session_id, uint32_t uid, uint32_t gid, uint64_
 	       sizeof(skel->rodata->syscall_entry_set));
 	memcpy((void *)skel->rodata->syscall_exit_set, asked->syscall_exit,
 	       sizeof(skel->rodata->syscall_exit_set));
+	set_copies(skel, asked);
 	select_programs(skel, events);
 	ret = tc_own__load(skel);
 	if (ret == 0)

@@ -39,6 +39,9 @@ const volatile __s32 quiet_tgid;
  * n), whose entries and exits the syscall programs record. */
 const volatile __u64 syscall_entry_set[TC_KERNEL_OWN_SYSCALL_WORDS];
 const volatile __u64 syscall_exit_set[TC_KERNEL_OWN_SYSCALL_WORDS];
+/* What the syscall programs copy of each named call's memory, by number
+ * (tc-kernel-own.h); all TC_OWN_COPY_NONE for calls not decoded. */
+const volatile struct tc_own_syscall_copy syscall_copy[TC_KERNEL_OWN_SYSCALLS_MAX];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -246,32 +249,225 @@ in_named_set(const volatile __u64 *set, long id, struct task_struct *task)
 	return true;
 }
 
+/*
+ * A named call's registers at its entry, kept per task for its exit:
+ * lttng-modules' exit events carry the output arguments (read's buf,
+ * pipe2's fildes), which are only known from the entry's registers. A
+ * task makes one system call at a time; nr says which the registers are
+ * of, so that an exit whose entry was not seen (the programs were
+ * attached in between) finds none.
+ */
+struct saved_call {
+	__s64 nr;
+	__u64 args[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct saved_call);
+} saved_calls SEC(".maps");
+
+/* Copies what kind says of the task's memory into data; the bytes
+ * copied (0 when the task's memory could not be read: the record then
+ * says nothing of it). Only the task's own memory is read
+ * (bpf_probe_read_user), and the task is one its owner could read. */
+static __always_inline __u32
+copy_memory(__u8 *data, __u8 kind, const __u64 *args, __u8 arg, __u8 len_arg)
+{
+	const void *from;
+	__s32 user_len = 0;
+	__u64 len;
+	long copied;
+
+	if (arg >= 6 || len_arg >= 6)
+		return 0;
+	from = (const void *)args[arg];
+	switch (kind) {
+	case TC_OWN_COPY_STRING:
+		copied = bpf_probe_read_user_str(data, TC_OWN_SYSCALL_DATA_MAX, from);
+		return copied > 0 ? (__u32)copied : 0;
+	case TC_OWN_COPY_USER_INT:
+		return bpf_probe_read_user(data, 4, from) == 0 ? 4 : 0;
+	case TC_OWN_COPY_INT_PAIR:
+		return bpf_probe_read_user(data, 8, from) == 0 ? 8 : 0;
+	case TC_OWN_COPY_SOCKADDR:
+		len = args[len_arg];
+		break;
+	case TC_OWN_COPY_SOCKADDR_OUT:
+		/* The length the call wrote back, kept first in data. */
+		if (bpf_probe_read_user(&user_len, 4, (const void *)args[len_arg]) != 0)
+			return 0;
+		__builtin_memcpy(data, &user_len, 4);
+		len = user_len < 0 ? 0 : (__u64)user_len;
+		if (len > TC_OWN_SOCKADDR_MAX)
+			len = TC_OWN_SOCKADDR_MAX;
+		if (len && bpf_probe_read_user(data + 4, len & 31, from) != 0)
+			return 4;
+		return 4 + (__u32)len;
+	default:
+		return 0;
+	}
+	if (len > TC_OWN_SOCKADDR_MAX)
+		len = TC_OWN_SOCKADDR_MAX;
+	if (len == 0 || bpf_probe_read_user(data, len & 31, from) != 0)
+		return 0;
+	return (__u32)len;
+}
+
+/* A named call's record with copied bytes is built here, then written
+ * into the ring at its length: the room a path may take is reserved
+ * nowhere in the ring, only here, once per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_own_syscall_record);
+} syscall_scratch SEC(".maps");
+
+#define SYSCALL_RECORD_HEAD_SIZE (sizeof(struct tc_own_syscall_record) - TC_OWN_SYSCALL_DATA_MAX)
+
+/* A named call's record: a plain one when nothing is copied, else one
+ * with the copied bytes (tc_own_syscall_record), as long as they are. */
+static __always_inline void
+emit_syscall(__u16 type, struct task_struct *task, __s32 nr, __s64 value, const __u64 *args,
+	     __u8 kind, __u8 arg, __u8 len_arg)
+{
+	struct tc_own_syscall_record *record;
+	__u32 zero = 0, size;
+	struct own_bucket *bucket;
+
+	if (kind == TC_OWN_COPY_NONE) {
+		emit(type, task, nr, value, args, 6);
+		return;
+	}
+	bucket = bpf_map_lookup_elem(&sched_buckets, &zero);
+	record = bpf_map_lookup_elem(&syscall_scratch, &zero);
+	if (!record || (bucket && bucket->ring_dropped)) {
+		/* emit() records the loss first, in a slot of its own. */
+		emit(type, task, nr, value, args, 6);
+		return;
+	}
+	record->head.timestamp = bpf_ktime_get_ns();
+	record->head.type = type;
+	record->head.cpu = (__u16)bpf_get_smp_processor_id();
+	record->head.tid = BPF_CORE_READ(task, pid);
+	record->head.pid = BPF_CORE_READ(task, tgid);
+	record->head.id = nr;
+	record->head.value = value;
+	for (int i = 0; i < 6; i++)
+		record->head.args[i] = scrub(args[i]);
+	record->reserved = 0;
+	record->data_len = copy_memory(record->data, kind, args, arg, len_arg);
+	size = SYSCALL_RECORD_HEAD_SIZE + (record->data_len & (2 * TC_OWN_SYSCALL_DATA_MAX - 1));
+	if (size > sizeof(*record))
+		size = sizeof(*record);
+	if (bpf_ringbuf_output(&records, record, size, BPF_RB_NO_WAKEUP) != 0 && bucket)
+		bucket->ring_dropped++;
+}
+
+/*
+ * The named calls' programs are BTF tracepoints (tp_btf), called with the
+ * tracepoint's own arguments: a classic tracepoint program first has
+ * perf's buffer filled with the event's fields, which costs every call
+ * of every task while the programs are attached. The registers are the
+ * task's saved user registers, read as the architecture passes a system
+ * call's arguments.
+ */
+static __always_inline void
+regs_args(struct pt_regs *regs, __u64 args[6])
+{
+#if defined(__TARGET_ARCH_x86)
+	args[0] = BPF_CORE_READ(regs, di);
+	args[1] = BPF_CORE_READ(regs, si);
+	args[2] = BPF_CORE_READ(regs, dx);
+	args[3] = BPF_CORE_READ(regs, r10);
+	args[4] = BPF_CORE_READ(regs, r8);
+	args[5] = BPF_CORE_READ(regs, r9);
+#elif defined(__TARGET_ARCH_arm64)
+	args[0] = BPF_CORE_READ(regs, orig_x0);
+	args[1] = BPF_CORE_READ(regs, regs[1]);
+	args[2] = BPF_CORE_READ(regs, regs[2]);
+	args[3] = BPF_CORE_READ(regs, regs[3]);
+	args[4] = BPF_CORE_READ(regs, regs[4]);
+	args[5] = BPF_CORE_READ(regs, regs[5]);
+#else
+#error "the own tier's system call arguments: unknown architecture"
+#endif
+}
+
+/* The number of the system call regs is the task's registers in. */
+static __always_inline long
+regs_syscall_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)BPF_CORE_READ(regs, orig_ax);
+#else
+	return (long)BPF_CORE_READ(regs, syscallno);
+#endif
+}
+
 /* A named system call's entry: its number and six argument registers,
- * as own_sys_enter records them, under its own record type so that the
- * consumer names it. */
-SEC("tracepoint/raw_syscalls/sys_enter")
+ * and what the table copies of its memory (a path, a socket address),
+ * under its own record type so that the consumer names it. Its
+ * registers are kept for its exit when the exit is recorded too. */
+SEC("tp_btf/sys_enter")
 int
-own_syscall_entry(struct trace_event_raw_sys_enter *ctx)
+BPF_PROG(own_syscall_entry, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	bool entry = in_named_set(syscall_entry_set, id, task);
+	bool exit = in_named_set(syscall_exit_set, id, task);
+	__u64 nr = (__u64)id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
+	struct saved_call *saved;
 	__u64 args[6];
 
-	if (!in_named_set(syscall_entry_set, ctx->id, task) || !current_is_owners())
+	if (!(entry || exit) || !current_is_owners())
 		return 0;
-	copy_args(ctx, args);
-	emit(TC_OWN_SYSCALL_ENTRY, task, (__s32)ctx->id, 0, args, 6);
+	regs_args(regs, args);
+	if (exit) {
+		saved = bpf_task_storage_get(&saved_calls, task, NULL,
+					     BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (saved) {
+			saved->nr = id;
+			for (int i = 0; i < 6; i++)
+				saved->args[i] = args[i];
+		}
+	}
+	if (entry)
+		emit_syscall(TC_OWN_SYSCALL_ENTRY, task, (__s32)id, 0, args,
+			     syscall_copy[nr].entry, syscall_copy[nr].entry_arg,
+			     syscall_copy[nr].entry_len_arg);
 	return 0;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
+/* A named call's exit: its return value, the registers of its entry and
+ * what the table copies of the memory the call wrote (pipe2's two
+ * descriptors, accept's peer address), read only when it succeeded. */
+SEC("tp_btf/sys_exit")
 int
-own_syscall_exit(struct trace_event_raw_sys_exit *ctx)
+BPF_PROG(own_syscall_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	long id = regs_syscall_nr(regs);
+	__u64 nr = (__u64)id & (TC_KERNEL_OWN_SYSCALLS_MAX - 1);
+	__u64 args[6] = {};
+	struct saved_call *saved;
+	__u8 kind = TC_OWN_COPY_NONE;
 
-	if (!in_named_set(syscall_exit_set, ctx->id, task) || !current_is_owners())
+	if (!in_named_set(syscall_exit_set, id, task) || !current_is_owners())
 		return 0;
-	emit(TC_OWN_SYSCALL_EXIT, task, (__s32)ctx->id, ctx->ret, NULL, 0);
+	saved = bpf_task_storage_get(&saved_calls, task, NULL, 0);
+	if (saved && saved->nr == id) {
+		for (int i = 0; i < 6; i++)
+			args[i] = saved->args[i];
+		saved->nr = -1;
+		if (ret >= 0)
+			kind = syscall_copy[nr].exit;
+	}
+	emit_syscall(TC_OWN_SYSCALL_EXIT, task, (__s32)id, ret, args, kind,
+		     syscall_copy[nr].exit_arg, syscall_copy[nr].exit_len_arg);
 	return 0;
 }
 
