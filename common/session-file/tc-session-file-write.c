@@ -145,6 +145,7 @@ write_context(GString *out, guint depth, const char *name)
 {
 	struct tc_perf_counter counter;
 	g_autofree char *upper = NULL;
+	const char *colon = strchr(name, ':');
 
 	open_tag(out, depth, "context");
 	if (tc_perf_counter_parse(name, &counter) == 0) {
@@ -153,12 +154,14 @@ write_context(GString *out, guint depth, const char *name)
 		element_u64(out, depth + 2, "config", counter.config);
 		element(out, depth + 2, "name", counter.name);
 		close_tag(out, depth + 1, "perf");
-	} else if (g_str_has_prefix(name, "$app.") && strchr(name, ':') != NULL) {
-		g_autofree char *provider = g_strndup(name + 5, strcspn(name + 5, ":"));
+	} else if (g_str_has_prefix(name, "$app.") && colon != NULL) {
+		/* "$app." holds no ':', so the colon comes after it. */
+		const char *start = name + strlen("$app.");
+		g_autofree char *provider = g_strndup(start, (gsize)(colon - start));
 
 		open_tag(out, depth + 1, "app");
 		element(out, depth + 2, "provider_name", provider);
-		element(out, depth + 2, "ctx_name", strchr(name, ':') + 1);
+		element(out, depth + 2, "ctx_name", colon + 1);
 		close_tag(out, depth + 1, "app");
 	} else {
 		upper = g_ascii_strup(name, -1);
