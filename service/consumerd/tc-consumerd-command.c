@@ -434,6 +434,22 @@ handle_destroy_session(struct command *command)
 	return 0;
 }
 
+/* What a snapshot into a directory asks of the session and the path, the
+ * user-space buffers' and the kernel's alike. */
+static int
+check_snapshot_dir(struct command *command, const struct tc_consumerd_session *session,
+		   const struct tc_consumer_snapshot *msg)
+{
+	if (!session->snapshot)
+		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
+				    msg->session_id);
+	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
+	    !tc_consumerd_output_path_is_safe(msg->dir))
+		return command_fail(command, -EINVAL,
+				    "The snapshot directory is not an absolute path without \"..\"");
+	return 0;
+}
+
 static int
 handle_snapshot(struct command *command)
 {
@@ -444,13 +460,9 @@ handle_snapshot(struct command *command)
 
 	if (!session)
 		return command_fail(command, -ENOENT, "No session %" PRIu64, msg->session_id);
-	if (!session->snapshot)
-		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
-				    msg->session_id);
-	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !tc_consumerd_output_path_is_safe(msg->dir))
-		return command_fail(command, -EINVAL,
-				    "The snapshot directory is not an absolute path without \"..\"");
+	ret = check_snapshot_dir(command, session, msg);
+	if (ret < 0)
+		return ret;
 	ret = tc_consumerd_snapshot_session(session, msg->dir, msg->max_stream_bytes, &packets);
 	command->reply.packets_written = packets;
 	if (ret < 0)
@@ -470,13 +482,9 @@ handle_kernel_snapshot(struct command *command)
 	if (!session || !session->kernel)
 		return command_fail(command, -ENOENT, "Session %" PRIu64 " has no kernel trace",
 				    msg->session_id);
-	if (!session->snapshot)
-		return command_fail(command, -EINVAL, "Session %" PRIu64 " is not a snapshot session",
-				    msg->session_id);
-	if (!string_is_terminated(msg->dir, sizeof(msg->dir)) ||
-	    !tc_consumerd_output_path_is_safe(msg->dir))
-		return command_fail(command, -EINVAL,
-				    "The snapshot directory is not an absolute path without \"..\"");
+	ret = check_snapshot_dir(command, session, msg);
+	if (ret < 0)
+		return ret;
 	ret = tc_consumerd_kernel_snapshot_dir(session, msg->dir, msg->max_stream_bytes, &packets);
 	command->reply.packets_written = packets;
 	if (ret < 0)
